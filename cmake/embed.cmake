@@ -1,0 +1,10 @@
+# belay_embed(OUT FILES): generate a C file holding each FILE as a NUL-terminated byte
+# array, with a lookup table `embedded_files[]` keyed by "dir/name" (e.g. "themes/dark.theme").
+function(belay_embed out files)
+  add_custom_command(
+    OUTPUT ${out}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${CMAKE_SOURCE_DIR} "-DFILES=${files}"
+            -P ${CMAKE_SOURCE_DIR}/cmake/embed_gen.cmake
+    DEPENDS ${files} ${CMAKE_SOURCE_DIR}/cmake/embed_gen.cmake
+    COMMENT "Embedding data files")
+endfunction()

@@ -1,0 +1,14 @@
+/* cli.h - the subcommands and their shared conventions: a user-facing error is one
+ * "belay: ..." line on stderr; usage errors exit 2 before anything happens. */
+#ifndef BELAY_CLI_CLI_H
+#define BELAY_CLI_CLI_H
+
+#define EXIT_USAGE 2
+
+/* Prints "belay: <msg>" and returns EXIT_USAGE. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+int cmd_proxy(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+
+#endif

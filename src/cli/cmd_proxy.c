@@ -1,0 +1,157 @@
+/* cmd_proxy.c - `belay proxy`: the headless recording proxy an agent launches as its MCP
+ * server command. Validates everything before any byte moves; exits with the server's
+ * status (128+signal when it was killed). */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "cli/cli.h"
+#include "common/fsutil.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "engine/sandbox.h"
+#include "engine/session.h"
+
+static const char proxy_usage[] =
+	"usage: belay proxy [options] -- SERVER_CMD [ARGS...]\n"
+	"\n"
+	"Runs SERVER_CMD as an MCP server over stdio, forwards stdin/stdout verbatim and\n"
+	"records every frame into an append-only trace.\n"
+	"\n"
+	"  --trace-dir DIR     write the trace here (env BELAY_TRACE_DIR; default STATE/traces)\n"
+	"  --state DIR         belay's state directory (default $XDG_STATE_HOME/belay)\n"
+	"  --no-trace          forward only, record nothing\n"
+	"  --scope DIR         run the server contained, writes confined to DIR\n"
+	"                      (env BELAY_SANDBOX_SCOPE)\n"
+	"  --network deny|allow  network policy for a contained server (default deny;\n"
+	"                      env BELAY_SANDBOX_NETWORK=deny-all|allow-all)\n";
+
+struct proxy_run {
+	int exit_code;
+	int ended;
+	uv_signal_t sigs[3];
+	struct session *session;
+};
+
+static void on_ended(void *ctx, struct session *s, int code)
+{
+	struct proxy_run *r = ctx;
+	(void)s;
+	r->exit_code = code;
+	r->ended = 1;
+	r->session = NULL;
+	for (int i = 0; i < 3; i++)
+		uv_close((uv_handle_t *)&r->sigs[i], NULL);
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+	struct proxy_run *r = h->data;
+	(void)sig;
+	if (r->session)
+		session_terminate(r->session);
+}
+
+int cmd_proxy(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"trace-dir", required_argument, NULL, 't'}, {"state", required_argument, NULL, 's'},
+		{"no-trace", no_argument, NULL, 'n'},        {"scope", required_argument, NULL, 'S'},
+		{"network", required_argument, NULL, 'N'},   {"frame-cap", required_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+	};
+	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
+	const char *network = getenv("BELAY_SANDBOX_NETWORK");
+	int no_trace = 0;
+	size_t frame_cap = 0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': trace_dir = optarg; break;
+		case 's': state = optarg; break;
+		case 'n': no_trace = 1; break;
+		case 'S': scope = optarg; break;
+		case 'N': network = optarg; break;
+		case 'F': frame_cap = strtoull(optarg, NULL, 10); break;
+		case 'h': fputs(proxy_usage, stdout); return 0;
+		default:
+			return cli_fail("proxy: unknown or incomplete option '%s' (belay proxy --help)", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_fail("proxy: no server command given (belay proxy [options] -- SERVER_CMD [ARGS...])");
+	char **server = argv + optind;
+
+	struct err e = {0};
+	struct sandbox_spec spec = {0};
+	int contained = scope && *scope;
+	if (network && *network && !contained)
+		return cli_fail("proxy: --network needs --scope (an uncontained server is not network-restricted)");
+	if (contained) {
+		enum sandbox_network net = SANDBOX_NET_DENY;
+		if (network && *network && sandbox_parse_network(network, &net, &e))
+			return cli_fail("proxy: %s", e.msg);
+		if (sandbox_spec_init(&spec, scope, net, &e))
+			return cli_fail("proxy: %s", e.msg);
+	}
+
+	char *state_dir = paths_state_dir(state);
+	char *default_traces = NULL;
+	if (!no_trace && !(trace_dir && *trace_dir))
+		trace_dir = default_traces = fs_join(state_dir, "traces");
+
+	uv_loop_t *loop = uv_default_loop();
+	struct endpoint *cin = NULL, *cout = NULL;
+	int rc = endpoint_open_fd(loop, 0, 0, &cin);
+	if (rc == 0)
+		rc = endpoint_open_fd(loop, 1, 0, &cout);
+	if (rc) {
+		free(state_dir);
+		free(default_traces);
+		return cli_fail("proxy: cannot use stdin/stdout: %s", uv_strerror(rc));
+	}
+
+	struct proxy_run run = {0};
+	struct session_observer obs = {.ended = on_ended, .ctx = &run};
+	struct session_opts so = {
+		.argv = server,
+		.trace_dir = no_trace ? NULL : trace_dir,
+		.frame_cap = frame_cap,
+		.obs = &obs,
+		.sandbox = contained ? &spec : NULL,
+		.launcher = paths_self_exe(),
+	};
+	rc = session_start(loop, &so, cin, cout, &run.session, &e);
+	if (rc) {
+		endpoint_close(cin);
+		endpoint_close(cout);
+		uv_run(loop, UV_RUN_DEFAULT);
+		uv_loop_close(loop);
+		free(state_dir);
+		free(default_traces);
+		if (contained)
+			sandbox_spec_done(&spec);
+		return cli_fail("proxy: %s", e.msg);
+	}
+	if (session_trace_path(run.session))
+		fprintf(stderr, "belay: recording to %s\n", session_trace_path(run.session));
+	static const int signums[3] = {SIGINT, SIGTERM, SIGHUP};
+	for (int i = 0; i < 3; i++) {
+		uv_signal_init(loop, &run.sigs[i]);
+		run.sigs[i].data = &run;
+		uv_signal_start(&run.sigs[i], on_signal, signums[i]);
+		uv_unref((uv_handle_t *)&run.sigs[i]);
+	}
+	uv_run(loop, UV_RUN_DEFAULT);
+	uv_loop_close(loop);
+	free(state_dir);
+	free(default_traces);
+	if (contained)
+		sandbox_spec_done(&spec);
+	return run.exit_code;
+}

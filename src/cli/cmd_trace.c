@@ -1,0 +1,223 @@
+/* cmd_trace.c - `belay trace show|check TRACE`: a human (or JSON) view of a recorded run,
+ * and strict validation that names the first bad line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/jsonx.h"
+#include "engine/model.h"
+#include "engine/trace_model.h"
+#include "engine/trace_reader.h"
+
+static const char trace_usage[] =
+	"usage: belay trace show TRACE [--json]\n"
+	"       belay trace check TRACE\n"
+	"\n"
+	"show   requests paired with their responses, latency and errors\n"
+	"check  validate a trace; exit 1 naming the first bad line\n";
+
+static void print_argv(const cJSON *argv)
+{
+	for (const cJSON *a = argv ? argv->child : NULL; a; a = a->next)
+		printf(" %s", cJSON_IsString(a) ? a->valuestring : "<bytes>");
+}
+
+static const char *outcome(const struct exchange *x, char *buf, size_t n)
+{
+	if (x->resp_seq < 0)
+		return ex_status_name(x->status);
+	if (x->protocol_error)
+		snprintf(buf, n, "error %d", x->error_code);
+	else if (x->tool_error)
+		snprintf(buf, n, "isError");
+	else
+		snprintf(buf, n, "ok");
+	if (x->status == EX_DUPLICATE)
+		strncat(buf, " (duplicate)", n - strlen(buf) - 1);
+	if (x->status == EX_ORPHAN)
+		snprintf(buf, n, "response without request");
+	return buf;
+}
+
+static void show_human(const struct trace *t, const struct model *m)
+{
+	printf("trace   %s\n", t->path);
+	const cJSON *st = trace_server_start(t), *ex = trace_server_exit(t);
+	if (st) {
+		printf("server ");
+		print_argv(cJSON_GetObjectItemCaseSensitive(st, "argv"));
+		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
+		printf("  (pid %d)\n", cJSON_IsNumber(pid) ? pid->valueint : -1);
+	}
+	if (ex) {
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(ex, "exit_status");
+		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(ex, "signal");
+		const cJSON *eb = cJSON_GetObjectItemCaseSensitive(ex, "stderr_bytes");
+		if (cJSON_IsNumber(sig))
+			printf("exit    killed by signal %d", sig->valueint);
+		else
+			printf("exit    status %d", cJSON_IsNumber(code) ? code->valueint : -1);
+		printf(", %.0f stderr byte(s)\n", cJSON_IsNumber(eb) ? eb->valuedouble : 0);
+	} else {
+		printf("exit    unrecorded (no server exit record)\n");
+	}
+	if (!t->has_close)
+		printf("window  open, no close record: the proxy was killed or is still running\n");
+	size_t c2s = 0, s2c = 0;
+	for (size_t i = 0; i < m->nframes; i++)
+		m->frames[i].dir == DIR_C2S ? c2s++ : s2c++;
+	printf("frames  %zu (client->server %zu, server->client %zu), %zu unreadable\n", m->nframes, c2s, s2c,
+	       m->gaps);
+	printf("turns   %zu tools/call of %zu exchanges\n\n", m->nturns, m->nex);
+	printf("%6s %6s  %-4s %-10s %-34s %10s  %s\n", "turn", "seq", "from", "id", "method", "latency", "result");
+	for (size_t i = 0; i < m->nex; i++) {
+		const struct exchange *x = &m->ex[i];
+		char turn[16] = "", lat[32] = "-", res[64], name[160];
+		if (x->turn >= 0)
+			snprintf(turn, sizeof turn, "#%d", x->turn);
+		int64_t us = exchange_latency_us(x);
+		if (us >= 0)
+			snprintf(lat, sizeof lat, "%.1f ms", (double)us / 1000.0);
+		snprintf(name, sizeof name, "%s%s%s", x->method ? x->method : "?", x->tool ? " " : "",
+			 x->tool ? x->tool : "");
+		printf("%6s %6lld  %-4s %-10.10s %-34.34s %10s  %s\n", turn,
+		       (long long)(x->req_seq >= 0 ? x->req_seq : x->resp_seq), x->origin == DIR_C2S ? "cli" : "srv",
+		       x->id.key[0] ? x->id.key + 2 : "-", name, lat, outcome(x, res, sizeof res));
+	}
+	int errors = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (strcmp(t->recs[i].kind, "capture_error") == 0) {
+			if (!errors++)
+				printf("\ncapture errors:\n");
+			printf("  line %d: %s %s\n", t->recs[i].line, jx_str(t->recs[i].obj, "dir") ? jx_str(t->recs[i].obj, "dir") : "-",
+			       jx_str(t->recs[i].obj, "cause") ? jx_str(t->recs[i].obj, "cause") : "?");
+		}
+	}
+	if (t->nskips) {
+		printf("\nskipped records (not understood by this reader, kept in the file):\n");
+		for (size_t i = 0; i < t->nskips; i++)
+			printf("  line %d: %s\n", t->skips[i].line, t->skips[i].reason);
+	}
+}
+
+static void show_json(const struct trace *t, const struct model *m)
+{
+	for (size_t i = 0; i < m->nex; i++) {
+		const struct exchange *x = &m->ex[i];
+		cJSON *o = cJSON_CreateObject();
+		if (x->turn >= 0)
+			cJSON_AddNumberToObject(o, "turn", x->turn);
+		else
+			cJSON_AddNullToObject(o, "turn");
+		cJSON_AddStringToObject(o, "origin", x->origin == DIR_C2S ? "client" : "server");
+		cJSON_AddStringToObject(o, "id", x->id.key);
+		if (x->method)
+			cJSON_AddStringToObject(o, "method", x->method);
+		else
+			cJSON_AddNullToObject(o, "method");
+		if (x->tool)
+			cJSON_AddStringToObject(o, "tool", x->tool);
+		cJSON_AddStringToObject(o, "status", ex_status_name(x->status));
+		cJSON_AddNumberToObject(o, "request_seq", (double)x->req_seq);
+		cJSON_AddNumberToObject(o, "response_seq", (double)x->resp_seq);
+		int64_t us = exchange_latency_us(x);
+		if (us >= 0)
+			cJSON_AddNumberToObject(o, "latency_us", (double)us);
+		else
+			cJSON_AddNullToObject(o, "latency_us");
+		if (x->protocol_error)
+			cJSON_AddNumberToObject(o, "error_code", x->error_code);
+		cJSON_AddBoolToObject(o, "is_error", x->tool_error);
+		if (x->traceparent)
+			cJSON_AddStringToObject(o, "traceparent", x->traceparent);
+		char *s = jx_print(o);
+		puts(s);
+		cJSON_free(s);
+		cJSON_Delete(o);
+	}
+	cJSON *sum = cJSON_CreateObject(), *inner = cJSON_CreateObject();
+	cJSON_AddItemToObject(sum, "summary", inner);
+	cJSON_AddStringToObject(inner, "trace", t->path);
+	cJSON_AddNumberToObject(inner, "frames", (double)m->nframes);
+	cJSON_AddNumberToObject(inner, "exchanges", (double)m->nex);
+	cJSON_AddNumberToObject(inner, "turns", (double)m->nturns);
+	cJSON_AddNumberToObject(inner, "unreadable_frames", (double)m->gaps);
+	cJSON_AddBoolToObject(inner, "closed", t->has_close);
+	int errors = 0;
+	for (size_t i = 0; i < t->n; i++)
+		errors += strcmp(t->recs[i].kind, "capture_error") == 0;
+	cJSON_AddNumberToObject(inner, "capture_errors", errors);
+	cJSON *sk = cJSON_AddArrayToObject(inner, "skipped");
+	for (size_t i = 0; i < t->nskips; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "line", t->skips[i].line);
+		cJSON_AddStringToObject(o, "reason", t->skips[i].reason);
+		cJSON_AddItemToArray(sk, o);
+	}
+	char *s = jx_print(sum);
+	puts(s);
+	cJSON_free(s);
+	cJSON_Delete(sum);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(trace_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	const char *sub = argv[1], *path = NULL;
+	int json = 0;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (argv[i][0] == '-' && argv[i][1])
+			return cli_fail("trace: unknown option '%s'", argv[i]);
+		else if (!path)
+			path = argv[i];
+		else
+			return cli_fail("trace: more than one trace given");
+	}
+	if (strcmp(sub, "show") && strcmp(sub, "check"))
+		return cli_fail("trace: unknown subcommand '%s' (show or check)", sub);
+	if (!path)
+		return cli_fail("trace %s: no trace file given", sub);
+	struct err e = {0};
+	struct trace *t = NULL;
+	int rc = trace_read(path, &t, &e);
+	if (rc) {
+		fprintf(stderr, "belay: %s\n", e.msg);
+		return !strcmp(sub, "check") && rc != -2 /* ENOENT */ ? 1 : EXIT_USAGE;
+	}
+	if (!strcmp(sub, "check")) {
+		rc = trace_validate(t, &e);
+		if (rc) {
+			fprintf(stderr, "belay: %s\n", e.msg);
+			trace_free(t);
+			return 1;
+		}
+		size_t frames = 0;
+		for (size_t i = 0; i < t->n; i++)
+			frames += t->recs[i].is_frame;
+		printf("ok: %zu record(s), %zu frame(s), %s", t->n + t->nskips, frames,
+		       t->has_close ? "closed" : "not closed (the proxy was killed or is still running)");
+		if (t->nskips)
+			printf(", %zu record(s) skipped as not understood:", t->nskips);
+		printf("\n");
+		for (size_t i = 0; i < t->nskips; i++)
+			printf("  line %d: %s\n", t->skips[i].line, t->skips[i].reason);
+		trace_free(t);
+		return 0;
+	}
+	struct model m;
+	model_init(&m);
+	trace_build_model(t, &m);
+	if (json)
+		show_json(t, &m);
+	else
+		show_human(t, &m);
+	model_free(&m);
+	trace_free(t);
+	return 0;
+}

@@ -1,0 +1,191 @@
+/* jsonx.c - cJSON conveniences: typed member access, byte-safe values, strict equality. */
+#include "common/jsonx.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hash.h"
+#include "common/xalloc.h"
+
+int utf8_valid(const char *str, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n) {
+		unsigned c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		size_t len;
+		unsigned cp;
+		if (c >= 0xc2 && c <= 0xdf) {
+			len = 2;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4;
+			cp = c & 0x07;
+		} else {
+			return 0;
+		}
+		if (i + len > n)
+			return 0;
+		for (size_t k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+const char *jx_str(const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+cJSON *jx_obj(const cJSON *obj, const char *key)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return cJSON_IsObject(v) ? v : NULL;
+}
+
+cJSON *jx_path(const cJSON *obj, const char *dotted)
+{
+	char part[128];
+	const cJSON *cur = obj;
+	const char *s = dotted;
+	while (cur && *s) {
+		const char *dot = strchr(s, '.');
+		size_t n = dot ? (size_t)(dot - s) : strlen(s);
+		if (n >= sizeof part || !cJSON_IsObject(cur))
+			return NULL;
+		memcpy(part, s, n);
+		part[n] = '\0';
+		cur = cJSON_GetObjectItemCaseSensitive(cur, part);
+		s = dot ? dot + 1 : s + n;
+	}
+	return (cJSON *)cur;
+}
+
+int jx_int(const cJSON *obj, const char *key, long long lo, long long hi, long long *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	if (!cJSON_IsNumber(v))
+		return 0;
+	double d = v->valuedouble;
+	if (d != floor(d) || d < (double)lo || d > (double)hi)
+		return 0;
+	*out = (long long)d;
+	return 1;
+}
+
+cJSON *jx_bytes(const char *p, size_t n)
+{
+	if (utf8_valid(p, n) && !memchr(p, '\0', n)) {
+		char *s = xstrndup(p, n);
+		cJSON *v = cJSON_CreateString(s);
+		free(s);
+		return v;
+	}
+	struct buf b = {0};
+	base64_encode(p, n, &b);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "base64", buf_cstr(&b));
+	buf_free(&b);
+	return o;
+}
+
+int jx_bytes_decode(const cJSON *v, struct buf *out)
+{
+	if (cJSON_IsString(v)) {
+		buf_puts(out, v->valuestring);
+		return 0;
+	}
+	const char *b64 = cJSON_IsObject(v) ? jx_str(v, "base64") : NULL;
+	if (!b64)
+		return -1;
+	return base64_decode(b64, strlen(b64), out);
+}
+
+char *jx_print(const cJSON *v)
+{
+	char *s = cJSON_PrintUnformatted(v);
+	if (!s)
+		FATAL("out of memory printing JSON");
+	return s;
+}
+
+void jx_print_buf(const cJSON *v, struct buf *out)
+{
+	char *s = jx_print(v);
+	buf_puts(out, s);
+	cJSON_free(s);
+}
+
+/* The last member called `key` (JSON.parse semantics for duplicate keys). */
+static const cJSON *last_member(const cJSON *obj, const char *key)
+{
+	const cJSON *found = NULL;
+	for (const cJSON *c = obj->child; c; c = c->next)
+		if (c->string && strcmp(c->string, key) == 0)
+			found = c;
+	return found;
+}
+
+static int count_distinct_keys(const cJSON *obj)
+{
+	int n = 0;
+	for (const cJSON *c = obj->child; c; c = c->next)
+		if (last_member(obj, c->string) == c)
+			n++;
+	return n;
+}
+
+int jx_equal(const cJSON *a, const cJSON *b)
+{
+	if (!a || !b)
+		return a == b;
+	int ta = a->type & 0xff, tb = b->type & 0xff;
+	if (ta != tb)
+		return 0;
+	switch (ta) {
+	case cJSON_False:
+	case cJSON_True:
+	case cJSON_NULL:
+		return 1;
+	case cJSON_Number:
+		return a->valuedouble == b->valuedouble;
+	case cJSON_String:
+		return strcmp(a->valuestring, b->valuestring) == 0;
+	case cJSON_Array: {
+		const cJSON *x = a->child, *y = b->child;
+		for (; x && y; x = x->next, y = y->next)
+			if (!jx_equal(x, y))
+				return 0;
+		return !x && !y;
+	}
+	case cJSON_Object:
+		if (count_distinct_keys(a) != count_distinct_keys(b))
+			return 0;
+		for (const cJSON *x = a->child; x; x = x->next) {
+			if (last_member(a, x->string) != x)
+				continue;
+			const cJSON *y = last_member(b, x->string);
+			if (!y || !jx_equal(x, y))
+				return 0;
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -1,0 +1,60 @@
+/* timeutil.c - ISO-8601 stamps (UTC, microseconds) and monotonic time. */
+#include "common/timeutil.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void time_iso8601(const struct timespec *ts, char out[ISO_TS_LEN])
+{
+	struct tm tm;
+	gmtime_r(&ts->tv_sec, &tm);
+	snprintf(out, ISO_TS_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%06d+00:00", (tm.tm_year + 1900) % 10000,
+		 (tm.tm_mon + 1) % 100, tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100,
+		 (int)(ts->tv_nsec / 1000) % 1000000);
+}
+
+void time_now_iso8601(char out[ISO_TS_LEN])
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	time_iso8601(&ts, out);
+}
+
+void time_compact_utc(char out[24])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(out, 24, "%Y%m%dT%H%M%SZ", &tm);
+}
+
+int time_parse_iso8601(const char *s, struct timespec *out)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	int us = 0, n = 0;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%6d+00:00%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+		   &tm.tm_min, &tm.tm_sec, &us, &n) != 7 ||
+	    s[n] != '\0')
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	out->tv_sec = timegm(&tm);
+	out->tv_nsec = (long)us * 1000;
+	return 0;
+}
+
+uint64_t time_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int64_t time_iso_diff_ns(const char *a, const char *b)
+{
+	struct timespec ta, tb;
+	if (!a || !b || time_parse_iso8601(a, &ta) || time_parse_iso8601(b, &tb))
+		return INT64_MIN;
+	return ((int64_t)tb.tv_sec - ta.tv_sec) * 1000000000 + (tb.tv_nsec - ta.tv_nsec);
+}

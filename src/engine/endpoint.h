@@ -1,0 +1,34 @@
+/* endpoint.h - one side of a byte stream on the event loop, whatever the fd is: a pipe or
+ * socket (uv_pipe), a terminal (uv_tty) or a regular file (uv_fs reads / blocking writes).
+ * Loop thread only. */
+#ifndef BELAY_ENGINE_ENDPOINT_H
+#define BELAY_ENGINE_ENDPOINT_H
+#include <stddef.h>
+#include <uv.h>
+
+struct endpoint;
+
+/* Read side: data (a heap buffer the callback takes ownership of; free() it) or, at end
+ * of stream, n < 0 with a libuv error code (UV_EOF for a clean end). */
+typedef void (*endpoint_read_cb)(struct endpoint *ep, char *data, ssize_t n, void *ctx);
+/* Write completion: status 0 or a libuv error (UV_EPIPE when the peer is gone). */
+typedef void (*endpoint_write_cb)(struct endpoint *ep, int status, void *ctx);
+
+/* Wraps an existing fd (not closed by endpoint_close unless own_fd). */
+int endpoint_open_fd(uv_loop_t *loop, int fd, int own_fd, struct endpoint **out);
+/* Wraps a heap-allocated, initialised stream (e.g. an accepted unix socket); takes
+ * ownership of the block and closes/frees it in endpoint_close. */
+struct endpoint *endpoint_from_stream(uv_stream_t *stream);
+uv_stream_t *endpoint_stream(struct endpoint *ep); /* NULL for file endpoints */
+
+int endpoint_read_start(struct endpoint *ep, endpoint_read_cb cb, void *ctx);
+void endpoint_read_stop(struct endpoint *ep);
+/* Queues data (takes ownership of the heap buffer `data`). cb may be NULL. */
+int endpoint_write(struct endpoint *ep, char *data, size_t n, endpoint_write_cb cb, void *ctx);
+size_t endpoint_queued(const struct endpoint *ep);
+/* Half-close the write side once queued writes are done (pipes/sockets); files: no-op. */
+void endpoint_shutdown(struct endpoint *ep);
+/* Closes and frees (after the loop runs the close callbacks). */
+void endpoint_close(struct endpoint *ep);
+
+#endif

@@ -1,0 +1,32 @@
+/* framer.h - splits a byte stream into newline-delimited frames (MCP stdio framing).
+ *
+ * Pure: no I/O, no allocation beyond its own partial-frame buffer. Reads need not align
+ * with frames: a frame may span many chunks and a chunk may hold many frames. A frame is
+ * the bytes between two '\n' without the newline; a trailing '\r' stays part of it. Empty
+ * lines (and a lone "\r") are not frames. Only the first `cap` bytes of a frame are kept;
+ * the callback then reports truncated = 1 and the frame's full length. */
+#ifndef BELAY_ENGINE_FRAMER_H
+#define BELAY_ENGINE_FRAMER_H
+#include <stddef.h>
+
+#include "common/buf.h"
+
+#define FRAMER_DEFAULT_CAP ((size_t)16 * 1024 * 1024)
+
+struct framer {
+	size_t cap;
+	struct buf partial;   /* kept bytes of the frame in progress (<= cap) */
+	size_t partial_total; /* bytes of the frame in progress seen so far */
+};
+
+/* Called once per complete frame. `data` is borrowed (valid during the call only).
+ * `end` is the offset in the current chunk just past the frame's '\n'. */
+typedef void (*framer_cb)(void *ctx, const char *data, size_t len, size_t total, int truncated, size_t end);
+
+void framer_init(struct framer *f, size_t cap);
+void framer_feed(struct framer *f, const char *chunk, size_t n, framer_cb cb, void *ctx);
+/* Bytes of an unterminated frame held at end of stream (0 when the stream ended cleanly). */
+size_t framer_pending(const struct framer *f);
+void framer_done(struct framer *f);
+
+#endif

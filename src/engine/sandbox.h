@@ -1,0 +1,38 @@
+/* sandbox.h - containment of an MCP server (Landlock + namespaces + seccomp), see
+ * docs/THREAT_MODEL.md. The launcher stage runs between fork and exec by re-executing
+ * belay itself ("belay __launch ..."), because libuv cannot run code in the child. */
+#ifndef BELAY_ENGINE_SANDBOX_H
+#define BELAY_ENGINE_SANDBOX_H
+#include <cjson/cJSON.h>
+
+#include "common/err.h"
+
+struct session_spawn;
+
+enum sandbox_network { SANDBOX_NET_DENY = 0, SANDBOX_NET_ALLOW = 1 };
+
+struct sandbox_spec {
+	char *scope;      /* realpath of the workspace (writable, snapshotted) */
+	char *tmpdir;     /* private temp dir (writable, not snapshotted) */
+	enum sandbox_network network;
+};
+
+/* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the
+ * private temp dir (0700, owned by us, not a symlink). */
+int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_network net, struct err *e);
+void sandbox_spec_done(struct sandbox_spec *sp);
+/* Parses "deny"/"deny-all"/"allow"/"allow-all". */
+int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *e);
+
+/* Fills sp so that uv_spawn runs `launcher __launch ... -- exe argv...`. */
+int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
+			  char *const *argv, struct session_spawn *sp, struct err *e);
+void sandbox_describe(const void *priv, cJSON *record);
+void sandbox_spawn_free(void *priv);
+
+/* The launcher stage: called by main() for "belay __launch"; never returns on success
+ * (execs the server); on any failure prints "belay: refusing to run unsandboxed: ..."
+ * and returns 2. */
+int sandbox_launch_main(int argc, char **argv);
+
+#endif

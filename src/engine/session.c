@@ -1,0 +1,567 @@
+/* session.c - the proxy core: spawn, pump both directions verbatim, record, end cleanly.
+ * See session.h for the contract. Loop thread only (the trace writer has its own thread). */
+#include "engine/session.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/timeutil.h"
+#include "common/xalloc.h"
+#include "engine/framer.h"
+#include "engine/model.h"
+#include "engine/session_internal.h"
+#include "engine/trace_writer.h"
+
+extern char **environ;
+
+#define QUEUE_HIGH ((size_t)8 << 20) /* stop reading a source when its sink has this queued */
+#define QUEUE_LOW ((size_t)1 << 20)
+#define DRAIN_GRACE_MS 2000         /* after exit, wait this long for stdout/stderr EOF */
+
+/*==== small helpers ====*/
+
+static void dir_name(int dir, char out[4])
+{
+	memcpy(out, dir == DIR_C2S ? "c2s" : "s2c", 4);
+}
+
+int64_t session_record(struct session *s, const char *kind, cJSON *fields)
+{
+	int64_t seq = -1;
+	if (s->o.obs && s->o.obs->record)
+		s->o.obs->record(s->o.obs->ctx, s, s->tw ? -2 : -1, kind, fields);
+	if (s->tw)
+		seq = (int64_t)trace_writer_add(s->tw, kind, fields);
+	else
+		cJSON_Delete(fields);
+	return seq;
+}
+
+static void capture_error(struct session *s, int dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void capture_error(struct session *s, int dir, const char *name, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	char *cause = xasprintf("%s: %s", name, msg);
+	cJSON *f = cJSON_CreateObject();
+	if (dir >= 0) {
+		char d[4];
+		dir_name(dir, d);
+		cJSON_AddStringToObject(f, "dir", d);
+	} else {
+		cJSON_AddNullToObject(f, "dir");
+	}
+	cJSON_AddStringToObject(f, "cause", cause);
+	free(cause);
+	session_record(s, "capture_error", f);
+}
+
+/*==== flow control ====*/
+
+static void update_reading(struct session *s);
+
+static void drain_async_cb(uv_async_t *a)
+{
+	update_reading(a->data);
+}
+
+static void writer_drained(void *ctx)
+{
+	/* Writer thread: only wake the loop. */
+	uv_async_send(ctx);
+}
+
+/* Reads from a source run only while its sink is not flooded and the recorder keeps up. */
+static void update_reading(struct session *s)
+{
+	int recorder_ok = !s->tw || !trace_writer_over_high(s->tw);
+	int c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin &&
+		     endpoint_queued(s->sin) < QUEUE_HIGH && !session_gate_blocks_reading(s);
+	int s2c_ok = recorder_ok && !s->server_out_eof && (s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
+	if (c2s_ok && !s->c2s_reading) {
+		if (endpoint_read_start(s->cin, session_c2s_read, s) == 0)
+			s->c2s_reading = 1;
+	} else if (!c2s_ok && s->c2s_reading) {
+		endpoint_read_stop(s->cin);
+		s->c2s_reading = 0;
+	}
+	if (s2c_ok && !s->s2c_reading) {
+		if (endpoint_read_start(s->sout, session_s2c_read, s) == 0)
+			s->s2c_reading = 1;
+	} else if (!s2c_ok && s->s2c_reading) {
+		endpoint_read_stop(s->sout);
+		s->s2c_reading = 0;
+	}
+}
+
+/*==== recording ====*/
+
+struct frame_ctx {
+	struct session *s;
+	int dir;
+};
+
+/* Records one frame: seq now, serialisation later on the writer thread. */
+int64_t session_record_frame(struct session *s, int dir, const char *data, size_t len, size_t total, int truncated,
+			     cJSON *handle, struct trace_rec **defer)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	int64_t seq = -1;
+	if (s->tw) {
+		char d[4];
+		dir_name(dir, d);
+		seq = (int64_t)trace_writer_frame(s->tw, d, data, len, total, truncated, &now, handle, defer);
+	} else {
+		cJSON_Delete(handle);
+		if (defer)
+			*defer = NULL;
+	}
+	if (s->o.obs && s->o.obs->frame) {
+		struct session_frame f = {seq, dir, data, len, total, truncated, &now};
+		s->o.obs->frame(s->o.obs->ctx, s, &f);
+	}
+	return seq;
+}
+
+static void on_s2c_frame(void *ctx, const char *data, size_t len, size_t total, int truncated, size_t end)
+{
+	struct session *s = ctx;
+	(void)end;
+	session_gate_s2c_frame(s, data, len, truncated);
+	session_record_frame(s, DIR_S2C, data, len, total, truncated, NULL, NULL);
+}
+
+static void on_c2s_frame_plain(void *ctx, const char *data, size_t len, size_t total, int truncated, size_t end)
+{
+	(void)end;
+	session_record_frame(ctx, DIR_C2S, data, len, total, truncated, NULL, NULL);
+}
+
+/*==== forwarding ====*/
+
+static void maybe_finish(struct session *s);
+
+static void sin_write_cb(struct endpoint *ep, int status, void *ctx)
+{
+	struct session *s = ctx;
+	(void)ep;
+	if (status && !s->server_in_dead) {
+		s->server_in_dead = 1;
+		capture_error(s, DIR_C2S, "ForwardFailed", "writing to the server's stdin failed: %s (%s)",
+			      uv_strerror(status), uv_err_name(status));
+	}
+	update_reading(s);
+}
+
+static void cout_write_cb(struct endpoint *ep, int status, void *ctx)
+{
+	struct session *s = ctx;
+	(void)ep;
+	if (status && !s->client_out_dead) {
+		s->client_out_dead = 1;
+		capture_error(s, DIR_S2C, "ForwardFailed", "writing to the client failed: %s (%s)",
+			      uv_strerror(status), uv_err_name(status));
+		/* The client is gone: let the server see EOF. */
+		session_client_input_ended(s);
+	}
+	update_reading(s);
+	maybe_finish(s);
+}
+
+void session_forward_c2s(struct session *s, char *data, size_t n)
+{
+	if (s->server_in_dead || n == 0) {
+		free(data);
+		return;
+	}
+	int rc = endpoint_write(s->sin, data, n, sin_write_cb, s);
+	if (rc) {
+		s->server_in_dead = 1;
+		capture_error(s, DIR_C2S, "ForwardFailed", "cannot write to the server's stdin: %s", uv_strerror(rc));
+	}
+}
+
+void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
+{
+	struct session *s = ctx;
+	(void)ep;
+	if (n < 0) {
+		s->c2s_reading = 0;
+		if (n != UV_EOF)
+			capture_error(s, DIR_C2S, "ReadFailed", "reading from the client failed: %s", uv_strerror((int)n));
+		size_t left = framer_pending(&s->fr[DIR_C2S]);
+		if (left)
+			capture_error(s, DIR_C2S, "StreamEndedMidFrame",
+				      "the client's stream ended inside a frame; %zu byte(s) were forwarded but not recorded",
+				      left);
+		session_gate_c2s_eof(s);
+		session_client_input_ended(s);
+		return;
+	}
+	if (s->gate) {
+		session_gate_c2s_chunk(s, data, (size_t)n);
+	} else {
+		framer_feed(&s->fr[DIR_C2S], data, (size_t)n, on_c2s_frame_plain, s);
+		session_forward_c2s(s, data, (size_t)n);
+	}
+	update_reading(s);
+}
+
+void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
+{
+	struct session *s = ctx;
+	(void)ep;
+	if (n < 0) {
+		s->s2c_reading = 0;
+		s->server_out_eof = 1;
+		if (n != UV_EOF)
+			capture_error(s, DIR_S2C, "ReadFailed", "reading the server's stdout failed: %s",
+				      uv_strerror((int)n));
+		size_t left = framer_pending(&s->fr[DIR_S2C]);
+		if (left)
+			capture_error(s, DIR_S2C, "StreamEndedMidFrame",
+				      "the server's stream ended inside a frame; %zu byte(s) were forwarded but not recorded",
+				      left);
+		if (!s->client_out_dead && s->cout != s->cin)
+			endpoint_shutdown(s->cout);
+		maybe_finish(s);
+		return;
+	}
+	framer_feed(&s->fr[DIR_S2C], data, (size_t)n, on_s2c_frame, s);
+	if (s->client_out_dead) {
+		free(data);
+	} else if (endpoint_write(s->cout, data, (size_t)n, cout_write_cb, s) != 0) {
+		s->client_out_dead = 1;
+		capture_error(s, DIR_S2C, "ForwardFailed", "cannot write to the client");
+	}
+	update_reading(s);
+}
+
+static void stderr_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
+{
+	struct session *s = ctx;
+	(void)ep;
+	if (n < 0) {
+		s->server_err_eof = 1;
+		maybe_finish(s);
+		return;
+	}
+	s->stderr_bytes += (uint64_t)n;
+	if (s->errout)
+		endpoint_write(s->errout, data, (size_t)n, NULL, NULL);
+	else
+		free(data);
+}
+
+/*==== ending ====*/
+
+static void handle_closed(uv_handle_t *h)
+{
+	struct session *s = h->data;
+	if (--s->open_handles == 0) {
+		session_gate_free(s);
+		for (int d = 0; d < 2; d++)
+			framer_done(&s->fr[d]);
+		free(s->trace_path);
+		free(s);
+	}
+}
+
+static void close_own(struct session *s, uv_handle_t *h)
+{
+	h->data = s;
+	uv_close(h, handle_closed);
+}
+
+static void kill_timer_cb(uv_timer_t *t)
+{
+	struct session *s = t->data;
+	if (s->exited)
+		return;
+	int sig = s->term_sent ? SIGKILL : SIGTERM;
+	s->term_sent = 1;
+	uv_process_kill(&s->proc, sig);
+	if (sig == SIGTERM)
+		uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
+}
+
+void session_terminate(struct session *s)
+{
+	if (s->exited || s->finished)
+		return;
+	s->term_sent = 1;
+	uv_process_kill(&s->proc, SIGTERM);
+	uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
+}
+
+void session_client_input_ended(struct session *s)
+{
+	if (s->client_eof)
+		return;
+	s->client_eof = 1;
+	if (s->c2s_reading) {
+		endpoint_read_stop(s->cin);
+		s->c2s_reading = 0;
+	}
+	if (!s->server_in_dead)
+		endpoint_shutdown(s->sin);
+	if (!s->exited && !s->finished)
+		uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
+}
+
+static void drain_timer_cb(uv_timer_t *t)
+{
+	struct session *s = t->data;
+	s->drain_expired = 1;
+	maybe_finish(s);
+}
+
+static void finish(struct session *s)
+{
+	s->finished = 1;
+	uv_timer_stop(&s->kill_timer);
+	uv_timer_stop(&s->drain_timer);
+	session_gate_finish(s);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "phase", "exit");
+	cJSON_AddNumberToObject(f, "pid", s->pid);
+	if (s->term_signal) {
+		cJSON_AddNullToObject(f, "exit_status");
+		cJSON_AddNumberToObject(f, "signal", s->term_signal);
+		cJSON_AddStringToObject(f, "signal_name", strsignal(s->term_signal));
+	} else {
+		cJSON_AddNumberToObject(f, "exit_status", (double)s->exit_status);
+		cJSON_AddNullToObject(f, "signal");
+	}
+	cJSON_AddNumberToObject(f, "stderr_bytes", (double)s->stderr_bytes);
+	cJSON_AddNumberToObject(f, "duration_ms", (double)(time_mono_ns() - s->start_ns) / 1e6);
+	session_record(s, "server", f);
+	if (s->tw) {
+		struct err e = {0};
+		if (trace_writer_close(s->tw, &e) != 0)
+			fprintf(stderr, "belay: %s\n", e.msg);
+		s->tw = NULL;
+	}
+	if (s->o.obs && s->o.obs->ended)
+		s->o.obs->ended(s->o.obs->ctx, s, session_exit_code(s));
+	endpoint_close(s->sin);
+	endpoint_close(s->sout);
+	endpoint_close(s->serr);
+	if (s->cout != s->cin)
+		endpoint_close(s->cout);
+	endpoint_close(s->cin);
+	endpoint_close(s->errout);
+	s->cin = s->cout = NULL;
+	close_own(s, (uv_handle_t *)&s->proc);
+	close_own(s, (uv_handle_t *)&s->kill_timer);
+	close_own(s, (uv_handle_t *)&s->drain_timer);
+	close_own(s, (uv_handle_t *)&s->drain_async);
+}
+
+static void maybe_finish(struct session *s)
+{
+	if (s->finished || !s->exited)
+		return;
+	int streams_done = s->server_out_eof && s->server_err_eof;
+	int client_flushed = s->client_out_dead || endpoint_queued(s->cout) == 0;
+	if ((streams_done && client_flushed) || s->drain_expired)
+		finish(s);
+}
+
+static void exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	struct session *s = p->data;
+	s->exited = 1;
+	s->exit_status = status;
+	s->term_signal = sig;
+	uv_timer_stop(&s->kill_timer);
+	/* Nothing more can be forwarded to a dead server. */
+	if (s->c2s_reading) {
+		endpoint_read_stop(s->cin);
+		s->c2s_reading = 0;
+	}
+	s->client_eof = 1;
+	uv_timer_start(&s->drain_timer, drain_timer_cb, DRAIN_GRACE_MS, 0);
+	maybe_finish(s);
+}
+
+int session_exit_code(const struct session *s)
+{
+	if (s->term_signal)
+		return 128 + s->term_signal;
+	return (int)(s->exit_status & 0xff);
+}
+
+const char *session_trace_path(const struct session *s)
+{
+	return s->trace_path;
+}
+
+int session_server_pid(const struct session *s)
+{
+	return s->pid;
+}
+
+struct trace_writer *session_trace_writer(struct session *s)
+{
+	return s->tw;
+}
+
+/*==== start ====*/
+
+static cJSON *env_names(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+		cJSON_AddItemToArray(a, jx_bytes(*e, n));
+	}
+	return a;
+}
+
+static uv_pipe_t *new_pipe(uv_loop_t *loop)
+{
+	uv_pipe_t *p = xcalloc(1, sizeof *p);
+	uv_pipe_init(loop, p, 0);
+	return p;
+}
+
+static void free_pipe_cb(uv_handle_t *h)
+{
+	free(h);
+}
+
+int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint *cin, struct endpoint *cout,
+		  struct session **out, struct err *e)
+{
+	*out = NULL;
+	if (!o->argv || !o->argv[0])
+		return err_set(e, BELAY_EUSAGE, "no server command given");
+	char *exe = fs_which(o->argv[0]);
+	if (!exe)
+		return err_set(e, BELAY_ENOTFOUND, "server command not found: %s", o->argv[0]);
+
+	struct session *s = xcalloc(1, sizeof *s);
+	s->loop = loop;
+	s->o = *o;
+	if (!s->o.kill_grace_ms)
+		s->o.kill_grace_ms = 5000;
+	s->cin = cin;
+	s->cout = cout;
+	s->gate = o->gate;
+	s->start_ns = time_mono_ns();
+	for (int d = 0; d < 2; d++)
+		framer_init(&s->fr[d], o->frame_cap);
+
+	int rc = 0;
+	uv_async_init(loop, &s->drain_async, drain_async_cb);
+	s->drain_async.data = s;
+	if (o->trace_dir || o->trace_path) {
+		struct trace_writer_opts wo = {.on_drain = writer_drained, .ctx = &s->drain_async};
+		rc = o->trace_path ? trace_writer_open_path(o->trace_path, &wo, &s->tw, e)
+				   : trace_writer_open(o->trace_dir, &wo, &s->tw, e);
+		if (rc)
+			goto fail_early;
+		s->trace_path = xstrdup(trace_writer_path(s->tw));
+	}
+
+	/* Spawn. With a sandbox the child is belay itself in launcher mode (see sandbox.h). */
+	uv_pipe_t *pin = new_pipe(loop), *pout = new_pipe(loop), *perr = new_pipe(loop);
+	uv_stdio_container_t stdio[3] = {
+		{.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)pin},
+		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)pout},
+		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)perr},
+	};
+	struct session_spawn sp = {0};
+	rc = session_prepare_spawn(s, exe, &sp, e);
+	if (rc)
+		goto fail_pipes;
+	uv_process_options_t po = {
+		.exit_cb = exit_cb,
+		.file = sp.file,
+		.args = sp.args,
+		.env = sp.env,
+		.cwd = o->cwd,
+		.stdio_count = 3,
+		.stdio = stdio,
+	};
+	s->proc.data = s;
+	rc = uv_spawn(loop, &s->proc, &po);
+	if (rc) {
+		err_set(e, rc == UV_ENOENT ? BELAY_ENOTFOUND : rc, "cannot start server %s: %s", o->argv[0],
+			uv_strerror(rc));
+		session_spawn_done(&sp);
+		goto fail_pipes;
+	}
+	s->pid = s->proc.pid;
+	s->open_handles = 4; /* proc, kill_timer, drain_timer, drain_async */
+	uv_timer_init(loop, &s->kill_timer);
+	s->kill_timer.data = s;
+	uv_timer_init(loop, &s->drain_timer);
+	s->drain_timer.data = s;
+	s->sin = endpoint_from_stream((uv_stream_t *)pin);
+	s->sout = endpoint_from_stream((uv_stream_t *)pout);
+	s->serr = endpoint_from_stream((uv_stream_t *)perr);
+	int errfd = o->stderr_fd ? o->stderr_fd : 2;
+	if (errfd >= 0 && endpoint_open_fd(loop, errfd, 0, &s->errout) != 0)
+		s->errout = NULL;
+
+	/* Lifecycle record: how to start this server again. */
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "phase", "start");
+	cJSON *argv = cJSON_CreateArray();
+	for (char *const *a = o->argv; *a; a++)
+		cJSON_AddItemToArray(argv, jx_bytes(*a, strlen(*a)));
+	cJSON_AddItemToObject(f, "argv", argv);
+	cJSON_AddItemToObject(f, "exe", jx_bytes(exe, strlen(exe)));
+	char *cwd = o->cwd ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
+	if (cwd)
+		cJSON_AddItemToObject(f, "cwd", jx_bytes(cwd, strlen(cwd)));
+	else
+		cJSON_AddNullToObject(f, "cwd");
+	free(cwd);
+	cJSON_AddNumberToObject(f, "pid", s->pid);
+	cJSON_AddItemToObject(f, "env_names", env_names());
+	session_spawn_describe(&sp, f);
+	session_spawn_done(&sp);
+	session_record(s, "server", f);
+	free(exe);
+
+	rc = endpoint_read_start(s->serr, stderr_read, s);
+	if (rc == 0) {
+		session_gate_started(s);
+		update_reading(s);
+	}
+	*out = s;
+	return 0;
+
+fail_pipes:
+	uv_close((uv_handle_t *)pin, free_pipe_cb);
+	uv_close((uv_handle_t *)pout, free_pipe_cb);
+	uv_close((uv_handle_t *)perr, free_pipe_cb);
+	if (s->tw) {
+		/* Nothing moved: leave no trace file behind. */
+		trace_writer_close(s->tw, NULL);
+		s->tw = NULL;
+		unlink(s->trace_path);
+	}
+fail_early:
+	free(exe);
+	/* The async handle's close callback frees s; the caller runs the loop to let it. */
+	s->open_handles = 1;
+	s->gate = NULL;
+	close_own(s, (uv_handle_t *)&s->drain_async);
+	return rc ? rc : BELAY_EINVAL;
+}

@@ -1,0 +1,69 @@
+/* session_internal.h - the session struct and the seams between session.c (pumping and
+ * lifecycle), session_spawn.c (how the server is started, contained or not) and
+ * session_gate.c (the turn gate on the client-to-server path). Engine-internal. */
+#ifndef BELAY_ENGINE_SESSION_INTERNAL_H
+#define BELAY_ENGINE_SESSION_INTERNAL_H
+#include <stdint.h>
+#include <uv.h>
+
+#include "engine/framer.h"
+#include "engine/session.h"
+#include "engine/trace_writer.h"
+
+struct session {
+	uv_loop_t *loop;
+	struct session_opts o;
+	struct endpoint *cin, *cout;       /* client side (may be one endpoint) */
+	struct endpoint *sin, *sout, *serr; /* server pipes */
+	struct endpoint *errout;           /* where server stderr is passed through */
+	uv_process_t proc;
+	uv_timer_t kill_timer, drain_timer;
+	uv_async_t drain_async;
+	int open_handles;
+	struct trace_writer *tw;
+	char *trace_path;
+	struct framer fr[2];
+	struct turn_gate *gate;
+	void *gate_state; /* owned by session_gate.c */
+	int pid;
+	uint64_t start_ns;
+	uint64_t stderr_bytes;
+	int64_t exit_status;
+	int term_signal;
+	unsigned c2s_reading : 1, s2c_reading : 1;
+	unsigned client_eof : 1, client_out_dead : 1;
+	unsigned server_in_dead : 1, server_out_eof : 1, server_err_eof : 1;
+	unsigned exited : 1, term_sent : 1, drain_expired : 1, finished : 1;
+};
+
+/* What uv_spawn runs for this session (the server itself, or belay as its launcher). */
+struct session_spawn {
+	char *file;
+	char **args;
+	char **env;   /* NULL: inherit */
+	void *priv;   /* sandbox launcher state (owned) */
+};
+
+int session_prepare_spawn(struct session *s, const char *exe, struct session_spawn *sp, struct err *e);
+/* Adds what was started (contained or not) to the server-start record. */
+void session_spawn_describe(const struct session_spawn *sp, cJSON *record);
+void session_spawn_done(struct session_spawn *sp);
+
+/* Pumping entry points shared with the gate. */
+void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx);
+void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx);
+void session_forward_c2s(struct session *s, char *data, size_t n);
+void session_client_input_ended(struct session *s);
+int64_t session_record_frame(struct session *s, int dir, const char *data, size_t len, size_t total, int truncated,
+			     cJSON *handle, struct trace_rec **defer);
+
+/* The turn gate (session_gate.c). All are no-ops when s->gate is NULL. */
+void session_gate_started(struct session *s);
+void session_gate_c2s_chunk(struct session *s, char *data, size_t n); /* takes data */
+void session_gate_c2s_eof(struct session *s);
+void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int truncated);
+int session_gate_blocks_reading(struct session *s);
+void session_gate_finish(struct session *s);
+void session_gate_free(struct session *s);
+
+#endif

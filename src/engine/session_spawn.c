@@ -1,0 +1,46 @@
+/* session_spawn.c - what the session actually spawns: the server as given, or (with a
+ * sandbox) belay itself as a launcher that contains and then execs the server. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/sandbox.h"
+#include "engine/session_internal.h"
+
+int session_prepare_spawn(struct session *s, const char *exe, struct session_spawn *sp, struct err *e)
+{
+	memset(sp, 0, sizeof *sp);
+	if (s->o.sandbox)
+		return sandbox_prepare_spawn(s->o.sandbox, s->o.launcher, exe, s->o.argv, sp, e);
+	size_t n = 0;
+	while (s->o.argv[n])
+		n++;
+	sp->file = xstrdup(exe);
+	sp->args = xcalloc(n + 1, sizeof *sp->args);
+	for (size_t i = 0; i < n; i++)
+		sp->args[i] = xstrdup(s->o.argv[i]);
+	return 0;
+}
+
+void session_spawn_describe(const struct session_spawn *sp, cJSON *record)
+{
+	if (sp->priv)
+		sandbox_describe(sp->priv, record);
+	else
+		cJSON_AddNullToObject(record, "sandbox");
+}
+
+void session_spawn_done(struct session_spawn *sp)
+{
+	free(sp->file);
+	for (char **a = sp->args; a && *a; a++)
+		free(*a);
+	free(sp->args);
+	for (char **a = sp->env; a && *a; a++)
+		free(*a);
+	free(sp->env);
+	if (sp->priv)
+		sandbox_spawn_free(sp->priv);
+	memset(sp, 0, sizeof *sp);
+}

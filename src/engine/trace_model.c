@@ -1,0 +1,35 @@
+/* trace_model.c - the model of a trace on disk. */
+#include "engine/trace_model.h"
+
+#include <string.h>
+
+#include "common/jsonx.h"
+
+void trace_build_model(const struct trace *t, struct model *m)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_record *r = &t->recs[i];
+		if (r->is_frame)
+			model_add_frame(m, r->seq, r->dir, r->t_in, r->bytes, r->len, r->total, r->truncated, i);
+	}
+}
+
+static const cJSON *server_phase(const struct trace *t, const char *phase)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const char *p = jx_str(t->recs[i].obj, "phase");
+		if (strcmp(t->recs[i].kind, "server") == 0 && p && strcmp(p, phase) == 0)
+			return t->recs[i].obj;
+	}
+	return NULL;
+}
+
+const cJSON *trace_server_start(const struct trace *t)
+{
+	return server_phase(t, "start");
+}
+
+const cJSON *trace_server_exit(const struct trace *t)
+{
+	return server_phase(t, "exit");
+}

@@ -1,0 +1,226 @@
+/* trace_reader.c - strict JSONL trace reader and validator. */
+#include "engine/trace_reader.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/hash.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/trace_writer.h"
+
+static const char *const known_kinds[] = {
+	"connection_window", "frame", "capture_error", "denial", "network_policy", "server",
+	"gate_decision", "approval", "sandbox", NULL,
+};
+
+int trace_kind_known(const char *kind)
+{
+	for (const char *const *k = known_kinds; *k; k++)
+		if (strcmp(*k, kind) == 0)
+			return 1;
+	return 0;
+}
+
+static int bad(struct err *e, const char *path, int line, int code, const char *what)
+{
+	return err_set(e, code, "%s:%d: %s", path, line, what);
+}
+
+static int read_frame(struct trace_record *r, const char *path, struct err *e)
+{
+	const char *dir = jx_str(r->obj, "dir");
+	if (!dir || (strcmp(dir, "c2s") && strcmp(dir, "s2c")))
+		return bad(e, path, r->line, BELAY_EINVAL, "frame has no valid \"dir\" (c2s or s2c)");
+	r->dir = strcmp(dir, "s2c") == 0;
+	const char *raw = jx_str(r->obj, "raw");
+	if (!raw)
+		return bad(e, path, r->line, BELAY_EINVAL, "frame has no \"raw\" string");
+	struct buf b = {0};
+	if (base64_decode(raw, strlen(raw), &b)) {
+		buf_free(&b);
+		return bad(e, path, r->line, BELAY_ECORRUPT, "frame \"raw\" is not valid base64");
+	}
+	r->len = b.len;
+	r->bytes = buf_take(&b);
+	const char *h = jx_str(r->obj, "hash_raw");
+	char want[72];
+	sha256_tagged(r->bytes, r->len, want);
+	if (!h || strcmp(h, want) != 0)
+		return bad(e, path, r->line, BELAY_ECORRUPT, "frame \"hash_raw\" does not match its bytes");
+	cJSON *tr = cJSON_GetObjectItemCaseSensitive(r->obj, "truncated");
+	r->truncated = cJSON_IsTrue(tr);
+	long long total = 0;
+	r->total = jx_int(r->obj, "len", 0, (long long)1 << 60, &total) ? (size_t)total : r->len;
+	if (r->total < r->len || (!r->truncated && r->total != r->len))
+		return bad(e, path, r->line, BELAY_ECORRUPT, "frame \"len\" disagrees with its bytes");
+	cJSON *sh = cJSON_GetObjectItemCaseSensitive(r->obj, "state_handle");
+	if (sh && !cJSON_IsObject(sh))
+		return bad(e, path, r->line, BELAY_EINVAL, "frame \"state_handle\" is not an object");
+	r->state_handle = sh;
+	/* Drop the base64 copy: the decoded bytes are what we keep. */
+	cJSON_DeleteItemFromObjectCaseSensitive(r->obj, "raw");
+	r->is_frame = 1;
+	return 0;
+}
+
+static int parse_line(struct trace *t, char *line, size_t len, int lineno, struct err *e)
+{
+	cJSON *o = cJSON_ParseWithLength(line, len);
+	if (!o || !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return bad(e, t->path, lineno, BELAY_ECORRUPT, "not a JSON object (corrupt trace line)");
+	}
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "v");
+	const char *kind = jx_str(o, "kind");
+	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || !kind) {
+		cJSON_Delete(o);
+		return bad(e, t->path, lineno, BELAY_ECORRUPT, "record lacks an integer \"v\" or a string \"kind\"");
+	}
+	int64_t seq = -1;
+	cJSON *sq = cJSON_GetObjectItemCaseSensitive(o, "seq");
+	if (cJSON_IsNumber(sq) && sq->valuedouble >= 0 && sq->valuedouble == floor(sq->valuedouble))
+		seq = (int64_t)sq->valuedouble;
+	else if (!(cJSON_IsNull(sq) && strcmp(kind, "capture_error") == 0)) {
+		cJSON_Delete(o);
+		return bad(e, t->path, lineno, BELAY_ECORRUPT, "record has no valid \"seq\"");
+	}
+	if ((int)v->valuedouble != TRACE_VERSION || !trace_kind_known(kind)) {
+		t->skips = xrealloc(t->skips, (t->nskips + 1) * sizeof *t->skips);
+		struct trace_skip *s = &t->skips[t->nskips++];
+		memset(s, 0, sizeof *s);
+		s->line = lineno;
+		s->seq = seq;
+		if ((int)v->valuedouble != TRACE_VERSION)
+			snprintf(s->reason, sizeof s->reason, "version %d", (int)v->valuedouble);
+		else
+			snprintf(s->reason, sizeof s->reason, "unknown kind '%.60s'", kind);
+		s->record = o;
+		return 0;
+	}
+	t->recs = xrealloc(t->recs, (t->n + 1) * sizeof *t->recs);
+	struct trace_record *r = &t->recs[t->n];
+	memset(r, 0, sizeof *r);
+	r->line = lineno;
+	r->seq = seq;
+	r->obj = o;
+	snprintf(r->kind, sizeof r->kind, "%s", kind);
+	const char *ts = jx_str(o, "t_in");
+	if (ts)
+		snprintf(r->t_in, sizeof r->t_in, "%s", ts);
+	t->n++;
+	if (strcmp(kind, "frame") == 0) {
+		int rc = read_frame(r, t->path, e);
+		if (rc)
+			return rc;
+	} else if (strcmp(kind, "connection_window") == 0) {
+		const char *ph = jx_str(o, "phase");
+		if (ph && strcmp(ph, "open") == 0)
+			t->has_open = 1;
+		else if (ph && strcmp(ph, "close") == 0)
+			t->has_close = 1;
+		else
+			return bad(e, t->path, lineno, BELAY_ECORRUPT, "connection_window without phase open/close");
+	}
+	return 0;
+}
+
+int trace_read(const char *path, struct trace **out, struct err *e)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return err_set(e, -errno, "cannot open trace %s: %s", path, strerror(errno));
+	struct trace *t = xcalloc(1, sizeof *t);
+	t->path = xstrdup(path);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int lineno = 0, rc = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		if (line[n - 1] != '\n') {
+			rc = bad(e, path, lineno, BELAY_ECORRUPT,
+				 "last line is truncated (no newline at end of file; was the writer killed mid-line?)");
+			break;
+		}
+		n--;
+		if (n == 0)
+			continue;
+		if ((rc = parse_line(t, line, (size_t)n, lineno, e)) != 0)
+			break;
+	}
+	if (rc == 0 && ferror(f))
+		rc = err_set(e, -EIO, "cannot read trace %s", path);
+	free(line);
+	fclose(f);
+	if (rc == 0 && lineno == 0)
+		rc = err_set(e, BELAY_EINVAL, "%s: empty file (not a trace)", path);
+	if (rc) {
+		trace_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void trace_free(struct trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		cJSON_Delete(t->recs[i].obj);
+		free(t->recs[i].bytes);
+	}
+	for (size_t i = 0; i < t->nskips; i++)
+		cJSON_Delete(t->skips[i].record);
+	free(t->recs);
+	free(t->skips);
+	free(t->path);
+	free(t);
+}
+
+int trace_validate(const struct trace *t, struct err *e)
+{
+	/* Walk records and skips in file order for the gapless seq check. */
+	size_t i = 0, j = 0;
+	int64_t expect = 0;
+	int seen_close = 0, first = 1;
+	while (i < t->n || j < t->nskips) {
+		int take_rec = j >= t->nskips || (i < t->n && t->recs[i].line < t->skips[j].line);
+		int line = take_rec ? t->recs[i].line : t->skips[j].line;
+		int64_t seq = take_rec ? t->recs[i].seq : t->skips[j].seq;
+		const char *kind = take_rec ? t->recs[i].kind : "";
+		if (take_rec)
+			i++;
+		else
+			j++;
+		if (first) {
+			first = 0;
+			const char *ph = take_rec ? jx_str(t->recs[i - 1].obj, "phase") : NULL;
+			if (strcmp(kind, "connection_window") || !ph || strcmp(ph, "open"))
+				return bad(e, t->path, line, BELAY_ECORRUPT, "the first record is not connection_window open");
+		}
+		if (seen_close && take_rec)
+			return bad(e, t->path, line, BELAY_ECORRUPT, "record after connection_window close");
+		if (seq < 0 && take_rec && strcmp(kind, "capture_error") == 0)
+			continue; /* the writer's own failure note carries no seq */
+		if (seq != expect) {
+			char what[128];
+			snprintf(what, sizeof what, "seq %lld where %lld was expected (gap or reordering)", (long long)seq,
+				 (long long)expect);
+			return bad(e, t->path, line, BELAY_ECORRUPT, what);
+		}
+		expect++;
+		if (take_rec && strcmp(kind, "connection_window") == 0) {
+			const char *ph = jx_str(t->recs[i - 1].obj, "phase");
+			if (ph && strcmp(ph, "close") == 0)
+				seen_close = 1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* trace_reader.h - reads a JSONL trace back into memory, strictly.
+ *
+ * Every line must be a JSON object with an integer "v" and a string "kind"; anything else
+ * is a named error naming the line (a corrupt trace is refused, not guessed at). A record
+ * of another version or of a kind this reader does not know is skipped *and reported* in
+ * `skips`. Frame records are decoded (base64) and their hash_raw is checked. */
+#ifndef BELAY_ENGINE_TRACE_READER_H
+#define BELAY_ENGINE_TRACE_READER_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct trace_record {
+	int line;        /* 1-based line number in the file */
+	int64_t seq;     /* -1 when the record carries no seq (a writer-failure capture_error) */
+	char kind[32];
+	char t_in[40];   /* "" when absent */
+	cJSON *obj;      /* owned: the whole record, except a frame's "raw" which is removed */
+	/* frames only */
+	int is_frame;
+	int dir;         /* 0 = c2s, 1 = s2c */
+	char *bytes;     /* owned decoded copy (NUL-terminated for convenience) */
+	size_t len;      /* recorded bytes */
+	size_t total;    /* frame length on the wire (>= len) */
+	int truncated;
+	const cJSON *state_handle; /* borrowed from obj, NULL when absent */
+};
+
+struct trace_skip {
+	int line;
+	int64_t seq;
+	char reason[96]; /* "unknown kind 'claim'" or "version 2" */
+	cJSON *record;   /* owned */
+};
+
+struct trace {
+	char *path;
+	struct trace_record *recs;
+	size_t n;
+	struct trace_skip *skips;
+	size_t nskips;
+	int has_open, has_close;
+};
+
+/* Reads and checks path. On error returns BELAY_EINVAL/BELAY_ECORRUPT (or -errno) with
+ * "PATH:LINE: what is wrong" in e. */
+int trace_read(const char *path, struct trace **out, struct err *e);
+void trace_free(struct trace *t);
+/* Semantic checks on a read trace: seq gapless from 0 in file order, the opening
+ * connection_window first, a close (if any) last. Returns 0 or names the first bad line. */
+int trace_validate(const struct trace *t, struct err *e);
+/* 1 if kind is a record kind this reader knows. */
+int trace_kind_known(const char *kind);
+
+#endif

@@ -1,0 +1,70 @@
+/* trace_writer.h - the append-only JSONL trace (the record of truth).
+ *
+ * Threads: the owner (one event loop) calls every function except the drain callback,
+ * which runs on the writer's own thread. `seq` is assigned by the caller's thread at the
+ * moment a record is added, so the order of seq is the order in which the owner observed
+ * things; serialisation (base64, SHA-256, JSON), write(2) and group commit (fdatasync every
+ * `fsync_every` records or `fsync_ms`) happen on the writer thread, off the forwarding path.
+ *
+ * A record may be added "deferred" (a tools/call frame whose pre-state handle is still
+ * being captured): it keeps its seq, and it and every later record wait in memory until
+ * trace_writer_set_handle() completes it. Each record is written with one write(2) of
+ * whole lines, so a killed proxy leaves a prefix of complete lines.
+ *
+ * Failures never reach the caller's forwarding: a failed write stops recording, tries to
+ * leave a `capture_error` in the file, and is reported on stderr and by trace_writer_failed(). */
+#ifndef BELAY_ENGINE_TRACE_WRITER_H
+#define BELAY_ENGINE_TRACE_WRITER_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "common/err.h"
+
+#define TRACE_VERSION 1
+
+struct trace_writer;
+struct trace_rec;
+
+struct trace_writer_opts {
+	int fsync_every;     /* group commit size (default 16 records) */
+	unsigned fsync_ms;   /* and latency bound (default 50 ms) */
+	size_t backlog_high; /* bytes queued above which trace_writer_over_high() is true */
+	size_t backlog_low;  /* the drain callback fires when the backlog falls below this */
+	void (*on_drain)(void *ctx); /* writer thread; must only wake the owner */
+	void *ctx;
+	const char *observation_point; /* "proxy" (default) */
+};
+
+/* Creates DIR (0700, if absent) and a new trace-<UTC>-<rand>.jsonl in it (O_EXCL, 0600)
+ * and writes the opening connection_window record. */
+int trace_writer_open(const char *dir, const struct trace_writer_opts *o, struct trace_writer **out,
+		      struct err *e);
+/* Same, at an exact path (which must not exist). */
+int trace_writer_open_path(const char *path, const struct trace_writer_opts *o, struct trace_writer **out,
+			   struct err *e);
+const char *trace_writer_path(const struct trace_writer *w); /* borrowed */
+
+/* Adds a frame record. dir is "c2s" or "s2c"; data[0..len) is the recorded copy (at most the
+ * cap), total the frame's real length. With `defer` non-NULL the record waits for
+ * trace_writer_set_handle(); otherwise its state_handle is `handle` (taken; NULL means
+ * {"status":"absent"}). Returns the record's seq. */
+uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char *data, size_t len, size_t total,
+			    int truncated, const struct timespec *t_in, cJSON *handle, struct trace_rec **defer);
+/* Completes a deferred frame record with its state_handle (taken). */
+void trace_writer_set_handle(struct trace_writer *w, struct trace_rec *r, cJSON *handle);
+/* Adds a record of `kind` whose fields (taken; may be NULL) follow "v" and "kind". */
+uint64_t trace_writer_add(struct trace_writer *w, const char *kind, cJSON *fields);
+/* Convenience for capture_error {dir (may be NULL), cause}. */
+uint64_t trace_writer_capture_error(struct trace_writer *w, const char *dir, const char *cause);
+
+size_t trace_writer_backlog(struct trace_writer *w);
+int trace_writer_over_high(struct trace_writer *w);
+/* errno of the first failed write, or 0. */
+int trace_writer_failed(struct trace_writer *w);
+/* Writes the closing connection_window (unless already closed), flushes, syncs, joins the
+ * thread and frees w. Returns 0, or the write error. */
+int trace_writer_close(struct trace_writer *w, struct err *e);
+
+#endif

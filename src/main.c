@@ -1,0 +1,64 @@
+/* main.c - the belay binary: one entry point, subcommands dispatched from a table. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "engine/sandbox.h"
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("belay: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"proxy", cmd_proxy, "proxy an MCP server over stdio, recording every frame"},
+	{"trace", cmd_trace, "show or check a recorded trace"},
+	{NULL, NULL, NULL},
+};
+
+static void usage(FILE *to)
+{
+	fprintf(to, "usage: belay <command> [options]\n\ncommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(to, "  %-10s %s\n", c->name, c->summary);
+	fprintf(to, "\nbelay <command> --help shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	/* A dead peer must surface as EPIPE, a full disk as EFBIG/ENOSPC, never as a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	if (argc >= 2 && strcmp(argv[1], "__launch") == 0)
+		return sandbox_launch_main(argc - 1, argv + 1);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("belay %s\n", BELAY_VERSION_STRING);
+		return 0;
+	}
+	for (const struct command *c = commands; c->name; c++)
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->run(argc - 1, argv + 1);
+	return cli_fail("unknown command '%s' (belay --help lists them)", argv[1]);
+}
