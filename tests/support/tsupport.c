@@ -1,0 +1,214 @@
+/* tsupport.c - see tsupport.h. */
+#include "tsupport.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+
+char *ts_tmpdir(const char *tag)
+{
+	char *prefix = xasprintf("belay-test-%s-", tag);
+	struct err e;
+	char *d = fs_mkdtemp_in(fs_scratch_base(), prefix, &e);
+	free(prefix);
+	if (!d)
+		FATAL("%s", e.msg);
+	return d;
+}
+
+void ts_rmtree(const char *path)
+{
+	if (path)
+		fs_remove_tree(path);
+}
+
+static void append(char **buf, size_t *len, const char *p, size_t n)
+{
+	*buf = xrealloc(*buf, *len + n + 1);
+	memcpy(*buf + *len, p, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+int ts_run(const char *const *argv, const char *const *env, const char *cwd, const char *in, size_t in_len,
+	   int timeout_s, struct ts_out *o)
+{
+	memset(o, 0, sizeof *o);
+	o->out = xcalloc(1, 1);
+	o->err = xcalloc(1, 1);
+	int pin[2], pout[2], perr[2];
+	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pin[0], 0);
+		dup2(pout[1], 1);
+		dup2(perr[1], 2);
+		signal(SIGPIPE, SIG_DFL);
+		if (cwd && chdir(cwd) != 0)
+			_exit(126);
+		for (const char *const *e = env; e && *e; e++)
+			putenv((char *)*e);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pin[0]);
+	close(pout[1]);
+	close(perr[1]);
+	fcntl(pin[1], F_SETFL, O_NONBLOCK);
+	size_t off = 0;
+	int in_open = 1, out_open = 1, err_open = 1;
+	if (in_len == 0) {
+		close(pin[1]);
+		in_open = 0;
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	char buf[65536];
+	while (out_open || err_open) {
+		struct pollfd fds[3];
+		int nf = 0, iin = -1, iout = -1, ierr = -1;
+		if (in_open) {
+			fds[nf] = (struct pollfd){pin[1], POLLOUT, 0};
+			iin = nf++;
+		}
+		if (out_open) {
+			fds[nf] = (struct pollfd){pout[0], POLLIN, 0};
+			iout = nf++;
+		}
+		if (err_open) {
+			fds[nf] = (struct pollfd){perr[0], POLLIN, 0};
+			ierr = nf++;
+		}
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long elapsed = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (elapsed > timeout_s * 1000L) {
+			kill(pid, SIGKILL);
+			o->timed_out = 1;
+			break;
+		}
+		int r = poll(fds, (nfds_t)nf, 200);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (iin >= 0 && fds[iin].revents) {
+			ssize_t w = write(pin[1], in + off, in_len - off);
+			if (w > 0)
+				off += (size_t)w;
+			if ((w < 0 && errno != EAGAIN) || off == in_len) {
+				close(pin[1]);
+				in_open = 0;
+			}
+		}
+		if (iout >= 0 && fds[iout].revents) {
+			ssize_t n = read(pout[0], buf, sizeof buf);
+			if (n > 0)
+				append(&o->out, &o->out_len, buf, (size_t)n);
+			else
+				out_open = 0;
+		}
+		if (ierr >= 0 && fds[ierr].revents) {
+			ssize_t n = read(perr[0], buf, sizeof buf);
+			if (n > 0)
+				append(&o->err, &o->err_len, buf, (size_t)n);
+			else
+				err_open = 0;
+		}
+	}
+	if (in_open)
+		close(pin[1]);
+	close(pout[0]);
+	close(perr[0]);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	o->status = o->timed_out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	return 0;
+}
+
+void ts_out_free(struct ts_out *o)
+{
+	free(o->out);
+	free(o->err);
+	memset(o, 0, sizeof *o);
+}
+
+char *ts_read_file(const char *path, size_t *len)
+{
+	struct buf b = {0};
+	struct err e;
+	if (fs_read_file(path, (size_t)1 << 34, &b, &e) != 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	if (len)
+		*len = b.len;
+	return buf_take(&b);
+}
+
+void ts_write_file(const char *path, const char *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || fs_write_all(fd, data, len) != 0)
+		FATAL("cannot write %s", path);
+	close(fd);
+}
+
+char *ts_find_trace(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	char *found = NULL;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "trace-", 6) == 0 && strstr(de->d_name, ".jsonl")) {
+			free(found);
+			found = fs_join(dir, de->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	if (n != 1) {
+		free(found);
+		return NULL;
+	}
+	return found;
+}
+
+char *ts_peers(void)
+{
+	char *p = xasprintf("%s/tests/peers/node_modules", BELAY_SOURCE_DIR);
+	char *probe = xasprintf("%s/@modelcontextprotocol/sdk/package.json", p);
+	int ok = access(probe, R_OK) == 0;
+	free(probe);
+	if (!ok) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int ts_sh(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *cmd = xvasprintf(fmt, ap);
+	va_end(ap);
+	int st = system(cmd);
+	free(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

@@ -1,0 +1,31 @@
+/* tsupport.h - helpers for belay's Criterion tests: scratch dirs on tmpfs, running a
+ * command with stdin and captured output, finding the trace a run wrote. */
+#ifndef BELAY_TESTS_TSUPPORT_H
+#define BELAY_TESTS_TSUPPORT_H
+#include <stddef.h>
+
+struct ts_out {
+	char *out, *err; /* NUL-terminated, owned */
+	size_t out_len, err_len;
+	int status;      /* exit code, or 128+signal, or -1 on timeout */
+	int timed_out;
+};
+
+/* A fresh scratch directory (tmpfs when available). Caller frees; ts_rmtree removes. */
+char *ts_tmpdir(const char *tag);
+void ts_rmtree(const char *path);
+/* Runs argv (NULL-terminated) with stdin fed from in[0..in_len), optional env additions
+ * ("K=V", NULL-terminated, may be NULL), cwd (may be NULL). Waits up to timeout_s. */
+int ts_run(const char *const *argv, const char *const *env, const char *cwd, const char *in, size_t in_len,
+	   int timeout_s, struct ts_out *out);
+void ts_out_free(struct ts_out *o);
+char *ts_read_file(const char *path, size_t *len);
+void ts_write_file(const char *path, const char *data, size_t len);
+/* The only trace-*.jsonl in dir (new string) or NULL. */
+char *ts_find_trace(const char *dir);
+/* tests/peers/node_modules path (new string), or NULL when the npm peers are not installed. */
+char *ts_peers(void);
+/* Runs a shell command line, returns its exit status. */
+int ts_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

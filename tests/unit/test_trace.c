@@ -1,0 +1,279 @@
+/* test_trace.c - trace writer and reader: permissions, gapless seq, deferred records,
+ * byte-exact frames, strict reading, and recording failures that stay contained. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/trace_reader.h"
+#include "engine/trace_writer.h"
+#include "tsupport.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = ts_tmpdir("trace");
+}
+
+static void teardown(void)
+{
+	ts_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(trace, .init = setup, .fini = teardown);
+
+static struct trace *write_and_read(void (*body)(struct trace_writer *w))
+{
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *tdir = fs_join(dir, "t");
+	cr_assert_eq(trace_writer_open(tdir, NULL, &w, &e), 0, "%s", e.msg);
+	char *path = xstrdup(trace_writer_path(w));
+	body(w);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	struct trace *t = NULL;
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	free(path);
+	free(tdir);
+	return t;
+}
+
+static void body_simple(struct trace_writer *w)
+{
+	trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
+	trace_writer_frame(w, "s2c", "\xff\xfe", 2, 2, 0, NULL, NULL, NULL);
+}
+
+Test(trace, file_is_private_and_exclusive)
+{
+	struct trace *t = write_and_read(body_simple);
+	struct stat st;
+	cr_assert_eq(stat(t->path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	char *tdir = fs_join(dir, "t");
+	cr_assert_eq(stat(tdir, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0700, "a directory the writer creates is 0700");
+	/* O_EXCL: an existing file is never adopted. */
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	cr_assert_neq(trace_writer_open_path(t->path, NULL, &w, &e), 0);
+	cr_assert(strstr(e.msg, "File exists"), "%s", e.msg);
+	free(tdir);
+	trace_free(t);
+}
+
+Test(trace, envelope_and_frames_round_trip)
+{
+	struct trace *t = write_and_read(body_simple);
+	cr_assert_eq(t->n, 4);
+	cr_assert_str_eq(t->recs[0].kind, "connection_window");
+	cr_assert_str_eq(t->recs[3].kind, "connection_window");
+	cr_assert(t->has_open && t->has_close);
+	const struct trace_record *f1 = &t->recs[1], *f2 = &t->recs[2];
+	cr_assert(f1->is_frame && f2->is_frame);
+	cr_assert_eq(f1->seq, 1);
+	cr_assert_eq(f1->dir, 0);
+	cr_assert_eq(memcmp(f1->bytes, "{\"id\":1}", 8), 0);
+	cr_assert_str_eq(jx_str(f1->obj, "canonical_form"), "rfc8785");
+	/* Not UTF-8: bytes kept exactly, no canonical hash or form (always null together). */
+	cr_assert_eq(f2->len, 2);
+	cr_assert_eq(memcmp(f2->bytes, "\xff\xfe", 2), 0);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(f2->obj, "hash_canonical")));
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(f2->obj, "canonical_form")));
+	cr_assert_str_eq(jx_str(f2->state_handle, "status"), "absent");
+	cr_assert_str_eq(jx_str(f1->obj, "observation_point"), "proxy");
+	cr_assert_eq(strlen(f1->t_in), 32, "t_in is ISO-8601 UTC with microseconds: %s", f1->t_in);
+	trace_free(t);
+}
+
+Test(trace, hashes_are_stable_across_runs)
+{
+	struct trace *a = write_and_read(body_simple);
+	struct trace *b = write_and_read(body_simple);
+	for (int i = 1; i <= 2; i++) {
+		cr_assert_str_eq(jx_str(a->recs[i].obj, "hash_raw"), jx_str(b->recs[i].obj, "hash_raw"));
+	}
+	cr_assert_str_eq(jx_str(a->recs[1].obj, "hash_canonical"), jx_str(b->recs[1].obj, "hash_canonical"));
+	trace_free(a);
+	trace_free(b);
+}
+
+static void body_truncated(struct trace_writer *w)
+{
+	trace_writer_frame(w, "c2s", "0123456789", 10, 5000, 1, NULL, NULL, NULL);
+}
+
+Test(trace, truncated_frame_keeps_its_length)
+{
+	struct trace *t = write_and_read(body_truncated);
+	cr_assert(t->recs[1].truncated);
+	cr_assert_eq(t->recs[1].len, 10);
+	cr_assert_eq(t->recs[1].total, 5000);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(t->recs[1].obj, "hash_canonical")));
+	trace_free(t);
+}
+
+static struct trace_rec *deferred;
+
+static void body_deferred(struct trace_writer *w)
+{
+	trace_writer_frame(w, "c2s", "{\"a\":1}", 7, 7, 0, NULL, NULL, &deferred);
+	trace_writer_frame(w, "s2c", "{\"b\":2}", 7, 7, 0, NULL, NULL, NULL);
+	usleep(100 * 1000); /* the writer must hold the later record back meanwhile */
+	cJSON *h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "status", "present");
+	cJSON_AddStringToObject(h, "handle", "abc");
+	trace_writer_set_handle(w, deferred, h);
+}
+
+Test(trace, deferred_record_keeps_its_seq_and_order)
+{
+	struct trace *t = write_and_read(body_deferred);
+	cr_assert_eq(t->recs[1].seq, 1);
+	cr_assert_str_eq(jx_str(t->recs[1].state_handle, "handle"), "abc");
+	cr_assert_eq(t->recs[2].seq, 2);
+	trace_free(t);
+}
+
+static void body_unresolved(struct trace_writer *w)
+{
+	trace_writer_frame(w, "c2s", "{\"a\":1}", 7, 7, 0, NULL, NULL, &deferred);
+}
+
+Test(trace, unresolved_deferred_record_is_named_at_close)
+{
+	struct trace *t = write_and_read(body_unresolved);
+	cr_assert_str_eq(jx_str(t->recs[1].state_handle, "status"), "unrestorable");
+	cr_assert_str_eq(jx_str(t->recs[1].state_handle, "cause"), "UNRESTORABLE_SNAPSHOT_FAILED");
+	trace_free(t);
+}
+
+static void *adder(void *arg)
+{
+	struct trace_writer *w = arg;
+	for (int i = 0; i < 5000; i++)
+		trace_writer_frame(w, i % 2 ? "c2s" : "s2c", "{\"x\":[1,2,3]}", 13, 13, 0, NULL, NULL, NULL);
+	return NULL;
+}
+
+static void body_concurrent(struct trace_writer *w)
+{
+	pthread_t a, b;
+	pthread_create(&a, NULL, adder, w);
+	pthread_create(&b, NULL, adder, w);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+}
+
+Test(trace, seq_is_gapless_and_unique_under_concurrency)
+{
+	struct trace *t = write_and_read(body_concurrent); /* validate checks gapless order */
+	cr_assert_eq(t->n, 10002);
+	for (size_t i = 0; i < t->n; i++)
+		cr_assert_eq(t->recs[i].seq, (int64_t)i);
+	trace_free(t);
+}
+
+static char *write_lines(const char *name, const char *text)
+{
+	char *p = fs_join(dir, name);
+	ts_write_file(p, text, strlen(text));
+	return p;
+}
+
+#define OPEN_LINE "{\"v\":1,\"kind\":\"connection_window\",\"phase\":\"open\",\"seq\":0,\"t_in\":\"x\"}\n"
+
+Test(trace, unknown_kinds_and_versions_are_skipped_and_reported)
+{
+	char *p = write_lines("a.jsonl", OPEN_LINE
+			      "{\"v\":1,\"kind\":\"claim\",\"text\":\"done\",\"seq\":1}\n"
+			      "{\"v\":2,\"kind\":\"frame\",\"seq\":2}\n");
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(t->nskips, 2);
+	cr_assert_str_eq(t->skips[0].reason, "unknown kind 'claim'");
+	cr_assert_eq(t->skips[0].line, 2);
+	cr_assert_str_eq(t->skips[1].reason, "version 2");
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	trace_free(t);
+	free(p);
+}
+
+static void expect_read_error(const char *text, const char *needle)
+{
+	char *p = write_lines("bad.jsonl", text);
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_neq(trace_read(p, &t, &e), 0, "should refuse: %s", text);
+	cr_assert(strstr(e.msg, needle), "error '%s' should mention '%s'", e.msg, needle);
+	free(p);
+}
+
+Test(trace, corrupt_input_is_a_named_error_with_its_line)
+{
+	expect_read_error(OPEN_LINE "not json\n", "bad.jsonl:2: not a JSON object");
+	expect_read_error(OPEN_LINE "[1,2]\n", ":2: not a JSON object");
+	expect_read_error(OPEN_LINE "{\"kind\":\"frame\",\"seq\":1}\n", ":2: record lacks an integer \"v\"");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"seq\":1", ":2: last line is truncated");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"c2s\",\"raw\":\"eyJ9\",\"hash_raw\":\"sha256:00\","
+				    "\"seq\":1}\n",
+			  ":2: frame \"hash_raw\" does not match");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"up\",\"raw\":\"\",\"seq\":1}\n", ":2: frame has no valid \"dir\"");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"c2s\",\"raw\":\"***\",\"seq\":1}\n", "not valid base64");
+	expect_read_error("", "empty file");
+}
+
+Test(trace, validation_names_gaps_and_order)
+{
+	struct err e = {0};
+	struct trace *t = NULL;
+	char *p = write_lines("gap.jsonl", OPEN_LINE "{\"v\":1,\"kind\":\"denial\",\"seq\":2}\n");
+	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
+	cr_assert_neq(trace_validate(t, &e), 0);
+	cr_assert(strstr(e.msg, ":2: seq 2 where 1 was expected"), "%s", e.msg);
+	trace_free(t);
+	free(p);
+	p = write_lines("first.jsonl", "{\"v\":1,\"kind\":\"denial\",\"seq\":0}\n");
+	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
+	cr_assert_neq(trace_validate(t, &e), 0);
+	cr_assert(strstr(e.msg, "first record is not connection_window open"), "%s", e.msg);
+	trace_free(t);
+	free(p);
+}
+
+static void body_flood(struct trace_writer *w)
+{
+	static char payload[2048];
+	memset(payload, 'x', sizeof payload);
+	for (int i = 0; i < 200; i++)
+		trace_writer_frame(w, "c2s", payload, sizeof payload, sizeof payload, 0, NULL, NULL, NULL);
+}
+
+Test(trace, write_failure_is_contained_and_reported)
+{
+	/* A file-size limit makes write(2) fail with EFBIG part-way (SIGXFSZ ignored). */
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit rl = {8192, 8192};
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *tdir = fs_join(dir, "t");
+	cr_assert_eq(trace_writer_open(tdir, NULL, &w, &e), 0, "%s", e.msg);
+	body_flood(w);
+	int rc = trace_writer_close(w, &e);
+	cr_assert_neq(rc, 0, "close reports the lost records");
+	cr_assert(strstr(e.msg, "record(s) not written"), "%s", e.msg);
+	free(tdir);
+}
