@@ -225,10 +225,12 @@ static void *writer_main(void *arg)
 
 /*==== owner side ====*/
 
-static void enqueue(struct trace_writer *w, struct trace_rec *r)
+/* Assigns the seq and queues r; r belongs to the writer thread afterwards (it may be freed
+ * at once unless it is deferred), so the seq is returned. */
+static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 {
 	pthread_mutex_lock(&w->mu);
-	r->seq = w->next_seq++;
+	uint64_t seq = r->seq = w->next_seq++;
 	if (w->tail)
 		w->tail->next = r;
 	else
@@ -240,6 +242,7 @@ static void enqueue(struct trace_writer *w, struct trace_rec *r)
 	if (r->ready)
 		pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	return seq;
 }
 
 static int start(char *path, int fd, const struct trace_writer_opts *o, struct trace_writer **out, struct err *e)
@@ -333,8 +336,7 @@ uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char 
 	r->cost = len + 256;
 	if (defer)
 		*defer = r;
-	enqueue(w, r);
-	return r->seq;
+	return enqueue(w, r);
 }
 
 void trace_writer_set_handle(struct trace_writer *w, struct trace_rec *r, cJSON *handle)
@@ -355,8 +357,7 @@ uint64_t trace_writer_add(struct trace_writer *w, const char *kind, cJSON *field
 	r->ready = 1;
 	r->cost = 256;
 	clock_gettime(CLOCK_REALTIME, &r->t_in);
-	enqueue(w, r);
-	return r->seq;
+	return enqueue(w, r);
 }
 
 uint64_t trace_writer_capture_error(struct trace_writer *w, const char *dir, const char *cause)

@@ -17,6 +17,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "engine/trace_reader.h"
 
 char *ts_tmpdir(const char *tag)
 {
@@ -211,4 +212,38 @@ int ts_sh(const char *fmt, ...)
 	int st = system(cmd);
 	free(cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+size_t ts_expected_frames(const char *s, size_t n, struct buf *joined)
+{
+	size_t count = 0, start = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\n')
+			continue;
+		size_t len = i - start;
+		if (!(len == 0 || (len == 1 && s[start] == '\r'))) {
+			buf_append(joined, s + start, len);
+			buf_putc(joined, '\n');
+			count++;
+		}
+		start = i + 1;
+	}
+	return count;
+}
+
+void ts_trace_frames(const char *trace_path, int dir_wanted, struct buf *joined, size_t *count)
+{
+	struct trace *t = NULL;
+	struct err e = {0};
+	if (trace_read(trace_path, &t, &e) != 0 || trace_validate(t, &e) != 0)
+		FATAL("trace %s: %s", trace_path, e.msg);
+	*count = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->recs[i].is_frame || t->recs[i].dir != dir_wanted)
+			continue;
+		buf_append(joined, t->recs[i].bytes, t->recs[i].len);
+		buf_putc(joined, '\n');
+		(*count)++;
+	}
+	trace_free(t);
 }

@@ -4,6 +4,8 @@
 #define BELAY_TESTS_TSUPPORT_H
 #include <stddef.h>
 
+#include "common/buf.h"
+
 struct ts_out {
 	char *out, *err; /* NUL-terminated, owned */
 	size_t out_len, err_len;
@@ -25,6 +27,12 @@ void ts_write_file(const char *path, const char *data, size_t len);
 char *ts_find_trace(const char *dir);
 /* tests/peers/node_modules path (new string), or NULL when the npm peers are not installed. */
 char *ts_peers(void);
+/* The frames a correct framer must find in s (reference splitter, no cap), joined with
+ * '\n' into joined; returns their count. */
+size_t ts_expected_frames(const char *s, size_t n, struct buf *joined);
+/* The recorded frames of one direction (0 = c2s) of a trace, joined with '\n'; asserts the
+ * trace reads and validates. */
+void ts_trace_frames(const char *trace_path, int dir, struct buf *joined, size_t *count);
 /* Runs a shell command line, returns its exit status. */
 int ts_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -81,41 +81,6 @@ static void random_stream(struct buf *b, unsigned seed, size_t approx)
 		buf_puts(b, "{\"unterminated\":true}");
 }
 
-/* The frames a correct framer must see in s (reference implementation, no cap). */
-static size_t expected_frames(const char *s, size_t n, struct buf *joined)
-{
-	size_t count = 0, start = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] != '\n')
-			continue;
-		size_t len = i - start;
-		if (!(len == 0 || (len == 1 && s[start] == '\r'))) {
-			buf_append(joined, s + start, len);
-			buf_putc(joined, '\n');
-			count++;
-		}
-		start = i + 1;
-	}
-	return count;
-}
-
-static void trace_frames(const char *trace_path, int dir_wanted, struct buf *joined, size_t *count)
-{
-	struct trace *t = NULL;
-	struct err e = {0};
-	cr_assert_eq(trace_read(trace_path, &t, &e), 0, "%s", e.msg);
-	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
-	*count = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		if (!t->recs[i].is_frame || t->recs[i].dir != dir_wanted)
-			continue;
-		buf_append(joined, t->recs[i].bytes, t->recs[i].len);
-		buf_putc(joined, '\n');
-		(*count)++;
-	}
-	trace_free(t);
-}
-
 struct diff_run {
 	struct ts_out out;
 	char *in_seen;
@@ -164,8 +129,8 @@ Test(proxy, differential_random_streams_are_byte_identical_both_ways)
 		for (int d = 0; d < 2; d++) {
 			struct buf want = {0}, got = {0};
 			const struct buf *src = d == 0 ? &up : &down;
-			size_t nwant = expected_frames(src->p, src->len, &want), ngot = 0;
-			trace_frames(trace, d, &got, &ngot);
+			size_t nwant = ts_expected_frames(src->p, src->len, &want), ngot = 0;
+			ts_trace_frames(trace, d, &got, &ngot);
 			cr_assert_eq(ngot, nwant, "seed %u dir %d: frame count", seed, d);
 			cr_assert_eq(got.len, want.len);
 			cr_assert_eq(memcmp(got.p, want.p, want.len), 0, "seed %u dir %d: recorded frames differ", seed, d);

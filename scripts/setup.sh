@@ -1,0 +1,35 @@
+#!/bin/bash
+# scripts/setup.sh - idempotent setup on Debian 12 (run as root): installs the Debian
+# packages belay builds and tests with, the pinned npm test peers (npm ci in tests/peers),
+# and builds belay into build/. Safe to run again; it only does what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+PKGS=(build-essential cmake pkg-config git
+      libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev
+      nodejs npm python3 tmux util-linux iproute2 attr valgrind)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node and npm may come from elsewhere (a newer node on PATH); then skip Debian's.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  tmp=(); for p in "${missing[@]}"; do [[ $p == nodejs || $p == npm ]] || tmp+=("$p"); done; missing=("${tmp[@]}")
+fi
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm peers, pinned by tests/peers/package-lock.json.
+if ! cmp -s tests/peers/package-lock.json tests/peers/node_modules/.package-lock.json 2>/dev/null; then
+  echo "setup: installing the pinned npm test peers (npm ci)"
+  (cd tests/peers && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)" >/dev/null
+echo "setup: built $ROOT/build/belay"
