@@ -3,6 +3,7 @@
 #include "common/jcs.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,25 +70,49 @@ void jcs_number(double d, char out[32])
 	*o = '\0';
 }
 
+/* 1 if any of the 8 bytes in w is below 0x20, '"' or '\\' (SWAR). */
+static int word_needs_escape(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+	return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs ? 1 : 0;
+}
+
 static void put_string(struct buf *out, const char *s)
 {
+	size_t n = strlen(s), i = 0, run = 0;
+	buf_reserve(out, n + 2);
 	buf_putc(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"': buf_puts(out, "\\\""); break;
-		case '\\': buf_puts(out, "\\\\"); break;
-		case '\b': buf_puts(out, "\\b"); break;
-		case '\f': buf_puts(out, "\\f"); break;
-		case '\n': buf_puts(out, "\\n"); break;
-		case '\r': buf_puts(out, "\\r"); break;
-		case '\t': buf_puts(out, "\\t"); break;
-		default:
-			if (*p < 0x20)
-				buf_printf(out, "\\u%04x", *p);
-			else
-				buf_putc(out, (char)*p);
+	while (i < n) {
+		if (i + 8 <= n) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (!word_needs_escape(w)) {
+				i += 8;
+				continue;
+			}
+		}
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		if (i > run)
+			buf_append(out, s + run, i - run);
+		run = ++i;
+		switch (c) {
+		case '"': buf_append(out, "\\\"", 2); break;
+		case '\\': buf_append(out, "\\\\", 2); break;
+		case '\b': buf_append(out, "\\b", 2); break;
+		case '\f': buf_append(out, "\\f", 2); break;
+		case '\n': buf_append(out, "\\n", 2); break;
+		case '\r': buf_append(out, "\\r", 2); break;
+		case '\t': buf_append(out, "\\t", 2); break;
+		default: buf_printf(out, "\\u%04x", c);
 		}
 	}
+	if (n > run)
+		buf_append(out, s + run, n - run);
 	buf_putc(out, '"');
 }
 
@@ -209,11 +234,7 @@ int jcs_serialize(const cJSON *v, struct buf *out)
 
 static int has_escaped_nul(const char *s, size_t n)
 {
-	for (size_t i = 0; i + 6 <= n; i++)
-		if (s[i] == '\\' && s[i + 1] == 'u' && s[i + 2] == '0' && s[i + 3] == '0' && s[i + 4] == '0' &&
-		    s[i + 5] == '0')
-			return 1;
-	return 0;
+	return memmem(s, n, "\\u0000", 6) != NULL;
 }
 
 int jcs_canonicalize(const char *json, size_t n, struct buf *out)

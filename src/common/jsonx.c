@@ -2,6 +2,7 @@
 #include "common/jsonx.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,16 @@ int utf8_valid(const char *str, size_t n)
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
 	while (i < n) {
+		/* ASCII fast path, 8 bytes at a time. */
+		while (i + 8 <= n) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (w & 0x8080808080808080ull)
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
 		unsigned c = s[i];
 		if (c < 0x80) {
 			i++;

@@ -20,6 +20,9 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 
+#define POLL_NS 1000000L            /* writer poll period while traffic flows (1 ms) */
+#define WAKE_BACKLOG ((size_t)1 << 20) /* wake the writer at once above this backlog */
+
 struct trace_rec {
 	struct trace_rec *next;
 	uint64_t seq;
@@ -50,6 +53,7 @@ struct trace_writer {
 	size_t backlog;
 	int was_high;
 	int closing, closed_added;
+	int idle; /* the writer sleeps until signalled (else it polls every POLL_NS while busy) */
 	int failed;
 	uint64_t dropped;
 };
@@ -141,24 +145,36 @@ static void *writer_main(void *arg)
 	const uint64_t window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (!(w->head && w->head->ready) && !w->closing) {
-			if (unsynced == 0) {
+		/* Adding a record does not wake this thread (a futex wake per frame would cost the
+		 * forwarding path a cross-CPU wakeup); while traffic flows the writer polls every
+		 * POLL_NS instead, and sleeps untimed only after a few empty polls. */
+		int empty_polls = 0;
+		for (;;) {
+			if ((w->head && w->head->ready) || w->closing)
+				break;
+			uint64_t now = time_mono_ns();
+			if (unsynced && now - first_unsynced_ns >= window_ns)
+				break;
+			if (!unsynced && empty_polls >= 3) {
+				w->idle = 1;
 				pthread_cond_wait(&w->cv, &w->mu);
+				w->idle = 0;
+				empty_polls = 0;
 				continue;
 			}
-			uint64_t now = time_mono_ns();
-			if (now - first_unsynced_ns >= window_ns)
-				break;
-			uint64_t left = window_ns - (now - first_unsynced_ns);
+			uint64_t wait = POLL_NS;
+			if (unsynced && window_ns - (now - first_unsynced_ns) < wait)
+				wait = window_ns - (now - first_unsynced_ns);
 			struct timespec until;
 			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += (time_t)(left / 1000000000u);
-			until.tv_nsec += (long)(left % 1000000000u);
-			if (until.tv_nsec >= 1000000000L) {
+			until.tv_nsec += (long)wait;
+			while (until.tv_nsec >= 1000000000L) {
 				until.tv_sec++;
 				until.tv_nsec -= 1000000000L;
 			}
 			pthread_cond_timedwait(&w->cv, &w->mu, &until);
+			if (!(w->head && w->head->ready))
+				empty_polls++;
 		}
 		/* Take the ready prefix of the queue. */
 		struct trace_rec *batch = NULL, **bt = &batch;
@@ -239,7 +255,7 @@ static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 	w->backlog += r->cost;
 	if (w->backlog > w->o.backlog_high)
 		w->was_high = 1;
-	if (r->ready)
+	if (r->ready && (w->idle || w->backlog > WAKE_BACKLOG))
 		pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	return seq;
@@ -345,7 +361,8 @@ void trace_writer_set_handle(struct trace_writer *w, struct trace_rec *r, cJSON 
 	cJSON_Delete(r->handle);
 	r->handle = handle;
 	r->ready = 1;
-	pthread_cond_signal(&w->cv);
+	if (w->idle)
+		pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
 
