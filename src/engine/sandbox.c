@@ -1,24 +1,27 @@
-/* sandbox.c - containment; the real implementation lands with issue 3. Until then a
- * scope is refused by name, never ignored. */
+/* sandbox.c - the contained-server spec (scope, private temp dir, network policy) and how
+ * a session spawns through the launcher. Loop thread. See sandbox.h and sandbox_launch.c. */
 #include "engine/sandbox.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/fsutil.h"
+#include "common/hash.h"
+#include "common/xalloc.h"
 #include "engine/session_internal.h"
 
-int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_network net, struct err *e)
-{
-	(void)sp;
-	(void)scope;
-	(void)net;
-	return err_set(e, BELAY_ESANDBOX, "containment is not available in this build");
-}
-
-void sandbox_spec_done(struct sandbox_spec *sp)
-{
-	(void)sp;
-}
+struct sandbox_spawn {
+	int parent_sock, child_sock;
+	char *scope, *tmp;
+	int deny;
+};
 
 int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *e)
 {
@@ -31,32 +34,147 @@ int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *
 	return 0;
 }
 
+/* The private temp dir: <tmp>/belay-tmp-<16 hex of sha256(scope)>, 0700, ours, not a link. */
+static int prepare_tmpdir(const char *scope, char **out, struct err *e)
+{
+	uint8_t d[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1];
+	sha256(scope, strlen(scope), d);
+	hex_encode(d, 8, hex);
+	const char *base = getenv("BELAY_SANDBOX_TMP_BASE");
+	if (!base || !*base)
+		base = "/tmp";
+	char *rbase = realpath(base, NULL);
+	if (!rbase)
+		return err_set(e, -errno, "temp base %s: %s", base, strerror(errno));
+	char *path = xasprintf("%s/belay-tmp-%s", rbase, hex);
+	free(rbase);
+	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+		int rc = err_set(e, -errno, "cannot create the sandbox temp dir %s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	struct stat st;
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		int rc = err_set(e, BELAY_EREFUSED,
+				 "refusing the sandbox temp dir %s: it is not a real directory owned by us", path);
+		free(path);
+		return rc;
+	}
+	if ((st.st_mode & 07777) != 0700) {
+		int rc = err_set(e, BELAY_EREFUSED, "refusing the sandbox temp dir %s: mode %04o, not 0700", path,
+				 (unsigned)(st.st_mode & 07777));
+		free(path);
+		return rc;
+	}
+	*out = path;
+	return 0;
+}
+
+int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_network net, struct err *e)
+{
+	memset(sp, 0, sizeof *sp);
+	char *real = realpath(scope, NULL);
+	if (!real)
+		return err_set(e, -errno, "scope %s: %s", scope, strerror(errno));
+	struct stat st;
+	if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(real);
+		return err_set(e, BELAY_EINVAL, "scope %s is not a directory", scope);
+	}
+	if (strcmp(real, "/") == 0) {
+		free(real);
+		return err_set(e, BELAY_EREFUSED, "refusing / as a scope (it would make everything writable)");
+	}
+	int rc = prepare_tmpdir(real, &sp->tmpdir, e);
+	if (rc) {
+		free(real);
+		return rc;
+	}
+	sp->scope = real;
+	sp->network = net;
+	return 0;
+}
+
+void sandbox_spec_done(struct sandbox_spec *sp)
+{
+	free(sp->scope);
+	free(sp->tmpdir);
+	memset(sp, 0, sizeof *sp);
+}
+
 int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
 			  char *const *argv, struct session_spawn *sp, struct err *e)
 {
-	(void)spec;
-	(void)launcher;
-	(void)exe;
-	(void)argv;
-	(void)sp;
-	return err_set(e, BELAY_ESANDBOX, "containment is not available in this build");
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return err_set(e, -errno, "cannot create the supervisor channel: %s", strerror(errno));
+	struct sandbox_spawn *p = xcalloc(1, sizeof *p);
+	p->parent_sock = sv[0];
+	p->child_sock = sv[1];
+	p->scope = xstrdup(spec->scope);
+	p->tmp = xstrdup(spec->tmpdir);
+	p->deny = spec->network == SANDBOX_NET_DENY;
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	const char *fixed[] = {"belay", "__launch", "--scope", spec->scope, "--tmp", spec->tmpdir, "--net",
+			       p->deny ? "deny" : "allow", "--status-fd", "3", "--", exe};
+	size_t nf = sizeof fixed / sizeof fixed[0];
+	sp->args = xcalloc(nf + n + 1, sizeof *sp->args);
+	for (size_t i = 0; i < nf; i++)
+		sp->args[i] = xstrdup(fixed[i]);
+	for (size_t i = 0; i < n; i++)
+		sp->args[nf + i] = xstrdup(argv[i]);
+	sp->file = xstrdup(launcher);
+	sp->extra_fd = sv[1];
+	sp->priv = p;
+	return 0;
+}
+
+int sandbox_spawn_take_channel(void *priv)
+{
+	struct sandbox_spawn *p = priv;
+	close(p->child_sock);
+	p->child_sock = -1;
+	int fd = p->parent_sock;
+	p->parent_sock = -1;
+	return fd;
+}
+
+const char *sandbox_spawn_scope(const void *priv)
+{
+	return ((const struct sandbox_spawn *)priv)->scope;
+}
+
+const char *sandbox_spawn_tmp(const void *priv)
+{
+	return ((const struct sandbox_spawn *)priv)->tmp;
+}
+
+int sandbox_spawn_denies_network(const void *priv)
+{
+	return ((const struct sandbox_spawn *)priv)->deny;
 }
 
 void sandbox_describe(const void *priv, cJSON *record)
 {
-	(void)priv;
-	(void)record;
+	const struct sandbox_spawn *p = priv;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "scope", p->scope);
+	cJSON_AddStringToObject(o, "tmpdir", p->tmp);
+	cJSON_AddStringToObject(o, "network", p->deny ? "deny" : "allow");
+	cJSON_AddItemToObject(record, "sandbox", o);
 }
 
 void sandbox_spawn_free(void *priv)
 {
-	(void)priv;
-}
-
-int sandbox_launch_main(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "belay: refusing to run unsandboxed: containment is not available in this build\n");
-	return 2;
+	struct sandbox_spawn *p = priv;
+	if (p->parent_sock >= 0)
+		close(p->parent_sock);
+	if (p->child_sock >= 0)
+		close(p->child_sock);
+	free(p->scope);
+	free(p->tmp);
+	free(p);
 }

@@ -29,6 +29,12 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 			  char *const *argv, struct session_spawn *sp, struct err *e);
 void sandbox_describe(const void *priv, cJSON *record);
 void sandbox_spawn_free(void *priv);
+/* After a successful spawn: closes the child's end of the supervisor channel and hands our
+ * end to the caller (who starts the supervisor with it). */
+int sandbox_spawn_take_channel(void *priv);
+const char *sandbox_spawn_scope(const void *priv); /* borrowed */
+const char *sandbox_spawn_tmp(const void *priv);   /* borrowed */
+int sandbox_spawn_denies_network(const void *priv);
 
 /* The launcher stage: called by main() for "belay __launch"; never returns on success
  * (execs the server); on any failure prints "belay: refusing to run unsandboxed: ..."

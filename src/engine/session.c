@@ -15,6 +15,8 @@
 #include "common/xalloc.h"
 #include "engine/framer.h"
 #include "engine/model.h"
+#include "engine/sandbox.h"
+#include "engine/sandbox_supervisor.h"
 #include "engine/session_internal.h"
 #include "engine/trace_writer.h"
 
@@ -66,13 +68,80 @@ static void capture_error(struct session *s, int dir, const char *name, const ch
 	session_record(s, "capture_error", f);
 }
 
+/*==== the inbox: records from other threads ====*/
+
+struct inbox_item {
+	struct inbox_item *next;
+	char kind[32];
+	cJSON *fields;
+};
+
+void session_post(void *session, const char *kind, cJSON *fields)
+{
+	struct session *s = session;
+	struct inbox_item *it = xcalloc(1, sizeof *it);
+	snprintf(it->kind, sizeof it->kind, "%s", kind);
+	it->fields = fields;
+	pthread_mutex_lock(&s->inbox_mu);
+	*s->inbox_tail = it;
+	s->inbox_tail = &it->next;
+	pthread_mutex_unlock(&s->inbox_mu);
+	uv_async_send(&s->drain_async);
+}
+
+static void on_sandbox_status(struct session *s, const cJSON *f)
+{
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "ok"))) {
+		s->hold_c2s = 0;
+		return;
+	}
+	/* The launcher refused (and exits 2 without exec); say so once, plainly. */
+	const char *layer = jx_str(f, "layer"), *why = jx_str(f, "error");
+	fprintf(stderr, "belay: containment failed (%s: %s); the server was not started\n", layer ? layer : "?",
+		why ? why : "?");
+}
+
+static void drain_inbox(struct session *s)
+{
+	pthread_mutex_lock(&s->inbox_mu);
+	struct inbox_item *it = s->inbox_head;
+	s->inbox_head = NULL;
+	s->inbox_tail = &s->inbox_head;
+	pthread_mutex_unlock(&s->inbox_mu);
+	while (it) {
+		struct inbox_item *next = it->next;
+		if (!strcmp(it->kind, "sandbox")) {
+			on_sandbox_status(s, it->fields);
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it->fields, "ok"))) {
+				/* The earlier harness's record, for readers that know only it. */
+				cJSON *np = cJSON_CreateObject();
+				const char *net = jx_str(it->fields, "network");
+				cJSON_AddStringToObject(np, "policy", net && !strcmp(net, "allow") ? "allow-all" : "deny-all");
+				cJSON_AddItemToObject(np, "ports", cJSON_CreateArray());
+				session_record(s, it->kind, it->fields);
+				session_record(s, "network_policy", np);
+			} else {
+				session_record(s, it->kind, it->fields);
+			}
+		} else {
+			session_record(s, it->kind, it->fields);
+		}
+		free(it);
+		it = next;
+	}
+}
+
 /*==== flow control ====*/
 
 static void update_reading(struct session *s);
 
 static void drain_async_cb(uv_async_t *a)
 {
-	update_reading(a->data);
+	struct session *s = a->data;
+	if (s->finished)
+		return;
+	drain_inbox(s);
+	update_reading(s);
 }
 
 static void writer_drained(void *ctx)
@@ -85,7 +154,7 @@ static void writer_drained(void *ctx)
 static void update_reading(struct session *s)
 {
 	int recorder_ok = !s->tw || !trace_writer_over_high(s->tw);
-	int c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin &&
+	int c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin && !s->hold_c2s &&
 		     endpoint_queued(s->sin) < QUEUE_HIGH && !session_gate_blocks_reading(s);
 	int s2c_ok = recorder_ok && !s->server_out_eof && (s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
 	if (c2s_ok && !s->c2s_reading) {
@@ -266,16 +335,21 @@ static void stderr_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 
 /*==== ending ====*/
 
-static void handle_closed(uv_handle_t *h)
+void session_unref(struct session *s)
 {
-	struct session *s = h->data;
 	if (--s->open_handles == 0) {
 		session_gate_free(s);
 		for (int d = 0; d < 2; d++)
 			framer_done(&s->fr[d]);
+		pthread_mutex_destroy(&s->inbox_mu);
 		free(s->trace_path);
 		free(s);
 	}
+}
+
+static void handle_closed(uv_handle_t *h)
+{
+	session_unref(h->data);
 }
 
 static void close_own(struct session *s, uv_handle_t *h)
@@ -329,9 +403,14 @@ static void drain_timer_cb(uv_timer_t *t)
 
 static void finish(struct session *s)
 {
-	s->finished = 1;
 	uv_timer_stop(&s->kill_timer);
 	uv_timer_stop(&s->drain_timer);
+	if (s->sup) {
+		sandbox_supervisor_stop(s->sup);
+		s->sup = NULL;
+	}
+	drain_inbox(s);
+	s->finished = 1;
 	session_gate_finish(s);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "phase", "exit");
@@ -462,6 +541,9 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	s->cout = cout;
 	s->gate = o->gate;
 	s->start_ns = time_mono_ns();
+	atomic_store(&s->turn_seq, -1);
+	pthread_mutex_init(&s->inbox_mu, NULL);
+	s->inbox_tail = &s->inbox_head;
 	for (int d = 0; d < 2; d++)
 		framer_init(&s->fr[d], o->frame_cap);
 
@@ -479,22 +561,27 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 
 	/* Spawn. With a sandbox the child is belay itself in launcher mode (see sandbox.h). */
 	uv_pipe_t *pin = new_pipe(loop), *pout = new_pipe(loop), *perr = new_pipe(loop);
-	uv_stdio_container_t stdio[3] = {
+	uv_stdio_container_t stdio[4] = {
 		{.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)pin},
 		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)pout},
 		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)perr},
+		{.flags = UV_IGNORE},
 	};
 	struct session_spawn sp = {0};
 	rc = session_prepare_spawn(s, exe, &sp, e);
 	if (rc)
 		goto fail_pipes;
+	if (sp.extra_fd >= 0) {
+		stdio[3].flags = UV_INHERIT_FD;
+		stdio[3].data.fd = sp.extra_fd;
+	}
 	uv_process_options_t po = {
 		.exit_cb = exit_cb,
 		.file = sp.file,
 		.args = sp.args,
 		.env = sp.env,
 		.cwd = o->cwd,
-		.stdio_count = 3,
+		.stdio_count = sp.extra_fd >= 0 ? 4 : 3,
 		.stdio = stdio,
 	};
 	s->proc.data = s;
@@ -507,6 +594,26 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	}
 	s->pid = s->proc.pid;
 	s->open_handles = 4; /* proc, kill_timer, drain_timer, drain_async */
+	if (sp.priv) {
+		/* Contained: the supervisor takes over the launcher's channel; client bytes wait
+		 * until it reports that every layer is installed. */
+		struct sandbox_supervisor_opts so = {
+			.sock = sandbox_spawn_take_channel(sp.priv),
+			.launcher_pid = s->pid,
+			.scope = sandbox_spawn_scope(sp.priv),
+			.tmp = sandbox_spawn_tmp(sp.priv),
+			.deny_network = sandbox_spawn_denies_network(sp.priv),
+			.turn_seq = &s->turn_seq,
+			.post = session_post,
+			.ctx = s,
+		};
+		s->hold_c2s = 1;
+		if (sandbox_supervisor_start(&so, &s->sup) != 0) {
+			/* Without a supervisor the launcher waits forever: stop it, never run bare. */
+			uv_process_kill(&s->proc, SIGKILL);
+			fprintf(stderr, "belay: cannot start the sandbox supervisor\n");
+		}
+	}
 	uv_timer_init(loop, &s->kill_timer);
 	s->kill_timer.data = s;
 	uv_timer_init(loop, &s->drain_timer);

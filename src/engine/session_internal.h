@@ -3,6 +3,8 @@
  * session_gate.c (the turn gate on the client-to-server path). Engine-internal. */
 #ifndef BELAY_ENGINE_SESSION_INTERNAL_H
 #define BELAY_ENGINE_SESSION_INTERNAL_H
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <uv.h>
 
@@ -19,7 +21,7 @@ struct session {
 	uv_process_t proc;
 	uv_timer_t kill_timer, drain_timer;
 	uv_async_t drain_async;
-	int open_handles;
+	int open_handles; /* references: our handles plus in-flight worker requests */
 	struct trace_writer *tw;
 	char *trace_path;
 	struct framer fr[2];
@@ -34,13 +36,27 @@ struct session {
 	unsigned client_eof : 1, client_out_dead : 1;
 	unsigned server_in_dead : 1, server_out_eof : 1, server_err_eof : 1;
 	unsigned exited : 1, term_sent : 1, drain_expired : 1, finished : 1;
+	unsigned hold_c2s : 1; /* client bytes wait until containment reports ready */
+	/* Containment: the supervisor thread posts records through the inbox. */
+	struct sandbox_supervisor *sup;
+	_Atomic int64_t turn_seq; /* request seq of the tools/call in flight, -1 when none */
+	pthread_mutex_t inbox_mu;
+	struct inbox_item *inbox_head, **inbox_tail;
 };
+
+/* Drops a reference (handles, worker requests); the last one frees the session. */
+void session_unref(struct session *s);
+
+/* Thread-safe: queues a record (fields taken) for the loop thread, which writes it to the
+ * trace in arrival order. Used by the supervisor and worker threads. */
+void session_post(void *session, const char *kind, cJSON *fields);
 
 /* What uv_spawn runs for this session (the server itself, or belay as its launcher). */
 struct session_spawn {
 	char *file;
 	char **args;
 	char **env;   /* NULL: inherit */
+	int extra_fd; /* inherited by the child as fd 3 (-1: none) */
 	void *priv;   /* sandbox launcher state (owned) */
 };
 

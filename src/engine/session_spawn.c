@@ -11,6 +11,7 @@
 int session_prepare_spawn(struct session *s, const char *exe, struct session_spawn *sp, struct err *e)
 {
 	memset(sp, 0, sizeof *sp);
+	sp->extra_fd = -1;
 	if (s->o.sandbox)
 		return sandbox_prepare_spawn(s->o.sandbox, s->o.launcher, exe, s->o.argv, sp, e);
 	size_t n = 0;

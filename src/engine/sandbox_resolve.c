@@ -1,0 +1,173 @@
+/* sandbox_resolve.c - path resolution from the supervisor's side of the sandbox (any
+ * thread; reads /proc and lstat()s, never writes). See sandbox_resolve.h. */
+#include "engine/sandbox_resolve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *const sandbox_devices[] = {
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", NULL,
+};
+
+static int readlink_str(const char *link, char *out, size_t outsz)
+{
+	ssize_t n = readlink(link, out, outsz - 1);
+	if (n < 0 || (size_t)n >= outsz - 1)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+/* Pops the last component of an absolute path in place ("/a/b" -> "/a", "/a" -> "/"). */
+static void pop(char *p)
+{
+	char *s = strrchr(p, '/');
+	if (!s)
+		return;
+	if (s == p)
+		p[1] = '\0';
+	else
+		*s = '\0';
+}
+
+static int push(char *p, size_t cap, const char *comp, size_t n)
+{
+	size_t len = strlen(p);
+	size_t need = len + (len > 1 ? 1 : 0) + n + 1;
+	if (need > cap)
+		return -1;
+	if (len > 1)
+		p[len++] = '/';
+	else if (len == 0)
+		p[len++] = '/';
+	memcpy(p + len, comp, n);
+	p[len + n] = '\0';
+	return 0;
+}
+
+enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int follow_last, int empty_is_fd,
+				 char *out, size_t outsz)
+{
+	char base[PATH_MAX], link[64];
+	char rest[PATH_MAX * 2];
+	if (path[0] == '/') {
+		strcpy(base, "/");
+	} else {
+		if (dirfd == AT_FDCWD)
+			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+		else
+			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+		if (readlink_str(link, base, sizeof base) != 0)
+			return SB_UNKNOWN;
+		if (base[0] != '/')
+			return SB_SPECIAL;
+		if (path[0] == '\0' && empty_is_fd) {
+			if (strlen(base) >= outsz)
+				return SB_UNKNOWN;
+			strcpy(out, base);
+			return SB_PATH;
+		}
+	}
+	if (strlen(path) >= sizeof rest)
+		return SB_UNKNOWN;
+	strcpy(rest, path);
+	char cur[PATH_MAX];
+	if (strlen(base) >= sizeof cur)
+		return SB_UNKNOWN;
+	strcpy(cur, base);
+	int hops = 0;
+	char *r = rest;
+	while (*r) {
+		while (*r == '/')
+			r++;
+		if (!*r)
+			break;
+		char *end = strchr(r, '/');
+		size_t n = end ? (size_t)(end - r) : strlen(r);
+		char comp[NAME_MAX + 1];
+		if (n > NAME_MAX)
+			return SB_UNKNOWN;
+		memcpy(comp, r, n);
+		comp[n] = '\0';
+		r += n;
+		int last = 1;
+		for (const char *q = r; *q; q++)
+			if (*q != '/') {
+				last = 0;
+				break;
+			}
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			pop(cur);
+			continue;
+		}
+		/* /proc/self and /proc/thread-self mean the sandboxed process, not us. */
+		if (!strcmp(cur, "/proc") && !strcmp(comp, "self"))
+			snprintf(comp, sizeof comp, "%d", (int)pid);
+		else if (!strcmp(cur, "/proc") && !strcmp(comp, "thread-self")) {
+			snprintf(comp, sizeof comp, "%d", (int)pid);
+			if (push(cur, sizeof cur, comp, strlen(comp)))
+				return SB_UNKNOWN;
+			snprintf(comp, sizeof comp, "task/%d", (int)pid);
+		}
+		char cand[PATH_MAX];
+		strcpy(cand, cur);
+		if (push(cand, sizeof cand, comp, strlen(comp)))
+			return SB_UNKNOWN;
+		struct stat st;
+		if (lstat(cand, &st) != 0) {
+			/* A missing component: the rest is kept lexically. */
+			strcpy(cur, cand);
+			continue;
+		}
+		if (S_ISLNK(st.st_mode) && (!last || follow_last)) {
+			if (++hops > 40)
+				return SB_UNKNOWN;
+			char target[PATH_MAX];
+			if (readlink_str(cand, target, sizeof target) != 0)
+				return SB_UNKNOWN;
+			if (target[0] != '/' && strncmp(cand, "/proc/", 6) == 0 && strchr(target, ':'))
+				return SB_SPECIAL; /* pipe:[..], socket:[..], anon_inode:[..] */
+			char next[PATH_MAX * 2];
+			if ((size_t)snprintf(next, sizeof next, "%s%s", target, r) >= sizeof next)
+				return SB_UNKNOWN;
+			strcpy(rest, next);
+			r = rest;
+			if (target[0] == '/')
+				strcpy(cur, "/");
+			continue;
+		}
+		strcpy(cur, cand);
+	}
+	if (strlen(cur) >= outsz)
+		return SB_UNKNOWN;
+	strcpy(out, cur);
+	return SB_PATH;
+}
+
+static int under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return 1;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+enum sb_verdict sandbox_write_verdict(const char *path, const char *const *roots)
+{
+	if (under(path, "/proc"))
+		return SB_KERNEL;
+	for (const char *const *r = roots; *r; r++)
+		if (under(path, *r))
+			return SB_ALLOW;
+	for (const char *const *d = sandbox_devices; *d; d++)
+		if (strcmp(path, *d) == 0)
+			return SB_ALLOW;
+	return SB_DENY;
+}
