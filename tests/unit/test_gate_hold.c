@@ -1,0 +1,290 @@
+/* test_gate_hold.c - the turn gate inside a real session (libuv loop, real server child),
+ * with a capture function of the test's own: no byte of a tools/call reaches the server
+ * before its capture returns; each call is pinned to its own pre-state; overlapping calls
+ * are named (or share the last pre-state when every outstanding call declared
+ * readOnlyHint: true); cancellation retires a call; server output flows during a capture. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/model.h"
+#include "engine/session.h"
+#include "engine/trace_model.h"
+#include "engine/trace_reader.h"
+#include "engine/turn_gate.h"
+#include "tsupport.h"
+
+#define LINES BELAY_BUILD_DIR "/tests/fixture_lines"
+
+struct cap {
+	char *log;
+	atomic_int captures;
+	atomic_int violations; /* a tools/call already at the server when its capture ran */
+	int sleep_ms;
+	char last_seen[4096];
+};
+
+static cJSON *capture(void *ctx)
+{
+	struct cap *c = ctx;
+	int k = atomic_fetch_add(&c->captures, 1);
+	usleep((useconds_t)c->sleep_ms * 1000);
+	/* The call being captured is the k-th tools/call; the server must not have it yet. */
+	size_t len = 0;
+	char *seen = ts_read_file(c->log, &len);
+	int calls = 0;
+	for (char *p = seen; p && (p = strstr(p, "\"tools/call\"")); p++)
+		calls++;
+	if (calls > k)
+		atomic_fetch_add(&c->violations, 1);
+	free(seen);
+	cJSON *h = cJSON_CreateObject();
+	cJSON_AddStringToObject(h, "status", "present");
+	char name[16];
+	snprintf(name, sizeof name, "h%d", k);
+	cJSON_AddStringToObject(h, "handle", name);
+	return h;
+}
+
+struct harness {
+	char *dir, *trace;
+	struct cap cap;
+	int client; /* the test's end of the client socket */
+	pthread_t loop_thread;
+	uv_loop_t loop;
+	struct session *s;
+	int ended;
+};
+
+static void ended(void *ctx, struct session *s, int code)
+{
+	(void)s;
+	(void)code;
+	((struct harness *)ctx)->ended = 1;
+}
+
+static void *run_loop(void *arg)
+{
+	struct harness *h = arg;
+	uv_run(&h->loop, UV_RUN_DEFAULT);
+	return NULL;
+}
+
+static struct session_observer obs;
+
+static void start(struct harness *h, int delay_ms, const char *tools, int capture_ms)
+{
+	memset(h, 0, sizeof *h);
+	h->dir = ts_tmpdir("gate");
+	h->cap.log = fs_join(h->dir, "server.log");
+	h->cap.sleep_ms = capture_ms;
+	ts_write_file(h->cap.log, "", 0);
+	h->trace = fs_join(h->dir, "t.jsonl");
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	h->client = sv[0];
+	uv_loop_init(&h->loop);
+	struct endpoint *ep = NULL;
+	cr_assert_eq(endpoint_open_fd(&h->loop, sv[1], 1, &ep), 0);
+	char delay[16];
+	snprintf(delay, sizeof delay, "%d", delay_ms);
+	static char *argv[5];
+	argv[0] = LINES;
+	argv[1] = h->cap.log;
+	argv[2] = xstrdup(delay);
+	argv[3] = (char *)(tools ? tools : "[]");
+	argv[4] = NULL;
+	obs = (struct session_observer){.ended = ended, .ctx = h};
+	struct session_opts o = {
+		.argv = argv,
+		.trace_path = h->trace,
+		.obs = &obs,
+		.gate = turn_gate_new(capture, &h->cap, NULL),
+		.stderr_fd = -1,
+	};
+	struct err e = {0};
+	cr_assert_eq(session_start(&h->loop, &o, ep, ep, &h->s, &e), 0, "%s", e.msg);
+	pthread_create(&h->loop_thread, NULL, run_loop, h);
+}
+
+static void send_str(struct harness *h, const char *s)
+{
+	cr_assert_eq(write(h->client, s, strlen(s)), (ssize_t)strlen(s));
+}
+
+/* Reads from the client socket until `n` lines arrived. */
+static void read_lines(struct harness *h, int n)
+{
+	char buf[65536];
+	int got = 0;
+	while (got < n) {
+		ssize_t r = read(h->client, buf, sizeof buf);
+		cr_assert_gt(r, 0, "the server's replies did not arrive");
+		for (ssize_t i = 0; i < r; i++)
+			got += buf[i] == '\n';
+	}
+}
+
+static struct trace *finish(struct harness *h)
+{
+	shutdown(h->client, SHUT_WR);
+	char buf[4096];
+	while (read(h->client, buf, sizeof buf) > 0)
+		;
+	pthread_join(h->loop_thread, NULL);
+	uv_loop_close(&h->loop);
+	close(h->client);
+	cr_assert(h->ended);
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(h->trace, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	return t;
+}
+
+static void cleanup(struct harness *h, struct trace *t)
+{
+	trace_free(t);
+	ts_rmtree(h->dir);
+	free(h->dir);
+	free(h->trace);
+	free(h->cap.log);
+}
+
+/* The state_handle of the n-th client tools/call frame. */
+static const cJSON *handle_of(const struct trace *t, int n)
+{
+	struct model m;
+	model_init(&m);
+	trace_build_model(t, &m);
+	cr_assert_lt((size_t)n, m.nturns, "turn %d missing", n);
+	size_t rec = m.frames[m.ex[m.turns[n]].req_frame].rec;
+	model_free(&m);
+	return t->recs[rec].state_handle;
+}
+
+#define CALL(id, tool) "{\"jsonrpc\":\"2.0\",\"id\":" #id ",\"method\":\"tools/call\",\"params\":{\"name\":\"" tool "\"}}\n"
+
+Test(gate_hold, no_byte_of_a_call_reaches_the_server_before_its_capture, .timeout = 30)
+{
+	struct harness h;
+	start(&h, 0, NULL, 150);
+	/* Split the call across writes: even its first bytes must wait. */
+	const char *c = CALL(1, "x");
+	char a[20];
+	memcpy(a, c, 19);
+	a[19] = '\0';
+	send_str(&h, a);
+	usleep(50 * 1000);
+	send_str(&h, c + 19);
+	send_str(&h, CALL(2, "y"));
+	read_lines(&h, 2);
+	struct trace *t = finish(&h);
+	cr_assert_eq(atomic_load(&h.cap.captures), 1);
+	cr_assert_eq(atomic_load(&h.cap.violations), 0, "a tools/call reached the server before its pre-state");
+	cr_assert_str_eq(jx_str(handle_of(t, 0), "handle"), "h0");
+	/* Call 2 arrived while call 1 was held: it is concurrent with it. */
+	cr_assert_str_eq(jx_str(handle_of(t, 1), "cause"), "UNRESTORABLE_CONCURRENT_TURN");
+	cleanup(&h, t);
+}
+
+Test(gate_hold, sequential_calls_get_their_own_pre_states, .timeout = 30)
+{
+	struct harness h;
+	start(&h, 0, NULL, 10);
+	for (int i = 0; i < 3; i++) {
+		char buf[200];
+		snprintf(buf, sizeof buf, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n", i);
+		send_str(&h, buf);
+		read_lines(&h, 1);
+	}
+	struct trace *t = finish(&h);
+	for (int i = 0; i < 3; i++) {
+		char want[8];
+		snprintf(want, sizeof want, "h%d", i);
+		cr_assert_str_eq(jx_str(handle_of(t, i), "status"), "present");
+		cr_assert_str_eq(jx_str(handle_of(t, i), "handle"), want);
+	}
+	cleanup(&h, t);
+}
+
+Test(gate_hold, pipelined_and_batched_calls_are_named_concurrent, .timeout = 30)
+{
+	struct harness h;
+	start(&h, 200, NULL, 10);
+	send_str(&h, CALL(1, "w"));
+	usleep(50 * 1000);
+	send_str(&h, CALL(2, "w"));
+	send_str(&h, "[" "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"w\"}},"
+		     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"w\"}}]\n");
+	read_lines(&h, 2); /* the fixture ignores the batch line */
+	struct trace *t = finish(&h);
+	cr_assert_str_eq(jx_str(handle_of(t, 0), "status"), "present");
+	cr_assert_str_eq(jx_str(handle_of(t, 1), "cause"), "UNRESTORABLE_CONCURRENT_TURN");
+	const cJSON *b = handle_of(t, 2);
+	cr_assert_str_eq(jx_str(b, "cause"), "UNRESTORABLE_CONCURRENT_TURN");
+	cr_assert(strstr(jx_str(b, "detail"), "one frame carried 2"), "%s", jx_str(b, "detail"));
+	cleanup(&h, t);
+}
+
+Test(gate_hold, overlap_with_read_only_calls_shares_the_last_pre_state, .timeout = 30)
+{
+	struct harness h;
+	start(&h, 300, "[{\"name\":\"look\",\"annotations\":{\"readOnlyHint\":true}},{\"name\":\"write\"}]", 10);
+	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n");
+	read_lines(&h, 1);
+	send_str(&h, CALL(1, "look"));
+	usleep(50 * 1000);
+	send_str(&h, CALL(2, "look"));  /* overlaps a read-only call: shares its pre-state */
+	usleep(50 * 1000);
+	send_str(&h, CALL(3, "write")); /* overlaps only read-only calls too */
+	read_lines(&h, 3);
+	struct trace *t = finish(&h);
+	const cJSON *h0 = handle_of(t, 0), *h1 = handle_of(t, 1), *h2 = handle_of(t, 2);
+	cr_assert_str_eq(jx_str(h0, "handle"), "h0");
+	cr_assert_str_eq(jx_str(h1, "handle"), "h0", "the last pre-state still holds");
+	const cJSON *deps = cJSON_GetObjectItem(h1, "depends_on_read_only");
+	cr_assert_eq(cJSON_GetArraySize(deps), 1, "the dependency on call 1 is recorded");
+	cr_assert_str_eq(jx_str(h2, "handle"), "h0");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(h2, "depends_on_read_only")), 2);
+	cr_assert_eq(atomic_load(&h.cap.captures), 1);
+	cleanup(&h, t);
+}
+
+Test(gate_hold, a_write_in_flight_makes_the_next_call_concurrent, .timeout = 30)
+{
+	struct harness h;
+	start(&h, 300, "[{\"name\":\"look\",\"annotations\":{\"readOnlyHint\":true}},{\"name\":\"write\"}]", 10);
+	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n");
+	read_lines(&h, 1);
+	send_str(&h, CALL(1, "write"));
+	usleep(50 * 1000);
+	send_str(&h, CALL(2, "look"));
+	read_lines(&h, 2);
+	struct trace *t = finish(&h);
+	cr_assert_str_eq(jx_str(handle_of(t, 1), "cause"), "UNRESTORABLE_CONCURRENT_TURN");
+	cleanup(&h, t);
+}
+
+Test(gate_hold, cancellation_retires_and_server_requests_do_not, .timeout = 30)
+{
+	struct harness h;
+	start(&h, 400, NULL, 10);
+	send_str(&h, CALL(7, "slow"));
+	usleep(50 * 1000);
+	send_str(&h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7}}\n");
+	send_str(&h, CALL(8, "next"));
+	read_lines(&h, 2);
+	struct trace *t = finish(&h);
+	cr_assert_str_eq(jx_str(handle_of(t, 1), "status"), "present", "a cancelled call no longer overlaps");
+	cleanup(&h, t);
+}
