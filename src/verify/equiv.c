@@ -1,0 +1,283 @@
+/* equiv.c - reply comparison with workspace folding, and nondeterminism classification. */
+#include "verify/equiv.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+
+#define PLACEHOLDER "<workspace>"
+
+static int path_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+static char *fold_string(const char *s, const char *const *roots)
+{
+	struct buf out = {0};
+	size_t n = strlen(s);
+	size_t i = 0;
+	while (i < n) {
+		const char *best = NULL;
+		size_t bl = 0;
+		for (const char *const *r = roots; *r; r++) {
+			size_t rl = strlen(*r);
+			if (rl > bl && rl && strncmp(s + i, *r, rl) == 0 && !path_char(s[i + rl]) &&
+			    (i == 0 || !path_char(s[i - 1]) || s[i - 1] == '/')) {
+				best = *r;
+				bl = rl;
+			}
+		}
+		if (best) {
+			buf_puts(&out, PLACEHOLDER);
+			i += bl;
+		} else {
+			buf_putc(&out, s[i++]);
+		}
+	}
+	return out.p ? buf_take(&out) : xstrdup("");
+}
+
+cJSON *equiv_fold(const cJSON *v, const char *const *roots)
+{
+	cJSON *c = cJSON_Duplicate(v, 1);
+	/* Walk the copy iteratively (depth-first) and rewrite string values. */
+	cJSON **stack = xmalloc(sizeof *stack * 64);
+	size_t cap = 64, top = 0;
+	stack[top++] = c;
+	while (top) {
+		cJSON *x = stack[--top];
+		if (cJSON_IsString(x)) {
+			char *f = fold_string(x->valuestring, roots);
+			if (strcmp(f, x->valuestring) != 0)
+				cJSON_SetValuestring(x, f);
+			free(f);
+		}
+		for (cJSON *ch = x->child; ch; ch = ch->next) {
+			if (top == cap) {
+				cap *= 2;
+				stack = xrealloc(stack, cap * sizeof *stack);
+			}
+			stack[top++] = ch;
+		}
+	}
+	free(stack);
+	return c;
+}
+
+static cJSON *outcome_part(const cJSON *msg)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(msg, "result");
+	if (r)
+		return (cJSON *)r;
+	return cJSON_GetObjectItemCaseSensitive(msg, "error");
+}
+
+enum equiv_outcome equiv_compare(const char *recorded, size_t rlen, const char *replayed, size_t plen,
+				 const char *const *roots, cJSON **rec_out, cJSON **obs_out)
+{
+	*rec_out = *obs_out = NULL;
+	cJSON *a = cJSON_ParseWithLength(recorded, rlen);
+	cJSON *b = cJSON_ParseWithLength(replayed, plen);
+	enum equiv_outcome out;
+	if (!b) {
+		out = EQ_UNPARSEABLE;
+	} else if (!a) {
+		out = EQ_DIVERGED;
+	} else {
+		cJSON *pa = outcome_part(a), *pb = outcome_part(b);
+		int kinds_match = (cJSON_GetObjectItemCaseSensitive(a, "result") != NULL) ==
+				  (cJSON_GetObjectItemCaseSensitive(b, "result") != NULL);
+		cJSON *fa = pa ? equiv_fold(pa, roots) : cJSON_CreateNull();
+		cJSON *fb = pb ? equiv_fold(pb, roots) : cJSON_CreateNull();
+		out = kinds_match && jx_equal(fa, fb) ? EQ_EQUAL : EQ_DIVERGED;
+		*rec_out = fa;
+		*obs_out = fb;
+	}
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	return out;
+}
+
+/*==== nondeterminism ====*/
+
+enum tok_kind { TK_WORD, TK_NUM, TK_HEX, TK_UUID, TK_TIME };
+
+struct tok {
+	enum tok_kind kind;
+	char *text;
+	double value; /* numbers and timestamps */
+};
+
+struct toks {
+	struct tok *t;
+	size_t n;
+};
+
+static int is_uuid(const char *s)
+{
+	static const int groups[] = {8, 4, 4, 4, 12};
+	for (int g = 0; g < 5; g++) {
+		for (int i = 0; i < groups[g]; i++, s++)
+			if (!isxdigit((unsigned char)*s))
+				return 0;
+		if (g < 4 && *s++ != '-')
+			return 0;
+	}
+	return !isalnum((unsigned char)*s);
+}
+
+/* ISO-8601 date-time at s: returns its length (0 if none) and its epoch value. */
+static size_t iso_time(const char *s, double *value)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	int n = 0;
+	if (sscanf(s, "%4d-%2d-%2d%*[T ]%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+		   &tm.tm_sec, &n) != 6 ||
+	    n < 19)
+		return 0;
+	size_t len = (size_t)n;
+	double frac = 0;
+	if (s[len] == '.') {
+		double scale = 0.1;
+		len++;
+		while (isdigit((unsigned char)s[len])) {
+			frac += (s[len] - '0') * scale;
+			scale /= 10;
+			len++;
+		}
+	}
+	if (s[len] == 'Z')
+		len++;
+	else if ((s[len] == '+' || s[len] == '-') && isdigit((unsigned char)s[len + 1]))
+		len += strspn(s + len + 1, "0123456789:") + 1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*value = (double)timegm(&tm) + frac;
+	return len;
+}
+
+static void tokenize(const char *s, struct toks *out)
+{
+	memset(out, 0, sizeof *out);
+	size_t cap = 0;
+	while (*s) {
+		if (!isalnum((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		struct tok t = {0};
+		size_t len;
+		double v;
+		if ((len = iso_time(s, &v)) > 0) {
+			t.kind = TK_TIME;
+			t.value = v;
+		} else if (is_uuid(s)) {
+			t.kind = TK_UUID;
+			len = 36;
+		} else {
+			len = 0;
+			while (isalnum((unsigned char)s[len]))
+				len++;
+			int digits = 1, hexletter = 0;
+			for (size_t i = 0; i < len; i++) {
+				if (!isdigit((unsigned char)s[i]))
+					digits = 0;
+				if (strchr("abcdefABCDEF", s[i]))
+					hexletter = 1;
+			}
+			int allhex = 1;
+			for (size_t i = 0; i < len; i++)
+				if (!isxdigit((unsigned char)s[i]))
+					allhex = 0;
+			if (digits) {
+				t.kind = TK_NUM;
+				/* 1795975426.670641674 is one number */
+				if (s[len] == '.' && isdigit((unsigned char)s[len + 1])) {
+					len++;
+					while (isdigit((unsigned char)s[len]))
+						len++;
+				}
+				t.value = strtod(s, NULL);
+			} else if (allhex && hexletter && len >= 8) {
+				t.kind = TK_HEX;
+			} else {
+				t.kind = TK_WORD;
+			}
+		}
+		t.text = xstrndup(s, len);
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 32;
+			out->t = xrealloc(out->t, cap * sizeof *out->t);
+		}
+		out->t[out->n++] = t;
+		s += len;
+	}
+}
+
+static void toks_free(struct toks *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->t[i].text);
+	free(t->t);
+}
+
+const char *equiv_classify(const char *const *texts, size_t n)
+{
+	int all_equal = 1;
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(texts[i], texts[0]))
+			all_equal = 0;
+	if (all_equal)
+		return NULL;
+	struct toks *tk = xcalloc(n, sizeof *tk);
+	for (size_t i = 0; i < n; i++)
+		tokenize(texts[i], &tk[i]);
+	const char *axis = NULL;
+	int unknown = 0;
+	for (size_t i = 1; i < n; i++)
+		if (tk[i].n != tk[0].n)
+			unknown = 1;
+	for (size_t col = 0; !unknown && col < tk[0].n; col++) {
+		int varies = 0;
+		for (size_t i = 1; i < n; i++)
+			if (strcmp(tk[i].t[col].text, tk[0].t[col].text))
+				varies = 1;
+		if (!varies)
+			continue;
+		const char *this_axis = NULL;
+		int all_time = 1, all_hex = 1, all_num = 1, all_long = 1, increasing = 1;
+		for (size_t i = 0; i < n; i++) {
+			const struct tok *t = &tk[i].t[col];
+			all_time &= t->kind == TK_TIME;
+			all_hex &= t->kind == TK_HEX || t->kind == TK_UUID;
+			all_num &= t->kind == TK_NUM;
+			all_long &= t->kind == TK_NUM && strcspn(t->text, ".") >= 10;
+			if (i && t->value < tk[i - 1].t[col].value)
+				increasing = 0;
+		}
+		if (all_time && increasing)
+			this_axis = "RESULT_NONDETERMINISTIC_CLOCK";
+		else if (all_hex)
+			this_axis = "RESULT_NONDETERMINISTIC_RANDOM";
+		else if (all_num && all_long && increasing)
+			this_axis = "RESULT_NONDETERMINISTIC_CLOCK";
+		else if (all_num && !all_long)
+			this_axis = "RESULT_NONDETERMINISTIC_PROCESS";
+		if (!this_axis || (axis && strcmp(axis, this_axis)))
+			unknown = 1;
+		else
+			axis = this_axis;
+	}
+	for (size_t i = 0; i < n; i++)
+		toks_free(&tk[i]);
+	free(tk);
+	return unknown || !axis ? "RESULT_NONDETERMINISTIC_UNKNOWN" : axis;
+}

@@ -1,0 +1,42 @@
+/* policy.h - A1 invariants: the operator's policy file (never the trace).
+ *
+ * JSON: an array of {"scope": STRING, "rule": RULE} objects, [] allowed. Rules:
+ *   read-only                   nothing under scope may change
+ *   no-assertion-weakening      test assertions under scope may not be weakened
+ *   suite-before-success-claim  a success claim needs a passing suite run before it;
+ *                               optional "tools": [names] says which tools run the suite
+ * Every malformed input is a named error (the CLI exits 2). Defaults (unless disabled):
+ * tests and testing no-assertion-weakening, and suite-before-success-claim. */
+#ifndef BELAY_VERIFY_POLICY_H
+#define BELAY_VERIFY_POLICY_H
+#include <stddef.h>
+
+#include "common/err.h"
+
+enum rule_kind { RULE_READ_ONLY, RULE_NO_WEAKENING, RULE_SUITE_BEFORE_CLAIM };
+
+struct invariant {
+	enum rule_kind rule;
+	char *scope;   /* owned; "" = everything */
+	char **tools;  /* suite tools (NULL-terminated, owned) or NULL for the default set */
+	int is_default;
+};
+
+struct policy {
+	struct invariant *inv;
+	size_t n;
+};
+
+const char *rule_name(enum rule_kind k);
+/* Loads FILE and appends its invariants to p. */
+int policy_load(struct policy *p, const char *path, struct err *e);
+/* Parses text (for tests and corpus cases); `origin` names it in errors. */
+int policy_parse(struct policy *p, const char *text, size_t len, const char *origin, struct err *e);
+void policy_add_defaults(struct policy *p);
+/* The policy as JSON (for corpus cases and reports); caller owns. */
+struct cJSON *policy_json(const struct policy *p);
+void policy_free(struct policy *p);
+/* 1 if tool counts as running the suite for inv (explicit list, else the default set). */
+int policy_is_suite_tool(const struct invariant *inv, const char *tool);
+
+#endif

@@ -1,0 +1,76 @@
+/* relocate.c - workspace path relocation for replays. See relocate.h. */
+#include "verify/relocate.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+
+static int path_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
+
+char *relocate_string(const struct relocation *r, const char *s, int *changed)
+{
+	*changed = 0;
+	if (!strcmp(s, "{workspace}")) {
+		*changed = 1;
+		return xstrdup(r->to);
+	}
+	size_t fl = strlen(r->from), n = strlen(s);
+	struct buf out = {0};
+	size_t i = 0;
+	while (i < n) {
+		if (strncmp(s + i, r->from, fl) == 0 && (s[i + fl] == '\0' || s[i + fl] == '/' || !path_char(s[i + fl])) &&
+		    (i == 0 || !(path_char(s[i - 1]) || s[i - 1] == '/'))) {
+			buf_puts(&out, r->to);
+			i += fl;
+			*changed = 1;
+		} else {
+			buf_putc(&out, s[i++]);
+		}
+	}
+	return out.p ? buf_take(&out) : xstrdup("");
+}
+
+int relocate_json(const struct relocation *r, cJSON *v)
+{
+	int n = 0;
+	if (cJSON_IsString(v)) {
+		int ch = 0;
+		char *x = relocate_string(r, v->valuestring, &ch);
+		if (ch) {
+			cJSON_SetValuestring(v, x);
+			n++;
+		}
+		free(x);
+	}
+	for (cJSON *c = v->child; c; c = c->next)
+		n += relocate_json(r, c);
+	return n;
+}
+
+int relocate_frame(const struct relocation *r, const char *bytes, size_t len, struct buf *out)
+{
+	cJSON *m = cJSON_ParseWithLength(bytes, len);
+	if (!m) {
+		buf_append(out, bytes, len);
+		return -1;
+	}
+	int changed = 0;
+	cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	cJSON *result = cJSON_GetObjectItemCaseSensitive(m, "result");
+	if (params)
+		changed += relocate_json(r, params);
+	if (result)
+		changed += relocate_json(r, result);
+	if (changed)
+		jx_print_buf(m, out);
+	else
+		buf_append(out, bytes, len);
+	cJSON_Delete(m);
+	return changed ? 1 : 0;
+}

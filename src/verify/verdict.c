@@ -1,0 +1,225 @@
+/* verdict.c - statuses, the closed cause list, reduction and JSON. Pure. */
+#include "verify/verdict.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+const struct vcause vcauses[] = {
+	/* the pre-state could not be restored: the call was not re-executed */
+	{"PRESTATE_ABSENT", "no pre-state was captured for this call (recorded without --scope)"},
+	{"UNRESTORABLE_CONCURRENT_TURN", "the call overlapped an unanswered call that was not declared read-only"},
+	{"UNRESTORABLE_SNAPSHOT_FAILED", "capturing the pre-state failed when the call was recorded"},
+	{"UNRESTORABLE_FIFO", "the workspace held a FIFO, which a snapshot cannot capture"},
+	{"UNRESTORABLE_SOCKET", "the workspace held a socket, which a snapshot cannot capture"},
+	{"UNRESTORABLE_DEVICE_NODE", "the workspace held a device node, which a snapshot cannot capture"},
+	{"UNRESTORABLE_OWNERSHIP", "the workspace held an entry owned by another user"},
+	{"UNRESTORABLE_INVALID_UTF8_NAME", "a name in the pre-state is not UTF-8 and restore refuses it"},
+	{"UNRESTORABLE_CASE_COLLISION", "two names in one directory differ only by case"},
+	{"UNRESTORABLE_NORMALIZATION_COLLISION", "two names in one directory differ only by Unicode normalisation"},
+	{"PRESTATE_NOT_FOUND", "the recorded pre-state is not in this state directory's store"},
+	{"PRESTATE_HANDLE_INVALID", "the recorded state_handle is malformed"},
+	{"PRESTATE_DEPENDENCY_BROKEN", "the pre-state was shared with a call declared read-only that wrote"},
+	{"REQUEST_UNREADABLE", "the recorded tools/call frame is truncated or not JSON"},
+	{"SERVER_COMMAND_UNKNOWN", "the trace does not say how the server was started, and none was given"},
+	{"RELOCATION_UNROOTABLE", "the server was given the workspace neither by argument nor as its cwd"},
+	{"RELOCATION_EMBEDDED_PATH", "a workspace path is embedded in an argument and cannot be relocated safely"},
+	{"REPLAY_SANDBOX_UNAVAILABLE", "a containment layer cannot be installed here, so nothing is re-executed"},
+	{"REPLAY_SERVER_FAILED", "the re-executed server could not be started"},
+	{"REPLAY_SERVER_EXITED", "the re-executed server exited before answering the call"},
+	{"REPLAY_TIMEOUT", "the re-executed server did not answer within the time bound"},
+	{"REPLAY_NETWORK_REFUSED", "the replay needed the network, which replays never get"},
+	/* re-executed, but the result cannot be judged */
+	{"RESULT_NOT_RECORDED", "the original call has no recorded response to compare with"},
+	{"RESULT_UNPARSEABLE", "the replayed response is not JSON"},
+	{"RESULT_NONDETERMINISTIC_CLOCK", "the result varies across replays with the wall clock"},
+	{"RESULT_NONDETERMINISTIC_RANDOM", "the result varies across replays with random identifiers"},
+	{"RESULT_NONDETERMINISTIC_PROCESS", "the result varies across replays with process-dependent numbers"},
+	{"RESULT_NONDETERMINISTIC_UNKNOWN", "the result varies across replays for an unknown reason"},
+	{"EFFECT_NOT_DECLARED", "the tool declares no readOnlyHint, so there is no effect claim to check"},
+	{"EFFECT_DECLARATION_NON_BOOLEAN", "the tool's readOnlyHint is not a boolean"},
+	/* A1 invariants */
+	{"ASSERTION_CHECK_UNAVAILABLE", "python3 is missing or failed, so test assertions cannot be compared"},
+	{"ASSERTION_UNDECIDABLE", "an assertion changed in a way the rule cannot decide"},
+	{"ASSERTION_FILE_UNREADABLE", "a test file could not be decoded or parsed"},
+	{"IN_SCOPE_BUDGET_EXCEEDED", "more test files changed than the rule compares"},
+	{"TASK_PRESTATE_UNAVAILABLE", "the task's first pre-state is not available to compare against"},
+	{"POST_STATE_NOT_OBSERVED", "the replay left no workspace to inspect"},
+	{"NO_CLAIM_RECORDED", "no success claim was recorded, so there is nothing to check"},
+	{"CLAIM_UNCLASSIFIABLE", "the recorded claim does not say the suite passed"},
+	{"EVIDENCE_UNOBSERVABLE", "suite runs happened but none could be replayed"},
+	{"NO_SUBVERDICT", "nothing could be judged for this turn"},
+	/* NOT_COVERED and WARN reasons */
+	{"NETWORK_NOT_OBSERVED", "the replay ran without the network observer"},
+	{"REPLAY_DENIALS", "the sandbox refused operations during the replay"},
+	{"PROTOCOL_VERSION_DRIFT", "the replayed server negotiated another protocol version"},
+	{NULL, NULL},
+};
+
+int vcause_known(const char *name)
+{
+	for (const struct vcause *c = vcauses; c->name; c++)
+		if (!strcmp(c->name, name))
+			return 1;
+	return 0;
+}
+
+const char *vstatus_name(enum vstatus s)
+{
+	switch (s) {
+	case V_PASS: return "PASS";
+	case V_WARN: return "WARN";
+	case V_UNVERIFIED: return "UNVERIFIED";
+	case V_FAIL: return "FAIL";
+	case V_NOT_COVERED: return "NOT_COVERED";
+	}
+	return "?";
+}
+
+int vstatus_parse(const char *name, enum vstatus *out)
+{
+	for (int i = 0; i <= V_NOT_COVERED; i++)
+		if (!strcmp(name, vstatus_name((enum vstatus)i))) {
+			*out = (enum vstatus)i;
+			return 0;
+		}
+	return -1;
+}
+
+static struct subverdict *add_raw(struct turn_verdict *v)
+{
+	if (v->nsubs == v->capsubs) {
+		v->capsubs = v->capsubs ? v->capsubs * 2 : 4;
+		v->subs = xrealloc(v->subs, v->capsubs * sizeof *v->subs);
+	}
+	struct subverdict *s = &v->subs[v->nsubs++];
+	memset(s, 0, sizeof *s);
+	return s;
+}
+
+struct subverdict *verdict_add(struct turn_verdict *v, const char *axis, const char *kind, enum vstatus st,
+			       const char *cause, cJSON *observed, cJSON *expected, const char *fmt, ...)
+{
+	if (cause && *cause && !vcause_known(cause))
+		FATAL("cause %s is not in the closed list (verdict.c)", cause);
+	if ((st == V_UNVERIFIED || st == V_NOT_COVERED) && !(cause && *cause))
+		FATAL("an %s sub-verdict must name a cause", vstatus_name(st));
+	struct subverdict *s = add_raw(v);
+	snprintf(s->axis, sizeof s->axis, "%s", axis);
+	snprintf(s->kind, sizeof s->kind, "%s", kind);
+	s->status = st;
+	snprintf(s->cause, sizeof s->cause, "%s", cause ? cause : "");
+	va_list ap;
+	va_start(ap, fmt);
+	s->message = xvasprintf(fmt, ap);
+	va_end(ap);
+	s->observed = observed;
+	s->expected = expected;
+	return s;
+}
+
+void verdict_unverified(struct turn_verdict *v, const char *cause, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	verdict_add(v, "A2", "replay", V_UNVERIFIED, cause, NULL, NULL, "%s", msg);
+	free(msg);
+}
+
+void verdict_reduce(struct turn_verdict *v)
+{
+	enum vstatus worst = V_PASS;
+	const char *cause = "";
+	int any = 0;
+	for (size_t i = 0; i < v->nsubs; i++) {
+		const struct subverdict *s = &v->subs[i];
+		if (s->status == V_NOT_COVERED)
+			continue;
+		if (!any || s->status > worst) {
+			worst = s->status;
+			cause = s->status == V_UNVERIFIED || s->status == V_WARN ? s->cause : "";
+		}
+		any = 1;
+	}
+	if (!any) {
+		v->status = V_UNVERIFIED;
+		snprintf(v->cause, sizeof v->cause, "NO_SUBVERDICT");
+		return;
+	}
+	v->status = worst;
+	snprintf(v->cause, sizeof v->cause, "%s", cause);
+}
+
+void verdict_free(struct turn_verdict *v)
+{
+	for (size_t i = 0; i < v->nsubs; i++) {
+		free(v->subs[i].message);
+		free(v->subs[i].rule);
+		cJSON_Delete(v->subs[i].observed);
+		cJSON_Delete(v->subs[i].expected);
+	}
+	free(v->subs);
+	free(v->tool);
+	cJSON_Delete(v->effect);
+	cJSON_Delete(v->denials);
+	memset(v, 0, sizeof *v);
+}
+
+cJSON *verdict_json(const struct turn_verdict *v)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "turn", v->turn);
+	if (v->tool)
+		cJSON_AddStringToObject(o, "tool", v->tool);
+	else
+		cJSON_AddNullToObject(o, "tool");
+	cJSON_AddStringToObject(o, "status", vstatus_name(v->status));
+	if (v->cause[0])
+		cJSON_AddStringToObject(o, "cause", v->cause);
+	else
+		cJSON_AddNullToObject(o, "cause");
+	cJSON *arr = cJSON_AddArrayToObject(o, "verdicts");
+	for (size_t i = 0; i < v->nsubs; i++) {
+		const struct subverdict *s = &v->subs[i];
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "axis", s->axis);
+		cJSON_AddStringToObject(x, "kind", s->kind);
+		cJSON_AddStringToObject(x, "status", vstatus_name(s->status));
+		if (s->cause[0])
+			cJSON_AddStringToObject(x, "cause", s->cause);
+		else
+			cJSON_AddNullToObject(x, "cause");
+		cJSON_AddStringToObject(x, "message", s->message ? s->message : "");
+		if (s->rule)
+			cJSON_AddStringToObject(x, "rule", s->rule);
+		if (s->observed)
+			cJSON_AddItemToObject(x, "observed", cJSON_Duplicate(s->observed, 1));
+		if (s->expected)
+			cJSON_AddItemToObject(x, "expected", cJSON_Duplicate(s->expected, 1));
+		cJSON_AddItemToArray(arr, x);
+	}
+	cJSON_AddBoolToObject(o, "replayed", v->replayed);
+	if (v->effect)
+		cJSON_AddItemToObject(o, "effect", cJSON_Duplicate(v->effect, 1));
+	if (v->denials && cJSON_GetArraySize(v->denials))
+		cJSON_AddItemToObject(o, "denials", cJSON_Duplicate(v->denials, 1));
+	return o;
+}
+
+int verdict_exit_code(enum vstatus worst, size_t turns)
+{
+	if (turns == 0)
+		return 3; /* nothing verified is not a pass */
+	switch (worst) {
+	case V_PASS: return 0;
+	case V_WARN: return 1;
+	case V_UNVERIFIED: return 3;
+	case V_FAIL: return 4;
+	default: return 3;
+	}
+}

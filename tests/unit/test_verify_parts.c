@@ -1,0 +1,162 @@
+/* test_verify_parts.c - the pure pieces of verify: reduction and its honesty rules, the
+ * closed cause list, reply equivalence (strict types, folding), nondeterminism
+ * classification, relocation, and the invariant policy loader's named errors. */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <string.h>
+
+#include "common/jsonx.h"
+#include "verify/equiv.h"
+#include "verify/policy.h"
+#include "verify/relocate.h"
+#include "verify/verdict.h"
+
+Test(verdict, reduction_is_worst_and_not_covered_never_passes)
+{
+	struct turn_verdict v = {0};
+	verdict_add(&v, "A2", "replay", V_PASS, NULL, NULL, NULL, "ok");
+	verdict_add(&v, "A2", "effect", V_UNVERIFIED, "EFFECT_NOT_DECLARED", NULL, NULL, "no hint");
+	verdict_reduce(&v);
+	cr_assert_eq(v.status, V_UNVERIFIED, "UNVERIFIED outranks PASS");
+	cr_assert_str_eq(v.cause, "EFFECT_NOT_DECLARED");
+	verdict_add(&v, "A1", "invariant", V_FAIL, NULL, NULL, NULL, "weakened");
+	verdict_reduce(&v);
+	cr_assert_eq(v.status, V_FAIL);
+	cr_assert_str_eq(v.cause, "");
+	verdict_free(&v);
+
+	struct turn_verdict only_nc = {0};
+	verdict_add(&only_nc, "A2", "effect:network", V_NOT_COVERED, "NETWORK_NOT_OBSERVED", NULL, NULL, "x");
+	verdict_reduce(&only_nc);
+	cr_assert_eq(only_nc.status, V_UNVERIFIED, "NOT_COVERED alone never reduces to PASS");
+	cr_assert_str_eq(only_nc.cause, "NO_SUBVERDICT");
+	verdict_free(&only_nc);
+
+	struct turn_verdict nc_pass = {0};
+	verdict_add(&nc_pass, "A2", "replay", V_FAIL, NULL, NULL, NULL, "x");
+	verdict_add(&nc_pass, "A2", "effect:network", V_NOT_COVERED, "NETWORK_NOT_OBSERVED", NULL, NULL, "x");
+	verdict_reduce(&nc_pass);
+	cr_assert_eq(nc_pass.status, V_FAIL, "NOT_COVERED never softens a FAIL");
+	verdict_free(&nc_pass);
+
+	struct turn_verdict empty = {0};
+	verdict_reduce(&empty);
+	cr_assert_eq(empty.status, V_UNVERIFIED);
+	verdict_free(&empty);
+	cr_assert_eq(verdict_exit_code(V_PASS, 3), 0);
+	cr_assert_neq(verdict_exit_code(V_UNVERIFIED, 3), 0, "UNVERIFIED never exits like PASS");
+	cr_assert_neq(verdict_exit_code(V_PASS, 0), 0, "zero turns is not a pass");
+}
+
+Test(verdict, unknown_causes_and_causeless_unverified_abort, .signal = SIGABRT)
+{
+	struct turn_verdict v = {0};
+	verdict_add(&v, "A2", "replay", V_UNVERIFIED, NULL, NULL, NULL, "no cause");
+}
+
+Test(verdict, a_cause_outside_the_closed_list_aborts, .signal = SIGABRT)
+{
+	struct turn_verdict v = {0};
+	verdict_add(&v, "A2", "replay", V_UNVERIFIED, "SOMETHING_NEW", NULL, NULL, "x");
+}
+
+static enum equiv_outcome cmp(const char *a, const char *b)
+{
+	const char *roots[] = {"/ws/orig", "/dev/shm/scratch/ws", NULL};
+	cJSON *ra, *rb;
+	enum equiv_outcome o = equiv_compare(a, strlen(a), b, strlen(b), roots, &ra, &rb);
+	cJSON_Delete(ra);
+	cJSON_Delete(rb);
+	return o;
+}
+
+Test(equiv, strict_types_and_order_and_folding)
+{
+	cr_assert_eq(cmp("{\"id\":1,\"result\":{\"a\":1,\"b\":[true]}}", "{\"result\":{\"b\":[true],\"a\":1},\"id\":1}"), EQ_EQUAL);
+	cr_assert_eq(cmp("{\"result\":{\"a\":1}}", "{\"result\":{\"a\":true}}"), EQ_DIVERGED, "1 is not true");
+	cr_assert_eq(cmp("{\"result\":{\"a\":1}}", "{\"result\":{\"a\":\"1\"}}"), EQ_DIVERGED);
+	cr_assert_eq(cmp("{\"result\":{\"a\":1}}", "{\"result\":{\"a\":1.0}}"), EQ_EQUAL, "numbers compare by value");
+	cr_assert_eq(cmp("{\"result\":{\"t\":\"wrote /ws/orig/a.txt\"}}",
+			 "{\"result\":{\"t\":\"wrote /dev/shm/scratch/ws/a.txt\"}}"),
+		     EQ_EQUAL, "workspace roots fold to one placeholder");
+	cr_assert_eq(cmp("{\"result\":{\"t\":\"/ws/original\"}}", "{\"result\":{\"t\":\"/dev/shm/scratch/wsinal\"}}"),
+		     EQ_DIVERGED, "only whole path components fold");
+	cr_assert_eq(cmp("{\"result\":{}}", "{\"error\":{}}"), EQ_DIVERGED);
+	cr_assert_eq(cmp("{\"result\":{}}", "not json"), EQ_UNPARSEABLE);
+}
+
+Test(equiv, nondeterminism_axes)
+{
+	const char *clock[] = {"It is 1795975426.670641674 now", "It is 1795975427.100000000 now",
+			       "It is 1795975428.2 now"};
+	cr_assert_str_eq(equiv_classify(clock, 3), "RESULT_NONDETERMINISTIC_CLOCK");
+	const char *iso[] = {"at 2026-11-29T18:03:46.670Z ok", "at 2026-11-29T18:03:47.001Z ok"};
+	cr_assert_str_eq(equiv_classify(iso, 2), "RESULT_NONDETERMINISTIC_CLOCK");
+	const char *rnd[] = {"id 5edb2c1f-0a9e-4e43-9c41-8ad8e4cd2f10", "id 0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d"};
+	cr_assert_str_eq(equiv_classify(rnd, 2), "RESULT_NONDETERMINISTIC_RANDOM");
+	const char *pid[] = {"pid 4123 up", "pid 4188 up", "pid 4100 up"};
+	cr_assert_str_eq(equiv_classify(pid, 3), "RESULT_NONDETERMINISTIC_PROCESS");
+	const char *words[] = {"alpha", "beta beta"};
+	cr_assert_str_eq(equiv_classify(words, 2), "RESULT_NONDETERMINISTIC_UNKNOWN");
+	const char *same[] = {"x 1", "x 1"};
+	cr_assert_null(equiv_classify(same, 2));
+}
+
+Test(relocate, argv_and_arguments)
+{
+	struct relocation r = {"/home/u/proj", "/dev/shm/s/ws"};
+	int ch;
+	char *s = relocate_string(&r, "/home/u/proj", &ch);
+	cr_assert(ch);
+	cr_assert_str_eq(s, "/dev/shm/s/ws");
+	free(s);
+	s = relocate_string(&r, "/home/u/project", &ch);
+	cr_assert(!ch, "a sibling with the root as prefix is not under it");
+	free(s);
+	s = relocate_string(&r, "cat /home/u/proj/a.txt && ls '/home/u/proj'", &ch);
+	cr_assert_str_eq(s, "cat /dev/shm/s/ws/a.txt && ls '/dev/shm/s/ws'");
+	free(s);
+	s = relocate_string(&r, "{workspace}", &ch);
+	cr_assert_str_eq(s, "/dev/shm/s/ws");
+	free(s);
+	struct buf b = {0};
+	const char *same = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"arguments\":{\"a\":1}}}";
+	cr_assert_eq(relocate_frame(&r, same, strlen(same), &b), 0);
+	cr_assert_eq(b.len, strlen(same), "unchanged frames go byte for byte");
+	buf_free(&b);
+	const char *moved = "{\"id\":3,\"params\":{\"arguments\":{\"path\":\"/home/u/proj/x\"}}}";
+	cr_assert_eq(relocate_frame(&r, moved, strlen(moved), &b), 1);
+	cr_assert(strstr(b.p, "/dev/shm/s/ws/x"));
+	buf_free(&b);
+}
+
+static void policy_error(const char *text, const char *needle)
+{
+	struct policy p = {0};
+	struct err e = {0};
+	cr_assert_neq(policy_parse(&p, text, strlen(text), "inv.json", &e), 0, "accepted: %s", text);
+	cr_assert(strstr(e.msg, needle), "'%s' lacks '%s'", e.msg, needle);
+	policy_free(&p);
+}
+
+Test(policy, malformed_input_is_named)
+{
+	policy_error("{", "not valid JSON");
+	policy_error("{}", "must be a JSON array");
+	policy_error("[1]", "item 0 is not an object");
+	policy_error("[{\"scope\":\"tests\"}]", "\"rule\" must be a string");
+	policy_error("[{\"scope\":1,\"rule\":\"read-only\"}]", "\"scope\" must be a string");
+	policy_error("[{\"scope\":\"t\",\"rule\":\"no-create\"}]", "unknown rule \"no-create\"");
+	policy_error("[{\"scope\":\"t\",\"rule\":\"read-only\",\"extra\":1}]", "unknown key \"extra\"");
+	policy_error("[{\"scope\":\"/etc\",\"rule\":\"read-only\"}]", "must be relative");
+	policy_error("[{\"scope\":\"t\",\"rule\":\"read-only\",\"tools\":[\"x\"]}]", "\"tools\"");
+	struct policy p = {0};
+	struct err e = {0};
+	cr_assert_eq(policy_parse(&p, "[]", 2, "inv.json", &e), 0);
+	cr_assert_eq(p.n, 0);
+	cr_assert_eq(policy_parse(&p, "[{\"scope\":\"tests/\",\"rule\":\"read-only\"}]", 39, "inv.json", &e), 0, "%s", e.msg);
+	cr_assert_eq(p.n, 1);
+	policy_add_defaults(&p);
+	cr_assert_eq(p.n, 4);
+	policy_free(&p);
+}
