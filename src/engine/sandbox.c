@@ -96,6 +96,30 @@ int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_n
 	return 0;
 }
 
+int sandbox_spec_init_tmp(struct sandbox_spec *sp, const char *scope, const char *tmpdir, enum sandbox_network net,
+			  struct err *e)
+{
+	memset(sp, 0, sizeof *sp);
+	char *real = realpath(scope, NULL), *rtmp = realpath(tmpdir, NULL);
+	struct stat st;
+	int rc = 0;
+	if (!real || !rtmp)
+		rc = err_set(e, -errno, "scope %s or temp dir %s: %s", scope, tmpdir, strerror(errno));
+	else if (lstat(rtmp, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 07777) != 0700)
+		rc = err_set(e, BELAY_EREFUSED, "refusing the temp dir %s: not a 0700 directory owned by us", rtmp);
+	else if (fs_is_under(rtmp, real))
+		rc = err_set(e, BELAY_EREFUSED, "the temp dir %s lies inside the scope %s", rtmp, real);
+	if (rc) {
+		free(real);
+		free(rtmp);
+		return rc;
+	}
+	sp->scope = real;
+	sp->tmpdir = rtmp;
+	sp->network = net;
+	return 0;
+}
+
 void sandbox_spec_done(struct sandbox_spec *sp)
 {
 	free(sp->scope);

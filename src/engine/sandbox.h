@@ -20,6 +20,10 @@ struct sandbox_spec {
 /* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the
  * private temp dir (0700, owned by us, not a symlink). */
 int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_network net, struct err *e);
+/* Same with an explicit private temp dir (which must exist, be ours and 0700): for
+ * ephemeral scopes such as replay scratch directories, whose temp dir goes with them. */
+int sandbox_spec_init_tmp(struct sandbox_spec *sp, const char *scope, const char *tmpdir, enum sandbox_network net,
+			  struct err *e);
 void sandbox_spec_done(struct sandbox_spec *sp);
 /* Parses "deny"/"deny-all"/"allow"/"allow-all". */
 int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *e);

@@ -1,0 +1,224 @@
+/* replay.c - one contained re-execution of a recorded call. See replay.h. */
+#include "verify/replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "common/jsonx.h"
+#include "common/timeutil.h"
+#include "common/xalloc.h"
+#include "engine/mcp_client.h"
+#include "engine/session.h"
+
+struct run {
+	const struct replay_spec *sp;
+	struct replay_result *out;
+	uv_loop_t loop;
+	struct session *s;
+	struct mcp_client *c;
+	size_t next;      /* next pre frame to send */
+	int done;         /* the target was answered or the run failed */
+	int ended;        /* the session ended */
+	cJSON *sandbox;   /* the sandbox status record */
+};
+
+static void fail(struct run *r, const char *cause, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(struct run *r, const char *cause, const char *fmt, ...)
+{
+	if (r->done)
+		return;
+	r->done = 1;
+	r->out->cause = cause;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->out->detail, sizeof r->out->detail, fmt, ap);
+	va_end(ap);
+	if (r->s)
+		session_terminate(r->s);
+	mcp_client_close(r->c);
+	r->c = NULL;
+}
+
+static void on_record(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields)
+{
+	struct run *r = ctx;
+	(void)s;
+	(void)seq;
+	if (!strcmp(kind, "denial") || !strcmp(kind, "network_attempt")) {
+		cJSON *o = cJSON_Duplicate(fields, 1);
+		cJSON_AddStringToObject(o, "kind", kind);
+		cJSON_AddItemToArray(r->out->observed, o);
+		const char *fam = jx_str(fields, "family");
+		if (!strcmp(kind, "denial") && fam && (!strcmp(fam, "inet") || !strcmp(fam, "inet6")))
+			r->out->network_refused = 1;
+	} else if (!strcmp(kind, "sandbox")) {
+		cJSON_Delete(r->sandbox);
+		r->sandbox = cJSON_Duplicate(fields, 1);
+	}
+}
+
+static void on_ended(void *ctx, struct session *s, int code)
+{
+	struct run *r = ctx;
+	(void)s;
+	(void)code;
+	r->ended = 1;
+	r->s = NULL;
+	if (!r->done) {
+		if (r->sandbox && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r->sandbox, "ok")))
+			fail(r, "REPLAY_SANDBOX_UNAVAILABLE", "%s: %s", jx_str(r->sandbox, "layer"), jx_str(r->sandbox, "error"));
+		else
+			fail(r, "REPLAY_SERVER_EXITED", "the server exited (status %d) before answering the call", code);
+	}
+}
+
+static cJSON *answer(void *ctx, struct mcp_client *c, const cJSON *req)
+{
+	struct run *r = ctx;
+	(void)c;
+	const char *method = jx_str(req, "method");
+	const cJSON *res = method && r->sp->answers ? cJSON_GetObjectItemCaseSensitive(r->sp->answers, method) : NULL;
+	if (!res)
+		return NULL;
+	cJSON *resp = cJSON_CreateObject();
+	cJSON_AddStringToObject(resp, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(resp, "id", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(req, "id"), 1));
+	cJSON_AddItemToObject(resp, "result", cJSON_Duplicate(res, 1));
+	return resp;
+}
+
+static void send_next(struct run *r);
+
+static void on_reply(void *ctx, struct mcp_client *c, int status, const char *line, size_t len, const cJSON *msg)
+{
+	struct run *r = ctx;
+	(void)c;
+	if (r->done)
+		return;
+	int target = r->next > r->sp->npre;
+	if (status == UV_ETIMEDOUT) {
+		fail(r, "REPLAY_TIMEOUT", "no answer to the %s within %u ms", target ? "call" : "handshake",
+		     r->sp->timeout_ms);
+		return;
+	}
+	if (status != 0) {
+		/* The session's end explains it better when it comes. */
+		if (r->sandbox && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r->sandbox, "ok")))
+			fail(r, "REPLAY_SANDBOX_UNAVAILABLE", "%s: %s", jx_str(r->sandbox, "layer"), jx_str(r->sandbox, "error"));
+		else
+			fail(r, "REPLAY_SERVER_EXITED", "the server closed the connection before answering the %s",
+			     target ? "call" : "handshake");
+		return;
+	}
+	if (!target) {
+		const cJSON *pv = msg ? jx_path(msg, "result.protocolVersion") : NULL;
+		if (cJSON_IsString(pv) && !r->out->protocol_version)
+			r->out->protocol_version = xstrdup(pv->valuestring);
+		send_next(r);
+		return;
+	}
+	r->out->reply = xmemdup(line, len + 1);
+	r->out->reply[len] = '\0';
+	r->out->reply_len = len;
+	r->done = 1;
+	/* Let the server see the end of its input and exit as it would. */
+	mcp_client_close(r->c);
+	r->c = NULL;
+}
+
+static void send_next(struct run *r)
+{
+	while (!r->done && r->next <= r->sp->npre) {
+		const struct replay_frame *f = r->next < r->sp->npre ? &r->sp->pre[r->next] : &r->sp->target;
+		r->next++;
+		if (rpc_id_trackable(&f->await)) {
+			if (mcp_client_send_raw(r->c, f->bytes, f->len, &f->await, r->sp->timeout_ms, on_reply, r) != 0)
+				fail(r, "REPLAY_SERVER_EXITED", "cannot send to the server");
+			return;
+		}
+		if (r->next > r->sp->npre) {
+			fail(r, "REPLAY_SERVER_FAILED", "the recorded call has no usable id to await");
+			return;
+		}
+		mcp_client_send_raw(r->c, f->bytes, f->len, NULL, 0, NULL, NULL);
+	}
+}
+
+int replay_run(const struct replay_spec *sp, struct replay_result *out)
+{
+	memset(out, 0, sizeof *out);
+	out->observed = cJSON_CreateArray();
+	struct run r = {.sp = sp, .out = out};
+	uint64_t t0 = time_mono_ns();
+	uv_loop_init(&r.loop);
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		out->cause = "REPLAY_SERVER_FAILED";
+		snprintf(out->detail, sizeof out->detail, "socketpair failed");
+		uv_loop_close(&r.loop);
+		return 0;
+	}
+	struct endpoint *server_side = NULL, *client_side = NULL;
+	endpoint_open_fd(&r.loop, sv[0], 1, &server_side);
+	endpoint_open_fd(&r.loop, sv[1], 1, &client_side);
+	struct sandbox_spec spec;
+	struct err e = {0};
+	if (sandbox_spec_init_tmp(&spec, sp->scope, sp->tmpdir, sp->network, &e) != 0) {
+		out->cause = "REPLAY_SANDBOX_UNAVAILABLE";
+		snprintf(out->detail, sizeof out->detail, "%s", e.msg);
+		endpoint_close(server_side);
+		endpoint_close(client_side);
+		uv_run(&r.loop, UV_RUN_DEFAULT);
+		uv_loop_close(&r.loop);
+		return 0;
+	}
+	struct session_observer obs = {.record = on_record, .ended = on_ended, .ctx = &r};
+	struct session_opts so = {
+		.argv = sp->argv,
+		.cwd = sp->cwd,
+		.trace_path = sp->trace_path,
+		.stderr_fd = -1,
+		.obs = &obs,
+		.sandbox = &spec,
+		.launcher = sp->launcher,
+		.kill_grace_ms = 2000,
+	};
+	if (session_start(&r.loop, &so, server_side, server_side, &r.s, &e) != 0) {
+		out->cause = "REPLAY_SERVER_FAILED";
+		snprintf(out->detail, sizeof out->detail, "%s", e.msg);
+		endpoint_close(server_side);
+		endpoint_close(client_side);
+		uv_run(&r.loop, UV_RUN_DEFAULT);
+		uv_loop_close(&r.loop);
+		sandbox_spec_done(&spec);
+		return 0;
+	}
+	struct mcp_client_hooks hooks = {.on_request = answer, .ctx = &r};
+	r.c = mcp_client_new(&r.loop, client_side, &hooks);
+	send_next(&r);
+	uv_run(&r.loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&r.loop) != 0)
+		FATAL("replay loop still has live handles");
+	sandbox_spec_done(&spec);
+	cJSON_Delete(r.sandbox);
+	out->ms_server = (double)(time_mono_ns() - t0) / 1e6;
+	return 0;
+}
+
+void replay_result_free(struct replay_result *r)
+{
+	free(r->reply);
+	free(r->protocol_version);
+	cJSON_Delete(r->observed);
+	memset(r, 0, sizeof *r);
+}
+
+void replay_frame_free(struct replay_frame *f)
+{
+	free(f->bytes);
+	memset(f, 0, sizeof *f);
+}
