@@ -27,6 +27,8 @@ struct command {
 static const struct command commands[] = {
 	{"proxy", cmd_proxy, "proxy an MCP server over stdio, recording every frame"},
 	{"trace", cmd_trace, "show or check a recorded trace"},
+	{"verify", cmd_verify, "re-execute every turn of a trace and judge it (A1, A2)"},
+	{"replay", cmd_verify, "re-execute every turn of a trace and report coverage"},
 	{NULL, NULL, NULL},
 };
 

@@ -48,7 +48,6 @@ const struct vcause vcauses[] = {
 	{"IN_SCOPE_BUDGET_EXCEEDED", "more test files changed than the rule compares"},
 	{"TASK_PRESTATE_UNAVAILABLE", "the task's first pre-state is not available to compare against"},
 	{"POST_STATE_NOT_OBSERVED", "the replay left no workspace to inspect"},
-	{"NO_CLAIM_RECORDED", "no success claim was recorded, so there is nothing to check"},
 	{"CLAIM_UNCLASSIFIABLE", "the recorded claim does not say the suite passed"},
 	{"EVIDENCE_UNOBSERVABLE", "suite runs happened but none could be replayed"},
 	{"NO_SUBVERDICT", "nothing could be judged for this turn"},

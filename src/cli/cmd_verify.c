@@ -1,0 +1,237 @@
+/* cmd_verify.c - `belay verify` (verdicts) and `belay replay` (re-execution coverage).
+ * Human output by default, one JSON object per line with --json. Exit codes mirror the
+ * worst verdict: 0 PASS, 1 WARN, 3 UNVERIFIED, 4 FAIL; 2 for usage and input errors. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/jsonx.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "verify/policy.h"
+#include "verify/verify.h"
+
+static const char verify_usage[] =
+	"usage: belay verify TRACE [options] [-- SERVER...]\n"
+	"       belay replay TRACE [options] [-- SERVER...]\n"
+	"\n"
+	"verify re-executes every tools/call of TRACE on a fresh contained server from its\n"
+	"recorded pre-state and judges it: A2 (the result reproduces; the effect matches the\n"
+	"tool's readOnlyHint / openWorldHint) and A1 (your invariants). replay only reports\n"
+	"which turns could be re-executed, and why not.\n"
+	"\n"
+	"  --turn N               only turn N (0-based)\n"
+	"  --invariants FILE      A1 policy (JSON; may be repeated)\n"
+	"  --no-default-invariants  drop the defaults (tests/testing no-assertion-weakening,\n"
+	"                         suite-before-success-claim)\n"
+	"  --replays N            further replays when a result differs (>= 3, default 3)\n"
+	"  -j N                   verify N turns at once (default 1)\n"
+	"  --timeout SECONDS      per awaited reply in a replay (default 10)\n"
+	"  --state DIR            where the pre-states are (default: the one the trace names)\n"
+	"  --json                 one JSON object per turn, then a summary line\n"
+	"  -- SERVER...           replay against this server instead of the recorded one\n";
+
+struct cli_state {
+	int json, replay_only;
+	size_t counts[5];
+};
+
+static void progress(void *ctx, const struct turn_verdict *v)
+{
+	struct cli_state *cs = ctx;
+	(void)v;
+	cs->counts[0]++;
+	if (isatty(2))
+		fprintf(stderr, "\rbelay: verified %zu turn(s)...", cs->counts[0]);
+}
+
+static void print_turn(struct cli_state *cs, const struct turn_verdict *v)
+{
+	if (cs->json) {
+		cJSON *o = verdict_json(v);
+		char *s = jx_print(o);
+		puts(s);
+		fflush(stdout);
+		cJSON_free(s);
+		cJSON_Delete(o);
+		return;
+	}
+	if (cs->replay_only) {
+		const char *what = !v->replayed ? "not re-executed" : v->status == V_PASS ? "re-executed, result reproduced"
+										       : "re-executed, result differs";
+		printf("turn %-4d %-28s %s%s%s\n", v->turn, v->tool ? v->tool : "?", what, v->cause[0] ? ": " : "",
+		       v->cause);
+		fflush(stdout);
+		return;
+	}
+	printf("turn %-4d %-28s %s%s%s\n", v->turn, v->tool ? v->tool : "?", vstatus_name(v->status),
+	       v->cause[0] ? "  " : "", v->cause);
+	for (size_t i = 0; i < v->nsubs; i++) {
+		const struct subverdict *s = &v->subs[i];
+		char kind[48];
+		snprintf(kind, sizeof kind, "%s %s", s->axis, s->kind);
+		printf("    %-20s %-11s %s", kind, vstatus_name(s->status), s->message ? s->message : "");
+		if (s->cause[0])
+			printf("  [%s]", s->cause);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+static void print_summary(struct cli_state *cs, const struct verify_report *r, const char *trace)
+{
+	size_t by[5] = {0}, replayed = 0, nc = 0, net_judged = 0;
+	cJSON *causes = cJSON_CreateObject();
+	for (size_t i = 0; i < r->n; i++) {
+		const struct turn_verdict *v = &r->turns[i];
+		by[v->status]++;
+		replayed += v->replayed;
+		if (v->cause[0]) {
+			cJSON *c = cJSON_GetObjectItemCaseSensitive(causes, v->cause);
+			if (c)
+				cJSON_SetNumberValue(c, c->valuedouble + 1);
+			else
+				cJSON_AddNumberToObject(causes, v->cause, 1);
+		}
+		for (size_t k = 0; k < v->nsubs; k++) {
+			nc += v->subs[k].status == V_NOT_COVERED;
+			net_judged += !strcmp(v->subs[k].kind, "effect:network") && v->subs[k].status != V_NOT_COVERED;
+		}
+	}
+	if (cs->json) {
+		cJSON *s = cJSON_CreateObject(), *in = cJSON_AddObjectToObject(s, "summary");
+		cJSON_AddStringToObject(in, "trace", trace);
+		cJSON_AddNumberToObject(in, "turns", (double)r->n);
+		cJSON_AddNumberToObject(in, "turns_in_trace", (double)r->total_turns);
+		for (int k = 0; k < 4; k++)
+			cJSON_AddNumberToObject(in, vstatus_name((enum vstatus)k), (double)by[k]);
+		cJSON_AddNumberToObject(in, "replayed", (double)replayed);
+		cJSON_AddItemToObject(in, "unverified_causes", causes);
+		cJSON_AddNumberToObject(in, "not_covered", (double)nc);
+		cJSON_AddStringToObject(in, "worst", r->n ? vstatus_name(r->worst) : "UNVERIFIED");
+		if (r->has_trajectory)
+			cJSON_AddItemToObject(in, "trajectory", verdict_json(&r->trajectory));
+		char *t = jx_print(s);
+		puts(t);
+		cJSON_free(t);
+		cJSON_Delete(s);
+		return;
+	}
+	printf("\n");
+	if (!cs->replay_only)
+		printf("summary   %zu turn(s): PASS %zu  WARN %zu  UNVERIFIED %zu  FAIL %zu\n", r->n, by[V_PASS], by[V_WARN],
+		       by[V_UNVERIFIED], by[V_FAIL]);
+	printf("coverage  re-executed %zu of %zu turn(s)", replayed, r->n);
+	if (cJSON_GetArraySize(causes)) {
+		printf("; not judged, by cause:");
+		for (cJSON *c = causes->child; c; c = c->next)
+			printf(" %s %d", c->string, c->valueint);
+	}
+	printf("\n");
+	if (!cs->replay_only) {
+		printf("          network claims judged on %zu turn(s) (tools declaring openWorldHint); NOT_COVERED %zu\n",
+		       net_judged, nc);
+		if (r->has_trajectory) {
+			const struct turn_verdict *t = &r->trajectory;
+			printf("trajectory %s%s%s  %s\n", vstatus_name(t->status), t->cause[0] ? " " : "", t->cause,
+			       t->nsubs ? t->subs[0].message : "");
+		} else {
+			printf("trajectory no success claim recorded: suite-before-success-claim had nothing to check\n");
+		}
+		printf("\nA2 PASS means the recorded result reproduces from the recorded pre-state, not that the agent\n"
+		       "was right; UNVERIFIED means belay could not check and says why; no model was consulted.\n");
+	}
+	cJSON_Delete(causes);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	int replay_only = !strcmp(argv[0], "replay");
+	static const struct option opts[] = {
+		{"turn", required_argument, NULL, 't'},    {"invariants", required_argument, NULL, 'i'},
+		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
+		{"timeout", required_argument, NULL, 'T'}, {"state", required_argument, NULL, 's'},
+		{"json", no_argument, NULL, 'J'},          {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct policy pol = {0};
+	struct err e = {0};
+	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, rc;
+	double timeout = 10;
+	const char *state = NULL;
+	struct cli_state cs = {.replay_only = replay_only};
+	const char *inv_files[16];
+	int ninv = 0;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': turn = atoi(optarg); if (turn < 0) return cli_fail("%s: --turn must be >= 0", argv[0]); break;
+		case 'i': if (ninv == 16) return cli_fail("too many --invariants"); inv_files[ninv++] = optarg; break;
+		case 'n': no_defaults = 1; break;
+		case 'r': replays = atoi(optarg); break;
+		case 'j': jobs = atoi(optarg); break;
+		case 'T': timeout = atof(optarg); break;
+		case 's': state = optarg; break;
+		case 'J': cs.json = 1; break;
+		case 'h': fputs(verify_usage, stdout); return 0;
+		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
+		}
+	}
+	if (optind >= argc || !strcmp(argv[optind], "--"))
+		return cli_fail("%s: no trace given", argv[0]);
+	const char *trace = argv[optind++];
+	char **server = NULL;
+	if (optind < argc) {
+		if (strcmp(argv[optind], "--"))
+			return cli_fail("%s: unexpected argument '%s' (a server command goes after --)", argv[0], argv[optind]);
+		if (optind + 1 >= argc)
+			return cli_fail("%s: -- must be followed by a server command", argv[0]);
+		server = argv + optind + 1;
+	}
+	if (replays < 3)
+		return cli_fail("%s: --replays must be at least 3 (fewer cannot tell nondeterminism from a lie)", argv[0]);
+	if (jobs < 1 || jobs > 64)
+		return cli_fail("%s: -j must be between 1 and 64", argv[0]);
+	if (timeout <= 0)
+		return cli_fail("%s: --timeout must be positive", argv[0]);
+	for (int i = 0; i < ninv; i++)
+		if ((rc = policy_load(&pol, inv_files[i], &e)) != 0) {
+			policy_free(&pol);
+			return cli_fail("%s: invariants: %s", argv[0], e.msg);
+		}
+	if (!no_defaults && !replay_only)
+		policy_add_defaults(&pol);
+	if (replay_only)
+		policy_free(&pol);
+	struct verify_opts vo = {
+		.state_dir = state,
+		.policy = &pol,
+		.replays = replays,
+		.jobs = jobs,
+		.timeout_ms = (unsigned)(timeout * 1000),
+		.server_override = server,
+		.turn = turn,
+		.launcher = paths_self_exe(),
+		.coverage_only = replay_only,
+		.progress = progress,
+		.ctx = &cs,
+	};
+	struct verify_report r;
+	rc = verify_trace(trace, &vo, &r, &e);
+	policy_free(&pol);
+	if (cs.counts[0] && isatty(2))
+		fprintf(stderr, "\r\033[K");
+	if (rc)
+		return cli_fail("%s: %s", argv[0], e.msg);
+	for (size_t i = 0; i < r.n; i++)
+		print_turn(&cs, &r.turns[i]);
+	print_summary(&cs, &r, trace);
+	int code = replay_only ? 0 : verdict_exit_code(r.worst, r.n);
+	verify_report_free(&r);
+	return code;
+}

@@ -1,0 +1,43 @@
+/* verify.h - verification of a recorded run by re-execution (axis A2) and invariants
+ * (axis A1). For each tools/call turn: restore its pre-state into a scratch directory,
+ * re-run the call on a fresh contained server, compare the reply and observe the effect;
+ * then judge the tool's declarations and the operator's invariants. No model is consulted.
+ *
+ * Turns are verified by `jobs` worker threads, each with its own loop, store connection and
+ * scratch directories (always removed). Threads: verify_trace blocks its caller; the
+ * progress callback runs on worker threads, serialised by a mutex. */
+#ifndef BELAY_VERIFY_VERIFY_H
+#define BELAY_VERIFY_VERIFY_H
+#include <stddef.h>
+
+#include "common/err.h"
+#include "verify/policy.h"
+#include "verify/verdict.h"
+
+struct verify_opts {
+	const char *state_dir;          /* where the pre-states are stored */
+	const struct policy *policy;    /* A1 invariants (may be empty) */
+	int replays;                    /* further replays on divergence (>= 3) */
+	int jobs;                       /* worker threads (>= 1) */
+	unsigned timeout_ms;            /* per awaited reply in a replay */
+	char *const *server_override;   /* replay against this server instead of the recorded one */
+	int turn;                       /* only this turn (-1: all) */
+	int coverage_only;              /* belay replay: one replay per turn, no further judging */
+	const char *launcher;           /* the belay binary (sandbox launcher) */
+	void (*progress)(void *ctx, const struct turn_verdict *v);
+	void *ctx;
+};
+
+struct verify_report {
+	struct turn_verdict *turns; /* in turn order */
+	size_t n;
+	size_t total_turns;         /* tools/call turns in the trace */
+	struct turn_verdict trajectory; /* suite-before-success-claim (whole trace only) */
+	int has_trajectory;
+	enum vstatus worst;
+};
+
+int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);
+void verify_report_free(struct verify_report *r);
+
+#endif
