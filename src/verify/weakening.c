@@ -855,7 +855,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	}
 
 	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */
-	int fails = 0, fail_files = 0;
+	int fails = 0, fail_files = 0, undecided = 0;
 	const char *first_abstention = NULL;
 	const cJSON *first_abst_f = NULL;
 	for (size_t i = 0; i < nc; i++) {
@@ -869,7 +869,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			if (strcmp(status, "FAIL") == 0) {
 				fails++;
 				file_failed = 1;
-			} else if (!first_abstention) {
+			} else if (undecided++ == 0) {
 				first_abstention = cJSON_GetStringValue(cJSON_GetObjectItem(f, "cause"));
 				first_abst_f = f;
 			}
@@ -892,14 +892,15 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 				const char *post = cJSON_GetStringValue(cJSON_GetObjectItem(f, "post"));
 				buf_printf(&msg, "%s %s%s%s: %s", shown > 1 ? ";" : "", c[i].path, fn ? " " : "", fn ? fn : "",
 					   cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")));
-				if (pre)
-					buf_printf(&msg, " (was `%.120s`%s", pre, post ? "" : ")");
-				if (post)
-					buf_printf(&msg, "%s`%.120s`)", pre ? ", now " : " (now ", post);
+				if (pre || post)
+					buf_printf(&msg, " (%s%.120s%s%s%.120s)", pre ? "pre: " : "", pre ? pre : "",
+						   pre && post ? "; " : "", post ? "post: " : "", post ? post : "");
 			}
 		}
 		if (shown > MSG_FINDINGS_MAX)
 			buf_printf(&msg, "; and %d more", shown - MSG_FINDINGS_MAX);
+		if (undecided)
+			buf_printf(&msg, "; %d more finding(s) undecided", undecided);
 		not_judged_note(&msg, nonpy);
 	} else if (first_abstention) {
 		const char *fn = cJSON_GetStringValue(cJSON_GetObjectItem(first_abst_f, "function"));
