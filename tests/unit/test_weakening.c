@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/embedded.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -808,4 +809,49 @@ Test(weakening, misuse_is_an_error)
 	cr_assert_lt(weakening_check(NULL, &r, &e), 0);
 	weakening_result_free(&r);
 	weakening_result_free(NULL);
+}
+
+Test(weakening, deletion_with_unparseable_rename_target_abstains)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_old.py", "def test_a():\n    assert a() == 1\n", NULL);
+	pair(&f, "tests/test_new.py", NULL, "def test_a(:\n    assert a() == 1\n");
+	const char *changed[] = {"tests/test_old.py", "tests/test_new.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+	cr_assert_eq(count_finding(&r, "rename-target-unreadable"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+/*==== the helper itself =====================================================================*/
+
+Test(weakening, helper_fits_one_argument_and_imports_only_the_stdlib)
+{
+	const struct embedded_file *h = embedded_find("verify/weakening.py");
+	cr_assert_not_null(h);
+	cr_assert_lt(h->len, 128 * 1024, "passed with -c: must stay under MAX_ARG_STRLEN");
+	/* Parse (never import) the helper and list its imports outside the standard library. */
+	static const char check[] =
+	    "import ast, sys\n"
+	    "tree = ast.parse(sys.stdin.read())\n"
+	    "roots = set()\n"
+	    "for n in ast.walk(tree):\n"
+	    "    if isinstance(n, ast.Import):\n"
+	    "        roots.update(a.name.split('.')[0] for a in n.names)\n"
+	    "    elif isinstance(n, ast.ImportFrom):\n"
+	    "        roots.add('.' if n.level else n.module.split('.')[0])\n"
+	    "bad = sorted(r for r in roots if r not in sys.stdlib_module_names)\n"
+	    "print(len(roots), ','.join(bad))\n";
+	const char *argv[] = {"python3", "-I", "-B", "-c", check, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, NULL, NULL, h->data, h->len, 30, &o), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	int nroots = 0;
+	char bad[256] = "";
+	sscanf(o.out, "%d %255s", &nroots, bad);
+	cr_assert_gt(nroots, 0, "the check saw no import at all: %s", o.out);
+	cr_assert_str_eq(bad, "", "non-stdlib imports: %s", bad);
+	ts_out_free(&o);
 }
