@@ -28,6 +28,7 @@
 #include "common/buf.h"
 #include "common/embedded.h"
 #include "common/fsutil.h"
+#include "common/jsonx.h"
 #include "common/xalloc.h"
 
 extern char **environ;
@@ -272,11 +273,11 @@ static int memfile(const struct buf *data, char *why, size_t whylen)
 	return fd;
 }
 
-/* First line of the child's stderr, cleaned for a one-line message. */
-static void first_line(const struct buf *b, char *dst, size_t n)
+/* The last non-empty line of the child's stderr (Python tracebacks end with the exception),
+ * with control characters replaced, for a one-line message. */
+static void last_line(const struct buf *b, char *dst, size_t n)
 {
 	size_t k = 0;
-	/* Prefer the last non-empty line: Python tracebacks end with the exception. */
 	size_t end = b->len, start;
 	while (end > 0 && (b->p[end - 1] == '\n' || b->p[end - 1] == '\r'))
 		end--;
@@ -402,16 +403,34 @@ static int helper_run(const char *python_override, int timeout_ms, const struct 
 			}
 		}
 	}
+	/* The pipes may close before the child exits (or never, if it hangs): the deadline holds
+	 * for the exit too. */
+	int st = 0;
+	while (!timed_out && !too_big) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			snprintf(why, whylen, "cannot wait for the helper: %s", strerror(errno));
+			timed_out = -1;
+			break;
+		}
+		if (now_ms() >= deadline) {
+			timed_out = 1;
+			break;
+		}
+		struct timespec nap = {0, 5 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
 	if (timed_out || too_big) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
 	}
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	pid = -1;
 	char line[200];
-	first_line(&errb, line, sizeof line);
+	last_line(&errb, line, sizeof line);
 	if (timed_out > 0)
 		snprintf(why, whylen, "the helper timed out after %d ms", timeout_ms);
 	else if (timed_out < 0)
@@ -478,7 +497,7 @@ static cJSON *mk_finding(const char *file, const char *function, const char *wha
 			 const char *cause, const char *pre, const char *post)
 {
 	cJSON *f = cJSON_CreateObject();
-	cJSON_AddItemToObject(f, "file", cJSON_CreateString(file));
+	cJSON_AddItemToObject(f, "file", jx_bytes(file, strlen(file))); /* a string unless not UTF-8 */
 	cJSON_AddItemToObject(f, "function", function ? cJSON_CreateString(function) : cJSON_CreateNull());
 	cJSON_AddItemToObject(f, "finding", cJSON_CreateString(what));
 	cJSON_AddItemToObject(f, "status", cJSON_CreateString(status));
@@ -600,6 +619,55 @@ static void finish(struct weakening_result *out, int status, const char *cause, 
 	out->status = status;
 	set_cause(out, cause ? cause : "");
 	out->message = buf_take(msg);
+}
+
+/* Appends at most about `max` bytes of s for a one-line, valid UTF-8 message: control
+ * characters and bytes that are not well-formed UTF-8 become '?', and "..." marks a cut. */
+static void put_clean(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s), i = 0;
+	while (i < n && i < max) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t len = ch < 0x80 ? 1 : (ch & 0xE0) == 0xC0 ? 2 : (ch & 0xF0) == 0xE0 ? 3 : (ch & 0xF8) == 0xF0 ? 4 : 0;
+		if (len > 1 && i + len <= n && utf8_valid(s + i, len)) {
+			buf_append(b, s + i, len);
+			i += len;
+			continue;
+		}
+		buf_putc(b, len == 1 && ch >= 0x20 && ch != 0x7f ? (char)ch : '?');
+		i++;
+	}
+	if (i < n)
+		buf_puts(b, "...");
+}
+
+/* "path function: finding (pre: ...; post: ...)" for one finding of file `path`. */
+static void describe(struct buf *b, const char *path, const cJSON *f)
+{
+	const char *fn = cJSON_GetStringValue(cJSON_GetObjectItem(f, "function"));
+	const char *pre = cJSON_GetStringValue(cJSON_GetObjectItem(f, "pre"));
+	const char *post = cJSON_GetStringValue(cJSON_GetObjectItem(f, "post"));
+	put_clean(b, path, 200);
+	if (fn) {
+		buf_putc(b, ' ');
+		put_clean(b, fn, 120);
+	}
+	buf_puts(b, ": ");
+	put_clean(b, cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")), 64);
+	if (pre || post) {
+		buf_puts(b, " (");
+		if (pre) {
+			buf_puts(b, "pre: ");
+			put_clean(b, pre, 160);
+		}
+		if (pre && post)
+			buf_puts(b, "; ");
+		if (post) {
+			buf_puts(b, "post: ");
+			put_clean(b, post, 160);
+		}
+		buf_putc(b, ')');
+	}
 }
 
 static void not_judged_note(struct buf *msg, int nonpy)
@@ -858,6 +926,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	int fails = 0, fail_files = 0, undecided = 0;
 	const char *first_abstention = NULL;
 	const cJSON *first_abst_f = NULL;
+	const char *first_abst_path = NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct cand *k = &c[i];
 		out->compared += k->role == ROLE_JUDGE && k->compared;
@@ -872,6 +941,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			} else if (undecided++ == 0) {
 				first_abstention = cJSON_GetStringValue(cJSON_GetObjectItem(f, "cause"));
 				first_abst_f = f;
+				first_abst_path = k->path;
 			}
 		}
 		fail_files += file_failed;
@@ -887,14 +957,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 					continue;
 				if (shown++ >= MSG_FINDINGS_MAX)
 					continue;
-				const char *fn = cJSON_GetStringValue(cJSON_GetObjectItem(f, "function"));
-				const char *pre = cJSON_GetStringValue(cJSON_GetObjectItem(f, "pre"));
-				const char *post = cJSON_GetStringValue(cJSON_GetObjectItem(f, "post"));
-				buf_printf(&msg, "%s %s%s%s: %s", shown > 1 ? ";" : "", c[i].path, fn ? " " : "", fn ? fn : "",
-					   cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")));
-				if (pre || post)
-					buf_printf(&msg, " (%s%.120s%s%s%.120s)", pre ? "pre: " : "", pre ? pre : "",
-						   pre && post ? "; " : "", post ? "post: " : "", post ? post : "");
+				buf_puts(&msg, shown > 1 ? "; " : " ");
+				describe(&msg, c[i].path, f);
 			}
 		}
 		if (shown > MSG_FINDINGS_MAX)
@@ -903,15 +967,10 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			buf_printf(&msg, "; %d more finding(s) undecided", undecided);
 		not_judged_note(&msg, nonpy);
 	} else if (first_abstention) {
-		const char *fn = cJSON_GetStringValue(cJSON_GetObjectItem(first_abst_f, "function"));
-		const char *pre = cJSON_GetStringValue(cJSON_GetObjectItem(first_abst_f, "pre"));
-		const char *post = cJSON_GetStringValue(cJSON_GetObjectItem(first_abst_f, "post"));
-		buf_printf(&msg, "could not decide: %s%s%s: %s", cJSON_GetStringValue(cJSON_GetObjectItem(first_abst_f, "file")),
-			   fn ? " " : "", fn ? fn : "", cJSON_GetStringValue(cJSON_GetObjectItem(first_abst_f, "finding")));
-		if (pre)
-			buf_printf(&msg, " (pre: %.160s)", pre);
-		if (post)
-			buf_printf(&msg, " (post: %.160s)", post);
+		buf_puts(&msg, "could not decide: ");
+		describe(&msg, first_abst_path, first_abst_f);
+		if (undecided > 1)
+			buf_printf(&msg, "; %d more finding(s) undecided", undecided - 1);
 		buf_printf(&msg, "; %d of %d in-scope Python file(s) compared", out->compared, in_scope);
 		not_judged_note(&msg, nonpy);
 	} else {
@@ -919,8 +978,12 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		if (additions)
 			buf_printf(&msg, ", %d added", additions);
 		for (size_t i = 0; i < nc; i++)
-			if (c[i].renamed_to >= 0)
-				buf_printf(&msg, ", %s renamed to %s", c[i].path, c[c[i].renamed_to].path);
+			if (c[i].renamed_to >= 0) {
+				buf_puts(&msg, ", ");
+				put_clean(&msg, c[i].path, 200);
+				buf_puts(&msg, " renamed to ");
+				put_clean(&msg, c[c[i].renamed_to].path, 200);
+			}
 		not_judged_note(&msg, nonpy);
 	}
 	for (size_t i = 0; i < nc; i++) {

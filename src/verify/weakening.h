@@ -50,7 +50,8 @@ struct weakening_result {
 	char cause[64]; /* for UNVERIFIED: one of the causes above; else "" */
 	char *message;  /* human: which files, which findings, what was not judged (owned) */
 	cJSON *findings; /* [{"file","function","finding","status","cause","pre","post"}] (owned);
-			  * only FAIL and UNVERIFIED findings, files in path order */
+			  * only FAIL and UNVERIFIED findings, files in path order; "file" is a
+			  * string, or {"base64": ...} for a path that is not UTF-8 (jx_bytes) */
 	int compared;   /* files whose pre and post assertion sets were actually compared */
 	int in_scope;   /* distinct changed .py paths inside the scope */
 };

@@ -495,7 +495,9 @@ BROADEST = {"Exception", "BaseException", "builtins.Exception", "builtins.BaseEx
 def clip(s):
     if s is None:
         return None
-    return s if len(s) <= FORM_MAX else s[:FORM_MAX] + "..."
+    s = s if len(s) <= FORM_MAX else s[:FORM_MAX] + "..."
+    # Lone surrogates (from escapes in the source) would make the answer invalid UTF-8.
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def finding(function, name, status, pre, post, cause=None):

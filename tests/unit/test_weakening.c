@@ -706,6 +706,7 @@ Test(weakening, broken_helper_is_check_unavailable)
 	    {"#!/bin/sh\necho 'Traceback: boom' >&2\nexit 3\n", "exited with status 3: Traceback: boom", 0},
 	    {"#!/bin/sh\nkill -SEGV $$\n", "killed by signal 11", 0},
 	    {"#!/bin/sh\nexec sleep 30\n", "timed out after 300 ms", 300},
+	    {"#!/bin/sh\nexec >&- 2>&- <&-\nexec sleep 30\n", "timed out after 300 ms", 300},
 	    {"#!/bin/sh\ncat >/dev/null\necho '{\"v\": 1, \"files\": []}'\n", "gave no answer", 0},
 	    {"#!/bin/sh\ncat >/dev/null\necho 'PASS'\n", "not a JSON object", 0},
 	    {"#!/bin/sh\ncat >/dev/null\necho '{\"v\":1,\"files\":[{\"index\":0,\"compared\":true,\"renamed_to\":null,"
@@ -854,4 +855,27 @@ Test(weakening, helper_fits_one_argument_and_imports_only_the_stdlib)
 	cr_assert_gt(nroots, 0, "the check saw no import at all: %s", o.out);
 	cr_assert_str_eq(bad, "", "non-stdlib imports: %s", bad);
 	ts_out_free(&o);
+}
+
+Test(weakening, odd_bytes_stay_valid_json)
+{
+	struct fx f = fx_new();
+	/* A glob with an escaped lone surrogate and a newline, in a file whose name is not UTF-8. */
+	pair(&f, "tests/test_\xff.py", "def test_g(r):\n    r.stdout.fnmatch_lines(['*\\ud800\\n*x*'])\n",
+	     "def test_g(r):\n    r.stdout.fnmatch_lines(['*'])\n");
+	const char *changed[] = {"tests/test_\xff.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "glob-pattern-loosened");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_not_null(jx_str(jx_obj(fi, "file"), "base64"), "a non-UTF-8 path is carried as bytes");
+	char *js = jx_print(r.findings);
+	cr_assert(utf8_valid(js, strlen(js)), "%s", js);
+	cr_assert(utf8_valid(r.message, strlen(r.message)), "%s", r.message);
+	cr_assert(strstr(r.message, "tests/test_?.py"), "%s", r.message);
+	cr_assert_null(strchr(r.message, '\n'), "the message is one line: %s", r.message);
+	free(js);
+	weakening_result_free(&r);
+	fx_free(&f);
 }
