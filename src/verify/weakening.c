@@ -290,8 +290,8 @@ static void last_line(const struct buf *b, char *dst, size_t n)
 }
 
 /* Runs the helper on `req`; 0 with the answer in `out`, or -1 with `why` (a sentence). */
-static int helper_run(const char *python_override, int timeout_ms, const struct buf *req, struct buf *out,
-		      char *why, size_t whylen)
+static int helper_run(const char *python_override, int timeout_ms, const struct buf *req, struct buf *out, char *why,
+		      size_t whylen)
 {
 	const struct embedded_file *src = embedded_find(HELPER_NAME);
 	if (!src) {
@@ -440,8 +440,7 @@ static int helper_run(const char *python_override, int timeout_ms, const struct 
 	else if (WIFSIGNALED(st))
 		snprintf(why, whylen, "the helper was killed by signal %d%s%s", WTERMSIG(st), *line ? ": " : "", line);
 	else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		snprintf(why, whylen, "the helper exited with status %d%s%s", WEXITSTATUS(st), *line ? ": " : "",
-			 line);
+		snprintf(why, whylen, "the helper exited with status %d%s%s", WEXITSTATUS(st), *line ? ": " : "", line);
 	else
 		rc = 0;
 out:
@@ -481,11 +480,11 @@ struct cand {
 	struct buf pre_bytes, post_bytes;
 	char why[200];
 	enum role role;
-	int req_index;    /* index in the helper request, or -1 */
+	int req_index; /* index in the helper request, or -1 */
 	int answered;
-	cJSON *findings;  /* this file's FAIL/UNVERIFIED findings, owned */
+	cJSON *findings; /* this file's FAIL/UNVERIFIED findings, owned */
 	int compared;
-	int renamed_to;   /* cand index, or -1 */
+	int renamed_to; /* cand index, or -1 */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -507,8 +506,7 @@ static cJSON *mk_finding(const char *file, const char *function, const char *wha
 	return f;
 }
 
-static const char *const CAUSES[] = {WEAKENING_UNDECIDABLE, WEAKENING_FILE_UNREADABLE, WEAKENING_BUDGET_EXCEEDED,
-				     NULL};
+static const char *const CAUSES[] = {WEAKENING_UNDECIDABLE, WEAKENING_FILE_UNREADABLE, WEAKENING_BUDGET_EXCEEDED, NULL};
 
 static int known_cause(const char *c)
 {
@@ -526,8 +524,8 @@ static int str_or_null(const cJSON *o, const char *k)
 
 /* Validates the helper's answer and files its findings under the candidates. 0, or -1 with
  * `why`: an answer out of contract is a broken helper, never a verdict. */
-static int take_answer(const struct buf *answer, struct cand *c, size_t nc, const int *req_to_cand, int nreq,
-		       char *why, size_t whylen)
+static int take_answer(const struct buf *answer, struct cand *c, size_t nc, const int *req_to_cand, int nreq, char *why,
+		       size_t whylen)
 {
 	cJSON *root = cJSON_ParseWithLength(answer->p ? answer->p : "", answer->len);
 	int rc = -1;
@@ -573,7 +571,8 @@ static int take_answer(const struct buf *answer, struct cand *c, size_t nc, cons
 		const cJSON *f;
 		cJSON_ArrayForEach(f, fl)
 		{
-			const char *what = cJSON_IsObject(f) ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")) : NULL;
+			const char *what =
+			    cJSON_IsObject(f) ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")) : NULL;
 			const char *status = what ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")) : NULL;
 			const char *cause = status ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "cause")) : NULL;
 			int ok = what && status && str_or_null(f, "function") && str_or_null(f, "pre") &&
@@ -588,11 +587,11 @@ static int take_answer(const struct buf *answer, struct cand *c, size_t nc, cons
 				snprintf(why, whylen, "the helper's answer has a malformed finding");
 				goto out;
 			}
-			cJSON_AddItemToArray(k->findings,
-					     mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItem(f, "function")),
-							what, status, cause,
-							cJSON_GetStringValue(cJSON_GetObjectItem(f, "pre")),
-							cJSON_GetStringValue(cJSON_GetObjectItem(f, "post"))));
+			cJSON_AddItemToArray(
+			    k->findings,
+			    mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItem(f, "function")), what, status,
+				       cause, cJSON_GetStringValue(cJSON_GetObjectItem(f, "pre")),
+				       cJSON_GetStringValue(cJSON_GetObjectItem(f, "post"))));
 		}
 	}
 	for (size_t i = 0; i < nc; i++) {
@@ -628,7 +627,11 @@ static void put_clean(struct buf *b, const char *s, size_t max)
 	size_t n = strlen(s), i = 0;
 	while (i < n && i < max) {
 		unsigned char ch = (unsigned char)s[i];
-		size_t len = ch < 0x80 ? 1 : (ch & 0xE0) == 0xC0 ? 2 : (ch & 0xF0) == 0xE0 ? 3 : (ch & 0xF8) == 0xF0 ? 4 : 0;
+		size_t len = ch < 0x80		   ? 1
+			     : (ch & 0xE0) == 0xC0 ? 2
+			     : (ch & 0xF0) == 0xE0 ? 3
+			     : (ch & 0xF8) == 0xF0 ? 4
+						   : 0;
 		if (len > 1 && i + len <= n && utf8_valid(s + i, len)) {
 			buf_append(b, s + i, len);
 			i += len;
@@ -693,8 +696,9 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		return err_set(e, BELAY_EINVAL, "weakening_check: input, result and scope are required");
 	for (const char *const *p = in->changed; p && *p; p++)
 		if (path_safe(*p) != 0)
-			return err_set(e, BELAY_EINVAL, "weakening_check: changed path \"%s\" is not a relative path "
-							"inside the tree",
+			return err_set(e, BELAY_EINVAL,
+				       "weakening_check: changed path \"%s\" is not a relative path "
+				       "inside the tree",
 				       *p);
 	if (in->timeout_ms < 0)
 		return err_set(e, BELAY_EINVAL, "weakening_check: negative timeout");
@@ -750,7 +754,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 
 	struct stat st;
 	if (!in->pre_root || stat(in->pre_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		buf_printf(&msg, "the task's pre-state tree %s is not a directory", in->pre_root ? in->pre_root : "(none)");
+		buf_printf(&msg, "the task's pre-state tree %s is not a directory",
+			   in->pre_root ? in->pre_root : "(none)");
 		finish(out, WEAKENING_UNVERIFIED, WEAKENING_PRESTATE_MISSING, &msg);
 		free(paths);
 		return 0;
@@ -764,7 +769,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	int pre_fd = open(in->pre_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int post_fd = open(in->post_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pre_fd < 0 || post_fd < 0) {
-		buf_printf(&msg, "cannot open the %s tree: %s", pre_fd < 0 ? "pre-state" : "post-state", strerror(errno));
+		buf_printf(&msg, "cannot open the %s tree: %s", pre_fd < 0 ? "pre-state" : "post-state",
+			   strerror(errno));
 		finish(out, WEAKENING_UNVERIFIED, pre_fd < 0 ? WEAKENING_PRESTATE_MISSING : WEAKENING_POSTSTATE_MISSING,
 		       &msg);
 		if (pre_fd >= 0)
@@ -813,10 +819,10 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			continue; /* an addition (or a scratch file) is never a weakening */
 		}
 		if (k->pre == SIDE_BAD || k->post == SIDE_BAD) {
-			cJSON_AddItemToArray(k->findings, mk_finding(k->path, NULL, "unreadable", "UNVERIFIED",
-								     WEAKENING_FILE_UNREADABLE,
-								     k->pre == SIDE_BAD ? why_pre : NULL,
-								     k->post == SIDE_BAD ? why_post : NULL));
+			cJSON_AddItemToArray(k->findings,
+					     mk_finding(k->path, NULL, "unreadable", "UNVERIFIED",
+							WEAKENING_FILE_UNREADABLE, k->pre == SIDE_BAD ? why_pre : NULL,
+							k->post == SIDE_BAD ? why_post : NULL));
 			continue;
 		}
 		if (reserve_bytes(&total, k->pre_bytes.len + k->post_bytes.len) != 0) {
@@ -913,8 +919,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		int timeout = in->timeout_ms > 0 ? in->timeout_ms : WEAKENING_TIMEOUT_MS;
 		if (helper_run(in->python, timeout, &req, &answer, why, sizeof why) != 0 ||
 		    take_answer(&answer, c, nc, req_to_cand, nreq, why, sizeof why) != 0) {
-			buf_printf(&msg, "the assertion check could not run: %s; %d in-scope Python file(s) not judged", why,
-				   in_scope);
+			buf_printf(&msg, "the assertion check could not run: %s; %d in-scope Python file(s) not judged",
+				   why, in_scope);
 			cJSON_Delete(out->findings);
 			out->findings = cJSON_CreateArray();
 			finish(out, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE, &msg);
@@ -974,7 +980,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		buf_printf(&msg, "; %d of %d in-scope Python file(s) compared", out->compared, in_scope);
 		not_judged_note(&msg, nonpy);
 	} else {
-		buf_printf(&msg, "no assertion weakened: %d of %d in-scope Python file(s) compared", out->compared, in_scope);
+		buf_printf(&msg, "no assertion weakened: %d of %d in-scope Python file(s) compared", out->compared,
+			   in_scope);
 		if (additions)
 			buf_printf(&msg, ", %d added", additions);
 		for (size_t i = 0; i < nc; i++)
@@ -991,7 +998,10 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		while ((f = cJSON_DetachItemFromArray(c[i].findings, 0)) != NULL)
 			cJSON_AddItemToArray(out->findings, f);
 	}
-	finish(out, fails ? WEAKENING_FAIL : first_abstention ? WEAKENING_UNVERIFIED : WEAKENING_PASS,
+	finish(out,
+	       fails		  ? WEAKENING_FAIL
+	       : first_abstention ? WEAKENING_UNVERIFIED
+				  : WEAKENING_PASS,
 	       fails ? NULL : first_abstention, &msg);
 
 cleanup:

@@ -21,39 +21,39 @@
 enum { WEAKENING_PASS = 0, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
 
 /* The closed list of UNVERIFIED causes (weakening_result.cause). */
-#define WEAKENING_CHECK_UNAVAILABLE "ASSERTION_CHECK_UNAVAILABLE"   /* python3 missing, failing, timed out */
-#define WEAKENING_UNDECIDABLE "ASSERTION_UNDECIDABLE"               /* regex changed, kind changed, glob undecidable */
-#define WEAKENING_FILE_UNREADABLE "ASSERTION_FILE_UNREADABLE"       /* undecodable/unparseable/unreadable file */
-#define WEAKENING_BUDGET_EXCEEDED "IN_SCOPE_BUDGET_EXCEEDED"        /* > WEAKENING_MAX_IN_SCOPE files, or bytes */
-#define WEAKENING_POST_NOT_OBSERVED "POST_STATE_NOT_OBSERVED"       /* no delta / no post-state given */
-#define WEAKENING_PRESTATE_MISSING "TASK_PRESTATE_TREE_MISSING"     /* pre_root absent or not a directory */
-#define WEAKENING_POSTSTATE_MISSING "POST_STATE_TREE_MISSING"       /* post_root not a directory */
+#define WEAKENING_CHECK_UNAVAILABLE "ASSERTION_CHECK_UNAVAILABLE" /* python3 missing, failing, timed out */
+#define WEAKENING_UNDECIDABLE "ASSERTION_UNDECIDABLE"		  /* regex changed, kind changed, glob undecidable */
+#define WEAKENING_FILE_UNREADABLE "ASSERTION_FILE_UNREADABLE"	  /* undecodable/unparseable/unreadable file */
+#define WEAKENING_BUDGET_EXCEEDED "IN_SCOPE_BUDGET_EXCEEDED"	  /* > WEAKENING_MAX_IN_SCOPE files, or bytes */
+#define WEAKENING_POST_NOT_OBSERVED "POST_STATE_NOT_OBSERVED"	  /* no delta / no post-state given */
+#define WEAKENING_PRESTATE_MISSING "TASK_PRESTATE_TREE_MISSING"	  /* pre_root absent or not a directory */
+#define WEAKENING_POSTSTATE_MISSING "POST_STATE_TREE_MISSING"	  /* post_root not a directory */
 
-#define WEAKENING_MAX_IN_SCOPE 512             /* in-scope .py files judged per call */
-#define WEAKENING_FILE_MAX (4u << 20)          /* bytes per file side; larger = unreadable */
-#define WEAKENING_REQUEST_MAX (128u << 20)     /* bytes sent to the helper in all */
-#define WEAKENING_TIMEOUT_MS 10000             /* default helper timeout */
+#define WEAKENING_MAX_IN_SCOPE 512	   /* in-scope .py files judged per call */
+#define WEAKENING_FILE_MAX (4u << 20)	   /* bytes per file side; larger = unreadable */
+#define WEAKENING_REQUEST_MAX (128u << 20) /* bytes sent to the helper in all */
+#define WEAKENING_TIMEOUT_MS 10000	   /* default helper timeout */
 
 struct weakening_input {
-	const char *pre_root;       /* the task's first pre-state, materialised (a directory) */
-	const char *post_root;      /* the workspace after the replayed call (a directory); NULL = not observed */
+	const char *pre_root;	    /* the task's first pre-state, materialised (a directory) */
+	const char *post_root;	    /* the workspace after the replayed call (a directory); NULL = not observed */
 	const char *const *changed; /* relative paths the call changed (added/removed/changed),
 				     * NULL-terminated; NULL = the delta was not observed */
-	const char *scope;          /* "tests": a contiguous run of directory components; "" = whole tree */
+	const char *scope;	    /* "tests": a contiguous run of directory components; "" = whole tree */
 	/* Optional (zero = default): */
-	const char *python;         /* interpreter to run instead of `python3` looked up on PATH */
-	int timeout_ms;             /* helper timeout; 0 = WEAKENING_TIMEOUT_MS */
+	const char *python; /* interpreter to run instead of `python3` looked up on PATH */
+	int timeout_ms;	    /* helper timeout; 0 = WEAKENING_TIMEOUT_MS */
 };
 
 struct weakening_result {
-	int status;     /* WEAKENING_PASS, WEAKENING_UNVERIFIED or WEAKENING_FAIL */
-	char cause[64]; /* for UNVERIFIED: one of the causes above; else "" */
-	char *message;  /* human: which files, which findings, what was not judged (owned) */
+	int status;	 /* WEAKENING_PASS, WEAKENING_UNVERIFIED or WEAKENING_FAIL */
+	char cause[64];	 /* for UNVERIFIED: one of the causes above; else "" */
+	char *message;	 /* human: which files, which findings, what was not judged (owned) */
 	cJSON *findings; /* [{"file","function","finding","status","cause","pre","post"}] (owned);
 			  * only FAIL and UNVERIFIED findings, files in path order; "file" is a
 			  * string, or {"base64": ...} for a path that is not UTF-8 (jx_bytes) */
-	int compared;   /* files whose pre and post assertion sets were actually compared */
-	int in_scope;   /* distinct changed .py paths inside the scope */
+	int compared;	 /* files whose pre and post assertion sets were actually compared */
+	int in_scope;	 /* distinct changed .py paths inside the scope */
 };
 
 /* 1 when the directory part of relative `path` holds the scope's non-empty '/'-separated

@@ -113,12 +113,12 @@ static const cJSON *first_finding(const struct weakening_result *r, const char *
 	return NULL;
 }
 
-#define expect_status(r, st, c)                                                                                  \
-	do {                                                                                                     \
-		char *js_ = jx_print((r)->findings);                                                            \
-		cr_assert_eq((r)->status, (st), "status %d, want %d: %s | %s", (r)->status, (st), (r)->message, js_); \
-		cr_assert_str_eq((r)->cause, (c), "cause %s: %s", (r)->cause, (r)->message);                    \
-		free(js_);                                                                                       \
+#define expect_status(r, st, c)                                                                                        \
+	do {                                                                                                           \
+		char *js_ = jx_print((r)->findings);                                                                   \
+		cr_assert_eq((r)->status, (st), "status %d, want %d: %s | %s", (r)->status, (st), (r)->message, js_);  \
+		cr_assert_str_eq((r)->cause, (c), "cause %s: %s", (r)->cause, (r)->message);                           \
+		free(js_);                                                                                             \
 	} while (0)
 
 /*==== findings ==============================================================================*/
@@ -126,8 +126,7 @@ static const cJSON *first_finding(const struct weakening_result *r, const char *
 Test(weakening, removed_assert_fails)
 {
 	struct fx f = fx_new();
-	pair(&f, "tests/test_calc.py",
-	     "def test_add():\n    assert add(1, 2) == 3\n    assert add(0, 0) == 0\n",
+	pair(&f, "tests/test_calc.py", "def test_add():\n    assert add(1, 2) == 3\n    assert add(0, 0) == 0\n",
 	     "def test_add():\n    assert add(1, 2) == 3\n");
 	const char *changed[] = {"tests/test_calc.py", NULL};
 	struct weakening_result r;
@@ -148,8 +147,8 @@ Test(weakening, removed_assert_fails)
 
 Test(weakening, tautology_replacement_fails)
 {
-	static const char *const tauts[] = {"True", "1", "x == x", "not False", "(result, 'message')", "'text'",
-					    "x is x", "True or result == 3"};
+	static const char *const tauts[] = {
+	    "True", "1", "x == x", "not False", "(result, 'message')", "'text'", "x is x", "True or result == 3"};
 	for (size_t i = 0; i < sizeof tauts / sizeof *tauts; i++) {
 		struct fx f = fx_new();
 		char *post = xasprintf("def test_it():\n    result = compute()\n    assert %s\n", tauts[i]);
@@ -430,7 +429,8 @@ Test(weakening, unittest_assert_removed_fails)
 	struct fx f = fx_new();
 	pair(&f, "tests/test_u.py",
 	     "import unittest\n\nclass TestU(unittest.TestCase):\n    def test_u(self):\n"
-	     "        self.assertEqual(u(), 1)\n        self.assertIn('x', names())\n        m.assert_called_once_with(2)\n",
+	     "        self.assertEqual(u(), 1)\n        self.assertIn('x', names())\n        "
+	     "m.assert_called_once_with(2)\n",
 	     "import unittest\n\nclass TestU(unittest.TestCase):\n    def test_u(self):\n"
 	     "        self.assertEqual(u(), 1)\n        m.assert_called_once_with(2)\n");
 	const char *changed[] = {"tests/test_u.py", NULL};
@@ -449,7 +449,8 @@ Test(weakening, pytest_raises_match_removed_fails)
 {
 	struct fx f = fx_new();
 	pair(&f, "tests/test_e.py",
-	     "import pytest\n\ndef test_e():\n    with pytest.raises(ValueError, match='bad input'):\n        parse('')\n",
+	     "import pytest\n\ndef test_e():\n    with pytest.raises(ValueError, match='bad input'):\n        "
+	     "parse('')\n",
 	     "import pytest\n\ndef test_e():\n    with pytest.raises(ValueError):\n        parse('')\n");
 	const char *changed[] = {"tests/test_e.py", NULL};
 	struct weakening_result r;
@@ -462,7 +463,8 @@ Test(weakening, pytest_raises_match_removed_fails)
 	weakening_result_free(&r);
 
 	put(f.post, "tests/test_e.py",
-	    "import pytest\n\ndef test_e():\n    with pytest.raises(Exception, match='bad input'):\n        parse('')\n");
+	    "import pytest\n\ndef test_e():\n    with pytest.raises(Exception, match='bad input'):\n        "
+	    "parse('')\n");
 	run(&f, changed, "tests", &r);
 	expect_status(&r, WEAKENING_FAIL, "");
 	cr_assert_eq(count_finding(&r, "raises-broadened"), 1, "%s", r.message);
@@ -470,7 +472,8 @@ Test(weakening, pytest_raises_match_removed_fails)
 
 	/* A different expected exception is a changed expectation, not a weakening. */
 	put(f.post, "tests/test_e.py",
-	    "import pytest\n\ndef test_e():\n    with pytest.raises(TypeError, match='bad input'):\n        parse('')\n");
+	    "import pytest\n\ndef test_e():\n    with pytest.raises(TypeError, match='bad input'):\n        "
+	    "parse('')\n");
 	run(&f, changed, "tests", &r);
 	expect_status(&r, WEAKENING_PASS, "");
 	weakening_result_free(&r);
@@ -597,10 +600,14 @@ Test(weakening, bad_encoding_is_unreadable)
 Test(weakening, declared_encoding_and_bom_are_honoured)
 {
 	struct fx f = fx_new();
-	pair(&f, "tests/test_l.py", "# -*- coding: latin-1 -*-\ndef test_l():\n    assert name() == '\xe9'\n    assert ok()\n",
+	pair(&f, "tests/test_l.py",
+	     "# -*- coding: latin-1 -*-\ndef test_l():\n    assert name() == '\xe9'\n    assert ok()\n",
 	     "# -*- coding: latin-1 -*-\ndef test_l():\n    assert name() == '\xe9'\n");
-	pair(&f, "tests/test_bom.py", "\xef\xbb\xbf" "def test_m():\n    assert m() == 1\n",
-	     "\xef\xbb\xbf" "def test_m():\n    assert m() == 1\n");
+	pair(&f, "tests/test_bom.py",
+	     "\xef\xbb\xbf"
+	     "def test_m():\n    assert m() == 1\n",
+	     "\xef\xbb\xbf"
+	     "def test_m():\n    assert m() == 1\n");
 	const char *changed[] = {"tests/test_l.py", "tests/test_bom.py", NULL};
 	struct weakening_result r;
 	run(&f, changed, "tests", &r);
@@ -742,7 +749,8 @@ Test(weakening, non_python_files_not_judged)
 	weakening_result_free(&r);
 
 	/* Said on a FAIL too. */
-	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n    assert b()\n", "def test_a():\n    assert b()\n");
+	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n    assert b()\n",
+	     "def test_a():\n    assert b()\n");
 	const char *more[] = {"tests/data/expected.txt", "tests/test_a.py", NULL};
 	run(&f, more, "tests", &r);
 	expect_status(&r, WEAKENING_FAIL, "");
@@ -834,17 +842,16 @@ Test(weakening, helper_fits_one_argument_and_imports_only_the_stdlib)
 	cr_assert_not_null(h);
 	cr_assert_lt(h->len, 128 * 1024, "passed with -c: must stay under MAX_ARG_STRLEN");
 	/* Parse (never import) the helper and list its imports outside the standard library. */
-	static const char check[] =
-	    "import ast, sys\n"
-	    "tree = ast.parse(sys.stdin.read())\n"
-	    "roots = set()\n"
-	    "for n in ast.walk(tree):\n"
-	    "    if isinstance(n, ast.Import):\n"
-	    "        roots.update(a.name.split('.')[0] for a in n.names)\n"
-	    "    elif isinstance(n, ast.ImportFrom):\n"
-	    "        roots.add('.' if n.level else n.module.split('.')[0])\n"
-	    "bad = sorted(r for r in roots if r not in sys.stdlib_module_names)\n"
-	    "print(len(roots), ','.join(bad))\n";
+	static const char check[] = "import ast, sys\n"
+				    "tree = ast.parse(sys.stdin.read())\n"
+				    "roots = set()\n"
+				    "for n in ast.walk(tree):\n"
+				    "    if isinstance(n, ast.Import):\n"
+				    "        roots.update(a.name.split('.')[0] for a in n.names)\n"
+				    "    elif isinstance(n, ast.ImportFrom):\n"
+				    "        roots.add('.' if n.level else n.module.split('.')[0])\n"
+				    "bad = sorted(r for r in roots if r not in sys.stdlib_module_names)\n"
+				    "print(len(roots), ','.join(bad))\n";
 	const char *argv[] = {"python3", "-I", "-B", "-c", check, NULL};
 	struct ts_out o;
 	cr_assert_eq(ts_run(argv, NULL, NULL, h->data, h->len, 30, &o), 0);
