@@ -571,10 +571,13 @@ static int take_answer(const struct buf *answer, struct cand *c, size_t nc, cons
 		const cJSON *f;
 		cJSON_ArrayForEach(f, fl)
 		{
-			const char *what =
-			    cJSON_IsObject(f) ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")) : NULL;
-			const char *status = what ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")) : NULL;
-			const char *cause = status ? cJSON_GetStringValue(cJSON_GetObjectItem(f, "cause")) : NULL;
+			const char *what = cJSON_IsObject(f)
+					       ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding"))
+					       : NULL;
+			const char *status =
+			    what ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")) : NULL;
+			const char *cause =
+			    status ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause")) : NULL;
 			int ok = what && status && str_or_null(f, "function") && str_or_null(f, "pre") &&
 				 str_or_null(f, "post") && str_or_null(f, "cause");
 			if (ok && strcmp(status, "FAIL") == 0)
@@ -589,9 +592,10 @@ static int take_answer(const struct buf *answer, struct cand *c, size_t nc, cons
 			}
 			cJSON_AddItemToArray(
 			    k->findings,
-			    mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItem(f, "function")), what, status,
-				       cause, cJSON_GetStringValue(cJSON_GetObjectItem(f, "pre")),
-				       cJSON_GetStringValue(cJSON_GetObjectItem(f, "post"))));
+			    mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function")),
+				       what, status, cause,
+				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre")),
+				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"))));
 		}
 	}
 	for (size_t i = 0; i < nc; i++) {
@@ -647,16 +651,16 @@ static void put_clean(struct buf *b, const char *s, size_t max)
 /* "path function: finding (pre: ...; post: ...)" for one finding of file `path`. */
 static void describe(struct buf *b, const char *path, const cJSON *f)
 {
-	const char *fn = cJSON_GetStringValue(cJSON_GetObjectItem(f, "function"));
-	const char *pre = cJSON_GetStringValue(cJSON_GetObjectItem(f, "pre"));
-	const char *post = cJSON_GetStringValue(cJSON_GetObjectItem(f, "post"));
+	const char *fn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function"));
+	const char *pre = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre"));
+	const char *post = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"));
 	put_clean(b, path, 200);
 	if (fn) {
 		buf_putc(b, ' ');
 		put_clean(b, fn, 120);
 	}
 	buf_puts(b, ": ");
-	put_clean(b, cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")), 64);
+	put_clean(b, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding")), 64);
 	if (pre || post) {
 		buf_puts(b, " (");
 		if (pre) {
@@ -919,8 +923,9 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		int timeout = in->timeout_ms > 0 ? in->timeout_ms : WEAKENING_TIMEOUT_MS;
 		if (helper_run(in->python, timeout, &req, &answer, why, sizeof why) != 0 ||
 		    take_answer(&answer, c, nc, req_to_cand, nreq, why, sizeof why) != 0) {
-			buf_printf(&msg, "the assertion check could not run: %s; %d in-scope Python file(s) not judged",
-				   why, in_scope);
+			buf_puts(&msg, "the assertion check could not run: ");
+			put_clean(&msg, why, sizeof why);
+			buf_printf(&msg, "; %d in-scope Python file(s) not judged", in_scope);
 			cJSON_Delete(out->findings);
 			out->findings = cJSON_CreateArray();
 			finish(out, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE, &msg);
@@ -940,12 +945,12 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		cJSON *f;
 		cJSON_ArrayForEach(f, k->findings)
 		{
-			const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(f, "status"));
+			const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status"));
 			if (strcmp(status, "FAIL") == 0) {
 				fails++;
 				file_failed = 1;
 			} else if (undecided++ == 0) {
-				first_abstention = cJSON_GetStringValue(cJSON_GetObjectItem(f, "cause"));
+				first_abstention = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause"));
 				first_abst_f = f;
 				first_abst_path = k->path;
 			}
@@ -959,7 +964,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			cJSON *f;
 			cJSON_ArrayForEach(f, c[i].findings)
 			{
-				if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), "FAIL") != 0)
+				if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")),
+					   "FAIL") != 0)
 					continue;
 				if (shown++ >= MSG_FINDINGS_MAX)
 					continue;

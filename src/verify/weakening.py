@@ -677,6 +677,7 @@ def fact_key_counter(ex):
 
 
 def main():
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     if sys.version_info < (3, 9):
         sys.stderr.write("python >= 3.9 is required (ast.unparse)\n")
         return 3
@@ -736,7 +737,10 @@ def main():
         entry["facts_pre"] = len(pre.facts)
         if post is not None:
             entry["facts_post"] = len(post.facts)
-            entry["findings"] = decide(pre, post)
+            try:
+                entry["findings"] = decide(pre, post)
+            except RecursionError:
+                entry["findings"] = [finding(None, "too-deeply-nested", "UNVERIFIED", None, None)]
             continue
         if not pre.facts:
             continue  # a deleted file without assertions weakens nothing

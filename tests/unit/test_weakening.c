@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/embedded.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
@@ -884,5 +885,24 @@ Test(weakening, odd_bytes_stay_valid_json)
 	cr_assert_null(strchr(r.message, '\n'), "the message is one line: %s", r.message);
 	free(js);
 	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, pathological_nesting_abstains_without_crashing)
+{
+	struct fx f = fx_new();
+	struct buf b = {0};
+	buf_puts(&b, "def test_a():\n    assert x == 1\n    assert x");
+	for (int i = 0; i < 20000; i++)
+		buf_puts(&b, " + x");
+	buf_puts(&b, "\n");
+	pair(&f, "tests/test_d.py", buf_cstr(&b), "def test_a():\n    assert x == 1\n");
+	const char *changed[] = {"tests/test_d.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+	cr_assert_eq(count_finding(&r, "unparseable-source"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	buf_free(&b);
 	fx_free(&f);
 }
