@@ -31,8 +31,6 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
-extern char **environ;
-
 #define HELPER_NAME "verify/weakening.py"
 #define HELPER_MAGIC "BELAY-WEAKENING 1\n"
 #define OUT_MAX ((size_t)64 << 20)
@@ -137,7 +135,8 @@ static int path_safe(const char *p)
 enum side { SIDE_ABSENT = 0, SIDE_FILE, SIDE_DIR, SIDE_BAD };
 
 /* Reads rel beneath the directory fd `root` without following any symlink. SIDE_FILE fills
- * `out`; SIDE_BAD fills `why`. A non-directory where a directory is expected means absent. */
+ * `out` (when `out` is NULL, only classifies); SIDE_BAD fills `why`. A non-directory where a
+ * directory is expected means absent. */
 static enum side read_beneath(int root, const char *rel, struct buf *out, char *why, size_t whylen)
 {
 	struct comps c;
@@ -197,6 +196,10 @@ static enum side read_beneath(int root, const char *rel, struct buf *out, char *
 		if ((unsigned long long)st.st_size > WEAKENING_FILE_MAX) {
 			snprintf(why, whylen, "larger than %u bytes", WEAKENING_FILE_MAX);
 			res = SIDE_BAD;
+			break;
+		}
+		if (!out) {
+			res = SIDE_FILE;
 			break;
 		}
 		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -845,8 +848,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			struct cand *k = &c[i];
 			char why[200] = "";
 			if (!k->in_scope) {
-				k->pre = read_beneath(pre_fd, k->path, &k->pre_bytes, why, sizeof why);
-				buf_free(&k->pre_bytes);
+				k->pre = read_beneath(pre_fd, k->path, NULL, why, sizeof why);
 				if (k->pre != SIDE_ABSENT && k->pre != SIDE_DIR)
 					continue;
 				k->pre = SIDE_ABSENT;

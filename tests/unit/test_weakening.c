@@ -906,3 +906,27 @@ Test(weakening, pathological_nesting_abstains_without_crashing)
 	buf_free(&b);
 	fx_free(&f);
 }
+
+Test(weakening, expectation_elements_and_exception_tuples)
+{
+	struct fx f = fx_new();
+	/* Narrowing the expected exceptions is stricter: no finding. */
+	pair(&f, "tests/test_x.py", "def test_x():\n    with pytest.raises((KeyError, IndexError)):\n        f()\n",
+	     "def test_x():\n    with pytest.raises(KeyError):\n        f()\n");
+	const char *changed[] = {"tests/test_x.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+
+	/* Dropping an expected call from assert_has_calls removes an expectation. */
+	pair(&f, "tests/test_x.py", "def test_x():\n    m.assert_has_calls([call(1), call(2)])\n",
+	     "def test_x():\n    m.assert_has_calls([call(1)])\n");
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "assertion-removed");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "pre"), "call(2)");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
