@@ -1,0 +1,1039 @@
+/* weakening.c - the A1 rule `no-assertion-weakening` (see weakening.h).
+ *
+ * Responsibility: choose the in-scope .py files among a call's changes, read both sides of
+ * each beneath the two roots without following symlinks, hand them to the embedded helper
+ * verify/weakening.py (python3 -I -B, stdin = an anonymous memory file, stdout/stderr = pipes,
+ * own process group, killed at the timeout), validate its answer strictly and reduce the
+ * findings to PASS / UNVERIFIED (first abstention's cause) / FAIL.
+ * Threads: any; no globals, no signal handlers installed.
+ * Must not: print, consult a model, open a network connection, execute or import the files it
+ * judges, or write anything but the helper's private memory file. A helper that is missing,
+ * crashes, times out or answers out of contract makes the rule abstain, never pass. */
+#include "verify/weakening.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/embedded.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+
+#define HELPER_NAME "verify/weakening.py"
+#define HELPER_MAGIC "BELAY-WEAKENING 1\n"
+#define OUT_MAX ((size_t)64 << 20)
+#define ERR_KEEP 2048
+#define MSG_FINDINGS_MAX 20
+
+/*==== scope =================================================================================*/
+
+/* Next non-empty, non-"." component of *s; returns its length (0 at the end). */
+static size_t next_comp(const char **s, const char **start)
+{
+	for (;;) {
+		while (**s == '/')
+			(*s)++;
+		if (!**s)
+			return 0;
+		const char *t = *s;
+		while (*t && *t != '/')
+			t++;
+		size_t n = (size_t)(t - *s);
+		*start = *s;
+		*s = t;
+		if (!(n == 1 && (*start)[0] == '.'))
+			return n;
+	}
+}
+
+struct comps {
+	const char **p;
+	size_t *n;
+	size_t count;
+};
+
+static void comps_split(const char *s, struct comps *c)
+{
+	size_t cap = 8;
+	c->p = xmalloc(cap * sizeof *c->p);
+	c->n = xmalloc(cap * sizeof *c->n);
+	c->count = 0;
+	const char *start = NULL;
+	size_t n;
+	while ((n = next_comp(&s, &start)) > 0) {
+		if (c->count == cap) {
+			cap *= 2;
+			c->p = xrealloc(c->p, cap * sizeof *c->p);
+			c->n = xrealloc(c->n, cap * sizeof *c->n);
+		}
+		c->p[c->count] = start;
+		c->n[c->count++] = n;
+	}
+}
+
+static void comps_free(struct comps *c)
+{
+	free(c->p);
+	free(c->n);
+}
+
+int weakening_in_scope(const char *path, const char *scope)
+{
+	struct comps pc, sc;
+	comps_split(scope ? scope : "", &sc);
+	if (sc.count == 0) {
+		comps_free(&sc);
+		return 1;
+	}
+	comps_split(path, &pc);
+	int hit = 0;
+	size_t dirs = pc.count ? pc.count - 1 : 0; /* the last component is the file itself */
+	for (size_t i = 0; !hit && i + sc.count <= dirs; i++) {
+		size_t k = 0;
+		while (k < sc.count && pc.n[i + k] == sc.n[k] && memcmp(pc.p[i + k], sc.p[k], sc.n[k]) == 0)
+			k++;
+		hit = k == sc.count;
+	}
+	comps_free(&pc);
+	comps_free(&sc);
+	return hit;
+}
+
+static int ends_with_py(const char *p)
+{
+	size_t n = strlen(p);
+	return n >= 3 && strcmp(p + n - 3, ".py") == 0 && (n == 3 || p[n - 4] != '/');
+}
+
+/* 0 when `p` is a usable relative path: non-empty, not absolute, no ".." component. */
+static int path_safe(const char *p)
+{
+	if (!*p || *p == '/')
+		return -1;
+	const char *s = p, *start = NULL;
+	size_t n;
+	while ((n = next_comp(&s, &start)) > 0)
+		if (n == 2 && start[0] == '.' && start[1] == '.')
+			return -1;
+	return 0;
+}
+
+/*==== reading beneath a root ================================================================*/
+
+enum side { SIDE_ABSENT = 0, SIDE_FILE, SIDE_DIR, SIDE_BAD };
+
+/* Reads rel beneath the directory fd `root` without following any symlink. SIDE_FILE fills
+ * `out` (when `out` is NULL, only classifies); SIDE_BAD fills `why`. A non-directory where a
+ * directory is expected means absent. */
+static enum side read_beneath(int root, const char *rel, struct buf *out, char *why, size_t whylen)
+{
+	struct comps c;
+	comps_split(rel, &c);
+	enum side res = SIDE_ABSENT;
+	int dfd = root;
+	char name[4096];
+	for (size_t i = 0; i < c.count; i++) {
+		if (c.n[i] >= sizeof name) {
+			snprintf(why, whylen, "path component too long");
+			res = SIDE_BAD;
+			break;
+		}
+		memcpy(name, c.p[i], c.n[i]);
+		name[c.n[i]] = '\0';
+		struct stat st;
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno == ENOENT || errno == ENOTDIR) {
+				res = SIDE_ABSENT;
+			} else {
+				snprintf(why, whylen, "cannot stat: %s", strerror(errno));
+				res = SIDE_BAD;
+			}
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			snprintf(why, whylen, "%s is a symbolic link (not followed)",
+				 i + 1 == c.count ? "the file" : "a parent directory");
+			res = SIDE_BAD;
+			break;
+		}
+		if (i + 1 < c.count) {
+			if (!S_ISDIR(st.st_mode)) {
+				res = SIDE_ABSENT;
+				break;
+			}
+			int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (nfd < 0) {
+				snprintf(why, whylen, "cannot open a parent directory: %s", strerror(errno));
+				res = SIDE_BAD;
+				break;
+			}
+			if (dfd != root)
+				close(dfd);
+			dfd = nfd;
+			continue;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			res = SIDE_DIR;
+			break;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(why, whylen, "not a regular file");
+			res = SIDE_BAD;
+			break;
+		}
+		if ((unsigned long long)st.st_size > WEAKENING_FILE_MAX) {
+			snprintf(why, whylen, "larger than %u bytes", WEAKENING_FILE_MAX);
+			res = SIDE_BAD;
+			break;
+		}
+		if (!out) {
+			res = SIDE_FILE;
+			break;
+		}
+		int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(why, whylen, "cannot open: %s", strerror(errno));
+			res = SIDE_BAD;
+			break;
+		}
+		res = SIDE_FILE;
+		char tmp[65536];
+		for (;;) {
+			ssize_t r = read(fd, tmp, sizeof tmp);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				snprintf(why, whylen, "cannot read: %s", strerror(errno));
+				res = SIDE_BAD;
+				break;
+			}
+			if (r == 0)
+				break;
+			if (out->len + (size_t)r > WEAKENING_FILE_MAX) {
+				snprintf(why, whylen, "larger than %u bytes", WEAKENING_FILE_MAX);
+				res = SIDE_BAD;
+				break;
+			}
+			buf_append(out, tmp, (size_t)r);
+		}
+		close(fd);
+		if (res != SIDE_FILE)
+			buf_free(out);
+		break;
+	}
+	if (c.count == 0) {
+		snprintf(why, whylen, "empty path");
+		res = SIDE_BAD;
+	}
+	if (dfd != root)
+		close(dfd);
+	comps_free(&c);
+	return res;
+}
+
+/*==== the helper child ======================================================================*/
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* An anonymous file holding `data`, positioned at 0; -1 with `why` on failure. */
+static int memfile(const struct buf *data, char *why, size_t whylen)
+{
+	int fd = memfd_create("belay-weakening", MFD_CLOEXEC);
+	if (fd < 0) {
+		char *tmpl = xasprintf("%s/belay-weakening-XXXXXX", fs_scratch_base());
+		fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(tmpl);
+		free(tmpl);
+	}
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot create the helper's input file: %s", strerror(errno));
+		return -1;
+	}
+	int rc = fs_write_all(fd, data->p, data->len);
+	if (rc != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+		snprintf(why, whylen, "cannot write the helper's input: %s", strerror(rc ? -rc : errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The last non-empty line of the child's stderr (Python tracebacks end with the exception),
+ * with control characters replaced, for a one-line message. */
+static void last_line(const struct buf *b, char *dst, size_t n)
+{
+	size_t k = 0;
+	size_t end = b->len, start;
+	while (end > 0 && (b->p[end - 1] == '\n' || b->p[end - 1] == '\r'))
+		end--;
+	start = end;
+	while (start > 0 && b->p[start - 1] != '\n')
+		start--;
+	for (size_t i = start; i < end && k + 1 < n; i++)
+		dst[k++] = (b->p[i] >= 0x20 && b->p[i] != 0x7f) ? b->p[i] : '?';
+	dst[k] = '\0';
+}
+
+/* Runs the helper on `req`; 0 with the answer in `out`, or -1 with `why` (a sentence). */
+static int helper_run(const char *python_override, int timeout_ms, const struct buf *req, struct buf *out, char *why,
+		      size_t whylen)
+{
+	const struct embedded_file *src = embedded_find(HELPER_NAME);
+	if (!src) {
+		snprintf(why, whylen, "the helper %s is not embedded in this build", HELPER_NAME);
+		return -1;
+	}
+	char *python = python_override ? xstrdup(python_override) : fs_which("python3");
+	if (!python) {
+		snprintf(why, whylen, "python3 was not found on PATH");
+		return -1;
+	}
+	int rc = -1, infd = -1, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+	pid_t pid = -1;
+	struct buf errb = {0};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int fa_ok = 0, attr_ok = 0;
+	char *envv[4] = {0};
+	int nenv = 0;
+
+	if ((infd = memfile(req, why, whylen)) < 0)
+		goto out;
+	if (pipe2(pout, O_CLOEXEC) != 0 || pipe2(perr, O_CLOEXEC) != 0) {
+		snprintf(why, whylen, "cannot create pipes for the helper: %s", strerror(errno));
+		goto out;
+	}
+	if (posix_spawn_file_actions_init(&fa) != 0 || posix_spawnattr_init(&attr) != 0) {
+		snprintf(why, whylen, "cannot prepare the helper's spawn");
+		goto out;
+	}
+	fa_ok = attr_ok = 1;
+	posix_spawn_file_actions_adddup2(&fa, infd, 0);
+	posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
+	sigset_t none, all;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &all);
+	posix_spawnattr_setpgroup(&attr, 0);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+
+	/* A minimal environment: -I already ignores PYTHON* variables and the user site. PATH and
+	 * HOME stay so that wrapper launchers (pyenv shims) still find their interpreter. */
+	const char *path = getenv("PATH"), *home = getenv("HOME");
+	envv[nenv++] = xasprintf("PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
+	if (home)
+		envv[nenv++] = xasprintf("HOME=%s", home);
+	envv[nenv++] = xstrdup("LC_ALL=C.UTF-8");
+	envv[nenv] = NULL;
+	char *argv[] = {python, (char *)"-I", (char *)"-B", (char *)"-c", (char *)src->data, NULL};
+	int sr = posix_spawn(&pid, python, &fa, &attr, argv, envv);
+	if (sr != 0) {
+		pid = -1;
+		snprintf(why, whylen, "cannot start %s: %s", python, strerror(sr));
+		goto out;
+	}
+	close(pout[1]);
+	close(perr[1]);
+	close(infd);
+	pout[1] = perr[1] = infd = -1;
+
+	long long deadline = now_ms() + timeout_ms;
+	int open_out = 1, open_err = 1, timed_out = 0, too_big = 0;
+	char tmp[65536];
+	while (open_out || open_err) {
+		long long left = deadline - now_ms();
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		struct pollfd fds[2];
+		int nf = 0, iout = -1, ierr = -1;
+		if (open_out) {
+			fds[nf] = (struct pollfd){pout[0], POLLIN, 0};
+			iout = nf++;
+		}
+		if (open_err) {
+			fds[nf] = (struct pollfd){perr[0], POLLIN, 0};
+			ierr = nf++;
+		}
+		int pr = poll(fds, (nfds_t)nf, left > 1000 ? 1000 : (int)left);
+		if (pr < 0 && errno != EINTR) {
+			snprintf(why, whylen, "poll failed while waiting for the helper: %s", strerror(errno));
+			timed_out = -1;
+			break;
+		}
+		if (pr <= 0)
+			continue;
+		if (iout >= 0 && fds[iout].revents) {
+			ssize_t r = read(pout[0], tmp, sizeof tmp);
+			if (r > 0) {
+				if (out->len + (size_t)r > OUT_MAX) {
+					too_big = 1;
+					break;
+				}
+				buf_append(out, tmp, (size_t)r);
+			} else if (r == 0 || errno != EINTR) {
+				open_out = 0;
+			}
+		}
+		if (ierr >= 0 && fds[ierr].revents) {
+			ssize_t r = read(perr[0], tmp, sizeof tmp);
+			if (r > 0) {
+				if (errb.len < ERR_KEEP)
+					buf_append(&errb, tmp, (size_t)r);
+			} else if (r == 0 || errno != EINTR) {
+				open_err = 0;
+			}
+		}
+	}
+	/* The pipes may close before the child exits (or never, if it hangs): the deadline holds
+	 * for the exit too. */
+	int st = 0;
+	while (!timed_out && !too_big) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			snprintf(why, whylen, "cannot wait for the helper: %s", strerror(errno));
+			timed_out = -1;
+			break;
+		}
+		if (now_ms() >= deadline) {
+			timed_out = 1;
+			break;
+		}
+		struct timespec nap = {0, 5 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
+	if (timed_out || too_big) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	pid = -1;
+	char line[200];
+	last_line(&errb, line, sizeof line);
+	if (timed_out > 0)
+		snprintf(why, whylen, "the helper timed out after %d ms", timeout_ms);
+	else if (timed_out < 0)
+		; /* why already set */
+	else if (too_big)
+		snprintf(why, whylen, "the helper's answer exceeded %zu bytes", OUT_MAX);
+	else if (WIFSIGNALED(st))
+		snprintf(why, whylen, "the helper was killed by signal %d%s%s", WTERMSIG(st), *line ? ": " : "", line);
+	else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		snprintf(why, whylen, "the helper exited with status %d%s%s", WEXITSTATUS(st), *line ? ": " : "", line);
+	else
+		rc = 0;
+out:
+	if (pid > 0) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (pout[i] >= 0)
+			close(pout[i]);
+		if (perr[i] >= 0)
+			close(perr[i]);
+	}
+	if (infd >= 0)
+		close(infd);
+	if (fa_ok)
+		posix_spawn_file_actions_destroy(&fa);
+	if (attr_ok)
+		posix_spawnattr_destroy(&attr);
+	for (int i = 0; i < nenv; i++)
+		free(envv[i]);
+	buf_free(&errb);
+	free(python);
+	return rc;
+}
+
+/*==== candidates ============================================================================*/
+
+enum role { ROLE_NONE = 0, ROLE_JUDGE, ROLE_RENAME };
+
+struct cand {
+	const char *path; /* borrowed from the input */
+	int in_scope;
+	enum side pre, post;
+	struct buf pre_bytes, post_bytes;
+	char why[200];
+	enum role role;
+	int req_index; /* index in the helper request, or -1 */
+	int answered;
+	cJSON *findings; /* this file's FAIL/UNVERIFIED findings, owned */
+	int compared;
+	int renamed_to; /* cand index, or -1 */
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static cJSON *mk_finding(const char *file, const char *function, const char *what, const char *status,
+			 const char *cause, const char *pre, const char *post)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddItemToObject(f, "file", jx_bytes(file, strlen(file))); /* a string unless not UTF-8 */
+	cJSON_AddItemToObject(f, "function", function ? cJSON_CreateString(function) : cJSON_CreateNull());
+	cJSON_AddItemToObject(f, "finding", cJSON_CreateString(what));
+	cJSON_AddItemToObject(f, "status", cJSON_CreateString(status));
+	cJSON_AddItemToObject(f, "cause", cause ? cJSON_CreateString(cause) : cJSON_CreateNull());
+	cJSON_AddItemToObject(f, "pre", pre ? cJSON_CreateString(pre) : cJSON_CreateNull());
+	cJSON_AddItemToObject(f, "post", post ? cJSON_CreateString(post) : cJSON_CreateNull());
+	return f;
+}
+
+static const char *const CAUSES[] = {WEAKENING_UNDECIDABLE, WEAKENING_FILE_UNREADABLE, WEAKENING_BUDGET_EXCEEDED, NULL};
+
+static int known_cause(const char *c)
+{
+	for (int i = 0; CAUSES[i]; i++)
+		if (strcmp(CAUSES[i], c) == 0)
+			return 1;
+	return 0;
+}
+
+static int str_or_null(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	return v && (cJSON_IsString(v) || cJSON_IsNull(v));
+}
+
+/* Validates the helper's answer and files its findings under the candidates. 0, or -1 with
+ * `why`: an answer out of contract is a broken helper, never a verdict. */
+static int take_answer(const struct buf *answer, struct cand *c, size_t nc, const int *req_to_cand, int nreq, char *why,
+		       size_t whylen)
+{
+	cJSON *root = cJSON_ParseWithLength(answer->p ? answer->p : "", answer->len);
+	int rc = -1;
+	if (!root || !cJSON_IsObject(root)) {
+		snprintf(why, whylen, "the helper's answer is not a JSON object");
+		goto out;
+	}
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "v");
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(root, "files");
+	if (!cJSON_IsNumber(v) || v->valuedouble != 1 || !cJSON_IsArray(files)) {
+		snprintf(why, whylen, "the helper's answer has no version-1 \"files\" list");
+		goto out;
+	}
+	const cJSON *fe;
+	cJSON_ArrayForEach(fe, files)
+	{
+		const cJSON *idx = cJSON_GetObjectItemCaseSensitive(fe, "index");
+		const cJSON *cmp = cJSON_GetObjectItemCaseSensitive(fe, "compared");
+		const cJSON *ren = cJSON_GetObjectItemCaseSensitive(fe, "renamed_to");
+		const cJSON *fl = cJSON_GetObjectItemCaseSensitive(fe, "findings");
+		if (!cJSON_IsNumber(idx) || idx->valuedouble < 0 || idx->valuedouble >= nreq ||
+		    idx->valuedouble != (int)idx->valuedouble || !cJSON_IsBool(cmp) || !cJSON_IsArray(fl) ||
+		    !(cJSON_IsNull(ren) || cJSON_IsNumber(ren))) {
+			snprintf(why, whylen, "the helper's answer has a malformed file entry");
+			goto out;
+		}
+		struct cand *k = &c[req_to_cand[(int)idx->valuedouble]];
+		if (k->role != ROLE_JUDGE || k->answered) {
+			snprintf(why, whylen, "the helper answered for a file it was not asked to judge");
+			goto out;
+		}
+		k->answered = 1;
+		k->compared = cJSON_IsTrue(cmp);
+		if (cJSON_IsNumber(ren)) {
+			int r = (int)ren->valuedouble;
+			if (r < 0 || r >= nreq || r != ren->valuedouble || c[req_to_cand[r]].role != ROLE_RENAME ||
+			    k->post != SIDE_ABSENT) {
+				snprintf(why, whylen, "the helper named an impossible rename target");
+				goto out;
+			}
+			k->renamed_to = req_to_cand[r];
+		}
+		const cJSON *f;
+		cJSON_ArrayForEach(f, fl)
+		{
+			const char *what = cJSON_IsObject(f)
+					       ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding"))
+					       : NULL;
+			const char *status =
+			    what ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")) : NULL;
+			const char *cause =
+			    status ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause")) : NULL;
+			int ok = what && status && str_or_null(f, "function") && str_or_null(f, "pre") &&
+				 str_or_null(f, "post") && str_or_null(f, "cause");
+			if (ok && strcmp(status, "FAIL") == 0)
+				ok = cause == NULL;
+			else if (ok && strcmp(status, "UNVERIFIED") == 0)
+				ok = cause && known_cause(cause);
+			else
+				ok = 0;
+			if (!ok) {
+				snprintf(why, whylen, "the helper's answer has a malformed finding");
+				goto out;
+			}
+			cJSON_AddItemToArray(
+			    k->findings,
+			    mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function")),
+				       what, status, cause,
+				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre")),
+				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"))));
+		}
+	}
+	for (size_t i = 0; i < nc; i++) {
+		if (c[i].role == ROLE_JUDGE && !c[i].answered) {
+			snprintf(why, whylen, "the helper gave no answer for %s", c[i].path);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+/*==== the rule ==============================================================================*/
+
+static void set_cause(struct weakening_result *out, const char *cause)
+{
+	snprintf(out->cause, sizeof out->cause, "%s", cause);
+}
+
+static void finish(struct weakening_result *out, int status, const char *cause, struct buf *msg)
+{
+	out->status = status;
+	set_cause(out, cause ? cause : "");
+	out->message = buf_take(msg);
+}
+
+/* Appends at most about `max` bytes of s for a one-line, valid UTF-8 message: control
+ * characters and bytes that are not well-formed UTF-8 become '?', and "..." marks a cut. */
+static void put_clean(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s), i = 0;
+	while (i < n && i < max) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t len = ch < 0x80		   ? 1
+			     : (ch & 0xE0) == 0xC0 ? 2
+			     : (ch & 0xF0) == 0xE0 ? 3
+			     : (ch & 0xF8) == 0xF0 ? 4
+						   : 0;
+		if (len > 1 && i + len <= n && utf8_valid(s + i, len)) {
+			buf_append(b, s + i, len);
+			i += len;
+			continue;
+		}
+		buf_putc(b, len == 1 && ch >= 0x20 && ch != 0x7f ? (char)ch : '?');
+		i++;
+	}
+	if (i < n)
+		buf_puts(b, "...");
+}
+
+/* "path function: finding (pre: ...; post: ...)" for one finding of file `path`. */
+static void describe(struct buf *b, const char *path, const cJSON *f)
+{
+	const char *fn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function"));
+	const char *pre = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre"));
+	const char *post = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"));
+	put_clean(b, path, 200);
+	if (fn) {
+		buf_putc(b, ' ');
+		put_clean(b, fn, 120);
+	}
+	buf_puts(b, ": ");
+	put_clean(b, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding")), 64);
+	if (pre || post) {
+		buf_puts(b, " (");
+		if (pre) {
+			buf_puts(b, "pre: ");
+			put_clean(b, pre, 160);
+		}
+		if (pre && post)
+			buf_puts(b, "; ");
+		if (post) {
+			buf_puts(b, "post: ");
+			put_clean(b, post, 160);
+		}
+		buf_putc(b, ')');
+	}
+}
+
+static void not_judged_note(struct buf *msg, int nonpy)
+{
+	if (nonpy > 0)
+		buf_printf(msg, "; %d non-Python file(s) not judged", nonpy);
+}
+
+/* Adds n to the running request size; 0 when it stays within WEAKENING_REQUEST_MAX. */
+static int reserve_bytes(size_t *total, size_t n)
+{
+	if (n > WEAKENING_REQUEST_MAX - *total)
+		return -1;
+	*total += n;
+	return 0;
+}
+
+int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e)
+{
+	if (out)
+		memset(out, 0, sizeof *out);
+	if (!in || !out || !in->scope)
+		return err_set(e, BELAY_EINVAL, "weakening_check: input, result and scope are required");
+	for (const char *const *p = in->changed; p && *p; p++)
+		if (path_safe(*p) != 0)
+			return err_set(e, BELAY_EINVAL,
+				       "weakening_check: changed path \"%s\" is not a relative path "
+				       "inside the tree",
+				       *p);
+	if (in->timeout_ms < 0)
+		return err_set(e, BELAY_EINVAL, "weakening_check: negative timeout");
+
+	out->findings = cJSON_CreateArray();
+	struct buf msg = {0};
+	if (!in->changed || !in->post_root) {
+		buf_printf(&msg, "the call's %s was not observed, so no assertion could be compared",
+			   in->changed ? "post-state" : "filesystem delta");
+		finish(out, WEAKENING_UNVERIFIED, WEAKENING_POST_NOT_OBSERVED, &msg);
+		return 0;
+	}
+
+	/* Distinct changed paths, in byte order. */
+	size_t n = 0;
+	while (in->changed[n])
+		n++;
+	const char **paths = xmalloc((n ? n : 1) * sizeof *paths);
+	memcpy(paths, in->changed, n * sizeof *paths);
+	qsort(paths, n, sizeof *paths, cmp_str);
+	size_t d = 0;
+	for (size_t i = 0; i < n; i++)
+		if (d == 0 || strcmp(paths[d - 1], paths[i]) != 0)
+			paths[d++] = paths[i];
+	n = d;
+
+	int nonpy = 0, in_scope = 0, npy = 0;
+	for (size_t i = 0; i < n; i++) {
+		int sc = weakening_in_scope(paths[i], in->scope);
+		if (ends_with_py(paths[i])) {
+			npy++;
+			in_scope += sc;
+		} else {
+			nonpy += sc;
+		}
+	}
+	out->in_scope = in_scope;
+	const char *scope_name = *in->scope ? in->scope : "(whole tree)";
+	if (in_scope > WEAKENING_MAX_IN_SCOPE) {
+		buf_printf(&msg, "%d Python files under scope %s changed; the budget is %d, so none was judged",
+			   in_scope, scope_name, WEAKENING_MAX_IN_SCOPE);
+		finish(out, WEAKENING_UNVERIFIED, WEAKENING_BUDGET_EXCEEDED, &msg);
+		free(paths);
+		return 0;
+	}
+	if (in_scope == 0) {
+		buf_printf(&msg, "no Python file under scope %s changed", scope_name);
+		not_judged_note(&msg, nonpy);
+		finish(out, WEAKENING_PASS, NULL, &msg);
+		free(paths);
+		return 0;
+	}
+
+	struct stat st;
+	if (!in->pre_root || stat(in->pre_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		buf_printf(&msg, "the task's pre-state tree %s is not a directory",
+			   in->pre_root ? in->pre_root : "(none)");
+		finish(out, WEAKENING_UNVERIFIED, WEAKENING_PRESTATE_MISSING, &msg);
+		free(paths);
+		return 0;
+	}
+	if (stat(in->post_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		buf_printf(&msg, "the post-state tree %s is not a directory", in->post_root);
+		finish(out, WEAKENING_UNVERIFIED, WEAKENING_POSTSTATE_MISSING, &msg);
+		free(paths);
+		return 0;
+	}
+	int pre_fd = open(in->pre_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int post_fd = open(in->post_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pre_fd < 0 || post_fd < 0) {
+		buf_printf(&msg, "cannot open the %s tree: %s", pre_fd < 0 ? "pre-state" : "post-state",
+			   strerror(errno));
+		finish(out, WEAKENING_UNVERIFIED, pre_fd < 0 ? WEAKENING_PRESTATE_MISSING : WEAKENING_POSTSTATE_MISSING,
+		       &msg);
+		if (pre_fd >= 0)
+			close(pre_fd);
+		if (post_fd >= 0)
+			close(post_fd);
+		free(paths);
+		return 0;
+	}
+
+	/* Every .py path is a candidate: in-scope ones are judged, the others may be rename targets. */
+	struct cand *c = xcalloc((size_t)npy, sizeof *c);
+	size_t nc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!ends_with_py(paths[i]))
+			continue;
+		c[nc].path = paths[i];
+		c[nc].in_scope = weakening_in_scope(paths[i], in->scope);
+		c[nc].req_index = -1;
+		c[nc].renamed_to = -1;
+		c[nc].findings = cJSON_CreateArray();
+		nc++;
+	}
+
+	struct buf req = {0}, payload = {0}, answer = {0};
+	cJSON *hdr = cJSON_CreateObject(), *hfiles = cJSON_AddArrayToObject(hdr, "files");
+	int *req_to_cand = xcalloc(nc ? nc : 1, sizeof *req_to_cand);
+	int nreq = 0, deletions = 0, judged = 0, additions = 0, over_budget = 0;
+	size_t total = 0;
+	const char *rename_gap = NULL;
+
+	/* Pass 1: the in-scope files. */
+	for (size_t i = 0; i < nc && !over_budget; i++) {
+		struct cand *k = &c[i];
+		if (!k->in_scope)
+			continue;
+		char why_pre[200] = "", why_post[200] = "";
+		k->pre = read_beneath(pre_fd, k->path, &k->pre_bytes, why_pre, sizeof why_pre);
+		k->post = read_beneath(post_fd, k->path, &k->post_bytes, why_post, sizeof why_post);
+		if (k->pre == SIDE_DIR)
+			k->pre = SIDE_ABSENT;
+		if (k->post == SIDE_DIR)
+			k->post = SIDE_ABSENT;
+		if (k->pre == SIDE_ABSENT) {
+			additions += k->post == SIDE_FILE;
+			continue; /* an addition (or a scratch file) is never a weakening */
+		}
+		if (k->pre == SIDE_BAD || k->post == SIDE_BAD) {
+			cJSON_AddItemToArray(k->findings,
+					     mk_finding(k->path, NULL, "unreadable", "UNVERIFIED",
+							WEAKENING_FILE_UNREADABLE, k->pre == SIDE_BAD ? why_pre : NULL,
+							k->post == SIDE_BAD ? why_post : NULL));
+			continue;
+		}
+		if (reserve_bytes(&total, k->pre_bytes.len + k->post_bytes.len) != 0) {
+			over_budget = 1;
+			break;
+		}
+		k->role = ROLE_JUDGE;
+		judged++;
+		deletions += k->post == SIDE_ABSENT;
+	}
+
+	/* Pass 2: rename targets (any .py added by this call), only when something was deleted. */
+	if (deletions > 0 && !over_budget) {
+		int targets = 0;
+		for (size_t i = 0; i < nc; i++) {
+			struct cand *k = &c[i];
+			char why[200] = "";
+			if (!k->in_scope) {
+				k->pre = read_beneath(pre_fd, k->path, NULL, why, sizeof why);
+				if (k->pre != SIDE_ABSENT && k->pre != SIDE_DIR)
+					continue;
+				k->pre = SIDE_ABSENT;
+				k->post = read_beneath(post_fd, k->path, &k->post_bytes, why, sizeof why);
+				if (k->post == SIDE_DIR)
+					k->post = SIDE_ABSENT;
+			}
+			if (k->pre != SIDE_ABSENT)
+				continue;
+			if (k->post == SIDE_BAD)
+				rename_gap = WEAKENING_FILE_UNREADABLE;
+			if (k->post != SIDE_FILE)
+				continue;
+			if (targets >= WEAKENING_MAX_IN_SCOPE || reserve_bytes(&total, k->post_bytes.len) != 0) {
+				rename_gap = WEAKENING_BUDGET_EXCEEDED;
+				buf_free(&k->post_bytes);
+				continue;
+			}
+			k->role = ROLE_RENAME;
+			targets++;
+		}
+	}
+	close(pre_fd);
+	close(post_fd);
+
+	if (over_budget) {
+		buf_printf(&msg, "the in-scope Python files exceed %u bytes in all, so none was judged",
+			   WEAKENING_REQUEST_MAX);
+		finish(out, WEAKENING_UNVERIFIED, WEAKENING_BUDGET_EXCEEDED, &msg);
+		goto cleanup;
+	}
+
+	/* Build and send the request (judged files first, then rename targets). */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < nc; i++) {
+			struct cand *k = &c[i];
+			if (k->role != (pass == 0 ? ROLE_JUDGE : ROLE_RENAME))
+				continue;
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "role", pass == 0 ? "judge" : "rename");
+			if (pass == 0) {
+				cJSON_AddNumberToObject(f, "pre", (double)k->pre_bytes.len);
+				buf_append(&payload, k->pre_bytes.p, k->pre_bytes.len);
+			} else {
+				cJSON_AddNullToObject(f, "pre");
+			}
+			if (k->post == SIDE_FILE) {
+				cJSON_AddNumberToObject(f, "post", (double)k->post_bytes.len);
+				buf_append(&payload, k->post_bytes.p, k->post_bytes.len);
+			} else {
+				cJSON_AddNullToObject(f, "post");
+			}
+			cJSON_AddItemToArray(hfiles, f);
+			k->req_index = nreq;
+			req_to_cand[nreq++] = (int)i;
+			buf_free(&k->pre_bytes);
+			buf_free(&k->post_bytes);
+		}
+	}
+	if (rename_gap)
+		cJSON_AddStringToObject(hdr, "rename_gap", rename_gap);
+	else
+		cJSON_AddNullToObject(hdr, "rename_gap");
+
+	if (judged > 0) {
+		char why[400] = "";
+		buf_puts(&req, HELPER_MAGIC);
+		char *h = cJSON_PrintUnformatted(hdr);
+		buf_puts(&req, h);
+		free(h);
+		buf_putc(&req, '\n');
+		buf_append(&req, payload.p, payload.len);
+		buf_free(&payload);
+		int timeout = in->timeout_ms > 0 ? in->timeout_ms : WEAKENING_TIMEOUT_MS;
+		if (helper_run(in->python, timeout, &req, &answer, why, sizeof why) != 0 ||
+		    take_answer(&answer, c, nc, req_to_cand, nreq, why, sizeof why) != 0) {
+			buf_puts(&msg, "the assertion check could not run: ");
+			put_clean(&msg, why, sizeof why);
+			buf_printf(&msg, "; %d in-scope Python file(s) not judged", in_scope);
+			cJSON_Delete(out->findings);
+			out->findings = cJSON_CreateArray();
+			finish(out, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE, &msg);
+			goto cleanup;
+		}
+	}
+
+	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */
+	int fails = 0, fail_files = 0, undecided = 0;
+	const char *first_abstention = NULL;
+	const cJSON *first_abst_f = NULL;
+	const char *first_abst_path = NULL;
+	for (size_t i = 0; i < nc; i++) {
+		struct cand *k = &c[i];
+		out->compared += k->role == ROLE_JUDGE && k->compared;
+		int file_failed = 0;
+		cJSON *f;
+		cJSON_ArrayForEach(f, k->findings)
+		{
+			const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status"));
+			if (strcmp(status, "FAIL") == 0) {
+				fails++;
+				file_failed = 1;
+			} else if (undecided++ == 0) {
+				first_abstention = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause"));
+				first_abst_f = f;
+				first_abst_path = k->path;
+			}
+		}
+		fail_files += file_failed;
+	}
+	if (fails > 0) {
+		buf_printf(&msg, "assertions weakened: %d finding(s) in %d file(s):", fails, fail_files);
+		int shown = 0;
+		for (size_t i = 0; i < nc; i++) {
+			cJSON *f;
+			cJSON_ArrayForEach(f, c[i].findings)
+			{
+				if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")),
+					   "FAIL") != 0)
+					continue;
+				if (shown++ >= MSG_FINDINGS_MAX)
+					continue;
+				buf_puts(&msg, shown > 1 ? "; " : " ");
+				describe(&msg, c[i].path, f);
+			}
+		}
+		if (shown > MSG_FINDINGS_MAX)
+			buf_printf(&msg, "; and %d more", shown - MSG_FINDINGS_MAX);
+		if (undecided)
+			buf_printf(&msg, "; %d more finding(s) undecided", undecided);
+		not_judged_note(&msg, nonpy);
+	} else if (first_abstention) {
+		buf_puts(&msg, "could not decide: ");
+		describe(&msg, first_abst_path, first_abst_f);
+		if (undecided > 1)
+			buf_printf(&msg, "; %d more finding(s) undecided", undecided - 1);
+		buf_printf(&msg, "; %d of %d in-scope Python file(s) compared", out->compared, in_scope);
+		not_judged_note(&msg, nonpy);
+	} else {
+		buf_printf(&msg, "no assertion weakened: %d of %d in-scope Python file(s) compared", out->compared,
+			   in_scope);
+		if (additions)
+			buf_printf(&msg, ", %d added", additions);
+		for (size_t i = 0; i < nc; i++)
+			if (c[i].renamed_to >= 0) {
+				buf_puts(&msg, ", ");
+				put_clean(&msg, c[i].path, 200);
+				buf_puts(&msg, " renamed to ");
+				put_clean(&msg, c[c[i].renamed_to].path, 200);
+			}
+		not_judged_note(&msg, nonpy);
+	}
+	for (size_t i = 0; i < nc; i++) {
+		cJSON *f;
+		while ((f = cJSON_DetachItemFromArray(c[i].findings, 0)) != NULL)
+			cJSON_AddItemToArray(out->findings, f);
+	}
+	finish(out,
+	       fails		  ? WEAKENING_FAIL
+	       : first_abstention ? WEAKENING_UNVERIFIED
+				  : WEAKENING_PASS,
+	       fails ? NULL : first_abstention, &msg);
+
+cleanup:
+	for (size_t i = 0; i < nc; i++) {
+		buf_free(&c[i].pre_bytes);
+		buf_free(&c[i].post_bytes);
+		cJSON_Delete(c[i].findings);
+	}
+	free(c);
+	free(req_to_cand);
+	cJSON_Delete(hdr);
+	buf_free(&req);
+	buf_free(&payload);
+	buf_free(&answer);
+	buf_free(&msg);
+	free(paths);
+	return 0;
+}
+
+void weakening_result_free(struct weakening_result *r)
+{
+	if (!r)
+		return;
+	free(r->message);
+	cJSON_Delete(r->findings);
+	memset(r, 0, sizeof *r);
+}

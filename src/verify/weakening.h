@@ -1,0 +1,73 @@
+/* weakening.h - the content-grounded A1 rule `no-assertion-weakening`: did the replayed call
+ * remove or loosen assertions in Python test files inside a scope?
+ *
+ * The caller gives the task's first pre-state and the post-state of one replayed call (two
+ * directories) and the paths that call changed. The rule reads the in-scope `.py` files of
+ * both states (never following symlinks), asks the embedded helper verify/weakening.py, run by
+ * `python3 -I -B` in a child process with a timeout, to extract assertion facts with Python's
+ * `ast` and compare them, then reduces the findings to one status. No model is consulted and
+ * nothing here touches the network. Without a working python3 the rule abstains with a named
+ * cause; it never guesses. See docs/VERDICTS.md, section "no-assertion-weakening".
+ *
+ * Thread-safe (no globals); blocks for at most the helper timeout. */
+#ifndef BELAY_VERIFY_WEAKENING_H
+#define BELAY_VERIFY_WEAKENING_H
+#include <cjson/cJSON.h>
+
+#include "common/err.h"
+
+/* Statuses, with the project's verdict ranks (PASS 0 < WARN 1 < UNVERIFIED 2 < FAIL 3). This
+ * rule never emits WARN. */
+enum { WEAKENING_PASS = 0, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
+
+/* The closed list of UNVERIFIED causes (weakening_result.cause). */
+#define WEAKENING_CHECK_UNAVAILABLE "ASSERTION_CHECK_UNAVAILABLE" /* python3 missing, failing, timed out */
+#define WEAKENING_UNDECIDABLE "ASSERTION_UNDECIDABLE"		  /* regex changed, kind changed, glob undecidable */
+#define WEAKENING_FILE_UNREADABLE "ASSERTION_FILE_UNREADABLE"	  /* undecodable/unparseable/unreadable file */
+#define WEAKENING_BUDGET_EXCEEDED "IN_SCOPE_BUDGET_EXCEEDED"	  /* > WEAKENING_MAX_IN_SCOPE files, or bytes */
+#define WEAKENING_POST_NOT_OBSERVED "POST_STATE_NOT_OBSERVED"	  /* no delta / no post-state given */
+#define WEAKENING_PRESTATE_MISSING "TASK_PRESTATE_TREE_MISSING"	  /* pre_root absent or not a directory */
+#define WEAKENING_POSTSTATE_MISSING "POST_STATE_TREE_MISSING"	  /* post_root not a directory */
+
+#define WEAKENING_MAX_IN_SCOPE 512	   /* in-scope .py files judged per call */
+#define WEAKENING_FILE_MAX (4u << 20)	   /* bytes per file side; larger = unreadable */
+#define WEAKENING_REQUEST_MAX (128u << 20) /* bytes sent to the helper in all */
+#define WEAKENING_TIMEOUT_MS 10000	   /* default helper timeout */
+
+struct weakening_input {
+	const char *pre_root;	    /* the task's first pre-state, materialised (a directory) */
+	const char *post_root;	    /* the workspace after the replayed call (a directory); NULL = not observed */
+	const char *const *changed; /* relative paths the call changed (added/removed/changed),
+				     * NULL-terminated; NULL = the delta was not observed */
+	const char *scope;	    /* "tests": a contiguous run of directory components; "" = whole tree */
+	/* Optional (zero = default): */
+	const char *python; /* interpreter to run instead of `python3` looked up on PATH */
+	int timeout_ms;	    /* helper timeout; 0 = WEAKENING_TIMEOUT_MS */
+};
+
+struct weakening_result {
+	int status;	 /* WEAKENING_PASS, WEAKENING_UNVERIFIED or WEAKENING_FAIL */
+	char cause[64];	 /* for UNVERIFIED: one of the causes above; else "" */
+	char *message;	 /* human: which files, which findings, what was not judged (owned) */
+	cJSON *findings; /* [{"file","function","finding","status","cause","pre","post"}] (owned);
+			  * only FAIL and UNVERIFIED findings, files in path order; "file" is a
+			  * string, or {"base64": ...} for a path that is not UTF-8 (jx_bytes) */
+	int compared;	 /* files whose pre and post assertion sets were actually compared */
+	int in_scope;	 /* distinct changed .py paths inside the scope */
+};
+
+/* 1 when the directory part of relative `path` holds the scope's non-empty '/'-separated
+ * segments as a contiguous run of components ("tests" matches "tests/x.py" and
+ * "a/tests/x.py", not "testsuite/x.py" or "tests.py"); an empty scope matches every path. */
+int weakening_in_scope(const char *path, const char *scope);
+
+/* Judges one replayed call. Returns 0 with `out` filled (every field, exposure included) on
+ * every verdict, UNVERIFIED ones too; returns a negative code with `e` filled only for misuse
+ * (NULL in/out/scope, an absolute path or a ".." component in `changed`), and then `out` is
+ * zeroed and owns nothing. The caller frees `out` with weakening_result_free. */
+int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e);
+
+/* Frees what `r` owns and zeroes it; NULL-safe and idempotent. */
+void weakening_result_free(struct weakening_result *r);
+
+#endif

@@ -1,0 +1,772 @@
+# weakening.py - the assertion extractor and per-file decision of the A1 rule
+# `no-assertion-weakening` (driven by src/verify/weakening.c, which embeds this file).
+#
+# Run as `python3 -I -B -c <this source>` in a child process with a timeout. It reads one
+# request on stdin and writes one JSON answer on stdout; it never imports, executes or writes
+# the code it reads, never writes bytecode or any file, and imports only the standard library.
+# The C side chooses the files, reads them (no symlinks), reduces the findings and owns the
+# verdict; this file only turns (pre bytes, post bytes) pairs into findings.
+#
+# Request:  b"BELAY-WEAKENING 1\n" + <JSON header line> + b"\n" + <payload>
+#   header = {"files": [{"role": "judge"|"rename", "pre": len|null, "post": len|null}],
+#             "rename_gap": null | <cause>}   (cause: why some rename candidates are missing)
+#   payload = for each file in order, its pre bytes then its post bytes (when not null).
+# Answer:   {"v": 1, "python": "3.11.2", "files": [{"index": i, "compared": bool,
+#             "renamed_to": j|null, "facts_pre": n|null, "facts_post": n|null,
+#             "findings": [{"function", "finding", "status", "cause", "pre", "post"}]}]}
+#   one entry per "judge" file; "status" is FAIL or UNVERIFIED; "cause" names the abstention.
+import ast
+import collections
+import fnmatch
+import io
+import json
+import sys
+import tokenize
+
+MAGIC = b"BELAY-WEAKENING 1\n"
+FORM_MAX = 400  # characters of a form echoed back in a finding
+
+UNREADABLE = "ASSERTION_FILE_UNREADABLE"
+UNDECIDABLE = "ASSERTION_UNDECIDABLE"
+
+
+class ExtractionFailed(Exception):
+    """The file could not be read as Python: distinct from "holds no assertions"."""
+
+
+class Undecidable(Exception):
+    """A glob comparison outside the decidable fragment (spec section 4.11)."""
+
+
+# ==== extraction ============================================================================
+
+Fact = collections.namedtuple("Fact", "kind form function ordinal node")
+
+
+def decode_source(data):
+    """Decodes bytes by BOM / PEP 263 declaration (default UTF-8, strict)."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        raise ExtractionFailed("undecodable-source: %s" % exc) from None
+
+
+def unparse(node):
+    return ast.unparse(node)
+
+
+class Extractor(ast.NodeVisitor):
+    """Walks a module depth-first in source order and records assertion facts."""
+
+    def __init__(self):
+        self.stack = []
+        self.facts = []
+        self.functions = set()
+        self.counts = collections.Counter()
+
+    def add(self, kind, form, node):
+        function = ".".join(self.stack) or None
+        ordinal = self.counts[(function, kind)]
+        self.counts[(function, kind)] += 1
+        self.facts.append(Fact(kind, form, function, ordinal, node))
+
+    def scope(self, node):
+        # Decorators, defaults, bases and annotations belong to the enclosing scope.
+        for field, value in ast.iter_fields(node):
+            if field in ("body", "name"):
+                continue
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+        self.stack.append(node.name)
+        self.functions.add(".".join(self.stack))
+        for stmt in node.body:
+            self.visit(stmt)
+        self.stack.pop()
+
+    visit_FunctionDef = scope
+    visit_AsyncFunctionDef = scope
+    visit_ClassDef = scope
+
+    def visit_Assert(self, node):
+        self.add("assert", unparse(node.test), node.test)  # the message is ignored
+        self.visit(node.test)
+
+    def visit_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            name = func.attr
+            if isinstance(func.value, ast.Name) and func.value.id == "pytest" and name in ("raises", "fail"):
+                self.add("pytest." + name, unparse(node), node)
+                if name != "raises":  # its exception tuple is judged by judge_raises
+                    self.expectations(node)
+            elif name in ("fnmatch_lines", "fnmatch_lines_random"):
+                self.patterns(node, "glob-pattern")
+            elif name in ("re_match_lines", "re_match_lines_random"):
+                self.patterns(node, "regex-pattern")
+            elif name.startswith("assert") and name != "assert":
+                self.add("unittest-assert", unparse(node), node)
+                if name not in RAISES_REGEX | RAISES_PLAIN:
+                    self.expectations(node)
+        self.generic_visit(node)
+
+    def patterns(self, call, kind):
+        for arg in call.args:
+            elements = arg.elts if isinstance(arg, (ast.List, ast.Tuple, ast.Set)) else [arg]
+            for elt in elements:
+                if isinstance(elt, ast.Constant) and isinstance(elt.value, str):
+                    self.add(kind, elt.value, elt)
+                else:
+                    self.add("expectation", unparse(elt), elt)
+
+    def expectations(self, call):
+        args = call.args
+        if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple, ast.Set)):
+            for elt in args[0].elts:
+                self.add("expectation", unparse(elt), elt)
+        elif args and all(isinstance(a, ast.Call) for a in args):
+            for a in args:
+                self.add("expectation", unparse(a), a)
+
+
+class Extracted:
+    def __init__(self, facts, functions):
+        self.facts = facts
+        self.functions = functions
+
+
+def extract(data):
+    text = decode_source(data)
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError) as exc:  # ValueError: NUL bytes
+        raise ExtractionFailed("unparseable-source: %s" % exc) from None
+    except (RecursionError, MemoryError):
+        raise ExtractionFailed("unparseable-source: too deeply nested for the parser") from None
+    ex = Extractor()
+    try:
+        ex.visit(tree)
+    except RecursionError:
+        raise ExtractionFailed("unparseable-source: too deeply nested to walk") from None
+    return Extracted(ex.facts, ex.functions)
+
+
+# ==== tautologies ===========================================================================
+
+MISSING = object()
+IMPURE = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda, ast.ListComp,
+          ast.SetComp, ast.DictComp, ast.GeneratorExp)
+CMP = {
+    ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+def const_value(node, depth=0):
+    """The value of an expression made only of literals (no arithmetic), else MISSING."""
+    if depth > 40:
+        return MISSING
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        vals = [const_value(e, depth + 1) for e in node.elts]
+        if any(v is MISSING for v in vals):
+            return MISSING
+        if isinstance(node, ast.List):
+            return vals
+        if isinstance(node, ast.Set):
+            try:
+                return frozenset(vals)
+            except TypeError:
+                return MISSING
+        return tuple(vals)
+    if isinstance(node, ast.UnaryOp):
+        v = const_value(node.operand, depth + 1)
+        if v is MISSING:
+            return MISSING
+        if isinstance(node.op, ast.Not):
+            return not v
+        if isinstance(v, (int, float)) and not isinstance(node.op, ast.Invert):
+            return -v if isinstance(node.op, ast.USub) else +v
+        return MISSING
+    if isinstance(node, ast.BoolOp):
+        v = MISSING
+        for operand in node.values:
+            v = const_value(operand, depth + 1)
+            if v is MISSING:
+                return MISSING
+            if isinstance(node.op, ast.And) and not v:
+                return v
+            if isinstance(node.op, ast.Or) and v:
+                return v
+        return v
+    if isinstance(node, ast.Compare):
+        left = const_value(node.left, depth + 1)
+        if left is MISSING:
+            return MISSING
+        for op, right_node in zip(node.ops, node.comparators):
+            right = const_value(right_node, depth + 1)
+            fn = CMP.get(type(op))
+            if right is MISSING or fn is None:
+                return MISSING
+            try:
+                if not fn(left, right):
+                    return False
+            except TypeError:
+                return MISSING
+            left = right
+        return True
+    return MISSING
+
+
+def pure(node):
+    return not any(isinstance(n, IMPURE) for n in ast.walk(node))
+
+
+def same_pure(a, b):
+    return pure(a) and pure(b) and unparse(a) == unparse(b)
+
+
+def always_truthy(node, depth=0):
+    """1 when the expression is truthy whatever the program state (a test that tests nothing)."""
+    if depth > 40:
+        return False
+    v = const_value(node)
+    if v is not MISSING:
+        try:
+            return bool(v)
+        except Exception:  # noqa: BLE001 - a literal's __bool__ cannot really fail
+            return False
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts:
+        return True  # `assert (x, "message")`
+    if isinstance(node, ast.Dict) and node.keys:
+        return True
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(p, ast.Constant) and p.value for p in node.values)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        if isinstance(node.ops[0], (ast.Eq, ast.Is, ast.LtE, ast.GtE)):
+            return same_pure(node.left, node.comparators[0])
+        return False
+    if isinstance(node, ast.BoolOp):
+        if isinstance(node.op, ast.Or):
+            return any(always_truthy(v, depth + 1) for v in node.values)
+        return all(always_truthy(v, depth + 1) for v in node.values)
+    if isinstance(node, ast.IfExp):
+        return always_truthy(node.body, depth + 1) and always_truthy(node.orelse, depth + 1)
+    if isinstance(node, ast.NamedExpr):
+        return always_truthy(node.value, depth + 1)
+    return False
+
+
+def always_falsy(node):
+    v = const_value(node)
+    if v is MISSING:
+        return False
+    try:
+        return not bool(v)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+UNITTEST_EQUAL = {
+    "assertEqual", "assertEquals", "failUnlessEqual", "assertIs", "assertListEqual", "assertTupleEqual",
+    "assertDictEqual", "assertSetEqual", "assertSequenceEqual", "assertCountEqual", "assertMultiLineEqual",
+    "assertAlmostEqual", "assertAlmostEquals", "assertLessEqual", "assertGreaterEqual", "assert_equal",
+    "assert_array_equal", "assert_allclose", "assert_almost_equal",
+}
+
+
+def is_tautology(fact):
+    if fact.kind == "assert":
+        return always_truthy(fact.node)
+    if fact.kind != "unittest-assert":
+        return False
+    call = fact.node
+    name = call.func.attr
+    args = call.args
+    if name in ("assertTrue", "assert_", "failUnless") and args:
+        return always_truthy(args[0])
+    if name in ("assertFalse", "failIf") and args:
+        return always_falsy(args[0])
+    if name in UNITTEST_EQUAL and len(args) >= 2:
+        return same_pure(args[0], args[1])
+    if name == "assertIsNone" and args:
+        return isinstance(args[0], ast.Constant) and args[0].value is None
+    if name == "assertIsNotNone" and args:
+        return isinstance(args[0], ast.Constant) and args[0].value is not None
+    if name == "assertIsInstance" and len(args) >= 2:
+        return isinstance(args[1], ast.Name) and args[1].id == "object"
+    return False
+
+
+# ==== sub-expressions =======================================================================
+
+def asserted_subexpressions(node, out):
+    """Forms of `node` and of the sub-expressions it asserts positively: we do not descend
+    below `or`, `not`, conditional expressions or lambdas, where containment says nothing."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        out.add(unparse(n))
+        if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.Or):
+            continue
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            continue
+        if isinstance(n, (ast.IfExp, ast.Lambda)):
+            continue
+        for child in ast.iter_child_nodes(n):
+            if isinstance(child, ast.expr):
+                stack.append(child)
+    return out
+
+
+def conjuncts(node):
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        out = []
+        for v in node.values:
+            out.extend(conjuncts(v))
+        return out
+    return [node]
+
+
+# ==== glob subsumption (spec section 4.11) ===================================================
+
+STAR = ("star",)
+ANY = ("any",)
+ALPHABET_MAX = 96
+DFA_MAX = 512
+PRODUCT_MAX = 50000
+
+
+def glob_tokens(pattern, mentioned):
+    """Tokens with fnmatch.translate's reading of the pattern; classes keep their source text
+    and are evaluated by fnmatch itself, so the semantics cannot drift."""
+    toks = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            if not toks or toks[-1] is not STAR:
+                toks.append(STAR)
+        elif c == "?":
+            toks.append(ANY)
+        elif c == "[":
+            j = i
+            if j < n and pattern[j] == "!":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                toks.append(("lit", "["))
+                mentioned.add("[")
+                continue
+            body = pattern[i:j]
+            token = pattern[i - 1:j + 1]
+            i = j + 1
+            negated = body.startswith("!")
+            inner = body[1:] if negated else body
+            if "\\" in inner:
+                raise Undecidable("backslash inside a character class")
+            cands = set(inner)
+            for k in range(1, len(inner) - 1):
+                if inner[k] == "-":
+                    lo, hi = ord(inner[k - 1]), ord(inner[k + 1])
+                    if hi < lo:
+                        raise Undecidable("reversed range in a character class")
+                    if hi - lo + 1 > ALPHABET_MAX:
+                        raise Undecidable("character range wider than %d" % ALPHABET_MAX)
+                    cands.update(chr(x) for x in range(lo, hi + 1))
+            members = {ch for ch in cands if fnmatch.fnmatchcase(ch, token)}
+            if not negated and not members:
+                raise Undecidable("empty character class")
+            mentioned.update(cands)
+            toks.append(("cls", token))
+        else:
+            toks.append(("lit", c))
+            mentioned.add(c)
+    return toks
+
+
+def glob_dfa(toks, symbols):
+    n = len(toks)
+    tables = []
+    for t in toks:
+        if t is STAR or t is ANY:
+            tables.append(None)
+        elif t[0] == "lit":
+            tables.append([s == t[1] for s in symbols])
+        else:
+            tables.append([fnmatch.fnmatchcase(s, t[1]) for s in symbols])
+
+    def closure(states):
+        out = set(states)
+        work = list(states)
+        while work:
+            i = work.pop()
+            if i < n and toks[i] is STAR and i + 1 not in out:
+                out.add(i + 1)
+                work.append(i + 1)
+        return frozenset(out)
+
+    start = closure({0})
+    index = {start: 0}
+    order = [start]
+    trans = []
+    k = 0
+    while k < len(order):
+        cur = order[k]
+        row = []
+        for si in range(len(symbols)):
+            nxt = set()
+            for i in cur:
+                if i >= n:
+                    continue
+                t = toks[i]
+                if t is STAR:
+                    nxt.add(i)
+                elif t is ANY or tables[i][si]:
+                    nxt.add(i + 1)
+            nxt = closure(nxt)
+            if nxt not in index:
+                if len(order) >= DFA_MAX:
+                    raise Undecidable("more than %d automaton states" % DFA_MAX)
+                index[nxt] = len(order)
+                order.append(nxt)
+            row.append(index[nxt])
+        trans.append(row)
+        k += 1
+    accepting = [n in s for s in order]
+    return trans, accepting
+
+
+def dfa_contained(a, b, nsym):
+    """L(a) subset of L(b), by reachability in the product automaton."""
+    ta, fa = a
+    tb, fb = b
+    seen = {(0, 0)}
+    work = [(0, 0)]
+    while work:
+        x, y = work.pop()
+        if fa[x] and not fb[y]:
+            return False
+        for s in range(nsym):
+            p = (ta[x][s], tb[y][s])
+            if p not in seen:
+                if len(seen) >= PRODUCT_MAX:
+                    raise Undecidable("product automaton too large")
+                seen.add(p)
+                work.append(p)
+    return True
+
+
+def glob_strictly_looser(pre, post):
+    """True when every line `pre` matches is matched by `post` and `post` matches more."""
+    if pre == post:
+        return False
+    mentioned = set()
+    tp = glob_tokens(pre, mentioned)
+    tq = glob_tokens(post, mentioned)
+    if len(mentioned) + 1 > ALPHABET_MAX:
+        raise Undecidable("alphabet larger than %d symbols" % ALPHABET_MAX)
+    other = 0xE000
+    while chr(other) in mentioned:
+        other += 1
+    symbols = sorted(mentioned) + [chr(other)]
+    a = glob_dfa(tp, symbols)
+    b = glob_dfa(tq, symbols)
+    if not dfa_contained(a, b, len(symbols)):
+        return False
+    return not dfa_contained(b, a, len(symbols))
+
+
+# ==== the decision ==========================================================================
+
+RAISES_REGEX = {"assertRaisesRegex", "assertRaisesRegexp", "assertWarnsRegex", "assertWarnsRegexp"}
+RAISES_PLAIN = {"assertRaises", "assertWarns"}
+BROADEST = {"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"}
+
+
+def clip(s):
+    if s is None:
+        return None
+    s = s if len(s) <= FORM_MAX else s[:FORM_MAX] + "..."
+    # Lone surrogates (from escapes in the source) would make the answer invalid UTF-8.
+    return s.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def finding(function, name, status, pre, post, cause=None):
+    if cause is None and status == "UNVERIFIED":
+        cause = UNDECIDABLE
+    return {"function": function, "finding": name, "status": status, "cause": cause,
+            "pre": clip(pre), "post": clip(post)}
+
+
+def exception_names(expr):
+    if isinstance(expr, ast.Tuple):
+        return {unparse(e) for e in expr.elts}
+    return {unparse(expr)}
+
+
+def broadened(pre_expr, post_expr):
+    """The expected exception(s) were widened: to Exception/BaseException or a strict superset."""
+    pre = exception_names(pre_expr)
+    post = exception_names(post_expr)
+    if post & BROADEST and not pre & BROADEST:
+        return True
+    return pre < post
+
+
+def keyword(call, name):
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def judge_raises(p, q, function):
+    pc, qc = p.node, q.node
+    pm, qm = keyword(pc, "match"), keyword(qc, "match")
+    if pm is not None and qm is None:
+        return finding(function, "raises-match-removed", "FAIL", p.form, q.form)
+    if pc.args and qc.args and broadened(pc.args[0], qc.args[0]):
+        return finding(function, "raises-broadened", "FAIL", p.form, q.form)
+    if pm is not None and qm is not None and unparse(pm) != unparse(qm):
+        return finding(function, "regex-pattern-changed", "UNVERIFIED", p.form, q.form)
+    return None
+
+
+def judge_unittest(p, q, function):
+    pn, qn = p.node.func.attr, q.node.func.attr
+    if pn in RAISES_REGEX and qn in RAISES_PLAIN:
+        return finding(function, "raises-match-removed", "FAIL", p.form, q.form)
+    if pn in RAISES_REGEX | RAISES_PLAIN and qn in RAISES_REGEX | RAISES_PLAIN:
+        if p.node.args and q.node.args and broadened(p.node.args[0], q.node.args[0]):
+            return finding(function, "raises-broadened", "FAIL", p.form, q.form)
+    return None
+
+
+def judge_pair(p, q, function, covered):
+    """A matched pair whose forms differ. Returns a finding or None (a changed expectation)."""
+    if is_tautology(q):
+        return finding(function, "replaced-by-tautology", "FAIL", p.form, q.form)
+    if p.kind == "glob-pattern":
+        try:
+            if glob_strictly_looser(p.form, q.form):
+                return finding(function, "glob-pattern-loosened", "FAIL", p.form, q.form)
+        except Undecidable as exc:
+            return finding(function, "glob-subsumption-undecidable", "UNVERIFIED", p.form,
+                           "%s (%s)" % (q.form, exc))
+        return None
+    if p.kind == "regex-pattern":
+        return finding(function, "regex-pattern-changed", "UNVERIFIED", p.form, q.form)
+    if p.kind == "pytest.raises":
+        return judge_raises(p, q, function)
+    if p.kind == "unittest-assert":
+        return judge_unittest(p, q, function)
+    if p.kind == "assert":
+        pre_c = {unparse(c) for c in conjuncts(p.node)}
+        post_c = {unparse(c) for c in conjuncts(q.node)}
+        if post_c < pre_c and any(d not in covered() for d in pre_c - post_c):
+            return finding(function, "assertion-loosened", "FAIL", p.form, q.form)
+    return None
+
+
+def rename_functions(pre, post):
+    """Maps post function -> pre function for test functions that were only renamed: a
+    function gone from post whose facts all reappear in a function new in post."""
+    pre_by = collections.defaultdict(list)
+    post_by = collections.defaultdict(list)
+    for f in pre.facts:
+        pre_by[f.function].append(f)
+    for f in post.facts:
+        post_by[f.function].append(f)
+    mapping = {}
+    for fn, facts in pre_by.items():
+        if fn is None or fn in post.functions:
+            continue
+        need = collections.Counter((f.kind, f.form) for f in facts)
+        for cand, cfacts in post_by.items():
+            if cand is None or cand in pre.functions or cand in mapping:
+                continue
+            have = collections.Counter((f.kind, f.form) for f in cfacts)
+            if not need - have:
+                mapping[cand] = fn
+                break
+    return mapping
+
+
+def decide(pre, post):
+    findings = []
+    mapping = rename_functions(pre, post)
+    post_facts = [f._replace(function=mapping.get(f.function, f.function)) for f in post.facts]
+    post_defined = set(post.functions) | set(mapping.values())
+
+    groups = collections.OrderedDict()
+    for f in pre.facts:
+        groups.setdefault((f.function, f.kind), ([], []))[0].append(f)
+    for f in post_facts:
+        groups.setdefault((f.function, f.kind), ([], []))[1].append(f)
+
+    survivors = collections.defaultdict(list)
+    for f in post_facts:
+        if not is_tautology(f):
+            survivors[f.function].append(f)
+    covered_cache = {}
+
+    def covered_for(function):
+        def covered():
+            if function not in covered_cache:
+                s = set()
+                for f in survivors[function]:
+                    asserted_subexpressions(f.node, s)
+                covered_cache[function] = s
+            return covered_cache[function]
+        return covered
+
+    orphans = collections.defaultdict(list)
+    additions = collections.defaultdict(list)
+    for (function, _kind), (ps, qs) in groups.items():
+        used = [False] * len(qs)
+        left = []
+        for p in ps:  # identical forms pair first (multiset)
+            for i, q in enumerate(qs):
+                if not used[i] and q.form == p.form:
+                    used[i] = True
+                    break
+            else:
+                left.append(p)
+        rest = [q for i, q in enumerate(qs) if not used[i]]
+        for p, q in zip(left, rest):  # then by ordinal order
+            r = judge_pair(p, q, function, covered_for(function))
+            if r:
+                findings.append(r)
+        orphans[function].extend(left[len(rest):])
+        additions[function].extend(q for q in rest[len(left):] if not is_tautology(q))
+
+    for function, lost in orphans.items():
+        if not lost:
+            continue
+        if function is not None and function not in post_defined:
+            findings.append(finding(function, "test-function-deleted", "FAIL",
+                                    "%d assertion(s): %s" % (len(lost), lost[0].form), None))
+            continue
+        covered = covered_for(function)
+        gained = additions[function]
+        for o in sorted(lost, key=lambda f: (f.ordinal, f.kind)):
+            if o.form in covered():
+                continue
+            other = next((g for g in gained if g.kind != o.kind), None)
+            if other is not None:
+                gained.remove(other)
+                findings.append(finding(function, "assertion-kind-changed", "UNVERIFIED", o.form, other.form))
+            elif not survivors[function]:
+                findings.append(finding(function, "test-function-lost-every-assertion", "FAIL", o.form, None))
+            else:
+                findings.append(finding(function, "assertion-removed", "FAIL", o.form, None))
+    return findings
+
+
+def fact_key_counter(ex):
+    return collections.Counter((f.kind, f.function, f.form) for f in ex.facts)
+
+
+def main():
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    if sys.version_info < (3, 9):
+        sys.stderr.write("python >= 3.9 is required (ast.unparse)\n")
+        return 3
+    data = sys.stdin.buffer.read()
+    if not data.startswith(MAGIC):
+        sys.stderr.write("bad request header\n")
+        return 2
+    nl = data.index(b"\n", len(MAGIC))
+    header = json.loads(data[len(MAGIC):nl].decode("utf-8"))
+    off = nl + 1
+    files = []
+    for spec in header["files"]:
+        blobs = {}
+        for side in ("pre", "post"):
+            n = spec.get(side)
+            if n is None:
+                blobs[side] = None
+            else:
+                blobs[side] = data[off:off + n]
+                if len(blobs[side]) != n:
+                    sys.stderr.write("truncated request\n")
+                    return 2
+                off += n
+        files.append((spec["role"], blobs))
+
+    extracted = {}
+
+    def get(i, side):
+        key = (i, side)
+        if key not in extracted:
+            try:
+                extracted[key] = extract(files[i][1][side])
+            except ExtractionFailed as exc:
+                extracted[key] = exc
+        return extracted[key]
+
+    rename_gap = header.get("rename_gap")
+    renames = [i for i, (role, _) in enumerate(files) if role == "rename"]
+    out = []
+    for i, (role, blobs) in enumerate(files):
+        if role != "judge":
+            continue
+        entry = {"index": i, "compared": True, "renamed_to": None, "facts_pre": None, "facts_post": None,
+                 "findings": []}
+        out.append(entry)
+        pre = get(i, "pre")
+        post = get(i, "post") if blobs["post"] is not None else None
+        bad = [(side, x) for side, x in (("pre", pre), ("post", post)) if isinstance(x, ExtractionFailed)]
+        if bad:
+            entry["compared"] = False
+            for side, exc in bad:
+                reason = str(exc)
+                entry["findings"].append(finding(None, reason.split(":", 1)[0], "UNVERIFIED",
+                                                 reason if side == "pre" else None,
+                                                 reason if side == "post" else None, UNREADABLE))
+            continue
+        entry["facts_pre"] = len(pre.facts)
+        if post is not None:
+            entry["facts_post"] = len(post.facts)
+            try:
+                entry["findings"] = decide(pre, post)
+            except RecursionError:
+                entry["findings"] = [finding(None, "too-deeply-nested", "UNVERIFIED", None, None)]
+            continue
+        if not pre.facts:
+            continue  # a deleted file without assertions weakens nothing
+        need = fact_key_counter(pre)
+        unreadable_target = False
+        for j in renames:
+            cand = get(j, "post")
+            if isinstance(cand, ExtractionFailed):
+                unreadable_target = True
+                continue
+            if not need - fact_key_counter(cand):
+                entry["renamed_to"] = j
+                break
+        if entry["renamed_to"] is not None:
+            continue
+        summary = "%d assertion(s), first: %s" % (len(pre.facts), pre.facts[0].form)
+        if unreadable_target or rename_gap:
+            entry["findings"].append(finding(None, "rename-target-unreadable", "UNVERIFIED", summary, None,
+                                             rename_gap or UNREADABLE))
+        else:
+            entry["findings"].append(finding(None, "test-file-deleted", "FAIL", summary, None))
+    sys.stdout.write(json.dumps({"v": 1, "python": "%d.%d.%d" % sys.version_info[:3], "files": out}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,932 @@
+/* test_weakening.c - the A1 rule no-assertion-weakening (src/verify/weakening.c + the embedded
+ * helper verify/weakening.py) on scratch pre/post trees. Each test builds a pre tree and a post
+ * tree, names the changed paths the way the replay delta would, and checks the verdict, the
+ * cause, the findings and the exposure counts. Needs python3 on PATH (Debian's in CI). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/embedded.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "tsupport.h"
+#include "verify/weakening.h"
+
+struct fx {
+	char *dir, *pre, *post;
+};
+
+static struct fx fx_new(void)
+{
+	struct fx f;
+	f.dir = ts_tmpdir("weak");
+	f.pre = fs_join(f.dir, "pre");
+	f.post = fs_join(f.dir, "post");
+	cr_assert_eq(mkdir(f.pre, 0755), 0);
+	cr_assert_eq(mkdir(f.post, 0755), 0);
+	return f;
+}
+
+static void fx_free(struct fx *f)
+{
+	ts_rmtree(f->dir);
+	free(f->dir);
+	free(f->pre);
+	free(f->post);
+}
+
+/* Writes root/rel (creating parents); content NULL writes nothing. */
+static void put_n(const char *root, const char *rel, const char *content, size_t n)
+{
+	if (!content)
+		return;
+	char *path = fs_join(root, rel);
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	struct err e;
+	cr_assert_eq(fs_mkdir_p(dir, 0755, &e), 0, "%s", e.msg);
+	ts_write_file(path, content, n);
+	free(dir);
+	free(path);
+}
+
+static void put(const char *root, const char *rel, const char *content)
+{
+	if (content)
+		put_n(root, rel, content, strlen(content));
+}
+
+/* Both sides of one file (NULL = absent on that side). */
+static void pair(struct fx *f, const char *rel, const char *pre, const char *post)
+{
+	put(f->pre, rel, pre);
+	put(f->post, rel, post);
+}
+
+static void run_full(struct fx *f, const char *const *changed, const char *scope, const char *python, int timeout_ms,
+		     struct weakening_result *r)
+{
+	struct weakening_input in = {.pre_root = f->pre,
+				     .post_root = f->post,
+				     .changed = changed,
+				     .scope = scope,
+				     .python = python,
+				     .timeout_ms = timeout_ms};
+	struct err e = {0};
+	int rc = weakening_check(&in, r, &e);
+	cr_assert_eq(rc, 0, "weakening_check: %s", e.msg);
+	cr_assert_not_null(r->message);
+	cr_assert_not_null(r->findings);
+}
+
+static void run(struct fx *f, const char *const *changed, const char *scope, struct weakening_result *r)
+{
+	run_full(f, changed, scope, NULL, 0, r);
+}
+
+/* Number of findings named `what` (any file). */
+static int count_finding(const struct weakening_result *r, const char *what)
+{
+	int n = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, r->findings)
+	{
+		const char *w = jx_str(it, "finding");
+		n += w && strcmp(w, what) == 0;
+	}
+	return n;
+}
+
+static const cJSON *first_finding(const struct weakening_result *r, const char *what)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, r->findings)
+	{
+		const char *w = jx_str(it, "finding");
+		if (w && strcmp(w, what) == 0)
+			return it;
+	}
+	return NULL;
+}
+
+#define expect_status(r, st, c)                                                                                        \
+	do {                                                                                                           \
+		char *js_ = jx_print((r)->findings);                                                                   \
+		cr_assert_eq((r)->status, (st), "status %d, want %d: %s | %s", (r)->status, (st), (r)->message, js_);  \
+		cr_assert_str_eq((r)->cause, (c), "cause %s: %s", (r)->cause, (r)->message);                           \
+		free(js_);                                                                                             \
+	} while (0)
+
+/*==== findings ==============================================================================*/
+
+Test(weakening, removed_assert_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_calc.py", "def test_add():\n    assert add(1, 2) == 3\n    assert add(0, 0) == 0\n",
+	     "def test_add():\n    assert add(1, 2) == 3\n");
+	const char *changed[] = {"tests/test_calc.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "assertion-removed");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "file"), "tests/test_calc.py");
+	cr_assert_str_eq(jx_str(fi, "function"), "test_add");
+	cr_assert_str_eq(jx_str(fi, "pre"), "add(0, 0) == 0");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(fi, "post")));
+	cr_assert_eq(r.compared, 1);
+	cr_assert_eq(r.in_scope, 1);
+	cr_assert(strstr(r.message, "tests/test_calc.py") && strstr(r.message, "assertion-removed"), "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, tautology_replacement_fails)
+{
+	static const char *const tauts[] = {
+	    "True", "1", "x == x", "not False", "(result, 'message')", "'text'", "x is x", "True or result == 3"};
+	for (size_t i = 0; i < sizeof tauts / sizeof *tauts; i++) {
+		struct fx f = fx_new();
+		char *post = xasprintf("def test_it():\n    result = compute()\n    assert %s\n", tauts[i]);
+		pair(&f, "tests/test_t.py", "def test_it():\n    result = compute()\n    assert result == 42\n", post);
+		const char *changed[] = {"tests/test_t.py", NULL};
+		struct weakening_result r;
+		run(&f, changed, "tests", &r);
+		expect_status(&r, WEAKENING_FAIL, "");
+		const cJSON *fi = first_finding(&r, "replaced-by-tautology");
+		cr_assert_not_null(fi, "assert %s: %s", tauts[i], r.message);
+		cr_assert_str_eq(jx_str(fi, "pre"), "result == 42");
+		weakening_result_free(&r);
+		free(post);
+		fx_free(&f);
+	}
+}
+
+Test(weakening, unittest_tautology_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_u.py",
+	     "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(f(), 3)\n",
+	     "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(True)\n");
+	const char *changed[] = {"tests/test_u.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "replaced-by-tautology");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "function"), "T.test_a");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, function_lost_every_assertion_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_a.py",
+	     "def test_one():\n    assert one() == 1\n    assert two() == 2\n\ndef test_other():\n    assert 3\n",
+	     "def test_one():\n    one()\n    two()\n\ndef test_other():\n    assert 3\n");
+	const char *changed[] = {"tests/test_a.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(count_finding(&r, "test-function-lost-every-assertion"), 2, "%s", r.message);
+	cr_assert_eq(count_finding(&r, "assertion-removed"), 0);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, tautology_does_not_count_as_a_surviving_assertion)
+{
+	struct fx f = fx_new();
+	/* The assert was swapped for a unittest-style tautology: another kind, but it asserts nothing. */
+	pair(&f, "tests/test_a.py", "def test_one(self):\n    assert one() == 1\n",
+	     "def test_one(self):\n    self.assertTrue(True)\n");
+	const char *changed[] = {"tests/test_a.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(count_finding(&r, "test-function-lost-every-assertion"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, test_function_deleted_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_a.py", "def test_keep():\n    assert keep()\n\ndef test_gone():\n    assert gone() == 1\n",
+	     "def test_keep():\n    assert keep()\n");
+	const char *changed[] = {"tests/test_a.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "test-function-deleted");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "function"), "test_gone");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, renamed_test_function_passes)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_a.py", "def test_old_name():\n    assert thing() == 1\n",
+	     "def test_new_name():\n    assert thing() == 1\n    assert other()\n");
+	const char *changed[] = {"tests/test_a.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, deleted_test_file_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_gone.py", "def test_a():\n    assert a() == 1\n", NULL);
+	const char *changed[] = {"tests/test_gone.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "test-file-deleted");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "file"), "tests/test_gone.py");
+	cr_assert_eq(r.compared, 1);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, deleted_file_without_assertions_passes)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/helpers.py", "def make():\n    return 1\n", NULL);
+	const char *changed[] = {"tests/helpers.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, rename_with_superset_passes)
+{
+	struct fx f = fx_new();
+	const char *src = "def test_a():\n    assert a() == 1\n    assert b() == 2\n";
+	pair(&f, "tests/test_old.py", src, NULL);
+	pair(&f, "tests/test_new.py", NULL,
+	     "import os\n\ndef test_a():\n    assert a() == 1\n    assert b() == 2\n    assert c() == 3\n");
+	const char *changed[] = {"tests/test_old.py", "tests/test_new.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert(strstr(r.message, "renamed to tests/test_new.py"), "%s", r.message);
+	cr_assert_eq(r.in_scope, 2);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, rename_out_of_scope_passes_but_subset_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_old.py", "def test_a():\n    assert a() == 1\n    assert b() == 2\n", NULL);
+	pair(&f, "moved/test_old.py", NULL, "def test_a():\n    assert a() == 1\n    assert b() == 2\n");
+	const char *changed[] = {"tests/test_old.py", "moved/test_old.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert_eq(r.in_scope, 1);
+	weakening_result_free(&r);
+
+	/* The added file lacks one of the deleted file's assertions: not a rename. */
+	put(f.post, "moved/test_old.py", "def test_a():\n    assert a() == 1\n");
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(count_finding(&r, "test-file-deleted"), 1);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, added_test_passes)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_new.py", NULL, "def test_x():\n    assert True\n");
+	const char *changed[] = {"tests/test_new.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert_eq(r.compared, 0);
+	cr_assert_eq(r.in_scope, 1);
+	cr_assert(strstr(r.message, "1 added"), "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, changed_expected_value_passes)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_v.py",
+	     "def test_v():\n    assert version() == '1.2'\n    assert len(items()) == 3, 'three items'\n",
+	     "def test_v():\n    assert version() == '1.3'\n    assert len(items()) == 4, 'now four'\n");
+	const char *changed[] = {"tests/test_v.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert_eq(r.compared, 1);
+	cr_assert_eq(cJSON_GetArraySize(r.findings), 0);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, reformatting_and_merging_pass)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_f.py", "def test_f():\n    assert (a)\n    assert b == [1,2,]\n",
+	     "def test_f():\n    assert a and b == [1, 2]\n");
+	const char *changed[] = {"tests/test_f.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, dropped_conjunct_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_f.py", "def test_f():\n    assert a() and b()\n", "def test_f():\n    assert a()\n");
+	const char *changed[] = {"tests/test_f.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(count_finding(&r, "assertion-loosened"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, glob_loosened_fails_and_tightened_passes)
+{
+	struct fx f = fx_new();
+	pair(&f, "testing/test_g.py", "def test_g(r):\n    r.stdout.fnmatch_lines(['*1 passed*', 'a[bc]d'])\n",
+	     "def test_g(r):\n    r.stdout.fnmatch_lines(['*', 'a?d'])\n");
+	const char *changed[] = {"testing/test_g.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "testing", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(count_finding(&r, "glob-pattern-loosened"), 2, "%s", r.message);
+	weakening_result_free(&r);
+
+	put(f.post, "testing/test_g.py", "def test_g(r):\n    r.stdout.fnmatch_lines(['*1 passed in*', 'a[b]d'])\n");
+	run(&f, changed, "testing", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+
+	/* Outside the decidable fragment (a backslash in a class): abstain. */
+	put(f.post, "testing/test_g.py", "def test_g(r):\n    r.stdout.fnmatch_lines(['*1 passed*', 'a[\\\\c]d'])\n");
+	run(&f, changed, "testing", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
+	cr_assert_eq(count_finding(&r, "glob-subsumption-undecidable"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, regex_changed_abstains)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_r.py", "def test_r(r):\n    r.stdout.re_match_lines([r'.*1 passed.*'])\n",
+	     "def test_r(r):\n    r.stdout.re_match_lines([r'.*'])\n");
+	const char *changed[] = {"tests/test_r.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
+	cr_assert_eq(count_finding(&r, "regex-pattern-changed"), 1, "%s", r.message);
+	cr_assert_eq(r.compared, 1);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, kind_changed_abstains)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_k.py", "class T:\n    def test_k(self):\n        assert k() == 1\n",
+	     "class T:\n    def test_k(self):\n        self.assertEqual(k(), 1)\n");
+	const char *changed[] = {"tests/test_k.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
+	const cJSON *fi = first_finding(&r, "assertion-kind-changed");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "status"), "UNVERIFIED");
+	cr_assert_str_eq(jx_str(fi, "cause"), WEAKENING_UNDECIDABLE);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, unittest_assert_removed_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_u.py",
+	     "import unittest\n\nclass TestU(unittest.TestCase):\n    def test_u(self):\n"
+	     "        self.assertEqual(u(), 1)\n        self.assertIn('x', names())\n        "
+	     "m.assert_called_once_with(2)\n",
+	     "import unittest\n\nclass TestU(unittest.TestCase):\n    def test_u(self):\n"
+	     "        self.assertEqual(u(), 1)\n        m.assert_called_once_with(2)\n");
+	const char *changed[] = {"tests/test_u.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "assertion-removed");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "function"), "TestU.test_u");
+	cr_assert_str_eq(jx_str(fi, "pre"), "self.assertIn('x', names())");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, pytest_raises_match_removed_fails)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_e.py",
+	     "import pytest\n\ndef test_e():\n    with pytest.raises(ValueError, match='bad input'):\n        "
+	     "parse('')\n",
+	     "import pytest\n\ndef test_e():\n    with pytest.raises(ValueError):\n        parse('')\n");
+	const char *changed[] = {"tests/test_e.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "raises-match-removed");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "pre"), "pytest.raises(ValueError, match='bad input')");
+	cr_assert_str_eq(jx_str(fi, "post"), "pytest.raises(ValueError)");
+	weakening_result_free(&r);
+
+	put(f.post, "tests/test_e.py",
+	    "import pytest\n\ndef test_e():\n    with pytest.raises(Exception, match='bad input'):\n        "
+	    "parse('')\n");
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(count_finding(&r, "raises-broadened"), 1, "%s", r.message);
+	weakening_result_free(&r);
+
+	/* A different expected exception is a changed expectation, not a weakening. */
+	put(f.post, "tests/test_e.py",
+	    "import pytest\n\ndef test_e():\n    with pytest.raises(TypeError, match='bad input'):\n        "
+	    "parse('')\n");
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, fail_outranks_abstention_across_files)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_1.py", "def test_r(r):\n    r.stdout.re_match_lines(['a+'])\n",
+	     "def test_r(r):\n    r.stdout.re_match_lines(['a*'])\n");
+	pair(&f, "tests/test_2.py", "def test_x():\n    assert x() == 1\n    assert y() == 2\n",
+	     "def test_x():\n    assert x() == 1\n");
+	const char *changed[] = {"tests/test_2.py", "tests/test_1.py", "tests/test_2.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(r.compared, 2);
+	cr_assert_eq(r.in_scope, 2, "duplicates in the delta count once");
+	cr_assert_eq(cJSON_GetArraySize(r.findings), 2);
+	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(r.findings, 0), "file"), "tests/test_1.py", "path order");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+/*==== scope =================================================================================*/
+
+Test(weakening, scope_matches_directory_components)
+{
+	cr_assert(weakening_in_scope("tests/x.py", "tests"));
+	cr_assert(weakening_in_scope("a/tests/x.py", "tests"));
+	cr_assert(weakening_in_scope("src/pkg/tests/sub/x.py", "tests"));
+	cr_assert(weakening_in_scope("tests/x.py", "tests/"));
+	cr_assert(weakening_in_scope("./tests//x.py", "/tests/"));
+	cr_assert(weakening_in_scope("a/tests/unit/x.py", "tests/unit"));
+	cr_assert(weakening_in_scope("x.py", ""));
+	cr_assert(weakening_in_scope("deep/er/x.py", "/"));
+	cr_assert_not(weakening_in_scope("testsuite/x.py", "tests"));
+	cr_assert_not(weakening_in_scope("contests/x.py", "tests"));
+	cr_assert_not(weakening_in_scope("tests.py", "tests"));
+	cr_assert_not(weakening_in_scope("a/tests", "tests"), "the file itself is not a directory component");
+	cr_assert_not(weakening_in_scope("tests/other/unit/x.py", "tests/unit"));
+	cr_assert_not(weakening_in_scope("x.py", "tests"));
+}
+
+Test(weakening, scope_selects_files)
+{
+	struct fx f = fx_new();
+	const char *pre = "def test_a():\n    assert a() == 1\n";
+	const char *post = "def test_a():\n    pass\n";
+	pair(&f, "testsuite/test_a.py", pre, post);
+	pair(&f, "contests/test_a.py", pre, post);
+	pair(&f, "src/tests_helpers.py", pre, post);
+	const char *outside[] = {"testsuite/test_a.py", "contests/test_a.py", "src/tests_helpers.py", NULL};
+	struct weakening_result r;
+	run(&f, outside, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert_eq(r.in_scope, 0);
+	cr_assert_eq(r.compared, 0);
+	weakening_result_free(&r);
+
+	pair(&f, "pkg/tests/test_a.py", pre, post);
+	const char *inside[] = {"testsuite/test_a.py", "pkg/tests/test_a.py", NULL};
+	run(&f, inside, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(r.in_scope, 1);
+	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(r.findings, 0), "file"), "pkg/tests/test_a.py");
+	weakening_result_free(&r);
+
+	/* Empty scope: the whole tree. */
+	run(&f, outside, "", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(r.in_scope, 3);
+	cr_assert_eq(r.compared, 3);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+/*==== abstentions ===========================================================================*/
+
+Test(weakening, syntax_error_is_unreadable_not_empty)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_s.py", "def test_s():\n    assert s() == 1\n", "def test_s(:\n    pass\n");
+	const char *changed[] = {"tests/test_s.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+	const cJSON *fi = first_finding(&r, "unparseable-source");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(fi, "pre")));
+	cr_assert_not_null(jx_str(fi, "post"));
+	cr_assert_eq(r.compared, 0);
+	cr_assert_eq(r.in_scope, 1);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, bad_encoding_is_unreadable)
+{
+	struct fx f = fx_new();
+	/* Declared ASCII but holds UTF-8 bytes; then plain invalid UTF-8; then a NUL byte. */
+	static const char *const bad[] = {"# -*- coding: ascii -*-\ndef test_b():\n    assert b() == '\xc3\xa9'\n",
+					  "def test_b():\n    assert b() == '\xff\xfe'\n"};
+	for (size_t i = 0; i < 2; i++) {
+		pair(&f, "tests/test_b.py", bad[i], "def test_b():\n    assert b() == 'e'\n");
+		const char *changed[] = {"tests/test_b.py", NULL};
+		struct weakening_result r;
+		run(&f, changed, "tests", &r);
+		expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+		cr_assert_eq(count_finding(&r, "undecodable-source"), 1, "%s", r.message);
+		weakening_result_free(&r);
+	}
+	put_n(f.pre, "tests/test_b.py", "def test_b():\n    assert b\0\n", 27);
+	const char *changed[] = {"tests/test_b.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+	cr_assert_eq(count_finding(&r, "unparseable-source"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, declared_encoding_and_bom_are_honoured)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_l.py",
+	     "# -*- coding: latin-1 -*-\ndef test_l():\n    assert name() == '\xe9'\n    assert ok()\n",
+	     "# -*- coding: latin-1 -*-\ndef test_l():\n    assert name() == '\xe9'\n");
+	pair(&f, "tests/test_bom.py",
+	     "\xef\xbb\xbf"
+	     "def test_m():\n    assert m() == 1\n",
+	     "\xef\xbb\xbf"
+	     "def test_m():\n    assert m() == 1\n");
+	const char *changed[] = {"tests/test_l.py", "tests/test_bom.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "assertion-removed");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "pre"), "ok()");
+	cr_assert_eq(r.compared, 2);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, symlinked_file_is_unreadable)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_a.py", "def test_a():\n    assert a()\n", NULL);
+	put(f.dir, "elsewhere.py", "def test_a():\n    assert a()\n");
+	char *target = fs_join(f.dir, "elsewhere.py");
+	char *link = fs_join(f.post, "tests/test_a.py");
+	char *tdir = fs_join(f.post, "tests");
+	mkdir(tdir, 0755);
+	cr_assert_eq(symlink(target, link), 0);
+	const char *changed[] = {"tests/test_a.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+	cr_assert(strstr(r.message, "symbolic link"), "%s", r.message);
+	weakening_result_free(&r);
+	free(target);
+	free(link);
+	free(tdir);
+	fx_free(&f);
+}
+
+Test(weakening, budget_exceeded)
+{
+	struct fx f = fx_new();
+	enum { N = WEAKENING_MAX_IN_SCOPE + 1 };
+	char **names = xcalloc(N + 2, sizeof *names);
+	for (int i = 0; i < N; i++)
+		names[i] = xasprintf("tests/test_%04d.py", i);
+	names[N] = xstrdup("other/test_x.py");
+	struct weakening_result r;
+	run(&f, (const char *const *)names, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_BUDGET_EXCEEDED);
+	cr_assert_eq(r.in_scope, N);
+	cr_assert_eq(r.compared, 0);
+	weakening_result_free(&r);
+
+	/* Exactly at the budget it is judged (every file is an addition here). */
+	free(names[N - 1]);
+	names[N - 1] = NULL;
+	for (int i = 0; i < N - 1; i++)
+		put(f.post, names[i], "def test_n():\n    assert n()\n");
+	run(&f, (const char *const *)names, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert_eq(r.in_scope, WEAKENING_MAX_IN_SCOPE);
+	weakening_result_free(&r);
+	for (int i = 0; i <= N; i++)
+		free(names[i]);
+	free(names);
+	fx_free(&f);
+}
+
+static void write_script(const char *path, const char *body)
+{
+	ts_write_file(path, body, strlen(body));
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
+Test(weakening, python_missing_is_check_unavailable)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n", "def test_a():\n    pass\n");
+	char *empty = fs_join(f.dir, "empty-bin");
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	char *old = xstrdup(getenv("PATH") ? getenv("PATH") : "");
+	setenv("PATH", empty, 1);
+	const char *changed[] = {"tests/test_a.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	setenv("PATH", old, 1);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE);
+	cr_assert(strstr(r.message, "python3 was not found on PATH"), "%s", r.message);
+	cr_assert_eq(r.in_scope, 1);
+	cr_assert_eq(r.compared, 0);
+	cr_assert_eq(cJSON_GetArraySize(r.findings), 0);
+	weakening_result_free(&r);
+	free(old);
+	free(empty);
+	fx_free(&f);
+}
+
+Test(weakening, broken_helper_is_check_unavailable)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n", "def test_a():\n    pass\n");
+	const char *changed[] = {"tests/test_a.py", NULL};
+	struct {
+		const char *script, *expect;
+		int timeout_ms;
+	} cases[] = {
+	    {"#!/bin/sh\necho 'Traceback: boom' >&2\nexit 3\n", "exited with status 3: Traceback: boom", 0},
+	    {"#!/bin/sh\nkill -SEGV $$\n", "killed by signal 11", 0},
+	    {"#!/bin/sh\nexec sleep 30\n", "timed out after 300 ms", 300},
+	    {"#!/bin/sh\nexec >&- 2>&- <&-\nexec sleep 30\n", "timed out after 300 ms", 300},
+	    {"#!/bin/sh\ncat >/dev/null\necho '{\"v\": 1, \"files\": []}'\n", "gave no answer", 0},
+	    {"#!/bin/sh\ncat >/dev/null\necho 'PASS'\n", "not a JSON object", 0},
+	    {"#!/bin/sh\ncat >/dev/null\necho '{\"v\":1,\"files\":[{\"index\":0,\"compared\":true,\"renamed_to\":null,"
+	     "\"findings\":[{\"function\":null,\"finding\":\"x\",\"status\":\"PASS\",\"cause\":null,\"pre\":null,"
+	     "\"post\":null}]}]}'\n",
+	     "malformed finding", 0},
+	};
+	char *script = fs_join(f.dir, "fake-python");
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		write_script(script, cases[i].script);
+		struct weakening_result r;
+		run_full(&f, changed, "tests", script, cases[i].timeout_ms, &r);
+		expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE);
+		cr_assert(strstr(r.message, cases[i].expect), "case %zu: %s", i, r.message);
+		weakening_result_free(&r);
+	}
+	free(script);
+	fx_free(&f);
+}
+
+Test(weakening, non_python_files_not_judged)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/data/expected.txt", "line\n", NULL);
+	pair(&f, "tests/conftest.cfg", "[x]\n", "[y]\n");
+	pair(&f, "src/app.c", "int x;\n", "int y;\n");
+	const char *changed[] = {"tests/data/expected.txt", "tests/conftest.cfg", "src/app.c", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert(strstr(r.message, "2 non-Python file(s) not judged"), "%s", r.message);
+	cr_assert_eq(r.in_scope, 0);
+	weakening_result_free(&r);
+
+	/* Said on a FAIL too. */
+	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n    assert b()\n",
+	     "def test_a():\n    assert b()\n");
+	const char *more[] = {"tests/data/expected.txt", "tests/test_a.py", NULL};
+	run(&f, more, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert(strstr(r.message, "1 non-Python file(s) not judged"), "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, unobserved_post_state_and_missing_trees)
+{
+	struct fx f = fx_new();
+	struct weakening_input in = {.pre_root = f.pre, .post_root = f.post, .changed = NULL, .scope = "tests"};
+	struct weakening_result r;
+	struct err e;
+	cr_assert_eq(weakening_check(&in, &r, &e), 0);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_POST_NOT_OBSERVED);
+	weakening_result_free(&r);
+
+	const char *changed[] = {"tests/test_a.py", NULL};
+	in.changed = changed;
+	in.post_root = NULL;
+	cr_assert_eq(weakening_check(&in, &r, &e), 0);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_POST_NOT_OBSERVED);
+	weakening_result_free(&r);
+
+	char *nowhere = fs_join(f.dir, "nowhere");
+	in.post_root = f.post;
+	in.pre_root = nowhere;
+	cr_assert_eq(weakening_check(&in, &r, &e), 0);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_PRESTATE_MISSING);
+	cr_assert_eq(r.in_scope, 1);
+	weakening_result_free(&r);
+
+	in.pre_root = f.pre;
+	in.post_root = nowhere;
+	cr_assert_eq(weakening_check(&in, &r, &e), 0);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_POSTSTATE_MISSING);
+	weakening_result_free(&r);
+
+	/* Nothing in scope changed: no tree is needed to know nothing was weakened. */
+	const char *outside[] = {"src/x.py", NULL};
+	in.changed = outside;
+	cr_assert_eq(weakening_check(&in, &r, &e), 0);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+	free(nowhere);
+	fx_free(&f);
+}
+
+Test(weakening, misuse_is_an_error)
+{
+	struct weakening_result r;
+	struct err e;
+	const char *abs_path[] = {"/etc/passwd.py", NULL};
+	const char *dotdot[] = {"tests/../../x.py", NULL};
+	struct weakening_input in = {.pre_root = "/", .post_root = "/", .changed = abs_path, .scope = "tests"};
+	cr_assert_lt(weakening_check(&in, &r, &e), 0);
+	cr_assert_null(r.message);
+	cr_assert_null(r.findings);
+	in.changed = dotdot;
+	cr_assert_lt(weakening_check(&in, &r, &e), 0);
+	cr_assert(strstr(e.msg, "tests/../../x.py"), "%s", e.msg);
+	in.scope = NULL;
+	cr_assert_lt(weakening_check(&in, &r, &e), 0);
+	cr_assert_lt(weakening_check(NULL, &r, &e), 0);
+	weakening_result_free(&r);
+	weakening_result_free(NULL);
+}
+
+Test(weakening, deletion_with_unparseable_rename_target_abstains)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_old.py", "def test_a():\n    assert a() == 1\n", NULL);
+	pair(&f, "tests/test_new.py", NULL, "def test_a(:\n    assert a() == 1\n");
+	const char *changed[] = {"tests/test_old.py", "tests/test_new.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+	cr_assert_eq(count_finding(&r, "rename-target-unreadable"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+/*==== the helper itself =====================================================================*/
+
+Test(weakening, helper_fits_one_argument_and_imports_only_the_stdlib)
+{
+	const struct embedded_file *h = embedded_find("verify/weakening.py");
+	cr_assert_not_null(h);
+	cr_assert_lt(h->len, 128 * 1024, "passed with -c: must stay under MAX_ARG_STRLEN");
+	/* Parse (never import) the helper and list its imports outside the standard library. */
+	static const char check[] = "import ast, sys\n"
+				    "tree = ast.parse(sys.stdin.read())\n"
+				    "roots = set()\n"
+				    "for n in ast.walk(tree):\n"
+				    "    if isinstance(n, ast.Import):\n"
+				    "        roots.update(a.name.split('.')[0] for a in n.names)\n"
+				    "    elif isinstance(n, ast.ImportFrom):\n"
+				    "        roots.add('.' if n.level else n.module.split('.')[0])\n"
+				    "bad = sorted(r for r in roots if r not in sys.stdlib_module_names)\n"
+				    "print(len(roots), ','.join(bad))\n";
+	const char *argv[] = {"python3", "-I", "-B", "-c", check, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, NULL, NULL, h->data, h->len, 30, &o), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	int nroots = 0;
+	char bad[256] = "";
+	sscanf(o.out, "%d %255s", &nroots, bad);
+	cr_assert_gt(nroots, 0, "the check saw no import at all: %s", o.out);
+	cr_assert_str_eq(bad, "", "non-stdlib imports: %s", bad);
+	ts_out_free(&o);
+}
+
+Test(weakening, odd_bytes_stay_valid_json)
+{
+	struct fx f = fx_new();
+	/* A glob with an escaped lone surrogate and a newline, in a file whose name is not UTF-8. */
+	pair(&f, "tests/test_\xff.py", "def test_g(r):\n    r.stdout.fnmatch_lines(['*\\ud800\\n*x*'])\n",
+	     "def test_g(r):\n    r.stdout.fnmatch_lines(['*'])\n");
+	const char *changed[] = {"tests/test_\xff.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "glob-pattern-loosened");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_not_null(jx_str(jx_obj(fi, "file"), "base64"), "a non-UTF-8 path is carried as bytes");
+	char *js = jx_print(r.findings);
+	cr_assert(utf8_valid(js, strlen(js)), "%s", js);
+	cr_assert(utf8_valid(r.message, strlen(r.message)), "%s", r.message);
+	cr_assert(strstr(r.message, "tests/test_?.py"), "%s", r.message);
+	cr_assert_null(strchr(r.message, '\n'), "the message is one line: %s", r.message);
+	free(js);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, pathological_nesting_abstains_without_crashing)
+{
+	struct fx f = fx_new();
+	struct buf b = {0};
+	buf_puts(&b, "def test_a():\n    assert x == 1\n    assert x");
+	for (int i = 0; i < 20000; i++)
+		buf_puts(&b, " + x");
+	buf_puts(&b, "\n");
+	pair(&f, "tests/test_d.py", buf_cstr(&b), "def test_a():\n    assert x == 1\n");
+	const char *changed[] = {"tests/test_d.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_FILE_UNREADABLE);
+	cr_assert_eq(count_finding(&r, "unparseable-source"), 1, "%s", r.message);
+	weakening_result_free(&r);
+	buf_free(&b);
+	fx_free(&f);
+}
+
+Test(weakening, expectation_elements_and_exception_tuples)
+{
+	struct fx f = fx_new();
+	/* Narrowing the expected exceptions is stricter: no finding. */
+	pair(&f, "tests/test_x.py", "def test_x():\n    with pytest.raises((KeyError, IndexError)):\n        f()\n",
+	     "def test_x():\n    with pytest.raises(KeyError):\n        f()\n");
+	const char *changed[] = {"tests/test_x.py", NULL};
+	struct weakening_result r;
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+
+	/* Dropping an expected call from assert_has_calls removes an expectation. */
+	pair(&f, "tests/test_x.py", "def test_x():\n    m.assert_has_calls([call(1), call(2)])\n",
+	     "def test_x():\n    m.assert_has_calls([call(1)])\n");
+	run(&f, changed, "tests", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	const cJSON *fi = first_finding(&r, "assertion-removed");
+	cr_assert_not_null(fi, "%s", r.message);
+	cr_assert_str_eq(jx_str(fi, "pre"), "call(2)");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
