@@ -449,6 +449,11 @@ static void judge_invariants(struct vctx *c, struct snap_store *st, struct turn_
 				struct err e = {0};
 				weakening_check(&wi, &wr, &e);
 				enum vstatus ws = wr.status == 3 ? V_FAIL : wr.status == 2 ? V_UNVERIFIED : V_PASS;
+				/* The rule's tree causes map onto verify's closed list. */
+				if (!strcmp(wr.cause, "TASK_PRESTATE_TREE_MISSING"))
+					snprintf(wr.cause, sizeof wr.cause, "TASK_PRESTATE_UNAVAILABLE");
+				else if (!strcmp(wr.cause, "POST_STATE_TREE_MISSING"))
+					snprintf(wr.cause, sizeof wr.cause, "POST_STATE_NOT_OBSERVED");
 				cJSON *exposure = cJSON_CreateObject();
 				cJSON_AddNumberToObject(exposure, "compared", wr.compared);
 				cJSON_AddNumberToObject(exposure, "in_scope", wr.in_scope);
