@@ -27,19 +27,11 @@
 
 #define WATCH_MASK                                                                                                     \
 	(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | \
-	 IN_MOVE_SELF | IN_DONT_FOLLOW | IN_ONLYDIR)
-#define SUSPECT_TURNS 4   /* a file written recently is re-stat'ed for this many captures */
-#define SUSPECT_MAX 256
+	 IN_MOVE_SELF | IN_ONLYDIR)
 
 struct dirty {
 	int wd;
 	char *name; /* owned */
-};
-
-struct suspect {
-	int wd;
-	char *name;
-	unsigned until; /* capture number after which it is dropped */
 };
 
 struct snapshotter {
@@ -60,8 +52,6 @@ struct snapshotter {
 	size_t wdcap;
 	struct dirty *dirty;
 	size_t ndirty, capdirty;
-	struct suspect *sus;
-	size_t nsus;
 	struct snode **rowdirty;
 	size_t nrowdirty, caprowdirty;
 	int64_t *kills;
@@ -299,10 +289,7 @@ void snapshotter_free(struct snapshotter *s)
 	snap_tree_done(&s->tree);
 	for (size_t i = 0; i < s->ndirty; i++)
 		free(s->dirty[i].name);
-	for (size_t i = 0; i < s->nsus; i++)
-		free(s->sus[i].name);
 	free(s->dirty);
-	free(s->sus);
 	free(s->wdmap);
 	free(s->rowdirty);
 	free(s->kills);
@@ -336,26 +323,6 @@ static void dirty_self(struct snapshotter *s, struct snode *n)
 		dirty_push(s, n->parent->wd, n->name, n->name_len);
 	else
 		s->need_full = 1;
-}
-
-static void suspect(struct snapshotter *s, int wd, const char *name, size_t len)
-{
-	for (size_t i = 0; i < s->nsus; i++) {
-		if (s->sus[i].wd == wd && strlen(s->sus[i].name) == len && memcmp(s->sus[i].name, name, len) == 0) {
-			s->sus[i].until = s->captures + SUSPECT_TURNS;
-			return;
-		}
-	}
-	if (s->nsus == SUSPECT_MAX) { /* drop the oldest */
-		free(s->sus[0].name);
-		memmove(s->sus, s->sus + 1, (s->nsus - 1) * sizeof *s->sus);
-		s->nsus--;
-	}
-	s->sus = xrealloc(s->sus, (s->nsus + 1) * sizeof *s->sus);
-	s->sus[s->nsus].wd = wd;
-	s->sus[s->nsus].name = xstrndup(name, len);
-	s->sus[s->nsus].until = s->captures + SUSPECT_TURNS;
-	s->nsus++;
 }
 
 /* Reads every queued event into the dirty list. */
@@ -405,8 +372,6 @@ static void drain(struct snapshotter *s)
 			dirty_push(s, ev->wd, ev->name, len);
 			if (ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO))
 				dirty_self(s, node); /* its mtime moved */
-			if (ev->mask & (IN_MODIFY | IN_CLOSE_WRITE))
-				suspect(s, ev->wd, ev->name, len);
 		}
 	}
 }
@@ -427,7 +392,7 @@ static void dirty_clear(struct snapshotter *s)
 	s->root_dirty = 0;
 }
 
-/* Re-stats everything the events named, the nlink>1 set and recent writes. Sets
+/* Re-stats everything the events named and the nlink>1 set. Sets
  * s->need_full (and returns 0) when it finds it cannot do so precisely. */
 static int process_dirty(struct snapshotter *s, struct err *e)
 {
@@ -440,17 +405,6 @@ static int process_dirty(struct snapshotter *s, struct err *e)
 			return s->need_full = 1, 0;
 		dirty_push(s, n->parent->wd, n->name, n->name_len);
 	}
-	/* recent writes (a shared mapping may still be written after close) */
-	size_t keep = 0;
-	for (size_t i = 0; i < s->nsus; i++) {
-		if (s->sus[i].until < s->captures) {
-			free(s->sus[i].name);
-			continue;
-		}
-		dirty_push(s, s->sus[i].wd, s->sus[i].name, strlen(s->sus[i].name));
-		s->sus[keep++] = s->sus[i];
-	}
-	s->nsus = keep;
 
 	int rc = 0;
 	if (s->root_dirty && (rc = snap_scan_root(&s->sc, s->rootfd, 0, e)) != 0)
