@@ -27,6 +27,8 @@ struct command {
 static const struct command commands[] = {
 	{"proxy", cmd_proxy, "proxy an MCP server over stdio, recording every frame"},
 	{"trace", cmd_trace, "show or check a recorded trace"},
+	{"snapshot", cmd_snapshot, "capture, restore, hash, show or diff workspace pre-states"},
+	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
 	{NULL, NULL, NULL},
 };
 
