@@ -236,6 +236,10 @@ int snap_gc(struct snap_store *st, const struct snap_gc_opts *o, struct snap_gc_
 			return err_set(e, -errno, "cannot lock %s/gc.lock: %s", st->dir, strerror(errno));
 	}
 	snap_store_close_readers(st);
+	if (st->pack_fd >= 0 && st->npending == 0) { /* our own idle pack may be compacted too */
+		close(st->pack_fd);
+		st->pack_fd = -1;
+	}
 	rep.bytes_before = objdir_bytes(st);
 	struct strvec unlink_after = {0};
 	int *held = NULL;

@@ -459,6 +459,9 @@ static struct ts_out run(const char *const *argv)
 
 Test(store, the_snapshot_and_gc_commands)
 {
+	char *x = fs_join(ws, "x");
+	cr_assert_eq(mkdir(x, 0755), 0);
+	free(x);
 	put("x/y.txt", "cli\n");
 	struct ts_out o = run((const char *const[]){BELAY_BIN, "snapshot", "capture", ws, "--state", state, NULL});
 	cr_assert_eq(o.status, 0, "%s", o.err);
