@@ -409,7 +409,8 @@ static int process_dirty(struct snapshotter *s, struct err *e)
 	int rc = 0;
 	if (s->root_dirty && (rc = snap_scan_root(&s->sc, s->rootfd, 0, e)) != 0)
 		return rc;
-	qsort(s->dirty, s->ndirty, sizeof *s->dirty, cmp_dirty);
+	if (s->ndirty)
+		qsort(s->dirty, s->ndirty, sizeof *s->dirty, cmp_dirty);
 	for (size_t i = 0; i < s->ndirty && rc == 0;) {
 		size_t j = i;
 		int wd = s->dirty[i].wd;

@@ -462,7 +462,8 @@ int snap_restore(struct snap_store *st, const char *handle, const char *dest, co
 	for (size_t i = 0; i < r.nlinks && rc == 0; i++)
 		rc = relink(&r, r.links[i], e);
 	if (rc == 0) {
-		qsort(r.dirs, r.ndirs, sizeof *r.dirs, cmp_depth_desc);
+		if (r.ndirs)
+			qsort(r.dirs, r.ndirs, sizeof *r.dirs, cmp_depth_desc);
 		for (size_t i = 0; i < r.ndirs && rc == 0; i++)
 			rc = dir_meta(&r, r.dirs[i], e);
 		if (rc == 0)

@@ -476,7 +476,8 @@ void snap_linkgroups(struct snode **cand, size_t n, void (*changed)(void *ctx, s
 		m++;
 	}
 	buf_free(&b);
-	qsort(it, m, sizeof *it, cmp_hl);
+	if (m)
+		qsort(it, m, sizeof *it, cmp_hl);
 	for (size_t i = 0; i < m;) {
 		size_t j = i + 1;
 		while (j < m && it[j].n->dev == it[i].n->dev && it[j].n->ino == it[i].n->ino)
@@ -648,7 +649,8 @@ int snap_tree_diff(struct snap_tree *a, struct snap_tree *b, struct snap_diff *o
 	buf_reserve(&path, 256);
 	diff_rec(out, &cap, a->root, b->root, &path);
 	buf_free(&path);
-	qsort(out->items, out->n, sizeof *out->items, cmp_item);
+	if (out->n)
+		qsort(out->items, out->n, sizeof *out->items, cmp_item);
 	return 0;
 }
 

@@ -253,7 +253,9 @@ Test(store, gc_removes_unreferenced_and_keeps_referenced)
 		put("transient.txt", body);
 		free(capture(s));
 	}
-	cr_assert_eq(unlink(fs_join(ws, "transient.txt")), 0);
+	char *tp = fs_join(ws, "transient.txt");
+	cr_assert_eq(unlink(tp), 0);
+	free(tp);
 	char *hlast = capture(s);
 	snapshotter_free(s);
 	s = NULL;
@@ -421,7 +423,9 @@ Test(store, diff_between_two_handles_names_paths_and_fields)
 	put("edit.txt", "v2\n");
 	struct timespec ts[2] = {sb.st_atim, sb.st_mtim};
 	utimensat(AT_FDCWD, ep, ts, 0); /* same mtime: only content and nothing else moves */
-	unlink(fs_join(ws, "gone.txt"));
+	char *gp = fs_join(ws, "gone.txt");
+	unlink(gp);
+	free(gp);
 	put("new.txt", "hi\n");
 	char *h2 = capture(s);
 	struct snap_diff d;
