@@ -160,6 +160,10 @@ Test(store, objects_are_stored_once_and_packed)
 	cr_assert_eq(a.objects, 2001, "two identical files must share one object");
 	cr_assert_eq(a.pack_files, 1, "objects must be packed, not one file each");
 	cr_assert_eq(a.loose_objects, 0);
+	int64_t content = 5; /* "same\n", once */
+	for (int i = 1; i <= 2000; i++)
+		content += snprintf(NULL, 0, "content %d\n", i);
+	cr_assert_eq(a.pack_bytes, 16 + 48 * a.objects + content, "the pack holds more than each content once");
 	/* unchanged turns add no objects and no rows */
 	for (int i = 0; i < 3; i++)
 		free(capture(s));
@@ -179,6 +183,7 @@ Test(store, objects_are_stored_once_and_packed)
 	put("many/f8", "same\n");
 	free(capture(s));
 	cr_assert_eq(stats(st).objects, c.objects);
+	cr_assert_eq(stats(st).pack_bytes, c.pack_bytes, "known content was written again");
 	snapshotter_free(s);
 	snap_store_close(st);
 	free(h1);
