@@ -29,6 +29,8 @@ static const struct command commands[] = {
 	{"trace", cmd_trace, "show or check a recorded trace"},
 	{"verify", cmd_verify, "re-execute every turn of a trace and judge it (A1, A2)"},
 	{"replay", cmd_verify, "re-execute every turn of a trace and report coverage"},
+	{"snapshot", cmd_snapshot, "capture, restore, hash, show or diff workspace pre-states"},
+	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
 	{NULL, NULL, NULL},
 };
 

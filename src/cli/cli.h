@@ -11,5 +11,7 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_proxy(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_gc(int argc, char **argv);
 
 #endif

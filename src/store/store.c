@@ -1,0 +1,240 @@
+/* store.c - the SQLite connection: open with pragmas, migrate by user_version, transaction
+ * and prepared-statement helpers.
+ *
+ * Must not: hold table knowledge beyond the migration list below; print anything.
+ * Threads: one connection per struct store, used by one thread at a time (see store.h). */
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/embedded.h"
+#include "common/xalloc.h"
+
+/* The migration steps, in order. Step i brings user_version from i to i+1. Append only. */
+static const struct migration {
+	int version;
+	const char *embedded; /* name in the embedded table */
+} migrations[] = {
+	{1, "store/schema.sql"}, /* snapshots: packs, objects, lineages, snapshots, entries, refs */
+};
+#define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
+
+struct cached_stmt {
+	const char *sql;
+	sqlite3_stmt *stmt;
+};
+
+struct store {
+	sqlite3 *db;
+	struct cached_stmt *cache;
+	size_t ncache, capcache;
+};
+
+int store_schema_version(void)
+{
+	return migrations[NMIGRATIONS - 1].version;
+}
+
+int store_fail(struct store *st, struct err *e, const char *what)
+{
+	return err_set(e, BELAY_ESTORE, "%s: %s", what, st && st->db ? sqlite3_errmsg(st->db) : "no database");
+}
+
+sqlite3 *store_db(struct store *st)
+{
+	return st->db;
+}
+
+int store_exec(struct store *st, const char *sql, struct err *e)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		err_set(e, BELAY_ESTORE, "%s", msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return BELAY_ESTORE;
+	}
+	return 0;
+}
+
+int store_begin(struct store *st, struct err *e)
+{
+	int rc = store_exec(st, "BEGIN IMMEDIATE", e);
+	return rc ? err_wrap(e, "cannot start a write transaction") : 0;
+}
+
+int store_commit(struct store *st, struct err *e)
+{
+	int rc = store_exec(st, "COMMIT", e);
+	if (rc) {
+		err_wrap(e, "cannot commit");
+		store_rollback(st);
+	}
+	return rc;
+}
+
+void store_rollback(struct store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_user_version(struct store *st, int *out, struct err *e)
+{
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, e, "cannot read user_version");
+	int rc = 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*out = sqlite3_column_int(s, 0);
+	else
+		rc = store_fail(st, e, "cannot read user_version");
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int store_stmt(struct store *st, const char *sql, sqlite3_stmt **out, struct err *e)
+{
+	for (size_t i = 0; i < st->ncache; i++) {
+		if (st->cache[i].sql == sql || strcmp(st->cache[i].sql, sql) == 0) {
+			sqlite3_reset(st->cache[i].stmt);
+			sqlite3_clear_bindings(st->cache[i].stmt);
+			*out = st->cache[i].stmt;
+			return 0;
+		}
+	}
+	sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK)
+		return store_fail(st, e, "cannot prepare a statement");
+	if (st->ncache == st->capcache) {
+		st->capcache = st->capcache ? st->capcache * 2 : 16;
+		st->cache = xrealloc(st->cache, st->capcache * sizeof *st->cache);
+	}
+	st->cache[st->ncache++] = (struct cached_stmt){sql, s};
+	*out = s;
+	return 0;
+}
+
+int store_bind_blob(struct store *st, sqlite3_stmt *s, int i, const void *p, size_t n, struct err *e)
+{
+	int r = p ? sqlite3_bind_blob64(s, i, n ? p : "", n, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+	return r == SQLITE_OK ? 0 : store_fail(st, e, "cannot bind");
+}
+
+int store_bind_i64(struct store *st, sqlite3_stmt *s, int i, int64_t v, struct err *e)
+{
+	return sqlite3_bind_int64(s, i, v) == SQLITE_OK ? 0 : store_fail(st, e, "cannot bind");
+}
+
+int store_bind_text(struct store *st, sqlite3_stmt *s, int i, const char *v, struct err *e)
+{
+	int r = v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+	return r == SQLITE_OK ? 0 : store_fail(st, e, "cannot bind");
+}
+
+int store_step_done(struct store *st, sqlite3_stmt *s, struct err *e, const char *what)
+{
+	int r = sqlite3_step(s);
+	int rc = r == SQLITE_DONE ? 0 : store_fail(st, e, what);
+	sqlite3_reset(s);
+	return rc;
+}
+
+static int migrate(struct store *st, struct err *e)
+{
+	int have = 0, rc;
+	if ((rc = store_user_version(st, &have, e)) != 0)
+		return rc;
+	if (have == store_schema_version())
+		return 0;
+	if (have > store_schema_version())
+		return err_set(e, BELAY_ESTORE,
+			       "the database has schema version %d; this belay knows only up to %d (a newer belay "
+			       "wrote it)",
+			       have, store_schema_version());
+	if ((rc = store_begin(st, e)) != 0)
+		return rc;
+	/* Re-read under the write lock: another process may have migrated meanwhile. */
+	if ((rc = store_user_version(st, &have, e)) != 0)
+		goto fail;
+	for (size_t i = 0; i < NMIGRATIONS; i++) {
+		if (migrations[i].version <= have)
+			continue;
+		const struct embedded_file *f = embedded_find(migrations[i].embedded);
+		if (!f) {
+			rc = err_set(e, BELAY_ESTORE, "migration %d (%s) is not embedded in this binary",
+				     migrations[i].version, migrations[i].embedded);
+			goto fail;
+		}
+		if ((rc = store_exec(st, f->data, e)) != 0) {
+			err_wrap(e, "migration %d (%s) failed", migrations[i].version, migrations[i].embedded);
+			goto fail;
+		}
+		char pragma[64];
+		snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", migrations[i].version);
+		if ((rc = store_exec(st, pragma, e)) != 0)
+			goto fail;
+	}
+	return store_commit(st, e);
+fail:
+	store_rollback(st);
+	return rc;
+}
+
+int store_open(const char *path, struct store **out, struct err *e)
+{
+	*out = NULL;
+	if (!sqlite3_threadsafe())
+		return err_set(e, BELAY_ESTORE, "this SQLite library was built single-threaded");
+	/* Create the file ourselves so it is 0600 from the first byte; SQLite gives the -wal and
+	 * -shm files the same permissions as the database file. */
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return err_set(e, -errno, "cannot open the database %s: %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) == 0 && (sb.st_mode & 077) && sb.st_uid == geteuid())
+		fchmod(fd, 0600);
+	close(fd);
+
+	struct store *st = xcalloc(1, sizeof *st);
+	int rc = 0;
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = store_fail(st, e, "cannot open the database");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 1);
+	/* busy_timeout first: switching to WAL may itself need a lock. */
+	if ((rc = store_exec(st,
+			     "PRAGMA busy_timeout = 5000;"
+			     "PRAGMA journal_mode = WAL;"
+			     "PRAGMA synchronous = NORMAL;"
+			     "PRAGMA foreign_keys = ON;",
+			     e)) != 0) {
+		err_wrap(e, "cannot configure %s", path);
+		goto fail;
+	}
+	if ((rc = migrate(st, e)) != 0)
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	store_close(st);
+	return rc;
+}
+
+void store_close(struct store *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->ncache; i++)
+		sqlite3_finalize(st->cache[i].stmt);
+	free(st->cache);
+	if (st->db)
+		sqlite3_close(st->db);
+	free(st);
+}
