@@ -12,6 +12,7 @@
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "engine/prestate.h"
 #include "engine/sandbox.h"
 #include "engine/session.h"
 
@@ -116,6 +117,18 @@ int cmd_proxy(int argc, char **argv)
 		return cli_fail("proxy: cannot use stdin/stdout: %s", uv_strerror(rc));
 	}
 
+	/* With a scope, every tools/call waits for its pre-state (snapshots in the state dir). */
+	struct turn_gate *gate = NULL;
+	if (contained && (rc = prestate_gate_new(state_dir, spec.scope, &gate, &e)) != 0) {
+		endpoint_close(cin);
+		endpoint_close(cout);
+		uv_run(loop, UV_RUN_DEFAULT);
+		uv_loop_close(loop);
+		free(state_dir);
+		free(default_traces);
+		sandbox_spec_done(&spec);
+		return cli_fail("proxy: %s", e.msg);
+	}
 	struct proxy_run run = {0};
 	struct session_observer obs = {.ended = on_ended, .ctx = &run};
 	struct session_opts so = {
@@ -125,6 +138,8 @@ int cmd_proxy(int argc, char **argv)
 		.obs = &obs,
 		.sandbox = contained ? &spec : NULL,
 		.launcher = paths_self_exe(),
+		.gate = gate,
+		.state_dir = state_dir,
 	};
 	rc = session_start(loop, &so, cin, cout, &run.session, &e);
 	if (rc) {
@@ -138,8 +153,12 @@ int cmd_proxy(int argc, char **argv)
 			sandbox_spec_done(&spec);
 		return cli_fail("proxy: %s", e.msg);
 	}
-	if (session_trace_path(run.session))
-		fprintf(stderr, "belay: recording to %s\n", session_trace_path(run.session));
+	if (session_trace_path(run.session)) {
+		const char *tp = session_trace_path(run.session), *base = strrchr(tp, '/');
+		if (gate)
+			prestate_gate_set_run(gate, base ? base + 1 : tp);
+		fprintf(stderr, "belay: recording to %s\n", tp);
+	}
 	static const int signums[3] = {SIGINT, SIGTERM, SIGHUP};
 	for (int i = 0; i < 3; i++) {
 		uv_signal_init(loop, &run.sigs[i]);

@@ -77,6 +77,17 @@ static void print_turn(struct cli_state *cs, const struct turn_verdict *v)
 		if (s->cause[0])
 			printf("  [%s]", s->cause);
 		printf("\n");
+		if (s->status == V_FAIL || s->status == V_UNVERIFIED) {
+			const cJSON *pair[2] = {s->expected, s->observed};
+			const char *label[2] = {"expected", "observed"};
+			for (int k = 0; k < 2; k++) {
+				if (!pair[k])
+					continue;
+				char *txt = jx_print(pair[k]);
+				printf("        %-9s %.300s%s\n", label[k], txt, strlen(txt) > 300 ? "..." : "");
+				cJSON_free(txt);
+			}
+		}
 	}
 	fflush(stdout);
 }
@@ -165,10 +176,20 @@ int cmd_verify(int argc, char **argv)
 	struct cli_state cs = {.replay_only = replay_only};
 	const char *inv_files[16];
 	int ninv = 0;
+	/* A server command follows "--"; options may come before or after TRACE. */
+	char **server = NULL;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 >= argc)
+				return cli_fail("%s: -- must be followed by a server command", argv[0]);
+			server = argv + i + 1;
+			argc = i;
+			break;
+		}
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': turn = atoi(optarg); if (turn < 0) return cli_fail("%s: --turn must be >= 0", argv[0]); break;
 		case 'i': if (ninv == 16) return cli_fail("too many --invariants"); inv_files[ninv++] = optarg; break;
@@ -182,17 +203,12 @@ int cmd_verify(int argc, char **argv)
 		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
 		}
 	}
-	if (optind >= argc || !strcmp(argv[optind], "--"))
+	if (optind >= argc)
 		return cli_fail("%s: no trace given", argv[0]);
 	const char *trace = argv[optind++];
-	char **server = NULL;
-	if (optind < argc) {
-		if (strcmp(argv[optind], "--"))
-			return cli_fail("%s: unexpected argument '%s' (a server command goes after --)", argv[0], argv[optind]);
-		if (optind + 1 >= argc)
-			return cli_fail("%s: -- must be followed by a server command", argv[0]);
-		server = argv + optind + 1;
-	}
+	if (optind < argc)
+		return cli_fail("%s: unexpected argument '%s' (one trace; a server command goes after --)", argv[0],
+				argv[optind]);
 	if (replays < 3)
 		return cli_fail("%s: --replays must be at least 3 (fewer cannot tell nondeterminism from a lie)", argv[0]);
 	if (jobs < 1 || jobs > 64)

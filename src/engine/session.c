@@ -641,6 +641,11 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	free(cwd);
 	cJSON_AddNumberToObject(f, "pid", s->pid);
 	cJSON_AddItemToObject(f, "env_names", env_names());
+	if (o->state_dir) {
+		char *sd = realpath(o->state_dir, NULL);
+		cJSON_AddStringToObject(f, "state_dir", sd ? sd : o->state_dir);
+		free(sd);
+	}
 	session_spawn_describe(&sp, f);
 	session_spawn_done(&sp);
 	session_record(s, "server", f);
@@ -668,7 +673,7 @@ fail_early:
 	free(exe);
 	/* The async handle's close callback frees s; the caller runs the loop to let it. */
 	s->open_handles = 1;
-	s->gate = NULL;
+
 	close_own(s, (uv_handle_t *)&s->drain_async);
 	return rc ? rc : BELAY_EINVAL;
 }

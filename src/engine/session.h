@@ -54,6 +54,7 @@ struct session_opts {
 	const struct sandbox_spec *sandbox; /* NULL: run the server uncontained */
 	struct turn_gate *gate;             /* NULL: no pre-state capture (taken; freed at end) */
 	const char *launcher;     /* path of the belay binary used as the sandbox launcher */
+	const char *state_dir;    /* recorded so verify finds the pre-states (may be NULL) */
 };
 
 /* Validates, creates the trace, spawns the server and starts forwarding. cin/cout are the

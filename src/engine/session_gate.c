@@ -80,6 +80,8 @@ struct gate_state {
 	cJSON *last_handle;      /* the most recent captured pre-state */
 	int64_t last_handle_seq;
 	int closing;
+	int warming;      /* the warm-up job runs; captures wait */
+	uv_work_t warm_work;
 };
 
 static struct gate_state *gs(struct session *s)
@@ -164,7 +166,7 @@ static void flush(struct session *s)
 		session_forward_c2s(s, it->data, it->len);
 		free(it);
 	}
-	if (g->head && g->head->state == IT_CAPTURE && !g->working)
+	if (g->head && g->head->state == IT_CAPTURE && !g->working && !g->warming)
 		start_capture(s, g);
 }
 
@@ -418,9 +420,35 @@ int session_gate_blocks_reading(struct session *s)
 	return queued > ((size_t)8 << 20);
 }
 
+static void warm_work(uv_work_t *w)
+{
+	struct session *s = w->data;
+	s->gate->warm(s->gate->capture_ctx);
+}
+
+static void warm_done(uv_work_t *w, int status)
+{
+	struct session *s = w->data;
+	struct gate_state *g = s->gate_state;
+	(void)status;
+	g->warming = 0;
+	if (!g->closing)
+		flush(s);
+	session_unref(s);
+}
+
 void session_gate_started(struct session *s)
 {
-	(void)s;
+	if (!s->gate || !s->gate->warm)
+		return;
+	struct gate_state *g = gs(s);
+	g->warming = 1;
+	g->warm_work.data = s;
+	s->open_handles++;
+	if (uv_queue_work(s->loop, &g->warm_work, warm_work, warm_done) != 0) {
+		g->warming = 0;
+		s->open_handles--;
+	}
 }
 
 void session_gate_finish(struct session *s)

@@ -15,6 +15,9 @@ struct turn_gate {
 	cJSON *(*capture)(void *ctx);
 	void *capture_ctx;
 	void (*free_ctx)(void *ctx); /* releases capture_ctx when the session ends (may be NULL) */
+	/* Optional, worker thread: runs once when the session starts (e.g. the first full walk
+	 * of the workspace), so the first call does not pay for it. Captures wait for it. */
+	void (*warm)(void *ctx);
 };
 
 /* A gate with the given capture function; the session takes ownership. */

@@ -29,7 +29,7 @@ static char *fold_string(const char *s, const char *const *roots)
 		for (const char *const *r = roots; *r; r++) {
 			size_t rl = strlen(*r);
 			if (rl > bl && rl && strncmp(s + i, *r, rl) == 0 && !path_char(s[i + rl]) &&
-			    (i == 0 || !path_char(s[i - 1]) || s[i - 1] == '/')) {
+			    (i == 0 || !path_char(s[i - 1]))) {
 				best = *r;
 				bl = rl;
 			}

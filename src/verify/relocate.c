@@ -24,8 +24,10 @@ char *relocate_string(const struct relocation *r, const char *s, int *changed)
 	struct buf out = {0};
 	size_t i = 0;
 	while (i < n) {
-		if (strncmp(s + i, r->from, fl) == 0 && (s[i + fl] == '\0' || s[i + fl] == '/' || !path_char(s[i + fl])) &&
-		    (i == 0 || !(path_char(s[i - 1]) || s[i - 1] == '/'))) {
+		/* The root at the start of a path: after a non-path character, or after "file://". */
+		int starts = i == 0 || !(path_char(s[i - 1]) || s[i - 1] == '/') || (i >= 7 && !strncmp(s + i - 7, "file://", 7));
+		if (starts && strncmp(s + i, r->from, fl) == 0 &&
+		    (s[i + fl] == '\0' || s[i + fl] == '/' || !path_char(s[i + fl]))) {
 			buf_puts(&out, r->to);
 			i += fl;
 			*changed = 1;

@@ -581,7 +581,7 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 			cJSON_Delete(rec);
 			cJSON_Delete(obs);
 		} else if (c->o->coverage_only) {
-			verdict_add(v, "A2", "replay", V_FAIL, obs, rec, "the result differs from the record (one replay)");
+			verdict_add(v, "A2", "replay", V_FAIL, NULL, obs, rec, "the result differs from the record (one replay)");
 		} else if (rr.network_refused) {
 			verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED", rec, obs,
 				    "the result differs and the replay was refused the network it asked for");
@@ -621,7 +621,7 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 				verdict_add(v, "A2", "replay", V_UNVERIFIED, fail_cause, rec, obs,
 					    "the result differs and a further replay failed: %s", fail_detail);
 			} else if (!axis) {
-				verdict_add(v, "A2", "replay", V_FAIL, obs, rec,
+				verdict_add(v, "A2", "replay", V_FAIL, NULL, obs, rec,
 					    "the result does not reproduce: %d replays agree with each other, not with the record",
 					    got);
 			} else {

@@ -116,6 +116,12 @@ Test(relocate, argv_and_arguments)
 	s = relocate_string(&r, "cat /home/u/proj/a.txt && ls '/home/u/proj'", &ch);
 	cr_assert_str_eq(s, "cat /dev/shm/s/ws/a.txt && ls '/dev/shm/s/ws'");
 	free(s);
+	s = relocate_string(&r, "file:///home/u/proj", &ch);
+	cr_assert_str_eq(s, "file:///dev/shm/s/ws", "roots are URIs");
+	free(s);
+	s = relocate_string(&r, "/x/home/u/proj", &ch);
+	cr_assert(!ch, "not at the start of a path");
+	free(s);
 	s = relocate_string(&r, "{workspace}", &ch);
 	cr_assert_str_eq(s, "/dev/shm/s/ws");
 	free(s);
