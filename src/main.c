@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{"verify", cmd_verify, "re-execute every turn of a trace and judge it (A1, A2)"},
 	{"replay", cmd_verify, "re-execute every turn of a trace and report coverage"},
 	{"snapshot", cmd_snapshot, "capture, restore, hash, show or diff workspace pre-states"},
+	{"sandbox", cmd_sandbox, "check that containment works on this machine (sandbox check)"},
 	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
 	{NULL, NULL, NULL},
 };
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	if (argc >= 2 && strcmp(argv[1], "__launch") == 0)
 		return sandbox_launch_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "__probe") == 0)
+		return cmd_probe(argc - 1, argv + 1);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

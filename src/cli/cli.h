@@ -13,5 +13,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
+int cmd_sandbox(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 #endif

@@ -60,6 +60,7 @@ static void contained(const char *script, const char *network, const char *const
 {
 	static int n;
 	char *tdir = xasprintf("%s/trace%d", dir, n++);
+	char *state = xasprintf("%s/state", dir);
 	const char *argv[24];
 	int k = 0;
 	for (const char *const *p = prefix; p && *p; p++)
@@ -72,12 +73,18 @@ static void contained(const char *script, const char *network, const char *const
 	argv[k++] = network;
 	argv[k++] = "--trace-dir";
 	argv[k++] = tdir;
+	argv[k++] = "--state";
+	argv[k++] = state;
 	argv[k++] = "--";
 	argv[k++] = "sh";
 	argv[k++] = "-c";
 	argv[k++] = script;
 	argv[k] = NULL;
-	cr_assert_eq(ts_run(argv, NULL, ws, NULL, 0, 30, &r->o), 0);
+	/* The server's temp dir goes into this test's scratch dir, removed with it. */
+	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpbase, NULL};
+	cr_assert_eq(ts_run(argv, env, ws, NULL, 0, 30, &r->o), 0);
+	free(tmpbase);
 	char *path = ts_find_trace(tdir);
 	cr_assert_not_null(path, "no trace (%s)", r->o.err);
 	struct err e = {0};
@@ -85,6 +92,7 @@ static void contained(const char *script, const char *network, const char *const
 	cr_assert_eq(trace_validate(r->t, &e), 0, "%s", e.msg);
 	free(path);
 	free(tdir);
+	free(state);
 }
 
 static void run_free(struct run *r)
@@ -396,4 +404,26 @@ Test(sandbox, unprivileged_user_gets_the_same_containment)
 	free(t);
 	free(s);
 	run_free(&r);
+}
+
+Test(sandbox, sandbox_check_proves_each_layer_and_fails_without_one)
+{
+	const char *argv[] = {BELAY_BIN, "sandbox", "check", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, NULL, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s%s", o.out, o.err);
+	for (const char *row = "write outside\0chmod outside\0network\0signal\0snapshot\0"; *row; row += strlen(row) + 1)
+		cr_assert(strstr(o.out, row), "row %s missing:\n%s", row, o.out);
+	cr_assert_null(strstr(o.out, "PROBLEM"), "%s", o.out);
+	cr_assert(strstr(o.out, "refused and recorded"));
+	ts_out_free(&o);
+	/* Without Landlock the check says so and fails. */
+	const char *broken[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/deny_syscall.py", "landlock_create_ruleset",
+				BELAY_BIN, "sandbox", "check", NULL};
+	ts_run(broken, NULL, NULL, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 1, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "PROBLEM"));
+	cr_assert(strstr(o.out, "landlock"), "%s", o.out);
+	cr_assert(strstr(o.out, "NOT available"));
+	ts_out_free(&o);
 }
