@@ -25,6 +25,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{"demo", cmd_demo, "watch belay catch a cheating and a lying tool call (A1 vs A2)"},
 	{"proxy", cmd_proxy, "proxy an MCP server over stdio, recording every frame"},
 	{"trace", cmd_trace, "show or check a recorded trace"},
 	{"verify", cmd_verify, "re-execute every turn of a trace and judge it (A1, A2)"},
@@ -52,6 +53,8 @@ int main(int argc, char **argv)
 		return sandbox_launch_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "__probe") == 0)
 		return cmd_probe(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "__script") == 0)
+		return cmd_script(argc - 1, argv + 1);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -133,9 +134,45 @@ struct call {
 	int err; /* errno to refuse with */
 };
 
+/* What a call needs of its path before the kernel would even check permission: a call that
+ * will fail anyway (EEXIST, ENOENT, ENOTDIR) is left to the kernel, so the sandbox never
+ * turns "exists" into "denied" (mkdir -p relies on EEXIST). */
+enum need { NEED_ANY = 0, NEED_ABSENT, NEED_PRESENT };
+
+static int path_state_ok(const char *res, enum need need)
+{
+	struct stat st;
+	if (need == NEED_ANY)
+		return 1;
+	if (need == NEED_PRESENT)
+		return lstat(res, &st) == 0;
+	/* NEED_ABSENT: the entry must not exist and its parent directory must. */
+	if (lstat(res, &st) == 0)
+		return 0;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof parent, "%s", res);
+	char *slash = strrchr(parent, '/');
+	if (!slash)
+		return 0;
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static enum answer check_path_need(struct call *c, const char *op, int dirfd, uint64_t addr, int follow,
+				   int empty_is_fd, const char *flags, cJSON **rec, const char *key, enum need need);
+
 /* One path argument: resolve it and decide. On refusal fills the record. */
 static enum answer check_path(struct call *c, const char *op, int dirfd, uint64_t addr, int follow, int empty_is_fd,
 			      const char *flags, cJSON **rec, const char *key)
+{
+	return check_path_need(c, op, dirfd, addr, follow, empty_is_fd, flags, rec, key, NEED_PRESENT);
+}
+
+static enum answer check_path_need(struct call *c, const char *op, int dirfd, uint64_t addr, int follow,
+				   int empty_is_fd, const char *flags, cJSON **rec, const char *key, enum need need)
 {
 	char raw[PATH_MAX], res[PATH_MAX];
 	if (addr == 0) {
@@ -150,6 +187,8 @@ static enum answer check_path(struct call *c, const char *op, int dirfd, uint64_
 		return A_CONTINUE;
 	if (sandbox_write_verdict(res, c->s->roots) != SB_DENY)
 		return A_CONTINUE;
+	if (!path_state_ok(res, need))
+		return A_CONTINUE; /* the kernel answers EEXIST / ENOENT itself */
 	if (!*rec)
 		*rec = record_base(c->s, c->req, op);
 	cJSON_AddStringToObject(*rec, key, res);
@@ -340,16 +379,14 @@ static enum answer decide(struct call *c, cJSON **rec)
 	char fl[96];
 	int at = AT_FDCWD;
 #define NAME(x) (!strcmp(op, x))
-	if (NAME("open") || NAME("creat")) {
-		uint64_t flags = NAME("creat") ? (O_CREAT | O_WRONLY | O_TRUNC) : a[1];
+	if (NAME("open") || NAME("creat") || NAME("openat")) {
+		int isat = NAME("openat");
+		uint64_t flags = NAME("creat") ? (O_CREAT | O_WRONLY | O_TRUNC) : isat ? a[2] : a[1];
 		flags_text(flags, fl, sizeof fl);
-		int follow = !(flags & O_NOFOLLOW) && !((flags & O_CREAT) && (flags & O_EXCL));
-		return check_path(c, op, at, a[0], follow, 0, fl, rec, "path");
-	}
-	if (NAME("openat")) {
-		flags_text(a[2], fl, sizeof fl);
-		int follow = !(a[2] & O_NOFOLLOW) && !((a[2] & O_CREAT) && (a[2] & O_EXCL));
-		return check_path(c, op, (int)a[0], a[1], follow, 0, fl, rec, "path");
+		int excl = (flags & O_CREAT) && (flags & O_EXCL);
+		int follow = !(flags & O_NOFOLLOW) && !excl;
+		enum need need = excl ? NEED_ABSENT : (flags & O_CREAT) ? NEED_ANY : NEED_PRESENT;
+		return check_path_need(c, op, isat ? (int)a[0] : at, isat ? a[1] : a[0], follow, 0, fl, rec, "path", need);
 	}
 	if (NAME("openat2")) {
 		struct open_how how;
@@ -362,20 +399,23 @@ static enum answer decide(struct call *c, cJSON **rec)
 		flags_text(how.flags, fl, sizeof fl);
 		return check_path(c, op, (int)a[0], a[1], !(how.flags & O_NOFOLLOW), 0, fl, rec, "path");
 	}
-	if (NAME("mkdir") || NAME("rmdir") || NAME("unlink") || NAME("mknod") || NAME("symlink") || NAME("truncate") ||
-	    NAME("chmod") || NAME("chown") || NAME("lchown") || NAME("utime") || NAME("utimes") || NAME("setxattr") ||
-	    NAME("lsetxattr") || NAME("removexattr") || NAME("lremovexattr")) {
-		int idx = NAME("symlink") ? 1 : 0; /* symlink(target, linkpath): only linkpath is written */
+	if (NAME("mkdir") || NAME("mknod") || NAME("symlink"))
+		return check_path_need(c, op, at, a[NAME("symlink") ? 1 : 0], 0, 0, NULL, rec, "path", NEED_ABSENT);
+	if (NAME("rmdir") || NAME("unlink") || NAME("truncate") || NAME("chmod") || NAME("chown") || NAME("lchown") ||
+	    NAME("utime") || NAME("utimes") || NAME("setxattr") || NAME("lsetxattr") || NAME("removexattr") ||
+	    NAME("lremovexattr")) {
 		int follow = NAME("chmod") || NAME("chown") || NAME("truncate") || NAME("utime") || NAME("utimes") ||
 			     NAME("setxattr") || NAME("removexattr");
-		return check_path(c, op, at, a[idx], follow, 0, NULL, rec, "path");
+		return check_path(c, op, at, a[0], follow, 0, NULL, rec, "path");
 	}
-	if (NAME("mkdirat") || NAME("mknodat") || NAME("futimesat"))
-		return check_path(c, op, (int)a[0], a[1], NAME("futimesat"), 0, NULL, rec, "path");
+	if (NAME("mkdirat") || NAME("mknodat"))
+		return check_path_need(c, op, (int)a[0], a[1], 0, 0, NULL, rec, "path", NEED_ABSENT);
+	if (NAME("futimesat"))
+		return check_path(c, op, (int)a[0], a[1], 1, 0, NULL, rec, "path");
 	if (NAME("unlinkat"))
 		return check_path(c, op, (int)a[0], a[1], 0, 0, NULL, rec, "path");
 	if (NAME("symlinkat"))
-		return check_path(c, op, (int)a[1], a[2], 0, 0, NULL, rec, "path");
+		return check_path_need(c, op, (int)a[1], a[2], 0, 0, NULL, rec, "path", NEED_ABSENT);
 	if (NAME("fchmodat") || NAME("fchmodat2") || NAME("fchownat")) {
 		uint64_t flags = NAME("fchownat") ? a[4] : NAME("fchmodat2") ? a[3] : 0;
 		return check_path(c, op, (int)a[0], a[1], !(flags & AT_SYMLINK_NOFOLLOW), !!(flags & AT_EMPTY_PATH), NULL,
@@ -388,15 +428,13 @@ static enum answer decide(struct call *c, cJSON **rec)
 	if (NAME("setxattrat") || NAME("removexattrat"))
 		return check_path(c, op, (int)a[0], a[1], !(a[2] & AT_SYMLINK_NOFOLLOW), !!(a[2] & AT_EMPTY_PATH), NULL,
 				  rec, "path");
-	if (NAME("rename") || NAME("link")) {
-		enum answer x = check_path(c, op, at, a[0], 0, 0, NULL, rec, "path");
-		enum answer y = check_path(c, op, at, a[1], 0, 0, NULL, rec, "to");
-		return x == A_REFUSE || y == A_REFUSE ? A_REFUSE : A_CONTINUE;
-	}
-	if (NAME("renameat") || NAME("renameat2") || NAME("linkat")) {
+	if (NAME("rename") || NAME("link") || NAME("renameat") || NAME("renameat2") || NAME("linkat")) {
+		int isat = !NAME("rename") && !NAME("link"), islink = NAME("link") || NAME("linkat");
 		int follow_old = NAME("linkat") && (a[4] & AT_SYMLINK_FOLLOW);
-		enum answer x = check_path(c, op, (int)a[0], a[1], follow_old, 0, NULL, rec, "path");
-		enum answer y = check_path(c, op, (int)a[2], a[3], 0, 0, NULL, rec, "to");
+		/* link needs a free target name; rename may replace one. Both need the source. */
+		enum answer x = check_path(c, op, isat ? (int)a[0] : at, isat ? a[1] : a[0], follow_old, 0, NULL, rec, "path");
+		enum answer y = check_path_need(c, op, isat ? (int)a[2] : at, isat ? a[3] : a[1], 0, 0, NULL, rec, "to",
+						islink ? NEED_ABSENT : NEED_ANY);
 		return x == A_REFUSE || y == A_REFUSE ? A_REFUSE : A_CONTINUE;
 	}
 	if (NAME("connect") || NAME("bind"))
