@@ -35,10 +35,17 @@ int cmd_script(int argc, char **argv)
 					     {NULL, 0, NULL, 0}};
 	const char *scope = NULL, *network = "deny", *state = NULL, *tdir = NULL;
 	double timeout = 20;
+	char **server = NULL;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			server = i + 1 < argc ? argv + i + 1 : NULL;
+			argc = i;
+			break;
+		}
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': scope = optarg; break;
 		case 'n': network = optarg; break;
@@ -48,7 +55,7 @@ int cmd_script(int argc, char **argv)
 		default: return cli_fail("__script: unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind + 2 > argc || strcmp(argv[optind + 1], "--") || optind + 2 >= argc)
+	if (optind + 1 != argc || !server)
 		return cli_fail("__script: usage: belay __script STEPS.json [options] -- SERVER...");
 	struct buf b = {0};
 	struct err e = {0};
@@ -72,7 +79,7 @@ int cmd_script(int argc, char **argv)
 	}
 	char *traces = tdir ? xstrdup(tdir) : fs_join(state_dir, "traces");
 	struct scripted_opts so = {
-		.argv = argv + optind + 2,
+		.argv = server,
 		.trace_dir = traces,
 		.state_dir = state_dir,
 		.sandbox = scope ? &spec : NULL,

@@ -329,7 +329,9 @@ int main(int argc, char **argv)
 		if (!strcmp(meth, "initialize")) {
 			cJSON *r = cJSON_CreateObject();
 			const cJSON *pv = cJSON_GetObjectItemCaseSensitive(params, "protocolVersion");
-			cJSON_AddStringToObject(r, "protocolVersion", cJSON_IsString(pv) ? pv->valuestring : "2025-06-18");
+			const char *forced = getenv("BELAY_DEMO_PROTOCOL"); /* for tests of version drift */
+			cJSON_AddStringToObject(r, "protocolVersion",
+						forced ? forced : cJSON_IsString(pv) ? pv->valuestring : "2025-06-18");
 			cJSON *caps = cJSON_AddObjectToObject(r, "capabilities");
 			cJSON_AddObjectToObject(caps, "tools");
 			cJSON *info = cJSON_AddObjectToObject(r, "serverInfo");

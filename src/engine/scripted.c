@@ -46,6 +46,9 @@ static void step_failed(struct sr *r, const char *why)
 	}
 	if (r->o->on_step)
 		r->o->on_step(r->o->ctx, r->index, r->cur, NULL);
+	/* An agent that gives up does not wait for the server to finish either. */
+	if (r->s)
+		session_terminate(r->s);
 	finish(r);
 }
 

@@ -48,8 +48,16 @@ void turn_gate_free(struct turn_gate *g)
 
 enum item_state { IT_READY = 0, IT_CAPTURE, IT_CAPTURING };
 
+/* A later call whose pre-state is this capture's (it overlaps only read-only calls). */
+struct sharer {
+	struct sharer *next;
+	struct trace_rec *rec;
+	cJSON *deps; /* request seqs of the read-only calls it depends on */
+};
+
 struct item {
 	struct item *next;
+	struct sharer *sharers;
 	char *data;
 	size_t len;
 	enum item_state state;
@@ -71,6 +79,7 @@ struct gate_state {
 	struct item *head, **tail, *last;
 	uv_work_t work;
 	struct item *working;  /* the item whose capture runs */
+	struct item *pending;  /* the latest capture not yet returned (queued or running) */
 	struct strmap ledger;  /* "idkey" -> index into out[] */
 	struct outstanding *out;
 	size_t nout, capout;
@@ -190,6 +199,8 @@ static void enqueue(struct gate_state *g, char *data, size_t len, enum item_stat
 	*g->tail = it;
 	g->tail = &it->next;
 	g->last = it;
+	if (st == IT_CAPTURE)
+		g->pending = it;
 }
 
 static void capture_work(uv_work_t *w)
@@ -205,8 +216,16 @@ static void capture_done(uv_work_t *w, int status)
 	struct gate_state *g = s->gate_state;
 	struct item *it = g->working;
 	g->working = NULL;
+	if (g->pending == it)
+		g->pending = NULL;
 	if (g->closing) {
-		/* The session ended meanwhile: the trace already named this call's cause. */
+		/* The session ended meanwhile: the trace already named these calls' causes. */
+		for (struct sharer *sh = it->sharers; sh;) {
+			struct sharer *n = sh->next;
+			cJSON_Delete(sh->deps);
+			free(sh);
+			sh = n;
+		}
 		cJSON_Delete(it->handle);
 		free(it->data);
 		free(it);
@@ -229,6 +248,20 @@ static void capture_done(uv_work_t *w, int status)
 		g->last_handle = cJSON_Duplicate(h, 1);
 		g->last_handle_seq = it->seq;
 	}
+	/* Calls that overlapped only read-only calls share this pre-state, conditionally. */
+	for (struct sharer *sh = it->sharers; sh;) {
+		struct sharer *n = sh->next;
+		cJSON *hh = cJSON_Duplicate(h, 1);
+		cJSON_AddNumberToObject(hh, "shared_from_seq", (double)it->seq);
+		cJSON_AddItemToObject(hh, "depends_on_read_only", sh->deps);
+		if (s->tw && sh->rec)
+			trace_writer_set_handle(s->tw, sh->rec, hh);
+		else
+			cJSON_Delete(hh);
+		free(sh);
+		sh = n;
+	}
+	it->sharers = NULL;
 	if (s->tw && it->rec)
 		trace_writer_set_handle(s->tw, it->rec, h);
 	else
@@ -328,6 +361,18 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 	if (calls == 0) {
 		session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, NULL);
 		enqueue(g, bytes, n, IT_READY, NULL, -1);
+	} else if (calls == 1 && ledger_count(g) > 0 && all_outstanding_read_only(g) && g->pending) {
+		/* Overlapping read-only calls whose pre-state is still being captured: share it. */
+		struct sharer *sh = xcalloc(1, sizeof *sh);
+		sh->deps = cJSON_CreateArray();
+		for (size_t i = 0; i < g->ledger.cap; i++)
+			if (strmap_live(&g->ledger, i))
+				cJSON_AddItemToArray(sh->deps, cJSON_CreateNumber((double)g->out[g->ledger.slots[i].val].seq));
+		int64_t seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &sh->rec);
+		sh->next = g->pending->sharers;
+		g->pending->sharers = sh;
+		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
+		enqueue(g, bytes, n, IT_READY, NULL, seq);
 	} else if (calls > 1 || ledger_count(g) > 0) {
 		/* Overlapping: no clean capture possible now. */
 		cJSON *h = calls == 1 && all_outstanding_read_only(g) && g->last_handle ? shared_handle(g)
@@ -462,6 +507,12 @@ void session_gate_finish(struct session *s)
 	for (struct item *it = g->head; it;) {
 		struct item *next = it->next;
 		if (it != g->working) {
+			for (struct sharer *sh = it->sharers; sh;) {
+				struct sharer *nx = sh->next;
+				cJSON_Delete(sh->deps);
+				free(sh);
+				sh = nx;
+			}
 			free(it->data);
 			free(it);
 		}
@@ -470,6 +521,7 @@ void session_gate_finish(struct session *s)
 	g->head = NULL;
 	g->tail = &g->head;
 	g->last = NULL;
+	g->pending = g->working;
 }
 
 void session_gate_free(struct session *s)

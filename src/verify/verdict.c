@@ -45,7 +45,7 @@ const struct vcause vcauses[] = {
 	{"EVIDENCE_UNOBSERVABLE", "suite runs happened but none could be replayed"},
 	{"NO_SUBVERDICT", "nothing could be judged for this turn"},
 	/* NOT_COVERED and WARN reasons */
-	{"NETWORK_NOT_OBSERVED", "the replay ran without the network observer"},
+	{"NETWORK_NOT_OBSERVED", "the call was not re-executed, so its network use was not observed"},
 	{"REPLAY_DENIALS", "the sandbox refused operations during the replay"},
 	{"PROTOCOL_VERSION_DRIFT", "the replayed server negotiated another protocol version"},
 	{NULL, NULL},

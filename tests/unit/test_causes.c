@@ -1,0 +1,805 @@
+/* test_causes.c - every named UNVERIFIED / NOT_COVERED / WARN cause of verify, produced for
+ * real: a scripted agent records a run through `belay __script` (the proxy engine, contained
+ * and gated), `belay verify --json` re-executes it, and the test finds the cause. A meta-test
+ * fails when a cause is added to the closed list (src/verify/verdict.c) or to
+ * docs/VERDICTS.md without a scenario here. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/hash.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "tsupport.h"
+#include "verify/verdict.h"
+
+#define DEMO BELAY_BUILD_DIR "/belay-demo-server"
+
+static char *dir, *ws, *state, *traces;
+
+static void setup(void)
+{
+	dir = ts_tmpdir("causes");
+	chmod(dir, 0755);
+	ws = fs_join(dir, "ws");
+	state = fs_join(dir, "state");
+	traces = fs_join(dir, "traces");
+	ts_sh("mkdir -p %s/src %s/tests && printf 'def f():\\n    return 1\\n' > %s/src/m.py && "
+	      "printf 'from m import f\\n\\ndef test_f():\\n    assert f() == 1\\n' > %s/tests/test_m.py",
+	      ws, ws, ws, ws);
+}
+
+static void teardown(void)
+{
+	ts_rmtree(dir);
+	free(dir);
+	free(ws);
+	free(state);
+	free(traces);
+}
+
+TestSuite(causes, .init = setup, .fini = teardown, .timeout = 120);
+
+/* Records `steps` against `belay-demo-server KIND ws`. Returns the trace path. */
+static char *record_with(const char *steps, const char *kind, int scoped, const char *network, const char *const *prefix,
+			 int must_succeed)
+{
+	char *sp = fs_join(dir, "steps.json");
+	ts_write_file(sp, steps, strlen(steps));
+	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpbase, NULL};
+	const char *argv[32];
+	int k = 0;
+	for (const char *const *p = prefix; p && *p; p++)
+		argv[k++] = *p;
+	argv[k++] = BELAY_BIN;
+	argv[k++] = "__script";
+	argv[k++] = sp;
+	argv[k++] = "--state";
+	argv[k++] = state;
+	argv[k++] = "--trace-dir";
+	argv[k++] = traces;
+	argv[k++] = "--timeout";
+	argv[k++] = "3";
+	if (scoped) {
+		argv[k++] = "--scope";
+		argv[k++] = ws;
+		argv[k++] = "--network";
+		argv[k++] = network ? network : "deny";
+	}
+	argv[k++] = "--";
+	argv[k++] = DEMO;
+	argv[k++] = kind;
+	if (strcmp(kind, "clock"))
+		argv[k++] = ws;
+	argv[k] = NULL;
+	struct ts_out o;
+	ts_run(argv, env, dir, NULL, 0, 60, &o);
+	if (must_succeed)
+		cr_assert_eq(o.status, 0, "recording failed (%d): %s", o.status, o.err);
+	char *nl = strchr(o.out, '\n');
+	cr_assert_not_null(nl, "no trace path printed: %s", o.err);
+	*nl = '\0';
+	char *trace = xstrdup(o.out);
+	ts_out_free(&o);
+	free(sp);
+	free(tmpbase);
+	return trace;
+}
+
+static char *record(const char *steps, const char *kind)
+{
+	return record_with(steps, kind, 1, NULL, NULL, 1);
+}
+
+struct vout {
+	cJSON *turns;   /* array of turn objects */
+	cJSON *summary; /* the summary object */
+	int status;
+	char *err;
+};
+
+static void verify_with(const char *trace, const char *const *extra, const char *const *env, const char *const *prefix,
+			struct vout *v)
+{
+	const char *argv[40];
+	int k = 0;
+	for (const char *const *p = prefix; p && *p; p++)
+		argv[k++] = *p;
+	argv[k++] = BELAY_BIN;
+	argv[k++] = "verify";
+	argv[k++] = trace;
+	argv[k++] = "--json";
+	argv[k++] = "--state";
+	argv[k++] = state;
+	int after = 0;
+	for (const char *const *x = extra; x && *x; x++) {
+		if (!strcmp(*x, "--")) {
+			after = 1;
+			break;
+		}
+		argv[k++] = *x;
+	}
+	if (after) {
+		const char *const *x = extra;
+		while (strcmp(*x, "--"))
+			x++;
+		for (; *x; x++)
+			argv[k++] = *x;
+	}
+	argv[k] = NULL;
+	struct ts_out o;
+	ts_run(argv, env, dir, NULL, 0, 90, &o);
+	memset(v, 0, sizeof *v);
+	v->turns = cJSON_CreateArray();
+	v->status = o.status;
+	v->err = xstrdup(o.err);
+	for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		cr_assert_not_null(j, "verify printed a non-JSON line: %s", line);
+		if (cJSON_GetObjectItem(j, "summary")) {
+			v->summary = j;
+		} else {
+			cJSON_AddItemToArray(v->turns, j);
+		}
+	}
+	ts_out_free(&o);
+}
+
+static void vout_free(struct vout *v)
+{
+	cJSON_Delete(v->turns);
+	cJSON_Delete(v->summary);
+	free(v->err);
+}
+
+static const cJSON *turn(const struct vout *v, int k)
+{
+	for (const cJSON *t = v->turns->child; t; t = t->next)
+		if (cJSON_GetObjectItem(t, "turn")->valueint == k)
+			return t;
+	cr_assert_fail("turn %d missing (status %d): %s", k, v->status, v->err);
+	return NULL;
+}
+
+/* The sub-verdict of turn k with this cause (any axis/kind), asserting it exists. */
+static const cJSON *expect_cause(const struct vout *v, int k, const char *status, const char *cause)
+{
+	const cJSON *t = turn(v, k);
+	for (const cJSON *s = cJSON_GetObjectItem(t, "verdicts")->child; s; s = s->next)
+		if (jx_str(s, "cause") && !strcmp(jx_str(s, "cause"), cause) && !strcmp(jx_str(s, "status"), status))
+			return s;
+	char *dump = jx_print(t);
+	cr_assert_fail("turn %d has no %s %s: %s", k, status, cause, dump);
+	return NULL;
+}
+
+static void produce(const char *trace, int k, const char *status, const char *cause)
+{
+	struct vout v;
+	verify_with(trace, NULL, NULL, NULL, &v);
+	expect_cause(&v, k, status, cause);
+	/* Honesty: a turn with an UNVERIFIED cause never reduces to PASS. */
+	if (!strcmp(status, "UNVERIFIED"))
+		cr_assert_str_neq(jx_str(turn(&v, k), "status"), "PASS");
+	vout_free(&v);
+}
+
+#define INIT "{\"initialize\":{}},"
+#define LIST "{\"list\":true},"
+
+/* Rewrites the bytes of the frame with sequence `seq` in a trace (and its hash_raw). */
+static void edit_frame(const char *trace, int seq, const char *from, const char *to)
+{
+	size_t len;
+	char *text = ts_read_file(trace, &len);
+	struct buf out = {0};
+	int done = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		cr_assert_not_null(j);
+		const cJSON *sq = cJSON_GetObjectItem(j, "seq");
+		if (cJSON_IsNumber(sq) && sq->valueint == seq) {
+			struct buf raw = {0};
+			const char *b64 = jx_str(j, "raw");
+			cr_assert_eq(base64_decode(b64, strlen(b64), &raw), 0);
+			char *at = strstr(buf_cstr(&raw), from);
+			cr_assert_not_null(at, "frame %d lacks '%s'", seq, from);
+			struct buf nb = {0};
+			buf_append(&nb, raw.p, (size_t)(at - raw.p));
+			buf_puts(&nb, to);
+			buf_puts(&nb, at + strlen(from));
+			struct buf enc = {0};
+			base64_encode(nb.p, nb.len, &enc);
+			char h[72];
+			sha256_tagged(nb.p, nb.len, h);
+			cJSON_ReplaceItemInObject(j, "raw", cJSON_CreateString(buf_cstr(&enc)));
+			cJSON_ReplaceItemInObject(j, "hash_raw", cJSON_CreateString(h));
+			cJSON_ReplaceItemInObject(j, "hash_canonical", cJSON_CreateNull());
+			cJSON_ReplaceItemInObject(j, "canonical_form", cJSON_CreateNull());
+			cJSON_ReplaceItemInObject(j, "len", cJSON_CreateNumber((double)nb.len));
+			buf_free(&raw);
+			buf_free(&nb);
+			buf_free(&enc);
+			done = 1;
+		}
+		char *o = jx_print(j);
+		buf_puts(&out, o);
+		buf_putc(&out, '\n');
+		cJSON_free(o);
+		cJSON_Delete(j);
+	}
+	cr_assert(done, "no record with seq %d", seq);
+	ts_write_file(trace, out.p, out.len);
+	buf_free(&out);
+	free(text);
+}
+
+/* The seq of the n-th client frame whose method is `method` (or the response to it). */
+static int frame_seq(const char *trace, const char *needle, int nth)
+{
+	size_t len;
+	char *text = ts_read_file(trace, &len);
+	int found = -1;
+	for (char *line = strtok(text, "\n"); line && found < 0; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		const char *b64 = jx_str(j, "raw");
+		if (b64) {
+			struct buf raw = {0};
+			base64_decode(b64, strlen(b64), &raw);
+			if (strstr(buf_cstr(&raw), needle) && nth-- == 0)
+				found = cJSON_GetObjectItem(j, "seq")->valueint;
+			buf_free(&raw);
+		}
+		cJSON_Delete(j);
+	}
+	free(text);
+	cr_assert_geq(found, 0, "no frame containing %s", needle);
+	return found;
+}
+
+/* Removes every record line containing `needle` (the trace stays readable, not valid). */
+static void drop_records(const char *trace, const char *needle)
+{
+	size_t len;
+	char *text = ts_read_file(trace, &len);
+	struct buf out = {0};
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strstr(line, needle)) {
+			buf_puts(&out, line);
+			buf_putc(&out, '\n');
+		}
+	ts_write_file(trace, out.p, out.len);
+	buf_free(&out);
+	free(text);
+}
+
+#define INIT "{\"initialize\":{}},"
+#define LIST "{\"list\":true},"
+#define READ "{\"call\":\"read_file\",\"args\":{\"path\":\"src/m.py\"}}"
+#define RUN(cmd) "{\"call\":\"run_process\",\"args\":{\"command_line\":\"" cmd "\"}}"
+
+/*==== pre-state ====*/
+
+static void s_prestate_absent(void)
+{
+	char *t = record_with("[" INIT LIST READ "]", "editor", 0, NULL, NULL, 1);
+	produce(t, 0, "UNVERIFIED", "PRESTATE_ABSENT");
+	free(t);
+}
+
+static void s_concurrent(void)
+{
+	char *t = record("[" INIT LIST "{\"parallel\":[{\"call\":\"write_file\",\"args\":{\"path\":\"a\",\"content\":\"1\"}},"
+			 "{\"call\":\"write_file\",\"args\":{\"path\":\"b\",\"content\":\"2\"}}]}]",
+			 "editor");
+	produce(t, 1, "UNVERIFIED", "UNRESTORABLE_CONCURRENT_TURN");
+	free(t);
+}
+
+static void s_network_not_observed(void)
+{
+	/* A call that is not re-executed leaves its openWorldHint unchecked: NOT_COVERED. */
+	char *t = record("[" INIT LIST "{\"parallel\":[{\"call\":\"write_file\",\"args\":{\"path\":\"a\",\"content\":\"1\"}},"
+			 "{\"call\":\"write_file\",\"args\":{\"path\":\"b\",\"content\":\"2\"}}]}]",
+			 "editor");
+	produce(t, 1, "NOT_COVERED", "NETWORK_NOT_OBSERVED");
+	free(t);
+}
+
+static void s_snapshot_failed(void)
+{
+	/* As an unprivileged user, a file the user cannot read cannot be captured. */
+	if (geteuid() != 0)
+		cr_skip_test("drops to nobody: needs root");
+	ts_sh("printf secret > %s/locked && chmod 000 %s/locked && chown -R 65534:65534 %s", ws, ws, dir);
+	const char *prefix[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", NULL};
+	char *t = record_with("[" INIT LIST READ "]", "editor", 1, NULL, prefix, 1);
+	struct vout v;
+	verify_with(t, NULL, NULL, prefix, &v);
+	expect_cause(&v, 0, "UNVERIFIED", "UNRESTORABLE_SNAPSHOT_FAILED");
+	vout_free(&v);
+	free(t);
+}
+
+static void special_file(const char *what)
+{
+	char *p = fs_join(ws, "special");
+	if (!strcmp(what, "fifo")) {
+		cr_assert_eq(mkfifo(p, 0644), 0);
+	} else if (!strcmp(what, "socket")) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		struct sockaddr_un a = {.sun_family = AF_UNIX};
+		snprintf(a.sun_path, sizeof a.sun_path, "%s", p);
+		cr_assert_eq(bind(fd, (void *)&a, sizeof a), 0);
+		close(fd);
+	} else {
+		if (geteuid() != 0)
+			cr_skip_test("mknod needs root");
+		cr_assert_eq(mknod(p, S_IFCHR | 0644, makedev(1, 3)), 0);
+	}
+	free(p);
+}
+
+static void s_fifo(void)
+{
+	special_file("fifo");
+	char *t = record("[" INIT LIST READ "]", "editor");
+	produce(t, 0, "UNVERIFIED", "UNRESTORABLE_FIFO");
+	free(t);
+}
+
+static void s_socket(void)
+{
+	special_file("socket");
+	char *t = record("[" INIT LIST READ "]", "editor");
+	produce(t, 0, "UNVERIFIED", "UNRESTORABLE_SOCKET");
+	free(t);
+}
+
+static void s_device(void)
+{
+	special_file("device");
+	char *t = record("[" INIT LIST READ "]", "editor");
+	produce(t, 0, "UNVERIFIED", "UNRESTORABLE_DEVICE_NODE");
+	free(t);
+}
+
+static void s_ownership(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("drops to nobody: needs root");
+	ts_sh("chown -R 65534:65534 %s && printf x > %s/roots && chown 0:0 %s/roots", dir, ws, ws);
+	const char *prefix[] = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", NULL};
+	char *t = record_with("[" INIT LIST READ "]", "editor", 1, NULL, prefix, 1);
+	struct vout v;
+	verify_with(t, NULL, NULL, prefix, &v);
+	expect_cause(&v, 0, "UNVERIFIED", "UNRESTORABLE_OWNERSHIP");
+	vout_free(&v);
+	free(t);
+}
+
+static void s_prestate_not_found(void)
+{
+	char *t = record("[" INIT LIST READ "]", "editor");
+	char *other = fs_join(dir, "other-state");
+	const char *extra[] = {"--state", other, NULL};
+	struct vout v;
+	verify_with(t, extra, NULL, NULL, &v);
+	expect_cause(&v, 0, "UNVERIFIED", "PRESTATE_NOT_FOUND");
+	vout_free(&v);
+	free(other);
+	free(t);
+}
+
+static void s_handle_invalid(void)
+{
+	char *t = record("[" INIT LIST READ "]", "editor");
+	ts_sh("sed -i 's/\"state_handle\":{\"status\":\"present\"/\"state_handle\":{\"status\":\"bogus\"/' %s", t);
+	produce(t, 0, "UNVERIFIED", "PRESTATE_HANDLE_INVALID");
+	free(t);
+}
+
+static void s_dependency_broken(void)
+{
+	/* summarize declares readOnlyHint: true and writes; read_file overlaps it and so shares
+	 * its pre-state - which the write invalidates. */
+	char *t = record("[" INIT LIST "{\"parallel\":[{\"call\":\"summarize\",\"args\":{\"path\":\"src/m.py\"}}," READ "]}]",
+			 "all");
+	produce(t, 1, "UNVERIFIED", "PRESTATE_DEPENDENCY_BROKEN");
+	free(t);
+}
+
+/*==== replay ====*/
+
+static void s_server_unknown(void)
+{
+	char *t = record("[" INIT LIST READ "]", "editor");
+	drop_records(t, "\"phase\":\"start\"");
+	produce(t, 0, "UNVERIFIED", "SERVER_COMMAND_UNKNOWN");
+	free(t);
+}
+
+static void s_unrootable(void)
+{
+	/* The clock server gets no workspace argument and runs outside it. */
+	char *t = record("[" INIT LIST "{\"call\":\"now\",\"args\":{}}]", "clock");
+	produce(t, 0, "UNVERIFIED", "RELOCATION_UNROOTABLE");
+	free(t);
+}
+
+static void s_sandbox_unavailable(void)
+{
+	char *t = record("[" INIT LIST READ "]", "editor");
+	const char *prefix[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/deny_syscall.py", "landlock_create_ruleset", NULL};
+	struct vout v;
+	verify_with(t, NULL, NULL, prefix, &v);
+	expect_cause(&v, 0, "UNVERIFIED", "REPLAY_SANDBOX_UNAVAILABLE");
+	vout_free(&v);
+	free(t);
+}
+
+static void override(const char *cause, const char *const *server, const char *timeout)
+{
+	char *t = record("[" INIT LIST READ "]", "editor");
+	const char *extra[16];
+	int k = 0;
+	if (timeout) {
+		extra[k++] = "--timeout";
+		extra[k++] = timeout;
+	}
+	extra[k++] = "--";
+	for (const char *const *s = server; *s; s++)
+		extra[k++] = *s;
+	extra[k] = NULL;
+	struct vout v;
+	verify_with(t, extra, NULL, NULL, &v);
+	expect_cause(&v, 0, "UNVERIFIED", cause);
+	vout_free(&v);
+	free(t);
+}
+
+static void s_server_failed(void)
+{
+	const char *srv[] = {"/nonexistent/belay-no-such-server", "{workspace}", NULL};
+	override("REPLAY_SERVER_FAILED", srv, NULL);
+}
+
+static void s_server_exited(void)
+{
+	const char *srv[] = {"/bin/sh", "-c", "exit 0", "{workspace}", NULL};
+	override("REPLAY_SERVER_EXITED", srv, NULL);
+}
+
+static void s_timeout(void)
+{
+	const char *srv[] = {"/bin/sh", "-c", "sleep 30", "{workspace}", NULL};
+	override("REPLAY_TIMEOUT", srv, "1");
+}
+
+static void s_network_refused(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	bind(fd, (void *)&a, sizeof a);
+	listen(fd, 8);
+	socklen_t l = sizeof a;
+	getsockname(fd, (void *)&a, &l);
+	char *steps = xasprintf("[" INIT LIST RUN("%s __probe connect 127.0.0.1 %d") "]", BELAY_BIN, ntohs(a.sin_port));
+	char *t = record_with(steps, "shell", 1, "allow", NULL, 1);
+	produce(t, 0, "UNVERIFIED", "REPLAY_NETWORK_REFUSED");
+	close(fd);
+	free(steps);
+	free(t);
+}
+
+static void s_result_not_recorded(void)
+{
+	/* The agent gives up before the answer (scripted timeout 3 s): no response recorded. */
+	char *t = record_with("[" INIT LIST RUN("sleep 4; echo late") "]", "shell", 1, NULL, NULL, 0);
+	produce(t, 0, "UNVERIFIED", "RESULT_NOT_RECORDED");
+	free(t);
+}
+
+static void s_clock(void)
+{
+	char *t = record("[" INIT LIST "{\"call\":\"now\",\"args\":{}}]", "all");
+	produce(t, 0, "UNVERIFIED", "RESULT_NONDETERMINISTIC_CLOCK");
+	free(t);
+}
+
+static void s_random(void)
+{
+	char *t = record("[" INIT LIST RUN("cat /proc/sys/kernel/random/uuid") "]", "shell");
+	produce(t, 0, "UNVERIFIED", "RESULT_NONDETERMINISTIC_RANDOM");
+	free(t);
+}
+
+static void s_process(void)
+{
+	char *t = record("[" INIT LIST RUN("echo pid $$") "]", "shell");
+	produce(t, 0, "UNVERIFIED", "RESULT_NONDETERMINISTIC_PROCESS");
+	free(t);
+}
+
+static void s_unknown(void)
+{
+	char *t = record("[" INIT LIST RUN("head -c 30 /dev/urandom | base64 | tr -dc g-zG-Z") "]", "shell");
+	produce(t, 0, "UNVERIFIED", "RESULT_NONDETERMINISTIC_UNKNOWN");
+	free(t);
+}
+
+/*==== declarations ====*/
+
+static void s_effect_not_declared(void)
+{
+	char *t = record("[" INIT READ "]", "editor"); /* no tools/list before the call */
+	produce(t, 0, "UNVERIFIED", "EFFECT_NOT_DECLARED");
+	free(t);
+}
+
+static void s_effect_non_boolean(void)
+{
+	char *t = record("[" INIT LIST READ "]", "editor");
+	int seq = frame_seq(t, "\"tools\":[", 0);
+	edit_frame(t, seq, "\"readOnlyHint\":true", "\"readOnlyHint\":\"yes\"");
+	produce(t, 0, "UNVERIFIED", "EFFECT_DECLARATION_NON_BOOLEAN");
+	free(t);
+}
+
+/*==== A1 ====*/
+
+#define WRITE_TEST(content) "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/test_m.py\",\"content\":\"" content "\"}}"
+
+static void s_assertion_unavailable(void)
+{
+	char *t = record("[" INIT LIST WRITE_TEST("def test_f():\\n    assert True\\n") "]", "editor");
+	char *empty = fs_join(dir, "empty-path");
+	fs_mkdir_p(empty, 0755, NULL);
+	char *path = xasprintf("PATH=%s", empty);
+	const char *env[] = {path, NULL};
+	struct vout v;
+	verify_with(t, NULL, env, NULL, &v);
+	expect_cause(&v, 0, "UNVERIFIED", "ASSERTION_CHECK_UNAVAILABLE");
+	vout_free(&v);
+	free(path);
+	free(empty);
+	free(t);
+}
+
+static void s_assertion_undecidable(void)
+{
+	ts_sh("printf 'def test_out(r):\\n    r.stdout.re_match_lines([\"^ok [0-9]+$\"])\\n' > %s/tests/test_re.py", ws);
+	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/test_re.py\",\"content\":"
+			 "\"def test_out(r):\\n    r.stdout.re_match_lines([\\\"^ok .*$\\\"])\\n\"}}]",
+			 "editor");
+	produce(t, 0, "UNVERIFIED", "ASSERTION_UNDECIDABLE");
+	free(t);
+}
+
+static void s_assertion_unreadable(void)
+{
+	char *t = record("[" INIT LIST WRITE_TEST("def test_f(:\\n") "]", "editor");
+	produce(t, 0, "UNVERIFIED", "ASSERTION_FILE_UNREADABLE");
+	free(t);
+}
+
+static void s_budget(void)
+{
+	char *t = record("[" INIT LIST RUN("for i in $(seq 513); do echo 'assert 1' > tests/test_$i.py; done; echo made") "]",
+			 "shell");
+	produce(t, 0, "UNVERIFIED", "IN_SCOPE_BUDGET_EXCEEDED");
+	free(t);
+}
+
+static void s_task_prestate(void)
+{
+	/* Turn 0 cannot be captured (a FIFO), so the task's first pre-state is missing. */
+	special_file("fifo");
+	char *t = record("[" INIT LIST RUN("rm special; echo gone") "," RUN("echo 'def test_x():\\\\n    assert True' > tests/test_m.py") "]",
+			 "shell");
+	produce(t, 1, "UNVERIFIED", "TASK_PRESTATE_UNAVAILABLE");
+	free(t);
+}
+
+static void s_claim_unclassifiable(void)
+{
+	char *t = record("[" INIT LIST READ ",{\"claim\":\"I rewrote the module.\"}]", "editor");
+	struct vout v;
+	verify_with(t, NULL, NULL, NULL, &v);
+	const cJSON *tr = cJSON_GetObjectItem(cJSON_GetObjectItem(v.summary, "summary"), "trajectory");
+	cr_assert_not_null(tr);
+	cr_assert_str_eq(jx_str(tr, "cause"), "CLAIM_UNCLASSIFIABLE");
+	vout_free(&v);
+	free(t);
+}
+
+static void s_evidence_unobservable(void)
+{
+	/* The only suite run overlapped a write: it cannot be replayed. */
+	char *t = record("[" INIT LIST "{\"parallel\":[{\"call\":\"write_file\",\"args\":{\"path\":\"a\",\"content\":\"1\"}},"
+			 "{\"call\":\"run_tests\",\"args\":{}}]},{\"claim\":\"All tests pass.\"}]",
+			 "editor");
+	struct vout v;
+	verify_with(t, NULL, NULL, NULL, &v);
+	const cJSON *tr = cJSON_GetObjectItem(cJSON_GetObjectItem(v.summary, "summary"), "trajectory");
+	cr_assert_not_null(tr);
+	cr_assert_str_eq(jx_str(tr, "cause"), "EVIDENCE_UNOBSERVABLE");
+	vout_free(&v);
+	free(t);
+}
+
+/*==== WARN ====*/
+
+static void s_replay_denials(void)
+{
+	char *t = record("[" INIT LIST RUN("echo x > /outside-belay-test 2>/dev/null; echo done") "]", "shell");
+	struct vout v;
+	verify_with(t, NULL, NULL, NULL, &v);
+	expect_cause(&v, 0, "WARN", "REPLAY_DENIALS");
+	cr_assert_str_eq(jx_str(turn(&v, 0), "status"), "WARN");
+	vout_free(&v);
+	free(t);
+}
+
+static void s_protocol_drift(void)
+{
+	char *t = record("[" INIT LIST READ "]", "editor");
+	const char *extra[] = {"--", "/usr/bin/env", "BELAY_DEMO_PROTOCOL=2024-11-05", DEMO, "editor", ws, NULL};
+	struct vout v;
+	verify_with(t, extra, NULL, NULL, &v);
+	expect_cause(&v, 0, "WARN", "PROTOCOL_VERSION_DRIFT");
+	vout_free(&v);
+	free(t);
+}
+
+static void s_no_subverdict(void)
+{
+	struct turn_verdict v = {0};
+	verdict_reduce(&v);
+	cr_assert_eq(v.status, V_UNVERIFIED);
+	cr_assert_str_eq(v.cause, "NO_SUBVERDICT");
+	verdict_free(&v);
+}
+
+/*==== the registry ====*/
+
+static const struct {
+	const char *cause;
+	void (*fn)(void);
+} scenarios[] = {
+	{"PRESTATE_ABSENT", s_prestate_absent},
+	{"UNRESTORABLE_CONCURRENT_TURN", s_concurrent},
+	{"UNRESTORABLE_SNAPSHOT_FAILED", s_snapshot_failed},
+	{"UNRESTORABLE_FIFO", s_fifo},
+	{"UNRESTORABLE_SOCKET", s_socket},
+	{"UNRESTORABLE_DEVICE_NODE", s_device},
+	{"UNRESTORABLE_OWNERSHIP", s_ownership},
+	{"PRESTATE_NOT_FOUND", s_prestate_not_found},
+	{"PRESTATE_HANDLE_INVALID", s_handle_invalid},
+	{"PRESTATE_DEPENDENCY_BROKEN", s_dependency_broken},
+	{"SERVER_COMMAND_UNKNOWN", s_server_unknown},
+	{"RELOCATION_UNROOTABLE", s_unrootable},
+	{"REPLAY_SANDBOX_UNAVAILABLE", s_sandbox_unavailable},
+	{"REPLAY_SERVER_FAILED", s_server_failed},
+	{"REPLAY_SERVER_EXITED", s_server_exited},
+	{"REPLAY_TIMEOUT", s_timeout},
+	{"REPLAY_NETWORK_REFUSED", s_network_refused},
+	{"RESULT_NOT_RECORDED", s_result_not_recorded},
+	{"RESULT_NONDETERMINISTIC_CLOCK", s_clock},
+	{"RESULT_NONDETERMINISTIC_RANDOM", s_random},
+	{"RESULT_NONDETERMINISTIC_PROCESS", s_process},
+	{"RESULT_NONDETERMINISTIC_UNKNOWN", s_unknown},
+	{"EFFECT_NOT_DECLARED", s_effect_not_declared},
+	{"EFFECT_DECLARATION_NON_BOOLEAN", s_effect_non_boolean},
+	{"ASSERTION_CHECK_UNAVAILABLE", s_assertion_unavailable},
+	{"ASSERTION_UNDECIDABLE", s_assertion_undecidable},
+	{"ASSERTION_FILE_UNREADABLE", s_assertion_unreadable},
+	{"IN_SCOPE_BUDGET_EXCEEDED", s_budget},
+	{"TASK_PRESTATE_UNAVAILABLE", s_task_prestate},
+	{"CLAIM_UNCLASSIFIABLE", s_claim_unclassifiable},
+	{"EVIDENCE_UNOBSERVABLE", s_evidence_unobservable},
+	{"NO_SUBVERDICT", s_no_subverdict},
+	{"NETWORK_NOT_OBSERVED", s_network_not_observed},
+	{"REPLAY_DENIALS", s_replay_denials},
+	{"PROTOCOL_VERSION_DRIFT", s_protocol_drift},
+};
+
+#define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
+
+Test(causes, every_cause_in_the_closed_list_has_a_scenario)
+{
+	for (const struct vcause *c = vcauses; c->name; c++) {
+		int found = 0;
+		for (size_t i = 0; i < N_SCENARIOS; i++)
+			found |= !strcmp(scenarios[i].cause, c->name);
+		cr_assert(found, "cause %s has no scenario in test_causes.c", c->name);
+	}
+	for (size_t i = 0; i < N_SCENARIOS; i++)
+		cr_assert(vcause_known(scenarios[i].cause), "scenario for unknown cause %s", scenarios[i].cause);
+}
+
+Test(causes, docs_list_exactly_the_closed_list)
+{
+	size_t len;
+	char *doc = ts_read_file(BELAY_SOURCE_DIR "/docs/VERDICTS.md", &len);
+	cr_assert_not_null(doc);
+	char *start = strstr(doc, "<!-- causes:begin -->"), *end = strstr(doc, "<!-- causes:end -->");
+	cr_assert(start && end && start < end, "docs/VERDICTS.md lacks the causes table markers");
+	*end = '\0';
+	for (const struct vcause *c = vcauses; c->name; c++) {
+		char *tok = xasprintf("`%s`", c->name);
+		cr_assert(strstr(start, tok), "docs/VERDICTS.md does not document %s", c->name);
+		free(tok);
+	}
+	/* and nothing undocumented-as-code: every backticked upper-case name in the table is known */
+	for (char *p = strchr(start, '`'); p; p = strchr(p + 1, '`')) {
+		char *q = strchr(p + 1, '`');
+		if (!q)
+			break;
+		char name[64];
+		size_t n = (size_t)(q - p - 1);
+		if (n < sizeof name) {
+			memcpy(name, p + 1, n);
+			name[n] = '\0';
+			int upper = n > 3;
+			for (size_t i = 0; i < n; i++)
+				if (!((name[i] >= 'A' && name[i] <= 'Z') || name[i] == '_' || (name[i] >= '0' && name[i] <= '9')))
+					upper = 0;
+			if (upper && strcmp(name, "PASS") && strcmp(name, "WARN") && strcmp(name, "FAIL") &&
+			    strcmp(name, "UNVERIFIED") && strcmp(name, "NOT_COVERED"))
+				cr_assert(vcause_known(name), "docs/VERDICTS.md names %s, which verdict.c does not know", name);
+		}
+		p = q;
+	}
+	free(doc);
+}
+
+#define SCENARIO(name, idx) \
+	Test(causes, name) { scenarios[idx].fn(); }
+
+SCENARIO(PRESTATE_ABSENT, 0)
+SCENARIO(UNRESTORABLE_CONCURRENT_TURN, 1)
+SCENARIO(UNRESTORABLE_SNAPSHOT_FAILED, 2)
+SCENARIO(UNRESTORABLE_FIFO, 3)
+SCENARIO(UNRESTORABLE_SOCKET, 4)
+SCENARIO(UNRESTORABLE_DEVICE_NODE, 5)
+SCENARIO(UNRESTORABLE_OWNERSHIP, 6)
+SCENARIO(PRESTATE_NOT_FOUND, 7)
+SCENARIO(PRESTATE_HANDLE_INVALID, 8)
+SCENARIO(PRESTATE_DEPENDENCY_BROKEN, 9)
+SCENARIO(SERVER_COMMAND_UNKNOWN, 10)
+SCENARIO(RELOCATION_UNROOTABLE, 11)
+SCENARIO(REPLAY_SANDBOX_UNAVAILABLE, 12)
+SCENARIO(REPLAY_SERVER_FAILED, 13)
+SCENARIO(REPLAY_SERVER_EXITED, 14)
+SCENARIO(REPLAY_TIMEOUT, 15)
+SCENARIO(REPLAY_NETWORK_REFUSED, 16)
+SCENARIO(RESULT_NOT_RECORDED, 17)
+SCENARIO(RESULT_NONDETERMINISTIC_CLOCK, 18)
+SCENARIO(RESULT_NONDETERMINISTIC_RANDOM, 19)
+SCENARIO(RESULT_NONDETERMINISTIC_PROCESS, 20)
+SCENARIO(RESULT_NONDETERMINISTIC_UNKNOWN, 21)
+SCENARIO(EFFECT_NOT_DECLARED, 22)
+SCENARIO(EFFECT_DECLARATION_NON_BOOLEAN, 23)
+SCENARIO(ASSERTION_CHECK_UNAVAILABLE, 24)
+SCENARIO(ASSERTION_UNDECIDABLE, 25)
+SCENARIO(ASSERTION_FILE_UNREADABLE, 26)
+SCENARIO(IN_SCOPE_BUDGET_EXCEEDED, 27)
+SCENARIO(TASK_PRESTATE_UNAVAILABLE, 28)
+SCENARIO(CLAIM_UNCLASSIFIABLE, 29)
+SCENARIO(EVIDENCE_UNOBSERVABLE, 30)
+SCENARIO(NO_SUBVERDICT, 31)
+SCENARIO(NETWORK_NOT_OBSERVED, 32)
+SCENARIO(REPLAY_DENIALS, 33)
+SCENARIO(PROTOCOL_VERSION_DRIFT, 34)
