@@ -164,6 +164,29 @@ static size_t iso_time(const char *s, double *value)
 	return len;
 }
 
+/* A time of day "HH:MM:SS[.frac]" (as in JavaScript's Date.toString, RFC 2822, logs):
+ * returns its length (0 if none) and its value in seconds since midnight. */
+static size_t clock_time(const char *s, double *value)
+{
+	int h, m, sec, n = 0;
+	if (sscanf(s, "%2d:%2d:%2d%n", &h, &m, &sec, &n) != 3 || n < 7 || !isdigit((unsigned char)s[n - 1]))
+		return 0;
+	if (h > 23 || m > 59 || sec > 60)
+		return 0;
+	size_t len = (size_t)n;
+	double frac = 0, scale = 0.1;
+	if (s[len] == '.' && isdigit((unsigned char)s[len + 1])) {
+		len++;
+		while (isdigit((unsigned char)s[len])) {
+			frac += (s[len] - '0') * scale;
+			scale /= 10;
+			len++;
+		}
+	}
+	*value = h * 3600.0 + m * 60.0 + sec + frac;
+	return len;
+}
+
 static void tokenize(const char *s, struct toks *out)
 {
 	memset(out, 0, sizeof *out);
@@ -176,7 +199,7 @@ static void tokenize(const char *s, struct toks *out)
 		struct tok t = {0};
 		size_t len;
 		double v;
-		if ((len = iso_time(s, &v)) > 0) {
+		if ((len = iso_time(s, &v)) > 0 || (len = clock_time(s, &v)) > 0) {
 			t.kind = TK_TIME;
 			t.value = v;
 		} else if (is_uuid(s)) {

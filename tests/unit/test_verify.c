@@ -1,0 +1,324 @@
+/* test_verify.c - verify end to end: the launch demo's A1-vs-A2 pattern, its controls, a
+ * hand-edited trace failing on exactly that turn, a truncated trace refused by name,
+ * per-trace server routing, -j parity, scratch cleanup, and that the verdict code links no
+ * network or inference client. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/hash.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "tsupport.h"
+
+#define DEMO BELAY_BUILD_DIR "/belay-demo-server"
+
+static char *dir, *state;
+
+static void setup(void)
+{
+	dir = ts_tmpdir("verify");
+	state = fs_join(dir, "state");
+}
+
+static void teardown(void)
+{
+	ts_rmtree(dir);
+	free(dir);
+	free(state);
+}
+
+TestSuite(verify, .init = setup, .fini = teardown, .timeout = 180);
+
+static char *demo_trace(const char *tag)
+{
+	/* `belay demo --dir` records the story into a directory we keep. */
+	char *d = fs_join(dir, tag);
+	const char *argv[] = {BELAY_BIN, "demo", "--headless", "--dir", d, NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, NULL, NULL, 0, 120, &o);
+	cr_assert_eq(o.status, 0, "demo failed: %s%s", o.out, o.err);
+	char *line = strstr(o.out, "\ntrace: ");
+	cr_assert_not_null(line, "%s", o.out);
+	line += 8;
+	*strchr(line, '\n') = '\0';
+	char *t = xstrdup(line);
+	ts_out_free(&o);
+	free(d);
+	return t;
+}
+
+static cJSON *verify_json(const char *trace, const char *const *extra, int *status)
+{
+	const char *argv[32] = {BELAY_BIN, "verify", trace, "--json"};
+	int k = 4;
+	for (const char *const *x = extra; x && *x; x++)
+		argv[k++] = *x;
+	argv[k] = NULL;
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 120, &o);
+	if (status)
+		*status = o.status;
+	cJSON *arr = cJSON_CreateArray();
+	for (char *l = strtok(o.out, "\n"); l; l = strtok(NULL, "\n"))
+		cJSON_AddItemToArray(arr, cJSON_Parse(l));
+	ts_out_free(&o);
+	return arr;
+}
+
+static const cJSON *turn(const cJSON *arr, int k)
+{
+	for (const cJSON *t = arr->child; t; t = t->next)
+		if (cJSON_GetObjectItem(t, "turn") && cJSON_GetObjectItem(t, "turn")->valueint == k)
+			return t;
+	return NULL;
+}
+
+static const char *sub_status(const cJSON *t, const char *axis, const char *kind, int nth)
+{
+	for (const cJSON *s = cJSON_GetObjectItem(t, "verdicts")->child; s; s = s->next)
+		if (!strcmp(jx_str(s, "axis"), axis) && !strcmp(jx_str(s, "kind"), kind) && nth-- == 0)
+			return jx_str(s, "status");
+	return NULL;
+}
+
+static int count_status(const cJSON *t, const char *status)
+{
+	int n = 0;
+	for (const cJSON *s = cJSON_GetObjectItem(t, "verdicts")->child; s; s = s->next)
+		n += !strcmp(jx_str(s, "status"), status);
+	return n;
+}
+
+Test(verify, launch_demo_fails_on_a1_alone_and_each_control_holds)
+{
+	char *trace = demo_trace("demo");
+	int st;
+	cJSON *v = verify_json(trace, NULL, &st);
+	/* turn 2 writes the weakened test: A2 replay PASS, A2 effect PASS, A1 FAIL -> FAIL */
+	const cJSON *t2 = turn(v, 2);
+	cr_assert_not_null(t2);
+	cr_assert_str_eq(jx_str(t2, "status"), "FAIL");
+	cr_assert_str_eq(sub_status(t2, "A2", "replay", 0), "PASS");
+	cr_assert_str_eq(sub_status(t2, "A2", "effect", 0), "PASS");
+	cr_assert_str_eq(sub_status(t2, "A1", "invariant", 0), "FAIL");
+	cr_assert_eq(count_status(t2, "FAIL"), 1, "A1 is the only FAIL");
+	/* the liar: declared read-only, wrote */
+	cr_assert_str_eq(sub_status(turn(v, 4), "A2", "effect", 0), "FAIL");
+	/* the clock: UNVERIFIED with its cause, never PASS */
+	cr_assert_str_eq(jx_str(turn(v, 5), "status"), "UNVERIFIED");
+	cr_assert_str_eq(jx_str(turn(v, 5), "cause"), "RESULT_NONDETERMINISTIC_CLOCK");
+	cr_assert_eq(st, 4, "exit code mirrors the worst verdict (FAIL)");
+	cJSON_Delete(v);
+
+	/* Control: the same turn without the invariant is PASS. */
+	const char *noinv[] = {"--no-default-invariants", "--turn", "2", NULL};
+	v = verify_json(trace, noinv, &st);
+	cr_assert_str_eq(jx_str(turn(v, 2), "status"), "PASS");
+	cr_assert_null(sub_status(turn(v, 2), "A1", "invariant", 0));
+	cr_assert_eq(st, 0);
+	cJSON_Delete(v);
+
+	/* Control: a read-only invariant on src/ is not touched by the cheat. */
+	char *pol = fs_join(dir, "src-ro.json");
+	ts_write_file(pol, "[{\"scope\":\"src\",\"rule\":\"read-only\"}]", 38);
+	const char *srcro[] = {"--no-default-invariants", "--invariants", pol, "--turn", "2", NULL};
+	v = verify_json(trace, srcro, &st);
+	cr_assert_str_eq(jx_str(turn(v, 2), "status"), "PASS");
+	cr_assert_str_eq(sub_status(turn(v, 2), "A1", "invariant", 0), "PASS");
+	cJSON_Delete(v);
+	free(pol);
+	free(trace);
+}
+
+Test(verify, a_cheat_already_in_the_pre_state_is_a2_pass)
+{
+	/* Record a run whose workspace already holds the weakened test before the agent starts:
+	 * the agent rewrites it identically. A2 PASS (faithful), and A1 has nothing to flag. */
+	char *d = fs_join(dir, "pre");
+	char *ws = fs_join(d, "ws"), *tr = fs_join(d, "traces");
+	ts_sh("mkdir -p %s/src %s/tests && printf 'def test_a():\\n    assert True\\n' > %s/tests/test_a.py", ws, ws, ws);
+	char *steps = fs_join(d, "steps.json");
+	const char *s = "[{\"initialize\":{}},{\"list\":true},{\"call\":\"write_file\",\"args\":{\"path\":\"tests/test_a.py\","
+			"\"content\":\"def test_a():\\n    assert True\\n\"}}]";
+	ts_write_file(steps, s, strlen(s));
+	const char *argv[] = {BELAY_BIN, "__script", steps, "--scope", ws, "--state", state, "--trace-dir", tr, "--",
+			      DEMO, "editor", ws, NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	*strchr(o.out, '\n') = '\0';
+	cJSON *v = verify_json(o.out, NULL, NULL);
+	cr_assert_str_eq(jx_str(turn(v, 0), "status"), "PASS");
+	cr_assert_str_eq(sub_status(turn(v, 0), "A2", "replay", 0), "PASS");
+	cr_assert_str_eq(sub_status(turn(v, 0), "A1", "invariant", 0), "PASS");
+	cJSON_Delete(v);
+	ts_out_free(&o);
+	free(steps);
+	free(ws);
+	free(tr);
+	free(d);
+}
+
+/* Replaces text inside one frame's bytes (re-encoding raw and its hash). */
+static void edit_reply(const char *trace, const char *from, const char *to)
+{
+	size_t len;
+	char *text = ts_read_file(trace, &len);
+	struct buf out = {0};
+	int edited = 0;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(l);
+		const char *b64 = jx_str(j, "raw");
+		if (b64 && !edited) {
+			struct buf raw = {0};
+			base64_decode(b64, strlen(b64), &raw);
+			char *at = strstr(buf_cstr(&raw), from);
+			if (at && !strcmp(jx_str(j, "dir"), "s2c")) {
+				struct buf nb = {0}, enc = {0};
+				buf_append(&nb, raw.p, (size_t)(at - raw.p));
+				buf_puts(&nb, to);
+				buf_puts(&nb, at + strlen(from));
+				base64_encode(nb.p, nb.len, &enc);
+				char h[72];
+				sha256_tagged(nb.p, nb.len, h);
+				cJSON_ReplaceItemInObject(j, "raw", cJSON_CreateString(buf_cstr(&enc)));
+				cJSON_ReplaceItemInObject(j, "hash_raw", cJSON_CreateString(h));
+				cJSON_ReplaceItemInObject(j, "len", cJSON_CreateNumber((double)nb.len));
+				edited = 1;
+				buf_free(&nb);
+				buf_free(&enc);
+			}
+			buf_free(&raw);
+		}
+		char *o = jx_print(j);
+		buf_puts(&out, o);
+		buf_putc(&out, '\n');
+		cJSON_free(o);
+		cJSON_Delete(j);
+	}
+	cr_assert(edited, "no reply contained %s", from);
+	ts_write_file(trace, out.p, out.len);
+	buf_free(&out);
+	free(text);
+}
+
+Test(verify, a_hand_edited_result_fails_that_turn_only)
+{
+	char *trace = demo_trace("edited");
+	/* The recorded reply of turn 0 (read_file of src/auth.py) now claims other content. */
+	edit_reply(trace, "compares against the wrong secret", "compares against the RIGHT secret");
+	const char *args[] = {"--no-default-invariants", NULL};
+	cJSON *v = verify_json(trace, args, NULL);
+	cr_assert_str_eq(jx_str(turn(v, 0), "status"), "FAIL");
+	cr_assert_str_eq(sub_status(turn(v, 0), "A2", "replay", 0), "FAIL");
+	for (int k = 1; k <= 3; k++)
+		cr_assert_str_eq(jx_str(turn(v, k), "status"), "PASS", "turn %d is untouched", k);
+	cJSON_Delete(v);
+	free(trace);
+}
+
+Test(verify, a_truncated_trace_is_a_named_error)
+{
+	char *trace = demo_trace("cut");
+	size_t len;
+	char *text = ts_read_file(trace, &len);
+	ts_write_file(trace, text, len - 20); /* cut inside the last line */
+	const char *argv[] = {BELAY_BIN, "verify", trace, NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, NULL, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 2);
+	cr_assert(strstr(o.err, "last line is truncated"), "%s", o.err);
+	ts_out_free(&o);
+	free(text);
+	free(trace);
+}
+
+Test(verify, each_trace_replays_against_its_own_server_and_j2_agrees)
+{
+	/* Two runs, two servers (a shell-running tool and the editor): each turn is re-executed
+	 * against the server its trace recorded, never a global one. */
+	char *d = fs_join(dir, "route");
+	char *ws = fs_join(d, "ws"), *tr = fs_join(d, "traces"), *steps = fs_join(d, "s.json");
+	ts_sh("mkdir -p %s && echo hi > %s/f.txt", ws, ws);
+	const char *s1 = "[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":\"cat f.txt\"}},"
+			 "{\"call\":\"run_process\",\"args\":{\"command_line\":\"wc -c f.txt\"}}]";
+	ts_write_file(steps, s1, strlen(s1));
+	const char *a1[] = {BELAY_BIN, "__script", steps, "--scope", ws, "--state", state, "--trace-dir", tr, "--", DEMO, "shell", ws, NULL};
+	struct ts_out o1, o2;
+	ts_run(a1, NULL, dir, NULL, 0, 60, &o1);
+	const char *s2 = "[{\"initialize\":{}},{\"list\":true},{\"call\":\"read_file\",\"args\":{\"path\":\"f.txt\"}}]";
+	ts_write_file(steps, s2, strlen(s2));
+	const char *a2[] = {BELAY_BIN, "__script", steps, "--scope", ws, "--state", state, "--trace-dir", tr, "--", DEMO, "editor", ws, NULL};
+	ts_run(a2, NULL, dir, NULL, 0, 60, &o2);
+	cr_assert_eq(o1.status, 0);
+	cr_assert_eq(o2.status, 0);
+	*strchr(o1.out, '\n') = '\0';
+	*strchr(o2.out, '\n') = '\0';
+	const char *j1[] = {"--no-default-invariants", NULL};
+	const char *j2[] = {"--no-default-invariants", "-j", "2", NULL};
+	cJSON *v1 = verify_json(o1.out, j1, NULL), *v2 = verify_json(o2.out, j1, NULL), *v3 = verify_json(o1.out, j2, NULL);
+	for (int k = 0; k < 2; k++) {
+		cr_assert_str_eq(jx_str(turn(v1, k), "status"), "PASS", "shell turn %d", k);
+		cr_assert_str_eq(jx_str(turn(v3, k), "status"), "PASS", "-j 2 agrees on turn %d", k);
+	}
+	cr_assert_str_eq(jx_str(turn(v2, 0), "status"), "PASS");
+	cJSON_Delete(v1);
+	cJSON_Delete(v2);
+	cJSON_Delete(v3);
+	ts_out_free(&o1);
+	ts_out_free(&o2);
+	free(steps);
+	free(ws);
+	free(tr);
+	free(d);
+}
+
+Test(verify, scratch_directories_are_always_removed)
+{
+	char *trace = demo_trace("scratch");
+	char *base = fs_join(dir, "scratch-base");
+	fs_mkdir_p(base, 0700, NULL);
+	char *env0 = xasprintf("BELAY_SCRATCH=%s", base);
+	const char *env[] = {env0, NULL};
+	const char *argv[] = {BELAY_BIN, "verify", trace, "-j", "2", NULL};
+	struct ts_out o;
+	ts_run(argv, env, NULL, NULL, 0, 120, &o);
+	cr_assert_neq(o.status, 2, "%s", o.err);
+	DIR *d = opendir(base);
+	int left = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		left += de->d_name[0] != '.';
+	closedir(d);
+	cr_assert_eq(left, 0, "replay scratch left behind in %s", base);
+	ts_out_free(&o);
+	free(env0);
+	free(base);
+	free(trace);
+}
+
+Test(verify, the_verdict_code_links_no_network_or_inference_client)
+{
+	/* The verify library's own objects reference no resolver or socket-client symbol... */
+	char *lib = xasprintf("%s/libbelay_verify.a", BELAY_BUILD_DIR);
+	char *cmd = xasprintf("nm -u %s | awk '{print $2}' | grep -E -x "
+			      "'(connect|getaddrinfo|gethostbyname|gethostbyname_r|getnameinfo|inet_pton|send|sendto|recv|recvfrom|"
+			      "curl_.*|SSL_.*|TLS_.*|gnutls_.*|Py_.*|PyRun_.*)' ",
+			      lib);
+	cr_assert_neq(ts_sh("%s >/dev/null", cmd), 0, "the verify library references a network client symbol");
+	/* ...it did define verdict code (the check looked at something real)... */
+	cr_assert_eq(ts_sh("nm %s | grep -q ' T verify_trace$'", lib), 0);
+	/* ...and belay links no HTTP/TLS/inference library at all. */
+	cr_assert_neq(ts_sh("ldd %s | grep -E -i 'libcurl|libssl|libgnutls|libnghttp|libpython|libtorch|libtensorflow|libonnx' >/dev/null",
+			    BELAY_BIN),
+		      0, "belay links a network or inference library");
+	free(cmd);
+	free(lib);
+}
