@@ -261,10 +261,10 @@ void endpoint_shutdown(struct endpoint *ep)
 
 static void close_cb(uv_handle_t *h)
 {
+	/* libuv closed the stream's fd itself: closing it again here would close whatever
+	 * another thread opened under the same number since. */
 	struct endpoint *ep = h->data;
 	free(ep->adopted);
-	if (ep->own_fd && ep->fd >= 0)
-		close(ep->fd);
 	free(ep);
 }
 

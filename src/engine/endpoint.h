@@ -14,7 +14,8 @@ typedef void (*endpoint_read_cb)(struct endpoint *ep, char *data, ssize_t n, voi
 /* Write completion: status 0 or a libuv error (UV_EPIPE when the peer is gone). */
 typedef void (*endpoint_write_cb)(struct endpoint *ep, int status, void *ctx);
 
-/* Wraps an existing fd (not closed by endpoint_close unless own_fd). */
+/* Wraps an existing fd. Pipes, sockets and ttys are handed to libuv, which closes the fd
+ * when the endpoint closes; own_fd only decides that for regular files. */
 int endpoint_open_fd(uv_loop_t *loop, int fd, int own_fd, struct endpoint **out);
 /* Wraps a heap-allocated, initialised stream (e.g. an accepted unix socket); takes
  * ownership of the block and closes/frees it in endpoint_close. */

@@ -1,0 +1,150 @@
+/* bench_verify.c - what verification by re-execution costs per turn: a 200-turn trace over
+ * a 400-file and a 10,000-file workspace, verified with -j 1 and -j 2, split into belay's own
+ * work (restore into scratch, diff, orchestration) and the replay session (sandboxed spawn,
+ * server start-up and the call).
+ *   bench_verify [--turns 200] [--sizes 400,10000] [--belay PATH] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "verify/policy.h"
+#include "verify/verify.h"
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void make_tree(const char *ws, int files)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p %s && cd %s && for d in $(seq 0 %d); do mkdir -p d$d; done && "
+		 "python3 -c \"import os\nfor i in range(%d):\n  open(f'd{i%%%d}/f{i}.txt','w').write('x'*(1000+i%%9000))\"",
+		 ws, ws, files / 100, files, files / 100 + 1);
+	if (system(cmd) != 0)
+		exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	int turns = 200;
+	const char *belay = "build/belay", *sizes = "400,10000";
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--turns") && i + 1 < argc)
+			turns = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+			sizes = argv[++i];
+		else if (!strcmp(argv[i], "--belay") && i + 1 < argc)
+			belay = argv[++i];
+	}
+	char *rbelay = realpath(belay, NULL);
+	char demo[4096];
+	snprintf(demo, sizeof demo, "%.4000s", rbelay);
+	*strrchr(demo, '/') = '\0';
+	strcat(demo, "/belay-demo-server");
+	printf("bench_verify: %d-turn traces (read_file and write_file alternating), demo editor server\n", turns);
+	char *list = xstrdup(sizes);
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		int files = atoi(tok);
+		struct err e = {0};
+		char *dir = fs_mkdtemp_in(fs_scratch_base(), "belay-bench-verify-", &e);
+		char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "traces");
+		make_tree(ws, files);
+		/* The trace: a scripted agent alternating reads and writes. */
+		cJSON *steps = cJSON_CreateArray();
+		cJSON_AddItemToArray(steps, cJSON_Parse("{\"initialize\":{}}"));
+		cJSON_AddItemToArray(steps, cJSON_Parse("{\"list\":true}"));
+		for (int t = 0; t < turns; t++) {
+			char s[256];
+			if (t % 2)
+				snprintf(s, sizeof s, "{\"call\":\"write_file\",\"args\":{\"path\":\"d0/out%d.txt\",\"content\":\"turn %d\"}}", t, t);
+			else
+				snprintf(s, sizeof s, "{\"call\":\"read_file\",\"args\":{\"path\":\"d0/f%d.txt\"}}", (t * 100) % files);
+			cJSON_AddItemToArray(steps, cJSON_Parse(s));
+		}
+		char *sp = fs_join(dir, "steps.json");
+		char *stext = jx_print(steps);
+		fs_write_file_atomic(sp, stext, strlen(stext), 0644, &e);
+		char cmd[8192];
+		snprintf(cmd, sizeof cmd, "%s __script %s --scope %s --state %s --trace-dir %s -- %s editor %s > %s/trace.path",
+			 rbelay, sp, ws, st, tr, demo, ws, dir);
+		double t0 = now_ms();
+		if (system(cmd) != 0) {
+			fprintf(stderr, "bench_verify: recording failed\n");
+			return 1;
+		}
+		double rec_ms = now_ms() - t0;
+		char pathf[4096];
+		snprintf(pathf, sizeof pathf, "%s/trace.path", dir);
+		FILE *f = fopen(pathf, "r");
+		char trace[4096] = "";
+		if (!f || !fgets(trace, sizeof trace, f))
+			return 1;
+		fclose(f);
+		trace[strcspn(trace, "\n")] = '\0';
+		printf("\nworkspace %d files: recorded %d turns in %.0f ms (%.2f ms per turn, incl. pre-state capture)\n", files,
+		       turns, rec_ms, rec_ms / turns);
+		double wall[3] = {0};
+		for (int j = 1; j <= 2; j++) {
+			struct policy pol = {0};
+			struct verify_opts vo = {.state_dir = st, .policy = &pol, .replays = 3, .jobs = j, .timeout_ms = 20000,
+						 .turn = -1, .launcher = rbelay};
+			struct verify_report r;
+			double a = now_ms();
+			if (verify_trace(trace, &vo, &r, &e)) {
+				fprintf(stderr, "bench_verify: %s\n", e.msg);
+				return 1;
+			}
+			wall[j] = now_ms() - a;
+			double *restore = calloc(r.n, sizeof(double)), *session = calloc(r.n, sizeof(double)),
+			       *own = calloc(r.n, sizeof(double)), *total = calloc(r.n, sizeof(double));
+			size_t pass = 0;
+			for (size_t i = 0; i < r.n; i++) {
+				restore[i] = r.turns[i].ms_restore;
+				session[i] = r.turns[i].ms_server;
+				total[i] = r.turns[i].ms_total;
+				own[i] = total[i] - session[i];
+				pass += r.turns[i].status == V_PASS;
+			}
+			qsort(restore, r.n, sizeof(double), cmp);
+			qsort(session, r.n, sizeof(double), cmp);
+			qsort(own, r.n, sizeof(double), cmp);
+			qsort(total, r.n, sizeof(double), cmp);
+			printf("  -j %d: wall %.0f ms (%.1f ms/turn); per turn median: total %.1f, belay own %.1f (restore %.1f), "
+			       "replay session %.1f ms; %zu/%zu PASS\n",
+			       j, wall[j], wall[j] / (double)r.n, total[r.n / 2], own[r.n / 2], restore[r.n / 2], session[r.n / 2],
+			       pass, r.n);
+			free(restore);
+			free(session);
+			free(own);
+			free(total);
+			verify_report_free(&r);
+		}
+		printf("  -j 2 / -j 1 wall time: %.2fx\n", wall[2] / wall[1]);
+		fs_remove_tree(dir);
+		cJSON_Delete(steps);
+		cJSON_free(stext);
+		free(sp);
+		free(ws);
+		free(st);
+		free(tr);
+		free(dir);
+	}
+	free(list);
+	return 0;
+}
