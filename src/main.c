@@ -27,6 +27,7 @@ struct command {
 static const struct command commands[] = {
 	{"proxy", cmd_proxy, "proxy an MCP server over stdio, recording every frame"},
 	{"trace", cmd_trace, "show or check a recorded trace"},
+	{"gate", cmd_gate, "explain the effect plan of a shell command or tool call"},
 	{NULL, NULL, NULL},
 };
 

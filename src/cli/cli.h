@@ -10,5 +10,6 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_proxy(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
 
 #endif
