@@ -260,7 +260,7 @@ static void futil_run(struct cmd *c, const struct futil *u)
 	}
 	if (dynamic && (u->write_opt || u->write_long)) {
 		for (size_t i = 0; i < nops; i++)
-			if (ops[i]->s[0] == XM_UNKNOWN)
+			if (XM_IS_UNK(ops[i]->s[0]))
 				decode_dynamic_arg(c, u->name, ops[i]);
 	}
 	enum gpath_access acc = u->role == F_META ? GPA_META : GPA_READ;
@@ -531,7 +531,7 @@ static void decode_dd(struct cmd *c, const char *name)
 			v.f += 3;
 			v.n -= 3;
 			lower_path(c, &v, w->s[0] == 'i' ? GPA_READ : GPA_DESTROY, 0);
-		} else if (w->s[0] == XM_UNKNOWN) {
+		} else if (XM_IS_UNK(w->s[0])) {
 			decode_dynamic_arg(c, "dd", w);
 		}
 	}
@@ -712,7 +712,7 @@ static void decode_tar(struct cmd *c, const char *name)
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
 		if (dashdash || s[0] != '-' || !s[1]) {
-			if (s[0] == XM_UNKNOWN && !dashdash)
+			if (XM_IS_UNK(s[0]) && !dashdash)
 				decode_dynamic_arg(c, "tar", w);
 			ops[nops++] = w;
 			continue;
@@ -1705,7 +1705,7 @@ static void decode_system(struct cmd *c, const char *name)
 		for (size_t i = 1; i < c->argc; i++) {
 			const char *s = c->argv[i].s;
 			if (!strcmp(s, "-w") || !strcmp(s, "-p") || !strcmp(s, "--system") || !strcmp(s, "--load") ||
-			    strchr(s, '=') || s[0] == XM_UNKNOWN) {
+			    strchr(s, '=') || XM_IS_UNK(s[0])) {
 				system_change(c, "sysctl", "changes kernel parameters");
 				return;
 			}

@@ -374,7 +374,7 @@ void decode_git(struct cmd *c, const char *name)
 	for (; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}

@@ -402,7 +402,7 @@ void decode_wget(struct cmd *c, const char *name)
 		"--show-progress", "--no-proxy", "--ignore-case", "--no-cache", "--no-dns-cache", "--retry-connrefused",
 		"--auth-no-challenge", "--https-only", "--no-hsts", "--compression=auto", "--help", "--version",
 		"--debug", "--ignore-length", "--delete-after", "--backup-converted", "--xattr", NULL};
-	struct optspec sp = {"OoaPiBeUtTwQlARDXIcNSrmpkKEHLxnv46qd", arg, 0};
+	struct optspec sp = {"OoaPiBeUtTwQlARDXI", arg, 0};
 	struct optit it;
 	struct opt o;
 	opt_init(&it, c, &sp, 1);
@@ -529,7 +529,7 @@ void decode_ssh(struct cmd *c, const char *name)
 	for (size_t i = 1; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}
@@ -950,7 +950,7 @@ void decode_httpie(struct cmd *c, const char *name)
 	for (size_t i = 1; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}

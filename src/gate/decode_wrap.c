@@ -76,7 +76,7 @@ void decode_sudo(struct cmd *c, const char *name)
 			i++;
 			break;
 		}
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}
@@ -298,7 +298,7 @@ void decode_env(struct cmd *c, const char *name)
 	for (; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}
@@ -716,7 +716,7 @@ void decode_xargs(struct cmd *c, const char *name)
 	for (; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}
@@ -875,7 +875,7 @@ void decode_find(struct cmd *c, const char *name)
 	for (; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			continue;
 		}
@@ -984,7 +984,7 @@ void decode_shell(struct cmd *c, const char *name)
 	for (; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}
@@ -1203,7 +1203,7 @@ void decode_interp(struct cmd *c, const char *name)
 	for (size_t i = 1; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
-		if (s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(s[0])) {
 			decode_dynamic_arg(c, name, w);
 			return;
 		}

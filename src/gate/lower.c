@@ -39,12 +39,19 @@ static int spend(struct lower *L, long units)
 int xm_known(const char *s)
 {
 	for (; *s; s++)
-		if (*s == XM_UNKNOWN || *s == XM_UNDER || *s == XM_END)
+		if (*s == XM_UNKNOWN || *s == XM_UNDER || *s == XM_END || *s == XM_SECRET)
 			return 0;
 	return 1;
 }
 
 static const char UNKNOWN_VAL[] = {XM_UNKNOWN, 0};
+static const char SECRET_VAL[] = {XM_SECRET, 0};
+
+/* 1 when v is exactly one run-time value (not a partially known string). */
+static int whole_unknown(const char *v)
+{
+	return XM_IS_UNK(v[0]) && v[1] == '\0';
+}
 
 static const char *var_find(const struct shstate *st, const char *name)
 {
@@ -166,10 +173,14 @@ static void xb_put(struct lower *L, struct xb *b, const char *s, size_t n, unsig
 	b->n += n;
 	b->s[b->n] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] == XM_UNKNOWN)
+		if (s[i] == XM_UNKNOWN) {
 			b->unknown = 1;
-		else if (s[i] == XM_UNDER)
+		} else if (s[i] == XM_SECRET) {
+			b->unknown = 1;
+			b->secret = 1;
+		} else if (s[i] == XM_UNDER) {
 			b->under = 1;
+		}
 	}
 }
 
@@ -287,7 +298,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 	int empty = vknown && v[0] == '\0';
 	if (!strcmp(op, ":-") || !strcmp(op, "-") || !strcmp(op, ":=") || !strcmp(op, "=")) {
 		const char *r;
-		if (!xm_known(v) && strcmp(v, UNKNOWN_VAL) == 0)
+		if (whole_unknown(v))
 			r = xm_known(arg) && !arg[0] ? v : UNKNOWN_VAL; /* either value */
 		else
 			r = (op[0] == ':' && empty) ? arg : v;
@@ -296,7 +307,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 		return r;
 	}
 	if (!strcmp(op, ":+") || !strcmp(op, "+")) {
-		if (strcmp(v, UNKNOWN_VAL) == 0)
+		if (whole_unknown(v))
 			return UNKNOWN_VAL;
 		return (op[0] == ':' && empty) ? "" : arg;
 	}
@@ -387,16 +398,18 @@ static void expand_cmdsub(struct lower *L, struct shstate *st, const struct sh_p
 	struct cmd_in in = {IN_INHERIT, NULL, 0, NULL};
 	struct cmd_out out = {0};
 	walk(L, pt->sub, sub, &in, &out);
+	int secret = 0;
 	for (size_t i = before; i < effect_plan_count(L->plan); i++)
 		if (effect_plan_effect(L->plan, i)->kind == EK_SECRET_READ)
-			b->secret = 1;
+			secret = 1;
 	const char *known = known_cmdsub_output(L, st, pt->sub);
 	if (known) {
 		xb_put(L, b, known, strlen(known), fl);
 		return;
 	}
 	b->cmdsub = 1;
-	xb_put(L, b, UNKNOWN_VAL, 1, fl);
+	/* output computed from a secret stays marked as one wherever it flows */
+	xb_put(L, b, secret ? SECRET_VAL : UNKNOWN_VAL, 1, fl);
 }
 
 static void expand_parts(struct lower *L, struct shstate *st, const struct sh_word *w, struct xb *b,
@@ -468,8 +481,10 @@ static struct xword xb_finish(struct lower *L, struct xb *b, const char *orig)
 	x.nofilter = b->nofilter;
 	for (size_t i = 0; i < b->n; i++) {
 		char c = b->s[i];
-		if (c == XM_UNKNOWN) {
+		if (XM_IS_UNK(c)) {
 			x.unknown = 1;
+			if (c == XM_SECRET)
+				x.secret = 1;
 			if (!(b->f[i] & XF_QUOTED))
 				x.may_split = 1;
 		} else if (c == XM_UNDER) {
@@ -689,7 +704,7 @@ const char *xw_show(struct lower *L, const struct xword *w)
 	struct xb b = {0};
 	for (size_t i = 0; i < w->n; i++) {
 		char c = w->s[i];
-		if (c == XM_UNKNOWN)
+		if (XM_IS_UNK(c))
 			xb_put(L, &b, "<dynamic>", 9, 0);
 		else if (c == XM_UNDER)
 			continue;
@@ -903,9 +918,9 @@ void lower_path_lit(struct cmd *c, const char *p, enum gpath_access acc, int rec
 int lower_text(struct lower *L, struct shstate *st, const char *text, size_t n, const char *what)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (text[i] == XM_UNKNOWN || text[i] == XM_UNDER || text[i] == XM_END) {
+		if (text[i] == XM_UNKNOWN || text[i] == XM_UNDER || text[i] == XM_END || text[i] == XM_SECRET) {
 			effect_plan_add(L->plan, EK_INDETERMINATE, what, "",
-					"the shell text contains control bytes (\\x01-\\x03) the gate refuses to analyse");
+					"the shell text contains control bytes (\\x01-\\x04) the gate refuses to analyse");
 			return -1;
 		}
 	}

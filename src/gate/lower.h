@@ -26,6 +26,9 @@
 #define XM_UNKNOWN '\x01' /* any text, only known at run time */
 #define XM_UNDER '\x02'   /* XM_UNDER <absolute dir> XM_END: a path beneath that dir */
 #define XM_END '\x03'
+#define XM_SECRET '\x04' /* like XM_UNKNOWN, but computed from a secret (taints what it flows into) */
+/* 1 for a byte standing for run-time text. */
+#define XM_IS_UNK(c) ((c) == XM_UNKNOWN || (c) == XM_SECRET)
 
 /* Per-byte flags of an expanded word. */
 #define XF_QUOTED 1 /* protected from splitting and globbing */

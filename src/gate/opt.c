@@ -23,7 +23,7 @@ static const struct xword *tail(struct lower *L, const struct xword *w, size_t o
 	t->n = w->n - off;
 	t->unknown = t->under = t->glob = t->may_split = 0;
 	for (size_t i = 0; i < t->n; i++) {
-		if (t->s[i] == XM_UNKNOWN) {
+		if (XM_IS_UNK(t->s[i])) {
 			t->unknown = 1;
 			if (!(t->f[i] & XF_QUOTED))
 				t->may_split = 1;
@@ -67,8 +67,8 @@ int opt_next(struct optit *it, struct opt *o)
 				if (it->i < c->argc)
 					o->val = &c->argv[it->i++];
 			}
-		} else if (!w->s[it->ci] || w->s[it->ci] == XM_UNKNOWN) {
-			if (w->s[it->ci] == XM_UNKNOWN) {
+		} else if (!w->s[it->ci] || XM_IS_UNK(w->s[it->ci])) {
+			if (XM_IS_UNK(w->s[it->ci])) {
 				/* -$X: more option letters only known at run time */
 				o->k = OPT_DYNAMIC;
 				o->w = w;
@@ -92,7 +92,7 @@ int opt_next(struct optit *it, struct opt *o)
 			it->i++;
 			return 1;
 		}
-		if (w->s[0] == XM_UNKNOWN) {
+		if (XM_IS_UNK(w->s[0])) {
 			o->k = OPT_DYNAMIC;
 			it->i++;
 			return 1;
