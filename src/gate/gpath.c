@@ -312,7 +312,7 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 			return 1;
 		}
 		*kind = destroy ? EK_FS_DESTROY_OUTSIDE : EK_FS_WRITE_OUTSIDE;
-		*why = destroy ? "deletes outside the workspace root" : "writes outside the workspace root";
+		*why = destroy ? "deletes or overwrites outside the workspace root" : "writes outside the workspace root";
 		return 1;
 	}
 	if (destroy && strcmp(scope, g->root) == 0 && ((t->recursive && !t->wild) || (t->wild && t->dotwild))) {
@@ -321,7 +321,7 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 		return 1;
 	}
 	*kind = destroy ? EK_FS_DESTROY : EK_FS_WRITE;
-	*why = destroy ? "deletes inside the workspace (restorable from belay's snapshot)"
+	*why = destroy ? "deletes or overwrites inside the workspace (restorable from belay's snapshot)"
 		       : "writes inside the workspace (restorable from belay's snapshot)";
 	return 1;
 }

@@ -146,7 +146,8 @@ static void tool_path(struct tctx *t, const char *arg, const char *p, enum gpath
 				  "a path in the home directory, which the gate was not told");
 			return;
 		}
-		abs = gpath_resolve(L->a, L->g.home, p + 1, strlen(p + 1));
+		const char *rest = p[1] == '/' ? p + 2 : "";
+		abs = gpath_resolve(L->a, L->g.home, rest, strlen(rest));
 	} else if (!strncmp(p, "file://", 7)) {
 		abs = gpath_resolve(L->a, "/", p + 7, strlen(p + 7));
 	} else {
