@@ -44,10 +44,16 @@ static const char *const simple[] = {
 static const char *const wrappers[] = {"sudo", "env A=1 B=2", "nice -n 5", "nohup", "timeout 30", "time",
 				       "command", "stdbuf -oL", "ionice -c 3", "setsid", "exec"};
 
+static const char *const kinds[] = {"pipeline", "substitutions", "heredoc>file", "heredoc|bash", "wrappers",
+				    "long argv", "find/xargs", "loop+if", "sh -c", "and/or chain", "curl POST",
+				    "vars+function", "case+redirects", "simple"};
+static int last_kind;
+
 static void gen_command(struct buf *b)
 {
 	buf_reset(b);
-	switch (rnd() % 14) {
+	last_kind = (int)(rnd() % 14);
+	switch (last_kind) {
 	case 0: /* pipeline */
 		buf_printf(b, "cat %s | grep %s | sort | uniq -c | sort -rn | head -n %u", PICK(files), PICK(pats),
 			   rnd() % 50 + 1);
@@ -202,11 +208,13 @@ int main(int argc, char **argv)
 	}
 	const struct gate_ctx ctx = {"/ws/proj", "/ws/proj/src", "/home/u", "/home/u/.local/state/belay", NULL};
 	char **cmds = calloc(n, sizeof *cmds);
+	int *kind = calloc(n, sizeof *kind);
 	size_t *lens = calloc(n, sizeof *lens);
 	size_t total = 0, longest = 0;
 	struct buf b = {0};
 	for (size_t i = 0; i < n; i++) {
 		gen_command(&b);
+		kind[i] = last_kind;
 		lens[i] = b.len;
 		cmds[i] = strdup(buf_cstr(&b));
 		total += b.len;
@@ -234,6 +242,22 @@ int main(int argc, char **argv)
 	}
 	printf("decisions: allow %zu, allow_flagged %zu, ask %zu, deny %zu\n", counts[0], counts[1], counts[2],
 	       counts[3]);
+	/* per category, before the sort in report() reorders t */
+	{
+		double *tk = calloc(n, sizeof *tk);
+		for (int k = 0; k < 14; k++) {
+			size_t m = 0;
+			for (size_t i = 0; i < n; i++)
+				if (kind[i] == k)
+					tk[m++] = t[i];
+			if (m) {
+				char label[64];
+				snprintf(label, sizeof label, "  %s", kinds[k]);
+				report(label, tk, m);
+			}
+		}
+		free(tk);
+	}
 	report("shell command (best of rounds)", t, n);
 	/* single cold-ish pass: every command once, no best-of */
 	for (size_t i = 0; i < n; i++) {
@@ -287,6 +311,7 @@ int main(int argc, char **argv)
 		cJSON_Delete(an[i]);
 	}
 	free(cmds);
+	free(kind);
 	free(lens);
 	free(names);
 	free(aj);

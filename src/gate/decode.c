@@ -1618,6 +1618,63 @@ static void decode_alias(struct cmd *c, const char *name)
 	}
 }
 
+static void decode_shopt(struct cmd *c, const char *name)
+{
+	(void)name;
+	int set = 0, unset = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (!strcmp(s, "-s"))
+			set = 1;
+		else if (!strcmp(s, "-u"))
+			unset = 1;
+		else if (!strcmp(s, "dotglob") && (set || unset))
+			c->st->dotglob = set;
+		else if (!xm_known(s))
+			c->st->dotglob = 1; /* an option only known at run time: assume the wider match */
+	}
+}
+
+/* env / printenv / set / export -p without names print every variable, tokens included. */
+static void decode_printenv(struct cmd *c, const char *name)
+{
+	if (!strcmp(name, "set") || !strcmp(name, "export") || !strcmp(name, "declare") || !strcmp(name, "typeset")) {
+		int dump = c->argc == 1;
+		if (strcmp(name, "set")) {
+			/* export -p, declare -x, typeset: options only, no names (-f/-F list functions) */
+			dump = 1;
+			for (size_t i = 1; i < c->argc; i++)
+				if (c->argv[i].s[0] != '-' || strchr(c->argv[i].s, 'f') || strchr(c->argv[i].s, 'F'))
+					dump = 0;
+		}
+		if (!dump) {
+			if (!strcmp(name, "set"))
+				decode_set(c, name);
+			else
+				decode_declare(c, name);
+			return;
+		}
+	}
+	int named = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (s[0] == '-')
+			continue;
+		named = 1;
+		static const char *const words[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL",
+						    "AUTH", "COOKIE", "SESSION", NULL};
+		for (int k = 0; words[k]; k++)
+			if (strcasestr(s, words[k]) || !xm_known(s)) {
+				lower_emit(c, EK_SECRET_READ, arena_printf(c->L->a, "$%s", s),
+					   "prints an environment variable named like a credential");
+				break;
+			}
+	}
+	if (!named)
+		lower_emit(c, EK_SECRET_READ, arena_printf(c->L->a, "%s (all variables)", name),
+			   "prints every environment variable; agent environments usually hold API tokens");
+}
+
 static void decode_none(struct cmd *c, const char *name)
 {
 	(void)c;
@@ -1866,23 +1923,23 @@ static const struct decoder table[] = {
 	{"zstd", decode_compress}, {"unzstd", decode_compress}, {"lz4", decode_compress},
 	{"compress", decode_compress}, {"uncompress", decode_compress},
 	/* shell state */
-	{"cd", decode_cd}, {"pushd", decode_cd}, {"popd", decode_cd}, {"export", decode_declare},
-	{"declare", decode_declare}, {"typeset", decode_declare}, {"local", decode_declare},
+	{"cd", decode_cd}, {"pushd", decode_cd}, {"popd", decode_cd}, {"export", decode_printenv},
+	{"declare", decode_printenv}, {"typeset", decode_printenv}, {"local", decode_declare},
 	{"readonly", decode_declare}, {"read", decode_read}, {"mapfile", decode_read}, {"readarray", decode_read},
-	{"getopts", decode_read}, {"unset", decode_unset}, {"set", decode_set}, {"shift", decode_shift},
+	{"getopts", decode_read}, {"unset", decode_unset}, {"set", decode_printenv}, {"shift", decode_shift},
 	{"alias", decode_alias}, {"fc", decode_fc},
 	/* output only: computing, printing, inspecting */
 	{"echo", decode_none}, {"printf", decode_none}, {"true", decode_none}, {"false", decode_none},
 	{":", decode_none}, {"test", decode_none}, {"[", decode_none}, {"pwd", decode_none}, {"whoami", decode_none},
 	{"id", decode_none}, {"uname", decode_none}, {"basename", decode_none}, {"dirname", decode_none},
 	{"seq", decode_none}, {"yes", decode_none}, {"expr", decode_none}, {"sleep", decode_none},
-	{"printenv", decode_none}, {"tput", decode_none}, {"clear", decode_none}, {"tty", decode_none},
+	{"printenv", decode_printenv}, {"tput", decode_none}, {"clear", decode_none}, {"tty", decode_none},
 	{"nproc", decode_none}, {"arch", decode_none}, {"groups", decode_none}, {"logname", decode_none},
 	{"users", decode_none}, {"who", decode_none}, {"w", decode_none}, {"uptime", decode_none},
 	{"locale", decode_none}, {"getconf", decode_none}, {"type", decode_none}, {"hash", decode_none},
 	{"help", decode_none}, {"wait", decode_none}, {"exit", decode_none}, {"return", decode_none},
 	{"break", decode_none}, {"continue", decode_none}, {"let", decode_none}, {"ulimit", decode_none},
-	{"umask", decode_none}, {"shopt", decode_none}, {"cal", decode_none}, {"bc", decode_none},
+	{"umask", decode_none}, {"shopt", decode_shopt}, {"cal", decode_none}, {"bc", decode_none},
 	{"dc", decode_none}, {"factor", decode_none}, {"numfmt", decode_none}, {"jobs", decode_none},
 	{"disown", decode_none}, {"fg", decode_none}, {"bg", decode_none}, {"dirs", decode_none},
 	{"unalias", decode_none}, {"free", decode_none}, {"df", decode_none}, {"lsblk", decode_none},

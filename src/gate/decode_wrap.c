@@ -355,6 +355,16 @@ void decode_env(struct cmd *c, const char *name)
 			continue;
 		break;
 	}
+	if (i >= c->argc && !split) {
+		/* env alone prints the environment */
+		struct cmd pe = *c;
+		struct xword *argv = arena_alloc(c->L->a, sizeof *argv);
+		argv[0] = xw_make(c->L, "printenv");
+		pe.argv = argv;
+		pe.argc = 1;
+		lower_dispatch(&pe);
+		return;
+	}
 	if (split) {
 		char *rest = decode_join(c, i);
 		if (!xm_known(split) || !rest) {

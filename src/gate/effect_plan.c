@@ -6,15 +6,28 @@
  * read-only afterwards, so finished plans may be shared between threads. */
 #include "gate/effect_plan.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
+/* Strings of a plan live in a pool of chunks owned by the plan: one allocation per few
+ * kilobytes instead of three per effect. */
+struct pool_chunk {
+	struct pool_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
 struct effect_plan {
 	struct gate_effect *v;
+	uint32_t *hash; /* per effect: kind and resource, to skip most string compares */
 	size_t n, cap;
+	struct pool_chunk *pool;
+	const char *last_ev_in, *last_ev; /* evidence interning: consecutive effects share it */
+	const char *last_why_in, *last_why;
 	int overflow;
 	int finished;
 	enum gate_decision decision;
@@ -82,29 +95,54 @@ struct effect_plan *effect_plan_new(void)
 
 #define EVIDENCE_MAX 200
 
-/* A copy that is valid UTF-8 (bytes of a broken sequence become '?') and at most
+static char *pool_alloc(struct effect_plan *p, size_t n)
+{
+	struct pool_chunk *c = p->pool;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 4000 ? n : 4000;
+		c = xmalloc(sizeof *c + cap);
+		c->cap = cap;
+		c->used = 0;
+		c->next = p->pool;
+		p->pool = c;
+	}
+	char *r = c->data + c->used;
+	c->used += n;
+	return r;
+}
+
+/* A pool copy that is valid UTF-8 (bytes of a broken sequence become '?') and at most
  * EVIDENCE_MAX bytes plus "...". */
-static char *clip(const char *in)
+static const char *clip(struct effect_plan *p, const char *in)
 {
 	if (!in)
-		return xstrdup("");
-	char *s = xstrdup(in);
-	size_t n = strlen(s);
-	if (!utf8_valid(s, n))
+		in = "";
+	size_t n = strnlen(in, EVIDENCE_MAX + 1);
+	int cut = n > EVIDENCE_MAX;
+	if (cut) {
+		n = EVIDENCE_MAX;
+		while (n > 0 && ((unsigned char)in[n] & 0xC0) == 0x80)
+			n--;
+	}
+	char *r = pool_alloc(p, n + (cut ? 4 : 1));
+	memcpy(r, in, n);
+	if (!utf8_valid(r, n))
 		for (size_t i = 0; i < n; i++)
-			if ((unsigned char)s[i] >= 0x80)
-				s[i] = '?';
-	if (n <= EVIDENCE_MAX)
-		return s;
-	/* cut on a UTF-8 boundary */
-	size_t cut = EVIDENCE_MAX;
-	while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-		cut--;
-	char *r = xmalloc(cut + 4);
-	memcpy(r, s, cut);
-	memcpy(r + cut, "...", 4);
-	free(s);
+			if ((unsigned char)r[i] >= 0x80)
+				r[i] = '?';
+	if (cut)
+		memcpy(r + n, "...", 4);
+	else
+		r[n] = '\0';
 	return r;
+}
+
+static uint32_t effect_hash(enum effect_kind k, const char *res)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)k;
+	for (const unsigned char *q = (const unsigned char *)res; *q; q++)
+		h = (h ^ *q) * 16777619u;
+	return h;
 }
 
 void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *resource, const char *evidence,
@@ -112,8 +150,9 @@ void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *reso
 {
 	if (!resource)
 		resource = "";
+	uint32_t h = effect_hash(k, resource);
 	for (size_t i = 0; i < p->n; i++)
-		if (p->v[i].kind == k && strcmp(p->v[i].resource, resource) == 0)
+		if (p->hash[i] == h && p->v[i].kind == k && strncmp(p->v[i].resource, resource, EVIDENCE_MAX) == 0)
 			return;
 	if (p->n >= EFFECT_PLAN_MAX_EFFECTS) {
 		if (p->overflow)
@@ -122,16 +161,34 @@ void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *reso
 		k = EK_INDETERMINATE;
 		resource = "(more effects)";
 		why = "the command has more effects than the gate records; the rest are not shown";
+		h = effect_hash(k, resource);
 	}
 	if (p->n == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 8;
 		p->v = xrealloc(p->v, p->cap * sizeof *p->v);
+		p->hash = xrealloc(p->hash, p->cap * sizeof *p->hash);
 	}
+	if (!evidence)
+		evidence = "";
+	if (evidence != p->last_ev_in) {
+		p->last_ev_in = evidence;
+		p->last_ev = clip(p, evidence);
+	}
+	if (!why)
+		why = "";
+	if (why != p->last_why_in) {
+		p->last_why_in = why;
+		size_t wl = strlen(why);
+		char *w = pool_alloc(p, wl + 1);
+		memcpy(w, why, wl + 1);
+		p->last_why = w;
+	}
+	p->hash[p->n] = h;
 	struct gate_effect *e = &p->v[p->n++];
 	e->kind = k;
-	e->resource = clip(resource);
-	e->evidence = clip(evidence);
-	e->why = xstrdup(why ? why : "");
+	e->resource = clip(p, resource);
+	e->evidence = p->last_ev;
+	e->why = p->last_why;
 }
 
 static void push_unique(char ***arr, size_t *n, char *s)
@@ -155,6 +212,8 @@ void effect_plan_floor(struct effect_plan *p, enum gate_decision d, const char *
 	p->floor_why = xstrdup(why);
 }
 
+#define PLAN_MAX_REASONS 8
+
 void effect_plan_finish(struct effect_plan *p)
 {
 	if (p->finished)
@@ -169,14 +228,27 @@ void effect_plan_finish(struct effect_plan *p)
 	p->decision = d;
 	if (p->floor_why && p->floor >= d)
 		push_unique(&p->reasons, &p->nreasons, xasprintf("policy: %s", p->floor_why));
+	size_t more = 0, more_incomplete = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct gate_effect *e = &p->v[i];
-		if (kinds[e->kind].decision == d && (d != GATE_ALLOW || p->nreasons < 4))
-			push_unique(&p->reasons, &p->nreasons,
-				    xasprintf("%s %s: %s", kinds[e->kind].name, e->resource, e->why));
-		if (e->kind == EK_INDETERMINATE)
-			push_unique(&p->incomplete, &p->nincomplete, xstrdup(e->why));
+		if (kinds[e->kind].decision == d) {
+			if (p->nreasons < (d == GATE_ALLOW ? 4 : PLAN_MAX_REASONS))
+				push_unique(&p->reasons, &p->nreasons,
+					    xasprintf("%s %s: %s", kinds[e->kind].name, e->resource, e->why));
+			else
+				more++;
+		}
+		if (e->kind == EK_INDETERMINATE) {
+			if (p->nincomplete < PLAN_MAX_REASONS)
+				push_unique(&p->incomplete, &p->nincomplete, xstrdup(e->why));
+			else
+				more_incomplete++;
+		}
 	}
+	if (more && d != GATE_ALLOW)
+		push_unique(&p->reasons, &p->nreasons, xasprintf("... and %zu more effects like these", more));
+	if (more_incomplete)
+		push_unique(&p->incomplete, &p->nincomplete, xasprintf("... and %zu more unknowns", more_incomplete));
 	if (p->n == 0 && !p->nreasons)
 		push_unique(&p->reasons, &p->nreasons,
 			    xstrdup("no effects: the command only computes, prints or inspects"));
@@ -243,12 +315,13 @@ void effect_plan_free(struct effect_plan *plan)
 {
 	if (!plan)
 		return;
-	for (size_t i = 0; i < plan->n; i++) {
-		free((char *)plan->v[i].resource);
-		free((char *)plan->v[i].evidence);
-		free((char *)plan->v[i].why);
+	for (struct pool_chunk *c = plan->pool; c;) {
+		struct pool_chunk *next = c->next;
+		free(c);
+		c = next;
 	}
 	free(plan->v);
+	free(plan->hash);
 	for (size_t i = 0; i < plan->nreasons; i++)
 		free(plan->reasons[i]);
 	free(plan->reasons);

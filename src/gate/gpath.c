@@ -64,6 +64,8 @@ int gpath_under(const char *path, const char *dir)
 
 int gpath_is_pseudo(const char *path)
 {
+	if (strncmp(path, "/dev/", 5) != 0 && strncmp(path, "/proc/", 6) != 0)
+		return 0;
 	static const char *const exact[] = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty",
 					    "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", NULL};
 	for (int i = 0; exact[i]; i++)
@@ -112,8 +114,9 @@ void gpath_env_init(struct gpath_env *g, struct arena *a, const struct gate_ctx 
 static int has_word(const char *s, size_t n, const char *needle)
 {
 	size_t nl = strlen(needle);
+	int first = needle[0];
 	for (size_t i = 0; i + nl <= n; i++) {
-		if (strncasecmp(s + i, needle, nl) != 0)
+		if (tolower((unsigned char)s[i]) != first || strncasecmp(s + i, needle, nl) != 0)
 			continue;
 		if (i > 0 && isalpha((unsigned char)s[i - 1]))
 			continue;
@@ -135,7 +138,8 @@ static int ends_with_ci(const char *s, size_t n, const char *suf)
 
 static int eq_ci(const char *s, size_t n, const char *lit)
 {
-	return strlen(lit) == n && strncasecmp(s, lit, n) == 0;
+	return tolower((unsigned char)s[0]) == tolower((unsigned char)lit[0]) && strlen(lit) == n &&
+	       strncasecmp(s, lit, n) == 0;
 }
 
 /* A basename that holds credentials wherever it lives. */
@@ -164,7 +168,7 @@ static int secret_name(const char *b, size_t n, enum gpath_access acc)
 		return 1;
 	static const char *const exts[] = {".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".tfstate",
 					   ".ppk", NULL};
-	for (int i = 0; exts[i]; i++)
+	for (int i = 0; memchr(b, '.', n) && exts[i]; i++)
 		if (ends_with_ci(b, n, exts[i]))
 			return 1;
 	if (has_word(b, n, "secret") || has_word(b, n, "credential"))
@@ -182,7 +186,9 @@ int gpath_is_secret(const struct gpath_env *g, const char *path, enum gpath_acce
 	b = b ? b + 1 : path;
 	size_t bn = (size_t)(path + n - b);
 	int is_pub = ends_with_ci(b, bn, ".pub") || strncasecmp(b, "known_hosts", 11) == 0;
-	for (size_t i = 0; i < g->nsecret_dirs; i++) {
+	int may_be_in_secret_dir = (g->home && gpath_under(path, g->home)) || !strncmp(path, "/etc/", 5) ||
+				   !strncmp(path, "/root", 5);
+	for (size_t i = 0; may_be_in_secret_dir && i < g->nsecret_dirs; i++) {
 		if (gpath_under(path, g->secret_dirs[i])) {
 			if (is_pub && (acc == GPA_READ))
 				return 0;
@@ -191,7 +197,7 @@ int gpath_is_secret(const struct gpath_env *g, const char *path, enum gpath_acce
 	}
 	/* ~/.ssh style components anywhere (another user's home, a copied dotfile tree) */
 	static const char *const comps[] = {"/.ssh/", "/.aws/", "/.gnupg/", "/.password-store/", NULL};
-	for (int i = 0; comps[i]; i++)
+	for (int i = 0; strstr(path, "/.") && comps[i]; i++)
 		if (strstr(path, comps[i]) && !(is_pub && acc == GPA_READ))
 			return 1;
 	if (strncmp(path, "/proc/", 6) == 0 && (ends_with_ci(path, n, "/environ") || ends_with_ci(path, n, "/mem")))
@@ -266,10 +272,12 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 	if (!t->wild && gpath_is_pseudo(path))
 		return 0;
 	int inside = gpath_under(scope, g->root);
-	int control = under_any(scope, g->control, g->ncontrol) ||
-		      ((t->recursive || t->wild) && covers_any(scope, g->control, g->ncontrol));
+	int under_control = under_any(scope, g->control, g->ncontrol);
+	/* a recursive read or delete of a directory that contains belay's state reaches it; a
+	 * recursive copy *into* such a directory only creates its own subtree */
+	int covers_control = (t->recursive || t->wild) && covers_any(scope, g->control, g->ncontrol);
 	if (acc == GPA_META || acc == GPA_READ) {
-		if (control && acc == GPA_READ) {
+		if ((under_control || covers_control) && acc == GPA_READ) {
 			*kind = EK_SECRET_READ;
 			*why = "reads belay's own state (approvals, traces, policy)";
 			return 1;
@@ -290,7 +298,7 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 		return 1;
 	}
 	int destroy = acc == GPA_DESTROY;
-	if (control) {
+	if (under_control || (destroy && covers_control)) {
 		*kind = EK_CONTROL_WRITE;
 		*why = "writes belay's own state, approvals or policy";
 		return 1;

@@ -824,7 +824,7 @@ static void path_at(struct cmd *c, const char *cwd, const char *text, const unsi
 				lower_indet(c, text, "a glob followed by '..' names a location the gate cannot bound");
 				return;
 			}
-			if (comp[0] == '.') {
+			if (comp[0] == '.' || c->st->dotglob) {
 				t.dotwild = 1;
 				if (fnmatch(comp, "..", FNM_PERIOD) == 0)
 					up = 1;

@@ -70,6 +70,7 @@ struct shstate {
 	const char **pos;                /* $1..$n as marker strings */
 	size_t npos;
 	int pos_known; /* 0: positional parameters unknown */
+	int dotglob;   /* shopt -s dotglob: wildcards match dot entries */
 };
 
 enum in_kind { IN_INHERIT, IN_PIPE, IN_HEREDOC, IN_STRING, IN_FILE };

@@ -537,12 +537,65 @@ static void tilde(struct shp *p, struct sh_word *w, struct lit *l)
 	p->i = k;
 }
 
+/* Appends s[0..n) as one literal run. */
+static void lit_append(struct shp *p, struct sh_word *w, struct lit *l, const char *s, size_t n, int quoted)
+{
+	if (l->n && l->quoted != quoted)
+		lit_flush(p, w, l);
+	if (l->n + n + 1 > l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 32;
+		while (nc < l->n + n + 1)
+			nc *= 2;
+		l->s = arena_grow(p->a, l->s, l->n, nc, 1);
+		l->cap = nc;
+	}
+	l->quoted = quoted;
+	memcpy(l->s + l->n, s, n);
+	l->n += n;
+	l->s[l->n] = '\0';
+}
+
+/* Length of the run of characters at p->i that need no special handling in `mode`. */
+static size_t plain_run(const struct shp *p, enum lex_mode mode)
+{
+	size_t k = p->i;
+	switch (mode) {
+	case M_UNQ:
+		while (k < p->n) {
+			unsigned char c = (unsigned char)p->s[k];
+			if (is_meta(c) || c == '\\' || c == '\'' || c == '"' || c == '$' || c == '`' || c == '~' ||
+			    c == '@' || c == '!' || c == '+' || c == '*' || c == '?')
+				break;
+			k++;
+		}
+		break;
+	case M_DQ:
+	case M_HEREDOC:
+		while (k < p->n) {
+			unsigned char c = (unsigned char)p->s[k];
+			if (c == '\\' || c == '$' || c == '`' || (c == '"' && mode == M_DQ))
+				break;
+			k++;
+		}
+		break;
+	default:
+		break;
+	}
+	return k - p->i;
+}
+
 /* Lexes word parts in `mode` until the mode's terminator, which is left unconsumed. */
 static void lex_parts(struct shp *p, struct sh_word *w, enum lex_mode mode, int quoted)
 {
 	struct lit l = {0};
 	int depth = 0; /* braces (M_BRACE), parentheses (M_ARITH), brackets (M_SUBSCR) */
 	for (;;) {
+		size_t run = plain_run(p, mode);
+		if (run > 1) {
+			lit_append(p, w, &l, p->s + p->i, run, quoted || mode != M_UNQ);
+			p->i += run;
+			continue;
+		}
 		int c = peekc(p, 0);
 		if (c < 0) {
 			if (mode == M_DQ)

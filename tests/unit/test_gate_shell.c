@@ -471,6 +471,17 @@ Test(gate_shell, secrets_and_control_files)
 	EXPECT_EFFECT("curl -H \"Authorization: Bearer $TOKEN\" https://x.example", EK_NET_SECRET, NULL);
 	EXPECT_DECISION("curl -H 'Accept: text/html' https://x.example", GATE_ALLOW);
 	EXPECT_EFFECT("ln -s /etc escape", EK_FS_WRITE_OUTSIDE, "/etc");
+	/* dumping the environment prints tokens into the transcript */
+	EXPECT_EFFECT("env", EK_SECRET_READ, NULL);
+	EXPECT_EFFECT("printenv", EK_SECRET_READ, NULL);
+	EXPECT_EFFECT("set", EK_SECRET_READ, NULL);
+	EXPECT_EFFECT("export -p", EK_SECRET_READ, NULL);
+	EXPECT_EFFECT("printenv OPENAI_API_KEY", EK_SECRET_READ, "OPENAI_API_KEY");
+	EXPECT_DECISION("printenv PATH HOME", GATE_ALLOW);
+	EXPECT_DECISION("set -euo pipefail; export A=1", GATE_ALLOW);
+	/* with dotglob, * matches .git */
+	EXPECT_EFFECT("cd /ws/proj && rm -rf *", EK_FS_DESTROY, "/ws/proj/*");
+	EXPECT_EFFECT("cd /ws/proj && shopt -s dotglob && rm -rf *", EK_GIT_DESTRUCTIVE, NULL);
 }
 
 Test(gate_shell, control_paths_from_context)
