@@ -256,11 +256,28 @@ static int under_any(const char *path, const char *const *dirs, size_t n)
 	return 0;
 }
 
-/* 1 when some dir in dirs lies under `scope` (scope covers it). */
-static int covers_any(const char *scope, const char *const *dirs, size_t n)
+/* 1 when the access reaches `target` (a path at or below the target's scope). A glob
+ * without dot matching reaches only entries whose first component below the scope is not
+ * hidden: `rm -rf ~/STAR` cannot touch ~/.local. */
+static int reaches(const struct gpath_target *t, const char *scope, const char *target)
+{
+	if (!gpath_under(target, scope))
+		return 0;
+	if (!t->recursive && !t->wild && !t->descends)
+		return 0;
+	if (t->descends || t->dotwild || !t->wild)
+		return 1;
+	size_t sl = strlen(scope);
+	const char *rest = target + (sl == 1 ? 1 : sl);
+	while (*rest == '/')
+		rest++;
+	return *rest != '.';
+}
+
+static int reaches_any(const struct gpath_target *t, const char *scope, const char *const *dirs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (gpath_under(dirs[i], scope))
+		if (reaches(t, scope, dirs[i]))
 			return 1;
 	return 0;
 }
@@ -275,7 +292,7 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 	int under_control = under_any(scope, g->control, g->ncontrol);
 	/* a recursive read or delete of a directory that contains belay's state reaches it; a
 	 * recursive copy *into* such a directory only creates its own subtree */
-	int covers_control = (t->recursive || t->wild) && covers_any(scope, g->control, g->ncontrol);
+	int covers_control = reaches_any(t, scope, g->control, g->ncontrol);
 	if (acc == GPA_META || acc == GPA_READ) {
 		if ((under_control || covers_control) && acc == GPA_READ) {
 			*kind = EK_SECRET_READ;
@@ -287,8 +304,8 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 			*why = "reads a credential, key, .env or shell start-up file";
 			return 1;
 		}
-		if (acc == GPA_READ && t->recursive &&
-		    covers_any(scope, (const char *const *)g->secret_dirs, g->nsecret_dirs)) {
+		if (acc == GPA_READ && (t->recursive || t->descends) &&
+		    reaches_any(t, scope, (const char *const *)g->secret_dirs, g->nsecret_dirs)) {
 			*kind = EK_SECRET_READ;
 			*why = "reads recursively through a directory that holds credentials";
 			return 1;
@@ -314,7 +331,7 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 		return 1;
 	}
 	if (!inside) {
-		if (gpath_under(g->root, scope) && (t->recursive || t->wild) && destroy) {
+		if (destroy && reaches(t, scope, g->root)) {
 			*kind = EK_FS_DESTROY_OUTSIDE;
 			*why = "deletes a directory that contains the whole workspace";
 			return 1;

@@ -32,6 +32,7 @@ struct gpath_target {
 	unsigned wild : 1;      /* several paths under scope (a glob or "anything under") */
 	unsigned dotwild : 1;   /* the wildcard may match dot entries (.git, .env, ..) */
 	unsigned recursive : 1; /* the operation descends into directories */
+	unsigned descends : 1;  /* find-style traversal: reaches every subdirectory, dot ones too */
 };
 
 /* Classifies one access. Returns 0 when it is no effect at all (/dev/null, /dev/stdout,

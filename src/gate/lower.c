@@ -884,6 +884,7 @@ void lower_path(struct cmd *c, const struct xword *w, enum gpath_access acc, int
 			t.scope = dir;
 			t.path = arena_printf(L->a, "%s/**%s", strcmp(dir, "/") ? dir : "", rest);
 			t.wild = 1;
+			t.descends = 1;
 			t.dotwild = w->nofilter;
 			t.recursive = (unsigned)(recursive != 0);
 			classify_emit(c, &t, acc, t.path);
@@ -1291,9 +1292,9 @@ static void walk_for(struct lower *L, const struct sh_node *n, struct shstate *s
 			nb++;
 		}
 	} else {
-		/* one pass with the loop variable as "one of these": a path beneath a glob's
-		 * directory when every word is a glob or literal under the same directory, else
-		 * unknown */
+		/* one pass with the loop variable standing for "one of the matches": a glob's
+		 * pattern, resolved (the same entries the glob reaches: no dot entries unless the
+		 * pattern asks for them); anything else is unknown */
 		const char *val = UNKNOWN_VAL;
 		if (nv == 1 && v[0].glob && !v[0].unknown && !v[0].under && st->ncwd == 1) {
 			const char *t = v[0].s;
@@ -1302,9 +1303,9 @@ static void walk_for(struct lower *L, const struct sh_node *n, struct shstate *s
 			while (ds > 0 && t[ds - 1] != '/')
 				ds--;
 			const char *rest = t + ds;
-			if (!strstr(rest, "..") && rest[0] != '.') {
+			if (!strstr(rest, "..") && rest[0] != '.' && !st->dotglob) {
 				const char *dir = gpath_resolve(L->a, st->cwd[0], ds ? t : ".", ds ? ds : 1);
-				val = arena_printf(L->a, "%c%s%c", XM_UNDER, dir, XM_END);
+				val = arena_printf(L->a, "%s/%s", strcmp(dir, "/") ? dir : "", rest);
 			}
 		}
 		br[nb] = lower_state_copy(L, st);

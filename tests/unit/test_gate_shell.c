@@ -146,9 +146,12 @@ Test(gate_shell, compound_commands)
 	EXPECT_EFFECT("[[ $(touch /tmp/cond) ]]", EK_FS_WRITE_OUTSIDE, "/tmp/cond");
 	EXPECT_EFFECT("(( $(touch /tmp/ar) ))", EK_FS_WRITE_OUTSIDE, "/tmp/ar");
 	EXPECT_DECISION("if true; then ls; fi", GATE_ALLOW);
-	/* a loop over a glob binds the variable to "a path under the directory" */
-	EXPECT_EFFECT("for f in *.log; do rm \"$f\"; done", EK_FS_DESTROY, "/ws/proj/src/**");
-	EXPECT_EFFECT("for f in /tmp/*.log; do rm \"$f\"; done", EK_FS_DESTROY_OUTSIDE, "/tmp/**");
+	/* a loop over a glob binds the variable to "one of the matches" */
+	EXPECT_EFFECT("for f in *.log; do rm \"$f\"; done", EK_FS_DESTROY, "/ws/proj/src/*.log");
+	EXPECT_EFFECT("for f in /tmp/*.log; do rm \"$f\"; done", EK_FS_DESTROY_OUTSIDE, "/tmp/*.log");
+	EXPECT_DECISION("for f in ~/*.c; do cat \"$f\"; done", GATE_ALLOW);
+	EXPECT_EFFECT("for f in ~/.ssh/*; do cat \"$f\"; done", EK_SECRET_READ, NULL);
+	expect_partial("for f in .*; do rm -rf \"$f\"; done", "deletes a path only known at run time");
 }
 
 /*==== redirects ====*/
@@ -463,6 +466,13 @@ Test(gate_shell, secrets_and_control_files)
 	EXPECT_EFFECT("echo x > ~/.local/state/belay/approvals.json", EK_CONTROL_WRITE, NULL);
 	EXPECT_DECISION("echo x > ~/.local/state/belay/approvals.json", GATE_DENY);
 	EXPECT_DECISION("rm -rf ~/.local/state", GATE_DENY);
+	/* a glob does not reach dot directories, find does */
+	EXPECT_DECISION("rm -rf ~/*", GATE_ASK);
+	EXPECT_DECISION("rm -rf ~/.*", GATE_DENY);
+	EXPECT_DECISION("find ~ -name '*.json' -delete", GATE_DENY);
+	EXPECT_DECISION("cat ~/*", GATE_ALLOW);
+	EXPECT_DECISION("grep -r x ~/*", GATE_ALLOW);
+	EXPECT_DECISION("grep -r x ~", GATE_ASK);
 	EXPECT_DECISION("cat ~/.local/state/belay/traces/t.jsonl", GATE_ASK);
 	EXPECT_DECISION("belay approve 1", GATE_DENY);
 	EXPECT_DECISION("belay gate explain -- ls", GATE_ALLOW);
