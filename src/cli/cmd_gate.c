@@ -1,7 +1,8 @@
 /* cmd_gate.c - `belay gate explain`: prints the effect plan the gate computes for a shell
  * command or an MCP tool call, as pretty JSON, using exactly the functions the proxy uses
  * (gate_plan_command / gate_plan_tool_call). Usage errors and malformed policies are one
- * "belay: ..." line and exit 2. Main thread only. */
+ * "belay: ..." line and exit 2. Must not: classify anything itself; it only builds the
+ * context (root, cwd, home, state and control paths) and prints. Main thread only. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* arena.c - bump allocator for one classification (see arena.h). Single-threaded by
- * construction: an arena belongs to one gate_plan_* call. No I/O. */
+ * construction: an arena belongs to one gate_plan_* call. Must not: free single objects
+ * (everything goes at arena_free) or do I/O. */
 #include "gate/arena.h"
 
 #include <stdarg.h>

@@ -2,7 +2,8 @@
  * (internal to src/gate). A decoder is selected by the command's name, but a name never
  * decides on its own: every decoder reads the options, operands and environment and emits
  * effects for them; arguments it does not understand make the result indeterminate.
- * Commands without a decoder are indeterminate. Pure; caller's thread. */
+ * Commands without a decoder are indeterminate. Must not: allow a command because of its
+ * name alone. Pure; caller's thread. */
 #ifndef BELAY_GATE_DECODE_H
 #define BELAY_GATE_DECODE_H
 #include "gate/lower.h"

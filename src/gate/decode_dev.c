@@ -3,8 +3,8 @@
  * (go, cargo, tsc, compilers), test runners and formatters, prisma, terraform, and belay
  * itself. Acquiring third-party code (installs, npx, image pulls) asks; running the
  * workspace's own tests is a flagged spawn; recipes the gate cannot read (npm scripts,
- * Makefiles) are indeterminate because classification performs no I/O. Pure; caller's
- * thread. */
+ * Makefiles) are indeterminate because classification performs no I/O. Must not: read
+ * package.json, Makefiles or node_modules to find out. Pure; caller's thread. */
 #include "gate/decode.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * operations (reset --hard, clean, branch -D, checkout/restore of paths, stash drop,
  * filter-branch...: ask), configuration and environment that make git run other programs
  * (indeterminate), and repositories outside the workspace (-C, --git-dir, --work-tree).
- * Pure; caller's thread. */
+ * Must not: run git or read .git to learn about refs or remotes. Pure; caller's thread. */
 #include "gate/decode.h"
 
 #include <string.h>

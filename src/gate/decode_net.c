@@ -4,7 +4,7 @@
  * uploads), whether what is sent is a secret (auth headers, key files, .env, variables
  * named like tokens, command substitutions that read secrets), and which local files
  * are read or written. Unknown options of strict grammars make the result
- * indeterminate. Pure; caller's thread. */
+ * indeterminate. Must not: resolve host names or contact anything. Pure; caller's thread. */
 #include "gate/decode.h"
 
 #include <ctype.h>

@@ -1,6 +1,7 @@
 /* effect_plan.h - building an effect plan inside the gate (internal to src/gate). The public,
  * read-only side is in gate.h. A plan owns every string it holds (heap copies), so it
- * outlives the arena of the classification that produced it. Single thread per plan. */
+ * outlives the arena of the classification that produced it. Must not: decide anything but
+ * the projection (kinds map to decisions in effect_plan.c). Single thread per plan. */
 #ifndef BELAY_GATE_EFFECT_PLAN_H
 #define BELAY_GATE_EFFECT_PLAN_H
 #include "gate/gate.h"

@@ -1,6 +1,6 @@
 /* gate.c - the shell-command entry point of the gate (see gate.h): one arena per call,
  * parse and lower, project the decision. Pure and re-entrant: callable from any thread
- * concurrently; no I/O, no global state. */
+ * concurrently; no I/O, no global state. Must not: hold decoding logic (lower.c and decode*.c do). */
 #include "gate/gate.h"
 
 #include "gate/effect_plan.h"

@@ -1,6 +1,6 @@
 /* gate_policy.h - the tool-call policy as loaded (internal to src/gate; the public
  * functions are in gate.h). A policy is immutable once built, so one policy may be shared
- * by any number of threads. */
+ * by any number of threads. Must not: be modified after gate_policy_parse returns. */
 #ifndef BELAY_GATE_GATE_POLICY_H
 #define BELAY_GATE_GATE_POLICY_H
 #include <regex.h>

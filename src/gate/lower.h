@@ -5,7 +5,7 @@
  * expands words into xwords that mark what is unknown, and hands every simple command to
  * the decoders (decode*.c). Decoders turn a command's arguments into effects through the
  * lower_* emitters declared here. Nothing here performs I/O. One classification = one
- * struct lower on one thread. */
+ * struct lower on one thread; nothing here may keep state between classifications. */
 #ifndef BELAY_GATE_LOWER_H
 #define BELAY_GATE_LOWER_H
 #include <stddef.h>

@@ -1,6 +1,7 @@
 /* opt.c - getopt-like iteration over a command's expanded arguments for the decoders:
  * short clusters (-rf, -n5), long options (--out=x, --out x), "--", and words whose text
- * is only known at run time (which may turn out to be options). Pure; caller's thread. */
+ * is only known at run time (which may turn out to be options). Must not: interpret what an
+ * option means (the decoders do). Pure; caller's thread. */
 #include "gate/lower.h"
 
 #include <string.h>
