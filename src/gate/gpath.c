@@ -294,7 +294,7 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 	 * recursive copy *into* such a directory only creates its own subtree */
 	int covers_control = reaches_any(t, scope, g->control, g->ncontrol);
 	if (acc == GPA_META || acc == GPA_READ) {
-		if ((under_control || covers_control) && acc == GPA_READ) {
+		if (under_control && acc == GPA_READ) {
 			*kind = EK_SECRET_READ;
 			*why = "reads belay's own state (approvals, traces, policy)";
 			return 1;
@@ -308,6 +308,11 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 		    reaches_any(t, scope, (const char *const *)g->secret_dirs, g->nsecret_dirs)) {
 			*kind = EK_SECRET_READ;
 			*why = "reads recursively through a directory that holds credentials";
+			return 1;
+		}
+		if (covers_control && acc == GPA_READ) {
+			*kind = EK_SECRET_READ;
+			*why = "reads recursively through a directory that holds belay's own state";
 			return 1;
 		}
 		*kind = inside ? EK_FS_READ : EK_FS_READ_OUTSIDE;

@@ -407,6 +407,16 @@ static void expand_cmdsub(struct lower *L, struct shstate *st, const struct sh_p
 		xb_put(L, b, known, strlen(known), fl);
 		return;
 	}
+	if (out.kind == OUT_UNDER && out.under && !secret) {
+		/* $(find D ...), $(git ls-files): paths beneath D */
+		char m = XM_UNDER, e = XM_END;
+		xb_put(L, b, &m, 1, fl);
+		xb_put(L, b, out.under, strlen(out.under), fl);
+		xb_put(L, b, &e, 1, fl);
+		b->nofilter = (unsigned)(out.nofilter != 0);
+		b->cmdsub = 1;
+		return;
+	}
 	b->cmdsub = 1;
 	/* output computed from a secret stays marked as one wherever it flows */
 	xb_put(L, b, secret ? SECRET_VAL : UNKNOWN_VAL, 1, fl);
@@ -489,8 +499,16 @@ static struct xword xb_finish(struct lower *L, struct xb *b, const char *orig)
 				x.may_split = 1;
 		} else if (c == XM_UNDER) {
 			x.under = 1;
-		} else if ((c == '*' || c == '?' || c == '[') && !(b->f[i] & XF_QUOTED)) {
+		} else if ((c == '*' || c == '?') && !(b->f[i] & XF_QUOTED)) {
 			x.glob = 1;
+		} else if (c == '[' && !(b->f[i] & XF_QUOTED)) {
+			/* a bracket expression needs a closing ']' after at least one character;
+			 * a lone '[' (the test command) is literal */
+			for (size_t k = i + 2; k < b->n; k++)
+				if (b->s[k] == ']' && !(b->f[k] & XF_QUOTED)) {
+					x.glob = 1;
+					break;
+				}
 		}
 	}
 	return x;

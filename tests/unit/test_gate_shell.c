@@ -239,6 +239,13 @@ Test(gate_shell, substitutions_nested_three_deep)
 	EXPECT_DECISION("echo $(git status) $(( 1 + 2 )) ${#HOME}", GATE_ALLOW);
 	/* a substitution's output is unknown where it is used */
 	expect_partial("rm $(cat list)", "deletes a path only known at run time");
+	/* ... unless the substitution lists paths beneath a directory */
+	EXPECT_EFFECT("rm $(find . -name '*.o')", EK_FS_DESTROY, "/ws/proj/src/**");
+	EXPECT_DECISION("wc -l $(git ls-files '*.py')", GATE_ALLOW);
+	EXPECT_EFFECT("cat $(find ~ -name id_rsa)", EK_SECRET_READ, "/home/u/**");
+	/* `[` alone is the test command, not a glob */
+	EXPECT_DECISION("if [ -d node_modules ]; then ls; fi", GATE_ALLOW);
+	EXPECT_EFFECT("ls [abc]*.txt", EK_FS_READ, "/ws/proj/src/[abc]*.txt");
 	/* but pwd and git rev-parse --show-toplevel are known */
 	EXPECT_EFFECT("touch \"$(pwd)/x\"", EK_FS_WRITE, "/ws/proj/src/x");
 	EXPECT_EFFECT("cd \"$(git rev-parse --show-toplevel)\" && touch y", EK_FS_WRITE, "/ws/proj/y");
