@@ -30,23 +30,43 @@ static const char *pick(const char *const *v, size_t n)
 }
 #define PICK(v) pick(v, sizeof v / sizeof v[0])
 
-static const char *const files[] = {"README.md", "src/main.c", "src/gate/lower.c", "package.json", "docs/GATE.md",
-				    "../shared/notes.txt", "/etc/hosts", "build/out.o", ".env", "tests/unit/test_x.c",
-				    "~/.bashrc", "/tmp/scratch.txt", "lib/util.js", "Cargo.toml", "go.mod"};
+static const char *const files[] = {
+    "README.md",	   "src/main.c",       "src/gate/lower.c", "package.json", "docs/GATE.md",
+    "../shared/notes.txt", "/etc/hosts",       "build/out.o",	   ".env",	   "tests/unit/test_x.c",
+    "~/.bashrc",	   "/tmp/scratch.txt", "lib/util.js",	   "Cargo.toml",   "go.mod"};
 static const char *const dirs[] = {".", "src", "tests", "/tmp", "..", "build", "docs", "~", "lib/vendor"};
 static const char *const pats[] = {"TODO", "'fn main'", "\"error: .*\"", "-e foo -e bar", "'^import '", "token"};
-static const char *const simple[] = {
-	"git status", "git log --oneline -20", "git diff --stat", "ls -la", "pwd", "git branch -a",
-	"npm test", "go test ./...", "make -n", "cargo build --offline", "docker ps", "kubectl get pods",
-	"curl -fsS https://example.com/health", "wget -q https://example.com/x.tgz", "git push origin main",
-	"git commit -am wip", "rm -rf build", "mkdir -p out/dir", "touch stamp", "python3 -m pytest -q",
-	"node --version", "jq .version package.json", "gh pr list", "tsc --noEmit", "sed -n 1,20p README.md"};
-static const char *const wrappers[] = {"sudo", "env A=1 B=2", "nice -n 5", "nohup", "timeout 30", "time",
-				       "command", "stdbuf -oL", "ionice -c 3", "setsid", "exec"};
+static const char *const simple[] = {"git status",
+				     "git log --oneline -20",
+				     "git diff --stat",
+				     "ls -la",
+				     "pwd",
+				     "git branch -a",
+				     "npm test",
+				     "go test ./...",
+				     "make -n",
+				     "cargo build --offline",
+				     "docker ps",
+				     "kubectl get pods",
+				     "curl -fsS https://example.com/health",
+				     "wget -q https://example.com/x.tgz",
+				     "git push origin main",
+				     "git commit -am wip",
+				     "rm -rf build",
+				     "mkdir -p out/dir",
+				     "touch stamp",
+				     "python3 -m pytest -q",
+				     "node --version",
+				     "jq .version package.json",
+				     "gh pr list",
+				     "tsc --noEmit",
+				     "sed -n 1,20p README.md"};
+static const char *const wrappers[] = {"sudo",	  "env A=1 B=2", "nice -n 5",	"nohup",  "timeout 30", "time",
+				       "command", "stdbuf -oL",	 "ionice -c 3", "setsid", "exec"};
 
-static const char *const kinds[] = {"pipeline", "substitutions", "heredoc>file", "heredoc|bash", "wrappers",
-				    "long argv", "find/xargs", "loop+if", "sh -c", "and/or chain", "curl POST",
-				    "vars+function", "case+redirects", "simple"};
+static const char *const kinds[] = {"pipeline",	 "substitutions", "heredoc>file",   "heredoc|bash", "wrappers",
+				    "long argv", "find/xargs",	  "loop+if",	    "sh -c",	    "and/or chain",
+				    "curl POST", "vars+function", "case+redirects", "simple"};
 static int last_kind;
 
 static void gen_command(struct buf *b)
@@ -59,8 +79,10 @@ static void gen_command(struct buf *b)
 			   rnd() % 50 + 1);
 		break;
 	case 1: /* nested substitutions */
-		buf_printf(b, "echo \"$(git rev-parse --short HEAD)-$(date +%%s)\" > %s/version-$(echo $(basename $(pwd))).txt",
-			   PICK(dirs));
+		buf_printf(
+		    b,
+		    "echo \"$(git rev-parse --short HEAD)-$(date +%%s)\" > %s/version-$(echo $(basename $(pwd))).txt",
+		    PICK(dirs));
 		break;
 	case 2: { /* here-document to a file */
 		buf_printf(b, "cat <<'EOF' > %s\n", PICK(files));
@@ -100,8 +122,9 @@ static void gen_command(struct buf *b)
 			buf_printf(b, "find %s -name '*.tmp' -print0 | xargs -0 -n 20 rm -f", PICK(dirs));
 		break;
 	case 7: /* loops and conditionals */
-		buf_printf(b, "for f in %s/*.c; do if grep -q %s \"$f\"; then echo \"$f\"; else touch \"$f.skip\"; fi; done",
-			   PICK(dirs), PICK(pats));
+		buf_printf(
+		    b, "for f in %s/*.c; do if grep -q %s \"$f\"; then echo \"$f\"; else touch \"$f.skip\"; fi; done",
+		    PICK(dirs), PICK(pats));
 		break;
 	case 8: /* sh -c nesting */
 		buf_printf(b, "sh -c 'cd %s && bash -c \"%s\"'", PICK(dirs), PICK(simple));
@@ -110,14 +133,18 @@ static void gen_command(struct buf *b)
 		buf_printf(b, "%s && %s || %s; %s", PICK(simple), PICK(simple), PICK(simple), PICK(simple));
 		break;
 	case 10: /* curl with data */
-		buf_printf(b, "curl -sS -X POST -H 'Content-Type: application/json' -d '{\"k\":%u}' https://api%u.example.com/v1/items",
+		buf_printf(b,
+			   "curl -sS -X POST -H 'Content-Type: application/json' -d '{\"k\":%u}' "
+			   "https://api%u.example.com/v1/items",
 			   rnd(), rnd() % 10);
 		break;
 	case 11: /* variables and functions */
-		buf_printf(b, "OUT=%s; build() { mkdir -p \"$OUT\" && cp -r src \"$OUT/\"; }; build && ls \"$OUT\"", PICK(dirs));
+		buf_printf(b, "OUT=%s; build() { mkdir -p \"$OUT\" && cp -r src \"$OUT/\"; }; build && ls \"$OUT\"",
+			   PICK(dirs));
 		break;
 	case 12: /* case + redirects */
-		buf_printf(b, "case \"$1\" in start) %s 2>&1 | tee -a log.txt;; stop) kill %u;; *) echo usage >&2;; esac",
+		buf_printf(b,
+			   "case \"$1\" in start) %s 2>&1 | tee -a log.txt;; stop) kill %u;; *) echo usage >&2;; esac",
 			   PICK(simple), rnd() % 30000);
 		break;
 	default:
@@ -193,8 +220,8 @@ static void report(const char *what, double *t, size_t n)
 	double sum = 0;
 	for (size_t i = 0; i < n; i++)
 		sum += t[i];
-	printf("%-28s n=%zu  median %.2f us  p90 %.2f us  p99 %.2f us  max %.2f us  mean %.2f us\n", what, n,
-	       t[n / 2], t[(size_t)(n * 0.90)], t[(size_t)(n * 0.99)], t[n - 1], sum / (double)n);
+	printf("%-28s n=%zu  median %.2f us  p90 %.2f us  p99 %.2f us  max %.2f us  mean %.2f us\n", what, n, t[n / 2],
+	       t[(size_t)(n * 0.90)], t[(size_t)(n * 0.99)], t[n - 1], sum / (double)n);
 }
 
 int main(int argc, char **argv)

@@ -16,34 +16,40 @@
 #include "gate/gate.h"
 
 static const char gate_usage[] =
-	"usage: belay gate explain [options] -- COMMAND...\n"
-	"       belay gate explain [options] --stdin            (command text on stdin)\n"
-	"       belay gate explain [options] --tool NAME --args JSON [--annotations JSON]\n"
-	"\n"
-	"Prints the effect plan (decision, effects, completeness, reasons) as JSON.\n"
-	"\n"
-	"  --root DIR         workspace root (default: the current directory)\n"
-	"  --cwd DIR          working directory of the command (default: the current directory\n"
-	"                     when it is inside the root, else the root)\n"
-	"  --home DIR         home directory for ~ and $HOME (default: $HOME)\n"
-	"  --state DIR        belay's state directory (default: $XDG_STATE_HOME/belay)\n"
-	"  --policy FILE      tool-call policy (JSON; see docs/GATE.md)\n"
-	"  --compact          one line of JSON instead of pretty output\n"
-	"  --exit-status      exit with the decision: 0 allow, 1 allow_flagged, 3 ask, 4 deny\n"
-	"\n"
-	"Exit status: 0 when a plan was printed (unless --exit-status), 2 on usage errors,\n"
-	"unreadable or malformed policy, or malformed --args/--annotations JSON.\n";
+    "usage: belay gate explain [options] -- COMMAND...\n"
+    "       belay gate explain [options] --stdin            (command text on stdin)\n"
+    "       belay gate explain [options] --tool NAME --args JSON [--annotations JSON]\n"
+    "\n"
+    "Prints the effect plan (decision, effects, completeness, reasons) as JSON.\n"
+    "\n"
+    "  --root DIR         workspace root (default: the current directory)\n"
+    "  --cwd DIR          working directory of the command (default: the current directory\n"
+    "                     when it is inside the root, else the root)\n"
+    "  --home DIR         home directory for ~ and $HOME (default: $HOME)\n"
+    "  --state DIR        belay's state directory (default: $XDG_STATE_HOME/belay)\n"
+    "  --policy FILE      tool-call policy (JSON; see docs/GATE.md)\n"
+    "  --compact          one line of JSON instead of pretty output\n"
+    "  --exit-status      exit with the decision: 0 allow, 1 allow_flagged, 3 ask, 4 deny\n"
+    "\n"
+    "Exit status: 0 when a plan was printed (unless --exit-status), 2 on usage errors,\n"
+    "unreadable or malformed policy, or malformed --args/--annotations JSON.\n";
 
 static int explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"root", required_argument, NULL, 'r'},        {"cwd", required_argument, NULL, 'c'},
-		{"home", required_argument, NULL, 'H'},        {"state", required_argument, NULL, 's'},
-		{"policy", required_argument, NULL, 'p'},      {"tool", required_argument, NULL, 't'},
-		{"args", required_argument, NULL, 'a'},        {"annotations", required_argument, NULL, 'n'},
-		{"compact", no_argument, NULL, 'C'},           {"exit-status", no_argument, NULL, 'x'},
-		{"stdin", no_argument, NULL, 'i'},             {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"root", required_argument, NULL, 'r'},
+	    {"cwd", required_argument, NULL, 'c'},
+	    {"home", required_argument, NULL, 'H'},
+	    {"state", required_argument, NULL, 's'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"tool", required_argument, NULL, 't'},
+	    {"args", required_argument, NULL, 'a'},
+	    {"annotations", required_argument, NULL, 'n'},
+	    {"compact", no_argument, NULL, 'C'},
+	    {"exit-status", no_argument, NULL, 'x'},
+	    {"stdin", no_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *root = NULL, *cwd = NULL, *home = getenv("HOME"), *state = NULL, *policy_path = NULL;
 	const char *tool = NULL, *args_json = NULL, *ann_json = NULL;
@@ -53,18 +59,42 @@ static int explain(int argc, char **argv)
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'r': root = optarg; break;
-		case 'c': cwd = optarg; break;
-		case 'H': home = optarg; break;
-		case 's': state = optarg; break;
-		case 'p': policy_path = optarg; break;
-		case 't': tool = optarg; break;
-		case 'a': args_json = optarg; break;
-		case 'n': ann_json = optarg; break;
-		case 'C': compact = 1; break;
-		case 'x': exit_status = 1; break;
-		case 'i': from_stdin = 1; break;
-		case 'h': fputs(gate_usage, stdout); return 0;
+		case 'r':
+			root = optarg;
+			break;
+		case 'c':
+			cwd = optarg;
+			break;
+		case 'H':
+			home = optarg;
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'p':
+			policy_path = optarg;
+			break;
+		case 't':
+			tool = optarg;
+			break;
+		case 'a':
+			args_json = optarg;
+			break;
+		case 'n':
+			ann_json = optarg;
+			break;
+		case 'C':
+			compact = 1;
+			break;
+		case 'x':
+			exit_status = 1;
+			break;
+		case 'i':
+			from_stdin = 1;
+			break;
+		case 'h':
+			fputs(gate_usage, stdout);
+			return 0;
 		default:
 			return cli_fail("gate explain: unknown or incomplete option '%s' (belay gate --help)",
 					argv[optind - 1]);
@@ -147,7 +177,8 @@ static int explain(int argc, char **argv)
 	free(out);
 	cJSON_Delete(j);
 	if (exit_status) {
-		static const int codes[] = {[GATE_ALLOW] = 0, [GATE_ALLOW_FLAGGED] = 1, [GATE_ASK] = 3, [GATE_DENY] = 4};
+		static const int codes[] = {
+		    [GATE_ALLOW] = 0, [GATE_ALLOW_FLAGGED] = 1, [GATE_ASK] = 3, [GATE_DENY] = 4};
 		rc = codes[effect_plan_decision(plan)];
 	}
 out:

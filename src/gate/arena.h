@@ -30,14 +30,14 @@ char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(
 void *arena_grow(struct arena *a, void *old, size_t oldn, size_t newcap, size_t sz);
 
 /* Appends `item` to the arena array (arr, n, cap); evaluates arguments more than once. */
-#define ARENA_PUSH(a, arr, n, cap, item)                                                              \
-	do {                                                                                          \
-		if ((n) == (cap)) {                                                                   \
-			size_t nc__ = (cap) ? (cap) * 2 : 4;                                          \
-			(arr) = arena_grow((a), (arr), (n), nc__, sizeof *(arr));                     \
-			(cap) = nc__;                                                                 \
-		}                                                                                     \
-		(arr)[(n)++] = (item);                                                                \
+#define ARENA_PUSH(a, arr, n, cap, item)                                                                               \
+	do {                                                                                                           \
+		if ((n) == (cap)) {                                                                                    \
+			size_t nc__ = (cap) ? (cap)*2 : 4;                                                             \
+			(arr) = arena_grow((a), (arr), (n), nc__, sizeof *(arr));                                      \
+			(cap) = nc__;                                                                                  \
+		}                                                                                                      \
+		(arr)[(n)++] = (item);                                                                                 \
 	} while (0)
 
 #endif

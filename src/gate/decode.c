@@ -48,8 +48,9 @@ void decode_unknown_option(struct cmd *c, const char *name, const struct opt *o)
 void decode_dynamic_arg(struct cmd *c, const char *name, const struct xword *w)
 {
 	lower_indet(c, xw_show(c->L, w),
-		    arena_printf(c->L->a, "%s: an argument only known at run time may be an option that changes "
-					  "what it does",
+		    arena_printf(c->L->a,
+				 "%s: an argument only known at run time may be an option that changes "
+				 "what it does",
 				 name));
 }
 
@@ -80,44 +81,86 @@ enum frole { F_NONE, F_META, F_READ };
 struct futil {
 	const char *name;
 	enum frole role;
-	unsigned char nskip;          /* leading operands that are a pattern or program */
-	unsigned char rec_default;    /* descends into directories by default */
-	unsigned char out_pass;       /* without file operands: filters stdin lines */
-	const char *short_arg;        /* short options that take a value */
-	const char *const *long_arg;  /* long options that take a value */
-	const char *rec;              /* short options meaning "recursive" */
-	const char *skip_if;          /* short options that supply the pattern (no pattern operand) */
-	const char *read_opt;         /* short options whose value is a file read */
-	const char *write_opt;        /* short options whose value is a file written */
+	unsigned char nskip;	       /* leading operands that are a pattern or program */
+	unsigned char rec_default;     /* descends into directories by default */
+	unsigned char out_pass;	       /* without file operands: filters stdin lines */
+	const char *short_arg;	       /* short options that take a value */
+	const char *const *long_arg;   /* long options that take a value */
+	const char *rec;	       /* short options meaning "recursive" */
+	const char *skip_if;	       /* short options that supply the pattern (no pattern operand) */
+	const char *read_opt;	       /* short options whose value is a file read */
+	const char *write_opt;	       /* short options whose value is a file written */
 	const char *const *write_long; /* long options whose value is a file written */
-	const char *list_opt;         /* short options that make it print file names */
-	const char *dflt;             /* operand when there is none (NULL: stdin) */
+	const char *list_opt;	       /* short options that make it print file names */
+	const char *dflt;	       /* operand when there is none (NULL: stdin) */
 };
 
 static const char *const L_NONE[] = {NULL};
-static const char *const L_GREP[] = {"--regexp", "--file", "--max-count", "--context", "--after-context",
-				     "--before-context", "--label", "--include", "--exclude", "--exclude-dir",
-				     "--exclude-from", "--binary-files", "--devices", "--directories", "--color",
-				     "--colour", NULL};
-static const char *const L_RG[] = {"--regexp", "--file", "--glob", "--iglob", "--type", "--type-not", "--max-count",
-				   "--context", "--after-context", "--before-context", "--max-depth", "--maxdepth",
-				   "--max-filesize", "--threads", "--replace", "--encoding", "--sort", "--sortr",
-				   "--type-add", "--ignore-file", "--color", "--colors", "--max-columns", "--path-separator",
-				   "--field-match-separator", "--context-separator", "--pre", "--pre-glob", NULL};
-static const char *const L_SORT[] = {"--key", "--output", "--field-separator", "--temporary-directory",
-				     "--buffer-size", "--parallel", "--files0-from", "--batch-size", "--compress-program",
+static const char *const L_GREP[] = {"--regexp",
+				     "--file",
+				     "--max-count",
+				     "--context",
+				     "--after-context",
+				     "--before-context",
+				     "--label",
+				     "--include",
+				     "--exclude",
+				     "--exclude-dir",
+				     "--exclude-from",
+				     "--binary-files",
+				     "--devices",
+				     "--directories",
+				     "--color",
+				     "--colour",
 				     NULL};
+static const char *const L_RG[] = {"--regexp",
+				   "--file",
+				   "--glob",
+				   "--iglob",
+				   "--type",
+				   "--type-not",
+				   "--max-count",
+				   "--context",
+				   "--after-context",
+				   "--before-context",
+				   "--max-depth",
+				   "--maxdepth",
+				   "--max-filesize",
+				   "--threads",
+				   "--replace",
+				   "--encoding",
+				   "--sort",
+				   "--sortr",
+				   "--type-add",
+				   "--ignore-file",
+				   "--color",
+				   "--colors",
+				   "--max-columns",
+				   "--path-separator",
+				   "--field-match-separator",
+				   "--context-separator",
+				   "--pre",
+				   "--pre-glob",
+				   NULL};
+static const char *const L_SORT[] = {
+    "--key",	  "--output",	   "--field-separator", "--temporary-directory", "--buffer-size",
+    "--parallel", "--files0-from", "--batch-size",	"--compress-program",	 NULL};
 static const char *const L_SORT_W[] = {"--output", NULL};
 static const char *const L_HEADTAIL[] = {"--lines", "--bytes", "--pid", "--sleep-interval", "--max-unchanged-stats",
 					 NULL};
-static const char *const L_LS[] = {"--block-size", "--format", "--hide", "--ignore", "--indicator-style",
-				   "--quoting-style", "--sort", "--time", "--time-style", "--tabsize", "--width", "--color",
-				   NULL};
-static const char *const L_DU[] = {"--block-size", "--max-depth", "--exclude", "--exclude-from", "--threshold",
-				   "--time", "--time-style", "--files0-from", NULL};
-static const char *const L_DIFF[] = {"--exclude", "--exclude-from", "--label", "--unified", "--context", "--from-file",
-				     "--to-file", "--ignore-matching-lines", "--line-format", "--width", "--tabsize",
-				     "--starting-file", "--color", NULL};
+static const char *const L_LS[] = {"--block-size",    "--format", "--hide", "--ignore",	    "--indicator-style",
+				   "--quoting-style", "--sort",	  "--time", "--time-style", "--tabsize",
+				   "--width",	      "--color",  NULL};
+static const char *const L_DU[] = {"--block-size",   "--max-depth",   "--exclude",
+				   "--exclude-from", "--threshold",   "--time",
+				   "--time-style",   "--files0-from", NULL};
+static const char *const L_DIFF[] = {"--exclude",     "--exclude-from",
+				     "--label",	      "--unified",
+				     "--context",     "--from-file",
+				     "--to-file",     "--ignore-matching-lines",
+				     "--line-format", "--width",
+				     "--tabsize",     "--starting-file",
+				     "--color",	      NULL};
 static const char *const L_STAT[] = {"--format", "--printf", NULL};
 static const char *const L_CUT[] = {"--bytes", "--characters", "--fields", "--delimiter", "--output-delimiter", NULL};
 static const char *const L_TREE_W[] = {NULL};
@@ -126,71 +169,71 @@ static const char *const L_FILE[] = {"--files-from", "--magic-file", "--separato
 static const char *const L_WC[] = {"--files0-from", NULL};
 
 static const struct futil futils[] = {
-	{"cat", F_READ, 0, 0, 1, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"tac", F_READ, 0, 0, 1, "s", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"nl", F_READ, 0, 0, 0, "bdfhilnsvw", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"head", F_READ, 0, 0, 1, "nc", L_HEADTAIL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"tail", F_READ, 0, 0, 1, "ncs", L_HEADTAIL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"more", F_READ, 0, 0, 0, "n", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"less", F_READ, 0, 0, 0, "bhjkoOpPtTxyz", L_NONE, NULL, NULL, NULL, "oO", NULL, NULL, NULL},
-	{"wc", F_READ, 0, 0, 0, "", L_WC, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"od", F_READ, 0, 0, 0, "AjNStw", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"hexdump", F_READ, 0, 0, 0, "efns", L_NONE, NULL, NULL, "f", NULL, NULL, NULL, NULL},
-	{"strings", F_READ, 0, 0, 0, "ntTe", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"file", F_READ, 0, 0, 0, "fFmeP", L_FILE, NULL, NULL, "fm", NULL, NULL, NULL, NULL},
-	{"md5sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"sha1sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"sha224sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"sha256sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"sha384sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"sha512sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"b2sum", F_READ, 0, 0, 0, "l", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"cksum", F_READ, 0, 0, 0, "a", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"shasum", F_READ, 0, 0, 0, "a", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"md5", F_READ, 0, 0, 0, "s", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"cut", F_READ, 0, 0, 1, "bcdf", L_CUT, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"paste", F_READ, 0, 0, 0, "d", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"join", F_READ, 0, 0, 0, "aejotv12", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"comm", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"diff", F_READ, 0, 0, 0, "CUDFIxXSLW", L_DIFF, "r", NULL, "X", NULL, NULL, NULL, NULL},
-	{"cmp", F_READ, 0, 0, 0, "inI", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"fold", F_READ, 0, 0, 1, "w", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"fmt", F_READ, 0, 0, 1, "wpg", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"column", F_READ, 0, 0, 0, "cstoNHWRdEJrT", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"rev", F_READ, 0, 0, 1, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"expand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"unexpand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"pr", F_READ, 0, 0, 0, "hlwoNsSe", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"sort", F_READ, 0, 0, 1, "kotTSy", L_SORT, NULL, NULL, NULL, "o", L_SORT_W, NULL, NULL},
-	{"grep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
-	{"egrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
-	{"fgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
-	{"zgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, NULL, "ef", "f", NULL, NULL, "lL", NULL},
-	{"rg", F_READ, 1, 1, 1, "efgtTmABCjrEMd", L_RG, NULL, "ef", "f", NULL, NULL, "lL", "."},
-	{"ag", F_READ, 1, 1, 1, "GgmABCp", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
-	{"ack", F_READ, 1, 1, 1, "ABCmgt", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
-	{"base64", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"base32", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"zcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"bzcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"xzcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"zstdcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"zless", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"iconv", F_READ, 0, 0, 1, "fto", L_NONE, NULL, NULL, NULL, "o", NULL, NULL, NULL},
-	{"shellcheck", F_READ, 0, 0, 0, "efosSWP", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"ls", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
-	{"dir", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
-	{"vdir", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
-	{"tree", F_META, 0, 1, 0, "LPIoHT", L_TREE_W, NULL, NULL, NULL, "o", NULL, NULL, "."},
-	{"stat", F_META, 0, 0, 0, "cft", L_STAT, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"du", F_META, 0, 1, 0, "BdtX", L_DU, NULL, NULL, "X", NULL, NULL, NULL, "."},
-	{"realpath", F_META, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"readlink", F_META, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"namei", F_META, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-	{"lsattr", F_META, 0, 0, 0, "", L_NONE, "R", NULL, NULL, NULL, NULL, NULL, "."},
-	{"getfacl", F_META, 0, 0, 0, "", L_NONE, "R", NULL, NULL, NULL, NULL, NULL, NULL},
-	{"wc", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"cat", F_READ, 0, 0, 1, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"tac", F_READ, 0, 0, 1, "s", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"nl", F_READ, 0, 0, 0, "bdfhilnsvw", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"head", F_READ, 0, 0, 1, "nc", L_HEADTAIL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"tail", F_READ, 0, 0, 1, "ncs", L_HEADTAIL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"more", F_READ, 0, 0, 0, "n", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"less", F_READ, 0, 0, 0, "bhjkoOpPtTxyz", L_NONE, NULL, NULL, NULL, "oO", NULL, NULL, NULL},
+    {"wc", F_READ, 0, 0, 0, "", L_WC, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"od", F_READ, 0, 0, 0, "AjNStw", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"hexdump", F_READ, 0, 0, 0, "efns", L_NONE, NULL, NULL, "f", NULL, NULL, NULL, NULL},
+    {"strings", F_READ, 0, 0, 0, "ntTe", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"file", F_READ, 0, 0, 0, "fFmeP", L_FILE, NULL, NULL, "fm", NULL, NULL, NULL, NULL},
+    {"md5sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"sha1sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"sha224sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"sha256sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"sha384sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"sha512sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"b2sum", F_READ, 0, 0, 0, "l", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"cksum", F_READ, 0, 0, 0, "a", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"sum", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"shasum", F_READ, 0, 0, 0, "a", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"md5", F_READ, 0, 0, 0, "s", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"cut", F_READ, 0, 0, 1, "bcdf", L_CUT, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"paste", F_READ, 0, 0, 0, "d", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"join", F_READ, 0, 0, 0, "aejotv12", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"comm", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"diff", F_READ, 0, 0, 0, "CUDFIxXSLW", L_DIFF, "r", NULL, "X", NULL, NULL, NULL, NULL},
+    {"cmp", F_READ, 0, 0, 0, "inI", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"fold", F_READ, 0, 0, 1, "w", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"fmt", F_READ, 0, 0, 1, "wpg", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"column", F_READ, 0, 0, 0, "cstoNHWRdEJrT", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"rev", F_READ, 0, 0, 1, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"expand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"unexpand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"pr", F_READ, 0, 0, 0, "hlwoNsSe", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"sort", F_READ, 0, 0, 1, "kotTSy", L_SORT, NULL, NULL, NULL, "o", L_SORT_W, NULL, NULL},
+    {"grep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
+    {"egrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
+    {"fgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
+    {"zgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, NULL, "ef", "f", NULL, NULL, "lL", NULL},
+    {"rg", F_READ, 1, 1, 1, "efgtTmABCjrEMd", L_RG, NULL, "ef", "f", NULL, NULL, "lL", "."},
+    {"ag", F_READ, 1, 1, 1, "GgmABCp", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
+    {"ack", F_READ, 1, 1, 1, "ABCmgt", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
+    {"base64", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"base32", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"zcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"bzcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"xzcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"zstdcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"zless", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"iconv", F_READ, 0, 0, 1, "fto", L_NONE, NULL, NULL, NULL, "o", NULL, NULL, NULL},
+    {"shellcheck", F_READ, 0, 0, 0, "efosSWP", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"ls", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
+    {"dir", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
+    {"vdir", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
+    {"tree", F_META, 0, 1, 0, "LPIoHT", L_TREE_W, NULL, NULL, NULL, "o", NULL, NULL, "."},
+    {"stat", F_META, 0, 0, 0, "cft", L_STAT, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"du", F_META, 0, 1, 0, "BdtX", L_DU, NULL, NULL, "X", NULL, NULL, NULL, "."},
+    {"realpath", F_META, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"readlink", F_META, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"namei", F_META, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"lsattr", F_META, 0, 0, 0, "", L_NONE, "R", NULL, NULL, NULL, NULL, NULL, "."},
+    {"getfacl", F_META, 0, 0, 0, "", L_NONE, "R", NULL, NULL, NULL, NULL, NULL, NULL},
+    {"wc", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 static const struct futil *futil_find(const char *name)
@@ -233,7 +276,8 @@ static void futil_run(struct cmd *c, const struct futil *u)
 		case OPT_LONG:
 			if (!strcmp(o.name, "--recursive") || !strcmp(o.name, "--dereference-recursive"))
 				recursive = 1;
-			if (u->nskip && (!strcmp(o.name, "--regexp") || !strcmp(o.name, "--file") || !strcmp(o.name, "--files")))
+			if (u->nskip &&
+			    (!strcmp(o.name, "--regexp") || !strcmp(o.name, "--file") || !strcmp(o.name, "--files")))
 				skip = 0;
 			if (!strcmp(o.name, "--files-with-matches") || !strcmp(o.name, "--files-without-match") ||
 			    !strcmp(o.name, "--files"))
@@ -244,7 +288,8 @@ static void futil_run(struct cmd *c, const struct futil *u)
 				lower_path(c, o.val, GPA_WRITE, 0);
 			if (!strcmp(o.name, "--pre")) {
 				/* rg --pre COMMAND runs a program on every file */
-				lower_indet(c, o.valtext ? o.valtext : "rg --pre", "runs a preprocessor program on every file");
+				lower_indet(c, o.valtext ? o.valtext : "rg --pre",
+					    "runs a preprocessor program on every file");
 			}
 			break;
 		case OPT_DYNAMIC:
@@ -416,8 +461,8 @@ static void decode_chmod(struct cmd *c, const char *name)
 
 static void decode_cp_mv(struct cmd *c, const char *name)
 {
-	static const char *const l[] = {"--target-directory", "--suffix", "--backup", "--preserve", "--no-preserve",
-					"--sparse", "--reflink", "--context", NULL};
+	static const char *const l[] = {"--target-directory", "--suffix",  "--backup",	"--preserve", "--no-preserve",
+					"--sparse",	      "--reflink", "--context", NULL};
 	int mv = !strcmp(name, "mv"), install = !strcmp(name, "install");
 	struct optspec sp = {install ? "tSmogZ" : "tS", l, 0};
 	struct optit it;
@@ -492,11 +537,13 @@ static void decode_ln(struct cmd *c, const char *name)
 		}
 		for (int k = 0; k < (c->ncwd ? c->ncwd : 1); k++) {
 			const char *abs = t[0] == '/' ? gpath_resolve(c->L->a, "/", t, strlen(t))
-				: c->ncwd ? gpath_resolve(c->L->a, c->cwd[k], t, strlen(t)) : NULL;
+					  : c->ncwd   ? gpath_resolve(c->L->a, c->cwd[k], t, strlen(t))
+						      : NULL;
 			if (!abs || !gpath_under(abs, c->L->g.root))
-				lower_emit(c, EK_FS_WRITE_OUTSIDE, abs ? abs : t,
-					   "creates a link to a target outside the workspace: writes through it leave the "
-					   "root");
+				lower_emit(
+				    c, EK_FS_WRITE_OUTSIDE, abs ? abs : t,
+				    "creates a link to a target outside the workspace: writes through it leave the "
+				    "root");
 		}
 	}
 	if (target)
@@ -590,8 +637,9 @@ static void decode_split(struct cmd *c, const char *name)
 {
 	/* split [opts] [INPUT [PREFIX]], csplit [opts] FILE PATTERN... */
 	int cs = !strcmp(name, "csplit");
-	static const char *const l[] = {"--suffix-length", "--bytes", "--line-bytes", "--lines", "--number",
-					"--additional-suffix", "--filter", "--prefix", "--suffix-format", "--digits", NULL};
+	static const char *const l[] = {
+	    "--suffix-length", "--bytes",  "--line-bytes",    "--lines",  "--number", "--additional-suffix",
+	    "--filter",	       "--prefix", "--suffix-format", "--digits", NULL};
 	struct optspec sp = {cs ? "bfn" : "abCdlnt", l, 0};
 	struct optit it;
 	struct opt o;
@@ -625,8 +673,9 @@ static void decode_split(struct cmd *c, const char *name)
 
 static void decode_patch(struct cmd *c, const char *name)
 {
-	static const char *const l[] = {"--strip", "--input", "--directory", "--output", "--reject-file", "--suffix",
-					"--fuzz", "--backup-if-mismatch", "--quoting-style", NULL};
+	static const char *const l[] = {"--strip",	   "--input",  "--directory", "--output",
+					"--reject-file",   "--suffix", "--fuzz",      "--backup-if-mismatch",
+					"--quoting-style", NULL};
 	(void)name;
 	struct optspec sp = {"pidoFrBVYzDg", l, 0};
 	struct optit it;
@@ -699,7 +748,8 @@ static void decode_tar(struct cmd *c, const char *name)
 				archive = &c->argv[i++];
 			else if (*s == 'C' && i < c->argc)
 				chdir = &c->argv[i++];
-			else if ((*s == 'b' || *s == 'T' || *s == 'X' || *s == 'N' || *s == 'V' || *s == 'K') && i < c->argc) {
+			else if ((*s == 'b' || *s == 'T' || *s == 'X' || *s == 'N' || *s == 'V' || *s == 'K') &&
+				 i < c->argc) {
 				if (*s == 'T' || *s == 'X')
 					lower_path(c, &c->argv[i], GPA_READ, 0);
 				i++;
@@ -742,25 +792,29 @@ static void decode_tar(struct cmd *c, const char *name)
 				mode = 'x';
 			else if (LONGIS("--list"))
 				mode = 't';
-			else if (LONGIS("--append") || LONGIS("--update") || LONGIS("--delete") || LONGIS("--concatenate"))
+			else if (LONGIS("--append") || LONGIS("--update") || LONGIS("--delete") ||
+				 LONGIS("--concatenate"))
 				mode = 'r';
 			else if (LONGIS("--file")) {
 				archive = val ? val : (i + 1 < c->argc ? &c->argv[++i] : NULL);
 			} else if (LONGIS("--directory")) {
 				chdir = val ? val : (i + 1 < c->argc ? &c->argv[++i] : NULL);
-			} else if (LONGIS("--absolute-names") || LONGIS("--to-command") || LONGIS("--use-compress-program") ||
-				   LONGIS("--info-script") || LONGIS("--new-volume-script") || LONGIS("--checkpoint-action")) {
-				lower_indet(c, arena_strndup(c->L->a, s, nl), "tar option that writes anywhere or runs a program");
+			} else if (LONGIS("--absolute-names") || LONGIS("--to-command") ||
+				   LONGIS("--use-compress-program") || LONGIS("--info-script") ||
+				   LONGIS("--new-volume-script") || LONGIS("--checkpoint-action")) {
+				lower_indet(c, arena_strndup(c->L->a, s, nl),
+					    "tar option that writes anywhere or runs a program");
 				if (!eq && !LONGIS("--absolute-names"))
 					i++;
 			} else if (LONGIS("--files-from") || LONGIS("--exclude-from")) {
 				const struct xword *f = val ? val : (i + 1 < c->argc ? &c->argv[++i] : NULL);
 				if (f)
 					lower_path(c, f, GPA_READ, 0);
-			} else if (!eq && (LONGIS("--exclude") || LONGIS("--transform") || LONGIS("--owner") ||
-					   LONGIS("--group") || LONGIS("--mode") || LONGIS("--mtime") || LONGIS("--format") ||
-					   LONGIS("--strip-components") || LONGIS("--blocking-factor") ||
-					   LONGIS("--xform") || LONGIS("--label") || LONGIS("--suffix"))) {
+			} else if (!eq &&
+				   (LONGIS("--exclude") || LONGIS("--transform") || LONGIS("--owner") ||
+				    LONGIS("--group") || LONGIS("--mode") || LONGIS("--mtime") || LONGIS("--format") ||
+				    LONGIS("--strip-components") || LONGIS("--blocking-factor") || LONGIS("--xform") ||
+				    LONGIS("--label") || LONGIS("--suffix"))) {
 				i++;
 			}
 #undef LONGIS
@@ -790,7 +844,8 @@ static void decode_tar(struct cmd *c, const char *name)
 				else if ((*q == 'T' || *q == 'X') && val)
 					lower_path(c, val, GPA_READ, 0);
 				else if (*q == 'I')
-					lower_indet(c, "tar -I", "runs a compression program named on the command line");
+					lower_indet(c, "tar -I",
+						    "runs a compression program named on the command line");
 				break;
 			} else if (*q == 'P') {
 				lower_indet(c, "tar -P", "keeps absolute member names: extraction may write anywhere");
@@ -904,8 +959,8 @@ static void decode_zip(struct cmd *c, const char *name)
 static void decode_compress(struct cmd *c, const char *name)
 {
 	/* gzip/bzip2/xz/zstd/lz4 (and their un- forms): in place unless -c/-k/-t/-l */
-	int decompress = !strncmp(name, "gun", 3) || !strncmp(name, "bun", 3) || !strncmp(name, "un", 2) ||
-			 !strcmp(name, "unzstd");
+	int decompress =
+	    !strncmp(name, "gun", 3) || !strncmp(name, "bun", 3) || !strncmp(name, "un", 2) || !strcmp(name, "unzstd");
 	int keep = !strcmp(name, "zstd") || !strcmp(name, "unzstd") || !strcmp(name, "lz4"), tocons = 0;
 	static const char *const l[] = {"--suffix", NULL};
 	struct optspec sp = {"S", l, 0};
@@ -926,8 +981,8 @@ static void decode_compress(struct cmd *c, const char *name)
 			else if (o.ch == 'r')
 				recursive = 1;
 		} else if (o.k == OPT_LONG) {
-			if (!strcmp(o.name, "--stdout") || !strcmp(o.name, "--to-stdout") || !strcmp(o.name, "--test") ||
-			    !strcmp(o.name, "--list"))
+			if (!strcmp(o.name, "--stdout") || !strcmp(o.name, "--to-stdout") ||
+			    !strcmp(o.name, "--test") || !strcmp(o.name, "--list"))
 				tocons = 1;
 			else if (!strcmp(o.name, "--keep"))
 				keep = 1;
@@ -1124,7 +1179,8 @@ static int sed_script(struct cmd *c, const char *s, int sandbox)
 			while (i < n && s[i] != ';' && s[i] != '\n' && s[i] != '}') {
 				if (s[i] == 'e') {
 					if (!sandbox)
-						lower_indet(c, "sed s///e", "the sed substitution runs its result as a command");
+						lower_indet(c, "sed s///e",
+							    "the sed substitution runs its result as a command");
 				} else if (s[i] == 'w') {
 					i++;
 					while (i < n && isspace((unsigned char)s[i]) && s[i] != '\n')
@@ -1226,8 +1282,9 @@ static void decode_sed(struct cmd *c, const char *name)
 		}
 	}
 	if (bad == 1 && !sandbox)
-		lower_indet(c, "sed script", "the sed script is only known at run time (it could write files or run "
-					     "commands)");
+		lower_indet(c, "sed script",
+			    "the sed script is only known at run time (it could write files or run "
+			    "commands)");
 	if (bad == 2 && !sandbox)
 		lower_indet(c, "sed -f", "the sed script comes from a file the gate does not read");
 	for (size_t i = 0; i < nscripts; i++)
@@ -1274,7 +1331,8 @@ static void awk_program(struct cmd *c, const char *s)
 				while (k > 0 && isspace((unsigned char)s[k - 1]))
 					k--;
 				if (k > 0 && s[k - 1] == '|')
-					lower_indet(c, "awk | getline", "the awk program runs a command and reads its output");
+					lower_indet(c, "awk | getline",
+						    "the awk program runs a command and reads its output");
 			}
 			continue;
 		}
@@ -1312,8 +1370,8 @@ static void awk_program(struct cmd *c, const char *s)
 
 static void decode_awk(struct cmd *c, const char *name)
 {
-	static const char *const l[] = {"--field-separator", "--assign", "--file", "--source", "--include",
-					"--load", NULL};
+	static const char *const l[] = {"--field-separator", "--assign", "--file", "--source",
+					"--include",	     "--load",	 NULL};
 	struct optspec sp = {"Fvfei", l, 0};
 	struct optit it;
 	struct opt o;
@@ -1340,7 +1398,8 @@ static void decode_awk(struct cmd *c, const char *name)
 		case OPT_LONG:
 			if (!strcmp(o.name, "--file") || !strcmp(o.name, "--include") || !strcmp(o.name, "--load")) {
 				have_prog = 1;
-				lower_indet(c, "awk --file", "the awk program comes from a file the gate does not read");
+				lower_indet(c, "awk --file",
+					    "the awk program comes from a file the gate does not read");
 			} else if (!strcmp(o.name, "--source")) {
 				have_prog = 1;
 				if (o.valtext)
@@ -1358,7 +1417,8 @@ static void decode_awk(struct cmd *c, const char *name)
 				break;
 			}
 			/* var=value operands are assignments, not files */
-			if (xm_known(o.w->s) && strchr(o.w->s, '=') && (isalpha((unsigned char)o.w->s[0]) || o.w->s[0] == '_'))
+			if (xm_known(o.w->s) && strchr(o.w->s, '=') &&
+			    (isalpha((unsigned char)o.w->s[0]) || o.w->s[0] == '_'))
 				break;
 			if (strcmp(o.w->s, "-"))
 				lower_path(c, o.w, GPA_READ, 0);
@@ -1661,8 +1721,8 @@ static void decode_printenv(struct cmd *c, const char *name)
 		if (s[0] == '-')
 			continue;
 		named = 1;
-		static const char *const words[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL",
-						    "AUTH", "COOKIE", "SESSION", NULL};
+		static const char *const words[] = {"TOKEN",	  "SECRET", "PASSWORD", "PASSWD",  "KEY",
+						    "CREDENTIAL", "AUTH",   "COOKIE",	"SESSION", NULL};
 		for (int k = 0; words[k]; k++)
 			if (strcasestr(s, words[k]) || !xm_known(s)) {
 				lower_emit(c, EK_SECRET_READ, arena_printf(c->L->a, "$%s", s),
@@ -1721,10 +1781,25 @@ static void decode_system(struct cmd *c, const char *name)
 	const char *a1 = c->argc > 1 ? xw_lit(&c->argv[1]) : "";
 	if (!a1)
 		a1 = "\x01";
-	static const char *const svc_read[] = {"status", "show", "cat", "list-units", "list-unit-files", "list-timers",
-					       "list-sockets", "list-jobs", "list-dependencies", "is-active",
-					       "is-enabled", "is-failed", "is-system-running", "get-default",
-					       "show-environment", "--version", "--help", "help", NULL};
+	static const char *const svc_read[] = {"status",
+					       "show",
+					       "cat",
+					       "list-units",
+					       "list-unit-files",
+					       "list-timers",
+					       "list-sockets",
+					       "list-jobs",
+					       "list-dependencies",
+					       "is-active",
+					       "is-enabled",
+					       "is-failed",
+					       "is-system-running",
+					       "get-default",
+					       "show-environment",
+					       "--version",
+					       "--help",
+					       "help",
+					       NULL};
 	if (!strcmp(name, "systemctl")) {
 		size_t i = 1;
 		while (i < c->argc && c->argv[i].s[0] == '-' && strcmp(c->argv[i].s, "--version"))
@@ -1811,8 +1886,8 @@ static void decode_system(struct cmd *c, const char *name)
 	if (!strcmp(name, "iptables") || !strcmp(name, "ip6tables")) {
 		for (size_t i = 1; i < c->argc; i++) {
 			const char *s = c->argv[i].s;
-			if (!strcmp(s, "-L") || !strcmp(s, "-S") || !strcmp(s, "--list") || !strcmp(s, "--list-rules") ||
-			    !strcmp(s, "-C") || !strcmp(s, "--check"))
+			if (!strcmp(s, "-L") || !strcmp(s, "-S") || !strcmp(s, "--list") ||
+			    !strcmp(s, "--list-rules") || !strcmp(s, "-C") || !strcmp(s, "--check"))
 				return;
 		}
 		system_change(c, name, "changes the firewall");
@@ -1853,15 +1928,28 @@ static void decode_system(struct cmd *c, const char *name)
 	}
 	if (!strcmp(name, "dmesg")) {
 		for (size_t i = 1; i < c->argc; i++)
-			if (!strcmp(c->argv[i].s, "-c") || !strcmp(c->argv[i].s, "-C") || !strcmp(c->argv[i].s, "--clear") ||
-			    !strcmp(c->argv[i].s, "--read-clear"))
+			if (!strcmp(c->argv[i].s, "-c") || !strcmp(c->argv[i].s, "-C") ||
+			    !strcmp(c->argv[i].s, "--clear") || !strcmp(c->argv[i].s, "--read-clear"))
 				system_change(c, "dmesg", "clears the kernel ring buffer");
 		return;
 	}
 	if (!strcmp(name, "dpkg")) {
-		static const char *const ro[] = {"-l", "-L", "-s", "-S", "-p", "--list", "--listfiles", "--status",
-						 "--search", "--print-architecture", "--get-selections", "-c", "--contents",
-						 "-I", "--info", NULL};
+		static const char *const ro[] = {"-l",
+						 "-L",
+						 "-s",
+						 "-S",
+						 "-p",
+						 "--list",
+						 "--listfiles",
+						 "--status",
+						 "--search",
+						 "--print-architecture",
+						 "--get-selections",
+						 "-c",
+						 "--contents",
+						 "-I",
+						 "--info",
+						 NULL};
 		if (c->argc >= 2 && decode_in(a1, ro))
 			return;
 		system_change(c, "dpkg", "installs or removes system packages");
@@ -1889,137 +1977,450 @@ static void decode_futil(struct cmd *c, const char *name)
 }
 
 static const struct decoder table[] = {
-	/* file utilities */
-	{"cat", decode_futil}, {"tac", decode_futil}, {"nl", decode_futil}, {"head", decode_futil},
-	{"tail", decode_futil}, {"more", decode_futil}, {"less", decode_futil}, {"wc", decode_futil},
-	{"od", decode_futil}, {"hexdump", decode_futil}, {"strings", decode_futil}, {"file", decode_futil},
-	{"md5sum", decode_futil}, {"sha1sum", decode_futil}, {"sha224sum", decode_futil},
-	{"sha256sum", decode_futil}, {"sha384sum", decode_futil}, {"sha512sum", decode_futil},
-	{"b2sum", decode_futil}, {"cksum", decode_futil}, {"sum", decode_futil}, {"shasum", decode_futil},
-	{"md5", decode_futil}, {"cut", decode_futil}, {"paste", decode_futil}, {"join", decode_futil},
-	{"comm", decode_futil}, {"diff", decode_futil}, {"cmp", decode_futil}, {"fold", decode_futil},
-	{"fmt", decode_futil}, {"column", decode_futil}, {"rev", decode_futil}, {"expand", decode_futil},
-	{"unexpand", decode_futil}, {"pr", decode_futil}, {"sort", decode_futil}, {"grep", decode_futil},
-	{"egrep", decode_futil}, {"fgrep", decode_futil}, {"zgrep", decode_futil}, {"rg", decode_futil},
-	{"ag", decode_futil}, {"ack", decode_futil}, {"base64", decode_futil}, {"base32", decode_futil},
-	{"zcat", decode_futil}, {"bzcat", decode_futil}, {"xzcat", decode_futil}, {"zstdcat", decode_futil},
-	{"zless", decode_futil}, {"iconv", decode_futil}, {"shellcheck", decode_futil}, {"ls", decode_futil},
-	{"dir", decode_futil}, {"vdir", decode_futil}, {"tree", decode_futil}, {"stat", decode_futil},
-	{"du", decode_futil}, {"realpath", decode_futil}, {"readlink", decode_futil}, {"namei", decode_futil},
-	{"lsattr", decode_futil}, {"getfacl", decode_futil},
-	{"sed", decode_sed}, {"awk", decode_awk}, {"gawk", decode_awk}, {"mawk", decode_awk}, {"nawk", decode_awk},
-	{"jq", decode_jq}, {"uniq", decode_inout}, {"xxd", decode_inout}, {"dos2unix", decode_inout},
-	{"unix2dos", decode_inout},
-	/* writers */
-	{"rm", decode_rm}, {"rmdir", decode_rm}, {"unlink", decode_rm}, {"shred", decode_shred},
-	{"truncate", decode_truncate}, {"touch", decode_simple_write}, {"mkdir", decode_simple_write},
-	{"mkfifo", decode_simple_write}, {"mknod", decode_simple_write}, {"sponge", decode_simple_write},
-	{"chmod", decode_chmod}, {"chown", decode_chmod}, {"chgrp", decode_chmod}, {"chattr", decode_chmod},
-	{"setfacl", decode_chmod}, {"cp", decode_cp_mv}, {"mv", decode_cp_mv}, {"install", decode_cp_mv},
-	{"ln", decode_ln}, {"tee", decode_tee}, {"dd", decode_dd}, {"mktemp", decode_mktemp},
-	{"split", decode_split}, {"csplit", decode_split}, {"patch", decode_patch}, {"tar", decode_tar},
-	{"unzip", decode_unzip}, {"zip", decode_zip}, {"gzip", decode_compress}, {"gunzip", decode_compress},
-	{"bzip2", decode_compress}, {"bunzip2", decode_compress}, {"xz", decode_compress}, {"unxz", decode_compress},
-	{"zstd", decode_compress}, {"unzstd", decode_compress}, {"lz4", decode_compress},
-	{"compress", decode_compress}, {"uncompress", decode_compress},
-	/* shell state */
-	{"cd", decode_cd}, {"pushd", decode_cd}, {"popd", decode_cd}, {"export", decode_printenv},
-	{"declare", decode_printenv}, {"typeset", decode_printenv}, {"local", decode_declare},
-	{"readonly", decode_declare}, {"read", decode_read}, {"mapfile", decode_read}, {"readarray", decode_read},
-	{"getopts", decode_read}, {"unset", decode_unset}, {"set", decode_printenv}, {"shift", decode_shift},
-	{"alias", decode_alias}, {"fc", decode_fc},
-	/* output only: computing, printing, inspecting */
-	{"echo", decode_none}, {"printf", decode_none}, {"true", decode_none}, {"false", decode_none},
-	{":", decode_none}, {"test", decode_none}, {"[", decode_none}, {"pwd", decode_none}, {"whoami", decode_none},
-	{"id", decode_none}, {"uname", decode_none}, {"basename", decode_none}, {"dirname", decode_none},
-	{"seq", decode_none}, {"yes", decode_none}, {"expr", decode_none}, {"sleep", decode_none},
-	{"printenv", decode_printenv}, {"tput", decode_none}, {"clear", decode_none}, {"tty", decode_none},
-	{"nproc", decode_none}, {"arch", decode_none}, {"groups", decode_none}, {"logname", decode_none},
-	{"users", decode_none}, {"who", decode_none}, {"w", decode_none}, {"uptime", decode_none},
-	{"locale", decode_none}, {"getconf", decode_none}, {"type", decode_none}, {"hash", decode_none},
-	{"help", decode_none}, {"wait", decode_none}, {"exit", decode_none}, {"return", decode_none},
-	{"break", decode_none}, {"continue", decode_none}, {"let", decode_none}, {"ulimit", decode_none},
-	{"umask", decode_none}, {"shopt", decode_shopt}, {"cal", decode_none}, {"bc", decode_none},
-	{"dc", decode_none}, {"factor", decode_none}, {"numfmt", decode_none}, {"jobs", decode_none},
-	{"disown", decode_none}, {"fg", decode_none}, {"bg", decode_none}, {"dirs", decode_none},
-	{"unalias", decode_none}, {"free", decode_none}, {"df", decode_none}, {"lsblk", decode_none},
-	{"lscpu", decode_none}, {"lsusb", decode_none}, {"lspci", decode_none}, {"vmstat", decode_none},
-	{"iostat", decode_none}, {"mpstat", decode_none}, {"ps", decode_none}, {"pgrep", decode_none},
-	{"top", decode_none}, {"htop", decode_none}, {"lsof", decode_none}, {"ss", decode_none},
-	{"netstat", decode_none}, {"sensors", decode_none}, {"which", decode_none}, {"whereis", decode_none},
-	{"man", decode_none}, {"info", decode_none}, {"history", decode_none}, {"compgen", decode_none},
-	{"complete", decode_none}, {"caller", decode_none}, {"times", decode_none}, {"stty", decode_none},
-	{"getent", decode_none}, {"last", decode_none}, {"lastlog", decode_none}, {"tr", decode_none},
-	{"tsort", decode_none},
-	/* processes */
-	{"kill", decode_kill}, {"pkill", decode_kill}, {"killall", decode_kill}, {"skill", decode_kill},
-	{"renice", decode_kill},
-	/* system administration */
-	{"systemctl", decode_system}, {"service", decode_system}, {"journalctl", decode_system},
-	{"mount", decode_system}, {"umount", decode_system}, {"swapon", decode_system}, {"swapoff", decode_system},
-	{"sysctl", decode_system}, {"modprobe", decode_system}, {"insmod", decode_system}, {"rmmod", decode_system},
-	{"depmod", decode_system}, {"hostnamectl", decode_system}, {"timedatectl", decode_system},
-	{"localectl", decode_system}, {"hostname", decode_system}, {"date", decode_system},
-	{"useradd", decode_system}, {"usermod", decode_system}, {"userdel", decode_system},
-	{"groupadd", decode_system}, {"groupmod", decode_system}, {"groupdel", decode_system},
-	{"adduser", decode_system}, {"deluser", decode_system}, {"passwd", decode_system},
-	{"chpasswd", decode_system}, {"chage", decode_system}, {"gpasswd", decode_system}, {"chsh", decode_system},
-	{"chfn", decode_system}, {"visudo", decode_system}, {"crontab", decode_system}, {"iptables", decode_system},
-	{"ip6tables", decode_system}, {"nft", decode_system}, {"ufw", decode_system}, {"ip", decode_system},
-	{"ifconfig", decode_system}, {"route", decode_system}, {"shutdown", decode_system},
-	{"reboot", decode_system}, {"halt", decode_system}, {"poweroff", decode_system}, {"mkfs", decode_system},
-	{"mkfs.ext4", decode_system}, {"mkfs.xfs", decode_system}, {"mkfs.vfat", decode_system},
-	{"mkswap", decode_system}, {"fdisk", decode_system}, {"sfdisk", decode_system}, {"parted", decode_system},
-	{"wipefs", decode_system}, {"losetup", decode_system}, {"cryptsetup", decode_system},
-	{"launchctl", decode_system}, {"setenforce", decode_system}, {"dmesg", decode_system},
-	{"dpkg", decode_system}, {"rpm", decode_system}, {"update-alternatives", decode_system},
-	/* wrappers and nested commands (decode_wrap.c) */
-	{"sudo", decode_sudo}, {"doas", decode_doas}, {"pkexec", decode_doas}, {"su", decode_su},
-	{"runuser", decode_su}, {"env", decode_env}, {"nice", decode_nice}, {"nohup", decode_nohup},
-	{"timeout", decode_timeout}, {"time", decode_time}, {"command", decode_command_builtin},
-	{"builtin", decode_command_builtin}, {"exec", decode_exec}, {"stdbuf", decode_stdbuf},
-	{"ionice", decode_ionice}, {"chrt", decode_ionice}, {"taskset", decode_ionice}, {"setsid", decode_setsid},
-	{"watch", decode_watch}, {"flock", decode_flock}, {"strace", decode_strace}, {"ltrace", decode_strace},
-	{"xargs", decode_xargs}, {"find", decode_find}, {"sh", decode_shell}, {"bash", decode_shell},
-	{"dash", decode_shell}, {"zsh", decode_shell}, {"ksh", decode_shell}, {"mksh", decode_shell},
-	{"ash", decode_shell}, {"fish", decode_shell}, {"tcsh", decode_shell}, {"csh", decode_shell},
-	{"eval", decode_eval}, {"source", decode_source}, {".", decode_source}, {"trap", decode_trap},
-	{"chroot", decode_chroot}, {"busybox", decode_busybox},
-	{"python", decode_interp}, {"python3", decode_interp}, {"python2", decode_interp}, {"pypy", decode_interp},
-	{"pypy3", decode_interp}, {"node", decode_interp}, {"nodejs", decode_interp}, {"deno", decode_interp},
-	{"bun", decode_interp}, {"ruby", decode_interp}, {"perl", decode_interp}, {"php", decode_interp},
-	{"lua", decode_interp}, {"luajit", decode_interp}, {"Rscript", decode_interp}, {"osascript", decode_interp},
-	{"pwsh", decode_interp}, {"powershell", decode_interp}, {"tclsh", decode_interp}, {"expect", decode_interp},
-	{"julia", decode_interp}, {"java", decode_interp}, {"irb", decode_interp},
-	/* network clients (decode_net.c) */
-	{"curl", decode_curl}, {"wget", decode_wget}, {"ssh", decode_ssh}, {"scp", decode_scp},
-	{"sftp", decode_scp}, {"rsync", decode_rsync}, {"nc", decode_nc}, {"ncat", decode_nc},
-	{"netcat", decode_nc}, {"socat", decode_nc}, {"telnet", decode_nc}, {"ftp", decode_nc},
-	{"ping", decode_netprobe}, {"ping6", decode_netprobe}, {"dig", decode_netprobe},
-	{"nslookup", decode_netprobe}, {"host", decode_netprobe}, {"whois", decode_netprobe},
-	{"traceroute", decode_netprobe}, {"tracepath", decode_netprobe}, {"mtr", decode_netprobe},
-	{"gh", decode_gh}, {"http", decode_httpie}, {"https", decode_httpie}, {"xh", decode_httpie},
-	{"git", decode_git},
-	/* development tools (decode_dev.c) */
-	{"docker", decode_docker}, {"podman", decode_docker}, {"npm", decode_pkgmgr}, {"pnpm", decode_pkgmgr},
-	{"yarn", decode_pkgmgr}, {"npx", decode_npx}, {"bunx", decode_npx}, {"pnpx", decode_npx},
-	{"uvx", decode_npx}, {"pip", decode_pip}, {"pip3", decode_pip}, {"pipx", decode_pip}, {"uv", decode_pip},
-	{"go", decode_go}, {"cargo", decode_cargo}, {"make", decode_make}, {"gmake", decode_make},
-	{"tsc", decode_tsc}, {"vitest", decode_testrunner}, {"jest", decode_testrunner},
-	{"mocha", decode_testrunner}, {"pytest", decode_testrunner}, {"eslint", decode_formatter},
-	{"prettier", decode_formatter}, {"biome", decode_formatter}, {"black", decode_formatter},
-	{"ruff", decode_formatter}, {"gofmt", decode_formatter}, {"rustfmt", decode_formatter},
-	{"clang-format", decode_formatter}, {"vite", decode_testrunner}, {"vite-node", decode_testrunner},
-	{"prisma", decode_prisma}, {"terraform", decode_terraform}, {"tofu", decode_terraform},
-	{"apt", decode_sysdpkg}, {"apt-get", decode_sysdpkg}, {"apt-cache", decode_sysdpkg},
-	{"aptitude", decode_sysdpkg}, {"dnf", decode_sysdpkg}, {"yum", decode_sysdpkg}, {"zypper", decode_sysdpkg},
-	{"pacman", decode_sysdpkg}, {"apk", decode_sysdpkg}, {"brew", decode_sysdpkg}, {"snap", decode_sysdpkg},
-	{"gem", decode_sysdpkg}, {"bundle", decode_sysdpkg}, {"belay", decode_belay},
-	{"ruby-version", decode_toolversion}, {"rustc", decode_toolversion}, {"gcc", decode_toolversion},
-	{"cc", decode_toolversion}, {"clang", decode_toolversion}, {"cmake", decode_toolversion},
-	{"kubectl", decode_toolversion}, {"helm", decode_toolversion}, {"aws", decode_toolversion},
-	{"gcloud", decode_toolversion}, {"az", decode_toolversion}, {"vercel", decode_toolversion},
-	{"rails", decode_toolversion}, {"rake", decode_toolversion}, {"javac", decode_toolversion},
+    /* file utilities */
+    {"cat", decode_futil},
+    {"tac", decode_futil},
+    {"nl", decode_futil},
+    {"head", decode_futil},
+    {"tail", decode_futil},
+    {"more", decode_futil},
+    {"less", decode_futil},
+    {"wc", decode_futil},
+    {"od", decode_futil},
+    {"hexdump", decode_futil},
+    {"strings", decode_futil},
+    {"file", decode_futil},
+    {"md5sum", decode_futil},
+    {"sha1sum", decode_futil},
+    {"sha224sum", decode_futil},
+    {"sha256sum", decode_futil},
+    {"sha384sum", decode_futil},
+    {"sha512sum", decode_futil},
+    {"b2sum", decode_futil},
+    {"cksum", decode_futil},
+    {"sum", decode_futil},
+    {"shasum", decode_futil},
+    {"md5", decode_futil},
+    {"cut", decode_futil},
+    {"paste", decode_futil},
+    {"join", decode_futil},
+    {"comm", decode_futil},
+    {"diff", decode_futil},
+    {"cmp", decode_futil},
+    {"fold", decode_futil},
+    {"fmt", decode_futil},
+    {"column", decode_futil},
+    {"rev", decode_futil},
+    {"expand", decode_futil},
+    {"unexpand", decode_futil},
+    {"pr", decode_futil},
+    {"sort", decode_futil},
+    {"grep", decode_futil},
+    {"egrep", decode_futil},
+    {"fgrep", decode_futil},
+    {"zgrep", decode_futil},
+    {"rg", decode_futil},
+    {"ag", decode_futil},
+    {"ack", decode_futil},
+    {"base64", decode_futil},
+    {"base32", decode_futil},
+    {"zcat", decode_futil},
+    {"bzcat", decode_futil},
+    {"xzcat", decode_futil},
+    {"zstdcat", decode_futil},
+    {"zless", decode_futil},
+    {"iconv", decode_futil},
+    {"shellcheck", decode_futil},
+    {"ls", decode_futil},
+    {"dir", decode_futil},
+    {"vdir", decode_futil},
+    {"tree", decode_futil},
+    {"stat", decode_futil},
+    {"du", decode_futil},
+    {"realpath", decode_futil},
+    {"readlink", decode_futil},
+    {"namei", decode_futil},
+    {"lsattr", decode_futil},
+    {"getfacl", decode_futil},
+    {"sed", decode_sed},
+    {"awk", decode_awk},
+    {"gawk", decode_awk},
+    {"mawk", decode_awk},
+    {"nawk", decode_awk},
+    {"jq", decode_jq},
+    {"uniq", decode_inout},
+    {"xxd", decode_inout},
+    {"dos2unix", decode_inout},
+    {"unix2dos", decode_inout},
+    /* writers */
+    {"rm", decode_rm},
+    {"rmdir", decode_rm},
+    {"unlink", decode_rm},
+    {"shred", decode_shred},
+    {"truncate", decode_truncate},
+    {"touch", decode_simple_write},
+    {"mkdir", decode_simple_write},
+    {"mkfifo", decode_simple_write},
+    {"mknod", decode_simple_write},
+    {"sponge", decode_simple_write},
+    {"chmod", decode_chmod},
+    {"chown", decode_chmod},
+    {"chgrp", decode_chmod},
+    {"chattr", decode_chmod},
+    {"setfacl", decode_chmod},
+    {"cp", decode_cp_mv},
+    {"mv", decode_cp_mv},
+    {"install", decode_cp_mv},
+    {"ln", decode_ln},
+    {"tee", decode_tee},
+    {"dd", decode_dd},
+    {"mktemp", decode_mktemp},
+    {"split", decode_split},
+    {"csplit", decode_split},
+    {"patch", decode_patch},
+    {"tar", decode_tar},
+    {"unzip", decode_unzip},
+    {"zip", decode_zip},
+    {"gzip", decode_compress},
+    {"gunzip", decode_compress},
+    {"bzip2", decode_compress},
+    {"bunzip2", decode_compress},
+    {"xz", decode_compress},
+    {"unxz", decode_compress},
+    {"zstd", decode_compress},
+    {"unzstd", decode_compress},
+    {"lz4", decode_compress},
+    {"compress", decode_compress},
+    {"uncompress", decode_compress},
+    /* shell state */
+    {"cd", decode_cd},
+    {"pushd", decode_cd},
+    {"popd", decode_cd},
+    {"export", decode_printenv},
+    {"declare", decode_printenv},
+    {"typeset", decode_printenv},
+    {"local", decode_declare},
+    {"readonly", decode_declare},
+    {"read", decode_read},
+    {"mapfile", decode_read},
+    {"readarray", decode_read},
+    {"getopts", decode_read},
+    {"unset", decode_unset},
+    {"set", decode_printenv},
+    {"shift", decode_shift},
+    {"alias", decode_alias},
+    {"fc", decode_fc},
+    /* output only: computing, printing, inspecting */
+    {"echo", decode_none},
+    {"printf", decode_none},
+    {"true", decode_none},
+    {"false", decode_none},
+    {":", decode_none},
+    {"test", decode_none},
+    {"[", decode_none},
+    {"pwd", decode_none},
+    {"whoami", decode_none},
+    {"id", decode_none},
+    {"uname", decode_none},
+    {"basename", decode_none},
+    {"dirname", decode_none},
+    {"seq", decode_none},
+    {"yes", decode_none},
+    {"expr", decode_none},
+    {"sleep", decode_none},
+    {"printenv", decode_printenv},
+    {"tput", decode_none},
+    {"clear", decode_none},
+    {"tty", decode_none},
+    {"nproc", decode_none},
+    {"arch", decode_none},
+    {"groups", decode_none},
+    {"logname", decode_none},
+    {"users", decode_none},
+    {"who", decode_none},
+    {"w", decode_none},
+    {"uptime", decode_none},
+    {"locale", decode_none},
+    {"getconf", decode_none},
+    {"type", decode_none},
+    {"hash", decode_none},
+    {"help", decode_none},
+    {"wait", decode_none},
+    {"exit", decode_none},
+    {"return", decode_none},
+    {"break", decode_none},
+    {"continue", decode_none},
+    {"let", decode_none},
+    {"ulimit", decode_none},
+    {"umask", decode_none},
+    {"shopt", decode_shopt},
+    {"cal", decode_none},
+    {"bc", decode_none},
+    {"dc", decode_none},
+    {"factor", decode_none},
+    {"numfmt", decode_none},
+    {"jobs", decode_none},
+    {"disown", decode_none},
+    {"fg", decode_none},
+    {"bg", decode_none},
+    {"dirs", decode_none},
+    {"unalias", decode_none},
+    {"free", decode_none},
+    {"df", decode_none},
+    {"lsblk", decode_none},
+    {"lscpu", decode_none},
+    {"lsusb", decode_none},
+    {"lspci", decode_none},
+    {"vmstat", decode_none},
+    {"iostat", decode_none},
+    {"mpstat", decode_none},
+    {"ps", decode_none},
+    {"pgrep", decode_none},
+    {"top", decode_none},
+    {"htop", decode_none},
+    {"lsof", decode_none},
+    {"ss", decode_none},
+    {"netstat", decode_none},
+    {"sensors", decode_none},
+    {"which", decode_none},
+    {"whereis", decode_none},
+    {"man", decode_none},
+    {"info", decode_none},
+    {"history", decode_none},
+    {"compgen", decode_none},
+    {"complete", decode_none},
+    {"caller", decode_none},
+    {"times", decode_none},
+    {"stty", decode_none},
+    {"getent", decode_none},
+    {"last", decode_none},
+    {"lastlog", decode_none},
+    {"tr", decode_none},
+    {"tsort", decode_none},
+    /* processes */
+    {"kill", decode_kill},
+    {"pkill", decode_kill},
+    {"killall", decode_kill},
+    {"skill", decode_kill},
+    {"renice", decode_kill},
+    /* system administration */
+    {"systemctl", decode_system},
+    {"service", decode_system},
+    {"journalctl", decode_system},
+    {"mount", decode_system},
+    {"umount", decode_system},
+    {"swapon", decode_system},
+    {"swapoff", decode_system},
+    {"sysctl", decode_system},
+    {"modprobe", decode_system},
+    {"insmod", decode_system},
+    {"rmmod", decode_system},
+    {"depmod", decode_system},
+    {"hostnamectl", decode_system},
+    {"timedatectl", decode_system},
+    {"localectl", decode_system},
+    {"hostname", decode_system},
+    {"date", decode_system},
+    {"useradd", decode_system},
+    {"usermod", decode_system},
+    {"userdel", decode_system},
+    {"groupadd", decode_system},
+    {"groupmod", decode_system},
+    {"groupdel", decode_system},
+    {"adduser", decode_system},
+    {"deluser", decode_system},
+    {"passwd", decode_system},
+    {"chpasswd", decode_system},
+    {"chage", decode_system},
+    {"gpasswd", decode_system},
+    {"chsh", decode_system},
+    {"chfn", decode_system},
+    {"visudo", decode_system},
+    {"crontab", decode_system},
+    {"iptables", decode_system},
+    {"ip6tables", decode_system},
+    {"nft", decode_system},
+    {"ufw", decode_system},
+    {"ip", decode_system},
+    {"ifconfig", decode_system},
+    {"route", decode_system},
+    {"shutdown", decode_system},
+    {"reboot", decode_system},
+    {"halt", decode_system},
+    {"poweroff", decode_system},
+    {"mkfs", decode_system},
+    {"mkfs.ext4", decode_system},
+    {"mkfs.xfs", decode_system},
+    {"mkfs.vfat", decode_system},
+    {"mkswap", decode_system},
+    {"fdisk", decode_system},
+    {"sfdisk", decode_system},
+    {"parted", decode_system},
+    {"wipefs", decode_system},
+    {"losetup", decode_system},
+    {"cryptsetup", decode_system},
+    {"launchctl", decode_system},
+    {"setenforce", decode_system},
+    {"dmesg", decode_system},
+    {"dpkg", decode_system},
+    {"rpm", decode_system},
+    {"update-alternatives", decode_system},
+    /* wrappers and nested commands (decode_wrap.c) */
+    {"sudo", decode_sudo},
+    {"doas", decode_doas},
+    {"pkexec", decode_doas},
+    {"su", decode_su},
+    {"runuser", decode_su},
+    {"env", decode_env},
+    {"nice", decode_nice},
+    {"nohup", decode_nohup},
+    {"timeout", decode_timeout},
+    {"time", decode_time},
+    {"command", decode_command_builtin},
+    {"builtin", decode_command_builtin},
+    {"exec", decode_exec},
+    {"stdbuf", decode_stdbuf},
+    {"ionice", decode_ionice},
+    {"chrt", decode_ionice},
+    {"taskset", decode_ionice},
+    {"setsid", decode_setsid},
+    {"watch", decode_watch},
+    {"flock", decode_flock},
+    {"strace", decode_strace},
+    {"ltrace", decode_strace},
+    {"xargs", decode_xargs},
+    {"find", decode_find},
+    {"sh", decode_shell},
+    {"bash", decode_shell},
+    {"dash", decode_shell},
+    {"zsh", decode_shell},
+    {"ksh", decode_shell},
+    {"mksh", decode_shell},
+    {"ash", decode_shell},
+    {"fish", decode_shell},
+    {"tcsh", decode_shell},
+    {"csh", decode_shell},
+    {"eval", decode_eval},
+    {"source", decode_source},
+    {".", decode_source},
+    {"trap", decode_trap},
+    {"chroot", decode_chroot},
+    {"busybox", decode_busybox},
+    {"python", decode_interp},
+    {"python3", decode_interp},
+    {"python2", decode_interp},
+    {"pypy", decode_interp},
+    {"pypy3", decode_interp},
+    {"node", decode_interp},
+    {"nodejs", decode_interp},
+    {"deno", decode_interp},
+    {"bun", decode_interp},
+    {"ruby", decode_interp},
+    {"perl", decode_interp},
+    {"php", decode_interp},
+    {"lua", decode_interp},
+    {"luajit", decode_interp},
+    {"Rscript", decode_interp},
+    {"osascript", decode_interp},
+    {"pwsh", decode_interp},
+    {"powershell", decode_interp},
+    {"tclsh", decode_interp},
+    {"expect", decode_interp},
+    {"julia", decode_interp},
+    {"java", decode_interp},
+    {"irb", decode_interp},
+    /* network clients (decode_net.c) */
+    {"curl", decode_curl},
+    {"wget", decode_wget},
+    {"ssh", decode_ssh},
+    {"scp", decode_scp},
+    {"sftp", decode_scp},
+    {"rsync", decode_rsync},
+    {"nc", decode_nc},
+    {"ncat", decode_nc},
+    {"netcat", decode_nc},
+    {"socat", decode_nc},
+    {"telnet", decode_nc},
+    {"ftp", decode_nc},
+    {"ping", decode_netprobe},
+    {"ping6", decode_netprobe},
+    {"dig", decode_netprobe},
+    {"nslookup", decode_netprobe},
+    {"host", decode_netprobe},
+    {"whois", decode_netprobe},
+    {"traceroute", decode_netprobe},
+    {"tracepath", decode_netprobe},
+    {"mtr", decode_netprobe},
+    {"gh", decode_gh},
+    {"http", decode_httpie},
+    {"https", decode_httpie},
+    {"xh", decode_httpie},
+    {"git", decode_git},
+    /* development tools (decode_dev.c) */
+    {"docker", decode_docker},
+    {"podman", decode_docker},
+    {"npm", decode_pkgmgr},
+    {"pnpm", decode_pkgmgr},
+    {"yarn", decode_pkgmgr},
+    {"npx", decode_npx},
+    {"bunx", decode_npx},
+    {"pnpx", decode_npx},
+    {"uvx", decode_npx},
+    {"pip", decode_pip},
+    {"pip3", decode_pip},
+    {"pipx", decode_pip},
+    {"uv", decode_pip},
+    {"go", decode_go},
+    {"cargo", decode_cargo},
+    {"make", decode_make},
+    {"gmake", decode_make},
+    {"tsc", decode_tsc},
+    {"vitest", decode_testrunner},
+    {"jest", decode_testrunner},
+    {"mocha", decode_testrunner},
+    {"pytest", decode_testrunner},
+    {"eslint", decode_formatter},
+    {"prettier", decode_formatter},
+    {"biome", decode_formatter},
+    {"black", decode_formatter},
+    {"ruff", decode_formatter},
+    {"gofmt", decode_formatter},
+    {"rustfmt", decode_formatter},
+    {"clang-format", decode_formatter},
+    {"vite", decode_testrunner},
+    {"vite-node", decode_testrunner},
+    {"prisma", decode_prisma},
+    {"terraform", decode_terraform},
+    {"tofu", decode_terraform},
+    {"apt", decode_sysdpkg},
+    {"apt-get", decode_sysdpkg},
+    {"apt-cache", decode_sysdpkg},
+    {"aptitude", decode_sysdpkg},
+    {"dnf", decode_sysdpkg},
+    {"yum", decode_sysdpkg},
+    {"zypper", decode_sysdpkg},
+    {"pacman", decode_sysdpkg},
+    {"apk", decode_sysdpkg},
+    {"brew", decode_sysdpkg},
+    {"snap", decode_sysdpkg},
+    {"gem", decode_sysdpkg},
+    {"bundle", decode_sysdpkg},
+    {"belay", decode_belay},
+    {"ruby-version", decode_toolversion},
+    {"rustc", decode_toolversion},
+    {"gcc", decode_toolversion},
+    {"cc", decode_toolversion},
+    {"clang", decode_toolversion},
+    {"cmake", decode_toolversion},
+    {"kubectl", decode_toolversion},
+    {"helm", decode_toolversion},
+    {"aws", decode_toolversion},
+    {"gcloud", decode_toolversion},
+    {"az", decode_toolversion},
+    {"vercel", decode_toolversion},
+    {"rails", decode_toolversion},
+    {"rake", decode_toolversion},
+    {"javac", decode_toolversion},
 };
 
 void decode_command(struct cmd *c, const char *name)
@@ -2033,7 +2434,7 @@ void decode_command(struct cmd *c, const char *name)
 			return;
 		}
 	}
-	lower_indet(c, name,
-		    arena_printf(c->L->a, "%s: the gate has no decoder for this program, so its effects are unknown",
-				 name));
+	lower_indet(
+	    c, name,
+	    arena_printf(c->L->a, "%s: the gate has no decoder for this program, so its effects are unknown", name));
 }

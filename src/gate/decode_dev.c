@@ -47,12 +47,13 @@ static const char *sub_at(const struct cmd *c, size_t i)
 
 void decode_docker(struct cmd *c, const char *name)
 {
-	static const char *const glob_arg[] = {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
-					       "--tlscacert", "--tlscert", "--tlskey", NULL};
+	static const char *const glob_arg[] = {"-H",	      "--host",	     "--context", "-c",	      "--config", "-l",
+					       "--log-level", "--tlscacert", "--tlscert", "--tlskey", NULL};
 	for (size_t i = 1; i < c->argc && c->argv[i].s[0] == '-'; i++) {
 		const char *s = c->argv[i].s;
 		if (!strcmp(s, "-H") || !strncmp(s, "--host", 6) ||
-		    ((!strcmp(s, "--context") || !strcmp(s, "-c")) && i + 1 < c->argc && strcmp(c->argv[i + 1].s, "default"))) {
+		    ((!strcmp(s, "--context") || !strcmp(s, "-c")) && i + 1 < c->argc &&
+		     strcmp(c->argv[i + 1].s, "default"))) {
 			lower_indet(c, s, "talks to another container daemon (possibly remote)");
 			return;
 		}
@@ -68,26 +69,27 @@ void decode_docker(struct cmd *c, const char *name)
 	}
 	const char *sub2 = sub_at(c, first_word(c, si + 1, glob_arg));
 	/* group commands: docker image ls, docker container rm ... */
-	static const char *const groups[] = {"image", "container", "volume", "network", "system", "context", "builder",
-					     "buildx", "compose", "manifest", "plugin", "secret", "config", "node",
-					     "service", "stack", "swarm", "trust", NULL};
+	static const char *const groups[] = {"image",	"container", "volume", "network", "system",
+					     "context", "builder",   "buildx", "compose", "manifest",
+					     "plugin",	"secret",    "config", "node",	  "service",
+					     "stack",	"swarm",     "trust",  NULL};
 	const char *verb = decode_in(sub, groups) && sub2 ? sub2 : sub;
-	static const char *const ro[] = {"info", "version", "ps", "images", "inspect", "logs", "stats", "top", "port",
-					 "diff", "history", "events", "ls", "list", "show", "df", "config", "search",
-					 NULL};
+	static const char *const ro[] = {"info", "version", "ps",     "images",	 "inspect", "logs", "stats",
+					 "top",	 "port",    "diff",   "history", "events",  "ls",   "list",
+					 "show", "df",	    "config", "search",	 NULL};
 	if (!strcmp(sub, "manifest") && verb && !strcmp(verb, "inspect")) {
 		lower_emit(c, EK_NET_READ, "container registry", "reads an image manifest from a registry");
 		return;
 	}
-	if (decode_in(verb, ro) || (!strcmp(sub, "compose") && (!strcmp(verb, "ps") || !strcmp(verb, "images") ||
-								  !strcmp(verb, "version")))) {
+	if (decode_in(verb, ro) ||
+	    (!strcmp(sub, "compose") && (!strcmp(verb, "ps") || !strcmp(verb, "images") || !strcmp(verb, "version")))) {
 		if (!strcmp(verb, "search"))
 			lower_emit(c, EK_NET_READ, "container registry", "searches a registry");
 		return;
 	}
 	if (!strcmp(sub, "compose")) {
-		static const char *const svc[] = {"up", "down", "start", "stop", "restart", "create", "rm", "pause",
-						  "unpause", "build", NULL};
+		static const char *const svc[] = {"up", "down",	 "start",   "stop",  "restart", "create",
+						  "rm", "pause", "unpause", "build", NULL};
 		if (decode_in(verb, svc)) {
 			lower_emit(c, EK_PROC_SPAWN, arena_printf(c->L->a, "%s compose %s", name, verb),
 				   "starts or stops the project's local services");
@@ -118,16 +120,18 @@ void decode_docker(struct cmd *c, const char *name)
 	if (!strcmp(verb, "run") || !strcmp(verb, "create") || !strcmp(verb, "pull") || !strcmp(verb, "build")) {
 		lower_emit(c, EK_NET_ACQUIRE, "container registry",
 			   !strcmp(verb, "build") ? "builds from base images it may download and runs build steps"
-						 : "may download an image and runs its code");
+						  : "may download an image and runs its code");
 		return;
 	}
 	if (!strcmp(verb, "exec") || !strcmp(verb, "attach") || !strcmp(verb, "cp")) {
-		lower_indet(c, arena_printf(c->L->a, "%s %s", name, verb), "runs commands in, or copies files with, a container");
+		lower_indet(c, arena_printf(c->L->a, "%s %s", name, verb),
+			    "runs commands in, or copies files with, a container");
 		return;
 	}
 	static const char *const sig[] = {"stop", "kill", "restart", "pause", "unpause", "rm", NULL};
 	if (decode_in(verb, sig)) {
-		lower_emit(c, EK_PROC_SIGNAL, arena_printf(c->L->a, "%s %s", name, verb), "stops or removes running containers");
+		lower_emit(c, EK_PROC_SIGNAL, arena_printf(c->L->a, "%s %s", name, verb),
+			   "stops or removes running containers");
 		return;
 	}
 	static const char *const sys[] = {"rmi", "prune", "load", "import", NULL};
@@ -137,7 +141,8 @@ void decode_docker(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(verb, "login") || !strcmp(verb, "logout")) {
-		lower_emit(c, EK_SECRET_WRITE, "container registry credentials", "stores or removes registry credentials");
+		lower_emit(c, EK_SECRET_WRITE, "container registry credentials",
+			   "stores or removes registry credentials");
 		return;
 	}
 	if (!strcmp(verb, "tag")) {
@@ -163,8 +168,8 @@ static void run_script(struct cmd *c, const char *tool, const char *script)
 
 void decode_pkgmgr(struct cmd *c, const char *name)
 {
-	static const char *const witharg[] = {"-C", "--prefix", "--dir", "--filter", "-F", "--workspace", "-w",
-					      "--cwd", "--registry", "--loglevel", NULL};
+	static const char *const witharg[] = {"-C", "--prefix", "--dir",      "--filter",   "-F", "--workspace",
+					      "-w", "--cwd",	"--registry", "--loglevel", NULL};
 	size_t si = first_word(c, 1, witharg);
 	const char *sub = sub_at(c, si);
 	int yarn = !strcmp(name, "yarn"), pnpm = !strcmp(name, "pnpm");
@@ -172,7 +177,8 @@ void decode_pkgmgr(struct cmd *c, const char *name)
 		if (c->argc == 2 && (!strcmp(c->argv[1].s, "-v") || !strcmp(c->argv[1].s, "--version")))
 			return;
 		if (yarn && c->argc == 1) { /* yarn alone installs */
-			lower_emit(c, EK_NET_ACQUIRE, "package registry", "installs dependencies (downloads and runs their install scripts)");
+			lower_emit(c, EK_NET_ACQUIRE, "package registry",
+				   "installs dependencies (downloads and runs their install scripts)");
 			return;
 		}
 		if (c->argc > 1 && (any_arg(c, 1, (const char *const[]){"-v", "--version", "-h", "--help", NULL})))
@@ -186,17 +192,37 @@ void decode_pkgmgr(struct cmd *c, const char *name)
 		lower_indet(c, name, "package manager subcommand only known at run time");
 		return;
 	}
-	static const char *const ro[] = {"ls", "list", "ll", "la", "root", "prefix", "bin", "help", "explain", "why",
-					 "config", "get", "whoami", "query", "fund", "doctor", "licenses", "info",
-					 "view", "show", "v", "outdated", "audit", "search", "s", "ping", "docs", "home",
-					 "bugs", "repo", "store", "workspaces", NULL};
-	static const char *const acquire[] = {"install", "i", "ci", "add", "update", "upgrade", "up", "dedupe", "rebuild",
-					      "link", "ln", "import", "fetch", "install-test", "it", "install-ci-test",
-					      "global", "patch", "upgrade-interactive", NULL};
-	static const char *const net_send[] = {"publish", "unpublish", "deprecate", "dist-tag", "owner", "access", "team",
-					       "token", "profile", "star", "unstar", "hook", NULL};
-	static const char *const run[] = {"run", "run-script", "rum", "urn", "test", "t", "tst", "start", "stop",
-					  "restart", "build", "lint", "dev", "serve", "watch", "format", "typecheck", NULL};
+	static const char *const ro[] = {"ls",	     "list",	"ll",	    "la",	  "root", "prefix", "bin",
+					 "help",     "explain", "why",	    "config",	  "get",  "whoami", "query",
+					 "fund",     "doctor",	"licenses", "info",	  "view", "show",   "v",
+					 "outdated", "audit",	"search",   "s",	  "ping", "docs",   "home",
+					 "bugs",     "repo",	"store",    "workspaces", NULL};
+	static const char *const acquire[] = {"install",
+					      "i",
+					      "ci",
+					      "add",
+					      "update",
+					      "upgrade",
+					      "up",
+					      "dedupe",
+					      "rebuild",
+					      "link",
+					      "ln",
+					      "import",
+					      "fetch",
+					      "install-test",
+					      "it",
+					      "install-ci-test",
+					      "global",
+					      "patch",
+					      "upgrade-interactive",
+					      NULL};
+	static const char *const net_send[] = {"publish", "unpublish", "deprecate", "dist-tag", "owner",
+					       "access",  "team",      "token",	    "profile",	"star",
+					       "unstar",  "hook",      NULL};
+	static const char *const run[] = {"run", "run-script", "rum",	"urn",	   "test",	"t",
+					  "tst", "start",      "stop",	"restart", "build",	"lint",
+					  "dev", "serve",      "watch", "format",  "typecheck", NULL};
 	static const char *const exec[] = {"exec", "x", "dlx", "create", NULL};
 	if (!strcmp(sub, "config")) {
 		const char *a = sub_at(c, si + 1);
@@ -204,7 +230,8 @@ void decode_pkgmgr(struct cmd *c, const char *name)
 			if (c->L->g.home)
 				lower_path_lit(c, arena_printf(c->L->a, "%s/.npmrc", c->L->g.home), GPA_WRITE, 0);
 			else
-				lower_emit(c, EK_SECRET_WRITE, "~/.npmrc", "changes the package manager's configuration");
+				lower_emit(c, EK_SECRET_WRITE, "~/.npmrc",
+					   "changes the package manager's configuration");
 			return;
 		}
 		return;
@@ -331,14 +358,15 @@ void decode_pip(struct cmd *c, const char *name)
 		}
 		if (!strcmp(sub, "add") || !strcmp(sub, "sync") || !strcmp(sub, "lock") || !strcmp(sub, "run") ||
 		    !strcmp(sub, "remove") || !strcmp(sub, "export")) {
-			lower_emit(c, EK_NET_ACQUIRE, "package index", "resolves and installs packages (third-party code)");
+			lower_emit(c, EK_NET_ACQUIRE, "package index",
+				   "resolves and installs packages (third-party code)");
 			return;
 		}
 		if (!strcmp(sub, "tree") || !strcmp(sub, "version") || !strcmp(sub, "python"))
 			return;
 	}
-	static const char *const ro[] = {"list", "show", "freeze", "check", "help", "debug", "inspect", "hash",
-					 "completion", "--version", "-V", NULL};
+	static const char *const ro[] = {"list",    "show", "freeze",	  "check",     "help", "debug",
+					 "inspect", "hash", "completion", "--version", "-V",   NULL};
 	if (decode_in(sub, ro))
 		return;
 	if (!strcmp(sub, "index") || !strcmp(sub, "search")) {
@@ -347,11 +375,13 @@ void decode_pip(struct cmd *c, const char *name)
 	}
 	if (!strcmp(sub, "install") || !strcmp(sub, "download") || !strcmp(sub, "wheel") || !strcmp(sub, "inject") ||
 	    !strcmp(sub, "upgrade") || !strcmp(sub, "run") || !strcmp(sub, "reinstall") || !strcmp(sub, "compile")) {
-		lower_emit(c, EK_NET_ACQUIRE, "package index", "installs packages: downloads third-party code and runs its build");
+		lower_emit(c, EK_NET_ACQUIRE, "package index",
+			   "installs packages: downloads third-party code and runs its build");
 		return;
 	}
 	if (!strcmp(sub, "uninstall")) {
-		lower_emit(c, EK_FS_DESTROY_OUTSIDE, "python environment", "removes packages from a Python environment");
+		lower_emit(c, EK_FS_DESTROY_OUTSIDE, "python environment",
+			   "removes packages from a Python environment");
 		return;
 	}
 	if (!strcmp(sub, "cache") || !strcmp(sub, "config")) {
@@ -402,7 +432,8 @@ void decode_go(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(sub, "generate") || !strcmp(sub, "tool")) {
-		lower_indet(c, arena_printf(c->L->a, "go %s", sub), "runs commands named in the source (go:generate) or a tool");
+		lower_indet(c, arena_printf(c->L->a, "go %s", sub),
+			    "runs commands named in the source (go:generate) or a tool");
 		return;
 	}
 	if (!strcmp(sub, "clean")) {
@@ -443,8 +474,8 @@ void decode_cargo(struct cmd *c, const char *name)
 	int offline = any_arg(c, 1, (const char *const[]){"--offline", "--frozen", NULL});
 	if (!strcmp(sub, "version") || !strcmp(sub, "help") || !strcmp(sub, "--version"))
 		return;
-	static const char *const build[] = {"build", "b", "check", "c", "test", "t", "run", "r", "bench", "doc", "clippy",
-					    NULL};
+	static const char *const build[] = {"build", "b", "check", "c",	  "test",   "t",
+					    "run",   "r", "bench", "doc", "clippy", NULL};
 	if (decode_in(sub, build)) {
 		if (offline) {
 			lower_emit(c, EK_PROC_SPAWN, arena_printf(c->L->a, "cargo %s", sub),
@@ -465,12 +496,13 @@ void decode_cargo(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(sub, "new") || !strcmp(sub, "init")) {
-		const char *d = sub_at(c, first_word(c, si + 1, (const char *const[]){"--name", "--vcs", "--edition", NULL}));
+		const char *d =
+		    sub_at(c, first_word(c, si + 1, (const char *const[]){"--name", "--vcs", "--edition", NULL}));
 		lower_path_lit(c, d ? d : ".", GPA_WRITE, 1);
 		return;
 	}
-	if (!strcmp(sub, "tree") || !strcmp(sub, "metadata") || !strcmp(sub, "search") || !strcmp(sub, "locate-project") ||
-	    !strcmp(sub, "pkgid") || !strcmp(sub, "verify-project")) {
+	if (!strcmp(sub, "tree") || !strcmp(sub, "metadata") || !strcmp(sub, "search") ||
+	    !strcmp(sub, "locate-project") || !strcmp(sub, "pkgid") || !strcmp(sub, "verify-project")) {
 		if (!offline)
 			lower_emit(c, EK_NET_READ, "crates.io", "may read the crate index");
 		return;
@@ -484,16 +516,17 @@ void decode_cargo(struct cmd *c, const char *name)
 		lower_emit(c, EK_NET_ACQUIRE, "crates.io", "downloads crates (third-party code)");
 		return;
 	}
-	lower_indet(c, arena_printf(c->L->a, "cargo %s", sub), "cargo command the gate does not model (plugins run anything)");
+	lower_indet(c, arena_printf(c->L->a, "cargo %s", sub),
+		    "cargo command the gate does not model (plugins run anything)");
 }
 
 void decode_make(struct cmd *c, const char *name)
 {
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
-		if (!strcmp(s, "-n") || !strcmp(s, "--dry-run") || !strcmp(s, "--just-print") || !strcmp(s, "--recon") ||
-		    !strcmp(s, "-q") || !strcmp(s, "--question") || !strcmp(s, "-p") || !strcmp(s, "--print-data-base") ||
-		    !strcmp(s, "-v") || !strcmp(s, "--version"))
+		if (!strcmp(s, "-n") || !strcmp(s, "--dry-run") || !strcmp(s, "--just-print") ||
+		    !strcmp(s, "--recon") || !strcmp(s, "-q") || !strcmp(s, "--question") || !strcmp(s, "-p") ||
+		    !strcmp(s, "--print-data-base") || !strcmp(s, "-v") || !strcmp(s, "--version"))
 			return;
 	}
 	lower_indet(c, name, "runs Makefile recipes; the gate performs no file reads, so the recipes are unknown");
@@ -530,7 +563,8 @@ void decode_testrunner(struct cmd *c, const char *name)
 	lower_emit(c, EK_PROC_SPAWN, name, "runs the workspace's tests or dev server (workspace code)");
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
-		if ((!strcmp(s, "--outputFile") || !strcmp(s, "--junitxml") || !strcmp(s, "--basetemp")) && i + 1 < c->argc)
+		if ((!strcmp(s, "--outputFile") || !strcmp(s, "--junitxml") || !strcmp(s, "--basetemp")) &&
+		    i + 1 < c->argc)
 			lower_path(c, &c->argv[++i], GPA_WRITE, 1);
 	}
 }
@@ -548,13 +582,32 @@ void decode_formatter(struct cmd *c, const char *name)
 	else if (!strcmp(name, "gofmt") || !strcmp(name, "clang-format"))
 		writes = any_arg(c, 1, (const char *const[]){"-w", "-i", NULL});
 	else
-		writes = any_arg(c, 1, (const char *const[]){"--write", "-w", "--fix", "--apply", "--apply-unsafe", NULL});
+		writes =
+		    any_arg(c, 1, (const char *const[]){"--write", "-w", "--fix", "--apply", "--apply-unsafe", NULL});
 	if (spawn)
 		lower_emit(c, EK_PROC_SPAWN, name, "runs the linter with the workspace's configuration and plugins");
-	static const char *const witharg[] = {"-c", "--config", "-o", "--output-file", "--ignore-path", "--plugin",
-					      "--parser", "--format", "-f", "--rule", "--ext", "--resolve-plugins-relative-to",
-					      "--cache-location", "--max-warnings", "--line-length", "-l", "--style",
-					      "--target-version", "--select", "--ignore", "--exclude", NULL};
+	static const char *const witharg[] = {"-c",
+					      "--config",
+					      "-o",
+					      "--output-file",
+					      "--ignore-path",
+					      "--plugin",
+					      "--parser",
+					      "--format",
+					      "-f",
+					      "--rule",
+					      "--ext",
+					      "--resolve-plugins-relative-to",
+					      "--cache-location",
+					      "--max-warnings",
+					      "--line-length",
+					      "-l",
+					      "--style",
+					      "--target-version",
+					      "--select",
+					      "--ignore",
+					      "--exclude",
+					      NULL};
 	size_t files = 0;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
@@ -591,8 +644,8 @@ static const char *url_host(struct lower *L, const char *u)
 void decode_prisma(struct cmd *c, const char *name)
 {
 	const char *sub = sub_at(c, 1);
-	if (!sub || !strcmp(sub, "-v") || !strcmp(sub, "--version") || !strcmp(sub, "version") || !strcmp(sub, "validate") ||
-	    !strcmp(sub, "--help"))
+	if (!sub || !strcmp(sub, "-v") || !strcmp(sub, "--version") || !strcmp(sub, "version") ||
+	    !strcmp(sub, "validate") || !strcmp(sub, "--help"))
 		return;
 	if (!strcmp(sub, "generate") || !strcmp(sub, "format") || !strcmp(sub, "init")) {
 		lower_path_lit(c, ".", GPA_WRITE, 1);
@@ -607,7 +660,8 @@ void decode_prisma(struct cmd *c, const char *name)
 		const char *url = lower_getenv(c, "DATABASE_URL");
 		int read = a && (!strcmp(a, "status") || !strcmp(a, "diff"));
 		if (!url || !xm_known(url) || !*url) {
-			lower_indet(c, "DATABASE_URL", "the database is named by DATABASE_URL, which is not known here");
+			lower_indet(c, "DATABASE_URL",
+				    "the database is named by DATABASE_URL, which is not known here");
 			return;
 		}
 		const char *host = url_host(c->L, url);
@@ -639,7 +693,8 @@ void decode_terraform(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(sub, "init") || !strcmp(sub, "get")) {
-		lower_emit(c, EK_NET_ACQUIRE, "terraform registry", "downloads providers and modules (third-party code)");
+		lower_emit(c, EK_NET_ACQUIRE, "terraform registry",
+			   "downloads providers and modules (third-party code)");
 		return;
 	}
 	if (!strcmp(sub, "state")) {
@@ -647,10 +702,11 @@ void decode_terraform(struct cmd *c, const char *name)
 		if (a && (!strcmp(a, "list") || !strcmp(a, "show") || !strcmp(a, "pull")))
 			return;
 	}
-	static const char *const mut[] = {"apply", "destroy", "import", "taint", "untaint", "state", "refresh",
-					  "force-unlock", "push", "workspace", NULL};
+	static const char *const mut[] = {"apply",   "destroy",	     "import", "taint",	    "untaint", "state",
+					  "refresh", "force-unlock", "push",   "workspace", NULL};
 	if (decode_in(sub, mut)) {
-		lower_emit(c, EK_NET_SEND, arena_printf(c->L->a, "%s %s", name, sub), "changes real infrastructure or its state");
+		lower_emit(c, EK_NET_SEND, arena_printf(c->L->a, "%s %s", name, sub),
+			   "changes real infrastructure or its state");
 		return;
 	}
 	lower_indet(c, arena_printf(c->L->a, "%s %s", name, sub),
@@ -671,8 +727,8 @@ void decode_sysdpkg(struct cmd *c, const char *name)
 			lower_dispatch(&inner);
 			return;
 		}
-		static const char *const ro[] = {"list", "show", "info", "outdated", "check", "version", "help", "platform",
-						 "doctor", NULL};
+		static const char *const ro[] = {"list",    "show", "info",	"outdated", "check",
+						 "version", "help", "platform", "doctor",   NULL};
 		if (sub && decode_in(sub, ro))
 			return;
 		if (sub && !strcmp(sub, "config")) {
@@ -688,7 +744,8 @@ void decode_sysdpkg(struct cmd *c, const char *name)
 	if (!sub) {
 		if (!strcmp(name, "pacman") && c->argc > 1) {
 			const char *s = c->argv[1].s;
-			if (!strncmp(s, "-Q", 2) || !strncmp(s, "-Ss", 3) || !strncmp(s, "-Si", 3) || !strncmp(s, "-F", 2))
+			if (!strncmp(s, "-Q", 2) || !strncmp(s, "-Ss", 3) || !strncmp(s, "-Si", 3) ||
+			    !strncmp(s, "-F", 2))
 				return;
 			lower_emit(c, EK_NET_ACQUIRE, "package repository", "installs or upgrades system packages");
 			lower_emit(c, EK_SYSTEM, name, "changes installed system packages");
@@ -696,15 +753,15 @@ void decode_sysdpkg(struct cmd *c, const char *name)
 		}
 		return;
 	}
-	static const char *const ro[] = {"list", "search", "show", "policy", "info", "depends", "rdepends", "madison",
-					 "showpkg", "stats", "dump", "query", "outdated", "deps", "leaves", "config",
-					 "doctor", "home", "desc", "uses", "find", "contents", "which", "env",
-					 "specification", "help", "--version", "-v", "version", "check", "history",
-					 "repolist", "provides", "whatprovides", "changelog", NULL};
+	static const char *const ro[] = {
+	    "list",  "search",	"show",	 "policy",   "info",	 "depends",  "rdepends",      "madison",   "showpkg",
+	    "stats", "dump",	"query", "outdated", "deps",	 "leaves",   "config",	      "doctor",	   "home",
+	    "desc",  "uses",	"find",	 "contents", "which",	 "env",	     "specification", "help",	   "--version",
+	    "-v",    "version", "check", "history",  "repolist", "provides", "whatprovides",  "changelog", NULL};
 	if (decode_in(sub, ro))
 		return;
-	static const char *const rm[] = {"remove", "purge", "autoremove", "uninstall", "erase", "del", "cleanup",
-					 "untap", "rm", "clean", NULL};
+	static const char *const rm[] = {"remove",  "purge", "autoremove", "uninstall", "erase", "del",
+					 "cleanup", "untap", "rm",	   "clean",	NULL};
 	if (decode_in(sub, rm)) {
 		lower_emit(c, EK_SYSTEM, arena_printf(c->L->a, "%s %s", name, sub), "removes installed packages");
 		return;
@@ -743,15 +800,15 @@ void decode_toolversion(struct cmd *c, const char *name)
 {
 	if (c->argc == 2) {
 		const char *a = xw_lit(&c->argv[1]);
-		static const char *const ver[] = {"-v", "-V", "--version", "version", "-version", "--help", "-h", "help",
-						  NULL};
+		static const char *const ver[] = {"-v",	    "-V", "--version", "version", "-version",
+						  "--help", "-h", "help",      NULL};
 		if (a && decode_in(a, ver))
 			return;
 	}
 	if (!strcmp(name, "rails") || !strcmp(name, "rake")) {
 		const char *a = sub_at(c, 1);
-		static const char *const ro[] = {"routes", "middleware", "stats", "about", "version", "notes", "-T",
-						 "--tasks", NULL};
+		static const char *const ro[] = {"routes", "middleware", "stats",   "about", "version",
+						 "notes",  "-T",	 "--tasks", NULL};
 		if (a && decode_in(a, ro))
 			return;
 	}
@@ -777,6 +834,7 @@ void decode_toolversion(struct cmd *c, const char *name)
 			lower_path_lit(c, "*", GPA_WRITE, 0);
 		return;
 	}
-	lower_indet(c, arena_printf(c->L->a, "%s %s", name, c->argc > 1 ? xw_show(c->L, &c->argv[1]) : ""),
-		    arena_printf(c->L->a, "%s: the gate has no decoder for these arguments, so the effects are unknown", name));
+	lower_indet(
+	    c, arena_printf(c->L->a, "%s %s", name, c->argc > 1 ? xw_show(c->L, &c->argv[1]) : ""),
+	    arena_printf(c->L->a, "%s: the gate has no decoder for these arguments, so the effects are unknown", name));
 }

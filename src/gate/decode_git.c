@@ -118,15 +118,28 @@ static size_t count_operands(const struct cmd *c, size_t i, int *after_dashdash)
 
 static int hazardous_key(const char *kv)
 {
-	static const char *const exact[] = {"core.sshcommand", "core.pager", "core.editor", "core.hookspath",
-					    "core.fsmonitor", "core.askpass", "core.gitproxy",
-					    "core.alternaterefscommand", "diff.external", "credential.helper",
-					    "sequence.editor", "uploadpack.packobjectshook", "gpg.program",
-					    "init.templatedir", "include.path", "ssh.variant", "core.worktree",
-					    "core.sharedrepository", NULL};
-	static const char *const prefix[] = {"alias.", "filter.", "merge.", "url.", "includeif.", "pager.",
-					     "protocol.", "gpg.", "credential.", "remote.", "difftool.", "mergetool.",
-					     NULL};
+	static const char *const exact[] = {"core.sshcommand",
+					    "core.pager",
+					    "core.editor",
+					    "core.hookspath",
+					    "core.fsmonitor",
+					    "core.askpass",
+					    "core.gitproxy",
+					    "core.alternaterefscommand",
+					    "diff.external",
+					    "credential.helper",
+					    "sequence.editor",
+					    "uploadpack.packobjectshook",
+					    "gpg.program",
+					    "init.templatedir",
+					    "include.path",
+					    "ssh.variant",
+					    "core.worktree",
+					    "core.sharedrepository",
+					    NULL};
+	static const char *const prefix[] = {"alias.",	  "filter.",	"merge.", "url.",	 "includeif.",
+					     "pager.",	  "protocol.",	"gpg.",	  "credential.", "remote.",
+					     "difftool.", "mergetool.", NULL};
 	const char *eq = strchr(kv, '=');
 	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
 	for (int i = 0; exact[i]; i++)
@@ -136,8 +149,8 @@ static int hazardous_key(const char *kv)
 		size_t pl = strlen(prefix[i]);
 		if (n > pl && !strncasecmp(kv, prefix[i], pl)) {
 			/* only the program-running members of these sections */
-			if (!strncasecmp(kv, "remote.", 7) && !strcasestr(kv, "uploadpack") && !strcasestr(kv, "receivepack") &&
-			    !strcasestr(kv, "proxy"))
+			if (!strncasecmp(kv, "remote.", 7) && !strcasestr(kv, "uploadpack") &&
+			    !strcasestr(kv, "receivepack") && !strcasestr(kv, "proxy"))
 				continue;
 			if (!strncasecmp(kv, "merge.", 6) && !strcasestr(kv, "driver"))
 				continue;
@@ -203,8 +216,8 @@ static const char *first_operand(const struct cmd *c, size_t i, const char *cons
 static void git_push(struct gitctx *g)
 {
 	struct cmd *c = g->c;
-	static const char *const force[] = {"--force", "-f", "--force-with-lease", "--force-if-includes", "--mirror",
-					    NULL};
+	static const char *const force[] = {"--force",	"-f", "--force-with-lease", "--force-if-includes",
+					    "--mirror", NULL};
 	static const char *const del[] = {"--delete", "-d", "--prune", NULL};
 	static const char *const dry[] = {"--dry-run", "-n", NULL};
 	static const char *const witharg[] = {"--repo", "--receive-pack", "--exec", "-o", "--push-option", NULL};
@@ -255,12 +268,14 @@ static void git_push(struct gitctx *g)
 static void git_branch(struct gitctx *g)
 {
 	struct cmd *c = g->c;
-	static const char *const list[] = {"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose",
-					   "--show-current", "--contains", "--no-contains", "--merged", "--no-merged",
-					   "--points-at", "--column", "--no-column", NULL};
+	static const char *const list[] = {
+	    "-a",	"--all",       "-r",	      "--remotes",	"-l",	       "--list",
+	    "-v",	"-vv",	       "--verbose",   "--show-current", "--contains",  "--no-contains",
+	    "--merged", "--no-merged", "--points-at", "--column",	"--no-column", NULL};
 	int del = has_opt(c, g->i, (const char *const[]){"-d", "--delete", NULL}) || has_short(c, g->i, 'd');
-	int force_del = has_opt(c, g->i, (const char *const[]){"-D", NULL}) || has_short(c, g->i, 'D') ||
-			(del && (has_opt(c, g->i, (const char *const[]){"--force", "-f", NULL}) || has_short(c, g->i, 'f')));
+	int force_del =
+	    has_opt(c, g->i, (const char *const[]){"-D", NULL}) || has_short(c, g->i, 'D') ||
+	    (del && (has_opt(c, g->i, (const char *const[]){"--force", "-f", NULL}) || has_short(c, g->i, 'f')));
 	if (force_del) {
 		destructive(g, "git branch -D", "force-deletes a branch even when its commits are not merged");
 		return;
@@ -271,9 +286,9 @@ static void git_branch(struct gitctx *g)
 	}
 	int dd;
 	size_t ops = count_operands(c, g->i, &dd);
-	int rename = has_opt(c, g->i, (const char *const[]){"-m", "-M", "-c", "-C", "--move", "--copy",
-							  "--set-upstream-to", "-u", "--unset-upstream",
-							  "--edit-description", NULL});
+	int rename = has_opt(c, g->i,
+			     (const char *const[]){"-m", "-M", "-c", "-C", "--move", "--copy", "--set-upstream-to",
+						   "-u", "--unset-upstream", "--edit-description", NULL});
 	if (rename) {
 		ref_local(g, "branch rename/upstream", "renames, copies or re-targets a local branch");
 		return;
@@ -288,11 +303,13 @@ static void git_branch(struct gitctx *g)
 static void git_config(struct gitctx *g)
 {
 	struct cmd *c = g->c;
-	static const char *const ro[] = {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l",
-					 "--get-color", "--get-colorbool", "--show-origin", "--show-scope", "get", "list",
-					 NULL};
-	static const char *const wr[] = {"--unset", "--unset-all", "--add", "--replace-all", "--rename-section",
-					 "--remove-section", "set", "unset", "rename-section", "remove-section", NULL};
+	static const char *const ro[] = {
+	    "--get",	   "--get-all",	      "--get-regexp",  "--get-urlmatch", "--list", "-l",
+	    "--get-color", "--get-colorbool", "--show-origin", "--show-scope",	 "get",	   "list",
+	    NULL};
+	static const char *const wr[] = {"--unset",	     "--unset-all",	 "--add", "--replace-all",
+					 "--rename-section", "--remove-section", "set",	  "unset",
+					 "rename-section",   "remove-section",	 NULL};
 	if (has_opt(c, g->i, (const char *const[]){"--edit", "-e", "edit", NULL})) {
 		lower_indet(c, "git config --edit", "opens an editor on git configuration");
 		return;
@@ -309,7 +326,8 @@ static void git_config(struct gitctx *g)
 			system = 1;
 		else if ((!strcmp(s, "--file") || !strcmp(s, "-f")) && k + 1 < c->argc)
 			file = &c->argv[++k];
-		else if (!strcmp(s, "--type") || !strcmp(s, "--default") || !strcmp(s, "--blob") || !strcmp(s, "--comment"))
+		else if (!strcmp(s, "--type") || !strcmp(s, "--default") || !strcmp(s, "--blob") ||
+			 !strcmp(s, "--comment"))
 			k++;
 		else if (s[0] != '-' && !decode_in(s, wr) && !decode_in(s, ro)) {
 			if (!key)
@@ -337,14 +355,16 @@ static void git_config(struct gitctx *g)
 		if (h)
 			lower_path_lit(c, arena_printf(c->L->a, "%s/.gitconfig", h), GPA_WRITE, 0);
 		else
-			lower_emit(c, EK_FS_WRITE_OUTSIDE, "~/.gitconfig", "writes the user's global git configuration");
+			lower_emit(c, EK_FS_WRITE_OUTSIDE, "~/.gitconfig",
+				   "writes the user's global git configuration");
 		return;
 	}
 	if (system) {
 		lower_path_lit(c, "/etc/gitconfig", GPA_WRITE, 0);
 		return;
 	}
-	ref_local(g, arena_printf(c->L->a, "config %s", key ? key : "?"), "changes the repository's local configuration");
+	ref_local(g, arena_printf(c->L->a, "config %s", key ? key : "?"),
+		  "changes the repository's local configuration");
 }
 
 void decode_git(struct cmd *c, const char *name)
@@ -355,16 +375,30 @@ void decode_git(struct cmd *c, const char *name)
 		g.repo[k] = c->cwd[k];
 	g.nrepo = c->ncwd;
 	/* environment that makes git run other programs or work elsewhere */
-	static const char *const env_run[] = {"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EXEC_PATH", "GIT_EDITOR",
-					      "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "SSH_ASKPASS",
-					      "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_CONFIG_COUNT",
-					      "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
-					      "GIT_CONFIG", "GIT_TEMPLATE_DIR", "LD_PRELOAD", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+	static const char *const env_run[] = {"GIT_SSH_COMMAND",
+					      "GIT_SSH",
+					      "GIT_EXEC_PATH",
+					      "GIT_EDITOR",
+					      "GIT_SEQUENCE_EDITOR",
+					      "GIT_PAGER",
+					      "GIT_ASKPASS",
+					      "SSH_ASKPASS",
+					      "GIT_EXTERNAL_DIFF",
+					      "GIT_PROXY_COMMAND",
+					      "GIT_CONFIG_COUNT",
+					      "GIT_CONFIG_PARAMETERS",
+					      "GIT_CONFIG_GLOBAL",
+					      "GIT_CONFIG_SYSTEM",
+					      "GIT_CONFIG",
+					      "GIT_TEMPLATE_DIR",
+					      "LD_PRELOAD",
+					      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 					      NULL};
 	for (size_t k = 0; k < c->nenv; k++) {
 		if (decode_in(c->env[k].name, env_run)) {
-			lower_indet(c, c->env[k].name,
-				    "an environment variable makes git run another program or read other configuration");
+			lower_indet(
+			    c, c->env[k].name,
+			    "an environment variable makes git run another program or read other configuration");
 			return;
 		}
 	}
@@ -401,8 +435,9 @@ void decode_git(struct cmd *c, const char *name)
 			if (i + 1 < c->argc) {
 				const char *kv = c->argv[++i].s;
 				if (!xm_known(kv) || hazardous_key(kv)) {
-					lower_indet(c, arena_printf(c->L->a, "git -c %s", kv),
-						    "a git option that makes git run another program or redirect remotes");
+					lower_indet(
+					    c, arena_printf(c->L->a, "git -c %s", kv),
+					    "a git option that makes git run another program or redirect remotes");
 					return;
 				}
 			}
@@ -460,13 +495,53 @@ void decode_git(struct cmd *c, const char *name)
 	}
 	g.sub = sub;
 	g.i = i + 1;
-	static const char *const readonly[] = {
-		"status", "log", "show", "rev-parse", "describe", "show-ref", "ls-files", "ls-tree", "cat-file",
-		"verify-commit", "verify-tag", "whatchanged", "shortlog", "help", "version", "blame", "annotate", "grep",
-		"count-objects", "fsck", "name-rev", "merge-base", "rev-list", "cherry", "show-branch", "for-each-ref",
-		"check-ignore", "check-attr", "check-ref-format", "var", "diff-files", "diff-index", "diff-tree",
-		"range-diff", "diff", "get-tar-commit-id", "verify-pack", "show-index", "ls-remote", "check-mailmap",
-		"column", "stripspace", "interpret-trailers", "hash-object", "patch-id", "request-pull", NULL};
+	static const char *const readonly[] = {"status",
+					       "log",
+					       "show",
+					       "rev-parse",
+					       "describe",
+					       "show-ref",
+					       "ls-files",
+					       "ls-tree",
+					       "cat-file",
+					       "verify-commit",
+					       "verify-tag",
+					       "whatchanged",
+					       "shortlog",
+					       "help",
+					       "version",
+					       "blame",
+					       "annotate",
+					       "grep",
+					       "count-objects",
+					       "fsck",
+					       "name-rev",
+					       "merge-base",
+					       "rev-list",
+					       "cherry",
+					       "show-branch",
+					       "for-each-ref",
+					       "check-ignore",
+					       "check-attr",
+					       "check-ref-format",
+					       "var",
+					       "diff-files",
+					       "diff-index",
+					       "diff-tree",
+					       "range-diff",
+					       "diff",
+					       "get-tar-commit-id",
+					       "verify-pack",
+					       "show-index",
+					       "ls-remote",
+					       "check-mailmap",
+					       "column",
+					       "stripspace",
+					       "interpret-trailers",
+					       "hash-object",
+					       "patch-id",
+					       "request-pull",
+					       NULL};
 	if (decode_in(sub, readonly)) {
 		/* outputs that are files */
 		for (size_t k = g.i; k < c->argc; k++) {
@@ -498,8 +573,9 @@ void decode_git(struct cmd *c, const char *name)
 	if (!strcmp(sub, "tag")) {
 		int dd;
 		size_t ops = count_operands(c, g.i, &dd);
-		static const char *const list[] = {"-l", "--list", "-n", "--contains", "--no-contains", "--points-at",
-						   "--merged", "--no-merged", "-v", "--verify", NULL};
+		static const char *const list[] = {
+		    "-l",	   "--list", "-n",	 "--contains", "--no-contains", "--points-at", "--merged",
+		    "--no-merged", "-v",     "--verify", NULL};
 		if (ops == 0 || has_opt(c, g.i, list)) {
 			repo_read(&g);
 			return;
@@ -511,7 +587,8 @@ void decode_git(struct cmd *c, const char *name)
 	if (!strcmp(sub, "reflog")) {
 		const char *a = g.i < c->argc ? c->argv[g.i].s : "show";
 		if (!strcmp(a, "expire") || !strcmp(a, "delete") || !strcmp(a, "drop")) {
-			destructive(&g, "git reflog expire/delete", "removes reflog entries, the last way back to lost commits");
+			destructive(&g, "git reflog expire/delete",
+				    "removes reflog entries, the last way back to lost commits");
 			return;
 		}
 		repo_read(&g);
@@ -552,10 +629,12 @@ void decode_git(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(sub, "checkout") || !strcmp(sub, "switch")) {
-		int create = has_opt(c, g.i, (const char *const[]){"-b", "-B", "-c", "-C", "--orphan", "--create",
-								 "--force-create", NULL});
-		int force = has_opt(c, g.i, (const char *const[]){"-f", "--force", "--discard-changes", "-p",
-								"--patch", "--ours", "--theirs", NULL});
+		int create = has_opt(
+		    c, g.i,
+		    (const char *const[]){"-b", "-B", "-c", "-C", "--orphan", "--create", "--force-create", NULL});
+		int force = has_opt(c, g.i,
+				    (const char *const[]){"-f", "--force", "--discard-changes", "-p", "--patch",
+							  "--ours", "--theirs", NULL});
 		int dd;
 		size_t ops = count_operands(c, g.i, &dd);
 		int paths = !strcmp(sub, "checkout") && !create && (dd > 0 || ops >= 2 || arg_is(c, c->argc - 1, "."));
@@ -602,8 +681,9 @@ void decode_git(struct cmd *c, const char *name)
 			lower_indet(c, "git fetch --upload-pack", "runs a program on the remote side");
 			return;
 		}
-		const char *remote = has_opt(c, g.i, (const char *const[]){"--all", NULL}) ? "(all remotes)"
-												      : first_operand(c, g.i, NULL);
+		const char *remote = has_opt(c, g.i, (const char *const[]){"--all", NULL})
+					 ? "(all remotes)"
+					 : first_operand(c, g.i, NULL);
 		net(&g, EK_NET_READ, remote, "downloads commits from a remote repository");
 		ref_local(&g, arena_printf(c->L->a, "refs/remotes/%s/*", remote ? remote : "origin"),
 			  "updates remote-tracking refs");
@@ -618,9 +698,21 @@ void decode_git(struct cmd *c, const char *name)
 		}
 		const char *ops[2] = {NULL, NULL};
 		int n = 0;
-		static const char *const witharg[] = {"-b", "--branch", "-o", "--origin", "--depth", "-c", "--config",
-						      "--reference", "--separate-git-dir", "-j", "--jobs", "--filter",
-						      "--shallow-since", "--shallow-exclude", NULL};
+		static const char *const witharg[] = {"-b",
+						      "--branch",
+						      "-o",
+						      "--origin",
+						      "--depth",
+						      "-c",
+						      "--config",
+						      "--reference",
+						      "--separate-git-dir",
+						      "-j",
+						      "--jobs",
+						      "--filter",
+						      "--shallow-since",
+						      "--shallow-exclude",
+						      NULL};
 		for (size_t k = g.i; k < c->argc; k++) {
 			const char *s = c->argv[k].s;
 			if (s[0] == '-') {
@@ -657,9 +749,9 @@ void decode_git(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(sub, "init")) {
-		const char *d = first_operand(c, g.i, (const char *const[]){"--template", "-b", "--initial-branch",
-									   "--separate-git-dir", "--object-format",
-									   NULL});
+		const char *d = first_operand(c, g.i,
+					      (const char *const[]){"--template", "-b", "--initial-branch",
+								    "--separate-git-dir", "--object-format", NULL});
 		if (has_opt(c, g.i, (const char *const[]){"--template", NULL})) {
 			lower_indet(c, "git init --template", "installs hooks from a template directory");
 			return;
@@ -702,7 +794,8 @@ void decode_git(struct cmd *c, const char *name)
 		}
 		if (!strcmp(a, "remove")) {
 			if (has_opt(c, g.i, (const char *const[]){"--force", "-f", NULL})) {
-				destructive(&g, "git worktree remove --force", "deletes a worktree with uncommitted changes");
+				destructive(&g, "git worktree remove --force",
+					    "deletes a worktree with uncommitted changes");
 				return;
 			}
 			const char *p = first_operand(c, g.i + 1, NULL);
@@ -727,7 +820,8 @@ void decode_git(struct cmd *c, const char *name)
 	if (!strcmp(sub, "format-patch")) {
 		const char *o = NULL;
 		for (size_t k = g.i; k < c->argc; k++) {
-			if ((!strcmp(c->argv[k].s, "-o") || !strcmp(c->argv[k].s, "--output-directory")) && k + 1 < c->argc)
+			if ((!strcmp(c->argv[k].s, "-o") || !strcmp(c->argv[k].s, "--output-directory")) &&
+			    k + 1 < c->argc)
 				o = c->argv[k + 1].s;
 			else if (!strncmp(c->argv[k].s, "--output-directory=", 19))
 				o = c->argv[k].s + 19;
@@ -738,7 +832,8 @@ void decode_git(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(sub, "rebase")) {
-		if (has_opt(c, g.i, (const char *const[]){"-i", "--interactive", "--exec", "-x", "--edit-todo", NULL})) {
+		if (has_opt(c, g.i,
+			    (const char *const[]){"-i", "--interactive", "--exec", "-x", "--edit-todo", NULL})) {
 			lower_indet(c, "git rebase -i/--exec", "interactive rebase or rebase that runs commands");
 			return;
 		}
@@ -835,10 +930,27 @@ void decode_git(struct cmd *c, const char *name)
 		lower_emit(c, EK_NET_SEND, "smtp", "sends email");
 		return;
 	}
-	static const char *const local[] = {"add", "commit", "mv", "revert", "merge", "cherry-pick", "am",
-					    "sparse-checkout", "update-index", "commit-tree", "mktag", "mktree",
-					    "read-tree", "symbolic-ref", "replace", "rerere", "write-tree", "merge-file",
-					    "checkout-index", "mergetool", NULL};
+	static const char *const local[] = {"add",
+					    "commit",
+					    "mv",
+					    "revert",
+					    "merge",
+					    "cherry-pick",
+					    "am",
+					    "sparse-checkout",
+					    "update-index",
+					    "commit-tree",
+					    "mktag",
+					    "mktree",
+					    "read-tree",
+					    "symbolic-ref",
+					    "replace",
+					    "rerere",
+					    "write-tree",
+					    "merge-file",
+					    "checkout-index",
+					    "mergetool",
+					    NULL};
 	if (decode_in(sub, local)) {
 		if (!strcmp(sub, "mergetool")) {
 			lower_indet(c, "git mergetool", "runs a merge tool program");
@@ -849,10 +961,11 @@ void decode_git(struct cmd *c, const char *name)
 			worktree_write(&g);
 		return;
 	}
-	static const char *const runs[] = {"difftool", "daemon", "instaweb", "http-backend", "shell", "upload-pack",
-					   "receive-pack", "web--browse", "lfs", NULL};
+	static const char *const runs[] = {"difftool",	  "daemon",	  "instaweb",	 "http-backend", "shell",
+					   "upload-pack", "receive-pack", "web--browse", "lfs",		 NULL};
 	if (decode_in(sub, runs)) {
-		lower_indet(c, arena_printf(c->L->a, "git %s", sub), "git subcommand that runs programs or serves the network");
+		lower_indet(c, arena_printf(c->L->a, "git %s", sub),
+			    "git subcommand that runs programs or serves the network");
 		return;
 	}
 	lower_indet(c, arena_printf(c->L->a, "git %s", sub),

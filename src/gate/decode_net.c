@@ -20,8 +20,8 @@ static int loopback(const char *h)
 
 static int secret_text(const char *s)
 {
-	static const char *const words[] = {"secret", "credential", ".env", "id_rsa", "id_ed25519", ".pem",
-					    "private_key", "password=", "passwd=", NULL};
+	static const char *const words[] = {"secret", "credential",  ".env",	  "id_rsa",  "id_ed25519",
+					    ".pem",   "private_key", "password=", "passwd=", NULL};
 	for (int i = 0; words[i]; i++)
 		if (strcasestr(s, words[i]))
 			return 1;
@@ -87,9 +87,19 @@ void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payl
 
 static int auth_header(const char *h)
 {
-	static const char *const names[] = {"authorization", "proxy-authorization", "x-api-key", "api-key",
-					    "x-auth-token", "x-token", "token", "cookie", "x-csrf-token",
-					    "private-token", "x-goog-api-key", "x-amz-security-token", NULL};
+	static const char *const names[] = {"authorization",
+					    "proxy-authorization",
+					    "x-api-key",
+					    "api-key",
+					    "x-auth-token",
+					    "x-token",
+					    "token",
+					    "cookie",
+					    "x-csrf-token",
+					    "private-token",
+					    "x-goog-api-key",
+					    "x-amz-security-token",
+					    NULL};
 	size_t n = strcspn(h, ":;");
 	while (n && isspace((unsigned char)h[n - 1]))
 		n--;
@@ -128,8 +138,8 @@ static int data_arg(struct cmd *c, const struct xword *v, int form)
 			file = eq + 2;
 	} else {
 		const char *at = strchr(s, '@'); /* --data-urlencode name@file */
-		if (at && at > s && !strchr(s, '=') && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-							    (size_t)(at - s))
+		if (at && at > s && !strchr(s, '=') &&
+		    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == (size_t)(at - s))
 			file = at + 1;
 	}
 	if (file) {
@@ -147,40 +157,202 @@ static int data_arg(struct cmd *c, const struct xword *v, int form)
 	return v->secret || secret_text(s);
 }
 
-static const char *const CURL_ARG[] = {
-	"--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json", "--form",
-	"--form-string", "--upload-file", "--header", "--request", "--url", "--output", "--output-dir",
-	"--dump-header", "--cookie", "--cookie-jar", "--user", "--proxy-user", "--proxy", "--referer",
-	"--user-agent", "--max-time", "--connect-timeout", "--retry", "--retry-delay", "--retry-max-time",
-	"--write-out", "--range", "--continue-at", "--cert", "--key", "--cacert", "--capath", "--config",
-	"--resolve", "--connect-to", "--interface", "--limit-rate", "--max-filesize", "--max-redirs", "--proto",
-	"--proto-redir", "--oauth2-bearer", "--aws-sigv4", "--unix-socket", "--abstract-unix-socket",
-	"--time-cond", "--trace", "--trace-ascii", "--stderr", "--libcurl", "--netrc-file", "--keepalive-time",
-	"--expect100-timeout", "--tls-max", "--ciphers", "--pinnedpubkey", "--noproxy", "--preproxy",
-	"--proxy-header", "--dns-servers", "--local-port", "--variable", "--etag-save", "--etag-compare", "--hsts",
-	"--alt-svc", "--ftp-port", "--quote", "--mail-from", "--mail-rcpt", "--mail-auth", "--request-target",
-	"--socks5", "--socks5-hostname", "--socks4", "--socks4a", "--url-query", "--rate", "--parallel-max",
-	"--create-file-mode", "--key-type", "--cert-type", "--pass", "--service-name", "--login-options",
-	"--happy-eyeballs-timeout-ms", "--proxy-cacert", "--proxy-cert", "--proxy-key", "--expand-data",
-	"--expand-url", "--expand-header", "--expand-output", "--retry-connrefused-x", "--delegation",
-	"--sasl-authzid", "--tlsuser", "--tlspassword", "--max-time", "--speed-limit", "--speed-time",
-	"--compressed-ssh-x", NULL};
+static const char *const CURL_ARG[] = {"--data",
+				       "--data-ascii",
+				       "--data-binary",
+				       "--data-raw",
+				       "--data-urlencode",
+				       "--json",
+				       "--form",
+				       "--form-string",
+				       "--upload-file",
+				       "--header",
+				       "--request",
+				       "--url",
+				       "--output",
+				       "--output-dir",
+				       "--dump-header",
+				       "--cookie",
+				       "--cookie-jar",
+				       "--user",
+				       "--proxy-user",
+				       "--proxy",
+				       "--referer",
+				       "--user-agent",
+				       "--max-time",
+				       "--connect-timeout",
+				       "--retry",
+				       "--retry-delay",
+				       "--retry-max-time",
+				       "--write-out",
+				       "--range",
+				       "--continue-at",
+				       "--cert",
+				       "--key",
+				       "--cacert",
+				       "--capath",
+				       "--config",
+				       "--resolve",
+				       "--connect-to",
+				       "--interface",
+				       "--limit-rate",
+				       "--max-filesize",
+				       "--max-redirs",
+				       "--proto",
+				       "--proto-redir",
+				       "--oauth2-bearer",
+				       "--aws-sigv4",
+				       "--unix-socket",
+				       "--abstract-unix-socket",
+				       "--time-cond",
+				       "--trace",
+				       "--trace-ascii",
+				       "--stderr",
+				       "--libcurl",
+				       "--netrc-file",
+				       "--keepalive-time",
+				       "--expect100-timeout",
+				       "--tls-max",
+				       "--ciphers",
+				       "--pinnedpubkey",
+				       "--noproxy",
+				       "--preproxy",
+				       "--proxy-header",
+				       "--dns-servers",
+				       "--local-port",
+				       "--variable",
+				       "--etag-save",
+				       "--etag-compare",
+				       "--hsts",
+				       "--alt-svc",
+				       "--ftp-port",
+				       "--quote",
+				       "--mail-from",
+				       "--mail-rcpt",
+				       "--mail-auth",
+				       "--request-target",
+				       "--socks5",
+				       "--socks5-hostname",
+				       "--socks4",
+				       "--socks4a",
+				       "--url-query",
+				       "--rate",
+				       "--parallel-max",
+				       "--create-file-mode",
+				       "--key-type",
+				       "--cert-type",
+				       "--pass",
+				       "--service-name",
+				       "--login-options",
+				       "--happy-eyeballs-timeout-ms",
+				       "--proxy-cacert",
+				       "--proxy-cert",
+				       "--proxy-key",
+				       "--expand-data",
+				       "--expand-url",
+				       "--expand-header",
+				       "--expand-output",
+				       "--retry-connrefused-x",
+				       "--delegation",
+				       "--sasl-authzid",
+				       "--tlsuser",
+				       "--tlspassword",
+				       "--max-time",
+				       "--speed-limit",
+				       "--speed-time",
+				       "--compressed-ssh-x",
+				       NULL};
 
-static const char *const CURL_FLAG[] = {
-	"--silent", "--show-error", "--fail", "--fail-with-body", "--fail-early", "--location",
-	"--location-trusted", "--insecure", "--head", "--include", "--verbose", "--compressed", "--get", "--globoff",
-	"--http1.0", "--http1.1", "--http2", "--http2-prior-knowledge", "--http3", "--http3-only", "--ipv4",
-	"--ipv6", "--no-buffer", "--no-keepalive", "--no-progress-meter", "--progress-bar", "--remote-name",
-	"--remote-name-all", "--remote-header-name", "--create-dirs", "--raw", "--tcp-nodelay", "--tr-encoding",
-	"--anyauth", "--basic", "--digest", "--ntlm", "--negotiate", "--path-as-is", "--ssl", "--ssl-reqd",
-	"--tlsv1", "--tlsv1.0", "--tlsv1.1", "--tlsv1.2", "--tlsv1.3", "--disable", "--disallow-username-in-url",
-	"--list-only", "--append", "--crlf", "--junk-session-cookies", "--styled-output", "--no-styled-output",
-	"--parallel", "--parallel-immediate", "--retry-connrefused", "--retry-all-errors", "--no-clobber",
-	"--remove-on-error", "--xattr", "--ca-native", "--skip-existing", "--ignore-content-length",
-	"--suppress-connect-headers", "--no-sessionid", "--no-alpn", "--no-npn", "--false-start", "--cert-status",
-	"--doh-insecure", "--ssl-no-revoke", "--ssl-allow-beast", "--ssl-revoke-best-effort", "--manual", "--help",
-	"--version", "--no-fail", "--no-location", "--no-silent", "--no-verbose", "--no-include", "--no-insecure",
-	"--proxy-insecure", "--metalink", "--trace-time", "--trace-ids", "--write-out-x", "--no-clobber-x", NULL};
+static const char *const CURL_FLAG[] = {"--silent",
+					"--show-error",
+					"--fail",
+					"--fail-with-body",
+					"--fail-early",
+					"--location",
+					"--location-trusted",
+					"--insecure",
+					"--head",
+					"--include",
+					"--verbose",
+					"--compressed",
+					"--get",
+					"--globoff",
+					"--http1.0",
+					"--http1.1",
+					"--http2",
+					"--http2-prior-knowledge",
+					"--http3",
+					"--http3-only",
+					"--ipv4",
+					"--ipv6",
+					"--no-buffer",
+					"--no-keepalive",
+					"--no-progress-meter",
+					"--progress-bar",
+					"--remote-name",
+					"--remote-name-all",
+					"--remote-header-name",
+					"--create-dirs",
+					"--raw",
+					"--tcp-nodelay",
+					"--tr-encoding",
+					"--anyauth",
+					"--basic",
+					"--digest",
+					"--ntlm",
+					"--negotiate",
+					"--path-as-is",
+					"--ssl",
+					"--ssl-reqd",
+					"--tlsv1",
+					"--tlsv1.0",
+					"--tlsv1.1",
+					"--tlsv1.2",
+					"--tlsv1.3",
+					"--disable",
+					"--disallow-username-in-url",
+					"--list-only",
+					"--append",
+					"--crlf",
+					"--junk-session-cookies",
+					"--styled-output",
+					"--no-styled-output",
+					"--parallel",
+					"--parallel-immediate",
+					"--retry-connrefused",
+					"--retry-all-errors",
+					"--no-clobber",
+					"--remove-on-error",
+					"--xattr",
+					"--ca-native",
+					"--skip-existing",
+					"--ignore-content-length",
+					"--suppress-connect-headers",
+					"--no-sessionid",
+					"--no-alpn",
+					"--no-npn",
+					"--false-start",
+					"--cert-status",
+					"--doh-insecure",
+					"--ssl-no-revoke",
+					"--ssl-allow-beast",
+					"--ssl-revoke-best-effort",
+					"--manual",
+					"--help",
+					"--version",
+					"--no-fail",
+					"--no-location",
+					"--no-silent",
+					"--no-verbose",
+					"--no-include",
+					"--no-insecure",
+					"--proxy-insecure",
+					"--metalink",
+					"--trace-time",
+					"--trace-ids",
+					"--write-out-x",
+					"--no-clobber-x",
+					NULL};
 
 struct curl_group {
 	const struct xword **urls;
@@ -238,7 +410,8 @@ void decode_curl(struct cmd *c, const char *name)
 		if (IS('d', "--data") || !strcmp(ln, "--data-ascii") || !strcmp(ln, "--data-binary") ||
 		    !strcmp(ln, "--data-raw") || !strcmp(ln, "--data-urlencode") || !strcmp(ln, "--json")) {
 			g.mutate = g.payload = 1;
-			if (strcmp(ln, "--data-raw") ? data_arg(c, o.val, 0) : (o.val && (o.val->secret || secret_text(o.val->s))))
+			if (strcmp(ln, "--data-raw") ? data_arg(c, o.val, 0)
+						     : (o.val && (o.val->secret || secret_text(o.val->s))))
 				g.secret = 1;
 			continue;
 		}
@@ -290,9 +463,10 @@ void decode_curl(struct cmd *c, const char *name)
 				lower_path(c, o.val, GPA_READ, 0);
 			continue;
 		}
-		if (IS('o', "--output") || IS('D', "--dump-header") || IS('c', "--cookie-jar") || !strcmp(ln, "--trace") ||
-		    !strcmp(ln, "--trace-ascii") || !strcmp(ln, "--stderr") || !strcmp(ln, "--libcurl") ||
-		    !strcmp(ln, "--etag-save") || !strcmp(ln, "--hsts") || !strcmp(ln, "--alt-svc")) {
+		if (IS('o', "--output") || IS('D', "--dump-header") || IS('c', "--cookie-jar") ||
+		    !strcmp(ln, "--trace") || !strcmp(ln, "--trace-ascii") || !strcmp(ln, "--stderr") ||
+		    !strcmp(ln, "--libcurl") || !strcmp(ln, "--etag-save") || !strcmp(ln, "--hsts") ||
+		    !strcmp(ln, "--alt-svc")) {
 			if (o.val && strcmp(o.val->s, "-"))
 				lower_path(c, o.val, GPA_WRITE, 0);
 			continue;
@@ -311,8 +485,8 @@ void decode_curl(struct cmd *c, const char *name)
 			lower_indet(c, "curl --config", "curl reads more options from a file the gate does not read");
 			continue;
 		}
-		if (IS('E', "--cert") || !strcmp(ln, "--key") || !strcmp(ln, "--cacert") || !strcmp(ln, "--proxy-cert") ||
-		    !strcmp(ln, "--proxy-key") || !strcmp(ln, "--etag-compare")) {
+		if (IS('E', "--cert") || !strcmp(ln, "--key") || !strcmp(ln, "--cacert") ||
+		    !strcmp(ln, "--proxy-cert") || !strcmp(ln, "--proxy-key") || !strcmp(ln, "--etag-compare")) {
 			if (o.val)
 				lower_path(c, o.val, GPA_READ, 0);
 			continue;
@@ -381,27 +555,114 @@ void decode_curl(struct cmd *c, const char *name)
 
 void decode_wget(struct cmd *c, const char *name)
 {
-	static const char *const arg[] = {
-		"--output-document", "--output-file", "--append-output", "--directory-prefix", "--input-file", "--base",
-		"--execute", "--post-data", "--post-file", "--body-data", "--body-file", "--method", "--header",
-		"--user-agent", "--user", "--password", "--http-user", "--http-password", "--tries", "--timeout",
-		"--wait", "--quota", "--level", "--accept", "--reject", "--domains", "--exclude-domains",
-		"--exclude-directories", "--include-directories", "--load-cookies", "--save-cookies", "--config",
-		"--ca-certificate", "--certificate", "--private-key", "--limit-rate", "--restrict-file-names",
-		"--referer", "--progress", "--dns-timeout", "--connect-timeout", "--read-timeout", "--waitretry",
-		"--max-redirect", "--default-page", "--cut-dirs", "--accept-regex", "--reject-regex", "--bind-address",
-		"--ca-directory", "--certificate-type", "--private-key-type", "--secure-protocol", "--ciphers",
-		"--local-encoding", "--remote-encoding", "--report-speed", "--use-askpass", "--proxy-user",
-		"--proxy-password", "--retry-on-http-error", "--warc-file", "--backups", NULL};
-	static const char *const flags[] = {
-		"--quiet", "--no-verbose", "--verbose", "--continue", "--timestamping", "--server-response",
-		"--spider", "--recursive", "--mirror", "--page-requisites", "--convert-links", "--no-parent",
-		"--no-clobber", "--no-directories", "--force-directories", "--no-host-directories",
-		"--no-check-certificate", "--inet4-only", "--inet6-only", "--content-disposition", "--trust-server-names",
-		"--adjust-extension", "--span-hosts", "--relative", "--no-cookies", "--keep-session-cookies",
-		"--show-progress", "--no-proxy", "--ignore-case", "--no-cache", "--no-dns-cache", "--retry-connrefused",
-		"--auth-no-challenge", "--https-only", "--no-hsts", "--compression=auto", "--help", "--version",
-		"--debug", "--ignore-length", "--delete-after", "--backup-converted", "--xattr", NULL};
+	static const char *const arg[] = {"--output-document",
+					  "--output-file",
+					  "--append-output",
+					  "--directory-prefix",
+					  "--input-file",
+					  "--base",
+					  "--execute",
+					  "--post-data",
+					  "--post-file",
+					  "--body-data",
+					  "--body-file",
+					  "--method",
+					  "--header",
+					  "--user-agent",
+					  "--user",
+					  "--password",
+					  "--http-user",
+					  "--http-password",
+					  "--tries",
+					  "--timeout",
+					  "--wait",
+					  "--quota",
+					  "--level",
+					  "--accept",
+					  "--reject",
+					  "--domains",
+					  "--exclude-domains",
+					  "--exclude-directories",
+					  "--include-directories",
+					  "--load-cookies",
+					  "--save-cookies",
+					  "--config",
+					  "--ca-certificate",
+					  "--certificate",
+					  "--private-key",
+					  "--limit-rate",
+					  "--restrict-file-names",
+					  "--referer",
+					  "--progress",
+					  "--dns-timeout",
+					  "--connect-timeout",
+					  "--read-timeout",
+					  "--waitretry",
+					  "--max-redirect",
+					  "--default-page",
+					  "--cut-dirs",
+					  "--accept-regex",
+					  "--reject-regex",
+					  "--bind-address",
+					  "--ca-directory",
+					  "--certificate-type",
+					  "--private-key-type",
+					  "--secure-protocol",
+					  "--ciphers",
+					  "--local-encoding",
+					  "--remote-encoding",
+					  "--report-speed",
+					  "--use-askpass",
+					  "--proxy-user",
+					  "--proxy-password",
+					  "--retry-on-http-error",
+					  "--warc-file",
+					  "--backups",
+					  NULL};
+	static const char *const flags[] = {"--quiet",
+					    "--no-verbose",
+					    "--verbose",
+					    "--continue",
+					    "--timestamping",
+					    "--server-response",
+					    "--spider",
+					    "--recursive",
+					    "--mirror",
+					    "--page-requisites",
+					    "--convert-links",
+					    "--no-parent",
+					    "--no-clobber",
+					    "--no-directories",
+					    "--force-directories",
+					    "--no-host-directories",
+					    "--no-check-certificate",
+					    "--inet4-only",
+					    "--inet6-only",
+					    "--content-disposition",
+					    "--trust-server-names",
+					    "--adjust-extension",
+					    "--span-hosts",
+					    "--relative",
+					    "--no-cookies",
+					    "--keep-session-cookies",
+					    "--show-progress",
+					    "--no-proxy",
+					    "--ignore-case",
+					    "--no-cache",
+					    "--no-dns-cache",
+					    "--retry-connrefused",
+					    "--auth-no-challenge",
+					    "--https-only",
+					    "--no-hsts",
+					    "--compression=auto",
+					    "--help",
+					    "--version",
+					    "--debug",
+					    "--ignore-length",
+					    "--delete-after",
+					    "--backup-converted",
+					    "--xattr",
+					    NULL};
 	struct optspec sp = {"OoaPiBeUtTwQlARDXI", arg, 0};
 	struct optit it;
 	struct opt o;
@@ -435,8 +696,10 @@ void decode_wget(struct cmd *c, const char *name)
 				lower_path(c, o.val, GPA_READ, 0);
 			lower_indet(c, "wget -i", "downloads URLs listed in a file the gate does not read");
 		} else if (IS('e', "--execute")) {
-			if (!o.valtext || (strcasecmp(o.valtext, "robots=off") && strcasecmp(o.valtext, "robots = off")))
-				lower_indet(c, "wget -e", "runs a wgetrc command (it can change where files are written)");
+			if (!o.valtext ||
+			    (strcasecmp(o.valtext, "robots=off") && strcasecmp(o.valtext, "robots = off")))
+				lower_indet(c, "wget -e",
+					    "runs a wgetrc command (it can change where files are written)");
 		} else if (!strcmp(ln, "--config")) {
 			lower_indet(c, "wget --config", "wget reads options from a file the gate does not read");
 		} else if (!strcmp(ln, "--post-data") || !strcmp(ln, "--body-data")) {
@@ -453,8 +716,8 @@ void decode_wget(struct cmd *c, const char *name)
 		} else if (!strcmp(ln, "--header")) {
 			if (o.val && (auth_header(o.val->s) || o.val->secret || !xm_known(o.val->s)))
 				secret = 1;
-		} else if (!strcmp(ln, "--load-cookies") || !strcmp(ln, "--certificate") || !strcmp(ln, "--private-key") ||
-			   !strcmp(ln, "--ca-certificate")) {
+		} else if (!strcmp(ln, "--load-cookies") || !strcmp(ln, "--certificate") ||
+			   !strcmp(ln, "--private-key") || !strcmp(ln, "--ca-certificate")) {
 			if (o.val)
 				lower_path(c, o.val, GPA_READ, 0);
 		} else if (!strcmp(ln, "--spider")) {
@@ -504,8 +767,8 @@ void decode_wget(struct cmd *c, const char *name)
 
 static int ssh_option_runs_program(const char *kv)
 {
-	static const char *const keys[] = {"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand",
-					   "remotecommand", "match", NULL};
+	static const char *const keys[] = {
+	    "proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "match", NULL};
 	for (int i = 0; keys[i]; i++)
 		if (!strncasecmp(kv, keys[i], strlen(keys[i])))
 			return 1;
@@ -589,7 +852,8 @@ void decode_scp(struct cmd *c, const char *name)
 	}
 	if (sftp) {
 		if (nops)
-			lower_emit(c, EK_NET_SEND, ssh_host(c->L, ops[0]->s), "opens a file-transfer session with a remote host");
+			lower_emit(c, EK_NET_SEND, ssh_host(c->L, ops[0]->s),
+				   "opens a file-transfer session with a remote host");
 		return;
 	}
 	int secret = 0;
@@ -605,8 +869,10 @@ void decode_scp(struct cmd *c, const char *name)
 		else {
 			lower_path(c, ops[k], GPA_READ, 1);
 			const char *l = xw_lit(ops[k]);
-			if (l && gpath_is_secret(&c->L->g, l[0] == '/' || !c->ncwd ? l :
-						 gpath_resolve(c->L->a, c->cwd[0], l, strlen(l)), GPA_READ))
+			if (l &&
+			    gpath_is_secret(
+				&c->L->g, l[0] == '/' || !c->ncwd ? l : gpath_resolve(c->L->a, c->cwd[0], l, strlen(l)),
+				GPA_READ))
 				secret = 1;
 		}
 	}
@@ -617,7 +883,8 @@ void decode_scp(struct cmd *c, const char *name)
 		if (colon && (!slash || colon < slash)) {
 			const char *host = ssh_host(c->L, s);
 			lower_emit(c, secret ? EK_NET_SECRET : EK_NET_SEND, host,
-				   secret ? "copies a secret file to a remote host" : "copies files to or from a remote host");
+				   secret ? "copies a secret file to a remote host"
+					  : "copies files to or from a remote host");
 		}
 	}
 }
@@ -633,14 +900,52 @@ static int rsync_remote(const char *s)
 
 void decode_rsync(struct cmd *c, const char *name)
 {
-	static const char *const arg[] = {
-		"--rsh", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "--filter",
-		"--rsync-path", "--port", "--password-file", "--log-file", "--backup-dir", "--suffix", "--chmod",
-		"--chown", "--timeout", "--contimeout", "--bwlimit", "--max-size", "--min-size", "--partial-dir",
-		"--temp-dir", "--compare-dest", "--copy-dest", "--link-dest", "--out-format", "--info", "--debug",
-		"--iconv", "--block-size", "--modify-window", "--checksum-choice", "--compress-choice",
-		"--compress-level", "--max-delete", "--usermap", "--groupmap", "--sockopts", "--outbuf", "--stop-after",
-		"--stop-at", "--write-batch", "--only-write-batch", "--read-batch", "--log-file-format", NULL};
+	static const char *const arg[] = {"--rsh",
+					  "--exclude",
+					  "--include",
+					  "--exclude-from",
+					  "--include-from",
+					  "--files-from",
+					  "--filter",
+					  "--rsync-path",
+					  "--port",
+					  "--password-file",
+					  "--log-file",
+					  "--backup-dir",
+					  "--suffix",
+					  "--chmod",
+					  "--chown",
+					  "--timeout",
+					  "--contimeout",
+					  "--bwlimit",
+					  "--max-size",
+					  "--min-size",
+					  "--partial-dir",
+					  "--temp-dir",
+					  "--compare-dest",
+					  "--copy-dest",
+					  "--link-dest",
+					  "--out-format",
+					  "--info",
+					  "--debug",
+					  "--iconv",
+					  "--block-size",
+					  "--modify-window",
+					  "--checksum-choice",
+					  "--compress-choice",
+					  "--compress-level",
+					  "--max-delete",
+					  "--usermap",
+					  "--groupmap",
+					  "--sockopts",
+					  "--outbuf",
+					  "--stop-after",
+					  "--stop-at",
+					  "--write-batch",
+					  "--only-write-batch",
+					  "--read-batch",
+					  "--log-file-format",
+					  NULL};
 	struct optspec sp = {"efTB", arg, 0};
 	struct optit it;
 	struct opt o;
@@ -670,32 +975,37 @@ void decode_rsync(struct cmd *c, const char *name)
 		else if (ch == 'e' || !strcmp(ln, "--rsh")) {
 			if (o.val && (!xm_known(o.val->s) || strcasestr(o.val->s, "proxycommand")))
 				lower_indet(c, "rsync -e", "rsync runs a remote shell command the gate cannot bound");
-		} else if (!strcmp(ln, "--exclude-from") || !strcmp(ln, "--include-from") || !strcmp(ln, "--password-file") ||
-			   !strcmp(ln, "--read-batch")) {
+		} else if (!strcmp(ln, "--exclude-from") || !strcmp(ln, "--include-from") ||
+			   !strcmp(ln, "--password-file") || !strcmp(ln, "--read-batch")) {
 			if (o.val)
 				lower_path(c, o.val, GPA_READ, 0);
 		} else if (!strcmp(ln, "--files-from")) {
 			if (o.val)
 				lower_path(c, o.val, GPA_READ, 0);
-		} else if (!strcmp(ln, "--log-file") || !strcmp(ln, "--write-batch") || !strcmp(ln, "--only-write-batch") ||
-			   !strcmp(ln, "--backup-dir")) {
+		} else if (!strcmp(ln, "--log-file") || !strcmp(ln, "--write-batch") ||
+			   !strcmp(ln, "--only-write-batch") || !strcmp(ln, "--backup-dir")) {
 			if (o.val)
 				lower_path(c, o.val, GPA_WRITE, 0);
 		} else if (o.k == OPT_SHORT && !strchr("avzhPuclptgoDHAXxSWIqimRbLkKEOJUN0846yCF", ch)) {
 			decode_unknown_option(c, name, &o);
 		} else if (o.k == OPT_LONG && !decode_in(ln, arg)) {
 			static const char *const fl[] = {
-				"--verbose", "--quiet", "--archive", "--recursive", "--compress", "--human-readable",
-				"--progress", "--partial", "--update", "--checksum", "--links", "--perms", "--times",
-				"--group", "--owner", "--devices", "--specials", "--hard-links", "--acls", "--xattrs",
-				"--one-file-system", "--sparse", "--whole-file", "--ignore-times", "--itemize-changes",
-				"--relative", "--backup", "--copy-links", "--keep-dirlinks", "--executability",
-				"--omit-dir-times", "--inplace", "--append", "--append-verify", "--dirs", "--mkpath",
-				"--existing", "--ignore-existing", "--size-only", "--stats", "--no-motd", "--numeric-ids",
-				"--safe-links", "--copy-unsafe-links", "--cvs-exclude", "--delay-updates", "--fuzzy",
-				"--protect-args", "--secluded-args", "--8-bit-output", "--ipv4", "--ipv6", "--blocking-io",
-				"--no-whole-file", "--fake-super", "--super", "--no-perms", "--no-times", "--no-owner",
-				"--no-group", "--msgs2stderr", "--preallocate", "--force", NULL};
+			    "--verbose",	 "--quiet",	      "--archive",	  "--recursive",
+			    "--compress",	 "--human-readable",  "--progress",	  "--partial",
+			    "--update",		 "--checksum",	      "--links",	  "--perms",
+			    "--times",		 "--group",	      "--owner",	  "--devices",
+			    "--specials",	 "--hard-links",      "--acls",		  "--xattrs",
+			    "--one-file-system", "--sparse",	      "--whole-file",	  "--ignore-times",
+			    "--itemize-changes", "--relative",	      "--backup",	  "--copy-links",
+			    "--keep-dirlinks",	 "--executability",   "--omit-dir-times", "--inplace",
+			    "--append",		 "--append-verify",   "--dirs",		  "--mkpath",
+			    "--existing",	 "--ignore-existing", "--size-only",	  "--stats",
+			    "--no-motd",	 "--numeric-ids",     "--safe-links",	  "--copy-unsafe-links",
+			    "--cvs-exclude",	 "--delay-updates",   "--fuzzy",	  "--protect-args",
+			    "--secluded-args",	 "--8-bit-output",    "--ipv4",		  "--ipv6",
+			    "--blocking-io",	 "--no-whole-file",   "--fake-super",	  "--super",
+			    "--no-perms",	 "--no-times",	      "--no-owner",	  "--no-group",
+			    "--msgs2stderr",	 "--preallocate",     "--force",	  NULL};
 			if (!decode_in(ln, fl) && strncmp(ln, "--no-", 5))
 				decode_unknown_option(c, name, &o);
 		}
@@ -713,14 +1023,16 @@ void decode_rsync(struct cmd *c, const char *name)
 		}
 		lower_path(c, ops[k], remove_src && !dry ? GPA_DESTROY : GPA_READ, recursive);
 		const char *l = xw_lit(ops[k]);
-		if (l && gpath_is_secret(&c->L->g, l[0] == '/' || !c->ncwd ? l : gpath_resolve(c->L->a, c->cwd[0], l, strlen(l)),
+		if (l && gpath_is_secret(&c->L->g,
+					 l[0] == '/' || !c->ncwd ? l : gpath_resolve(c->L->a, c->cwd[0], l, strlen(l)),
 					 GPA_READ))
 			secret = 1;
 	}
 	if (any_remote_src) {
 		for (size_t k = 0; k < nsrc; k++)
 			if (rsync_remote(ops[k]->s))
-				lower_emit(c, EK_NET_READ, ssh_host(c->L, ops[k]->s), "copies files from a remote host");
+				lower_emit(c, EK_NET_READ, ssh_host(c->L, ops[k]->s),
+					   "copies files from a remote host");
 	}
 	if (!dest)
 		return;
@@ -758,7 +1070,8 @@ void decode_nc(struct cmd *c, const char *name)
 		if (s[0] == '-' && s[1]) {
 			if (strchr(s, 'e') || strchr(s, 'c'))
 				if (!strcmp(name, "nc") || !strcmp(name, "ncat") || !strcmp(name, "netcat")) {
-					if (!strcmp(s, "-e") || !strcmp(s, "-c") || !strcmp(s, "--exec") || !strcmp(s, "--sh-exec")) {
+					if (!strcmp(s, "-e") || !strcmp(s, "-c") || !strcmp(s, "--exec") ||
+					    !strcmp(s, "--sh-exec")) {
 						lower_indet(c, "nc -e", "connects a program to the network");
 						return;
 					}
@@ -790,9 +1103,11 @@ void decode_nc(struct cmd *c, const char *name)
 
 void decode_netprobe(struct cmd *c, const char *name)
 {
-	const char *arg = !strncmp(name, "ping", 4) ? "ciwWstIplQMSFT" : !strcmp(name, "dig") ? "bcfkpqtxy"
-						     : !strcmp(name, "whois") ? "hp"
-						     : !strncmp(name, "trace", 5) ? "fFgimNpqstwz" : "";
+	const char *arg = !strncmp(name, "ping", 4)    ? "ciwWstIplQMSFT"
+			  : !strcmp(name, "dig")       ? "bcfkpqtxy"
+			  : !strcmp(name, "whois")     ? "hp"
+			  : !strncmp(name, "trace", 5) ? "fFgimNpqstwz"
+						       : "";
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 		if (s[0] == '-' && s[1]) {
@@ -852,7 +1167,8 @@ void decode_gh(struct cmd *c, const char *name)
 			} else if (!strncmp(s, "--method=", 9)) {
 				if (strcasecmp(s + 9, "GET") && strcasecmp(s + 9, "HEAD"))
 					mutate = 1;
-			} else if (!strcmp(s, "-f") || !strcmp(s, "-F") || !strcmp(s, "--field") || !strcmp(s, "--raw-field")) {
+			} else if (!strcmp(s, "-f") || !strcmp(s, "-F") || !strcmp(s, "--field") ||
+				   !strcmp(s, "--raw-field")) {
 				mutate = payload = 1;
 				i++;
 			} else if (!strcmp(s, "--input")) {
@@ -860,11 +1176,12 @@ void decode_gh(struct cmd *c, const char *name)
 				if (i + 1 < c->argc && strcmp(c->argv[i + 1].s, "-"))
 					lower_path(c, &c->argv[++i], GPA_READ, 0);
 			} else if (!strcmp(s, "--cache")) {
-				lower_emit(c, EK_FS_WRITE_OUTSIDE, "gh api cache", "writes gh's response cache in the home directory");
+				lower_emit(c, EK_FS_WRITE_OUTSIDE, "gh api cache",
+					   "writes gh's response cache in the home directory");
 				i++;
-			} else if (!strcmp(s, "--jq") || !strcmp(s, "-q") || !strcmp(s, "--template") || !strcmp(s, "-t") ||
-				   !strcmp(s, "-H") || !strcmp(s, "--header") || !strcmp(s, "-p") || !strcmp(s, "--preview") ||
-				   !strcmp(s, "--hostname")) {
+			} else if (!strcmp(s, "--jq") || !strcmp(s, "-q") || !strcmp(s, "--template") ||
+				   !strcmp(s, "-t") || !strcmp(s, "-H") || !strcmp(s, "--header") || !strcmp(s, "-p") ||
+				   !strcmp(s, "--preview") || !strcmp(s, "--hostname")) {
 				i++;
 			}
 		}
@@ -889,9 +1206,10 @@ void decode_gh(struct cmd *c, const char *name)
 		lower_emit(c, EK_FS_WRITE_OUTSIDE, "gh config", "changes gh's configuration in the home directory");
 		return;
 	}
-	static const char *const groups_read[] = {"issue", "pr", "release", "repo", "run", "workflow", "gist", "label",
-						  "cache", "codespace", "secret", "variable", "ruleset", "project", "org",
-						  "search", "status", "extension", "alias", "browse", NULL};
+	static const char *const groups_read[] = {"issue",   "pr",	"release", "repo",	"run",	  "workflow",
+						  "gist",    "label",	"cache",   "codespace", "secret", "variable",
+						  "ruleset", "project", "org",	   "search",	"status", "extension",
+						  "alias",   "browse",	NULL};
 	static const char *const read_verbs[] = {"list", "ls", "view", "status", "checks", "diff", "get", NULL};
 	if (!strcmp(a1, "search") || !strcmp(a1, "status")) {
 		lower_emit(c, EK_NET_READ, host, "reads from GitHub");
@@ -925,8 +1243,8 @@ void decode_gh(struct cmd *c, const char *name)
 			lower_emit(c, EK_NET_READ, host, "downloads release or run artifacts");
 			const char *dir = NULL;
 			for (size_t i = 3; i < c->argc; i++)
-				if ((!strcmp(c->argv[i].s, "-D") || !strcmp(c->argv[i].s, "--dir") || !strcmp(c->argv[i].s, "-O") ||
-				     !strcmp(c->argv[i].s, "--output")) &&
+				if ((!strcmp(c->argv[i].s, "-D") || !strcmp(c->argv[i].s, "--dir") ||
+				     !strcmp(c->argv[i].s, "-O") || !strcmp(c->argv[i].s, "--output")) &&
 				    i + 1 < c->argc)
 					dir = c->argv[i + 1].s;
 			lower_path_lit(c, dir ? dir : "*", GPA_WRITE, 1);
@@ -963,13 +1281,15 @@ void decode_httpie(struct cmd *c, const char *name)
 			} else if (!strcmp(s, "--offline")) {
 				offline = 1;
 			} else if (!strcmp(s, "--session")) {
-				lower_emit(c, EK_FS_WRITE_OUTSIDE, "httpie session", "stores a session (with cookies) in the home directory");
+				lower_emit(c, EK_FS_WRITE_OUTSIDE, "httpie session",
+					   "stores a session (with cookies) in the home directory");
 				i++;
-			} else if (!strcmp(s, "-a") || !strcmp(s, "--auth") || !strcmp(s, "-A") || !strcmp(s, "--auth-type") ||
-				   !strcmp(s, "--verify") || !strcmp(s, "--cert") || !strcmp(s, "--cert-key") ||
-				   !strcmp(s, "--proxy") || !strcmp(s, "--timeout") || !strcmp(s, "--pretty") ||
-				   !strcmp(s, "--style") || !strcmp(s, "-p") || !strcmp(s, "--print") ||
-				   !strcmp(s, "--max-redirects") || !strcmp(s, "--boundary") || !strcmp(s, "--session-read-only")) {
+			} else if (!strcmp(s, "-a") || !strcmp(s, "--auth") || !strcmp(s, "-A") ||
+				   !strcmp(s, "--auth-type") || !strcmp(s, "--verify") || !strcmp(s, "--cert") ||
+				   !strcmp(s, "--cert-key") || !strcmp(s, "--proxy") || !strcmp(s, "--timeout") ||
+				   !strcmp(s, "--pretty") || !strcmp(s, "--style") || !strcmp(s, "-p") ||
+				   !strcmp(s, "--print") || !strcmp(s, "--max-redirects") || !strcmp(s, "--boundary") ||
+				   !strcmp(s, "--session-read-only")) {
 				i++;
 			}
 			continue;
@@ -995,8 +1315,9 @@ void decode_httpie(struct cmd *c, const char *name)
 		if (sep[0] == '@') {
 			lower_path_lit(c, sep + 1, GPA_READ, 0);
 			const char *f = sep + 1;
-			if (gpath_is_secret(&c->L->g, f[0] == '/' || !c->ncwd ? f : gpath_resolve(c->L->a, c->cwd[0], f, strlen(f)),
-					    GPA_READ))
+			if (gpath_is_secret(
+				&c->L->g, f[0] == '/' || !c->ncwd ? f : gpath_resolve(c->L->a, c->cwd[0], f, strlen(f)),
+				GPA_READ))
 				secret = 1;
 		}
 		payload = 1;

@@ -86,13 +86,25 @@ void decode_sudo(struct cmd *c, const char *name)
 			break;
 		}
 		if (s[1] == '-') {
-			static const char *const withval[] = {"--user", "--group", "--other-user", "--prompt",
-							      "--close-from", "--chdir", "--role", "--type",
-							      "--command-timeout", "--host", "--chroot", NULL};
-			static const char *const flags[] = {"--non-interactive", "--preserve-env", "--set-home",
-							    "--stdin", "--askpass", "--login", "--shell", "--edit",
-							    "--list", "--validate", "--reset-timestamp", "--remove-timestamp",
-							    "--background", "--version", "--help", NULL};
+			static const char *const withval[] = {
+			    "--user", "--group", "--other-user",      "--prompt", "--close-from", "--chdir",
+			    "--role", "--type",	 "--command-timeout", "--host",	  "--chroot",	  NULL};
+			static const char *const flags[] = {"--non-interactive",
+							    "--preserve-env",
+							    "--set-home",
+							    "--stdin",
+							    "--askpass",
+							    "--login",
+							    "--shell",
+							    "--edit",
+							    "--list",
+							    "--validate",
+							    "--reset-timestamp",
+							    "--remove-timestamp",
+							    "--background",
+							    "--version",
+							    "--help",
+							    NULL};
 			const char *eq = strchr(s, '=');
 			char *on = eq ? arena_strndup(c->L->a, s, (size_t)(eq - s)) : (char *)s;
 			if (decode_in(on, withval)) {
@@ -102,8 +114,10 @@ void decode_sudo(struct cmd *c, const char *name)
 				if (!strcmp(on, "--chdir"))
 					chdir = eq ? NULL : v;
 				if (!strcmp(on, "--chroot")) {
-					lower_emit(c, EK_PROC_PRIVILEGE, "sudo --chroot", "runs as root inside another root");
-					lower_indet(c, "sudo --chroot", "paths inside a chroot are not the paths written");
+					lower_emit(c, EK_PROC_PRIVILEGE, "sudo --chroot",
+						   "runs as root inside another root");
+					lower_indet(c, "sudo --chroot",
+						    "paths inside a chroot are not the paths written");
 					return;
 				}
 			} else if (decode_in(on, flags)) {
@@ -548,8 +562,8 @@ void decode_ionice(struct cmd *c, const char *name)
 		}
 		if (!strcmp(s, "-m") || !strcmp(s, "--max"))
 			return;
-		if (!chrt && !taskset && (!strcmp(s, "-c") || !strcmp(s, "-n") || !strcmp(s, "--class") ||
-					  !strcmp(s, "--classdata"))) {
+		if (!chrt && !taskset &&
+		    (!strcmp(s, "-c") || !strcmp(s, "-n") || !strcmp(s, "--class") || !strcmp(s, "--classdata"))) {
 			i++;
 			continue;
 		}
@@ -626,7 +640,8 @@ void decode_flock(struct cmd *c, const char *name)
 	const struct xword *cmdtext = NULL;
 	for (; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
-		if (!strcmp(s, "-w") || !strcmp(s, "--timeout") || !strcmp(s, "-E") || !strcmp(s, "--conflict-exit-code")) {
+		if (!strcmp(s, "-w") || !strcmp(s, "--timeout") || !strcmp(s, "-E") ||
+		    !strcmp(s, "--conflict-exit-code")) {
 			i++;
 			continue;
 		}
@@ -826,33 +841,59 @@ void decode_xargs(struct cmd *c, const char *name)
 static int is_find_primary_with_arg(const char *s)
 {
 	static const char *const one[] = {
-		"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname",
-		"-ilname", "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm", "-size", "-mtime", "-atime",
-		"-ctime", "-mmin", "-amin", "-cmin", "-newer", "-anewer", "-cnewer", "-samefile", "-inum", "-links",
-		"-used", "-maxdepth", "-mindepth", "-fstype", "-context", "-printf", "-regextype", NULL};
+	    "-name",	 "-iname",  "-path",	"-ipath",    "-wholename", "-iwholename", "-regex", "-iregex",
+	    "-lname",	 "-ilname", "-type",	"-xtype",    "-user",	   "-group",	  "-uid",   "-gid",
+	    "-perm",	 "-size",   "-mtime",	"-atime",    "-ctime",	   "-mmin",	  "-amin",  "-cmin",
+	    "-newer",	 "-anewer", "-cnewer",	"-samefile", "-inum",	   "-links",	  "-used",  "-maxdepth",
+	    "-mindepth", "-fstype", "-context", "-printf",   "-regextype", NULL};
 	return decode_in(s, one) || !strncmp(s, "-newer", 6);
 }
 
 static int is_find_name_test(const char *s)
 {
-	static const char *const t[] = {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex",
-					"-iregex", NULL};
+	static const char *const t[] = {"-name",       "-iname", "-path",   "-ipath", "-wholename",
+					"-iwholename", "-regex", "-iregex", NULL};
 	return decode_in(s, t);
 }
 
 static int is_find_flag(const char *s)
 {
-	static const char *const f[] = {"-print", "-print0", "-ls", "-prune", "-quit", "-depth", "-d", "-follow",
-					"-xdev", "-mount", "-noleaf", "-daystart", "-ignore_readdir_race",
-					"-noignore_readdir_race", "-warn", "-nowarn", "-true", "-false", "-empty",
-					"-executable", "-readable", "-writable", "-nouser", "-nogroup", "-a", "-and",
-					"(", ")", ",", NULL};
+	static const char *const f[] = {"-print",
+					"-print0",
+					"-ls",
+					"-prune",
+					"-quit",
+					"-depth",
+					"-d",
+					"-follow",
+					"-xdev",
+					"-mount",
+					"-noleaf",
+					"-daystart",
+					"-ignore_readdir_race",
+					"-noignore_readdir_race",
+					"-warn",
+					"-nowarn",
+					"-true",
+					"-false",
+					"-empty",
+					"-executable",
+					"-readable",
+					"-writable",
+					"-nouser",
+					"-nogroup",
+					"-a",
+					"-and",
+					"(",
+					")",
+					",",
+					NULL};
 	return decode_in(s, f);
 }
 
 struct exec_clause {
 	size_t from, to; /* argv[from..to) */
-	int dir;         /* -execdir / -okdir */
+	int dir;	 /* -execdir / -okdir */
 };
 
 void decode_find(struct cmd *c, const char *name)
@@ -1007,7 +1048,8 @@ void decode_shell(struct cmd *c, const char *name)
 		if (s[1] == '-') {
 			if (!strcmp(s, "--rcfile") || !strcmp(s, "--init-file")) {
 				i++;
-				lower_indet(c, s, "the shell reads start-up commands from a file the gate does not read");
+				lower_indet(c, s,
+					    "the shell reads start-up commands from a file the gate does not read");
 			} else if (!strcmp(s, "--command")) {
 				cmode = 1;
 			}
@@ -1154,8 +1196,8 @@ void decode_trap(struct cmd *c, const char *name)
 static void python_module(struct cmd *c, const char *mod, size_t next)
 {
 	static const char *const tests[] = {"pytest", "unittest", "doctest", NULL};
-	static const char *const linters[] = {"mypy", "pylint", "flake8", "pyflakes", "pycodestyle", "pydocstyle",
-					      "bandit", NULL};
+	static const char *const linters[] = {"mypy",	     "pylint",	   "flake8", "pyflakes",
+					      "pycodestyle", "pydocstyle", "bandit", NULL};
 	if (decode_in(mod, tests)) {
 		lower_emit(c, EK_PROC_SPAWN, mod, "runs the workspace's tests (workspace code)");
 		return;
@@ -1221,9 +1263,9 @@ void decode_interp(struct cmd *c, const char *name)
 			if (!strcmp(s, "-"))
 				break;
 			lower_path(c, w, GPA_READ, 0);
-			lower_indet(c, xw_show(c->L, w),
-				    arena_printf(c->L->a, "%s runs a program file whose code the gate does not analyse",
-						 name));
+			lower_indet(
+			    c, xw_show(c->L, w),
+			    arena_printf(c->L->a, "%s runs a program file whose code the gate does not analyse", name));
 			return;
 		}
 		if (py && !strcmp(s, "-m") && i + 1 < c->argc) {
@@ -1246,11 +1288,13 @@ void decode_interp(struct cmd *c, const char *name)
 		    (!py && (!strcmp(s, "-e") || !strcmp(s, "-E") || !strcmp(s, "--eval") || !strcmp(s, "-p") ||
 			     !strcmp(s, "--print") || !strcmp(s, "-r") || !strcmp(s, "-c"))) ||
 		    (py && strchr(s, 'c') && s[1] != '-')) {
-			lower_indet(c, name, arena_printf(c->L->a, "%s runs inline code the gate does not analyse", name));
+			lower_indet(c, name,
+				    arena_printf(c->L->a, "%s runs inline code the gate does not analyse", name));
 			return;
 		}
 		if (py && (!strcmp(s, "-W") || !strcmp(s, "-X")))
 			i++;
 	}
-	lower_indet(c, name, arena_printf(c->L->a, "%s reads a program from its input; the gate does not analyse it", name));
+	lower_indet(c, name,
+		    arena_printf(c->L->a, "%s reads a program from its input; the gate does not analyse it", name));
 }

@@ -43,28 +43,28 @@ static const struct {
 	const char *name;
 	enum gate_decision decision;
 } kinds[EK__COUNT] = {
-	[EK_FS_READ] = {"fs.read", GATE_ALLOW},
-	[EK_FS_READ_OUTSIDE] = {"fs.read.outside", GATE_ALLOW},
-	[EK_FS_WRITE] = {"fs.write", GATE_ALLOW_FLAGGED},
-	[EK_FS_DESTROY] = {"fs.destroy", GATE_ALLOW_FLAGGED},
-	[EK_FS_WRITE_OUTSIDE] = {"fs.write.outside", GATE_ASK},
-	[EK_FS_DESTROY_OUTSIDE] = {"fs.destroy.outside", GATE_ASK},
-	[EK_SECRET_READ] = {"secret.read", GATE_ASK},
-	[EK_SECRET_WRITE] = {"secret.write", GATE_ASK},
-	[EK_GIT_REF_LOCAL] = {"git.ref.local", GATE_ALLOW_FLAGGED},
-	[EK_GIT_REF_REMOTE] = {"git.ref.remote", GATE_ASK},
-	[EK_GIT_DESTRUCTIVE] = {"git.destructive", GATE_ASK},
-	[EK_PROC_SPAWN] = {"process.spawn", GATE_ALLOW_FLAGGED},
-	[EK_PROC_SIGNAL] = {"process.signal", GATE_ASK},
-	[EK_PROC_PRIVILEGE] = {"process.privilege", GATE_ASK},
-	[EK_NET_READ] = {"network.read", GATE_ALLOW},
-	[EK_NET_LOCAL] = {"network.local", GATE_ALLOW_FLAGGED},
-	[EK_NET_SEND] = {"network.send", GATE_ASK},
-	[EK_NET_SECRET] = {"network.secret", GATE_ASK},
-	[EK_NET_ACQUIRE] = {"network.acquire", GATE_ASK},
-	[EK_SYSTEM] = {"system.change", GATE_ASK},
-	[EK_CONTROL_WRITE] = {"control.write", GATE_DENY},
-	[EK_INDETERMINATE] = {"indeterminate", GATE_ASK},
+    [EK_FS_READ] = {"fs.read", GATE_ALLOW},
+    [EK_FS_READ_OUTSIDE] = {"fs.read.outside", GATE_ALLOW},
+    [EK_FS_WRITE] = {"fs.write", GATE_ALLOW_FLAGGED},
+    [EK_FS_DESTROY] = {"fs.destroy", GATE_ALLOW_FLAGGED},
+    [EK_FS_WRITE_OUTSIDE] = {"fs.write.outside", GATE_ASK},
+    [EK_FS_DESTROY_OUTSIDE] = {"fs.destroy.outside", GATE_ASK},
+    [EK_SECRET_READ] = {"secret.read", GATE_ASK},
+    [EK_SECRET_WRITE] = {"secret.write", GATE_ASK},
+    [EK_GIT_REF_LOCAL] = {"git.ref.local", GATE_ALLOW_FLAGGED},
+    [EK_GIT_REF_REMOTE] = {"git.ref.remote", GATE_ASK},
+    [EK_GIT_DESTRUCTIVE] = {"git.destructive", GATE_ASK},
+    [EK_PROC_SPAWN] = {"process.spawn", GATE_ALLOW_FLAGGED},
+    [EK_PROC_SIGNAL] = {"process.signal", GATE_ASK},
+    [EK_PROC_PRIVILEGE] = {"process.privilege", GATE_ASK},
+    [EK_NET_READ] = {"network.read", GATE_ALLOW},
+    [EK_NET_LOCAL] = {"network.local", GATE_ALLOW_FLAGGED},
+    [EK_NET_SEND] = {"network.send", GATE_ASK},
+    [EK_NET_SECRET] = {"network.secret", GATE_ASK},
+    [EK_NET_ACQUIRE] = {"network.acquire", GATE_ASK},
+    [EK_SYSTEM] = {"system.change", GATE_ASK},
+    [EK_CONTROL_WRITE] = {"control.write", GATE_DENY},
+    [EK_INDETERMINATE] = {"indeterminate", GATE_ASK},
 };
 
 const char *effect_kind_name(enum effect_kind k)
@@ -80,10 +80,14 @@ enum gate_decision effect_kind_decision(enum effect_kind k)
 const char *gate_decision_name(enum gate_decision d)
 {
 	switch (d) {
-	case GATE_ALLOW: return "allow";
-	case GATE_ALLOW_FLAGGED: return "allow_flagged";
-	case GATE_ASK: return "ask";
-	case GATE_DENY: return "deny";
+	case GATE_ALLOW:
+		return "allow";
+	case GATE_ALLOW_FLAGGED:
+		return "allow_flagged";
+	case GATE_ASK:
+		return "ask";
+	case GATE_DENY:
+		return "deny";
 	}
 	return "ask";
 }

@@ -14,7 +14,7 @@ struct effect_plan *effect_plan_new(void);
 /* Adds an effect (strings copied; evidence clipped). An effect with the same kind and
  * resource as an earlier one is dropped. */
 void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *resource, const char *evidence,
-			 const char *why);
+		     const char *why);
 /* Raises the plan's decision to at least d (a policy floor), with a reason. */
 void effect_plan_floor(struct effect_plan *p, enum gate_decision d, const char *why);
 /* Computes the decision and the reasons; call once, after the last plan_add. */

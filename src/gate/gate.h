@@ -19,36 +19,36 @@ enum gate_decision { GATE_ALLOW, GATE_ALLOW_FLAGGED, GATE_ASK, GATE_DENY };
 /* Kinds of effect. Each kind maps to exactly one decision (see effect_kind_decision and
  * docs/GATE.md); the plan's decision is the strictest over its effects. */
 enum effect_kind {
-	EK_FS_READ,             /* reads a path inside the workspace root             allow */
-	EK_FS_READ_OUTSIDE,     /* reads a path outside the root (not a secret)       allow */
-	EK_FS_WRITE,            /* creates/modifies a path inside the root            allow_flagged */
-	EK_FS_DESTROY,          /* deletes/destructively rewrites inside the root     allow_flagged */
-	EK_FS_WRITE_OUTSIDE,    /* writes outside the root (incl. /tmp)               ask */
-	EK_FS_DESTROY_OUTSIDE,  /* deletes outside the root                           ask */
-	EK_SECRET_READ,         /* reads credentials, keys, .env, belay's state       ask */
-	EK_SECRET_WRITE,        /* writes credentials or shell start-up files         ask */
-	EK_GIT_REF_LOCAL,       /* moves local refs (commit, branch, checkout -b)     allow_flagged */
-	EK_GIT_REF_REMOTE,      /* changes a remote (push, push --delete)             ask */
-	EK_GIT_DESTRUCTIVE,     /* may lose history or uncommitted work, or edits .git ask */
-	EK_PROC_SPAWN,          /* runs a known local program / background job        allow_flagged */
-	EK_PROC_SIGNAL,         /* signals other processes (kill, pkill)              ask */
-	EK_PROC_PRIVILEGE,      /* runs with elevated privilege (sudo, doas, su)      ask */
-	EK_NET_READ,            /* network fetch without payload                      allow */
-	EK_NET_LOCAL,           /* sends to a loopback service                        allow_flagged */
-	EK_NET_SEND,            /* mutating request or payload to a remote host       ask */
-	EK_NET_SECRET,          /* sends a secret (auth header, key file, .env)       ask */
-	EK_NET_ACQUIRE,         /* downloads and runs third-party code (npx, install) ask */
-	EK_SYSTEM,              /* changes machine state (services, mounts, clock)    ask */
-	EK_CONTROL_WRITE,       /* writes belay's own state, approvals or policy      deny */
-	EK_INDETERMINATE,       /* cannot be known before running                     ask */
+	EK_FS_READ,	       /* reads a path inside the workspace root             allow */
+	EK_FS_READ_OUTSIDE,    /* reads a path outside the root (not a secret)       allow */
+	EK_FS_WRITE,	       /* creates/modifies a path inside the root            allow_flagged */
+	EK_FS_DESTROY,	       /* deletes/destructively rewrites inside the root     allow_flagged */
+	EK_FS_WRITE_OUTSIDE,   /* writes outside the root (incl. /tmp)               ask */
+	EK_FS_DESTROY_OUTSIDE, /* deletes outside the root                           ask */
+	EK_SECRET_READ,	       /* reads credentials, keys, .env, belay's state       ask */
+	EK_SECRET_WRITE,       /* writes credentials or shell start-up files         ask */
+	EK_GIT_REF_LOCAL,      /* moves local refs (commit, branch, checkout -b)     allow_flagged */
+	EK_GIT_REF_REMOTE,     /* changes a remote (push, push --delete)             ask */
+	EK_GIT_DESTRUCTIVE,    /* may lose history or uncommitted work, or edits .git ask */
+	EK_PROC_SPAWN,	       /* runs a known local program / background job        allow_flagged */
+	EK_PROC_SIGNAL,	       /* signals other processes (kill, pkill)              ask */
+	EK_PROC_PRIVILEGE,     /* runs with elevated privilege (sudo, doas, su)      ask */
+	EK_NET_READ,	       /* network fetch without payload                      allow */
+	EK_NET_LOCAL,	       /* sends to a loopback service                        allow_flagged */
+	EK_NET_SEND,	       /* mutating request or payload to a remote host       ask */
+	EK_NET_SECRET,	       /* sends a secret (auth header, key file, .env)       ask */
+	EK_NET_ACQUIRE,	       /* downloads and runs third-party code (npx, install) ask */
+	EK_SYSTEM,	       /* changes machine state (services, mounts, clock)    ask */
+	EK_CONTROL_WRITE,      /* writes belay's own state, approvals or policy      deny */
+	EK_INDETERMINATE,      /* cannot be known before running                     ask */
 	EK__COUNT
 };
 
 struct gate_ctx {
-	const char *root;      /* workspace root, absolute (required) */
-	const char *cwd;       /* working directory; NULL = root; relative = against root */
-	const char *home;      /* the user's home for ~ and $HOME; NULL = unknown */
-	const char *state_dir; /* belay's state directory (writes: deny; reads: secret) */
+	const char *root;		  /* workspace root, absolute (required) */
+	const char *cwd;		  /* working directory; NULL = root; relative = against root */
+	const char *home;		  /* the user's home for ~ and $HOME; NULL = unknown */
+	const char *state_dir;		  /* belay's state directory (writes: deny; reads: secret) */
 	const char *const *control_paths; /* more belay-owned paths, NULL-terminated; may be NULL */
 };
 

@@ -20,23 +20,27 @@
 
 static const char *const D_SHELL[] = {"command", "cmd", "command_line", "commandLine", "script", "shell"};
 static const char *const D_ARGV[] = {"argv"};
-static const char *const D_PATHS[] = {"path", "paths", "file", "files", "filename", "file_path", "filePath",
-				      "target_file", "source", "destination", "target", "dir", "directory"};
+static const char *const D_PATHS[] = {"path",	   "paths",    "file",	      "files",	"filename",
+				      "file_path", "filePath", "target_file", "source", "destination",
+				      "target",	   "dir",      "directory"};
 static const char *const D_URLS[] = {"url", "uri", "urls"};
 static const char *const D_CWD[] = {"cwd", "working_directory", "workdir", "working_dir", "workingDirectory"};
 
-#define NAMES(a) {a, sizeof a / sizeof a[0], 0}
+#define NAMES(a)                                                                                                       \
+	{                                                                                                              \
+		a, sizeof a / sizeof a[0], 0                                                                           \
+	}
 
 static const struct gate_policy default_policy = {
-	.is_static = 1,
-	.roles =
-		{
-			[ROLE_SHELL] = NAMES(D_SHELL),
-			[ROLE_ARGV] = NAMES(D_ARGV),
-			[ROLE_PATHS] = NAMES(D_PATHS),
-			[ROLE_URLS] = NAMES(D_URLS),
-			[ROLE_CWD] = NAMES(D_CWD),
-		},
+    .is_static = 1,
+    .roles =
+	{
+	    [ROLE_SHELL] = NAMES(D_SHELL),
+	    [ROLE_ARGV] = NAMES(D_ARGV),
+	    [ROLE_PATHS] = NAMES(D_PATHS),
+	    [ROLE_URLS] = NAMES(D_URLS),
+	    [ROLE_CWD] = NAMES(D_CWD),
+	},
 };
 
 const struct gate_policy *gate_policy_default(void)
@@ -45,8 +49,14 @@ const struct gate_policy *gate_policy_default(void)
 }
 
 static const char *const role_keys[ROLE__COUNT] = {
-	[ROLE_SHELL] = "shell", [ROLE_ARGV] = "argv", [ROLE_PATHS] = "paths", [ROLE_READ_PATHS] = "read_paths",
-	[ROLE_WRITE_PATHS] = "write_paths", [ROLE_URLS] = "urls", [ROLE_CWD] = "cwd", [ROLE_IGNORE] = "ignore",
+    [ROLE_SHELL] = "shell",
+    [ROLE_ARGV] = "argv",
+    [ROLE_PATHS] = "paths",
+    [ROLE_READ_PATHS] = "read_paths",
+    [ROLE_WRITE_PATHS] = "write_paths",
+    [ROLE_URLS] = "urls",
+    [ROLE_CWD] = "cwd",
+    [ROLE_IGNORE] = "ignore",
 };
 
 const char *gate_policy_role_name(enum gate_role r)
@@ -143,8 +153,8 @@ static int check_roles_disjoint(const struct gate_names *roles, const char *orig
 					char where[256], what[128];
 					snprintf(where, sizeof where, "%s.%s[%zu]", path, role_keys[r], i);
 					snprintf(what, sizeof what, "%s", role_keys[q]);
-					return fail(e, origin, where, "\"%s\" already has the role \"%s\"", roles[r].v[i],
-						    what);
+					return fail(e, origin, where, "\"%s\" already has the role \"%s\"",
+						    roles[r].v[i], what);
 				}
 			}
 		}
@@ -245,7 +255,8 @@ static int parse_rule(struct gate_policy *p, const cJSON *t, size_t idx, const c
 		}
 		if (!strcmp(k, "floor")) {
 			if (!cJSON_IsString(m))
-				return fail(e, origin, where, "expected \"allow_flagged\", \"ask\" or \"deny\"", NULL, NULL);
+				return fail(e, origin, where, "expected \"allow_flagged\", \"ask\" or \"deny\"", NULL,
+					    NULL);
 			if (!strcmp(m->valuestring, "allow_flagged"))
 				r->floor = GATE_ALLOW_FLAGGED;
 			else if (!strcmp(m->valuestring, "ask"))
@@ -253,18 +264,20 @@ static int parse_rule(struct gate_policy *p, const cJSON *t, size_t idx, const c
 			else if (!strcmp(m->valuestring, "deny"))
 				r->floor = GATE_DENY;
 			else
-				return fail(e, origin, where,
-					    "unknown floor \"%s\" (expected allow_flagged, ask or deny; a policy cannot "
-					    "lower a decision)",
-					    m->valuestring, NULL);
+				return fail(
+				    e, origin, where,
+				    "unknown floor \"%s\" (expected allow_flagged, ask or deny; a policy cannot "
+				    "lower a decision)",
+				    m->valuestring, NULL);
 			continue;
 		}
 		if (!strcmp(k, "comment"))
 			continue;
-		return fail(e, origin, where,
-			    "unknown key (expected name, glob, regex, shell, argv, paths, read_paths, write_paths, urls, "
-			    "cwd, ignore, read_only, destructive, floor, comment)",
-			    NULL, NULL);
+		return fail(
+		    e, origin, where,
+		    "unknown key (expected name, glob, regex, shell, argv, paths, read_paths, write_paths, urls, "
+		    "cwd, ignore, read_only, destructive, floor, comment)",
+		    NULL, NULL);
 	}
 	if (matchers != 1)
 		return fail(e, origin, path, "needs exactly one of \"name\", \"glob\" or \"regex\"", NULL, NULL);
@@ -331,10 +344,11 @@ int gate_policy_parse(const char *json, size_t len, const char *origin, struct g
 					if (!strcmp(a->string, role_keys[q]))
 						role = q;
 				if (role < 0) {
-					rc = fail(e, origin, w2,
-						  "unknown key (expected shell, argv, paths, read_paths, write_paths, urls, "
-						  "cwd, ignore)",
-						  NULL, NULL);
+					rc = fail(
+					    e, origin, w2,
+					    "unknown key (expected shell, argv, paths, read_paths, write_paths, urls, "
+					    "cwd, ignore)",
+					    NULL, NULL);
 					goto out;
 				}
 				if ((rc = read_names(p, a, origin, w2, &p->roles[role], e)) != 0)
@@ -364,8 +378,8 @@ int gate_policy_parse(const char *json, size_t len, const char *origin, struct g
 						char w3[128];
 						snprintf(w3, sizeof w3, "%s.%s", r->where, kind);
 						char msg[200];
-						snprintf(msg, sizeof msg, "duplicate tool %s \"%s\" (first at %s)", kind, val,
-							 o->where);
+						snprintf(msg, sizeof msg, "duplicate tool %s \"%s\" (first at %s)",
+							 kind, val, o->where);
 						rc = fail(e, origin, w3, "%s", msg, NULL);
 						goto out;
 					}
@@ -374,7 +388,8 @@ int gate_policy_parse(const char *json, size_t len, const char *origin, struct g
 		} else if (!strcmp(m->string, "comment")) {
 			continue;
 		} else {
-			rc = fail(e, origin, where, "unknown key (expected version, arguments, tools, comment)", NULL, NULL);
+			rc = fail(e, origin, where, "unknown key (expected version, arguments, tools, comment)", NULL,
+				  NULL);
 			goto out;
 		}
 	}

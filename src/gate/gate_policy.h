@@ -16,14 +16,14 @@ struct gate_names {
 };
 
 enum gate_role {
-	ROLE_SHELL,       /* a shell command line */
-	ROLE_ARGV,        /* an argv array (or a program + args) */
-	ROLE_PATHS,       /* paths read or written depending on the tool's annotations */
+	ROLE_SHELL,	  /* a shell command line */
+	ROLE_ARGV,	  /* an argv array (or a program + args) */
+	ROLE_PATHS,	  /* paths read or written depending on the tool's annotations */
 	ROLE_READ_PATHS,  /* paths read */
 	ROLE_WRITE_PATHS, /* paths written */
-	ROLE_URLS,        /* URLs / hosts contacted */
-	ROLE_CWD,         /* the directory relative paths and commands use */
-	ROLE_IGNORE,      /* data: never an effect */
+	ROLE_URLS,	  /* URLs / hosts contacted */
+	ROLE_CWD,	  /* the directory relative paths and commands use */
+	ROLE_IGNORE,	  /* data: never an effect */
 	ROLE__COUNT
 };
 
@@ -34,9 +34,9 @@ struct gate_tool_rule {
 	regex_t re;
 	int has_re;
 	struct gate_names roles[ROLE__COUNT];
-	int read_only;   /* -1 unset, else 0/1 (overrides readOnlyHint) */
-	int destructive; /* -1 unset, else 0/1 (overrides destructiveHint) */
-	int floor;       /* -1 none, else a gate_decision the plan cannot go below */
+	int read_only;	   /* -1 unset, else 0/1 (overrides readOnlyHint) */
+	int destructive;   /* -1 unset, else 0/1 (overrides destructiveHint) */
+	int floor;	   /* -1 none, else a gate_decision the plan cannot go below */
 	const char *where; /* "$.tools[i]" for messages */
 };
 

@@ -66,8 +66,8 @@ int gpath_is_pseudo(const char *path)
 {
 	if (strncmp(path, "/dev/", 5) != 0 && strncmp(path, "/proc/", 6) != 0)
 		return 0;
-	static const char *const exact[] = {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty",
-					    "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", NULL};
+	static const char *const exact[] = {"/dev/null", "/dev/stdout", "/dev/stderr",	"/dev/stdin", "/dev/tty",
+					    "/dev/zero", "/dev/random", "/dev/urandom", "/dev/full",  NULL};
 	for (int i = 0; exact[i]; i++)
 		if (strcmp(path, exact[i]) == 0)
 			return 1;
@@ -90,21 +90,37 @@ void gpath_env_init(struct gpath_env *g, struct arena *a, const struct gate_ctx 
 	g->root = gpath_resolve(a, "/", root, strlen(root));
 	g->home = ctx->home && *ctx->home ? gpath_resolve(a, g->root, ctx->home, strlen(ctx->home)) : NULL;
 	if (ctx->state_dir && *ctx->state_dir)
-		add_loc(a, &g->control, &g->ncontrol, gpath_resolve(a, g->root, ctx->state_dir, strlen(ctx->state_dir)));
+		add_loc(a, &g->control, &g->ncontrol,
+			gpath_resolve(a, g->root, ctx->state_dir, strlen(ctx->state_dir)));
 	for (const char *const *c = ctx->control_paths; c && *c; c++)
 		if (**c)
 			add_loc(a, &g->control, &g->ncontrol, gpath_resolve(a, g->root, *c, strlen(*c)));
-	static const char *const home_secret[] = {
-		".ssh", ".aws", ".gnupg", ".kube", ".docker/config.json", ".config/gh", ".config/gcloud", ".azure",
-		".oci", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".password-store", ".vault-token",
-		".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml", ".pgpass",
-		NULL};
+	static const char *const home_secret[] = {".ssh",
+						  ".aws",
+						  ".gnupg",
+						  ".kube",
+						  ".docker/config.json",
+						  ".config/gh",
+						  ".config/gcloud",
+						  ".azure",
+						  ".oci",
+						  ".netrc",
+						  ".git-credentials",
+						  ".npmrc",
+						  ".pypirc",
+						  ".password-store",
+						  ".vault-token",
+						  ".terraform.d/credentials.tfrc.json",
+						  ".cargo/credentials",
+						  ".cargo/credentials.toml",
+						  ".pgpass",
+						  NULL};
 	if (g->home)
 		for (int i = 0; home_secret[i]; i++)
 			add_loc(a, &g->secret_dirs, &g->nsecret_dirs,
 				gpath_resolve(a, g->home, home_secret[i], strlen(home_secret[i])));
-	static const char *const sys_secret[] = {"/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d",
-						 "/etc/ssh", "/root", NULL};
+	static const char *const sys_secret[] = {
+	    "/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/etc/sudoers.d", "/etc/ssh", "/root", NULL};
 	for (int i = 0; sys_secret[i]; i++)
 		add_loc(a, &g->secret_dirs, &g->nsecret_dirs, sys_secret[i]);
 }
@@ -145,9 +161,9 @@ static int eq_ci(const char *s, size_t n, const char *lit)
 /* A basename that holds credentials wherever it lives. */
 static int secret_name(const char *b, size_t n, enum gpath_access acc)
 {
-	static const char *const names[] = {".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass",
-					    ".my.cnf", ".htpasswd", "authorized_keys", ".vault-token", "master.key",
-					    ".envrc", "shadow", "gshadow", NULL};
+	static const char *const names[] = {".netrc",	  "_netrc",  ".npmrc",	  ".pypirc",	     ".git-credentials",
+					    ".pgpass",	  ".my.cnf", ".htpasswd", "authorized_keys", ".vault-token",
+					    "master.key", ".envrc",  "shadow",	  "gshadow",	     NULL};
 	for (int i = 0; names[i]; i++)
 		if (eq_ci(b, n, names[i]))
 			return 1;
@@ -166,8 +182,8 @@ static int secret_name(const char *b, size_t n, enum gpath_access acc)
 	    (strncmp(b + 3, "rsa", 3) == 0 || strncmp(b + 3, "dsa", 3) == 0 || strncmp(b + 3, "ecdsa", 5) == 0 ||
 	     strncmp(b + 3, "ed25519", 7) == 0))
 		return 1;
-	static const char *const exts[] = {".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".tfstate",
-					   ".ppk", NULL};
+	static const char *const exts[] = {".pem",	".key",	 ".p12",     ".pfx", ".jks",
+					   ".keystore", ".kdbx", ".tfstate", ".ppk", NULL};
 	for (int i = 0; memchr(b, '.', n) && exts[i]; i++)
 		if (ends_with_ci(b, n, exts[i]))
 			return 1;
@@ -186,8 +202,8 @@ int gpath_is_secret(const struct gpath_env *g, const char *path, enum gpath_acce
 	b = b ? b + 1 : path;
 	size_t bn = (size_t)(path + n - b);
 	int is_pub = ends_with_ci(b, bn, ".pub") || strncasecmp(b, "known_hosts", 11) == 0;
-	int may_be_in_secret_dir = (g->home && gpath_under(path, g->home)) || !strncmp(path, "/etc/", 5) ||
-				   !strncmp(path, "/root", 5);
+	int may_be_in_secret_dir =
+	    (g->home && gpath_under(path, g->home)) || !strncmp(path, "/etc/", 5) || !strncmp(path, "/root", 5);
 	for (size_t i = 0; may_be_in_secret_dir && i < g->nsecret_dirs; i++) {
 		if (gpath_under(path, g->secret_dirs[i])) {
 			if (is_pub && (acc == GPA_READ))
@@ -205,9 +221,20 @@ int gpath_is_secret(const struct gpath_env *g, const char *path, enum gpath_acce
 	if (g->home) {
 		/* shell start-up files in the home directory run on every login: persistence, and
 		 * they often export tokens */
-		static const char *const rc[] = {".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-						 ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".kshrc", ".cshrc",
-						 ".tcshrc", ".config/fish/config.fish", NULL};
+		static const char *const rc[] = {".bashrc",
+						 ".bash_profile",
+						 ".bash_login",
+						 ".bash_logout",
+						 ".profile",
+						 ".zshrc",
+						 ".zprofile",
+						 ".zshenv",
+						 ".zlogin",
+						 ".kshrc",
+						 ".cshrc",
+						 ".tcshrc",
+						 ".config/fish/config.fish",
+						 NULL};
 		size_t hl = strlen(g->home);
 		if (gpath_under(path, g->home) && path[hl] == '/')
 			for (int i = 0; rc[i]; i++)
@@ -342,7 +369,8 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 			return 1;
 		}
 		*kind = destroy ? EK_FS_DESTROY_OUTSIDE : EK_FS_WRITE_OUTSIDE;
-		*why = destroy ? "deletes or overwrites outside the workspace root" : "writes outside the workspace root";
+		*why =
+		    destroy ? "deletes or overwrites outside the workspace root" : "writes outside the workspace root";
 		return 1;
 	}
 	if (destroy && strcmp(scope, g->root) == 0 && ((t->recursive && !t->wild) || (t->wild && t->dotwild))) {

@@ -8,8 +8,8 @@
 #include "gate/gate.h"
 
 struct gpath_env {
-	const char *root; /* normalised absolute */
-	const char *home; /* normalised absolute or NULL */
+	const char *root;     /* normalised absolute */
+	const char *home;     /* normalised absolute or NULL */
 	const char **control; /* normalised absolute; state dir first */
 	size_t ncontrol;
 	const char **secret_dirs; /* locations whose contents are secret (home-based, /etc/...) */
@@ -27,12 +27,12 @@ enum gpath_access {
 };
 
 struct gpath_target {
-	const char *path;  /* absolute, normalised; may contain glob characters for patterns */
-	const char *scope; /* absolute directory (or file) that contains every affected path */
-	unsigned wild : 1;      /* several paths under scope (a glob or "anything under") */
-	unsigned dotwild : 1;   /* the wildcard may match dot entries (.git, .env, ..) */
+	const char *path;	/* absolute, normalised; may contain glob characters for patterns */
+	const char *scope;	/* absolute directory (or file) that contains every affected path */
+	unsigned wild : 1;	/* several paths under scope (a glob or "anything under") */
+	unsigned dotwild : 1;	/* the wildcard may match dot entries (.git, .env, ..) */
 	unsigned recursive : 1; /* the operation descends into directories */
-	unsigned descends : 1;  /* find-style traversal: reaches every subdirectory, dot ones too */
+	unsigned descends : 1;	/* find-style traversal: reaches every subdirectory, dot ones too */
 };
 
 /* Classifies one access. Returns 0 when it is no effect at all (/dev/null, /dev/stdout,

@@ -94,9 +94,9 @@ struct shstate *lower_state_copy(struct lower *L, const struct shstate *st)
 	c->capvars = st->nvars;
 	c->funcs = st->nfuncs ? arena_grow(L->a, st->funcs, st->nfuncs, st->nfuncs, sizeof *st->funcs) : NULL;
 	c->capfuncs = st->nfuncs;
-	c->aliases = st->naliases ? arena_grow(L->a, (void *)st->aliases, st->naliases, st->naliases,
-					       sizeof *st->aliases)
-				  : NULL;
+	c->aliases = st->naliases
+			 ? arena_grow(L->a, (void *)st->aliases, st->naliases, st->naliases, sizeof *st->aliases)
+			 : NULL;
 	c->capaliases = st->naliases;
 	return c;
 }
@@ -186,8 +186,8 @@ static void xb_put(struct lower *L, struct xb *b, const char *s, size_t n, unsig
 
 static int secret_name_var(const char *name)
 {
-	static const char *const words[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "KEY", "CREDENTIAL",
-					    "AUTH", "COOKIE", "SESSION", NULL};
+	static const char *const words[] = {"TOKEN",	  "SECRET", "PASSWORD", "PASSWD",  "PASS", "KEY",
+					    "CREDENTIAL", "AUTH",   "COOKIE",	"SESSION", NULL};
 	for (int i = 0; words[i]; i++)
 		if (strcasestr(name, words[i]))
 			return 1;
@@ -196,8 +196,7 @@ static int secret_name_var(const char *name)
 
 enum xmode { XM_ARGS, XM_SINGLE };
 
-static void expand_parts(struct lower *L, struct shstate *st, const struct sh_word *w, struct xb *b,
-			 int force_quoted);
+static void expand_parts(struct lower *L, struct shstate *st, const struct sh_word *w, struct xb *b, int force_quoted);
 
 /* Expands w to a single marker string (no splitting), for values and defaults. */
 static const char *expand_value(struct lower *L, struct shstate *st, const struct sh_word *w, unsigned *flags)
@@ -390,8 +389,7 @@ static const char *known_cmdsub_output(struct lower *L, const struct shstate *st
 	return NULL;
 }
 
-static void expand_cmdsub(struct lower *L, struct shstate *st, const struct sh_part *pt, struct xb *b,
-			  unsigned char fl)
+static void expand_cmdsub(struct lower *L, struct shstate *st, const struct sh_part *pt, struct xb *b, unsigned char fl)
 {
 	size_t before = effect_plan_count(L->plan);
 	struct shstate *sub = lower_state_copy(L, st);
@@ -422,8 +420,7 @@ static void expand_cmdsub(struct lower *L, struct shstate *st, const struct sh_p
 	xb_put(L, b, secret ? SECRET_VAL : UNKNOWN_VAL, 1, fl);
 }
 
-static void expand_parts(struct lower *L, struct shstate *st, const struct sh_word *w, struct xb *b,
-			 int force_quoted)
+static void expand_parts(struct lower *L, struct shstate *st, const struct sh_word *w, struct xb *b, int force_quoted)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		const struct sh_part *pt = &w->p[i];
@@ -877,11 +874,13 @@ void lower_path(struct cmd *c, const struct xword *w, enum gpath_access acc, int
 		if (c->ncwd == 0) {
 			if (acc == GPA_META || acc == GPA_READ) {
 				if (acc == GPA_READ && gpath_is_secret(&L->g, w->s, acc))
-					lower_emit(c, EK_SECRET_READ, w->s,
-						   "reads a credential, key or .env file (relative to an unknown directory)");
+					lower_emit(
+					    c, EK_SECRET_READ, w->s,
+					    "reads a credential, key or .env file (relative to an unknown directory)");
 				else
-					lower_emit(c, EK_FS_READ_OUTSIDE, arena_printf(L->a, "<unknown cwd>/%s", w->s),
-						   "reads relative to a working directory the gate could not determine");
+					lower_emit(
+					    c, EK_FS_READ_OUTSIDE, arena_printf(L->a, "<unknown cwd>/%s", w->s),
+					    "reads relative to a working directory the gate could not determine");
 				return;
 			}
 			lower_indet(c, arena_printf(L->a, "<unknown cwd>/%s", w->s),
@@ -938,16 +937,17 @@ int lower_text(struct lower *L, struct shstate *st, const char *text, size_t n, 
 {
 	for (size_t i = 0; i < n; i++) {
 		if (text[i] == XM_UNKNOWN || text[i] == XM_UNDER || text[i] == XM_END || text[i] == XM_SECRET) {
-			effect_plan_add(L->plan, EK_INDETERMINATE, what, "",
-					"the shell text contains control bytes (\\x01-\\x04) the gate refuses to analyse");
+			effect_plan_add(
+			    L->plan, EK_INDETERMINATE, what, "",
+			    "the shell text contains control bytes (\\x01-\\x04) the gate refuses to analyse");
 			return -1;
 		}
 	}
 	struct sh_node *prog;
 	struct shparse_error pe;
 	if (shparse_program(L->a, text, n, &L->lim, &prog, &pe) != 0) {
-		char *why = arena_printf(L->a, "%s: %s", pe.too_deep ? "over the gate's limits" : "cannot parse",
-					 pe.msg);
+		char *why =
+		    arena_printf(L->a, "%s: %s", pe.too_deep ? "over the gate's limits" : "cannot parse", pe.msg);
 		const char *ev = arena_strndup(L->a, text, n > 120 ? 120 : n);
 		effect_plan_add(L->plan, EK_INDETERMINATE, what, ev, why);
 		return -1;
@@ -963,7 +963,8 @@ void lower_script(struct cmd *c, const char *text, size_t n, const struct xword 
 	struct lower *L = c->L;
 	if (L->depth >= LOWER_MAX_DEPTH) {
 		lower_indet(c, what,
-			    arena_printf(L->a, "shell scripts nested deeper than %d levels (sh -c, eval, here-documents)",
+			    arena_printf(L->a,
+					 "shell scripts nested deeper than %d levels (sh -c, eval, here-documents)",
 					 LOWER_MAX_DEPTH));
 		return;
 	}
@@ -1028,8 +1029,8 @@ void lower_dispatch(struct cmd *c)
 	}
 	const char *slash = strrchr(name, '/');
 	if (slash) {
-		static const char *const sysdirs[] = {"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin",
-						      "/usr/local/sbin", NULL};
+		static const char *const sysdirs[] = {
+		    "/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin", NULL};
 		size_t dl = (size_t)(slash - name);
 		int sys = 0;
 		for (int i = 0; sysdirs[i]; i++)
@@ -1141,8 +1142,7 @@ static void do_redirects(struct lower *L, struct cmd *c, const struct sh_redir *
 }
 
 /* NAME from NAME=, NAME+=, NAME[i]=; *after points past '='. *element: an array element. */
-static const char *assign_name(struct lower *L, const struct sh_word *w, const char **after, int *append,
-			       int *element)
+static const char *assign_name(struct lower *L, const struct sh_word *w, const char **after, int *append, int *element)
 {
 	const struct sh_part *p0 = &w->p[0];
 	const char *eq = memchr(p0->s, '=', p0->n);
@@ -1462,7 +1462,8 @@ const char *lower_cwd(struct lower *L, const struct gate_ctx *ctx, const char *c
 		base = gpath_resolve(L->a, L->g.root, ctx->cwd, strlen(ctx->cwd));
 	if (cwd_arg && *cwd_arg) {
 		if (cwd_arg[0] == '~' && (cwd_arg[1] == '/' || !cwd_arg[1]) && L->g.home)
-			return gpath_resolve(L->a, L->g.home, cwd_arg + 1 + (cwd_arg[1] == '/'), strlen(cwd_arg + 1 + (cwd_arg[1] == '/')));
+			return gpath_resolve(L->a, L->g.home, cwd_arg + 1 + (cwd_arg[1] == '/'),
+					     strlen(cwd_arg + 1 + (cwd_arg[1] == '/')));
 		return gpath_resolve(L->a, base, cwd_arg, strlen(cwd_arg));
 	}
 	return base;

@@ -24,7 +24,7 @@
 
 /* Marker bytes inside expanded text (inputs holding these bytes are refused). */
 #define XM_UNKNOWN '\x01' /* any text, only known at run time */
-#define XM_UNDER '\x02'   /* XM_UNDER <absolute dir> XM_END: a path beneath that dir */
+#define XM_UNDER '\x02'	  /* XM_UNDER <absolute dir> XM_END: a path beneath that dir */
 #define XM_END '\x03'
 #define XM_SECRET '\x04' /* like XM_UNKNOWN, but computed from a secret (taints what it flows into) */
 /* 1 for a byte standing for run-time text. */
@@ -35,17 +35,17 @@
 #define XF_EXP 2    /* produced by an expansion (splits on whitespace when unquoted) */
 
 struct xword {
-	char *s;          /* NUL-terminated, may hold markers */
+	char *s;	  /* NUL-terminated, may hold markers */
 	unsigned char *f; /* one flag byte per byte of s */
 	size_t n;
-	const char *orig; /* the word as written, for messages */
-	unsigned unknown : 1;   /* holds XM_UNKNOWN */
-	unsigned under : 1;     /* holds an XM_UNDER path */
-	unsigned glob : 1;      /* unquoted * ? [ */
+	const char *orig;	/* the word as written, for messages */
+	unsigned unknown : 1;	/* holds XM_UNKNOWN */
+	unsigned under : 1;	/* holds an XM_UNDER path */
+	unsigned glob : 1;	/* unquoted * ? [ */
 	unsigned may_split : 1; /* an unquoted unknown: may be zero or several words, or options */
-	unsigned secret : 1;    /* an unknown came from a secret-looking variable or a secret read */
-	unsigned cmdsub : 1;    /* holds the output of a command substitution */
-	unsigned nofilter : 1;  /* XM_UNDER from a find with no name filter (may match .git) */
+	unsigned secret : 1;	/* an unknown came from a secret-looking variable or a secret read */
+	unsigned cmdsub : 1;	/* holds the output of a command substitution */
+	unsigned nofilter : 1;	/* XM_UNDER from a find with no name filter (may match .git) */
 };
 
 struct var {
@@ -66,8 +66,8 @@ struct shstate {
 	const char **aliases;
 	size_t naliases, capaliases;
 	const char *cwd[LOWER_MAX_CWDS]; /* absolute, normalised */
-	int ncwd;                        /* 0: unknown */
-	const char **pos;                /* $1..$n as marker strings */
+	int ncwd;			 /* 0: unknown */
+	const char **pos;		 /* $1..$n as marker strings */
 	size_t npos;
 	int pos_known; /* 0: positional parameters unknown */
 	int dotglob;   /* shopt -s dotglob: wildcards match dot entries */
@@ -77,9 +77,9 @@ enum in_kind { IN_INHERIT, IN_PIPE, IN_HEREDOC, IN_STRING, IN_FILE };
 
 struct cmd_in {
 	enum in_kind kind;
-	const char *under;   /* IN_PIPE: lines are paths beneath this dir; NULL = unknown */
-	int under_nofilter;  /* ... from a find without a name filter */
-	const char *text;    /* IN_HEREDOC / IN_STRING: the text when fully known, else NULL */
+	const char *under;  /* IN_PIPE: lines are paths beneath this dir; NULL = unknown */
+	int under_nofilter; /* ... from a find without a name filter */
+	const char *text;   /* IN_HEREDOC / IN_STRING: the text when fully known, else NULL */
 };
 
 struct lower {
@@ -117,10 +117,10 @@ struct cmd {
 	struct cmd_in in;
 	const char **cwd; /* where relative paths resolve (defaults to st->cwd) */
 	int ncwd;
-	int wrappers;  /* wrappers peeled so far */
+	int wrappers; /* wrappers peeled so far */
 	int privileged;
 	int background;
-	int nofunc;     /* `command`/`builtin`: shell functions do not apply */
+	int nofunc;	    /* `command`/`builtin`: shell functions do not apply */
 	struct cmd_out out; /* set by decoders that know their output */
 };
 
@@ -148,8 +148,7 @@ struct shstate *lower_state_copy(struct lower *L, const struct shstate *st);
 void lower_dispatch(struct cmd *c);
 /* Runs a nested script (sh -c, eval, here-doc to a shell, trap): depth-capped. pos, if
  * given, becomes $0 $1 ... */
-void lower_script(struct cmd *c, const char *text, size_t n, const struct xword *pos, size_t npos,
-		  const char *what);
+void lower_script(struct cmd *c, const char *text, size_t n, const struct xword *pos, size_t npos, const char *what);
 
 /* A command that continues with argv[k..] (wrappers). Shares state, env, stdin. */
 struct cmd lower_subcmd(const struct cmd *c, size_t k);
@@ -188,21 +187,21 @@ void decode_command(struct cmd *c, const char *name);
 
 /* Option iteration shared by decoders. */
 struct optspec {
-	const char *short_arg;         /* short options that take a value */
-	const char *const *long_arg;   /* long options that take a value ("--output") */
-	int posix;                     /* options end at the first operand */
+	const char *short_arg;	     /* short options that take a value */
+	const char *const *long_arg; /* long options that take a value ("--output") */
+	int posix;		     /* options end at the first operand */
 };
 
 enum optkind { OPT_END, OPT_SHORT, OPT_LONG, OPT_OPERAND, OPT_DYNAMIC };
 
 struct opt {
 	enum optkind k;
-	int ch;                 /* OPT_SHORT */
-	const char *name;       /* OPT_LONG: "--name" without "=value" */
+	int ch;			 /* OPT_SHORT */
+	const char *name;	 /* OPT_LONG: "--name" without "=value" */
 	const struct xword *val; /* the option's value word (NULL when none) */
-	const char *valtext;     /* literal value text, or NULL */
-	const struct xword *w;  /* OPT_OPERAND / OPT_DYNAMIC */
-	size_t idx;             /* argv index of the word */
+	const char *valtext;	 /* literal value text, or NULL */
+	const struct xword *w;	 /* OPT_OPERAND / OPT_DYNAMIC */
+	size_t idx;		 /* argv index of the word */
 };
 
 struct optit {

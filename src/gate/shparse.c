@@ -59,8 +59,8 @@ struct shp {
 };
 
 enum lex_mode {
-	M_UNQ,     /* an ordinary word */
-	M_DQ,      /* inside "..." */
+	M_UNQ,	   /* an ordinary word */
+	M_DQ,	   /* inside "..." */
 	M_HEREDOC, /* an unquoted here-document body */
 	M_BRACE,   /* the word after a ${name OP */
 	M_ARITH,   /* $(( ... )) */
@@ -224,22 +224,39 @@ static void ansi_c_quote(struct shp *p, struct sh_word *w, struct lit *l)
 		unsigned long v = 0;
 		int k;
 		switch (e) {
-		case 'n': lit_putc(p, w, l, '\n', 1); break;
-		case 't': lit_putc(p, w, l, '\t', 1); break;
-		case 'r': lit_putc(p, w, l, '\r', 1); break;
-		case 'a': lit_putc(p, w, l, '\a', 1); break;
-		case 'b': lit_putc(p, w, l, '\b', 1); break;
-		case 'f': lit_putc(p, w, l, '\f', 1); break;
-		case 'v': lit_putc(p, w, l, '\v', 1); break;
+		case 'n':
+			lit_putc(p, w, l, '\n', 1);
+			break;
+		case 't':
+			lit_putc(p, w, l, '\t', 1);
+			break;
+		case 'r':
+			lit_putc(p, w, l, '\r', 1);
+			break;
+		case 'a':
+			lit_putc(p, w, l, '\a', 1);
+			break;
+		case 'b':
+			lit_putc(p, w, l, '\b', 1);
+			break;
+		case 'f':
+			lit_putc(p, w, l, '\f', 1);
+			break;
+		case 'v':
+			lit_putc(p, w, l, '\v', 1);
+			break;
 		case 'e':
-		case 'E': lit_putc(p, w, l, 27, 1); break;
+		case 'E':
+			lit_putc(p, w, l, 27, 1);
+			break;
 		case 'c':
 			if (peekc(p, 0) >= 0)
 				lit_putc(p, w, l, peekc(p, 0) & 31, 1), p->i++;
 			break;
 		case 'x':
 			for (k = 0; k < 2 && isxdigit(peekc(p, 0)); k++, p->i++)
-				v = v * 16 + (unsigned long)(isdigit(peekc(p, 0)) ? peekc(p, 0) - '0' : (tolower(peekc(p, 0)) - 'a' + 10));
+				v = v * 16 + (unsigned long)(isdigit(peekc(p, 0)) ? peekc(p, 0) - '0'
+										  : (tolower(peekc(p, 0)) - 'a' + 10));
 			if (k == 0)
 				lit_putc(p, w, l, '\\', 1), lit_putc(p, w, l, 'x', 1);
 			else
@@ -249,7 +266,8 @@ static void ansi_c_quote(struct shp *p, struct sh_word *w, struct lit *l)
 		case 'U': {
 			int maxd = e == 'u' ? 4 : 8;
 			for (k = 0; k < maxd && isxdigit(peekc(p, 0)); k++, p->i++)
-				v = v * 16 + (unsigned long)(isdigit(peekc(p, 0)) ? peekc(p, 0) - '0' : (tolower(peekc(p, 0)) - 'a' + 10));
+				v = v * 16 + (unsigned long)(isdigit(peekc(p, 0)) ? peekc(p, 0) - '0'
+										  : (tolower(peekc(p, 0)) - 'a' + 10));
 			if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
 				v = 0xFFFD;
 			if (v < 0x80) {
@@ -455,9 +473,9 @@ static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mod
 		if (c != '}') {
 			if (c < 0)
 				fail(p, 0, "unterminated ${...} substitution");
-			static const char *const ops[] = {":-", ":=", ":+", ":?", "##", "%%", "//", "/#", "/%", "^^",
-							  ",,", "-",  "=",  "+",  "?",  "#",  "%",  "/",  "^",  ",",
-							  ":",  "@"};
+			static const char *const ops[] = {":-", ":=", ":+", ":?", "##", "%%", "//", "/#",
+							  "/%", "^^", ",,", "-",  "=",	"+",  "?",  "#",
+							  "%",	"/",  "^",  ",",  ":",	"@"};
 			size_t k;
 			for (k = 0; k < sizeof ops / sizeof ops[0]; k++) {
 				size_t ol = strlen(ops[k]);
@@ -738,8 +756,8 @@ static void lex_parts(struct shp *p, struct sh_word *w, enum lex_mode mode, int 
 			tilde(p, w, &l);
 			continue;
 		}
-		lit_putc(p, w, &l, c, quoted || mode == M_DQ || mode == M_HEREDOC || mode == M_ARITH ||
-					       mode == M_SUBSCR);
+		lit_putc(p, w, &l, c,
+			 quoted || mode == M_DQ || mode == M_HEREDOC || mode == M_ARITH || mode == M_SUBSCR);
 		p->i++;
 	}
 	lit_flush(p, w, &l);
@@ -1024,19 +1042,32 @@ static void skip_newlines(struct shp *p)
 static const char *tok_name(const struct tok *t)
 {
 	switch (t->t) {
-	case T_EOF: return "end of input";
-	case T_WORD: return "word";
-	case T_NL: return "newline";
-	case T_SEMI: return "';'";
-	case T_AMP: return "'&'";
-	case T_ANDIF: return "'&&'";
-	case T_ORIF: return "'||'";
-	case T_PIPE: return "'|'";
-	case T_PIPEAMP: return "'|&'";
-	case T_LPAREN: return "'('";
-	case T_RPAREN: return "')'";
-	case T_DSEMI: return "';;'";
-	case T_REDIR: return "redirection";
+	case T_EOF:
+		return "end of input";
+	case T_WORD:
+		return "word";
+	case T_NL:
+		return "newline";
+	case T_SEMI:
+		return "';'";
+	case T_AMP:
+		return "'&'";
+	case T_ANDIF:
+		return "'&&'";
+	case T_ORIF:
+		return "'||'";
+	case T_PIPE:
+		return "'|'";
+	case T_PIPEAMP:
+		return "'|&'";
+	case T_LPAREN:
+		return "'('";
+	case T_RPAREN:
+		return "')'";
+	case T_DSEMI:
+		return "';;'";
+	case T_REDIR:
+		return "redirection";
 	}
 	return "token";
 }
@@ -1568,8 +1599,8 @@ static struct sh_node *parse_list(struct shp *p)
 	return seq;
 }
 
-int shparse_program(struct arena *a, const char *s, size_t n, const struct shparse_limits *lim,
-		    struct sh_node **out, struct shparse_error *pe)
+int shparse_program(struct arena *a, const char *s, size_t n, const struct shparse_limits *lim, struct sh_node **out,
+		    struct shparse_error *pe)
 {
 	jmp_buf jb;
 	int depth = 0;

@@ -29,8 +29,8 @@ struct sh_word;
 struct sh_part {
 	enum sh_part_kind kind;
 	unsigned char quoted; /* protected from splitting and globbing */
-	char dir;             /* PROCSUB: '<' or '>' */
-	char op[4];           /* PARAM: "" plain, ":-" "-" ":=" "=" ":+" "+" ":?" "?", "#" "##" "%"
+	char dir;	      /* PROCSUB: '<' or '>' */
+	char op[4];	      /* PARAM: "" plain, ":-" "-" ":=" "=" ":+" "+" ":?" "?", "#" "##" "%"
 			       * "%%" "/" "//" "^" "^^" "," ",," ":" "@", "len" for ${#x}, "!" for ${!x} */
 	const char *s;
 	size_t n;
@@ -47,32 +47,32 @@ struct sh_word {
 };
 
 enum sh_redir_op {
-	SHR_IN,          /* <     */
-	SHR_OUT,         /* >     */
-	SHR_CLOBBER,     /* >|    */
-	SHR_APPEND,      /* >>    */
-	SHR_RW,          /* <>    */
-	SHR_DUPIN,       /* <&    */
-	SHR_DUPOUT,      /* >&    */
-	SHR_ALL,         /* &> (and >&file) */
-	SHR_ALL_APPEND,  /* &>>   */
-	SHR_HEREDOC,     /* << and <<- */
-	SHR_HERESTRING,  /* <<<   */
+	SHR_IN,		/* <     */
+	SHR_OUT,	/* >     */
+	SHR_CLOBBER,	/* >|    */
+	SHR_APPEND,	/* >>    */
+	SHR_RW,		/* <>    */
+	SHR_DUPIN,	/* <&    */
+	SHR_DUPOUT,	/* >&    */
+	SHR_ALL,	/* &> (and >&file) */
+	SHR_ALL_APPEND, /* &>>   */
+	SHR_HEREDOC,	/* << and <<- */
+	SHR_HERESTRING, /* <<<   */
 };
 
 /* A here-document: allocated on its own so the body can be attached when the line ends. */
 struct sh_heredoc {
-	struct sh_word *body;       /* the body as a word (never NULL after a successful parse) */
-	unsigned char literal;      /* delimiter was quoted: body is data with no expansion */
+	struct sh_word *body;	    /* the body as a word (never NULL after a successful parse) */
+	unsigned char literal;	    /* delimiter was quoted: body is data with no expansion */
 	unsigned char strip_tabs;   /* <<- */
 	unsigned char unterminated; /* input ended before the delimiter line */
 };
 
 struct sh_redir {
 	enum sh_redir_op op;
-	int fd;                 /* explicit fd number, or -1 */
-	struct sh_word target;  /* file, fd word, here-doc delimiter, here-string */
-	struct sh_heredoc *hd;  /* SHR_HEREDOC only */
+	int fd;		       /* explicit fd number, or -1 */
+	struct sh_word target; /* file, fd word, here-doc delimiter, here-string */
+	struct sh_heredoc *hd; /* SHR_HEREDOC only */
 	const char *src;
 	size_t off, end;
 };
@@ -80,17 +80,17 @@ struct sh_redir {
 enum sh_kind {
 	SH_SIMPLE,   /* assigns, words, redirs */
 	SH_PIPE,     /* kids: the commands, left to right */
-	SH_AND,      /* kids[0] && kids[1] */
-	SH_OR,       /* kids[0] || kids[1] */
-	SH_SEQ,      /* kids run one after another (; and newline) */
-	SH_BG,       /* kids[0] & */
-	SH_NOT,      /* ! kids[0] */
+	SH_AND,	     /* kids[0] && kids[1] */
+	SH_OR,	     /* kids[0] || kids[1] */
+	SH_SEQ,	     /* kids run one after another (; and newline) */
+	SH_BG,	     /* kids[0] & */
+	SH_NOT,	     /* ! kids[0] */
 	SH_SUBSHELL, /* ( kids[0] ) redirs */
 	SH_GROUP,    /* { kids[0]; } redirs */
-	SH_IF,       /* kids: cond, then, [cond, then]..., [else] */
+	SH_IF,	     /* kids: cond, then, [cond, then]..., [else] */
 	SH_WHILE,    /* kids[0] condition, kids[1] body */
 	SH_UNTIL,    /* same */
-	SH_FOR,      /* name, words (has_in), kids[0] body; also select */
+	SH_FOR,	     /* name, words (has_in), kids[0] body; also select */
 	SH_CASE,     /* words[0] subject, words[1..] all patterns, kids: bodies */
 	SH_FUNC,     /* name, kids[0] body */
 	SH_COND,     /* [[ words ]] */
@@ -122,16 +122,16 @@ struct shparse_limits {
 
 struct shparse_error {
 	char msg[160];
-	size_t off; /* byte offset in the top-level input where it was detected (approximate for
-		       nested buffers) */
+	size_t off;   /* byte offset in the top-level input where it was detected (approximate for
+			 nested buffers) */
 	int too_deep; /* the nesting limit was hit (a named reason, not a syntax error) */
 };
 
 /* Parses s[0..n) as a complete program. On success returns 0 and *out (arena-owned; an
  * empty program gives an SH_SEQ with no kids). On a syntax error, an unterminated quote or
  * substitution, or a nesting overflow returns -1 and fills *pe. */
-int shparse_program(struct arena *a, const char *s, size_t n, const struct shparse_limits *lim,
-		    struct sh_node **out, struct shparse_error *pe);
+int shparse_program(struct arena *a, const char *s, size_t n, const struct shparse_limits *lim, struct sh_node **out,
+		    struct shparse_error *pe);
 
 /* 1 when w is one unquoted literal part equal to lit. */
 int shparse_word_is(const struct sh_word *w, const char *lit);

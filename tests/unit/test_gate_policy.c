@@ -45,9 +45,10 @@ Test(gate_policy, malformed_arguments)
 	refused("{\"version\":1,\"arguments\":{\"shell\":[\"a\",2]}}", "$.arguments.shell[1]", "expected a string");
 	refused("{\"version\":1,\"arguments\":{\"paths\":[\"\"]}}", "$.arguments.paths[0]", "empty argument name");
 	refused("{\"version\":1,\"arguments\":{\"paths\":[\"x\",\"x\"]}}", "$.arguments.paths[1]", "listed twice");
-	refused("{\"version\":1,\"arguments\":{\"shell\":[\"command\"],\"paths\":[\"command\"]}}", "$.arguments.paths[0]",
-		"already has the role \"shell\"");
-	refused("{\"version\":1,\"arguments\":{\"urls\":[\"u\"],\"urls\":[\"v\"]}}", "$.arguments.urls", "duplicate key");
+	refused("{\"version\":1,\"arguments\":{\"shell\":[\"command\"],\"paths\":[\"command\"]}}",
+		"$.arguments.paths[0]", "already has the role \"shell\"");
+	refused("{\"version\":1,\"arguments\":{\"urls\":[\"u\"],\"urls\":[\"v\"]}}", "$.arguments.urls",
+		"duplicate key");
 }
 
 Test(gate_policy, malformed_tools)
@@ -73,7 +74,8 @@ Test(gate_policy, malformed_tools)
 		"true or false");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"destructive\":1}]}", "$.tools[0].destructive",
 		"true or false");
-	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"floor\":\"allow\"}]}", "$.tools[0].floor", "unknown floor");
+	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"floor\":\"allow\"}]}", "$.tools[0].floor",
+		"unknown floor");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"floor\":3}]}", "$.tools[0].floor", "expected");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"read_only\":true,\"write_paths\":[\"p\"]}]}", "$.tools[0]",
 		"read_only but lists write_paths");
@@ -81,7 +83,8 @@ Test(gate_policy, malformed_tools)
 		"$.tools[0].write_paths[0]", "already has the role \"shell\"");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"name\":\"y\"}]}", "$.tools[0].name", "duplicate key");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"cwd\":\"\"}]}", "$.tools[0].cwd", "empty argument name");
-	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"ignore\":[1]}]}", "$.tools[0].ignore[0]", "expected a string");
+	refused("{\"version\":1,\"tools\":[{\"name\":\"x\",\"ignore\":[1]}]}", "$.tools[0].ignore[0]",
+		"expected a string");
 }
 
 static const struct gate_ctx ctx = {"/ws", "/ws", "/home/u", "/home/u/.local/state/belay", NULL};
@@ -98,18 +101,18 @@ static enum gate_decision decide(const struct gate_policy *p, const char *tool, 
 }
 
 static const char good[] =
-	"{\n"
-	"  \"version\": 1,\n"
-	"  \"comment\": \"belay gate policy\",\n"
-	"  \"arguments\": {\"shell\": [\"command\", \"sh\"], \"ignore\": [\"content\"]},\n"
-	"  \"tools\": [\n"
-	"    {\"glob\": \"run_*\", \"shell\": [\"line\"]},\n"
-	"    {\"name\": \"run_process\", \"shell\": [\"command_line\"], \"cwd\": \"cwd\"},\n"
-	"    {\"regex\": \"^notes_(read|list)$\", \"read_paths\": [\"note\"], \"read_only\": true},\n"
-	"    {\"name\": \"deploy\", \"floor\": \"ask\"},\n"
-	"    {\"name\": \"scratch\", \"write_paths\": [\"where\"], \"destructive\": true}\n"
-	"  ]\n"
-	"}\n";
+    "{\n"
+    "  \"version\": 1,\n"
+    "  \"comment\": \"belay gate policy\",\n"
+    "  \"arguments\": {\"shell\": [\"command\", \"sh\"], \"ignore\": [\"content\"]},\n"
+    "  \"tools\": [\n"
+    "    {\"glob\": \"run_*\", \"shell\": [\"line\"]},\n"
+    "    {\"name\": \"run_process\", \"shell\": [\"command_line\"], \"cwd\": \"cwd\"},\n"
+    "    {\"regex\": \"^notes_(read|list)$\", \"read_paths\": [\"note\"], \"read_only\": true},\n"
+    "    {\"name\": \"deploy\", \"floor\": \"ask\"},\n"
+    "    {\"name\": \"scratch\", \"write_paths\": [\"where\"], \"destructive\": true}\n"
+    "  ]\n"
+    "}\n";
 
 Test(gate_policy, a_valid_policy_loads_and_applies)
 {

@@ -39,32 +39,32 @@ static void dump(const struct effect_plan *p)
 	cJSON_Delete(j);
 }
 
-#define EXPECT_EFFECT(cmd, kind, res)                                                                               \
-	do {                                                                                                        \
-		struct effect_plan *p__ = plan(cmd);                                                                \
-		if (!has(p__, kind, res))                                                                           \
-			dump(p__);                                                                                  \
-		cr_expect(has(p__, kind, res), "%s: expected %s %s", cmd, effect_kind_name(kind), res ? res : ""); \
-		effect_plan_free(p__);                                                                              \
+#define EXPECT_EFFECT(cmd, kind, res)                                                                                  \
+	do {                                                                                                           \
+		struct effect_plan *p__ = plan(cmd);                                                                   \
+		if (!has(p__, kind, res))                                                                              \
+			dump(p__);                                                                                     \
+		cr_expect(has(p__, kind, res), "%s: expected %s %s", cmd, effect_kind_name(kind), res ? res : "");     \
+		effect_plan_free(p__);                                                                                 \
 	} while (0)
 
-#define EXPECT_NO_EFFECT(cmd, kind, res)                                                                            \
-	do {                                                                                                        \
-		struct effect_plan *p__ = plan(cmd);                                                                \
-		if (has(p__, kind, res))                                                                            \
-			dump(p__);                                                                                  \
-		cr_expect(!has(p__, kind, res), "%s: unexpected %s %s", cmd, effect_kind_name(kind), res ? res : ""); \
-		effect_plan_free(p__);                                                                              \
+#define EXPECT_NO_EFFECT(cmd, kind, res)                                                                               \
+	do {                                                                                                           \
+		struct effect_plan *p__ = plan(cmd);                                                                   \
+		if (has(p__, kind, res))                                                                               \
+			dump(p__);                                                                                     \
+		cr_expect(!has(p__, kind, res), "%s: unexpected %s %s", cmd, effect_kind_name(kind), res ? res : "");  \
+		effect_plan_free(p__);                                                                                 \
 	} while (0)
 
-#define EXPECT_DECISION(cmd, d)                                                                                     \
-	do {                                                                                                        \
-		struct effect_plan *p__ = plan(cmd);                                                                \
-		if (effect_plan_decision(p__) != (d))                                                               \
-			dump(p__);                                                                                  \
-		cr_expect_eq(effect_plan_decision(p__), d, "%s: got %s want %s", cmd,                               \
-			     gate_decision_name(effect_plan_decision(p__)), gate_decision_name(d));                 \
-		effect_plan_free(p__);                                                                              \
+#define EXPECT_DECISION(cmd, d)                                                                                        \
+	do {                                                                                                           \
+		struct effect_plan *p__ = plan(cmd);                                                                   \
+		if (effect_plan_decision(p__) != (d))                                                                  \
+			dump(p__);                                                                                     \
+		cr_expect_eq(effect_plan_decision(p__), d, "%s: got %s want %s", cmd,                                  \
+			     gate_decision_name(effect_plan_decision(p__)), gate_decision_name(d));                    \
+		effect_plan_free(p__);                                                                                 \
 	} while (0)
 
 /* The plan's single incomplete reason contains `frag`. */
@@ -283,12 +283,38 @@ Test(gate_shell, env_prefixes_and_variables)
 Test(gate_shell, every_wrapper_is_unwrapped)
 {
 	static const char *const wrappers[] = {
-		"sudo %s", "sudo -u root -E -- %s", "env %s", "env -i A=1 -u B %s", "nice %s", "nice -n 10 %s",
-		"nohup %s", "timeout 5 %s", "timeout -s KILL -k 3 10s %s", "time %s", "/usr/bin/time -p %s",
-		"command %s", "command -p %s", "builtin %s", "exec %s", "stdbuf -oL -eL %s", "ionice -c 3 %s",
-		"setsid %s", "chrt 10 %s", "taskset -c 1 %s", "flock /tmp/lockf %s", "strace -f -o /tmp/tr %s",
-		"busybox %s", "xargs -a list %s", "doas %s", "pkexec %s", "bash -c '%s'", "sh -c \"%s\"",
-		"watch -n 2 %s", "eval '%s'", "env -S '%s'", "sudo -s %s",
+	    "sudo %s",
+	    "sudo -u root -E -- %s",
+	    "env %s",
+	    "env -i A=1 -u B %s",
+	    "nice %s",
+	    "nice -n 10 %s",
+	    "nohup %s",
+	    "timeout 5 %s",
+	    "timeout -s KILL -k 3 10s %s",
+	    "time %s",
+	    "/usr/bin/time -p %s",
+	    "command %s",
+	    "command -p %s",
+	    "builtin %s",
+	    "exec %s",
+	    "stdbuf -oL -eL %s",
+	    "ionice -c 3 %s",
+	    "setsid %s",
+	    "chrt 10 %s",
+	    "taskset -c 1 %s",
+	    "flock /tmp/lockf %s",
+	    "strace -f -o /tmp/tr %s",
+	    "busybox %s",
+	    "xargs -a list %s",
+	    "doas %s",
+	    "pkexec %s",
+	    "bash -c '%s'",
+	    "sh -c \"%s\"",
+	    "watch -n 2 %s",
+	    "eval '%s'",
+	    "env -S '%s'",
+	    "sudo -s %s",
 	};
 	char buf[256];
 	for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
