@@ -861,9 +861,32 @@ static void path_at(struct cmd *c, const char *cwd, const char *text, const unsi
 	classify_emit(c, &t, acc, full);
 }
 
+/* bash opens a socket for /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT. Returns 1 if handled. */
+static int dev_socket(struct cmd *c, const struct xword *w, enum gpath_access acc)
+{
+	const char *s = w->s;
+	if (strncmp(s, "/dev/tcp/", 9) != 0 && strncmp(s, "/dev/udp/", 9) != 0)
+		return 0;
+	const char *h = s + 9;
+	size_t hl = strcspn(h, "/");
+	const char *host = arena_strndup(c->L->a, h, hl);
+	if (!xm_known(host) || !hl) {
+		lower_indet(c, xw_show(c->L, w), "opens a network socket to a host only known at run time");
+		return 1;
+	}
+	int lb = !strcmp(host, "localhost") || !strncmp(host, "127.", 4);
+	if (acc == GPA_READ || acc == GPA_META)
+		lower_emit(c, EK_NET_READ, host, "reads from a network socket (bash /dev/tcp)");
+	else
+		lower_emit(c, lb ? EK_NET_LOCAL : EK_NET_SEND, host, "sends data over a network socket (bash /dev/tcp)");
+	return 1;
+}
+
 void lower_path(struct cmd *c, const struct xword *w, enum gpath_access acc, int recursive)
 {
 	struct lower *L = c->L;
+	if (dev_socket(c, w, acc))
+		return;
 	if (!w->unknown && !w->under) {
 		if (w->s[0] == '\0')
 			return;
