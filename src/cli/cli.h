@@ -17,5 +17,6 @@ int cmd_sandbox(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_gate(int argc, char **argv);
 
 #endif

@@ -1,0 +1,86 @@
+/* decode.h - the grammar decoders: what known commands do, from their arguments
+ * (internal to src/gate). A decoder is selected by the command's name, but a name never
+ * decides on its own: every decoder reads the options, operands and environment and emits
+ * effects for them; arguments it does not understand make the result indeterminate.
+ * Commands without a decoder are indeterminate. Must not: allow a command because of its
+ * name alone. Pure; caller's thread. */
+#ifndef BELAY_GATE_DECODE_H
+#define BELAY_GATE_DECODE_H
+#include "gate/lower.h"
+
+typedef void (*decode_fn)(struct cmd *c, const char *name);
+
+/* decode.c */
+/* 1 when argv is exactly NAME --version or NAME --help. */
+int decode_is_version(const struct cmd *c);
+/* Emits an indeterminate effect naming an option the decoder does not know. */
+void decode_unknown_option(struct cmd *c, const char *name, const struct opt *o);
+/* Emits an indeterminate effect for a word that is only known at run time where an option
+ * could change what the command does. */
+void decode_dynamic_arg(struct cmd *c, const char *name, const struct xword *w);
+/* 1 when s is one of the NULL-terminated list. */
+int decode_in(const char *s, const char *const *list);
+/* Text of several words joined with spaces, or NULL when any is not fully known. */
+char *decode_join(struct cmd *c, size_t from);
+
+/* decode_wrap.c: wrappers, shells, interpreters, find, xargs */
+void decode_sudo(struct cmd *c, const char *name);
+void decode_doas(struct cmd *c, const char *name);
+void decode_su(struct cmd *c, const char *name);
+void decode_env(struct cmd *c, const char *name);
+void decode_nice(struct cmd *c, const char *name);
+void decode_nohup(struct cmd *c, const char *name);
+void decode_timeout(struct cmd *c, const char *name);
+void decode_time(struct cmd *c, const char *name);
+void decode_command_builtin(struct cmd *c, const char *name);
+void decode_exec(struct cmd *c, const char *name);
+void decode_stdbuf(struct cmd *c, const char *name);
+void decode_ionice(struct cmd *c, const char *name);
+void decode_setsid(struct cmd *c, const char *name);
+void decode_watch(struct cmd *c, const char *name);
+void decode_flock(struct cmd *c, const char *name);
+void decode_strace(struct cmd *c, const char *name);
+void decode_xargs(struct cmd *c, const char *name);
+void decode_find(struct cmd *c, const char *name);
+void decode_shell(struct cmd *c, const char *name);
+void decode_eval(struct cmd *c, const char *name);
+void decode_source(struct cmd *c, const char *name);
+void decode_trap(struct cmd *c, const char *name);
+void decode_interp(struct cmd *c, const char *name);
+void decode_chroot(struct cmd *c, const char *name);
+void decode_busybox(struct cmd *c, const char *name);
+
+/* decode_git.c */
+void decode_git(struct cmd *c, const char *name);
+
+/* decode_net.c: network clients */
+void decode_curl(struct cmd *c, const char *name);
+void decode_wget(struct cmd *c, const char *name);
+void decode_ssh(struct cmd *c, const char *name);
+void decode_scp(struct cmd *c, const char *name);
+void decode_rsync(struct cmd *c, const char *name);
+void decode_nc(struct cmd *c, const char *name);
+void decode_netprobe(struct cmd *c, const char *name);
+void decode_gh(struct cmd *c, const char *name);
+void decode_httpie(struct cmd *c, const char *name);
+/* Emits a network effect for a URL-ish word (host extracted; loopback known). */
+void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payload, int secret);
+
+/* decode_dev.c: build tools, package managers, containers */
+void decode_docker(struct cmd *c, const char *name);
+void decode_pkgmgr(struct cmd *c, const char *name);
+void decode_npx(struct cmd *c, const char *name);
+void decode_pip(struct cmd *c, const char *name);
+void decode_go(struct cmd *c, const char *name);
+void decode_cargo(struct cmd *c, const char *name);
+void decode_make(struct cmd *c, const char *name);
+void decode_tsc(struct cmd *c, const char *name);
+void decode_testrunner(struct cmd *c, const char *name);
+void decode_formatter(struct cmd *c, const char *name);
+void decode_prisma(struct cmd *c, const char *name);
+void decode_terraform(struct cmd *c, const char *name);
+void decode_sysdpkg(struct cmd *c, const char *name);
+void decode_belay(struct cmd *c, const char *name);
+void decode_toolversion(struct cmd *c, const char *name);
+
+#endif

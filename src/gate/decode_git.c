@@ -1,0 +1,973 @@
+/* decode_git.c - what a git command does: read-only inspection, local ref and index
+ * changes (allow_flagged), remote changes (push: ask), history- or work-destroying
+ * operations (reset --hard, clean, branch -D, checkout/restore of paths, stash drop,
+ * filter-branch...: ask), configuration and environment that make git run other programs
+ * (indeterminate), and repositories outside the workspace (-C, --git-dir, --work-tree).
+ * Must not: run git or read .git to learn about refs or remotes. Pure; caller's thread. */
+#include "gate/decode.h"
+
+#include <string.h>
+#include <strings.h>
+
+struct gitctx {
+	struct cmd *c;
+	const char *repo[LOWER_MAX_CWDS];
+	int nrepo; /* 0: unknown location */
+	const char *sub;
+	size_t i; /* index of the first word after the subcommand */
+};
+
+static int inside(const struct gitctx *g, int k)
+{
+	return gpath_under(g->repo[k], g->c->L->g.root);
+}
+
+static void ref_local(struct gitctx *g, const char *what, const char *why)
+{
+	struct cmd *c = g->c;
+	if (!g->nrepo) {
+		lower_indet(c, what, "git in a repository only known at run time");
+		return;
+	}
+	for (int k = 0; k < g->nrepo; k++) {
+		if (inside(g, k))
+			lower_emit(c, EK_GIT_REF_LOCAL, what, why);
+		else
+			lower_emit(c, EK_FS_WRITE_OUTSIDE, arena_printf(c->L->a, "%s/.git (%s)", g->repo[k], what),
+				   "changes a git repository outside the workspace root");
+	}
+}
+
+static void destructive(struct gitctx *g, const char *what, const char *why)
+{
+	struct cmd *c = g->c;
+	if (!g->nrepo) {
+		lower_indet(c, what, "git in a repository only known at run time");
+		return;
+	}
+	for (int k = 0; k < g->nrepo; k++) {
+		if (inside(g, k))
+			lower_emit(c, EK_GIT_DESTRUCTIVE, what, why);
+		else
+			lower_emit(c, EK_FS_DESTROY_OUTSIDE, arena_printf(c->L->a, "%s (%s)", g->repo[k], what),
+				   "destroys history or work in a git repository outside the workspace root");
+	}
+}
+
+static void worktree_write(struct gitctx *g)
+{
+	for (int k = 0; k < g->nrepo; k++)
+		lower_path_lit(g->c, g->repo[k], GPA_WRITE, 1);
+}
+
+static void repo_read(struct gitctx *g)
+{
+	for (int k = 0; k < g->nrepo; k++)
+		lower_path_lit(g->c, g->repo[k], GPA_META, 1);
+}
+
+static int arg_is(const struct cmd *c, size_t i, const char *s)
+{
+	return i < c->argc && strcmp(c->argv[i].s, s) == 0;
+}
+
+/* 1 when any word from i on equals one of the options. */
+static int has_opt(const struct cmd *c, size_t i, const char *const *opts)
+{
+	for (; i < c->argc; i++) {
+		if (!strcmp(c->argv[i].s, "--"))
+			return 0;
+		if (decode_in(c->argv[i].s, opts))
+			return 1;
+	}
+	return 0;
+}
+
+/* 1 when a short option letter appears in any cluster from i on. */
+static int has_short(const struct cmd *c, size_t i, char ch)
+{
+	for (; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (!strcmp(s, "--"))
+			return 0;
+		if (s[0] == '-' && s[1] != '-' && strchr(s + 1, ch))
+			return 1;
+	}
+	return 0;
+}
+
+static size_t count_operands(const struct cmd *c, size_t i, int *after_dashdash)
+{
+	size_t n = 0;
+	int dd = 0;
+	*after_dashdash = 0;
+	for (; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (!dd && !strcmp(s, "--")) {
+			dd = 1;
+			continue;
+		}
+		if (!dd && s[0] == '-')
+			continue;
+		n++;
+		if (dd)
+			(*after_dashdash)++;
+	}
+	return n;
+}
+
+static int hazardous_key(const char *kv)
+{
+	static const char *const exact[] = {"core.sshcommand",
+					    "core.pager",
+					    "core.editor",
+					    "core.hookspath",
+					    "core.fsmonitor",
+					    "core.askpass",
+					    "core.gitproxy",
+					    "core.alternaterefscommand",
+					    "diff.external",
+					    "credential.helper",
+					    "sequence.editor",
+					    "uploadpack.packobjectshook",
+					    "gpg.program",
+					    "init.templatedir",
+					    "include.path",
+					    "ssh.variant",
+					    "core.worktree",
+					    "core.sharedrepository",
+					    NULL};
+	static const char *const prefix[] = {"alias.",	  "filter.",	"merge.", "url.",	 "includeif.",
+					     "pager.",	  "protocol.",	"gpg.",	  "credential.", "remote.",
+					     "difftool.", "mergetool.", NULL};
+	const char *eq = strchr(kv, '=');
+	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
+	for (int i = 0; exact[i]; i++)
+		if (strlen(exact[i]) == n && !strncasecmp(kv, exact[i], n))
+			return 1;
+	for (int i = 0; prefix[i]; i++) {
+		size_t pl = strlen(prefix[i]);
+		if (n > pl && !strncasecmp(kv, prefix[i], pl)) {
+			/* only the program-running members of these sections */
+			if (!strncasecmp(kv, "remote.", 7) && !strcasestr(kv, "uploadpack") &&
+			    !strcasestr(kv, "receivepack") && !strcasestr(kv, "proxy"))
+				continue;
+			if (!strncasecmp(kv, "merge.", 6) && !strcasestr(kv, "driver"))
+				continue;
+			if (!strncasecmp(kv, "protocol.", 9) && !strcasestr(kv, "allow"))
+				continue;
+			return 1;
+		}
+	}
+	if (!strncasecmp(kv, "diff.", 5) && (strcasestr(kv, ".textconv") || strcasestr(kv, ".command")))
+		return 1;
+	return 0;
+}
+
+static const char *remote_host(struct lower *L, const char *r)
+{
+	/* scheme://[user@]host[:port]/path, user@host:path, or a remote name */
+	const char *p = strstr(r, "://");
+	if (p) {
+		p += 3;
+		const char *at = strchr(p, '@'), *sl = strchr(p, '/');
+		if (at && (!sl || at < sl))
+			p = at + 1;
+		size_t n = strcspn(p, "/:");
+		return arena_strndup(L->a, p, n);
+	}
+	const char *colon = strchr(r, ':');
+	const char *slash = strchr(r, '/');
+	if (colon && (!slash || colon < slash)) {
+		const char *at = strchr(r, '@');
+		const char *h = at && at < colon ? at + 1 : r;
+		return arena_strndup(L->a, h, (size_t)(colon - h));
+	}
+	return NULL;
+}
+
+static void net(struct gitctx *g, enum effect_kind k, const char *remote, const char *why)
+{
+	struct cmd *c = g->c;
+	const char *host = remote ? remote_host(c->L, remote) : NULL;
+	const char *res = host ? host : arena_printf(c->L->a, "git remote %s", remote ? remote : "(default)");
+	if (host && (!strcmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, "[::1]")) &&
+	    k == EK_NET_SEND)
+		k = EK_NET_LOCAL;
+	lower_emit(c, k, res, why);
+}
+
+static const char *first_operand(const struct cmd *c, size_t i, const char *const *with_arg)
+{
+	for (; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (!strcmp(s, "--"))
+			return i + 1 < c->argc ? c->argv[i + 1].s : NULL;
+		if (s[0] == '-') {
+			if (decode_in(s, with_arg))
+				i++;
+			continue;
+		}
+		return s;
+	}
+	return NULL;
+}
+
+static void git_push(struct gitctx *g)
+{
+	struct cmd *c = g->c;
+	static const char *const force[] = {"--force",	"-f", "--force-with-lease", "--force-if-includes",
+					    "--mirror", NULL};
+	static const char *const del[] = {"--delete", "-d", "--prune", NULL};
+	static const char *const dry[] = {"--dry-run", "-n", NULL};
+	static const char *const witharg[] = {"--repo", "--receive-pack", "--exec", "-o", "--push-option", NULL};
+	if (has_opt(c, g->i, (const char *const[]){"--receive-pack", "--exec", NULL})) {
+		lower_indet(c, "git push --receive-pack", "runs a program on the remote side");
+		return;
+	}
+	int is_force = has_opt(c, g->i, force), is_del = has_opt(c, g->i, del);
+	const char *remote = first_operand(c, g->i, witharg);
+	struct buf_refs {
+		char s[200];
+	} refs = {""};
+	int seen_remote = 0;
+	for (size_t k = g->i; k < c->argc; k++) {
+		const char *s = c->argv[k].s;
+		if (s[0] == '-') {
+			if (decode_in(s, witharg))
+				k++;
+			continue;
+		}
+		if (!seen_remote) {
+			seen_remote = 1;
+			continue;
+		}
+		if (s[0] == '+')
+			is_force = 1;
+		if (s[0] == ':')
+			is_del = 1;
+		if (strlen(refs.s) + strlen(s) + 2 < sizeof refs.s) {
+			if (refs.s[0])
+				strcat(refs.s, " ");
+			strcat(refs.s, s);
+		}
+	}
+	if (has_opt(c, g->i, dry)) {
+		net(g, EK_NET_READ, remote, "contacts the remote without changing it (--dry-run)");
+		return;
+	}
+	net(g, EK_NET_SEND, remote, "uploads commits to a remote repository");
+	const char *what = arena_printf(c->L->a, "%s %s", remote ? remote : "(default remote)",
+					refs.s[0] ? refs.s : "(current branch)");
+	lower_emit(c, EK_GIT_REF_REMOTE, what,
+		   is_force ? "force-pushes: rewrites the remote's history"
+		   : is_del ? "deletes refs on the remote"
+			    : "changes refs on a remote repository (others see it; not restorable locally)");
+}
+
+static void git_branch(struct gitctx *g)
+{
+	struct cmd *c = g->c;
+	static const char *const list[] = {
+	    "-a",	"--all",       "-r",	      "--remotes",	"-l",	       "--list",
+	    "-v",	"-vv",	       "--verbose",   "--show-current", "--contains",  "--no-contains",
+	    "--merged", "--no-merged", "--points-at", "--column",	"--no-column", NULL};
+	int del = has_opt(c, g->i, (const char *const[]){"-d", "--delete", NULL}) || has_short(c, g->i, 'd');
+	int force_del =
+	    has_opt(c, g->i, (const char *const[]){"-D", NULL}) || has_short(c, g->i, 'D') ||
+	    (del && (has_opt(c, g->i, (const char *const[]){"--force", "-f", NULL}) || has_short(c, g->i, 'f')));
+	if (force_del) {
+		destructive(g, "git branch -D", "force-deletes a branch even when its commits are not merged");
+		return;
+	}
+	if (del) {
+		ref_local(g, "branch delete", "deletes a merged local branch");
+		return;
+	}
+	int dd;
+	size_t ops = count_operands(c, g->i, &dd);
+	int rename = has_opt(c, g->i,
+			     (const char *const[]){"-m", "-M", "-c", "-C", "--move", "--copy", "--set-upstream-to",
+						   "-u", "--unset-upstream", "--edit-description", NULL});
+	if (rename) {
+		ref_local(g, "branch rename/upstream", "renames, copies or re-targets a local branch");
+		return;
+	}
+	if (ops == 0 || has_opt(c, g->i, list)) {
+		repo_read(g);
+		return;
+	}
+	ref_local(g, arena_printf(c->L->a, "refs/heads/%s", first_operand(c, g->i, NULL)), "creates a local branch");
+}
+
+static void git_config(struct gitctx *g)
+{
+	struct cmd *c = g->c;
+	static const char *const ro[] = {
+	    "--get",	   "--get-all",	      "--get-regexp",  "--get-urlmatch", "--list", "-l",
+	    "--get-color", "--get-colorbool", "--show-origin", "--show-scope",	 "get",	   "list",
+	    NULL};
+	static const char *const wr[] = {"--unset",	     "--unset-all",	 "--add", "--replace-all",
+					 "--rename-section", "--remove-section", "set",	  "unset",
+					 "rename-section",   "remove-section",	 NULL};
+	if (has_opt(c, g->i, (const char *const[]){"--edit", "-e", "edit", NULL})) {
+		lower_indet(c, "git config --edit", "opens an editor on git configuration");
+		return;
+	}
+	const struct xword *file = NULL;
+	int global = 0, system = 0;
+	const char *key = NULL;
+	size_t nops = 0;
+	for (size_t k = g->i; k < c->argc; k++) {
+		const char *s = c->argv[k].s;
+		if (!strcmp(s, "--global"))
+			global = 1;
+		else if (!strcmp(s, "--system"))
+			system = 1;
+		else if ((!strcmp(s, "--file") || !strcmp(s, "-f")) && k + 1 < c->argc)
+			file = &c->argv[++k];
+		else if (!strcmp(s, "--type") || !strcmp(s, "--default") || !strcmp(s, "--blob") ||
+			 !strcmp(s, "--comment"))
+			k++;
+		else if (s[0] != '-' && !decode_in(s, wr) && !decode_in(s, ro)) {
+			if (!key)
+				key = s;
+			nops++;
+		}
+	}
+	int write = has_opt(c, g->i, wr) || (nops >= 2 && !has_opt(c, g->i, ro));
+	if (!write) {
+		if (key && (!strncasecmp(key, "credential", 10)))
+			return;
+		return;
+	}
+	if (key && hazardous_key(key)) {
+		lower_indet(c, arena_printf(c->L->a, "git config %s", key),
+			    "sets a git option that makes git run another program or redirect remotes");
+		return;
+	}
+	if (file) {
+		lower_path(c, file, GPA_WRITE, 0);
+		return;
+	}
+	if (global) {
+		const char *h = c->L->g.home;
+		if (h)
+			lower_path_lit(c, arena_printf(c->L->a, "%s/.gitconfig", h), GPA_WRITE, 0);
+		else
+			lower_emit(c, EK_FS_WRITE_OUTSIDE, "~/.gitconfig",
+				   "writes the user's global git configuration");
+		return;
+	}
+	if (system) {
+		lower_path_lit(c, "/etc/gitconfig", GPA_WRITE, 0);
+		return;
+	}
+	ref_local(g, arena_printf(c->L->a, "config %s", key ? key : "?"),
+		  "changes the repository's local configuration");
+}
+
+void decode_git(struct cmd *c, const char *name)
+{
+	struct gitctx g = {0};
+	g.c = c;
+	for (int k = 0; k < c->ncwd; k++)
+		g.repo[k] = c->cwd[k];
+	g.nrepo = c->ncwd;
+	/* environment that makes git run other programs or work elsewhere */
+	static const char *const env_run[] = {"GIT_SSH_COMMAND",
+					      "GIT_SSH",
+					      "GIT_EXEC_PATH",
+					      "GIT_EDITOR",
+					      "GIT_SEQUENCE_EDITOR",
+					      "GIT_PAGER",
+					      "GIT_ASKPASS",
+					      "SSH_ASKPASS",
+					      "GIT_EXTERNAL_DIFF",
+					      "GIT_PROXY_COMMAND",
+					      "GIT_CONFIG_COUNT",
+					      "GIT_CONFIG_PARAMETERS",
+					      "GIT_CONFIG_GLOBAL",
+					      "GIT_CONFIG_SYSTEM",
+					      "GIT_CONFIG",
+					      "GIT_TEMPLATE_DIR",
+					      "LD_PRELOAD",
+					      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+					      NULL};
+	for (size_t k = 0; k < c->nenv; k++) {
+		if (decode_in(c->env[k].name, env_run)) {
+			lower_indet(
+			    c, c->env[k].name,
+			    "an environment variable makes git run another program or read other configuration");
+			return;
+		}
+	}
+	const char *wt = lower_getenv(c, "GIT_WORK_TREE");
+	const char *gd = lower_getenv(c, "GIT_DIR");
+	size_t i = 1;
+	for (; i < c->argc; i++) {
+		const struct xword *w = &c->argv[i];
+		const char *s = w->s;
+		if (XM_IS_UNK(s[0])) {
+			decode_dynamic_arg(c, name, w);
+			return;
+		}
+		if (s[0] != '-')
+			break;
+		if (!strcmp(s, "-C")) {
+			if (i + 1 >= c->argc)
+				break;
+			const char *d = xw_lit(&c->argv[++i]);
+			if (!d) {
+				g.nrepo = 0;
+				continue;
+			}
+			if (d[0] == '/') {
+				g.repo[0] = gpath_resolve(c->L->a, "/", d, strlen(d));
+				g.nrepo = 1;
+			} else {
+				for (int k = 0; k < g.nrepo; k++)
+					g.repo[k] = gpath_resolve(c->L->a, g.repo[k], d, strlen(d));
+			}
+			continue;
+		}
+		if (!strcmp(s, "-c")) {
+			if (i + 1 < c->argc) {
+				const char *kv = c->argv[++i].s;
+				if (!xm_known(kv) || hazardous_key(kv)) {
+					lower_indet(
+					    c, arena_printf(c->L->a, "git -c %s", kv),
+					    "a git option that makes git run another program or redirect remotes");
+					return;
+				}
+			}
+			continue;
+		}
+		if (!strncmp(s, "--git-dir", 9) || !strncmp(s, "--work-tree", 11)) {
+			const char *eq = strchr(s, '=');
+			const char *v = eq ? eq + 1 : (i + 1 < c->argc ? c->argv[++i].s : NULL);
+			if (s[2] == 'g')
+				gd = v;
+			else
+				wt = v;
+			continue;
+		}
+		if (!strncmp(s, "--exec-path", 11)) {
+			if (strchr(s, '=')) {
+				lower_indet(c, s, "git runs its subcommands from another directory");
+				return;
+			}
+			return;
+		}
+		if (!strcmp(s, "--version") || !strcmp(s, "--help") || !strcmp(s, "-h") || !strcmp(s, "--html-path") ||
+		    !strcmp(s, "--man-path") || !strcmp(s, "--info-path"))
+			return;
+		/* --no-pager, -p, --paginate, --bare, -P, --literal-pathspecs, --no-optional-locks... */
+	}
+	const char *loc = wt ? wt : gd;
+	if (loc) {
+		if (!xm_known(loc)) {
+			g.nrepo = 0;
+		} else if (loc[0] == '/') {
+			g.repo[0] = gpath_resolve(c->L->a, "/", loc, strlen(loc));
+			g.nrepo = 1;
+		} else {
+			for (int k = 0; k < g.nrepo; k++)
+				g.repo[k] = gpath_resolve(c->L->a, g.repo[k], loc, strlen(loc));
+		}
+		if (gd && !wt && g.nrepo) {
+			/* GIT_DIR=x/.git: the repository lives at its parent */
+			for (int k = 0; k < g.nrepo; k++) {
+				char *r = arena_strdup(c->L->a, g.repo[k]);
+				char *sl = strrchr(r, '/');
+				if (sl && !strcmp(sl, "/.git"))
+					*sl = '\0';
+				g.repo[k] = *r ? r : "/";
+			}
+		}
+	}
+	if (i >= c->argc)
+		return; /* git alone prints usage */
+	const char *sub = xw_lit(&c->argv[i]);
+	if (!sub) {
+		lower_indet(c, xw_show(c->L, &c->argv[i]), "git subcommand only known at run time");
+		return;
+	}
+	g.sub = sub;
+	g.i = i + 1;
+	static const char *const readonly[] = {"status",
+					       "log",
+					       "show",
+					       "rev-parse",
+					       "describe",
+					       "show-ref",
+					       "ls-files",
+					       "ls-tree",
+					       "cat-file",
+					       "verify-commit",
+					       "verify-tag",
+					       "whatchanged",
+					       "shortlog",
+					       "help",
+					       "version",
+					       "blame",
+					       "annotate",
+					       "grep",
+					       "count-objects",
+					       "fsck",
+					       "name-rev",
+					       "merge-base",
+					       "rev-list",
+					       "cherry",
+					       "show-branch",
+					       "for-each-ref",
+					       "check-ignore",
+					       "check-attr",
+					       "check-ref-format",
+					       "var",
+					       "diff-files",
+					       "diff-index",
+					       "diff-tree",
+					       "range-diff",
+					       "diff",
+					       "get-tar-commit-id",
+					       "verify-pack",
+					       "show-index",
+					       "ls-remote",
+					       "check-mailmap",
+					       "column",
+					       "stripspace",
+					       "interpret-trailers",
+					       "hash-object",
+					       "patch-id",
+					       "request-pull",
+					       NULL};
+	if (decode_in(sub, readonly)) {
+		/* outputs that are files */
+		for (size_t k = g.i; k < c->argc; k++) {
+			const char *s = c->argv[k].s;
+			if (!strncmp(s, "--output=", 9))
+				lower_path_lit(c, s + 9, GPA_WRITE, 0);
+			else if (!strcmp(s, "--output") && k + 1 < c->argc)
+				lower_path(c, &c->argv[++k], GPA_WRITE, 0);
+			/* --ext-diff / --textconv drivers come from the repository's own configuration */
+		}
+		if (!strcmp(sub, "hash-object") && has_opt(c, g.i, (const char *const[]){"-w", NULL}))
+			ref_local(&g, "objects", "writes objects into the repository");
+		if (!strcmp(sub, "ls-remote") || !strcmp(sub, "request-pull"))
+			net(&g, EK_NET_READ, first_operand(c, g.i, NULL), "lists refs of a remote repository");
+		repo_read(&g);
+		if ((!strcmp(sub, "ls-files") ||
+		     (!strcmp(sub, "diff") && has_opt(c, g.i, (const char *const[]){"--name-only", NULL}))) &&
+		    g.nrepo == 1) {
+			c->out.kind = OUT_UNDER;
+			c->out.under = g.repo[0];
+			c->out.nofilter = 0;
+		}
+		return;
+	}
+	if (!strcmp(sub, "branch")) {
+		git_branch(&g);
+		return;
+	}
+	if (!strcmp(sub, "tag")) {
+		int dd;
+		size_t ops = count_operands(c, g.i, &dd);
+		static const char *const list[] = {
+		    "-l",	   "--list", "-n",	 "--contains", "--no-contains", "--points-at", "--merged",
+		    "--no-merged", "-v",     "--verify", NULL};
+		if (ops == 0 || has_opt(c, g.i, list)) {
+			repo_read(&g);
+			return;
+		}
+		ref_local(&g, arena_printf(c->L->a, "refs/tags/%s", first_operand(c, g.i, NULL)),
+			  "creates, moves or deletes a local tag");
+		return;
+	}
+	if (!strcmp(sub, "reflog")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "show";
+		if (!strcmp(a, "expire") || !strcmp(a, "delete") || !strcmp(a, "drop")) {
+			destructive(&g, "git reflog expire/delete",
+				    "removes reflog entries, the last way back to lost commits");
+			return;
+		}
+		repo_read(&g);
+		return;
+	}
+	if (!strcmp(sub, "stash")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "push";
+		if (!strcmp(a, "list") || !strcmp(a, "show")) {
+			repo_read(&g);
+			return;
+		}
+		if (!strcmp(a, "drop") || !strcmp(a, "clear")) {
+			destructive(&g, "git stash drop/clear", "deletes stashed work");
+			return;
+		}
+		ref_local(&g, "refs/stash", "stashes or re-applies uncommitted work");
+		worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "reset")) {
+		if (has_opt(c, g.i, (const char *const[]){"--hard", NULL})) {
+			destructive(&g, "git reset --hard", "discards uncommitted changes in the working tree");
+			return;
+		}
+		ref_local(&g, "HEAD / index", "moves HEAD or resets the index (changes stay in the working tree)");
+		return;
+	}
+	if (!strcmp(sub, "clean")) {
+		if (has_opt(c, g.i, (const char *const[]){"-n", "--dry-run", NULL}) || has_short(c, g.i, 'n')) {
+			repo_read(&g);
+			return;
+		}
+		if (has_opt(c, g.i, (const char *const[]){"-i", "--interactive", NULL}) || has_short(c, g.i, 'i')) {
+			lower_indet(c, "git clean -i", "interactive clean");
+			return;
+		}
+		destructive(&g, "git clean", "deletes untracked files, which git cannot bring back");
+		return;
+	}
+	if (!strcmp(sub, "checkout") || !strcmp(sub, "switch")) {
+		int create = has_opt(
+		    c, g.i,
+		    (const char *const[]){"-b", "-B", "-c", "-C", "--orphan", "--create", "--force-create", NULL});
+		int force = has_opt(c, g.i,
+				    (const char *const[]){"-f", "--force", "--discard-changes", "-p", "--patch",
+							  "--ours", "--theirs", NULL});
+		int dd;
+		size_t ops = count_operands(c, g.i, &dd);
+		int paths = !strcmp(sub, "checkout") && !create && (dd > 0 || ops >= 2 || arg_is(c, c->argc - 1, "."));
+		if (force || paths) {
+			destructive(&g, arena_printf(c->L->a, "git %s (discard changes)", sub),
+				    "overwrites working-tree files, discarding uncommitted changes");
+			return;
+		}
+		ref_local(&g, "HEAD", create ? "creates a branch and switches to it" : "switches branches");
+		worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "restore")) {
+		int staged = has_opt(c, g.i, (const char *const[]){"--staged", "-S", NULL});
+		int worktree = has_opt(c, g.i, (const char *const[]){"--worktree", "-W", NULL});
+		if (staged && !worktree) {
+			ref_local(&g, "index", "unstages changes (the working tree is kept)");
+			return;
+		}
+		destructive(&g, "git restore", "overwrites working-tree files, discarding uncommitted changes");
+		return;
+	}
+	if (!strcmp(sub, "rm")) {
+		if (has_opt(c, g.i, (const char *const[]){"--cached", NULL})) {
+			ref_local(&g, "index", "removes paths from the index only");
+			return;
+		}
+		if (has_opt(c, g.i, (const char *const[]){"-f", "--force", NULL}) || has_short(c, g.i, 'f')) {
+			destructive(&g, "git rm -f", "deletes files even when they have uncommitted changes");
+			return;
+		}
+		ref_local(&g, "index", "removes tracked files (their committed content stays in history)");
+		for (size_t k = g.i; k < c->argc; k++)
+			if (c->argv[k].s[0] != '-')
+				lower_path(c, &c->argv[k], GPA_DESTROY, 1);
+		return;
+	}
+	if (!strcmp(sub, "push")) {
+		git_push(&g);
+		return;
+	}
+	if (!strcmp(sub, "fetch") || !strcmp(sub, "pull") || (!strcmp(sub, "remote") && arg_is(c, g.i, "update"))) {
+		if (has_opt(c, g.i, (const char *const[]){"--upload-pack", NULL})) {
+			lower_indet(c, "git fetch --upload-pack", "runs a program on the remote side");
+			return;
+		}
+		const char *remote = has_opt(c, g.i, (const char *const[]){"--all", NULL})
+					 ? "(all remotes)"
+					 : first_operand(c, g.i, NULL);
+		net(&g, EK_NET_READ, remote, "downloads commits from a remote repository");
+		ref_local(&g, arena_printf(c->L->a, "refs/remotes/%s/*", remote ? remote : "origin"),
+			  "updates remote-tracking refs");
+		if (!strcmp(sub, "pull"))
+			worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "clone")) {
+		if (has_opt(c, g.i, (const char *const[]){"--upload-pack", "-u", "--template", NULL})) {
+			lower_indet(c, "git clone", "clone option that runs programs or installs hooks");
+			return;
+		}
+		const char *ops[2] = {NULL, NULL};
+		int n = 0;
+		static const char *const witharg[] = {"-b",
+						      "--branch",
+						      "-o",
+						      "--origin",
+						      "--depth",
+						      "-c",
+						      "--config",
+						      "--reference",
+						      "--separate-git-dir",
+						      "-j",
+						      "--jobs",
+						      "--filter",
+						      "--shallow-since",
+						      "--shallow-exclude",
+						      NULL};
+		for (size_t k = g.i; k < c->argc; k++) {
+			const char *s = c->argv[k].s;
+			if (s[0] == '-') {
+				if (decode_in(s, witharg)) {
+					if ((!strcmp(s, "-c") || !strcmp(s, "--config")) && k + 1 < c->argc &&
+					    hazardous_key(c->argv[k + 1].s)) {
+						lower_indet(c, "git clone -c", "sets a git option that runs programs");
+						return;
+					}
+					k++;
+				}
+				continue;
+			}
+			if (n < 2)
+				ops[n++] = s;
+		}
+		net(&g, EK_NET_READ, ops[0], "downloads a repository");
+		const char *dest = ops[1];
+		if (!dest && ops[0]) {
+			const char *b = strrchr(ops[0], '/');
+			b = b ? b + 1 : ops[0];
+			const char *colon = strrchr(b, ':');
+			if (colon)
+				b = colon + 1;
+			size_t bl = strlen(b);
+			if (bl > 4 && !strcmp(b + bl - 4, ".git"))
+				bl -= 4;
+			dest = arena_strndup(c->L->a, b, bl);
+		}
+		if (dest && *dest && xm_known(dest))
+			lower_path_lit(c, dest, GPA_WRITE, 1);
+		else
+			lower_indet(c, "git clone", "clones into a directory only known at run time");
+		return;
+	}
+	if (!strcmp(sub, "init")) {
+		const char *d = first_operand(c, g.i,
+					      (const char *const[]){"--template", "-b", "--initial-branch",
+								    "--separate-git-dir", "--object-format", NULL});
+		if (has_opt(c, g.i, (const char *const[]){"--template", NULL})) {
+			lower_indet(c, "git init --template", "installs hooks from a template directory");
+			return;
+		}
+		if (d)
+			lower_path_lit(c, d, GPA_WRITE, 1);
+		else
+			worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "config")) {
+		git_config(&g);
+		return;
+	}
+	if (!strcmp(sub, "remote")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "";
+		if (!*a || !strcmp(a, "-v") || !strcmp(a, "--verbose") || !strcmp(a, "get-url")) {
+			repo_read(&g);
+			return;
+		}
+		if (!strcmp(a, "show")) {
+			net(&g, EK_NET_READ, g.i + 1 < c->argc ? c->argv[g.i + 1].s : NULL, "queries a remote");
+			return;
+		}
+		if (!strcmp(a, "prune"))
+			net(&g, EK_NET_READ, g.i + 1 < c->argc ? c->argv[g.i + 1].s : NULL, "queries a remote");
+		ref_local(&g, arena_printf(c->L->a, "remote %s", a), "changes the repository's remotes");
+		return;
+	}
+	if (!strcmp(sub, "worktree")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "";
+		if (!strcmp(a, "list"))
+			return;
+		if (!strcmp(a, "add")) {
+			const char *p = first_operand(c, g.i + 1, (const char *const[]){"-b", "-B", "--reason", NULL});
+			if (p)
+				lower_path_lit(c, p, GPA_WRITE, 1);
+			ref_local(&g, "worktrees", "adds a linked worktree");
+			return;
+		}
+		if (!strcmp(a, "remove")) {
+			if (has_opt(c, g.i, (const char *const[]){"--force", "-f", NULL})) {
+				destructive(&g, "git worktree remove --force",
+					    "deletes a worktree with uncommitted changes");
+				return;
+			}
+			const char *p = first_operand(c, g.i + 1, NULL);
+			if (p)
+				lower_path_lit(c, p, GPA_DESTROY, 1);
+			ref_local(&g, "worktrees", "removes a clean linked worktree");
+			return;
+		}
+		ref_local(&g, "worktrees", "changes linked worktrees");
+		return;
+	}
+	if (!strcmp(sub, "apply")) {
+		if (has_opt(c, g.i, (const char *const[]){"--check", "--stat", "--numstat", "--summary", NULL}))
+			return;
+		if (has_opt(c, g.i, (const char *const[]){"--cached", NULL})) {
+			ref_local(&g, "index", "applies a patch to the index");
+			return;
+		}
+		worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "format-patch")) {
+		const char *o = NULL;
+		for (size_t k = g.i; k < c->argc; k++) {
+			if ((!strcmp(c->argv[k].s, "-o") || !strcmp(c->argv[k].s, "--output-directory")) &&
+			    k + 1 < c->argc)
+				o = c->argv[k + 1].s;
+			else if (!strncmp(c->argv[k].s, "--output-directory=", 19))
+				o = c->argv[k].s + 19;
+		}
+		if (has_opt(c, g.i, (const char *const[]){"--stdout", NULL}))
+			return;
+		lower_path_lit(c, o ? arena_printf(c->L->a, "%s/*.patch", o) : "*.patch", GPA_WRITE, 0);
+		return;
+	}
+	if (!strcmp(sub, "rebase")) {
+		if (has_opt(c, g.i,
+			    (const char *const[]){"-i", "--interactive", "--exec", "-x", "--edit-todo", NULL})) {
+			lower_indet(c, "git rebase -i/--exec", "interactive rebase or rebase that runs commands");
+			return;
+		}
+		ref_local(&g, "HEAD (rebase)", "rewrites local commits (the old ones stay in the reflog)");
+		worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "bisect")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "";
+		if (!strcmp(a, "log") || !strcmp(a, "view") || !strcmp(a, "visualize") || !strcmp(a, "terms"))
+			return;
+		if (!strcmp(a, "run")) {
+			struct cmd sub2 = lower_subcmd(c, g.i + 1);
+			lower_dispatch(&sub2);
+		}
+		ref_local(&g, "refs/bisect", "checks out commits while bisecting");
+		worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "gc") || !strcmp(sub, "prune") || !strcmp(sub, "repack") || !strcmp(sub, "pack-refs") ||
+	    !strcmp(sub, "maintenance")) {
+		int now = 0;
+		for (size_t k = g.i; k < c->argc; k++)
+			if (!strcmp(c->argv[k].s, "--prune=now") || !strcmp(c->argv[k].s, "--prune=all") ||
+			    !strcmp(c->argv[k].s, "--expire=now"))
+				now = 1;
+		if (!strcmp(sub, "prune") || now) {
+			destructive(&g, arena_printf(c->L->a, "git %s", sub), "deletes unreachable objects for good");
+			return;
+		}
+		ref_local(&g, "objects", "repacks the repository");
+		return;
+	}
+	if (!strcmp(sub, "update-ref")) {
+		if (has_opt(c, g.i, (const char *const[]){"-d", NULL})) {
+			destructive(&g, "git update-ref -d", "deletes a ref directly");
+			return;
+		}
+		ref_local(&g, first_operand(c, g.i, (const char *const[]){"-m", NULL}), "moves a ref directly");
+		return;
+	}
+	if (!strcmp(sub, "filter-branch") || !strcmp(sub, "filter-repo")) {
+		destructive(&g, arena_printf(c->L->a, "git %s", sub), "rewrites the whole history");
+		return;
+	}
+	if (!strcmp(sub, "notes")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "list";
+		if (!strcmp(a, "list") || !strcmp(a, "show"))
+			return;
+		ref_local(&g, "refs/notes", "changes notes");
+		return;
+	}
+	if (!strcmp(sub, "submodule")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "status";
+		if (!strcmp(a, "status") || !strcmp(a, "summary"))
+			return;
+		if (!strcmp(a, "foreach")) {
+			lower_indet(c, "git submodule foreach", "runs a command in every submodule");
+			return;
+		}
+		net(&g, EK_NET_READ, NULL, "fetches submodules");
+		ref_local(&g, "submodules", "updates submodules");
+		worktree_write(&g);
+		return;
+	}
+	if (!strcmp(sub, "archive")) {
+		for (size_t k = g.i; k < c->argc; k++) {
+			if ((!strcmp(c->argv[k].s, "-o") || !strcmp(c->argv[k].s, "--output")) && k + 1 < c->argc)
+				lower_path(c, &c->argv[++k], GPA_WRITE, 0);
+			else if (!strncmp(c->argv[k].s, "--output=", 9))
+				lower_path_lit(c, c->argv[k].s + 9, GPA_WRITE, 0);
+			else if (!strncmp(c->argv[k].s, "--remote", 8))
+				net(&g, EK_NET_READ, NULL, "reads an archive from a remote");
+		}
+		return;
+	}
+	if (!strcmp(sub, "bundle")) {
+		const char *a = g.i < c->argc ? c->argv[g.i].s : "";
+		if (!strcmp(a, "create") && g.i + 1 < c->argc) {
+			lower_path(c, &c->argv[g.i + 1], GPA_WRITE, 0);
+			return;
+		}
+		if (!strcmp(a, "unbundle")) {
+			ref_local(&g, "objects", "imports a bundle");
+			return;
+		}
+		return;
+	}
+	if (!strcmp(sub, "credential") || !strncmp(sub, "credential-", 11)) {
+		lower_emit(c, EK_SECRET_READ, "git credential", "asks git's credential helper for stored passwords");
+		return;
+	}
+	if (!strcmp(sub, "send-email")) {
+		lower_emit(c, EK_NET_SEND, "smtp", "sends email");
+		return;
+	}
+	static const char *const local[] = {"add",
+					    "commit",
+					    "mv",
+					    "revert",
+					    "merge",
+					    "cherry-pick",
+					    "am",
+					    "sparse-checkout",
+					    "update-index",
+					    "commit-tree",
+					    "mktag",
+					    "mktree",
+					    "read-tree",
+					    "symbolic-ref",
+					    "replace",
+					    "rerere",
+					    "write-tree",
+					    "merge-file",
+					    "checkout-index",
+					    "mergetool",
+					    NULL};
+	if (decode_in(sub, local)) {
+		if (!strcmp(sub, "mergetool")) {
+			lower_indet(c, "git mergetool", "runs a merge tool program");
+			return;
+		}
+		ref_local(&g, arena_printf(c->L->a, "git %s", sub), "changes local commits, the index or refs");
+		if (strcmp(sub, "add") && strcmp(sub, "commit") && strcmp(sub, "update-index"))
+			worktree_write(&g);
+		return;
+	}
+	static const char *const runs[] = {"difftool",	  "daemon",	  "instaweb",	 "http-backend", "shell",
+					   "upload-pack", "receive-pack", "web--browse", "lfs",		 NULL};
+	if (decode_in(sub, runs)) {
+		lower_indet(c, arena_printf(c->L->a, "git %s", sub),
+			    "git subcommand that runs programs or serves the network");
+		return;
+	}
+	lower_indet(c, arena_printf(c->L->a, "git %s", sub),
+		    "unknown git subcommand (it may be an alias or an extension that runs anything)");
+}
