@@ -33,6 +33,7 @@ static const struct command commands[] = {
 	{"snapshot", cmd_snapshot, "capture, restore, hash, show or diff workspace pre-states"},
 	{"sandbox", cmd_sandbox, "check that containment works on this machine (sandbox check)"},
 	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
+	{"approve", cmd_approve, "allow once a call the gate refused (run outside the sandbox)"},
 	{"gate", cmd_gate, "explain the effect plan of a shell command or tool call"},
 	{NULL, NULL, NULL},
 };

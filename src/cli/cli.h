@@ -18,5 +18,6 @@ int cmd_probe(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_gate(int argc, char **argv);
+int cmd_approve(int argc, char **argv);
 
 #endif

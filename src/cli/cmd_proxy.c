@@ -12,7 +12,11 @@
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "common/jsonx.h"
+#include "engine/approvals.h"
 #include "engine/prestate.h"
+#include "engine/turn_gate.h"
+#include "gate/gate.h"
 #include "engine/sandbox.h"
 #include "engine/session.h"
 
@@ -28,14 +32,29 @@ static const char proxy_usage[] =
 	"  --scope DIR         run the server contained, writes confined to DIR\n"
 	"                      (env BELAY_SANDBOX_SCOPE)\n"
 	"  --network deny|allow  network policy for a contained server (default deny;\n"
-	"                      env BELAY_SANDBOX_NETWORK=deny-all|allow-all)\n";
+	"                      env BELAY_SANDBOX_NETWORK=deny-all|allow-all)\n"
+	"  --mode audit|enforce  classify every tools/call into an effect plan; audit records it,\n"
+	"                      enforce also refuses calls that ask or deny (approve once with\n"
+	"                      `belay approve ID`)\n"
+	"  --policy FILE       the gate's tool-call policy (docs/GATE.md)\n";
 
 struct proxy_run {
 	int exit_code;
 	int ended;
 	uv_signal_t sigs[3];
 	struct session *session;
+	struct approvals *approvals;
 };
+
+static void on_record(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields)
+{
+	struct proxy_run *r = ctx;
+	(void)s;
+	(void)seq;
+	/* Once containment is up, approvals from inside the sandbox are refused by namespace. */
+	if (r->approvals && !strcmp(kind, "sandbox") && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fields, "ok")))
+		approvals_set_sandbox(r->approvals, jx_str(cJSON_GetObjectItemCaseSensitive(fields, "layers"), "userns"));
+}
 
 static void on_ended(void *ctx, struct session *s, int code)
 {
@@ -44,6 +63,8 @@ static void on_ended(void *ctx, struct session *s, int code)
 	r->exit_code = code;
 	r->ended = 1;
 	r->session = NULL;
+	approvals_close(r->approvals);
+	r->approvals = NULL;
 	for (int i = 0; i < 3; i++)
 		uv_close((uv_handle_t *)&r->sigs[i], NULL);
 }
@@ -62,11 +83,13 @@ int cmd_proxy(int argc, char **argv)
 		{"trace-dir", required_argument, NULL, 't'}, {"state", required_argument, NULL, 's'},
 		{"no-trace", no_argument, NULL, 'n'},        {"scope", required_argument, NULL, 'S'},
 		{"network", required_argument, NULL, 'N'},   {"frame-cap", required_argument, NULL, 'F'},
+		{"mode", required_argument, NULL, 'M'},      {"policy", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
 	};
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
 	int no_trace = 0;
+	const char *mode_s = NULL, *policy_file = NULL;
 	size_t frame_cap = 0;
 	int c;
 	optind = 1;
@@ -79,6 +102,8 @@ int cmd_proxy(int argc, char **argv)
 		case 'S': scope = optarg; break;
 		case 'N': network = optarg; break;
 		case 'F': frame_cap = strtoull(optarg, NULL, 10); break;
+		case 'M': mode_s = optarg; break;
+		case 'P': policy_file = optarg; break;
 		case 'h': fputs(proxy_usage, stdout); return 0;
 		default:
 			return cli_fail("proxy: unknown or incomplete option '%s' (belay proxy --help)", argv[optind - 1]);
@@ -101,6 +126,15 @@ int cmd_proxy(int argc, char **argv)
 			return cli_fail("proxy: %s", e.msg);
 	}
 
+	enum turn_gate_mode mode = TURN_GATE_OFF;
+	if (mode_s && turn_gate_parse_mode(mode_s, &mode))
+		return cli_fail("proxy: --mode must be audit or enforce, not '%s'", mode_s);
+	struct gate_policy *gpol = NULL;
+	if (policy_file && gate_policy_load(policy_file, &gpol, &e))
+		return cli_fail("proxy: policy: %s", e.msg);
+	if (policy_file && mode == TURN_GATE_OFF)
+		mode = TURN_GATE_AUDIT;
+
 	char *state_dir = paths_state_dir(state);
 	char *default_traces = NULL;
 	if (!no_trace && !(trace_dir && *trace_dir))
@@ -119,6 +153,8 @@ int cmd_proxy(int argc, char **argv)
 
 	/* With a scope, every tools/call waits for its pre-state (snapshots in the state dir). */
 	struct turn_gate *gate = NULL;
+	if (contained && paths_ensure_state_dir(state_dir, &e) == 0)
+		spec.hide = realpath(state_dir, NULL); /* the server never sees belay's state */
 	if (contained && (rc = prestate_gate_new(state_dir, spec.scope, &gate, &e)) != 0) {
 		endpoint_close(cin);
 		endpoint_close(cout);
@@ -130,7 +166,22 @@ int cmd_proxy(int argc, char **argv)
 		return cli_fail("proxy: %s", e.msg);
 	}
 	struct proxy_run run = {0};
-	struct session_observer obs = {.ended = on_ended, .ctx = &run};
+	if (mode != TURN_GATE_OFF) {
+		if (!gate)
+			gate = turn_gate_new(NULL, NULL, NULL);
+		char *cwd = getcwd(NULL, 0);
+		turn_gate_set_policy(gate, mode, gpol, contained ? spec.scope : cwd, state_dir);
+		gpol = NULL;
+		free(cwd);
+		if (mode == TURN_GATE_ENFORCE && approvals_open(loop, state_dir, &run.approvals, &e) != 0) {
+			fprintf(stderr, "belay: proxy: approvals unavailable (%s); refused calls cannot be approved\n", e.msg);
+			approvals_close(run.approvals);
+			run.approvals = NULL;
+		}
+		gate->approvals = run.approvals;
+	}
+	gate_policy_free(gpol);
+	struct session_observer obs = {.record = on_record, .ended = on_ended, .ctx = &run};
 	struct session_opts so = {
 		.argv = server,
 		.trace_dir = no_trace ? NULL : trace_dir,

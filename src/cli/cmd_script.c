@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "engine/prestate.h"
 #include "engine/scripted.h"
+#include "engine/turn_gate.h"
 
 static void started(void *ctx, const char *trace_path)
 {
@@ -32,9 +33,11 @@ int cmd_script(int argc, char **argv)
 					     {"state", required_argument, NULL, 'S'},
 					     {"trace-dir", required_argument, NULL, 't'},
 					     {"timeout", required_argument, NULL, 'T'},
+					     {"mode", required_argument, NULL, 'M'},
 					     {NULL, 0, NULL, 0}};
 	const char *scope = NULL, *network = "deny", *state = NULL, *tdir = NULL;
 	double timeout = 20;
+	const char *mode_s = NULL;
 	char **server = NULL;
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--")) {
@@ -52,6 +55,7 @@ int cmd_script(int argc, char **argv)
 		case 'S': state = optarg; break;
 		case 't': tdir = optarg; break;
 		case 'T': timeout = atof(optarg); break;
+		case 'M': mode_s = optarg; break;
 		default: return cli_fail("__script: unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -76,6 +80,14 @@ int cmd_script(int argc, char **argv)
 			free(state_dir);
 			return cli_fail("__script: %s", e.msg);
 		}
+	}
+	enum turn_gate_mode mode = TURN_GATE_OFF;
+	if (mode_s && turn_gate_parse_mode(mode_s, &mode))
+		return cli_fail("__script: bad --mode");
+	if (mode != TURN_GATE_OFF) {
+		if (!gate)
+			gate = turn_gate_new(NULL, NULL, NULL);
+		turn_gate_set_policy(gate, mode, NULL, scope ? spec.scope : "/", state_dir);
 	}
 	char *traces = tdir ? xstrdup(tdir) : fs_join(state_dir, "traces");
 	struct scripted_opts so = {

@@ -19,7 +19,7 @@
 
 struct sandbox_spawn {
 	int parent_sock, child_sock;
-	char *scope, *tmp;
+	char *scope, *tmp, *hide;
 	int deny;
 };
 
@@ -124,6 +124,7 @@ void sandbox_spec_done(struct sandbox_spec *sp)
 {
 	free(sp->scope);
 	free(sp->tmpdir);
+	free(sp->hide);
 	memset(sp, 0, sizeof *sp);
 }
 
@@ -134,6 +135,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return err_set(e, -errno, "cannot create the supervisor channel: %s", strerror(errno));
 	struct sandbox_spawn *p = xcalloc(1, sizeof *p);
+	p->hide = spec->hide ? xstrdup(spec->hide) : NULL;
 	p->parent_sock = sv[0];
 	p->child_sock = sv[1];
 	p->scope = xstrdup(spec->scope);
@@ -143,7 +145,8 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	while (argv[n])
 		n++;
 	const char *fixed[] = {"belay", "__launch", "--scope", spec->scope, "--tmp", spec->tmpdir, "--net",
-			       p->deny ? "deny" : "allow", "--status-fd", "3", "--", exe};
+			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
+			       "--", exe};
 	size_t nf = sizeof fixed / sizeof fixed[0];
 	sp->args = xcalloc(nf + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)
@@ -200,5 +203,6 @@ void sandbox_spawn_free(void *priv)
 		close(p->child_sock);
 	free(p->scope);
 	free(p->tmp);
+	free(p->hide);
 	free(p);
 }

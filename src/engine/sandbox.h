@@ -15,6 +15,7 @@ struct sandbox_spec {
 	char *scope;      /* realpath of the workspace (writable, snapshotted) */
 	char *tmpdir;     /* private temp dir (writable, not snapshotted) */
 	enum sandbox_network network;
+	char *hide;       /* a directory the server must not see (belay's state: traces, keys), or NULL */
 };
 
 /* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the

@@ -38,7 +38,7 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 
 struct launch {
-	const char *scope, *tmp, *net;
+	const char *scope, *tmp, *net, *hide;
 	int status_fd;
 	char *const *argv; /* argv[0] = exe path, argv[1..] = the server's argv */
 	int deny;
@@ -106,6 +106,13 @@ static int setup_mounts(struct launch *l)
 	for (int i = 0; i < 2; i++)
 		if (mount(roots[i], roots[i], NULL, MS_BIND | MS_REC, NULL) != 0)
 			return refuse(l, "mount-namespace", "cannot bind %s: %s", roots[i], strerror(errno));
+	/* belay's own state (traces, snapshots, the approval key) vanishes under an empty tmpfs. */
+	struct stat hs;
+	if (l->hide && *l->hide && stat(l->hide, &hs) == 0 && S_ISDIR(hs.st_mode)) {
+		if (mount("belay-hidden", l->hide, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500") != 0)
+			return refuse(l, "mount-namespace", "cannot hide %s: %s", l->hide, strerror(errno));
+		buf_puts(&l->layers, "\"state_hidden\":true,");
+	}
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
 	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0)
 		return refuse(l, "mount-namespace", "cannot make the filesystem read-only: %s", strerror(errno));
@@ -236,6 +243,8 @@ int sandbox_launch_main(int argc, char **argv)
 			l.net = argv[++i];
 		else if (!strcmp(argv[i], "--status-fd"))
 			l.status_fd = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--hide"))
+			l.hide = argv[++i];
 		else
 			return refuse(&l, "launcher", "unknown option %s", argv[i]);
 	}

@@ -552,6 +552,8 @@ static int handshake(struct sandbox_supervisor *s)
 	snprintf(link, sizeof link, "/proc/%d/ns/user", (int)s->o.launcher_pid);
 	ssize_t ln = readlink(link, s->userns, sizeof s->userns - 1);
 	s->userns[ln > 0 ? ln : 0] = '\0';
+	if (layers)
+		cJSON_AddStringToObject(layers, "userns", s->userns);
 	post_status(s, 1, NULL, NULL, layers);
 	if (write(s->o.sock, "go", 2) != 2)
 		return -1;

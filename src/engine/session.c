@@ -261,6 +261,25 @@ void session_forward_c2s(struct session *s, char *data, size_t n)
 	}
 }
 
+void session_reply_client(struct session *s, const char *bytes, size_t len)
+{
+	if (s->tw)
+		trace_writer_frame_from_belay(s->tw, "s2c", bytes, len);
+	if (s->o.obs && s->o.obs->frame) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		struct session_frame f = {-1, DIR_S2C, bytes, len, len, 0, &now};
+		s->o.obs->frame(s->o.obs->ctx, s, &f);
+	}
+	if (s->client_out_dead)
+		return;
+	char *b = xmalloc(len + 1);
+	memcpy(b, bytes, len);
+	b[len] = '\n';
+	if (endpoint_write(s->cout, b, len + 1, cout_write_cb, s) != 0)
+		s->client_out_dead = 1;
+}
+
 void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 {
 	struct session *s = ctx;
@@ -388,10 +407,20 @@ void session_client_input_ended(struct session *s)
 		endpoint_read_stop(s->cin);
 		s->c2s_reading = 0;
 	}
-	if (!s->server_in_dead)
-		endpoint_shutdown(s->sin);
+	/* Held client bytes (the gate's queue) still go to the server before its end of input. */
+	if (!session_gate_has_queued(s))
+		session_shutdown_server_input(s);
+	else
+		s->shutdown_pending = 1;
 	if (!s->exited && !s->finished)
 		uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
+}
+
+void session_shutdown_server_input(struct session *s)
+{
+	s->shutdown_pending = 0;
+	if (!s->server_in_dead)
+		endpoint_shutdown(s->sin);
 }
 
 static void drain_timer_cb(uv_timer_t *t)

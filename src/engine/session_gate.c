@@ -21,7 +21,9 @@
 #include "common/jsonx.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
+#include "engine/approvals.h"
 #include "engine/model.h"
+#include "gate/gate.h"
 #include "engine/rpc_msg.h"
 #include "engine/session_internal.h"
 #include "engine/turn_gate.h"
@@ -41,12 +43,44 @@ void turn_gate_free(struct turn_gate *g)
 		return;
 	if (g->free_ctx)
 		g->free_ctx(g->capture_ctx);
+	gate_policy_free(g->policy);
+	free(g->root);
+	free(g->home);
+	free(g->state_dir);
 	free(g);
+}
+
+void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct gate_policy *policy, const char *root,
+			  const char *state_dir)
+{
+	g->mode = mode;
+	gate_policy_free(g->policy);
+	g->policy = policy;
+	free(g->root);
+	free(g->state_dir);
+	free(g->home);
+	g->root = root ? xstrdup(root) : NULL;
+	g->state_dir = state_dir ? xstrdup(state_dir) : NULL;
+	const char *home = getenv("HOME");
+	g->home = home && *home ? xstrdup(home) : NULL;
+}
+
+int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out)
+{
+	if (!strcmp(s, "audit"))
+		*out = TURN_GATE_AUDIT;
+	else if (!strcmp(s, "enforce"))
+		*out = TURN_GATE_ENFORCE;
+	else if (!strcmp(s, "off"))
+		*out = TURN_GATE_OFF;
+	else
+		return -1;
+	return 0;
 }
 
 /*==== per-session state ====*/
 
-enum item_state { IT_READY = 0, IT_CAPTURE, IT_CAPTURING };
+enum item_state { IT_READY = 0, IT_CAPTURE, IT_CAPTURING, IT_HELD };
 
 /* A later call whose pre-state is this capture's (it overlaps only read-only calls). */
 struct sharer {
@@ -64,6 +98,11 @@ struct item {
 	struct trace_rec *rec; /* the deferred frame record of a barrier */
 	int64_t seq;
 	cJSON *handle; /* result of the capture */
+	/* a held call (IT_HELD): what to do when the console answers */
+	uint64_t hold;
+	cJSON *id;     /* the request id, for the refusal */
+	char *tool;
+	char call_key[72];
 };
 
 struct outstanding {
@@ -90,6 +129,11 @@ struct gate_state {
 	int64_t last_handle_seq;
 	int closing;
 	int warming;      /* the warm-up job runs; captures wait */
+	uint64_t next_hold;
+	struct effect_plan *decision_plan; /* the decision of the call being recorded */
+	const char *decision_outcome;
+	char decision_by[200];
+	int64_t last_call_seq;
 	uv_work_t warm_work;
 };
 
@@ -175,8 +219,23 @@ static void flush(struct session *s)
 		session_forward_c2s(s, it->data, it->len);
 		free(it);
 	}
-	if (g->head && g->head->state == IT_CAPTURE && !g->working && !g->warming)
-		start_capture(s, g);
+	if (!g->head && s->shutdown_pending)
+		session_shutdown_server_input(s);
+	if (g->head && g->head->state == IT_CAPTURE && !g->working && !g->warming) {
+		if (s->gate->capture) {
+			start_capture(s, g);
+		} else {
+			/* No pre-state capture configured (an effect gate without a scope). */
+			struct item *it = g->head;
+			if (s->tw && it->rec)
+				trace_writer_set_handle(s->tw, it->rec, NULL);
+			it->rec = NULL;
+			it->state = IT_READY;
+			if (g->pending == it)
+				g->pending = NULL;
+			flush(s);
+		}
+	}
 }
 
 static void enqueue(struct gate_state *g, char *data, size_t len, enum item_state st, struct trace_rec *rec, int64_t seq)
@@ -331,6 +390,139 @@ static int all_outstanding_read_only(struct gate_state *g)
 	return 1;
 }
 
+/*==== the effect gate ====*/
+
+/* The refusal a client gets instead of the call's result: a tool error that says what was
+ * refused, why, and how to approve it once. */
+static void refuse_to_client(struct session *s, const cJSON *id, const char *tool, const struct effect_plan *plan,
+			     const char *approval_id, const char *by)
+{
+	struct buf text = {0};
+	buf_printf(&text, "belay refused the call to %s", tool ? tool : "this tool");
+	if (by)
+		buf_printf(&text, " (%s)", by);
+	buf_puts(&text, ".");
+	for (size_t i = 0; plan && i < effect_plan_reason_count(plan); i++)
+		buf_printf(&text, "\n- %s", effect_plan_reason(plan, i));
+	if (approval_id)
+		buf_printf(&text, "\nTo allow this exact call once, a person outside the sandbox runs:\n  belay approve %s\n"
+			   "and the call is sent again unchanged.", approval_id);
+	else
+		buf_puts(&text, "\nThis call is never allowed (it writes belay's own control files).");
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, 1));
+	cJSON *r = cJSON_AddObjectToObject(m, "result");
+	cJSON *content = cJSON_AddArrayToObject(r, "content");
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "type", "text");
+	cJSON_AddStringToObject(c, "text", buf_cstr(&text));
+	cJSON_AddItemToArray(content, c);
+	cJSON_AddBoolToObject(r, "isError", 1);
+	cJSON *meta = cJSON_AddObjectToObject(r, "_meta");
+	cJSON *bm = cJSON_AddObjectToObject(meta, "belay/gate");
+	cJSON_AddStringToObject(bm, "decision", plan ? gate_decision_name(effect_plan_decision(plan)) : "ask");
+	if (approval_id)
+		cJSON_AddStringToObject(bm, "approval_id", approval_id);
+	if (plan)
+		cJSON_AddItemToObject(bm, "plan", effect_plan_json(plan));
+	char *bytes = jx_print(m);
+	session_reply_client(s, bytes, strlen(bytes));
+	cJSON_free(bytes);
+	cJSON_Delete(m);
+	buf_free(&text);
+}
+
+static void record_decision(struct session *s, int64_t seq, const char *tool, const struct effect_plan *plan,
+			    const char *outcome, const char *approval_id, const char *by)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "request_seq", (double)seq);
+	if (tool)
+		cJSON_AddStringToObject(f, "tool", tool);
+	cJSON_AddStringToObject(f, "mode", s->gate->mode == TURN_GATE_ENFORCE ? "enforce" : "audit");
+	cJSON_AddStringToObject(f, "decision", gate_decision_name(effect_plan_decision(plan)));
+	cJSON_AddStringToObject(f, "outcome", outcome);
+	if (approval_id)
+		cJSON_AddStringToObject(f, "approval_id", approval_id);
+	cJSON_AddStringToObject(f, "decided_by", by ? by : "policy");
+	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
+	session_record(s, "gate_decision", f);
+}
+
+static struct effect_plan *classify(struct session *s, struct gate_state *g, const struct rpc_item *call)
+{
+	struct turn_gate *tg = s->gate;
+	const cJSON *ann = g->tools && call->tool ? cJSON_GetObjectItemCaseSensitive(g->tools, call->tool) : NULL;
+	const char *ctrl[] = {s->trace_path, NULL};
+	struct gate_ctx ctx = {.root = tg->root ? tg->root : "/", .cwd = NULL, .home = tg->home,
+			       .state_dir = tg->state_dir, .control_paths = s->trace_path ? ctrl : NULL};
+	return gate_plan_tool_call(tg->policy ? tg->policy : gate_policy_default(), call->tool, call->arguments, ann, &ctx);
+}
+
+/* The effect gate's verdict on one call. Returns 1 when the call goes on (to the capture and
+ * the server), 0 when it was refused or is held (its bytes are then owned by the gate). */
+static int gate_call(struct session *s, struct gate_state *g, const struct rpc_item *call, const char *data, size_t len,
+		     size_t total, int truncated, char **bytes, size_t n)
+{
+	struct turn_gate *tg = s->gate;
+	struct effect_plan *plan = classify(s, g, call);
+	enum gate_decision d = effect_plan_decision(plan);
+	char key[72], aid[48], by[128];
+	approvals_call_key(call->tool, call->arguments, key);
+	if (tg->mode == TURN_GATE_AUDIT || d == GATE_ALLOW || d == GATE_ALLOW_FLAGGED) {
+		g->decision_plan = plan; /* recorded after the frame, below */
+		g->decision_outcome = tg->mode == TURN_GATE_AUDIT && d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
+		return 1;
+	}
+	if (d == GATE_ASK && tg->approvals && approvals_take(tg->approvals, key, aid, by)) {
+		g->decision_plan = plan;
+		g->decision_outcome = "forwarded (approved once)";
+		snprintf(g->decision_by, sizeof g->decision_by, "%s (approval %s)", by, aid);
+		return 1;
+	}
+	int64_t seq;
+	if (d == GATE_ASK && tg->on_hold) {
+		/* Held for the console: the call and everything after it wait for a key. */
+		struct trace_rec *rec = NULL;
+		seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &rec);
+		record_decision(s, seq, call->tool, plan, "held", NULL, NULL);
+		struct item *it = xcalloc(1, sizeof *it);
+		it->data = *bytes;
+		it->len = n;
+		it->state = IT_HELD;
+		it->rec = rec;
+		it->seq = seq;
+		it->hold = ++g->next_hold;
+		it->id = cJSON_Duplicate(call->node ? cJSON_GetObjectItemCaseSensitive(call->node, "id") : NULL, 1);
+		it->tool = call->tool ? xstrdup(call->tool) : NULL;
+		snprintf(it->call_key, sizeof it->call_key, "%s", key);
+		*g->tail = it;
+		g->tail = &it->next;
+		g->last = it;
+		*bytes = NULL;
+		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
+		cJSON *pj = effect_plan_json(plan);
+		tg->on_hold(tg->hold_ctx, s, it->hold, seq, call->tool, pj);
+		cJSON_Delete(pj);
+		effect_plan_free(plan);
+		return 0;
+	}
+	/* Refused: the server never sees it; the client hears why and how to approve. */
+	seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, NULL);
+	if (d == GATE_ASK && tg->approvals)
+		approvals_request(tg->approvals, key, call->tool, aid);
+	int with_id = d == GATE_ASK && tg->approvals;
+	record_decision(s, seq, call->tool, plan, "refused", with_id ? aid : NULL, NULL);
+	const cJSON *idv = call->node ? cJSON_GetObjectItemCaseSensitive(call->node, "id") : NULL;
+	if (idv)
+		refuse_to_client(s, idv, call->tool, plan, with_id ? aid : NULL, NULL);
+	effect_plan_free(plan);
+	free(*bytes);
+	*bytes = NULL;
+	return 0;
+}
+
 static void on_client_frame(void *ctx, const char *data, size_t len, size_t total, int truncated, size_t end)
 {
 	struct session *s = ctx;
@@ -358,6 +550,10 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 	}
 	size_t n = line.len;
 	char *bytes = buf_take(&line);
+	if (calls == 1 && s->gate->mode != TURN_GATE_OFF && !gate_call(s, g, call, data, len, total, truncated, &bytes, n)) {
+		rpc_msg_free(&m);
+		return;
+	}
 	if (calls == 0) {
 		session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, NULL);
 		enqueue(g, bytes, n, IT_READY, NULL, -1);
@@ -369,6 +565,7 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 			if (strmap_live(&g->ledger, i))
 				cJSON_AddItemToArray(sh->deps, cJSON_CreateNumber((double)g->out[g->ledger.slots[i].val].seq));
 		int64_t seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &sh->rec);
+		g->last_call_seq = seq;
 		sh->next = g->pending->sharers;
 		g->pending->sharers = sh;
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
@@ -378,6 +575,7 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 		cJSON *h = calls == 1 && all_outstanding_read_only(g) && g->last_handle ? shared_handle(g)
 										       : concurrent_handle(g, calls > 1 ? calls : 0);
 		int64_t seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, h, NULL);
+		g->last_call_seq = seq;
 		for (int i = 0; i < m.n; i++) {
 			const struct rpc_item *it = &m.items[i];
 			if (it->kind == RPC_REQUEST && !strcmp(it->method, "tools/call"))
@@ -388,8 +586,16 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 	} else {
 		struct trace_rec *rec = NULL;
 		int64_t seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &rec);
+		g->last_call_seq = seq;
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
 		enqueue(g, bytes, n, IT_CAPTURE, rec, seq);
+	}
+	if (g->decision_plan) {
+		record_decision(s, g->last_call_seq, call ? call->tool : NULL, g->decision_plan, g->decision_outcome,
+				NULL, g->decision_by[0] ? g->decision_by : NULL);
+		effect_plan_free(g->decision_plan);
+		g->decision_plan = NULL;
+		g->decision_by[0] = '\0';
 	}
 	rpc_msg_free(&m);
 }
@@ -453,6 +659,60 @@ void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int
 	rpc_msg_free(&m);
 }
 
+int session_gate_resolve(struct session *s, uint64_t hold, int approve, const char *by)
+{
+	struct gate_state *g = s->gate_state;
+	if (!g || g->closing)
+		return -1;
+	struct item **pp = &g->head, *it = NULL, *prev = NULL;
+	for (; *pp; prev = *pp, pp = &(*pp)->next)
+		if ((*pp)->state == IT_HELD && (*pp)->hold == hold) {
+			it = *pp;
+			break;
+		}
+	if (!it)
+		return -1;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);
+	if (it->tool)
+		cJSON_AddStringToObject(f, "tool", it->tool);
+	cJSON_AddBoolToObject(f, "approved", approve);
+	cJSON_AddStringToObject(f, "by", by ? by : "console");
+	session_record(s, "approval", f);
+	if (approve) {
+		/* Approved once: now it gets its pre-state and goes to the server. */
+		it->state = IT_CAPTURE;
+		if (!g->pending)
+			g->pending = it;
+	} else {
+		*pp = it->next;
+		if (g->tail == &it->next)
+			g->tail = pp;
+		if (g->last == it)
+			g->last = prev;
+		if (s->tw && it->rec)
+			trace_writer_set_handle(s->tw, it->rec, NULL);
+		char why[200];
+		snprintf(why, sizeof why, "refused in the console by %s", by ? by : "the operator");
+		if (it->id)
+			refuse_to_client(s, it->id, it->tool, NULL, NULL, why);
+		struct rpc_id rid;
+		rpc_id_from_json(it->id, &rid);
+		retire(s, g, &rid);
+		cJSON_Delete(it->id);
+		free(it->tool);
+		free(it->data);
+		free(it);
+	}
+	flush(s);
+	return 0;
+}
+
+int session_gate_has_queued(struct session *s)
+{
+	return s->gate_state && ((struct gate_state *)s->gate_state)->head != NULL;
+}
+
 int session_gate_blocks_reading(struct session *s)
 {
 	if (!s->gate || !s->gate_state)
@@ -513,6 +773,8 @@ void session_gate_finish(struct session *s)
 				free(sh);
 				sh = nx;
 			}
+			cJSON_Delete(it->id);
+			free(it->tool);
 			free(it->data);
 			free(it);
 		}

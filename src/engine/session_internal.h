@@ -37,6 +37,7 @@ struct session {
 	unsigned server_in_dead : 1, server_out_eof : 1, server_err_eof : 1;
 	unsigned exited : 1, term_sent : 1, drain_expired : 1, finished : 1;
 	unsigned hold_c2s : 1; /* client bytes wait until containment reports ready */
+	unsigned shutdown_pending : 1; /* the client ended; close the server's input once the gate drains */
 	/* Containment: the supervisor thread posts records through the inbox. */
 	struct sandbox_supervisor *sup;
 	_Atomic int64_t turn_seq; /* request seq of the tools/call in flight, -1 when none */
@@ -70,6 +71,11 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx);
 void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx);
 void session_forward_c2s(struct session *s, char *data, size_t n);
 void session_client_input_ended(struct session *s);
+void session_shutdown_server_input(struct session *s);
+int session_gate_has_queued(struct session *s);
+/* Sends bytes (one frame, without '\n') to the client as belay's own: recorded as an s2c
+ * frame with "origin": "belay". */
+void session_reply_client(struct session *s, const char *bytes, size_t len);
 int64_t session_record_frame(struct session *s, int dir, const char *data, size_t len, size_t total, int truncated,
 			     cJSON *handle, struct trace_rec **defer);
 

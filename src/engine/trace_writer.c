@@ -34,6 +34,7 @@ struct trace_rec {
 	char *data;
 	size_t len, total;
 	int truncated;
+	int from_belay;
 	cJSON *handle;
 	/* other records */
 	char *kind;
@@ -84,6 +85,8 @@ static void serialize_frame(struct trace_writer *w, struct buf *b, const struct 
 		buf_puts(b, "\"hash_canonical\":null,\"canonical_form\":null,");
 	}
 	buf_free(&canon);
+	if (r->from_belay)
+		buf_puts(b, "\"origin\":\"belay\",");
 	buf_printf(b, "\"truncated\":%s,\"len\":%zu,\"state_handle\":", r->truncated ? "true" : "false", r->total);
 	if (r->handle)
 		jx_print_buf(r->handle, b);
@@ -352,6 +355,20 @@ uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char 
 	r->cost = len + 256;
 	if (defer)
 		*defer = r;
+	return enqueue(w, r);
+}
+
+uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, const char *data, size_t len)
+{
+	struct trace_rec *r = xcalloc(1, sizeof *r);
+	r->is_frame = 1;
+	r->from_belay = 1;
+	snprintf(r->dir, sizeof r->dir, "%s", dir);
+	r->data = xmemdup(data, len);
+	r->len = r->total = len;
+	clock_gettime(CLOCK_REALTIME, &r->t_in);
+	r->ready = 1;
+	r->cost = len + 256;
 	return enqueue(w, r);
 }
 

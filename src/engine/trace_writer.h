@@ -52,6 +52,9 @@ const char *trace_writer_path(const struct trace_writer *w); /* borrowed */
  * {"status":"absent"}). Returns the record's seq. */
 uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char *data, size_t len, size_t total,
 			    int truncated, const struct timespec *t_in, cJSON *handle, struct trace_rec **defer);
+/* A frame belay itself sent (e.g. the gate's refusal to the client): recorded like any
+ * other frame, with "origin": "belay". */
+uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, const char *data, size_t len);
 /* Completes a deferred frame record with its state_handle (taken). */
 void trace_writer_set_handle(struct trace_writer *w, struct trace_rec *r, cJSON *handle);
 /* Adds a record of `kind` whose fields (taken; may be NULL) follow "v" and "kind". */

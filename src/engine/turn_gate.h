@@ -7,6 +7,13 @@
 #ifndef BELAY_ENGINE_TURN_GATE_H
 #define BELAY_ENGINE_TURN_GATE_H
 #include <cjson/cJSON.h>
+#include <stdint.h>
+
+struct session;
+struct gate_policy;
+struct approvals;
+
+enum turn_gate_mode { TURN_GATE_OFF = 0, TURN_GATE_AUDIT, TURN_GATE_ENFORCE };
 
 struct turn_gate {
 	/* Captures the pre-state on a worker thread. Returns a state_handle object
@@ -18,7 +25,27 @@ struct turn_gate {
 	/* Optional, worker thread: runs once when the session starts (e.g. the first full walk
 	 * of the workspace), so the first call does not pay for it. Captures wait for it. */
 	void (*warm)(void *ctx);
+
+	/* The effect gate (src/gate): every tools/call is classified into an effect plan before
+	 * its capture. AUDIT records the plan; ENFORCE also refuses `deny` and `ask` (or holds
+	 * `ask` for on_hold, when set). */
+	enum turn_gate_mode mode;
+	struct gate_policy *policy;    /* owned; NULL = the built-in defaults */
+	char *root, *home, *state_dir; /* owned: the classification context */
+	struct approvals *approvals;   /* borrowed: one-shot approvals (may be NULL) */
+	/* Interactive approval (the console): called on the loop thread for a held call; the
+	 * answer comes back through session_gate_resolve. plan is borrowed for the call. */
+	void (*on_hold)(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan);
+	void *hold_ctx;
 };
+
+/* Sets the effect gate's mode and context (strings copied; policy taken). */
+void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct gate_policy *policy, const char *root,
+			  const char *state_dir);
+int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out);
+/* The console's answer to a held call (loop thread): 1 approve once, 0 refuse. Returns 0, or
+ * -1 when nothing with that id is held. */
+int session_gate_resolve(struct session *s, uint64_t hold, int approve, const char *by);
 
 /* A gate with the given capture function; the session takes ownership. */
 struct turn_gate *turn_gate_new(cJSON *(*capture)(void *ctx), void *ctx, void (*free_ctx)(void *ctx));

@@ -10,6 +10,7 @@
 
 const struct vcause vcauses[] = {
 	/* the pre-state could not be restored: the call was not re-executed */
+	{"CALL_REFUSED_BY_GATE", "the effect gate refused the call, so it never ran and there is nothing to re-execute"},
 	{"PRESTATE_ABSENT", "no pre-state was captured for this call (recorded without --scope)"},
 	{"UNRESTORABLE_CONCURRENT_TURN", "the call overlapped an unanswered call that was not declared read-only"},
 	{"UNRESTORABLE_SNAPSHOT_FAILED", "capturing the pre-state failed when the call was recorded"},

@@ -545,6 +545,23 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 	struct scratch sc = {0};
 	struct err e = {0};
 	/* (A turn is a parsed tools/call, so its request frame is always readable.) */
+	for (size_t i = 0; i < c->t->n; i++) {
+		const struct trace_record *gr = &c->t->recs[i];
+		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(gr->obj, "request_seq");
+		const char *outc = jx_str(gr->obj, "outcome");
+		if (!strcmp(gr->kind, "gate_decision") && cJSON_IsNumber(rs) && (int64_t)rs->valuedouble == x->req_seq &&
+		    outc && !strcmp(outc, "refused")) {
+			verdict_unverified(v, "CALL_REFUSED_BY_GATE", "the gate refused this call (%s): it never reached the server",
+					   jx_str(gr->obj, "decision") ? jx_str(gr->obj, "decision") : "?");
+			goto done;
+		}
+		if (!strcmp(gr->kind, "approval") && cJSON_IsNumber(rs) && (int64_t)rs->valuedouble == x->req_seq &&
+		    cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(gr->obj, "approved"))) {
+			verdict_unverified(v, "CALL_REFUSED_BY_GATE", "refused in the console by %s: it never reached the server",
+					   jx_str(gr->obj, "by") ? jx_str(gr->obj, "by") : "?");
+			goto done;
+		}
+	}
 	if (!status || !strcmp(status, "absent")) {
 		verdict_unverified(v, "PRESTATE_ABSENT", "no pre-state was captured for this call (was it recorded with --scope?)");
 		goto done;

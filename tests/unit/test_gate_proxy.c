@@ -1,0 +1,123 @@
+/* test_gate_proxy.c - the effect gate in `belay proxy --mode enforce`: a call that asks is
+ * refused with an explanation and a one-shot approval id, and never reaches the server; a
+ * person outside approves it with `belay approve`, the identical call then goes through
+ * exactly once; a sandboxed server cannot approve (the key is hidden from it, and the
+ * approval socket refuses peers in another user namespace); deny has no approval; audit
+ * only records. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/trace_reader.h"
+#include "tsupport.h"
+
+#define DEMO BELAY_BUILD_DIR "/belay-demo-server"
+
+Test(gate_proxy, enforce_refuses_explains_and_approves_once, .timeout = 120)
+{
+	char *dir = ts_tmpdir("gateproxy");
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *other = fs_join(dir, "other-state");
+	fs_mkdir_p(ws, 0755, NULL);
+	fs_mkdir_p(other, 0700, NULL);
+	char *tmpenv = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpenv, NULL};
+	/* the other state dir holds a copy of the key once the proxy made it (see below) */
+	const char *argv[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/gate_driver.py", BELAY_BIN, DEMO, ws, st,
+			      "--other-state", other, NULL};
+	/* Pre-create the key so the copy exists before the inner proxy starts. */
+	fs_mkdir_p(st, 0700, NULL);
+	ts_sh("head -c 32 /dev/urandom > %s/approval.key && chmod 600 %s/approval.key && cp -p %s/approval.key %s/",
+	      st, st, st, other);
+	struct ts_out o;
+	ts_run(argv, env, dir, NULL, 0, 100, &o);
+	cr_assert_eq(o.status, 0, "driver failed: %s", o.err);
+	cJSON *r = cJSON_Parse(o.out);
+	cr_assert_not_null(r, "%s", o.out);
+
+	const cJSON *refused = cJSON_GetObjectItem(r, "refused");
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(refused, "error")));
+	const char *text = jx_str(refused, "text");
+	cr_assert(strstr(text, "belay refused"), "%s", text);
+	cr_assert(strstr(text, "writes outside the workspace root"), "says why: %s", text);
+	cr_assert(strstr(text, "belay approve "), "says how: %s", text);
+	cr_assert_str_eq(jx_str(cJSON_GetObjectItem(refused, "gate"), "decision"), "ask");
+	char *escape = fs_join(dir, "escape.txt");
+	struct stat sb;
+
+	/* deny: no approval id */
+	const cJSON *deny = cJSON_GetObjectItem(r, "deny");
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(deny, "error")));
+	cr_assert_str_eq(jx_str(cJSON_GetObjectItem(deny, "gate"), "decision"), "deny");
+	cr_assert_null(jx_str(cJSON_GetObjectItem(deny, "gate"), "approval_id"));
+
+	/* the sandboxed server cannot approve: hidden key, and the socket refuses its namespace */
+	const char *in1 = jx_str(cJSON_GetObjectItem(r, "inside_same_state"), "text");
+	cr_assert(strstr(in1, "rc=1") || strstr(in1, "rc=2"), "inside approve must fail: %s", in1);
+	cr_assert(strstr(in1, "approval.key"), "the key is not visible inside: %s", in1);
+	const char *in2 = jx_str(cJSON_GetObjectItem(r, "inside_other_state"), "text");
+	cr_assert(strstr(in2, "another user namespace") || strstr(in2, "inside the sandbox"), "%s", in2);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "retry_before_approval"), "error")),
+		  "still refused after the attempts from inside");
+
+	/* approved from outside: exactly one more run */
+	const cJSON *ap = cJSON_GetObjectItem(r, "approve_outside");
+	cr_assert_eq(cJSON_GetObjectItem(ap, "rc")->valueint, 0, "%s", jx_str(ap, "stderr"));
+	const char *after = jx_str(cJSON_GetObjectItem(r, "retry_after_approval"), "text");
+	cr_assert_null(strstr(after, "belay refused"), "the approved call went through: %s", after);
+	cr_assert(strstr(after, "Permission denied"), "and met the sandbox (it still cannot write outside): %s", after);
+	const char *again = jx_str(cJSON_GetObjectItem(r, "retry_again"), "text");
+	cr_assert(strstr(again, "belay refused"), "one shot: %s", again);
+	cr_assert_neq(stat(escape, &sb), 0);
+
+	/* The trace holds every decision and who made it. */
+	char *traces = fs_join(st, "traces");
+	cr_assert_eq(ts_sh("grep -h '\"kind\":\"gate_decision\"' %s/*.jsonl | grep -c '\"outcome\":\"refused\"' | grep -q '^[3-9]'",
+			   traces),
+		     0);
+	cr_assert_eq(ts_sh("grep -h '\"kind\":\"gate_decision\"' %s/*.jsonl | grep -q 'approved once'", traces), 0);
+	cr_assert_eq(ts_sh("grep -h '\"kind\":\"gate_decision\"' %s/*.jsonl | grep -q 'belay approve (pid'", traces), 0);
+	free(traces);
+	cJSON_Delete(r);
+	ts_out_free(&o);
+	free(escape);
+	free(tmpenv);
+	ts_rmtree(dir);
+	free(dir);
+	free(ws);
+	free(st);
+	free(other);
+}
+
+Test(gate_proxy, audit_records_and_forwards, .timeout = 60)
+{
+	char *dir = ts_tmpdir("gateaudit");
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "tr");
+	fs_mkdir_p(ws, 0755, NULL);
+	char *in = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
+			     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
+			     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\","
+			     "\"arguments\":{\"command_line\":\"echo hi > %s/../audit.txt\"}}}\n",
+			     ws);
+	char *tmpenv = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpenv, NULL};
+	const char *argv[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tr, "--mode", "audit", "--",
+			      DEMO, "shell", ws, NULL};
+	struct ts_out o;
+	ts_run(argv, env, dir, in, strlen(in), 30, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "Permission denied"), "forwarded to the (contained) server: %s", o.out);
+	cr_assert_null(strstr(o.out, "belay refused"));
+	cr_assert_eq(ts_sh("grep -h '\"kind\":\"gate_decision\"' %s/*.jsonl | grep -q '\"outcome\":\"forwarded (audit)\"'", tr), 0);
+	ts_out_free(&o);
+	free(in);
+	free(tmpenv);
+	ts_rmtree(dir);
+	free(dir);
+	free(ws);
+	free(st);
+	free(tr);
+}
