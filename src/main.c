@@ -32,6 +32,7 @@ static const struct command commands[] = {
 	{"snapshot", cmd_snapshot, "capture, restore, hash, show or diff workspace pre-states"},
 	{"sandbox", cmd_sandbox, "check that containment works on this machine (sandbox check)"},
 	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
+	{"index", cmd_index, "build the store's view of runs from their traces"},
 	{NULL, NULL, NULL},
 };
 

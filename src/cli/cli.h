@@ -15,5 +15,6 @@ int cmd_snapshot(int argc, char **argv);
 int cmd_gc(int argc, char **argv);
 int cmd_sandbox(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 #endif
