@@ -33,6 +33,8 @@ static const struct command commands[] = {
 	{"sandbox", cmd_sandbox, "check that containment works on this machine (sandbox check)"},
 	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
 	{"index", cmd_index, "build the store's view of runs from their traces"},
+	{"runs", cmd_runs, "list the runs in the store (turns, worst verdict, denials)"},
+	{"show", cmd_runs, "show one run, or one turn with its frames and verdict"},
 	{NULL, NULL, NULL},
 };
 
