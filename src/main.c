@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{"index", cmd_index, "build the store's view of runs from their traces"},
 	{"runs", cmd_runs, "list the runs in the store (turns, worst verdict, denials)"},
 	{"show", cmd_runs, "show one run, or one turn with its frames and verdict"},
+	{"corpus", cmd_corpus, "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import)"},
 	{NULL, NULL, NULL},
 };
 

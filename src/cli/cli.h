@@ -17,5 +17,6 @@ int cmd_sandbox(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
+int cmd_corpus(int argc, char **argv);
 
 #endif
