@@ -35,6 +35,10 @@ static const struct command commands[] = {
 	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
 	{"approve", cmd_approve, "allow once a call the gate refused (run outside the sandbox)"},
 	{"gate", cmd_gate, "explain the effect plan of a shell command or tool call"},
+	{"index", cmd_index, "build the store's view of runs from their traces"},
+	{"runs", cmd_runs, "list the runs in the store (turns, worst verdict, denials)"},
+	{"show", cmd_runs, "show one run, or one turn with its frames and verdict"},
+	{"corpus", cmd_corpus, "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import)"},
 	{NULL, NULL, NULL},
 };
 

@@ -19,6 +19,8 @@
 #include "gate/gate.h"
 #include "engine/sandbox.h"
 #include "engine/session.h"
+#include "index/runidx.h"
+#include "index/store_writer.h"
 
 static const char proxy_usage[] =
 	"usage: belay proxy [options] -- SERVER_CMD [ARGS...]\n"
@@ -29,6 +31,8 @@ static const char proxy_usage[] =
 	"  --trace-dir DIR     write the trace here (env BELAY_TRACE_DIR; default STATE/traces)\n"
 	"  --state DIR         belay's state directory (default $XDG_STATE_HOME/belay)\n"
 	"  --no-trace          forward only, record nothing\n"
+	"  --no-index          do not index the run into the store while recording\n"
+	"                      (`belay index TRACE` can do it later)\n"
 	"  --scope DIR         run the server contained, writes confined to DIR\n"
 	"                      (env BELAY_SANDBOX_SCOPE)\n"
 	"  --network deny|allow  network policy for a contained server (default deny;\n"
@@ -69,6 +73,13 @@ static void on_ended(void *ctx, struct session *s, int code)
 		uv_close((uv_handle_t *)&r->sigs[i], NULL);
 }
 
+/* Store writer thread: one line, once. */
+static void report_index_failure(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "belay: %s\n", msg);
+}
+
 static void on_signal(uv_signal_t *h, int sig)
 {
 	struct proxy_run *r = h->data;
@@ -84,11 +95,12 @@ int cmd_proxy(int argc, char **argv)
 		{"no-trace", no_argument, NULL, 'n'},        {"scope", required_argument, NULL, 'S'},
 		{"network", required_argument, NULL, 'N'},   {"frame-cap", required_argument, NULL, 'F'},
 		{"mode", required_argument, NULL, 'M'},      {"policy", required_argument, NULL, 'P'},
-		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+		{"no-index", no_argument, NULL, 'I'},        {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
-	int no_trace = 0;
+	int no_trace = 0, no_index = 0;
 	const char *mode_s = NULL, *policy_file = NULL;
 	size_t frame_cap = 0;
 	int c;
@@ -99,6 +111,7 @@ int cmd_proxy(int argc, char **argv)
 		case 't': trace_dir = optarg; break;
 		case 's': state = optarg; break;
 		case 'n': no_trace = 1; break;
+		case 'I': no_index = 1; break;
 		case 'S': scope = optarg; break;
 		case 'N': network = optarg; break;
 		case 'F': frame_cap = strtoull(optarg, NULL, 10); break;
@@ -165,6 +178,12 @@ int cmd_proxy(int argc, char **argv)
 		sandbox_spec_done(&spec);
 		return cli_fail("proxy: %s", e.msg);
 	}
+	/* Live indexing: the trace writer's lines go to the store writer's thread. */
+	struct store_writer *sw = NULL;
+	if (!no_trace && !no_index) {
+		struct store_writer_opts swo = {.report = report_index_failure};
+		sw = store_writer_new(state_dir, &swo);
+	}
 	struct proxy_run run = {0};
 	if (mode != TURN_GATE_OFF) {
 		if (!gate)
@@ -191,9 +210,12 @@ int cmd_proxy(int argc, char **argv)
 		.launcher = paths_self_exe(),
 		.gate = gate,
 		.state_dir = state_dir,
+		.trace_tap = sw ? store_writer_tap : NULL,
+		.trace_tap_ctx = sw,
 	};
 	rc = session_start(loop, &so, cin, cout, &run.session, &e);
 	if (rc) {
+		store_writer_close(sw, NULL);
 		endpoint_close(cin);
 		endpoint_close(cout);
 		uv_run(loop, UV_RUN_DEFAULT);
@@ -205,10 +227,15 @@ int cmd_proxy(int argc, char **argv)
 		return cli_fail("proxy: %s", e.msg);
 	}
 	if (session_trace_path(run.session)) {
-		const char *tp = session_trace_path(run.session), *base = strrchr(tp, '/');
+		const char *tp = session_trace_path(run.session);
+		char *run_id = runidx_run_id(tp);
 		if (gate)
-			prestate_gate_set_run(gate, base ? base + 1 : tp);
+			prestate_gate_set_run(gate, run_id);
+		free(run_id);
 		fprintf(stderr, "belay: recording to %s\n", tp);
+		struct err se = {0};
+		if (sw && store_writer_start(sw, tp, &se) != 0)
+			fprintf(stderr, "belay: %s; the run is not indexed live (belay index can do it later)\n", se.msg);
 	}
 	static const int signums[3] = {SIGINT, SIGTERM, SIGHUP};
 	for (int i = 0; i < 3; i++) {
@@ -219,6 +246,15 @@ int cmd_proxy(int argc, char **argv)
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
 	uv_loop_close(loop);
+	/* The trace writer is closed by now: every line has been tapped. */
+	struct store_writer_stats st;
+	store_writer_close(sw, &st);
+	if (sw && getenv("BELAY_INDEX_STATS"))
+		fprintf(stderr,
+			"belay: index: %llu line(s), %llu batch(es), %.3f ms in transactions (longest %.3f ms), "
+			"at most %llu line(s) queued\n",
+			(unsigned long long)st.lines, (unsigned long long)st.batches, (double)st.busy_ns / 1e6,
+			(double)st.max_batch_ns / 1e6, (unsigned long long)st.max_queue);
 	free(state_dir);
 	free(default_traces);
 	if (contained)

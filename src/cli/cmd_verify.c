@@ -11,6 +11,10 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "index/runidx.h"
+#include "index/statedb.h"
+#include "index/verdict_store.h"
+#include "store/store.h"
 #include "verify/policy.h"
 #include "verify/verify.h"
 
@@ -32,6 +36,7 @@ static const char verify_usage[] =
 	"  --timeout SECONDS      per awaited reply in a replay (default 10)\n"
 	"  --state DIR            where the pre-states are (default: the one the trace names)\n"
 	"  --json                 one JSON object per turn, then a summary line\n"
+	"  --no-store             do not save the verdicts in the state directory's store\n"
 	"  -- SERVER...           replay against this server instead of the recorded one\n";
 
 struct cli_state {
@@ -158,6 +163,42 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 	cJSON_Delete(causes);
 }
 
+/* Saves the verdicts in the store of the state dir (indexing the run first when the store
+ * has not seen it). A failure is reported and does not change the exit code: the verdicts
+ * were printed. */
+static void store_verdicts(const char *trace, const char *state, const struct policy *pol, int turn,
+			   const struct verify_report *r)
+{
+	struct err e = {0};
+	char *dir = statedb_for_trace(state, trace);
+	char *run = runidx_run_id(trace);
+	char *abs = realpath(trace, NULL);
+	struct store *st = NULL;
+	int rc = statedb_open(dir, &st, &e);
+	if (rc == 0) {
+		sqlite3_stmt *q;
+		int known = 0;
+		if ((rc = store_stmt(st, "SELECT 1 FROM runs WHERE id = ?1", &q, &e)) == 0) {
+			store_bind_text(st, q, 1, run, &e);
+			known = sqlite3_step(q) == SQLITE_ROW;
+			sqlite3_reset(q);
+		}
+		if (rc == 0 && !known)
+			rc = runidx_index_file(st, trace, NULL, &e);
+	}
+	int64_t id = 0;
+	if (rc == 0) {
+		struct verdict_save vs = {run, abs ? abs : trace, pol, turn, r};
+		rc = verdict_store_save(st, &vs, &id, &e);
+	}
+	if (rc)
+		fprintf(stderr, "belay: verify: the verdicts were not stored: %s\n", e.msg);
+	store_close(st);
+	free(abs);
+	free(run);
+	free(dir);
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	int replay_only = !strcmp(argv[0], "replay");
@@ -166,11 +207,11 @@ int cmd_verify(int argc, char **argv)
 		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
 		{"timeout", required_argument, NULL, 'T'}, {"state", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'J'},          {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"no-store", no_argument, NULL, 'N'},      {NULL, 0, NULL, 0},
 	};
 	struct policy pol = {0};
 	struct err e = {0};
-	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, rc;
+	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, rc;
 	double timeout = 10;
 	const char *state = NULL;
 	struct cli_state cs = {.replay_only = replay_only};
@@ -199,6 +240,7 @@ int cmd_verify(int argc, char **argv)
 		case 'T': timeout = atof(optarg); break;
 		case 's': state = optarg; break;
 		case 'J': cs.json = 1; break;
+		case 'N': no_store = 1; break;
 		case 'h': fputs(verify_usage, stdout); return 0;
 		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
 		}
@@ -239,11 +281,15 @@ int cmd_verify(int argc, char **argv)
 	};
 	struct verify_report r;
 	rc = verify_trace(trace, &vo, &r, &e);
-	policy_free(&pol);
 	if (cs.counts[0] && isatty(2))
 		fprintf(stderr, "\r\033[K");
-	if (rc)
+	if (rc) {
+		policy_free(&pol);
 		return cli_fail("%s: %s", argv[0], e.msg);
+	}
+	if (!replay_only && !no_store)
+		store_verdicts(trace, state, &pol, turn, &r);
+	policy_free(&pol);
 	for (size_t i = 0; i < r.n; i++)
 		print_turn(&cs, &r.turns[i]);
 	print_summary(&cs, &r, trace);

@@ -580,7 +580,10 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	uv_async_init(loop, &s->drain_async, drain_async_cb);
 	s->drain_async.data = s;
 	if (o->trace_dir || o->trace_path) {
-		struct trace_writer_opts wo = {.on_drain = writer_drained, .ctx = &s->drain_async};
+		struct trace_writer_opts wo = {.on_drain = writer_drained,
+					       .ctx = &s->drain_async,
+					       .on_line = o->trace_tap,
+					       .line_ctx = o->trace_tap_ctx};
 		rc = o->trace_path ? trace_writer_open_path(o->trace_path, &wo, &s->tw, e)
 				   : trace_writer_open(o->trace_dir, &wo, &s->tw, e);
 		if (rc)

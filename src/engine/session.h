@@ -55,6 +55,9 @@ struct session_opts {
 	struct turn_gate *gate;             /* NULL: no pre-state capture (taken; freed at end) */
 	const char *launcher;     /* path of the belay binary used as the sandbox launcher */
 	const char *state_dir;    /* recorded so verify finds the pre-states (may be NULL) */
+	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
+	void (*trace_tap)(void *ctx, uint64_t off, const char *line, size_t len);
+	void *trace_tap_ctx;
 };
 
 /* Validates, creates the trace, spawns the server and starts forwarding. cin/cout are the

@@ -57,6 +57,7 @@ struct trace_writer {
 	int idle; /* the writer sleeps until signalled (else it polls every POLL_NS while busy) */
 	int failed;
 	uint64_t dropped;
+	uint64_t off; /* bytes written so far (writer thread) */
 };
 
 /*==== serialisation (writer thread) ====*/
@@ -205,10 +206,14 @@ static void *writer_main(void *arg)
 				else
 					serialize_other(w, &out, r);
 				int rc = fs_write_all(w->fd, out.p, out.len);
-				if (rc)
+				if (rc) {
 					note_failure(w, -rc);
-				else
+				} else {
 					n++;
+					if (w->o.on_line)
+						w->o.on_line(w->o.line_ctx, w->off, out.p, out.len);
+					w->off += out.len;
+				}
 			} else {
 				w->dropped++;
 			}

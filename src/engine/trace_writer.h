@@ -35,6 +35,11 @@ struct trace_writer_opts {
 	void (*on_drain)(void *ctx); /* writer thread; must only wake the owner */
 	void *ctx;
 	const char *observation_point; /* "proxy" (default) */
+	/* Optional tap, writer thread: called after each record line was written, with the
+	 * byte offset of the line in the file and the line itself ('\n' included; borrowed for
+	 * the call). It must not block: copy and return (the live store writer uses it). */
+	void (*on_line)(void *ctx, uint64_t off, const char *line, size_t len);
+	void *line_ctx;
 };
 
 /* Creates DIR (0700, if absent) and a new trace-<UTC>-<rand>.jsonl in it (O_EXCL, 0600)

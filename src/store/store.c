@@ -21,7 +21,10 @@ static const struct migration {
 	int version;
 	const char *embedded; /* name in the embedded table */
 } migrations[] = {
-	{1, "store/schema.sql"}, /* snapshots: packs, objects, lineages, snapshots, entries, refs */
+	{1, "store/schema.sql"},       /* snapshots: packs, objects, lineages, snapshots, entries, refs */
+	{2, "store/002-runs.sql"},     /* the run view (derived from traces): runs, frames, turns, denials */
+	{3, "store/003-verdicts.sql"}, /* verifications and their verdicts */
+	{4, "store/004-corpus.sql"},   /* corpus cases, their traces and snapshots, labels, run results */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 
@@ -145,25 +148,25 @@ int store_step_done(struct store *st, sqlite3_stmt *s, struct err *e, const char
 	return rc;
 }
 
-static int migrate(struct store *st, struct err *e)
+static int migrate(struct store *st, int target, struct err *e)
 {
 	int have = 0, rc;
 	if ((rc = store_user_version(st, &have, e)) != 0)
 		return rc;
-	if (have == store_schema_version())
-		return 0;
 	if (have > store_schema_version())
 		return err_set(e, BELAY_ESTORE,
 			       "the database has schema version %d; this belay knows only up to %d (a newer belay "
 			       "wrote it)",
 			       have, store_schema_version());
+	if (have >= target)
+		return 0;
 	if ((rc = store_begin(st, e)) != 0)
 		return rc;
 	/* Re-read under the write lock: another process may have migrated meanwhile. */
 	if ((rc = store_user_version(st, &have, e)) != 0)
 		goto fail;
 	for (size_t i = 0; i < NMIGRATIONS; i++) {
-		if (migrations[i].version <= have)
+		if (migrations[i].version <= have || migrations[i].version > target)
 			continue;
 		const struct embedded_file *f = embedded_find(migrations[i].embedded);
 		if (!f) {
@@ -188,7 +191,15 @@ fail:
 
 int store_open(const char *path, struct store **out, struct err *e)
 {
+	return store_open_upto(path, store_schema_version(), out, e);
+}
+
+int store_open_upto(const char *path, int version, struct store **out, struct err *e)
+{
 	*out = NULL;
+	if (version < 1 || version > store_schema_version())
+		return err_set(e, BELAY_EINVAL, "no schema version %d (this belay knows 1 to %d)", version,
+			       store_schema_version());
 	if (!sqlite3_threadsafe())
 		return err_set(e, BELAY_ESTORE, "this SQLite library was built single-threaded");
 	/* Create the file ourselves so it is 0600 from the first byte; SQLite gives the -wal and
@@ -218,7 +229,7 @@ int store_open(const char *path, struct store **out, struct err *e)
 		err_wrap(e, "cannot configure %s", path);
 		goto fail;
 	}
-	if ((rc = migrate(st, e)) != 0)
+	if ((rc = migrate(st, version, e)) != 0)
 		goto fail;
 	*out = st;
 	return 0;

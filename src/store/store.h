@@ -26,6 +26,9 @@ struct store;
  * A database whose user_version is newer than this binary knows is refused
  * (BELAY_ESTORE). On success *out is a new store the caller closes with store_close. */
 int store_open(const char *path, struct store **out, struct err *e);
+/* Same, but migrates only up to schema `version` (1..store_schema_version()): lets the
+ * upgrade tests build a database as an earlier belay left it. */
+int store_open_upto(const char *path, int version, struct store **out, struct err *e);
 /* Finalizes every cached statement and closes the connection. NULL is a no-op. */
 void store_close(struct store *st);
 

@@ -1,0 +1,527 @@
+/* cmd_corpus.c - `belay corpus add|label|run|score|list|show|export|import`: the failure
+ * corpus as a regression suite. Usage and input errors: one `belay: ...` line, exit 2.
+ * `corpus run` exits 1 on any REGRESSION. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "common/jsonx.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "corpus/corpus.h"
+#include "index/statedb.h"
+#include "store/store.h"
+#include "verify/policy.h"
+
+static const char corpus_usage[] =
+	"usage: belay corpus add TRACE|RUN (--turn N | --trajectory) [--invariants FILE]...\n"
+	"                        [--no-default-invariants] [--replays N] [--timeout S] [-j N]\n"
+	"       belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]\n"
+	"       belay corpus run [ID...] [-j N] [--json]\n"
+	"       belay corpus score [--json]\n"
+	"       belay corpus list [--json]\n"
+	"       belay corpus show ID [--json]\n"
+	"       belay corpus export ID FILE\n"
+	"       belay corpus import FILE\n"
+	"       (every subcommand takes --state DIR)\n"
+	"\n"
+	"add      recomputes a turn (or the run's trajectory verdict) by real replay and banks it\n"
+	"         as a case that replays with nothing else present; prints the case id last.\n"
+	"label    LABEL is true-positive, false-positive, unverifiable or pending; --miss\n"
+	"         declares a recorded miss (a true failure the engine did not flag).\n"
+	"run      replays every case: MATCH, REGRESSION (exit 1), SKIP, STILL_MISSED, MISS_CLOSED.\n"
+	"score    precision, recall and coverage against the labels, with their denominators.\n"
+	"export   writes one self-contained file; import verifies every byte before it adds it.\n";
+
+struct common {
+	const char *state;
+	int json;
+};
+
+static void print_json(const cJSON *o)
+{
+	char *s = jx_print(o);
+	puts(s);
+	free(s);
+}
+
+static int open_corpus(const char *state_dir, struct corpus **c)
+{
+	struct err e = {0};
+	if (corpus_open(state_dir, c, &e) != 0)
+		return cli_fail("corpus: %s", e.msg);
+	return 0;
+}
+
+/*==== add ====*/
+
+/* The trace of RUN from the run view of the store in state_dir (new string) or NULL. */
+static char *trace_of_run(const char *state_dir, const char *run)
+{
+	struct store *st = NULL;
+	struct err e = {0};
+	if (statedb_open(state_dir, &st, &e) != 0)
+		return NULL;
+	char *path = NULL;
+	sqlite3_stmt *q;
+	if (store_stmt(st, "SELECT trace_path FROM runs WHERE id = ?1", &q, &e) == 0) {
+		store_bind_text(st, q, 1, run, &e);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			path = xstrdup((const char *)sqlite3_column_text(q, 0));
+		sqlite3_reset(q);
+	}
+	store_close(st);
+	return path;
+}
+
+static int do_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"turn", required_argument, NULL, 't'},  {"trajectory", no_argument, NULL, 'T'},
+		{"invariants", required_argument, NULL, 'i'}, {"no-default-invariants", no_argument, NULL, 'n'},
+		{"replays", required_argument, NULL, 'r'}, {"timeout", required_argument, NULL, 'o'},
+		{"state", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *state = NULL, *inv[16];
+	int ninv = 0, turn = -1, traj = 0, no_defaults = 0, replays = 3, jobs = 1, c;
+	double timeout = 10;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v < 0 || v > 1 << 30)
+				return cli_fail("corpus add: --turn takes a turn number (0-based)");
+			turn = (int)v;
+			break;
+		}
+		case 'T': traj = 1; break;
+		case 'i': if (ninv == 16) return cli_fail("corpus add: too many --invariants"); inv[ninv++] = optarg; break;
+		case 'n': no_defaults = 1; break;
+		case 'r': replays = atoi(optarg); break;
+		case 'o': timeout = atof(optarg); break;
+		case 'j': jobs = atoi(optarg); break;
+		case 's': state = optarg; break;
+		case 'h': fputs(corpus_usage, stdout); return 0;
+		default: return cli_fail("corpus add: unknown or incomplete option '%s' (belay corpus --help)", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_fail("corpus add: which trace or run? (belay corpus add TRACE|RUN --turn N)");
+	if (optind + 1 < argc)
+		return cli_fail("corpus add: unexpected argument '%s'", argv[optind + 1]);
+	if ((turn >= 0) == traj)
+		return cli_fail("corpus add: give exactly one of --turn N and --trajectory");
+	if (replays < 3)
+		return cli_fail("corpus add: --replays must be at least 3");
+	if (timeout <= 0)
+		return cli_fail("corpus add: --timeout must be positive");
+	if (jobs < 1 || jobs > 64)
+		return cli_fail("corpus add: -j must be between 1 and 64");
+	const char *what = argv[optind];
+	struct stat sb;
+	char *trace = NULL, *state_dir = NULL;
+	if (stat(what, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		trace = xstrdup(what);
+		state_dir = statedb_for_trace(state, trace);
+	} else {
+		state_dir = paths_state_dir(state);
+		trace = trace_of_run(state_dir, what);
+		if (!trace) {
+			free(state_dir);
+			return cli_fail("corpus add: %s is neither a trace file nor a run in the store (belay runs lists them)",
+					what);
+		}
+	}
+	struct policy pol = {0};
+	struct err e = {0};
+	for (int i = 0; i < ninv; i++)
+		if (policy_load(&pol, inv[i], &e) != 0) {
+			policy_free(&pol);
+			free(trace);
+			free(state_dir);
+			return cli_fail("corpus add: invariants: %s", e.msg);
+		}
+	if (!no_defaults)
+		policy_add_defaults(&pol);
+	struct corpus *cp = NULL;
+	int rc = open_corpus(state_dir, &cp);
+	if (rc == 0) {
+		struct corpus_add_opts o = {
+			.trace_path = trace,
+			.turn = turn,
+			.trajectory = traj,
+			.policy = &pol,
+			.replays = replays,
+			.timeout_ms = (unsigned)(timeout * 1000),
+			.jobs = jobs,
+			.launcher = paths_self_exe(),
+		};
+		struct corpus_add_result res;
+		if (corpus_add(cp, &o, &res, &e) != 0) {
+			rc = cli_fail("corpus add: %s", e.msg);
+		} else {
+			printf("banked %s of %s: expected %s%s%s, %zu snapshot(s) referenced, in %s\n",
+			       traj ? "the trajectory verdict" : "the turn", trace, vstatus_name(res.status),
+			       res.cause[0] ? " " : "", res.cause, res.snapshots, corpus_state_dir(cp));
+			printf("%s\n", res.id);
+			free(res.id);
+		}
+	}
+	corpus_close(cp);
+	policy_free(&pol);
+	free(trace);
+	free(state_dir);
+	return rc;
+}
+
+/*==== label ====*/
+
+static int do_label(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"note", required_argument, NULL, 'n'}, {"root-cause", required_argument, NULL, 'r'},
+		{"miss", no_argument, NULL, 'm'},       {"state", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	};
+	const char *note = NULL, *root = NULL, *state = NULL;
+	int miss = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': note = optarg; break;
+		case 'r': root = optarg; break;
+		case 'm': miss = 1; break;
+		case 's': state = optarg; break;
+		case 'h': fputs(corpus_usage, stdout); return 0;
+		default: return cli_fail("corpus label: unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_fail("corpus label: usage: belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]");
+	char *dir = paths_state_dir(state);
+	struct corpus *cp = NULL;
+	int rc = open_corpus(dir, &cp);
+	free(dir);
+	if (rc)
+		return rc;
+	struct err e = {0};
+	if (corpus_label_set(cp, argv[optind], argv[optind + 1], note, root, miss, &e) != 0)
+		rc = cli_fail("corpus label: %s", e.msg);
+	else
+		printf("%s labeled %s%s\n", argv[optind], argv[optind + 1], miss ? " (recorded miss)" : "");
+	corpus_close(cp);
+	return rc;
+}
+
+/*==== run ====*/
+
+struct run_print {
+	int json;
+};
+
+static void on_result(void *ctx, const struct corpus_result *r)
+{
+	struct run_print *p = ctx;
+	if (p->json) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", r->id);
+		cJSON_AddStringToObject(o, "outcome", corpus_outcome_name(r->outcome));
+		cJSON_AddStringToObject(o, "detail", r->detail ? r->detail : "");
+		if (r->observed)
+			cJSON_AddItemToObject(o, "observed", cJSON_Duplicate(r->observed, 1));
+		print_json(o);
+		cJSON_Delete(o);
+	} else {
+		printf("%-13s %s\n", corpus_outcome_name(r->outcome), r->id);
+		if (r->detail && *r->detail) {
+			const char *s = r->detail;
+			while (*s) {
+				const char *nl = strchr(s, '\n');
+				size_t n = nl ? (size_t)(nl - s) : strlen(s);
+				printf("              %.*s\n", (int)n, s);
+				s += n + (nl ? 1 : 0);
+			}
+		}
+	}
+	fflush(stdout);
+}
+
+static int do_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"state", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'J'},
+		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	const char *state = NULL;
+	int json = 0, jobs = 1, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': state = optarg; break;
+		case 'J': json = 1; break;
+		case 'j': jobs = atoi(optarg); break;
+		case 'h': fputs(corpus_usage, stdout); return 0;
+		default: return cli_fail("corpus run: unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (jobs < 1 || jobs > 64)
+		return cli_fail("corpus run: -j must be between 1 and 64");
+	char *dir = paths_state_dir(state);
+	struct corpus *cp = NULL;
+	int rc = open_corpus(dir, &cp);
+	free(dir);
+	if (rc)
+		return rc;
+	struct run_print pr = {json};
+	struct corpus_run_opts o = {
+		.ids = optind < argc ? argv + optind : NULL,
+		.nids = (size_t)(argc - optind),
+		.jobs = jobs,
+		.launcher = paths_self_exe(),
+		.progress = on_result,
+		.ctx = &pr,
+	};
+	struct corpus_run_report rep;
+	struct err e = {0};
+	if (corpus_run(cp, &o, &rep, &e) != 0) {
+		corpus_run_report_free(&rep);
+		corpus_close(cp);
+		return cli_fail("corpus run: %s", e.msg);
+	}
+	size_t *k = rep.counts;
+	if (json) {
+		cJSON *s = cJSON_CreateObject(), *in = cJSON_AddObjectToObject(s, "summary");
+		cJSON_AddNumberToObject(in, "cases", (double)rep.n);
+		for (int i = 0; i < CO_NOUTCOMES; i++)
+			cJSON_AddNumberToObject(in, corpus_outcome_name((enum corpus_outcome)i), (double)k[i]);
+		print_json(s);
+		cJSON_Delete(s);
+	} else {
+		printf("\ncorpus run: %zu case(s): MATCH %zu  REGRESSION %zu  SKIP %zu  STILL_MISSED %zu  MISS_CLOSED %zu\n",
+		       rep.n, k[CO_MATCH], k[CO_REGRESSION], k[CO_SKIP], k[CO_STILL_MISSED], k[CO_MISS_CLOSED]);
+		if (k[CO_REGRESSION])
+			printf("%zu regression(s): the engine no longer reaches the banked verdict\n", k[CO_REGRESSION]);
+		else
+			printf("no regressions (%zu skipped, %zu still missed, %zu miss(es) closed)\n", k[CO_SKIP],
+			       k[CO_STILL_MISSED], k[CO_MISS_CLOSED]);
+	}
+	rc = k[CO_REGRESSION] ? 1 : 0;
+	corpus_run_report_free(&rep);
+	corpus_close(cp);
+	return rc;
+}
+
+/*==== score, list, show ====*/
+
+static int do_simple(const char *sub, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"state", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'J'},
+		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	const char *state = NULL;
+	int json = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': state = optarg; break;
+		case 'J': json = 1; break;
+		case 'h': fputs(corpus_usage, stdout); return 0;
+		default: return cli_fail("corpus %s: unknown or incomplete option '%s'", sub, argv[optind - 1]);
+		}
+	}
+	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "export") ? 2 : !strcmp(sub, "import") ? 1 : 0;
+	if (argc - optind != want)
+		return cli_fail("corpus %s: wrong arguments (belay corpus --help)", sub);
+	if (json && (!strcmp(sub, "export") || !strcmp(sub, "import")))
+		return cli_fail("corpus %s: --json is not an option here", sub);
+	char *dir = paths_state_dir(state);
+	struct corpus *cp = NULL;
+	int rc = open_corpus(dir, &cp);
+	free(dir);
+	if (rc)
+		return rc;
+	struct err e = {0};
+	if (!strcmp(sub, "score")) {
+		struct corpus_score s;
+		if (corpus_score(cp, &s, &e) != 0) {
+			rc = cli_fail("corpus score: %s", e.msg);
+			goto out;
+		}
+		char p[16], r[16], cov[16];
+		long judged = s.tp + s.fp + s.fn + s.tn;
+		corpus_ratio(s.tp, s.tp + s.fp, p);
+		corpus_ratio(s.tp, s.tp + s.fn, r);
+		corpus_ratio(judged, judged + s.unverified, cov);
+		if (json) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddNumberToObject(o, "cases", (double)s.cases);
+			cJSON_AddNumberToObject(o, "tp", (double)s.tp);
+			cJSON_AddNumberToObject(o, "fp", (double)s.fp);
+			cJSON_AddNumberToObject(o, "fn", (double)s.fn);
+			cJSON_AddNumberToObject(o, "tn", (double)s.tn);
+			cJSON_AddNumberToObject(o, "pending", (double)s.pending);
+			cJSON_AddNumberToObject(o, "unverifiable", (double)s.unverifiable);
+			cJSON_AddNumberToObject(o, "unverified", (double)s.unverified);
+			cJSON_AddNumberToObject(o, "fn_recorded_misses", (double)s.fn_missed);
+			cJSON_AddNumberToObject(o, "root_causes", (double)s.root_causes);
+			const char *names[3] = {"precision", "recall", "coverage"};
+			const char *vals[3] = {p, r, cov};
+			long nums[3] = {s.tp, s.tp, judged}, dens[3] = {s.tp + s.fp, s.tp + s.fn, judged + s.unverified};
+			for (int i = 0; i < 3; i++) {
+				cJSON *x = cJSON_AddObjectToObject(o, names[i]);
+				if (dens[i])
+					cJSON_AddNumberToObject(x, "value", (double)nums[i] / (double)dens[i]);
+				else
+					cJSON_AddStringToObject(x, "value", vals[i]);
+				cJSON_AddNumberToObject(x, "numerator", (double)nums[i]);
+				cJSON_AddNumberToObject(x, "denominator", (double)dens[i]);
+			}
+			print_json(o);
+			cJSON_Delete(o);
+			goto out;
+		}
+		printf("cases      %ld: %ld judged; excluded: %ld pending, %ld unverifiable, %ld UNVERIFIED by the engine\n",
+		       s.cases, judged, s.pending, s.unverifiable, s.unverified);
+		printf("precision  %-5s (%ld/%ld)   TP / (TP + FP): of the flagged (FAIL) cases, how many are real\n", p, s.tp,
+		       s.tp + s.fp);
+		printf("recall     %-5s (%ld/%ld)   TP / (TP + FN): of the real failures, how many were flagged\n", r, s.tp,
+		       s.tp + s.fn);
+		printf("coverage   %-5s (%ld/%ld)   judged / (judged + UNVERIFIED): how often the engine could decide\n",
+		       cov, judged, judged + s.unverified);
+		printf("counts     TP %ld  FP %ld  FN %ld (%ld recorded miss(es))  TN %ld; %ld distinct root cause(s) among TPs\n",
+		       s.tp, s.fp, s.fn, s.fn_missed, s.tn, s.root_causes);
+	} else if (!strcmp(sub, "list")) {
+		cJSON *list = NULL;
+		if (corpus_list(cp, &list, &e) != 0) {
+			rc = cli_fail("corpus list: %s", e.msg);
+			goto out;
+		}
+		if (!json && list->child)
+			printf("%-52s %-10s %-15s %-14s %-14s %s\n", "ID", "EXPECTED", "LABEL", "ROOT CAUSE", "LAST RUN", "TOOL");
+		if (!json && !list->child)
+			printf("the corpus is empty (belay corpus add TRACE --turn N banks a case)\n");
+		for (cJSON *x = list->child; x; x = x->next) {
+			if (json) {
+				print_json(x);
+				continue;
+			}
+			char label[40];
+			snprintf(label, sizeof label, "%s%s", jx_str(x, "label"),
+				 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "miss")) ? " MISS" : "");
+			printf("%-52s %-10s %-15s %-14s %-14s %s\n", jx_str(x, "id"), jx_str(x, "expected_status"), label,
+			       jx_str(x, "root_cause") ? jx_str(x, "root_cause") : "-",
+			       jx_str(x, "last_outcome") ? jx_str(x, "last_outcome") : "-",
+			       jx_str(x, "tool") ? jx_str(x, "tool") : "(whole run)");
+		}
+		cJSON_Delete(list);
+	} else if (!strcmp(sub, "show")) {
+		cJSON *o = NULL;
+		if (corpus_show(cp, argv[optind], &o, &e) != 0) {
+			rc = cli_fail("corpus show: %s", e.msg);
+			goto out;
+		}
+		if (json) {
+			print_json(o);
+		} else {
+			const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels");
+			const cJSON *last = cJSON_GetArrayItem(labels, cJSON_GetArraySize(labels) - 1);
+			printf("case      %s (%s, from %s, %s)\n", jx_str(o, "id"), jx_str(o, "kind"), jx_str(o, "origin"),
+			       jx_str(o, "created"));
+			printf("run       %s", jx_str(o, "run"));
+			if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "turn")))
+				printf(", turn %d (%s)", cJSON_GetObjectItemCaseSensitive(o, "turn")->valueint,
+				       jx_str(o, "tool") ? jx_str(o, "tool") : "?");
+			printf("\n");
+			char *argv_s = jx_print(cJSON_GetObjectItemCaseSensitive(o, "server_argv"));
+			printf("server    %s\n", argv_s);
+			free(argv_s);
+			printf("workspace %s\n", jx_str(o, "scope") ? jx_str(o, "scope") : "(not recorded)");
+			char *pol = jx_print(cJSON_GetObjectItemCaseSensitive(o, "policy"));
+			printf("policy    %s\n", pol);
+			free(pol);
+			printf("pre-state %s (task: %s)\n", jx_str(o, "handle") ? jx_str(o, "handle") : "-",
+			       jx_str(o, "task_handle") ? jx_str(o, "task_handle") : "-");
+			printf("label     %s", last ? jx_str(last, "label") : "pending (never labeled)");
+			if (last && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(last, "miss")))
+				printf(", recorded miss");
+			if (last && jx_str(last, "root_cause"))
+				printf(", root cause %s", jx_str(last, "root_cause"));
+			printf("\n");
+			for (const cJSON *l = labels ? labels->child : NULL; l; l = l->next)
+				printf("          %s %s by %s%s%s\n", jx_str(l, "at"), jx_str(l, "label"), jx_str(l, "by"),
+				       jx_str(l, "note") ? ": " : "", jx_str(l, "note") ? jx_str(l, "note") : "");
+			const cJSON *exp = cJSON_GetObjectItemCaseSensitive(o, "expected");
+			printf("expected  %s%s%s\n", jx_str(o, "expected_status"), jx_str(o, "expected_cause") ? " " : "",
+			       jx_str(o, "expected_cause") ? jx_str(o, "expected_cause") : "");
+			const cJSON *subs = exp ? cJSON_GetObjectItemCaseSensitive(exp, "verdicts") : NULL;
+			for (const cJSON *s = subs ? subs->child : NULL; s; s = s->next) {
+				char kind[48];
+				snprintf(kind, sizeof kind, "%s %s", jx_str(s, "axis"), jx_str(s, "kind"));
+				printf("    %-20s %-11s %s%s%s%s\n", kind, jx_str(s, "status"), jx_str(s, "message"),
+				       jx_str(s, "cause") ? "  [" : "", jx_str(s, "cause") ? jx_str(s, "cause") : "",
+				       jx_str(s, "cause") ? "]" : "");
+			}
+			const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "results");
+			printf("runs      %d recorded\n", cJSON_GetArraySize(res));
+			for (const cJSON *x = res ? res->child : NULL; x; x = x->next)
+				printf("          %s %s%s%s\n", jx_str(x, "at"), jx_str(x, "outcome"),
+				       jx_str(x, "detail") && *jx_str(x, "detail") ? ": " : "",
+				       jx_str(x, "detail") ? jx_str(x, "detail") : "");
+		}
+		cJSON_Delete(o);
+	} else if (!strcmp(sub, "export")) {
+		struct corpus_xfer_stats xs;
+		if (corpus_export(cp, argv[optind], argv[optind + 1], &xs, &e) != 0) {
+			rc = cli_fail("corpus export: %s", e.msg);
+			goto out;
+		}
+		printf("exported %s to %s: %llu bytes, %llu object(s) (%llu bytes of content)\n", argv[optind],
+		       argv[optind + 1], (unsigned long long)xs.bytes, (unsigned long long)xs.objects,
+		       (unsigned long long)xs.object_bytes);
+	} else if (!strcmp(sub, "import")) {
+		struct corpus_xfer_stats xs;
+		char *id = NULL;
+		if (corpus_import(cp, argv[optind], &id, &xs, &e) != 0) {
+			rc = cli_fail("corpus import: %s", e.msg);
+			goto out;
+		}
+		printf("imported %s from %s: %llu object(s), %llu new here; %llu new snapshot(s)\n", id, argv[optind],
+		       (unsigned long long)xs.objects, (unsigned long long)xs.objects_new,
+		       (unsigned long long)xs.snapshots_new);
+		printf("%s\n", id);
+		free(id);
+	}
+out:
+	corpus_close(cp);
+	return rc;
+}
+
+int cmd_corpus(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(corpus_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	const char *sub = argv[1];
+	if (!strcmp(sub, "add"))
+		return do_add(argc - 1, argv + 1);
+	if (!strcmp(sub, "label"))
+		return do_label(argc - 1, argv + 1);
+	if (!strcmp(sub, "run"))
+		return do_run(argc - 1, argv + 1);
+	if (!strcmp(sub, "score") || !strcmp(sub, "list") || !strcmp(sub, "show") || !strcmp(sub, "export") ||
+	    !strcmp(sub, "import"))
+		return do_simple(sub, argc - 1, argv + 1);
+	return cli_fail("corpus: unknown subcommand '%s' (belay corpus --help)", sub);
+}

@@ -1,0 +1,516 @@
+/* runidx.c - builds the run view (runs, frames, turns, denials) from trace lines. See
+ * runidx.h. Turns are paired with the same model as `belay trace show` and `belay verify`,
+ * so turn N here is turn N there.
+ *
+ * Must not: print; hold a fact the trace does not. Threads: the caller's, one at a time. */
+#include "index/runidx.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/hash.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/model.h"
+#include "engine/rpc_msg.h"
+#include "engine/trace_reader.h"
+#include "store/store.h"
+
+#define ARGS_MAX 200 /* bytes of an arguments summary */
+
+struct open_turn {
+	int turn;
+	enum ex_status status;
+	int64_t resp_seq;
+};
+
+struct runidx {
+	struct store *st;
+	char *run;
+	struct model m;
+	struct open_turn *open;
+	size_t nopen, capopen;
+	/* the run row, written by runidx_flush */
+	int64_t indexed_bytes, records, skipped, frames, denials, net, capture_errors;
+	char *started, *ended, *writer, *argv, *cwd, *state_dir, *scope, *network, *exit_signal;
+	int64_t pid, exit_status;
+	int has_pid, has_exit_status;
+};
+
+char *runidx_run_id(const char *trace_path)
+{
+	const char *base = strrchr(trace_path, '/');
+	base = base ? base + 1 : trace_path;
+	size_t n = strlen(base);
+	if (n > 6 && strcmp(base + n - 6, ".jsonl") == 0)
+		n -= 6;
+	return xstrndup(base, n);
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = v ? xstrdup(v) : NULL;
+}
+
+static void set_json(char **dst, const cJSON *v)
+{
+	free(*dst);
+	*dst = v ? jx_print(v) : NULL;
+}
+
+int runidx_begin(struct store *st, const char *run_id, const char *trace_path, struct runidx **out, struct err *e)
+{
+	*out = NULL;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st, "DELETE FROM runs WHERE id = ?1", &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(st, q, 1, run_id, e);
+	if ((rc = store_step_done(st, q, e, "cannot drop the previous run view")) != 0)
+		return rc;
+	if ((rc = store_stmt(st,
+			     "INSERT INTO runs(id, trace_path, indexed_bytes, records, skipped) VALUES (?1, ?2, 0, 0, 0)",
+			     &q, e)) != 0)
+		return rc;
+	store_bind_text(st, q, 1, run_id, e);
+	store_bind_text(st, q, 2, trace_path, e);
+	if ((rc = store_step_done(st, q, e, "cannot add the run")) != 0)
+		return rc;
+	struct runidx *ix = xcalloc(1, sizeof *ix);
+	ix->st = st;
+	ix->run = xstrdup(run_id);
+	model_init(&ix->m);
+	*out = ix;
+	return 0;
+}
+
+void runidx_free(struct runidx *ix)
+{
+	if (!ix)
+		return;
+	model_free(&ix->m);
+	free(ix->open);
+	char **strs[] = {&ix->run,   &ix->started,   &ix->ended, &ix->writer,  &ix->argv,
+			 &ix->cwd,   &ix->state_dir, &ix->scope, &ix->network, &ix->exit_signal};
+	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+		free(*strs[i]);
+	free(ix);
+}
+
+int runidx_flush(struct runidx *ix, struct err *e)
+{
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "UPDATE runs SET indexed_bytes = ?2, records = ?3, skipped = ?4, started = ?5, ended = ?6, "
+			    "writer = ?7, server_argv = ?8, server_cwd = ?9, server_pid = ?10, state_dir = ?11, scope = ?12, "
+			    "network = ?13, exit_status = ?14, exit_signal = ?15, frames = ?16, turns = ?17, denials = ?18, "
+			    "network_attempts = ?19, capture_errors = ?20 WHERE id = ?1",
+			    &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, ix->indexed_bytes, e);
+	store_bind_i64(st, q, 3, ix->records, e);
+	store_bind_i64(st, q, 4, ix->skipped, e);
+	store_bind_text(st, q, 5, ix->started, e);
+	store_bind_text(st, q, 6, ix->ended, e);
+	store_bind_text(st, q, 7, ix->writer, e);
+	store_bind_text(st, q, 8, ix->argv, e);
+	store_bind_text(st, q, 9, ix->cwd, e);
+	if (ix->has_pid)
+		store_bind_i64(st, q, 10, ix->pid, e);
+	store_bind_text(st, q, 11, ix->state_dir, e);
+	store_bind_text(st, q, 12, ix->scope, e);
+	store_bind_text(st, q, 13, ix->network, e);
+	if (ix->has_exit_status)
+		store_bind_i64(st, q, 14, ix->exit_status, e);
+	store_bind_text(st, q, 15, ix->exit_signal, e);
+	store_bind_i64(st, q, 16, ix->frames, e);
+	store_bind_i64(st, q, 17, (int64_t)ix->m.nturns, e);
+	store_bind_i64(st, q, 18, ix->denials, e);
+	store_bind_i64(st, q, 19, ix->net, e);
+	store_bind_i64(st, q, 20, ix->capture_errors, e);
+	return store_step_done(st, q, e, "cannot update the run");
+}
+
+/*==== records ====*/
+
+static void on_server(struct runidx *ix, const cJSON *o)
+{
+	const char *phase = jx_str(o, "phase");
+	if (!phase)
+		return;
+	long long v;
+	if (!strcmp(phase, "start")) {
+		set_json(&ix->argv, cJSON_GetObjectItemCaseSensitive(o, "argv"));
+		set_json(&ix->cwd, cJSON_GetObjectItemCaseSensitive(o, "cwd"));
+		set_str(&ix->state_dir, jx_str(o, "state_dir"));
+		if (jx_int(o, "pid", 0, INT_MAX, &v)) {
+			ix->pid = v;
+			ix->has_pid = 1;
+		}
+		const cJSON *sb = cJSON_GetObjectItemCaseSensitive(o, "sandbox");
+		if (cJSON_IsObject(sb)) {
+			if (!ix->scope)
+				set_str(&ix->scope, jx_str(sb, "scope"));
+			if (!ix->network)
+				set_str(&ix->network, jx_str(sb, "network"));
+		}
+	} else if (!strcmp(phase, "exit")) {
+		if (jx_int(o, "exit_status", INT_MIN, INT_MAX, &v)) {
+			ix->exit_status = v;
+			ix->has_exit_status = 1;
+		}
+		set_str(&ix->exit_signal, jx_str(o, "signal_name"));
+	}
+}
+
+static int on_denial(struct runidx *ix, uint64_t off, int64_t seq, const char *kind, const cJSON *o,
+		     struct err *e)
+{
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "INSERT INTO denials(run, seq, off, kind, op, target, family, errno, outcome, comm, turn_seq) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+			    &q, e);
+	if (rc)
+		return rc;
+	const char *target = jx_str(o, "path");
+	if (!target)
+		target = jx_str(o, "address");
+	const char *to = jx_str(o, "to");
+	char *both = target && to ? xasprintf("%s -> %s", target, to) : NULL;
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, seq, e);
+	store_bind_i64(st, q, 3, (int64_t)off, e);
+	store_bind_text(st, q, 4, kind, e);
+	store_bind_text(st, q, 5, jx_str(o, "op"), e);
+	store_bind_text(st, q, 6, both ? both : target ? target : to, e);
+	store_bind_text(st, q, 7, jx_str(o, "family"), e);
+	store_bind_text(st, q, 8, jx_str(o, "errno"), e);
+	store_bind_text(st, q, 9, jx_str(o, "outcome"), e);
+	store_bind_text(st, q, 10, jx_str(o, "comm"), e);
+	long long ts;
+	if (jx_int(o, "turn_seq", 0, LLONG_MAX, &ts))
+		store_bind_i64(st, q, 11, ts, e);
+	free(both);
+	return store_step_done(st, q, e, "cannot index a denial");
+}
+
+/*==== frames and turns ====*/
+
+/* Cuts the heap string s to at most max bytes without splitting a UTF-8 sequence and
+ * appends "..." when it cut. Returns s (possibly moved). */
+static char *cut_utf8(char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return s;
+	size_t cut = max;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+		cut--;
+	s = xrealloc(s, cut + 4);
+	memcpy(s + cut, "...", 4);
+	return s;
+}
+
+/* Compact JSON of v cut at ARGS_MAX bytes. */
+static char *summary(const cJSON *v)
+{
+	if (!v)
+		return NULL;
+	char *s = jx_print(v);
+	return cut_utf8(s, ARGS_MAX);
+}
+
+static const char *gate_of(const cJSON *h, const char **handle, const char **cause)
+{
+	*handle = *cause = NULL;
+	const char *status = h ? jx_str(h, "status") : NULL;
+	if (!status || !strcmp(status, "absent"))
+		return "absent";
+	if (!strcmp(status, "present")) {
+		*handle = jx_str(h, "handle");
+		return cJSON_GetObjectItemCaseSensitive(h, "shared_from_seq") ? "shared" : "captured";
+	}
+	if (!strcmp(status, "unrestorable")) {
+		*cause = jx_str(h, "cause");
+		return *cause && !strcmp(*cause, "UNRESTORABLE_CONCURRENT_TURN") ? "concurrent" : "unrestorable";
+	}
+	return "unrestorable";
+}
+
+static int insert_turn(struct runidx *ix, const struct exchange *x, const struct rpc_msg *msg, const cJSON *handle,
+		       struct err *e)
+{
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "INSERT INTO turns(run, turn, req_seq, method, tool, args, t_req, status, gate, handle, "
+			    "handle_cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+			    &q, e);
+	if (rc)
+		return rc;
+	const char *h, *cause;
+	const char *gate = gate_of(handle, &h, &cause);
+	char *args = x->req_item < msg->n ? summary(msg->items[x->req_item].arguments) : NULL;
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, x->turn, e);
+	store_bind_i64(st, q, 3, x->req_seq, e);
+	store_bind_text(st, q, 4, x->method, e);
+	store_bind_text(st, q, 5, x->tool, e);
+	store_bind_text(st, q, 6, args, e);
+	store_bind_text(st, q, 7, x->t_req, e);
+	store_bind_text(st, q, 8, x->status == EX_UNTRACKED ? "untracked" : ex_status_name(x->status), e);
+	store_bind_text(st, q, 9, gate, e);
+	store_bind_text(st, q, 10, h, e);
+	store_bind_text(st, q, 11, cause, e);
+	free(args);
+	return store_step_done(st, q, e, "cannot index a turn");
+}
+
+/* "rpc <code>: <message>" or "tool error: <first text>" from the reply item, or NULL. */
+static char *error_of(const struct exchange *x, const struct rpc_item *it)
+{
+	if (x->protocol_error) {
+		const char *m = it ? jx_str(it->error, "message") : NULL;
+		char *s = xasprintf("rpc %d: %s", x->error_code, m ? m : "");
+		return cut_utf8(s, 160);
+	}
+	if (x->tool_error) {
+		const cJSON *content = it ? cJSON_GetObjectItemCaseSensitive(it->result, "content") : NULL;
+		const cJSON *first = cJSON_IsArray(content) ? content->child : NULL;
+		const char *text = first ? jx_str(first, "text") : NULL;
+		char *s = xasprintf("tool error: %s", text ? text : "");
+		for (char *p = s; *p; p++)
+			if (*p == '\n' || *p == '\r' || *p == '\t')
+				*p = ' ';
+		return cut_utf8(s, 160);
+	}
+	return NULL;
+}
+
+static int update_turn(struct runidx *ix, const struct exchange *x, const struct rpc_item *reply, struct err *e)
+{
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "UPDATE turns SET resp_seq = ?3, t_resp = ?4, latency_us = ?5, status = ?6, error = ?7 "
+			    "WHERE run = ?1 AND turn = ?2",
+			    &q, e);
+	if (rc)
+		return rc;
+	char *err = x->resp_seq >= 0 ? error_of(x, reply) : NULL;
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, x->turn, e);
+	if (x->resp_seq >= 0) {
+		store_bind_i64(st, q, 3, x->resp_seq, e);
+		store_bind_text(st, q, 4, x->t_resp, e);
+		int64_t lat = exchange_latency_us(x);
+		if (lat >= 0)
+			store_bind_i64(st, q, 5, lat, e);
+	}
+	store_bind_text(st, q, 6, ex_status_name(x->status), e);
+	store_bind_text(st, q, 7, err, e);
+	free(err);
+	return store_step_done(st, q, e, "cannot update a turn");
+}
+
+static int on_frame(struct runidx *ix, uint64_t off, size_t line_len, int64_t seq, const cJSON *o, struct err *e)
+{
+	const char *dir = jx_str(o, "dir"), *raw = jx_str(o, "raw");
+	if (!dir || (strcmp(dir, "c2s") && strcmp(dir, "s2c")) || !raw)
+		return err_set(e, BELAY_ECORRUPT, "frame seq %lld has no valid dir or raw", (long long)seq);
+	struct buf b = {0};
+	if (base64_decode(raw, strlen(raw), &b) != 0) {
+		buf_free(&b);
+		return err_set(e, BELAY_ECORRUPT, "frame seq %lld: raw is not base64", (long long)seq);
+	}
+	int truncated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "truncated"));
+	long long total = 0;
+	if (!jx_int(o, "len", 0, (long long)1 << 60, &total))
+		total = (long long)b.len;
+	int d = !strcmp(dir, "s2c");
+	struct rpc_msg msg;
+	rpc_msg_parse(b.p ? b.p : "", b.len, truncated, &msg);
+	const char *t_in = jx_str(o, "t_in");
+	size_t before = ix->m.nturns;
+	size_t fi = model_add_parsed(&ix->m, seq, d, t_in, &msg, b.len, (size_t)total, truncated, (size_t)seq);
+	buf_free(&b);
+	ix->frames++;
+
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "INSERT INTO frames(run, seq, off, len, dir, bytes, truncated, rpc, batch, method) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+			    &q, e);
+	if (rc)
+		goto out;
+	const struct model_frame *f = &ix->m.frames[fi];
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, seq, e);
+	store_bind_i64(st, q, 3, (int64_t)off, e);
+	store_bind_i64(st, q, 4, (int64_t)line_len, e);
+	store_bind_text(st, q, 5, dir, e);
+	store_bind_i64(st, q, 6, total, e);
+	store_bind_i64(st, q, 7, truncated, e);
+	store_bind_text(st, q, 8, rpc_kind_name((enum rpc_kind)f->kind), e);
+	store_bind_i64(st, q, 9, f->batch, e);
+	store_bind_text(st, q, 10, f->method, e);
+	if ((rc = store_step_done(st, q, e, "cannot index a frame")) != 0)
+		goto out;
+
+	/* New turns start with this frame. */
+	const cJSON *handle = cJSON_GetObjectItemCaseSensitive(o, "state_handle");
+	for (size_t k = before; k < ix->m.nturns && rc == 0; k++) {
+		const struct exchange *x = &ix->m.ex[ix->m.turns[k]];
+		if ((rc = insert_turn(ix, x, &msg, handle, e)) != 0)
+			break;
+		if (x->status == EX_UNTRACKED)
+			continue;
+		if (ix->nopen == ix->capopen) {
+			ix->capopen = ix->capopen ? ix->capopen * 2 : 16;
+			ix->open = xrealloc(ix->open, ix->capopen * sizeof *ix->open);
+		}
+		ix->open[ix->nopen++] = (struct open_turn){x->turn, x->status, x->resp_seq};
+	}
+	/* Turns this frame answered or cancelled. */
+	for (size_t i = 0; i < ix->nopen && rc == 0;) {
+		struct open_turn *ot = &ix->open[i];
+		const struct exchange *x = &ix->m.ex[ix->m.turns[ot->turn]];
+		if (x->status == ot->status && x->resp_seq == ot->resp_seq) {
+			i++;
+			continue;
+		}
+		const struct rpc_item *reply = x->resp_frame == fi && x->resp_item < msg.n ? &msg.items[x->resp_item] : NULL;
+		if ((rc = update_turn(ix, x, reply, e)) != 0)
+			break;
+		ot->status = x->status;
+		ot->resp_seq = x->resp_seq;
+		if (x->resp_seq >= 0) /* answered (also after a cancel): final */
+			ix->open[i] = ix->open[--ix->nopen];
+		else
+			i++;
+	}
+out:
+	rpc_msg_free(&msg);
+	return rc;
+}
+
+int runidx_line(struct runidx *ix, uint64_t off, const char *line, size_t len, struct err *e)
+{
+	if (len == 0 || line[len - 1] != '\n')
+		return err_set(e, BELAY_ECORRUPT, "a trace line must end with a newline");
+	ix->indexed_bytes = (int64_t)(off + len);
+	if (len == 1)
+		return 0;
+	cJSON *o = cJSON_ParseWithLength(line, len - 1);
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, "v") : NULL;
+	const char *kind = o ? jx_str(o, "kind") : NULL;
+	if (!cJSON_IsObject(o) || !cJSON_IsNumber(v) || !kind) {
+		cJSON_Delete(o);
+		return err_set(e, BELAY_ECORRUPT, "the line at byte %llu is not a trace record",
+			       (unsigned long long)off);
+	}
+	ix->records++;
+	int rc = 0;
+	long long seq = -1;
+	jx_int(o, "seq", 0, LLONG_MAX, &seq);
+	if ((int)v->valuedouble != 1 || !trace_kind_known(kind)) {
+		ix->skipped++;
+	} else if (!strcmp(kind, "frame")) {
+		rc = on_frame(ix, off, len, seq, o, e);
+	} else if (!strcmp(kind, "connection_window")) {
+		const char *ph = jx_str(o, "phase");
+		if (ph && !strcmp(ph, "open")) {
+			set_str(&ix->started, jx_str(o, "t_in"));
+			set_str(&ix->writer, jx_str(o, "writer"));
+		} else if (ph && !strcmp(ph, "close")) {
+			set_str(&ix->ended, jx_str(o, "t_in"));
+		}
+	} else if (!strcmp(kind, "server")) {
+		on_server(ix, o);
+	} else if (!strcmp(kind, "sandbox")) {
+		if (jx_str(o, "scope"))
+			set_str(&ix->scope, jx_str(o, "scope"));
+		if (jx_str(o, "network"))
+			set_str(&ix->network, jx_str(o, "network"));
+	} else if (!strcmp(kind, "denial") || !strcmp(kind, "network_attempt")) {
+		if (!strcmp(kind, "denial"))
+			ix->denials++;
+		else
+			ix->net++;
+		rc = on_denial(ix, off, seq, kind, o, e);
+	} else if (!strcmp(kind, "capture_error")) {
+		ix->capture_errors++;
+	}
+	cJSON_Delete(o);
+	return rc;
+}
+
+/*==== a whole file ====*/
+
+int runidx_index_file(struct store *st, const char *trace_path, char **run_id, struct err *e)
+{
+	if (run_id)
+		*run_id = NULL;
+	/* The strict read names anything wrong before a row changes. */
+	struct trace *t = NULL;
+	int rc = trace_read(trace_path, &t, e);
+	if (rc == 0)
+		rc = trace_validate(t, e);
+	trace_free(t);
+	if (rc)
+		return rc;
+	char *abs = realpath(trace_path, NULL);
+	if (!abs)
+		return err_set(e, BELAY_ENOTFOUND, "cannot resolve %s", trace_path);
+	FILE *f = fopen(abs, "re");
+	if (!f) {
+		rc = err_set(e, BELAY_ENOTFOUND, "cannot open %s", abs);
+		free(abs);
+		return rc;
+	}
+	char *id = runidx_run_id(abs);
+	struct runidx *ix = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	uint64_t off = 0;
+	if ((rc = store_begin(st, e)) != 0)
+		goto out;
+	if ((rc = runidx_begin(st, id, abs, &ix, e)) != 0)
+		goto fail;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if ((rc = runidx_line(ix, off, line, (size_t)n, e)) != 0) {
+			err_wrap(e, "%s", abs);
+			goto fail;
+		}
+		off += (uint64_t)n;
+	}
+	if ((rc = runidx_flush(ix, e)) != 0)
+		goto fail;
+	if ((rc = store_commit(st, e)) != 0)
+		goto out;
+	if (run_id) {
+		*run_id = id;
+		id = NULL;
+	}
+	goto out;
+fail:
+	store_rollback(st);
+out:
+	runidx_free(ix);
+	free(line);
+	fclose(f);
+	free(abs);
+	free(id);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* runq.h - read-only queries over the run view and the verdicts, as JSON for the CLI (and
+ * later the console): the list of runs, one run, one turn with its frames read back from
+ * the trace through the frame index's byte offsets.
+ *
+ * Must not: write to the store, print. Threads: the caller's, with its own connection. */
+#ifndef BELAY_INDEX_RUNQ_H
+#define BELAY_INDEX_RUNQ_H
+#include <cjson/cJSON.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+
+struct store;
+
+/* [{"id","started","ended","server":[argv],"turns","verified_turns","worst"|null,
+ *   "denials","network_attempts","trace_path"}] in start order. Caller owns *out. */
+int runq_list(struct store *st, cJSON **out, struct err *e);
+/* One run: the run row's fields, "turns": [{turn, tool, args, status, latency_us, gate,
+ * handle, handle_cause, error, req_seq, resp_seq, verdict|null}], "denials": [...].
+ * BELAY_ENOTFOUND for an unknown run. Caller owns *out. */
+int runq_run(struct store *st, const char *run, cJSON **out, struct err *e);
+/* One turn: its row, "request" and "response" (the frames' bytes read from the trace by
+ * offset, as JSON when they parse, else as text), "denials" during it, "verdicts" (the
+ * latest, with sub-verdicts and messages). BELAY_ENOTFOUND for an unknown run or turn. */
+int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct err *e);
+/* The frame bytes of the record line at [off, off+len) of a trace: the line is re-read,
+ * parsed and its hash_raw checked, so a trace changed since indexing is named
+ * (BELAY_ECORRUPT), never misread. */
+int runq_frame_bytes(const char *trace_path, long long off, long long len, struct buf *out, struct err *e);
+
+#endif

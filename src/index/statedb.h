@@ -1,0 +1,19 @@
+/* statedb.h - finding and opening the database of a state directory for the run view,
+ * verdicts and the corpus: <state>/belay.db, created 0600 in a 0700 directory. */
+#ifndef BELAY_INDEX_STATEDB_H
+#define BELAY_INDEX_STATEDB_H
+#include "common/err.h"
+
+struct store;
+
+/* Creates state_dir (0700) when missing and opens <state_dir>/belay.db (migrating it).
+ * *out: new store (store_close). */
+int statedb_open(const char *state_dir, struct store **out, struct err *e);
+/* The state directory a trace says it used (its server start record's "state_dir"), read
+ * from the first records only; NULL when it names none. New string. */
+char *statedb_recorded_state_dir(const char *trace_path);
+/* Where a command working on a trace keeps its results: `override` when given, else the
+ * state dir the trace recorded, else the default (paths_state_dir). New string. */
+char *statedb_for_trace(const char *override, const char *trace_path);
+
+#endif

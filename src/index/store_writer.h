@@ -1,0 +1,51 @@
+/* store_writer.h - live indexing while proxying: a thread of its own that turns the trace's
+ * lines into the run view (runidx) in batched transactions.
+ *
+ * Feeding: store_writer_tap is the trace writer's line tap (session_opts.trace_tap). It
+ * copies the line into a queue and returns; it never touches SQLite, so neither the
+ * forwarding loop nor the trace writer ever waits on the database. If the store writer
+ * falls behind, the queue grows. If it fails (cannot open the database, a write fails), it
+ * reports once through `report` and drops every later line: forwarding and the trace are
+ * unaffected, and `belay index TRACE` rebuilds the view from the trace.
+ *
+ * Threads: tap from any one thread (the trace writer's); everything else from the owner.
+ * The owner's thread never opens the database either: the worker does. */
+#ifndef BELAY_INDEX_STORE_WRITER_H
+#define BELAY_INDEX_STORE_WRITER_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+struct store_writer;
+
+struct store_writer_stats {
+	uint64_t lines, bytes;     /* lines indexed */
+	uint64_t batches;          /* transactions committed */
+	uint64_t busy_ns;          /* time inside BEGIN ... COMMIT, summed */
+	uint64_t max_batch_ns;     /* the longest one */
+	uint64_t max_queue;        /* most lines waiting at once */
+	int failed;                /* indexing stopped (reported) */
+};
+
+struct store_writer_opts {
+	unsigned batch_ms; /* longest a line waits before its batch commits (default 50) */
+	/* Called once, on the worker thread, when indexing stops on an error. */
+	void (*report)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+/* A writer for the store in state_dir (created 0700 if missing); nothing is opened yet.
+ * Lines tapped before store_writer_start wait in the queue. */
+struct store_writer *store_writer_new(const char *state_dir, const struct store_writer_opts *o);
+/* The tap (ctx = the store_writer). */
+void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len);
+/* The run's trace is trace_path: starts the worker thread. On failure the tap drops every
+ * line from then on; close w as usual. */
+int store_writer_start(struct store_writer *w, const char *trace_path, struct err *e);
+/* Indexes what is queued (when started), commits, joins the thread and frees w. Call after
+ * the trace writer is closed (so no tap runs any more). stats may be NULL. Returns 0, or
+ * BELAY_ESTORE when indexing had stopped. */
+int store_writer_close(struct store_writer *w, struct store_writer_stats *stats);
+
+#endif

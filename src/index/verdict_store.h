@@ -1,0 +1,45 @@
+/* verdict_store.h - verdicts in the store: what `belay verify` judged, with every
+ * sub-verdict's message, observed and expected values, kept per verification (run, when,
+ * belay version, policy). Also the one JSON shape of a full verdict, shared by the store,
+ * corpus cases and their export files.
+ *
+ * Verdicts are not derivable from a trace (they are what a replay observed at one time):
+ * re-indexing never touches them. The verify library itself writes nothing; its caller
+ * saves the report here.
+ *
+ * Must not: print. Threads: the caller's, with its own store connection. */
+#ifndef BELAY_INDEX_VERDICT_STORE_H
+#define BELAY_INDEX_VERDICT_STORE_H
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "verify/policy.h"
+#include "verify/verdict.h"
+#include "verify/verify.h"
+
+struct store;
+
+/* The JSON shape of a full verdict is verdict_json's (verify/verdict.h): turn, tool, status,
+ * cause, and every sub-verdict with axis, kind, rule, status, cause, message, observed and
+ * expected. This is its inverse (into a zeroed v; verdict_free releases it): 0, or
+ * BELAY_EINVAL naming what is malformed. Unknown statuses and causes are refused. */
+int verdict_from_json(const cJSON *j, struct turn_verdict *v, struct err *e);
+
+struct verdict_save {
+	const char *run;             /* run id (trace file name without .jsonl) */
+	const char *trace_path;
+	const struct policy *policy;
+	int turn_filter;             /* -1: every turn was verified */
+	const struct verify_report *report;
+};
+/* Saves one verification and all its verdicts in one transaction. *id (may be NULL) gets
+ * the verification's id. */
+int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *id, struct err *e);
+
+/* The latest verdict of each turn of a run (turn >= 0: only that one; -1: all, the
+ * trajectory included as turn -1), as an array of verdict_full_json objects, each with
+ * "verification", "at" and "belay_version" added. Caller owns *out. */
+int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **out, struct err *e);
+
+#endif
