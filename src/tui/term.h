@@ -1,0 +1,44 @@
+/* term.h - the only file that talks to curses (ncursesw). Opens the terminal, applies a
+ * theme (one colour pair per role at the detected depth), copies a canvas to the screen
+ * (curses computes the minimal update), and reads keys as enum-key values (keymap.h).
+ *
+ * Depth: theme_depth_for(COLORS), unless forced. Encoding: UTF-8 when the locale's
+ * codeset is UTF-8 (nl_langinfo(CODESET)), else ASCII glyphs (glyphs_set_ascii). The
+ * caller calls setlocale(LC_ALL, "") before term_open.
+ *
+ * Threads: the UI thread only. */
+#ifndef BELAY_TUI_TERM_H
+#define BELAY_TUI_TERM_H
+#include "common/err.h"
+#include "tui/canvas.h"
+#include "tui/theme.h"
+
+struct term;
+
+struct term_opts {
+	int force_depth; /* -1: detect; else enum theme_depth */
+	int force_ascii; /* 1: ASCII glyphs even on a UTF-8 terminal */
+};
+
+/* Initialises curses on the process's terminal (stdin/stdout): raw-ish input (cbreak,
+ * noecho, keypad, no newline translation, ESC delay 25 ms), cursor hidden. */
+int term_open(const struct term_opts *o, struct term **out, struct err *e);
+/* Restores the terminal. Safe to call twice and from an atexit handler. */
+void term_close(struct term *t);
+enum theme_depth term_depth(const struct term *t);
+int term_is_utf8(const struct term *t);
+void term_apply_theme(struct term *t, const struct theme *th);
+/* The current size (after a K_RESIZE the new one). */
+void term_size(struct term *t, int *h, int *w);
+/* Draws the canvas (same size as the terminal) and flushes. */
+void term_draw(struct term *t, const struct canvas *c);
+/* The fd to poll for input. */
+int term_input_fd(const struct term *t);
+/* Reads one key without waiting: 1 and *key, or 0 when none is ready. A terminal resize
+ * comes as K_RESIZE (the curses screen is already resized). Alt+x (ESC then x quickly)
+ * comes as K_ALT|x. */
+int term_read_key(struct term *t, int *key);
+/* Rings the bell (a refused action). */
+void term_beep(struct term *t);
+
+#endif
