@@ -1,6 +1,7 @@
 /* session.c - the proxy core: spawn, pump both directions verbatim, record, end cleanly.
  * See session.h for the contract. Loop thread only (the trace writer has its own thread). */
 #include "engine/session.h"
+#include "engine/turn_gate.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -555,11 +556,15 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		  struct session **out, struct err *e)
 {
 	*out = NULL;
-	if (!o->argv || !o->argv[0])
+	if (!o->argv || !o->argv[0]) {
+		turn_gate_free(o->gate);
 		return err_set(e, BELAY_EUSAGE, "no server command given");
+	}
 	char *exe = fs_which(o->argv[0]);
-	if (!exe)
+	if (!exe) {
+		turn_gate_free(o->gate);
 		return err_set(e, BELAY_ENOTFOUND, "server command not found: %s", o->argv[0]);
+	}
 
 	struct session *s = xcalloc(1, sizeof *s);
 	s->loop = loop;

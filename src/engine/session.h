@@ -52,7 +52,7 @@ struct session_opts {
 	int stderr_fd;            /* where server stderr goes (default 2; -1 discards) */
 	const struct session_observer *obs;
 	const struct sandbox_spec *sandbox; /* NULL: run the server uncontained */
-	struct turn_gate *gate;             /* NULL: no pre-state capture (taken; freed at end) */
+	struct turn_gate *gate;             /* NULL: no pre-state capture (taken, also on failure) */
 	const char *launcher;     /* path of the belay binary used as the sandbox launcher */
 	const char *state_dir;    /* recorded so verify finds the pre-states (may be NULL) */
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
@@ -62,7 +62,8 @@ struct session_opts {
 
 /* Validates, creates the trace, spawns the server and starts forwarding. cin/cout are the
  * client side (they may be the same endpoint); the session takes ownership of them.
- * Nothing is forwarded and no trace is left behind if this fails. */
+ * Nothing is forwarded and no trace is left behind if this fails; the endpoints are then
+ * still the caller's to close. */
 int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint *cin, struct endpoint *cout,
 		  struct session **out, struct err *e);
 const char *session_trace_path(const struct session *s); /* borrowed; NULL without a trace */

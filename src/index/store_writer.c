@@ -184,8 +184,12 @@ static void *worker(void *arg)
 		w->queued = 0;
 		int closing = w->closing;
 		pthread_mutex_unlock(&w->mu);
-		if (batch && !__atomic_load_n(&w->stopped, __ATOMIC_RELAXED) && (rc = index_batch(w, batch, &e)) != 0)
-			stop(w, &e);
+		if (batch && !__atomic_load_n(&w->stopped, __ATOMIC_RELAXED)) {
+			if ((rc = index_batch(w, batch, &e)) != 0)
+				stop(w, &e);
+			else if (w->o.committed)
+				w->o.committed(w->o.ctx);
+		}
 		free_lines(batch);
 		pthread_mutex_lock(&w->mu);
 		if (closing && !w->head)

@@ -32,6 +32,9 @@ struct store_writer_opts {
 	unsigned batch_ms; /* longest a line waits before its batch commits (default 50) */
 	/* Called once, on the worker thread, when indexing stops on an error. */
 	void (*report)(void *ctx, const char *msg);
+	/* Called on the worker thread after each committed batch (may be NULL): a reader may
+	 * now see more of the run. Must only wake someone (the console's UI). */
+	void (*committed)(void *ctx);
 	void *ctx;
 };
 

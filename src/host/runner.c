@@ -1,0 +1,243 @@
+/* runner.c - one recorded, contained, gated and indexed run (see runner.h). The one place
+ * that wires sandbox spec, turn gate, approvals, trace and store writer into a session.
+ *
+ * Must not: print, block the loop (the store writer is joined only in runner_free). */
+#include "host/runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "engine/approvals.h"
+#include "engine/prestate.h"
+#include "engine/session.h"
+#include "gate/gate.h"
+#include "index/runidx.h"
+#include "index/store_writer.h"
+
+struct runner {
+	struct runner_cfg cfg;
+	struct sandbox_spec spec;
+	int contained;
+	struct session *session; /* NULL once ended */
+	struct approvals *approvals;
+	struct store_writer *sw;
+	struct session_observer obs;
+	char *trace_path, *run_id, *state_dir, *trace_dir;
+	int ended, exit_code;
+};
+
+static void on_record(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields)
+{
+	struct runner *r = ctx;
+	(void)s;
+	(void)seq;
+	/* Once containment is up, approvals from inside the sandbox are refused by namespace. */
+	if (r->approvals && !strcmp(kind, "sandbox") && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fields, "ok")))
+		approvals_set_sandbox(r->approvals, jx_str(cJSON_GetObjectItemCaseSensitive(fields, "layers"), "userns"));
+}
+
+static void on_ended(void *ctx, struct session *s, int code)
+{
+	struct runner *r = ctx;
+	(void)s;
+	r->exit_code = code;
+	r->ended = 1;
+	r->session = NULL;
+	approvals_close(r->approvals);
+	r->approvals = NULL;
+	if (r->cfg.ended)
+		r->cfg.ended(r->cfg.ctx, r, code);
+}
+
+static void on_hold(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan)
+{
+	struct runner *r = ctx;
+	(void)s;
+	if (r->cfg.hold)
+		r->cfg.hold(r->cfg.ctx, r, hold, seq, tool, plan);
+}
+
+static void on_committed(void *ctx)
+{
+	struct runner *r = ctx;
+	if (r->cfg.committed)
+		r->cfg.committed(r->cfg.ctx, r);
+}
+
+static void on_report(void *ctx, const char *msg)
+{
+	struct runner *r = ctx;
+	if (r->cfg.report)
+		r->cfg.report(r->cfg.ctx, msg);
+}
+
+static void runner_discard(struct runner *r)
+{
+	if (r->contained)
+		sandbox_spec_done(&r->spec);
+	free(r->trace_path);
+	free(r->run_id);
+	free(r->state_dir);
+	free(r->trace_dir);
+	free(r);
+}
+
+int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint *cin, struct endpoint *cout,
+		 struct runner **out, struct err *e)
+{
+	*out = NULL;
+	struct runner *r = xcalloc(1, sizeof *r);
+	r->cfg = *cfg;
+	r->state_dir = paths_state_dir(cfg->state_dir);
+	r->trace_dir = cfg->trace_dir && *cfg->trace_dir ? xstrdup(cfg->trace_dir) : fs_join(r->state_dir, "traces");
+	struct turn_gate *gate = NULL;
+	struct gate_policy *gpol = NULL;
+	int rc = 0;
+	if (!cfg->server || !cfg->server[0]) {
+		rc = err_set(e, BELAY_EUSAGE, "no server command given");
+		goto fail;
+	}
+	if (cfg->policy_file && (rc = gate_policy_load(cfg->policy_file, &gpol, e)) != 0) {
+		err_wrap(e, "policy");
+		goto fail;
+	}
+	enum turn_gate_mode mode = cfg->mode;
+	if (cfg->policy_file && mode == TURN_GATE_OFF)
+		mode = TURN_GATE_AUDIT;
+	if (cfg->scope && *cfg->scope) {
+		if ((rc = sandbox_spec_init(&r->spec, cfg->scope, cfg->net, e)) != 0)
+			goto fail;
+		r->contained = 1;
+		if (paths_ensure_state_dir(r->state_dir, e) == 0)
+			r->spec.hide = realpath(r->state_dir, NULL); /* the server never sees belay's state */
+		/* Every tools/call waits for its pre-state (snapshots in the state dir). */
+		if ((rc = prestate_gate_new(r->state_dir, r->spec.scope, &gate, e)) != 0)
+			goto fail;
+	}
+	if (mode != TURN_GATE_OFF) {
+		if (!gate)
+			gate = turn_gate_new(NULL, NULL, NULL);
+		char *cwd = getcwd(NULL, 0);
+		turn_gate_set_policy(gate, mode, gpol, r->contained ? r->spec.scope : cwd, r->state_dir);
+		gpol = NULL;
+		free(cwd);
+		if (mode == TURN_GATE_ENFORCE && cfg->approvals) {
+			struct err ae = {0};
+			if (approvals_open(loop, r->state_dir, &r->approvals, &ae) != 0) {
+				approvals_close(r->approvals);
+				r->approvals = NULL;
+				if (cfg->report) {
+					char msg[700];
+					snprintf(msg, sizeof msg, "approvals unavailable (%s); refused calls cannot be approved",
+						 ae.msg);
+					cfg->report(cfg->ctx, msg);
+				}
+			}
+			gate->approvals = r->approvals;
+		}
+		if (cfg->hold) {
+			gate->on_hold = on_hold;
+			gate->hold_ctx = r;
+		}
+	}
+	gate_policy_free(gpol);
+	gpol = NULL;
+	if (!cfg->no_trace && !cfg->no_index) {
+		struct store_writer_opts swo = {.report = on_report, .committed = on_committed, .ctx = r};
+		r->sw = store_writer_new(r->state_dir, &swo);
+	}
+	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .ctx = r};
+	struct session_opts so = {
+		.argv = cfg->server,
+		.trace_dir = cfg->no_trace ? NULL : r->trace_dir,
+		.frame_cap = cfg->frame_cap,
+		.obs = &r->obs,
+		.sandbox = r->contained ? &r->spec : NULL,
+		.launcher = paths_self_exe(),
+		.gate = gate,
+		.state_dir = r->state_dir,
+		.stderr_fd = cfg->stderr_fd,
+		.trace_tap = r->sw ? store_writer_tap : NULL,
+		.trace_tap_ctx = r->sw,
+	};
+	gate = NULL; /* the session owns it now, even when it fails */
+	if ((rc = session_start(loop, &so, cin, cout, &r->session, e)) != 0)
+		goto fail;
+	const char *tp = session_trace_path(r->session);
+	if (tp) {
+		r->trace_path = xstrdup(tp);
+		r->run_id = runidx_run_id(tp);
+		if (so.gate)
+			prestate_gate_set_run(so.gate, r->run_id);
+		struct err se = {0};
+		if (r->sw && store_writer_start(r->sw, tp, &se) != 0 && cfg->report) {
+			char msg[700];
+			snprintf(msg, sizeof msg, "%s; the run is not indexed live (belay index can do it later)", se.msg);
+			cfg->report(cfg->ctx, msg);
+		}
+	}
+	*out = r;
+	return 0;
+fail:
+	if (cin)
+		endpoint_close(cin);
+	if (cout)
+		endpoint_close(cout);
+	if (gate)
+		turn_gate_free(gate);
+	gate_policy_free(gpol);
+	store_writer_close(r->sw, NULL);
+	runner_discard(r);
+	return rc;
+}
+
+const char *runner_trace_path(const struct runner *r)
+{
+	return r->trace_path;
+}
+
+const char *runner_run_id(const struct runner *r)
+{
+	return r->run_id;
+}
+
+int runner_server_pid(const struct runner *r)
+{
+	return r->session ? session_server_pid(r->session) : -1;
+}
+
+void runner_terminate(struct runner *r)
+{
+	if (r->session)
+		session_terminate(r->session);
+}
+
+int runner_resolve(struct runner *r, uint64_t hold, int approve, const char *by)
+{
+	return r->session ? session_gate_resolve(r->session, hold, approve, by) : -1;
+}
+
+int runner_ended(const struct runner *r)
+{
+	return r->ended;
+}
+
+int runner_exit_code(const struct runner *r)
+{
+	return r->exit_code;
+}
+
+int runner_free(struct runner *r)
+{
+	if (!r)
+		return 0;
+	int rc = store_writer_close(r->sw, NULL);
+	runner_discard(r);
+	return rc;
+}

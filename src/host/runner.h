@@ -1,0 +1,66 @@
+/* runner.h - one recorded run, set up the way `belay proxy` and the console both need it:
+ * the server contained (with a scope), every tools/call gated (pre-state capture, effect
+ * plan), the trace written and indexed live into the store. The caller supplies the client
+ * endpoints and a loop; the runner owns everything else about the run.
+ *
+ * Must not: print (failures come back in struct err, or through cfg->report), read the
+ * terminal. Threads: the loop thread, except the hooks that say otherwise. */
+#ifndef BELAY_HOST_RUNNER_H
+#define BELAY_HOST_RUNNER_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "common/err.h"
+#include "engine/endpoint.h"
+#include "engine/sandbox.h"
+#include "engine/turn_gate.h"
+
+struct runner;
+struct gate_policy;
+
+struct runner_cfg {
+	char *const *server;       /* server argv */
+	const char *scope;         /* contain the server, writes confined here (NULL: uncontained) */
+	enum sandbox_network net;  /* for a contained server */
+	enum turn_gate_mode mode;  /* effect gate */
+	const char *policy_file;   /* the gate's tool-call policy (NULL: built-in) */
+	const char *state_dir;     /* belay's state (snapshots, store, approvals) */
+	const char *trace_dir;     /* where the trace goes (NULL: STATE/traces) */
+	int no_trace, no_index;
+	size_t frame_cap;
+	int approvals;             /* open the one-shot approvals socket (enforce mode) */
+	int stderr_fd;             /* server stderr (default 2; -1 discards) */
+
+	/* Hooks (any may be NULL). */
+	void (*ended)(void *ctx, struct runner *r, int exit_code); /* loop thread */
+	/* A call held for the operator (enforce mode, a decision of ask); answer with
+	 * runner_resolve. plan is borrowed for the call. Loop thread. */
+	void (*hold)(void *ctx, struct runner *r, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan);
+	/* The store committed more of this run (store writer thread: must only wake someone). */
+	void (*committed)(void *ctx, struct runner *r);
+	/* Live indexing stopped (store writer thread), once. */
+	void (*report)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+/* Validates the configuration, then starts the run. cin/cout are taken (closed on error).
+ * Nothing is forwarded and no trace is left behind on failure. */
+int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint *cin, struct endpoint *cout,
+		 struct runner **out, struct err *e);
+const char *runner_trace_path(const struct runner *r); /* NULL without a trace */
+const char *runner_run_id(const struct runner *r);     /* NULL without a trace */
+int runner_server_pid(const struct runner *r);
+/* Stops the server (SIGTERM, then SIGKILL after the grace time). No-op once ended. */
+void runner_terminate(struct runner *r);
+/* The operator's answer to a held call: 0, or -1 when nothing with that id is held. */
+int runner_resolve(struct runner *r, uint64_t hold, int approve, const char *by);
+int runner_ended(const struct runner *r);
+int runner_exit_code(const struct runner *r);
+/* Frees the runner once it has ended: finishes indexing (joins the store writer thread;
+ * this waits for the last batch). Returns 0, or BELAY_ESTORE when live indexing had
+ * stopped (the hook reported why). */
+int runner_free(struct runner *r);
+
+#endif
