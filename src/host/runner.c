@@ -155,6 +155,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .ctx = r};
 	struct session_opts so = {
 		.argv = cfg->server,
+		.cwd = cfg->cwd,
 		.trace_dir = cfg->no_trace ? NULL : r->trace_dir,
 		.frame_cap = cfg->frame_cap,
 		.obs = &r->obs,

@@ -22,6 +22,7 @@ struct gate_policy;
 
 struct runner_cfg {
 	char *const *server;       /* server argv */
+	const char *cwd;           /* server cwd (NULL: inherit) */
 	const char *scope;         /* contain the server, writes confined here (NULL: uncontained) */
 	enum sandbox_network net;  /* for a contained server */
 	enum turn_gate_mode mode;  /* effect gate */

@@ -203,6 +203,41 @@ static int on_denial(struct runidx *ix, uint64_t off, int64_t seq, const char *k
 	return store_step_done(st, q, e, "cannot index a denial");
 }
 
+/* A gate_decision or approval record: onto the turn whose request it names. */
+static int on_gate(struct runidx *ix, const char *kind, const cJSON *o, struct err *e)
+{
+	long long rs;
+	if (!jx_int(o, "request_seq", 0, LLONG_MAX, &rs))
+		return 0; /* names no request: nothing to attach it to */
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc;
+	if (!strcmp(kind, "gate_decision")) {
+		rc = store_stmt(st,
+				"UPDATE turns SET decision = ?3, outcome = ?4, decided_by = ?5, plan = ?6 "
+				"WHERE run = ?1 AND req_seq = ?2",
+				&q, e);
+		if (rc)
+			return rc;
+		const cJSON *pj = cJSON_GetObjectItemCaseSensitive(o, "plan");
+		char *plan = pj ? jx_print(pj) : NULL;
+		store_bind_text(st, q, 3, jx_str(o, "decision"), e);
+		store_bind_text(st, q, 4, jx_str(o, "outcome"), e);
+		store_bind_text(st, q, 5, jx_str(o, "decided_by"), e);
+		store_bind_text(st, q, 6, plan, e);
+		free(plan);
+	} else {
+		rc = store_stmt(st, "UPDATE turns SET approval = ?3 WHERE run = ?1 AND req_seq = ?2", &q, e);
+		if (rc)
+			return rc;
+		store_bind_text(st, q, 3,
+				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "approved")) ? "approved" : "refused", e);
+	}
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, rs, e);
+	return store_step_done(st, q, e, "cannot index a gate decision");
+}
+
 /*==== frames and turns ====*/
 
 /* Cuts the heap string s to at most max bytes without splitting a UTF-8 sequence and
@@ -450,6 +485,8 @@ int runidx_line(struct runidx *ix, uint64_t off, const char *line, size_t len, s
 		rc = on_denial(ix, off, seq, kind, o, e);
 	} else if (!strcmp(kind, "capture_error")) {
 		ix->capture_errors++;
+	} else if (!strcmp(kind, "gate_decision") || !strcmp(kind, "approval")) {
+		rc = on_gate(ix, kind, o, e);
 	}
 	cJSON_Delete(o);
 	return rc;

@@ -25,6 +25,7 @@ static const struct migration {
 	{2, "store/002-runs.sql"},     /* the run view (derived from traces): runs, frames, turns, denials */
 	{3, "store/003-verdicts.sql"}, /* verifications and their verdicts */
 	{4, "store/004-corpus.sql"},   /* corpus cases, their traces and snapshots, labels, run results */
+	{5, "store/005-gate.sql"},     /* the effect gate's decision per turn */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 

@@ -734,6 +734,14 @@ done:
 	}
 }
 
+/* Whether turn k is one the caller asked for. */
+static int verify_wants(const struct verify_opts *o, size_t k)
+{
+	if (o->turn >= 0)
+		return (int)k == o->turn;
+	return o->turn_from <= 0 || (int)k >= o->turn_from;
+}
+
 static void *worker(void *arg)
 {
 	struct vctx *c = arg;
@@ -744,7 +752,7 @@ static void *worker(void *arg)
 		int k = atomic_fetch_add(&c->next, 1);
 		if ((size_t)k >= c->m.nturns)
 			break;
-		if (c->o->turn >= 0 && k != c->o->turn)
+		if (!verify_wants(c->o, (size_t)k))
 			continue;
 		if (!store_ok) {
 			struct turn_verdict *v = &c->v[k];
@@ -894,6 +902,11 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		return rc;
 	model_init(&c.m);
 	trace_build_model(c.t, &c.m);
+	if (o->turn < 0 && o->turn_from > 0 && (size_t)o->turn_from >= c.m.nturns) {
+		rc = err_set(e, BELAY_EUSAGE, "turn %d does not exist (the trace has %zu tools/call turn(s))", o->turn_from,
+			     c.m.nturns);
+		goto out;
+	}
 	if (o->turn >= 0 && (size_t)o->turn >= c.m.nturns) {
 		rc = err_set(e, BELAY_EUSAGE, "turn %d does not exist (the trace has %zu tools/call turn(s))", o->turn, c.m.nturns);
 		goto out;
@@ -955,7 +968,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->total_turns = c.m.nturns;
 	out->worst = V_PASS;
 	for (size_t k = 0; k < c.m.nturns; k++) {
-		if (o->turn >= 0 && (int)k != o->turn) {
+		if (!verify_wants(o, k)) {
 			verdict_free(&c.v[k]);
 			continue;
 		}
@@ -964,7 +977,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		if (c.v[k].status > out->worst)
 			out->worst = c.v[k].status;
 	}
-	if (o->turn < 0) {
+	if (o->turn < 0 && o->turn_from <= 0) {
 		judge_trajectory(&c, out);
 		if (out->has_trajectory && out->trajectory.status > out->worst)
 			out->worst = out->trajectory.status;

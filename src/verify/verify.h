@@ -22,6 +22,8 @@ struct verify_opts {
 	unsigned timeout_ms;            /* per awaited reply in a replay */
 	char *const *server_override;   /* replay against this server instead of the recorded one */
 	int turn;                       /* only this turn (-1: all) */
+	int turn_from;                  /* with turn -1: only turns >= this one (0: all; the
+	                                 * whole-run verdict is judged only when all are) */
 	int coverage_only;              /* belay replay: one replay per turn, no further judging */
 	const char *launcher;           /* the belay binary (sandbox launcher) */
 	void (*progress)(void *ctx, const struct turn_verdict *v);

@@ -1,0 +1,207 @@
+/* cmd_connect.c - `belay connect [SOCKET] [-- SERVER...]`: what an agent launches as its MCP
+ * server to reach a running `belay console`. It hands its stdin and stdout to the console
+ * over the unix socket (SCM_RIGHTS), so the agent's bytes go straight to the console's
+ * engine with no extra hop, then waits for the run to end and exits with the server's
+ * status. See src/host/chost.h for the protocol. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli/cli.h"
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "host/chost.h"
+
+static const char connect_usage[] =
+	"usage: belay connect [--wait SECONDS] [SOCKET] [-- SERVER_CMD [ARGS...]]\n"
+	"\n"
+	"Connects this process's stdin/stdout (an agent's MCP server pipes) to a running\n"
+	"`belay console`, which records, contains and shows the run. SOCKET defaults to the\n"
+	"console's default ($XDG_RUNTIME_DIR/belay/console.sock). Without SERVER_CMD the\n"
+	"console runs the server it was started with. Exits with the server's status.\n"
+	"\n"
+	"  --wait SECONDS   wait this long for a console to appear (default 0)\n";
+
+static int dial(const char *path, double wait_s, int *out)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof a.sun_path)
+		return cli_fail("connect: socket path too long: %s", path);
+	strcpy(a.sun_path, path);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return cli_fail("connect: socket: %s", strerror(errno));
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+			*out = fd;
+			return 0;
+		}
+		int err = errno;
+		close(fd);
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		double el = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+		if (el >= wait_s || (err != ENOENT && err != ECONNREFUSED))
+			return cli_fail("connect: no console is listening at %s (%s); start one with `belay console`", path,
+					strerror(err));
+		struct timespec d = {0, 100 * 1000 * 1000};
+		nanosleep(&d, NULL);
+	}
+}
+
+/* Reads one line from fd into b (without the newline); 0, or -1 at EOF before a line. */
+static int read_line(int fd, struct buf *b)
+{
+	buf_reset(b);
+	char c;
+	for (;;) {
+		ssize_t n = read(fd, &c, 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		if (c == '\n')
+			return 0;
+		buf_putc(b, c);
+		if (b->len > CHOST_HELLO_MAX)
+			return -1;
+	}
+}
+
+int cmd_connect(int argc, char **argv)
+{
+	const char *path = NULL;
+	double wait_s = 0;
+	int i = 1;
+	char **server = NULL;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			server = argv + i + 1;
+			break;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(connect_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+			char *end;
+			wait_s = strtod(argv[++i], &end);
+			if (*end || wait_s < 0)
+				return cli_fail("connect: --wait takes a number of seconds, not '%s'", argv[i]);
+		} else if (argv[i][0] == '-') {
+			return cli_fail("connect: unknown option '%s' (belay connect --help)", argv[i]);
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			return cli_fail("connect: one socket only (did you forget `--` before the server command?)");
+		}
+	}
+	if (server && !server[0])
+		return cli_fail("connect: `--` must be followed by a server command");
+	char *def = path ? NULL : chost_default_socket();
+	if (!path)
+		path = def;
+	int fd;
+	int rc = dial(path, wait_s, &fd);
+	if (rc) {
+		free(def);
+		return rc;
+	}
+
+	cJSON *hello = cJSON_CreateObject();
+	cJSON_AddNumberToObject(hello, "v", 1);
+	cJSON_AddNumberToObject(hello, "pid", (double)getpid());
+	char *cwd = getcwd(NULL, 0);
+	if (cwd)
+		cJSON_AddStringToObject(hello, "cwd", cwd);
+	free(cwd);
+	if (server) {
+		cJSON *a = cJSON_AddArrayToObject(hello, "server");
+		for (char **s = server; *s; s++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(*s));
+	}
+	char *text = cJSON_PrintUnformatted(hello);
+	cJSON_Delete(hello);
+	struct buf line = {0};
+	buf_puts(&line, text);
+	buf_putc(&line, '\n');
+	cJSON_free(text);
+
+	int fds[2] = {0, 1};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof fds)];
+	} cm;
+	memset(&cm, 0, sizeof cm);
+	struct iovec iov = {.iov_base = line.p, .iov_len = line.len};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b};
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof fds);
+	memcpy(CMSG_DATA(h), fds, sizeof fds);
+	/* The descriptors travel with the first byte; the rest of a long hello follows. */
+	size_t off = 0;
+	while (off < line.len) {
+		ssize_t n = off == 0 ? sendmsg(fd, &m, MSG_NOSIGNAL) : send(fd, line.p + off, line.len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			buf_free(&line);
+			free(def);
+			return cli_fail("connect: cannot talk to the console at %s: %s", path, strerror(errno));
+		}
+		off += (size_t)n;
+	}
+	buf_free(&line);
+
+	struct buf reply = {0};
+	if (read_line(fd, &reply) != 0) {
+		buf_free(&reply);
+		free(def);
+		return cli_fail("connect: the console at %s closed the connection without an answer", path);
+	}
+	cJSON *r = cJSON_ParseWithLength(reply.p, reply.len);
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok"))) {
+		const char *why = jx_str(r, "error");
+		rc = cli_fail("connect: the console refused: %s", why ? why : "malformed answer");
+		cJSON_Delete(r);
+		buf_free(&reply);
+		free(def);
+		return rc;
+	}
+	fprintf(stderr, "belay: connected to the console at %s: run %s\n", path,
+		jx_str(r, "run") ? jx_str(r, "run") : "(not recorded)");
+	cJSON_Delete(r);
+	/* The console holds the agent's pipes now; ours must not keep them open, or the agent
+	 * would never see the end of the server's output. */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		close(null);
+	}
+	int code = 1;
+	if (read_line(fd, &reply) == 0) {
+		cJSON *x = cJSON_ParseWithLength(reply.p, reply.len);
+		long long v;
+		if (jx_int(x, "exit", 0, 255, &v))
+			code = (int)v;
+		cJSON_Delete(x);
+	} else {
+		fprintf(stderr, "belay: connect: the console went away before the server exited\n");
+	}
+	buf_free(&reply);
+	close(fd);
+	free(def);
+	return code;
+}

@@ -1,0 +1,174 @@
+/* console_setup.c - starts and stops the engine side of the console (see console_setup.h).
+ * Order matters: everything that can be refused (options, invariants, theme names are
+ * checked by the UI) is checked before the socket listens. */
+#include "cli/console_setup.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "engine/sandbox.h"
+#include "engine/turn_gate.h"
+#include "host/cevent.h"
+#include "host/chost.h"
+#include "host/follow.h"
+#include "host/jobs.h"
+#include "index/runidx.h"
+#include "index/statedb.h"
+#include "store/store.h"
+#include "tui/theme.h"
+
+void console_setup_init(struct console_setup *cs)
+{
+	memset(cs, 0, sizeof *cs);
+	cs->log_fd = -1;
+	cs->ui.force_depth = -1;
+}
+
+/* --open: a trace file is indexed into the store; otherwise it names a run already there. */
+static int resolve_open(struct console_setup *cs, struct err *e)
+{
+	struct store *st = NULL;
+	int rc = statedb_open(cs->state_dir, &st, e);
+	if (rc)
+		return rc;
+	struct stat sb;
+	if (stat(cs->open, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		rc = runidx_index_file(st, cs->open, &cs->open_run, e);
+		if (rc)
+			err_wrap(e, "--open");
+	} else {
+		sqlite3_stmt *q;
+		rc = store_stmt(st, "SELECT 1 FROM runs WHERE id = ?1", &q, e);
+		if (rc == 0) {
+			store_bind_text(st, q, 1, cs->open, e);
+			int found = sqlite3_step(q) == SQLITE_ROW;
+			sqlite3_reset(q);
+			if (!found)
+				rc = err_set(e, BELAY_ENOTFOUND,
+					     "--open: '%s' is neither a trace file nor a run in %s (belay runs lists them)",
+					     cs->open, cs->state_dir);
+			else
+				cs->open_run = xstrdup(cs->open);
+		}
+	}
+	store_close(st);
+	return rc;
+}
+
+static int open_log(struct console_setup *cs, struct err *e)
+{
+	char *dir = fs_join(cs->state_dir, "logs");
+	int rc = fs_mkdir_p(dir, 0700, e);
+	if (rc) {
+		free(dir);
+		return rc;
+	}
+	char name[96];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(name, sizeof name, "console-%Y%m%dT%H%M%SZ", &tm);
+	char file[160];
+	snprintf(file, sizeof file, "%s-%d.stderr.log", name, (int)getpid());
+	cs->log_path = fs_join(dir, file);
+	free(dir);
+	cs->log_fd = open(cs->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (cs->log_fd < 0)
+		return err_set(e, BELAY_EINVAL, "cannot open %s for the servers' stderr", cs->log_path);
+	return 0;
+}
+
+int console_setup_start(struct console_setup *cs, struct err *e)
+{
+	enum sandbox_network net = SANDBOX_NET_DENY;
+	int contained = cs->scope && *cs->scope;
+	if (cs->network && !contained)
+		return err_set(e, BELAY_EUSAGE, "--network needs --scope (an uncontained server is not network-restricted)");
+	if (cs->network && sandbox_parse_network(cs->network, &net, e))
+		return BELAY_EUSAGE;
+	enum turn_gate_mode mode = TURN_GATE_AUDIT;
+	if (cs->mode && turn_gate_parse_mode(cs->mode, &mode))
+		return err_set(e, BELAY_EUSAGE, "--mode must be audit or enforce, not '%s'", cs->mode);
+	int depth = -1;
+	if (cs->colors) {
+		if (!strcmp(cs->colors, "256"))
+			depth = DEPTH_256;
+		else if (!strcmp(cs->colors, "8"))
+			depth = DEPTH_8;
+		else if (!strcmp(cs->colors, "mono"))
+			depth = DEPTH_MONO;
+		else
+			return err_set(e, BELAY_EUSAGE, "--colors must be 256, 8 or mono, not '%s'", cs->colors);
+	}
+	if (cs->invariants && policy_load(&cs->policy, cs->invariants, e) != 0)
+		return err_wrap(e, "--invariants");
+	policy_add_defaults(&cs->policy);
+	cs->state_dir = paths_state_dir(cs->state);
+	int rc = paths_ensure_state_dir(cs->state_dir, e);
+	if (rc)
+		return rc;
+	struct store *st = NULL;
+	if ((rc = statedb_open(cs->state_dir, &st, e)) != 0) /* migrations run once, here */
+		return rc;
+	store_close(st);
+	if (cs->open && (rc = resolve_open(cs, e)) != 0)
+		return rc;
+	if ((rc = open_log(cs, e)) != 0)
+		return rc;
+	cs->events = cqueue_new();
+	/* Listen unless only browsing a finished run. */
+	if (!cs->open || cs->server || cs->listen_without_server) {
+		struct chost_cfg hc = {.server = cs->server,
+				       .scope = contained ? cs->scope : NULL,
+				       .net = net,
+				       .mode = mode,
+				       .policy_file = cs->policy_file,
+				       .state_dir = cs->state_dir,
+				       .trace_dir = cs->trace_dir,
+				       .socket_path = cs->socket,
+				       .server_stderr_fd = cs->log_fd,
+				       .events = cs->events};
+		if ((rc = chost_start(&hc, &cs->host, e)) != 0)
+			return rc;
+	}
+	if (cs->follow && (rc = follow_start(cs->follow, cs->state_dir, cs->events, &cs->follower, e)) != 0)
+		return rc;
+	cs->jobs = jobs_start(cs->state_dir, &cs->policy, cs->events);
+	cs->ui.host = cs->host;
+	cs->ui.events = cs->events;
+	cs->ui.jobs = cs->jobs;
+	cs->ui.state_dir = cs->state_dir;
+	cs->ui.invariants = cs->invariants;
+	cs->ui.theme = cs->theme;
+	cs->ui.force_depth = depth;
+	cs->ui.force_ascii = cs->ascii;
+	cs->ui.socket_path = cs->host ? chost_socket(cs->host) : NULL;
+	cs->ui.follow_dir = cs->follow;
+	cs->ui.focus_run = cs->open_run;
+	cs->ui.server_log = cs->log_path;
+	return 0;
+}
+
+void console_setup_done(struct console_setup *cs)
+{
+	chost_stop(cs->host);
+	follow_stop(cs->follower);
+	jobs_stop(cs->jobs);
+	cqueue_free(cs->events);
+	policy_free(&cs->policy);
+	if (cs->log_fd >= 0)
+		close(cs->log_fd);
+	free(cs->state_dir);
+	free(cs->log_path);
+	free(cs->open_run);
+	memset(cs, 0, sizeof *cs);
+	cs->log_fd = -1;
+}

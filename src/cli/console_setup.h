@@ -1,0 +1,33 @@
+/* console_setup.h - what `belay console` and `belay demo` both start before the UI: the
+ * state dir and store (migrated once, up front), the invariants, the event queue, the
+ * engine host (listening socket), the follower, the background jobs, and the servers'
+ * stderr log. Everything is validated before anything starts. */
+#ifndef BELAY_CLI_CONSOLE_SETUP_H
+#define BELAY_CLI_CONSOLE_SETUP_H
+#include "common/err.h"
+#include "tui/console.h"
+#include "verify/policy.h"
+
+struct console_setup {
+	/* options (borrowed strings) */
+	char *const *server;
+	const char *scope, *network, *mode, *policy_file, *invariants, *state, *trace_dir, *socket;
+	const char *follow, *open, *theme, *colors;
+	int ascii, events_only, listen_without_server;
+	/* started */
+	char *state_dir, *log_path, *open_run;
+	int log_fd;
+	struct policy policy;
+	struct cqueue *events;
+	struct chost *host;
+	struct follow *follower;
+	struct jobs *jobs;
+	struct console_opts ui;
+};
+
+void console_setup_init(struct console_setup *cs);
+int console_setup_start(struct console_setup *cs, struct err *e);
+/* Stops everything started (the host's runs included) and frees. */
+void console_setup_done(struct console_setup *cs);
+
+#endif

@@ -1,0 +1,54 @@
+/* cevent.h - what flows one way from the console's engine side (host loop, store writers,
+ * followers, background jobs) to its UI thread, and the queue that carries it.
+ *
+ * Events own their payload (copied by the sender, freed by cevent_free). The queue never
+ * blocks a producer beyond a mutex held for a pointer swap: the proxy never waits on the
+ * UI. Consecutive "committed" events for the same run are coalesced, so a UI that is not
+ * reading (a paused terminal) holds at most one per run plus the rarer kinds.
+ *
+ * Threads: cqueue_post from any thread; cqueue_take and cqueue_fd from the consumer. */
+#ifndef BELAY_HOST_CEVENT_H
+#define BELAY_HOST_CEVENT_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cevent_kind {
+	CE_RUN_STARTED,   /* run, trace: a connection became a run */
+	CE_RUN_COMMITTED, /* run: the store holds more of it */
+	CE_RUN_ENDED,     /* run, a = exit code */
+	CE_HOLD,          /* run, a = hold id, b = request seq, text = tool, json = effect plan */
+	CE_HOLD_DONE,     /* run, a = hold id, b = 1 approved / 0 refused / -1 gone (run ended) */
+	CE_VERDICT,       /* run, a = turn, json = provisional verdict (verdict_json shape) */
+	CE_VERDICTS,      /* run: verdicts were saved to the store; reload them */
+	CE_LABELED,       /* run, a = turn, text = case id, json = {"label","note"} */
+	CE_JOB,           /* text = what a background job is doing now ("" when idle) */
+	CE_LOG,           /* a = level (0 info, 1 warning, 2 error), text */
+};
+
+struct cevent {
+	enum cevent_kind kind;
+	char *run;   /* owned, may be NULL */
+	char *trace; /* owned, may be NULL */
+	int64_t a, b;
+	char *text;  /* owned, may be NULL */
+	cJSON *json; /* owned, may be NULL */
+	struct cevent *next;
+};
+
+struct cevent *cevent_new(enum cevent_kind kind, const char *run);
+void cevent_free(struct cevent *ev);
+/* Convenience: a CE_LOG with printf text. */
+struct cevent *cevent_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct cqueue;
+struct cqueue *cqueue_new(void);
+void cqueue_free(struct cqueue *q); /* frees queued events */
+/* Takes ev. Wakes the consumer. */
+void cqueue_post(struct cqueue *q, struct cevent *ev);
+/* Everything queued, oldest first (a list through ->next; NULL when empty). */
+struct cevent *cqueue_take(struct cqueue *q);
+/* Becomes readable when events are waiting; cqueue_take clears it. */
+int cqueue_fd(const struct cqueue *q);
+
+#endif

@@ -1,0 +1,58 @@
+/* chost.h - the console's engine side: a thread with its own event loop that listens on a
+ * unix socket and turns every `belay connect` into one run (runner.h: contained, gated,
+ * recorded, indexed), reporting to the UI through a cqueue and taking its intents
+ * (approve, refuse, stop) through a mailbox. The UI never touches the loop.
+ *
+ * The connect protocol (one stream connection per agent):
+ *   connect -> host: one line of JSON {"v":1,"pid":N,"cwd":"...","server":[...]?} sent with
+ *                    SCM_RIGHTS carrying the agent's stdin and stdout (in that order);
+ *   host -> connect: {"ok":true,"run":"ID","trace":"PATH"} or {"ok":false,"error":"..."};
+ *   host -> connect: {"exit":N} when the server has exited (N mirrors its status).
+ * The host then reads and writes the agent's pipes itself, so the console adds no hop to
+ * the agent's calls. If the connect process goes away, the run is stopped.
+ *
+ * Must not: touch curses, print. Threads: chost_* from the UI thread; hooks run on the host
+ * thread or store writer threads and only post events. */
+#ifndef BELAY_HOST_CHOST_H
+#define BELAY_HOST_CHOST_H
+#include <stdint.h>
+
+#include "common/err.h"
+#include "engine/sandbox.h"
+#include "engine/turn_gate.h"
+#include "host/cevent.h"
+
+#define CHOST_HELLO_MAX 65536
+
+struct chost;
+
+struct chost_cfg {
+	char *const *server;      /* default server for connections that name none (may be NULL) */
+	const char *scope;        /* contain every server (NULL: uncontained) */
+	enum sandbox_network net;
+	enum turn_gate_mode mode;
+	const char *policy_file;
+	const char *state_dir;    /* NULL: the default state dir */
+	const char *trace_dir;    /* NULL: STATE/traces */
+	const char *socket_path;  /* NULL: chost_default_socket() */
+	int server_stderr_fd;     /* where servers' stderr goes (-1: discarded) */
+	struct cqueue *events;    /* borrowed: where events go */
+};
+
+/* $XDG_RUNTIME_DIR/belay/console.sock, else /tmp/belay-<uid>/console.sock. New string. */
+char *chost_default_socket(void);
+/* Creates the socket's directory (0700, must be ours and private), binds and listens
+ * (0600), and starts the host thread. A live console already on that path is
+ * BELAY_EEXIST; a stale socket file is replaced. */
+int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e);
+const char *chost_socket(const struct chost *h); /* borrowed */
+/* Intents (queued; the outcome comes back as events). */
+void chost_resolve(struct chost *h, const char *run, uint64_t hold, int approve);
+void chost_stop_run(struct chost *h, const char *run);
+/* Number of runs still live (approximate: read without the loop). */
+int chost_live_runs(struct chost *h);
+/* Stops listening, stops every run, waits for them to end (bounded by the kill grace),
+ * joins the thread, removes the socket and frees h. */
+void chost_stop(struct chost *h);
+
+#endif

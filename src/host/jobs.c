@@ -1,0 +1,289 @@
+/* jobs.c - the console's background worker: verify and corpus jobs, in order, on one
+ * thread. See jobs.h.
+ *
+ * Must not: print, touch curses, hold the queue lock while working. */
+#include "host/jobs.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "corpus/corpus.h"
+#include "index/runidx.h"
+#include "index/statedb.h"
+#include "index/verdict_store.h"
+#include "store/store.h"
+#include "verify/verdict.h"
+#include "verify/verify.h"
+
+enum { J_VERIFY, J_LABEL };
+
+struct job {
+	int kind;
+	char *run, *trace, *label, *note;
+	int turn, from, coverage_only;
+	struct job *next;
+};
+
+struct jobs {
+	char *state_dir;
+	const struct policy *policy;
+	struct cqueue *q;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job *head, **tail;
+	int pending, stopping;
+};
+
+static void job_free(struct job *jb)
+{
+	free(jb->run);
+	free(jb->trace);
+	free(jb->label);
+	free(jb->note);
+	free(jb);
+}
+
+static void status(struct jobs *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void status(struct jobs *j, const char *fmt, ...)
+{
+	struct cevent *ev = cevent_new(CE_JOB, NULL);
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	ev->text = xstrdup(buf);
+	cqueue_post(j->q, ev);
+}
+
+/*==== verify ====*/
+
+struct vjob {
+	struct jobs *j;
+	const char *run;
+	size_t done;
+};
+
+/* verify's worker threads, serialised by verify: a provisional verdict for the UI. */
+static void on_progress(void *ctx, const struct turn_verdict *v)
+{
+	struct vjob *vj = ctx;
+	vj->done++;
+	struct cevent *ev = cevent_new(CE_VERDICT, vj->run);
+	ev->a = v->turn;
+	ev->json = verdict_json(v);
+	cqueue_post(vj->j->q, ev);
+}
+
+static void run_verify(struct jobs *j, struct job *jb)
+{
+	char *state = statedb_for_trace(j->state_dir, jb->trace);
+	if (jb->turn >= 0)
+		status(j, "verifying turn %d of %s", jb->turn, jb->run);
+	else
+		status(j, "%s turns %d.. of %s", jb->coverage_only ? "replaying" : "verifying", jb->from, jb->run);
+	struct vjob vj = {.j = j, .run = jb->run};
+	struct verify_opts vo = {.state_dir = NULL, /* the pre-states are where the run recorded them */
+				 .policy = j->policy,
+				 .replays = 3,
+				 .jobs = 2,
+				 .timeout_ms = 20000,
+				 .turn = jb->turn,
+				 .turn_from = jb->turn >= 0 ? 0 : jb->from,
+				 .coverage_only = jb->coverage_only,
+				 .launcher = paths_self_exe(),
+				 .progress = on_progress,
+				 .ctx = &vj};
+	struct verify_report r;
+	struct err e = {0};
+	if (verify_trace(jb->trace, &vo, &r, &e) != 0) {
+		cqueue_post(j->q, cevent_log(2, "verify %s: %s", jb->run, e.msg));
+		struct cevent *ev = cevent_new(CE_VERDICTS, jb->run); /* drop provisional marks */
+		cqueue_post(j->q, ev);
+		free(state);
+		return;
+	}
+	struct store *st = NULL;
+	int rc = statedb_open(state, &st, &e);
+	if (rc == 0) {
+		struct verdict_save vs = {.run = jb->run,
+					  .trace_path = jb->trace,
+					  .policy = j->policy,
+					  .turn_filter = jb->turn,
+					  .report = &r};
+		rc = verdict_store_save(st, &vs, NULL, &e);
+	}
+	store_close(st);
+	if (rc)
+		cqueue_post(j->q, cevent_log(2, "verify %s: the verdicts could not be saved: %s", jb->run, e.msg));
+	else
+		cqueue_post(j->q, cevent_log(0, "%s %s: %zu turn(s), worst %s", jb->coverage_only ? "replayed" : "verified",
+					     jb->run, r.n, vstatus_name(r.worst)));
+	cqueue_post(j->q, cevent_new(CE_VERDICTS, jb->run));
+	verify_report_free(&r);
+	free(state);
+}
+
+/*==== corpus ====*/
+
+static void run_label(struct jobs *j, struct job *jb)
+{
+	char *state = statedb_for_trace(j->state_dir, jb->trace);
+	struct corpus *c = NULL;
+	struct err e = {0};
+	char *id = corpus_case_id(jb->run, jb->turn);
+	int rc = corpus_open(state, &c, &e);
+	if (rc == 0) {
+		cJSON *shown = NULL;
+		if (corpus_show(c, id, &shown, &e) == 0) {
+			cJSON_Delete(shown);
+		} else {
+			status(j, "banking turn %d of %s (replaying it)", jb->turn, jb->run);
+			struct corpus_add_opts ao = {.trace_path = jb->trace,
+						     .turn = jb->turn,
+						     .policy = j->policy,
+						     .replays = 3,
+						     .timeout_ms = 20000,
+						     .jobs = 2,
+						     .launcher = paths_self_exe()};
+			struct corpus_add_result ar = {0};
+			rc = corpus_add(c, &ao, &ar, &e);
+			if (rc == BELAY_EEXIST)
+				rc = 0;
+			free(ar.id);
+		}
+	}
+	if (rc == 0 && jb->label)
+		rc = corpus_label_set(c, id, jb->label, jb->note, NULL, 0, &e);
+	corpus_close(c);
+	if (rc) {
+		cqueue_post(j->q, cevent_log(2, "corpus: turn %d of %s: %s", jb->turn, jb->run, e.msg));
+	} else {
+		struct cevent *ev = cevent_new(CE_LABELED, jb->run);
+		ev->a = jb->turn;
+		ev->text = xstrdup(id);
+		ev->json = cJSON_CreateObject();
+		if (jb->label)
+			cJSON_AddStringToObject(ev->json, "label", jb->label);
+		if (jb->note)
+			cJSON_AddStringToObject(ev->json, "note", jb->note);
+		cqueue_post(j->q, ev);
+	}
+	free(id);
+	free(state);
+}
+
+/*==== the worker ====*/
+
+static void *worker(void *arg)
+{
+	struct jobs *j = arg;
+	pthread_mutex_lock(&j->mu);
+	for (;;) {
+		while (!j->head && !j->stopping)
+			pthread_cond_wait(&j->cv, &j->mu);
+		if (j->stopping)
+			break;
+		struct job *jb = j->head;
+		j->head = jb->next;
+		if (!j->head)
+			j->tail = &j->head;
+		pthread_mutex_unlock(&j->mu);
+		if (jb->kind == J_VERIFY)
+			run_verify(j, jb);
+		else
+			run_label(j, jb);
+		job_free(jb);
+		pthread_mutex_lock(&j->mu);
+		j->pending--;
+		if (!j->head)
+			status(j, "%s", "");
+	}
+	pthread_mutex_unlock(&j->mu);
+	return NULL;
+}
+
+struct jobs *jobs_start(const char *state_dir, const struct policy *policy, struct cqueue *events)
+{
+	struct jobs *j = xcalloc(1, sizeof *j);
+	j->state_dir = state_dir ? xstrdup(state_dir) : NULL;
+	j->policy = policy;
+	j->q = events;
+	j->tail = &j->head;
+	pthread_mutex_init(&j->mu, NULL);
+	pthread_cond_init(&j->cv, NULL);
+	if (pthread_create(&j->thread, NULL, worker, j) != 0)
+		FATAL("cannot start the console's job thread");
+	return j;
+}
+
+static void enqueue(struct jobs *j, struct job *jb)
+{
+	pthread_mutex_lock(&j->mu);
+	*j->tail = jb;
+	j->tail = &jb->next;
+	j->pending++;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
+
+void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, int from, int coverage_only)
+{
+	struct job *jb = xcalloc(1, sizeof *jb);
+	jb->kind = J_VERIFY;
+	jb->run = xstrdup(run);
+	jb->trace = xstrdup(trace);
+	jb->turn = turn;
+	jb->from = from;
+	jb->coverage_only = coverage_only;
+	enqueue(j, jb);
+}
+
+void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note)
+{
+	struct job *jb = xcalloc(1, sizeof *jb);
+	jb->kind = J_LABEL;
+	jb->run = xstrdup(run);
+	jb->trace = xstrdup(trace);
+	jb->turn = turn;
+	jb->label = label ? xstrdup(label) : NULL;
+	jb->note = note ? xstrdup(note) : NULL;
+	enqueue(j, jb);
+}
+
+int jobs_pending(struct jobs *j)
+{
+	pthread_mutex_lock(&j->mu);
+	int n = j->pending;
+	pthread_mutex_unlock(&j->mu);
+	return n;
+}
+
+void jobs_stop(struct jobs *j)
+{
+	if (!j)
+		return;
+	pthread_mutex_lock(&j->mu);
+	j->stopping = 1;
+	struct job *q = j->head;
+	j->head = NULL;
+	j->tail = &j->head;
+	pthread_cond_signal(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+	while (q) {
+		struct job *n = q->next;
+		job_free(q);
+		q = n;
+	}
+	pthread_join(j->thread, NULL);
+	pthread_mutex_destroy(&j->mu);
+	pthread_cond_destroy(&j->cv);
+	free(j->state_dir);
+	free(j);
+}

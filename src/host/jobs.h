@@ -1,0 +1,30 @@
+/* jobs.h - the console's background work: verifying turns (replay + invariants) and banking
+ * and labelling corpus cases. One worker thread takes jobs in order; each job reports
+ * through the console's cqueue (CE_JOB while it runs, CE_VERDICT per turn as verify
+ * finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_LOG on failure).
+ * The UI never waits for a job.
+ *
+ * Must not: touch curses, print. Threads: jobs_* from the UI thread; the worker has its
+ * own store connection. */
+#ifndef BELAY_HOST_JOBS_H
+#define BELAY_HOST_JOBS_H
+#include "host/cevent.h"
+#include "verify/policy.h"
+
+struct jobs;
+
+/* policy (the A1 invariants, defaults included) is borrowed and must outlive the jobs.
+ * state_dir may be NULL: each run's recorded state dir (else the default) is used. */
+struct jobs *jobs_start(const char *state_dir, const struct policy *policy, struct cqueue *events);
+/* Verifies turns of a run: only `turn` (>= 0), or every turn from `from` on (turn < 0).
+ * coverage_only: replay and compare results, no further judging (replay-from-here). */
+void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, int from, int coverage_only);
+/* Banks turn `turn` of the run as a corpus case (replaying it, unless already banked) and,
+ * when label is not NULL, appends the label (with note, may be NULL) to its history. */
+void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note);
+/* Jobs queued or running. */
+int jobs_pending(struct jobs *j);
+/* Drops queued jobs, waits for the running one, joins the thread, frees j. */
+void jobs_stop(struct jobs *j);
+
+#endif

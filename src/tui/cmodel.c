@@ -1,0 +1,525 @@
+/* cmodel.c - the console's cache of the store's run view, verdicts and labels, refreshed
+ * incrementally. See cmodel.h.
+ *
+ * Must not: write to the store (the connection is only ever read), touch curses. */
+#include "tui/cmodel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "index/statedb.h"
+#include "index/verdict_store.h"
+#include "store/store.h"
+
+#define ARGS_SHOWN 160 /* bytes of an arguments summary kept per turn */
+
+static const char *col_text(sqlite3_stmt *q, int i)
+{
+	return (const char *)sqlite3_column_text(q, i);
+}
+
+static char *col_dup(sqlite3_stmt *q, int i)
+{
+	const char *s = col_text(q, i);
+	return s ? xstrdup(s) : NULL;
+}
+
+static void copy_to(char *dst, size_t n, const char *s)
+{
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+const char *cm_v_word(enum cm_v v)
+{
+	switch (v) {
+	case CMV_PASS: return "PASS";
+	case CMV_WARN: return "WARN";
+	case CMV_UNVERIFIED: return "UNVERIFIED";
+	case CMV_FAIL: return "FAIL";
+	case CMV_NOT_COVERED: return "NOT_COVERED";
+	default: return "-";
+	}
+}
+
+enum cm_v cm_v_parse(const char *s)
+{
+	if (!s)
+		return CMV_NONE;
+	static const char *w[] = {"PASS", "WARN", "UNVERIFIED", "FAIL", "NOT_COVERED"};
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(s, w[i]))
+			return (enum cm_v)i;
+	return CMV_NONE;
+}
+
+int cm_open(struct cmodel *m, const char *state_dir, struct err *e)
+{
+	memset(m, 0, sizeof *m);
+	return statedb_open(state_dir, &m->st, e);
+}
+
+static void turn_free(struct cm_turn *t)
+{
+	free(t->tool);
+	free(t->args);
+	free(t->error);
+	free(t->handle);
+	free(t->handle_cause);
+}
+
+static void run_free(struct cm_run *r)
+{
+	for (size_t i = 0; i < r->nturns; i++)
+		turn_free(&r->turns[i]);
+	free(r->turns);
+	for (size_t i = 0; i < r->ndenials; i++) {
+		struct cm_denial *d = &r->denials[i];
+		free(d->op);
+		free(d->target);
+		free(d->err);
+		free(d->outcome);
+		free(d->comm);
+	}
+	free(r->denials);
+	cm_holds_clear(r);
+	free(r->id);
+	free(r->trace);
+	free(r->server);
+	free(r->scope);
+	free(r->network);
+	free(r);
+}
+
+void cm_close(struct cmodel *m)
+{
+	for (size_t i = 0; i < m->nruns; i++)
+		run_free(m->runs[i]);
+	free(m->runs);
+	store_close(m->st);
+	memset(m, 0, sizeof *m);
+}
+
+struct cm_run *cm_find(struct cmodel *m, const char *id)
+{
+	for (size_t i = 0; i < m->nruns; i++)
+		if (!strcmp(m->runs[i]->id, id))
+			return m->runs[i];
+	return NULL;
+}
+
+struct cm_run *cm_add(struct cmodel *m, const char *id, const char *trace)
+{
+	struct cm_run *r = cm_find(m, id);
+	if (r) {
+		if (trace && !r->trace)
+			r->trace = xstrdup(trace);
+		return r;
+	}
+	r = xcalloc(1, sizeof *r);
+	r->id = xstrdup(id);
+	r->trace = trace ? xstrdup(trace) : NULL;
+	m->runs = xrealloc(m->runs, (m->nruns + 1) * sizeof *m->runs);
+	m->runs[m->nruns++] = r;
+	m->gen++;
+	return r;
+}
+
+/* "node server.js /ws" from a JSON argv (items that are not strings shown as '?'). */
+static char *argv_display(const char *json)
+{
+	cJSON *a = json ? cJSON_Parse(json) : NULL;
+	struct buf b = {0};
+	for (const cJSON *it = cJSON_IsArray(a) ? a->child : NULL; it; it = it->next) {
+		if (b.len)
+			buf_putc(&b, ' ');
+		buf_puts(&b, cJSON_IsString(it) ? it->valuestring : "?");
+	}
+	cJSON_Delete(a);
+	return b.len ? buf_take(&b) : NULL;
+}
+
+static void fill_run(struct cm_run *r, sqlite3_stmt *q, int base)
+{
+	free(r->trace);
+	r->trace = col_dup(q, base + 0);
+	copy_to(r->started, sizeof r->started, col_text(q, base + 1));
+	copy_to(r->ended, sizeof r->ended, col_text(q, base + 2));
+	free(r->server);
+	r->server = argv_display(col_text(q, base + 3));
+	free(r->scope);
+	r->scope = col_dup(q, base + 4);
+	free(r->network);
+	r->network = col_dup(q, base + 5);
+	r->has_exit = sqlite3_column_type(q, base + 6) != SQLITE_NULL;
+	r->exit_status = sqlite3_column_int(q, base + 6);
+	copy_to(r->exit_signal, sizeof r->exit_signal, col_text(q, base + 7));
+	r->frames = sqlite3_column_int64(q, base + 8);
+	r->denial_count = sqlite3_column_int64(q, base + 9);
+	r->network_attempts = sqlite3_column_int64(q, base + 10);
+	r->capture_errors = sqlite3_column_int64(q, base + 11);
+}
+
+#define RUN_COLS                                                                                              \
+	"trace_path, started, ended, server_argv, scope, network, exit_status, exit_signal, frames, denials, " \
+	"network_attempts, capture_errors"
+
+int cm_load_runs(struct cmodel *m, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(m->st, "SELECT id, " RUN_COLS " FROM runs ORDER BY started, id", &q, e);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct cm_run *r = cm_add(m, col_text(q, 0), NULL);
+		fill_run(r, q, 1);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return store_fail(m->st, e, "cannot list the runs");
+	for (size_t i = 0; i < m->nruns; i++) {
+		struct cm_run *r = m->runs[i];
+		if ((rc = cm_refresh(m, r, e)) != 0 || (rc = cm_reload_verdicts(m, r, e)) != 0 ||
+		    (rc = cm_reload_labels(m, r, e)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*==== turns ====*/
+
+static void count(struct cm_run *r, enum cm_v old, enum cm_v now)
+{
+	r->counts[(int)old + 1]--;
+	r->counts[(int)now + 1]++;
+}
+
+struct cm_turn *cm_turn_by_seq(struct cm_run *r, int64_t seq)
+{
+	size_t lo = 0, hi = r->nturns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->turns[mid].req_seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nturns && r->turns[lo].req_seq == seq ? &r->turns[lo] : NULL;
+}
+
+static char *args_display(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s);
+	if (n <= ARGS_SHOWN)
+		return xstrdup(s);
+	size_t cut = ARGS_SHOWN;
+	while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+		cut--;
+	char *o = xmalloc(cut + 4);
+	memcpy(o, s, cut);
+	memcpy(o + cut, "...", 4);
+	return o;
+}
+
+static void fill_turn(struct cm_turn *t, sqlite3_stmt *q)
+{
+	t->turn = sqlite3_column_int(q, 0);
+	t->req_seq = sqlite3_column_int64(q, 1);
+	t->resp_seq = sqlite3_column_type(q, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 2);
+	free(t->tool);
+	t->tool = col_dup(q, 3);
+	free(t->args);
+	t->args = args_display(col_text(q, 4));
+	copy_to(t->t_req, sizeof t->t_req, col_text(q, 5));
+	t->latency_us = sqlite3_column_type(q, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 6);
+	const char *st = col_text(q, 7);
+	t->call = !st                         ? CMC_PENDING
+		  : !strcmp(st, "answered")   ? CMC_ANSWERED
+		  : !strcmp(st, "cancelled")  ? CMC_CANCELLED
+		  : !strcmp(st, "untracked")  ? CMC_UNTRACKED
+					      : CMC_PENDING;
+	free(t->error);
+	t->error = col_dup(q, 8);
+	copy_to(t->prestate, sizeof t->prestate, col_text(q, 9));
+	free(t->handle);
+	t->handle = col_dup(q, 10);
+	free(t->handle_cause);
+	t->handle_cause = col_dup(q, 11);
+	copy_to(t->decision, sizeof t->decision, col_text(q, 12));
+	copy_to(t->outcome, sizeof t->outcome, col_text(q, 13));
+	copy_to(t->approval, sizeof t->approval, col_text(q, 14));
+	/* Answered (also after a cancel) or untracked: the row is final. A refused call is
+	 * answered by belay itself. */
+	t->final = t->resp_seq >= 0 || t->call == CMC_UNTRACKED;
+}
+
+#define TURN_COLS                                                                                             \
+	"turn, req_seq, resp_seq, tool, args, t_req, latency_us, status, error, gate, handle, handle_cause, " \
+	"decision, outcome, approval"
+
+static int refresh_turns(struct cmodel *m, struct cm_run *r, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(m->st, "SELECT " TURN_COLS " FROM turns WHERE run = ?1 AND turn >= ?2 ORDER BY turn", &q, e);
+	if (rc)
+		return rc;
+	/* Rows from the first one that may still change: new turns and open ones. */
+	store_bind_text(m->st, q, 1, r->id, e);
+	store_bind_i64(m->st, q, 2, (int64_t)r->first_open, e);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		size_t k = (size_t)sqlite3_column_int(q, 0);
+		if (k < r->nturns) {
+			if (!r->turns[k].final) {
+				fill_turn(&r->turns[k], q);
+				r->gen++;
+			}
+			continue;
+		}
+		if (k != r->nturns)
+			continue; /* a gap cannot happen: turns are inserted in order */
+		if (r->nturns == r->capturns) {
+			r->capturns = r->capturns ? r->capturns * 2 : 256;
+			r->turns = xrealloc(r->turns, r->capturns * sizeof *r->turns);
+		}
+		struct cm_turn *t = &r->turns[r->nturns++];
+		memset(t, 0, sizeof *t);
+		t->v = t->a1 = t->a2 = CMV_NONE;
+		fill_turn(t, q);
+		r->counts[0]++;
+		/* A held call the store now shows: keep the mark until the hold is answered. */
+		for (size_t i = 0; i < r->nholds; i++)
+			if (r->holds[i].seq == t->req_seq)
+				t->hold = r->holds[i].id;
+		r->gen++;
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return store_fail(m->st, e, "cannot read the turns");
+	while (r->first_open < r->nturns && r->turns[r->first_open].final)
+		r->first_open++;
+	return 0;
+}
+
+static int refresh_denials(struct cmodel *m, struct cm_run *r, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(m->st,
+			    "SELECT seq, kind, op, target, errno, outcome, comm, turn_seq FROM denials "
+			    "WHERE run = ?1 AND seq > ?2 ORDER BY seq",
+			    &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(m->st, q, 1, r->id, e);
+	store_bind_i64(m->st, q, 2, r->ndenials ? r->denials[r->ndenials - 1].seq : -1, e);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (r->ndenials == r->capdenials) {
+			r->capdenials = r->capdenials ? r->capdenials * 2 : 64;
+			r->denials = xrealloc(r->denials, r->capdenials * sizeof *r->denials);
+		}
+		struct cm_denial *d = &r->denials[r->ndenials++];
+		memset(d, 0, sizeof *d);
+		d->seq = sqlite3_column_int64(q, 0);
+		copy_to(d->kind, sizeof d->kind, col_text(q, 1));
+		d->op = col_dup(q, 2);
+		d->target = col_dup(q, 3);
+		d->err = col_dup(q, 4);
+		d->outcome = col_dup(q, 5);
+		d->comm = col_dup(q, 6);
+		d->turn_seq = sqlite3_column_type(q, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 7);
+		d->turn = -1;
+		struct cm_turn *t = d->turn_seq >= 0 ? cm_turn_by_seq(r, d->turn_seq) : NULL;
+		if (t) {
+			d->turn = t->turn;
+			if (!strcmp(d->kind, "denial"))
+				t->denials++;
+		}
+		r->gen++;
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return store_fail(m->st, e, "cannot read the denials");
+	return 0;
+}
+
+int cm_refresh(struct cmodel *m, struct cm_run *r, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(m->st, "SELECT " RUN_COLS " FROM runs WHERE id = ?1", &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(m->st, q, 1, r->id, e);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW)
+		fill_run(r, q, 0);
+	sqlite3_reset(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(m->st, e, "cannot read the run");
+	if ((rc = refresh_turns(m, r, e)) != 0 || (rc = refresh_denials(m, r, e)) != 0)
+		return rc;
+	m->gen++;
+	return 0;
+}
+
+/*==== verdicts ====*/
+
+static enum cm_v axis_worst(const cJSON *subs, const char *axis, int *nc, char *cause, size_t ncause)
+{
+	enum cm_v w = CMV_NONE;
+	int rank_w = -1;
+	*nc = 0;
+	cause[0] = '\0';
+	/* FAIL > UNVERIFIED > WARN > PASS; NOT_COVERED only when nothing else was checked. */
+	static const int rank[] = {[CMV_PASS] = 0, [CMV_WARN] = 1, [CMV_UNVERIFIED] = 2, [CMV_FAIL] = 3};
+	int only_nc = 0;
+	for (const cJSON *s = cJSON_IsArray(subs) ? subs->child : NULL; s; s = s->next) {
+		const char *ax = jx_str(s, "axis");
+		if (!ax || strcmp(ax, axis))
+			continue;
+		enum cm_v v = cm_v_parse(jx_str(s, "status"));
+		if (v == CMV_NOT_COVERED) {
+			*nc = 1;
+			only_nc = 1;
+			continue;
+		}
+		if (v == CMV_NONE)
+			continue;
+		if (rank[v] > rank_w) {
+			rank_w = rank[v];
+			w = v;
+			copy_to(cause, ncause, jx_str(s, "cause"));
+		}
+	}
+	if (w == CMV_NONE && only_nc)
+		return CMV_NOT_COVERED;
+	return w;
+}
+
+void cm_apply_verdict(struct cm_run *r, int turn, const cJSON *v, int provisional)
+{
+	if (turn < 0 || (size_t)turn >= r->nturns)
+		return;
+	struct cm_turn *t = &r->turns[turn];
+	enum cm_v old = t->v;
+	t->v = cm_v_parse(jx_str(v, "status"));
+	copy_to(t->cause, sizeof t->cause, jx_str(v, "cause"));
+	const cJSON *subs = cJSON_GetObjectItemCaseSensitive(v, "verdicts");
+	t->a1 = axis_worst(subs, "A1", &t->a1_nc, t->a1_cause, sizeof t->a1_cause);
+	t->a2 = axis_worst(subs, "A2", &t->a2_nc, t->a2_cause, sizeof t->a2_cause);
+	t->provisional = provisional;
+	if (!provisional)
+		t->verifying = 0;
+	count(r, old, t->v);
+	r->gen++;
+}
+
+int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e)
+{
+	cJSON *arr = NULL;
+	int rc = verdict_store_latest(m->st, r->id, -1, &arr, e);
+	if (rc)
+		return rc;
+	for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next) {
+		long long turn;
+		if (jx_int(v, "turn", 0, 1 << 30, &turn))
+			cm_apply_verdict(r, (int)turn, v, 0);
+	}
+	cJSON_Delete(arr);
+	/* A job that ended leaves no provisional or pending mark behind. */
+	for (size_t i = 0; i < r->nturns; i++) {
+		if (r->turns[i].provisional || r->turns[i].verifying) {
+			r->turns[i].verifying = 0;
+			if (r->turns[i].provisional) {
+				/* saved verdicts replaced it above; one that was not saved is dropped */
+				r->turns[i].provisional = 0;
+			}
+		}
+	}
+	r->gen++;
+	m->gen++;
+	return 0;
+}
+
+cJSON *cm_verdict_full(struct cmodel *m, const struct cm_run *r, int turn)
+{
+	cJSON *arr = NULL;
+	struct err e = {0};
+	if (verdict_store_latest(m->st, r->id, turn, &arr, &e) != 0)
+		return NULL;
+	cJSON *first = arr && arr->child ? cJSON_DetachItemFromArray(arr, 0) : NULL;
+	cJSON_Delete(arr);
+	return first;
+}
+
+/*==== labels and holds ====*/
+
+void cm_set_label(struct cm_run *r, int turn, const char *label)
+{
+	if (turn < 0 || (size_t)turn >= r->nturns)
+		return;
+	copy_to(r->turns[turn].label, sizeof r->turns[turn].label, label);
+	r->gen++;
+}
+
+int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(m->st,
+			    "SELECT c.turn, (SELECT l.label FROM labels l WHERE l.case_id = c.id ORDER BY l.id DESC "
+			    "LIMIT 1) FROM cases c WHERE c.run = ?1 AND c.kind = 'turn'",
+			    &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(m->st, q, 1, r->id, e);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *l = col_text(q, 1);
+		cm_set_label(r, sqlite3_column_int(q, 0), l ? l : "pending");
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return store_fail(m->st, e, "cannot read the corpus labels");
+	return 0;
+}
+
+void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, const cJSON *plan)
+{
+	r->holds = xrealloc(r->holds, (r->nholds + 1) * sizeof *r->holds);
+	struct cm_hold *h = &r->holds[r->nholds++];
+	h->id = id;
+	h->seq = seq;
+	h->tool = tool ? xstrdup(tool) : NULL;
+	h->plan = plan ? jx_print(plan) : NULL;
+	struct cm_turn *t = cm_turn_by_seq(r, seq);
+	if (t)
+		t->hold = id;
+	r->gen++;
+}
+
+void cm_hold_drop(struct cm_run *r, uint64_t id)
+{
+	for (size_t i = 0; i < r->nholds; i++) {
+		if (r->holds[i].id != id)
+			continue;
+		struct cm_turn *t = cm_turn_by_seq(r, r->holds[i].seq);
+		if (t)
+			t->hold = 0;
+		free(r->holds[i].tool);
+		free(r->holds[i].plan);
+		r->holds[i] = r->holds[--r->nholds];
+		r->gen++;
+		return;
+	}
+}
+
+void cm_holds_clear(struct cm_run *r)
+{
+	while (r->nholds)
+		cm_hold_drop(r, r->holds[0].id);
+	free(r->holds);
+	r->holds = NULL;
+}
