@@ -41,6 +41,7 @@ static const struct command commands[] = {
 	{"runs", cmd_runs, "list the runs in the store (turns, worst verdict, denials)"},
 	{"show", cmd_runs, "show one run, or one turn with its frames and verdict"},
 	{"corpus", cmd_corpus, "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import)"},
+	{"keys", cmd_keys, "list the console's key bindings (--markdown: the KEYS.md reference)"},
 	{NULL, NULL, NULL},
 };
 

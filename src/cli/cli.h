@@ -24,5 +24,6 @@ int cmd_console(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
+int cmd_keys(int argc, char **argv);
 
 #endif
