@@ -23,6 +23,11 @@ struct term_opts {
 /* Initialises curses on the process's terminal (stdin/stdout): raw-ish input (cbreak,
  * noecho, keypad, no newline translation, ESC delay 25 ms), cursor hidden. */
 int term_open(const struct term_opts *o, struct term **out, struct err *e);
+/* For tests (and embedding): like term_open, on dup()s of in_fd/out_fd (which stay the
+ * caller's), with terminal type termname (NULL: $TERM). Headless tests pass a pipe and
+ * /dev/null and set LINES/COLUMNS. */
+int term_open_fds(const struct term_opts *o, const char *termname, int in_fd, int out_fd, struct term **out,
+		  struct err *e);
 /* Restores the terminal. Safe to call twice and from an atexit handler. */
 void term_close(struct term *t);
 enum theme_depth term_depth(const struct term *t);
@@ -30,6 +35,9 @@ int term_is_utf8(const struct term *t);
 void term_apply_theme(struct term *t, const struct theme *th);
 /* The current size (after a K_RESIZE the new one). */
 void term_size(struct term *t, int *h, int *w);
+/* For a caller that handles SIGWINCH itself (curses then does not see it): reads the
+ * terminal's size and resizes the curses screen; 1 when the size changed. */
+int term_resize(struct term *t);
 /* Draws the canvas (same size as the terminal) and flushes. */
 void term_draw(struct term *t, const struct canvas *c);
 /* The fd to poll for input. */
