@@ -116,7 +116,7 @@ cJSON *demo_script(void)
 
 /*==== headless story ====*/
 
-static const char *narration[] = {
+const char *const demo_narration[] = {
 	NULL,
 	NULL,
 	"reads the login module",
@@ -149,7 +149,7 @@ static void short_reply(const cJSON *reply, char *out, size_t n)
 static void on_step(void *ctx, int index, const cJSON *step, const cJSON *reply)
 {
 	(void)ctx;
-	const char *what = index < (int)(sizeof narration / sizeof narration[0]) ? narration[index] : NULL;
+	const char *what = index < DEMO_STEPS ? demo_narration[index] : NULL;
 	if (!what)
 		return;
 	if (jx_str(step, "claim")) {
@@ -303,18 +303,4 @@ int cmd_demo(int argc, char **argv)
 	demo_paths_free(&p);
 	free(root);
 	return 0;
-}
-
-int demo_console(const char *dir, int keep)
-{
-	/* The console (issue 6) plays this live; until then the story is told as text. */
-	char *argv[5] = {"demo", "--headless", NULL, NULL, NULL};
-	int n = 2;
-	if (dir) {
-		argv[n++] = "--dir";
-		argv[n++] = (char *)dir;
-	} else if (keep) {
-		argv[n++] = "--keep";
-	}
-	return cmd_demo(n, argv);
 }

@@ -18,7 +18,10 @@ cJSON *demo_script(void);
  * trace path (caller frees). */
 int demo_record(const struct demo_paths *p, void (*step_cb)(void *, int, const cJSON *, const cJSON *), void *ctx,
 		char **trace_out, struct err *e);
-/* The live version in the console (until the console lands: the headless story). */
+/* What the agent does at each step of demo_script() (NULL: nothing worth saying). */
+#define DEMO_STEPS 9
+extern const char *const demo_narration[DEMO_STEPS];
+/* The live version: the console, with the scripted agent connecting to it. */
 int demo_console(const char *dir, int keep);
 
 #endif

@@ -196,8 +196,11 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 	return 0;
 }
 
-int runq_frame_bytes(const char *trace_path, long long off, long long len, struct buf *out, struct err *e)
+int runq_frame_record(const char *trace_path, long long off, long long len, struct buf *out, cJSON **record,
+		      struct err *e)
 {
+	if (record)
+		*record = NULL;
 	if (off < 0 || len <= 0 || len > ((long long)1 << 31))
 		return err_set(e, BELAY_EINVAL, "bad frame offset");
 	int fd = open(trace_path, O_RDONLY | O_CLOEXEC);
@@ -224,9 +227,19 @@ int runq_frame_bytes(const char *trace_path, long long off, long long len, struc
 		rc = err_set(e, BELAY_ECORRUPT, "%s: the frame at byte %lld does not match its hash_raw", trace_path, off);
 	}
 out:
+	if (rc == 0 && record) {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "raw");
+		*record = o;
+		o = NULL;
+	}
 	cJSON_Delete(o);
 	free(line);
 	return rc;
+}
+
+int runq_frame_bytes(const char *trace_path, long long off, long long len, struct buf *out, struct err *e)
+{
+	return runq_frame_record(trace_path, off, len, out, NULL, e);
 }
 
 /* {"seq","bytes","json"|"text"} of a frame, read through the index. */

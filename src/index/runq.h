@@ -27,5 +27,8 @@ int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct e
  * parsed and its hash_raw checked, so a trace changed since indexing is named
  * (BELAY_ECORRUPT), never misread. */
 int runq_frame_bytes(const char *trace_path, long long off, long long len, struct buf *out, struct err *e);
+/* Same, and *record (may be NULL) gets the whole record without "raw" (caller owns). */
+int runq_frame_record(const char *trace_path, long long off, long long len, struct buf *out, cJSON **record,
+		      struct err *e);
 
 #endif

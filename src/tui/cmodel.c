@@ -12,6 +12,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "index/runq.h"
 #include "index/statedb.h"
 #include "index/verdict_store.h"
 #include "store/store.h"
@@ -92,6 +93,7 @@ static void run_free(struct cm_run *r)
 	free(r->server);
 	free(r->scope);
 	free(r->network);
+	free(r->state_dir);
 	free(r);
 }
 
@@ -162,11 +164,13 @@ static void fill_run(struct cm_run *r, sqlite3_stmt *q, int base)
 	r->denial_count = sqlite3_column_int64(q, base + 9);
 	r->network_attempts = sqlite3_column_int64(q, base + 10);
 	r->capture_errors = sqlite3_column_int64(q, base + 11);
+	free(r->state_dir);
+	r->state_dir = col_dup(q, base + 12);
 }
 
 #define RUN_COLS                                                                                              \
 	"trace_path, started, ended, server_argv, scope, network, exit_status, exit_signal, frames, denials, " \
-	"network_attempts, capture_errors"
+	"network_attempts, capture_errors, state_dir"
 
 int cm_load_runs(struct cmodel *m, struct err *e)
 {
@@ -522,4 +526,50 @@ void cm_holds_clear(struct cm_run *r)
 		cm_hold_drop(r, r->holds[0].id);
 	free(r->holds);
 	r->holds = NULL;
+}
+
+int cm_frame_bytes(struct cmodel *m, const struct cm_run *r, int64_t seq, struct buf *out, cJSON **meta,
+		   struct err *e)
+{
+	if (meta)
+		*meta = NULL;
+	if (!r->trace)
+		return err_set(e, BELAY_ENOTFOUND, "the run has no trace");
+	sqlite3_stmt *q;
+	int rc = store_stmt(m->st, "SELECT off, len, dir, bytes, truncated FROM frames WHERE run = ?1 AND seq = ?2", &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(m->st, q, 1, r->id, e);
+	store_bind_i64(m->st, q, 2, seq, e);
+	rc = sqlite3_step(q);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(q);
+		return rc == SQLITE_DONE ? err_set(e, BELAY_ENOTFOUND, "no frame with seq %lld in the store", (long long)seq)
+					 : store_fail(m->st, e, "cannot read the frame index");
+	}
+	long long off = sqlite3_column_int64(q, 0), len = sqlite3_column_int64(q, 1);
+	if (meta) {
+		*meta = cJSON_CreateObject();
+		cJSON_AddStringToObject(*meta, "dir", col_text(q, 2) ? col_text(q, 2) : "?");
+		cJSON_AddNumberToObject(*meta, "bytes", (double)sqlite3_column_int64(q, 3));
+		cJSON_AddBoolToObject(*meta, "truncated", sqlite3_column_int(q, 4));
+		cJSON_AddNumberToObject(*meta, "off", (double)off);
+	}
+	sqlite3_reset(q);
+	cJSON *rec = NULL;
+	rc = runq_frame_record(r->trace, off, len, out, meta ? &rec : NULL, e);
+	if (rc == 0 && meta) {
+		cJSON *h = cJSON_DetachItemFromObjectCaseSensitive(rec, "state_handle");
+		if (h)
+			cJSON_AddItemToObject(*meta, "state_handle", h);
+		const char *hr = jx_str(rec, "hash_raw"), *t = jx_str(rec, "t_in");
+		if (hr)
+			cJSON_AddStringToObject(*meta, "hash_raw", hr);
+		if (t)
+			cJSON_AddStringToObject(*meta, "t_in", t);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "origin")) || jx_str(rec, "origin"))
+			cJSON_AddStringToObject(*meta, "origin", jx_str(rec, "origin") ? jx_str(rec, "origin") : "?");
+	}
+	cJSON_Delete(rec);
+	return rc;
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/err.h"
 
 struct store;
@@ -69,6 +70,7 @@ struct cm_hold {
 struct cm_run {
 	char *id, *trace;
 	char *server, *scope, *network; /* display strings, owned */
+	char *state_dir;                /* where its pre-states are (owned, may be NULL) */
 	char started[32], ended[32];
 	int live;                       /* a console connection or followed trace still open */
 	int has_exit;
@@ -115,6 +117,11 @@ void cm_hold_drop(struct cm_run *r, uint64_t id); /* also clears the turn's mark
 void cm_holds_clear(struct cm_run *r);
 /* The turn whose request has seq (binary search), or NULL. */
 struct cm_turn *cm_turn_by_seq(struct cm_run *r, int64_t seq);
+/* The recorded bytes of the frame with seq (checked against its hash), appended to out;
+ * meta (may be NULL) gets {"dir","bytes","truncated","off","hash_raw","t_in",
+ * "state_handle","origin"} (those the record has). */
+int cm_frame_bytes(struct cmodel *m, const struct cm_run *r, int64_t seq, struct buf *out, cJSON **meta,
+		   struct err *e);
 /* The full latest saved verdict of one turn (verdict_json shape + "at"), or NULL. */
 cJSON *cm_verdict_full(struct cmodel *m, const struct cm_run *r, int turn);
 

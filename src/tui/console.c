@@ -1,7 +1,238 @@
-/* console.c - (work in progress) */
+/* console.c - the console's UI loop: takes the terminal, drains keys and engine events,
+ * redraws once per iteration when something changed, and turns the UI's intents into
+ * engine work (chost for held calls, jobs for verify and corpus). See console.h.
+ *
+ * Must not: block on the engine or a job; draw anywhere but through term.c. */
 #include "tui/console.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/xalloc.h"
+#include "host/chost.h"
+#include "host/jobs.h"
+#include "tui/canvas.h"
+#include "tui/cmodel.h"
+#include "tui/keymap.h"
+#include "tui/term.h"
+#include "tui/theme.h"
+#include "tui/ui.h"
+
+#define KEYS_PER_ITERATION 256
+#define EVENTS_PER_ITERATION 2000
+
+struct console {
+	const struct console_opts *o;
+	struct term *term;
+	struct theme theme;
+	struct ui ui;
+	struct cmodel m;
+	char *demo_run; /* the demo's run, once it started */
+	int demo_verified, demo_shown;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_signal = 1;
+}
+
+/*==== intents ====*/
+
+static void in_verify(void *ctx, const struct cm_run *r, int turn, int from, int coverage_only)
+{
+	struct console *c = ctx;
+	jobs_verify(c->o->jobs, r->id, r->trace, turn, from, coverage_only);
+}
+
+static void in_label(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note)
+{
+	struct console *c = ctx;
+	jobs_label(c->o->jobs, r->id, r->trace, turn, label, note);
+}
+
+static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int approve)
+{
+	struct console *c = ctx;
+	if (c->o->host)
+		chost_resolve(c->o->host, r->id, hold, approve);
+	else
+		ui_message(&c->ui, 1, "this console hosts no runs: held calls belong to another process");
+}
+
+static int in_theme(void *ctx, const char *name, struct err *e)
+{
+	struct console *c = ctx;
+	struct theme th;
+	int rc = theme_load(name, &th, e);
+	if (rc)
+		return rc;
+	c->theme = th;
+	term_apply_theme(c->term, &c->theme);
+	c->ui.theme_name = c->theme.name;
+	return 0;
+}
+
+/*==== the demo's script ====*/
+
+/* In the demo, the story plays itself: when the run ends it is verified, and when the
+ * verdicts are in, the cheat turn is opened on its diff. */
+static void demo_event(struct console *c, const struct cevent *ev)
+{
+	if (!c->o->demo || !ev->run)
+		return;
+	if (ev->kind == CE_RUN_STARTED && !c->demo_run)
+		c->demo_run = xstrdup(ev->run);
+	if (!c->demo_run || strcmp(ev->run, c->demo_run))
+		return;
+	struct cm_run *r = cm_find(&c->m, c->demo_run);
+	if (ev->kind == CE_RUN_ENDED && !c->demo_verified && r && r->trace) {
+		c->demo_verified = 1;
+		jobs_verify(c->o->jobs, r->id, r->trace, -1, 0, 0);
+		for (size_t i = 0; i < r->nturns; i++)
+			r->turns[i].verifying = 1;
+		r->gen++;
+		ui_message(&c->ui, 0, "the agent is done; every call is now re-executed from its pre-state on a fresh "
+				      "sandboxed server (A2) and checked against the invariants (A1)");
+	}
+	if (ev->kind == CE_VERDICTS && c->demo_verified && !c->demo_shown && r) {
+		for (size_t i = 0; i < r->nturns; i++) {
+			const struct cm_turn *t = &r->turns[i];
+			if (t->v == CMV_FAIL && t->a1 == CMV_FAIL && t->a2 == CMV_PASS) {
+				c->demo_shown = 1;
+				ui_open_turn(&c->ui, t->turn, 2 /* TAB_DIFF */);
+				ui_message(&c->ui, 2,
+					   "turn %d: A2 PASS - the replay agrees with the record; A1 FAIL - the test's "
+					   "assertion was weakened. The green suite after it proves nothing. (q: back)",
+					   t->turn);
+				break;
+			}
+		}
+	}
+}
+
+/*==== the loop ====*/
+
+static void redraw(struct console *c, struct canvas *cv)
+{
+	int h, w;
+	term_size(c->term, &h, &w);
+	if (w != cv->w || h != cv->h) {
+		canvas_resize(cv, w, h);
+		ui_resize(&c->ui, w, h);
+	}
+	c->ui.now = time(NULL);
+	ui_draw(&c->ui, cv);
+	term_draw(c->term, cv);
+}
+
+static void drain_events(struct console *c)
+{
+	struct cevent *list = cqueue_take(c->o->events);
+	int n = 0;
+	while (list) {
+		struct cevent *ev = list;
+		list = ev->next;
+		ev->next = NULL;
+		if (n++ < EVENTS_PER_ITERATION || ev->kind != CE_RUN_COMMITTED || list == NULL) {
+			ui_event(&c->ui, ev);
+			demo_event(c, ev);
+		} else {
+			/* A flood of commits: one refresh per run per iteration is enough. */
+			ui_event(&c->ui, ev);
+		}
+		cevent_free(ev);
+	}
+}
+
 int console_run(const struct console_opts *o, struct err *e)
 {
-	(void)o;
-	return err_set(e, BELAY_EINVAL, "the console UI is not built yet");
+	struct console *c = xcalloc(1, sizeof *c);
+	c->o = o;
+	struct keymap km = {0};
+	int rc = theme_load(o->theme ? o->theme : "dark", &c->theme, e);
+	if (rc == 0 && (rc = keymap_load(&km, e)) != 0)
+		err_wrap(e, "keys");
+	if (rc == 0 && (rc = cm_open(&c->m, o->state_dir, e)) == 0)
+		rc = cm_load_runs(&c->m, e);
+	if (rc) {
+		cm_close(&c->m);
+		keymap_free(&km);
+		free(c);
+		return rc;
+	}
+	struct term_opts to = {.force_depth = o->force_depth, .force_ascii = o->force_ascii};
+	if ((rc = term_open(&to, &c->term, e)) != 0) {
+		cm_close(&c->m);
+		keymap_free(&km);
+		free(c);
+		return rc;
+	}
+	term_apply_theme(c->term, &c->theme);
+	struct ui_intents in = {.verify = in_verify,
+				.label = in_label,
+				.resolve = in_resolve,
+				.theme = in_theme,
+				.ctx = c};
+	ui_init(&c->ui, &c->m, &km, &in);
+	c->ui.socket_path = o->socket_path;
+	c->ui.follow_dir = o->follow_dir;
+	c->ui.server_log = o->server_log;
+	c->ui.theme_name = c->theme.name;
+	c->ui.now = time(NULL);
+	if (o->focus_run)
+		ui_focus_run(&c->ui, o->focus_run);
+	else if (c->m.nruns)
+		ui_focus_run(&c->ui, c->m.runs[c->m.nruns - 1]->id);
+
+	struct sigaction sa = {.sa_handler = on_stop}, old[3];
+	sigaction(SIGINT, &sa, &old[0]);
+	sigaction(SIGTERM, &sa, &old[1]);
+	sigaction(SIGHUP, &sa, &old[2]);
+
+	if (o->demo_start)
+		o->demo_start(o->demo_ctx);
+	struct canvas cv;
+	canvas_init(&cv, 1, 1);
+	c->ui.dirty = 1;
+	while (!c->ui.quit && !stop_signal) {
+		if (c->ui.dirty) {
+			redraw(c, &cv);
+			c->ui.dirty = 0;
+		}
+		struct pollfd p[2] = {{.fd = term_input_fd(c->term), .events = POLLIN},
+				      {.fd = cqueue_fd(o->events), .events = POLLIN}};
+		int n = poll(p, 2, 1000);
+		if (n < 0 && errno != EINTR)
+			break;
+		int key, k = 0;
+		while (k++ < KEYS_PER_ITERATION && term_read_key(c->term, &key)) {
+			if (key == K_RESIZE)
+				c->ui.dirty++;
+			ui_key(&c->ui, key);
+			if (c->ui.quit)
+				break;
+		}
+		if (n > 0 && (p[1].revents & POLLIN))
+			drain_events(c);
+		if (n == 0 && c->ui.job[0])
+			c->ui.dirty++; /* keep a running job's line fresh */
+	}
+	canvas_free(&cv);
+	term_close(c->term);
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+	sigaction(SIGHUP, &old[2], NULL);
+	ui_free(&c->ui);
+	cm_close(&c->m);
+	keymap_free(&km);
+	free(c->demo_run);
+	free(c);
+	return 0;
 }

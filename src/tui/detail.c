@@ -1,0 +1,475 @@
+/* detail.c - loads and renders the turn detail's tabs (see detail.h).
+ *
+ * Must not: write anything; fail the whole view because one part is unreadable (each tab
+ * says what it could not read and why). */
+#include "tui/detail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/snapshot.h"
+#include "tui/glyphs.h"
+#include "tui/look.h"
+#include "tui/udiff.h"
+
+#define DIFF_FILE_MAX (1u << 20) /* bytes of a file shown as a text diff */
+#define DIFF_MAX_D 4000
+
+static const char *tab_names[TAB_COUNT] = {"request", "response", "diff", "denials", "snapshot", "raw"};
+static const char *tab_titles[TAB_COUNT] = {"Request", "Response", "Effect diff", "Denials", "Snapshot", "Raw frames"};
+
+const char *dtab_name(enum dtab t)
+{
+	return tab_names[t];
+}
+
+const char *dtab_title(enum dtab t)
+{
+	return tab_titles[t];
+}
+
+int dtab_parse(const char *s)
+{
+	for (int i = 0; i < TAB_COUNT; i++)
+		if (!strcasecmp(s, tab_names[i]))
+			return i;
+	return -1;
+}
+
+void detail_free(struct detail *d)
+{
+	free(d->run);
+	cJSON_Delete(d->req);
+	cJSON_Delete(d->resp);
+	cJSON_Delete(d->verdict);
+	jfold_free(&d->fold[0]);
+	jfold_free(&d->fold[1]);
+	tdoc_free(&d->head);
+	for (int i = 0; i < TAB_COUNT; i++)
+		tdoc_free(&d->tab[i]);
+	memset(d, 0, sizeof *d);
+}
+
+static void reset(struct detail *d)
+{
+	detail_free(d);
+	tdoc_init(&d->head);
+	for (int i = 0; i < TAB_COUNT; i++)
+		tdoc_init(&d->tab[i]);
+}
+
+/*==== the verdict summary ====*/
+
+static void verdict_line(struct tdoc *h, enum cm_v v, const char *label)
+{
+	tdoc_add(h, ROLE_DIM, label);
+	tdoc_addf(h, look_v_role(v), "%s %s", look_v_glyph(v), look_v_word(v));
+}
+
+void detail_render_head(struct detail *d, const struct cm_turn *t)
+{
+	struct tdoc *h = &d->head;
+	tdoc_clear(h);
+	if (!t)
+		return;
+	tdoc_nl(h);
+	tdoc_add(h, ROLE_DIM, "verdict ");
+	tdoc_addf(h, look_v_role(t->v), "%s %s", look_v_glyph(t->v), t->v == CMV_NONE ? "not verified" : look_v_word(t->v));
+	if (t->cause[0])
+		tdoc_addf(h, look_v_role(t->v), " %s", t->cause);
+	if (t->v != CMV_NONE) {
+		verdict_line(h, t->a1, "   A1 ");
+		verdict_line(h, t->a2, "   A2 ");
+	}
+	if (t->verifying || t->provisional)
+		tdoc_addf(h, ROLE_V_PENDING, "  %s verifying", glyph(G_VERIFYING));
+	if (t->label[0])
+		tdoc_addf(h, ROLE_LABEL, "  [%s]", t->label);
+	const cJSON *subs = d->verdict ? cJSON_GetObjectItemCaseSensitive(d->verdict, "verdicts") : NULL;
+	for (const cJSON *s = cJSON_IsArray(subs) ? subs->child : NULL; s; s = s->next) {
+		enum cm_v v = cm_v_parse(jx_str(s, "status"));
+		tdoc_nl(h);
+		tdoc_addf(h, ROLE_DIM, "  %s %-14s ", jx_str(s, "axis") ? jx_str(s, "axis") : "?",
+			  jx_str(s, "kind") ? jx_str(s, "kind") : "?");
+		tdoc_addf(h, look_v_role(v), "%s %s", look_v_glyph(v), look_v_word(v));
+		const char *cause = jx_str(s, "cause");
+		if (cause)
+			tdoc_addf(h, look_v_role(v), " %s:", cause);
+		const char *msg = jx_str(s, "message");
+		if (msg && *msg)
+			tdoc_addf(h, ROLE_NORMAL, " %s", msg);
+	}
+	if (!d->verdict && t->v == CMV_NONE && !t->hold) {
+		tdoc_nl(h);
+		tdoc_add(h, ROLE_DIM, "  not verified yet: v verifies this turn (replay from its pre-state + invariants)");
+	}
+	if (t->error) {
+		tdoc_nl(h);
+		tdoc_addf(h, ROLE_CALL_ERROR, "  %s", t->error);
+	}
+}
+
+/*==== request / response / raw ====*/
+
+static void frame_header(struct tdoc *doc, const char *what, int64_t seq, const cJSON *meta)
+{
+	tdoc_nl(doc);
+	const char *dir = jx_str(meta, "dir");
+	tdoc_addf(doc, ROLE_TITLE, "%s %s", dir && !strcmp(dir, "s2c") ? glyph(G_S2C) : glyph(G_C2S), what);
+	tdoc_addf(doc, ROLE_DIM, "  seq %lld", (long long)seq);
+	long long bytes;
+	if (jx_int(meta, "bytes", 0, 1LL << 60, &bytes))
+		tdoc_addf(doc, ROLE_DIM, ", %lld bytes", bytes);
+	if (jx_str(meta, "t_in"))
+		tdoc_addf(doc, ROLE_DIM, ", %s", jx_str(meta, "t_in"));
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(meta, "truncated")))
+		tdoc_add(doc, ROLE_ERROR, ", TRUNCATED in the trace (the frame was forwarded whole)");
+	if (jx_str(meta, "origin"))
+		tdoc_addf(doc, ROLE_GATE_DENY, ", sent by %s, not the server", jx_str(meta, "origin"));
+}
+
+/* The bytes exactly, with anything unprintable escaped (so nothing can drive the terminal). */
+static void raw_bytes(struct tdoc *doc, const char *p, size_t n)
+{
+	tdoc_nl(doc);
+	struct buf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c == '\\')
+			buf_puts(&b, "\\\\");
+		else if (c < 0x20 || c == 0x7f)
+			buf_printf(&b, "\\x%02x", c);
+		else
+			buf_putc(&b, (char)c); /* UTF-8 passes; canvas replaces invalid sequences */
+	}
+	tdoc_addn(doc, ROLE_NORMAL, b.p ? b.p : "", b.len);
+	buf_free(&b);
+}
+
+static cJSON *load_frame(struct cmodel *m, struct cm_run *r, int64_t seq, const char *what, struct tdoc *tab,
+			 struct tdoc *raw, cJSON **meta_out)
+{
+	struct buf b = {0};
+	cJSON *meta = NULL;
+	struct err e = {0};
+	if (cm_frame_bytes(m, r, seq, &b, &meta, &e) != 0) {
+		tdoc_nl(tab);
+		tdoc_addf(tab, ROLE_ERROR, "cannot read the %s: %s", what, e.msg);
+		tdoc_nl(raw);
+		tdoc_addf(raw, ROLE_ERROR, "cannot read the %s: %s", what, e.msg);
+		buf_free(&b);
+		return NULL;
+	}
+	frame_header(raw, what, seq, meta);
+	if (jx_str(meta, "hash_raw")) {
+		tdoc_nl(raw);
+		tdoc_addf(raw, ROLE_DIM, "  %s (checked)", jx_str(meta, "hash_raw"));
+	}
+	raw_bytes(raw, b.p ? b.p : "", b.len);
+	tdoc_nl(raw);
+	frame_header(tab, what, seq, meta);
+	cJSON *j = cJSON_ParseWithLength(b.p ? b.p : "", b.len);
+	if (!j) {
+		tdoc_nl(tab);
+		tdoc_add(tab, ROLE_ERROR, "not JSON; the raw tab shows the bytes");
+	}
+	buf_free(&b);
+	if (meta_out)
+		*meta_out = meta;
+	else
+		cJSON_Delete(meta);
+	return j;
+}
+
+void detail_render_json(struct detail *d)
+{
+	for (int i = 0; i < 2; i++) {
+		struct tdoc *t = &d->tab[i];
+		/* Keep the header lines (up to the first JSON line, tagged >= 0). */
+		size_t keep = 0;
+		while (keep < t->n && t->lines[keep].tag < 0)
+			keep++;
+		while (t->n > keep) {
+			struct tline *l = &t->lines[--t->n];
+			for (int k = 0; k < l->n; k++)
+				free(l->sp[k].text);
+			free(l->sp);
+		}
+		cJSON *j = i == 0 ? d->req : d->resp;
+		if (j)
+			jsonview_render(t, j, &d->fold[i]);
+	}
+}
+
+/*==== effect diff ====*/
+
+static int read_disk(const char *root, const char *rel, struct buf *out)
+{
+	char *p = fs_join(root, rel);
+	struct stat st;
+	int rc = -1;
+	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= DIFF_FILE_MAX) {
+		struct err e = {0};
+		rc = fs_read_file(p, DIFF_FILE_MAX, out, &e);
+	}
+	free(p);
+	return rc;
+}
+
+static void diff_file(struct tdoc *doc, struct snap_store *st, const char *left, const char *right,
+		      const char *right_dir, const struct snap_diff_item *it)
+{
+	static const char *kinds[] = {"", "added", "removed", "changed"};
+	tdoc_nl(doc);
+	tdoc_addf(doc, ROLE_DIFF_META, "%-8s %s", kinds[it->kind], it->path);
+	if (it->kind == SNAP_DIFF_CHANGED && it->nfields) {
+		tdoc_add(doc, ROLE_DIM, "  (");
+		for (size_t i = 0; i < it->nfields; i++)
+			tdoc_addf(doc, ROLE_DIM, "%s%s", i ? ", " : "", it->fields[i]);
+		tdoc_add(doc, ROLE_DIM, ")");
+	}
+	struct buf a = {0}, b = {0};
+	struct err e = {0};
+	int ha = it->kind == SNAP_DIFF_ADDED ? 0 : snap_read_file(st, left, it->path, &a, &e) == 0;
+	int hb = it->kind == SNAP_DIFF_REMOVED ? 0
+		 : right ? snap_read_file(st, right, it->path, &b, &e) == 0
+			 : read_disk(right_dir, it->path, &b) == 0;
+	if ((it->kind != SNAP_DIFF_ADDED && !ha) || (it->kind != SNAP_DIFF_REMOVED && !hb)) {
+		/* not a regular file (a directory, a link) or too large: the line above says so */
+	} else if (a.len > DIFF_FILE_MAX || b.len > DIFF_FILE_MAX) {
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_DIM, "  (too large to show as text)");
+	} else {
+		int rc = udiff(doc, a.p ? a.p : "", a.len, b.p ? b.p : "", b.len, 3, DIFF_MAX_D);
+		if (rc == UDIFF_BINARY) {
+			tdoc_nl(doc);
+			tdoc_add(doc, ROLE_DIM, "  (binary content differs)");
+		} else if (rc == UDIFF_TOO_BIG) {
+			tdoc_nl(doc);
+			tdoc_add(doc, ROLE_DIM, "  (too many differences to show as text)");
+		}
+	}
+	buf_free(&a);
+	buf_free(&b);
+}
+
+static void load_diff(struct detail *d, struct cm_run *r, const struct cm_turn *t)
+{
+	struct tdoc *doc = &d->tab[TAB_DIFF];
+	if (!t->handle) {
+		tdoc_nl(doc);
+		tdoc_addf(doc, ROLE_ERROR, "no pre-state was captured for this turn (%s%s%s): its effect cannot be shown",
+			  t->prestate, t->handle_cause ? ": " : "", t->handle_cause ? t->handle_cause : "");
+		return;
+	}
+	/* The next pre-state captured after this call was answered shows what it changed. */
+	const struct cm_turn *next = NULL;
+	for (size_t k = (size_t)t->turn + 1; k < r->nturns; k++) {
+		const struct cm_turn *n = &r->turns[k];
+		if (n->handle && (t->resp_seq < 0 || n->req_seq > t->resp_seq) && strcmp(n->handle, t->handle)) {
+			next = n;
+			break;
+		}
+		if (n->handle && t->resp_seq >= 0 && n->req_seq > t->resp_seq)
+			break; /* same handle: nothing changed before the next call */
+	}
+	struct snap_store *st = NULL;
+	struct err e = {0};
+	if (!r->state_dir || snap_store_open(r->state_dir, NULL, &st, &e) != 0) {
+		tdoc_nl(doc);
+		tdoc_addf(doc, ROLE_ERROR, "cannot open the snapshot store%s%s", r->state_dir ? ": " : "",
+			  r->state_dir ? e.msg : " (the run names no state dir)");
+		return;
+	}
+	struct snap_diff df = {0};
+	int rc;
+	tdoc_nl(doc);
+	if (next) {
+		tdoc_addf(doc, ROLE_TITLE, "what changed in the workspace from this turn's pre-state to turn %d's", next->turn);
+		rc = snap_diff_handles(st, t->handle, next->handle, &df, &e);
+	} else if (r->scope) {
+		tdoc_addf(doc, ROLE_TITLE, "no later pre-state: the workspace now against this turn's pre-state");
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_DIM, "(it includes any change made after this turn)");
+		rc = snap_diff_handle_dir(st, t->handle, r->scope, &df, &e);
+	} else {
+		tdoc_add(doc, ROLE_DIM, "no later pre-state and no workspace to compare with");
+		snap_store_close(st);
+		return;
+	}
+	if (rc) {
+		tdoc_nl(doc);
+		tdoc_addf(doc, ROLE_ERROR, "cannot compute the diff: %s", e.msg);
+	} else if (!df.n) {
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_DIM, "no file was added, removed or changed");
+	}
+	for (size_t i = 0; rc == 0 && i < df.n; i++)
+		diff_file(doc, st, t->handle, next ? next->handle : NULL, r->scope, &df.items[i]);
+	snap_diff_free(&df);
+	snap_store_close(st);
+	/* What the replay observed, when a verify ran. */
+	const cJSON *eff = d->verdict ? cJSON_GetObjectItemCaseSensitive(d->verdict, "effect") : NULL;
+	if (cJSON_IsArray(eff)) {
+		tdoc_nl(doc);
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_TITLE, "the replay (from the same pre-state) changed:");
+		if (!eff->child) {
+			tdoc_nl(doc);
+			tdoc_add(doc, ROLE_DIM, "  nothing");
+		}
+		for (const cJSON *x = eff->child; x; x = x->next) {
+			tdoc_nl(doc);
+			const char *k = jx_str(x, "kind"), *p = jx_str(x, "path");
+			tdoc_addf(doc, ROLE_DIFF_META, "  %-8s %s", k ? k : "?", p ? p : "?");
+		}
+	}
+}
+
+/*==== denials, snapshot ====*/
+
+static void load_denials(struct detail *d, const struct cm_run *r, const struct cm_turn *t)
+{
+	struct tdoc *doc = &d->tab[TAB_DENIALS];
+	size_t n = 0;
+	tdoc_nl(doc);
+	tdoc_add(doc, ROLE_TITLE, "recorded while this call ran");
+	for (size_t i = 0; i < r->ndenials; i++) {
+		const struct cm_denial *x = &r->denials[i];
+		if (x->turn != t->turn)
+			continue;
+		n++;
+		tdoc_nl(doc);
+		tdoc_addf(doc, !strcmp(x->kind, "denial") ? ROLE_DENIAL : ROLE_DIM, "  %s %-8s %-14s ", glyph(G_DENIAL),
+			  x->err ? x->err : x->outcome ? x->outcome : "", x->op ? x->op : "?");
+		tdoc_addf(doc, ROLE_NORMAL, "%s", x->target ? x->target : "");
+		if (x->comm)
+			tdoc_addf(doc, ROLE_DIM, "  (%s)", x->comm);
+	}
+	if (!n) {
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_DIM, "  none");
+	}
+	const cJSON *rd = d->verdict ? cJSON_GetObjectItemCaseSensitive(d->verdict, "denials") : NULL;
+	if (cJSON_IsArray(rd) && rd->child) {
+		tdoc_nl(doc);
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_TITLE, "observed in the replay");
+		for (const cJSON *x = rd->child; x; x = x->next) {
+			tdoc_nl(doc);
+			const char *tg = jx_str(x, "path") ? jx_str(x, "path") : jx_str(x, "address");
+			tdoc_addf(doc, ROLE_DENIAL, "  %s %-8s %-14s ", glyph(G_DENIAL), jx_str(x, "errno") ? jx_str(x, "errno") : "",
+				  jx_str(x, "op") ? jx_str(x, "op") : "?");
+			tdoc_addf(doc, ROLE_NORMAL, "%s", tg ? tg : "");
+		}
+	}
+}
+
+static void load_snapshot(struct detail *d, const struct cm_turn *t, const cJSON *req_meta)
+{
+	struct tdoc *doc = &d->tab[TAB_SNAPSHOT];
+	const cJSON *h = req_meta ? cJSON_GetObjectItemCaseSensitive(req_meta, "state_handle") : NULL;
+	tdoc_nl(doc);
+	tdoc_addf(doc, ROLE_TITLE, "pre-state: %s", t->prestate[0] ? t->prestate : "?");
+	if (!h) {
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_DIM, "the request record carries no state handle");
+		return;
+	}
+	const char *status = jx_str(h, "status");
+	if (status && !strcmp(status, "absent")) {
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_DIM, "no snapshot was attempted (the run had no --scope); this never means \"failed\"");
+	}
+	static const char *fields[] = {"handle", "cause", "detail", "source", "tree_hash", "backend", "walk", NULL};
+	for (int i = 0; fields[i]; i++)
+		if (jx_str(h, fields[i])) {
+			tdoc_nl(doc);
+			tdoc_addf(doc, ROLE_DIM, "%-12s", fields[i]);
+			tdoc_addf(doc, !strcmp(fields[i], "cause") ? ROLE_V_UNVERIFIED : ROLE_NORMAL, "%s", jx_str(h, fields[i]));
+		}
+	static const char *nums[] = {"files", "bytes", "changed", "shared_from_seq", NULL};
+	for (int i = 0; nums[i]; i++) {
+		long long v;
+		if (jx_int(h, nums[i], 0, 1LL << 62, &v)) {
+			tdoc_nl(doc);
+			tdoc_addf(doc, ROLE_DIM, "%-12s", nums[i]);
+			tdoc_addf(doc, ROLE_NORMAL, "%lld", v);
+		}
+	}
+	const cJSON *gaps = cJSON_GetObjectItemCaseSensitive(h, "fidelity_gaps");
+	tdoc_nl(doc);
+	tdoc_add(doc, ROLE_DIM, "fidelity    ");
+	if (!cJSON_IsArray(gaps) || !gaps->child)
+		tdoc_add(doc, ROLE_NORMAL, "no gaps recorded");
+	for (const cJSON *g = cJSON_IsArray(gaps) ? gaps->child : NULL; g; g = g->next) {
+		char *s = jx_print(g);
+		tdoc_nl(doc);
+		tdoc_addf(doc, ROLE_V_WARN, "  gap: %s", s);
+		free(s);
+	}
+	const cJSON *deps = cJSON_GetObjectItemCaseSensitive(h, "depends_on_read_only");
+	if (cJSON_IsArray(deps) && deps->child) {
+		char *s = jx_print(deps);
+		tdoc_nl(doc);
+		tdoc_addf(doc, ROLE_DIM, "shared with read-only calls at seq %s", s);
+		free(s);
+	}
+}
+
+/*==== loading ====*/
+
+void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn)
+{
+	reset(d);
+	d->run = xstrdup(r->id);
+	d->turn = turn;
+	if (turn < 0 || (size_t)turn >= r->nturns)
+		return;
+	struct cm_turn *t = &r->turns[turn];
+	d->verdict = cm_verdict_full(m, r, turn);
+	cJSON *req_meta = NULL;
+	d->req = load_frame(m, r, t->req_seq, "request", &d->tab[TAB_REQUEST], &d->tab[TAB_RAW], &req_meta);
+	if (t->resp_seq >= 0) {
+		d->resp = load_frame(m, r, t->resp_seq, "response", &d->tab[TAB_RESPONSE], &d->tab[TAB_RAW], NULL);
+	} else {
+		tdoc_nl(&d->tab[TAB_RESPONSE]);
+		tdoc_add(&d->tab[TAB_RESPONSE], ROLE_CALL_PENDING,
+			 t->call == CMC_CANCELLED ? "cancelled by the client; no response" : "no response yet");
+	}
+	detail_render_json(d);
+	load_diff(d, r, t);
+	load_denials(d, r, t);
+	load_snapshot(d, t, req_meta);
+	cJSON_Delete(req_meta);
+	detail_render_head(d, t);
+}
+
+void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_hold *h)
+{
+	reset(d);
+	d->run = xstrdup(r->id);
+	d->turn = -1;
+	d->hold = h->id;
+	tdoc_nl(&d->head);
+	tdoc_addf(&d->head, ROLE_GATE_HELD, "%s HELD: %s waits for you", glyph(G_HELD), h->tool ? h->tool : "the call");
+	tdoc_nl(&d->head);
+	tdoc_add(&d->head, ROLE_NORMAL, "  y lets it run once, x refuses it (the agent is told why); nothing moves until then");
+	struct tdoc *doc = &d->tab[TAB_REQUEST];
+	tdoc_nl(doc);
+	tdoc_add(doc, ROLE_TITLE, "effect plan (why the gate asks)");
+	cJSON *plan = h->plan ? cJSON_Parse(h->plan) : NULL;
+	d->req = plan;
+	detail_render_json(d);
+	for (int i = 1; i < TAB_COUNT; i++) {
+		tdoc_nl(&d->tab[i]);
+		tdoc_add(&d->tab[i], ROLE_DIM, "the call has not run: it is held before the server sees it");
+	}
+}

@@ -1,0 +1,20 @@
+/* look.h - how the console shows verdicts, gate decisions and call states: one role, one
+ * glyph and one word each, in one place, so UNVERIFIED can never borrow PASS's look. */
+#ifndef BELAY_TUI_LOOK_H
+#define BELAY_TUI_LOOK_H
+#include "tui/cmodel.h"
+#include "tui/role.h"
+
+enum role look_v_role(enum cm_v v);
+const char *look_v_glyph(enum cm_v v);
+/* "PASS" "WARN" "FAIL" "UNVERIFIED" "NOT_COVERED" "-" */
+const char *look_v_word(enum cm_v v);
+/* Four letters for narrow columns: "pass" "warn" "FAIL" "unvr" "n/c " "-   ". */
+const char *look_v_short(enum cm_v v);
+/* The gate column: role and a short word ("allow", "flag", "ask", "deny", "held", "refused"). */
+enum role look_gate_role(const struct cm_turn *t);
+const char *look_gate_word(const struct cm_turn *t);
+/* The pre-state column: "snap", "shared", "concurrent", "unrestorable", "-". */
+const char *look_pre_word(const struct cm_turn *t);
+
+#endif

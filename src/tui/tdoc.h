@@ -1,0 +1,52 @@
+/* tdoc.h - a styled text document: lines of spans, each span a role and UTF-8 text. What
+ * the detail tabs, help and log show; built by pure code (JSON view, diff, tables) and drawn
+ * by tdoc_draw with scrolling and optional wrapping.
+ *
+ * Must not: touch curses. Threads: one document, one thread. */
+#ifndef BELAY_TUI_TDOC_H
+#define BELAY_TUI_TDOC_H
+#include <stddef.h>
+
+#include "tui/canvas.h"
+#include "tui/role.h"
+
+struct tspan {
+	unsigned char role;
+	char *text; /* owned */
+};
+
+struct tline {
+	struct tspan *sp;
+	int n, cap;
+	int tag; /* caller's mark for the line (e.g. a JSON fold id), -1 none */
+};
+
+struct tdoc {
+	struct tline *lines;
+	size_t n, cap;
+};
+
+void tdoc_init(struct tdoc *d);
+void tdoc_free(struct tdoc *d);
+void tdoc_clear(struct tdoc *d);
+/* Starts a new line (tag -1). */
+void tdoc_nl(struct tdoc *d);
+/* Appends a span to the current line (starting one if there is none). */
+void tdoc_add(struct tdoc *d, enum role r, const char *text);
+void tdoc_addn(struct tdoc *d, enum role r, const char *text, size_t n);
+void tdoc_addf(struct tdoc *d, enum role r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Appends text that may hold newlines: each becomes a new line in role r. */
+void tdoc_text(struct tdoc *d, enum role r, const char *text);
+/* The plain text of line i (new string). */
+char *tdoc_line_text(const struct tdoc *d, size_t i);
+
+/* Rows the document takes at width w (wrap: long lines continue on the next row). */
+size_t tdoc_rows(const struct tdoc *d, int w, int wrap);
+/* Draws rows [top, top+h) of the document into the rectangle; `cursor` (a row index, or
+ * -1) is drawn in ROLE_SELECTED. Returns the number of rows the document has. */
+size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, int w, size_t top, int wrap,
+		 long cursor);
+/* The line shown on row `row` (for folding under the cursor), or SIZE_MAX. */
+size_t tdoc_line_at_row(const struct tdoc *d, int w, int wrap, size_t row);
+
+#endif

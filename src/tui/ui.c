@@ -1,0 +1,795 @@
+/* ui.c - the console's state machine: keys and commands, the prompt, the filtered turn
+ * list, and engine events applied to the model. Drawing is in ui_draw.c. See ui.h.
+ *
+ * Must not: call curses, block, read the clock (u->now is given). */
+#include "tui/ui.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "tui/filter.h"
+#include "tui/ui_internal.h"
+
+void ui_init(struct ui *u, struct cmodel *m, const struct keymap *km, const struct ui_intents *in)
+{
+	memset(u, 0, sizeof *u);
+	u->m = m;
+	u->km = km;
+	if (in)
+		u->in = *in;
+	u->focus = PANE_TURNS;
+	u->follow = 1;
+	u->vis_run = (size_t)-1;
+	u->w = UI_MIN_W;
+	u->h = UI_MIN_H;
+	tdoc_init(&u->doc);
+}
+
+void ui_free(struct ui *u)
+{
+	free(u->vis);
+	filter_free(u->flt);
+	if (u->det_loaded)
+		detail_free(&u->det);
+	tdoc_free(&u->doc);
+	free(u->log);
+	memset(u, 0, sizeof *u);
+}
+
+void ui_resize(struct ui *u, int w, int h)
+{
+	u->w = w;
+	u->h = h;
+	u->dirty++;
+}
+
+struct cm_run *ui_run(struct ui *u)
+{
+	return u->m->nruns ? u->m->runs[u->run < u->m->nruns ? u->run : u->m->nruns - 1] : NULL;
+}
+
+void ui_message(struct ui *u, int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(u->msg, sizeof u->msg, fmt, ap);
+	va_end(ap);
+	u->msg_level = level;
+	if (u->nlog == u->caplog) {
+		if (u->caplog >= 1000) { /* keep the last 1000 */
+			memmove(u->log, u->log + 1, (u->nlog - 1) * sizeof *u->log);
+			u->nlog--;
+		} else {
+			u->caplog = u->caplog ? u->caplog * 2 : 64;
+			u->log = xrealloc(u->log, u->caplog * sizeof *u->log);
+		}
+	}
+	struct log_line *l = &u->log[u->nlog++];
+	l->level = level;
+	snprintf(l->text, sizeof l->text, "%s", u->msg);
+	struct tm tm;
+	localtime_r(&u->now, &tm);
+	strftime(l->when, sizeof l->when, "%H:%M:%S", &tm);
+	u->dirty++;
+}
+
+/*==== the visible turns ====*/
+
+/* Rows of the turns list: turn indexes (< nturns), then held calls (nturns + i). */
+void ui_refilter(struct ui *u, int force)
+{
+	struct cm_run *r = ui_run(u);
+	if (!r) {
+		u->nvis = 0;
+		return;
+	}
+	if (!force && u->vis_run == u->run && u->vis_gen == r->gen)
+		return;
+	size_t keep = u->nvis && u->pos[PANE_TURNS].sel < u->nvis ? u->vis[u->pos[PANE_TURNS].sel] : (size_t)-1;
+	int at_end = u->nvis == 0 || u->pos[PANE_TURNS].sel + 1 >= u->nvis;
+	size_t start = 0;
+	if (!force && u->vis_run == u->run && !u->flt && u->nvis) {
+		/* Unfiltered and only grown: append (O(new turns)). Held rows are rebuilt. */
+		while (u->nvis && u->vis[u->nvis - 1] >= r->nturns)
+			u->nvis--;
+		start = u->nvis ? u->vis[u->nvis - 1] + 1 : 0;
+	} else {
+		u->nvis = 0;
+	}
+	size_t need = r->nturns + r->nholds;
+	if (need > u->capvis) {
+		u->capvis = need + 256;
+		u->vis = xrealloc(u->vis, u->capvis * sizeof *u->vis);
+	}
+	for (size_t i = start; i < r->nturns; i++)
+		if (filter_match(u->flt, &r->turns[i]))
+			u->vis[u->nvis++] = i;
+	for (size_t i = 0; i < r->nholds; i++)
+		if (!cm_turn_by_seq(r, r->holds[i].seq)) /* not in the store yet: its own row */
+			u->vis[u->nvis++] = r->nturns + i;
+	u->vis_run = u->run;
+	u->vis_gen = r->gen;
+	struct list_pos *p = &u->pos[PANE_TURNS];
+	if (u->follow && at_end && u->nvis) {
+		p->sel = u->nvis - 1;
+	} else if (keep != (size_t)-1) {
+		for (size_t i = 0; i < u->nvis; i++)
+			if (u->vis[i] == keep) {
+				p->sel = i;
+				break;
+			}
+	}
+	if (p->sel >= u->nvis)
+		p->sel = u->nvis ? u->nvis - 1 : 0;
+}
+
+/* The focused row: a turn (returned) or a held call (*hold set), or neither. */
+struct cm_turn *ui_focused(struct ui *u, const struct cm_hold **hold)
+{
+	if (hold)
+		*hold = NULL;
+	struct cm_run *r = ui_run(u);
+	if (!r)
+		return NULL;
+	if (u->view == VIEW_DETAIL && u->det_loaded) {
+		if (u->det.turn >= 0 && (size_t)u->det.turn < r->nturns)
+			return &r->turns[u->det.turn];
+		for (size_t i = 0; hold && i < r->nholds; i++)
+			if (r->holds[i].id == u->det.hold)
+				*hold = &r->holds[i];
+		return NULL;
+	}
+	if (u->focus == PANE_DENIALS) {
+		size_t s = u->pos[PANE_DENIALS].sel;
+		if (s < r->ndenials && r->denials[s].turn >= 0)
+			return &r->turns[r->denials[s].turn];
+		return NULL;
+	}
+	ui_refilter(u, 0);
+	size_t s = u->pos[PANE_TURNS].sel;
+	if (s >= u->nvis)
+		return NULL;
+	size_t k = u->vis[s];
+	if (k < r->nturns)
+		return &r->turns[k];
+	if (hold && k - r->nturns < r->nholds)
+		*hold = &r->holds[k - r->nturns];
+	return NULL;
+}
+
+/*==== views ====*/
+
+static void push(struct ui *u, enum view v)
+{
+	if (u->view == v)
+		return;
+	if (u->depth < (int)(sizeof u->stack / sizeof u->stack[0]))
+		u->stack[u->depth++] = u->view;
+	u->view = v;
+	u->dirty++;
+}
+
+static void pop(struct ui *u)
+{
+	if (u->depth > 0)
+		u->view = u->stack[--u->depth];
+	else
+		u->view = VIEW_HOME;
+	u->dirty++;
+}
+
+void ui_open_turn(struct ui *u, int turn, int tab)
+{
+	struct cm_run *r = ui_run(u);
+	if (!r || turn < 0 || (size_t)turn >= r->nturns)
+		return;
+	ui_refilter(u, 0);
+	for (size_t i = 0; i < u->nvis; i++)
+		if (u->vis[i] == (size_t)turn)
+			u->pos[PANE_TURNS].sel = i;
+	if (u->det_loaded)
+		detail_free(&u->det);
+	detail_load(&u->det, u->m, r, turn);
+	u->det_loaded = 1;
+	memset(u->det_top, 0, sizeof u->det_top);
+	for (int i = 0; i < TAB_COUNT; i++)
+		u->det_cur[i] = 0;
+	if (tab >= 0)
+		u->tab = (enum dtab)tab;
+	u->focus = PANE_TURNS;
+	push(u, VIEW_DETAIL);
+}
+
+static void open_hold(struct ui *u, const struct cm_hold *h)
+{
+	struct cm_run *r = ui_run(u);
+	if (u->det_loaded)
+		detail_free(&u->det);
+	detail_load_hold(&u->det, r, h);
+	u->det_loaded = 1;
+	memset(u->det_top, 0, sizeof u->det_top);
+	u->tab = TAB_REQUEST;
+	push(u, VIEW_DETAIL);
+}
+
+void ui_focus_run(struct ui *u, const char *id)
+{
+	for (size_t i = 0; i < u->m->nruns; i++)
+		if (!strcmp(u->m->runs[i]->id, id)) {
+			u->run = i;
+			u->pos[PANE_RUNS].sel = i;
+			u->pos[PANE_TURNS] = (struct list_pos){0};
+			u->pos[PANE_DENIALS] = (struct list_pos){0};
+			u->nvis = 0;
+			ui_refilter(u, 1);
+			if (u->nvis)
+				u->pos[PANE_TURNS].sel = u->nvis - 1;
+			u->dirty++;
+			return;
+		}
+}
+
+/*==== navigation ====*/
+
+static size_t list_len(struct ui *u, enum pane p)
+{
+	struct cm_run *r = ui_run(u);
+	switch (p) {
+	case PANE_RUNS: return u->m->nruns;
+	case PANE_TURNS: ui_refilter(u, 0); return u->nvis;
+	default: return r ? r->ndenials : 0;
+	}
+}
+
+static void move(struct ui *u, long delta, int to_end)
+{
+	if (u->view == VIEW_DETAIL) {
+		long *cur = &u->det_cur[u->tab];
+		size_t rows = ui_detail_rows(u);
+		if (to_end)
+			*cur = to_end > 0 ? (long)rows - 1 : 0;
+		else
+			*cur += delta;
+		if (*cur >= (long)rows)
+			*cur = (long)rows - 1;
+		if (*cur < 0)
+			*cur = 0;
+		u->dirty++;
+		return;
+	}
+	if (u->view == VIEW_HELP || u->view == VIEW_LOG) {
+		long top = (long)u->doc_top + (to_end ? (to_end > 0 ? 1 << 30 : -(1 << 30)) : delta);
+		long max = (long)u->doc.n - 1;
+		u->doc_top = top < 0 ? 0 : top > max ? (size_t)(max < 0 ? 0 : max) : (size_t)top;
+		u->dirty++;
+		return;
+	}
+	size_t n = list_len(u, u->focus);
+	struct list_pos *p = &u->pos[u->focus];
+	if (!n)
+		return;
+	long s = to_end ? (to_end > 0 ? (long)n - 1 : 0) : (long)p->sel + delta;
+	if (s < 0)
+		s = 0;
+	if (s >= (long)n)
+		s = (long)n - 1;
+	p->sel = (size_t)s;
+	if (u->focus == PANE_TURNS)
+		u->follow = p->sel + 1 == n; /* moving away from the end stops following */
+	if (u->focus == PANE_RUNS && u->run != p->sel)
+		ui_focus_run(u, u->m->runs[p->sel]->id);
+	u->dirty++;
+}
+
+static long page(struct ui *u)
+{
+	return u->view == VIEW_HOME ? (long)ui_pane_rows(u, u->focus) : (long)(u->h - 8 > 1 ? u->h - 8 : 1);
+}
+
+/*==== commands ====*/
+
+static int need_run(struct ui *u, struct cm_run **r)
+{
+	*r = ui_run(u);
+	if (!*r || !(*r)->trace) {
+		ui_message(u, 1, "no run to act on");
+		return 0;
+	}
+	return 1;
+}
+
+static struct cm_turn *need_turn(struct ui *u, const char *what)
+{
+	const struct cm_hold *h;
+	struct cm_turn *t = ui_focused(u, &h);
+	if (!t)
+		ui_message(u, 1, "%s: %s", what, h ? "the held call has not run yet" : "no turn is focused");
+	return t;
+}
+
+static void cmd_verify(struct ui *u, int which)
+{
+	struct cm_run *r;
+	if (!need_run(u, &r) || !u->in.verify)
+		return;
+	struct cm_turn *t = NULL;
+	if (which != 2 && !(t = need_turn(u, which == 3 ? "replay" : "verify")))
+		return;
+	if (t && t->call == CMC_PENDING) {
+		ui_message(u, 1, "turn %d has no response yet: there is nothing to compare a replay with", t->turn);
+		return;
+	}
+	int from = which == 2 ? 0 : t->turn;
+	u->in.verify(u->in.ctx, r, which == 0 ? t->turn : -1, from, which == 3);
+	for (size_t i = (size_t)from; i < r->nturns; i++)
+		if (which != 0 || i == (size_t)t->turn)
+			r->turns[i].verifying = 1;
+	r->gen++;
+	if (which == 0)
+		ui_message(u, 0, "verifying turn %d: queued (replay from its pre-state + invariants)", t->turn);
+	else if (which == 1)
+		ui_message(u, 0, "verifying turn %d and every later one: queued; verdicts fill in as they arrive",
+			   t->turn);
+	else if (which == 2)
+		ui_message(u, 0, "verifying the whole run: queued; verdicts fill in as they arrive");
+	else
+		ui_message(u, 0, "replaying from turn %d on (results compared, nothing else judged): queued", t->turn);
+}
+
+static void cmd_label(struct ui *u, const char *label, const char *note)
+{
+	struct cm_run *r;
+	if (!need_run(u, &r) || !u->in.label)
+		return;
+	struct cm_turn *t = need_turn(u, "label");
+	if (!t)
+		return;
+	if (t->call == CMC_PENDING) {
+		ui_message(u, 1, "turn %d has no response yet: bank it once it is answered", t->turn);
+		return;
+	}
+	if (note && !label) {
+		if (!t->label[0]) {
+			ui_message(u, 1, "turn %d has no label yet: label it first (t, f or u), then add the note", t->turn);
+			return;
+		}
+		label = t->label;
+	}
+	u->in.label(u->in.ctx, r, t->turn, label, note);
+	ui_message(u, 0, "turn %d: %s%s%s (banking replays the turn first; the label is stored when it is done)",
+		   t->turn, label ? "labelling " : "banking", label ? label : "", note ? " with a note" : "");
+}
+
+static void cmd_resolve(struct ui *u, int approve)
+{
+	struct cm_run *r = ui_run(u);
+	const struct cm_hold *h = NULL;
+	struct cm_turn *t = ui_focused(u, &h);
+	uint64_t id = h ? h->id : t ? t->hold : 0;
+	if (!r || !id) {
+		ui_message(u, 1, "%s: the focused call is not held", approve ? "approve" : "refuse");
+		return;
+	}
+	if (u->in.resolve)
+		u->in.resolve(u->in.ctx, r, id, approve);
+	ui_message(u, 0, "%s the held call...", approve ? "approving" : "refusing");
+}
+
+static void set_filter(struct ui *u, const char *expr, int quiet)
+{
+	struct err e = {0};
+	struct filter *f = NULL;
+	if (filter_parse(expr, &f, &e) != 0) {
+		if (!quiet)
+			ui_message(u, 2, "%s", e.msg);
+		return;
+	}
+	filter_free(u->flt);
+	u->flt = f;
+	snprintf(u->filter_text, sizeof u->filter_text, "%s", f ? expr : "");
+	ui_refilter(u, 1);
+	u->dirty++;
+}
+
+static void build_doc(struct ui *u, int which)
+{
+	tdoc_clear(&u->doc);
+	u->doc_top = 0;
+	if (which == 0)
+		ui_help_doc(u, &u->doc, 0);
+	else if (which == 2)
+		ui_help_doc(u, &u->doc, 1);
+	else
+		ui_log_doc(u, &u->doc);
+}
+
+static void cmd_quit(struct ui *u, const char *arg)
+{
+	int live = 0;
+	for (size_t i = 0; i < u->m->nruns; i++)
+		live += u->m->runs[i]->live;
+	if (live && strcmp(arg, "now") != 0) {
+		snprintf(u->confirm, sizeof u->confirm, "quit now");
+		ui_message(u, 1, "leave the console? %d live run(s) will be stopped [y/N]", live);
+		return;
+	}
+	u->quit = 1;
+	if (u->in.quit)
+		u->in.quit(u->in.ctx);
+}
+
+static void fold_at_cursor(struct ui *u)
+{
+	if (u->view != VIEW_DETAIL || (u->tab != TAB_REQUEST && u->tab != TAB_RESPONSE))
+		return;
+	const struct tdoc *d = &u->det.tab[u->tab];
+	size_t line = tdoc_line_at_row(d, ui_detail_width(u), 1, (size_t)u->det_cur[u->tab]);
+	if (line == (size_t)-1 || d->lines[line].tag < 0)
+		return;
+	cJSON *root = u->tab == TAB_REQUEST ? u->det.req : u->det.resp;
+	if (jsonview_toggle(&u->det.fold[u->tab], root, d->lines[line].tag) == 0) {
+		detail_render_json(&u->det);
+		u->dirty++;
+	}
+}
+
+void ui_command(struct ui *u, const char *line)
+{
+	while (*line == ' ')
+		line++;
+	int c = command_lookup(line);
+	const char *arg = line + strcspn(line, " ");
+	while (*arg == ' ')
+		arg++;
+	if (c < 0) {
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(line, " "), line);
+		if (*name)
+			ui_message(u, 2, "unknown command '%s' (? lists them)", name);
+		return;
+	}
+	struct cm_run *r = ui_run(u);
+	u->dirty++;
+	switch ((enum command)c) {
+	case C_QUIT: cmd_quit(u, arg); break;
+	case C_BACK:
+		if (u->flt && u->view == VIEW_HOME)
+			set_filter(u, "", 0);
+		else if (u->view != VIEW_HOME || u->depth)
+			pop(u);
+		else
+			cmd_quit(u, "");
+		break;
+	case C_HELP:
+		build_doc(u, 0);
+		push(u, VIEW_HELP);
+		break;
+	case C_LOG:
+		build_doc(u, 1);
+		push(u, VIEW_LOG);
+		break;
+	case C_SNIPPET:
+		build_doc(u, 2);
+		push(u, VIEW_HELP);
+		break;
+	case C_UP: move(u, -1, 0); break;
+	case C_DOWN: move(u, 1, 0); break;
+	case C_PAGEUP: move(u, -page(u), 0); break;
+	case C_PAGEDOWN: move(u, page(u), 0); break;
+	case C_TOP: move(u, 0, -1); break;
+	case C_BOTTOM: move(u, 0, 1); break;
+	case C_FOCUS_NEXT:
+	case C_FOCUS_PREV:
+		if (u->view == VIEW_DETAIL) {
+			ui_command(u, c == C_FOCUS_NEXT ? "tab.next" : "tab.prev");
+			break;
+		}
+		u->focus = (enum pane)((u->focus + (c == C_FOCUS_NEXT ? 1 : PANE_COUNT - 1)) % PANE_COUNT);
+		break;
+	case C_OPEN:
+		if (u->view != VIEW_HOME)
+			break;
+		if (u->focus == PANE_RUNS) {
+			u->focus = PANE_TURNS;
+		} else if (u->focus == PANE_DENIALS) {
+			size_t s = u->pos[PANE_DENIALS].sel;
+			if (r && s < r->ndenials && r->denials[s].turn >= 0)
+				ui_open_turn(u, r->denials[s].turn, TAB_DENIALS);
+			else
+				ui_message(u, 1, "this denial happened outside any call");
+		} else {
+			const struct cm_hold *h;
+			struct cm_turn *t = ui_focused(u, &h);
+			if (t)
+				ui_open_turn(u, t->turn, -1);
+			else if (h)
+				open_hold(u, h);
+		}
+		break;
+	case C_TAB_NEXT:
+	case C_TAB_PREV:
+		if (u->view == VIEW_DETAIL)
+			u->tab = (enum dtab)((u->tab + (c == C_TAB_NEXT ? 1 : TAB_COUNT - 1)) % TAB_COUNT);
+		break;
+	case C_TAB: {
+		int t = dtab_parse(arg);
+		if (t < 0)
+			ui_message(u, 2, "tab: one of request, response, diff, denials, snapshot, raw");
+		else if (u->view == VIEW_DETAIL)
+			u->tab = (enum dtab)t;
+		else {
+			struct cm_turn *ft = ui_focused(u, NULL);
+			if (ft)
+				ui_open_turn(u, ft->turn, t);
+		}
+		break;
+	}
+	case C_PROMPT_FILTER:
+		u->prompt = '/';
+		snprintf(u->pbuf, sizeof u->pbuf, "%s", u->filter_text);
+		u->plen = strlen(u->pbuf);
+		break;
+	case C_PROMPT_COMMAND:
+		u->prompt = ':';
+		snprintf(u->pbuf, sizeof u->pbuf, "%s%s", arg, *arg ? " " : "");
+		u->plen = strlen(u->pbuf);
+		break;
+	case C_FILTER: set_filter(u, arg, 0); break;
+	case C_FOLLOW:
+		u->follow = !u->follow;
+		if (u->follow)
+			move(u, 0, 1);
+		ui_message(u, 0, "follow %s", u->follow ? "on: the focus moves to new turns" : "off");
+		break;
+	case C_FOLD: fold_at_cursor(u); break;
+	case C_VERIFY_TURN: cmd_verify(u, 0); break;
+	case C_VERIFY_REST: cmd_verify(u, 1); break;
+	case C_VERIFY_RUN: cmd_verify(u, 2); break;
+	case C_REPLAY_FROM: cmd_verify(u, 3); break;
+	case C_CORPUS_ADD: cmd_label(u, NULL, NULL); break;
+	case C_LABEL:
+		if (strcmp(arg, "true-positive") && strcmp(arg, "false-positive") && strcmp(arg, "unverifiable"))
+			ui_message(u, 2, "label: one of true-positive, false-positive, unverifiable");
+		else
+			cmd_label(u, arg, NULL);
+		break;
+	case C_NOTE:
+		if (!*arg)
+			ui_message(u, 2, "note: type the note after the command (:note the replay was right)");
+		else
+			cmd_label(u, NULL, arg);
+		break;
+	case C_APPROVE: cmd_resolve(u, 1); break;
+	case C_REFUSE: cmd_resolve(u, 0); break;
+	case C_RECOVER: {
+		struct cm_turn *t = need_turn(u, "recover");
+		if (!t)
+			break;
+		if (!t->handle) {
+			ui_message(u, 1, "turn %d has no restorable pre-state (%s)", t->turn,
+				   t->handle_cause ? t->handle_cause : t->prestate);
+			break;
+		}
+		if (!u->in.recover) {
+			ui_message(u, 1, "recover is not available here");
+			break;
+		}
+		if (strcmp(arg, "now") != 0) {
+			snprintf(u->confirm, sizeof u->confirm, "recover now");
+			ui_message(u, 1, "restore %s to turn %d's pre-state? Files changed since are overwritten [y/N]",
+				   r && r->scope ? r->scope : "the workspace", t->turn);
+			break;
+		}
+		u->in.recover(u->in.ctx, r, t->turn);
+		break;
+	}
+	case C_THEME: {
+		struct err e = {0};
+		if (!*arg)
+			ui_message(u, 2, "theme: name one (dark, light, mono)");
+		else if (!u->in.theme || u->in.theme(u->in.ctx, arg, &e) != 0)
+			ui_message(u, 2, "theme: %s", e.msg[0] ? e.msg : "cannot switch here");
+		else
+			ui_message(u, 0, "theme %s", arg);
+		break;
+	}
+	case C_COUNT: break;
+	}
+}
+
+/*==== keys ====*/
+
+static enum kctx context(const struct ui *u)
+{
+	switch (u->view) {
+	case VIEW_DETAIL: return KCTX_DETAIL;
+	case VIEW_HELP: return KCTX_HELP;
+	case VIEW_LOG: return KCTX_LOG;
+	default: return u->focus == PANE_RUNS ? KCTX_RUNS : u->focus == PANE_DENIALS ? KCTX_DENIALS : KCTX_TURNS;
+	}
+}
+
+enum kctx ui_context(const struct ui *u)
+{
+	return context(u);
+}
+
+static void prompt_key(struct ui *u, int key)
+{
+	if (key == K_ESC || key == K_C('c') || key == K_C('g')) {
+		if (u->prompt == '/')
+			set_filter(u, u->filter_text, 1); /* back to the filter before typing */
+		u->prompt = 0;
+	} else if (key == K_ENTER) {
+		char line[sizeof u->pbuf];
+		snprintf(line, sizeof line, "%s", u->pbuf);
+		int p = u->prompt;
+		u->prompt = 0;
+		if (p == '/') {
+			set_filter(u, line, 0);
+		} else {
+			ui_command(u, line);
+		}
+	} else if (key == K_BS) {
+		while (u->plen && ((unsigned char)u->pbuf[u->plen - 1] & 0xC0) == 0x80)
+			u->plen--;
+		if (u->plen)
+			u->plen--;
+		u->pbuf[u->plen] = '\0';
+	} else if (key == K_C('u')) {
+		u->plen = 0;
+		u->pbuf[0] = '\0';
+	} else if (key == K_SPACE || (key > 0 && key < 0x110000 && !(key < 0x20) && key != 0x7f)) {
+		uint32_t cp = key == K_SPACE ? ' ' : (uint32_t)key;
+		char enc[5];
+		int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		if (n == 1)
+			enc[0] = (char)cp;
+		else if (n == 2)
+			enc[0] = (char)(0xC0 | (cp >> 6)), enc[1] = (char)(0x80 | (cp & 0x3F));
+		else if (n == 3)
+			enc[0] = (char)(0xE0 | (cp >> 12)), enc[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
+			enc[2] = (char)(0x80 | (cp & 0x3F));
+		else
+			enc[0] = (char)(0xF0 | (cp >> 18)), enc[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
+			enc[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), enc[3] = (char)(0x80 | (cp & 0x3F));
+		if (u->plen + (size_t)n < sizeof u->pbuf) {
+			memcpy(u->pbuf + u->plen, enc, (size_t)n);
+			u->plen += (size_t)n;
+			u->pbuf[u->plen] = '\0';
+		}
+	}
+	/* The filter follows what is typed (an incomplete expression keeps the last good one). */
+	if (u->prompt == '/')
+		set_filter(u, u->pbuf, 1);
+	u->dirty++;
+}
+
+void ui_key(struct ui *u, int key)
+{
+	u->dirty++;
+	if (key == K_RESIZE)
+		return;
+	if (u->confirm[0]) {
+		char cmd[sizeof u->confirm];
+		snprintf(cmd, sizeof cmd, "%s", u->confirm);
+		u->confirm[0] = '\0';
+		if (key == 'y' || key == 'Y')
+			ui_command(u, cmd);
+		else
+			ui_message(u, 0, "cancelled");
+		return;
+	}
+	if (u->prompt) {
+		prompt_key(u, key);
+		return;
+	}
+	u->msg[0] = '\0';
+	const struct binding *b = keymap_lookup(u->km, context(u), key);
+	if (b && b->cmd != C_COUNT)
+		ui_command(u, b->line);
+}
+
+/*==== engine events ====*/
+
+static struct cm_run *event_run(struct ui *u, const struct cevent *ev)
+{
+	return ev->run ? cm_add(u->m, ev->run, ev->trace) : NULL;
+}
+
+void ui_event(struct ui *u, const struct cevent *ev)
+{
+	struct cm_run *r = event_run(u, ev);
+	struct err e = {0};
+	u->dirty++;
+	switch (ev->kind) {
+	case CE_RUN_STARTED:
+		r->live = 1;
+		ui_message(u, 0, "new run %s", ev->run);
+		if (u->m->nruns == 1 || u->follow)
+			ui_focus_run(u, ev->run);
+		break;
+	case CE_RUN_COMMITTED: {
+		int reload = 0;
+		if (u->det_loaded && u->det.run && !strcmp(u->det.run, r->id) && u->det.turn >= 0 &&
+		    (size_t)u->det.turn < r->nturns && !r->turns[u->det.turn].final)
+			reload = 1;
+		if (cm_refresh(u->m, r, &e) != 0)
+			ui_message(u, 2, "store: %s", e.msg);
+		if (reload && r->turns[u->det.turn].final) {
+			int turn = u->det.turn;
+			detail_free(&u->det);
+			detail_load(&u->det, u->m, r, turn);
+		}
+		break;
+	}
+	case CE_RUN_ENDED:
+		r->live = 0;
+		cm_holds_clear(r);
+		if (cm_refresh(u->m, r, &e) != 0)
+			ui_message(u, 2, "store: %s", e.msg);
+		ui_message(u, 0, "run %s ended (server exit %lld)", ev->run, (long long)ev->a);
+		break;
+	case CE_HOLD:
+		cm_hold_add(r, (uint64_t)ev->a, ev->b, ev->text, ev->json);
+		ui_message(u, 1, "HELD: %s waits for your approval (y lets it run once, x refuses)",
+			   ev->text ? ev->text : "a call");
+		if (u->follow && ui_run(u) == r) {
+			ui_refilter(u, 1);
+			u->pos[PANE_TURNS].sel = u->nvis ? u->nvis - 1 : 0;
+		}
+		break;
+	case CE_HOLD_DONE:
+		cm_hold_drop(r, (uint64_t)ev->a);
+		if (ev->b < 0)
+			ui_message(u, 1, "that call is no longer held (its run ended)");
+		else
+			ui_message(u, 0, "the held call was %s", ev->b ? "approved once" : "refused");
+		if (u->view == VIEW_DETAIL && u->det_loaded && u->det.hold == (uint64_t)ev->a)
+			pop(u);
+		break;
+	case CE_VERDICT: {
+		long long turn = ev->a;
+		cm_apply_verdict(r, (int)turn, ev->json, 1);
+		if (u->det_loaded && u->det.run && !strcmp(u->det.run, r->id) && u->det.turn == turn) {
+			cJSON_Delete(u->det.verdict);
+			u->det.verdict = cJSON_Duplicate(ev->json, 1);
+			detail_render_head(&u->det, &r->turns[turn]);
+		}
+		break;
+	}
+	case CE_VERDICTS:
+		if (cm_reload_verdicts(u->m, r, &e) != 0)
+			ui_message(u, 2, "store: %s", e.msg);
+		if (u->det_loaded && u->det.run && !strcmp(u->det.run, r->id) && u->det.turn >= 0 &&
+		    (size_t)u->det.turn < r->nturns) {
+			int turn = u->det.turn, tab = (int)u->tab;
+			detail_free(&u->det);
+			detail_load(&u->det, u->m, r, turn);
+			u->tab = (enum dtab)tab;
+		}
+		break;
+	case CE_LABELED: {
+		const char *label = jx_str(ev->json, "label");
+		struct cm_turn *t = ev->a >= 0 && (size_t)ev->a < r->nturns ? &r->turns[ev->a] : NULL;
+		if (label)
+			cm_set_label(r, (int)ev->a, label);
+		else if (t && !t->label[0])
+			cm_set_label(r, (int)ev->a, "pending");
+		ui_message(u, 0, "case %s %s%s", ev->text ? ev->text : "?", label ? "labelled " : "banked",
+			   label ? label : "");
+		if (u->det_loaded && u->det.turn == ev->a && t)
+			detail_render_head(&u->det, t);
+		break;
+	}
+	case CE_JOB:
+		snprintf(u->job, sizeof u->job, "%s", ev->text ? ev->text : "");
+		break;
+	case CE_LOG: ui_message(u, (int)ev->a, "%s", ev->text ? ev->text : ""); break;
+	}
+}

@@ -1,0 +1,115 @@
+/* ui.h - the console's view state and its pure parts: layout, drawing every view into a
+ * canvas, keys and commands, and applying engine events to the model. No terminal and no
+ * threads here: console.c owns those, and the screen tests drive this directly.
+ *
+ * Must not: call curses, block (intents go out through struct ui_intents), read the clock
+ * while drawing (u->now is set by the caller). Threads: the UI thread. */
+#ifndef BELAY_TUI_UI_H
+#define BELAY_TUI_UI_H
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "host/cevent.h"
+#include "tui/canvas.h"
+#include "tui/cmodel.h"
+#include "tui/detail.h"
+#include "tui/keymap.h"
+#include "tui/tdoc.h"
+
+enum view { VIEW_HOME = 0, VIEW_DETAIL, VIEW_HELP, VIEW_LOG };
+enum pane { PANE_RUNS = 0, PANE_TURNS, PANE_DENIALS, PANE_COUNT };
+
+#define UI_MIN_W 80
+#define UI_MIN_H 24
+
+/* What the UI asks of the engine side (all asynchronous; answers come back as events). */
+struct ui_intents {
+	void (*verify)(void *ctx, const struct cm_run *r, int turn, int from, int coverage_only);
+	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note);
+	void (*resolve)(void *ctx, const struct cm_run *r, uint64_t hold, int approve);
+	void (*recover)(void *ctx, const struct cm_run *r, int turn);
+	/* Switches the theme; 0, or an error message in e. */
+	int (*theme)(void *ctx, const char *name, struct err *e);
+	void (*quit)(void *ctx);
+	void *ctx;
+};
+
+struct list_pos {
+	size_t sel, top;
+};
+
+struct log_line {
+	int level;
+	char text[400];
+	char when[16];
+};
+
+struct ui {
+	struct cmodel *m;
+	const struct keymap *km;
+	struct ui_intents in;
+	int w, h;
+	time_t now;                /* for "n s ago"; set by the caller before drawing */
+	enum view view;
+	enum view stack[8];
+	int depth;
+	enum pane focus;
+	size_t run;                /* index of the current run in m->runs (when any) */
+	struct list_pos pos[PANE_COUNT];
+	/* the current run's turns that pass the filter, plus held calls at the end */
+	size_t *vis;
+	size_t nvis, capvis;
+	unsigned vis_gen;          /* the run gen vis was computed from */
+	size_t vis_run;
+	struct filter *flt;
+	char filter_text[256];
+	int follow;                /* the focus follows new turns */
+	/* detail */
+	struct detail det;
+	int det_loaded;
+	enum dtab tab;
+	size_t det_top[TAB_COUNT];
+	long det_cur[TAB_COUNT];
+	/* help / log documents (built when shown) */
+	struct tdoc doc;
+	size_t doc_top;
+	/* prompt */
+	int prompt;                /* 0, ':' or '/' */
+	char pbuf[512];
+	size_t plen;
+	char confirm[128];         /* a command waiting for y (with its question in msg) */
+	/* messages */
+	char msg[400];
+	int msg_level;             /* 0 info, 1 warning, 2 error */
+	struct log_line *log;
+	size_t nlog, caplog;
+	char job[256];
+	/* shown in the title, status and help */
+	const char *socket_path, *follow_dir, *server_log, *theme_name;
+	int live_only;             /* browsing only: no listening socket */
+	int quit;
+	unsigned dirty;
+};
+
+void ui_init(struct ui *u, struct cmodel *m, const struct keymap *km, const struct ui_intents *in);
+void ui_free(struct ui *u);
+void ui_resize(struct ui *u, int w, int h);
+/* Draws the whole screen (u->w x u->h) into c, which must have that size. */
+void ui_draw(struct ui *u, struct canvas *c);
+/* A key press. */
+void ui_key(struct ui *u, int key);
+/* A command line (what a key is bound to, or what was typed after ':'). */
+void ui_command(struct ui *u, const char *line);
+/* An engine event (the ui does not take it). */
+void ui_event(struct ui *u, const struct cevent *ev);
+/* A message in the prompt line, kept in the log too. */
+void ui_message(struct ui *u, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The current run (NULL when there is none). */
+struct cm_run *ui_run(struct ui *u);
+/* Focuses run `id` (and its last turn). */
+void ui_focus_run(struct ui *u, const char *id);
+/* Focuses turn `turn` of the current run and opens its detail on tab `tab` (-1: keep). */
+void ui_open_turn(struct ui *u, int turn, int tab);
+
+#endif

@@ -1,0 +1,528 @@
+/* ui_draw.c - the home screen: layout, title bar, runs, turns and denials panes, the
+ * focused turn's summary line, status line, prompt line and key hints; the "too small"
+ * screen. The detail, help and log views are drawn by ui_views.c. See ui.h.
+ *
+ * Must not: call curses, query the store, read the clock. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/glyphs.h"
+#include "tui/look.h"
+#include "tui/ui_internal.h"
+
+void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h);
+void ui_draw_doc(struct ui *u, struct canvas *c, int y, int h, const char *title);
+
+struct layout {
+	int runs_y, runs_rows;
+	int turns_y, turns_rows;
+	int focus_y;
+	int den_y, den_rows;
+	int status_y, prompt_y, hints_y;
+};
+
+static void layout(const struct ui *u, struct layout *L)
+{
+	int h = u->h;
+	size_t nruns = u->m->nruns;
+	int maxruns = h >= 36 ? 5 : 3, maxden = h >= 36 ? 5 : 3;
+	L->runs_rows = nruns < 1 ? 1 : nruns > (size_t)maxruns ? maxruns : (int)nruns;
+	L->den_rows = maxden;
+	L->runs_y = 1;
+	L->turns_y = L->runs_y + 1 + L->runs_rows;
+	L->hints_y = h - 1;
+	L->prompt_y = h - 2;
+	L->status_y = h - 3;
+	L->den_y = L->status_y - 1 - L->den_rows;
+	L->focus_y = L->den_y - 1;
+	L->turns_rows = L->focus_y - (L->turns_y + 1);
+}
+
+int ui_pane_rows(const struct ui *u, enum pane p)
+{
+	struct layout L;
+	layout(u, &L);
+	return p == PANE_RUNS ? L.runs_rows : p == PANE_TURNS ? L.turns_rows : L.den_rows;
+}
+
+/* Keeps the selection inside the window of `rows` rows. */
+static void scroll(struct list_pos *p, size_t n, int rows)
+{
+	if (p->sel >= n)
+		p->sel = n ? n - 1 : 0;
+	if (p->sel < p->top)
+		p->top = p->sel;
+	if (rows > 0 && p->sel >= p->top + (size_t)rows)
+		p->top = p->sel - (size_t)rows + 1;
+	if (n <= (size_t)rows)
+		p->top = 0;
+}
+
+static void fmt_latency(int64_t us, char *out, size_t n)
+{
+	if (us < 0)
+		snprintf(out, n, "-");
+	else if (us < 1000)
+		snprintf(out, n, "%.2fms", (double)us / 1000.0);
+	else if (us < 1000000)
+		snprintf(out, n, "%.0fms", (double)us / 1000.0);
+	else
+		snprintf(out, n, "%.1fs", (double)us / 1e6);
+}
+
+/* "18:49:48" from "2026-11-29T18:49:48.123456+00:00". */
+static void hhmmss(const char *iso, char *out, size_t n)
+{
+	snprintf(out, n, "%.8s", iso && strlen(iso) >= 19 ? iso + 11 : "");
+}
+
+static void header_row(struct canvas *c, int y, int w, const char *title, int focused)
+{
+	canvas_fill(c, y, 0, 1, w, ' ', ROLE_HEADER);
+	canvas_text(c, y, 0, w, focused ? ROLE_TITLE : ROLE_HEADER, title);
+}
+
+/*==== title ====*/
+
+static void draw_title(struct ui *u, struct canvas *c)
+{
+	canvas_fill(c, 0, 0, 1, u->w, ' ', ROLE_TITLE);
+	int x = canvas_text(c, 0, 0, u->w, ROLE_TITLE, " belay console ");
+	struct cm_run *r = ui_run(u);
+	char buf[512];
+	if (r) {
+		snprintf(buf, sizeof buf, "%s %s  %s%s%s%s", glyph(G_VLINE), r->server ? r->server : "(server not known yet)",
+			 r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
+			 r->network ? " net " : "", r->network ? r->network : "");
+		x += canvas_text_fit(c, 0, x, u->w - x - 1, ROLE_TITLE, buf, 0);
+	}
+}
+
+/*==== runs ====*/
+
+static void run_counts(const struct cm_run *r, char *out, size_t n)
+{
+	snprintf(out, n, "%s%zu %s%zu %s%zu %s%zu %s%zu", glyph(G_PASS), r->counts[CMV_PASS + 1], glyph(G_WARN),
+		 r->counts[CMV_WARN + 1], glyph(G_UNVERIFIED), r->counts[CMV_UNVERIFIED + 1], glyph(G_FAIL),
+		 r->counts[CMV_FAIL + 1], glyph(G_PENDING), r->counts[0]);
+}
+
+static void draw_runs(struct ui *u, struct canvas *c, const struct layout *L)
+{
+	char t[128];
+	snprintf(t, sizeof t, " RUNS (%zu)", u->m->nruns);
+	header_row(c, L->runs_y, u->w, t, u->focus == PANE_RUNS);
+	struct list_pos *p = &u->pos[PANE_RUNS];
+	scroll(p, u->m->nruns, L->runs_rows);
+	if (!u->m->nruns) {
+		canvas_text(c, L->runs_y + 1, 2, u->w - 2, ROLE_DIM,
+			    u->socket_path ? "no run yet: connect an agent (the prompt line says how)" : "no run");
+		return;
+	}
+	for (int i = 0; i < L->runs_rows; i++) {
+		size_t k = p->top + (size_t)i;
+		if (k >= u->m->nruns)
+			break;
+		const struct cm_run *r = u->m->runs[k];
+		int y = L->runs_y + 1 + i, x = 0;
+		int cur = k == u->run;
+		x += canvas_text(c, y, x, 2, ROLE_NORMAL, cur ? glyph(G_FOCUS) : " ");
+		x += 1;
+		x += canvas_text_fit(c, y, x, 34, cur ? ROLE_TITLE : ROLE_NORMAL, r->id, 1) + 1;
+		char tm[16];
+		hhmmss(r->started, tm, sizeof tm);
+		x += canvas_text_fit(c, y, x, 9, ROLE_DIM, tm, 1);
+		char cnt[128];
+		snprintf(cnt, sizeof cnt, "%4zu turns ", r->nturns);
+		x += canvas_text(c, y, x, u->w - x, ROLE_NORMAL, cnt);
+		run_counts(r, cnt, sizeof cnt);
+		x += canvas_text(c, y, x, u->w - x, ROLE_DIM, cnt) + 1;
+		if (r->denial_count) {
+			snprintf(cnt, sizeof cnt, "%s%lld ", glyph(G_DENIAL), (long long)r->denial_count);
+			x += canvas_text(c, y, x, u->w - x, ROLE_DENIAL, cnt);
+		}
+		if (r->live)
+			snprintf(cnt, sizeof cnt, "%s live", glyph(G_MARK));
+		else if (r->has_exit)
+			snprintf(cnt, sizeof cnt, "exit %d", r->exit_status);
+		else if (r->exit_signal[0])
+			snprintf(cnt, sizeof cnt, "%s", r->exit_signal);
+		else
+			snprintf(cnt, sizeof cnt, "%s", r->ended[0] ? "ended" : "no end recorded");
+		canvas_text_fit(c, y, x, u->w - x, r->live ? ROLE_V_PASS : ROLE_DIM, cnt, 0);
+		if (u->focus == PANE_RUNS && k == p->sel)
+			canvas_set_role(c, y, 0, u->w, ROLE_SELECTED);
+	}
+}
+
+/*==== turns ====*/
+
+struct tcols {
+	int num, time, tool, args, lat, gate, pre, a1, a2, verdict, cause, den;
+};
+
+static void columns(int w, struct tcols *k)
+{
+	memset(k, 0, sizeof *k);
+	k->num = 5;
+	k->time = w >= 110 ? 9 : 0;
+	k->tool = w >= 120 ? 19 : 13;
+	k->lat = 8;
+	k->gate = 9;
+	k->pre = 7;
+	k->a1 = 6;
+	k->a2 = 6;
+	k->verdict = 13;
+	k->cause = w >= 120 ? 26 : 0;
+	k->den = 4;
+	int used = 2 + k->num + k->time + k->tool + k->lat + k->gate + k->pre + k->a1 + k->a2 + k->verdict + k->cause +
+		   k->den;
+	k->args = w - used - 1;
+	if (k->args < 4)
+		k->args = 4;
+}
+
+static int cell(struct canvas *c, int y, int x, int w, enum role r, const char *s)
+{
+	canvas_text_fit(c, y, x, w - 1, r, s, 1);
+	return x + w;
+}
+
+static int axis_cell(struct canvas *c, int y, int x, int w, enum cm_v v, int verifying)
+{
+	char s[32];
+	if (v == CMV_NONE && verifying) {
+		snprintf(s, sizeof s, "%s", glyph(G_VERIFYING));
+		return cell(c, y, x, w, ROLE_V_PENDING, s);
+	}
+	snprintf(s, sizeof s, "%s%s", look_v_glyph(v), v == CMV_NONE ? "" : look_v_short(v));
+	return cell(c, y, x, w, look_v_role(v), s);
+}
+
+static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *k, const struct cm_turn *t, int sel)
+{
+	int x = 0;
+	canvas_text(c, y, 0, 2, ROLE_NORMAL, sel ? glyph(G_FOCUS) : " ");
+	x = 2;
+	char s[64];
+	snprintf(s, sizeof s, "%4d", t->turn);
+	canvas_text(c, y, x, 4, ROLE_DIM, s);
+	canvas_text(c, y, x + 4, 1, ROLE_LABEL, t->label[0] ? glyph(G_MARK) : " ");
+	x += k->num;
+	if (k->time) {
+		hhmmss(t->t_req, s, sizeof s);
+		x = cell(c, y, x, k->time, ROLE_DIM, s);
+	}
+	x = cell(c, y, x, k->tool, t->error ? ROLE_CALL_ERROR : ROLE_NORMAL, t->tool ? t->tool : "?");
+	x = cell(c, y, x, k->args, ROLE_DIM, t->args ? t->args : "");
+	if (t->call == CMC_PENDING)
+		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, t->hold ? "held" : "pending");
+	else if (t->call == CMC_CANCELLED && t->resp_seq < 0)
+		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, "cancel");
+	else {
+		fmt_latency(t->latency_us, s, sizeof s);
+		x = cell(c, y, x, k->lat, t->error ? ROLE_CALL_ERROR : ROLE_NORMAL, s);
+	}
+	x = cell(c, y, x, k->gate, look_gate_role(t), look_gate_word(t));
+	const char *pre = look_pre_word(t);
+	x = cell(c, y, x, k->pre, t->handle ? ROLE_DIM : t->prestate[0] && strcmp(t->prestate, "absent") ? ROLE_V_WARN : ROLE_DIM,
+		 pre);
+	int vx = x;
+	x = axis_cell(c, y, x, k->a1, t->a1, t->verifying);
+	x = axis_cell(c, y, x, k->a2, t->a2, t->verifying);
+	if (t->v == CMV_NONE)
+		snprintf(s, sizeof s, "%s", t->verifying ? glyph(G_VERIFYING) : glyph(G_PENDING));
+	else
+		snprintf(s, sizeof s, "%s %s%s", look_v_glyph(t->v), look_v_word(t->v), t->provisional ? "*" : "");
+	x = cell(c, y, x, k->verdict, t->v == CMV_NONE ? ROLE_V_PENDING : look_v_role(t->v), s);
+	if (k->cause)
+		x = cell(c, y, x, k->cause, look_v_role(t->v), t->cause);
+	int vend = x;
+	if (t->denials) {
+		snprintf(s, sizeof s, "%s%d", glyph(G_DENIAL), t->denials);
+		cell(c, y, x, k->den, ROLE_DENIAL, s);
+	}
+	if (sel) {
+		/* The focus colours the row, but never the verdict cells: they keep their look. */
+		canvas_set_role(c, y, 0, vx, ROLE_SELECTED);
+		canvas_set_role(c, y, vend, u->w - vend, ROLE_SELECTED);
+	}
+}
+
+static void hold_row(struct ui *u, struct canvas *c, int y, const struct tcols *k, const struct cm_hold *h, int sel)
+{
+	canvas_text(c, y, 0, 2, ROLE_NORMAL, sel ? glyph(G_FOCUS) : " ");
+	int x = 2;
+	char s[64];
+	snprintf(s, sizeof s, "   %s", glyph(G_HELD));
+	canvas_text(c, y, x, k->num, ROLE_GATE_HELD, s);
+	x += k->num + k->time;
+	x = cell(c, y, x, k->tool, ROLE_GATE_HELD, h->tool ? h->tool : "?");
+	x = cell(c, y, x, k->args, ROLE_DIM, h->plan ? h->plan : "");
+	x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, "held");
+	x = cell(c, y, x, k->gate, ROLE_GATE_HELD, "HELD");
+	canvas_text(c, y, x, u->w - x, ROLE_GATE_HELD, "y approves once, x refuses");
+	if (sel)
+		canvas_set_role(c, y, 0, u->w, ROLE_SELECTED);
+}
+
+static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
+{
+	struct cm_run *r = ui_run(u);
+	ui_refilter(u, 0);
+	struct tcols k;
+	columns(u->w, &k);
+	char t[400];
+	if (u->flt)
+		snprintf(t, sizeof t, " TURNS %zu of %zu  filter: %s", u->nvis, r ? r->nturns : 0, u->filter_text);
+	else
+		snprintf(t, sizeof t, " TURNS (%zu)", r ? r->nturns : 0);
+	header_row(c, L->turns_y, u->w, t, u->focus == PANE_TURNS);
+	/* Column titles share the header row, right of the pane title. */
+	int x = 2 + k.num + k.time + k.tool + k.args;
+	if (x > canvas_width(t) + 1) {
+		static const char *titles[] = {"latency", "gate", "pre", "A1", "A2", "verdict", "cause", ""};
+		int widths[] = {k.lat, k.gate, k.pre, k.a1, k.a2, k.verdict, k.cause, k.den};
+		for (int i = 0; i < 8; i++) {
+			if (widths[i])
+				canvas_text(c, L->turns_y, x, widths[i] - 1, ROLE_HEADER, titles[i]);
+			x += widths[i];
+		}
+	}
+	struct list_pos *p = &u->pos[PANE_TURNS];
+	scroll(p, u->nvis, L->turns_rows);
+	if (!r || !u->nvis) {
+		canvas_text(c, L->turns_y + 1, 2, u->w - 2, ROLE_DIM,
+			    !r ? "" : u->flt ? "no turn matches the filter (Esc clears it)" : "no tools/call yet");
+		return;
+	}
+	for (int i = 0; i < L->turns_rows; i++) {
+		size_t v = p->top + (size_t)i;
+		if (v >= u->nvis)
+			break;
+		size_t idx = u->vis[v];
+		int sel = u->focus == PANE_TURNS && v == p->sel;
+		if (idx < r->nturns)
+			turn_row(u, c, L->turns_y + 1 + i, &k, &r->turns[idx], sel);
+		else
+			hold_row(u, c, L->turns_y + 1 + i, &k, &r->holds[idx - r->nturns], sel);
+	}
+}
+
+/* One line about the focused turn: its verdict with the cause, so a narrow screen still
+ * says why a turn is UNVERIFIED. */
+static void draw_focus_line(struct ui *u, struct canvas *c, int y)
+{
+	const struct cm_hold *h = NULL;
+	struct cm_turn *t = ui_focused(u, &h);
+	char s[700];
+	if (h) {
+		snprintf(s, sizeof s, " %s HELD %s: y approves once, x refuses, Enter shows the effect plan", glyph(G_HELD),
+			 h->tool ? h->tool : "");
+		canvas_text_fit(c, y, 0, u->w, ROLE_GATE_HELD, s, 1);
+		return;
+	}
+	if (!t) {
+		canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_NORMAL);
+		return;
+	}
+	int x = 0;
+	snprintf(s, sizeof s, " turn %d %s: ", t->turn, t->tool ? t->tool : "?");
+	x += canvas_text(c, y, x, u->w - x, ROLE_NORMAL, s);
+	if (t->v == CMV_NONE) {
+		x += canvas_text(c, y, x, u->w - x, ROLE_V_PENDING,
+				 t->verifying ? "verifying..." : "not verified (v verifies it, Enter opens it)");
+	} else {
+		snprintf(s, sizeof s, "%s %s%s%s", look_v_glyph(t->v), look_v_word(t->v), t->cause[0] ? " " : "", t->cause);
+		x += canvas_text(c, y, x, u->w - x, look_v_role(t->v), s);
+		snprintf(s, sizeof s, "  A1 %s%s%s%s", look_v_word(t->a1), t->a1_cause[0] ? " " : "", t->a1_cause,
+			 t->a1_nc ? " (+not covered)" : "");
+		x += canvas_text(c, y, x, u->w - x, look_v_role(t->a1), s);
+		snprintf(s, sizeof s, "  A2 %s%s%s%s", look_v_word(t->a2), t->a2_cause[0] ? " " : "", t->a2_cause,
+			 t->a2_nc ? " (+not covered)" : "");
+		x += canvas_text(c, y, x, u->w - x, look_v_role(t->a2), s);
+	}
+	if (t->error)
+		x += canvas_text(c, y, x + 2, u->w - x - 2, ROLE_CALL_ERROR, t->error) + 2;
+	if (t->denials) {
+		snprintf(s, sizeof s, "  %s %d denied", glyph(G_DENIAL), t->denials);
+		canvas_text(c, y, x, u->w - x, ROLE_DENIAL, s);
+	}
+}
+
+/*==== denials ====*/
+
+static void draw_denials(struct ui *u, struct canvas *c, const struct layout *L)
+{
+	struct cm_run *r = ui_run(u);
+	char t[128];
+	snprintf(t, sizeof t, " DENIALS (%zu)", r ? r->ndenials : 0);
+	header_row(c, L->den_y, u->w, t, u->focus == PANE_DENIALS);
+	if (!r)
+		return;
+	struct list_pos *p = &u->pos[PANE_DENIALS];
+	/* Without focus the pane shows the newest denials. */
+	if (u->focus != PANE_DENIALS && r->ndenials)
+		p->sel = r->ndenials - 1;
+	scroll(p, r->ndenials, L->den_rows);
+	if (!r->ndenials) {
+		canvas_text(c, L->den_y + 1, 2, u->w - 2, ROLE_DIM,
+			    r->scope ? "none: the sandbox has refused nothing so far" : "the server is not contained (no --scope)");
+		return;
+	}
+	for (int i = 0; i < L->den_rows; i++) {
+		size_t k = p->top + (size_t)i;
+		if (k >= r->ndenials)
+			break;
+		const struct cm_denial *d = &r->denials[k];
+		int y = L->den_y + 1 + i, x = 0;
+		int den = !strcmp(d->kind, "denial");
+		char s[400];
+		x += canvas_text(c, y, x, 2, ROLE_NORMAL, u->focus == PANE_DENIALS && k == p->sel ? glyph(G_FOCUS) : " ");
+		snprintf(s, sizeof s, "%s %-9s", den ? glyph(G_DENIAL) : glyph(G_C2S), den ? (d->err ? d->err : "") : "net");
+		x = cell(c, y, x, 12, den ? ROLE_DENIAL : ROLE_DIM, s);
+		x = cell(c, y, x, 16, ROLE_NORMAL, d->op ? d->op : "?");
+		snprintf(s, sizeof s, "turn %d", d->turn);
+		int tw = 9, cw = 14;
+		x = cell(c, y, x, u->w - x - tw - cw, ROLE_NORMAL, d->target ? d->target : "");
+		x = cell(c, y, x, tw, ROLE_DIM, d->turn >= 0 ? s : "no call");
+		snprintf(s, sizeof s, "(%s)", d->comm ? d->comm : "?");
+		cell(c, y, x, cw, ROLE_DIM, s);
+		if (u->focus == PANE_DENIALS && k == p->sel)
+			canvas_set_role(c, y, 0, u->w, ROLE_SELECTED);
+	}
+}
+
+/*==== bottom lines ====*/
+
+static void draw_status(struct ui *u, struct canvas *c, int y)
+{
+	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_STATUS);
+	struct cm_run *r = ui_run(u);
+	char s[600];
+	int x = 1;
+	if (r) {
+		size_t idx = u->run < u->m->nruns ? u->run + 1 : u->m->nruns;
+		snprintf(s, sizeof s, "run %zu/%zu%s", idx, u->m->nruns, r->live ? " live" : "");
+		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS_KEY, s);
+		/* Each verdict counted on its own; UNVERIFIED is never folded into PASS. */
+		snprintf(s, sizeof s, "  %zu turns: ", r->nturns);
+		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, s);
+		static const enum cm_v order[] = {CMV_PASS, CMV_WARN, CMV_UNVERIFIED, CMV_FAIL};
+		for (int i = 0; i < 4; i++) {
+			snprintf(s, sizeof s, "%s%zu ", look_v_glyph(order[i]), r->counts[order[i] + 1]);
+			x += canvas_text(c, y, x, u->w - x, look_v_role(order[i]), s);
+		}
+		snprintf(s, sizeof s, "%s%zu not verified", glyph(G_PENDING), r->counts[0]);
+		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, s);
+		if (r->denial_count) {
+			snprintf(s, sizeof s, "  %s%lld denied", glyph(G_DENIAL), (long long)r->denial_count);
+			x += canvas_text(c, y, x, u->w - x, ROLE_DENIAL, s);
+		}
+		if (r->nholds) {
+			snprintf(s, sizeof s, "  %s%zu held", glyph(G_HELD), r->nholds);
+			x += canvas_text(c, y, x, u->w - x, ROLE_GATE_HELD, s);
+		}
+	} else {
+		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, "no run");
+	}
+	if (u->job[0]) {
+		snprintf(s, sizeof s, "  %s %s", glyph(G_VERIFYING), u->job);
+		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS_KEY, s);
+	}
+	char right[64];
+	snprintf(right, sizeof right, "%s%s ", u->follow ? "follow " : "", u->follow_dir ? "[following dir]" : "");
+	canvas_text_right(c, y, x, u->w - x, ROLE_STATUS, right);
+}
+
+static void draw_prompt(struct ui *u, struct canvas *c, int y)
+{
+	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_NORMAL);
+	if (u->prompt) {
+		char p[2] = {(char)u->prompt, 0};
+		int x = canvas_text(c, y, 0, 1, ROLE_PROMPT, p);
+		x += canvas_text(c, y, x, u->w - x - 1, ROLE_PROMPT, u->pbuf);
+		canvas_fill(c, y, x, 1, 1, ' ', ROLE_SELECTED); /* the cursor */
+		return;
+	}
+	if (u->msg[0]) {
+		canvas_text_fit(c, y, 1, u->w - 1,
+				u->msg_level >= 2 ? ROLE_ERROR : u->msg_level == 1 ? ROLE_V_WARN : ROLE_MESSAGE, u->msg, 0);
+		return;
+	}
+	char s[600];
+	if (u->socket_path)
+		snprintf(s, sizeof s, "agents connect with: belay connect %s   (:snippet shows the MCP config)", u->socket_path);
+	else
+		snprintf(s, sizeof s, "browsing recorded runs (no agent can connect to this console)");
+	canvas_text_fit(c, y, 1, u->w - 1, ROLE_DIM, s, 0);
+}
+
+struct hint {
+	const char *line, *label;
+};
+
+static void draw_hints(struct ui *u, struct canvas *c, int y)
+{
+	static const struct hint home[] = {{"help", "help"},     {"prompt.filter", "filter"}, {"open", "open"},
+					   {"verify.turn", "verify"}, {"label true-positive", "TP"},
+					   {"label false-positive", "FP"}, {"approve", "approve"}, {"back", "back"},
+					   {NULL, NULL}};
+	static const struct hint detail[] = {{"tab.next", "tab"},      {"fold", "fold"},
+					     {"verify.turn", "verify"}, {"label true-positive", "TP"},
+					     {"label unverifiable", "unverifiable"}, {"back", "back"},
+					     {"help", "help"},          {NULL, NULL}};
+	static const struct hint doc[] = {{"nav.down", "down"}, {"nav.up", "up"}, {"back", "back"}, {NULL, NULL}};
+	const struct hint *hs = u->view == VIEW_HOME ? home : u->view == VIEW_DETAIL ? detail : doc;
+	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HINT);
+	int x = 1;
+	enum kctx ctx = ui_context(u);
+	for (int i = 0; hs[i].line && x < u->w - 4; i++) {
+		char keys[64];
+		keymap_keys_for(u->km, ctx, hs[i].line, keys, sizeof keys);
+		if (!keys[0])
+			continue; /* unbound here: no hint */
+		keys[strcspn(keys, ",")] = '\0';
+		x += canvas_text(c, y, x, u->w - x, ROLE_HINT_KEY, keys);
+		x += canvas_text(c, y, x, u->w - x, ROLE_HINT, " ");
+		x += canvas_text(c, y, x, u->w - x, ROLE_HINT, hs[i].label);
+		x += canvas_text(c, y, x, u->w - x, ROLE_HINT, "  ");
+	}
+}
+
+static void draw_too_small(struct ui *u, struct canvas *c)
+{
+	canvas_clear(c, ROLE_NORMAL);
+	char s[128];
+	snprintf(s, sizeof s, "belay console needs at least %dx%d", UI_MIN_W, UI_MIN_H);
+	int y = u->h / 2 - 1;
+	canvas_text(c, y < 0 ? 0 : y, 0, u->w, ROLE_ERROR, s);
+	snprintf(s, sizeof s, "this terminal is %dx%d; enlarge it (q quits)", u->w, u->h);
+	canvas_text(c, y + 1 < u->h ? y + 1 : 0, 0, u->w, ROLE_NORMAL, s);
+}
+
+void ui_draw(struct ui *u, struct canvas *c)
+{
+	if (u->w < UI_MIN_W || u->h < UI_MIN_H) {
+		draw_too_small(u, c);
+		return;
+	}
+	canvas_clear(c, ROLE_NORMAL);
+	draw_title(u, c);
+	struct layout L;
+	layout(u, &L);
+	if (u->view == VIEW_HOME) {
+		draw_runs(u, c, &L);
+		draw_turns(u, c, &L);
+		draw_focus_line(u, c, L.focus_y);
+		draw_denials(u, c, &L);
+	} else if (u->view == VIEW_DETAIL) {
+		ui_draw_detail(u, c, 1, L.status_y - 1);
+	} else {
+		ui_draw_doc(u, c, 1, L.status_y - 1, u->view == VIEW_HELP ? " HELP" : " LOG");
+	}
+	draw_status(u, c, L.status_y);
+	draw_prompt(u, c, L.prompt_y);
+	draw_hints(u, c, L.hints_y);
+}

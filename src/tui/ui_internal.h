@@ -1,0 +1,20 @@
+/* ui_internal.h - what ui.c (state) and ui_draw.c (drawing) share. Not for other files. */
+#ifndef BELAY_TUI_UI_INTERNAL_H
+#define BELAY_TUI_UI_INTERNAL_H
+#include "tui/ui.h"
+
+void ui_refilter(struct ui *u, int force);
+struct cm_turn *ui_focused(struct ui *u, const struct cm_hold **hold);
+enum kctx ui_context(const struct ui *u);
+/* Rows of the detail's current tab, its text width, and the list rows of a home pane (from
+ * the current layout). */
+size_t ui_detail_rows(struct ui *u);
+int ui_detail_width(const struct ui *u);
+int ui_pane_rows(const struct ui *u, enum pane p);
+/* The help document (snippet_first: the MCP configuration first) and the log document. */
+void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first);
+void ui_log_doc(struct ui *u, struct tdoc *d);
+/* The MCP configuration snippets for connecting an agent to socket (into d). */
+void ui_snippets(struct tdoc *d, const char *socket_path);
+
+#endif

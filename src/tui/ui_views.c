@@ -1,0 +1,224 @@
+/* ui_views.c - the turn detail view (title, verdict summary, tab bar, the tab's document
+ * with a cursor), and the help and log documents, including the MCP configuration snippets
+ * that connect an agent to this console. See ui.h.
+ *
+ * Must not: call curses, query the store (the detail was loaded when opened). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/paths.h"
+#include "tui/glyphs.h"
+#include "tui/look.h"
+#include "tui/ui_internal.h"
+
+struct dgeom {
+	int head_y, head_rows, tabs_y, body_y, body_rows;
+};
+
+static void geometry(const struct ui *u, int y, int h, struct dgeom *g)
+{
+	int maxhead = u->h >= 36 ? 9 : 6;
+	int n = (int)tdoc_rows(&u->det.head, u->w, 1);
+	g->head_y = y + 1;
+	g->head_rows = n < 1 ? 1 : n > maxhead ? maxhead : n;
+	g->tabs_y = g->head_y + g->head_rows;
+	g->body_y = g->tabs_y + 1;
+	g->body_rows = y + h - g->body_y;
+	if (g->body_rows < 1)
+		g->body_rows = 1;
+}
+
+int ui_detail_width(const struct ui *u)
+{
+	return u->w - 1;
+}
+
+size_t ui_detail_rows(struct ui *u)
+{
+	if (!u->det_loaded)
+		return 0;
+	return tdoc_rows(&u->det.tab[u->tab], ui_detail_width(u), 1);
+}
+
+void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h)
+{
+	struct cm_run *r = ui_run(u);
+	struct dgeom g;
+	geometry(u, y, h, &g);
+	char s[600];
+	const struct cm_turn *t = r && u->det.turn >= 0 && (size_t)u->det.turn < r->nturns ? &r->turns[u->det.turn] : NULL;
+	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HEADER);
+	if (t) {
+		char lat[32] = "";
+		if (t->latency_us >= 0)
+			snprintf(lat, sizeof lat, ", %.3f ms", (double)t->latency_us / 1000.0);
+		snprintf(s, sizeof s, " TURN %d  %s%s  gate %s%s%s%s  pre-state %s%s%s", t->turn, t->tool ? t->tool : "?",
+			 lat, t->decision[0] ? t->decision : "off", t->outcome[0] ? " (" : "", t->outcome,
+			 t->outcome[0] ? ")" : "", t->prestate, t->handle_cause ? " " : "",
+			 t->handle_cause ? t->handle_cause : "");
+	} else {
+		snprintf(s, sizeof s, " HELD CALL  run %s", r ? r->id : "?");
+	}
+	canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
+	tdoc_draw(&u->det.head, c, g.head_y, 0, g.head_rows, u->w, 0, 1, -1);
+	/* tabs */
+	int x = 1;
+	canvas_fill(c, g.tabs_y, 0, 1, u->w, ' ', ROLE_TAB);
+	for (int i = 0; i < TAB_COUNT; i++) {
+		snprintf(s, sizeof s, " %d %s ", i + 1, dtab_title((enum dtab)i));
+		x += canvas_text(c, g.tabs_y, x, u->w - x, i == (int)u->tab ? ROLE_TAB_ACTIVE : ROLE_TAB, s);
+		x += canvas_text(c, g.tabs_y, x, u->w - x, ROLE_TAB, glyph(G_VLINE));
+	}
+	/* body, keeping the cursor visible */
+	const struct tdoc *d = &u->det.tab[u->tab];
+	int w = ui_detail_width(u);
+	size_t rows = tdoc_rows(d, w, 1);
+	long *cur = &u->det_cur[u->tab];
+	size_t *top = &u->det_top[u->tab];
+	if (*cur >= (long)rows)
+		*cur = rows ? (long)rows - 1 : 0;
+	if ((size_t)*cur < *top)
+		*top = (size_t)*cur;
+	if ((size_t)*cur >= *top + (size_t)g.body_rows)
+		*top = (size_t)*cur - (size_t)g.body_rows + 1;
+	tdoc_draw(d, c, g.body_y, 0, g.body_rows, w, *top, 1, *cur);
+	if (rows > (size_t)g.body_rows) { /* a scroll indicator in the last column */
+		size_t pos = rows > 1 ? (size_t)*cur * (size_t)(g.body_rows - 1) / (rows - 1) : 0;
+		canvas_vline(c, g.body_y, u->w - 1, g.body_rows, ROLE_BORDER);
+		canvas_text(c, g.body_y + (int)pos, u->w - 1, 1, ROLE_TITLE, glyph(G_MARK));
+	}
+}
+
+void ui_draw_doc(struct ui *u, struct canvas *c, int y, int h, const char *title)
+{
+	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HEADER);
+	canvas_text(c, y, 0, u->w, ROLE_TITLE, title);
+	tdoc_draw(&u->doc, c, y + 1, 1, h - 1, u->w - 2, u->doc_top, 1, -1);
+}
+
+/*==== help ====*/
+
+struct help_ctx {
+	struct tdoc *d;
+};
+
+static void help_line(void *arg, const char *keys, const char *line, const char *help)
+{
+	struct help_ctx *h = arg;
+	tdoc_nl(h->d);
+	tdoc_addf(h->d, ROLE_HINT_KEY, "  %-22s", keys);
+	tdoc_addf(h->d, ROLE_NORMAL, " %-26s", line);
+	tdoc_addf(h->d, ROLE_DIM, " %s", help);
+}
+
+void ui_snippets(struct tdoc *d, const char *socket_path)
+{
+	const char *exe = paths_self_exe();
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_TITLE, "CONNECT AN AGENT");
+	if (!socket_path) {
+		tdoc_nl(d);
+		tdoc_add(d, ROLE_DIM, "  this console is only browsing: start `belay console` to let agents connect");
+		return;
+	}
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_DIM, "  Each connection is one run: recorded, contained and shown here.");
+	tdoc_nl(d);
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_HEADER, "  Claude Code (a shell):");
+	tdoc_nl(d);
+	tdoc_addf(d, ROLE_NORMAL, "    claude mcp add belay -- %s connect %s", exe, socket_path);
+	tdoc_nl(d);
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_HEADER, "  Cursor (~/.cursor/mcp.json), Claude Code (.mcp.json), and most clients:");
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_NORMAL, "    {\"mcpServers\": {\"belay\": {");
+	tdoc_nl(d);
+	tdoc_addf(d, ROLE_NORMAL, "      \"command\": \"%s\",", exe);
+	tdoc_nl(d);
+	tdoc_addf(d, ROLE_NORMAL, "      \"args\": [\"connect\", \"%s\"]}}}", socket_path);
+	tdoc_nl(d);
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_HEADER, "  Generic (any MCP client that launches a stdio server):");
+	tdoc_nl(d);
+	tdoc_addf(d, ROLE_NORMAL, "    command: %s", exe);
+	tdoc_nl(d);
+	tdoc_addf(d, ROLE_NORMAL, "    args:    connect %s [-- SERVER_CMD ARGS...]", socket_path);
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_DIM, "    (with -- SERVER_CMD the connection runs that server instead of the console's)");
+}
+
+void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)
+{
+	if (snippet_first) {
+		ui_snippets(d, u->socket_path);
+		tdoc_nl(d);
+	}
+	enum kctx ctx = u->depth ? (u->stack[u->depth - 1] == VIEW_DETAIL ? KCTX_DETAIL : KCTX_TURNS) : KCTX_TURNS;
+	tdoc_nl(d);
+	tdoc_addf(d, ROLE_TITLE, "KEYS (%s view; rebind in ~/.config/belay/keys, see `belay keys`)", kctx_name(ctx));
+	struct help_ctx h = {d};
+	keymap_each_help(u->km, ctx, help_line, &h);
+	tdoc_nl(d);
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_TITLE, "COMMANDS (type : then the command)");
+	for (int i = 0; i < C_COUNT; i++) {
+		tdoc_nl(d);
+		tdoc_addf(d, ROLE_NORMAL, "  %-16s", command_name((enum command)i));
+		tdoc_addf(d, ROLE_DIM, " %-44s", command_args((enum command)i));
+		tdoc_addf(d, ROLE_DIM, " %s", command_help((enum command)i));
+	}
+	tdoc_nl(d);
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_TITLE, "FILTER (type / then terms; all must match; ! negates)");
+	static const char *filt[] = {
+		"  a word           matches the tool, arguments, error, verdict and cause",
+		"  tool:NAME        verdict:pass|warn|fail|unverified|not_covered|none",
+		"  status:pending|answered|error|cancelled|held|refused",
+		"  gate:allow|flagged|ask|deny   label:true-positive|false-positive|unverifiable|pending|none",
+		"  has:denials|error|label       example: verdict:unverified !tool:now",
+		NULL};
+	for (int i = 0; filt[i]; i++) {
+		tdoc_nl(d);
+		tdoc_add(d, ROLE_NORMAL, filt[i]);
+	}
+	tdoc_nl(d);
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_TITLE, "VERDICTS");
+	static const enum cm_v vs[] = {CMV_PASS, CMV_WARN, CMV_UNVERIFIED, CMV_FAIL, CMV_NOT_COVERED, CMV_NONE};
+	static const char *what[] = {"the replay and every invariant agree with what was recorded",
+				     "checked, with a caveat the cause names",
+				     "could not be checked; the cause says why (never counted as PASS)",
+				     "the replay or an invariant contradicts the record",
+				     "a check that did not apply to this turn (shown, not counted as a pass)",
+				     "not verified yet"};
+	for (int i = 0; i < 6; i++) {
+		tdoc_nl(d);
+		tdoc_addf(d, look_v_role(vs[i]), "  %s %-12s", look_v_glyph(vs[i]), vs[i] == CMV_NONE ? "(none)" : look_v_word(vs[i]));
+		tdoc_addf(d, ROLE_NORMAL, " %s", what[i]);
+	}
+	if (!snippet_first) {
+		tdoc_nl(d);
+		ui_snippets(d, u->socket_path);
+	}
+	if (u->server_log) {
+		tdoc_nl(d);
+		tdoc_nl(d);
+		tdoc_addf(d, ROLE_DIM, "servers' stderr goes to %s", u->server_log);
+	}
+}
+
+void ui_log_doc(struct ui *u, struct tdoc *d)
+{
+	if (!u->nlog) {
+		tdoc_nl(d);
+		tdoc_add(d, ROLE_DIM, "nothing yet");
+	}
+	for (size_t i = 0; i < u->nlog; i++) {
+		tdoc_nl(d);
+		tdoc_addf(d, ROLE_DIM, "%s ", u->log[i].when);
+		tdoc_add(d, u->log[i].level >= 2 ? ROLE_ERROR : u->log[i].level == 1 ? ROLE_V_WARN : ROLE_NORMAL,
+			 u->log[i].text);
+	}
+}
