@@ -173,7 +173,7 @@ static void columns(int w, struct tcols *k)
 	k->pre = 7;
 	k->a1 = 6;
 	k->a2 = 6;
-	k->verdict = 13;
+	k->verdict = 14;
 	k->cause = w >= 120 ? 26 : 0;
 	k->den = 4;
 	int used = 2 + k->num + k->time + k->tool + k->lat + k->gate + k->pre + k->a1 + k->a2 + k->verdict + k->cause +

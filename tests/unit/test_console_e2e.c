@@ -1,0 +1,173 @@
+/* test_console_e2e.c - the real belay binary in a terminal (tmux): `belay console` over
+ * server-filesystem with the SDK client connected through `belay connect`; the turns
+ * appear, one is opened and its diff read, it is labelled, the console quits, and the store
+ * holds the label. The UNVERIFIED turn is shown with its cause and never looks like PASS.
+ * And `belay demo` reaches its A2 PASS + A1 FAIL screen. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "corpus/corpus.h"
+#include "ts_tmux.h"
+#include "tsupport.h"
+
+static char *dir, *peers;
+
+static void setup(void)
+{
+	peers = ts_peers();
+	cr_assert_not_null(peers, "npm test peers missing: run scripts/setup.sh");
+	dir = ts_tmpdir("console");
+	cr_assert_eq(ts_sh("command -v tmux >/dev/null"), 0, "tmux is needed (scripts/setup.sh installs it)");
+}
+
+static void teardown(void)
+{
+	ts_rmtree(dir);
+	free(dir);
+	free(peers);
+}
+
+TestSuite(console, .init = setup, .fini = teardown, .timeout = 300);
+
+static char *wait_for(struct ts_tmux *t, const char *const *needles, int timeout)
+{
+	char *last = NULL;
+	char *scr = ts_tmux_wait(t, needles, timeout, &last);
+	if (!scr) {
+		char *msg = xasprintf("timed out waiting for \"%s\"; the screen:\n%s", needles[0], last ? last : "");
+		free(last);
+		cr_assert_fail("%s", msg);
+	}
+	return scr;
+}
+
+/* The line of the screen that contains s (new string), or NULL. */
+static char *line_with(const char *scr, const char *s)
+{
+	const char *p = strstr(scr, s);
+	if (!p)
+		return NULL;
+	const char *b = p, *e = p;
+	while (b > scr && b[-1] != '\n')
+		b--;
+	while (*e && *e != '\n')
+		e++;
+	return xstrndup(b, (size_t)(e - b));
+}
+
+/* The SGR sequence in effect where `word` first appears on a coloured capture (new). */
+static char *sgr_before(const char *scr, const char *word)
+{
+	const char *p = strstr(scr, word);
+	if (!p)
+		return NULL;
+	const char *q = p;
+	while (q > scr && !(q[0] == '\033' && q[1] == '['))
+		q--;
+	const char *end = strchr(q, 'm');
+	return end && end < p ? xstrndup(q, (size_t)(end - q + 1)) : xstrdup("");
+}
+
+Test(console, live_run_through_connect_label_and_quit)
+{
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *sock = fs_join(dir, "c.sock");
+	char *fs_server = xasprintf("%s/@modelcontextprotocol/server-filesystem/dist/index.js", peers);
+	fs_mkdir_p(ws, 0755, NULL);
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --state %s "
+			      "--socket %s --scope %s -- node %s %s 2>%s/console.err",
+			      dir, dir, BELAY_BIN, st, sock, ws, fs_server, ws, dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", "belay connect", NULL};
+	free(wait_for(&t, up, 30));
+	struct stat sb;
+	cr_assert_eq(stat(sock, &sb), 0, "the console listens at %s", sock);
+	cr_assert_eq(sb.st_mode & 0777, 0600, "the socket is 0600");
+
+	/* The agent: the SDK client, through belay connect. */
+	char *client = xasprintf("%s/../console-client.mjs", peers);
+	const char *argv[] = {"node", client, ws, "--", BELAY_BIN, "connect", sock, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, NULL, NULL, NULL, 0, 120, &o), 0);
+	cr_assert_eq(o.status, 0, "client failed: %s", o.err);
+	cr_assert(strstr(o.out, "line 2") || strstr(o.out, "hello"), "%s", o.out);
+	const char *turns[] = {"TURNS (4)", "get_file_info", "edit_file", NULL};
+	free(wait_for(&t, turns, 30));
+
+	/* Verify the whole run; get_file_info's timestamps cannot reproduce. */
+	sleep(2);
+	ts_tmux_keys(&t, "W");
+	const char *judged[] = {"UNVERIFIED", "RESULT_NONDETERMINISTIC_CLOCK", "✓3 !0 ?1 ✗0", NULL};
+	char *scr = wait_for(&t, judged, 180);
+	char *row = line_with(scr, "get_file_info");
+	cr_assert_not_null(row);
+	cr_assert(strstr(row, "UNVERIFIED") && !strstr(row, "PASS"), "the clock turn shows UNVERIFIED, never PASS: %s", row);
+	free(row);
+	free(scr);
+	/* Colours: UNVERIFIED is not drawn in PASS's colours. */
+	char *col = ts_tmux_capture(&t, 1);
+	char *u = sgr_before(col, "UNVERIFIED"), *p = sgr_before(col, "✓ PASS");
+	cr_assert(u && p, "coloured capture has both verdicts");
+	cr_assert_str_neq(u, p, "UNVERIFIED and PASS must not share a look (%s)", u);
+	free(u);
+	free(p);
+	free(col);
+
+	/* Open the edit (turn 2) on its diff. */
+	ts_tmux_keys(&t, "g j j Enter 3");
+	const char *diff[] = {"TURN 2", "edit_file", "-line two", "+line 2", NULL};
+	free(wait_for(&t, diff, 20));
+	/* Label it: banking replays it, then the label is stored. */
+	ts_tmux_keys(&t, "t");
+	const char *labelled[] = {"labelled true-positive", NULL};
+	free(wait_for(&t, labelled, 180));
+	ts_tmux_keys(&t, "q q");
+	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
+		usleep(100 * 1000);
+	cr_assert(!ts_tmux_alive(&t), "the console quits with q (the run had ended)");
+	ts_tmux_kill(&t);
+
+	/* The store holds the label. */
+	struct corpus *c = NULL;
+	struct err e = {0};
+	cr_assert_eq(corpus_open(st, &c, &e), 0, "%s", e.msg);
+	cJSON *list = NULL;
+	cr_assert_eq(corpus_list(c, &list, &e), 0, "%s", e.msg);
+	cr_assert_eq(cJSON_GetArraySize(list), 1);
+	const cJSON *k = cJSON_GetArrayItem(list, 0);
+	cr_assert_eq((int)cJSON_GetObjectItem(k, "turn")->valuedouble, 2);
+	cr_assert_str_eq(jx_str(k, "label"), "true-positive");
+	cJSON_Delete(list);
+	corpus_close(c);
+	ts_out_free(&o);
+	free(client);
+	free(cmd);
+	free(fs_server);
+	free(ws);
+	free(st);
+	free(sock);
+}
+
+Test(console, demo_reaches_a2_pass_a1_fail)
+{
+	char *d = fs_join(dir, "demo");
+	char *cmd = xasprintf("env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s demo --dir %s 2>%s/demo.err",
+			      dir, BELAY_BIN, d, dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, dir, 100, 30, cmd), 0);
+	const char *story[] = {"TURN 2", "write_file", "A1 ✗ FAIL", "A2 ✓ PASS", "+    assert True", NULL};
+	free(wait_for(&t, story, 180));
+	ts_tmux_keys(&t, "q q");
+	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
+		usleep(100 * 1000);
+	cr_assert(!ts_tmux_alive(&t), "the demo quits");
+	ts_tmux_kill(&t);
+	free(cmd);
+	free(d);
+}
