@@ -441,6 +441,7 @@ static void finish(struct session *s)
 	}
 	drain_inbox(s);
 	s->finished = 1;
+	cJSON *final = s->tw ? session_gate_final_state(s) : NULL;
 	session_gate_finish(s);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "phase", "exit");
@@ -456,6 +457,11 @@ static void finish(struct session *s)
 	cJSON_AddNumberToObject(f, "stderr_bytes", (double)s->stderr_bytes);
 	cJSON_AddNumberToObject(f, "duration_ms", (double)(time_mono_ns() - s->start_ns) / 1e6);
 	session_record(s, "server", f);
+	if (final) {
+		cJSON *fs = cJSON_CreateObject();
+		cJSON_AddItemToObject(fs, "state_handle", final);
+		session_record(s, "final_state", fs);
+	}
 	if (s->tw) {
 		struct err e = {0};
 		if (trace_writer_close(s->tw, &e) != 0)

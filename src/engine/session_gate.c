@@ -756,6 +756,23 @@ void session_gate_started(struct session *s)
 	}
 }
 
+cJSON *session_gate_final_state(struct session *s)
+{
+	if (!s->gate || !s->gate->capture)
+		return NULL;
+	struct gate_state *g = gs(s);
+	if (g->working || g->warming) {
+		/* The store's snapshotter is busy on a worker thread: do not race it. */
+		cJSON *h = cJSON_CreateObject();
+		cJSON_AddStringToObject(h, "status", "unrestorable");
+		cJSON_AddStringToObject(h, "cause", "UNRESTORABLE_SNAPSHOT_FAILED");
+		cJSON_AddStringToObject(h, "detail", "a capture was still running when the server exited");
+		cJSON_AddStringToObject(h, "source", "turn-gate");
+		return h;
+	}
+	return s->gate->capture(s->gate->capture_ctx);
+}
+
 void session_gate_finish(struct session *s)
 {
 	if (!s->gate_state)

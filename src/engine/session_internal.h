@@ -86,6 +86,9 @@ void session_gate_c2s_eof(struct session *s);
 void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int truncated);
 int session_gate_blocks_reading(struct session *s);
 void session_gate_finish(struct session *s);
+/* The workspace as the run left it (the last observed state, for recover's drift check),
+ * captured on the loop thread once the server has exited; NULL without a capturing gate. */
+cJSON *session_gate_final_state(struct session *s);
 void session_gate_free(struct session *s);
 
 #endif
