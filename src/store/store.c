@@ -21,7 +21,8 @@ static const struct migration {
 	int version;
 	const char *embedded; /* name in the embedded table */
 } migrations[] = {
-	{1, "store/schema.sql"}, /* snapshots: packs, objects, lineages, snapshots, entries, refs */
+	{1, "store/schema.sql"},   /* snapshots: packs, objects, lineages, snapshots, entries, refs */
+	{2, "store/schema_2.sql"}, /* entries by born / died / link_group: deltas between snapshots */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 
