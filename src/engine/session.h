@@ -55,6 +55,11 @@ struct session_opts {
 	struct turn_gate *gate;             /* NULL: no pre-state capture (taken; freed at end) */
 	const char *launcher;     /* path of the belay binary used as the sandbox launcher */
 	const char *state_dir;    /* recorded so verify finds the pre-states (may be NULL) */
+	/* Verification replays only (off for proxying): */
+	int report_writes;        /* the supervisor records "write_intent"s (sandbox_supervisor.h) */
+	int reap_contained;       /* at the end, SIGKILL contained processes that outlive the server
+				   * and record {"survivors_killed":N,"contained_gone":bool} as a
+				   * "sandbox_end" record */
 };
 
 /* Validates, creates the trace, spawns the server and starts forwarding. cin/cout are the
