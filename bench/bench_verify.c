@@ -2,10 +2,11 @@
  * a 400-file and a 10,000-file workspace, verified with -j 1 and -j 2, split into belay's own
  * work (restore into scratch, diff, orchestration) and the replay session (sandboxed spawn,
  * server start-up and the call).
- *   bench_verify [--turns 200] [--sizes 400,10000] [--belay PATH] */
+ *   bench_verify [--turns 200] [--sizes 400,10000] [--belay PATH] [--jobs N] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,16 @@ static double now_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* CPU time (user + system) of this process and its reaped children, in ms. */
+static double cpu_ms(void)
+{
+	struct rusage a, b;
+	getrusage(RUSAGE_SELF, &a);
+	getrusage(RUSAGE_CHILDREN, &b);
+	return (double)(a.ru_utime.tv_sec + a.ru_stime.tv_sec + b.ru_utime.tv_sec + b.ru_stime.tv_sec) * 1e3 +
+	       (double)(a.ru_utime.tv_usec + a.ru_stime.tv_usec + b.ru_utime.tv_usec + b.ru_stime.tv_usec) / 1e3;
 }
 
 static int cmp(const void *a, const void *b)
@@ -42,7 +53,7 @@ static void make_tree(const char *ws, int files)
 
 int main(int argc, char **argv)
 {
-	int turns = 200;
+	int turns = 200, jmin = 1, jmax = 2;
 	const char *belay = "build/belay", *sizes = "400,10000";
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--turns") && i + 1 < argc)
@@ -51,6 +62,8 @@ int main(int argc, char **argv)
 			sizes = argv[++i];
 		else if (!strcmp(argv[i], "--belay") && i + 1 < argc)
 			belay = argv[++i];
+		else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) /* only -j N (for profiling) */
+			jmin = jmax = atoi(argv[++i]);
 	}
 	char *rbelay = realpath(belay, NULL);
 	char demo[4096];
@@ -100,17 +113,18 @@ int main(int argc, char **argv)
 		printf("\nworkspace %d files: recorded %d turns in %.0f ms (%.2f ms per turn, incl. pre-state capture)\n", files,
 		       turns, rec_ms, rec_ms / turns);
 		double wall[3] = {0};
-		for (int j = 1; j <= 2; j++) {
+		for (int j = jmin; j <= jmax; j++) {
 			struct policy pol = {0};
 			struct verify_opts vo = {.state_dir = st, .policy = &pol, .replays = 3, .jobs = j, .timeout_ms = 20000,
 						 .turn = -1, .launcher = rbelay};
 			struct verify_report r;
-			double a = now_ms();
+			double a = now_ms(), ca = cpu_ms();
 			if (verify_trace(trace, &vo, &r, &e)) {
 				fprintf(stderr, "bench_verify: %s\n", e.msg);
 				return 1;
 			}
 			wall[j] = now_ms() - a;
+			double cpu = cpu_ms() - ca;
 			double *restore = calloc(r.n, sizeof(double)), *session = calloc(r.n, sizeof(double)),
 			       *own = calloc(r.n, sizeof(double)), *total = calloc(r.n, sizeof(double));
 			size_t pass = 0;
@@ -129,13 +143,16 @@ int main(int argc, char **argv)
 			       "replay session %.1f ms; %zu/%zu PASS\n",
 			       j, wall[j], wall[j] / (double)r.n, total[r.n / 2], own[r.n / 2], restore[r.n / 2], session[r.n / 2],
 			       pass, r.n);
+			printf("        cpu %.1f ms/turn (all processes); scratch: %lu full restore(s), %lu undo+delta\n",
+			       cpu / (double)r.n, r.full_restores, r.partial_restores);
 			free(restore);
 			free(session);
 			free(own);
 			free(total);
 			verify_report_free(&r);
 		}
-		printf("  -j 2 / -j 1 wall time: %.2fx\n", wall[2] / wall[1]);
+		if (jmin == 1 && jmax == 2)
+			printf("  -j 2 / -j 1 wall time: %.2fx\n", wall[2] / wall[1]);
 		fs_remove_tree(dir);
 		cJSON_Delete(steps);
 		cJSON_free(stext);

@@ -35,6 +35,9 @@ static const char verify_usage[] =
 	"  -j N                   verify N turns at once (default 1)\n"
 	"  --timeout SECONDS      per awaited reply in a replay (default 10)\n"
 	"  --state DIR            where the pre-states are (default: the one the trace names)\n"
+	"  --full-diff            compute every replay's effect by a full diff of the scratch\n"
+	"                         workspace instead of from its dirty set (slower; the dirty\n"
+	"                         set falls back to it by itself when it cannot be trusted)\n"
 	"  --json                 one JSON object per turn, then a summary line\n"
 	"  --no-store             do not save the verdicts in the state directory's store\n"
 	"  -- SERVER...           replay against this server instead of the recorded one\n";
@@ -207,11 +210,12 @@ int cmd_verify(int argc, char **argv)
 		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
 		{"timeout", required_argument, NULL, 'T'}, {"state", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'J'},          {"help", no_argument, NULL, 'h'},
-		{"no-store", no_argument, NULL, 'N'},      {NULL, 0, NULL, 0},
+		{"no-store", no_argument, NULL, 'N'},      {"full-diff", no_argument, NULL, 'F'},
+		{NULL, 0, NULL, 0},
 	};
 	struct policy pol = {0};
 	struct err e = {0};
-	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, rc;
+	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, rc;
 	double timeout = 10;
 	const char *state = NULL;
 	struct cli_state cs = {.replay_only = replay_only};
@@ -241,6 +245,7 @@ int cmd_verify(int argc, char **argv)
 		case 's': state = optarg; break;
 		case 'J': cs.json = 1; break;
 		case 'N': no_store = 1; break;
+		case 'F': full_diff = 1; break;
 		case 'h': fputs(verify_usage, stdout); return 0;
 		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
 		}
@@ -276,6 +281,7 @@ int cmd_verify(int argc, char **argv)
 		.turn = turn,
 		.launcher = paths_self_exe(),
 		.coverage_only = replay_only,
+		.full_diff = full_diff,
 		.progress = progress,
 		.ctx = &cs,
 	};

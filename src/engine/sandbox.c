@@ -128,6 +128,21 @@ void sandbox_spec_done(struct sandbox_spec *sp)
 	memset(sp, 0, sizeof *sp);
 }
 
+/* The belay-launch executable next to `launcher` (the belay binary) when there is one: the
+ * same launcher code without belay's libraries to load. Else belay itself. New string. */
+static char *launcher_exe(const char *launcher)
+{
+	const char *slash = strrchr(launcher, '/');
+	if (slash) {
+		char *cand = xasprintf("%.*s/belay-launch", (int)(slash - launcher), launcher);
+		struct stat sb;
+		if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+	}
+	return xstrdup(launcher);
+}
+
 int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
 			  char *const *argv, struct session_spawn *sp, struct err *e)
 {
@@ -153,7 +168,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 		sp->args[i] = xstrdup(fixed[i]);
 	for (size_t i = 0; i < n; i++)
 		sp->args[nf + i] = xstrdup(argv[i]);
-	sp->file = xstrdup(launcher);
+	sp->file = launcher_exe(launcher);
 	sp->extra_fd = sv[1];
 	sp->priv = p;
 	return 0;

@@ -58,6 +58,7 @@ static __attribute__((format(printf, 3, 4))) int refuse(struct launch *l, const 
 		int n = snprintf(line, sizeof line, "fail %s\t%s", layer, msg);
 		(void)!write(l->status_fd, line, (size_t)n);
 	}
+	buf_free(&l->layers); /* a refusal ends the launcher */
 	return 2;
 }
 
@@ -277,6 +278,7 @@ int sandbox_launch_main(int argc, char **argv)
 		return refuse(&l, "supervisor", "the supervisor did not take the listener");
 	close(l.status_fd);
 	close(notify_fd);
+	buf_free(&l.layers);
 	setenv("TMPDIR", l.tmp, 1);
 	setenv("TMP", l.tmp, 1);
 	setenv("TEMP", l.tmp, 1);

@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <seccomp.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <dirent.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
@@ -40,6 +42,9 @@ struct sandbox_supervisor {
 	int listener;
 	char userns[64]; /* the sandbox's user namespace, for membership checks */
 	int started;
+	_Atomic int ready;      /* listener and userns are set (release by the thread) */
+	unsigned long nintents; /* write_intent records posted (supervisor thread only) */
+	int overflowed;
 };
 
 /*==== reading the caller's memory ====*/
@@ -132,7 +137,26 @@ struct call {
 	struct sandbox_supervisor *s;
 	const struct seccomp_notif *req;
 	int err; /* errno to refuse with */
+	/* write intents let through (report_writes): resolved paths inside the scope */
+	char wpath[2][PATH_MAX];
+	const char *wkey[2];
+	int nw;
+	int unresolved; /* a path argument could not be read or resolved */
 };
+
+/* Notes an allowed write-intent path for the write_intent record (inside the scope only). */
+static void note_write(struct call *c, const char *key, const char *res)
+{
+	if (!c->s->o.report_writes || c->nw == 2)
+		return;
+	const char *scope = c->s->scope;
+	size_t n = strlen(scope);
+	if (!(n == 1 && scope[0] == '/') && !(strncmp(res, scope, n) == 0 && (res[n] == '\0' || res[n] == '/')))
+		return;
+	snprintf(c->wpath[c->nw], PATH_MAX, "%s", res);
+	c->wkey[c->nw] = key;
+	c->nw++;
+}
 
 /* What a call needs of its path before the kernel would even check permission: a call that
  * will fail anyway (EEXIST, ENOENT, ENOTDIR) is left to the kernel, so the sandbox never
@@ -180,13 +204,18 @@ static enum answer check_path_need(struct call *c, const char *op, int dirfd, ui
 		if (!empty_is_fd)
 			return A_CONTINUE; /* the kernel answers EFAULT */
 	} else if (read_str(c->req->pid, addr, raw, sizeof raw) != 0) {
+		c->unresolved = 1;
 		return A_CONTINUE; /* unreadable: the kernel decides (and faults) */
 	}
 	enum sb_resolved k = sandbox_resolve(c->req->pid, dirfd, raw, follow, empty_is_fd, res, sizeof res);
+	if (k == SB_UNKNOWN)
+		c->unresolved = 1;
 	if (k != SB_PATH)
+		return A_CONTINUE; /* SB_SPECIAL: a pipe, socket or anonymous inode, never a tree entry */
+	if (sandbox_write_verdict(res, c->s->roots) != SB_DENY) {
+		note_write(c, key, res);
 		return A_CONTINUE;
-	if (sandbox_write_verdict(res, c->s->roots) != SB_DENY)
-		return A_CONTINUE;
+	}
 	if (!path_state_ok(res, need))
 		return A_CONTINUE; /* the kernel answers EEXIST / ENOENT itself */
 	if (!*rec)
@@ -282,10 +311,16 @@ static enum answer check_addr(struct call *c, const char *op, uint64_t addr, uin
 	if (!strcmp(family, "unix")) {
 		/* A pathname socket: binding creates a file; connecting reaches whoever listens. */
 		char res[PATH_MAX];
-		if (sandbox_resolve(c->req->pid, AT_FDCWD, text, !is_bind, 0, res, sizeof res) != SB_PATH)
+		enum sb_resolved k = sandbox_resolve(c->req->pid, AT_FDCWD, text, !is_bind, 0, res, sizeof res);
+		if (k != SB_PATH) {
+			c->unresolved |= is_bind && k == SB_UNKNOWN;
 			return A_CONTINUE;
-		if (sandbox_write_verdict(res, c->s->roots) != SB_DENY)
+		}
+		if (sandbox_write_verdict(res, c->s->roots) != SB_DENY) {
+			if (is_bind)
+				note_write(c, "path", res); /* binding creates the socket file */
 			return A_CONTINUE;
+		}
 		if (!is_bind && !c->s->o.deny_network) {
 			cJSON *f = record_base(c->s, c->req, op);
 			cJSON_AddStringToObject(f, "family", family);
@@ -467,6 +502,33 @@ static enum answer decide(struct call *c, cJSON **rec)
 #undef NAME
 }
 
+/* Posts what a call let through may write (before the kernel runs it, so a replay has every
+ * record of a call by the time the call returns). */
+static void post_write_intent(struct sandbox_supervisor *s, const struct call *c)
+{
+	const char *op = sandbox_syscall_name(c->req->data.nr);
+	int is_link = !strcmp(op, "link") || !strcmp(op, "linkat");
+	if (!c->nw && !c->unresolved && !is_link)
+		return;
+	if (s->overflowed)
+		return;
+	if (++s->nintents > SANDBOX_MAX_WRITE_INTENTS) {
+		s->overflowed = 1;
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddBoolToObject(f, "overflow", 1);
+		s->o.post(s->o.ctx, "write_intent", f);
+		return;
+	}
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "op", op);
+	cJSON_AddNumberToObject(f, "pid", c->req->pid);
+	for (int i = 0; i < c->nw; i++)
+		cJSON_AddItemToObject(f, c->wkey[i], jx_bytes(c->wpath[i], strlen(c->wpath[i])));
+	if (c->unresolved)
+		cJSON_AddBoolToObject(f, "unresolved", 1);
+	s->o.post(s->o.ctx, "write_intent", f);
+}
+
 static void handle(struct sandbox_supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
 	struct call c = {.s = s, .req = req, .err = EACCES};
@@ -484,6 +546,8 @@ static void handle(struct sandbox_supervisor *s, struct seccomp_notif *req, stru
 		post_denial(s, rec, c.err);
 	} else {
 		cJSON_Delete(rec);
+		if (s->o.report_writes)
+			post_write_intent(s, &c);
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
 	}
 	seccomp_notify_respond(s->listener, resp); /* ENOENT: the caller died meanwhile */
@@ -554,6 +618,7 @@ static int handshake(struct sandbox_supervisor *s)
 	s->userns[ln > 0 ? ln : 0] = '\0';
 	if (layers)
 		cJSON_AddStringToObject(layers, "userns", s->userns);
+	atomic_store(&s->ready, 1);
 	post_status(s, 1, NULL, NULL, layers);
 	if (write(s->o.sock, "go", 2) != 2)
 		return -1;
@@ -622,6 +687,62 @@ int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct san
 	s->started = 1;
 	*out = s;
 	return 0;
+}
+
+/* 1 when no task uses the filter any more (the listener reports POLLHUP). */
+static int filter_unused(int listener, int timeout_ms)
+{
+	struct pollfd p = {listener, 0, 0};
+	int r;
+	do
+		r = poll(&p, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	return r > 0 && (p.revents & POLLHUP);
+}
+
+/* SIGKILLs every process whose user namespace is the sandbox's; returns how many. */
+static int kill_contained(const char *userns)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 1)
+			continue;
+		char link[64], ns[64];
+		snprintf(link, sizeof link, "/proc/%ld/ns/user", pid);
+		ssize_t len = readlink(link, ns, sizeof ns - 1);
+		if (len <= 0)
+			continue;
+		ns[len] = '\0';
+		if (!strcmp(ns, userns) && kill((pid_t)pid, SIGKILL) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int sandbox_supervisor_reap(struct sandbox_supervisor *s, unsigned wait_ms, int *killed)
+{
+	*killed = 0;
+	/* Without a completed handshake the server was never told to start: the launcher (our
+	 * child, already reaped) was the only contained process. */
+	if (!s || !atomic_load(&s->ready) || s->listener < 0 || !s->userns[0])
+		return 1;
+	if (filter_unused(s->listener, 0))
+		return 1;
+	uint64_t deadline = time_mono_ns() + (uint64_t)wait_ms * 1000000ull;
+	for (;;) {
+		*killed += kill_contained(s->userns);
+		if (filter_unused(s->listener, 20))
+			return 1;
+		if (time_mono_ns() >= deadline)
+			return 0;
+	}
 }
 
 void sandbox_supervisor_stop(struct sandbox_supervisor *s)

@@ -435,11 +435,21 @@ static void finish(struct session *s)
 {
 	uv_timer_stop(&s->kill_timer);
 	uv_timer_stop(&s->drain_timer);
+	cJSON *end = NULL;
 	if (s->sup) {
+		if (s->o.reap_contained) {
+			int killed = 0;
+			int gone = sandbox_supervisor_reap(s->sup, 2000, &killed);
+			end = cJSON_CreateObject();
+			cJSON_AddNumberToObject(end, "survivors_killed", killed);
+			cJSON_AddBoolToObject(end, "contained_gone", gone);
+		}
 		sandbox_supervisor_stop(s->sup);
 		s->sup = NULL;
 	}
 	drain_inbox(s);
+	if (end)
+		session_record(s, "sandbox_end", end);
 	s->finished = 1;
 	cJSON *final = s->tw ? session_gate_final_state(s) : NULL;
 	session_gate_finish(s);
@@ -647,6 +657,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			.tmp = sandbox_spawn_tmp(sp.priv),
 			.deny_network = sandbox_spawn_denies_network(sp.priv),
 			.turn_seq = &s->turn_seq,
+			.report_writes = o->report_writes,
 			.post = session_post,
 			.ctx = s,
 		};

@@ -58,6 +58,11 @@ struct session_opts {
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
 	void (*trace_tap)(void *ctx, uint64_t off, const char *line, size_t len);
 	void *trace_tap_ctx;
+	/* Verification replays only (off for proxying): */
+	int report_writes;        /* the supervisor records "write_intent"s (sandbox_supervisor.h) */
+	int reap_contained;       /* at the end, SIGKILL contained processes that outlive the server
+				   * and record {"survivors_killed":N,"contained_gone":bool} as a
+				   * "sandbox_end" record */
 };
 
 /* Validates, creates the trace, spawns the server and starts forwarding. cin/cout are the

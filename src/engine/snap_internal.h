@@ -17,6 +17,7 @@
 #include "engine/snapshot.h"
 
 struct store;
+struct sqlite3_stmt;
 
 /*==== entries ====*/
 
@@ -163,11 +164,20 @@ int snap_scan_root(struct snap_scan *sc, int rootfd, int full, struct err *e);
  * existing directory is reconciled recursively too. */
 int snap_scan_entry(struct snap_scan *sc, struct snode *dir, int dirfd, const char *name, size_t nlen, int full,
 		    struct err *e);
+/* Stats `name` inside the directory node dir (open as dirfd) and, when it exists, adds a new
+ * node for it (dir must not hold one yet), reading its fields (content hash, target,
+ * xattrs) and, for a directory, its whole subtree only when `recurse`. dir == NULL means
+ * the root itself: dirfd is the root, the node becomes the tree's root. *out = the node, or
+ * NULL when the entry does not exist (ENOENT/ENOTDIR). */
+int snap_scan_add(struct snap_scan *sc, struct snode *dir, int dirfd, const char *name, size_t nlen, int recurse,
+		  struct snode **out, struct err *e);
 /* Removes n (and its subtree) from the tree through the removed hook; n goes to the grave. */
 void snap_scan_remove(struct snap_scan *sc, struct snode *n);
 /* Opens the directory node dir relative to rootfd without following any symlink
  * (openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS); returns an fd or -errno. */
 int snap_open_dir(int rootfd, const struct snode *dir, struct buf *scratch);
+/* The same for a relative path ("." = rootfd itself, duplicated). */
+int snap_open_dir_path(int rootfd, const char *relpath);
 /* Reads the regular file fd completely, hashing it (sha256), and checks it did not change
  * while being read (fstat before/after). */
 int snap_hash_fd(int fd, const struct stat *sb, uint8_t oid[SHA256_LEN], struct buf *keep, size_t keep_max,
@@ -257,6 +267,26 @@ struct snap_handle_info {
 int snap_handle_lookup(struct snap_store *st, const char *handle, struct snap_handle_info *out, struct err *e);
 /* Builds the tree of a stored snapshot (digests computed lazily by snap_tree_hash). */
 int snap_manifest_load(struct snap_store *st, const char *handle, struct snap_tree *t, struct err *e);
+/* Fills en from the current row of a manifest query selecting (path, kind, mode, uid, gid,
+ * mtime_ns, size, oid, target, xattrs, link_group); borrowed pointers are valid until the
+ * next step. -1 when the row is malformed. */
+int snap_row_entry(struct sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, size_t *xlen);
+
+/*==== restore steps shared by the full and the partial restore (snap_restore.c) ====*/
+
+/* Creates the regular file n (absent) named n->name in dirfd: content from the store
+ * (verified), owner, mode, xattrs, mtime. */
+int snap_restore_file(struct snap_store *st, int dirfd, const struct snode *n, struct err *e);
+/* Creates the symlink n (absent) named n->name in dirfd: target, owner, xattrs, mtime. */
+int snap_restore_symlink(int dirfd, const struct snode *n, struct err *e);
+/* Gives the open directory fd n's owner, mode, xattrs (set, not synced) and mtime. */
+int snap_restore_dir_meta(int fd, const struct snode *n, struct err *e);
+/* Creates every entry below the directory node dir (already created, open as dirfd) as the
+ * full restore does: directories 0700, appended to *dirs (their metadata comes last, deepest
+ * first); hardlink members other than their group's primary are not created but appended to
+ * *links. The arrays are grown with xrealloc; the caller frees them. */
+int snap_restore_fill(struct snap_store *st, const struct snode *dir, int dirfd, struct snode ***dirs, size_t *ndirs,
+		      struct snode ***links, size_t *nlinks, struct err *e);
 
 /* Cause names. */
 const char *snap_bad_cause(int bad);

@@ -40,8 +40,7 @@ int snap_handle_lookup(struct snap_store *st, const char *handle, struct snap_ha
 	return store_fail(st->db, e, "cannot look the snapshot up");
 }
 
-/* Fills en from the current row of q (borrowed pointers valid until the next step). */
-static int row_entry(sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, size_t *xlen)
+int snap_row_entry(sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, size_t *xlen)
 {
 	memset(en, 0, sizeof *en);
 	en->path = (const char *)sqlite3_column_blob(q, 0);
@@ -99,7 +98,7 @@ static int each_row(struct snap_store *st, const char *handle,
 		struct snap_entry en;
 		const char *xa;
 		size_t xl;
-		if (row_entry(q, &en, &xa, &xl) != 0) {
+		if (snap_row_entry(q, &en, &xa, &xl) != 0) {
 			sqlite3_reset(q);
 			return err_set(e, BELAY_ECORRUPT, "snapshot %s has a malformed manifest row", handle);
 		}

@@ -381,6 +381,60 @@ static int relink(struct restore *r, const struct snode *n, struct err *e)
 	return rc;
 }
 
+/*==== steps shared with the partial restore (snap_partial.c) ====*/
+
+int snap_restore_file(struct snap_store *st, int dirfd, const struct snode *n, struct err *e)
+{
+	struct restore r = {.st = st, .destfd = -1};
+	int rc = write_file(&r, dirfd, n, e);
+	buf_free(&r.tmp);
+	return rc;
+}
+
+int snap_restore_symlink(int dirfd, const struct snode *n, struct err *e)
+{
+	struct restore r = {.destfd = -1};
+	int rc = write_symlink(&r, dirfd, n, e);
+	buf_free(&r.tmp);
+	return rc;
+}
+
+int snap_restore_dir_meta(int fd, const struct snode *n, struct err *e)
+{
+	/* dir_meta opens n by path unless it is the root: hand it the fd as the "root". */
+	struct restore r = {.destfd = fd};
+	struct snode root = *n;
+	root.parent = NULL;
+	int rc = dir_meta(&r, &root, e);
+	if (rc) {
+		/* name the entry by its real path */
+		struct buf p = {0};
+		snode_path(n, &p);
+		err_wrap(e, "%s", p.p);
+		buf_free(&p);
+	}
+	buf_free(&r.path);
+	return rc;
+}
+
+int snap_restore_fill(struct snap_store *st, const struct snode *dir, int dirfd, struct snode ***dirs, size_t *ndirs,
+		      struct snode ***links, size_t *nlinks, struct err *e)
+{
+	struct restore r = {.st = st, .destfd = -1};
+	r.dirs = *dirs;
+	r.ndirs = r.capdirs = *ndirs;
+	r.links = *links;
+	r.nlinks = r.caplinks = *nlinks;
+	int rc = fill_dir(&r, dir, dirfd, e);
+	*dirs = r.dirs;
+	*ndirs = r.ndirs;
+	*links = r.links;
+	*nlinks = r.nlinks;
+	buf_free(&r.path);
+	buf_free(&r.tmp);
+	return rc;
+}
+
 /* dest must not exist (it is created 0700) or be an empty directory. */
 static int open_dest(const char *dest, int *created, struct err *e)
 {

@@ -546,6 +546,48 @@ int snap_scan_entry(struct snap_scan *sc, struct snode *dir, int dirfd, const ch
 	return sync_with_stat(sc, dir, dirfd, name, nlen, &sb, full, NULL, e);
 }
 
+int snap_scan_add(struct snap_scan *sc, struct snode *dir, int dirfd, const char *name, size_t nlen, int recurse,
+		  struct snode **out, struct err *e)
+{
+	*out = NULL;
+	struct stat sb;
+	int isroot = dir == NULL;
+	if ((isroot ? fstat(dirfd, &sb) : fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW)) != 0) {
+		if (!isroot && (errno == ENOENT || errno == ENOTDIR))
+			return 0;
+		return err_set(e, -errno, "cannot stat %s: %s", isroot ? "the root" : name, strerror(errno));
+	}
+	struct snode *n = isroot ? snode_new(".", 1) : snode_new(name, nlen);
+	n->parent = dir; /* for paths; inserted below */
+	int rc = refresh(sc, n, dirfd, isroot ? "." : name, &sb, 1, isroot ? dirfd : -1, e);
+	if (rc) {
+		err_path(sc, e, n);
+		if (n->kind == SK_FILE && n->content_ok) {
+			sc->tree->nfiles--;
+			sc->tree->nbytes -= n->size;
+		}
+		set_bad(sc, n, SB_OK);
+		/* refresh may have queued it as a hardlink candidate */
+		if (sc->nhl && sc->hl[sc->nhl - 1] == n)
+			sc->nhl--;
+		snode_free(n);
+		return rc;
+	}
+	if (isroot)
+		sc->tree->root = n;
+	else
+		snode_insert(dir, n);
+	*out = n;
+	if (n->kind == SK_DIR && recurse) {
+		int fd = isroot ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) : open_subdir(dirfd, name, &sb, e);
+		if (fd < 0)
+			return isroot ? err_set(e, -errno, "cannot reopen the root: %s", strerror(errno)) : err_path(sc, e, n);
+		rc = sync_dir(sc, n, fd, 1, e);
+		close(fd);
+	}
+	return rc;
+}
+
 int snap_scan_root(struct snap_scan *sc, int rootfd, int full, struct err *e)
 {
 	struct stat sb;
@@ -573,30 +615,39 @@ int snap_scan_root(struct snap_scan *sc, int rootfd, int full, struct err *e)
 
 int snap_open_dir(int rootfd, const struct snode *dir, struct buf *scratch)
 {
-	if (!dir->parent) {
+	if (!dir->parent)
+		return snap_open_dir_path(rootfd, ".");
+	scratch->len = 0;
+	snode_path(dir, scratch);
+	return snap_open_dir_path(rootfd, scratch->p);
+}
+
+int snap_open_dir_path(int rootfd, const char *relpath)
+{
+	if (!strcmp(relpath, ".")) {
 		int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
 		return fd < 0 ? -errno : fd;
 	}
-	scratch->len = 0;
-	snode_path(dir, scratch);
 	struct open_how how = {
 		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, rootfd, scratch->p, &how, sizeof how);
+	long fd = syscall(SYS_openat2, rootfd, relpath, &how, sizeof how);
 	if (fd >= 0)
 		return (int)fd;
 	if (errno != ENOSYS)
 		return -errno;
 	/* Kernels before 5.6: component by component, never following a symlink. */
+	char *copy = xstrdup(relpath);
 	int cur = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
 	char *save = NULL;
-	for (char *c = strtok_r(scratch->p, "/", &save); c && cur >= 0; c = strtok_r(NULL, "/", &save)) {
+	for (char *c = strtok_r(copy, "/", &save); c && cur >= 0; c = strtok_r(NULL, "/", &save)) {
 		int nfd = openat(cur, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int er = errno;
 		close(cur);
 		cur = nfd < 0 ? -er : nfd;
 	}
+	free(copy);
 	return cur;
 }
 

@@ -153,6 +153,60 @@ int snap_diff_dirs(const char *left, const char *right, struct snap_diff *out, s
 cJSON *snap_diff_json(const struct snap_diff *d);
 void snap_diff_free(struct snap_diff *d);
 
+/*==== work proportional to the changes (snap_partial.c) ====*/
+
+/* A set of relative paths: raw bytes, "." for the root, no "." / ".." / empty components,
+ * no leading or trailing '/'. tree[i] = 1 marks a path whose whole subtree may have changed
+ * (a moved directory), 0 the entry alone. A zeroed struct is an empty set. */
+struct snap_paths {
+	char **v;            /* NUL-terminated, owned */
+	unsigned char *tree; /* per path */
+	size_t n, cap;
+};
+/* Adds a copy of path (len bytes); -1 (nothing added) when it is not a clean relative path. */
+int snap_paths_add(struct snap_paths *ps, const char *path, size_t len, int tree);
+/* Sorts by path bytes with the root first, merging duplicates (tree flags or'ed). */
+void snap_paths_sort(struct snap_paths *ps);
+void snap_paths_free(struct snap_paths *ps);
+
+/* The paths whose entries differ between snapshots `from` and `to` (sorted; out is filled,
+ * caller frees with snap_paths_free). Same lineage: read from the manifest deltas (the rows
+ * born or died between the two seqs), O(rows changed), neither tree is loaded; a path that
+ * changed and changed back may be listed. Different lineages: a diff of the two manifests
+ * (O(tree)); *whole (may be NULL) is then set to 1. */
+int snap_delta(struct snap_store *st, const char *from, const char *to, struct snap_paths *out, int *whole,
+	       struct err *e);
+
+struct snap_partial_opts {
+	/* Called with the relative path of every directory the restore creates (e.g. to watch
+	 * it); may be NULL. */
+	void (*created_dir)(void *ctx, const char *path);
+	void *ctx;
+};
+/* Makes `paths` of dest (an existing directory holding some other state) match snapshot
+ * `handle`, and touches nothing else: an entry the snapshot has is created or replaced
+ * (content verified, owner, mode with special bits, xattrs, mtime, symlink target; a
+ * directory the destination lacks comes back with its whole subtree; a directory that is
+ * already there is kept and only its metadata is set, xattrs it should not have removed),
+ * an entry the snapshot lacks is removed with everything below it. Every member of a
+ * hardlink group one of the paths (or a restored subtree) belongs to is linked to the
+ * group's primary again. Then the ancestors of the paths and every directory touched get
+ * the snapshot's owner, mode, xattrs and mtime, deepest first, the root last. Never follows
+ * a symlink inside dest. Files are always rewritten (a new inode), whatever dest holds.
+ * On failure dest is in an unknown state: the caller discards it. */
+int snap_restore_paths(struct snap_store *st, const char *handle, const char *dest, const struct snap_paths *paths,
+		       const struct snap_partial_opts *o, struct err *e);
+
+/* The diff of snapshot `handle` (left) against the directory `dir` (right), as
+ * snap_diff_handle_dir computes it, restricted to the closure of `dirty`: the dirty paths
+ * (whole subtrees where flagged), the other names of the hardlink groups they belong to in
+ * the snapshot, and every ancestor. Equal to the full diff whenever every change lies in
+ * that closure. *incomplete is set to 1 when the directory shows that it does not: a
+ * multiply linked file has names outside the closure (missed by the dirty set, or outside
+ * the tree); the caller must then use the full diff. out is filled (snap_diff_free). */
+int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char *dir, const struct snap_paths *dirty,
+			   struct snap_diff *out, int *incomplete, struct err *e);
+
 /*==== reading a pre-state ====*/
 
 /* Appends the content of the regular file `relpath` of snapshot `handle` to out

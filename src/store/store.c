@@ -26,6 +26,7 @@ static const struct migration {
 	{3, "store/003-verdicts.sql"}, /* verifications and their verdicts */
 	{4, "store/004-corpus.sql"},   /* corpus cases, their traces and snapshots, labels, run results */
 	{5, "store/005-gate.sql"},     /* the effect gate's decision per turn */
+	{6, "store/006-snapshot-deltas.sql"}, /* entries by born / died / link_group: deltas between snapshots */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
@@ -43,6 +44,36 @@ static void fail(struct run *r, const char *cause, const char *fmt, ...)
 	r->c = NULL;
 }
 
+static void add_write(struct replay_result *out, const cJSON *p, int moved)
+{
+	struct buf b = {0};
+	if (!p || jx_bytes_decode(p, &b) != 0) {
+		buf_free(&b);
+		if (p && !out->writes_unusable)
+			out->writes_unusable = "a write-intent path could not be decoded";
+		return;
+	}
+	out->writes = xrealloc(out->writes, (out->nwrites + 1) * sizeof *out->writes);
+	out->writes_moved = xrealloc(out->writes_moved, (out->nwrites + 1) * sizeof *out->writes_moved);
+	out->writes[out->nwrites] = buf_take(&b);
+	out->writes_moved[out->nwrites] = (unsigned char)moved;
+	out->nwrites++;
+}
+
+static void on_write_intent(struct replay_result *out, const cJSON *f)
+{
+	const char *op = jx_str(f, "op");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "overflow")))
+		out->writes_unusable = "too many write intents to list";
+	else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "unresolved")))
+		out->writes_unusable = "a write-intent path could not be resolved";
+	else if (op && (!strcmp(op, "link") || !strcmp(op, "linkat")))
+		out->writes_unusable = "a hard link was made";
+	int moved = op && !strncmp(op, "rename", 6);
+	add_write(out, cJSON_GetObjectItemCaseSensitive(f, "path"), moved);
+	add_write(out, cJSON_GetObjectItemCaseSensitive(f, "to"), moved);
+}
+
 static void on_record(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields)
 {
 	struct run *r = ctx;
@@ -58,6 +89,10 @@ static void on_record(void *ctx, struct session *s, int64_t seq, const char *kin
 	} else if (!strcmp(kind, "sandbox")) {
 		cJSON_Delete(r->sandbox);
 		r->sandbox = cJSON_Duplicate(fields, 1);
+	} else if (!strcmp(kind, "write_intent")) {
+		on_write_intent(r->out, fields);
+	} else if (!strcmp(kind, "sandbox_end")) {
+		r->out->contained_gone = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fields, "contained_gone"));
 	}
 }
 
@@ -186,6 +221,8 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 		.sandbox = &spec,
 		.launcher = sp->launcher,
 		.kill_grace_ms = 2000,
+		.report_writes = sp->report_writes,
+		.reap_contained = 1,
 	};
 	if (session_start(&r.loop, &so, server_side, server_side, &r.s, &e) != 0) {
 		out->cause = "REPLAY_SERVER_FAILED";
@@ -211,6 +248,10 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 
 void replay_result_free(struct replay_result *r)
 {
+	for (size_t i = 0; i < r->nwrites; i++)
+		free(r->writes[i]);
+	free(r->writes);
+	free(r->writes_moved);
 	free(r->reply);
 	free(r->protocol_version);
 	cJSON_Delete(r->observed);

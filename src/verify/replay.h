@@ -33,6 +33,7 @@ struct replay_spec {
 	const cJSON *answers; /* {"roots/list": result, ...} for the server's own requests */
 	unsigned timeout_ms;  /* per awaited reply */
 	const char *trace_path; /* where the replay session records (NULL: nowhere) */
+	int report_writes;    /* collect the write intents the supervisor lets through */
 };
 
 struct replay_result {
@@ -44,6 +45,14 @@ struct replay_result {
 	int network_refused; /* the replay asked for the network and was refused */
 	char *protocol_version; /* negotiated in the replayed initialize (owned, may be NULL) */
 	double ms_server;    /* wall time of the session */
+	/* With report_writes: the resolved absolute paths inside the scope that the contained
+	 * processes were let write (create, remove, rename, chmod, ...), in arrival order, and
+	 * whether that set can be trusted to name every change. */
+	char **writes;          /* owned */
+	unsigned char *writes_moved; /* per path: a rename source or target (its subtree moved) */
+	size_t nwrites;
+	const char *writes_unusable; /* NULL, or why not: a path unresolved, a hard link, too many */
+	int contained_gone;     /* no contained process outlived the session (sandbox_end) */
 };
 
 int replay_run(const struct replay_spec *sp, struct replay_result *out);

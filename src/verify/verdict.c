@@ -199,6 +199,11 @@ cJSON *verdict_json(const struct turn_verdict *v)
 	cJSON_AddBoolToObject(o, "replayed", v->replayed);
 	if (v->effect)
 		cJSON_AddItemToObject(o, "effect", cJSON_Duplicate(v->effect, 1));
+	if (v->effect_via) {
+		cJSON_AddStringToObject(o, "effect_via", v->effect_via);
+		if (v->effect_full_why)
+			cJSON_AddStringToObject(o, "effect_full_diff_because", v->effect_full_why);
+	}
 	if (v->denials && cJSON_GetArraySize(v->denials))
 		cJSON_AddItemToObject(o, "denials", cJSON_Duplicate(v->denials, 1));
 	return o;

@@ -45,7 +45,9 @@ struct turn_verdict {
 	int replayed;               /* the call was re-executed at least once */
 	cJSON *effect;              /* changed paths observed in the replay (owned, NULL if none observed) */
 	cJSON *denials;             /* denials and network attempts observed in the replay (owned) */
-	double ms_restore, ms_server, ms_total; /* where the time went */
+	const char *effect_via;     /* "dirty_set" or "full_diff" (static; NULL: no effect) */
+	const char *effect_full_why; /* why the full diff was needed (static; NULL: it was not) */
+	double ms_restore, ms_server, ms_effect, ms_total; /* where the time went */
 };
 
 /* Adds a sub-verdict; message is copied (printf-style). observed/expected are taken. */

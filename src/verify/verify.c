@@ -1,8 +1,11 @@
 /* verify.c - per-turn verification by re-execution, in parallel. See verify.h.
  *
  * The trace context (model, server command, handshake, annotations) is built once and only
- * read by the workers. Each worker owns a snap_store connection, a loop per replay and its
- * scratch directories, which it always removes. */
+ * read by the workers. Each worker owns a snap_store connection, a loop per replay and one
+ * persistent scratch workspace (scratch.h) that it moves from pre-state to pre-state by
+ * undoing the last replay's changes and applying the delta, and always removes at the end.
+ * A replay's effect is the diff restricted to its dirty set (the supervisor's write intents
+ * and the kernel's inotify events) or, when that set cannot be trusted, the full diff. */
 #include "verify/verify.h"
 
 #include <ctype.h>
@@ -28,6 +31,7 @@
 #include "verify/equiv.h"
 #include "verify/relocate.h"
 #include "verify/replay.h"
+#include "verify/scratch.h"
 #include "verify/weakening.h"
 
 struct vctx {
@@ -43,6 +47,7 @@ struct vctx {
 	int *is_error;           /* per turn: replayed reply isError (1), not (0), unknown (-1) */
 	atomic_int next;
 	pthread_mutex_t mu;
+	unsigned long full_restores, partial_restores; /* summed from the workers (under mu) */
 };
 
 /*==== reading the trace ====*/
@@ -161,32 +166,13 @@ static cJSON *client_answers(const struct vctx *c, int64_t seq, const struct rel
 
 /*==== one replay ====*/
 
-struct scratch {
-	char *root, *ws, *tmp;
+/* What a worker thread owns. */
+struct worker {
+	struct snap_store *st;
+	struct scratch sc;
+	int sc_open;
+	struct err sc_err; /* why the scratch could not be created */
 };
-
-static int scratch_new(struct scratch *s, struct err *e)
-{
-	memset(s, 0, sizeof *s);
-	s->root = fs_mkdtemp_in(fs_scratch_base(), "belay-verify-", e);
-	if (!s->root)
-		return -1;
-	s->ws = fs_join(s->root, "ws");
-	s->tmp = fs_join(s->root, "tmp");
-	if (mkdir(s->tmp, 0700) != 0)
-		return err_set(e, -errno, "cannot create %s: %s", s->tmp, strerror(errno));
-	return 0;
-}
-
-static void scratch_free(struct scratch *s)
-{
-	if (s->root)
-		fs_remove_tree(s->root);
-	free(s->root);
-	free(s->ws);
-	free(s->tmp);
-	memset(s, 0, sizeof *s);
-}
 
 struct turn_input {
 	const struct exchange *x;
@@ -195,18 +181,17 @@ struct turn_input {
 	char *cwd;
 };
 
-/* Restores into sc->ws and replays the call there. Returns the replay result (cause set on
- * failure); restore failures come back as their UNRESTORABLE_* / PRESTATE_* cause. */
-static void replay_once(struct vctx *c, struct snap_store *st, const struct turn_input *in, struct scratch *sc,
-			struct replay_result *rr, double *ms_restore)
+/* Brings the worker's scratch to the turn's pre-state and replays the call there. Returns
+ * the replay result (cause set on failure); restore failures come back as their
+ * UNRESTORABLE_* / PRESTATE_* cause. A failed replay leaves the scratch invalidated. */
+static void replay_once(struct vctx *c, struct worker *w, const struct turn_input *in, struct replay_result *rr,
+			double *ms_restore)
 {
 	memset(rr, 0, sizeof *rr);
 	struct err e = {0};
+	struct scratch *sc = &w->sc;
 	uint64_t t0 = time_mono_ns();
-	/* Scratch is tmpfs: byte-transparent and case-sensitive, so names that would collide on
-	 * other filesystems restore faithfully here. */
-	struct snap_restore_opts ro = {.allow_name_hazards = 1};
-	if (snap_restore(st, in->handle, sc->ws, &ro, &e) != 0) {
+	if (scratch_prepare(sc, w->st, in->handle, NULL, &e) != 0) {
 		const char *cause = snap_cause_of(&e);
 		rr->cause = cause && vcause_known(cause) ? cause : "PRESTATE_NOT_FOUND";
 		snprintf(rr->detail, sizeof rr->detail, "%s", e.msg);
@@ -251,8 +236,12 @@ static void replay_once(struct vctx *c, struct snap_store *st, const struct turn
 		.target = target,
 		.answers = answers,
 		.timeout_ms = c->o->timeout_ms,
+		.report_writes = !c->o->full_diff,
 	};
+	scratch_arm(sc);
 	replay_run(&sp, rr);
+	if (rr->cause)
+		scratch_invalidate(sc); /* what it changed is not worth tracking down */
 	for (size_t i = 0; i < npre; i++)
 		replay_frame_free(&pre[i]);
 	free(pre);
@@ -264,12 +253,65 @@ static void replay_once(struct vctx *c, struct snap_store *st, const struct turn
 	free(cwd);
 }
 
-/* The effect of a replay: every path the call changed, added or removed. */
-static cJSON *effect_of(struct snap_store *st, const char *handle, const char *ws, struct err *e)
+/* The effect of a replay: every path the call changed, added or removed, relative to the
+ * pre-state `handle`. From the dirty set (the supervisor's write intents and inotify's
+ * events, restricted diff) unless the options or the replay say that set cannot be trusted:
+ * then from the full diff (*why_full says why). Records the effect in the scratch so the
+ * next prepare undoes it. NULL (scratch invalidated) when neither diff could be made. */
+static cJSON *effect_of(struct vctx *c, struct worker *w, const char *handle, const struct replay_result *rr,
+			const char **via, const char **why_full, struct err *e)
 {
-	struct snap_diff d = {0};
-	if (snap_diff_handle_dir(st, handle, ws, &d, e) != 0)
+	struct scratch *sc = &w->sc;
+	unsigned src = c->o->dirty_sources ? c->o->dirty_sources : VERIFY_DIRTY_ALL;
+	struct snap_paths dirty = {0}, seen = {0};
+	const char *why = NULL, *iwhy = NULL;
+	/* Always drain the kernel's events, so that the next replay starts from an empty queue. */
+	int irc = scratch_dirty(sc, &seen, &iwhy);
+	if (c->o->full_diff)
+		why = "--full-diff";
+	else if (!rr->contained_gone)
+		why = "contained processes outlived the replay";
+	if (!why && (src & VERIFY_DIRTY_SUPERVISOR)) {
+		if (rr->writes_unusable)
+			why = rr->writes_unusable;
+		for (size_t i = 0; i < rr->nwrites && !why; i++) {
+			char *rel = scratch_rel(sc, rr->writes[i]);
+			if (rel && snap_paths_add(&dirty, rel, strlen(rel), rr->writes_moved[i]) != 0)
+				why = "a write-intent path is not a clean path";
+			free(rel);
+		}
+	}
+	if (!why && (src & VERIFY_DIRTY_INOTIFY)) {
+		if (irc != 0)
+			why = iwhy;
+		for (size_t i = 0; i < seen.n && !why; i++)
+			snap_paths_add(&dirty, seen.v[i], strlen(seen.v[i]), seen.tree[i]);
+	}
+	snap_paths_free(&seen);
+	struct snap_diff d;
+	int rc = 0;
+	if (!why) {
+		int incomplete = 0;
+		struct err pe = {0};
+		snap_paths_sort(&dirty);
+		rc = snap_diff_handle_paths(w->st, handle, sc->ws, &dirty, &d, &incomplete, &pe);
+		if (rc != 0)
+			why = "the restricted diff failed";
+		else if (incomplete) {
+			snap_diff_free(&d);
+			why = "a hard-linked file has names the dirty set does not cover";
+		}
+	}
+	snap_paths_free(&dirty);
+	*via = why ? "full_diff" : "dirty_set";
+	*why_full = why;
+	if (why && (rc = snap_diff_handle_dir(w->st, handle, sc->ws, &d, e)) != 0) {
+		scratch_invalidate(sc);
 		return NULL;
+	}
+	scratch_changed(sc, &d);
+	if (!rr->contained_gone)
+		scratch_invalidate(sc); /* something may still be writing into it */
 	cJSON *arr = cJSON_CreateArray();
 	for (size_t i = 0; i < d.n; i++) {
 		const struct snap_diff_item *it = &d.items[i];
@@ -430,12 +472,66 @@ static void judge_effect(struct vctx *c, struct turn_verdict *v, const struct tu
 	cJSON_Delete(ann);
 }
 
-static void judge_invariants(struct vctx *c, struct snap_store *st, struct turn_verdict *v, const cJSON *effect,
-			     const char *post_ws, struct scratch *sc)
+/* A no-assertion-weakening check reads the post-state the first replay left in the scratch,
+ * which a further replay (nondeterminism check) would overwrite: it runs right after the
+ * first replay, and its verdict is added later with the others, in policy order. */
+struct weak_pre {
+	int ran;           /* wr holds a result */
+	const char *cause; /* else: why the task's pre-state is unavailable */
+	struct weakening_result wr;
+};
+
+static struct weak_pre *prejudge_weakening(struct vctx *c, struct worker *w, const cJSON *effect)
 {
-	char *task_root = NULL;
+	struct weak_pre *pre = xcalloc(c->o->policy->n + 1, sizeof *pre);
+	const char *task_root = NULL, *task_cause = NULL;
 	int task_tried = 0;
-	const char *task_cause = NULL;
+	for (size_t i = 0; i < c->o->policy->n; i++) {
+		const struct invariant *inv = &c->o->policy->inv[i];
+		if (inv->rule != RULE_NO_WEAKENING)
+			continue;
+		if (!task_tried) {
+			/* The task's first pre-state: restored once per worker, never replayed in. */
+			task_tried = 1;
+			const struct exchange *x0 = c->m.nturns ? &c->m.ex[c->m.turns[0]] : NULL;
+			const struct trace_record *r0 = x0 ? frame_rec(c, x0->req_frame) : NULL;
+			const char *st0 = r0 && r0->state_handle ? jx_str(r0->state_handle, "status") : NULL;
+			const char *h0 = st0 && !strcmp(st0, "present") ? jx_str(r0->state_handle, "handle") : NULL;
+			if (!h0)
+				task_cause = "the first turn's pre-state was not captured";
+			else
+				task_root = scratch_task(&w->sc, w->st, h0, &task_cause);
+		}
+		if (!task_root) {
+			pre[i].cause = task_cause;
+			continue;
+		}
+		size_t n = 0;
+		const char **changed = xcalloc((size_t)cJSON_GetArraySize(effect) + 1, sizeof *changed);
+		for (const cJSON *it = effect->child; it; it = it->next)
+			if (jx_str(it, "path"))
+				changed[n++] = jx_str(it, "path");
+		struct weakening_input wi = {task_root, w->sc.ws, changed, inv->scope};
+		struct err e = {0};
+		weakening_check(&wi, &pre[i].wr, &e);
+		pre[i].ran = 1;
+		free(changed);
+	}
+	return pre;
+}
+
+static void weak_pre_free(struct vctx *c, struct weak_pre *pre)
+{
+	if (!pre)
+		return;
+	for (size_t i = 0; i < c->o->policy->n; i++)
+		if (pre[i].ran)
+			weakening_result_free(&pre[i].wr);
+	free(pre);
+}
+
+static void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effect, struct weak_pre *pre)
+{
 	for (size_t i = 0; i < c->o->policy->n; i++) {
 		const struct invariant *inv = &c->o->policy->inv[i];
 		char *label = xasprintf("%s %s", rule_name(inv->rule), *inv->scope ? inv->scope : "(whole workspace)");
@@ -463,59 +559,30 @@ static void judge_invariants(struct vctx *c, struct snap_store *st, struct turn_
 			s->rule = xstrdup(label);
 			buf_free(&b);
 		} else if (inv->rule == RULE_NO_WEAKENING) {
-			/* The task's first pre-state, restored once per turn job. */
-			if (!task_tried) {
-				task_tried = 1;
-				const struct exchange *x0 = c->m.nturns ? &c->m.ex[c->m.turns[0]] : NULL;
-				const struct trace_record *r0 = x0 ? frame_rec(c, x0->req_frame) : NULL;
-				const char *st0 = r0 && r0->state_handle ? jx_str(r0->state_handle, "status") : NULL;
-				const char *h0 = st0 && !strcmp(st0, "present") ? jx_str(r0->state_handle, "handle") : NULL;
-				struct err e = {0};
-				if (!h0) {
-					task_cause = "the first turn's pre-state was not captured";
-				} else {
-					task_root = fs_join(sc->root, "task");
-					if (snap_restore(st, h0, task_root, NULL, &e) != 0) {
-						task_cause = "the first turn's pre-state cannot be restored";
-						free(task_root);
-						task_root = NULL;
-					}
-				}
-			}
 			struct subverdict *s;
-			if (!task_root) {
+			if (!pre[i].ran) {
 				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "TASK_PRESTATE_UNAVAILABLE", NULL, NULL, "%s: %s",
-						label, task_cause);
+						label, pre[i].cause ? pre[i].cause : "the first turn's pre-state cannot be restored");
 			} else {
-				size_t n = 0;
-				const char **changed = xcalloc((size_t)cJSON_GetArraySize(effect) + 1, sizeof *changed);
-				for (const cJSON *it = effect->child; it; it = it->next)
-					if (jx_str(it, "path"))
-						changed[n++] = jx_str(it, "path");
-				struct weakening_input wi = {task_root, post_ws, changed, inv->scope};
-				struct weakening_result wr = {0};
-				struct err e = {0};
-				weakening_check(&wi, &wr, &e);
-				enum vstatus ws = wr.status == 3 ? V_FAIL : wr.status == 2 ? V_UNVERIFIED : V_PASS;
+				struct weakening_result *wr = &pre[i].wr;
+				enum vstatus ws = wr->status == 3 ? V_FAIL : wr->status == 2 ? V_UNVERIFIED : V_PASS;
 				/* The rule's tree causes map onto verify's closed list. */
-				if (!strcmp(wr.cause, "TASK_PRESTATE_TREE_MISSING"))
-					snprintf(wr.cause, sizeof wr.cause, "TASK_PRESTATE_UNAVAILABLE");
-				else if (!strcmp(wr.cause, "POST_STATE_TREE_MISSING") || !strcmp(wr.cause, "POST_STATE_NOT_OBSERVED"))
-					snprintf(wr.cause, sizeof wr.cause, "PRESTATE_NOT_FOUND");
+				if (!strcmp(wr->cause, "TASK_PRESTATE_TREE_MISSING"))
+					snprintf(wr->cause, sizeof wr->cause, "TASK_PRESTATE_UNAVAILABLE");
+				else if (!strcmp(wr->cause, "POST_STATE_TREE_MISSING") ||
+					 !strcmp(wr->cause, "POST_STATE_NOT_OBSERVED"))
+					snprintf(wr->cause, sizeof wr->cause, "PRESTATE_NOT_FOUND");
 				cJSON *exposure = cJSON_CreateObject();
-				cJSON_AddNumberToObject(exposure, "compared", wr.compared);
-				cJSON_AddNumberToObject(exposure, "in_scope", wr.in_scope);
-				s = verdict_add(v, "A1", "invariant", ws, ws == V_UNVERIFIED ? wr.cause : NULL,
-						wr.findings ? cJSON_Duplicate(wr.findings, 1) : NULL, exposure, "%s: %s", label,
-						wr.message ? wr.message : "");
-				weakening_result_free(&wr);
-				free(changed);
+				cJSON_AddNumberToObject(exposure, "compared", wr->compared);
+				cJSON_AddNumberToObject(exposure, "in_scope", wr->in_scope);
+				s = verdict_add(v, "A1", "invariant", ws, ws == V_UNVERIFIED ? wr->cause : NULL,
+						wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL, exposure, "%s: %s", label,
+						wr->message ? wr->message : "");
 			}
 			s->rule = xstrdup(label);
 		}
 		free(label);
 	}
-	free(task_root);
 }
 
 static int reply_is_error(const char *reply, size_t len)
@@ -530,7 +597,7 @@ static int reply_is_error(const char *reply, size_t len)
 	return r;
 }
 
-static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
+static void verify_one(struct vctx *c, struct worker *w, size_t k)
 {
 	struct turn_verdict *v = &c->v[k];
 	uint64_t t0 = time_mono_ns();
@@ -542,8 +609,8 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 	const struct trace_record *req = frame_rec(c, x->req_frame);
 	const cJSON *h = req ? req->state_handle : NULL;
 	const char *status = h ? jx_str(h, "status") : NULL;
-	struct scratch sc = {0};
 	struct err e = {0};
+	struct weak_pre *pre = NULL;
 	/* (A turn is a parsed tools/call, so its request frame is always readable.) */
 	for (size_t i = 0; i < c->t->n; i++) {
 		const struct trace_record *gr = &c->t->recs[i];
@@ -597,13 +664,17 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 				   c->scope);
 		goto done;
 	}
-	if (scratch_new(&sc, &e) != 0) {
-		verdict_unverified(v, "REPLAY_SERVER_FAILED", "%s", e.msg);
-		goto done;
+	if (!w->sc_open) {
+		if (w->sc_err.msg[0] || scratch_open(&w->sc, &w->sc_err) != 0) {
+			verdict_unverified(v, "REPLAY_SERVER_FAILED", "%s", w->sc_err.msg);
+			goto done;
+		}
+		w->sc_open = 1;
 	}
+	struct scratch *sc = &w->sc;
 	struct turn_input in = {.x = x, .handle = handle};
 	struct replay_result rr;
-	replay_once(c, st, &in, &sc, &rr, &v->ms_restore);
+	replay_once(c, w, &in, &rr, &v->ms_restore);
 	v->ms_server += rr.ms_server;
 	for (cJSON *o = rr.observed ? rr.observed->child : NULL; o; o = o->next)
 		cJSON_AddItemToArray(v->denials, cJSON_Duplicate(o, 1));
@@ -614,16 +685,21 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 	}
 	v->replayed = 1;
 	c->is_error[k] = reply_is_error(rr.reply, rr.reply_len);
-	cJSON *effect = effect_of(st, handle, sc.ws, &e);
+	uint64_t te = time_mono_ns();
+	cJSON *effect = effect_of(c, w, handle, &rr, &v->effect_via, &v->effect_full_why, &e);
+	v->ms_effect += (double)(time_mono_ns() - te) / 1e6;
 	if (!effect) {
 		verdict_add(v, "A2", "effect", V_UNVERIFIED, "PRESTATE_NOT_FOUND", NULL, NULL,
 			    "the pre-state cannot be compared with the replay: %s", e.msg);
 	} else {
 		v->effect = cJSON_Duplicate(effect, 1);
+		/* the post-state is still there: read it now, before a further replay reuses it */
+		if (!c->o->coverage_only)
+			pre = prejudge_weakening(c, w, effect);
 	}
 
 	/* A2 replay: does the recorded result reproduce? */
-	const char *roots[] = {c->scope, sc.ws, NULL};
+	const char *roots[] = {c->scope, sc->ws, NULL};
 	size_t rlen = 0;
 	char *recorded = x->status == EX_ANSWERED || x->resp_seq >= 0
 				 ? message_text(frame_rec(c, x->resp_frame), x->resp_item, &rlen)
@@ -652,27 +728,22 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 			char fail_detail[600] = "";
 			int got = 1;
 			for (int i = 0; i < n && !fail_cause; i++) {
-				struct scratch s2;
-				if (scratch_new(&s2, &e) != 0) {
-					fail_cause = "REPLAY_SERVER_FAILED";
-					snprintf(fail_detail, sizeof fail_detail, "%s", e.msg);
-					scratch_free(&s2);
-					break;
-				}
+				/* The same pre-state again: the scratch undoes the last replay's changes. */
 				struct replay_result r2;
-				replay_once(c, st, &in, &s2, &r2, &v->ms_restore);
+				replay_once(c, w, &in, &r2, &v->ms_restore);
 				v->ms_server += r2.ms_server;
 				if (r2.cause) {
 					fail_cause = r2.cause;
 					snprintf(fail_detail, sizeof fail_detail, "%s", r2.detail);
 				} else {
-					cJSON *eff2 = effect_of(st, handle, s2.ws, &e);
-					const char *roots2[] = {c->scope, s2.ws, NULL};
-					texts[got++] = signature(r2.reply, r2.reply_len, eff2, roots2);
+					const char *via2, *why2;
+					te = time_mono_ns();
+					cJSON *eff2 = effect_of(c, w, handle, &r2, &via2, &why2, &e);
+					v->ms_effect += (double)(time_mono_ns() - te) / 1e6;
+					texts[got++] = signature(r2.reply, r2.reply_len, eff2, roots);
 					cJSON_Delete(eff2);
 				}
 				replay_result_free(&r2);
-				scratch_free(&s2);
 			}
 			const char *axis = fail_cause ? NULL : equiv_classify((const char *const *)texts, (size_t)got);
 			if (fail_cause) {
@@ -700,7 +771,7 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 	}
 	if (effect && !c->o->coverage_only) {
 		judge_effect(c, v, &in, effect);
-		judge_invariants(c, st, v, effect, sc.ws, &sc);
+		judge_invariants(c, v, effect, pre);
 	}
 	/* Things worth a look that do not change what was judged. */
 	if (rr.protocol_version && c->recorded_protocol && strcmp(rr.protocol_version, c->recorded_protocol))
@@ -715,7 +786,7 @@ static void verify_one(struct vctx *c, struct snap_store *st, size_t k)
 	cJSON_Delete(effect);
 	replay_result_free(&rr);
 done:
-	scratch_free(&sc);
+	weak_pre_free(c, pre);
 	if (!v->replayed) {
 		/* A network claim that could not be checked is named as such, never passed. */
 		int listed;
@@ -745,9 +816,9 @@ static int verify_wants(const struct verify_opts *o, size_t k)
 static void *worker(void *arg)
 {
 	struct vctx *c = arg;
-	struct snap_store *st = NULL;
+	struct worker w = {0};
 	struct err e = {0};
-	int store_ok = snap_store_open(c->state_dir, NULL, &st, &e) == 0;
+	int store_ok = snap_store_open(c->state_dir, NULL, &w.st, &e) == 0;
 	for (;;) {
 		int k = atomic_fetch_add(&c->next, 1);
 		if ((size_t)k >= c->m.nturns)
@@ -762,9 +833,16 @@ static void *worker(void *arg)
 			verdict_reduce(v);
 			continue;
 		}
-		verify_one(c, st, (size_t)k);
+		verify_one(c, &w, (size_t)k);
 	}
-	snap_store_close(st);
+	if (w.sc_open) {
+		pthread_mutex_lock(&c->mu);
+		c->full_restores += w.sc.full_restores;
+		c->partial_restores += w.sc.partial_restores;
+		pthread_mutex_unlock(&c->mu);
+		scratch_close(&w.sc);
+	}
+	snap_store_close(w.st);
 	return NULL;
 }
 
@@ -966,6 +1044,8 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	pthread_mutex_destroy(&c.mu);
 	check_dependencies(&c);
 	out->total_turns = c.m.nturns;
+	out->full_restores = c.full_restores;
+	out->partial_restores = c.partial_restores;
 	out->worst = V_PASS;
 	for (size_t k = 0; k < c.m.nturns; k++) {
 		if (!verify_wants(o, k)) {

@@ -1,11 +1,13 @@
 /* verify.h - verification of a recorded run by re-execution (axis A2) and invariants
- * (axis A1). For each tools/call turn: restore its pre-state into a scratch directory,
+ * (axis A1). For each tools/call turn: bring a scratch directory to its pre-state,
  * re-run the call on a fresh contained server, compare the reply and observe the effect;
  * then judge the tool's declarations and the operator's invariants. No model is consulted.
  *
  * Turns are verified by `jobs` worker threads, each with its own loop, store connection and
- * scratch directories (always removed). Threads: verify_trace blocks its caller; the
- * progress callback runs on worker threads, serialised by a mutex. */
+ * persistent scratch workspace (scratch.h: moved from pre-state to pre-state by undoing the
+ * last replay and applying the delta, fully restored when its state is not known exactly;
+ * always removed). Threads: verify_trace blocks its caller; the progress callback runs on
+ * worker threads, serialised by a mutex. */
 #ifndef BELAY_VERIFY_VERIFY_H
 #define BELAY_VERIFY_VERIFY_H
 #include <stddef.h>
@@ -26,9 +28,20 @@ struct verify_opts {
 	                                 * whole-run verdict is judged only when all are) */
 	int coverage_only;              /* belay replay: one replay per turn, no further judging */
 	const char *launcher;           /* the belay binary (sandbox launcher) */
+	int full_diff;                  /* effects by a full diff of the scratch, never from the
+					 * dirty set (--full-diff) */
+	unsigned dirty_sources;         /* test-only: VERIFY_DIRTY_* bits the dirty set is built
+					 * from (0 = all) */
 	void (*progress)(void *ctx, const struct turn_verdict *v);
 	void *ctx;
 };
+
+/* Where a replay's dirty set comes from: the supervisor's write intents (the paths the
+ * contained processes asked to write, resolved) and inotify (what the kernel saw change in
+ * the scratch). Both by default; tests use one at a time to show each suffices. */
+#define VERIFY_DIRTY_SUPERVISOR 1u
+#define VERIFY_DIRTY_INOTIFY 2u
+#define VERIFY_DIRTY_ALL (VERIFY_DIRTY_SUPERVISOR | VERIFY_DIRTY_INOTIFY)
 
 struct verify_report {
 	struct turn_verdict *turns; /* in turn order */
@@ -37,6 +50,8 @@ struct verify_report {
 	struct turn_verdict trajectory; /* suite-before-success-claim (whole trace only) */
 	int has_trajectory;
 	enum vstatus worst;
+	unsigned long full_restores;    /* scratch restores of a whole pre-state */
+	unsigned long partial_restores; /* scratch moves by undo + delta */
 };
 
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);
