@@ -35,6 +35,7 @@ static const struct command commands[] = {
 	{"gc", cmd_gc, "remove snapshots and objects nothing refers to"},
 	{"console", cmd_console, "the live console: runs, turns, denials and verdicts as they happen"},
 	{"connect", cmd_connect, "connect an agent's MCP stdio to a running console (the agent's server command)"},
+	{"recover", cmd_recover, "restore a run's workspace to the pre-state of one of its turns (list|show|apply|undo)"},
 	{"approve", cmd_approve, "allow once a call the gate refused (run outside the sandbox)"},
 	{"gate", cmd_gate, "explain the effect plan of a shell command or tool call"},
 	{"index", cmd_index, "build the store's view of runs from their traces"},

@@ -21,6 +21,7 @@ int cmd_gate(int argc, char **argv);
 int cmd_approve(int argc, char **argv);
 int cmd_connect(int argc, char **argv);
 int cmd_console(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);

@@ -13,6 +13,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
+#include "host/recover.h"
 #include "index/runidx.h"
 #include "index/statedb.h"
 #include "index/verdict_store.h"
@@ -20,7 +21,7 @@
 #include "verify/verdict.h"
 #include "verify/verify.h"
 
-enum { J_VERIFY, J_LABEL };
+enum { J_VERIFY, J_LABEL, J_RECOVER };
 
 struct job {
 	int kind;
@@ -179,6 +180,29 @@ static void run_label(struct jobs *j, struct job *jb)
 	free(state);
 }
 
+/*==== recover ====*/
+
+static void run_recover(struct jobs *j, struct job *jb)
+{
+	status(j, "restoring the workspace to turn %d's pre-state", jb->turn);
+	struct recover_plan p;
+	struct recover_result r;
+	struct err e = {0};
+	if (recover_plan(jb->trace, NULL, jb->turn, &p, &e) != 0) {
+		cqueue_post(j->q, cevent_log(2, "recover: %s", e.msg));
+		return;
+	}
+	if (recover_apply(&p, 0, &r, &e) != 0)
+		cqueue_post(j->q, cevent_log(2, "recover refused: %s", e.msg));
+	else
+		cqueue_post(j->q, cevent_log(r.matches ? 0 : 2,
+					     "recovered %s to turn %d's pre-state: %zu path(s), tree hash %s (recovery "
+					     "%lld; `belay recover undo %lld` puts it back)",
+					     p.scope, jb->turn, r.paths, r.matches ? "matches" : "DIFFERS", r.id, r.id));
+	recover_result_free(&r);
+	recover_plan_free(&p);
+}
+
 /*==== the worker ====*/
 
 static void *worker(void *arg)
@@ -197,8 +221,10 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&j->mu);
 		if (jb->kind == J_VERIFY)
 			run_verify(j, jb);
-		else
+		else if (jb->kind == J_LABEL)
 			run_label(j, jb);
+		else
+			run_recover(j, jb);
 		job_free(jb);
 		pthread_mutex_lock(&j->mu);
 		j->pending--;
@@ -254,6 +280,16 @@ void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, co
 	jb->turn = turn;
 	jb->label = label ? xstrdup(label) : NULL;
 	jb->note = note ? xstrdup(note) : NULL;
+	enqueue(j, jb);
+}
+
+void jobs_recover(struct jobs *j, const char *run, const char *trace, int turn)
+{
+	struct job *jb = xcalloc(1, sizeof *jb);
+	jb->kind = J_RECOVER;
+	jb->run = xstrdup(run);
+	jb->trace = xstrdup(trace);
+	jb->turn = turn;
 	enqueue(j, jb);
 }
 

@@ -22,6 +22,9 @@ void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, i
 /* Banks turn `turn` of the run as a corpus case (replaying it, unless already banked) and,
  * when label is not NULL, appends the label (with note, may be NULL) to its history. */
 void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note);
+/* Restores the run's workspace to turn `turn`'s pre-state (recover.h), refusing over
+ * changes the run does not explain; the outcome comes back as a CE_LOG. */
+void jobs_recover(struct jobs *j, const char *run, const char *trace, int turn);
 /* Jobs queued or running. */
 int jobs_pending(struct jobs *j);
 /* Drops queued jobs, waits for the running one, joins the thread, frees j. */

@@ -27,6 +27,7 @@ static const struct migration {
 	{4, "store/004-corpus.sql"},   /* corpus cases, their traces and snapshots, labels, run results */
 	{5, "store/005-gate.sql"},     /* the effect gate's decision per turn */
 	{6, "store/006-snapshot-deltas.sql"}, /* entries by born / died / link_group: deltas between snapshots */
+	{7, "store/007-recoveries.sql"},      /* every recover apply */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 

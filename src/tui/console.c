@@ -66,6 +66,12 @@ static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int app
 		ui_message(&c->ui, 1, "this console hosts no runs: held calls belong to another process");
 }
 
+static void in_recover(void *ctx, const struct cm_run *r, int turn)
+{
+	struct console *c = ctx;
+	jobs_recover(c->o->jobs, r->id, r->trace, turn);
+}
+
 static int in_theme(void *ctx, const char *name, struct err *e)
 {
 	struct console *c = ctx;
@@ -178,6 +184,7 @@ int console_run(const struct console_opts *o, struct err *e)
 	struct ui_intents in = {.verify = in_verify,
 				.label = in_label,
 				.resolve = in_resolve,
+				.recover = in_recover,
 				.theme = in_theme,
 				.ctx = c};
 	ui_init(&c->ui, &c->m, &km, &in);

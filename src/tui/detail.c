@@ -17,10 +17,8 @@
 #include "engine/snapshot.h"
 #include "tui/glyphs.h"
 #include "tui/look.h"
-#include "tui/udiff.h"
+#include "tui/diffview.h"
 
-#define DIFF_FILE_MAX (1u << 20) /* bytes of a file shown as a text diff */
-#define DIFF_MAX_D 4000
 
 static const char *tab_names[TAB_COUNT] = {"request", "response", "diff", "denials", "snapshot", "raw"};
 static const char *tab_titles[TAB_COUNT] = {"Request", "Response", "Effect diff", "Denials", "Snapshot", "Raw frames"};
@@ -210,56 +208,6 @@ void detail_render_json(struct detail *d)
 
 /*==== effect diff ====*/
 
-static int read_disk(const char *root, const char *rel, struct buf *out)
-{
-	char *p = fs_join(root, rel);
-	struct stat st;
-	int rc = -1;
-	if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= DIFF_FILE_MAX) {
-		struct err e = {0};
-		rc = fs_read_file(p, DIFF_FILE_MAX, out, &e);
-	}
-	free(p);
-	return rc;
-}
-
-static void diff_file(struct tdoc *doc, struct snap_store *st, const char *left, const char *right,
-		      const char *right_dir, const struct snap_diff_item *it)
-{
-	static const char *kinds[] = {"", "added", "removed", "changed"};
-	tdoc_nl(doc);
-	tdoc_addf(doc, ROLE_DIFF_META, "%-8s %s", kinds[it->kind], it->path);
-	if (it->kind == SNAP_DIFF_CHANGED && it->nfields) {
-		tdoc_add(doc, ROLE_DIM, "  (");
-		for (size_t i = 0; i < it->nfields; i++)
-			tdoc_addf(doc, ROLE_DIM, "%s%s", i ? ", " : "", it->fields[i]);
-		tdoc_add(doc, ROLE_DIM, ")");
-	}
-	struct buf a = {0}, b = {0};
-	struct err e = {0};
-	int ha = it->kind == SNAP_DIFF_ADDED ? 0 : snap_read_file(st, left, it->path, &a, &e) == 0;
-	int hb = it->kind == SNAP_DIFF_REMOVED ? 0
-		 : right ? snap_read_file(st, right, it->path, &b, &e) == 0
-			 : read_disk(right_dir, it->path, &b) == 0;
-	if ((it->kind != SNAP_DIFF_ADDED && !ha) || (it->kind != SNAP_DIFF_REMOVED && !hb)) {
-		/* not a regular file (a directory, a link) or too large: the line above says so */
-	} else if (a.len > DIFF_FILE_MAX || b.len > DIFF_FILE_MAX) {
-		tdoc_nl(doc);
-		tdoc_add(doc, ROLE_DIM, "  (too large to show as text)");
-	} else {
-		int rc = udiff(doc, a.p ? a.p : "", a.len, b.p ? b.p : "", b.len, 3, DIFF_MAX_D);
-		if (rc == UDIFF_BINARY) {
-			tdoc_nl(doc);
-			tdoc_add(doc, ROLE_DIM, "  (binary content differs)");
-		} else if (rc == UDIFF_TOO_BIG) {
-			tdoc_nl(doc);
-			tdoc_add(doc, ROLE_DIM, "  (too many differences to show as text)");
-		}
-	}
-	buf_free(&a);
-	buf_free(&b);
-}
-
 static void load_diff(struct detail *d, struct cm_run *r, const struct cm_turn *t)
 {
 	struct tdoc *doc = &d->tab[TAB_DIFF];
@@ -311,8 +259,8 @@ static void load_diff(struct detail *d, struct cm_run *r, const struct cm_turn *
 		tdoc_nl(doc);
 		tdoc_add(doc, ROLE_DIM, "no file was added, removed or changed");
 	}
-	for (size_t i = 0; rc == 0 && i < df.n; i++)
-		diff_file(doc, st, t->handle, next ? next->handle : NULL, r->scope, &df.items[i]);
+	if (rc == 0)
+		diffview_render(doc, st, t->handle, next ? next->handle : NULL, r->scope, &df);
 	snap_diff_free(&df);
 	snap_store_close(st);
 	/* What the replay observed, when a verify ran. */

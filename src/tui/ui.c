@@ -579,6 +579,10 @@ void ui_command(struct ui *u, const char *line)
 			ui_message(u, 1, "recover is not available here");
 			break;
 		}
+		if (r && r->live) {
+			ui_message(u, 1, "the run is still live: recover once it has ended (the agent would fight it)");
+			break;
+		}
 		if (strcmp(arg, "now") != 0) {
 			snprintf(u->confirm, sizeof u->confirm, "recover now");
 			ui_message(u, 1, "restore %s to turn %d's pre-state? Files changed since are overwritten [y/N]",

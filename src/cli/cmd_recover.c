@@ -1,0 +1,287 @@
+/* cmd_recover.c - `belay recover list|show|apply|undo`: put a workspace back to the
+ * pre-state of a recorded turn, after showing what would change, refusing over changes the
+ * run does not explain (unless --force), and recording every apply. See src/host/recover.h. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/jsonx.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "host/recover.h"
+#include "index/statedb.h"
+#include "store/store.h"
+#include "tui/diffview.h"
+#include "tui/tdoc.h"
+
+static const char recover_usage[] =
+	"usage: belay recover list [RUN]\n"
+	"       belay recover show [RUN:]TURN\n"
+	"       belay recover apply [RUN:]TURN [--yes] [--force]\n"
+	"       belay recover undo ID [--yes]\n"
+	"\n"
+	"Restores a run's workspace (its --scope) to the pre-state of one of its turns.\n"
+	"RUN is a run id (belay runs) or a trace file; without it, the latest contained run.\n"
+	"show prints what apply would change. apply refuses when the workspace changed since\n"
+	"the run ended in ways no recorded turn explains (it names the paths) unless --force;\n"
+	"it snapshots the workspace first, so `recover undo ID` can put it back.\n"
+	"\n"
+	"  --state DIR   belay's state directory (default $XDG_STATE_HOME/belay)\n"
+	"  --yes         do not ask before changing the workspace\n"
+	"  --force       restore even over unexplained changes (they are lost; undo keeps them)\n";
+
+/* Finds the trace of RUN (a run id or a trace file), or of the latest contained run. */
+static char *find_trace(struct store *st, const char *run, struct err *e)
+{
+	struct stat sb;
+	if (run && stat(run, &sb) == 0 && S_ISREG(sb.st_mode))
+		return xstrdup(run);
+	sqlite3_stmt *q;
+	const char *sql = run ? "SELECT trace_path FROM runs WHERE id = ?1"
+			      : "SELECT trace_path FROM runs WHERE scope IS NOT NULL ORDER BY started DESC, id DESC LIMIT 1";
+	if (store_stmt(st, sql, &q, e) != 0)
+		return NULL;
+	if (run)
+		store_bind_text(st, q, 1, run, e);
+	char *out = NULL;
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		out = xstrdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_reset(q);
+	if (!out)
+		err_set(e, BELAY_ENOTFOUND, run ? "no run '%s' in the store (belay runs lists them)" : "%s",
+			run ? run : "no contained run in the store");
+	return out;
+}
+
+/* "[RUN:]TURN" */
+static int parse_turn(const char *spec, char **run, int *turn)
+{
+	const char *colon = strrchr(spec, ':');
+	const char *num = colon ? colon + 1 : spec;
+	char *end;
+	long v = strtol(num, &end, 10);
+	if (!*num || *end || v < 0 || v > 1 << 30)
+		return -1;
+	*turn = (int)v;
+	*run = colon ? xstrndup(spec, (size_t)(colon - spec)) : NULL;
+	return 0;
+}
+
+static void print_doc(const struct tdoc *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		char *s = tdoc_line_text(d, i);
+		printf("  %s\n", s);
+		free(s);
+	}
+}
+
+static void print_plan(const struct recover_plan *p)
+{
+	printf("run        %s\n", p->run);
+	printf("workspace  %s\n", p->scope);
+	printf("target     turn %d's pre-state %s%s%s\n", p->turn, p->target, p->target_hash ? "  " : "",
+	       p->target_hash ? p->target_hash : "");
+	if (p->final_handle)
+		printf("drift      %s\n", p->drift.n ? "the workspace changed since the run ended:" : "none (the workspace is as the run left it)");
+	else
+		printf("drift      unknown: %s\n", p->final_cause);
+	for (size_t i = 0; i < p->drift.n && i < 50; i++)
+		printf("             %s\n", p->drift.items[i].path);
+	if (!p->changes.n) {
+		printf("changes    none: the workspace already matches turn %d's pre-state\n", p->turn);
+		return;
+	}
+	printf("changes    %zu path(s) would change back:\n", p->changes.n);
+	struct tdoc d;
+	tdoc_init(&d);
+	/* Left: the target; right: the workspace now (so + lines are what goes away). */
+	diffview_render(&d, p->st, p->target, NULL, p->scope, &p->changes);
+	print_doc(&d);
+	tdoc_free(&d);
+	printf("           (- lines come back, + lines go away)\n");
+}
+
+static int confirm(const char *question)
+{
+	if (!isatty(0))
+		return 0;
+	fprintf(stderr, "%s [y/N] ", question);
+	char line[16];
+	return fgets(line, sizeof line, stdin) && (line[0] == 'y' || line[0] == 'Y');
+}
+
+static int cmd_list(struct store *st, const char *run)
+{
+	struct err e = {0};
+	sqlite3_stmt *q;
+	if (!run) {
+		if (store_stmt(st, "SELECT id, started, turns, scope FROM runs WHERE scope IS NOT NULL ORDER BY started", &q, &e))
+			return cli_fail("recover: %s", e.msg);
+		printf("%-36s %-20s %6s  %s\n", "RUN", "STARTED", "TURNS", "WORKSPACE");
+		while (sqlite3_step(q) == SQLITE_ROW)
+			printf("%-36s %-20.19s %6d  %s\n", sqlite3_column_text(q, 0),
+			       sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : "-",
+			       sqlite3_column_int(q, 2), sqlite3_column_text(q, 3));
+		sqlite3_reset(q);
+		return 0;
+	}
+	if (store_stmt(st, "SELECT turn, tool, gate, handle, handle_cause, t_req FROM turns WHERE run = ?1 ORDER BY turn", &q, &e))
+		return cli_fail("recover: %s", e.msg);
+	store_bind_text(st, q, 1, run, &e);
+	printf("%5s  %-24s %-12s %s\n", "TURN", "TOOL", "PRE-STATE", "HANDLE / WHY NOT");
+	int n = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(q, 3), *c = (const char *)sqlite3_column_text(q, 4);
+		printf("%5d  %-24s %-12s %s\n", sqlite3_column_int(q, 0),
+		       sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : "?", sqlite3_column_text(q, 2),
+		       h ? h : c ? c : "-");
+		n++;
+	}
+	sqlite3_reset(q);
+	if (!n)
+		return cli_fail("recover: no turns for run '%s' (belay recover list shows the runs)", run);
+	return 0;
+}
+
+static int cmd_undo(struct store *st, const char *state_dir, const char *id, int yes)
+{
+	struct err e = {0};
+	sqlite3_stmt *q;
+	if (store_stmt(st, "SELECT workspace, before_handle, run, turn FROM recoveries WHERE id = ?1", &q, &e))
+		return cli_fail("recover: %s", e.msg);
+	store_bind_i64(st, q, 1, atoll(id), &e);
+	if (sqlite3_step(q) != SQLITE_ROW || !sqlite3_column_text(q, 1)) {
+		sqlite3_reset(q);
+		return cli_fail("recover: no recovery %s with a saved workspace", id);
+	}
+	char *ws = xstrdup((const char *)sqlite3_column_text(q, 0)), *before = xstrdup((const char *)sqlite3_column_text(q, 1));
+	sqlite3_reset(q);
+	struct snap_store *ss = NULL;
+	struct snap_diff d = {0};
+	int rc = snap_store_open(state_dir, ws, &ss, &e);
+	if (rc == 0)
+		rc = snap_diff_handle_dir(ss, before, ws, &d, &e);
+	if (rc == 0) {
+		printf("undo recovery %s: %s back to snapshot %s (%zu path(s))\n", id, ws, before, d.n);
+		if (!yes && !confirm("put it back?")) {
+			rc = 1;
+			fprintf(stderr, "belay: recover: nothing changed (pass --yes to skip the question)\n");
+		} else {
+			struct snap_paths ps = {0};
+			for (size_t i = 0; i < d.n; i++)
+				snap_paths_add(&ps, d.items[i].path, d.items[i].path_len, 0);
+			snap_paths_sort(&ps);
+			rc = ps.n ? snap_restore_paths(ss, before, ws, &ps, NULL, &e) : 0;
+			snap_paths_free(&ps);
+			if (rc == 0)
+				printf("done\n");
+		}
+	}
+	snap_diff_free(&d);
+	snap_store_close(ss);
+	free(ws);
+	free(before);
+	if (rc < 0)
+		return cli_fail("recover: %s", e.msg);
+	return rc;
+}
+
+int cmd_recover(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"state", required_argument, NULL, 's'}, {"yes", no_argument, NULL, 'y'},
+		{"force", no_argument, NULL, 'f'},       {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *state = NULL;
+	int yes = 0, force = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': state = optarg; break;
+		case 'y': yes = 1; break;
+		case 'f': force = 1; break;
+		case 'h': fputs(recover_usage, stdout); return 0;
+		default: return cli_fail("recover: unknown or incomplete option '%s' (belay recover --help)", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_fail("recover: list, show, apply or undo (belay recover --help)");
+	const char *sub = argv[optind++];
+	const char *arg = optind < argc ? argv[optind++] : NULL;
+	if (optind < argc)
+		return cli_fail("recover: unexpected '%s'", argv[optind]);
+	char *state_dir = paths_state_dir(state);
+	struct store *st = NULL;
+	struct err e = {0};
+	if (statedb_open(state_dir, &st, &e) != 0) {
+		free(state_dir);
+		return cli_fail("recover: %s", e.msg);
+	}
+	int rc;
+	if (!strcmp(sub, "list")) {
+		rc = cmd_list(st, arg);
+	} else if (!strcmp(sub, "undo")) {
+		rc = arg ? cmd_undo(st, state_dir, arg, yes) : cli_fail("recover: undo needs the recovery's ID");
+	} else if (!strcmp(sub, "show") || !strcmp(sub, "apply")) {
+		char *run = NULL, *trace = NULL;
+		int turn;
+		if (!arg || parse_turn(arg, &run, &turn) != 0) {
+			rc = cli_fail("recover: %s needs [RUN:]TURN (e.g. 0, or trace-...:3)", sub);
+			goto done_turn;
+		}
+		if (!(trace = find_trace(st, run, &e))) {
+			rc = cli_fail("recover: %s", e.msg);
+			goto done_turn;
+		}
+		struct recover_plan p;
+		if (recover_plan(trace, state, turn, &p, &e) != 0) {
+			rc = cli_fail("recover: %s", e.msg);
+			goto done_turn;
+		}
+		print_plan(&p);
+		rc = 0;
+		if (!strcmp(sub, "apply")) {
+			if (!p.changes.n && !force) {
+				printf("nothing to do\n");
+			} else if (!force && (!p.final_handle || p.drift.n)) {
+				struct recover_result r;
+				rc = recover_apply(&p, 0, &r, &e); /* refuses, naming why */
+				rc = cli_fail("recover: refused: %s", e.msg);
+				rc = 1;
+			} else if (!yes && !confirm("restore these paths?")) {
+				fprintf(stderr, "belay: recover: nothing changed (pass --yes to skip the question)\n");
+				rc = 1;
+			} else {
+				struct recover_result r;
+				if (recover_apply(&p, force, &r, &e) != 0) {
+					rc = cli_fail("recover: %s", e.msg);
+					rc = 1;
+				} else {
+					printf("restored %zu path(s) of %s to turn %d's pre-state (recovery %lld)\n", r.paths,
+					       p.scope, p.turn, r.id);
+					printf("tree hash  %s %s\n", r.tree_hash,
+					       r.matches ? "(equals the pre-state's)" : "(DIFFERS from the pre-state's recorded hash)");
+					printf("undo       belay recover undo %lld\n", r.id);
+					rc = r.matches ? 0 : 1;
+					recover_result_free(&r);
+				}
+			}
+		}
+		recover_plan_free(&p);
+	done_turn:
+		free(run);
+		free(trace);
+	} else {
+		rc = cli_fail("recover: unknown subcommand '%s' (list, show, apply, undo)", sub);
+	}
+	store_close(st);
+	free(state_dir);
+	return rc;
+}
