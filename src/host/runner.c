@@ -174,7 +174,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 	if (tp) {
 		r->trace_path = xstrdup(tp);
 		r->run_id = runidx_run_id(tp);
-		if (so.gate)
+		if (so.gate && r->contained) /* only a contained run's gate captures pre-states */
 			prestate_gate_set_run(so.gate, r->run_id);
 		struct err se = {0};
 		if (r->sw && store_writer_start(r->sw, tp, &se) != 0 && cfg->report) {
