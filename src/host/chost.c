@@ -21,6 +21,7 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
+#include "common/osuser.h"
 #include "common/xalloc.h"
 #include "host/runner.h"
 
@@ -535,8 +536,12 @@ static void on_async(uv_async_t *a)
 		list = it->next;
 		struct conn *c = it->run ? find_run(h, it->run) : NULL;
 		if (it->kind == I_RESOLVE) {
+			char *user = os_user_name();
+			char *by = xasprintf("%s (console)", user);
 			int ok = c && c->runner && c->state == C_RUN &&
-				 runner_resolve(c->runner, it->hold, it->approve, "console") == 0;
+				 runner_resolve(c->runner, it->hold, it->approve, by) == 0;
+			free(by);
+			free(user);
 			struct cevent *ev = cevent_new(CE_HOLD_DONE, it->run);
 			ev->a = (int64_t)it->hold;
 			ev->b = ok ? it->approve : -1;

@@ -13,6 +13,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
+#include "engine/trace_reader.h"
 #include "ts_tmux.h"
 #include "tsupport.h"
 
@@ -170,4 +171,88 @@ Test(console, demo_reaches_a2_pass_a1_fail)
 	ts_tmux_kill(&t);
 	free(cmd);
 	free(d);
+}
+
+Test(console, held_calls_are_approved_or_refused_by_key)
+{
+	/* Enforce mode: two calls whose effect plans ask. The first is approved with y and
+	 * reaches the server; the second is refused with x, never reaches it, and the agent is
+	 * told why. */
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *sock = fs_join(dir, "h.sock");
+	fs_mkdir_p(ws, 0755, NULL);
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --mode enforce "
+			      "--state %s --socket %s --scope %s -- %s/belay-demo-server shell %s 2>%s/console.err",
+			      dir, dir, BELAY_BIN, st, sock, ws, BELAY_BUILD_DIR, ws, dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", NULL};
+	free(wait_for(&t, up, 30));
+	char *steps = fs_join(dir, "held.json");
+	const char *s = "[{\"initialize\":{}},{\"list\":true},"
+			"{\"call\":\"run_process\",\"args\":{\"command_line\":\"echo approved-call-ran > /tmp/belay-approved\"}},"
+			"{\"call\":\"run_process\",\"args\":{\"command_line\":\"echo refused-call-ran > /tmp/belay-refused\"}}]";
+	ts_write_file(steps, s, strlen(s));
+	char *out = fs_join(dir, "agent.out");
+	char *agent = fs_join(dir, "agent.traces");
+	ts_sh("%s __script %s --trace-dir %s --timeout 120000 -- %s connect %s > %s 2>&1 &", BELAY_BIN, steps, agent, BELAY_BIN,
+	      sock, out);
+	const char *held1[] = {"HELD", "run_process", NULL};
+	free(wait_for(&t, held1, 30));
+	ts_tmux_keys(&t, "y");
+	/* The second call is held once the first has been answered. */
+	const char *held2[] = {"HELD", "refused-call-ran", NULL};
+	char *scr = ts_tmux_wait(&t, held2, 30, NULL);
+	if (!scr) {
+		/* the plan summary may be cut on screen; the status line still counts it */
+		const char *h[] = {"1 held", NULL};
+		scr = wait_for(&t, h, 30);
+	}
+	free(scr);
+	ts_tmux_keys(&t, "x");
+	const char *done[] = {"run 1/1  2 turns", NULL};
+	free(wait_for(&t, done, 30));
+	for (int i = 0; i < 100 && ts_sh("pgrep -f 'connect %s' >/dev/null", sock) == 0; i++)
+		usleep(100 * 1000);
+	ts_tmux_keys(&t, "q");
+	ts_tmux_keys(&t, "y");
+	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
+		usleep(100 * 1000);
+	ts_tmux_kill(&t);
+
+	/* The console's trace: call 1 approved and answered by the server, call 2 refused and
+	 * answered by belay. */
+	char *tdir = fs_join(st, "traces");
+	char *trace = ts_find_trace(tdir);
+	cr_assert_not_null(trace);
+	size_t n;
+	char *text = ts_read_file(trace, &n);
+	cr_assert(strstr(text, "\"kind\":\"approval\"") != NULL);
+	cr_assert(strstr(text, "\"approved\":true") && strstr(text, "\"approved\":false"), "one approval, one refusal");
+	struct trace *tr = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(trace, &tr, &e), 0, "%s", e.msg);
+	int server_calls = 0, belay_refusals = 0;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct trace_record *r = &tr->recs[i];
+		if (!r->is_frame)
+			continue;
+		const char *origin = jx_str(r->obj, "origin");
+		if (r->dir == 1 && origin && !strcmp(origin, "belay") && strstr(r->bytes, "refused in the console"))
+			belay_refusals++;
+		if (r->dir == 1 && !origin && strstr(r->bytes, "\"id\":3"))
+			server_calls++; /* the server answered the approved call (id 3: after init, list) */
+	}
+	cr_assert_eq(belay_refusals, 1, "the refused call was answered by belay, saying why");
+	cr_assert_eq(server_calls, 1, "the approved call was answered by the server");
+	trace_free(tr);
+	free(text);
+	free(trace);
+	free(tdir);
+	free(agent);
+	free(out);
+	free(steps);
+	free(cmd);
+	free(ws);
+	free(st);
+	free(sock);
 }
