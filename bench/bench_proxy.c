@@ -108,15 +108,18 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The body of each request after its id (the method and params). */
+static const char *req_body = "\"method\":\"ping\"";
+
 static void latency(char **argv, int n, double *median, double *p99)
 {
 	struct child c;
 	start(&c, argv);
 	double *t = malloc(sizeof(double) * (size_t)n);
-	char req[128], needle[32];
+	char req[512], needle[32];
 	for (int i = -500; i < n; i++) {
 		int id = i + 1000;
-		int m = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n", id);
+		int m = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,%s}\n", id, req_body);
 		snprintf(needle, sizeof needle, "\"id\":%d", id);
 		double t0 = now_us();
 		write_all(c.in, req, (size_t)m);
@@ -213,6 +216,30 @@ int main(int argc, char **argv)
 	if (getenv("BENCH_NO_TRACE")) {
 		char *p0[] = {(char *)belay_bin, "proxy", "--no-trace", "--", echo, NULL};
 		bench_server("echo, no trace", d1, p0, n, mib);
+	}
+	/* The effect gate's cost per tools/call: the same call (a shell command the gate must
+	 * parse and classify) with the gate off, in audit mode and in enforce mode (allowed). */
+	{
+		req_body = "\"method\":\"tools/call\",\"params\":{\"name\":\"run\",\"arguments\":{\"command\":"
+			   "\"cd src && grep -rn TODO . | sort | head -20 > /dev/null && ls -la\"}}";
+		const char *st = "/dev/shm/belay-bench-state";
+		char *g0[] = {(char *)belay_bin, "proxy", "--state", (char *)st, "--trace-dir", (char *)trace_dir, "--", echo, NULL};
+		char *ga[] = {(char *)belay_bin, "proxy", "--state", (char *)st, "--trace-dir", (char *)trace_dir, "--mode", "audit",
+			      "--", echo, NULL};
+		char *ge[] = {(char *)belay_bin, "proxy", "--state", (char *)st, "--trace-dir", (char *)trace_dir,
+			      "--mode", "enforce", "--", echo, NULL};
+		double m0[2], p0[2], ma[2], pa[2], me[2], pe[2];
+		for (int r = 0; r < 2; r++) {
+			latency(g0, n, &m0[r], &p0[r]);
+			latency(ga, n, &ma[r], &pa[r]);
+			latency(ge, n, &me[r], &pe[r]);
+		}
+		double b = median2(m0[0], m0[1]), a = median2(ma[0], ma[1]), e = median2(me[0], me[1]);
+		printf("%-18s tools/call with a shell command: no gate median %7.1f us p99 %7.1f | audit %7.1f us "
+		       "p99 %7.1f (%+.1f us) | enforce %7.1f us p99 %7.1f (%+.1f us)\n",
+		       "gate", b, median2(p0[0], p0[1]), a, median2(pa[0], pa[1]), a - b, e, median2(pe[0], pe[1]), e - b);
+		req_body = "\"method\":\"ping\"";
+		fflush(stdout);
 	}
 	if (fs_server) {
 		char *d2[] = {"node", (char *)fs_server, "/tmp", NULL};
