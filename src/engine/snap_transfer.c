@@ -282,6 +282,10 @@ static int valid_handle(const char *h)
 	return 1;
 }
 
+struct row;
+static int decode_row(const cJSON *a, struct row *r, size_t i, struct err *e);
+static void row_done(struct row *r);
+
 /* One decoded entry row. Strings point into bufs owned by the caller. */
 struct row {
 	struct buf path, target, xattrs, lg;
@@ -338,6 +342,83 @@ static int decode_row(const cJSON *a, struct row *r, size_t i, struct err *e)
 	return 0;
 }
 
+/* Builds the tree of a transferred manifest (as snap_manifest_load does from rows) and
+ * computes its BTH-2 hash, so a forged or damaged manifest is refused before anything is
+ * written. Rows must be valid (decode_row) and in path order. */
+static int json_tree_hash(const cJSON *ents, const char *handle, char out[SNAP_TREE_HASH_LEN], struct err *e)
+{
+	struct snap_tree t;
+	snap_tree_init(&t);
+	t.root = snode_new(".", 1);
+	struct strmap dirs;
+	strmap_init(&dirs);
+	struct snode **nodes = NULL;
+	size_t nnodes = 0, i = 0;
+	int rc = 0;
+	for (const cJSON *a = ents->child; a && rc == 0; a = a->next, i++) {
+		struct row r = {0};
+		if ((rc = decode_row(a, &r, i, e)) != 0) {
+			row_done(&r);
+			break;
+		}
+		char *path = xstrndup(r.path.p, r.path.len);
+		struct snode *n = NULL;
+		if (r.path.len == 1 && r.path.p[0] == '.') {
+			n = t.root->kind ? NULL : t.root;
+		} else {
+			const char *slash = memrchr(path, '/', r.path.len);
+			struct snode *parent = t.root;
+			int64_t idx;
+			if (slash) {
+				path[slash - path] = '\0';
+				parent = strmap_get(&dirs, path, &idx) ? nodes[idx] : NULL;
+				path[slash - path] = '/';
+			}
+			const char *name = slash ? slash + 1 : path;
+			size_t nl = r.path.len - (size_t)(name - path);
+			if (parent && nl && !snode_kid(parent, name, nl)) {
+				n = snode_new(name, nl);
+				snode_insert(parent, n);
+			}
+		}
+		if (!n) {
+			rc = err_set(e, BELAY_EINVAL, "snapshot %s: entry %s has no parent directory or appears twice", handle,
+				     path);
+		} else {
+			n->kind = (uint8_t)r.kind;
+			n->mode = (uint32_t)r.mode;
+			n->uid = (uint32_t)r.uid;
+			n->gid = (uint32_t)r.gid;
+			n->mtime_ns = r.mtime_ns;
+			n->size = (uint64_t)r.size;
+			if (r.has_oid)
+				memcpy(n->oid, r.oid, SHA256_LEN);
+			if (r.kind == SK_LINK)
+				snode_set_bytes(&n->target, &n->target_len, r.target.p ? r.target.p : "", r.target.len);
+			if (r.has_xattrs)
+				snode_set_bytes(&n->xattrs, &n->xattrs_len, r.xattrs.p ? r.xattrs.p : "", r.xattrs.len);
+			if (r.has_lg)
+				snode_set_bytes(&n->link_group, &n->lg_len, r.lg.p ? r.lg.p : "", r.lg.len);
+			if (n->kind == SK_DIR) {
+				nodes = xrealloc(nodes, (nnodes + 1) * sizeof *nodes);
+				nodes[nnodes] = n;
+				strmap_put(&dirs, path, (int64_t)nnodes);
+				nnodes++;
+			}
+		}
+		free(path);
+		row_done(&r);
+	}
+	if (rc == 0 && t.root->kind != SK_DIR)
+		rc = err_set(e, BELAY_EINVAL, "snapshot %s has no root directory entry", handle);
+	if (rc == 0)
+		snap_tree_hash(&t, out);
+	strmap_free(&dirs);
+	free(nodes);
+	snap_tree_done(&t);
+	return rc;
+}
+
 int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e)
 {
 	const char *h = jx_str(m, "handle"), *th = jx_str(m, "tree_hash");
@@ -374,6 +455,9 @@ int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e)
 		row_done(&r);
 	}
 	buf_free(&prev);
+	char th2[SNAP_TREE_HASH_LEN];
+	if (rc == 0 && (rc = json_tree_hash(ents, h, th2, e)) == 0 && strcmp(th2, th) != 0)
+		rc = err_set(e, BELAY_ECORRUPT, "snapshot %s: its entries hash to %s, not to the recorded %s", h, th2, th);
 	return rc;
 }
 

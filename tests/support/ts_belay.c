@@ -159,6 +159,12 @@ int ts_mcp_session(const char *const *argv, const char *const *env, const char *
 
 char *ts_record_demo(const char *dir, const char *const *lines, const char *const *extra)
 {
+	return ts_record_server(dir, lines, extra, NULL);
+}
+
+char *ts_record_server(const char *dir, const char *const *lines, const char *const *extra,
+		       const char *const *server)
+{
 	char *ws = fs_join(dir, "ws"), *tests = fs_join(ws, "tests"), *state = fs_join(dir, "state");
 	char *traces = fs_join(dir, "traces"), *file = fs_join(tests, "test_a.py");
 	struct stat sb;
@@ -179,8 +185,13 @@ char *ts_record_demo(const char *dir, const char *const *lines, const char *cons
 	for (const char *const *x = extra; x && *x; x++)
 		argv[k++] = *x;
 	argv[k++] = "--";
-	argv[k++] = BELAY_BUILD_DIR "/belay-demo-server";
-	argv[k++] = "all";
+	if (server) {
+		for (const char *const *x = server; *x; x++)
+			argv[k++] = *x;
+	} else {
+		argv[k++] = BELAY_BUILD_DIR "/belay-demo-server";
+		argv[k++] = "all";
+	}
 	argv[k++] = ws;
 	argv[k] = NULL;
 	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
@@ -380,4 +391,19 @@ char *ts_tree_listing(const char *dir)
 	free(v);
 	buf_cstr(&b);
 	return buf_take(&b);
+}
+
+void ts_append_claim(const char *trace, const char *text)
+{
+	size_t len = 0;
+	char *t = ts_read_file(trace, &len);
+	cr_assert_not_null(t);
+	size_t lines = count_nl(t, len);
+	free(t);
+	FILE *f = fopen(trace, "a");
+	cr_assert_not_null(f);
+	fprintf(f, "{\"v\":1,\"kind\":\"claim\",\"text\":\"%s\",\"seq\":%zu,\"t_in\":\"2026-11-29T00:00:00.000000+00:00\","
+		   "\"observation_point\":\"eval\"}\n",
+		text, lines);
+	fclose(f);
 }

@@ -24,6 +24,11 @@ extern const char *const ts_demo_lines[];
  * <dir>/traces [extra...] -- belay-demo-server all <dir>/ws`. Returns the trace path (new
  * string); asserts it exists. */
 char *ts_record_demo(const char *dir, const char *const *lines, const char *const *extra);
+/* Same with another server command (the workspace path is appended as its last argument). */
+char *ts_record_server(const char *dir, const char *const *lines, const char *const *extra,
+		       const char *const *server);
+/* Appends a `claim` record (what an eval driver writes after the run) to a trace. */
+void ts_append_claim(const char *trace, const char *text);
 
 /* Runs the belay binary with args (NULL-terminated list after env), waiting up to 120 s. */
 int ts_belay(struct ts_out *o, const char *const *env, ...) __attribute__((sentinel));
