@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -153,4 +155,39 @@ Test(migrate, a_database_from_a_newer_belay_is_refused)
 	cr_assert_eq(store_open(db, &st, &e), BELAY_ESTORE);
 	cr_assert(strstr(e.msg, "newer belay"), "%s", e.msg);
 	free(db);
+}
+
+/* SQLite's locks are POSIX advisory locks: closing ANY descriptor of the database file in a
+ * process drops every lock the process holds on it. Opening a second connection in a
+ * process that already has one (the proxy's store writer next to its snapshot store, verify
+ * workers next to the corpus) must therefore never open()+close() the file itself: the
+ * first connection would lose its shared lock, and another process closing its connection
+ * would think it was the last one and delete the WAL under it. */
+Test(migrate, a_second_connection_keeps_the_first_ones_locks)
+{
+	char *state = fs_join(dir, "state");
+	fs_mkdir_p(state, 0700, NULL);
+	char *path = fs_join(state, "belay.db");
+	struct store *a = NULL, *b = NULL;
+	struct err e = {0};
+	cr_assert_eq(store_open(path, &a, &e), 0, "%s", e.msg);
+	exec(a, "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+	cr_assert_eq(store_open(path, &b, &e), 0, "%s", e.msg);
+	char *wal = xasprintf("%s-wal", path);
+	cr_assert_eq(access(wal, F_OK), 0, "a WAL while connections are open");
+	/* Another process (a fresh one: a fork would inherit SQLite's lock bookkeeping) opens
+	 * and closes a connection. */
+	struct ts_out o;
+	ts_belay(&o, NULL, "runs", "--state", state, NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+	cr_assert_eq(access(wal, F_OK), 0, "the other process deleted the WAL: it saw no other connection");
+	exec(a, "INSERT INTO t VALUES (2);");
+	exec(b, "INSERT INTO t VALUES (3);");
+	store_close(b);
+	store_close(a);
+	cr_assert_eq(ts_sql_int(path, "SELECT count(*) FROM t"), 3);
+	free(wal);
+	free(path);
+	free(state);
 }
