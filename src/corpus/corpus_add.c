@@ -141,7 +141,7 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
 			rc = err_set(e, BELAY_ENOTFOUND, "turn %d cannot be banked: %s", o->turn, f.why[o->turn]);
 			goto out;
 		}
-		int have = snap_handle_exists(c->snap, h, e);
+		int have = snap_handle_exists(c->snap, h, NULL, e);
 		if (have <= 0) {
 			rc = have < 0 ? have
 				      : err_set(e, BELAY_ENOTFOUND,
@@ -155,7 +155,7 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
 	for (size_t k = 0; k < f.nturns; k++) {
 		if (!f.handles[k] || (!traj && k != 0))
 			continue;
-		int have = snap_handle_exists(c->snap, f.handles[k], e);
+		int have = snap_handle_exists(c->snap, f.handles[k], NULL, e);
 		if (have < 0) {
 			rc = have;
 			goto out;

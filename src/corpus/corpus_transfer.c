@@ -376,6 +376,19 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 			err_wrap(e, "%s", path);
 			goto out;
 		}
+		/* A handle this store has must be the same snapshot. */
+		char th[SNAP_TREE_HASH_LEN];
+		int have = snap_handle_exists(c->snap, hh, th, e);
+		if (have < 0) {
+			rc = have;
+			goto out;
+		}
+		if (have && strcmp(th, jx_str(m, "tree_hash"))) {
+			rc = err_set(e, BELAY_ECORRUPT,
+				     "%s: snapshot %s is already in this store with another tree hash (%s, the file says %s)", path,
+				     hh, th, jx_str(m, "tree_hash"));
+			goto out;
+		}
 	}
 	const char *need[2] = {p->cc.handle, p->cc.task_handle};
 	for (int k = 0; k < 2; k++) {

@@ -36,13 +36,16 @@ void snap_transfer_unlock(struct snap_store *st)
 	snap_store_unlock(st);
 }
 
-int snap_handle_exists(struct snap_store *st, const char *handle, struct err *e)
+int snap_handle_exists(struct snap_store *st, const char *handle, char tree_hash[SNAP_TREE_HASH_LEN], struct err *e)
 {
 	struct snap_handle_info hi;
 	struct err le = {0};
 	int rc = snap_handle_lookup(st, handle, &hi, &le);
-	if (rc == 0)
+	if (rc == 0) {
+		if (tree_hash)
+			snprintf(tree_hash, SNAP_TREE_HASH_LEN, "%s", hi.tree_hash);
 		return 1;
+	}
 	if (rc == BELAY_ENOTFOUND)
 		return 0;
 	*e = le;

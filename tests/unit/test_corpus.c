@@ -407,7 +407,7 @@ Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 		const char *what, *want;
 		char *data;
 		size_t len;
-	} v[10];
+	} v[12];
 	int n = 0;
 	char *x;
 	/* an object's content flipped */
@@ -441,6 +441,28 @@ Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 	/* another version of the format */
 	x = xmemdup(good, len), x[8] = 9;
 	v[n++] = (struct variant){"version 9", "version 9", x, len};
+	/* a consistent forgery: the task's manifest changed AND its tree hash recomputed AND the
+	 * trailer recomputed - but this store has that handle as another snapshot */
+	x = xmemdup(good, len);
+	char *snaps = strstr(x + 24, "\"snapshots\":[");
+	cr_assert_not_null(snaps);
+	char *m2 = strstr(strstr(snaps, "{\"handle\":\"") + 1, "{\"handle\":\""); /* the second: the task's */
+	cr_assert_not_null(m2);
+	char *th = strstr(m2, "\"tree_hash\":\"") + 13;
+	char *mode2 = strstr(m2, ",493,");
+	cr_assert_not_null(mode2);
+	memcpy(mode2, ",511,", 5);
+	rehash(x, len);
+	char *p0 = fs_join(dir, "probe.belay");
+	ts_write_file(p0, x, len);
+	ts_belay(&o, NULL, "corpus", "import", p0, "--state", s2, NULL);
+	const char *hashes = strstr(o.err, "hash to ");
+	cr_assert_not_null(hashes, "%s", o.err);
+	memcpy(th, hashes + 8, 13 + 64); /* the tree hash its rows really have */
+	ts_out_free(&o);
+	free(p0);
+	rehash(x, len);
+	v[n++] = (struct variant){"a handle this store has, as another snapshot", "with another tree hash", x, len};
 
 	char *before = ts_db_snapshot(db2), *files_before = ts_tree_listing(s2);
 	for (int i = 0; i < n; i++) {
