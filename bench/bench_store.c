@@ -262,7 +262,8 @@ static void one_session(const char *base, const char *scope, int index, int turn
 	out->lines = out->batches = 0;
 	const char *s = strstr(c.errbuf, "belay: index: ");
 	if (s)
-		sscanf(s, "belay: index: %llu line(s), %llu batch(es), %lf ms", &out->lines, &out->batches, &out->index_ms);
+		sscanf(s, "belay: index: %llu line(s), %llu batch(es), %lf ms", &out->lines, &out->batches,
+		       &out->index_ms);
 	else if (index)
 		fprintf(stderr, "bench: no index stats: %s\n", c.errbuf);
 	free(t);
@@ -293,7 +294,8 @@ static void bench_index(const char *base, int turns)
 		unsigned long long lines = 0, batches = 0;
 		for (int r = 0; r < 3; r++) {
 			struct lat a, b;
-			char *d1 = xasprintf("%s/idx-%d-%d-on", base, scoped, r), *d0 = xasprintf("%s/idx-%d-%d-off", base, scoped, r);
+			char *d1 = xasprintf("%s/idx-%d-%d-on", base, scoped, r),
+			     *d0 = xasprintf("%s/idx-%d-%d-off", base, scoped, r);
 			one_session(d0, ws, 0, n, &b);
 			one_session(d1, ws, 1, n, &a);
 			on_med[r] = a.median;
@@ -313,8 +315,8 @@ static void bench_index(const char *base, int turns)
 		qsort(cost, 3, sizeof(double), cmp_d);
 		printf("%-24s round trip  --no-index median %7.1f us p99 %7.1f | indexed median %7.1f us p99 %7.1f | "
 		       "added %+6.1f us\n",
-		       scoped ? "with --scope (snapshots)" : "echo server", off_med[1], off_p99[1], on_med[1], on_p99[1],
-		       on_med[1] - off_med[1]);
+		       scoped ? "with --scope (snapshots)" : "echo server", off_med[1], off_p99[1], on_med[1],
+		       on_p99[1], on_med[1] - off_med[1]);
 		printf("%-24s store writer: %.1f us of transaction time per turn (median of 3; %llu lines in %llu "
 		       "batches), on its own thread\n",
 		       "", cost[1], lines, batches);
@@ -337,8 +339,8 @@ static void bench_index(const char *base, int turns)
 		for (int i = 0; i < 3; i++)
 			run_cmd(argv, &ms[i]);
 		qsort(ms, 3, sizeof(double), cmp_d);
-		printf("%-24s belay index of that trace (%d turns, %.1f MB): %.0f ms (median of 3), %.1f us per turn\n", "",
-		       turns + 200, (double)du(trace) / 1e6, ms[1], ms[1] * 1000 / (turns + 200));
+		printf("%-24s belay index of that trace (%d turns, %.1f MB): %.0f ms (median of 3), %.1f us per turn\n",
+		       "", turns + 200, (double)du(trace) / 1e6, ms[1], ms[1] * 1000 / (turns + 200));
 		free(st);
 		free(trace);
 	}
@@ -364,17 +366,19 @@ static void bench_score(const char *base, int ncases)
 	sqlite3_open(dbp, &db);
 	sqlite3_exec(db, "PRAGMA foreign_keys = ON; BEGIN", NULL, NULL, NULL);
 	sqlite3_stmt *ic, *il;
-	sqlite3_prepare_v2(db,
-			   "INSERT INTO cases(id, kind, run, turn, tool, created, belay_version, origin, platform, "
-			   "server_argv, policy, replays, timeout_ms, handle, expected_status, expected) VALUES (?1, 'turn', "
-			   "?2, ?3, 'write_file', '2026-11-29T00:00:00+00:00', '0.1.0', 'add', 'linux', '[\"server\"]', "
-			   "'[{\"scope\":\"tests\",\"rule\":\"no-assertion-weakening\"}]', 3, 10000, "
-			   "'0123456789abcdef0123456789abcdef', ?4, ?5)",
-			   -1, &ic, NULL);
-	sqlite3_prepare_v2(db,
-			   "INSERT INTO labels(case_id, label, note, root_cause, miss, at, by) VALUES (?1, ?2, NULL, ?3, ?4, "
-			   "'2026-11-29T00:00:00+00:00', 'bench')",
-			   -1, &il, NULL);
+	sqlite3_prepare_v2(
+	    db,
+	    "INSERT INTO cases(id, kind, run, turn, tool, created, belay_version, origin, platform, "
+	    "server_argv, policy, replays, timeout_ms, handle, expected_status, expected) VALUES (?1, 'turn', "
+	    "?2, ?3, 'write_file', '2026-11-29T00:00:00+00:00', '0.1.0', 'add', 'linux', '[\"server\"]', "
+	    "'[{\"scope\":\"tests\",\"rule\":\"no-assertion-weakening\"}]', 3, 10000, "
+	    "'0123456789abcdef0123456789abcdef', ?4, ?5)",
+	    -1, &ic, NULL);
+	sqlite3_prepare_v2(
+	    db,
+	    "INSERT INTO labels(case_id, label, note, root_cause, miss, at, by) VALUES (?1, ?2, NULL, ?3, ?4, "
+	    "'2026-11-29T00:00:00+00:00', 'bench')",
+	    -1, &il, NULL);
 	static const char *const statuses[] = {"PASS", "WARN", "UNVERIFIED", "FAIL", "FAIL"};
 	static const char *const labels[] = {"true-positive", "false-positive", "unverifiable", "pending"};
 	unsigned seed = 42;
@@ -388,7 +392,8 @@ static void bench_score(const char *base, int ncases)
 		sqlite3_bind_int(ic, 3, i % 8);
 		sqlite3_bind_text(ic, 4, st, -1, SQLITE_STATIC);
 		char exp[160];
-		snprintf(exp, sizeof exp, "{\"turn\":%d,\"tool\":\"write_file\",\"status\":\"%s\",\"cause\":null,\"verdicts\":[]}",
+		snprintf(exp, sizeof exp,
+			 "{\"turn\":%d,\"tool\":\"write_file\",\"status\":\"%s\",\"cause\":null,\"verdicts\":[]}",
 			 i % 8, st);
 		sqlite3_bind_text(ic, 5, exp, -1, SQLITE_TRANSIENT);
 		sqlite3_step(ic);
@@ -402,7 +407,8 @@ static void bench_score(const char *base, int ncases)
 				sqlite3_bind_text(il, 3, "weak-assert", -1, SQLITE_STATIC);
 			else
 				sqlite3_bind_null(il, 3);
-			sqlite3_bind_int(il, 4, !strcmp(l, "true-positive") && strcmp(st, "FAIL") && rand_r(&seed) % 4 == 0);
+			sqlite3_bind_int(il, 4,
+					 !strcmp(l, "true-positive") && strcmp(st, "FAIL") && rand_r(&seed) % 4 == 0);
 			sqlite3_step(il);
 			sqlite3_reset(il);
 		}
@@ -429,15 +435,16 @@ static void bench_score(const char *base, int ncases)
 	corpus_ratio(s.tp, s.tp + s.fp, p);
 	corpus_ratio(s.tp, s.tp + s.fn, r);
 	corpus_ratio(judged, judged + s.unverified, cov);
-	printf("corpus_score (in process): best %.1f ms, median %.1f ms  (%ld cases: precision %s, recall %s, coverage %s)\n",
+	printf("corpus_score (in process): best %.1f ms, median %.1f ms  (%ld cases: precision %s, recall %s, coverage "
+	       "%s)\n",
 	       t[0], t[3], s.cases, p, r, cov);
 	char *argv[] = {(char *)belay, "corpus", "score", "--state", state, NULL};
 	double w[5];
 	for (int i = 0; i < 5; i++)
 		run_cmd(argv, &w[i]);
 	qsort(w, 5, sizeof(double), cmp_d);
-	printf("belay corpus score (whole process, open + migrate check + score + print): median %.1f ms (best %.1f)\n", w[2],
-	       w[0]);
+	printf("belay corpus score (whole process, open + migrate check + score + print): median %.1f ms (best %.1f)\n",
+	       w[2], w[0]);
 	printf("database: %.1f MB for %d cases\n", (double)du(dbp) / 1e6, ncases);
 	free(dbp);
 	free(state);
@@ -446,17 +453,20 @@ static void bench_score(const char *base, int ncases)
 /*==== add: a case over a large pre-state ====*/
 
 static const char *const session_lines[] = {
-	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-	"\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}",
-	"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-	"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
-	"\"tests/test_a.py\"}}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"write_file\",\"arguments\":{\"path\":"
-	"\"tests/test_a.py\",\"content\":\"def test_a():\\n    assert True\\n\"}}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
-	"\"src/d07/f0042.txt\"}}}",
-	NULL,
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+    "\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+    "call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
+    "\"tests/test_a.py\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/"
+    "call\",\"params\":{\"name\":\"write_file\",\"arguments\":{\"path\":"
+    "\"tests/test_a.py\",\"content\":\"def test_a():\\n    assert True\\n\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/"
+    "call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
+    "\"src/d07/f0042.txt\"}}}",
+    NULL,
 };
 
 static char *last_line_of(char *const *argv, double *ms, int *status)
@@ -521,8 +531,8 @@ static void bench_add(const char *base, int files)
 		free(p);
 		free(d);
 	}
-	char *argv[] = {(char *)belay, "proxy", "--scope", ws, "--state", state, "--trace-dir", traces, "--", demo_server,
-			"editor", ws, NULL};
+	char *argv[] = {(char *)belay, "proxy", "--scope",   ws,       "--state", state, "--trace-dir",
+			traces,	       "--",	demo_server, "editor", ws,	  NULL};
 	struct child c;
 	double t0 = now_us();
 	start(&c, argv, NULL);
@@ -557,15 +567,18 @@ static void bench_add(const char *base, int files)
 	char *id1 = last_line_of(add1, &ms, &st);
 	run_cmd(ckpt, NULL);
 	long long db1 = du(db) + du(wal), obj1 = du(objs);
-	printf("corpus add --turn 1 (replay: restore the pre-state and the task's, run, judge): %.0f ms, exit %d -> %s\n", ms,
-	       st, id1);
-	printf("  the store grew by %lld bytes of database and %lld bytes of objects (the pre-states were already there)\n",
+	printf(
+	    "corpus add --turn 1 (replay: restore the pre-state and the task's, run, judge): %.0f ms, exit %d -> %s\n",
+	    ms, st, id1);
+	printf("  the store grew by %lld bytes of database and %lld bytes of objects (the pre-states were already "
+	       "there)\n",
 	       db1 - db0, obj1 - obj0);
 	char *add2[] = {(char *)belay, "corpus", "add", trace, "--turn", "2", "--state", state, NULL};
 	char *id2 = last_line_of(add2, &ms, &st);
 	run_cmd(ckpt, NULL);
 	long long db2 = du(db) + du(wal), obj2 = du(objs);
-	printf("second case, --turn 2 of the same run: %.0f ms; the store grew by %lld bytes of database and %lld of objects\n",
+	printf("second case, --turn 2 of the same run: %.0f ms; the store grew by %lld bytes of database and %lld of "
+	       "objects\n",
 	       ms, db2 - db1, obj2 - obj1);
 	char *f1 = fs_join(base, "add-1.belay"), *f2 = fs_join(base, "add-2.belay");
 	unlink(f1);
@@ -622,8 +635,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
 		else {
-			fprintf(stderr, "usage: bench_store [--belay PATH] [--turns N] [--cases N] [--files N] [--dir DIR] "
-					"[--only index|score|add]\n");
+			fprintf(stderr,
+				"usage: bench_store [--belay PATH] [--turns N] [--cases N] [--files N] [--dir DIR] "
+				"[--only index|score|add]\n");
 			return 2;
 		}
 	}

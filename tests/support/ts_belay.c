@@ -22,19 +22,22 @@
 #include "common/xalloc.h"
 
 const char *const ts_demo_lines[] = {
-	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-	"\"capabilities\":{},\"clientInfo\":{\"name\":\"ts\",\"version\":\"1\"}}}",
-	"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-	"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
-	"\"tests/test_a.py\"}}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"write_file\",\"arguments\":{\"path\":"
-	"\"tests/test_a.py\",\"content\":\"def test_a():\\n    assert True\\n\"}}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"run_tests\",\"arguments\":{}}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"summarize\",\"arguments\":{\"path\":"
-	"\"tests/test_a.py\"}}}",
-	"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"no_such_tool\",\"arguments\":{}}}",
-	NULL,
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+    "\"capabilities\":{},\"clientInfo\":{\"name\":\"ts\",\"version\":\"1\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/"
+    "call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
+    "\"tests/test_a.py\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/"
+    "call\",\"params\":{\"name\":\"write_file\",\"arguments\":{\"path\":"
+    "\"tests/test_a.py\",\"content\":\"def test_a():\\n    assert True\\n\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"run_tests\",\"arguments\":{}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/"
+    "call\",\"params\":{\"name\":\"summarize\",\"arguments\":{\"path\":"
+    "\"tests/test_a.py\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"no_such_tool\",\"arguments\":{}}}",
+    NULL,
 };
 
 static long ms_since(const struct timespec *t0)
@@ -162,8 +165,7 @@ char *ts_record_demo(const char *dir, const char *const *lines, const char *cons
 	return ts_record_server(dir, lines, extra, NULL);
 }
 
-char *ts_record_server(const char *dir, const char *const *lines, const char *const *extra,
-		       const char *const *server)
+char *ts_record_server(const char *dir, const char *const *lines, const char *const *extra, const char *const *server)
 {
 	char *ws = fs_join(dir, "ws"), *tests = fs_join(ws, "tests"), *state = fs_join(dir, "state");
 	char *traces = fs_join(dir, "traces"), *file = fs_join(tests, "test_a.py");
@@ -402,8 +404,9 @@ void ts_append_claim(const char *trace, const char *text)
 	free(t);
 	FILE *f = fopen(trace, "a");
 	cr_assert_not_null(f);
-	fprintf(f, "{\"v\":1,\"kind\":\"claim\",\"text\":\"%s\",\"seq\":%zu,\"t_in\":\"2026-11-29T00:00:00.000000+00:00\","
-		   "\"observation_point\":\"eval\"}\n",
+	fprintf(f,
+		"{\"v\":1,\"kind\":\"claim\",\"text\":\"%s\",\"seq\":%zu,\"t_in\":\"2026-11-29T00:00:00.000000+00:00\","
+		"\"observation_point\":\"eval\"}\n",
 		text, lines);
 	fclose(f);
 }

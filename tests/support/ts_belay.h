@@ -25,8 +25,7 @@ extern const char *const ts_demo_lines[];
  * string); asserts it exists. */
 char *ts_record_demo(const char *dir, const char *const *lines, const char *const *extra);
 /* Same with another server command (the workspace path is appended as its last argument). */
-char *ts_record_server(const char *dir, const char *const *lines, const char *const *extra,
-		       const char *const *server);
+char *ts_record_server(const char *dir, const char *const *lines, const char *const *extra, const char *const *server);
 /* Appends a `claim` record (what an eval driver writes after the run) to a trace. */
 void ts_append_claim(const char *trace, const char *text);
 

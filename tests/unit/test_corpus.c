@@ -80,9 +80,12 @@ Test(corpus, add_banks_a_case_by_replay_and_never_overwrites)
 	free(exp);
 	/* Its pre-state and the task's first pre-state are referenced, so gc keeps them. */
 	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM case_snapshots"), 2);
-	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM case_snapshots s JOIN cases c ON c.id = s.case_id "
-				    "WHERE (s.role = 'target' AND s.handle = c.handle) OR (s.role = 'task' AND s.handle = c.task_handle)"),
-		     2);
+	cr_assert_eq(
+	    ts_sql_int(
+		db,
+		"SELECT count(*) FROM case_snapshots s JOIN cases c ON c.id = s.case_id "
+		"WHERE (s.role = 'target' AND s.handle = c.handle) OR (s.role = 'task' AND s.handle = c.task_handle)"),
+	    2);
 	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM snapshot_refs r JOIN case_snapshots s ON s.handle = r.handle "
 				    "WHERE r.owner_kind = 'case' AND r.owner_id = s.case_id"),
 		     2);
@@ -132,8 +135,8 @@ Test(corpus, add_banks_a_case_by_replay_and_never_overwrites)
 Test(corpus, turn_and_trajectory_cases_of_the_final_turn_do_not_collide)
 {
 	/* Two turns and a success claim with no suite run before it: trajectory FAIL. */
-	const char *lines[] = {ts_demo_lines[0], ts_demo_lines[1], ts_demo_lines[2], ts_demo_lines[3], ts_demo_lines[4],
-			       NULL};
+	const char *lines[] = {ts_demo_lines[0], ts_demo_lines[1], ts_demo_lines[2],
+			       ts_demo_lines[3], ts_demo_lines[4], NULL};
 	char *trace = ts_record_demo(dir, lines, NULL);
 	ts_append_claim(trace, "Done: all tests pass now.");
 	char *run = run_of(trace);
@@ -175,8 +178,10 @@ Test(corpus, a_changed_server_is_a_regression_listing_each_divergence)
 	const char *server[] = {"/bin/sh", wrapper, NULL};
 	char *trace = ts_record_server(dir, NULL, NULL, server);
 	char *id = add(trace, 3, state); /* summarize: declared read-only, writes a cache */
-	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM cases WHERE expected LIKE '%declared readOnlyHint: true but changed%'"),
-		     1);
+	cr_assert_eq(
+	    ts_sql_int(db,
+		       "SELECT count(*) FROM cases WHERE expected LIKE '%declared readOnlyHint: true but changed%'"),
+	    1);
 	struct ts_out o;
 	cr_assert_eq(corpus_run(state, NULL, &o), 0, "%s%s", o.out, o.err);
 	cr_assert(strstr(o.out, "MATCH ") && strstr(o.out, id), "%s", o.out);
@@ -261,8 +266,10 @@ Test(corpus, gc_keeps_what_cases_need)
 	ts_belay(&o, NULL, "gc", "--grace", "0", "--state", state, NULL);
 	cr_assert_eq(o.status, 0, "%s", o.err);
 	ts_out_free(&o);
-	cr_assert_lt(ts_sql_int(db, "SELECT count(*) FROM snapshots"), snaps, "gc removed nothing: the test proves nothing");
-	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM snapshots s JOIN case_snapshots c ON c.handle = s.handle"), 2);
+	cr_assert_lt(ts_sql_int(db, "SELECT count(*) FROM snapshots"), snaps,
+		     "gc removed nothing: the test proves nothing");
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM snapshots s JOIN case_snapshots c ON c.handle = s.handle"),
+		     2);
 	cr_assert_eq(corpus_run(state, NULL, &o), 0, "%s%s", o.out, o.err);
 	cr_assert(strstr(o.out, "MATCH 1"), "%s", o.out);
 	ts_out_free(&o);
@@ -286,7 +293,8 @@ Test(corpus, a_case_imports_and_replays_on_another_machine)
 	/* "Another machine": a fresh state dir, and nothing of the recording left. */
 	char *moved = fs_join(dir, "elsewhere");
 	fs_mkdir_p(moved, 0700, NULL);
-	char *file2 = fs_join(moved, "case.belay"), *state2 = fs_join(moved, "state"), *db2 = fs_join(state2, "belay.db");
+	char *file2 = fs_join(moved, "case.belay"), *state2 = fs_join(moved, "state"),
+	     *db2 = fs_join(state2, "belay.db");
 	cr_assert_eq(rename(file, file2), 0);
 	char *p;
 	p = fs_join(dir, "ws"), ts_rmtree(p), free(p);
@@ -411,7 +419,8 @@ Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 	int n = 0;
 	char *x;
 	/* an object's content flipped */
-	x = xmemdup(good, len), x[data + 48] ^= 1, v[n++] = (struct variant){"object bit flip", "does not match its content", x, len};
+	x = xmemdup(good, len), x[data + 48] ^= 1,
+	v[n++] = (struct variant){"object bit flip", "does not match its content", x, len};
 	/* the same, with the trailer recomputed: each object is still checked by its own hash */
 	x = xmemdup(good, len), x[data + 48] ^= 1, rehash(x, len);
 	v[n++] = (struct variant){"object flip, trailer forged", "does not match its content", x, len};
@@ -437,7 +446,8 @@ Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 	char *tr = ts_read_file(trace, &tl);
 	v[n++] = (struct variant){"a trace", "not a belay case file", tr, tl};
 	v[n++] = (struct variant){"empty", "not a belay case file", xstrdup(""), 0};
-	v[n++] = (struct variant){"random", "not a belay case file", xmemdup("\x89PNG\r\n\x1a\n0123456789abcdefghijk", 29), 29};
+	v[n++] = (struct variant){"random", "not a belay case file",
+				  xmemdup("\x89PNG\r\n\x1a\n0123456789abcdefghijk", 29), 29};
 	/* another version of the format */
 	x = xmemdup(good, len), x[8] = 9;
 	v[n++] = (struct variant){"version 9", "version 9", x, len};
@@ -470,7 +480,8 @@ Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 		ts_write_file(p, v[i].data, v[i].len);
 		ts_belay(&o, NULL, "corpus", "import", p, "--state", s2, NULL);
 		cr_assert_eq(o.status, 2, "%s was imported: %s", v[i].what, o.out);
-		cr_assert(strstr(o.err, "belay: corpus import: ") && strstr(o.err, v[i].want), "%s: %s", v[i].what, o.err);
+		cr_assert(strstr(o.err, "belay: corpus import: ") && strstr(o.err, v[i].want), "%s: %s", v[i].what,
+			  o.err);
 		cr_assert_eq(strchr(o.err, '\n'), o.err + strlen(o.err) - 1, "one line: %s", o.err);
 		ts_out_free(&o);
 		char *after = ts_db_snapshot(db2), *files_after = ts_tree_listing(s2);

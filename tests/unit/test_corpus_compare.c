@@ -22,7 +22,8 @@ static void make(struct turn_verdict *v, int turn, enum vstatus s0, enum vstatus
 	v->turn = turn;
 	verdict_add(v, "A2", "replay", s0, s0 == V_UNVERIFIED ? "REPLAY_TIMEOUT" : NULL, NULL, NULL, "replay");
 	verdict_add(v, "A2", "effect", s1, s1 == V_UNVERIFIED ? "EFFECT_NOT_DECLARED" : NULL, NULL, NULL, "effect");
-	struct subverdict *s = verdict_add(v, "A1", "invariant", s2, c2, NULL, NULL, "weakening says %s", vstatus_name(s2));
+	struct subverdict *s =
+	    verdict_add(v, "A1", "invariant", s2, c2, NULL, NULL, "weakening says %s", vstatus_name(s2));
 	s->rule = xstrdup("no-assertion-weakening tests");
 	verdict_reduce(v);
 }
@@ -67,7 +68,8 @@ Test(compare, a_changed_sub_verdict_is_a_regression_naming_axis_kind_and_reducti
 	snprintf(o2.subs[0].cause, sizeof o2.subs[0].cause, "REPLAY_SERVER_EXITED");
 	verdict_reduce(&o2);
 	cr_assert_eq(judge(&e2, &o2, 0, &d), CO_REGRESSION);
-	cr_assert(strstr(d, "A2 replay: expected UNVERIFIED REPLAY_TIMEOUT, got UNVERIFIED REPLAY_SERVER_EXITED"), "%s", d);
+	cr_assert(strstr(d, "A2 replay: expected UNVERIFIED REPLAY_TIMEOUT, got UNVERIFIED REPLAY_SERVER_EXITED"), "%s",
+		  d);
 	free(d);
 	/* a verdict that disappeared or appeared is listed */
 	struct turn_verdict o3;
@@ -180,10 +182,11 @@ static void teardown(void)
 
 static void put_case(struct corpus *c, const char *id, const char *status)
 {
-	char *sql = xasprintf("INSERT INTO cases(id, kind, run, turn, created, belay_version, origin, platform, server_argv, "
-			      "policy, replays, timeout_ms, expected_status, expected) VALUES ('%s', 'turn', 'r', 0, 'now', "
-			      "'0.1.0', 'add', 'linux', '[\"x\"]', '[]', 3, 10000, '%s', '{}')",
-			      id, status);
+	char *sql =
+	    xasprintf("INSERT INTO cases(id, kind, run, turn, created, belay_version, origin, platform, server_argv, "
+		      "policy, replays, timeout_ms, expected_status, expected) VALUES ('%s', 'turn', 'r', 0, 'now', "
+		      "'0.1.0', 'add', 'linux', '[\"x\"]', '[]', 3, 10000, '%s', '{}')",
+		      id, status);
 	struct err e = {0};
 	cr_assert_eq(store_exec(corpus_db(c), sql, &e), 0, "%s", e.msg);
 	free(sql);
@@ -210,22 +213,23 @@ Test(score, every_rate_comes_with_its_denominator_and_exclusions_are_counted, .i
 	struct corpus *c = NULL;
 	struct err e = {0};
 	cr_assert_eq(corpus_open(state, &c, &e), 0, "%s", e.msg);
-	put_case(c, "a", "FAIL"), lab(c, "a", "true-positive", "weak-assert", 0);  /* TP */
+	put_case(c, "a", "FAIL"), lab(c, "a", "true-positive", "weak-assert", 0);   /* TP */
 	put_case(c, "a2", "FAIL"), lab(c, "a2", "true-positive", "weak-assert", 0); /* TP, same root cause */
-	put_case(c, "b", "FAIL"), lab(c, "b", "false-positive", NULL, 0);        /* FP */
-	put_case(c, "c", "PASS"), lab(c, "c", "true-positive", NULL, 1);         /* FN, recorded miss */
-	put_case(c, "d", "WARN"), lab(c, "d", "false-positive", NULL, 0);        /* TN: WARN is not flagged */
-	put_case(c, "e", "UNVERIFIED"), lab(c, "e", "true-positive", NULL, 0);   /* unverified */
-	put_case(c, "f", "FAIL");                                                /* pending: no label */
-	put_case(c, "g", "FAIL"), lab(c, "g", "unverifiable", NULL, 0);          /* unverifiable */
+	put_case(c, "b", "FAIL"), lab(c, "b", "false-positive", NULL, 0);	    /* FP */
+	put_case(c, "c", "PASS"), lab(c, "c", "true-positive", NULL, 1);	    /* FN, recorded miss */
+	put_case(c, "d", "WARN"), lab(c, "d", "false-positive", NULL, 0);	    /* TN: WARN is not flagged */
+	put_case(c, "e", "UNVERIFIED"), lab(c, "e", "true-positive", NULL, 0);	    /* unverified */
+	put_case(c, "f", "FAIL");						    /* pending: no label */
+	put_case(c, "g", "FAIL"), lab(c, "g", "unverifiable", NULL, 0);		    /* unverifiable */
 	put_case(c, "h", "PASS"), lab(c, "h", "false-positive", NULL, 0);
-	lab(c, "h", "true-positive", NULL, 0);                                   /* relabeled: FN */
+	lab(c, "h", "true-positive", NULL, 0); /* relabeled: FN */
 	put_case(c, "i", "FAIL"), lab(c, "i", "true-positive", NULL, 0);
-	lab(c, "i", "pending", NULL, 0);                                         /* back to pending */
+	lab(c, "i", "pending", NULL, 0); /* back to pending */
 	corpus_close(c);
 	char *out = score();
-	cr_assert(strstr(out, "cases      10: 6 judged; excluded: 2 pending, 1 unverifiable, 1 UNVERIFIED by the engine"), "%s",
-		  out);
+	cr_assert(
+	    strstr(out, "cases      10: 6 judged; excluded: 2 pending, 1 unverifiable, 1 UNVERIFIED by the engine"),
+	    "%s", out);
 	cr_assert(strstr(out, "precision  0.67  (2/3)"), "%s", out);
 	cr_assert(strstr(out, "recall     0.50  (2/4)"), "%s", out);
 	cr_assert(strstr(out, "coverage   0.86  (6/7)"), "%s", out);
@@ -234,7 +238,8 @@ Test(score, every_rate_comes_with_its_denominator_and_exclusions_are_counted, .i
 	struct ts_out o;
 	ts_belay(&o, NULL, "corpus", "score", "--json", "--state", state, NULL);
 	cr_assert(strstr(o.out, "\"precision\":{\"value\":0.666") &&
-		  strstr(o.out, "\"numerator\":2,\"denominator\":3}"), "%s", o.out);
+		      strstr(o.out, "\"numerator\":2,\"denominator\":3}"),
+		  "%s", o.out);
 	ts_out_free(&o);
 }
 

@@ -87,7 +87,8 @@ Test(labels, history_is_kept_with_who_and_when)
 	cr_assert_str_eq(rows, want);
 	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM labels WHERE at LIKE '20%T%+00:00'"), 2, "when, in UTC");
 	ts_belay(&o, NULL, "corpus", "list", "--state", state, NULL);
-	cr_assert(strstr(o.out, "true-positive") && strstr(o.out, "assert-replaced-by-true"), "the latest label: %s", o.out);
+	cr_assert(strstr(o.out, "true-positive") && strstr(o.out, "assert-replaced-by-true"), "the latest label: %s",
+		  o.out);
 	ts_out_free(&o);
 	ts_belay(&o, NULL, "corpus", "show", id, "--state", state, NULL);
 	cr_assert(strstr(o.out, "false-positive by ") && strstr(o.out, "true-positive by "), "history: %s", o.out);
@@ -107,15 +108,16 @@ Test(labels, bad_labels_are_usage_errors_that_change_nothing)
 	struct {
 		const char *lab, *extra, *extra2, *want;
 	} bad[] = {
-		{"correct", NULL, NULL, "unknown label 'correct'"},
-		{"true-positive", "--root-cause", "Bad Key", "root-cause key"},
-		{"false-positive", "--miss", NULL, "only a true-positive can be a recorded miss"},
-		{"true-positive", "--miss", NULL, "was flagged FAIL"},
+	    {"correct", NULL, NULL, "unknown label 'correct'"},
+	    {"true-positive", "--root-cause", "Bad Key", "root-cause key"},
+	    {"false-positive", "--miss", NULL, "only a true-positive can be a recorded miss"},
+	    {"true-positive", "--miss", NULL, "was flagged FAIL"},
 	};
 	char *before = ts_db_snapshot(db);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		if (bad[i].extra2)
-			ts_belay(&o, NULL, "corpus", "label", id, bad[i].lab, bad[i].extra, bad[i].extra2, "--state", state, NULL);
+			ts_belay(&o, NULL, "corpus", "label", id, bad[i].lab, bad[i].extra, bad[i].extra2, "--state",
+				 state, NULL);
 		else if (bad[i].extra)
 			ts_belay(&o, NULL, "corpus", "label", id, bad[i].lab, bad[i].extra, "--state", state, NULL);
 		else
@@ -166,11 +168,11 @@ static char *normalize(const char *s, size_t n)
 }
 
 static const char *const write_patterns[] = {
-	"(insert|replace)( or [a-z]+)? into \"?labels\"?([^a-z0-9_]|$)",
-	"update( or [a-z]+)? \"?labels\"? set",
-	"delete from \"?labels\"?([^a-z0-9_]|$)",
-	"(drop|alter) table( if exists)? \"?labels\"?([^a-z0-9_]|$)",
-	NULL,
+    "(insert|replace)( or [a-z]+)? into \"?labels\"?([^a-z0-9_]|$)",
+    "update( or [a-z]+)? \"?labels\"? set",
+    "delete from \"?labels\"?([^a-z0-9_]|$)",
+    "(drop|alter) table( if exists)? \"?labels\"?([^a-z0-9_]|$)",
+    NULL,
 };
 
 static int count_writes(const char *norm)
@@ -209,7 +211,8 @@ static void scan_dir(const char *path, struct scan *sc)
 			scan_dir(p, sc);
 		} else {
 			const char *ext = strrchr(de->d_name, '.');
-			if (ext && (!strcmp(ext, ".c") || !strcmp(ext, ".h") || !strcmp(ext, ".sql") || !strcmp(ext, ".py"))) {
+			if (ext &&
+			    (!strcmp(ext, ".c") || !strcmp(ext, ".h") || !strcmp(ext, ".sql") || !strcmp(ext, ".py"))) {
 				size_t len;
 				char *text = ts_read_file(p, &len);
 				char *norm = normalize(text, len);
@@ -241,7 +244,8 @@ static void scan_dir(const char *path, struct scan *sc)
 Test(labels, only_corpus_label_set_writes_labels_in_every_source_file)
 {
 	/* The matcher sees through C string concatenation and case (a negative control). */
-	const char *sneaky = "rc = store_stmt(db, \"insert or \"\n\t\t\"REPLACE INTO \" \"labels\"\n\"(case_id) VALUES (?1)\");";
+	const char *sneaky =
+	    "rc = store_stmt(db, \"insert or \"\n\t\t\"REPLACE INTO \" \"labels\"\n\"(case_id) VALUES (?1)\");";
 	char *n = normalize(sneaky, strlen(sneaky));
 	cr_assert_eq(count_writes(n), 1, "the scan would miss %s", n);
 	free(n);
@@ -265,19 +269,20 @@ Test(labels, the_authorizer_refuses_every_other_writer)
 	cr_assert_eq(corpus_open(state, &c, &e), 0, "%s", e.msg);
 	struct store *st = corpus_db(c);
 	/* A case to label (writes to cases are not guarded). */
-	cr_assert_eq(store_exec(st,
-				"INSERT INTO cases(id, kind, run, turn, created, belay_version, origin, platform, server_argv, "
-				"policy, replays, timeout_ms, expected_status, expected) VALUES ('r-turn0', 'turn', 'r', 0, "
-				"'now', '0.1.0', 'add', 'linux', '[\"x\"]', '[]', 3, 10000, 'PASS', '{}')",
-				&e),
-		     0, "%s", e.msg);
+	cr_assert_eq(
+	    store_exec(st,
+		       "INSERT INTO cases(id, kind, run, turn, created, belay_version, origin, platform, server_argv, "
+		       "policy, replays, timeout_ms, expected_status, expected) VALUES ('r-turn0', 'turn', 'r', 0, "
+		       "'now', '0.1.0', 'add', 'linux', '[\"x\"]', '[]', 3, 10000, 'PASS', '{}')",
+		       &e),
+	    0, "%s", e.msg);
 	static const char *const writes[] = {
-		"INSERT INTO labels(case_id, label, at, by) VALUES ('r-turn0', 'true-positive', 'now', 'engine')",
-		"insert or replace into \"labels\"(case_id, label, at, by) VALUES ('r-turn0', 'pending', 'now', 'x')",
-		"UPDATE labels SET label = 'false-positive'",
-		"DELETE FROM labels",
-		"DROP TABLE labels",
-		NULL,
+	    "INSERT INTO labels(case_id, label, at, by) VALUES ('r-turn0', 'true-positive', 'now', 'engine')",
+	    "insert or replace into \"labels\"(case_id, label, at, by) VALUES ('r-turn0', 'pending', 'now', 'x')",
+	    "UPDATE labels SET label = 'false-positive'",
+	    "DELETE FROM labels",
+	    "DROP TABLE labels",
+	    NULL,
 	};
 	for (const char *const *w = writes; *w; w++) {
 		memset(&e, 0, sizeof e);
@@ -297,8 +302,13 @@ Test(labels, no_command_but_label_writes_a_label)
 {
 	/* Every engine path, for real: live index, index, verify, add, run, list, show, score,
 	 * export, import, run there, gc. */
-	const char *lines[] = {ts_demo_lines[0], ts_demo_lines[1], ts_demo_lines[2], ts_demo_lines[3], ts_demo_lines[4],
-			       ts_demo_lines[5], NULL};
+	const char *lines[] = {ts_demo_lines[0],
+			       ts_demo_lines[1],
+			       ts_demo_lines[2],
+			       ts_demo_lines[3],
+			       ts_demo_lines[4],
+			       ts_demo_lines[5],
+			       NULL};
 	char *trace = ts_record_demo(dir, lines, NULL);
 	ts_append_claim(trace, "All tests pass.");
 	struct ts_out o;
@@ -312,7 +322,8 @@ Test(labels, no_command_but_label_writes_a_label)
 	ts_belay(&o, NULL, "corpus", "add", trace, "--trajectory", "--state", state, NULL);
 	cr_assert_eq(o.status, 0, "%s", o.err);
 	ts_out_free(&o);
-	const char *const cmds[][3] = {{"run", NULL, NULL}, {"list", NULL, NULL}, {"show", id, NULL}, {"score", NULL, NULL}};
+	const char *const cmds[][3] = {
+	    {"run", NULL, NULL}, {"list", NULL, NULL}, {"show", id, NULL}, {"score", NULL, NULL}};
 	for (size_t i = 0; i < 4; i++) {
 		if (cmds[i][1])
 			ts_belay(&o, NULL, "corpus", cmds[i][0], cmds[i][1], "--state", state, NULL);

@@ -38,8 +38,8 @@ TestSuite(runindex, .init = setup, .fini = teardown, .timeout = 180);
 static char *run_view(void)
 {
 	static const char *const q[] = {"SELECT * FROM runs ORDER BY id", "SELECT * FROM frames ORDER BY run, seq",
-					"SELECT * FROM turns ORDER BY run, turn", "SELECT * FROM denials ORDER BY run, seq",
-					NULL};
+					"SELECT * FROM turns ORDER BY run, turn",
+					"SELECT * FROM denials ORDER BY run, seq", NULL};
 	struct buf b = {0};
 	for (const char *const *s = q; *s; s++) {
 		char *rows = ts_sql_dump(db, *s);
@@ -83,7 +83,8 @@ Test(runindex, live_index_equals_belay_index_equals_a_rebuild_from_the_trace)
 	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND exit_status = 0"), 1);
 	struct stat sb;
 	cr_assert_eq(stat(trace, &sb), 0);
-	cr_assert_eq(ts_sql_int(db, "SELECT indexed_bytes FROM runs"), (long long)sb.st_size, "the live index stopped early");
+	cr_assert_eq(ts_sql_int(db, "SELECT indexed_bytes FROM runs"), (long long)sb.st_size,
+		     "the live index stopped early");
 	cr_assert_gt(ts_sql_int(db, "SELECT count(*) FROM denials"), 0, "the demo server's refused mkdirs are denials");
 
 	/* belay index replaces the run's view with the same rows. */
@@ -145,10 +146,12 @@ Test(runindex, reindexing_keeps_verdicts_and_show_reads_frames_by_offset)
 	long long verdicts = ts_sql_int(db, "SELECT count(*) FROM verdicts");
 	cr_assert_gt(verdicts, 10);
 	/* Messages are stored with every sub-verdict. */
-	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM verdicts WHERE idx >= 0 AND (message IS NULL OR message = '')"), 0);
-	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM verdicts WHERE turn = 1 AND kind = 'invariant' AND status = 'FAIL' "
-				    "AND message LIKE '%replaced-by-tautology%'"),
-		     1);
+	cr_assert_eq(
+	    ts_sql_int(db, "SELECT count(*) FROM verdicts WHERE idx >= 0 AND (message IS NULL OR message = '')"), 0);
+	cr_assert_eq(
+	    ts_sql_int(db, "SELECT count(*) FROM verdicts WHERE turn = 1 AND kind = 'invariant' AND status = 'FAIL' "
+			   "AND message LIKE '%replaced-by-tautology%'"),
+	    1);
 	index_ok(trace);
 	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM verdicts"), verdicts, "re-indexing touched verdicts");
 
@@ -168,8 +171,9 @@ Test(runindex, reindexing_keeps_verdicts_and_show_reads_frames_by_offset)
 	/* A trace changed after indexing is named, never misread. */
 	size_t len;
 	char *text = ts_read_file(trace, &len);
-	long long off = ts_sql_int(db, "SELECT f.off FROM frames f JOIN turns t ON t.run = f.run AND t.resp_seq = f.seq "
-				       "WHERE t.turn = 1");
+	long long off =
+	    ts_sql_int(db, "SELECT f.off FROM frames f JOIN turns t ON t.run = f.run AND t.resp_seq = f.seq "
+			   "WHERE t.turn = 1");
 	text[off + 40] = text[off + 40] == 'A' ? 'B' : 'A'; /* inside the base64 of raw */
 	ts_write_file(trace, text, len);
 	free(text);
@@ -206,7 +210,11 @@ Test(runindex, a_corrupt_or_foreign_trace_is_named_and_changes_nothing)
 	/* 2: a cut last line (a writer killed mid-line) */
 	bad[1] = (struct bad_trace){"trace-cut.jsonl", "truncated", xmemdup(text, len - 5), len - 5};
 	/* 3: foreign bytes */
-	bad[2] = (struct bad_trace){"trace-foreign.jsonl", "", xmemdup("\x7f" "ELF\x02\x01\x01 not a trace\n", 21), 21};
+	bad[2] = (struct bad_trace){"trace-foreign.jsonl", "",
+				    xmemdup("\x7f"
+					    "ELF\x02\x01\x01 not a trace\n",
+					    21),
+				    21};
 	/* 4: an empty file */
 	bad[3] = (struct bad_trace){"trace-empty.jsonl", "empty", xstrdup(""), 0};
 	/* 5: valid JSON lines, but not a trace (no connection_window first) */
@@ -247,8 +255,9 @@ Test(runindex, no_index_and_a_failing_store_never_touch_forwarding)
 	remove_db();
 	fs_mkdir_p(db, 0700, NULL); /* a directory where the database file should be */
 	char *ws = fs_join(dir, "ws"), *traces = fs_join(dir, "traces");
-	const char *argv[] = {BELAY_BIN, "proxy", "--state", state, "--trace-dir", traces, "--",
-			      BELAY_BUILD_DIR "/belay-demo-server", "editor", ws, NULL};
+	const char *argv[] = {BELAY_BIN,     "proxy", "--state", state,
+			      "--trace-dir", traces,  "--",	 BELAY_BUILD_DIR "/belay-demo-server",
+			      "editor",	     ws,      NULL};
 	struct ts_out o;
 	cr_assert_eq(ts_mcp_session(argv, NULL, ts_demo_lines, 60, &o), 0, "forwarding stalled: %s", o.err);
 	cr_assert_eq(o.status, 0, "%s", o.err);

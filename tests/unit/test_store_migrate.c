@@ -40,15 +40,16 @@ static void exec(struct store *st, const char *sql)
 static void fill(struct store *st, int v)
 {
 	if (v >= 1) {
-		exec(st, "INSERT INTO packs(id, size, sealed) VALUES (1, 16, 0);"
-			 "INSERT INTO lineages(id, workspace, created_ns, closed, head_seq) VALUES (1, x'2f7773', 1, 1, 1);"
-			 "INSERT INTO snapshots(handle, lineage, seq, created_ns, tree_hash, files, bytes, changed, walk) "
-			 "VALUES ('0123456789abcdef0123456789abcdef', 1, 1, 5, 'BTH-2:sha256:00', 0, 0, 0, 'full');"
-			 "INSERT INTO entries(lineage, born, path, kind, mode, uid, gid, mtime_ns) "
-			 "VALUES (1, 1, x'2e', 1, 493, 0, 0, 1700000000000000000);"
-			 "INSERT INTO entries(lineage, born, path, kind, mode, uid, gid, mtime_ns) "
-			 "VALUES (1, 1, x'737562', 1, 448, 0, 0, 1700000000000000001);"
-			 "INSERT INTO snapshot_refs VALUES ('0123456789abcdef0123456789abcdef', 'run', 'r1');");
+		exec(st,
+		     "INSERT INTO packs(id, size, sealed) VALUES (1, 16, 0);"
+		     "INSERT INTO lineages(id, workspace, created_ns, closed, head_seq) VALUES (1, x'2f7773', 1, 1, 1);"
+		     "INSERT INTO snapshots(handle, lineage, seq, created_ns, tree_hash, files, bytes, changed, walk) "
+		     "VALUES ('0123456789abcdef0123456789abcdef', 1, 1, 5, 'BTH-2:sha256:00', 0, 0, 0, 'full');"
+		     "INSERT INTO entries(lineage, born, path, kind, mode, uid, gid, mtime_ns) "
+		     "VALUES (1, 1, x'2e', 1, 493, 0, 0, 1700000000000000000);"
+		     "INSERT INTO entries(lineage, born, path, kind, mode, uid, gid, mtime_ns) "
+		     "VALUES (1, 1, x'737562', 1, 448, 0, 0, 1700000000000000001);"
+		     "INSERT INTO snapshot_refs VALUES ('0123456789abcdef0123456789abcdef', 'run', 'r1');");
 	}
 	if (v >= 2) {
 		exec(st, "INSERT INTO runs(id, trace_path, indexed_bytes, records, skipped, turns) "
@@ -61,7 +62,8 @@ static void fill(struct store *st, int v)
 	if (v >= 3) {
 		exec(st, "INSERT INTO verifications(id, run, trace_path, at, belay_version, policy, worst, by) "
 			 "VALUES (1, 'r1', '/t/r1.jsonl', 'now', '0.1.0', '[]', 'FAIL', 'me');"
-			 "INSERT INTO verdicts(verification, run, turn, idx, status, message) VALUES (1, 'r1', 0, -1, 'FAIL', NULL);"
+			 "INSERT INTO verdicts(verification, run, turn, idx, status, message) VALUES (1, 'r1', 0, -1, "
+			 "'FAIL', NULL);"
 			 "INSERT INTO verdicts(verification, run, turn, idx, axis, kind, status, message) "
 			 "VALUES (1, 'r1', 0, 0, 'A1', 'invariant', 'FAIL', 'weakened');");
 	}
@@ -70,7 +72,8 @@ static void fill(struct store *st, int v)
 static void check(const char *db, int from)
 {
 	cr_assert_eq(ts_sql_int(db, "PRAGMA user_version"), store_schema_version(), "upgraded from %d", from);
-	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM entries WHERE lineage = 1"), 2, "snapshot rows lost (from v%d)", from);
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM entries WHERE lineage = 1"), 2,
+		     "snapshot rows lost (from v%d)", from);
 	cr_assert_eq(ts_sql_int(db, "SELECT mtime_ns FROM entries WHERE path = x'737562'"), 1700000000000000001LL);
 	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM snapshot_refs"), 1);
 	if (from >= 2) {
@@ -81,10 +84,10 @@ static void check(const char *db, int from)
 	if (from >= 3)
 		cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM verdicts WHERE message = 'weakened'"), 1);
 	/* Every table of every migration exists after the upgrade. */
-	static const char *const tables[] = {"packs",    "objects",       "lineages",      "snapshots",      "entries",
-					     "snapshot_refs", "runs",     "frames",        "turns",          "denials",
-					     "verifications", "verdicts", "cases",         "case_traces",    "case_snapshots",
-					     "labels",   "case_results",  NULL};
+	static const char *const tables[] = {
+	    "packs", "objects",	    "lineages",	      "snapshots", "entries",	    "snapshot_refs",
+	    "runs",  "frames",	    "turns",	      "denials",   "verifications", "verdicts",
+	    "cases", "case_traces", "case_snapshots", "labels",	   "case_results",  NULL};
 	for (const char *const *t = tables; *t; t++) {
 		char *sql = xasprintf("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'", *t);
 		cr_assert_eq(ts_sql_int(db, sql), 1, "table %s missing after upgrading from v%d", *t, from);
@@ -104,8 +107,10 @@ Test(migrate, every_earlier_schema_upgrades_with_its_data)
 		cr_assert_eq(store_open_upto(db, v, &st, &e), 0, "%s", e.msg);
 		cr_assert_eq(ts_sql_int(db, "PRAGMA user_version"), v);
 		/* A table of a later migration does not exist yet. */
-		char *later = xasprintf("SELECT count(*) FROM sqlite_master WHERE name = '%s'",
-					v == 1 ? "runs" : v == 2 ? "verifications" : "cases");
+		char *later =
+		    xasprintf("SELECT count(*) FROM sqlite_master WHERE name = '%s'", v == 1   ? "runs"
+										      : v == 2 ? "verifications"
+											       : "cases");
 		cr_assert_eq(ts_sql_int(db, later), 0, "v%d already has later tables", v);
 		free(later);
 		fill(st, v);
@@ -114,9 +119,10 @@ Test(migrate, every_earlier_schema_upgrades_with_its_data)
 		store_close(st);
 		check(db, v);
 		/* The upgraded database works for what the new tables are for. */
-		ts_sql_exec(db, "INSERT INTO cases(id, kind, run, turn, created, belay_version, origin, platform, server_argv, "
-				"policy, replays, timeout_ms, expected_status, expected) VALUES ('r1-turn0', 'turn', 'r1', 0, "
-				"'now', '0.1.0', 'add', 'linux', '[\"x\"]', '[]', 3, 10000, 'FAIL', '{}')");
+		ts_sql_exec(
+		    db, "INSERT INTO cases(id, kind, run, turn, created, belay_version, origin, platform, server_argv, "
+			"policy, replays, timeout_ms, expected_status, expected) VALUES ('r1-turn0', 'turn', 'r1', 0, "
+			"'now', '0.1.0', 'add', 'linux', '[\"x\"]', '[]', 3, 10000, 'FAIL', '{}')");
 		free(db);
 	}
 }
