@@ -17,24 +17,24 @@
 #include "verify/policy.h"
 
 static const char corpus_usage[] =
-	"usage: belay corpus add TRACE|RUN (--turn N | --trajectory) [--invariants FILE]...\n"
-	"                        [--no-default-invariants] [--replays N] [--timeout S] [-j N]\n"
-	"       belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]\n"
-	"       belay corpus run [ID...] [-j N] [--json]\n"
-	"       belay corpus score [--json]\n"
-	"       belay corpus list [--json]\n"
-	"       belay corpus show ID [--json]\n"
-	"       belay corpus export ID FILE\n"
-	"       belay corpus import FILE\n"
-	"       (every subcommand takes --state DIR)\n"
-	"\n"
-	"add      recomputes a turn (or the run's trajectory verdict) by real replay and banks it\n"
-	"         as a case that replays with nothing else present; prints the case id last.\n"
-	"label    LABEL is true-positive, false-positive, unverifiable or pending; --miss\n"
-	"         declares a recorded miss (a true failure the engine did not flag).\n"
-	"run      replays every case: MATCH, REGRESSION (exit 1), SKIP, STILL_MISSED, MISS_CLOSED.\n"
-	"score    precision, recall and coverage against the labels, with their denominators.\n"
-	"export   writes one self-contained file; import verifies every byte before it adds it.\n";
+    "usage: belay corpus add TRACE|RUN (--turn N | --trajectory) [--invariants FILE]...\n"
+    "                        [--no-default-invariants] [--replays N] [--timeout S] [-j N]\n"
+    "       belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]\n"
+    "       belay corpus run [ID...] [-j N] [--json]\n"
+    "       belay corpus score [--json]\n"
+    "       belay corpus list [--json]\n"
+    "       belay corpus show ID [--json]\n"
+    "       belay corpus export ID FILE\n"
+    "       belay corpus import FILE\n"
+    "       (every subcommand takes --state DIR)\n"
+    "\n"
+    "add      recomputes a turn (or the run's trajectory verdict) by real replay and banks it\n"
+    "         as a case that replays with nothing else present; prints the case id last.\n"
+    "label    LABEL is true-positive, false-positive, unverifiable or pending; --miss\n"
+    "         declares a recorded miss (a true failure the engine did not flag).\n"
+    "run      replays every case: MATCH, REGRESSION (exit 1), SKIP, STILL_MISSED, MISS_CLOSED.\n"
+    "score    precision, recall and coverage against the labels, with their denominators.\n"
+    "export   writes one self-contained file; import verifies every byte before it adds it.\n";
 
 struct common {
 	const char *state;
@@ -80,11 +80,15 @@ static char *trace_of_run(const char *state_dir, const char *run)
 static int do_add(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"turn", required_argument, NULL, 't'},  {"trajectory", no_argument, NULL, 'T'},
-		{"invariants", required_argument, NULL, 'i'}, {"no-default-invariants", no_argument, NULL, 'n'},
-		{"replays", required_argument, NULL, 'r'}, {"timeout", required_argument, NULL, 'o'},
-		{"state", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"turn", required_argument, NULL, 't'},
+	    {"trajectory", no_argument, NULL, 'T'},
+	    {"invariants", required_argument, NULL, 'i'},
+	    {"no-default-invariants", no_argument, NULL, 'n'},
+	    {"replays", required_argument, NULL, 'r'},
+	    {"timeout", required_argument, NULL, 'o'},
+	    {"state", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *state = NULL, *inv[16];
 	int ninv = 0, turn = -1, traj = 0, no_defaults = 0, replays = 3, jobs = 1, c;
@@ -101,15 +105,35 @@ static int do_add(int argc, char **argv)
 			turn = (int)v;
 			break;
 		}
-		case 'T': traj = 1; break;
-		case 'i': if (ninv == 16) return cli_fail("corpus add: too many --invariants"); inv[ninv++] = optarg; break;
-		case 'n': no_defaults = 1; break;
-		case 'r': replays = atoi(optarg); break;
-		case 'o': timeout = atof(optarg); break;
-		case 'j': jobs = atoi(optarg); break;
-		case 's': state = optarg; break;
-		case 'h': fputs(corpus_usage, stdout); return 0;
-		default: return cli_fail("corpus add: unknown or incomplete option '%s' (belay corpus --help)", argv[optind - 1]);
+		case 'T':
+			traj = 1;
+			break;
+		case 'i':
+			if (ninv == 16)
+				return cli_fail("corpus add: too many --invariants");
+			inv[ninv++] = optarg;
+			break;
+		case 'n':
+			no_defaults = 1;
+			break;
+		case 'r':
+			replays = atoi(optarg);
+			break;
+		case 'o':
+			timeout = atof(optarg);
+			break;
+		case 'j':
+			jobs = atoi(optarg);
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'h':
+			fputs(corpus_usage, stdout);
+			return 0;
+		default:
+			return cli_fail("corpus add: unknown or incomplete option '%s' (belay corpus --help)",
+					argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -135,8 +159,9 @@ static int do_add(int argc, char **argv)
 		trace = trace_of_run(state_dir, what);
 		if (!trace) {
 			free(state_dir);
-			return cli_fail("corpus add: %s is neither a trace file nor a run in the store (belay runs lists them)",
-					what);
+			return cli_fail(
+			    "corpus add: %s is neither a trace file nor a run in the store (belay runs lists them)",
+			    what);
 		}
 	}
 	struct policy pol = {0};
@@ -154,14 +179,14 @@ static int do_add(int argc, char **argv)
 	int rc = open_corpus(state_dir, &cp);
 	if (rc == 0) {
 		struct corpus_add_opts o = {
-			.trace_path = trace,
-			.turn = turn,
-			.trajectory = traj,
-			.policy = &pol,
-			.replays = replays,
-			.timeout_ms = (unsigned)(timeout * 1000),
-			.jobs = jobs,
-			.launcher = paths_self_exe(),
+		    .trace_path = trace,
+		    .turn = turn,
+		    .trajectory = traj,
+		    .policy = &pol,
+		    .replays = replays,
+		    .timeout_ms = (unsigned)(timeout * 1000),
+		    .jobs = jobs,
+		    .launcher = paths_self_exe(),
 		};
 		struct corpus_add_result res;
 		if (corpus_add(cp, &o, &res, &e) != 0) {
@@ -186,9 +211,9 @@ static int do_add(int argc, char **argv)
 static int do_label(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"note", required_argument, NULL, 'n'}, {"root-cause", required_argument, NULL, 'r'},
-		{"miss", no_argument, NULL, 'm'},       {"state", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	    {"note", required_argument, NULL, 'n'}, {"root-cause", required_argument, NULL, 'r'},
+	    {"miss", no_argument, NULL, 'm'},	    {"state", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
 	};
 	const char *note = NULL, *root = NULL, *state = NULL;
 	int miss = 0, c;
@@ -196,16 +221,28 @@ static int do_label(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'n': note = optarg; break;
-		case 'r': root = optarg; break;
-		case 'm': miss = 1; break;
-		case 's': state = optarg; break;
-		case 'h': fputs(corpus_usage, stdout); return 0;
-		default: return cli_fail("corpus label: unknown or incomplete option '%s'", argv[optind - 1]);
+		case 'n':
+			note = optarg;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		case 'm':
+			miss = 1;
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'h':
+			fputs(corpus_usage, stdout);
+			return 0;
+		default:
+			return cli_fail("corpus label: unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 2)
-		return cli_fail("corpus label: usage: belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]");
+		return cli_fail(
+		    "corpus label: usage: belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]");
 	char *dir = paths_state_dir(state);
 	struct corpus *cp = NULL;
 	int rc = open_corpus(dir, &cp);
@@ -257,8 +294,10 @@ static void on_result(void *ctx, const struct corpus_result *r)
 static int do_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"state", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'J'},
-		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	    {"state", required_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *state = NULL;
 	int json = 0, jobs = 1, c;
@@ -266,11 +305,20 @@ static int do_run(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': state = optarg; break;
-		case 'J': json = 1; break;
-		case 'j': jobs = atoi(optarg); break;
-		case 'h': fputs(corpus_usage, stdout); return 0;
-		default: return cli_fail("corpus run: unknown or incomplete option '%s'", argv[optind - 1]);
+		case 's':
+			state = optarg;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'j':
+			jobs = atoi(optarg);
+			break;
+		case 'h':
+			fputs(corpus_usage, stdout);
+			return 0;
+		default:
+			return cli_fail("corpus run: unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}
 	if (jobs < 1 || jobs > 64)
@@ -283,12 +331,12 @@ static int do_run(int argc, char **argv)
 		return rc;
 	struct run_print pr = {json};
 	struct corpus_run_opts o = {
-		.ids = optind < argc ? argv + optind : NULL,
-		.nids = (size_t)(argc - optind),
-		.jobs = jobs,
-		.launcher = paths_self_exe(),
-		.progress = on_result,
-		.ctx = &pr,
+	    .ids = optind < argc ? argv + optind : NULL,
+	    .nids = (size_t)(argc - optind),
+	    .jobs = jobs,
+	    .launcher = paths_self_exe(),
+	    .progress = on_result,
+	    .ctx = &pr,
 	};
 	struct corpus_run_report rep;
 	struct err e = {0};
@@ -306,10 +354,12 @@ static int do_run(int argc, char **argv)
 		print_json(s);
 		cJSON_Delete(s);
 	} else {
-		printf("\ncorpus run: %zu case(s): MATCH %zu  REGRESSION %zu  SKIP %zu  STILL_MISSED %zu  MISS_CLOSED %zu\n",
+		printf("\ncorpus run: %zu case(s): MATCH %zu  REGRESSION %zu  SKIP %zu  STILL_MISSED %zu  MISS_CLOSED "
+		       "%zu\n",
 		       rep.n, k[CO_MATCH], k[CO_REGRESSION], k[CO_SKIP], k[CO_STILL_MISSED], k[CO_MISS_CLOSED]);
 		if (k[CO_REGRESSION])
-			printf("%zu regression(s): the engine no longer reaches the banked verdict\n", k[CO_REGRESSION]);
+			printf("%zu regression(s): the engine no longer reaches the banked verdict\n",
+			       k[CO_REGRESSION]);
 		else
 			printf("no regressions (%zu skipped, %zu still missed, %zu miss(es) closed)\n", k[CO_SKIP],
 			       k[CO_STILL_MISSED], k[CO_MISS_CLOSED]);
@@ -325,8 +375,10 @@ static int do_run(int argc, char **argv)
 static int do_simple(const char *sub, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"state", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'J'},
-		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	    {"state", required_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *state = NULL;
 	int json = 0, c;
@@ -334,10 +386,17 @@ static int do_simple(const char *sub, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': state = optarg; break;
-		case 'J': json = 1; break;
-		case 'h': fputs(corpus_usage, stdout); return 0;
-		default: return cli_fail("corpus %s: unknown or incomplete option '%s'", sub, argv[optind - 1]);
+		case 's':
+			state = optarg;
+			break;
+		case 'J':
+			json = 1;
+			break;
+		case 'h':
+			fputs(corpus_usage, stdout);
+			return 0;
+		default:
+			return cli_fail("corpus %s: unknown or incomplete option '%s'", sub, argv[optind - 1]);
 		}
 	}
 	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "export") ? 2 : !strcmp(sub, "import") ? 1 : 0;
@@ -377,7 +436,8 @@ static int do_simple(const char *sub, int argc, char **argv)
 			cJSON_AddNumberToObject(o, "root_causes", (double)s.root_causes);
 			const char *names[3] = {"precision", "recall", "coverage"};
 			const char *vals[3] = {p, r, cov};
-			long nums[3] = {s.tp, s.tp, judged}, dens[3] = {s.tp + s.fp, s.tp + s.fn, judged + s.unverified};
+			long nums[3] = {s.tp, s.tp, judged},
+			     dens[3] = {s.tp + s.fp, s.tp + s.fn, judged + s.unverified};
 			for (int i = 0; i < 3; i++) {
 				cJSON *x = cJSON_AddObjectToObject(o, names[i]);
 				if (dens[i])
@@ -391,15 +451,18 @@ static int do_simple(const char *sub, int argc, char **argv)
 			cJSON_Delete(o);
 			goto out;
 		}
-		printf("cases      %ld: %ld judged; excluded: %ld pending, %ld unverifiable, %ld UNVERIFIED by the engine\n",
+		printf("cases      %ld: %ld judged; excluded: %ld pending, %ld unverifiable, %ld UNVERIFIED by the "
+		       "engine\n",
 		       s.cases, judged, s.pending, s.unverifiable, s.unverified);
-		printf("precision  %-5s (%ld/%ld)   TP / (TP + FP): of the flagged (FAIL) cases, how many are real\n", p, s.tp,
-		       s.tp + s.fp);
-		printf("recall     %-5s (%ld/%ld)   TP / (TP + FN): of the real failures, how many were flagged\n", r, s.tp,
-		       s.tp + s.fn);
-		printf("coverage   %-5s (%ld/%ld)   judged / (judged + UNVERIFIED): how often the engine could decide\n",
-		       cov, judged, judged + s.unverified);
-		printf("counts     TP %ld  FP %ld  FN %ld (%ld recorded miss(es))  TN %ld; %ld distinct root cause(s) among TPs\n",
+		printf("precision  %-5s (%ld/%ld)   TP / (TP + FP): of the flagged (FAIL) cases, how many are real\n",
+		       p, s.tp, s.tp + s.fp);
+		printf("recall     %-5s (%ld/%ld)   TP / (TP + FN): of the real failures, how many were flagged\n", r,
+		       s.tp, s.tp + s.fn);
+		printf(
+		    "coverage   %-5s (%ld/%ld)   judged / (judged + UNVERIFIED): how often the engine could decide\n",
+		    cov, judged, judged + s.unverified);
+		printf("counts     TP %ld  FP %ld  FN %ld (%ld recorded miss(es))  TN %ld; %ld distinct root cause(s) "
+		       "among TPs\n",
 		       s.tp, s.fp, s.fn, s.fn_missed, s.tn, s.root_causes);
 	} else if (!strcmp(sub, "list")) {
 		cJSON *list = NULL;
@@ -408,7 +471,8 @@ static int do_simple(const char *sub, int argc, char **argv)
 			goto out;
 		}
 		if (!json && list->child)
-			printf("%-52s %-10s %-15s %-14s %-14s %s\n", "ID", "EXPECTED", "LABEL", "ROOT CAUSE", "LAST RUN", "TOOL");
+			printf("%-52s %-10s %-15s %-14s %-14s %s\n", "ID", "EXPECTED", "LABEL", "ROOT CAUSE",
+			       "LAST RUN", "TOOL");
 		if (!json && !list->child)
 			printf("the corpus is empty (belay corpus add TRACE --turn N banks a case)\n");
 		for (cJSON *x = list->child; x; x = x->next) {
@@ -419,8 +483,8 @@ static int do_simple(const char *sub, int argc, char **argv)
 			char label[40];
 			snprintf(label, sizeof label, "%s%s", jx_str(x, "label"),
 				 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "miss")) ? " MISS" : "");
-			printf("%-52s %-10s %-15s %-14s %-14s %s\n", jx_str(x, "id"), jx_str(x, "expected_status"), label,
-			       jx_str(x, "root_cause") ? jx_str(x, "root_cause") : "-",
+			printf("%-52s %-10s %-15s %-14s %-14s %s\n", jx_str(x, "id"), jx_str(x, "expected_status"),
+			       label, jx_str(x, "root_cause") ? jx_str(x, "root_cause") : "-",
 			       jx_str(x, "last_outcome") ? jx_str(x, "last_outcome") : "-",
 			       jx_str(x, "tool") ? jx_str(x, "tool") : "(whole run)");
 		}
@@ -436,8 +500,8 @@ static int do_simple(const char *sub, int argc, char **argv)
 		} else {
 			const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels");
 			const cJSON *last = cJSON_GetArrayItem(labels, cJSON_GetArraySize(labels) - 1);
-			printf("case      %s (%s, from %s, %s)\n", jx_str(o, "id"), jx_str(o, "kind"), jx_str(o, "origin"),
-			       jx_str(o, "created"));
+			printf("case      %s (%s, from %s, %s)\n", jx_str(o, "id"), jx_str(o, "kind"),
+			       jx_str(o, "origin"), jx_str(o, "created"));
 			printf("run       %s", jx_str(o, "run"));
 			if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "turn")))
 				printf(", turn %d (%s)", cJSON_GetObjectItemCaseSensitive(o, "turn")->valueint,
@@ -459,10 +523,12 @@ static int do_simple(const char *sub, int argc, char **argv)
 				printf(", root cause %s", jx_str(last, "root_cause"));
 			printf("\n");
 			for (const cJSON *l = labels ? labels->child : NULL; l; l = l->next)
-				printf("          %s %s by %s%s%s\n", jx_str(l, "at"), jx_str(l, "label"), jx_str(l, "by"),
-				       jx_str(l, "note") ? ": " : "", jx_str(l, "note") ? jx_str(l, "note") : "");
+				printf("          %s %s by %s%s%s\n", jx_str(l, "at"), jx_str(l, "label"),
+				       jx_str(l, "by"), jx_str(l, "note") ? ": " : "",
+				       jx_str(l, "note") ? jx_str(l, "note") : "");
 			const cJSON *exp = cJSON_GetObjectItemCaseSensitive(o, "expected");
-			printf("expected  %s%s%s\n", jx_str(o, "expected_status"), jx_str(o, "expected_cause") ? " " : "",
+			printf("expected  %s%s%s\n", jx_str(o, "expected_status"),
+			       jx_str(o, "expected_cause") ? " " : "",
 			       jx_str(o, "expected_cause") ? jx_str(o, "expected_cause") : "");
 			const cJSON *subs = exp ? cJSON_GetObjectItemCaseSensitive(exp, "verdicts") : NULL;
 			for (const cJSON *s = subs ? subs->child : NULL; s; s = s->next) {

@@ -13,12 +13,12 @@
 #include "store/store.h"
 
 static const char index_usage[] =
-	"usage: belay index [--state DIR] TRACE...\n"
-	"\n"
-	"Builds the run view of each TRACE (runs, turns, the frame index, denials) in the store\n"
-	"of the state directory: --state DIR, else the one the trace recorded, else the default.\n"
-	"Indexing a trace again replaces its run view; verdicts, corpus cases and labels are kept.\n"
-	"A trace that does not read cleanly is refused by name and changes nothing.\n";
+    "usage: belay index [--state DIR] TRACE...\n"
+    "\n"
+    "Builds the run view of each TRACE (runs, turns, the frame index, denials) in the store\n"
+    "of the state directory: --state DIR, else the one the trace recorded, else the default.\n"
+    "Indexing a trace again replaces its run view; verdicts, corpus cases and labels are kept.\n"
+    "A trace that does not read cleanly is refused by name and changes nothing.\n";
 
 static int count(struct store *st, const char *sql, const char *run)
 {
@@ -35,9 +35,9 @@ static int count(struct store *st, const char *sql, const char *run)
 int cmd_index(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"state", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"state", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *state = NULL;
 	int c;
@@ -45,9 +45,15 @@ int cmd_index(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': state = optarg; break;
-		case 'h': fputs(index_usage, stdout); return 0;
-		default: return cli_fail("index: unknown or incomplete option '%s' (belay index --help)", argv[optind - 1]);
+		case 's':
+			state = optarg;
+			break;
+		case 'h':
+			fputs(index_usage, stdout);
+			return 0;
+		default:
+			return cli_fail("index: unknown or incomplete option '%s' (belay index --help)",
+					argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)

@@ -15,12 +15,12 @@
 #include "store/store.h"
 
 static const char runs_usage[] =
-	"usage: belay runs [--state DIR] [--json]\n"
-	"       belay show RUN [--turn N] [--state DIR] [--json]\n"
-	"\n"
-	"runs lists the runs of the store (id, start, server, turns, worst verdict, denials);\n"
-	"show prints one run, or with --turn one turn: its request and response as recorded,\n"
-	"the denials during it and its latest verdict with every sub-verdict's message.\n";
+    "usage: belay runs [--state DIR] [--json]\n"
+    "       belay show RUN [--turn N] [--state DIR] [--json]\n"
+    "\n"
+    "runs lists the runs of the store (id, start, server, turns, worst verdict, denials);\n"
+    "show prints one run, or with --turn one turn: its request and response as recorded,\n"
+    "the denials during it and its latest verdict with every sub-verdict's message.\n";
 
 static void print_json(const cJSON *o)
 {
@@ -98,8 +98,8 @@ static int do_runs(const char *state, int json)
 	if (!runs->child)
 		printf("no runs in the store (belay proxy records and indexes them; belay index TRACE adds one)\n");
 	else
-		printf("%-36s %-19s %-30s %5s  %-10s %8s %7s\n", "RUN", "STARTED", "SERVER", "TURNS", "WORST", "VERIFIED",
-		       "DENIALS");
+		printf("%-36s %-19s %-30s %5s  %-10s %8s %7s\n", "RUN", "STARTED", "SERVER", "TURNS", "WORST",
+		       "VERIFIED", "DENIALS");
 	for (cJSON *r = runs->child; r; r = r->next) {
 		char when[20], server[31], verified[24];
 		short_time(jx_str(r, "started"), when);
@@ -111,8 +111,8 @@ static int do_runs(const char *state, int json)
 			snprintf(den, sizeof den, "%lld+%lldnet", num_or(r, "denials", 0), net);
 		else
 			snprintf(den, sizeof den, "%lld", num_or(r, "denials", 0));
-		printf("%-36s %-19s %-30s %5lld  %-10s %8s %7s\n", str_or(r, "id", "?"), when, server, num_or(r, "turns", 0),
-		       str_or(r, "worst", "-"), verified, den);
+		printf("%-36s %-19s %-30s %5lld  %-10s %8s %7s\n", str_or(r, "id", "?"), when, server,
+		       num_or(r, "turns", 0), str_or(r, "worst", "-"), verified, den);
 	}
 	cJSON_Delete(runs);
 	return 0;
@@ -121,8 +121,8 @@ static int do_runs(const char *state, int json)
 static void print_verdict(const cJSON *v)
 {
 	printf("verdict   %s%s%s  (verification %lld, %s, belay %s)\n", str_or(v, "status", "?"),
-	       jx_str(v, "cause") ? "  " : "", str_or(v, "cause", ""), num_or(v, "verification", 0), str_or(v, "at", "?"),
-	       str_or(v, "belay_version", "?"));
+	       jx_str(v, "cause") ? "  " : "", str_or(v, "cause", ""), num_or(v, "verification", 0),
+	       str_or(v, "at", "?"), str_or(v, "belay_version", "?"));
 	const cJSON *subs = cJSON_GetObjectItemCaseSensitive(v, "verdicts");
 	for (const cJSON *s = subs ? subs->child : NULL; s; s = s->next) {
 		char kind[48];
@@ -205,7 +205,8 @@ static int do_show(const char *state, const char *run, int turn, int json)
 		return 0;
 	}
 	if (turn >= 0) {
-		printf("run       %s\nturn      %d  %s %s\n", run, turn, str_or(o, "method", "?"), str_or(o, "tool", "?"));
+		printf("run       %s\nturn      %d  %s %s\n", run, turn, str_or(o, "method", "?"),
+		       str_or(o, "tool", "?"));
 		printf("arguments %s\n", str_or(o, "args", "(none)"));
 		long long lat = num_or(o, "latency_us", -1);
 		printf("status    %s", str_or(o, "status", "?"));
@@ -213,7 +214,8 @@ static int do_show(const char *state, const char *run, int turn, int json)
 			printf(", %.3f ms", (double)lat / 1000.0);
 		if (jx_str(o, "error"))
 			printf(", %s", jx_str(o, "error"));
-		printf("\npre-state %s %s%s\n", str_or(o, "gate", "?"), str_or(o, "handle", ""), str_or(o, "handle_cause", ""));
+		printf("\npre-state %s %s%s\n", str_or(o, "gate", "?"), str_or(o, "handle", ""),
+		       str_or(o, "handle_cause", ""));
 		print_frame("request", cJSON_GetObjectItemCaseSensitive(o, "request"));
 		print_frame("response", cJSON_GetObjectItemCaseSensitive(o, "response"));
 		const cJSON *den = cJSON_GetObjectItemCaseSensitive(o, "denial_list");
@@ -247,15 +249,15 @@ static int do_show(const char *state, const char *run, int turn, int json)
 	printf("worst     %s\n", str_or(o, "worst", "- (not verified)"));
 	printf("turns     %d\n", cJSON_GetArraySize(turns));
 	if (cJSON_GetArraySize(turns))
-		printf("  %-4s %-22s %-10s %10s  %-12s %-10s %s\n", "TURN", "TOOL", "STATUS", "LATENCY", "PRE-STATE", "VERDICT",
-		       "ERROR / ARGUMENTS");
+		printf("  %-4s %-22s %-10s %10s  %-12s %-10s %s\n", "TURN", "TOOL", "STATUS", "LATENCY", "PRE-STATE",
+		       "VERDICT", "ERROR / ARGUMENTS");
 	for (const cJSON *t = turns ? turns->child : NULL; t; t = t->next) {
 		char lat[24] = "-";
 		if (num_or(t, "latency_us", -1) >= 0)
 			snprintf(lat, sizeof lat, "%.3f ms", (double)num_or(t, "latency_us", 0) / 1000.0);
-		printf("  %-4lld %-22.22s %-10s %10s  %-12s %-10s %.60s\n", num_or(t, "turn", -1), str_or(t, "tool", "?"),
-		       str_or(t, "status", "?"), lat, str_or(t, "gate", "?"), str_or(t, "verdict", "-"),
-		       jx_str(t, "error") ? jx_str(t, "error") : str_or(t, "args", ""));
+		printf("  %-4lld %-22.22s %-10s %10s  %-12s %-10s %.60s\n", num_or(t, "turn", -1),
+		       str_or(t, "tool", "?"), str_or(t, "status", "?"), lat, str_or(t, "gate", "?"),
+		       str_or(t, "verdict", "-"), jx_str(t, "error") ? jx_str(t, "error") : str_or(t, "args", ""));
 	}
 	const cJSON *den = cJSON_GetObjectItemCaseSensitive(o, "denial_list");
 	printf("denials   %d\n", cJSON_GetArraySize(den));
@@ -273,9 +275,11 @@ int cmd_runs(int argc, char **argv)
 {
 	int show = !strcmp(argv[0], "show");
 	static const struct option opts[] = {
-		{"state", required_argument, NULL, 's'}, {"json", no_argument, NULL, 'J'},
-		{"turn", required_argument, NULL, 't'},  {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"state", required_argument, NULL, 's'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"turn", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *state = NULL;
 	int json = 0, turn = -1, c;
@@ -283,18 +287,27 @@ int cmd_runs(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 's': state = optarg; break;
-		case 'J': json = 1; break;
+		case 's':
+			state = optarg;
+			break;
+		case 'J':
+			json = 1;
+			break;
 		case 't': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (!show || *end || v < 0 || v > 1 << 30)
-				return cli_fail("%s: --turn takes a turn number (0-based)%s", argv[0], show ? "" : " and belongs to show");
+				return cli_fail("%s: --turn takes a turn number (0-based)%s", argv[0],
+						show ? "" : " and belongs to show");
 			turn = (int)v;
 			break;
 		}
-		case 'h': fputs(runs_usage, stdout); return 0;
-		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
+		case 'h':
+			fputs(runs_usage, stdout);
+			return 0;
+		default:
+			return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0],
+					argv[optind - 1], argv[0]);
 		}
 	}
 	if (!show) {

@@ -30,9 +30,9 @@ struct snap_store;
  * missing). *out: new, corpus_close. */
 int corpus_open(const char *state_dir, struct corpus **out, struct err *e);
 void corpus_close(struct corpus *c);
-struct store *corpus_db(struct corpus *c);              /* borrowed */
-struct snap_store *corpus_snapshots(struct corpus *c);  /* borrowed */
-const char *corpus_state_dir(const struct corpus *c);   /* borrowed */
+struct store *corpus_db(struct corpus *c);	       /* borrowed */
+struct snap_store *corpus_snapshots(struct corpus *c); /* borrowed */
+const char *corpus_state_dir(const struct corpus *c);  /* borrowed */
 
 /* <run>-turn<N> (turn >= 0) or <run>-trajectory (turn < 0), every character outside
  * [A-Za-z0-9_.-] replaced by '_'. New string. */
@@ -42,19 +42,19 @@ char *corpus_case_id(const char *run, int turn);
 
 struct corpus_add_opts {
 	const char *trace_path;
-	int turn;                    /* the turn (kind turn); ignored for a trajectory */
-	int trajectory;              /* bank the run's trajectory verdict instead */
+	int turn;		     /* the turn (kind turn); ignored for a trajectory */
+	int trajectory;		     /* bank the run's trajectory verdict instead */
 	const struct policy *policy; /* as verify would use it (defaults already added) */
-	int replays;                 /* >= 3 */
+	int replays;		     /* >= 3 */
 	unsigned timeout_ms;
 	int jobs;
-	const char *launcher;        /* the belay binary */
+	const char *launcher; /* the belay binary */
 };
 struct corpus_add_result {
-	char *id;                    /* new string */
-	enum vstatus status;         /* the expected (recomputed) reduced status */
+	char *id;	     /* new string */
+	enum vstatus status; /* the expected (recomputed) reduced status */
 	char cause[48];
-	size_t snapshots;            /* snapshot references the case holds */
+	size_t snapshots; /* snapshot references the case holds */
 };
 /* Recomputes the verdict by replay, then banks the case in one transaction. An existing id
  * is BELAY_EEXIST (never overwritten); a turn without a restorable pre-state in this store
@@ -90,12 +90,12 @@ const char *corpus_outcome_name(enum corpus_outcome o);
 struct corpus_result {
 	char *id;
 	enum corpus_outcome outcome;
-	char *detail;   /* one line per divergence, or the SKIP cause ("" for MATCH); owned */
+	char *detail;	 /* one line per divergence, or the SKIP cause ("" for MATCH); owned */
 	cJSON *observed; /* the recomputed verdict; owned */
 };
 
 struct corpus_run_opts {
-	char *const *ids;   /* only these cases (NULL: all, sorted by id) */
+	char *const *ids; /* only these cases (NULL: all, sorted by id) */
 	size_t nids;
 	int jobs;
 	const char *launcher;
@@ -125,9 +125,9 @@ struct corpus_score {
 	long cases;
 	long tp, fp, fn, tn;
 	long pending, unverifiable; /* excluded: no usable human label */
-	long unverified;            /* labeled, but the engine abstained: excluded, lowers coverage */
-	long fn_missed;             /* FNs declared as recorded misses */
-	long root_causes;           /* distinct root-cause keys among TPs */
+	long unverified;	    /* labeled, but the engine abstained: excluded, lowers coverage */
+	long fn_missed;		    /* FNs declared as recorded misses */
+	long root_causes;	    /* distinct root-cause keys among TPs */
 };
 int corpus_score(struct corpus *c, struct corpus_score *out, struct err *e);
 /* "0.75" or "n/a" for a zero denominator (never 0.00 or 1.00 then). */
@@ -136,15 +136,14 @@ void corpus_ratio(long num, long den, char out[16]);
 /*==== export / import ====*/
 
 struct corpus_xfer_stats {
-	uint64_t bytes;   /* file size */
+	uint64_t bytes; /* file size */
 	uint64_t objects, object_bytes;
 	uint64_t objects_new; /* import: objects this store did not have */
 	uint64_t snapshots_new;
 };
 /* Writes the case as one self-contained file (docs/CORPUS.md, "Export format"); the file is
  * written under a temporary name and renamed, 0600. stats may be NULL. */
-int corpus_export(struct corpus *c, const char *id, const char *path, struct corpus_xfer_stats *stats,
-		  struct err *e);
+int corpus_export(struct corpus *c, const char *id, const char *path, struct corpus_xfer_stats *stats, struct err *e);
 /* Reads a case file: every byte is verified first (format, trailer hash, every object's
  * SHA-256, manifests, the case itself) and nothing is written unless all of it is sound;
  * then objects, snapshots, the case and its references are added in one transaction. An

@@ -27,9 +27,9 @@
 struct trace_facts {
 	char *argv, *cwd, *scope; /* JSON text / string; owned */
 	size_t nturns;
-	char **handles;           /* per turn: the present handle or NULL; owned */
-	char **why;               /* per turn: why there is none; owned */
-	char *tool;               /* the target turn's tool */
+	char **handles; /* per turn: the present handle or NULL; owned */
+	char **why;	/* per turn: why there is none; owned */
+	char *tool;	/* the target turn's tool */
 };
 
 static void facts_free(struct trace_facts *f)
@@ -60,8 +60,10 @@ static int read_facts(const char *path, int turn, struct trace_facts *f, struct 
 	const cJSON *start = trace_server_start(t);
 	const cJSON *argv = start ? cJSON_GetObjectItemCaseSensitive(start, "argv") : NULL;
 	if (!cJSON_IsArray(argv) || !argv->child) {
-		rc = err_set(e, BELAY_EINVAL, "%s has no server start record with an argv: a case must be able to start the "
-					      "server again", path);
+		rc = err_set(e, BELAY_EINVAL,
+			     "%s has no server start record with an argv: a case must be able to start the "
+			     "server again",
+			     path);
 		goto out;
 	}
 	f->argv = jx_print(argv);
@@ -84,7 +86,8 @@ static int read_facts(const char *path, int turn, struct trace_facts *f, struct 
 		if (status && !strcmp(status, "present") && jx_str(h, "handle"))
 			f->handles[k] = xstrdup(jx_str(h, "handle"));
 		else if (status && !strcmp(status, "unrestorable"))
-			f->why[k] = xasprintf("its pre-state is unrestorable (%s)", jx_str(h, "cause") ? jx_str(h, "cause") : "?");
+			f->why[k] = xasprintf("its pre-state is unrestorable (%s)",
+					      jx_str(h, "cause") ? jx_str(h, "cause") : "?");
 		else
 			f->why[k] = xstrdup("no pre-state was captured (record with belay proxy --scope)");
 		if ((int)k == turn && x->tool)
@@ -121,8 +124,8 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
 	struct ccase cc = {0};
 	int rc = ccase_exists(c, id, e);
 	if (rc > 0) {
-		rc = err_set(e, BELAY_EEXIST, "case %s already exists; re-adding never overwrites (belay corpus show %s)", id,
-			     id);
+		rc = err_set(e, BELAY_EEXIST,
+			     "case %s already exists; re-adding never overwrites (belay corpus show %s)", id, id);
 		goto out;
 	}
 	if (rc < 0)
@@ -141,13 +144,14 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
 			rc = err_set(e, BELAY_ENOTFOUND, "turn %d cannot be banked: %s", o->turn, f.why[o->turn]);
 			goto out;
 		}
-		int have = snap_handle_exists(c->snap, h, e);
+		int have = snap_handle_exists(c->snap, h, NULL, e);
 		if (have <= 0) {
-			rc = have < 0 ? have
-				      : err_set(e, BELAY_ENOTFOUND,
-						"turn %d cannot be banked: its pre-state %s is not in %s (another state "
-						"directory? pass --state; removed by gc?)",
-						o->turn, h, c->dir);
+			rc = have < 0
+				 ? have
+				 : err_set(e, BELAY_ENOTFOUND,
+					   "turn %d cannot be banked: its pre-state %s is not in %s (another state "
+					   "directory? pass --state; removed by gc?)",
+					   o->turn, h, c->dir);
 			goto out;
 		}
 		add_handle(handles, h, "target");
@@ -155,7 +159,7 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
 	for (size_t k = 0; k < f.nturns; k++) {
 		if (!f.handles[k] || (!traj && k != 0))
 			continue;
-		int have = snap_handle_exists(c->snap, f.handles[k], e);
+		int have = snap_handle_exists(c->snap, f.handles[k], NULL, e);
 		if (have < 0) {
 			rc = have;
 			goto out;
@@ -168,13 +172,13 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
 
 	/* The real replay. */
 	struct verify_opts vo = {
-		.state_dir = c->dir,
-		.policy = o->policy,
-		.replays = o->replays < 3 ? 3 : o->replays,
-		.jobs = o->jobs < 1 ? 1 : o->jobs,
-		.timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
-		.turn = traj ? -1 : o->turn,
-		.launcher = o->launcher,
+	    .state_dir = c->dir,
+	    .policy = o->policy,
+	    .replays = o->replays < 3 ? 3 : o->replays,
+	    .jobs = o->jobs < 1 ? 1 : o->jobs,
+	    .timeout_ms = o->timeout_ms ? o->timeout_ms : 10000,
+	    .turn = traj ? -1 : o->turn,
+	    .launcher = o->launcher,
 	};
 	if ((rc = verify_trace(o->trace_path, &vo, &r, e)) != 0)
 		goto out;

@@ -58,11 +58,11 @@ int corpus_label_set(struct corpus *c, const char *id, const char *label, const 
 	for (const char *const *l = labels; *l; l++)
 		known |= !strcmp(*l, label);
 	if (!known)
-		return err_set(e, BELAY_EUSAGE, "unknown label '%s' (true-positive, false-positive, unverifiable, pending)",
-			       label);
+		return err_set(e, BELAY_EUSAGE,
+			       "unknown label '%s' (true-positive, false-positive, unverifiable, pending)", label);
 	if (root_cause && !valid_key(root_cause))
-		return err_set(e, BELAY_EUSAGE, "root-cause key '%s' must look like a-b-c (lowercase letters, digits, '-')",
-			       root_cause);
+		return err_set(e, BELAY_EUSAGE,
+			       "root-cause key '%s' must look like a-b-c (lowercase letters, digits, '-')", root_cause);
 	if (miss && strcmp(label, "true-positive"))
 		return err_set(e, BELAY_EUSAGE, "only a true-positive can be a recorded miss");
 	struct store *db = c->db;
@@ -81,17 +81,18 @@ int corpus_label_set(struct corpus *c, const char *id, const char *label, const 
 	int was_fail = !strcmp((const char *)sqlite3_column_text(q, 0), "FAIL");
 	sqlite3_reset(q);
 	if (miss && was_fail) {
-		rc = err_set(e, BELAY_EUSAGE, "case %s was flagged FAIL: a recorded miss is a failure the engine did not flag",
-			     id);
+		rc = err_set(e, BELAY_EUSAGE,
+			     "case %s was flagged FAIL: a recorded miss is a failure the engine did not flag", id);
 		goto fail;
 	}
 	char at[ISO_TS_LEN];
 	time_now_iso8601(at);
 	char *by = os_user_name();
 	label_writer_active = 1;
-	rc = store_stmt(db,
-			"INSERT INTO labels(case_id, label, note, root_cause, miss, at, by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-			&q, e);
+	rc = store_stmt(
+	    db,
+	    "INSERT INTO labels(case_id, label, note, root_cause, miss, at, by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    &q, e);
 	if (rc == 0) {
 		store_bind_text(db, q, 1, id, e);
 		store_bind_text(db, q, 2, label, e);

@@ -13,31 +13,37 @@
 static void add_col(cJSON *o, const char *name, sqlite3_stmt *q, int i)
 {
 	switch (sqlite3_column_type(q, i)) {
-	case SQLITE_INTEGER: cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(q, i)); break;
-	case SQLITE_TEXT: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(q, i)); break;
-	default: cJSON_AddNullToObject(o, name); break;
+	case SQLITE_INTEGER:
+		cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(q, i));
+		break;
+	case SQLITE_TEXT:
+		cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(q, i));
+		break;
+	default:
+		cJSON_AddNullToObject(o, name);
+		break;
 	}
 }
 
 /* The latest label row of each case, joined. */
-#define CURRENT_LABEL                                                                                                 \
-	"LEFT JOIN labels l ON l.id = (SELECT max(x.id) FROM labels x WHERE x.case_id = c.id) "
+#define CURRENT_LABEL "LEFT JOIN labels l ON l.id = (SELECT max(x.id) FROM labels x WHERE x.case_id = c.id) "
 
 int corpus_list(struct corpus *c, cJSON **out, struct err *e)
 {
 	*out = NULL;
 	sqlite3_stmt *q;
-	int rc = store_stmt(c->db,
-			    "SELECT c.id, c.kind, c.run, c.turn, c.tool, c.expected_status, c.expected_cause, "
-			    "coalesce(l.label, 'pending'), coalesce(l.miss, 0), l.root_cause, l.note, c.created, c.origin, "
-			    "(SELECT r.outcome FROM case_results r WHERE r.case_id = c.id ORDER BY r.id DESC LIMIT 1) "
-			    "FROM cases c " CURRENT_LABEL "ORDER BY c.id",
-			    &q, e);
+	int rc =
+	    store_stmt(c->db,
+		       "SELECT c.id, c.kind, c.run, c.turn, c.tool, c.expected_status, c.expected_cause, "
+		       "coalesce(l.label, 'pending'), coalesce(l.miss, 0), l.root_cause, l.note, c.created, c.origin, "
+		       "(SELECT r.outcome FROM case_results r WHERE r.case_id = c.id ORDER BY r.id DESC LIMIT 1) "
+		       "FROM cases c " CURRENT_LABEL "ORDER BY c.id",
+		       &q, e);
 	if (rc)
 		return rc;
-	static const char *const names[] = {"id",     "kind",       "run",   "turn",    "tool",
-					    "expected_status", "expected_cause", "label", "miss", "root_cause",
-					    "note",   "created",    "origin", "last_outcome"};
+	static const char *const names[] = {
+	    "id",    "kind", "run",	   "turn", "tool",    "expected_status", "expected_cause",
+	    "label", "miss", "root_cause", "note", "created", "origin",		 "last_outcome"};
 	cJSON *arr = cJSON_CreateArray();
 	int r;
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
@@ -75,8 +81,8 @@ int corpus_show(struct corpus *c, const char *id, cJSON **out, struct err *e)
 	cJSON_AddItemToObject(o, "snapshots", handles);
 	sqlite3_stmt *q;
 	if ((rc = store_stmt(c->db,
-			     "SELECT label, note, root_cause, miss, at, by FROM labels WHERE case_id = ?1 ORDER BY id", &q,
-			     e)) != 0)
+			     "SELECT label, note, root_cause, miss, at, by FROM labels WHERE case_id = ?1 ORDER BY id",
+			     &q, e)) != 0)
 		goto fail;
 	store_bind_text(c->db, q, 1, id, e);
 	cJSON *labels = cJSON_AddArrayToObject(o, "labels");
@@ -92,10 +98,11 @@ int corpus_show(struct corpus *c, const char *id, cJSON **out, struct err *e)
 		cJSON_AddItemToArray(labels, x);
 	}
 	sqlite3_reset(q);
-	if ((rc = store_stmt(c->db,
-			     "SELECT at, belay_version, outcome, detail FROM (SELECT * FROM case_results WHERE case_id = ?1 "
-			     "ORDER BY id DESC LIMIT 10) ORDER BY id",
-			     &q, e)) != 0)
+	if ((rc = store_stmt(
+		 c->db,
+		 "SELECT at, belay_version, outcome, detail FROM (SELECT * FROM case_results WHERE case_id = ?1 "
+		 "ORDER BY id DESC LIMIT 10) ORDER BY id",
+		 &q, e)) != 0)
 		goto fail;
 	store_bind_text(c->db, q, 1, id, e);
 	cJSON *results = cJSON_AddArrayToObject(o, "results");
@@ -118,9 +125,9 @@ int corpus_score(struct corpus *c, struct corpus_score *s, struct err *e)
 {
 	memset(s, 0, sizeof *s);
 	sqlite3_stmt *q;
-	int rc = store_stmt(c->db,
-			    "SELECT c.expected_status, l.label, coalesce(l.miss, 0), l.root_cause FROM cases c " CURRENT_LABEL,
-			    &q, e);
+	int rc = store_stmt(
+	    c->db, "SELECT c.expected_status, l.label, coalesce(l.miss, 0), l.root_cause FROM cases c " CURRENT_LABEL,
+	    &q, e);
 	if (rc)
 		return rc;
 	struct strmap keys;

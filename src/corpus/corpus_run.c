@@ -130,8 +130,7 @@ enum corpus_outcome corpus_compare(const struct turn_verdict *exp, const struct 
 	enum corpus_outcome o;
 	if (!differs)
 		o = miss ? CO_STILL_MISSED : CO_MATCH;
-	else if (miss && obs->status == V_FAIL && exp->status != V_FAIL && !other &&
-		 (flips > 0 || exp->turn < 0))
+	else if (miss && obs->status == V_FAIL && exp->status != V_FAIL && !other && (flips > 0 || exp->turn < 0))
 		/* The recorded miss is now caught: only A1 verdicts moved, each to FAIL (a
 		 * trajectory case has one A1 verdict). */
 		o = CO_MISS_CLOSED;
@@ -152,10 +151,11 @@ static int save_result(struct corpus *c, const struct corpus_result *r, struct e
 	if (rc)
 		return rc;
 	sqlite3_stmt *q;
-	if ((rc = store_stmt(db,
-			     "INSERT INTO case_results(case_id, at, belay_version, outcome, detail, observed) VALUES (?1, ?2, "
-			     "?3, ?4, ?5, ?6)",
-			     &q, e)) == 0) {
+	if ((rc = store_stmt(
+		 db,
+		 "INSERT INTO case_results(case_id, at, belay_version, outcome, detail, observed) VALUES (?1, ?2, "
+		 "?3, ?4, ?5, ?6)",
+		 &q, e)) == 0) {
 		char at[ISO_TS_LEN];
 		time_now_iso8601(at);
 		char *obs = r->observed ? jx_print(r->observed) : NULL;
@@ -222,13 +222,13 @@ static int run_one(struct corpus *c, const struct corpus_run_opts *o, const char
 	if ((rc = fs_write_file_atomic(path, trace.p ? trace.p : "", trace.len, 0600, e)) != 0)
 		goto out;
 	struct verify_opts vo = {
-		.state_dir = c->dir,
-		.policy = &pol,
-		.replays = cc.replays,
-		.jobs = o->jobs < 1 ? 1 : o->jobs,
-		.timeout_ms = (unsigned)cc.timeout_ms,
-		.turn = cc.turn,
-		.launcher = o->launcher,
+	    .state_dir = c->dir,
+	    .policy = &pol,
+	    .replays = cc.replays,
+	    .jobs = o->jobs < 1 ? 1 : o->jobs,
+	    .timeout_ms = (unsigned)cc.timeout_ms,
+	    .turn = cc.turn,
+	    .launcher = o->launcher,
 	};
 	struct verify_report r;
 	struct err ve = {0};
@@ -237,11 +237,13 @@ static int run_one(struct corpus *c, const struct corpus_run_opts *o, const char
 		res->detail = xasprintf("the case no longer replays: %s", ve.msg);
 		goto out;
 	}
-	const struct turn_verdict *obs = cc.turn < 0 ? (r.has_trajectory ? &r.trajectory : NULL) : r.n == 1 ? &r.turns[0]
-													      : NULL;
+	const struct turn_verdict *obs = cc.turn < 0 ? (r.has_trajectory ? &r.trajectory : NULL)
+					 : r.n == 1  ? &r.turns[0]
+						     : NULL;
 	if (!obs) {
 		res->outcome = CO_REGRESSION;
-		res->detail = xstrdup(cc.turn < 0 ? "the replay produced no trajectory verdict" : "the replay produced no verdict");
+		res->detail = xstrdup(cc.turn < 0 ? "the replay produced no trajectory verdict"
+						  : "the replay produced no verdict");
 	} else {
 		res->observed = verdict_json(obs);
 		res->outcome = corpus_compare(&exp, obs, miss, &res->detail);

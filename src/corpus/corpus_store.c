@@ -83,10 +83,23 @@ void corpus_ratio(long num, long den, char out[16])
 
 void ccase_free(struct ccase *cc)
 {
-	char **s[] = {&cc->id,       &cc->kind,        &cc->run,         &cc->tool,        &cc->created,
-		      &cc->belay_version, &cc->origin,  &cc->platform,    &cc->server_argv, &cc->server_cwd,
-		      &cc->scope,    &cc->policy,      &cc->handle,      &cc->task_handle, &cc->expected_status,
-		      &cc->expected_cause, &cc->expected};
+	char **s[] = {&cc->id,
+		      &cc->kind,
+		      &cc->run,
+		      &cc->tool,
+		      &cc->created,
+		      &cc->belay_version,
+		      &cc->origin,
+		      &cc->platform,
+		      &cc->server_argv,
+		      &cc->server_cwd,
+		      &cc->scope,
+		      &cc->policy,
+		      &cc->handle,
+		      &cc->task_handle,
+		      &cc->expected_status,
+		      &cc->expected_cause,
+		      &cc->expected};
 	for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 		free(*s[i]);
 	memset(cc, 0, sizeof *cc);
@@ -184,8 +197,8 @@ int ccase_handles(struct corpus *c, const char *id, cJSON **out, struct err *e)
 {
 	*out = NULL;
 	sqlite3_stmt *q;
-	int rc = store_stmt(c->db, "SELECT handle, role FROM case_snapshots WHERE case_id = ?1 ORDER BY role, handle", &q,
-			    e);
+	int rc = store_stmt(c->db, "SELECT handle, role FROM case_snapshots WHERE case_id = ?1 ORDER BY role, handle",
+			    &q, e);
 	if (rc)
 		return rc;
 	store_bind_text(c->db, q, 1, id, e);
@@ -211,12 +224,13 @@ int ccase_insert(struct corpus *c, const struct ccase *cc, const void *trace, si
 {
 	struct store *db = c->db;
 	sqlite3_stmt *q;
-	int rc = store_stmt(db,
-			    "INSERT INTO cases(id, kind, run, turn, tool, created, belay_version, origin, platform, "
-			    "server_argv, server_cwd, scope, policy, replays, timeout_ms, handle, task_handle, "
-			    "expected_status, expected_cause, expected) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-			    "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-			    &q, e);
+	int rc =
+	    store_stmt(db,
+		       "INSERT INTO cases(id, kind, run, turn, tool, created, belay_version, origin, platform, "
+		       "server_argv, server_cwd, scope, policy, replays, timeout_ms, handle, task_handle, "
+		       "expected_status, expected_cause, expected) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+		       "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+		       &q, e);
 	if (rc)
 		return rc;
 	store_bind_text(db, q, 1, cc->id, e);
@@ -255,7 +269,8 @@ int ccase_insert(struct corpus *c, const struct ccase *cc, const void *trace, si
 		return rc;
 	for (const cJSON *h = handles ? handles->child : NULL; h && rc == 0; h = h->next) {
 		const char *handle = jx_str(h, "handle"), *role = jx_str(h, "role");
-		if ((rc = store_stmt(db, "INSERT OR IGNORE INTO case_snapshots(case_id, handle, role) VALUES (?1, ?2, ?3)",
+		if ((rc = store_stmt(db,
+				     "INSERT OR IGNORE INTO case_snapshots(case_id, handle, role) VALUES (?1, ?2, ?3)",
 				     &q, e)) != 0)
 			break;
 		store_bind_text(db, q, 1, cc->id, e);
@@ -365,7 +380,8 @@ int ccase_from_json(const cJSON *j, struct ccase *cc, struct err *e)
 	    (rc = opt_str(j, "created", &cc->created, 1, e)) ||
 	    (rc = opt_str(j, "belay_version", &cc->belay_version, 1, e)) ||
 	    (rc = opt_str(j, "platform", &cc->platform, 1, e)) || (rc = opt_str(j, "scope", &cc->scope, 0, e)) ||
-	    (rc = opt_str(j, "handle", &cc->handle, 0, e)) || (rc = opt_str(j, "task_handle", &cc->task_handle, 0, e)) ||
+	    (rc = opt_str(j, "handle", &cc->handle, 0, e)) ||
+	    (rc = opt_str(j, "task_handle", &cc->task_handle, 0, e)) ||
 	    (rc = opt_str(j, "expected_status", &cc->expected_status, 1, e)) ||
 	    (rc = opt_str(j, "expected_cause", &cc->expected_cause, 0, e)))
 		goto fail;
@@ -403,7 +419,8 @@ int ccase_from_json(const cJSON *j, struct ccase *cc, struct err *e)
 	for (const cJSON *a = argv->child; a; a = a->next)
 		if (jx_bytes_decode(a, &b) != 0) {
 			buf_free(&b);
-			rc = err_set(e, BELAY_EINVAL, "case: \"server_argv\" items must be strings or {\"base64\": ...}");
+			rc = err_set(e, BELAY_EINVAL,
+				     "case: \"server_argv\" items must be strings or {\"base64\": ...}");
 			goto fail;
 		}
 	buf_free(&b);
@@ -440,7 +457,8 @@ int ccase_from_json(const cJSON *j, struct ccase *cc, struct err *e)
 		    !strcmp(v.cause, cc->expected_cause ? cc->expected_cause : "");
 	verdict_free(&v);
 	if (!agree) {
-		rc = err_set(e, BELAY_EINVAL, "case: the expected verdict disagrees with expected_status, its cause or turn");
+		rc = err_set(e, BELAY_EINVAL,
+			     "case: the expected verdict disagrees with expected_status, its cause or turn");
 		goto fail;
 	}
 	cc->expected = jx_print(exp);

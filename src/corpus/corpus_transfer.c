@@ -259,8 +259,8 @@ static int in_read(struct in *r, void *p, size_t n, struct err *e, const char *w
 		if (k < 0)
 			return err_set(e, -errno, "cannot read %s: %s", r->path, strerror(errno));
 		if (k == 0)
-			return err_set(e, BELAY_ECORRUPT, "%s is truncated (ends inside %s at byte %llu)", r->path, what,
-				       (unsigned long long)(r->pos + got));
+			return err_set(e, BELAY_ECORRUPT, "%s is truncated (ends inside %s at byte %llu)", r->path,
+				       what, (unsigned long long)(r->pos + got));
 		got += (size_t)k;
 	}
 	if (r->h)
@@ -274,7 +274,7 @@ struct parsed {
 	cJSON *head;
 	struct ccase cc;
 	struct buf trace;
-	struct strmap oids; /* hex -> 1 (referenced), 2 (seen in the file) */
+	struct strmap oids;	     /* hex -> 1 (referenced), 2 (seen in the file) */
 	uint64_t nobjects, data_off; /* where the object records start */
 };
 
@@ -331,13 +331,14 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 		goto out;
 	}
 	if (get_u32(b + 8) != CS_VERSION || get_u32(b + 12) != 0) {
-		rc = err_set(e, BELAY_EINVAL, "%s is a belay case file of version %u; this belay reads version %d", path,
-			     get_u32(b + 8), CS_VERSION);
+		rc = err_set(e, BELAY_EINVAL, "%s is a belay case file of version %u; this belay reads version %d",
+			     path, get_u32(b + 8), CS_VERSION);
 		goto out;
 	}
 	uint64_t hlen = get_u64(b + 16);
 	if (hlen == 0 || hlen > CS_HEADER_MAX) {
-		rc = err_set(e, BELAY_ECORRUPT, "%s: the header length %llu is out of range", path, (unsigned long long)hlen);
+		rc = err_set(e, BELAY_ECORRUPT, "%s: the header length %llu is out of range", path,
+			     (unsigned long long)hlen);
 		goto out;
 	}
 	hbuf = xmalloc((size_t)hlen);
@@ -359,7 +360,8 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 	}
 	const cJSON *handles = cJSON_GetObjectItemCaseSensitive(p->head, "handles");
 	const cJSON *snaps = cJSON_GetObjectItemCaseSensitive(p->head, "snapshots");
-	if (!cJSON_IsArray(handles) || !cJSON_IsArray(snaps) || cJSON_GetArraySize(handles) != cJSON_GetArraySize(snaps)) {
+	if (!cJSON_IsArray(handles) || !cJSON_IsArray(snaps) ||
+	    cJSON_GetArraySize(handles) != cJSON_GetArraySize(snaps)) {
 		rc = err_set(e, BELAY_ECORRUPT, "%s: the header's handles and snapshots disagree", path);
 		goto out;
 	}
@@ -376,6 +378,20 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 			err_wrap(e, "%s", path);
 			goto out;
 		}
+		/* A handle this store has must be the same snapshot. */
+		char th[SNAP_TREE_HASH_LEN];
+		int have = snap_handle_exists(c->snap, hh, th, e);
+		if (have < 0) {
+			rc = have;
+			goto out;
+		}
+		if (have && strcmp(th, jx_str(m, "tree_hash"))) {
+			rc = err_set(
+			    e, BELAY_ECORRUPT,
+			    "%s: snapshot %s is already in this store with another tree hash (%s, the file says %s)",
+			    path, hh, th, jx_str(m, "tree_hash"));
+			goto out;
+		}
 	}
 	const char *need[2] = {p->cc.handle, p->cc.task_handle};
 	for (int k = 0; k < 2; k++) {
@@ -383,7 +399,8 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 		for (const cJSON *h = handles->child; h && !found; h = h->next)
 			found = !strcmp(jx_str(h, "handle"), need[k]);
 		if (!found) {
-			rc = err_set(e, BELAY_ECORRUPT, "%s: the case's pre-state %s is not in the file", path, need[k]);
+			rc =
+			    err_set(e, BELAY_ECORRUPT, "%s: the case's pre-state %s is not in the file", path, need[k]);
 			goto out;
 		}
 	}
@@ -392,7 +409,8 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 		goto out;
 	uint64_t tlen = get_u64(b);
 	if (tlen == 0 || tlen > CS_TRACE_MAX) {
-		rc = err_set(e, BELAY_ECORRUPT, "%s: the trace length %llu is out of range", path, (unsigned long long)tlen);
+		rc = err_set(e, BELAY_ECORRUPT, "%s: the trace length %llu is out of range", path,
+			     (unsigned long long)tlen);
 		goto out;
 	}
 	buf_reserve(&p->trace, (size_t)tlen);
@@ -416,7 +434,8 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 		if ((rc = in_read(&r, b, OBJ_HDR, e, "an object header")) != 0)
 			goto out;
 		if (memcmp(b, "OBJ1", 4) || get_u32(b + 4) != 0) {
-			rc = err_set(e, BELAY_ECORRUPT, "%s: object record %llu is malformed", path, (unsigned long long)i);
+			rc = err_set(e, BELAY_ECORRUPT, "%s: object record %llu is malformed", path,
+				     (unsigned long long)i);
 			goto out;
 		}
 		uint64_t len = get_u64(b + 8);
@@ -424,7 +443,8 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 		int64_t mark;
 		if (!strmap_get(&p->oids, hex, &mark) || mark != 1) {
 			rc = err_set(e, BELAY_ECORRUPT, "%s: object sha256:%s is %s", path, hex,
-				     strmap_get(&p->oids, hex, &mark) ? "in the file twice" : "not referenced by any snapshot");
+				     strmap_get(&p->oids, hex, &mark) ? "in the file twice"
+								      : "not referenced by any snapshot");
 			goto out;
 		}
 		strmap_put(&p->oids, hex, 2);
@@ -464,7 +484,8 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 	if ((rc = in_read(&r, b, 8 + SHA256_LEN, e, "the trailer")) != 0)
 		goto out;
 	if (memcmp(b, "END1", 4) || memcmp(b + 8, whole, SHA256_LEN) != 0) {
-		rc = err_set(e, BELAY_ECORRUPT, "%s: the trailer's sha256 does not match the file (corrupt or altered)", path);
+		rc = err_set(e, BELAY_ECORRUPT, "%s: the trailer's sha256 does not match the file (corrupt or altered)",
+			     path);
 		goto out;
 	}
 	char extra;
@@ -479,8 +500,9 @@ static int verify_file(struct corpus *c, const char *path, struct parsed *p, str
 	/* Nothing here may collide with what the store has. */
 	int have = ccase_exists(c, p->cc.id, e);
 	if (have != 0) {
-		rc = have < 0 ? have
-			      : err_set(e, BELAY_EEXIST, "case %s already exists here; import never overwrites", p->cc.id);
+		rc = have < 0
+			 ? have
+			 : err_set(e, BELAY_EEXIST, "case %s already exists here; import never overwrites", p->cc.id);
 		goto out;
 	}
 out:

@@ -36,13 +36,16 @@ void snap_transfer_unlock(struct snap_store *st)
 	snap_store_unlock(st);
 }
 
-int snap_handle_exists(struct snap_store *st, const char *handle, struct err *e)
+int snap_handle_exists(struct snap_store *st, const char *handle, char tree_hash[SNAP_TREE_HASH_LEN], struct err *e)
 {
 	struct snap_handle_info hi;
 	struct err le = {0};
 	int rc = snap_handle_lookup(st, handle, &hi, &le);
-	if (rc == 0)
+	if (rc == 0) {
+		if (tree_hash)
+			snprintf(tree_hash, SNAP_TREE_HASH_LEN, "%s", hi.tree_hash);
 		return 1;
+	}
 	if (rc == BELAY_ENOTFOUND)
 		return 0;
 	*e = le;
@@ -178,7 +181,8 @@ int snap_object_stream(struct snap_store *st, const uint8_t oid[SHA256_LEN], uin
 		return rc;
 	if ((rc = locate(st, oid, &pack, &off, len, e)) != 0)
 		goto out_unlock;
-	char *path = pack ? xasprintf("%s/pack-%06lld.pack", st->objdir, (long long)pack) : snap_store_loose_path(st, oid);
+	char *path =
+	    pack ? xasprintf("%s/pack-%06lld.pack", st->objdir, (long long)pack) : snap_store_loose_path(st, oid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		rc = err_set(e, BELAY_ECORRUPT, "object sha256:%s: cannot open %s: %s", hex, path, strerror(errno));
@@ -189,18 +193,19 @@ int snap_object_stream(struct snap_store *st, const uint8_t oid[SHA256_LEN], uin
 	if (pack) {
 		unsigned char hdr[SNAP_OBJ_HDR];
 		uint64_t hl = 0;
-		if (pread(fd, hdr, sizeof hdr, (off_t)off) != (ssize_t)sizeof hdr || memcmp(hdr, SNAP_OBJ_MAGIC, 4) != 0 ||
-		    memcmp(hdr + 16, oid, SHA256_LEN) != 0) {
+		if (pread(fd, hdr, sizeof hdr, (off_t)off) != (ssize_t)sizeof hdr ||
+		    memcmp(hdr, SNAP_OBJ_MAGIC, 4) != 0 || memcmp(hdr + 16, oid, SHA256_LEN) != 0) {
 			close(fd);
-			rc = err_set(e, BELAY_ECORRUPT, "pack %lld has no valid record for sha256:%s", (long long)pack, hex);
+			rc = err_set(e, BELAY_ECORRUPT, "pack %lld has no valid record for sha256:%s", (long long)pack,
+				     hex);
 			goto out_unlock;
 		}
 		for (int i = 0; i < 8; i++)
 			hl |= (uint64_t)hdr[8 + i] << (8 * i);
 		if (hl != *len) {
 			close(fd);
-			rc = err_set(e, BELAY_ECORRUPT, "pack %lld: the record of sha256:%s has the wrong length", (long long)pack,
-				     hex);
+			rc = err_set(e, BELAY_ECORRUPT, "pack %lld: the record of sha256:%s has the wrong length",
+				     (long long)pack, hex);
 			goto out_unlock;
 		}
 		off += SNAP_OBJ_HDR;
@@ -282,6 +287,10 @@ static int valid_handle(const char *h)
 	return 1;
 }
 
+struct row;
+static int decode_row(const cJSON *a, struct row *r, size_t i, struct err *e);
+static void row_done(struct row *r);
+
 /* One decoded entry row. Strings point into bufs owned by the caller. */
 struct row {
 	struct buf path, target, xattrs, lg;
@@ -311,15 +320,18 @@ static int decode_row(const cJSON *a, struct row *r, size_t i, struct err *e)
 	if (!int_item(it[1], SK_DIR, SK_LINK, &r->kind) || !int_item(it[2], 0, 07777, &r->mode) ||
 	    !int_item(it[3], 0, UINT32_MAX, &r->uid) || !int_item(it[4], 0, UINT32_MAX, &r->gid) ||
 	    !ns_string(it[5], &r->mtime_ns) || !int_item(it[6], 0, (int64_t)1 << 53, &r->size))
-		return err_set(e, BELAY_EINVAL, "manifest entry %zu has a malformed kind, mode, owner, mtime or size", i);
+		return err_set(e, BELAY_EINVAL, "manifest entry %zu has a malformed kind, mode, owner, mtime or size",
+			       i);
 	r->has_oid = cJSON_IsString(it[7]);
-	if (r->has_oid && (strlen(it[7]->valuestring) != SHA256_HEX_LEN || hex_decode(it[7]->valuestring, r->oid, SHA256_LEN)))
+	if (r->has_oid &&
+	    (strlen(it[7]->valuestring) != SHA256_HEX_LEN || hex_decode(it[7]->valuestring, r->oid, SHA256_LEN)))
 		return err_set(e, BELAY_EINVAL, "manifest entry %zu has a malformed oid", i);
 	if ((r->kind == SK_FILE) != r->has_oid || (!r->has_oid && !cJSON_IsNull(it[7])))
 		return err_set(e, BELAY_EINVAL, "manifest entry %zu: a file needs an oid, nothing else has one", i);
 	r->has_target = !cJSON_IsNull(it[8]);
 	if (!bytes_ok(it[8], 1, &r->target) || (r->kind == SK_LINK) != r->has_target)
-		return err_set(e, BELAY_EINVAL, "manifest entry %zu: a symlink needs a target, nothing else has one", i);
+		return err_set(e, BELAY_EINVAL, "manifest entry %zu: a symlink needs a target, nothing else has one",
+			       i);
 	r->has_xattrs = !cJSON_IsNull(it[9]);
 	if (r->has_xattrs) {
 		r->xattrs.len = 0;
@@ -336,6 +348,83 @@ static int decode_row(const cJSON *a, struct row *r, size_t i, struct err *e)
 	if (!bytes_ok(it[10], 1, &r->lg))
 		return err_set(e, BELAY_EINVAL, "manifest entry %zu has a malformed link group", i);
 	return 0;
+}
+
+/* Builds the tree of a transferred manifest (as snap_manifest_load does from rows) and
+ * computes its BTH-2 hash, so a forged or damaged manifest is refused before anything is
+ * written. Rows must be valid (decode_row) and in path order. */
+static int json_tree_hash(const cJSON *ents, const char *handle, char out[SNAP_TREE_HASH_LEN], struct err *e)
+{
+	struct snap_tree t;
+	snap_tree_init(&t);
+	t.root = snode_new(".", 1);
+	struct strmap dirs;
+	strmap_init(&dirs);
+	struct snode **nodes = NULL;
+	size_t nnodes = 0, i = 0;
+	int rc = 0;
+	for (const cJSON *a = ents->child; a && rc == 0; a = a->next, i++) {
+		struct row r = {0};
+		if ((rc = decode_row(a, &r, i, e)) != 0) {
+			row_done(&r);
+			break;
+		}
+		char *path = xstrndup(r.path.p, r.path.len);
+		struct snode *n = NULL;
+		if (r.path.len == 1 && r.path.p[0] == '.') {
+			n = t.root->kind ? NULL : t.root;
+		} else {
+			const char *slash = memrchr(path, '/', r.path.len);
+			struct snode *parent = t.root;
+			int64_t idx;
+			if (slash) {
+				path[slash - path] = '\0';
+				parent = strmap_get(&dirs, path, &idx) ? nodes[idx] : NULL;
+				path[slash - path] = '/';
+			}
+			const char *name = slash ? slash + 1 : path;
+			size_t nl = r.path.len - (size_t)(name - path);
+			if (parent && nl && !snode_kid(parent, name, nl)) {
+				n = snode_new(name, nl);
+				snode_insert(parent, n);
+			}
+		}
+		if (!n) {
+			rc = err_set(e, BELAY_EINVAL, "snapshot %s: entry %s has no parent directory or appears twice",
+				     handle, path);
+		} else {
+			n->kind = (uint8_t)r.kind;
+			n->mode = (uint32_t)r.mode;
+			n->uid = (uint32_t)r.uid;
+			n->gid = (uint32_t)r.gid;
+			n->mtime_ns = r.mtime_ns;
+			n->size = (uint64_t)r.size;
+			if (r.has_oid)
+				memcpy(n->oid, r.oid, SHA256_LEN);
+			if (r.kind == SK_LINK)
+				snode_set_bytes(&n->target, &n->target_len, r.target.p ? r.target.p : "", r.target.len);
+			if (r.has_xattrs)
+				snode_set_bytes(&n->xattrs, &n->xattrs_len, r.xattrs.p ? r.xattrs.p : "", r.xattrs.len);
+			if (r.has_lg)
+				snode_set_bytes(&n->link_group, &n->lg_len, r.lg.p ? r.lg.p : "", r.lg.len);
+			if (n->kind == SK_DIR) {
+				nodes = xrealloc(nodes, (nnodes + 1) * sizeof *nodes);
+				nodes[nnodes] = n;
+				strmap_put(&dirs, path, (int64_t)nnodes);
+				nnodes++;
+			}
+		}
+		free(path);
+		row_done(&r);
+	}
+	if (rc == 0 && t.root->kind != SK_DIR)
+		rc = err_set(e, BELAY_EINVAL, "snapshot %s has no root directory entry", handle);
+	if (rc == 0)
+		snap_tree_hash(&t, out);
+	strmap_free(&dirs);
+	free(nodes);
+	snap_tree_done(&t);
+	return rc;
 }
 
 int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e)
@@ -374,6 +463,10 @@ int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e)
 		row_done(&r);
 	}
 	buf_free(&prev);
+	char th2[SNAP_TREE_HASH_LEN];
+	if (rc == 0 && (rc = json_tree_hash(ents, h, th2, e)) == 0 && strcmp(th2, th) != 0)
+		rc = err_set(e, BELAY_ECORRUPT, "snapshot %s: its entries hash to %s, not to the recorded %s", h, th2,
+			     th);
 	return rc;
 }
 
@@ -390,7 +483,7 @@ struct snap_obj_in {
 	uint64_t len, got;
 	struct sha256_ctx *h;
 	struct buf mem; /* small objects */
-	int fd;         /* large ones: a temporary file */
+	int fd;		/* large ones: a temporary file */
 	char *tmp;
 };
 
@@ -407,7 +500,8 @@ int snap_obj_in_begin(struct snap_store *st, const uint8_t oid[SHA256_LEN], uint
 		w->tmp = xasprintf("%s/.import-%d-XXXXXX", st->objdir, (int)getpid());
 		w->fd = mkostemp(w->tmp, O_CLOEXEC);
 		if (w->fd < 0) {
-			int rc = err_set(e, -errno, "cannot create a temporary file in %s: %s", st->objdir, strerror(errno));
+			int rc =
+			    err_set(e, -errno, "cannot create a temporary file in %s: %s", st->objdir, strerror(errno));
 			snap_obj_in_abort(w);
 			return rc;
 		}
@@ -501,8 +595,8 @@ int snap_import_manifest(struct snap_store *st, const cJSON *m, const char *orig
 	if (rc == 0) {
 		if (strcmp(hi.tree_hash, tree_hash) != 0)
 			return err_set(e, BELAY_ECORRUPT,
-				       "snapshot %s is already in this store with another tree hash (%s, not %s)", handle,
-				       hi.tree_hash, tree_hash);
+				       "snapshot %s is already in this store with another tree hash (%s, not %s)",
+				       handle, hi.tree_hash, tree_hash);
 		return 0;
 	}
 	if (rc != BELAY_ENOTFOUND) {
@@ -511,8 +605,8 @@ int snap_import_manifest(struct snap_store *st, const cJSON *m, const char *orig
 	}
 	struct store *db = st->db;
 	sqlite3_stmt *q;
-	if ((rc = store_stmt(db, "INSERT INTO lineages(workspace, created_ns, closed, head_seq) VALUES (?1, ?2, 1, 1)", &q,
-			     e)) != 0)
+	if ((rc = store_stmt(db, "INSERT INTO lineages(workspace, created_ns, closed, head_seq) VALUES (?1, ?2, 1, 1)",
+			     &q, e)) != 0)
 		return rc;
 	char *ws = xasprintf("import:%s", origin);
 	struct timespec now;
@@ -532,16 +626,18 @@ int snap_import_manifest(struct snap_store *st, const cJSON *m, const char *orig
 			if (have <= 0) {
 				char hex[SHA256_HEX_LEN + 1];
 				hex_encode(r.oid, SHA256_LEN, hex);
-				rc = have < 0 ? have
-					      : err_set(e, BELAY_ECORRUPT, "snapshot %s needs object sha256:%s, which is missing",
-							handle, hex);
+				rc = have < 0
+					 ? have
+					 : err_set(e, BELAY_ECORRUPT,
+						   "snapshot %s needs object sha256:%s, which is missing", handle, hex);
 			}
 		}
-		if (rc == 0 && (rc = store_stmt(db,
-						"INSERT INTO entries(lineage, born, path, kind, mode, uid, gid, mtime_ns, size, "
-						"oid, target, xattrs, link_group) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-						"?10, ?11, ?12)",
-						&q, e)) == 0) {
+		if (rc == 0 &&
+		    (rc = store_stmt(db,
+				     "INSERT INTO entries(lineage, born, path, kind, mode, uid, gid, mtime_ns, size, "
+				     "oid, target, xattrs, link_group) VALUES (?1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+				     "?10, ?11, ?12)",
+				     &q, e)) == 0) {
 			store_bind_i64(db, q, 1, lineage, e);
 			store_bind_blob(db, q, 2, r.path.p, r.path.len, e);
 			store_bind_i64(db, q, 3, r.kind, e);
@@ -551,8 +647,10 @@ int snap_import_manifest(struct snap_store *st, const cJSON *m, const char *orig
 			store_bind_i64(db, q, 7, r.mtime_ns, e);
 			store_bind_i64(db, q, 8, r.size, e);
 			store_bind_blob(db, q, 9, r.has_oid ? r.oid : NULL, SHA256_LEN, e);
-			store_bind_blob(db, q, 10, r.has_target ? (r.target.p ? r.target.p : "") : NULL, r.target.len, e);
-			store_bind_blob(db, q, 11, r.has_xattrs ? (r.xattrs.p ? r.xattrs.p : "") : NULL, r.xattrs.len, e);
+			store_bind_blob(db, q, 10, r.has_target ? (r.target.p ? r.target.p : "") : NULL, r.target.len,
+					e);
+			store_bind_blob(db, q, 11, r.has_xattrs ? (r.xattrs.p ? r.xattrs.p : "") : NULL, r.xattrs.len,
+					e);
 			store_bind_blob(db, q, 12, r.has_lg ? (r.lg.p ? r.lg.p : "") : NULL, r.lg.len, e);
 			rc = store_step_done(db, q, e, "cannot record an imported manifest row");
 		}
@@ -564,10 +662,11 @@ int snap_import_manifest(struct snap_store *st, const cJSON *m, const char *orig
 	ns_string(cJSON_GetObjectItemCaseSensitive(m, "created_ns"), &created);
 	int_item(cJSON_GetObjectItemCaseSensitive(m, "files"), 0, INT64_MAX, &files);
 	int_item(cJSON_GetObjectItemCaseSensitive(m, "bytes"), 0, INT64_MAX, &bytes);
-	if ((rc = store_stmt(db,
-			     "INSERT INTO snapshots(handle, lineage, seq, created_ns, tree_hash, files, bytes, changed, walk) "
-			     "VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?5, 'import')",
-			     &q, e)) != 0)
+	if ((rc = store_stmt(
+		 db,
+		 "INSERT INTO snapshots(handle, lineage, seq, created_ns, tree_hash, files, bytes, changed, walk) "
+		 "VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?5, 'import')",
+		 &q, e)) != 0)
 		return rc;
 	store_bind_text(db, q, 1, handle, e);
 	store_bind_i64(db, q, 2, lineage, e);
@@ -582,8 +681,8 @@ int snap_import_manifest(struct snap_store *st, const cJSON *m, const char *orig
 	if ((rc = snap_tree_hash_handle(st, handle, th, e)) != 0)
 		return rc;
 	if (strcmp(th, tree_hash) != 0)
-		return err_set(e, BELAY_ECORRUPT, "snapshot %s: its entries hash to %s, not to the recorded %s", handle, th,
-			       tree_hash);
+		return err_set(e, BELAY_ECORRUPT, "snapshot %s: its entries hash to %s, not to the recorded %s", handle,
+			       th, tree_hash);
 	*added = 1;
 	return 0;
 }

@@ -37,8 +37,9 @@ struct store *snap_store_sql(struct snap_store *st);
 int snap_transfer_lock(struct snap_store *st, struct err *e);
 void snap_transfer_unlock(struct snap_store *st);
 
-/* 1 when the store has snapshot `handle`, 0 when not, < 0 on error. */
-int snap_handle_exists(struct snap_store *st, const char *handle, struct err *e);
+/* 1 when the store has snapshot `handle` (its recorded tree hash copied into tree_hash when
+ * not NULL), 0 when not, < 0 on error. */
+int snap_handle_exists(struct snap_store *st, const char *handle, char tree_hash[SNAP_TREE_HASH_LEN], struct err *e);
 
 /*==== export ====*/
 

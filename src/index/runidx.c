@@ -72,9 +72,9 @@ int runidx_begin(struct store *st, const char *run_id, const char *trace_path, s
 	store_bind_text(st, q, 1, run_id, e);
 	if ((rc = store_step_done(st, q, e, "cannot drop the previous run view")) != 0)
 		return rc;
-	if ((rc = store_stmt(st,
-			     "INSERT INTO runs(id, trace_path, indexed_bytes, records, skipped) VALUES (?1, ?2, 0, 0, 0)",
-			     &q, e)) != 0)
+	if ((rc = store_stmt(
+		 st, "INSERT INTO runs(id, trace_path, indexed_bytes, records, skipped) VALUES (?1, ?2, 0, 0, 0)", &q,
+		 e)) != 0)
 		return rc;
 	store_bind_text(st, q, 1, run_id, e);
 	store_bind_text(st, q, 2, trace_path, e);
@@ -94,8 +94,8 @@ void runidx_free(struct runidx *ix)
 		return;
 	model_free(&ix->m);
 	free(ix->open);
-	char **strs[] = {&ix->run,   &ix->started,   &ix->ended, &ix->writer,  &ix->argv,
-			 &ix->cwd,   &ix->state_dir, &ix->scope, &ix->network, &ix->exit_signal};
+	char **strs[] = {&ix->run, &ix->started,   &ix->ended, &ix->writer,  &ix->argv,
+			 &ix->cwd, &ix->state_dir, &ix->scope, &ix->network, &ix->exit_signal};
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		free(*strs[i]);
 	free(ix);
@@ -105,12 +105,13 @@ int runidx_flush(struct runidx *ix, struct err *e)
 {
 	struct store *st = ix->st;
 	sqlite3_stmt *q;
-	int rc = store_stmt(st,
-			    "UPDATE runs SET indexed_bytes = ?2, records = ?3, skipped = ?4, started = ?5, ended = ?6, "
-			    "writer = ?7, server_argv = ?8, server_cwd = ?9, server_pid = ?10, state_dir = ?11, scope = ?12, "
-			    "network = ?13, exit_status = ?14, exit_signal = ?15, frames = ?16, turns = ?17, denials = ?18, "
-			    "network_attempts = ?19, capture_errors = ?20 WHERE id = ?1",
-			    &q, e);
+	int rc = store_stmt(
+	    st,
+	    "UPDATE runs SET indexed_bytes = ?2, records = ?3, skipped = ?4, started = ?5, ended = ?6, "
+	    "writer = ?7, server_argv = ?8, server_cwd = ?9, server_pid = ?10, state_dir = ?11, scope = ?12, "
+	    "network = ?13, exit_status = ?14, exit_signal = ?15, frames = ?16, turns = ?17, denials = ?18, "
+	    "network_attempts = ?19, capture_errors = ?20 WHERE id = ?1",
+	    &q, e);
 	if (rc)
 		return rc;
 	store_bind_text(st, q, 1, ix->run, e);
@@ -170,15 +171,15 @@ static void on_server(struct runidx *ix, const cJSON *o)
 	}
 }
 
-static int on_denial(struct runidx *ix, uint64_t off, int64_t seq, const char *kind, const cJSON *o,
-		     struct err *e)
+static int on_denial(struct runidx *ix, uint64_t off, int64_t seq, const char *kind, const cJSON *o, struct err *e)
 {
 	struct store *st = ix->st;
 	sqlite3_stmt *q;
-	int rc = store_stmt(st,
-			    "INSERT INTO denials(run, seq, off, kind, op, target, family, errno, outcome, comm, turn_seq) "
-			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-			    &q, e);
+	int rc =
+	    store_stmt(st,
+		       "INSERT INTO denials(run, seq, off, kind, op, target, family, errno, outcome, comm, turn_seq) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+		       &q, e);
 	if (rc)
 		return rc;
 	const char *target = jx_str(o, "path");
@@ -424,7 +425,8 @@ static int on_frame(struct runidx *ix, uint64_t off, size_t line_len, int64_t se
 			i++;
 			continue;
 		}
-		const struct rpc_item *reply = x->resp_frame == fi && x->resp_item < msg.n ? &msg.items[x->resp_item] : NULL;
+		const struct rpc_item *reply =
+		    x->resp_frame == fi && x->resp_item < msg.n ? &msg.items[x->resp_item] : NULL;
 		if ((rc = update_turn(ix, x, reply, e)) != 0)
 			break;
 		ot->status = x->status;

@@ -15,9 +15,9 @@
 #include "store/store.h"
 
 /* The worst of the latest reduced verdict of every turn of the run (trajectory included). */
-#define WORST_SQL                                                                                                     \
-	"(SELECT max(CASE v.status WHEN 'PASS' THEN 0 WHEN 'WARN' THEN 1 WHEN 'UNVERIFIED' THEN 2 WHEN 'FAIL' "      \
-	"THEN 3 END) FROM verdicts v WHERE v.run = r.id AND v.idx = -1 AND v.verification = (SELECT "               \
+#define WORST_SQL                                                                                                      \
+	"(SELECT max(CASE v.status WHEN 'PASS' THEN 0 WHEN 'WARN' THEN 1 WHEN 'UNVERIFIED' THEN 2 WHEN 'FAIL' "        \
+	"THEN 3 END) FROM verdicts v WHERE v.run = r.id AND v.idx = -1 AND v.verification = (SELECT "                  \
 	"max(x.verification) FROM verdicts x WHERE x.run = v.run AND x.turn = v.turn AND x.idx = -1))"
 
 static const char *const rank_names[] = {"PASS", "WARN", "UNVERIFIED", "FAIL"};
@@ -26,10 +26,18 @@ static const char *const rank_names[] = {"PASS", "WARN", "UNVERIFIED", "FAIL"};
 static void add_col(cJSON *o, const char *name, sqlite3_stmt *q, int i)
 {
 	switch (sqlite3_column_type(q, i)) {
-	case SQLITE_INTEGER: cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(q, i)); break;
-	case SQLITE_FLOAT: cJSON_AddNumberToObject(o, name, sqlite3_column_double(q, i)); break;
-	case SQLITE_TEXT: cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(q, i)); break;
-	default: cJSON_AddNullToObject(o, name); break;
+	case SQLITE_INTEGER:
+		cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(q, i));
+		break;
+	case SQLITE_FLOAT:
+		cJSON_AddNumberToObject(o, name, sqlite3_column_double(q, i));
+		break;
+	case SQLITE_TEXT:
+		cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(q, i));
+		break;
+	default:
+		cJSON_AddNullToObject(o, name);
+		break;
 	}
 }
 
@@ -58,11 +66,12 @@ int runq_list(struct store *st, cJSON **out, struct err *e)
 {
 	*out = NULL;
 	sqlite3_stmt *q;
-	int rc = store_stmt(st,
-			    "SELECT r.id, r.started, r.ended, r.server_argv, r.turns, r.denials, r.network_attempts, "
-			    "r.trace_path, " WORST_SQL ", (SELECT count(DISTINCT turn) FROM verdicts v WHERE v.run = r.id "
-			    "AND v.idx = -1 AND v.turn >= 0) FROM runs r ORDER BY r.started, r.id",
-			    &q, e);
+	int rc =
+	    store_stmt(st,
+		       "SELECT r.id, r.started, r.ended, r.server_argv, r.turns, r.denials, r.network_attempts, "
+		       "r.trace_path, " WORST_SQL ", (SELECT count(DISTINCT turn) FROM verdicts v WHERE v.run = r.id "
+		       "AND v.idx = -1 AND v.turn >= 0) FROM runs r ORDER BY r.started, r.id",
+		       &q, e);
 	if (rc)
 		return rc;
 	cJSON *arr = cJSON_CreateArray();
@@ -102,7 +111,8 @@ static int denials_of(struct store *st, const char *run, long long turn_seq, cJS
 	store_bind_text(st, q, 1, run, e);
 	if (turn_seq >= 0)
 		store_bind_i64(st, q, 2, turn_seq, e);
-	static const char *const names[] = {"seq", "kind", "op", "target", "family", "errno", "outcome", "comm", "turn_seq"};
+	static const char *const names[] = {"seq",   "kind",	"op",	"target",  "family",
+					    "errno", "outcome", "comm", "turn_seq"};
 	int r;
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
 		cJSON *o = cJSON_CreateObject();
@@ -114,37 +124,40 @@ static int denials_of(struct store *st, const char *run, long long turn_seq, cJS
 	return r == SQLITE_DONE ? 0 : store_fail(st, e, "cannot read denials");
 }
 
-#define TURN_COLS                                                                                                     \
-	"turn, tool, args, status, latency_us, gate, handle, handle_cause, error, req_seq, resp_seq, t_req, t_resp, "   \
+#define TURN_COLS                                                                                                      \
+	"turn, tool, args, status, latency_us, gate, handle, handle_cause, error, req_seq, resp_seq, t_req, t_resp, "  \
 	"method"
-static const char *const turn_names[] = {"turn",   "tool",         "args",  "status",  "latency_us",
-					 "gate",   "handle",       "handle_cause", "error",   "req_seq",
-					 "resp_seq", "t_req",      "t_resp", "method"};
+static const char *const turn_names[] = {"turn",     "tool",   "args",	       "status", "latency_us",
+					 "gate",     "handle", "handle_cause", "error",	 "req_seq",
+					 "resp_seq", "t_req",  "t_resp",       "method"};
 #define NTURN_COLS 14
 
 int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 {
 	*out = NULL;
 	sqlite3_stmt *q;
-	int rc = store_stmt(st,
-			    "SELECT r.id, r.trace_path, r.indexed_bytes, r.records, r.skipped, r.started, r.ended, r.writer, "
-			    "r.server_argv, r.server_cwd, r.server_pid, r.state_dir, r.scope, r.network, r.exit_status, "
-			    "r.exit_signal, r.frames, r.turns, r.denials, r.network_attempts, r.capture_errors, " WORST_SQL
-			    " FROM runs r WHERE r.id = ?1",
-			    &q, e);
+	int rc = store_stmt(
+	    st,
+	    "SELECT r.id, r.trace_path, r.indexed_bytes, r.records, r.skipped, r.started, r.ended, r.writer, "
+	    "r.server_argv, r.server_cwd, r.server_pid, r.state_dir, r.scope, r.network, r.exit_status, "
+	    "r.exit_signal, r.frames, r.turns, r.denials, r.network_attempts, r.capture_errors, " WORST_SQL
+	    " FROM runs r WHERE r.id = ?1",
+	    &q, e);
 	if (rc)
 		return rc;
 	store_bind_text(st, q, 1, run, e);
 	if (sqlite3_step(q) != SQLITE_ROW) {
 		sqlite3_reset(q);
-		return err_set(e, BELAY_ENOTFOUND, "no run %s in the store (belay runs lists them; belay index TRACE adds one)",
-			       run);
+		return err_set(e, BELAY_ENOTFOUND,
+			       "no run %s in the store (belay runs lists them; belay index TRACE adds one)", run);
 	}
-	static const char *const names[] = {"id",       "trace_path", "indexed_bytes", "records",  "skipped",
-					    "started",  "ended",      "writer",        NULL,       NULL,
-					    "server_pid", "state_dir", "scope",        "network",  "exit_status",
-					    "exit_signal", "frames",  "turns",         "denials",  "network_attempts",
-					    "capture_errors"};
+	static const char *const names[] = {"id",	   "trace_path",       "indexed_bytes",
+					    "records",	   "skipped",	       "started",
+					    "ended",	   "writer",	       NULL,
+					    NULL,	   "server_pid",       "state_dir",
+					    "scope",	   "network",	       "exit_status",
+					    "exit_signal", "frames",	       "turns",
+					    "denials",	   "network_attempts", "capture_errors"};
 	cJSON *o = cJSON_CreateObject();
 	for (int i = 0; i < 21; i++) {
 		if (i == 8)
@@ -205,8 +218,8 @@ int runq_frame_record(const char *trace_path, long long off, long long len, stru
 		return err_set(e, BELAY_EINVAL, "bad frame offset");
 	int fd = open(trace_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return err_set(e, -errno, "cannot open the trace %s: %s (was it moved? belay index it again)", trace_path,
-			       strerror(errno));
+		return err_set(e, -errno, "cannot open the trace %s: %s (was it moved? belay index it again)",
+			       trace_path, strerror(errno));
 	char *line = xmalloc((size_t)len + 1);
 	ssize_t got = pread(fd, line, (size_t)len, (off_t)off);
 	close(fd);
@@ -214,7 +227,8 @@ int runq_frame_record(const char *trace_path, long long off, long long len, stru
 	cJSON *o = NULL;
 	if (got != len || line[len - 1] != '\n' || !(o = cJSON_ParseWithLength(line, (size_t)len - 1)) ||
 	    !jx_str(o, "raw")) {
-		rc = err_set(e, BELAY_ECORRUPT, "%s changed since it was indexed (no frame at byte %lld); belay index it again",
+		rc = err_set(e, BELAY_ECORRUPT,
+			     "%s changed since it was indexed (no frame at byte %lld); belay index it again",
 			     trace_path, off);
 		goto out;
 	}
@@ -224,7 +238,8 @@ int runq_frame_record(const char *trace_path, long long off, long long len, stru
 	if (base64_decode(raw, strlen(raw), out) != 0 ||
 	    (sha256_tagged(out->p + start, out->len - start, want), !h || strcmp(h, want) != 0)) {
 		out->len = start;
-		rc = err_set(e, BELAY_ECORRUPT, "%s: the frame at byte %lld does not match its hash_raw", trace_path, off);
+		rc = err_set(e, BELAY_ECORRUPT, "%s: the frame at byte %lld does not match its hash_raw", trace_path,
+			     off);
 	}
 out:
 	if (rc == 0 && record) {

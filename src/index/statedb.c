@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/fsutil.h"
 #include "common/jsonx.h"
@@ -50,5 +51,11 @@ char *statedb_for_trace(const char *override, const char *trace_path)
 	if (override)
 		return xstrdup(override);
 	char *rec = trace_path ? statedb_recorded_state_dir(trace_path) : NULL;
+	struct stat sb;
+	if (rec && (stat(rec, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+		/* A trace from another machine or a removed state dir: never create that path. */
+		free(rec);
+		rec = NULL;
+	}
 	return rec ? rec : paths_state_dir(NULL);
 }

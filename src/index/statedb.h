@@ -13,7 +13,8 @@ int statedb_open(const char *state_dir, struct store **out, struct err *e);
  * from the first records only; NULL when it names none. New string. */
 char *statedb_recorded_state_dir(const char *trace_path);
 /* Where a command working on a trace keeps its results: `override` when given, else the
- * state dir the trace recorded, else the default (paths_state_dir). New string. */
+ * state dir the trace recorded when it exists here, else the default (paths_state_dir).
+ * New string. */
 char *statedb_for_trace(const char *override, const char *trace_path);
 
 #endif

@@ -20,12 +20,12 @@
 struct store_writer;
 
 struct store_writer_stats {
-	uint64_t lines, bytes;     /* lines indexed */
-	uint64_t batches;          /* transactions committed */
-	uint64_t busy_ns;          /* time inside BEGIN ... COMMIT, summed */
-	uint64_t max_batch_ns;     /* the longest one */
-	uint64_t max_queue;        /* most lines waiting at once */
-	int failed;                /* indexing stopped (reported) */
+	uint64_t lines, bytes; /* lines indexed */
+	uint64_t batches;      /* transactions committed */
+	uint64_t busy_ns;      /* time inside BEGIN ... COMMIT, summed */
+	uint64_t max_batch_ns; /* the longest one */
+	uint64_t max_queue;    /* most lines waiting at once */
+	int failed;	       /* indexing stopped (reported) */
 };
 
 struct store_writer_opts {

@@ -41,9 +41,9 @@ int verdict_from_json(const cJSON *j, struct turn_verdict *v, struct err *e)
 		const char *axis = jx_str(s, "axis"), *kind = jx_str(s, "kind"), *st = jx_str(s, "status");
 		const char *sc = jx_str(s, "cause"), *msg = jx_str(s, "message"), *rule = jx_str(s, "rule");
 		enum vstatus vs;
-		if (!axis || strlen(axis) >= sizeof v->subs[0].axis || !kind || strlen(kind) >= sizeof v->subs[0].kind ||
-		    !st || vstatus_parse(st, &vs) != 0 || (sc && !vcause_known(sc)) ||
-		    ((vs == V_UNVERIFIED || vs == V_NOT_COVERED) && !sc)) {
+		if (!axis || strlen(axis) >= sizeof v->subs[0].axis || !kind ||
+		    strlen(kind) >= sizeof v->subs[0].kind || !st || vstatus_parse(st, &vs) != 0 ||
+		    (sc && !vcause_known(sc)) || ((vs == V_UNVERIFIED || vs == V_NOT_COVERED) && !sc)) {
 			verdict_free(v);
 			return err_set(e, BELAY_EINVAL, "a sub-verdict is malformed (axis, kind, status and cause)");
 		}
@@ -69,10 +69,11 @@ static int save_row(struct store *st, int64_t ver, const char *run, int turn, in
 		    const cJSON *observed, const cJSON *expected, const char *rule, struct err *e)
 {
 	sqlite3_stmt *q;
-	int rc = store_stmt(st,
-			    "INSERT INTO verdicts(verification, run, turn, idx, tool, axis, kind, status, cause, message, "
-			    "observed, expected, rule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-			    &q, e);
+	int rc =
+	    store_stmt(st,
+		       "INSERT INTO verdicts(verification, run, turn, idx, tool, axis, kind, status, cause, message, "
+		       "observed, expected, rule) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+		       &q, e);
 	if (rc)
 		return rc;
 	char *obs = observed ? jx_print(observed) : NULL, *exp = expected ? jx_print(expected) : NULL;
@@ -113,10 +114,11 @@ int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *
 	if (rc)
 		return rc;
 	sqlite3_stmt *q;
-	if ((rc = store_stmt(st,
-			     "INSERT INTO verifications(run, trace_path, at, belay_version, turn_filter, policy, worst, by) "
-			     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-			     &q, e)) != 0)
+	if ((rc = store_stmt(
+		 st,
+		 "INSERT INTO verifications(run, trace_path, at, belay_version, turn_filter, policy, worst, by) "
+		 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		 &q, e)) != 0)
 		goto fail;
 	char at[ISO_TS_LEN];
 	time_now_iso8601(at);
@@ -174,14 +176,15 @@ int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **ou
 	*out = NULL;
 	/* For each turn, the newest verification that judged it; rows in (turn, idx) order. */
 	sqlite3_stmt *q;
-	int rc = store_stmt(st,
-			    "SELECT v.turn, v.idx, v.tool, v.axis, v.kind, v.status, v.cause, v.message, v.observed, "
-			    "v.expected, v.rule, v.verification, w.at, w.belay_version FROM verdicts v "
-			    "JOIN verifications w ON w.id = v.verification "
-			    "WHERE v.run = ?1 AND (?2 IS NULL OR v.turn = ?2) AND v.verification = "
-			    "(SELECT max(x.verification) FROM verdicts x WHERE x.run = v.run AND x.turn = v.turn AND x.idx = -1) "
-			    "ORDER BY v.turn = -1, v.turn, v.idx",
-			    &q, e);
+	int rc = store_stmt(
+	    st,
+	    "SELECT v.turn, v.idx, v.tool, v.axis, v.kind, v.status, v.cause, v.message, v.observed, "
+	    "v.expected, v.rule, v.verification, w.at, w.belay_version FROM verdicts v "
+	    "JOIN verifications w ON w.id = v.verification "
+	    "WHERE v.run = ?1 AND (?2 IS NULL OR v.turn = ?2) AND v.verification = "
+	    "(SELECT max(x.verification) FROM verdicts x WHERE x.run = v.run AND x.turn = v.turn AND x.idx = -1) "
+	    "ORDER BY v.turn = -1, v.turn, v.idx",
+	    &q, e);
 	if (rc)
 		return rc;
 	store_bind_text(st, q, 1, run, e);

@@ -27,10 +27,10 @@ struct store;
 int verdict_from_json(const cJSON *j, struct turn_verdict *v, struct err *e);
 
 struct verdict_save {
-	const char *run;             /* run id (trace file name without .jsonl) */
+	const char *run; /* run id (trace file name without .jsonl) */
 	const char *trace_path;
 	const struct policy *policy;
-	int turn_filter;             /* -1: every turn was verified */
+	int turn_filter; /* -1: every turn was verified */
 	const struct verify_report *report;
 };
 /* Saves one verification and all its verdicts in one transaction. *id (may be NULL) gets

@@ -206,14 +206,30 @@ int store_open_upto(const char *path, int version, struct store **out, struct er
 	if (!sqlite3_threadsafe())
 		return err_set(e, BELAY_ESTORE, "this SQLite library was built single-threaded");
 	/* Create the file ourselves so it is 0600 from the first byte; SQLite gives the -wal and
-	 * -shm files the same permissions as the database file. */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return err_set(e, -errno, "cannot open the database %s: %s", path, strerror(errno));
+	 * -shm files the same permissions as the database file.
+	 * An existing file is never opened here: SQLite's locks are POSIX advisory locks, and
+	 * closing ANY descriptor of the file drops every lock this process holds on it. Another
+	 * connection of this process (the proxy's snapshot store next to its store writer, the
+	 * corpus next to verify's workers) would lose its shared lock, and another process
+	 * closing its own connection would then think it was the last and delete the WAL under
+	 * it ("database disk image is malformed"). A file that does not exist yet can hold no
+	 * lock of ours. */
 	struct stat sb;
-	if (fstat(fd, &sb) == 0 && (sb.st_mode & 077) && sb.st_uid == geteuid())
-		fchmod(fd, 0600);
-	close(fd);
+	if (lstat(path, &sb) != 0) {
+		if (errno != ENOENT)
+			return err_set(e, -errno, "cannot open the database %s: %s", path, strerror(errno));
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return err_set(e, -errno, "cannot create the database %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	} else if (S_ISLNK(sb.st_mode)) {
+		return err_set(e, BELAY_EREFUSED, "refusing the database %s: it is a symbolic link", path);
+	} else if (!S_ISREG(sb.st_mode)) {
+		return err_set(e, BELAY_EINVAL, "cannot open the database %s: not a regular file", path);
+	} else if ((sb.st_mode & 077) && sb.st_uid == geteuid()) {
+		chmod(path, 0600);
+	}
 
 	struct store *st = xcalloc(1, sizeof *st);
 	int rc = 0;
