@@ -16,12 +16,15 @@ struct fterm {
 	int neg;
 	enum fkey key;
 	char *val;
+	char *low; /* val folded with the filter's table (the substring keys) */
+	size_t nlow;
 	int ival;
 };
 
 struct filter {
 	struct fterm *t;
 	int n;
+	unsigned char fold[256]; /* tolower() of every byte in the locale of the parse */
 };
 
 static const char *keys[] = {[F_TOOL] = "tool",   [F_VERDICT] = "verdict", [F_STATUS] = "status",
@@ -55,8 +58,10 @@ void filter_free(struct filter *f)
 {
 	if (!f)
 		return;
-	for (int i = 0; i < f->n; i++)
+	for (int i = 0; i < f->n; i++) {
 		free(f->t[i].val);
+		free(f->t[i].low);
+	}
 	free(f->t);
 	free(f);
 }
@@ -129,6 +134,17 @@ int filter_parse(const char *expr, struct filter **out, struct err *e)
 		}
 		f->n++;
 	}
+	for (int c = 0; c < 256; c++)
+		f->fold[c] = (unsigned char)tolower(c);
+	for (int i = 0; i < f->n; i++) {
+		struct fterm *t = &f->t[i];
+		if (t->key != F_TEXT && t->key != F_TOOL)
+			continue;
+		t->nlow = strlen(t->val);
+		t->low = xmalloc(t->nlow + 1);
+		for (size_t k = 0; k <= t->nlow; k++)
+			t->low[k] = (char)f->fold[(unsigned char)t->val[k]];
+	}
 	if (!f->n) {
 		filter_free(f);
 		return 0;
@@ -137,19 +153,39 @@ int filter_parse(const char *expr, struct filter **out, struct err *e)
 	return 0;
 }
 
-static int icontains(const char *hay, const char *needle)
+/* Whether the term's value occurs in hay, ignoring case: what strcasestr() finds (tolower()
+ * of every byte in the current locale), without its per-call set-up, which dominated a
+ * keystroke's refilter of a long run. Haystacks are short (summaries, names, causes). */
+static int icontains(const char *hay, const struct fterm *t, const unsigned char *fold)
 {
-	return hay && strcasestr(hay, needle) != NULL;
+	if (!hay)
+		return 0;
+	const unsigned char *h = (const unsigned char *)hay, *n = (const unsigned char *)t->low;
+	size_t nn = t->nlow;
+	if (nn == 0)
+		return 1;
+	for (; *h; h++) {
+		if (fold[*h] != n[0])
+			continue;
+		size_t k = 1;
+		while (k < nn && h[k] && fold[h[k]] == n[k])
+			k++;
+		if (k == nn)
+			return 1;
+		if (!h[k])
+			return 0; /* hay ends before the needle could */
+	}
+	return 0;
 }
 
-static int term_match(const struct fterm *t, const struct cm_turn *x)
+static int term_match(const struct fterm *t, const struct cm_turn *x, const unsigned char *fold)
 {
 	switch (t->key) {
 	case F_TEXT:
-		return icontains(x->tool, t->val) || icontains(x->args, t->val) || icontains(x->error, t->val) ||
-		       icontains(cm_v_word(x->v), t->val) || icontains(x->cause, t->val);
+		return icontains(x->tool, t, fold) || icontains(x->args, t, fold) || icontains(x->error, t, fold) ||
+		       icontains(cm_v_word(x->v), t, fold) || icontains(x->cause, t, fold);
 	case F_TOOL:
-		return icontains(x->tool, t->val);
+		return icontains(x->tool, t, fold);
 	case F_VERDICT:
 		return t->ival == 5 ? x->v == CMV_NONE : (int)x->v == t->ival;
 	case F_STATUS:
@@ -181,7 +217,7 @@ int filter_match(const struct filter *f, const struct cm_turn *t)
 	if (!f)
 		return 1;
 	for (int i = 0; i < f->n; i++)
-		if (term_match(&f->t[i], t) == f->t[i].neg)
+		if (term_match(&f->t[i], t, f->fold) == f->t[i].neg)
 			return 0;
 	return 1;
 }
