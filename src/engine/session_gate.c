@@ -217,6 +217,8 @@ static void flush(struct session *s)
 		if (it->seq >= 0)
 			update_turn_seq(s, g);
 		session_forward_c2s(s, it->data, it->len);
+		cJSON_Delete(it->id); /* an approved held call keeps these until it goes */
+		free(it->tool);
 		free(it);
 	}
 	if (!g->head && s->shutdown_pending)
@@ -286,6 +288,8 @@ static void capture_done(uv_work_t *w, int status)
 			sh = n;
 		}
 		cJSON_Delete(it->handle);
+		cJSON_Delete(it->id);
+		free(it->tool);
 		free(it->data);
 		free(it);
 		session_unref(s);
