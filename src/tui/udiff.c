@@ -15,6 +15,7 @@ struct lines {
 	size_t *len;
 	uint64_t *h;
 	size_t n;
+	int nonl; /* the last line has no final newline (it differs from the same text with one) */
 };
 
 static uint64_t fnv(const char *s, size_t n)
@@ -45,6 +46,7 @@ static void split(const char *s, size_t n, struct lines *l)
 		l->n++;
 		i = e + 1;
 	}
+	l->nonl = n && s[n - 1] != '\n';
 }
 
 static void lines_free(struct lines *l)
@@ -56,7 +58,8 @@ static void lines_free(struct lines *l)
 
 static int eq(const struct lines *a, size_t i, const struct lines *b, size_t j)
 {
-	return a->h[i] == b->h[j] && a->len[i] == b->len[j] && !memcmp(a->p[i], b->p[j], a->len[i]);
+	return a->h[i] == b->h[j] && a->len[i] == b->len[j] && !memcmp(a->p[i], b->p[j], a->len[i]) &&
+	       (a->nonl && i == a->n - 1) == (b->nonl && j == b->n - 1);
 }
 
 /* An edit script as a sequence of ops: ' ' keep, '-' delete from a, '+' insert from b. */
@@ -79,8 +82,9 @@ static char *myers(const struct lines *a, const struct lines *b, int max_d, size
 				break;
 			}
 		}
-		trace[d] = xmalloc((size_t)vsz * sizeof **trace);
-		memcpy(trace[d], v, (size_t)vsz * sizeof *v);
+		/* Only diagonals -d..d can be read back (O(D²) memory, not O((N+M)·D)). */
+		trace[d] = xmalloc((size_t)(2 * d + 1) * sizeof **trace);
+		memcpy(trace[d], v + off - d, (size_t)(2 * d + 1) * sizeof *v);
 		if (dfound >= 0)
 			break;
 	}
@@ -91,10 +95,10 @@ static char *myers(const struct lines *a, const struct lines *b, int max_d, size
 		char *rev = xmalloc(cap);
 		long x = n, y = m;
 		for (long d = dfound; d > 0; d--) {
-			long *pv = trace[d - 1];
+			long *pv = trace[d - 1] + (d - 1); /* pv[k] is diagonal k of round d-1 */
 			long k = x - y;
-			long pk = (k == -d || (k != d && pv[off + k - 1] < pv[off + k + 1])) ? k + 1 : k - 1;
-			long px = pv[off + pk], py = px - pk;
+			long pk = (k == -d || (k != d && pv[k - 1] < pv[k + 1])) ? k + 1 : k - 1;
+			long px = pv[pk], py = px - pk;
 			while (x > px && y > py)
 				rev[len++] = ' ', x--, y--;
 			if (x == px)
@@ -118,7 +122,7 @@ static char *myers(const struct lines *a, const struct lines *b, int max_d, size
 	return ops;
 }
 
-static void emit_line(struct tdoc *d, char op, const char *s, size_t n)
+static void emit_line(struct tdoc *d, char op, const char *s, size_t n, int nonl)
 {
 	tdoc_nl(d);
 	enum role r = op == '+' ? ROLE_DIFF_ADD : op == '-' ? ROLE_DIFF_DEL : ROLE_NORMAL;
@@ -127,6 +131,10 @@ static void emit_line(struct tdoc *d, char op, const char *s, size_t n)
 	if (n && s[n - 1] == '\r')
 		n--;
 	tdoc_addn(d, r, s, n);
+	if (nonl) { /* as diff says it */
+		tdoc_nl(d);
+		tdoc_add(d, ROLE_DIFF_META, "\\ No newline at end of file");
+	}
 }
 
 int udiff(struct tdoc *d, const char *a, size_t alen, const char *b, size_t blen, int context, int max_d)
@@ -176,7 +184,7 @@ int udiff(struct tdoc *d, const char *a, size_t alen, const char *b, size_t blen
 			size_t keep = end;
 			while (keep < nops && ops[keep] == ' ' && keep - end < (size_t)(2 * context))
 				keep++;
-			if (keep < nops && ops[keep] != ' ' && keep - end < (size_t)(2 * context)) {
+			if (keep < nops && ops[keep] != ' ' && keep - end <= (size_t)(2 * context)) {
 				end = keep;
 				continue;
 			}
@@ -195,9 +203,9 @@ int udiff(struct tdoc *d, const char *a, size_t alen, const char *b, size_t blen
 			  nb ? ib[start] + 1 : ib[start], nb);
 		for (size_t k = start; k < end; k++) {
 			if (ops[k] == '+')
-				emit_line(d, '+', lb.p[ib[k]], lb.len[ib[k]]);
+				emit_line(d, '+', lb.p[ib[k]], lb.len[ib[k]], lb.nonl && ib[k] == lb.n - 1);
 			else
-				emit_line(d, ops[k], la.p[ia[k]], la.len[ia[k]]);
+				emit_line(d, ops[k], la.p[ia[k]], la.len[ia[k]], la.nonl && ia[k] == la.n - 1);
 		}
 		i = end;
 	}
