@@ -115,12 +115,49 @@ static int line_width(const struct tline *l)
 	return w;
 }
 
+/* A place in a line: byte `off` of span `k`. */
+struct tpos {
+	int k;
+	size_t off;
+};
+
+/* Moves p over the whole characters of l that fit in w columns (always at least one, so
+ * every row advances); a character that does not fit starts the next row. Returns 1 while
+ * text remains after p. */
+static int fit_row(const struct tline *l, struct tpos *p, int w)
+{
+	int used = 0, any = 0;
+	while (p->k < l->n) {
+		const char *t = l->sp[p->k].text + p->off;
+		if (!*t) {
+			p->k++;
+			p->off = 0;
+			continue;
+		}
+		size_t n = 1;
+		while (n < 4 && ((unsigned char)t[n] & 0xC0) == 0x80)
+			n++;
+		char tmp[8] = {0};
+		memcpy(tmp, t, n);
+		int cw = canvas_width(tmp);
+		if (any && used + cw > w)
+			return 1;
+		used += cw;
+		p->off += n;
+		any = 1;
+	}
+	return 0;
+}
+
 static size_t line_rows(const struct tline *l, int w, int wrap)
 {
-	if (!wrap || w <= 1)
+	if (!wrap || w <= 2 || line_width(l) <= w)
 		return 1;
-	int lw = line_width(l);
-	return lw <= w ? 1 : 1 + (size_t)((lw - w + (w - 2) - 1) / (w - 2)); /* continuations indent 2 */
+	struct tpos p = {0, 0};
+	size_t rows = 1;
+	while (fit_row(l, &p, rows == 1 ? w : w - 2)) /* continuations indent 2 */
+		rows++;
+	return rows;
 }
 
 size_t tdoc_rows(const struct tdoc *d, int w, int wrap)
@@ -145,37 +182,16 @@ size_t tdoc_line_at_row(const struct tdoc *d, int w, int wrap, size_t row)
 	return (size_t)-1;
 }
 
-/* Draws the part of line l that starts at column `skip` of its text, into one row of at
- * most w columns at (y, x). Returns the columns consumed from the line. */
-static int draw_piece(const struct tline *l, struct canvas *c, int y, int x, int w, int skip)
+/* Draws the text of l from a up to b into one row of at most w columns at (y, x). */
+static void draw_range(const struct tline *l, struct canvas *c, int y, int x, int w, struct tpos a, struct tpos b)
 {
-	int col = 0, used = 0;
-	for (int k = 0; k < l->n && used < w; k++) {
+	int used = 0;
+	for (int k = a.k; k < l->n && k <= b.k && used < w; k++) {
 		const char *s = l->sp[k].text;
-		/* Skip whole characters until `skip` columns have passed. */
-		while (*s && col < skip) {
-			const char *p = s;
-			int cw;
-			do {
-				p++;
-			} while ((*p & 0xC0) == 0x80);
-			char tmp[8] = {0};
-			memcpy(tmp, s, (size_t)(p - s) < 7 ? (size_t)(p - s) : 7);
-			cw = canvas_width(tmp);
-			if (col + cw > skip)
-				break;
-			col += cw;
-			s = p;
-		}
-		if (col < skip)
-			continue;
-		int n = canvas_text(c, y, x + used, w - used, (enum role)l->sp[k].role, s);
-		used += n;
-		col += canvas_width(s);
-		if (n < canvas_width(s))
-			return skip + used;
+		size_t from = k == a.k ? a.off : 0, to = k == b.k ? b.off : strlen(s);
+		if (to > from)
+			used += canvas_textn(c, y, x + used, w - used, (enum role)l->sp[k].role, s + from, to - from);
 	}
-	return skip + used;
 }
 
 size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, int w, size_t top, int wrap,
@@ -186,13 +202,22 @@ size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, in
 	for (size_t i = 0; i < d->n; i++) {
 		const struct tline *l = &d->lines[i];
 		size_t k = line_rows(l, w, wrap);
+		if (row + k <= top || drawn >= h) {
+			row += k;
+			continue;
+		}
+		struct tpos p = {0, 0}, end = {l->n, 0};
 		for (size_t j = 0; j < k; j++, row++) {
+			struct tpos from = p;
+			int indent = j ? 2 : 0;
+			if (k > 1)
+				fit_row(l, &p, w - indent);
+			else
+				p = end;
 			if (row < top || drawn >= h)
 				continue;
 			int yy = y + drawn++;
-			int indent = j ? 2 : 0;
-			int skip = j ? w + (int)(j - 1) * (w - 2) : 0;
-			draw_piece(l, c, yy, x + indent, w - indent, skip);
+			draw_range(l, c, yy, x + indent, w - indent, from, p);
 			if (cursor >= 0 && (size_t)cursor == row)
 				canvas_set_role(c, yy, x, w, ROLE_SELECTED);
 		}
