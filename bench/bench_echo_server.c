@@ -1,6 +1,8 @@
-/* bench_echo_server.c - the small MCP-shaped server the proxy benchmark uses as its own
+/* bench_echo_server.c - the small MCP-shaped server the benchmarks use as their own
  * baseline peer: answers {"jsonrpc":"2.0","id":N,...} requests with an empty result, counts
- * the bytes of everything else, and answers method "count" with that byte count. */
+ * the bytes of everything else, and answers method "count" with that byte count. The MCP
+ * methods a real client sends get MCP-shaped answers: initialize (protocol version, a tools
+ * capability), tools/list (one tool, "echo") and tools/call (one text item, "ok"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +35,19 @@ int main(void)
 			char *id = strstr(line, "\"id\":");
 			if (id && len < 4096) {
 				long long v = atoll(id + 5);
-				char out[160];
+				char out[320];
+				const char *result = "{}";
+				if (strstr(line, "\"method\":\"tools/call\""))
+					result = "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"isError\":false}";
+				else if (strstr(line, "\"method\":\"tools/list\""))
+					result = "{\"tools\":[{\"name\":\"echo\",\"description\":\"answers ok\","
+						 "\"inputSchema\":{\"type\":\"object\"}}]}";
+				else if (strstr(line, "\"method\":\"initialize\""))
+					result = "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},"
+						 "\"serverInfo\":{\"name\":\"bench_echo_server\",\"version\":\"1\"}}";
 				int m = strstr(line, "\"count\"")
 						? snprintf(out, sizeof out, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"bytes\":%llu}}\n", v, counted)
-						: snprintf(out, sizeof out, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{}}\n", v);
+						: snprintf(out, sizeof out, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":%s}\n", v, result);
 				if (write(1, out, (size_t)m) != m)
 					return 1;
 			} else {
