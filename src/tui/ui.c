@@ -264,7 +264,8 @@ static void move(struct ui *u, long delta, int to_end)
 	}
 	if (u->view == VIEW_HELP || u->view == VIEW_LOG) {
 		long top = (long)u->doc_top + (to_end ? (to_end > 0 ? 1 << 30 : -(1 << 30)) : delta);
-		long max = (long)u->doc.n - 1;
+		/* In rows, as drawn (long lines wrap), so the end can be reached; it fills the page. */
+		long max = (long)tdoc_rows(&u->doc, u->w - 2, 1) - (u->h - 5);
 		u->doc_top = top < 0 ? 0 : top > max ? (size_t)(max < 0 ? 0 : max) : (size_t)top;
 		u->dirty++;
 		return;
@@ -379,6 +380,10 @@ static void cmd_resolve(struct ui *u, int approve)
 		u->in.resolve(u->in.ctx, r, id, approve);
 	ui_message(u, 0, "%s the held call...", approve ? "approving" : "refusing");
 }
+
+/* The filter in force when the / prompt opened: typing applies each good expression at
+ * once (so filter_text follows it), and Esc goes back to this one. The UI thread only. */
+static char filter_before[sizeof ((struct ui *)0)->filter_text];
 
 static void set_filter(struct ui *u, const char *expr, int quiet)
 {
@@ -531,6 +536,7 @@ void ui_command(struct ui *u, const char *line)
 	}
 	case C_PROMPT_FILTER:
 		u->prompt = '/';
+		snprintf(filter_before, sizeof filter_before, "%s", u->filter_text);
 		snprintf(u->pbuf, sizeof u->pbuf, "%s", u->filter_text);
 		u->plen = strlen(u->pbuf);
 		break;
@@ -627,7 +633,7 @@ static void prompt_key(struct ui *u, int key)
 {
 	if (key == K_ESC || key == K_C('c') || key == K_C('g')) {
 		if (u->prompt == '/')
-			set_filter(u, u->filter_text, 1); /* back to the filter before typing */
+			set_filter(u, filter_before, 1); /* back to the filter before typing */
 		u->prompt = 0;
 	} else if (key == K_ENTER) {
 		char line[sizeof u->pbuf];

@@ -274,9 +274,12 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 	struct tcols k;
 	columns(u->w, &k);
 	char t[400];
-	if (u->flt)
-		snprintf(t, sizeof t, " TURNS %zu of %zu  filter: %s", u->nvis, r ? r->nturns : 0, u->filter_text);
-	else
+	if (u->flt) {
+		size_t nt = u->nvis; /* held calls the store does not have yet are rows, not turns */
+		while (r && nt && u->vis[nt - 1] >= r->nturns)
+			nt--;
+		snprintf(t, sizeof t, " TURNS %zu of %zu  filter: %s", nt, r ? r->nturns : 0, u->filter_text);
+	} else
 		snprintf(t, sizeof t, " TURNS (%zu)", r ? r->nturns : 0);
 	header_row(c, L->turns_y, u->w, t, u->focus == PANE_TURNS);
 	/* Column titles share the header row, right of the pane title. */
@@ -433,7 +436,8 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 	}
 	char right[64];
 	snprintf(right, sizeof right, "%s%s ", u->follow ? "follow " : "", u->follow_dir ? "[following dir]" : "");
-	canvas_text_right(c, y, x, u->w - x, ROLE_STATUS, right);
+	if (canvas_width(right) < u->w - x) /* whole, and apart from the counts, or not at all */
+		canvas_text_right(c, y, x, u->w - x, ROLE_STATUS, right);
 }
 
 static void draw_prompt(struct ui *u, struct canvas *c, int y)
