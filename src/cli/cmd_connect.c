@@ -110,7 +110,7 @@ int cmd_connect(int argc, char **argv)
 	char *def = path ? NULL : chost_default_socket();
 	if (!path)
 		path = def;
-	int fd;
+	int fd = -1;
 	int rc = dial(path, wait_s, &fd);
 	if (rc) {
 		free(def);

@@ -75,6 +75,7 @@ static void turn_free(struct cm_turn *t)
 
 static void run_free(struct cm_run *r)
 {
+	cm_holds_clear(r); /* first: it clears the marks on the turns */
 	for (size_t i = 0; i < r->nturns; i++)
 		turn_free(&r->turns[i]);
 	free(r->turns);
@@ -87,7 +88,6 @@ static void run_free(struct cm_run *r)
 		free(d->comm);
 	}
 	free(r->denials);
-	cm_holds_clear(r);
 	free(r->id);
 	free(r->trace);
 	free(r->server);

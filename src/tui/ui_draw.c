@@ -166,15 +166,15 @@ static void columns(int w, struct tcols *k)
 {
 	memset(k, 0, sizeof *k);
 	k->num = 5;
-	k->time = w >= 110 ? 9 : 0;
-	k->tool = w >= 120 ? 19 : 13;
+	k->time = w >= 100 ? 9 : 0;
+	k->tool = w >= 120 ? 16 : 12;
 	k->lat = 8;
 	k->gate = 9;
 	k->pre = 7;
 	k->a1 = 6;
 	k->a2 = 6;
 	k->verdict = 14;
-	k->cause = w >= 120 ? 26 : 0;
+	k->cause = w >= 150 ? 26 : 0; /* narrower screens name the cause on the focus line */
 	k->den = 4;
 	int used = 2 + k->num + k->time + k->tool + k->lat + k->gate + k->pre + k->a1 + k->a2 + k->verdict + k->cause +
 		   k->den;
