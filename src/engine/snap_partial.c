@@ -39,10 +39,14 @@ static const char sql_row[] = "SELECT " COLS " FROM entries WHERE lineage = ?1 A
 static const char sql_range[] =
 	"SELECT " COLS " FROM entries WHERE lineage = ?1 AND path >= ?3 AND path < ?4 AND " ALIVE " ORDER BY path";
 static const char sql_all[] = "SELECT " COLS " FROM entries WHERE lineage = ?1 AND " ALIVE " ORDER BY path";
-static const char sql_group[] =
-	"SELECT path FROM entries WHERE lineage = ?1 AND link_group = ?3 AND " ALIVE " ORDER BY path";
-static const char sql_delta[] = "SELECT path FROM entries WHERE lineage = ?1 AND born > ?2 AND born <= ?3 "
-				"UNION SELECT path FROM entries WHERE lineage = ?1 AND died > ?2 AND died <= ?3 ORDER BY 1";
+/* INDEXED BY: without statistics the planner would rather scan entries_by_path (covering)
+ * over the whole lineage, which is O(tree); these must stay O(rows changed). */
+static const char sql_group[] = "SELECT path FROM entries INDEXED BY entries_by_link_group WHERE lineage = ?1 AND "
+				"link_group = ?3 AND " ALIVE " ORDER BY path";
+static const char sql_delta[] =
+	"SELECT path FROM entries INDEXED BY entries_by_born WHERE lineage = ?1 AND born > ?2 AND born <= ?3 "
+	"UNION SELECT path FROM entries INDEXED BY entries_by_died WHERE lineage = ?1 AND died > ?2 AND died <= ?3 "
+	"ORDER BY 1";
 
 /*==== path sets ====*/
 
