@@ -201,6 +201,10 @@ static int remove_at(int parent, const char *name)
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		/* Not a directory by its entry type: unlink it without a stat (a race that made it one
+		 * meanwhile gets EISDIR and the careful path). */
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && unlinkat(dirfd(d), de->d_name, 0) == 0)
+			continue;
 		int r = remove_at(dirfd(d), de->d_name);
 		if (r && !rc)
 			rc = r;

@@ -842,6 +842,7 @@ int snap_restore_paths(struct snap_store *st, const char *handle, const char *de
 		return rc;
 	}
 	struct snap_paths plan = {0};
+	int txn = snap_store_read_begin(st);
 	if ((rc = part_open(&r.pt, st, handle, e)) != 0)
 		goto out;
 	r.destfd = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -904,6 +905,7 @@ int snap_restore_paths(struct snap_store *st, const char *handle, const char *de
 out:
 	if (rc)
 		err_wrap(e, "cannot restore %zu path(s) of snapshot %s into %s", paths->n, handle, dest);
+	snap_store_read_end(st, txn);
 	snap_store_unlock(st);
 	if (r.pfd >= 0)
 		close(r.pfd);
@@ -956,6 +958,7 @@ int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char
 	int rootfd = -1, pfd = -1;
 	char *pfd_path = NULL;
 	struct buf b = {0};
+	int txn = snap_store_read_begin(st);
 	if ((rc = part_open(&pt, st, handle, e)) != 0)
 		goto out;
 	/* The closure: the dirty paths (whole subtrees where flagged), the other members of the
@@ -1069,6 +1072,7 @@ int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char
 	}
 	rc = snap_tree_diff(&pt.t, &right, out);
 out:
+	snap_store_read_end(st, txn);
 	snap_store_unlock(st);
 	if (pfd >= 0)
 		close(pfd);
