@@ -241,7 +241,8 @@ static int part_add_row(struct part *pt, sqlite3_stmt *q, struct snode **cache, 
 			pt->t.root = snode_new(".", 1);
 			node_from_entry(pt->t.root, &en, xa, xl);
 			if (pt->t.root->kind != SK_DIR)
-				return err_set(e, BELAY_ECORRUPT, "snapshot %s: the root is not a directory", pt->handle);
+				return err_set(e, BELAY_ECORRUPT, "snapshot %s: the root is not a directory",
+					       pt->handle);
 		}
 		return 0;
 	}
@@ -1032,7 +1033,8 @@ int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char
 			pfd_path = par;
 			pfd = snap_open_dir(rootfd, pn, &b);
 			if (pfd < 0) {
-				rc = err_set(e, pfd, "cannot open the directory %s of %s: %s", par, dir, strerror(-pfd));
+				rc = err_set(e, pfd, "cannot open the directory %s of %s: %s", par, dir,
+					     strerror(-pfd));
 				break;
 			}
 		} else {

@@ -240,7 +240,8 @@ static int write_file(struct restore *r, int dirfd, const struct snode *n, struc
 	/* In a directory of ours that is not setgid, a new file is ours with the create mode less
 	 * the umask: chown and chmod can then often be skipped. */
 	int quick = r->known && r->plain_parent && n->kind == SK_FILE;
-	int fd = openat(dirfd, n->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, quick ? want & 0777 : 0600);
+	mode_t create = quick ? want & 0777 : 0600;
+	int fd = openat(dirfd, n->name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, create);
 	if (fd < 0)
 		return sys_fail(e, n, "create");
 	int need_chown = !quick || n->uid != r->euid || n->gid != r->egid;

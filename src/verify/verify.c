@@ -579,8 +579,11 @@ static void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON
 		} else if (inv->rule == RULE_NO_WEAKENING) {
 			struct subverdict *s;
 			if (!pre[i].ran) {
+				const char *why = pre[i].cause;
+				if (!why)
+					why = "the first turn's pre-state cannot be restored";
 				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "TASK_PRESTATE_UNAVAILABLE", NULL, NULL, "%s: %s",
-						label, pre[i].cause ? pre[i].cause : "the first turn's pre-state cannot be restored");
+						label, why);
 			} else {
 				struct weakening_result *wr = &pre[i].wr;
 				enum vstatus ws = wr->status == 3 ? V_FAIL : wr->status == 2 ? V_UNVERIFIED : V_PASS;
@@ -593,8 +596,9 @@ static void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON
 				cJSON *exposure = cJSON_CreateObject();
 				cJSON_AddNumberToObject(exposure, "compared", wr->compared);
 				cJSON_AddNumberToObject(exposure, "in_scope", wr->in_scope);
-				s = verdict_add(v, "A1", "invariant", ws, ws == V_UNVERIFIED ? wr->cause : NULL,
-						wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL, exposure, "%s: %s", label,
+				cJSON *findings = wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL;
+				const char *cause = ws == V_UNVERIFIED ? wr->cause : NULL;
+				s = verdict_add(v, "A1", "invariant", ws, cause, findings, exposure, "%s: %s", label,
 						wr->message ? wr->message : "");
 			}
 			s->rule = xstrdup(label);
