@@ -191,6 +191,10 @@ static int remove_at(int parent, const char *name)
 		if (fd < 0)
 			return -errno;
 	}
+	/* Its entries go too: a read-only directory of ours (a restored tree keeps modes) must
+	 * become writable first (root needs no permission). */
+	if ((st.st_mode & S_IRWXU) != S_IRWXU)
+		fchmod(fd, S_IRWXU);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
