@@ -289,7 +289,8 @@ int snap_restore_dir_meta(int fd, const struct snode *n, struct err *e);
 /* Creates every entry below the directory node dir (already created, open as dirfd) as the
  * full restore does: directories 0700, appended to *dirs (their metadata comes last, deepest
  * first); hardlink members other than their group's primary are not created but appended to
- * *links. The arrays are grown with xrealloc; the caller frees them. */
+ * *links. The arrays are grown with xrealloc (their allocated size is only known to be at
+ * least the new counts); the caller frees them. */
 int snap_restore_fill(struct snap_store *st, const struct snode *dir, int dirfd, struct snode ***dirs, size_t *ndirs,
 		      struct snode ***links, size_t *nlinks, struct err *e);
 

@@ -666,6 +666,9 @@ static int rp_fill(struct rp *r, const char *p, int pfd, struct err *e)
 	size_t first = r->ndirs;
 	push(&r->dirs, &r->ndirs, &r->capdirs, n);
 	rc = snap_restore_fill(r->pt.st, n, fd, &r->dirs, &r->ndirs, &r->links, &r->nlinks, e);
+	/* it grew the arrays by its own rule: known to hold exactly their counts now */
+	r->capdirs = r->ndirs;
+	r->caplinks = r->nlinks;
 	close(fd);
 	strmap_put(&r->filled, p, 1);
 	struct buf b = {0};
