@@ -38,6 +38,8 @@ static const char verify_usage[] =
 	"  --full-diff            compute every replay's effect by a full diff of the scratch\n"
 	"                         workspace instead of from its dirty set (slower; the dirty\n"
 	"                         set falls back to it by itself when it cannot be trusted)\n"
+	"  --check-scratch        after every incremental move of a scratch workspace, compare\n"
+	"                         it with the pre-state by tree hash (O(tree); for doubt)\n"
 	"  --json                 one JSON object per turn, then a summary line\n"
 	"  --no-store             do not save the verdicts in the state directory's store\n"
 	"  -- SERVER...           replay against this server instead of the recorded one\n";
@@ -131,6 +133,10 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 		cJSON_AddItemToObject(in, "unverified_causes", causes);
 		cJSON_AddNumberToObject(in, "not_covered", (double)nc);
 		cJSON_AddStringToObject(in, "worst", r->n ? vstatus_name(r->worst) : "UNVERIFIED");
+		cJSON *sc = cJSON_AddObjectToObject(in, "scratch");
+		cJSON_AddNumberToObject(sc, "full_restores", (double)r->full_restores);
+		cJSON_AddNumberToObject(sc, "undo_and_delta", (double)r->partial_restores);
+		cJSON_AddNumberToObject(sc, "mismatches", (double)r->scratch_mismatches);
 		if (r->has_trajectory)
 			cJSON_AddItemToObject(in, "trajectory", verdict_json(&r->trajectory));
 		char *t = jx_print(s);
@@ -211,11 +217,12 @@ int cmd_verify(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'}, {"state", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'J'},          {"help", no_argument, NULL, 'h'},
 		{"no-store", no_argument, NULL, 'N'},      {"full-diff", no_argument, NULL, 'F'},
+		{"check-scratch", no_argument, NULL, 'C'},
 		{NULL, 0, NULL, 0},
 	};
 	struct policy pol = {0};
 	struct err e = {0};
-	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, rc;
+	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, check_scratch = 0, rc;
 	double timeout = 10;
 	const char *state = NULL;
 	struct cli_state cs = {.replay_only = replay_only};
@@ -246,6 +253,7 @@ int cmd_verify(int argc, char **argv)
 		case 'J': cs.json = 1; break;
 		case 'N': no_store = 1; break;
 		case 'F': full_diff = 1; break;
+		case 'C': check_scratch = 1; break;
 		case 'h': fputs(verify_usage, stdout); return 0;
 		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
 		}
@@ -282,6 +290,7 @@ int cmd_verify(int argc, char **argv)
 		.launcher = paths_self_exe(),
 		.coverage_only = replay_only,
 		.full_diff = full_diff,
+		.check_scratch = check_scratch,
 		.progress = progress,
 		.ctx = &cs,
 	};

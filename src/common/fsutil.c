@@ -191,6 +191,10 @@ static int remove_at(int parent, const char *name)
 		if (fd < 0)
 			return -errno;
 	}
+	/* Its entries go too: a read-only directory of ours (a restored tree keeps modes) must
+	 * become writable first (root needs no permission). */
+	if ((st.st_mode & S_IRWXU) != S_IRWXU)
+		fchmod(fd, S_IRWXU);
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		close(fd);
@@ -200,6 +204,10 @@ static int remove_at(int parent, const char *name)
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		/* Not a directory by its entry type: unlink it without a stat (a race that made it one
+		 * meanwhile gets EISDIR and the careful path). */
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && unlinkat(dirfd(d), de->d_name, 0) == 0)
 			continue;
 		int r = remove_at(dirfd(d), de->d_name);
 		if (r && !rc)

@@ -228,6 +228,11 @@ struct snap_store {
 	size_t nrd;
 };
 
+/* One read transaction around many queries: one database snapshot and one lock instead of
+ * one per statement. Returns 1 when it began one (pass it to snap_store_read_end), 0 when a
+ * transaction was already open or none could begin (each query then stands alone). */
+int snap_store_read_begin(struct snap_store *st);
+void snap_store_read_end(struct snap_store *st, int began);
 /* Shared lock against gc for the duration of a read or a capture (re-entrant per store). */
 int snap_store_lock_shared(struct snap_store *st, struct err *e);
 void snap_store_unlock(struct snap_store *st);
@@ -245,8 +250,8 @@ int snap_store_commit_pending(struct snap_store *st, struct err *e);
 void snap_store_after_commit(struct snap_store *st);
 /* Drops pending objects: cuts the pack back, unlinks pending loose files. */
 void snap_store_rollback_pending(struct snap_store *st);
-/* Streams a committed object to fd (when fd >= 0, writing holes for zero blocks) or into
- * out (when out != NULL), verifying its SHA-256. */
+/* Streams a committed object to fd (when fd >= 0: an empty file at offset 0; runs of zero
+ * blocks become holes) or into out (when out != NULL), verifying its SHA-256. */
 int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN], int fd, struct buf *out,
 			   struct err *e);
 /* Loose object path (new string). */
@@ -284,7 +289,8 @@ int snap_restore_dir_meta(int fd, const struct snode *n, struct err *e);
 /* Creates every entry below the directory node dir (already created, open as dirfd) as the
  * full restore does: directories 0700, appended to *dirs (their metadata comes last, deepest
  * first); hardlink members other than their group's primary are not created but appended to
- * *links. The arrays are grown with xrealloc; the caller frees them. */
+ * *links. The arrays are grown with xrealloc (their allocated size is only known to be at
+ * least the new counts); the caller frees them. */
 int snap_restore_fill(struct snap_store *st, const struct snode *dir, int dirfd, struct snode ***dirs, size_t *ndirs,
 		      struct snode ***links, size_t *nlinks, struct err *e);
 

@@ -39,10 +39,14 @@ static const char sql_row[] = "SELECT " COLS " FROM entries WHERE lineage = ?1 A
 static const char sql_range[] =
 	"SELECT " COLS " FROM entries WHERE lineage = ?1 AND path >= ?3 AND path < ?4 AND " ALIVE " ORDER BY path";
 static const char sql_all[] = "SELECT " COLS " FROM entries WHERE lineage = ?1 AND " ALIVE " ORDER BY path";
-static const char sql_group[] =
-	"SELECT path FROM entries WHERE lineage = ?1 AND link_group = ?3 AND " ALIVE " ORDER BY path";
-static const char sql_delta[] = "SELECT path FROM entries WHERE lineage = ?1 AND born > ?2 AND born <= ?3 "
-				"UNION SELECT path FROM entries WHERE lineage = ?1 AND died > ?2 AND died <= ?3 ORDER BY 1";
+/* INDEXED BY: without statistics the planner would rather scan entries_by_path (covering)
+ * over the whole lineage, which is O(tree); these must stay O(rows changed). */
+static const char sql_group[] = "SELECT path FROM entries INDEXED BY entries_by_link_group WHERE lineage = ?1 AND "
+				"link_group = ?3 AND " ALIVE " ORDER BY path";
+static const char sql_delta[] =
+	"SELECT path FROM entries INDEXED BY entries_by_born WHERE lineage = ?1 AND born > ?2 AND born <= ?3 "
+	"UNION SELECT path FROM entries INDEXED BY entries_by_died WHERE lineage = ?1 AND died > ?2 AND died <= ?3 "
+	"ORDER BY 1";
 
 /*==== path sets ====*/
 
@@ -237,7 +241,8 @@ static int part_add_row(struct part *pt, sqlite3_stmt *q, struct snode **cache, 
 			pt->t.root = snode_new(".", 1);
 			node_from_entry(pt->t.root, &en, xa, xl);
 			if (pt->t.root->kind != SK_DIR)
-				return err_set(e, BELAY_ECORRUPT, "snapshot %s: the root is not a directory", pt->handle);
+				return err_set(e, BELAY_ECORRUPT, "snapshot %s: the root is not a directory",
+					       pt->handle);
 		}
 		return 0;
 	}
@@ -661,6 +666,9 @@ static int rp_fill(struct rp *r, const char *p, int pfd, struct err *e)
 	size_t first = r->ndirs;
 	push(&r->dirs, &r->ndirs, &r->capdirs, n);
 	rc = snap_restore_fill(r->pt.st, n, fd, &r->dirs, &r->ndirs, &r->links, &r->nlinks, e);
+	/* it grew the arrays by its own rule: known to hold exactly their counts now */
+	r->capdirs = r->ndirs;
+	r->caplinks = r->nlinks;
 	close(fd);
 	strmap_put(&r->filled, p, 1);
 	struct buf b = {0};
@@ -838,6 +846,7 @@ int snap_restore_paths(struct snap_store *st, const char *handle, const char *de
 		return rc;
 	}
 	struct snap_paths plan = {0};
+	int txn = snap_store_read_begin(st);
 	if ((rc = part_open(&r.pt, st, handle, e)) != 0)
 		goto out;
 	r.destfd = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -900,6 +909,7 @@ int snap_restore_paths(struct snap_store *st, const char *handle, const char *de
 out:
 	if (rc)
 		err_wrap(e, "cannot restore %zu path(s) of snapshot %s into %s", paths->n, handle, dest);
+	snap_store_read_end(st, txn);
 	snap_store_unlock(st);
 	if (r.pfd >= 0)
 		close(r.pfd);
@@ -952,6 +962,7 @@ int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char
 	int rootfd = -1, pfd = -1;
 	char *pfd_path = NULL;
 	struct buf b = {0};
+	int txn = snap_store_read_begin(st);
 	if ((rc = part_open(&pt, st, handle, e)) != 0)
 		goto out;
 	/* The closure: the dirty paths (whole subtrees where flagged), the other members of the
@@ -1025,7 +1036,8 @@ int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char
 			pfd_path = par;
 			pfd = snap_open_dir(rootfd, pn, &b);
 			if (pfd < 0) {
-				rc = err_set(e, pfd, "cannot open the directory %s of %s: %s", par, dir, strerror(-pfd));
+				rc = err_set(e, pfd, "cannot open the directory %s of %s: %s", par, dir,
+					     strerror(-pfd));
 				break;
 			}
 		} else {
@@ -1065,6 +1077,7 @@ int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char
 	}
 	rc = snap_tree_diff(&pt.t, &right, out);
 out:
+	snap_store_read_end(st, txn);
 	snap_store_unlock(st);
 	if (pfd >= 0)
 		close(pfd);

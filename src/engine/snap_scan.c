@@ -580,8 +580,10 @@ int snap_scan_add(struct snap_scan *sc, struct snode *dir, int dirfd, const char
 	*out = n;
 	if (n->kind == SK_DIR && recurse) {
 		int fd = isroot ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) : open_subdir(dirfd, name, &sb, e);
+		if (fd < 0 && isroot)
+			return err_set(e, -errno, "cannot reopen the root: %s", strerror(errno));
 		if (fd < 0)
-			return isroot ? err_set(e, -errno, "cannot reopen the root: %s", strerror(errno)) : err_path(sc, e, n);
+			return err_path(sc, e, n);
 		rc = sync_dir(sc, n, fd, 1, e);
 		close(fd);
 	}

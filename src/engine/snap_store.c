@@ -176,6 +176,20 @@ void snap_store_unlock(struct snap_store *st)
 		flock(st->gc_fd, LOCK_UN);
 }
 
+int snap_store_read_begin(struct snap_store *st)
+{
+	sqlite3 *db = store_db(st->db);
+	if (!sqlite3_get_autocommit(db))
+		return 0; /* already inside a transaction */
+	return sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+void snap_store_read_end(struct snap_store *st, int began)
+{
+	if (began && sqlite3_exec(store_db(st->db), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(store_db(st->db), "ROLLBACK", NULL, NULL, NULL);
+}
+
 int snap_store_lineage_lock(struct snap_store *st, int64_t lineage, int lock, struct err *e)
 {
 	struct flock fl = {.l_type = lock ? F_WRLCK : F_UNLCK, .l_whence = SEEK_SET, .l_start = lineage, .l_len = 1};
@@ -615,7 +629,8 @@ int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN],
 	uint64_t off = (uint64_t)sqlite3_column_int64(s, 1), len = (uint64_t)sqlite3_column_int64(s, 2);
 	sqlite3_reset(s);
 
-	int src, own = 0;
+	int src = -1, own = 0;
+	size_t prefetched = 0; /* bytes of the object read with its header */
 	if (loose) {
 		char *p = snap_store_loose_path(st, oid);
 		src = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -627,35 +642,53 @@ int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN],
 		free(p);
 		own = 1;
 		off = 0;
-	} else {
-		if ((src = reader_fd(st, pack, e)) < 0)
-			return src;
-		unsigned char hdr[SNAP_OBJ_HDR];
-		if (pread_all(src, hdr, sizeof hdr, (off_t)off) != 0 || memcmp(hdr, SNAP_OBJ_MAGIC, 4) != 0 ||
-		    get_u64le(hdr + 8) != len || memcmp(hdr + 16, oid, SHA256_LEN) != 0)
-			return err_set(e, BELAY_ECORRUPT, "pack %lld has no valid record for sha256:%s at offset %llu",
-				       (long long)pack, hex, (unsigned long long)off);
-		off += SNAP_OBJ_HDR;
 	}
 	size_t chunk = len < (1u << 20) ? (size_t)len : (1u << 20);
-	char *buf = xmalloc(chunk ? chunk : 1);
+	char *mem = xmalloc(SNAP_OBJ_HDR + (chunk ? chunk : 1));
+	char *buf = mem + SNAP_OBJ_HDR;
+	if (!loose) {
+		if ((src = reader_fd(st, pack, e)) < 0) {
+			free(mem);
+			return src;
+		}
+		/* The header, and a small object with it in the same read. */
+		size_t first = len <= chunk ? (size_t)len : 0;
+		unsigned char *hdr = (unsigned char *)mem;
+		int bad = pread_all(src, mem, SNAP_OBJ_HDR + first, (off_t)off) != 0;
+		if (bad && first) {
+			/* short: the header alone, so that a truncated object is named as such below */
+			first = 0;
+			bad = pread_all(src, mem, SNAP_OBJ_HDR, (off_t)off) != 0;
+		}
+		if (bad || memcmp(hdr, SNAP_OBJ_MAGIC, 4) != 0 || get_u64le(hdr + 8) != len ||
+		    memcmp(hdr + 16, oid, SHA256_LEN) != 0) {
+			free(mem);
+			return err_set(e, BELAY_ECORRUPT, "pack %lld has no valid record for sha256:%s at offset %llu",
+				       (long long)pack, hex, (unsigned long long)off);
+		}
+		off += SNAP_OBJ_HDR;
+		prefetched = first;
+	}
 	struct sha256_ctx *c = sha256_new();
 	uint64_t done = 0;
+	int hole_at_end = 0;
 	if (out)
 		buf_reserve(out, (size_t)len);
 	while (done < len && rc == 0) {
 		size_t n = len - done < chunk ? (size_t)(len - done) : chunk;
-		if ((rc = pread_all(src, buf, n, (off_t)(off + done))) != 0) {
+		if (!(done == 0 && prefetched == n) && (rc = pread_all(src, buf, n, (off_t)(off + done))) != 0) {
 			rc = err_set(e, BELAY_ECORRUPT, "object sha256:%s is truncated in the store", hex);
 			break;
 		}
 		sha256_update(c, buf, n);
 		if (out)
 			buf_append(out, buf, n);
+		hole_at_end = 0;
 		if (fd >= 0) {
 			if (n == chunk && all_zero(buf, n)) {
 				if (lseek(fd, (off_t)n, SEEK_CUR) < 0)
 					rc = err_set(e, -errno, "cannot seek: %s", strerror(errno));
+				hole_at_end = 1;
 			} else if ((rc = fs_write_all(fd, buf, n)) != 0) {
 				rc = err_set(e, rc, "cannot write: %s", strerror(-rc));
 			}
@@ -664,14 +697,15 @@ int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN],
 	}
 	uint8_t got[SHA256_LEN];
 	sha256_final(c, got);
-	free(buf);
+	free(mem);
 	if (own)
 		close(src);
 	if (rc)
 		return rc;
 	if (memcmp(got, oid, SHA256_LEN) != 0)
 		return err_set(e, BELAY_ECORRUPT, "object sha256:%s does not match its content", hex);
-	if (fd >= 0 && ftruncate(fd, (off_t)len) != 0)
+	/* A hole at the end was only seeked over: give the file its length. */
+	if (fd >= 0 && hole_at_end && ftruncate(fd, (off_t)len) != 0)
 		return err_set(e, -errno, "cannot set the file length: %s", strerror(errno));
 	return 0;
 }

@@ -23,9 +23,9 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
-#define WATCH_MASK                                                                                                   \
-	(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | \
-	 IN_MOVE_SELF | IN_ONLYDIR)
+#define WATCH_MASK                                                                                     \
+	(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
+	 IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR)
 
 /*==== the watch table ====*/
 

@@ -48,6 +48,7 @@ struct vctx {
 	atomic_int next;
 	pthread_mutex_t mu;
 	unsigned long full_restores, partial_restores; /* summed from the workers (under mu) */
+	atomic_ulong scratch_mismatches;
 };
 
 /*==== reading the trace ====*/
@@ -181,6 +182,16 @@ struct turn_input {
 	char *cwd;
 };
 
+/* check_scratch: 1 when the scratch hashes as the pre-state does (recomputed from its
+ * manifest, so a wrong recorded hash cannot hide a wrong scratch). */
+static int scratch_matches(struct worker *w, const char *handle)
+{
+	char have[SNAP_TREE_HASH_LEN], want[SNAP_TREE_HASH_LEN];
+	struct err e = {0};
+	return snap_tree_hash_dir(w->sc.ws, have, &e) == 0 && snap_tree_hash_handle(w->st, handle, want, &e) == 0 &&
+	       !strcmp(have, want);
+}
+
 /* Brings the worker's scratch to the turn's pre-state and replays the call there. Returns
  * the replay result (cause set on failure); restore failures come back as their
  * UNRESTORABLE_* / PRESTATE_* cause. A failed replay leaves the scratch invalidated. */
@@ -191,7 +202,14 @@ static void replay_once(struct vctx *c, struct worker *w, const struct turn_inpu
 	struct err e = {0};
 	struct scratch *sc = &w->sc;
 	uint64_t t0 = time_mono_ns();
-	if (scratch_prepare(sc, w->st, in->handle, NULL, &e) != 0) {
+	int full = 0;
+	int rc = scratch_prepare(sc, w->st, in->handle, &full, &e);
+	if (rc == 0 && !full && c->o->check_scratch && !scratch_matches(w, in->handle)) {
+		atomic_fetch_add(&c->scratch_mismatches, 1);
+		scratch_invalidate(sc);
+		rc = scratch_prepare(sc, w->st, in->handle, NULL, &e);
+	}
+	if (rc != 0) {
 		const char *cause = snap_cause_of(&e);
 		rr->cause = cause && vcause_known(cause) ? cause : "PRESTATE_NOT_FOUND";
 		snprintf(rr->detail, sizeof rr->detail, "%s", e.msg);
@@ -561,8 +579,11 @@ static void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON
 		} else if (inv->rule == RULE_NO_WEAKENING) {
 			struct subverdict *s;
 			if (!pre[i].ran) {
+				const char *why = pre[i].cause;
+				if (!why)
+					why = "the first turn's pre-state cannot be restored";
 				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "TASK_PRESTATE_UNAVAILABLE", NULL, NULL, "%s: %s",
-						label, pre[i].cause ? pre[i].cause : "the first turn's pre-state cannot be restored");
+						label, why);
 			} else {
 				struct weakening_result *wr = &pre[i].wr;
 				enum vstatus ws = wr->status == 3 ? V_FAIL : wr->status == 2 ? V_UNVERIFIED : V_PASS;
@@ -575,8 +596,9 @@ static void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON
 				cJSON *exposure = cJSON_CreateObject();
 				cJSON_AddNumberToObject(exposure, "compared", wr->compared);
 				cJSON_AddNumberToObject(exposure, "in_scope", wr->in_scope);
-				s = verdict_add(v, "A1", "invariant", ws, ws == V_UNVERIFIED ? wr->cause : NULL,
-						wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL, exposure, "%s: %s", label,
+				cJSON *findings = wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL;
+				const char *cause = ws == V_UNVERIFIED ? wr->cause : NULL;
+				s = verdict_add(v, "A1", "invariant", ws, cause, findings, exposure, "%s: %s", label,
 						wr->message ? wr->message : "");
 			}
 			s->rule = xstrdup(label);
@@ -1046,6 +1068,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->total_turns = c.m.nturns;
 	out->full_restores = c.full_restores;
 	out->partial_restores = c.partial_restores;
+	out->scratch_mismatches = atomic_load(&c.scratch_mismatches);
 	out->worst = V_PASS;
 	for (size_t k = 0; k < c.m.nturns; k++) {
 		if (!verify_wants(o, k)) {

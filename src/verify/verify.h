@@ -32,6 +32,9 @@ struct verify_opts {
 					 * dirty set (--full-diff) */
 	unsigned dirty_sources;         /* test-only: VERIFY_DIRTY_* bits the dirty set is built
 					 * from (0 = all) */
+	int check_scratch;              /* after every undo + delta, compare the scratch's tree hash
+					 * with the pre-state's (O(tree): for tests and doubt); a
+					 * mismatch is counted and the scratch fully restored */
 	void (*progress)(void *ctx, const struct turn_verdict *v);
 	void *ctx;
 };
@@ -52,6 +55,7 @@ struct verify_report {
 	enum vstatus worst;
 	unsigned long full_restores;    /* scratch restores of a whole pre-state */
 	unsigned long partial_restores; /* scratch moves by undo + delta */
+	unsigned long scratch_mismatches; /* check_scratch: moves that did not reproduce the pre-state */
 };
 
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);

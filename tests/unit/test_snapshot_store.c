@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -101,6 +102,16 @@ Test(store, migrates_an_empty_database_with_private_modes)
 		cr_assert_eq(sqlite3_column_int(q, 0), 1, "table %s missing", tables[i]);
 		sqlite3_reset(q);
 	}
+	/* migration 2: the delta indexes */
+	const char *indexes[] = {"entries_by_path", "entries_by_born", "entries_by_died", "entries_by_link_group"};
+	for (size_t i = 0; i < 4; i++) {
+		sqlite3_stmt *q;
+		cr_assert_eq(store_stmt(s, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?1", &q, &e), 0);
+		sqlite3_bind_text(q, 1, indexes[i], -1, SQLITE_STATIC);
+		cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
+		cr_assert_eq(sqlite3_column_int(q, 0), 1, "index %s missing", indexes[i]);
+		sqlite3_reset(q);
+	}
 	sqlite3_stmt *q;
 	cr_assert_eq(store_stmt(s, "PRAGMA journal_mode", &q, &e), 0);
 	cr_assert_eq(sqlite3_step(q), SQLITE_ROW);
@@ -115,6 +126,56 @@ Test(store, migrates_an_empty_database_with_private_modes)
 	store_close(s);
 	cr_assert_eq(store_open(db, &s, &e), BELAY_ESTORE);
 	cr_assert(strstr(e.msg, "99"), "%s", e.msg);
+	free(db);
+}
+
+/* The plan SQLite picks for a query (the "detail" column of EXPLAIN QUERY PLAN, joined). */
+static char *plan_of(struct store *s, const char *sql)
+{
+	char *q = xasprintf("EXPLAIN QUERY PLAN %s", sql);
+	sqlite3_stmt *st = NULL;
+	cr_assert_eq(sqlite3_prepare_v2(store_db(s), q, -1, &st, NULL), SQLITE_OK, "%s", sqlite3_errmsg(store_db(s)));
+	struct buf b = {0};
+	while (sqlite3_step(st) == SQLITE_ROW)
+		buf_printf(&b, "%s; ", (const char *)sqlite3_column_text(st, 3));
+	sqlite3_finalize(st);
+	free(q);
+	return buf_take(&b);
+}
+
+Test(store, a_database_from_before_the_delta_indexes_gains_them_and_deltas_use_them)
+{
+	struct snap_store *st = open_store();
+	snap_store_close(st);
+	char *db = fs_join(state, "older.db");
+	struct store *s = NULL;
+	struct err e = {0};
+	/* what a belay from before migration 6 (the delta indexes) left */
+	cr_assert_eq(store_open_upto(db, 5, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_exec(s, "SELECT 1 FROM sqlite_master WHERE name = 'entries_by_born'", &e), 0);
+	store_close(s);
+	cr_assert_eq(store_open(db, &s, &e), 0, "%s", e.msg);
+	int v = 0;
+	cr_assert_eq(store_user_version(s, &v, &e), 0);
+	cr_assert_eq(v, store_schema_version(), "migrated to the latest");
+	/* O(rows changed): the delta, group and point queries of snap_partial.c use the indexes */
+	char *p = plan_of(s, "SELECT path FROM entries INDEXED BY entries_by_born WHERE lineage = 1 AND born > 3 AND born "
+			     "<= 4 UNION SELECT path FROM entries INDEXED BY entries_by_died WHERE lineage = 1 AND died > 3 "
+			     "AND died <= 4 ORDER BY 1");
+	cr_assert(strstr(p, "entries_by_born (lineage=? AND born>? AND born<?)") &&
+			  strstr(p, "entries_by_died (lineage=? AND died>? AND died<?)"),
+		  "delta plan: %s", p);
+	cr_assert_null(strstr(p, "entries_by_path"), "no scan of the whole lineage: %s", p);
+	free(p);
+	p = plan_of(s, "SELECT path FROM entries INDEXED BY entries_by_link_group WHERE lineage = 1 AND link_group = x'61' "
+		       "AND born <= 3 AND (died IS NULL OR died > 3) ORDER BY path");
+	cr_assert(strstr(p, "entries_by_link_group"), "group plan: %s", p);
+	free(p);
+	p = plan_of(s, "SELECT kind FROM entries WHERE lineage = 1 AND path = x'61' AND born <= 3 AND (died IS NULL OR "
+		       "died > 3)");
+	cr_assert(strstr(p, "entries_by_path"), "point plan: %s", p);
+	free(p);
+	store_close(s);
 	free(db);
 }
 

@@ -127,7 +127,8 @@ Test(verify, launch_demo_fails_on_a1_alone_and_each_control_holds)
 
 	/* Control: a read-only invariant on src/ is not touched by the cheat. */
 	char *pol = fs_join(dir, "src-ro.json");
-	ts_write_file(pol, "[{\"scope\":\"src\",\"rule\":\"read-only\"}]", 38);
+	const char *ro_pol = "[{\"scope\":\"src\",\"rule\":\"read-only\"}]";
+	ts_write_file(pol, ro_pol, strlen(ro_pol));
 	const char *srcro[] = {"--no-default-invariants", "--invariants", pol, "--turn", "2", NULL};
 	v = verify_json(trace, srcro, &st);
 	cr_assert_str_eq(jx_str(turn(v, 2), "status"), "PASS");
