@@ -8,6 +8,28 @@
 /* Prints "belay: <msg>" and returns EXIT_USAGE. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The options the store subcommands share, gathered by cli_opt_take in their getopt_long
+ * loops (option table: {"state", required_argument, NULL, 's'}, {"json", no_argument,
+ * NULL, 'J'}, {"help", no_argument, NULL, 'h'}, each where the subcommand has it). */
+struct cli_opts {
+	const char *cmd;   /* names the subcommand in errors: "corpus run" */
+	const char *help;  /* NULL, or the command whose --help an error points at: "corpus" */
+	const char *usage; /* printed on stdout for --help */
+	const char *state; /* --state DIR; NULL when not given */
+	int json;	   /* --json */
+};
+
+#define CLI_OPT_TAKEN (-1)
+/* Takes getopt_long's answer c for an option the caller does not handle itself. Returns
+ * CLI_OPT_TAKEN when parsing goes on (--state, --json), else the exit status to return at
+ * once: 0 after printing the usage (--help), EXIT_USAGE after "belay: <cmd>: unknown or
+ * incomplete option '<arg>'" (followed by " (belay <help> --help)" when o->help is set). */
+int cli_opt_take(struct cli_opts *o, int c, char **argv);
+
+struct cJSON;
+/* Prints o as one line of JSON on stdout. */
+void cli_print_json(const struct cJSON *o);
+
 int cmd_proxy(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_verify(int argc, char **argv);

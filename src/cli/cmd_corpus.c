@@ -36,24 +36,21 @@ static const char corpus_usage[] =
     "score    precision, recall and coverage against the labels, with their denominators.\n"
     "export   writes one self-contained file; import verifies every byte before it adds it.\n";
 
-struct common {
-	const char *state;
-	int json;
-};
-
-static void print_json(const cJSON *o)
-{
-	char *s = jx_print(o);
-	puts(s);
-	free(s);
-}
-
 static int open_corpus(const char *state_dir, struct corpus **c)
 {
 	struct err e = {0};
 	if (corpus_open(state_dir, c, &e) != 0)
 		return cli_fail("corpus: %s", e.msg);
 	return 0;
+}
+
+/* open_corpus on the state directory --state names (NULL: the default one). */
+static int open_corpus_state(const char *state, struct corpus **c)
+{
+	char *dir = paths_state_dir(state);
+	int rc = open_corpus(dir, c);
+	free(dir);
+	return rc;
 }
 
 /*==== add ====*/
@@ -90,8 +87,9 @@ static int do_add(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state = NULL, *inv[16];
-	int ninv = 0, turn = -1, traj = 0, no_defaults = 0, replays = 3, jobs = 1, c;
+	struct cli_opts co = {.cmd = "corpus add", .help = "corpus", .usage = corpus_usage};
+	const char *inv[16];
+	int ninv = 0, turn = -1, traj = 0, no_defaults = 0, replays = 3, jobs = 1, c, r;
 	double timeout = 10;
 	optind = 1;
 	opterr = 0;
@@ -125,15 +123,9 @@ static int do_add(int argc, char **argv)
 		case 'j':
 			jobs = atoi(optarg);
 			break;
-		case 's':
-			state = optarg;
-			break;
-		case 'h':
-			fputs(corpus_usage, stdout);
-			return 0;
 		default:
-			return cli_fail("corpus add: unknown or incomplete option '%s' (belay corpus --help)",
-					argv[optind - 1]);
+			if ((r = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
+				return r;
 		}
 	}
 	if (optind >= argc)
@@ -153,9 +145,9 @@ static int do_add(int argc, char **argv)
 	char *trace = NULL, *state_dir = NULL;
 	if (stat(what, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		trace = xstrdup(what);
-		state_dir = statedb_for_trace(state, trace);
+		state_dir = statedb_for_trace(co.state, trace);
 	} else {
-		state_dir = paths_state_dir(state);
+		state_dir = paths_state_dir(co.state);
 		trace = trace_of_run(state_dir, what);
 		if (!trace) {
 			free(state_dir);
@@ -215,8 +207,9 @@ static int do_label(int argc, char **argv)
 	    {"miss", no_argument, NULL, 'm'},	    {"state", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
 	};
-	const char *note = NULL, *root = NULL, *state = NULL;
-	int miss = 0, c;
+	struct cli_opts co = {.cmd = "corpus label", .usage = corpus_usage};
+	const char *note = NULL, *root = NULL;
+	int miss = 0, c, rc;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -230,24 +223,16 @@ static int do_label(int argc, char **argv)
 		case 'm':
 			miss = 1;
 			break;
-		case 's':
-			state = optarg;
-			break;
-		case 'h':
-			fputs(corpus_usage, stdout);
-			return 0;
 		default:
-			return cli_fail("corpus label: unknown or incomplete option '%s'", argv[optind - 1]);
+			if ((rc = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
+				return rc;
 		}
 	}
 	if (argc - optind != 2)
 		return cli_fail(
 		    "corpus label: usage: belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]");
-	char *dir = paths_state_dir(state);
 	struct corpus *cp = NULL;
-	int rc = open_corpus(dir, &cp);
-	free(dir);
-	if (rc)
+	if ((rc = open_corpus_state(co.state, &cp)) != 0)
 		return rc;
 	struct err e = {0};
 	if (corpus_label_set(cp, argv[optind], argv[optind + 1], note, root, miss, &e) != 0)
@@ -274,7 +259,7 @@ static void on_result(void *ctx, const struct corpus_result *r)
 		cJSON_AddStringToObject(o, "detail", r->detail ? r->detail : "");
 		if (r->observed)
 			cJSON_AddItemToObject(o, "observed", cJSON_Duplicate(r->observed, 1));
-		print_json(o);
+		cli_print_json(o);
 		cJSON_Delete(o);
 	} else {
 		printf("%-13s %s\n", corpus_outcome_name(r->outcome), r->id);
@@ -299,37 +284,22 @@ static int do_run(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state = NULL;
-	int json = 0, jobs = 1, c;
+	struct cli_opts co = {.cmd = "corpus run", .usage = corpus_usage};
+	int jobs = 1, c, rc;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			state = optarg;
-			break;
-		case 'J':
-			json = 1;
-			break;
-		case 'j':
+		if (c == 'j')
 			jobs = atoi(optarg);
-			break;
-		case 'h':
-			fputs(corpus_usage, stdout);
-			return 0;
-		default:
-			return cli_fail("corpus run: unknown or incomplete option '%s'", argv[optind - 1]);
-		}
+		else if ((rc = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
+			return rc;
 	}
 	if (jobs < 1 || jobs > 64)
 		return cli_fail("corpus run: -j must be between 1 and 64");
-	char *dir = paths_state_dir(state);
 	struct corpus *cp = NULL;
-	int rc = open_corpus(dir, &cp);
-	free(dir);
-	if (rc)
+	if ((rc = open_corpus_state(co.state, &cp)) != 0)
 		return rc;
-	struct run_print pr = {json};
+	struct run_print pr = {co.json};
 	struct corpus_run_opts o = {
 	    .ids = optind < argc ? argv + optind : NULL,
 	    .nids = (size_t)(argc - optind),
@@ -346,12 +316,12 @@ static int do_run(int argc, char **argv)
 		return cli_fail("corpus run: %s", e.msg);
 	}
 	size_t *k = rep.counts;
-	if (json) {
+	if (co.json) {
 		cJSON *s = cJSON_CreateObject(), *in = cJSON_AddObjectToObject(s, "summary");
 		cJSON_AddNumberToObject(in, "cases", (double)rep.n);
 		for (int i = 0; i < CO_NOUTCOMES; i++)
 			cJSON_AddNumberToObject(in, corpus_outcome_name((enum corpus_outcome)i), (double)k[i]);
-		print_json(s);
+		cli_print_json(s);
 		cJSON_Delete(s);
 	} else {
 		printf("\ncorpus run: %zu case(s): MATCH %zu  REGRESSION %zu  SKIP %zu  STILL_MISSED %zu  MISS_CLOSED "
@@ -380,35 +350,23 @@ static int do_simple(const char *sub, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state = NULL;
-	int json = 0, c;
+	char cmd[32];
+	snprintf(cmd, sizeof cmd, "corpus %s", sub);
+	struct cli_opts co = {.cmd = cmd, .usage = corpus_usage};
+	int c, rc;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			state = optarg;
-			break;
-		case 'J':
-			json = 1;
-			break;
-		case 'h':
-			fputs(corpus_usage, stdout);
-			return 0;
-		default:
-			return cli_fail("corpus %s: unknown or incomplete option '%s'", sub, argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		if ((rc = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
+			return rc;
+	int json = co.json;
 	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "export") ? 2 : !strcmp(sub, "import") ? 1 : 0;
 	if (argc - optind != want)
 		return cli_fail("corpus %s: wrong arguments (belay corpus --help)", sub);
 	if (json && (!strcmp(sub, "export") || !strcmp(sub, "import")))
 		return cli_fail("corpus %s: --json is not an option here", sub);
-	char *dir = paths_state_dir(state);
 	struct corpus *cp = NULL;
-	int rc = open_corpus(dir, &cp);
-	free(dir);
-	if (rc)
+	if ((rc = open_corpus_state(co.state, &cp)) != 0)
 		return rc;
 	struct err e = {0};
 	if (!strcmp(sub, "score")) {
@@ -447,7 +405,7 @@ static int do_simple(const char *sub, int argc, char **argv)
 				cJSON_AddNumberToObject(x, "numerator", (double)nums[i]);
 				cJSON_AddNumberToObject(x, "denominator", (double)dens[i]);
 			}
-			print_json(o);
+			cli_print_json(o);
 			cJSON_Delete(o);
 			goto out;
 		}
@@ -477,7 +435,7 @@ static int do_simple(const char *sub, int argc, char **argv)
 			printf("the corpus is empty (belay corpus add TRACE --turn N banks a case)\n");
 		for (cJSON *x = list->child; x; x = x->next) {
 			if (json) {
-				print_json(x);
+				cli_print_json(x);
 				continue;
 			}
 			char label[40];
@@ -496,7 +454,7 @@ static int do_simple(const char *sub, int argc, char **argv)
 			goto out;
 		}
 		if (json) {
-			print_json(o);
+			cli_print_json(o);
 		} else {
 			const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels");
 			const cJSON *last = cJSON_GetArrayItem(labels, cJSON_GetArraySize(labels) - 1);

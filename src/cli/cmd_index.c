@@ -39,29 +39,19 @@ int cmd_index(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state = NULL;
-	int c;
+	struct cli_opts co = {.cmd = "index", .help = "index", .usage = index_usage};
+	int c, r;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			state = optarg;
-			break;
-		case 'h':
-			fputs(index_usage, stdout);
-			return 0;
-		default:
-			return cli_fail("index: unknown or incomplete option '%s' (belay index --help)",
-					argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		if ((r = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
+			return r;
 	if (optind >= argc)
 		return cli_fail("index: no trace given (belay index TRACE...)");
 	int failed = 0;
 	for (int i = optind; i < argc; i++) {
 		struct err e = {0};
-		char *dir = statedb_for_trace(state, argv[i]);
+		char *dir = statedb_for_trace(co.state, argv[i]);
 		struct store *st = NULL;
 		char *run = NULL;
 		int rc = statedb_open(dir, &st, &e);

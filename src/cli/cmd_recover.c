@@ -198,19 +198,19 @@ int cmd_recover(int argc, char **argv)
 		{"force", no_argument, NULL, 'f'},       {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *state = NULL;
-	int yes = 0, force = 0, c;
+	struct cli_opts co = {.cmd = "recover", .help = "recover", .usage = recover_usage};
+	int yes = 0, force = 0, c, taken;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': state = optarg; break;
-		case 'y': yes = 1; break;
-		case 'f': force = 1; break;
-		case 'h': fputs(recover_usage, stdout); return 0;
-		default: return cli_fail("recover: unknown or incomplete option '%s' (belay recover --help)", argv[optind - 1]);
-		}
+		if (c == 'y')
+			yes = 1;
+		else if (c == 'f')
+			force = 1;
+		else if ((taken = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
+			return taken;
 	}
+	const char *state = co.state;
 	if (optind >= argc)
 		return cli_fail("recover: list, show, apply or undo (belay recover --help)");
 	const char *sub = argv[optind++];

@@ -22,13 +22,6 @@ static const char runs_usage[] =
     "show prints one run, or with --turn one turn: its request and response as recorded,\n"
     "the denials during it and its latest verdict with every sub-verdict's message.\n";
 
-static void print_json(const cJSON *o)
-{
-	char *s = jx_print(o);
-	puts(s);
-	free(s);
-}
-
 /* "a b c" from a JSON argv, the program shown by its base name; at most max bytes. */
 static void argv_text(const cJSON *argv, char *out, size_t max)
 {
@@ -91,7 +84,7 @@ static int do_runs(const char *state, int json)
 	store_close(st);
 	if (json) {
 		for (cJSON *r = runs->child; r; r = r->next)
-			print_json(r);
+			cli_print_json(r);
 		cJSON_Delete(runs);
 		return 0;
 	}
@@ -200,7 +193,7 @@ static int do_show(const char *state, const char *run, int turn, int json)
 	if (rc)
 		return cli_fail("show: %s", e.msg);
 	if (json) {
-		print_json(o);
+		cli_print_json(o);
 		cJSON_Delete(o);
 		return 0;
 	}
@@ -281,43 +274,30 @@ int cmd_runs(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *state = NULL;
-	int json = 0, turn = -1, c;
+	struct cli_opts co = {.cmd = argv[0], .help = argv[0], .usage = runs_usage};
+	int turn = -1, c, r;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			state = optarg;
-			break;
-		case 'J':
-			json = 1;
-			break;
-		case 't': {
+		if (c == 't') {
 			char *end;
 			long v = strtol(optarg, &end, 10);
 			if (!show || *end || v < 0 || v > 1 << 30)
 				return cli_fail("%s: --turn takes a turn number (0-based)%s", argv[0],
 						show ? "" : " and belongs to show");
 			turn = (int)v;
-			break;
-		}
-		case 'h':
-			fputs(runs_usage, stdout);
-			return 0;
-		default:
-			return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0],
-					argv[optind - 1], argv[0]);
+		} else if ((r = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN) {
+			return r;
 		}
 	}
 	if (!show) {
 		if (optind < argc)
 			return cli_fail("runs: unexpected argument '%s'", argv[optind]);
-		return do_runs(state, json);
+		return do_runs(co.state, co.json);
 	}
 	if (optind >= argc)
 		return cli_fail("show: which run? (belay show RUN [--turn N]; belay runs lists them)");
 	if (optind + 1 < argc)
 		return cli_fail("show: unexpected argument '%s'", argv[optind + 1]);
-	return do_show(state, argv[optind], turn, json);
+	return do_show(co.state, argv[optind], turn, co.json);
 }

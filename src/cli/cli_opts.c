@@ -1,0 +1,36 @@
+/* cli_opts.c - what the subcommands share around getopt_long: the options of the store
+ * commands (--state DIR, --json, --help) with the answer to an unknown one, and printing a
+ * JSON result. See cli.h. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+#include "common/jsonx.h"
+
+int cli_opt_take(struct cli_opts *o, int c, char **argv)
+{
+	switch (c) {
+	case 's':
+		o->state = optarg;
+		return CLI_OPT_TAKEN;
+	case 'J':
+		o->json = 1;
+		return CLI_OPT_TAKEN;
+	case 'h':
+		fputs(o->usage, stdout);
+		return 0;
+	default:
+		if (o->help)
+			return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", o->cmd,
+					argv[optind - 1], o->help);
+		return cli_fail("%s: unknown or incomplete option '%s'", o->cmd, argv[optind - 1]);
+	}
+}
+
+void cli_print_json(const cJSON *o)
+{
+	char *s = jx_print(o);
+	puts(s);
+	free(s);
+}
