@@ -176,7 +176,7 @@ int fs_is_under(const char *path, const char *root)
 	return under;
 }
 
-static int remove_at(int parent, const char *name)
+int fs_remove_at(int parent, const char *name)
 {
 	struct stat st;
 	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
@@ -209,7 +209,7 @@ static int remove_at(int parent, const char *name)
 		 * meanwhile gets EISDIR and the careful path). */
 		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN && unlinkat(dirfd(d), de->d_name, 0) == 0)
 			continue;
-		int r = remove_at(dirfd(d), de->d_name);
+		int r = fs_remove_at(dirfd(d), de->d_name);
 		if (r && !rc)
 			rc = r;
 	}
@@ -221,7 +221,7 @@ static int remove_at(int parent, const char *name)
 
 int fs_remove_tree(const char *path)
 {
-	return remove_at(AT_FDCWD, path);
+	return fs_remove_at(AT_FDCWD, path);
 }
 
 char *fs_which(const char *name)

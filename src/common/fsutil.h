@@ -24,6 +24,10 @@ char *fs_normalize(const char *path);
 int fs_is_under(const char *path, const char *root);
 /* rm -rf that never follows symlinks; returns 0 or -errno of the first failure. */
 int fs_remove_tree(const char *path);
+/* The same for the entry `name` of the open directory dirfd (AT_FDCWD: name is a path). A
+ * directory of ours that is read-only or unreadable (a restored tree keeps its modes) is
+ * made accessible first. An entry already gone is no failure. */
+int fs_remove_at(int dirfd, const char *name);
 /* Finds an executable on PATH like execvp would; returns a new string or NULL. */
 char *fs_which(const char *name);
 /* Creates a fresh private (0700) directory from a template under base ("belay-XXXXXX"). */

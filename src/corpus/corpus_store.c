@@ -359,16 +359,6 @@ static int opt_str(const cJSON *j, const char *k, char **out, int required, stru
 	return err_set(e, BELAY_EINVAL, "case: \"%s\" is missing or not a string", k);
 }
 
-static int valid_handle(const char *h)
-{
-	if (!h || strlen(h) != 32)
-		return 0;
-	for (const char *p = h; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return 0;
-	return 1;
-}
-
 int ccase_from_json(const cJSON *j, struct ccase *cc, struct err *e)
 {
 	memset(cc, 0, sizeof *cc);
@@ -405,8 +395,8 @@ int ccase_from_json(const cJSON *j, struct ccase *cc, struct err *e)
 			     cc->turn);
 		goto fail;
 	}
-	if ((cc->handle && !valid_handle(cc->handle)) || (cc->task_handle && !valid_handle(cc->task_handle)) ||
-	    (!traj && !cc->handle)) {
+	if ((cc->handle && !snap_handle_valid(cc->handle)) ||
+	    (cc->task_handle && !snap_handle_valid(cc->task_handle)) || (!traj && !cc->handle)) {
 		rc = err_set(e, BELAY_EINVAL, "case: malformed or missing pre-state handle");
 		goto fail;
 	}

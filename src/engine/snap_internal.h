@@ -87,6 +87,9 @@ void snode_path(const struct snode *n, struct buf *out);
 /* Marks n and every ancestor as needing a new digest. */
 void snode_invalidate(struct snode *n);
 void snode_set_bytes(char **dst, uint32_t *dlen, const void *src, size_t n);
+/* qsort order of an array of node pointers: the deepest first (a directory after everything
+ * below it), then by address, so the same node twice ends up adjacent. */
+int snode_cmp_depth_desc(const void *a, const void *b);
 int snode_cmp_name(const char *a, size_t al, const char *b, size_t bl);
 
 void snap_tree_init(struct snap_tree *t);
@@ -250,6 +253,11 @@ int snap_store_commit_pending(struct snap_store *st, struct err *e);
 void snap_store_after_commit(struct snap_store *st);
 /* Drops pending objects: cuts the pack back, unlinks pending loose files. */
 void snap_store_rollback_pending(struct snap_store *st);
+/* Where a committed object lives: *pack = 0 for a loose object, else the pack holding its
+ * record at *off (the record's header; its data follows SNAP_OBJ_HDR bytes later); *len is
+ * the object's length. BELAY_ENOTFOUND when the store has no such object. */
+int snap_store_locate(struct snap_store *st, const uint8_t oid[SHA256_LEN], int64_t *pack, uint64_t *off, uint64_t *len,
+		      struct err *e);
 /* Streams a committed object to fd (when fd >= 0: an empty file at offset 0; runs of zero
  * blocks become holes) or into out (when out != NULL), verifying its SHA-256. */
 int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN], int fd, struct buf *out,
@@ -276,6 +284,10 @@ int snap_manifest_load(struct snap_store *st, const char *handle, struct snap_tr
  * mtime_ns, size, oid, target, xattrs, link_group); borrowed pointers are valid until the
  * next step. -1 when the row is malformed. */
 int snap_row_entry(struct sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, size_t *xlen);
+/* Gives n the fields of the manifest entry en and its encoded xattrs (xa, xl; NULL when
+ * none): kind, mode, owner, mtime, size, oid, symlink target, link group. Strings are
+ * copied; n's name and place in the tree are the caller's. */
+void snap_entry_node(struct snode *n, const struct snap_entry *en, const char *xa, size_t xl);
 
 /*==== restore steps shared by the full and the partial restore (snap_restore.c) ====*/
 

@@ -140,6 +140,24 @@ int snap_list(struct snap_store *st, const char *handle, int (*cb)(void *ctx, co
 
 /*==== manifest as a tree ====*/
 
+void snap_entry_node(struct snode *n, const struct snap_entry *en, const char *xa, size_t xl)
+{
+	n->kind = (uint8_t)en->kind;
+	n->mode = en->mode;
+	n->uid = en->uid;
+	n->gid = en->gid;
+	n->mtime_ns = en->mtime_ns;
+	n->size = en->size;
+	if (en->oid)
+		memcpy(n->oid, en->oid, SHA256_LEN);
+	if (en->kind == SK_LINK)
+		snode_set_bytes(&n->target, &n->target_len, en->target ? en->target : "", en->target_len);
+	if (xa)
+		snode_set_bytes(&n->xattrs, &n->xattrs_len, xa, xl);
+	if (en->link_group)
+		snode_set_bytes(&n->link_group, &n->lg_len, en->link_group, en->link_group_len);
+}
+
 struct load_ctx {
 	struct snap_tree *t;
 	struct strmap dirs; /* path -> index into nodes */
@@ -180,20 +198,7 @@ static int load_row(void *ctx, const struct snap_entry *en, const char *xa, size
 		n = snode_new(name, nl);
 		snode_insert(parent, n);
 	}
-	n->kind = (uint8_t)en->kind;
-	n->mode = en->mode;
-	n->uid = en->uid;
-	n->gid = en->gid;
-	n->mtime_ns = en->mtime_ns;
-	n->size = en->size;
-	if (en->oid)
-		memcpy(n->oid, en->oid, SHA256_LEN);
-	if (en->kind == SK_LINK)
-		snode_set_bytes(&n->target, &n->target_len, en->target ? en->target : "", en->target_len);
-	if (xa)
-		snode_set_bytes(&n->xattrs, &n->xattrs_len, xa, xl);
-	if (en->link_group)
-		snode_set_bytes(&n->link_group, &n->lg_len, en->link_group, en->link_group_len);
+	snap_entry_node(n, en, xa, xl);
 	if (n->kind == SK_FILE) {
 		lc->t->nfiles++;
 		lc->t->nbytes += n->size;

@@ -18,7 +18,6 @@
  * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS from the destination's fd), write outside it, write
  * to the store, print.
  * Threads: any thread, with its own snap_store. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "engine/snap_internal.h"
@@ -155,6 +155,17 @@ static const char *base_of(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* Adds every ancestor of the clean path p to ps ("." included; unsorted, not deduplicated). */
+static void paths_add_ancestors(struct snap_paths *ps, const char *p)
+{
+	for (char *a = parent_of(p); a;) {
+		snap_paths_add(ps, a, strlen(a), 0);
+		char *next = parent_of(a);
+		free(a);
+		a = next;
+	}
+}
+
 /*==== the snapshot side as a partial tree ====*/
 
 struct part {
@@ -209,24 +220,6 @@ static struct snode *tree_find(const struct snap_tree *t, const char *p)
 	return n;
 }
 
-static void node_from_entry(struct snode *n, const struct snap_entry *en, const char *xa, size_t xl)
-{
-	n->kind = (uint8_t)en->kind;
-	n->mode = en->mode;
-	n->uid = en->uid;
-	n->gid = en->gid;
-	n->mtime_ns = en->mtime_ns;
-	n->size = en->size;
-	if (en->oid)
-		memcpy(n->oid, en->oid, SHA256_LEN);
-	if (en->kind == SK_LINK)
-		snode_set_bytes(&n->target, &n->target_len, en->target ? en->target : "", en->target_len);
-	if (xa)
-		snode_set_bytes(&n->xattrs, &n->xattrs_len, xa, xl);
-	if (en->link_group)
-		snode_set_bytes(&n->link_group, &n->lg_len, en->link_group, en->link_group_len);
-}
-
 /* Adds the node of the current row to the tree (its parent must be there); an entry already
  * present is kept. */
 static int part_add_row(struct part *pt, sqlite3_stmt *q, struct snode **cache, struct err *e)
@@ -239,7 +232,7 @@ static int part_add_row(struct part *pt, sqlite3_stmt *q, struct snode **cache, 
 	if (en.path_len == 1 && en.path[0] == '.') {
 		if (!pt->t.root) {
 			pt->t.root = snode_new(".", 1);
-			node_from_entry(pt->t.root, &en, xa, xl);
+			snap_entry_node(pt->t.root, &en, xa, xl);
 			if (pt->t.root->kind != SK_DIR)
 				return err_set(e, BELAY_ECORRUPT, "snapshot %s: the root is not a directory",
 					       pt->handle);
@@ -272,7 +265,7 @@ static int part_add_row(struct part *pt, sqlite3_stmt *q, struct snode **cache, 
 	if (snode_kid(parent, name, nl))
 		return 0;
 	struct snode *n = snode_new(name, nl);
-	node_from_entry(n, &en, xa, xl);
+	snap_entry_node(n, &en, xa, xl);
 	snode_insert(parent, n);
 	if (n->link_group) {
 		if (pt->ngrouped == pt->capgrouped) {
@@ -504,47 +497,6 @@ static int open_beneath(int rootfd, const char *p)
 	return snap_open_dir_path(rootfd, p);
 }
 
-/* rm -rf of `name` inside dirfd that never follows symlinks and makes directories it owns
- * writable first (their modes may be read-only). */
-static int remove_at(int dirfd, const char *name)
-{
-	struct stat sb;
-	if (fstatat(dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(sb.st_mode))
-		return unlinkat(dirfd, name, 0) == 0 || errno == ENOENT ? 0 : -errno;
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES && fchmodat(dirfd, name, 0700, 0) == 0)
-		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if ((sb.st_mode & 0700) != 0700)
-		fchmod(fd, 0700);
-	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
-	if (!d) {
-		int er = errno;
-		if (dup >= 0)
-			close(dup);
-		close(fd);
-		return -er;
-	}
-	int rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		int r = remove_at(fd, de->d_name);
-		if (r && !rc)
-			rc = r;
-	}
-	closedir(d);
-	close(fd);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) != 0 && errno != ENOENT && !rc)
-		rc = -errno;
-	return rc;
-}
-
 /* Makes an open directory writable and searchable for us (not needed as root). */
 static void make_writable(int fd)
 {
@@ -619,6 +571,15 @@ static int rp_parent(struct rp *r, const char *p, struct err *e)
 		return err_set(e, r->pfd, "cannot open the directory %s: %s", par, strerror(-r->pfd));
 	make_writable(r->pfd);
 	return r->pfd;
+}
+
+/* Closes the directory rp_parent keeps open (the next rp_parent opens its own again). */
+static void rp_parent_close(struct rp *r)
+{
+	if (r->pfd >= 0) {
+		close(r->pfd);
+		r->pfd = -1;
+	}
 }
 
 /* 1 when p lies strictly below a directory created with its whole subtree. */
@@ -716,7 +677,7 @@ static int rp_one(struct rp *r, const char *p, struct snode *n, struct err *e)
 		return 0;
 	}
 	int rc;
-	if (have && (rc = remove_at(pfd, name)) != 0)
+	if (have && (rc = fs_remove_at(pfd, name)) != 0)
 		return err_set(e, rc, "cannot remove %s: %s", p, strerror(-rc));
 	if (!n)
 		return 0;
@@ -734,23 +695,6 @@ static int rp_one(struct rp *r, const char *p, struct snode *n, struct err *e)
 	default:
 		return err_set(e, BELAY_ECORRUPT, "entry %s has kind %d, which a snapshot cannot hold", p, n->kind);
 	}
-}
-
-static int depth_of(const struct snode *n)
-{
-	int d = 0;
-	for (; n->parent; n = n->parent)
-		d++;
-	return d;
-}
-
-static int cmp_depth_desc(const void *a, const void *b)
-{
-	const struct snode *x = *(const struct snode *const *)a, *y = *(const struct snode *const *)b;
-	int dx = depth_of(x), dy = depth_of(y);
-	if (dx != dy)
-		return dy - dx;
-	return x < y ? -1 : x > y;
 }
 
 /* Phase B: every member of every group met is a link to the group's primary. */
@@ -785,7 +729,7 @@ static int rp_links(struct rp *r, struct err *e)
 		} else if (pfd < 0) {
 			rc = pfd;
 		} else {
-			int r2 = remove_at(pfd, base_of(p));
+			int r2 = fs_remove_at(pfd, base_of(p));
 			if (r2)
 				rc = err_set(e, r2, "cannot remove %s: %s", p, strerror(-r2));
 			else if (linkat(gfd, base_of(g), pfd, base_of(p), 0) != 0)
@@ -808,7 +752,7 @@ static int rp_dirs(struct rp *r, struct err *e)
 {
 	if (!r->ndirs)
 		return 0;
-	qsort(r->dirs, r->ndirs, sizeof *r->dirs, cmp_depth_desc);
+	qsort(r->dirs, r->ndirs, sizeof *r->dirs, snode_cmp_depth_desc);
 	int rc = 0;
 	struct buf b = {0};
 	for (size_t i = 0; i < r->ndirs && rc == 0; i++) {
@@ -861,12 +805,7 @@ int snap_restore_paths(struct snap_store *st, const char *handle, const char *de
 			rc = err_set(e, BELAY_EINVAL, "not a clean relative path: %s", paths->v[i]);
 			goto out;
 		}
-		for (char *a = parent_of(paths->v[i]); a;) {
-			snap_paths_add(&plan, a, strlen(a), 0);
-			char *next = parent_of(a);
-			free(a);
-			a = next;
-		}
+		paths_add_ancestors(&plan, paths->v[i]);
 	}
 	snap_paths_sort(&plan);
 	for (size_t i = 0; i < plan.n && rc == 0; i++) {
@@ -880,12 +819,7 @@ int snap_restore_paths(struct snap_store *st, const char *handle, const char *de
 		/* members bring their ancestors (already fetched with them) */
 		size_t n0 = plan.n;
 		for (size_t i = before; i < n0; i++)
-			for (char *a = parent_of(plan.v[i]); a;) {
-				snap_paths_add(&plan, a, strlen(a), 0);
-				char *next = parent_of(a);
-				free(a);
-				a = next;
-			}
+			paths_add_ancestors(&plan, plan.v[i]);
 		snap_paths_sort(&plan);
 	}
 	/* Phase A: top-down (a parent sorts before its children). */
@@ -894,16 +828,10 @@ int snap_restore_paths(struct snap_store *st, const char *handle, const char *de
 		if ((rc = part_fetch(&r.pt, plan.v[i], &n, e)) == 0)
 			rc = rp_one(&r, plan.v[i], n, e);
 	}
-	if (r.pfd >= 0) {
-		close(r.pfd);
-		r.pfd = -1;
-	}
+	rp_parent_close(&r);
 	if (rc == 0)
 		rc = rp_links(&r, e);
-	if (r.pfd >= 0) {
-		close(r.pfd);
-		r.pfd = -1;
-	}
+	rp_parent_close(&r);
 	if (rc == 0)
 		rc = rp_dirs(&r, e);
 out:
@@ -911,8 +839,7 @@ out:
 		err_wrap(e, "cannot restore %zu path(s) of snapshot %s into %s", paths->n, handle, dest);
 	snap_store_read_end(st, txn);
 	snap_store_unlock(st);
-	if (r.pfd >= 0)
-		close(r.pfd);
+	rp_parent_close(&r);
 	if (r.destfd >= 0)
 		close(r.destfd);
 	free(r.pfd_path);
@@ -987,12 +914,7 @@ int snap_diff_handle_paths(struct snap_store *st, const char *handle, const char
 		goto out;
 	size_t n0 = cl.n;
 	for (size_t i = 0; i < n0; i++)
-		for (char *a = parent_of(cl.v[i]); a;) {
-			snap_paths_add(&cl, a, strlen(a), 0);
-			char *next = parent_of(a);
-			free(a);
-			a = next;
-		}
+		paths_add_ancestors(&cl, cl.v[i]);
 	snap_paths_sort(&cl);
 	for (size_t i = 0; i < cl.n && rc == 0; i++) {
 		struct snode *n;

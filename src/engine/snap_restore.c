@@ -385,21 +385,6 @@ static int fill_kids(struct restore *r, const struct snode *dir, int dirfd, stru
 	return rc;
 }
 
-static int depth_of(const struct snode *n)
-{
-	int d = 0;
-	for (; n->parent; n = n->parent)
-		d++;
-	return d;
-}
-
-static int cmp_depth_desc(const void *a, const void *b)
-{
-	const struct snode *x = *(const struct snode *const *)a, *y = *(const struct snode *const *)b;
-	int dx = depth_of(x), dy = depth_of(y);
-	return dx != dy ? dy - dx : 0;
-}
-
 static int dir_meta(struct restore *r, const struct snode *n, struct err *e)
 {
 	int fd = r->destfd;
@@ -580,7 +565,7 @@ int snap_restore(struct snap_store *st, const char *handle, const char *dest, co
 		rc = relink(&r, r.links[i], e);
 	if (rc == 0) {
 		if (r.ndirs)
-			qsort(r.dirs, r.ndirs, sizeof *r.dirs, cmp_depth_desc);
+			qsort(r.dirs, r.ndirs, sizeof *r.dirs, snode_cmp_depth_desc);
 		for (size_t i = 0; i < r.ndirs && rc == 0; i++)
 			rc = dir_meta(&r, r.dirs[i], e);
 		if (rc == 0)

@@ -607,11 +607,9 @@ static int pread_all(int fd, void *p, size_t n, off_t off)
 	return 0;
 }
 
-int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN], int fd, struct buf *out,
-			   struct err *e)
+int snap_store_locate(struct snap_store *st, const uint8_t oid[SHA256_LEN], int64_t *pack, uint64_t *off, uint64_t *len,
+		      struct err *e)
 {
-	char hex[SHA256_HEX_LEN + 1];
-	hex_encode(oid, SHA256_LEN, hex);
 	sqlite3_stmt *s;
 	int rc = store_stmt(st->db, "SELECT pack, off, len FROM objects WHERE oid = ?1", &s, e);
 	if (rc)
@@ -620,14 +618,30 @@ int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN],
 	int r = sqlite3_step(s);
 	if (r != SQLITE_ROW) {
 		sqlite3_reset(s);
-		if (r == SQLITE_DONE)
+		if (r == SQLITE_DONE) {
+			char hex[SHA256_HEX_LEN + 1];
+			hex_encode(oid, SHA256_LEN, hex);
 			return err_set(e, BELAY_ENOTFOUND, "object sha256:%s is missing from the store", hex);
+		}
 		return store_fail(st->db, e, "cannot look an object up");
 	}
-	int loose = sqlite3_column_type(s, 0) == SQLITE_NULL;
-	int64_t pack = sqlite3_column_int64(s, 0);
-	uint64_t off = (uint64_t)sqlite3_column_int64(s, 1), len = (uint64_t)sqlite3_column_int64(s, 2);
+	*pack = sqlite3_column_type(s, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 0);
+	*off = (uint64_t)sqlite3_column_int64(s, 1);
+	*len = (uint64_t)sqlite3_column_int64(s, 2);
 	sqlite3_reset(s);
+	return 0;
+}
+
+int snap_store_read_object(struct snap_store *st, const uint8_t oid[SHA256_LEN], int fd, struct buf *out, struct err *e)
+{
+	char hex[SHA256_HEX_LEN + 1];
+	hex_encode(oid, SHA256_LEN, hex);
+	int64_t pack;
+	uint64_t off, len;
+	int rc = snap_store_locate(st, oid, &pack, &off, &len, e);
+	if (rc)
+		return rc;
+	int loose = pack == 0;
 
 	int src = -1, own = 0;
 	size_t prefetched = 0; /* bytes of the object read with its header */

@@ -138,35 +138,11 @@ out:
 	return rc;
 }
 
-/* Where a committed object lives: loose (pack = 0) or inside a pack at off (data start). */
-static int locate(struct snap_store *st, const uint8_t oid[SHA256_LEN], int64_t *pack, uint64_t *off, uint64_t *len,
-		  struct err *e)
-{
-	char hex[SHA256_HEX_LEN + 1];
-	hex_encode(oid, SHA256_LEN, hex);
-	sqlite3_stmt *s;
-	int rc = store_stmt(st->db, "SELECT pack, off, len FROM objects WHERE oid = ?1", &s, e);
-	if (rc)
-		return rc;
-	store_bind_blob(st->db, s, 1, oid, SHA256_LEN, e);
-	int r = sqlite3_step(s);
-	if (r != SQLITE_ROW) {
-		sqlite3_reset(s);
-		return r == SQLITE_DONE ? err_set(e, BELAY_ENOTFOUND, "object sha256:%s is missing from the store", hex)
-					: store_fail(st->db, e, "cannot look an object up");
-	}
-	*pack = sqlite3_column_type(s, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 0);
-	*off = (uint64_t)sqlite3_column_int64(s, 1);
-	*len = (uint64_t)sqlite3_column_int64(s, 2);
-	sqlite3_reset(s);
-	return 0;
-}
-
 int snap_object_len(struct snap_store *st, const uint8_t oid[SHA256_LEN], uint64_t *len, struct err *e)
 {
 	int64_t pack;
 	uint64_t off;
-	return locate(st, oid, &pack, &off, len, e);
+	return snap_store_locate(st, oid, &pack, &off, len, e);
 }
 
 int snap_object_stream(struct snap_store *st, const uint8_t oid[SHA256_LEN], uint64_t *len,
@@ -179,7 +155,7 @@ int snap_object_stream(struct snap_store *st, const uint8_t oid[SHA256_LEN], uin
 	int rc = snap_store_lock_shared(st, e);
 	if (rc)
 		return rc;
-	if ((rc = locate(st, oid, &pack, &off, len, e)) != 0)
+	if ((rc = snap_store_locate(st, oid, &pack, &off, len, e)) != 0)
 		goto out_unlock;
 	char *path =
 	    pack ? xasprintf("%s/pack-%06lld.pack", st->objdir, (long long)pack) : snap_store_loose_path(st, oid);
@@ -277,7 +253,7 @@ static int int_item(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
 	return 1;
 }
 
-static int valid_handle(const char *h)
+int snap_handle_valid(const char *h)
 {
 	if (!h || strlen(h) != 32)
 		return 0;
@@ -431,7 +407,7 @@ int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e)
 {
 	const char *h = jx_str(m, "handle"), *th = jx_str(m, "tree_hash");
 	int64_t created, x;
-	if (!cJSON_IsObject(m) || !valid_handle(h))
+	if (!cJSON_IsObject(m) || !snap_handle_valid(h))
 		return err_set(e, BELAY_EINVAL, "a snapshot has no valid handle");
 	if (!th || strncmp(th, "BTH-2:sha256:", 13) || strlen(th) != 13 + SHA256_HEX_LEN)
 		return err_set(e, BELAY_EINVAL, "snapshot %s has no valid tree_hash", h);

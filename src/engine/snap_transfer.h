@@ -30,6 +30,8 @@
 
 struct store;
 
+/* 1 when h is a well-formed snapshot handle (32 lowercase hex digits), else 0 (NULL too). */
+int snap_handle_valid(const char *h);
 /* The store's SQLite connection (borrowed), so a caller can add its own rows in the same
  * transaction as snapshot references and imported manifests. */
 struct store *snap_store_sql(struct snap_store *st);

@@ -175,6 +175,24 @@ void snode_invalidate(struct snode *n)
 		n->digest_ok = 0;
 }
 
+/* Edges from n up to the root (0 for the root). */
+static int snode_depth(const struct snode *n)
+{
+	int d = 0;
+	for (; n->parent; n = n->parent)
+		d++;
+	return d;
+}
+
+int snode_cmp_depth_desc(const void *a, const void *b)
+{
+	const struct snode *x = *(const struct snode *const *)a, *y = *(const struct snode *const *)b;
+	int dx = snode_depth(x), dy = snode_depth(y);
+	if (dx != dy)
+		return dy - dx;
+	return x < y ? -1 : x > y;
+}
+
 void snode_set_bytes(char **dst, uint32_t *dlen, const void *src, size_t n)
 {
 	free(*dst);
