@@ -51,6 +51,17 @@ uint64_t time_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void time_realtime_after(uint64_t ns, struct timespec *out)
+{
+	clock_gettime(CLOCK_REALTIME, out);
+	out->tv_sec += (time_t)(ns / 1000000000u);
+	out->tv_nsec += (long)(ns % 1000000000u);
+	if (out->tv_nsec >= 1000000000L) {
+		out->tv_sec++;
+		out->tv_nsec -= 1000000000L;
+	}
+}
+
 int64_t time_iso_diff_ns(const char *a, const char *b)
 {
 	struct timespec ta, tb;

@@ -13,6 +13,9 @@ void time_compact_utc(char out[24]);
 /* Parses time_iso8601's format back; returns 0 or -1. */
 int time_parse_iso8601(const char *s, struct timespec *out);
 uint64_t time_mono_ns(void);
+/* The CLOCK_REALTIME time ns nanoseconds from now: the deadline pthread_cond_timedwait
+ * takes for a wait of ns. */
+void time_realtime_after(uint64_t ns, struct timespec *out);
 /* Nanoseconds between two iso8601 stamps (b - a), or INT64_MIN if either is unreadable. */
 int64_t time_iso_diff_ns(const char *a, const char *b);
 

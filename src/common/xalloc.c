@@ -40,6 +40,19 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+void *xgrow_zeroed(void *p, size_t *cap, size_t i, size_t size, size_t first)
+{
+	if (i < *cap)
+		return p;
+	size_t n = *cap ? *cap : first;
+	while (n <= i)
+		n *= 2;
+	p = xrealloc(p, n * size);
+	memset((char *)p + *cap * size, 0, (n - *cap) * size);
+	*cap = n;
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	return xmemdup(s, strlen(s) + 1);

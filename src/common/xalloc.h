@@ -8,6 +8,10 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
+/* Grows the array p of *cap elements of `size` bytes until index i fits (the capacity
+ * doubles, from `first` when the array is empty); the new elements are zeroed. Returns the
+ * array, moved or not (p itself when i already fits). */
+void *xgrow_zeroed(void *p, size_t *cap, size_t i, size_t size, size_t first);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 void *xmemdup(const void *p, size_t n);

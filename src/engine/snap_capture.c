@@ -151,14 +151,7 @@ static int hook_new_dir(struct snap_scan *sc, struct snode *n, int fd, struct er
 					   : "a directory could not be watched");
 		return 0;
 	}
-	if ((size_t)wd >= s->wdcap) {
-		size_t cap = s->wdcap ? s->wdcap : 256;
-		while (cap <= (size_t)wd)
-			cap *= 2;
-		s->wdmap = xrealloc(s->wdmap, cap * sizeof *s->wdmap);
-		memset(s->wdmap + s->wdcap, 0, (cap - s->wdcap) * sizeof *s->wdmap);
-		s->wdcap = cap;
-	}
+	s->wdmap = xgrow_zeroed(s->wdmap, &s->wdcap, (size_t)wd, sizeof *s->wdmap, 256);
 	/* The same inode may still be mapped to a node that moved away (its removal is
 	 * processed later): the new node takes the watch over. */
 	if (s->wdmap[wd] && s->wdmap[wd] != n)

@@ -170,12 +170,7 @@ static void *writer_main(void *arg)
 			if (unsynced && window_ns - (now - first_unsynced_ns) < wait)
 				wait = window_ns - (now - first_unsynced_ns);
 			struct timespec until;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += (long)wait;
-			while (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
+			time_realtime_after(wait, &until);
 			pthread_cond_timedwait(&w->cv, &w->mu, &until);
 			if (!(w->head && w->head->ready))
 				empty_polls++;

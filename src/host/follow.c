@@ -18,6 +18,7 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "index/runidx.h"
 #include "index/store_writer.h"
@@ -144,12 +145,7 @@ static void *follow_main(void *arg)
 		}
 		pthread_mutex_lock(&f->mu);
 		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 200L * 1000 * 1000;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		time_realtime_after(200u * 1000 * 1000, &until);
 		if (!f->stopping)
 			pthread_cond_timedwait(&f->cv, &f->mu, &until);
 	}

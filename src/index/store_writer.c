@@ -158,24 +158,14 @@ static void *worker(void *arg)
 				continue;
 			}
 			struct timespec until;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += (long)w->o.batch_ms * 1000000L;
-			while (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
+			time_realtime_after((uint64_t)w->o.batch_ms * 1000000u, &until);
 			pthread_cond_timedwait(&w->cv, &w->mu, &until);
 			polls++;
 		}
 		/* Let a batch gather: a line waits at most batch_ms. */
 		if (w->head && !w->closing && w->queued < WAKE_LINES) {
 			struct timespec until;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += (long)w->o.batch_ms * 1000000L;
-			while (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
+			time_realtime_after((uint64_t)w->o.batch_ms * 1000000u, &until);
 			pthread_cond_timedwait(&w->cv, &w->mu, &until);
 		}
 		struct line *batch = w->head;

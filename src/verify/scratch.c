@@ -31,14 +31,7 @@
 
 static void wd_set(struct scratch *s, int wd, const char *rel)
 {
-	if ((size_t)wd >= s->wd_cap) {
-		size_t cap = s->wd_cap ? s->wd_cap : 256;
-		while (cap <= (size_t)wd)
-			cap *= 2;
-		s->wd_path = xrealloc(s->wd_path, cap * sizeof *s->wd_path);
-		memset(s->wd_path + s->wd_cap, 0, (cap - s->wd_cap) * sizeof *s->wd_path);
-		s->wd_cap = cap;
-	}
+	s->wd_path = xgrow_zeroed(s->wd_path, &s->wd_cap, (size_t)wd, sizeof *s->wd_path, 256);
 	free(s->wd_path[wd]);
 	s->wd_path[wd] = xstrdup(rel);
 }
