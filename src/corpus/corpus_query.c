@@ -10,21 +10,6 @@
 #include "corpus/corpus_internal.h"
 #include "store/store.h"
 
-static void add_col(cJSON *o, const char *name, sqlite3_stmt *q, int i)
-{
-	switch (sqlite3_column_type(q, i)) {
-	case SQLITE_INTEGER:
-		cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(q, i));
-		break;
-	case SQLITE_TEXT:
-		cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(q, i));
-		break;
-	default:
-		cJSON_AddNullToObject(o, name);
-		break;
-	}
-}
-
 /* The latest label row of each case, joined. */
 #define CURRENT_LABEL "LEFT JOIN labels l ON l.id = (SELECT max(x.id) FROM labels x WHERE x.case_id = c.id) "
 
@@ -52,7 +37,7 @@ int corpus_list(struct corpus *c, cJSON **out, struct err *e)
 			if (i == 8)
 				cJSON_AddBoolToObject(o, names[i], sqlite3_column_int(q, i));
 			else
-				add_col(o, names[i], q, i);
+				store_column_json(o, names[i], q, i);
 		}
 		cJSON_AddItemToArray(arr, o);
 	}
@@ -93,7 +78,7 @@ int corpus_show(struct corpus *c, const char *id, cJSON **out, struct err *e)
 			if (i == 3)
 				cJSON_AddBoolToObject(x, ln[i], sqlite3_column_int(q, i));
 			else
-				add_col(x, ln[i], q, i);
+				store_column_json(x, ln[i], q, i);
 		}
 		cJSON_AddItemToArray(labels, x);
 	}
@@ -110,7 +95,7 @@ int corpus_show(struct corpus *c, const char *id, cJSON **out, struct err *e)
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		cJSON *x = cJSON_CreateObject();
 		for (int i = 0; i < 4; i++)
-			add_col(x, rn[i], q, i);
+			store_column_json(x, rn[i], q, i);
 		cJSON_AddItemToArray(results, x);
 	}
 	sqlite3_reset(q);

@@ -22,25 +22,6 @@
 
 static const char *const rank_names[] = {"PASS", "WARN", "UNVERIFIED", "FAIL"};
 
-/* Adds column i of q to o under name, typed as SQLite holds it (NULL -> null). */
-static void add_col(cJSON *o, const char *name, sqlite3_stmt *q, int i)
-{
-	switch (sqlite3_column_type(q, i)) {
-	case SQLITE_INTEGER:
-		cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(q, i));
-		break;
-	case SQLITE_FLOAT:
-		cJSON_AddNumberToObject(o, name, sqlite3_column_double(q, i));
-		break;
-	case SQLITE_TEXT:
-		cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(q, i));
-		break;
-	default:
-		cJSON_AddNullToObject(o, name);
-		break;
-	}
-}
-
 /* Adds a column holding JSON text as parsed JSON (or null). */
 static void add_json_col(cJSON *o, const char *name, sqlite3_stmt *q, int i)
 {
@@ -78,16 +59,16 @@ int runq_list(struct store *st, cJSON **out, struct err *e)
 	int r;
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
 		cJSON *o = cJSON_CreateObject();
-		add_col(o, "id", q, 0);
-		add_col(o, "started", q, 1);
-		add_col(o, "ended", q, 2);
+		store_column_json(o, "id", q, 0);
+		store_column_json(o, "started", q, 1);
+		store_column_json(o, "ended", q, 2);
 		add_json_col(o, "server", q, 3);
-		add_col(o, "turns", q, 4);
-		add_col(o, "verified_turns", q, 9);
+		store_column_json(o, "turns", q, 4);
+		store_column_json(o, "verified_turns", q, 9);
 		add_worst(o, q, 8);
-		add_col(o, "denials", q, 5);
-		add_col(o, "network_attempts", q, 6);
-		add_col(o, "trace_path", q, 7);
+		store_column_json(o, "denials", q, 5);
+		store_column_json(o, "network_attempts", q, 6);
+		store_column_json(o, "trace_path", q, 7);
 		cJSON_AddItemToArray(arr, o);
 	}
 	sqlite3_reset(q);
@@ -117,7 +98,7 @@ static int denials_of(struct store *st, const char *run, long long turn_seq, cJS
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
 		cJSON *o = cJSON_CreateObject();
 		for (int i = 0; i < 9; i++)
-			add_col(o, names[i], q, i);
+			store_column_json(o, names[i], q, i);
 		cJSON_AddItemToArray(arr, o);
 	}
 	sqlite3_reset(q);
@@ -165,7 +146,7 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 		else if (i == 9)
 			add_json_col(o, "cwd", q, i);
 		else
-			add_col(o, names[i], q, i);
+			store_column_json(o, names[i], q, i);
 	}
 	add_worst(o, q, 21);
 	sqlite3_reset(q);
@@ -180,7 +161,7 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 	while (sqlite3_step(t) == SQLITE_ROW) {
 		cJSON *x = cJSON_CreateObject();
 		for (int i = 0; i < NTURN_COLS; i++)
-			add_col(x, turn_names[i], t, i);
+			store_column_json(x, turn_names[i], t, i);
 		cJSON_AddItemToArray(turns, x);
 	}
 	sqlite3_reset(t);
@@ -318,7 +299,7 @@ int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct e
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "run", run);
 	for (int i = 0; i < NTURN_COLS; i++)
-		add_col(o, turn_names[i], t, i);
+		store_column_json(o, turn_names[i], t, i);
 	long long req_seq = sqlite3_column_int64(t, 9);
 	int has_resp = sqlite3_column_type(t, 10) != SQLITE_NULL;
 	long long resp_seq = sqlite3_column_int64(t, 10);

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "common/embedded.h"
 #include "common/xalloc.h"
 
@@ -267,4 +269,22 @@ void store_close(struct store *st)
 	if (st->db)
 		sqlite3_close(st->db);
 	free(st);
+}
+
+void store_column_json(struct cJSON *o, const char *name, sqlite3_stmt *q, int i)
+{
+	switch (sqlite3_column_type(q, i)) {
+	case SQLITE_INTEGER:
+		cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(q, i));
+		break;
+	case SQLITE_FLOAT:
+		cJSON_AddNumberToObject(o, name, sqlite3_column_double(q, i));
+		break;
+	case SQLITE_TEXT:
+		cJSON_AddStringToObject(o, name, (const char *)sqlite3_column_text(q, i));
+		break;
+	default:
+		cJSON_AddNullToObject(o, name);
+		break;
+	}
 }

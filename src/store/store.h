@@ -61,4 +61,10 @@ int store_bind_text(struct store *st, sqlite3_stmt *s, int i, const char *v, str
 /* Steps a statement that returns no row (SQLITE_DONE expected) and resets it. */
 int store_step_done(struct store *st, sqlite3_stmt *s, struct err *e, const char *what);
 
+struct cJSON;
+/* Adds column i of the current row of q to the JSON object o under name, typed as SQLite
+ * holds it: an integer or a float as a number, text as a string, anything else (NULL, a
+ * blob) as null. */
+void store_column_json(struct cJSON *o, const char *name, sqlite3_stmt *q, int i);
+
 #endif
