@@ -592,6 +592,18 @@ static void *host_main(void *arg)
 	return NULL;
 }
 
+/* Frees h with the configuration it copied (the loop and the thread are the caller's). */
+static void host_free(struct chost *h)
+{
+	argv_free(h->server);
+	free(h->scope);
+	free(h->policy_file);
+	free(h->state_dir);
+	free(h->trace_dir);
+	free(h->socket_path);
+	free(h);
+}
+
 int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e)
 {
 	*out = NULL;
@@ -634,13 +646,7 @@ int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e)
 	*out = h;
 	return 0;
 fail:
-	argv_free(h->server);
-	free(h->scope);
-	free(h->policy_file);
-	free(h->state_dir);
-	free(h->trace_dir);
-	free(h->socket_path);
-	free(h);
+	host_free(h);
 	return rc;
 }
 
@@ -679,11 +685,5 @@ void chost_stop(struct chost *h)
 		free(it);
 	}
 	unlink(h->socket_path);
-	argv_free(h->server);
-	free(h->scope);
-	free(h->policy_file);
-	free(h->state_dir);
-	free(h->trace_dir);
-	free(h->socket_path);
-	free(h);
+	host_free(h);
 }
