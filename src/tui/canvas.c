@@ -87,7 +87,7 @@ static int char_width(uint32_t *cp)
 	return 1;
 }
 
-static size_t utf8_encode(uint32_t cp, char out[4])
+size_t canvas_utf8(uint32_t cp, char out[4])
 {
 	if (cp < 0x80) {
 		out[0] = (char)cp;
@@ -380,7 +380,7 @@ static void put_char(struct buf *out, uint32_t cp, int escape)
 	char u[4];
 	if (escape && (cp == '{' || cp == '}' || cp == '\\'))
 		buf_putc(out, '\\');
-	buf_append(out, u, utf8_encode(cp, u));
+	buf_append(out, u, canvas_utf8(cp, u));
 }
 
 void canvas_dump(const struct canvas *c, struct buf *out)

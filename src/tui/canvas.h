@@ -52,6 +52,9 @@ void canvas_hline(struct canvas *c, int y, int x, int w, enum role r);
 void canvas_vline(struct canvas *c, int y, int x, int h, enum role r);
 /* Columns that utf8 occupies when drawn (same rules as canvas_text). */
 int canvas_width(const char *utf8);
+/* Writes the UTF-8 bytes of the code point cp (below 0x110000) to out, unterminated;
+ * returns how many (1 to 4). */
+size_t canvas_utf8(uint32_t cp, char out[4]);
 const struct cell *canvas_at(const struct canvas *c, int y, int x);
 
 /* The golden dump: one line per row, each ending in '|' (the right edge), runs of cells

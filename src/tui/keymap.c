@@ -20,6 +20,7 @@
 #include "common/embedded.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "tui/canvas.h"
 
 #define MAX_KEYS_FILE (1u << 20)
 
@@ -123,17 +124,7 @@ static long one_char(const char *str)
 static void put_utf8(long cp, char *out, size_t n)
 {
 	char u[5] = {0};
-	if (cp < 0x80) {
-		u[0] = (char)cp;
-	} else if (cp < 0x800) {
-		u[0] = (char)(0xC0 | (cp >> 6)), u[1] = (char)(0x80 | (cp & 0x3F));
-	} else if (cp < 0x10000) {
-		u[0] = (char)(0xE0 | (cp >> 12)), u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		u[2] = (char)(0x80 | (cp & 0x3F));
-	} else {
-		u[0] = (char)(0xF0 | (cp >> 18)), u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		u[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (char)(0x80 | (cp & 0x3F));
-	}
+	canvas_utf8((uint32_t)cp, u);
 	snprintf(out, n, "%s", u);
 }
 

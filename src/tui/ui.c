@@ -656,21 +656,11 @@ static void prompt_key(struct ui *u, int key)
 		u->pbuf[0] = '\0';
 	} else if (key == K_SPACE || (key > 0 && key < 0x110000 && !(key < 0x20) && key != 0x7f)) {
 		uint32_t cp = key == K_SPACE ? ' ' : (uint32_t)key;
-		char enc[5];
-		int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-		if (n == 1)
-			enc[0] = (char)cp;
-		else if (n == 2)
-			enc[0] = (char)(0xC0 | (cp >> 6)), enc[1] = (char)(0x80 | (cp & 0x3F));
-		else if (n == 3)
-			enc[0] = (char)(0xE0 | (cp >> 12)), enc[1] = (char)(0x80 | ((cp >> 6) & 0x3F)),
-			enc[2] = (char)(0x80 | (cp & 0x3F));
-		else
-			enc[0] = (char)(0xF0 | (cp >> 18)), enc[1] = (char)(0x80 | ((cp >> 12) & 0x3F)),
-			enc[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), enc[3] = (char)(0x80 | (cp & 0x3F));
-		if (u->plen + (size_t)n < sizeof u->pbuf) {
-			memcpy(u->pbuf + u->plen, enc, (size_t)n);
-			u->plen += (size_t)n;
+		char enc[4];
+		size_t n = canvas_utf8(cp, enc);
+		if (u->plen + n < sizeof u->pbuf) {
+			memcpy(u->pbuf + u->plen, enc, n);
+			u->plen += n;
 			u->pbuf[u->plen] = '\0';
 		}
 	}

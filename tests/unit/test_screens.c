@@ -510,18 +510,8 @@ static char *row_text(const struct canvas *c, int y, int **xs)
 		uint32_t ch = canvas_at(c, y, x)->ch;
 		if (!ch)
 			continue;
-		char u[5];
-		int n = 0;
-		if (ch < 0x80)
-			u[n++] = (char)ch;
-		else if (ch < 0x800)
-			u[n++] = (char)(0xC0 | (ch >> 6)), u[n++] = (char)(0x80 | (ch & 0x3F));
-		else if (ch < 0x10000)
-			u[n++] = (char)(0xE0 | (ch >> 12)), u[n++] = (char)(0x80 | ((ch >> 6) & 0x3F)),
-			u[n++] = (char)(0x80 | (ch & 0x3F));
-		else
-			u[n++] = (char)(0xF0 | (ch >> 18)), u[n++] = (char)(0x80 | ((ch >> 12) & 0x3F)),
-			u[n++] = (char)(0x80 | ((ch >> 6) & 0x3F)), u[n++] = (char)(0x80 | (ch & 0x3F));
+		char u[4];
+		int n = (int)canvas_utf8(ch, u);
 		for (int i = 0; i < n; i++)
 			map[b.len + (size_t)i] = x;
 		buf_append(&b, u, (size_t)n);

@@ -268,19 +268,9 @@ static void row_text(const struct canvas *c, int y, int x, int w, struct buf *ou
 		uint32_t ch = canvas_at(c, y, i)->ch;
 		if (ch == 0 || ch == ' ')
 			continue;
-		char u[8];
-		int n = 0;
-		if (ch < 0x80)
-			u[n++] = (char)ch;
-		else if (ch < 0x800)
-			u[n++] = (char)(0xC0 | (ch >> 6)), u[n++] = (char)(0x80 | (ch & 0x3F));
-		else if (ch < 0x10000)
-			u[n++] = (char)(0xE0 | (ch >> 12)), u[n++] = (char)(0x80 | ((ch >> 6) & 0x3F)),
-			u[n++] = (char)(0x80 | (ch & 0x3F));
-		else
-			u[n++] = (char)(0xF0 | (ch >> 18)), u[n++] = (char)(0x80 | ((ch >> 12) & 0x3F)),
-			u[n++] = (char)(0x80 | ((ch >> 6) & 0x3F)), u[n++] = (char)(0x80 | (ch & 0x3F));
-		buf_append(out, u, (size_t)n);
+		char u[4];
+		size_t n = canvas_utf8(ch, u);
+		buf_append(out, u, n);
 	}
 }
 
