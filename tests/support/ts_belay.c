@@ -40,19 +40,26 @@ const char *const ts_demo_lines[] = {
     NULL,
 };
 
+void ts_state_setup(const char *tag, char **dir, char **state, char **db)
+{
+	*dir = ts_tmpdir(tag);
+	*state = fs_join(*dir, "state");
+	*db = fs_join(*state, "belay.db");
+}
+
+void ts_state_teardown(char *dir, char *state, char *db)
+{
+	ts_rmtree(dir);
+	free(dir);
+	free(state);
+	free(db);
+}
+
 static long ms_since(const struct timespec *t0)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
-static void append(char **buf, size_t *len, const char *p, size_t n)
-{
-	*buf = xrealloc(*buf, *len + n + 1);
-	memcpy(*buf + *len, p, n);
-	*len += n;
-	(*buf)[*len] = '\0';
 }
 
 static size_t count_nl(const char *s, size_t n)
@@ -66,36 +73,19 @@ static size_t count_nl(const char *s, size_t n)
 int ts_mcp_session(const char *const *argv, const char *const *env, const char *const *lines, int timeout_s,
 		   struct ts_out *o)
 {
-	memset(o, 0, sizeof *o);
-	o->out = xcalloc(1, 1);
-	o->err = xcalloc(1, 1);
-	int pin[2], pout[2], perr[2];
-	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC))
+	int fd[3];
+	pid_t pid = ts_spawn(argv, env, NULL, o, fd);
+	if (pid < 0)
 		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(pin[0], 0);
-		dup2(pout[1], 1);
-		dup2(perr[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		for (const char *const *e = env; e && *e; e++)
-			putenv((char *)*e);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(pin[0]);
-	close(pout[1]);
-	close(perr[1]);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int rc = 0, out_open = 1, err_open = 1;
-	char buf[65536];
 	size_t want = 0;
 	for (const char *const *l = lines; *l && rc == 0; l++) {
 		struct buf b = {0};
 		buf_puts(&b, *l);
 		buf_putc(&b, '\n');
-		if (fs_write_all(pin[1], b.p, b.len) != 0)
+		if (fs_write_all(fd[0], b.p, b.len) != 0)
 			rc = -1;
 		buf_free(&b);
 		if (strstr(*l, "\"id\""))
@@ -105,28 +95,16 @@ int ts_mcp_session(const char *const *argv, const char *const *env, const char *
 				rc = -1;
 				break;
 			}
-			struct pollfd fds[2] = {{pout[0], POLLIN, 0}, {perr[0], POLLIN, 0}};
+			struct pollfd fds[2] = {{fd[1], POLLIN, 0}, {fd[2], POLLIN, 0}};
 			if (poll(fds, 2, 200) < 0 && errno != EINTR)
 				rc = -1;
-			if (fds[0].revents) {
-				ssize_t n = read(pout[0], buf, sizeof buf);
-				if (n > 0)
-					append(&o->out, &o->out_len, buf, (size_t)n);
-				else {
-					out_open = 0;
-					rc = -1;
-				}
-			}
-			if (err_open && fds[1].revents) {
-				ssize_t n = read(perr[0], buf, sizeof buf);
-				if (n > 0)
-					append(&o->err, &o->err_len, buf, (size_t)n);
-				else
-					err_open = 0;
-			}
+			if (fds[0].revents && !(out_open = ts_read_some(fd[1], &o->out, &o->out_len)))
+				rc = -1;
+			if (err_open && fds[1].revents)
+				err_open = ts_read_some(fd[2], &o->err, &o->err_len);
 		}
 	}
-	close(pin[1]);
+	close(fd[0]);
 	while (out_open || err_open) {
 		if (ms_since(&t0) > timeout_s * 1000L) {
 			kill(pid, SIGKILL);
@@ -134,29 +112,17 @@ int ts_mcp_session(const char *const *argv, const char *const *env, const char *
 			rc = -1;
 			break;
 		}
-		struct pollfd fds[2] = {{out_open ? pout[0] : -1, POLLIN, 0}, {err_open ? perr[0] : -1, POLLIN, 0}};
+		struct pollfd fds[2] = {{out_open ? fd[1] : -1, POLLIN, 0}, {err_open ? fd[2] : -1, POLLIN, 0}};
 		if (poll(fds, 2, 200) < 0 && errno != EINTR)
 			break;
-		if (out_open && fds[0].revents) {
-			ssize_t n = read(pout[0], buf, sizeof buf);
-			if (n > 0)
-				append(&o->out, &o->out_len, buf, (size_t)n);
-			else
-				out_open = 0;
-		}
-		if (err_open && fds[1].revents) {
-			ssize_t n = read(perr[0], buf, sizeof buf);
-			if (n > 0)
-				append(&o->err, &o->err_len, buf, (size_t)n);
-			else
-				err_open = 0;
-		}
+		if (out_open && fds[0].revents)
+			out_open = ts_read_some(fd[1], &o->out, &o->out_len);
+		if (err_open && fds[1].revents)
+			err_open = ts_read_some(fd[2], &o->err, &o->err_len);
 	}
-	close(pout[0]);
-	close(perr[0]);
-	int st = 0;
-	waitpid(pid, &st, 0);
-	o->status = o->timed_out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	close(fd[1]);
+	close(fd[2]);
+	ts_reap(pid, o);
 	return rc;
 }
 

@@ -8,6 +8,13 @@
 
 #include "tsupport.h"
 
+/* The fixture of the store and corpus tests: a fresh scratch directory (ts_tmpdir(tag)),
+ * its "state" subdirectory (not created) and that directory's database state/belay.db,
+ * as new strings. */
+void ts_state_setup(const char *tag, char **dir, char **state, char **db);
+/* Removes dir with everything in it and frees the three strings. */
+void ts_state_teardown(char *dir, char *state, char *db);
+
 /* Runs argv with pipes; writes each line of `lines` (NULL-terminated, no newline needed)
  * and, after a line holding "\"id\"", waits for one reply line. out->out holds the replies,
  * out->err the child's stderr. Returns 0, or -1 when a reply did not come in time. */

@@ -44,8 +44,7 @@ static void append(char **buf, size_t *len, const char *p, size_t n)
 	(*buf)[*len] = '\0';
 }
 
-int ts_run(const char *const *argv, const char *const *env, const char *cwd, const char *in, size_t in_len,
-	   int timeout_s, struct ts_out *o)
+pid_t ts_spawn(const char *const *argv, const char *const *env, const char *cwd, struct ts_out *o, int fds[3])
 {
 	memset(o, 0, sizeof *o);
 	o->out = xcalloc(1, 1);
@@ -69,29 +68,64 @@ int ts_run(const char *const *argv, const char *const *env, const char *cwd, con
 	close(pin[0]);
 	close(pout[1]);
 	close(perr[1]);
-	fcntl(pin[1], F_SETFL, O_NONBLOCK);
+	if (pid < 0) {
+		close(pin[1]);
+		close(pout[0]);
+		close(perr[0]);
+		return -1;
+	}
+	fds[0] = pin[1];
+	fds[1] = pout[0];
+	fds[2] = perr[0];
+	return pid;
+}
+
+int ts_read_some(int fd, char **buf, size_t *len)
+{
+	char tmp[65536];
+	ssize_t n = read(fd, tmp, sizeof tmp);
+	if (n <= 0)
+		return 0;
+	append(buf, len, tmp, (size_t)n);
+	return 1;
+}
+
+void ts_reap(pid_t pid, struct ts_out *o)
+{
+	int st = 0;
+	waitpid(pid, &st, 0);
+	o->status = o->timed_out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int ts_run(const char *const *argv, const char *const *env, const char *cwd, const char *in, size_t in_len,
+	   int timeout_s, struct ts_out *o)
+{
+	int fd[3];
+	pid_t pid = ts_spawn(argv, env, cwd, o, fd);
+	if (pid < 0)
+		return -1;
+	fcntl(fd[0], F_SETFL, O_NONBLOCK);
 	size_t off = 0;
 	int in_open = 1, out_open = 1, err_open = 1;
 	if (in_len == 0) {
-		close(pin[1]);
+		close(fd[0]);
 		in_open = 0;
 	}
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	char buf[65536];
 	while (out_open || err_open) {
 		struct pollfd fds[3];
 		int nf = 0, iin = -1, iout = -1, ierr = -1;
 		if (in_open) {
-			fds[nf] = (struct pollfd){pin[1], POLLOUT, 0};
+			fds[nf] = (struct pollfd){fd[0], POLLOUT, 0};
 			iin = nf++;
 		}
 		if (out_open) {
-			fds[nf] = (struct pollfd){pout[0], POLLIN, 0};
+			fds[nf] = (struct pollfd){fd[1], POLLIN, 0};
 			iout = nf++;
 		}
 		if (err_open) {
-			fds[nf] = (struct pollfd){perr[0], POLLIN, 0};
+			fds[nf] = (struct pollfd){fd[2], POLLIN, 0};
 			ierr = nf++;
 		}
 		struct timespec now;
@@ -106,36 +140,24 @@ int ts_run(const char *const *argv, const char *const *env, const char *cwd, con
 		if (r < 0 && errno != EINTR)
 			break;
 		if (iin >= 0 && fds[iin].revents) {
-			ssize_t w = write(pin[1], in + off, in_len - off);
+			ssize_t w = write(fd[0], in + off, in_len - off);
 			if (w > 0)
 				off += (size_t)w;
 			if ((w < 0 && errno != EAGAIN) || off == in_len) {
-				close(pin[1]);
+				close(fd[0]);
 				in_open = 0;
 			}
 		}
-		if (iout >= 0 && fds[iout].revents) {
-			ssize_t n = read(pout[0], buf, sizeof buf);
-			if (n > 0)
-				append(&o->out, &o->out_len, buf, (size_t)n);
-			else
-				out_open = 0;
-		}
-		if (ierr >= 0 && fds[ierr].revents) {
-			ssize_t n = read(perr[0], buf, sizeof buf);
-			if (n > 0)
-				append(&o->err, &o->err_len, buf, (size_t)n);
-			else
-				err_open = 0;
-		}
+		if (iout >= 0 && fds[iout].revents)
+			out_open = ts_read_some(fd[1], &o->out, &o->out_len);
+		if (ierr >= 0 && fds[ierr].revents)
+			err_open = ts_read_some(fd[2], &o->err, &o->err_len);
 	}
 	if (in_open)
-		close(pin[1]);
-	close(pout[0]);
-	close(perr[0]);
-	int st = 0;
-	waitpid(pid, &st, 0);
-	o->status = o->timed_out ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		close(fd[0]);
+	close(fd[1]);
+	close(fd[2]);
+	ts_reap(pid, o);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #ifndef BELAY_TESTS_TSUPPORT_H
 #define BELAY_TESTS_TSUPPORT_H
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "common/buf.h"
 
@@ -21,6 +22,16 @@ void ts_rmtree(const char *path);
 int ts_run(const char *const *argv, const char *const *env, const char *cwd, const char *in, size_t in_len,
 	   int timeout_s, struct ts_out *out);
 void ts_out_free(struct ts_out *o);
+/* What ts_run is made of, for drivers of their own: starts argv as ts_run does (env, cwd)
+ * with o emptied and its stdin, stdout and stderr on pipes: fds[0] writes to its stdin,
+ * fds[1] and fds[2] read its stdout and stderr (all close-on-exec). Returns the pid, or -1
+ * when the pipes or the process cannot be made. */
+pid_t ts_spawn(const char *const *argv, const char *const *env, const char *cwd, struct ts_out *o, int fds[3]);
+/* One read(2) of fd appended to *buf (length *len, kept NUL-terminated). Returns 1, or 0
+ * at end of file or on an error (the caller stops reading fd). */
+int ts_read_some(int fd, char **buf, size_t *len);
+/* Waits for pid and sets o->status: its exit code, 128 + its signal, -1 when o->timed_out. */
+void ts_reap(pid_t pid, struct ts_out *o);
 char *ts_read_file(const char *path, size_t *len);
 void ts_write_file(const char *path, const char *data, size_t len);
 /* The only trace-*.jsonl in dir (new string) or NULL. */

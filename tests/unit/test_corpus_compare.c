@@ -167,17 +167,12 @@ static char *dir, *state, *db;
 
 static void setup(void)
 {
-	dir = ts_tmpdir("score");
-	state = fs_join(dir, "state");
-	db = fs_join(state, "belay.db");
+	ts_state_setup("score", &dir, &state, &db);
 }
 
 static void teardown(void)
 {
-	ts_rmtree(dir);
-	free(dir);
-	free(state);
-	free(db);
+	ts_state_teardown(dir, state, db);
 }
 
 static void put_case(struct corpus *c, const char *id, const char *status)

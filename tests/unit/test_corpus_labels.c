@@ -32,17 +32,12 @@ static char *dir, *state, *db;
 
 static void setup(void)
 {
-	dir = ts_tmpdir("labels");
-	state = fs_join(dir, "state");
-	db = fs_join(state, "belay.db");
+	ts_state_setup("labels", &dir, &state, &db);
 }
 
 static void teardown(void)
 {
-	ts_rmtree(dir);
-	free(dir);
-	free(state);
-	free(db);
+	ts_state_teardown(dir, state, db);
 }
 
 TestSuite(labels, .init = setup, .fini = teardown, .timeout = 300);
