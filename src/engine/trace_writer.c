@@ -80,7 +80,11 @@ static void serialize_frame(struct trace_writer *w, struct buf *b, const struct 
 	struct buf canon = {0};
 	if (!r->truncated && jcs_canonicalize(r->data, r->len, &canon) == 0) {
 		char hc[72];
-		sha256_tagged(canon.p, canon.len, hc);
+		/* A frame already in canonical form has the same hash: do not compute it twice. */
+		if (canon.len == r->len && memcmp(canon.p, r->data, r->len) == 0)
+			memcpy(hc, hraw, sizeof hc);
+		else
+			sha256_tagged(canon.p, canon.len, hc);
 		buf_printf(b, "\"hash_canonical\":\"%s\",\"canonical_form\":\"%s\",", hc, JCS_FORM_ID);
 	} else {
 		buf_puts(b, "\"hash_canonical\":null,\"canonical_form\":null,");
