@@ -1,9 +1,11 @@
 /* test_trace.c - trace writer and reader: permissions, gapless seq, deferred records,
  * byte-exact frames, strict reading, and recording failures that stay contained. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -276,4 +278,194 @@ Test(trace, write_failure_is_contained_and_reported)
 	cr_assert_neq(rc, 0, "close reports the lost records");
 	cr_assert(strstr(e.msg, "record(s) not written"), "%s", e.msg);
 	free(tdir);
+}
+
+/*==== large frames: batches, the line tap, back-pressure, failures ====*/
+
+static void blob(struct buf *b, size_t n, int k)
+{
+	buf_reset(b);
+	buf_printf(b, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/blob\",\"params\":{\"k\":%d,\"d\":\"", k);
+	while (b->len < n - 3)
+		buf_putc(b, (char)('a' + (b->len + (size_t)k) % 26));
+	buf_puts(b, "\"}}");
+}
+
+struct tap {
+	pthread_mutex_t mu;
+	uint64_t next_off;
+	int lines, bad;
+	struct buf seen; /* every line the tap saw, in order */
+};
+
+static void tap_line(void *ctx, uint64_t off, const char *line, size_t len)
+{
+	struct tap *t = ctx;
+	pthread_mutex_lock(&t->mu);
+	if (off != t->next_off || len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1))
+		t->bad++;
+	t->next_off = off + len;
+	t->lines++;
+	buf_append(&t->seen, line, len);
+	pthread_mutex_unlock(&t->mu);
+}
+
+Test(trace, line_tap_sees_every_line_at_its_file_offset)
+{
+	struct tap tp = {.mu = PTHREAD_MUTEX_INITIALIZER};
+	struct trace_writer_opts o = {.on_line = tap_line, .line_ctx = &tp};
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "tap.jsonl");
+	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	struct buf b = {0};
+	struct trace_rec *d = NULL;
+	for (int i = 0; i < 60; i++) {
+		blob(&b, i % 3 ? 65536 : 3000 + (size_t)i, i);
+		trace_writer_frame(w, i % 2 ? "s2c" : "c2s", b.p, b.len, b.len, 0, NULL, NULL, i == 30 ? &d : NULL);
+		if (i == 45)
+			trace_writer_set_handle(w, d, NULL);
+	}
+	buf_free(&b);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	size_t n = 0;
+	char *text = ts_read_file(path, &n);
+	cr_assert_eq(tp.bad, 0);
+	cr_assert_eq(tp.lines, 62, "open, 60 frames, close: %d", tp.lines);
+	cr_assert_eq(tp.next_off, n);
+	cr_assert_eq(tp.seen.len, n);
+	cr_assert_eq(memcmp(tp.seen.p, text, n), 0, "the tap saw the file's bytes in the file's order");
+	struct trace *t = NULL;
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	trace_free(t);
+	free(text);
+	buf_free(&tp.seen);
+	free(path);
+}
+
+static size_t count_lines(const char *path)
+{
+	size_t n = 0, lines = 0;
+	char *text = ts_read_file(path, &n);
+	for (size_t i = 0; i < n; i++)
+		lines += text[i] == '\n';
+	free(text);
+	return lines;
+}
+
+Test(trace, deferred_record_holds_back_a_batch_of_large_frames)
+{
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "hold.jsonl");
+	cr_assert_eq(trace_writer_open_path(path, NULL, &w, &e), 0, "%s", e.msg);
+	struct buf b = {0};
+	struct trace_rec *d = NULL;
+	for (int i = 0; i < 40; i++) {
+		blob(&b, 65536, i);
+		trace_writer_frame(w, "c2s", b.p, b.len, b.len, 0, NULL, NULL, i == 20 ? &d : NULL);
+	}
+	/* Open + the 20 frames before the deferred one get written; nothing after it. */
+	for (int tries = 0; tries < 500 && count_lines(path) < 21; tries++)
+		usleep(10 * 1000);
+	usleep(50 * 1000);
+	cr_assert_eq(count_lines(path), 21);
+	trace_writer_set_handle(w, d, NULL);
+	buf_free(&b);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	struct trace *t = NULL;
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	cr_assert_eq(t->n, 42);
+	trace_free(t);
+	free(path);
+}
+
+struct drain {
+	pthread_mutex_t mu;
+	int calls;
+};
+
+static void on_drain(void *ctx)
+{
+	struct drain *dr = ctx;
+	pthread_mutex_lock(&dr->mu);
+	dr->calls++;
+	pthread_mutex_unlock(&dr->mu);
+}
+
+Test(trace, backlog_goes_over_high_and_drains_below_low)
+{
+	struct drain dr = {.mu = PTHREAD_MUTEX_INITIALIZER};
+	struct trace_writer_opts o = {
+	    .backlog_high = 1 << 20, .backlog_low = 256 << 10, .on_drain = on_drain, .ctx = &dr};
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "bp.jsonl");
+	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	struct buf b = {0};
+	for (int round = 0; round < 3; round++) {
+		/* A deferred frame holds 2 MiB back: over the high mark for sure, no drain yet. */
+		struct trace_rec *d = NULL;
+		for (int i = 0; i < 33; i++) {
+			blob(&b, 65536, i);
+			trace_writer_frame(w, "c2s", b.p, b.len, b.len, 0, NULL, NULL, i == 0 ? &d : NULL);
+		}
+		usleep(20 * 1000);
+		cr_assert(trace_writer_over_high(w));
+		cr_assert_geq(trace_writer_backlog(w), (size_t)2 << 20);
+		pthread_mutex_lock(&dr.mu);
+		cr_assert_eq(dr.calls, round, "no drain while held: %d", dr.calls);
+		pthread_mutex_unlock(&dr.mu);
+		trace_writer_set_handle(w, d, NULL);
+		for (int tries = 0; tries < 1000 && trace_writer_over_high(w); tries++)
+			usleep(5 * 1000);
+		cr_assert(!trace_writer_over_high(w), "the writer drained the backlog");
+		for (int tries = 0; tries < 1000 && trace_writer_backlog(w) > 0; tries++)
+			usleep(5 * 1000);
+		pthread_mutex_lock(&dr.mu);
+		cr_assert_eq(dr.calls, round + 1, "one drain call per crossing: %d", dr.calls);
+		pthread_mutex_unlock(&dr.mu);
+	}
+	for (int tries = 0; tries < 1000 && trace_writer_backlog(w) > 0; tries++)
+		usleep(5 * 1000);
+	cr_assert_eq(trace_writer_backlog(w), 0);
+	buf_free(&b);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	cr_assert_eq(count_lines(path), 2 + 3 * 33);
+	free(path);
+}
+
+Test(trace, write_failure_in_a_batch_counts_every_lost_record)
+{
+	/* 1 MiB file-size limit under a batch of large frames: the writer stops at the record
+	 * that failed, and every later record is counted as not written. */
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit rl = {1 << 20, 1 << 20};
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "fail.jsonl");
+	cr_assert_eq(trace_writer_open_path(path, NULL, &w, &e), 0, "%s", e.msg);
+	struct buf b = {0};
+	for (int i = 0; i < 50; i++) {
+		blob(&b, 65536, i);
+		trace_writer_frame(w, "c2s", b.p, b.len, b.len, 0, NULL, NULL, NULL);
+	}
+	buf_free(&b);
+	for (int tries = 0; tries < 1000 && !trace_writer_failed(w); tries++)
+		usleep(5 * 1000);
+	cr_assert_eq(trace_writer_failed(w), EFBIG);
+	int rc = trace_writer_close(w, &e);
+	cr_assert_neq(rc, 0);
+	/* 52 records (open, 50 frames, close): the complete lines were written, one failed. */
+	size_t written = count_lines(path);
+	char want[64];
+	snprintf(want, sizeof want, "(%zu record(s) not written)", 52 - written - 1);
+	cr_assert(strstr(e.msg, want), "%s (want %s)", e.msg, want);
+	struct stat st;
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_size, 1 << 20, "the file stops at the limit");
+	free(path);
 }
