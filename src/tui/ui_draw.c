@@ -467,6 +467,17 @@ struct hint {
 	const char *line, *label;
 };
 
+/* "<enter>" reads as "Enter" in a hint; other key names stay as the keymap writes them. */
+static const char *hint_key(const char *k)
+{
+	static const char *const map[][2] = {{"<enter>", "Enter"}, {"<tab>", "Tab"},     {"<esc>", "Esc"},
+					     {"<space>", "Space"}, {"<s-tab>", "S-Tab"}, {"<bs>", "Backspace"}};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (!strcmp(k, map[i][0]))
+			return map[i][1];
+	return k;
+}
+
 static void draw_hints(struct ui *u, struct canvas *c, int y)
 {
 	static const struct hint home[] = {{"help", "help"},     {"prompt.filter", "filter"}, {"open", "open"},
@@ -488,7 +499,7 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 		if (!keys[0])
 			continue; /* unbound here: no hint */
 		keys[strcspn(keys, ",")] = '\0';
-		x += canvas_text(c, y, x, u->w - x, ROLE_HINT_KEY, keys);
+		x += canvas_text(c, y, x, u->w - x, ROLE_HINT_KEY, hint_key(keys));
 		x += canvas_text(c, y, x, u->w - x, ROLE_HINT, " ");
 		x += canvas_text(c, y, x, u->w - x, ROLE_HINT, hs[i].label);
 		x += canvas_text(c, y, x, u->w - x, ROLE_HINT, "  ");
