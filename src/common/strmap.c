@@ -34,7 +34,12 @@ void strmap_free(struct strmap *m)
 static void grow(struct strmap *m)
 {
 	struct strmap old = *m;
-	m->cap = old.cap ? old.cap * 2 : 16;
+	/* Doubles only when the live keys need it: a table full of deleted slots (a map that
+	 * churns, like the proxy's outstanding calls) is rehashed at its size instead. */
+	size_t cap = 16;
+	while ((old.live + 1) * 2 > cap)
+		cap *= 2;
+	m->cap = cap;
 	m->slots = xcalloc(m->cap, sizeof *m->slots);
 	m->used = m->live = 0;
 	for (size_t i = 0; i < old.cap; i++) {

@@ -123,6 +123,7 @@ struct gate_state {
 	struct outstanding *out;
 	size_t nout, capout;
 	size_t untracked_n;
+	int64_t untracked_max; /* the latest call without an id (those are never retired), or -1 */
 	struct strmap list_reqs; /* tools/list request ids awaiting their response */
 	cJSON *tools;            /* tool name -> annotations, from the latest tools/list result */
 	cJSON *last_handle;      /* the most recent captured pre-state */
@@ -145,6 +146,7 @@ static struct gate_state *gs(struct session *s)
 		strmap_init(&g->ledger);
 		strmap_init(&g->list_reqs);
 		g->last_handle_seq = -1;
+		g->untracked_max = -1;
 		s->gate_state = g;
 	}
 	return s->gate_state;
@@ -161,8 +163,11 @@ static void ledger_add(struct gate_state *g, const char *key, int64_t seq, int r
 	g->out[g->nout] = (struct outstanding){seq, read_only, key == NULL};
 	if (key)
 		strmap_put(&g->ledger, key, (int64_t)g->nout);
-	else
+	else {
 		g->untracked_n++;
+		if (seq > g->untracked_max)
+			g->untracked_max = seq;
+	}
 	g->nout++;
 }
 
@@ -174,13 +179,11 @@ static size_t ledger_count(struct gate_state *g)
 static void update_turn_seq(struct session *s, struct gate_state *g)
 {
 	/* The most recent outstanding call is the one a denial is attributed to. */
-	int64_t best = -1;
+	/* O(outstanding calls): the ledger holds only those (deleted slots are reclaimed). */
+	int64_t best = g->untracked_max;
 	for (size_t i = 0; i < g->ledger.cap; i++)
 		if (strmap_live(&g->ledger, i) && g->out[g->ledger.slots[i].val].seq > best)
 			best = g->out[g->ledger.slots[i].val].seq;
-	for (size_t i = 0; i < g->nout; i++)
-		if (g->out[i].untracked && g->out[i].seq > best)
-			best = g->out[i].seq;
 	atomic_store(&s->turn_seq, best);
 }
 
