@@ -69,7 +69,11 @@ static int open_common(const struct term_opts *o, const char *termname, FILE *in
 	intrflush(stdscr, FALSE);
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
-	set_escdelay(25);
+	/* How long a lone ESC waits for the rest of a key sequence: 10 ms answers Esc within a
+	 * frame (16 ms) and still joins the sequences a local or LAN terminal sends; over a slow
+	 * link set ESCDELAY (ms) in the environment, which wins. */
+	if (!getenv("ESCDELAY"))
+		set_escdelay(10);
 	curs_set(0);
 	/* CSI and SS3 forms of the cursor and editing keys, whichever mode the terminal is in. */
 	static const struct {

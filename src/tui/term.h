@@ -21,7 +21,7 @@ struct term_opts {
 };
 
 /* Initialises curses on the process's terminal (stdin/stdout): raw-ish input (cbreak,
- * noecho, keypad, no newline translation, ESC delay 25 ms), cursor hidden. */
+ * noecho, keypad, no newline translation, ESC delay 10 ms unless ESCDELAY is set), cursor hidden. */
 int term_open(const struct term_opts *o, struct term **out, struct err *e);
 /* For tests (and embedding): like term_open, on dup()s of in_fd/out_fd (which stay the
  * caller's), with terminal type termname (NULL: $TERM). Headless tests pass a pipe and
