@@ -1,5 +1,11 @@
 /* trace_writer.c - JSONL trace with seq at add time, serialisation and group commit on a
- * writer thread. See trace_writer.h for the contract. */
+ * writer thread. See trace_writer.h for the contract.
+ *
+ * Large batches (bulk traffic) are serialised in parallel: the writer hands the batch to a
+ * small pool of serialiser threads (started on first need, sized from the core count) and
+ * serialises the record it must write next itself when no serialiser has taken it yet;
+ * it writes the finished lines strictly in batch (= seq) order. A batch of a few small
+ * records (the latency path) is serialised inline as before, with no hand-off. */
 #include "engine/trace_writer.h"
 
 #include <errno.h>
@@ -23,6 +29,17 @@
 #define POLL_NS 1000000L            /* writer poll period while traffic flows (1 ms) */
 #define WAKE_BACKLOG ((size_t)1 << 20) /* wake the writer at once above this backlog */
 
+/* A batch of at least POOL_MIN bytes (and 2 records) is serialised by the pool; the writer
+ * takes at most BATCH_MAX bytes from the queue at a time; the pool serialises at most
+ * LOOKAHEAD records ahead of the one being written. */
+#define POOL_MIN ((size_t)192 << 10)
+#define BATCH_MAX ((size_t)8 << 20)
+#define POOL_MAX_THREADS 8
+#define LOOKAHEAD(p) ((size_t)(p)->nthreads * 4 + 4)
+/* Frame copies of at least SPARE_MIN bytes reuse written frames' buffers (SPARE_BYTES kept). */
+#define SPARE_MIN ((size_t)16 << 10)
+#define SPARE_BYTES ((size_t)16 << 20)
+
 struct trace_rec {
 	struct trace_rec *next;
 	uint64_t seq;
@@ -32,6 +49,7 @@ struct trace_rec {
 	/* frame */
 	char dir[4];
 	char *data;
+	size_t data_cap; /* non-zero: data is a reusable buffer of this size */
 	size_t len, total;
 	int truncated;
 	int from_belay;
@@ -40,6 +58,27 @@ struct trace_rec {
 	char *kind;
 	cJSON *fields;
 	size_t cost; /* bytes accounted in the backlog */
+	/* pool batches: the finished line, and whether it is (under pool.mu) */
+	struct buf line;
+	int claimed, done;
+};
+
+/* Serialiser threads for large batches. All fields under mu; `jobs` is the writer's batch. */
+struct pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work;  /* a batch was published, or quit */
+	pthread_cond_t ready; /* a line the writer waits for is done */
+	pthread_t threads[POOL_MAX_THREADS];
+	int nthreads, started;
+	struct trace_rec **jobs;
+	size_t njobs, next; /* jobs[next..] are unclaimed */
+	size_t limit;	    /* and only jobs[..limit) may be claimed: lines wait for the writer */
+	int idle;	    /* pool threads waiting for work */
+	int writer_waits;
+	int quit;
+	/* Written lines' buffers, kept for the next ones (fresh pages cost a fault each). */
+	struct buf spare[4 * POOL_MAX_THREADS + 6];
+	int nspare;
 };
 
 struct trace_writer {
@@ -54,13 +93,23 @@ struct trace_writer {
 	size_t backlog;
 	int was_high;
 	int closing, closed_added;
-	int idle; /* the writer sleeps until signalled (else it polls every POLL_NS while busy) */
-	int failed;
+	int idle;   /* the writer sleeps until signalled (else it polls every POLL_NS while busy) */
+	int failed; /* atomic: the pool's threads read it */
 	uint64_t dropped;
 	uint64_t off; /* bytes written so far (writer thread) */
+	struct pool pool;
+	/* Buffers of written large frames, for the next frames' copies (under spare_mu):
+	 * fresh memory for every 64 KiB frame costs the adding thread page faults. */
+	pthread_mutex_t spare_mu;
+	struct spare_data {
+		char *p;
+		size_t cap;
+	} spare_data[64];
+	int nspare_data;
+	size_t spare_bytes;
 };
 
-/*==== serialisation (writer thread) ====*/
+/*==== serialisation (writer thread and pool threads) ====*/
 
 static void put_envelope_tail(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
 {
@@ -70,26 +119,30 @@ static void put_envelope_tail(struct trace_writer *w, struct buf *b, const struc
 		   w->o.observation_point);
 }
 
-static void serialize_frame(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
+/* `canon` is the calling thread's scratch for a canonical form that differs from the raw
+ * bytes (a frame already in canonical form is not copied, and its hash is the raw one). */
+static void serialize_frame(struct trace_writer *w, struct buf *b, const struct trace_rec *r, struct buf *canon)
 {
 	char hraw[72];
 	sha256_tagged(r->data, r->len, hraw);
+	buf_reserve(b, base64_encoded_len(r->len) + 512);
 	buf_printf(b, "{\"v\":%d,\"kind\":\"frame\",\"dir\":\"%s\",\"raw\":\"", TRACE_VERSION, r->dir);
 	base64_encode(r->data, r->len, b);
 	buf_printf(b, "\",\"hash_raw\":\"%s\",", hraw);
-	struct buf canon = {0};
-	if (!r->truncated && jcs_canonicalize(r->data, r->len, &canon) == 0) {
+	buf_reset(canon);
+	int rc = r->truncated ? -1 : jcs_canonicalize_same(r->data, r->len, canon);
+	if (rc >= 0) {
 		char hc[72];
-		/* A frame already in canonical form has the same hash: do not compute it twice. */
-		if (canon.len == r->len && memcmp(canon.p, r->data, r->len) == 0)
+		if (rc == 1)
 			memcpy(hc, hraw, sizeof hc);
 		else
-			sha256_tagged(canon.p, canon.len, hc);
+			sha256_tagged(canon->p, canon->len, hc);
 		buf_printf(b, "\"hash_canonical\":\"%s\",\"canonical_form\":\"%s\",", hc, JCS_FORM_ID);
 	} else {
 		buf_puts(b, "\"hash_canonical\":null,\"canonical_form\":null,");
 	}
-	buf_free(&canon);
+	if (canon->cap > ((size_t)1 << 22))
+		buf_free(canon);
 	if (r->from_belay)
 		buf_puts(b, "\"origin\":\"belay\",");
 	buf_printf(b, "\"truncated\":%s,\"len\":%zu,\"state_handle\":", r->truncated ? "true" : "false", r->total);
@@ -119,18 +172,67 @@ static void serialize_other(struct trace_writer *w, struct buf *b, const struct 
 	put_envelope_tail(w, b, r);
 }
 
-static void rec_free(struct trace_rec *r)
+static void serialize(struct trace_writer *w, struct buf *b, const struct trace_rec *r, struct buf *canon)
 {
-	free(r->data);
+	if (r->is_frame)
+		serialize_frame(w, b, r, canon);
+	else
+		serialize_other(w, b, r);
+}
+
+/* A buffer for a copy of len bytes (len >= SPARE_MIN): a kept one when there is one. */
+static char *data_take(struct trace_writer *w, size_t len, size_t *cap)
+{
+	struct spare_data d = {0};
+	pthread_mutex_lock(&w->spare_mu);
+	if (w->nspare_data > 0) {
+		d = w->spare_data[--w->nspare_data];
+		w->spare_bytes -= d.cap;
+	}
+	pthread_mutex_unlock(&w->spare_mu);
+	if (d.cap < len) {
+		free(d.p);
+		d.cap = len;
+		d.p = xmalloc(len);
+	}
+	*cap = d.cap;
+	return d.p;
+}
+
+static void data_give(struct trace_writer *w, char *p, size_t cap)
+{
+	pthread_mutex_lock(&w->spare_mu);
+	if (w->nspare_data < (int)(sizeof w->spare_data / sizeof w->spare_data[0]) &&
+	    w->spare_bytes + cap <= SPARE_BYTES) {
+		w->spare_data[w->nspare_data++] = (struct spare_data){p, cap};
+		w->spare_bytes += cap;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&w->spare_mu);
+	free(p);
+}
+
+static void rec_free(struct trace_writer *w, struct trace_rec *r)
+{
+	if (r->data_cap)
+		data_give(w, r->data, r->data_cap);
+	else
+		free(r->data);
 	free(r->kind);
 	cJSON_Delete(r->handle);
 	cJSON_Delete(r->fields);
+	buf_free(&r->line);
 	free(r);
+}
+
+static int is_failed(struct trace_writer *w)
+{
+	return __atomic_load_n(&w->failed, __ATOMIC_RELAXED);
 }
 
 static void note_failure(struct trace_writer *w, int err)
 {
-	w->failed = err;
+	__atomic_store_n(&w->failed, err, __ATOMIC_RELAXED);
 	fprintf(stderr, "belay: recording stopped: cannot write %s: %s (forwarding continues)\n", w->path,
 		strerror(err));
 	/* Try once to leave a named capture_error behind; the same failure will usually stop it. */
@@ -144,10 +246,141 @@ static void note_failure(struct trace_writer *w, int err)
 	buf_free(&b);
 }
 
+/*==== the serialiser pool ====*/
+
+static void *pool_main(void *arg)
+{
+	struct trace_writer *w = arg;
+	struct pool *p = &w->pool;
+	struct buf canon = {0};
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && (p->next >= p->njobs || p->next >= p->limit)) {
+			p->idle++;
+			pthread_cond_wait(&p->work, &p->mu);
+			p->idle--;
+		}
+		if (p->quit)
+			break;
+		struct trace_rec *r = p->jobs[p->next++];
+		r->claimed = 1;
+		if (p->nspare > 0)
+			r->line = p->spare[--p->nspare];
+		pthread_mutex_unlock(&p->mu);
+		if (!is_failed(w)) /* after a failure the writer only counts the rest */
+			serialize(w, &r->line, r, &canon);
+		pthread_mutex_lock(&p->mu);
+		r->done = 1;
+		if (p->writer_waits)
+			pthread_cond_signal(&p->ready);
+	}
+	pthread_mutex_unlock(&p->mu);
+	buf_free(&canon);
+	return NULL;
+}
+
+/* Starts the pool's threads on first use: as many as there are cores (at least 2), so a
+ * proxy that only ever sees small messages never has them. Returns how many run. */
+static int pool_start(struct trace_writer *w)
+{
+	struct pool *p = &w->pool;
+	if (p->started)
+		return p->nthreads;
+	p->started = 1;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int want = cores < 2 ? 2 : cores > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)cores;
+	while (p->nthreads < want && pthread_create(&p->threads[p->nthreads], NULL, pool_main, w) == 0)
+		p->nthreads++;
+	return p->nthreads;
+}
+
+static void pool_stop(struct trace_writer *w)
+{
+	struct pool *p = &w->pool;
+	pthread_mutex_lock(&p->mu);
+	p->quit = 1;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->nthreads; i++)
+		pthread_join(p->threads[i], NULL);
+	while (p->nspare > 0)
+		buf_free(&p->spare[--p->nspare]);
+}
+
+/* The line of batch[i], finished by a pool thread or, when none has taken it yet, by the
+ * writer itself (it needs this one first). */
+static struct buf *pool_line(struct trace_writer *w, struct trace_rec **batch, size_t i, struct buf *canon)
+{
+	struct pool *p = &w->pool;
+	struct trace_rec *r = batch[i];
+	pthread_mutex_lock(&p->mu);
+	/* Lines are serialised at most a few records ahead of the one written, so their
+	 * buffers come back to be reused (and a batch's lines are not all held at once). */
+	p->limit = i + 1 + LOOKAHEAD(p);
+	if (p->idle > 0 && p->next < p->njobs && (p->limit - p->next >= LOOKAHEAD(p) / 2 || p->limit >= p->njobs))
+		pthread_cond_signal(&p->work);
+	if (!r->claimed) {
+		/* Unclaimed means no later record is claimed either: take this one. */
+		r->claimed = 1;
+		p->next = i + 1;
+		if (p->nspare > 0)
+			r->line = p->spare[--p->nspare];
+		pthread_mutex_unlock(&p->mu);
+		if (!is_failed(w))
+			serialize(w, &r->line, r, canon);
+		return &r->line;
+	}
+	while (!r->done) {
+		p->writer_waits = 1;
+		pthread_cond_wait(&p->ready, &p->mu);
+		p->writer_waits = 0;
+	}
+	pthread_mutex_unlock(&p->mu);
+	return &r->line;
+}
+
+/* Keeps a written line's buffer for a later line. */
+static void pool_recycle(struct trace_writer *w, struct buf *line)
+{
+	struct pool *p = &w->pool;
+	if (line->cap == 0 || line->cap > ((size_t)4 << 20))
+		return;
+	pthread_mutex_lock(&p->mu);
+	if (p->nspare < (int)(sizeof p->spare / sizeof p->spare[0])) {
+		buf_reset(line);
+		p->spare[p->nspare++] = *line;
+		*line = (struct buf){0};
+	}
+	pthread_mutex_unlock(&p->mu);
+}
+
+/*==== the writer thread ====*/
+
+/* Writes one finished line (or counts the record lost after a failure). Returns 1 when
+ * the line was written. */
+static int put_line(struct trace_writer *w, const struct buf *line)
+{
+	if (is_failed(w)) {
+		w->dropped++;
+		return 0;
+	}
+	int rc = fs_write_all(w->fd, line->p, line->len);
+	if (rc) {
+		note_failure(w, -rc);
+		return 0;
+	}
+	if (w->o.on_line)
+		w->o.on_line(w->o.line_ctx, w->off, line->p, line->len);
+	w->off += line->len;
+	return 1;
+}
+
 static void *writer_main(void *arg)
 {
 	struct trace_writer *w = arg;
-	struct buf out = {0};
+	struct buf out = {0}, canon = {0};
+	struct trace_rec **batch = NULL;
+	size_t batch_cap = 0;
 	int unsynced = 0;
 	uint64_t first_unsynced_ns = 0;
 	const uint64_t window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
@@ -179,54 +412,65 @@ static void *writer_main(void *arg)
 			if (!(w->head && w->head->ready))
 				empty_polls++;
 		}
-		/* Take the ready prefix of the queue. */
-		struct trace_rec *batch = NULL, **bt = &batch;
-		size_t cost = 0;
-		while (w->head && w->head->ready) {
+		/* Take the ready prefix of the queue (at most BATCH_MAX bytes of it, so that the
+		 * backlog shrinks as lines are written, not only after a huge batch). */
+		size_t m = 0, cost = 0;
+		while (w->head && w->head->ready && (m == 0 || cost < BATCH_MAX)) {
 			struct trace_rec *r = w->head;
 			w->head = r->next;
 			if (!w->head)
 				w->tail = NULL;
 			r->next = NULL;
-			*bt = r;
-			bt = &r->next;
+			if (m == batch_cap) {
+				batch_cap = batch_cap ? 2 * batch_cap : 64;
+				batch = xrealloc(batch, batch_cap * sizeof *batch);
+			}
+			batch[m++] = r;
 			cost += r->cost;
 		}
 		int finish = w->closing && !w->head;
 		pthread_mutex_unlock(&w->mu);
 
+		/* A large batch goes to the pool; a small one (the latency path) stays here. */
+		int pooled = m >= 2 && cost >= POOL_MIN && !is_failed(w) && pool_start(w) > 0;
+		if (pooled) {
+			pthread_mutex_lock(&w->pool.mu);
+			w->pool.jobs = batch;
+			w->pool.njobs = m;
+			w->pool.next = 0;
+			w->pool.limit = LOOKAHEAD(&w->pool);
+			pthread_cond_broadcast(&w->pool.work);
+			pthread_mutex_unlock(&w->pool.mu);
+		}
 		int n = 0;
-		for (struct trace_rec *r = batch; r;) {
-			struct trace_rec *next = r->next;
-			if (!w->failed) {
-				buf_reset(&out);
-				if (r->is_frame)
-					serialize_frame(w, &out, r);
-				else
-					serialize_other(w, &out, r);
-				int rc = fs_write_all(w->fd, out.p, out.len);
-				if (rc) {
-					note_failure(w, -rc);
-				} else {
-					n++;
-					if (w->o.on_line)
-						w->o.on_line(w->o.line_ctx, w->off, out.p, out.len);
-					w->off += out.len;
-				}
+		for (size_t i = 0; i < m; i++) {
+			struct trace_rec *r = batch[i];
+			if (pooled) {
+				n += put_line(w, pool_line(w, batch, i, &canon));
+				pool_recycle(w, &r->line);
 			} else {
-				w->dropped++;
+				buf_reset(&out);
+				if (!is_failed(w))
+					serialize(w, &out, r, &canon);
+				n += put_line(w, &out);
 			}
-			rec_free(r);
-			r = next;
+			rec_free(w, r);
+		}
+		if (pooled) {
+			/* Every job was claimed (the writer takes what is left) and is done. */
+			pthread_mutex_lock(&w->pool.mu);
+			w->pool.jobs = NULL;
+			w->pool.njobs = w->pool.next = 0;
+			pthread_mutex_unlock(&w->pool.mu);
 		}
 		if (out.cap > (1u << 22))
 			buf_free(&out);
 		if (n > 0 && unsynced == 0)
 			first_unsynced_ns = time_mono_ns();
 		unsynced += n;
-		if (unsynced > 0 &&
-		    (w->failed || unsynced >= w->o.fsync_every || finish || time_mono_ns() - first_unsynced_ns >= window_ns)) {
-			if (!w->failed && fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
+		if (unsynced > 0 && (is_failed(w) || unsynced >= w->o.fsync_every || finish ||
+				     time_mono_ns() - first_unsynced_ns >= window_ns)) {
+			if (!is_failed(w) && fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
 				note_failure(w, errno);
 			unsynced = 0;
 		}
@@ -242,7 +486,10 @@ static void *writer_main(void *arg)
 			break;
 	}
 	pthread_mutex_unlock(&w->mu);
+	pool_stop(w);
 	buf_free(&out);
+	buf_free(&canon);
+	free(batch);
 	return NULL;
 }
 
@@ -287,10 +534,20 @@ static int start(char *path, int fd, const struct trace_writer_opts *o, struct t
 		w->o.observation_point = "proxy";
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
+	pthread_mutex_init(&w->pool.mu, NULL);
+	pthread_cond_init(&w->pool.work, NULL);
+	pthread_cond_init(&w->pool.ready, NULL);
+	pthread_mutex_init(&w->spare_mu, NULL);
 	int rc = pthread_create(&w->thread, NULL, writer_main, w);
 	if (rc) {
 		close(fd);
 		free(path);
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->pool.mu);
+		pthread_cond_destroy(&w->pool.work);
+		pthread_cond_destroy(&w->pool.ready);
+		pthread_mutex_destroy(&w->spare_mu);
 		free(w);
 		return err_set(e, -rc, "cannot start the trace writer thread: %s", strerror(rc));
 	}
@@ -346,7 +603,12 @@ uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char 
 	struct trace_rec *r = xcalloc(1, sizeof *r);
 	r->is_frame = 1;
 	snprintf(r->dir, sizeof r->dir, "%s", dir);
-	r->data = xmemdup(data, len);
+	if (len >= SPARE_MIN) {
+		r->data = data_take(w, len, &r->data_cap);
+		memcpy(r->data, data, len);
+	} else {
+		r->data = xmemdup(data, len);
+	}
 	r->len = len;
 	r->total = total;
 	r->truncated = truncated;
@@ -427,10 +689,7 @@ int trace_writer_over_high(struct trace_writer *w)
 
 int trace_writer_failed(struct trace_writer *w)
 {
-	pthread_mutex_lock(&w->mu);
-	int f = w->failed;
-	pthread_mutex_unlock(&w->mu);
-	return f;
+	return is_failed(w);
 }
 
 int trace_writer_close(struct trace_writer *w, struct err *e)
@@ -468,6 +727,12 @@ int trace_writer_close(struct trace_writer *w, struct err *e)
 		rc = err_set(e, -errno, "closing trace %s: %s", w->path, strerror(errno));
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->pool.mu);
+	pthread_cond_destroy(&w->pool.work);
+	pthread_cond_destroy(&w->pool.ready);
+	while (w->nspare_data > 0)
+		free(w->spare_data[--w->nspare_data].p);
+	pthread_mutex_destroy(&w->spare_mu);
 	free(w->path);
 	free(w);
 	return rc;
