@@ -4,7 +4,9 @@
  * which runs on the writer's own thread. `seq` is assigned by the caller's thread at the
  * moment a record is added, so the order of seq is the order in which the owner observed
  * things; serialisation (base64, SHA-256, JSON), write(2) and group commit (fdatasync every
- * `fsync_every` records or `fsync_ms`) happen on the writer thread, off the forwarding path.
+ * `fsync_every` records or `fsync_ms`) happen on the writer thread, off the forwarding path
+ * (bulk traffic is serialised by a small pool of threads the writer starts on first need;
+ * the writer alone writes, in seq order, and calls the callbacks).
  *
  * A record may be added "deferred" (a tools/call frame whose pre-state handle is still
  * being captured): it keeps its seq, and it and every later record wait in memory until
