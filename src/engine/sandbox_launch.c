@@ -114,6 +114,16 @@ static int setup_mounts(struct launch *l)
 			return refuse(l, "mount-namespace", "cannot hide %s: %s", l->hide, strerror(errno));
 		buf_puts(&l->layers, "\"state_hidden\":true,");
 	}
+	/* Under deny, the host's name-service cache vanishes too: nscd answers hosts lookups
+	 * from outside the network namespace, a way around it; and libc asks it on its own for
+	 * every user lookup (bash without HOME, ls -l), which the supervisor would refuse as a
+	 * connect outside the scope - on hosts that run nscd only. Hidden, libc falls back to
+	 * its files as on a host without nscd, and the sandbox behaves the same everywhere. */
+	if (l->deny && stat("/run/nscd", &hs) == 0 && S_ISDIR(hs.st_mode)) {
+		if (mount("belay-hidden", "/run/nscd", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500") != 0)
+			return refuse(l, "mount-namespace", "cannot hide the name-service cache /run/nscd: %s", strerror(errno));
+		buf_puts(&l->layers, "\"name_service_cache_hidden\":true,");
+	}
 	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
 	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0)
 		return refuse(l, "mount-namespace", "cannot make the filesystem read-only: %s", strerror(errno));

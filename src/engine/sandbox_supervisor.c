@@ -293,6 +293,18 @@ static int abstract_listening(pid_t pid, const char *name)
 	return found;
 }
 
+/* 1 unless `path` is missing from pid's own view of the filesystem: the sandbox's mount
+ * namespace hides some host directories under empty tmpfs mounts, which the supervisor's
+ * resolution (in belay's namespace) does not see. */
+static int seen_by(pid_t pid, const char *path)
+{
+	char in[PATH_MAX + 32];
+	struct stat st;
+	if ((size_t)snprintf(in, sizeof in, "/proc/%d/root%s", (int)pid, path) >= sizeof in)
+		return 1;
+	return lstat(in, &st) == 0 || errno != ENOENT;
+}
+
 /* A socket address argument (connect, bind, sendto, sendmsg). */
 static enum answer check_addr(struct call *c, const char *op, uint64_t addr, uint64_t len, cJSON **rec)
 {
@@ -321,6 +333,8 @@ static enum answer check_addr(struct call *c, const char *op, uint64_t addr, uin
 				note_write(c, "path", res); /* binding creates the socket file */
 			return A_CONTINUE;
 		}
+		if (!is_bind && !seen_by(c->req->pid, res))
+			return A_CONTINUE; /* hidden in the sandbox's mounts (nscd, belay's state): ENOENT */
 		if (!is_bind && !c->s->o.deny_network) {
 			cJSON *f = record_base(c->s, c->req, op);
 			cJSON_AddStringToObject(f, "family", family);
