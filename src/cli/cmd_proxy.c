@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "host/runner.h"
+#include "index/store_writer.h"
 
 static const char proxy_usage[] =
 	"usage: belay proxy [options] -- SERVER_CMD [ARGS...]\n"
@@ -151,6 +152,15 @@ int cmd_proxy(int argc, char **argv)
 	uv_run(loop, UV_RUN_DEFAULT);
 	uv_loop_close(loop);
 	/* The trace writer is closed by now: every line has been tapped; finish indexing. */
-	runner_free(run.runner);
+	struct store_writer_stats st;
+	int indexed;
+	runner_free_stats(run.runner, &st, &indexed);
+	if (indexed && getenv("BELAY_INDEX_STATS"))
+		fprintf(stderr,
+			"belay: index: %llu line(s), %llu batch(es), %.3f ms in transactions (longest %.3f ms), "
+			"at most %llu line(s) queued, %llu read back from the trace (%llu time(s))\n",
+			(unsigned long long)st.lines, (unsigned long long)st.batches, (double)st.busy_ns / 1e6,
+			(double)st.max_batch_ns / 1e6, (unsigned long long)st.max_queue, (unsigned long long)st.spilled,
+			(unsigned long long)st.spills);
 	return run.exit_code;
 }

@@ -150,6 +150,11 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 	gpol = NULL;
 	if (!cfg->no_trace && !cfg->no_index) {
 		struct store_writer_opts swo = {.report = on_report, .committed = on_committed, .ctx = r};
+		/* BELAY_STORE_QUEUE_MAX: bytes of trace lines the store writer holds in memory
+		 * before it reads them back from the trace instead (docs/STORE.md). */
+		const char *qm = getenv("BELAY_STORE_QUEUE_MAX");
+		if (qm && *qm)
+			swo.queue_max = (size_t)strtoull(qm, NULL, 10);
 		r->sw = store_writer_new(r->state_dir, &swo);
 	}
 	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .ctx = r};
@@ -234,11 +239,20 @@ int runner_exit_code(const struct runner *r)
 	return r->exit_code;
 }
 
-int runner_free(struct runner *r)
+int runner_free_stats(struct runner *r, struct store_writer_stats *st, int *indexed)
 {
+	if (st)
+		memset(st, 0, sizeof *st);
+	if (indexed)
+		*indexed = r && r->sw;
 	if (!r)
 		return 0;
-	int rc = store_writer_close(r->sw, NULL);
+	int rc = store_writer_close(r->sw, st);
 	runner_discard(r);
 	return rc;
+}
+
+int runner_free(struct runner *r)
+{
+	return runner_free_stats(r, NULL, NULL);
 }

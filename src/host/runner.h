@@ -63,5 +63,9 @@ int runner_exit_code(const struct runner *r);
  * this waits for the last batch). Returns 0, or BELAY_ESTORE when live indexing had
  * stopped (the hook reported why). */
 int runner_free(struct runner *r);
+struct store_writer_stats;
+/* runner_free that also gives the store writer's counters (zero when the run was not
+ * indexed; *indexed says which). */
+int runner_free_stats(struct runner *r, struct store_writer_stats *st, int *indexed);
 
 #endif

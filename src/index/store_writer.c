@@ -4,12 +4,17 @@
  * Must not: block the tap (a mutex held for a pointer swap is all it takes), print. */
 #include "index/store_writer.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "common/buf.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/timeutil.h"
@@ -17,7 +22,9 @@
 #include "index/runidx.h"
 #include "store/store.h"
 
-#define WAKE_LINES 4096 /* wake the worker at once when this many lines wait */
+#define WAKE_LINES 4096		 /* wake the worker at once when this many lines wait */
+#define QUEUE_MAX ((size_t)8 << 20)	 /* default queue_max */
+#define READBACK_CHUNK ((size_t)1 << 20) /* bytes of the trace read back per transaction */
 
 struct line {
 	struct line *next;
@@ -37,12 +44,18 @@ struct store_writer {
 	pthread_cond_t cv;
 	struct line *head, **tail;
 	uint64_t queued;
+	size_t queued_bytes;
+	/* Spilling: the queue was full, so lines [spill_from, spill_to) of the trace are read
+	 * back from the file; the queue stays empty until the worker has caught up. */
+	int spilling;
+	uint64_t spill_from, spill_to;
 	int idle, closing;
 	int stopped; /* failed: drop lines */
 	struct store_writer_stats stats;
 	/* worker only */
 	struct store *st;
 	struct runidx *ix;
+	int trace_fd; /* the trace, opened for reading back spilled lines */
 };
 
 struct store_writer *store_writer_new(const char *state_dir, const struct store_writer_opts *o)
@@ -53,6 +66,9 @@ struct store_writer *store_writer_new(const char *state_dir, const struct store_
 		w->o = *o;
 	if (w->o.batch_ms == 0)
 		w->o.batch_ms = 50;
+	if (w->o.queue_max == 0)
+		w->o.queue_max = QUEUE_MAX;
+	w->trace_fd = -1;
 	w->tail = &w->head;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
@@ -64,6 +80,22 @@ void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
 	struct store_writer *w = ctx;
 	if (__atomic_load_n(&w->stopped, __ATOMIC_RELAXED))
 		return;
+	/* Only this thread starts spilling and only the worker ends it, so a line found room
+	 * for here is still wanted in the queue after the copy. */
+	pthread_mutex_lock(&w->mu);
+	if (w->spilling || w->queued_bytes + len > w->o.queue_max) {
+		if (!w->spilling) {
+			w->spilling = 1;
+			w->spill_from = off;
+			w->stats.spills++;
+		}
+		w->spill_to = off + len;
+		if (w->idle)
+			pthread_cond_signal(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	pthread_mutex_unlock(&w->mu);
 	struct line *l = xmalloc(sizeof *l + len);
 	l->next = NULL;
 	l->off = off;
@@ -73,6 +105,7 @@ void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
 	*w->tail = l;
 	w->tail = &l->next;
 	w->queued++;
+	w->queued_bytes += len;
 	if (w->queued > w->stats.max_queue)
 		w->stats.max_queue = w->queued;
 	if (w->idle || w->queued >= WAKE_LINES)
@@ -136,6 +169,82 @@ fail:
 	return rc;
 }
 
+/* Indexes trace lines [from, to) read back from the file, one transaction per chunk.
+ * The range ends at a line's end (the tap saw the whole line written). */
+static int read_back(struct store_writer *w, uint64_t from, uint64_t to, struct err *e)
+{
+	struct buf b = {0};
+	uint64_t pos = from; /* file offset of b's first byte */
+	int rc = 0;
+	while (pos < to && rc == 0) {
+		/* Fill b with at least one whole line, or READBACK_CHUNK bytes of them. */
+		uint64_t want = to - pos - b.len < READBACK_CHUNK ? to - pos - b.len : READBACK_CHUNK;
+		buf_reserve(&b, (size_t)want);
+		ssize_t n = pread(w->trace_fd, b.p + b.len, (size_t)want, (off_t)(pos + b.len));
+		if (n <= 0) {
+			rc = err_set(e, BELAY_ESTORE, "cannot read back the trace %s at byte %llu: %s", w->trace_path,
+				     (unsigned long long)(pos + b.len), n < 0 ? strerror(errno) : "it ends early");
+			break;
+		}
+		b.len += (size_t)n;
+		struct line *head = NULL, **tail = &head;
+		size_t start = 0, lines = 0;
+		for (size_t i = 0; i < b.len; i++) {
+			if (b.p[i] != '\n')
+				continue;
+			size_t len = i + 1 - start;
+			struct line *l = xmalloc(sizeof *l + len);
+			l->next = NULL;
+			l->off = pos + start;
+			l->len = len;
+			memcpy(l->data, b.p + start, len);
+			*tail = l;
+			tail = &l->next;
+			start = i + 1;
+			lines++;
+		}
+		if (head) {
+			rc = index_batch(w, head, e);
+			free_lines(head);
+			w->stats.spilled += lines;
+			if (rc == 0 && w->o.committed)
+				w->o.committed(w->o.ctx);
+		}
+		/* Keep the unfinished tail of the chunk for the next read. */
+		memmove(b.p, b.p + start, b.len - start);
+		b.len -= start;
+		pos += start;
+	}
+	buf_free(&b);
+	return rc;
+}
+
+/* Worker, mutex held: reads back what was spilled until it has caught up, then lets the
+ * tap queue again. Returns with the mutex held. */
+static void catch_up(struct store_writer *w, struct err *e)
+{
+	while (w->spilling) {
+		uint64_t from = w->spill_from, to = w->spill_to;
+		if (from == to) {
+			w->spilling = 0;
+			break;
+		}
+		w->spill_from = to;
+		pthread_mutex_unlock(&w->mu);
+		int stopped = __atomic_load_n(&w->stopped, __ATOMIC_RELAXED), rc = 0;
+		if (!stopped && w->trace_fd < 0 && (w->trace_fd = open(w->trace_path, O_RDONLY | O_CLOEXEC)) < 0)
+			rc = err_set(e, BELAY_ESTORE, "cannot open the trace %s to read back lines: %s", w->trace_path,
+				     strerror(errno));
+		if (!stopped && rc == 0)
+			rc = read_back(w, from, to, e);
+		if (rc)
+			stop(w, e);
+		pthread_mutex_lock(&w->mu);
+		if (stopped || rc)
+			w->spilling = 0; /* the tap drops lines from now on */
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct store_writer *w = arg;
@@ -150,7 +259,7 @@ static void *worker(void *arg)
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		int polls = 0;
-		while (!w->head && !w->closing) {
+		while (!w->head && !w->spilling && !w->closing) {
 			if (polls >= 2) {
 				w->idle = 1;
 				pthread_cond_wait(&w->cv, &w->mu);
@@ -172,6 +281,7 @@ static void *worker(void *arg)
 		w->head = NULL;
 		w->tail = &w->head;
 		w->queued = 0;
+		w->queued_bytes = 0;
 		int closing = w->closing;
 		pthread_mutex_unlock(&w->mu);
 		if (batch && !__atomic_load_n(&w->stopped, __ATOMIC_RELAXED)) {
@@ -182,12 +292,17 @@ static void *worker(void *arg)
 		}
 		free_lines(batch);
 		pthread_mutex_lock(&w->mu);
-		if (closing && !w->head)
+		/* The queue held only lines before the spill: now read the spilled ones. */
+		catch_up(w, &e);
+		if (closing && !w->head && !w->spilling)
 			break;
 	}
 	pthread_mutex_unlock(&w->mu);
 	runidx_free(w->ix);
 	w->ix = NULL;
+	if (w->trace_fd >= 0)
+		close(w->trace_fd);
+	w->trace_fd = -1;
 	store_close(w->st);
 	w->st = NULL;
 	return NULL;

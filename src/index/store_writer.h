@@ -4,9 +4,14 @@
  * Feeding: store_writer_tap is the trace writer's line tap (session_opts.trace_tap). It
  * copies the line into a queue and returns; it never touches SQLite, so neither the
  * forwarding loop nor the trace writer ever waits on the database. If the store writer
- * falls behind, the queue grows. If it fails (cannot open the database, a write fails), it
- * reports once through `report` and drops every later line: forwarding and the trace are
- * unaffected, and `belay index TRACE` rebuilds the view from the trace.
+ * falls behind by more than queue_max bytes, the tap stops copying and only notes how far
+ * the trace has been written: the worker reads those lines back from the trace file (the
+ * tap runs after a line's write, so they are there) and returns to the queue once it has
+ * caught up. Memory stays bounded however far the database lags; nothing is skipped, and
+ * the lines are indexed in trace order either way. If it fails (cannot open the database
+ * or the trace, a write fails), it reports once through `report` and drops every later
+ * line: forwarding and the trace are unaffected, and `belay index TRACE` rebuilds the view
+ * from the trace.
  *
  * Threads: tap from any one thread (the trace writer's); everything else from the owner.
  * The owner's thread never opens the database either: the worker does. */
@@ -25,11 +30,14 @@ struct store_writer_stats {
 	uint64_t busy_ns;      /* time inside BEGIN ... COMMIT, summed */
 	uint64_t max_batch_ns; /* the longest one */
 	uint64_t max_queue;    /* most lines waiting at once */
+	uint64_t spills;       /* times the queue was full and lines were read back from the trace */
+	uint64_t spilled;      /* lines indexed from the trace file rather than the queue */
 	int failed;	       /* indexing stopped (reported) */
 };
 
 struct store_writer_opts {
 	unsigned batch_ms; /* longest a line waits before its batch commits (default 50) */
+	size_t queue_max;  /* bytes of lines held in memory at most (default 8 MiB) */
 	/* Called once, on the worker thread, when indexing stops on an error. */
 	void (*report)(void *ctx, const char *msg);
 	/* Called on the worker thread after each committed batch (may be NULL): a reader may

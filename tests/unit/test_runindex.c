@@ -114,6 +114,38 @@ Test(runindex, live_index_equals_belay_index_equals_a_rebuild_from_the_trace)
 	free(trace);
 }
 
+/* The live view when the store writer's queue holds at most `max` bytes: lines beyond it are
+ * read back from the trace; the view must equal a rebuild from the trace. */
+static void live_with_queue_max(const char *max)
+{
+	setenv("BELAY_STORE_QUEUE_MAX", max, 1);
+	char *trace = ts_record_demo(dir, NULL, NULL);
+	unsetenv("BELAY_STORE_QUEUE_MAX");
+	char *live = run_view();
+	struct stat sb;
+	cr_assert_eq(stat(trace, &sb), 0);
+	cr_assert_eq(ts_sql_int(db, "SELECT indexed_bytes FROM runs"), (long long)sb.st_size,
+		     "the live index stopped early (queue max %s)", max);
+	cr_assert_eq(ts_sql_int(db, "SELECT turns FROM runs"), 5, "%s", live); /* ts_demo_lines' tools/calls */
+	remove_db();
+	index_ok(trace);
+	char *rebuilt = run_view();
+	cr_assert_str_eq(rebuilt, live, "queue max %s: the live view differs from a rebuild", max);
+	free(live);
+	free(rebuilt);
+	free(trace);
+}
+
+Test(runindex, a_full_queue_reads_lines_back_from_the_trace)
+{
+	live_with_queue_max("1"); /* every line read back */
+}
+
+Test(runindex, a_queue_that_fills_and_drains_keeps_trace_order)
+{
+	live_with_queue_max("3000"); /* queued, read back, queued again */
+}
+
 Test(runindex, frame_offsets_point_at_their_lines)
 {
 	char *trace = ts_record_demo(dir, NULL, NULL);
