@@ -642,8 +642,12 @@ static int handshake(struct sandbox_supervisor *s)
 static void *supervisor_main(void *arg)
 {
 	struct sandbox_supervisor *s = arg;
-	if (handshake(s) != 0)
+	if (handshake(s) != 0) {
+		/* A launcher waiting for "go" reads end-of-file instead, refuses and exits 2:
+		 * the server never runs, and the session sees its exit rather than waiting. */
+		shutdown(s->o.sock, SHUT_RDWR);
 		return NULL;
+	}
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
 	if (seccomp_notify_alloc(&req, &resp) != 0)
