@@ -213,6 +213,10 @@ int main(int argc, char **argv)
 	char *d1[] = {echo, NULL};
 	char *p1[] = {(char *)belay_bin, "proxy", "--trace-dir", (char *)trace_dir, "--", echo, NULL};
 	bench_server("echo (C)", d1, p1, n, mib);
+	/* The trace alone (issue 2's figure): the live index (store writer) shares the machine's
+	 * CPUs with the proxy, so the row above is the trace plus indexing. */
+	char *pn[] = {(char *)belay_bin, "proxy", "--no-index", "--trace-dir", (char *)trace_dir, "--", echo, NULL};
+	bench_server("echo, no index", d1, pn, n, mib);
 	if (getenv("BENCH_NO_TRACE")) {
 		char *p0[] = {(char *)belay_bin, "proxy", "--no-trace", "--", echo, NULL};
 		bench_server("echo, no trace", d1, p0, n, mib);
