@@ -2,6 +2,7 @@
 #include "common/paths.h"
 
 #include <limits.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,7 +20,14 @@ char *paths_state_dir(const char *override)
 	if (v && *v)
 		return fs_join(v, "belay");
 	v = getenv("HOME");
-	return xasprintf("%s/.local/state/belay", v && *v ? v : "/tmp");
+	if (v && *v)
+		return xasprintf("%s/.local/state/belay", v);
+	/* No HOME (a service, a CI job): the account's home; never a shared directory such as
+	 * /tmp, where anyone could create the path first. */
+	struct passwd *pw = getpwuid(getuid());
+	if (pw && pw->pw_dir && *pw->pw_dir)
+		return xasprintf("%s/.local/state/belay", pw->pw_dir);
+	return xasprintf("/nonexistent-home-uid-%u/.local/state/belay", (unsigned)getuid());
 }
 
 int paths_ensure_state_dir(const char *dir, struct err *e)
