@@ -120,8 +120,7 @@ static int explain(int argc, char **argv)
 	}
 	char *cwd_abs = cwd[0] == '/' ? xstrdup(cwd) : xasprintf("%s/%s", here, cwd);
 	char *state_dir = paths_state_dir(state);
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	char *config_dir = xdg && *xdg ? xasprintf("%s/belay", xdg) : home ? xasprintf("%s/.config/belay", home) : NULL;
+	char *config_dir = paths_config_dir();
 	const char *control[3] = {NULL, NULL, NULL};
 	int nc = 0;
 	if (config_dir)

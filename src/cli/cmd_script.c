@@ -87,7 +87,7 @@ int cmd_script(int argc, char **argv)
 	if (mode != TURN_GATE_OFF) {
 		if (!gate)
 			gate = turn_gate_new(NULL, NULL, NULL);
-		turn_gate_set_policy(gate, mode, NULL, scope ? spec.scope : "/", state_dir);
+		turn_gate_set_policy(gate, mode, NULL, scope ? spec.scope : "/", state_dir, NULL);
 	}
 	char *traces = tdir ? xstrdup(tdir) : fs_join(state_dir, "traces");
 	struct scripted_opts so = {

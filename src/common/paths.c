@@ -30,6 +30,17 @@ char *paths_state_dir(const char *override)
 	return xasprintf("/nonexistent-home-uid-%u/.local/state/belay", (unsigned)getuid());
 }
 
+char *paths_config_dir(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	if (xdg && *xdg)
+		return xasprintf("%s/belay", xdg);
+	const char *home = getenv("HOME");
+	if (home && *home)
+		return xasprintf("%s/.config/belay", home);
+	return NULL;
+}
+
 int paths_ensure_state_dir(const char *dir, struct err *e)
 {
 	return fs_mkdir_p(dir, 0700, e);

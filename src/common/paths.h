@@ -6,6 +6,9 @@
 /* Returns a new string: `override` if given, else $BELAY_STATE_DIR, else
  * $XDG_STATE_HOME/belay, else $HOME/.local/state/belay. */
 char *paths_state_dir(const char *override);
+/* Returns a new string, $XDG_CONFIG_HOME/belay, else $HOME/.config/belay, or NULL when
+ * neither is set: where the user's keys, themes and gate policy live. */
+char *paths_config_dir(void);
 /* Creates the state directory (0700) and returns 0, or a named error. */
 int paths_ensure_state_dir(const char *dir, struct err *e);
 /* Absolute path of the running belay binary (for re-exec as the sandbox launcher). */

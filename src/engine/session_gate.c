@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/jsonx.h"
+#include "common/paths.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "engine/approvals.h"
@@ -47,11 +48,13 @@ void turn_gate_free(struct turn_gate *g)
 	free(g->root);
 	free(g->home);
 	free(g->state_dir);
+	free(g->config_dir);
+	free(g->policy_file);
 	free(g);
 }
 
 void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct gate_policy *policy, const char *root,
-			  const char *state_dir)
+			  const char *state_dir, const char *policy_file)
 {
 	g->mode = mode;
 	gate_policy_free(g->policy);
@@ -63,6 +66,12 @@ void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct 
 	g->state_dir = state_dir ? xstrdup(state_dir) : NULL;
 	const char *home = getenv("HOME");
 	g->home = home && *home ? xstrdup(home) : NULL;
+	free(g->config_dir);
+	free(g->policy_file);
+	g->config_dir = paths_config_dir();
+	g->policy_file = policy_file ? realpath(policy_file, NULL) : NULL;
+	if (policy_file && !g->policy_file)
+		g->policy_file = xstrdup(policy_file);
 }
 
 int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out)
@@ -461,9 +470,19 @@ static struct effect_plan *classify(struct session *s, struct gate_state *g, con
 {
 	struct turn_gate *tg = s->gate;
 	const cJSON *ann = g->tools && call->tool ? cJSON_GetObjectItemCaseSensitive(g->tools, call->tool) : NULL;
-	const char *ctrl[] = {s->trace_path, NULL};
+	/* The same control files `belay gate explain` names (the trace may live outside the
+	 * state dir with --trace-dir). */
+	const char *ctrl[4];
+	int nc = 0;
+	if (s->trace_path)
+		ctrl[nc++] = s->trace_path;
+	if (tg->config_dir)
+		ctrl[nc++] = tg->config_dir;
+	if (tg->policy_file)
+		ctrl[nc++] = tg->policy_file;
+	ctrl[nc] = NULL;
 	struct gate_ctx ctx = {.root = tg->root ? tg->root : "/", .cwd = NULL, .home = tg->home,
-			       .state_dir = tg->state_dir, .control_paths = s->trace_path ? ctrl : NULL};
+			       .state_dir = tg->state_dir, .control_paths = ctrl};
 	return gate_plan_tool_call(tg->policy ? tg->policy : gate_policy_default(), call->tool, call->arguments, ann, &ctx);
 }
 

@@ -32,6 +32,9 @@ struct turn_gate {
 	enum turn_gate_mode mode;
 	struct gate_policy *policy;    /* owned; NULL = the built-in defaults */
 	char *root, *home, *state_dir; /* owned: the classification context */
+	/* owned, may be NULL: more of belay's own control files - the user's config dir (keys,
+	 * themes, gate policy) and the --policy file; a write to them is denied */
+	char *config_dir, *policy_file;
 	struct approvals *approvals;   /* borrowed: one-shot approvals (may be NULL) */
 	/* Interactive approval (the console): called on the loop thread for a held call; the
 	 * answer comes back through session_gate_resolve. plan is borrowed for the call. */
@@ -39,9 +42,10 @@ struct turn_gate {
 	void *hold_ctx;
 };
 
-/* Sets the effect gate's mode and context (strings copied; policy taken). */
+/* Sets the effect gate's mode and context (strings copied; policy taken; policy_file, the
+ * file it came from, may be NULL). */
 void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct gate_policy *policy, const char *root,
-			  const char *state_dir);
+			  const char *state_dir, const char *policy_file);
 int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out);
 /* The console's answer to a held call (loop thread): 1 approve once, 0 refuse. Returns 0, or
  * -1 when nothing with that id is held. */

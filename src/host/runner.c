@@ -124,7 +124,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		if (!gate)
 			gate = turn_gate_new(NULL, NULL, NULL);
 		char *cwd = getcwd(NULL, 0);
-		turn_gate_set_policy(gate, mode, gpol, r->contained ? r->spec.scope : cwd, r->state_dir);
+		turn_gate_set_policy(gate, mode, gpol, r->contained ? r->spec.scope : cwd, r->state_dir, cfg->policy_file);
 		gpol = NULL;
 		free(cwd);
 		if (mode == TURN_GATE_ENFORCE && cfg->approvals) {

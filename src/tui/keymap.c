@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/embedded.h"
 #include "common/fsutil.h"
+#include "common/paths.h"
 #include "common/xalloc.h"
 #include "tui/canvas.h"
 
@@ -450,14 +451,11 @@ int keymap_load(struct keymap *km, struct err *e)
 	int rc = keymap_parse(km, f->data, f->len, f->name, e);
 	if (rc)
 		return rc;
-	char *path = NULL;
-	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		path = xasprintf("%s/belay/keys", xdg);
-	else if (home && *home)
-		path = xasprintf("%s/.config/belay/keys", home);
-	if (!path)
+	char *dir = paths_config_dir();
+	if (!dir)
 		return 0;
+	char *path = xasprintf("%s/keys", dir);
+	free(dir);
 	struct buf b = {0};
 	rc = fs_read_file(path, MAX_KEYS_FILE, &b, e);
 	if (rc == 0)

@@ -22,6 +22,7 @@
 #include "common/buf.h"
 #include "common/embedded.h"
 #include "common/fsutil.h"
+#include "common/paths.h"
 #include "common/xalloc.h"
 
 #define MAX_PALETTE 64
@@ -452,18 +453,6 @@ int theme_parse(const char *text, size_t len, const char *origin, struct theme *
 	return rc;
 }
 
-/* $XDG_CONFIG_HOME/belay, else ~/.config/belay (new string), or NULL. */
-static char *config_dir(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	if (xdg && *xdg)
-		return xasprintf("%s/belay", xdg);
-	const char *home = getenv("HOME");
-	if (home && *home)
-		return xasprintf("%s/.config/belay", home);
-	return NULL;
-}
-
 #define MAX_BUILTIN 32
 static const char *builtin[MAX_BUILTIN + 1];
 static char builtin_store[MAX_BUILTIN][64];
@@ -493,7 +482,7 @@ int theme_load(const char *name, struct theme *out, struct err *e)
 {
 	if (!name || !valid_name(name) || name[0] == '.')
 		return err_set(e, BELAY_EINVAL, "bad theme name '%s'", name ? name : "");
-	char *dir = config_dir();
+	char *dir = paths_config_dir();
 	if (dir) {
 		char *path = xasprintf("%s/themes/%s.theme", dir, name);
 		free(dir);

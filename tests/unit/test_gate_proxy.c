@@ -3,7 +3,8 @@
  * person outside approves it with `belay approve`, the identical call then goes through
  * exactly once; a sandboxed server cannot approve (the key is hidden from it, and the
  * approval socket refuses peers in another user namespace); deny has no approval; audit
- * only records. */
+ * only records; writes to belay's own control files (the user's config dir, the --policy
+ * file) are denied in the proxy as `belay gate explain` says. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,4 +121,56 @@ Test(gate_proxy, audit_records_and_forwards, .timeout = 60)
 	free(ws);
 	free(st);
 	free(tr);
+}
+
+Test(gate_proxy, the_config_dir_and_the_policy_file_are_control_files, .timeout = 60)
+{
+	char *dir = ts_tmpdir("gatectl");
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "tr");
+	char *cfg = fs_join(dir, "cfg"), *pol = fs_join(dir, "policy.json");
+	fs_mkdir_p(ws, 0755, NULL);
+	ts_write_file(pol, "{\"version\": 1}\n", 15);
+	char *in = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
+			     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
+			     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\","
+			     "\"arguments\":{\"command_line\":\"echo '{}' > %s/belay/gate.json\"}}}\n"
+			     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\","
+			     "\"arguments\":{\"command_line\":\"echo '{}' > %s\"}}}\n",
+			     cfg, pol);
+	char *tmpenv = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir), *cfgenv = xasprintf("XDG_CONFIG_HOME=%s", cfg);
+	const char *env[] = {tmpenv, cfgenv, NULL};
+	const char *argv[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tr, "--mode", "enforce",
+			      "--policy", pol, "--", DEMO, "shell", ws, NULL};
+	struct ts_out o;
+	ts_run(argv, env, dir, in, strlen(in), 30, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	/* Both calls are denied (no approval can lift deny) and never reach the server. */
+	int denied = 0;
+	for (char *l = strtok(o.out, "\n"); l; l = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(l);
+		cr_assert_not_null(j, "%s", l);
+		int id = cJSON_GetObjectItem(j, "id")->valueint;
+		if (id >= 3) {
+			char *text = cJSON_PrintUnformatted(j);
+			cr_assert(strstr(text, "belay refused"), "call %d: %s", id, text);
+			cr_assert(strstr(text, "control.write"), "call %d names the control write: %s", id, text);
+			cr_assert(strstr(text, "\"decision\":\"deny\""), "call %d: %s", id, text);
+			denied++;
+			free(text);
+		}
+		cJSON_Delete(j);
+	}
+	cr_assert_eq(denied, 2);
+	cr_assert_eq(ts_sh("grep -q version %s", pol), 0, "the policy file is untouched");
+	ts_out_free(&o);
+	free(in);
+	free(tmpenv);
+	free(cfgenv);
+	ts_rmtree(dir);
+	free(dir);
+	free(ws);
+	free(st);
+	free(tr);
+	free(cfg);
+	free(pol);
 }
