@@ -615,6 +615,16 @@ static int fast_number(struct fast *f)
 	return 0;
 }
 
+/* true, false or null: copied as is (already canonical). */
+static int fast_literal(struct fast *f, size_t left, const char *word, size_t n)
+{
+	if (left < n || memcmp(f->p, word, n) != 0)
+		return FAST_BAIL;
+	same(f, f->p, n);
+	f->p += n;
+	return 0;
+}
+
 static int fast_value(struct fast *f, int depth);
 
 static int fast_array(struct fast *f, int depth)
@@ -757,23 +767,11 @@ static int fast_value(struct fast *f, int depth)
 	case '[':
 		return fast_array(f, depth + 1);
 	case 't':
-		if (left < 4 || memcmp(f->p, "true", 4) != 0)
-			return FAST_BAIL;
-		same(f, f->p, 4);
-		f->p += 4;
-		return 0;
+		return fast_literal(f, left, "true", 4);
 	case 'f':
-		if (left < 5 || memcmp(f->p, "false", 5) != 0)
-			return FAST_BAIL;
-		same(f, f->p, 5);
-		f->p += 5;
-		return 0;
+		return fast_literal(f, left, "false", 5);
 	case 'n':
-		if (left < 4 || memcmp(f->p, "null", 4) != 0)
-			return FAST_BAIL;
-		same(f, f->p, 4);
-		f->p += 4;
-		return 0;
+		return fast_literal(f, left, "null", 4);
 	default:
 		return *f->p == '-' || is_digit(*f->p) ? fast_number(f) : FAST_BAIL;
 	}
