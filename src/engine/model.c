@@ -28,6 +28,12 @@ void model_init(struct model *m)
 	strmap_init(&m->pending);
 }
 
+void model_init_latest_frame(struct model *m)
+{
+	model_init(m);
+	m->latest_frame_only = 1;
+}
+
 void model_free(struct model *m)
 {
 	for (size_t i = 0; i < m->nframes; i++)
@@ -183,8 +189,12 @@ static void on_cancel(struct model *m, const struct model_frame *f, const struct
 size_t model_add_parsed(struct model *m, int64_t seq, int dir, const char *t_in, const struct rpc_msg *msg,
 			size_t len, size_t total, int truncated, size_t rec)
 {
+	if (m->latest_frame_only && m->nframes == 1) {
+		free(m->frames[0].method);
+		m->nframes = 0;
+	}
 	if (m->nframes == m->capframes) {
-		m->capframes = m->capframes ? m->capframes * 2 : 128;
+		m->capframes = m->capframes ? m->capframes * 2 : (m->latest_frame_only ? 1 : 128);
 		m->frames = xrealloc(m->frames, m->capframes * sizeof *m->frames);
 	}
 	size_t fi = m->nframes++;

@@ -65,9 +65,15 @@ struct model {
 	size_t nturns, capturns;
 	struct strmap pending; /* "o:<origin>:<idkey>" -> exchange index */
 	size_t gaps;           /* unparseable or truncated frames */
+	/* Set by model_init_latest_frame: frames[] holds only the frame just added (its index
+	 * is always 0, and an exchange's req_frame/resp_frame are valid only while theirs is
+	 * the latest). For a reader that looks at each frame once (the run index): a run's
+	 * frames then cost nothing in memory. */
+	int latest_frame_only;
 };
 
 void model_init(struct model *m);
+void model_init_latest_frame(struct model *m);
 void model_free(struct model *m);
 /* Feeds one frame (seq order). data[0..len) is the recorded copy. `rec` is the caller's
  * own handle to the frame (kept in model_frame.rec). Returns the frame's index. */

@@ -83,7 +83,7 @@ int runidx_begin(struct store *st, const char *run_id, const char *trace_path, s
 	struct runidx *ix = xcalloc(1, sizeof *ix);
 	ix->st = st;
 	ix->run = xstrdup(run_id);
-	model_init(&ix->m);
+	model_init_latest_frame(&ix->m); /* each frame is looked at once, as it is added */
 	*out = ix;
 	return 0;
 }

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "ts_belay.h"
@@ -144,6 +147,68 @@ Test(runindex, a_full_queue_reads_lines_back_from_the_trace)
 Test(runindex, a_queue_that_fills_and_drains_keeps_trace_order)
 {
 	live_with_queue_max("3000"); /* queued, read back, queued again */
+}
+
+/* Replies out of order, after a cancel, twice, to nobody, and as a reversed batch: the run
+ * view's turns (the indexer keeps only the latest frame) pair exactly as `belay trace show`
+ * (a model with every frame) does. */
+Test(runindex, tricky_pairing_matches_trace_show)
+{
+	static const char in[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"hold\",\"arguments\":{}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"release\",\"arguments\":{}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"twice\",\"arguments\":{}}}\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"orphan\",\"arguments\":{}}}\n"
+	    "[{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"b1\",\"arguments\":{}}},"
+	    "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"b2\",\"arguments\":{}}}]\n"
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"8\",\"method\":\"tools/call\",\"params\":{\"name\":\"plain\",\"arguments\":{}}}\n";
+	char *tr = fs_join(dir, "traces");
+	const char *argv[] = {BELAY_BIN, "proxy", "--state", state, "--trace-dir", tr, "--",
+			      "python3", BELAY_SOURCE_DIR "/tests/fixtures/pairing_server.py", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, in, sizeof in - 1, 30, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+	char *trace = NULL;
+	cr_assert_eq(ts_sh("ls %s/*.jsonl > %s/which", tr, dir), 0);
+	char *which = fs_join(dir, "which");
+	size_t n;
+	trace = ts_read_file(which, &n);
+	trace[strcspn(trace, "\n")] = '\0';
+	ts_belay(&o, NULL, "trace", "show", trace, "--json", NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	/* trace show's turns, as the store's rows would print them */
+	struct buf want = {0};
+	int turns = 0;
+	for (char *l = strtok(o.out, "\n"); l; l = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(l);
+		const cJSON *t = cJSON_GetObjectItem(j, "turn");
+		if (cJSON_IsNumber(t)) {
+			buf_printf(&want, "%d|%d|%d|%s\n", t->valueint, cJSON_GetObjectItem(j, "request_seq")->valueint,
+				   cJSON_GetObjectItem(j, "response_seq")->valueint, cJSON_GetObjectItem(j, "status")->valuestring);
+			turns++;
+		}
+		cJSON_Delete(j);
+	}
+	cr_assert_eq(turns, 8, "%s", buf_cstr(&want));
+	char *got = ts_sql_dump(db, "SELECT turn, req_seq, resp_seq, status FROM turns ORDER BY turn");
+	cr_assert_str_eq(got, buf_cstr(&want), "the store's turns differ from trace show's");
+	/* and a rebuild gives the same */
+	remove_db();
+	index_ok(trace);
+	char *again = ts_sql_dump(db, "SELECT turn, req_seq, resp_seq, status FROM turns ORDER BY turn");
+	cr_assert_str_eq(again, got);
+	free(again);
+	free(got);
+	buf_free(&want);
+	ts_out_free(&o);
+	free(which);
+	free(trace);
+	free(tr);
 }
 
 Test(runindex, frame_offsets_point_at_their_lines)
