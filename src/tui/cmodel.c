@@ -77,8 +77,10 @@ static void run_free(struct cm_run *r)
 {
 	cm_holds_clear(r); /* first: it clears the marks on the turns */
 	for (size_t i = 0; i < r->nturns; i++)
-		turn_free(&r->turns[i]);
-	free(r->turns);
+		turn_free(cm_turn_at(r, i));
+	for (size_t b = 0; b < r->nblocks; b++)
+		free(r->turn_blocks[b]);
+	free(r->turn_blocks);
 	for (size_t i = 0; i < r->ndenials; i++) {
 		struct cm_denial *d = &r->denials[i];
 		free(d->op);
@@ -202,17 +204,29 @@ static void count(struct cm_run *r, enum cm_v old, enum cm_v now)
 	r->counts[(int)now + 1]++;
 }
 
+struct cm_turn *cm_turn_append(struct cm_run *r)
+{
+	if (r->nturns == r->nblocks * CM_TURN_BLOCK) {
+		r->turn_blocks = xrealloc(r->turn_blocks, (r->nblocks + 1) * sizeof *r->turn_blocks);
+		r->turn_blocks[r->nblocks++] = xmalloc(CM_TURN_BLOCK * sizeof(struct cm_turn));
+	}
+	struct cm_turn *t = cm_turn_at(r, r->nturns++);
+	memset(t, 0, sizeof *t);
+	t->v = t->a1 = t->a2 = CMV_NONE;
+	return t;
+}
+
 struct cm_turn *cm_turn_by_seq(struct cm_run *r, int64_t seq)
 {
 	size_t lo = 0, hi = r->nturns;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (r->turns[mid].req_seq < seq)
+		if (cm_turn_at(r, mid)->req_seq < seq)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < r->nturns && r->turns[lo].req_seq == seq ? &r->turns[lo] : NULL;
+	return lo < r->nturns && cm_turn_at(r, lo)->req_seq == seq ? cm_turn_at(r, lo) : NULL;
 }
 
 static char *args_display(const char *s)
@@ -279,21 +293,15 @@ static int refresh_turns(struct cmodel *m, struct cm_run *r, struct err *e)
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		size_t k = (size_t)sqlite3_column_int(q, 0);
 		if (k < r->nturns) {
-			if (!r->turns[k].final) {
-				fill_turn(&r->turns[k], q);
+			if (!cm_turn_at(r, k)->final) {
+				fill_turn(cm_turn_at(r, k), q);
 				r->gen++;
 			}
 			continue;
 		}
 		if (k != r->nturns)
 			continue; /* a gap cannot happen: turns are inserted in order */
-		if (r->nturns == r->capturns) {
-			r->capturns = r->capturns ? r->capturns * 2 : 256;
-			r->turns = xrealloc(r->turns, r->capturns * sizeof *r->turns);
-		}
-		struct cm_turn *t = &r->turns[r->nturns++];
-		memset(t, 0, sizeof *t);
-		t->v = t->a1 = t->a2 = CMV_NONE;
+		struct cm_turn *t = cm_turn_append(r);
 		fill_turn(t, q);
 		r->counts[0]++;
 		/* A held call the store now shows: keep the mark until the hold is answered. */
@@ -305,7 +313,7 @@ static int refresh_turns(struct cmodel *m, struct cm_run *r, struct err *e)
 	sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
 		return store_fail(m->st, e, "cannot read the turns");
-	while (r->first_open < r->nturns && r->turns[r->first_open].final)
+	while (r->first_open < r->nturns && cm_turn_at(r, r->first_open)->final)
 		r->first_open++;
 	return 0;
 }
@@ -408,7 +416,7 @@ void cm_apply_verdict(struct cm_run *r, int turn, const cJSON *v, int provisiona
 {
 	if (turn < 0 || (size_t)turn >= r->nturns)
 		return;
-	struct cm_turn *t = &r->turns[turn];
+	struct cm_turn *t = cm_turn_at(r, turn);
 	enum cm_v old = t->v;
 	t->v = cm_v_parse(jx_str(v, "status"));
 	copy_to(t->cause, sizeof t->cause, jx_str(v, "cause"));
@@ -436,11 +444,11 @@ int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e)
 	cJSON_Delete(arr);
 	/* A job that ended leaves no provisional or pending mark behind. */
 	for (size_t i = 0; i < r->nturns; i++) {
-		if (r->turns[i].provisional || r->turns[i].verifying) {
-			r->turns[i].verifying = 0;
-			if (r->turns[i].provisional) {
+		if (cm_turn_at(r, i)->provisional || cm_turn_at(r, i)->verifying) {
+			cm_turn_at(r, i)->verifying = 0;
+			if (cm_turn_at(r, i)->provisional) {
 				/* saved verdicts replaced it above; one that was not saved is dropped */
-				r->turns[i].provisional = 0;
+				cm_turn_at(r, i)->provisional = 0;
 			}
 		}
 	}
@@ -466,7 +474,7 @@ void cm_set_label(struct cm_run *r, int turn, const char *label)
 {
 	if (turn < 0 || (size_t)turn >= r->nturns)
 		return;
-	copy_to(r->turns[turn].label, sizeof r->turns[turn].label, label);
+	copy_to(cm_turn_at(r, turn)->label, sizeof cm_turn_at(r, turn)->label, label);
 	r->gen++;
 }
 

@@ -77,8 +77,10 @@ struct cm_run {
 	int exit_status;
 	char exit_signal[16];
 	int64_t frames, denial_count, network_attempts, capture_errors;
-	struct cm_turn *turns;
-	size_t nturns, capturns;
+	/* Turns in blocks of CM_TURN_BLOCK that never move (cm_turn_at): a run's turns grow
+	 * without the doubling copy that would briefly hold them twice. */
+	struct cm_turn **turn_blocks;
+	size_t nturns, nblocks;
 	size_t first_open;              /* no turn before this one can still change */
 	struct cm_denial *denials;
 	size_t ndenials, capdenials;
@@ -87,6 +89,17 @@ struct cm_run {
 	size_t counts[6];               /* turns by verdict: index cm_v + 1 (0 = none) */
 	unsigned gen;                   /* bumped on every change (views re-filter) */
 };
+
+#define CM_TURN_BLOCK 1024
+
+/* Turn i (< r->nturns) of the run. */
+static inline struct cm_turn *cm_turn_at(const struct cm_run *r, size_t i)
+{
+	return &r->turn_blocks[i / CM_TURN_BLOCK][i % CM_TURN_BLOCK];
+}
+
+/* A new, zeroed turn at the end of the run (r->nturns grows by one; no verdict yet). */
+struct cm_turn *cm_turn_append(struct cm_run *r);
 
 struct cmodel {
 	struct store *st;

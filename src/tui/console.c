@@ -102,14 +102,14 @@ static void demo_event(struct console *c, const struct cevent *ev)
 		c->demo_verified = 1;
 		jobs_verify(c->o->jobs, r->id, r->trace, -1, 0, 0);
 		for (size_t i = 0; i < r->nturns; i++)
-			r->turns[i].verifying = 1;
+			cm_turn_at(r, i)->verifying = 1;
 		r->gen++;
 		ui_message(&c->ui, 0, "the agent is done; every call is now re-executed from its pre-state on a fresh "
 				      "sandboxed server (A2) and checked against the invariants (A1)");
 	}
 	if (ev->kind == CE_VERDICTS && c->demo_verified && !c->demo_shown && r) {
 		for (size_t i = 0; i < r->nturns; i++) {
-			const struct cm_turn *t = &r->turns[i];
+			const struct cm_turn *t = cm_turn_at(r, i);
 			if (t->v == CMV_FAIL && t->a1 == CMV_FAIL && t->a2 == CMV_PASS) {
 				c->demo_shown = 1;
 				ui_open_turn(&c->ui, t->turn, 2 /* TAB_DIFF */);

@@ -220,7 +220,7 @@ static void load_diff(struct detail *d, struct cm_run *r, const struct cm_turn *
 	/* The next pre-state captured after this call was answered shows what it changed. */
 	const struct cm_turn *next = NULL;
 	for (size_t k = (size_t)t->turn + 1; k < r->nturns; k++) {
-		const struct cm_turn *n = &r->turns[k];
+		const struct cm_turn *n = cm_turn_at(r, k);
 		if (n->handle && (t->resp_seq < 0 || n->req_seq > t->resp_seq) && strcmp(n->handle, t->handle)) {
 			next = n;
 			break;
@@ -381,7 +381,7 @@ void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn)
 	d->turn = turn;
 	if (turn < 0 || (size_t)turn >= r->nturns)
 		return;
-	struct cm_turn *t = &r->turns[turn];
+	struct cm_turn *t = cm_turn_at(r, turn);
 	d->verdict = cm_verdict_full(m, r, turn);
 	cJSON *req_meta = NULL;
 	d->req = load_frame(m, r, t->req_seq, "request", &d->tab[TAB_REQUEST], &d->tab[TAB_RAW], &req_meta);

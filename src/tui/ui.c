@@ -107,7 +107,7 @@ void ui_refilter(struct ui *u, int force)
 		u->vis = xrealloc(u->vis, u->capvis * sizeof *u->vis);
 	}
 	for (size_t i = start; i < r->nturns; i++)
-		if (filter_match(u->flt, &r->turns[i]))
+		if (filter_match(u->flt, cm_turn_at(r, i)))
 			u->vis[u->nvis++] = i;
 	for (size_t i = 0; i < r->nholds; i++)
 		if (!cm_turn_by_seq(r, r->holds[i].seq)) /* not in the store yet: its own row */
@@ -138,7 +138,7 @@ struct cm_turn *ui_focused(struct ui *u, const struct cm_hold **hold)
 		return NULL;
 	if (u->view == VIEW_DETAIL && u->det_loaded) {
 		if (u->det.turn >= 0 && (size_t)u->det.turn < r->nturns)
-			return &r->turns[u->det.turn];
+			return cm_turn_at(r, u->det.turn);
 		for (size_t i = 0; hold && i < r->nholds; i++)
 			if (r->holds[i].id == u->det.hold)
 				*hold = &r->holds[i];
@@ -147,7 +147,7 @@ struct cm_turn *ui_focused(struct ui *u, const struct cm_hold **hold)
 	if (u->focus == PANE_DENIALS) {
 		size_t s = u->pos[PANE_DENIALS].sel;
 		if (s < r->ndenials && r->denials[s].turn >= 0)
-			return &r->turns[r->denials[s].turn];
+			return cm_turn_at(r, (size_t)r->denials[s].turn);
 		return NULL;
 	}
 	ui_refilter(u, 0);
@@ -156,7 +156,7 @@ struct cm_turn *ui_focused(struct ui *u, const struct cm_hold **hold)
 		return NULL;
 	size_t k = u->vis[s];
 	if (k < r->nturns)
-		return &r->turns[k];
+		return cm_turn_at(r, k);
 	if (hold && k - r->nturns < r->nholds)
 		*hold = &r->holds[k - r->nturns];
 	return NULL;
@@ -329,7 +329,7 @@ static void cmd_verify(struct ui *u, int which)
 	u->in.verify(u->in.ctx, r, which == 0 ? t->turn : -1, from, which == 3);
 	for (size_t i = (size_t)from; i < r->nturns; i++)
 		if (which != 0 || i == (size_t)t->turn)
-			r->turns[i].verifying = 1;
+			cm_turn_at(r, i)->verifying = 1;
 	r->gen++;
 	if (which == 0)
 		ui_message(u, 0, "verifying turn %d: queued (replay from its pre-state + invariants)", t->turn);
@@ -717,11 +717,11 @@ void ui_event(struct ui *u, const struct cevent *ev)
 	case CE_RUN_COMMITTED: {
 		int reload = 0;
 		if (u->det_loaded && u->det.run && !strcmp(u->det.run, r->id) && u->det.turn >= 0 &&
-		    (size_t)u->det.turn < r->nturns && !r->turns[u->det.turn].final)
+		    (size_t)u->det.turn < r->nturns && !cm_turn_at(r, u->det.turn)->final)
 			reload = 1;
 		if (cm_refresh(u->m, r, &e) != 0)
 			ui_message(u, 2, "store: %s", e.msg);
-		if (reload && r->turns[u->det.turn].final) {
+		if (reload && cm_turn_at(r, u->det.turn)->final) {
 			int turn = u->det.turn;
 			detail_free(&u->det);
 			detail_load(&u->det, u->m, r, turn);
@@ -759,7 +759,7 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		if (u->det_loaded && u->det.run && !strcmp(u->det.run, r->id) && u->det.turn == turn) {
 			cJSON_Delete(u->det.verdict);
 			u->det.verdict = cJSON_Duplicate(ev->json, 1);
-			detail_render_head(&u->det, &r->turns[turn]);
+			detail_render_head(&u->det, cm_turn_at(r, turn));
 		}
 		break;
 	}
@@ -776,7 +776,7 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		break;
 	case CE_LABELED: {
 		const char *label = jx_str(ev->json, "label");
-		struct cm_turn *t = ev->a >= 0 && (size_t)ev->a < r->nturns ? &r->turns[ev->a] : NULL;
+		struct cm_turn *t = ev->a >= 0 && (size_t)ev->a < r->nturns ? cm_turn_at(r, ev->a) : NULL;
 		if (label)
 			cm_set_label(r, (int)ev->a, label);
 		else if (t && !t->label[0])

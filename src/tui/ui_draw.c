@@ -307,7 +307,7 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 		size_t idx = u->vis[v];
 		int sel = u->focus == PANE_TURNS && v == p->sel;
 		if (idx < r->nturns)
-			turn_row(u, c, L->turns_y + 1 + i, &k, &r->turns[idx], sel);
+			turn_row(u, c, L->turns_y + 1 + i, &k, cm_turn_at(r, idx), sel);
 		else
 			hold_row(u, c, L->turns_y + 1 + i, &k, &r->holds[idx - r->nturns], sel);
 	}

@@ -47,7 +47,7 @@ void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h)
 	struct dgeom g;
 	geometry(u, y, h, &g);
 	char s[600];
-	const struct cm_turn *t = r && u->det.turn >= 0 && (size_t)u->det.turn < r->nturns ? &r->turns[u->det.turn] : NULL;
+	const struct cm_turn *t = r && u->det.turn >= 0 && (size_t)u->det.turn < r->nturns ? cm_turn_at(r, u->det.turn) : NULL;
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HEADER);
 	if (t) {
 		char lat[32] = "";

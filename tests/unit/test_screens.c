@@ -175,11 +175,9 @@ static char *dupn(const char *s)
 
 static void add_turns(struct cm_run *r, const struct tspec *ts, size_t n, int64_t seq0, time_t t0)
 {
-	r->turns = xcalloc(n, sizeof *r->turns);
-	r->capturns = n;
 	for (size_t i = 0; i < n; i++) {
 		const struct tspec *s = &ts[i];
-		struct cm_turn *t = &r->turns[r->nturns++];
+		struct cm_turn *t = cm_turn_append(r);
 		t->turn = (int)i;
 		t->req_seq = seq0 + 2 * (int64_t)i;
 		t->resp_seq = s->call == CMC_ANSWERED ? t->req_seq + 1 : -1;
@@ -211,7 +209,7 @@ static void add_turns(struct cm_run *r, const struct tspec *ts, size_t n, int64_
 			cm_apply_verdict(r, (int)i, v, ts[i].provisional);
 			cJSON_Delete(v);
 		}
-		r->turns[i].verifying = ts[i].verifying;
+		cm_turn_at(r, i)->verifying = ts[i].verifying;
 		if (ts[i].label)
 			cm_set_label(r, (int)i, ts[i].label);
 	}
@@ -289,9 +287,9 @@ static void build(int w, int h)
 		d->outcome = dupn(s->outcome);
 		d->comm = dupn(s->comm);
 		d->turn = s->turn;
-		d->turn_seq = s->turn >= 0 ? b->turns[s->turn].req_seq : -1;
+		d->turn_seq = s->turn >= 0 ? cm_turn_at(b, s->turn)->req_seq : -1;
 		if (s->turn >= 0 && !strcmp(s->kind, "denial"))
-			b->turns[s->turn].denials++;
+			cm_turn_at(b, s->turn)->denials++;
 		if (!strcmp(s->kind, "denial"))
 			b->denial_count++;
 		else
@@ -300,7 +298,7 @@ static void build(int w, int h)
 	/* Two held calls: one the store shows (turn 28), one it does not have yet. */
 	cJSON *plan = cJSON_Parse("{\"tool\":\"write_file\",\"effects\":[{\"op\":\"write\",\"path\":\".env\"}],"
 				  "\"why\":\"writes a dotfile\"}");
-	cm_hold_add(b, 901, b->turns[HELD_TURN].req_seq, "write_file", plan);
+	cm_hold_add(b, 901, cm_turn_at(b, HELD_TURN)->req_seq, "write_file", plan);
 	cJSON_Delete(plan);
 	plan = cJSON_Parse("{\"tool\":\"delete_file\",\"effects\":[{\"op\":\"unlink\",\"path\":\"src/calc.py\"}],"
 			   "\"why\":\"deletes a tracked file\"}");
@@ -393,7 +391,7 @@ static void open_detail(enum dtab tab)
 {
 	struct ui *u = &F.u;
 	struct cm_run *r = ui_run(u);
-	struct cm_turn *t = &r->turns[DETAIL_TURN];
+	struct cm_turn *t = cm_turn_at(r, DETAIL_TURN);
 	/* The home screen's focus goes to the turn, as Enter on it would. */
 	for (size_t i = 0; i < u->nvis; i++)
 		if (u->vis[i] == DETAIL_TURN)
@@ -666,9 +664,9 @@ static void honesty(const struct canvas *c, const char *where)
 	/* A cause (why a turn is not PASS) never wears PASS's role, whole or cut short. */
 	struct cm_run *r = ui_run(&F.u);
 	for (size_t i = 0; r && i < r->nturns; i++)
-		if (r->turns[i].cause[0]) {
+		if (cm_turn_at(r, i)->cause[0]) {
 			char head[13] = {0};
-			memcpy(head, r->turns[i].cause, sizeof head - 1);
+			memcpy(head, cm_turn_at(r, i)->cause, sizeof head - 1);
 			word_not_in_role(c, head, ROLE_V_PASS, where);
 		}
 	check_status(c, where);
@@ -997,7 +995,7 @@ Test(screens, focused_unverified_cause_on_the_80x24_home_screen)
 {
 	build(80, 24);
 	scr_home_turns();
-	const struct cm_turn *t = &ui_run(&F.u)->turns[UNV_TURN];
+	const struct cm_turn *t = cm_turn_at(ui_run(&F.u), UNV_TURN);
 	cr_assert_eq(t->v, CMV_UNVERIFIED);
 	cr_assert_str_eq(t->cause, "RESULT_NONDETERMINISTIC_CLOCK");
 	int y = find_row("turn 3 get_current_time:", "RESULT_NONDETERMINISTIC_CLOCK");
