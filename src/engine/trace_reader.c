@@ -90,7 +90,10 @@ static int parse_line(struct trace *t, char *line, size_t len, int lineno, struc
 		return bad(e, t->path, lineno, BELAY_ECORRUPT, "record has no valid \"seq\"");
 	}
 	if ((int)v->valuedouble != TRACE_VERSION || !trace_kind_known(kind)) {
-		t->skips = xrealloc(t->skips, (t->nskips + 1) * sizeof *t->skips);
+		if (t->nskips == t->capskips) {
+			t->capskips = t->capskips ? t->capskips * 2 : 8;
+			t->skips = xrealloc(t->skips, t->capskips * sizeof *t->skips);
+		}
 		struct trace_skip *s = &t->skips[t->nskips++];
 		memset(s, 0, sizeof *s);
 		s->line = lineno;
@@ -102,7 +105,10 @@ static int parse_line(struct trace *t, char *line, size_t len, int lineno, struc
 		s->record = o;
 		return 0;
 	}
-	t->recs = xrealloc(t->recs, (t->n + 1) * sizeof *t->recs);
+	if (t->n == t->cap) { /* doubling: a record at a time would copy the array each time */
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->recs = xrealloc(t->recs, t->cap * sizeof *t->recs);
+	}
 	struct trace_record *r = &t->recs[t->n];
 	memset(r, 0, sizeof *r);
 	r->line = lineno;

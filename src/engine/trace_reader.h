@@ -38,9 +38,9 @@ struct trace_skip {
 struct trace {
 	char *path;
 	struct trace_record *recs;
-	size_t n;
+	size_t n, cap;
 	struct trace_skip *skips;
-	size_t nskips;
+	size_t nskips, capskips;
 	int has_open, has_close;
 };
 
