@@ -179,13 +179,14 @@ static int all_ids(struct corpus *c, char ***ids, size_t *n, struct err *e)
 {
 	*ids = NULL;
 	*n = 0;
+	size_t cap = 0;
 	sqlite3_stmt *q;
 	int rc = store_stmt(c->db, "SELECT id FROM cases ORDER BY id", &q, e);
 	if (rc)
 		return rc;
 	int r;
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
-		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		*ids = xgrow_zeroed(*ids, &cap, *n, sizeof **ids, 256);
 		(*ids)[(*n)++] = xstrdup((const char *)sqlite3_column_text(q, 0));
 	}
 	sqlite3_reset(q);

@@ -94,7 +94,7 @@ int corpus_export(struct corpus *c, const char *id, const char *path, struct cor
 	struct buf trace = {0}, hdr = {0};
 	cJSON *handles = NULL, *head = NULL;
 	char **oids = NULL;
-	size_t noids = 0;
+	size_t noids = 0, capoids = 0;
 	struct strmap set;
 	strmap_init(&set);
 	char *tmp = NULL;
@@ -136,7 +136,7 @@ int corpus_export(struct corpus *c, const char *id, const char *path, struct cor
 	}
 	for (size_t i = 0; i < set.cap; i++)
 		if (strmap_live(&set, i)) {
-			oids = xrealloc(oids, (noids + 1) * sizeof *oids);
+			oids = xgrow_zeroed(oids, &capoids, noids, sizeof *oids, 256);
 			oids[noids++] = set.slots[i].key;
 		}
 	if (noids)

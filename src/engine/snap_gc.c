@@ -178,11 +178,11 @@ static int rewrite_pack(struct snap_store *st, int64_t id, int src, struct strve
 		uint8_t oid[SHA256_LEN];
 		uint64_t off, len, noff;
 	} *objs = NULL;
-	size_t n = 0;
+	size_t n = 0, cap = 0;
 	if (rc == 0 && (rc = store_stmt(st->db, "SELECT oid, off, len FROM objects WHERE pack = ?1 ORDER BY off", &q, e)) == 0) {
 		store_bind_i64(st->db, q, 1, id, e);
 		while (sqlite3_step(q) == SQLITE_ROW) {
-			objs = xrealloc(objs, (n + 1) * sizeof *objs);
+			objs = xgrow_zeroed(objs, &cap, n, sizeof *objs, 256);
 			memcpy(objs[n].oid, sqlite3_column_blob(q, 0), SHA256_LEN);
 			objs[n].off = (uint64_t)sqlite3_column_int64(q, 1);
 			objs[n].len = (uint64_t)sqlite3_column_int64(q, 2);

@@ -162,7 +162,7 @@ struct load_ctx {
 	struct snap_tree *t;
 	struct strmap dirs; /* path -> index into nodes */
 	struct snode **nodes;
-	size_t nnodes;
+	size_t nnodes, capnodes;
 	const char *handle;
 	struct err *e;
 };
@@ -204,7 +204,7 @@ static int load_row(void *ctx, const struct snap_entry *en, const char *xa, size
 		lc->t->nbytes += n->size;
 	}
 	if (n->kind == SK_DIR) {
-		lc->nodes = xrealloc(lc->nodes, (lc->nnodes + 1) * sizeof *lc->nodes);
+		lc->nodes = xgrow_zeroed(lc->nodes, &lc->capnodes, lc->nnodes, sizeof *lc->nodes, 64);
 		lc->nodes[lc->nnodes] = n;
 		strmap_put(&lc->dirs, path, (int64_t)lc->nnodes);
 		lc->nnodes++;

@@ -337,7 +337,7 @@ static int json_tree_hash(const cJSON *ents, const char *handle, char out[SNAP_T
 	struct strmap dirs;
 	strmap_init(&dirs);
 	struct snode **nodes = NULL;
-	size_t nnodes = 0, i = 0;
+	size_t nnodes = 0, capnodes = 0, i = 0;
 	int rc = 0;
 	for (const cJSON *a = ents->child; a && rc == 0; a = a->next, i++) {
 		struct row r = {0};
@@ -384,7 +384,7 @@ static int json_tree_hash(const cJSON *ents, const char *handle, char out[SNAP_T
 			if (r.has_lg)
 				snode_set_bytes(&n->link_group, &n->lg_len, r.lg.p ? r.lg.p : "", r.lg.len);
 			if (n->kind == SK_DIR) {
-				nodes = xrealloc(nodes, (nnodes + 1) * sizeof *nodes);
+				nodes = xgrow_zeroed(nodes, &capnodes, nnodes, sizeof *nodes, 64);
 				nodes[nnodes] = n;
 				strmap_put(&dirs, path, (int64_t)nnodes);
 				nnodes++;
