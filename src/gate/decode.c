@@ -671,6 +671,20 @@ static void decode_split(struct cmd *c, const char *name)
 	lower_path_lit(c, arena_printf(c->L->a, "%s*", prefix), GPA_WRITE, 0);
 }
 
+/* Files an archive or a patch creates beneath dir (the -d/-C word), or beneath the working
+ * directory when dir is NULL: names known only when it runs. */
+static void lower_extract_into(struct cmd *c, const struct xword *dir)
+{
+	if (!dir) {
+		lower_path_lit(c, "*", GPA_WRITE, 1);
+		return;
+	}
+	lower_path(c, dir, GPA_WRITE, 1);
+	const char *d = xw_lit(dir);
+	if (d)
+		lower_path_lit(c, arena_printf(c->L->a, "%s/*", d), GPA_WRITE, 1);
+}
+
 static void decode_patch(struct cmd *c, const char *name)
 {
 	static const char *const l[] = {"--strip",	   "--input",  "--directory", "--output",
@@ -718,14 +732,7 @@ static void decode_patch(struct cmd *c, const char *name)
 		return;
 	/* files named inside the patch, beneath the directory (patch refuses absolute names and
 	 * names with ".." components) */
-	if (dir) {
-		lower_path(c, dir, GPA_WRITE, 1);
-		const char *d = xw_lit(dir);
-		if (d)
-			lower_path_lit(c, arena_printf(c->L->a, "%s/*", d), GPA_WRITE, 1);
-	} else {
-		lower_path_lit(c, "*", GPA_WRITE, 1);
-	}
+	lower_extract_into(c, dir);
 }
 
 static void decode_tar(struct cmd *c, const char *name)
@@ -928,14 +935,7 @@ static void decode_unzip(struct cmd *c, const char *name)
 		lower_path(c, zip, GPA_READ, 0);
 	if (list || pipe)
 		return;
-	if (dir) {
-		lower_path(c, dir, GPA_WRITE, 1);
-		const char *d = xw_lit(dir);
-		if (d)
-			lower_path_lit(c, arena_printf(c->L->a, "%s/*", d), GPA_WRITE, 1);
-	} else {
-		lower_path_lit(c, "*", GPA_WRITE, 1);
-	}
+	lower_extract_into(c, dir);
 }
 
 static void decode_zip(struct cmd *c, const char *name)
