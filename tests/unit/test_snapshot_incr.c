@@ -25,6 +25,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "engine/snapshot.h"
+#include "ts_snap.h"
 #include "tsupport.h"
 
 static char *base, *ws, *state;
@@ -33,32 +34,19 @@ static struct snapshotter *sn;
 
 static void setup(void)
 {
-	base = ts_tmpdir("snapinc");
-	ws = fs_join(base, "ws");
-	state = fs_join(base, "state");
-	cr_assert_eq(mkdir(ws, 0755), 0);
-	struct err e = {0};
-	cr_assert_eq(snap_store_open(state, ws, &st, &e), 0, "%s", e.msg);
+	ts_snap_setup("snapinc", &base, &ws, &state, &st);
 }
 
 static void teardown(void)
 {
-	snapshotter_free(sn);
-	sn = NULL;
-	snap_store_close(st);
-	ts_rmtree(base);
-	free(ws);
-	free(state);
-	free(base);
+	ts_snap_teardown(&sn, &st, base, ws, state);
 }
 
 TestSuite(incr, .init = setup, .fini = teardown, .timeout = 120);
 
 static void put(const char *rel, const char *content)
 {
-	char *p = fs_join(ws, rel);
-	ts_write_file(p, content, strlen(content));
-	free(p);
+	ts_put(ws, rel, content);
 }
 
 static void open_snapshotter(void)

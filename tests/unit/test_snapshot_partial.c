@@ -22,6 +22,7 @@
 #include "common/xalloc.h"
 #include "engine/snapshot.h"
 #include "torture.h"
+#include "ts_snap.h"
 #include "tsupport.h"
 
 static char *base, *ws, *state;
@@ -30,23 +31,12 @@ static struct snapshotter *sn;
 
 static void setup(void)
 {
-	base = ts_tmpdir("snappart");
-	ws = fs_join(base, "ws");
-	state = fs_join(base, "state");
-	cr_assert_eq(mkdir(ws, 0755), 0);
-	struct err e = {0};
-	cr_assert_eq(snap_store_open(state, ws, &st, &e), 0, "%s", e.msg);
+	ts_snap_setup("snappart", &base, &ws, &state, &st);
 }
 
 static void teardown(void)
 {
-	snapshotter_free(sn);
-	sn = NULL;
-	snap_store_close(st);
-	ts_rmtree(base);
-	free(ws);
-	free(state);
-	free(base);
+	ts_snap_teardown(&sn, &st, base, ws, state);
 }
 
 TestSuite(partial, .init = setup, .fini = teardown, .timeout = 300);

@@ -20,33 +20,26 @@
 #include "common/xalloc.h"
 #include "engine/snapshot.h"
 #include "store/store.h"
+#include "ts_snap.h"
 #include "tsupport.h"
 
 static char *base, *ws, *state;
 
 static void setup(void)
 {
-	base = ts_tmpdir("snapstore");
-	ws = fs_join(base, "ws");
-	state = fs_join(base, "state");
-	cr_assert_eq(mkdir(ws, 0755), 0);
+	ts_snap_setup("snapstore", &base, &ws, &state, NULL);
 }
 
 static void teardown(void)
 {
-	ts_rmtree(base);
-	free(ws);
-	free(state);
-	free(base);
+	ts_snap_teardown(NULL, NULL, base, ws, state);
 }
 
 TestSuite(store, .init = setup, .fini = teardown, .timeout = 120);
 
 static void put(const char *rel, const char *content)
 {
-	char *p = fs_join(ws, rel);
-	ts_write_file(p, content, strlen(content));
-	free(p);
+	ts_put(ws, rel, content);
 }
 
 static struct snap_store *open_store(void)
