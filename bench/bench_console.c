@@ -62,6 +62,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/fsutil.h"
+
 #define GOAL_RATIO 1.10 /* connect / proxy latency */
 #define GOAL_KEY_MS 16.0
 #define QUIET_MS 40      /* the screen is idle after this long without output */
@@ -274,15 +276,9 @@ static void agent_start(struct agent *a, char **argv, const char *err_name)
 
 static void write_all(int fd, const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			die("write to a child: %s", strerror(errno));
-		p += w;
-		n -= (size_t)w;
-	}
+	int rc = fs_write_all(fd, p, n);
+	if (rc)
+		die("write to a child: %s", strerror(-rc));
 }
 
 /* The id of the next reply line (-1 for a line without a numeric id). Dies on EOF/timeout. */

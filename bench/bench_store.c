@@ -121,14 +121,10 @@ static void finish(struct child *c)
 
 static void write_all(int fd, const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w <= 0) {
-			perror("write");
-			exit(1);
-		}
-		p += w;
-		n -= (size_t)w;
+	int rc = fs_write_all(fd, p, n);
+	if (rc) {
+		fprintf(stderr, "write: %s\n", strerror(-rc));
+		exit(1);
 	}
 }
 
