@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "gate/gate.h"
+#include "ts_gate.h"
 #include "tsupport.h"
 
 static const struct gate_ctx ctx = {"/ws/proj", "/ws/proj/src", "/home/u", "/home/u/.local/state/belay", NULL};
@@ -17,17 +18,6 @@ static const struct gate_ctx ctx = {"/ws/proj", "/ws/proj/src", "/home/u", "/hom
 static struct effect_plan *plan(const char *cmd)
 {
 	return gate_plan_command(cmd, strlen(cmd), &ctx);
-}
-
-/* 1 when the plan has an effect of kind k whose resource contains `res` (NULL: any). */
-static int has(const struct effect_plan *p, enum effect_kind k, const char *res)
-{
-	for (size_t i = 0; i < effect_plan_count(p); i++) {
-		const struct gate_effect *e = effect_plan_effect(p, i);
-		if (e->kind == k && (!res || strstr(e->resource, res)))
-			return 1;
-	}
-	return 0;
 }
 
 static void dump(const struct effect_plan *p)
@@ -42,18 +32,18 @@ static void dump(const struct effect_plan *p)
 #define EXPECT_EFFECT(cmd, kind, res)                                                                                  \
 	do {                                                                                                           \
 		struct effect_plan *p__ = plan(cmd);                                                                   \
-		if (!has(p__, kind, res))                                                                              \
+		if (!ts_plan_has(p__, kind, res))                                                                              \
 			dump(p__);                                                                                     \
-		cr_expect(has(p__, kind, res), "%s: expected %s %s", cmd, effect_kind_name(kind), res ? res : "");     \
+		cr_expect(ts_plan_has(p__, kind, res), "%s: expected %s %s", cmd, effect_kind_name(kind), res ? res : "");     \
 		effect_plan_free(p__);                                                                                 \
 	} while (0)
 
 #define EXPECT_NO_EFFECT(cmd, kind, res)                                                                               \
 	do {                                                                                                           \
 		struct effect_plan *p__ = plan(cmd);                                                                   \
-		if (has(p__, kind, res))                                                                               \
+		if (ts_plan_has(p__, kind, res))                                                                               \
 			dump(p__);                                                                                     \
-		cr_expect(!has(p__, kind, res), "%s: unexpected %s %s", cmd, effect_kind_name(kind), res ? res : "");  \
+		cr_expect(!ts_plan_has(p__, kind, res), "%s: unexpected %s %s", cmd, effect_kind_name(kind), res ? res : "");  \
 		effect_plan_free(p__);                                                                                 \
 	} while (0)
 
@@ -395,10 +385,10 @@ Test(gate_shell, sh_c_recursion_and_depth_cap)
 			o += (size_t)snprintf(cmd + o, sizeof cmd - o, "E%d\n", k);
 		struct effect_plan *p = plan(cmd);
 		if (depth <= 8)
-			cr_expect(has(p, EK_FS_WRITE_OUTSIDE, "/tmp/deep") && effect_plan_complete(p),
+			cr_expect(ts_plan_has(p, EK_FS_WRITE_OUTSIDE, "/tmp/deep") && effect_plan_complete(p),
 				  "depth %d should be followed", depth);
 		else
-			cr_expect(has(p, EK_INDETERMINATE, NULL) && !has(p, EK_FS_WRITE_OUTSIDE, "/tmp/deep"),
+			cr_expect(ts_plan_has(p, EK_INDETERMINATE, NULL) && !ts_plan_has(p, EK_FS_WRITE_OUTSIDE, "/tmp/deep"),
 				  "depth %d should hit the cap", depth);
 		effect_plan_free(p);
 		if (depth == 9)
@@ -414,10 +404,10 @@ Test(gate_shell, sh_c_recursion_and_depth_cap)
 		snprintf(cmd + o, sizeof cmd - o, "sh -c 'touch /tmp/sc'");
 		struct effect_plan *p = plan(cmd);
 		if (k + 1 <= 8)
-			cr_expect(has(p, EK_FS_WRITE_OUTSIDE, "/tmp/sc") && effect_plan_complete(p),
+			cr_expect(ts_plan_has(p, EK_FS_WRITE_OUTSIDE, "/tmp/sc") && effect_plan_complete(p),
 				  "sh -c depth %d should be followed", k + 1);
 		else
-			cr_expect(!has(p, EK_FS_WRITE_OUTSIDE, "/tmp/sc") && has(p, EK_INDETERMINATE, NULL),
+			cr_expect(!ts_plan_has(p, EK_FS_WRITE_OUTSIDE, "/tmp/sc") && ts_plan_has(p, EK_INDETERMINATE, NULL),
 				  "sh -c depth %d should hit the cap", k + 1);
 		effect_plan_free(p);
 	}
@@ -476,12 +466,12 @@ Test(gate_shell, resolution_is_lexical_and_does_no_io)
 	struct gate_ctx c = {dir, dir, "/home/u", "/home/u/.local/state/belay", NULL};
 	const char *cmd = "touch escape/x";
 	struct effect_plan *p = gate_plan_command(cmd, strlen(cmd), &c);
-	cr_expect(has(p, EK_FS_WRITE, "/escape/x"), "lexically inside");
+	cr_expect(ts_plan_has(p, EK_FS_WRITE, "/escape/x"), "lexically inside");
 	effect_plan_free(p);
 	/* a root that does not exist works the same: nothing is stat'ed */
 	struct gate_ctx ghost = {"/no/such/root", "/no/such/root/a", NULL, NULL, NULL};
 	p = gate_plan_command("touch f", 7, &ghost);
-	cr_expect(has(p, EK_FS_WRITE, "/no/such/root/a/f"));
+	cr_expect(ts_plan_has(p, EK_FS_WRITE, "/no/such/root/a/f"));
 	effect_plan_free(p);
 	ts_rmtree(dir);
 	free(dir);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gate/gate.h"
+#include "ts_gate.h"
 
 static const struct gate_ctx ctx = {"/ws/proj", "/ws/proj", "/home/u", "/home/u/.local/state/belay", NULL};
 
@@ -27,21 +28,11 @@ static struct effect_plan *call(const char *tool, const char *args, const char *
 	return p;
 }
 
-static int has(const struct effect_plan *p, enum effect_kind k, const char *res)
-{
-	for (size_t i = 0; i < effect_plan_count(p); i++) {
-		const struct gate_effect *e = effect_plan_effect(p, i);
-		if (e->kind == k && (!res || strstr(e->resource, res)))
-			return 1;
-	}
-	return 0;
-}
-
 static void expect(const char *tool, const char *args, const char *ann, enum gate_decision d, enum effect_kind k,
 		   const char *res)
 {
 	struct effect_plan *p = call(tool, args, ann);
-	if (effect_plan_decision(p) != d || (res && !has(p, k, res))) {
+	if (effect_plan_decision(p) != d || (res && !ts_plan_has(p, k, res))) {
 		cJSON *j = effect_plan_json(p);
 		char *s = cJSON_PrintUnformatted(j);
 		fprintf(stderr, "%s %s -> %s\n", tool, args, s);
@@ -51,7 +42,7 @@ static void expect(const char *tool, const char *args, const char *ann, enum gat
 	cr_expect_eq(effect_plan_decision(p), d, "%s %s: got %s want %s", tool, args,
 		     gate_decision_name(effect_plan_decision(p)), gate_decision_name(d));
 	if (res)
-		cr_expect(has(p, k, res), "%s %s: expected %s %s", tool, args, effect_kind_name(k), res);
+		cr_expect(ts_plan_has(p, k, res), "%s %s: expected %s %s", tool, args, effect_kind_name(k), res);
 	effect_plan_free(p);
 }
 
@@ -178,7 +169,7 @@ Test(gate_tool, oversized_arguments_ask)
 	strcpy(big + o + n, "\",\"path\":\"/ws/proj/a\"}");
 	struct effect_plan *p = call("write_file", big, WRITE_FILE);
 	cr_expect_eq(effect_plan_decision(p), GATE_ASK);
-	cr_expect(has(p, EK_INDETERMINATE, "arguments"));
+	cr_expect(ts_plan_has(p, EK_INDETERMINATE, "arguments"));
 	cr_expect(strstr(effect_plan_effect(p, 0)->why, "input_too_large") != NULL);
 	effect_plan_free(p);
 	free(big);
