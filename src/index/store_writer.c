@@ -80,12 +80,20 @@ void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
 	struct store_writer *w = ctx;
 	if (__atomic_load_n(&w->stopped, __ATOMIC_RELAXED))
 		return;
-	/* Only this thread starts spilling and only the worker ends it, so a line found room
-	 * for here is still wanted in the queue after the copy. */
+	/* One lock per line. While spilling, the copy is skipped (a hint read without the lock;
+	 * the decision is taken under it). */
+	struct line *l = NULL;
+	if (!__atomic_load_n(&w->spilling, __ATOMIC_RELAXED)) {
+		l = xmalloc(sizeof *l + len);
+		l->next = NULL;
+		l->off = off;
+		l->len = len;
+		memcpy(l->data, line, len);
+	}
 	pthread_mutex_lock(&w->mu);
-	if (w->spilling || w->queued_bytes + len > w->o.queue_max) {
+	if (!l || w->spilling || w->queued_bytes + len > w->o.queue_max) {
 		if (!w->spilling) {
-			w->spilling = 1;
+			__atomic_store_n(&w->spilling, 1, __ATOMIC_RELAXED);
 			w->spill_from = off;
 			w->stats.spills++;
 		}
@@ -93,15 +101,9 @@ void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
 		if (w->idle)
 			pthread_cond_signal(&w->cv);
 		pthread_mutex_unlock(&w->mu);
+		free(l);
 		return;
 	}
-	pthread_mutex_unlock(&w->mu);
-	struct line *l = xmalloc(sizeof *l + len);
-	l->next = NULL;
-	l->off = off;
-	l->len = len;
-	memcpy(l->data, line, len);
-	pthread_mutex_lock(&w->mu);
 	*w->tail = l;
 	w->tail = &l->next;
 	w->queued++;
@@ -226,7 +228,7 @@ static void catch_up(struct store_writer *w, struct err *e)
 	while (w->spilling) {
 		uint64_t from = w->spill_from, to = w->spill_to;
 		if (from == to) {
-			w->spilling = 0;
+			__atomic_store_n(&w->spilling, 0, __ATOMIC_RELAXED);
 			break;
 		}
 		w->spill_from = to;
@@ -241,7 +243,7 @@ static void catch_up(struct store_writer *w, struct err *e)
 			stop(w, e);
 		pthread_mutex_lock(&w->mu);
 		if (stopped || rc)
-			w->spilling = 0; /* the tap drops lines from now on */
+			__atomic_store_n(&w->spilling, 0, __ATOMIC_RELAXED); /* the tap drops lines from now on */
 	}
 }
 
