@@ -4,6 +4,7 @@
  * Must not: print, block the loop (the store writer is joined only in runner_free). */
 #include "host/runner.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,8 +154,17 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		/* BELAY_STORE_QUEUE_MAX: bytes of trace lines the store writer holds in memory
 		 * before it reads them back from the trace instead (docs/STORE.md). */
 		const char *qm = getenv("BELAY_STORE_QUEUE_MAX");
-		if (qm && *qm)
-			swo.queue_max = (size_t)strtoull(qm, NULL, 10);
+		if (qm && *qm) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(qm, &end, 10);
+			if (errno || *end || v == 0 || qm[0] == '-') {
+				rc = err_set(e, BELAY_EUSAGE, "BELAY_STORE_QUEUE_MAX must be a positive number of bytes, not '%s'",
+					     qm);
+				goto fail;
+			}
+			swo.queue_max = (size_t)v;
+		}
 		r->sw = store_writer_new(r->state_dir, &swo);
 	}
 	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .ctx = r};

@@ -152,6 +152,17 @@ Test(runindex, a_queue_that_fills_and_drains_keeps_trace_order)
 /* Replies out of order, after a cancel, twice, to nobody, and as a reversed batch: the run
  * view's turns (the indexer keeps only the latest frame) pair exactly as `belay trace show`
  * (a model with every frame) does. */
+Test(runindex, a_bad_queue_max_is_a_named_error)
+{
+	const char *env[] = {"BELAY_STORE_QUEUE_MAX=8M", NULL};
+	const char *argv[] = {BELAY_BIN, "proxy", "--state", state, "--", "cat", NULL};
+	struct ts_out o;
+	ts_run(argv, env, dir, "", 0, 30, &o);
+	cr_assert_eq(o.status, 2, "%s", o.err);
+	cr_assert(strstr(o.err, "BELAY_STORE_QUEUE_MAX must be a positive number of bytes, not '8M'"), "%s", o.err);
+	ts_out_free(&o);
+}
+
 Test(runindex, tricky_pairing_matches_trace_show)
 {
 	static const char in[] =
