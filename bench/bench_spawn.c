@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "engine/sandbox_run.h"
 
 extern char **environ;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 
 int cli_fail(const char *fmt, ...)
 {

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "common/paths.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 static const char gc_usage[] =
 	"usage: belay gc [--state DIR] [--grace SECONDS]\n"

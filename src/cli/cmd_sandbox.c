@@ -21,10 +21,10 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "engine/landlock.h"
-#include "engine/sandbox.h"
+#include "sandbox/landlock.h"
+#include "sandbox/sandbox.h"
 #include "engine/sandbox_run.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 /* belay __probe connect HOST PORT | signal PID: one contained action, reported on stdout. */
 int cmd_probe(int argc, char **argv)

@@ -11,7 +11,7 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 static const char snapshot_usage[] =
 	"usage: belay snapshot capture WORKSPACE [--state DIR]\n"

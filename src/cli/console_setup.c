@@ -14,7 +14,7 @@
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
 #include "host/cevent.h"
 #include "host/chost.h"

@@ -14,7 +14,7 @@
 #include "common/xalloc.h"
 #include "corpus/corpus_internal.h"
 #include "engine/model.h"
-#include "engine/snap_transfer.h"
+#include "snapshot/snap_transfer.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 #include "index/runidx.h"

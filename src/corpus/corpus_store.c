@@ -8,8 +8,8 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "corpus/corpus_internal.h"
-#include "engine/snap_transfer.h"
-#include "engine/snapshot.h"
+#include "snapshot/snap_transfer.h"
+#include "snapshot/snapshot.h"
 #include "index/verdict_store.h"
 #include "store/store.h"
 

@@ -28,7 +28,7 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "corpus/corpus_internal.h"
-#include "engine/snap_transfer.h"
+#include "snapshot/snap_transfer.h"
 #include "engine/trace_reader.h"
 #include "store/store.h"
 

@@ -9,7 +9,7 @@
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 struct prestate {
 	struct snap_store *st;

@@ -2,12 +2,12 @@
  * supervisor a proxied server gets) and returns its exit status, its output and every
  * record the session produced (sandbox status, denials, network attempts). For
  * `belay sandbox check` and tests. Blocks the calling thread (private loop). */
-#ifndef BELAY_ENGINE_SANDBOX_RUN_H
-#define BELAY_ENGINE_SANDBOX_RUN_H
+#ifndef BELAY_SANDBOX_SANDBOX_RUN_H
+#define BELAY_SANDBOX_SANDBOX_RUN_H
 #include <cjson/cJSON.h>
 
 #include "common/buf.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 
 struct sandbox_run_result {
 	int exit_code;     /* as the proxy would exit: the status, or 128+signal */

@@ -15,7 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/err.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
 
 struct scripted_opts {

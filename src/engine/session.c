@@ -16,8 +16,8 @@
 #include "common/xalloc.h"
 #include "engine/framer.h"
 #include "engine/model.h"
-#include "engine/sandbox.h"
-#include "engine/sandbox_supervisor.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_supervisor.h"
 #include "engine/session_internal.h"
 #include "engine/trace_writer.h"
 
@@ -620,7 +620,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)perr},
 		{.flags = UV_IGNORE},
 	};
-	struct session_spawn sp = {0};
+	struct spawn_plan sp = {0};
 	rc = session_prepare_spawn(s, exe, &sp, e);
 	if (rc)
 		goto fail_pipes;

@@ -9,6 +9,7 @@
 #include <uv.h>
 
 #include "engine/framer.h"
+#include "sandbox/sandbox.h"
 #include "engine/session.h"
 #include "engine/trace_writer.h"
 
@@ -52,19 +53,11 @@ void session_unref(struct session *s);
  * trace in arrival order. Used by the supervisor and worker threads. */
 void session_post(void *session, const char *kind, cJSON *fields);
 
-/* What uv_spawn runs for this session (the server itself, or belay as its launcher). */
-struct session_spawn {
-	char *file;
-	char **args;
-	char **env;   /* NULL: inherit */
-	int extra_fd; /* inherited by the child as fd 3 (-1: none) */
-	void *priv;   /* sandbox launcher state (owned) */
-};
-
-int session_prepare_spawn(struct session *s, const char *exe, struct session_spawn *sp, struct err *e);
+/* What uv_spawn runs for this session: struct spawn_plan (sandbox/sandbox.h). */
+int session_prepare_spawn(struct session *s, const char *exe, struct spawn_plan *sp, struct err *e);
 /* Adds what was started (contained or not) to the server-start record. */
-void session_spawn_describe(const struct session_spawn *sp, cJSON *record);
-void session_spawn_done(struct session_spawn *sp);
+void session_spawn_describe(const struct spawn_plan *sp, cJSON *record);
+void session_spawn_done(struct spawn_plan *sp);
 
 /* Pumping entry points shared with the gate. */
 void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx);

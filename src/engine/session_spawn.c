@@ -5,10 +5,10 @@
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "engine/session_internal.h"
 
-int session_prepare_spawn(struct session *s, const char *exe, struct session_spawn *sp, struct err *e)
+int session_prepare_spawn(struct session *s, const char *exe, struct spawn_plan *sp, struct err *e)
 {
 	memset(sp, 0, sizeof *sp);
 	sp->extra_fd = -1;
@@ -24,7 +24,7 @@ int session_prepare_spawn(struct session *s, const char *exe, struct session_spa
 	return 0;
 }
 
-void session_spawn_describe(const struct session_spawn *sp, cJSON *record)
+void session_spawn_describe(const struct spawn_plan *sp, cJSON *record)
 {
 	if (sp->priv)
 		sandbox_describe(sp->priv, record);
@@ -32,7 +32,7 @@ void session_spawn_describe(const struct session_spawn *sp, cJSON *record)
 		cJSON_AddNullToObject(record, "sandbox");
 }
 
-void session_spawn_done(struct session_spawn *sp)
+void session_spawn_done(struct spawn_plan *sp)
 {
 	free(sp->file);
 	for (char **a = sp->args; a && *a; a++)

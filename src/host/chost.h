@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "common/err.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
 #include "host/cevent.h"
 

@@ -14,7 +14,7 @@
 #ifndef BELAY_HOST_RECOVER_H
 #define BELAY_HOST_RECOVER_H
 #include "common/err.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 struct recover_plan {
 	char *run, *trace, *scope, *state_dir;

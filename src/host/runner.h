@@ -14,7 +14,7 @@
 
 #include "common/err.h"
 #include "engine/endpoint.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
 
 struct runner;

@@ -1,6 +1,6 @@
 /* belay-launch.c - the sandbox launcher stage as a small executable of its own.
  *
- * Exactly `belay __launch ...` (src/engine/sandbox_launch.c, the same code compiled in), but
+ * Exactly `belay __launch ...` (src/sandbox/sandbox_launch.c, the same code compiled in), but
  * linked only against libseccomp and libc: every contained server start execs the launcher,
  * and loading belay's own libraries (ICU, SQLite, OpenSSL, libuv) costs ~2 ms of symbol
  * relocation per exec, which verification pays once per replayed call. sandbox.c uses this
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 
 int main(int argc, char **argv)
 {

@@ -1,6 +1,6 @@
 -- 006-snapshot-deltas.sql - migration 6 (user_version 5 -> 6): reading what changed between two
 -- snapshots of one lineage without loading either tree (snap_delta, the partial restore
--- and the restricted diff of src/engine/snap_partial.c; see docs/SNAPSHOTS.md §3).
+-- and the restricted diff of src/snapshot/snap_partial.c; see docs/SNAPSHOTS.md §3).
 -- Never edited once released.
 
 -- The rows born, and the rows that died, in a range of seqs: O(rows changed).

@@ -1,5 +1,5 @@
 -- schema.sql - migration 1 (user_version 0 -> 1): content-addressed workspace snapshots.
--- Owned by src/engine/snap_*.c (see docs/SNAPSHOTS.md). Later migrations add their own
+-- Owned by src/snapshot/snap_*.c (see docs/SNAPSHOTS.md). Later migrations add their own
 -- files; this one is never edited once released.
 
 -- Append-only pack files <state>/objects/pack-NNNNNN.pack. `size` is the committed length:

@@ -14,7 +14,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "tui/glyphs.h"
 #include "tui/look.h"
 #include "tui/diffview.h"

@@ -3,7 +3,7 @@
  * console's effect-diff tab and by `belay recover`. Must not: write anything. */
 #ifndef BELAY_TUI_DIFFVIEW_H
 #define BELAY_TUI_DIFFVIEW_H
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "tui/tdoc.h"
 
 #define DIFFVIEW_FILE_MAX (1u << 20)

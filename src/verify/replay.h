@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "engine/rpc_msg.h"
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 
 struct replay_frame {
 	char *bytes; /* owned, without '\n' */

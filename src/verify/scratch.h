@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "common/err.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 struct scratch {
 	char *root, *ws, *tmp; /* owned; ws is a realpath (as the sandbox resolves it) */

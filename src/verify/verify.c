@@ -25,7 +25,7 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "engine/model.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 #include "verify/equiv.h"

@@ -8,7 +8,7 @@
 
 #include "common/err.h"
 #include "common/fsutil.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "tsupport.h"
 
 void ts_snap_setup(const char *tag, char **base, char **ws, char **state, struct snap_store **st)

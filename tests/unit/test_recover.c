@@ -10,7 +10,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "engine/trace_reader.h"
 #include "index/statedb.h"
 #include "store/store.h"

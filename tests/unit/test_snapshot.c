@@ -18,7 +18,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "torture.h"
 #include "tsupport.h"
 

@@ -24,7 +24,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "ts_snap.h"
 #include "tsupport.h"
 

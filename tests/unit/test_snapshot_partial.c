@@ -20,7 +20,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "torture.h"
 #include "ts_snap.h"
 #include "tsupport.h"

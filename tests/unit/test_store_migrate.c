@@ -10,7 +10,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 #include "store/store.h"
 #include "ts_belay.h"
 #include "tsupport.h"

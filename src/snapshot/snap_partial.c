@@ -30,7 +30,7 @@
 #include "common/fsutil.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 #include "store/store.h"
 
 #define COLS "path, kind, mode, uid, gid, mtime_ns, size, oid, target, xattrs, link_group"

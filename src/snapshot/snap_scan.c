@@ -8,7 +8,7 @@
  * read through an fd whose fstat must match the lstat, and must not change while read.
  * Must not: write anything, or know about the store or inotify (hooks do).
  * Threads: one scan belongs to one caller. */
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

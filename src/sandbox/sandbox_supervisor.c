@@ -2,7 +2,7 @@
  * server). See sandbox_supervisor.h. Reads the sandboxed process's memory with
  * process_vm_readv and checks SECCOMP_IOCTL_NOTIF_ID_VALID after every read, so the
  * arguments it names belong to the call still waiting. */
-#include "engine/sandbox_supervisor.h"
+#include "sandbox/sandbox_supervisor.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,8 +30,8 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/sandbox_filter.h"
-#include "engine/sandbox_resolve.h"
+#include "sandbox/sandbox_filter.h"
+#include "sandbox/sandbox_resolve.h"
 
 struct sandbox_supervisor {
 	struct sandbox_supervisor_opts o;

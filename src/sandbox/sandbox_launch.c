@@ -27,10 +27,10 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "engine/landlock.h"
-#include "engine/sandbox.h"
-#include "engine/sandbox_filter.h"
-#include "engine/sandbox_resolve.h"
+#include "sandbox/landlock.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_filter.h"
+#include "sandbox/sandbox_resolve.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
 #define SECCOMP_IOCTL_NOTIF_SET_FLAGS _IOW('!', 4, uint64_t)

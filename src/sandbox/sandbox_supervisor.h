@@ -6,8 +6,8 @@
  * the syscall arguments the kernel handed over (never from the server's stderr text).
  * Allowed network attempts are recorded too. The kernel layers (Landlock, read-only mounts,
  * the network namespace) still enforce everything the supervisor lets through. */
-#ifndef BELAY_ENGINE_SANDBOX_SUPERVISOR_H
-#define BELAY_ENGINE_SANDBOX_SUPERVISOR_H
+#ifndef BELAY_SANDBOX_SANDBOX_SUPERVISOR_H
+#define BELAY_SANDBOX_SANDBOX_SUPERVISOR_H
 #include <cjson/cJSON.h>
 #include <stdatomic.h>
 #include <stdint.h>

@@ -5,8 +5,8 @@
  * that could undo the other layers (mount family, namespaces, module loading, bpf, keys)
  * are sent to the supervisor (SCMP_ACT_NOTIFY), which names every refusal. io_uring and
  * clone3 fail with ENOSYS (hidden features, not denials: runtimes fall back silently). */
-#ifndef BELAY_ENGINE_SANDBOX_FILTER_H
-#define BELAY_ENGINE_SANDBOX_FILTER_H
+#ifndef BELAY_SANDBOX_SANDBOX_FILTER_H
+#define BELAY_SANDBOX_SANDBOX_FILTER_H
 #include <seccomp.h>
 
 #include "common/err.h"

@@ -22,7 +22,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 #include "store/store.h"
 
 #define WATCH_MASK                                                                                                     \

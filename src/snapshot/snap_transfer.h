@@ -17,8 +17,8 @@
  *
  * Must not: print; write outside the caller's transaction except object bytes (which stay
  * pending, i.e. invisible, until the caller commits). Threads: like snapshot.h. */
-#ifndef BELAY_ENGINE_SNAP_TRANSFER_H
-#define BELAY_ENGINE_SNAP_TRANSFER_H
+#ifndef BELAY_SNAPSHOT_SNAP_TRANSFER_H
+#define BELAY_SNAPSHOT_SNAP_TRANSFER_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +26,7 @@
 #include "common/err.h"
 #include "common/hash.h"
 #include "common/strmap.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 struct store;
 

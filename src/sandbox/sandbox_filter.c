@@ -1,6 +1,6 @@
 /* sandbox_filter.c - builds the contained server's seccomp filter (launcher process only,
  * before exec). See sandbox_filter.h. */
-#include "engine/sandbox_filter.h"
+#include "sandbox/sandbox_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>

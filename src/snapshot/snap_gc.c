@@ -21,7 +21,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 #include "store/store.h"
 
 int snap_ref_add(struct snap_store *st, const char *handle, const char *owner_kind, const char *owner_id,

@@ -1,6 +1,6 @@
 /* sandbox_resolve.c - path resolution from the supervisor's side of the sandbox (any
  * thread; reads /proc and lstat()s, never writes). See sandbox_resolve.h. */
-#include "engine/sandbox_resolve.h"
+#include "sandbox/sandbox_resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 #include "common/jsonx.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 #include "store/store.h"
 
 static const char sql_rows[] =

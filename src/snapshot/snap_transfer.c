@@ -2,7 +2,7 @@
  *
  * Must not: print; commit anything itself (the caller owns the transaction).
  * Threads: the caller's, with its own snap_store. */
-#include "engine/snap_transfer.h"
+#include "snapshot/snap_transfer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 #include "store/store.h"
 
 struct store *snap_store_sql(struct snap_store *st)

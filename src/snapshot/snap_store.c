@@ -8,7 +8,7 @@
  * are an uncommitted tail, cut off before the pack is appended to again.
  * Must not: know about manifests or trees; print.
  * Threads: a snap_store is used by one thread at a time (it owns one SQLite connection). */
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

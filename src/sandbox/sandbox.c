@@ -1,6 +1,6 @@
 /* sandbox.c - the contained-server spec (scope, private temp dir, network policy) and how
  * a session spawns through the launcher. Loop thread. See sandbox.h and sandbox_launch.c. */
-#include "engine/sandbox.h"
+#include "sandbox/sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,6 @@
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
-#include "engine/session_internal.h"
 
 struct sandbox_spawn {
 	int parent_sock, child_sock;
@@ -144,7 +143,7 @@ static char *launcher_exe(const char *launcher)
 }
 
 int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
-			  char *const *argv, struct session_spawn *sp, struct err *e)
+			  char *const *argv, struct spawn_plan *sp, struct err *e)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)

@@ -28,7 +28,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 
 /*==== name hazards ====*/
 

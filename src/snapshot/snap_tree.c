@@ -4,7 +4,7 @@
  *
  * Must not: touch the filesystem except to read xattrs (snap_xattrs_read), or the store.
  * Threads: a tree belongs to one caller at a time. */
-#include "engine/snap_internal.h"
+#include "snapshot/snap_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -3,10 +3,10 @@
  * scanner used both by the incremental snapshotter and by one-shot hashing of a directory,
  * the object store internals, and loading a stored manifest back into a tree.
  *
- * Must not: be included outside src/engine/snap_*.c (the public API is snapshot.h).
+ * Must not: be included outside src/snapshot/snap_*.c (the public API is snapshot.h).
  * Threads: nothing here is shared; every tree and scan belongs to one caller at a time. */
-#ifndef BELAY_ENGINE_SNAP_INTERNAL_H
-#define BELAY_ENGINE_SNAP_INTERNAL_H
+#ifndef BELAY_SNAPSHOT_SNAP_INTERNAL_H
+#define BELAY_SNAPSHOT_SNAP_INTERNAL_H
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -14,7 +14,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/hash.h"
-#include "engine/snapshot.h"
+#include "snapshot/snapshot.h"
 
 struct store;
 struct sqlite3_stmt;

@@ -1,13 +1,21 @@
 /* sandbox.h - containment of an MCP server (Landlock + namespaces + seccomp), see
  * docs/THREAT_MODEL.md. The launcher stage runs between fork and exec by re-executing
  * belay itself ("belay __launch ..."), because libuv cannot run code in the child. */
-#ifndef BELAY_ENGINE_SANDBOX_H
-#define BELAY_ENGINE_SANDBOX_H
+#ifndef BELAY_SANDBOX_SANDBOX_H
+#define BELAY_SANDBOX_SANDBOX_H
 #include <cjson/cJSON.h>
 
 #include "common/err.h"
 
-struct session_spawn;
+/* What uv_spawn runs for a server: the server itself, or belay's launcher in front of it.
+ * Filled by the caller (uncontained) or by sandbox_prepare_spawn; freed by its owner. */
+struct spawn_plan {
+	char *file;
+	char **args;
+	char **env;   /* NULL: inherit */
+	int extra_fd; /* inherited by the child as fd 3 (-1: none) */
+	void *priv;   /* sandbox launcher state (owned) */
+};
 
 enum sandbox_network { SANDBOX_NET_DENY = 0, SANDBOX_NET_ALLOW = 1 };
 
@@ -31,7 +39,7 @@ int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *
 
 /* Fills sp so that uv_spawn runs `launcher __launch ... -- exe argv...`. */
 int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
-			  char *const *argv, struct session_spawn *sp, struct err *e);
+			  char *const *argv, struct spawn_plan *sp, struct err *e);
 void sandbox_describe(const void *priv, cJSON *record);
 void sandbox_spawn_free(void *priv);
 /* After a successful spawn: closes the child's end of the supervisor channel and hands our

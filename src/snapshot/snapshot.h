@@ -12,8 +12,8 @@
  * dir. A snapshotter uses its store exclusively while snapshotter_capture runs (one
  * capture at a time; it may run on any thread, e.g. a libuv worker, as long as calls do
  * not overlap). Nothing here prints. */
-#ifndef BELAY_ENGINE_SNAPSHOT_H
-#define BELAY_ENGINE_SNAPSHOT_H
+#ifndef BELAY_SNAPSHOT_SNAPSHOT_H
+#define BELAY_SNAPSHOT_SNAPSHOT_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -2,8 +2,8 @@
  * the sandbox lets it write there. Used by the supervisor thread to name denials exactly.
  * Resolution follows symlinks in existing components (as the kernel would), maps
  * /proc/self and /proc/thread-self to the process, and keeps a missing tail lexically. */
-#ifndef BELAY_ENGINE_SANDBOX_RESOLVE_H
-#define BELAY_ENGINE_SANDBOX_RESOLVE_H
+#ifndef BELAY_SANDBOX_SANDBOX_RESOLVE_H
+#define BELAY_SANDBOX_SANDBOX_RESOLVE_H
 #include <stddef.h>
 #include <sys/types.h>
 
