@@ -48,5 +48,6 @@ int cmd_index(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
+int cmd_snippet(int argc, char **argv);
 
 #endif
