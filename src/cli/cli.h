@@ -49,5 +49,6 @@ int cmd_runs(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
 int cmd_snippet(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif
