@@ -75,10 +75,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("belay %s\n", BELAY_VERSION_STRING);
-		return 0;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return cmd_version();
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(c->name, argv[1]) == 0)
 			return c->run(argc - 1, argv + 1);

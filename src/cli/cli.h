@@ -50,5 +50,7 @@ int cmd_corpus(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
 int cmd_snippet(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+/* belay --version */
+int cmd_version(void);
 
 #endif

@@ -148,3 +148,15 @@ Test(small, corpus_list_columns_stay_aligned_with_long_root_causes)
 	ts_out_free(&o);
 	free(trace);
 }
+
+Test(small, version_prints_the_version_and_the_build)
+{
+	struct ts_out o;
+	ts_belay(&o, NULL, "--version", NULL);
+	cr_assert_eq(o.status, 0);
+	cr_assert(!strncmp(o.out, "belay " BELAY_VERSION_STRING "\n", strlen("belay " BELAY_VERSION_STRING "\n")), "%s", o.out);
+	cr_assert(strstr(o.out, "\nbuild: ") && strstr(o.out, "store schema"), "%s", o.out);
+	cr_assert(strstr(o.out, "\nlibraries: libuv ") && strstr(o.out, "SQLite ") && strstr(o.out, "libseccomp "), "%s",
+		  o.out);
+	ts_out_free(&o);
+}
