@@ -64,12 +64,10 @@ static int prepare_tmpdir(const char *scope, char **out, int *lock, struct err *
 		if (fd < 0 && errno == ENOENT)
 			continue;
 		if (fd < 0 || flock(fd, LOCK_SH) != 0 || fstat(fd, &st) != 0) {
-			int rc = err_set(e, BELAY_EREFUSED,
-					 "refusing the sandbox temp dir %s: it is not a real directory owned by us", path);
 			if (fd >= 0)
 				close(fd);
-			free(path);
-			return rc;
+			fd = -1;
+			break; /* refused below */
 		}
 		if (lstat(path, &ps) != 0 || ps.st_ino != st.st_ino || ps.st_dev != st.st_dev) {
 			close(fd);
