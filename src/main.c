@@ -42,6 +42,8 @@ static const struct command commands[] = {
 	{"runs", cmd_runs, "list the runs in the store (turns, worst verdict, denials)"},
 	{"show", cmd_runs, "show one run, or one turn with its frames and verdict"},
 	{"corpus", cmd_corpus, "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import)"},
+	{"doctor", cmd_doctor, "check this machine and this install (containment, directories, database, agent configurations), each finding with its fix"},
+	{"snippet", cmd_snippet, "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, Windsurf, Zed) start belay"},
 	{"keys", cmd_keys, "list the console's key bindings (--markdown: the KEYS.md reference)"},
 	{NULL, NULL, NULL},
 };
@@ -73,10 +75,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("belay %s\n", BELAY_VERSION_STRING);
-		return 0;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return cmd_version();
 	for (const struct command *c = commands; c->name; c++)
 		if (strcmp(c->name, argv[1]) == 0)
 			return c->run(argc - 1, argv + 1);

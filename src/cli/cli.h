@@ -48,5 +48,9 @@ int cmd_index(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_keys(int argc, char **argv);
+int cmd_snippet(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+/* belay --version */
+int cmd_version(void);
 
 #endif

@@ -366,9 +366,16 @@ static int do_simple(const char *sub, int argc, char **argv)
 	if (json && (!strcmp(sub, "export") || !strcmp(sub, "import")))
 		return cli_fail("corpus %s: --json is not an option here", sub);
 	struct corpus *cp = NULL;
-	if ((rc = open_corpus_state(co.state, &cp)) != 0)
-		return rc;
 	struct err e = {0};
+	if (!strcmp(sub, "score") || !strcmp(sub, "list") || !strcmp(sub, "show")) {
+		char *sdir = paths_state_dir(co.state);
+		rc = corpus_open_read(sdir, &cp, &e); /* reading only: a read-only state dir will do */
+		free(sdir);
+		if (rc)
+			return cli_fail("corpus: %s", e.msg);
+	} else if ((rc = open_corpus_state(co.state, &cp)) != 0) {
+		return rc;
+	}
 	if (!strcmp(sub, "score")) {
 		struct corpus_score s;
 		if (corpus_score(cp, &s, &e) != 0) {
@@ -428,24 +435,38 @@ static int do_simple(const char *sub, int argc, char **argv)
 			rc = cli_fail("corpus list: %s", e.msg);
 			goto out;
 		}
-		if (!json && list->child)
-			printf("%-52s %-10s %-15s %-14s %-14s %s\n", "ID", "EXPECTED", "LABEL", "ROOT CAUSE",
-			       "LAST RUN", "TOOL");
 		if (!json && !list->child)
 			printf("the corpus is empty (belay corpus add TRACE --turn N banks a case)\n");
-		for (cJSON *x = list->child; x; x = x->next) {
-			if (json) {
-				cli_print_json(x);
-				continue;
+		/* Columns as wide as their widest cell, so a long root cause never shifts a row. */
+		enum { NCOL = 6 };
+		static const char *const head[NCOL] = {"ID", "EXPECTED", "LABEL", "ROOT CAUSE", "LAST RUN", "TOOL"};
+		int width[NCOL];
+		for (int k = 0; k < NCOL; k++)
+			width[k] = (int)strlen(head[k]);
+		for (int pass = 0; pass < 2 && !json && list->child; pass++) {
+			if (pass)
+				for (int k = 0; k < NCOL; k++)
+					printf("%-*s%s", k + 1 < NCOL ? width[k] : 0, head[k], k + 1 < NCOL ? " " : "\n");
+			for (cJSON *x = list->child; x; x = x->next) {
+				char label[40];
+				snprintf(label, sizeof label, "%s%s", jx_str(x, "label"),
+					 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "miss")) ? " MISS" : "");
+				const char *cells[NCOL] = {
+					jx_str(x, "id"), jx_str(x, "expected_status"), label,
+					jx_str(x, "root_cause") ? jx_str(x, "root_cause") : "-",
+					jx_str(x, "last_outcome") ? jx_str(x, "last_outcome") : "-",
+					jx_str(x, "tool") ? jx_str(x, "tool") : "(whole run)"};
+				for (int k = 0; k < NCOL; k++) {
+					const char *v = cells[k] ? cells[k] : "-";
+					if (!pass && (int)strlen(v) > width[k])
+						width[k] = (int)strlen(v);
+					else if (pass)
+						printf("%-*s%s", k + 1 < NCOL ? width[k] : 0, v, k + 1 < NCOL ? " " : "\n");
+				}
 			}
-			char label[40];
-			snprintf(label, sizeof label, "%s%s", jx_str(x, "label"),
-				 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "miss")) ? " MISS" : "");
-			printf("%-52s %-10s %-15s %-14s %-14s %s\n", jx_str(x, "id"), jx_str(x, "expected_status"),
-			       label, jx_str(x, "root_cause") ? jx_str(x, "root_cause") : "-",
-			       jx_str(x, "last_outcome") ? jx_str(x, "last_outcome") : "-",
-			       jx_str(x, "tool") ? jx_str(x, "tool") : "(whole run)");
 		}
+		for (cJSON *x = json ? list->child : NULL; x; x = x->next)
+			cli_print_json(x);
 		cJSON_Delete(list);
 	} else if (!strcmp(sub, "show")) {
 		cJSON *o = NULL;

@@ -27,9 +27,9 @@ static const char proxy_usage[] =
 	"                      (env BELAY_SANDBOX_SCOPE)\n"
 	"  --network deny|allow  network policy for a contained server (default deny;\n"
 	"                      env BELAY_SANDBOX_NETWORK=deny-all|allow-all)\n"
-	"  --mode audit|enforce  classify every tools/call into an effect plan; audit records it,\n"
-	"                      enforce also refuses calls that ask or deny (approve once with\n"
-	"                      `belay approve ID`)\n"
+	"  --mode audit|enforce|off  classify every tools/call into an effect plan; audit (the\n"
+	"                      default) records it, enforce also refuses calls that ask or deny\n"
+	"                      (approve once with `belay approve ID`), off records no plan\n"
 	"  --policy FILE       the gate's tool-call policy (docs/GATE.md)\n";
 
 struct proxy_run {
@@ -106,9 +106,9 @@ int cmd_proxy(int argc, char **argv)
 	enum sandbox_network net = SANDBOX_NET_DENY;
 	if (contained && network && *network && sandbox_parse_network(network, &net, &e))
 		return cli_fail("proxy: %s", e.msg);
-	enum turn_gate_mode mode = TURN_GATE_OFF;
+	enum turn_gate_mode mode = TURN_GATE_AUDIT; /* the README's "gates calls": plans recorded by default */
 	if (mode_s && turn_gate_parse_mode(mode_s, &mode))
-		return cli_fail("proxy: --mode must be audit or enforce, not '%s'", mode_s);
+		return cli_fail("proxy: --mode must be audit, enforce or off, not '%s'", mode_s);
 
 	uv_loop_t *loop = uv_default_loop();
 	struct endpoint *cin = NULL, *cout = NULL;

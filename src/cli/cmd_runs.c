@@ -63,7 +63,7 @@ static int open_state(const char *state, struct store **st)
 {
 	char *dir = paths_state_dir(state);
 	struct err e = {0};
-	int rc = statedb_open(dir, st, &e);
+	int rc = statedb_open_read(dir, st, &e); /* read-only: works in a read-only state dir */
 	free(dir);
 	if (rc)
 		return cli_fail("%s", e.msg);

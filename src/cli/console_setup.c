@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
+#include "gate/gate.h"
 #include "host/cevent.h"
 #include "host/chost.h"
 #include "host/follow.h"
@@ -107,6 +108,32 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 			depth = DEPTH_MONO;
 		else
 			return err_set(e, BELAY_EUSAGE, "--colors must be 256, 8 or mono, not '%s'", cs->colors);
+	}
+	/* What a connecting agent would otherwise be the first to hit: checked now, by name. */
+	if (contained) {
+		struct stat sb;
+		char *real = realpath(cs->scope, NULL);
+		int bad = !real || stat(real, &sb) != 0 || !S_ISDIR(sb.st_mode);
+		int root = real && !strcmp(real, "/");
+		free(real);
+		if (bad)
+			return err_set(e, BELAY_EUSAGE, "--scope %s: not an existing directory", cs->scope);
+		if (root)
+			return err_set(e, BELAY_EUSAGE, "--scope /: refusing / as a scope (it would make everything writable)");
+	}
+	if (cs->server && cs->server[0] && !strchr(cs->server[0], '/')) {
+		char *found = fs_which(cs->server[0]);
+		if (!found)
+			return err_set(e, BELAY_EUSAGE, "the server command '%s' is not on PATH", cs->server[0]);
+		free(found);
+	} else if (cs->server && cs->server[0] && access(cs->server[0], X_OK) != 0) {
+		return err_set(e, BELAY_EUSAGE, "the server command %s is not an executable file", cs->server[0]);
+	}
+	if (cs->policy_file) {
+		struct gate_policy *gp = NULL;
+		if (gate_policy_load(cs->policy_file, &gp, e) != 0)
+			return err_wrap(e, "--policy");
+		gate_policy_free(gp);
 	}
 	if (cs->invariants && policy_load(&cs->policy, cs->invariants, e) != 0)
 		return err_wrap(e, "--invariants");

@@ -29,6 +29,9 @@ struct snap_store;
 /* Opens the corpus of a state directory (its belay.db and snapshot store, created when
  * missing). *out: new, corpus_close. */
 int corpus_open(const char *state_dir, struct corpus **out, struct err *e);
+/* For reading only (list, show, score): the database alone, opened by statedb_open_read (so a
+ * read-only state directory works). Nothing that needs the snapshots may be called on it. */
+int corpus_open_read(const char *state_dir, struct corpus **out, struct err *e);
 void corpus_close(struct corpus *c);
 struct store *corpus_db(struct corpus *c);	       /* borrowed */
 struct snap_store *corpus_snapshots(struct corpus *c); /* borrowed */

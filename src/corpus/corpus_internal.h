@@ -12,7 +12,7 @@
 
 struct corpus {
 	struct snap_store *snap;
-	struct store *db; /* the snap store's connection */
+	struct store *db; /* the snap store's connection; its own when snap is NULL (corpus_open_read) */
 	char *dir;
 };
 

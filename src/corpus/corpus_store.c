@@ -10,6 +10,7 @@
 #include "corpus/corpus_internal.h"
 #include "snapshot/snap_transfer.h"
 #include "snapshot/snapshot.h"
+#include "index/statedb.h"
 #include "index/verdict_store.h"
 #include "store/store.h"
 
@@ -29,11 +30,29 @@ int corpus_open(const char *state_dir, struct corpus **out, struct err *e)
 	return 0;
 }
 
+int corpus_open_read(const char *state_dir, struct corpus **out, struct err *e)
+{
+	*out = NULL;
+	struct store *db = NULL;
+	int rc = statedb_open_read(state_dir, &db, e);
+	if (rc)
+		return rc;
+	struct corpus *c = xcalloc(1, sizeof *c);
+	c->db = db;
+	c->dir = xstrdup(state_dir);
+	corpus_label_guard(c->db);
+	*out = c;
+	return 0;
+}
+
 void corpus_close(struct corpus *c)
 {
 	if (!c)
 		return;
-	snap_store_close(c->snap);
+	if (c->snap)
+		snap_store_close(c->snap);
+	else
+		store_close(c->db);
 	free(c->dir);
 	free(c);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/fsutil.h"
 #include "common/jsonx.h"
@@ -12,14 +13,48 @@
 #include "common/xalloc.h"
 #include "store/store.h"
 
+int statedb_read_only(const char *state_dir)
+{
+	struct stat sb;
+	return stat(state_dir, &sb) == 0 && access(state_dir, W_OK) != 0;
+}
+
 int statedb_open(const char *state_dir, struct store **out, struct err *e)
 {
 	*out = NULL;
+	if (statedb_read_only(state_dir))
+		return err_set(e, BELAY_EREFUSED,
+			       "the state directory %s is read-only: belay keeps its database there and cannot write it "
+			       "(read commands such as belay runs, belay show and belay corpus list still work; --state "
+			       "picks another directory)",
+			       state_dir);
 	int rc = paths_ensure_state_dir(state_dir, e);
 	if (rc)
 		return rc;
 	char *db = fs_join(state_dir, "belay.db");
+	if (access(db, F_OK) == 0 && access(db, W_OK) != 0) {
+		rc = err_set(e, BELAY_EREFUSED, "the database %s is read-only: belay cannot record into it", db);
+		free(db);
+		return rc;
+	}
 	rc = store_open(db, out, e);
+	free(db);
+	return rc;
+}
+
+int statedb_open_read(const char *state_dir, struct store **out, struct err *e)
+{
+	*out = NULL;
+	char *db = fs_join(state_dir, "belay.db");
+	int ro = statedb_read_only(state_dir) || (access(db, F_OK) == 0 && access(db, W_OK) != 0);
+	int rc;
+	if (!ro)
+		rc = statedb_open(state_dir, out, e);
+	else if (access(db, F_OK) != 0)
+		rc = err_set(e, BELAY_ENOTFOUND, "the state directory %s is read-only and holds no database (belay.db)",
+			     state_dir);
+	else
+		rc = store_open_readonly(db, out, e);
 	free(db);
 	return rc;
 }

@@ -7,8 +7,15 @@
 struct store;
 
 /* Creates state_dir (0700) when missing and opens <state_dir>/belay.db (migrating it).
- * *out: new store (store_close). */
+ * *out: new store (store_close). A read-only state directory or database is refused as such
+ * (BELAY_EREFUSED), not as SQLite's "unable to open database file". */
 int statedb_open(const char *state_dir, struct store **out, struct err *e);
+/* For commands that only read (runs, show, corpus list/show/score): statedb_open where the
+ * state directory is writable (or does not exist yet), else the database opened read-only
+ * (store_open_readonly). */
+int statedb_open_read(const char *state_dir, struct store **out, struct err *e);
+/* Whether state_dir exists and cannot be written by this process. */
+int statedb_read_only(const char *state_dir);
 /* The state directory a trace says it used (its server start record's "state_dir"), read
  * from the first records only; NULL when it names none. New string. */
 char *statedb_recorded_state_dir(const char *trace_path);

@@ -98,8 +98,19 @@ static int save_row(struct store *st, int64_t ver, const char *run, int turn, in
 static int save_turn(struct store *st, int64_t ver, const char *run, const struct turn_verdict *v, struct err *e)
 {
 	int turn = v->turn < 0 ? -1 : v->turn;
-	int rc = save_row(st, ver, run, turn, -1, v->tool, NULL, NULL, vstatus_name(v->status), v->cause, NULL, NULL,
+	/* The reduced row's `observed` keeps what the replay itself did: the files it changed and
+	 * what the sandbox refused it (the console's diff and denials tabs show them). */
+	cJSON *seen = NULL;
+	if (v->effect || (v->denials && v->denials->child)) {
+		seen = cJSON_CreateObject();
+		if (v->effect)
+			cJSON_AddItemToObject(seen, "effect", cJSON_Duplicate(v->effect, 1));
+		if (v->denials && v->denials->child)
+			cJSON_AddItemToObject(seen, "denials", cJSON_Duplicate(v->denials, 1));
+	}
+	int rc = save_row(st, ver, run, turn, -1, v->tool, NULL, NULL, vstatus_name(v->status), v->cause, NULL, seen,
 			  NULL, NULL, e);
+	cJSON_Delete(seen);
 	for (size_t i = 0; i < v->nsubs && rc == 0; i++) {
 		const struct subverdict *s = &v->subs[i];
 		rc = save_row(st, ver, run, turn, (int)i, v->tool, s->axis, s->kind, vstatus_name(s->status), s->cause,
@@ -208,6 +219,14 @@ int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **ou
 			else
 				cJSON_AddNullToObject(cur, "cause");
 			subs = cJSON_AddArrayToObject(cur, "verdicts");
+			cJSON *seen = json_col(q, 8);
+			static const char *const kept[] = {"effect", "denials"};
+			for (int k = 0; k < 2; k++) {
+				cJSON *x = seen ? cJSON_DetachItemFromObjectCaseSensitive(seen, kept[k]) : NULL;
+				if (x)
+					cJSON_AddItemToObject(cur, kept[k], x);
+			}
+			cJSON_Delete(seen);
 			cJSON_AddNumberToObject(cur, "verification", (double)sqlite3_column_int64(q, 11));
 			cJSON_AddStringToObject(cur, "at", text_col(q, 12));
 			cJSON_AddStringToObject(cur, "belay_version", text_col(q, 13));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,7 +35,7 @@ int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *
 }
 
 /* The private temp dir: <tmp>/belay-tmp-<16 hex of sha256(scope)>, 0700, ours, not a link. */
-static int prepare_tmpdir(const char *scope, char **out, struct err *e)
+static int prepare_tmpdir(const char *scope, char **out, int *lock, struct err *e)
 {
 	uint8_t d[SHA256_LEN];
 	char hex[SHA256_HEX_LEN + 1];
@@ -48,24 +49,47 @@ static int prepare_tmpdir(const char *scope, char **out, struct err *e)
 		return err_set(e, -errno, "temp base %s: %s", base, strerror(errno));
 	char *path = xasprintf("%s/belay-tmp-%s", rbase, hex);
 	free(rbase);
-	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-		int rc = err_set(e, -errno, "cannot create the sandbox temp dir %s: %s", path, strerror(errno));
-		free(path);
-		return rc;
+	/* Several runs of one scope share the dir; each holds a shared flock on it, and the last
+	 * one out removes it when empty (under an exclusive lock). A dir removed between our
+	 * mkdir and our lock is made again. */
+	int fd = -1;
+	struct stat st, ps;
+	for (int tries = 0; tries < 5 && fd < 0; tries++) {
+		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+			int rc = err_set(e, -errno, "cannot create the sandbox temp dir %s: %s", path, strerror(errno));
+			free(path);
+			return rc;
+		}
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || flock(fd, LOCK_SH) != 0 || fstat(fd, &st) != 0) {
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
+			break; /* refused below */
+		}
+		if (lstat(path, &ps) != 0 || ps.st_ino != st.st_ino || ps.st_dev != st.st_dev) {
+			close(fd);
+			fd = -1;
+		}
 	}
-	struct stat st;
-	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+	if (fd < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
 		int rc = err_set(e, BELAY_EREFUSED,
 				 "refusing the sandbox temp dir %s: it is not a real directory owned by us", path);
+		if (fd >= 0)
+			close(fd);
 		free(path);
 		return rc;
 	}
 	if ((st.st_mode & 07777) != 0700) {
 		int rc = err_set(e, BELAY_EREFUSED, "refusing the sandbox temp dir %s: mode %04o, not 0700", path,
 				 (unsigned)(st.st_mode & 07777));
+		close(fd);
 		free(path);
 		return rc;
 	}
+	*lock = fd + 1;
 	*out = path;
 	return 0;
 }
@@ -85,7 +109,7 @@ int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_n
 		free(real);
 		return err_set(e, BELAY_EREFUSED, "refusing / as a scope (it would make everything writable)");
 	}
-	int rc = prepare_tmpdir(real, &sp->tmpdir, e);
+	int rc = prepare_tmpdir(real, &sp->tmpdir, &sp->tmp_lock, e);
 	if (rc) {
 		free(real);
 		return rc;
@@ -121,6 +145,12 @@ int sandbox_spec_init_tmp(struct sandbox_spec *sp, const char *scope, const char
 
 void sandbox_spec_done(struct sandbox_spec *sp)
 {
+	if (sp->tmp_lock) {
+		int fd = sp->tmp_lock - 1;
+		if (sp->tmpdir && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			rmdir(sp->tmpdir); /* the last user: gone if empty, kept (with its files) if not */
+		close(fd);
+	}
 	free(sp->scope);
 	free(sp->tmpdir);
 	free(sp->hide);

@@ -24,10 +24,13 @@ struct sandbox_spec {
 	char *tmpdir;     /* private temp dir (writable, not snapshotted) */
 	enum sandbox_network network;
 	char *hide;       /* a directory the server must not see (belay's state: traces, keys), or NULL */
+	int tmp_lock;     /* 1 + an fd holding a shared flock on a temp dir sandbox_spec_init made or
+			   * adopted (the last user removes it when empty); 0: none */
 };
 
 /* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the
- * private temp dir (0700, owned by us, not a symlink). */
+ * private temp dir (0700, owned by us, not a symlink). sandbox_spec_done removes that temp
+ * dir when it is empty and no other spec (of any process) holds it. */
 int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_network net, struct err *e);
 /* Same with an explicit private temp dir (which must exist, be ours and 0700): for
  * ephemeral scopes such as replay scratch directories, whose temp dir goes with them. */

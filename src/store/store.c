@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "common/buf.h"
 #include "common/embedded.h"
 #include "common/xalloc.h"
 
@@ -256,6 +257,62 @@ int store_open_upto(const char *path, int version, struct store **out, struct er
 	return 0;
 fail:
 	store_close(st);
+	return rc;
+}
+
+/* "file:PATH?QUERY" with PATH percent-encoded where a URI needs it. */
+static char *file_uri(const char *path, const char *query)
+{
+	struct buf b = {0};
+	buf_puts(&b, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#' || *p <= 0x20 || *p >= 0x7f)
+			buf_printf(&b, "%%%02X", *p);
+		else
+			buf_putc(&b, (char)*p);
+	}
+	buf_printf(&b, "?%s", query);
+	buf_cstr(&b);
+	return buf_take(&b);
+}
+
+int store_open_readonly(const char *path, struct store **out, struct err *e)
+{
+	*out = NULL;
+	struct stat sb;
+	if (lstat(path, &sb) != 0)
+		return err_set(e, -errno, "cannot open the database %s: %s", path, strerror(errno));
+	if (!S_ISREG(sb.st_mode))
+		return err_set(e, BELAY_EINVAL, "cannot open the database %s: not a regular file", path);
+	static const char *const modes[] = {"mode=ro", "mode=ro&immutable=1"};
+	int rc = 0;
+	for (int m = 0; m < 2; m++) {
+		struct store *st = xcalloc(1, sizeof *st);
+		char *uri = file_uri(path, modes[m]);
+		int orc = sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+		free(uri);
+		int have = 0;
+		if (orc != SQLITE_OK) {
+			rc = store_fail(st, e, "cannot open the database");
+		} else {
+			sqlite3_extended_result_codes(st->db, 1);
+			rc = store_exec(st, "PRAGMA busy_timeout = 5000;", e);
+			if (rc == 0)
+				rc = store_user_version(st, &have, e); /* the first read: fails here without -shm */
+		}
+		if (rc == 0 && have != store_schema_version())
+			rc = err_set(e, BELAY_ESTORE,
+				     "the database %s has schema version %d and this belay reads %d; it can be upgraded only "
+				     "where it is writable",
+				     path, have, store_schema_version());
+		if (rc == 0) {
+			*out = st;
+			return 0;
+		}
+		store_close(st);
+		if (rc == BELAY_ESTORE && have)
+			break;
+	}
 	return rc;
 }
 

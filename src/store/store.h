@@ -29,6 +29,10 @@ int store_open(const char *path, struct store **out, struct err *e);
 /* Same, but migrates only up to schema `version` (1..store_schema_version()): lets the
  * upgrade tests build a database as an earlier belay left it. */
 int store_open_upto(const char *path, int version, struct store **out, struct err *e);
+/* Opens an existing database for reading only (a read-only state directory, where SQLite
+ * can make no -wal/-shm file: then it is opened immutable). Nothing is migrated: a database
+ * of another schema version than this binary's is refused by name (BELAY_ESTORE). */
+int store_open_readonly(const char *path, struct store **out, struct err *e);
 /* Finalizes every cached statement and closes the connection. NULL is a no-op. */
 void store_close(struct store *st);
 

@@ -218,6 +218,9 @@ int console_run(const struct console_opts *o, struct err *e)
 		int n = poll(p, 2, 1000);
 		if (n < 0 && errno != EINTR)
 			break;
+		/* Keys and events are stamped (the log's times) with now, not the last redraw's
+		 * time: after an idle spell that would be minutes old. */
+		c->ui.now = time(NULL);
 		int key, k = 0;
 		while (k++ < KEYS_PER_ITERATION && term_read_key(c->term, &key)) {
 			if (key == K_RESIZE)

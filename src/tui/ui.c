@@ -413,14 +413,19 @@ static void build_doc(struct ui *u, int which)
 		ui_log_doc(u, &u->doc);
 }
 
-static void cmd_quit(struct ui *u, const char *arg)
+/* Quitting is deliberate: `quit` asks when a run is live, `back` on the first view (a q
+ * pressed once too often) always asks. "quit now" is the confirmed form. */
+static void cmd_quit(struct ui *u, const char *arg, int always_ask)
 {
 	int live = 0;
 	for (size_t i = 0; i < u->m->nruns; i++)
 		live += u->m->runs[i]->live;
-	if (live && strcmp(arg, "now") != 0) {
+	if ((live || always_ask) && strcmp(arg, "now") != 0) {
 		snprintf(u->confirm, sizeof u->confirm, "quit now");
-		ui_message(u, 1, "leave the console? %d live run(s) will be stopped [y/N]", live);
+		if (live)
+			ui_message(u, 1, "leave the console? %d live run(s) will be stopped [y/N]", live);
+		else
+			ui_message(u, 1, "leave the console? [y/N]");
 		return;
 	}
 	u->quit = 1;
@@ -461,14 +466,14 @@ void ui_command(struct ui *u, const char *line)
 	struct cm_run *r = ui_run(u);
 	u->dirty++;
 	switch ((enum command)c) {
-	case C_QUIT: cmd_quit(u, arg); break;
+	case C_QUIT: cmd_quit(u, arg, 0); break;
 	case C_BACK:
 		if (u->flt && u->view == VIEW_HOME)
 			set_filter(u, "", 0);
 		else if (u->view != VIEW_HOME || u->depth)
 			pop(u);
 		else
-			cmd_quit(u, "");
+			cmd_quit(u, "", 1);
 		break;
 	case C_HELP:
 		build_doc(u, 0);

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/paths.h"
+#include "mcpcfg/mcpcfg.h"
 #include "tui/glyphs.h"
 #include "tui/look.h"
 #include "tui/ui_internal.h"
@@ -114,7 +116,6 @@ static void help_line(void *arg, const char *keys, const char *line, const char 
 
 void ui_snippets(struct tdoc *d, const char *socket_path)
 {
-	const char *exe = paths_self_exe();
 	tdoc_nl(d);
 	tdoc_add(d, ROLE_TITLE, "CONNECT AN AGENT");
 	if (!socket_path) {
@@ -123,30 +124,29 @@ void ui_snippets(struct tdoc *d, const char *socket_path)
 		return;
 	}
 	tdoc_nl(d);
-	tdoc_add(d, ROLE_DIM, "  Each connection is one run: recorded, contained and shown here.");
+	tdoc_add(d, ROLE_DIM, "  Each connection is one run: recorded, contained and shown here. `belay snippet CLIENT`");
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_DIM, "  prints the same text to paste; paths are absolute (agents pass servers no shell variables).");
+	const char *argv[4];
+	mcpcfg_connect_argv(paths_self_exe(), socket_path, argv);
+	struct buf b = {0};
+	for (int i = 0; i < MCPC_COUNT; i++) {
+		tdoc_nl(d);
+		tdoc_nl(d);
+		tdoc_addf(d, ROLE_HEADER, "  %s:", mcpcfg_info((enum mcpcfg_client)i)->title);
+		buf_reset(&b);
+		mcpcfg_snippet((enum mcpcfg_client)i, "belay", argv, &b);
+		buf_cstr(&b);
+		for (char *line = b.p, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+			nl = strchr(line, '\n');
+			tdoc_nl(d);
+			tdoc_addf(d, ROLE_NORMAL, "    %.*s", (int)(nl ? nl - line : (long)strlen(line)), line);
+		}
+	}
+	buf_free(&b);
 	tdoc_nl(d);
 	tdoc_nl(d);
-	tdoc_add(d, ROLE_HEADER, "  Claude Code (a shell):");
-	tdoc_nl(d);
-	tdoc_addf(d, ROLE_NORMAL, "    claude mcp add belay -- %s connect %s", exe, socket_path);
-	tdoc_nl(d);
-	tdoc_nl(d);
-	tdoc_add(d, ROLE_HEADER, "  Cursor (~/.cursor/mcp.json), Claude Code (.mcp.json), and most clients:");
-	tdoc_nl(d);
-	tdoc_add(d, ROLE_NORMAL, "    {\"mcpServers\": {\"belay\": {");
-	tdoc_nl(d);
-	tdoc_addf(d, ROLE_NORMAL, "      \"command\": \"%s\",", exe);
-	tdoc_nl(d);
-	tdoc_addf(d, ROLE_NORMAL, "      \"args\": [\"connect\", \"%s\"]}}}", socket_path);
-	tdoc_nl(d);
-	tdoc_nl(d);
-	tdoc_add(d, ROLE_HEADER, "  Generic (any MCP client that launches a stdio server):");
-	tdoc_nl(d);
-	tdoc_addf(d, ROLE_NORMAL, "    command: %s", exe);
-	tdoc_nl(d);
-	tdoc_addf(d, ROLE_NORMAL, "    args:    connect %s [-- SERVER_CMD ARGS...]", socket_path);
-	tdoc_nl(d);
-	tdoc_add(d, ROLE_DIM, "    (with -- SERVER_CMD the connection runs that server instead of the console's)");
+	tdoc_add(d, ROLE_DIM, "  (after connect SOCKET, `-- SERVER_CMD ARGS...` runs that server instead of the console's)");
 }
 
 void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)

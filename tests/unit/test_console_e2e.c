@@ -128,10 +128,10 @@ Test(console, live_run_through_connect_label_and_quit)
 	ts_tmux_keys(&t, "t");
 	const char *labelled[] = {"labelled true-positive", NULL};
 	free(wait_for(&t, labelled, 180));
-	ts_tmux_keys(&t, "q q");
+	ts_tmux_keys(&t, "q q y"); /* the detail, home, then the first view asks before leaving */
 	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
 		usleep(100 * 1000);
-	cr_assert(!ts_tmux_alive(&t), "the console quits with q (the run had ended)");
+	cr_assert(!ts_tmux_alive(&t), "the console quits with q, q and y (the run had ended)");
 	ts_tmux_kill(&t);
 
 	/* The store holds the label. */
@@ -164,7 +164,7 @@ Test(console, demo_reaches_a2_pass_a1_fail)
 	cr_assert_eq(ts_tmux_start(&t, dir, 100, 30, cmd), 0);
 	const char *story[] = {"TURN 2", "write_file", "A1 ✗ FAIL", "A2 ✓ PASS", "+    assert True", NULL};
 	free(wait_for(&t, story, 180));
-	ts_tmux_keys(&t, "q q");
+	ts_tmux_keys(&t, "q q y"); /* the detail, home, then the first view asks before leaving */
 	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
 		usleep(100 * 1000);
 	cr_assert(!ts_tmux_alive(&t), "the demo quits");

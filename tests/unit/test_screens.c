@@ -1199,7 +1199,7 @@ Test(screens, help_scrolls_to_its_end)
 		build(sizes[s][0], sizes[s][1]);
 		press('?', 'G', 0);
 		/* The last lines of help are the MCP snippets for this console's socket. */
-		cr_assert_geq(find_row("(with -- SERVER_CMD the connection runs that server", NULL), 0,
+		cr_assert_geq(find_row("-- SERVER_CMD ARGS...` runs that server instead", NULL), 0,
 			      "%dx%d: G reaches the end of help", F.u.w, F.u.h);
 		cr_assert_geq(find_row("connect " SOCKET, NULL), 0);
 		/* And the last page is full (not one line at the top). */

@@ -1,0 +1,160 @@
+/* cmd_snippet.c - `belay snippet [CLIENT]`: the MCP configuration that makes an agent client
+ * start belay, printed for the user to paste (src/mcpcfg writes it; the console's :snippet
+ * and docs/CONSOLE.md show the same text). Without `--`, the snippet connects to a console
+ * (`belay connect SOCKET`); with `-- SERVER...` it runs a headless `belay proxy` with its
+ * --state (and --scope) spelled out, since an agent-spawned server sees none of the user's
+ * shell variables. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/buf.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "host/chost.h"
+#include "mcpcfg/mcpcfg.h"
+
+static const char snippet_usage[] =
+	"usage: belay snippet [CLIENT] [options] [-- SERVER_CMD [ARGS...]]\n"
+	"\n"
+	"Prints the MCP server configuration that makes CLIENT start belay: claude-code\n"
+	"(.mcp.json), claude-code-cli (claude mcp add), cursor, vscode, codex, windsurf, zed.\n"
+	"Without CLIENT, every one, each under a comment line naming the file it goes in.\n"
+	"The snippet connects to a console (belay connect SOCKET); with -- SERVER_CMD it runs a\n"
+	"headless recording proxy of that server instead. Paths are absolute: agents start\n"
+	"servers with a minimal environment (no BELAY_STATE_DIR, no XDG_RUNTIME_DIR).\n"
+	"\n"
+	"  --socket PATH     the console's socket (default: the console's default socket)\n"
+	"  --name NAME       the server's name in the client (default belay)\n"
+	"  --command PATH    the belay to run (default: this belay's absolute path)\n"
+	"  --state DIR       with -- SERVER_CMD: the proxy's state directory (default: the one\n"
+	"                    belay uses now, written out)\n"
+	"  --scope DIR       with -- SERVER_CMD: contain the server, writes confined to DIR\n";
+
+struct sopts {
+	const char *sock, *name, *command, *state, *scope;
+};
+
+/* getopt_long over argv from optind; -1 when parsing goes on, else the exit status. */
+static int take_opts(int argc, char **argv, struct sopts *o)
+{
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 'k'}, {"name", required_argument, NULL, 'n'},
+		{"command", required_argument, NULL, 'c'}, {"state", required_argument, NULL, 's'},
+		{"scope", required_argument, NULL, 'S'},  {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'k': o->sock = optarg; break;
+		case 'n': o->name = optarg; break;
+		case 'c': o->command = optarg; break;
+		case 's': o->state = optarg; break;
+		case 'S': o->scope = optarg; break;
+		case 'h': fputs(snippet_usage, stdout); return 0;
+		default:
+			return cli_fail("snippet: unknown or incomplete option '%s' (belay snippet --help)", argv[optind - 1]);
+		}
+	}
+	return -1;
+}
+
+int cmd_snippet(int argc, char **argv)
+{
+	struct sopts o = {.name = "belay"};
+	optind = 1;
+	opterr = 0;
+	int rc = take_opts(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	int only = -1;
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
+		if ((only = mcpcfg_parse(argv[optind])) < 0)
+			return cli_fail("snippet: unknown client '%s' (claude-code, claude-code-cli, cursor, vscode, codex, "
+					"windsurf, zed)",
+					argv[optind]);
+		optind++;
+		if ((rc = take_opts(argc, argv, &o)) >= 0) /* options may follow the client */
+			return rc;
+	}
+	const char *sock = o.sock, *name = o.name, *command = o.command, *state = o.state, *scope = o.scope;
+	char **server = NULL;
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return cli_fail("snippet: unexpected argument '%s' (the server command goes after --)", argv[optind]);
+		server = argv + optind;
+	}
+	if (!server && (state || scope))
+		return cli_fail("snippet: --state and --scope belong to a proxy snippet (-- SERVER_CMD ...); a console "
+				"snippet needs only the socket");
+	if (server && sock)
+		return cli_fail("snippet: --socket belongs to a console snippet (without -- SERVER_CMD)");
+	if (!*name)
+		return cli_fail("snippet: --name must not be empty");
+	char *self = command ? xstrdup(command) : xstrdup(paths_self_exe());
+	char *def_sock = NULL, *state_dir = NULL, *scope_abs = NULL;
+	const char **args;
+	size_t nargs = 0;
+	if (!server) {
+		if (!sock)
+			sock = def_sock = chost_default_socket();
+		args = xcalloc(4, sizeof *args);
+		mcpcfg_connect_argv(self, sock, args);
+	} else {
+		size_t n = 0;
+		while (server[n])
+			n++;
+		args = xcalloc(n + 8, sizeof *args);
+		state_dir = paths_state_dir(state);
+		if (state_dir[0] != '/') {
+			char *abs = realpath(state_dir, NULL);
+			if (!abs) {
+				free(self);
+				free(args);
+				free(state_dir);
+				return cli_fail("snippet: --state %s: not an existing directory (a snippet needs an absolute path)",
+						state);
+			}
+			free(state_dir);
+			state_dir = abs;
+		}
+		args[nargs++] = self;
+		args[nargs++] = "proxy";
+		args[nargs++] = "--state";
+		args[nargs++] = state_dir;
+		if (scope) {
+			if (!(scope_abs = realpath(scope, NULL))) {
+				free(self);
+				free(args);
+				free(state_dir);
+				return cli_fail("snippet: --scope %s: not an existing directory", scope);
+			}
+			args[nargs++] = "--scope";
+			args[nargs++] = scope_abs;
+		}
+		args[nargs++] = "--";
+		for (size_t i = 0; i < n; i++)
+			args[nargs++] = server[i];
+		args[nargs] = NULL;
+	}
+	struct buf out = {0};
+	for (int i = 0; i < MCPC_COUNT; i++) {
+		if (only >= 0 && i != only)
+			continue;
+		const struct mcpcfg_info *in = mcpcfg_info((enum mcpcfg_client)i);
+		if (only < 0)
+			buf_printf(&out, "%s# %s\n", i ? "\n" : "", in->title);
+		mcpcfg_snippet((enum mcpcfg_client)i, name, args, &out);
+	}
+	fwrite(out.p, 1, out.len, stdout);
+	buf_free(&out);
+	free(args);
+	free(self);
+	free(def_sock);
+	free(state_dir);
+	free(scope_abs);
+	return 0;
+}
