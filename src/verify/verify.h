@@ -16,6 +16,11 @@
 #include "verify/policy.h"
 #include "verify/verdict.h"
 
+/* Which passes re-execute the calls (see verify.c): both by default; `session` alone is the
+ * fast way with servers that are slow to start (one start per session, not per turn), and
+ * its verdicts say so; `isolated` alone is the behaviour of earlier versions. */
+enum verify_order { VERIFY_ORDER_BOTH = 0, VERIFY_ORDER_ISOLATED = 1, VERIFY_ORDER_SESSION = 2 };
+
 struct verify_opts {
 	const char *state_dir;          /* where the pre-states are stored */
 	const struct policy *policy;    /* A1 invariants (may be empty) */
@@ -27,6 +32,8 @@ struct verify_opts {
 	int turn_from;                  /* with turn -1: only turns >= this one (0: all; the
 	                                 * whole-run verdict is judged only when all are) */
 	int coverage_only;              /* belay replay: one replay per turn, no further judging */
+	enum verify_order order;        /* the passes (default both) */
+	const char *replay_trace_dir;   /* keep each replay's own trace here (NULL: none) */
 	const char *launcher;           /* the belay binary (sandbox launcher) */
 	int full_diff;                  /* effects by a full diff of the scratch, never from the
 					 * dirty set (--full-diff) */
