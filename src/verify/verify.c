@@ -298,10 +298,21 @@ static void isolated_first(struct vctx *c, struct worker *w, size_t k)
 
 static const char *const pass_names[2] = {"isolated replay", "in-order session replay"};
 
-/* The further replays of a diverged turn, each from a freshly restored pre-state, and what
- * they say about the record. Adds the A2 replay sub-verdict. */
-static void judge_divergence(struct vctx *c, struct worker *w, size_t k, const char *recorded, size_t rlen,
-			     const struct pass_obs *iso, const struct pass_obs *seq, cJSON *rec, cJSON *obs)
+static cJSON *jdup(const cJSON *v)
+{
+	return v ? cJSON_Duplicate(v, 1) : NULL;
+}
+
+enum divergence { DIV_ISOLATED, DIV_ORDER, DIV_BOTH };
+
+/* A turn whose reply differs from the record in the pass(es) that ran it: further isolated
+ * replays, each from a freshly restored pre-state (so values that depend on when a file was
+ * restored vary too), tell a lie from nondeterminism. rec is the folded record; iso_f and
+ * seq_f the folded replies of the passes (borrowed, may be NULL). Adds the A2 replay
+ * sub-verdict. DIV_ORDER: the call reproduced on a fresh server but not in session order. */
+static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum divergence how, const char *recorded,
+			     size_t rlen, const cJSON *rec, const struct pass_obs *iso, const cJSON *iso_f,
+			     const cJSON *seq_f)
 {
 	struct turn_verdict *v = &c->v[k];
 	struct scratch *sc = &w->sc;
@@ -310,17 +321,16 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, const c
 	if (iso)
 		fold_roots(c, iso->ws, iso->tmp, iroots);
 	int n = c->o->replays < 3 ? 3 : c->o->replays;
-	char **texts = xcalloc((size_t)n + 2, sizeof *texts);
-	cJSON **parts = xcalloc((size_t)n + 2, sizeof *parts);
-	int got = 0;
+	char **texts = xcalloc((size_t)n + 2, sizeof *texts); /* isolated signatures */
+	cJSON **parts = xcalloc((size_t)n + 3, sizeof *parts); /* every folded reply */
+	int got = 0, nparts = 0;
 	const char *fail_cause = NULL;
 	char fail_detail[600] = "";
-	if (iso && iso->reply) {
-		texts[got] = effect_signature(iso->reply, iso->reply_len, iso->effect, iroots);
-		cJSON *dummy = NULL;
-		equiv_compare(recorded, rlen, iso->reply, iso->reply_len, iroots, &dummy, &parts[got]);
-		cJSON_Delete(dummy);
-		got++;
+	if (seq_f)
+		parts[nparts++] = cJSON_Duplicate(seq_f, 1);
+	if (iso_f) {
+		texts[got++] = effect_signature(iso->reply, iso->reply_len, iso->effect, iroots);
+		parts[nparts++] = cJSON_Duplicate(iso_f, 1);
 	}
 	for (int i = 0; i < n && !fail_cause; i++) {
 		struct replay_result r2;
@@ -335,56 +345,64 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, const c
 			uint64_t te = time_mono_ns();
 			cJSON *eff2 = effect_of(c, w, turn_handle(c, k), &r2, 0, &via2, &why2, &e);
 			v->ms_effect += (double)(time_mono_ns() - te) / 1e6;
-			texts[got] = effect_signature(r2.reply, r2.reply_len, eff2, roots);
+			texts[got++] = effect_signature(r2.reply, r2.reply_len, eff2, roots);
 			cJSON *dummy = NULL;
-			equiv_compare(recorded, rlen, r2.reply, r2.reply_len, roots, &dummy, &parts[got]);
+			equiv_compare(recorded, rlen, r2.reply, r2.reply_len, roots, &dummy, &parts[nparts++]);
 			cJSON_Delete(dummy);
-			got++;
 			cJSON_Delete(eff2);
 		}
 		replay_result_free(&r2);
 	}
+	const cJSON *shown = seq_f ? seq_f : iso_f;
 	const char *axis = fail_cause ? NULL : equiv_classify((const char *const *)texts, (size_t)got);
 	cJSON *masked = NULL;
-	int seq_differs = seq && seq->reply;
 	if (fail_cause) {
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, fail_cause, EVIDENCE(.observed = obs, .expected = rec),
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, fail_cause, EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result differs and a further replay failed: %s", fail_detail);
-	} else if (axis && equiv_masked_equal(rec, (const cJSON *const *)parts, (size_t)got, &masked)) {
+	} else if (equiv_masked_equal(rec, (const cJSON *const *)parts, (size_t)nparts, &masked)) {
 		struct buf b = {0};
 		int m = 0;
-		for (const cJSON *x = masked->child; x; x = x->next, m++)
-			if (m < 6)
-				buf_printf(&b, "%s%s%s (%s)", m ? ", " : "", jx_str(x, "path"),
-					   cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(x, "token")) >= 0 ? " (a token)" : "", jx_str(x, "class"));
-		struct subverdict *s = verdict_add(v, "A2", "replay", V_PASS, NULL, EVIDENCE(.observed = obs, .expected = rec),
-						   "the recorded result reproduces with %d field(s) masked, shown to vary across "
-						   "%d replays: %s%s",
-						   m, got, buf_cstr(&b), m > 6 ? ", ..." : "");
+		for (const cJSON *x = masked->child; x; x = x->next, m++) {
+			double tok = cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(x, "token"));
+			if (m < 6 && tok >= 0)
+				buf_printf(&b, "%s%s token %d (%s)", m ? ", " : "", jx_str(x, "path"), (int)tok, jx_str(x, "class"));
+			else if (m < 6)
+				buf_printf(&b, "%s%s (%s)", m ? ", " : "", jx_str(x, "path"), jx_str(x, "class"));
+		}
+		struct subverdict *s =
+		    verdict_add(v, "A2", "replay", V_PASS, NULL, EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
+				"the recorded result reproduces with %d value(s) left out of the comparison, shown to vary "
+				"across %d replays: %s%s",
+				m, nparts, buf_cstr(&b), m > 6 ? ", ..." : "");
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddItemToObject(d, "fields", masked);
-		cJSON_AddNumberToObject(d, "replays", got);
+		cJSON_AddNumberToObject(d, "replays", nparts);
 		verdict_note(s, "MASKED_FIELDS", d);
 		buf_free(&b);
+	} else if (how == DIV_ORDER) {
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "SESSION_ORDER_DIVERGED",
+			    EVIDENCE(.observed = jdup(seq_f), .expected = jdup(rec)),
+			    "the recorded result reproduces on a fresh server but not when the session is replayed in order "
+			    "(%d replays): the record may hide state the session had, or the session replay is not faithful",
+			    nparts);
 	} else if (axis) {
-		cJSON_Delete(masked);
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, axis, EVIDENCE(.observed = obs, .expected = rec),
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, axis, EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result varies across %d replays (%s)", got, axis);
 	} else if (got && effect_clock_drift(recorded, rlen, texts[0], roots)) {
 		/* The replays agree, and differ from the record only in times that moved forward
 		 * since it was made: a clock, not a different result. */
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NONDETERMINISTIC_CLOCK",
-			    EVIDENCE(.observed = obs, .expected = rec),
+			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result differs from the record only in timestamps later than it (%d replays)", got);
 	} else {
-		verdict_add(v, "A2", "replay", V_FAIL, NULL, EVIDENCE(.observed = obs, .expected = rec),
-			    "the result does not reproduce: %d replays agree with each other, not with the record%s", got,
-			    seq_differs ? ", and the in-order session replay differs from the record too" : "");
+		verdict_add(v, "A2", "replay", V_FAIL, NULL, EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
+			    "the result does not reproduce: %d isolated replays agree with each other, not with the record%s",
+			    got, how == DIV_BOTH ? ", and the in-order session replay differs from the record too" : "");
 	}
-	for (int i = 0; i < got; i++) {
+	for (int i = 0; i < got; i++)
 		free(texts[i]);
+	for (int i = 0; i < nparts; i++)
 		cJSON_Delete(parts[i]);
-	}
 	free(texts);
 	free(parts);
 }
@@ -405,75 +423,76 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 	struct fold_root roots_iso[7], roots_seq[7];
 	fold_roots(c, iso ? iso->ws : NULL, iso ? iso->tmp : NULL, roots_iso);
 	fold_roots(c, seq ? seq->ws : NULL, seq ? seq->tmp : NULL, roots_seq);
-	cJSON *rec = NULL, *obs = NULL, *rec2 = NULL, *obs2 = NULL;
-	enum equiv_outcome eq_iso = EQ_UNPARSEABLE, eq_seq = EQ_UNPARSEABLE;
+	cJSON *rec = NULL, *iso_f = NULL, *seq_f = NULL, *rec2 = NULL;
+	int eq_iso = 0, eq_seq = 0;
 	if (iso && iso->reply)
-		eq_iso = equiv_compare(recorded, rlen, iso->reply, iso->reply_len, roots_iso, &rec, &obs);
-	if (seq && seq->reply) {
-		eq_seq = equiv_compare(recorded, rlen, seq->reply, seq->reply_len, roots_seq, &rec2, &obs2);
-	}
-	if (eq_iso == EQ_EQUAL) {
-		verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE, "the recorded result reproduces");
-	} else if (eq_seq == EQ_EQUAL) {
-		struct subverdict *s =
-		    verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE,
-				"the recorded result reproduces when the session is replayed in order on one server%s%s",
-				iso && iso->reply ? " (not on a fresh server: it depends on what the server remembers from "
-						    "earlier calls)"
-						  : iso && iso->cause ? " (the isolated replay failed: " : "",
-				iso && !iso->reply && iso->cause ? iso->cause : "");
-		if (iso && !iso->reply && iso->cause) {
-			/* close the parenthesis of the message */
-			char *m = xasprintf("%s)", s->message);
-			free(s->message);
-			s->message = m;
+		eq_iso = equiv_compare(recorded, rlen, iso->reply, iso->reply_len, roots_iso, &rec, &iso_f) == EQ_EQUAL;
+	if (seq && seq->reply)
+		eq_seq = equiv_compare(recorded, rlen, seq->reply, seq->reply_len, roots_seq, rec ? &rec2 : &rec, &seq_f) ==
+			 EQ_EQUAL;
+	cJSON_Delete(rec2);
+	const cJSON *shown = seq_f ? seq_f : iso_f;
+	if (seq_f && eq_seq) {
+		struct subverdict *s;
+		if (iso_f && !eq_iso) {
+			s = verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE,
+					"the recorded result reproduces when the session is replayed in order on one server, "
+					"not on a fresh one: it depends on what the server remembers from earlier calls");
+			verdict_note(s, "SESSION_STATE", NULL);
+		} else if (!iso_f && iso && iso->cause) {
+			s = verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE,
+					"the recorded result reproduces when the session is replayed in order on one server "
+					"(the isolated replay could not run: %s, %s)",
+					iso->cause, iso->detail);
+			verdict_note(s, "SESSION_ORDER_ONLY", NULL);
+		} else if (!iso_f) {
+			s = verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE,
+					"the recorded result reproduces when the session is replayed in order on one server "
+					"(not replayed alone)");
+			verdict_note(s, "SESSION_ORDER_ONLY", NULL);
+		} else {
+			verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE, "the recorded result reproduces");
 		}
-		verdict_note(s, "SESSION_STATE", NULL);
-	} else if (!obs && !obs2) {
+	} else if (!seq_f && iso_f && eq_iso) {
+		verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE, "the recorded result reproduces");
+	} else if (!shown) {
 		/* Neither pass has a reply: say why (the isolated pass's cause first). */
-		const struct pass_obs *p = iso && iso->cause ? iso : seq;
-		const char *cause = p && p->cause ? p->cause : "REPLAY_SERVER_FAILED";
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, cause, NO_EVIDENCE, "%s", p ? p->detail : "no replay ran");
+		const struct pass_obs *p = iso && iso->cause ? iso : seq && seq->cause ? seq : NULL;
+		if (p)
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, p->cause, NO_EVIDENCE, "%s", p->detail);
+		else
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_SERVER_FAILED", NO_EVIDENCE,
+				    "no replay re-executed this call: %s",
+				    c->seq_stop[0] ? c->seq_stop : c->seq_skipped ? c->seq_skipped : "it was not reached");
 	} else if (c->o->coverage_only) {
-		verdict_add(v, "A2", "replay", V_FAIL, NULL, EVIDENCE(.observed = obs ? obs : obs2, .expected = rec ? rec : rec2),
+		verdict_add(v, "A2", "replay", V_FAIL, NULL, EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result differs from the record (one replay)");
-		obs ? (void)(obs = NULL) : (void)(obs2 = NULL);
-		rec ? (void)(rec = NULL) : (void)(rec2 = NULL);
 	} else if ((iso && iso->network_refused) || (seq && seq->network_refused)) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED",
-			    EVIDENCE(.observed = obs ? obs : obs2, .expected = rec ? rec : rec2),
+			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result differs and the replay was refused the network it asked for");
-		obs ? (void)(obs = NULL) : (void)(obs2 = NULL);
-		rec ? (void)(rec = NULL) : (void)(rec2 = NULL);
 	} else if ((iso && iso->answers_missing) || (seq && seq->answers_missing)) {
 		const struct pass_obs *p = iso && iso->answers_missing ? iso : seq;
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_CLIENT_ANSWER_MISSING",
-			    EVIDENCE(.observed = obs ? obs : obs2, .expected = rec ? rec : rec2),
+			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result differs, and the replayed server asked the client %s, which the record holds no "
 			    "answer to (the replay did not have the client the call had)",
 			    p->answer_missing_method);
-		obs ? (void)(obs = NULL) : (void)(obs2 = NULL);
-		rec ? (void)(rec = NULL) : (void)(rec2 = NULL);
 	} else if (c->env_missing) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_ENVIRONMENT_UNAVAILABLE",
-			    EVIDENCE(.observed = obs ? obs : obs2, .expected = rec ? rec : rec2),
+			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result differs, and the server was started with %s, whose value the trace withholds (it "
 			    "looks like a secret) and verify's environment does not hold",
 			    c->env_missing);
-		obs ? (void)(obs = NULL) : (void)(obs2 = NULL);
-		rec ? (void)(rec = NULL) : (void)(rec2 = NULL);
 	} else if (worker_scratch(c, w) != 0) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_SERVER_FAILED", NO_EVIDENCE, "%s", w->sc_err.msg);
 	} else {
-		judge_divergence(c, w, k, recorded, rlen, iso && iso->reply ? iso : NULL, seq, rec ? rec : rec2,
-				 obs ? obs : obs2);
-		obs ? (void)(obs = NULL) : (void)(obs2 = NULL);
-		rec ? (void)(rec = NULL) : (void)(rec2 = NULL);
+		enum divergence how = seq_f && iso_f && eq_iso ? DIV_ORDER : seq_f && iso_f ? DIV_BOTH : DIV_ISOLATED;
+		judge_divergence(c, w, k, how, recorded, rlen, rec, iso_f ? iso : NULL, iso_f, seq_f);
 	}
 	cJSON_Delete(rec);
-	cJSON_Delete(obs);
-	cJSON_Delete(rec2);
-	cJSON_Delete(obs2);
+	cJSON_Delete(iso_f);
+	cJSON_Delete(seq_f);
 	free(recorded);
 }
 
