@@ -37,8 +37,10 @@ const char *equiv_classify(const char *const *texts, size_t n);
  * string, or a number - and the record and every replay hold a clock reading there (a date
  * and time, a time of day, an epoch number) or every one a random identifier (a UUID, a long
  * hex string), the position is masked; everywhere else the record must equal the replays
- * exactly (same structure, same keys, same values). Returns 1 when the record reproduces
- * with at least one position masked, and *masked (caller owns) lists them as
+ * exactly (same structure, same keys, same values), and at least as many compared tokens as
+ * masked ones must remain (a result that is nothing but a clock reading or an id is not
+ * "the rest reproduced"). Returns 1 when the record reproduces with at least one position
+ * masked, and *masked (caller owns) lists them as
  * [{"path": JSON pointer, "token": index or -1 for a whole number, "class": "clock"|"random"}];
  * 0 otherwise (*masked NULL). */
 int equiv_masked_equal(const cJSON *recorded, const cJSON *const *replays, size_t n, cJSON **masked);

@@ -28,6 +28,9 @@ const struct vcause vcauses[] = {
 	{"REPLAY_SERVER_EXITED", "the re-executed server exited before answering the call"},
 	{"REPLAY_TIMEOUT", "the re-executed server did not answer within the time bound"},
 	{"REPLAY_NETWORK_REFUSED", "the replay needed the network, which replays never get"},
+	{"REPLAY_CLIENT_ANSWER_MISSING", "the replayed server asked the client something the record holds no answer to"},
+	{"REPLAY_ENVIRONMENT_UNAVAILABLE", "the server was started with a secret the trace withholds and verify lacks"},
+	{"SESSION_ORDER_DIVERGED", "the result reproduces on a fresh server but not with the session replayed in order"},
 	/* re-executed, but the result cannot be judged */
 	{"RESULT_NOT_RECORDED", "the original call has no recorded response to compare with"},
 	{"RESULT_NONDETERMINISTIC_CLOCK", "the result varies across replays with the wall clock"},

@@ -496,6 +496,8 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 	free(recorded);
 }
 
+static void finish_turn(struct vctx *c, size_t k, uint64_t t0);
+
 /* Phase 2 job: turn k's verdict. */
 static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 {
@@ -549,6 +551,14 @@ static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 		verdict_add(v, "A2", "replay", V_WARN, "REPLAY_DENIALS", NO_EVIDENCE,
 			    "the sandbox refused %d operation(s) during the %s", denied, main == seq ? pass_names[1] : pass_names[0]);
 done:
+	finish_turn(c, k, t0);
+}
+
+/* What every turn's verdict ends with, judged or decided before any replay. */
+static void finish_turn(struct vctx *c, size_t k, uint64_t t0)
+{
+	struct turn_verdict *v = &c->v[k];
+	const struct exchange *x = &c->m.ex[c->m.turns[k]];
 	if (!v->replayed) {
 		/* A network claim that could not be checked is named as such, never passed. */
 		int listed;
@@ -604,8 +614,13 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		size_t k = p->phase == 1 ? (size_t)(j - 1) : (size_t)j;
-		if (!verify_wants(c->o, k) || p->decided[k])
+		if (!verify_wants(c->o, k))
 			continue;
+		if (p->decided[k]) {
+			if (p->phase == 2)
+				finish_turn(c, k, t0);
+			continue;
+		}
 		if (p->phase == 1) {
 			if (c->o->order != VERIFY_ORDER_SESSION)
 				isolated_first(c, wa->w, k);

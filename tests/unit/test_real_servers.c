@@ -18,6 +18,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "ts_session.h"
 #include "ts_verify.h"
 #include "tsupport.h"
 
@@ -39,105 +40,7 @@ static void teardown(void)
 
 TestSuite(real, .init = setup, .fini = teardown, .timeout = 600);
 
-struct played {
-	char *ws, *state, *trace;
-	char *client_out; /* the client's own view of the results */
-};
-
-static void played_free(struct played *p)
-{
-	free(p->ws);
-	free(p->state);
-	free(p->trace);
-	free(p->client_out);
-}
-
-/* Replaces every @WS@ in s with ws (new string). */
-static char *with_ws(const char *s, const char *ws)
-{
-	struct buf b = {0};
-	for (const char *p = s; *p;) {
-		const char *at = strstr(p, "@WS@");
-		if (!at) {
-			buf_puts(&b, p);
-			break;
-		}
-		buf_append(&b, p, (size_t)(at - p));
-		buf_puts(&b, ws);
-		p = at + 4;
-	}
-	return buf_take(&b);
-}
-
-/* Plays tests/peers/sessions/SESSION.json through belay proxy against `server` (argv with
- * @WS@ for the workspace) in a fresh workspace prepared by `prep` (a shell line, @WS@ too). */
-static struct played play(const char *tag, const char *session, const char *const *server, const char *prep)
-{
-	struct played p = {0};
-	char *root = fs_join(dir, tag);
-	p.ws = fs_join(root, "project");
-	p.state = fs_join(root, "state");
-	char *traces = fs_join(root, "traces");
-	cr_assert_eq(ts_sh("mkdir -p %s %s %s", p.ws, p.state, traces), 0);
-	if (prep) {
-		char *line = with_ws(prep, p.ws);
-		cr_assert_eq(ts_sh("%s", line), 0, "%s", line);
-		free(line);
-	}
-	char *tmpl_path = xasprintf("%s/tests/peers/sessions/%s.json", BELAY_SOURCE_DIR, session);
-	size_t len;
-	char *tmpl = ts_read_file(tmpl_path, &len);
-	cr_assert_not_null(tmpl, "%s", tmpl_path);
-	char *script = with_ws(tmpl, p.ws);
-	char *script_path = fs_join(root, "script.json");
-	ts_write_file(script_path, script, strlen(script));
-	char *client = xasprintf("%s/tests/peers/session-client.mjs", BELAY_SOURCE_DIR);
-	const char *argv[48];
-	int k = 0;
-	argv[k++] = "node";
-	argv[k++] = client;
-	argv[k++] = script_path;
-	argv[k++] = "--";
-	argv[k++] = BELAY_BIN;
-	argv[k++] = "proxy";
-	argv[k++] = "--scope";
-	argv[k++] = p.ws;
-	argv[k++] = "--state";
-	argv[k++] = p.state;
-	argv[k++] = "--trace-dir";
-	argv[k++] = traces;
-	argv[k++] = "--";
-	char *owned[16];
-	int no = 0;
-	for (const char *const *a = server; *a; a++) {
-		char *x = with_ws(*a, p.ws);
-		char *y = strncmp(x, "PEERS/", 6) ? x : xasprintf("%s/%s", peers, x + 6);
-		if (y != x)
-			free(x);
-		owned[no++] = y;
-		argv[k++] = y;
-	}
-	argv[k] = NULL;
-	struct ts_out o;
-	cr_assert_eq(ts_run(argv, NULL, NULL, NULL, 0, 300, &o), 0);
-	cr_assert_eq(o.status, 0, "the session client failed (%d): %s", o.status, o.err);
-	p.client_out = xstrdup(o.out);
-	p.trace = ts_find_trace(traces);
-	cr_assert_not_null(p.trace, "exactly one trace in %s", traces);
-	ts_out_free(&o);
-	for (int i = 0; i < no; i++)
-		free(owned[i]);
-	free(client);
-	free(script_path);
-	free(script);
-	free(tmpl);
-	free(tmpl_path);
-	free(traces);
-	free(root);
-	return p;
-}
-
-static cJSON *verify(const struct played *p, const char *const *extra)
+static cJSON *verify(const struct ts_played *p, const char *const *extra)
 {
 	const char *args[16] = {"--state", p->state, "--no-store"};
 	int k = 3;
@@ -187,7 +90,7 @@ static const char *const thinking[] = {"node", "PEERS/@modelcontextprotocol/serv
 
 Test(real, server_everything_every_tool_is_honest)
 {
-	struct played p = play("everything", "everything", everything, NULL);
+	struct ts_played p = ts_play_named(dir, "everything", "everything", everything, NULL);
 	cJSON *v = verify(&p, NULL);
 	cr_assert_geq(assert_honest("server-everything", v), 18);
 	/* The second toggle reproduces only with the first one before it, on one server. */
@@ -199,42 +102,42 @@ Test(real, server_everything_every_tool_is_honest)
 	for (int k = 10; k <= 11; k++)
 		cr_assert_str_eq(ts_sub_status(ts_turn(v, k), "A2", "replay", 0), "PASS", "turn %d", k);
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
 
 Test(real, server_filesystem_with_refused_paths_is_honest)
 {
-	struct played p = play("fs", "filesystem", filesystem, "printf 'outside\\n' > @WS@/../outside.txt");
+	struct ts_played p = ts_play_named(dir, "fs", "filesystem", filesystem, "printf 'outside\\n' > @WS@/../outside.txt");
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-filesystem", v);
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
 
 Test(real, server_memory_with_its_file_in_the_workspace_is_honest)
 {
-	struct played p = play("memory", "memory", memory, NULL);
+	struct ts_played p = ts_play_named(dir, "memory", "memory", memory, NULL);
 	cr_assert_eq(ts_sh("test -s %s/memory.jsonl", p.ws), 0, "the memory file is in the workspace");
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-memory", v);
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
 
 Test(real, server_sequential_thinking_is_honest)
 {
-	struct played p = play("thinking", "sequential-thinking", thinking, NULL);
+	struct ts_played p = ts_play_named(dir, "thinking", "sequential-thinking", thinking, NULL);
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-sequential-thinking", v);
 	/* Its history lives in memory: turns after the first depend on session state. */
 	cr_assert(strstr(jx_str(ts_sub(ts_turn(v, 3), "A2", "replay", 0), "message"), "in order"));
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
 
 Test(real, a_forged_result_of_server_filesystem_fails_that_turn_only)
 {
-	struct played p = play("forged", "filesystem", filesystem, "printf 'outside\\n' > @WS@/../outside.txt");
+	struct ts_played p = ts_play_named(dir, "forged", "filesystem", filesystem, "printf 'outside\\n' > @WS@/../outside.txt");
 	/* turn 2 read hello.txt: the record now says it held something else */
 	ts_edit_reply(p.trace, 0, "hello world\\nline two", "hello world\\nline 2!!");
 	cJSON *v = verify(&p, NULL);
@@ -248,37 +151,37 @@ Test(real, a_forged_result_of_server_filesystem_fails_that_turn_only)
 		if (k != 2 && ts_turn(v, k))
 			cr_assert_neq(strcmp(jx_str(ts_turn(v, k), "status"), "FAIL"), 0, "turn %d is untouched", k);
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
 
 Test(real, a_forged_thought_of_a_stateful_server_fails)
 {
 	/* The third thought's reply claims a history of 7: neither a fresh server nor the session
 	 * replayed in order says so. */
-	struct played p = play("forged-thought", "sequential-thinking", thinking, NULL);
+	struct ts_played p = ts_play_named(dir, "forged-thought", "sequential-thinking", thinking, NULL);
 	ts_edit_reply(p.trace, 0, "\\\"thoughtHistoryLength\\\": 3", "\\\"thoughtHistoryLength\\\": 7");
 	cJSON *v = verify(&p, NULL);
 	cr_assert_str_eq(jx_str(ts_turn(v, 2), "status"), "FAIL", "%s", jx_print(ts_turn(v, 2)));
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
 
 Test(real, a_forged_toggle_that_looks_like_a_fresh_server_is_not_passed)
 {
 	/* The second toggle's record is made to say what a fresh server would: a replay alone
 	 * agrees with it, the session replayed in order does not. That is never a PASS. */
-	struct played p = play("forged-toggle", "everything", everything, NULL);
+	struct ts_played p = ts_play_named(dir, "forged-toggle", "everything", everything, NULL);
 	ts_edit_reply(p.trace, 0, "Stopped simulated logging", "Started simulated logging");
 	cJSON *v = verify(&p, NULL);
 	const char *st = jx_str(ts_turn(v, 13), "status");
 	cr_assert(strcmp(st, "PASS") && strcmp(st, "WARN"), "turn 13 is %s: %s", st, jx_print(ts_turn(v, 13)));
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
 
 Test(real, a_test_weakened_through_write_file_fails_a1_and_passes_a2)
 {
-	struct played p = play("cheat", "filesystem-cheat", filesystem,
+	struct ts_played p = ts_play_named(dir, "cheat", "filesystem-cheat", filesystem,
 			       "mkdir -p @WS@/tests && printf 'def test_login():\\n    assert login(\"a\", \"b\") is False\\n' > "
 			       "@WS@/tests/test_login.py");
 	cJSON *v = verify(&p, NULL);
@@ -287,5 +190,5 @@ Test(real, a_test_weakened_through_write_file_fails_a1_and_passes_a2)
 	cr_assert_str_eq(ts_sub_status(t, "A2", "replay", 0), "PASS", "the record is true");
 	cr_assert_str_eq(ts_sub_status(t, "A1", "invariant", 0), "FAIL", "the test was weakened");
 	cJSON_Delete(v);
-	played_free(&p);
+	ts_played_free(&p);
 }
