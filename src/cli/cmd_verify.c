@@ -144,6 +144,13 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 		cJSON_AddNumberToObject(sc, "full_restores", (double)r->full_restores);
 		cJSON_AddNumberToObject(sc, "undo_and_delta", (double)r->partial_restores);
 		cJSON_AddNumberToObject(sc, "mismatches", (double)r->scratch_mismatches);
+		cJSON *se = cJSON_AddObjectToObject(in, "session_replay");
+		cJSON_AddBoolToObject(se, "ran", r->session_ran);
+		cJSON_AddNumberToObject(se, "turns_reached", (double)r->session_turns);
+		cJSON_AddNumberToObject(se, "ms", (double)(long long)r->session_ms);
+		cJSON_AddNumberToObject(se, "server_ms", (double)(long long)r->session_server_ms);
+		if (r->session_note[0])
+			cJSON_AddStringToObject(se, "note", r->session_note);
 		if (r->has_trajectory)
 			cJSON_AddItemToObject(in, "trajectory", verdict_json(&r->trajectory));
 		char *t = jx_print(s);
@@ -163,6 +170,11 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 			printf(" %s %d", c->string, c->valueint);
 	}
 	printf("\n");
+	if (r->session_ran)
+		printf("session   replayed in order on one server: %zu turn(s) reached in %.0f ms%s%s\n", r->session_turns,
+		       r->session_ms, r->session_note[0] ? "; stopped: " : "", r->session_note);
+	else if (r->session_note[0])
+		printf("session   not replayed in order: %s\n", r->session_note);
 	if (!cs->replay_only) {
 		printf("          network claims judged on %zu turn(s) (tools declaring openWorldHint); NOT_COVERED %zu\n",
 		       net_judged, nc);

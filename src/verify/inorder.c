@@ -69,7 +69,7 @@ static int before(void *ctx, size_t i)
 		ic->ended = 1;
 		return -1;
 	}
-	c->v[k].ms_restore += (double)(time_mono_ns() - t0) / 1e6;
+	c->seq_own_ms += (double)(time_mono_ns() - t0) / 1e6;
 	scratch_arm(&ic->w->sc);
 	return 0;
 }
@@ -83,9 +83,10 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 		return;
 	struct pass_obs *p = &c->seq[k];
 	p->ran = 1;
+	c->seq_turns++;
+	c->seq_server_ms += rr->ms_server;
 	p->ws = xstrdup(ic->w->sc.ws);
 	p->tmp = xstrdup(ic->w->sc.tmp);
-	c->v[k].ms_server += rr->ms_server;
 	p->observed = cJSON_Duplicate(rr->observed, 1);
 	p->network_refused = rr->network_refused;
 	p->answers_missing = rr->answers_missing;
@@ -107,7 +108,7 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 	struct err e = {0};
 	uint64_t t0 = time_mono_ns();
 	p->effect = effect_of(c, ic->w, handle, rr, 1, &p->effect_via, &p->effect_full_why, &e);
-	c->v[k].ms_effect += (double)(time_mono_ns() - t0) / 1e6;
+	c->seq_own_ms += (double)(time_mono_ns() - t0) / 1e6;
 	if (!p->effect)
 		snprintf(p->effect_err, sizeof p->effect_err, "%s", e.msg);
 	else if (!c->o->coverage_only)
@@ -177,7 +178,9 @@ void inorder_run(struct vctx *c, struct worker *w)
 	sc->keep_tmp = 1; /* the warm server owns its temp dir for the whole session */
 	scratch_arm(sc);
 	struct replay_result rr;
+	uint64_t t0 = time_mono_ns();
 	replay_run(&sp, &rr);
+	c->seq_ms = (double)(time_mono_ns() - t0) / 1e6;
 	free(tpath);
 	sc->keep_tmp = 0;
 	if (rr.cause && !c->seq_stop[0])

@@ -801,6 +801,13 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->full_restores = c.full_restores;
 	out->partial_restores = c.partial_restores;
 	out->scratch_mismatches = atomic_load(&c.scratch_mismatches);
+	out->session_ran = c.seq_ran;
+	out->session_turns = c.seq_turns;
+	out->session_ms = c.seq_ms;
+	out->session_server_ms = c.seq_server_ms;
+	out->session_own_ms = c.seq_own_ms;
+	snprintf(out->session_note, sizeof out->session_note, "%s",
+		 c.seq_skipped ? c.seq_skipped : c.seq_stop[0] ? c.seq_stop : "");
 	out->worst = V_PASS;
 	for (size_t k = 0; k < nt; k++) {
 		pass_obs_free(&c, &c.iso[k]);

@@ -63,6 +63,13 @@ struct verify_report {
 	unsigned long full_restores;    /* scratch restores of a whole pre-state */
 	unsigned long partial_restores; /* scratch moves by undo + delta */
 	unsigned long scratch_mismatches; /* check_scratch: moves that did not reproduce the pre-state */
+	/* the in-order session pass: whether it ran, how many turns it reached, its wall time
+	 * (server start to end), the part of it spent waiting on the server's replies, and why it
+	 * did not run or stopped early ("" when it ran to the end) */
+	int session_ran;
+	size_t session_turns;
+	double session_ms, session_server_ms, session_own_ms; /* own: restores and effects */
+	char session_note[700];
 };
 
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);

@@ -71,6 +71,9 @@ struct vctx {
 	int seq_ran;             /* the in-order pass ran */
 	const char *seq_skipped; /* why it did not (static), or NULL */
 	char seq_stop[700];      /* why it stopped before the end (""): later turns were not reached */
+	double seq_ms, seq_server_ms; /* its wall time, and the time its steps waited on replies */
+	double seq_own_ms;       /* belay's own work in it: restoring pre-states, taking effects */
+	size_t seq_turns;        /* turns it reached */
 	atomic_int next;
 	pthread_mutex_t mu;
 	unsigned long full_restores, partial_restores; /* summed from the workers (under mu) */
