@@ -1,7 +1,8 @@
 /* bench_verify.c - what verification by re-execution costs per turn: a 200-turn trace over
  * a 400-file and a 10,000-file workspace, verified with -j 1 and -j 2, split into belay's own
  * work (restore into scratch, diff, orchestration) and the replay session (sandboxed spawn,
- * server start-up and the call).
+ * server start-up and the call) for the isolated pass, and the in-order pass's cost (one server
+ * for the whole session) beside it.
  *   bench_verify [--turns 200] [--sizes 400,10000] [--belay PATH] [--jobs N] */
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,12 @@ int main(int argc, char **argv)
 			       pass, r.n);
 			printf("        cpu %.1f ms/turn (all processes); scratch: %lu full restore(s), %lu undo+delta\n",
 			       cpu / (double)r.n, r.full_restores, r.partial_restores);
+			if (r.session_ran)
+				printf("        in-order pass: %zu turns in %.0f ms on one server (%.2f ms/turn): waiting on "
+				       "replies %.0f ms, belay own %.0f ms (%.2f ms/turn), server start and stop the rest\n",
+				       r.session_turns, r.session_ms, r.session_ms / (double)(r.session_turns ? r.session_turns : 1),
+				       r.session_server_ms, r.session_own_ms,
+				       r.session_own_ms / (double)(r.session_turns ? r.session_turns : 1));
 			free(restore);
 			free(session);
 			free(own);

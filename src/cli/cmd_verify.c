@@ -38,6 +38,13 @@ static const char verify_usage[] =
 	"  --full-diff            compute every replay's effect by a full diff of the scratch\n"
 	"                         workspace instead of from its dirty set (slower; the dirty\n"
 	"                         set falls back to it by itself when it cannot be trusted)\n"
+	"  --order both|isolated|session\n"
+	"                         how calls are re-executed: each alone on a fresh server\n"
+	"                         (isolated), the whole session in recorded order on one warm\n"
+	"                         server (session: one server start per run), or both (default:\n"
+	"                         a call that reproduces only in order depends on session state)\n"
+	"  --keep-replay-traces DIR  keep the trace each replay's own session records (what the\n"
+	"                         re-executed server was sent and answered) in DIR\n"
 	"  --check-scratch        after every incremental move of a scratch workspace, compare\n"
 	"                         it with the pre-state by tree hash (O(tree); for doubt)\n"
 	"  --json                 one JSON object per turn, then a summary line\n"
@@ -137,6 +144,13 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 		cJSON_AddNumberToObject(sc, "full_restores", (double)r->full_restores);
 		cJSON_AddNumberToObject(sc, "undo_and_delta", (double)r->partial_restores);
 		cJSON_AddNumberToObject(sc, "mismatches", (double)r->scratch_mismatches);
+		cJSON *se = cJSON_AddObjectToObject(in, "session_replay");
+		cJSON_AddBoolToObject(se, "ran", r->session_ran);
+		cJSON_AddNumberToObject(se, "turns_reached", (double)r->session_turns);
+		cJSON_AddNumberToObject(se, "ms", (double)(long long)r->session_ms);
+		cJSON_AddNumberToObject(se, "server_ms", (double)(long long)r->session_server_ms);
+		if (r->session_note[0])
+			cJSON_AddStringToObject(se, "note", r->session_note);
 		if (r->has_trajectory)
 			cJSON_AddItemToObject(in, "trajectory", verdict_json(&r->trajectory));
 		char *t = jx_print(s);
@@ -156,6 +170,11 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 			printf(" %s %d", c->string, c->valueint);
 	}
 	printf("\n");
+	if (r->session_ran)
+		printf("session   replayed in order on one server: %zu turn(s) reached in %.0f ms%s%s\n", r->session_turns,
+		       r->session_ms, r->session_note[0] ? "; stopped: " : "", r->session_note);
+	else if (r->session_note[0])
+		printf("session   not replayed in order: %s\n", r->session_note);
 	if (!cs->replay_only) {
 		printf("          network claims judged on %zu turn(s) (tools declaring openWorldHint); NOT_COVERED %zu\n",
 		       net_judged, nc);
@@ -217,13 +236,16 @@ int cmd_verify(int argc, char **argv)
 		{"timeout", required_argument, NULL, 'T'}, {"state", required_argument, NULL, 's'},
 		{"json", no_argument, NULL, 'J'},          {"help", no_argument, NULL, 'h'},
 		{"no-store", no_argument, NULL, 'N'},      {"full-diff", no_argument, NULL, 'F'},
-		{"check-scratch", no_argument, NULL, 'C'},
+		{"check-scratch", no_argument, NULL, 'C'}, {"order", required_argument, NULL, 'O'},
+		{"keep-replay-traces", required_argument, NULL, 'K'},
 		{NULL, 0, NULL, 0},
 	};
 	struct policy pol = {0};
 	struct err e = {0};
 	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, check_scratch = 0, rc;
 	double timeout = 10;
+	enum verify_order order = VERIFY_ORDER_BOTH;
+	const char *keep_traces = NULL;
 	const char *state = NULL;
 	struct cli_state cs = {.replay_only = replay_only};
 	const char *inv_files[16];
@@ -254,6 +276,17 @@ int cmd_verify(int argc, char **argv)
 		case 'N': no_store = 1; break;
 		case 'F': full_diff = 1; break;
 		case 'C': check_scratch = 1; break;
+		case 'O':
+			if (!strcmp(optarg, "both"))
+				order = VERIFY_ORDER_BOTH;
+			else if (!strcmp(optarg, "isolated"))
+				order = VERIFY_ORDER_ISOLATED;
+			else if (!strcmp(optarg, "session"))
+				order = VERIFY_ORDER_SESSION;
+			else
+				return cli_fail("%s: --order is both, isolated or session, not '%s'", argv[0], optarg);
+			break;
+		case 'K': keep_traces = optarg; break;
 		case 'h': fputs(verify_usage, stdout); return 0;
 		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
 		}
@@ -289,6 +322,8 @@ int cmd_verify(int argc, char **argv)
 		.turn = turn,
 		.launcher = paths_self_exe(),
 		.coverage_only = replay_only,
+		.order = order,
+		.replay_trace_dir = keep_traces,
 		.full_diff = full_diff,
 		.check_scratch = check_scratch,
 		.progress = progress,

@@ -224,6 +224,31 @@ int fs_remove_tree(const char *path)
 	return fs_remove_at(AT_FDCWD, path);
 }
 
+int fs_empty_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	DIR *d = fdopendir(dup(fd));
+	if (!d) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		int r = fs_remove_at(fd, de->d_name);
+		if (r && !rc)
+			rc = r;
+	}
+	closedir(d);
+	close(fd);
+	return rc;
+}
+
 char *fs_which(const char *name)
 {
 	if (strchr(name, '/'))

@@ -24,6 +24,9 @@ char *fs_normalize(const char *path);
 int fs_is_under(const char *path, const char *root);
 /* rm -rf that never follows symlinks; returns 0 or -errno of the first failure. */
 int fs_remove_tree(const char *path);
+/* Removes everything inside the directory `path` (as fs_remove_tree does), keeping the
+ * directory itself - a process whose cwd it is keeps a valid cwd. */
+int fs_empty_dir(const char *path);
 /* The same for the entry `name` of the open directory dirfd (AT_FDCWD: name is a path). A
  * directory of ours that is read-only or unreadable (a restored tree keeps its modes) is
  * made accessible first. An entry already gone is no failure. */

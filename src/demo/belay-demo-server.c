@@ -251,7 +251,8 @@ static cJSON *call_tool(const char *name, const cJSON *args)
 	if (has("clock") && !strcmp(name, "now")) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		snprintf(msg, sizeof msg, "It is %lld.%09ld seconds since the epoch.", (long long)ts.tv_sec, ts.tv_nsec);
+		/* a bare reading: nothing in it but the clock (verify cannot mask it away) */
+		snprintf(msg, sizeof msg, "%lld.%09ld", (long long)ts.tv_sec, ts.tv_nsec);
 		return text_result(msg, 0);
 	}
 	if (has("shell") && !strcmp(name, "run_process")) {

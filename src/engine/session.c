@@ -18,6 +18,7 @@
 #include "engine/model.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_supervisor.h"
+#include "engine/server_env.h"
 #include "engine/session_internal.h"
 #include "engine/trace_writer.h"
 
@@ -130,6 +131,12 @@ static void drain_inbox(struct session *s)
 		free(it);
 		it = next;
 	}
+}
+
+void session_drain_posted(struct session *s)
+{
+	if (!s->finished)
+		drain_inbox(s);
 }
 
 /*==== flow control ====*/
@@ -545,10 +552,10 @@ struct trace_writer *session_trace_writer(struct session *s)
 
 /*==== start ====*/
 
-static cJSON *env_names(void)
+static cJSON *env_names(char *const *env)
 {
 	cJSON *a = cJSON_CreateArray();
-	for (char **e = environ; *e; e++) {
+	for (char *const *e = env; *e; e++) {
 		const char *eq = strchr(*e, '=');
 		size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
 		cJSON_AddItemToArray(a, jx_bytes(*e, n));
@@ -694,7 +701,8 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		cJSON_AddNullToObject(f, "cwd");
 	free(cwd);
 	cJSON_AddNumberToObject(f, "pid", s->pid);
-	cJSON_AddItemToObject(f, "env_names", env_names());
+	cJSON_AddItemToObject(f, "env_names", env_names(o->env ? o->env : environ));
+	cJSON_AddItemToObject(f, "env", server_env_record(o->env ? o->env : environ));
 	if (o->state_dir) {
 		char *sd = realpath(o->state_dir, NULL);
 		cJSON_AddStringToObject(f, "state_dir", sd ? sd : o->state_dir);

@@ -45,6 +45,7 @@ struct session_observer {
 struct session_opts {
 	char *const *argv;        /* server command; argv[0] is looked up on PATH */
 	const char *cwd;          /* server cwd (NULL: inherit) */
+	char *const *env;         /* server environment, NAME=VALUE (NULL: belay's own) */
 	const char *trace_dir;    /* record into a new trace here (NULL: no trace) */
 	const char *trace_path;   /* or exactly this file */
 	size_t frame_cap;         /* recorded bytes per frame (0: 16 MiB) */
@@ -79,6 +80,10 @@ int session_exit_code(const struct session *s);
 void session_terminate(struct session *s);
 /* Adds a record of `kind` to this session's trace (fields taken) and tells the observer. */
 int64_t session_record(struct session *s, const char *kind, cJSON *fields);
+/* Records now what other threads (the sandbox supervisor) have posted so far, instead of at
+ * the loop's next turn: a caller that has just seen a reply learns every record posted
+ * before it (the supervisor posts before it lets a call proceed). */
+void session_drain_posted(struct session *s);
 /* The session's trace writer (NULL without a trace). Borrowed. */
 struct trace_writer *session_trace_writer(struct session *s);
 

@@ -12,6 +12,14 @@ int session_prepare_spawn(struct session *s, const char *exe, struct spawn_plan 
 {
 	memset(sp, 0, sizeof *sp);
 	sp->extra_fd = -1;
+	if (s->o.env) {
+		size_t ne = 0;
+		while (s->o.env[ne])
+			ne++;
+		sp->env = xcalloc(ne + 1, sizeof *sp->env);
+		for (size_t i = 0; i < ne; i++)
+			sp->env[i] = xstrdup(s->o.env[i]);
+	}
 	if (s->o.sandbox)
 		return sandbox_prepare_spawn(s->o.sandbox, s->o.launcher, exe, s->o.argv, sp, e);
 	size_t n = 0;

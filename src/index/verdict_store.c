@@ -49,8 +49,11 @@ int verdict_from_json(const cJSON *j, struct turn_verdict *v, struct err *e)
 		}
 		const cJSON *obs = cJSON_GetObjectItemCaseSensitive(s, "observed");
 		const cJSON *exp = cJSON_GetObjectItemCaseSensitive(s, "expected");
-		struct subverdict *sv = verdict_add(v, axis, kind, vs, sc, obs ? cJSON_Duplicate(obs, 1) : NULL,
-						    exp ? cJSON_Duplicate(exp, 1) : NULL, "%s", msg ? msg : "");
+		struct subverdict *sv =
+		    verdict_add(v, axis, kind, vs, sc,
+				EVIDENCE(.observed = obs ? cJSON_Duplicate(obs, 1) : NULL,
+					 .expected = exp ? cJSON_Duplicate(exp, 1) : NULL),
+				"%s", msg ? msg : "");
 		if (rule)
 			sv->rule = xstrdup(rule);
 	}

@@ -11,31 +11,29 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
-#define PLACEHOLDER "<workspace>"
-
 static int path_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
 }
 
-static char *fold_string(const char *s, const char *const *roots)
+static char *fold_string(const char *s, const struct fold_root *roots)
 {
 	struct buf out = {0};
 	size_t n = strlen(s);
 	size_t i = 0;
 	while (i < n) {
-		const char *best = NULL;
+		const struct fold_root *best = NULL;
 		size_t bl = 0;
-		for (const char *const *r = roots; *r; r++) {
-			size_t rl = strlen(*r);
-			if (rl > bl && rl && strncmp(s + i, *r, rl) == 0 && !path_char(s[i + rl]) &&
+		for (const struct fold_root *r = roots; r->path; r++) {
+			size_t rl = r->len ? r->len : strlen(r->path);
+			if (rl > bl && rl && strncmp(s + i, r->path, rl) == 0 && !path_char(s[i + rl]) &&
 			    (i == 0 || !path_char(s[i - 1]))) {
-				best = *r;
+				best = r;
 				bl = rl;
 			}
 		}
 		if (best) {
-			buf_puts(&out, PLACEHOLDER);
+			buf_puts(&out, best->as);
 			i += bl;
 		} else {
 			buf_putc(&out, s[i++]);
@@ -44,7 +42,7 @@ static char *fold_string(const char *s, const char *const *roots)
 	return out.p ? buf_take(&out) : xstrdup("");
 }
 
-cJSON *equiv_fold(const cJSON *v, const char *const *roots)
+cJSON *equiv_fold(const cJSON *v, const struct fold_root *roots)
 {
 	cJSON *c = cJSON_Duplicate(v, 1);
 	/* Walk the copy iteratively (depth-first) and rewrite string values. */
@@ -80,7 +78,7 @@ static cJSON *outcome_part(const cJSON *msg)
 }
 
 enum equiv_outcome equiv_compare(const char *recorded, size_t rlen, const char *replayed, size_t plen,
-				 const char *const *roots, cJSON **rec_out, cJSON **obs_out)
+				 const struct fold_root *roots, cJSON **rec_out, cJSON **obs_out)
 {
 	*rec_out = *obs_out = NULL;
 	cJSON *a = cJSON_ParseWithLength(recorded, rlen);
@@ -303,4 +301,215 @@ const char *equiv_classify(const char *const *texts, size_t n)
 		toks_free(&tk[i]);
 	free(tk);
 	return unknown || !axis ? "RESULT_NONDETERMINISTIC_UNKNOWN" : axis;
+}
+
+/*==== masked comparison ====*/
+
+/* The characters between the tokens of s (each token replaced by \x01): two strings whose
+ * tokens line up have equal skeletons. */
+static char *skeleton(const char *s, const struct toks *tk)
+{
+	struct buf b = {0};
+	const char *p = s;
+	for (size_t i = 0; i < tk->n; i++) {
+		const char *at = strstr(p, tk->t[i].text);
+		if (!at) {
+			buf_free(&b);
+			return NULL;
+		}
+		buf_append(&b, p, (size_t)(at - p));
+		buf_putc(&b, '\x01');
+		p = at + strlen(tk->t[i].text);
+	}
+	buf_puts(&b, p);
+	return buf_take(&b);
+}
+
+static const char *token_class(const struct tok *t)
+{
+	if (t->kind == TK_TIME || (t->kind == TK_NUM && strcspn(t->text, ".") >= 10))
+		return "clock";
+	if (t->kind == TK_HEX || t->kind == TK_UUID)
+		return "random";
+	return NULL;
+}
+
+static void add_mask(cJSON *masked, const char *path, int token, const char *cls)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "path", *path ? path : "/");
+	cJSON_AddNumberToObject(m, "token", token);
+	cJSON_AddStringToObject(m, "class", cls);
+	cJSON_AddItemToArray(masked, m);
+}
+
+/* What a masked comparison left in and out: a result that is nothing but a clock reading
+ * or an id (no compared token beside the masked ones) is not "the rest reproduced". */
+struct mcount {
+	size_t kept, masked;
+};
+
+/* Tokens of s, for the count of what was compared. */
+static size_t token_count(const char *s)
+{
+	struct toks t;
+	tokenize(s, &t);
+	size_t n = t.n;
+	toks_free(&t);
+	return n;
+}
+
+/* vals[0] is the record, vals[1..n] the replays. 1 when equal with masks added. */
+static int strings_masked(const char *const *vals, size_t n, const char *path, int counts, cJSON *masked,
+			  struct mcount *mc)
+{
+	int same = 1;
+	for (size_t i = 1; i <= n; i++)
+		same &= !strcmp(vals[i], vals[0]);
+	if (same) {
+		if (counts)
+			mc->kept += token_count(vals[0]);
+		return 1;
+	}
+	struct toks *tk = xcalloc(n + 1, sizeof *tk);
+	char **sk = xcalloc(n + 1, sizeof *sk);
+	int ok = 1;
+	for (size_t i = 0; i <= n; i++) {
+		tokenize(vals[i], &tk[i]);
+		sk[i] = skeleton(vals[i], &tk[i]);
+		if (!sk[i] || tk[i].n != tk[0].n || (i && strcmp(sk[i], sk[0])))
+			ok = 0;
+	}
+	for (size_t col = 0; ok && col < tk[0].n; col++) {
+		int replays_vary = 0;
+		for (size_t i = 2; i <= n; i++)
+			replays_vary |= strcmp(tk[i].t[col].text, tk[1].t[col].text) != 0;
+		if (!replays_vary) {
+			ok = !strcmp(tk[0].t[col].text, tk[1].t[col].text);
+			mc->kept += counts;
+			continue;
+		}
+		const char *cls = token_class(&tk[0].t[col]);
+		for (size_t i = 1; i <= n && cls; i++) {
+			const char *ci = token_class(&tk[i].t[col]);
+			if (!ci || strcmp(ci, cls))
+				cls = NULL;
+		}
+		if (cls) {
+			add_mask(masked, path, (int)col, cls);
+			mc->masked++;
+		} else {
+			ok = 0;
+		}
+	}
+	for (size_t i = 0; i <= n; i++) {
+		toks_free(&tk[i]);
+		free(sk[i]);
+	}
+	free(tk);
+	free(sk);
+	return ok;
+}
+
+static int json_masked(const cJSON *const *vals, size_t n, struct buf *path, cJSON *masked, struct mcount *mc)
+{
+	const cJSON *r = vals[0];
+	for (size_t i = 1; i <= n; i++)
+		if ((vals[i]->type & 0xff) != (r->type & 0xff))
+			return 0;
+	if (cJSON_IsString(r)) {
+		const char **s = xcalloc(n + 1, sizeof *s);
+		for (size_t i = 0; i <= n; i++)
+			s[i] = vals[i]->valuestring;
+		/* MCP's content tags ("type": "text") say nothing about the call */
+		int counts = !(r->string && !strcmp(r->string, "type"));
+		int ok = strings_masked(s, n, buf_cstr(path), counts, masked, mc);
+		free(s);
+		return ok;
+	}
+	if (cJSON_IsNumber(r)) {
+		int vary = 0;
+		for (size_t i = 2; i <= n; i++)
+			vary |= vals[i]->valuedouble != vals[1]->valuedouble;
+		if (!vary) {
+			mc->kept++;
+			return r->valuedouble == vals[1]->valuedouble;
+		}
+		for (size_t i = 0; i <= n; i++)
+			if (!(vals[i]->valuedouble >= 1e9))
+				return 0;
+		add_mask(masked, buf_cstr(path), -1, "clock");
+		mc->masked++;
+		return 1;
+	}
+	if (cJSON_IsArray(r) || cJSON_IsObject(r)) {
+		int len = cJSON_GetArraySize(r);
+		for (size_t i = 1; i <= n; i++)
+			if (cJSON_GetArraySize(vals[i]) != len)
+				return 0;
+		const cJSON **kids = xcalloc(n + 1, sizeof *kids);
+		int ok = 1, idx = 0;
+		for (const cJSON *ch = r->child; ch && ok; ch = ch->next, idx++) {
+			kids[0] = ch;
+			for (size_t i = 1; i <= n && ok; i++) {
+				kids[i] = cJSON_IsArray(r) ? cJSON_GetArrayItem(vals[i], idx)
+							   : cJSON_GetObjectItemCaseSensitive(vals[i], ch->string);
+				ok = kids[i] != NULL;
+			}
+			if (!ok)
+				break;
+			size_t mark = path->len;
+			if (cJSON_IsArray(r)) {
+				buf_printf(path, "/%d", idx);
+			} else {
+				buf_putc(path, '/');
+				for (const char *p = ch->string; *p; p++) {
+					if (*p == '~')
+						buf_puts(path, "~0");
+					else if (*p == '/')
+						buf_puts(path, "~1");
+					else
+						buf_putc(path, *p);
+				}
+			}
+			ok = json_masked(kids, n, path, masked, mc);
+			path->len = mark;
+		}
+		free(kids);
+		return ok;
+	}
+	for (size_t i = 1; i <= n; i++)
+		if (!jx_equal(r, vals[i]))
+			return 0;
+	mc->kept++;
+	return 1;
+}
+
+int equiv_masked_equal(const cJSON *recorded, const cJSON *const *replays, size_t n, cJSON **masked)
+{
+	*masked = NULL;
+	if (!recorded || n < 2)
+		return 0;
+	const cJSON **vals = xcalloc(n + 1, sizeof *vals);
+	vals[0] = recorded;
+	for (size_t i = 0; i < n; i++) {
+		if (!replays[i]) {
+			free(vals);
+			return 0;
+		}
+		vals[i + 1] = replays[i];
+	}
+	cJSON *m = cJSON_CreateArray();
+	struct buf path = {0};
+	buf_cstr(&path);
+	struct mcount mc = {0};
+	int ok = json_masked(vals, n, &path, m, &mc) && mc.masked > 0 && mc.kept >= mc.masked;
+	buf_free(&path);
+	free(vals);
+	if (!ok) {
+		cJSON_Delete(m);
+		return 0;
+	}
+	*masked = m;
+	return 1;
 }

@@ -8,19 +8,41 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+/* A path a replay differs in from the record only because it ran elsewhere (the workspace,
+ * the private temp dir) and the placeholder both spellings fold to. */
+struct fold_root {
+	const char *path; /* NULL ends a list */
+	const char *as;   /* "<workspace>", "<tmpdir>" */
+	size_t len;       /* of path (0: strlen) */
+};
+
 /* Returns a copy of v with every occurrence of each root (longest first, whole path
- * components only) replaced by "<workspace>" in string values. roots: NULL-terminated. */
-cJSON *equiv_fold(const cJSON *v, const char *const *roots);
+ * components only) replaced by its placeholder in string values. roots: ended by a NULL
+ * path (entries with an empty path are skipped). */
+cJSON *equiv_fold(const cJSON *v, const struct fold_root *roots);
 
 enum equiv_outcome { EQ_EQUAL = 0, EQ_DIVERGED = 1, EQ_UNPARSEABLE = 2 };
 
 /* Compares the "result"/"error" parts of two JSON-RPC responses (raw lines). On return the
  * folded recorded and observed values are in *rec_out / *obs_out (caller owns; may be NULL). */
 enum equiv_outcome equiv_compare(const char *recorded, size_t rlen, const char *replayed, size_t plen,
-				 const char *const *roots, cJSON **rec_out, cJSON **obs_out);
+				 const struct fold_root *roots, cJSON **rec_out, cJSON **obs_out);
 
 /* Classifies varying replies (folded canonical texts, n >= 2). Returns one of the
  * RESULT_NONDETERMINISTIC_* cause names, or NULL when the texts are all equal. */
 const char *equiv_classify(const char *const *texts, size_t n);
+
+/* Compares a recorded result with n >= 2 replays of the same call (all folded as by
+ * equiv_compare). Where the replays vary among themselves at one position - a token of a
+ * string, or a number - and the record and every replay hold a clock reading there (a date
+ * and time, a time of day, an epoch number) or every one a random identifier (a UUID, a long
+ * hex string), the position is masked; everywhere else the record must equal the replays
+ * exactly (same structure, same keys, same values), and at least as many compared tokens as
+ * masked ones must remain (a result that is nothing but a clock reading or an id is not
+ * "the rest reproduced"). Returns 1 when the record reproduces with at least one position
+ * masked, and *masked (caller owns) lists them as
+ * [{"path": JSON pointer, "token": index or -1 for a whole number, "class": "clock"|"random"}];
+ * 0 otherwise (*masked NULL). */
+int equiv_masked_equal(const cJSON *recorded, const cJSON *const *replays, size_t n, cJSON **masked);
 
 #endif

@@ -1,4 +1,4 @@
-/* replay.c - one contained re-execution of a recorded call. See replay.h. */
+/* replay.c - contained re-execution of recorded client messages. See replay.h. */
 #include "verify/replay.h"
 
 #include <stdio.h>
@@ -14,6 +14,15 @@
 #include "common/xalloc.h"
 #include "engine/mcp_client.h"
 #include "engine/session.h"
+#include "verify/answers.h"
+
+/* After a turn's reply a replay waits until the server has been quiet this long (no sandbox
+ * record, no request or notification to the client), at most SETTLE_MAX_MS in all: a session
+ * replay then takes the turn's effect, an isolated one ends the conversation. Servers ask the
+ * client things right after a call (server-everything asks roots/list once initialized) and
+ * wait for the answer before they exit. */
+#define SETTLE_MS 30
+#define SETTLE_MAX_MS 1000
 
 struct run {
 	const struct replay_spec *sp;
@@ -21,28 +30,52 @@ struct run {
 	uv_loop_t loop;
 	struct session *s;
 	struct mcp_client *c;
-	size_t next;      /* next pre frame to send */
-	int done;         /* the target was answered or the run failed */
+	size_t next;      /* next step to send */
+	size_t cur;       /* the step awaited */
+	int done;         /* the target was answered or the run failed / ended */
 	int ended;        /* the session ended */
 	cJSON *sandbox;   /* the sandbox status record */
+	unsigned long records; /* observations so far (settling) */
+	uv_timer_t settle;
+	int settle_open;
+	unsigned long settle_seen;
+	uint64_t settle_t0, step_t0;
 };
+
+static int session_mode(const struct run *r)
+{
+	return r->sp->hooks != NULL;
+}
+
+static void end_run(struct run *r)
+{
+	r->done = 1;
+	mcp_client_close(r->c);
+	r->c = NULL;
+}
 
 static void fail(struct run *r, const char *cause, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void fail(struct run *r, const char *cause, const char *fmt, ...)
 {
 	if (r->done)
 		return;
-	r->done = 1;
 	r->out->cause = cause;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(r->out->detail, sizeof r->out->detail, fmt, ap);
 	va_end(ap);
+	if (session_mode(r) && r->cur < r->sp->npre && r->sp->pre[r->cur].turn >= 0) {
+		/* The turn in flight learns why it has no reply; the rest of the session is gone. */
+		r->sp->hooks->after(r->sp->hooks->ctx, r->cur, r->out);
+	}
+	r->done = 1;
 	if (r->s)
 		session_terminate(r->s);
 	mcp_client_close(r->c);
 	r->c = NULL;
 }
+
+static void reset_step(struct replay_result *o);
 
 static void add_write(struct replay_result *out, const cJSON *p, int moved)
 {
@@ -86,11 +119,13 @@ static void on_record(void *ctx, struct session *s, int64_t seq, const char *kin
 		const char *fam = jx_str(fields, "family");
 		if (!strcmp(kind, "denial") && fam && (!strcmp(fam, "inet") || !strcmp(fam, "inet6")))
 			r->out->network_refused = 1;
+		r->records++;
 	} else if (!strcmp(kind, "sandbox")) {
 		cJSON_Delete(r->sandbox);
 		r->sandbox = cJSON_Duplicate(fields, 1);
 	} else if (!strcmp(kind, "write_intent")) {
 		on_write_intent(r->out, fields);
+		r->records++;
 	} else if (!strcmp(kind, "sandbox_end")) {
 		r->out->contained_gone = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fields, "contained_gone"));
 	}
@@ -100,9 +135,21 @@ static void on_ended(void *ctx, struct session *s, int code)
 {
 	struct run *r = ctx;
 	(void)s;
-	(void)code;
 	r->ended = 1;
 	r->s = NULL;
+	if (r->settle_open) {
+		/* The turn's reply is in: it is judged with what was seen; the session is over. */
+		uv_timer_stop(&r->settle);
+		r->settle_open = 0;
+		uv_close((uv_handle_t *)&r->settle, NULL);
+		if (session_mode(r)) {
+			r->sp->hooks->after(r->sp->hooks->ctx, r->cur, r->out);
+			reset_step(r->out);
+			r->cur = SIZE_MAX;
+		} else {
+			end_run(r);
+		}
+	}
 	if (!r->done) {
 		if (r->sandbox && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r->sandbox, "ok")))
 			fail(r, "REPLAY_SANDBOX_UNAVAILABLE", "%s: %s", jx_str(r->sandbox, "layer"), jx_str(r->sandbox, "error"));
@@ -115,18 +162,71 @@ static cJSON *answer(void *ctx, struct mcp_client *c, const cJSON *req)
 {
 	struct run *r = ctx;
 	(void)c;
-	const char *method = jx_str(req, "method");
-	const cJSON *res = method && r->sp->answers ? cJSON_GetObjectItemCaseSensitive(r->sp->answers, method) : NULL;
-	if (!res)
+	r->records++;
+	if (!r->sp->answers)
 		return NULL;
-	cJSON *resp = cJSON_CreateObject();
-	cJSON_AddStringToObject(resp, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(resp, "id", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(req, "id"), 1));
-	cJSON_AddItemToObject(resp, "result", cJSON_Duplicate(res, 1));
+	cJSON *resp = answers_take(r->sp->answers, req);
+	if (!resp && !r->out->answers_missing++) {
+		const char *m = jx_str(req, "method");
+		snprintf(r->out->answer_missing_method, sizeof r->out->answer_missing_method, "%s", m ? m : "?");
+	}
 	return resp;
 }
 
+/* Clears what a session replay collected for the last turn step. */
+static void reset_step(struct replay_result *o)
+{
+	o->cause = NULL;
+	o->detail[0] = '\0';
+	free(o->reply);
+	o->reply = NULL;
+	o->reply_len = 0;
+	cJSON_Delete(o->observed);
+	o->observed = cJSON_CreateArray();
+	o->network_refused = 0;
+	for (size_t i = 0; i < o->nwrites; i++)
+		free(o->writes[i]);
+	free(o->writes);
+	free(o->writes_moved);
+	o->writes = NULL;
+	o->writes_moved = NULL;
+	o->nwrites = 0;
+	o->writes_unusable = NULL;
+	o->answers_missing = 0;
+	o->answer_missing_method[0] = '\0';
+}
+
+static void on_notify(void *ctx, struct mcp_client *c, const cJSON *n)
+{
+	struct run *r = ctx;
+	(void)c;
+	(void)n;
+	r->records++;
+}
+
 static void send_next(struct run *r);
+
+static void settle_cb(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	if (r->s)
+		session_drain_posted(r->s);
+	uint64_t waited = (time_mono_ns() - r->settle_t0) / 1000000;
+	if (r->records != r->settle_seen && waited < SETTLE_MAX_MS) {
+		r->settle_seen = r->records;
+		uv_timer_start(&r->settle, settle_cb, SETTLE_MS, 0);
+		return;
+	}
+	r->settle_open = 0;
+	uv_close((uv_handle_t *)&r->settle, NULL);
+	if (!session_mode(r)) {
+		end_run(r); /* let the server see the end of its input and exit as it would */
+		return;
+	}
+	r->sp->hooks->after(r->sp->hooks->ctx, r->cur, r->out);
+	reset_step(r->out);
+	send_next(r);
+}
 
 static void on_reply(void *ctx, struct mcp_client *c, int status, const char *line, size_t len, const cJSON *msg)
 {
@@ -134,7 +234,8 @@ static void on_reply(void *ctx, struct mcp_client *c, int status, const char *li
 	(void)c;
 	if (r->done)
 		return;
-	int target = r->next > r->sp->npre;
+	const struct replay_frame *step = r->cur < r->sp->npre ? &r->sp->pre[r->cur] : &r->sp->target;
+	int target = session_mode(r) ? step->turn >= 0 : r->next > r->sp->npre;
 	if (status == UV_ETIMEDOUT) {
 		fail(r, "REPLAY_TIMEOUT", "no answer to the %s within %u ms", target ? "call" : "handshake",
 		     r->sp->timeout_ms);
@@ -149,45 +250,60 @@ static void on_reply(void *ctx, struct mcp_client *c, int status, const char *li
 			     target ? "call" : "handshake");
 		return;
 	}
+	const cJSON *pv = msg ? jx_path(msg, "result.protocolVersion") : NULL;
+	if (cJSON_IsString(pv) && !r->out->protocol_version)
+		r->out->protocol_version = xstrdup(pv->valuestring);
 	if (!target) {
-		const cJSON *pv = msg ? jx_path(msg, "result.protocolVersion") : NULL;
-		if (cJSON_IsString(pv) && !r->out->protocol_version)
-			r->out->protocol_version = xstrdup(pv->valuestring);
 		send_next(r);
 		return;
 	}
 	r->out->reply = xmemdup(line, len + 1);
 	r->out->reply[len] = '\0';
 	r->out->reply_len = len;
-	r->done = 1;
-	/* Let the server see the end of its input and exit as it would. */
-	mcp_client_close(r->c);
-	r->c = NULL;
+	r->out->ms_server = (double)(time_mono_ns() - r->step_t0) / 1e6;
+	if (r->s)
+		session_drain_posted(r->s);
+	r->settle_seen = r->records;
+	r->settle_t0 = time_mono_ns();
+	uv_timer_init(&r->loop, &r->settle);
+	r->settle.data = r;
+	r->settle_open = 1;
+	uv_timer_start(&r->settle, settle_cb, SETTLE_MS, 0);
 }
 
 static void send_next(struct run *r)
 {
-	while (!r->done && r->next <= r->sp->npre) {
-		const struct replay_frame *f = r->next < r->sp->npre ? &r->sp->pre[r->next] : &r->sp->target;
+	size_t last = session_mode(r) ? r->sp->npre : r->sp->npre + 1;
+	while (!r->done && r->next < last) {
+		size_t i = r->next;
+		const struct replay_frame *f = i < r->sp->npre ? &r->sp->pre[i] : &r->sp->target;
+		if (session_mode(r) && r->sp->hooks->before && r->sp->hooks->before(r->sp->hooks->ctx, i) != 0) {
+			end_run(r);
+			return;
+		}
 		r->next++;
+		r->cur = i;
+		r->step_t0 = time_mono_ns();
 		if (rpc_id_trackable(&f->await)) {
 			if (mcp_client_send_raw(r->c, f->bytes, f->len, &f->await, r->sp->timeout_ms, on_reply, r) != 0)
 				fail(r, "REPLAY_SERVER_EXITED", "cannot send to the server");
 			return;
 		}
-		if (r->next > r->sp->npre) {
+		if (!session_mode(r) && r->next > r->sp->npre) {
 			fail(r, "REPLAY_SERVER_FAILED", "the recorded call has no usable id to await");
 			return;
 		}
 		mcp_client_send_raw(r->c, f->bytes, f->len, NULL, 0, NULL, NULL);
 	}
+	if (!r->done && session_mode(r))
+		end_run(r); /* every step sent and answered: let the server see the end of its input */
 }
 
 int replay_run(const struct replay_spec *sp, struct replay_result *out)
 {
 	memset(out, 0, sizeof *out);
 	out->observed = cJSON_CreateArray();
-	struct run r = {.sp = sp, .out = out};
+	struct run r = {.sp = sp, .out = out, .cur = SIZE_MAX};
 	uint64_t t0 = time_mono_ns();
 	uv_loop_init(&r.loop);
 	int sv[2];
@@ -215,12 +331,13 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 	struct session_opts so = {
 		.argv = sp->argv,
 		.cwd = sp->cwd,
+		.env = sp->env,
 		.trace_path = sp->trace_path,
 		.stderr_fd = -1,
 		.obs = &obs,
 		.sandbox = &spec,
 		.launcher = sp->launcher,
-		.kill_grace_ms = 2000,
+		.kill_grace_ms = 500, /* the call and its settle are over: only shutdown is left */
 		.report_writes = sp->report_writes,
 		.reap_contained = 1,
 	};
@@ -234,7 +351,7 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 		sandbox_spec_done(&spec);
 		return 0;
 	}
-	struct mcp_client_hooks hooks = {.on_request = answer, .ctx = &r};
+	struct mcp_client_hooks hooks = {.on_request = answer, .on_notify = on_notify, .ctx = &r};
 	r.c = mcp_client_new(&r.loop, client_side, &hooks);
 	send_next(&r);
 	uv_run(&r.loop, UV_RUN_DEFAULT);
@@ -242,7 +359,8 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 		FATAL("replay loop still has live handles");
 	sandbox_spec_done(&spec);
 	cJSON_Delete(r.sandbox);
-	out->ms_server = (double)(time_mono_ns() - t0) / 1e6;
+	if (!session_mode(&r))
+		out->ms_server = (double)(time_mono_ns() - t0) / 1e6;
 	return 0;
 }
 

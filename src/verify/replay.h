@@ -1,11 +1,21 @@
-/* replay.h - re-executes one recorded call against a fresh, contained server.
+/* replay.h - re-executes recorded client messages against a fresh, contained server.
  *
  * Runs on the calling thread with a private libuv loop: starts a session (the same engine as
- * `belay proxy`: sandboxed, recorded) whose client side is an mcp_client replaying the
- * recorded handshake and then the call, answering the server's own requests (roots/list,
- * sampling/...) with what the original client answered. Time-bounded: a server that hangs
- * or dies is a named cause, never a hang. Denials and network attempts the supervisor saw
- * during the replay are returned. Thread-safe as long as each thread runs its own replay. */
+ * `belay proxy`: sandboxed, recorded) whose client side is an mcp_client that sends the
+ * recorded steps in order, waits for each awaited reply, and answers the server's own
+ * requests (roots/list, sampling/createMessage, elicitation/create, ping) from the record
+ * (answers.h). Time-bounded: a server that hangs or dies is a named cause, never a hang.
+ *
+ * Two shapes, one engine:
+ *   - an isolated replay (hooks NULL): the handshake, then one target call; the result holds
+ *     the target's reply and everything observed during the session (denials, network
+ *     attempts, write intents), and the server is shut down after the reply;
+ *   - a session replay (hooks set): every step of a recorded session on one warm server.
+ *     hooks->before runs before each step is sent (a turn restores its pre-state there);
+ *     hooks->after runs once a turn step has been answered and the sandbox has been quiet
+ *     for a moment (writes the server makes just after its reply belong to the call), with
+ *     the step's own reply and observations in the result, which are reset afterwards.
+ * Thread-safe as long as each thread runs its own replay. */
 #ifndef BELAY_VERIFY_REPLAY_H
 #define BELAY_VERIFY_REPLAY_H
 #include <cjson/cJSON.h>
@@ -14,37 +24,53 @@
 #include "engine/rpc_msg.h"
 #include "sandbox/sandbox.h"
 
+struct answers;
+
 struct replay_frame {
 	char *bytes; /* owned, without '\n' */
 	size_t len;
 	struct rpc_id await; /* a request: wait for its response; else RPC_ID_ABSENT */
+	int turn;            /* session replays: the turn this step is (>= 0), or -1 */
+};
+
+struct replay_result;
+
+struct replay_hooks {
+	/* Before step i is sent. Returns 0, or -1 to end the session replay here. */
+	int (*before)(void *ctx, size_t i);
+	/* After turn step i: r holds its reply (or r->cause) and what was observed since it was
+	 * sent. Borrowed; reset when after returns. */
+	void (*after)(void *ctx, size_t i, struct replay_result *r);
+	void *ctx;
 };
 
 struct replay_spec {
 	char *const *argv;   /* server argv (already relocated) */
 	const char *cwd;     /* server cwd (already relocated) */
+	char *const *env;    /* server environment (NULL: verify's own) */
 	const char *launcher; /* the belay binary (sandbox launcher) */
 	const char *scope;   /* the restored workspace */
 	const char *tmpdir;  /* the server's private temp dir */
 	enum sandbox_network network;
-	struct replay_frame *pre; /* handshake frames, in order */
+	struct replay_frame *pre; /* isolated: the handshake frames, in order; session: every step */
 	size_t npre;
-	struct replay_frame target;
-	const cJSON *answers; /* {"roots/list": result, ...} for the server's own requests */
+	struct replay_frame target; /* isolated only */
+	struct answers *answers;    /* the record's answers to the server's requests (may be NULL) */
+	const struct replay_hooks *hooks; /* NULL: an isolated replay */
 	unsigned timeout_ms;  /* per awaited reply */
 	const char *trace_path; /* where the replay session records (NULL: nowhere) */
 	int report_writes;    /* collect the write intents the supervisor lets through */
 };
 
 struct replay_result {
-	const char *cause;   /* NULL when the target was answered, else a REPLAY_* cause */
+	const char *cause;   /* NULL when the target (step) was answered, else a REPLAY_* cause */
 	char detail[600];
-	char *reply;         /* the target's response line (owned) */
+	char *reply;         /* the target's (step's) response line (owned) */
 	size_t reply_len;
-	cJSON *observed;     /* denials and network attempts during the replay (owned array) */
+	cJSON *observed;     /* denials and network attempts (owned array) */
 	int network_refused; /* the replay asked for the network and was refused */
 	char *protocol_version; /* negotiated in the replayed initialize (owned, may be NULL) */
-	double ms_server;    /* wall time of the session */
+	double ms_server;    /* wall time of the session (isolated) or of the step */
 	/* With report_writes: the resolved absolute paths inside the scope that the contained
 	 * processes were let write (create, remove, rename, chmod, ...), in arrival order, and
 	 * whether that set can be trusted to name every change. */
@@ -53,6 +79,8 @@ struct replay_result {
 	size_t nwrites;
 	const char *writes_unusable; /* NULL, or why not: a path unresolved, a hard link, too many */
 	int contained_gone;     /* no contained process outlived the session (sandbox_end) */
+	size_t answers_missing; /* server requests the record had no answer for */
+	char answer_missing_method[64]; /* the first of them ("" when none) */
 };
 
 int replay_run(const struct replay_spec *sp, struct replay_result *out);

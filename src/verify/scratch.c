@@ -154,16 +154,21 @@ static void rewatch_all(struct scratch *s)
 
 /*==== lifecycle ====*/
 
-int scratch_open(struct scratch *s, struct err *e)
+int scratch_open(struct scratch *s, const char *name, struct err *e)
 {
 	memset(s, 0, sizeof *s);
 	s->ifd = -1;
 	s->root = fs_mkdtemp_in(fs_scratch_base(), "belay-verify-", e);
 	if (!s->root)
 		return e ? e->code : -1;
-	char *ws = fs_join(s->root, "ws");
+	if (!name || !*name || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/'))
+		name = "ws";
+	char *parent = fs_join(s->root, "w");
+	char *ws = fs_join(parent, name);
 	s->tmp = fs_join(s->root, "tmp");
-	if (mkdir(ws, 0700) != 0 || mkdir(s->tmp, 0700) != 0) {
+	int made = mkdir(parent, 0700) == 0 && mkdir(ws, 0700) == 0;
+	free(parent);
+	if (!made || mkdir(s->tmp, 0700) != 0) {
 		int er = errno;
 		free(ws);
 		scratch_close(s);
@@ -258,8 +263,9 @@ static int prepare_partial(struct scratch *s, struct snap_store *st, const char 
 
 static int prepare_full(struct scratch *s, struct snap_store *st, const char *handle, struct err *e)
 {
-	/* snap_restore wants an absent or empty destination */
-	int rr = fs_remove_tree(s->ws);
+	/* snap_restore wants an absent or empty destination; ws itself stays (a warm server of a
+	 * session replay has it as its cwd) */
+	int rr = fs_empty_dir(s->ws);
 	if (rr)
 		return err_set(e, rr, "cannot empty the scratch workspace %s: %s", s->ws, strerror(-rr));
 	/* Scratch is tmpfs (or at least Linux): byte-transparent and case-sensitive, so names
@@ -300,7 +306,9 @@ int scratch_prepare(struct scratch *s, struct snap_store *st, const char *handle
 	free(s->handle);
 	s->handle = xstrdup(handle);
 	snap_paths_free(&s->pending);
-	/* The replay's private temp dir starts empty every time. */
+	/* The replay's private temp dir starts empty every time (but under a warm server). */
+	if (s->keep_tmp)
+		return 0;
 	int rr = fs_remove_tree(s->tmp);
 	if (rr == 0 && mkdir(s->tmp, 0700) != 0)
 		rr = -errno;

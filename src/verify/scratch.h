@@ -25,7 +25,7 @@
 #include "snapshot/snapshot.h"
 
 struct scratch {
-	char *root, *ws, *tmp; /* owned; ws is a realpath (as the sandbox resolves it) */
+	char *root, *ws, *tmp; /* owned; ws is a realpath (as the sandbox resolves it), root/w/NAME */
 	char *task;            /* root/task once restored (owned), else NULL */
 	int task_state;        /* 0 not tried, 1 restored, -1 failed (task_cause) */
 	const char *task_cause;
@@ -37,12 +37,16 @@ struct scratch {
 	size_t wd_cap;
 	int rewatch;           /* the watch table may be stale: re-watch after the next restore */
 	const char *watch_off; /* why inotify tracking is off (static), NULL while on */
+	int keep_tmp;          /* scratch_prepare leaves tmp alone (a session replay's server
+				* is still running and owns it) */
 	/* counters, for benchmarks and tests */
 	unsigned long full_restores, partial_restores;
 };
 
-/* Creates root, ws and tmp. */
-int scratch_open(struct scratch *s, struct err *e);
+/* Creates root, ws and tmp. ws is root/w/NAME: a workspace keeps its own name in the
+ * scratch, so that a path the server prints through the workspace's parent ("WS/../NAME/x")
+ * relocates exactly (a NAME that is not one path component gives "ws"). */
+int scratch_open(struct scratch *s, const char *name, struct err *e);
 /* Removes everything (NULL-safe, idempotent). */
 void scratch_close(struct scratch *s);
 

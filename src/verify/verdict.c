@@ -28,6 +28,9 @@ const struct vcause vcauses[] = {
 	{"REPLAY_SERVER_EXITED", "the re-executed server exited before answering the call"},
 	{"REPLAY_TIMEOUT", "the re-executed server did not answer within the time bound"},
 	{"REPLAY_NETWORK_REFUSED", "the replay needed the network, which replays never get"},
+	{"REPLAY_CLIENT_ANSWER_MISSING", "the replayed server asked the client something the record holds no answer to"},
+	{"REPLAY_ENVIRONMENT_UNAVAILABLE", "the server was started with a secret the trace withholds and verify lacks"},
+	{"SESSION_ORDER_DIVERGED", "the result reproduces on a fresh server but not with the session replayed in order"},
 	/* re-executed, but the result cannot be judged */
 	{"RESULT_NOT_RECORDED", "the original call has no recorded response to compare with"},
 	{"RESULT_NONDETERMINISTIC_CLOCK", "the result varies across replays with the wall clock"},
@@ -94,7 +97,7 @@ static struct subverdict *add_raw(struct turn_verdict *v)
 }
 
 struct subverdict *verdict_add(struct turn_verdict *v, const char *axis, const char *kind, enum vstatus st,
-			       const char *cause, cJSON *observed, cJSON *expected, const char *fmt, ...)
+			       const char *cause, struct evidence ev, const char *fmt, ...)
 {
 	if (cause && *cause && !vcause_known(cause))
 		FATAL("cause %s is not in the closed list (verdict.c)", cause);
@@ -109,9 +112,22 @@ struct subverdict *verdict_add(struct turn_verdict *v, const char *axis, const c
 	va_start(ap, fmt);
 	s->message = xvasprintf(fmt, ap);
 	va_end(ap);
-	s->observed = observed;
-	s->expected = expected;
+	s->observed = ev.observed;
+	s->expected = ev.expected;
 	return s;
+}
+
+void verdict_note(struct subverdict *s, const char *kind, cJSON *detail)
+{
+	if (!s->notes)
+		s->notes = cJSON_CreateArray();
+	cJSON *n = cJSON_CreateObject();
+	cJSON_AddStringToObject(n, "kind", kind);
+	for (cJSON *d = detail ? detail->child : NULL; d; d = d->next)
+		if (d->string && strcmp(d->string, "kind"))
+			cJSON_AddItemToObject(n, d->string, cJSON_Duplicate(d, 1));
+	cJSON_Delete(detail);
+	cJSON_AddItemToArray(s->notes, n);
 }
 
 void verdict_unverified(struct turn_verdict *v, const char *cause, const char *fmt, ...)
@@ -120,7 +136,7 @@ void verdict_unverified(struct turn_verdict *v, const char *cause, const char *f
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	verdict_add(v, "A2", "replay", V_UNVERIFIED, cause, NULL, NULL, "%s", msg);
+	verdict_add(v, "A2", "replay", V_UNVERIFIED, cause, NO_EVIDENCE, "%s", msg);
 	free(msg);
 }
 
@@ -155,6 +171,7 @@ void verdict_free(struct turn_verdict *v)
 		free(v->subs[i].rule);
 		cJSON_Delete(v->subs[i].observed);
 		cJSON_Delete(v->subs[i].expected);
+		cJSON_Delete(v->subs[i].notes);
 	}
 	free(v->subs);
 	free(v->tool);
@@ -194,6 +211,8 @@ cJSON *verdict_json(const struct turn_verdict *v)
 			cJSON_AddItemToObject(x, "observed", cJSON_Duplicate(s->observed, 1));
 		if (s->expected)
 			cJSON_AddItemToObject(x, "expected", cJSON_Duplicate(s->expected, 1));
+		if (s->notes)
+			cJSON_AddItemToObject(x, "notes", cJSON_Duplicate(s->notes, 1));
 		cJSON_AddItemToArray(arr, x);
 	}
 	cJSON_AddBoolToObject(o, "replayed", v->replayed);
@@ -206,6 +225,13 @@ cJSON *verdict_json(const struct turn_verdict *v)
 	}
 	if (v->denials && cJSON_GetArraySize(v->denials))
 		cJSON_AddItemToObject(o, "denials", cJSON_Duplicate(v->denials, 1));
+	if (v->ms_total > 0) {
+		cJSON *ms = cJSON_AddObjectToObject(o, "ms");
+		cJSON_AddNumberToObject(ms, "restore", (double)(long long)(v->ms_restore * 10) / 10);
+		cJSON_AddNumberToObject(ms, "server", (double)(long long)(v->ms_server * 10) / 10);
+		cJSON_AddNumberToObject(ms, "effect", (double)(long long)(v->ms_effect * 10) / 10);
+		cJSON_AddNumberToObject(ms, "total", (double)(long long)(v->ms_total * 10) / 10);
+	}
 	return o;
 }
 

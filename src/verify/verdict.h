@@ -33,6 +33,7 @@ struct subverdict {
 	cJSON *observed;  /* owned, may be NULL */
 	cJSON *expected;  /* owned, may be NULL */
 	char *rule;       /* for A1: "read-only tests/" etc. (owned, may be NULL) */
+	cJSON *notes;     /* [{"kind": ..., ...}] (owned, may be NULL): see verdict_note */
 };
 
 struct turn_verdict {
@@ -50,10 +51,26 @@ struct turn_verdict {
 	double ms_restore, ms_server, ms_effect, ms_total; /* where the time went */
 };
 
-/* Adds a sub-verdict; message is copied (printf-style). observed/expected are taken. */
+/* What a sub-verdict compared, by name so the two can never trade places: `expected` is
+ * what the record (or the declaration, or the rule) says, `observed` what the replay showed.
+ * Both are taken; NULL when there is nothing to show. Use as EVIDENCE(.observed = x,
+ * .expected = y) or NO_EVIDENCE. */
+struct evidence {
+	cJSON *observed;
+	cJSON *expected;
+};
+#define EVIDENCE(...) ((struct evidence){__VA_ARGS__})
+#define NO_EVIDENCE ((struct evidence){0})
+
+/* Adds a sub-verdict; message is copied (printf-style); the evidence is taken. */
 struct subverdict *verdict_add(struct turn_verdict *v, const char *axis, const char *kind, enum vstatus st,
-			       const char *cause, cJSON *observed, cJSON *expected, const char *fmt, ...)
-	__attribute__((format(printf, 8, 9)));
+			       const char *cause, struct evidence ev, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
+/* Attaches a note to a sub-verdict: something a reader must know about how it was reached
+ * that does not change its status (e.g. "SESSION_STATE": it reproduced only when replayed
+ * in session order; "MASKED_FIELDS": fields shown random were left out of the comparison).
+ * kind is one of the documented note kinds; detail (taken, may be NULL) is merged in. */
+void verdict_note(struct subverdict *s, const char *kind, cJSON *detail);
 /* A turn that could not be re-executed: one A2/replay UNVERIFIED with this cause. */
 void verdict_unverified(struct turn_verdict *v, const char *cause, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -16,6 +16,11 @@
 #include "verify/policy.h"
 #include "verify/verdict.h"
 
+/* Which passes re-execute the calls (see verify.c): both by default; `session` alone is the
+ * fast way with servers that are slow to start (one start per session, not per turn), and
+ * its verdicts say so; `isolated` alone is the behaviour of earlier versions. */
+enum verify_order { VERIFY_ORDER_BOTH = 0, VERIFY_ORDER_ISOLATED = 1, VERIFY_ORDER_SESSION = 2 };
+
 struct verify_opts {
 	const char *state_dir;          /* where the pre-states are stored */
 	const struct policy *policy;    /* A1 invariants (may be empty) */
@@ -27,6 +32,8 @@ struct verify_opts {
 	int turn_from;                  /* with turn -1: only turns >= this one (0: all; the
 	                                 * whole-run verdict is judged only when all are) */
 	int coverage_only;              /* belay replay: one replay per turn, no further judging */
+	enum verify_order order;        /* the passes (default both) */
+	const char *replay_trace_dir;   /* keep each replay's own trace here (NULL: none) */
 	const char *launcher;           /* the belay binary (sandbox launcher) */
 	int full_diff;                  /* effects by a full diff of the scratch, never from the
 					 * dirty set (--full-diff) */
@@ -56,6 +63,13 @@ struct verify_report {
 	unsigned long full_restores;    /* scratch restores of a whole pre-state */
 	unsigned long partial_restores; /* scratch moves by undo + delta */
 	unsigned long scratch_mismatches; /* check_scratch: moves that did not reproduce the pre-state */
+	/* the in-order session pass: whether it ran, how many turns it reached, its wall time
+	 * (server start to end), the part of it spent waiting on the server's replies, and why it
+	 * did not run or stopped early ("" when it ran to the end) */
+	int session_ran;
+	size_t session_turns;
+	double session_ms, session_server_ms, session_own_ms; /* own: restores and effects */
+	char session_note[700];
 };
 
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);

@@ -20,6 +20,8 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "ts_session.h"
+#include "ts_verify.h"
 #include "tsupport.h"
 #include "verify/verdict.h"
 
@@ -520,7 +522,10 @@ static void s_clock(void)
 
 static void s_random(void)
 {
-	char *t = record("[" INIT LIST RUN("cat /proc/sys/kernel/random/uuid") "]", "shell");
+	/* Nothing but ids (beside the tool's "exit 0"): masking them would leave nothing compared. */
+	char *t = record("[" INIT LIST RUN("cat /proc/sys/kernel/random/uuid /proc/sys/kernel/random/uuid "
+					    "/proc/sys/kernel/random/uuid") "]",
+			 "shell");
 	produce(t, 0, "UNVERIFIED", "RESULT_NONDETERMINISTIC_RANDOM");
 	free(t);
 }
@@ -537,6 +542,52 @@ static void s_unknown(void)
 	char *t = record("[" INIT LIST RUN("head -c 30 /dev/urandom | base64 | tr -dc g-zG-Z") "]", "shell");
 	produce(t, 0, "UNVERIFIED", "RESULT_NONDETERMINISTIC_UNKNOWN");
 	free(t);
+}
+
+/*==== what the record holds of the session: client answers, environment, order ====*/
+
+static const char *const stateful[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/stateful_server.py", "@WS@", NULL};
+
+static void produce_played(const struct ts_played *p, int k, const char *status, const char *cause)
+{
+	char *saved = state;
+	state = p->state;
+	produce(p->trace, k, status, cause);
+	state = saved;
+}
+
+static void s_client_answer_missing(void)
+{
+	/* The server asks the client with a fresh nonce: no recorded answer matches a replay's. */
+	struct ts_played p = ts_play(dir, "ask", "{\"cwd\":\"@WS@\",\"calls\":[{\"tool\":\"ask\"}]}", stateful, NULL, NULL);
+	produce_played(&p, 0, "UNVERIFIED", "REPLAY_CLIENT_ANSWER_MISSING");
+	ts_played_free(&p);
+}
+
+static void s_environment_unavailable(void)
+{
+	/* The server was started with a token (recorded by hash only) that verify does not have. */
+	struct ts_played p = ts_play(dir, "env",
+				     "{\"cwd\":\"@WS@\",\"env\":{\"FIXTURE_API_TOKEN\":\"tok-12345678\"},"
+				     "\"calls\":[{\"tool\":\"secret_echo\"}]}",
+				     stateful, NULL, NULL);
+	size_t len;
+	char *text = ts_read_file(p.trace, &len);
+	cr_assert_null(strstr(text, "tok-12345678"), "the trace never holds a secret's value");
+	cr_assert_not_null(strstr(text, "FIXTURE_API_TOKEN"), "its name is recorded");
+	free(text);
+	produce_played(&p, 0, "UNVERIFIED", "REPLAY_ENVIRONMENT_UNAVAILABLE");
+	ts_played_free(&p);
+}
+
+static void s_session_order_diverged(void)
+{
+	/* The second count's record says what a fresh server would say. */
+	struct ts_played p = ts_play(dir, "order", "{\"cwd\":\"@WS@\",\"calls\":[{\"tool\":\"count\"},{\"tool\":\"count\"}]}",
+				     stateful, NULL, NULL);
+	ts_edit_reply(p.trace, 0, "count 2", "count 1");
+	produce_played(&p, 1, "UNVERIFIED", "SESSION_ORDER_DIVERGED");
+	ts_played_free(&p);
 }
 
 /*==== declarations ====*/
@@ -713,6 +764,9 @@ static const struct {
 	{"REPLAY_SERVER_EXITED", s_server_exited},
 	{"REPLAY_TIMEOUT", s_timeout},
 	{"REPLAY_NETWORK_REFUSED", s_network_refused},
+	{"REPLAY_CLIENT_ANSWER_MISSING", s_client_answer_missing},
+	{"REPLAY_ENVIRONMENT_UNAVAILABLE", s_environment_unavailable},
+	{"SESSION_ORDER_DIVERGED", s_session_order_diverged},
 	{"RESULT_NOT_RECORDED", s_result_not_recorded},
 	{"RESULT_NONDETERMINISTIC_CLOCK", s_clock},
 	{"RESULT_NONDETERMINISTIC_RANDOM", s_random},

@@ -92,23 +92,23 @@ Test(console, live_run_through_connect_label_and_quit)
 	cr_assert_eq(sb.st_mode & 0777, 0600, "the socket is 0600");
 
 	/* The agent: the SDK client, through belay connect. */
-	char *client = xasprintf("%s/../console-client.mjs", peers);
+	char *client = xasprintf("%s/tests/peers/console-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, ws, "--", BELAY_BIN, "connect", sock, NULL};
 	struct ts_out o;
 	cr_assert_eq(ts_run(argv, NULL, NULL, NULL, 0, 120, &o), 0);
 	cr_assert_eq(o.status, 0, "client failed: %s", o.err);
 	cr_assert(strstr(o.out, "line 2") || strstr(o.out, "hello"), "%s", o.out);
-	const char *turns[] = {"TURNS (4)", "get_file_info", "edit_file", NULL};
+	const char *turns[] = {"TURNS (4)", "describe_file", "edit_file", NULL};
 	free(wait_for(&t, turns, 30));
 
-	/* Verify the whole run; get_file_info's timestamps cannot reproduce. */
+	/* Verify the whole run; describe_file is not in the server's tools/list: nothing declared. */
 	sleep(2);
 	ts_tmux_keys(&t, "W");
-	const char *judged[] = {"UNVERIFIED", "RESULT_NONDETERMINISTIC_CLOCK", "✓3 !0 ?1 ✗0", NULL};
+	const char *judged[] = {"UNVERIFIED", "EFFECT_NOT_DECLARED", "✓3 !0 ?1 ✗0", NULL};
 	char *scr = wait_for(&t, judged, 180);
-	char *row = line_with(scr, "get_file_info");
+	char *row = line_with(scr, "describe_file");
 	cr_assert_not_null(row);
-	cr_assert(strstr(row, "UNVERIFIED") && !strstr(row, "PASS"), "the clock turn shows UNVERIFIED, never PASS: %s", row);
+	cr_assert(strstr(row, "UNVERIFIED") && !strstr(row, "PASS"), "the undeclared turn shows UNVERIFIED, never PASS: %s", row);
 	free(row);
 	free(scr);
 	/* Colours: UNVERIFIED is not drawn in PASS's colours. */

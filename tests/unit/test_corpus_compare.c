@@ -20,10 +20,10 @@ static void make(struct turn_verdict *v, int turn, enum vstatus s0, enum vstatus
 {
 	memset(v, 0, sizeof *v);
 	v->turn = turn;
-	verdict_add(v, "A2", "replay", s0, s0 == V_UNVERIFIED ? "REPLAY_TIMEOUT" : NULL, NULL, NULL, "replay");
-	verdict_add(v, "A2", "effect", s1, s1 == V_UNVERIFIED ? "EFFECT_NOT_DECLARED" : NULL, NULL, NULL, "effect");
+	verdict_add(v, "A2", "replay", s0, s0 == V_UNVERIFIED ? "REPLAY_TIMEOUT" : NULL, NO_EVIDENCE, "replay");
+	verdict_add(v, "A2", "effect", s1, s1 == V_UNVERIFIED ? "EFFECT_NOT_DECLARED" : NULL, NO_EVIDENCE, "effect");
 	struct subverdict *s =
-	    verdict_add(v, "A1", "invariant", s2, c2, NULL, NULL, "weakening says %s", vstatus_name(s2));
+	    verdict_add(v, "A1", "invariant", s2, c2, NO_EVIDENCE, "weakening says %s", vstatus_name(s2));
 	s->rule = xstrdup("no-assertion-weakening tests");
 	verdict_reduce(v);
 }
@@ -74,7 +74,7 @@ Test(compare, a_changed_sub_verdict_is_a_regression_naming_axis_kind_and_reducti
 	/* a verdict that disappeared or appeared is listed */
 	struct turn_verdict o3;
 	make(&o3, 3, V_PASS, V_FAIL, V_PASS, NULL);
-	verdict_add(&o3, "A2", "effect:network", V_FAIL, NULL, NULL, NULL, "attempted connect");
+	verdict_add(&o3, "A2", "effect:network", V_FAIL, NULL, NO_EVIDENCE, "attempted connect");
 	verdict_reduce(&o3);
 	cr_assert_eq(judge(&e, &o3, 0, &d), CO_REGRESSION);
 	cr_assert(strstr(d, "unexpected A2 effect:network: FAIL (attempted connect)"), "%s", d);
@@ -113,8 +113,8 @@ Test(compare, a_miss_closes_only_when_a1_alone_moved_to_fail)
 	verdict_free(&e);
 	/* a trajectory miss: PASS then, FAIL now */
 	struct turn_verdict te = {.turn = -1}, to = {.turn = -1};
-	verdict_add(&te, "A1", "trajectory", V_PASS, NULL, NULL, NULL, "a suite run passed");
-	verdict_add(&to, "A1", "trajectory", V_FAIL, NULL, NULL, NULL, "no suite run came before the claim");
+	verdict_add(&te, "A1", "trajectory", V_PASS, NULL, NO_EVIDENCE, "a suite run passed");
+	verdict_add(&to, "A1", "trajectory", V_FAIL, NULL, NO_EVIDENCE, "no suite run came before the claim");
 	verdict_reduce(&te);
 	verdict_reduce(&to);
 	cr_assert_eq(judge(&te, &to, 1, &d), CO_MISS_CLOSED, "%s", d);

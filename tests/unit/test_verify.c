@@ -15,6 +15,7 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "ts_verify.h"
 #include "tsupport.h"
 
 #define DEMO BELAY_BUILD_DIR "/belay-demo-server"
@@ -54,40 +55,6 @@ static char *demo_trace(const char *tag)
 	return t;
 }
 
-static cJSON *verify_json(const char *trace, const char *const *extra, int *status)
-{
-	const char *argv[32] = {BELAY_BIN, "verify", trace, "--json"};
-	int k = 4;
-	for (const char *const *x = extra; x && *x; x++)
-		argv[k++] = *x;
-	argv[k] = NULL;
-	struct ts_out o;
-	ts_run(argv, NULL, dir, NULL, 0, 120, &o);
-	if (status)
-		*status = o.status;
-	cJSON *arr = cJSON_CreateArray();
-	for (char *l = strtok(o.out, "\n"); l; l = strtok(NULL, "\n"))
-		cJSON_AddItemToArray(arr, cJSON_Parse(l));
-	ts_out_free(&o);
-	return arr;
-}
-
-static const cJSON *turn(const cJSON *arr, int k)
-{
-	for (const cJSON *t = arr->child; t; t = t->next)
-		if (cJSON_GetObjectItem(t, "turn") && cJSON_GetObjectItem(t, "turn")->valueint == k)
-			return t;
-	return NULL;
-}
-
-static const char *sub_status(const cJSON *t, const char *axis, const char *kind, int nth)
-{
-	for (const cJSON *s = cJSON_GetObjectItem(t, "verdicts")->child; s; s = s->next)
-		if (!strcmp(jx_str(s, "axis"), axis) && !strcmp(jx_str(s, "kind"), kind) && nth-- == 0)
-			return jx_str(s, "status");
-	return NULL;
-}
-
 static int count_status(const cJSON *t, const char *status)
 {
 	int n = 0;
@@ -100,28 +67,28 @@ Test(verify, launch_demo_fails_on_a1_alone_and_each_control_holds)
 {
 	char *trace = demo_trace("demo");
 	int st;
-	cJSON *v = verify_json(trace, NULL, &st);
+	cJSON *v = ts_verify_json(trace, NULL, dir, &st);
 	/* turn 2 writes the weakened test: A2 replay PASS, A2 effect PASS, A1 FAIL -> FAIL */
-	const cJSON *t2 = turn(v, 2);
+	const cJSON *t2 = ts_turn(v, 2);
 	cr_assert_not_null(t2);
 	cr_assert_str_eq(jx_str(t2, "status"), "FAIL");
-	cr_assert_str_eq(sub_status(t2, "A2", "replay", 0), "PASS");
-	cr_assert_str_eq(sub_status(t2, "A2", "effect", 0), "PASS");
-	cr_assert_str_eq(sub_status(t2, "A1", "invariant", 0), "FAIL");
+	cr_assert_str_eq(ts_sub_status(t2, "A2", "replay", 0), "PASS");
+	cr_assert_str_eq(ts_sub_status(t2, "A2", "effect", 0), "PASS");
+	cr_assert_str_eq(ts_sub_status(t2, "A1", "invariant", 0), "FAIL");
 	cr_assert_eq(count_status(t2, "FAIL"), 1, "A1 is the only FAIL");
 	/* the liar: declared read-only, wrote */
-	cr_assert_str_eq(sub_status(turn(v, 4), "A2", "effect", 0), "FAIL");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 4), "A2", "effect", 0), "FAIL");
 	/* the clock: UNVERIFIED with its cause, never PASS */
-	cr_assert_str_eq(jx_str(turn(v, 5), "status"), "UNVERIFIED");
-	cr_assert_str_eq(jx_str(turn(v, 5), "cause"), "RESULT_NONDETERMINISTIC_CLOCK");
+	cr_assert_str_eq(jx_str(ts_turn(v, 5), "status"), "UNVERIFIED");
+	cr_assert_str_eq(jx_str(ts_turn(v, 5), "cause"), "RESULT_NONDETERMINISTIC_CLOCK");
 	cr_assert_eq(st, 4, "exit code mirrors the worst verdict (FAIL)");
 	cJSON_Delete(v);
 
 	/* Control: the same turn without the invariant is PASS. */
 	const char *noinv[] = {"--no-default-invariants", "--turn", "2", NULL};
-	v = verify_json(trace, noinv, &st);
-	cr_assert_str_eq(jx_str(turn(v, 2), "status"), "PASS");
-	cr_assert_null(sub_status(turn(v, 2), "A1", "invariant", 0));
+	v = ts_verify_json(trace, noinv, dir, &st);
+	cr_assert_str_eq(jx_str(ts_turn(v, 2), "status"), "PASS");
+	cr_assert_null(ts_sub_status(ts_turn(v, 2), "A1", "invariant", 0));
 	cr_assert_eq(st, 0);
 	cJSON_Delete(v);
 
@@ -130,9 +97,9 @@ Test(verify, launch_demo_fails_on_a1_alone_and_each_control_holds)
 	const char *ro_pol = "[{\"scope\":\"src\",\"rule\":\"read-only\"}]";
 	ts_write_file(pol, ro_pol, strlen(ro_pol));
 	const char *srcro[] = {"--no-default-invariants", "--invariants", pol, "--turn", "2", NULL};
-	v = verify_json(trace, srcro, &st);
-	cr_assert_str_eq(jx_str(turn(v, 2), "status"), "PASS");
-	cr_assert_str_eq(sub_status(turn(v, 2), "A1", "invariant", 0), "PASS");
+	v = ts_verify_json(trace, srcro, dir, &st);
+	cr_assert_str_eq(jx_str(ts_turn(v, 2), "status"), "PASS");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 2), "A1", "invariant", 0), "PASS");
 	cJSON_Delete(v);
 	free(pol);
 	free(trace);
@@ -155,10 +122,10 @@ Test(verify, a_cheat_already_in_the_pre_state_is_a2_pass)
 	ts_run(argv, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 0, "%s", o.err);
 	*strchr(o.out, '\n') = '\0';
-	cJSON *v = verify_json(o.out, NULL, NULL);
-	cr_assert_str_eq(jx_str(turn(v, 0), "status"), "PASS");
-	cr_assert_str_eq(sub_status(turn(v, 0), "A2", "replay", 0), "PASS");
-	cr_assert_str_eq(sub_status(turn(v, 0), "A1", "invariant", 0), "PASS");
+	cJSON *v = ts_verify_json(o.out, NULL, dir, NULL);
+	cr_assert_str_eq(jx_str(ts_turn(v, 0), "status"), "PASS");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "replay", 0), "PASS");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A1", "invariant", 0), "PASS");
 	cJSON_Delete(v);
 	ts_out_free(&o);
 	free(steps);
@@ -167,60 +134,17 @@ Test(verify, a_cheat_already_in_the_pre_state_is_a2_pass)
 	free(d);
 }
 
-/* Replaces text inside one frame's bytes (re-encoding raw and its hash). */
-static void edit_reply(const char *trace, const char *from, const char *to)
-{
-	size_t len;
-	char *text = ts_read_file(trace, &len);
-	struct buf out = {0};
-	int edited = 0;
-	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
-		cJSON *j = cJSON_Parse(l);
-		const char *b64 = jx_str(j, "raw");
-		if (b64 && !edited) {
-			struct buf raw = {0};
-			base64_decode(b64, strlen(b64), &raw);
-			char *at = strstr(buf_cstr(&raw), from);
-			if (at && !strcmp(jx_str(j, "dir"), "s2c")) {
-				struct buf nb = {0}, enc = {0};
-				buf_append(&nb, raw.p, (size_t)(at - raw.p));
-				buf_puts(&nb, to);
-				buf_puts(&nb, at + strlen(from));
-				base64_encode(nb.p, nb.len, &enc);
-				char h[72];
-				sha256_tagged(nb.p, nb.len, h);
-				cJSON_ReplaceItemInObject(j, "raw", cJSON_CreateString(buf_cstr(&enc)));
-				cJSON_ReplaceItemInObject(j, "hash_raw", cJSON_CreateString(h));
-				cJSON_ReplaceItemInObject(j, "len", cJSON_CreateNumber((double)nb.len));
-				edited = 1;
-				buf_free(&nb);
-				buf_free(&enc);
-			}
-			buf_free(&raw);
-		}
-		char *o = jx_print(j);
-		buf_puts(&out, o);
-		buf_putc(&out, '\n');
-		cJSON_free(o);
-		cJSON_Delete(j);
-	}
-	cr_assert(edited, "no reply contained %s", from);
-	ts_write_file(trace, out.p, out.len);
-	buf_free(&out);
-	free(text);
-}
-
 Test(verify, a_hand_edited_result_fails_that_turn_only)
 {
 	char *trace = demo_trace("edited");
 	/* The recorded reply of turn 0 (read_file of src/auth.py) now claims other content. */
-	edit_reply(trace, "compares against the wrong secret", "compares against the RIGHT secret");
+	ts_edit_reply(trace, 0, "compares against the wrong secret", "compares against the RIGHT secret");
 	const char *args[] = {"--no-default-invariants", NULL};
-	cJSON *v = verify_json(trace, args, NULL);
-	cr_assert_str_eq(jx_str(turn(v, 0), "status"), "FAIL");
-	cr_assert_str_eq(sub_status(turn(v, 0), "A2", "replay", 0), "FAIL");
+	cJSON *v = ts_verify_json(trace, args, dir, NULL);
+	cr_assert_str_eq(jx_str(ts_turn(v, 0), "status"), "FAIL");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "replay", 0), "FAIL");
 	for (int k = 1; k <= 3; k++)
-		cr_assert_str_eq(jx_str(turn(v, k), "status"), "PASS", "turn %d is untouched", k);
+		cr_assert_str_eq(jx_str(ts_turn(v, k), "status"), "PASS", "turn %d is untouched", k);
 	cJSON_Delete(v);
 	free(trace);
 }
@@ -264,12 +188,12 @@ Test(verify, each_trace_replays_against_its_own_server_and_j2_agrees)
 	*strchr(o2.out, '\n') = '\0';
 	const char *j1[] = {"--no-default-invariants", NULL};
 	const char *j2[] = {"--no-default-invariants", "-j", "2", NULL};
-	cJSON *v1 = verify_json(o1.out, j1, NULL), *v2 = verify_json(o2.out, j1, NULL), *v3 = verify_json(o1.out, j2, NULL);
+	cJSON *v1 = ts_verify_json(o1.out, j1, dir, NULL), *v2 = ts_verify_json(o2.out, j1, dir, NULL), *v3 = ts_verify_json(o1.out, j2, dir, NULL);
 	for (int k = 0; k < 2; k++) {
-		cr_assert_str_eq(jx_str(turn(v1, k), "status"), "PASS", "shell turn %d", k);
-		cr_assert_str_eq(jx_str(turn(v3, k), "status"), "PASS", "-j 2 agrees on turn %d", k);
+		cr_assert_str_eq(jx_str(ts_turn(v1, k), "status"), "PASS", "shell turn %d", k);
+		cr_assert_str_eq(jx_str(ts_turn(v3, k), "status"), "PASS", "-j 2 agrees on turn %d", k);
 	}
-	cr_assert_str_eq(jx_str(turn(v2, 0), "status"), "PASS");
+	cr_assert_str_eq(jx_str(ts_turn(v2, 0), "status"), "PASS");
 	cJSON_Delete(v1);
 	cJSON_Delete(v2);
 	cJSON_Delete(v3);

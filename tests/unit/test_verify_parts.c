@@ -14,27 +14,27 @@
 Test(verdict, reduction_is_worst_and_not_covered_never_passes)
 {
 	struct turn_verdict v = {0};
-	verdict_add(&v, "A2", "replay", V_PASS, NULL, NULL, NULL, "ok");
-	verdict_add(&v, "A2", "effect", V_UNVERIFIED, "EFFECT_NOT_DECLARED", NULL, NULL, "no hint");
+	verdict_add(&v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE, "ok");
+	verdict_add(&v, "A2", "effect", V_UNVERIFIED, "EFFECT_NOT_DECLARED", NO_EVIDENCE, "no hint");
 	verdict_reduce(&v);
 	cr_assert_eq(v.status, V_UNVERIFIED, "UNVERIFIED outranks PASS");
 	cr_assert_str_eq(v.cause, "EFFECT_NOT_DECLARED");
-	verdict_add(&v, "A1", "invariant", V_FAIL, NULL, NULL, NULL, "weakened");
+	verdict_add(&v, "A1", "invariant", V_FAIL, NULL, NO_EVIDENCE, "weakened");
 	verdict_reduce(&v);
 	cr_assert_eq(v.status, V_FAIL);
 	cr_assert_str_eq(v.cause, "");
 	verdict_free(&v);
 
 	struct turn_verdict only_nc = {0};
-	verdict_add(&only_nc, "A2", "effect:network", V_NOT_COVERED, "NETWORK_NOT_OBSERVED", NULL, NULL, "x");
+	verdict_add(&only_nc, "A2", "effect:network", V_NOT_COVERED, "NETWORK_NOT_OBSERVED", NO_EVIDENCE, "x");
 	verdict_reduce(&only_nc);
 	cr_assert_eq(only_nc.status, V_UNVERIFIED, "NOT_COVERED alone never reduces to PASS");
 	cr_assert_str_eq(only_nc.cause, "NO_SUBVERDICT");
 	verdict_free(&only_nc);
 
 	struct turn_verdict nc_pass = {0};
-	verdict_add(&nc_pass, "A2", "replay", V_FAIL, NULL, NULL, NULL, "x");
-	verdict_add(&nc_pass, "A2", "effect:network", V_NOT_COVERED, "NETWORK_NOT_OBSERVED", NULL, NULL, "x");
+	verdict_add(&nc_pass, "A2", "replay", V_FAIL, NULL, NO_EVIDENCE, "x");
+	verdict_add(&nc_pass, "A2", "effect:network", V_NOT_COVERED, "NETWORK_NOT_OBSERVED", NO_EVIDENCE, "x");
 	verdict_reduce(&nc_pass);
 	cr_assert_eq(nc_pass.status, V_FAIL, "NOT_COVERED never softens a FAIL");
 	verdict_free(&nc_pass);
@@ -51,18 +51,19 @@ Test(verdict, reduction_is_worst_and_not_covered_never_passes)
 Test(verdict, unknown_causes_and_causeless_unverified_abort, .signal = SIGABRT)
 {
 	struct turn_verdict v = {0};
-	verdict_add(&v, "A2", "replay", V_UNVERIFIED, NULL, NULL, NULL, "no cause");
+	verdict_add(&v, "A2", "replay", V_UNVERIFIED, NULL, NO_EVIDENCE, "no cause");
 }
 
 Test(verdict, a_cause_outside_the_closed_list_aborts, .signal = SIGABRT)
 {
 	struct turn_verdict v = {0};
-	verdict_add(&v, "A2", "replay", V_UNVERIFIED, "SOMETHING_NEW", NULL, NULL, "x");
+	verdict_add(&v, "A2", "replay", V_UNVERIFIED, "SOMETHING_NEW", NO_EVIDENCE, "x");
 }
 
 static enum equiv_outcome cmp(const char *a, const char *b)
 {
-	const char *roots[] = {"/ws/orig", "/dev/shm/scratch/ws", NULL};
+	const struct fold_root roots[] = {{"/ws/orig", "<workspace>", 0}, {"/dev/shm/scratch/ws", "<workspace>", 0},
+					  {"/ws", "<workspace>/..", 0}, {"/dev/shm/scratch", "<workspace>/..", 0}, {NULL, NULL, 0}};
 	cJSON *ra, *rb;
 	enum equiv_outcome o = equiv_compare(a, strlen(a), b, strlen(b), roots, &ra, &rb);
 	cJSON_Delete(ra);
@@ -82,6 +83,19 @@ Test(equiv, strict_types_and_order_and_folding)
 	cr_assert_eq(cmp("{\"result\":{\"t\":\"/ws/original\"}}", "{\"result\":{\"t\":\"/dev/shm/scratch/wsinal\"}}"),
 		     EQ_DIVERGED, "only whole path components fold");
 	cr_assert_eq(cmp("{\"result\":{}}", "{\"error\":{}}"), EQ_DIVERGED);
+	/* two errors are two errors: each compared by its content */
+	cr_assert_eq(cmp("{\"error\":{\"code\":-32602,\"message\":\"bad a\"}}",
+			 "{\"error\":{\"code\":-32602,\"message\":\"bad b\"}}"),
+		     EQ_DIVERGED, "different error messages differ");
+	cr_assert_eq(cmp("{\"error\":{\"code\":-32602,\"message\":\"bad\"}}", "{\"error\":{\"code\":-32601,\"message\":\"bad\"}}"),
+		     EQ_DIVERGED, "different error codes differ");
+	cr_assert_eq(cmp("{\"result\":{\"isError\":true,\"content\":[{\"text\":\"no such file a\"}]}}",
+			 "{\"result\":{\"isError\":true,\"content\":[{\"text\":\"no such file b\"}]}}"),
+		     EQ_DIVERGED, "different tool errors differ");
+	/* the workspace's parent folds too (the scratch keeps the workspace's name) */
+	cr_assert_eq(cmp("{\"result\":{\"t\":\"denied: /ws/outside.txt\"}}",
+			 "{\"result\":{\"t\":\"denied: /dev/shm/scratch/outside.txt\"}}"),
+		     EQ_EQUAL);
 	cr_assert_eq(cmp("{\"result\":{}}", "not json"), EQ_UNPARSEABLE);
 }
 
@@ -100,6 +114,59 @@ Test(equiv, nondeterminism_axes)
 	cr_assert_str_eq(equiv_classify(words, 2), "RESULT_NONDETERMINISTIC_UNKNOWN");
 	const char *same[] = {"x 1", "x 1"};
 	cr_assert_null(equiv_classify(same, 2));
+}
+
+static int masked(const char *rec, const char *const *reps, size_t n, cJSON **m)
+{
+	cJSON *r = cJSON_Parse(rec);
+	cJSON **p = calloc(n, sizeof *p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = cJSON_Parse(reps[i]);
+	int ok = equiv_masked_equal(r, (const cJSON *const *)p, n, m);
+	for (size_t i = 0; i < n; i++)
+		cJSON_Delete(p[i]);
+	free(p);
+	cJSON_Delete(r);
+	return ok;
+}
+
+Test(equiv, masked_comparison_leaves_out_only_what_the_replays_show_random)
+{
+	cJSON *m = NULL;
+	/* a minted id that every replay changes: left out, and named */
+	const char *ids[] = {"{\"id\":\"0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d\",\"n\":2}",
+			     "{\"id\":\"9f1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4e\",\"n\":2}",
+			     "{\"id\":\"1234abcd-4f50-4a6b-8c7d-9e0f1a2b3c4f\",\"n\":2}"};
+	cr_assert(masked("{\"id\":\"5edb2c1f-0a9e-4e43-9c41-8ad8e4cd2f10\",\"n\":2}", ids, 3, &m));
+	cr_assert_eq(cJSON_GetArraySize(m), 1);
+	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(m, 0), "path"), "/id");
+	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(m, 0), "class"), "random");
+	cJSON_Delete(m);
+	/* ... but the rest must still match: a lie next to a random id is a lie */
+	cr_assert(!masked("{\"id\":\"5edb2c1f-0a9e-4e43-9c41-8ad8e4cd2f10\",\"n\":3}", ids, 3, &m));
+	cr_assert_null(m);
+	/* a time of day inside a sentence, varying across replays */
+	const char *times[] = {"{\"t\":\"created at 9:03:25 AM\"}", "{\"t\":\"created at 9:03:27 AM\"}"};
+	cr_assert(masked("{\"t\":\"created at 9:02:56 AM\"}", times, 2, &m));
+	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(m, 0), "class"), "clock");
+	cJSON_Delete(m);
+	/* replays that agree with each other and not with the record: nothing is masked */
+	const char *agree[] = {"{\"t\":\"created at 9:03:25 AM\"}", "{\"t\":\"created at 9:03:25 AM\"}"};
+	cr_assert(!masked("{\"t\":\"created at 9:02:56 AM\"}", agree, 2, &m));
+	/* a varying word is not random: not masked */
+	const char *words[] = {"{\"t\":\"Started\"}", "{\"t\":\"Stopped\"}"};
+	cr_assert(!masked("{\"t\":\"Started\"}", words, 2, &m));
+	/* a varying small number is not a clock */
+	const char *counts[] = {"{\"n\":3}", "{\"n\":4}"};
+	cr_assert(!masked("{\"n\":3}", counts, 2, &m));
+	/* the record must have the random shape too: a forged "none" is not a random id */
+	cr_assert(!masked("{\"id\":\"none\",\"n\":2}", ids, 3, &m));
+	/* structure must match */
+	const char *longer[] = {"{\"a\":[1,2]}", "{\"a\":[1,2,3]}"};
+	cr_assert(!masked("{\"a\":[1,2]}", longer, 2, &m));
+	/* equal everywhere: no mask needed, so not a masked equality */
+	const char *same[] = {"{\"a\":1}", "{\"a\":1}"};
+	cr_assert(!masked("{\"a\":1}", same, 2, &m));
 }
 
 Test(relocate, argv_and_arguments)

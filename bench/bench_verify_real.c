@@ -1,0 +1,216 @@
+/* bench_verify_real.c - what verification costs per turn on the real npm servers: each honest
+ * session of tests/peers/sessions (server-everything, -filesystem, -memory,
+ * -sequential-thinking) is recorded through `belay proxy --scope` by the SDK client, then
+ * verified in the same process three ways: both passes (the default), isolated only, in order
+ * only. For each it prints the wall time per turn, and for the isolated pass the split between
+ * belay's own work (restores, diffs, judging) and the replay sessions (sandboxed spawn, the
+ * server's start-up, the call, its exit), next to the baseline the server costs anyway: one
+ * direct start + initialize + call + exit of the same server, uncontained, measured here.
+ *   bench_verify_real [--belay PATH] [--peers DIR] [--only NAME] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "verify/policy.h"
+#include "verify/verify.h"
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct server {
+	const char *name, *session, *entry;
+	int ws_arg;
+};
+
+static const struct server servers[] = {
+	{"server-filesystem", "filesystem", "@modelcontextprotocol/server-filesystem/dist/index.js", 1},
+	{"server-everything", "everything", "@modelcontextprotocol/server-everything/dist/index.js", 0},
+	{"server-memory", "memory", "@modelcontextprotocol/server-memory/dist/index.js", 0},
+	{"server-sequential-thinking", "sequential-thinking", "@modelcontextprotocol/server-sequential-thinking/dist/index.js", 0},
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = xmalloc((size_t)n + 1);
+	size_t r = fread(s, 1, (size_t)n, f);
+	s[r] = '\0';
+	fclose(f);
+	return s;
+}
+
+static char *replace_ws(const char *s, const char *ws)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, "@WS@")); p += 4)
+		n++;
+	char *out = xmalloc(strlen(s) + n * strlen(ws) + 1), *o = out;
+	for (const char *p = s; *p;) {
+		const char *at = strstr(p, "@WS@");
+		if (!at) {
+			strcpy(o, p);
+			break;
+		}
+		memcpy(o, p, (size_t)(at - p));
+		o += at - p;
+		strcpy(o, ws);
+		o += strlen(ws);
+		p = at + 4;
+	}
+	return out;
+}
+
+/* One uncontained start + initialize + echo-like call + exit of the server: what it costs anyway. */
+static double direct_ms(const char *peers, const struct server *s, const char *ws)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd,
+		 "cd %s && printf '%%s\\n%%s\\n%%s\\n' "
+		 "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+		 "\"capabilities\":{},\"clientInfo\":{\"name\":\"b\",\"version\":\"1\"}}}' "
+		 "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
+		 "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}' | node %s/%s %s > /dev/null 2>&1",
+		 ws, peers, s->entry, s->ws_arg ? ws : "");
+	double t0 = now_ms();
+	if (system(cmd) != 0)
+		return -1;
+	return now_ms() - t0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *belay = "build/belay", *peers = "tests/peers/node_modules", *only = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--belay") && i + 1 < argc)
+			belay = argv[++i];
+		else if (!strcmp(argv[i], "--peers") && i + 1 < argc)
+			peers = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+	}
+	char *rbelay = realpath(belay, NULL), *rpeers = realpath(peers, NULL);
+	if (!rbelay || !rpeers) {
+		fprintf(stderr, "bench_verify_real: need --belay and --peers (tests/peers/node_modules)\n");
+		return 2;
+	}
+	char *sessions = xasprintf("%s/../sessions", rpeers), *client = xasprintf("%s/../session-client.mjs", rpeers);
+	/* node_modules may be a symlink into another checkout: take the scripts from this one */
+	if (access(client, R_OK) != 0) {
+		free(sessions);
+		free(client);
+		sessions = xstrdup("tests/peers/sessions");
+		client = realpath("tests/peers/session-client.mjs", NULL);
+	}
+	printf("bench_verify_real: honest sessions of real npm servers, recorded through belay proxy --scope\n");
+	for (size_t si = 0; si < sizeof servers / sizeof servers[0]; si++) {
+		const struct server *s = &servers[si];
+		if (only && strcmp(only, s->session))
+			continue;
+		struct err e = {0};
+		char *dir = fs_mkdtemp_in(fs_scratch_base(), "belay-bench-vreal-", &e);
+		char *ws = fs_join(dir, "project"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "traces");
+		char cmd[8192];
+		snprintf(cmd, sizeof cmd, "mkdir -p %s %s %s && printf 'outside\\n' > %s/outside.txt", ws, st, tr, dir);
+		if (system(cmd) != 0)
+			return 1;
+		char *tmpl_path = xasprintf("%s/%s.json", sessions, s->session);
+		char *tmpl = slurp(tmpl_path);
+		if (!tmpl) {
+			fprintf(stderr, "bench_verify_real: cannot read %s\n", tmpl_path);
+			return 1;
+		}
+		char *script = replace_ws(tmpl, ws), *script_path = fs_join(dir, "script.json");
+		fs_write_file_atomic(script_path, script, strlen(script), 0644, &e);
+		snprintf(cmd, sizeof cmd,
+			 "cd %s/.. && node %s %s -- %s proxy --scope %s --state %s --trace-dir %s -- node %s/%s %s > /dev/null && "
+			 "ls %s/*.jsonl > %s/trace.path",
+			 rpeers, client, script_path, rbelay, ws, st, tr, rpeers, s->entry, s->ws_arg ? ws : "", tr, dir);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "bench_verify_real: recording %s failed\n", s->name);
+			return 1;
+		}
+		char *pathf = fs_join(dir, "trace.path");
+		char *trace = slurp(pathf);
+		trace[strcspn(trace, "\n")] = '\0';
+		double base[3];
+		for (int i = 0; i < 3; i++)
+			base[i] = direct_ms(rpeers, s, ws);
+		qsort(base, 3, sizeof base[0], cmp);
+		printf("\n%s: direct start + initialize + exit, uncontained: %.0f ms (median of 3)\n", s->name, base[1]);
+		static const char *const names[] = {"both passes", "isolated only", "in order only"};
+		static const enum verify_order orders[] = {VERIFY_ORDER_BOTH, VERIFY_ORDER_ISOLATED, VERIFY_ORDER_SESSION};
+		for (int oi = 0; oi < 3; oi++) {
+			struct policy pol = {0};
+			policy_add_defaults(&pol);
+			struct verify_opts vo = {.state_dir = st, .policy = &pol, .replays = 3, .jobs = 1, .timeout_ms = 20000,
+						 .turn = -1, .launcher = rbelay, .order = orders[oi]};
+			struct verify_report r;
+			double t0 = now_ms();
+			if (verify_trace(trace, &vo, &r, &e)) {
+				fprintf(stderr, "bench_verify_real: %s\n", e.msg);
+				return 1;
+			}
+			double wall = now_ms() - t0;
+			size_t pass = 0, fail = 0;
+			double *own = xcalloc(r.n + 1, sizeof *own), *srv = xcalloc(r.n + 1, sizeof *srv);
+			for (size_t i = 0; i < r.n; i++) {
+				pass += r.turns[i].status == V_PASS;
+				fail += r.turns[i].status == V_FAIL;
+				own[i] = r.turns[i].ms_total - r.turns[i].ms_server;
+				srv[i] = r.turns[i].ms_server;
+			}
+			qsort(own, r.n, sizeof *own, cmp);
+			qsort(srv, r.n, sizeof *srv, cmp);
+			printf("  %-14s %zu turns: %.0f ms (%.0f ms/turn); %zu PASS, %zu FAIL", names[oi], r.n, wall,
+			       wall / (double)(r.n ? r.n : 1), pass, fail);
+			if (orders[oi] != VERIFY_ORDER_SESSION)
+				printf("; isolated per turn median: replay session %.0f ms, belay own %.1f ms", srv[r.n / 2],
+				       own[r.n / 2]);
+			if (r.session_ran)
+				printf("; in order: %.0f ms for %zu turns (%.0f waiting on replies, belay own %.1f)", r.session_ms,
+				       r.session_turns, r.session_server_ms, r.session_own_ms);
+			printf("\n");
+			free(own);
+			free(srv);
+			verify_report_free(&r);
+			policy_free(&pol);
+		}
+		snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench_verify_real: cannot remove %s\n", dir);
+		free(trace);
+		free(pathf);
+		free(script);
+		free(script_path);
+		free(tmpl);
+		free(tmpl_path);
+		free(ws);
+		free(st);
+		free(tr);
+		free(dir);
+	}
+	free(sessions);
+	free(client);
+	free(rbelay);
+	free(rpeers);
+	return 0;
+}

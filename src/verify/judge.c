@@ -1,0 +1,348 @@
+/* judge.c - what a turn's observed effect says about the tool's declarations (A2 effect,
+ * effect:network) and the operator's invariants (A1), the whole run's trajectory, and
+ * pre-states shared with calls declared read-only. See verify_internal.h. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "verify/verify_internal.h"
+
+static int under_scope(const char *path, const char *scope)
+{
+	if (!*scope)
+		return 1;
+	size_t n = strlen(scope);
+	while (n && scope[n - 1] == '/')
+		n--;
+	return strncmp(path, scope, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The network attempts among a pass's observations, described; returns how many. */
+static int network_attempts(const cJSON *observed, struct buf *b)
+{
+	int attempts = 0;
+	for (const cJSON *o = observed ? observed->child : NULL; o; o = o->next) {
+		const char *fam = jx_str(o, "family");
+		if (fam && (!strcmp(fam, "inet") || !strcmp(fam, "inet6") || !strcmp(fam, "unix"))) {
+			buf_printf(b, "%s%s %s", attempts ? ", " : "", jx_str(o, "op") ? jx_str(o, "op") : "?",
+				   jx_str(o, "address") ? jx_str(o, "address") : "?");
+			attempts++;
+		}
+	}
+	return attempts;
+}
+
+void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange *x, const struct pass_obs *const *passes,
+		  const char *const *names, size_t n)
+{
+	int listed;
+	cJSON *ann = plan_annotations(c, x->req_seq, x->tool, &listed);
+	const cJSON *ro = ann ? cJSON_GetObjectItemCaseSensitive(ann, "readOnlyHint") : NULL;
+	/* The pass that changed the most decides the message; any change violates read-only. */
+	const struct pass_obs *wrote = NULL;
+	const char *wrote_in = NULL;
+	int changes = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!passes[i] || !passes[i]->effect)
+			continue;
+		int k = cJSON_GetArraySize(passes[i]->effect);
+		if (k > changes || !wrote) {
+			changes = k;
+			wrote = passes[i];
+			wrote_in = names[i];
+		}
+	}
+	if (!wrote) {
+		cJSON_Delete(ann);
+		return;
+	}
+	const char *in = n > 1 ? wrote_in : "";
+	if (!ro) {
+		verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_NOT_DECLARED", NO_EVIDENCE,
+			    "%s declares no readOnlyHint%s; an absent contract is not a permissive one (%d path(s) changed)",
+			    x->tool ? x->tool : "the tool",
+			    !listed ? " (no tools/list before the call)" : !ann ? " (not in the latest tools/list)" : "", changes);
+	} else if (!cJSON_IsBool(ro)) {
+		verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_DECLARATION_NON_BOOLEAN", NO_EVIDENCE,
+			    "readOnlyHint is not a boolean");
+	} else if (cJSON_IsFalse(ro)) {
+		verdict_add(v, "A2", "effect", V_PASS, NULL, NO_EVIDENCE,
+			    "declared readOnlyHint: false, nothing to violate (%d path(s) changed)", changes);
+	} else if (changes) {
+		struct buf b = {0};
+		int k = 0;
+		for (const cJSON *it = wrote->effect->child; it && k < 8; it = it->next, k++)
+			buf_printf(&b, "%s%s (%s)", k ? ", " : "", jx_str(it, "path") ? jx_str(it, "path") : "?",
+				   jx_str(it, "change"));
+		verdict_add(v, "A2", "effect", V_FAIL, NULL,
+			    EVIDENCE(.observed = cJSON_Duplicate(wrote->effect, 1), .expected = cJSON_CreateString("no change")),
+			    "declared readOnlyHint: true but changed %d path(s)%s%s: %s%s", changes, *in ? " in the " : "", in,
+			    buf_cstr(&b), changes > 8 ? ", ..." : "");
+		buf_free(&b);
+	} else {
+		verdict_add(v, "A2", "effect", V_PASS, NULL, NO_EVIDENCE, "declared readOnlyHint: true and changed nothing%s",
+			    n > 1 ? " (in every pass)" : "");
+	}
+	/* Network: the supervisor observed every attempt of every pass. */
+	const cJSON *ow = ann ? cJSON_GetObjectItemCaseSensitive(ann, "openWorldHint") : NULL;
+	if (cJSON_IsBool(ow)) {
+		struct buf b = {0};
+		int attempts = 0;
+		const char *where = "";
+		for (size_t i = 0; i < n; i++) {
+			if (!passes[i] || !passes[i]->ran)
+				continue;
+			struct buf pb = {0};
+			int a = network_attempts(passes[i]->observed, &pb);
+			if (a > attempts) {
+				attempts = a;
+				buf_reset(&b);
+				buf_append(&b, pb.p, pb.len);
+				where = n > 1 ? names[i] : "";
+			}
+			buf_free(&pb);
+		}
+		if (cJSON_IsTrue(ow))
+			verdict_add(v, "A2", "effect:network", V_PASS, NULL, NO_EVIDENCE,
+				    "declared openWorldHint: true (%d network attempt(s) observed)", attempts);
+		else if (attempts)
+			verdict_add(v, "A2", "effect:network", V_FAIL, NULL, NO_EVIDENCE,
+				    "declared openWorldHint: false but attempted %s%s%s", buf_cstr(&b), *where ? " in the " : "",
+				    where);
+		else
+			verdict_add(v, "A2", "effect:network", V_PASS, NULL, NO_EVIDENCE,
+				    "declared openWorldHint: false and made no network attempt");
+		buf_free(&b);
+	}
+	cJSON_Delete(ann);
+}
+
+struct weak_pre *judge_prejudge_weakening(struct vctx *c, struct worker *w, const cJSON *effect)
+{
+	struct weak_pre *pre = xcalloc(c->o->policy->n + 1, sizeof *pre);
+	const char *task_root = NULL, *task_cause = NULL;
+	int task_tried = 0;
+	for (size_t i = 0; i < c->o->policy->n; i++) {
+		const struct invariant *inv = &c->o->policy->inv[i];
+		if (inv->rule != RULE_NO_WEAKENING)
+			continue;
+		if (!task_tried) {
+			/* The task's first pre-state: restored once per worker, never replayed in. */
+			task_tried = 1;
+			const struct exchange *x0 = c->m.nturns ? &c->m.ex[c->m.turns[0]] : NULL;
+			const struct trace_record *r0 = x0 ? plan_frame_rec(c, x0->req_frame) : NULL;
+			const char *st0 = r0 && r0->state_handle ? jx_str(r0->state_handle, "status") : NULL;
+			const char *h0 = st0 && !strcmp(st0, "present") ? jx_str(r0->state_handle, "handle") : NULL;
+			if (!h0)
+				task_cause = "the first turn's pre-state was not captured";
+			else
+				task_root = scratch_task(&w->sc, w->st, h0, &task_cause);
+		}
+		if (!task_root) {
+			pre[i].cause = task_cause;
+			continue;
+		}
+		size_t n = 0;
+		const char **changed = xcalloc((size_t)cJSON_GetArraySize(effect) + 1, sizeof *changed);
+		for (const cJSON *it = effect->child; it; it = it->next)
+			if (jx_str(it, "path"))
+				changed[n++] = jx_str(it, "path");
+		struct weakening_input wi = {task_root, w->sc.ws, changed, inv->scope};
+		struct err e = {0};
+		weakening_check(&wi, &pre[i].wr, &e);
+		pre[i].ran = 1;
+		free(changed);
+	}
+	return pre;
+}
+
+void judge_weak_pre_free(struct vctx *c, struct weak_pre *pre)
+{
+	if (!pre)
+		return;
+	for (size_t i = 0; i < c->o->policy->n; i++)
+		if (pre[i].ran)
+			weakening_result_free(&pre[i].wr);
+	free(pre);
+}
+
+void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effect, struct weak_pre *pre)
+{
+	for (size_t i = 0; i < c->o->policy->n; i++) {
+		const struct invariant *inv = &c->o->policy->inv[i];
+		char *label = xasprintf("%s %s", rule_name(inv->rule), *inv->scope ? inv->scope : "(whole workspace)");
+		if (inv->rule == RULE_READ_ONLY) {
+			struct buf b = {0};
+			int hits = 0;
+			cJSON *paths = cJSON_CreateArray();
+			for (const cJSON *it = effect->child; it; it = it->next) {
+				const char *p = jx_str(it, "path");
+				if (p && strcmp(p, ".") && under_scope(p, inv->scope)) {
+					buf_printf(&b, "%s%s", hits ? ", " : "", p);
+					cJSON_AddItemToArray(paths, cJSON_CreateString(p));
+					hits++;
+				}
+			}
+			struct subverdict *s;
+			if (hits)
+				s = verdict_add(v, "A1", "invariant", V_FAIL, NULL,
+						EVIDENCE(.observed = paths, .expected = cJSON_CreateString("no change")),
+						"%s: changed %s", label, buf_cstr(&b));
+			else {
+				cJSON_Delete(paths);
+				s = verdict_add(v, "A1", "invariant", V_PASS, NULL, NO_EVIDENCE, "%s: nothing under it changed",
+						label);
+			}
+			s->rule = xstrdup(label);
+			buf_free(&b);
+		} else if (inv->rule == RULE_NO_WEAKENING) {
+			struct subverdict *s;
+			if (!pre || !pre[i].ran) {
+				const char *why = pre ? pre[i].cause : NULL;
+				if (!why)
+					why = "the first turn's pre-state cannot be restored";
+				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "TASK_PRESTATE_UNAVAILABLE", NO_EVIDENCE,
+						"%s: %s", label, why);
+			} else {
+				struct weakening_result *wr = &pre[i].wr;
+				enum vstatus ws = wr->status == 3 ? V_FAIL : wr->status == 2 ? V_UNVERIFIED : V_PASS;
+				/* The rule's tree causes map onto verify's closed list. */
+				if (!strcmp(wr->cause, "TASK_PRESTATE_TREE_MISSING"))
+					snprintf(wr->cause, sizeof wr->cause, "TASK_PRESTATE_UNAVAILABLE");
+				else if (!strcmp(wr->cause, "POST_STATE_TREE_MISSING") ||
+					 !strcmp(wr->cause, "POST_STATE_NOT_OBSERVED"))
+					snprintf(wr->cause, sizeof wr->cause, "PRESTATE_NOT_FOUND");
+				cJSON *exposure = cJSON_CreateObject();
+				cJSON_AddNumberToObject(exposure, "compared", wr->compared);
+				cJSON_AddNumberToObject(exposure, "in_scope", wr->in_scope);
+				cJSON *findings = wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL;
+				const char *cause = ws == V_UNVERIFIED ? wr->cause : NULL;
+				s = verdict_add(v, "A1", "invariant", ws, cause, EVIDENCE(.observed = findings, .expected = exposure),
+						"%s: %s", label, wr->message ? wr->message : "");
+			}
+			s->rule = xstrdup(label);
+		}
+		free(label);
+	}
+}
+
+int judge_reply_is_error(const char *reply, size_t len)
+{
+	cJSON *m = cJSON_ParseWithLength(reply, len);
+	if (!m)
+		return -1;
+	int r = cJSON_GetObjectItemCaseSensitive(m, "error") ? 1
+		: cJSON_IsTrue(jx_path(m, "result.isError")) ? 1
+							     : 0;
+	cJSON_Delete(m);
+	return r;
+}
+
+static int classify_claim(const char *text)
+{
+	/* Verification claims: "tests pass", "all tests passed", "suite is green", "verified"... */
+	static const char *const shapes[] = {"tests pass", "test pass", "tests passed", "tests are passing", "all tests pass",
+					     "suite passes", "suite is green", "tests are green", "is fixed", "fix works",
+					     "verified", "passing now", NULL};
+	char *low = xstrdup(text);
+	for (char *p = low; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	int hit = 0;
+	for (const char *const *s = shapes; *s && !hit; s++)
+		hit = strstr(low, *s) != NULL;
+	free(low);
+	return hit;
+}
+
+void judge_trajectory(struct vctx *c, struct verify_report *out)
+{
+	const struct invariant *inv = NULL;
+	for (size_t i = 0; i < c->o->policy->n; i++)
+		if (c->o->policy->inv[i].rule == RULE_SUITE_BEFORE_CLAIM)
+			inv = &c->o->policy->inv[i];
+	if (!inv)
+		return;
+	const cJSON *claim = NULL;
+	int64_t claim_seq = -1;
+	for (size_t i = 0; i < c->t->nskips; i++) {
+		const char *kind = jx_str(c->t->skips[i].record, "kind");
+		if (kind && !strcmp(kind, "claim")) {
+			claim = c->t->skips[i].record;
+			claim_seq = c->t->skips[i].seq;
+		}
+	}
+	for (size_t i = 0; i < c->t->n; i++)
+		if (!strcmp(c->t->recs[i].kind, "claim")) {
+			claim = c->t->recs[i].obj;
+			claim_seq = c->t->recs[i].seq;
+		}
+	if (!claim)
+		return; /* no success claim: the rule has nothing to check (reported, not judged) */
+	struct turn_verdict *v = &out->trajectory;
+	out->has_trajectory = 1;
+	v->turn = -1;
+	v->tool = xstrdup("(whole run)");
+	const char *text = jx_str(claim, "text");
+	if (!text || !classify_claim(text)) {
+		verdict_add(v, "A1", "trajectory", V_UNVERIFIED, "CLAIM_UNCLASSIFIABLE", NO_EVIDENCE,
+			    "suite-before-success-claim: the claim \"%s\" does not say the suite passed", text ? text : "");
+		verdict_reduce(v);
+		return;
+	}
+	int runs = 0, replayed = 0, passed = 0;
+	for (size_t k = 0; k < c->m.nturns; k++) {
+		const struct exchange *x = &c->m.ex[c->m.turns[k]];
+		if (x->req_seq >= claim_seq || !policy_is_suite_tool(inv, x->tool))
+			continue;
+		runs++;
+		if (c->is_error[k] >= 0) {
+			replayed++;
+			passed += c->is_error[k] == 0;
+		}
+	}
+	if (runs == 0)
+		verdict_add(v, "A1", "trajectory", V_FAIL, NULL, NO_EVIDENCE,
+			    "suite-before-success-claim: success was claimed but no suite run came before it");
+	else if (replayed == 0)
+		verdict_add(v, "A1", "trajectory", V_UNVERIFIED, "EVIDENCE_UNOBSERVABLE", NO_EVIDENCE,
+			    "suite-before-success-claim: %d suite run(s) before the claim, none could be replayed", runs);
+	else if (passed)
+		verdict_add(v, "A1", "trajectory", V_PASS, NULL, NO_EVIDENCE,
+			    "suite-before-success-claim: %d of %d replayed suite run(s) before the claim passed", passed, replayed);
+	else
+		verdict_add(v, "A1", "trajectory", V_FAIL, NULL, NO_EVIDENCE,
+			    "suite-before-success-claim: every replayed suite run before the claim failed (%d)", replayed);
+	verdict_reduce(v);
+}
+
+void judge_dependencies(struct vctx *c)
+{
+	for (size_t k = 0; k < c->m.nturns; k++) {
+		struct turn_verdict *v = &c->v[k];
+		const struct exchange *x = &c->m.ex[c->m.turns[k]];
+		const struct trace_record *req = plan_frame_rec(c, x->req_frame);
+		const cJSON *deps = req && req->state_handle ? cJSON_GetObjectItemCaseSensitive(req->state_handle, "depends_on_read_only") : NULL;
+		if (!cJSON_IsArray(deps) || !v->nsubs)
+			continue;
+		for (const cJSON *d = deps->child; d; d = d->next) {
+			for (size_t j = 0; j < c->m.nturns; j++) {
+				const struct exchange *y = &c->m.ex[c->m.turns[j]];
+				if (y->req_seq != (int64_t)d->valuedouble)
+					continue;
+				const struct turn_verdict *w = &c->v[j];
+				int wrote = w->effect && cJSON_GetArraySize(w->effect) > 0;
+				int unknown = !w->replayed;
+				if (wrote || unknown) {
+					verdict_add(v, "A2", "replay", V_UNVERIFIED, "PRESTATE_DEPENDENCY_BROKEN", NO_EVIDENCE,
+						    "this call's pre-state was shared with turn %zu, declared read-only, which %s", j,
+						    wrote ? "changed the workspace" : "could not be re-executed to check");
+					verdict_reduce(v);
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,255 @@
+/* plan.c - what a trace says about how to re-execute its calls. See verify_internal.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "engine/server_env.h"
+#include "verify/verify_internal.h"
+
+extern char **environ;
+
+const struct trace_record *plan_frame_rec(const struct vctx *c, size_t frame)
+{
+	return frame == SIZE_MAX ? NULL : &c->t->recs[c->m.frames[frame].rec];
+}
+
+char *plan_message_text(const struct trace_record *r, int item, size_t *len)
+{
+	if (!r || r->truncated)
+		return NULL;
+	cJSON *v = cJSON_ParseWithLength(r->bytes, r->len);
+	if (!v)
+		return NULL;
+	if (cJSON_IsArray(v)) {
+		cJSON *el = cJSON_GetArrayItem(v, item);
+		char *s = el ? jx_print(el) : NULL;
+		cJSON_Delete(v);
+		if (s)
+			*len = strlen(s);
+		return s;
+	}
+	cJSON_Delete(v);
+	*len = r->len;
+	return xmemdup(r->bytes, r->len);
+}
+
+char *plan_response_text(const struct vctx *c, const struct exchange *x, size_t *len)
+{
+	if (x->resp_seq < 0)
+		return NULL;
+	return plan_message_text(plan_frame_rec(c, x->resp_frame), x->resp_item, len);
+}
+
+cJSON *plan_annotations(const struct vctx *c, int64_t seq, const char *tool, int *listed)
+{
+	*listed = 0;
+	const struct exchange *best = NULL;
+	for (size_t i = 0; i < c->m.nex; i++) {
+		const struct exchange *x = &c->m.ex[i];
+		if (x->origin == DIR_C2S && x->method && !strcmp(x->method, "tools/list") && x->resp_seq >= 0 &&
+		    x->resp_seq < seq && !x->protocol_error)
+			best = x;
+	}
+	if (!best || !tool)
+		return NULL;
+	size_t len;
+	char *text = plan_response_text(c, best, &len);
+	cJSON *msg = text ? cJSON_ParseWithLength(text, len) : NULL;
+	free(text);
+	cJSON *out = NULL;
+	const cJSON *tools = msg ? jx_path(msg, "result.tools") : NULL;
+	if (cJSON_IsArray(tools)) {
+		*listed = 1;
+		for (const cJSON *t = tools->child; t; t = t->next) {
+			const char *name = jx_str(t, "name");
+			if (name && !strcmp(name, tool)) {
+				const cJSON *a = cJSON_GetObjectItemCaseSensitive(t, "annotations");
+				out = cJSON_IsObject(a) ? cJSON_Duplicate(a, 1) : cJSON_CreateObject();
+				break;
+			}
+		}
+	}
+	cJSON_Delete(msg);
+	return out;
+}
+
+/* Appends one client message as a step. */
+static void add_step(struct replay_frame **out, size_t *n, const char *bytes, size_t len, const struct rpc_id *await,
+		     int turn)
+{
+	*out = xrealloc(*out, (*n + 1) * sizeof **out);
+	struct replay_frame *f = &(*out)[(*n)++];
+	memset(f, 0, sizeof *f);
+	f->bytes = xmemdup(bytes, len);
+	f->len = len;
+	if (await)
+		f->await = *await;
+	else
+		f->await.type = RPC_ID_ABSENT;
+	f->turn = turn;
+}
+
+void plan_handshake(const struct vctx *c, int64_t seq, const struct relocation *rl, struct replay_frame **out,
+		    size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < c->m.nframes && c->m.frames[i].seq < seq; i++) {
+		const struct model_frame *f = &c->m.frames[i];
+		if (f->dir != DIR_C2S || !f->method || f->batch)
+			continue;
+		if (strcmp(f->method, "initialize") && strcmp(f->method, "notifications/initialized"))
+			continue;
+		const struct trace_record *r = plan_frame_rec(c, i);
+		struct buf b = {0};
+		relocate_frame(rl, r->bytes, r->len, &b);
+		struct rpc_msg m;
+		rpc_msg_parse(r->bytes, r->len, r->truncated, &m);
+		int req = m.items[0].kind == RPC_REQUEST;
+		struct rpc_id id = m.items[0].id;
+		add_step(out, n, b.p ? b.p : "", b.len, req ? &id : NULL, -1);
+		rpc_msg_free(&m);
+		buf_free(&b);
+	}
+}
+
+/* The exchange a client request at (frame, item) opened, or NULL. */
+static const struct exchange *request_exchange(const struct vctx *c, size_t frame, int item)
+{
+	for (size_t i = 0; i < c->m.nex; i++) {
+		const struct exchange *x = &c->m.ex[i];
+		if (x->origin == DIR_C2S && x->req_frame == frame && x->req_item == item)
+			return x;
+	}
+	return NULL;
+}
+
+void plan_session_steps(const struct vctx *c, const struct relocation *rl, struct replay_frame **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	for (size_t i = 0; i < c->m.nframes; i++) {
+		const struct model_frame *f = &c->m.frames[i];
+		if (f->dir != DIR_C2S)
+			continue;
+		const struct trace_record *r = plan_frame_rec(c, i);
+		if (!r || r->truncated)
+			continue; /* not replayable; a turn it was is judged without this pass */
+		struct rpc_msg m;
+		rpc_msg_parse(r->bytes, r->len, 0, &m);
+		cJSON *batch = f->batch ? cJSON_ParseWithLength(r->bytes, r->len) : NULL;
+		for (int k = 0; k < m.n; k++) {
+			const struct rpc_item *it = &m.items[k];
+			if (it->kind != RPC_REQUEST && it->kind != RPC_NOTIFICATION)
+				continue; /* answers to the server's requests come from the record */
+			const struct exchange *x = it->kind == RPC_REQUEST ? request_exchange(c, i, k) : NULL;
+			char why[8];
+			if (x && plan_gate_refused(c, x->req_seq, why, sizeof why))
+				continue; /* it never reached the server */
+			char *text = NULL;
+			size_t len = 0;
+			if (batch) {
+				cJSON *el = cJSON_GetArrayItem(batch, k);
+				text = el ? jx_print(el) : NULL;
+				len = text ? strlen(text) : 0;
+			} else {
+				text = xmemdup(r->bytes, r->len);
+				len = r->len;
+			}
+			if (!text)
+				continue;
+			struct buf b = {0};
+			relocate_frame(rl, text, len, &b);
+			/* A request that was answered is awaited; one that was cancelled or never
+			 * answered is sent and not waited for (its cancellation follows in order). */
+			int answered = x && x->resp_seq >= 0 && x->status != EX_CANCELLED;
+			add_step(out, n, b.p ? b.p : "", b.len, answered ? &it->id : NULL,
+				 answered && x->turn >= 0 ? x->turn : -1);
+			buf_free(&b);
+			free(text);
+		}
+		cJSON_Delete(batch);
+		rpc_msg_free(&m);
+	}
+}
+
+void plan_frames_free(struct replay_frame *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		replay_frame_free(&f[i]);
+	free(f);
+}
+
+void plan_strv_free(char **v)
+{
+	for (char **a = v; a && *a; a++)
+		free(*a);
+	free(v);
+}
+
+char **plan_argv(const struct vctx *c, const struct relocation *rl)
+{
+	size_t n = 0;
+	for (char **a = c->argv; *a; a++)
+		n++;
+	char **argv = xcalloc(n + 1, sizeof *argv);
+	for (size_t i = 0; i < n; i++) {
+		int ch;
+		argv[i] = relocate_string(rl, c->argv[i], &ch);
+	}
+	return argv;
+}
+
+char *plan_cwd(const struct vctx *c, const struct relocation *rl, const char *fallback)
+{
+	int ch = 0;
+	char *cwd = c->cwd ? relocate_string(rl, c->cwd, &ch) : NULL;
+	if (cwd && ch)
+		return cwd;
+	free(cwd);
+	return xstrdup(fallback);
+}
+
+int plan_env(const struct vctx *c, const struct relocation *rl, char ***env, char **missing)
+{
+	*env = NULL;
+	*missing = NULL;
+	if (!c->env_record)
+		return 0;
+	char **e = NULL;
+	if (server_env_replay(c->env_record, environ, &e, missing) != 0)
+		return -1;
+	for (char **p = e; rl && *p; p++) {
+		int ch;
+		char *moved = relocate_string(rl, *p, &ch);
+		free(*p);
+		*p = moved;
+	}
+	*env = e;
+	return 0;
+}
+
+int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n)
+{
+	for (size_t i = 0; i < c->t->n; i++) {
+		const struct trace_record *gr = &c->t->recs[i];
+		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(gr->obj, "request_seq");
+		if (!cJSON_IsNumber(rs) || (int64_t)rs->valuedouble != req_seq)
+			continue;
+		const char *outc = jx_str(gr->obj, "outcome");
+		if (!strcmp(gr->kind, "gate_decision") && outc && !strcmp(outc, "refused")) {
+			snprintf(why, n, "the gate refused this call (%s): it never reached the server",
+				 jx_str(gr->obj, "decision") ? jx_str(gr->obj, "decision") : "?");
+			return 1;
+		}
+		if (!strcmp(gr->kind, "approval") && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(gr->obj, "approved"))) {
+			snprintf(why, n, "refused in the console by %s: it never reached the server",
+				 jx_str(gr->obj, "by") ? jx_str(gr->obj, "by") : "?");
+			return 1;
+		}
+	}
+	return 0;
+}

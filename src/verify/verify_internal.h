@@ -1,0 +1,156 @@
+/* verify_internal.h - what the parts of verify share (not an API: include only from
+ * src/verify/{verify,plan,effect,judge,inorder}.c).
+ *
+ *   plan.c     what the trace says: frames, the server's command and environment, the
+ *              handshake, the session's client messages in order, tool annotations;
+ *   effect.c   a replay's effect on the scratch (dirty set or full diff) and its signature;
+ *   judge.c    A2 effect and network, A1 invariants, the trajectory, pre-state dependencies;
+ *   inorder.c  the in-order session replay (one warm server, every call in recorded order);
+ *   verify.c   the passes, their workers, and how a turn's evidence becomes its verdict.
+ *
+ * Threads: the vctx is built before any worker starts and is read-only afterwards except
+ * through its mutex (counters, progress) and each turn's own slots, which one job writes. */
+#ifndef BELAY_VERIFY_INTERNAL_H
+#define BELAY_VERIFY_INTERNAL_H
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "engine/model.h"
+#include "engine/trace_reader.h"
+#include "snapshot/snapshot.h"
+#include "verify/equiv.h"
+#include "verify/relocate.h"
+#include "verify/replay.h"
+#include "verify/scratch.h"
+#include "verify/verify.h"
+#include "verify/weakening.h"
+
+/* A no-assertion-weakening check read on the post-state a replay left in the scratch (which
+ * the next replay overwrites), one slot per invariant of the policy. */
+struct weak_pre {
+	int ran;           /* wr holds a result */
+	const char *cause; /* else: why the task's pre-state is unavailable */
+	struct weakening_result wr;
+};
+
+/* One turn as one pass saw it. */
+struct pass_obs {
+	int ran;                /* the pass re-executed the call */
+	const char *cause;      /* the call has no reply in this pass: why (a closed-list cause) */
+	char detail[600];
+	char *reply;            /* the reply line (owned) */
+	size_t reply_len;
+	cJSON *effect;          /* changed paths (owned); NULL: the effect could not be taken */
+	char effect_err[512];   /* why not */
+	const char *effect_via, *effect_full_why;
+	cJSON *observed;        /* denials and network attempts (owned) */
+	int network_refused;
+	size_t answers_missing; /* server requests without a recorded answer */
+	char answer_missing_method[64];
+	char *protocol_version; /* owned, may be NULL */
+	struct weak_pre *weak;  /* per invariant (owned, may be NULL) */
+	char *ws, *tmp;         /* where it ran: the scratch workspace and temp dir (owned) */
+};
+
+struct vctx {
+	const struct verify_opts *o;
+	struct trace *t;
+	struct model m;
+	char **argv;             /* the server command (owned) */
+	char *cwd;               /* its recorded cwd (owned, may be NULL) */
+	char *scope;             /* the recorded workspace (owned, may be NULL) */
+	char *rec_tmp;           /* the recorded server's private temp dir (owned, may be NULL) */
+	char *state_dir;
+	char *recorded_protocol; /* from the recorded initialize response */
+	const cJSON *env_record; /* the server's recorded environment (borrowed), NULL: not recorded */
+	char *env_missing;       /* withheld variables verify cannot supply (owned), or NULL */
+	struct turn_verdict *v;  /* one per turn */
+	int *is_error;           /* per turn: the judged reply isError (1), not (0), unknown (-1) */
+	struct pass_obs *iso;    /* per turn: the first isolated replay */
+	struct pass_obs *seq;    /* per turn: the in-order session replay */
+	int seq_ran;             /* the in-order pass ran */
+	const char *seq_skipped; /* why it did not (static), or NULL */
+	char seq_stop[700];      /* why it stopped before the end (""): later turns were not reached */
+	double seq_ms, seq_server_ms; /* its wall time, and the time its steps waited on replies */
+	double seq_own_ms;       /* belay's own work in it: restoring pre-states, taking effects */
+	size_t seq_turns;        /* turns it reached */
+	atomic_int next;
+	pthread_mutex_t mu;
+	unsigned long full_restores, partial_restores; /* summed from the workers (under mu) */
+	atomic_ulong scratch_mismatches;
+};
+
+/* What a worker thread owns. */
+struct worker {
+	struct snap_store *st;
+	int store_ok;
+	struct err store_err;
+	struct scratch sc;
+	int sc_open;
+	struct err sc_err; /* why the scratch could not be created */
+};
+
+/*==== plan.c ====*/
+const struct trace_record *plan_frame_rec(const struct vctx *c, size_t frame);
+/* One message of a frame (an element of a batch, or the frame) as a new string. */
+char *plan_message_text(const struct trace_record *r, int item, size_t *len);
+/* The recorded response of exchange x as a new string, or NULL. */
+char *plan_response_text(const struct vctx *c, const struct exchange *x, size_t *len);
+/* The annotations of `tool` in the latest tools/list answered before seq (a new object), or
+ * NULL; *listed says whether a tools/list existed at all. */
+cJSON *plan_annotations(const struct vctx *c, int64_t seq, const char *tool, int *listed);
+/* The handshake the client made before seq (initialize, notifications/initialized). */
+void plan_handshake(const struct vctx *c, int64_t seq, const struct relocation *rl, struct replay_frame **out,
+		    size_t *n);
+/* Every client message of the session in recorded order, as steps of a session replay
+ * (turns marked); requests the gate refused never reached the server and are left out. */
+void plan_session_steps(const struct vctx *c, const struct relocation *rl, struct replay_frame **out, size_t *n);
+/* The server's argv / cwd / environment moved to a scratch workspace. */
+char **plan_argv(const struct vctx *c, const struct relocation *rl);
+char *plan_cwd(const struct vctx *c, const struct relocation *rl, const char *fallback);
+/* NULL env when the trace recorded none (the replay then inherits verify's); *missing names
+ * withheld variables verify cannot supply (new string or NULL). Returns -1 on a malformed
+ * record. */
+int plan_env(const struct vctx *c, const struct relocation *rl, char ***env, char **missing);
+/* 1 when the gate (or the console) refused the request at seq: it never reached the server;
+ * why gets a description. */
+int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n);
+void plan_frames_free(struct replay_frame *f, size_t n);
+void plan_strv_free(char **v);
+
+/*==== effect.c ====*/
+/* The effect of a replay relative to the pre-state `handle` (see verify.c). live: the
+ * server is still running (a session replay), so surviving processes are expected. */
+cJSON *effect_of(struct vctx *c, struct worker *w, const char *handle, const struct replay_result *rr, int live,
+		 const char **via, const char **why_full, struct err *e);
+/* A signature of one replay for the nondeterminism check. */
+char *effect_signature(const char *reply, size_t len, const cJSON *effect, const struct fold_root *roots);
+/* 1 if the recorded reply differs from a replay's signature only by later timestamps. */
+int effect_clock_drift(const char *recorded, size_t rlen, const char *replay_sig, const struct fold_root *roots);
+/* check_scratch: 1 when the scratch hashes as the pre-state does. */
+int effect_scratch_matches(struct worker *w, const char *handle);
+
+/*==== judge.c ====*/
+/* A2 effect and effect:network from the passes that observed the call (NULL entries and
+ * passes without an effect are skipped; names[i] says which pass, for messages). */
+void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange *x, const struct pass_obs *const *passes,
+		  const char *const *names, size_t n);
+struct weak_pre *judge_prejudge_weakening(struct vctx *c, struct worker *w, const cJSON *effect);
+void judge_weak_pre_free(struct vctx *c, struct weak_pre *pre);
+void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effect, struct weak_pre *pre);
+void judge_trajectory(struct vctx *c, struct verify_report *out);
+void judge_dependencies(struct vctx *c);
+int judge_reply_is_error(const char *reply, size_t len);
+
+/*==== inorder.c ====*/
+/* The in-order session replay: fills c->seq[k] for every turn it reached. */
+void inorder_run(struct vctx *c, struct worker *w);
+
+/*==== verify.c ====*/
+/* The paths a reply made at (ws, tmp) folds away against the record: out needs 7 slots. */
+void fold_roots(const struct vctx *c, const char *ws, const char *tmp, struct fold_root out[7]);
+void pass_obs_free(struct vctx *c, struct pass_obs *p);
+/* Opens the worker's scratch on first use; 0 or -1 (w->sc_err says why). */
+int worker_scratch(const struct vctx *c, struct worker *w);
+
+#endif

@@ -1,0 +1,144 @@
+/* test_verify_liars.c - verify against servers that break their declarations in the narrowest
+ * ways (tests/fixtures/stateful_server.py, recorded through belay proxy with the real SDK
+ * client): one file edited in place, only a mode changed, a write on the second call only, a
+ * unix connection while declaring a closed world; and the honest stateful counterpart, whose
+ * forged record that "looks like a fresh server" is never passed. Each layer on its own: the
+ * second-call liar is caught by the in-order pass and missed by the isolated one alone. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "ts_session.h"
+#include "ts_verify.h"
+#include "tsupport.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = ts_tmpdir("liars");
+}
+
+static void teardown(void)
+{
+	ts_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(liars, .init = setup, .fini = teardown, .timeout = 300);
+
+static const char *const server[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/stateful_server.py", "@WS@", NULL};
+
+/* A session of calls to the fixture, given as a JSON array of {"tool","arguments"}. */
+static struct ts_played play(const char *tag, const char *calls)
+{
+	char *script = xasprintf("{\"cwd\":\"@WS@\",\"calls\":%s}", calls);
+	struct ts_played p = ts_play(dir, tag, script, server, "printf 'notes\\n' > @WS@/notes.txt && chmod 644 @WS@/notes.txt",
+				     NULL);
+	free(script);
+	return p;
+}
+
+static cJSON *verify(const struct ts_played *p, const char *order)
+{
+	const char *args[] = {"--state", p->state, "--no-store", "--no-default-invariants", "--order", order, NULL};
+	return ts_verify_json(p->trace, args, dir, NULL);
+}
+
+static const char *msg_of(const cJSON *v, int k, const char *kind)
+{
+	const cJSON *s = ts_sub(ts_turn(v, k), "A2", kind, 0);
+	return s ? jx_str(s, "message") : "(none)";
+}
+
+Test(liars, a_read_only_tool_that_edits_one_existing_file_in_place_fails)
+{
+	struct ts_played p = play("edit", "[{\"tool\":\"edit_in_place\"}]");
+	cJSON *v = verify(&p, "both");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s", msg_of(v, 0, "effect"));
+	cr_assert(strstr(msg_of(v, 0, "effect"), "notes.txt"), "%s", msg_of(v, 0, "effect"));
+	cr_assert(strstr(msg_of(v, 0, "effect"), "changed 1 path"), "%s", msg_of(v, 0, "effect"));
+	cJSON_Delete(v);
+	ts_played_free(&p);
+}
+
+Test(liars, a_read_only_tool_that_only_changes_a_mode_fails)
+{
+	struct ts_played p = play("chmod", "[{\"tool\":\"chmod_only\"}]");
+	cJSON *v = verify(&p, "both");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s", msg_of(v, 0, "effect"));
+	cr_assert(strstr(msg_of(v, 0, "effect"), "notes.txt"), "%s", msg_of(v, 0, "effect"));
+	cJSON_Delete(v);
+	ts_played_free(&p);
+}
+
+Test(liars, a_tool_that_lies_only_on_its_second_call_is_caught_in_order_and_only_in_order)
+{
+	struct ts_played p = play("second", "[{\"tool\":\"write_on_second\"},{\"tool\":\"write_on_second\"}]");
+	cJSON *v = verify(&p, "both");
+	cr_assert_str_eq(jx_str(ts_turn(v, 0), "status"), "PASS", "the first call is honest");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 1), "A2", "effect", 0), "FAIL", "%s", msg_of(v, 1, "effect"));
+	cr_assert(strstr(msg_of(v, 1, "effect"), ".second"), "%s", msg_of(v, 1, "effect"));
+	cr_assert(strstr(msg_of(v, 1, "effect"), "in-order"), "names the pass: %s", msg_of(v, 1, "effect"));
+	cJSON_Delete(v);
+	/* Each pass on its own: only the in-order one sees a second call. */
+	v = verify(&p, "session");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 1), "A2", "effect", 0), "FAIL");
+	cJSON_Delete(v);
+	v = verify(&p, "isolated");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 1), "A2", "effect", 0), "PASS",
+			 "a fresh server's first call writes nothing: %s", msg_of(v, 1, "effect"));
+	cJSON_Delete(v);
+	ts_played_free(&p);
+}
+
+Test(liars, a_closed_world_tool_that_connects_a_unix_socket_fails_on_the_network_axis)
+{
+	char *sock = fs_join(dir, "daemon.sock");
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
+	cr_assert_eq(bind(fd, (void *)&a, sizeof a), 0);
+	cr_assert_eq(listen(fd, 8), 0);
+	char *calls = xasprintf("[{\"tool\":\"dial\",\"arguments\":{\"path\":\"%s\"}}]", sock);
+	struct ts_played p = play("dial", calls);
+	cJSON *v = verify(&p, "both");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect:network", 0), "FAIL", "%s",
+			 jx_print(ts_turn(v, 0)));
+	cr_assert(strstr(msg_of(v, 0, "effect:network"), "daemon.sock"), "%s", msg_of(v, 0, "effect:network"));
+	cJSON_Delete(v);
+	ts_played_free(&p);
+	close(fd);
+	free(calls);
+	free(sock);
+}
+
+Test(liars, an_honest_counter_passes_in_order_and_its_fresh_looking_forgery_does_not)
+{
+	struct ts_played p = play("count", "[{\"tool\":\"count\"},{\"tool\":\"count\"},{\"tool\":\"grow\"}]");
+	cJSON *v = verify(&p, "both");
+	for (int k = 0; k < 3; k++)
+		cr_assert_str_eq(jx_str(ts_turn(v, k), "status"), "PASS", "turn %d: %s", k, jx_print(ts_turn(v, k)));
+	const cJSON *s = ts_sub(ts_turn(v, 1), "A2", "replay", 0);
+	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(cJSON_GetObjectItem(s, "notes"), 0), "kind"), "SESSION_STATE");
+	cJSON_Delete(v);
+	/* The second reply now says what a fresh server would. */
+	ts_edit_reply(p.trace, 0, "count 2", "count 1");
+	v = verify(&p, "both");
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "status"), "UNVERIFIED", "%s", jx_print(ts_turn(v, 1)));
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "cause"), "SESSION_ORDER_DIVERGED");
+	cJSON_Delete(v);
+	/* And a reply neither pass gives is a FAIL. */
+	ts_edit_reply(p.trace, 1, "count 1", "count 7");
+	v = verify(&p, "both");
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "status"), "FAIL", "%s", jx_print(ts_turn(v, 1)));
+	cJSON_Delete(v);
+	ts_played_free(&p);
+}
