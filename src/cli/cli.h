@@ -52,5 +52,8 @@ int cmd_snippet(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 /* belay --version */
 int cmd_version(void);
+int cmd_measure(int argc, char **argv);
+int cmd_interop(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif
