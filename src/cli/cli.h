@@ -26,6 +26,25 @@ struct cli_opts {
  * incomplete option '<arg>'" (followed by " (belay <help> --help)" when o->help is set). */
 int cli_opt_take(struct cli_opts *o, int c, char **argv);
 
+/* The verification options commands that verify traces on the way share (export otlp,
+ * interop correlate): --invariants FILE (repeatable), --no-default-invariants, --replays N,
+ * -j N, --timeout SECONDS, --state DIR. Option table entries: {"invariants", required, 'i'},
+ * {"no-default-invariants", none, 'n'}, {"replays", required, 'r'}, {"timeout", required,
+ * 'T'}, {"state", required, 's'}, and "j:" in the short options. */
+struct cli_vopts {
+	const char *inv[16];
+	int ninv, no_defaults, replays, jobs;
+	double timeout;
+	const char *state;
+};
+#define CLI_VOPTS_DEFAULT {.replays = 3, .jobs = 1, .timeout = 10}
+#define CLI_VOPT_NOT_MINE (-2)
+/* CLI_OPT_TAKEN when c was one of them, EXIT_USAGE on a bad value, else CLI_VOPT_NOT_MINE. */
+int cli_vopts_take(struct cli_vopts *v, int c, const char *cmd);
+/* Checks the values and loads the policy (with the defaults unless disabled). 0 or EXIT_USAGE. */
+struct policy;
+int cli_vopts_policy(const struct cli_vopts *v, struct policy *p, const char *cmd);
+
 struct cJSON;
 /* Prints o as one line of JSON on stdout. */
 void cli_print_json(const struct cJSON *o);
