@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
 #include "index/statedb.h"
+#include "interop/redact.h"
 #include "measure/batch.h"
 #include "measure/bundle.h"
 #include "measure/ledger.h"
@@ -225,6 +226,15 @@ static int measure_report_cmd(int argc, char **argv)
 	if (ledger_load(&l, argv[optind], 0, &e) != 0) {
 		ledger_free(&l);
 		return cli_fail("measure report: %s", e.msg);
+	}
+	/* Report pages leave belay: error messages are scrubbed of secrets (the ledger keeps them). */
+	for (size_t i = 0; i < l.n; i++) {
+		cJSON *er = cJSON_GetObjectItemCaseSensitive(l.lines[i], "error");
+		if (cJSON_IsString(er)) {
+			char *r = redact_text(er->valuestring);
+			cJSON_SetValuestring(er, r);
+			free(r);
+		}
 	}
 	struct report_labels lab = {0}, *lp = NULL;
 	if (co.state) {

@@ -311,6 +311,15 @@ static void measure_one(struct run *R, struct item *it, struct corpus **cp)
 		} else {
 			inst = instance_from_report(it->id, it->sha, &r, o->policy);
 			turns = r.n;
+			double mt = 0, ms = 0;
+			for (size_t k = 0; k < r.n; k++) {
+				mt += r.turns[k].ms_total;
+				ms += r.turns[k].ms_server;
+			}
+			pthread_mutex_lock(&R->mu);
+			R->res->ms_turns += mt;
+			R->res->ms_server += ms;
+			pthread_mutex_unlock(&R->mu);
 			verify_report_free(&r);
 			ingest(R, cp, trace, state, inst);
 			pthread_mutex_lock(&R->mu);

@@ -47,6 +47,8 @@ struct measure_run_result {
 	size_t verified, duplicates, errored, turns;
 	size_t ingested, unaddable;
 	double elapsed_s;
+	double ms_turns, ms_server; /* summed over the verified turns: their whole time, and the
+				     * replay sessions' (sandboxed start, the server, the call) */
 };
 
 int measure_run(const struct measure_run_opts *o, struct measure_run_result *out, struct err *e);

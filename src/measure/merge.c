@@ -78,7 +78,8 @@ int measure_merge(char *const *paths, size_t n, const char *out, int allow_missi
 			}
 			strmap_put(&where, id, (int64_t)i);
 			lines = xgrow_zeroed(lines, &cap, nl, sizeof *lines, 256);
-			lines[nl++] = cJSON_Duplicate(L[i].lines[k], 1);
+			lines[nl++] = L[i].lines[k]; /* taken: the ledger no longer frees it */
+			L[i].lines[k] = NULL;
 		}
 	strmap_free(&where);
 	if (!rc) {

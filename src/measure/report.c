@@ -246,6 +246,14 @@ void report_text(const struct ledger *l, const struct report_labels *lab, struct
 			   lab ? "" : "; pass --state to read one");
 	}
 	buf_printf(b, "corpus     flagged turns banked %ld, flagged but unaddable %ld\n", s.addable, s.unaddable);
+	/* every ERRORED instance named, with why */
+	for (size_t i = 0; i < l->n; i++) {
+		const cJSON *o = l->lines[i];
+		if (strcmp(jx_str(o, "kind"), "instance") || strcmp(jx_str(o, "disposition"), "ERRORED"))
+			continue;
+		buf_printf(b, "errored    %s: %s: %s\n", jx_str(o, "trace_id"),
+			   jx_str(o, "error_cause") ? jx_str(o, "error_cause") : "unknown", jx_str(o, "error"));
+	}
 	summary_free(&s);
 }
 

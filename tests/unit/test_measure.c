@@ -348,7 +348,11 @@ Test(measure, combine_holds_controls_out_and_names_a_flagged_control)
 Test(measure, the_html_page_is_self_contained_and_bad_input_is_a_named_error)
 {
 	char *l = fs_join(dir, "l.jsonl"), *html = fs_join(dir, "r.html");
-	const char *lines[] = {INST("trace-1", "VERIFIED_FLAGGED"), INST("trace-2", "VERIFIED_CLEAN"), NULL};
+	const char *lines[] = {INST("trace-1", "VERIFIED_FLAGGED"), INST("trace-2", "VERIFIED_CLEAN"),
+			       "{\"kind\":\"instance\",\"trace_id\":\"trace-3\",\"disposition\":\"ERRORED\",\"turns\":0,"
+			       "\"turn_status_counts\":{},\"flagged_turns\":[],\"unverified_causes\":{},"
+			       "\"error_cause\":\"TRACE_UNREADABLE\",\"error\":\"line 3: API_TOKEN=tok-abc123 is not JSON\"}",
+			       NULL};
 	write_ledger(l, lines);
 	struct ts_out o;
 	ts_belay(&o, NULL, "measure", "report", l, "--html", html, NULL);
@@ -357,12 +361,17 @@ Test(measure, the_html_page_is_self_contained_and_bad_input_is_a_named_error)
 	size_t n;
 	char *page = ts_read_file(html, &n);
 	cr_assert(strstr(page, "<svg"), "inline SVG charts");
-	cr_assert(strstr(page, "violation rate = flagged/denominator = 1/2 = 50.0%"));
+	cr_assert(strstr(page, "violation rate = flagged/denominator = 1/2 = 50.0%"), "%s", page);
 	cr_assert_null(strstr(page, "<script"));
 	cr_assert_null(strstr(page, "<link"));
 	cr_assert_null(strstr(page, "src="));
 	cr_assert_null(strstr(page, "https://"));
+	cr_assert(strstr(page, "trace-3: TRACE_UNREADABLE: line 3: API_TOKEN=[REDACTED]"), "errors are named, scrubbed");
+	cr_assert_null(strstr(page, "tok-abc123"));
 	free(page);
+	ts_belay(&o, NULL, "measure", "report", l, NULL);
+	cr_assert(strstr(o.out, "API_TOKEN=[REDACTED]") && !strstr(o.out, "tok-abc123"), "%s", o.out);
+	ts_out_free(&o);
 	/* named errors, exit 2 */
 	const char *broken[] = {"{\"kind\":\"instance\",\"trace_id\":\"x\",\"disposition\":\"PASSED\",\"turns\":1,"
 				"\"turn_status_counts\":{},\"flagged_turns\":[],\"unverified_causes\":{},\"error\":null}",
