@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -303,5 +304,50 @@ Test(measure_shards, a_bundle_verifies_with_the_recording_state_dir_gone_and_a_m
 	free(trace);
 	free(bare);
 	free(bundles);
+	free(batch);
+}
+
+Test(measure_shards, the_slurm_example_runs_as_an_array_and_merges)
+{
+	char *batch = fs_join(dir, "batch"), *ledgers = fs_join(dir, "ledgers"), *bin = fs_join(dir, "bin");
+	char *t = ts_record_demo(dir, clean_lines, NULL);
+	free(place(t, batch, "trace-c0"));
+	free(t);
+	t = ts_record_demo(dir, NULL, NULL);
+	free(place(t, batch, "trace-f0"));
+	free(t);
+	/* a stand-in sbatch that runs the merge at once (what Slurm does once the array ended) */
+	cr_assert_eq(fs_mkdir_p(bin, 0700, NULL), 0);
+	char *sb = fs_join(bin, "sbatch");
+	const char *script = "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in --wrap) shift; exec sh -c \"$1\";; esac; shift; done\n";
+	ts_write_file(sb, script, strlen(script));
+	chmod(sb, 0755);
+	char *bdir = xstrdup(BELAY_BIN);
+	*strrchr(bdir, '/') = 0;
+	char *path = xasprintf("PATH=%s:%s:/usr/bin:/bin", bin, bdir);
+	for (int i = 0; i < 4; i++) {
+		char id[48];
+		snprintf(id, sizeof id, "SLURM_ARRAY_TASK_ID=%d", 10 + 2 * i);
+		const char *env[] = {path, id, "SLURM_ARRAY_TASK_MIN=10", "SLURM_ARRAY_TASK_MAX=16", "SLURM_ARRAY_TASK_STEP=2",
+				     "SLURM_ARRAY_TASK_COUNT=4", "SLURM_ARRAY_JOB_ID=42", NULL};
+		const char *argv[] = {"bash", BELAY_SOURCE_DIR "/docs/examples/slurm-array.sh", batch, ledgers, NULL};
+		struct ts_out o;
+		ts_run(argv, env, NULL, NULL, 0, 120, &o);
+		cr_assert_eq(o.status, 0, "task %d: %s%s", i, o.out, o.err);
+		char want[32];
+		snprintf(want, sizeof want, "shard %d/4", i + 1);
+		cr_assert(strstr(o.err, want), "%s", o.err);
+		if (i == 3)
+			cr_assert(strstr(o.out, "merged    4 of 4 shard(s)") && strstr(o.out, "headline"), "%s", o.out);
+		ts_out_free(&o);
+	}
+	char *html = fs_join(ledgers, "report.html");
+	cr_assert_eq(access(html, R_OK), 0);
+	free(html);
+	free(path);
+	free(bdir);
+	free(sb);
+	free(bin);
+	free(ledgers);
 	free(batch);
 }
