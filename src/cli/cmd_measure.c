@@ -44,6 +44,9 @@ static const char measure_usage[] =
 	"                         bundles are imported into it (a shard's private store)\n"
 	"  --shard I/N            measure only shard I of N (default: from JOB_COMPLETION_INDEX +\n"
 	"                         BELAY_SHARD_COUNT, or the SLURM_ARRAY_TASK_* variables)\n"
+	"  --objects DIR          a shared read-only object store (a belay state directory, e.g.\n"
+	"                         the recording machine's on a read-only share): each trace's\n"
+	"                         pre-states are copied from it into the private --state first\n"
 	"  --no-ingest            do not bank flagged turns into the corpus\n"
 	"report prints the ledger's report in a fixed order; --json one object; --html FILE a\n"
 	"self-contained page; --state DIR reads labels of the banked cases (false-positive rate).\n"
@@ -98,9 +101,10 @@ static int measure_run_cmd(int argc, char **argv)
 		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
 		{"timeout", required_argument, NULL, 'T'},   {"state", required_argument, NULL, 's'},
 		{"shard", required_argument, NULL, 'S'},     {"no-ingest", no_argument, NULL, 'I'},
+		{"objects", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
-	const char *out = NULL, *state = NULL, *shard = NULL, *inv[16];
+	const char *out = NULL, *state = NULL, *shard = NULL, *objects = NULL, *inv[16];
 	int ninv = 0, no_defaults = 0, replays = 3, jobs = 1, no_ingest = 0, c;
 	double timeout = 10;
 	optind = 1;
@@ -116,6 +120,7 @@ static int measure_run_cmd(int argc, char **argv)
 		case 's': state = optarg; break;
 		case 'S': shard = optarg; break;
 		case 'I': no_ingest = 1; break;
+		case 'O': objects = optarg; break;
 		case 'h': fputs(measure_usage, stdout); return 0;
 		default: return cli_fail("measure run: unknown or incomplete option '%s' (belay measure --help)", argv[optind - 1]);
 		}
@@ -126,6 +131,8 @@ static int measure_run_cmd(int argc, char **argv)
 		return cli_fail("measure run: --out LEDGER is required");
 	if (replays < 3)
 		return cli_fail("measure run: --replays must be at least 3");
+	if (objects && !state)
+		return cli_fail("measure run: --objects DIR needs a private --state DIR to copy the pre-states into");
 	if (jobs < 1 || jobs > 64)
 		return cli_fail("measure run: -j must be between 1 and 64");
 	if (timeout <= 0)
@@ -137,6 +144,7 @@ static int measure_run_cmd(int argc, char **argv)
 				     .timeout_ms = (unsigned)(timeout * 1000),
 				     .state = state,
 				     .ledger = out,
+				     .objects = objects,
 				     .no_ingest = no_ingest,
 				     .launcher = paths_self_exe(),
 				     .progress = progress};

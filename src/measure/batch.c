@@ -23,6 +23,7 @@
 #include "measure/bundle.h"
 #include "measure/instance.h"
 #include "measure/ledger.h"
+#include "snapshot/snapshot.h"
 #include "verify/verify.h"
 
 struct item {
@@ -264,8 +265,15 @@ static void ingest(struct run *R, struct corpus **cp, const char *trace, const c
 	}
 }
 
-static void measure_one(struct run *R, struct item *it, struct corpus **cp)
+struct wctx {
+	struct corpus *cp;
+	struct snap_store *shared; /* opened read-only on first use */
+	struct err shared_err;
+};
+
+static void measure_one(struct run *R, struct item *it, struct wctx *w)
 {
+	struct corpus **cp = &w->cp;
 	const struct measure_run_opts *o = R->o;
 	struct err e = {0};
 	cJSON *inst = NULL;
@@ -294,6 +302,16 @@ static void measure_one(struct run *R, struct item *it, struct corpus **cp)
 		}
 	} else {
 		trace = xstrdup(it->path);
+		if (o->objects) {
+			struct err se = {0};
+			if (!w->shared && !w->shared_err.msg[0] && snap_store_open_readonly(o->objects, &w->shared, &w->shared_err))
+				err_wrap(&w->shared_err, "the shared object store");
+			if (!w->shared)
+				inst = instance_errored(it->id, it->sha[0] ? it->sha : NULL, "SHARED_STORE_UNREADABLE",
+							w->shared_err.msg);
+			else if (bundle_copy_from_store(w->shared, trace, o->state, NULL, &se) != 0)
+				inst = instance_errored(it->id, it->sha[0] ? it->sha : NULL, "SHARED_STORE_UNREADABLE", se.msg);
+		}
 	}
 	if (!inst) {
 		state = statedb_for_trace(o->state, trace);
@@ -357,16 +375,17 @@ fail:
 static void *worker(void *arg)
 {
 	struct run *R = arg;
-	struct corpus *cp = NULL;
+	struct wctx w = {0};
 	for (;;) {
 		size_t k = atomic_fetch_add(&R->next, 1);
 		if (k >= R->n || R->failed)
 			break;
 		if (R->it[k].skip)
 			continue;
-		measure_one(R, &R->it[k], &cp);
+		measure_one(R, &R->it[k], &w);
 	}
-	corpus_close(cp);
+	corpus_close(w.cp);
+	snap_store_close(w.shared);
 	return NULL;
 }
 

@@ -32,6 +32,8 @@ struct measure_run_opts {
 	int replays, jobs;
 	unsigned timeout_ms;
 	const char *state;    /* pre-states (and the corpus): NULL = each trace's recorded state dir */
+	const char *objects;  /* a shared read-only object store (a state dir), or NULL: each
+			       * trace's pre-states are copied from it into `state` first */
 	const char *ledger;   /* the ledger file */
 	int no_ingest;
 	struct shard shard;

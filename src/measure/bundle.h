@@ -37,6 +37,14 @@ int bundle_write(const char *trace_path, const char *state_dir, const char *out_
 		 struct err *e);
 /* Reads only the header: the trace's SHA-256 (hex) and id. */
 int bundle_peek(const char *path, char sha[65], char **trace_id, struct err *e);
+struct snap_store;
+/* Copies into the store at state_dir every pre-state of the trace that it lacks and the
+ * shared store `from` (snap_store_open_readonly) has, objects re-hashed on the way, in one
+ * transaction. A pre-state `from` lacks is left out (that turn verifies as
+ * PRESTATE_NOT_FOUND, named). */
+int bundle_copy_from_store(struct snap_store *from, const char *trace_path, const char *state_dir,
+			   struct bundle_stats *st, struct err *e);
+
 /* Verifies the bundle, imports its snapshots into the store at state_dir and writes its
  * trace to <scratch_dir>/<trace_id>.jsonl (*trace_out: new string). */
 int bundle_import(const char *path, const char *state_dir, const char *scratch_dir, char **trace_out,

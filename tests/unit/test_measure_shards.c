@@ -351,3 +351,68 @@ Test(measure_shards, the_slurm_example_runs_as_an_array_and_merges)
 	free(ledgers);
 	free(batch);
 }
+
+static char *tree_hashes(const char *d)
+{
+	char *out = xasprintf("%s.hashes", d);
+	cr_assert_eq(ts_sh("cd %s && find . -type f -exec sha256sum {} + | sort > %s", d, out), 0);
+	size_t n;
+	char *s = ts_read_file(out, &n);
+	unlink(out);
+	free(out);
+	return s;
+}
+
+Test(measure_shards, a_shared_read_only_store_is_read_and_never_written)
+{
+	char *batch = fs_join(dir, "batch");
+	char *t = ts_record_demo(dir, clean_lines, NULL);
+	free(place(t, batch, "trace-c0"));
+	free(t);
+	t = ts_record_demo(dir, NULL, NULL);
+	free(place(t, batch, "trace-f0"));
+	free(t);
+	char *here = fs_join(dir, "here.jsonl");
+	struct ts_out o;
+	run_ok(NULL, batch, here, NULL, &o);
+	ts_out_free(&o);
+	char *before = tree_hashes(state);
+	cr_assert(strstr(before, "belay.db"), "%s", before);
+	char *priv = fs_join(dir, "private"), *there = fs_join(dir, "there.jsonl");
+	ts_belay(&o, NULL, "measure", "run", batch, "--out", there, "--objects", state, "--state", priv, "--no-ingest", NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+	char *after = tree_hashes(state);
+	cr_assert_str_eq(before, after, "the shared store was written (a file added or changed)");
+	const char *ids[] = {"trace-c0", "trace-f0"};
+	for (int i = 0; i < 2; i++) {
+		char *a = line_of(here, ids[i]), *b = line_of(there, ids[i]);
+		cr_assert_str_eq(a, b);
+		free(a);
+		free(b);
+	}
+	/* a shared store without the pre-states: named, outside the denominator */
+	char *empty = fs_join(dir, "empty"), *l2 = fs_join(dir, "l2.jsonl"), *p2 = fs_join(dir, "p2");
+	ts_belay(&o, NULL, "corpus", "list", "--state", empty, NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+	ts_belay(&o, NULL, "measure", "run", batch, "--out", l2, "--objects", empty, "--state", p2, "--no-ingest", NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+	char *a = line_of(l2, "trace-f0");
+	cr_assert(strstr(a, "\"error_cause\":\"PRESTATE_NOT_FOUND\""), "%s", a);
+	free(a);
+	/* --objects needs a private store */
+	ts_belay(&o, NULL, "measure", "run", batch, "--out", l2, "--objects", state, NULL);
+	cr_assert_eq(o.status, 2);
+	ts_out_free(&o);
+	free(empty);
+	free(l2);
+	free(p2);
+	free(before);
+	free(after);
+	free(priv);
+	free(there);
+	free(here);
+	free(batch);
+}
