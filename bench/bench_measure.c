@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "bench_util.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -23,29 +24,11 @@
 #include "measure/report.h"
 #include "verify/policy.h"
 
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 static long peak_rss_mib(void)
 {
 	struct rusage u;
 	getrusage(RUSAGE_SELF, &u);
 	return u.ru_maxrss / 1024;
-}
-
-static void make_tree(const char *ws, int files)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof cmd,
-		 "mkdir -p %s && cd %s && for d in $(seq 0 %d); do mkdir -p d$d; done && "
-		 "python3 -c \"import os\nfor i in range(%d):\n  open(f'd{i%%%d}/f{i}.txt','w').write('x'*(1000+i%%9000))\"",
-		 ws, ws, files / 100, files, files / 100 + 1);
-	if (system(cmd) != 0)
-		exit(1);
 }
 
 /* Records trace k: turns alternating read_file and write_file (contents unique per trace). */
@@ -114,21 +97,21 @@ static void bench_merge(const char *dir, int shards, int per)
 	char *out = fs_join(dir, "merged.jsonl");
 	struct merge_result r;
 	struct err e = {0};
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	int rc = measure_merge(paths, (size_t)shards, out, 0, &r, &e);
-	double ms = now_ms() - t0;
+	double ms = bench_now_ms() - t0;
 	struct stat sb;
 	stat(out, &sb);
 	printf("merge      %d shard ledgers x %d instances: %.0f ms (%.2f us per line), %s; merged ledger %.1f MB\n", shards, per,
 	       ms, ms * 1000 / (shards * per), rc ? e.msg : "ok", (double)sb.st_size / 1e6);
 	struct ledger l;
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	ledger_load(&l, out, 0, &e);
-	double load = now_ms() - t0;
+	double load = bench_now_ms() - t0;
 	struct buf b = {0};
-	t0 = now_ms();
+	t0 = bench_now_ms();
 	report_text(&l, NULL, &b);
-	double rep = now_ms() - t0;
+	double rep = bench_now_ms() - t0;
 	printf("           reading it %.0f ms, its report %.0f ms (%zu bytes of text)\n", load, rep, b.len);
 	buf_free(&b);
 	ledger_free(&l);
@@ -182,16 +165,16 @@ int main(int argc, char **argv)
 	       "server\n",
 	       ntraces, turns, files);
 	if (!have) {
-		make_tree(ws, files);
-		double t0 = now_ms();
+		bench_make_tree(ws, files);
+		double t0 = bench_now_ms();
 		for (int k = 0; k < ntraces; k++) {
 			record(rbelay, demo, dir, ws, st, tr, k, turns, files);
 			if (k % 50 == 49)
 				fprintf(stderr, "\r  recorded %d/%d", k + 1, ntraces);
 		}
 		fprintf(stderr, "\n");
-		printf("recording  %.1f s (%.1f ms per trace, pre-state capture included)\n", (now_ms() - t0) / 1e3,
-		       (now_ms() - t0) / ntraces);
+		printf("recording  %.1f s (%.1f ms per trace, pre-state capture included)\n", (bench_now_ms() - t0) / 1e3,
+		       (bench_now_ms() - t0) / ntraces);
 	}
 	double wall[3] = {0};
 	for (int j = 1; j <= 2; j++) {
@@ -204,12 +187,12 @@ int main(int argc, char **argv)
 					     .timeout_ms = 20000, .state = st, .ledger = ledger, .no_ingest = 1,
 					     .shard = {1, 1, "none"}, .launcher = rbelay, .progress = progress};
 		struct measure_run_result r;
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		if (measure_run(&o, &r, &e) != 0) {
 			fprintf(stderr, "bench_measure: %s\n", e.msg);
 			return 1;
 		}
-		wall[j] = now_ms() - t0;
+		wall[j] = bench_now_ms() - t0;
 		double own_turn = (r.ms_turns - r.ms_server) / (double)r.turns;
 		double fixed = ((double)j * wall[j] - r.ms_turns) / (double)r.verified;
 		stat(ledger, &sb);
@@ -220,13 +203,13 @@ int main(int argc, char **argv)
 		printf("           ledger %.0f bytes per trace (%.2f MB)\n", (double)sb.st_size / (double)r.verified,
 		       (double)sb.st_size / 1e6);
 		struct ledger l;
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		ledger_load(&l, ledger, 0, &e);
-		double load = now_ms() - t0;
+		double load = bench_now_ms() - t0;
 		struct buf b = {0};
-		t0 = now_ms();
+		t0 = bench_now_ms();
 		cJSON *jr = report_json(&l, NULL);
-		double rep = now_ms() - t0;
+		double rep = bench_now_ms() - t0;
 		printf("           reading the ledger %.1f ms, report --json %.1f ms (violation_rate %s)\n", load, rep,
 		       cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(jr, "violation_rate")) ? "null" : "set");
 		cJSON_Delete(jr);

@@ -43,7 +43,13 @@ struct cli_vopts {
 int cli_vopts_take(struct cli_vopts *v, int c, const char *cmd);
 /* Checks the values and loads the policy (with the defaults unless disabled). 0 or EXIT_USAGE. */
 struct policy;
+struct err;
 int cli_vopts_policy(const struct cli_vopts *v, struct policy *p, const char *cmd);
+/* verify_trace of one trace with these options and policy, against --state or the state
+ * directory the trace names (when it exists here). */
+struct verify_report;
+int cli_vopts_verify(const struct cli_vopts *v, const struct policy *p, const char *trace, struct verify_report *r,
+		     struct err *e);
 
 struct cJSON;
 /* Prints o as one line of JSON on stdout. */

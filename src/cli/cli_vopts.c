@@ -4,7 +4,10 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "common/paths.h"
+#include "index/statedb.h"
 #include "verify/policy.h"
+#include "verify/verify.h"
 
 int cli_vopts_take(struct cli_vopts *v, int c, const char *cmd)
 {
@@ -40,4 +43,20 @@ int cli_vopts_policy(const struct cli_vopts *v, struct policy *p, const char *cm
 	if (!v->no_defaults)
 		policy_add_defaults(p);
 	return 0;
+}
+
+int cli_vopts_verify(const struct cli_vopts *v, const struct policy *p, const char *trace, struct verify_report *r,
+		     struct err *e)
+{
+	char *state = statedb_for_trace(v->state, trace);
+	struct verify_opts o = {.state_dir = state,
+				.policy = p,
+				.replays = v->replays,
+				.jobs = v->jobs,
+				.timeout_ms = (unsigned)(v->timeout * 1000),
+				.turn = -1,
+				.launcher = paths_self_exe()};
+	int rc = verify_trace(trace, &o, r, e);
+	free(state);
+	return rc;
 }

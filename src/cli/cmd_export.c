@@ -163,23 +163,14 @@ static int export_otlp(int argc, char **argv)
 	cJSON *spans = cJSON_CreateArray();
 	struct err e = {0};
 	for (int i = optind; i < argc && !rc; i++) {
-		char *state = statedb_for_trace(vo.state, argv[i]);
-		struct verify_opts o = {.state_dir = state,
-					.policy = &pol,
-					.replays = vo.replays,
-					.jobs = vo.jobs,
-					.timeout_ms = (unsigned)(vo.timeout * 1000),
-					.turn = -1,
-					.launcher = paths_self_exe()};
 		struct verify_report r;
-		if (verify_trace(argv[i], &o, &r, &e) != 0) {
+		if (cli_vopts_verify(&vo, &pol, argv[i], &r, &e) != 0) {
 			rc = cli_fail("export otlp: %s", e.msg);
 		} else {
 			if (otlp_spans_for_trace(argv[i], &r, &oo, spans, &e) != 0)
 				rc = cli_fail("export otlp: %s", e.msg);
 			verify_report_free(&r);
 		}
-		free(state);
 	}
 	policy_free(&pol);
 	if (rc) {

@@ -114,18 +114,9 @@ static int correlate_cmd(int argc, char **argv)
 	size_t done = 0;
 	for (; done < nt && !rc; done++) {
 		const char *tr = argv[optind + (int)done];
-		char *state = statedb_for_trace(vo.state, tr);
-		struct verify_opts o = {.state_dir = state,
-					.policy = &pol,
-					.replays = vo.replays,
-					.jobs = vo.jobs,
-					.timeout_ms = (unsigned)(vo.timeout * 1000),
-					.turn = -1,
-					.launcher = paths_self_exe()};
-		if (verify_trace(tr, &o, &reps[done], &e) != 0)
+		if (cli_vopts_verify(&vo, &pol, tr, &reps[done], &e) != 0)
 			rc = cli_fail("interop correlate: %s", e.msg);
 		ct[done] = (struct correlate_trace){tr, &reps[done]};
-		free(state);
 	}
 	cJSON *out = NULL;
 	if (!rc && correlate(spans, nspans, ct, nt, &out, &e) != 0)

@@ -74,6 +74,7 @@ int snap_xfile_write(struct snap_store *st, const struct snap_xfile_kind *k, con
 	struct snap_xfile_stats s = {0};
 	struct buf hdr = {0};
 	char **oids = NULL;
+	uint64_t *lens = NULL;
 	size_t noids = 0, capoids = 0;
 	struct strmap set;
 	strmap_init(&set);
@@ -107,13 +108,13 @@ int snap_xfile_write(struct snap_store *st, const struct snap_xfile_kind *k, con
 		}
 	if (noids)
 		qsort(oids, noids, sizeof *oids, cmp_str);
+	lens = xcalloc(noids + 1, sizeof *lens);
 	for (size_t i = 0; i < noids; i++) {
 		uint8_t oid[SHA256_LEN];
-		uint64_t len;
 		hex_decode(oids[i], oid, SHA256_LEN);
-		if ((rc = snap_object_len(st, oid, &len, e)) != 0)
+		if ((rc = snap_object_len(st, oid, &lens[i], e)) != 0)
 			goto out;
-		s.object_bytes += len;
+		s.object_bytes += lens[i];
 	}
 	s.objects = noids;
 	cJSON_AddNumberToObject(head, "objects", (double)noids);
@@ -146,13 +147,10 @@ int snap_xfile_write(struct snap_store *st, const struct snap_xfile_kind *k, con
 		goto werr;
 	for (size_t i = 0; i < noids; i++) {
 		uint8_t oid[SHA256_LEN];
-		uint64_t len;
 		hex_decode(oids[i], oid, SHA256_LEN);
-		if ((rc = snap_object_len(st, oid, &len, e)) != 0)
-			goto out;
 		memcpy(b, "OBJ1", 4);
 		put_u32(b + 4, 0);
-		put_u64(b + 8, len);
+		put_u64(b + 8, lens[i]);
 		memcpy(b + 16, oid, SHA256_LEN);
 		if ((rc = out_write(&o, b, OBJ_HDR)) != 0)
 			goto werr;
@@ -194,6 +192,7 @@ out:
 		unlink(tmp);
 	free(tmp);
 	free(oids);
+	free(lens);
 	strmap_free(&set);
 	cJSON_Delete(head);
 	buf_free(&hdr);

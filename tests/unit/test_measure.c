@@ -29,15 +29,6 @@ static void teardown(void)
 
 TestSuite(measure, .init = setup, .fini = teardown, .timeout = 300);
 
-static const char *const clean_lines[] = {
-    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-    "\"capabilities\":{},\"clientInfo\":{\"name\":\"ts\",\"version\":\"1\"}}}",
-    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
-    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
-    "\"tests/test_a.py\"}}}",
-    NULL,
-};
 
 /* A valid trace with no tools/call (nothing verifiable); `tag` makes its content unique. */
 static void write_empty_trace(const char *path, const char *tag)
@@ -49,14 +40,6 @@ static void write_empty_trace(const char *path, const char *tag)
 	free(s);
 }
 
-/* Moves a recorded trace into `to` under the name <name>.jsonl; returns the new path. */
-static char *place(const char *trace, const char *to, const char *name)
-{
-	cr_assert_eq(fs_mkdir_p(to, 0700, NULL), 0);
-	char *file = xasprintf("%s/%s.jsonl", to, name);
-	cr_assert_eq(rename(trace, file), 0, "rename %s", trace);
-	return file;
-}
 
 static void copy_file(const char *from, const char *to)
 {
@@ -71,11 +54,11 @@ static void copy_file(const char *from, const char *to)
 static char *make_batch(void)
 {
 	char *batch = fs_join(dir, "batch");
-	char *t = ts_record_demo(dir, clean_lines, NULL);
-	char *clean = place(t, batch, "trace-clean");
+	char *t = ts_record_demo(dir, ts_read_lines, NULL);
+	char *clean = ts_place(t, batch, "trace-clean");
 	free(t);
 	t = ts_record_demo(dir, NULL, NULL);
-	char *flagged = place(t, batch, "trace-flagged");
+	char *flagged = ts_place(t, batch, "trace-flagged");
 	free(t);
 	char *p = fs_join(batch, "trace-empty.jsonl");
 	write_empty_trace(p, "empty");
@@ -258,7 +241,7 @@ Test(measure, flagged_turns_are_banked_and_labels_give_the_false_positive_rate)
 {
 	char *batch = fs_join(dir, "batch");
 	char *t = ts_record_demo(dir, NULL, NULL);
-	free(place(t, batch, "trace-flagged"));
+	free(ts_place(t, batch, "trace-flagged"));
 	free(t);
 	char *ledger = fs_join(dir, "ledger.jsonl");
 	struct ts_out o;

@@ -30,23 +30,7 @@ static void teardown(void)
 
 TestSuite(measure_shards, .init = setup, .fini = teardown, .timeout = 300);
 
-static const char *const clean_lines[] = {
-    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
-    "\"capabilities\":{},\"clientInfo\":{\"name\":\"ts\",\"version\":\"1\"}}}",
-    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
-    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
-    "\"tests/test_a.py\"}}}",
-    NULL,
-};
 
-static char *place(const char *trace, const char *to, const char *name)
-{
-	cr_assert_eq(fs_mkdir_p(to, 0700, NULL), 0);
-	char *file = xasprintf("%s/%s.jsonl", to, name);
-	cr_assert_eq(rename(trace, file), 0);
-	return file;
-}
 
 /* Instance and duplicate lines of a ledger, sorted (the header and end lines say how it was
  * made, not what was measured). */
@@ -76,14 +60,14 @@ Test(measure_shards, four_shards_merged_equal_one_unsharded_run_and_a_missing_sh
 {
 	char *batch = fs_join(dir, "batch");
 	/* real traces (replayed for real), empty ones, a corrupt one and duplicates across shards */
-	char *t = ts_record_demo(dir, clean_lines, NULL);
-	char *clean = place(t, batch, "trace-c0");
+	char *t = ts_record_demo(dir, ts_read_lines, NULL);
+	char *clean = ts_place(t, batch, "trace-c0");
 	free(t);
 	t = ts_record_demo(dir, NULL, NULL);
-	free(place(t, batch, "trace-f0"));
+	free(ts_place(t, batch, "trace-f0"));
 	free(t);
-	t = ts_record_demo(dir, clean_lines, NULL);
-	free(place(t, batch, "trace-c1"));
+	t = ts_record_demo(dir, ts_read_lines, NULL);
+	free(ts_place(t, batch, "trace-c1"));
 	free(t);
 	for (int i = 0; i < 9; i++) {
 		char *p = xasprintf("%s/trace-e%d.jsonl", batch, i);
@@ -236,7 +220,7 @@ Test(measure_shards, a_bundle_verifies_with_the_recording_state_dir_gone_and_a_m
 {
 	char *batch = fs_join(dir, "batch"), *bundles = fs_join(dir, "bundles"), *bare = fs_join(dir, "bare");
 	char *t = ts_record_demo(dir, NULL, NULL);
-	char *trace = place(t, batch, "trace-f0");
+	char *trace = ts_place(t, batch, "trace-f0");
 	free(t);
 	char *here = fs_join(dir, "here.jsonl");
 	struct ts_out o;
@@ -310,11 +294,11 @@ Test(measure_shards, a_bundle_verifies_with_the_recording_state_dir_gone_and_a_m
 Test(measure_shards, the_slurm_example_runs_as_an_array_and_merges)
 {
 	char *batch = fs_join(dir, "batch"), *ledgers = fs_join(dir, "ledgers"), *bin = fs_join(dir, "bin");
-	char *t = ts_record_demo(dir, clean_lines, NULL);
-	free(place(t, batch, "trace-c0"));
+	char *t = ts_record_demo(dir, ts_read_lines, NULL);
+	free(ts_place(t, batch, "trace-c0"));
 	free(t);
 	t = ts_record_demo(dir, NULL, NULL);
-	free(place(t, batch, "trace-f0"));
+	free(ts_place(t, batch, "trace-f0"));
 	free(t);
 	/* a stand-in sbatch that runs the merge at once (what Slurm does once the array ended) */
 	cr_assert_eq(fs_mkdir_p(bin, 0700, NULL), 0);
@@ -366,11 +350,11 @@ static char *tree_hashes(const char *d)
 Test(measure_shards, a_shared_read_only_store_is_read_and_never_written)
 {
 	char *batch = fs_join(dir, "batch");
-	char *t = ts_record_demo(dir, clean_lines, NULL);
-	free(place(t, batch, "trace-c0"));
+	char *t = ts_record_demo(dir, ts_read_lines, NULL);
+	free(ts_place(t, batch, "trace-c0"));
 	free(t);
 	t = ts_record_demo(dir, NULL, NULL);
-	free(place(t, batch, "trace-f0"));
+	free(ts_place(t, batch, "trace-f0"));
 	free(t);
 	char *here = fs_join(dir, "here.jsonl");
 	struct ts_out o;
