@@ -35,18 +35,7 @@ static long peak_rss_mib(void)
 static void record(const char *rbelay, const char *demo, const char *dir, const char *ws, const char *st,
 		   const char *traces, int k, int turns, int files)
 {
-	cJSON *steps = cJSON_CreateArray();
-	cJSON_AddItemToArray(steps, cJSON_Parse("{\"initialize\":{}}"));
-	cJSON_AddItemToArray(steps, cJSON_Parse("{\"list\":true}"));
-	for (int t = 0; t < turns; t++) {
-		char s[256];
-		if (t % 2)
-			snprintf(s, sizeof s, "{\"call\":\"write_file\",\"args\":{\"path\":\"d0/out%d.txt\",\"content\":\"trace %d turn %d\"}}",
-				 t % 7, k, t);
-		else
-			snprintf(s, sizeof s, "{\"call\":\"read_file\",\"args\":{\"path\":\"d0/f%d.txt\"}}", (t * 100) % files);
-		cJSON_AddItemToArray(steps, cJSON_Parse(s));
-	}
+	cJSON *steps = bench_editor_steps(turns, files, k);
 	char *sp = fs_join(dir, "steps.json");
 	char *stext = jx_print(steps);
 	struct err e = {0};

@@ -63,17 +63,7 @@ int main(int argc, char **argv)
 		char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "traces");
 		bench_make_tree(ws, files);
 		/* The trace: a scripted agent alternating reads and writes. */
-		cJSON *steps = cJSON_CreateArray();
-		cJSON_AddItemToArray(steps, cJSON_Parse("{\"initialize\":{}}"));
-		cJSON_AddItemToArray(steps, cJSON_Parse("{\"list\":true}"));
-		for (int t = 0; t < turns; t++) {
-			char s[256];
-			if (t % 2)
-				snprintf(s, sizeof s, "{\"call\":\"write_file\",\"args\":{\"path\":\"d0/out%d.txt\",\"content\":\"turn %d\"}}", t, t);
-			else
-				snprintf(s, sizeof s, "{\"call\":\"read_file\",\"args\":{\"path\":\"d0/f%d.txt\"}}", (t * 100) % files);
-			cJSON_AddItemToArray(steps, cJSON_Parse(s));
-		}
+		cJSON *steps = bench_editor_steps(turns, files, -1);
 		char *sp = fs_join(dir, "steps.json");
 		char *stext = jx_print(steps);
 		fs_write_file_atomic(sp, stext, strlen(stext), 0644, &e);
@@ -153,5 +143,6 @@ int main(int argc, char **argv)
 		free(dir);
 	}
 	free(list);
+	free(rbelay);
 	return 0;
 }
