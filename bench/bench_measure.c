@@ -4,7 +4,9 @@
  * replay session: sandboxed start, server, call) and per trace (reading it, the first full
  * restore of a scratch, cleanup), peak memory, the ledger's cost (bytes per trace, appending,
  * reading and reporting), and the cost of merging 100 shard ledgers.
- *   bench_measure [--traces 1000] [--turns 50] [--files 400] [--belay PATH] [--keep DIR] */
+ *   bench_measure [--traces 1000] [--turns 50] [--files 400] [--belay PATH] [--keep DIR]
+ *                 [--no-default-invariants] [--merge-only]
+ * --keep DIR records into DIR once and reuses the traces on later runs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +117,7 @@ static void bench_merge(const char *dir, int shards, int per)
 
 int main(int argc, char **argv)
 {
-	int ntraces = 1000, turns = 50, files = 400, merge_only = 0;
+	int ntraces = 1000, turns = 50, files = 400, merge_only = 0, no_defaults = 0;
 	const char *belay = "build/belay", *keep = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--traces") && i + 1 < argc)
@@ -130,6 +132,8 @@ int main(int argc, char **argv)
 			keep = argv[++i];
 		else if (!strcmp(argv[i], "--merge-only"))
 			merge_only = 1;
+		else if (!strcmp(argv[i], "--no-default-invariants"))
+			no_defaults = 1;
 	}
 	struct err e = {0};
 	char *dir = keep ? xstrdup(keep) : fs_mkdtemp_in(fs_scratch_base(), "belay-bench-measure-", &e);
@@ -151,8 +155,8 @@ int main(int argc, char **argv)
 	struct stat sb;
 	int have = stat(tr, &sb) == 0;
 	printf("bench_measure: %d traces x %d turns (read_file / write_file alternating), %d-file workspace, demo editor "
-	       "server\n",
-	       ntraces, turns, files);
+	       "server, %s\n",
+	       ntraces, turns, files, no_defaults ? "no invariants (A2 only)" : "the default invariants");
 	if (!have) {
 		bench_make_tree(ws, files);
 		double t0 = bench_now_ms();
@@ -168,7 +172,8 @@ int main(int argc, char **argv)
 	double wall[3] = {0};
 	for (int j = 1; j <= 2; j++) {
 		struct policy pol = {0};
-		policy_add_defaults(&pol);
+		if (!no_defaults)
+			policy_add_defaults(&pol);
 		char *ledger = xasprintf("%s/ledger-j%d.jsonl", dir, j);
 		unlink(ledger);
 		char *dirs[] = {tr};
