@@ -5,16 +5,6 @@
 #include <string.h>
 #include <strings.h>
 
-int gate_secret_name(const char *name)
-{
-	static const char *const words[] = {"TOKEN",	  "SECRET", "PASSWORD", "PASSWD",  "PASS", "KEY",
-					    "CREDENTIAL", "AUTH",   "COOKIE",	"SESSION", NULL};
-	for (int i = 0; words[i]; i++)
-		if (strcasestr(name, words[i]))
-			return 1;
-	return 0;
-}
-
 int gate_secret_header(const char *h)
 {
 	static const char *const names[] = {"authorization",

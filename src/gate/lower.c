@@ -8,7 +8,7 @@
  * nested scripts with a depth cap. Must not: decide what a named command does (decode*.c
  * does) or perform any I/O. Runs on the caller's thread; all memory in L->a. */
 #include "gate/lower.h"
-#include "gate/gate_secrets.h"
+#include "common/secret.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -268,7 +268,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 		v = var_find(st, name);
 		if (!v) {
 			v = UNKNOWN_VAL;
-			if (gate_secret_name(name))
+			if (secret_name_like(name))
 				*secret = 1;
 		}
 	}

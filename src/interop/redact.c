@@ -8,7 +8,11 @@
 
 #include "common/buf.h"
 #include "common/xalloc.h"
+#include "common/secret.h"
 #include "gate/gate_secrets.h"
+
+/* what ends a token for the value-shape check */
+#define TOKEN_STOP "\"'`,;()[]{}<>="
 
 static int ident_char(char c)
 {
@@ -18,7 +22,7 @@ static int ident_char(char c)
 static int secret_key(const char *name, size_t n)
 {
 	char *k = xstrndup(name, n);
-	int r = gate_secret_name(k) || gate_secret_header(k);
+	int r = secret_name_like(k) || gate_secret_header(k);
 	free(k);
 	return r;
 }
@@ -53,6 +57,18 @@ char *redact_text(const char *s)
 				const char *fin = end ? strstr(end + 9, "-----") : NULL;
 				buf_puts(&b, REDACTED);
 				p = fin ? fin + 5 : p + strlen(p);
+				continue;
+			}
+		}
+		/* a token shaped like a credential (sk-..., ghp_..., a JWT, user:pass@ in a URL) */
+		if (!(p > s && !strchr(TOKEN_STOP, p[-1]) && !isspace((unsigned char)p[-1])) && !strchr(TOKEN_STOP, *p) &&
+		    !isspace((unsigned char)*p)) {
+			size_t n = 0;
+			while (p[n] && !strchr(TOKEN_STOP, p[n]) && !isspace((unsigned char)p[n]))
+				n++;
+			if (secret_value_like(p, n)) {
+				buf_puts(&b, REDACTED);
+				p += n;
 				continue;
 			}
 		}
@@ -101,7 +117,7 @@ char *redact_text(const char *s)
 void redact_json(cJSON *v)
 {
 	for (cJSON *c = v ? v->child : NULL; c; c = c->next) {
-		if (cJSON_IsObject(v) && c->string && (gate_secret_name(c->string) || gate_secret_header(c->string))) {
+		if (cJSON_IsObject(v) && c->string && (secret_name_like(c->string) || gate_secret_header(c->string))) {
 			cJSON *r = cJSON_CreateString(REDACTED);
 			r->string = strdup(c->string); /* cJSON's default allocator; freed with r */
 			cJSON_ReplaceItemViaPointer(v, c, r);

@@ -373,6 +373,11 @@ Test(otlp, redaction_scrubs_the_gates_secret_patterns_and_leaves_the_rest)
 	    {"password=hunter2;next", "password=[REDACTED];next"},
 	    {"key\n-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\ntail", "key\n[REDACTED]\ntail"},
 	    {"tests/test_a.py changed: assert x == 1", "tests/test_a.py changed: assert x == 1"},
+	    /* credential shapes whatever their name (common/secret.h) */
+	    {"pushed with ghp_abcdefghijklmnop1234 today", "pushed with [REDACTED] today"},
+	    {"clone https://bob:hunter2@example.com/r.git", "clone [REDACTED]"},
+	    {"X=sk-proj-0123456789abcdef", "X=[REDACTED]"},
+	    {"a short sk- or ghp_ is not one", "a short sk- or ghp_ is not one"},
 	    {"", ""},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
