@@ -12,18 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "verify/policy.h"
 #include "verify/verify.h"
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 /* CPU time (user + system) of this process and its reaped children, in ms. */
 static double cpu_ms(void)
@@ -39,17 +33,6 @@ static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
-}
-
-static void make_tree(const char *ws, int files)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof cmd,
-		 "mkdir -p %s && cd %s && for d in $(seq 0 %d); do mkdir -p d$d; done && "
-		 "python3 -c \"import os\nfor i in range(%d):\n  open(f'd{i%%%d}/f{i}.txt','w').write('x'*(1000+i%%9000))\"",
-		 ws, ws, files / 100, files, files / 100 + 1);
-	if (system(cmd) != 0)
-		exit(1);
 }
 
 int main(int argc, char **argv)
@@ -78,31 +61,21 @@ int main(int argc, char **argv)
 		struct err e = {0};
 		char *dir = fs_mkdtemp_in(fs_scratch_base(), "belay-bench-verify-", &e);
 		char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "traces");
-		make_tree(ws, files);
+		bench_make_tree(ws, files);
 		/* The trace: a scripted agent alternating reads and writes. */
-		cJSON *steps = cJSON_CreateArray();
-		cJSON_AddItemToArray(steps, cJSON_Parse("{\"initialize\":{}}"));
-		cJSON_AddItemToArray(steps, cJSON_Parse("{\"list\":true}"));
-		for (int t = 0; t < turns; t++) {
-			char s[256];
-			if (t % 2)
-				snprintf(s, sizeof s, "{\"call\":\"write_file\",\"args\":{\"path\":\"d0/out%d.txt\",\"content\":\"turn %d\"}}", t, t);
-			else
-				snprintf(s, sizeof s, "{\"call\":\"read_file\",\"args\":{\"path\":\"d0/f%d.txt\"}}", (t * 100) % files);
-			cJSON_AddItemToArray(steps, cJSON_Parse(s));
-		}
+		cJSON *steps = bench_editor_steps(turns, files, -1);
 		char *sp = fs_join(dir, "steps.json");
 		char *stext = jx_print(steps);
 		fs_write_file_atomic(sp, stext, strlen(stext), 0644, &e);
 		char cmd[8192];
 		snprintf(cmd, sizeof cmd, "%s __script %s --scope %s --state %s --trace-dir %s -- %s editor %s > %s/trace.path",
 			 rbelay, sp, ws, st, tr, demo, ws, dir);
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 		if (system(cmd) != 0) {
 			fprintf(stderr, "bench_verify: recording failed\n");
 			return 1;
 		}
-		double rec_ms = now_ms() - t0;
+		double rec_ms = bench_now_ms() - t0;
 		char pathf[4096];
 		snprintf(pathf, sizeof pathf, "%s/trace.path", dir);
 		FILE *f = fopen(pathf, "r");
@@ -119,12 +92,12 @@ int main(int argc, char **argv)
 			struct verify_opts vo = {.state_dir = st, .policy = &pol, .replays = 3, .jobs = j, .timeout_ms = 20000,
 						 .turn = -1, .launcher = rbelay};
 			struct verify_report r;
-			double a = now_ms(), ca = cpu_ms();
+			double a = bench_now_ms(), ca = cpu_ms();
 			if (verify_trace(trace, &vo, &r, &e)) {
 				fprintf(stderr, "bench_verify: %s\n", e.msg);
 				return 1;
 			}
-			wall[j] = now_ms() - a;
+			wall[j] = bench_now_ms() - a;
 			double cpu = cpu_ms() - ca;
 			double *restore = calloc(r.n, sizeof(double)), *session = calloc(r.n, sizeof(double)),
 			       *own = calloc(r.n, sizeof(double)), *total = calloc(r.n, sizeof(double));
@@ -170,5 +143,6 @@ int main(int argc, char **argv)
 		free(dir);
 	}
 	free(list);
+	free(rbelay);
 	return 0;
 }

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 PKGS=(build-essential cmake pkg-config git
-      libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev libicu-dev
+      libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev libicu-dev libcurl4-openssl-dev
       nodejs npm python3 tmux procps util-linux iproute2 attr valgrind)
 missing=()
 for p in "${PKGS[@]}"; do

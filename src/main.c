@@ -44,6 +44,9 @@ static const struct command commands[] = {
 	{"corpus", cmd_corpus, "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import)"},
 	{"doctor", cmd_doctor, "check this machine and this install (containment, directories, database, agent configurations), each finding with its fix"},
 	{"snippet", cmd_snippet, "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, Windsurf, Zed) start belay"},
+	{"measure", cmd_measure, "verify a batch of traces into a ledger and report the rate (run|report|combine|merge|bundle)"},
+	{"export", cmd_export, "verdicts as OpenTelemetry spans: OTLP/JSON to a file or an OTLP/HTTP endpoint (export otlp)"},
+	{"interop", cmd_interop, "join an agent's OpenTelemetry spans to turns and their verdicts (interop correlate)"},
 	{"keys", cmd_keys, "list the console's key bindings (--markdown: the KEYS.md reference)"},
 	{NULL, NULL, NULL},
 };

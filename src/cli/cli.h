@@ -26,6 +26,31 @@ struct cli_opts {
  * incomplete option '<arg>'" (followed by " (belay <help> --help)" when o->help is set). */
 int cli_opt_take(struct cli_opts *o, int c, char **argv);
 
+/* The verification options commands that verify traces on the way share (export otlp,
+ * interop correlate): --invariants FILE (repeatable), --no-default-invariants, --replays N,
+ * -j N, --timeout SECONDS, --state DIR. Option table entries: {"invariants", required, 'i'},
+ * {"no-default-invariants", none, 'n'}, {"replays", required, 'r'}, {"timeout", required,
+ * 'T'}, {"state", required, 's'}, and "j:" in the short options. */
+struct cli_vopts {
+	const char *inv[16];
+	int ninv, no_defaults, replays, jobs;
+	double timeout;
+	const char *state;
+};
+#define CLI_VOPTS_DEFAULT {.replays = 3, .jobs = 1, .timeout = 10}
+#define CLI_VOPT_NOT_MINE (-2)
+/* CLI_OPT_TAKEN when c was one of them, EXIT_USAGE on a bad value, else CLI_VOPT_NOT_MINE. */
+int cli_vopts_take(struct cli_vopts *v, int c, const char *cmd);
+/* Checks the values and loads the policy (with the defaults unless disabled). 0 or EXIT_USAGE. */
+struct policy;
+struct err;
+int cli_vopts_policy(const struct cli_vopts *v, struct policy *p, const char *cmd);
+/* verify_trace of one trace with these options and policy, against --state or the state
+ * directory the trace names (when it exists here). */
+struct verify_report;
+int cli_vopts_verify(const struct cli_vopts *v, const struct policy *p, const char *trace, struct verify_report *r,
+		     struct err *e);
+
 struct cJSON;
 /* Prints o as one line of JSON on stdout. */
 void cli_print_json(const struct cJSON *o);
@@ -52,5 +77,8 @@ int cmd_snippet(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 /* belay --version */
 int cmd_version(void);
+int cmd_measure(int argc, char **argv);
+int cmd_interop(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif

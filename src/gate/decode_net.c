@@ -6,6 +6,7 @@
  * are read or written. Unknown options of strict grammars make the result
  * indeterminate. Must not: resolve host names or contact anything. Pure; caller's thread. */
 #include "gate/decode.h"
+#include "gate/gate_secrets.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -18,15 +19,6 @@ static int loopback(const char *h)
 	       (strlen(h) > 10 && !strcasecmp(h + strlen(h) - 10, ".localhost"));
 }
 
-static int secret_text(const char *s)
-{
-	static const char *const words[] = {"secret", "credential",  ".env",	  "id_rsa",  "id_ed25519",
-					    ".pem",   "private_key", "password=", "passwd=", NULL};
-	for (int i = 0; words[i]; i++)
-		if (strcasestr(s, words[i]))
-			return 1;
-	return 0;
-}
 
 void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payload, int secret)
 {
@@ -64,7 +56,7 @@ void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payl
 		if (url->secret)
 			secret = 1;
 	}
-	if (secret_text(url->s))
+	if (gate_secret_text(url->s))
 		secret = 1;
 	enum effect_kind k;
 	const char *why;
@@ -85,29 +77,6 @@ void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payl
 	lower_emit(c, k, host, why);
 }
 
-static int auth_header(const char *h)
-{
-	static const char *const names[] = {"authorization",
-					    "proxy-authorization",
-					    "x-api-key",
-					    "api-key",
-					    "x-auth-token",
-					    "x-token",
-					    "token",
-					    "cookie",
-					    "x-csrf-token",
-					    "private-token",
-					    "x-goog-api-key",
-					    "x-amz-security-token",
-					    NULL};
-	size_t n = strcspn(h, ":;");
-	while (n && isspace((unsigned char)h[n - 1]))
-		n--;
-	for (int i = 0; names[i]; i++)
-		if (strlen(names[i]) == n && !strncasecmp(h, names[i], n))
-			return 1;
-	return 0;
-}
 
 /* Reads a file that is about to be sent; returns 1 when it is (or may be) a secret. */
 static int send_file(struct cmd *c, const struct xword *fw)
@@ -154,7 +123,7 @@ static int data_arg(struct cmd *c, const struct xword *v, int form)
 		fw.glob = 0;
 		return send_file(c, &fw);
 	}
-	return v->secret || secret_text(s);
+	return v->secret || gate_secret_text(s);
 }
 
 static const char *const CURL_ARG[] = {"--data",
@@ -411,7 +380,7 @@ void decode_curl(struct cmd *c, const char *name)
 		    !strcmp(ln, "--data-raw") || !strcmp(ln, "--data-urlencode") || !strcmp(ln, "--json")) {
 			g.mutate = g.payload = 1;
 			if (strcmp(ln, "--data-raw") ? data_arg(c, o.val, 0)
-						     : (o.val && (o.val->secret || secret_text(o.val->s))))
+						     : (o.val && (o.val->secret || gate_secret_text(o.val->s))))
 				g.secret = 1;
 			continue;
 		}
@@ -443,8 +412,8 @@ void decode_curl(struct cmd *c, const char *name)
 			if (o.val->s[0] == '@') {
 				data_arg(c, o.val, 0);
 				g.secret = 1; /* headers read from a file: typically credentials */
-			} else if (!xm_known(o.val->s) || auth_header(o.val->s) || o.val->secret) {
-				if (auth_header(o.val->s) || o.val->secret || !xm_known(o.val->s))
+			} else if (!xm_known(o.val->s) || gate_secret_header(o.val->s) || o.val->secret) {
+				if (gate_secret_header(o.val->s) || o.val->secret || !xm_known(o.val->s))
 					g.secret = 1;
 			}
 			continue;
@@ -704,7 +673,7 @@ void decode_wget(struct cmd *c, const char *name)
 			lower_indet(c, "wget --config", "wget reads options from a file the gate does not read");
 		} else if (!strcmp(ln, "--post-data") || !strcmp(ln, "--body-data")) {
 			mutate = payload = 1;
-			if (o.val && (o.val->secret || secret_text(o.val->s)))
+			if (o.val && (o.val->secret || gate_secret_text(o.val->s)))
 				secret = 1;
 		} else if (!strcmp(ln, "--post-file") || !strcmp(ln, "--body-file")) {
 			mutate = payload = 1;
@@ -714,7 +683,7 @@ void decode_wget(struct cmd *c, const char *name)
 			if (!o.valtext || (strcasecmp(o.valtext, "GET") && strcasecmp(o.valtext, "HEAD")))
 				mutate = 1;
 		} else if (!strcmp(ln, "--header")) {
-			if (o.val && (auth_header(o.val->s) || o.val->secret || !xm_known(o.val->s)))
+			if (o.val && (gate_secret_header(o.val->s) || o.val->secret || !xm_known(o.val->s)))
 				secret = 1;
 		} else if (!strcmp(ln, "--load-cookies") || !strcmp(ln, "--certificate") ||
 			   !strcmp(ln, "--private-key") || !strcmp(ln, "--ca-certificate")) {
@@ -1308,7 +1277,7 @@ void decode_httpie(struct cmd *c, const char *name)
 		if (!sep)
 			continue;
 		if (sep[0] == ':' && sep[1] != '=') {
-			if (auth_header(s) || w->secret)
+			if (gate_secret_header(s) || w->secret)
 				secret = 1;
 			continue;
 		}
@@ -1321,7 +1290,7 @@ void decode_httpie(struct cmd *c, const char *name)
 				secret = 1;
 		}
 		payload = 1;
-		if (w->secret || secret_text(s))
+		if (w->secret || gate_secret_text(s))
 			secret = 1;
 		if (!(sep[0] == '=' && sep[1] == '='))
 			mutate = 1;

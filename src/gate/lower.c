@@ -8,6 +8,7 @@
  * nested scripts with a depth cap. Must not: decide what a named command does (decode*.c
  * does) or perform any I/O. Runs on the caller's thread; all memory in L->a. */
 #include "gate/lower.h"
+#include "common/secret.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -184,15 +185,6 @@ static void xb_put(struct lower *L, struct xb *b, const char *s, size_t n, unsig
 	}
 }
 
-static int secret_name_var(const char *name)
-{
-	static const char *const words[] = {"TOKEN",	  "SECRET", "PASSWORD", "PASSWD",  "PASS", "KEY",
-					    "CREDENTIAL", "AUTH",   "COOKIE",	"SESSION", NULL};
-	for (int i = 0; words[i]; i++)
-		if (strcasestr(name, words[i]))
-			return 1;
-	return 0;
-}
 
 enum xmode { XM_ARGS, XM_SINGLE };
 
@@ -276,7 +268,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 		v = var_find(st, name);
 		if (!v) {
 			v = UNKNOWN_VAL;
-			if (secret_name_var(name))
+			if (secret_name_like(name))
 				*secret = 1;
 		}
 	}

@@ -121,6 +121,37 @@ fail:
 	return rc;
 }
 
+int snap_store_open_readonly(const char *state_dir, struct snap_store **out, struct err *e)
+{
+	*out = NULL;
+	char *state = realpath(state_dir, NULL);
+	if (!state)
+		return err_set(e, -errno, "cannot open the store %s: %s", state_dir, strerror(errno));
+	struct snap_store *st = xcalloc(1, sizeof *st);
+	st->dir = state;
+	st->objdir = fs_join(state, "objects");
+	st->gc_fd = st->lineage_fd = st->pack_fd = -1;
+	char *dbpath = fs_join(state, "belay.db"), *wal = xasprintf("%s-wal", dbpath);
+	struct stat sb;
+	int rc = 0;
+	/* immutable reads ignore a write-ahead log: one that holds commits would hide them */
+	if (stat(wal, &sb) == 0 && sb.st_size > 0)
+		rc = err_set(e, BELAY_EREFUSED,
+			     "%s has an unfinished write-ahead log (%s, %lld bytes): open the store read-write once (any belay "
+			     "command with --state there checkpoints it), or bundle the traces",
+			     state, wal, (long long)sb.st_size);
+	else
+		rc = store_open_readonly(dbpath, &st->db, e);
+	free(wal);
+	free(dbpath);
+	if (rc) {
+		snap_store_close(st);
+		return rc;
+	}
+	*out = st;
+	return 0;
+}
+
 const char *snap_store_dir(const struct snap_store *st)
 {
 	return st->dir;
@@ -159,7 +190,7 @@ void snap_store_close(struct snap_store *st)
 
 int snap_store_lock_shared(struct snap_store *st, struct err *e)
 {
-	if (st->gc_depth++ > 0)
+	if (st->gc_depth++ > 0 || st->gc_fd < 0) /* read-only: no gc lock to take */
 		return 0;
 	while (flock(st->gc_fd, LOCK_SH) != 0) {
 		if (errno == EINTR)
@@ -172,7 +203,7 @@ int snap_store_lock_shared(struct snap_store *st, struct err *e)
 
 void snap_store_unlock(struct snap_store *st)
 {
-	if (st->gc_depth > 0 && --st->gc_depth == 0)
+	if (st->gc_depth > 0 && --st->gc_depth == 0 && st->gc_fd >= 0)
 		flock(st->gc_fd, LOCK_UN);
 }
 

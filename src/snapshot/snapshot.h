@@ -42,6 +42,10 @@ struct snap_store;
  * state dir that is the workspace or lies inside it, before creating anything.
  * *out: new store, caller closes with snap_store_close. */
 int snap_store_open(const char *state_dir, const char *refuse_inside, struct snap_store **out, struct err *e);
+/* Opens an existing state dir's store read-only (store_open_readonly: immutable, no lock
+ * files): for reading snapshots and objects from a share that nothing writes meanwhile
+ * (measure's shared object store). Only reads may be made on it. */
+int snap_store_open_readonly(const char *state_dir, struct snap_store **out, struct err *e);
 /* Closes the store (uncommitted objects are dropped). NULL is a no-op. */
 void snap_store_close(struct snap_store *st);
 /* The resolved state dir (borrowed, valid until close). */

@@ -40,6 +40,24 @@ const char *const ts_demo_lines[] = {
     NULL,
 };
 
+const char *const ts_read_lines[] = {
+    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+    "\"capabilities\":{},\"clientInfo\":{\"name\":\"ts\",\"version\":\"1\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{}}",
+    "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"read_file\",\"arguments\":{\"path\":"
+    "\"tests/test_a.py\"}}}",
+    NULL,
+};
+
+char *ts_place(const char *trace, const char *to, const char *name)
+{
+	cr_assert_eq(fs_mkdir_p(to, 0700, NULL), 0);
+	char *file = xasprintf("%s/%s.jsonl", to, name);
+	cr_assert_eq(rename(trace, file), 0, "rename %s", trace);
+	return file;
+}
+
 void ts_state_setup(const char *tag, char **dir, char **state, char **db)
 {
 	*dir = ts_tmpdir(tag);

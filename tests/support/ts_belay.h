@@ -26,6 +26,10 @@ int ts_mcp_session(const char *const *argv, const char *const *env, const char *
  * (declared read-only, writes a cache file), and an unknown tool (a tool error). */
 extern const char *const ts_demo_lines[];
 
+/* A clean session: initialize, initialized, tools/list and one read_file (PASS when replayed). */
+extern const char *const ts_read_lines[];
+/* Moves a recorded trace into directory `to` (created) as <name>.jsonl; the new path. */
+char *ts_place(const char *trace, const char *to, const char *name);
 /* Creates <dir>/ws (tests/test_a.py with a real assertion) and records ts_demo_lines
  * (or `lines`) through `belay proxy --scope <dir>/ws --state <dir>/state --trace-dir
  * <dir>/traces [extra...] -- belay-demo-server all <dir>/ws`. Returns the trace path (new

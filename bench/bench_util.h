@@ -1,0 +1,55 @@
+/* bench_util.h - what the benchmarks share: a monotonic clock in ms and a generated
+ * workspace of N files (1-10 KB each, 100 per directory). Header-only: each bench is one
+ * executable. */
+#ifndef BELAY_BENCH_BENCH_UTIL_H
+#define BELAY_BENCH_BENCH_UTIL_H
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+static inline double bench_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static inline void bench_make_tree(const char *ws, int files)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p %s && cd %s && for d in $(seq 0 %d); do mkdir -p d$d; done && "
+		 "python3 -c \"import os\nfor i in range(%d):\n  open(f'd{i%%%d}/f{i}.txt','w').write('x'*(1000+i%%9000))\"",
+		 ws, ws, files / 100, files, files / 100 + 1);
+	if (system(cmd) != 0)
+		exit(1);
+}
+
+/* The steps of `belay __script` for a scripted agent on the demo editor server: initialize,
+ * tools/list, then `turns` calls alternating read_file (of the generated files) and
+ * write_file. tag >= 0 makes the written contents unique to one trace ("trace <tag> turn N",
+ * into out<N % 7>.txt); tag < 0 writes "turn N" into out<N>.txt. New array. */
+static inline cJSON *bench_editor_steps(int turns, int files, int tag)
+{
+	cJSON *steps = cJSON_CreateArray();
+	cJSON_AddItemToArray(steps, cJSON_Parse("{\"initialize\":{}}"));
+	cJSON_AddItemToArray(steps, cJSON_Parse("{\"list\":true}"));
+	for (int t = 0; t < turns; t++) {
+		char s[256];
+		if (t % 2 && tag >= 0)
+			snprintf(s, sizeof s,
+				 "{\"call\":\"write_file\",\"args\":{\"path\":\"d0/out%d.txt\",\"content\":\"trace %d turn %d\"}}", t % 7,
+				 tag, t);
+		else if (t % 2)
+			snprintf(s, sizeof s, "{\"call\":\"write_file\",\"args\":{\"path\":\"d0/out%d.txt\",\"content\":\"turn %d\"}}",
+				 t, t);
+		else
+			snprintf(s, sizeof s, "{\"call\":\"read_file\",\"args\":{\"path\":\"d0/f%d.txt\"}}", (t * 100) % files);
+		cJSON_AddItemToArray(steps, cJSON_Parse(s));
+	}
+	return steps;
+}
+
+#endif

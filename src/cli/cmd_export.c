@@ -1,0 +1,212 @@
+/* cmd_export.c - `belay export otlp TRACE... [--out FILE | --endpoint URL]`: every turn's
+ * verdict as an OpenTelemetry span (docs/OTEL.md). The traces are verified on the way (the
+ * same verdicts as `belay verify`). OTLP/JSON goes to a file (one request per line, as the
+ * collector's file exporter writes), to stdout, or over OTLP/HTTP through belay-otlp-post,
+ * a separate executable: belay itself links no network client. Exit 0, 1 when the endpoint
+ * refused or could not be reached, 2 on usage and input errors. */
+#include <errno.h>
+#include <getopt.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "index/statedb.h"
+#include "interop/otlp_out.h"
+#include "verify/policy.h"
+#include "verify/verify.h"
+
+extern char **environ;
+
+static const char export_usage[] =
+	"usage: belay export otlp TRACE... [--out FILE] [--endpoint URL] [options]\n"
+	"\n"
+	"One span per turn with its verdict (a child of the agent's span when the call carried a\n"
+	"W3C traceparent in _meta), as OTLP/JSON: to FILE, to stdout, or POSTed to an OTLP/HTTP\n"
+	"endpoint (a collector, Jaeger, Tempo: http://host:4318 gets /v1/traces added).\n"
+	"  --out FILE             write the export there (one request per line)\n"
+	"  --endpoint URL         POST it (through belay-otlp-post)\n"
+	"  -H 'Name: value'       a header for the endpoint (e.g. an API key; may be repeated)\n"
+	"  --include-payloads     add tool arguments and results (secrets are scrubbed always)\n"
+	"  --invariants FILE, --no-default-invariants, --replays N, -j N, --timeout S, --state DIR\n"
+	"                         as for belay verify\n";
+
+/* The sender next to the running belay, else on PATH. New string or NULL. */
+static char *find_sender(void)
+{
+	const char *self = paths_self_exe();
+	if (self) {
+		char *dir = xstrdup(self), *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = 0;
+			char *p = fs_join(dir, "belay-otlp-post");
+			free(dir);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		} else {
+			free(dir);
+		}
+	}
+	return fs_which("belay-otlp-post");
+}
+
+static char *traces_url(const char *url)
+{
+	const char *hostpart = strstr(url, "://");
+	const char *slash = hostpart ? strchr(hostpart + 3, '/') : NULL;
+	if (!slash)
+		return xasprintf("%s/v1/traces", url);
+	if (!slash[1])
+		return xasprintf("%sv1/traces", url);
+	return xstrdup(url);
+}
+
+static int post(const char *url, const char *const *headers, int nh, const char *body, size_t len)
+{
+	char *sender = find_sender();
+	if (!sender) {
+		fprintf(stderr, "belay: export otlp: belay-otlp-post is not installed next to belay or on PATH (it is "
+				"built when libcurl is present); use --out FILE instead\n");
+		return 1;
+	}
+	char *full = traces_url(url);
+	const char *argv[40];
+	int k = 0;
+	argv[k++] = sender;
+	argv[k++] = full;
+	for (int i = 0; i < nh && k < 38; i++) {
+		argv[k++] = "-H";
+		argv[k++] = headers[i];
+	}
+	argv[k] = NULL;
+	int in[2];
+	if (pipe(in) != 0) {
+		free(full);
+		free(sender);
+		fprintf(stderr, "belay: export otlp: pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_addclose(&fa, in[1]);
+	pid_t pid;
+	int rc = posix_spawn(&pid, sender, &fa, NULL, (char *const *)argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	if (rc != 0) {
+		close(in[1]);
+		fprintf(stderr, "belay: export otlp: cannot start %s: %s\n", sender, strerror(rc));
+		free(full);
+		free(sender);
+		return 1;
+	}
+	int wr = fs_write_all(in[1], body, len);
+	close(in[1]);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	int ok = wr == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (!ok)
+		fprintf(stderr, "belay: export otlp: the export was not accepted by %s (see above)\n", full);
+	free(full);
+	free(sender);
+	return ok ? 0 : 1;
+}
+
+static int export_otlp(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"out", required_argument, NULL, 'o'},	     {"endpoint", required_argument, NULL, 'E'},
+		{"include-payloads", no_argument, NULL, 'P'}, {"invariants", required_argument, NULL, 'i'},
+		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
+		{"timeout", required_argument, NULL, 'T'},   {"state", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	};
+	struct cli_vopts vo = CLI_VOPTS_DEFAULT;
+	const char *out = NULL, *endpoint = NULL, *headers[16];
+	int nh = 0, c;
+	struct otlp_out_opts oo = {0};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "j:H:h", opts, NULL)) != -1) {
+		int r = cli_vopts_take(&vo, c, "export otlp");
+		if (r == EXIT_USAGE)
+			return r;
+		if (r == CLI_OPT_TAKEN)
+			continue;
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'E': endpoint = optarg; break;
+		case 'P': oo.include_payloads = 1; break;
+		case 'H': if (nh == 16) return cli_fail("export otlp: too many -H"); headers[nh++] = optarg; break;
+		case 'h': fputs(export_usage, stdout); return 0;
+		default: return cli_fail("export otlp: unknown or incomplete option '%s' (belay export --help)", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_fail("export otlp: no trace given");
+	if (endpoint && strncmp(endpoint, "http://", 7) && strncmp(endpoint, "https://", 8))
+		return cli_fail("export otlp: --endpoint %s is not an http:// or https:// URL", endpoint);
+	struct policy pol = {0};
+	int rc = cli_vopts_policy(&vo, &pol, "export otlp");
+	if (rc)
+		return rc;
+	cJSON *spans = cJSON_CreateArray();
+	struct err e = {0};
+	for (int i = optind; i < argc && !rc; i++) {
+		struct verify_report r;
+		if (cli_vopts_verify(&vo, &pol, argv[i], &r, &e) != 0) {
+			rc = cli_fail("export otlp: %s", e.msg);
+		} else {
+			if (otlp_spans_for_trace(argv[i], &r, &oo, spans, &e) != 0)
+				rc = cli_fail("export otlp: %s", e.msg);
+			verify_report_free(&r);
+		}
+	}
+	policy_free(&pol);
+	if (rc) {
+		cJSON_Delete(spans);
+		return rc;
+	}
+	int n = cJSON_GetArraySize(spans);
+	cJSON *req = otlp_request(spans);
+	struct buf b = {0};
+	jx_print_buf(req, &b);
+	buf_putc(&b, '\n');
+	cJSON_Delete(req);
+	if (out) {
+		if (fs_write_file_atomic(out, b.p, b.len, 0600, &e) != 0)
+			rc = cli_fail("export otlp: %s", e.msg);
+		else
+			fprintf(stderr, "belay: export otlp: %d span(s) -> %s\n", n, out);
+	}
+	if (!rc && endpoint) {
+		rc = post(endpoint, headers, nh, b.p, b.len);
+		if (rc == 0)
+			fprintf(stderr, "belay: export otlp: %d span(s) -> %s\n", n, endpoint);
+	}
+	if (!rc && !out && !endpoint)
+		fwrite(b.p, 1, b.len, stdout);
+	buf_free(&b);
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(export_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : 0;
+	}
+	if (!strcmp(argv[1], "otlp"))
+		return export_otlp(argc - 1, argv + 1);
+	return cli_fail("export: unknown format '%s' (otlp)", argv[1]);
+}
