@@ -1,5 +1,5 @@
 /* cmd_script.c - hidden `belay __script STEPS.json [--scope DIR] [--network ...] [--state DIR]
- * [--trace-dir DIR] -- SERVER...`: runs the scripted agent (src/engine/scripted.h) through a
+ * [--trace-dir DIR] [--timeout S] [--mode M] [--frame-cap BYTES] -- SERVER...`: runs the scripted agent (src/engine/scripted.h) through a
  * recorded (and optionally contained) session and prints the trace path. For tests and for
  * reproducing a run exactly. */
 #include <getopt.h>
@@ -34,9 +34,11 @@ int cmd_script(int argc, char **argv)
 					     {"trace-dir", required_argument, NULL, 't'},
 					     {"timeout", required_argument, NULL, 'T'},
 					     {"mode", required_argument, NULL, 'M'},
+					     {"frame-cap", required_argument, NULL, 'F'},
 					     {NULL, 0, NULL, 0}};
 	const char *scope = NULL, *network = "deny", *state = NULL, *tdir = NULL;
 	double timeout = 20;
+	size_t frame_cap = 0;
 	const char *mode_s = NULL;
 	char **server = NULL;
 	for (int i = 1; i < argc; i++)
@@ -56,6 +58,7 @@ int cmd_script(int argc, char **argv)
 		case 't': tdir = optarg; break;
 		case 'T': timeout = atof(optarg); break;
 		case 'M': mode_s = optarg; break;
+		case 'F': frame_cap = strtoull(optarg, NULL, 10); break;
 		default: return cli_fail("__script: unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -98,6 +101,7 @@ int cmd_script(int argc, char **argv)
 		.gate = gate,
 		.launcher = paths_self_exe(),
 		.timeout_ms = (unsigned)(timeout * 1000),
+		.frame_cap = frame_cap,
 		.on_started = started,
 		.ctx = gate,
 	};

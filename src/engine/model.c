@@ -81,6 +81,7 @@ static void on_request(struct model *m, size_t fi, int item, const struct rpc_it
 	x->req_seq = f->seq;
 	x->req_frame = fi;
 	x->req_item = item;
+	x->req_truncated = f->truncated;
 	memcpy(x->t_req, f->t_in, sizeof x->t_req);
 	if (!rpc_id_trackable(&it->id)) {
 		x->status = EX_UNTRACKED;
@@ -105,6 +106,7 @@ static void fill_response(struct exchange *x, const struct model_frame *f, size_
 	x->resp_seq = f->seq;
 	x->resp_frame = fi;
 	x->resp_item = item;
+	x->resp_truncated = f->truncated;
 	memcpy(x->t_resp, f->t_in, sizeof x->t_resp);
 	if (it->error) {
 		x->protocol_error = 1;
@@ -164,6 +166,7 @@ static void on_response(struct model *m, size_t fi, int item, const struct rpc_i
 		x->req_seq = prev->req_seq;
 		x->req_frame = prev->req_frame;
 		x->req_item = prev->req_item;
+		x->req_truncated = prev->req_truncated;
 		memcpy(x->t_req, prev->t_req, sizeof x->t_req);
 	} else {
 		x->status = EX_ORPHAN;
@@ -211,6 +214,7 @@ size_t model_add_parsed(struct model *m, int64_t seq, int dir, const char *t_in,
 	f->batch = msg->is_batch ? msg->n : 0;
 	if (msg->n > 0 && msg->items[0].method)
 		f->method = xstrdup(msg->items[0].method);
+	m->truncated += truncated != 0;
 	if (!msg->root) {
 		m->gaps++;
 		return fi;

@@ -6,7 +6,9 @@
  * Requests in a batch pair individually. A client's notifications/cancelled retires its
  * request (status CANCELLED). A response with no open request, or a second response to an
  * answered one, gets its own exchange (ORPHAN / DUPLICATE) instead of overwriting.
- * A "turn" is an exchange whose method is tools/call; turn N is the N-th, in request order. */
+ * A "turn" is an exchange whose method is tools/call; turn N is the N-th, in request order.
+ * A frame over the recording cap is fed as its envelope (rpc_msg_from_envelope): it pairs
+ * like the whole frame would, and its exchange says which side was truncated. */
 #ifndef BELAY_ENGINE_MODEL_H
 #define BELAY_ENGINE_MODEL_H
 #include <cjson/cJSON.h>
@@ -51,6 +53,8 @@ struct exchange {
 	int protocol_error;     /* the response carried "error" */
 	int error_code;
 	int tool_error;         /* result.isError == true */
+	int req_truncated, resp_truncated; /* that frame was over the recording cap: paired by its
+					    * envelope, its bytes only partly recorded */
 	int64_t cancel_seq;     /* seq of the notifications/cancelled, -1 when none */
 	char t_req[40], t_resp[40];
 	int turn;               /* turn index for tools/call, else -1 */
@@ -64,7 +68,9 @@ struct model {
 	size_t *turns; /* exchange index of each turn */
 	size_t nturns, capturns;
 	struct strmap pending; /* "o:<origin>:<idkey>" -> exchange index */
-	size_t gaps;           /* unparseable or truncated frames */
+	size_t gaps;           /* unreadable frames: unparseable, or truncated without an envelope */
+	size_t truncated;      /* frames over the recording cap (paired by their envelope when
+				* they have one) */
 	/* Set by model_init_latest_frame: frames[] holds only the frame just added (its index
 	 * is always 0, and an exchange's req_frame/resp_frame are valid only while theirs is
 	 * the latest). For a reader that looks at each frame once (the run index): a run's

@@ -88,18 +88,8 @@ static void classify(cJSON *node, struct rpc_item *it)
 		it->traceparent = tp->valuestring;
 }
 
-void rpc_msg_parse(const char *data, size_t len, int truncated, struct rpc_msg *m)
+static void classify_root(struct rpc_msg *m)
 {
-	memset(m, 0, sizeof *m);
-	if (truncated) {
-		m->why = "truncated: the recorded copy is incomplete";
-	} else if (!utf8_valid(data, len)) {
-		m->why = "unparseable: invalid UTF-8";
-	} else {
-		m->root = cJSON_ParseWithLength(data, len);
-		if (!m->root)
-			m->why = "unparseable: not JSON";
-	}
 	if (!m->root) {
 		m->n = 1;
 		m->items = xcalloc(1, sizeof *m->items);
@@ -118,6 +108,33 @@ void rpc_msg_parse(const char *data, size_t len, int truncated, struct rpc_msg *
 		m->items = xcalloc(1, sizeof *m->items);
 		classify(m->root, &m->items[0]);
 	}
+}
+
+void rpc_msg_parse(const char *data, size_t len, int truncated, struct rpc_msg *m)
+{
+	memset(m, 0, sizeof *m);
+	if (truncated) {
+		m->why = "truncated: the recorded copy is incomplete";
+	} else if (!utf8_valid(data, len)) {
+		m->why = "unparseable: invalid UTF-8";
+	} else {
+		m->root = cJSON_ParseWithLength(data, len);
+		if (!m->root)
+			m->why = "unparseable: not JSON";
+	}
+	classify_root(m);
+}
+
+void rpc_msg_from_envelope(cJSON *envelope, struct rpc_msg *m)
+{
+	memset(m, 0, sizeof *m);
+	m->truncated = 1;
+	if (cJSON_IsObject(envelope) || cJSON_IsArray(envelope))
+		m->root = envelope;
+	else
+		cJSON_Delete(envelope);
+	m->why = m->root ? "truncated: classified by its envelope" : "truncated: the recorded copy is incomplete";
+	classify_root(m);
 }
 
 void rpc_msg_free(struct rpc_msg *m)

@@ -45,10 +45,17 @@ struct rpc_msg {
 	int n;
 	struct rpc_item *items; /* owned array; n entries (1 for a non-batch frame) */
 	const char *why;        /* for RPC_UNPARSEABLE: a short cause */
+	int truncated;          /* a frame over the recording cap: root is its envelope, not the
+				 * message (only what envscan.h keeps; never the recorded result) */
 };
 
 /* Parses a copy of the frame. truncated frames are never parsed. Always fills m. */
 void rpc_msg_parse(const char *data, size_t len, int truncated, struct rpc_msg *m);
+/* A frame over the cap, from its envelope (taken; see envscan.h and the "envelope" of
+ * docs/TRACE_FORMAT.md): the same items as the whole frame would give for kind, id, method,
+ * tool, cancellation target, error code and isError. NULL or a malformed envelope gives
+ * one RPC_UNPARSEABLE item, as a truncated frame always gave. */
+void rpc_msg_from_envelope(cJSON *envelope, struct rpc_msg *m);
 void rpc_msg_free(struct rpc_msg *m);
 /* Fills an rpc_id from a JSON id value (NULL = absent). */
 void rpc_id_from_json(const cJSON *v, struct rpc_id *id);

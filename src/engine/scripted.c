@@ -215,6 +215,7 @@ int scripted_run(const struct scripted_opts *o, const cJSON *steps, struct scrip
 		.launcher = o->launcher,
 		.obs = &obs,
 		.stderr_fd = -1,
+		.frame_cap = o->frame_cap,
 	};
 	int rc = session_start(&r.loop, &so, srv, srv, &r.s, e);
 	if (rc) {

@@ -27,6 +27,7 @@ struct scripted_opts {
 	struct turn_gate *gate;   /* taken */
 	const char *launcher;
 	unsigned timeout_ms;      /* per reply (default 20 s) */
+	size_t frame_cap;         /* the session's recording cap (0: the default 16 MiB) */
 	/* step index, the step, its reply (a response object, or NULL on timeout/failure) */
 	void (*on_step)(void *ctx, int index, const cJSON *step, const cJSON *reply);
 	/* once the session runs, before any step (may be NULL) */

@@ -198,7 +198,10 @@ int64_t session_record_frame(struct session *s, int dir, const char *data, size_
 	if (s->tw) {
 		char d[4];
 		dir_name(dir, d);
-		seq = (int64_t)trace_writer_frame(s->tw, d, data, len, total, truncated, &now, handle, defer);
+		/* A frame over the cap is recorded with its envelope, read from all of its bytes by
+		 * the framer (every frame is recorded inside its framer's callback). */
+		cJSON *env = truncated ? framer_envelope(&s->fr[dir]) : NULL;
+		seq = (int64_t)trace_writer_frame_env(s->tw, d, data, len, total, truncated, env, &now, handle, defer);
 	} else {
 		cJSON_Delete(handle);
 		if (defer)

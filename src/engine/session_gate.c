@@ -653,14 +653,20 @@ void session_gate_c2s_eof(struct session *s)
 
 void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int truncated)
 {
-	if (!s->gate || truncated)
+	if (!s->gate)
 		return;
 	struct gate_state *g = gs(s);
-	/* Only responses matter here; skip the parse for frames that cannot be one. */
-	if (!memmem(data, len, "\"result\"", 8) && !memmem(data, len, "\"error\"", 7))
-		return;
 	struct rpc_msg m;
-	rpc_msg_parse(data, len, 0, &m);
+	if (truncated) {
+		/* Over the cap: its envelope, read from all of it, still names the call it answers
+		 * (else that call would stay outstanding and overlap every later one). */
+		rpc_msg_from_envelope(framer_envelope(&s->fr[DIR_S2C]), &m);
+	} else {
+		/* Only responses matter here; skip the parse for frames that cannot be one. */
+		if (!memmem(data, len, "\"result\"", 8) && !memmem(data, len, "\"error\"", 7))
+			return;
+		rpc_msg_parse(data, len, 0, &m);
+	}
 	for (int i = 0; i < m.n; i++) {
 		const struct rpc_item *it = &m.items[i];
 		if (it->kind != RPC_RESPONSE || it->method || !rpc_id_trackable(&it->id))

@@ -9,8 +9,17 @@ void trace_build_model(const struct trace *t, struct model *m)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trace_record *r = &t->recs[i];
-		if (r->is_frame)
-			model_add_frame(m, r->seq, r->dir, r->t_in, r->bytes, r->len, r->total, r->truncated, i);
+		if (!r->is_frame)
+			continue;
+		if (r->truncated) {
+			/* Paired by its envelope (read from the whole frame when it was recorded). */
+			struct rpc_msg msg;
+			rpc_msg_from_envelope(r->envelope ? cJSON_Duplicate(r->envelope, 1) : NULL, &msg);
+			model_add_parsed(m, r->seq, r->dir, r->t_in, &msg, r->len, r->total, 1, i);
+			rpc_msg_free(&msg);
+		} else {
+			model_add_frame(m, r->seq, r->dir, r->t_in, r->bytes, r->len, r->total, 0, i);
+		}
 	}
 }
 

@@ -58,6 +58,12 @@ static int read_frame(struct trace_record *r, const char *path, struct err *e)
 	r->total = jx_int(r->obj, "len", 0, (long long)1 << 60, &total) ? (size_t)total : r->len;
 	if (r->total < r->len || (!r->truncated && r->total != r->len))
 		return bad(e, path, r->line, BELAY_ECORRUPT, "frame \"len\" disagrees with its bytes");
+	const cJSON *env = cJSON_GetObjectItemCaseSensitive(r->obj, "envelope");
+	if (env && !r->truncated)
+		return bad(e, path, r->line, BELAY_ECORRUPT, "frame has an \"envelope\" but is not truncated");
+	if (env && !cJSON_IsNull(env) && !cJSON_IsObject(env) && !cJSON_IsArray(env))
+		return bad(e, path, r->line, BELAY_ECORRUPT, "frame \"envelope\" is not an object, an array or null");
+	r->envelope = cJSON_IsNull(env) ? NULL : env;
 	cJSON *sh = cJSON_GetObjectItemCaseSensitive(r->obj, "state_handle");
 	if (sh && !cJSON_IsObject(sh))
 		return bad(e, path, r->line, BELAY_EINVAL, "frame \"state_handle\" is not an object");

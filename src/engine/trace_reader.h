@@ -25,6 +25,8 @@ struct trace_record {
 	size_t len;      /* recorded bytes */
 	size_t total;    /* frame length on the wire (>= len) */
 	int truncated;
+	const cJSON *envelope;     /* truncated frames: the whole frame's envelope (borrowed from obj;
+				    * NULL when absent or null) */
 	const cJSON *state_handle; /* borrowed from obj, NULL when absent */
 };
 

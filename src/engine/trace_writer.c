@@ -53,6 +53,7 @@ struct trace_rec {
 	size_t len, total;
 	int truncated;
 	int from_belay;
+	cJSON *envelope; /* truncated frames: the whole frame's JSON-RPC envelope (may be NULL) */
 	cJSON *handle;
 	/* other records */
 	char *kind;
@@ -145,7 +146,16 @@ static void serialize_frame(struct trace_writer *w, struct buf *b, const struct 
 		buf_free(canon);
 	if (r->from_belay)
 		buf_puts(b, "\"origin\":\"belay\",");
-	buf_printf(b, "\"truncated\":%s,\"len\":%zu,\"state_handle\":", r->truncated ? "true" : "false", r->total);
+	buf_printf(b, "\"truncated\":%s,\"len\":%zu,", r->truncated ? "true" : "false", r->total);
+	if (r->truncated) {
+		buf_puts(b, "\"envelope\":");
+		if (r->envelope)
+			jx_print_buf(r->envelope, b);
+		else
+			buf_puts(b, "null");
+		buf_putc(b, ',');
+	}
+	buf_puts(b, "\"state_handle\":");
 	if (r->handle)
 		jx_print_buf(r->handle, b);
 	else
@@ -219,6 +229,7 @@ static void rec_free(struct trace_writer *w, struct trace_rec *r)
 	else
 		free(r->data);
 	free(r->kind);
+	cJSON_Delete(r->envelope);
 	cJSON_Delete(r->handle);
 	cJSON_Delete(r->fields);
 	buf_free(&r->line);
@@ -600,6 +611,13 @@ const char *trace_writer_path(const struct trace_writer *w)
 uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char *data, size_t len, size_t total,
 			    int truncated, const struct timespec *t_in, cJSON *handle, struct trace_rec **defer)
 {
+	return trace_writer_frame_env(w, dir, data, len, total, truncated, NULL, t_in, handle, defer);
+}
+
+uint64_t trace_writer_frame_env(struct trace_writer *w, const char *dir, const char *data, size_t len, size_t total,
+				int truncated, cJSON *envelope, const struct timespec *t_in, cJSON *handle,
+				struct trace_rec **defer)
+{
 	struct trace_rec *r = xcalloc(1, sizeof *r);
 	r->is_frame = 1;
 	snprintf(r->dir, sizeof r->dir, "%s", dir);
@@ -612,6 +630,10 @@ uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char 
 	r->len = len;
 	r->total = total;
 	r->truncated = truncated;
+	if (truncated)
+		r->envelope = envelope;
+	else
+		cJSON_Delete(envelope);
 	if (t_in)
 		r->t_in = *t_in;
 	else

@@ -59,6 +59,11 @@ const char *trace_writer_path(const struct trace_writer *w); /* borrowed */
  * {"status":"absent"}). Returns the record's seq. */
 uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char *data, size_t len, size_t total,
 			    int truncated, const struct timespec *t_in, cJSON *handle, struct trace_rec **defer);
+/* Same for a frame over the cap (truncated = 1) with `envelope` (taken; may be NULL), the JSON-RPC
+ * envelope of the whole frame (framer_envelope), written as the record's "envelope". */
+uint64_t trace_writer_frame_env(struct trace_writer *w, const char *dir, const char *data, size_t len, size_t total,
+				int truncated, cJSON *envelope, const struct timespec *t_in, cJSON *handle,
+				struct trace_rec **defer);
 /* A frame belay itself sent (e.g. the gate's refusal to the client): recorded like any
  * other frame, with "origin": "belay". */
 uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, const char *data, size_t len);

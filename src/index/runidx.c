@@ -374,7 +374,13 @@ static int on_frame(struct runidx *ix, uint64_t off, size_t line_len, int64_t se
 		total = (long long)b.len;
 	int d = !strcmp(dir, "s2c");
 	struct rpc_msg msg;
-	rpc_msg_parse(b.p ? b.p : "", b.len, truncated, &msg);
+	if (truncated) {
+		/* Over the cap: paired by the envelope read from the whole frame. */
+		const cJSON *env = cJSON_GetObjectItemCaseSensitive(o, "envelope");
+		rpc_msg_from_envelope(cJSON_IsObject(env) || cJSON_IsArray(env) ? cJSON_Duplicate(env, 1) : NULL, &msg);
+	} else {
+		rpc_msg_parse(b.p ? b.p : "", b.len, 0, &msg);
+	}
 	const char *t_in = jx_str(o, "t_in");
 	size_t before = ix->m.nturns;
 	size_t fi = model_add_parsed(&ix->m, seq, d, t_in, &msg, b.len, (size_t)total, truncated, (size_t)seq);

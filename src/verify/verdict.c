@@ -33,6 +33,7 @@ const struct vcause vcauses[] = {
 	{"SESSION_ORDER_DIVERGED", "the result reproduces on a fresh server but not with the session replayed in order"},
 	/* re-executed, but the result cannot be judged */
 	{"RESULT_NOT_RECORDED", "the original call has no recorded response to compare with"},
+	{"FRAME_TRUNCATED", "the call's request or response was longer than the recording cap: the trace holds only its beginning"},
 	{"RESULT_NONDETERMINISTIC_CLOCK", "the result varies across replays with the wall clock"},
 	{"RESULT_NONDETERMINISTIC_RANDOM", "the result varies across replays with random identifiers"},
 	{"RESULT_NONDETERMINISTIC_PROCESS", "the result varies across replays with process-dependent numbers"},

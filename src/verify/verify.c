@@ -120,6 +120,11 @@ static int precheck(struct vctx *c, size_t k)
 		verdict_unverified(v, "CALL_REFUSED_BY_GATE", "%s", why);
 		return 1;
 	}
+	if (x->req_truncated) {
+		verdict_unverified(v, "FRAME_TRUNCATED", "the request was %zu bytes, over the recording cap: only its first %zu were "
+				   "recorded, so it cannot be re-executed", req->total, req->len);
+		return 1;
+	}
 	if (!status || !strcmp(status, "absent")) {
 		verdict_unverified(v, "PRESTATE_ABSENT", "no pre-state was captured for this call (was it recorded with --scope?)");
 		return 1;
@@ -415,6 +420,13 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 	const struct exchange *x = &c->m.ex[c->m.turns[k]];
 	size_t rlen = 0;
 	char *recorded = plan_response_text(c, x, &rlen);
+	if (!recorded && x->resp_truncated) {
+		const struct trace_record *r = plan_frame_rec(c, x->resp_frame);
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "FRAME_TRUNCATED", NO_EVIDENCE,
+			    "the response was %zu bytes, over the recording cap: only its first %zu were recorded, so the "
+			    "result cannot be compared", r ? r->total : 0, r ? r->len : 0);
+		return;
+	}
 	if (!recorded) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NOT_RECORDED", NO_EVIDENCE,
 			    "the original call has no recorded response (%s)", ex_status_name(x->status));

@@ -126,6 +126,25 @@ Test(trace, truncated_frame_keeps_its_length)
 	trace_free(t);
 }
 
+static void body_envelope(struct trace_writer *w)
+{
+	trace_writer_frame_env(w, "s2c", "{\"result\":{\"t\":\"xxxx", 20, 9000, 1, cJSON_Parse("{\"id\":7,\"result\":{}}"),
+			       NULL, NULL, NULL);
+	trace_writer_frame_env(w, "s2c", "0123456789", 10, 5000, 1, NULL, NULL, NULL, NULL);
+	trace_writer_frame_env(w, "s2c", "{\"id\":8}", 8, 8, 0, cJSON_Parse("{\"id\":9}"), NULL, NULL, NULL);
+}
+
+Test(trace, a_truncated_frame_records_its_envelope)
+{
+	struct trace *t = write_and_read(body_envelope);
+	cr_assert(cJSON_IsObject(t->recs[1].envelope));
+	cr_assert_eq(cJSON_GetObjectItem(t->recs[1].envelope, "id")->valueint, 7);
+	cr_assert_null(t->recs[2].envelope, "no envelope could be read: null");
+	cr_assert(cJSON_IsNull(cJSON_GetObjectItem(t->recs[2].obj, "envelope")));
+	cr_assert_null(cJSON_GetObjectItem(t->recs[3].obj, "envelope"), "a frame within the cap has none");
+	trace_free(t);
+}
+
 static struct trace_rec *deferred;
 
 static void body_deferred(struct trace_writer *w)
@@ -235,6 +254,14 @@ Test(trace, corrupt_input_is_a_named_error_with_its_line)
 	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"up\",\"raw\":\"\",\"seq\":1}\n", ":2: frame has no valid \"dir\"");
 	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"c2s\",\"raw\":\"***\",\"seq\":1}\n", "not valid base64");
 	expect_read_error("", "empty file");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"c2s\",\"raw\":\"\",\"hash_raw\":\"sha256:"
+				    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\",\"truncated\":false,"
+				    "\"len\":0,\"envelope\":{\"id\":1},\"seq\":1}\n",
+			  ":2: frame has an \"envelope\" but is not truncated");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"c2s\",\"raw\":\"\",\"hash_raw\":\"sha256:"
+				    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\",\"truncated\":true,"
+				    "\"len\":10,\"envelope\":5,\"seq\":1}\n",
+			  ":2: frame \"envelope\" is not an object, an array or null");
 }
 
 Test(trace, validation_names_gaps_and_order)
