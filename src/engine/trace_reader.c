@@ -13,17 +13,24 @@
 #include "common/xalloc.h"
 #include "engine/trace_writer.h"
 
-static const char *const known_kinds[] = {
-	"connection_window", "frame", "capture_error", "denial", "network_policy", "server",
-	"gate_decision", "approval", "sandbox", "network_attempt", "final_state", NULL,
+const struct trace_kind trace_kinds[] = {
+#define KIND(name, after_close, who) {name, after_close, who},
+#include "engine/trace_kinds.def"
+#undef KIND
+	{NULL, 0, NULL},
 };
+
+static const struct trace_kind *kind_of(const char *kind)
+{
+	for (const struct trace_kind *k = trace_kinds; k->name; k++)
+		if (strcmp(k->name, kind) == 0)
+			return k;
+	return NULL;
+}
 
 int trace_kind_known(const char *kind)
 {
-	for (const char *const *k = known_kinds; *k; k++)
-		if (strcmp(*k, kind) == 0)
-			return 1;
-	return 0;
+	return kind_of(kind) != NULL;
 }
 
 static int bad(struct err *e, const char *path, int line, int code, const char *what)
@@ -217,7 +224,7 @@ int trace_validate(const struct trace *t, struct err *e)
 			if (strcmp(kind, "connection_window") || !ph || strcmp(ph, "open"))
 				return bad(e, t->path, line, BELAY_ECORRUPT, "the first record is not connection_window open");
 		}
-		if (seen_close && take_rec)
+		if (seen_close && take_rec && !kind_of(kind)->after_close)
 			return bad(e, t->path, line, BELAY_ECORRUPT, "record after connection_window close");
 		if (seq < 0 && take_rec && strcmp(kind, "capture_error") == 0)
 			continue; /* the writer's own failure note carries no seq */

@@ -2,8 +2,8 @@
  *
  * Every line must be a JSON object with an integer "v" and a string "kind"; anything else
  * is a named error naming the line (a corrupt trace is refused, not guessed at). A record
- * of another version or of a kind this reader does not know is skipped *and reported* in
- * `skips`. Frame records are decoded (base64) and their hash_raw is checked. */
+ * of another version or of a kind not in the closed list (trace_kinds.def, the same list
+ * docs/TRACE_FORMAT.md gives) is skipped *and reported* in `skips`. Frame records are decoded (base64) and their hash_raw is checked. */
 #ifndef BELAY_ENGINE_TRACE_READER_H
 #define BELAY_ENGINE_TRACE_READER_H
 #include <cjson/cJSON.h>
@@ -53,7 +53,14 @@ void trace_free(struct trace *t);
 /* Semantic checks on a read trace: seq gapless from 0 in file order, the opening
  * connection_window first, a close (if any) last. Returns 0 or names the first bad line. */
 int trace_validate(const struct trace *t, struct err *e);
-/* 1 if kind is a record kind this reader knows. */
+/* The closed list of record kinds (trace_kinds.def), NULL-terminated. */
+struct trace_kind {
+	const char *name;
+	int after_close; /* another tool may append it after the close record (a claim) */
+	const char *who;
+};
+extern const struct trace_kind trace_kinds[];
+/* 1 if kind is in the list. */
 int trace_kind_known(const char *kind);
 
 #endif

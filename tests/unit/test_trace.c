@@ -1,6 +1,7 @@
 /* test_trace.c - trace writer and reader: permissions, gapless seq, deferred records,
  * byte-exact frames, strict reading, and recording failures that stay contained. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -218,18 +219,114 @@ static char *write_lines(const char *name, const char *text)
 Test(trace, unknown_kinds_and_versions_are_skipped_and_reported)
 {
 	char *p = write_lines("a.jsonl", OPEN_LINE
-			      "{\"v\":1,\"kind\":\"claim\",\"text\":\"done\",\"seq\":1}\n"
+			      "{\"v\":1,\"kind\":\"note\",\"text\":\"later\",\"seq\":1}\n"
 			      "{\"v\":2,\"kind\":\"frame\",\"seq\":2}\n");
 	struct trace *t = NULL;
 	struct err e = {0};
 	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
 	cr_assert_eq(t->nskips, 2);
-	cr_assert_str_eq(t->skips[0].reason, "unknown kind 'claim'");
+	cr_assert_str_eq(t->skips[0].reason, "unknown kind 'note'");
 	cr_assert_eq(t->skips[0].line, 2);
 	cr_assert_str_eq(t->skips[1].reason, "version 2");
 	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
 	trace_free(t);
 	free(p);
+}
+
+Test(trace, a_claim_is_a_known_kind_and_may_follow_close)
+{
+	char *p = write_lines("c.jsonl", OPEN_LINE
+			      "{\"v\":1,\"kind\":\"connection_window\",\"phase\":\"close\",\"seq\":1}\n"
+			      "{\"v\":1,\"kind\":\"claim\",\"text\":\"done\",\"seq\":2}\n");
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(t->nskips, 0, "verify reads claims: the reader must know them");
+	cr_assert_str_eq(t->recs[2].kind, "claim");
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	trace_free(t);
+	free(p);
+	p = write_lines("d.jsonl", OPEN_LINE "{\"v\":1,\"kind\":\"connection_window\",\"phase\":\"close\",\"seq\":1}\n"
+					 "{\"v\":1,\"kind\":\"denial\",\"seq\":2}\n");
+	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
+	cr_assert_neq(trace_validate(t, &e), 0, "only a claim may follow close");
+	cr_assert(strstr(e.msg, "record after connection_window close"), "%s", e.msg);
+	trace_free(t);
+	free(p);
+}
+
+/* The names of `list`'s kinds found in `text` between the markers, checked both ways. */
+Test(trace, the_docs_and_the_code_share_one_list_of_record_kinds)
+{
+	size_t len;
+	char *doc = ts_read_file(BELAY_SOURCE_DIR "/docs/TRACE_FORMAT.md", &len);
+	cr_assert_not_null(doc);
+	char *start = strstr(doc, "<!-- kinds:begin -->"), *end = strstr(doc, "<!-- kinds:end -->");
+	cr_assert(start && end && start < end, "docs/TRACE_FORMAT.md lacks the kinds table markers");
+	*end = '\0';
+	int rows = 0;
+	for (char *l = strstr(start, "\n| `"); l; l = strstr(l + 1, "\n| `")) {
+		char name[64];
+		cr_assert_eq(sscanf(l, "\n| `%63[a-z_]`", name), 1);
+		cr_assert(trace_kind_known(name), "docs/TRACE_FORMAT.md lists %s, which trace_kinds.def does not", name);
+		int after = strstr(l, "| yes |") && strstr(l, "| yes |") < strchr(l + 1, '\n');
+		for (const struct trace_kind *k = trace_kinds; k->name; k++)
+			if (!strcmp(k->name, name))
+				cr_assert_eq(k->after_close, after, "%s: may it follow close?", name);
+		rows++;
+	}
+	int n = 0;
+	for (const struct trace_kind *k = trace_kinds; k->name; k++, n++) {
+		char *tok = xasprintf("\n| `%s` |", k->name);
+		cr_assert(strstr(start, tok), "docs/TRACE_FORMAT.md does not list the kind %s", k->name);
+		free(tok);
+	}
+	cr_assert_eq(rows, n);
+	free(doc);
+}
+
+/* Every kind the code writes (session_record, trace_writer_add, the supervisor's post) is in
+ * the list: a new kind cannot be written without the readers knowing it. */
+static void scan_writers(const char *path, int *found)
+{
+	struct dirent **ents;
+	int n = scandir(path, &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		const char *nm = ents[i]->d_name;
+		char *p = fs_join(path, nm);
+		struct stat sb;
+		if (nm[0] != '.' && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			scan_writers(p, found);
+		} else if (strlen(nm) > 2 && !strcmp(nm + strlen(nm) - 2, ".c")) {
+			size_t len;
+			char *text = ts_read_file(p, &len);
+			static const char *const calls[] = {"session_record(", "trace_writer_add(", "o.post(", NULL};
+			for (const char *const *c = calls; *c; c++) {
+				for (char *q = strstr(text, *c); q; q = strstr(q + 1, *c)) {
+					char *comma = strchr(q, ','), *close = strchr(q, ')');
+					if (!comma || (close && close < comma))
+						continue;
+					char name[64];
+					if (sscanf(comma, ", \"%63[a-z_]\"", name) == 1) {
+						cr_assert(trace_kind_known(name), "%s writes the record kind %s, which trace_kinds.def lacks",
+							  p, name);
+						(*found)++;
+					}
+				}
+			}
+			free(text);
+		}
+		free(p);
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+Test(trace, every_kind_the_code_writes_is_in_the_list)
+{
+	int found = 0;
+	scan_writers(BELAY_SOURCE_DIR "/src", &found);
+	cr_assert_gt(found, 10, "the scan found the writers (%d)", found);
 }
 
 static void expect_read_error(const char *text, const char *needle)
