@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "common/xalloc.h"
 #include "index/runidx.h"
+#include "index/runq.h"
 #include "index/statedb.h"
 #include "store/store.h"
 
@@ -18,7 +19,8 @@ static const char index_usage[] =
     "Builds the run view of each TRACE (runs, turns, the frame index, denials) in the store\n"
     "of the state directory: --state DIR, else the one the trace recorded, else the default.\n"
     "Indexing a trace again replaces its run view; verdicts, corpus cases and labels are kept.\n"
-    "A trace that does not read cleanly is refused by name and changes nothing.\n";
+    "A trace that does not read cleanly is refused by name and changes nothing; a last line\n"
+    "cut mid-line (a killed writer, a full disk) is named and the lines before it are indexed.\n";
 
 static int count(struct store *st, const char *sql, const char *run)
 {
@@ -65,6 +67,12 @@ int cmd_index(int argc, char **argv)
 			       count(st, "SELECT turns FROM runs WHERE id = ?1", run),
 			       count(st, "SELECT frames FROM runs WHERE id = ?1", run),
 			       count(st, "SELECT denials + network_attempts FROM runs WHERE id = ?1", run), dir);
+			long long tail = runq_unindexed_bytes(st, run);
+			if (tail > 0)
+				fprintf(stderr,
+					"belay: index: %s: the last %lld byte(s) are a line cut mid-line (the writer was killed "
+					"or the disk filled): indexed up to the line before\n",
+					argv[i], tail);
 		}
 		free(run);
 		store_close(st);

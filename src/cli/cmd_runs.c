@@ -230,6 +230,11 @@ static int do_show(const char *state, const char *run, int turn, int json)
 	printf("trace     %s (%lld bytes, %lld records, %lld skipped)\n", str_or(o, "trace_path", "?"),
 	       num_or(o, "indexed_bytes", 0), num_or(o, "records", 0), num_or(o, "skipped", 0));
 	printf("time      %s .. %s\n", t0, jx_str(o, "ended") ? t1 : "(no close record: killed or still running)");
+	if (num_or(o, "unindexed_bytes", 0) > 0)
+		printf("tail      %lld byte(s) after the last complete line: %s\n", num_or(o, "unindexed_bytes", 0),
+		       jx_str(o, "ended") ? "not indexed (belay index the trace again)"
+					  : "a line being written, or one cut mid-line (the writer was killed or the disk "
+					    "filled); shown up to the line before");
 	printf("server    %s", server);
 	if (num_or(o, "exit_status", -1) >= 0)
 		printf("  (exit %lld)", num_or(o, "exit_status", -1));

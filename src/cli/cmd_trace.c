@@ -15,7 +15,8 @@ static const char trace_usage[] =
 	"       belay trace check TRACE\n"
 	"\n"
 	"show   requests paired with their responses, latency and errors\n"
-	"check  validate a trace; exit 1 naming the first bad line\n";
+	"check  validate a trace; exit 1 naming the first bad line (a last line cut mid-line is\n"
+	"       named, and the lines before it are read)\n";
 
 static void print_argv(const cJSON *argv)
 {
@@ -33,6 +34,8 @@ static const char *outcome(const struct exchange *x, char *buf, size_t n)
 		snprintf(buf, n, "isError");
 	else
 		snprintf(buf, n, "ok");
+	if (x->resp_truncated)
+		strncat(buf, " (truncated)", n - strlen(buf) - 1);
 	if (x->status == EX_DUPLICATE)
 		strncat(buf, " (duplicate)", n - strlen(buf) - 1);
 	if (x->status == EX_ORPHAN)
@@ -67,8 +70,13 @@ static void show_human(const struct trace *t, const struct model *m)
 	size_t c2s = 0, s2c = 0;
 	for (size_t i = 0; i < m->nframes; i++)
 		m->frames[i].dir == DIR_C2S ? c2s++ : s2c++;
-	printf("frames  %zu (client->server %zu, server->client %zu), %zu unreadable\n", m->nframes, c2s, s2c,
-	       m->gaps);
+	printf("frames  %zu (client->server %zu, server->client %zu), %zu unreadable, %zu over the recording cap\n",
+	       m->nframes, c2s, s2c, m->gaps, m->truncated);
+	if (t->cut_line) {
+		char cut[600];
+		trace_cut_text(t, cut, sizeof cut);
+		printf("cut     %s\n", cut);
+	}
 	printf("turns   %zu tools/call of %zu exchanges\n\n", m->nturns, m->nex);
 	printf("%6s %6s  %-4s %-10s %-34s %10s  %s\n", "turn", "seq", "from", "id", "method", "latency", "result");
 	for (size_t i = 0; i < m->nex; i++) {
@@ -129,6 +137,10 @@ static void show_json(const struct trace *t, const struct model *m)
 		if (x->protocol_error)
 			cJSON_AddNumberToObject(o, "error_code", x->error_code);
 		cJSON_AddBoolToObject(o, "is_error", x->tool_error);
+		if (x->req_truncated)
+			cJSON_AddBoolToObject(o, "request_truncated", 1);
+		if (x->resp_truncated)
+			cJSON_AddBoolToObject(o, "response_truncated", 1);
 		if (x->traceparent)
 			cJSON_AddStringToObject(o, "traceparent", x->traceparent);
 		char *s = jx_print(o);
@@ -143,6 +155,14 @@ static void show_json(const struct trace *t, const struct model *m)
 	cJSON_AddNumberToObject(inner, "exchanges", (double)m->nex);
 	cJSON_AddNumberToObject(inner, "turns", (double)m->nturns);
 	cJSON_AddNumberToObject(inner, "unreadable_frames", (double)m->gaps);
+	cJSON_AddNumberToObject(inner, "truncated_frames", (double)m->truncated);
+	if (t->cut_line) {
+		cJSON *cut = cJSON_AddObjectToObject(inner, "cut");
+		cJSON_AddNumberToObject(cut, "line", t->cut_line);
+		cJSON_AddNumberToObject(cut, "bytes", (double)t->cut_bytes);
+	} else {
+		cJSON_AddNullToObject(inner, "cut");
+	}
 	cJSON_AddBoolToObject(inner, "closed", t->has_close);
 	int errors = 0;
 	for (size_t i = 0; i < t->n; i++)
@@ -202,6 +222,10 @@ int cmd_trace(int argc, char **argv)
 			frames += t->recs[i].is_frame;
 		printf("ok: %zu record(s), %zu frame(s), %s", t->n + t->nskips, frames,
 		       t->has_close ? "closed" : "not closed (the proxy was killed or is still running)");
+		if (t->cut_line)
+			printf(", line %d cut mid-line (%zu byte(s) without a newline: the writer was killed or the disk "
+			       "filled; read up to line %d)",
+			       t->cut_line, t->cut_bytes, t->cut_line - 1);
 		if (t->nskips)
 			printf(", %zu record(s) skipped as not understood:", t->nskips);
 		printf("\n");
@@ -209,6 +233,11 @@ int cmd_trace(int argc, char **argv)
 			printf("  line %d: %s\n", t->skips[i].line, t->skips[i].reason);
 		trace_free(t);
 		return 0;
+	}
+	if (t->cut_line) {
+		char cut[600];
+		trace_cut_text(t, cut, sizeof cut);
+		fprintf(stderr, "belay: %s\n", cut);
 	}
 	struct model m;
 	model_init(&m);

@@ -53,8 +53,21 @@ static const char verify_usage[] =
 
 struct cli_state {
 	int json, replay_only;
+	int claim_rule; /* suite-before-success-claim is in the policy */
+	int turn;       /* --turn, or -1 */
 	size_t counts[5];
 };
+
+/* Why the whole-run (trajectory) verdict is absent, said as it is. */
+static const char *no_trajectory_why(const struct cli_state *cs)
+{
+	if (!cs->claim_rule)
+		return "suite-before-success-claim is off (not in the policy: --no-default-invariants, and no invariants "
+		       "file names it)";
+	if (cs->turn >= 0)
+		return "not judged: only one turn was verified (the whole-run rule needs the whole run)";
+	return "no success claim recorded: suite-before-success-claim had nothing to check";
+}
 
 static void progress(void *ctx, const struct turn_verdict *v)
 {
@@ -153,6 +166,13 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 			cJSON_AddStringToObject(se, "note", r->session_note);
 		if (r->has_trajectory)
 			cJSON_AddItemToObject(in, "trajectory", verdict_json(&r->trajectory));
+		else if (!cs->replay_only)
+			cJSON_AddStringToObject(in, "trajectory_not_judged", no_trajectory_why(cs));
+		if (r->cut_line) {
+			cJSON *cut = cJSON_AddObjectToObject(in, "trace_cut");
+			cJSON_AddNumberToObject(cut, "line", r->cut_line);
+			cJSON_AddNumberToObject(cut, "bytes", (double)r->cut_bytes);
+		}
 		char *t = jx_print(s);
 		puts(t);
 		cJSON_free(t);
@@ -183,7 +203,7 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 			printf("trajectory %s%s%s  %s\n", vstatus_name(t->status), t->cause[0] ? " " : "", t->cause,
 			       t->nsubs ? t->subs[0].message : "");
 		} else {
-			printf("trajectory no success claim recorded: suite-before-success-claim had nothing to check\n");
+			printf("trajectory %s\n", no_trajectory_why(cs));
 		}
 		printf("\nA2 PASS means the recorded result reproduces from the recorded pre-state, not that the agent\n"
 		       "was right; UNVERIFIED means belay could not check and says why; no model was consulted.\n");
@@ -312,6 +332,9 @@ int cmd_verify(int argc, char **argv)
 		policy_add_defaults(&pol);
 	if (replay_only)
 		policy_free(&pol);
+	for (size_t i = 0; i < pol.n; i++)
+		cs.claim_rule |= pol.inv[i].rule == RULE_SUITE_BEFORE_CLAIM;
+	cs.turn = turn;
 	struct verify_opts vo = {
 		.state_dir = state,
 		.policy = &pol,
@@ -337,6 +360,11 @@ int cmd_verify(int argc, char **argv)
 		policy_free(&pol);
 		return cli_fail("%s: %s", argv[0], e.msg);
 	}
+	if (r.cut_line)
+		fprintf(stderr,
+			"belay: %s: %s:%d: the last line is cut mid-line (%zu byte(s) without a newline: the writer was "
+			"killed or the disk filled); verified up to line %d\n",
+			argv[0], trace, r.cut_line, r.cut_bytes, r.cut_line - 1);
 	if (!replay_only && !no_store)
 		store_verdicts(trace, state, &pol, turn, &r);
 	policy_free(&pol);

@@ -22,6 +22,7 @@
 #include "host/follow.h"
 #include "host/jobs.h"
 #include "index/runidx.h"
+#include "index/runq.h"
 #include "index/statedb.h"
 #include "store/store.h"
 #include "tui/theme.h"
@@ -151,6 +152,17 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 	if ((rc = open_log(cs, e)) != 0)
 		return rc;
 	cs->events = cqueue_new();
+	if (cs->open_run) {
+		struct store *ost = NULL;
+		struct err oe = {0};
+		long long tail = statedb_open(cs->state_dir, &ost, &oe) == 0 ? runq_unindexed_bytes(ost, cs->open_run) : -1;
+		store_close(ost);
+		if (tail > 0)
+			cqueue_post(cs->events, cevent_log(1,
+							   "--open: the trace's last %lld byte(s) are a line cut mid-line (the "
+							   "writer was killed or the disk filled): shown up to the line before",
+							   tail));
+	}
 	/* Listen unless only browsing a finished run. */
 	if (!cs->open || cs->server || cs->listen_without_server) {
 		struct chost_cfg hc = {.server = cs->server,

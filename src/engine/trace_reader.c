@@ -163,8 +163,13 @@ int trace_read(const char *path, struct trace **out, struct err *e)
 	while ((n = getline(&line, &cap, f)) > 0) {
 		lineno++;
 		if (line[n - 1] != '\n') {
-			rc = bad(e, path, lineno, BELAY_ECORRUPT,
-				 "last line is truncated (no newline at end of file; was the writer killed mid-line?)");
+			/* A writer killed mid-line (or a full disk) leaves a prefix of complete lines:
+			 * read up to the last one and name the cut. Nothing can follow it. */
+			t->cut_line = lineno;
+			t->cut_bytes = (size_t)n;
+			if (lineno == 1)
+				rc = bad(e, path, lineno, BELAY_ECORRUPT,
+					 "the only line is cut mid-line (no newline at end of file): nothing to read");
 			break;
 		}
 		n--;
@@ -203,8 +208,22 @@ void trace_free(struct trace *t)
 	free(t);
 }
 
+void trace_cut_text(const struct trace *t, char *out, size_t n)
+{
+	if (!t->cut_line) {
+		snprintf(out, n, "%s", "");
+		return;
+	}
+	snprintf(out, n,
+		 "%s:%d: the last line is cut mid-line (%zu byte(s) without a newline: the writer was killed or the disk "
+		 "filled); read up to line %d",
+		 t->path, t->cut_line, t->cut_bytes, t->cut_line - 1);
+}
+
 int trace_validate(const struct trace *t, struct err *e)
 {
+	if (t->n == 0 && t->nskips == 0)
+		return err_set(e, BELAY_ECORRUPT, "%s: no record (not a trace)", t->path);
 	/* Walk records and skips in file order for the gapless seq check. */
 	size_t i = 0, j = 0;
 	int64_t expect = 0;

@@ -44,11 +44,18 @@ struct trace {
 	struct trace_skip *skips;
 	size_t nskips, capskips;
 	int has_open, has_close;
+	int cut_line;     /* the last line had no newline (a killed writer, a full disk): its
+			   * 1-based number, else 0. Everything before it was read. */
+	size_t cut_bytes; /* that line's bytes */
 };
 
 /* Reads and checks path. On error returns BELAY_EINVAL/BELAY_ECORRUPT (or -errno) with
- * "PATH:LINE: what is wrong" in e. */
+ * "PATH:LINE: what is wrong" in e. A last line without its newline (the writer was killed
+ * mid-line, or the disk filled) is not an error: everything before it is read, and
+ * cut_line / cut_bytes name it (each reader says so: trace_cut_text). */
 int trace_read(const char *path, struct trace **out, struct err *e);
+/* "PATH:N: the last line is cut mid-line (...); read up to line N-1", or "" when not cut. */
+void trace_cut_text(const struct trace *t, char *out, size_t n);
 void trace_free(struct trace *t);
 /* Semantic checks on a read trace: seq gapless from 0 in file order, the opening
  * connection_window first, a close (if any) last. Returns 0 or names the first bad line. */

@@ -3,6 +3,9 @@
  * written is picked up on a later pass. Each trace gets a store writer (the same indexer
  * as live proxying) fed from the file instead of the trace writer's tap.
  *
+ * A last line that stays without its newline is named in the log (a killed writer or a full
+ * disk); the lines before it are the run.
+ *
  * Must not: print, write to a trace, index a partial line. */
 #include "host/follow.h"
 
@@ -25,12 +28,16 @@
 
 struct follow;
 
+#define CUT_PASSES 25 /* 5 s of 200 ms passes */
+
 struct tailed {
 	struct follow *f;
 	char *path, *run;
 	uint64_t off;          /* bytes indexed (whole lines) */
 	struct store_writer *sw;
 	int closed;            /* saw connection_window close */
+	uint64_t tail;         /* bytes after the last whole line, at the last pass */
+	int still;             /* passes the tail stayed the same */
 	struct tailed *next;
 };
 
@@ -82,8 +89,19 @@ static int pump(struct follow *f, struct tailed *t)
 			t->closed = 1;
 	}
 	free(line);
+	/* A tail that stays without its newline is named once (it is indexed if it completes):
+	 * a writer that was killed mid-line or ran out of disk, or a very slow one. */
+	struct stat sb;
+	uint64_t tail = fstat(fileno(fp), &sb) == 0 && (uint64_t)sb.st_size > t->off ? (uint64_t)sb.st_size - t->off : 0;
+	t->still = tail && tail == t->tail ? t->still + 1 : 0;
+	t->tail = tail;
+	if (t->still == CUT_PASSES)
+		cqueue_post(f->q, cevent_log(1,
+					     "follow: %s: its last line has had no newline for %d s (%llu byte(s)): the "
+					     "writer was killed mid-line or the disk filled (or it is still writing it); "
+					     "indexed up to the line before",
+					     t->path, CUT_PASSES / 5, (unsigned long long)tail));
 	fclose(fp);
-	(void)f;
 	return fed;
 }
 

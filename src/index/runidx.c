@@ -534,6 +534,8 @@ int runidx_index_file(struct store *st, const char *trace_path, char **run_id, s
 	if ((rc = runidx_begin(st, id, abs, &ix, e)) != 0)
 		goto fail;
 	while ((n = getline(&line, &cap, f)) > 0) {
+		if (line[n - 1] != '\n')
+			break; /* a last line cut mid-line: trace_read named it, the lines before are the run */
 		if ((rc = runidx_line(ix, off, line, (size_t)n, e)) != 0) {
 			err_wrap(e, "%s", abs);
 			goto fail;

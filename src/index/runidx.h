@@ -33,7 +33,9 @@ void runidx_free(struct runidx *ix);
 
 /* Indexes a whole trace file: reads it strictly first (trace_read + trace_validate: a
  * corrupt or foreign file is a named error and changes nothing), then replaces the run's
- * view in one transaction. *run_id (may be NULL) receives the run id (new string). */
+ * view in one transaction. A last line cut mid-line is not indexed (the run's
+ * indexed_bytes then stops short of the file's size). *run_id (may be NULL) receives the
+ * run id (new string). */
 int runidx_index_file(struct store *st, const char *trace_path, char **run_id, struct err *e);
 
 #endif

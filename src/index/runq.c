@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/hash.h"
@@ -150,6 +151,12 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 	}
 	add_worst(o, q, 21);
 	sqlite3_reset(q);
+	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(o, "trace_path"), *ib = cJSON_GetObjectItemCaseSensitive(o, "indexed_bytes");
+	struct stat sb;
+	if (cJSON_IsString(tp) && cJSON_IsNumber(ib) && stat(tp->valuestring, &sb) == 0 && sb.st_size > ib->valuedouble)
+		cJSON_AddNumberToObject(o, "unindexed_bytes", (double)sb.st_size - ib->valuedouble);
+	else
+		cJSON_AddNumberToObject(o, "unindexed_bytes", 0);
 
 	sqlite3_stmt *t;
 	if ((rc = store_stmt(st, "SELECT " TURN_COLS " FROM turns WHERE run = ?1 ORDER BY turn", &t, e)) != 0) {
@@ -329,4 +336,22 @@ int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct e
 		cJSON_AddNullToObject(o, "verdict");
 	*out = o;
 	return 0;
+}
+
+long long runq_unindexed_bytes(struct store *st, const char *run)
+{
+	sqlite3_stmt *q;
+	struct err e = {0};
+	if (store_stmt(st, "SELECT trace_path, indexed_bytes FROM runs WHERE id = ?1", &q, &e) != 0)
+		return -1;
+	store_bind_text(st, q, 1, run, &e);
+	long long n = -1;
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+		struct stat sb;
+		long long done = sqlite3_column_int64(q, 1);
+		if (stat((const char *)sqlite3_column_text(q, 0), &sb) == 0)
+			n = (long long)sb.st_size > done ? (long long)sb.st_size - done : 0;
+	}
+	sqlite3_reset(q);
+	return n;
 }

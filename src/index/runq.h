@@ -15,14 +15,18 @@ struct store;
 /* [{"id","started","ended","server":[argv],"turns","verified_turns","worst"|null,
  *   "denials","network_attempts","trace_path"}] in start order. Caller owns *out. */
 int runq_list(struct store *st, cJSON **out, struct err *e);
-/* One run: the run row's fields, "turns": [{turn, tool, args, status, latency_us, gate,
- * handle, handle_cause, error, req_seq, resp_seq, verdict|null}], "denials": [...].
+/* One run: the run row's fields, "unindexed_bytes" (runq_unindexed_bytes), "turns": [{turn,
+ * tool, args, status, latency_us, gate, handle, handle_cause, error, req_seq, resp_seq,
+ * verdict|null}], "denials": [...].
  * BELAY_ENOTFOUND for an unknown run. Caller owns *out. */
 int runq_run(struct store *st, const char *run, cJSON **out, struct err *e);
 /* One turn: its row, "request" and "response" (the frames' bytes read from the trace by
  * offset, as JSON when they parse, else as text), "denials" during it, "verdicts" (the
  * latest, with sub-verdicts and messages). BELAY_ENOTFOUND for an unknown run or turn. */
 int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct err *e);
+/* Bytes of the run's trace after its last indexed line (-1 when unknown): a line being
+ * written, or one cut mid-line (a killed writer, a full disk) that no reader indexes. */
+long long runq_unindexed_bytes(struct store *st, const char *run);
 /* The frame bytes of the record line at [off, off+len) of a trace: the line is re-read,
  * parsed and its hash_raw checked, so a trace changed since indexing is named
  * (BELAY_ECORRUPT), never misread. */

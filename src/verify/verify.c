@@ -749,8 +749,14 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	memset(out, 0, sizeof *out);
 	struct vctx c = {.o = o};
 	int rc = trace_read(trace_path, &c.t, e);
-	if (rc)
+	if (rc == 0)
+		rc = trace_validate(c.t, e); /* the checks of trace check and index: a record removed is refused */
+	if (rc) {
+		trace_free(c.t);
 		return rc;
+	}
+	out->cut_line = c.t->cut_line;
+	out->cut_bytes = c.t->cut_bytes;
 	model_init(&c.m);
 	trace_build_model(c.t, &c.m);
 	if (o->turn < 0 && o->turn_from > 0 && (size_t)o->turn_from >= c.m.nturns) {

@@ -70,6 +70,8 @@ struct verify_report {
 	size_t session_turns;
 	double session_ms, session_server_ms, session_own_ms; /* own: restores and effects */
 	char session_note[700];
+	int cut_line;                   /* the trace's last line was cut mid-line (its number; 0: not) */
+	size_t cut_bytes;               /* and its bytes: everything before it was verified */
 };
 
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);

@@ -322,8 +322,9 @@ Test(runindex, a_corrupt_or_foreign_trace_is_named_and_changes_nothing)
 	char *raw = strstr(c1, "\"raw\":\"") + 7;
 	raw[2] = raw[2] == 'A' ? 'B' : 'A';
 	bad[0] = (struct bad_trace){base, "does not match its bytes", c1, len};
-	/* 2: a cut last line (a writer killed mid-line) */
-	bad[1] = (struct bad_trace){"trace-cut.jsonl", "truncated", xmemdup(text, len - 5), len - 5};
+	/* 2: nothing but a line cut mid-line (a trace cut after complete lines is read up to
+	 * them: test_trace_cut.c) */
+	bad[1] = (struct bad_trace){"trace-cut.jsonl", "the only line is cut mid-line", xmemdup(text, 30), 30};
 	/* 3: foreign bytes */
 	bad[2] = (struct bad_trace){"trace-foreign.jsonl", "",
 				    xmemdup("\x7f"

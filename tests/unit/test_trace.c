@@ -344,7 +344,7 @@ Test(trace, corrupt_input_is_a_named_error_with_its_line)
 	expect_read_error(OPEN_LINE "not json\n", "bad.jsonl:2: not a JSON object");
 	expect_read_error(OPEN_LINE "[1,2]\n", ":2: not a JSON object");
 	expect_read_error(OPEN_LINE "{\"kind\":\"frame\",\"seq\":1}\n", ":2: record lacks an integer \"v\"");
-	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"seq\":1", ":2: last line is truncated");
+	expect_read_error("{\"v\":1,\"kind\":\"conn", ":1: the only line is cut mid-line");
 	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"c2s\",\"raw\":\"eyJ9\",\"hash_raw\":\"sha256:00\","
 				    "\"seq\":1}\n",
 			  ":2: frame \"hash_raw\" does not match");
@@ -359,6 +359,24 @@ Test(trace, corrupt_input_is_a_named_error_with_its_line)
 				    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\",\"truncated\":true,"
 				    "\"len\":10,\"envelope\":5,\"seq\":1}\n",
 			  ":2: frame \"envelope\" is not an object, an array or null");
+}
+
+Test(trace, a_last_line_cut_mid_line_is_named_and_the_rest_is_read)
+{
+	char *p = write_lines("cut.jsonl", OPEN_LINE "{\"v\":1,\"kind\":\"denial\",\"seq\":1}\n{\"v\":1,\"kind\":\"fra");
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(t->n, 2);
+	cr_assert_eq(t->cut_line, 3);
+	cr_assert_eq(t->cut_bytes, 18);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	char text[600];
+	trace_cut_text(t, text, sizeof text);
+	cr_assert(strstr(text, "cut.jsonl:3: the last line is cut mid-line (18 byte(s)") && strstr(text, "read up to line 2"),
+		  "%s", text);
+	trace_free(t);
+	free(p);
 }
 
 Test(trace, validation_names_gaps_and_order)
