@@ -390,7 +390,9 @@ void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn)
 	} else {
 		tdoc_nl(&d->tab[TAB_RESPONSE]);
 		tdoc_add(&d->tab[TAB_RESPONSE], ROLE_CALL_PENDING,
-			 t->call == CMC_CANCELLED ? "cancelled by the client; no response" : "no response yet");
+			 t->call == CMC_CANCELLED ? "cancelled by the client; no response"
+			 : r->live		   ? "no response yet"
+						   : "no response: the run ended with this call unanswered");
 	}
 	detail_render_json(d);
 	load_diff(d, r, t);

@@ -91,3 +91,10 @@ const char *look_pre_word(const struct cm_turn *t)
 		return "UNREST";
 	return "-";
 }
+
+const char *look_call_word(const struct cm_run *r, const struct cm_turn *t)
+{
+	if (t->hold)
+		return "held";
+	return r && r->live ? "pending" : "no resp"; /* 7 columns: the detail view says it whole */
+}

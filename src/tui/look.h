@@ -17,4 +17,9 @@ const char *look_gate_word(const struct cm_turn *t);
 /* The pre-state column: "snap", "shared", "concurrent", "unrestorable", "-". */
 const char *look_pre_word(const struct cm_turn *t);
 
+/* A call with no reply: "held" (by the gate), "pending" (its run is live) or "no resp" (the
+ * run ended, or its trace is read after the fact, with the call unanswered: never "pending"
+ * forever). */
+const char *look_call_word(const struct cm_run *r, const struct cm_turn *t);
+
 #endif

@@ -200,7 +200,8 @@ static int axis_cell(struct canvas *c, int y, int x, int w, enum cm_v v, int ver
 	return cell(c, y, x, w, look_v_role(v), s);
 }
 
-static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *k, const struct cm_turn *t, int sel)
+static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *k, const struct cm_run *r,
+		     const struct cm_turn *t, int sel)
 {
 	int x = 0;
 	canvas_text(c, y, 0, 2, ROLE_NORMAL, sel ? glyph(G_FOCUS) : " ");
@@ -217,7 +218,7 @@ static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 	x = cell(c, y, x, k->tool, t->error ? ROLE_CALL_ERROR : ROLE_NORMAL, t->tool ? t->tool : "?");
 	x = cell(c, y, x, k->args, ROLE_DIM, t->args ? t->args : "");
 	if (t->call == CMC_PENDING)
-		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, t->hold ? "held" : "pending");
+		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, look_call_word(r, t));
 	else if (t->call == CMC_CANCELLED && t->resp_seq < 0)
 		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, "cancel");
 	else {
@@ -307,7 +308,7 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 		size_t idx = u->vis[v];
 		int sel = u->focus == PANE_TURNS && v == p->sel;
 		if (idx < r->nturns)
-			turn_row(u, c, L->turns_y + 1 + i, &k, cm_turn_at(r, idx), sel);
+			turn_row(u, c, L->turns_y + 1 + i, &k, r, cm_turn_at(r, idx), sel);
 		else
 			hold_row(u, c, L->turns_y + 1 + i, &k, &r->holds[idx - r->nturns], sel);
 	}
