@@ -20,7 +20,8 @@ static const char runs_usage[] =
     "\n"
     "runs lists the runs of the store (id, start, server, turns, worst verdict, denials);\n"
     "show prints one run, or with --turn one turn: its request and response as recorded,\n"
-    "the denials during it and its latest verdict with every sub-verdict's message.\n";
+    "the denials during it and its latest verdict with every sub-verdict's message (and a\n"
+    "partial re-check made since, beside the verdict: replay-from-here never replaces it).\n";
 
 /* "a b c" from a JSON argv, the program shown by its base name; at most max bytes. */
 static void argv_text(const cJSON *argv, char *out, size_t max)
@@ -219,6 +220,12 @@ static int do_show(const char *state, const char *run, int turn, int json)
 			print_verdict(v);
 		else
 			printf("verdict   - (not verified yet: belay verify TRACE --turn %d)\n", turn);
+		const cJSON *re = cJSON_GetObjectItemCaseSensitive(o, "recheck");
+		if (cJSON_IsObject(re)) {
+			printf("re-check  (replay from here: the result comparison only; beside the verdict, not in its "
+			       "place)\n          ");
+			print_verdict(re);
+		}
 		cJSON_Delete(o);
 		return 0;
 	}
@@ -247,15 +254,16 @@ static int do_show(const char *state, const char *run, int turn, int json)
 	printf("worst     %s\n", str_or(o, "worst", "- (not verified)"));
 	printf("turns     %d\n", cJSON_GetArraySize(turns));
 	if (cJSON_GetArraySize(turns))
-		printf("  %-4s %-22s %-10s %10s  %-12s %-10s %s\n", "TURN", "TOOL", "STATUS", "LATENCY", "PRE-STATE",
-		       "VERDICT", "ERROR / ARGUMENTS");
+		printf("  %-4s %-22s %-10s %10s  %-12s %-10s %-10s %s\n", "TURN", "TOOL", "STATUS", "LATENCY", "PRE-STATE",
+		       "VERDICT", "RE-CHECK", "ERROR / ARGUMENTS");
 	for (const cJSON *t = turns ? turns->child : NULL; t; t = t->next) {
 		char lat[24] = "-";
 		if (num_or(t, "latency_us", -1) >= 0)
 			snprintf(lat, sizeof lat, "%.3f ms", (double)num_or(t, "latency_us", 0) / 1000.0);
-		printf("  %-4lld %-22.22s %-10s %10s  %-12s %-10s %.60s\n", num_or(t, "turn", -1),
+		printf("  %-4lld %-22.22s %-10s %10s  %-12s %-10s %-10s %.60s\n", num_or(t, "turn", -1),
 		       str_or(t, "tool", "?"), str_or(t, "status", "?"), lat, str_or(t, "gate", "?"),
-		       str_or(t, "verdict", "-"), jx_str(t, "error") ? jx_str(t, "error") : str_or(t, "args", ""));
+		       str_or(t, "verdict", "-"), str_or(t, "recheck", "-"),
+		       jx_str(t, "error") ? jx_str(t, "error") : str_or(t, "args", ""));
 	}
 	const cJSON *den = cJSON_GetObjectItemCaseSensitive(o, "denial_list");
 	printf("denials   %d\n", cJSON_GetArraySize(den));

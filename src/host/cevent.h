@@ -20,6 +20,8 @@ enum cevent_kind {
 	CE_HOLD,          /* run, a = hold id, b = request seq, text = tool, json = effect plan */
 	CE_HOLD_DONE,     /* run, a = hold id, b = 1 approved / 0 refused / -1 gone (run ended) */
 	CE_VERDICT,       /* run, a = turn, json = provisional verdict (verdict_json shape) */
+	CE_RECHECK,       /* run, a = turn, json = provisional partial re-check (verdict_json shape):
+			   * shown beside the turn's verdict, never in its place */
 	CE_VERDICTS,      /* run: verdicts were saved to the store; reload them */
 	CE_LABELED,       /* run, a = turn, text = case id, json = {"label","note"} */
 	CE_JOB,           /* text = what a background job is doing now ("" when idle) */

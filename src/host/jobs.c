@@ -68,15 +68,17 @@ static void status(struct jobs *j, const char *fmt, ...)
 struct vjob {
 	struct jobs *j;
 	const char *run;
+	int recheck;
 	size_t done;
 };
 
-/* verify's worker threads, serialised by verify: a provisional verdict for the UI. */
+/* verify's worker threads, serialised by verify: a provisional verdict (or partial
+ * re-check) for the UI. */
 static void on_progress(void *ctx, const struct turn_verdict *v)
 {
 	struct vjob *vj = ctx;
 	vj->done++;
-	struct cevent *ev = cevent_new(CE_VERDICT, vj->run);
+	struct cevent *ev = cevent_new(vj->recheck ? CE_RECHECK : CE_VERDICT, vj->run);
 	ev->a = v->turn;
 	ev->json = verdict_json(v);
 	cqueue_post(vj->j->q, ev);
@@ -89,7 +91,7 @@ static void run_verify(struct jobs *j, struct job *jb)
 		status(j, "verifying turn %d of %s", jb->turn, jb->run);
 	else
 		status(j, "%s turns %d.. of %s", jb->coverage_only ? "replaying" : "verifying", jb->from, jb->run);
-	struct vjob vj = {.j = j, .run = jb->run};
+	struct vjob vj = {.j = j, .run = jb->run, .recheck = jb->coverage_only};
 	struct verify_opts vo = {.state_dir = NULL, /* the pre-states are where the run recorded them */
 				 .policy = j->policy,
 				 .replays = 3,
@@ -117,15 +119,18 @@ static void run_verify(struct jobs *j, struct job *jb)
 					  .trace_path = jb->trace,
 					  .policy = j->policy,
 					  .turn_filter = jb->turn,
-					  .report = &r};
+					  .report = &r,
+					  .recheck = jb->coverage_only};
 		rc = verdict_store_save(st, &vs, NULL, &e);
 	}
 	store_close(st);
 	if (rc)
 		cqueue_post(j->q, cevent_log(2, "verify %s: the verdicts could not be saved: %s", jb->run, e.msg));
 	else
-		cqueue_post(j->q, cevent_log(0, "%s %s: %zu turn(s), worst %s", jb->coverage_only ? "replayed" : "verified",
-					     jb->run, r.n, vstatus_name(r.worst)));
+		cqueue_post(j->q, cevent_log(0, "%s %s: %zu turn(s), worst %s%s",
+					     jb->coverage_only ? "re-checked (result only)" : "verified", jb->run, r.n,
+					     vstatus_name(r.worst),
+					     jb->coverage_only ? "; the verdicts stand, the re-check is shown beside them" : ""));
 	cqueue_post(j->q, cevent_new(CE_VERDICTS, jb->run));
 	verify_report_free(&r);
 	free(state);

@@ -1,7 +1,7 @@
 /* jobs.h - the console's background work: verifying turns (replay + invariants) and banking
  * and labelling corpus cases. One worker thread takes jobs in order; each job reports
- * through the console's cqueue (CE_JOB while it runs, CE_VERDICT per turn as verify
- * finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_LOG on failure).
+ * through the console's cqueue (CE_JOB while it runs, CE_VERDICT (or CE_RECHECK)
+ * per turn as verify finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_LOG on failure).
  * The UI never waits for a job.
  *
  * Must not: touch curses, print. Threads: jobs_* from the UI thread; the worker has its
@@ -17,7 +17,9 @@ struct jobs;
  * state_dir may be NULL: each run's recorded state dir (else the default) is used. */
 struct jobs *jobs_start(const char *state_dir, const struct policy *policy, struct cqueue *events);
 /* Verifies turns of a run: only `turn` (>= 0), or every turn from `from` on (turn < 0).
- * coverage_only: replay and compare results, no further judging (replay-from-here). */
+ * coverage_only: replay and compare results, no further judging (replay-from-here): a
+ * partial re-check, saved and reported as its own kind (CE_RECHECK, verdict_save.recheck),
+ * never as the turns' verdicts. */
 void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, int from, int coverage_only);
 /* Banks turn `turn` of the run as a corpus case (replaying it, unless already banked) and,
  * when label is not NULL, appends the label (with note, may be NULL) to its history. */

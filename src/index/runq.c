@@ -19,7 +19,8 @@
 #define WORST_SQL                                                                                                      \
 	"(SELECT max(CASE v.status WHEN 'PASS' THEN 0 WHEN 'WARN' THEN 1 WHEN 'UNVERIFIED' THEN 2 WHEN 'FAIL' "        \
 	"THEN 3 END) FROM verdicts v WHERE v.run = r.id AND v.idx = -1 AND v.verification = (SELECT "                  \
-	"max(x.verification) FROM verdicts x WHERE x.run = v.run AND x.turn = v.turn AND x.idx = -1))"
+	"max(x.verification) FROM verdicts x JOIN verifications xw ON xw.id = x.verification WHERE x.run = v.run "   \
+	"AND x.turn = v.turn AND x.idx = -1 AND xw.kind = 'full'))"
 
 static const char *const rank_names[] = {"PASS", "WARN", "UNVERIFIED", "FAIL"};
 
@@ -51,8 +52,9 @@ int runq_list(struct store *st, cJSON **out, struct err *e)
 	int rc =
 	    store_stmt(st,
 		       "SELECT r.id, r.started, r.ended, r.server_argv, r.turns, r.denials, r.network_attempts, "
-		       "r.trace_path, " WORST_SQL ", (SELECT count(DISTINCT turn) FROM verdicts v WHERE v.run = r.id "
-		       "AND v.idx = -1 AND v.turn >= 0) FROM runs r ORDER BY r.started, r.id",
+		       "r.trace_path, " WORST_SQL ", (SELECT count(DISTINCT turn) FROM verdicts v JOIN verifications w "
+		       "ON w.id = v.verification WHERE v.run = r.id AND v.idx = -1 AND v.turn >= 0 AND w.kind = 'full') "
+		       "FROM runs r ORDER BY r.started, r.id",
 		       &q, e);
 	if (rc)
 		return rc;
@@ -186,6 +188,17 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 		cJSON *x = cJSON_GetArrayItem(turns, k);
 		if (x)
 			cJSON_AddStringToObject(x, "verdict", jx_str(v, "status"));
+	}
+	cJSON_Delete(verdicts);
+	/* Partial re-checks made since, beside the verdicts (never in their place). */
+	if ((rc = verdict_store_rechecks(st, run, -1, &verdicts, e)) != 0) {
+		cJSON_Delete(o);
+		return rc;
+	}
+	for (cJSON *v = verdicts->child; v; v = v->next) {
+		cJSON *x = cJSON_GetArrayItem(turns, cJSON_GetObjectItemCaseSensitive(v, "turn")->valueint);
+		if (x)
+			cJSON_AddStringToObject(x, "recheck", jx_str(v, "status"));
 	}
 	cJSON_Delete(verdicts);
 	cJSON *den = cJSON_AddArrayToObject(o, "denial_list");
@@ -334,6 +347,16 @@ int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct e
 		cJSON_AddItemToObject(o, "verdict", first);
 	else
 		cJSON_AddNullToObject(o, "verdict");
+	if ((rc = verdict_store_rechecks(st, run, turn, &verdicts, e)) != 0) {
+		cJSON_Delete(o);
+		return rc;
+	}
+	first = cJSON_DetachItemFromArray(verdicts, 0);
+	cJSON_Delete(verdicts);
+	if (first)
+		cJSON_AddItemToObject(o, "recheck", first);
+	else
+		cJSON_AddNullToObject(o, "recheck");
 	*out = o;
 	return 0;
 }

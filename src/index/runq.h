@@ -17,12 +17,14 @@ struct store;
 int runq_list(struct store *st, cJSON **out, struct err *e);
 /* One run: the run row's fields, "unindexed_bytes" (runq_unindexed_bytes), "turns": [{turn,
  * tool, args, status, latency_us, gate, handle, handle_cause, error, req_seq, resp_seq,
- * verdict|null}], "denials": [...].
+ * verdict|null, recheck (when a partial re-check was made since the verdict)}],
+ * "denials": [...].
  * BELAY_ENOTFOUND for an unknown run. Caller owns *out. */
 int runq_run(struct store *st, const char *run, cJSON **out, struct err *e);
 /* One turn: its row, "request" and "response" (the frames' bytes read from the trace by
- * offset, as JSON when they parse, else as text), "denials" during it, "verdicts" (the
- * latest, with sub-verdicts and messages). BELAY_ENOTFOUND for an unknown run or turn. */
+ * offset, as JSON when they parse, else as text), "denials" during it, "verdict" (the
+ * latest full one, with sub-verdicts and messages) and "recheck" (a partial re-check made
+ * since, or null: shown beside the verdict, never in its place). BELAY_ENOTFOUND for an unknown run or turn. */
 int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct err *e);
 /* Bytes of the run's trace after its last indexed line (-1 when unknown): a line being
  * written, or one cut mid-line (a killed writer, a full disk) that no reader indexes. */

@@ -130,8 +130,8 @@ int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *
 	sqlite3_stmt *q;
 	if ((rc = store_stmt(
 		 st,
-		 "INSERT INTO verifications(run, trace_path, at, belay_version, turn_filter, policy, worst, by) "
-		 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		 "INSERT INTO verifications(run, trace_path, at, belay_version, turn_filter, policy, worst, by, kind) "
+		 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 		 &q, e)) != 0)
 		goto fail;
 	char at[ISO_TS_LEN];
@@ -150,6 +150,7 @@ int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *
 	store_bind_text(st, q, 6, policy, e);
 	store_bind_text(st, q, 7, r->n || r->has_trajectory ? vstatus_name(r->worst) : "UNVERIFIED", e);
 	store_bind_text(st, q, 8, by, e);
+	store_bind_text(st, q, 9, v->recheck ? "recheck" : "full", e);
 	free(policy);
 	free(by);
 	if ((rc = store_step_done(st, q, e, "cannot save the verification")) != 0)
@@ -185,19 +186,32 @@ static const char *text_col(sqlite3_stmt *q, int i)
 	return t ? (const char *)t : NULL;
 }
 
-int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **out, struct err *e)
+/* SQL: the newest full verification that judged turn v.turn of run v.run. */
+#define LATEST_FULL(v)                                                                                        \
+	"(SELECT max(x.verification) FROM verdicts x JOIN verifications xw ON xw.id = x.verification "        \
+	"WHERE x.run = " v ".run AND x.turn = " v ".turn AND x.idx = -1 AND xw.kind = 'full')"
+
+static int latest_of(struct store *st, const char *run, int turn, int rechecks, cJSON **out, struct err *e)
 {
 	*out = NULL;
-	/* For each turn, the newest verification that judged it; rows in (turn, idx) order. */
+	/* For each turn, the newest full verification that judged it, or (rechecks) the newest
+	 * re-check made after that one; rows in (turn, idx) order. */
 	sqlite3_stmt *q;
 	int rc = store_stmt(
 	    st,
-	    "SELECT v.turn, v.idx, v.tool, v.axis, v.kind, v.status, v.cause, v.message, v.observed, "
-	    "v.expected, v.rule, v.verification, w.at, w.belay_version FROM verdicts v "
-	    "JOIN verifications w ON w.id = v.verification "
-	    "WHERE v.run = ?1 AND (?2 IS NULL OR v.turn = ?2) AND v.verification = "
-	    "(SELECT max(x.verification) FROM verdicts x WHERE x.run = v.run AND x.turn = v.turn AND x.idx = -1) "
-	    "ORDER BY v.turn = -1, v.turn, v.idx",
+	    rechecks ? "SELECT v.turn, v.idx, v.tool, v.axis, v.kind, v.status, v.cause, v.message, v.observed, "
+		       "v.expected, v.rule, v.verification, w.at, w.belay_version FROM verdicts v "
+		       "JOIN verifications w ON w.id = v.verification "
+		       "WHERE v.run = ?1 AND (?2 IS NULL OR v.turn = ?2) AND v.verification = "
+		       "(SELECT max(x.verification) FROM verdicts x JOIN verifications xw ON xw.id = x.verification "
+		       "WHERE x.run = v.run AND x.turn = v.turn AND x.idx = -1 AND xw.kind = 'recheck') "
+		       "AND v.verification > coalesce(" LATEST_FULL("v") ", 0) "
+		       "ORDER BY v.turn = -1, v.turn, v.idx"
+		     : "SELECT v.turn, v.idx, v.tool, v.axis, v.kind, v.status, v.cause, v.message, v.observed, "
+		       "v.expected, v.rule, v.verification, w.at, w.belay_version FROM verdicts v "
+		       "JOIN verifications w ON w.id = v.verification "
+		       "WHERE v.run = ?1 AND (?2 IS NULL OR v.turn = ?2) AND v.verification = " LATEST_FULL("v") " "
+		       "ORDER BY v.turn = -1, v.turn, v.idx",
 	    &q, e);
 	if (rc)
 		return rc;
@@ -263,4 +277,14 @@ int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **ou
 	}
 	*out = arr;
 	return 0;
+}
+
+int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **out, struct err *e)
+{
+	return latest_of(st, run, turn, 0, out, e);
+}
+
+int verdict_store_rechecks(struct store *st, const char *run, int turn, cJSON **out, struct err *e)
+{
+	return latest_of(st, run, turn, 1, out, e);
 }

@@ -32,6 +32,8 @@ struct verdict_save {
 	const struct policy *policy;
 	int turn_filter; /* -1: every turn was verified */
 	const struct verify_report *report;
+	int recheck;     /* a partial re-check (replay-from-here: result comparison only), stored as
+			  * its own kind: it never becomes a turn's verdict (verdict_store_rechecks) */
 };
 /* Saves one verification and all its verdicts in one transaction. *id (may be NULL) gets
  * the verification's id. */
@@ -39,7 +41,11 @@ int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *
 
 /* The latest verdict of each turn of a run (turn >= 0: only that one; -1: all, the
  * trajectory included as turn -1), as an array of verdict_full_json objects, each with
- * "verification", "at" and "belay_version" added. Caller owns *out. */
+ * "verification", "at" and "belay_version" added. Only full verifications make verdicts: a
+ * re-check never replaces one. Caller owns *out. */
 int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **out, struct err *e);
+/* Same for the partial re-checks: per turn, the latest re-check saved after the turn's latest
+ * verdict (an older one was superseded by that verdict). Shown beside the verdict. */
+int verdict_store_rechecks(struct store *st, const char *run, int turn, cJSON **out, struct err *e);
 
 #endif

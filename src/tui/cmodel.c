@@ -212,7 +212,7 @@ struct cm_turn *cm_turn_append(struct cm_run *r)
 	}
 	struct cm_turn *t = cm_turn_at(r, r->nturns++);
 	memset(t, 0, sizeof *t);
-	t->v = t->a1 = t->a2 = CMV_NONE;
+	t->v = t->a1 = t->a2 = t->rc = CMV_NONE;
 	return t;
 }
 
@@ -430,6 +430,19 @@ void cm_apply_verdict(struct cm_run *r, int turn, const cJSON *v, int provisiona
 	r->gen++;
 }
 
+void cm_apply_recheck(struct cm_run *r, int turn, const cJSON *v, int provisional)
+{
+	if (turn < 0 || (size_t)turn >= r->nturns)
+		return;
+	struct cm_turn *t = cm_turn_at(r, turn);
+	t->rc = v ? cm_v_parse(jx_str(v, "status")) : CMV_NONE;
+	copy_to(t->rc_cause, sizeof t->rc_cause, v ? jx_str(v, "cause") : NULL);
+	t->rc_provisional = v && provisional;
+	if (!provisional)
+		t->verifying = 0;
+	r->gen++;
+}
+
 int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e)
 {
 	cJSON *arr = NULL;
@@ -440,6 +453,17 @@ int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e)
 		long long turn;
 		if (jx_int(v, "turn", 0, 1 << 30, &turn))
 			cm_apply_verdict(r, (int)turn, v, 0);
+	}
+	cJSON_Delete(arr);
+	/* The re-checks made since: one superseded by a later verdict is gone. */
+	if ((rc = verdict_store_rechecks(m->st, r->id, -1, &arr, e)) != 0)
+		return rc;
+	for (size_t i = 0; i < r->nturns; i++)
+		cm_apply_recheck(r, (int)i, NULL, 0);
+	for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next) {
+		long long turn;
+		if (jx_int(v, "turn", 0, 1 << 30, &turn))
+			cm_apply_recheck(r, (int)turn, v, 0);
 	}
 	cJSON_Delete(arr);
 	/* A job that ended leaves no provisional or pending mark behind. */
@@ -462,6 +486,17 @@ cJSON *cm_verdict_full(struct cmodel *m, const struct cm_run *r, int turn)
 	cJSON *arr = NULL;
 	struct err e = {0};
 	if (verdict_store_latest(m->st, r->id, turn, &arr, &e) != 0)
+		return NULL;
+	cJSON *first = arr && arr->child ? cJSON_DetachItemFromArray(arr, 0) : NULL;
+	cJSON_Delete(arr);
+	return first;
+}
+
+cJSON *cm_recheck_full(struct cmodel *m, const struct cm_run *r, int turn)
+{
+	cJSON *arr = NULL;
+	struct err e = {0};
+	if (verdict_store_rechecks(m->st, r->id, turn, &arr, &e) != 0)
 		return NULL;
 	cJSON *first = arr && arr->child ? cJSON_DetachItemFromArray(arr, 0) : NULL;
 	cJSON_Delete(arr);

@@ -45,6 +45,11 @@ struct cm_turn {
 	char a1_cause[48], a2_cause[48];
 	int provisional;           /* from a running verify job, not yet saved */
 	int verifying;             /* queued or running in a job */
+	/* a partial re-check made since the verdict (replay-from-here): beside it, never in its
+	 * place; CMV_NONE when there is none */
+	enum cm_v rc;
+	char rc_cause[48];
+	int rc_provisional;
 	/* operator */
 	char label[16];            /* true-positive | false-positive | unverifiable | pending | "" */
 	uint64_t hold;             /* held for the operator (0: not held) */
@@ -118,10 +123,13 @@ struct cm_run *cm_add(struct cmodel *m, const char *id, const char *trace);
 /* Re-reads what changed in the store for this run: its row, new turns, turns not yet
  * final, new denials. */
 int cm_refresh(struct cmodel *m, struct cm_run *r, struct err *e);
-/* Re-reads the latest saved verdict of every turn (after a verify job saved them). */
+/* Re-reads the latest saved verdict of every turn, and the partial re-checks made since
+ * (after a verify job saved them). */
 int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e);
 /* A provisional verdict (verdict_json shape) from a running job. */
 void cm_apply_verdict(struct cm_run *r, int turn, const cJSON *v, int provisional);
+/* A partial re-check (verdict_json shape; NULL clears it): never touches the verdict. */
+void cm_apply_recheck(struct cm_run *r, int turn, const cJSON *v, int provisional);
 /* Re-reads the latest corpus labels of the run's turns. */
 int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e);
 void cm_set_label(struct cm_run *r, int turn, const char *label);
@@ -137,6 +145,8 @@ int cm_frame_bytes(struct cmodel *m, const struct cm_run *r, int64_t seq, struct
 		   struct err *e);
 /* The full latest saved verdict of one turn (verdict_json shape + "at"), or NULL. */
 cJSON *cm_verdict_full(struct cmodel *m, const struct cm_run *r, int turn);
+/* The partial re-check saved since that verdict (same shape), or NULL. */
+cJSON *cm_recheck_full(struct cmodel *m, const struct cm_run *r, int turn);
 
 /* Display helpers. */
 const char *cm_v_word(enum cm_v v);  /* "PASS", "UNVERIFIED", ..., "-" for none */

@@ -47,6 +47,7 @@ void detail_free(struct detail *d)
 	cJSON_Delete(d->req);
 	cJSON_Delete(d->resp);
 	cJSON_Delete(d->verdict);
+	cJSON_Delete(d->recheck);
 	jfold_free(&d->fold[0]);
 	jfold_free(&d->fold[1]);
 	tdoc_free(&d->head);
@@ -103,6 +104,24 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 		const char *msg = jx_str(s, "message");
 		if (msg && *msg)
 			tdoc_addf(h, ROLE_NORMAL, " %s", msg);
+	}
+	if (t->rc != CMV_NONE) {
+		/* Replay-from-here: its own kind of result, beside the verdict above. */
+		tdoc_nl(h);
+		tdoc_addf(h, ROLE_DIM, "re-check %s ", glyph(G_RECHECK));
+		tdoc_addf(h, look_v_role(t->rc), "%s %s%s%s", look_v_glyph(t->rc), look_v_word(t->rc), t->rc_cause[0] ? " " : "",
+			  t->rc_cause);
+		tdoc_add(h, ROLE_DIM, t->rc_provisional ? "  (running) " : "  ");
+		tdoc_add(h, ROLE_DIM, "replay from here: the result comparison only; the verdict above stands");
+		const cJSON *rsubs = d->recheck ? cJSON_GetObjectItemCaseSensitive(d->recheck, "verdicts") : NULL;
+		for (const cJSON *s = cJSON_IsArray(rsubs) ? rsubs->child : NULL; s; s = s->next) {
+			const char *msg = jx_str(s, "message");
+			if (msg && *msg) {
+				tdoc_nl(h);
+				tdoc_addf(h, ROLE_DIM, "  %s %-14s %s", jx_str(s, "axis") ? jx_str(s, "axis") : "?",
+					  jx_str(s, "kind") ? jx_str(s, "kind") : "?", msg);
+			}
+		}
 	}
 	if (!d->verdict && t->v == CMV_NONE && !t->hold) {
 		tdoc_nl(h);
@@ -383,6 +402,7 @@ void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn)
 		return;
 	struct cm_turn *t = cm_turn_at(r, turn);
 	d->verdict = cm_verdict_full(m, r, turn);
+	d->recheck = cm_recheck_full(m, r, turn);
 	cJSON *req_meta = NULL;
 	d->req = load_frame(m, r, t->req_seq, "request", &d->tab[TAB_REQUEST], &d->tab[TAB_RAW], &req_meta);
 	if (t->resp_seq >= 0) {

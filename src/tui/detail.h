@@ -23,6 +23,7 @@ struct detail {
 	cJSON *req, *resp;     /* parsed frames (NULL when absent or not JSON) */
 	struct jfold fold[2];  /* request, response */
 	cJSON *verdict;        /* the latest saved verdict (NULL: none) */
+	cJSON *recheck;        /* a partial re-check since (replay-from-here; NULL: none) */
 	struct tdoc head;      /* the verdict summary shown above the tabs */
 	struct tdoc tab[TAB_COUNT];
 };

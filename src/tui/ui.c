@@ -768,6 +768,17 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		}
 		break;
 	}
+	case CE_RECHECK: {
+		/* Replay-from-here: beside the verdict, never in its place. */
+		struct cm_turn *t = ev->a >= 0 && (size_t)ev->a < r->nturns ? cm_turn_at(r, ev->a) : NULL;
+		cm_apply_recheck(r, (int)ev->a, ev->json, 1);
+		if (t && u->det_loaded && u->det.run && !strcmp(u->det.run, r->id) && u->det.turn == ev->a) {
+			cJSON_Delete(u->det.recheck);
+			u->det.recheck = cJSON_Duplicate(ev->json, 1);
+			detail_render_head(&u->det, t);
+		}
+		break;
+	}
 	case CE_VERDICTS:
 		if (cm_reload_verdicts(u->m, r, &e) != 0)
 			ui_message(u, 2, "store: %s", e.msg);

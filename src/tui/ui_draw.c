@@ -236,9 +236,24 @@ static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 		snprintf(s, sizeof s, "%s", t->verifying ? glyph(G_VERIFYING) : glyph(G_PENDING));
 	else
 		snprintf(s, sizeof s, "%s %s%s", look_v_glyph(t->v), look_v_word(t->v), t->provisional ? "*" : "");
+	int vcell = x;
 	x = cell(c, y, x, k->verdict, t->v == CMV_NONE ? ROLE_V_PENDING : look_v_role(t->v), s);
-	if (k->cause)
-		x = cell(c, y, x, k->cause, look_v_role(t->v), t->cause);
+	/* A partial re-check (replay-from-here): a mark beside the verdict in the re-check's own
+	 * look, after the verdict where it fits, else before the cause (the focus line and the
+	 * detail always say it in words). */
+	int rc_used = canvas_width(s) + 1, rc_in_cause = 0;
+	if (t->rc != CMV_NONE && rc_used + 2 <= k->verdict - 1) {
+		canvas_text(c, y, vcell + rc_used, 1, ROLE_DIM, glyph(G_RECHECK));
+		canvas_text(c, y, vcell + rc_used + 1, 1, look_v_role(t->rc), look_v_glyph(t->rc));
+	} else if (t->rc != CMV_NONE && k->cause) {
+		canvas_text(c, y, x, 1, ROLE_DIM, glyph(G_RECHECK));
+		canvas_text(c, y, x + 1, 1, look_v_role(t->rc), look_v_glyph(t->rc));
+		rc_in_cause = 3;
+	}
+	if (k->cause) {
+		canvas_text_fit(c, y, x + rc_in_cause, k->cause - 1 - rc_in_cause, look_v_role(t->v), t->cause, 1);
+		x += k->cause;
+	}
 	int vend = x;
 	if (t->denials) {
 		snprintf(s, sizeof s, "%s%d", glyph(G_DENIAL), t->denials);
@@ -346,6 +361,13 @@ static void draw_focus_line(struct ui *u, struct canvas *c, int y)
 		snprintf(s, sizeof s, "  A2 %s%s%s%s", look_v_word(t->a2), t->a2_cause[0] ? " " : "", t->a2_cause,
 			 t->a2_nc ? " (+not covered)" : "");
 		x += canvas_text(c, y, x, u->w - x, look_v_role(t->a2), s);
+	}
+	if (t->rc != CMV_NONE) {
+		snprintf(s, sizeof s, "  re-check %s ", glyph(G_RECHECK));
+		x += canvas_text(c, y, x, u->w - x, ROLE_DIM, s);
+		snprintf(s, sizeof s, "%s %s%s%s", look_v_glyph(t->rc), look_v_word(t->rc), t->rc_cause[0] ? " " : "",
+			 t->rc_cause);
+		x += canvas_text(c, y, x, u->w - x, look_v_role(t->rc), s);
 	}
 	if (t->error)
 		x += canvas_text(c, y, x + 2, u->w - x - 2, ROLE_CALL_ERROR, t->error) + 2;

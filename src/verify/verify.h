@@ -31,7 +31,10 @@ struct verify_opts {
 	int turn;                       /* only this turn (-1: all) */
 	int turn_from;                  /* with turn -1: only turns >= this one (0: all; the
 	                                 * whole-run verdict is judged only when all are) */
-	int coverage_only;              /* belay replay: one replay per turn, no further judging */
+	int coverage_only;              /* belay replay, replay-from-here: the result comparison only
+					 * (a differing result is replayed again, as always, so that
+					 * nondeterminism is never called a FAIL); no effect or
+					 * invariant judging */
 	enum verify_order order;        /* the passes (default both) */
 	const char *replay_trace_dir;   /* keep each replay's own trace here (NULL: none) */
 	const char *launcher;           /* the belay binary (sandbox launcher) */

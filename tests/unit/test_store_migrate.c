@@ -81,8 +81,11 @@ static void check(const char *db, int from)
 		cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM turns WHERE tool = 'read_file'"), 1);
 		cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM denials"), 1);
 	}
-	if (from >= 3)
+	if (from >= 3) {
 		cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM verdicts WHERE message = 'weakened'"), 1);
+		cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM verifications WHERE id = 1 AND kind = 'full'"), 1,
+			     "an earlier verification is a full one");
+	}
 	/* Every table of every migration exists after the upgrade. */
 	static const char *const tables[] = {
 	    "packs", "objects",	    "lineages",	      "snapshots", "entries",	    "snapshot_refs",
