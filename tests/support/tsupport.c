@@ -269,3 +269,47 @@ void ts_trace_frames(const char *trace_path, int dir_wanted, struct buf *joined,
 	}
 	trace_free(t);
 }
+
+/* A random stream: JSON lines, garbage, big lines, CRLF, blanks, maybe no final newline. */
+void ts_random_stream(struct buf *b, unsigned seed, size_t approx)
+{
+	srand(seed);
+	while (b->len < approx) {
+		switch (rand() % 8) {
+		case 0:
+		case 1:
+			buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"n\":%d.5e3,"
+				      "\"s\":\"\\u00e9\\n\"}}\n",
+				   rand(), rand() % 100);
+			break;
+		case 2:
+			buf_printf(b, "{\"b\":  [1, 2 , {\"k\" :null}] }\r\n");
+			break;
+		case 3: {
+			size_t n = (size_t)(rand() % 300);
+			for (size_t i = 0; i < n; i++)
+				buf_putc(b, (char)(rand() % 256));
+			break;
+		}
+		case 4:
+			buf_puts(b, rand() % 2 ? "\n" : "\r\n");
+			break;
+		case 5: {
+			size_t n = (size_t)(rand() % (2 << 20));
+			buf_puts(b, "{\"big\":\"");
+			buf_reserve(b, n);
+			memset(b->p + b->len, 'x', n);
+			b->len += n;
+			buf_puts(b, "\"}\n");
+			break;
+		}
+		case 6:
+			buf_puts(b, "{\"nan\":NaN,\"dup\":1,\"dup\":2}\n");
+			break;
+		default:
+			buf_puts(b, "\xc3\x28 invalid utf-8\n");
+		}
+	}
+	if (rand() % 2)
+		buf_puts(b, "{\"unterminated\":true}");
+}

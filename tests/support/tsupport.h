@@ -44,6 +44,10 @@ size_t ts_expected_frames(const char *s, size_t n, struct buf *joined);
 /* The recorded frames of one direction (0 = c2s) of a trace, joined with '\n'; asserts the
  * trace reads and validates. */
 void ts_trace_frames(const char *trace_path, int dir, struct buf *joined, size_t *count);
+/* A random byte stream for differential forwarding tests (seeded, about `approx` bytes):
+ * JSON-RPC lines, garbage, lines of up to 2 MiB, CRLF, blank lines, NaN and duplicate
+ * members, invalid UTF-8, and (for half the seeds) a last line without its newline. */
+void ts_random_stream(struct buf *b, unsigned seed, size_t approx);
 /* Runs a shell command line, returns its exit status. */
 int ts_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -37,50 +37,6 @@ static void teardown(void)
 
 TestSuite(proxy, .init = setup, .fini = teardown, .timeout = 120);
 
-/* A random stream: JSON lines, garbage, big lines, CRLF, blanks, maybe no final newline. */
-static void random_stream(struct buf *b, unsigned seed, size_t approx)
-{
-	srand(seed);
-	while (b->len < approx) {
-		switch (rand() % 8) {
-		case 0:
-		case 1:
-			buf_printf(b, "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"n\":%d.5e3,"
-				      "\"s\":\"\\u00e9\\n\"}}\n",
-				   rand(), rand() % 100);
-			break;
-		case 2:
-			buf_printf(b, "{\"b\":  [1, 2 , {\"k\" :null}] }\r\n");
-			break;
-		case 3: {
-			size_t n = (size_t)(rand() % 300);
-			for (size_t i = 0; i < n; i++)
-				buf_putc(b, (char)(rand() % 256));
-			break;
-		}
-		case 4:
-			buf_puts(b, rand() % 2 ? "\n" : "\r\n");
-			break;
-		case 5: {
-			size_t n = (size_t)(rand() % (2 << 20));
-			buf_puts(b, "{\"big\":\"");
-			buf_reserve(b, n);
-			memset(b->p + b->len, 'x', n);
-			b->len += n;
-			buf_puts(b, "\"}\n");
-			break;
-		}
-		case 6:
-			buf_puts(b, "{\"nan\":NaN,\"dup\":1,\"dup\":2}\n");
-			break;
-		default:
-			buf_puts(b, "\xc3\x28 invalid utf-8\n");
-		}
-	}
-	if (rand() % 2)
-		buf_puts(b, "{\"unterminated\":true}");
-}
-
 struct diff_run {
 	struct ts_out out;
 	char *in_seen;
@@ -111,8 +67,8 @@ Test(proxy, differential_random_streams_are_byte_identical_both_ways)
 {
 	for (unsigned seed = 1; seed <= 6; seed++) {
 		struct buf up = {0}, down = {0};
-		random_stream(&up, seed, 3u << 20);
-		random_stream(&down, seed * 7919, 3u << 20);
+		ts_random_stream(&up, seed, 3u << 20);
+		ts_random_stream(&down, seed * 7919, 3u << 20);
 		char *tdir = xasprintf("%s/tr%u", dir, seed);
 		const char *prefix[] = {BELAY_BIN, "proxy", "--trace-dir", tdir, "--"};
 		struct diff_run r = {0};
@@ -151,8 +107,8 @@ Test(proxy, differential_has_teeth_against_a_reserialising_proxy)
 	struct buf up = {0}, down = {0};
 	buf_puts(&up, "{\"a\":1}\n");
 	buf_puts(&down, "{\"b\":2}\n");
-	random_stream(&up, 3, 1u << 18);
-	random_stream(&down, 5, 1u << 18);
+	ts_random_stream(&up, 3, 1u << 18);
+	ts_random_stream(&down, 5, 1u << 18);
 	const char *prefix[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/reserialize_proxy.py", "--"};
 	struct diff_run r = {0};
 	run_through(prefix, 3, &up, &down, &r);
@@ -337,7 +293,7 @@ Test(proxy, a_failing_recorder_never_touches_forwarding)
 {
 	char *tdir = fs_join(dir, "tr");
 	struct buf in = {0};
-	random_stream(&in, 11, 4u << 20);
+	ts_random_stream(&in, 11, 4u << 20);
 	/* The proxy may write at most 64 KiB of trace, then every write fails with EFBIG. */
 	const char *argv[] = {"prlimit", "--fsize=65536", BELAY_BIN, "proxy", "--trace-dir", tdir, "--", "cat", NULL};
 	struct ts_out o;
