@@ -511,7 +511,11 @@ static void *writer_main(void *arg)
 static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 {
 	pthread_mutex_lock(&w->mu);
-	uint64_t seq = r->seq = w->next_seq++;
+	uint64_t seq = w->next_seq;
+	if (w->o.test_in_seq)
+		w->o.test_in_seq(w->o.test_ctx); /* tests: between reading next_seq and advancing it */
+	r->seq = seq;
+	w->next_seq = seq + 1;
 	if (w->tail)
 		w->tail->next = r;
 	else

@@ -42,6 +42,11 @@ struct trace_writer_opts {
 	 * the call). It must not block: copy and return (the live store writer uses it). */
 	void (*on_line)(void *ctx, uint64_t off, const char *line, size_t len);
 	void *line_ctx;
+	/* Tests only: called by the adding thread between reading the next seq and advancing it
+	 * (under the lock that makes the pair atomic), so a test can hold one adder there and
+	 * see whether another gets in: a broken lock is then caught every time. */
+	void (*test_in_seq)(void *ctx);
+	void *test_ctx;
 };
 
 /* Creates DIR (0700, if absent) and a new trace-<UTC>-<rand>.jsonl in it (O_EXCL, 0600)

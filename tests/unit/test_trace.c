@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +207,69 @@ Test(trace, seq_is_gapless_and_unique_under_concurrency)
 	for (size_t i = 0; i < t->n; i++)
 		cr_assert_eq(t->recs[i].seq, (int64_t)i);
 	trace_free(t);
+}
+
+/* Deterministic: adder A is held between reading the next seq and advancing it until adder B
+ * is about to add and has had a full second to get in too. Under the lock B cannot; without
+ * it (or with the seq taken outside it) B always does, and both take the same seq. */
+static struct {
+	atomic_int inside, overlap, hold_first, b_adding;
+} race;
+
+static void in_seq(void *ctx)
+{
+	(void)ctx;
+	if (atomic_fetch_add(&race.inside, 1) > 0)
+		atomic_store(&race.overlap, 1);
+	if (atomic_exchange(&race.hold_first, 0)) {
+		while (!atomic_load(&race.b_adding))
+			sched_yield();
+		for (int i = 0; i < 1000 && !atomic_load(&race.overlap); i++)
+			usleep(1000);
+	}
+	atomic_fetch_sub(&race.inside, 1);
+}
+
+static void *adder_a(void *w)
+{
+	trace_writer_add(w, "denial", NULL);
+	return NULL;
+}
+
+static void *adder_b(void *w)
+{
+	while (atomic_load(&race.hold_first)) /* until A holds in the seq section */
+		sched_yield();
+	atomic_store(&race.b_adding, 1);
+	trace_writer_add(w, "denial", NULL);
+	return NULL;
+}
+
+Test(trace, seq_is_taken_under_the_lock_deterministically)
+{
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *tdir = fs_join(dir, "t");
+	struct trace_writer_opts o = {.test_in_seq = in_seq};
+	cr_assert_eq(trace_writer_open(tdir, &o, &w, &e), 0, "%s", e.msg);
+	char *path = xstrdup(trace_writer_path(w));
+	atomic_store(&race.inside, 0);
+	atomic_store(&race.overlap, 0);
+	atomic_store(&race.b_adding, 0);
+	atomic_store(&race.hold_first, 1);
+	pthread_t a, b;
+	pthread_create(&a, NULL, adder_a, w);
+	pthread_create(&b, NULL, adder_b, w);
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	cr_assert_eq(atomic_load(&race.overlap), 0, "two adders were between reading and advancing the seq at once");
+	struct trace *t = NULL;
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "seq gapless and unique: %s", e.msg);
+	trace_free(t);
+	free(path);
+	free(tdir);
 }
 
 static char *write_lines(const char *name, const char *text)
