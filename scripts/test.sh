@@ -9,6 +9,15 @@
 # directory, and any report there fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# CI checks goldens, it never rewrites them: refuse to run in a rewrite mode, and tell the
+# golden tests they run under CI (each also refuses a rewrite when BELAY_CI is set).
+for v in BELAY_GOLDEN_UPDATE GENERATE; do
+	if [ -n "${!v:-}" ] && [ "${!v}" != 0 ]; then
+		echo "scripts/test.sh: $v is set: CI never rewrites goldens (unset it; rewrite them by running the one test)" >&2
+		exit 2
+	fi
+done
+export BELAY_CI=1
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBELAY_SANITIZE=ON -DBELAY_WERROR=ON >/dev/null
 cmake --build build-asan -j"$(nproc)" >/dev/null
 logs=$(mktemp -d "${TMPDIR:-/tmp}/belay-sanitizer-XXXXXX")

@@ -1,6 +1,8 @@
 /* tsupport.c - see tsupport.h. */
 #include "tsupport.h"
 
+#include <criterion/criterion.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -312,4 +314,18 @@ void ts_random_stream(struct buf *b, unsigned seed, size_t approx)
 	}
 	if (rand() % 2)
 		buf_puts(b, "{\"unterminated\":true}");
+}
+
+int ts_golden_update(const char *var)
+{
+	const char *v = getenv(var);
+	int on = v && *v && strcmp(v, "0") != 0;
+	if (on && getenv("BELAY_CI") && *getenv("BELAY_CI"))
+		cr_assert_fail("%s is set under CI (BELAY_CI): goldens are never rewritten by CI; unset %s", var, var);
+	return on;
+}
+
+void ts_golden_rewritten(const char *var, const char *what)
+{
+	cr_assert_fail("%s rewrote %s instead of checking it: review the diff, then run again without %s", var, what, var);
 }

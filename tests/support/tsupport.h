@@ -48,6 +48,13 @@ void ts_trace_frames(const char *trace_path, int dir, struct buf *joined, size_t
  * JSON-RPC lines, garbage, lines of up to 2 MiB, CRLF, blank lines, NaN and duplicate
  * members, invalid UTF-8, and (for half the seeds) a last line without its newline. */
 void ts_random_stream(struct buf *b, unsigned seed, size_t approx);
+/* Whether a golden test runs in rewrite mode (the variable `var` set, not empty, not "0").
+ * Under CI (BELAY_CI set: scripts/test.sh sets it) a rewrite is refused: the test fails at
+ * once. A test that rewrote its goldens must then fail too (ts_golden_rewritten), so that
+ * a rewrite run is never a green run. */
+int ts_golden_update(const char *var);
+/* Fails the test: its goldens were rewritten, not checked (say which with `what`). */
+void ts_golden_rewritten(const char *var, const char *what);
 /* Runs a shell command line, returns its exit status. */
 int ts_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

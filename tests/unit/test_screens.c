@@ -781,7 +781,7 @@ static void golden(const char *name)
 	load_themes(&th);
 	struct buf dump = {0};
 	canvas_dump(c, &dump);
-	int gen = getenv("GENERATE") && *getenv("GENERATE") && strcmp(getenv("GENERATE"), "0");
+	int gen = ts_golden_update("GENERATE");
 	for (int i = 0; i < th.n; i++) {
 		struct buf want = {0};
 		buf_append(&want, dump.p, dump.len);
@@ -803,6 +803,8 @@ static void golden(const char *name)
 		buf_free(&want);
 	}
 	buf_free(&dump);
+	if (gen)
+		ts_golden_rewritten("GENERATE", where);
 }
 
 /*==== the screens ====*/

@@ -298,9 +298,10 @@ static void check_against_golden(const char *path)
 	struct buf got = {0};
 	normalise(text, n, &got);
 	free(text);
-	if (getenv("BELAY_GOLDEN_UPDATE")) {
+	if (ts_golden_update("BELAY_GOLDEN_UPDATE")) {
 		ts_write_file(GOLDEN, got.p, got.len);
 		buf_free(&got);
+		ts_golden_rewritten("BELAY_GOLDEN_UPDATE", GOLDEN);
 		return;
 	}
 	size_t gn = 0;
@@ -348,7 +349,7 @@ Test(trace_golden, bytes_match_the_golden_file_again)
 		snprintf(name, sizeof name, "g%d.jsonl", i);
 		char *path = fs_join(dir, name);
 		write_golden_trace(path);
-		if (!getenv("BELAY_GOLDEN_UPDATE"))
+		if (!ts_golden_update("BELAY_GOLDEN_UPDATE"))
 			check_against_golden(path);
 		free(path);
 	}
