@@ -481,26 +481,28 @@ int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e)
 	return 0;
 }
 
+/* The one verdict of a latest-per-turn query for a single turn (taken from arr), or NULL. */
+static cJSON *only_one(int rc, cJSON *arr)
+{
+	cJSON *first = rc == 0 && arr && arr->child ? cJSON_DetachItemFromArray(arr, 0) : NULL;
+	cJSON_Delete(arr);
+	return first;
+}
+
 cJSON *cm_verdict_full(struct cmodel *m, const struct cm_run *r, int turn)
 {
 	cJSON *arr = NULL;
 	struct err e = {0};
-	if (verdict_store_latest(m->st, r->id, turn, &arr, &e) != 0)
-		return NULL;
-	cJSON *first = arr && arr->child ? cJSON_DetachItemFromArray(arr, 0) : NULL;
-	cJSON_Delete(arr);
-	return first;
+	int rc = verdict_store_latest(m->st, r->id, turn, &arr, &e);
+	return only_one(rc, arr);
 }
 
 cJSON *cm_recheck_full(struct cmodel *m, const struct cm_run *r, int turn)
 {
 	cJSON *arr = NULL;
 	struct err e = {0};
-	if (verdict_store_rechecks(m->st, r->id, turn, &arr, &e) != 0)
-		return NULL;
-	cJSON *first = arr && arr->child ? cJSON_DetachItemFromArray(arr, 0) : NULL;
-	cJSON_Delete(arr);
-	return first;
+	int rc = verdict_store_rechecks(m->st, r->id, turn, &arr, &e);
+	return only_one(rc, arr);
 }
 
 /*==== labels and holds ====*/
