@@ -283,18 +283,109 @@ static void string_byte(struct envscan *s, char c)
 		keep_byte(s, c);
 }
 
+/* The index of the next byte c at or after i in p[0..n) (n when none), found once per
+ * occurrence: *at caches it across the calls of one feed. */
+static size_t next_of(const char *p, size_t n, size_t i, char c, size_t *at)
+{
+	if (*at < i || *at == (size_t)-1) {
+		const char *q = memchr(p + i, c, n - i);
+		*at = q ? (size_t)(q - p) : n;
+	}
+	return *at;
+}
+
+/* Deeper than the two levels read (inside a result's content): only strings and brackets
+ * matter. Skips to the next string (lexed as usual) or to the bracket that closes back to
+ * the sub level; returns where lexing resumes. */
+static size_t skip_deep(struct envscan *s, const char *p, size_t n, size_t i)
+{
+	static const unsigned char special[256] = {['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1};
+	while (i < n) {
+		while (i < n && !special[(unsigned char)p[i]])
+			i++;
+		if (i == n)
+			break;
+		char c = p[i++];
+		if (c == '"') {
+			/* A string: to its closing quote, here when it ends in this chunk (short ones
+			 * byte by byte, long ones by memchr). */
+			int closed = 0;
+			while (i < n) {
+				size_t j = i, stop = i + 32 < n ? i + 32 : n;
+				while (j < stop && p[j] != '"' && p[j] != '\\')
+					j++;
+				if (j == stop && stop < n) {
+					const char *q = memchr(p + j, '"', n - j);
+					const char *b = memchr(p + j, '\\', (size_t)((q ? q : p + n) - (p + j)));
+					j = b ? (size_t)(b - p) : q ? (size_t)(q - p) : n;
+				}
+				if (j >= n) {
+					i = n;
+					break;
+				}
+				if (p[j] == '"') {
+					i = j + 1;
+					closed = 1;
+					break;
+				}
+				if (j + 1 == n) { /* a backslash ends the chunk: the string lexer takes over */
+					i = j;
+					break;
+				}
+				if (!strchr("\"\\/bfnrtu", p[j + 1]) || !p[j + 1]) {
+					s->bad = 1;
+					return n;
+				}
+				i = j + 2;
+			}
+			if (closed)
+				continue;
+			s->lex = L_STRING; /* it goes on in the next chunk */
+			s->str_key = 0;
+			s->esc = 0;
+			s->cap_field = -1;
+			return i;
+		}
+		if (c == '{' || c == '[') {
+			if (s->depth >= ENVSCAN_DEPTH_MAX) {
+				s->bad = 1;
+				return n;
+			}
+			int k = s->depth++;
+			if (c == '{')
+				s->stack[k / 8] |= (unsigned char)(1u << (k % 8));
+			else
+				s->stack[k / 8] &= (unsigned char)~(1u << (k % 8));
+			continue;
+		}
+		if ((c == '}') != top_is_obj(s)) {
+			s->bad = 1;
+			return n;
+		}
+		if (--s->depth <= s->item_depth + 1) {
+			s->lex = L_AFTER;
+			s->just_opened = 0;
+			return i;
+		}
+	}
+	return i;
+}
+
 void envscan_feed(struct envscan *s, const char *p, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, quote = (size_t)-1, bslash = (size_t)-1;
 	while (i < n && !s->bad) {
+		if (s->item_depth && s->depth > s->item_depth + 1 && s->lex != L_STRING && s->lex != L_SCALAR) {
+			i = skip_deep(s, p, n, i);
+			continue;
+		}
 		char c = p[i];
 		switch (s->lex) {
 		case L_STRING:
 			if (!s->esc && s->cap_field < 0 && !(s->str_key && s->key_level >= 0)) {
 				/* Nothing kept: skip the plain run (most of a big frame is string content). */
-				size_t j = i;
-				while (j < n && p[j] != '"' && p[j] != '\\')
-					j++;
+				size_t q = next_of(p, n, i, '"', &quote), b = next_of(p, n, i, '\\', &bslash);
+				size_t j = q < b ? q : b;
 				if (j > i) {
 					i = j;
 					continue;

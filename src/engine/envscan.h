@@ -7,12 +7,16 @@
  * feeds every byte of an oversized frame here, including those past the cap.
  *
  * Structural, and as lenient as cJSON (which reads every frame that fits the cap) and no
- * more: strings and escapes as cJSON finds their end, brackets matched at every level
- * (nesting deeper than cJSON's limit is refused, as cJSON refuses it), commas and colons,
- * whitespace, a leading byte order mark and what follows the value as cJSON skips them; the values it keeps must parse as JSON. What it does not
- * keep (a number deep in a result) is not checked. Bounded: a kept value over ENVSCAN_VALUE_MAX bytes is not kept
- * (an id not kept leaves the frame unpairable, as it was before), a batch of more than
- * ENVSCAN_ITEMS_MAX elements has no envelope.
+ * more where it reads: strings and escapes as cJSON finds their end, brackets matched at
+ * every level (nesting deeper than cJSON's limit is refused, as cJSON refuses it), commas,
+ * colons and literals at the two levels it reads, whitespace, a leading byte order mark and
+ * what follows the value as cJSON skips them; the values it keeps must parse as JSON. Deeper
+ * (inside a result's content, where a big frame's bytes are) only strings, escapes and
+ * bracket nesting are followed: a frame broken only there still says what it answers.
+ * Bounded: a kept value over ENVSCAN_VALUE_MAX bytes is not kept (an id not kept leaves the
+ * frame unpairable, as it was before), a batch of more than ENVSCAN_ITEMS_MAX elements has
+ * no envelope. Cost (measured, -O2, 64 MiB frames): ~1 GB/s through one long string, ~0.2
+ * GB/s through dense small objects; frames within the cap are never scanned.
  *
  * Pure: no I/O; memory grows with the batch's elements only. Threads: the owner's. */
 #ifndef BELAY_ENGINE_ENVSCAN_H

@@ -133,6 +133,16 @@ Test(envscan, what_is_not_json_has_no_envelope)
 	buf_free(&deep);
 }
 
+Test(envscan, deep_inside_a_result_strings_and_brackets_still_hold)
+{
+	expect("{\"result\":{\"c\":[{\"x\":[}]}]},\"id\":1}", NULL);
+	expect("{\"result\":{\"c\":[{\"x\":\"a\\qb\"}]},\"id\":1}", NULL);
+	expect("{\"result\":{\"c\":[{\"x\":\"a\\\"]}\\\\\"}]},\"id\":1}", "{\"id\":1,\"result\":{}}");
+	/* Deeper than the levels it reads, commas and literals are not checked (documented): a
+	 * frame broken only there still names what it answers. */
+	expect("{\"result\":{\"c\":[1 2 tru]},\"id\":1}", "{\"id\":1,\"result\":{}}");
+}
+
 /* Where cJSON (which reads the frames that fit) is lenient, the envelope is too: the same
  * frame must not pair when it fits and stay unpaired when it does not. */
 Test(envscan, as_lenient_as_cjson_and_no_more)
