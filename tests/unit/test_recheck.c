@@ -42,9 +42,9 @@ static void one_turn(struct verify_report *r, enum vstatus a2, enum vstatus a1, 
 	v->turn = 0;
 	v->tool = xstrdup("write_file");
 	v->denials = cJSON_CreateArray();
-	verdict_add(v, "A2", "replay", a2, a2 == V_UNVERIFIED ? cause : NULL, NULL, NULL, "replay");
+	verdict_add(v, "A2", "replay", a2, a2 == V_UNVERIFIED ? cause : NULL, NO_EVIDENCE, "replay");
 	if ((int)a1 >= 0)
-		verdict_add(v, "A1", "invariant", a1, NULL, NULL, NULL, "weakened");
+		verdict_add(v, "A1", "invariant", a1, NULL, NO_EVIDENCE, "weakened");
 	verdict_reduce(v);
 	r->worst = v->status;
 }
