@@ -150,25 +150,20 @@ void inorder_run(struct vctx *c, struct worker *w)
 	struct relocation rl = {c->scope, sc->ws};
 	struct ictx ic = {.c = c, .w = w, .last_turn = last};
 	plan_session_steps(c, &rl, &ic.steps, &ic.nsteps);
-	char **argv = plan_argv(c, &rl);
-	char *cwd = plan_cwd(c, &rl, sc->ws);
-	char **env = NULL, *missing = NULL;
-	plan_env(c, &rl, &env, &missing);
-	struct fold_root roots[7];
-	fold_roots(c, sc->ws, sc->tmp, roots);
-	struct answers *ans = answers_build(c->t, &c->m, &rl, roots);
+	struct replay_setup su;
+	plan_replay_setup(c, sc, &su);
 	struct replay_hooks hooks = {.before = before, .after = after, .ctx = &ic};
 	struct replay_spec sp = {
-		.argv = argv,
-		.cwd = cwd,
-		.env = env,
+		.argv = su.argv,
+		.cwd = su.cwd,
+		.env = su.env,
 		.launcher = c->o->launcher,
 		.scope = sc->ws,
 		.tmpdir = sc->tmp,
 		.network = SANDBOX_NET_DENY,
 		.pre = ic.steps,
 		.npre = ic.nsteps,
-		.answers = ans,
+		.answers = su.answers,
 		.hooks = &hooks,
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
@@ -189,10 +184,6 @@ void inorder_run(struct vctx *c, struct worker *w)
 	scratch_invalidate(sc);
 	c->seq_ran = 1;
 	replay_result_free(&rr);
-	answers_free(ans);
 	plan_frames_free(ic.steps, ic.nsteps);
-	plan_strv_free(argv);
-	plan_strv_free(env);
-	free(missing);
-	free(cwd);
+	plan_replay_setup_free(&su);
 }

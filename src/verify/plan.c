@@ -7,6 +7,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "engine/server_env.h"
+#include "verify/answers.h"
 #include "verify/verify_internal.h"
 
 extern char **environ;
@@ -252,4 +253,25 @@ int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n
 		}
 	}
 	return 0;
+}
+
+void plan_replay_setup(const struct vctx *c, const struct scratch *sc, struct replay_setup *out)
+{
+	memset(out, 0, sizeof *out);
+	struct relocation rl = {c->scope, sc->ws};
+	out->argv = plan_argv(c, &rl);
+	out->cwd = plan_cwd(c, &rl, sc->ws);
+	plan_env(c, &rl, &out->env, &out->missing);
+	fold_roots(c, sc->ws, sc->tmp, out->roots);
+	out->answers = answers_build(c->t, &c->m, &rl, out->roots);
+}
+
+void plan_replay_setup_free(struct replay_setup *s)
+{
+	plan_strv_free(s->argv);
+	plan_strv_free(s->env);
+	free(s->missing);
+	free(s->cwd);
+	answers_free(s->answers);
+	memset(s, 0, sizeof *s);
 }

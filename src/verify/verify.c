@@ -188,10 +188,8 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 	}
 	c->v[k].ms_restore += (double)(time_mono_ns() - t0) / 1e6;
 	struct relocation rl = {c->scope, sc->ws};
-	char **argv = plan_argv(c, &rl);
-	char *cwd = plan_cwd(c, &rl, sc->ws);
-	char **env = NULL, *missing = NULL;
-	plan_env(c, &rl, &env, &missing);
+	struct replay_setup su;
+	plan_replay_setup(c, sc, &su);
 	struct replay_frame *pre;
 	size_t npre;
 	plan_handshake(c, x->req_seq, &rl, &pre, &npre);
@@ -205,16 +203,13 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 	target.bytes = buf_take(&tb);
 	target.await = x->id;
 	target.turn = (int)k;
-	struct fold_root roots[7];
-	fold_roots(c, sc->ws, sc->tmp, roots);
-	struct answers *ans = answers_build(c->t, &c->m, &rl, roots);
 	/* The server's requests during this call are answered first with what the client
 	 * answered during it. */
-	answers_prefer(ans, x->req_seq, x->resp_seq >= 0 ? x->resp_seq : INT64_MAX);
+	answers_prefer(su.answers, x->req_seq, x->resp_seq >= 0 ? x->resp_seq : INT64_MAX);
 	struct replay_spec sp = {
-		.argv = argv,
-		.cwd = cwd,
-		.env = env,
+		.argv = su.argv,
+		.cwd = su.cwd,
+		.env = su.env,
 		.launcher = c->o->launcher,
 		.scope = sc->ws,
 		.tmpdir = sc->tmp,
@@ -222,7 +217,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		.pre = pre,
 		.npre = npre,
 		.target = target,
-		.answers = ans,
+		.answers = su.answers,
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
 	};
@@ -239,11 +234,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		scratch_invalidate(sc); /* what it changed is not worth tracking down */
 	plan_frames_free(pre, npre);
 	replay_frame_free(&target);
-	answers_free(ans);
-	plan_strv_free(argv);
-	plan_strv_free(env);
-	free(missing);
-	free(cwd);
+	plan_replay_setup_free(&su);
 }
 
 /* Phase 1 job: the first isolated replay of turn k, kept in c->iso[k]. */

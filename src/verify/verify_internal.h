@@ -115,6 +115,15 @@ int plan_env(const struct vctx *c, const struct relocation *rl, char ***env, cha
 /* 1 when the gate (or the console) refused the request at seq: it never reached the server;
  * why gets a description. */
 int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n);
+/* What every replay of this trace in scratch sc starts the server with: the command, cwd and
+ * environment moved to sc, the folding roots, and the record's client answers. */
+struct replay_setup {
+	char **argv, *cwd, **env, *missing;
+	struct fold_root roots[7];
+	struct answers *answers;
+};
+void plan_replay_setup(const struct vctx *c, const struct scratch *sc, struct replay_setup *out);
+void plan_replay_setup_free(struct replay_setup *s);
 void plan_frames_free(struct replay_frame *f, size_t n);
 void plan_strv_free(char **v);
 
