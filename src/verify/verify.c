@@ -469,6 +469,10 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 			    "the result differs, and the replayed server asked the client %s, which the record holds no "
 			    "answer to (the replay did not have the client the call had)",
 			    p->answer_missing_method);
+	} else if (c->outside[k]) {
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "WORKSPACE_CHANGED_OUTSIDE",
+			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)), "the result differs, and %s",
+			    c->outside[k]);
 	} else if (c->env_missing) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_ENVIRONMENT_UNAVAILABLE",
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
@@ -743,6 +747,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	}
 	if ((rc = build_context(&c, e)) != 0)
 		goto out;
+	plan_outside_changes(&c);
 	size_t nt = c.m.nturns;
 	c.v = xcalloc(nt + 1, sizeof *c.v);
 	c.is_error = xcalloc(nt + 1, sizeof *c.is_error);
@@ -821,6 +826,9 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	free(c.is_error);
 	free(c.iso);
 	free(c.seq);
+	for (size_t k = 0; k < nt; k++)
+		free(c.outside[k]);
+	free(c.outside);
 out:
 	plan_strv_free(c.argv);
 	free(c.cwd);
