@@ -581,7 +581,6 @@ struct pool {
 	int njobs;
 	atomic_int next;
 	unsigned char *decided; /* per turn: precheck decided it */
-	struct worker *seqw;    /* the in-order pass's */
 };
 
 struct worker_arg {
@@ -602,10 +601,10 @@ static void *worker_main(void *arg)
 		if (p->phase == 1 && j == 0) {
 			if (c->o->order == VERIFY_ORDER_ISOLATED)
 				c->seq_skipped = "--order isolated";
-			else if (!p->seqw->store_ok)
+			else if (!wa->w->store_ok)
 				c->seq_skipped = "the snapshot store cannot be opened";
 			else
-				inorder_run(c, p->seqw);
+				inorder_run(c, wa->w); /* in this worker's scratch, which its isolated jobs reuse */
 			continue;
 		}
 		size_t k = p->phase == 1 ? (size_t)(j - 1) : (size_t)j;
@@ -766,12 +765,8 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		struct worker *w = &p.workers[i];
 		w->store_ok = snap_store_open(c.state_dir, NULL, &w->st, &w->store_err) == 0;
 	}
-	/* The in-order pass has a worker of its own (its scratch holds the warm server's tree);
-	 * it is phase 1's first job, so with -j 1 it runs before the isolated replays, and with
-	 * more beside them. */
-	struct worker seqw = {0};
-	seqw.store_ok = snap_store_open(c.state_dir, NULL, &seqw.st, &seqw.store_err) == 0;
-	p.seqw = &seqw;
+	/* The in-order pass is phase 1's first job: with -j 1 it runs before the isolated
+	 * replays, with more beside them, in the scratch of the worker that takes it. */
 	run_phase(&p, 1, jobs);
 	run_phase(&p, 2, jobs);
 	judge_dependencies(&c);
@@ -784,12 +779,6 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		}
 		snap_store_close(w->st);
 	}
-	if (seqw.sc_open) {
-		c.full_restores += seqw.sc.full_restores;
-		c.partial_restores += seqw.sc.partial_restores;
-		scratch_close(&seqw.sc);
-	}
-	snap_store_close(seqw.st);
 	free(p.workers);
 	free(p.decided);
 	pthread_mutex_destroy(&c.mu);
