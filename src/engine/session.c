@@ -19,6 +19,7 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_supervisor.h"
 #include "engine/server_env.h"
+#include "engine/witness.h"
 #include "engine/session_internal.h"
 #include "engine/trace_writer.h"
 
@@ -369,6 +370,7 @@ void session_unref(struct session *s)
 {
 	if (--s->open_handles == 0) {
 		session_gate_free(s);
+		witness_free(s->o.witness); /* after the gate (its capture reads it) and the supervisor */
 		for (int d = 0; d < 2; d++)
 			framer_done(&s->fr[d]);
 		pthread_mutex_destroy(&s->inbox_mu);
@@ -584,11 +586,13 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	*out = NULL;
 	if (!o->argv || !o->argv[0]) {
 		turn_gate_free(o->gate);
+		witness_free(o->witness);
 		return err_set(e, BELAY_EUSAGE, "no server command given");
 	}
 	char *exe = fs_which(o->argv[0]);
 	if (!exe) {
 		turn_gate_free(o->gate);
+		witness_free(o->witness);
 		return err_set(e, BELAY_ENOTFOUND, "server command not found: %s", o->argv[0]);
 	}
 
@@ -668,6 +672,8 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			.deny_network = sandbox_spawn_denies_network(sp.priv),
 			.turn_seq = &s->turn_seq,
 			.report_writes = o->report_writes,
+			.on_write = o->witness ? witness_note_cb : NULL,
+			.write_ctx = o->witness,
 			.post = session_post,
 			.ctx = s,
 		};

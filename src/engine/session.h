@@ -54,6 +54,9 @@ struct session_opts {
 	const struct session_observer *obs;
 	const struct sandbox_spec *sandbox; /* NULL: run the server uncontained */
 	struct turn_gate *gate;             /* NULL: no pre-state capture (taken, also on failure) */
+	struct witness *witness;  /* what the contained processes were let write (taken, also on
+				   * failure, like gate; may be NULL): the supervisor notes into it,
+				   * the gate's captures read it (engine/witness.h) */
 	const char *launcher;     /* path of the belay binary used as the sandbox launcher */
 	const char *state_dir;    /* recorded so verify finds the pre-states (may be NULL) */
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */

@@ -137,6 +137,7 @@ struct gate_state {
 	cJSON *tools;            /* tool name -> annotations, from the latest tools/list result */
 	cJSON *last_handle;      /* the most recent captured pre-state */
 	int64_t last_handle_seq;
+	int shared_said; /* the workspace_shared record was written */
 	int closing;
 	int warming;      /* the warm-up job runs; captures wait */
 	uint64_t next_hold;
@@ -318,6 +319,14 @@ static void capture_done(uv_work_t *w, int status)
 		cJSON_AddStringToObject(h, "source", "turn-gate");
 	}
 	const char *st = jx_str(h, "status");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(h, "workspace_shared")) && !g->shared_said) {
+		/* Another belay records this workspace too: say so once (the observers tell the user). */
+		g->shared_said = 1;
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddStringToObject(f, "what", "another belay is recording this workspace");
+		cJSON_AddNumberToObject(f, "since_request_seq", (double)it->seq);
+		session_record(s, "workspace_shared", f);
+	}
 	if (st && !strcmp(st, "present")) {
 		cJSON_Delete(g->last_handle);
 		g->last_handle = cJSON_Duplicate(h, 1);

@@ -17,6 +17,7 @@
 #include "engine/approvals.h"
 #include "engine/prestate.h"
 #include "engine/session.h"
+#include "engine/witness.h"
 #include "gate/gate.h"
 #include "index/runidx.h"
 #include "index/store_writer.h"
@@ -29,6 +30,7 @@ struct runner {
 	struct approvals *approvals;
 	struct store_writer *sw;
 	struct session_observer obs;
+	struct witness *witness; /* what the server was let write, between captures */
 	char *trace_path, *run_id, *state_dir, *trace_dir;
 	int ended, exit_code;
 };
@@ -38,6 +40,9 @@ static void on_record(void *ctx, struct session *s, int64_t seq, const char *kin
 	struct runner *r = ctx;
 	(void)s;
 	(void)seq;
+	if (!strcmp(kind, "workspace_shared") && r->cfg.report)
+		r->cfg.report(r->cfg.ctx, "another belay started recording this workspace: calls of either that overlap "
+					  "the other's writes will be UNVERIFIED (WORKSPACE_CHANGED_OUTSIDE)");
 	/* Once containment is up, approvals from inside the sandbox are refused by namespace. */
 	if (r->approvals && !strcmp(kind, "sandbox") && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fields, "ok")))
 		approvals_set_sandbox(r->approvals, jx_str(cJSON_GetObjectItemCaseSensitive(fields, "layers"), "userns"));
@@ -120,6 +125,13 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		/* Every tools/call waits for its pre-state (snapshots in the state dir). */
 		if ((rc = prestate_gate_new(r->state_dir, r->spec.scope, &gate, e)) != 0)
 			goto fail;
+		/* Changes in the workspace that the server did not make are named in the pre-states
+		 * (another belay's server, the user, the agent's own tools). */
+		r->witness = witness_new(r->spec.scope);
+		prestate_gate_set_witness(gate, r->witness);
+		if (prestate_gate_shared(gate) && cfg->report)
+			cfg->report(cfg->ctx, "another belay is already recording this workspace: calls of either that "
+					      "overlap the other's writes will be UNVERIFIED (WORKSPACE_CHANGED_OUTSIDE)");
 	}
 	if (mode != TURN_GATE_OFF) {
 		if (!gate)
@@ -177,12 +189,14 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		.sandbox = r->contained ? &r->spec : NULL,
 		.launcher = paths_self_exe(),
 		.gate = gate,
+		.witness = r->witness,
 		.state_dir = r->state_dir,
 		.stderr_fd = cfg->stderr_fd,
 		.trace_tap = r->sw ? store_writer_tap : NULL,
 		.trace_tap_ctx = r->sw,
 	};
-	gate = NULL; /* the session owns it now, even when it fails */
+	gate = NULL; /* the session owns it (and the witness) now, even when it fails */
+	r->witness = NULL;
 	if ((rc = session_start(loop, &so, cin, cout, &r->session, e)) != 0)
 		goto fail;
 	const char *tp = session_trace_path(r->session);
@@ -207,6 +221,7 @@ fail:
 		endpoint_close(cout);
 	if (gate)
 		turn_gate_free(gate);
+	witness_free(r->witness);
 	gate_policy_free(gpol);
 	store_writer_close(r->sw, NULL);
 	runner_discard(r);

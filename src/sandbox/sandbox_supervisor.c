@@ -144,10 +144,11 @@ struct call {
 	int unresolved; /* a path argument could not be read or resolved */
 };
 
-/* Notes an allowed write-intent path for the write_intent record (inside the scope only). */
+/* Notes an allowed write-intent path for the write_intent record and the write witness
+ * (inside the scope only). */
 static void note_write(struct call *c, const char *key, const char *res)
 {
-	if (!c->s->o.report_writes || c->nw == 2)
+	if ((!c->s->o.report_writes && !c->s->o.on_write) || c->nw == 2)
 		return;
 	const char *scope = c->s->scope;
 	size_t n = strlen(scope);
@@ -560,6 +561,11 @@ static void handle(struct sandbox_supervisor *s, struct seccomp_notif *req, stru
 		post_denial(s, rec, c.err);
 	} else {
 		cJSON_Delete(rec);
+		if (s->o.on_write) {
+			int moved = !strncmp(sandbox_syscall_name(req->data.nr), "rename", 6);
+			for (int i = 0; i < c.nw; i++)
+				s->o.on_write(s->o.write_ctx, c.wpath[i], moved);
+		}
 		if (s->o.report_writes)
 			post_write_intent(s, &c);
 		resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

@@ -37,6 +37,11 @@ struct sandbox_supervisor_opts {
 	 * reported. Paths are resolved as the supervisor sees them when the call traps; see
 	 * docs/THREAT_MODEL.md for what that can miss. */
 	int report_writes;
+	/* Optional, supervisor thread: every path inside the scope a write-intent call let
+	 * through names (tree: a rename's source or target, its subtree moved), for the proxy's
+	 * check of changes nobody contained made (engine/witness.h). No record is written. */
+	void (*on_write)(void *ctx, const char *path, int tree);
+	void *write_ctx;
 	sandbox_post_fn post;
 	void *ctx;
 };

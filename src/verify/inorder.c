@@ -5,7 +5,9 @@
  * for verify.c to judge. One pass over the session, whatever the number of turns: the state a
  * turn depends on is rebuilt by the calls before it, never by re-running prefixes.
  *
- * Runs on one worker thread with its own scratch workspace. A step the server does not answer
+ * Runs on one worker thread, in that worker's scratch workspace (left exactly known when the
+ * server wrote nothing after the last effect, so the worker's isolated replays continue from
+ * it by undo + delta). A step the server does not answer
  * (timeout, exit) ends the pass: the turns after it are not reached and are judged without it
  * (c->seq_stop says why). See verify_internal.h. */
 #include <stdio.h>
@@ -150,25 +152,20 @@ void inorder_run(struct vctx *c, struct worker *w)
 	struct relocation rl = {c->scope, sc->ws};
 	struct ictx ic = {.c = c, .w = w, .last_turn = last};
 	plan_session_steps(c, &rl, &ic.steps, &ic.nsteps);
-	char **argv = plan_argv(c, &rl);
-	char *cwd = plan_cwd(c, &rl, sc->ws);
-	char **env = NULL, *missing = NULL;
-	plan_env(c, &rl, &env, &missing);
-	struct fold_root roots[7];
-	fold_roots(c, sc->ws, sc->tmp, roots);
-	struct answers *ans = answers_build(c->t, &c->m, &rl, roots);
+	struct replay_setup su;
+	plan_replay_setup(c, sc, &su);
 	struct replay_hooks hooks = {.before = before, .after = after, .ctx = &ic};
 	struct replay_spec sp = {
-		.argv = argv,
-		.cwd = cwd,
-		.env = env,
+		.argv = su.argv,
+		.cwd = su.cwd,
+		.env = su.env,
 		.launcher = c->o->launcher,
 		.scope = sc->ws,
 		.tmpdir = sc->tmp,
 		.network = SANDBOX_NET_DENY,
 		.pre = ic.steps,
 		.npre = ic.nsteps,
-		.answers = ans,
+		.answers = su.answers,
 		.hooks = &hooks,
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
@@ -185,14 +182,15 @@ void inorder_run(struct vctx *c, struct worker *w)
 	sc->keep_tmp = 0;
 	if (rr.cause && !c->seq_stop[0])
 		snprintf(c->seq_stop, sizeof c->seq_stop, "%s", rr.detail);
-	/* The next user of this scratch must not trust what the warm server left behind. */
-	scratch_invalidate(sc);
+	/* The next user of this scratch (the worker's isolated replays) may trust it only when
+	 * the server left nothing behind after the last effect was taken. */
+	struct snap_paths late = {0};
+	const char *why = NULL;
+	if (!rr.contained_gone || scratch_dirty(sc, &late, &why) != 0 || late.n)
+		scratch_invalidate(sc);
+	snap_paths_free(&late);
 	c->seq_ran = 1;
 	replay_result_free(&rr);
-	answers_free(ans);
 	plan_frames_free(ic.steps, ic.nsteps);
-	plan_strv_free(argv);
-	plan_strv_free(env);
-	free(missing);
-	free(cwd);
+	plan_replay_setup_free(&su);
 }

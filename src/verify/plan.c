@@ -5,8 +5,10 @@
 
 #include "common/buf.h"
 #include "common/jsonx.h"
+#include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "engine/server_env.h"
+#include "verify/answers.h"
 #include "verify/verify_internal.h"
 
 extern char **environ;
@@ -252,4 +254,79 @@ int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n
 		}
 	}
 	return 0;
+}
+
+void plan_replay_setup(const struct vctx *c, const struct scratch *sc, struct replay_setup *out)
+{
+	memset(out, 0, sizeof *out);
+	struct relocation rl = {c->scope, sc->ws};
+	out->argv = plan_argv(c, &rl);
+	out->cwd = plan_cwd(c, &rl, sc->ws);
+	plan_env(c, &rl, &out->env, &out->missing);
+	fold_roots(c, sc->ws, sc->tmp, out->roots);
+	out->answers = answers_build(c->t, &c->m, &rl, out->roots);
+}
+
+void plan_replay_setup_free(struct replay_setup *s)
+{
+	plan_strv_free(s->argv);
+	plan_strv_free(s->env);
+	free(s->missing);
+	free(s->cwd);
+	answers_free(s->answers);
+	memset(s, 0, sizeof *s);
+}
+
+static int64_t iso_ns(const char *t)
+{
+	struct timespec ts;
+	if (!t || !*t || time_parse_iso8601(t, &ts) != 0)
+		return -1;
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void plan_outside_changes(struct vctx *c)
+{
+	c->outside = xcalloc(c->m.nturns + 1, sizeof *c->outside);
+	for (size_t k = 0; k < c->m.nturns; k++) {
+		const struct exchange *x = &c->m.ex[c->m.turns[k]];
+		const struct trace_record *r = plan_frame_rec(c, x->req_frame);
+		const cJSON *h = r ? r->state_handle : NULL;
+		const cJSON *oc = h ? cJSON_GetObjectItemCaseSensitive(h, "outside_changes") : NULL;
+		const char *since = oc ? jx_str(oc, "since") : NULL;
+		if (!since)
+			continue;
+		/* The turns that ran between the capture of `since` and this one's. */
+		int64_t from = -1;
+		for (size_t j = 0; j < k && from < 0; j++) {
+			const struct exchange *y = &c->m.ex[c->m.turns[j]];
+			const struct trace_record *ry = plan_frame_rec(c, y->req_frame);
+			const char *hj = ry && ry->state_handle ? jx_str(ry->state_handle, "handle") : NULL;
+			if (hj && !strcmp(hj, since))
+				from = y->req_seq;
+		}
+		const cJSON *tmin = cJSON_GetObjectItemCaseSensitive(oc, "ctime_min_ns");
+		int all_timed = cJSON_IsNumber(tmin) && cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(oc, "no_time")) == 0;
+		double first_change = all_timed ? tmin->valuedouble : 0;
+		struct buf what = {0};
+		const cJSON *paths = cJSON_GetObjectItemCaseSensitive(oc, "paths");
+		int np = 0;
+		for (const cJSON *p = paths ? paths->child : NULL; p; p = p->next, np++)
+			if (np < 4)
+				buf_printf(&what, "%s%s", np ? ", " : "", cJSON_IsString(p) ? p->valuestring : "(a path)");
+		int count = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(oc, "count"));
+		for (size_t j = 0; j < k; j++) {
+			const struct exchange *y = &c->m.ex[c->m.turns[j]];
+			if (from < 0 || y->req_seq < from || c->outside[j])
+				continue;
+			/* Every change came after this call was answered: it cannot have seen them. */
+			int64_t answered = y->resp_seq >= 0 ? iso_ns(y->t_resp) : -1;
+			if (all_timed && answered >= 0 && first_change > (double)answered)
+				continue;
+			c->outside[j] = xasprintf("%d path(s) of the workspace changed while the call ran, made by no process "
+						  "in its sandbox (another belay's server, the user, the agent's own tools): %s%s",
+						  count, buf_cstr(&what), count > 4 ? ", ..." : "");
+		}
+		buf_free(&what);
+	}
 }

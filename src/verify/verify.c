@@ -193,10 +193,8 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 	}
 	c->v[k].ms_restore += (double)(time_mono_ns() - t0) / 1e6;
 	struct relocation rl = {c->scope, sc->ws};
-	char **argv = plan_argv(c, &rl);
-	char *cwd = plan_cwd(c, &rl, sc->ws);
-	char **env = NULL, *missing = NULL;
-	plan_env(c, &rl, &env, &missing);
+	struct replay_setup su;
+	plan_replay_setup(c, sc, &su);
 	struct replay_frame *pre;
 	size_t npre;
 	plan_handshake(c, x->req_seq, &rl, &pre, &npre);
@@ -210,16 +208,13 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 	target.bytes = buf_take(&tb);
 	target.await = x->id;
 	target.turn = (int)k;
-	struct fold_root roots[7];
-	fold_roots(c, sc->ws, sc->tmp, roots);
-	struct answers *ans = answers_build(c->t, &c->m, &rl, roots);
 	/* The server's requests during this call are answered first with what the client
 	 * answered during it. */
-	answers_prefer(ans, x->req_seq, x->resp_seq >= 0 ? x->resp_seq : INT64_MAX);
+	answers_prefer(su.answers, x->req_seq, x->resp_seq >= 0 ? x->resp_seq : INT64_MAX);
 	struct replay_spec sp = {
-		.argv = argv,
-		.cwd = cwd,
-		.env = env,
+		.argv = su.argv,
+		.cwd = su.cwd,
+		.env = su.env,
 		.launcher = c->o->launcher,
 		.scope = sc->ws,
 		.tmpdir = sc->tmp,
@@ -227,7 +222,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		.pre = pre,
 		.npre = npre,
 		.target = target,
-		.answers = ans,
+		.answers = su.answers,
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
 	};
@@ -244,11 +239,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		scratch_invalidate(sc); /* what it changed is not worth tracking down */
 	plan_frames_free(pre, npre);
 	replay_frame_free(&target);
-	answers_free(ans);
-	plan_strv_free(argv);
-	plan_strv_free(env);
-	free(missing);
-	free(cwd);
+	plan_replay_setup_free(&su);
 }
 
 /* Phase 1 job: the first isolated replay of turn k, kept in c->iso[k]. */
@@ -487,6 +478,10 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 			    "the result differs, and the replayed server asked the client %s, which the record holds no "
 			    "answer to (the replay did not have the client the call had)",
 			    p->answer_missing_method);
+	} else if (c->outside[k]) {
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "WORKSPACE_CHANGED_OUTSIDE",
+			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)), "the result differs, and %s",
+			    c->outside[k]);
 	} else if (c->env_missing) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_ENVIRONMENT_UNAVAILABLE",
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
@@ -595,7 +590,6 @@ struct pool {
 	int njobs;
 	atomic_int next;
 	unsigned char *decided; /* per turn: precheck decided it */
-	struct worker *seqw;    /* the in-order pass's */
 };
 
 struct worker_arg {
@@ -616,10 +610,10 @@ static void *worker_main(void *arg)
 		if (p->phase == 1 && j == 0) {
 			if (c->o->order == VERIFY_ORDER_ISOLATED)
 				c->seq_skipped = "--order isolated";
-			else if (!p->seqw->store_ok)
+			else if (!wa->w->store_ok)
 				c->seq_skipped = "the snapshot store cannot be opened";
 			else
-				inorder_run(c, p->seqw);
+				inorder_run(c, wa->w); /* in this worker's scratch, which its isolated jobs reuse */
 			continue;
 		}
 		size_t k = p->phase == 1 ? (size_t)(j - 1) : (size_t)j;
@@ -767,6 +761,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	}
 	if ((rc = build_context(&c, e)) != 0)
 		goto out;
+	plan_outside_changes(&c);
 	size_t nt = c.m.nturns;
 	c.v = xcalloc(nt + 1, sizeof *c.v);
 	c.is_error = xcalloc(nt + 1, sizeof *c.is_error);
@@ -785,12 +780,8 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		struct worker *w = &p.workers[i];
 		w->store_ok = snap_store_open(c.state_dir, NULL, &w->st, &w->store_err) == 0;
 	}
-	/* The in-order pass has a worker of its own (its scratch holds the warm server's tree);
-	 * it is phase 1's first job, so with -j 1 it runs before the isolated replays, and with
-	 * more beside them. */
-	struct worker seqw = {0};
-	seqw.store_ok = snap_store_open(c.state_dir, NULL, &seqw.st, &seqw.store_err) == 0;
-	p.seqw = &seqw;
+	/* The in-order pass is phase 1's first job: with -j 1 it runs before the isolated
+	 * replays, with more beside them, in the scratch of the worker that takes it. */
 	run_phase(&p, 1, jobs);
 	run_phase(&p, 2, jobs);
 	judge_dependencies(&c);
@@ -803,12 +794,6 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		}
 		snap_store_close(w->st);
 	}
-	if (seqw.sc_open) {
-		c.full_restores += seqw.sc.full_restores;
-		c.partial_restores += seqw.sc.partial_restores;
-		scratch_close(&seqw.sc);
-	}
-	snap_store_close(seqw.st);
 	free(p.workers);
 	free(p.decided);
 	pthread_mutex_destroy(&c.mu);
@@ -845,6 +830,9 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	free(c.is_error);
 	free(c.iso);
 	free(c.seq);
+	for (size_t k = 0; k < nt; k++)
+		free(c.outside[k]);
+	free(c.outside);
 out:
 	plan_strv_free(c.argv);
 	free(c.cwd);

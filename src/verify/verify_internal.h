@@ -64,6 +64,8 @@ struct vctx {
 	char *recorded_protocol; /* from the recorded initialize response */
 	const cJSON *env_record; /* the server's recorded environment (borrowed), NULL: not recorded */
 	char *env_missing;       /* withheld variables verify cannot supply (owned), or NULL */
+	char **outside;          /* per turn: the workspace changed outside the sandbox while it ran
+				  * (a description, owned), or NULL */
 	struct turn_verdict *v;  /* one per turn */
 	int *is_error;           /* per turn: the judged reply isError (1), not (0), unknown (-1) */
 	struct pass_obs *iso;    /* per turn: the first isolated replay */
@@ -115,8 +117,21 @@ int plan_env(const struct vctx *c, const struct relocation *rl, char ***env, cha
 /* 1 when the gate (or the console) refused the request at seq: it never reached the server;
  * why gets a description. */
 int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n);
+/* What every replay of this trace in scratch sc starts the server with: the command, cwd and
+ * environment moved to sc, the folding roots, and the record's client answers. */
+struct replay_setup {
+	char **argv, *cwd, **env, *missing;
+	struct fold_root roots[7];
+	struct answers *answers;
+};
+void plan_replay_setup(const struct vctx *c, const struct scratch *sc, struct replay_setup *out);
+void plan_replay_setup_free(struct replay_setup *s);
 void plan_frames_free(struct replay_frame *f, size_t n);
 void plan_strv_free(char **v);
+
+/* Which turns ran while someone outside the sandbox changed the workspace: fills c->outside
+ * from the pre-states' "outside_changes" (prestate.h). */
+void plan_outside_changes(struct vctx *c);
 
 /*==== effect.c ====*/
 /* The effect of a replay relative to the pre-state `handle` (see verify.c). live: the

@@ -2,6 +2,8 @@
 #include "ts_session.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,5 +114,59 @@ struct ts_played ts_play_named(const char *root, const char *tag, const char *na
 	struct ts_played p = ts_play(root, tag, script, server, prep, NULL);
 	free(script);
 	free(path);
+	return p;
+}
+
+/* 1 once `belay trace show` of the one trace in tdir names `what`. */
+static int trace_names(const char *tdir, const char *what)
+{
+	char *t = ts_find_trace(tdir);
+	if (!t)
+		return 0;
+	int hit = ts_sh("%s trace show %s 2>/dev/null | grep -q '%s'", BELAY_BIN, t, what) == 0;
+	free(t);
+	return hit;
+}
+
+struct ts_played ts_play_gated(const char *rootdir, const char *tag, const char *calls, const char *edit)
+{
+	struct ts_played p = {0};
+	char *root = fs_join(rootdir, tag);
+	p.ws = fs_join(root, "project");
+	p.state = fs_join(root, "state");
+	char *tdir = fs_join(root, "traces"), *gate = fs_join(root, "gate"), *script = fs_join(root, "script.json");
+	cr_assert_eq(ts_sh("mkdir -p %s %s %s && printf 'before\\n' > %s/notes.txt", p.ws, p.state, tdir, p.ws), 0);
+	char *s = xasprintf("{\"cwd\":\"%s\",\"calls\":%s}", p.ws, calls);
+	ts_write_file(script, s, strlen(s));
+	char *client = xasprintf("%s/tests/peers/session-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, script, "--", BELAY_BIN, "proxy", "--scope", p.ws, "--state", p.state,
+			      "--trace-dir", tdir, "--", "python3", BELAY_SOURCE_DIR "/tests/fixtures/stateful_server.py", p.ws,
+			      gate, NULL};
+	struct ts_out o;
+	int fds[3];
+	pid_t pid = ts_spawn(argv, NULL, NULL, &o, fds);
+	cr_assert_gt(pid, 0);
+	close(fds[0]);
+	int seen = 0;
+	for (int i = 0; i < 3000 && !(seen = trace_names(tdir, "gated_read")); i++)
+		usleep(10 * 1000);
+	cr_assert(seen, "the gated call was never recorded");
+	char *line = ts_with_ws(edit, p.ws);
+	cr_assert_eq(ts_sh("%s && touch %s", line, gate), 0, "%s", line);
+	while (ts_read_some(fds[1], &o.out, &o.out_len) || ts_read_some(fds[2], &o.err, &o.err_len))
+		;
+	ts_reap(pid, &o);
+	cr_assert_eq(o.status, 0, "the session client failed: %s", o.err);
+	p.client_out = xstrdup(o.out ? o.out : "");
+	p.trace = ts_find_trace(tdir);
+	cr_assert_not_null(p.trace);
+	ts_out_free(&o);
+	free(line);
+	free(client);
+	free(s);
+	free(script);
+	free(gate);
+	free(tdir);
+	free(root);
 	return p;
 }

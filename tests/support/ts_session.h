@@ -19,6 +19,12 @@ struct ts_played ts_play(const char *root, const char *tag, const char *script, 
 /* The same with tests/peers/sessions/NAME.json as the script. */
 struct ts_played ts_play_named(const char *root, const char *tag, const char *name, const char *const *server,
 			       const char *prep);
+/* Plays `calls` (a JSON array of {"tool", "arguments"}) against tests/fixtures/
+ * stateful_server.py with a gate file, and while its first gated_read call waits (after belay
+ * recorded it, so after its pre-state was taken) runs `edit` (a shell line, "@WS@" for the
+ * project directory) as someone outside the sandbox, then opens the gate. notes.txt starts as
+ * "before". */
+struct ts_played ts_play_gated(const char *root, const char *tag, const char *calls, const char *edit);
 void ts_played_free(struct ts_played *p);
 /* s with every @WS@ replaced by ws (new string). */
 char *ts_with_ws(const char *s, const char *ws);

@@ -639,6 +639,15 @@ static void s_session_order_diverged(void)
 	ts_played_free(&p);
 }
 
+static void s_workspace_changed_outside(void)
+{
+	/* The user edits the file a call is reading, after its pre-state was taken. */
+	struct ts_played p = ts_play_gated(dir, "outside", "[{\"tool\":\"gated_read\"},{\"tool\":\"count\"}]",
+					   "printf 'after\\n' > @WS@/notes.txt");
+	produce_played(&p, 0, "UNVERIFIED", "WORKSPACE_CHANGED_OUTSIDE");
+	ts_played_free(&p);
+}
+
 /*==== declarations ====*/
 
 static void s_effect_not_declared(void)
@@ -816,6 +825,7 @@ static const struct {
 	{"REPLAY_CLIENT_ANSWER_MISSING", s_client_answer_missing},
 	{"REPLAY_ENVIRONMENT_UNAVAILABLE", s_environment_unavailable},
 	{"SESSION_ORDER_DIVERGED", s_session_order_diverged},
+	{"WORKSPACE_CHANGED_OUTSIDE", s_workspace_changed_outside},
 	{"RESULT_NOT_RECORDED", s_result_not_recorded},
 	{"RESULT_NONDETERMINISTIC_CLOCK", s_clock},
 	{"RESULT_NONDETERMINISTIC_RANDOM", s_random},

@@ -81,6 +81,17 @@ static int assert_honest(const char *name, const cJSON *v)
 	return turns;
 }
 
+/* Every write of an honest session was the server's own: no pre-state names a change that no
+ * contained process made. */
+static void assert_no_outside_changes(const struct ts_played *p)
+{
+	size_t len;
+	char *text = ts_read_file(p->trace, &len);
+	cr_assert_null(strstr(text, "outside_changes"), "a write of the server itself was taken for someone else's");
+	cr_assert_null(strstr(text, "workspace_shared"));
+	free(text);
+}
+
 static const char *const everything[] = {"node", "PEERS/@modelcontextprotocol/server-everything/dist/index.js", NULL};
 static const char *const filesystem[] = {"node", "PEERS/@modelcontextprotocol/server-filesystem/dist/index.js", "@WS@",
 					 NULL};
@@ -108,6 +119,7 @@ Test(real, server_everything_every_tool_is_honest)
 Test(real, server_filesystem_with_refused_paths_is_honest)
 {
 	struct ts_played p = ts_play_named(dir, "fs", "filesystem", filesystem, "printf 'outside\\n' > @WS@/../outside.txt");
+	assert_no_outside_changes(&p);
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-filesystem", v);
 	cJSON_Delete(v);
@@ -118,6 +130,7 @@ Test(real, server_memory_with_its_file_in_the_workspace_is_honest)
 {
 	struct ts_played p = ts_play_named(dir, "memory", "memory", memory, NULL);
 	cr_assert_eq(ts_sh("test -s %s/memory.jsonl", p.ws), 0, "the memory file is in the workspace");
+	assert_no_outside_changes(&p);
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-memory", v);
 	cJSON_Delete(v);
