@@ -251,7 +251,7 @@ static int check_dest(struct call *c, const struct addr *a, int index)
 		return A_REFUSE;
 	}
 	case AK_ABSTRACT:
-		if (deny && abstract_listening(c->req->pid, a->text))
+		if (deny && c->s->private_netns && abstract_listening(c->req->pid, a->text))
 			return A_CONTINUE;
 		addr_denial(c, deny ? "not_listening_in_sandbox" : "abstract_socket", a, NULL, index);
 		c->err = deny ? ECONNREFUSED : EPERM;
@@ -432,7 +432,7 @@ static int connect_unix(struct call *c, int sock, const struct addr *a)
 		 * any other name is the host's (or nobody's) and the kernel would answer
 		 * ECONNREFUSED, which we answer too, naming the attempt. Under allow only
 		 * Landlock's scope separates the two, so every connect is refused by name. */
-		if (deny && abstract_listening(c->req->pid, a->text))
+		if (deny && c->s->private_netns && abstract_listening(c->req->pid, a->text))
 			return perform_connect(c, sock, &a->ss, a->len);
 		addr_denial(c, deny ? "not_listening_in_sandbox" : "abstract_socket", a, NULL, -1);
 		c->err = deny ? ECONNREFUSED : EPERM;

@@ -389,6 +389,7 @@ static int handshake(struct sandbox_supervisor *s)
 	ssize_t ln = readlink(link, s->userns, sizeof s->userns - 1);
 	s->userns[ln > 0 ? ln : 0] = '\0';
 	take_view(s, layers);
+	s->private_netns = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(layers, "network_namespace"));
 	if (layers)
 		cJSON_AddStringToObject(layers, "userns", s->userns);
 	atomic_store(&s->ready, 1);

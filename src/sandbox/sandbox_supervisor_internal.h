@@ -34,6 +34,7 @@ struct sandbox_supervisor {
 	unsigned long nintents; /* write_intent records posted (supervisor thread only) */
 	int overflowed;
 	struct sandbox_view view; /* the server's filesystem view (from the launcher) */
+	int private_netns;        /* the sandbox has a network namespace of its own */
 	int *zone_fd;             /* per view zone: an O_PATH fd of a writable zone in that view, or -1 */
 	sb_decider by_nr[SB_MAX_NR];
 	const char *name_by_nr[SB_MAX_NR];
