@@ -8,9 +8,10 @@
  *     (~/.ssh, ~/.aws, ...), as listed by belay (sandbox_conceal.c), are mounted over with
  *     empty read-only directories (or, for a file, with /dev/null's empty content);
  *   - what the run needs from beneath those stays visible: the scope and the private temp
- *     dir (writable), the working directory, the server's own directory and every
- *     `--expose`d path (read-only) are cloned before the covering mounts and put back on
- *     top of them ("holes");
+ *     dir (writable), the working directory, the server's own directory, belay's own, every path in the
+ *     host's /tmp or /dev/shm its command line names exactly, and every `--expose`d path
+ *     (read-only) are cloned before the covering mounts and put back on top of them
+ *     ("holes");
  *   - /dev/pts is a private devpts instance (the host's terminals are absent) and /dev/ptmx
  *     its multiplexer;
  *   - belay's state directory vanishes under an empty tmpfs;
@@ -306,6 +307,26 @@ int launch_mounts(struct launch *l)
 			add_hole(&p, exe, 0);
 		}
 		free(exe);
+	}
+	/* belay's own directory (a build tree under /dev/shm holds the demo and fixture
+	 * servers next to it; an installed belay lies outside the covered places anyway). */
+	char *self = realpath("/proc/self/exe", NULL);
+	if (self) {
+		char *slash = strrchr(self, '/');
+		if (slash && slash != self) {
+			*slash = '\0';
+			add_hole(&p, self, 0);
+		}
+		free(self);
+	}
+	/* Files and directories the server's command line names exactly (a script, a data
+	 * directory), when they lie in the host's /tmp or /dev/shm: the user named them. */
+	for (char *const *a = l->argv + 2; *a; a++) {
+		if ((*a)[0] != '/')
+			continue;
+		const struct cover *c = covered_by(&p, *a, 0);
+		if (c && c->private_idx >= 0)
+			add_hole(&p, *a, 0);
 	}
 	size_t first_exposed = p.nh;
 	for (size_t i = 0; i < l->nexpose; i++)
