@@ -225,7 +225,8 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	p->tmp = xstrdup(spec->tmpdir);
 	p->deny = spec->network == SANDBOX_NET_DENY;
 	p->expose = strv_dup(spec->expose);
-	char **conceal = sandbox_conceal_list(p->expose);
+	size_t nsock = 0;
+	char **conceal = sandbox_conceal_list(p->expose, &nsock);
 	size_t n = 0, nc = 0, nx = 0;
 	while (argv[n])
 		n++;
@@ -240,7 +241,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	for (size_t i = 0; i < nf; i++)
 		sp->args[k++] = xstrdup(fixed[i]);
 	for (size_t i = 0; i < nc; i++) {
-		sp->args[k++] = xstrdup("--conceal");
+		sp->args[k++] = xstrdup(i < nsock ? "--conceal" : "--secret");
 		sp->args[k++] = xstrdup(conceal[i]);
 	}
 	for (size_t i = 0; i < nx; i++) {

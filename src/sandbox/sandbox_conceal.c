@@ -53,7 +53,7 @@ static void push(char ***list, size_t *n, char *path, char *const *expose)
 	(*list)[*n] = NULL;
 }
 
-char **sandbox_conceal_list(char *const *expose)
+char **sandbox_conceal_list(char *const *expose, size_t *nsockets)
 {
 	char **list = xcalloc(1, sizeof *list);
 	size_t n = 0;
@@ -62,6 +62,7 @@ char **sandbox_conceal_list(char *const *expose)
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	if (xdg && xdg[0] == '/')
 		push(&list, &n, xstrdup(xdg), expose);
+	*nsockets = n;
 	char *home = home_dir();
 	if (home && strcmp(home, "/")) {
 		for (const char *const *c = sandbox_credential_stores; *c; c++)

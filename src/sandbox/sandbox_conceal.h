@@ -6,12 +6,14 @@
  * Plain functions, any thread. */
 #ifndef BELAY_SANDBOX_SANDBOX_CONCEAL_H
 #define BELAY_SANDBOX_SANDBOX_CONCEAL_H
+#include <stddef.h>
 
 /* The candidates for this process's environment ($HOME, or the password database's home
  * when HOME is unset; $XDG_RUNTIME_DIR), less those equal to or beneath an exposed path
- * (NULL-terminated realpaths, may be NULL). New NULL-terminated array; free with
+ * (NULL-terminated realpaths, may be NULL): the socket directories first (*nsockets of
+ * them), then the credential stores. New NULL-terminated array; free with
  * sandbox_conceal_free. Paths that do not exist are included (the launcher skips them). */
-char **sandbox_conceal_list(char *const *expose);
+char **sandbox_conceal_list(char *const *expose, size_t *nsockets);
 void sandbox_conceal_free(char **list);
 
 /* The credential stores, relative to the home directory (NULL-terminated; for docs and

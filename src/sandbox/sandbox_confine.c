@@ -104,7 +104,7 @@ static int drop_capabilities(struct launch *l)
 static int setup_seccomp(struct launch *l, int *notify_fd)
 {
 	struct err e = {0};
-	struct sandbox_filter_opts fo = {.no_traps = !!(l->off & SB_OFF_SUPERVISOR)};
+	struct sandbox_filter_opts fo = {.trap_reads = l->secrets_present, .no_traps = !!(l->off & SB_OFF_SUPERVISOR)};
 	scmp_filter_ctx ctx = sandbox_filter_build(&fo, &e);
 	if (!ctx)
 		return launch_refuse(l, "seccomp", "%s", e.msg);
@@ -118,8 +118,9 @@ static int setup_seccomp(struct launch *l, int *notify_fd)
 	if (*notify_fd < 0)
 		return launch_refuse(l, "seccomp", "the kernel gave no notification listener");
 	int sync = ioctl(*notify_fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) == 0;
-	buf_printf(&l->layers, "\"seccomp\":{\"arch\":\"native-only\",\"supervisor\":%s,\"sync_wake_up\":%s},",
-		   fo.no_traps ? "false" : "true", sync ? "true" : "false");
+	buf_printf(&l->layers,
+		   "\"seccomp\":{\"arch\":\"native-only\",\"supervisor\":%s,\"sync_wake_up\":%s,\"reads_trapped\":%s},",
+		   fo.no_traps ? "false" : "true", sync ? "true" : "false", fo.trap_reads ? "true" : "false");
 	return 0;
 }
 

@@ -13,8 +13,8 @@
 
 /* Calls always handed to the supervisor. */
 static const char *const notify_always[] = {
-	/* paths */
-	"open", "openat", "openat2", "creat", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat",
+	/* paths (open and openat: below) */
+	"openat2", "creat", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "rename", "renameat",
 	"renameat2", "link", "linkat", "symlink", "symlinkat", "mknod", "mknodat", "truncate", "chmod", "fchmod",
 	"fchmodat", "chown", "lchown", "fchown", "fchownat", "utime", "utimes", "utimensat", "futimesat", "setxattr",
 	"lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
@@ -130,6 +130,26 @@ scmp_filter_ctx sandbox_filter_build(const struct sandbox_filter_opts *o, struct
 			goto fail;
 		}
 #endif
+	}
+	if (o->trap_reads) {
+		if (add(ctx, SCMP_ACT_NOTIFY, "open", e) || add(ctx, SCMP_ACT_NOTIFY, "openat", e))
+			goto fail;
+	} else {
+		/* open/openat only when they may write: any of these flag bits set. */
+		static const unsigned long wflags[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_TMPFILE};
+		for (size_t i = 0; i < sizeof wflags / sizeof wflags[0]; i++) {
+			int r1 = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(openat), 1,
+						  SCMP_A2(SCMP_CMP_MASKED_EQ, wflags[i], wflags[i]));
+			int r2 = 0;
+#ifdef __NR_open
+			r2 = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(open), 1,
+					      SCMP_A1(SCMP_CMP_MASKED_EQ, wflags[i], wflags[i]));
+#endif
+			if (r1 || r2) {
+				err_set(e, BELAY_ESANDBOX, "seccomp rule for open/openat failed");
+				goto fail;
+			}
+		}
 	}
 	if (add_eq32(ctx, SCMP_SYS(ioctl), "ioctl", 1, trapped_ioctls, sizeof trapped_ioctls / sizeof trapped_ioctls[0],
 		     e) ||

@@ -2,7 +2,8 @@
  *
  * Native architecture only (any other architecture, including x32 on x86_64, kills the
  * process). Sent to the supervisor (SCMP_ACT_NOTIFY), which decides and names each: every
- * open (reads too: a read of a hidden path is named), the calls that carry a write path,
+ * open that may write, and every open at all when a credential store is hidden (a read of
+ * it is named), the calls that carry a write path,
  * a socket address, a socket family or a signal target; the calls that reach another
  * process by pid (prlimit64 with a new limit, setpriority, sched_set*, ioprio_set, ptrace,
  * process_vm_readv/writev, pidfd_getfd, kcmp, process_madvise, migrate_pages, move_pages);
@@ -19,7 +20,8 @@
 #include "common/err.h"
 
 struct sandbox_filter_opts {
-	int no_traps; /* test builds only (sandbox_testswitch.h): nothing goes to the supervisor */
+	int trap_reads; /* every open, not only those that may write (to name reads of hidden stores) */
+	int no_traps;   /* test builds only (sandbox_testswitch.h): nothing goes to the supervisor */
 };
 
 /* Returns a new filter context (caller releases), or NULL with e filled. */

@@ -9,6 +9,8 @@
 struct launch {
 	const char *scope, *tmp, *net, *hide;
 	const char **conceal; /* candidate locations to hide (NULL-terminated) */
+	char *secret;         /* per candidate: 1 for a credential store (--secret), 0 for a socket dir */
+	int secrets_present;  /* some credential store exists (and is hidden): reads are trapped to name it */
 	const char **expose;  /* locations kept visible, read-only, inside hidden ones */
 	size_t nconceal, nexpose;
 	int status_fd;

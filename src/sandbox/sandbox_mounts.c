@@ -264,8 +264,10 @@ int launch_mounts(struct launch *l)
 		struct stat st;
 		for (size_t i = 0; i < l->nconceal; i++) {
 			char *real = realpath(l->conceal[i], NULL);
-			if (real && stat(real, &st) == 0 && strcmp(real, "/"))
+			if (real && stat(real, &st) == 0 && strcmp(real, "/")) {
 				sandbox_view_add(&l->view, real, S_ISDIR(st.st_mode) ? SB_ZONE_HIDDEN : SB_ZONE_HIDDEN_FILE);
+				l->secrets_present |= l->secret[i];
+			}
 			free(real);
 		}
 		sandbox_view_add(&l->view, l->scope, SB_ZONE_RW);
@@ -290,6 +292,7 @@ int launch_mounts(struct launch *l)
 		char *real = realpath(l->conceal[i], NULL);
 		if (real && stat(real, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && strcmp(real, "/")) {
 			add_cover(&p, real, S_ISDIR(st.st_mode), -1);
+			l->secrets_present |= l->secret[i];
 			if (sandbox_path_under("/run/nscd", real) && stat("/run/nscd", &st) == 0)
 				nscd = 1;
 		}

@@ -205,7 +205,7 @@ static cJSON *addr_denial(struct call *c, const char *reason, const struct addr 
  * refusal was recorded (the answer in *ans). */
 static int resolve_addr(struct call *c, const struct addr *a, int follow, char *res, size_t n, int index, int *ans)
 {
-	enum sb_resolved k = sandbox_resolve(c->req->pid, AT_FDCWD, a->text, follow, 0, res, n);
+	enum sb_resolved k = sandbox_resolve(c->req->pid, c->s->root_fd, AT_FDCWD, a->text, follow, 0, res, n);
 	if (k == SB_PATH)
 		return 0;
 	addr_denial(c, "unresolved", a, NULL, index);

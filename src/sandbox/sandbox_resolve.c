@@ -72,30 +72,68 @@ pid_t sandbox_ns_pid(pid_t pid)
 	return last;
 }
 
-/* The process's view of `p` (absolute): "/proc/PID/root" + p. */
-static int viewed(char *dst, size_t cap, const char *root, const char *p)
+/* lstat and readlink of an absolute path p in the process's view: relative to its root
+ * fd, or through /proc/PID/root. */
+struct view {
+	int root;
+	char prefix[40];
+};
+
+static int view_lstat(const struct view *v, const char *p, struct stat *st)
 {
-	return (size_t)snprintf(dst, cap, "%s%s", root, strcmp(p, "/") ? p : "") >= cap ? -1 : 0;
+	if (v->root >= 0)
+		return fstatat(v->root, p[1] ? p + 1 : ".", st, AT_SYMLINK_NOFOLLOW);
+	char full[PATH_MAX + 48];
+	if ((size_t)snprintf(full, sizeof full, "%s%s", v->prefix, p[1] ? p : "") >= sizeof full) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return lstat(full, st);
 }
 
-enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int follow_last, int empty_is_fd,
+static int view_readlink(const struct view *v, const char *p, char *out, size_t outsz)
+{
+	ssize_t n;
+	if (v->root >= 0) {
+		n = readlinkat(v->root, p + 1, out, outsz - 1);
+	} else {
+		char full[PATH_MAX + 48];
+		if ((size_t)snprintf(full, sizeof full, "%s%s", v->prefix, p) >= sizeof full)
+			return -1;
+		n = readlink(full, out, outsz - 1);
+	}
+	if (n < 0 || (size_t)n >= outsz - 1)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+enum sb_resolved sandbox_base(pid_t pid, int dirfd, char *out, size_t outsz)
+{
+	char link[64];
+	/* The kernel prints these links as the process sees them (its mount namespace). */
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+	if (readlink_str(link, out, outsz) != 0)
+		return SB_UNKNOWN;
+	return out[0] == '/' ? SB_PATH : SB_SPECIAL;
+}
+
+enum sb_resolved sandbox_resolve(pid_t pid, int rootfd, int dirfd, const char *path, int follow_last, int empty_is_fd,
 				 char *out, size_t outsz)
 {
-	char base[PATH_MAX], link[64], root[40];
+	char base[PATH_MAX];
 	char rest[PATH_MAX * 2];
-	snprintf(root, sizeof root, "/proc/%d/root", (int)pid);
+	struct view v = {.root = rootfd};
+	snprintf(v.prefix, sizeof v.prefix, "/proc/%d/root", (int)pid);
 	if (path[0] == '/') {
 		strcpy(base, "/");
 	} else {
-		/* The kernel prints these links as the process sees them (its mount namespace). */
-		if (dirfd == AT_FDCWD)
-			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-		else
-			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
-		if (readlink_str(link, base, sizeof base) != 0)
-			return SB_UNKNOWN;
-		if (base[0] != '/')
-			return SB_SPECIAL;
+		enum sb_resolved b = sandbox_base(pid, dirfd, base, sizeof base);
+		if (b != SB_PATH)
+			return b;
 		if (path[0] == '\0' && empty_is_fd) {
 			if (strlen(base) >= outsz)
 				return SB_UNKNOWN;
@@ -153,12 +191,12 @@ enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int fol
 				snprintf(comp, sizeof comp, "task/%d", (int)nspid);
 			}
 		}
-		char cand[PATH_MAX], seen[PATH_MAX + 48];
+		char cand[PATH_MAX];
 		strcpy(cand, cur);
-		if (push(cand, sizeof cand, comp, strlen(comp)) || viewed(seen, sizeof seen, root, cand))
+		if (push(cand, sizeof cand, comp, strlen(comp)))
 			return SB_UNKNOWN;
 		struct stat st;
-		if (lstat(seen, &st) != 0) {
+		if (view_lstat(&v, cand, &st) != 0) {
 			if (errno == ESRCH)
 				return SB_UNKNOWN; /* the process is gone */
 			/* A missing (or unreachable) component: the rest is kept lexically. */
@@ -169,7 +207,7 @@ enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int fol
 			if (++hops > 40)
 				return SB_UNKNOWN;
 			char target[PATH_MAX];
-			if (readlink_str(seen, target, sizeof target) != 0)
+			if (view_readlink(&v, cand, target, sizeof target) != 0)
 				return SB_UNKNOWN;
 			if (target[0] != '/' && strncmp(cand, "/proc/", 6) == 0 && strchr(target, ':'))
 				return SB_SPECIAL; /* pipe:[..], socket:[..], anon_inode:[..] */

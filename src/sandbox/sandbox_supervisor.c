@@ -323,6 +323,9 @@ static void take_view(struct sandbox_supervisor *s, const cJSON *layers)
 	/* Whatever the report said, the scope and the temp dir are the writable zones. */
 	sandbox_view_add(&s->view, s->scope, SB_ZONE_RW);
 	sandbox_view_add(&s->view, s->tmp, SB_ZONE_RW);
+	char *rp = xasprintf("/proc/%d/root", (int)s->init_pid);
+	s->root_fd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(rp);
 	s->zone_fd = xcalloc(s->view.n, sizeof *s->zone_fd);
 	for (size_t i = 0; i < s->view.n; i++) {
 		s->zone_fd[i] = -1;
@@ -461,6 +464,8 @@ static void free_supervisor(struct sandbox_supervisor *s)
 	free(s->zone_fd);
 	if (s->init_pidfd >= 0)
 		close(s->init_pidfd);
+	if (s->root_fd >= 0)
+		close(s->root_fd);
 	sandbox_view_free(&s->view);
 	free(s->scope);
 	free(s->tmp);
@@ -475,6 +480,7 @@ int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct san
 	s->tmp = xstrdup(o->tmp);
 	s->listener = -1;
 	s->init_pidfd = -1;
+	s->root_fd = -1;
 	sb_decide_register(s);
 	sb_net_register(s);
 	if (pipe2(s->wake, O_CLOEXEC) != 0) {

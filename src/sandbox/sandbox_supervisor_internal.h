@@ -28,6 +28,7 @@ struct sandbox_supervisor {
 	int listener;
 	pid_t init_pid;  /* the pid namespace's first process (the launcher's child) */
 	int init_pidfd;  /* a pidfd of it (signals cannot reach a recycled pid), or -1 */
+	int root_fd;     /* O_PATH of the sandbox's root directory (its mount namespace's view), or -1 */
 	char userns[64]; /* the sandbox's user namespace, for membership checks */
 	int started;
 	_Atomic int ready;      /* listener and userns are set (release by the thread) */
