@@ -19,20 +19,11 @@
 
 #include "common/jsonx.h"
 #include "sandbox/sandbox_resolve.h"
+#include "sandbox/sandbox_uapi.h"
 #include "sandbox/sandbox_supervisor_internal.h"
 
 /* O_TMPFILE includes O_DIRECTORY's bit: it is set only when all of its bits are. */
 #define IS_TMPFILE(fl) (((fl) & O_TMPFILE) == O_TMPFILE)
-#ifndef FS_IOC_FSSETXATTR
-#define FS_IOC_FSSETXATTR _IOW('X', 32, struct fsxattr)
-#endif
-#ifndef FS_IOC32_SETFLAGS
-#define FS_IOC32_SETFLAGS _IOW('f', 2, int)
-#endif
-#ifndef F_OFD_SETLK
-#define F_OFD_SETLK 37
-#define F_OFD_SETLKW 38
-#endif
 
 #define A(i) (c->req->data.args[i])
 #define I32(i) ((int)(int32_t)(uint32_t)c->req->data.args[i])

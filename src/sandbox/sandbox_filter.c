@@ -1,6 +1,7 @@
 /* sandbox_filter.c - builds the contained server's seccomp filter (launcher process only,
  * before exec). See sandbox_filter.h. */
 #include "sandbox/sandbox_filter.h"
+#include "sandbox/sandbox_uapi.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,16 +46,6 @@ static const struct {
 
 static const char *const enosys[] = {"io_uring_setup", "io_uring_enter", "io_uring_register", "clone3", NULL};
 
-#ifndef FS_IOC_FSSETXATTR
-#define FS_IOC_FSSETXATTR _IOW('X', 32, struct fsxattr)
-#endif
-#ifndef FS_IOC32_SETFLAGS
-#define FS_IOC32_SETFLAGS _IOW('f', 2, int)
-#endif
-#ifndef F_OFD_SETLK
-#define F_OFD_SETLK 37
-#define F_OFD_SETLKW 38
-#endif
 
 /* ioctl requests and fcntl commands the supervisor decides (everything else runs). */
 static const unsigned long trapped_ioctls[] = {TIOCSTI, TIOCLINUX, FS_IOC_SETFLAGS, FS_IOC32_SETFLAGS,

@@ -104,6 +104,29 @@ static void relay_set(sigset_t *set)
 		sigaddset(set, sigs[i]);
 }
 
+/* Passes the relayed signals on to child and waits for it to end (reaping any other child
+ * meanwhile: init adopts orphans); returns its wait status. Signals blocked (relay_set). */
+static int relay_until_gone(pid_t child)
+{
+	sigset_t set;
+	relay_set(&set);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			kill(child, sig);
+			continue;
+		}
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+			if (w == child)
+				return st;
+	}
+}
+
 /* Ends this process the way a child ended (the same code, or the same signal). */
 static _Noreturn void end_like(int status)
 {
@@ -169,25 +192,9 @@ static _Noreturn void init_main(struct launch *l, int sync_fd, int report_fd, co
 		(void)!write(report_fd, &st, sizeof st);
 		_exit(0);
 	}
-	sigset_t set;
-	relay_set(&set);
-	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
-		if (sig < 0)
-			continue;
-		if (sig != SIGCHLD) {
-			kill(server, sig);
-			continue;
-		}
-		int st;
-		pid_t w;
-		while ((w = waitpid(-1, &st, WNOHANG)) > 0)
-			if (w == server) {
-				(void)!write(report_fd, &st, sizeof st);
-				_exit(0); /* every other process of the namespace ends with us */
-			}
-	}
+	int st = relay_until_gone(server);
+	(void)!write(report_fd, &st, sizeof st);
+	_exit(0); /* every other process of the namespace ends with us */
 }
 
 static int parse(struct launch *l, int argc, char **argv)
@@ -306,21 +313,7 @@ int sandbox_launch_main(int argc, char **argv)
 	free(l.conceal);
 	free(l.secret);
 	free(l.expose);
-	int status = 0;
-	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
-		if (sig < 0)
-			continue;
-		if (sig != SIGCHLD) {
-			kill(init, sig);
-			continue;
-		}
-		pid_t w = waitpid(init, &status, WNOHANG);
-		if (w == init)
-			break;
-	}
-	int server_status;
+	int status = relay_until_gone(init), server_status;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 	    read(report[0], &server_status, sizeof server_status) == (ssize_t)sizeof server_status)
 		end_like(server_status);
