@@ -501,7 +501,7 @@ static int d_pidfd_first(struct call *c) /* pidfd_getfd, process_madvise */
 	return check_pidfd(c, I32(0), -1);
 }
 
-static int d_pid_first(struct call *c) /* prlimit64 (setting), sched_set*, process_vm_*, migrate/move_pages */
+static int d_pid_first(struct call *c) /* prlimit64 (setting), sched_set*, process_vm_*, migrate/move_pages, pidfd_open */
 {
 	return check_target(c, I32(0));
 }
@@ -615,6 +615,7 @@ void sb_decide_register(struct sandbox_supervisor *s)
 		{"migrate_pages", d_pid_first},
 		{"move_pages", d_pid_first},
 		{"ptrace", d_ptrace},
+		{"pidfd_open", d_pid_first},
 		{"kcmp", d_kcmp},
 		{"setpriority", d_setpriority},
 		{"ioprio_set", d_ioprio_set},

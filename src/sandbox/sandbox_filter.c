@@ -25,7 +25,7 @@ static const char *const notify_always[] = {
 	"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal",
 	/* other processes by pid */
 	"setpriority", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr", "ioprio_set",
-	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp", "process_madvise", "migrate_pages",
+	"ptrace", "process_vm_readv", "process_vm_writev", "pidfd_open", "pidfd_getfd", "kcmp", "process_madvise", "migrate_pages",
 	"move_pages",
 	/* locks */
 	"flock",

@@ -6,7 +6,7 @@
  * it is named), the calls that carry a write path,
  * a socket address, a socket family or a signal target; the calls that reach another
  * process by pid (prlimit64 with a new limit, setpriority, sched_set*, ioprio_set, ptrace,
- * process_vm_readv/writev, pidfd_getfd, kcmp, process_madvise, migrate_pages, move_pages);
+ * process_vm_readv/writev, pidfd_open, pidfd_getfd, kcmp, process_madvise, migrate_pages, move_pages);
  * locks and leases (flock; fcntl's F_SETLK, F_SETLKW, F_OFD_SETLK(W), F_SETLEASE); the terminal and inode-flag
  * ioctls (TIOCSTI, TIOCLINUX, FS_IOC_SETFLAGS, FS_IOC_FSSETXATTR); and the calls that could
  * undo the other layers or have no business in a tool server (mount family, namespaces,

@@ -320,13 +320,14 @@ Test(escape, calls_the_kernel_refused_unnamed_are_named)
 			    "call('ptrace_attach', 101, 16, %d, 0, 0)\n"
 			    "call('process_vm_writev', 311, %d, 0, 0, 0, 0, 0)\n"
 			    "call('kcmp', 312, %d, os.getpid(), 0, 0, 0)\n"
+			    "call('pidfd_open', 434, %d, 0)\n"
 			    "\"; echo 1000 > /proc/self/oom_score_adj; echo x > dangling; chattr +A %s; "
 			    "mount -t tmpfs none /mnt; true",
-			    (int)getppid(), (int)getppid(), (int)getppid(), victim);
+			    (int)getppid(), (int)getppid(), (int)getppid(), (int)getppid(), victim);
 	struct run r;
 	contained(s, &r);
 	static const char *const ops[] = {"perf_event_open", "open_by_handle_at", "userfaultfd", "sethostname",
-					  "ptrace", "process_vm_writev", "kcmp", "mount", NULL};
+					  "ptrace", "process_vm_writev", "kcmp", "pidfd_open", "mount", NULL};
 	for (const char *const *op = ops; *op; op++)
 		expect_denial(&r, *op, NULL, NULL, *op);
 	expect_denial(&r, "openat", "reason", "proc", "a write under /proc");
