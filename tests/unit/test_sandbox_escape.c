@@ -533,3 +533,34 @@ Test(escape, fds_belay_inherited_do_not_reach_the_server)
 	run_free(&r);
 	free(victim);
 }
+
+/*==== what belay started ends with the run ====*/
+
+static int alive_with_arg(const char *arg)
+{
+	char cmd[256];
+	/* [s]leep: the pattern does not match the shell that runs pgrep. */
+	snprintf(cmd, sizeof cmd, "pgrep -f -- '[s]leep %s' >/dev/null", arg);
+	return system(cmd) == 0;
+}
+
+Test(escape, processes_the_server_leaves_behind_end_with_it)
+{
+	/* A daemonised child (its own session, reparented to the sandbox's init) does not
+	 * outlive the server: the pid namespace ends with its first process. */
+	char *tag = xasprintf("%d.4321", 300 + (int)(getpid() % 1000));
+	char *s = xasprintf("setsid sleep %s < /dev/null > /dev/null 2>&1 & sleep 0.2; echo started", tag);
+	struct run r;
+	contained(s, &r);
+	cr_assert(strstr(r.o.out, "started"), "%s %s", r.o.out, r.o.err);
+	int alive = 1;
+	for (int i = 0; i < 50 && alive; i++) {
+		alive = alive_with_arg(tag);
+		if (alive)
+			usleep(20000);
+	}
+	cr_assert(!alive, "the daemonised child outlived the run");
+	run_free(&r);
+	free(s);
+	free(tag);
+}
