@@ -18,13 +18,41 @@ for v in BELAY_GOLDEN_UPDATE GENERATE; do
 	fi
 done
 export BELAY_CI=1
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBELAY_SANITIZE=ON -DBELAY_WERROR=ON >/dev/null
+# BELAY_TEST_SWITCHES: the test-only switch that proves each containment layer alone
+# (tests/unit/test_sandbox_layers.c); release builds never have it.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBELAY_SANITIZE=ON -DBELAY_WERROR=ON -DBELAY_TEST_SWITCHES=ON >/dev/null
 cmake --build build-asan -j"$(nproc)" >/dev/null
 logs=$(mktemp -d "${TMPDIR:-/tmp}/belay-sanitizer-XXXXXX")
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:log_path=$logs/asan}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:log_exe_name=1:log_path=$logs/asan}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan}
 status=0
 (cd build-asan && ctest --output-on-failure --timeout 900 "$@") || status=$?
+
+# The containment tests once more as an unprivileged user (an account CI creates), so that
+# what holds for root holds without privilege too. Only with no ctest arguments (a full run).
+if [[ $# -eq 0 && $(id -u) -eq 0 ]]; then
+	user=belay-ci
+	id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
+	if ! runuser -u "$user" -- test -x build-asan/tests/test_sandbox; then
+		echo "== cannot run the sandbox tests as $user: $(pwd)/build-asan is not reachable by it =="
+		status=1
+	else
+		ulogs=$(mktemp -d "${TMPDIR:-/tmp}/belay-sanitizer-user-XXXXXX")
+		ustate=$(mktemp -d /dev/shm/belay-test-user-state-XXXXXX)
+		chown "$user" "$ulogs" "$ustate"
+		for t in test_sandbox test_sandbox_escape test_sandbox_layers; do
+			echo "== $t as $user =="
+			runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 BELAY_STATE_DIR="$ustate/$t" \
+				ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:log_path=$ulogs/asan" \
+				UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$ulogs/ubsan" \
+				build-asan/tests/$t --jobs 1 || status=1
+		done
+		if compgen -G "$ulogs/*" >/dev/null; then
+			cp "$ulogs"/* "$logs"/ 2>/dev/null || true
+		fi
+		rm -rf "$ulogs" "$ustate"
+	fi
+fi
 if compgen -G "$logs/*" >/dev/null; then
 	echo "== sanitizer reports (each fails the run) =="
 	for f in "$logs"/*; do

@@ -54,6 +54,9 @@ int cli_vopts_verify(const struct cli_vopts *v, const struct policy *p, const ch
 struct cJSON;
 /* Prints o as one line of JSON on stdout. */
 void cli_print_json(const struct cJSON *o);
+/* Appends v to the NULL-terminated array *list (a repeatable option's values; the array is
+ * owned, the strings borrowed from argv). */
+void cli_push(char ***list, char *v);
 
 int cmd_proxy(int argc, char **argv);
 int cmd_trace(int argc, char **argv);

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "common/jsonx.h"
+#include "common/xalloc.h"
 
 int cli_opt_take(struct cli_opts *o, int c, char **argv)
 {
@@ -26,6 +27,16 @@ int cli_opt_take(struct cli_opts *o, int c, char **argv)
 					argv[optind - 1], o->help);
 		return cli_fail("%s: unknown or incomplete option '%s'", o->cmd, argv[optind - 1]);
 	}
+}
+
+void cli_push(char ***list, char *v)
+{
+	size_t n = 0;
+	while (*list && (*list)[n])
+		n++;
+	*list = xrealloc(*list, (n + 2) * sizeof **list);
+	(*list)[n] = v;
+	(*list)[n + 1] = NULL;
 }
 
 void cli_print_json(const cJSON *o)

@@ -38,6 +38,8 @@ static const char console_usage[] =
 	"\n"
 	"  --scope DIR           contain every server, writes confined to DIR\n"
 	"  --network deny|allow  network for contained servers (default deny)\n"
+	"  --expose PATH         keep PATH in contained servers' view (read-only) although it is\n"
+	"                        hidden by default (a credential store, a socket directory); repeatable\n"
 	"  --mode audit|enforce  effect gate: audit records plans (default); enforce holds calls\n"
 	"                        that ask for approval in the console (y approves, x refuses)\n"
 	"  --policy FILE         the gate's tool-call policy (docs/GATE.md)\n"
@@ -113,7 +115,8 @@ int cmd_console(int argc, char **argv)
 		{"follow", required_argument, NULL, 'f'},     {"open", required_argument, NULL, 'o'},
 		{"theme", required_argument, NULL, 'T'},      {"colors", required_argument, NULL, 'c'},
 		{"ascii", no_argument, NULL, 'a'},            {"events", no_argument, NULL, 'e'},
-		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+		{"expose", required_argument, NULL, 'X'},     {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct console_setup cs;
 	console_setup_init(&cs);
@@ -124,6 +127,7 @@ int cmd_console(int argc, char **argv)
 		switch (c) {
 		case 'S': cs.scope = optarg; break;
 		case 'N': cs.network = optarg; break;
+		case 'X': cli_push(&cs.expose, optarg); break;
 		case 'M': cs.mode = optarg; break;
 		case 'P': cs.policy_file = optarg; break;
 		case 'i': cs.invariants = optarg; break;
@@ -136,8 +140,9 @@ int cmd_console(int argc, char **argv)
 		case 'c': cs.colors = optarg; break;
 		case 'a': cs.ascii = 1; break;
 		case 'e': cs.events_only = 1; break;
-		case 'h': fputs(console_usage, stdout); return 0;
+		case 'h': free(cs.expose); fputs(console_usage, stdout); return 0;
 		default:
+			free(cs.expose);
 			return cli_fail("console: unknown or incomplete option '%s' (belay console --help)", argv[optind - 1]);
 		}
 	}
@@ -150,8 +155,10 @@ int cmd_console(int argc, char **argv)
 				!isatty(STDOUT_FILENO) ? "stdout" : "stdin");
 	struct err e = {0};
 	setlocale(LC_ALL, "");
+	char **expose = cs.expose; /* console_setup_done clears cs */
 	if (console_setup_start(&cs, &e) != 0) {
 		console_setup_done(&cs);
+		free(expose);
 		return cli_fail("console: %s", e.msg);
 	}
 	int rc = 0;
@@ -161,8 +168,10 @@ int cmd_console(int argc, char **argv)
 		print_events(cs.events);
 	} else if ((rc = console_run(&cs.ui, &e)) != 0) {
 		console_setup_done(&cs);
+		free(expose);
 		return cli_fail("console: %s", e.msg);
 	}
 	console_setup_done(&cs);
+	free(expose);
 	return 0;
 }

@@ -27,6 +27,9 @@ static const char proxy_usage[] =
 	"                      (env BELAY_SANDBOX_SCOPE)\n"
 	"  --network deny|allow  network policy for a contained server (default deny;\n"
 	"                      env BELAY_SANDBOX_NETWORK=deny-all|allow-all)\n"
+	"  --expose PATH       keep PATH in the contained server's view (read-only) although it\n"
+	"                      is hidden by default (a credential store such as ~/.aws, a socket\n"
+	"                      directory such as /run); repeatable (docs/THREAT_MODEL.md)\n"
 	"  --mode audit|enforce|off  classify every tools/call into an effect plan; audit (the\n"
 	"                      default) records it, enforce also refuses calls that ask or deny\n"
 	"                      (approve once with `belay approve ID`), off records no plan\n"
@@ -69,6 +72,7 @@ int cmd_proxy(int argc, char **argv)
 		{"network", required_argument, NULL, 'N'},   {"frame-cap", required_argument, NULL, 'F'},
 		{"mode", required_argument, NULL, 'M'},      {"policy", required_argument, NULL, 'P'},
 		{"no-index", no_argument, NULL, 'I'},        {"help", no_argument, NULL, 'h'},
+		{"expose", required_argument, NULL, 'X'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
@@ -76,6 +80,7 @@ int cmd_proxy(int argc, char **argv)
 	int no_trace = 0, no_index = 0;
 	const char *mode_s = NULL, *policy_file = NULL;
 	size_t frame_cap = 0;
+	char **expose = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -90,39 +95,52 @@ int cmd_proxy(int argc, char **argv)
 		case 'F': frame_cap = strtoull(optarg, NULL, 10); break;
 		case 'M': mode_s = optarg; break;
 		case 'P': policy_file = optarg; break;
-		case 'h': fputs(proxy_usage, stdout); return 0;
+		case 'X': cli_push(&expose, optarg); break;
+		case 'h': free(expose); fputs(proxy_usage, stdout); return 0;
 		default:
+			free(expose);
 			return cli_fail("proxy: unknown or incomplete option '%s' (belay proxy --help)", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_fail("proxy: no server command given (belay proxy [options] -- SERVER_CMD [ARGS...])");
+	int bad = optind >= argc ? 1 : expose && !(scope && *scope) ? 2 : 0;
+	if (bad) {
+		free(expose);
+		return bad == 1 ? cli_fail("proxy: no server command given (belay proxy [options] -- SERVER_CMD [ARGS...])")
+				: cli_fail("proxy: --expose needs --scope (an uncontained server sees everything)");
+	}
 	char **server = argv + optind;
 
 	struct err e = {0};
-	int contained = scope && *scope;
-	if (network && *network && !contained)
-		return cli_fail("proxy: --network needs --scope (an uncontained server is not network-restricted)");
+	int contained = scope && *scope, rc0 = 0;
 	enum sandbox_network net = SANDBOX_NET_DENY;
-	if (contained && network && *network && sandbox_parse_network(network, &net, &e))
-		return cli_fail("proxy: %s", e.msg);
 	enum turn_gate_mode mode = TURN_GATE_AUDIT; /* the README's "gates calls": plans recorded by default */
-	if (mode_s && turn_gate_parse_mode(mode_s, &mode))
-		return cli_fail("proxy: --mode must be audit, enforce or off, not '%s'", mode_s);
+	if (network && *network && !contained)
+		rc0 = cli_fail("proxy: --network needs --scope (an uncontained server is not network-restricted)");
+	else if (contained && network && *network && sandbox_parse_network(network, &net, &e))
+		rc0 = cli_fail("proxy: %s", e.msg);
+	else if (mode_s && turn_gate_parse_mode(mode_s, &mode))
+		rc0 = cli_fail("proxy: --mode must be audit, enforce or off, not '%s'", mode_s);
+	if (rc0) {
+		free(expose);
+		return rc0;
+	}
 
 	uv_loop_t *loop = uv_default_loop();
 	struct endpoint *cin = NULL, *cout = NULL;
 	int rc = endpoint_open_fd(loop, 0, 0, &cin);
 	if (rc == 0)
 		rc = endpoint_open_fd(loop, 1, 0, &cout);
-	if (rc)
+	if (rc) {
+		free(expose);
 		return cli_fail("proxy: cannot use stdin/stdout: %s", uv_strerror(rc));
+	}
 
 	struct proxy_run run = {0};
 	struct runner_cfg cfg = {
 		.server = server,
 		.scope = contained ? scope : NULL,
 		.net = net,
+		.expose = expose,
 		.mode = mode,
 		.policy_file = policy_file,
 		.state_dir = state,
@@ -135,7 +153,9 @@ int cmd_proxy(int argc, char **argv)
 		.report = report,
 		.ctx = &run,
 	};
-	if ((rc = runner_start(loop, &cfg, cin, cout, &run.runner, &e)) != 0) {
+	rc = runner_start(loop, &cfg, cin, cout, &run.runner, &e);
+	free(expose); /* runner_start has copied what it needs */
+	if (rc != 0) {
 		uv_run(loop, UV_RUN_DEFAULT); /* lets the failed session's handles close */
 		uv_loop_close(loop);
 		return cli_fail("proxy: %s", e.msg);

@@ -178,7 +178,9 @@ int cmd_sandbox(int argc, char **argv)
 	enum sandbox_network net;
 	if (sandbox_parse_network(network, &net, &e))
 		return cli_fail("sandbox check: %s", e.msg);
-	char *probe = fs_mkdtemp_in(fs_scratch_base(), "belay-check-", &e);
+	/* Not on /dev/shm or /tmp: the sandbox replaces those with private ones, and the
+	 * "outside" directory must be in its view for the write to be refused there. */
+	char *probe = fs_mkdtemp_in(access("/var/tmp", W_OK) == 0 ? "/var/tmp" : fs_scratch_base(), "belay-check-", &e);
 	if (!probe)
 		return cli_fail("sandbox check: %s", e.msg);
 	chmod(probe, 0755);
@@ -195,6 +197,15 @@ int cmd_sandbox(int argc, char **argv)
 		fs_remove_tree(probe);
 		return cli_fail("sandbox check: %s", e.msg);
 	}
+	/* The probes are belay itself: its directory stays in view (read-only) even where the
+	 * sandbox hides what lies around it (a build tree under /dev/shm, say). */
+	const char *self = paths_self_exe();
+	char *selfdir = xstrdup(self);
+	char *slash = strrchr(selfdir, '/');
+	if (slash && slash != selfdir)
+		*slash = '\0';
+	sandbox_spec_expose(&spec, selfdir, NULL);
+	free(selfdir);
 	struct row r = {0};
 	struct utsname u;
 	uname(&u);
@@ -221,7 +232,6 @@ int cmd_sandbox(int argc, char **argv)
 	char port[16], pid[16];
 	snprintf(port, sizeof port, "%d", ntohs(la.sin_port));
 	snprintf(pid, sizeof pid, "%d", (int)getpid());
-	const char *self = paths_self_exe();
 	char *script = xasprintf("echo in > '%s'; echo out > '%s'; chmod 600 '%s'; '%s' __probe connect 127.0.0.1 %s; "
 				 "'%s' __probe signal %s; exit 0",
 				 inside, escaped, victim, self, port, self, pid);
@@ -237,8 +247,11 @@ int cmd_sandbox(int argc, char **argv)
 			    sb ? jx_str(sb, "error") : "no report");
 		} else {
 			const cJSON *ly = cJSON_GetObjectItemCaseSensitive(sb, "layers");
-			row(&r, "namespaces", 1, "user%s, read-only mounts outside the scope",
-			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "network_namespace")) ? " + network" : "");
+			row(&r, "namespaces", 1, "user%s%s, read-only mounts outside the scope, private /tmp and /dev/shm, "
+			    "%d host location(s) hidden",
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "network_namespace")) ? " + network" : "",
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "pid_namespace")) ? " + pid" : "",
+			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ly, "hidden")));
 			struct stat st;
 			row(&r, "write inside", stat(inside, &st) == 0, "%s %s", stat(inside, &st) == 0 ? "allowed:" : "FAILED:", inside);
 			const cJSON *d = find_record(res.records, "denial", NULL, "path", escaped);
@@ -255,7 +268,10 @@ int cmd_sandbox(int argc, char **argv)
 			snprintf(addr, sizeof addr, "127.0.0.1:%s", port);
 			int connected = strstr(res.out.p ? res.out.p : "", "connect OK") != NULL;
 			if (net == SANDBOX_NET_DENY) {
+				/* Refused where it starts: no inet socket is made under deny. */
 				d = find_record(res.records, "denial", "connect", "address", addr);
+				if (!d)
+					d = find_record(res.records, "denial", "socket", "family", "inet");
 				row(&r, "network", !connected && d, "%s%s (a live loopback listener)",
 				    connected ? "CONNECTED - NOT ENFORCING: " : d ? "refused and recorded: " : "refused but NOT recorded: ",
 				    addr);
@@ -265,8 +281,15 @@ int cmd_sandbox(int argc, char **argv)
 			}
 			d = find_record(res.records, "denial", "kill", NULL, NULL);
 			int signalled = strstr(res.out.p ? res.out.p : "", "signal OK") != NULL;
-			row(&r, "signal", !signalled && d, "%spid %s (this check)",
-			    signalled ? "DELIVERED - NOT ENFORCING: " : d ? "refused and recorded: " : "refused but NOT recorded: ", pid);
+			/* In a pid namespace of its own, no process outside has a pid the server could name. */
+			int unreachable = !signalled && !d && strstr(res.out.p ? res.out.p : "", "signal No such process") &&
+					  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "pid_namespace"));
+			row(&r, "signal", !signalled && (d || unreachable), "%spid %s (this check)",
+			    signalled ? "DELIVERED - NOT ENFORCING: "
+			    : d	      ? "refused and recorded: "
+			    : unreachable ? "out of reach (own pid namespace): "
+					  : "refused but NOT recorded: ",
+			    pid);
 		}
 		sandbox_run_result_free(&res);
 	}

@@ -96,6 +96,8 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 		return err_set(e, BELAY_EUSAGE, "--network needs --scope (an uncontained server is not network-restricted)");
 	if (cs->network && sandbox_parse_network(cs->network, &net, e))
 		return BELAY_EUSAGE;
+	if (cs->expose && cs->expose[0] && !contained)
+		return err_set(e, BELAY_EUSAGE, "--expose needs --scope (an uncontained server sees everything)");
 	enum turn_gate_mode mode = TURN_GATE_AUDIT;
 	if (cs->mode && turn_gate_parse_mode(cs->mode, &mode))
 		return err_set(e, BELAY_EUSAGE, "--mode must be audit or enforce, not '%s'", cs->mode);
@@ -168,6 +170,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 		struct chost_cfg hc = {.server = cs->server,
 				       .scope = contained ? cs->scope : NULL,
 				       .net = net,
+				       .expose = cs->expose,
 				       .mode = mode,
 				       .policy_file = cs->policy_file,
 				       .state_dir = cs->state_dir,

@@ -13,6 +13,7 @@ struct console_setup {
 	char *const *server;
 	const char *scope, *network, *mode, *policy_file, *invariants, *state, *trace_dir, *socket;
 	const char *follow, *open, *theme, *colors;
+	char **expose; /* --expose paths, NULL-terminated (owned array of borrowed strings) */
 	int ascii, events_only, listen_without_server;
 	/* started */
 	char *state_dir, *log_path, *open_run;

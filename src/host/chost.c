@@ -385,6 +385,7 @@ static void start_run(struct conn *c, const char *line, size_t len)
 		.cwd = c->cwd,
 		.scope = h->scope,
 		.net = h->cfg.net,
+		.expose = h->cfg.expose,
 		.mode = h->cfg.mode,
 		.policy_file = h->policy_file,
 		.state_dir = h->state_dir,

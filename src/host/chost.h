@@ -30,6 +30,7 @@ struct chost_cfg {
 	char *const *server;      /* default server for connections that name none (may be NULL) */
 	const char *scope;        /* contain every server (NULL: uncontained) */
 	enum sandbox_network net;
+	char *const *expose;      /* --expose paths (borrowed for the host's life; may be NULL) */
 	enum turn_gate_mode mode;
 	const char *policy_file;
 	const char *state_dir;    /* NULL: the default state dir */

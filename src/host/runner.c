@@ -120,6 +120,9 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		if ((rc = sandbox_spec_init(&r->spec, cfg->scope, cfg->net, e)) != 0)
 			goto fail;
 		r->contained = 1;
+		for (char *const *x = cfg->expose; x && *x; x++)
+			if ((rc = sandbox_spec_expose(&r->spec, *x, e)) != 0)
+				goto fail;
 		if (paths_ensure_state_dir(r->state_dir, e) == 0)
 			r->spec.hide = realpath(r->state_dir, NULL); /* the server never sees belay's state */
 		/* Every tools/call waits for its pre-state (snapshots in the state dir). */

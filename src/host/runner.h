@@ -25,6 +25,7 @@ struct runner_cfg {
 	const char *cwd;           /* server cwd (NULL: inherit) */
 	const char *scope;         /* contain the server, writes confined here (NULL: uncontained) */
 	enum sandbox_network net;  /* for a contained server */
+	char *const *expose;       /* hidden-by-default paths kept in view (--expose; NULL-terminated, may be NULL) */
 	enum turn_gate_mode mode;  /* effect gate */
 	const char *policy_file;   /* the gate's tool-call policy (NULL: built-in) */
 	const char *state_dir;     /* belay's state (snapshots, store, approvals) */

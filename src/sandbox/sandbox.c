@@ -16,12 +16,32 @@
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
+#include "sandbox/sandbox_conceal.h"
 
 struct sandbox_spawn {
 	int parent_sock, child_sock;
 	char *scope, *tmp, *hide;
+	char **expose; /* NULL-terminated copies */
 	int deny;
 };
+
+static char **strv_dup(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	char **out = xcalloc(n + 1, sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(v[i]);
+	return out;
+}
+
+static void strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
 
 int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *e)
 {
@@ -154,7 +174,26 @@ void sandbox_spec_done(struct sandbox_spec *sp)
 	free(sp->scope);
 	free(sp->tmpdir);
 	free(sp->hide);
+	strv_free(sp->expose);
 	memset(sp, 0, sizeof *sp);
+}
+
+int sandbox_spec_expose(struct sandbox_spec *sp, const char *path, struct err *e)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return err_set(e, BELAY_ENOTFOUND, "--expose %s: %s", path, strerror(errno));
+	if (!strcmp(real, "/")) {
+		free(real);
+		return err_set(e, BELAY_EUSAGE, "--expose / would undo every hidden location; name one");
+	}
+	size_t n = 0;
+	while (sp->expose && sp->expose[n])
+		n++;
+	sp->expose = xrealloc(sp->expose, (n + 2) * sizeof *sp->expose);
+	sp->expose[n] = real;
+	sp->expose[n + 1] = NULL;
+	return 0;
 }
 
 /* The belay-launch executable next to `launcher` (the belay binary) when there is one: the
@@ -185,18 +224,35 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	p->scope = xstrdup(spec->scope);
 	p->tmp = xstrdup(spec->tmpdir);
 	p->deny = spec->network == SANDBOX_NET_DENY;
-	size_t n = 0;
+	p->expose = strv_dup(spec->expose);
+	size_t nsock = 0;
+	char **conceal = sandbox_conceal_list(p->expose, &nsock);
+	size_t n = 0, nc = 0, nx = 0;
 	while (argv[n])
 		n++;
+	while (conceal[nc])
+		nc++;
+	while (p->expose[nx])
+		nx++;
 	const char *fixed[] = {"belay", "__launch", "--scope", spec->scope, "--tmp", spec->tmpdir, "--net",
-			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
-			       "--", exe};
-	size_t nf = sizeof fixed / sizeof fixed[0];
-	sp->args = xcalloc(nf + n + 1, sizeof *sp->args);
+			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : ""};
+	size_t nf = sizeof fixed / sizeof fixed[0], k = 0;
+	sp->args = xcalloc(nf + 2 * (nc + nx) + 2 + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)
-		sp->args[i] = xstrdup(fixed[i]);
+		sp->args[k++] = xstrdup(fixed[i]);
+	for (size_t i = 0; i < nc; i++) {
+		sp->args[k++] = xstrdup(i < nsock ? "--conceal" : "--secret");
+		sp->args[k++] = xstrdup(conceal[i]);
+	}
+	for (size_t i = 0; i < nx; i++) {
+		sp->args[k++] = xstrdup("--expose");
+		sp->args[k++] = xstrdup(p->expose[i]);
+	}
+	sp->args[k++] = xstrdup("--");
+	sp->args[k++] = xstrdup(exe);
 	for (size_t i = 0; i < n; i++)
-		sp->args[nf + i] = xstrdup(argv[i]);
+		sp->args[k++] = xstrdup(argv[i]);
+	sandbox_conceal_free(conceal);
 	sp->file = launcher_exe(launcher);
 	sp->extra_fd = sv[1];
 	sp->priv = p;
@@ -235,6 +291,12 @@ void sandbox_describe(const void *priv, cJSON *record)
 	cJSON_AddStringToObject(o, "scope", p->scope);
 	cJSON_AddStringToObject(o, "tmpdir", p->tmp);
 	cJSON_AddStringToObject(o, "network", p->deny ? "deny" : "allow");
+	if (p->expose[0]) {
+		cJSON *x = cJSON_CreateArray();
+		for (char **q = p->expose; *q; q++)
+			cJSON_AddItemToArray(x, cJSON_CreateString(*q));
+		cJSON_AddItemToObject(o, "expose", x);
+	}
 	cJSON_AddItemToObject(record, "sandbox", o);
 }
 
@@ -248,5 +310,6 @@ void sandbox_spawn_free(void *priv)
 	free(p->scope);
 	free(p->tmp);
 	free(p->hide);
+	strv_free(p->expose);
 	free(p);
 }

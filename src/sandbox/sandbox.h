@@ -26,6 +26,7 @@ struct sandbox_spec {
 	char *hide;       /* a directory the server must not see (belay's state: traces, keys), or NULL */
 	int tmp_lock;     /* 1 + an fd holding a shared flock on a temp dir sandbox_spec_init made or
 			   * adopted (the last user removes it when empty); 0: none */
+	char **expose;    /* realpaths kept in view although hidden by default (--expose), NULL-terminated, or NULL */
 };
 
 /* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the
@@ -37,6 +38,10 @@ int sandbox_spec_init(struct sandbox_spec *sp, const char *scope, enum sandbox_n
 int sandbox_spec_init_tmp(struct sandbox_spec *sp, const char *scope, const char *tmpdir, enum sandbox_network net,
 			  struct err *e);
 void sandbox_spec_done(struct sandbox_spec *sp);
+/* Keeps `path` (which must exist) in the server's view although it is hidden by default (a
+ * credential store, a socket directory; sandbox_conceal.h): read-only, like the rest of
+ * the host outside the scope. */
+int sandbox_spec_expose(struct sandbox_spec *sp, const char *path, struct err *e);
 /* Parses "deny"/"deny-all"/"allow"/"allow-all". */
 int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *e);
 

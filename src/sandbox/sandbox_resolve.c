@@ -1,18 +1,15 @@
-/* sandbox_resolve.c - path resolution from the supervisor's side of the sandbox (any
- * thread; reads /proc and lstat()s, never writes). See sandbox_resolve.h. */
+/* sandbox_resolve.c - path resolution in a sandboxed process's view (any thread; reads
+ * /proc and lstat()s under /proc/PID/root, never writes). See sandbox_resolve.h. */
 #include "sandbox/sandbox_resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-const char *const sandbox_devices[] = {
-	"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom", NULL,
-};
 
 static int readlink_str(const char *link, char *out, size_t outsz)
 {
@@ -50,22 +47,93 @@ static int push(char *p, size_t cap, const char *comp, size_t n)
 	return 0;
 }
 
-enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int follow_last, int empty_is_fd,
+pid_t sandbox_ns_pid(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	pid_t last = -1;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		char *p = line + 6, *end;
+		for (;;) {
+			long v = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			last = (pid_t)v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return last;
+}
+
+/* lstat and readlink of an absolute path p in the process's view: relative to its root
+ * fd, or through /proc/PID/root. */
+struct view {
+	int root;
+	char prefix[40];
+};
+
+static int view_lstat(const struct view *v, const char *p, struct stat *st)
+{
+	if (v->root >= 0)
+		return fstatat(v->root, p[1] ? p + 1 : ".", st, AT_SYMLINK_NOFOLLOW);
+	char full[PATH_MAX + 48];
+	if ((size_t)snprintf(full, sizeof full, "%s%s", v->prefix, p[1] ? p : "") >= sizeof full) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return lstat(full, st);
+}
+
+static int view_readlink(const struct view *v, const char *p, char *out, size_t outsz)
+{
+	ssize_t n;
+	if (v->root >= 0) {
+		n = readlinkat(v->root, p + 1, out, outsz - 1);
+	} else {
+		char full[PATH_MAX + 48];
+		if ((size_t)snprintf(full, sizeof full, "%s%s", v->prefix, p) >= sizeof full)
+			return -1;
+		n = readlink(full, out, outsz - 1);
+	}
+	if (n < 0 || (size_t)n >= outsz - 1)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+enum sb_resolved sandbox_base(pid_t pid, int dirfd, char *out, size_t outsz)
+{
+	char link[64];
+	/* The kernel prints these links as the process sees them (its mount namespace). */
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
+	else
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+	if (readlink_str(link, out, outsz) != 0)
+		return SB_UNKNOWN;
+	return out[0] == '/' ? SB_PATH : SB_SPECIAL;
+}
+
+enum sb_resolved sandbox_resolve(pid_t pid, int rootfd, int dirfd, const char *path, int follow_last, int empty_is_fd,
 				 char *out, size_t outsz)
 {
-	char base[PATH_MAX], link[64];
+	char base[PATH_MAX];
 	char rest[PATH_MAX * 2];
+	struct view v = {.root = rootfd};
+	snprintf(v.prefix, sizeof v.prefix, "/proc/%d/root", (int)pid);
 	if (path[0] == '/') {
 		strcpy(base, "/");
 	} else {
-		if (dirfd == AT_FDCWD)
-			snprintf(link, sizeof link, "/proc/%d/cwd", (int)pid);
-		else
-			snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
-		if (readlink_str(link, base, sizeof base) != 0)
-			return SB_UNKNOWN;
-		if (base[0] != '/')
-			return SB_SPECIAL;
+		enum sb_resolved b = sandbox_base(pid, dirfd, base, sizeof base);
+		if (b != SB_PATH)
+			return b;
 		if (path[0] == '\0' && empty_is_fd) {
 			if (strlen(base) >= outsz)
 				return SB_UNKNOWN;
@@ -81,6 +149,7 @@ enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int fol
 		return SB_UNKNOWN;
 	strcpy(cur, base);
 	int hops = 0;
+	pid_t nspid = 0; /* looked up on first use */
 	char *r = rest;
 	while (*r) {
 		while (*r == '/')
@@ -107,22 +176,30 @@ enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int fol
 			pop(cur);
 			continue;
 		}
-		/* /proc/self and /proc/thread-self mean the sandboxed process, not us. */
-		if (!strcmp(cur, "/proc") && !strcmp(comp, "self"))
-			snprintf(comp, sizeof comp, "%d", (int)pid);
-		else if (!strcmp(cur, "/proc") && !strcmp(comp, "thread-self")) {
-			snprintf(comp, sizeof comp, "%d", (int)pid);
-			if (push(cur, sizeof cur, comp, strlen(comp)))
+		/* /proc/self and /proc/thread-self mean the sandboxed process, not us; its /proc
+		 * counts pids in its own pid namespace. */
+		if (!strcmp(cur, "/proc") && (!strcmp(comp, "self") || !strcmp(comp, "thread-self"))) {
+			if (nspid == 0)
+				nspid = sandbox_ns_pid(pid);
+			if (nspid < 0)
 				return SB_UNKNOWN;
-			snprintf(comp, sizeof comp, "task/%d", (int)pid);
+			int thread = !strcmp(comp, "thread-self");
+			snprintf(comp, sizeof comp, "%d", (int)nspid);
+			if (thread) {
+				if (push(cur, sizeof cur, comp, strlen(comp)))
+					return SB_UNKNOWN;
+				snprintf(comp, sizeof comp, "task/%d", (int)nspid);
+			}
 		}
 		char cand[PATH_MAX];
 		strcpy(cand, cur);
 		if (push(cand, sizeof cand, comp, strlen(comp)))
 			return SB_UNKNOWN;
 		struct stat st;
-		if (lstat(cand, &st) != 0) {
-			/* A missing component: the rest is kept lexically. */
+		if (view_lstat(&v, cand, &st) != 0) {
+			if (errno == ESRCH)
+				return SB_UNKNOWN; /* the process is gone */
+			/* A missing (or unreachable) component: the rest is kept lexically. */
 			strcpy(cur, cand);
 			continue;
 		}
@@ -130,7 +207,7 @@ enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int fol
 			if (++hops > 40)
 				return SB_UNKNOWN;
 			char target[PATH_MAX];
-			if (readlink_str(cand, target, sizeof target) != 0)
+			if (view_readlink(&v, cand, target, sizeof target) != 0)
 				return SB_UNKNOWN;
 			if (target[0] != '/' && strncmp(cand, "/proc/", 6) == 0 && strchr(target, ':'))
 				return SB_SPECIAL; /* pipe:[..], socket:[..], anon_inode:[..] */
@@ -149,25 +226,4 @@ enum sb_resolved sandbox_resolve(pid_t pid, int dirfd, const char *path, int fol
 		return SB_UNKNOWN;
 	strcpy(out, cur);
 	return SB_PATH;
-}
-
-static int under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	if (n == 1 && root[0] == '/')
-		return 1;
-	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-enum sb_verdict sandbox_write_verdict(const char *path, const char *const *roots)
-{
-	if (under(path, "/proc"))
-		return SB_KERNEL;
-	for (const char *const *r = roots; *r; r++)
-		if (under(path, *r))
-			return SB_ALLOW;
-	for (const char *const *d = sandbox_devices; *d; d++)
-		if (strcmp(path, *d) == 0)
-			return SB_ALLOW;
-	return SB_DENY;
 }

@@ -1,29 +1,30 @@
 /* sandbox_supervisor.c - seccomp user-notification supervisor (own thread per contained
- * server). See sandbox_supervisor.h. Reads the sandboxed process's memory with
- * process_vm_readv and checks SECCOMP_IOCTL_NOTIF_ID_VALID after every read, so the
- * arguments it names belong to the call still waiting. */
+ * server): the handshake with the launcher, one answer per trapped call, and reaping.
+ * See sandbox_supervisor.h. The deciders live in sandbox_decide.c and sandbox_net.c.
+ *
+ * The thread runs with no capabilities (dropped at its start, for this thread only), so
+ * what it resolves and performs for a contained process it does with no more rights than
+ * that process's user; it blocks every signal. After every read of the caller's memory or
+ * /proc it checks SECCOMP_IOCTL_NOTIF_ID_VALID, so what it names belongs to the call still
+ * waiting; a call it cannot decide is refused and named, never let through. */
 #include "sandbox/sandbox_supervisor.h"
 
-#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/openat2.h>
-#include <netinet/in.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <pthread.h>
 #include <seccomp.h>
-#include <stdatomic.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <dirent.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,32 +32,18 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "sandbox/sandbox_filter.h"
-#include "sandbox/sandbox_resolve.h"
+#include "sandbox/sandbox_supervisor_internal.h"
 
-struct sandbox_supervisor {
-	struct sandbox_supervisor_opts o;
-	char *scope, *tmp;
-	const char *roots[3];
-	pthread_t thread;
-	int wake[2];
-	int listener;
-	char userns[64]; /* the sandbox's user namespace, for membership checks */
-	int started;
-	_Atomic int ready;      /* listener and userns are set (release by the thread) */
-	unsigned long nintents; /* write_intent records posted (supervisor thread only) */
-	int overflowed;
-};
+/*==== helpers shared with the deciders ====*/
 
-/*==== reading the caller's memory ====*/
-
-static int read_mem(pid_t pid, uint64_t addr, void *out, size_t n)
+int sb_read_mem(pid_t pid, uint64_t addr, void *out, size_t n)
 {
 	struct iovec local = {out, n}, remote = {(void *)(uintptr_t)addr, n};
 	ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	return r == (ssize_t)n ? 0 : -1;
 }
 
-static int read_str(pid_t pid, uint64_t addr, char *out, size_t cap)
+int sb_read_str(pid_t pid, uint64_t addr, char *out, size_t cap)
 {
 	size_t got = 0;
 	while (got < cap - 1) {
@@ -72,7 +59,58 @@ static int read_str(pid_t pid, uint64_t addr, char *out, size_t cap)
 			return 0;
 		got += (size_t)r;
 	}
-	return -1; /* longer than PATH_MAX */
+	out[cap - 1] = '\0';
+	return -2; /* longer than PATH_MAX */
+}
+
+void sb_register(struct sandbox_supervisor *s, const char *name, sb_decider fn)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	if (nr < 0 || nr >= SB_MAX_NR)
+		return; /* not on this architecture */
+	s->by_nr[nr] = fn;
+	s->name_by_nr[nr] = name;
+}
+
+enum sb_zone sb_zone_of(const struct call *c, const char *path, const char **at)
+{
+	return sandbox_view_zone(&c->s->view, path, at);
+}
+
+int sb_hides(const struct call *c, enum sb_zone z, const char *res)
+{
+	(void)c;
+	struct stat st;
+	return (z == SB_ZONE_HIDDEN || z == SB_ZONE_HIDDEN_FILE) && lstat(res, &st) == 0;
+}
+
+int sb_still_waiting(const struct call *c)
+{
+	return seccomp_notify_id_valid(c->s->listener, c->req->id) == 0;
+}
+
+int sb_take_fd(struct call *c, int fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, c->req->pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	if (!sb_still_waiting(c)) { /* the pid may belong to another process by now */
+		close(pidfd);
+		return -ESRCH;
+	}
+	int dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	int err = errno;
+	close(pidfd);
+	return dup >= 0 ? dup : -err;
+}
+
+void sb_note_write(struct call *c, const char *key, const char *res)
+{
+	if ((!c->s->o.report_writes && !c->s->o.on_write) || c->nw == 2 || !sandbox_path_under(res, c->s->scope))
+		return;
+	snprintf(c->wpath[c->nw], PATH_MAX, "%s", res);
+	c->wkey[c->nw] = key;
+	c->nw++;
 }
 
 /*==== recording ====*/
@@ -99,430 +137,72 @@ static cJSON *record_base(struct sandbox_supervisor *s, const struct seccomp_not
 	return f;
 }
 
+cJSON *sb_denial(struct call *c, const char *reason)
+{
+	if (!c->rec)
+		c->rec = record_base(c->s, c->req, c->op);
+	if (reason && !cJSON_GetObjectItemCaseSensitive(c->rec, "reason"))
+		cJSON_AddStringToObject(c->rec, "reason", reason);
+	return c->rec;
+}
+
+cJSON *sb_another_denial(struct call *c, const char *reason)
+{
+	if (!c->rec)
+		return sb_denial(c, reason);
+	cJSON *f = record_base(c->s, c->req, c->op);
+	if (reason)
+		cJSON_AddStringToObject(f, "reason", reason);
+	if (!c->more)
+		c->more = cJSON_CreateArray();
+	cJSON_AddItemToArray(c->more, f);
+	return f;
+}
+
+int sb_refuse(struct call *c, int err, const char *reason)
+{
+	sb_denial(c, reason);
+	c->err = err;
+	return A_REFUSE;
+}
+
+void sb_attempt(struct call *c, const char *family, const char *address)
+{
+	cJSON *f = record_base(c->s, c->req, c->op);
+	cJSON_AddStringToObject(f, "family", family);
+	cJSON_AddStringToObject(f, "address", address);
+	cJSON_AddStringToObject(f, "outcome", "allowed");
+	c->s->o.post(c->s->o.ctx, "network_attempt", f);
+}
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
+	case EFAULT: return "EFAULT";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	default: return strerror(err);
+	}
+}
+
 static void post_denial(struct sandbox_supervisor *s, cJSON *f, int err)
 {
-	cJSON_AddStringToObject(f, "errno", err == EPERM          ? "EPERM"
-					    : err == EACCES       ? "EACCES"
-					    : err == ECONNREFUSED ? "ECONNREFUSED"
-								  : strerror(err));
+	cJSON_AddStringToObject(f, "errno", errno_name(err));
 	cJSON_AddStringToObject(f, "layer", "supervisor");
 	cJSON_AddStringToObject(f, "source", "seccomp-unotify");
 	cJSON_AddBoolToObject(f, "inferred", 0);
 	s->o.post(s->o.ctx, "denial", f);
 }
 
-static void flags_text(uint64_t fl, char *out, size_t n)
-{
-	out[0] = '\0';
-	const struct {
-		uint64_t bit;
-		const char *name;
-	} names[] = {{O_WRONLY, "O_WRONLY"}, {O_RDWR, "O_RDWR"},   {O_CREAT, "O_CREAT"},   {O_EXCL, "O_EXCL"},
-		     {O_TRUNC, "O_TRUNC"},   {O_APPEND, "O_APPEND"}, {020000000, "O_TMPFILE"}, {O_NOFOLLOW, "O_NOFOLLOW"}};
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if ((fl & names[i].bit) == names[i].bit) {
-			if (out[0])
-				strncat(out, "|", n - strlen(out) - 1);
-			strncat(out, names[i].name, n - strlen(out) - 1);
-		}
-	if (!out[0])
-		snprintf(out, n, "O_RDONLY");
-}
-
-/*==== decisions ====*/
-
-enum answer { A_CONTINUE, A_REFUSE };
-
-struct call {
-	struct sandbox_supervisor *s;
-	const struct seccomp_notif *req;
-	int err; /* errno to refuse with */
-	/* write intents let through (report_writes): resolved paths inside the scope */
-	char wpath[2][PATH_MAX];
-	const char *wkey[2];
-	int nw;
-	int unresolved; /* a path argument could not be read or resolved */
-};
-
-/* Notes an allowed write-intent path for the write_intent record and the write witness
- * (inside the scope only). */
-static void note_write(struct call *c, const char *key, const char *res)
-{
-	if ((!c->s->o.report_writes && !c->s->o.on_write) || c->nw == 2)
-		return;
-	const char *scope = c->s->scope;
-	size_t n = strlen(scope);
-	if (!(n == 1 && scope[0] == '/') && !(strncmp(res, scope, n) == 0 && (res[n] == '\0' || res[n] == '/')))
-		return;
-	snprintf(c->wpath[c->nw], PATH_MAX, "%s", res);
-	c->wkey[c->nw] = key;
-	c->nw++;
-}
-
-/* What a call needs of its path before the kernel would even check permission: a call that
- * will fail anyway (EEXIST, ENOENT, ENOTDIR) is left to the kernel, so the sandbox never
- * turns "exists" into "denied" (mkdir -p relies on EEXIST). */
-enum need { NEED_ANY = 0, NEED_ABSENT, NEED_PRESENT };
-
-static int path_state_ok(const char *res, enum need need)
-{
-	struct stat st;
-	if (need == NEED_ANY)
-		return 1;
-	if (need == NEED_PRESENT)
-		return lstat(res, &st) == 0;
-	/* NEED_ABSENT: the entry must not exist and its parent directory must. */
-	if (lstat(res, &st) == 0)
-		return 0;
-	char parent[PATH_MAX];
-	snprintf(parent, sizeof parent, "%s", res);
-	char *slash = strrchr(parent, '/');
-	if (!slash)
-		return 0;
-	if (slash == parent)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	return stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static enum answer check_path_need(struct call *c, const char *op, int dirfd, uint64_t addr, int follow,
-				   int empty_is_fd, const char *flags, cJSON **rec, const char *key, enum need need);
-
-/* One path argument: resolve it and decide. On refusal fills the record. */
-static enum answer check_path(struct call *c, const char *op, int dirfd, uint64_t addr, int follow, int empty_is_fd,
-			      const char *flags, cJSON **rec, const char *key)
-{
-	return check_path_need(c, op, dirfd, addr, follow, empty_is_fd, flags, rec, key, NEED_PRESENT);
-}
-
-static enum answer check_path_need(struct call *c, const char *op, int dirfd, uint64_t addr, int follow,
-				   int empty_is_fd, const char *flags, cJSON **rec, const char *key, enum need need)
-{
-	char raw[PATH_MAX], res[PATH_MAX];
-	if (addr == 0) {
-		raw[0] = '\0';
-		if (!empty_is_fd)
-			return A_CONTINUE; /* the kernel answers EFAULT */
-	} else if (read_str(c->req->pid, addr, raw, sizeof raw) != 0) {
-		c->unresolved = 1;
-		return A_CONTINUE; /* unreadable: the kernel decides (and faults) */
-	}
-	enum sb_resolved k = sandbox_resolve(c->req->pid, dirfd, raw, follow, empty_is_fd, res, sizeof res);
-	if (k == SB_UNKNOWN)
-		c->unresolved = 1;
-	if (k != SB_PATH)
-		return A_CONTINUE; /* SB_SPECIAL: a pipe, socket or anonymous inode, never a tree entry */
-	if (sandbox_write_verdict(res, c->s->roots) != SB_DENY) {
-		note_write(c, key, res);
-		return A_CONTINUE;
-	}
-	if (!path_state_ok(res, need))
-		return A_CONTINUE; /* the kernel answers EEXIST / ENOENT itself */
-	if (!*rec)
-		*rec = record_base(c->s, c->req, op);
-	cJSON_AddStringToObject(*rec, key, res);
-	if (strcmp(raw, res) != 0 && raw[0]) {
-		char k2[32];
-		snprintf(k2, sizeof k2, "%s_as_given", key);
-		cJSON_AddItemToObject(*rec, k2, jx_bytes(raw, strlen(raw)));
-	}
-	if (flags)
-		cJSON_AddStringToObject(*rec, "flags", flags);
-	c->err = EACCES;
-	return A_REFUSE;
-}
-
-static int in_sandbox(struct sandbox_supervisor *s, pid_t pid)
-{
-	char link[64], ns[64];
-	snprintf(link, sizeof link, "/proc/%d/ns/user", (int)pid);
-	ssize_t n = readlink(link, ns, sizeof ns - 1);
-	if (n < 0)
-		return -1;
-	ns[n] = '\0';
-	return strcmp(ns, s->userns) == 0;
-}
-
-static void address_text(const struct sockaddr_storage *ss, socklen_t len, char *out, size_t n, const char **family)
-{
-	out[0] = '\0';
-	*family = "other";
-	if (ss->ss_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
-		const struct sockaddr_in *in = (const void *)ss;
-		char a[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
-		snprintf(out, n, "%s:%u", a, ntohs(in->sin_port));
-		*family = "inet";
-	} else if (ss->ss_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
-		const struct sockaddr_in6 *in6 = (const void *)ss;
-		char a[INET6_ADDRSTRLEN];
-		inet_ntop(AF_INET6, &in6->sin6_addr, a, sizeof a);
-		snprintf(out, n, "[%s]:%u", a, ntohs(in6->sin6_port));
-		*family = "inet6";
-	} else if (ss->ss_family == AF_UNIX) {
-		const struct sockaddr_un *un = (const void *)ss;
-		size_t plen = len > offsetof(struct sockaddr_un, sun_path) ? len - offsetof(struct sockaddr_un, sun_path) : 0;
-		if (plen > 0 && un->sun_path[0] == '\0') {
-			snprintf(out, n, "@%.*s", (int)(plen - 1), un->sun_path + 1);
-			*family = "unix-abstract";
-		} else {
-			snprintf(out, n, "%.*s", (int)strnlen(un->sun_path, plen), un->sun_path);
-			*family = "unix";
-		}
-	}
-}
-
-/* 1 if an abstract unix socket called `name` ("@...") exists in pid's network namespace. */
-static int abstract_listening(pid_t pid, const char *name)
-{
-	char path[64], line[512];
-	snprintf(path, sizeof path, "/proc/%d/net/unix", (int)pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	int found = 0;
-	size_t nl = strlen(name);
-	while (!found && fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = '\0';
-		size_t ll = strlen(line);
-		/* The path is the last column. */
-		if (ll > nl && strcmp(line + ll - nl, name) == 0 && line[ll - nl - 1] == ' ')
-			found = 1;
-	}
-	fclose(f);
-	return found;
-}
-
-/* 1 unless `path` is missing from pid's own view of the filesystem: the sandbox's mount
- * namespace hides some host directories under empty tmpfs mounts, which the supervisor's
- * resolution (in belay's namespace) does not see. */
-static int seen_by(pid_t pid, const char *path)
-{
-	char in[PATH_MAX + 32];
-	struct stat st;
-	if ((size_t)snprintf(in, sizeof in, "/proc/%d/root%s", (int)pid, path) >= sizeof in)
-		return 1;
-	return lstat(in, &st) == 0 || errno != ENOENT;
-}
-
-/* A socket address argument (connect, bind, sendto, sendmsg). */
-static enum answer check_addr(struct call *c, const char *op, uint64_t addr, uint64_t len, cJSON **rec)
-{
-	struct sockaddr_storage ss;
-	memset(&ss, 0, sizeof ss);
-	if (addr == 0 || len == 0)
-		return A_CONTINUE;
-	if (len > sizeof ss)
-		len = sizeof ss;
-	if (read_mem(c->req->pid, addr, &ss, (size_t)len) != 0)
-		return A_CONTINUE;
-	char text[PATH_MAX + 16];
-	const char *family;
-	address_text(&ss, (socklen_t)len, text, sizeof text, &family);
-	int is_bind = !strcmp(op, "bind");
-	if (!strcmp(family, "unix")) {
-		/* A pathname socket: binding creates a file; connecting reaches whoever listens. */
-		char res[PATH_MAX];
-		enum sb_resolved k = sandbox_resolve(c->req->pid, AT_FDCWD, text, !is_bind, 0, res, sizeof res);
-		if (k != SB_PATH) {
-			c->unresolved |= is_bind && k == SB_UNKNOWN;
-			return A_CONTINUE;
-		}
-		if (sandbox_write_verdict(res, c->s->roots) != SB_DENY) {
-			if (is_bind)
-				note_write(c, "path", res); /* binding creates the socket file */
-			return A_CONTINUE;
-		}
-		if (!is_bind && !seen_by(c->req->pid, res))
-			return A_CONTINUE; /* hidden in the sandbox's mounts (nscd, belay's state): ENOENT */
-		if (!is_bind && !c->s->o.deny_network) {
-			cJSON *f = record_base(c->s, c->req, op);
-			cJSON_AddStringToObject(f, "family", family);
-			cJSON_AddStringToObject(f, "address", res);
-			cJSON_AddStringToObject(f, "outcome", "allowed");
-			c->s->o.post(c->s->o.ctx, "network_attempt", f);
-			return A_CONTINUE;
-		}
-		*rec = record_base(c->s, c->req, op);
-		cJSON_AddStringToObject(*rec, "family", family);
-		cJSON_AddStringToObject(*rec, "address", res);
-		c->err = EACCES;
-		return A_REFUSE;
-	}
-	if (!strcmp(family, "unix-abstract")) {
-		/* Under deny the network namespace keeps the abstract namespace private to the
-		 * sandbox: a name listening there belongs to the sandbox and may be reached; any
-		 * other name is the host's (or nobody's) and the kernel would answer
-		 * ECONNREFUSED, which we answer too, naming the attempt. Under allow only
-		 * Landlock's scope separates the two, so every connect is refused by name. */
-		if (is_bind)
-			return A_CONTINUE;
-		if (c->s->o.deny_network && abstract_listening(c->req->pid, text))
-			return A_CONTINUE;
-		*rec = record_base(c->s, c->req, op);
-		cJSON_AddStringToObject(*rec, "family", family);
-		cJSON_AddStringToObject(*rec, "address", text);
-		c->err = c->s->o.deny_network ? ECONNREFUSED : EPERM;
-		return A_REFUSE;
-	}
-	if (strcmp(family, "inet") && strcmp(family, "inet6"))
-		return A_CONTINUE;
-	if (!c->s->o.deny_network) {
-		if (!is_bind) {
-			cJSON *f = record_base(c->s, c->req, op);
-			cJSON_AddStringToObject(f, "family", family);
-			cJSON_AddStringToObject(f, "address", text);
-			cJSON_AddStringToObject(f, "outcome", "allowed");
-			c->s->o.post(c->s->o.ctx, "network_attempt", f);
-		}
-		return A_CONTINUE;
-	}
-	*rec = record_base(c->s, c->req, op);
-	cJSON_AddStringToObject(*rec, "family", family);
-	cJSON_AddStringToObject(*rec, "address", text);
-	c->err = EACCES;
-	return A_REFUSE;
-}
-
-static enum answer check_msghdr(struct call *c, const char *op, uint64_t msgp, cJSON **rec)
-{
-	struct msghdr mh;
-	if (read_mem(c->req->pid, msgp, &mh, sizeof mh) != 0)
-		return A_CONTINUE;
-	return check_addr(c, op, (uint64_t)(uintptr_t)mh.msg_name, mh.msg_namelen, rec);
-}
-
-static enum answer check_signal(struct call *c, const char *op, int64_t target, int sig, cJSON **rec)
-{
-	if (target <= 0)
-		return A_CONTINUE; /* process groups: Landlock's signal scope decides */
-	if (in_sandbox(c->s, (pid_t)target) != 0)
-		return A_CONTINUE; /* inside, or gone (the kernel answers ESRCH) */
-	*rec = record_base(c->s, c->req, op);
-	cJSON_AddNumberToObject(*rec, "target_pid", (double)target);
-	cJSON_AddNumberToObject(*rec, "signal", sig);
-	c->err = EPERM;
-	return A_REFUSE;
-}
-
-static int pidfd_target(pid_t pid, int fd)
-{
-	char path[64], line[128];
-	snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
-	FILE *f = fopen(path, "re");
-	int target = -1;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "Pid: %d", &target) == 1)
-			break;
-	fclose(f);
-	return target;
-}
-
-static enum answer decide(struct call *c, cJSON **rec)
-{
-	const struct seccomp_notif *req = c->req;
-	const __u64 *a = req->data.args;
-	const char *op = sandbox_syscall_name(req->data.nr);
-	char fl[96];
-	int at = AT_FDCWD;
-#define NAME(x) (!strcmp(op, x))
-	if (NAME("open") || NAME("creat") || NAME("openat")) {
-		int isat = NAME("openat");
-		uint64_t flags = NAME("creat") ? (O_CREAT | O_WRONLY | O_TRUNC) : isat ? a[2] : a[1];
-		flags_text(flags, fl, sizeof fl);
-		int excl = (flags & O_CREAT) && (flags & O_EXCL);
-		int follow = !(flags & O_NOFOLLOW) && !excl;
-		enum need need = excl ? NEED_ABSENT : (flags & O_CREAT) ? NEED_ANY : NEED_PRESENT;
-		return check_path_need(c, op, isat ? (int)a[0] : at, isat ? a[1] : a[0], follow, 0, fl, rec, "path", need);
-	}
-	if (NAME("openat2")) {
-		struct open_how how;
-		memset(&how, 0, sizeof how);
-		size_t sz = a[3] < sizeof how ? a[3] : sizeof how;
-		if (read_mem(req->pid, a[2], &how, sz) != 0)
-			return A_CONTINUE;
-		if (!(how.flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | 020000000)))
-			return A_CONTINUE;
-		flags_text(how.flags, fl, sizeof fl);
-		return check_path(c, op, (int)a[0], a[1], !(how.flags & O_NOFOLLOW), 0, fl, rec, "path");
-	}
-	if (NAME("mkdir") || NAME("mknod") || NAME("symlink"))
-		return check_path_need(c, op, at, a[NAME("symlink") ? 1 : 0], 0, 0, NULL, rec, "path", NEED_ABSENT);
-	if (NAME("rmdir") || NAME("unlink") || NAME("truncate") || NAME("chmod") || NAME("chown") || NAME("lchown") ||
-	    NAME("utime") || NAME("utimes") || NAME("setxattr") || NAME("lsetxattr") || NAME("removexattr") ||
-	    NAME("lremovexattr")) {
-		int follow = NAME("chmod") || NAME("chown") || NAME("truncate") || NAME("utime") || NAME("utimes") ||
-			     NAME("setxattr") || NAME("removexattr");
-		return check_path(c, op, at, a[0], follow, 0, NULL, rec, "path");
-	}
-	if (NAME("mkdirat") || NAME("mknodat"))
-		return check_path_need(c, op, (int)a[0], a[1], 0, 0, NULL, rec, "path", NEED_ABSENT);
-	if (NAME("futimesat"))
-		return check_path(c, op, (int)a[0], a[1], 1, 0, NULL, rec, "path");
-	if (NAME("unlinkat"))
-		return check_path(c, op, (int)a[0], a[1], 0, 0, NULL, rec, "path");
-	if (NAME("symlinkat"))
-		return check_path_need(c, op, (int)a[1], a[2], 0, 0, NULL, rec, "path", NEED_ABSENT);
-	if (NAME("fchmodat") || NAME("fchmodat2") || NAME("fchownat")) {
-		uint64_t flags = NAME("fchownat") ? a[4] : NAME("fchmodat2") ? a[3] : 0;
-		return check_path(c, op, (int)a[0], a[1], !(flags & AT_SYMLINK_NOFOLLOW), !!(flags & AT_EMPTY_PATH), NULL,
-				  rec, "path");
-	}
-	if (NAME("utimensat")) /* a NULL path means the fd itself (futimens) */
-		return check_path(c, op, (int)a[0], a[1], !(a[3] & AT_SYMLINK_NOFOLLOW), 1, NULL, rec, "path");
-	if (NAME("fchmod") || NAME("fchown") || NAME("fsetxattr") || NAME("fremovexattr"))
-		return check_path(c, op, (int)a[0], 0, 1, 1, NULL, rec, "path");
-	if (NAME("setxattrat") || NAME("removexattrat"))
-		return check_path(c, op, (int)a[0], a[1], !(a[2] & AT_SYMLINK_NOFOLLOW), !!(a[2] & AT_EMPTY_PATH), NULL,
-				  rec, "path");
-	if (NAME("rename") || NAME("link") || NAME("renameat") || NAME("renameat2") || NAME("linkat")) {
-		int isat = !NAME("rename") && !NAME("link"), islink = NAME("link") || NAME("linkat");
-		int follow_old = NAME("linkat") && (a[4] & AT_SYMLINK_FOLLOW);
-		/* link needs a free target name; rename may replace one. Both need the source. */
-		enum answer x = check_path(c, op, isat ? (int)a[0] : at, isat ? a[1] : a[0], follow_old, 0, NULL, rec, "path");
-		enum answer y = check_path_need(c, op, isat ? (int)a[2] : at, isat ? a[3] : a[1], 0, 0, NULL, rec, "to",
-						islink ? NEED_ABSENT : NEED_ANY);
-		return x == A_REFUSE || y == A_REFUSE ? A_REFUSE : A_CONTINUE;
-	}
-	if (NAME("connect") || NAME("bind"))
-		return check_addr(c, op, a[1], a[2], rec);
-	if (NAME("sendto"))
-		return check_addr(c, op, a[4], a[5], rec);
-	if (NAME("sendmsg"))
-		return check_msghdr(c, op, a[1], rec);
-	if (NAME("sendmmsg")) {
-		unsigned vlen = (unsigned)a[2] > 64 ? 64 : (unsigned)a[2];
-		for (unsigned i = 0; i < vlen; i++)
-			if (check_msghdr(c, op, a[1] + (uint64_t)i * sizeof(struct mmsghdr), rec) == A_REFUSE)
-				return A_REFUSE;
-		return A_CONTINUE;
-	}
-	if (NAME("kill") || NAME("tkill"))
-		return check_signal(c, op, (int64_t)(int32_t)a[0], (int)a[1], rec);
-	if (NAME("tgkill"))
-		return check_signal(c, op, (int64_t)(int32_t)a[0], (int)a[2], rec);
-	if (NAME("rt_sigqueueinfo"))
-		return check_signal(c, op, (int64_t)(int32_t)a[0], (int)a[1], rec);
-	if (NAME("rt_tgsigqueueinfo"))
-		return check_signal(c, op, (int64_t)(int32_t)a[0], (int)a[2], rec);
-	if (NAME("pidfd_send_signal"))
-		return check_signal(c, op, pidfd_target(req->pid, (int)a[0]), (int)a[1], rec);
-	/* Everything else on the trap list would undo a layer: refuse and name it. */
-	*rec = record_base(c->s, req, op);
-	c->err = EPERM;
-	return A_REFUSE;
-#undef NAME
-}
-
 /* Posts what a call let through may write (before the kernel runs it, so a replay has every
  * record of a call by the time the call returns). */
 static void post_write_intent(struct sandbox_supervisor *s, const struct call *c)
 {
-	const char *op = sandbox_syscall_name(c->req->data.nr);
-	int is_link = !strcmp(op, "link") || !strcmp(op, "linkat");
+	int is_link = !strcmp(c->op, "link") || !strcmp(c->op, "linkat");
 	if (!c->nw && !c->unresolved && !is_link)
 		return;
 	if (s->overflowed)
@@ -535,7 +215,7 @@ static void post_write_intent(struct sandbox_supervisor *s, const struct call *c
 		return;
 	}
 	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "op", op);
+	cJSON_AddStringToObject(f, "op", c->op);
 	cJSON_AddNumberToObject(f, "pid", c->req->pid);
 	for (int i = 0; i < c->nw; i++)
 		cJSON_AddItemToObject(f, c->wkey[i], jx_bytes(c->wpath[i], strlen(c->wpath[i])));
@@ -544,23 +224,44 @@ static void post_write_intent(struct sandbox_supervisor *s, const struct call *c
 	s->o.post(s->o.ctx, "write_intent", f);
 }
 
+/*==== one trapped call ====*/
+
 static void handle(struct sandbox_supervisor *s, struct seccomp_notif *req, struct seccomp_notif_resp *resp)
 {
+	int nr = req->data.nr;
 	struct call c = {.s = s, .req = req, .err = EACCES};
-	cJSON *rec = NULL;
-	enum answer ans = decide(&c, &rec);
+	sb_decider fn = nr >= 0 && nr < SB_MAX_NR ? s->by_nr[nr] : NULL;
+	c.op = fn ? s->name_by_nr[nr] : sandbox_syscall_name(nr);
+	/* Anything on the trap list without a decider would undo a layer: refuse and name it. */
+	enum answer ans = fn ? (enum answer)fn(&c) : (enum answer)sb_refuse(&c, EPERM, "not_permitted");
 	/* The arguments we read must belong to the call still waiting (not a recycled pid). */
-	if (seccomp_notify_id_valid(s->listener, req->id) != 0) {
-		cJSON_Delete(rec);
+	if (!sb_still_waiting(&c)) {
+		cJSON_Delete(c.rec);
+		cJSON_Delete(c.more);
 		return;
 	}
 	memset(resp, 0, sizeof *resp);
 	resp->id = req->id;
 	if (ans == A_REFUSE) {
 		resp->error = -c.err;
-		post_denial(s, rec, c.err);
+		if (c.rec)
+			post_denial(s, c.rec, c.err);
+		cJSON *it = c.more ? c.more->child : NULL;
+		while (it) {
+			cJSON *next = it->next;
+			cJSON_DetachItemViaPointer(c.more, it);
+			post_denial(s, it, c.err);
+			it = next;
+		}
+		cJSON_Delete(c.more);
+	} else if (ans == A_REPLY) {
+		cJSON_Delete(c.rec);
+		cJSON_Delete(c.more);
+		resp->error = c.err ? -c.err : 0;
+		resp->val = c.err ? 0 : c.val;
 	} else {
-		cJSON_Delete(rec);
+		cJSON_Delete(c.rec);
+		cJSON_Delete(c.more);
 		if (s->o.on_write) {
 			int moved = !strncmp(sandbox_syscall_name(req->data.nr), "rename", 6);
 			for (int i = 0; i < c.nw; i++)
@@ -592,62 +293,139 @@ static void post_status(struct sandbox_supervisor *s, int ok, const char *layer,
 	s->o.post(s->o.ctx, "sandbox", f);
 }
 
-/* Waits for the launcher's report and takes the listener. 0 when containment is ready. */
+/* One message from the launcher within the deadline: its length, 0 at end of file, -1. */
+static ssize_t next_message(struct sandbox_supervisor *s, char *msg, size_t cap, uint64_t deadline)
+{
+	for (;;) {
+		uint64_t now = time_mono_ns();
+		int left = now >= deadline ? 0 : (int)((deadline - now) / 1000000);
+		struct pollfd p[2] = {{s->o.sock, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
+		int r = poll(p, 2, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || p[1].revents)
+			return -1;
+		ssize_t n = recv(s->o.sock, msg, cap - 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n >= 0)
+			msg[n] = '\0';
+		return n;
+	}
+}
+
+/* The view from the launcher's report, and an fd for each writable zone in the server's
+ * own mount namespace (connects the supervisor performs resolve beneath them). */
+static void take_view(struct sandbox_supervisor *s, const cJSON *layers)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(layers, "view");
+	for (int k = 0; k < 5; k++) {
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(v, sandbox_zone_keys[k]), *it;
+		cJSON_ArrayForEach(it, a)
+			if (cJSON_IsString(it) && it->valuestring[0] == '/')
+				sandbox_view_add(&s->view, it->valuestring, (enum sb_zone)k);
+	}
+	/* Whatever the report said, the scope and the temp dir are the writable zones. */
+	sandbox_view_add(&s->view, s->scope, SB_ZONE_RW);
+	sandbox_view_add(&s->view, s->tmp, SB_ZONE_RW);
+	char *rp = xasprintf("/proc/%d/root", (int)s->init_pid);
+	s->root_fd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(rp);
+	s->zone_fd = xcalloc(s->view.n, sizeof *s->zone_fd);
+	for (size_t i = 0; i < s->view.n; i++) {
+		s->zone_fd[i] = -1;
+		if (s->view.z[i].kind != SB_ZONE_RW)
+			continue;
+		char *p = xasprintf("/proc/%d/root%s", (int)s->init_pid, s->view.z[i].path);
+		s->zone_fd[i] = open(p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		free(p);
+	}
+}
+
+/* Waits for the launcher's reports and takes the listener. 0 when containment is ready. */
 static int handshake(struct sandbox_supervisor *s)
 {
-	char msg[4096];
-	struct pollfd p[2] = {{s->o.sock, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
-	if (poll(p, 2, 30000) <= 0 || p[1].revents) {
-		post_status(s, 0, "launcher", "the launcher did not report within 30 s", NULL);
-		return -1;
-	}
-	ssize_t n = read(s->o.sock, msg, sizeof msg - 1);
-	if (n <= 0) {
-		post_status(s, 0, "launcher", "the launcher exited before containment was installed", NULL);
-		return -1;
-	}
-	msg[n] = '\0';
-	if (strncmp(msg, "fail ", 5) == 0) {
-		char *tab = strchr(msg + 5, '\t');
-		if (tab)
-			*tab = '\0';
-		post_status(s, 0, msg + 5, tab ? tab + 1 : "unknown failure", NULL);
-		return -1;
+	size_t cap = 1 << 17;
+	char *msg = xmalloc(cap);
+	uint64_t deadline = time_mono_ns() + 30000000000ull;
+	int rc = -1;
+	cJSON *layers = NULL;
+	for (;;) {
+		ssize_t n = next_message(s, msg, cap, deadline);
+		if (n < 0) {
+			post_status(s, 0, "launcher", "the launcher did not report within 30 s", NULL);
+			goto out;
+		}
+		if (n == 0) {
+			post_status(s, 0, "launcher", "the launcher exited before containment was installed", NULL);
+			goto out;
+		}
+		if (strncmp(msg, "fail ", 5) == 0) {
+			char *tab = strchr(msg + 5, '\t');
+			if (tab)
+				*tab = '\0';
+			post_status(s, 0, msg + 5, tab ? tab + 1 : "unknown failure", NULL);
+			goto out;
+		}
+		int pid = 0;
+		if (sscanf(msg, "init %d", &pid) == 1 && pid > 0) {
+			s->init_pid = pid;
+			continue;
+		}
+		break;
 	}
 	int remote_fd = -1, off = 0;
-	if (sscanf(msg, "ready %d %n", &remote_fd, &off) != 1 || remote_fd < 0) {
+	if (!s->init_pid || sscanf(msg, "ready %d %n", &remote_fd, &off) != 1 || remote_fd < 0) {
 		post_status(s, 0, "launcher", "malformed report from the launcher", NULL);
-		return -1;
+		goto out;
 	}
-	cJSON *layers = cJSON_Parse(msg + off);
-	int pidfd = (int)syscall(SYS_pidfd_open, s->o.launcher_pid, 0);
+	layers = cJSON_Parse(msg + off);
+	int pidfd = (int)syscall(SYS_pidfd_open, s->init_pid, 0);
 	s->listener = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, remote_fd, 0);
 	int err = errno;
-	if (pidfd >= 0)
-		close(pidfd);
+	s->init_pidfd = pidfd;
 	if (s->listener < 0) {
 		char why[160];
 		snprintf(why, sizeof why, "cannot take the notification listener: %s", strerror(err));
 		post_status(s, 0, "supervisor", why, layers);
-		return -1;
+		layers = NULL;
+		goto out;
 	}
 	fcntl(s->listener, F_SETFD, FD_CLOEXEC);
 	char link[64];
-	snprintf(link, sizeof link, "/proc/%d/ns/user", (int)s->o.launcher_pid);
+	snprintf(link, sizeof link, "/proc/%d/ns/user", (int)s->init_pid);
 	ssize_t ln = readlink(link, s->userns, sizeof s->userns - 1);
 	s->userns[ln > 0 ? ln : 0] = '\0';
+	take_view(s, layers);
+	s->private_netns = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(layers, "network_namespace"));
 	if (layers)
 		cJSON_AddStringToObject(layers, "userns", s->userns);
 	atomic_store(&s->ready, 1);
 	post_status(s, 1, NULL, NULL, layers);
-	if (write(s->o.sock, "go", 2) != 2)
-		return -1;
-	return 0;
+	layers = NULL;
+	rc = send(s->o.sock, "go", 2, MSG_NOSIGNAL) == 2 ? 0 : -1;
+out:
+	cJSON_Delete(layers);
+	free(msg);
+	return rc;
+}
+
+/* This thread only: no signals, no capabilities. */
+static void restrict_thread(void)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct data[2];
+	memset(data, 0, sizeof data);
+	(void)syscall(SYS_capset, &hdr, data);
 }
 
 static void *supervisor_main(void *arg)
 {
 	struct sandbox_supervisor *s = arg;
+	restrict_thread();
 	if (handshake(s) != 0) {
 		/* A launcher waiting for "go" reads end-of-file instead, refuses and exits 2:
 		 * the server never runs, and the session sees its exit rather than waiting. */
@@ -656,8 +434,11 @@ static void *supervisor_main(void *arg)
 	}
 	struct seccomp_notif *req = NULL;
 	struct seccomp_notif_resp *resp = NULL;
-	if (seccomp_notify_alloc(&req, &resp) != 0)
+	if (seccomp_notify_alloc(&req, &resp) != 0) {
+		/* Cannot answer: end the sandbox rather than leave its calls waiting forever. */
+		syscall(SYS_pidfd_send_signal, s->init_pidfd, SIGKILL, NULL, 0);
 		return NULL;
+	}
 	for (;;) {
 		struct pollfd p[2] = {{s->listener, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
 		if (poll(p, 2, -1) < 0) {
@@ -680,22 +461,37 @@ static void *supervisor_main(void *arg)
 	return NULL;
 }
 
+static void free_supervisor(struct sandbox_supervisor *s)
+{
+	for (size_t i = 0; s->zone_fd && i < s->view.n; i++)
+		if (s->zone_fd[i] >= 0)
+			close(s->zone_fd[i]);
+	free(s->zone_fd);
+	if (s->init_pidfd >= 0)
+		close(s->init_pidfd);
+	if (s->root_fd >= 0)
+		close(s->root_fd);
+	sandbox_view_free(&s->view);
+	free(s->scope);
+	free(s->tmp);
+	free(s);
+}
+
 int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct sandbox_supervisor **out)
 {
 	struct sandbox_supervisor *s = xcalloc(1, sizeof *s);
 	s->o = *o;
 	s->scope = xstrdup(o->scope);
 	s->tmp = xstrdup(o->tmp);
-	s->roots[0] = s->scope;
-	s->roots[1] = s->tmp;
-	s->roots[2] = NULL;
 	s->listener = -1;
+	s->init_pidfd = -1;
+	s->root_fd = -1;
+	sb_decide_register(s);
+	sb_net_register(s);
 	if (pipe2(s->wake, O_CLOEXEC) != 0) {
 		int err = errno;
 		close(o->sock);
-		free(s->scope);
-		free(s->tmp);
-		free(s);
+		free_supervisor(s);
 		return -err;
 	}
 	int rc = pthread_create(&s->thread, NULL, supervisor_main, s);
@@ -703,9 +499,7 @@ int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct san
 		close(o->sock);
 		close(s->wake[0]);
 		close(s->wake[1]);
-		free(s->scope);
-		free(s->tmp);
-		free(s);
+		free_supervisor(s);
 		return -rc;
 	}
 	s->started = 1;
@@ -760,6 +554,12 @@ int sandbox_supervisor_reap(struct sandbox_supervisor *s, unsigned wait_ms, int 
 	if (filter_unused(s->listener, 0))
 		return 1;
 	uint64_t deadline = time_mono_ns() + (uint64_t)wait_ms * 1000000ull;
+	/* The pid namespace's first process takes every other one with it. */
+	if (s->init_pidfd >= 0 && syscall(SYS_pidfd_send_signal, s->init_pidfd, SIGKILL, NULL, 0) == 0) {
+		++*killed;
+		if (filter_unused(s->listener, 50))
+			return 1;
+	}
 	for (;;) {
 		*killed += kill_contained(s->userns);
 		if (filter_unused(s->listener, 20))
@@ -782,7 +582,5 @@ void sandbox_supervisor_stop(struct sandbox_supervisor *s)
 	close(s->o.sock);
 	close(s->wake[0]);
 	close(s->wake[1]);
-	free(s->scope);
-	free(s->tmp);
-	free(s);
+	free_supervisor(s);
 }

@@ -1,11 +1,17 @@
 /* sandbox_supervisor.h - the proxy-side half of containment: a thread that takes the
- * contained server's seccomp notification listener from the launcher (pidfd_getfd) and
- * answers every trapped call. It refuses writes outside the scope and temp dir, network
- * attempts under `deny`, signals to processes outside the sandbox and calls that could undo
- * containment, and records each refusal with the exact operation and path or address, from
- * the syscall arguments the kernel handed over (never from the server's stderr text).
- * Allowed network attempts are recorded too. The kernel layers (Landlock, read-only mounts,
- * the network namespace) still enforce everything the supervisor lets through. */
+ * contained server's seccomp notification listener from the pid namespace's init
+ * (pidfd_getfd) and answers every trapped call, deciding in the server's own view of the
+ * filesystem (sandbox_view.h, sandbox_resolve.h). It refuses writes outside the writable
+ * zones, reads of hidden credential stores, network attempts under `deny`, socket families
+ * and datagram sockets that cannot be checked, calls on processes outside the sandbox,
+ * leases, locks outside the scope, terminal injection and the calls that could undo
+ * containment; it refuses and names any call it cannot decide (an unreadable argument, an
+ * unresolvable path); and it performs unix-socket connects itself, on the server's socket,
+ * so that what it checked is what connects. Each refusal is recorded with the exact
+ * operation, reason and path or address, from the syscall arguments the kernel handed over
+ * (never from the server's stderr); allowed network attempts are recorded too. The kernel
+ * layers (Landlock, read-only and hidden mounts, the namespaces) still enforce everything
+ * the supervisor lets through. docs/THREAT_MODEL.md has the table of decisions. */
 #ifndef BELAY_SANDBOX_SANDBOX_SUPERVISOR_H
 #define BELAY_SANDBOX_SANDBOX_SUPERVISOR_H
 #include <cjson/cJSON.h>
@@ -22,7 +28,7 @@ typedef void (*sandbox_post_fn)(void *ctx, const char *kind, cJSON *fields);
 
 struct sandbox_supervisor_opts {
 	int sock;                 /* our end of the status channel (taken) */
-	pid_t launcher_pid;
+	pid_t launcher_pid;       /* belay's child (the launcher); the listener comes from its child */
 	const char *scope, *tmp;  /* realpaths */
 	int deny_network;
 	_Atomic int64_t *turn_seq; /* the tools/call in flight (-1 when none); may be NULL */
@@ -50,8 +56,9 @@ struct sandbox_supervisor_opts {
 int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct sandbox_supervisor **out);
 /* Makes sure no contained process outlives its session. A task that still uses the
  * sandbox's seccomp filter keeps the listener from reporting POLLHUP; if it does not report
- * it, every process of the sandbox's user namespace is sent SIGKILL (repeatedly, so that
- * children forked meanwhile go too) until it does or wait_ms pass. Returns 1 when every
+ * it, the pid namespace's init is sent SIGKILL (which ends every process of the namespace),
+ * then every process of the sandbox's user namespace (repeatedly, so that children forked
+ * meanwhile go too) until it does or wait_ms pass. Returns 1 when every
  * contained process is gone (or none was ever started), 0 when some may remain; *killed
  * counts the SIGKILLs sent. Call from the session's thread before sandbox_supervisor_stop. */
 int sandbox_supervisor_reap(struct sandbox_supervisor *s, unsigned wait_ms, int *killed);

@@ -134,8 +134,8 @@ struct ts_played ts_play_gated(const char *rootdir, const char *tag, const char 
 	char *root = fs_join(rootdir, tag);
 	p.ws = fs_join(root, "project");
 	p.state = fs_join(root, "state");
-	char *tdir = fs_join(root, "traces"), *gate = fs_join(root, "gate"), *script = fs_join(root, "script.json");
-	cr_assert_eq(ts_sh("mkdir -p %s %s %s && printf 'before\\n' > %s/notes.txt", p.ws, p.state, tdir, p.ws), 0);
+	char *tdir = fs_join(root, "traces"), *gate = fs_join(root, "gate"), *gate_file = fs_join(gate, "open"), *script = fs_join(root, "script.json");
+	cr_assert_eq(ts_sh("mkdir -p %s %s %s %s && printf 'before\\n' > %s/notes.txt", p.ws, p.state, tdir, gate, p.ws), 0);
 	char *s = xasprintf("{\"cwd\":\"%s\",\"calls\":%s}", p.ws, calls);
 	ts_write_file(script, s, strlen(s));
 	char *client = xasprintf("%s/tests/peers/session-client.mjs", BELAY_SOURCE_DIR);
@@ -152,7 +152,7 @@ struct ts_played ts_play_gated(const char *rootdir, const char *tag, const char 
 		usleep(10 * 1000);
 	cr_assert(seen, "the gated call was never recorded");
 	char *line = ts_with_ws(edit, p.ws);
-	cr_assert_eq(ts_sh("%s && touch %s", line, gate), 0, "%s", line);
+	cr_assert_eq(ts_sh("%s && touch %s", line, gate_file), 0, "%s", line);
 	while (ts_read_some(fds[1], &o.out, &o.out_len) || ts_read_some(fds[2], &o.err, &o.err_len))
 		;
 	ts_reap(pid, &o);
@@ -165,6 +165,7 @@ struct ts_played ts_play_gated(const char *rootdir, const char *tag, const char 
 	free(client);
 	free(s);
 	free(script);
+	free(gate_file);
 	free(gate);
 	free(tdir);
 	free(root);

@@ -1,0 +1,25 @@
+/* sandbox_testswitch.h - the test-only switch that turns single containment layers off, so
+ * that each layer can be proven alone (tests/unit/test_sandbox_layers.c).
+ *
+ * Compiled in only when CMake's BELAY_TEST_SWITCHES is on (test builds: Debug by default,
+ * and scripts/test.sh sets it); release binaries have no trace of it. When compiled in, the
+ * launcher reads BELAY_TEST_LAYERS_OFF (a comma-separated list of the names below), removes
+ * it from the server's environment, and names every layer it left out in the trace's
+ * `sandbox` record ("test_layers_off"). Launcher process only. */
+#ifndef BELAY_SANDBOX_SANDBOX_TESTSWITCH_H
+#define BELAY_SANDBOX_SANDBOX_TESTSWITCH_H
+
+enum {
+	SB_OFF_MOUNTS = 1 << 0,     /* read-only mounts, hidden and private directories, devpts */
+	SB_OFF_NETNS = 1 << 1,      /* the network namespace */
+	SB_OFF_LANDLOCK = 1 << 2,   /* Landlock (writes, TCP, scopes) */
+	SB_OFF_SUPERVISOR = 1 << 3, /* the seccomp traps the supervisor answers */
+	SB_OFF_PIDNS = 1 << 4,      /* the pid namespace */
+};
+
+#define SB_TEST_LAYERS_ENV "BELAY_TEST_LAYERS_OFF"
+
+/* The names, in bit order, for parsing and for the record. */
+static const char *const sb_layer_names[] = {"mounts", "netns", "landlock", "supervisor", "pidns", 0};
+
+#endif
