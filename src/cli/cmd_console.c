@@ -63,7 +63,7 @@ static void on_stop_signal(int sig)
 static const char *kind_name(enum cevent_kind k)
 {
 	static const char *names[] = {"run_started", "run_committed", "run_ended", "hold", "hold_done",
-				      "verdict",     "verdicts",      "labeled",   "job",  "log"};
+				      "verdict",     "verdicts",      "labeled",   "job",  "log", "run_alert"};
 	return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 

@@ -26,6 +26,7 @@ struct trace_record {
 	size_t total;    /* frame length on the wire (>= len) */
 	int truncated;
 	const cJSON *state_handle; /* borrowed from obj, NULL when absent */
+	const char *belay_reason;  /* a reply belay made ("origin": "belay"): its reason, else NULL */
 };
 
 struct trace_skip {

@@ -305,6 +305,17 @@ static void on_run_committed(void *ctx, struct runner *r)
 	post(c->h, cevent_new(CE_RUN_COMMITTED, runner_run_id(r)));
 }
 
+static void on_run_alert(void *ctx, struct runner *r, const char *reason, const char *text)
+{
+	struct conn *c = ctx;
+	(void)r;
+	struct cevent *ev = cevent_new(CE_RUN_ALERT, c->run);
+	ev->text = xstrdup(text);
+	ev->json = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev->json, "reason", reason);
+	post(c->h, ev);
+}
+
 static void on_run_report(void *ctx, const char *msg)
 {
 	struct conn *c = ctx;
@@ -395,6 +406,7 @@ static void start_run(struct conn *c, const char *line, size_t len)
 		.hold = on_run_hold,
 		.committed = on_run_committed,
 		.report = on_run_report,
+		.alert = on_run_alert,
 		.ctx = c,
 	};
 	struct err e = {0};

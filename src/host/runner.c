@@ -56,6 +56,14 @@ static void on_ended(void *ctx, struct session *s, int code)
 		r->cfg.ended(r->cfg.ctx, r, code);
 }
 
+static void on_alert(void *ctx, struct session *s, const char *reason, const char *text)
+{
+	struct runner *r = ctx;
+	(void)s;
+	if (r->cfg.alert)
+		r->cfg.alert(r->cfg.ctx, r, reason, text);
+}
+
 static void on_hold(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan)
 {
 	struct runner *r = ctx;
@@ -167,7 +175,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		}
 		r->sw = store_writer_new(r->state_dir, &swo);
 	}
-	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .ctx = r};
+	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .alert = on_alert, .ctx = r};
 	struct session_opts so = {
 		.argv = cfg->server,
 		.cwd = cfg->cwd,
@@ -181,6 +189,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		.stderr_fd = cfg->stderr_fd,
 		.trace_tap = r->sw ? store_writer_tap : NULL,
 		.trace_tap_ctx = r->sw,
+		.reply_when_gone = 1, /* an agent is never left waiting for a server that cannot answer */
 	};
 	gate = NULL; /* the session owns it now, even when it fails */
 	if ((rc = session_start(loop, &so, cin, cout, &r->session, e)) != 0)

@@ -43,6 +43,13 @@ struct runner_cfg {
 	void (*committed)(void *ctx, struct runner *r);
 	/* Live indexing stopped (store writer thread), once. */
 	void (*report)(void *ctx, const char *msg);
+	/* The run can no longer serve its client, said at once (loop thread): the server ended
+	 * or never started while the client was connected, or recording failed (the run then
+	 * stops forwarding and ends with SESSION_EXIT_RECORDING_FAILED). reason is a
+	 * session_reply_reason_name ("server_exited", "server_not_started", "recording_failed");
+	 * text is one or more lines without a "belay:" prefix. Belay answers the client's
+	 * waiting requests itself with an error naming the cause. */
+	void (*alert)(void *ctx, struct runner *r, const char *reason, const char *text);
 	void *ctx;
 };
 

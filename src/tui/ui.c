@@ -796,5 +796,6 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		snprintf(u->job, sizeof u->job, "%s", ev->text ? ev->text : "");
 		break;
 	case CE_LOG: ui_message(u, (int)ev->a, "%s", ev->text ? ev->text : ""); break;
+	case CE_RUN_ALERT: ui_message(u, 2, "run %s: %s", ev->run ? ev->run : "?", ev->text ? ev->text : ""); break;
 	}
 }
