@@ -1,9 +1,12 @@
-/* paths.c - state directory resolution and the path of our own executable. */
+/* paths.c - state directory resolution, the console's default socket and the path of our
+ * own executable. */
 #include "common/paths.h"
 
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -44,6 +47,28 @@ char *paths_config_dir(void)
 int paths_ensure_state_dir(const char *dir, struct err *e)
 {
 	return fs_mkdir_p(dir, 0700, e);
+}
+
+int paths_console_sockets(char *out[PATHS_CONSOLE_SOCKETS])
+{
+	uid_t uid = getuid();
+	int n = 0;
+	char run[64];
+	snprintf(run, sizeof run, "/run/user/%u", (unsigned)uid);
+	struct stat st;
+	if (stat(run, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid)
+		out[n++] = xasprintf("%s/belay/console.sock", run);
+	out[n++] = xasprintf("/tmp/belay-%u/console.sock", (unsigned)uid);
+	return n;
+}
+
+char *paths_console_socket(void)
+{
+	char *c[PATHS_CONSOLE_SOCKETS];
+	int n = paths_console_sockets(c);
+	for (int i = 1; i < n; i++)
+		free(c[i]);
+	return c[0];
 }
 
 const char *paths_self_exe(void)
