@@ -33,6 +33,23 @@ char *paths_state_dir(const char *override)
 	return xasprintf("/nonexistent-home-uid-%u/.local/state/belay", (unsigned)getuid());
 }
 
+char *paths_cache_dir(void)
+{
+	const char *v = getenv("BELAY_CACHE_DIR");
+	if (v && *v)
+		return xstrdup(v);
+	v = getenv("XDG_CACHE_HOME");
+	if (v && *v)
+		return fs_join(v, "belay");
+	v = getenv("HOME");
+	if (v && *v)
+		return xasprintf("%s/.cache/belay", v);
+	struct passwd *pw = getpwuid(getuid());
+	if (pw && pw->pw_dir && *pw->pw_dir)
+		return xasprintf("%s/.cache/belay", pw->pw_dir);
+	return xasprintf("/nonexistent-home-uid-%u/.cache/belay", (unsigned)getuid());
+}
+
 char *paths_config_dir(void)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME");

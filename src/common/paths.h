@@ -9,6 +9,12 @@ char *paths_state_dir(const char *override);
 /* Returns a new string, $XDG_CONFIG_HOME/belay, else $HOME/.config/belay, or NULL when
  * neither is set: where the user's keys, themes and gate policy live. */
 char *paths_config_dir(void);
+/* Returns a new string: belay's per-user cache directory, $BELAY_CACHE_DIR, else
+ * $XDG_CACHE_HOME/belay, else $HOME/.cache/belay, else the account's home (password
+ * database)/.cache/belay. Outside the state directory on purpose: contained servers see
+ * (and partly write) it, while the state directory is hidden from them. What lives there:
+ * sandbox_cache.h, pkgexec.h. */
+char *paths_cache_dir(void);
 /* Creates the state directory (0700) and returns 0, or a named error. */
 int paths_ensure_state_dir(const char *dir, struct err *e);
 /* Where the console listens by default and `belay connect` looks, derived from what every

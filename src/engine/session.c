@@ -734,6 +734,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			.launcher_pid = s->pid,
 			.scope = sandbox_spawn_scope(sp.priv),
 			.tmp = sandbox_spawn_tmp(sp.priv),
+			.cache = sandbox_spawn_cache(sp.priv),
 			.deny_network = sandbox_spawn_denies_network(sp.priv),
 			.turn_seq = &s->turn_seq,
 			.report_writes = o->report_writes,

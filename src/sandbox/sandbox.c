@@ -19,7 +19,7 @@
 
 struct sandbox_spawn {
 	int parent_sock, child_sock;
-	char *scope, *tmp, *hide;
+	char *scope, *tmp, *hide, *cache;
 	int deny;
 };
 
@@ -154,6 +154,7 @@ void sandbox_spec_done(struct sandbox_spec *sp)
 	free(sp->scope);
 	free(sp->tmpdir);
 	free(sp->hide);
+	free(sp->cache);
 	memset(sp, 0, sizeof *sp);
 }
 
@@ -180,6 +181,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 		return err_set(e, -errno, "cannot create the supervisor channel: %s", strerror(errno));
 	struct sandbox_spawn *p = xcalloc(1, sizeof *p);
 	p->hide = spec->hide ? xstrdup(spec->hide) : NULL;
+	p->cache = spec->cache ? xstrdup(spec->cache) : NULL;
 	p->parent_sock = sv[0];
 	p->child_sock = sv[1];
 	p->scope = xstrdup(spec->scope);
@@ -190,7 +192,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 		n++;
 	const char *fixed[] = {"belay", "__launch", "--scope", spec->scope, "--tmp", spec->tmpdir, "--net",
 			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
-			       "--", exe};
+			       "--cache", p->cache ? p->cache : "", "--", exe};
 	size_t nf = sizeof fixed / sizeof fixed[0];
 	sp->args = xcalloc(nf + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)
@@ -223,6 +225,11 @@ const char *sandbox_spawn_tmp(const void *priv)
 	return ((const struct sandbox_spawn *)priv)->tmp;
 }
 
+const char *sandbox_spawn_cache(const void *priv)
+{
+	return ((const struct sandbox_spawn *)priv)->cache;
+}
+
 int sandbox_spawn_denies_network(const void *priv)
 {
 	return ((const struct sandbox_spawn *)priv)->deny;
@@ -235,6 +242,8 @@ void sandbox_describe(const void *priv, cJSON *record)
 	cJSON_AddStringToObject(o, "scope", p->scope);
 	cJSON_AddStringToObject(o, "tmpdir", p->tmp);
 	cJSON_AddStringToObject(o, "network", p->deny ? "deny" : "allow");
+	if (p->cache)
+		cJSON_AddStringToObject(o, "cache", p->cache);
 	cJSON_AddItemToObject(record, "sandbox", o);
 }
 
@@ -248,5 +257,6 @@ void sandbox_spawn_free(void *priv)
 	free(p->scope);
 	free(p->tmp);
 	free(p->hide);
+	free(p->cache);
 	free(p);
 }

@@ -1,10 +1,12 @@
 /* sandbox_launch.c - the launcher stage of a contained server, run as
- *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N -- EXE ARGV0 [ARGS...]
+ *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N [--hide DIR]
+ *                  [--cache DIR] -- EXE ARGV0 [ARGS...]
  * between fork and exec (libuv cannot run code in the child, so belay re-executes itself).
  *
  * Single-threaded, runs in the child only. Installs, in order: a user namespace (always;
  * with the caller's uid/gid mapped to themselves), a mount namespace in which everything is
- * read-only except the scope and the private temp dir, a network namespace (deny), no_new_privs,
+ * read-only except the scope, the private temp dir and the cache (sandbox_cache.h), a network
+ * namespace (deny), no_new_privs,
  * Landlock (writes, TCP, signal and abstract-socket scopes), an empty capability bounding set,
  * and the seccomp filter whose notifications the supervisor in the proxy handles. Each step
  * names itself; if any fails the launcher reports the layer on the status channel and on
@@ -29,6 +31,7 @@
 #include "common/buf.h"
 #include "sandbox/landlock.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/sandbox_cache.h"
 #include "sandbox/sandbox_filter.h"
 #include "sandbox/sandbox_resolve.h"
 
@@ -38,7 +41,7 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
 
 struct launch {
-	const char *scope, *tmp, *net, *hide;
+	const char *scope, *tmp, *net, *hide, *cache;
 	int status_fd;
 	char *const *argv; /* argv[0] = exe path, argv[1..] = the server's argv */
 	int deny;
@@ -103,8 +106,9 @@ static int setup_mounts(struct launch *l)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		return refuse(l, "mount-namespace", "cannot make mounts private: %s", strerror(errno));
-	const char *roots[] = {l->scope, l->tmp};
-	for (int i = 0; i < 2; i++)
+	const char *roots[] = {l->scope, l->tmp, l->cache};
+	int nroots = l->cache && *l->cache ? 3 : 2;
+	for (int i = 0; i < nroots; i++)
 		if (mount(roots[i], roots[i], NULL, MS_BIND | MS_REC, NULL) != 0)
 			return refuse(l, "mount-namespace", "cannot bind %s: %s", roots[i], strerror(errno));
 	/* belay's own state (traces, snapshots, the approval key) vanishes under an empty tmpfs. */
@@ -128,7 +132,7 @@ static int setup_mounts(struct launch *l)
 	if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0)
 		return refuse(l, "mount-namespace", "cannot make the filesystem read-only: %s", strerror(errno));
 	struct mount_attr rw = {.attr_clr = MOUNT_ATTR_RDONLY};
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < nroots; i++)
 		if (mount_setattr(AT_FDCWD, roots[i], AT_RECURSIVE, &rw, sizeof rw) != 0)
 			return refuse(l, "mount-namespace", "cannot make %s writable: %s", roots[i], strerror(errno));
 	/* The cwd still points at the directory under the new bind mount: enter it again. */
@@ -170,6 +174,8 @@ static int setup_landlock(struct launch *l)
 	int rc = add_path_rule(rfd, l->scope, fs);
 	if (rc == 0)
 		rc = add_path_rule(rfd, l->tmp, fs);
+	if (rc == 0 && l->cache && *l->cache)
+		rc = add_path_rule(rfd, l->cache, fs);
 	if (rc) {
 		close(rfd);
 		return refuse(l, "landlock", "cannot add the write roots: %s", strerror(-rc));
@@ -256,6 +262,8 @@ int sandbox_launch_main(int argc, char **argv)
 			l.status_fd = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--hide"))
 			l.hide = argv[++i];
+		else if (!strcmp(argv[i], "--cache"))
+			l.cache = argv[++i];
 		else
 			return refuse(&l, "launcher", "unknown option %s", argv[i]);
 	}
@@ -292,6 +300,8 @@ int sandbox_launch_main(int argc, char **argv)
 	setenv("TMPDIR", l.tmp, 1);
 	setenv("TMP", l.tmp, 1);
 	setenv("TEMP", l.tmp, 1);
+	if (l.cache && *l.cache)
+		sandbox_cache_setenv(l.cache);
 	execv(l.argv[0], l.argv + 1);
 	fprintf(stderr, "belay: cannot exec %s inside the sandbox: %s\n", l.argv[0], strerror(errno));
 	return 127;

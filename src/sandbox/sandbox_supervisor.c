@@ -35,8 +35,8 @@
 
 struct sandbox_supervisor {
 	struct sandbox_supervisor_opts o;
-	char *scope, *tmp;
-	const char *roots[3];
+	char *scope, *tmp, *cache; /* cache may be NULL: then it ends the roots */
+	const char *roots[4];
 	pthread_t thread;
 	int wake[2];
 	int listener;
@@ -680,15 +680,18 @@ int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct san
 	s->o = *o;
 	s->scope = xstrdup(o->scope);
 	s->tmp = xstrdup(o->tmp);
+	s->cache = o->cache ? xstrdup(o->cache) : NULL;
 	s->roots[0] = s->scope;
 	s->roots[1] = s->tmp;
-	s->roots[2] = NULL;
+	s->roots[2] = s->cache;
+	s->roots[3] = NULL;
 	s->listener = -1;
 	if (pipe2(s->wake, O_CLOEXEC) != 0) {
 		int err = errno;
 		close(o->sock);
 		free(s->scope);
 		free(s->tmp);
+		free(s->cache);
 		free(s);
 		return -err;
 	}
@@ -699,6 +702,7 @@ int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct san
 		close(s->wake[1]);
 		free(s->scope);
 		free(s->tmp);
+		free(s->cache);
 		free(s);
 		return -rc;
 	}
@@ -778,5 +782,6 @@ void sandbox_supervisor_stop(struct sandbox_supervisor *s)
 	close(s->wake[1]);
 	free(s->scope);
 	free(s->tmp);
+	free(s->cache);
 	free(s);
 }
