@@ -126,14 +126,20 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		r->contained = 1;
 		if (paths_ensure_state_dir(r->state_dir, e) == 0)
 			r->spec.hide = realpath(r->state_dir, NULL); /* the server never sees belay's state */
-		/* The one writable cache of contained processes (npm, pip, ...: sandbox_cache.h). */
-		if ((rc = sandbox_cache_prepare(&r->spec, e)) != 0)
-			goto fail;
-		if (r->spec.hide && fs_is_under(r->spec.cache, r->spec.hide)) {
-			rc = err_set(e, BELAY_EINVAL, "the cache %s lies inside the state directory %s, which the server "
-						      "never sees (set BELAY_CACHE_DIR elsewhere)",
-				     r->spec.cache, r->spec.hide);
-			goto fail;
+		/* The one writable cache of contained processes (npm, pip, ...: sandbox_cache.h).
+		 * Without it the server still runs, and tools in it that must write a cache fail. */
+		struct err ce = {0};
+		if (sandbox_cache_prepare(&r->spec, &ce) == 0 && r->spec.hide && fs_is_under(r->spec.cache, r->spec.hide)) {
+			err_set(&ce, BELAY_EINVAL, "the cache %s lies inside the state directory %s, which the server never "
+						   "sees (set BELAY_CACHE_DIR elsewhere)",
+				r->spec.cache, r->spec.hide);
+			free(r->spec.cache);
+			r->spec.cache = NULL;
+		}
+		if (ce.msg[0] && cfg->report) {
+			char msg[700];
+			snprintf(msg, sizeof msg, "no writable cache for the contained server: %s", ce.msg);
+			cfg->report(cfg->ctx, msg);
 		}
 		/* Every tools/call waits for its pre-state (snapshots in the state dir). */
 		if ((rc = prestate_gate_new(r->state_dir, r->spec.scope, &gate, e)) != 0)
