@@ -25,6 +25,7 @@
 struct runner {
 	struct runner_cfg cfg;
 	struct sandbox_spec spec;
+	struct pkgexec_plan plan; /* a launcher-style server resolved here (else empty) */
 	int contained;
 	struct session *session; /* NULL once ended */
 	struct approvals *approvals;
@@ -91,6 +92,7 @@ static void runner_discard(struct runner *r)
 {
 	if (r->contained)
 		sandbox_spec_done(&r->spec);
+	pkgexec_plan_free(&r->plan);
 	free(r->trace_path);
 	free(r->run_id);
 	free(r->state_dir);
@@ -140,6 +142,13 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 			char msg[700];
 			snprintf(msg, sizeof msg, "no writable cache for the contained server: %s", ce.msg);
 			cfg->report(cfg->ctx, msg);
+		}
+		/* npx & co. cannot fetch inside the sandbox, and must not fetch with their install
+		 * scripts on: resolve outside it, then run the installed entry point contained. */
+		if (!cfg->resolved && pkgexec_is_launcher(cfg->server)) {
+			struct pkgexec_opts po = {.cwd = cfg->cwd, .stderr_fd = cfg->stderr_fd ? cfg->stderr_fd : 2};
+			if ((rc = pkgexec_resolve(cfg->server, &po, &r->plan, e)) != 0)
+				goto fail;
 		}
 		/* Every tools/call waits for its pre-state (snapshots in the state dir). */
 		if ((rc = prestate_gate_new(r->state_dir, r->spec.scope, &gate, e)) != 0)
@@ -192,8 +201,10 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		r->sw = store_writer_new(r->state_dir, &swo);
 	}
 	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .alert = on_alert, .ctx = r};
+	const struct pkgexec_plan *plan = cfg->resolved ? cfg->resolved : r->plan.argv ? &r->plan : NULL;
 	struct session_opts so = {
-		.argv = cfg->server,
+		.argv = plan ? plan->argv : cfg->server,
+		.launch = plan ? plan->launch : NULL,
 		.cwd = cfg->cwd,
 		.trace_dir = cfg->no_trace ? NULL : r->trace_dir,
 		.frame_cap = cfg->frame_cap,

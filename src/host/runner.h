@@ -16,6 +16,7 @@
 #include "engine/endpoint.h"
 #include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
+#include "pkgexec/pkgexec.h"
 
 struct runner;
 struct gate_policy;
@@ -33,6 +34,12 @@ struct runner_cfg {
 	size_t frame_cap;
 	int approvals;             /* open the one-shot approvals socket (enforce mode) */
 	int stderr_fd;             /* server stderr (default 2; -1 discards) */
+	/* A launcher-style server (npx, npm exec, pnpm dlx, uvx...: pkgexec.h) that is contained
+	 * is resolved first - outside the sandbox, install scripts off - and its installed entry
+	 * point runs contained. runner_start does it itself (blocking, seconds on a first
+	 * fetch) unless the caller did it on a worker thread and passes the plan here
+	 * (borrowed; it must be for this very server and cwd). */
+	const struct pkgexec_plan *resolved;
 
 	/* Hooks (any may be NULL). */
 	void (*ended)(void *ctx, struct runner *r, int exit_code); /* loop thread */
@@ -54,7 +61,8 @@ struct runner_cfg {
 };
 
 /* Validates the configuration, then starts the run. cin/cout are taken (closed on error).
- * Nothing is forwarded and no trace is left behind on failure. */
+ * Nothing is forwarded and no trace is left behind on failure (a launcher-style server that
+ * cannot be resolved is such a failure, named). */
 int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint *cin, struct endpoint *cout,
 		 struct runner **out, struct err *e);
 const char *runner_trace_path(const struct runner *r); /* NULL without a trace */
