@@ -1,7 +1,9 @@
-// lifecycle-client.mjs MODE [--trace-dir DIR] [--fsize BYTES] [--duration S] [--cwd DIR] [--env K=V]... -- SERVER_CMD [ARGS...]
+// lifecycle-client.mjs MODE [--trace-dir DIR] [--fsize BYTES] [--duration S] [--cwd DIR] [--ws DIR] [--write PATH]
+//                      [--env K=V]... -- SERVER_CMD [ARGS...]
 // The SDK Client against a server that cannot serve it, started the way agents start servers
 // (the SDK's minimal environment). Prints one JSON document of what the client saw; every
-// error is {code, message, data} as the SDK hands it over. Each request has a 30 s timeout,
+// error is {code, message, data} as the SDK hands it over. Each request has a 30 s timeout
+// (--timeout MS),
 // so a server belay leaves hanging shows up as the SDK's own timeout (-32001), not a hang.
 //   start        connect (initialize) and, if that works, list the tools
 //   mid-call     connect, start trigger-long-running-operation (server-everything), and at its
@@ -11,7 +13,9 @@
 //   record-fail  connect, set belay's file-size limit to --fsize bytes (prlimit on the proxy
 //                only, as a hostile server could), then echo 20 KB messages until a call
 //                fails; then one more call and a ping
-//   calls        connect, list the tools and call echo once (everything is expected to work)
+//   calls        connect, list the tools and call echo once (everything is expected to work);
+//                with --write PATH the call also asks the server to write PATH
+//   fs           connect to server-filesystem and, in --ws DIR, write a file and read it back
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { execFileSync } from "node:child_process";
@@ -29,7 +33,7 @@ const env = {};
 for (let i = 1; i < cut; i++) if (argv[i] === "--env") { const [k, ...v] = argv[i + 1].split("="); env[k] = v.join("="); }
 
 const err = (e) => ({ code: e.code ?? null, message: String(e.message ?? e), data: e.data ?? null });
-const timeout = { timeout: 30000 };
+const timeout = { timeout: Number(opt("--timeout") ?? 30000) };
 const out = { mode };
 const transport = new StdioClientTransport({ command: cmd[0], args: cmd.slice(1), stderr: "inherit", cwd: opt("--cwd"), env });
 const client = new Client({ name: "belay-lifecycle-test", version: "1.0.0" }, { capabilities: {} });
@@ -63,7 +67,14 @@ if (out.connected && mode === "start") {
   out.tools = (await client.listTools(undefined, timeout)).tools.length;
 } else if (out.connected && mode === "calls") {
   out.tools = (await client.listTools(undefined, timeout)).tools.length;
-  out.echo = await client.callTool({ name: "echo", arguments: { message: "hi" } }, undefined, timeout);
+  const args = { message: "hi" };
+  if (opt("--write")) args.write = opt("--write");
+  out.echo = await client.callTool({ name: "echo", arguments: args }, undefined, timeout);
+} else if (out.connected && mode === "fs") {
+  const ws = opt("--ws");
+  out.tools = (await client.listTools(undefined, timeout)).tools.length;
+  out.write = await client.callTool({ name: "write_file", arguments: { path: `${ws}/hello.txt`, content: "hello\n" } }, undefined, timeout);
+  out.read = await client.callTool({ name: "read_text_file", arguments: { path: `${ws}/hello.txt` } }, undefined, timeout);
 } else if (out.connected && mode === "mid-call") {
   const pid = serverPid(opt("--trace-dir"));
   let killed = 0;

@@ -27,7 +27,7 @@ cJSON *ts_life_client(const char *const *wrap, const char *mode, const char *con
 	for (const char *const *p = server; *p && k < 95; p++)
 		argv[k++] = *p;
 	argv[k] = NULL;
-	cr_assert_eq(ts_run(argv, NULL, NULL, NULL, 0, 120, o), 0);
+	cr_assert_eq(ts_run(argv, NULL, NULL, NULL, 0, 200, o), 0);
 	cr_assert(!o->timed_out, "the client hung: %s", o->err);
 	cr_assert_eq(o->status, 0, "the client failed (%d):\n%s\n%s", o->status, o->out, o->err);
 	cJSON *doc = cJSON_Parse(o->out);

@@ -9,7 +9,7 @@
 
 /* Runs `node lifecycle-client.mjs MODE OPTS... -- SERVER...` (opts and server
  * NULL-terminated; opts may be NULL) with `wrap` (NULL-terminated, may be NULL) in front of
- * node, e.g. an unshare that gives it a small tmpfs. Waits up to 120 s; asserts the client
+ * node, e.g. an unshare that gives it a small tmpfs. Waits up to 200 s; asserts the client
  * ran and printed its JSON document, which is returned (caller deletes); o holds its output
  * and belay's stderr (the client lets the server's stderr through). */
 cJSON *ts_life_client(const char *const *wrap, const char *mode, const char *const *opts, const char *const *server,
