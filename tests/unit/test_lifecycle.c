@@ -251,3 +251,33 @@ Test(lifecycle, the_console_shows_a_run_whose_server_died)
 	free(events);
 	free(missing);
 }
+
+Test(lifecycle, a_server_whose_containment_fails_never_starts_and_says_why)
+{
+	/* Landlock made unavailable to belay (the fixture fails its syscall): the launcher refuses
+	 * to run the server bare, and the client's initialize - held until containment is up -
+	 * is answered with that cause. */
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "st"), *tdir = fs_join(dir, "tr");
+	fs_mkdir_p(ws, 0700, NULL);
+	const char *server[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/deny_syscall.py", "landlock_create_ruleset",
+				BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tdir, "--", "node", fs_server,
+				ws, NULL};
+	struct ts_out o;
+	cJSON *doc = ts_life_client(NULL, "start", NULL, server, &o);
+	assert_belay_error(doc, "connect_error", "server_not_started");
+	cr_assert(strstr(ts_life_str(doc, "connect_error.message"), "could not start: its containment failed (landlock:"),
+		  "%s", ts_life_str(doc, "connect_error.message"));
+	cr_assert(strstr(o.err, "belay: the MCP server could not start: its containment failed (landlock:"), "%s", o.err);
+	struct model m;
+	struct trace *t = read_trace(tdir, &m);
+	cr_assert_eq(m.nex, 1);
+	cr_assert_eq(m.ex[0].status, EX_ANSWERED_BY_BELAY);
+	cr_assert_str_eq(m.ex[0].belay_reason, "server_not_started");
+	model_free(&m);
+	trace_free(t);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	free(ws);
+	free(st);
+	free(tdir);
+}
