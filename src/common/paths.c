@@ -12,42 +12,36 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
+/* $<belay_var>, else $<xdg_var>/belay, else $HOME/<home_rel>/belay, else the same under the
+ * account's home from the password database: never a shared directory such as /tmp, where
+ * anyone could create the path first (a service or CI job may have no HOME). */
+static char *belay_dir(const char *belay_var, const char *xdg_var, const char *home_rel)
+{
+	const char *v = getenv(belay_var);
+	if (v && *v)
+		return xstrdup(v);
+	v = getenv(xdg_var);
+	if (v && *v)
+		return fs_join(v, "belay");
+	v = getenv("HOME");
+	if (v && *v)
+		return xasprintf("%s/%s/belay", v, home_rel);
+	struct passwd *pw = getpwuid(getuid());
+	if (pw && pw->pw_dir && *pw->pw_dir)
+		return xasprintf("%s/%s/belay", pw->pw_dir, home_rel);
+	return xasprintf("/nonexistent-home-uid-%u/%s/belay", (unsigned)getuid(), home_rel);
+}
+
 char *paths_state_dir(const char *override)
 {
 	if (override && *override)
 		return xstrdup(override);
-	const char *v = getenv("BELAY_STATE_DIR");
-	if (v && *v)
-		return xstrdup(v);
-	v = getenv("XDG_STATE_HOME");
-	if (v && *v)
-		return fs_join(v, "belay");
-	v = getenv("HOME");
-	if (v && *v)
-		return xasprintf("%s/.local/state/belay", v);
-	/* No HOME (a service, a CI job): the account's home; never a shared directory such as
-	 * /tmp, where anyone could create the path first. */
-	struct passwd *pw = getpwuid(getuid());
-	if (pw && pw->pw_dir && *pw->pw_dir)
-		return xasprintf("%s/.local/state/belay", pw->pw_dir);
-	return xasprintf("/nonexistent-home-uid-%u/.local/state/belay", (unsigned)getuid());
+	return belay_dir("BELAY_STATE_DIR", "XDG_STATE_HOME", ".local/state");
 }
 
 char *paths_cache_dir(void)
 {
-	const char *v = getenv("BELAY_CACHE_DIR");
-	if (v && *v)
-		return xstrdup(v);
-	v = getenv("XDG_CACHE_HOME");
-	if (v && *v)
-		return fs_join(v, "belay");
-	v = getenv("HOME");
-	if (v && *v)
-		return xasprintf("%s/.cache/belay", v);
-	struct passwd *pw = getpwuid(getuid());
-	if (pw && pw->pw_dir && *pw->pw_dir)
-		return xasprintf("%s/.cache/belay", pw->pw_dir);
-	return xasprintf("/nonexistent-home-uid-%u/.cache/belay", (unsigned)getuid());
+	return belay_dir("BELAY_CACHE_DIR", "XDG_CACHE_HOME", ".cache");
 }
 
 char *paths_config_dir(void)

@@ -419,6 +419,18 @@ static void stderr_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 
 /*==== ending ====*/
 
+void session_add_exit_fields(const struct session *s, cJSON *f)
+{
+	if (s->term_signal) {
+		cJSON_AddNullToObject(f, "exit_status");
+		cJSON_AddNumberToObject(f, "signal", s->term_signal);
+		cJSON_AddStringToObject(f, "signal_name", strsignal(s->term_signal));
+	} else {
+		cJSON_AddNumberToObject(f, "exit_status", (double)s->exit_status);
+		cJSON_AddNullToObject(f, "signal");
+	}
+}
+
 void session_unref(struct session *s)
 {
 	if (--s->open_handles == 0) {
@@ -530,14 +542,7 @@ static void finish(struct session *s)
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "phase", "exit");
 	cJSON_AddNumberToObject(f, "pid", s->pid);
-	if (s->term_signal) {
-		cJSON_AddNullToObject(f, "exit_status");
-		cJSON_AddNumberToObject(f, "signal", s->term_signal);
-		cJSON_AddStringToObject(f, "signal_name", strsignal(s->term_signal));
-	} else {
-		cJSON_AddNumberToObject(f, "exit_status", (double)s->exit_status);
-		cJSON_AddNullToObject(f, "signal");
-	}
+	session_add_exit_fields(s, f);
 	cJSON_AddNumberToObject(f, "stderr_bytes", (double)s->stderr_bytes);
 	cJSON_AddNumberToObject(f, "duration_ms", (double)(time_mono_ns() - s->start_ns) / 1e6);
 	session_record(s, "server", f);

@@ -104,6 +104,8 @@ void session_lifecycle_free(struct session *s);
 /* session.c's own, for session_lifecycle.c. */
 void session_update_reading(struct session *s);
 void session_maybe_finish(struct session *s);
+/* "exit_status" (or null) and "signal", "signal_name" (or null) of the ended server. */
+void session_add_exit_fields(const struct session *s, cJSON *f);
 /* Closes the server's input and arms the kill timer (SIGTERM, then SIGKILL, each after the
  * kill grace time) unless it has exited. */
 void session_stop_server(struct session *s);

@@ -139,14 +139,7 @@ static void set_exit_message(struct session *s)
 	char how[96];
 	how_it_ended(s, how, sizeof how);
 	cJSON *d = cJSON_CreateObject();
-	if (s->term_signal) {
-		cJSON_AddNullToObject(d, "exit_status");
-		cJSON_AddNumberToObject(d, "signal", s->term_signal);
-		cJSON_AddStringToObject(d, "signal_name", strsignal(s->term_signal));
-	} else {
-		cJSON_AddNumberToObject(d, "exit_status", (double)s->exit_status);
-		cJSON_AddNullToObject(d, "signal");
-	}
+	session_add_exit_fields(s, d);
 	if (s->not_started_why)
 		cJSON_AddStringToObject(d, "cause", s->not_started_why);
 	cJSON *lines = stderr_lines(s);

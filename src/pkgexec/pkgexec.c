@@ -91,18 +91,24 @@ static int refuse(const struct pkgexec_req *rq, const char *opt, struct err *e)
 		       rq->tool, opt);
 }
 
+/* 1 when argv[*i] ends the options: the end, a word, or "--" (then skipped). */
+static int options_end(char *const *argv, int *i)
+{
+	if (!argv[*i])
+		return 1;
+	if (!strcmp(argv[*i], "--")) {
+		++*i;
+		return 1;
+	}
+	return argv[*i][0] != '-';
+}
+
 /* The npm family: [options] [--] COMMAND_OR_PACKAGE [ARGS...]. */
 static int parse_npm(char *const *argv, int i, struct pkgexec_req *rq, struct err *e)
 {
 	int rc;
-	for (; argv[i]; i++) {
+	for (; !options_end(argv, &i); i++) {
 		const char *a = argv[i], *v;
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;
 		if ((v = valued(argv, &i, "--package", "-p"))) {
 			if ((rc = add_spec(rq, v, e)) != 0)
 				return rc;
@@ -139,14 +145,8 @@ static int parse_py(char *const *argv, int i, struct pkgexec_req *rq, struct err
 {
 	const char *from = NULL;
 	int rc;
-	for (; argv[i]; i++) {
+	for (; !options_end(argv, &i); i++) {
 		const char *a = argv[i], *v;
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;
 		if ((v = valued(argv, &i, "--from", NULL)) || (v = valued(argv, &i, "--spec", NULL))) {
 			from = v;
 		} else if ((v = valued(argv, &i, "--with", "-w"))) {
@@ -294,6 +294,40 @@ char *pkgexec_dir(const char *root, const char *kind, const char *key)
 	sha256(key, strlen(key), d);
 	hex_encode(d, 8, hex);
 	return xasprintf("%s/%s-%s", root, kind, hex);
+}
+
+int pkgexec_is_ready(const char *dir)
+{
+	char *ready = fs_join(dir, ".belay-ready");
+	int ok = access(ready, F_OK) == 0;
+	free(ready);
+	return ok;
+}
+
+int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
+		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
+		    struct err *e)
+{
+	if (o->stderr_fd >= 0) {
+		char note[700];
+		int n = snprintf(note, sizeof note, "belay: %s: %s into %s\n", rq->tool, doing, dir);
+		(void)!write(o->stderr_fd, note, n > 0 && (size_t)n < sizeof note ? (size_t)n : 0);
+	}
+	char last[400];
+	int st = pkgexec_run_tool(argv, env, o->stderr_fd, last, sizeof last);
+	int rc = 0;
+	if (st != 0)
+		rc = err_set(e, BELAY_ENOTFOUND, "%s: %s (exit %d)%s%s", rq->tool, failed, st, last[0] ? ": " : "", last);
+	if (!rc) {
+		char *mark = fs_join(tmp, ".belay-ready");
+		rc = fs_write_file_atomic(mark, "", 0, 0600, e);
+		free(mark);
+	}
+	if (rc) {
+		fs_remove_tree(tmp);
+		return rc;
+	}
+	return pkgexec_commit(tmp, dir, e);
 }
 
 int pkgexec_commit(const char *tmp, const char *dir, struct err *e)

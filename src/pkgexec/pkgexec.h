@@ -76,5 +76,13 @@ char *pkgexec_dir(const char *root, const char *kind, const char *key);
 /* Moves a finished install (tmp) to its place (dir), atomically; a concurrent one that won
  * keeps its own. Returns 0 or a named error. */
 int pkgexec_commit(const char *tmp, const char *dir, struct err *e);
+/* 1 when dir holds a finished install (its ready mark). */
+int pkgexec_is_ready(const char *dir);
+/* Notes "belay: TOOL: <doing> into DIR" on stderr_fd, runs the installer argv (with env)
+ * that fills tmp, and on success marks tmp ready and commits it to dir; on failure removes
+ * tmp and names it "TOOL: <failed> (exit N): <its last line>". */
+int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
+		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
+		    struct err *e);
 
 #endif

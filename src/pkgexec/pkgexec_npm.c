@@ -174,10 +174,8 @@ static int install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, c
 	}
 	char *dir = pkgexec_dir(root, "npm", buf_cstr(&key));
 	buf_free(&key);
-	char *ready = fs_join(dir, ".belay-ready");
 	int rc = 0;
-	*reused = access(ready, F_OK) == 0;
-	free(ready);
+	*reused = pkgexec_is_ready(dir);
 	if (*reused) {
 		*prefix = dir;
 		return 0;
@@ -217,30 +215,17 @@ static int install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, c
 		for (int i = 0; i < rq->nspecs; i++)
 			argv[k++] = specs[i];
 		argv[k] = NULL;
-		if (o->stderr_fd >= 0) {
-			char note[512];
-			int n = snprintf(note, sizeof note, "belay: %s: fetching %s with npm (install scripts off) into %s\n",
-					 rq->tool, specs[0], dir);
-			(void)!write(o->stderr_fd, note, n > 0 && (size_t)n < sizeof note ? (size_t)n : 0);
-		}
-		char last[400];
 		/* Also for the npm that a git dependency's preparation would start. */
 		static const char *const env[] = {"npm_config_ignore_scripts=true", NULL};
-		int st = pkgexec_run_tool((char *const *)argv, env, o->stderr_fd, last, sizeof last);
+		char *doing = xasprintf("fetching %s with npm (install scripts off)", specs[0]);
+		char *failed = xasprintf("npm could not fetch %s", specs[0]);
+		rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, e);
+		free(doing);
+		free(failed);
 		free(cache_opt);
-		if (st != 0)
-			rc = err_set(e, BELAY_ENOTFOUND, "%s: npm could not fetch %s (exit %d)%s%s", rq->tool, specs[0], st,
-				     last[0] ? ": " : "", last);
-	}
-	if (!rc) {
-		char *mark = fs_join(tmp, ".belay-ready");
-		rc = fs_write_file_atomic(mark, "", 0, 0600, e);
-		free(mark);
-	}
-	if (!rc)
-		rc = pkgexec_commit(tmp, dir, e);
-	else
+	} else {
 		fs_remove_tree(tmp);
+	}
 	free(pj);
 	free(cache);
 	free(tmp);

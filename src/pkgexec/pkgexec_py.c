@@ -129,8 +129,8 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 	}
 	char *dir = pkgexec_dir(root, "pip", buf_cstr(&key));
 	buf_free(&key);
-	char *site = fs_join(dir, "site"), *ready = fs_join(dir, ".belay-ready");
-	const char *source = access(ready, F_OK) == 0 ? "reused" : "installed";
+	char *site = fs_join(dir, "site");
+	const char *source = pkgexec_is_ready(dir) ? "reused" : "installed";
 	int rc = 0;
 	if (!strcmp(source, "installed")) {
 		char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
@@ -156,29 +156,15 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 			for (int i = 0; i < rq->nspecs; i++)
 				argv[k++] = specs[i];
 			argv[k] = NULL;
-			if (o->stderr_fd >= 0) {
-				char note[512];
-				int n = snprintf(note, sizeof note,
-						 "belay: %s: installing %s with pip (wheels only, no install code) into %s\n",
-						 rq->tool, specs[0], dir);
-				(void)!write(o->stderr_fd, note, n > 0 && (size_t)n < sizeof note ? (size_t)n : 0);
-			}
-			char last[400];
 			static const char *const env[] = {"PIP_ONLY_BINARY=:all:", "PIP_ROOT_USER_ACTION=ignore", NULL};
-			int st = pkgexec_run_tool((char *const *)argv, env, o->stderr_fd, last, sizeof last);
-			if (st != 0)
-				rc = err_set(e, BELAY_ENOTFOUND, "%s: pip could not install %s (exit %d)%s%s", rq->tool,
-					     specs[0], st, last[0] ? ": " : "", last);
-		}
-		if (!rc) {
-			char *mark = fs_join(tmp, ".belay-ready");
-			rc = fs_write_file_atomic(mark, "", 0, 0600, e);
-			free(mark);
-		}
-		if (!rc)
-			rc = pkgexec_commit(tmp, dir, e);
-		else
+			char *doing = xasprintf("installing %s with pip (wheels only, no install code)", specs[0]);
+			char *failed = xasprintf("pip could not install %s", specs[0]);
+			rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, e);
+			free(doing);
+			free(failed);
+		} else {
 			fs_remove_tree(tmp);
+		}
 		free(tmp);
 		free(tsite);
 		free(cache);
@@ -232,7 +218,6 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 		free(specs[i]);
 	free(dist);
 	free(site);
-	free(ready);
 	free(dir);
 	free(cwd);
 	free(python);

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -35,6 +36,27 @@ cJSON *ts_life_client(const char *const *wrap, const char *mode, const char *con
 	free(script);
 	free(peers);
 	return doc;
+}
+
+void ts_life_wait_socket(const char *sock)
+{
+	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
+		usleep(50 * 1000);
+	cr_assert_eq(access(sock, F_OK), 0, "the console listens at %s", sock);
+}
+
+char *ts_life_wait_alert(const char *events)
+{
+	char *ev = NULL;
+	for (int i = 0; i < 100; i++) {
+		free(ev);
+		ev = ts_read_file(events, NULL);
+		if (ev && strstr(ev, "\"event\":\"run_alert\""))
+			return ev;
+		usleep(50 * 1000);
+	}
+	cr_assert_fail("the console was told nothing: %s", ev ? ev : "");
+	return NULL;
 }
 
 const char *ts_life_str(const cJSON *o, const char *path)

@@ -14,6 +14,11 @@
  * and belay's stderr (the client lets the server's stderr through). */
 cJSON *ts_life_client(const char *const *wrap, const char *mode, const char *const *opts, const char *const *server,
 		      struct ts_out *o);
+/* Waits (10 s at most) for a console's socket to appear; asserts it did. */
+void ts_life_wait_socket(const char *sock);
+/* Waits (5 s at most) until the events file of `belay console --events` holds a run_alert;
+ * asserts it does and returns the file's text (caller frees). */
+char *ts_life_wait_alert(const char *events);
 /* The string at a dotted path of o, or "" (never NULL: for assertions). */
 const char *ts_life_str(const cJSON *o, const char *path);
 /* The number at a dotted path, or -1e9. */

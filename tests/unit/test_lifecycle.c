@@ -226,21 +226,12 @@ Test(lifecycle, the_console_shows_a_run_whose_server_died)
 	cr_assert_eq(ts_sh("%s console --events --state %s --socket %s -- node %s %s > %s 2>%s.err &", BELAY_BIN, st, sock,
 			   fs_server, missing, events, events),
 		     0);
-	for (int i = 0; i < 100 && access(sock, F_OK) != 0; i++)
-		usleep(50 * 1000);
+	ts_life_wait_socket(sock);
 	const char *server[] = {BELAY_BIN, "connect", sock, NULL};
 	struct ts_out o;
 	cJSON *doc = ts_life_client(NULL, "start", NULL, server, &o);
 	assert_belay_error(doc, "connect_error", "server_exited");
-	char *ev = NULL;
-	for (int i = 0; i < 100; i++) {
-		free(ev);
-		ev = ts_read_file(events, NULL);
-		if (ev && strstr(ev, "\"event\":\"run_alert\""))
-			break;
-		usleep(50 * 1000);
-	}
-	cr_assert(ev && strstr(ev, "\"event\":\"run_alert\""), "%s", ev ? ev : "");
+	char *ev = ts_life_wait_alert(events);
 	cr_assert(strstr(ev, "\"reason\":\"server_exited\""), "%s", ev);
 	cr_assert(strstr(ev, "the MCP server exited with status 1"), "%s", ev);
 	free(ev);

@@ -155,21 +155,11 @@ Test(record, the_console_shows_a_failed_recording)
 			   "cp -r %s %s' &",
 			   unshare_flags(), mnt, BELAY_BIN, st, tdir, sock, ev_server, events, events, tdir, keep),
 		     0);
-	for (int i = 0; i < 200 && access(sock, F_OK) != 0; i++)
-		usleep(50 * 1000);
-	cr_assert_eq(access(sock, F_OK), 0, "the console listens");
+	ts_life_wait_socket(sock);
 	const char *server[] = {BELAY_BIN, "connect", sock, NULL};
 	struct ts_out o;
 	cJSON *doc = ts_life_client(NULL, "record-fail", NULL, server, &o);
-	char *ev = NULL;
-	for (int i = 0; i < 100; i++) {
-		free(ev);
-		ev = ts_read_file(events, NULL);
-		if (ev && strstr(ev, "\"event\":\"run_alert\""))
-			break;
-		usleep(50 * 1000);
-	}
-	cr_assert(ev && strstr(ev, "\"event\":\"run_alert\""), "the console was told: %s", ev ? ev : "");
+	char *ev = ts_life_wait_alert(events);
 	cr_assert(strstr(ev, "\"reason\":\"recording_failed\""), "%s", ev);
 	cr_assert(strstr(ev, "No space left on device"), "%s", ev);
 	/* The console alone (not the shell around it, which copies the trace out after it). */
