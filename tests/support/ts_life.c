@@ -14,7 +14,7 @@ cJSON *ts_life_client(const char *const *wrap, const char *mode, const char *con
 {
 	char *peers = ts_peers();
 	cr_assert_not_null(peers, "npm test peers missing: run scripts/setup.sh (npm ci in tests/peers)");
-	char *script = xasprintf("%s/../lifecycle-client.mjs", peers);
+	char *script = xstrdup(BELAY_SOURCE_DIR "/tests/peers/lifecycle-client.mjs");
 	const char *argv[96];
 	int k = 0;
 	for (const char *const *w = wrap; w && *w; w++)

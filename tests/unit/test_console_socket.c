@@ -54,7 +54,7 @@ static void in_namespace(int run_user, const char *script, struct ts_out *o)
 static cJSON *console_and_agent(int run_user, const char *xdg, const char *want_sock, struct ts_out *o)
 {
 	char *st = fs_join(dir, "st"), *events = fs_join(dir, "events.jsonl");
-	char *client = xasprintf("%s/../lifecycle-client.mjs", peers);
+	char *client = xstrdup(BELAY_SOURCE_DIR "/tests/peers/lifecycle-client.mjs");
 	char *ev = xasprintf("%s/@modelcontextprotocol/server-everything/dist/index.js", peers);
 	char *script = xasprintf(
 		"mkdir -p %s\n"

@@ -109,8 +109,8 @@ Test(pkgexec, npx_npm_exec_and_pnpm_dlx_of_a_registry_free_tarball_run_contained
 {
 	char *ws = fs_join(dir, "ws"), *tgz = fs_join(dir, "server-filesystem.tgz"), *mark = fs_join(dir, "SCRIPT-RAN");
 	fs_mkdir_p(ws, 0700, NULL);
-	cr_assert_eq(ts_sh("node %s/../pack-offline.mjs @modelcontextprotocol/server-filesystem %s --marker %s >/dev/null",
-			   peers, tgz, mark),
+	cr_assert_eq(ts_sh("node %s/tests/peers/pack-offline.mjs @modelcontextprotocol/server-filesystem %s --marker %s >/dev/null",
+			   BELAY_SOURCE_DIR, tgz, mark),
 		     0);
 	struct ts_out o;
 	cJSON *start;

@@ -26,7 +26,7 @@ static void setup(void)
 	cr_assert_not_null(peers, "npm test peers missing: run scripts/setup.sh (npm ci in tests/peers)");
 	dir = ts_tmpdir("recfail");
 	ev_server = xasprintf("%s/@modelcontextprotocol/server-everything/dist/index.js", peers);
-	relay = xasprintf("%s/../relay.mjs", peers);
+	relay = xstrdup(BELAY_SOURCE_DIR "/tests/peers/relay.mjs");
 }
 
 static void teardown(void)
