@@ -30,6 +30,10 @@ const opt = (name) => {
   return i > 0 && i < cut ? argv[i + 1] : undefined;
 };
 const env = {};
+// The tests' scratch cache (BELAY_CACHE_DIR, set per test) is the one variable passed on
+// beyond the SDK's minimal environment, so that a contained run never writes the account's
+// own ~/.cache/belay; it has no bearing on what the tests check.
+if (process.env.BELAY_CACHE_DIR) env.BELAY_CACHE_DIR = process.env.BELAY_CACHE_DIR;
 for (let i = 1; i < cut; i++) if (argv[i] === "--env") { const [k, ...v] = argv[i + 1].split("="); env[k] = v.join("="); }
 
 const err = (e) => ({ code: e.code ?? null, message: String(e.message ?? e), data: e.data ?? null });
