@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/jsonx.h"
+#include "common/paths.h"
 #include "common/xalloc.h"
 #include "host/chost.h"
 
@@ -25,39 +26,56 @@ static const char connect_usage[] =
 	"usage: belay connect [--wait SECONDS] [SOCKET] [-- SERVER_CMD [ARGS...]]\n"
 	"\n"
 	"Connects this process's stdin/stdout (an agent's MCP server pipes) to a running\n"
-	"`belay console`, which records, contains and shows the run. SOCKET defaults to the\n"
-	"console's default ($XDG_RUNTIME_DIR/belay/console.sock). Without SERVER_CMD the\n"
-	"console runs the server it was started with. Exits with the server's status.\n"
+	"`belay console`, which records, contains and shows the run. Without SOCKET it looks\n"
+	"where the console listens by default, derived from the uid alone (agents pass their\n"
+	"servers a minimal environment): /run/user/UID/belay/console.sock, then\n"
+	"/tmp/belay-UID/console.sock. Without SERVER_CMD the console runs the server it was\n"
+	"started with. Exits with the server's status.\n"
 	"\n"
 	"  --wait SECONDS   wait this long for a console to appear (default 0)\n";
 
-static int dial(const char *path, double wait_s, int *out)
+/* Connects to the first of paths[0..n) that answers, trying them all until wait_s has
+ * passed; *used is the one. On failure names every place it looked. */
+static int dial(char *const *paths, int n, double wait_s, int *out, const char **used)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof a.sun_path)
-		return cli_fail("connect: socket path too long: %s", path);
-	strcpy(a.sun_path, path);
+	for (int i = 0; i < n; i++)
+		if (strlen(paths[i]) >= sizeof ((struct sockaddr_un *)0)->sun_path)
+			return cli_fail("connect: socket path too long: %s", paths[i]);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int errs[PATHS_CONSOLE_SOCKETS + 1];
 	for (;;) {
-		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return cli_fail("connect: socket: %s", strerror(errno));
-		if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
-			*out = fd;
-			return 0;
+		int retry = 0;
+		for (int i = 0; i < n; i++) {
+			struct sockaddr_un a = {.sun_family = AF_UNIX};
+			strcpy(a.sun_path, paths[i]);
+			int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (fd < 0)
+				return cli_fail("connect: socket: %s", strerror(errno));
+			if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+				*out = fd;
+				*used = paths[i];
+				return 0;
+			}
+			errs[i] = errno;
+			close(fd);
+			retry |= errs[i] == ENOENT || errs[i] == ECONNREFUSED;
 		}
-		int err = errno;
-		close(fd);
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		double el = (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
-		if (el >= wait_s || (err != ENOENT && err != ECONNREFUSED))
-			return cli_fail("connect: no console is listening at %s (%s); start one with `belay console`", path,
-					strerror(err));
+		if (el >= wait_s || !retry)
+			break;
 		struct timespec d = {0, 100 * 1000 * 1000};
 		nanosleep(&d, NULL);
 	}
+	struct buf b = {0};
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%s%s (%s)", i ? ", nor at " : "", paths[i], strerror(errs[i]));
+	int rc = cli_fail("connect: no console is listening at %s; start one with `belay console`%s", buf_cstr(&b),
+			  n > 1 ? ", or give its socket: belay connect SOCKET" : "");
+	buf_free(&b);
+	return rc;
 }
 
 /* Reads one line from fd into b (without the newline); 0, or -1 at EOF before a line. */
@@ -107,15 +125,24 @@ int cmd_connect(int argc, char **argv)
 	}
 	if (server && !server[0])
 		return cli_fail("connect: `--` must be followed by a server command");
-	char *def = path ? NULL : chost_default_socket();
-	if (!path)
-		path = def;
+	/* Without a socket: the console's default places (common/paths.h), never the
+	 * environment's, which an agent does not pass on. */
+	char *cands[PATHS_CONSOLE_SOCKETS];
+	int ncand = 0;
+	if (path)
+		cands[ncand++] = xstrdup(path);
+	else
+		ncand = paths_console_sockets(cands);
 	int fd = -1;
-	int rc = dial(path, wait_s, &fd);
-	if (rc) {
-		free(def);
+	int rc = dial(cands, ncand, wait_s, &fd, &path);
+	char *def = NULL;
+	if (rc == 0)
+		def = xstrdup(path);
+	for (int k = 0; k < ncand; k++)
+		free(cands[k]);
+	if (rc)
 		return rc;
-	}
+	path = def;
 
 	cJSON *hello = cJSON_CreateObject();
 	cJSON_AddNumberToObject(hello, "v", 1);

@@ -46,7 +46,8 @@ static const char console_usage[] =
 	"  --invariants FILE     A1 invariants for verifying from the console (docs/VERDICTS.md)\n"
 	"  --state DIR           belay's state directory (default $XDG_STATE_HOME/belay)\n"
 	"  --trace-dir DIR       where runs' traces go (default STATE/traces)\n"
-	"  --socket PATH         listen here (default $XDG_RUNTIME_DIR/belay/console.sock)\n"
+	"  --socket PATH         listen here (default /run/user/UID/belay/console.sock, or\n"
+	"                        /tmp/belay-UID/console.sock without /run/user/UID)\n"
 	"  --follow DIR          also show traces that headless `belay proxy` processes write in DIR\n"
 	"  --open RUN|TRACE      browse a finished run (no listening unless SERVER_CMD is given)\n"
 	"  --theme NAME          dark (default), light, mono, or a file in ~/.config/belay/themes\n"
@@ -64,8 +65,9 @@ static void on_stop_signal(int sig)
 
 static const char *kind_name(enum cevent_kind k)
 {
-	static const char *names[] = {"run_started", "run_committed", "run_ended", "hold", "hold_done",
-				      "verdict",     "verdicts",      "labeled",   "job",  "log"};
+	static const char *names[] = {"run_started", "run_committed", "run_ended", "hold", "hold_done", "verdict",
+				      "recheck",     "verdicts",      "labeled",   "job",  "log",       "run_alert"};
+	_Static_assert(sizeof names / sizeof names[0] == CE_KINDS, "one name per console event kind");
 	return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 

@@ -33,7 +33,12 @@ static const char proxy_usage[] =
 	"  --mode audit|enforce|off  classify every tools/call into an effect plan; audit (the\n"
 	"                      default) records it, enforce also refuses calls that ask or deny\n"
 	"                      (approve once with `belay approve ID`), off records no plan\n"
-	"  --policy FILE       the gate's tool-call policy (docs/GATE.md)\n";
+	"  --policy FILE       the gate's tool-call policy (docs/GATE.md)\n"
+	"\n"
+	"Exits with the server's status (128+signal when it was killed), or 74 when recording\n"
+	"failed: belay then stops forwarding (it forwards nothing it cannot record) and answers\n"
+	"the agent's requests with an error naming the cause, as it does for a server that\n"
+	"exits or cannot start while the agent is connected (docs/TRACE_FORMAT.md).\n";
 
 struct proxy_run {
 	int exit_code;
@@ -55,6 +60,22 @@ static void report(void *ctx, const char *msg)
 {
 	(void)ctx;
 	fprintf(stderr, "belay: proxy: %s\n", msg);
+}
+
+/* Loop thread: the run can no longer serve the agent. Every line gets the prefix, so that a
+ * log reader that greps "belay:" sees them all. */
+static void alert(void *ctx, struct runner *rn, const char *reason, const char *text)
+{
+	(void)ctx;
+	(void)rn;
+	(void)reason;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		fprintf(stderr, "belay: %.*s\n", n, p);
+		p += n + (nl != NULL);
+	}
+	fflush(stderr);
 }
 
 static void on_signal(uv_signal_t *h, int sig)
@@ -151,6 +172,7 @@ int cmd_proxy(int argc, char **argv)
 		.approvals = 1,
 		.ended = on_ended,
 		.report = report,
+		.alert = alert,
 		.ctx = &run,
 	};
 	rc = runner_start(loop, &cfg, cin, cout, &run.runner, &e);

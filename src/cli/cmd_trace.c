@@ -26,6 +26,11 @@ static void print_argv(const cJSON *argv)
 
 static const char *outcome(const struct exchange *x, char *buf, size_t n)
 {
+	if (x->status == EX_ANSWERED_BY_BELAY) {
+		/* Not the server's: belay answered in its place, and says why. */
+		snprintf(buf, n, "by belay: %s", x->belay_reason);
+		return buf;
+	}
 	if (x->resp_seq < 0)
 		return ex_status_name(x->status);
 	if (x->protocol_error)
@@ -67,11 +72,15 @@ static void show_human(const struct trace *t, const struct model *m)
 	}
 	if (!t->has_close)
 		printf("window  open, no close record: the proxy was killed or is still running\n");
-	size_t c2s = 0, s2c = 0;
-	for (size_t i = 0; i < m->nframes; i++)
+	size_t c2s = 0, s2c = 0, by_belay = 0;
+	for (size_t i = 0; i < m->nframes; i++) {
 		m->frames[i].dir == DIR_C2S ? c2s++ : s2c++;
-	printf("frames  %zu (client->server %zu, server->client %zu), %zu unreadable, %zu over the recording cap\n",
-	       m->nframes, c2s, s2c, m->gaps, m->truncated);
+		by_belay += m->frames[i].from_belay;
+	}
+	printf("frames  %zu (client->server %zu, server->client %zu", m->nframes, c2s, s2c - by_belay);
+	if (by_belay)
+		printf(", belay->client %zu in the server's place", by_belay);
+	printf("), %zu unreadable, %zu over the recording cap\n", m->gaps, m->truncated);
 	if (t->cut_line) {
 		char cut[600];
 		trace_cut_text(t, cut, sizeof cut);
@@ -129,6 +138,10 @@ static void show_json(const struct trace *t, const struct model *m)
 		cJSON_AddStringToObject(o, "status", ex_status_name(x->status));
 		cJSON_AddNumberToObject(o, "request_seq", (double)x->req_seq);
 		cJSON_AddNumberToObject(o, "response_seq", (double)x->resp_seq);
+		if (x->status == EX_ANSWERED_BY_BELAY) {
+			cJSON_AddNumberToObject(o, "belay_seq", (double)x->belay_seq);
+			cJSON_AddStringToObject(o, "belay_reason", x->belay_reason);
+		}
 		int64_t us = exchange_latency_us(x);
 		if (us >= 0)
 			cJSON_AddNumberToObject(o, "latency_us", (double)us);

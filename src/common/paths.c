@@ -1,33 +1,47 @@
-/* paths.c - state directory resolution and the path of our own executable. */
+/* paths.c - state directory resolution, the console's default socket and the path of our
+ * own executable. */
 #include "common/paths.h"
 
 #include <limits.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 
-char *paths_state_dir(const char *override)
+/* $<belay_var>, else $<xdg_var>/belay, else $HOME/<home_rel>/belay, else the same under the
+ * account's home from the password database: never a shared directory such as /tmp, where
+ * anyone could create the path first (a service or CI job may have no HOME). */
+static char *belay_dir(const char *belay_var, const char *xdg_var, const char *home_rel)
 {
-	if (override && *override)
-		return xstrdup(override);
-	const char *v = getenv("BELAY_STATE_DIR");
+	const char *v = getenv(belay_var);
 	if (v && *v)
 		return xstrdup(v);
-	v = getenv("XDG_STATE_HOME");
+	v = getenv(xdg_var);
 	if (v && *v)
 		return fs_join(v, "belay");
 	v = getenv("HOME");
 	if (v && *v)
-		return xasprintf("%s/.local/state/belay", v);
-	/* No HOME (a service, a CI job): the account's home; never a shared directory such as
-	 * /tmp, where anyone could create the path first. */
+		return xasprintf("%s/%s/belay", v, home_rel);
 	struct passwd *pw = getpwuid(getuid());
 	if (pw && pw->pw_dir && *pw->pw_dir)
-		return xasprintf("%s/.local/state/belay", pw->pw_dir);
-	return xasprintf("/nonexistent-home-uid-%u/.local/state/belay", (unsigned)getuid());
+		return xasprintf("%s/%s/belay", pw->pw_dir, home_rel);
+	return xasprintf("/nonexistent-home-uid-%u/%s/belay", (unsigned)getuid(), home_rel);
+}
+
+char *paths_state_dir(const char *override)
+{
+	if (override && *override)
+		return xstrdup(override);
+	return belay_dir("BELAY_STATE_DIR", "XDG_STATE_HOME", ".local/state");
+}
+
+char *paths_cache_dir(void)
+{
+	return belay_dir("BELAY_CACHE_DIR", "XDG_CACHE_HOME", ".cache");
 }
 
 char *paths_config_dir(void)
@@ -44,6 +58,28 @@ char *paths_config_dir(void)
 int paths_ensure_state_dir(const char *dir, struct err *e)
 {
 	return fs_mkdir_p(dir, 0700, e);
+}
+
+int paths_console_sockets(char *out[PATHS_CONSOLE_SOCKETS])
+{
+	uid_t uid = getuid();
+	int n = 0;
+	char run[64];
+	snprintf(run, sizeof run, "/run/user/%u", (unsigned)uid);
+	struct stat st;
+	if (stat(run, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid)
+		out[n++] = xasprintf("%s/belay/console.sock", run);
+	out[n++] = xasprintf("/tmp/belay-%u/console.sock", (unsigned)uid);
+	return n;
+}
+
+char *paths_console_socket(void)
+{
+	char *c[PATHS_CONSOLE_SOCKETS];
+	int n = paths_console_sockets(c);
+	for (int i = 1; i < n; i++)
+		free(c[i]);
+	return c[0];
 }
 
 const char *paths_self_exe(void)

@@ -18,6 +18,7 @@ const char *ex_status_name(enum ex_status s)
 	case EX_ORPHAN: return "response-without-request";
 	case EX_DUPLICATE: return "duplicate-response";
 	case EX_UNTRACKED: return "untracked-id";
+	case EX_ANSWERED_BY_BELAY: return "answered-by-belay";
 	default: return "unanswered";
 	}
 }
@@ -63,8 +64,8 @@ static struct exchange *new_exchange(struct model *m)
 	}
 	struct exchange *x = &m->ex[m->nex++];
 	memset(x, 0, sizeof *x);
-	x->req_seq = x->resp_seq = x->cancel_seq = -1;
-	x->req_frame = x->resp_frame = SIZE_MAX;
+	x->req_seq = x->resp_seq = x->cancel_seq = x->belay_seq = -1;
+	x->req_frame = x->resp_frame = x->belay_frame = SIZE_MAX;
 	x->turn = -1;
 	return x;
 }
@@ -118,7 +119,7 @@ static void fill_response(struct exchange *x, const struct model_frame *f, size_
 		x->tool_error = 1;
 }
 
-static void on_response(struct model *m, size_t fi, int item, const struct rpc_item *it)
+static void on_response(struct model *m, size_t fi, int item, const struct rpc_item *it, const char *belay)
 {
 	const struct model_frame *f = &m->frames[fi];
 	int origin = !f->dir; /* the request travelled the other way */
@@ -130,6 +131,20 @@ static void on_response(struct model *m, size_t fi, int item, const struct rpc_i
 			strmap_del(&m->pending, key);
 		else
 			idx = -1;
+	}
+	if (belay) {
+		/* belay's own answer closes the request, but is not the server's response; one to
+		 * no open request (it was cancelled meanwhile) changes nothing. */
+		if (idx >= 0) {
+			struct exchange *x = &m->ex[idx];
+			x->status = EX_ANSWERED_BY_BELAY;
+			x->belay_seq = f->seq;
+			x->belay_frame = fi;
+			x->belay_item = item;
+			snprintf(x->belay_reason, sizeof x->belay_reason, "%s", belay);
+			memcpy(x->t_belay, f->t_in, sizeof x->t_belay);
+		}
+		return;
 	}
 	if (idx >= 0) {
 		struct exchange *x = &m->ex[idx];
@@ -189,8 +204,8 @@ static void on_cancel(struct model *m, const struct model_frame *f, const struct
 	m->ex[idx].cancel_seq = f->seq;
 }
 
-size_t model_add_parsed(struct model *m, int64_t seq, int dir, const char *t_in, const struct rpc_msg *msg,
-			size_t len, size_t total, int truncated, size_t rec)
+static size_t add(struct model *m, int64_t seq, int dir, const char *t_in, const struct rpc_msg *msg, size_t len,
+		  size_t total, int truncated, size_t rec, const char *belay)
 {
 	if (m->latest_frame_only && m->nframes == 1) {
 		free(m->frames[0].method);
@@ -210,6 +225,7 @@ size_t model_add_parsed(struct model *m, int64_t seq, int dir, const char *t_in,
 	f->total = total;
 	f->truncated = truncated;
 	f->rec = rec;
+	f->from_belay = belay != NULL;
 	f->kind = msg->items[0].kind;
 	f->batch = msg->is_batch ? msg->n : 0;
 	if (msg->n > 0 && msg->items[0].method)
@@ -222,16 +238,31 @@ size_t model_add_parsed(struct model *m, int64_t seq, int dir, const char *t_in,
 	for (int i = 0; i < msg->n; i++) {
 		const struct rpc_item *it = &msg->items[i];
 		switch (it->kind) {
-		case RPC_REQUEST: on_request(m, fi, i, it); break;
-		case RPC_RESPONSE: on_response(m, fi, i, it); break;
+		case RPC_REQUEST:
+			if (!belay) /* belay only ever answers */
+				on_request(m, fi, i, it);
+			break;
+		case RPC_RESPONSE: on_response(m, fi, i, it, belay); break;
 		case RPC_NOTIFICATION:
-			if (strcmp(it->method, "notifications/cancelled") == 0)
+			if (!belay && strcmp(it->method, "notifications/cancelled") == 0)
 				on_cancel(m, &m->frames[fi], it);
 			break;
 		default: break;
 		}
 	}
 	return fi;
+}
+
+size_t model_add_parsed(struct model *m, int64_t seq, int dir, const char *t_in, const struct rpc_msg *msg,
+			size_t len, size_t total, int truncated, size_t rec)
+{
+	return add(m, seq, dir, t_in, msg, len, total, truncated, rec, NULL);
+}
+
+size_t model_add_belay(struct model *m, int64_t seq, const char *t_in, const struct rpc_msg *msg, size_t len,
+		       const char *reason, size_t rec)
+{
+	return add(m, seq, DIR_S2C, t_in, msg, len, len, 0, rec, reason ? reason : "unknown");
 }
 
 size_t model_add_frame(struct model *m, int64_t seq, int dir, const char *t_in, const char *data, size_t len,

@@ -8,7 +8,12 @@
  * answered one, gets its own exchange (ORPHAN / DUPLICATE) instead of overwriting.
  * A "turn" is an exchange whose method is tools/call; turn N is the N-th, in request order.
  * A frame over the recording cap is fed as its envelope (rpc_msg_from_envelope): it pairs
- * like the whole frame would, and its exchange says which side was truncated. */
+ * like the whole frame would, and its exchange says which side was truncated.
+ *
+ * A reply belay made on the server's behalf (a frame recorded with "origin": "belay": the
+ * gate's refusal, an error for a server that is gone or a recording that failed) is never
+ * taken for the server's: it closes its request as ANSWERED_BY_BELAY with belay_* set, and
+ * resp_seq stays -1 (the server's response was not recorded). */
 #ifndef BELAY_ENGINE_MODEL_H
 #define BELAY_ENGINE_MODEL_H
 #include <cjson/cJSON.h>
@@ -27,6 +32,7 @@ enum ex_status {
 	EX_ORPHAN,     /* a response without a request */
 	EX_DUPLICATE,  /* a second response to an answered request */
 	EX_UNTRACKED,  /* a request whose id cannot be tracked (null, boolean, container) */
+	EX_ANSWERED_BY_BELAY, /* belay answered on the server's behalf (belay_reason says why) */
 };
 
 struct model_frame {
@@ -39,6 +45,7 @@ struct model_frame {
 	int batch;         /* number of items when the frame was a batch, else 0 */
 	char *method;      /* first item's method, owned */
 	size_t rec;        /* index of the record in the source (trace record index or live id) */
+	int from_belay;    /* a reply belay made ("origin": "belay") */
 };
 
 struct exchange {
@@ -58,6 +65,12 @@ struct exchange {
 	int64_t cancel_seq;     /* seq of the notifications/cancelled, -1 when none */
 	char t_req[40], t_resp[40];
 	int turn;               /* turn index for tools/call, else -1 */
+	/* ANSWERED_BY_BELAY: belay's reply (the server's response fields above stay empty) */
+	int64_t belay_seq;      /* -1 when none */
+	size_t belay_frame;
+	int belay_item;
+	char belay_reason[24];  /* e.g. "server_exited" (session.h) */
+	char t_belay[40];
 };
 
 struct model {
@@ -88,6 +101,10 @@ size_t model_add_frame(struct model *m, int64_t seq, int dir, const char *t_in, 
 /* Same with an already-parsed message (saves a parse on the live path). */
 size_t model_add_parsed(struct model *m, int64_t seq, int dir, const char *t_in, const struct rpc_msg *msg,
 			size_t len, size_t total, int truncated, size_t rec);
+/* A reply belay made on the server's behalf (an s2c frame with "origin": "belay" and its
+ * "belay_reason", which is copied). */
+size_t model_add_belay(struct model *m, int64_t seq, const char *t_in, const struct rpc_msg *msg, size_t len,
+		       const char *reason, size_t rec);
 const char *ex_status_name(enum ex_status s);
 /* Latency of an answered exchange in microseconds, or -1. */
 int64_t exchange_latency_us(const struct exchange *x);

@@ -98,10 +98,8 @@ static void on_sandbox_status(struct session *s, const cJSON *f)
 		s->hold_c2s = 0;
 		return;
 	}
-	/* The launcher refused (and exits 2 without exec); say so once, plainly. */
-	const char *layer = jx_str(f, "layer"), *why = jx_str(f, "error");
-	fprintf(stderr, "belay: containment failed (%s: %s); the server was not started\n", layer ? layer : "?",
-		why ? why : "?");
+	/* The launcher refused (and exits 2 without exec): the server never runs. */
+	session_lifecycle_not_started(s, jx_str(f, "layer"), jx_str(f, "error"));
 }
 
 static void drain_inbox(struct session *s)
@@ -127,6 +125,8 @@ static void drain_inbox(struct session *s)
 				session_record(s, it->kind, it->fields);
 			}
 		} else {
+			if (!strcmp(it->kind, "denial"))
+				session_lifecycle_denial(s, it->fields);
 			session_record(s, it->kind, it->fields);
 		}
 		free(it);
@@ -142,7 +142,7 @@ void session_drain_posted(struct session *s)
 
 /*==== flow control ====*/
 
-static void update_reading(struct session *s);
+
 
 static void drain_async_cb(uv_async_t *a)
 {
@@ -150,22 +150,35 @@ static void drain_async_cb(uv_async_t *a)
 	if (s->finished)
 		return;
 	drain_inbox(s);
-	update_reading(s);
+	if (s->tw && !s->rec_failed && trace_writer_failed(s->tw))
+		session_lifecycle_recording_failed(s);
+	session_update_reading(s);
 }
 
 static void writer_drained(void *ctx)
 {
-	/* Writer thread: only wake the loop. */
+	/* Writer thread (the backlog drained, or a write failed): only wake the loop. */
 	uv_async_send(ctx);
 }
 
-/* Reads from a source run only while its sink is not flooded and the recorder keeps up. */
-static void update_reading(struct session *s)
+/* Reads from a source run only while its sink is not flooded and the recorder keeps up.
+ * Once belay stands in for the server (stopped), client bytes are read only to answer its
+ * requests; after a recording failure the server's output is read only to be dropped, so
+ * that it is never stuck writing while it is told to stop. */
+void session_update_reading(struct session *s)
 {
-	int recorder_ok = !s->tw || !trace_writer_over_high(s->tw);
-	int c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin && !s->hold_c2s &&
-		     endpoint_queued(s->sin) < QUEUE_HIGH && !session_gate_blocks_reading(s);
-	int s2c_ok = recorder_ok && !s->server_out_eof && (s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
+	int recorder_ok = !s->tw || s->rec_failed || !trace_writer_over_high(s->tw);
+	int c2s_ok, s2c_ok;
+	if (s->stopped) {
+		c2s_ok = recorder_ok && s->o.reply_when_gone && !s->client_eof && s->cin && !s->client_out_dead;
+		s2c_ok = !s->server_out_eof &&
+			 (s->rec_failed || s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
+	} else {
+		c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin && !s->hold_c2s &&
+			 endpoint_queued(s->sin) < QUEUE_HIGH && !session_gate_blocks_reading(s);
+		s2c_ok = recorder_ok && !s->server_out_eof &&
+			 (s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
+	}
 	if (c2s_ok && !s->c2s_reading) {
 		if (endpoint_read_start(s->cin, session_c2s_read, s) == 0)
 			s->c2s_reading = 1;
@@ -183,11 +196,6 @@ static void update_reading(struct session *s)
 }
 
 /*==== recording ====*/
-
-struct frame_ctx {
-	struct session *s;
-	int dir;
-};
 
 /* Records one frame: seq now, serialisation later on the writer thread. */
 int64_t session_record_frame(struct session *s, int dir, const char *data, size_t len, size_t total, int truncated,
@@ -208,8 +216,9 @@ int64_t session_record_frame(struct session *s, int dir, const char *data, size_
 		if (defer)
 			*defer = NULL;
 	}
+	inflight_frame(&s->inflight, dir, data, len, truncated);
 	if (s->o.obs && s->o.obs->frame) {
-		struct session_frame f = {seq, dir, data, len, total, truncated, &now};
+		struct session_frame f = {seq, dir, data, len, total, truncated, &now, NULL};
 		s->o.obs->frame(s->o.obs->ctx, s, &f);
 	}
 	return seq;
@@ -231,8 +240,6 @@ static void on_c2s_frame_plain(void *ctx, const char *data, size_t len, size_t t
 
 /*==== forwarding ====*/
 
-static void maybe_finish(struct session *s);
-
 static void sin_write_cb(struct endpoint *ep, int status, void *ctx)
 {
 	struct session *s = ctx;
@@ -242,7 +249,7 @@ static void sin_write_cb(struct endpoint *ep, int status, void *ctx)
 		capture_error(s, DIR_C2S, "ForwardFailed", "writing to the server's stdin failed: %s (%s)",
 			      uv_strerror(status), uv_err_name(status));
 	}
-	update_reading(s);
+	session_update_reading(s);
 }
 
 static void cout_write_cb(struct endpoint *ep, int status, void *ctx)
@@ -256,13 +263,14 @@ static void cout_write_cb(struct endpoint *ep, int status, void *ctx)
 		/* The client is gone: let the server see EOF. */
 		session_client_input_ended(s);
 	}
-	update_reading(s);
-	maybe_finish(s);
+	session_update_reading(s);
+	session_maybe_finish(s);
 }
 
 void session_forward_c2s(struct session *s, char *data, size_t n)
 {
-	if (s->server_in_dead || n == 0) {
+	/* Stopped: the server is gone, or what it would be sent could not be recorded. */
+	if (s->server_in_dead || s->stopped || n == 0) {
 		free(data);
 		return;
 	}
@@ -273,14 +281,33 @@ void session_forward_c2s(struct session *s, char *data, size_t n)
 	}
 }
 
-void session_reply_client(struct session *s, const char *bytes, size_t len)
+static const char *const reply_reasons[SESSION_REPLY_REASONS] = {"gate_refused", "recording_failed", "server_exited",
+								      "server_not_started"};
+
+const char *session_reply_reason_name(enum session_reply_reason r)
 {
+	return (unsigned)r < SESSION_REPLY_REASONS ? reply_reasons[r] : "unknown";
+}
+
+int session_reply_reason_known(const char *name)
+{
+	for (int i = 0; name && i < SESSION_REPLY_REASONS; i++)
+		if (!strcmp(name, reply_reasons[i]))
+			return 1;
+	return 0;
+}
+
+void session_reply_client(struct session *s, enum session_reply_reason why, const char *bytes, size_t len)
+{
+	const char *reason = session_reply_reason_name(why);
+	int64_t seq = -1;
 	if (s->tw)
-		trace_writer_frame_from_belay(s->tw, "s2c", bytes, len);
+		seq = (int64_t)trace_writer_frame_from_belay(s->tw, "s2c", bytes, len, reason);
+	inflight_frame(&s->inflight, DIR_S2C, bytes, len, 0);
 	if (s->o.obs && s->o.obs->frame) {
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
-		struct session_frame f = {-1, DIR_S2C, bytes, len, len, 0, &now};
+		struct session_frame f = {seq, DIR_S2C, bytes, len, len, 0, &now, reason};
 		s->o.obs->frame(s->o.obs->ctx, s, &f);
 	}
 	if (s->client_out_dead)
@@ -290,6 +317,26 @@ void session_reply_client(struct session *s, const char *bytes, size_t len)
 	b[len] = '\n';
 	if (endpoint_write(s->cout, b, len + 1, cout_write_cb, s) != 0)
 		s->client_out_dead = 1;
+}
+
+void session_reply_error(struct session *s, enum session_reply_reason why, const cJSON *id, const char *message,
+			 const cJSON *detail)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
+	cJSON *err = cJSON_AddObjectToObject(m, "error");
+	cJSON_AddNumberToObject(err, "code", SESSION_REPLY_ERROR_CODE);
+	cJSON_AddStringToObject(err, "message", message);
+	cJSON *b = cJSON_AddObjectToObject(cJSON_AddObjectToObject(err, "data"), "belay");
+	cJSON_AddStringToObject(b, "reason", session_reply_reason_name(why));
+	for (const cJSON *c = detail ? detail->child : NULL; c; c = c->next)
+		if (c->string && strcmp(c->string, "reason"))
+			cJSON_AddItemToObject(b, c->string, cJSON_Duplicate(c, 1));
+	char *bytes = jx_print(m);
+	session_reply_client(s, why, bytes, strlen(bytes));
+	cJSON_free(bytes);
+	cJSON_Delete(m);
 }
 
 void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
@@ -307,15 +354,18 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 				      left);
 		session_gate_c2s_eof(s);
 		session_client_input_ended(s);
+		session_maybe_finish(s);
 		return;
 	}
-	if (s->gate) {
+	if (s->stopped) {
+		session_lifecycle_c2s(s, data, (size_t)n);
+	} else if (s->gate) {
 		session_gate_c2s_chunk(s, data, (size_t)n);
 	} else {
 		framer_feed(&s->fr[DIR_C2S], data, (size_t)n, on_c2s_frame_plain, s);
 		session_forward_c2s(s, data, (size_t)n);
 	}
-	update_reading(s);
+	session_update_reading(s);
 }
 
 void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
@@ -333,9 +383,15 @@ void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 			capture_error(s, DIR_S2C, "StreamEndedMidFrame",
 				      "the server's stream ended inside a frame; %zu byte(s) were forwarded but not recorded",
 				      left);
-		if (!s->client_out_dead && s->cout != s->cin)
+		/* The client sees the end of the server's output at once - unless belay may still
+		 * have to answer in the server's place (then at the session's end). */
+		if (!s->client_out_dead && s->cout != s->cin && !s->o.reply_when_gone)
 			endpoint_shutdown(s->cout);
-		maybe_finish(s);
+		session_maybe_finish(s);
+		return;
+	}
+	if (s->rec_failed) {
+		free(data); /* it could not be recorded: it is not forwarded either */
 		return;
 	}
 	framer_feed(&s->fr[DIR_S2C], data, (size_t)n, on_s2c_frame, s);
@@ -345,7 +401,7 @@ void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 		s->client_out_dead = 1;
 		capture_error(s, DIR_S2C, "ForwardFailed", "cannot write to the client");
 	}
-	update_reading(s);
+	session_update_reading(s);
 }
 
 static void stderr_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
@@ -354,10 +410,11 @@ static void stderr_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 	(void)ep;
 	if (n < 0) {
 		s->server_err_eof = 1;
-		maybe_finish(s);
+		session_maybe_finish(s);
 		return;
 	}
 	s->stderr_bytes += (uint64_t)n;
+	session_lifecycle_stderr(s, data, (size_t)n);
 	if (s->errout)
 		endpoint_write(s->errout, data, (size_t)n, NULL, NULL);
 	else
@@ -366,10 +423,23 @@ static void stderr_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 
 /*==== ending ====*/
 
+void session_add_exit_fields(const struct session *s, cJSON *f)
+{
+	if (s->term_signal) {
+		cJSON_AddNullToObject(f, "exit_status");
+		cJSON_AddNumberToObject(f, "signal", s->term_signal);
+		cJSON_AddStringToObject(f, "signal_name", strsignal(s->term_signal));
+	} else {
+		cJSON_AddNumberToObject(f, "exit_status", (double)s->exit_status);
+		cJSON_AddNullToObject(f, "signal");
+	}
+}
+
 void session_unref(struct session *s)
 {
 	if (--s->open_handles == 0) {
 		session_gate_free(s);
+		session_lifecycle_free(s);
 		witness_free(s->o.witness); /* after the gate (its capture reads it) and the supervisor */
 		for (int d = 0; d < 2; d++)
 			framer_done(&s->fr[d]);
@@ -399,6 +469,14 @@ static void kill_timer_cb(uv_timer_t *t)
 	s->term_sent = 1;
 	uv_process_kill(&s->proc, sig);
 	if (sig == SIGTERM)
+		uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
+}
+
+void session_stop_server(struct session *s)
+{
+	if (!s->server_in_dead)
+		endpoint_shutdown(s->sin);
+	if (!s->exited && !s->finished && !s->term_sent)
 		uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
 }
 
@@ -440,13 +518,14 @@ static void drain_timer_cb(uv_timer_t *t)
 {
 	struct session *s = t->data;
 	s->drain_expired = 1;
-	maybe_finish(s);
+	session_maybe_finish(s);
 }
 
 static void finish(struct session *s)
 {
 	uv_timer_stop(&s->kill_timer);
 	uv_timer_stop(&s->drain_timer);
+	uv_timer_stop(&s->linger_timer);
 	cJSON *end = NULL;
 	if (s->sup) {
 		if (s->o.reap_contained) {
@@ -468,14 +547,7 @@ static void finish(struct session *s)
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "phase", "exit");
 	cJSON_AddNumberToObject(f, "pid", s->pid);
-	if (s->term_signal) {
-		cJSON_AddNullToObject(f, "exit_status");
-		cJSON_AddNumberToObject(f, "signal", s->term_signal);
-		cJSON_AddStringToObject(f, "signal_name", strsignal(s->term_signal));
-	} else {
-		cJSON_AddNumberToObject(f, "exit_status", (double)s->exit_status);
-		cJSON_AddNullToObject(f, "signal");
-	}
+	session_add_exit_fields(s, f);
 	cJSON_AddNumberToObject(f, "stderr_bytes", (double)s->stderr_bytes);
 	cJSON_AddNumberToObject(f, "duration_ms", (double)(time_mono_ns() - s->start_ns) / 1e6);
 	session_record(s, "server", f);
@@ -503,16 +575,22 @@ static void finish(struct session *s)
 	close_own(s, (uv_handle_t *)&s->proc);
 	close_own(s, (uv_handle_t *)&s->kill_timer);
 	close_own(s, (uv_handle_t *)&s->drain_timer);
+	close_own(s, (uv_handle_t *)&s->linger_timer);
 	close_own(s, (uv_handle_t *)&s->drain_async);
 }
 
-static void maybe_finish(struct session *s)
+void session_maybe_finish(struct session *s)
 {
-	if (s->finished || !s->exited)
+	if (s->finished || !s->exited || s->answering)
 		return;
 	int streams_done = s->server_out_eof && s->server_err_eof;
+	if (!streams_done && !s->drain_expired)
+		return;
+	/* The server's output is all in: what still waits for it never gets an answer. */
+	if (session_lifecycle_hold_finish(s))
+		return;
 	int client_flushed = s->client_out_dead || endpoint_queued(s->cout) == 0;
-	if ((streams_done && client_flushed) || s->drain_expired)
+	if (client_flushed || s->drain_expired)
 		finish(s);
 }
 
@@ -524,17 +602,15 @@ static void exit_cb(uv_process_t *p, int64_t status, int sig)
 	s->term_signal = sig;
 	uv_timer_stop(&s->kill_timer);
 	/* Nothing more can be forwarded to a dead server. */
-	if (s->c2s_reading) {
-		endpoint_read_stop(s->cin);
-		s->c2s_reading = 0;
-	}
-	s->client_eof = 1;
+	session_lifecycle_exited(s);
 	uv_timer_start(&s->drain_timer, drain_timer_cb, DRAIN_GRACE_MS, 0);
-	maybe_finish(s);
+	session_maybe_finish(s);
 }
 
 int session_exit_code(const struct session *s)
 {
+	if (s->rec_failed)
+		return SESSION_EXIT_RECORDING_FAILED;
 	if (s->term_signal)
 		return 128 + s->term_signal;
 	return (int)(s->exit_status & 0xff);
@@ -606,6 +682,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	s->gate = o->gate;
 	s->start_ns = time_mono_ns();
 	atomic_store(&s->turn_seq, -1);
+	inflight_init(&s->inflight);
 	pthread_mutex_init(&s->inbox_mu, NULL);
 	s->inbox_tail = &s->inbox_head;
 	for (int d = 0; d < 2; d++)
@@ -660,7 +737,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		goto fail_pipes;
 	}
 	s->pid = s->proc.pid;
-	s->open_handles = 4; /* proc, kill_timer, drain_timer, drain_async */
+	s->open_handles = 5; /* proc, kill_timer, drain_timer, linger_timer, drain_async */
 	if (sp.priv) {
 		/* Contained: the supervisor takes over the launcher's channel; client bytes wait
 		 * until it reports that every layer is installed. */
@@ -669,6 +746,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			.launcher_pid = s->pid,
 			.scope = sandbox_spawn_scope(sp.priv),
 			.tmp = sandbox_spawn_tmp(sp.priv),
+			.cache = sandbox_spawn_cache(sp.priv),
 			.deny_network = sandbox_spawn_denies_network(sp.priv),
 			.turn_seq = &s->turn_seq,
 			.report_writes = o->report_writes,
@@ -681,13 +759,15 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		if (sandbox_supervisor_start(&so, &s->sup) != 0) {
 			/* Without a supervisor the launcher waits forever: stop it, never run bare. */
 			uv_process_kill(&s->proc, SIGKILL);
-			fprintf(stderr, "belay: cannot start the sandbox supervisor\n");
+			session_lifecycle_not_started(s, "supervisor", "cannot start the sandbox supervisor");
 		}
 	}
 	uv_timer_init(loop, &s->kill_timer);
 	s->kill_timer.data = s;
 	uv_timer_init(loop, &s->drain_timer);
 	s->drain_timer.data = s;
+	uv_timer_init(loop, &s->linger_timer);
+	s->linger_timer.data = s;
 	s->sin = endpoint_from_stream((uv_stream_t *)pin);
 	s->sout = endpoint_from_stream((uv_stream_t *)pout);
 	s->serr = endpoint_from_stream((uv_stream_t *)perr);
@@ -712,6 +792,8 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	cJSON_AddNumberToObject(f, "pid", s->pid);
 	cJSON_AddItemToObject(f, "env_names", env_names(o->env ? o->env : environ));
 	cJSON_AddItemToObject(f, "env", server_env_record(o->env ? o->env : environ));
+	if (o->launch)
+		cJSON_AddItemToObject(f, "launch", cJSON_Duplicate(o->launch, 1));
 	if (o->state_dir) {
 		char *sd = realpath(o->state_dir, NULL);
 		cJSON_AddStringToObject(f, "state_dir", sd ? sd : o->state_dir);
@@ -725,7 +807,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	rc = endpoint_read_start(s->serr, stderr_read, s);
 	if (rc == 0) {
 		session_gate_started(s);
-		update_reading(s);
+		session_update_reading(s);
 	}
 	*out = s;
 	return 0;

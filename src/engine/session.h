@@ -2,15 +2,27 @@
  *
  * Loop thread only. Bytes are forwarded verbatim in both directions (never re-serialised);
  * a copy of each frame is recorded with seq assigned as it is read, before it is forwarded,
- * so a request is always recorded before the response it causes. Recording never stalls or
- * alters forwarding: the trace writer runs on its own thread, and its failures become named
- * capture_errors. Server stderr is passed through to the proxy's own stderr (and counted).
+ * so a request is always recorded before the response it causes. The trace writer runs on
+ * its own thread and never stalls forwarding - until recording becomes impossible (a write
+ * fails: disk full, a file-size limit, an I/O error). Then the session fails closed: it
+ * stops forwarding in both directions, asks the server to stop, answers the client's
+ * requests itself with an error (reply_when_gone), tells the observer (alert) and ends with
+ * SESSION_EXIT_RECORDING_FAILED. Server stderr is passed through to the proxy's own stderr
+ * (counted, and its last lines kept for the alert below).
  *
  * Lifecycle: session_start spawns the server and starts pumping. The session ends when the
  * server has exited and its stdout/stderr reached EOF (bounded by a grace timer, since a
  * grandchild can hold them open). When the client's input ends, the server's stdin is
  * closed; a server that is still running after `kill_grace_ms` gets SIGTERM, then SIGKILL.
- * On end, the observer's `ended` runs, then the session frees itself once its handles close. */
+ * A server that exits (or never starts) while its client is still connected is announced
+ * (alert: exit status or signal, its last stderr lines, the sandbox's last denials); with
+ * reply_when_gone every request still waiting for it, and every request the client sends
+ * in the second after, is answered with a JSON-RPC error by belay (session_reply_error).
+ * On end, the observer's `ended` runs, then the session frees itself once its handles close.
+ *
+ * Replies belay makes on the server's behalf all go through session_reply_client, which
+ * records them as s2c frames with "origin": "belay" and a "belay_reason" (docs/TRACE_FORMAT.md)
+ * so that no reader takes them for the server's. */
 #ifndef BELAY_ENGINE_SESSION_H
 #define BELAY_ENGINE_SESSION_H
 #include <cjson/cJSON.h>
@@ -32,13 +44,38 @@ struct session_frame {
 	size_t len, total;
 	int truncated;
 	const struct timespec *t_in;
+	const char *belay_reason; /* a reply belay made (session_reply_reason_name), else NULL */
 };
+
+/* Why belay answered the client itself, on the server's behalf: the frame's "belay_reason"
+ * in the trace. A new kind of belay-made reply adds its reason here (and to
+ * docs/TRACE_FORMAT.md). */
+enum session_reply_reason {
+	SESSION_REPLY_GATE_REFUSED = 0,   /* "gate_refused": the effect gate or the operator refused the call */
+	SESSION_REPLY_RECORDING_FAILED,   /* "recording_failed": the trace cannot be written; nothing is forwarded */
+	SESSION_REPLY_SERVER_EXITED,      /* "server_exited": the server ended before it answered */
+	SESSION_REPLY_SERVER_NOT_STARTED, /* "server_not_started": the server never ran (its containment failed) */
+};
+#define SESSION_REPLY_REASONS 4
+/* The reason's name as written in the trace (static). */
+const char *session_reply_reason_name(enum session_reply_reason r);
+/* 1 if name is one of the names above. */
+int session_reply_reason_known(const char *name);
+
+/* The JSON-RPC error code of belay's error replies (implementation-defined server error). */
+#define SESSION_REPLY_ERROR_CODE (-32000)
+/* The exit code of a session whose recording failed (sysexits' EX_IOERR). */
+#define SESSION_EXIT_RECORDING_FAILED 74
 
 /* Observers run on the loop thread and must not block; pointers are borrowed. */
 struct session_observer {
 	void (*frame)(void *ctx, struct session *s, const struct session_frame *f);
 	void (*record)(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields);
 	void (*ended)(void *ctx, struct session *s, int exit_code);
+	/* Something the operator must hear about at once, as text (one or more lines, no
+	 * "belay:" prefix): the server ended or never started while its client was connected,
+	 * or recording failed. reason is a session_reply_reason_name. */
+	void (*alert)(void *ctx, struct session *s, const char *reason, const char *text);
 	void *ctx;
 };
 
@@ -59,6 +96,14 @@ struct session_opts {
 				   * the gate's captures read it (engine/witness.h) */
 	const char *launcher;     /* path of the belay binary used as the sandbox launcher */
 	const char *state_dir;    /* recorded so verify finds the pre-states (may be NULL) */
+	/* Added to the server-start record as "launch" (a launcher-style command resolved to
+	 * what argv now runs; see src/pkgexec). Borrowed; may be NULL. */
+	const cJSON *launch;
+	/* The client is an agent that must never be left waiting (proxying; off for replays,
+	 * whose driver tells a dead server by the closed connection): when the server cannot
+	 * answer (it ended or never started, or recording failed), belay answers each waiting
+	 * request, and each one sent while the session ends, with a JSON-RPC error. */
+	int reply_when_gone;
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
 	void (*trace_tap)(void *ctx, uint64_t off, const char *line, size_t len);
 	void *trace_tap_ctx;
@@ -89,5 +134,18 @@ int64_t session_record(struct session *s, const char *kind, cJSON *fields);
 void session_drain_posted(struct session *s);
 /* The session's trace writer (NULL without a trace). Borrowed. */
 struct trace_writer *session_trace_writer(struct session *s);
+
+/* The one path for a frame belay sends the client on the server's behalf. bytes[0..len) is
+ * one JSON-RPC message without its newline; when it answers a client request, that request
+ * is no longer waiting. It is recorded as an s2c frame with "origin": "belay" and
+ * "belay_reason" (unless recording has failed), shown to the observer, and written to the
+ * client (unless the client is gone). Loop thread. */
+void session_reply_client(struct session *s, enum session_reply_reason why, const char *bytes, size_t len);
+/* A JSON-RPC error reply to the client's request `id` through session_reply_client:
+ *   {"jsonrpc":"2.0","id":ID,"error":{"code":SESSION_REPLY_ERROR_CODE,"message":MESSAGE,
+ *    "data":{"belay":{"reason":NAME, ...detail}}}}
+ * detail (an object, may be NULL) is borrowed. */
+void session_reply_error(struct session *s, enum session_reply_reason why, const cJSON *id, const char *message,
+			 const cJSON *detail);
 
 #endif

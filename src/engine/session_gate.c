@@ -452,7 +452,7 @@ static void refuse_to_client(struct session *s, const cJSON *id, const char *too
 	if (plan)
 		cJSON_AddItemToObject(bm, "plan", effect_plan_json(plan));
 	char *bytes = jx_print(m);
-	session_reply_client(s, bytes, strlen(bytes));
+	session_reply_client(s, SESSION_REPLY_GATE_REFUSED, bytes, strlen(bytes));
 	cJSON_free(bytes);
 	cJSON_Delete(m);
 	buf_free(&text);

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "common/buf.h"
 #include "engine/framer.h"
+#include "engine/inflight.h"
 #include "sandbox/sandbox.h"
 #include "engine/session.h"
 #include "engine/trace_writer.h"
@@ -39,6 +41,21 @@ struct session {
 	unsigned exited : 1, term_sent : 1, drain_expired : 1, finished : 1;
 	unsigned hold_c2s : 1; /* client bytes wait until containment reports ready */
 	unsigned shutdown_pending : 1; /* the client ended; close the server's input once the gate drains */
+	/* Belay stands in for the server (session_lifecycle.c): nothing more goes to the server;
+	 * with rec_failed nothing more comes from it either. */
+	unsigned stopped : 1, rec_failed : 1, not_started : 1;
+	unsigned answered : 1;  /* the waiting requests were answered (later ones are at once) */
+	unsigned lingering : 1, linger_started : 1; /* the server is gone; client requests are still answered a while */
+	unsigned server_gone_open : 1; /* the server ended while its client was still connected */
+	unsigned answering : 1;        /* belay's replies are being written: do not finish */
+	struct inflight inflight; /* client requests waiting for an answer */
+	char *stop_msg;           /* the message of belay's error replies once stopped */
+	cJSON *stop_detail;       /* and their data.belay detail */
+	uv_timer_t linger_timer;
+	struct buf err_tail;      /* the last bytes of the server's stderr */
+	char *denials[3];         /* the sandbox's last denials, one line each (a ring) */
+	unsigned ndenials;
+	char *not_started_why;    /* the containment failure, when the server never ran */
 	/* Containment: the supervisor thread posts records through the inbox. */
 	struct sandbox_supervisor *sup;
 	_Atomic int64_t turn_seq; /* request seq of the tools/call in flight, -1 when none */
@@ -66,11 +83,32 @@ void session_forward_c2s(struct session *s, char *data, size_t n);
 void session_client_input_ended(struct session *s);
 void session_shutdown_server_input(struct session *s);
 int session_gate_has_queued(struct session *s);
-/* Sends bytes (one frame, without '\n') to the client as belay's own: recorded as an s2c
- * frame with "origin": "belay". */
-void session_reply_client(struct session *s, const char *bytes, size_t len);
 int64_t session_record_frame(struct session *s, int dir, const char *data, size_t len, size_t total, int truncated,
 			     cJSON *handle, struct trace_rec **defer);
+
+/* Belay standing in for the server (session_lifecycle.c). */
+/* The server has exited (exit_cb): stop forwarding to it, keep the client's requests coming
+ * to be answered. */
+void session_lifecycle_exited(struct session *s);
+/* The trace writer reported a failed write: fail closed. */
+void session_lifecycle_recording_failed(struct session *s);
+/* Client bytes once stopped: framed, recorded, each request answered. Takes data. */
+void session_lifecycle_c2s(struct session *s, char *data, size_t n);
+/* From maybe_finish once the server's output is drained: answers what waits, announces,
+ * starts the linger. Returns 1 while the session must not finish yet. */
+int session_lifecycle_hold_finish(struct session *s);
+void session_lifecycle_stderr(struct session *s, const char *data, size_t n);
+void session_lifecycle_denial(struct session *s, const cJSON *fields);
+void session_lifecycle_not_started(struct session *s, const char *layer, const char *why);
+void session_lifecycle_free(struct session *s);
+/* session.c's own, for session_lifecycle.c. */
+void session_update_reading(struct session *s);
+void session_maybe_finish(struct session *s);
+/* "exit_status" (or null) and "signal", "signal_name" (or null) of the ended server. */
+void session_add_exit_fields(const struct session *s, cJSON *f);
+/* Closes the server's input and arms the kill timer (SIGTERM, then SIGKILL, each after the
+ * kill grace time) unless it has exited. */
+void session_stop_server(struct session *s);
 
 /* The turn gate (session_gate.c). All are no-ops when s->gate is NULL. */
 void session_gate_started(struct session *s);

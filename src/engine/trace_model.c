@@ -1,4 +1,5 @@
-/* trace_model.c - the model of a trace on disk. */
+/* trace_model.c - the model of a trace on disk. Frames belay made ("origin": "belay") are
+ * fed as belay's (model_add_belay), never as the server's. */
 #include "engine/trace_model.h"
 
 #include <string.h>
@@ -11,7 +12,12 @@ void trace_build_model(const struct trace *t, struct model *m)
 		const struct trace_record *r = &t->recs[i];
 		if (!r->is_frame)
 			continue;
-		if (r->truncated) {
+		if (r->belay_reason) {
+			struct rpc_msg msg;
+			rpc_msg_parse(r->bytes, r->len, r->truncated, &msg);
+			model_add_belay(m, r->seq, r->t_in, &msg, r->len, r->belay_reason, i);
+			rpc_msg_free(&msg);
+		} else if (r->truncated) {
 			/* Paired by its envelope (read from the whole frame when it was recorded). */
 			struct rpc_msg msg;
 			rpc_msg_from_envelope(r->envelope ? cJSON_Duplicate(r->envelope, 1) : NULL, &msg);

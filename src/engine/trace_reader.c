@@ -75,6 +75,15 @@ static int read_frame(struct trace_record *r, const char *path, struct err *e)
 	if (sh && !cJSON_IsObject(sh))
 		return bad(e, path, r->line, BELAY_EINVAL, "frame \"state_handle\" is not an object");
 	r->state_handle = sh;
+	const cJSON *origin = cJSON_GetObjectItemCaseSensitive(r->obj, "origin");
+	if (origin) {
+		/* A reply belay made on the server's behalf: never to be taken for the server's. */
+		if (!cJSON_IsString(origin) || strcmp(origin->valuestring, "belay") || !r->dir)
+			return bad(e, path, r->line, BELAY_EINVAL, "frame \"origin\" must be \"belay\", on an s2c frame");
+		r->belay_reason = jx_str(r->obj, "belay_reason");
+		if (!r->belay_reason)
+			r->belay_reason = "unknown"; /* an older belay wrote no reason (the gate's refusals) */
+	}
 	/* Drop the base64 copy: the decoded bytes are what we keep. */
 	cJSON_DeleteItemFromObjectCaseSensitive(r->obj, "raw");
 	r->is_frame = 1;

@@ -28,6 +28,7 @@ struct trace_record {
 	const cJSON *envelope;     /* truncated frames: the whole frame's envelope (borrowed from obj;
 				    * NULL when absent or null) */
 	const cJSON *state_handle; /* borrowed from obj, NULL when absent */
+	const char *belay_reason;  /* a reply belay made ("origin": "belay"): its reason, else NULL */
 };
 
 struct trace_skip {

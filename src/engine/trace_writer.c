@@ -52,7 +52,7 @@ struct trace_rec {
 	size_t data_cap; /* non-zero: data is a reusable buffer of this size */
 	size_t len, total;
 	int truncated;
-	int from_belay;
+	const char *from_belay; /* a reply belay made: its reason (static), else NULL */
 	cJSON *envelope; /* truncated frames: the whole frame's JSON-RPC envelope (may be NULL) */
 	cJSON *handle;
 	/* other records */
@@ -145,7 +145,7 @@ static void serialize_frame(struct trace_writer *w, struct buf *b, const struct 
 	if (canon->cap > ((size_t)1 << 22))
 		buf_free(canon);
 	if (r->from_belay)
-		buf_puts(b, "\"origin\":\"belay\",");
+		buf_printf(b, "\"origin\":\"belay\",\"belay_reason\":\"%s\",", r->from_belay);
 	buf_printf(b, "\"truncated\":%s,\"len\":%zu,", r->truncated ? "true" : "false", r->total);
 	if (r->truncated) {
 		buf_puts(b, "\"envelope\":");
@@ -241,20 +241,29 @@ static int is_failed(struct trace_writer *w)
 	return __atomic_load_n(&w->failed, __ATOMIC_RELAXED);
 }
 
+/* Writer thread, once: recording has become impossible. The file is cut back to its last
+ * complete line (a failed write may have left part of one), a named capture_error is tried
+ * (kept only if it fits whole), and the owner is woken to fail closed (trace_writer.h). */
 static void note_failure(struct trace_writer *w, int err)
 {
+	if (is_failed(w))
+		return;
 	__atomic_store_n(&w->failed, err, __ATOMIC_RELAXED);
-	fprintf(stderr, "belay: recording stopped: cannot write %s: %s (forwarding continues)\n", w->path,
-		strerror(err));
-	/* Try once to leave a named capture_error behind; the same failure will usually stop it. */
+	uint64_t off = __atomic_load_n(&w->off, __ATOMIC_RELAXED);
+	(void)!ftruncate(w->fd, (off_t)off);
 	struct buf b = {0};
 	char ts[ISO_TS_LEN];
 	time_now_iso8601(ts);
 	buf_printf(&b, "{\"v\":%d,\"kind\":\"capture_error\",\"dir\":null,\"cause\":\"TraceWriteFailed: %s\","
 		   "\"seq\":null,\"t_in\":\"%s\",\"observation_point\":\"%s\"}\n",
 		   TRACE_VERSION, strerror(err), ts, w->o.observation_point);
-	(void)!write(w->fd, b.p, b.len);
+	if (fs_write_all(w->fd, b.p, b.len) != 0)
+		(void)!ftruncate(w->fd, (off_t)off);
+	else
+		(void)!fdatasync(w->fd);
 	buf_free(&b);
+	if (w->o.on_drain)
+		w->o.on_drain(w->o.ctx);
 }
 
 /*==== the serialiser pool ====*/
@@ -377,12 +386,13 @@ static int put_line(struct trace_writer *w, const struct buf *line)
 	}
 	int rc = fs_write_all(w->fd, line->p, line->len);
 	if (rc) {
+		w->dropped++;
 		note_failure(w, -rc);
 		return 0;
 	}
 	if (w->o.on_line)
 		w->o.on_line(w->o.line_ctx, w->off, line->p, line->len);
-	w->off += line->len;
+	__atomic_store_n(&w->off, w->off + line->len, __ATOMIC_RELAXED);
 	return 1;
 }
 
@@ -650,11 +660,12 @@ uint64_t trace_writer_frame_env(struct trace_writer *w, const char *dir, const c
 	return enqueue(w, r);
 }
 
-uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, const char *data, size_t len)
+uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, const char *data, size_t len,
+				       const char *reason)
 {
 	struct trace_rec *r = xcalloc(1, sizeof *r);
 	r->is_frame = 1;
-	r->from_belay = 1;
+	r->from_belay = reason ? reason : "unknown";
 	snprintf(r->dir, sizeof r->dir, "%s", dir);
 	r->data = xmemdup(data, len);
 	r->len = r->total = len;
@@ -716,6 +727,11 @@ int trace_writer_over_high(struct trace_writer *w)
 int trace_writer_failed(struct trace_writer *w)
 {
 	return is_failed(w);
+}
+
+uint64_t trace_writer_kept_bytes(struct trace_writer *w)
+{
+	return __atomic_load_n(&w->off, __ATOMIC_RELAXED);
 }
 
 int trace_writer_close(struct trace_writer *w, struct err *e)

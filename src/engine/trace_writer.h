@@ -13,8 +13,11 @@
  * trace_writer_set_handle() completes it. Each record is written with one write(2) of
  * whole lines, so a killed proxy leaves a prefix of complete lines.
  *
- * Failures never reach the caller's forwarding: a failed write stops recording, tries to
- * leave a `capture_error` in the file, and is reported on stderr and by trace_writer_failed(). */
+ * A failed write (disk full, a file-size limit, an I/O error; also a failed fdatasync) stops
+ * recording for good: the file is cut back to its last complete line, a `capture_error`
+ * (TraceWriteFailed) is appended if it fits whole, every later record is dropped (counted),
+ * trace_writer_failed() says so and on_drain is called once to wake the owner, who must stop
+ * forwarding what it can no longer record (the session fails closed, session.h). */
 #ifndef BELAY_ENGINE_TRACE_WRITER_H
 #define BELAY_ENGINE_TRACE_WRITER_H
 #include <cjson/cJSON.h>
@@ -34,7 +37,9 @@ struct trace_writer_opts {
 	unsigned fsync_ms;   /* and latency bound (default 50 ms) */
 	size_t backlog_high; /* bytes queued above which trace_writer_over_high() is true */
 	size_t backlog_low;  /* the drain callback fires when the backlog falls below this */
-	void (*on_drain)(void *ctx); /* writer thread; must only wake the owner */
+	/* Writer thread; must only wake the owner: the backlog fell below backlog_low, or a
+	 * write failed (once). */
+	void (*on_drain)(void *ctx);
 	void *ctx;
 	const char *observation_point; /* "proxy" (default) */
 	/* Optional tap, writer thread: called after each record line was written, with the
@@ -69,9 +74,10 @@ uint64_t trace_writer_frame(struct trace_writer *w, const char *dir, const char 
 uint64_t trace_writer_frame_env(struct trace_writer *w, const char *dir, const char *data, size_t len, size_t total,
 				int truncated, cJSON *envelope, const struct timespec *t_in, cJSON *handle,
 				struct trace_rec **defer);
-/* A frame belay itself sent (e.g. the gate's refusal to the client): recorded like any
- * other frame, with "origin": "belay". */
-uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, const char *data, size_t len);
+/* A frame belay itself sent on the server's behalf (session_reply_client): recorded like
+ * any other frame, with "origin": "belay" and "belay_reason": reason (a static string). */
+uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, const char *data, size_t len,
+				       const char *reason);
 /* Completes a deferred frame record with its state_handle (taken). */
 void trace_writer_set_handle(struct trace_writer *w, struct trace_rec *r, cJSON *handle);
 /* Adds a record of `kind` whose fields (taken; may be NULL) follow "v" and "kind". */
@@ -83,6 +89,9 @@ size_t trace_writer_backlog(struct trace_writer *w);
 int trace_writer_over_high(struct trace_writer *w);
 /* errno of the first failed write, or 0. */
 int trace_writer_failed(struct trace_writer *w);
+/* Bytes of complete lines in the file: after a failure, the intact prefix (without the
+ * capture_error). Any thread. */
+uint64_t trace_writer_kept_bytes(struct trace_writer *w);
 /* Writes the closing connection_window (unless already closed), flushes, syncs, joins the
  * thread and frees w. Returns 0, or the write error. */
 int trace_writer_close(struct trace_writer *w, struct err *e);

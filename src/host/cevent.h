@@ -26,6 +26,10 @@ enum cevent_kind {
 	CE_LABELED,       /* run, a = turn, text = case id, json = {"label","note"} */
 	CE_JOB,           /* text = what a background job is doing now ("" when idle) */
 	CE_LOG,           /* a = level (0 info, 1 warning, 2 error), text */
+	CE_RUN_ALERT,     /* run, text = what happened (lines), json = {"reason": NAME}: the run can no
+			   * longer serve its agent (runner.h: the server ended or never started, or
+			   * recording failed); belay answers the agent's requests itself */
+	CE_KINDS          /* the count (tables indexed by kind are checked against it) */
 };
 
 struct cevent {

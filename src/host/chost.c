@@ -22,8 +22,10 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/osuser.h"
+#include "common/paths.h"
 #include "common/xalloc.h"
 #include "host/runner.h"
+#include "pkgexec/pkgexec.h"
 
 enum { C_HELLO, C_RUN, C_DONE };
 
@@ -41,6 +43,10 @@ struct conn {
 	char *run;            /* run id (owned copy, for intents) */
 	char **argv;          /* owned */
 	char *cwd;            /* owned */
+	int resolving;        /* a launcher-style server is being resolved on the threadpool */
+	struct pkgexec_plan plan;
+	struct err plan_err;
+	int plan_rc;
 	uv_work_t work;
 	struct conn *next;
 };
@@ -104,14 +110,7 @@ static void post(struct chost *h, struct cevent *ev)
 
 char *chost_default_socket(void)
 {
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	char buf[4200];
-	if (rt && *rt && rt[0] == '/' && stat(rt, &st) == 0 && S_ISDIR(st.st_mode))
-		snprintf(buf, sizeof buf, "%s/belay/console.sock", rt);
-	else
-		snprintf(buf, sizeof buf, "/tmp/belay-%u/console.sock", (unsigned)getuid());
-	return xstrdup(buf);
+	return paths_console_socket();
 }
 
 /* The socket's directory: created 0700, and refused unless it is ours and private. */
@@ -214,6 +213,7 @@ static void conn_free(struct conn *c)
 	argv_free(c->argv);
 	free(c->cwd);
 	free(c->run);
+	pkgexec_plan_free(&c->plan);
 	free(c);
 }
 
@@ -225,7 +225,7 @@ static void on_poll_closed(uv_handle_t *hd)
 	struct chost *h = c->h;
 	close(c->fd);
 	c->fd = -1;
-	if (!c->runner) {
+	if (!c->runner && !c->resolving) {
 		conn_unlink(c);
 		conn_free(c);
 		maybe_finish(h);
@@ -305,10 +305,62 @@ static void on_run_committed(void *ctx, struct runner *r)
 	post(c->h, cevent_new(CE_RUN_COMMITTED, runner_run_id(r)));
 }
 
+static void on_run_alert(void *ctx, struct runner *r, const char *reason, const char *text)
+{
+	struct conn *c = ctx;
+	(void)r;
+	struct cevent *ev = cevent_new(CE_RUN_ALERT, c->run);
+	ev->text = xstrdup(text);
+	ev->json = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev->json, "reason", reason);
+	post(c->h, ev);
+}
+
 static void on_run_report(void *ctx, const char *msg)
 {
 	struct conn *c = ctx;
 	post(c->h, cevent_log(2, "%s", msg));
+}
+
+static void launch_run(struct conn *c);
+
+static void refuse_run(struct conn *c, const char *why)
+{
+	if (c->fd >= 0)
+		send_error(c, why);
+	post(c->h, cevent_log(2, "a connection could not start its run: %s", why));
+	conn_close(c);
+}
+
+/* Threadpool: the launcher's package manager runs here. */
+static void resolve_work(uv_work_t *w)
+{
+	struct conn *c = w->data;
+	struct pkgexec_opts po = {.cwd = c->cwd, .stderr_fd = c->h->cfg.server_stderr_fd};
+	c->plan_rc = pkgexec_resolve(c->argv, &po, &c->plan, &c->plan_err);
+}
+
+static void resolve_done(uv_work_t *w, int status)
+{
+	struct conn *c = w->data;
+	c->resolving = 0;
+	if (!c->polling) {
+		/* The connect process went away (or the console stops) meanwhile: nothing to run
+		 * for. Its poll handle is closed, or closing (then on_poll_closed frees it). */
+		if (c->fd < 0) {
+			struct chost *h = c->h;
+			conn_unlink(c);
+			conn_free(c);
+			maybe_finish(h);
+		}
+		return;
+	}
+	if (status != 0 || c->plan_rc)
+		refuse_run(c, status ? "the resolution was cancelled" : c->plan_err.msg);
+	else if (c->h->stopping)
+		refuse_run(c, "the console is stopping");
+	else
+		launch_run(c);
 }
 
 static void start_run(struct conn *c, const char *line, size_t len)
@@ -363,7 +415,27 @@ static void start_run(struct conn *c, const char *line, size_t len)
 	else if (h->scope)
 		c->cwd = xstrdup(h->scope);
 	cJSON_Delete(hello);
+	/* npx & co.: fetched outside the sandbox first (pkgexec.h), which takes seconds: on the
+	 * threadpool, so that the other runs keep flowing. */
+	if (h->scope && pkgexec_is_launcher(c->argv)) {
+		c->resolving = 1;
+		c->work.data = c;
+		if (uv_queue_work(&h->loop, &c->work, resolve_work, resolve_done) == 0)
+			return;
+		c->resolving = 0;
+		resolve_work(&c->work);
+		if (c->plan_rc) {
+			refuse_run(c, c->plan_err.msg);
+			return;
+		}
+	}
+	launch_run(c);
+}
 
+static void launch_run(struct conn *c)
+{
+	struct chost *h = c->h;
+	char msg[700];
 	struct endpoint *cin = NULL, *cout = NULL;
 	int rc = endpoint_open_fd(&h->loop, c->fds[0], 1, &cin);
 	if (rc == 0) {
@@ -392,10 +464,12 @@ static void start_run(struct conn *c, const char *line, size_t len)
 		.trace_dir = h->trace_dir,
 		.approvals = 1,
 		.stderr_fd = h->cfg.server_stderr_fd,
+		.resolved = c->plan.argv ? &c->plan : NULL,
 		.ended = on_run_ended,
 		.hold = on_run_hold,
 		.committed = on_run_committed,
 		.report = on_run_report,
+		.alert = on_run_alert,
 		.ctx = c,
 	};
 	struct err e = {0};

@@ -40,7 +40,8 @@ struct chost_cfg {
 	struct cqueue *events;    /* borrowed: where events go */
 };
 
-/* $XDG_RUNTIME_DIR/belay/console.sock, else /tmp/belay-<uid>/console.sock. New string. */
+/* The default socket: paths_console_socket() (common/paths.h; never from the environment,
+ * so that an agent-spawned `belay connect` finds it). New string. */
 char *chost_default_socket(void);
 /* Creates the socket's directory (0700, must be ours and private), binds and listens
  * (0600), and starts the host thread. A live console already on that path is

@@ -21,10 +21,12 @@
 #include "gate/gate.h"
 #include "index/runidx.h"
 #include "index/store_writer.h"
+#include "sandbox/sandbox_cache.h"
 
 struct runner {
 	struct runner_cfg cfg;
 	struct sandbox_spec spec;
+	struct pkgexec_plan plan; /* a launcher-style server resolved here (else empty) */
 	int contained;
 	struct session *session; /* NULL once ended */
 	struct approvals *approvals;
@@ -61,6 +63,14 @@ static void on_ended(void *ctx, struct session *s, int code)
 		r->cfg.ended(r->cfg.ctx, r, code);
 }
 
+static void on_alert(void *ctx, struct session *s, const char *reason, const char *text)
+{
+	struct runner *r = ctx;
+	(void)s;
+	if (r->cfg.alert)
+		r->cfg.alert(r->cfg.ctx, r, reason, text);
+}
+
 static void on_hold(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan)
 {
 	struct runner *r = ctx;
@@ -87,6 +97,7 @@ static void runner_discard(struct runner *r)
 {
 	if (r->contained)
 		sandbox_spec_done(&r->spec);
+	pkgexec_plan_free(&r->plan);
 	free(r->trace_path);
 	free(r->run_id);
 	free(r->state_dir);
@@ -125,6 +136,34 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 				goto fail;
 		if (paths_ensure_state_dir(r->state_dir, e) == 0)
 			r->spec.hide = realpath(r->state_dir, NULL); /* the server never sees belay's state */
+		/* The one writable cache of contained processes (npm, pip, ...: sandbox_cache.h).
+		 * Without it the server still runs, and tools in it that must write a cache fail. */
+		struct err ce = {0};
+		if (sandbox_cache_prepare(&r->spec, &ce) == 0 && r->spec.hide && fs_is_under(r->spec.cache, r->spec.hide)) {
+			err_set(&ce, BELAY_EINVAL, "the cache %s lies inside the state directory %s, which the server never "
+						   "sees (set BELAY_CACHE_DIR elsewhere)",
+				r->spec.cache, r->spec.hide);
+			free(r->spec.cache);
+			r->spec.cache = NULL;
+		}
+		if (ce.msg[0] && cfg->report) {
+			char msg[700];
+			snprintf(msg, sizeof msg, "no writable cache for the contained server: %s", ce.msg);
+			cfg->report(cfg->ctx, msg);
+		}
+		/* npx & co. cannot fetch inside the sandbox, and must not fetch with their install
+		 * scripts on: resolve outside it, then run the installed entry point contained. */
+		if (!cfg->resolved && pkgexec_is_launcher(cfg->server)) {
+			struct pkgexec_opts po = {.cwd = cfg->cwd, .stderr_fd = cfg->stderr_fd ? cfg->stderr_fd : 2};
+			if ((rc = pkgexec_resolve(cfg->server, &po, &r->plan, e)) != 0)
+				goto fail;
+		}
+		/* The installed package stays in view, read-only, wherever it lies (a cache under
+		 * the host's /tmp or /dev/shm is hidden by default); one inside the scope is already. */
+		const struct pkgexec_plan *pp = cfg->resolved ? cfg->resolved : r->plan.argv ? &r->plan : NULL;
+		const char *pdir = pp ? jx_str(pp->launch, "dir") : NULL;
+		if (pdir && !fs_is_under(pdir, r->spec.scope) && (rc = sandbox_spec_expose(&r->spec, pdir, e)) != 0)
+			goto fail;
 		/* Every tools/call waits for its pre-state (snapshots in the state dir). */
 		if ((rc = prestate_gate_new(r->state_dir, r->spec.scope, &gate, e)) != 0)
 			goto fail;
@@ -182,9 +221,11 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		}
 		r->sw = store_writer_new(r->state_dir, &swo);
 	}
-	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .ctx = r};
+	r->obs = (struct session_observer){.record = on_record, .ended = on_ended, .alert = on_alert, .ctx = r};
+	const struct pkgexec_plan *plan = cfg->resolved ? cfg->resolved : r->plan.argv ? &r->plan : NULL;
 	struct session_opts so = {
-		.argv = cfg->server,
+		.argv = plan ? plan->argv : cfg->server,
+		.launch = plan ? plan->launch : NULL,
 		.cwd = cfg->cwd,
 		.trace_dir = cfg->no_trace ? NULL : r->trace_dir,
 		.frame_cap = cfg->frame_cap,
@@ -197,6 +238,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		.stderr_fd = cfg->stderr_fd,
 		.trace_tap = r->sw ? store_writer_tap : NULL,
 		.trace_tap_ctx = r->sw,
+		.reply_when_gone = 1, /* an agent is never left waiting for a server that cannot answer */
 	};
 	gate = NULL; /* the session owns it (and the witness) now, even when it fails */
 	r->witness = NULL;

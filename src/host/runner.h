@@ -16,6 +16,7 @@
 #include "engine/endpoint.h"
 #include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
+#include "pkgexec/pkgexec.h"
 
 struct runner;
 struct gate_policy;
@@ -34,6 +35,12 @@ struct runner_cfg {
 	size_t frame_cap;
 	int approvals;             /* open the one-shot approvals socket (enforce mode) */
 	int stderr_fd;             /* server stderr (default 2; -1 discards) */
+	/* A launcher-style server (npx, npm exec, pnpm dlx, uvx...: pkgexec.h) that is contained
+	 * is resolved first - outside the sandbox, install scripts off - and its installed entry
+	 * point runs contained. runner_start does it itself (blocking, seconds on a first
+	 * fetch) unless the caller did it on a worker thread and passes the plan here
+	 * (borrowed; it must be for this very server and cwd). */
+	const struct pkgexec_plan *resolved;
 
 	/* Hooks (any may be NULL). */
 	void (*ended)(void *ctx, struct runner *r, int exit_code); /* loop thread */
@@ -44,11 +51,19 @@ struct runner_cfg {
 	void (*committed)(void *ctx, struct runner *r);
 	/* Live indexing stopped (store writer thread), once. */
 	void (*report)(void *ctx, const char *msg);
+	/* The run can no longer serve its client, said at once (loop thread): the server ended
+	 * or never started while the client was connected, or recording failed (the run then
+	 * stops forwarding and ends with SESSION_EXIT_RECORDING_FAILED). reason is a
+	 * session_reply_reason_name ("server_exited", "server_not_started", "recording_failed");
+	 * text is one or more lines without a "belay:" prefix. Belay answers the client's
+	 * waiting requests itself with an error naming the cause. */
+	void (*alert)(void *ctx, struct runner *r, const char *reason, const char *text);
 	void *ctx;
 };
 
 /* Validates the configuration, then starts the run. cin/cout are taken (closed on error).
- * Nothing is forwarded and no trace is left behind on failure. */
+ * Nothing is forwarded and no trace is left behind on failure (a launcher-style server that
+ * cannot be resolved is such a failure, named). */
 int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint *cin, struct endpoint *cout,
 		 struct runner **out, struct err *e);
 const char *runner_trace_path(const struct runner *r); /* NULL without a trace */

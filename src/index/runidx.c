@@ -13,6 +13,7 @@
 #include "common/buf.h"
 #include "common/hash.h"
 #include "common/jsonx.h"
+#include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "engine/model.h"
 #include "engine/rpc_msg.h"
@@ -332,6 +333,21 @@ static char *error_of(const struct exchange *x, const struct rpc_item *it)
 	return NULL;
 }
 
+/* belay's own answer in the server's place: "belay (server_exited): <its message>". */
+static char *belay_error_of(const struct exchange *x, const struct rpc_item *it)
+{
+	const char *m = it ? jx_str(it->error, "message") : NULL;
+	if (!m && it && cJSON_IsObject(it->result)) {
+		const cJSON *content = cJSON_GetObjectItemCaseSensitive(it->result, "content");
+		m = cJSON_IsArray(content) && content->child ? jx_str(content->child, "text") : NULL;
+	}
+	char *s = xasprintf("belay (%s): %s", x->belay_reason, m ? m : "");
+	for (char *p = s; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	return cut_utf8(s, 160);
+}
+
 static int update_turn(struct runidx *ix, const struct exchange *x, const struct rpc_item *reply, struct err *e)
 {
 	struct store *st = ix->st;
@@ -342,10 +358,19 @@ static int update_turn(struct runidx *ix, const struct exchange *x, const struct
 			    &q, e);
 	if (rc)
 		return rc;
-	char *err = x->resp_seq >= 0 ? error_of(x, reply) : NULL;
+	char *err = x->status == EX_ANSWERED_BY_BELAY ? belay_error_of(x, reply)
+		    : x->resp_seq >= 0		      ? error_of(x, reply)
+						      : NULL;
 	store_bind_text(st, q, 1, ix->run, e);
 	store_bind_i64(st, q, 2, x->turn, e);
-	if (x->resp_seq >= 0) {
+	if (x->status == EX_ANSWERED_BY_BELAY) {
+		/* The reply the client got, which belay made: the status says it is not the server's. */
+		store_bind_i64(st, q, 3, x->belay_seq, e);
+		store_bind_text(st, q, 4, x->t_belay, e);
+		int64_t ns = time_iso_diff_ns(x->t_req, x->t_belay);
+		if (ns != INT64_MIN)
+			store_bind_i64(st, q, 5, ns / 1000, e);
+	} else if (x->resp_seq >= 0) {
 		store_bind_i64(st, q, 3, x->resp_seq, e);
 		store_bind_text(st, q, 4, x->t_resp, e);
 		int64_t lat = exchange_latency_us(x);
@@ -383,7 +408,11 @@ static int on_frame(struct runidx *ix, uint64_t off, size_t line_len, int64_t se
 	}
 	const char *t_in = jx_str(o, "t_in");
 	size_t before = ix->m.nturns;
-	size_t fi = model_add_parsed(&ix->m, seq, d, t_in, &msg, b.len, (size_t)total, truncated, (size_t)seq);
+	const char *origin = jx_str(o, "origin");
+	size_t fi = origin && !strcmp(origin, "belay") && d
+			    ? model_add_belay(&ix->m, seq, t_in, &msg, b.len,
+					      jx_str(o, "belay_reason") ? jx_str(o, "belay_reason") : "unknown", (size_t)seq)
+			    : model_add_parsed(&ix->m, seq, d, t_in, &msg, b.len, (size_t)total, truncated, (size_t)seq);
 	buf_free(&b);
 	ix->frames++;
 
@@ -431,13 +460,14 @@ static int on_frame(struct runidx *ix, uint64_t off, size_t line_len, int64_t se
 			i++;
 			continue;
 		}
-		const struct rpc_item *reply =
-		    x->resp_frame == fi && x->resp_item < msg.n ? &msg.items[x->resp_item] : NULL;
+		const struct rpc_item *reply = x->resp_frame == fi && x->resp_item < msg.n ? &msg.items[x->resp_item]
+					       : x->belay_frame == fi && x->belay_item < msg.n ? &msg.items[x->belay_item]
+											       : NULL;
 		if ((rc = update_turn(ix, x, reply, e)) != 0)
 			break;
 		ot->status = x->status;
 		ot->resp_seq = x->resp_seq;
-		if (x->resp_seq >= 0) /* answered (also after a cancel): final */
+		if (x->resp_seq >= 0 || x->status == EX_ANSWERED_BY_BELAY) /* answered (also after a cancel): final */
 			ix->open[i] = ix->open[--ix->nopen];
 		else
 			i++;

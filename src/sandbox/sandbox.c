@@ -20,7 +20,7 @@
 
 struct sandbox_spawn {
 	int parent_sock, child_sock;
-	char *scope, *tmp, *hide;
+	char *scope, *tmp, *hide, *cache;
 	char **expose; /* NULL-terminated copies */
 	int deny;
 };
@@ -175,6 +175,7 @@ void sandbox_spec_done(struct sandbox_spec *sp)
 	free(sp->tmpdir);
 	free(sp->hide);
 	strv_free(sp->expose);
+	free(sp->cache);
 	memset(sp, 0, sizeof *sp);
 }
 
@@ -219,6 +220,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 		return err_set(e, -errno, "cannot create the supervisor channel: %s", strerror(errno));
 	struct sandbox_spawn *p = xcalloc(1, sizeof *p);
 	p->hide = spec->hide ? xstrdup(spec->hide) : NULL;
+	p->cache = spec->cache ? xstrdup(spec->cache) : NULL;
 	p->parent_sock = sv[0];
 	p->child_sock = sv[1];
 	p->scope = xstrdup(spec->scope);
@@ -235,7 +237,8 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	while (p->expose[nx])
 		nx++;
 	const char *fixed[] = {"belay", "__launch", "--scope", spec->scope, "--tmp", spec->tmpdir, "--net",
-			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : ""};
+			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
+			       "--cache", p->cache ? p->cache : ""};
 	size_t nf = sizeof fixed / sizeof fixed[0], k = 0;
 	sp->args = xcalloc(nf + 2 * (nc + nx) + 2 + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)
@@ -279,6 +282,11 @@ const char *sandbox_spawn_tmp(const void *priv)
 	return ((const struct sandbox_spawn *)priv)->tmp;
 }
 
+const char *sandbox_spawn_cache(const void *priv)
+{
+	return ((const struct sandbox_spawn *)priv)->cache;
+}
+
 int sandbox_spawn_denies_network(const void *priv)
 {
 	return ((const struct sandbox_spawn *)priv)->deny;
@@ -297,6 +305,8 @@ void sandbox_describe(const void *priv, cJSON *record)
 			cJSON_AddItemToArray(x, cJSON_CreateString(*q));
 		cJSON_AddItemToObject(o, "expose", x);
 	}
+	if (p->cache)
+		cJSON_AddStringToObject(o, "cache", p->cache);
 	cJSON_AddItemToObject(record, "sandbox", o);
 }
 
@@ -311,5 +321,6 @@ void sandbox_spawn_free(void *priv)
 	free(p->tmp);
 	free(p->hide);
 	strv_free(p->expose);
+	free(p->cache);
 	free(p);
 }

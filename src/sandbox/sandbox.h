@@ -27,6 +27,7 @@ struct sandbox_spec {
 	int tmp_lock;     /* 1 + an fd holding a shared flock on a temp dir sandbox_spec_init made or
 			   * adopted (the last user removes it when empty); 0: none */
 	char **expose;    /* realpaths kept in view although hidden by default (--expose), NULL-terminated, or NULL */
+	char *cache;      /* the writable per-user cache (sandbox_cache.h), or NULL for none */
 };
 
 /* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the
@@ -55,6 +56,7 @@ void sandbox_spawn_free(void *priv);
 int sandbox_spawn_take_channel(void *priv);
 const char *sandbox_spawn_scope(const void *priv); /* borrowed */
 const char *sandbox_spawn_tmp(const void *priv);   /* borrowed */
+const char *sandbox_spawn_cache(const void *priv); /* borrowed; NULL without a cache */
 int sandbox_spawn_denies_network(const void *priv);
 
 /* The launcher stage: called by main() for "belay __launch"; never returns on success

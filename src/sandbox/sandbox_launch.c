@@ -1,6 +1,6 @@
 /* sandbox_launch.c - the launcher stage of a contained server, run as
  *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N [--hide DIR]
- *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... -- EXE ARGV0 [ARGS...]
+ *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--cache DIR] -- EXE ARGV0 [ARGS...]
  * between fork and exec (libuv cannot run code in the child, so belay re-executes itself).
  *
  * Three processes, single-threaded each:
@@ -39,6 +39,7 @@
 
 extern char **environ;
 #include "sandbox/sandbox.h"
+#include "sandbox/sandbox_cache.h"
 #include "sandbox/sandbox_launch_internal.h"
 #include "sandbox/sandbox_testswitch.h"
 
@@ -179,6 +180,8 @@ static _Noreturn void init_main(struct launch *l, int sync_fd, int report_fd, co
 	setenv("TMPDIR", l->tmp, 1);
 	setenv("TMP", l->tmp, 1);
 	setenv("TEMP", l->tmp, 1);
+	if (l->cache)
+		sandbox_cache_setenv(l->cache);
 	posix_spawnattr_t sa;
 	posix_spawnattr_init(&sa);
 	posix_spawnattr_setsigmask(&sa, saved);
@@ -219,6 +222,8 @@ static int parse(struct launch *l, int argc, char **argv)
 			l->status_fd = atoi(v);
 		else if (!strcmp(argv[i - 1], "--hide"))
 			l->hide = v;
+		else if (!strcmp(argv[i - 1], "--cache"))
+			l->cache = *v ? v : NULL;
 		else if (!strcmp(argv[i - 1], "--conceal") || !strcmp(argv[i - 1], "--secret")) {
 			l->secret[l->nconceal] = !strcmp(argv[i - 1], "--secret");
 			l->conceal[l->nconceal++] = v;
@@ -232,7 +237,7 @@ static int parse(struct launch *l, int argc, char **argv)
 	    l->status_fd < 3)
 		return launch_refuse(l, "launcher", "usage: belay __launch --scope DIR --tmp DIR --net deny|allow "
 						    "--status-fd N [--hide DIR] [--conceal PATH]... [--secret PATH]... [--expose PATH]... "
-						    "-- EXE ARGV0 [ARGS...]");
+						    "[--cache DIR] -- EXE ARGV0 [ARGS...]");
 	l->argv = argv + i + 1;
 	l->deny = !strcmp(l->net, "deny");
 	return 0;

@@ -8,6 +8,7 @@
 
 struct launch {
 	const char *scope, *tmp, *net, *hide;
+	const char *cache;    /* the writable per-user cache (sandbox_cache.h), or NULL */
 	const char **conceal; /* candidate locations to hide (NULL-terminated) */
 	char *secret;         /* per candidate: 1 for a credential store (--secret), 0 for a socket dir */
 	int secrets_present;  /* some credential store exists (and is hidden): reads are trapped to name it */

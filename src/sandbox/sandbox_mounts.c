@@ -249,6 +249,8 @@ static void base_view(struct launch *l)
 {
 	sandbox_view_add(&l->view, l->scope, SB_ZONE_RW);
 	sandbox_view_add(&l->view, l->tmp, SB_ZONE_RW);
+	if (l->cache)
+		sandbox_view_add(&l->view, l->cache, SB_ZONE_RW);
 	for (const char *const *d = devices; *d; d++)
 		sandbox_view_add(&l->view, *d, SB_ZONE_DEVICE);
 }
@@ -272,6 +274,8 @@ int launch_mounts(struct launch *l)
 		}
 		sandbox_view_add(&l->view, l->scope, SB_ZONE_RW);
 		sandbox_view_add(&l->view, l->tmp, SB_ZONE_RW);
+		if (l->cache)
+			sandbox_view_add(&l->view, l->cache, SB_ZONE_RW);
 		return 0;
 	}
 	struct plan p = {0};
@@ -301,6 +305,8 @@ int launch_mounts(struct launch *l)
 	/* What must stay visible from beneath the covers (cloned before they go on). */
 	add_hole(&p, l->scope, 1);
 	add_hole(&p, l->tmp, 1);
+	if (l->cache)
+		add_hole(&p, l->cache, 1);
 	add_hole(&p, cwd, 0);
 	char *exe = realpath(l->argv[0], NULL);
 	if (exe) {
@@ -337,9 +343,10 @@ int launch_mounts(struct launch *l)
 	for (size_t i = first_exposed; i < p.nh; i++)
 		p.h[i].fd = -2; /* marks an exposed path: a cover it is itself is dropped */
 	settle_holes(&p);
-	/* The scope and the temp dir are mounts of their own (to be made writable alone). */
-	const char *roots[] = {l->scope, l->tmp};
-	for (int i = 0; i < 2; i++) {
+	/* The scope, the temp dir and the cache are mounts of their own (to be made writable
+	 * alone). */
+	const char *roots[] = {l->scope, l->tmp, l->cache};
+	for (int i = 0; i < (l->cache ? 3 : 2); i++) {
 		int is_hole = 0;
 		for (size_t k = 0; k < p.nh; k++)
 			is_hole |= !strcmp(p.h[k].path, roots[i]);
@@ -415,6 +422,8 @@ int launch_mounts(struct launch *l)
 		r = set_attr(what = l->scope, 1, 0);
 	if (r == 0)
 		r = set_attr(what = l->tmp, 1, 0);
+	if (r == 0 && l->cache)
+		r = set_attr(what = l->cache, 1, 0);
 	for (size_t i = 0; r == 0 && i < p.nh; i++) /* outermost first: a writable one inside wins */
 		r = set_attr(what = p.h[i].path, 0, !p.h[i].writable);
 	for (size_t i = 0; r == 0 && i < p.nc; i++)
@@ -447,9 +456,11 @@ int launch_mounts(struct launch *l)
 	}
 	if (state_hidden)
 		sandbox_view_add(&l->view, l->hide, SB_ZONE_HIDDEN);
-	/* The scope and temp dir stay writable even beneath a private dir. */
+	/* The scope, the temp dir and the cache stay writable even beneath a private dir. */
 	sandbox_view_add(&l->view, l->scope, SB_ZONE_RW);
 	sandbox_view_add(&l->view, l->tmp, SB_ZONE_RW);
+	if (l->cache)
+		sandbox_view_add(&l->view, l->cache, SB_ZONE_RW);
 	l->private_dirs = 1;
 	buf_puts(&l->layers, "\"read_only_mounts\":true,");
 	json_list(&l->layers, "private", &p, 1);

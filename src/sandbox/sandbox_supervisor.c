@@ -325,9 +325,11 @@ static void take_view(struct sandbox_supervisor *s, const cJSON *layers)
 			if (cJSON_IsString(it) && it->valuestring[0] == '/')
 				sandbox_view_add(&s->view, it->valuestring, (enum sb_zone)k);
 	}
-	/* Whatever the report said, the scope and the temp dir are the writable zones. */
+	/* Whatever the report said, the scope, the temp dir and the cache are the writable zones. */
 	sandbox_view_add(&s->view, s->scope, SB_ZONE_RW);
 	sandbox_view_add(&s->view, s->tmp, SB_ZONE_RW);
+	if (s->cache)
+		sandbox_view_add(&s->view, s->cache, SB_ZONE_RW);
 	char *rp = xasprintf("/proc/%d/root", (int)s->init_pid);
 	s->root_fd = open(rp, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	free(rp);
@@ -474,6 +476,7 @@ static void free_supervisor(struct sandbox_supervisor *s)
 	sandbox_view_free(&s->view);
 	free(s->scope);
 	free(s->tmp);
+	free(s->cache);
 	free(s);
 }
 
@@ -483,6 +486,7 @@ int sandbox_supervisor_start(const struct sandbox_supervisor_opts *o, struct san
 	s->o = *o;
 	s->scope = xstrdup(o->scope);
 	s->tmp = xstrdup(o->tmp);
+	s->cache = o->cache ? xstrdup(o->cache) : NULL;
 	s->listener = -1;
 	s->init_pidfd = -1;
 	s->root_fd = -1;

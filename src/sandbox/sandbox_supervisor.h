@@ -30,6 +30,7 @@ struct sandbox_supervisor_opts {
 	int sock;                 /* our end of the status channel (taken) */
 	pid_t launcher_pid;       /* belay's child (the launcher); the listener comes from its child */
 	const char *scope, *tmp;  /* realpaths */
+	const char *cache;        /* realpath of the writable cache (sandbox_cache.h), or NULL */
 	int deny_network;
 	_Atomic int64_t *turn_seq; /* the tools/call in flight (-1 when none); may be NULL */
 	/* Opt-in (verification replays; off for proxying): also post a "write_intent" record for

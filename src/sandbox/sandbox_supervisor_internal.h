@@ -22,7 +22,7 @@ typedef int (*sb_decider)(struct call *c);
 
 struct sandbox_supervisor {
 	struct sandbox_supervisor_opts o;
-	char *scope, *tmp;
+	char *scope, *tmp, *cache; /* cache: NULL for none */
 	pthread_t thread;
 	int wake[2];
 	int listener;

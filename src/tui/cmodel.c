@@ -261,6 +261,7 @@ static void fill_turn(struct cm_turn *t, sqlite3_stmt *q)
 		  : !strcmp(st, "answered")   ? CMC_ANSWERED
 		  : !strcmp(st, "cancelled")  ? CMC_CANCELLED
 		  : !strcmp(st, "untracked")  ? CMC_UNTRACKED
+		  : !strcmp(st, "answered-by-belay") ? CMC_BY_BELAY
 					      : CMC_PENDING;
 	free(t->error);
 	t->error = col_dup(q, 8);

@@ -22,7 +22,7 @@ struct store;
 /* Verdict status as shown: the verify statuses plus "none yet". */
 enum cm_v { CMV_NONE = -1, CMV_PASS = 0, CMV_WARN = 1, CMV_UNVERIFIED = 2, CMV_FAIL = 3, CMV_NOT_COVERED = 4 };
 
-enum cm_call { CMC_PENDING = 0, CMC_ANSWERED, CMC_CANCELLED, CMC_UNTRACKED };
+enum cm_call { CMC_PENDING = 0, CMC_ANSWERED, CMC_CANCELLED, CMC_UNTRACKED, CMC_BY_BELAY /* belay answered in the server's place */ };
 
 struct cm_turn {
 	int turn;

@@ -807,5 +807,12 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		snprintf(u->job, sizeof u->job, "%s", ev->text ? ev->text : "");
 		break;
 	case CE_LOG: ui_message(u, (int)ev->a, "%s", ev->text ? ev->text : ""); break;
+	case CE_RUN_ALERT: { /* its first line: what happened (the rest is in the trace and on stderr) */
+		const char *t = ev->text ? ev->text : "";
+		ui_message(u, 2, "run %s: %.*s", ev->run ? ev->run : "?", (int)strcspn(t, "\n"), t);
+		break;
+	}
+	case CE_KINDS: /* not an event */
+		break;
 	}
 }

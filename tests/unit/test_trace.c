@@ -647,7 +647,9 @@ Test(trace, backlog_goes_over_high_and_drains_below_low)
 Test(trace, write_failure_in_a_batch_counts_every_lost_record)
 {
 	/* 1 MiB file-size limit under a batch of large frames: the writer stops at the record
-	 * that failed, and every later record is counted as not written. */
+	 * that failed, cuts the file back to its last complete line, names the failure in a
+	 * capture_error when that fits, and counts every record from the failed one on as not
+	 * written. */
 	signal(SIGXFSZ, SIG_IGN);
 	struct rlimit rl = {1 << 20, 1 << 20};
 	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
@@ -664,15 +666,30 @@ Test(trace, write_failure_in_a_batch_counts_every_lost_record)
 	for (int tries = 0; tries < 1000 && !trace_writer_failed(w); tries++)
 		usleep(5 * 1000);
 	cr_assert_eq(trace_writer_failed(w), EFBIG);
+	uint64_t kept = trace_writer_kept_bytes(w);
 	int rc = trace_writer_close(w, &e);
 	cr_assert_neq(rc, 0);
-	/* 52 records (open, 50 frames, close): the complete lines were written, one failed. */
-	size_t written = count_lines(path);
+	size_t len = 0;
+	char *data = ts_read_file(path, &len);
+	cr_assert(len > 0 && data[len - 1] == '\n', "the file ends with a complete line, not the cut one");
+	cr_assert_leq(len, (size_t)1 << 20);
+	cr_assert_geq(len, kept);
+	/* The intact prefix reads and validates; the capture_error (if it fitted) names why. */
+	struct trace *t = NULL;
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	size_t records = t->n;
+	if (len > kept) {
+		const struct trace_record *last = &t->recs[t->n - 1];
+		cr_assert_str_eq(last->kind, "capture_error");
+		cr_assert(strstr(jx_str(last->obj, "cause"), "TraceWriteFailed: File too large"));
+		records--;
+	}
+	/* 52 records (open, 50 frames, close): those not in the file are counted. */
 	char want[64];
-	snprintf(want, sizeof want, "(%zu record(s) not written)", 52 - written - 1);
+	snprintf(want, sizeof want, "(%zu record(s) not written)", 52 - records);
 	cr_assert(strstr(e.msg, want), "%s (want %s)", e.msg, want);
-	struct stat st;
-	cr_assert_eq(stat(path, &st), 0);
-	cr_assert_eq(st.st_size, 1 << 20, "the file stops at the limit");
+	trace_free(t);
+	free(data);
 	free(path);
 }

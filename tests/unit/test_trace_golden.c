@@ -210,7 +210,8 @@ static void golden_body(struct trace_writer *w)
 	trace_writer_frame(w, "s2c", "{\"b\":2}", 7, 7, 0, &ti, NULL, NULL);
 	ti = t_at(t++);
 	trace_writer_frame(w, "c2s", "{\"c\":3}", 7, 7, 0, &ti, handle_for(1), &d2);
-	trace_writer_frame_from_belay(w, "s2c", "{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-32001}}", 48);
+	trace_writer_frame_from_belay(w, "s2c", "{\"jsonrpc\":\"2.0\",\"id\":9,\"error\":{\"code\":-32001}}", 48,
+				      "gate_refused");
 	usleep(20 * 1000);
 	trace_writer_set_handle(w, d2, handle_for(2));
 	usleep(5 * 1000);

@@ -1,0 +1,343 @@
+/* session_lifecycle.c - belay standing in for a server that can no longer answer: one that
+ * ended (or never started) while its client was connected, or one whose traffic can no
+ * longer be recorded. Loop thread only. See session.h for the contract.
+ *
+ * Once "stopped", nothing more is forwarded to the server (session_forward_c2s refuses),
+ * and the client's bytes are framed and recorded here instead of going through the gate:
+ * each request is answered with a JSON-RPC error through session_reply_error, so that the
+ * agent hears the cause instead of waiting for an answer that cannot come. After a
+ * recording failure the server's output is dropped too (it could not be recorded), the
+ * server is told to stop, and the session ends with SESSION_EXIT_RECORDING_FAILED.
+ *
+ * The requests still waiting when the server's output is drained are answered at once;
+ * requests the client sends afterwards are answered for LINGER_MS or until the client
+ * closes its input, then the session ends. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jsonx.h"
+#include "common/timeutil.h"
+#include "common/xalloc.h"
+#include "engine/model.h"
+#include "engine/session_internal.h"
+
+#define LINGER_MS 1000          /* answer late client requests this long after the server is gone */
+#define ERR_TAIL_BYTES 2048     /* the end of the server's stderr kept for the alert */
+#define ERR_TAIL_LINES 5
+#define NDENIALS (sizeof ((struct session *)0)->denials / sizeof(char *))
+
+/*==== what the alert says ====*/
+
+void session_lifecycle_stderr(struct session *s, const char *data, size_t n)
+{
+	if (n >= ERR_TAIL_BYTES) {
+		buf_reset(&s->err_tail);
+		buf_append(&s->err_tail, data + n - ERR_TAIL_BYTES, ERR_TAIL_BYTES);
+		return;
+	}
+	if (s->err_tail.len + n > 2 * ERR_TAIL_BYTES)
+		buf_consume(&s->err_tail, s->err_tail.len + n - ERR_TAIL_BYTES);
+	buf_append(&s->err_tail, data, n);
+}
+
+/* One line naming a denial: "openat /etc/passwd (EACCES)". */
+void session_lifecycle_denial(struct session *s, const cJSON *f)
+{
+	static const char *const targets[] = {"path", "address", "target", "to", "name", NULL};
+	const char *op = jx_str(f, "op"), *target = NULL, *err = jx_str(f, "errno");
+	for (int i = 0; targets[i] && !target; i++)
+		target = jx_str(f, targets[i]);
+	const cJSON *pid = cJSON_GetObjectItemCaseSensitive(f, "target_pid");
+	char pidbuf[32] = "";
+	if (!target && cJSON_IsNumber(pid)) {
+		snprintf(pidbuf, sizeof pidbuf, "pid %d", pid->valueint);
+		target = pidbuf;
+	}
+	unsigned k = s->ndenials++ % NDENIALS;
+	free(s->denials[k]);
+	s->denials[k] = xasprintf("%s%s%s (%s)", op ? op : "?", target ? " " : "", target ? target : "", err ? err : "?");
+}
+
+void session_lifecycle_not_started(struct session *s, const char *layer, const char *why)
+{
+	s->not_started = 1;
+	free(s->not_started_why);
+	s->not_started_why = xasprintf("its containment failed (%s: %s)", layer ? layer : "?", why ? why : "?");
+}
+
+/* The last lines of the server's stderr, printable, as a JSON array. */
+static cJSON *stderr_lines(struct session *s)
+{
+	cJSON *a = cJSON_CreateArray();
+	const char *p = s->err_tail.p, *e = p + s->err_tail.len;
+	const char *starts[ERR_TAIL_LINES];
+	size_t lens[ERR_TAIL_LINES];
+	int n = 0;
+	while (e > p) {
+		while (e > p && (e[-1] == '\n' || e[-1] == '\r'))
+			e--;
+		const char *b = e;
+		while (b > p && b[-1] != '\n')
+			b--;
+		if (e > b) {
+			starts[n] = b;
+			lens[n] = (size_t)(e - b);
+			if (++n == ERR_TAIL_LINES)
+				break;
+		}
+		e = b;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		size_t len = lens[i] > 240 ? 240 : lens[i];
+		char *line = xmalloc(len + 1);
+		for (size_t j = 0; j < len; j++) {
+			unsigned char c = (unsigned char)starts[i][j];
+			line[j] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		}
+		line[len] = '\0';
+		cJSON *v = jx_bytes(line, len); /* a string unless it is not UTF-8 */
+		if (!cJSON_IsString(v)) {
+			cJSON_Delete(v);
+			v = cJSON_CreateString("(a line that is not UTF-8)");
+		}
+		cJSON_AddItemToArray(a, v);
+		free(line);
+	}
+	return a;
+}
+
+static cJSON *denial_lines(struct session *s)
+{
+	cJSON *a = cJSON_CreateArray();
+	unsigned n = s->ndenials < NDENIALS ? s->ndenials : NDENIALS;
+	for (unsigned i = s->ndenials - n; i < s->ndenials; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(s->denials[i % NDENIALS]));
+	return a;
+}
+
+static enum session_reply_reason stop_reason(const struct session *s)
+{
+	return s->rec_failed ? SESSION_REPLY_RECORDING_FAILED
+			     : s->not_started ? SESSION_REPLY_SERVER_NOT_STARTED : SESSION_REPLY_SERVER_EXITED;
+}
+
+/* "exited with status 1" / "was killed by signal 9 (Killed)". */
+static void how_it_ended(const struct session *s, char *out, size_t n)
+{
+	if (s->term_signal)
+		snprintf(out, n, "was killed by signal %d (%s)", s->term_signal, strsignal(s->term_signal));
+	else
+		snprintf(out, n, "exited with status %lld", (long long)s->exit_status);
+}
+
+/* The message and detail of belay's replies for a server that is gone. */
+static void set_exit_message(struct session *s)
+{
+	char how[96];
+	how_it_ended(s, how, sizeof how);
+	cJSON *d = cJSON_CreateObject();
+	session_add_exit_fields(s, d);
+	if (s->not_started_why)
+		cJSON_AddStringToObject(d, "cause", s->not_started_why);
+	cJSON *lines = stderr_lines(s);
+	cJSON_AddItemToObject(d, "stderr_tail", lines);
+	cJSON_AddItemToObject(d, "denials", denial_lines(s));
+	int nl = cJSON_GetArraySize(lines);
+	const cJSON *last = nl ? cJSON_GetArrayItem(lines, nl - 1) : NULL;
+	struct buf m = {0};
+	if (s->not_started)
+		buf_printf(&m, "belay: the MCP server could not start: %s", s->not_started_why);
+	else
+		buf_printf(&m, "belay: the MCP server %s before it answered", how);
+	if (last)
+		buf_printf(&m, " (its last stderr line: %s)", last->valuestring);
+	free(s->stop_msg);
+	s->stop_msg = buf_take(&m);
+	cJSON_Delete(s->stop_detail);
+	s->stop_detail = d;
+}
+
+static void alert(struct session *s, const char *text)
+{
+	if (s->o.obs && s->o.obs->alert)
+		s->o.obs->alert(s->o.obs->ctx, s, session_reply_reason_name(stop_reason(s)), text);
+}
+
+/* The server is gone: what happened, what preceded it, what belay did about it. */
+static void announce_exit(struct session *s, size_t answered)
+{
+	char how[96];
+	how_it_ended(s, how, sizeof how);
+	struct buf t = {0};
+	double secs = (double)(time_mono_ns() - s->start_ns) / 1e9;
+	if (s->not_started)
+		buf_printf(&t, "the MCP server could not start: %s", s->not_started_why);
+	else
+		buf_printf(&t, "the MCP server %s after %.1f s%s", how, secs,
+			   s->server_gone_open ? ", while its client was still connected" : "");
+	if (answered)
+		buf_printf(&t, "; belay answered the %zu request(s) still waiting for it with an error", answered);
+	else if (s->o.reply_when_gone && !s->client_eof)
+		buf_puts(&t, "; belay answers the client's requests with an error until the session ends");
+	const cJSON *lines = cJSON_GetObjectItemCaseSensitive(s->stop_detail, "stderr_tail");
+	if (cJSON_GetArraySize(lines)) {
+		buf_puts(&t, "\nits last stderr line(s):");
+		for (const cJSON *l = lines->child; l; l = l->next)
+			buf_printf(&t, "\n  | %s", l->valuestring);
+	} else {
+		buf_puts(&t, "\nit wrote nothing on stderr");
+	}
+	if (s->ndenials) {
+		buf_printf(&t, "\nthe sandbox refused it %u operation(s) before; the last:", s->ndenials);
+		const cJSON *dl = cJSON_GetObjectItemCaseSensitive(s->stop_detail, "denials");
+		for (const cJSON *l = dl ? dl->child : NULL; l; l = l->next)
+			buf_printf(&t, "\n  - %s", l->valuestring);
+	}
+	alert(s, buf_cstr(&t));
+	buf_free(&t);
+}
+
+/*==== answering ====*/
+
+static void answer_one(void *ctx, const char *id_json)
+{
+	struct session *s = ctx;
+	cJSON *id = cJSON_Parse(id_json);
+	session_reply_error(s, stop_reason(s), id, s->stop_msg, s->stop_detail);
+	cJSON_Delete(id);
+}
+
+/* Answers every waiting request; returns how many. */
+static size_t answer_waiting(struct session *s)
+{
+	size_t n = inflight_count(&s->inflight);
+	if (!s->o.reply_when_gone || s->client_out_dead || !n)
+		return 0;
+	/* A write to a file endpoint completes at once: the session must not finish (and free
+	 * its endpoints) from inside the loop. */
+	s->answering = 1;
+	inflight_drain(&s->inflight, answer_one, s);
+	s->answering = 0;
+	return n;
+}
+
+static void on_stopped_frame(void *ctx, const char *data, size_t len, size_t total, int truncated, size_t end)
+{
+	struct session *s = ctx;
+	(void)end;
+	session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, NULL);
+}
+
+void session_lifecycle_c2s(struct session *s, char *data, size_t n)
+{
+	framer_feed(&s->fr[DIR_C2S], data, n, on_stopped_frame, s);
+	free(data);
+	/* Before the server's output is drained, its answers may still come: wait for them. */
+	if (s->answered && answer_waiting(s))
+		session_maybe_finish(s);
+}
+
+/*==== entering the stopped state ====*/
+
+static void stop_reading_client(struct session *s)
+{
+	if (s->c2s_reading) {
+		endpoint_read_stop(s->cin);
+		s->c2s_reading = 0;
+	}
+	s->client_eof = 1;
+}
+
+void session_lifecycle_exited(struct session *s)
+{
+	s->server_gone_open = !s->client_eof && !s->client_out_dead;
+	if (!s->o.reply_when_gone || !(s->server_gone_open || s->not_started || s->rec_failed)) {
+		stop_reading_client(s);
+		return;
+	}
+	s->stopped = 1;
+	s->hold_c2s = 0;
+	session_update_reading(s);
+}
+
+static void linger_done(uv_timer_t *t)
+{
+	struct session *s = t->data;
+	s->lingering = 0;
+	session_maybe_finish(s);
+}
+
+int session_lifecycle_hold_finish(struct session *s)
+{
+	if (!s->answered) {
+		s->answered = 1;
+		/* A server that ends after its client hung up is a normal end: belay stays out of
+		 * the way (not a byte is added). One that ends while its client is there, or never
+		 * started, leaves the client waiting: belay answers and says why. */
+		if (s->server_gone_open || s->not_started) {
+			set_exit_message(s);
+			announce_exit(s, answer_waiting(s));
+		}
+	}
+	if (!s->linger_started && s->stopped && s->o.reply_when_gone && !s->client_eof && !s->client_out_dead) {
+		s->linger_started = s->lingering = 1;
+		uv_timer_start(&s->linger_timer, linger_done, LINGER_MS, 0);
+	}
+	if (s->lingering && (s->client_eof || s->client_out_dead)) {
+		s->lingering = 0;
+		uv_timer_stop(&s->linger_timer);
+	}
+	return s->lingering;
+}
+
+void session_lifecycle_recording_failed(struct session *s)
+{
+	int err = trace_writer_failed(s->tw);
+	s->rec_failed = s->stopped = s->answered = 1;
+	s->hold_c2s = 0;
+	const char *path = trace_writer_path(s->tw);
+	uint64_t kept = trace_writer_kept_bytes(s->tw);
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "trace", path);
+	cJSON_AddStringToObject(d, "error", strerror(err));
+	cJSON_AddNumberToObject(d, "errno", err);
+	cJSON_AddNumberToObject(d, "trace_bytes_kept", (double)kept);
+	cJSON_Delete(s->stop_detail);
+	s->stop_detail = d;
+	free(s->stop_msg);
+	s->stop_msg = xasprintf("belay stopped forwarding: recording failed (cannot write the trace: %s); "
+				"nothing reaches the MCP server any more",
+				strerror(err));
+	/* A frame the client got only part of: end its line, so belay's replies stand alone. */
+	if (framer_pending(&s->fr[DIR_S2C]) && !s->client_out_dead)
+		endpoint_write(s->cout, xstrdup("\n"), 1, NULL, NULL);
+	size_t n = answer_waiting(s);
+	struct buf t = {0};
+	buf_printf(&t, "recording failed: cannot write the trace %s: %s", path, strerror(err));
+	buf_printf(&t, "\nforwarding stopped in both directions (belay forwards nothing it cannot record)");
+	if (s->o.reply_when_gone)
+		buf_printf(&t, ", answered the %zu request(s) waiting for the server with an error and answers every "
+			       "request the same way until the session ends",
+			   n);
+	buf_printf(&t, "; the server is told to stop\nthe trace is intact up to its last complete line (%llu bytes); "
+		       "what was forwarded in the moment before the failure may be missing from it",
+		   (unsigned long long)kept);
+	alert(s, buf_cstr(&t));
+	buf_free(&t);
+	session_stop_server(s);
+	session_update_reading(s);
+}
+
+void session_lifecycle_free(struct session *s)
+{
+	inflight_free(&s->inflight);
+	buf_free(&s->err_tail);
+	for (size_t i = 0; i < NDENIALS; i++)
+		free(s->denials[i]);
+	free(s->stop_msg);
+	cJSON_Delete(s->stop_detail);
+	free(s->not_started_why);
+}

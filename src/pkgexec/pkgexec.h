@@ -1,0 +1,88 @@
+/* pkgexec.h - launcher-style server commands under containment, by design.
+ *
+ * `npx PKG ...`, `npm exec`, `pnpm dlx`, `yarn dlx`, `uvx`, `uv tool run` and `pipx run`
+ * fetch a package and then run one of its programs. Contained, the fetch cannot work (no
+ * network under deny, a read-only home) and must not be made to: a package's install
+ * scripts would run with whatever the fetch is allowed. So belay splits the two steps:
+ *
+ *   1. resolve, outside the sandbox, with the package manager's install scripts OFF: npm
+ *      (`npm install --ignore-scripts`) for the npm family - whichever of npx, npm exec,
+ *      pnpm dlx or yarn dlx was written - and pip with wheels only (`--only-binary=:all:`:
+ *      no setup.py ever runs) for uvx, uv tool run and pipx run; into a directory of belay's
+ *      own, <paths_cache_dir()>/pkgexec/<kind>-<hash of the request>, kept for the next run
+ *      (read-only to contained processes: it is not the sandbox's writable cache);
+ *   2. run the installed entry point contained, with the rest of the arguments.
+ *
+ * As npx does, an npm package already installed in the project (node_modules, looked up
+ * from the working directory upwards) is used as it is, with no fetch. A request without a
+ * version is resolved once and then reused: pin a version (pkg@1.2.3) or remove its
+ * directory to move on. Options that cannot be honoured this way (npx -c, a shell string)
+ * are refused by name, never passed to a shell.
+ *
+ * Runs the package manager synchronously (seconds on a first fetch): callers that must not
+ * block run it on a worker thread. Its output goes to opts->stderr_fd, never to the MCP
+ * client. Any thread; no state. */
+#ifndef BELAY_PKGEXEC_PKGEXEC_H
+#define BELAY_PKGEXEC_PKGEXEC_H
+#include <cjson/cJSON.h>
+
+#include "common/err.h"
+
+struct pkgexec_opts {
+	const char *cwd; /* where the server would run (local npm installs are found from here); NULL: ours */
+	int stderr_fd;   /* the package manager's output (and progress) goes here; -1: discarded */
+};
+
+struct pkgexec_plan {
+	char **argv;   /* what runs contained instead (NULL-terminated, owned) */
+	/* The server-start record's "launch" (owned): {"tool", "given": [argv as written],
+	 * "packages": [{"spec", "name", "version"}], "entry", "dir", "source": "local" |
+	 * "installed" | "reused", "install_scripts": "not run"}. */
+	cJSON *launch;
+};
+
+/* 1 when argv is a launcher-style command that pkgexec_resolve handles. */
+int pkgexec_is_launcher(char *const *argv);
+/* Resolves a launcher-style command. Returns 0 with *out filled, or an error naming what
+ * could not be resolved (an unsupported option, a package that cannot be fetched - with the
+ * package manager's last words -, a package without the program asked for). */
+int pkgexec_resolve(char *const *argv, const struct pkgexec_opts *o, struct pkgexec_plan *out, struct err *e);
+void pkgexec_plan_free(struct pkgexec_plan *p);
+
+/* Internal to src/pkgexec: the request as parsed, and the two resolvers. */
+struct pkgexec_req {
+	const char *tool;      /* "npx", "npm exec", "pnpm dlx", "yarn dlx", "uvx", "uv tool run", "pipx run" */
+	int python;            /* the Python family */
+	const char *specs[16]; /* packages to install (-p/--package/--from/--with/--spec, or the command) */
+	int nspecs;
+	const char *cmd;       /* the program to run; NULL: the single package's own */
+	char *const *args;     /* its arguments */
+	int no_install;        /* npx --no: only what is installed locally */
+	const char *npm_flags[8]; /* passed to npm install: --offline, --prefer-offline, --registry=URL */
+	int nflags;
+	char *owned[8];        /* strings the parser made (freed with the request) */
+	int nowned;
+};
+int pkgexec_npm(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const char *root, struct pkgexec_plan *out,
+		struct err *e);
+int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const char *root, struct pkgexec_plan *out,
+	       struct err *e);
+/* Runs argv (a package manager) with our environment plus env ("K=V", NULL-terminated; may
+ * be NULL), stdin from /dev/null and stdout and stderr to stderr_fd, and waits; returns its
+ * exit status (or -1 when it could not start), and its last line of output in last[0..n). */
+int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, char *last, size_t n);
+/* The install directory of a request: <root>/<kind>-<16 hex of the hash of key>. New string. */
+char *pkgexec_dir(const char *root, const char *kind, const char *key);
+/* Moves a finished install (tmp) to its place (dir), atomically; a concurrent one that won
+ * keeps its own. Returns 0 or a named error. */
+int pkgexec_commit(const char *tmp, const char *dir, struct err *e);
+/* 1 when dir holds a finished install (its ready mark). */
+int pkgexec_is_ready(const char *dir);
+/* Notes "belay: TOOL: <doing> into DIR" on stderr_fd, runs the installer argv (with env)
+ * that fills tmp, and on success marks tmp ready and commits it to dir; on failure removes
+ * tmp and names it "TOOL: <failed> (exit N): <its last line>". */
+int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
+		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
+		    struct err *e);
+
+#endif
