@@ -170,6 +170,22 @@ void decode_pkgmgr(struct cmd *c, const char *name)
 {
 	static const char *const witharg[] = {"-C", "--prefix", "--dir",      "--filter",   "-F", "--workspace",
 					      "-w", "--cwd",	"--registry", "--loglevel", NULL};
+	/* configuration given as options that names programs or code, for any subcommand */
+	static const char *const prog_opts[] = {"--browser",	   "--editor",	     "--viewer",	"--script-shell",
+						"--shell",	   "--node-options", "--onload-script", "--init-module",
+						"--userconfig",   "--globalconfig", "--git",		"--call",
+						"--node-gyp",	   "--yarn-path",    NULL};
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		for (int k = 0; prog_opts[k]; k++) {
+			size_t l = strlen(prog_opts[k]);
+			if (!strncmp(s, prog_opts[k], l) && (s[l] == '\0' || s[l] == '=')) {
+				lower_indet(c, arena_printf(c->L->a, "%s %s", name, prog_opts[k]),
+					    "a package-manager option that names a program or code it runs");
+				return;
+			}
+		}
+	}
 	size_t si = first_word(c, 1, witharg);
 	const char *sub = sub_at(c, si);
 	int yarn = !strcmp(name, "yarn"), pnpm = !strcmp(name, "pnpm");
@@ -472,6 +488,13 @@ void decode_cargo(struct cmd *c, const char *name)
 		return;
 	}
 	int offline = any_arg(c, 1, (const char *const[]){"--offline", "--frozen", NULL});
+	for (size_t i = 1; i < c->argc; i++) {
+		if (!strcmp(c->argv[i].s, "--config") || !strncmp(c->argv[i].s, "--config=", 9)) {
+			/* build.rustc-wrapper, target.<triple>.runner, linker...: programs cargo runs */
+			lower_indet(c, "cargo --config", "cargo configuration given on the command line can name programs to run");
+			return;
+		}
+	}
 	if (!strcmp(sub, "version") || !strcmp(sub, "help") || !strcmp(sub, "--version"))
 		return;
 	static const char *const build[] = {"build", "b", "check", "c",	  "test",   "t",
@@ -522,12 +545,21 @@ void decode_cargo(struct cmd *c, const char *name)
 
 void decode_make(struct cmd *c, const char *name)
 {
+	/* only printing the version reads no Makefile: -n / -q / -p still expand $(shell ...) and
+	 * run recipe lines marked + (or that use $(MAKE)) */
+	if (c->argc == 2 && (!strcmp(c->argv[1].s, "-v") || !strcmp(c->argv[1].s, "--version") ||
+			     !strcmp(c->argv[1].s, "-h") || !strcmp(c->argv[1].s, "--help")))
+		return;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 		if (!strcmp(s, "-n") || !strcmp(s, "--dry-run") || !strcmp(s, "--just-print") ||
 		    !strcmp(s, "--recon") || !strcmp(s, "-q") || !strcmp(s, "--question") || !strcmp(s, "-p") ||
-		    !strcmp(s, "--print-data-base") || !strcmp(s, "-v") || !strcmp(s, "--version"))
+		    !strcmp(s, "--print-data-base")) {
+			lower_indet(c, arena_printf(c->L->a, "%s %s", name, s),
+				    "make still reads the Makefile: $(shell ...) runs while it is parsed and recipe "
+				    "lines marked + (or using $(MAKE)) run even with -n; the gate does not read it");
 			return;
+		}
 	}
 	lower_indet(c, name, "runs Makefile recipes; the gate performs no file reads, so the recipes are unknown");
 }

@@ -34,7 +34,9 @@ static int env_assignment(struct cmd *c, const struct xword *w)
 		if (!(*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
 		      (q > w->s && *q >= '0' && *q <= '9')))
 			return 0;
-	env_push(c, arena_strndup(c->L->a, w->s, (size_t)(eq - w->s)), eq + 1);
+	const char *name = arena_strndup(c->L->a, w->s, (size_t)(eq - w->s));
+	env_push(c, name, eq + 1);
+	lower_env_check(c, name, eq + 1);
 	return 1;
 }
 
