@@ -801,7 +801,7 @@ static void decode_patch(struct cmd *c, const char *name)
 {
 	static const char *const l[] = {"--strip",	   "--input",  "--directory", "--output",
 					"--reject-file",   "--suffix", "--fuzz",      "--backup-if-mismatch",
-					"--quoting-style", NULL};
+					"--quoting-style", "--prefix", "--basename-prefix", NULL};
 	(void)name;
 	struct optspec sp = {"pidoFrBVYzDg", l, 0};
 	struct optit it;
@@ -826,6 +826,14 @@ static void decode_patch(struct cmd *c, const char *name)
 				lower_path(c, o.val, GPA_WRITE, 0);
 		} else if (o.k == OPT_LONG && (!strcmp(o.name, "--dry-run") || !strcmp(o.name, "--check"))) {
 			dry = 1;
+		} else if (((o.k == OPT_SHORT && o.ch == 'B') || (o.k == OPT_LONG && !strcmp(o.name, "--prefix"))) &&
+			   o.val) {
+			/* backups are written at PREFIX + the file's name */
+			const char *pre = xw_lit(o.val);
+			if (pre)
+				lower_path_lit(c, arena_printf(c->L->a, "%s*", pre), GPA_WRITE, 1);
+			else
+				lower_path(c, o.val, GPA_WRITE, 1);
 		} else if (o.k == OPT_OPERAND || o.k == OPT_DYNAMIC) {
 			if (nops < 2)
 				ops[nops] = o.w;
@@ -1123,6 +1131,9 @@ static void decode_unzip(struct cmd *c, const char *name)
 					list = 1;
 				if (*q == 'p' || *q == 'c')
 					pipe = 1;
+				if (*q == ':')
+					lower_indet(c, "unzip -:",
+						    "extracts members named with ../ or absolute paths: anywhere");
 			}
 			continue;
 		}
@@ -1209,15 +1220,26 @@ static void decode_compress(struct cmd *c, const char *name)
 	int decompress =
 	    !strncmp(name, "gun", 3) || !strncmp(name, "bun", 3) || !strncmp(name, "un", 2) || !strcmp(name, "unzstd");
 	int keep = !strcmp(name, "zstd") || !strcmp(name, "unzstd") || !strcmp(name, "lz4"), tocons = 0;
-	static const char *const l[] = {"--suffix", NULL};
-	struct optspec sp = {"S", l, 0};
+	static const char *const l[] = {"--suffix", "--output-dir-flat", "--output-dir-mirror", NULL};
+	int zstd = strstr(name, "zstd") != NULL, lz4 = !strcmp(name, "lz4");
+	struct optspec sp = {zstd ? "So" : "S", l, 0};
 	struct optit it;
 	struct opt o;
 	opt_init(&it, c, &sp, 1);
 	int recursive = 0;
+	const struct xword *outfile = NULL;
 	const struct xword **ops = arena_alloc(c->L->a, (c->argc + 1) * sizeof *ops);
 	size_t nops = 0;
 	while (opt_next(&it, &o)) {
+		if (o.k == OPT_SHORT && o.ch == 'o' && zstd) {
+			outfile = o.val; /* zstd -o FILE */
+			continue;
+		}
+		if (o.k == OPT_LONG && !strncmp(o.name, "--output-dir", 12)) {
+			if (o.val)
+				lower_path(c, o.val, GPA_WRITE, 1);
+			continue;
+		}
 		if (o.k == OPT_SHORT) {
 			if (o.ch == 'd')
 				decompress = 1;
@@ -1242,6 +1264,18 @@ static void decode_compress(struct cmd *c, const char *name)
 		}
 	}
 	(void)decompress;
+	if (outfile) {
+		for (size_t i = 0; i < nops; i++)
+			lower_path(c, ops[i], GPA_READ, 0);
+		lower_path(c, outfile, GPA_WRITE, 0);
+		return;
+	}
+	if (lz4 && nops == 2 && !tocons) {
+		/* lz4 IN OUT */
+		lower_path(c, ops[0], GPA_READ, 0);
+		lower_path(c, ops[1], GPA_WRITE, 0);
+		return;
+	}
 	for (size_t i = 0; i < nops; i++) {
 		if (!strcmp(ops[i]->s, "-"))
 			continue;

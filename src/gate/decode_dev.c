@@ -177,6 +177,11 @@ void decode_pkgmgr(struct cmd *c, const char *name)
 						"--node-gyp",	   "--yarn-path",    NULL};
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
+		if (!strncmp(s, "--config.", 9)) {
+			/* pnpm --config.KEY=VALUE: any setting, script-shell included */
+			lower_indet(c, arena_printf(c->L->a, "%s --config.", name), "a package-manager setting given as an option");
+			return;
+		}
 		for (int k = 0; prog_opts[k]; k++) {
 			size_t l = strlen(prog_opts[k]);
 			if (!strncmp(s, prog_opts[k], l) && (s[l] == '\0' || s[l] == '=')) {
@@ -419,6 +424,23 @@ void decode_go(struct cmd *c, const char *name)
 	const char *sub = sub_at(c, 1);
 	if (!sub)
 		return;
+	/* build flags that name programs go runs: -toolexec, -exec (runs the test binary through
+	 * it), -vettool, -overlay (replaces source files), linker and compiler flag strings */
+	for (size_t i = 2; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (s[0] == '-' && s[1] == '-')
+			s++;
+		static const char *const bad[] = {"-toolexec", "-exec", "-vettool", "-overlay", "-ldflags",
+						  "-gcflags",  "-asmflags", "-gccgoflags", "-modfile", "-pgo", NULL};
+		for (int k = 0; bad[k]; k++) {
+			size_t l = strlen(bad[k]);
+			if (!strncmp(s, bad[k], l) && (s[l] == '\0' || s[l] == '=')) {
+				lower_indet(c, arena_printf(c->L->a, "go %s %s", sub, bad[k]),
+					    "a go flag that names a program or options for one that go runs");
+				return;
+			}
+		}
+	}
 	if (!strcmp(sub, "version") || !strcmp(sub, "help") || !strcmp(sub, "doc"))
 		return;
 	if (!strcmp(sub, "env")) {
@@ -489,6 +511,17 @@ void decode_cargo(struct cmd *c, const char *name)
 	}
 	int offline = any_arg(c, 1, (const char *const[]){"--offline", "--frozen", NULL});
 	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if ((!strcmp(s, "--manifest-path") || !strncmp(s, "--manifest-path=", 16) || !strcmp(s, "-C"))) {
+			/* a manifest elsewhere builds (and runs build scripts of) code the workspace does not hold */
+			const char *v = s[1] == '-' && strchr(s, '=') ? strchr(s, '=') + 1 : i + 1 < c->argc ? c->argv[i + 1].s : "";
+			int inside = xm_known(v) && v[0] != '/' && strncmp(v, "..", 2) && strncmp(v, "~", 1) && strcmp(s, "-C");
+			if (!inside) {
+				lower_indet(c, arena_printf(c->L->a, "cargo %s", s),
+					    "builds a package the gate cannot place inside the workspace");
+				return;
+			}
+		}
 		if (!strcmp(c->argv[i].s, "--config") || !strncmp(c->argv[i].s, "--config=", 9)) {
 			/* build.rustc-wrapper, target.<triple>.runner, linker...: programs cargo runs */
 			lower_indet(c, "cargo --config", "cargo configuration given on the command line can name programs to run");
@@ -596,8 +629,23 @@ void decode_testrunner(struct cmd *c, const char *name)
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 		if ((!strcmp(s, "--outputFile") || !strcmp(s, "--junitxml") || !strcmp(s, "--basetemp")) &&
-		    i + 1 < c->argc)
+		    i + 1 < c->argc) {
 			lower_path(c, &c->argv[++i], GPA_WRITE, 1);
+			continue;
+		}
+		/* tests, configurations and plugins from outside the workspace are not the
+		 * workspace's code: a path argument (or option value) that leaves the root */
+		const char *eq = s[0] == '-' ? strchr(s, '=') : NULL;
+		const char *p = eq ? eq + 1 : s[0] == '-' ? NULL : s;
+		if (!p || !*p || !xm_known(p) || !(strchr(p, '/') || p[0] == '.' || p[0] == '~'))
+			continue;
+		for (int k = 0; k < (p[0] == '/' ? 1 : c->ncwd); k++) {
+			const char *abs = gpath_resolve(c->L->a, p[0] == '/' ? "/" : c->cwd[k], p, strlen(p));
+			if (!gpath_under(abs, c->L->g.root)) {
+				lower_indet(c, abs, "runs tests, a configuration or plugins from outside the workspace");
+				break;
+			}
+		}
 	}
 }
 
@@ -841,8 +889,12 @@ void decode_toolversion(struct cmd *c, const char *name)
 		const char *a = sub_at(c, 1);
 		static const char *const ro[] = {"routes", "middleware", "stats",   "about", "version",
 						 "notes",  "-T",	 "--tasks", NULL};
-		if (a && decode_in(a, ro))
+		if (a && decode_in(a, ro) && c->argc == 2) {
+			/* listing still loads the Rakefile / boots the application: workspace code */
+			lower_emit(c, EK_PROC_SPAWN, arena_printf(c->L->a, "%s %s", name, a),
+				   "loads the workspace's Rakefile or application (workspace code)");
 			return;
+		}
 	}
 	static const char *const compilers[] = {"gcc", "cc", "clang", "rustc", "javac", NULL};
 	if (decode_in(name, compilers)) {
@@ -855,11 +907,16 @@ void decode_toolversion(struct cmd *c, const char *name)
 			} else if (!strcmp(s, "-d") && !strcmp(name, "javac") && i + 1 < c->argc) {
 				lower_path(c, &c->argv[++i], GPA_WRITE, 1);
 				out = 1;
+			} else if (s[0] == '@') {
+				lower_indet(c, s, "reads more compiler options from a file the gate does not read");
 			} else if (s[0] != '-') {
 				lower_path(c, &c->argv[i], GPA_READ, 0);
-			} else if (!strcmp(s, "-fplugin") || !strncmp(s, "-fplugin=", 9) || !strcmp(s, "-B") ||
-				   !strcmp(s, "-wrapper")) {
-				lower_indet(c, s, "loads a compiler plugin or wrapper program");
+			} else if (!strncmp(s, "-fplugin", 8) || !strncmp(s, "-fpass-plugin", 13) || !strncmp(s, "-B", 2) ||
+				   !strcmp(s, "-wrapper") || !strncmp(s, "-specs", 6) || !strncmp(s, "--specs", 7) ||
+				   !strcmp(s, "-Xclang") || !strncmp(s, "--ld-path", 9) || !strncmp(s, "-fuse-ld=/", 10) ||
+				   !strncmp(s, "-Wl,-plugin", 11) || !strncmp(s, "-Wl,--plugin", 12) ||
+				   !strncmp(s, "-Xlinker", 8)) {
+				lower_indet(c, s, "loads a compiler plugin or names a program the compiler runs");
 			}
 		}
 		if (!out)

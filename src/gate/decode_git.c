@@ -410,34 +410,8 @@ void decode_git(struct cmd *c, const char *name)
 	for (int k = 0; k < c->ncwd; k++)
 		g.repo[k] = c->cwd[k];
 	g.nrepo = c->ncwd;
-	/* environment that makes git run other programs or work elsewhere */
-	static const char *const env_run[] = {"GIT_SSH_COMMAND",
-					      "GIT_SSH",
-					      "GIT_EXEC_PATH",
-					      "GIT_EDITOR",
-					      "GIT_SEQUENCE_EDITOR",
-					      "GIT_PAGER",
-					      "GIT_ASKPASS",
-					      "SSH_ASKPASS",
-					      "GIT_EXTERNAL_DIFF",
-					      "GIT_PROXY_COMMAND",
-					      "GIT_CONFIG_COUNT",
-					      "GIT_CONFIG_PARAMETERS",
-					      "GIT_CONFIG_GLOBAL",
-					      "GIT_CONFIG_SYSTEM",
-					      "GIT_CONFIG",
-					      "GIT_TEMPLATE_DIR",
-					      "LD_PRELOAD",
-					      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-					      NULL};
-	for (size_t k = 0; k < c->nenv; k++) {
-		if (decode_in(c->env[k].name, env_run)) {
-			lower_indet(
-			    c, c->env[k].name,
-			    "an environment variable makes git run another program or read other configuration");
-			return;
-		}
-	}
+	/* variables that make git run other programs (GIT_SSH_COMMAND, GIT_PAGER...) were judged
+	 * where they were set (lower_env_check / lower_assign) */
 	const char *wt = lower_getenv(c, "GIT_WORK_TREE");
 	const char *gd = lower_getenv(c, "GIT_DIR");
 	size_t i = 1;

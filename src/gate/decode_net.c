@@ -984,6 +984,7 @@ void decode_rsync(struct cmd *c, const char *name)
 	struct opt o;
 	opt_init(&it, c, &sp, 1);
 	int del = 0, remove_src = 0, dry = 0, recursive = 0;
+	const struct xword *link_dest = NULL;
 	const struct xword **ops = arena_alloc(c->L->a, (c->argc + 1) * sizeof *ops);
 	size_t nops = 0;
 	while (opt_next(&it, &o)) {
@@ -1016,6 +1017,9 @@ void decode_rsync(struct cmd *c, const char *name)
 				lower_indet(c, "rsync -e", "rsync runs a remote shell command the gate cannot bound");
 		} else if (!strcmp(ln, "--rsync-path")) {
 			lower_indet(c, "rsync --rsync-path", "names the program run on the other side");
+		} else if (!strcmp(ln, "--link-dest") && o.val) {
+			/* unchanged files become hard links to the ones in DIR (relative to the destination) */
+			link_dest = o.val;
 		} else if (!strcmp(ln, "--exclude-from") || !strcmp(ln, "--include-from") ||
 			   !strcmp(ln, "--password-file") || !strcmp(ln, "--read-batch")) {
 			if (o.val)
@@ -1095,6 +1099,18 @@ void decode_rsync(struct cmd *c, const char *name)
 	}
 	if (dry)
 		return;
+	if (link_dest) {
+		const char *ld = xw_lit(link_dest), *d = xw_lit(dest);
+		int outside = !ld || !d;
+		for (int k = 0; !outside && k < (ld[0] == '/' || d[0] == '/' ? 1 : c->ncwd); k++) {
+			const char *base = d[0] == '/' ? d : gpath_resolve(c->L->a, c->cwd[k], d, strlen(d));
+			if (!gpath_under(gpath_resolve(c->L->a, base, ld, strlen(ld)), c->L->g.root))
+				outside = 1;
+		}
+		if (outside)
+			lower_emit(c, EK_FS_WRITE_OUTSIDE, xw_show(c->L, link_dest),
+				   "hard-links files to ones outside the workspace: writes through them leave the root");
+	}
 	lower_path(c, dest, del ? GPA_DESTROY : GPA_WRITE, 1);
 }
 

@@ -1254,6 +1254,21 @@ void decode_interp(struct cmd *c, const char *name)
 	}
 	int py = !strncmp(name, "python", 6) || !strncmp(name, "pypy", 4);
 	int node = !strcmp(name, "node") || !strcmp(name, "nodejs");
+	for (size_t i = 1; node && i < c->argc; i++) {
+		/* options that load code before anything else runs (even --check or --test) */
+		const char *s = c->argv[i].s;
+		static const char *const preload[] = {"-r",	      "--require", "--import", "--loader",
+						      "--experimental-loader", "--env-file", "--env-file-if-exists",
+						      "--experimental-policy", "--inspect", "--inspect-brk", NULL};
+		for (int k = 0; preload[k]; k++) {
+			size_t l = strlen(preload[k]);
+			if (!strncmp(s, preload[k], l) && (s[l] == '\0' || s[l] == '=' || (l == 2 && s[l]))) {
+				lower_indet(c, arena_printf(c->L->a, "%s %s", name, preload[k]),
+					    "loads code (or opens a debugger) before the program runs");
+				return;
+			}
+		}
+	}
 	for (size_t i = 1; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
@@ -1294,8 +1309,18 @@ void decode_interp(struct cmd *c, const char *name)
 				    arena_printf(c->L->a, "%s runs inline code the gate does not analyse", name));
 			return;
 		}
-		if (py && (!strcmp(s, "-W") || !strcmp(s, "-X")))
+		if (py && (!strcmp(s, "-W") || !strcmp(s, "-X"))) {
+			/* -W action::module.Category imports that module */
+			if (!strcmp(s, "-W") && i + 1 < c->argc && strchr(c->argv[i + 1].s, '.')) {
+				lower_indet(c, "python -W", "a warning filter that names a module Python imports");
+				return;
+			}
 			i++;
+		}
+		if (py && !strncmp(s, "-W", 2) && s[2] && strchr(s, '.')) {
+			lower_indet(c, "python -W", "a warning filter that names a module Python imports");
+			return;
+		}
 	}
 	lower_indet(c, name,
 		    arena_printf(c->L->a, "%s reads a program from its input; the gate does not analyse it", name));

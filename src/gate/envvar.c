@@ -232,7 +232,9 @@ static const char *const CODE_NAMES[] = {
     "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES", "GCONV_PATH", "GTK_MODULES", "GTK_PATH", "GIO_EXTRA_MODULES",
     "QT_PLUGIN_PATH", "LIBGL_DRIVERS_PATH", "PHPRC", "PHP_INI_SCAN_DIR", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON",
     "R_ENVIRON_USER", "R_LIBS", "R_LIBS_USER", "JULIA_LOAD_PATH", "TCLLIBPATH", "LUA_INIT", "LUA_PATH", "LUA_CPATH",
-    "MANOPT", "MANROFFOPT",
+    "MANOPT", "MANROFFOPT", "RIPGREP_CONFIG_PATH", "FZF_DEFAULT_OPTS", "SYSTEMWGETRC",
+    /* option strings other programs prepend to their command line */
+    "TAR_OPTIONS", "ZIPOPT", "UNZIP", "UNZIPOPT", "RSYNC_RSH", "RSYNC_CONNECT_PROG",
     /* git */
     "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "SSH_ASKPASS", "SUDO_ASKPASS",
     "GIT_EXTERNAL_DIFF", "GIT_PROXY_COMMAND", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL",
@@ -270,7 +272,7 @@ struct famname {
 };
 
 static const struct famname FAMILIES[] = {
-    {"LESS", FAM_LESSOPTS},	     {"MORE", FAM_LESSOPTS},	     {"NODE_OPTIONS", FAM_NODE},
+    {"LESS", FAM_LESSOPTS},	     {"MORE", FAM_LESSOPTS},	     {"SYSTEMD_LESS", FAM_LESSOPTS},	     {"NODE_OPTIONS", FAM_NODE},
     {"JAVA_TOOL_OPTIONS", FAM_JAVA}, {"_JAVA_OPTIONS", FAM_JAVA},    {"JDK_JAVA_OPTIONS", FAM_JAVA},
     {"JAVA_OPTS", FAM_JAVA},	     {"MAVEN_OPTS", FAM_JAVA},	     {"GRADLE_OPTS", FAM_JAVA},
     {"SBT_OPTS", FAM_JAVA},	     {"ANT_OPTS", FAM_JAVA},	     {"CC", FAM_CC},
@@ -398,9 +400,12 @@ static int npm_config(const char *name)
 	return 1;
 }
 
-static const char *const WRITE_NAMES[] = {"SSLKEYLOGFILE",   "MALLOC_TRACE", "NODE_V8_COVERAGE",
-					  "LLVM_PROFILE_FILE", "GCOV_PREFIX", "GOCOVERDIR",
-					  "PYTHONPYCACHEPREFIX", "LESSHISTFILE", "CARGO_TARGET_DIR", NULL};
+static const char *const WRITE_NAMES[] = {"SSLKEYLOGFILE",	 "MALLOC_TRACE",	"NODE_V8_COVERAGE",
+					  "LLVM_PROFILE_FILE",	 "GCOV_PREFIX",		"GOCOVERDIR",
+					  "PYTHONPYCACHEPREFIX", "LESSHISTFILE",	"CARGO_TARGET_DIR",
+					  "GIT_INDEX_FILE",	 "GIT_OBJECT_DIRECTORY", "HISTFILE",
+					  "PYTHON_HISTORY",	 "NODE_REPL_HISTORY",	"SQLITE_HISTORY",
+					  "MYSQL_HISTFILE",	 "PSQL_HISTORY",	NULL};
 
 int envvar_benign_pager(const char *v)
 {
@@ -448,7 +453,8 @@ enum envvar_risk envvar_classify(const char *name, const char *value, const char
 		    strcmp(name, "LESSSECURE")) ||
 		   suffixed(name, "ASKPASS") || suffixed(name, "_COMMAND") || suffixed(name, "_CMD") ||
 		   suffixed(name, "_PROGRAM") || suffixed(name, "_WRAPPER") || suffixed(name, "_RUNNER") ||
-		   suffixed(name, "_LAUNCHER") || suffixed(name, "_LINKER")) {
+		   suffixed(name, "_LAUNCHER") || suffixed(name, "_LINKER") || suffixed(name, "_PROG") ||
+		   suffixed(name, "BROWSER")) {
 		r = ENVV_CODE;
 		w = prefixed(name, "LD_") || prefixed(name, "DYLD_")
 			? "tells the dynamic loader which libraries to load into every program"

@@ -394,7 +394,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 		else
 			r = (op[0] == ':' && empty) ? arg : v;
 		if (op[strlen(op) - 1] == '=' && !pt->idx && is_name_char_start(name))
-			var_set(L, st, name, r);
+			lower_assign(L, st, name, r);
 		return r;
 	}
 	if (!strcmp(op, ":+") || !strcmp(op, "+")) {
