@@ -98,8 +98,8 @@ static int read_var(struct arith *a, const char *name)
 	a->depth++;
 	int ok = scan(a, v, strlen(v));
 	a->depth--;
-	if (!ok && a->depth == 0 && a->why && !strstr(a->why, name))
-		a->why = arena_printf(a->L->a, "the value of %s %s", name, a->why);
+	if (!ok && a->why)
+		a->why = arena_printf(a->L->a, "the value of %s: %s", name, a->why);
 	return ok;
 }
 

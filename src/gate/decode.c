@@ -169,6 +169,9 @@ static const char *const L_BASE64[] = {"--wrap", NULL};
 static const char *const L_FILE[] = {"--files-from", "--magic-file", "--separator", "--parameter", NULL};
 static const char *const L_WC[] = {"--files0-from", NULL};
 static const char *const L_ICONV[] = {"--from-code", "--to-code", "--output", NULL};
+static const char *const L_AG[] = {"--pager", "--file-search-regex", "--ignore", "--path-to-ignore", "--depth", NULL};
+static const char *const L_ACK[] = {"--pager", "--output", "--ackrc", "--type-set", "--type-add", "--match",
+				    "--ignore-dir", "--ignore-file", NULL};
 static const char *const L_ICONV_W[] = {"--output", NULL};
 static const char *const L_LESS[] = {"--log-file",   "--LOG-FILE", "--lesskey-file", "--lesskey-src", "--lesskey-content",
 				     "--tag-file",   "--prompt",   "--pattern",	     "--tag",	      "--shift",
@@ -207,7 +210,7 @@ static const struct futil futils[] = {
     {"cmp", F_READ, 0, 0, 0, "inI", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"fold", F_READ, 0, 0, 1, "w", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"fmt", F_READ, 0, 0, 1, "wpg", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"column", F_READ, 0, 0, 0, "cstoNHWRdEJrT", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"column", F_READ, 0, 0, 0, "cslONEHRTWripn", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"rev", F_READ, 0, 0, 1, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"expand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"unexpand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
@@ -218,8 +221,8 @@ static const struct futil futils[] = {
     {"fgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
     {"zgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, NULL, "ef", "f", NULL, NULL, "lL", NULL},
     {"rg", F_READ, 1, 1, 1, "efgtTmABCjrEMd", L_RG, NULL, "ef", "f", NULL, NULL, "lL", "."},
-    {"ag", F_READ, 1, 1, 1, "GgmABCp", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
-    {"ack", F_READ, 1, 1, 1, "ABCmgt", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
+    {"ag", F_READ, 1, 1, 1, "GgmABCp", L_AG, NULL, NULL, NULL, NULL, NULL, "lL", "."},
+    {"ack", F_READ, 1, 1, 1, "ABCmgt", L_ACK, NULL, NULL, NULL, NULL, NULL, "lL", "."},
     {"base64", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"base32", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"zcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
@@ -319,6 +322,11 @@ static void futil_run(struct cmd *c, const struct futil *u)
 				else
 					lower_path(c, o.val, GPA_WRITE, 0);
 			}
+			if (!strcmp(o.name, "--pager") && !(o.valtext && envvar_benign_pager(o.valtext)))
+				lower_indet(c, arena_printf(c->L->a, "%s --pager", u->name), "names the pager program it runs");
+			if ((!strcmp(o.name, "--output") && !strcmp(u->name, "ack")) || !strcmp(o.name, "--ackrc"))
+				lower_indet(c, arena_printf(c->L->a, "ack %s", o.name),
+					    "ack evaluates --output as a Perl expression and reads options from --ackrc");
 			if (!strncmp(o.name, "--lesskey", 9)) {
 				/* a lesskey file can set LESSOPEN and bind keys to shell commands */
 				lower_indet(c, "less --lesskey", "less reads key bindings and variables from a file");
@@ -774,7 +782,7 @@ static void lower_extract_into(struct cmd *c, const struct xword *dir, int links
 	if (!dir) {
 		lower_path_lit(c, "*", GPA_WRITE, 1);
 		for (int k = 0; links && k < c->ncwd; k++)
-			lower_taint_dir(c->L, c->st, c->cwd[k]);
+			lower_taint_dir(c->L, c->st, c->cwd[k], 1);
 		return;
 	}
 	lower_path(c, dir, GPA_WRITE, 1);
@@ -782,7 +790,7 @@ static void lower_extract_into(struct cmd *c, const struct xword *dir, int links
 	if (d) {
 		lower_path_lit(c, arena_printf(c->L->a, "%s/*", d), GPA_WRITE, 1);
 		for (int k = 0; links && k < (d[0] == '/' ? 1 : c->ncwd); k++)
-			lower_taint_dir(c->L, c->st, gpath_resolve(c->L->a, d[0] == '/' ? "/" : c->cwd[k], d, strlen(d)));
+			lower_taint_dir(c->L, c->st, gpath_resolve(c->L->a, d[0] == '/' ? "/" : c->cwd[k], d, strlen(d)), 1);
 	}
 }
 
@@ -1102,7 +1110,7 @@ static void decode_tar(struct cmd *c, const char *name)
 		lower_path_lit(&sub, ".*", GPA_WRITE, 1);
 		/* and any of them may be a symbolic link to anywhere */
 		for (int k = 0; k < sub.ncwd; k++)
-			lower_taint_dir(c->L, c->st, sub.cwd[k]);
+			lower_taint_dir(c->L, c->st, sub.cwd[k], 1);
 		break;
 	default:
 		lower_indet(c, "tar", "tar without a recognised mode (c, x, t, r, u)");
@@ -1164,7 +1172,7 @@ static void decode_zip(struct cmd *c, const char *name)
 		}
 		if (s[0] == '-' && s[1]) {
 			patterns = 0;
-			if (!strncmp(s, "-TT", 3) || !strncmp(s, "--unzip-command", 15) || (s[1] != '-' && strstr(s, "TT"))) {
+			if (!strncmp(s, "-TT", 3) || !strncmp(s, "--unz", 5) || (s[1] != '-' && strstr(s, "TT"))) {
 				lower_indet(c, "zip -TT", "names the program zip runs to test the archive");
 				continue;
 			}
@@ -1792,6 +1800,27 @@ static void decode_awk(struct cmd *c, const char *name)
 	}
 }
 
+/* 1 when a jq filter names $ENV or the env builtin (outside string literals). */
+static int jq_reads_env(const char *f)
+{
+	for (const char *p = f; *p; p++) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		int start = p == f || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '$' || p[-1] == '.');
+		if (!strncmp(p, "$ENV", 4) && !(isalnum((unsigned char)p[4]) || p[4] == '_'))
+			return 1;
+		if (start && !strncmp(p, "env", 3) && !(isalnum((unsigned char)p[3]) || p[3] == '_'))
+			return 1;
+	}
+	return 0;
+}
+
 static void decode_jq(struct cmd *c, const char *name)
 {
 	/* jq [opts] FILTER [FILES]; --arg/--argjson take two values; --slurpfile/--rawfile read */
@@ -1825,6 +1854,10 @@ static void decode_jq(struct cmd *c, const char *name)
 		}
 		if (!have_filter) {
 			have_filter = 1;
+			/* $ENV and env are the whole environment, tokens included */
+			if (!xm_known(s) || jq_reads_env(s))
+				lower_emit(c, EK_SECRET_READ, "$ENV (all variables)",
+					   "the jq filter reads the environment; agent environments usually hold API tokens");
 			continue;
 		}
 		if (strcmp(s, "-"))
@@ -2075,6 +2108,9 @@ static void decode_system(struct cmd *c, const char *name)
 			}
 			if (!strcmp(s, "-d") || !strcmp(s, "-r") || !strcmp(s, "-f") || !strcmp(s, "--date") ||
 			    !strcmp(s, "--reference") || !strcmp(s, "--file")) {
+				/* date -f FILE reads it (and prints the lines it cannot parse) */
+				if ((!strcmp(s, "-f") || !strcmp(s, "--file")) && i + 1 < c->argc)
+					lower_path(c, &c->argv[i + 1], GPA_READ, 0);
 				i++;
 				continue;
 			}
@@ -2739,6 +2775,15 @@ static const struct decoder table[] = {
 void decode_command(struct cmd *c, const char *name)
 {
 	int version = decode_is_version(c);
+	if (!strcmp(name, "echo") || !strcmp(name, "printf")) {
+		/* printing a variable named like a credential is reading it */
+		for (size_t i = 1; i < c->argc; i++)
+			if (c->argv[i].secret) {
+				lower_emit(c, EK_SECRET_READ, xw_show(c->L, &c->argv[i]),
+					   "prints a variable named like a credential (or computed from a secret)");
+				break;
+			}
+	}
 	decode_fn vf = decode_vars_find(name);
 	if (vf) {
 		vf(c, name);

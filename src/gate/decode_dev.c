@@ -43,6 +43,20 @@ static const char *sub_at(const struct cmd *c, size_t i)
 	return i < c->argc ? xw_lit(&c->argv[i]) : NULL;
 }
 
+/* A path argument naming code or configuration (a test file, a config, a plugin): 1 when it
+ * may lie outside the workspace (unknown, or resolving outside the root from any cwd). */
+static int code_path_outside(const struct cmd *c, const char *p)
+{
+	if (!xm_known(p))
+		return 1;
+	if (p[0] == '~')
+		return 1;
+	for (int k = 0; k < (p[0] == '/' ? 1 : c->ncwd); k++)
+		if (!gpath_under(gpath_resolve(c->L->a, p[0] == '/' ? "/" : c->cwd[k], p, strlen(p)), c->L->g.root))
+			return 1;
+	return p[0] != '/' && c->ncwd == 0;
+}
+
 /*==== containers ====*/
 
 void decode_docker(struct cmd *c, const char *name)
@@ -614,6 +628,14 @@ void decode_tsc(struct cmd *c, const char *name)
 			return;
 		} else if (!strcmp(s, "-w") || !strcmp(s, "--watch")) {
 			watch = 1;
+		} else if ((!strcmp(s, "-p") || !strcmp(s, "--project") || !strcmp(s, "-b") || !strcmp(s, "--build")) &&
+			   i + 1 < c->argc && c->argv[i + 1].s[0] != '-') {
+			/* a project elsewhere compiles code the workspace does not hold, to outputs its
+			 * configuration names */
+			if (code_path_outside(c, c->argv[i + 1].s))
+				lower_indet(c, arena_printf(c->L->a, "tsc %s %s", s, xw_show(c->L, &c->argv[i + 1])),
+					    "compiles a project outside the workspace");
+			i++;
 		}
 	}
 	if (watch)
@@ -639,13 +661,8 @@ void decode_testrunner(struct cmd *c, const char *name)
 		const char *p = eq ? eq + 1 : s[0] == '-' ? NULL : s;
 		if (!p || !*p || !xm_known(p) || !(strchr(p, '/') || p[0] == '.' || p[0] == '~'))
 			continue;
-		for (int k = 0; k < (p[0] == '/' ? 1 : c->ncwd); k++) {
-			const char *abs = gpath_resolve(c->L->a, p[0] == '/' ? "/" : c->cwd[k], p, strlen(p));
-			if (!gpath_under(abs, c->L->g.root)) {
-				lower_indet(c, abs, "runs tests, a configuration or plugins from outside the workspace");
-				break;
-			}
-		}
+		if (code_path_outside(c, p))
+			lower_indet(c, p, "runs tests, a configuration or plugins from outside the workspace");
 	}
 }
 
@@ -688,6 +705,20 @@ void decode_formatter(struct cmd *c, const char *name)
 					      "--ignore",
 					      "--exclude",
 					      NULL};
+	static const char *const code_opts[] = {"-c",	     "--config", "--plugin", "--resolve-plugins-relative-to",
+						"--rulesdir", "--config-path", "--plugin-search-dir", NULL};
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		for (int k = 0; code_opts[k]; k++) {
+			size_t l = strlen(code_opts[k]);
+			if (strncmp(s, code_opts[k], l) || (s[l] && s[l] != '='))
+				continue;
+			const char *v = s[l] == '=' ? s + l + 1 : i + 1 < c->argc ? c->argv[i + 1].s : "";
+			if (code_path_outside(c, v) || (!strcmp(code_opts[k], "--plugin") && v[0] == '/'))
+				lower_indet(c, arena_printf(c->L->a, "%s %s", name, code_opts[k]),
+					    "loads a configuration or plugin (code) from outside the workspace");
+		}
+	}
 	size_t files = 0;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;

@@ -328,6 +328,48 @@ static void git_branch(struct gitctx *g)
 	ref_local(g, arena_printf(c->L->a, "refs/heads/%s", first_operand(c, g->i, NULL)), "creates a local branch");
 }
 
+/* Options and operands that make git read files into its output or the repository: diff
+ * --no-index A B, commit/tag/notes/merge -F FILE and --template FILE, hash-object FILE,
+ * blame --contents FILE, --pathspec-from-file FILE. */
+static void git_file_reads(struct gitctx *g)
+{
+	struct cmd *c = g->c;
+	const char *sub = g->sub;
+	static const char *const msg_subs[] = {"commit", "tag", "notes", "merge", NULL};
+	int msg = decode_in(sub, msg_subs), no_index = 0;
+	for (size_t k = g->i; k < c->argc; k++) {
+		const char *s = c->argv[k].s;
+		if (!strcmp(s, "--no-index"))
+			no_index = 1;
+		const char *v = NULL;
+		const struct xword *vw = NULL;
+		int takes = long_abbrev(s, "--pathspec-from-file") ||
+			    (msg && (long_abbrev(s, "--file") || (!strcmp(sub, "commit") && long_abbrev(s, "--template")))) ||
+			    (!strcmp(sub, "blame") && long_abbrev(s, "--contents"));
+		if (takes) {
+			if (strchr(s, '='))
+				v = strchr(s, '=') + 1;
+			else if (k + 1 < c->argc)
+				vw = &c->argv[++k];
+		} else if (msg && (!strcmp(s, "-F") || (!strcmp(sub, "commit") && !strcmp(s, "-t"))) && k + 1 < c->argc) {
+			vw = &c->argv[++k];
+		} else if (msg && !strncmp(s, "-F", 2) && s[2]) {
+			v = s + 2;
+		}
+		if (v && strcmp(v, "-"))
+			lower_path_lit(c, v, GPA_READ, 0);
+		if (vw && strcmp(vw->s, "-"))
+			lower_path(c, vw, GPA_READ, 0);
+	}
+	if ((no_index && !strcmp(sub, "diff")) || !strcmp(sub, "hash-object") || !strcmp(sub, "am")) {
+		for (size_t k = g->i; k < c->argc; k++) {
+			const char *s = c->argv[k].s;
+			if (s[0] != '-')
+				lower_path(c, &c->argv[k], GPA_READ, 0);
+		}
+	}
+}
+
 static void git_config(struct gitctx *g)
 {
 	struct cmd *c = g->c;
@@ -518,6 +560,38 @@ void decode_git(struct cmd *c, const char *name)
 	}
 	g.sub = sub;
 	g.i = i + 1;
+	/* every git command reads the configuration of the repository it runs in, and that can
+	 * name programs (core.fsmonitor runs on status, core.pager, aliases, hooks, filters):
+	 * only the workspace's own repositories are vouched for */
+	git_file_reads(&g);
+	static const char *const no_repo[] = {"clone", "init", "version", "help", "ls-remote", NULL};
+	if (!decode_in(sub, no_repo)) {
+		/* the repository's configuration lives in its git directory, which --git-dir / GIT_DIR
+		 * may put somewhere else than the work tree */
+		int gd_outside = gd && wt && !xm_known(gd);
+		for (int k = 0; gd && wt && !gd_outside && k < (gd[0] == '/' ? 1 : c->ncwd); k++)
+			gd_outside = !gpath_under(gpath_resolve(c->L->a, gd[0] == '/' ? "/" : c->cwd[k], gd, strlen(gd)),
+						  c->L->g.root);
+		if (gd_outside) {
+			lower_indet(c, arena_printf(c->L->a, "git %s --git-dir", sub),
+				    "runs git with a git directory outside the workspace: its configuration can run "
+				    "programs the gate cannot see");
+			return;
+		}
+		for (int k = 0; k < g.nrepo; k++) {
+			const char *why = NULL;
+			if (!inside(&g, k))
+				why = "runs git in a repository outside the workspace: its configuration (core.fsmonitor, "
+				      "core.pager, aliases, hooks) can run programs the gate cannot see";
+			else if (lower_tainted(c->st, g.repo[k], 1, 1))
+				why = "runs git in a directory this command filled from an archive, whose .git/config "
+				      "can name programs to run";
+			if (why) {
+				lower_indet(c, arena_printf(c->L->a, "git %s in %s", sub, g.repo[k]), why);
+				return;
+			}
+		}
+	}
 	/* options that run a program (locally, or through the remote's shell), in any spelling
 	 * git accepts, and remote-helper URLs (ext::cmd runs cmd) */
 	static const char *const url_subs[] = {"clone",	    "fetch",	 "pull",    "push", "ls-remote",
@@ -605,9 +679,10 @@ void decode_git(struct cmd *c, const char *name)
 		/* outputs that are files */
 		for (size_t k = g.i; k < c->argc; k++) {
 			const char *s = c->argv[k].s;
-			if (!strncmp(s, "--output=", 9))
-				lower_path_lit(c, s + 9, GPA_WRITE, 0);
-			else if (!strcmp(s, "--output") && k + 1 < c->argc)
+			/* --output=F (and the abbreviations git accepts: --outp=F) writes F */
+			if (long_abbrev(s, "--output") && strchr(s, '='))
+				lower_path_lit(c, strchr(s, '=') + 1, GPA_WRITE, 0);
+			else if (long_abbrev(s, "--output") && k + 1 < c->argc)
 				lower_path(c, &c->argv[++k], GPA_WRITE, 0);
 			/* --ext-diff / --textconv drivers come from the repository's own configuration */
 		}
@@ -806,7 +881,7 @@ void decode_git(struct cmd *c, const char *name)
 			/* a repository from elsewhere may hold symbolic links to anywhere */
 			for (int k = 0; k < (dest[0] == '/' ? 1 : c->ncwd); k++)
 				lower_taint_dir(c->L, c->st,
-						gpath_resolve(c->L->a, dest[0] == '/' ? "/" : c->cwd[k], dest, strlen(dest)));
+						gpath_resolve(c->L->a, dest[0] == '/' ? "/" : c->cwd[k], dest, strlen(dest)), 0);
 		}
 		else
 			lower_indet(c, "git clone", "clones into a directory only known at run time");
@@ -885,7 +960,7 @@ void decode_git(struct cmd *c, const char *name)
 				files = 1;
 		if (decode_patch_may_link(c, files))
 			for (int k = 0; k < g.nrepo; k++)
-				lower_taint_dir(c->L, c->st, g.repo[k]);
+				lower_taint_dir(c->L, c->st, g.repo[k], 1);
 		return;
 	}
 	if (!strcmp(sub, "format-patch")) {

@@ -69,8 +69,9 @@ static void decode_declare(struct cmd *c, const char *name)
 					print = 1;
 				else if (s[0] == '-' && *q == 'i')
 					set_flags |= VF_INT;
-				else if (s[0] == '-' && *q == 'A')
-					set_flags |= VF_ASSOC;
+				else if (s[0] == '-' && *q == 'A' && (!c->L->in_func || strchr(s, 'g')))
+					set_flags |= VF_ASSOC; /* in a function the array is local: outside it the
+								* name is an indexed array again */
 				else if (s[0] == '-' && *q == 'n' && strcmp(name, "export"))
 					nameref = 1;
 			}

@@ -693,8 +693,15 @@ void decode_strace(struct cmd *c, const char *name)
 		if (s[0] != '-' || !s[1])
 			break;
 		if (!strcmp(s, "-o") || !strncmp(s, "--output", 8)) {
-			if (!strchr(s, '=') && i + 1 < c->argc)
-				lower_path(c, &c->argv[++i], GPA_WRITE, 0);
+			const struct xword *ow = !strchr(s, '=') && i + 1 < c->argc ? &c->argv[++i] : NULL;
+			const char *ov = ow ? ow->s : strchr(s, '=') ? strchr(s, '=') + 1 : "";
+			/* -o '|cmd' / -o '!cmd' pipes the trace into a command */
+			if (ov[0] == '|' || ov[0] == '!' || (ow && XM_IS_UNK(ov[0])))
+				lower_indet(c, arena_printf(c->L->a, "%s -o", name), "pipes the trace into a command");
+			else if (ow)
+				lower_path(c, ow, GPA_WRITE, 0);
+			else if (*ov)
+				lower_path_lit(c, ov, GPA_WRITE, 0);
 			continue;
 		}
 		if (!strcmp(s, "-p") || !strncmp(s, "--attach", 8)) {

@@ -427,8 +427,8 @@ enum envvar_risk envvar_classify(const char *name, const char *value, const char
 {
 	const char *w = NULL;
 	enum envvar_risk r = ENVV_PLAIN;
-	if (value && known(value) && !value[0] && strcmp(name, "HOME"))
-		return ENVV_PLAIN; /* empty: the feature is off */
+	if (value && known(value) && !value[0] && strcmp(name, "HOME") && strcmp(name, "PATH"))
+		return ENVV_PLAIN; /* empty: the feature is off (PATH= searches the current directory) */
 	if (envvar_pathlist(name) != ENVP_NONE) {
 		r = ENVV_PATHLIST;
 	} else if (prefixed(name, "GIT_TRACE")) {

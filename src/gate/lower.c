@@ -91,16 +91,34 @@ void lower_indet_at(struct lower *L, const char *resource, const char *why)
 	effect_plan_add(L->plan, EK_INDETERMINATE, resource, L->ev ? L->ev : "", why);
 }
 
-void lower_taint_dir(struct lower *L, struct shstate *st, const char *dir)
+void lower_taint_dir(struct lower *L, struct shstate *st, const char *dir, int archive)
 {
 	(void)L;
-	for (int i = 0; i < st->nlinkdirs; i++)
-		if (gpath_under(dir, st->linkdirs[i]))
+	for (int i = 0; i < st->nlinkdirs; i++) {
+		if (gpath_under(dir, st->linkdirs[i])) {
+			st->linkarchive[i] |= (unsigned char)(archive != 0);
 			return;
-	if (st->nlinkdirs < (int)(sizeof st->linkdirs / sizeof st->linkdirs[0]))
+		}
+	}
+	if (st->nlinkdirs < (int)(sizeof st->linkdirs / sizeof st->linkdirs[0])) {
+		st->linkarchive[st->nlinkdirs] = (unsigned char)(archive != 0);
 		st->linkdirs[st->nlinkdirs++] = dir;
-	else
+	} else {
 		st->linkdirs[0] = "/"; /* too many to track: anywhere */
+		st->linkarchive[0] = 1;
+	}
+}
+
+const char *lower_tainted(const struct shstate *st, const char *path, int wild, int archive_only)
+{
+	for (int i = 0; i < st->nlinkdirs; i++) {
+		const char *ld = st->linkdirs[i];
+		if (archive_only && !st->linkarchive[i])
+			continue;
+		if (wild ? gpath_under(path, ld) : (gpath_under(path, ld) && strcmp(path, ld)))
+			return ld;
+	}
+	return NULL;
 }
 
 void lower_state_init(struct lower *L, struct shstate *st, const char *cwd)
@@ -172,7 +190,7 @@ static void state_merge(struct lower *L, struct shstate *st, struct shstate **br
 		if (s->pos != st->pos || s->npos != st->npos)
 			st->pos_known = 0;
 		for (int i = 0; i < s->nlinkdirs; i++)
-			lower_taint_dir(L, st, s->linkdirs[i]);
+			lower_taint_dir(L, st, s->linkdirs[i], s->linkarchive[i]);
 		if (s->dotglob)
 			st->dotglob = 1;
 	}
@@ -982,12 +1000,7 @@ void lower_indet(struct cmd *c, const char *resource, const char *why)
 /* A path beneath a directory an earlier command filled with unseen files (linkdirs). */
 static const char *through_link(const struct cmd *c, const struct gpath_target *t)
 {
-	for (int i = 0; i < c->st->nlinkdirs; i++) {
-		const char *ld = c->st->linkdirs[i];
-		if (t->wild ? gpath_under(t->scope, ld) : (gpath_under(t->path, ld) && strcmp(t->path, ld)))
-			return ld;
-	}
-	return NULL;
+	return lower_tainted(c->st, t->wild ? t->scope : t->path, t->wild, 0);
 }
 
 static void classify_emit(struct cmd *c, const struct gpath_target *t, enum gpath_access acc, const char *res)
@@ -1282,8 +1295,10 @@ void lower_dispatch(struct cmd *c)
 			c->st->npos = c->argc;
 			c->st->pos_known = 1;
 			L->depth++;
+			L->in_func++;
 			struct cmd_out out = {0};
 			walk(L, f->body, c->st, &c->in, &out);
+			L->in_func--;
 			L->depth--;
 			c->st->pos = savepos;
 			c->st->npos = savenpos;

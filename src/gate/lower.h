@@ -84,6 +84,7 @@ struct shstate {
 	 * (an archive extracted, a repository cloned): any of them may be a symbolic link, so
 	 * reads and writes beneath them go who knows where */
 	const char *linkdirs[8];
+	unsigned char linkarchive[8]; /* filled from an archive (which can hold a .git/config too) */
 	int nlinkdirs;
 	int ifs_reported; /* the unknown-IFS reason was given */
 };
@@ -106,6 +107,7 @@ struct lower {
 	int budget_reported;
 	struct shparse_limits lim;
 	const char *ev; /* the command being lowered, as evidence for effects found in expansions */
+	int in_func;	/* walking a shell function's body (declare there is local, scopes unknown) */
 };
 
 /* What a command writes to stdout, as far as the next pipeline stage is concerned. */
@@ -168,8 +170,12 @@ struct var *lower_var_entry(struct shstate *st, const char *name);
 void lower_var_set(struct lower *L, struct shstate *st, const char *name, const char *val);
 /* An indeterminate effect found while expanding (evidence: the command being lowered). */
 void lower_indet_at(struct lower *L, const char *resource, const char *why);
-/* Marks dir (absolute) as filled with content the gate cannot see (see shstate.linkdirs). */
-void lower_taint_dir(struct lower *L, struct shstate *st, const char *dir);
+/* Marks dir (absolute) as filled with content the gate cannot see (see shstate.linkdirs);
+ * archive: by an archive or patch (anything, .git/config included) rather than a clone. */
+void lower_taint_dir(struct lower *L, struct shstate *st, const char *dir, int archive);
+/* The directory that makes `path` (or anything beneath it, when wild) tainted, or NULL.
+ * archive_only: only directories filled by an archive count. */
+const char *lower_tainted(const struct shstate *st, const char *path, int wild, int archive_only);
 
 /*==== assign.c: variables the script sets ====*/
 

@@ -114,7 +114,9 @@ static const struct example shell[] = {
     /* the earlier gate's unit tests */
     {"cd /tmp && rm -rf foo", Q, Q, NULL},
     {"cd $HOME && rm -rf foo", Q, Q, NULL},
-    {"cd $HOME && git status", A, A, NULL},
+    {"cd $HOME && git status", Q, A,
+     "git reads the configuration of the repository it runs in (core.fsmonitor runs on status): only the workspace's "
+     "repositories are vouched for"},
     {"echo x >> .env", Q, Q, NULL},
     {"echo x >> ~/.zshrc", Q, Q, NULL},
     {"echo x >> ~/.bashrc", Q, Q, NULL},
@@ -367,7 +369,7 @@ Test(gate_examples, score)
 	    "SCORE shell=%zu same=%zu diff=%zu earlier_ask=%zu still_ask=%zu relaxed=%zu tools=%zu tools_same=%zu\n", n,
 	    same, n - same, ask_earlier, ask_both, fn, nt, tsame);
 	cr_expect_eq(n, 124);
-	cr_expect_eq(same, 110, "same verdict as the earlier gate: %zu (docs/GATE.md says 110)", same);
+	cr_expect_eq(same, 109, "same verdict as the earlier gate: %zu (docs/GATE.md says 109)", same);
 	cr_expect_eq(ask_earlier, 73);
 	cr_expect_eq(ask_both, 66, "earlier must-ask examples that still ask: %zu (docs/GATE.md says 66)", ask_both);
 	cr_expect_eq(fn, 7, "relaxed must-ask examples: %zu (docs/GATE.md says 7)", fn);
