@@ -9,6 +9,8 @@
  * and the script's known variables whether every value reached is a number. Must not:
  * compute values (a number the gate cannot know is still a number). Pure; caller's thread. */
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "gate/lower.h"
@@ -202,15 +204,22 @@ int arith_safe(struct lower *L, const struct shstate *st, const char *text, cons
 	return ok;
 }
 
-int lower_arith(struct lower *L, struct shstate *st, const char *text, const char *resource)
+int lower_arith(struct lower *L, struct shstate *st, const char *text, const char *resource_fmt, ...)
 {
 	struct arith a = {0};
 	a.L = L;
 	a.st = st;
 	int ok = scan(&a, text, strlen(text));
-	if (!ok)
-		lower_indet_at(L, resource,
+	if (!ok) {
+		/* the resource is only formatted when there is something to say */
+		char buf[256];
+		va_list ap;
+		va_start(ap, resource_fmt);
+		vsnprintf(buf, sizeof buf, resource_fmt, ap);
+		va_end(ap);
+		lower_indet_at(L, buf,
 			       arena_printf(L->a, "arithmetic evaluates a value that is not a plain number (%s)", a.why));
+	}
 	static const char NUM[] = {XM_NUM, 0};
 	for (size_t i = 0; i < a.nassigned; i++)
 		lower_assign(L, st, a.assigned[i], NUM);

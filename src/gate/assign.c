@@ -147,7 +147,7 @@ void lower_assign(struct lower *L, struct shstate *st, const char *name, const c
 		return;
 	}
 	if (v && (v->flags & VF_INT) && !arith_is_number(val)) {
-		lower_arith(L, st, val, arena_printf(L->a, "%s=%s (declare -i)", name, show_value(L, val)));
+		lower_arith(L, st, val, "%s=%s (declare -i)", name, show_value(L, val));
 		val = NUM_VAL;
 	}
 	judge(&c, name, val);

@@ -528,8 +528,12 @@ void decode_cargo(struct cmd *c, const char *name)
 		const char *s = c->argv[i].s;
 		if ((!strcmp(s, "--manifest-path") || !strncmp(s, "--manifest-path=", 16) || !strcmp(s, "-C"))) {
 			/* a manifest elsewhere builds (and runs build scripts of) code the workspace does not hold */
-			const char *v = s[1] == '-' && strchr(s, '=') ? strchr(s, '=') + 1 : i + 1 < c->argc ? c->argv[i + 1].s : "";
-			int inside = xm_known(v) && v[0] != '/' && strncmp(v, "..", 2) && strncmp(v, "~", 1) && strcmp(s, "-C");
+			const char *v = NULL;
+			if (s[1] == '-' && strchr(s, '='))
+				v = strchr(s, '=') + 1;
+			else if (i + 1 < c->argc)
+				v = c->argv[i + 1].s;
+			int inside = v && strcmp(s, "-C") && !code_path_outside(c, v);
 			if (!inside) {
 				lower_indet(c, arena_printf(c->L->a, "cargo %s", s),
 					    "builds a package the gate cannot place inside the workspace");

@@ -187,7 +187,7 @@ static int git_key_safe(struct lower *L, const char *kv, int value_known)
 	    "receive.fsckobjects",  "fetch.fsckobjects",     "am.threeway",		"apply.whitespace",
 	    NULL};
 	for (int i = 0; keys[i]; i++)
-		if (!strcmp(key, keys[i]))
+		if (keys[i][0] == key[0] && !strcmp(key, keys[i]))
 			return 1;
 	return 0;
 }

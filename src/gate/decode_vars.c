@@ -133,7 +133,7 @@ static void decode_declare(struct cmd *c, const char *name)
 			val = old ? arena_printf(L->a, "%s%s", old, val) : UNKNOWN_VAL;
 		}
 		if ((set_flags & VF_INT) && !arith_is_number(val)) {
-			lower_arith(L, c->st, val, arena_printf(L->a, "%s -i %s", name, xw_show(L, w)));
+			lower_arith(L, c->st, val, "%s -i %s", name, xw_show(L, w));
 			val = NUM_VAL;
 		}
 		lower_assign(L, c->st, base, val);
@@ -263,7 +263,7 @@ static void decode_let(struct cmd *c, const char *name)
 {
 	/* let EXPR...: each argument is evaluated as arithmetic */
 	for (size_t i = 1; i < c->argc; i++)
-		lower_arith(c->L, c->st, c->argv[i].s, arena_printf(c->L->a, "%s %s", name, xw_show(c->L, &c->argv[i])));
+		lower_arith(c->L, c->st, c->argv[i].s, "%s %s", name, xw_show(c->L, &c->argv[i]));
 }
 
 static void decode_wait(struct cmd *c, const char *name)
@@ -470,7 +470,7 @@ static const struct vars_decoder {
 decode_fn decode_vars_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof vars_table / sizeof vars_table[0]; i++)
-		if (!strcmp(vars_table[i].name, name))
+		if (vars_table[i].name[0] == name[0] && !strcmp(vars_table[i].name, name))
 			return vars_table[i].fn;
 	return NULL;
 }

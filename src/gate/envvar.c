@@ -28,7 +28,7 @@ static int known(const char *v)
 static int in(const char *s, const char *const *list)
 {
 	for (; *list; list++)
-		if (strcmp(s, *list) == 0)
+		if ((*list)[0] == s[0] && strcmp(s, *list) == 0)
 			return 1;
 	return 0;
 }
@@ -294,7 +294,7 @@ static const struct famname FAMILIES[] = {
 static enum family family_of(const char *name)
 {
 	for (int i = 0; FAMILIES[i].name; i++)
-		if (strcmp(FAMILIES[i].name, name) == 0)
+		if (FAMILIES[i].name[0] == name[0] && strcmp(FAMILIES[i].name, name) == 0)
 			return FAMILIES[i].fam;
 	if (suffixed(name, "PAGER"))
 		return FAM_PAGER;
@@ -427,6 +427,12 @@ enum envvar_risk envvar_classify(const char *name, const char *value, const char
 {
 	const char *w = NULL;
 	enum envvar_risk r = ENVV_PLAIN;
+	/* every name in the tables is upper case (npm_config_* aside): the script's own
+	 * variables (i, line, files) are decided without a search */
+	if (strncmp(name, "npm_config_", 11))
+		for (const char *q = name; *q; q++)
+			if (*q >= 'a' && *q <= 'z')
+				return ENVV_PLAIN;
 	if (value && known(value) && !value[0] && strcmp(name, "HOME") && strcmp(name, "PATH"))
 		return ENVV_PLAIN; /* empty: the feature is off (PATH= searches the current directory) */
 	if (envvar_pathlist(name) != ENVP_NONE) {

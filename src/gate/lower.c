@@ -346,7 +346,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 		const struct var *e = lower_var_entry(st, name);
 		/* an indexed array's subscript is arithmetic (an associative array's is a string) */
 		if (strcmp(ix, "@") && strcmp(ix, "*") && !(e && (e->flags & VF_ASSOC)) && is_name_char_start(name))
-			lower_arith(L, st, ix, arena_printf(L->a, "${%s[%s]}", name, word_orig(L, pt->idx)));
+			lower_arith(L, st, ix, "${%s[%s]}", name, word_orig(L, pt->idx));
 		v = UNKNOWN_VAL;
 		if (op[0] == '!' && (!strcmp(ix, "@") || !strcmp(ix, "*")))
 			return UNKNOWN_VAL; /* ${!a[@]}: the keys */
@@ -396,7 +396,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 	if (strcmp(op, ":") == 0) {
 		/* ${v:offset:length}: both are arithmetic */
 		const char *t = pt->arg ? expand_value(L, st, pt->arg, NULL) : "";
-		lower_arith(L, st, t, arena_printf(L->a, "${%s:%s}", name, pt->arg ? word_orig(L, pt->arg) : ""));
+		lower_arith(L, st, t, "${%s:%s}", name, pt->arg ? word_orig(L, pt->arg) : "");
 		return UNKNOWN_VAL;
 	}
 	unsigned fl = 0;
@@ -606,7 +606,7 @@ static void expand_parts(struct lower *L, struct shstate *st, const struct sh_wo
 			if (pt->arg) {
 				/* $((...)) and $[...]: a number, once the evaluation is known to be safe */
 				const char *t = expand_value(L, st, pt->arg, NULL);
-				lower_arith(L, st, t, arena_printf(L->a, "$((%s))", word_orig(L, pt->arg)));
+				lower_arith(L, st, t, "$((%s))", word_orig(L, pt->arg));
 				xb_put(L, b, NUM_VAL, 1, (unsigned char)(XF_EXP | XF_QUOTED));
 			} else {
 				/* the parser's stand-in for an array value NAME=(...) */
@@ -1457,7 +1457,7 @@ static void walk_simple(struct lower *L, const struct sh_node *n, struct shstate
 			const char *rb = lb ? memchr(lb, ']', (size_t)(aw->p[0].s + aw->p[0].n - lb)) : NULL;
 			if (lb && rb && !assoc)
 				lower_arith(L, st, arena_strndup(L->a, lb + 1, (size_t)(rb - lb - 1)),
-					    arena_printf(L->a, "%s[%.*s]=", name, (int)(rb - lb - 1), lb + 1));
+					    "%s[%.*s]=", name, (int)(rb - lb - 1), lb + 1);
 			val = UNKNOWN_VAL; /* an array element: the variable's scalar value is unknown */
 		}
 		for (size_t k = 0; k < aw->nelems; k++) {
@@ -1468,7 +1468,7 @@ static void walk_simple(struct lower *L, const struct sh_node *n, struct shstate
 				const char *close = strstr(et, "]=");
 				if (close && !assoc)
 					lower_arith(L, st, arena_strndup(L->a, et + 1, (size_t)(close - et - 1)),
-						    arena_printf(L->a, "%s=([...]=...)", name));
+						    "%s=([...]=...)", name);
 			}
 		}
 		if (argc == 0) {
@@ -1623,9 +1623,9 @@ static void cond_operands(struct lower *L, const struct sh_node *n, struct shsta
 				is_arith = 1;
 		if (is_arith) {
 			if (i > 0)
-				lower_arith(L, st, tx[i - 1], arena_printf(L->a, "[[ %s %s ... ]]", word_orig(L, &n->words[i - 1]), op));
+				lower_arith(L, st, tx[i - 1], "[[ %s %s ... ]]", word_orig(L, &n->words[i - 1]), op);
 			if (i + 1 < n->nwords)
-				lower_arith(L, st, tx[i + 1], arena_printf(L->a, "[[ ... %s %s ]]", op, word_orig(L, &n->words[i + 1])));
+				lower_arith(L, st, tx[i + 1], "[[ ... %s %s ]]", op, word_orig(L, &n->words[i + 1]));
 		} else if (!strcmp(op, "-v") && i + 1 < n->nwords) {
 			lower_name_ok(L, st, tx[i + 1], "[[ -v ]] tests");
 		}
@@ -1737,7 +1737,7 @@ static void walk(struct lower *L, const struct sh_node *n, struct shstate *st, c
 			tx[i] = expand_value(L, st, &n->words[i], NULL);
 		if (n->kind == SH_ARITHCMD) {
 			for (size_t i = 0; i < n->nwords; i++)
-				lower_arith(L, st, tx[i], arena_printf(L->a, "((%s))", word_orig(L, &n->words[i])));
+				lower_arith(L, st, tx[i], "((%s))", word_orig(L, &n->words[i]));
 		} else {
 			cond_operands(L, n, st, tx);
 		}

@@ -203,7 +203,8 @@ const char *lower_split_assign(struct lower *L, const char *word, const char **v
  * involves numbers (literal, or known to be numeric); otherwise records an indeterminate
  * effect naming `resource` and returns 0. Variables the expression assigns become numbers
  * in st. */
-int lower_arith(struct lower *L, struct shstate *st, const char *text, const char *resource);
+int lower_arith(struct lower *L, struct shstate *st, const char *text, const char *resource_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* The same check without effects or assignments: 1 when safe; *why gets the reason. */
 int arith_safe(struct lower *L, const struct shstate *st, const char *text, const char **why);
 /* 1 when the marker string is a number (digits, XM_NUM, sign, spaces) or empty. */
