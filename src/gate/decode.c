@@ -1595,6 +1595,17 @@ static int secret_var_name(const char *s)
 	return 0;
 }
 
+/* The string literal starting at s[k] (a '"'), or NULL when s[k] is not one. */
+static const char *awk_string_at(struct cmd *c, const char *s, size_t n, size_t k)
+{
+	if (k >= n || s[k] != '"')
+		return NULL;
+	size_t st = k + 1, e = st;
+	while (e < n && s[e] != '"')
+		e++;
+	return arena_strndup(c->L->a, s + st, e - st);
+}
+
 /* The file an awk `getline < FILE` reads, starting at s[k] (after "getline" and an optional
  * variable). */
 static void awk_getline_file(struct cmd *c, const char *s, size_t n, size_t k)
@@ -1606,16 +1617,11 @@ static void awk_getline_file(struct cmd *c, const char *s, size_t n, size_t k)
 	k++;
 	while (k < n && isspace((unsigned char)s[k]))
 		k++;
-	if (k < n && s[k] == '"') {
-		size_t st = k + 1, e = st;
-		while (e < n && s[e] != '"')
-			e++;
-		const char *f = arena_strndup(c->L->a, s + st, e - st);
-		if (strcmp(f, "/dev/stdin") && strcmp(f, "-"))
-			lower_path_lit(c, f, GPA_READ, 0);
-		return;
-	}
-	lower_indet(c, "awk getline <", "the awk program reads a file named at run time (it could be a secret)");
+	const char *f = awk_string_at(c, s, n, k);
+	if (!f)
+		lower_indet(c, "awk getline <", "the awk program reads a file named at run time (it could be a secret)");
+	else if (strcmp(f, "/dev/stdin") && strcmp(f, "-"))
+		lower_path_lit(c, f, GPA_READ, 0);
 }
 
 /* awk: print > "f" / >> / | "cmd", system(), "cmd" | getline, "cmd" |& getline (a
@@ -1707,11 +1713,8 @@ static void awk_program(struct cmd *c, const char *s)
 				k++;
 			if (pipe) {
 				lower_indet(c, "awk print |", "the awk program pipes output into a command");
-			} else if (k < n && s[k] == '"') {
-				size_t st = k + 1, e = st;
-				while (e < n && s[e] != '"')
-					e++;
-				const char *f = arena_strndup(c->L->a, s + st, e - st);
+			} else if (awk_string_at(c, s, n, k)) {
+				const char *f = awk_string_at(c, s, n, k);
 				if (strcmp(f, "/dev/stdout") && strcmp(f, "/dev/stderr"))
 					lower_path_lit(c, f, GPA_WRITE, 0);
 			} else {

@@ -147,24 +147,32 @@ static void decode_declare(struct cmd *c, const char *name)
 
 /*==== reading input into variables ====*/
 
+/* Steps over one word of a builtin's option area: 1 when argv[*i] is an option cluster for
+ * the caller to read, 0 when the options have ended (*i is the first operand), -1 when the
+ * word is only known at run time (reported: it may be an option or a name). */
+static int option_word(struct cmd *c, const char *name, size_t *i)
+{
+	if (*i >= c->argc)
+		return 0;
+	const struct xword *w = &c->argv[*i];
+	if (XM_IS_UNK(w->s[0])) {
+		dynamic_word(c, name, w);
+		return -1;
+	}
+	if (!strcmp(w->s, "--")) {
+		++*i;
+		return 0;
+	}
+	return w->s[0] == '-' && w->s[1];
+}
+
 static void decode_read(struct cmd *c, const char *name)
 {
 	/* read [-ers] [-a ARRAY] [-d DELIM] [-i TEXT] [-n N] [-N N] [-p PROMPT] [-t T] [-u FD] [NAME...] */
-	int any = 0;
+	int any = 0, r;
 	size_t i = 1;
-	for (; i < c->argc; i++) {
-		const struct xword *w = &c->argv[i];
-		const char *s = w->s;
-		if (XM_IS_UNK(s[0])) {
-			dynamic_word(c, name, w);
-			return;
-		}
-		if (!strcmp(s, "--")) {
-			i++;
-			break;
-		}
-		if (s[0] != '-' || !s[1])
-			break;
+	for (; (r = option_word(c, name, &i)) > 0; i++) {
+		const char *s = c->argv[i].s;
 		for (const char *q = s + 1; *q; q++) {
 			if (strchr("adinNptu", *q)) {
 				const char *v = q[1] ? q + 1 : (i + 1 < c->argc ? c->argv[++i].s : NULL);
@@ -176,6 +184,8 @@ static void decode_read(struct cmd *c, const char *name)
 			}
 		}
 	}
+	if (r < 0)
+		return;
 	for (; i < c->argc; i++) {
 		store(c, c->argv[i].s, UNKNOWN_VAL, "read stores into");
 		any = 1;
@@ -188,19 +198,9 @@ static void decode_mapfile(struct cmd *c, const char *name)
 {
 	/* mapfile [-d DELIM] [-n COUNT] [-O ORIGIN] [-s COUNT] [-t] [-u FD] [-C CALLBACK [-c N]] [ARRAY] */
 	size_t i = 1;
-	for (; i < c->argc; i++) {
-		const struct xword *w = &c->argv[i];
-		const char *s = w->s;
-		if (XM_IS_UNK(s[0])) {
-			dynamic_word(c, name, w);
-			return;
-		}
-		if (!strcmp(s, "--")) {
-			i++;
-			break;
-		}
-		if (s[0] != '-' || !s[1])
-			break;
+	int r;
+	for (; (r = option_word(c, name, &i)) > 0; i++) {
+		const char *s = c->argv[i].s;
 		for (const char *q = s + 1; *q; q++) {
 			if (*q == 'C') {
 				lower_indet(c, arena_printf(c->L->a, "%s -C", name),
@@ -215,6 +215,8 @@ static void decode_mapfile(struct cmd *c, const char *name)
 			}
 		}
 	}
+	if (r < 0)
+		return;
 	if (i < c->argc)
 		store(c, c->argv[i].s, UNKNOWN_VAL, arena_printf(c->L->a, "%s stores into", name));
 	else

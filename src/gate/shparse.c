@@ -379,6 +379,15 @@ static struct sh_word *new_word(struct shp *p)
 	return w;
 }
 
+/* Appends an arithmetic part ($((...)) or $[...]) whose expression is aw. */
+static void push_arith(struct shp *p, struct sh_word *w, struct sh_word *aw, int quoted)
+{
+	struct sh_part *pt = word_add(p, w);
+	pt->kind = SHP_ARITH;
+	pt->quoted = (unsigned char)quoted;
+	pt->arg = aw;
+}
+
 /* Handles a '$' at p->i (already known to be there). */
 static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mode mode, int quoted)
 {
@@ -409,10 +418,7 @@ static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mod
 				aw->end = p->i;
 				p->i += 2; /* )) */
 				leave(p);
-				struct sh_part *pt = word_add(p, w);
-				pt->kind = SHP_ARITH;
-				pt->quoted = (unsigned char)quoted;
-				pt->arg = aw;
+				push_arith(p, w, aw, quoted);
 				return;
 			}
 			p->i = save;
@@ -437,10 +443,7 @@ static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mod
 		aw->end = p->i;
 		p->i++;
 		leave(p);
-		struct sh_part *pt = word_add(p, w);
-		pt->kind = SHP_ARITH;
-		pt->quoted = (unsigned char)quoted;
-		pt->arg = aw;
+		push_arith(p, w, aw, quoted);
 		return;
 	}
 	if (c1 == '{') {
