@@ -315,7 +315,8 @@ static void decode_unset(struct cmd *c, const char *name)
 			lower_var_set(c->L, c->st, base_name(c->L, s), UNKNOWN_VAL);
 			continue;
 		}
-		lower_var_set(c->L, c->st, s, "");
+		/* an unset IFS splits like the default one; anything else unset is empty */
+		lower_var_set(c->L, c->st, s, strcmp(s, "IFS") ? "" : " \t\n");
 		struct var *e = lower_var_entry(c->st, s);
 		if (e)
 			e->flags = 0;

@@ -139,6 +139,7 @@ Test(gate_holes, command_names_rebound_by_builtins)
 	silent("read -r line < README.md; echo \"$line\"");
 	silent("IFS=, read -r a b <<< \"x,y\"; echo \"$a\"");
 	silent("IFS=:; for d in $PATH; do echo \"$d\"; done");
+	asks_because("IFS=; unset IFS; d=\"build /tmp/x\"; rm -rf $d", EK_FS_DESTROY_OUTSIDE, "/tmp/x");
 	silent("cd src && rm -rf \"$PWD\"/build");
 	silent("unset TMP; echo ok");
 	silent("hash -r; hash");
