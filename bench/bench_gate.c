@@ -66,13 +66,15 @@ static const char *const wrappers[] = {"sudo",	  "env A=1 B=2", "nice -n 5",	"no
 
 static const char *const kinds[] = {"pipeline",	 "substitutions", "heredoc>file",   "heredoc|bash", "wrappers",
 				    "long argv", "find/xargs",	  "loop+if",	    "sh -c",	    "and/or chain",
-				    "curl POST", "vars+function", "case+redirects", "simple"};
+				    "curl POST", "vars+function", "case+redirects", "simple",	    "arithmetic",
+				    "env+options"};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 static int last_kind;
 
 static void gen_command(struct buf *b)
 {
 	buf_reset(b);
-	last_kind = (int)(rnd() % 14);
+	last_kind = (int)(rnd() % (uint32_t)NKINDS);
 	switch (last_kind) {
 	case 0: /* pipeline */
 		buf_printf(b, "cat %s | grep %s | sort | uniq -c | sort -rn | head -n %u", PICK(files), PICK(pats),
@@ -147,6 +149,21 @@ static void gen_command(struct buf *b)
 			   "case \"$1\" in start) %s 2>&1 | tee -a log.txt;; stop) kill %u;; *) echo usage >&2;; esac",
 			   PICK(simple), rnd() % 30000);
 		break;
+	case 14: /* arithmetic, arrays and read: every value is checked before it is evaluated */
+		buf_printf(b,
+			   "i=0; n=$(wc -l < %s); arr=(a b c); for f in src/*.c; do i=$((i + 1)); "
+			   "[[ $i -gt %u ]] && break; echo \"${arr[i %% 3]}\" $((n * i)); done; "
+			   "while IFS= read -r line; do echo \"$line\"; done < %s",
+			   PICK(files), rnd() % 20 + 1, PICK(files));
+		break;
+	case 15: /* variables that name programs and options that run them */
+		buf_printf(b,
+			   "GIT_PAGER=cat git -c color.ui=never -c core.quotepath=off log --oneline -%u | head; "
+			   "NODE_OPTIONS=--max-old-space-size=4096 PATH=\"$PATH:$HOME/go/bin\" %s; "
+			   "tar -czf out.tgz --exclude=.git %s && less +G %s",
+			   rnd() % 50 + 1, PICK(simple), PICK(dirs), PICK(files));
+		break;
+	case 13:
 	default:
 		buf_puts(b, PICK(simple));
 	}
@@ -269,10 +286,25 @@ int main(int argc, char **argv)
 	}
 	printf("decisions: allow %zu, allow_flagged %zu, ask %zu, deny %zu\n", counts[0], counts[1], counts[2],
 	       counts[3]);
+	/* BENCH_GATE_DUMP=FILE: every command with its decision, to compare two builds */
+	const char *dump = getenv("BENCH_GATE_DUMP");
+	if (dump) {
+		FILE *df = fopen(dump, "w");
+		for (size_t i = 0; df && i < n; i++) {
+			struct effect_plan *p = gate_plan_command(cmds[i], lens[i], &ctx);
+			fprintf(df, "%s\t", gate_decision_name(effect_plan_decision(p)));
+			for (const char *q = cmds[i]; *q; q++)
+				fputs(*q == '\n' ? "\\n" : (char[]){*q, 0}, df);
+			fputc('\n', df);
+			effect_plan_free(p);
+		}
+		if (df)
+			fclose(df);
+	}
 	/* per category, before the sort in report() reorders t */
 	{
 		double *tk = calloc(n, sizeof *tk);
-		for (int k = 0; k < 14; k++) {
+		for (int k = 0; k < NKINDS; k++) {
 			size_t m = 0;
 			for (size_t i = 0; i < n; i++)
 				if (kind[i] == k)

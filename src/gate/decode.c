@@ -7,6 +7,7 @@
  * change the machine. Must not: perform I/O or treat a name as permission; a command that
  * is not in the table is indeterminate. Pure; caller's thread. */
 #include "gate/decode.h"
+#include "gate/envvar.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -167,6 +168,15 @@ static const char *const L_TREE_W[] = {NULL};
 static const char *const L_BASE64[] = {"--wrap", NULL};
 static const char *const L_FILE[] = {"--files-from", "--magic-file", "--separator", "--parameter", NULL};
 static const char *const L_WC[] = {"--files0-from", NULL};
+static const char *const L_ICONV[] = {"--from-code", "--to-code", "--output", NULL};
+static const char *const L_AG[] = {"--pager", "--file-search-regex", "--ignore", "--path-to-ignore", "--depth", NULL};
+static const char *const L_ACK[] = {"--pager", "--output", "--ackrc", "--type-set", "--type-add", "--match",
+				    "--ignore-dir", "--ignore-file", NULL};
+static const char *const L_ICONV_W[] = {"--output", NULL};
+static const char *const L_LESS[] = {"--log-file",   "--LOG-FILE", "--lesskey-file", "--lesskey-src", "--lesskey-content",
+				     "--tag-file",   "--prompt",   "--pattern",	     "--tag",	      "--shift",
+				     "--window",     "--tabs",	   "--max-back-scroll", "--max-forw-scroll", NULL};
+static const char *const L_LESS_W[] = {"--log-file", "--LOG-FILE", NULL};
 
 static const struct futil futils[] = {
     {"cat", F_READ, 0, 0, 1, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
@@ -175,7 +185,7 @@ static const struct futil futils[] = {
     {"head", F_READ, 0, 0, 1, "nc", L_HEADTAIL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"tail", F_READ, 0, 0, 1, "ncs", L_HEADTAIL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"more", F_READ, 0, 0, 0, "n", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"less", F_READ, 0, 0, 0, "bhjkoOpPtTxyz", L_NONE, NULL, NULL, NULL, "oO", NULL, NULL, NULL},
+    {"less", F_READ, 0, 0, 0, "bhjkoOpPtTxyz", L_LESS, NULL, NULL, NULL, "oO", L_LESS_W, NULL, NULL},
     {"wc", F_READ, 0, 0, 0, "", L_WC, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"od", F_READ, 0, 0, 0, "AjNStw", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"hexdump", F_READ, 0, 0, 0, "efns", L_NONE, NULL, NULL, "f", NULL, NULL, NULL, NULL},
@@ -200,7 +210,7 @@ static const struct futil futils[] = {
     {"cmp", F_READ, 0, 0, 0, "inI", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"fold", F_READ, 0, 0, 1, "w", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"fmt", F_READ, 0, 0, 1, "wpg", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"column", F_READ, 0, 0, 0, "cstoNHWRdEJrT", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+    {"column", F_READ, 0, 0, 0, "cslONEHRTWripn", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"rev", F_READ, 0, 0, 1, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"expand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"unexpand", F_READ, 0, 0, 1, "t", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
@@ -211,8 +221,8 @@ static const struct futil futils[] = {
     {"fgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, "rR", "ef", "f", NULL, NULL, "lL", NULL},
     {"zgrep", F_READ, 1, 0, 1, "efmABCdD", L_GREP, NULL, "ef", "f", NULL, NULL, "lL", NULL},
     {"rg", F_READ, 1, 1, 1, "efgtTmABCjrEMd", L_RG, NULL, "ef", "f", NULL, NULL, "lL", "."},
-    {"ag", F_READ, 1, 1, 1, "GgmABCp", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
-    {"ack", F_READ, 1, 1, 1, "ABCmgt", L_NONE, NULL, NULL, NULL, NULL, NULL, "lL", "."},
+    {"ag", F_READ, 1, 1, 1, "GgmABCp", L_AG, NULL, NULL, NULL, NULL, NULL, "lL", "."},
+    {"ack", F_READ, 1, 1, 1, "ABCmgt", L_ACK, NULL, NULL, NULL, NULL, NULL, "lL", "."},
     {"base64", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"base32", F_READ, 0, 0, 0, "w", L_BASE64, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"zcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
@@ -220,7 +230,7 @@ static const struct futil futils[] = {
     {"xzcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"zstdcat", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"zless", F_READ, 0, 0, 0, "", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-    {"iconv", F_READ, 0, 0, 1, "fto", L_NONE, NULL, NULL, NULL, "o", NULL, NULL, NULL},
+    {"iconv", F_READ, 0, 0, 1, "fto", L_ICONV, NULL, NULL, NULL, "o", L_ICONV_W, NULL, NULL},
     {"shellcheck", F_READ, 0, 0, 0, "efosSWP", L_NONE, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     {"ls", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
     {"dir", F_META, 0, 0, 0, "ITw", L_LS, "R", NULL, NULL, NULL, NULL, NULL, "."},
@@ -270,6 +280,14 @@ static void futil_run(struct cmd *c, const struct futil *u)
 				list = 1;
 			if (has(u->read_opt, o.ch) && o.val)
 				lower_path(c, o.val, GPA_READ, 0);
+			if (o.ch == 'T' && !strcmp(u->name, "sort") && o.val) {
+				if (o.valtext)
+					lower_path_lit(c, arena_printf(c->L->a, "%s/sort*", o.valtext), GPA_WRITE, 0);
+				else
+					lower_path(c, o.val, GPA_WRITE, 0);
+			}
+			if (o.ch == 'k' && !strcmp(u->name, "less"))
+				lower_indet(c, "less -k", "less reads key bindings and variables from a file");
 			if (has(u->write_opt, o.ch) && o.val)
 				lower_path(c, o.val, GPA_WRITE, 0);
 			break;
@@ -286,10 +304,32 @@ static void futil_run(struct cmd *c, const struct futil *u)
 				lower_path(c, o.val, GPA_READ, 0);
 			if (decode_in(o.name, u->write_long) && o.val)
 				lower_path(c, o.val, GPA_WRITE, 0);
-			if (!strcmp(o.name, "--pre")) {
-				/* rg --pre COMMAND runs a program on every file */
-				lower_indet(c, o.valtext ? o.valtext : "rg --pre",
-					    "runs a preprocessor program on every file");
+			if (!strcmp(o.name, "--pre") || !strcmp(o.name, "--hostname-bin") ||
+			    !strncmp(o.name, "--compress-prog", 15)) {
+				/* rg --pre / --hostname-bin, sort --compress-program: a program it runs */
+				lower_indet(c, arena_printf(c->L->a, "%s %s", u->name, o.name),
+					    "names a program it runs (on every file, or for its own output)");
+			}
+			if ((!strcmp(o.name, "--from-file") || !strcmp(o.name, "--to-file") ||
+			     !strcmp(o.name, "--files0-from") || !strcmp(o.name, "--exclude-from") ||
+			     !strcmp(o.name, "--ignore-file") || !strcmp(o.name, "--magic-file")) &&
+			    o.val)
+				lower_path(c, o.val, GPA_READ, 0);
+			if (!strcmp(o.name, "--temporary-directory") && o.val) {
+				const char *d = o.valtext;
+				if (d)
+					lower_path_lit(c, arena_printf(c->L->a, "%s/sort*", d), GPA_WRITE, 0);
+				else
+					lower_path(c, o.val, GPA_WRITE, 0);
+			}
+			if (!strcmp(o.name, "--pager") && !(o.valtext && envvar_benign_pager(o.valtext)))
+				lower_indet(c, arena_printf(c->L->a, "%s --pager", u->name), "names the pager program it runs");
+			if ((!strcmp(o.name, "--output") && !strcmp(u->name, "ack")) || !strcmp(o.name, "--ackrc"))
+				lower_indet(c, arena_printf(c->L->a, "ack %s", o.name),
+					    "ack evaluates --output as a Perl expression and reads options from --ackrc");
+			if (!strncmp(o.name, "--lesskey", 9)) {
+				/* a lesskey file can set LESSOPEN and bind keys to shell commands */
+				lower_indet(c, "less --lesskey", "less reads key bindings and variables from a file");
 			}
 			break;
 		case OPT_DYNAMIC:
@@ -459,6 +499,53 @@ static void decode_chmod(struct cmd *c, const char *name)
 	}
 }
 
+/* A link to `t` made at `link` (a path word; NULL when unknown): writes through it reach t.
+ * A symbolic link's relative target is relative to the directory the link is in (or the
+ * link itself, when it names an existing directory the link goes into); a hard link's is
+ * relative to the working directory. Any target outside the workspace is a write outside. */
+static void link_target(struct cmd *c, const struct xword *tw, const struct xword *link, int symbolic)
+{
+	struct lower *L = c->L;
+	const char *t = xw_lit(tw);
+	if (!t) {
+		lower_indet(c, xw_show(L, tw), "creates a link to a target only known at run time");
+		return;
+	}
+	const char *bases[2 * LOWER_MAX_CWDS + 1];
+	int nb = 0;
+	if (t[0] == '/') {
+		bases[nb++] = "/";
+	} else {
+		const char *l = link ? xw_lit(link) : NULL;
+		if (symbolic && link && !l) {
+			lower_indet(c, xw_show(L, link), "creates a link in a place only known at run time");
+			return;
+		}
+		for (int k = 0; k < c->ncwd; k++) {
+			if (!symbolic || !l) {
+				bases[nb++] = c->cwd[k];
+				continue;
+			}
+			const char *lp = gpath_resolve(L->a, c->cwd[k], l, strlen(l));
+			const char *sl = strrchr(lp, '/');
+			bases[nb++] = sl && sl != lp ? arena_strndup(L->a, lp, (size_t)(sl - lp)) : "/";
+			bases[nb++] = lp;
+		}
+	}
+	if (!nb) {
+		lower_emit(c, EK_FS_WRITE_OUTSIDE, t, "creates a link relative to a working directory the gate does not know");
+		return;
+	}
+	for (int k = 0; k < nb; k++) {
+		const char *abs = gpath_resolve(L->a, bases[k], t, strlen(t));
+		if (!gpath_under(abs, L->g.root)) {
+			lower_emit(c, EK_FS_WRITE_OUTSIDE, abs,
+				   "creates a link to a target outside the workspace: writes through it leave the root");
+			return;
+		}
+	}
+}
+
 static void decode_cp_mv(struct cmd *c, const char *name)
 {
 	static const char *const l[] = {"--target-directory", "--suffix",  "--backup",	"--preserve", "--no-preserve",
@@ -468,7 +555,7 @@ static void decode_cp_mv(struct cmd *c, const char *name)
 	struct optit it;
 	struct opt o;
 	opt_init(&it, c, &sp, 1);
-	int recursive = mv, dirs_only = 0;
+	int recursive = mv, dirs_only = 0, links = 0;
 	const struct xword *target = NULL;
 	const struct xword **ops = arena_alloc(c->L->a, (c->argc + 1) * sizeof *ops);
 	size_t nops = 0;
@@ -476,6 +563,8 @@ static void decode_cp_mv(struct cmd *c, const char *name)
 		if (o.k == OPT_SHORT) {
 			if (strchr("rRa", o.ch) && !install)
 				recursive = 1;
+			if ((o.ch == 's' || o.ch == 'l') && !mv && !install)
+				links = o.ch; /* cp -s: symbolic links, cp -l: hard links, instead of copies */
 			if (o.ch == 't')
 				target = o.val;
 			if (o.ch == 'd' && install)
@@ -483,6 +572,9 @@ static void decode_cp_mv(struct cmd *c, const char *name)
 		} else if (o.k == OPT_LONG) {
 			if (!strcmp(o.name, "--recursive") || !strcmp(o.name, "--archive"))
 				recursive = 1;
+			if (!mv && !install && (!strncmp(o.name, "--symbolic-link", strlen(o.name) > 4 ? strlen(o.name) : 99) ||
+						!strcmp(o.name, "--link")))
+				links = o.name[2] == 's' ? 's' : 'l';
 			if (!strcmp(o.name, "--target-directory"))
 				target = o.val;
 			if (!strcmp(o.name, "--directory") && install)
@@ -501,8 +593,19 @@ static void decode_cp_mv(struct cmd *c, const char *name)
 			return; /* a usage error: nothing is copied */
 		target = ops[--nops];
 	}
-	for (size_t i = 0; i < nops; i++)
+	for (size_t i = 0; i < nops; i++) {
 		lower_path(c, ops[i], mv ? GPA_DESTROY : GPA_READ, recursive);
+		if (links) {
+			/* the link made for source i: inside target (a directory) or target itself */
+			struct xword lk = *target;
+			const char *tl = xw_lit(target), *sl = xw_lit(ops[i]);
+			if (tl && sl && (nops > 1 || strchr(tl, '/') == tl + strlen(tl) - 1)) {
+				const char *b = strrchr(sl, '/');
+				lk = xw_make(c->L, arena_printf(c->L->a, "%s/%s", tl, b ? b + 1 : sl));
+			}
+			link_target(c, ops[i], &lk, links == 's');
+		}
+	}
 	lower_path(c, target, GPA_WRITE, recursive);
 }
 
@@ -517,11 +620,14 @@ static void decode_ln(struct cmd *c, const char *name)
 	const struct xword *target = NULL;
 	const struct xword **ops = arena_alloc(c->L->a, (c->argc + 1) * sizeof *ops);
 	size_t nops = 0;
+	int symbolic = 0, target_dir = 0;
 	while (opt_next(&it, &o)) {
 		if (o.k == OPT_SHORT && o.ch == 't')
-			target = o.val;
+			target = o.val, target_dir = 1;
 		else if (o.k == OPT_LONG && !strcmp(o.name, "--target-directory"))
-			target = o.val;
+			target = o.val, target_dir = 1;
+		else if ((o.k == OPT_SHORT && o.ch == 's') || (o.k == OPT_LONG && !strncmp(o.name, "--sym", 5)))
+			symbolic = 1;
 		else if (o.k == OPT_OPERAND || o.k == OPT_DYNAMIC)
 			ops[nops++] = o.w;
 	}
@@ -530,21 +636,19 @@ static void decode_ln(struct cmd *c, const char *name)
 	/* a link to something outside the workspace lets later, lexically "inside" writes leave
 	 * it: that is a write outside in all but name */
 	for (size_t i = 0; i < nops; i++) {
-		const char *t = xw_lit(ops[i]);
-		if (!t) {
-			lower_indet(c, xw_show(c->L, ops[i]), "creates a link to a target only known at run time");
-			continue;
+		struct xword lk;
+		const struct xword *where = target;
+		const char *tl = target ? xw_lit(target) : NULL, *sl = xw_lit(ops[i]);
+		if (target && tl && sl && (nops > 1 || target_dir)) {
+			const char *b = strrchr(sl, '/');
+			lk = xw_make(c->L, arena_printf(c->L->a, "%s/%s", tl, b ? b + 1 : sl));
+			where = &lk;
+		} else if (!target && sl) {
+			const char *b = strrchr(sl, '/');
+			lk = xw_make(c->L, b ? b + 1 : sl);
+			where = &lk;
 		}
-		for (int k = 0; k < (c->ncwd ? c->ncwd : 1); k++) {
-			const char *abs = t[0] == '/' ? gpath_resolve(c->L->a, "/", t, strlen(t))
-					  : c->ncwd   ? gpath_resolve(c->L->a, c->cwd[k], t, strlen(t))
-						      : NULL;
-			if (!abs || !gpath_under(abs, c->L->g.root))
-				lower_emit(
-				    c, EK_FS_WRITE_OUTSIDE, abs ? abs : t,
-				    "creates a link to a target outside the workspace: writes through it leave the "
-				    "root");
-		}
+		link_target(c, ops[i], where, symbolic);
 	}
 	if (target)
 		lower_path(c, target, GPA_WRITE, 0);
@@ -673,23 +777,39 @@ static void decode_split(struct cmd *c, const char *name)
 
 /* Files an archive or a patch creates beneath dir (the -d/-C word), or beneath the working
  * directory when dir is NULL: names known only when it runs. */
-static void lower_extract_into(struct cmd *c, const struct xword *dir)
+static void lower_extract_into(struct cmd *c, const struct xword *dir, int links)
 {
 	if (!dir) {
 		lower_path_lit(c, "*", GPA_WRITE, 1);
+		for (int k = 0; links && k < c->ncwd; k++)
+			lower_taint_dir(c->L, c->st, c->cwd[k], 1);
 		return;
 	}
 	lower_path(c, dir, GPA_WRITE, 1);
 	const char *d = xw_lit(dir);
-	if (d)
+	if (d) {
 		lower_path_lit(c, arena_printf(c->L->a, "%s/*", d), GPA_WRITE, 1);
+		for (int k = 0; links && k < (d[0] == '/' ? 1 : c->ncwd); k++)
+			lower_taint_dir(c->L, c->st, gpath_resolve(c->L->a, d[0] == '/' ? "/" : c->cwd[k], d, strlen(d)), 1);
+	}
+}
+
+/* A patch read from a known here-document creates a symbolic link only with a git-style
+ * "new file mode 120000" line; any other patch text may. */
+int decode_patch_may_link(const struct cmd *c, int from_file)
+{
+	if (from_file)
+		return 1;
+	if ((c->in.kind == IN_HEREDOC || c->in.kind == IN_STRING) && c->in.text)
+		return strstr(c->in.text, "120000") != NULL;
+	return 1;
 }
 
 static void decode_patch(struct cmd *c, const char *name)
 {
 	static const char *const l[] = {"--strip",	   "--input",  "--directory", "--output",
 					"--reject-file",   "--suffix", "--fuzz",      "--backup-if-mismatch",
-					"--quoting-style", NULL};
+					"--quoting-style", "--prefix", "--basename-prefix", NULL};
 	(void)name;
 	struct optspec sp = {"pidoFrBVYzDg", l, 0};
 	struct optit it;
@@ -697,9 +817,10 @@ static void decode_patch(struct cmd *c, const char *name)
 	opt_init(&it, c, &sp, 1);
 	const struct xword *dir = NULL, *ops[2] = {NULL, NULL};
 	size_t nops = 0;
-	int dry = 0, output = 0;
+	int dry = 0, output = 0, from_file = 0;
 	while (opt_next(&it, &o)) {
 		if ((o.k == OPT_SHORT && o.ch == 'i') || (o.k == OPT_LONG && !strcmp(o.name, "--input"))) {
+			from_file = 1;
 			if (o.val)
 				lower_path(c, o.val, GPA_READ, 0);
 		} else if ((o.k == OPT_SHORT && o.ch == 'd') || (o.k == OPT_LONG && !strcmp(o.name, "--directory"))) {
@@ -713,6 +834,14 @@ static void decode_patch(struct cmd *c, const char *name)
 				lower_path(c, o.val, GPA_WRITE, 0);
 		} else if (o.k == OPT_LONG && (!strcmp(o.name, "--dry-run") || !strcmp(o.name, "--check"))) {
 			dry = 1;
+		} else if (((o.k == OPT_SHORT && o.ch == 'B') || (o.k == OPT_LONG && !strcmp(o.name, "--prefix"))) &&
+			   o.val) {
+			/* backups are written at PREFIX + the file's name */
+			const char *pre = xw_lit(o.val);
+			if (pre)
+				lower_path_lit(c, arena_printf(c->L->a, "%s*", pre), GPA_WRITE, 1);
+			else
+				lower_path(c, o.val, GPA_WRITE, 1);
 		} else if (o.k == OPT_OPERAND || o.k == OPT_DYNAMIC) {
 			if (nops < 2)
 				ops[nops] = o.w;
@@ -732,13 +861,70 @@ static void decode_patch(struct cmd *c, const char *name)
 		return;
 	/* files named inside the patch, beneath the directory (patch refuses absolute names and
 	 * names with ".." components) */
-	lower_extract_into(c, dir);
+	lower_extract_into(c, dir, decode_patch_may_link(c, from_file));
+}
+
+/* GNU tar accepts any unambiguous abbreviation of a long option (--to-com=cmd). The
+ * options that run programs, write other files or delete the inputs are resolved from any
+ * prefix of theirs, even an ambiguous one (tar would refuse it; the gate is stricter). */
+static const char *const TAR_DANGER[] = {"--to-command",       "--use-compress-program", "--info-script",
+					 "--new-volume-script", "--checkpoint-action",    "--rsh-command",
+					 "--rmt-command",	"--absolute-names",	  "--remove-files",
+					 "--listed-incremental", "--index-file",	  "--volno-file",
+					 NULL};
+static const char *const TAR_LONG[] = {
+    "--create",	     "--extract",	  "--get",	       "--list",	"--append",	    "--update",
+    "--delete",	     "--concatenate",	  "--catenate",	       "--diff",	"--compare",	    "--file",
+    "--directory",   "--files-from",	  "--exclude-from",    "--exclude",	"--transform",	    "--xform",
+    "--owner",	     "--group",		  "--mode",	       "--mtime",	"--format",	    "--strip-components",
+    "--blocking-factor", "--label",	  "--suffix",	       "--gzip",	"--bzip2",	    "--xz",
+    "--zstd",	     "--lzip",		  "--lzma",	       "--lzop",	"--compress",	    "--auto-compress",
+    "--verbose",     "--force-local",	  "--no-same-owner",   "--same-owner",	"--preserve-permissions",
+    "--same-permissions", "--numeric-owner", "--keep-old-files", "--skip-old-files", "--overwrite",
+    "--to-stdout",   "--warning",	  "--wildcards",       "--anchored",	"--exclude-vcs",    "--one-file-system",
+    "--totals",	     "--checkpoint",	  "--sort",	       "--sparse",	"--dereference",    "--hard-dereference",
+    "--recursion",   "--no-recursion",	  "--null",	       "--verify",	"--ignore-zeros",   "--touch",
+    "--unlink-first", "--recursive-unlink", "--keep-newer-files", "--no-overwrite-dir", "--show-transformed-names",
+    "--newer",	     "--after-date",	  "--newer-mtime",     "--starting-file", "--occurrence", "--pax-option",
+    "--posix",	     "--exclude-caches",  "--exclude-backups", "--one-top-level", "--no-wildcards", "--quoting-style",
+    NULL};
+
+static const char *tar_canon(const char *s, size_t nl)
+{
+	for (int k = 0; TAR_DANGER[k]; k++)
+		if (strlen(TAR_DANGER[k]) == nl && !strncmp(s, TAR_DANGER[k], nl))
+			return TAR_DANGER[k];
+	for (int k = 0; TAR_LONG[k]; k++)
+		if (strlen(TAR_LONG[k]) == nl && !strncmp(s, TAR_LONG[k], nl))
+			return TAR_LONG[k];
+	for (int k = 0; TAR_DANGER[k]; k++)
+		if (nl >= 4 && nl < strlen(TAR_DANGER[k]) && !strncmp(s, TAR_DANGER[k], nl))
+			return TAR_DANGER[k];
+	const char *hit = NULL;
+	for (int k = 0; TAR_LONG[k]; k++) {
+		if (nl >= 3 && nl < strlen(TAR_LONG[k]) && !strncmp(s, TAR_LONG[k], nl)) {
+			if (hit)
+				return NULL; /* ambiguous: tar refuses it */
+			hit = TAR_LONG[k];
+		}
+	}
+	return hit;
+}
+
+/* An archive named host:path (before any '/') is opened on another machine through rsh or
+ * ssh, unless --force-local. */
+static int tar_remote(const char *a)
+{
+	const char *colon = strchr(a, ':');
+	const char *slash = strchr(a, '/');
+	return colon && colon != a && (!slash || colon < slash);
 }
 
 static void decode_tar(struct cmd *c, const char *name)
 {
 	(void)name;
 	char mode = 0;
+	int remove_src = 0, force_local = 0;
 	const struct xword *archive = NULL, *chdir = NULL;
 	int dashdash = 0;
 	const struct xword **ops = arena_alloc(c->L->a, (c->argc + 1) * sizeof *ops);
@@ -755,10 +941,14 @@ static void decode_tar(struct cmd *c, const char *name)
 				archive = &c->argv[i++];
 			else if (*s == 'C' && i < c->argc)
 				chdir = &c->argv[i++];
-			else if ((*s == 'b' || *s == 'T' || *s == 'X' || *s == 'N' || *s == 'V' || *s == 'K') &&
-				 i < c->argc) {
+			else if (strchr("bTXNVKFgIHL", *s) && i < c->argc) {
 				if (*s == 'T' || *s == 'X')
 					lower_path(c, &c->argv[i], GPA_READ, 0);
+				else if (*s == 'g')
+					lower_path(c, &c->argv[i], GPA_WRITE, 0);
+				else if (*s == 'F' || *s == 'I')
+					lower_indet(c, *s == 'F' ? "tar F" : "tar I",
+						    "tar runs a program named on the command line");
 				i++;
 			} else if (*s == 'P') {
 				lower_indet(c, "tar -P", "keeps absolute member names: extraction may write anywhere");
@@ -792,7 +982,16 @@ static void decode_tar(struct cmd *c, const char *name)
 				val = arena_alloc(c->L->a, sizeof tmp);
 				memcpy((void *)val, &tmp, sizeof tmp);
 			}
-#define LONGIS(x) (nl == strlen(x) && !strncmp(s, x, nl))
+			const char *cn = tar_canon(s, nl);
+			if (!cn) {
+				lower_indet(c, arena_strndup(c->L->a, s, nl),
+					    "tar option the gate does not know (or an abbreviation of several)");
+				if (!eq)
+					i++;
+				continue;
+			}
+			size_t cnl = strlen(cn);
+#define LONGIS(x) (cnl == strlen(x) && !strncmp(cn, x, cnl))
 			if (LONGIS("--create"))
 				mode = 'c';
 			else if (LONGIS("--extract") || LONGIS("--get"))
@@ -808,11 +1007,20 @@ static void decode_tar(struct cmd *c, const char *name)
 				chdir = val ? val : (i + 1 < c->argc ? &c->argv[++i] : NULL);
 			} else if (LONGIS("--absolute-names") || LONGIS("--to-command") ||
 				   LONGIS("--use-compress-program") || LONGIS("--info-script") ||
-				   LONGIS("--new-volume-script") || LONGIS("--checkpoint-action")) {
+				   LONGIS("--new-volume-script") || LONGIS("--checkpoint-action") ||
+				   LONGIS("--rsh-command") || LONGIS("--rmt-command")) {
 				lower_indet(c, arena_strndup(c->L->a, s, nl),
 					    "tar option that writes anywhere or runs a program");
 				if (!eq && !LONGIS("--absolute-names"))
 					i++;
+			} else if (LONGIS("--remove-files")) {
+				remove_src = 1;
+			} else if (LONGIS("--force-local")) {
+				force_local = 1;
+			} else if (LONGIS("--listed-incremental") || LONGIS("--index-file") || LONGIS("--volno-file")) {
+				const struct xword *f = val ? val : (i + 1 < c->argc ? &c->argv[++i] : NULL);
+				if (f)
+					lower_path(c, f, GPA_WRITE, 0);
 			} else if (LONGIS("--files-from") || LONGIS("--exclude-from")) {
 				const struct xword *f = val ? val : (i + 1 < c->argc ? &c->argv[++i] : NULL);
 				if (f)
@@ -832,7 +1040,7 @@ static void decode_tar(struct cmd *c, const char *name)
 				mode = *q;
 			} else if (*q == 'A') {
 				mode = 'r';
-			} else if (strchr("fCbTXNVKIHg", *q)) {
+			} else if (strchr("fCbTXNVKIHgFL", *q)) {
 				const struct xword *val;
 				if (q[1]) {
 					struct xword *t = arena_alloc(c->L->a, sizeof *t);
@@ -850,9 +1058,11 @@ static void decode_tar(struct cmd *c, const char *name)
 					chdir = val;
 				else if ((*q == 'T' || *q == 'X') && val)
 					lower_path(c, val, GPA_READ, 0);
-				else if (*q == 'I')
-					lower_indet(c, "tar -I",
-						    "runs a compression program named on the command line");
+				else if (*q == 'I' || *q == 'F')
+					lower_indet(c, *q == 'I' ? "tar -I" : "tar -F",
+						    "runs a program named on the command line");
+				else if (*q == 'g' && val)
+					lower_path(c, val, GPA_WRITE, 0);
 				break;
 			} else if (*q == 'P') {
 				lower_indet(c, "tar -P", "keeps absolute member names: extraction may write anywhere");
@@ -874,18 +1084,19 @@ static void decode_tar(struct cmd *c, const char *name)
 		sub.ncwd = n;
 	}
 	int stdio_archive = !archive || !strcmp(archive->s, "-");
+	if (!stdio_archive && !force_local && xw_lit(archive) && tar_remote(archive->s)) {
+		lower_indet(c, archive->s,
+			    "an archive named host:path is opened on another machine through rsh/ssh (a program "
+			    "tar runs)");
+		return;
+	}
 	switch (mode) {
 	case 'c':
-		if (!stdio_archive)
-			lower_path(c, archive, GPA_WRITE, 0);
-		for (size_t k = 0; k < nops; k++)
-			lower_path(&sub, ops[k], GPA_READ, 1);
-		break;
 	case 'r':
 		if (!stdio_archive)
 			lower_path(c, archive, GPA_WRITE, 0);
 		for (size_t k = 0; k < nops; k++)
-			lower_path(&sub, ops[k], GPA_READ, 1);
+			lower_path(&sub, ops[k], remove_src ? GPA_DESTROY : GPA_READ, 1);
 		break;
 	case 't':
 		if (!stdio_archive)
@@ -897,6 +1108,9 @@ static void decode_tar(struct cmd *c, const char *name)
 		/* members land beneath the directory (GNU tar strips leading '/' and refuses "..") */
 		lower_path_lit(&sub, "*", GPA_WRITE, 1);
 		lower_path_lit(&sub, ".*", GPA_WRITE, 1);
+		/* and any of them may be a symbolic link to anywhere */
+		for (int k = 0; k < sub.ncwd; k++)
+			lower_taint_dir(c->L, c->st, sub.cwd[k], 1);
 		break;
 	default:
 		lower_indet(c, "tar", "tar without a recognised mode (c, x, t, r, u)");
@@ -925,6 +1139,9 @@ static void decode_unzip(struct cmd *c, const char *name)
 					list = 1;
 				if (*q == 'p' || *q == 'c')
 					pipe = 1;
+				if (*q == ':')
+					lower_indet(c, "unzip -:",
+						    "extracts members named with ../ or absolute paths: anywhere");
 			}
 			continue;
 		}
@@ -935,25 +1152,74 @@ static void decode_unzip(struct cmd *c, const char *name)
 		lower_path(c, zip, GPA_READ, 0);
 	if (list || pipe)
 		return;
-	lower_extract_into(c, dir);
+	lower_extract_into(c, dir, 1);
 }
 
 static void decode_zip(struct cmd *c, const char *name)
 {
-	(void)name;
-	struct optspec sp = {"bntiPxZ", L_NONE, 0};
-	struct optit it;
-	struct opt o;
-	opt_init(&it, c, &sp, 1);
-	int recursive = 0, n = 0;
-	while (opt_next(&it, &o)) {
-		if (o.k == OPT_SHORT && o.ch == 'r')
-			recursive = 1;
-		if (o.k != OPT_OPERAND && o.k != OPT_DYNAMIC)
+	/* zip [opts] ARCHIVE [FILES...]: -TT / --unzip-command name the program -T runs; -m and
+	 * --move delete the files after adding them; -O / --output-file write another archive;
+	 * -b / --temp-path write temporary files in a directory; -@ reads the names from stdin;
+	 * -i / -x take patterns up to the next option */
+	int recursive = 0, move = 0, n = 0, patterns = 0;
+	const struct xword *out = NULL;
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct xword *w = &c->argv[i];
+		const char *s = w->s;
+		if (XM_IS_UNK(s[0])) {
+			decode_dynamic_arg(c, name, w);
 			continue;
-		lower_path(c, o.w, n == 0 ? GPA_WRITE : GPA_READ, recursive);
+		}
+		if (s[0] == '-' && s[1]) {
+			patterns = 0;
+			if (!strncmp(s, "-TT", 3) || !strncmp(s, "--unz", 5) || (s[1] != '-' && strstr(s, "TT"))) {
+				lower_indet(c, "zip -TT", "names the program zip runs to test the archive");
+				continue;
+			}
+			if (!strcmp(s, "-O") || !strcmp(s, "--output-file") || !strcmp(s, "--out")) {
+				if (i + 1 < c->argc)
+					out = &c->argv[++i];
+				continue;
+			}
+			if (!strcmp(s, "-b") || !strcmp(s, "--temp-path")) {
+				if (i + 1 < c->argc && xw_lit(&c->argv[i + 1]))
+					lower_path_lit(c, arena_printf(c->L->a, "%s/zi*", c->argv[i + 1].s), GPA_WRITE, 0);
+				else if (i + 1 < c->argc)
+					lower_path(c, &c->argv[i + 1], GPA_WRITE, 0);
+				i++;
+				continue;
+			}
+			if (!strcmp(s, "-@") || !strcmp(s, "--names-stdin")) {
+				lower_indet(c, "zip -@", "adds files whose names come from its input");
+				continue;
+			}
+			if (!strcmp(s, "-i") || !strcmp(s, "-x") || !strcmp(s, "--include") || !strcmp(s, "--exclude")) {
+				patterns = 1;
+				continue;
+			}
+			if (!strcmp(s, "-n") || !strcmp(s, "-t") || !strcmp(s, "-tt") || !strcmp(s, "-P") ||
+			    !strcmp(s, "-Z") || !strcmp(s, "-s") || !strcmp(s, "--password") || !strcmp(s, "--suffixes")) {
+				i++;
+				continue;
+			}
+			if (!strcmp(s, "--move") || (s[1] != '-' && strchr(s + 1, 'm')))
+				move = 1;
+			if (!strcmp(s, "--recurse-paths") || (s[1] != '-' && strpbrk(s + 1, "rR")))
+				recursive = 1;
+			continue;
+		}
+		if (patterns)
+			continue;
+		if (n == 0) {
+			if (strcmp(s, "-"))
+				lower_path(c, w, GPA_WRITE, 0);
+		} else {
+			lower_path(c, w, move ? GPA_DESTROY : GPA_READ, recursive);
+		}
 		n++;
 	}
+	if (out && strcmp(out->s, "-"))
+		lower_path(c, out, GPA_WRITE, 0);
 }
 
 static void decode_compress(struct cmd *c, const char *name)
@@ -962,15 +1228,26 @@ static void decode_compress(struct cmd *c, const char *name)
 	int decompress =
 	    !strncmp(name, "gun", 3) || !strncmp(name, "bun", 3) || !strncmp(name, "un", 2) || !strcmp(name, "unzstd");
 	int keep = !strcmp(name, "zstd") || !strcmp(name, "unzstd") || !strcmp(name, "lz4"), tocons = 0;
-	static const char *const l[] = {"--suffix", NULL};
-	struct optspec sp = {"S", l, 0};
+	static const char *const l[] = {"--suffix", "--output-dir-flat", "--output-dir-mirror", NULL};
+	int zstd = strstr(name, "zstd") != NULL, lz4 = !strcmp(name, "lz4");
+	struct optspec sp = {zstd ? "So" : "S", l, 0};
 	struct optit it;
 	struct opt o;
 	opt_init(&it, c, &sp, 1);
 	int recursive = 0;
+	const struct xword *outfile = NULL;
 	const struct xword **ops = arena_alloc(c->L->a, (c->argc + 1) * sizeof *ops);
 	size_t nops = 0;
 	while (opt_next(&it, &o)) {
+		if (o.k == OPT_SHORT && o.ch == 'o' && zstd) {
+			outfile = o.val; /* zstd -o FILE */
+			continue;
+		}
+		if (o.k == OPT_LONG && !strncmp(o.name, "--output-dir", 12)) {
+			if (o.val)
+				lower_path(c, o.val, GPA_WRITE, 1);
+			continue;
+		}
 		if (o.k == OPT_SHORT) {
 			if (o.ch == 'd')
 				decompress = 1;
@@ -995,6 +1272,18 @@ static void decode_compress(struct cmd *c, const char *name)
 		}
 	}
 	(void)decompress;
+	if (outfile) {
+		for (size_t i = 0; i < nops; i++)
+			lower_path(c, ops[i], GPA_READ, 0);
+		lower_path(c, outfile, GPA_WRITE, 0);
+		return;
+	}
+	if (lz4 && nops == 2 && !tocons) {
+		/* lz4 IN OUT */
+		lower_path(c, ops[0], GPA_READ, 0);
+		lower_path(c, ops[1], GPA_WRITE, 0);
+		return;
+	}
 	for (size_t i = 0; i < nops; i++) {
 		if (!strcmp(ops[i]->s, "-"))
 			continue;
@@ -1296,7 +1585,48 @@ static void decode_sed(struct cmd *c, const char *name)
 		c->out.kind = OUT_UNKNOWN;
 }
 
-/* awk: print > "f" / >> / | "cmd", system(), "cmd" | getline, getline < "f". */
+static int secret_var_name(const char *s)
+{
+	static const char *const words[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL",
+					    "AUTH",  "COOKIE", "SESSION",  NULL};
+	for (int k = 0; words[k]; k++)
+		if (strcasestr(s, words[k]))
+			return 1;
+	return 0;
+}
+
+/* The string literal starting at s[k] (a '"'), or NULL when s[k] is not one. */
+static const char *awk_string_at(struct cmd *c, const char *s, size_t n, size_t k)
+{
+	if (k >= n || s[k] != '"')
+		return NULL;
+	size_t st = k + 1, e = st;
+	while (e < n && s[e] != '"')
+		e++;
+	return arena_strndup(c->L->a, s + st, e - st);
+}
+
+/* The file an awk `getline < FILE` reads, starting at s[k] (after "getline" and an optional
+ * variable). */
+static void awk_getline_file(struct cmd *c, const char *s, size_t n, size_t k)
+{
+	while (k < n && (isspace((unsigned char)s[k]) || isalnum((unsigned char)s[k]) || s[k] == '_'))
+		k++;
+	if (k >= n || s[k] != '<')
+		return;
+	k++;
+	while (k < n && isspace((unsigned char)s[k]))
+		k++;
+	const char *f = awk_string_at(c, s, n, k);
+	if (!f)
+		lower_indet(c, "awk getline <", "the awk program reads a file named at run time (it could be a secret)");
+	else if (strcmp(f, "/dev/stdin") && strcmp(f, "-"))
+		lower_path_lit(c, f, GPA_READ, 0);
+}
+
+/* awk: print > "f" / >> / | "cmd", system(), "cmd" | getline, "cmd" |& getline (a
+ * coprocess), getline < "f", gawk's indirect calls @f() (f may be "system"), @load and
+ * @include, and ENVIRON (the environment, tokens included). */
 static void awk_program(struct cmd *c, const char *s)
 {
 	size_t n = strlen(s);
@@ -1313,6 +1643,25 @@ static void awk_program(struct cmd *c, const char *s)
 			while (i < n && s[i] != '\n')
 				i++;
 			in_print = 0;
+			continue;
+		}
+		if (ch == '|' && i + 1 < n && s[i + 1] == '&') {
+			lower_indet(c, "awk |&", "the awk program runs a command as a coprocess");
+			i++;
+			continue;
+		}
+		if (ch == '@') {
+			size_t k = i + 1;
+			while (k < n && (isalnum((unsigned char)s[k]) || s[k] == '_'))
+				k++;
+			const char *word = arena_strndup(c->L->a, s + i + 1, k - i - 1);
+			if (!strcmp(word, "load") || !strcmp(word, "include"))
+				lower_indet(c, arena_printf(c->L->a, "awk @%s", word),
+					    "the awk program loads code from a file the gate does not read");
+			else if (*word && strcmp(word, "namespace"))
+				lower_indet(c, arena_printf(c->L->a, "awk @%s()", word),
+					    "an indirect call: the function is chosen at run time (it can be system)");
+			i = k - 1;
 			continue;
 		}
 		if (isalpha((unsigned char)ch) || ch == '_') {
@@ -1333,6 +1682,17 @@ static void awk_program(struct cmd *c, const char *s)
 				if (k > 0 && s[k - 1] == '|')
 					lower_indet(c, "awk | getline",
 						    "the awk program runs a command and reads its output");
+				awk_getline_file(c, s, n, st + 7);
+			} else if (wl == 7 && !strncmp(s + st, "ENVIRON", 7)) {
+				size_t k = st + 7;
+				while (k < n && isspace((unsigned char)s[k]))
+					k++;
+				int one = k + 1 < n && s[k] == '[' && s[k + 1] == '"';
+				const char *var = one ? arena_strndup(c->L->a, s + k + 2, strcspn(s + k + 2, "\"")) : "";
+				if (!one || secret_var_name(var))
+					lower_emit(c, EK_SECRET_READ, one ? arena_printf(c->L->a, "$%s", var) : "ENVIRON",
+						   one ? "reads an environment variable named like a credential"
+						       : "reads the whole environment; agent environments usually hold API tokens");
 			}
 			continue;
 		}
@@ -1353,11 +1713,8 @@ static void awk_program(struct cmd *c, const char *s)
 				k++;
 			if (pipe) {
 				lower_indet(c, "awk print |", "the awk program pipes output into a command");
-			} else if (k < n && s[k] == '"') {
-				size_t st = k + 1, e = st;
-				while (e < n && s[e] != '"')
-					e++;
-				const char *f = arena_strndup(c->L->a, s + st, e - st);
+			} else if (awk_string_at(c, s, n, k)) {
+				const char *f = awk_string_at(c, s, n, k);
 				if (strcmp(f, "/dev/stdout") && strcmp(f, "/dev/stderr"))
 					lower_path_lit(c, f, GPA_WRITE, 0);
 			} else {
@@ -1371,7 +1728,7 @@ static void awk_program(struct cmd *c, const char *s)
 static void decode_awk(struct cmd *c, const char *name)
 {
 	static const char *const l[] = {"--field-separator", "--assign", "--file", "--source",
-					"--include",	     "--load",	 NULL};
+					"--include",	     "--load",	 "--exec", NULL};
 	struct optspec sp = {"Fvfei", l, 0};
 	struct optit it;
 	struct opt o;
@@ -1396,7 +1753,8 @@ static void decode_awk(struct cmd *c, const char *name)
 			}
 			break;
 		case OPT_LONG:
-			if (!strcmp(o.name, "--file") || !strcmp(o.name, "--include") || !strcmp(o.name, "--load")) {
+			if (!strcmp(o.name, "--file") || !strcmp(o.name, "--include") || !strcmp(o.name, "--load") ||
+			    !strcmp(o.name, "--exec")) {
 				have_prog = 1;
 				lower_indet(c, "awk --file",
 					    "the awk program comes from a file the gate does not read");
@@ -1404,6 +1762,22 @@ static void decode_awk(struct cmd *c, const char *name)
 				have_prog = 1;
 				if (o.valtext)
 					awk_program(c, o.valtext);
+				else
+					lower_indet(c, "awk program", "the awk program is only known at run time");
+			} else if (!strncmp(o.name, "--dump-variables", 16) || !strncmp(o.name, "--profile", 9) ||
+				   !strncmp(o.name, "--pretty-print", 14) || !strncmp(o.name, "--debug", 7)) {
+				/* gawk writes these to a file (awkvars.out, awkprof.out by default) */
+				if (o.val)
+					lower_path(c, o.val, GPA_WRITE, 0);
+				else
+					lower_path_lit(c, "awk*.out", GPA_WRITE, 0);
+			} else if (!decode_in(o.name, (const char *const[]){"--field-separator", "--assign", "--posix",
+									  "--traditional", "--lint", "--re-interval",
+									  "--sandbox", "--characters-as-bytes", "--csv",
+									  "--version", "--help", "--optimize",
+									  "--no-optimize", "--use-lc-numeric",
+									  "--non-decimal-data", "--copyright", NULL})) {
+				decode_unknown_option(c, name, &o);
 			}
 			break;
 		case OPT_OPERAND:
@@ -1427,6 +1801,27 @@ static void decode_awk(struct cmd *c, const char *name)
 			break;
 		}
 	}
+}
+
+/* 1 when a jq filter names $ENV or the env builtin (outside string literals). */
+static int jq_reads_env(const char *f)
+{
+	for (const char *p = f; *p; p++) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		int start = p == f || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '$' || p[-1] == '.');
+		if (!strncmp(p, "$ENV", 4) && !(isalnum((unsigned char)p[4]) || p[4] == '_'))
+			return 1;
+		if (start && !strncmp(p, "env", 3) && !(isalnum((unsigned char)p[3]) || p[3] == '_'))
+			return 1;
+	}
+	return 0;
 }
 
 static void decode_jq(struct cmd *c, const char *name)
@@ -1462,6 +1857,10 @@ static void decode_jq(struct cmd *c, const char *name)
 		}
 		if (!have_filter) {
 			have_filter = 1;
+			/* $ENV and env are the whole environment, tokens included */
+			if (!xm_known(s) || jq_reads_env(s))
+				lower_emit(c, EK_SECRET_READ, "$ENV (all variables)",
+					   "the jq filter reads the environment; agent environments usually hold API tokens");
 			continue;
 		}
 		if (strcmp(s, "-"))
@@ -1500,7 +1899,25 @@ static void set_cwd(struct cmd *c, const char *target)
 	st->ncwd = n;
 }
 
+/* After cd: $PWD and $OLDPWD follow the directory (a script that writes "$PWD"/x after cd
+ * writes in the new directory). */
+static void pwd_follow(struct cmd *c, const char *old_pwd)
+{
+	static const char UNKNOWN_VAL[] = {XM_UNKNOWN, 0};
+	lower_var_set(c->L, c->st, "OLDPWD", old_pwd ? old_pwd : UNKNOWN_VAL);
+	lower_var_set(c->L, c->st, "PWD", c->st->ncwd == 1 ? c->st->cwd[0] : UNKNOWN_VAL);
+}
+
+static void decode_cd_dir(struct cmd *c, const char *name);
+
 static void decode_cd(struct cmd *c, const char *name)
+{
+	const char *old = lower_var(c->st, "PWD");
+	decode_cd_dir(c, name);
+	pwd_follow(c, old);
+}
+
+static void decode_cd_dir(struct cmd *c, const char *name)
 {
 	size_t i = 1;
 	while (i < c->argc && (!strcmp(c->argv[i].s, "-P") || !strcmp(c->argv[i].s, "-L") ||
@@ -1521,148 +1938,15 @@ static void decode_cd(struct cmd *c, const char *name)
 		c->st->ncwd = 0;
 		return;
 	}
-	set_cwd(c, xw_lit(w));
-}
-
-static void decode_declare(struct cmd *c, const char *name)
-{
-	/* export/declare/local/readonly/typeset NAME=value... */
-	for (size_t i = 1; i < c->argc; i++) {
-		const struct xword *w = &c->argv[i];
-		if (w->s[0] == '-' || w->s[0] == '+') {
-			if (strchr(w->s, 'f') && strcmp(name, "export"))
-				return; /* declare -f: functions, not variables */
-			continue;
-		}
-		const char *eq = strchr(w->s, '=');
-		if (!eq || eq == w->s)
-			continue;
-		char *vn = arena_strndup(c->L->a, w->s, (size_t)(eq - w->s));
-		int append = eq > w->s && eq[-1] == '+';
-		if (append)
-			vn[strlen(vn) - 1] = '\0';
-		if (!xm_known(vn))
-			continue;
-		const char *val = eq + 1;
-		struct var v = {vn, append ? "\x01" : val};
-		/* set in the shell state */
-		int found = 0;
-		for (size_t k = c->st->nvars; k-- > 0;) {
-			if (!strcmp(c->st->vars[k].name, vn)) {
-				c->st->vars[k].val = v.val;
-				found = 1;
-				break;
-			}
-		}
-		if (!found)
-			ARENA_PUSH(c->L->a, c->st->vars, c->st->nvars, c->st->capvars, v);
-	}
-}
-
-static void set_var_unknown(struct cmd *c, const char *vn)
-{
-	for (size_t k = c->st->nvars; k-- > 0;) {
-		if (!strcmp(c->st->vars[k].name, vn)) {
-			c->st->vars[k].val = "\x01";
-			return;
-		}
-	}
-	struct var v = {arena_strdup(c->L->a, vn), "\x01"};
-	ARENA_PUSH(c->L->a, c->st->vars, c->st->nvars, c->st->capvars, v);
-}
-
-static void decode_read(struct cmd *c, const char *name)
-{
-	/* read/mapfile/readarray/getopts: the named variables become unknown */
-	int any = 0;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *s = c->argv[i].s;
-		if (s[0] == '-') {
-			if (strchr("adnNptuCcsO", s[1]) && s[2] == '\0' && strcmp(s, "-r") && strcmp(s, "-s") &&
-			    strcmp(s, "-e"))
-				i++;
-			continue;
-		}
-		if (!strcmp(name, "getopts") && i == 1)
-			continue;
-		if (xm_known(s)) {
-			set_var_unknown(c, s);
-			any = 1;
-		}
-	}
-	if (!any && strcmp(name, "getopts"))
-		set_var_unknown(c, strcmp(name, "read") ? "MAPFILE" : "REPLY");
-}
-
-static void decode_unset(struct cmd *c, const char *name)
-{
-	(void)name;
-	int funcs = 0;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *s = c->argv[i].s;
-		if (!strcmp(s, "-f")) {
-			funcs = 1;
-			continue;
-		}
-		if (s[0] == '-')
-			continue;
-		if (funcs) {
-			for (size_t k = 0; k < c->st->nfuncs; k++)
-				if (!strcmp(c->st->funcs[k].name, s))
-					c->st->funcs[k].name = "";
-			continue;
-		}
-		struct var v = {arena_strdup(c->L->a, s), ""};
-		ARENA_PUSH(c->L->a, c->st->vars, c->st->nvars, c->st->capvars, v);
-	}
-}
-
-static void decode_set(struct cmd *c, const char *name)
-{
-	(void)name;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *s = c->argv[i].s;
-		if (!strcmp(s, "--") || (s[0] != '-' && s[0] != '+')) {
-			size_t from = !strcmp(s, "--") ? i + 1 : i;
-			size_t np = c->argc - from + 1;
-			const char **pos = arena_alloc(c->L->a, np * sizeof *pos);
-			pos[0] = c->st->pos_known && c->st->npos ? c->st->pos[0] : "sh";
-			for (size_t k = from; k < c->argc; k++)
-				pos[k - from + 1] = c->argv[k].s;
-			c->st->pos = pos;
-			c->st->npos = np;
-			c->st->pos_known = 1;
-			return;
-		}
-		if (!strcmp(s, "-o") || !strcmp(s, "+o"))
-			i++;
-	}
-}
-
-static void decode_shift(struct cmd *c, const char *name)
-{
-	(void)name;
-	if (!c->st->pos_known)
-		return;
-	long k = 1;
-	if (c->argc > 1) {
-		const char *s = xw_lit(&c->argv[1]);
-		if (!s) {
-			c->st->pos_known = 0;
-			return;
-		}
-		k = strtol(s, NULL, 10);
-	}
-	if (k < 0 || (size_t)k >= c->st->npos) {
-		c->st->npos = c->st->npos ? 1 : 0;
+	/* with CDPATH set by the script, a relative name may be found under any of its entries */
+	const char *cdpath = lower_getenv(c, "CDPATH");
+	const char *t = xw_lit(w);
+	if (t && t[0] != '/' && strncmp(t, "./", 2) && strncmp(t, "../", 3) && strcmp(t, ".") && strcmp(t, "..") &&
+	    cdpath && (!xm_known(cdpath) || (cdpath[0] && strcmp(cdpath, ".")))) {
+		c->st->ncwd = 0;
 		return;
 	}
-	const char **pos = arena_alloc(c->L->a, c->st->npos * sizeof *pos);
-	pos[0] = c->st->pos[0];
-	for (size_t i = (size_t)k + 1; i < c->st->npos; i++)
-		pos[i - (size_t)k] = c->st->pos[i];
-	c->st->pos = pos;
-	c->st->npos -= (size_t)k;
+	set_cwd(c, t);
 }
 
 static void decode_alias(struct cmd *c, const char *name)
@@ -1693,46 +1977,6 @@ static void decode_shopt(struct cmd *c, const char *name)
 		else if (!xm_known(s))
 			c->st->dotglob = 1; /* an option only known at run time: assume the wider match */
 	}
-}
-
-/* env / printenv / set / export -p without names print every variable, tokens included. */
-static void decode_printenv(struct cmd *c, const char *name)
-{
-	if (!strcmp(name, "set") || !strcmp(name, "export") || !strcmp(name, "declare") || !strcmp(name, "typeset")) {
-		int dump = c->argc == 1;
-		if (strcmp(name, "set")) {
-			/* export -p, declare -x, typeset: options only, no names (-f/-F list functions) */
-			dump = 1;
-			for (size_t i = 1; i < c->argc; i++)
-				if (c->argv[i].s[0] != '-' || strchr(c->argv[i].s, 'f') || strchr(c->argv[i].s, 'F'))
-					dump = 0;
-		}
-		if (!dump) {
-			if (!strcmp(name, "set"))
-				decode_set(c, name);
-			else
-				decode_declare(c, name);
-			return;
-		}
-	}
-	int named = 0;
-	for (size_t i = 1; i < c->argc; i++) {
-		const char *s = c->argv[i].s;
-		if (s[0] == '-')
-			continue;
-		named = 1;
-		static const char *const words[] = {"TOKEN",	  "SECRET", "PASSWORD", "PASSWD",  "KEY",
-						    "CREDENTIAL", "AUTH",   "COOKIE",	"SESSION", NULL};
-		for (int k = 0; words[k]; k++)
-			if (strcasestr(s, words[k]) || !xm_known(s)) {
-				lower_emit(c, EK_SECRET_READ, arena_printf(c->L->a, "$%s", s),
-					   "prints an environment variable named like a credential");
-				break;
-			}
-	}
-	if (!named)
-		lower_emit(c, EK_SECRET_READ, arena_printf(c->L->a, "%s (all variables)", name),
-			   "prints every environment variable; agent environments usually hold API tokens");
 }
 
 static void decode_none(struct cmd *c, const char *name)
@@ -1867,6 +2111,9 @@ static void decode_system(struct cmd *c, const char *name)
 			}
 			if (!strcmp(s, "-d") || !strcmp(s, "-r") || !strcmp(s, "-f") || !strcmp(s, "--date") ||
 			    !strcmp(s, "--reference") || !strcmp(s, "--file")) {
+				/* date -f FILE reads it (and prints the lines it cannot parse) */
+				if ((!strcmp(s, "-f") || !strcmp(s, "--file")) && i + 1 < c->argc)
+					lower_path(c, &c->argv[i + 1], GPA_READ, 0);
 				i++;
 				continue;
 			}
@@ -1976,6 +2223,130 @@ static void decode_futil(struct cmd *c, const char *name)
 	futil_run(c, futil_find(name));
 }
 
+/* less/more +CMD: commands run when the file is opened. Moving (+G, +F, +100, +50%) and
+ * searching (+/pattern, +?pattern) are harmless; !shell, |pipe, v (editor), s (save),
+ * :e (another file) are not. */
+static int pager_plus_ok(const char *s)
+{
+	const char *p = s + 1;
+	if (*p == '+')
+		p++;
+	if (!*p)
+		return 1;
+	if (*p == '/' || *p == '?')
+		return !strpbrk(p, "\n\r");
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (!*p)
+		return 1;
+	return strchr("gGjpP%F", *p) && !p[1];
+}
+
+static void decode_pager(struct cmd *c, const char *name)
+{
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct xword *w = &c->argv[i];
+		if (!strcmp(w->s, "--"))
+			break;
+		if (XM_IS_UNK(w->s[0])) {
+			lower_indet(c, xw_show(c->L, w),
+				    arena_printf(c->L->a, "%s: an argument only known at run time may be +cmd, which "
+							  "runs commands",
+						 name));
+			continue;
+		}
+		if (w->s[0] == '+' && !pager_plus_ok(w->s))
+			lower_indet(c, w->s,
+				    arena_printf(c->L->a, "%s runs +commands when it opens the file (! runs a shell, | "
+							  "pipes, v starts an editor, s saves)",
+						 name));
+	}
+	futil_run(c, futil_find(!strcmp(name, "zless") ? "zless" : name));
+}
+
+static void decode_man(struct cmd *c, const char *name)
+{
+	/* man [-P PAGER] [-H[BROWSER]] [-C FILE] [-l] [SECTION] PAGE...: the pager, the browser
+	 * and a configuration file (which defines both) name programs; -l and names holding a
+	 * '/' are files to read */
+	int local = 0;
+	for (size_t i = 1; i < c->argc; i++) {
+		const struct xword *w = &c->argv[i];
+		const char *s = w->s;
+		if (XM_IS_UNK(s[0])) {
+			decode_dynamic_arg(c, name, w);
+			continue;
+		}
+		if (s[0] == '-' && s[1] == '-') {
+			const char *eq = strchr(s, '=');
+			size_t n = eq ? (size_t)(eq - s) : strlen(s);
+			const char *v = eq ? eq + 1 : NULL;
+			if (!strncmp(s, "--pager", n) && n >= 4) {
+				if (!v && i + 1 < c->argc)
+					v = c->argv[++i].s;
+				if (!v || !envvar_benign_pager(v))
+					lower_indet(c, "man --pager", "names the pager program man runs");
+			} else if ((!strncmp(s, "--html", n) && n >= 4) || (!strncmp(s, "--config-file", n) && n >= 4) ||
+				   (!strncmp(s, "--preprocessor", n) && n >= 5)) {
+				lower_indet(c, arena_strndup(c->L->a, s, n),
+					    "names a browser, preprocessor or configuration (which names programs) man runs");
+			} else if (!strncmp(s, "--local-file", n) && n >= 4) {
+				local = 1;
+			}
+			continue;
+		}
+		if (s[0] == '-' && s[1]) {
+			for (const char *q = s + 1; *q; q++) {
+				if (*q == 'P') {
+					const char *v = q[1] ? q + 1 : (i + 1 < c->argc ? c->argv[++i].s : "");
+					if (!envvar_benign_pager(v))
+						lower_indet(c, "man -P", "names the pager program man runs");
+					break;
+				}
+				if (*q == 'H' || *q == 'C' || *q == 'p') {
+					lower_indet(c, arena_printf(c->L->a, "man -%c", *q),
+						    "names a browser, preprocessor or configuration (which names programs) "
+						    "man runs");
+					if (*q != 'H' && !q[1])
+						i++;
+					break;
+				}
+				if (*q == 'l')
+					local = 1;
+				if (strchr("dDELmMrRSseTX", *q)) {
+					if (!q[1] && strchr("ELmMrRSse", *q))
+						i++;
+					break;
+				}
+			}
+			continue;
+		}
+		if (local || strchr(s, '/'))
+			lower_path(c, w, GPA_READ, 0);
+	}
+}
+
+static void decode_info(struct cmd *c, const char *name)
+{
+	/* info [-o FILE] [--dribble FILE] [--restore FILE] [-f FILE] [MENU...] */
+	static const char *const l[] = {"--output", "--dribble", "--restore", "--file", "--directory", "--node", NULL};
+	struct optspec sp = {"odfn", l, 0};
+	struct optit it;
+	struct opt o;
+	opt_init(&it, c, &sp, 1);
+	while (opt_next(&it, &o)) {
+		if (!o.val)
+			continue;
+		if ((o.k == OPT_SHORT && o.ch == 'o') || (o.k == OPT_LONG && (!strcmp(o.name, "--output") ||
+									    !strcmp(o.name, "--dribble"))))
+			lower_path(c, o.val, GPA_WRITE, 0);
+		else if ((o.k == OPT_SHORT && o.ch == 'f') ||
+			 (o.k == OPT_LONG && (!strcmp(o.name, "--file") || !strcmp(o.name, "--restore"))))
+			lower_path(c, o.val, GPA_READ, 0);
+	}
+	(void)name;
+}
+
 static const struct decoder table[] = {
     /* file utilities */
     {"cat", decode_futil},
@@ -1983,8 +2354,8 @@ static const struct decoder table[] = {
     {"nl", decode_futil},
     {"head", decode_futil},
     {"tail", decode_futil},
-    {"more", decode_futil},
-    {"less", decode_futil},
+    {"more", decode_pager},
+    {"less", decode_pager},
     {"wc", decode_futil},
     {"od", decode_futil},
     {"hexdump", decode_futil},
@@ -2028,7 +2399,7 @@ static const struct decoder table[] = {
     {"bzcat", decode_futil},
     {"xzcat", decode_futil},
     {"zstdcat", decode_futil},
-    {"zless", decode_futil},
+    {"zless", decode_pager},
     {"iconv", decode_futil},
     {"shellcheck", decode_futil},
     {"ls", decode_futil},
@@ -2096,28 +2467,13 @@ static const struct decoder table[] = {
     {"cd", decode_cd},
     {"pushd", decode_cd},
     {"popd", decode_cd},
-    {"export", decode_printenv},
-    {"declare", decode_printenv},
-    {"typeset", decode_printenv},
-    {"local", decode_declare},
-    {"readonly", decode_declare},
-    {"read", decode_read},
-    {"mapfile", decode_read},
-    {"readarray", decode_read},
-    {"getopts", decode_read},
-    {"unset", decode_unset},
-    {"set", decode_printenv},
-    {"shift", decode_shift},
     {"alias", decode_alias},
     {"fc", decode_fc},
     /* output only: computing, printing, inspecting */
     {"echo", decode_none},
-    {"printf", decode_none},
     {"true", decode_none},
     {"false", decode_none},
     {":", decode_none},
-    {"test", decode_none},
-    {"[", decode_none},
     {"pwd", decode_none},
     {"whoami", decode_none},
     {"id", decode_none},
@@ -2128,7 +2484,6 @@ static const struct decoder table[] = {
     {"yes", decode_none},
     {"expr", decode_none},
     {"sleep", decode_none},
-    {"printenv", decode_printenv},
     {"tput", decode_none},
     {"clear", decode_none},
     {"tty", decode_none},
@@ -2143,14 +2498,11 @@ static const struct decoder table[] = {
     {"locale", decode_none},
     {"getconf", decode_none},
     {"type", decode_none},
-    {"hash", decode_none},
     {"help", decode_none},
-    {"wait", decode_none},
     {"exit", decode_none},
     {"return", decode_none},
     {"break", decode_none},
     {"continue", decode_none},
-    {"let", decode_none},
     {"ulimit", decode_none},
     {"umask", decode_none},
     {"shopt", decode_shopt},
@@ -2184,8 +2536,8 @@ static const struct decoder table[] = {
     {"sensors", decode_none},
     {"which", decode_none},
     {"whereis", decode_none},
-    {"man", decode_none},
-    {"info", decode_none},
+    {"man", decode_man},
+    {"info", decode_info},
     {"history", decode_none},
     {"compgen", decode_none},
     {"complete", decode_none},
@@ -2426,6 +2778,20 @@ static const struct decoder table[] = {
 void decode_command(struct cmd *c, const char *name)
 {
 	int version = decode_is_version(c);
+	if (!strcmp(name, "echo") || !strcmp(name, "printf")) {
+		/* printing a variable named like a credential is reading it */
+		for (size_t i = 1; i < c->argc; i++)
+			if (c->argv[i].secret) {
+				lower_emit(c, EK_SECRET_READ, xw_show(c->L, &c->argv[i]),
+					   "prints a variable named like a credential (or computed from a secret)");
+				break;
+			}
+	}
+	decode_fn vf = decode_vars_find(name);
+	if (vf) {
+		vf(c, name);
+		return;
+	}
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
 		if (table[i].name[0] == name[0] && strcmp(table[i].name, name) == 0) {
 			if (version) /* NAME --version / --help of a known program prints and exits */

@@ -11,6 +11,9 @@
 typedef void (*decode_fn)(struct cmd *c, const char *name);
 
 /* decode.c */
+/* 1 when a patch applied by c (its stdin, or a file when from_file) may create symbolic
+ * links (a git-style mode 120000 entry). */
+int decode_patch_may_link(const struct cmd *c, int from_file);
 /* 1 when argv is exactly NAME --version or NAME --help. */
 int decode_is_version(const struct cmd *c);
 /* Emits an indeterminate effect naming an option the decoder does not know. */
@@ -22,6 +25,10 @@ void decode_dynamic_arg(struct cmd *c, const char *name, const struct xword *w);
 int decode_in(const char *s, const char *const *list);
 /* Text of several words joined with spaces, or NULL when any is not fully known. */
 char *decode_join(struct cmd *c, size_t from);
+
+/* decode_vars.c: builtins that set, read or rebind variables and command names; NULL when
+ * `name` is not one of them. */
+decode_fn decode_vars_find(const char *name);
 
 /* decode_wrap.c: wrappers, shells, interpreters, find, xargs */
 void decode_sudo(struct cmd *c, const char *name);

@@ -43,6 +43,20 @@ static const char *sub_at(const struct cmd *c, size_t i)
 	return i < c->argc ? xw_lit(&c->argv[i]) : NULL;
 }
 
+/* A path argument naming code or configuration (a test file, a config, a plugin): 1 when it
+ * may lie outside the workspace (unknown, or resolving outside the root from any cwd). */
+static int code_path_outside(const struct cmd *c, const char *p)
+{
+	if (!xm_known(p))
+		return 1;
+	if (p[0] == '~')
+		return 1;
+	for (int k = 0; k < (p[0] == '/' ? 1 : c->ncwd); k++)
+		if (!gpath_under(gpath_resolve(c->L->a, p[0] == '/' ? "/" : c->cwd[k], p, strlen(p)), c->L->g.root))
+			return 1;
+	return p[0] != '/' && c->ncwd == 0;
+}
+
 /*==== containers ====*/
 
 void decode_docker(struct cmd *c, const char *name)
@@ -170,6 +184,27 @@ void decode_pkgmgr(struct cmd *c, const char *name)
 {
 	static const char *const witharg[] = {"-C", "--prefix", "--dir",      "--filter",   "-F", "--workspace",
 					      "-w", "--cwd",	"--registry", "--loglevel", NULL};
+	/* configuration given as options that names programs or code, for any subcommand */
+	static const char *const prog_opts[] = {"--browser",	   "--editor",	     "--viewer",	"--script-shell",
+						"--shell",	   "--node-options", "--onload-script", "--init-module",
+						"--userconfig",   "--globalconfig", "--git",		"--call",
+						"--node-gyp",	   "--yarn-path",    NULL};
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (!strncmp(s, "--config.", 9)) {
+			/* pnpm --config.KEY=VALUE: any setting, script-shell included */
+			lower_indet(c, arena_printf(c->L->a, "%s --config.", name), "a package-manager setting given as an option");
+			return;
+		}
+		for (int k = 0; prog_opts[k]; k++) {
+			size_t l = strlen(prog_opts[k]);
+			if (!strncmp(s, prog_opts[k], l) && (s[l] == '\0' || s[l] == '=')) {
+				lower_indet(c, arena_printf(c->L->a, "%s %s", name, prog_opts[k]),
+					    "a package-manager option that names a program or code it runs");
+				return;
+			}
+		}
+	}
 	size_t si = first_word(c, 1, witharg);
 	const char *sub = sub_at(c, si);
 	int yarn = !strcmp(name, "yarn"), pnpm = !strcmp(name, "pnpm");
@@ -403,6 +438,23 @@ void decode_go(struct cmd *c, const char *name)
 	const char *sub = sub_at(c, 1);
 	if (!sub)
 		return;
+	/* build flags that name programs go runs: -toolexec, -exec (runs the test binary through
+	 * it), -vettool, -overlay (replaces source files), linker and compiler flag strings */
+	for (size_t i = 2; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (s[0] == '-' && s[1] == '-')
+			s++;
+		static const char *const bad[] = {"-toolexec", "-exec", "-vettool", "-overlay", "-ldflags",
+						  "-gcflags",  "-asmflags", "-gccgoflags", "-modfile", "-pgo", NULL};
+		for (int k = 0; bad[k]; k++) {
+			size_t l = strlen(bad[k]);
+			if (!strncmp(s, bad[k], l) && (s[l] == '\0' || s[l] == '=')) {
+				lower_indet(c, arena_printf(c->L->a, "go %s %s", sub, bad[k]),
+					    "a go flag that names a program or options for one that go runs");
+				return;
+			}
+		}
+	}
 	if (!strcmp(sub, "version") || !strcmp(sub, "help") || !strcmp(sub, "doc"))
 		return;
 	if (!strcmp(sub, "env")) {
@@ -472,6 +524,28 @@ void decode_cargo(struct cmd *c, const char *name)
 		return;
 	}
 	int offline = any_arg(c, 1, (const char *const[]){"--offline", "--frozen", NULL});
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if ((!strcmp(s, "--manifest-path") || !strncmp(s, "--manifest-path=", 16) || !strcmp(s, "-C"))) {
+			/* a manifest elsewhere builds (and runs build scripts of) code the workspace does not hold */
+			const char *v = NULL;
+			if (s[1] == '-' && strchr(s, '='))
+				v = strchr(s, '=') + 1;
+			else if (i + 1 < c->argc)
+				v = c->argv[i + 1].s;
+			int inside = v && strcmp(s, "-C") && !code_path_outside(c, v);
+			if (!inside) {
+				lower_indet(c, arena_printf(c->L->a, "cargo %s", s),
+					    "builds a package the gate cannot place inside the workspace");
+				return;
+			}
+		}
+		if (!strcmp(c->argv[i].s, "--config") || !strncmp(c->argv[i].s, "--config=", 9)) {
+			/* build.rustc-wrapper, target.<triple>.runner, linker...: programs cargo runs */
+			lower_indet(c, "cargo --config", "cargo configuration given on the command line can name programs to run");
+			return;
+		}
+	}
 	if (!strcmp(sub, "version") || !strcmp(sub, "help") || !strcmp(sub, "--version"))
 		return;
 	static const char *const build[] = {"build", "b", "check", "c",	  "test",   "t",
@@ -522,12 +596,21 @@ void decode_cargo(struct cmd *c, const char *name)
 
 void decode_make(struct cmd *c, const char *name)
 {
+	/* only printing the version reads no Makefile: -n / -q / -p still expand $(shell ...) and
+	 * run recipe lines marked + (or that use $(MAKE)) */
+	if (c->argc == 2 && (!strcmp(c->argv[1].s, "-v") || !strcmp(c->argv[1].s, "--version") ||
+			     !strcmp(c->argv[1].s, "-h") || !strcmp(c->argv[1].s, "--help")))
+		return;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 		if (!strcmp(s, "-n") || !strcmp(s, "--dry-run") || !strcmp(s, "--just-print") ||
 		    !strcmp(s, "--recon") || !strcmp(s, "-q") || !strcmp(s, "--question") || !strcmp(s, "-p") ||
-		    !strcmp(s, "--print-data-base") || !strcmp(s, "-v") || !strcmp(s, "--version"))
+		    !strcmp(s, "--print-data-base")) {
+			lower_indet(c, arena_printf(c->L->a, "%s %s", name, s),
+				    "make still reads the Makefile: $(shell ...) runs while it is parsed and recipe "
+				    "lines marked + (or using $(MAKE)) run even with -n; the gate does not read it");
 			return;
+		}
 	}
 	lower_indet(c, name, "runs Makefile recipes; the gate performs no file reads, so the recipes are unknown");
 }
@@ -549,6 +632,14 @@ void decode_tsc(struct cmd *c, const char *name)
 			return;
 		} else if (!strcmp(s, "-w") || !strcmp(s, "--watch")) {
 			watch = 1;
+		} else if ((!strcmp(s, "-p") || !strcmp(s, "--project") || !strcmp(s, "-b") || !strcmp(s, "--build")) &&
+			   i + 1 < c->argc && c->argv[i + 1].s[0] != '-') {
+			/* a project elsewhere compiles code the workspace does not hold, to outputs its
+			 * configuration names */
+			if (code_path_outside(c, c->argv[i + 1].s))
+				lower_indet(c, arena_printf(c->L->a, "tsc %s %s", s, xw_show(c->L, &c->argv[i + 1])),
+					    "compiles a project outside the workspace");
+			i++;
 		}
 	}
 	if (watch)
@@ -564,8 +655,18 @@ void decode_testrunner(struct cmd *c, const char *name)
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 		if ((!strcmp(s, "--outputFile") || !strcmp(s, "--junitxml") || !strcmp(s, "--basetemp")) &&
-		    i + 1 < c->argc)
+		    i + 1 < c->argc) {
 			lower_path(c, &c->argv[++i], GPA_WRITE, 1);
+			continue;
+		}
+		/* tests, configurations and plugins from outside the workspace are not the
+		 * workspace's code: a path argument (or option value) that leaves the root */
+		const char *eq = s[0] == '-' ? strchr(s, '=') : NULL;
+		const char *p = eq ? eq + 1 : s[0] == '-' ? NULL : s;
+		if (!p || !*p || !xm_known(p) || !(strchr(p, '/') || p[0] == '.' || p[0] == '~'))
+			continue;
+		if (code_path_outside(c, p))
+			lower_indet(c, p, "runs tests, a configuration or plugins from outside the workspace");
 	}
 }
 
@@ -608,6 +709,20 @@ void decode_formatter(struct cmd *c, const char *name)
 					      "--ignore",
 					      "--exclude",
 					      NULL};
+	static const char *const code_opts[] = {"-c",	     "--config", "--plugin", "--resolve-plugins-relative-to",
+						"--rulesdir", "--config-path", "--plugin-search-dir", NULL};
+	for (size_t i = 1; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		for (int k = 0; code_opts[k]; k++) {
+			size_t l = strlen(code_opts[k]);
+			if (strncmp(s, code_opts[k], l) || (s[l] && s[l] != '='))
+				continue;
+			const char *v = s[l] == '=' ? s + l + 1 : i + 1 < c->argc ? c->argv[i + 1].s : "";
+			if (code_path_outside(c, v) || (!strcmp(code_opts[k], "--plugin") && v[0] == '/'))
+				lower_indet(c, arena_printf(c->L->a, "%s %s", name, code_opts[k]),
+					    "loads a configuration or plugin (code) from outside the workspace");
+		}
+	}
 	size_t files = 0;
 	for (size_t i = 1; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
@@ -809,8 +924,12 @@ void decode_toolversion(struct cmd *c, const char *name)
 		const char *a = sub_at(c, 1);
 		static const char *const ro[] = {"routes", "middleware", "stats",   "about", "version",
 						 "notes",  "-T",	 "--tasks", NULL};
-		if (a && decode_in(a, ro))
+		if (a && decode_in(a, ro) && c->argc == 2) {
+			/* listing still loads the Rakefile / boots the application: workspace code */
+			lower_emit(c, EK_PROC_SPAWN, arena_printf(c->L->a, "%s %s", name, a),
+				   "loads the workspace's Rakefile or application (workspace code)");
 			return;
+		}
 	}
 	static const char *const compilers[] = {"gcc", "cc", "clang", "rustc", "javac", NULL};
 	if (decode_in(name, compilers)) {
@@ -823,11 +942,16 @@ void decode_toolversion(struct cmd *c, const char *name)
 			} else if (!strcmp(s, "-d") && !strcmp(name, "javac") && i + 1 < c->argc) {
 				lower_path(c, &c->argv[++i], GPA_WRITE, 1);
 				out = 1;
+			} else if (s[0] == '@') {
+				lower_indet(c, s, "reads more compiler options from a file the gate does not read");
 			} else if (s[0] != '-') {
 				lower_path(c, &c->argv[i], GPA_READ, 0);
-			} else if (!strcmp(s, "-fplugin") || !strncmp(s, "-fplugin=", 9) || !strcmp(s, "-B") ||
-				   !strcmp(s, "-wrapper")) {
-				lower_indet(c, s, "loads a compiler plugin or wrapper program");
+			} else if (!strncmp(s, "-fplugin", 8) || !strncmp(s, "-fpass-plugin", 13) || !strncmp(s, "-B", 2) ||
+				   !strcmp(s, "-wrapper") || !strncmp(s, "-specs", 6) || !strncmp(s, "--specs", 7) ||
+				   !strcmp(s, "-Xclang") || !strncmp(s, "--ld-path", 9) || !strncmp(s, "-fuse-ld=/", 10) ||
+				   !strncmp(s, "-Wl,-plugin", 11) || !strncmp(s, "-Wl,--plugin", 12) ||
+				   !strncmp(s, "-Xlinker", 8)) {
+				lower_indet(c, s, "loads a compiler plugin or names a program the compiler runs");
 			}
 		}
 		if (!out)

@@ -5,7 +5,9 @@
  * (indeterminate), and repositories outside the workspace (-C, --git-dir, --work-tree).
  * Must not: run git or read .git to learn about refs or remotes. Pure; caller's thread. */
 #include "gate/decode.h"
+#include "gate/envvar.h"
 
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -116,51 +118,77 @@ static size_t count_operands(const struct cmd *c, size_t i, int *after_dashdash)
 	return n;
 }
 
-static int hazardous_key(const char *kv)
+/* 1 when s is "--name" (or an abbreviation git accepts, --na...) of the long option `full`,
+ * with or without "=value". */
+static int long_abbrev(const char *s, const char *full)
 {
-	static const char *const exact[] = {"core.sshcommand",
-					    "core.pager",
-					    "core.editor",
-					    "core.hookspath",
-					    "core.fsmonitor",
-					    "core.askpass",
-					    "core.gitproxy",
-					    "core.alternaterefscommand",
-					    "diff.external",
-					    "credential.helper",
-					    "sequence.editor",
-					    "uploadpack.packobjectshook",
-					    "gpg.program",
-					    "init.templatedir",
-					    "include.path",
-					    "ssh.variant",
-					    "core.worktree",
-					    "core.sharedrepository",
-					    NULL};
-	static const char *const prefix[] = {"alias.",	  "filter.",	"merge.", "url.",	 "includeif.",
-					     "pager.",	  "protocol.",	"gpg.",	  "credential.", "remote.",
-					     "difftool.", "mergetool.", NULL};
+	size_t n = strcspn(s, "=");
+	return n >= 4 && n <= strlen(full) && strncmp(s, full, n) == 0;
+}
+
+static int benign_pager(const char *v)
+{
+	static const char *const flags[] = {"", "false", "true", "0", "1", "no", "yes", "off", "on", NULL};
+	for (int i = 0; flags[i]; i++)
+		if (!strcasecmp(v, flags[i]))
+			return 1;
+	return envvar_benign_pager(v);
+}
+
+/* 1 when setting KEY=VALUE (kv; value NULL when unknown) only changes formatting, identity
+ * or bookkeeping. An allowlist: a key git may use to run a program, read other
+ * configuration, load code or redirect a remote (core.pager, alias.*, *.command, filters,
+ * hooks, include.path, url.*.insteadOf, credential helpers...) is not on it. */
+static int git_key_safe(struct lower *L, const char *kv, int value_known)
+{
 	const char *eq = strchr(kv, '=');
-	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
-	for (int i = 0; exact[i]; i++)
-		if (strlen(exact[i]) == n && !strncasecmp(kv, exact[i], n))
+	char *key = arena_strndup(L->a, kv, eq ? (size_t)(eq - kv) : strlen(kv));
+	for (char *q = key; *q; q++)
+		*q = (char)tolower((unsigned char)*q);
+	const char *val = eq ? eq + 1 : "true";
+	/* keys whose value is a program: harmless values only */
+	if (!strcmp(key, "core.pager") || !strncmp(key, "pager.", 6))
+		return value_known && benign_pager(val);
+	if (!strcmp(key, "core.editor") || !strcmp(key, "sequence.editor"))
+		return value_known && (!strcmp(val, "true") || !strcmp(val, ":") || !strcmp(val, "cat"));
+	if (!strcmp(key, "credential.helper"))
+		return value_known && !*val; /* empty: no helper */
+	static const char *const sections[] = {"user.",	 "author.", "committer.", "color.", "advice.", "i18n.",
+					       "column.", "status.", "log.",	   "blame.", "grep.",   NULL};
+	for (int i = 0; sections[i]; i++)
+		if (!strncmp(key, sections[i], strlen(sections[i])))
 			return 1;
-	for (int i = 0; prefix[i]; i++) {
-		size_t pl = strlen(prefix[i]);
-		if (n > pl && !strncasecmp(kv, prefix[i], pl)) {
-			/* only the program-running members of these sections */
-			if (!strncasecmp(kv, "remote.", 7) && !strcasestr(kv, "uploadpack") &&
-			    !strcasestr(kv, "receivepack") && !strcasestr(kv, "proxy"))
-				continue;
-			if (!strncasecmp(kv, "merge.", 6) && !strcasestr(kv, "driver"))
-				continue;
-			if (!strncasecmp(kv, "protocol.", 9) && !strcasestr(kv, "allow"))
-				continue;
+	static const char *const keys[] = {
+	    "core.quotepath",	    "core.autocrlf",	     "core.eol",		"core.safecrlf",
+	    "core.filemode",	    "core.ignorecase",	     "core.abbrev",		"core.longpaths",
+	    "core.whitespace",	    "core.precomposeunicode", "core.untrackedcache",	"core.preloadindex",
+	    "core.commitgraph",	    "core.multipackindex",   "core.symlinks",		"core.checkstat",
+	    "core.trustctime",	    "core.splitindex",	     "core.bigfilethreshold",	"core.compression",
+	    "core.logallrefupdates", "core.warnambiguousrefs", "core.commentchar",	"core.commentstring",
+	    "init.defaultbranch",   "commit.gpgsign",	     "commit.verbose",		"commit.status",
+	    "commit.cleanup",	    "tag.gpgsign",	     "tag.sort",		"tag.forcesignannotated",
+	    "pull.rebase",	    "pull.ff",		     "push.default",		"push.autosetupremote",
+	    "push.followtags",	    "fetch.prune",	     "fetch.prunetags",		"fetch.parallel",
+	    "fetch.writecommitgraph", "merge.ff",	     "merge.conflictstyle",	"merge.log",
+	    "merge.renames",	    "merge.stat",	     "merge.autostash",		"merge.verbosity",
+	    "merge.renamelimit",    "merge.directoryrenames", "rebase.autosquash",	"rebase.autostash",
+	    "rebase.updaterefs",    "rebase.stat",	     "rebase.abbreviatecommands", "rebase.missingcommitscheck",
+	    "diff.algorithm",	    "diff.renames",	     "diff.noprefix",		"diff.mnemonicprefix",
+	    "diff.relative",	    "diff.context",	     "diff.interhunkcontext",	"diff.colormoved",
+	    "diff.colormovedws",    "diff.indentheuristic",  "diff.submodule",		"diff.statgraphwidth",
+	    "diff.ignoresubmodules", "diff.wserrorhighlight", "diff.suppressblankempty", "diff.dirstat",
+	    "diff.renamelimit",	    "gc.auto",		     "gc.autodetach",		"gc.autopacklimit",
+	    "maintenance.auto",	    "safe.directory",	     "protocol.version",	"http.sslverify",
+	    "http.postbuffer",	    "http.version",	     "http.lowspeedlimit",	"http.lowspeedtime",
+	    "pack.threads",	    "pack.windowmemory",     "index.version",		"index.threads",
+	    "index.skiphash",	    "feature.manyfiles",     "feature.experimental",	"checkout.workers",
+	    "checkout.defaultremote", "branch.autosetupmerge", "branch.autosetuprebase", "branch.sort",
+	    "versionsort.suffix",   "rerere.enabled",	     "rerere.autoupdate",	"transfer.fsckobjects",
+	    "receive.fsckobjects",  "fetch.fsckobjects",     "am.threeway",		"apply.whitespace",
+	    NULL};
+	for (int i = 0; keys[i]; i++)
+		if (keys[i][0] == key[0] && !strcmp(key, keys[i]))
 			return 1;
-		}
-	}
-	if (!strncasecmp(kv, "diff.", 5) && (strcasestr(kv, ".textconv") || strcasestr(kv, ".command")))
-		return 1;
 	return 0;
 }
 
@@ -300,6 +328,48 @@ static void git_branch(struct gitctx *g)
 	ref_local(g, arena_printf(c->L->a, "refs/heads/%s", first_operand(c, g->i, NULL)), "creates a local branch");
 }
 
+/* Options and operands that make git read files into its output or the repository: diff
+ * --no-index A B, commit/tag/notes/merge -F FILE and --template FILE, hash-object FILE,
+ * blame --contents FILE, --pathspec-from-file FILE. */
+static void git_file_reads(struct gitctx *g)
+{
+	struct cmd *c = g->c;
+	const char *sub = g->sub;
+	static const char *const msg_subs[] = {"commit", "tag", "notes", "merge", NULL};
+	int msg = decode_in(sub, msg_subs), no_index = 0;
+	for (size_t k = g->i; k < c->argc; k++) {
+		const char *s = c->argv[k].s;
+		if (!strcmp(s, "--no-index"))
+			no_index = 1;
+		const char *v = NULL;
+		const struct xword *vw = NULL;
+		int takes = long_abbrev(s, "--pathspec-from-file") ||
+			    (msg && (long_abbrev(s, "--file") || (!strcmp(sub, "commit") && long_abbrev(s, "--template")))) ||
+			    (!strcmp(sub, "blame") && long_abbrev(s, "--contents"));
+		if (takes) {
+			if (strchr(s, '='))
+				v = strchr(s, '=') + 1;
+			else if (k + 1 < c->argc)
+				vw = &c->argv[++k];
+		} else if (msg && (!strcmp(s, "-F") || (!strcmp(sub, "commit") && !strcmp(s, "-t"))) && k + 1 < c->argc) {
+			vw = &c->argv[++k];
+		} else if (msg && !strncmp(s, "-F", 2) && s[2]) {
+			v = s + 2;
+		}
+		if (v && strcmp(v, "-"))
+			lower_path_lit(c, v, GPA_READ, 0);
+		if (vw && strcmp(vw->s, "-"))
+			lower_path(c, vw, GPA_READ, 0);
+	}
+	if ((no_index && !strcmp(sub, "diff")) || !strcmp(sub, "hash-object") || !strcmp(sub, "am")) {
+		for (size_t k = g->i; k < c->argc; k++) {
+			const char *s = c->argv[k].s;
+			if (s[0] != '-')
+				lower_path(c, &c->argv[k], GPA_READ, 0);
+		}
+	}
+}
+
 static void git_config(struct gitctx *g)
 {
 	struct cmd *c = g->c;
@@ -316,7 +386,7 @@ static void git_config(struct gitctx *g)
 	}
 	const struct xword *file = NULL;
 	int global = 0, system = 0;
-	const char *key = NULL;
+	const char *key = NULL, *value = NULL;
 	size_t nops = 0;
 	for (size_t k = g->i; k < c->argc; k++) {
 		const char *s = c->argv[k].s;
@@ -332,6 +402,8 @@ static void git_config(struct gitctx *g)
 		else if (s[0] != '-' && !decode_in(s, wr) && !decode_in(s, ro)) {
 			if (!key)
 				key = s;
+			else if (!value)
+				value = s;
 			nops++;
 		}
 	}
@@ -341,9 +413,15 @@ static void git_config(struct gitctx *g)
 			return;
 		return;
 	}
-	if (key && hazardous_key(key)) {
-		lower_indet(c, arena_printf(c->L->a, "git config %s", key),
-			    "sets a git option that makes git run another program or redirect remotes");
+	int removes = has_opt(c, g->i,
+			      (const char *const[]){"--unset", "--unset-all", "--remove-section", "unset", "remove-section",
+						    NULL});
+	if (!removes && (!key || !git_key_safe(c->L,
+					       value ? arena_printf(c->L->a, "%s=%s", key, value) : key,
+					       !value || xm_known(value)))) {
+		lower_indet(c, arena_printf(c->L->a, "git config %s", key ? key : "?"),
+			    "sets a git configuration key the gate does not know to be harmless (keys such as "
+			    "core.pager, alias.*, core.fsmonitor or filters make git run programs)");
 		return;
 	}
 	if (file) {
@@ -374,34 +452,8 @@ void decode_git(struct cmd *c, const char *name)
 	for (int k = 0; k < c->ncwd; k++)
 		g.repo[k] = c->cwd[k];
 	g.nrepo = c->ncwd;
-	/* environment that makes git run other programs or work elsewhere */
-	static const char *const env_run[] = {"GIT_SSH_COMMAND",
-					      "GIT_SSH",
-					      "GIT_EXEC_PATH",
-					      "GIT_EDITOR",
-					      "GIT_SEQUENCE_EDITOR",
-					      "GIT_PAGER",
-					      "GIT_ASKPASS",
-					      "SSH_ASKPASS",
-					      "GIT_EXTERNAL_DIFF",
-					      "GIT_PROXY_COMMAND",
-					      "GIT_CONFIG_COUNT",
-					      "GIT_CONFIG_PARAMETERS",
-					      "GIT_CONFIG_GLOBAL",
-					      "GIT_CONFIG_SYSTEM",
-					      "GIT_CONFIG",
-					      "GIT_TEMPLATE_DIR",
-					      "LD_PRELOAD",
-					      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-					      NULL};
-	for (size_t k = 0; k < c->nenv; k++) {
-		if (decode_in(c->env[k].name, env_run)) {
-			lower_indet(
-			    c, c->env[k].name,
-			    "an environment variable makes git run another program or read other configuration");
-			return;
-		}
-	}
+	/* variables that make git run other programs (GIT_SSH_COMMAND, GIT_PAGER...) were judged
+	 * where they were set (lower_env_check / lower_assign) */
 	const char *wt = lower_getenv(c, "GIT_WORK_TREE");
 	const char *gd = lower_getenv(c, "GIT_DIR");
 	size_t i = 1;
@@ -431,15 +483,28 @@ void decode_git(struct cmd *c, const char *name)
 			}
 			continue;
 		}
-		if (!strcmp(s, "-c")) {
-			if (i + 1 < c->argc) {
-				const char *kv = c->argv[++i].s;
-				if (!xm_known(kv) || hazardous_key(kv)) {
-					lower_indet(
-					    c, arena_printf(c->L->a, "git -c %s", kv),
-					    "a git option that makes git run another program or redirect remotes");
-					return;
-				}
+		if (!strncmp(s, "-c", 2) || long_abbrev(s, "--config-env")) {
+			/* -c key=value, -ckey=value, --config-env=key=ENVVAR (the value from a variable) */
+			const char *kv = NULL;
+			int env = s[1] == '-';
+			if (env)
+				kv = strchr(s, '=') ? strchr(s, '=') + 1 : (i + 1 < c->argc ? c->argv[++i].s : NULL);
+			else
+				kv = s[2] ? s + 2 : (i + 1 < c->argc ? c->argv[++i].s : NULL);
+			if (!kv)
+				continue;
+			int vknown = xm_known(kv);
+			if (env && vknown && strchr(kv, '=')) {
+				const char *var = strchr(kv, '=') + 1;
+				const char *v = lower_getenv(c, var);
+				vknown = v && xm_known(v);
+				kv = arena_printf(c->L->a, "%.*s=%s", (int)(strchr(kv, '=') - kv), kv, vknown ? v : "");
+			}
+			if (!xm_known(kv) || !git_key_safe(c->L, kv, vknown)) {
+				lower_indet(c, arena_printf(c->L->a, "git %s %s", env ? "--config-env" : "-c", xw_show(c->L, &c->argv[i])),
+					    "sets a git configuration key the gate does not know to be harmless (keys "
+					    "such as core.pager, alias.* or core.fsmonitor make git run programs)");
+				return;
 			}
 			continue;
 		}
@@ -495,6 +560,74 @@ void decode_git(struct cmd *c, const char *name)
 	}
 	g.sub = sub;
 	g.i = i + 1;
+	/* every git command reads the configuration of the repository it runs in, and that can
+	 * name programs (core.fsmonitor runs on status, core.pager, aliases, hooks, filters):
+	 * only the workspace's own repositories are vouched for */
+	git_file_reads(&g);
+	static const char *const no_repo[] = {"clone", "init", "version", "help", "ls-remote", NULL};
+	if (!decode_in(sub, no_repo)) {
+		/* the repository's configuration lives in its git directory, which --git-dir / GIT_DIR
+		 * may put somewhere else than the work tree */
+		int gd_outside = gd && wt && !xm_known(gd);
+		for (int k = 0; gd && wt && !gd_outside && k < (gd[0] == '/' ? 1 : c->ncwd); k++)
+			gd_outside = !gpath_under(gpath_resolve(c->L->a, gd[0] == '/' ? "/" : c->cwd[k], gd, strlen(gd)),
+						  c->L->g.root);
+		if (gd_outside) {
+			lower_indet(c, arena_printf(c->L->a, "git %s --git-dir", sub),
+				    "runs git with a git directory outside the workspace: its configuration can run "
+				    "programs the gate cannot see");
+			return;
+		}
+		for (int k = 0; k < g.nrepo; k++) {
+			const char *why = NULL;
+			if (!inside(&g, k))
+				why = "runs git in a repository outside the workspace: its configuration (core.fsmonitor, "
+				      "core.pager, aliases, hooks) can run programs the gate cannot see";
+			else if (lower_tainted(c->st, g.repo[k], 1, 1))
+				why = "runs git in a directory this command filled from an archive, whose .git/config "
+				      "can name programs to run";
+			if (why) {
+				lower_indet(c, arena_printf(c->L->a, "git %s in %s", sub, g.repo[k]), why);
+				return;
+			}
+		}
+	}
+	/* options that run a program (locally, or through the remote's shell), in any spelling
+	 * git accepts, and remote-helper URLs (ext::cmd runs cmd) */
+	static const char *const url_subs[] = {"clone",	    "fetch",	 "pull",    "push", "ls-remote",
+					       "remote",    "submodule", "archive", NULL};
+	int takes_urls = decode_in(sub, url_subs);
+	for (size_t k = g.i; k < c->argc; k++) {
+		const char *s = c->argv[k].s;
+		if (long_abbrev(s, "--upload-pack") || long_abbrev(s, "--receive-pack") || long_abbrev(s, "--exec") ||
+		    ((!strcmp(sub, "clone") || !strcmp(sub, "ls-remote")) && !strncmp(s, "-u", 2))) {
+			lower_indet(c, arena_printf(c->L->a, "git %s %s", sub, s),
+				    "names a program git runs (locally, or on the remote side through a shell)");
+			return;
+		}
+		const char *u = !strncmp(s, "--remote=", 9) ? s + 9 : s;
+		size_t sl = strspn(u, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+		if (takes_urls && sl && isalpha((unsigned char)u[0]) && u[sl] == ':' && u[sl + 1] == ':') {
+			lower_indet(c, s, "a remote-helper URL (ext::, fd::...) makes git run a program");
+			return;
+		}
+		if (!strcmp(sub, "clone") && (long_abbrev(s, "--config") || !strncmp(s, "-c", 2))) {
+			const char *kv = strchr(s, '=') && s[1] == '-' ? strchr(s, '=') + 1
+					 : s[1] == 'c' && s[2]		 ? s + 2
+					 : k + 1 < c->argc		 ? c->argv[k + 1].s
+									 : "";
+			if (!git_key_safe(c->L, kv, xm_known(kv))) {
+				lower_indet(c, "git clone --config", "sets a git configuration key that can run programs");
+				return;
+			}
+		}
+		if (!strcmp(sub, "grep") &&
+		    ((long_abbrev(s, "--open-files-in-pager") && strchr(s, '=')) ||
+		     (s[0] == '-' && s[1] != '-' && strchr(s, 'O') && strchr(s, 'O')[1]))) {
+			lower_indet(c, "git grep -O", "opens the matching files with a program named on the command line");
+			return;
+		}
+	}
 	static const char *const readonly[] = {"status",
 					       "log",
 					       "show",
@@ -546,9 +679,10 @@ void decode_git(struct cmd *c, const char *name)
 		/* outputs that are files */
 		for (size_t k = g.i; k < c->argc; k++) {
 			const char *s = c->argv[k].s;
-			if (!strncmp(s, "--output=", 9))
-				lower_path_lit(c, s + 9, GPA_WRITE, 0);
-			else if (!strcmp(s, "--output") && k + 1 < c->argc)
+			/* --output=F (and the abbreviations git accepts: --outp=F) writes F */
+			if (long_abbrev(s, "--output") && strchr(s, '='))
+				lower_path_lit(c, strchr(s, '=') + 1, GPA_WRITE, 0);
+			else if (long_abbrev(s, "--output") && k + 1 < c->argc)
 				lower_path(c, &c->argv[++k], GPA_WRITE, 0);
 			/* --ext-diff / --textconv drivers come from the repository's own configuration */
 		}
@@ -718,7 +852,7 @@ void decode_git(struct cmd *c, const char *name)
 			if (s[0] == '-') {
 				if (decode_in(s, witharg)) {
 					if ((!strcmp(s, "-c") || !strcmp(s, "--config")) && k + 1 < c->argc &&
-					    hazardous_key(c->argv[k + 1].s)) {
+					    !git_key_safe(c->L, c->argv[k + 1].s, xm_known(c->argv[k + 1].s))) {
 						lower_indet(c, "git clone -c", "sets a git option that runs programs");
 						return;
 					}
@@ -742,8 +876,13 @@ void decode_git(struct cmd *c, const char *name)
 				bl -= 4;
 			dest = arena_strndup(c->L->a, b, bl);
 		}
-		if (dest && *dest && xm_known(dest))
+		if (dest && *dest && xm_known(dest)) {
 			lower_path_lit(c, dest, GPA_WRITE, 1);
+			/* a repository from elsewhere may hold symbolic links to anywhere */
+			for (int k = 0; k < (dest[0] == '/' ? 1 : c->ncwd); k++)
+				lower_taint_dir(c->L, c->st,
+						gpath_resolve(c->L->a, dest[0] == '/' ? "/" : c->cwd[k], dest, strlen(dest)), 0);
+		}
 		else
 			lower_indet(c, "git clone", "clones into a directory only known at run time");
 		return;
@@ -815,6 +954,13 @@ void decode_git(struct cmd *c, const char *name)
 			return;
 		}
 		worktree_write(&g);
+		int files = 0;
+		for (size_t k = g.i; k < c->argc; k++)
+			if (c->argv[k].s[0] != '-')
+				files = 1;
+		if (decode_patch_may_link(c, files))
+			for (int k = 0; k < g.nrepo; k++)
+				lower_taint_dir(c->L, c->st, g.repo[k], 1);
 		return;
 	}
 	if (!strcmp(sub, "format-patch")) {
@@ -832,10 +978,13 @@ void decode_git(struct cmd *c, const char *name)
 		return;
 	}
 	if (!strcmp(sub, "rebase")) {
-		if (has_opt(c, g.i,
-			    (const char *const[]){"-i", "--interactive", "--exec", "-x", "--edit-todo", NULL})) {
-			lower_indet(c, "git rebase -i/--exec", "interactive rebase or rebase that runs commands");
-			return;
+		for (size_t k = g.i; k < c->argc; k++) {
+			const char *s = c->argv[k].s;
+			if (long_abbrev(s, "--interactive") || long_abbrev(s, "--exec") || long_abbrev(s, "--edit-todo") ||
+			    (s[0] == '-' && s[1] != '-' && strpbrk(s + 1, "ix"))) {
+				lower_indet(c, "git rebase -i/--exec", "interactive rebase or rebase that runs commands");
+				return;
+			}
 		}
 		ref_local(&g, "HEAD (rebase)", "rewrites local commits (the old ones stay in the reflog)");
 		worktree_write(&g);

@@ -472,6 +472,22 @@ void decode_curl(struct cmd *c, const char *name)
 		if (IS('w', "--write-out")) {
 			if (o.val && o.val->s[0] == '@')
 				data_arg(c, o.val, 0);
+			/* %output{FILE} / %output{>>FILE} (curl 8.3) writes the rest of the output there */
+			const char *wo = o.val ? o.val->s : "";
+			const char *po;
+			if (o.val && !xm_known(wo)) {
+				lower_indet(c, "curl --write-out",
+					    "a --write-out format only known at run time may write files (%output{...})");
+			} else {
+				while ((po = strstr(wo, "%output{")) != NULL) {
+					po += 8;
+					if (po[0] == '>' && po[1] == '>')
+						po += 2;
+					size_t fl = strcspn(po, "}");
+					lower_path_lit(c, arena_strndup(c->L->a, po, fl), GPA_WRITE, 0);
+					wo = po + fl;
+				}
+			}
 			continue;
 		}
 		if (!strcmp(ln, "--variable")) {
@@ -671,6 +687,8 @@ void decode_wget(struct cmd *c, const char *name)
 					    "runs a wgetrc command (it can change where files are written)");
 		} else if (!strcmp(ln, "--config")) {
 			lower_indet(c, "wget --config", "wget reads options from a file the gate does not read");
+		} else if (!strcmp(ln, "--use-askpass")) {
+			lower_indet(c, "wget --use-askpass", "names a program wget runs to ask for credentials");
 		} else if (!strcmp(ln, "--post-data") || !strcmp(ln, "--body-data")) {
 			mutate = payload = 1;
 			if (o.val && (o.val->secret || gate_secret_text(o.val->s)))
@@ -787,7 +805,12 @@ void decode_ssh(struct cmd *c, const char *name)
 			lower_indet(c, s, "ssh to a host only known at run time");
 			return;
 		}
-		lower_emit(c, loopback(host) ? EK_NET_LOCAL : EK_NET_SEND, host,
+		if (loopback(host)) {
+			lower_indet(c, host,
+				    "ssh to this machine runs commands (and reads files) outside what the gate sees");
+			return;
+		}
+		lower_emit(c, EK_NET_SEND, host,
 			   i + 1 < c->argc ? "runs commands on a remote host" : "opens a remote shell session");
 		return;
 	}
@@ -818,6 +841,16 @@ void decode_scp(struct cmd *c, const char *name)
 			continue;
 		}
 		ops[nops++] = w;
+	}
+	for (size_t k = 0; k < nops; k++) {
+		const char *s = ops[k]->s;
+		const char *colon = strchr(s, ':');
+		const char *slash = strchr(s, '/');
+		if ((sftp || (colon && (!slash || colon < slash))) && loopback(ssh_host(c->L, s))) {
+			lower_indet(c, ssh_host(c->L, s),
+				    "copies through ssh to this machine: files outside the workspace, unseen by the gate");
+			return;
+		}
 	}
 	if (sftp) {
 		if (nops)
@@ -920,6 +953,7 @@ void decode_rsync(struct cmd *c, const char *name)
 	struct opt o;
 	opt_init(&it, c, &sp, 1);
 	int del = 0, remove_src = 0, dry = 0, recursive = 0;
+	const struct xword *link_dest = NULL;
 	const struct xword **ops = arena_alloc(c->L->a, (c->argc + 1) * sizeof *ops);
 	size_t nops = 0;
 	while (opt_next(&it, &o)) {
@@ -942,8 +976,19 @@ void decode_rsync(struct cmd *c, const char *name)
 		else if (ch == 'a' || ch == 'r' || !strcmp(ln, "--archive") || !strcmp(ln, "--recursive"))
 			recursive = 1;
 		else if (ch == 'e' || !strcmp(ln, "--rsh")) {
-			if (o.val && (!xm_known(o.val->s) || strcasestr(o.val->s, "proxycommand")))
+			/* the remote shell is a program rsync runs here: only plain ssh is known */
+			const char *rsh = o.val ? o.val->s : "";
+			const char *b = !strncmp(rsh, "/usr/bin/", 9) ? rsh + 9 : !strncmp(rsh, "/bin/", 5) ? rsh + 5 : rsh;
+			if (!o.val || !xm_known(rsh) || strncmp(b, "ssh", 3) || (b[3] && b[3] != ' ') ||
+			    strcasestr(rsh, "proxycommand") || strcasestr(rsh, "localcommand") || strstr(rsh, " -F") ||
+			    strcasestr(rsh, "knownhostscommand") || strchr(rsh, ';') || strchr(rsh, '|') || strchr(rsh, '`') ||
+			    strchr(rsh, '$'))
 				lower_indet(c, "rsync -e", "rsync runs a remote shell command the gate cannot bound");
+		} else if (!strcmp(ln, "--rsync-path")) {
+			lower_indet(c, "rsync --rsync-path", "names the program run on the other side");
+		} else if (!strcmp(ln, "--link-dest") && o.val) {
+			/* unchanged files become hard links to the ones in DIR (relative to the destination) */
+			link_dest = o.val;
 		} else if (!strcmp(ln, "--exclude-from") || !strcmp(ln, "--include-from") ||
 			   !strcmp(ln, "--password-file") || !strcmp(ln, "--read-batch")) {
 			if (o.val)
@@ -981,6 +1026,13 @@ void decode_rsync(struct cmd *c, const char *name)
 	}
 	if (nops < 1)
 		return;
+	for (size_t k = 0; k < nops; k++) {
+		if (rsync_remote(ops[k]->s) && strncmp(ops[k]->s, "rsync://", 8) && loopback(ssh_host(c->L, ops[k]->s))) {
+			lower_indet(c, ssh_host(c->L, ops[k]->s),
+				    "copies through ssh to this machine: files outside the workspace, unseen by the gate");
+			return;
+		}
+	}
 	const struct xword *dest = nops >= 2 ? ops[nops - 1] : NULL;
 	size_t nsrc = dest ? nops - 1 : nops;
 	int dest_remote = dest && rsync_remote(dest->s);
@@ -1016,6 +1068,18 @@ void decode_rsync(struct cmd *c, const char *name)
 	}
 	if (dry)
 		return;
+	if (link_dest) {
+		const char *ld = xw_lit(link_dest), *d = xw_lit(dest);
+		int outside = !ld || !d;
+		for (int k = 0; !outside && k < (ld[0] == '/' || d[0] == '/' ? 1 : c->ncwd); k++) {
+			const char *base = d[0] == '/' ? d : gpath_resolve(c->L->a, c->cwd[k], d, strlen(d));
+			if (!gpath_under(gpath_resolve(c->L->a, base, ld, strlen(ld)), c->L->g.root))
+				outside = 1;
+		}
+		if (outside)
+			lower_emit(c, EK_FS_WRITE_OUTSIDE, xw_show(c->L, link_dest),
+				   "hard-links files to ones outside the workspace: writes through them leave the root");
+	}
 	lower_path(c, dest, del ? GPA_DESTROY : GPA_WRITE, 1);
 }
 

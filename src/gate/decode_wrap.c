@@ -34,7 +34,9 @@ static int env_assignment(struct cmd *c, const struct xword *w)
 		if (!(*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
 		      (q > w->s && *q >= '0' && *q <= '9')))
 			return 0;
-	env_push(c, arena_strndup(c->L->a, w->s, (size_t)(eq - w->s)), eq + 1);
+	const char *name = arena_strndup(c->L->a, w->s, (size_t)(eq - w->s));
+	env_push(c, name, eq + 1);
+	lower_env_check(c, name, eq + 1);
 	return 1;
 }
 
@@ -691,8 +693,15 @@ void decode_strace(struct cmd *c, const char *name)
 		if (s[0] != '-' || !s[1])
 			break;
 		if (!strcmp(s, "-o") || !strncmp(s, "--output", 8)) {
-			if (!strchr(s, '=') && i + 1 < c->argc)
-				lower_path(c, &c->argv[++i], GPA_WRITE, 0);
+			const struct xword *ow = !strchr(s, '=') && i + 1 < c->argc ? &c->argv[++i] : NULL;
+			const char *ov = ow ? ow->s : strchr(s, '=') ? strchr(s, '=') + 1 : "";
+			/* -o '|cmd' / -o '!cmd' pipes the trace into a command */
+			if (ov[0] == '|' || ov[0] == '!' || (ow && XM_IS_UNK(ov[0])))
+				lower_indet(c, arena_printf(c->L->a, "%s -o", name), "pipes the trace into a command");
+			else if (ow)
+				lower_path(c, ow, GPA_WRITE, 0);
+			else if (*ov)
+				lower_path_lit(c, ov, GPA_WRITE, 0);
 			continue;
 		}
 		if (!strcmp(s, "-p") || !strncmp(s, "--attach", 8)) {
@@ -1252,6 +1261,21 @@ void decode_interp(struct cmd *c, const char *name)
 	}
 	int py = !strncmp(name, "python", 6) || !strncmp(name, "pypy", 4);
 	int node = !strcmp(name, "node") || !strcmp(name, "nodejs");
+	for (size_t i = 1; node && i < c->argc; i++) {
+		/* options that load code before anything else runs (even --check or --test) */
+		const char *s = c->argv[i].s;
+		static const char *const preload[] = {"-r",	      "--require", "--import", "--loader",
+						      "--experimental-loader", "--env-file", "--env-file-if-exists",
+						      "--experimental-policy", "--inspect", "--inspect-brk", NULL};
+		for (int k = 0; preload[k]; k++) {
+			size_t l = strlen(preload[k]);
+			if (!strncmp(s, preload[k], l) && (s[l] == '\0' || s[l] == '=' || (l == 2 && s[l]))) {
+				lower_indet(c, arena_printf(c->L->a, "%s %s", name, preload[k]),
+					    "loads code (or opens a debugger) before the program runs");
+				return;
+			}
+		}
+	}
 	for (size_t i = 1; i < c->argc; i++) {
 		const struct xword *w = &c->argv[i];
 		const char *s = w->s;
@@ -1292,8 +1316,18 @@ void decode_interp(struct cmd *c, const char *name)
 				    arena_printf(c->L->a, "%s runs inline code the gate does not analyse", name));
 			return;
 		}
-		if (py && (!strcmp(s, "-W") || !strcmp(s, "-X")))
+		if (py && (!strcmp(s, "-W") || !strcmp(s, "-X"))) {
+			/* -W action::module.Category imports that module */
+			if (!strcmp(s, "-W") && i + 1 < c->argc && strchr(c->argv[i + 1].s, '.')) {
+				lower_indet(c, "python -W", "a warning filter that names a module Python imports");
+				return;
+			}
 			i++;
+		}
+		if (py && !strncmp(s, "-W", 2) && s[2] && strchr(s, '.')) {
+			lower_indet(c, "python -W", "a warning filter that names a module Python imports");
+			return;
+		}
 	}
 	lower_indet(c, name,
 		    arena_printf(c->L->a, "%s reads a program from its input; the gate does not analyse it", name));

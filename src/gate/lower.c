@@ -17,8 +17,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gate/envvar.h"
+
 static void walk(struct lower *L, const struct sh_node *n, struct shstate *st, const struct cmd_in *in,
 		 struct cmd_out *out);
+static const char *word_orig(struct lower *L, const struct sh_word *w);
 
 /*==== budget ====*/
 
@@ -40,13 +43,15 @@ static int spend(struct lower *L, long units)
 int xm_known(const char *s)
 {
 	for (; *s; s++)
-		if (*s == XM_UNKNOWN || *s == XM_UNDER || *s == XM_END || *s == XM_SECRET)
+		if ((unsigned char)*s >= 1 && (unsigned char)*s <= XM_LAST)
 			return 0;
 	return 1;
 }
 
 static const char UNKNOWN_VAL[] = {XM_UNKNOWN, 0};
 static const char SECRET_VAL[] = {XM_SECRET, 0};
+static const char NUM_VAL[] = {XM_NUM, 0};
+static const char INHERIT_VAL[] = {XM_INHERIT, 0};
 
 /* 1 when v is exactly one run-time value (not a partially known string). */
 static int whole_unknown(const char *v)
@@ -54,24 +59,67 @@ static int whole_unknown(const char *v)
 	return XM_IS_UNK(v[0]) && v[1] == '\0';
 }
 
-static const char *var_find(const struct shstate *st, const char *name)
+struct var *lower_var_entry(struct shstate *st, const char *name)
 {
 	for (size_t i = st->nvars; i-- > 0;)
 		if (strcmp(st->vars[i].name, name) == 0)
-			return st->vars[i].val;
+			return &st->vars[i];
 	return NULL;
 }
 
-static void var_set(struct lower *L, struct shstate *st, const char *name, const char *val)
+const char *lower_var(const struct shstate *st, const char *name)
 {
-	for (size_t i = st->nvars; i-- > 0;) {
-		if (strcmp(st->vars[i].name, name) == 0) {
-			st->vars[i].val = val;
+	const struct var *v = lower_var_entry((struct shstate *)st, name);
+	return v ? v->val : NULL;
+}
+
+void lower_var_set(struct lower *L, struct shstate *st, const char *name, const char *val)
+{
+	struct var *e = lower_var_entry(st, name);
+	if (e) {
+		e->val = val;
+		return;
+	}
+	struct var v = {arena_strdup(L->a, name), val, 0};
+	ARENA_PUSH(L->a, st->vars, st->nvars, st->capvars, v);
+}
+
+#define var_find lower_var
+#define var_set lower_var_set
+
+void lower_indet_at(struct lower *L, const char *resource, const char *why)
+{
+	effect_plan_add(L->plan, EK_INDETERMINATE, resource, L->ev ? L->ev : "", why);
+}
+
+void lower_taint_dir(struct lower *L, struct shstate *st, const char *dir, int archive)
+{
+	(void)L;
+	for (int i = 0; i < st->nlinkdirs; i++) {
+		if (gpath_under(dir, st->linkdirs[i])) {
+			st->linkarchive[i] |= (unsigned char)(archive != 0);
 			return;
 		}
 	}
-	struct var v = {arena_strdup(L->a, name), val};
-	ARENA_PUSH(L->a, st->vars, st->nvars, st->capvars, v);
+	if (st->nlinkdirs < (int)(sizeof st->linkdirs / sizeof st->linkdirs[0])) {
+		st->linkarchive[st->nlinkdirs] = (unsigned char)(archive != 0);
+		st->linkdirs[st->nlinkdirs++] = dir;
+	} else {
+		st->linkdirs[0] = "/"; /* too many to track: anywhere */
+		st->linkarchive[0] = 1;
+	}
+}
+
+const char *lower_tainted(const struct shstate *st, const char *path, int wild, int archive_only)
+{
+	for (int i = 0; i < st->nlinkdirs; i++) {
+		const char *ld = st->linkdirs[i];
+		if (archive_only && !st->linkarchive[i])
+			continue;
+		if (wild ? gpath_under(path, ld) : (gpath_under(path, ld) && strcmp(path, ld)))
+			return ld;
+	}
+	return NULL;
 }
 
 void lower_state_init(struct lower *L, struct shstate *st, const char *cwd)
@@ -142,6 +190,10 @@ static void state_merge(struct lower *L, struct shstate *st, struct shstate **br
 			ARENA_PUSH(L->a, st->aliases, st->naliases, st->capaliases, s->aliases[i]);
 		if (s->pos != st->pos || s->npos != st->npos)
 			st->pos_known = 0;
+		for (int i = 0; i < s->nlinkdirs; i++)
+			lower_taint_dir(L, st, s->linkdirs[i], s->linkarchive[i]);
+		if (s->dotglob)
+			st->dotglob = 1;
 	}
 	struct shstate u = *st;
 	for (size_t b = 0; b < nb; b++)
@@ -250,35 +302,93 @@ static int is_name_char_start(const char *s)
 	return s[0] == '_' || isalpha((unsigned char)s[0]);
 }
 
+/* ${!name}: the value of name is itself a variable name. bash evaluates a subscript in it
+ * (x='a[$(cmd)]'; echo ${!x} runs cmd), so a name only known at run time is indeterminate. */
+static const char *indirect(struct lower *L, struct shstate *st, const char *target, int *secret)
+{
+	if (!xm_known(target)) {
+		lower_indet_at(L, "${!...}",
+			       "indirect expansion of a name only known at run time (bash evaluates a subscript in "
+			       "the name, which can run commands)");
+		return UNKNOWN_VAL;
+	}
+	size_t k = 0;
+	if (is_name_char_start(target))
+		while (isalnum((unsigned char)target[k]) || target[k] == '_')
+			k++;
+	if (k && target[k] == '[') {
+		lower_name_ok(L, st, target, "indirect expansion reads");
+		return UNKNOWN_VAL;
+	}
+	if (!k || target[k])
+		return UNKNOWN_VAL; /* positional or invalid: bash refuses or gives a parameter */
+	const char *v = var_find(st, target);
+	if (!v && secret_name_like(target))
+		*secret = 1;
+	return v ? v : UNKNOWN_VAL;
+}
+
 static const char *param_value(struct lower *L, struct shstate *st, const struct sh_part *pt, int *secret)
 {
 	const char *name = pt->s;
 	const char *v = NULL;
-	int known_unset = 0;
+	const char *op = pt->op;
 	if (pt->idx) {
-		expand_value(L, st, pt->idx, NULL);
+		const char *ix = expand_value(L, st, pt->idx, NULL);
+		const struct var *e = lower_var_entry(st, name);
+		/* an indexed array's subscript is arithmetic (an associative array's is a string) */
+		if (strcmp(ix, "@") && strcmp(ix, "*") && !(e && (e->flags & VF_ASSOC)) && is_name_char_start(name))
+			lower_arith(L, st, ix, "${%s[%s]}", name, word_orig(L, pt->idx));
 		v = UNKNOWN_VAL;
-	} else if (isdigit((unsigned char)name[0]) || strchr("@*#", name[0])) {
+		if (op[0] == '!' && (!strcmp(ix, "@") || !strcmp(ix, "*")))
+			return UNKNOWN_VAL; /* ${!a[@]}: the keys */
+	} else if (name[0] == '#' && !name[1]) {
+		v = st->pos_known && st->npos ? arena_printf(L->a, "%zu", st->npos - 1) : NUM_VAL;
+	} else if (isdigit((unsigned char)name[0]) || strchr("@*", name[0])) {
 		v = positional(st, name);
 		if (!v)
 			v = UNKNOWN_VAL;
-	} else if (strchr("?$!-_", name[0]) && name[1] == '\0') {
+	} else if (strchr("?$!", name[0]) && name[1] == '\0') {
+		v = NUM_VAL;
+	} else if (strchr("-_", name[0]) && name[1] == '\0') {
 		v = UNKNOWN_VAL;
 	} else {
 		v = var_find(st, name);
 		if (!v) {
-			v = UNKNOWN_VAL;
+			/* from the environment: unknown (a search path keeps its inherited value) */
+			v = envvar_pathlist(name) != ENVP_NONE ? INHERIT_VAL : UNKNOWN_VAL;
 			if (secret_name_like(name))
 				*secret = 1;
 		}
 	}
-	(void)known_unset;
-	const char *op = pt->op;
 	if (!op[0])
 		return v;
-	if (strcmp(op, "len") == 0 || strcmp(op, "!") == 0 || strcmp(op, "@") == 0 || strcmp(op, ":") == 0) {
+	if (op[0] == '!') {
+		/* ${!prefix@}: names; ${!name} and ${!name OP word}: indirect */
 		if (pt->arg)
 			expand_value(L, st, pt->arg, NULL);
+		if (!strcmp(op, "!@"))
+			return UNKNOWN_VAL;
+		const char *r = indirect(L, st, v, secret);
+		return op[1] ? UNKNOWN_VAL : r;
+	}
+	if (strcmp(op, "len") == 0) {
+		if (pt->arg)
+			expand_value(L, st, pt->arg, NULL);
+		return NUM_VAL;
+	}
+	if (strcmp(op, "@") == 0) {
+		const char *t = pt->arg ? expand_value(L, st, pt->arg, NULL) : "";
+		/* prompt expansion runs the command substitutions in the value */
+		if (!strcmp(t, "P") && !(xm_known(v) && !strchr(v, '$') && !strchr(v, '`')))
+			lower_indet_at(L, arena_printf(L->a, "${%s@P}", name),
+				       "prompt expansion of a value that holds (or may hold) $(...) or `...`: they run");
+		return UNKNOWN_VAL;
+	}
+	if (strcmp(op, ":") == 0) {
+		/* ${v:offset:length}: both are arithmetic */
+		const char *t = pt->arg ? expand_value(L, st, pt->arg, NULL) : "";
+		lower_arith(L, st, t, "${%s:%s}", name, pt->arg ? word_orig(L, pt->arg) : "");
 		return UNKNOWN_VAL;
 	}
 	unsigned fl = 0;
@@ -294,7 +404,7 @@ static const char *param_value(struct lower *L, struct shstate *st, const struct
 		else
 			r = (op[0] == ':' && empty) ? arg : v;
 		if (op[strlen(op) - 1] == '=' && !pt->idx && is_name_char_start(name))
-			var_set(L, st, name, r);
+			lower_assign(L, st, name, r);
 		return r;
 	}
 	if (!strcmp(op, ":+") || !strcmp(op, "+")) {
@@ -381,6 +491,46 @@ static const char *known_cmdsub_output(struct lower *L, const struct shstate *st
 	return NULL;
 }
 
+/* 1 when a command substitution's output is a number: $(nproc), $(id -u), $(date +%s),
+ * $(seq ...), $(git rev-list --count ...), $(... | wc -l), $(wc -l < f), $(grep -c p). */
+static int numeric_cmdsub(struct lower *L, const struct sh_node *sub)
+{
+	if (!sub || sub->kind != SH_SEQ || sub->nkids != 1)
+		return 0;
+	const struct sh_node *n = sub->kids[0];
+	if (n->kind == SH_PIPE && n->nkids > 1)
+		n = n->kids[n->nkids - 1];
+	if (n->kind != SH_SIMPLE || n->nwords < 1)
+		return 0;
+	char *w[4] = {NULL, NULL, NULL, NULL};
+	for (size_t i = 0; i < n->nwords && i < 4; i++)
+		if (!shparse_word_literal(L->a, &n->words[i], &w[i]))
+			return 0;
+	size_t nw = n->nwords;
+	if (!strcmp(w[0], "nproc") && nw == 1)
+		return 1;
+	if (!strcmp(w[0], "id") && nw == 2 && (!strcmp(w[1], "-u") || !strcmp(w[1], "-g")))
+		return 1;
+	if (!strcmp(w[0], "date") && nw == 2 && !strcmp(w[1], "+%s"))
+		return 1;
+	if (!strcmp(w[0], "seq") && nw >= 2 && nw <= 4) {
+		/* seq -f / -s could print text: literal numbers (and -w) only */
+		for (size_t i = 1; i < nw; i++)
+			if (strcmp(w[i], "-w") && !arith_is_number(w[i]))
+				return 0;
+		return 1;
+	}
+	if (!strcmp(w[0], "git") && nw >= 3 && !strcmp(w[1], "rev-list") && !strcmp(w[2], "--count"))
+		return 1;
+	/* counting stdin: wc -l / -c / -w / -m, grep -c PATTERN */
+	if (!strcmp(w[0], "wc") && nw == 2 && (!strcmp(w[1], "-l") || !strcmp(w[1], "-c") || !strcmp(w[1], "-w") ||
+					      !strcmp(w[1], "-m")))
+		return 1;
+	if (!strcmp(w[0], "grep") && nw == 3 && !strcmp(w[1], "-c"))
+		return 1;
+	return 0;
+}
+
 static void expand_cmdsub(struct lower *L, struct shstate *st, const struct sh_part *pt, struct xb *b, unsigned char fl)
 {
 	size_t before = effect_plan_count(L->plan);
@@ -395,6 +545,11 @@ static void expand_cmdsub(struct lower *L, struct shstate *st, const struct sh_p
 	const char *known = known_cmdsub_output(L, st, pt->sub);
 	if (known) {
 		xb_put(L, b, known, strlen(known), fl);
+		return;
+	}
+	if (!secret && numeric_cmdsub(L, pt->sub)) {
+		b->cmdsub = 1;
+		xb_put(L, b, NUM_VAL, 1, fl);
 		return;
 	}
 	if (out.kind == OUT_UNDER && out.under && !secret) {
@@ -440,9 +595,15 @@ static void expand_parts(struct lower *L, struct shstate *st, const struct sh_wo
 			expand_cmdsub(L, st, pt, b, (unsigned char)(fl | XF_EXP));
 			break;
 		case SHP_ARITH:
-			if (pt->arg)
-				expand_value(L, st, pt->arg, NULL);
-			xb_put(L, b, UNKNOWN_VAL, 1, (unsigned char)(XF_EXP | XF_QUOTED));
+			if (pt->arg) {
+				/* $((...)) and $[...]: a number, once the evaluation is known to be safe */
+				const char *t = expand_value(L, st, pt->arg, NULL);
+				lower_arith(L, st, t, "$((%s))", word_orig(L, pt->arg));
+				xb_put(L, b, NUM_VAL, 1, (unsigned char)(XF_EXP | XF_QUOTED));
+			} else {
+				/* the parser's stand-in for an array value NAME=(...) */
+				xb_put(L, b, UNKNOWN_VAL, 1, (unsigned char)(XF_EXP | XF_QUOTED));
+			}
 			break;
 		case SHP_PROCSUB: {
 			struct shstate *sub = lower_state_copy(L, st);
@@ -453,8 +614,16 @@ static void expand_parts(struct lower *L, struct shstate *st, const struct sh_wo
 			break;
 		}
 		case SHP_TILDE:
-			if (pt->n == 0 && L->g.home)
-				xb_put(L, b, L->g.home, strlen(L->g.home), XF_QUOTED);
+			if (pt->n == 0) {
+				/* ~ is $HOME when it is set (the account's home when it is not) */
+				const char *h = var_find(st, "HOME");
+				if (!h || !h[0])
+					h = L->g.home;
+				if (h && xm_known(h))
+					xb_put(L, b, h, strlen(h), XF_QUOTED);
+				else
+					xb_put(L, b, UNKNOWN_VAL, 1, XF_QUOTED | XF_EXP);
+			}
 			else if (pt->n == 4 && strncmp(pt->s, "root", 4) == 0)
 				xb_put(L, b, "/root", 5, XF_QUOTED);
 			else
@@ -635,6 +804,25 @@ static int ifs_space(char c)
 	return c == ' ' || c == '\t' || c == '\n';
 }
 
+/* The field separators in force: NULL for the default (space, tab, newline). An IFS only
+ * known at run time splits like the default here; the caller reports it. */
+static const char *ifs_of(const struct shstate *st, int *unknown)
+{
+	const char *v = var_find(st, "IFS");
+	*unknown = v && !xm_known(v);
+	return v && !*unknown ? v : NULL;
+}
+
+static int ifs_split_at(const char *ifs, const struct xb *x, size_t i)
+{
+	if (!(x->f[i] & XF_EXP) || (x->f[i] & XF_QUOTED))
+		return 0;
+	char c = x->s[i];
+	if (!ifs)
+		return ifs_space(c);
+	return c && strchr(ifs, c) != NULL;
+}
+
 static const char *word_orig(struct lower *L, const struct sh_word *w)
 {
 	if (!w->src || w->end <= w->off)
@@ -665,16 +853,29 @@ static void expand_args(struct lower *L, struct shstate *st, const struct sh_wor
 	struct xb **bv = NULL;
 	size_t bn = 0, bcap = 0;
 	brace_expand(L, &b, &bv, &bn, &bcap, 8);
+	int ifs_unknown;
+	const char *ifs = ifs_of(st, &ifs_unknown);
+	if (ifs_unknown && !st->ifs_reported) {
+		for (size_t i = 0; i < b.n; i++) {
+			if ((b.f[i] & XF_EXP) && !(b.f[i] & XF_QUOTED) && !XM_IS_UNK(b.s[i])) {
+				st->ifs_reported = 1;
+				lower_indet_at(L, "IFS",
+					       "IFS is only known at run time: an unquoted expansion may split into "
+					       "other words than the gate sees");
+				break;
+			}
+		}
+	}
 	for (size_t k = 0; k < bn; k++) {
 		struct xb *x = bv[k];
-		/* split on unquoted whitespace that came from an expansion */
+		/* split on unquoted field separators (IFS) that came from an expansion */
 		size_t i = 0;
 		int any = 0;
 		while (i <= x->n) {
-			while (i < x->n && ifs_space(x->s[i]) && (x->f[i] & XF_EXP) && !(x->f[i] & XF_QUOTED))
+			while (i < x->n && ifs_split_at(ifs, x, i))
 				i++;
 			size_t s0 = i;
-			while (i < x->n && !(ifs_space(x->s[i]) && (x->f[i] & XF_EXP) && !(x->f[i] & XF_QUOTED)))
+			while (i < x->n && !ifs_split_at(ifs, x, i))
 				i++;
 			if (i > s0 || (!any && x->had_quoted && i == x->n)) {
 				struct xb part = {0};
@@ -788,10 +989,23 @@ void lower_indet(struct cmd *c, const char *resource, const char *why)
 	lower_emit(c, EK_INDETERMINATE, resource, why);
 }
 
+/* A path beneath a directory an earlier command filled with unseen files (linkdirs). */
+static const char *through_link(const struct cmd *c, const struct gpath_target *t)
+{
+	return lower_tainted(c->st, t->wild ? t->scope : t->path, t->wild, 0);
+}
+
 static void classify_emit(struct cmd *c, const struct gpath_target *t, enum gpath_access acc, const char *res)
 {
 	enum effect_kind k;
 	const char *why;
+	const char *ld = acc != GPA_META ? through_link(c, t) : NULL;
+	if (ld)
+		lower_indet(c, res,
+			    arena_printf(c->L->a,
+					 "goes beneath %s, which an earlier command filled with files the gate cannot "
+					 "see: any of them may be a symbolic link to somewhere else",
+					 ld));
 	if (gpath_classify(&c->L->g, t, acc, &k, &why))
 		lower_emit(c, k, res, why);
 }
@@ -951,10 +1165,10 @@ void lower_path_lit(struct cmd *c, const char *p, enum gpath_access acc, int rec
 int lower_text(struct lower *L, struct shstate *st, const char *text, size_t n, const char *what)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (text[i] == XM_UNKNOWN || text[i] == XM_UNDER || text[i] == XM_END || text[i] == XM_SECRET) {
+		if ((unsigned char)text[i] >= 1 && (unsigned char)text[i] <= XM_LAST) {
 			effect_plan_add(
 			    L->plan, EK_INDETERMINATE, what, "",
-			    "the shell text contains control bytes (\\x01-\\x04) the gate refuses to analyse");
+			    "the shell text contains control bytes (\\x01-\\x06) the gate refuses to analyse");
 			return -1;
 		}
 	}
@@ -1073,8 +1287,10 @@ void lower_dispatch(struct cmd *c)
 			c->st->npos = c->argc;
 			c->st->pos_known = 1;
 			L->depth++;
+			L->in_func++;
 			struct cmd_out out = {0};
 			walk(L, f->body, c->st, &c->in, &out);
+			L->in_func--;
 			L->depth--;
 			c->st->pos = savepos;
 			c->st->npos = savenpos;
@@ -1202,6 +1418,8 @@ static void walk_simple(struct lower *L, const struct sh_node *n, struct shstate
 	c.in = *inherit;
 	c.cwd = st->cwd;
 	c.ncwd = st->ncwd;
+	const char *saved_ev = L->ev;
+	L->ev = c.evidence;
 	/* words first (as the shell does), then redirects, then assignments */
 	struct xword *argv = NULL;
 	size_t argc = 0, cap = 0;
@@ -1214,26 +1432,53 @@ static void walk_simple(struct lower *L, const struct sh_node *n, struct shstate
 	for (size_t i = 0; i < n->nassigns; i++) {
 		const char *after;
 		int append, element;
-		const char *name = assign_name(L, &n->assigns[i], &after, &append, &element);
-		const char *val = assign_value(L, st, &n->assigns[i]);
+		const struct sh_word *aw = &n->assigns[i];
+		const char *name = assign_name(L, aw, &after, &append, &element);
+		const char *val = assign_value(L, st, aw);
+		const struct var *attr = lower_var_entry(st, name);
+		int assoc = attr && (attr->flags & VF_ASSOC);
 		if (append) {
 			const char *old = lower_getenv(&c, name);
+			if (!old && envvar_pathlist(name) != ENVP_NONE)
+				old = INHERIT_VAL;
 			val = old ? arena_printf(L->a, "%s%s", old, val) : UNKNOWN_VAL;
 		}
-		if (element)
+		if (element) {
+			/* NAME[sub]=v: an indexed array's subscript is arithmetic */
+			const char *lb = memchr(aw->p[0].s, '[', aw->p[0].n);
+			const char *rb = lb ? memchr(lb, ']', (size_t)(aw->p[0].s + aw->p[0].n - lb)) : NULL;
+			if (lb && rb && !assoc)
+				lower_arith(L, st, arena_strndup(L->a, lb + 1, (size_t)(rb - lb - 1)),
+					    "%s[%.*s]=", name, (int)(rb - lb - 1), lb + 1);
 			val = UNKNOWN_VAL; /* an array element: the variable's scalar value is unknown */
+		}
+		for (size_t k = 0; k < aw->nelems; k++) {
+			/* NAME=( [sub]=v ... ): subscripts of an indexed array are arithmetic */
+			const struct sh_word *ew = &aw->elems[k];
+			const char *et = expand_value(L, st, ew, NULL);
+			if (ew->n && ew->p[0].kind == SHP_LIT && !ew->p[0].quoted && ew->p[0].n && ew->p[0].s[0] == '[') {
+				const char *close = strstr(et, "]=");
+				if (close && !assoc)
+					lower_arith(L, st, arena_strndup(L->a, et + 1, (size_t)(close - et - 1)),
+						    "%s=([...]=...)", name);
+			}
+		}
 		if (argc == 0) {
-			var_set(L, st, name, val);
+			lower_assign(L, st, name, val);
 		} else {
-			struct var v = {name, val};
+			struct var v = {name, val, 0};
 			ARENA_PUSH(L->a, c.env, c.nenv, capenv, v);
+			lower_env_check(&c, name, val);
 		}
 	}
-	if (argc == 0)
+	if (argc == 0) {
+		L->ev = saved_ev;
 		return;
+	}
 	/* the cwd array of st may be changed by cd inside dispatch: decoders read c.cwd */
 	lower_dispatch(&c);
 	*out = c.out;
+	L->ev = saved_ev;
 }
 
 static struct cmd_in redirect_stdin(struct lower *L, const struct sh_node *n, struct shstate *st,
@@ -1315,12 +1560,16 @@ static void walk_for(struct lower *L, const struct sh_node *n, struct shstate *s
 	struct shstate *br[9];
 	size_t nb = 0;
 	struct cmd_out out = {0};
+	int numbers = nv > 0;
+	for (size_t i = 0; i < nv; i++)
+		if (v[i].glob || v[i].under || !arith_is_number(v[i].s))
+			numbers = 0;
 	if (all_known && nv <= 8) {
 		for (size_t i = 0; i < nv; i++) {
 			if (!spend(L, 10))
 				break;
 			br[nb] = lower_state_copy(L, st);
-			var_set(L, br[nb], n->name, v[i].s);
+			lower_assign(L, br[nb], n->name, v[i].s);
 			walk(L, n->kids[0], br[nb], in, &out);
 			nb++;
 		}
@@ -1328,7 +1577,7 @@ static void walk_for(struct lower *L, const struct sh_node *n, struct shstate *s
 		/* one pass with the loop variable standing for "one of the matches": a glob's
 		 * pattern, resolved (the same entries the glob reaches: no dot entries unless the
 		 * pattern asks for them); anything else is unknown */
-		const char *val = UNKNOWN_VAL;
+		const char *val = numbers ? NUM_VAL : UNKNOWN_VAL;
 		if (nv == 1 && v[0].glob && !v[0].unknown && !v[0].under && st->ncwd == 1) {
 			const char *t = v[0].s;
 			const char *g = strpbrk(t, "*?[");
@@ -1342,12 +1591,37 @@ static void walk_for(struct lower *L, const struct sh_node *n, struct shstate *s
 			}
 		}
 		br[nb] = lower_state_copy(L, st);
-		var_set(L, br[nb], n->name, val);
+		lower_assign(L, br[nb], n->name, val);
 		walk(L, n->kids[0], br[nb], in, &out);
 		nb++;
 	}
 	br[nb++] = lower_state_copy(L, st);
 	state_merge(L, st, br, nb);
+}
+
+/* [[ ]]: the operands of -eq -ne -lt -le -gt -ge are evaluated as arithmetic, and -v
+ * evaluates a subscript in the name it tests. */
+static void cond_operands(struct lower *L, const struct sh_node *n, struct shstate *st, const char **tx)
+{
+	static const char *const arith_ops[] = {"-eq", "-ne", "-lt", "-le", "-gt", "-ge", NULL};
+	for (size_t i = 0; i < n->nwords; i++) {
+		const struct sh_word *w = &n->words[i];
+		if (w->n != 1 || w->p[0].kind != SHP_LIT || w->p[0].quoted)
+			continue;
+		const char *op = tx[i];
+		int is_arith = 0;
+		for (int k = 0; arith_ops[k]; k++)
+			if (!strcmp(op, arith_ops[k]))
+				is_arith = 1;
+		if (is_arith) {
+			if (i > 0)
+				lower_arith(L, st, tx[i - 1], "[[ %s %s ... ]]", word_orig(L, &n->words[i - 1]), op);
+			if (i + 1 < n->nwords)
+				lower_arith(L, st, tx[i + 1], "[[ ... %s %s ]]", op, word_orig(L, &n->words[i + 1]));
+		} else if (!strcmp(op, "-v") && i + 1 < n->nwords) {
+			lower_name_ok(L, st, tx[i + 1], "[[ -v ]] tests");
+		}
+	}
 }
 
 static void walk(struct lower *L, const struct sh_node *n, struct shstate *st, const struct cmd_in *in,
@@ -1447,13 +1721,24 @@ static void walk(struct lower *L, const struct sh_node *n, struct shstate *st, c
 		return;
 	}
 	case SH_COND:
-	case SH_ARITHCMD:
+	case SH_ARITHCMD: {
+		const char *saved_ev = L->ev;
+		L->ev = node_text(L, n);
+		const char **tx = arena_alloc(L->a, (n->nwords + 1) * sizeof *tx);
 		for (size_t i = 0; i < n->nwords; i++)
-			expand_value(L, st, &n->words[i], NULL);
+			tx[i] = expand_value(L, st, &n->words[i], NULL);
+		if (n->kind == SH_ARITHCMD) {
+			for (size_t i = 0; i < n->nwords; i++)
+				lower_arith(L, st, tx[i], "((%s))", word_orig(L, &n->words[i]));
+		} else {
+			cond_operands(L, n, st, tx);
+		}
 		for (size_t i = 0; i < n->nkids; i++)
 			walk(L, n->kids[i], st, in, out);
 		redirect_stdin(L, n, st, in);
+		L->ev = saved_ev;
 		return;
+	}
 	}
 }
 

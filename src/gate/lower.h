@@ -27,8 +27,11 @@
 #define XM_UNDER '\x02'	  /* XM_UNDER <absolute dir> XM_END: a path beneath that dir */
 #define XM_END '\x03'
 #define XM_SECRET '\x04' /* like XM_UNKNOWN, but computed from a secret (taints what it flows into) */
+#define XM_NUM '\x05'	  /* a number only known at run time ($((...)), $#, ${#x}, wc -l) */
+#define XM_INHERIT '\x06' /* the value a search-path variable (PATH...) had when the command started */
+#define XM_LAST XM_INHERIT /* inputs holding bytes \x01..XM_LAST are refused */
 /* 1 for a byte standing for run-time text. */
-#define XM_IS_UNK(c) ((c) == XM_UNKNOWN || (c) == XM_SECRET)
+#define XM_IS_UNK(c) ((c) == XM_UNKNOWN || (c) == XM_SECRET || (c) == XM_NUM || (c) == XM_INHERIT)
 
 /* Per-byte flags of an expanded word. */
 #define XF_QUOTED 1 /* protected from splitting and globbing */
@@ -48,9 +51,15 @@ struct xword {
 	unsigned nofilter : 1;	/* XM_UNDER from a find with no name filter (may match .git) */
 };
 
+/* Attributes a variable was declared with (declare -i / -A / -n). */
+#define VF_INT 1	/* integer: every assignment is evaluated as arithmetic */
+#define VF_ASSOC 2	/* associative array: subscripts are strings, not arithmetic */
+#define VF_NAMEREF 4 /* a nameref: the value names another variable */
+
 struct var {
 	const char *name;
 	const char *val; /* marker string */
+	unsigned flags;	 /* VF_* */
 };
 
 struct func {
@@ -70,7 +79,14 @@ struct shstate {
 	const char **pos;		 /* $1..$n as marker strings */
 	size_t npos;
 	int pos_known; /* 0: positional parameters unknown */
-	int dotglob;   /* shopt -s dotglob: wildcards match dot entries */
+	int dotglob;   /* shopt -s dotglob (or GLOBIGNORE set): wildcards match dot entries */
+	/* directories an earlier command of this script filled with files the gate cannot list
+	 * (an archive extracted, a repository cloned): any of them may be a symbolic link, so
+	 * reads and writes beneath them go who knows where */
+	const char *linkdirs[8];
+	unsigned char linkarchive[8]; /* filled from an archive (which can hold a .git/config too) */
+	int nlinkdirs;
+	int ifs_reported; /* the unknown-IFS reason was given */
 };
 
 enum in_kind { IN_INHERIT, IN_PIPE, IN_HEREDOC, IN_STRING, IN_FILE };
@@ -90,6 +106,8 @@ struct lower {
 	long budget;
 	int budget_reported;
 	struct shparse_limits lim;
+	const char *ev; /* the command being lowered, as evidence for effects found in expansions */
+	int in_func;	/* walking a shell function's body (declare there is local, scopes unknown) */
 };
 
 /* What a command writes to stdout, as far as the next pipeline stage is concerned. */
@@ -143,6 +161,54 @@ int lower_text(struct lower *L, struct shstate *st, const char *text, size_t n, 
 void lower_state_init(struct lower *L, struct shstate *st, const char *cwd);
 /* Deep enough copy for a subshell. */
 struct shstate *lower_state_copy(struct lower *L, const struct shstate *st);
+
+/* The value of a variable assigned in the script (NULL: not set here, so it comes from the
+ * environment and is unknown), and its entry for attributes. */
+const char *lower_var(const struct shstate *st, const char *name);
+struct var *lower_var_entry(struct shstate *st, const char *name);
+/* Sets a variable without judging it (state set-up, merges). */
+void lower_var_set(struct lower *L, struct shstate *st, const char *name, const char *val);
+/* An indeterminate effect found while expanding (evidence: the command being lowered). */
+void lower_indet_at(struct lower *L, const char *resource, const char *why);
+/* Marks dir (absolute) as filled with content the gate cannot see (see shstate.linkdirs);
+ * archive: by an archive or patch (anything, .git/config included) rather than a clone. */
+void lower_taint_dir(struct lower *L, struct shstate *st, const char *dir, int archive);
+/* The directory that makes `path` (or anything beneath it, when wild) tainted, or NULL.
+ * archive_only: only directories filled by an archive count. */
+const char *lower_tainted(const struct shstate *st, const char *path, int wild, int archive_only);
+
+/*==== assign.c: variables the script sets ====*/
+
+/* The script sets shell variable `name` to `val` (plain assignment, export, declare, read,
+ * a loop variable, ${x:=}, arithmetic): judges what the variable means to other programs
+ * (envvar.h), applies the integer attribute, and records the value. cwd: st's. */
+void lower_assign(struct lower *L, struct shstate *st, const char *name, const char *val);
+/* A variable set for one command only (NAME=v cmd, env NAME=v, sudo NAME=v): judged the same
+ * way, without changing the script's state. */
+void lower_env_check(struct cmd *c, const char *name, const char *val);
+/* A variable name given as text (read NAME, printf -v NAME, declare NAME=, [[ -v NAME ]]):
+ * 1 when it is a known identifier, optionally with a subscript that is safe to evaluate;
+ * otherwise records an indeterminate effect (a subscript in a name runs commands) and
+ * returns 0. `what` starts the reason ("read stores into"). */
+int lower_name_ok(struct lower *L, const struct shstate *st, const char *text, const char *what);
+/* Splits NAME[=value] / NAME+=value: the name (arena) and *val (NULL without '='). */
+const char *lower_split_assign(struct lower *L, const char *word, const char **val, int *append);
+
+/*==== arith.c: arithmetic evaluation ====*/
+
+/* Evaluating `text` as bash arithmetic ($((...)), ((...)), let, [[ -eq ]], subscripts,
+ * substring offsets, declare -i): bash evaluates the value of every variable it names as
+ * an expression in turn, and expands array subscripts again, so a value that is not a
+ * plain number can run commands (x='a[$(cmd)]'; echo $((x))). Returns 1 when the text only
+ * involves numbers (literal, or known to be numeric); otherwise records an indeterminate
+ * effect naming `resource` and returns 0. Variables the expression assigns become numbers
+ * in st. */
+int lower_arith(struct lower *L, struct shstate *st, const char *text, const char *resource_fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same check without effects or assignments: 1 when safe; *why gets the reason. */
+int arith_safe(struct lower *L, const struct shstate *st, const char *text, const char **why);
+/* 1 when the marker string is a number (digits, XM_NUM, sign, spaces) or empty. */
+int arith_is_number(const char *v);
 
 /* Runs the decoder for c->argv[0] (functions, builtins, known commands, unknown). */
 void lower_dispatch(struct cmd *c);

@@ -45,6 +45,24 @@ static int takes_long(const struct optspec *sp, const char *name, size_t n)
 	return 0;
 }
 
+/* getopt_long accepts any unambiguous abbreviation of a long option (sort --out=f is
+ * --output=f): an abbreviation of exactly one of the options that take a value is that
+ * option. NULL when there is none (or several). */
+static const char *abbrev_long(const struct optspec *sp, const char *name, size_t n)
+{
+	const char *hit = NULL;
+	if (n < 3)
+		return NULL;
+	for (const char *const *l = sp->long_arg; l && *l; l++) {
+		if (strlen(*l) > n && strncmp(*l, name, n) == 0) {
+			if (hit)
+				return NULL;
+			hit = *l;
+		}
+	}
+	return hit;
+}
+
 int opt_next(struct optit *it, struct opt *o)
 {
 	struct cmd *c = it->c;
@@ -116,9 +134,17 @@ int opt_next(struct optit *it, struct opt *o)
 			o->k = OPT_LONG;
 			o->name = arena_strndup(c->L->a, w->s, nl);
 			it->i++;
+			int takes = takes_long(sp, w->s, nl);
+			if (!takes) {
+				const char *full = abbrev_long(sp, w->s, nl);
+				if (full) {
+					o->name = full;
+					takes = 1;
+				}
+			}
 			if (eq)
 				o->val = tail(c->L, w, nl + 1);
-			else if (takes_long(sp, w->s, nl) && it->i < c->argc)
+			else if (takes && it->i < c->argc)
 				o->val = &c->argv[it->i++];
 			o->valtext = o->val ? xw_lit(o->val) : NULL;
 			return 1;

@@ -379,6 +379,15 @@ static struct sh_word *new_word(struct shp *p)
 	return w;
 }
 
+/* Appends an arithmetic part ($((...)) or $[...]) whose expression is aw. */
+static void push_arith(struct shp *p, struct sh_word *w, struct sh_word *aw, int quoted)
+{
+	struct sh_part *pt = word_add(p, w);
+	pt->kind = SHP_ARITH;
+	pt->quoted = (unsigned char)quoted;
+	pt->arg = aw;
+}
+
 /* Handles a '$' at p->i (already known to be there). */
 static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mode mode, int quoted)
 {
@@ -409,10 +418,7 @@ static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mod
 				aw->end = p->i;
 				p->i += 2; /* )) */
 				leave(p);
-				struct sh_part *pt = word_add(p, w);
-				pt->kind = SHP_ARITH;
-				pt->quoted = (unsigned char)quoted;
-				pt->arg = aw;
+				push_arith(p, w, aw, quoted);
 				return;
 			}
 			p->i = save;
@@ -423,6 +429,21 @@ static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mod
 		pt->kind = SHP_CMDSUB;
 		pt->quoted = (unsigned char)quoted;
 		pt->sub = sub;
+		return;
+	}
+	if (c1 == '[') {
+		/* $[ expr ]: the old form of arithmetic expansion */
+		lit_flush(p, w, l);
+		enter(p);
+		p->i += 2;
+		struct sh_word *aw = new_word(p);
+		lex_parts(p, aw, M_SUBSCR, 1);
+		if (peekc(p, 0) != ']')
+			fail(p, 0, "unterminated $[ ] arithmetic");
+		aw->end = p->i;
+		p->i++;
+		leave(p);
+		push_arith(p, w, aw, quoted);
 		return;
 	}
 	if (c1 == '{') {
@@ -484,8 +505,15 @@ static void dollar(struct shp *p, struct sh_word *w, struct lit *l, enum lex_mod
 			}
 			if (k == sizeof ops / sizeof ops[0])
 				fail(p, 0, "bad ${...} operator");
-			if (!pre)
+			if (!pre) {
 				snprintf(op, sizeof op, "%s", ops[k]);
+			} else if (pre == '!') {
+				/* ${!name OP word}: keep the operator after the '!' */
+				size_t ol = strlen(ops[k]);
+				op[0] = '!';
+				memcpy(op + 1, ops[k], ol < 2 ? ol : 2);
+				op[1 + (ol < 2 ? ol : 2)] = '\0';
+			}
 			p->i += strlen(ops[k]);
 			arg = new_word(p);
 			lex_parts(p, arg, M_BRACE, quoted);
@@ -1235,8 +1263,7 @@ static struct sh_node *parse_simple(struct shp *p)
 					}
 					if (e->t != T_WORD)
 						fail(p, 0, "bad array assignment");
-					for (size_t k = 0; k < e->w.n; k++)
-						ARENA_PUSH(p->a, w.p, w.n, w.cap, e->w.p[k]);
+					ARENA_PUSH(p->a, w.elems, w.nelems, w.capelems, e->w);
 					consume(p);
 				}
 				struct sh_part unk = {.kind = SHP_ARITH, .quoted = 1};

@@ -18,7 +18,8 @@ enum sh_part_kind {
 	SHP_LIT,     /* s[0..n): literal bytes after quote removal */
 	SHP_PARAM,   /* $name / ${name...}: s = name ("HOME", "1", "@", "?"), op, arg */
 	SHP_CMDSUB,  /* $(...) or `...`: sub = parsed program */
-	SHP_ARITH,   /* $((...)): arg = the expression as a word (its expansions) */
+	SHP_ARITH,   /* $((...)) or $[...]: arg = the expression as a word (its expansions);
+		      * arg NULL stands for the value of an array assignment NAME=(...) */
 	SHP_PROCSUB, /* <(...) or >(...): sub = program, dir = '<' or '>' */
 	SHP_TILDE,   /* leading ~ or ~user: s = user ("" for the current user) */
 };
@@ -31,7 +32,8 @@ struct sh_part {
 	unsigned char quoted; /* protected from splitting and globbing */
 	char dir;	      /* PROCSUB: '<' or '>' */
 	char op[4];	      /* PARAM: "" plain, ":-" "-" ":=" "=" ":+" "+" ":?" "?", "#" "##" "%"
-			       * "%%" "/" "//" "^" "^^" "," ",," ":" "@", "len" for ${#x}, "!" for ${!x} */
+			       * "%%" "/" "//" "^" "^^" "," ",," ":" "@", "len" for ${#x}, "!" for ${!x}, and "!OP"
+			       * for ${!x OP word} ("!@" is ${!prefix@}) */
 	const char *s;
 	size_t n;
 	struct sh_word *arg; /* PARAM operator word / ARITH expression (may be NULL) */
@@ -44,6 +46,8 @@ struct sh_word {
 	size_t n, cap;
 	const char *src; /* source buffer the offsets refer to */
 	size_t off, end;
+	struct sh_word *elems; /* NAME=( elements ): the element words (assignments only) */
+	size_t nelems, capelems;
 };
 
 enum sh_redir_op {

@@ -114,7 +114,9 @@ static const struct example shell[] = {
     /* the earlier gate's unit tests */
     {"cd /tmp && rm -rf foo", Q, Q, NULL},
     {"cd $HOME && rm -rf foo", Q, Q, NULL},
-    {"cd $HOME && git status", A, A, NULL},
+    {"cd $HOME && git status", Q, A,
+     "git reads the configuration of the repository it runs in (core.fsmonitor runs on status): only the workspace's "
+     "repositories are vouched for"},
     {"echo x >> .env", Q, Q, NULL},
     {"echo x >> ~/.zshrc", Q, Q, NULL},
     {"echo x >> ~/.bashrc", Q, Q, NULL},
@@ -148,7 +150,8 @@ static const struct example shell[] = {
     {"sed -n '1p' README.md", A, A, NULL},
     {"node --check f.js", A, A, NULL},
     {"bundle -v", A, A, NULL},
-    {"make -n test", A, A, NULL},
+    {"make -n test", Q, A,
+     "make -n still reads the Makefile: $(shell ...) and recipe lines marked + run, and the gate does not read it"},
     {"bin/rails routes", Q, A,
      "a program run by a relative path is workspace code the gate cannot see; only system paths are decoded"},
     {"curl -H \"Authorization: Bearer literal0123456789\" https://api.example.com", Q, Q, NULL},
@@ -324,25 +327,39 @@ Test(gate_examples, tool_table)
 	}
 }
 
-/* Prints the score against the earlier gate (run with --verbose to see it). */
+/* The score against the earlier gate, from the decisions the gate gives now (not from the
+ * table's expectations), held to the figures docs/GATE.md states: a change in what the gate
+ * decides for any example moves a number and fails here. Printed with --verbose. */
 Test(gate_examples, score)
 {
 	size_t n = sizeof shell / sizeof shell[0], same = 0, ask_both = 0, ask_earlier = 0, fn = 0;
 	size_t nt = sizeof tools / sizeof tools[0], tsame = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (shell[i].ours == shell[i].earlier)
+		enum gate_decision d = decide(shell[i].cmd, &ctx);
+		if (d == shell[i].earlier)
 			same++;
 		if (shell[i].earlier >= GATE_ASK) {
 			ask_earlier++;
-			if (shell[i].ours >= GATE_ASK)
+			if (d >= GATE_ASK)
 				ask_both++;
-			else
+			else {
 				fn++;
+				cr_expect(shell[i].why != NULL, "[%zu] %s: the earlier gate asked, this one does not, and "
+								"no reason is recorded",
+					  i, shell[i].cmd);
+			}
 		}
 	}
-	for (size_t i = 0; i < nt; i++)
-		if (tools[i].ours == tools[i].earlier)
+	for (size_t i = 0; i < nt; i++) {
+		cJSON *args = cJSON_Parse(tools[i].args);
+		cJSON *ann = tools[i].ann ? cJSON_Parse(tools[i].ann) : NULL;
+		struct effect_plan *p = gate_plan_tool_call(NULL, tools[i].tool, args, ann, &ctx);
+		if (effect_plan_decision(p) == tools[i].earlier)
 			tsame++;
+		effect_plan_free(p);
+		cJSON_Delete(args);
+		cJSON_Delete(ann);
+	}
 	cr_log_info("shell examples: %zu, same verdict as the earlier gate: %zu, deliberate differences: %zu", n, same,
 		    n - same);
 	cr_log_info("earlier must-ask: %zu, still ask: %zu, now allowed (documented): %zu", ask_earlier, ask_both, fn);
@@ -351,4 +368,11 @@ Test(gate_examples, score)
 	    stderr,
 	    "SCORE shell=%zu same=%zu diff=%zu earlier_ask=%zu still_ask=%zu relaxed=%zu tools=%zu tools_same=%zu\n", n,
 	    same, n - same, ask_earlier, ask_both, fn, nt, tsame);
+	cr_expect_eq(n, 124);
+	cr_expect_eq(same, 109, "same verdict as the earlier gate: %zu (docs/GATE.md says 109)", same);
+	cr_expect_eq(ask_earlier, 73);
+	cr_expect_eq(ask_both, 66, "earlier must-ask examples that still ask: %zu (docs/GATE.md says 66)", ask_both);
+	cr_expect_eq(fn, 7, "relaxed must-ask examples: %zu (docs/GATE.md says 7)", fn);
+	cr_expect_eq(nt, 12);
+	cr_expect_eq(tsame, 9, "tool examples with the earlier verdict: %zu (docs/GATE.md says 9)", tsame);
 }
