@@ -244,7 +244,9 @@ static int ns_string(const cJSON *v, int64_t *out)
 
 static int int_item(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
 {
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble)
+	/* the range first: converting a double outside int64_t's (or NaN) is undefined */
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= -0x1p63 && v->valuedouble < 0x1p63) ||
+	    v->valuedouble != (double)(int64_t)v->valuedouble)
 		return 0;
 	int64_t x = (int64_t)v->valuedouble;
 	if (x < lo || x > hi)

@@ -4,7 +4,8 @@
 # stay fixed), then SECONDS of fuzzing from them. New inputs go to a scratch corpus that is
 # deleted afterwards, never into the committed directories. Fails on a crash, a leak, a
 # sanitizer report, a timeout (10 s per input) or running out of memory; the input is
-# then kept as BUILD/tests/fuzz/crash-NAME-* and printed in hex.
+# then kept as BUILD/tests/fuzz/artifact-NAME-crash-HASH (or -leak-, -timeout-, -oom-) and
+# printed in hex.
 set -euo pipefail
 bin=$1 src=$2 name=$3 secs=$4
 seeds=$src/seeds/$name regress=$src/regress/$name
@@ -15,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 # exit status is what fails the test.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 "-artifact_prefix=$PWD/crash-$name-")
+opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 "-artifact_prefix=$PWD/artifact-$name-")
 status=0
 inputs=("$seeds"/*)
 if compgen -G "$regress/*" >/dev/null; then inputs+=("$regress"/*); fi
@@ -33,7 +34,7 @@ fi
 if ((status != 0)); then
 	echo "== $name FAILED (exit $status)"
 	tail -80 "$work"/*.log
-	for f in "$PWD/crash-$name-"*; do
+	for f in "$PWD/artifact-$name-"*; do
 		[[ -e $f ]] || continue
 		echo "--- $f ($(stat -c %s "$f") bytes)"
 		od -A d -t x1z -v "$f" | head -40
