@@ -12,11 +12,12 @@ seeds=$src/seeds/$name regress=$src/regress/$name
 [[ -d $seeds ]] && compgen -G "$seeds/*" >/dev/null || { echo "ci.sh: no seed corpus in $seeds" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/belay-fuzz-$name-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# The suite's own ASAN/UBSAN log_path would hide the report from this log: libFuzzer's
-# exit status is what fails the test.
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=0
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-opts=(-timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 "-artifact_prefix=$PWD/artifact-$name-")
+# common.sh replaces the suite's ASAN/UBSAN options (their log_path would hide the report
+# from this log): libFuzzer's exit status is what fails the test.
+source "$src/common.sh"
+opts=("${FUZZ_OPTS[@]}" "-artifact_prefix=$PWD/artifact-$name-")
+dict=$(fuzz_dict "$name")
+[[ -n $dict ]] && opts+=("-dict=$dict")
 status=0
 inputs=("$seeds"/*)
 if compgen -G "$regress/*" >/dev/null; then inputs+=("$regress"/*); fi

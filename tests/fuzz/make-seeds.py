@@ -161,8 +161,8 @@ def main():
 
     # keymap: bit 0 starts from the built-in keymap.
     dk = open(os.path.join(ROOT, "keymaps", "default.keys"), "rb").read()
-    put("keymap", "default-over-empty", b"\x00" + dk)
-    put("keymap", "user-over-default", b"\x01" + b'# user keys\nglobal <c-x> quit\nturns <m-lt> none\n'
+    put("keymap", "default-over-empty", b"\x02" + dk)
+    put("keymap", "user-over-default", b"\x03" + b'# user keys\nglobal <c-x> quit\nturns <m-lt> none\n'
         b'runs J nav.down "down, as j does"\ndetail <f12> help\nglobal \xc3\xa9 quit\n')
 
     # theme: theme files.
