@@ -29,7 +29,7 @@ if ((status == 0)); then
 	dirs=("$seeds")
 	[[ -d $regress ]] && dirs+=("$regress")
 	"$bin" "${opts[@]}" -max_total_time="$secs" "$work/corpus" "${dirs[@]}" >"$work/fuzz.log" 2>&1 || status=$?
-	grep -E '^#[0-9]+ *(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' \
+	grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' \
 		"$work/fuzz.log" || true
 fi
 if ((status != 0)); then

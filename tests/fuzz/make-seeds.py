@@ -52,7 +52,9 @@ def record(tmp):
     with open(os.path.join(ws, "tests", "test_a.py"), "w") as f:
         f.write("def test_a():\n    assert 1 + 1 == 2\n")
     state, traces = os.path.join(tmp, "state"), os.path.join(tmp, "traces")
-    env = dict(os.environ, BELAY_SANDBOX_TMP_BASE=tmp, ASAN_OPTIONS="detect_leaks=0")
+    # The minimal environment agents start servers with (the trace records its names).
+    env = {k: os.environ[k] for k in ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER") if k in os.environ}
+    env.update(BELAY_SANDBOX_TMP_BASE=tmp, ASAN_OPTIONS="detect_leaks=0")
     p = subprocess.Popen([belay, "proxy", "--scope", ws, "--state", state, "--trace-dir", traces, "--",
                           os.path.join(build, "belay-demo-server"), "all", ws],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ws)

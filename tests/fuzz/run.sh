@@ -21,7 +21,7 @@ dirs=("$work/$name" "$here/seeds/$name")
 [[ -d $here/regress/$name ]] && dirs+=("$here/regress/$name")
 status=0
 nice -n 19 "$bin" "${opts[@]}" "${dirs[@]}" >"$work/$name.log" 2>&1 || status=$?
-grep -E '^#[0-9]+ *(INITED|DONE)' "$work/$name.log" | tail -2 || true
+grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)' "$work/$name.log" | tail -2 || true
 grep -E '^stat::' "$work/$name.log" || true
 grep -E '^(==[0-9]+==ERROR|SUMMARY|fuzz invariant failed)|runtime error' "$work/$name.log" | head -5 || true
 ls "$work/artifacts" | grep "^$name-" || true
