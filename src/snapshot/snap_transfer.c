@@ -323,7 +323,8 @@ static int decode_row(const cJSON *a, struct row *r, size_t i, struct err *e)
 			return err_set(e, BELAY_EINVAL, "manifest entry %zu has malformed xattrs", i);
 	}
 	r->has_lg = !cJSON_IsNull(it[10]);
-	if (!bytes_ok(it[10], 1, &r->lg))
+	/* a link group names a path, never "" (the store cannot keep an empty one apart from none) */
+	if (!bytes_ok(it[10], 1, &r->lg) || (r->has_lg && r->lg.len == 0))
 		return err_set(e, BELAY_EINVAL, "manifest entry %zu has a malformed link group", i);
 	return 0;
 }
