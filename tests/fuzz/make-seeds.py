@@ -177,5 +177,16 @@ def main():
     put("verify_policy", "empty", "[]")
     put("verify_policy", "refused", '[{"scope":"../x","rule":"read-only"}]')
 
+    # mcpcfg: client byte (bit 7: snippet round trip) + configuration file or name NUL argv.
+    cfgs = [(0, '{"mcpServers":{"fs":{"command":"/usr/bin/belay","args":["proxy","--","npx","srv"]}}}'),
+            (2, '{\n  // Cursor\n  "mcpServers": {"a": {"command": "x", "args": ["//not a comment", "/*", "a,]"],},},\n}'),
+            (3, '/* VS Code */ {"servers": {"b": {"type": "stdio", "command": "belay", "args": []}}, "inputs": [1,2,],}'),
+            (6, '{"context_servers": {"z": {"source": "custom", "command": "belay", "args": ["connect"], "env": {}}}}'),
+            (5, '{"mcpServers": {"u": {"url": "https://example.com/mcp"}}}')]
+    for i, (c, t) in enumerate(cfgs):
+        put("mcpcfg", "config-%d" % i, bytes([c]) + t.encode())
+    put("mcpcfg", "snippet-claude", b"\x80belay\0/usr/local/bin/belay\0proxy\0--scope\0/ws\0--\0npx\0-y\0srv")
+    put("mcpcfg", "snippet-zed-quotes", b"\x86n \"q\" \\\0/b in/belay\0connect\0/run/\xc3\xa9/sock")
+
 if __name__ == "__main__":
     main()
