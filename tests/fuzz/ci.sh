@@ -15,10 +15,13 @@ trap 'rm -rf "$work"' EXIT
 # common.sh replaces the suite's ASAN/UBSAN options (their log_path would hide the report
 # from this log): libFuzzer's exit status is what fails the test.
 source "$src/common.sh"
-opts=("${FUZZ_OPTS[@]}" "-artifact_prefix=$PWD/artifact-$name-")
+# A fixed mutation seed: the same commit explores the same inputs (in as many as the time
+# allows), so CI does not fail at random; BELAY_FUZZ_SEED=0 lets libFuzzer pick one.
+opts=("${FUZZ_OPTS[@]}" "-artifact_prefix=$PWD/artifact-$name-" "-seed=${BELAY_FUZZ_SEED:-1}")
 dict=$(fuzz_dict "$name")
 [[ -n $dict ]] && opts+=("-dict=$dict")
 status=0
+touch "$work/start"
 inputs=("$seeds"/*)
 if compgen -G "$regress/*" >/dev/null; then inputs+=("$regress"/*); fi
 echo "== $name: ${#inputs[@]} committed inputs"
@@ -35,8 +38,7 @@ fi
 if ((status != 0)); then
 	echo "== $name FAILED (exit $status)"
 	tail -80 "$work"/*.log
-	for f in "$PWD/artifact-$name-"*; do
-		[[ -e $f ]] || continue
+	for f in $(find "$PWD" -maxdepth 1 -name "artifact-$name-*" -newer "$work/start"); do
 		echo "--- $f ($(stat -c %s "$f") bytes)"
 		od -A d -t x1z -v "$f" | head -40
 	done
