@@ -1,14 +1,16 @@
 #!/bin/bash
 # scripts/setup.sh - idempotent setup on Debian 12 (run as root): installs the Debian
-# packages belay builds and tests with, the pinned npm test peers (npm ci in tests/peers),
-# and builds belay into build/. Safe to run again; it only does what is missing.
+# packages belay builds and tests with (clang and libFuzzer's runtime for tests/fuzz too),
+# the pinned npm test peers (npm ci in tests/peers), and builds belay into build/. Safe to
+# run again; it only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 PKGS=(build-essential cmake pkg-config git
       libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev libicu-dev libcurl4-openssl-dev
-      nodejs npm python3 tmux procps util-linux iproute2 attr valgrind)
+      nodejs npm python3 tmux procps util-linux iproute2 attr valgrind
+      clang libclang-rt-14-dev llvm)  # the libFuzzer harnesses (tests/fuzz): compiler, runtime, symbolizer
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

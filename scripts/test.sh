@@ -1,7 +1,8 @@
 #!/bin/bash
 # scripts/test.sh - builds belay with AddressSanitizer + UndefinedBehaviorSanitizer and
 # warnings as errors, then runs the whole test suite (unit, end-to-end with the real npm
-# peers, conformance, console under tmux). Run scripts/setup.sh first.
+# peers, conformance, console under tmux), then every libFuzzer harness for a few seconds
+# (tests/fuzz, in build-fuzz with clang). Run scripts/setup.sh first.
 #
 # Criterion reports a test that passed its assertions as passing even when the sanitizer
 # found something in it afterwards (a leak is reported at process exit), and many checks
@@ -62,4 +63,15 @@ if compgen -G "$logs/*" >/dev/null; then
 	status=1
 fi
 rm -rf "$logs"
+
+# The libFuzzer harnesses (tests/fuzz), in a clang build of their own: each replays its seeds
+# and past crashes, then fuzzes for BELAY_FUZZ_SECONDS (default 5); any crash fails the run.
+# BELAY_FUZZ_SECONDS=0 skips the step; a ctest filter given to this script skips it too.
+if [[ ${BELAY_FUZZ_SECONDS:-5} != 0 && $# == 0 ]]; then
+	echo "== fuzz harnesses (tests/fuzz)"
+	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DBELAY_FUZZ=ON -DBELAY_TESTS=OFF -DBELAY_WERROR=ON \
+		-DBELAY_FUZZ_SECONDS="${BELAY_FUZZ_SECONDS:-5}" >/dev/null
+	cmake --build build-fuzz --target fuzzers -j"$(nproc)" >/dev/null
+	(cd build-fuzz && ctest -L fuzz --output-on-failure) || status=1
+fi
 exit $status

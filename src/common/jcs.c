@@ -21,6 +21,10 @@ void jcs_number(double d, char out[32])
 		strcpy(out, "0");
 		return;
 	}
+	if (!isfinite(d)) { /* cJSON holds 1e999 as infinity; JSON has no such number */
+		strcpy(out, isnan(d) ? "NaN" : d < 0 ? "-Infinity" : "Infinity");
+		return;
+	}
 	char *o = out;
 	if (d < 0) {
 		*o++ = '-';

@@ -24,7 +24,8 @@ int jcs_canonicalize_same(const char *json, size_t n, struct buf *out);
 int jcs_canonicalize_ref(const char *json, size_t n, struct buf *out);
 /* Same for an already-parsed value (no UTF-8 / NUL checks possible there). */
 int jcs_serialize(const cJSON *v, struct buf *out);
-/* ECMAScript Number::toString of d into out (needs 32 bytes). */
+/* ECMAScript Number::toString of d into out (needs 32 bytes): NaN and Infinity too, by
+ * their ECMAScript names (cJSON parses 1e999 as infinity; jcs_serialize refuses it). */
 void jcs_number(double d, char out[32]);
 
 #endif

@@ -67,5 +67,8 @@ int64_t time_iso_diff_ns(const char *a, const char *b)
 	struct timespec ta, tb;
 	if (!a || !b || time_parse_iso8601(a, &ta) || time_parse_iso8601(b, &tb))
 		return INT64_MIN;
-	return ((int64_t)tb.tv_sec - ta.tv_sec) * 1000000000 + (tb.tv_nsec - ta.tv_nsec);
+	int64_t ds = (int64_t)tb.tv_sec - ta.tv_sec;
+	if (ds > INT64_MAX / 1000000000 - 1 || ds < INT64_MIN / 1000000000 + 1)
+		return INT64_MIN; /* ~292 years or more apart: not a number of nanoseconds */
+	return ds * 1000000000 + (tb.tv_nsec - ta.tv_nsec);
 }

@@ -16,7 +16,8 @@ uint64_t time_mono_ns(void);
 /* The CLOCK_REALTIME time ns nanoseconds from now: the deadline pthread_cond_timedwait
  * takes for a wait of ns. */
 void time_realtime_after(uint64_t ns, struct timespec *out);
-/* Nanoseconds between two iso8601 stamps (b - a), or INT64_MIN if either is unreadable. */
+/* Nanoseconds between two iso8601 stamps (b - a), or INT64_MIN if either is unreadable or
+ * they are too far apart for an int64_t of nanoseconds. */
 int64_t time_iso_diff_ns(const char *a, const char *b);
 
 #endif

@@ -441,6 +441,7 @@ int ccase_from_json(const cJSON *j, struct ccase *cc, struct err *e)
 	struct policy p = {0};
 	char *ptext = pol ? jx_print(pol) : NULL;
 	if (!ptext || (rc = policy_parse(&p, ptext, strlen(ptext), "case policy", e)) != 0) {
+		policy_free(&p); /* policy_parse keeps the items before the bad one */
 		free(ptext);
 		if (!rc)
 			rc = err_set(e, BELAY_EINVAL, "case: no \"policy\"");

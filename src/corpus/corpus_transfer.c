@@ -113,8 +113,8 @@ static int check_trace(const struct buf *trace, struct err *e)
 		struct err le = {0};
 		if ((rc = trace_read(path, &t, &le)) == 0)
 			rc = trace_validate(t, &le);
-		if (rc)
-			err_set(e, BELAY_ECORRUPT, "the case's trace does not read: %s", le.msg);
+		if (rc) /* the code returned is the one e names */
+			rc = err_set(e, BELAY_ECORRUPT, "the case's trace does not read: %s", le.msg);
 		trace_free(t);
 	}
 	fs_remove_tree(dir);

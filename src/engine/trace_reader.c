@@ -97,6 +97,15 @@ static int parse_line(struct trace *t, char *line, size_t len, int lineno, struc
 		cJSON_Delete(o);
 		return bad(e, t->path, lineno, BELAY_ECORRUPT, "not a JSON object (corrupt trace line)");
 	}
+	/* A member given twice means two things to two readers (cJSON takes the first). */
+	for (const cJSON *a = o->child; a; a = a->next)
+		for (const cJSON *b = a->next; b; b = b->next)
+			if (strcmp(a->string, b->string) == 0) {
+				char what[128];
+				snprintf(what, sizeof what, "record has the member \"%.60s\" twice", a->string);
+				cJSON_Delete(o);
+				return bad(e, t->path, lineno, BELAY_ECORRUPT, what);
+			}
 	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "v");
 	const char *kind = jx_str(o, "kind");
 	if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || !kind) {
@@ -105,13 +114,15 @@ static int parse_line(struct trace *t, char *line, size_t len, int lineno, struc
 	}
 	int64_t seq = -1;
 	cJSON *sq = cJSON_GetObjectItemCaseSensitive(o, "seq");
-	if (cJSON_IsNumber(sq) && sq->valuedouble >= 0 && sq->valuedouble == floor(sq->valuedouble))
+	if (cJSON_IsNumber(sq) && sq->valuedouble >= 0 && sq->valuedouble < 0x1p63 &&
+	    sq->valuedouble == floor(sq->valuedouble))
 		seq = (int64_t)sq->valuedouble;
 	else if (!(cJSON_IsNull(sq) && strcmp(kind, "capture_error") == 0)) {
 		cJSON_Delete(o);
 		return bad(e, t->path, lineno, BELAY_ECORRUPT, "record has no valid \"seq\"");
 	}
-	if ((int)v->valuedouble != TRACE_VERSION || !trace_kind_known(kind)) {
+	int this_version = v->valuedouble == TRACE_VERSION; /* no cast: v may be 1e300 */
+	if (!this_version || !trace_kind_known(kind)) {
 		if (t->nskips == t->capskips) {
 			t->capskips = t->capskips ? t->capskips * 2 : 8;
 			t->skips = xrealloc(t->skips, t->capskips * sizeof *t->skips);
@@ -120,8 +131,8 @@ static int parse_line(struct trace *t, char *line, size_t len, int lineno, struc
 		memset(s, 0, sizeof *s);
 		s->line = lineno;
 		s->seq = seq;
-		if ((int)v->valuedouble != TRACE_VERSION)
-			snprintf(s->reason, sizeof s->reason, "version %d", (int)v->valuedouble);
+		if (!this_version)
+			snprintf(s->reason, sizeof s->reason, "version %.15g", v->valuedouble);
 		else
 			snprintf(s->reason, sizeof s->reason, "unknown kind '%.60s'", kind);
 		s->record = o;

@@ -1244,7 +1244,7 @@ static struct sh_node *parse_simple(struct shp *p)
 		last_end = wend;
 		if (n->nwords == 0 && is_assignment(&w)) {
 			consume(p);
-			if (peekc(p, 0) == '(' && wend == p->i && w.p[w.n - 1].kind == SHP_LIT &&
+			if (peekc(p, 0) == '(' && wend == p->i && w.p[w.n - 1].kind == SHP_LIT && w.p[w.n - 1].n &&
 			    w.p[w.n - 1].s[w.p[w.n - 1].n - 1] == '=') {
 				/* NAME=( elements ): the value is an array; keep element words so their
 				 * substitutions are seen, mark the value unknown */

@@ -2,6 +2,7 @@
  * ones back. See mcpcfg.h. */
 #include "mcpcfg/mcpcfg.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,17 +168,39 @@ void mcpcfg_snippet(enum mcpcfg_client c, const char *name, const char *const *a
 
 /*==== reading ====*/
 
+/* The index of the first byte at or after i that is neither a blank nor inside a comment;
+ * n when none; SIZE_MAX inside an unterminated block comment. */
+static size_t skip_blank(const char *s, size_t i, size_t n)
+{
+	while (i < n) {
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++;
+		} else if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				i++;
+		} else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+			const char *end = memmem(s + i + 2, n - i - 2, "*/", 2);
+			if (!end)
+				return SIZE_MAX;
+			i = (size_t)(end - s) + 2;
+		} else {
+			break;
+		}
+	}
+	return i;
+}
+
 cJSON *mcpcfg_parse_json(const char *text, size_t len)
 {
+	/* Comments and trailing commas out, strings untouched. (Not cJSON_Minify: it takes the
+	 * closing quote of "C:\\" for an escaped one and then strips blanks inside strings.) */
 	char *s = xstrndup(text, len);
-	cJSON_Minify(s); /* drops comments and whitespace outside strings */
-	/* Then trailing commas: a ',' right before '}' or ']' outside a string. */
-	size_t w = 0;
+	size_t n = strlen(s), w = 0;
 	int in_str = 0;
-	for (size_t r = 0; s[r]; r++) {
+	for (size_t r = 0; r < n; r++) {
 		char ch = s[r];
 		if (in_str) {
-			if (ch == '\\' && s[r + 1]) {
+			if (ch == '\\' && r + 1 < n) {
 				s[w++] = ch;
 				ch = s[++r];
 			} else if (ch == '"') {
@@ -185,8 +208,18 @@ cJSON *mcpcfg_parse_json(const char *text, size_t len)
 			}
 		} else if (ch == '"') {
 			in_str = 1;
-		} else if (ch == ',' && (s[r + 1] == '}' || s[r + 1] == ']')) {
-			continue;
+		} else if (ch == '/' && r + 1 < n && (s[r + 1] == '/' || s[r + 1] == '*')) {
+			size_t next = skip_blank(s, r, n);
+			if (next == SIZE_MAX) {
+				free(s);
+				return NULL; /* an unterminated comment */
+			}
+			r = next - 1;
+			ch = ' ';
+		} else if (ch == ',') {
+			size_t next = skip_blank(s, r + 1, n);
+			if (next < n && (s[next] == '}' || s[next] == ']'))
+				continue;
 		}
 		s[w++] = ch;
 	}
@@ -225,30 +258,35 @@ int mcpcfg_entries(enum mcpcfg_client c, const cJSON *doc, struct mcpcfg_entry *
 	size_t cap = (size_t)cJSON_GetArraySize(servers);
 	struct mcpcfg_entry *v = xcalloc(cap ? cap : 1, sizeof *v);
 	size_t k = 0;
+	/* An error names x->name, so it is set before the entries are freed. */
 	for (const cJSON *s = servers->child; s; s = s->next, k++) {
 		struct mcpcfg_entry *x = &v[k];
 		x->name = xstrdup(s->string ? s->string : "");
 		if (!cJSON_IsObject(s)) {
+			int rc = err_set(e, BELAY_EINVAL, "server \"%s\" is not an object", x->name);
 			mcpcfg_entries_free(v, k + 1);
-			return err_set(e, BELAY_EINVAL, "server \"%s\" is not an object", x->name);
+			return rc;
 		}
 		const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(s, "command");
 		const cJSON *args = cJSON_GetObjectItemCaseSensitive(s, "args");
 		if (cmd && !cJSON_IsString(cmd)) {
+			int rc = err_set(e, BELAY_EINVAL, "server \"%s\": \"command\" is not a string", x->name);
 			mcpcfg_entries_free(v, k + 1);
-			return err_set(e, BELAY_EINVAL, "server \"%s\": \"command\" is not a string", x->name);
+			return rc;
 		}
 		if (args && !cJSON_IsArray(args)) {
+			int rc = err_set(e, BELAY_EINVAL, "server \"%s\": \"args\" is not an array", x->name);
 			mcpcfg_entries_free(v, k + 1);
-			return err_set(e, BELAY_EINVAL, "server \"%s\": \"args\" is not an array", x->name);
+			return rc;
 		}
 		x->command = cmd ? xstrdup(cmd->valuestring) : NULL;
 		x->args = xcalloc((size_t)cJSON_GetArraySize(args) + 1, sizeof *x->args);
 		size_t i = 0;
 		for (const cJSON *a = args ? args->child : NULL; a; a = a->next) {
 			if (!cJSON_IsString(a)) {
+				int rc = err_set(e, BELAY_EINVAL, "server \"%s\": an argument is not a string", x->name);
 				mcpcfg_entries_free(v, k + 1);
-				return err_set(e, BELAY_EINVAL, "server \"%s\": an argument is not a string", x->name);
+				return rc;
 			}
 			x->args[i++] = xstrdup(a->valuestring);
 		}

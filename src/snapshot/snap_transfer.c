@@ -244,7 +244,9 @@ static int ns_string(const cJSON *v, int64_t *out)
 
 static int int_item(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
 {
-	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble)
+	/* the range first: converting a double outside int64_t's (or NaN) is undefined */
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= -0x1p63 && v->valuedouble < 0x1p63) ||
+	    v->valuedouble != (double)(int64_t)v->valuedouble)
 		return 0;
 	int64_t x = (int64_t)v->valuedouble;
 	if (x < lo || x > hi)
@@ -321,7 +323,8 @@ static int decode_row(const cJSON *a, struct row *r, size_t i, struct err *e)
 			return err_set(e, BELAY_EINVAL, "manifest entry %zu has malformed xattrs", i);
 	}
 	r->has_lg = !cJSON_IsNull(it[10]);
-	if (!bytes_ok(it[10], 1, &r->lg))
+	/* a link group names a path, never "" (the store cannot keep an empty one apart from none) */
+	if (!bytes_ok(it[10], 1, &r->lg) || (r->has_lg && r->lg.len == 0))
 		return err_set(e, BELAY_EINVAL, "manifest entry %zu has a malformed link group", i);
 	return 0;
 }

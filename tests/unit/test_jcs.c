@@ -1,5 +1,7 @@
 /* test_jcs.c - RFC 8785 canonicalisation (numbers, strings, key order) and its refusals. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
@@ -39,6 +41,31 @@ Test(jcs, numbers_follow_ecmascript)
 		jcs_number(cases[i].d, out);
 		cr_assert_str_eq(out, cases[i].s, "case %zu", i);
 	}
+}
+
+/* Found by tests/fuzz/fuzz_rpc_model: a JSON-RPC id of 1e999 (cJSON holds it as infinity)
+ * made jcs_number read through a NULL pointer, so one frame crashed the proxy. JSON cannot
+ * hold these values; the names are ECMAScript's Number::toString, and jcs_serialize still
+ * refuses them. */
+Test(jcs, non_finite_numbers_have_ecmascript_names_and_are_refused)
+{
+	char out[32];
+	jcs_number(INFINITY, out);
+	cr_assert_str_eq(out, "Infinity");
+	jcs_number(-INFINITY, out);
+	cr_assert_str_eq(out, "-Infinity");
+	jcs_number(NAN, out);
+	cr_assert_str_eq(out, "NaN");
+	jcs_number(strtod("1e999", NULL), out);
+	cr_assert_str_eq(out, "Infinity");
+	refuse("{\"id\":1e999}", 12);
+	refuse("[-1e999]", 8);
+	cJSON *v = cJSON_Parse("{\"id\":1e999}");
+	cr_assert_not_null(v);
+	struct buf b = {0};
+	cr_assert_eq(jcs_serialize(v, &b), -1);
+	cJSON_Delete(v);
+	buf_free(&b);
 }
 
 Test(jcs, rfc8785_key_order_is_utf16)

@@ -327,3 +327,40 @@ Test(proxy, a_killed_proxy_leaves_a_valid_prefix)
 	free(path);
 	free(tdir);
 }
+
+Test(proxy, a_number_id_beyond_the_double_range_is_forwarded_and_recorded)
+{
+	/* Found by tests/fuzz/fuzz_rpc_model: cJSON parses an id of 1e999 as infinity and the
+	 * MCP model's id key (jcs_number) read through a NULL pointer: one frame from either
+	 * side crashed the proxy. Now it is forwarded byte for byte and paired by its key. */
+	char *tdir = fs_join(dir, "tr");
+	const char in[] = "{\"jsonrpc\":\"2.0\",\"id\":1e999,\"method\":\"ping\"}\n"
+			  "{\"jsonrpc\":\"2.0\",\"id\":-1e999,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}\n"
+			  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1e999}}\n";
+	const char *argv[] = {BELAY_BIN, "proxy", "--trace-dir", tdir, "--", "cat", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, NULL, in, sizeof in - 1, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert_eq(o.out_len, sizeof in - 1);
+	cr_assert_eq(memcmp(o.out, in, sizeof in - 1), 0, "forwarded as it came");
+	char *path = ts_find_trace(tdir);
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	struct model m;
+	model_init(&m);
+	trace_build_model(t, &m);
+	cr_assert_eq(m.nframes, 6);
+	int inf = 0, neg = 0;
+	for (size_t i = 0; i < m.nex; i++) {
+		inf += strcmp(m.ex[i].id.key, "n:Infinity") == 0;
+		neg += strcmp(m.ex[i].id.key, "n:-Infinity") == 0;
+	}
+	cr_assert(inf >= 1 && neg >= 1, "ids keyed by their value");
+	model_free(&m);
+	trace_free(t);
+	free(path);
+	free(tdir);
+	ts_out_free(&o);
+}

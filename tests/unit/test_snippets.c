@@ -27,6 +27,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "mcpcfg/mcpcfg.h"
 #include "tsupport.h"
 
 static char *dir;
@@ -291,6 +292,51 @@ Test(snippets, json_clients_get_the_keys_they_read)
 		free(t);
 	}
 	free(sock);
+}
+
+/* Found by tests/fuzz/fuzz_mcpcfg: the reader of installed JSON configurations stripped
+ * comments with cJSON_Minify, which takes the closing quote of a string ending in a
+ * backslash ("C:\\") for an escaped one and from there strips blanks inside strings: a
+ * configured command "/b in/belay" was read as "/bin/belay". */
+Test(snippets, the_config_reader_leaves_strings_alone_around_comments_and_trailing_commas)
+{
+	const char *text = "// user settings\n{\"mcpServers\": {\"w\": {\"command\": \"C:\\\\\", /* c */ \"args\": [],},\n"
+			   "  \"s\": {\"command\": \"/b in/belay\", \"args\": [\"a b\", \"// x\", \"/* y */\", \"z,]\", \"\\\"\",],},\n"
+			   "},} /* end */";
+	cJSON *doc = mcpcfg_parse_json(text, strlen(text));
+	cr_assert_not_null(doc, "%s", text);
+	struct mcpcfg_entry *v = NULL;
+	size_t n = 0;
+	struct err e = {0};
+	cr_assert_eq(mcpcfg_entries(MCPC_CURSOR, doc, &v, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(v[0].command, "C:\\");
+	cr_assert_str_eq(v[1].command, "/b in/belay");
+	const char *want[] = {"a b", "// x", "/* y */", "z,]", "\"", NULL};
+	for (int i = 0; want[i]; i++)
+		cr_assert_str_eq(v[1].args[i], want[i]);
+	cr_assert_null(v[1].args[5]);
+	mcpcfg_entries_free(v, n);
+	cJSON_Delete(doc);
+	const char *open = "{\"a\": 1 /* open";
+	cr_assert_null(mcpcfg_parse_json(open, strlen(open)), "an unterminated comment is not JSON");
+	/* Also found by it: each refusal named the server from memory it had just freed. */
+	static const struct {
+		const char *doc, *want;
+	} bad[] = {
+	    {"{\"mcpServers\": {\"ok\": {}, \"u\": \"https://example.com/mcp\"}}", "server \"u\" is not an object"},
+	    {"{\"mcpServers\": {\"c\": {\"command\": 1}}}", "server \"c\": \"command\" is not a string"},
+	    {"{\"mcpServers\": {\"a\": {\"args\": {}}}}", "server \"a\": \"args\" is not an array"},
+	    {"{\"mcpServers\": {\"x\": {\"args\": [\"1\", 2]}}}", "server \"x\": an argument is not a string"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		doc = mcpcfg_parse_json(bad[i].doc, strlen(bad[i].doc));
+		cr_assert_not_null(doc);
+		cr_assert_eq(mcpcfg_entries(MCPC_CURSOR, doc, &v, &n, &e), BELAY_EINVAL, "%s", bad[i].doc);
+		cr_assert_str_eq(e.msg, bad[i].want);
+		cr_assert_null(v);
+		cJSON_Delete(doc);
+	}
 }
 
 Test(snippets, a_proxy_snippet_spells_out_state_and_scope)

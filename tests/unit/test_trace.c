@@ -444,6 +444,30 @@ Test(trace, a_last_line_cut_mid_line_is_named_and_the_rest_is_read)
 	free(p);
 }
 
+/* Found by tests/fuzz/fuzz_trace_reader: a record with "raw" twice kept the second one
+ * (unchecked bytes another JSON reader would take as the frame), and a "v" or "seq" of
+ * 1e300 was converted to an integer it does not fit (undefined). */
+Test(trace, duplicate_members_and_huge_numbers_are_named)
+{
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"frame\",\"dir\":\"c2s\",\"raw\":\"e30=\",\"hash_raw\":"
+				    "\"sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a\",\"raw\":\"W10=\","
+				    "\"seq\":1}\n",
+			  ":2: record has the member \"raw\" twice");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"denial\",\"seq\":1,\"seq\":2}\n",
+			  ":2: record has the member \"seq\" twice");
+	expect_read_error(OPEN_LINE "{\"v\":1,\"kind\":\"denial\",\"seq\":1e300}\n", ":2: record has no valid \"seq\"");
+	char *p = write_lines("huge.jsonl", OPEN_LINE "{\"v\":1e300,\"kind\":\"frame\",\"seq\":1}\n"
+						     "{\"v\":-1e300,\"kind\":\"frame\",\"seq\":2}\n");
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(p, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(t->nskips, 2);
+	cr_assert_str_eq(t->skips[0].reason, "version 1e+300");
+	cr_assert_str_eq(t->skips[1].reason, "version -1e+300");
+	trace_free(t);
+	free(p);
+}
+
 Test(trace, validation_names_gaps_and_order)
 {
 	struct err e = {0};
