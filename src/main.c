@@ -45,6 +45,7 @@ static const struct command commands[] = {
 	{"doctor", cmd_doctor, "check this machine and this install (containment, directories, database, agent configurations), each finding with its fix"},
 	{"snippet", cmd_snippet, "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, Windsurf, Zed) start belay"},
 	{"keys", cmd_keys, "list the console's key bindings (--markdown: the KEYS.md reference)"},
+	{"hook", cmd_hook, "handle one hook event of Claude Code, Cursor or Codex (the agent runs this)"},
 	{NULL, NULL, NULL},
 };
 
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
 		return cmd_probe(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "__script") == 0)
 		return cmd_script(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "__hookd") == 0)
+		return cmd_hookd(argc - 1, argv + 1);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -52,5 +52,7 @@ int cmd_snippet(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 /* belay --version */
 int cmd_version(void);
+int cmd_hook(int argc, char **argv);
+int cmd_hookd(int argc, char **argv);
 
 #endif

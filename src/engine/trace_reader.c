@@ -15,7 +15,7 @@
 
 static const char *const known_kinds[] = {
 	"connection_window", "frame", "capture_error", "denial", "network_policy", "server",
-	"gate_decision", "approval", "sandbox", "network_attempt", "final_state", NULL,
+	"gate_decision", "approval", "sandbox", "network_attempt", "final_state", "agent_session", "hook", "exec", NULL,
 };
 
 int trace_kind_known(const char *kind)

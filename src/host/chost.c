@@ -172,6 +172,12 @@ static int listen_on(const char *path, int *out, struct err *e)
 	return 0;
 }
 
+int chost_bind(const char *path, int check_dir, int *fd, struct err *e)
+{
+	int rc = check_dir ? private_dir(path, e) : 0;
+	return rc ? rc : listen_on(path, fd, e);
+}
+
 /*==== connections ====*/
 
 static void send_line(int fd, cJSON *obj)
@@ -618,9 +624,7 @@ int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e)
 	h->lfd = -1;
 	/* The default path is a well-known name: its directory must be ours alone, or someone
 	 * could have put a socket there first. A path the operator chose is theirs to judge. */
-	int rc = cfg->socket_path ? 0 : private_dir(h->socket_path, e);
-	if (!rc)
-		rc = listen_on(h->socket_path, &h->lfd, e);
+	int rc = chost_bind(h->socket_path, !cfg->socket_path, &h->lfd, e);
 	if (rc)
 		goto fail;
 	pthread_mutex_init(&h->mu, NULL);

@@ -41,6 +41,10 @@ struct chost_cfg {
 
 /* $XDG_RUNTIME_DIR/belay/console.sock, else /tmp/belay-<uid>/console.sock. New string. */
 char *chost_default_socket(void);
+/* Binds and listens on a unix socket at path (0600, non-blocking): a live listener already
+ * there is BELAY_EEXIST, a stale socket file is replaced. check_dir: the directory is
+ * created 0700 and refused unless it is ours and closed to others (for well-known paths). */
+int chost_bind(const char *path, int check_dir, int *fd, struct err *e);
 /* Creates the socket's directory (0700, must be ours and private), binds and listens
  * (0600), and starts the host thread. A live console already on that path is
  * BELAY_EEXIST; a stale socket file is replaced. */

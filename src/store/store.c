@@ -31,6 +31,7 @@ static const struct migration {
 	{5, "store/005-gate.sql"},     /* the effect gate's decision per turn */
 	{6, "store/006-snapshot-deltas.sql"}, /* entries by born / died / link_group: deltas between snapshots */
 	{7, "store/007-recoveries.sql"},      /* every recover apply */
+	{8, "store/008-hooks.sql"},           /* runs recorded from agents' hooks: agent, session, post-states */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 
