@@ -46,6 +46,10 @@ static const struct command commands[] = {
 	{"snippet", cmd_snippet, "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, Windsurf, Zed) start belay"},
 	{"keys", cmd_keys, "list the console's key bindings (--markdown: the KEYS.md reference)"},
 	{"hook", cmd_hook, "handle one hook event of Claude Code, Cursor or Codex (the agent runs this)"},
+	{"init", cmd_init, "install belay's hooks into Claude Code, Cursor or Codex (--uninstall removes them)"},
+	{"status", cmd_status, "installed hook adapters, the running console and live hook sessions"},
+	{"exec", cmd_exec, "run a hook run's shell command contained (what --contain rewrites commands to)"},
+	{"claim", cmd_claim, "record an agent's success claim into a trace (belay claim TRACE TEXT)"},
 	{NULL, NULL, NULL},
 };
 

@@ -54,5 +54,9 @@ int cmd_doctor(int argc, char **argv);
 int cmd_version(void);
 int cmd_hook(int argc, char **argv);
 int cmd_hookd(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_claim(int argc, char **argv);
 
 #endif

@@ -71,6 +71,9 @@ static void reset_state(struct hook_run *r)
 	r->next_turn = 0;
 	r->started = r->closed = 0;
 	free(r->task_handle);
+	free(r->turn_seq);
+	r->turn_seq = NULL;
+	r->capturn_seq = 0;
 	free(r->agent);
 	free(r->session);
 	free(r->root);
@@ -107,9 +110,16 @@ static void account(struct hook_run *r, const cJSON *o)
 	} else if (!strcmp(kind, "hook")) {
 		const char *phase = jx_str(o, "phase"), *ek = jx_str(o, "event_kind");
 		int has_turn = jx_int(o, "turn", 0, INT_MAX, &v);
-		if (phase && !strcmp(phase, "request") && has_turn) {
+		if (phase && (!strcmp(phase, "request") || !strcmp(phase, "single")) && has_turn) {
 			if ((int)v + 1 > r->next_turn)
 				r->next_turn = (int)v + 1;
+			size_t old = r->capturn_seq;
+			r->turn_seq = xgrow_zeroed(r->turn_seq, &r->capturn_seq, (size_t)v, sizeof *r->turn_seq, 16);
+			for (size_t i = old; i < r->capturn_seq; i++)
+				r->turn_seq[i] = -1;
+			r->turn_seq[v] = seq;
+			if (!strcmp(phase, "single"))
+				return;
 			const cJSON *sh = cJSON_GetObjectItemCaseSensitive(o, "state_handle");
 			const char *st = jx_str(sh, "status"), *h = jx_str(sh, "handle");
 			const char *handle = st && !strcmp(st, "present") ? h : NULL;
@@ -268,6 +278,11 @@ int64_t hook_run_append(struct hook_run *r, const char *kind, cJSON *fields, str
 	buf_free(&line);
 	cJSON_Delete(fields);
 	return seq;
+}
+
+int64_t hook_run_turn_seq(const struct hook_run *r, int turn)
+{
+	return turn >= 0 && (size_t)turn < r->capturn_seq ? r->turn_seq[turn] : -1;
 }
 
 struct hook_open *hook_run_find_open(struct hook_run *r, const char *key)

@@ -49,6 +49,8 @@ struct hook_run {
 	struct hook_open *open;
 	size_t nopen, capopen;
 	char *task_handle;   /* the first pre-state captured in the run (owned, may be NULL) */
+	int64_t *turn_seq;   /* the request seq of each turn (-1: not recorded) */
+	size_t capturn_seq;
 	char *agent, *session, *root; /* from the agent_session start (owned, may be NULL) */
 };
 
@@ -75,6 +77,8 @@ int64_t hook_run_append(struct hook_run *r, const char *kind, cJSON *fields, str
 struct hook_open *hook_run_find_open(struct hook_run *r, const char *key);
 /* The open call recorded at request seq `seq`, or NULL. */
 struct hook_open *hook_run_open_at(struct hook_run *r, int64_t seq);
+/* The request seq of turn `turn`, or -1. */
+int64_t hook_run_turn_seq(const struct hook_run *r, int turn);
 void hook_run_close(struct hook_run *r);
 
 #endif

@@ -497,7 +497,9 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 	add_tool(f, ev, key);
 	cJSON_AddBoolToObject(f, "mutating", mutating);
 	cJSON_AddBoolToObject(f, "open", stays_open && !(enforce && d == GATE_DENY));
-	if (mutating && !(enforce && d == GATE_DENY)) {
+	/* Every shell command gets a pre-state (a read-only plan is a prediction A2 checks by
+	 * re-executing it); other tools only when they may write. */
+	if ((mutating || ev->cls == HT_SHELL) && !(enforce && d == GATE_DENY)) {
 		cJSON *h = hook_captures_capture(caps, root, r->id);
 		cJSON *with = NULL;
 		for (size_t i = 0; i < r->nopen; i++)
@@ -622,7 +624,7 @@ static int on_post(struct hook_captures *caps, const struct hook_request *rq, co
 	int mutating = op ? op->mutating : ev->kind == HK_POST_ONLY || ev->cls == HT_EDIT;
 	if (single)
 		cJSON_AddBoolToObject(f, "mutating", mutating);
-	if (mutating)
+	if (op ? op->pre_handle != NULL : mutating) /* the state after it, beside the one before */
 		cJSON_AddItemToObject(f, "post_state", hook_captures_capture(caps, root, r->id));
 	add_raw(f, rq);
 	free(key);

@@ -242,7 +242,7 @@ int judge_reply_is_error(const char *reply, size_t len)
 	return r;
 }
 
-static int classify_claim(const char *text)
+int verify_claim_says_passed(const char *text)
 {
 	/* Verification claims: "tests pass", "all tests passed", "suite is green", "verified"... */
 	static const char *const shapes[] = {"tests pass", "test pass", "tests passed", "tests are passing", "all tests pass",
@@ -287,7 +287,7 @@ void judge_trajectory(struct vctx *c, struct verify_report *out)
 	v->turn = -1;
 	v->tool = xstrdup("(whole run)");
 	const char *text = jx_str(claim, "text");
-	if (!text || !classify_claim(text)) {
+	if (!text || !verify_claim_says_passed(text)) {
 		verdict_add(v, "A1", "trajectory", V_UNVERIFIED, "CLAIM_UNCLASSIFIABLE", NO_EVIDENCE,
 			    "suite-before-success-claim: the claim \"%s\" does not say the suite passed", text ? text : "");
 		verdict_reduce(v);

@@ -73,6 +73,8 @@ struct verify_report {
 };
 
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);
+/* 1 when a claim's text says the suite passed ("all tests pass", "suite is green", ...). */
+int verify_claim_says_passed(const char *text);
 void verify_report_free(struct verify_report *r);
 
 #endif
