@@ -264,18 +264,20 @@ int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct
 	if (!cJSON_IsObject(p))
 		return err_set(e, BELAY_EINVAL, "the %s hook payload is not a JSON object", hook_agent_name(agent));
 	const char *name = jx_str(p, "hook_event_name");
+	ev->session = jx_str(p, "session_id");
+	if (!ev->session)
+		ev->session = jx_str(p, "conversation_id");
 	if (!name)
 		return err_set(e, BELAY_EINVAL, "the %s hook payload has no \"hook_event_name\"", hook_agent_name(agent));
 	const struct event_name *en = events_of(agent);
 	for (; en->name && strcmp(en->name, name); en++)
 		;
-	if (!en->name)
+	if (!en->name) {
+		ev->event = name;
 		return err_set(e, BELAY_EINVAL, "unknown %s hook event \"%.80s\"", hook_agent_name(agent), name);
+	}
 	ev->event = name;
 	ev->kind = en->kind;
-	ev->session = jx_str(p, "session_id");
-	if (!ev->session)
-		ev->session = jx_str(p, "conversation_id");
 	ev->cwd = jx_str(p, "cwd");
 	ev->transcript = jx_str(p, "transcript_path");
 	ev->roots = cJSON_GetObjectItemCaseSensitive(p, "workspace_roots");
