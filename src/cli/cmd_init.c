@@ -78,10 +78,15 @@ int cmd_init(int argc, char **argv)
 	char *proj = realpath(project ? project : ".", NULL);
 	if (!proj && !o.global)
 		return cli_fail("init: %s is not a directory", project ? project : ".");
+	struct err se = {0};
+	if (o.state && !o.dry_run && paths_ensure_state_dir(o.state, &se) != 0) {
+		free(proj);
+		return cli_fail("init: %s", se.msg);
+	}
 	char *state = o.state ? realpath(o.state, NULL) : NULL;
 	if (o.state && !state) {
 		free(proj);
-		return cli_fail("init: --state %s does not exist (create it, or leave it out for belay's default)", o.state);
+		return cli_fail("init: --state %s is not a directory", o.state);
 	}
 	if (state)
 		o.state = state;

@@ -39,17 +39,18 @@ static char *assistant_text(const cJSON *entry)
 	return b.len ? buf_take(&b) : (buf_free(&b), NULL);
 }
 
-char *hook_claim_from_transcript(const char *path)
+/* Calls fn on every JSON line of the last TRANSCRIPT_TAIL bytes of a transcript. */
+static void each_entry(const char *path, void (*fn)(void *ctx, const cJSON *entry), void *ctx)
 {
 	if (!path)
-		return NULL;
+		return;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return NULL;
+		return;
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return NULL;
+		return;
 	}
 	off_t from = st.st_size > TRANSCRIPT_TAIL ? st.st_size - TRANSCRIPT_TAIL : 0;
 	size_t want = (size_t)(st.st_size - from);
@@ -62,21 +63,58 @@ char *hook_claim_from_transcript(const char *path)
 		got += (size_t)n;
 	}
 	close(fd);
-	char *last = NULL;
 	for (size_t pos = 0; pos < got;) {
 		char *nl = memchr(data + pos, '\n', got - pos);
 		size_t len = nl ? (size_t)(nl - (data + pos)) : got - pos;
 		cJSON *o = len ? cJSON_ParseWithLength(data + pos, len) : NULL;
-		char *t = o ? assistant_text(o) : NULL;
-		if (t) {
-			free(last);
-			last = t;
-		}
+		if (o)
+			fn(ctx, o);
 		cJSON_Delete(o);
 		pos += len + 1;
 	}
 	free(data);
+}
+
+static void keep_last_text(void *ctx, const cJSON *entry)
+{
+	char **last = ctx;
+	char *t = assistant_text(entry);
+	if (t) {
+		free(*last);
+		*last = t;
+	}
+}
+
+char *hook_claim_from_transcript(const char *path)
+{
+	char *last = NULL;
+	each_entry(path, keep_last_text, &last);
 	return last;
+}
+
+struct results {
+	const char *const *ids;
+	int *found;
+};
+
+static void mark_results(void *ctx, const cJSON *entry)
+{
+	struct results *r = ctx;
+	const cJSON *content = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "message"), "content");
+	for (const cJSON *c = cJSON_IsArray(content) ? content->child : NULL; c; c = c->next) {
+		const char *type = jx_str(c, "type"), *id = jx_str(c, "tool_use_id");
+		if (!type || strcmp(type, "tool_result") || !id)
+			continue;
+		for (size_t i = 0; r->ids[i]; i++)
+			if (!strcmp(r->ids[i], id))
+				r->found[i] = 1;
+	}
+}
+
+void hook_transcript_results(const char *path, const char *const *ids, int *found)
+{
+	struct results r = {ids, found};
+	each_entry(path, mark_results, &r);
 }
 
 cJSON *hook_claim_fields(const char *text, const char *source)

@@ -135,7 +135,7 @@ static void account(struct hook_run *r, const cJSON *o)
 			op->tool = jx_str(o, "tool") ? xstrdup(jx_str(o, "tool")) : NULL;
 			op->mutating = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "mutating"));
 			op->pre_handle = handle ? xstrdup(handle) : NULL;
-		} else if (phase && !strcmp(phase, "response") && has_turn) {
+		} else if (phase && (!strcmp(phase, "response") || !strcmp(phase, "retired")) && has_turn) {
 			for (size_t i = 0; i < r->nopen; i++)
 				if (r->open[i].turn == (int)v) {
 					open_remove(r, i);

@@ -476,14 +476,55 @@ static cJSON *gate_record(int64_t seq, const struct hook_event *ev, const struct
 	return f;
 }
 
+/* Calls still open whose result the transcript already holds never got a post event: the
+ * agent refused them (its own prompt, its permission rules). They are over, so they do not
+ * make later calls concurrent: a `hook` record "retired" says so, naming why. */
+static int retire_refused(struct hook_run *r, const struct hook_event *ev, struct err *e)
+{
+	if (!r->nopen || !ev->transcript)
+		return 0;
+	const char **ids = xcalloc(r->nopen + 1, sizeof *ids);
+	int *found = xcalloc(r->nopen + 1, sizeof *found);
+	int *turns = xcalloc(r->nopen + 1, sizeof *turns);
+	size_t n = 0;
+	for (size_t i = 0; i < r->nopen; i++)
+		if (r->open[i].key && !strncmp(r->open[i].key, "id:", 3)) {
+			turns[n] = r->open[i].turn;
+			ids[n++] = r->open[i].key + 3;
+		}
+	int rc = 0;
+	if (n) {
+		hook_transcript_results(ev->transcript, ids, found);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (!found[i])
+				continue;
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "agent", hook_agent_name(ev->agent));
+			cJSON_AddStringToObject(f, "phase", "retired");
+			cJSON_AddNumberToObject(f, "turn", turns[i]);
+			cJSON_AddStringToObject(f, "tool_use_id", ids[i]);
+			cJSON_AddStringToObject(f, "why", "the transcript holds its result but no post event came: the agent "
+							 "refused it (its own prompt or permission rules)");
+			if (append(r, "hook", f, e) < 0)
+				rc = e->code;
+		}
+	}
+	free(ids);
+	free(found);
+	free(turns);
+	return rc;
+}
+
 /* A pre-tool event: gate, capture, record; the answer in *ans. Returns 0 or the error that
  * kept it from being recorded. May unlock and re-lock the run while a hold waits. */
 static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct hook_request *rq,
 		  const struct hook_event *ev, struct hook_run *r, const char *root, struct hook_answer *ans, struct err *e)
 {
-	struct gate_env ge;
-	int rc = gate_env_init(&ge, rq, ev, root, r->path, e);
+	int rc = retire_refused(r, ev, e);
 	if (rc)
+		return rc;
+	struct gate_env ge;
+	if ((rc = gate_env_init(&ge, rq, ev, root, r->path, e)) != 0)
 		return rc;
 	int mutating = 0;
 	struct effect_plan *plan = hook_plan_event(ev, &ge.g, ge.policy, &mutating);

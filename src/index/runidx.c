@@ -609,6 +609,20 @@ static int on_hook(struct runidx *ix, uint64_t off, size_t line_len, int64_t seq
 	jx_int(o, "turn", 0, INT_MAX, &turn);
 	if (!phase || turn < 0 || !strcmp(phase, "event"))
 		return 0; /* session, prompt and stop events: records of the run, no turn */
+	if (!strcmp(phase, "retired")) {
+		/* refused in the agent: no post event will come */
+		struct store *st = ix->st;
+		sqlite3_stmt *q;
+		int rc = store_stmt(st,
+				    "UPDATE turns SET status = 'cancelled', error = 'refused in the agent (no post event)' "
+				    "WHERE run = ?1 AND turn = ?2 AND resp_seq IS NULL",
+				    &q, e);
+		if (rc)
+			return rc;
+		store_bind_text(st, q, 1, ix->run, e);
+		store_bind_i64(st, q, 2, turn, e);
+		return store_step_done(st, q, e, "cannot retire a hook turn");
+	}
 	int request = !strcmp(phase, "request"), single = !strcmp(phase, "single");
 	int rc = hook_frame_row(ix, off, line_len, seq, request || single ? "c2s" : "s2c", o, e);
 	if (rc)

@@ -39,6 +39,7 @@ struct hturn {
 	const cJSON *req, *resp; /* hook records (single-event turns: the same record) */
 	const cJSON *decision;   /* gate_decision */
 	const cJSON *approval;
+	const cJSON *retired;    /* refused in the agent (no post event) */
 	int64_t req_seq;
 	cJSON *in_payload, *out_payload; /* the agent's payloads, parsed (owned) */
 	const char *tool, *cls;
@@ -51,6 +52,7 @@ struct hctx {
 	size_t n;
 	char *root, *state_dir;
 	const char *task_handle; /* the run's first pre-state */
+	int merged;              /* the agent reports a shell call's stdout and stderr as one stream */
 	struct snap_store *st;
 	struct scratch sc;
 	int sc_open;
@@ -95,8 +97,10 @@ static void collect(struct hctx *c)
 			max = (int)k;
 		if (!strcmp(t->recs[i].kind, "agent_session") && !c->root) {
 			const char *root = jx_str(t->recs[i].obj, "root"), *sd = jx_str(t->recs[i].obj, "state_dir");
+			const char *agent = jx_str(t->recs[i].obj, "agent");
 			c->root = root ? xstrdup(root) : NULL;
 			c->state_dir = sd ? xstrdup(sd) : NULL;
+			c->merged = agent && !strcmp(agent, "claude-code");
 		}
 	}
 	c->n = (size_t)(max + 1);
@@ -121,6 +125,8 @@ static void collect(struct hctx *c)
 					c->task_handle = handle_of(cJSON_GetObjectItemCaseSensitive(o, "state_handle"));
 			} else if (!strcmp(phase, "response")) {
 				h->resp = o;
+			} else if (!strcmp(phase, "retired")) {
+				h->retired = o;
 			}
 		}
 	}
@@ -192,6 +198,10 @@ static void recorded_of(const struct hturn *h, struct recorded *r)
 	if (jx_int(h->resp, "error_exit_code", 0, 255, &code)) {
 		r->has_exit = 1;
 		r->exit = (long)code;
+		/* Claude Code: "Exit code N" and, below it, what the command printed */
+		const char *err = jx_str(h->resp, "error"), *nl = err ? strchr(err, '\n') : NULL;
+		if (nl)
+			r->combined = nl + 1;
 	}
 	const cJSON *p = h->out_payload;
 	const cJSON *resp = cJSON_GetObjectItemCaseSensitive(p, "tool_response");
@@ -289,7 +299,11 @@ static void replay(struct hctx *c, const struct hturn *h, const char *handle, co
 		return;
 	}
 	int efd = memfd_create("belay-replay-stderr", MFD_CLOEXEC);
-	char *argv[] = {"bash", "-c", rcmd, NULL};
+	/* Claude Code's Bash reports stdout and stderr as one stream, in order: so is the replay
+	 * (the command itself untouched: an outer shell hands bash one descriptor for both) */
+	char *argv_split[] = {"bash", "-c", rcmd, NULL};
+	char *argv_merged[] = {"/bin/sh", "-c", "exec bash -c \"$1\" 2>&1", "sh", rcmd, NULL};
+	char **argv = c->merged ? argv_merged : argv_split;
 	struct sandbox_run_io io = {.in_fd = -1, .out_fd = -1, .err_fd = efd, .reap = 1};
 	long long tmo = 0;
 	unsigned timeout = c->o->timeout_ms > REPLAY_TIMEOUT_MS ? c->o->timeout_ms : REPLAY_TIMEOUT_MS;
@@ -779,7 +793,7 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 		verdict_add(v, "A2", "replay", V_PASS, NULL, NULL, NULL, "the recorded %s reproduce%s",
 			    r.out || r.combined ? "output and outcome" : "outcome", r.out || r.combined ? "" : "s");
 	} else if (p.network_refused) {
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED", recorded_json(&r), replay_json(&p),
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED", replay_json(&p), recorded_json(&r),
 			    "the %s differs and the replay was refused the network it asked for", what);
 	} else {
 		/* Diverged: again, to tell a lie from nondeterminism. */
@@ -803,10 +817,10 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 		}
 		const char *axis = fail ? NULL : equiv_classify(texts, got);
 		if (fail)
-			verdict_add(v, "A2", "replay", V_UNVERIFIED, fail, recorded_json(&r), replay_json(&p),
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, fail, replay_json(&p), recorded_json(&r),
 				    "the %s differs and a further replay failed", what);
 		else if (axis)
-			verdict_add(v, "A2", "replay", V_UNVERIFIED, axis, recorded_json(&r), replay_json(&p),
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, axis, replay_json(&p), recorded_json(&r),
 				    "the %s varies across %zu replays (%s)", what, got, axis);
 		else if (concurrent)
 			verdict_add(v, "A2", "replay", V_UNVERIFIED, "UNRESTORABLE_CONCURRENT_TURN", recorded_json(&r),
@@ -886,8 +900,9 @@ static void verify_turn(struct hctx *c, size_t k, struct turn_verdict *v)
 				   "%s is recorded, not re-executed (belay re-executes shell commands and re-applies edits)",
 				   h->tool ? h->tool : "the tool");
 	} else if (!h->resp) {
-		verdict_unverified(v, "RESULT_NOT_RECORDED",
-				   "the call has no post event (refused in the agent, interrupted, or still running)");
+		verdict_unverified(v, "RESULT_NOT_RECORDED", "%s",
+				   h->retired ? "the agent refused the call (its transcript holds the refusal, no post event came)"
+					      : "the call has no post event (refused in the agent, interrupted, or still running)");
 	} else if (!pre) {
 		const char *cause = jx_str(sh, "cause");
 		if (sh && cause && vcause_known(cause))
