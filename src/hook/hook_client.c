@@ -41,9 +41,19 @@ int hook_client_send(const char *path, const struct hook_request *rq, unsigned t
 	char *body = jx_print(j);
 	cJSON_Delete(j);
 	size_t blen = strlen(body);
-	char head[96];
-	int hl = snprintf(head, sizeof head, "{\"v\":1,\"hook\":1,\"len\":%zu}\n", blen);
-	int rc = fs_write_all(fd, head, (size_t)hl);
+	/* the hello: small, one line; the state dir lets a console take only its own runs */
+	cJSON *hello = cJSON_CreateObject();
+	cJSON_AddNumberToObject(hello, "v", 1);
+	cJSON_AddNumberToObject(hello, "hook", 1);
+	cJSON_AddNumberToObject(hello, "len", (double)blen);
+	cJSON_AddStringToObject(hello, "state", rq->state_dir);
+	char *head = jx_print(hello);
+	cJSON_Delete(hello);
+	size_t hl = strlen(head);
+	head = xrealloc(head, hl + 2);
+	head[hl++] = '\n';
+	int rc = fs_write_all(fd, head, hl);
+	free(head);
 	if (rc == 0)
 		rc = fs_write_all(fd, body, blen);
 	free(body);

@@ -5,7 +5,7 @@
  * is never handled twice.
  *
  * The wire (one connection per event, over a unix socket of the same uid):
- *   hook -> host: {"v":1,"hook":1,"len":N}\n then N bytes: hook_request_json
+ *   hook -> host: {"v":1,"hook":1,"len":N,"state":"<state dir>"}\n then N bytes: hook_request_json
  *   host -> hook: {"taken":true}\n as soon as it has the connection (before that, a closed
  *                 connection means nothing was taken: the event goes elsewhere), then
  *                 {"ok":true,"exit":N,"out":"...","err":"...","run":"..."}\n

@@ -103,6 +103,14 @@ int hook_helper_send(const struct hook_request *rq, unsigned timeout_ms, struct 
 	return r;
 }
 
+static volatile sig_atomic_t stop_helper;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop_helper = 1;
+}
+
 int hook_helper_main(int argc, char **argv)
 {
 	const char *state = NULL, *sock = NULL;
@@ -117,6 +125,9 @@ int hook_helper_main(int argc, char **argv)
 	const char *idle_s = getenv("BELAY_HOOKD_IDLE_MS");
 	unsigned long idle_ms = idle_s && *idle_s ? strtoul(idle_s, NULL, 10) : IDLE_DEFAULT_MS;
 	signal(SIGHUP, SIG_IGN);
+	struct sigaction sa = {.sa_handler = on_term};
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	struct hook_host *h = hook_host_new(NULL);
 	struct err e = {0};
 	if (hook_host_listen(h, sock, &e) != 0) {
@@ -128,7 +139,7 @@ int hook_helper_main(int argc, char **argv)
 		hook_host_free(h);
 		return 1;
 	}
-	for (;;) {
+	while (!stop_helper) {
 		struct timespec ts = {0, 200 * 1000000L};
 		nanosleep(&ts, NULL);
 		struct stat now;

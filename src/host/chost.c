@@ -329,6 +329,17 @@ static void start_run(struct conn *c, const char *line, size_t len)
 		conn_close(c);
 		return;
 	}
+	if (cJSON_GetObjectItemCaseSensitive(hello, "hook")) {
+		/* an agent's hook event: someone else's protocol on this socket */
+		int fd = h->cfg.adopt ? dup(c->fd) : -1;
+		if (fd >= 0) {
+			size_t head = len + 1;
+			h->cfg.adopt(h->cfg.other_ctx, fd, hello, c->in.p + head, c->in.len - head);
+		}
+		cJSON_Delete(hello);
+		conn_close(c); /* the adopter holds its own descriptor of the connection */
+		return;
+	}
 	if (c->nfds != 2) {
 		cJSON_Delete(hello);
 		snprintf(msg, sizeof msg, "the hello must carry the agent's stdin and stdout (got %d descriptor(s))",
@@ -546,6 +557,15 @@ static void on_async(uv_async_t *a)
 			char *by = xasprintf("%s (console)", user);
 			int ok = c && c->runner && c->state == C_RUN &&
 				 runner_resolve(c->runner, it->hold, it->approve, by) == 0;
+			if (!c && h->cfg.resolve) /* a hook run's hold: its host answers (and tells the UI) */
+				ok = h->cfg.resolve(h->cfg.other_ctx, it->run, it->hold, it->approve, by) == 0;
+			if (!c && h->cfg.resolve) {
+				free(by);
+				free(user);
+				free(it->run);
+				free(it);
+				continue;
+			}
 			free(by);
 			free(user);
 			struct cevent *ev = cevent_new(CE_HOLD_DONE, it->run);
