@@ -470,3 +470,38 @@ Test(hook_session, the_contained_shell_refuses_and_names_it)
 	ts_driver_free(&d);
 	ts_world_teardown(&w);
 }
+
+Test(hook_session, effect_plan_checks_the_gates_prediction)
+{
+	struct ts_world w;
+	ts_world_setup(&w, "hookplan");
+	/* a real repository whose index is stale: `git status` (read-only, says the plan)
+	 * refreshes .git/index */
+	ts_sh("rmdir '%s/.git' && cd '%s' && git init -q . && git config user.email t@t && git config user.name t && "
+	      "echo a > a.txt && git add a.txt && git commit -qm one && sleep 1 && touch a.txt",
+	      w.ws, w.ws);
+	char *outside = xasprintf("%s/outside", w.dir);
+	ts_sh("mkdir -p '%s' && ln -s '%s' '%s/link'", outside, outside, w.ws);
+	struct ts_driver d;
+	ts_driver_start(&d, &w, "sess-plan");
+	cr_assert_eq(ts_drive_bash(&d, "git status --short"), 0);
+	/* a write through a link inside the root that points outside it: the plan sees a write
+	 * inside (it resolves paths lexically); the contained replay is refused outside */
+	cr_assert_eq(ts_drive_bash(&d, "echo x > link/f.txt"), 0);
+	cr_assert_eq(ts_drive_bash(&d, "echo honest > inside.txt"), 0);
+	char *trace = ts_session_trace(&w, &d);
+	cJSON *v = verify_json(&w, trace);
+	const cJSON *t0 = turn_of(v, 0), *t1 = turn_of(v, 1), *t2 = turn_of(v, 2);
+	cr_expect_str_eq(sub(t0, "A2", "effect:plan", NULL), "FAIL", "%s", jx_print(t0));
+	cr_expect(strstr(jx_print(t0), "the plan said read-only; the command wrote .git/index"), "%s", jx_print(t0));
+	cr_expect_str_eq(sub(t1, "A2", "effect:plan", NULL), "FAIL", "%s", jx_print(t1));
+	cr_expect(strstr(jx_print(t1), "writes inside the root only; the command tried to write outside it"), "%s",
+		  jx_print(t1));
+	cr_expect_str_eq(sub(t2, "A2", "effect:plan", NULL), "PASS", "%s", jx_print(t2));
+	cr_expect_str_eq(jx_str(t2, "status"), "PASS");
+	cJSON_Delete(v);
+	free(trace);
+	free(outside);
+	ts_driver_free(&d);
+	ts_world_teardown(&w);
+}
