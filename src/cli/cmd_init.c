@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "common/buf.h"
 #include "common/paths.h"
+#include "common/xalloc.h"
 #include "hook/hook_install.h"
 
 static const char init_usage[] =
@@ -93,7 +94,12 @@ int cmd_init(int argc, char **argv)
 	o.project = o.global ? NULL : proj;
 	o.home = getenv("HOME");
 	o.belay = paths_self_exe();
+	/* the small hook client beside belay, when it was built and installed with it */
+	char *client = xasprintf("%.*s/belay-hook", (int)(strrchr(o.belay, '/') - o.belay), o.belay);
+	if (access(client, X_OK) == 0)
+		o.client = client;
 	if (o.global && !o.home) {
+		free(client);
 		free(proj);
 		free(state);
 		return cli_fail("init: --global needs $HOME");
@@ -103,6 +109,7 @@ int cmd_init(int argc, char **argv)
 	int rc = hook_install(&o, &report, &e);
 	fputs(buf_cstr(&report), stdout);
 	buf_free(&report);
+	free(client);
 	free(proj);
 	free(state);
 	if (rc) {

@@ -1,6 +1,8 @@
 /* paths.c - state directory resolution and the path of our own executable. */
 #include "common/paths.h"
 
+#include <sys/stat.h>
+
 #include <limits.h>
 #include <pwd.h>
 #include <stdlib.h>
@@ -56,4 +58,13 @@ const char *paths_self_exe(void)
 		buf[n] = '\0';
 	}
 	return buf;
+}
+
+char *paths_console_socket(void)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	if (rt && *rt && rt[0] == '/' && stat(rt, &st) == 0 && S_ISDIR(st.st_mode))
+		return xasprintf("%s/belay/console.sock", rt);
+	return xasprintf("/tmp/belay-%u/console.sock", (unsigned)getuid());
 }

@@ -14,4 +14,8 @@ int paths_ensure_state_dir(const char *dir, struct err *e);
 /* Absolute path of the running belay binary (for re-exec as the sandbox launcher). */
 const char *paths_self_exe(void);
 
+/* The console's socket: $XDG_RUNTIME_DIR/belay/console.sock, else
+ * /tmp/belay-<uid>/console.sock (new string). */
+char *paths_console_socket(void);
+
 #endif

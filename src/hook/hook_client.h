@@ -2,14 +2,7 @@
  * listening (the console, on its socket; else the helper, started on first use), else it
  * is handled in this process. A resident handler that takes the event but gives no answer
  * (it crashed, it hung past the bound) is a failure, answered with the deny form: the event
- * is never handled twice.
- *
- * The wire (one connection per event, over a unix socket of the same uid):
- *   hook -> host: {"v":1,"hook":1,"len":N,"state":"<state dir>"}\n then N bytes: hook_request_json
- *   host -> hook: {"taken":true}\n as soon as it has the connection (before that, a closed
- *                 connection means nothing was taken: the event goes elsewhere), then
- *                 {"ok":true,"exit":N,"out":"...","err":"...","run":"..."}\n
- *                 or {"ok":false,"error":"..."}\n
+ * is never handled twice. The wire is hook_wire.h.
  *
  * Must not: print. Threads: the caller's. */
 #ifndef BELAY_HOOK_HOOK_CLIENT_H
@@ -23,10 +16,5 @@ enum hook_route { HOOK_ROUTE_LOCAL = 0, HOOK_ROUTE_CONSOLE, HOOK_ROUTE_HELPER };
  * try_resident, else here. Never fails: rp holds the answer. Returns the route taken. */
 enum hook_route hook_client_handle(const struct hook_request *rq, const char *socket, int try_resident,
 				   struct hook_reply *rp);
-
-/* Sends rq to the handler listening at path. Returns 1 answered (rp filled), 0 nobody
- * listens there (nothing was sent), -1 the handler took it and failed (e names why). */
-int hook_client_send(const char *path, const struct hook_request *rq, unsigned timeout_ms, struct hook_reply *rp,
-		     struct err *e);
 
 #endif

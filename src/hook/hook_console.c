@@ -83,6 +83,12 @@ static void changed(void *ctx, const char *run, const char *trace, int what)
 		cqueue_post(hc->q, cevent_new(CE_RUN_COMMITTED, run));
 }
 
+static void log_msg(void *ctx, const char *msg)
+{
+	struct hook_console *hc = ctx;
+	cqueue_post(hc->q, cevent_log(2, "%s", msg));
+}
+
 struct hook_console *hook_console_new(struct cqueue *events, const char *state_dir)
 {
 	struct hook_console *hc = xcalloc(1, sizeof *hc);
@@ -92,7 +98,7 @@ struct hook_console *hook_console_new(struct cqueue *events, const char *state_d
 		hc->state_dir = xstrdup(state_dir);
 	pthread_mutex_init(&hc->mu, NULL);
 	pthread_cond_init(&hc->cv, NULL);
-	struct hook_observer obs = {.hold = hold, .changed = changed, .ctx = hc};
+	struct hook_observer obs = {.hold = hold, .changed = changed, .log = log_msg, .ctx = hc};
 	hc->host = hook_host_new(&obs);
 	return hc;
 }

@@ -26,22 +26,6 @@
 
 extern char **environ;
 
-char *hook_helper_socket(const char *state_dir)
-{
-	char *console = chost_default_socket();
-	char *slash = strrchr(console, '/');
-	if (slash)
-		*slash = '\0';
-	uint8_t d[SHA256_LEN];
-	char hex[SHA256_HEX_LEN + 1];
-	sha256(state_dir, strlen(state_dir), d);
-	hex_encode(d, SHA256_LEN, hex);
-	hex[12] = '\0';
-	char *path = xasprintf("%s/hookd-%s.sock", console, hex);
-	free(console);
-	return path;
-}
-
 static int helper_wanted(void)
 {
 	const char *v = getenv("BELAY_HOOKD");
@@ -87,7 +71,7 @@ int hook_helper_send(const struct hook_request *rq, unsigned timeout_ms, struct 
 	if (!helper_wanted())
 		return 0;
 	char *sock = hook_helper_socket(rq->state_dir);
-	int r = hook_client_send(sock, rq, timeout_ms, rp, e);
+	int r = hook_wire_send(sock, rq, timeout_ms, rp, e);
 	if (r == 0 && start_helper(rq, sock) == 0) {
 		uint64_t t0 = time_mono_ns();
 		unsigned nap_us = 500;
@@ -96,7 +80,7 @@ int hook_helper_send(const struct hook_request *rq, unsigned timeout_ms, struct 
 			nanosleep(&ts, NULL);
 			if (nap_us < 20000)
 				nap_us *= 2;
-			r = hook_client_send(sock, rq, timeout_ms, rp, e);
+			r = hook_wire_send(sock, rq, timeout_ms, rp, e);
 		}
 	}
 	free(sock);

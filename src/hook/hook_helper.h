@@ -12,8 +12,6 @@
 #define BELAY_HOOK_HOOK_HELPER_H
 #include "hook/hook_session.h"
 
-/* The helper's socket for a state directory (new string). */
-char *hook_helper_socket(const char *state_dir);
 /* Sends rq to the helper of rq->state_dir, starting it when none listens (unless
  * BELAY_HOOKD=0). Returns as hook_client_send: 1 answered, 0 no helper (nothing sent),
  * -1 the helper took the event and failed. */

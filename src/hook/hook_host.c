@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -127,6 +128,8 @@ static void *serve(void *arg)
 			if (rp.trace)
 				cJSON_AddStringToObject(r, "trace", rp.trace);
 			reply(c->fd, r);
+			/* the agent has its answer: the store catches up off its wait */
+			hook_index(h->ctx, &rq, &rp);
 			hook_reply_free(&rp);
 		}
 		buf_free(&payload);
@@ -171,36 +174,42 @@ void hook_host_adopt(struct hook_host *h, int fd, size_t len, const char *rest, 
 	pthread_attr_destroy(&at);
 }
 
-/* The hello line of a connection, read byte by byte up to its newline (so nothing of the
- * request after it is consumed). */
+/* The hello line of a connection: peeked at until its newline is there, then read exactly
+ * (so nothing of the request after it is consumed). */
 static int read_hello(int fd, size_t *len)
 {
-	char line[256];
-	size_t n = 0;
+	char line[512];
 	uint64_t deadline = time_mono_ns() + 5000000000ull;
-	while (n + 1 < sizeof line) {
+	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		uint64_t now = time_mono_ns();
 		if (now >= deadline || poll(&p, 1, (int)((deadline - now) / 1000000u) + 1) <= 0)
 			return -1;
-		ssize_t r = read(fd, line + n, 1);
+		ssize_t r = recv(fd, line, sizeof line - 1, MSG_PEEK);
 		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0)
 			return -1;
-		if (line[n] == '\n') {
-			line[n] = '\0';
-			cJSON *o = cJSON_Parse(line);
-			long long v = 0;
-			int ok = cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "hook") &&
-				 jx_int(o, "len", 0, (long long)REQUEST_MAX, &v);
-			cJSON_Delete(o);
-			*len = (size_t)v;
-			return ok ? 0 : -1;
+		char *nl = memchr(line, '\n', (size_t)r);
+		if (!nl) {
+			if ((size_t)r >= sizeof line - 1)
+				return -1; /* no hello is that long */
+			struct timespec ts = {0, 200000}; /* the rest of the line is on its way */
+			nanosleep(&ts, NULL);
+			continue;
 		}
-		n++;
+		size_t n = (size_t)(nl - line) + 1;
+		if (read(fd, line, n) != (ssize_t)n)
+			return -1;
+		line[n - 1] = '\0';
+		cJSON *o = cJSON_Parse(line);
+		long long v = 0;
+		int ok = cJSON_IsObject(o) && cJSON_GetObjectItemCaseSensitive(o, "hook") &&
+			 jx_int(o, "len", 0, (long long)REQUEST_MAX, &v);
+		cJSON_Delete(o);
+		*len = (size_t)v;
+		return ok ? 0 : -1;
 	}
-	return -1;
 }
 
 static void *listen_main(void *arg)

@@ -63,8 +63,13 @@ char *hook_install_command(const struct hook_install_opts *o)
 {
 	struct buf b = {0};
 	buf_printf(&b, "timeout -k 5 %d ", HOOK_WRAP_TIMEOUT_S);
-	sh_quote(&b, o->belay);
-	buf_printf(&b, " hook %s", hook_agent_name(o->agent));
+	if (o->client) {
+		sh_quote(&b, o->client);
+		buf_printf(&b, " %s", hook_agent_name(o->agent));
+	} else {
+		sh_quote(&b, o->belay);
+		buf_printf(&b, " hook %s", hook_agent_name(o->agent));
+	}
 	if (o->mode && strcmp(o->mode, "audit"))
 		buf_printf(&b, " --mode %s", o->mode);
 	if (o->contain) {
@@ -434,10 +439,16 @@ cJSON *hook_install_check(enum hook_agent agent, const char *path, const char *s
 		if (!bin || access(bin, X_OK) != 0)
 			problem(probs, "the %s hook runs %s, which is not an executable belay", s->event, bin ? bin : "(no path)");
 		else if (self_real) {
+			/* this belay, or the small client beside it */
 			char *real = realpath(bin, NULL);
-			if (!real || strcmp(real, self_real))
+			const char *base = strrchr(bin, '/');
+			char *beside = base && !strcmp(base + 1, "belay-hook") ? xasprintf("%.*s/belay", (int)(base - bin), bin) : NULL;
+			char *beside_real = beside ? realpath(beside, NULL) : NULL;
+			if (!real || (strcmp(real, self_real) && (!beside_real || strcmp(beside_real, self_real))))
 				problem(probs, "the %s hook runs %s, not this belay", s->event, bin);
 			free(real);
+			free(beside);
+			free(beside_real);
 		}
 		if (!strstr(cmd, "|| {") || !strstr(cmd, "exit 2"))
 			problem(probs, "the %s hook is not wrapped to block when belay fails (%s)", s->event, cmd);

@@ -10,8 +10,10 @@
  * blocking exit (2), under an explicit per-hook timeout longer than belay's own longest
  * wait:
  *
- *   timeout -k 5 100 '/abs/belay' hook AGENT [flags] || { echo "..." >&2; exit 2; } # belay-hook
+ *   timeout -k 5 100 '/abs/belay-hook' AGENT [flags] || { echo "..." >&2; exit 2; } # belay-hook
  *
+ * (belay-hook, the small client installed beside belay, hands the event to a running
+ * console or the helper and execs `belay hook` otherwise; without it, `belay hook AGENT`.)
  * with "timeout": 120 (seconds) in the agent's entry; belay's longest wait (a call held in
  * the console) is 60 s.
  *
@@ -34,6 +36,7 @@ struct hook_install_opts {
 	int global;            /* the home directory's configuration instead */
 	const char *home;
 	const char *belay;     /* absolute path of the belay the hooks run */
+	const char *client;    /* the small client beside it (belay-hook), or NULL: `belay hook` */
 	const char *mode;      /* "audit" or "enforce" (NULL: audit) */
 	int contain;
 	const char *network;   /* for --contain (NULL: deny) */

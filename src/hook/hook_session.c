@@ -86,70 +86,10 @@ void hook_ctx_free(struct hook_ctx *c)
 	free(c);
 }
 
-void hook_reply_free(struct hook_reply *rp)
-{
-	buf_free(&rp->out);
-	buf_free(&rp->err);
-	free(rp->run);
-	free(rp->trace);
-	memset(rp, 0, sizeof *rp);
-}
-
-/*==== the request on the wire ====*/
-
 static void add_opt(cJSON *o, const char *k, const char *v)
 {
 	if (v)
 		cJSON_AddStringToObject(o, k, v);
-}
-
-cJSON *hook_request_json(const struct hook_request *rq)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "agent", hook_agent_name(rq->agent));
-	cJSON_AddStringToObject(o, "mode", rq->mode == TURN_GATE_ENFORCE ? "enforce" : "audit");
-	cJSON_AddBoolToObject(o, "contain", rq->contain);
-	cJSON_AddStringToObject(o, "network", rq->net == SANDBOX_NET_ALLOW ? "allow" : "deny");
-	add_opt(o, "root", rq->root);
-	add_opt(o, "project_dir", rq->project_dir);
-	add_opt(o, "home", rq->home);
-	add_opt(o, "state_dir", rq->state_dir);
-	add_opt(o, "trace_dir", rq->trace_dir);
-	add_opt(o, "policy_file", rq->policy_file);
-	add_opt(o, "belay", rq->belay);
-	cJSON_AddNumberToObject(o, "hold_ms", rq->hold_ms);
-	struct buf b = {0};
-	base64_encode(rq->payload, rq->len, &b);
-	cJSON_AddStringToObject(o, "payload", buf_cstr(&b));
-	buf_free(&b);
-	return o;
-}
-
-int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *payload, struct err *e)
-{
-	memset(rq, 0, sizeof *rq);
-	if (!cJSON_IsObject(o) || hook_agent_parse(jx_str(o, "agent"), &rq->agent) != 0)
-		return err_set(e, BELAY_EINVAL, "a hook request names no known agent");
-	const char *mode = jx_str(o, "mode");
-	rq->mode = mode && !strcmp(mode, "enforce") ? TURN_GATE_ENFORCE : TURN_GATE_AUDIT;
-	rq->contain = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "contain"));
-	const char *net = jx_str(o, "network");
-	rq->net = net && !strcmp(net, "allow") ? SANDBOX_NET_ALLOW : SANDBOX_NET_DENY;
-	rq->root = jx_str(o, "root");
-	rq->project_dir = jx_str(o, "project_dir");
-	rq->home = jx_str(o, "home");
-	rq->state_dir = jx_str(o, "state_dir");
-	rq->trace_dir = jx_str(o, "trace_dir");
-	rq->policy_file = jx_str(o, "policy_file");
-	rq->belay = jx_str(o, "belay");
-	long long hold = 0;
-	rq->hold_ms = jx_int(o, "hold_ms", 0, UINT_MAX, &hold) ? (unsigned)hold : HOOK_HOLD_MS_DEFAULT;
-	const char *p = jx_str(o, "payload");
-	if (!p || !rq->state_dir || !rq->trace_dir || base64_decode(p, strlen(p), payload) != 0)
-		return err_set(e, BELAY_EINVAL, "a hook request lacks its payload, state or trace directory");
-	rq->payload = payload->p ? payload->p : "";
-	rq->len = payload->len;
-	return 0;
 }
 
 /*==== where things are ====*/
@@ -252,11 +192,12 @@ static void put_run(struct hook_run *r, struct cached_run *kept)
 		hook_run_close(r);
 }
 
-/* Brings the store's view of the run up to date (under the run's lock). */
-static void index_run(struct hook_ctx *c, const struct hook_request *rq, const struct hook_run *r,
-		      struct hook_reply *rp)
+/* Brings the store's view of the run up to date. Needs no run lock: runidx_catch_up reads
+ * where the store stands inside its own write transaction, so two indexers of one run
+ * (this process and a one-shot hook) serialise there, and a line still being appended is
+ * left for the next one. */
+static int index_trace(struct hook_ctx *c, const struct hook_request *rq, const char *trace, struct err *e)
 {
-	struct err e = {0};
 	int rc = 0;
 	char *db = fs_join(rq->state_dir, "belay.db");
 	if (c->resident) {
@@ -268,26 +209,45 @@ static void index_run(struct hook_ctx *c, const struct hook_request *rq, const s
 		if (!c->st) {
 			free(c->st_dir);
 			c->st_dir = xstrdup(rq->state_dir);
-			rc = paths_ensure_state_dir(rq->state_dir, &e);
+			rc = paths_ensure_state_dir(rq->state_dir, e);
 			if (!rc)
-				rc = store_open(db, &c->st, &e);
+				rc = store_open(db, &c->st, e);
 		}
 		if (!rc)
-			rc = runidx_catch_up(c->st, r->path, NULL, &e);
+			rc = runidx_catch_up(c->st, trace, NULL, e);
 		pthread_mutex_unlock(&c->st_mu);
 	} else {
 		struct store *st = NULL;
-		rc = paths_ensure_state_dir(rq->state_dir, &e);
+		rc = paths_ensure_state_dir(rq->state_dir, e);
 		if (!rc)
-			rc = store_open(db, &st, &e);
+			rc = store_open(db, &st, e);
 		if (!rc)
-			rc = runidx_catch_up(st, r->path, NULL, &e);
+			rc = runidx_catch_up(st, trace, NULL, e);
 		store_close(st);
 	}
 	free(db);
-	if (rc)
-		buf_printf(&rp->err, "belay: the run was recorded but not indexed (%s); `belay index %s` indexes it\n", e.msg,
-			   r->path);
+	return rc;
+}
+
+void hook_index(struct hook_ctx *c, const struct hook_request *rq, struct hook_reply *rp)
+{
+	if (!rp->trace)
+		return;
+	struct err e = {0};
+	if (index_trace(c, rq, rp->trace, &e) != 0) {
+		char *msg = xasprintf("belay: the run was recorded but not indexed (%s); `belay index %s` indexes it", e.msg,
+				      rp->trace);
+		if (c->resident && c->obs.log)
+			c->obs.log(c->obs.ctx, msg);
+		else
+			buf_printf(&rp->err, "%s\n", msg);
+		free(msg);
+	}
+	if (rp->run && c->obs.changed) {
+		if (rp->new_run)
+			c->obs.changed(c->obs.ctx, rp->run, rp->trace, 0);
+		c->obs.changed(c->obs.ctx, rp->run, rp->trace, rp->ended ? 2 : 1);
+	}
 }
 
 /*==== records ====*/
@@ -705,7 +665,7 @@ static int on_other(struct hook_captures *caps, const struct hook_request *rq, c
 
 /* Records a payload belay could not read, in the session's run when it names one. */
 static void record_unreadable(struct hook_ctx *c, const struct hook_request *rq, const struct hook_event *ev,
-			      const char *cause)
+			      const char *cause, struct hook_reply *rp)
 {
 	if (!ev->session || !rq->trace_dir)
 		return;
@@ -722,7 +682,10 @@ static void record_unreadable(struct hook_ctx *c, const struct hook_request *rq,
 	cJSON_AddStringToObject(f, "phase", "unreadable");
 	cJSON_AddStringToObject(f, "error_cause", cause);
 	add_raw(f, rq);
-	append(r, "hook", f, &e);
+	if (append(r, "hook", f, &e) >= 0) {
+		rp->run = xstrdup(r->id);
+		rp->trace = xstrdup(r->path);
+	}
 	put_run(r, kept);
 }
 
@@ -756,7 +719,7 @@ void hook_handle(struct hook_ctx *c, const struct hook_request *rq, struct hook_
 	struct err e = {0};
 	int pre = 0;
 	if (hook_event_parse(rq->agent, rq->payload, rq->len, &ev, &e) != 0) {
-		record_unreadable(c, rq, &ev, e.msg);
+		record_unreadable(c, rq, &ev, e.msg, rp);
 		hook_answer_failure(rq->agent, NULL, 0, e.msg, &rp->out, &rp->err, &rp->exit_code);
 		hook_event_free(&ev);
 		return;
@@ -789,12 +752,12 @@ void hook_handle(struct hook_ctx *c, const struct hook_request *rq, struct hook_
 		default: rc = on_other(caps, rq, &ev, r, root, &e); break;
 		}
 	}
-	if (r && r->locked) {
+	if (r) {
 		rp->run = xstrdup(r->id);
 		rp->trace = xstrdup(r->path);
-		index_run(c, rq, r, rp);
+		rp->new_run = !was_started;
+		rp->ended = r->closed;
 	}
-	int ended = r && r->closed;
 	put_run(r, kept);
 	if (rc) {
 		char *cause = xasprintf("cannot record the %s event: %s", ev.event, e.msg);
@@ -802,11 +765,6 @@ void hook_handle(struct hook_ctx *c, const struct hook_request *rq, struct hook_
 		free(cause);
 	} else {
 		hook_answer_render(rq->agent, ev.event, ev.kind, &ans, &rp->out, &rp->err, &rp->exit_code);
-	}
-	if (rp->run && c->obs.changed) {
-		if (!was_started)
-			c->obs.changed(c->obs.ctx, rp->run, rp->trace, 0);
-		c->obs.changed(c->obs.ctx, rp->run, rp->trace, ended ? 2 : 1);
 	}
 	if (own_caps)
 		hook_captures_free(caps);

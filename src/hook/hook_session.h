@@ -21,36 +21,8 @@
 
 #include "common/buf.h"
 #include "common/err.h"
-#include "engine/turn_gate.h"
 #include "hook/hook_event.h"
-#include "sandbox/sandbox.h"
-
-#define HOOK_HOLD_MS_DEFAULT 60000u /* the longest belay waits for the operator */
-
-/* What one hook process asks (also what it sends a resident handler, as JSON). */
-struct hook_request {
-	enum hook_agent agent;
-	enum turn_gate_mode mode;  /* TURN_GATE_AUDIT or TURN_GATE_ENFORCE */
-	int contain;               /* rewrite shell commands to run under `belay exec` */
-	enum sandbox_network net;  /* the contained shell's network */
-	const char *root;          /* the project root (--root), or NULL: from the event */
-	const char *project_dir;   /* $CLAUDE_PROJECT_DIR, or NULL */
-	const char *home;          /* $HOME, or NULL */
-	const char *state_dir;     /* resolved */
-	const char *trace_dir;     /* resolved */
-	const char *policy_file;   /* the tool-call policy for mcp__* tools, or NULL */
-	const char *belay;         /* absolute path of belay (for the contained shell) */
-	unsigned hold_ms;          /* how long a held call may wait for the operator */
-	const char *payload;       /* the agent's bytes on stdin */
-	size_t len;
-};
-
-struct hook_reply {
-	struct buf out, err; /* the hook's stdout and stderr */
-	int exit_code;
-	char *run, *trace;   /* the run the event went into (owned, may be NULL) */
-};
-void hook_reply_free(struct hook_reply *rp);
+#include "hook/hook_wire.h"
 
 /* A resident process's ways to show runs and held calls (any may be NULL). */
 struct hook_observer {
@@ -60,6 +32,8 @@ struct hook_observer {
 		    char **by);
 	/* The run changed: 0 new, 1 more of it is in the store, 2 it ended. */
 	void (*changed)(void *ctx, const char *run, const char *trace, int what);
+	/* Something went wrong after the agent was answered (indexing). */
+	void (*log)(void *ctx, const char *msg);
 	void *ctx;
 };
 
@@ -68,12 +42,12 @@ struct hook_ctx;
 struct hook_ctx *hook_ctx_new(int resident, const struct hook_observer *obs);
 void hook_ctx_free(struct hook_ctx *c);
 
-/* Handles one event; never fails: the reply always holds the agent's answer. */
+/* Handles one event; never fails: the reply always holds the agent's answer. The run is
+ * recorded but not yet indexed: */
 void hook_handle(struct hook_ctx *c, const struct hook_request *rq, struct hook_reply *rp);
-
-/* The request as one JSON object, and back (strings in *rq borrowed from `o`). */
-cJSON *hook_request_json(const struct hook_request *rq);
-int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *payload, struct err *e);
+/* then this brings the store up to date with the run the reply names and tells the
+ * observer (a resident handler does it after answering, off the agent's wait). */
+void hook_index(struct hook_ctx *c, const struct hook_request *rq, struct hook_reply *rp);
 
 /* The project root of an event: the request's root, else $CLAUDE_PROJECT_DIR, else
  * Cursor's first workspace root, else the nearest directory above the event's cwd holding

@@ -22,6 +22,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/osuser.h"
+#include "common/paths.h"
 #include "common/xalloc.h"
 #include "host/runner.h"
 
@@ -104,14 +105,7 @@ static void post(struct chost *h, struct cevent *ev)
 
 char *chost_default_socket(void)
 {
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	char buf[4200];
-	if (rt && *rt && rt[0] == '/' && stat(rt, &st) == 0 && S_ISDIR(st.st_mode))
-		snprintf(buf, sizeof buf, "%s/belay/console.sock", rt);
-	else
-		snprintf(buf, sizeof buf, "/tmp/belay-%u/console.sock", (unsigned)getuid());
-	return xstrdup(buf);
+	return paths_console_socket();
 }
 
 /* The socket's directory: created 0700, and refused unless it is ours and private. */

@@ -231,8 +231,12 @@ static void blocked_when_belay_is(const char *what, const char *fake_belay_scrip
 		ts_write_file(fake, fake_belay_script, strlen(fake_belay_script));
 		chmod(fake, 0755);
 	}
-	/* point every hook at the fake (or missing) belay */
-	ts_sh("sed -i 's#%s#%s#g' '%s'", BELAY_BIN, fake, settings);
+	/* point every hook at the fake (or missing) belay: the small client, or belay itself */
+	ts_sh("sed -i -e \"s#'%s-hook' #'%s' #g\" -e \"s#'%s' hook #'%s' #g\" '%s'", BELAY_BIN, fake, BELAY_BIN, fake, settings);
+	size_t sl;
+	char *text = ts_read_file(settings, &sl);
+	cr_assert(strstr(text, fake), "the hooks now run %s: %s", fake, text);
+	free(text);
 	char *script = xasprintf("[[{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"Bash\",\"input\":{\"command\":"
 				 "\"touch '%s/ran.txt'\",\"description\":\"x\"}}],[{\"type\":\"text\",\"text\":\"done\"}]]",
 				 w.ws);

@@ -211,8 +211,17 @@ Test(hook_console, the_console_shows_hook_turns_live_and_answers_held_calls_by_k
 	char *a2 = ts_read_file(out2, &n);
 	cr_expect(a2 && strstr(a2, "\"permissionDecision\":\"deny\"") && strstr(a2, "refused in the console"), "%s", a2);
 	free(a2);
-	char *rows = ts_sql_dump(w.db, "SELECT turn, outcome, approval FROM turns WHERE run = 'hook-claude-code-tm1' ORDER BY turn");
-	cr_expect_str_eq(rows, "0|passed|NULL\n1|held|approved\n2|held|refused\n");
+	/* the console indexes after it has answered: the rows follow shortly */
+	const char *want = "0|passed|NULL\n1|held|approved\n2|held|refused\n";
+	char *rows = NULL;
+	for (int i = 0; i < 100; i++) {
+		free(rows);
+		rows = ts_sql_dump(w.db, "SELECT turn, outcome, approval FROM turns WHERE run = 'hook-claude-code-tm1' ORDER BY turn");
+		if (!strcmp(rows, want))
+			break;
+		usleep(50 * 1000);
+	}
+	cr_expect_str_eq(rows, want);
 	free(rows);
 	ts_tmux_keys(&t, "q");
 	ts_tmux_keys(&t, "y");

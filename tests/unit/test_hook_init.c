@@ -172,7 +172,8 @@ Test(hook_init, status_fails_on_a_broken_install)
 	ts_sh("sed -i 's#%s#/gone/belay#g' '%s'", BELAY_BIN, path);
 	ts_run(sargv, env, proj, NULL, 0, 30, &o);
 	cr_expect_eq(o.status, 1, "%s", o.out);
-	cr_expect(strstr(o.out, "PROBLEM") && strstr(o.out, "/gone/belay, which is not an executable belay"), "%s", o.out);
+	cr_expect(strstr(o.out, "PROBLEM") && strstr(o.out, "/gone/belay") && strstr(o.out, "which is not an executable belay"),
+		  "%s", o.out);
 	ts_out_free(&o);
 	/* reinstalled, then the wrapper and the timeout taken away */
 	cr_assert_eq(init("claude-code", NULL, NULL, &o), 0);
