@@ -71,9 +71,10 @@ int cmd_init(int argc, char **argv)
 		return cli_fail("init: unexpected argument '%s'", argv[optind]);
 	if (project && o.global)
 		return cli_fail("init: --project and --global exclude each other");
-	if (o.contain && o.agent == HA_CURSOR)
-		return cli_fail("init: --contain needs an agent that can rewrite a command (Claude Code, Codex); Cursor "
-				"cannot");
+	if (o.contain && o.agent != HA_CLAUDE_CODE)
+		return cli_fail("init: --contain needs an agent that runs the command belay rewrites: Claude Code. %s",
+				o.agent == HA_CODEX ? "Codex (0.171) ignores a rewritten command and runs the original"
+						    : "Cursor cannot rewrite a command");
 	if (o.network && !o.contain)
 		return cli_fail("init: --network is the contained shell's (it needs --contain)");
 	char *proj = realpath(project ? project : ".", NULL);

@@ -37,19 +37,31 @@ static void put_json(struct buf *out, cJSON *o)
 	cJSON_Delete(o);
 }
 
-/* Claude Code and Codex: hookSpecificOutput on a pre-tool event. */
-static void claude_pre(const char *event, const struct hook_answer *a, struct buf *out)
+/* Claude Code and Codex: hookSpecificOutput on a pre-tool event. Codex (0.171) takes only
+ * "deny": an "ask" (or an updatedInput) is a failed hook there, and a failed hook lets the
+ * command run, so what belay asks about is refused on Codex, saying so. */
+static void claude_pre(enum hook_agent agent, const char *event, const struct hook_answer *a, struct buf *out)
 {
 	if (a->kind == HANS_NONE && !a->updated_input)
 		return; /* no decision: exit 0, nothing on stdout */
 	cJSON *o = cJSON_CreateObject();
 	cJSON *h = cJSON_AddObjectToObject(o, "hookSpecificOutput");
 	cJSON_AddStringToObject(h, "hookEventName", event ? event : "PreToolUse");
-	if (a->kind != HANS_NONE) {
+	if (a->kind != HANS_NONE && agent == HA_CODEX && a->reason && strstr(a->reason, "asks before this runs")) {
+		char *why = xasprintf("%s (Codex cannot ask, so belay refuses: approve it in belay's console, or run it "
+				      "yourself)",
+				      a->reason);
+		cJSON_AddStringToObject(h, "permissionDecision", "deny");
+		cJSON_AddStringToObject(h, "permissionDecisionReason", why);
+		free(why);
+	} else if (a->kind == HANS_ASK && agent == HA_CODEX) {
+		cJSON_AddStringToObject(h, "permissionDecision", "deny"); /* never an ask Codex would run through */
+		cJSON_AddStringToObject(h, "permissionDecisionReason", a->reason ? a->reason : "belay");
+	} else if (a->kind != HANS_NONE) {
 		cJSON_AddStringToObject(h, "permissionDecision", hook_answer_kind_name(a->kind));
 		cJSON_AddStringToObject(h, "permissionDecisionReason", a->reason ? a->reason : "belay");
 	}
-	if (a->updated_input && a->kind != HANS_DENY)
+	if (a->updated_input && a->kind != HANS_DENY && agent != HA_CODEX)
 		cJSON_AddItemToObject(h, "updatedInput", cJSON_Duplicate(a->updated_input, 1));
 	put_json(out, o);
 }
@@ -83,7 +95,7 @@ void hook_answer_render(enum hook_agent agent, const char *event, enum hook_kind
 		return;
 	}
 	if (kind == HK_PRE_TOOL) {
-		claude_pre(event, a, out);
+		claude_pre(agent, event, a, out);
 	} else if (kind == HK_PROMPT && a->kind == HANS_DENY) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "decision", "block");
@@ -112,7 +124,7 @@ void hook_answer_failure(enum hook_agent agent, const char *event, int pre_tool,
 		buf_printf(err, "%s\n", msg);
 	} else if (pre_tool) {
 		struct hook_answer a = {.kind = HANS_DENY, .reason = msg};
-		claude_pre(event, &a, out);
+		claude_pre(agent, event, &a, out);
 	} else if (!event) {
 		/* which event this was is unknown: the blocking exit refuses whatever can be refused */
 		buf_printf(err, "%s\n", msg);

@@ -148,7 +148,7 @@ static void account(struct hook_run *r, const cJSON *o)
 		}
 	} else if (!strcmp(kind, "gate_decision") || !strcmp(kind, "approval")) {
 		const char *out = jx_str(o, "outcome");
-		int refused = (out && !strcmp(out, "refused")) ||
+		int refused = (out && !strncmp(out, "refused", 7)) ||
 			      (!strcmp(kind, "approval") && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "approved")));
 		long long rs;
 		if (refused && jx_int(o, "request_seq", 0, LLONG_MAX, &rs)) {

@@ -536,10 +536,17 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 		outcome = c->obs.hold ? "held" : "asked";
 		held = c->obs.hold != NULL;
 		reason_of(&why, plan, "asks before this runs");
+		if (!held && rq->agent == HA_CODEX) {
+			/* Codex has no ask (a failed hook there, and the command runs) */
+			kind = HANS_DENY;
+			outcome = "refused (Codex cannot ask)";
+		}
 	} else {
 		outcome = "passed";
 	}
-	int contained = rq->contain && rq->agent != HA_CURSOR && ev->cls == HT_SHELL && ev->command && kind != HANS_DENY;
+	/* only Claude Code takes a rewritten command (Codex ignores updatedInput and runs the
+	 * original: containment there would be a claim, not a fact) */
+	int contained = rq->contain && rq->agent == HA_CLAUDE_CODE && ev->cls == HT_SHELL && ev->command && kind != HANS_DENY;
 	if (contained)
 		ans->updated_input = contained_input(rq, ev, r->id, turn);
 	if (append(r, "gate_decision", gate_record(seq, ev, rq, plan, outcome, kind, contained), e) < 0) {
@@ -564,7 +571,7 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 			} else {
 				cJSON_AddStringToObject(af, "outcome", "no answer in the console: the agent asks");
 			}
-			kind = got == 1 ? HANS_NONE : got == 0 ? HANS_DENY : HANS_ASK;
+			kind = got == 1 ? HANS_NONE : got == 0 || rq->agent == HA_CODEX ? HANS_DENY : HANS_ASK;
 			cJSON_AddStringToObject(af, "answer", hook_answer_kind_name(kind));
 			if (append(r, "approval", af, e) < 0)
 				rc = e->code;

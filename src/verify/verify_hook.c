@@ -100,7 +100,8 @@ static void collect(struct hctx *c)
 			const char *agent = jx_str(t->recs[i].obj, "agent");
 			c->root = root ? xstrdup(root) : NULL;
 			c->state_dir = sd ? xstrdup(sd) : NULL;
-			c->merged = agent && !strcmp(agent, "claude-code");
+			/* Claude Code and Codex both report a shell call's output as one stream */
+			c->merged = agent && (!strcmp(agent, "claude-code") || !strcmp(agent, "codex"));
 		}
 	}
 	c->n = (size_t)(max + 1);
@@ -899,7 +900,7 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 static int refused_by_gate(const struct hturn *h)
 {
 	const char *out = jx_str(h->decision, "outcome"), *ans = jx_str(h->approval, "answer");
-	return (out && !strcmp(out, "refused")) || (ans && !strcmp(ans, "deny"));
+	return (out && !strncmp(out, "refused", 7)) || (ans && !strcmp(ans, "deny"));
 }
 
 static void verify_turn(struct hctx *c, size_t k, struct turn_verdict *v)
