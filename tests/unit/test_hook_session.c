@@ -168,6 +168,18 @@ Test(hook_session, the_cheat_is_caught_and_the_honest_turns_pass)
 	const cJSON *traj = cJSON_GetObjectItemCaseSensitive(v, "trajectory");
 	cr_expect_str_eq(jx_str(traj, "status"), "PASS", "%s", jx_print(traj));
 	cJSON_Delete(v);
+	/* recover puts the workspace back to the pre-state of the cheat (turn 2) */
+	char *spec = xasprintf("%s:2", trace);
+	ts_belay(&o, NULL, "recover", "apply", spec, "--yes", "--state", w.state, NULL);
+	cr_expect_eq(o.status, 0, "%s%s", o.out, o.err);
+	ts_out_free(&o);
+	char *tpath = xasprintf("%s/tests/test_login.py", w.ws);
+	size_t tl;
+	char *now = ts_read_file(tpath, &tl);
+	cr_expect_str_eq(now, test_py, "the weakened test is back as it was");
+	free(now);
+	free(tpath);
+	free(spec);
 	free(run);
 	free(trace);
 	ts_driver_free(&d);
