@@ -168,6 +168,13 @@ Test(hook_init, status_fails_on_a_broken_install)
 	char *h = xasprintf("HOME=%s", home);
 	const char *env[] = {h, NULL};
 	const char *sargv[] = {BELAY_BIN, "status", "--project", proj, NULL};
+	/* belay doctor runs the same checks (its project is the cwd) */
+	char *state = xasprintf("%s/state", dir);
+	const char *dargv[] = {BELAY_BIN, "doctor", "--check", "hooks", "--state", state, NULL};
+	ts_run(dargv, env, proj, NULL, 0, 30, &o);
+	cr_expect_eq(o.status, 0, "%s", o.out);
+	cr_expect(strstr(o.out, "ok    hooks") && strstr(o.out, "claude-code hook(s) run this belay"), "%s", o.out);
+	ts_out_free(&o);
 	/* the hooks point at a belay that is gone */
 	ts_sh("sed -i 's#%s#/gone/belay#g' '%s'", BELAY_BIN, path);
 	ts_run(sargv, env, proj, NULL, 0, 30, &o);
@@ -175,6 +182,12 @@ Test(hook_init, status_fails_on_a_broken_install)
 	cr_expect(strstr(o.out, "PROBLEM") && strstr(o.out, "/gone/belay") && strstr(o.out, "which is not an executable belay"),
 		  "%s", o.out);
 	ts_out_free(&o);
+	ts_run(dargv, env, proj, NULL, 0, 30, &o);
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, "FAIL  hooks") && strstr(o.out, "/gone/belay") && strstr(o.out, "fix: belay init claude-code"),
+		  "%s", o.out);
+	ts_out_free(&o);
+	free(state);
 	/* reinstalled, then the wrapper and the timeout taken away */
 	cr_assert_eq(init("claude-code", NULL, NULL, &o), 0);
 	ts_out_free(&o);
