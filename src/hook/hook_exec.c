@@ -56,6 +56,7 @@ int hook_exec(const struct hook_exec_opts *o, int *exit_code, void (*report)(voi
 		free(root);
 		return rc;
 	}
+	spec.hide = realpath(o->state_dir, NULL); /* the command never sees belay's state (traces, keys) */
 	char *cwd = getcwd(NULL, 0);
 	struct sandbox_run_io io = {.in_fd = 0, .out_fd = 1, .err_fd = 2, .reap = 1};
 	struct sandbox_run_result res;

@@ -2,7 +2,7 @@
  * call of a hook run becomes with `belay init ... --contain` (the pre-tool hook rewrites the
  * command through the agent's updatedInput). The command runs in the same kernel sandbox as
  * an MCP server (writes confined to the run's project root and a private temp dir, network
- * per policy), its stdin, stdout and stderr passed through unchanged; every refusal is
+ * per policy, belay's state directory hidden: an empty read-only directory), its stdin, stdout and stderr passed through unchanged; every refusal is
  * recorded into the run, attributed to the turn, and named on stderr after the command's
  * own output, so the agent sees why an operation failed.
  *

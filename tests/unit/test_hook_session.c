@@ -458,6 +458,21 @@ Test(hook_session, the_contained_shell_refuses_and_names_it)
 		  d.updated ? d.updated : "(not rewritten)");
 	char *in = xasprintf("%s/in.txt", w.ws);
 	cr_expect_eq(access(in, F_OK), 0, "the contained command writes inside the root");
+	/* belay's state: hidden from the contained command (an empty directory), and what the
+	 * gate cannot read in a command (it is assembled at run time) the kernel refuses */
+	char *db = xasprintf("%s/belay.db", w.state);
+	cr_assert_eq(access(db, F_OK), 0);
+	char *peek = xasprintf("test -e '%s'", db);
+	cr_expect_eq(ts_drive_bash(&d, peek), 1, "the contained command sees no belay.db (%s)", d.decision);
+	char *forge = xasprintf("f=$(printf '%%s/%%s' '%s' forged); echo x > \"$f\"", w.state);
+	cr_expect_neq(ts_drive_bash(&d, forge), 0, "(%s)", d.decision);
+	cr_expect_str_eq(d.decision, "", "audit lets it through to the kernel");
+	char *forged = xasprintf("%s/forged", w.state);
+	cr_expect_neq(access(forged, F_OK), 0, "the contained command wrote nothing into belay's state");
+	free(forged);
+	free(forge);
+	free(peek);
+	free(db);
 	/* a write outside the root: refused by the kernel sandbox, named on stderr */
 	char *cmd = xasprintf("echo out > '%s'", outside);
 	int st = ts_drive_bash(&d, cmd);
@@ -469,8 +484,8 @@ Test(hook_session, the_contained_shell_refuses_and_names_it)
 	cr_expect(strstr(text, "\"kind\":\"exec\"") && strstr(text, "\"kind\":\"denial\""), "%s", text);
 	free(text);
 	cr_expect_geq(ts_sql_int(w.db, "SELECT count(*) FROM denials d JOIN turns t ON t.run = d.run AND "
-				       "t.req_seq = d.turn_seq WHERE t.turn = 1"),
-		      1, "the refusal is attributed to turn 1");
+				       "t.req_seq = d.turn_seq WHERE t.turn = 3"),
+		      1, "the refusal is attributed to turn 3");
 	/* the agent ran `belay exec` itself: that is belay's control plane, refused */
 	static const char *const enforce_contain[] = {"--mode", "enforce", "--contain", NULL};
 	d.flags = enforce_contain;
