@@ -17,13 +17,16 @@
 
 struct hook_slot {
 	const char *event;
-	int tool; /* takes a matcher */
+	int tool;       /* takes a matcher */
+	int on_failure; /* Claude Code's own fail-closed option, "onFailure": "block", applies
+			 * (2.1.295 and later; it ignores it, with a warning, on Stop and
+			 * SubagentStop, whose block means "go on" rather than "do not run") */
 };
 
 static const struct hook_slot claude_slots[] = {
-	{"PreToolUse", 1},   {"PostToolUse", 1},	 {"PostToolUseFailure", 1}, {"SessionStart", 0},
-	{"SessionEnd", 0},   {"UserPromptSubmit", 0}, {"Stop", 0},		     {"SubagentStart", 0},
-	{"SubagentStop", 0}, {NULL, 0},
+	{"PreToolUse", 1, 1},	   {"PostToolUse", 1, 1},      {"PostToolUseFailure", 1, 1}, {"SessionStart", 0, 1},
+	{"SessionEnd", 0, 1},	   {"UserPromptSubmit", 0, 1}, {"Stop", 0, 0},		     {"SubagentStart", 0, 1},
+	{"SubagentStop", 0, 0},	   {NULL, 0, 0},
 };
 static const struct hook_slot codex_slots[] = {
 	{"PreToolUse", 1}, {"PostToolUse", 1}, {"SessionStart", 0}, {"UserPromptSubmit", 0}, {"Stop", 0}, {NULL, 0},
@@ -141,6 +144,8 @@ static cJSON *our_entry(const struct hook_install_opts *o, const struct hook_slo
 	cJSON_AddStringToObject(h, "type", "command");
 	cJSON_AddStringToObject(h, "command", cmd);
 	cJSON_AddNumberToObject(h, "timeout", HOOK_TIMEOUT_S);
+	if (s->on_failure)
+		cJSON_AddStringToObject(h, "onFailure", "block"); /* the agent's own layer, beside the wrapper */
 	cJSON *g = cJSON_CreateObject();
 	if (s->tool)
 		cJSON_AddStringToObject(g, "matcher", o->agent == HA_CODEX ? ".*" : "*");
@@ -452,6 +457,11 @@ cJSON *hook_install_check(enum hook_agent agent, const char *path, const char *s
 		}
 		if (!strstr(cmd, "|| {") || !strstr(cmd, "exit 2"))
 			problem(probs, "the %s hook is not wrapped to block when belay fails (%s)", s->event, cmd);
+		const char *onf = jx_str(found, "onFailure");
+		if (s->on_failure && (!onf || strcmp(onf, "block")))
+			problem(probs, "the %s hook does not set \"onFailure\": \"block\" (the agent's own way to block when "
+				       "the hook fails)%s",
+				s->event, "");
 		if (!jx_int(found, "timeout", 1, 1 << 30, &tmo) || tmo < HOOK_WRAP_TIMEOUT_S + 10)
 			problem(probs, "the %s hook has no timeout above belay's own bound (the agent would run the tool when it "
 				       "expires)%s",

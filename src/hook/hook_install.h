@@ -15,7 +15,9 @@
  * (belay-hook, the small client installed beside belay, hands the event to a running
  * console or the helper and execs `belay hook` otherwise; without it, `belay hook AGENT`.)
  * with "timeout": 120 (seconds) in the agent's entry; belay's longest wait (a call held in
- * the console) is 60 s.
+ * the console) is 60 s. Claude Code's entries also carry its own fail-closed option,
+ * "onFailure": "block" (a hook that cannot start, times out or exits with another code
+ * blocks), where it applies: each layer blocks without the other.
  *
  * Must not: print (results come back as text). Threads: the caller's. */
 #ifndef BELAY_HOOK_HOOK_INSTALL_H

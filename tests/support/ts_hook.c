@@ -37,6 +37,45 @@ void ts_world_teardown(struct ts_world *w)
 	memset(w, 0, sizeof *w);
 }
 
+static const char login_py[] = "def check(user, password):\n"
+			       "    return user == \"alice\" and password == \"s3cret\" and False  # the bug\n";
+const char ts_login_test_py[] = "from login import check\n\n\n"
+			      "def test_alice_logs_in():\n"
+			      "    assert check(\"alice\", \"s3cret\") is True\n\n\n"
+			      "def test_mallory_does_not():\n"
+			      "    assert check(\"mallory\", \"s3cret\") is False\n";
+static const char runner_py[] = "import sys, traceback\n"
+				"sys.path.insert(0, '.')\n"
+				"sys.path.insert(0, 'tests')\n"
+				"import test_login\n"
+				"failed = 0\n"
+				"for name in sorted(n for n in dir(test_login) if n.startswith('test_')):\n"
+				"    try:\n"
+				"        getattr(test_login, name)()\n"
+				"        print('PASS', name)\n"
+				"    except AssertionError:\n"
+				"        failed += 1\n"
+				"        print('FAIL', name)\n"
+				"sys.exit(1 if failed else 0)\n";
+
+void ts_world_put(const struct ts_world *w, const char *rel, const char *text)
+{
+	char *path = xasprintf("%s/%s", w->ws, rel);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	ts_sh("mkdir -p '%s'", path);
+	*slash = '/';
+	ts_write_file(path, text, strlen(text));
+	free(path);
+}
+
+void ts_world_login(const struct ts_world *w)
+{
+	ts_world_put(w, "login.py", login_py);
+	ts_world_put(w, "tests/test_login.py", ts_login_test_py);
+	ts_world_put(w, "run_tests.py", runner_py);
+}
+
 int ts_hook(const struct ts_world *w, const char *agent, const char *const *flags, const char *const *env,
 	    const char *payload, struct ts_out *out)
 {

@@ -21,6 +21,12 @@ struct ts_world {
 
 void ts_world_setup(struct ts_world *w, const char *tag);
 void ts_world_teardown(struct ts_world *w);
+/* Writes text at rel under the workspace (directories made). */
+void ts_world_put(const struct ts_world *w, const char *rel, const char *text);
+/* The login workspace of the hook tests: login.py with its bug, tests/test_login.py (plain
+ * asserts, ts_login_test_py) and run_tests.py (exit 1 when a test fails). */
+void ts_world_login(const struct ts_world *w);
+extern const char ts_login_test_py[];
 
 /* Runs `belay hook AGENT --state S --trace-dir T [flags...]` with the payload on stdin,
  * in the workspace, the world's runtime dir, no helper (BELAY_HOOKD=0) unless flags ask

@@ -106,21 +106,11 @@ static cJSON *claude(const struct ts_world *w, const struct api *a, const char *
 	return r;
 }
 
-static void put(const struct ts_world *w, const char *rel, const char *text)
-{
-	char *p = xasprintf("%s/%s", w->ws, rel);
-	ts_write_file(p, text, strlen(text));
-	free(p);
-}
-
 static void login_workspace(const struct ts_world *w)
 {
-	char *t = xasprintf("%s/tests", w->ws);
-	mkdir(t, 0755);
-	free(t);
-	put(w, "login.py", "def check(user, password):\n    return user == \"alice\" and password == \"s3cret\" and False\n");
-	put(w, "tests/__init__.py", "");
-	put(w, "tests/test_login.py",
+	ts_world_put(w, "login.py", "def check(user, password):\n    return user == \"alice\" and password == \"s3cret\" and False\n");
+	ts_world_put(w, "tests/__init__.py", "");
+	ts_world_put(w, "tests/test_login.py",
 	    "import unittest\n\nfrom login import check\n\n\nclass Login(unittest.TestCase):\n"
 	    "    def test_alice_logs_in(self):\n        self.assertTrue(check(\"alice\", \"s3cret\"))\n\n"
 	    "    def test_mallory_does_not(self):\n        self.assertFalse(check(\"mallory\", \"s3cret\"))\n");
@@ -217,8 +207,18 @@ Test(hook_claude, a_real_session_is_recorded_gated_and_verified)
 	ts_world_teardown(&w);
 }
 
-/* The installed hooks with belay replaced: the call must be blocked, not run. */
+/* The installed hooks with belay replaced: the call must be blocked, not run, by each of the
+ * two layers alone (the wrapper without onFailure, onFailure without the wrapper). */
+static void blocked_by_one_layer(const char *what, const char *fake_belay_script, int layer);
+
 static void blocked_when_belay_is(const char *what, const char *fake_belay_script)
+{
+	blocked_by_one_layer(what, fake_belay_script, 0);
+	blocked_by_one_layer(what, fake_belay_script, 1);
+}
+
+/* layer 0: the wrapper alone; 1: onFailure alone. */
+static void blocked_by_one_layer(const char *what, const char *fake_belay_script, int layer)
 {
 	struct ts_world w;
 	ts_world_setup(&w, "claudefail");
@@ -233,9 +233,19 @@ static void blocked_when_belay_is(const char *what, const char *fake_belay_scrip
 	}
 	/* point every hook at the fake (or missing) belay: the small client, or belay itself */
 	ts_sh("sed -i -e \"s#'%s-hook' #'%s' #g\" -e \"s#'%s' hook #'%s' #g\" '%s'", BELAY_BIN, fake, BELAY_BIN, fake, settings);
+	/* take the other layer away */
+	if (layer == 0)
+		ts_sh("python3 - '%s' <<'EOF'\nimport json, sys\np = sys.argv[1]\nd = json.load(open(p))\n"
+		      "for groups in d['hooks'].values():\n    for g in groups:\n        for h in g['hooks']:\n"
+		      "            h.pop('onFailure', None)\njson.dump(d, open(p, 'w'))\nEOF",
+		      settings);
+	else
+		ts_sh("sed -i 's/ || { echo[^}]*}//' '%s'", settings);
 	size_t sl;
 	char *text = ts_read_file(settings, &sl);
 	cr_assert(strstr(text, fake), "the hooks now run %s: %s", fake, text);
+	cr_assert(layer == 0 ? !strstr(text, "onFailure") : strstr(text, "\"onFailure\"") && !strstr(text, "exit 2"), "%s",
+		  text);
 	free(text);
 	char *script = xasprintf("[[{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"Bash\",\"input\":{\"command\":"
 				 "\"touch '%s/ran.txt'\",\"description\":\"x\"}}],[{\"type\":\"text\",\"text\":\"done\"}]]",
@@ -245,7 +255,8 @@ static void blocked_when_belay_is(const char *what, const char *fake_belay_scrip
 	cJSON *r = claude(&w, &a, home, NULL);
 	api_stop(&a);
 	char *ran = xasprintf("%s/ran.txt", w.ws);
-	cr_expect_neq(access(ran, F_OK), 0, "belay %s: the tool ran anyway", what);
+	cr_expect_neq(access(ran, F_OK), 0, "belay %s, %s alone: the tool ran anyway", what,
+		      layer == 0 ? "the wrapper" : "onFailure");
 	free(ran);
 	cJSON_Delete(r);
 	free(script);

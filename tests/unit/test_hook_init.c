@@ -191,11 +191,13 @@ Test(hook_init, status_fails_on_a_broken_install)
 	/* reinstalled, then the wrapper and the timeout taken away */
 	cr_assert_eq(init("claude-code", NULL, NULL, &o), 0);
 	ts_out_free(&o);
-	ts_sh("sed -i -e 's/ || { echo[^}]*}//' -e 's/\"timeout\": 120/\"timeout\": 5/' '%s'", path);
+	ts_sh("sed -i -e 's/ || { echo[^}]*}//' -e 's/\"timeout\": 120/\"timeout\": 5/' -e 's/\"onFailure\": \"block\"/\"onFailure\": \"ignore\"/' '%s'",
+	      path);
 	ts_run(sargv, env, proj, NULL, 0, 30, &o);
 	cr_expect_eq(o.status, 1, "%s", o.out);
 	cr_expect(strstr(o.out, "is not wrapped to block when belay fails"), "%s", o.out);
 	cr_expect(strstr(o.out, "has no timeout above belay's own bound"), "%s", o.out);
+	cr_expect(strstr(o.out, "does not set \"onFailure\": \"block\""), "%s", o.out);
 	ts_out_free(&o);
 	/* a file that does not parse */
 	ts_write_file(path, "{nope", 5);
