@@ -28,6 +28,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "hook/hook_status.h"
 
 extern char **environ;
 
@@ -95,23 +96,6 @@ static void workspace(const char *ws, int files)
 	char *git = xasprintf("%s/.git", ws);
 	mkdir(git, 0755);
 	free(git);
-}
-
-static pid_t listener_pid(const char *path)
-{
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	struct ucred cr;
-	socklen_t cl = sizeof cr;
-	pid_t pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 ? cr.pid : -1;
-	close(fd);
-	return pid;
 }
 
 static void stop(pid_t pid)
@@ -198,9 +182,9 @@ int main(int argc, char **argv)
 					/* started in the background: its pid comes from the socket */
 				}
 				free(cmd);
-				for (int i = 0; i < 200 && listener_pid(sock) <= 0; i++)
+				for (int i = 0; i < 200 && hook_socket_pid(sock) <= 0; i++)
 					usleep(20000);
-				console = listener_pid(sock);
+				console = hook_socket_pid(sock);
 			}
 			for (int client = 0; client < 2; client++) {
 			if (client == 0 && access(small, X_OK) != 0)
@@ -251,7 +235,7 @@ int main(int argc, char **argv)
 				char line[4400];
 				while (p && fgets(line, sizeof line, p)) {
 					line[strcspn(line, "\n")] = '\0';
-					stop(listener_pid(line));
+					stop(hook_socket_pid(line));
 				}
 				if (p)
 					pclose(p);

@@ -2,6 +2,7 @@
  * helper and the live hook sessions (docs/HOOKS.md). Exit 0 when every installed adapter
  * checks out, 1 when one does not. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,16 @@
 #include "hook/hook_status.h"
 
 static const char status_usage[] = "usage: belay status [--project DIR] [--state DIR] [--socket PATH] [--json]\n";
+
+static void print_listener(const char *name, const cJSON *l)
+{
+	long long pid = 0;
+	int running = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "running"));
+	if (running && jx_int(l, "pid", 1, INT_MAX, &pid))
+		printf("%-10s running, pid %lld (%s)\n", name, pid, jx_str(l, "socket"));
+	else
+		printf("%-10s %s (%s)\n", name, running ? "running" : "not running", jx_str(l, "socket"));
+}
 
 int cmd_status(int argc, char **argv)
 {
@@ -57,10 +68,8 @@ int cmd_status(int argc, char **argv)
 		}
 		const cJSON *con = cJSON_GetObjectItemCaseSensitive(st, "console");
 		const cJSON *hel = cJSON_GetObjectItemCaseSensitive(st, "helper");
-		printf("console    %s (%s)\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(con, "running")) ? "running" : "not running",
-		       jx_str(con, "socket"));
-		printf("helper     %s (%s)\n", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hel, "running")) ? "running" : "not running",
-		       jx_str(hel, "socket"));
+		print_listener("console", con);
+		print_listener("helper", hel);
 		const cJSON *ss = cJSON_GetObjectItemCaseSensitive(st, "sessions");
 		printf("sessions   %d live\n", cJSON_GetArraySize(ss));
 		for (const cJSON *s = ss ? ss->child : NULL; s; s = s->next) {

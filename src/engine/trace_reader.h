@@ -53,5 +53,9 @@ void trace_free(struct trace *t);
 int trace_validate(const struct trace *t, struct err *e);
 /* 1 if kind is a record kind this reader knows. */
 int trace_kind_known(const char *kind);
+/* The agent's payload a hook record carries (its "raw" field: base64 of the bytes the agent
+ * sent or was answered, docs/TRACE_FORMAT.md "Hook runs"), parsed; NULL when it has none or
+ * it is not JSON. Caller owns it. */
+cJSON *trace_hook_payload(const cJSON *rec);
 
 #endif

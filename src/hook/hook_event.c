@@ -182,14 +182,7 @@ static char *argv_command(const cJSON *arr)
 		}
 		if (b.len)
 			buf_putc(&b, ' ');
-		buf_putc(&b, '\'');
-		for (const char *p = w->valuestring; *p; p++) {
-			if (*p == '\'')
-				buf_puts(&b, "'\\''");
-			else
-				buf_putc(&b, *p);
-		}
-		buf_putc(&b, '\'');
+		buf_sh_quote(&b, w->valuestring);
 	}
 	return buf_take(&b);
 }

@@ -50,27 +50,15 @@ char *hook_install_path(enum hook_agent agent, const char *project, const char *
 	return dir ? xasprintf("%s/%s", dir, rel) : NULL;
 }
 
-static void sh_quote(struct buf *b, const char *s)
-{
-	buf_putc(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			buf_puts(b, "'\\''");
-		else
-			buf_putc(b, *s);
-	}
-	buf_putc(b, '\'');
-}
-
 char *hook_install_command(const struct hook_install_opts *o)
 {
 	struct buf b = {0};
 	buf_printf(&b, "timeout -k 5 %d ", HOOK_WRAP_TIMEOUT_S);
 	if (o->client) {
-		sh_quote(&b, o->client);
+		buf_sh_quote(&b, o->client);
 		buf_printf(&b, " %s", hook_agent_name(o->agent));
 	} else {
-		sh_quote(&b, o->belay);
+		buf_sh_quote(&b, o->belay);
 		buf_printf(&b, " hook %s", hook_agent_name(o->agent));
 	}
 	if (o->mode && strcmp(o->mode, "audit"))
@@ -82,11 +70,11 @@ char *hook_install_command(const struct hook_install_opts *o)
 	}
 	if (o->project && !o->global) {
 		buf_puts(&b, " --root ");
-		sh_quote(&b, o->project);
+		buf_sh_quote(&b, o->project);
 	}
 	if (o->state) {
 		buf_puts(&b, " --state ");
-		sh_quote(&b, o->state);
+		buf_sh_quote(&b, o->state);
 	}
 	buf_puts(&b, " || { echo \"belay hook failed (exit $?): the call is refused; run belay doctor\" >&2; exit 2; } "
 		     HOOK_MARKER);
@@ -216,10 +204,21 @@ static int write_config(const char *path, const char *text, mode_t mode, struct 
 	return rc ? rc : fs_write_file_atomic(path, text, strlen(text), mode, e);
 }
 
+/* Writes the file when it changes (not on a dry run) and reports one line about it. */
+static int settle(const struct hook_install_opts *o, const char *path, const char *after, int same, mode_t mode,
+		  const char *changed, const char *unchanged, struct buf *report, struct err *e)
+{
+	int rc = !same && !o->dry_run ? write_config(path, after, mode, e) : 0;
+	if (rc == 0)
+		buf_printf(report, "%s%s: %s\n", o->dry_run && !same ? "would change " : "", path, same ? unchanged : changed);
+	return rc;
+}
+
 /* The `belay connect` MCP entry of an agent's project or home configuration. */
 static int install_mcp(const struct hook_install_opts *o, struct buf *report, struct err *e)
 {
 	const char *dir = o->global ? o->home : o->project;
+	const char *mcp_changed = o->uninstall ? "removed the belay MCP entry" : "added the belay MCP entry";
 	if (o->agent == HA_CODEX) {
 		/* ~/.codex/config.toml: a marker-delimited block, appended or removed as text */
 		char *path = xasprintf("%s/.codex/config.toml", o->home);
@@ -243,10 +242,7 @@ static int install_mcp(const struct hook_install_opts *o, struct buf *report, st
 					   end);
 			}
 			int same = out.len == b.len && (!out.len || !memcmp(out.p, b.p, b.len));
-			if (!same && !o->dry_run)
-				rc = write_config(path, buf_cstr(&out), 0644, e);
-			buf_printf(report, "%s%s: %s\n", o->dry_run && !same ? "would change " : "", path,
-				   same ? "unchanged" : o->uninstall ? "removed the belay MCP entry" : "added the belay MCP entry");
+			rc = settle(o, path, buf_cstr(&out), same, 0644, mcp_changed, "unchanged", report, e);
 			buf_free(&out);
 		}
 		buf_free(&b);
@@ -281,10 +277,7 @@ static int install_mcp(const struct hook_install_opts *o, struct buf *report, st
 	}
 	char *after = print_json(root);
 	int same = !strcmp(before, after) && (existed || o->uninstall);
-	if (!same && !o->dry_run && !(o->uninstall && !existed))
-		rc = write_config(path, after, mode, e);
-	buf_printf(report, "%s%s: %s\n", o->dry_run && !same ? "would change " : "", path,
-		   same ? "unchanged" : o->uninstall ? "removed the belay MCP entry" : "added the belay MCP entry");
+	rc = settle(o, path, after, same, mode, mcp_changed, "unchanged", report, e);
 	free(before);
 	free(after);
 	cJSON_Delete(root);
@@ -318,7 +311,7 @@ int hook_install(const struct hook_install_opts *o, struct buf *report, struct e
 	if (!hooks && !o->uninstall)
 		hooks = cJSON_AddObjectToObject(root, "hooks");
 	char *cmd = hook_install_command(o);
-	int removed_total = 0, added = 0;
+	int removed_total = 0;
 	for (const struct hook_slot *s = slots_of(o->agent); s->event && hooks; s++) {
 		cJSON *list = cJSON_GetObjectItemCaseSensitive(hooks, s->event);
 		if (list && !cJSON_IsArray(list)) {
@@ -336,7 +329,6 @@ int hook_install(const struct hook_install_opts *o, struct buf *report, struct e
 			list = cJSON_AddArrayToObject(hooks, s->event);
 		/* first, before the foreign hooks: the gate sees every call */
 		cJSON_InsertItemInArray(list, 0, our_entry(o, s, cmd));
-		added++;
 	}
 	free(cmd);
 	if (rc)
@@ -347,14 +339,9 @@ int hook_install(const struct hook_install_opts *o, struct buf *report, struct e
 	int same = !strcmp(before, after) && existed;
 	if (o->uninstall && !removed_total)
 		same = 1;
-	if (!same && !o->dry_run)
-		rc = write_config(path, after, existed ? mode : 0644, e);
-	if (rc == 0)
-		buf_printf(report, "%s%s: %s\n", o->dry_run && !same ? "would change " : "", path,
-			   same ? "unchanged (belay's hooks are already as they should be)"
-			   : o->uninstall ? "removed belay's hooks (foreign hooks kept)"
-					  : "installed belay's hooks (foreign hooks kept)");
-	(void)added;
+	rc = settle(o, path, after, same, existed ? mode : 0644,
+		    o->uninstall ? "removed belay's hooks (foreign hooks kept)" : "installed belay's hooks (foreign hooks kept)",
+		    "unchanged (belay's hooks are already as they should be)", report, e);
 	free(after);
 	if (rc == 0 && o->mcp)
 		rc = install_mcp(o, report, e);

@@ -371,32 +371,19 @@ static void gate_env_done(struct gate_env *ge)
 	free(ge->control);
 }
 
-/* Single-quotes s for sh. */
-static void sh_quote(struct buf *b, const char *s)
-{
-	buf_putc(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			buf_puts(b, "'\\''");
-		else
-			buf_putc(b, *s);
-	}
-	buf_putc(b, '\'');
-}
-
 /* The shell command rewritten to run contained: belay exec --run RUN --turn N -- bash -c CMD. */
 static cJSON *contained_input(const struct hook_request *rq, const struct hook_event *ev, const char *run, int turn)
 {
 	struct buf b = {0};
-	sh_quote(&b, rq->belay ? rq->belay : "belay");
+	buf_sh_quote(&b, rq->belay ? rq->belay : "belay");
 	buf_puts(&b, " exec --run ");
-	sh_quote(&b, run);
+	buf_sh_quote(&b, run);
 	buf_printf(&b, " --turn %d --network %s --state ", turn, rq->net == SANDBOX_NET_ALLOW ? "allow" : "deny");
-	sh_quote(&b, rq->state_dir);
+	buf_sh_quote(&b, rq->state_dir);
 	buf_puts(&b, " --trace-dir ");
-	sh_quote(&b, rq->trace_dir);
+	buf_sh_quote(&b, rq->trace_dir);
 	buf_puts(&b, " -- bash -c ");
-	sh_quote(&b, ev->command);
+	buf_sh_quote(&b, ev->command);
 	cJSON *in = cJSON_Duplicate(ev->input, 1);
 	if (!cJSON_IsObject(in)) {
 		cJSON_Delete(in);

@@ -6,29 +6,38 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "hook/hook_helper.h"
 #include "hook/hook_install.h"
+#include "hook/hook_wire.h"
 #include "host/chost.h"
 #include "index/statedb.h"
 #include "store/store.h"
 
-int hook_socket_live(const char *path)
+pid_t hook_socket_pid(const char *path)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	if (!path || strlen(path) >= sizeof a.sun_path)
-		return 0;
-	strcpy(a.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = hook_wire_connect(path);
 	if (fd < 0)
-		return 0;
-	int live = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+		return -1;
+	struct ucred cr;
+	socklen_t cl = sizeof cr;
+	pid_t pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 ? cr.pid : 0;
 	close(fd);
-	return live;
+	return pid;
+}
+
+/* {"socket", "running", "pid" when known} of a listener. */
+static void add_listener(cJSON *o, const char *name, const char *path)
+{
+	cJSON *c = cJSON_AddObjectToObject(o, name);
+	cJSON_AddStringToObject(c, "socket", path);
+	pid_t pid = hook_socket_pid(path);
+	cJSON_AddBoolToObject(c, "running", pid >= 0);
+	if (pid > 0)
+		cJSON_AddNumberToObject(c, "pid", pid);
 }
 
 cJSON *hook_doctor_checks(const char *project, const char *home, const char *self)
@@ -94,14 +103,10 @@ cJSON *hook_status(const char *project, const char *home, const char *state_dir,
 	cJSON_AddItemToObject(o, "adapters", hook_doctor_checks(project, home, self));
 	char *def = console_socket ? NULL : chost_default_socket();
 	const char *cs = console_socket ? console_socket : def;
-	cJSON *c = cJSON_AddObjectToObject(o, "console");
-	cJSON_AddStringToObject(c, "socket", cs);
-	cJSON_AddBoolToObject(c, "running", hook_socket_live(cs));
+	add_listener(o, "console", cs);
 	free(def);
 	char *hs = hook_helper_socket(state_dir);
-	cJSON *h = cJSON_AddObjectToObject(o, "helper");
-	cJSON_AddStringToObject(h, "socket", hs);
-	cJSON_AddBoolToObject(h, "running", hook_socket_live(hs));
+	add_listener(o, "helper", hs);
 	free(hs);
 	cJSON_AddItemToObject(o, "sessions", live_sessions(state_dir));
 	return o;

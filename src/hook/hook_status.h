@@ -8,16 +8,18 @@
 #ifndef BELAY_HOOK_HOOK_STATUS_H
 #define BELAY_HOOK_HOOK_STATUS_H
 #include <cjson/cJSON.h>
+#include <sys/types.h>
 
 /* {"adapters":[hook_install_check ... for every agent, project and home, that has a file],
- *  "console":{"socket","running"}, "helper":{"socket","running"},
+ *  "console":{"socket","running","pid"}, "helper":{"socket","running","pid"},
  *  "sessions":[{"run","agent","session","started","turns"}]}. project/home may be NULL. */
 cJSON *hook_status(const char *project, const char *home, const char *state_dir, const char *self,
 		   const char *console_socket);
 /* The installation checks (hook_install_check) of every agent configuration that exists in
  * project and home; an agent whose file holds no belay entry is left out. Array (caller owns). */
 cJSON *hook_doctor_checks(const char *project, const char *home, const char *self);
-/* 1 when a process listens on the unix socket at path. */
-int hook_socket_live(const char *path);
+/* The pid of the process listening on the unix socket at path (SO_PEERCRED): > 0, 0 when
+ * something listens but its pid is unknown, -1 when nothing does. */
+pid_t hook_socket_pid(const char *path);
 
 #endif

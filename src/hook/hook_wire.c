@@ -94,20 +94,26 @@ int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *
 	return 0;
 }
 
-int hook_wire_send(const char *path, const struct hook_request *rq, unsigned timeout_ms, struct hook_reply *rp,
-		     struct err *e)
+int hook_wire_connect(const char *path)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	if (!path || strlen(path) >= sizeof a.sun_path)
-		return 0;
+		return -1;
 	strcpy(a.sun_path, path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+int hook_wire_send(const char *path, const struct hook_request *rq, unsigned timeout_ms, struct hook_reply *rp,
+		     struct err *e)
+{
+	int fd = hook_wire_connect(path);
 	if (fd < 0)
 		return 0;
-	if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-		close(fd);
-		return 0;
-	}
 	cJSON *j = hook_request_json(rq);
 	char *body = jx_print(j);
 	cJSON_Delete(j);

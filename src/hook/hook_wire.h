@@ -56,6 +56,8 @@ void hook_reply_free(struct hook_reply *rp);
 cJSON *hook_request_json(const struct hook_request *rq);
 int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *payload, struct err *e);
 
+/* A connection to the unix socket at path (close-on-exec), or -1 when nothing listens. */
+int hook_wire_connect(const char *path);
 /* Sends rq to the handler listening at path. Returns 1 answered (rp filled), 0 nobody
  * listens there or it did not take the event (nothing was recorded: the event may go
  * elsewhere), -1 the handler took it and failed (e names why). */

@@ -469,14 +469,9 @@ static void on_agent_session(struct runidx *ix, const cJSON *o)
 /* The tool's arguments in a hook record's payload, summarised. */
 static char *hook_args(const cJSON *o)
 {
-	const char *raw = jx_str(o, "raw");
-	struct buf b = {0};
-	if (!raw || base64_decode(raw, strlen(raw), &b) != 0) {
-		buf_free(&b);
+	cJSON *p = trace_hook_payload(o);
+	if (!p)
 		return NULL;
-	}
-	cJSON *p = cJSON_ParseWithLength(b.p ? b.p : "", b.len);
-	buf_free(&b);
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(p, "tool_input");
 	char *s = NULL;
 	if (in)
@@ -693,6 +688,27 @@ int runidx_line(struct runidx *ix, uint64_t off, const char *line, size_t len, s
 
 /*==== a whole file ====*/
 
+/* Feeds the lines of f (positioned at byte off) to the indexer; with whole_only, stops
+ * before a last line without its newline. */
+static int feed(struct runidx *ix, FILE *f, const char *abs, uint64_t off, int whole_only, struct err *e)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (whole_only && line[n - 1] != '\n')
+			break;
+		if ((rc = runidx_line(ix, off, line, (size_t)n, e)) != 0) {
+			err_wrap(e, "%s", abs);
+			break;
+		}
+		off += (uint64_t)n;
+	}
+	free(line);
+	return rc;
+}
+
 int runidx_index_file(struct store *st, const char *trace_path, char **run_id, struct err *e)
 {
 	if (run_id)
@@ -716,21 +732,12 @@ int runidx_index_file(struct store *st, const char *trace_path, char **run_id, s
 	}
 	char *id = runidx_run_id(abs);
 	struct runidx *ix = NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	uint64_t off = 0;
 	if ((rc = store_begin(st, e)) != 0)
 		goto out;
 	if ((rc = runidx_begin(st, id, abs, &ix, e)) != 0)
 		goto fail;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if ((rc = runidx_line(ix, off, line, (size_t)n, e)) != 0) {
-			err_wrap(e, "%s", abs);
-			goto fail;
-		}
-		off += (uint64_t)n;
-	}
+	if ((rc = feed(ix, f, abs, 0, 0, e)) != 0)
+		goto fail;
 	if ((rc = runidx_flush(ix, e)) != 0)
 		goto fail;
 	if ((rc = store_commit(st, e)) != 0)
@@ -744,7 +751,6 @@ fail:
 	store_rollback(st);
 out:
 	runidx_free(ix);
-	free(line);
 	fclose(f);
 	free(abs);
 	free(id);
@@ -806,7 +812,6 @@ int runidx_catch_up(struct store *st, const char *trace_path, char **run_id, str
 	uint64_t from = 0;
 	int rc = store_begin(st, e);
 	FILE *f = NULL;
-	char *line = NULL;
 	if (rc)
 		goto out;
 	rc = resume(st, id, &ix, &from, e);
@@ -821,18 +826,9 @@ int runidx_catch_up(struct store *st, const char *trace_path, char **run_id, str
 		rc = err_set(e, BELAY_ENOTFOUND, "cannot read %s from byte %llu", abs, (unsigned long long)from);
 		goto fail;
 	}
-	size_t cap = 0;
-	ssize_t n;
-	uint64_t off = from;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] != '\n')
-			break; /* a line still being written: the next catch-up takes it */
-		if ((rc = runidx_line(ix, off, line, (size_t)n, e)) != 0) {
-			err_wrap(e, "%s", abs);
-			goto fail;
-		}
-		off += (uint64_t)n;
-	}
+	/* a last line still being written is left to the next catch-up */
+	if ((rc = feed(ix, f, abs, from, 1, e)) != 0)
+		goto fail;
 	if ((rc = runidx_flush(ix, e)) != 0)
 		goto fail;
 	rc = store_commit(st, e);
@@ -846,7 +842,6 @@ fail:
 out:
 	if (f)
 		fclose(f);
-	free(line);
 	runidx_free(ix);
 	free(abs);
 	free(id);

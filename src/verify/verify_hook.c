@@ -19,7 +19,6 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
-#include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
@@ -65,19 +64,6 @@ int verify_is_hook_run(const struct trace *t)
 		if (!strcmp(t->recs[i].kind, "agent_session"))
 			return 1;
 	return 0;
-}
-
-static cJSON *payload_of(const cJSON *rec)
-{
-	const char *raw = jx_str(rec, "raw");
-	struct buf b = {0};
-	if (!raw || base64_decode(raw, strlen(raw), &b) != 0) {
-		buf_free(&b);
-		return NULL;
-	}
-	cJSON *p = cJSON_ParseWithLength(b.p ? b.p : "", b.len);
-	buf_free(&b);
-	return p;
 }
 
 static const char *handle_of(const cJSON *h)
@@ -147,9 +133,9 @@ static void collect(struct hctx *c)
 	for (size_t k = 0; k < c->n; k++) {
 		struct hturn *h = &c->turns[k];
 		if (h->req)
-			h->in_payload = payload_of(h->req);
+			h->in_payload = trace_hook_payload(h->req);
 		if (h->resp && h->resp != h->req)
-			h->out_payload = payload_of(h->resp);
+			h->out_payload = trace_hook_payload(h->resp);
 	}
 }
 
@@ -978,32 +964,11 @@ static int runs_suite(const struct invariant *inv, const char *tool, const char 
 
 static void judge_trajectory(struct hctx *c, struct verify_report *out)
 {
-	const struct invariant *inv = NULL;
-	for (size_t i = 0; i < c->o->policy->n; i++)
-		if (c->o->policy->inv[i].rule == RULE_SUITE_BEFORE_CLAIM)
-			inv = &c->o->policy->inv[i];
-	const cJSON *claim = NULL;
 	int64_t claim_seq = -1;
-	for (size_t i = 0; inv && i < c->t->nskips; i++) {
-		const char *kind = jx_str(c->t->skips[i].record, "kind");
-		if (kind && !strcmp(kind, "claim")) {
-			claim = c->t->skips[i].record;
-			claim_seq = c->t->skips[i].seq;
-		}
-	}
-	if (!claim)
+	const struct invariant *inv = verify_trajectory_begin(c->t, c->o->policy, out, &claim_seq);
+	if (!inv)
 		return;
 	struct turn_verdict *v = &out->trajectory;
-	out->has_trajectory = 1;
-	v->turn = -1;
-	v->tool = xstrdup("(whole run)");
-	const char *text = jx_str(claim, "text");
-	if (!text || !verify_claim_says_passed(text)) {
-		verdict_add(v, "A1", "trajectory", V_UNVERIFIED, "CLAIM_UNCLASSIFIABLE", NULL, NULL,
-			    "suite-before-success-claim: the claim \"%s\" does not say the suite passed", text ? text : "");
-		verdict_reduce(v);
-		return;
-	}
 	int last = -1, runs = 0;
 	for (size_t k = 0; k < c->n; k++) {
 		const struct hturn *h = &c->turns[k];

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -74,6 +76,38 @@ void ts_world_login(const struct ts_world *w)
 	ts_world_put(w, "login.py", login_py);
 	ts_world_put(w, "tests/test_login.py", ts_login_test_py);
 	ts_world_put(w, "run_tests.py", runner_py);
+}
+
+void ts_api_start(struct ts_api *a, const struct ts_world *w, const char *fixture, const char *script_json)
+{
+	char *script = xasprintf("%s/script.json", w->dir), *log = xasprintf("%s/api.log", w->dir);
+	char *py = xasprintf("%s/tests/fixtures/%s", BELAY_SOURCE_DIR, fixture);
+	ts_write_file(script, script_json, strlen(script_json));
+	const char *argv[] = {"python3", py, script, log, NULL};
+	struct ts_out o;
+	int fds[3];
+	a->pid = ts_spawn(argv, NULL, w->dir, &o, fds);
+	cr_assert_gt(a->pid, 0);
+	a->in = fds[0];
+	char *buf = NULL;
+	size_t len = 0;
+	while (!buf || !strchr(buf, '\n'))
+		cr_assert(ts_read_some(fds[1], &buf, &len), "%s did not start", fixture);
+	a->port = atoi(buf);
+	free(buf);
+	close(fds[1]);
+	close(fds[2]);
+	ts_out_free(&o);
+	free(script);
+	free(log);
+	free(py);
+}
+
+void ts_api_stop(struct ts_api *a)
+{
+	close(a->in);
+	int st;
+	waitpid(a->pid, &st, 0);
 }
 
 int ts_hook(const struct ts_world *w, const char *agent, const char *const *flags, const char *const *env,

@@ -12,6 +12,7 @@
 #ifndef BELAY_TESTS_TS_HOOK_H
 #define BELAY_TESTS_TS_HOOK_H
 #include <cjson/cJSON.h>
+#include <sys/types.h>
 
 #include "tsupport.h"
 
@@ -33,6 +34,17 @@ extern const char ts_login_test_py[];
  * otherwise through env (extra "K=V" strings, may be NULL). Returns the exit status. */
 int ts_hook(const struct ts_world *w, const char *agent, const char *const *flags, const char *const *env,
 	    const char *payload, struct ts_out *out);
+
+/* A fake model API of tests/fixtures (fake_messages_api.py for Claude Code,
+ * fake_responses_api.py for Codex) serving a script (JSON: one list of content blocks per
+ * answer) on 127.0.0.1:port, its log in the world's api.log. */
+struct ts_api {
+	pid_t pid;
+	int in; /* closing it stops the server */
+	int port;
+};
+void ts_api_start(struct ts_api *a, const struct ts_world *w, const char *fixture, const char *script_json);
+void ts_api_stop(struct ts_api *a);
 
 /* A session driver (Claude Code's shapes). */
 struct ts_driver {

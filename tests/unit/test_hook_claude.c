@@ -36,46 +36,8 @@ static void teardown(void)
 
 TestSuite(hook_claude, .init = setup, .fini = teardown, .timeout = 300);
 
-struct api {
-	pid_t pid;
-	int in; /* closing it stops the server */
-	int port;
-	char *log;
-};
-
-static void api_start(struct api *a, const struct ts_world *w, const char *script_json)
-{
-	char *script = xasprintf("%s/script.json", w->dir);
-	a->log = xasprintf("%s/api.log", w->dir);
-	ts_write_file(script, script_json, strlen(script_json));
-	const char *argv[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/fake_messages_api.py", script, a->log, NULL};
-	struct ts_out o;
-	int fds[3];
-	a->pid = ts_spawn(argv, NULL, w->dir, &o, fds);
-	cr_assert_gt(a->pid, 0);
-	a->in = fds[0];
-	char *buf = NULL;
-	size_t len = 0;
-	while (!buf || !strchr(buf, '\n'))
-		cr_assert(ts_read_some(fds[1], &buf, &len), "the fake Messages API did not start");
-	a->port = atoi(buf);
-	free(buf);
-	close(fds[1]);
-	close(fds[2]);
-	ts_out_free(&o);
-	free(script);
-}
-
-static void api_stop(struct api *a)
-{
-	close(a->in);
-	int st;
-	waitpid(a->pid, &st, 0);
-	free(a->log);
-}
-
 /* Runs claude -p in the workspace with a minimal environment; returns its JSON result. */
-static cJSON *claude(const struct ts_world *w, const struct api *a, const char *home, const char *const *extra_env)
+static cJSON *claude(const struct ts_world *w, const struct ts_api *a, const char *home, const char *const *extra_env)
 {
 	char *bin = xasprintf("%s/@anthropic-ai/claude-code-linux-x64/claude", peers);
 	char *url = xasprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", a->port);
@@ -155,11 +117,11 @@ Test(hook_claude, a_real_session_is_recorded_gated_and_verified)
 	    "\"description\":\"clean up\"}}],"
 	    "[{\"type\":\"text\",\"text\":\"Fixed: all tests pass now.\"}]]",
 	    w.ws, victim);
-	struct api a;
-	api_start(&a, &w, script);
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_messages_api.py", script);
 	static const char *const env[] = {"BELAY_HOOKD=0", NULL};
 	cJSON *r = claude(&w, &a, home, env);
-	api_stop(&a);
+	ts_api_stop(&a);
 	cr_expect_str_eq(jx_str(r, "result"), "Fixed: all tests pass now.", "%s", jx_print(r));
 	/* the destructive call was asked about; a headless run cannot ask, so it was refused */
 	char *denials = jx_print(cJSON_GetObjectItemCaseSensitive(r, "permission_denials"));
@@ -250,10 +212,10 @@ static void blocked_by_one_layer(const char *what, const char *fake_belay_script
 	char *script = xasprintf("[[{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"Bash\",\"input\":{\"command\":"
 				 "\"touch '%s/ran.txt'\",\"description\":\"x\"}}],[{\"type\":\"text\",\"text\":\"done\"}]]",
 				 w.ws);
-	struct api a;
-	api_start(&a, &w, script);
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_messages_api.py", script);
 	cJSON *r = claude(&w, &a, home, NULL);
-	api_stop(&a);
+	ts_api_stop(&a);
 	char *ran = xasprintf("%s/ran.txt", w.ws);
 	cr_expect_neq(access(ran, F_OK), 0, "belay %s, %s alone: the tool ran anyway", what,
 		      layer == 0 ? "the wrapper" : "onFailure");

@@ -32,43 +32,8 @@ static void teardown(void)
 
 TestSuite(hook_codex, .init = setup, .fini = teardown, .timeout = 240);
 
-struct api {
-	pid_t pid;
-	int in, port;
-};
-
-static void api_start(struct api *a, const struct ts_world *w, const char *script_json)
-{
-	char *script = xasprintf("%s/script.json", w->dir), *log = xasprintf("%s/api.log", w->dir);
-	ts_write_file(script, script_json, strlen(script_json));
-	const char *argv[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/fake_responses_api.py", script, log, NULL};
-	struct ts_out o;
-	int fds[3];
-	a->pid = ts_spawn(argv, NULL, w->dir, &o, fds);
-	cr_assert_gt(a->pid, 0);
-	a->in = fds[0];
-	char *buf = NULL;
-	size_t len = 0;
-	while (!buf || !strchr(buf, '\n'))
-		cr_assert(ts_read_some(fds[1], &buf, &len), "the fake Responses API did not start");
-	a->port = atoi(buf);
-	free(buf);
-	close(fds[1]);
-	close(fds[2]);
-	ts_out_free(&o);
-	free(script);
-	free(log);
-}
-
-static void api_stop(struct api *a)
-{
-	close(a->in);
-	int st;
-	waitpid(a->pid, &st, 0);
-}
-
 /* HOME with Codex's configuration: the fake provider, and belay's hooks (init --global). */
-static char *codex_home(const struct ts_world *w, const struct api *a)
+static char *codex_home(const struct ts_world *w, const struct ts_api *a)
 {
 	char *home = xasprintf("%s/home", w->dir);
 	char *cfg = xasprintf("%s/.codex/config.toml", home);
@@ -127,12 +92,12 @@ Test(hook_codex, a_real_codex_session_is_recorded_gated_and_verified)
 				 "{\"call\":\"exec_command\",\"arguments\":{\"cmd\":\"rm -rf %s\"}},"
 				 "{\"text\":\"All done.\"}]",
 				 victim);
-	struct api a;
-	api_start(&a, &w, script);
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_responses_api.py", script);
 	char *home = codex_home(&w, &a);
 	static const char *const env[] = {"BELAY_HOOKD=0", NULL};
 	codex(&w, home, env);
-	api_stop(&a);
+	ts_api_stop(&a);
 	char *made = xasprintf("%s/made.txt", w.ws);
 	cr_expect_eq(access(made, F_OK), 0, "the benign command ran");
 	struct stat st;
@@ -166,14 +131,14 @@ Test(hook_codex, a_missing_belay_blocks)
 	struct ts_world w;
 	ts_world_setup(&w, "codexfail");
 	char *script = xasprintf("[{\"call\":\"exec_command\",\"arguments\":{\"cmd\":\"touch ran.txt\"}},{\"text\":\"done\"}]");
-	struct api a;
-	api_start(&a, &w, script);
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_responses_api.py", script);
 	char *home = codex_home(&w, &a);
 	char *hooks = xasprintf("%s/.codex/hooks.json", home);
 	ts_sh("sed -i -e \"s#'%s-hook' #'/gone/belay-hook' #g\" -e \"s#'%s' hook #'/gone/belay' hook #g\" '%s'", BELAY_BIN,
 	      BELAY_BIN, hooks);
 	codex(&w, home, NULL);
-	api_stop(&a);
+	ts_api_stop(&a);
 	char *ran = xasprintf("%s/ran.txt", w.ws);
 	cr_expect_neq(access(ran, F_OK), 0, "belay missing: Codex must not run the command");
 	free(ran);

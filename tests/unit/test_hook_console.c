@@ -18,6 +18,7 @@
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "hook/hook_status.h"
 #include "ts_belay.h"
 #include "ts_hook.h"
 #include "ts_tmux.h"
@@ -46,24 +47,6 @@ static char *pre_payload(const struct ts_world *w, const char *session, const ch
 			 session, w->ws, command, id);
 }
 
-/* The pid of the process listening on a unix socket (SO_PEERCRED of a connection to it). */
-static pid_t listener_pid(const char *path)
-{
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	struct ucred cr;
-	socklen_t cl = sizeof cr;
-	pid_t pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 ? cr.pid : -1;
-	close(fd);
-	return pid;
-}
-
 Test(hook_console, events_go_through_a_running_console)
 {
 	struct ts_world w;
@@ -74,7 +57,7 @@ Test(hook_console, events_go_through_a_running_console)
 		     0);
 	for (int i = 0; i < 100 && access(sock, F_OK) != 0; i++)
 		usleep(50 * 1000);
-	pid_t console = listener_pid(sock);
+	pid_t console = hook_socket_pid(sock);
 	cr_assert_gt(console, 0, "the console listens at %s", sock);
 	const char *flags[] = {"--socket", sock, "--mode", "enforce", "--hold", "1", NULL};
 	struct ts_out o;
@@ -313,7 +296,7 @@ Test(hook_console, the_helper_starts_on_first_use_and_keeps_its_snapshotter_warm
 		const char *slash = strrchr(hsock, '/');
 		mine = xasprintf("%s/belay%s", w.runtime, slash);
 	}
-	pid_t helper_pid = listener_pid(mine);
+	pid_t helper_pid = hook_socket_pid(mine);
 	cr_expect_gt(helper_pid, 0, "the helper listens at %s", mine);
 	char *trace = xasprintf("%s/hook-claude-code-hd1.jsonl", w.traces);
 	size_t n;
