@@ -83,7 +83,7 @@ void ts_api_start(struct ts_api *a, const struct ts_world *w, const char *fixtur
 	char *script = xasprintf("%s/script.json", w->dir), *log = xasprintf("%s/api.log", w->dir);
 	char *py = xasprintf("%s/tests/fixtures/%s", BELAY_SOURCE_DIR, fixture);
 	ts_write_file(script, script_json, strlen(script_json));
-	const char *argv[] = {"python3", py, script, log, NULL};
+	const char *argv[] = {"python3", "-B", py, script, log, NULL};
 	struct ts_out o;
 	int fds[3];
 	a->pid = ts_spawn(argv, NULL, w->dir, &o, fds);
