@@ -510,7 +510,7 @@ static void judge_plan(struct turn_verdict *v, const cJSON *plan, const struct r
 					      "system.change", "control.write", NULL};
 	const char *completeness = jx_str(plan, "completeness");
 	if (!plan || !completeness || strcmp(completeness, "complete")) {
-		verdict_add(v, "A2", "effect:plan", V_NOT_COVERED, "PLAN_INCOMPLETE", NULL, NULL,
+		verdict_add(v, "A2", "effect:plan", V_NOT_COVERED, "PLAN_INCOMPLETE", NO_EVIDENCE,
 			    "the effect plan could not say what the command would do (%s), so there is no prediction to "
 			    "check",
 			    plan ? "partial" : "no plan recorded");
@@ -535,18 +535,16 @@ static void judge_plan(struct turn_verdict *v, const cJSON *plan, const struct r
 	struct buf b = {0};
 	if (read_only && (wrote || wrote_out)) {
 		list_paths(&b, wrote ? effect : outs, 8);
-		verdict_add(v, "A2", "effect:plan", V_FAIL, NULL, cJSON_Duplicate(wrote ? effect : outs, 1),
-			    cJSON_CreateString("read-only"), "the plan said read-only; the command wrote %s%s", buf_cstr(&b),
+		verdict_add(v, "A2", "effect:plan", V_FAIL, NULL, EVIDENCE(.observed = cJSON_Duplicate(wrote ? effect : outs, 1), .expected = cJSON_CreateString("read-only")), "the plan said read-only; the command wrote %s%s", buf_cstr(&b),
 			    wrote ? "" : " (refused in the replay)");
 	} else if (local && wrote_out) {
 		list_paths(&b, outs, 8);
-		verdict_add(v, "A2", "effect:plan", V_FAIL, NULL, cJSON_Duplicate(outs, 1),
-			    cJSON_CreateString("writes inside the root only"),
+		verdict_add(v, "A2", "effect:plan", V_FAIL, NULL, EVIDENCE(.observed = cJSON_Duplicate(outs, 1), .expected = cJSON_CreateString("writes inside the root only")),
 			    "the plan said writes inside the root only; the command tried to write outside it: %s (refused in "
 			    "the replay)",
 			    buf_cstr(&b));
 	} else {
-		verdict_add(v, "A2", "effect:plan", V_PASS, NULL, NULL, NULL, "the plan said %s; the command kept to it (%d path(s) changed)",
+		verdict_add(v, "A2", "effect:plan", V_PASS, NULL, NO_EVIDENCE, "the plan said %s; the command kept to it (%d path(s) changed)",
 			    read_only ? "read-only" : local ? "writes inside the root only" : "it may write outside the root",
 			    cJSON_GetArraySize(effect));
 	}
@@ -585,11 +583,11 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 			if (cJSON_GetArraySize(hit)) {
 				struct buf b = {0};
 				list_paths(&b, hit, 8);
-				s = verdict_add(v, "A1", "invariant", V_FAIL, NULL, hit, NULL, "%s: changed %s", label, buf_cstr(&b));
+				s = verdict_add(v, "A1", "invariant", V_FAIL, NULL, EVIDENCE(.observed = hit), "%s: changed %s", label, buf_cstr(&b));
 				buf_free(&b);
 			} else {
 				cJSON_Delete(hit);
-				s = verdict_add(v, "A1", "invariant", V_PASS, NULL, NULL, NULL, "%s: nothing under it changed",
+				s = verdict_add(v, "A1", "invariant", V_PASS, NULL, NO_EVIDENCE, "%s: nothing under it changed",
 						label);
 			}
 		} else {
@@ -601,10 +599,10 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 			if (post_ready < 0)
 				post_ready = scratch_prepare(&c->sc, c->st, post, NULL, &e) == 0;
 			if (!task_root) {
-				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "TASK_PRESTATE_UNAVAILABLE", NULL, NULL,
+				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "TASK_PRESTATE_UNAVAILABLE", NO_EVIDENCE,
 						"%s: %s", label, task_cause);
 			} else if (!post_ready) {
-				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "PRESTATE_NOT_FOUND", NULL, NULL,
+				s = verdict_add(v, "A1", "invariant", V_UNVERIFIED, "PRESTATE_NOT_FOUND", NO_EVIDENCE,
 						"%s: the post-state cannot be restored: %s", label, e.msg);
 			} else {
 				size_t n = 0;
@@ -626,7 +624,7 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 							? "PRESTATE_NOT_FOUND"
 							: wr.cause;
 				s = verdict_add(v, "A1", "invariant", ws, cause,
-						wr.findings ? cJSON_Duplicate(wr.findings, 1) : NULL, NULL, "%s: %s", label,
+						EVIDENCE(.observed = wr.findings ? cJSON_Duplicate(wr.findings, 1) : NULL), "%s: %s", label,
 						wr.message ? wr.message : "");
 				weakening_result_free(&wr);
 			}
@@ -713,7 +711,7 @@ static void judge_edit(struct hctx *c, struct turn_verdict *v, const struct htur
 	const char *path = jx_str(in, "file_path");
 	char *rel = rel_to_root(c->root, path);
 	if (!rel || !h->tool || (strcmp(h->tool, "Write") && strcmp(h->tool, "Edit") && strcmp(h->tool, "MultiEdit"))) {
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, "TOOL_NOT_REEXECUTED", NULL, NULL,
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "TOOL_NOT_REEXECUTED", NO_EVIDENCE,
 			    "%s: belay re-applies Write, Edit and MultiEdit of files inside the root only",
 			    h->tool ? h->tool : "the tool");
 		free(rel);
@@ -726,17 +724,16 @@ static void judge_edit(struct hctx *c, struct turn_verdict *v, const struct htur
 	const char *why;
 	char *want = apply_edit(h->tool, in, had ? buf_cstr(&before) : NULL, &why);
 	if (!want) {
-		verdict_add(v, "A2", "replay", V_FAIL, NULL, NULL, NULL,
+		verdict_add(v, "A2", "replay", V_FAIL, NULL, NO_EVIDENCE,
 			    "the recorded %s of %s does not apply to its pre-state: %s", h->tool, rel, why);
 	} else if (!has || strcmp(want, buf_cstr(&after))) {
 		if (concurrent)
-			verdict_add(v, "A2", "replay", V_UNVERIFIED, "UNRESTORABLE_CONCURRENT_TURN", NULL, NULL,
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, "UNRESTORABLE_CONCURRENT_TURN", NO_EVIDENCE,
 				    "applying the recorded %s to the pre-state does not give the post-state of %s, and other "
 				    "calls ran at the same time",
 				    h->tool, rel);
 		else
-			verdict_add(v, "A2", "replay", V_FAIL, NULL, has ? cJSON_CreateString(buf_cstr(&after)) : NULL,
-				    cJSON_CreateString(want),
+			verdict_add(v, "A2", "replay", V_FAIL, NULL, EVIDENCE(.observed = has ? cJSON_CreateString(buf_cstr(&after)) : NULL, .expected = cJSON_CreateString(want)),
 				    "applying the recorded %s to the pre-state does not give the recorded post-state of %s: "
 				    "something else changed the file",
 				    h->tool, rel);
@@ -751,13 +748,13 @@ static void judge_edit(struct hctx *c, struct turn_verdict *v, const struct htur
 		if (cJSON_GetArraySize(others)) {
 			struct buf b = {0};
 			list_paths(&b, others, 8);
-			verdict_add(v, "A2", "replay", V_WARN, "POST_STATE_UNEXPLAINED", others, NULL,
+			verdict_add(v, "A2", "replay", V_WARN, "POST_STATE_UNEXPLAINED", EVIDENCE(.observed = others),
 				    "the %s reproduces %s, but the post-state also changed %s, which the edit does not explain",
 				    h->tool, rel, buf_cstr(&b));
 			buf_free(&b);
 		} else {
 			cJSON_Delete(others);
-			verdict_add(v, "A2", "replay", V_PASS, NULL, NULL, NULL,
+			verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE,
 				    "applying the recorded %s to the pre-state gives the recorded post-state of %s", h->tool,
 				    rel);
 		}
@@ -795,16 +792,16 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 	c->suite_passed[k] = p.exit == 0;
 	const char *what;
 	if (r.interrupted) {
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NOT_RECORDED", NULL, NULL,
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NOT_RECORDED", NO_EVIDENCE,
 			    "the recorded run was interrupted, so its output is not a result to compare");
 	} else if (!r.has_outcome) {
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NOT_RECORDED", NULL, NULL,
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NOT_RECORDED", NO_EVIDENCE,
 			    "the call has no post event (refused by the user, interrupted, or still running)");
 	} else if (agrees(&r, &p, &what)) {
-		verdict_add(v, "A2", "replay", V_PASS, NULL, NULL, NULL, "the recorded %s reproduce%s",
+		verdict_add(v, "A2", "replay", V_PASS, NULL, NO_EVIDENCE, "the recorded %s reproduce%s",
 			    r.out || r.combined ? "output and outcome" : "outcome", r.out || r.combined ? "" : "s");
 	} else if (p.network_refused) {
-		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED", replay_json(&p), recorded_json(&r),
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED", EVIDENCE(.observed = replay_json(&p), .expected = recorded_json(&r)),
 			    "the %s differs and the replay was refused the network it asked for", what);
 	} else {
 		/* Diverged: again, to tell a lie from nondeterminism. */
@@ -828,19 +825,18 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 		}
 		const char *axis = fail ? NULL : equiv_classify(texts, got);
 		if (fail)
-			verdict_add(v, "A2", "replay", V_UNVERIFIED, fail, replay_json(&p), recorded_json(&r),
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, fail, EVIDENCE(.observed = replay_json(&p), .expected = recorded_json(&r)),
 				    "the %s differs and a further replay failed", what);
 		else if (axis)
-			verdict_add(v, "A2", "replay", V_UNVERIFIED, axis, replay_json(&p), recorded_json(&r),
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, axis, EVIDENCE(.observed = replay_json(&p), .expected = recorded_json(&r)),
 				    "the %s varies across %zu replays (%s)", what, got, axis);
 		else if (concurrent)
-			verdict_add(v, "A2", "replay", V_UNVERIFIED, "UNRESTORABLE_CONCURRENT_TURN", recorded_json(&r),
-				    replay_json(&p),
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, "UNRESTORABLE_CONCURRENT_TURN", EVIDENCE(.observed = recorded_json(&r), .expected = replay_json(&p)),
 				    "the %s does not reproduce, and other calls ran at the same time (the pre-state may not be "
 				    "what the command saw)",
 				    what);
 		else
-			verdict_add(v, "A2", "replay", V_FAIL, NULL, replay_json(&p), recorded_json(&r),
+			verdict_add(v, "A2", "replay", V_FAIL, NULL, EVIDENCE(.observed = replay_json(&p), .expected = recorded_json(&r)),
 				    "the recorded %s does not reproduce: %zu replays agree with each other, not with the record",
 				    what, got);
 		for (size_t i = 0; i < got; i++)
@@ -850,7 +846,7 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 	if (rec_effect && p.effect) {
 		cJSON *only_rec = effect_minus(rec_effect, p.effect), *only_rep = effect_minus(p.effect, rec_effect);
 		if (!cJSON_GetArraySize(only_rec) && !cJSON_GetArraySize(only_rep)) {
-			verdict_add(v, "A2", "effect", V_PASS, NULL, NULL, NULL,
+			verdict_add(v, "A2", "effect", V_PASS, NULL, NO_EVIDENCE,
 				    "the replay changed the same %d path(s) as the recorded call", cJSON_GetArraySize(p.effect));
 		} else {
 			struct buf b = {0};
@@ -862,8 +858,7 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 				buf_puts(&b, b.len ? "; only the replay changed " : "only the replay changed ");
 				list_paths(&b, only_rep, 6);
 			}
-			verdict_add(v, "A2", "effect", V_WARN, "POST_STATE_UNEXPLAINED", cJSON_Duplicate(p.effect, 1),
-				    cJSON_Duplicate(rec_effect, 1), "the recorded post-state and the replay differ: %s",
+			verdict_add(v, "A2", "effect", V_WARN, "POST_STATE_UNEXPLAINED", EVIDENCE(.observed = cJSON_Duplicate(p.effect, 1), .expected = cJSON_Duplicate(rec_effect, 1)), "the recorded post-state and the replay differ: %s",
 				    buf_cstr(&b));
 			buf_free(&b);
 		}
@@ -875,7 +870,7 @@ static void judge_shell(struct hctx *c, struct turn_verdict *v, const struct htu
 	for (const cJSON *o = p.records ? p.records->child : NULL; o; o = o->next)
 		denied += jx_str(o, "kind") && !strcmp(jx_str(o, "kind"), "denial");
 	if (denied)
-		verdict_add(v, "A2", "replay", V_WARN, "REPLAY_DENIALS", NULL, NULL,
+		verdict_add(v, "A2", "replay", V_WARN, "REPLAY_DENIALS", NO_EVIDENCE,
 			    "the sandbox refused %d operation(s) during the replay", denied);
 	replayed_free(&p);
 	free(cmd);
@@ -929,7 +924,7 @@ static void verify_turn(struct hctx *c, size_t k, struct turn_verdict *v)
 		if (post && rec_effect && !c->o->coverage_only)
 			judge_a1(c, v, post, rec_effect);
 		else if (!post)
-			verdict_add(v, "A1", "invariant", V_UNVERIFIED, "PRESTATE_NOT_FOUND", NULL, NULL,
+			verdict_add(v, "A1", "invariant", V_UNVERIFIED, "PRESTATE_NOT_FOUND", NO_EVIDENCE,
 				    "no post-state was captured for this call, so the invariants have nothing to check");
 		cJSON_Delete(rec_effect);
 	}
@@ -982,7 +977,7 @@ static void judge_trajectory(struct hctx *c, struct verify_report *out)
 		free(cmd);
 	}
 	if (last < 0) {
-		verdict_add(v, "A1", "trajectory", V_FAIL, NULL, NULL, NULL,
+		verdict_add(v, "A1", "trajectory", V_FAIL, NULL, NO_EVIDENCE,
 			    "suite-before-success-claim: success was claimed but no suite run came before it");
 	} else {
 		const struct hturn *h = &c->turns[last];
@@ -990,16 +985,16 @@ static void judge_trajectory(struct hctx *c, struct verify_report *out)
 		recorded_of(h, &r);
 		int replayed = c->suite_passed[last];
 		if (replayed == 0 || (replayed < 0 && r.has_outcome && !r.ok))
-			verdict_add(v, "A1", "trajectory", V_FAIL, NULL, NULL, NULL,
+			verdict_add(v, "A1", "trajectory", V_FAIL, NULL, NO_EVIDENCE,
 				    "suite-before-success-claim: the last suite run before the claim (turn %d) failed (%s)", last,
 				    replayed == 0 ? "re-executed" : "as the agent recorded it");
 		else if (replayed == 1)
-			verdict_add(v, "A1", "trajectory", V_PASS, NULL, NULL, NULL,
+			verdict_add(v, "A1", "trajectory", V_PASS, NULL, NO_EVIDENCE,
 				    "suite-before-success-claim: the last suite run before the claim (turn %d) passed when "
 				    "re-executed (%d suite run(s))",
 				    last, runs);
 		else
-			verdict_add(v, "A1", "trajectory", V_UNVERIFIED, "EVIDENCE_UNOBSERVABLE", NULL, NULL,
+			verdict_add(v, "A1", "trajectory", V_UNVERIFIED, "EVIDENCE_UNOBSERVABLE", NO_EVIDENCE,
 				    "suite-before-success-claim: the last suite run before the claim (turn %d) could not be "
 				    "re-executed",
 				    last);
@@ -1034,7 +1029,8 @@ int verify_hook_run(const struct trace *t, const struct verify_opts *o, struct v
 	const char *sd = o->state_dir ? o->state_dir : c.state_dir ? c.state_dir : ".";
 	if ((rc = snap_store_open(sd, NULL, &c.st, e)) != 0)
 		goto done;
-	if ((rc = scratch_open(&c.sc, e)) != 0)
+	const char *name = strrchr(c.root, '/'); /* the workspace keeps its name in the scratch */
+	if ((rc = scratch_open(&c.sc, name ? name + 1 : NULL, e)) != 0)
 		goto done;
 	c.sc_open = 1;
 	c.suite_passed = xcalloc(c.n + 1, sizeof *c.suite_passed);
