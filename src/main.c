@@ -48,6 +48,11 @@ static const struct command commands[] = {
 	{"export", cmd_export, "verdicts as OpenTelemetry spans: OTLP/JSON to a file or an OTLP/HTTP endpoint (export otlp)"},
 	{"interop", cmd_interop, "join an agent's OpenTelemetry spans to turns and their verdicts (interop correlate)"},
 	{"keys", cmd_keys, "list the console's key bindings (--markdown: the KEYS.md reference)"},
+	{"hook", cmd_hook, "handle one hook event of Claude Code, Cursor or Codex (the agent runs this)"},
+	{"init", cmd_init, "install belay's hooks into Claude Code, Cursor or Codex (--uninstall removes them)"},
+	{"status", cmd_status, "installed hook adapters, the running console and live hook sessions"},
+	{"exec", cmd_exec, "run a hook run's shell command contained (what --contain rewrites commands to)"},
+	{"claim", cmd_claim, "record an agent's success claim into a trace (belay claim TRACE TEXT)"},
 	{NULL, NULL, NULL},
 };
 
@@ -70,6 +75,8 @@ int main(int argc, char **argv)
 		return cmd_probe(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "__script") == 0)
 		return cmd_script(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "__hookd") == 0)
+		return cmd_hookd(argc - 1, argv + 1);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

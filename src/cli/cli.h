@@ -83,5 +83,11 @@ int cmd_version(void);
 int cmd_measure(int argc, char **argv);
 int cmd_interop(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_hook(int argc, char **argv);
+int cmd_hookd(int argc, char **argv);
+int cmd_init(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_claim(int argc, char **argv);
 
 #endif

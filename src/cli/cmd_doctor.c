@@ -25,7 +25,7 @@ static const char doctor_usage[] =
 	"  --json           one JSON object per finding (check, status, what, fix)\n"
 	"  --state DIR      the state directory to check (default: the one belay uses)\n"
 	"  --socket PATH    the console socket to check (default: the console's default)\n"
-	"  --check NAME     run one check: sandbox, kernel, dirs, store, console, agents\n";
+	"  --check NAME     run one check: sandbox, kernel, dirs, store, console, agents, hooks\n";
 
 int cmd_doctor(int argc, char **argv)
 {
@@ -60,7 +60,7 @@ int cmd_doctor(int argc, char **argv)
 	struct doctor_report rep = {0};
 	if (doctor_run(&ctx, only, &rep) != 0) {
 		free(state), free(defsock), free(home), free(cwd);
-		return cli_fail("doctor: no check called '%s' (sandbox, kernel, dirs, store, console, agents)", only);
+		return cli_fail("doctor: no check called '%s' (sandbox, kernel, dirs, store, console, agents, hooks)", only);
 	}
 	for (size_t i = 0; i < rep.n; i++) {
 		const struct doctor_finding *f = &rep.v[i];

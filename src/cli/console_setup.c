@@ -20,6 +20,7 @@
 #include "host/cevent.h"
 #include "host/chost.h"
 #include "host/follow.h"
+#include "hook/hook_console.h"
 #include "host/jobs.h"
 #include "index/runidx.h"
 #include "index/runq.h"
@@ -177,7 +178,12 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 				       .trace_dir = cs->trace_dir,
 				       .socket_path = cs->socket,
 				       .server_stderr_fd = cs->log_fd,
-				       .events = cs->events};
+				       .events = cs->events,
+				       /* agents' hook events on the same socket (docs/HOOKS.md) */
+				       .adopt = hook_console_adopt,
+				       .resolve = hook_console_resolve};
+		cs->hooks = hook_console_new(cs->events, cs->state_dir);
+		hc.other_ctx = cs->hooks;
 		if ((rc = chost_start(&hc, &cs->host, e)) != 0)
 			return rc;
 	}
@@ -202,6 +208,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 void console_setup_done(struct console_setup *cs)
 {
 	chost_stop(cs->host);
+	hook_console_free(cs->hooks);
 	follow_stop(cs->follower);
 	jobs_stop(cs->jobs);
 	cqueue_free(cs->events);

@@ -21,6 +21,7 @@ struct console_setup {
 	struct policy policy;
 	struct cqueue *events;
 	struct chost *host;
+	struct hook_console *hooks; /* agents' hook events, hosted on the console's socket */
 	struct follow *follower;
 	struct jobs *jobs;
 	struct console_opts ui;

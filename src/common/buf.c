@@ -50,6 +50,18 @@ void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 	b->len += (size_t)n;
 }
 
+void buf_sh_quote(struct buf *b, const char *s)
+{
+	buf_putc(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			buf_puts(b, "'\\''");
+		else
+			buf_putc(b, *s);
+	}
+	buf_putc(b, '\'');
+}
+
 void buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;

@@ -16,6 +16,8 @@ void buf_append(struct buf *b, const void *data, size_t n); /* may realloc */
 void buf_putc(struct buf *b, char c);                       /* may realloc */
 void buf_puts(struct buf *b, const char *s);                /* may realloc */
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as one single-quoted word for sh ('it'\''s'). */
+void buf_sh_quote(struct buf *b, const char *s);
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
 /* Drops the first n bytes. */
 void buf_consume(struct buf *b, size_t n);

@@ -56,11 +56,8 @@ int fs_write_all(int fd, const void *data, size_t n)
 	return 0;
 }
 
-int fs_read_file(const char *path, size_t max, struct buf *out, struct err *e)
+static int read_fd(int fd, const char *name, size_t max, struct buf *out, struct err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(e, -errno, "cannot open %s: %s", path, strerror(errno));
 	int rc = 0;
 	char tmp[65536];
 	for (;;) {
@@ -68,20 +65,36 @@ int fs_read_file(const char *path, size_t max, struct buf *out, struct err *e)
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			rc = err_set(e, -errno, "cannot read %s: %s", path, strerror(errno));
+			rc = err_set(e, -errno, "cannot read %s: %s", name, strerror(errno));
 			break;
 		}
 		if (r == 0)
 			break;
 		if (out->len + (size_t)r > max) {
-			rc = err_set(e, BELAY_EINVAL, "%s is larger than %zu bytes", path, max);
+			rc = err_set(e, BELAY_EINVAL, "%s is larger than %zu bytes", name, max);
 			break;
 		}
 		buf_append(out, tmp, (size_t)r);
 	}
-	close(fd);
 	buf_reserve(out, 0);
 	return rc;
+}
+
+int fs_read_file(const char *path, size_t max, struct buf *out, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(e, -errno, "cannot open %s: %s", path, strerror(errno));
+	int rc = read_fd(fd, path, max, out, e);
+	close(fd);
+	return rc;
+}
+
+int fs_read_fd(int fd, size_t max, struct buf *out, struct err *e)
+{
+	char name[32];
+	snprintf(name, sizeof name, "fd %d", fd);
+	return read_fd(fd, name, max, out, e);
 }
 
 int fs_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode, struct err *e)

@@ -13,6 +13,8 @@ int fs_mkdir_p(const char *path, mode_t mode, struct err *e);
 int fs_write_all(int fd, const void *data, size_t n);
 /* Reads a whole file (at most max bytes, else BELAY_EINVAL) into out. */
 int fs_read_file(const char *path, size_t max, struct buf *out, struct err *e);
+/* Reads an open descriptor to its end (at most max bytes, else BELAY_EINVAL) into out. */
+int fs_read_fd(int fd, size_t max, struct buf *out, struct err *e);
 /* Writes a file atomically (tmp + rename) with mode. */
 int fs_write_file_atomic(const char *path, const void *data, size_t n, mode_t mode, struct err *e);
 /* Returns a new string "a/b" (caller frees). */

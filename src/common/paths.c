@@ -2,6 +2,8 @@
  * own executable. */
 #include "common/paths.h"
 
+#include <sys/stat.h>
+
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>

@@ -62,5 +62,6 @@ void doctor_check_dirs(const struct doctor_ctx *c, struct doctor_report *r);
 void doctor_check_store(const struct doctor_ctx *c, struct doctor_report *r);
 void doctor_check_console(const struct doctor_ctx *c, struct doctor_report *r);
 void doctor_check_agents(const struct doctor_ctx *c, struct doctor_report *r);
+void doctor_check_hooks(const struct doctor_ctx *c, struct doctor_report *r); /* doctor_hooks.c */
 
 #endif

@@ -11,5 +11,7 @@ const struct doctor_check doctor_checks[] = {
 	{"console", "the console's socket", doctor_check_console},
 	{"agents", "agent MCP configurations that start belay: they parse, their command is this belay",
 	 doctor_check_agents},
+	{"hooks", "belay's hooks in agents' configurations (belay init): every event, this belay, fail closed, a timeout",
+	 doctor_check_hooks},
 	{NULL, NULL, NULL},
 };

@@ -17,6 +17,18 @@ struct sandbox_run_result {
 
 int sandbox_run(const struct sandbox_spec *spec, const char *launcher, char *const *argv, const char *cwd,
 		unsigned timeout_ms, struct sandbox_run_result *out, struct err *e);
+/* How the command's stdio is wired (sandbox_run: no input, stdout captured, stderr dropped). */
+struct sandbox_run_io {
+	int in_fd, out_fd;  /* both >= 0: the command reads in_fd and writes out_fd directly, byte
+			     * for byte (out->out stays empty); else no input and stdout captured */
+	int err_fd;         /* where its stderr goes (-1: discarded; a regular file, a pipe, 2) */
+	int report_writes;  /* the supervisor records "write_intent"s (sandbox_supervisor.h) */
+	int reap;           /* kill contained processes that outlive it ("sandbox_end" record) */
+};
+/* sandbox_run with the stdio wired as io says. A command whose input ends keeps running:
+ * only timeout_ms (0: none) ends it early. */
+int sandbox_run_io(const struct sandbox_spec *spec, const char *launcher, char *const *argv, const char *cwd,
+		   unsigned timeout_ms, const struct sandbox_run_io *io, struct sandbox_run_result *out, struct err *e);
 void sandbox_run_result_free(struct sandbox_run_result *r);
 
 #endif

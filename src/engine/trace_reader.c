@@ -33,6 +33,19 @@ int trace_kind_known(const char *kind)
 	return kind_of(kind) != NULL;
 }
 
+cJSON *trace_hook_payload(const cJSON *rec)
+{
+	const char *raw = jx_str(rec, "raw");
+	struct buf b = {0};
+	if (!raw || base64_decode(raw, strlen(raw), &b) != 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	cJSON *p = cJSON_ParseWithLength(b.p ? b.p : "", b.len);
+	buf_free(&b);
+	return p;
+}
+
 static int bad(struct err *e, const char *path, int line, int code, const char *what)
 {
 	return err_set(e, code, "%s:%d: %s", path, line, what);

@@ -70,5 +70,9 @@ struct trace_kind {
 extern const struct trace_kind trace_kinds[];
 /* 1 if kind is in the list. */
 int trace_kind_known(const char *kind);
+/* The agent's payload a hook record carries (its "raw" field: base64 of the bytes the agent
+ * sent or was answered, docs/TRACE_FORMAT.md "Hook runs"), parsed; NULL when it has none or
+ * it is not JSON. Caller owns it. */
+cJSON *trace_hook_payload(const cJSON *rec);
 
 #endif

@@ -112,12 +112,17 @@ struct trace_writer {
 
 /*==== serialisation (writer thread and pool threads) ====*/
 
-static void put_envelope_tail(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
+static void envelope_tail(struct buf *b, uint64_t seq, const struct timespec *t_in, const char *observation_point)
 {
 	char ts[ISO_TS_LEN];
-	time_iso8601(&r->t_in, ts);
-	buf_printf(b, ",\"seq\":%llu,\"t_in\":\"%s\",\"observation_point\":\"%s\"}\n", (unsigned long long)r->seq, ts,
-		   w->o.observation_point);
+	time_iso8601(t_in, ts);
+	buf_printf(b, ",\"seq\":%llu,\"t_in\":\"%s\",\"observation_point\":\"%s\"}\n", (unsigned long long)seq, ts,
+		   observation_point);
+}
+
+static void put_envelope_tail(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
+{
+	envelope_tail(b, r->seq, &r->t_in, w->o.observation_point);
 }
 
 /* `canon` is the calling thread's scratch for a canonical form that differs from the raw
@@ -163,14 +168,15 @@ static void serialize_frame(struct trace_writer *w, struct buf *b, const struct 
 	put_envelope_tail(w, b, r);
 }
 
-static void serialize_other(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
+void trace_record_line(struct buf *b, const char *kind, const cJSON *fields, uint64_t seq, const struct timespec *t_in,
+		       const char *observation_point)
 {
 	buf_printf(b, "{\"v\":%d,\"kind\":", TRACE_VERSION);
-	cJSON *k = cJSON_CreateString(r->kind);
+	cJSON *k = cJSON_CreateString(kind);
 	jx_print_buf(k, b);
 	cJSON_Delete(k);
-	if (r->fields) {
-		for (cJSON *c = r->fields->child; c; c = c->next) {
+	if (fields) {
+		for (const cJSON *c = fields->child; c; c = c->next) {
 			cJSON *name = cJSON_CreateString(c->string);
 			buf_putc(b, ',');
 			jx_print_buf(name, b);
@@ -179,7 +185,12 @@ static void serialize_other(struct trace_writer *w, struct buf *b, const struct 
 			cJSON_Delete(name);
 		}
 	}
-	put_envelope_tail(w, b, r);
+	envelope_tail(b, seq, t_in, observation_point);
+}
+
+static void serialize_other(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
+{
+	trace_record_line(b, r->kind, r->fields, r->seq, &r->t_in, w->o.observation_point);
 }
 
 static void serialize(struct trace_writer *w, struct buf *b, const struct trace_rec *r, struct buf *canon)

@@ -85,6 +85,13 @@ uint64_t trace_writer_add(struct trace_writer *w, const char *kind, cJSON *field
 /* Convenience for capture_error {dir (may be NULL), cause}. */
 uint64_t trace_writer_capture_error(struct trace_writer *w, const char *dir, const char *cause);
 
+/* One non-frame record as the writer serialises it: {"v":1,"kind":K,<fields...>,"seq":N,
+ * "t_in":"...","observation_point":P} and a newline, appended to b. For writers that append
+ * to a trace file themselves, one record at a time under a lock (the agent hook runs). */
+struct buf;
+void trace_record_line(struct buf *b, const char *kind, const cJSON *fields, uint64_t seq, const struct timespec *t_in,
+		       const char *observation_point);
+
 size_t trace_writer_backlog(struct trace_writer *w);
 int trace_writer_over_high(struct trace_writer *w);
 /* errno of the first failed write, or 0. */

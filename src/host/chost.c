@@ -171,6 +171,12 @@ static int listen_on(const char *path, int *out, struct err *e)
 	return 0;
 }
 
+int chost_bind(const char *path, int check_dir, int *fd, struct err *e)
+{
+	int rc = check_dir ? private_dir(path, e) : 0;
+	return rc ? rc : listen_on(path, fd, e);
+}
+
 /*==== connections ====*/
 
 static void send_line(int fd, cJSON *obj)
@@ -373,6 +379,17 @@ static void start_run(struct conn *c, const char *line, size_t len)
 		cJSON_Delete(hello);
 		send_error(c, "malformed hello (expected one JSON object with \"v\": 1)");
 		conn_close(c);
+		return;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(hello, "hook")) {
+		/* an agent's hook event: someone else's protocol on this socket */
+		int fd = h->cfg.adopt ? dup(c->fd) : -1;
+		if (fd >= 0) {
+			size_t head = len + 1;
+			h->cfg.adopt(h->cfg.other_ctx, fd, hello, c->in.p + head, c->in.len - head);
+		}
+		cJSON_Delete(hello);
+		conn_close(c); /* the adopter holds its own descriptor of the connection */
 		return;
 	}
 	if (c->nfds != 2) {
@@ -615,6 +632,15 @@ static void on_async(uv_async_t *a)
 			char *by = xasprintf("%s (console)", user);
 			int ok = c && c->runner && c->state == C_RUN &&
 				 runner_resolve(c->runner, it->hold, it->approve, by) == 0;
+			if (!c && h->cfg.resolve) /* a hook run's hold: its host answers (and tells the UI) */
+				ok = h->cfg.resolve(h->cfg.other_ctx, it->run, it->hold, it->approve, by) == 0;
+			if (!c && h->cfg.resolve) {
+				free(by);
+				free(user);
+				free(it->run);
+				free(it);
+				continue;
+			}
 			free(by);
 			free(user);
 			struct cevent *ev = cevent_new(CE_HOLD_DONE, it->run);
@@ -693,9 +719,7 @@ int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e)
 	h->lfd = -1;
 	/* The default path is a well-known name: its directory must be ours alone, or someone
 	 * could have put a socket there first. A path the operator chose is theirs to judge. */
-	int rc = cfg->socket_path ? 0 : private_dir(h->socket_path, e);
-	if (!rc)
-		rc = listen_on(h->socket_path, &h->lfd, e);
+	int rc = chost_bind(h->socket_path, !cfg->socket_path, &h->lfd, e);
 	if (rc)
 		goto fail;
 	pthread_mutex_init(&h->mu, NULL);

@@ -15,6 +15,8 @@
  * thread or store writer threads and only post events. */
 #ifndef BELAY_HOST_CHOST_H
 #define BELAY_HOST_CHOST_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -38,11 +40,23 @@ struct chost_cfg {
 	const char *socket_path;  /* NULL: chost_default_socket() */
 	int server_stderr_fd;     /* where servers' stderr goes (-1: discarded) */
 	struct cqueue *events;    /* borrowed: where events go */
+	/* Other protocols on the same socket (may be NULL): a hello carrying "hook" (an agent's
+	 * hook event, hook_client.h) is handed over with the connection (fd taken) and the bytes
+	 * read after the hello line. Host thread; must not block. */
+	void (*adopt)(void *ctx, int fd, const cJSON *hello, const char *rest, size_t rest_len);
+	/* The operator's answer to a hold on a run that is not one of this host's connections (a
+	 * hook run): 0, or -1 when nothing with that id is held. Host thread. */
+	int (*resolve)(void *ctx, const char *run, uint64_t hold, int approve, const char *by);
+	void *other_ctx;
 };
 
 /* The default socket: paths_console_socket() (common/paths.h; never from the environment,
  * so that an agent-spawned `belay connect` finds it). New string. */
 char *chost_default_socket(void);
+/* Binds and listens on a unix socket at path (0600, non-blocking): a live listener already
+ * there is BELAY_EEXIST, a stale socket file is replaced. check_dir: the directory is
+ * created 0700 and refused unless it is ours and closed to others (for well-known paths). */
+int chost_bind(const char *path, int check_dir, int *fd, struct err *e);
 /* Creates the socket's directory (0700, must be ours and private), binds and listens
  * (0600), and starts the host thread. A live console already on that path is
  * BELAY_EEXIST; a stale socket file is replaced. */

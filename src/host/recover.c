@@ -48,6 +48,31 @@ static const char *status_of(const cJSON *h)
 	return h ? jx_str(h, "status") : NULL;
 }
 
+/* A hook run (docs/HOOKS.md) has no frames: its workspace is the agent_session's root, and
+ * turn N's pre-state is on the hook record that requested it. Returns that record's
+ * state_handle (NULL: none) and counts the run's turns. */
+static const cJSON *hook_turn(const struct trace *t, int turn, int *turns, const char **root, const char **sd)
+{
+	const cJSON *h = NULL;
+	*turns = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const cJSON *o = t->recs[i].obj;
+		const char *phase = jx_str(o, "phase");
+		long long k;
+		if (!strcmp(t->recs[i].kind, "agent_session") && !*root) {
+			*root = jx_str(o, "root");
+			*sd = jx_str(o, "state_dir");
+		} else if (!strcmp(t->recs[i].kind, "hook") && phase && (!strcmp(phase, "request") || !strcmp(phase, "single")) &&
+			   jx_int(o, "turn", 0, 1 << 30, &k)) {
+			if ((int)k + 1 > *turns)
+				*turns = (int)k + 1;
+			if ((int)k == turn)
+				h = cJSON_GetObjectItemCaseSensitive(o, "state_handle");
+		}
+	}
+	return h;
+}
+
 int recover_plan(const char *trace, const char *state_dir, int turn, struct recover_plan *p, struct err *e)
 {
 	memset(p, 0, sizeof *p);
@@ -66,6 +91,13 @@ int recover_plan(const char *trace, const char *state_dir, int turn, struct reco
 	p->turns = (int)m.nturns;
 	const cJSON *start = trace_server_start(t);
 	const char *sd = start ? jx_str(start, "state_dir") : NULL;
+	const char *hook_root = NULL;
+	int hook_turns = 0;
+	const cJSON *hook_handle = hook_turn(t, turn, &hook_turns, &hook_root, &sd);
+	if (hook_root) {
+		p->turns = hook_turns;
+		p->scope = xstrdup(hook_root);
+	}
 	p->state_dir = state_dir ? xstrdup(state_dir) : sd ? xstrdup(sd) : NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trace_record *r = &t->recs[i];
@@ -86,17 +118,19 @@ int recover_plan(const char *trace, const char *state_dir, int turn, struct reco
 		p->final_cause = xstrdup(t->has_close ? "the run recorded no final state (recorded by an older belay?)"
 						      : "the run did not end cleanly (no connection_window close): its last "
 							"state was never observed");
-	if (turn < 0 || (size_t)turn >= m.nturns) {
-		rc = err_set(e, BELAY_ENOTFOUND, "turn %d does not exist (the run has %zu tools/call turn(s))", turn, m.nturns);
+	if (turn < 0 || turn >= p->turns) {
+		rc = err_set(e, BELAY_ENOTFOUND, "turn %d does not exist (the run has %d turn(s))", turn, p->turns);
 		goto out;
 	}
 	if (!p->scope) {
 		rc = err_set(e, BELAY_EINVAL, "the run had no --scope: there is no workspace and no pre-state to go back to");
 		goto out;
 	}
-	const struct exchange *x = &m.ex[m.turns[turn]];
-	const struct trace_record *req = &t->recs[m.frames[x->req_frame].rec];
-	const cJSON *h = req->state_handle;
+	const cJSON *h = hook_handle;
+	if (!hook_root) {
+		const struct exchange *x = &m.ex[m.turns[turn]];
+		h = t->recs[m.frames[x->req_frame].rec].state_handle;
+	}
 	const char *st = status_of(h);
 	if (!st || strcmp(st, "present") || !jx_str(h, "handle")) {
 		const char *c = h ? jx_str(h, "cause") : NULL;

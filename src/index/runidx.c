@@ -36,7 +36,9 @@ struct runidx {
 	size_t nopen, capopen;
 	/* the run row, written by runidx_flush */
 	int64_t indexed_bytes, records, skipped, frames, denials, net, capture_errors;
+	int64_t hook_turns; /* turns of a hook run (hook records; not frames) */
 	char *started, *ended, *writer, *argv, *cwd, *state_dir, *scope, *network, *exit_signal;
+	char *agent, *session; /* a hook run's agent and session */
 	int64_t pid, exit_status;
 	int has_pid, has_exit_status;
 };
@@ -95,8 +97,8 @@ void runidx_free(struct runidx *ix)
 		return;
 	model_free(&ix->m);
 	free(ix->open);
-	char **strs[] = {&ix->run, &ix->started,   &ix->ended, &ix->writer,  &ix->argv,
-			 &ix->cwd, &ix->state_dir, &ix->scope, &ix->network, &ix->exit_signal};
+	char **strs[] = {&ix->run,   &ix->started, &ix->ended,	 &ix->writer,	   &ix->argv,  &ix->cwd,
+			 &ix->state_dir, &ix->scope,	   &ix->network, &ix->exit_signal, &ix->agent, &ix->session};
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		free(*strs[i]);
 	free(ix);
@@ -111,7 +113,7 @@ int runidx_flush(struct runidx *ix, struct err *e)
 	    "UPDATE runs SET indexed_bytes = ?2, records = ?3, skipped = ?4, started = ?5, ended = ?6, "
 	    "writer = ?7, server_argv = ?8, server_cwd = ?9, server_pid = ?10, state_dir = ?11, scope = ?12, "
 	    "network = ?13, exit_status = ?14, exit_signal = ?15, frames = ?16, turns = ?17, denials = ?18, "
-	    "network_attempts = ?19, capture_errors = ?20 WHERE id = ?1",
+	    "network_attempts = ?19, capture_errors = ?20, agent = ?21, session = ?22 WHERE id = ?1",
 	    &q, e);
 	if (rc)
 		return rc;
@@ -133,10 +135,12 @@ int runidx_flush(struct runidx *ix, struct err *e)
 		store_bind_i64(st, q, 14, ix->exit_status, e);
 	store_bind_text(st, q, 15, ix->exit_signal, e);
 	store_bind_i64(st, q, 16, ix->frames, e);
-	store_bind_i64(st, q, 17, (int64_t)ix->m.nturns, e);
+	store_bind_i64(st, q, 17, (int64_t)ix->m.nturns + ix->hook_turns, e);
 	store_bind_i64(st, q, 18, ix->denials, e);
 	store_bind_i64(st, q, 19, ix->net, e);
 	store_bind_i64(st, q, 20, ix->capture_errors, e);
+	store_bind_text(st, q, 21, ix->agent, e);
+	store_bind_text(st, q, 22, ix->session, e);
 	return store_step_done(st, q, e, "cannot update the run");
 }
 
@@ -477,6 +481,189 @@ out:
 	return rc;
 }
 
+/*==== hook runs (docs/HOOKS.md) ====*/
+
+static void on_agent_session(struct runidx *ix, const cJSON *o)
+{
+	const char *ph = jx_str(o, "phase");
+	if (!ph || strcmp(ph, "start"))
+		return;
+	set_str(&ix->agent, jx_str(o, "agent"));
+	set_str(&ix->session, jx_str(o, "session"));
+	set_str(&ix->state_dir, jx_str(o, "state_dir"));
+	set_str(&ix->scope, jx_str(o, "root"));
+	if (jx_str(o, "network"))
+		set_str(&ix->network, jx_str(o, "network"));
+	cJSON *argv = cJSON_CreateArray();
+	cJSON_AddItemToArray(argv, cJSON_CreateString(jx_str(o, "agent") ? jx_str(o, "agent") : "agent"));
+	set_json(&ix->argv, argv);
+	cJSON_Delete(argv);
+	set_json(&ix->cwd, cJSON_GetObjectItemCaseSensitive(o, "root"));
+}
+
+/* The tool's arguments in a hook record's payload, summarised. */
+static char *hook_args(const cJSON *o)
+{
+	cJSON *p = trace_hook_payload(o);
+	if (!p)
+		return NULL;
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(p, "tool_input");
+	char *s = NULL;
+	if (in)
+		s = summary(in);
+	else if (cJSON_IsObject(p)) {
+		cJSON *flat = cJSON_CreateObject();
+		static const char *const keys[] = {"command", "file_path", "tool_name", NULL};
+		for (int i = 0; keys[i]; i++)
+			if (jx_str(p, keys[i]))
+				cJSON_AddStringToObject(flat, keys[i], jx_str(p, keys[i]));
+		s = summary(flat);
+		cJSON_Delete(flat);
+	}
+	cJSON_Delete(p);
+	return s;
+}
+
+/* The frame index row of a hook record: its payload is shown like a frame's bytes. */
+static int hook_frame_row(struct runidx *ix, uint64_t off, size_t line_len, int64_t seq, const char *dir,
+			  const cJSON *o, struct err *e)
+{
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "INSERT INTO frames(run, seq, off, len, dir, bytes, truncated, rpc, batch, method) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'hook', 0, ?8)",
+			    &q, e);
+	if (rc)
+		return rc;
+	long long total = 0;
+	jx_int(o, "len", 0, (long long)1 << 60, &total);
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, seq, e);
+	store_bind_i64(st, q, 3, (int64_t)off, e);
+	store_bind_i64(st, q, 4, (int64_t)line_len, e);
+	store_bind_text(st, q, 5, dir, e);
+	store_bind_i64(st, q, 6, total, e);
+	store_bind_i64(st, q, 7, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "truncated")), e);
+	store_bind_text(st, q, 8, jx_str(o, "event"), e);
+	return store_step_done(st, q, e, "cannot index a hook record");
+}
+
+static int hook_insert_turn(struct runidx *ix, int turn, int64_t seq, const cJSON *o, int answered, struct err *e)
+{
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "INSERT INTO turns(run, turn, req_seq, method, tool, args, t_req, status, gate, handle, "
+			    "handle_cause, resp_seq, t_resp, latency_us, error, post_handle, post_cause) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+			    &q, e);
+	if (rc)
+		return rc;
+	const char *h, *cause, *ph = NULL, *pcause = NULL;
+	const char *gate = gate_of(cJSON_GetObjectItemCaseSensitive(o, "state_handle"), &h, &cause);
+	if (!strcmp(gate, "captured") && cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "state_handle"), "concurrent_with"))
+		gate = "concurrent";
+	gate_of(cJSON_GetObjectItemCaseSensitive(o, "post_state"), &ph, &pcause);
+	char *args = hook_args(o);
+	const char *error = jx_str(o, "error");
+	char *err = error ? cut_utf8(xasprintf("tool error: %s", error), 160) : NULL;
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, turn, e);
+	store_bind_i64(st, q, 3, seq, e);
+	store_bind_text(st, q, 4, jx_str(o, "event") ? jx_str(o, "event") : "hook", e);
+	store_bind_text(st, q, 5, jx_str(o, "tool"), e);
+	store_bind_text(st, q, 6, args, e);
+	store_bind_text(st, q, 7, jx_str(o, "t_in"), e);
+	store_bind_text(st, q, 8, answered ? "answered" : "unanswered", e);
+	store_bind_text(st, q, 9, gate, e);
+	store_bind_text(st, q, 10, h, e);
+	store_bind_text(st, q, 11, cause, e);
+	if (answered) { /* a call seen once (no pre event): no latency to tell */
+		store_bind_i64(st, q, 12, seq, e);
+		store_bind_text(st, q, 13, jx_str(o, "t_in"), e);
+	}
+	store_bind_text(st, q, 15, err, e);
+	store_bind_text(st, q, 16, ph, e);
+	store_bind_text(st, q, 17, pcause, e);
+	free(args);
+	free(err);
+	return store_step_done(st, q, e, "cannot index a hook turn");
+}
+
+static int hook_answer_turn(struct runidx *ix, int turn, int64_t seq, const cJSON *o, struct err *e)
+{
+	struct store *st = ix->st;
+	sqlite3_stmt *q;
+	/* the latency is the time between the pre and the post event */
+	int rc = store_stmt(st, "SELECT t_req FROM turns WHERE run = ?1 AND turn = ?2", &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, turn, e);
+	char t_req[ISO_TS_LEN] = "";
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		snprintf(t_req, sizeof t_req, "%s", (const char *)sqlite3_column_text(q, 0));
+	sqlite3_reset(q);
+	int64_t lat = *t_req && jx_str(o, "t_in") ? time_iso_diff_ns(t_req, jx_str(o, "t_in")) : INT64_MIN;
+	rc = store_stmt(st,
+			"UPDATE turns SET resp_seq = ?3, t_resp = ?4, status = 'answered', error = ?5, "
+			"post_handle = ?6, post_cause = ?7, latency_us = ?8 WHERE run = ?1 AND turn = ?2",
+			&q, e);
+	if (rc)
+		return rc;
+	if (lat != INT64_MIN && lat >= 0)
+		store_bind_i64(st, q, 8, lat / 1000, e);
+	const char *ph, *pcause;
+	gate_of(cJSON_GetObjectItemCaseSensitive(o, "post_state"), &ph, &pcause);
+	const char *error = jx_str(o, "error");
+	char *err = error ? cut_utf8(xasprintf("tool error: %s", error), 160) : NULL;
+	for (char *p = err; p && *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	store_bind_text(st, q, 1, ix->run, e);
+	store_bind_i64(st, q, 2, turn, e);
+	store_bind_i64(st, q, 3, seq, e);
+	store_bind_text(st, q, 4, jx_str(o, "t_in"), e);
+	store_bind_text(st, q, 5, err, e);
+	store_bind_text(st, q, 6, ph, e);
+	store_bind_text(st, q, 7, pcause, e);
+	free(err);
+	return store_step_done(st, q, e, "cannot index a hook response");
+}
+
+static int on_hook(struct runidx *ix, uint64_t off, size_t line_len, int64_t seq, const cJSON *o, struct err *e)
+{
+	const char *phase = jx_str(o, "phase");
+	long long turn = -1;
+	jx_int(o, "turn", 0, INT_MAX, &turn);
+	if (!phase || turn < 0 || !strcmp(phase, "event"))
+		return 0; /* session, prompt and stop events: records of the run, no turn */
+	if (!strcmp(phase, "retired")) {
+		/* refused in the agent: no post event will come */
+		struct store *st = ix->st;
+		sqlite3_stmt *q;
+		int rc = store_stmt(st,
+				    "UPDATE turns SET status = 'cancelled', error = 'refused in the agent (no post event)' "
+				    "WHERE run = ?1 AND turn = ?2 AND resp_seq IS NULL",
+				    &q, e);
+		if (rc)
+			return rc;
+		store_bind_text(st, q, 1, ix->run, e);
+		store_bind_i64(st, q, 2, turn, e);
+		return store_step_done(st, q, e, "cannot retire a hook turn");
+	}
+	int request = !strcmp(phase, "request"), single = !strcmp(phase, "single");
+	int rc = hook_frame_row(ix, off, line_len, seq, request || single ? "c2s" : "s2c", o, e);
+	if (rc)
+		return rc;
+	if (request || single) {
+		ix->hook_turns++;
+		return hook_insert_turn(ix, (int)turn, seq, o, single, e);
+	}
+	return hook_answer_turn(ix, (int)turn, seq, o, e);
+}
+
 int runidx_line(struct runidx *ix, uint64_t off, const char *line, size_t len, struct err *e)
 {
 	if (len == 0 || line[len - 1] != '\n')
@@ -525,12 +712,37 @@ int runidx_line(struct runidx *ix, uint64_t off, const char *line, size_t len, s
 		ix->capture_errors++;
 	} else if (!strcmp(kind, "gate_decision") || !strcmp(kind, "approval")) {
 		rc = on_gate(ix, kind, o, e);
+	} else if (!strcmp(kind, "agent_session")) {
+		on_agent_session(ix, o);
+	} else if (!strcmp(kind, "hook")) {
+		rc = on_hook(ix, off, len, seq, o, e);
 	}
 	cJSON_Delete(o);
 	return rc;
 }
 
 /*==== a whole file ====*/
+
+/* Feeds the lines of f (positioned at byte off) to the indexer; with whole_only, stops
+ * before a last line without its newline. */
+static int feed(struct runidx *ix, FILE *f, const char *abs, uint64_t off, int whole_only, struct err *e)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		if (whole_only && line[n - 1] != '\n')
+			break;
+		if ((rc = runidx_line(ix, off, line, (size_t)n, e)) != 0) {
+			err_wrap(e, "%s", abs);
+			break;
+		}
+		off += (uint64_t)n;
+	}
+	free(line);
+	return rc;
+}
 
 int runidx_index_file(struct store *st, const char *trace_path, char **run_id, struct err *e)
 {
@@ -555,23 +767,14 @@ int runidx_index_file(struct store *st, const char *trace_path, char **run_id, s
 	}
 	char *id = runidx_run_id(abs);
 	struct runidx *ix = NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	uint64_t off = 0;
 	if ((rc = store_begin(st, e)) != 0)
 		goto out;
 	if ((rc = runidx_begin(st, id, abs, &ix, e)) != 0)
 		goto fail;
-	while ((n = getline(&line, &cap, f)) > 0) {
-		if (line[n - 1] != '\n')
-			break; /* a last line cut mid-line: trace_read named it, the lines before are the run */
-		if ((rc = runidx_line(ix, off, line, (size_t)n, e)) != 0) {
-			err_wrap(e, "%s", abs);
-			goto fail;
-		}
-		off += (uint64_t)n;
-	}
+	/* whole lines only: a last line cut mid-line was named by trace_read, the lines before
+	 * are the run */
+	if ((rc = feed(ix, f, abs, 0, 1, e)) != 0)
+		goto fail;
 	if ((rc = runidx_flush(ix, e)) != 0)
 		goto fail;
 	if ((rc = store_commit(st, e)) != 0)
@@ -585,8 +788,98 @@ fail:
 	store_rollback(st);
 out:
 	runidx_free(ix);
-	free(line);
 	fclose(f);
+	free(abs);
+	free(id);
+	return rc;
+}
+
+/*==== catching up with a growing hook run ====*/
+
+/* Loads the run row's totals into a fresh indexer (a hook run resumed: its records are
+ * self-contained, so nothing but these totals carries over between lines). */
+static int resume(struct store *st, const char *run_id, struct runidx **out, uint64_t *from, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "SELECT indexed_bytes, records, skipped, frames, turns, denials, network_attempts, "
+			    "capture_errors, started, ended, writer, server_argv, server_cwd, state_dir, scope, network, "
+			    "agent, session FROM runs WHERE id = ?1 AND agent IS NOT NULL",
+			    &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(st, q, 1, run_id, e);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		sqlite3_reset(q);
+		return BELAY_ENOTFOUND;
+	}
+	struct runidx *ix = xcalloc(1, sizeof *ix);
+	ix->st = st;
+	ix->run = xstrdup(run_id);
+	model_init_latest_frame(&ix->m);
+	*from = (uint64_t)sqlite3_column_int64(q, 0);
+	ix->indexed_bytes = sqlite3_column_int64(q, 0);
+	ix->records = sqlite3_column_int64(q, 1);
+	ix->skipped = sqlite3_column_int64(q, 2);
+	ix->frames = sqlite3_column_int64(q, 3);
+	ix->hook_turns = sqlite3_column_int64(q, 4);
+	ix->denials = sqlite3_column_int64(q, 5);
+	ix->net = sqlite3_column_int64(q, 6);
+	ix->capture_errors = sqlite3_column_int64(q, 7);
+	char **strs[] = {&ix->started, &ix->ended, &ix->writer, &ix->argv, &ix->cwd, &ix->state_dir,
+			 &ix->scope,   &ix->network, &ix->agent, &ix->session};
+	for (int i = 0; i < 10; i++) {
+		const unsigned char *t = sqlite3_column_text(q, 8 + i);
+		*strs[i] = t ? xstrdup((const char *)t) : NULL;
+	}
+	sqlite3_reset(q);
+	*out = ix;
+	return 0;
+}
+
+int runidx_catch_up(struct store *st, const char *trace_path, char **run_id, struct err *e)
+{
+	if (run_id)
+		*run_id = NULL;
+	char *abs = realpath(trace_path, NULL);
+	if (!abs)
+		return err_set(e, BELAY_ENOTFOUND, "cannot resolve %s", trace_path);
+	char *id = runidx_run_id(abs);
+	struct runidx *ix = NULL;
+	uint64_t from = 0;
+	int rc = store_begin(st, e);
+	FILE *f = NULL;
+	if (rc)
+		goto out;
+	rc = resume(st, id, &ix, &from, e);
+	if (rc == BELAY_ENOTFOUND) {
+		from = 0;
+		rc = runidx_begin(st, id, abs, &ix, e);
+	}
+	if (rc)
+		goto fail;
+	f = fopen(abs, "re");
+	if (!f || fseeko(f, (off_t)from, SEEK_SET) != 0) {
+		rc = err_set(e, BELAY_ENOTFOUND, "cannot read %s from byte %llu", abs, (unsigned long long)from);
+		goto fail;
+	}
+	/* a last line still being written is left to the next catch-up */
+	if ((rc = feed(ix, f, abs, from, 1, e)) != 0)
+		goto fail;
+	if ((rc = runidx_flush(ix, e)) != 0)
+		goto fail;
+	rc = store_commit(st, e);
+	if (rc == 0 && run_id) {
+		*run_id = id;
+		id = NULL;
+	}
+	goto out;
+fail:
+	store_rollback(st);
+out:
+	if (f)
+		fclose(f);
+	runidx_free(ix);
 	free(abs);
 	free(id);
 	return rc;

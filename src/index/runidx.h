@@ -38,4 +38,10 @@ void runidx_free(struct runidx *ix);
  * run id (new string). */
 int runidx_index_file(struct store *st, const char *trace_path, char **run_id, struct err *e);
 
+/* Brings the run view of a trace that is still growing up to date: a hook run already in
+ * the store is continued from the bytes it holds (its records are self-contained), anything
+ * else is indexed from the start. A last line without its newline is left for next time.
+ * Runs its own transaction. *run_id (may be NULL) receives the run id (new string). */
+int runidx_catch_up(struct store *st, const char *trace_path, char **run_id, struct err *e);
+
 #endif

@@ -66,9 +66,9 @@ char *statedb_recorded_state_dir(const char *trace_path)
 		return NULL;
 	char *line = NULL, *found = NULL;
 	size_t cap = 0;
-	/* The server start record is among the first few: open, server, sandbox, ... */
+	/* The server start record (or a hook run's agent_session) is among the first few */
 	for (int i = 0; i < 64 && !found && getline(&line, &cap, f) > 0; i++) {
-		if (!strstr(line, "\"kind\":\"server\""))
+		if (!strstr(line, "\"kind\":\"server\"") && !strstr(line, "\"kind\":\"agent_session\""))
 			continue;
 		cJSON *o = cJSON_Parse(line);
 		const char *phase = o ? jx_str(o, "phase") : NULL;

@@ -32,6 +32,7 @@ static const struct migration {
 	{6, "store/006-snapshot-deltas.sql"}, /* entries by born / died / link_group: deltas between snapshots */
 	{7, "store/007-recoveries.sql"},      /* every recover apply */
 	{8, "store/008-rechecks.sql"},        /* verifications.kind: full | recheck */
+	{9, "store/009-hooks.sql"},           /* runs recorded from agents' hooks: agent, session, post-states */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 

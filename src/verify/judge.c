@@ -242,7 +242,7 @@ int judge_reply_is_error(const char *reply, size_t len)
 	return r;
 }
 
-static int classify_claim(const char *text)
+int verify_claim_says_passed(const char *text)
 {
 	/* Verification claims: "tests pass", "all tests passed", "suite is green", "verified"... */
 	static const char *const shapes[] = {"tests pass", "test pass", "tests passed", "tests are passing", "all tests pass",
@@ -260,39 +260,11 @@ static int classify_claim(const char *text)
 
 void judge_trajectory(struct vctx *c, struct verify_report *out)
 {
-	const struct invariant *inv = NULL;
-	for (size_t i = 0; i < c->o->policy->n; i++)
-		if (c->o->policy->inv[i].rule == RULE_SUITE_BEFORE_CLAIM)
-			inv = &c->o->policy->inv[i];
+	int64_t claim_seq = -1;
+	const struct invariant *inv = verify_trajectory_begin(c->t, c->o->policy, out, &claim_seq);
 	if (!inv)
 		return;
-	const cJSON *claim = NULL;
-	int64_t claim_seq = -1;
-	for (size_t i = 0; i < c->t->nskips; i++) {
-		const char *kind = jx_str(c->t->skips[i].record, "kind");
-		if (kind && !strcmp(kind, "claim")) {
-			claim = c->t->skips[i].record;
-			claim_seq = c->t->skips[i].seq;
-		}
-	}
-	for (size_t i = 0; i < c->t->n; i++)
-		if (!strcmp(c->t->recs[i].kind, "claim")) {
-			claim = c->t->recs[i].obj;
-			claim_seq = c->t->recs[i].seq;
-		}
-	if (!claim)
-		return; /* no success claim: the rule has nothing to check (reported, not judged) */
 	struct turn_verdict *v = &out->trajectory;
-	out->has_trajectory = 1;
-	v->turn = -1;
-	v->tool = xstrdup("(whole run)");
-	const char *text = jx_str(claim, "text");
-	if (!text || !classify_claim(text)) {
-		verdict_add(v, "A1", "trajectory", V_UNVERIFIED, "CLAIM_UNCLASSIFIABLE", NO_EVIDENCE,
-			    "suite-before-success-claim: the claim \"%s\" does not say the suite passed", text ? text : "");
-		verdict_reduce(v);
-		return;
-	}
 	int runs = 0, replayed = 0, passed = 0;
 	for (size_t k = 0; k < c->m.nturns; k++) {
 		const struct exchange *x = &c->m.ex[c->m.turns[k]];

@@ -41,6 +41,7 @@ const struct vcause vcauses[] = {
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", "the result varies across replays for an unknown reason"},
 	{"EFFECT_NOT_DECLARED", "the tool declares no readOnlyHint, so there is no effect claim to check"},
 	{"EFFECT_DECLARATION_NON_BOOLEAN", "the tool's readOnlyHint is not a boolean"},
+	{"TOOL_NOT_REEXECUTED", "an agent's own tool that belay records but does not re-execute (Read, Grep, Glob, subagents, web and MCP tools seen through hooks)"},
 	/* A1 invariants */
 	{"ASSERTION_CHECK_UNAVAILABLE", "python3 is missing or failed, so test assertions cannot be compared"},
 	{"ASSERTION_UNDECIDABLE", "an assertion changed in a way the rule cannot decide"},
@@ -54,6 +55,8 @@ const struct vcause vcauses[] = {
 	{"NETWORK_NOT_OBSERVED", "the call was not re-executed, so its network use was not observed"},
 	{"REPLAY_DENIALS", "the sandbox refused operations during the replay"},
 	{"PROTOCOL_VERSION_DRIFT", "the replayed server negotiated another protocol version"},
+	{"PLAN_INCOMPLETE", "the gate's effect plan was partial, so there is no prediction to check against the replay"},
+	{"POST_STATE_UNEXPLAINED", "a hook turn's recorded post-state changed paths its replay (or its edit) does not explain"},
 	{NULL, NULL},
 };
 

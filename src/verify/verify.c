@@ -34,6 +34,7 @@
 #include "engine/trace_model.h"
 #include "verify/answers.h"
 #include "verify/equiv.h"
+#include "verify/verify_hook.h"
 #include "verify/verify_internal.h"
 
 /*==== per-turn state ====*/
@@ -748,6 +749,11 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	}
 	out->cut_line = c.t->cut_line;
 	out->cut_bytes = c.t->cut_bytes;
+	if (verify_is_hook_run(c.t)) { /* an agent's hook session: docs/HOOKS.md */
+		rc = verify_hook_run(c.t, o, out, e);
+		trace_free(c.t);
+		return rc;
+	}
 	model_init(&c.m);
 	trace_build_model(c.t, &c.m);
 	if (o->turn < 0 && o->turn_from > 0 && (size_t)o->turn_from >= c.m.nturns) {

@@ -11,6 +11,7 @@
 #ifndef BELAY_VERIFY_VERIFY_H
 #define BELAY_VERIFY_VERIFY_H
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/err.h"
 #include "verify/policy.h"
@@ -78,6 +79,15 @@ struct verify_report {
 };
 
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e);
+/* 1 when a claim's text says the suite passed ("all tests pass", "suite is green", ...). */
+int verify_claim_says_passed(const char *text);
+/* suite-before-success-claim, its start (verify_claim.c): the invariant, when the policy has
+ * it and the trace's last claim says the suite passed (*claim_seq its seq; out->trajectory
+ * opened for the caller to judge the suite runs before it); else NULL, with a claim that
+ * does not say so already judged UNVERIFIED CLAIM_UNCLASSIFIABLE. */
+struct trace;
+const struct invariant *verify_trajectory_begin(const struct trace *t, const struct policy *pol,
+						 struct verify_report *out, int64_t *claim_seq);
 void verify_report_free(struct verify_report *r);
 
 #endif

@@ -32,6 +32,17 @@ char *ts_tmpdir(const char *tag)
 	return d;
 }
 
+char *ts_outside_dir(const char *tag)
+{
+	char *prefix = xasprintf("belay-test-%s-", tag);
+	struct err e;
+	char *d = fs_mkdtemp_in("/var/tmp", prefix, &e);
+	free(prefix);
+	if (!d)
+		FATAL("%s", e.msg);
+	return d;
+}
+
 void ts_rmtree(const char *path)
 {
 	if (path)

@@ -16,6 +16,10 @@ struct ts_out {
 
 /* A fresh scratch directory (tmpfs when available). Caller frees; ts_rmtree removes. */
 char *ts_tmpdir(const char *tag);
+/* A scratch directory outside the scope that a contained process sees as on the host: on the
+ * root disk (/var/tmp), since the host's /tmp and /dev/shm are private tmpfs mounts inside
+ * the sandbox (a write there succeeds and is lost). Remove it with ts_rmtree. */
+char *ts_outside_dir(const char *tag);
 void ts_rmtree(const char *path);
 /* Runs argv (NULL-terminated) with stdin fed from in[0..in_len), optional env additions
  * ("K=V", NULL-terminated, may be NULL), cwd (may be NULL). Waits up to timeout_s. */

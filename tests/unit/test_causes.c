@@ -800,6 +800,78 @@ static void s_no_subverdict(void)
 	verdict_free(&v);
 }
 
+/*==== hook runs (docs/HOOKS.md) ====*/
+
+/* One Claude Code hook event through `belay hook` (in-process, no console, no helper). */
+static void hook_event(const char *fmt, const char *arg)
+{
+	char *payload = xasprintf(fmt, arg ? arg : "");
+	char *full = xasprintf("{\"session_id\":\"causes\",\"cwd\":\"%s\",%s}", ws, payload);
+	char *rt = fs_join(dir, "run");
+	fs_mkdir_p(rt, 0700, NULL);
+	char *xdg = xasprintf("XDG_RUNTIME_DIR=%s", rt);
+	const char *env[] = {xdg, "BELAY_HOOKD=0", NULL};
+	const char *argv[] = {BELAY_BIN, "hook", "claude-code", "--local", "--root", ws, "--state", state, "--trace-dir", traces,
+			      NULL};
+	struct ts_out o;
+	ts_run(argv, env, ws, full, strlen(full), 60, &o);
+	cr_assert_eq(o.status, 0, "belay hook: %s", o.err);
+	ts_out_free(&o);
+	free(xdg);
+	free(rt);
+	free(full);
+	free(payload);
+}
+
+static char *hook_trace(void)
+{
+	return xasprintf("%s/hook-claude-code-causes.jsonl", traces);
+}
+
+#define HOOK_PRE(tool, input) "\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"" tool "\",\"tool_use_id\":\"t1\",\"tool_input\":" input
+#define HOOK_POST(tool, input, response) \
+	"\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"" tool "\",\"tool_use_id\":\"t1\",\"tool_input\":" input \
+	",\"tool_response\":" response
+
+static void s_tool_not_reexecuted(void)
+{
+	/* Read: recorded, never re-executed, never PASS */
+	hook_event(HOOK_PRE("Read", "{\"file_path\":\"%s/src/m.py\"}"), ws);
+	hook_event(HOOK_POST("Read", "{\"file_path\":\"%s/src/m.py\"}", "{\"type\":\"text\"}"), ws);
+	char *t = hook_trace();
+	produce(t, 0, "UNVERIFIED", "TOOL_NOT_REEXECUTED");
+	free(t);
+}
+
+static void s_plan_incomplete(void)
+{
+	/* a command the gate cannot predict (a script it does not read) ran: there is no plan to
+	 * check the replay against */
+	ts_sh("printf 'echo hi > made.txt\\n' > %s/go.sh", ws);
+	hook_event(HOOK_PRE("Bash", "{\"command\":\"sh go.sh%s\"}"), NULL);
+	ts_sh("cd %s && sh go.sh", ws);
+	hook_event(HOOK_POST("Bash", "{\"command\":\"sh go.sh%s\"}", "{\"stdout\":\"\",\"stderr\":\"\",\"interrupted\":false}"), NULL);
+	char *t = hook_trace();
+	produce(t, 0, "NOT_COVERED", "PLAN_INCOMPLETE");
+	free(t);
+}
+
+static void s_post_state_unexplained(void)
+{
+	/* between the pre and the post event of an Edit, another file changed too */
+	hook_event(HOOK_PRE("Edit", "{\"file_path\":\"%s/src/m.py\",\"old_string\":\"return 1\",\"new_string\":\"return 2\"}"), ws);
+	ts_sh("cd %s && sed -i 's/return 1/return 2/' src/m.py && echo stray > src/other.py", ws);
+	hook_event(HOOK_POST("Edit", "{\"file_path\":\"%s/src/m.py\",\"old_string\":\"return 1\",\"new_string\":\"return 2\"}", "{}"),
+		   ws);
+	char *t = hook_trace();
+	struct vout v;
+	verify_with(t, NULL, NULL, NULL, &v);
+	const cJSON *s = expect_cause(&v, 0, "WARN", "POST_STATE_UNEXPLAINED");
+	cr_assert(strstr(jx_str(s, "message"), "src/other.py"), "%s", jx_str(s, "message"));
+	vout_free(&v);
+	free(t);
+}
+
 /*==== the registry ====*/
 
 static const struct {
@@ -847,6 +919,9 @@ static const struct {
 	{"REPLAY_DENIALS", s_replay_denials},
 	{"PROTOCOL_VERSION_DRIFT", s_protocol_drift},
 	{"FRAME_TRUNCATED", s_frame_truncated},
+	{"TOOL_NOT_REEXECUTED", s_tool_not_reexecuted},
+	{"PLAN_INCOMPLETE", s_plan_incomplete},
+	{"POST_STATE_UNEXPLAINED", s_post_state_unexplained},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -953,3 +1028,7 @@ SCENARIO(FRAME_TRUNCATED)
 SCENARIO(REPLAY_CLIENT_ANSWER_MISSING)
 SCENARIO(REPLAY_ENVIRONMENT_UNAVAILABLE)
 SCENARIO(SESSION_ORDER_DIVERGED)
+SCENARIO(WORKSPACE_CHANGED_OUTSIDE)
+SCENARIO(TOOL_NOT_REEXECUTED)
+SCENARIO(PLAN_INCOMPLETE)
+SCENARIO(POST_STATE_UNEXPLAINED)

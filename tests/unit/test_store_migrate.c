@@ -96,6 +96,12 @@ static void check(const char *db, int from)
 		cr_assert_eq(ts_sql_int(db, sql), 1, "table %s missing after upgrading from v%d", *t, from);
 		free(sql);
 	}
+	/* and the columns of migration 8 (hook runs) */
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM pragma_table_info('runs') WHERE name IN ('agent', 'session')"), 2,
+		     "from v%d", from);
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM pragma_table_info('turns') WHERE name IN ('post_handle', "
+				    "'post_cause')"),
+		     2, "from v%d", from);
 }
 
 Test(migrate, every_earlier_schema_upgrades_with_its_data)
@@ -109,9 +115,10 @@ Test(migrate, every_earlier_schema_upgrades_with_its_data)
 		struct err e = {0};
 		cr_assert_eq(store_open_upto(db, v, &st, &e), 0, "%s", e.msg);
 		cr_assert_eq(ts_sql_int(db, "PRAGMA user_version"), v);
-		/* A table of a later migration does not exist yet. */
+		/* A table (or, from migration 8, a column) of a later migration does not exist yet. */
 		char *later =
-		    v >= 7 ? xstrdup("SELECT count(*) FROM pragma_table_info('verifications') WHERE name = 'kind'")
+		    v == 7 ? xstrdup("SELECT count(*) FROM pragma_table_info('verifications') WHERE name = 'kind'")
+		    : v >= 8 ? xstrdup("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'agent'")
 			   : xasprintf("SELECT count(*) FROM sqlite_master WHERE name = '%s'",
 				       v == 1 ? "runs" : v == 2 ? "verifications" : v == 3 ? "cases" : "recoveries");
 		cr_assert_eq(ts_sql_int(db, later), 0, "v%d already has later tables", v);

@@ -1,0 +1,164 @@
+/* cmd_hook.c - `belay hook claude-code|cursor|codex`: one process per hook event. Reads the
+ * agent's hook JSON on stdin, hands it to a running console (or the resident helper) when
+ * there is one, else handles it itself, and answers on stdout as the agent's protocol
+ * expects (docs/HOOKS.md). Every failure answers with the agent's deny form: the wrapper
+ * `belay init` installs turns a crash or a missing belay into a block too. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/paths.h"
+#include "common/xalloc.h"
+#include "hook/hook_answer.h"
+#include "hook/hook_client.h"
+#include "hook/hook_helper.h"
+#include "hook/hook_session.h"
+
+#define STDIN_MAX ((size_t)256 << 20)
+
+static const char hook_usage[] =
+	"usage: belay hook claude-code|cursor|codex [options]   (the agent runs this; see `belay init`)\n"
+	"\n"
+	"Reads one hook event on stdin, records it into the session's run, gates tool calls and\n"
+	"answers on stdout in the agent's own form. belay never answers an explicit allow.\n"
+	"\n"
+	"  --mode audit|enforce   audit (default) records what the gate would do and answers nothing;\n"
+	"                         enforce answers ask or deny\n"
+	"  --contain              run shell commands under `belay exec` (Claude Code, Codex)\n"
+	"  --network deny|allow   the contained shell's network (default deny)\n"
+	"  --root DIR             the project root (default: $CLAUDE_PROJECT_DIR, the workspace\n"
+	"                         root the agent names, or the git checkout around its cwd)\n"
+	"  --state DIR            belay's state directory\n"
+	"  --trace-dir DIR        where runs are recorded (default STATE/traces)\n"
+	"  --policy FILE          the tool-call policy for mcp__* tools (docs/GATE.md)\n"
+	"  --socket PATH          the console's socket (default: the console's default)\n"
+	"  --local                handle the event in this process (no console, no helper)\n"
+	"  --hold SECONDS         longest wait for an answer in the console (default 60)\n";
+
+static int write_reply(const struct hook_reply *rp)
+{
+	if (rp->out.len)
+		fs_write_all(1, rp->out.p, rp->out.len);
+	if (rp->err.len)
+		fs_write_all(2, rp->err.p, rp->err.len);
+	return rp->exit_code;
+}
+
+/* A failure before the event could be read: the deny form (the event is unknown). */
+static int fail_closed(enum hook_agent agent, const char *fmt, const char *arg)
+{
+	char cause[600];
+	snprintf(cause, sizeof cause, fmt, arg);
+	struct hook_reply rp = {0};
+	hook_answer_failure(agent, NULL, 0, cause, &rp.out, &rp.err, &rp.exit_code);
+	int code = write_reply(&rp);
+	hook_reply_free(&rp);
+	return code;
+}
+
+int cmd_hook(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"mode", required_argument, NULL, 'M'},	    {"contain", no_argument, NULL, 'C'},
+		{"network", required_argument, NULL, 'N'},  {"root", required_argument, NULL, 'r'},
+		{"state", required_argument, NULL, 's'},    {"trace-dir", required_argument, NULL, 't'},
+		{"policy", required_argument, NULL, 'P'},   {"socket", required_argument, NULL, 'S'},
+		{"local", no_argument, NULL, 'L'},	    {"hold", required_argument, NULL, 'H'},
+		{"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
+	};
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(hook_usage, stdout);
+		return 0;
+	}
+	enum hook_agent agent = HA_CLAUDE_CODE;
+	if (argc < 2 || hook_agent_parse(argv[1], &agent) != 0)
+		return fail_closed(HA_CLAUDE_CODE, "belay hook needs the agent: claude-code, cursor or codex (got '%s')",
+				   argc >= 2 ? argv[1] : "");
+	struct hook_request rq = {.agent = agent, .mode = TURN_GATE_AUDIT, .hold_ms = HOOK_HOLD_MS_DEFAULT};
+	const char *state = NULL, *trace_dir = getenv("BELAY_TRACE_DIR"), *socket = NULL;
+	int local = getenv("BELAY_HOOK_LOCAL") && *getenv("BELAY_HOOK_LOCAL") && strcmp(getenv("BELAY_HOOK_LOCAL"), "0");
+	int c;
+	optind = 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'M':
+			if (turn_gate_parse_mode(optarg, &rq.mode) || rq.mode == TURN_GATE_OFF)
+				return fail_closed(agent, "belay hook: --mode must be audit or enforce, not '%s'", optarg);
+			break;
+		case 'C': rq.contain = 1; break;
+		case 'N': {
+			struct err e = {0};
+			if (sandbox_parse_network(optarg, &rq.net, &e))
+				return fail_closed(agent, "belay hook: %s", e.msg);
+			break;
+		}
+		case 'r': rq.root = optarg; break;
+		case 's': state = optarg; break;
+		case 't': trace_dir = optarg; break;
+		case 'P': rq.policy_file = optarg; break;
+		case 'S': socket = optarg; break;
+		case 'L': local = 1; break;
+		case 'H': {
+			char *end;
+			double s = strtod(optarg, &end);
+			if (*end || s < 0 || s > 3600)
+				return fail_closed(agent, "belay hook: --hold takes seconds (0-3600), not '%s'", optarg);
+			rq.hold_ms = (unsigned)(s * 1000);
+			break;
+		}
+		case 'h': fputs(hook_usage, stdout); return 0;
+		default: return fail_closed(agent, "belay hook: unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail_closed(agent, "belay hook: unexpected argument '%s'", argv[optind]);
+	struct buf in = {0};
+	struct err e = {0};
+	if (fs_read_fd(0, STDIN_MAX, &in, &e) != 0) {
+		buf_free(&in);
+		return fail_closed(agent, "cannot read the hook event on stdin: %s", e.msg);
+	}
+	char *sd = paths_state_dir(state);
+	char *td = trace_dir && *trace_dir ? xstrdup(trace_dir) : fs_join(sd, "traces");
+	char *root_abs = rq.root ? realpath(rq.root, NULL) : NULL;
+	if (rq.root && !root_abs) {
+		free(sd);
+		free(td);
+		buf_free(&in);
+		return fail_closed(agent, "belay hook: --root %s is not a directory", rq.root);
+	}
+	if (root_abs)
+		rq.root = root_abs;
+	char *pol = rq.policy_file ? realpath(rq.policy_file, NULL) : NULL;
+	if (pol)
+		rq.policy_file = pol;
+	rq.state_dir = sd;
+	rq.trace_dir = td;
+	rq.project_dir = getenv("CLAUDE_PROJECT_DIR");
+	rq.home = getenv("HOME");
+	rq.belay = paths_self_exe();
+	rq.payload = in.p ? in.p : "";
+	rq.len = in.len;
+	struct hook_reply rp = {0};
+	hook_client_handle(&rq, socket, !local, &rp);
+	int code = write_reply(&rp);
+	hook_reply_free(&rp);
+	buf_free(&in);
+	free(sd);
+	free(td);
+	free(root_abs);
+	free(pol);
+	return code;
+}
+
+/* `belay __hookd`: the resident helper (started by `belay hook`, never by hand). */
+int cmd_hookd(int argc, char **argv)
+{
+	return hook_helper_main(argc, argv);
+}

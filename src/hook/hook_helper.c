@@ -1,0 +1,140 @@
+/* hook_helper.c - the resident helper and its start on demand. See hook_helper.h. */
+#include "hook/hook_helper.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/hash.h"
+#include "common/paths.h"
+#include "common/timeutil.h"
+#include "common/xalloc.h"
+#include "hook/hook_client.h"
+#include "hook/hook_host.h"
+#include "host/chost.h"
+
+#define START_WAIT_MS 3000u
+#define IDLE_DEFAULT_MS (10u * 60u * 1000u)
+
+extern char **environ;
+
+static int helper_wanted(void)
+{
+	const char *v = getenv("BELAY_HOOKD");
+	return !(v && !strcmp(v, "0"));
+}
+
+/* Starts `belay __hookd` detached: its own session, stdio on /dev/null, nothing else
+ * inherited (every belay descriptor is close-on-exec). */
+static int start_helper(const struct hook_request *rq, const char *sock)
+{
+	if (!rq->belay)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* first child: a new session, then the helper as its child (so it is no child of
+		 * the hook process and is reparented to init at once) */
+		setsid();
+		pid_t p2 = fork();
+		if (p2 != 0)
+			_exit(p2 < 0 ? 1 : 0);
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (chdir("/") != 0)
+			_exit(1);
+		char *argv[] = {(char *)rq->belay, "__hookd", "--state", (char *)rq->state_dir, "--socket", (char *)sock, NULL};
+		execve(rq->belay, argv, environ);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+int hook_helper_send(const struct hook_request *rq, unsigned timeout_ms, struct hook_reply *rp, struct err *e)
+{
+	if (!helper_wanted())
+		return 0;
+	char *sock = hook_helper_socket(rq->state_dir);
+	int r = hook_wire_send(sock, rq, timeout_ms, rp, e);
+	if (r == 0 && start_helper(rq, sock) == 0) {
+		uint64_t t0 = time_mono_ns();
+		unsigned nap_us = 500;
+		while (r == 0 && time_mono_ns() - t0 < (uint64_t)START_WAIT_MS * 1000000u) {
+			struct timespec ts = {0, (long)nap_us * 1000};
+			nanosleep(&ts, NULL);
+			if (nap_us < 20000)
+				nap_us *= 2;
+			r = hook_wire_send(sock, rq, timeout_ms, rp, e);
+		}
+	}
+	free(sock);
+	return r;
+}
+
+static volatile sig_atomic_t stop_helper;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop_helper = 1;
+}
+
+int hook_helper_main(int argc, char **argv)
+{
+	const char *state = NULL, *sock = NULL;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--state"))
+			state = argv[i + 1];
+		else if (!strcmp(argv[i], "--socket"))
+			sock = argv[i + 1];
+	}
+	if (!state || !sock)
+		return 2;
+	const char *idle_s = getenv("BELAY_HOOKD_IDLE_MS");
+	unsigned long idle_ms = idle_s && *idle_s ? strtoul(idle_s, NULL, 10) : IDLE_DEFAULT_MS;
+	signal(SIGHUP, SIG_IGN);
+	struct sigaction sa = {.sa_handler = on_term};
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	struct hook_host *h = hook_host_new(NULL);
+	struct err e = {0};
+	if (hook_host_listen(h, sock, &e) != 0) {
+		hook_host_free(h);
+		return e.code == BELAY_EEXIST ? 0 : 1; /* another helper serves already */
+	}
+	struct stat mine;
+	if (stat(sock, &mine) != 0) {
+		hook_host_free(h);
+		return 1;
+	}
+	while (!stop_helper) {
+		struct timespec ts = {0, 200 * 1000000L};
+		nanosleep(&ts, NULL);
+		struct stat now;
+		if (stat(sock, &now) != 0 || now.st_ino != mine.st_ino)
+			break; /* removed or taken over: someone else serves now */
+		if (hook_host_busy(h) == 0 && time_mono_ns() - hook_host_idle_since(h) > (uint64_t)idle_ms * 1000000u)
+			break;
+	}
+	hook_host_free(h);
+	struct stat now;
+	if (stat(sock, &now) == 0 && now.st_ino == mine.st_ino)
+		unlink(sock);
+	return 0;
+}

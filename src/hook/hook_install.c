@@ -1,0 +1,464 @@
+/* hook_install.c - belay's entries in the agents' hook configurations. See hook_install.h. */
+#include "hook/hook_install.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "hook/hook_session.h"
+
+#define CONFIG_MAX ((size_t)16 << 20)
+
+struct hook_slot {
+	const char *event;
+	int tool;       /* takes a matcher */
+	int on_failure; /* Claude Code's own fail-closed option, "onFailure": "block", applies
+			 * (2.1.295 and later; it ignores it, with a warning, on Stop and
+			 * SubagentStop, whose block means "go on" rather than "do not run") */
+};
+
+static const struct hook_slot claude_slots[] = {
+	{"PreToolUse", 1, 1},	   {"PostToolUse", 1, 1},      {"PostToolUseFailure", 1, 1}, {"SessionStart", 0, 1},
+	{"SessionEnd", 0, 1},	   {"UserPromptSubmit", 0, 1}, {"Stop", 0, 0},		     {"SubagentStart", 0, 1},
+	{"SubagentStop", 0, 0},	   {NULL, 0, 0},
+};
+static const struct hook_slot codex_slots[] = {
+	{"PreToolUse", 1}, {"PostToolUse", 1}, {"SessionStart", 0}, {"UserPromptSubmit", 0}, {"Stop", 0}, {NULL, 0},
+};
+static const struct hook_slot cursor_slots[] = {
+	{"beforeShellExecution", 0}, {"afterShellExecution", 0}, {"beforeMCPExecution", 0}, {"afterMCPExecution", 0},
+	{"beforeReadFile", 0},	     {"afterFileEdit", 0},	 {"beforeSubmitPrompt", 0}, {"stop", 0},
+	{"sessionStart", 0},	     {"sessionEnd", 0},		 {NULL, 0},
+};
+
+static const struct hook_slot *slots_of(enum hook_agent a)
+{
+	return a == HA_CURSOR ? cursor_slots : a == HA_CODEX ? codex_slots : claude_slots;
+}
+
+char *hook_install_path(enum hook_agent agent, const char *project, const char *home, int global)
+{
+	const char *dir = global ? home : project;
+	const char *rel = agent == HA_CURSOR ? ".cursor/hooks.json" : agent == HA_CODEX ? ".codex/hooks.json"
+											: ".claude/settings.json";
+	return dir ? xasprintf("%s/%s", dir, rel) : NULL;
+}
+
+char *hook_install_command(const struct hook_install_opts *o)
+{
+	struct buf b = {0};
+	buf_printf(&b, "timeout -k 5 %d ", HOOK_WRAP_TIMEOUT_S);
+	if (o->client) {
+		buf_sh_quote(&b, o->client);
+		buf_printf(&b, " %s", hook_agent_name(o->agent));
+	} else {
+		buf_sh_quote(&b, o->belay);
+		buf_printf(&b, " hook %s", hook_agent_name(o->agent));
+	}
+	if (o->mode && strcmp(o->mode, "audit"))
+		buf_printf(&b, " --mode %s", o->mode);
+	if (o->contain) {
+		buf_puts(&b, " --contain");
+		if (o->network && strcmp(o->network, "deny"))
+			buf_printf(&b, " --network %s", o->network);
+	}
+	if (o->project && !o->global) {
+		buf_puts(&b, " --root ");
+		buf_sh_quote(&b, o->project);
+	}
+	if (o->state) {
+		buf_puts(&b, " --state ");
+		buf_sh_quote(&b, o->state);
+	}
+	buf_puts(&b, " || { echo \"belay hook failed (exit $?): the call is refused; run belay doctor\" >&2; exit 2; } "
+		     HOOK_MARKER);
+	return buf_take(&b);
+}
+
+static int ours(const cJSON *hook)
+{
+	const char *cmd = jx_str(hook, "command");
+	return cmd && strstr(cmd, HOOK_MARKER) != NULL;
+}
+
+/* Removes belay's hooks from one event's list; 1 when anything was removed. Claude Code and
+ * Codex nest the commands in {"matcher","hooks":[...]} groups; Cursor lists them flat. */
+static int remove_ours(cJSON *list, int nested)
+{
+	int removed = 0;
+	for (cJSON *g = list->child; g;) {
+		cJSON *next = g->next;
+		if (!nested) {
+			if (ours(g)) {
+				cJSON_Delete(cJSON_DetachItemViaPointer(list, g));
+				removed = 1;
+			}
+		} else {
+			cJSON *hooks = cJSON_GetObjectItemCaseSensitive(g, "hooks");
+			int had = 0;
+			for (cJSON *h = cJSON_IsArray(hooks) ? hooks->child : NULL; h;) {
+				cJSON *hn = h->next;
+				if (ours(h)) {
+					cJSON_Delete(cJSON_DetachItemViaPointer(hooks, h));
+					had = 1;
+				}
+				h = hn;
+			}
+			if (had) {
+				removed = 1;
+				if (!cJSON_GetArraySize(hooks)) /* the group held only ours */
+					cJSON_Delete(cJSON_DetachItemViaPointer(list, g));
+			}
+		}
+		g = next;
+	}
+	return removed;
+}
+
+static cJSON *our_entry(const struct hook_install_opts *o, const struct hook_slot *s, const char *cmd)
+{
+	cJSON *h = cJSON_CreateObject();
+	if (o->agent == HA_CURSOR) {
+		cJSON_AddStringToObject(h, "command", cmd);
+		cJSON_AddNumberToObject(h, "timeout", HOOK_TIMEOUT_S);
+		return h;
+	}
+	cJSON_AddStringToObject(h, "type", "command");
+	cJSON_AddStringToObject(h, "command", cmd);
+	cJSON_AddNumberToObject(h, "timeout", HOOK_TIMEOUT_S);
+	if (s->on_failure)
+		cJSON_AddStringToObject(h, "onFailure", "block"); /* the agent's own layer, beside the wrapper */
+	cJSON *g = cJSON_CreateObject();
+	if (s->tool)
+		cJSON_AddStringToObject(g, "matcher", o->agent == HA_CODEX ? ".*" : "*");
+	cJSON *arr = cJSON_AddArrayToObject(g, "hooks");
+	cJSON_AddItemToArray(arr, h);
+	return g;
+}
+
+/* cJSON_Print indents with tabs; agents' files are usually two spaces. */
+static char *print_json(const cJSON *root)
+{
+	char *s = cJSON_Print(root);
+	struct buf b = {0};
+	int bol = 1;
+	for (const char *p = s; *p; p++) {
+		/* a literal tab is always layout: cJSON escapes the ones inside strings */
+		if (*p == '\t') {
+			buf_puts(&b, bol ? "  " : " ");
+			continue;
+		}
+		bol = *p == '\n';
+		buf_putc(&b, *p);
+	}
+	buf_putc(&b, '\n');
+	cJSON_free(s);
+	return buf_take(&b);
+}
+
+static int load(const char *path, cJSON **out, int *existed, mode_t *mode, struct err *e)
+{
+	*out = NULL;
+	*existed = 0;
+	*mode = 0644;
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		if (errno != ENOENT)
+			return err_set(e, -errno, "%s: %s", path, strerror(errno));
+		*out = cJSON_CreateObject();
+		return 0;
+	}
+	*existed = 1;
+	*mode = st.st_mode & 07777;
+	struct buf b = {0};
+	int rc = fs_read_file(path, CONFIG_MAX, &b, e);
+	if (rc) {
+		buf_free(&b);
+		return rc;
+	}
+	cJSON *o = b.len ? cJSON_ParseWithLength(b.p, b.len) : cJSON_CreateObject();
+	buf_free(&b);
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return err_set(e, BELAY_EINVAL, "%s is not a JSON object belay can read; it was left untouched", path);
+	}
+	*out = o;
+	return 0;
+}
+
+static int write_config(const char *path, const char *text, mode_t mode, struct err *e)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int rc = 0;
+	if (slash) {
+		*slash = '\0';
+		rc = fs_mkdir_p(dir, 0755, e);
+	}
+	free(dir);
+	return rc ? rc : fs_write_file_atomic(path, text, strlen(text), mode, e);
+}
+
+/* Writes the file when it changes (not on a dry run) and reports one line about it. */
+static int settle(const struct hook_install_opts *o, const char *path, const char *after, int same, mode_t mode,
+		  const char *changed, const char *unchanged, struct buf *report, struct err *e)
+{
+	int rc = !same && !o->dry_run ? write_config(path, after, mode, e) : 0;
+	if (rc == 0)
+		buf_printf(report, "%s%s: %s\n", o->dry_run && !same ? "would change " : "", path, same ? unchanged : changed);
+	return rc;
+}
+
+/* The `belay connect` MCP entry of an agent's project or home configuration. */
+static int install_mcp(const struct hook_install_opts *o, struct buf *report, struct err *e)
+{
+	const char *dir = o->global ? o->home : o->project;
+	const char *mcp_changed = o->uninstall ? "removed the belay MCP entry" : "added the belay MCP entry";
+	if (o->agent == HA_CODEX) {
+		/* ~/.codex/config.toml: a marker-delimited block, appended or removed as text */
+		char *path = xasprintf("%s/.codex/config.toml", o->home);
+		struct buf b = {0};
+		struct stat st;
+		int rc = stat(path, &st) == 0 ? fs_read_file(path, CONFIG_MAX, &b, e) : 0;
+		if (rc == 0) {
+			const char *begin = "# belay-mcp begin\n", *end = "# belay-mcp end\n";
+			char *text = buf_cstr(&b), *s = strstr(text, begin), *t = s ? strstr(s, end) : NULL;
+			struct buf out = {0};
+			if (s && t) {
+				buf_append(&out, text, (size_t)(s - text));
+				buf_puts(&out, t + strlen(end));
+			} else {
+				buf_puts(&out, text);
+			}
+			if (!o->uninstall) {
+				if (out.len && out.p[out.len - 1] != '\n')
+					buf_putc(&out, '\n');
+				buf_printf(&out, "%s[mcp_servers.belay]\ncommand = \"%s\"\nargs = [\"connect\"]\n%s", begin, o->belay,
+					   end);
+			}
+			int same = out.len == b.len && (!out.len || !memcmp(out.p, b.p, b.len));
+			rc = settle(o, path, buf_cstr(&out), same, 0644, mcp_changed, "unchanged", report, e);
+			buf_free(&out);
+		}
+		buf_free(&b);
+		free(path);
+		return rc;
+	}
+	char *path = xasprintf("%s/%s", dir, o->agent == HA_CURSOR ? ".cursor/mcp.json" : ".mcp.json");
+	cJSON *root;
+	int existed;
+	mode_t mode;
+	int rc = load(path, &root, &existed, &mode, e);
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	char *before = print_json(root);
+	cJSON *servers = cJSON_GetObjectItemCaseSensitive(root, "mcpServers");
+	if (!o->uninstall) {
+		if (!cJSON_IsObject(servers)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(root, "mcpServers");
+			servers = cJSON_AddObjectToObject(root, "mcpServers");
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(servers, "belay");
+		cJSON *s = cJSON_AddObjectToObject(servers, "belay");
+		cJSON_AddStringToObject(s, "command", o->belay);
+		cJSON *args = cJSON_AddArrayToObject(s, "args");
+		cJSON_AddItemToArray(args, cJSON_CreateString("connect"));
+	} else if (cJSON_IsObject(servers)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(servers, "belay");
+		if (!servers->child)
+			cJSON_DeleteItemFromObjectCaseSensitive(root, "mcpServers");
+	}
+	char *after = print_json(root);
+	int same = !strcmp(before, after) && (existed || o->uninstall);
+	rc = settle(o, path, after, same, mode, mcp_changed, "unchanged", report, e);
+	free(before);
+	free(after);
+	cJSON_Delete(root);
+	free(path);
+	return rc;
+}
+
+int hook_install(const struct hook_install_opts *o, struct buf *report, struct err *e)
+{
+	char *path = hook_install_path(o->agent, o->project, o->home, o->global);
+	if (!path)
+		return err_set(e, BELAY_EUSAGE, "no %s directory to install into", o->global ? "home" : "project");
+	cJSON *root;
+	int existed;
+	mode_t mode;
+	int rc = load(path, &root, &existed, &mode, e);
+	if (rc) {
+		free(path);
+		return rc;
+	}
+	char *before = print_json(root);
+	if (o->agent == HA_CURSOR && !cJSON_GetObjectItemCaseSensitive(root, "version") && !o->uninstall)
+		cJSON_AddNumberToObject(root, "version", 1);
+	cJSON *hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	if (hooks && !cJSON_IsObject(hooks)) {
+		rc = err_set(e, BELAY_EINVAL, "%s: \"hooks\" is not an object; the file was left untouched", path);
+		goto out;
+	}
+	int nested = o->agent != HA_CURSOR;
+	int created_hooks = !hooks;
+	if (!hooks && !o->uninstall)
+		hooks = cJSON_AddObjectToObject(root, "hooks");
+	char *cmd = hook_install_command(o);
+	int removed_total = 0;
+	for (const struct hook_slot *s = slots_of(o->agent); s->event && hooks; s++) {
+		cJSON *list = cJSON_GetObjectItemCaseSensitive(hooks, s->event);
+		if (list && !cJSON_IsArray(list)) {
+			rc = err_set(e, BELAY_EINVAL, "%s: hooks.%s is not a list; the file was left untouched", path, s->event);
+			break;
+		}
+		int removed = list ? remove_ours(list, nested) : 0;
+		removed_total += removed;
+		if (o->uninstall) {
+			if (removed && list && !cJSON_GetArraySize(list))
+				cJSON_DeleteItemFromObjectCaseSensitive(hooks, s->event);
+			continue;
+		}
+		if (!list)
+			list = cJSON_AddArrayToObject(hooks, s->event);
+		/* first, before the foreign hooks: the gate sees every call */
+		cJSON_InsertItemInArray(list, 0, our_entry(o, s, cmd));
+	}
+	free(cmd);
+	if (rc)
+		goto out;
+	if (o->uninstall && hooks && !hooks->child && removed_total && !created_hooks)
+		cJSON_DeleteItemFromObjectCaseSensitive(root, "hooks");
+	char *after = print_json(root);
+	int same = !strcmp(before, after) && existed;
+	if (o->uninstall && !removed_total)
+		same = 1;
+	rc = settle(o, path, after, same, existed ? mode : 0644,
+		    o->uninstall ? "removed belay's hooks (foreign hooks kept)" : "installed belay's hooks (foreign hooks kept)",
+		    "unchanged (belay's hooks are already as they should be)", report, e);
+	free(after);
+	if (rc == 0 && o->mcp)
+		rc = install_mcp(o, report, e);
+out:
+	free(before);
+	cJSON_Delete(root);
+	free(path);
+	return rc;
+}
+
+/*==== checks ====*/
+
+/* The belay path a wrapper command runs: the quoted word after "timeout -k 5 N ". */
+static char *command_belay(const char *cmd)
+{
+	const char *q = strchr(cmd, '\'');
+	if (!q)
+		return NULL;
+	struct buf b = {0};
+	for (const char *p = q + 1; *p; p++) {
+		if (*p == '\'') {
+			if (!strncmp(p, "'\\''", 4)) {
+				buf_putc(&b, '\'');
+				p += 3;
+				continue;
+			}
+			return buf_take(&b);
+		}
+		buf_putc(&b, *p);
+	}
+	buf_free(&b);
+	return NULL;
+}
+
+static void problem(cJSON *probs, const char *fmt, const char *a, const char *b)
+{
+	char msg[800];
+	snprintf(msg, sizeof msg, fmt, a, b);
+	cJSON_AddItemToArray(probs, cJSON_CreateString(msg));
+}
+
+cJSON *hook_install_check(enum hook_agent agent, const char *path, const char *self)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "agent", hook_agent_name(agent));
+	cJSON_AddStringToObject(o, "path", path);
+	cJSON *probs = cJSON_CreateArray();
+	struct stat st;
+	int present = stat(path, &st) == 0;
+	cJSON_AddBoolToObject(o, "present", present);
+	cJSON *root = NULL;
+	int entries = 0;
+	if (present) {
+		struct buf b = {0};
+		struct err e = {0};
+		if (fs_read_file(path, CONFIG_MAX, &b, &e) == 0)
+			root = cJSON_ParseWithLength(b.p ? b.p : "", b.len);
+		buf_free(&b);
+	}
+	cJSON_AddBoolToObject(o, "parses", cJSON_IsObject(root));
+	if (present && !cJSON_IsObject(root))
+		problem(probs, "%s does not parse as a JSON object%s", path, "");
+	const cJSON *hooks = cJSON_GetObjectItemCaseSensitive(root, "hooks");
+	char *self_real = self ? realpath(self, NULL) : NULL;
+	for (const struct hook_slot *s = slots_of(agent); s->event && cJSON_IsObject(root); s++) {
+		const cJSON *list = cJSON_GetObjectItemCaseSensitive(hooks, s->event);
+		const cJSON *found = NULL;
+		for (const cJSON *g = cJSON_IsArray(list) ? list->child : NULL; g && !found; g = g->next) {
+			if (agent == HA_CURSOR) {
+				if (ours(g))
+					found = g;
+				continue;
+			}
+			const cJSON *hs = cJSON_GetObjectItemCaseSensitive(g, "hooks");
+			for (const cJSON *h = cJSON_IsArray(hs) ? hs->child : NULL; h && !found; h = h->next)
+				if (ours(h))
+					found = h;
+		}
+		if (!found) {
+			problem(probs, "no belay hook for %s in %s", s->event, path);
+			continue;
+		}
+		entries++;
+		const char *cmd = jx_str(found, "command");
+		char *bin = command_belay(cmd);
+		long long tmo = 0;
+		if (!bin || access(bin, X_OK) != 0)
+			problem(probs, "the %s hook runs %s, which is not an executable belay", s->event, bin ? bin : "(no path)");
+		else if (self_real) {
+			/* this belay, or the small client beside it */
+			char *real = realpath(bin, NULL);
+			const char *base = strrchr(bin, '/');
+			char *beside = base && !strcmp(base + 1, "belay-hook") ? xasprintf("%.*s/belay", (int)(base - bin), bin) : NULL;
+			char *beside_real = beside ? realpath(beside, NULL) : NULL;
+			if (!real || (strcmp(real, self_real) && (!beside_real || strcmp(beside_real, self_real))))
+				problem(probs, "the %s hook runs %s, not this belay", s->event, bin);
+			free(real);
+			free(beside);
+			free(beside_real);
+		}
+		if (!strstr(cmd, "|| {") || !strstr(cmd, "exit 2"))
+			problem(probs, "the %s hook is not wrapped to block when belay fails (%s)", s->event, cmd);
+		const char *onf = jx_str(found, "onFailure");
+		if (s->on_failure && (!onf || strcmp(onf, "block")))
+			problem(probs, "the %s hook does not set \"onFailure\": \"block\" (the agent's own way to block when "
+				       "the hook fails)%s",
+				s->event, "");
+		if (!jx_int(found, "timeout", 1, 1 << 30, &tmo) || tmo < HOOK_WRAP_TIMEOUT_S + 10)
+			problem(probs, "the %s hook has no timeout above belay's own bound (the agent would run the tool when it "
+				       "expires)%s",
+				s->event, "");
+		free(bin);
+	}
+	cJSON_AddNumberToObject(o, "entries", entries);
+	cJSON_AddBoolToObject(o, "ok", present && cJSON_GetArraySize(probs) == 0);
+	cJSON_AddItemToObject(o, "problems", probs);
+	free(self_real);
+	cJSON_Delete(root);
+	return o;
+}
