@@ -9,6 +9,14 @@
 # directory, and any report there fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Goldens (console screens, the trace writer's) are regenerated on purpose only, never by
+# the run that checks them: a variable that would rewrite them refuses the run.
+for v in GENERATE BELAY_GOLDEN_UPDATE BELAY_UPDATE_GOLDENS; do
+	if [[ -n ${!v:-} ]]; then
+		echo "scripts/test.sh: $v is set: goldens are regenerated on purpose, not by the test run (unset it)" >&2
+		exit 2
+	fi
+done
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DBELAY_SANITIZE=ON -DBELAY_WERROR=ON >/dev/null
 cmake --build build-asan -j"$(nproc)" >/dev/null
 logs=$(mktemp -d "${TMPDIR:-/tmp}/belay-sanitizer-XXXXXX")

@@ -65,6 +65,10 @@ struct ui {
 	struct filter *flt;
 	char filter_text[256];
 	int follow;                /* the focus follows new turns */
+	/* the widest tool name and cause of run colw_run at its gen colw_gen (ui_draw.c) */
+	size_t colw_run;
+	unsigned colw_gen;
+	int colw_valid, colw_tool, colw_cause;
 	/* detail */
 	struct detail det;
 	int det_loaded;
