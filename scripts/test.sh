@@ -1,7 +1,8 @@
 #!/bin/bash
 # scripts/test.sh - builds belay with AddressSanitizer + UndefinedBehaviorSanitizer and
 # warnings as errors, then runs the whole test suite (unit, end-to-end with the real npm
-# peers, conformance, console under tmux). Run scripts/setup.sh first.
+# peers, conformance, console under tmux), and on CI the Debian package (scripts/deb.sh).
+# Run scripts/setup.sh first.
 #
 # Criterion reports a test that passed its assertions as passing even when the sanitizer
 # found something in it afterwards (a leak is reported at process exit), and many checks
@@ -33,4 +34,12 @@ if compgen -G "$logs/*" >/dev/null; then
 	status=1
 fi
 rm -rf "$logs"
+
+# The Debian package, on CI's fresh machine only (it installs into the system): a release
+# build, cpack, dpkg -i, belay sandbox check and belay demo --headless as an unprivileged
+# user, dpkg -r. BELAY_DEB_CHECK=1 runs it elsewhere (as root), =0 skips it.
+if [[ ${BELAY_DEB_CHECK:-${CI:+1}} == 1 && $# == 0 ]]; then
+	echo "== the .deb (scripts/deb.sh --check)"
+	scripts/deb.sh --check || status=1
+fi
 exit $status

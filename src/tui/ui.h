@@ -63,7 +63,7 @@ struct ui {
 	unsigned vis_gen;          /* the run gen vis was computed from */
 	size_t vis_run;
 	struct filter *flt;
-	char filter_text[256];
+	char filter_text[512];     /* as long as the prompt that sets it */
 	int follow;                /* the focus follows new turns */
 	/* the widest tool name and cause of run colw_run at its gen colw_gen (ui_draw.c) */
 	size_t colw_run;
