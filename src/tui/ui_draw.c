@@ -345,7 +345,7 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 	ui_refilter(u, 0);
 	struct tcols k;
 	columns(u, r, &k);
-	char t[400];
+	char t[640];
 	if (u->flt) {
 		size_t nt = u->nvis; /* held calls the store does not have yet are rows, not turns */
 		while (r && nt && u->vis[nt - 1] >= r->nturns)
