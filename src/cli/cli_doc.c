@@ -256,19 +256,31 @@ static void words(struct buf *b, const char *arg)
 		buf_putc(b, *arg == '|' ? ' ' : *arg);
 }
 
-static void bash_opts(struct buf *b, const struct cli_cmd *c, const struct cli_cmd *parent)
+/* The documented options of c, then of its parent (when c is a subcommand): up to max into
+ * out; returns how many. */
+static int documented(const struct cli_cmd *c, const struct cli_cmd *parent, const struct cli_opt **out, int max)
 {
+	int n = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		const struct cli_cmd *k = pass ? parent : c;
 		if (!k)
 			continue;
-		EACH_OPT(o, k)
-		if (!(o->flags & CLI_HIDDEN)) {
-			if (o->name)
-				buf_printf(b, " --%s", o->name);
-			if (!o->name || (o->flags & CLI_SHORT))
-				buf_printf(b, " -%c", o->key);
-		}
+		for (const struct cli_opt *o = k->opts; o && (o->name || o->key); o++)
+			if (!(o->flags & CLI_HIDDEN) && n < max)
+				out[n++] = o;
+	}
+	return n;
+}
+
+static void bash_opts(struct buf *b, const struct cli_cmd *c, const struct cli_cmd *parent)
+{
+	const struct cli_opt *os[2 * CLI_MAX_OPTS];
+	int n = documented(c, parent, os, 2 * CLI_MAX_OPTS);
+	for (int i = 0; i < n; i++) {
+		if (os[i]->name)
+			buf_printf(b, " --%s", os[i]->name);
+		if (!os[i]->name || (os[i]->flags & CLI_SHORT))
+			buf_printf(b, " -%c", os[i]->key);
 	}
 	buf_puts(b, " --help -h");
 }
@@ -418,32 +430,30 @@ static void zsh_action(struct buf *b, const char *arg)
 	}
 }
 
+/* One _arguments spec line: '--name=[what]:ARG:action' (is_long) or '-k+[what]:ARG:action'. */
+static void zsh_spec(struct buf *b, const char *ind, const struct cli_opt *o, int is_long)
+{
+	if (is_long)
+		buf_printf(b, "%s\t'--%s%s[", ind, o->name, o->arg ? "=" : "");
+	else
+		buf_printf(b, "%s\t'-%c%s[", ind, o->key, o->arg ? "+" : "");
+	zsh_desc(b, o->help);
+	buf_putc(b, ']');
+	if (o->arg)
+		zsh_action(b, o->arg);
+	buf_puts(b, "' \\\n");
+}
+
 static void zsh_args(struct buf *b, const struct cli_cmd *c, const struct cli_cmd *parent, const char *ind)
 {
 	buf_printf(b, "%s_arguments -S \\\n", ind);
-	for (int pass = 0; pass < 2; pass++) {
-		const struct cli_cmd *k = pass ? parent : c;
-		if (!k)
-			continue;
-		EACH_OPT(o, k)
-		if (!(o->flags & CLI_HIDDEN)) {
-			if (o->name) {
-				buf_printf(b, "%s\t'--%s%s[", ind, o->name, o->arg ? "=" : "");
-				zsh_desc(b, o->help);
-				buf_putc(b, ']');
-				if (o->arg)
-					zsh_action(b, o->arg);
-				buf_puts(b, "' \\\n");
-			}
-			if (!o->name || (o->flags & CLI_SHORT)) {
-				buf_printf(b, "%s\t'-%c%s[", ind, o->key, o->arg ? "+" : "");
-				zsh_desc(b, o->help);
-				buf_putc(b, ']');
-				if (o->arg)
-					zsh_action(b, o->arg);
-				buf_puts(b, "' \\\n");
-			}
-		}
+	const struct cli_opt *os[2 * CLI_MAX_OPTS];
+	int n = documented(c, parent, os, 2 * CLI_MAX_OPTS);
+	for (int i = 0; i < n; i++) {
+		if (os[i]->name)
+			zsh_spec(b, ind, os[i], 1);
+		if (!os[i]->name || (os[i]->flags & CLI_SHORT))
+			zsh_spec(b, ind, os[i], 0);
 	}
 	buf_printf(b, "%s\t'--help[print this help and exit]' \\\n%s\t'-h[print this help and exit]' \\\n", ind, ind);
 	buf_printf(b, "%s\t'*:argument:_files'\n", ind);

@@ -28,6 +28,9 @@ struct cli_opt {
 	const char *help; /* one paragraph, wrapped where it is shown */
 };
 #define CLI_OPT_END {NULL, 0, 0, NULL, NULL}
+/* The rows most commands share (cli_opt_take answers 's' and 'J'). */
+#define CLI_OPT_STATE {"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"}
+#define CLI_OPT_JSON(what) {"json", 'J', 0, NULL, what}
 
 struct cli_cmd {
 	const char *name;     /* as typed after `belay`: "proxy", "corpus add" */

@@ -37,7 +37,7 @@ static const struct cli_opt console_opts[] = {
 	 "(y approves, x refuses)"},
 	{"policy", 'P', 0, "FILE", "the gate's tool-call policy (docs/GATE.md)"},
 	{"invariants", 'i', 0, "FILE", "A1 invariants for verifying from the console (docs/VERDICTS.md)"},
-	{"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"},
+	CLI_OPT_STATE,
 	{"trace-dir", 't', 0, "DIR", "where runs' traces go (default STATE/traces)"},
 	{"socket", 'k', 0, "PATH", "listen here (default: the console's default socket)"},
 	{"follow", 'f', 0, "DIR", "also show traces that headless `belay proxy` processes write in DIR"},

@@ -16,8 +16,6 @@
 #include "store/store.h"
 #include "verify/policy.h"
 
-#define STATE_OPT {"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"}
-#define JSON_OPT(what) {"json", 'J', 0, NULL, what}
 
 static const struct cli_opt add_opts[] = {
 	{"turn", 't', 0, "N", "the turn to bank (0-based)"},
@@ -27,7 +25,7 @@ static const struct cli_opt add_opts[] = {
 	{"replays", 'r', 0, "N", "further replays when a result differs (>= 3, default 3)"},
 	{"timeout", 'o', 0, "SECONDS", "per awaited reply in a replay (default 10)"},
 	{NULL, 'j', 0, "N", "replay N turns at once (default 1)"},
-	STATE_OPT,
+	CLI_OPT_STATE,
 	CLI_OPT_END,
 };
 static const struct cli_cmd spec_corpus_add = {
@@ -42,7 +40,7 @@ static const struct cli_opt label_opts[] = {
 	{"note", 'n', 0, "TEXT", "why"},
 	{"root-cause", 'r', 0, "KEY", "the root cause, a short key that groups cases"},
 	{"miss", 'm', 0, NULL, "declare a recorded miss (a true failure the engine did not flag)"},
-	STATE_OPT,
+	CLI_OPT_STATE,
 	CLI_OPT_END,
 };
 static const struct cli_cmd spec_corpus_label = {
@@ -54,8 +52,8 @@ static const struct cli_cmd spec_corpus_label = {
 
 static const struct cli_opt run_opts[] = {
 	{NULL, 'j', 0, "N", "replay N cases at once (1 to 64, default 1)"},
-	JSON_OPT("one JSON object per case, then a summary line"),
-	STATE_OPT,
+	CLI_OPT_JSON("one JSON object per case, then a summary line"),
+	CLI_OPT_STATE,
 	CLI_OPT_END,
 };
 static const struct cli_cmd spec_corpus_run = {
@@ -67,12 +65,12 @@ static const struct cli_cmd spec_corpus_run = {
 };
 
 static const struct cli_opt simple_opts[] = {
-	JSON_OPT("the same as JSON"),
-	STATE_OPT,
+	CLI_OPT_JSON("the same as JSON"),
+	CLI_OPT_STATE,
 	CLI_OPT_END,
 };
 static const struct cli_opt transfer_opts[] = {
-	STATE_OPT,
+	CLI_OPT_STATE,
 	CLI_OPT_END,
 };
 static const struct cli_cmd spec_corpus_score = {

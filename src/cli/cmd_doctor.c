@@ -14,7 +14,7 @@
 #include "host/chost.h"
 
 static const struct cli_opt doctor_opts[] = {
-	{"json", 'J', 0, NULL, "one JSON object per finding (check, status, what, fix)"},
+	CLI_OPT_JSON("one JSON object per finding (check, status, what, fix)"),
 	{"state", 's', 0, "DIR", "the state directory to check (default: the one belay uses)"},
 	{"socket", 'k', 0, "PATH", "the console socket to check (default: the console's default)"},
 	{"check", 'c', 0, "sandbox|kernel|dirs|store|console|agents", "run one check only"},

@@ -11,7 +11,7 @@
 #include "snapshot/snapshot.h"
 
 static const struct cli_opt gc_opts[] = {
-	{"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"},
+	CLI_OPT_STATE,
 	{"grace", 'g', 0, "SECONDS", "keep snapshots younger than this (default 3600): a run may still be using them"},
 	CLI_OPT_END,
 };

@@ -15,7 +15,7 @@
 
 static const struct cli_opt proxy_opts[] = {
 	{"trace-dir", 't', 0, "DIR", "write the trace here (env BELAY_TRACE_DIR; default STATE/traces)"},
-	{"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"},
+	CLI_OPT_STATE,
 	{"no-trace", 'n', 0, NULL, "forward only, record nothing"},
 	{"no-index", 'I', 0, NULL,
 	 "do not index the run into the store while recording (`belay index TRACE` can do it later)"},

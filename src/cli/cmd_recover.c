@@ -19,7 +19,7 @@
 #include "tui/tdoc.h"
 
 static const struct cli_opt recover_opts[] = {
-	{"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"},
+	CLI_OPT_STATE,
 	{"yes", 'y', 0, NULL, "do not ask before changing the workspace"},
 	{"force", 'f', 0, NULL, "restore even over unexplained changes (they are lost; undo keeps them)"},
 	CLI_OPT_END,

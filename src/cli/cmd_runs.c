@@ -15,16 +15,16 @@
 #include "store/store.h"
 
 static const struct cli_opt runs_opts[] = {
-	{"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"},
-	{"json", 'J', 0, NULL, "one JSON object per run"},
+	CLI_OPT_STATE,
+	CLI_OPT_JSON("one JSON object per run"),
 	CLI_OPT_END,
 };
 
 static const struct cli_opt show_opts[] = {
 	{"turn", 't', 0, "N", "one turn (0-based): its request and response as recorded, the denials during it and "
 			      "its latest verdict with every sub-verdict's message"},
-	{"state", 's', 0, "DIR", "belay's state directory (default $XDG_STATE_HOME/belay)"},
-	{"json", 'J', 0, NULL, "the same as one JSON object"},
+	CLI_OPT_STATE,
+	CLI_OPT_JSON("the same as one JSON object"),
 	CLI_OPT_END,
 };
 

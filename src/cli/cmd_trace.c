@@ -12,7 +12,7 @@
 #include "engine/trace_reader.h"
 
 static const struct cli_opt trace_show_opts[] = {
-	{"json", 'J', 0, NULL, "one JSON object per request/response pair, then a summary line"},
+	CLI_OPT_JSON("one JSON object per request/response pair, then a summary line"),
 	CLI_OPT_END,
 };
 

@@ -40,7 +40,7 @@ static const struct cli_opt verify_opts[] = {
 	{"check-scratch", 'C', 0, NULL,
 	 "after every incremental move of a scratch workspace, compare it with the pre-state by tree hash "
 	 "(O(tree); for doubt)"},
-	{"json", 'J', 0, NULL, "one JSON object per turn, then a summary line"},
+	CLI_OPT_JSON("one JSON object per turn, then a summary line"),
 	{"no-store", 'N', 0, NULL, "do not save the verdicts in the state directory's store"},
 	CLI_OPT_END,
 };
