@@ -185,27 +185,36 @@ struct tcols {
 };
 
 /* The widest tool name and cause of the run's turns and held calls (columns are sized to
- * what they hold, not to a guess), recomputed when the run changes. */
+ * what they hold, not to a guess). Recomputed when the run changes: tool names (which never
+ * change) only for turns appended since, causes (ASCII names) for every turn. */
 static void natural_widths(struct ui *u, const struct cm_run *r, int *tool, int *cause)
 {
-	if (r && (u->colw_run != u->run || u->colw_gen != r->gen || !u->colw_valid)) {
-		int tw = 0, cw = 0;
-		for (size_t i = 0; i < r->nturns; i++) {
+	if (!r) {
+		*tool = 4, *cause = 0;
+		return;
+	}
+	if (u->colw_run != u->run || !u->colw_valid || u->colw_scanned > r->nturns)
+		u->colw_run = u->run, u->colw_valid = 1, u->colw_scanned = 0, u->colw_turn_tool = 0, u->colw_gen = r->gen - 1;
+	if (u->colw_gen != r->gen) {
+		for (size_t i = u->colw_scanned; i < r->nturns; i++) {
 			const struct cm_turn *t = cm_turn_at(r, i);
 			int n = canvas_width(t->tool ? t->tool : "?");
-			tw = n > tw ? n : tw;
-			n = canvas_width(t->cause);
-			cw = n > cw ? n : cw;
+			u->colw_turn_tool = n > u->colw_turn_tool ? n : u->colw_turn_tool;
 		}
+		u->colw_scanned = r->nturns;
+		int tw = u->colw_turn_tool, cw = 0;
 		for (size_t i = 0; i < r->nholds; i++) {
 			int n = canvas_width(r->holds[i].tool ? r->holds[i].tool : "?");
 			tw = n > tw ? n : tw;
 		}
-		u->colw_tool = tw, u->colw_cause = cw;
-		u->colw_run = u->run, u->colw_gen = r->gen, u->colw_valid = 1;
+		for (size_t i = 0; i < r->nturns; i++) {
+			int n = (int)strlen(cm_turn_at(r, i)->cause);
+			cw = n > cw ? n : cw;
+		}
+		u->colw_tool = tw, u->colw_cause = cw, u->colw_gen = r->gen;
 	}
-	*tool = r ? u->colw_tool : 4;
-	*cause = r ? u->colw_cause : 0;
+	*tool = u->colw_tool;
+	*cause = u->colw_cause;
 }
 
 /* Adds `want` columns to *col when they fit in what is left of avail. */
