@@ -127,7 +127,8 @@ Test(first_hour, doctor_a_contained_npm_server_the_console_and_every_snippet)
 	cr_assert_neq(stat(st, &sb), 0, "doctor created no state directory (%s)", st);
 
 	/* 2. A real npm server, contained, answering the SDK client that starts belay proxy. */
-	char *belay = bin("belay"), *server = fs_server(), *client = xasprintf("%s/../fs-client.mjs", peers);
+	char *belay = bin("belay"), *server = fs_server();
+	char *client = xasprintf("%s/tests/peers/fs-client.mjs", BELAY_SOURCE_DIR);
 	struct ts_out o;
 	int rc = run(&o, (const char *const[]){node, client, ws, "--", belay, "proxy", "--scope", ws, "--", "node", server, ws,
 					      NULL});
@@ -198,7 +199,7 @@ Test(first_hour, doctor_a_contained_npm_server_the_console_and_every_snippet)
 	ts_out_free(&o);
 
 	/* The agent: the SDK client spawns exactly what the Claude Code snippet says. */
-	char *cclient = xasprintf("%s/../console-client.mjs", peers);
+	char *cclient = xasprintf("%s/tests/peers/console-client.mjs", BELAY_SOURCE_DIR);
 	const cJSON *cargs = cJSON_GetObjectItemCaseSensitive(claude, "args");
 	rc = run(&o, (const char *const[]){node, cclient, ws, "--", jx_str(claude, "command"),
 					   cJSON_GetArrayItem(cargs, 0)->valuestring, cJSON_GetArrayItem(cargs, 1)->valuestring,
@@ -206,7 +207,7 @@ Test(first_hour, doctor_a_contained_npm_server_the_console_and_every_snippet)
 	cr_assert_eq(rc, 0, "the SDK client through the snippet's belay connect:\n%s%s", o.out, o.err);
 	cr_assert(strstr(o.out, "line 2"), "the client's calls were answered: %s", o.out);
 	ts_out_free(&o);
-	scr = ts_tmux_wait(&t, (const char *const[]){"TURNS (4)", "edit_file", "get_file_info", NULL}, 60, &last);
+	scr = ts_tmux_wait(&t, (const char *const[]){"TURNS (4)", "edit_file", "describe_file", NULL}, 60, &last);
 	cr_assert_not_null(scr, "the console shows the agent's turns:\n%s", last ? last : "");
 	free(scr);
 	free(last);
