@@ -240,12 +240,15 @@ static enum argkind arg_kind(const char *arg)
 {
 	if (!arg)
 		return ARG_NONE;
-	if (strchr(arg, '|'))
-		return ARG_WORDS;
+	int upper = 0;
+	for (const char *p = arg; *p; p++)
+		upper |= *p >= 'A' && *p <= 'Z';
+	if (strchr(arg, '|') && !upper)
+		return ARG_WORDS; /* deny|allow */
 	if (!strcmp(arg, "DIR"))
 		return ARG_DIR;
-	if (!strcmp(arg, "FILE") || !strcmp(arg, "TRACE") || !strcmp(arg, "PATH") || !strcmp(arg, "RUN|TRACE"))
-		return ARG_FILE;
+	if (strstr(arg, "FILE") || strstr(arg, "TRACE") || strstr(arg, "PATH") || strstr(arg, "LEDGER"))
+		return ARG_FILE; /* FILE, RUN|TRACE, LEDGER */
 	return ARG_NONE;
 }
 

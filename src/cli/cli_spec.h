@@ -23,7 +23,8 @@ struct cli_opt {
 	int key;          /* getopt_long's answer for it; the short option's letter with CLI_SHORT */
 	unsigned flags;
 	/* NULL: a flag. Else the argument's placeholder, which also says how a shell completes
-	 * it: DIR a directory; FILE, TRACE, PATH a file; a|b|c one of these words. */
+	 * it: DIR a directory; FILE, TRACE, PATH, LEDGER (or RUN|TRACE) a file; a|b|c (lower
+	 * case) one of these words. */
 	const char *arg;
 	const char *help; /* one paragraph, wrapped where it is shown */
 };
