@@ -10,7 +10,8 @@ ROOT=$(pwd)
 PKGS=(build-essential cmake pkg-config git
       libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev libicu-dev libcurl4-openssl-dev
       nodejs npm python3 tmux procps util-linux iproute2 attr valgrind
-      clang libclang-rt-14-dev llvm)  # the libFuzzer harnesses (tests/fuzz): compiler, runtime, symbolizer
+      clang libclang-rt-14-dev llvm  # the libFuzzer harnesses (tests/fuzz): compiler, runtime, symbolizer
+      zsh groff-base)  # test_install: the zsh completion driven in a real zsh; man pages rendered by groff
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

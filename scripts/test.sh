@@ -2,7 +2,8 @@
 # scripts/test.sh - builds belay with AddressSanitizer + UndefinedBehaviorSanitizer and
 # warnings as errors, then runs the whole test suite (unit, end-to-end with the real npm
 # peers, conformance, console under tmux), then every libFuzzer harness for a few seconds
-# (tests/fuzz, in build-fuzz with clang). Run scripts/setup.sh first.
+# (tests/fuzz, in build-fuzz with clang), and on CI the Debian package (scripts/deb.sh).
+# Run scripts/setup.sh first.
 #
 # Criterion reports a test that passed its assertions as passing even when the sanitizer
 # found something in it afterwards (a leak is reported at process exit), and many checks
@@ -12,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # CI checks goldens, it never rewrites them: refuse to run in a rewrite mode, and tell the
 # golden tests they run under CI (each also refuses a rewrite when BELAY_CI is set).
-for v in BELAY_GOLDEN_UPDATE GENERATE; do
+for v in BELAY_GOLDEN_UPDATE GENERATE BELAY_UPDATE_GOLDENS; do
 	if [ -n "${!v:-}" ] && [ "${!v}" != 0 ]; then
 		echo "scripts/test.sh: $v is set: CI never rewrites goldens (unset it; rewrite them by running the one test)" >&2
 		exit 2
@@ -73,5 +74,12 @@ if [[ ${BELAY_FUZZ_SECONDS:-5} != 0 && $# == 0 ]]; then
 		-DBELAY_FUZZ_SECONDS="${BELAY_FUZZ_SECONDS:-5}" >/dev/null
 	cmake --build build-fuzz --target fuzzers -j"$(nproc)" >/dev/null
 	(cd build-fuzz && ctest -L fuzz --output-on-failure) || status=1
+fi
+# The Debian package, on CI's fresh machine only (it installs into the system): a release
+# build, cpack, dpkg -i, belay sandbox check and belay demo --headless as an unprivileged
+# user, dpkg -r. BELAY_DEB_CHECK=1 runs it elsewhere (as root), =0 skips it.
+if [[ ${BELAY_DEB_CHECK:-${CI:+1}} == 1 && $# == 0 ]]; then
+	echo "== the .deb (scripts/deb.sh --check)"
+	scripts/deb.sh --check || status=1
 fi
 exit $status

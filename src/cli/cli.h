@@ -3,6 +3,8 @@
 #ifndef BELAY_CLI_CLI_H
 #define BELAY_CLI_CLI_H
 
+#include "cli/cli_spec.h"
+
 #define EXIT_USAGE 2
 
 /* Prints "belay: <msg>" and returns EXIT_USAGE. */
@@ -14,7 +16,7 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct cli_opts {
 	const char *cmd;   /* names the subcommand in errors: "corpus run" */
 	const char *help;  /* NULL, or the command whose --help an error points at: "corpus" */
-	const char *usage; /* printed on stdout for --help */
+	const struct cli_cmd *spec; /* its --help (cli_help) */
 	const char *state; /* --state DIR; NULL when not given */
 	int json;	   /* --json */
 };
@@ -22,15 +24,13 @@ struct cli_opts {
 #define CLI_OPT_TAKEN (-1)
 /* Takes getopt_long's answer c for an option the caller does not handle itself. Returns
  * CLI_OPT_TAKEN when parsing goes on (--state, --json), else the exit status to return at
- * once: 0 after printing the usage (--help), EXIT_USAGE after "belay: <cmd>: unknown or
+ * once: 0 after printing o->spec's help (--help), EXIT_USAGE after "belay: <cmd>: unknown or
  * incomplete option '<arg>'" (followed by " (belay <help> --help)" when o->help is set). */
 int cli_opt_take(struct cli_opts *o, int c, char **argv);
 
 /* The verification options commands that verify traces on the way share (export otlp,
  * interop correlate): --invariants FILE (repeatable), --no-default-invariants, --replays N,
- * -j N, --timeout SECONDS, --state DIR. Option table entries: {"invariants", required, 'i'},
- * {"no-default-invariants", none, 'n'}, {"replays", required, 'r'}, {"timeout", required,
- * 'T'}, {"state", required, 's'}, and "j:" in the short options. */
+ * -j N, --timeout SECONDS, --state DIR: CLI_VOPT_ROWS in the command's option table. */
 struct cli_vopts {
 	const char *inv[16];
 	int ninv, no_defaults, replays, jobs;
@@ -38,6 +38,14 @@ struct cli_vopts {
 	const char *state;
 };
 #define CLI_VOPTS_DEFAULT {.replays = 3, .jobs = 1, .timeout = 10}
+/* Their rows in a command's option table (cli_spec.h). */
+#define CLI_VOPT_ROWS                                                                                          \
+	{"invariants", 'i', 0, "FILE", "A1 policy (JSON; may be repeated)"},                                   \
+	{"no-default-invariants", 'n', 0, NULL, "drop the default invariants"},                                \
+	{"replays", 'r', 0, "N", "further replays when a result differs (>= 3, default 3)"},                   \
+	{NULL, 'j', 0, "N", "verify N traces at once (default 1)"},                                            \
+	{"timeout", 'T', 0, "SECONDS", "per awaited reply in a replay (default 10)"},                          \
+	{"state", 's', 0, "DIR", "where the pre-states are (default: the state directory each trace names)"}
 #define CLI_VOPT_NOT_MINE (-2)
 /* CLI_OPT_TAKEN when c was one of them, EXIT_USAGE on a bad value, else CLI_VOPT_NOT_MINE. */
 int cli_vopts_take(struct cli_vopts *v, int c, const char *cmd);
@@ -89,5 +97,13 @@ int cmd_init(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_claim(int argc, char **argv);
+/* belay __doc man DIR | bash FILE | zsh FILE (cli_doc.c) */
+int cmd_doc(int argc, char **argv);
+
+/* Each command's table (cli_spec.h), next to its cmd_ function. */
+extern const struct cli_cmd cli_demo, cli_proxy, cli_trace, cli_verify, cli_replay, cli_snapshot, cli_sandbox,
+	cli_gc, cli_console, cli_connect, cli_recover, cli_approve, cli_gate, cli_index, cli_runs, cli_show,
+	cli_corpus, cli_doctor, cli_snippet, cli_measure, cli_export, cli_interop, cli_keys,
+	cli_hook, cli_init, cli_status, cli_exec, cli_claim;
 
 #endif

@@ -19,7 +19,7 @@ int cli_opt_take(struct cli_opts *o, int c, char **argv)
 		o->json = 1;
 		return CLI_OPT_TAKEN;
 	case 'h':
-		fputs(o->usage, stdout);
+		cli_help(o->spec, stdout);
 		return 0;
 	default:
 		if (o->help)

@@ -5,15 +5,21 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "hook/hook_claim.h"
+
+const struct cli_cmd cli_claim = {
+	.name = "claim",
+	.summary = "record an agent's success claim into a trace (belay claim TRACE TEXT)",
+	.synopsis = "TRACE TEXT",
+	.about = "Appends a claim record (what the agent said when it was done) to TRACE: a hook run under its "
+		 "lock, any other trace once it has ended. `belay verify` judges it with suite-before-success-claim.",
+};
 
 int cmd_claim(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: belay claim TRACE TEXT\n\n"
-		       "Appends a claim record (what the agent said when it was done) to TRACE: a hook run under\n"
-		       "its lock, any other trace once it has ended. `belay verify` judges it with\n"
-		       "suite-before-success-claim.\n");
+		cli_help(&cli_claim, stdout);
 		return 0;
 	}
 	if (argc != 3)

@@ -5,6 +5,7 @@
  * status. See src/host/chost.h for the protocol. */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +23,22 @@
 #include "common/xalloc.h"
 #include "host/chost.h"
 
-static const char connect_usage[] =
-	"usage: belay connect [--wait SECONDS] [SOCKET] [-- SERVER_CMD [ARGS...]]\n"
-	"\n"
-	"Connects this process's stdin/stdout (an agent's MCP server pipes) to a running\n"
-	"`belay console`, which records, contains and shows the run. Without SOCKET it looks\n"
-	"where the console listens by default, derived from the uid alone (agents pass their\n"
-	"servers a minimal environment): /run/user/UID/belay/console.sock, then\n"
-	"/tmp/belay-UID/console.sock. Without SERVER_CMD the console runs the server it was\n"
-	"started with. Exits with the server's status.\n"
-	"\n"
-	"  --wait SECONDS   wait this long for a console to appear (default 0)\n";
+static const struct cli_opt connect_opts[] = {
+	{"wait", 'w', 0, "SECONDS", "wait this long for a console to appear (default 0)"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_connect = {
+	.name = "connect",
+	.summary = "connect an agent's MCP stdio to a running console (the agent's server command)",
+	.synopsis = "[--wait SECONDS] [SOCKET] [-- SERVER_CMD [ARGS...]]",
+	.about = "Connects this process's stdin/stdout (an agent's MCP server pipes) to a running `belay "
+		 "console`, which records, contains and shows the run. Without SOCKET it looks where the console "
+		 "listens by default, derived from the uid alone (agents pass their servers a minimal environment): "
+		 "/run/user/UID/belay/console.sock, then /tmp/belay-UID/console.sock. Without SERVER_CMD the console runs the server it was started with. Exits with the "
+		 "server's status.",
+	.opts = connect_opts,
+};
 
 /* Connects to the first of paths[0..n) that answers, trying them all until wait_s has
  * passed; *used is the one. On failure names every place it looked. */
@@ -101,28 +107,35 @@ int cmd_connect(int argc, char **argv)
 {
 	const char *path = NULL;
 	double wait_s = 0;
-	int i = 1;
 	char **server = NULL;
-	for (; i < argc; i++) {
+	for (int i = 1; i < argc; i++) /* a server's command line follows "--", options or not */
 		if (!strcmp(argv[i], "--")) {
 			server = argv + i + 1;
+			argc = i;
 			break;
-		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(connect_usage, stdout);
+		}
+	struct cli_parse P;
+	cli_parse_init(&cli_connect, &P, 0);
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
+		if (c == 'h') {
+			cli_help(&cli_connect, stdout);
 			return 0;
-		} else if (!strcmp(argv[i], "--wait") && i + 1 < argc) {
+		} else if (c == 'w') {
 			char *end;
-			wait_s = strtod(argv[++i], &end);
-			if (*end || wait_s < 0)
-				return cli_fail("connect: --wait takes a number of seconds, not '%s'", argv[i]);
-		} else if (argv[i][0] == '-') {
-			return cli_fail("connect: unknown option '%s' (belay connect --help)", argv[i]);
-		} else if (!path) {
-			path = argv[i];
+			wait_s = strtod(optarg, &end);
+			if (*end || !*optarg || wait_s < 0)
+				return cli_fail("connect: --wait takes a number of seconds, not '%s'", optarg);
 		} else {
-			return cli_fail("connect: one socket only (did you forget `--` before the server command?)");
+			return cli_fail("connect: unknown or incomplete option '%s' (belay connect --help)", argv[optind - 1]);
 		}
 	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc)
+		return cli_fail("connect: one socket only (did you forget `--` before the server command?)");
 	if (server && !server[0])
 		return cli_fail("connect: `--` must be followed by a server command");
 	/* Without a socket: the console's default places (common/paths.h), never the

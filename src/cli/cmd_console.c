@@ -29,31 +29,41 @@
 #include "store/store.h"
 #include "tui/console.h"
 
-static const char console_usage[] =
-	"usage: belay console [options] [-- SERVER_CMD [ARGS...]]\n"
-	"\n"
-	"The live console. Agents connect with `belay connect` as their MCP server command;\n"
-	"each connection is one run of SERVER_CMD (contained with --scope), recorded and shown\n"
-	"live: turns, denials, gate decisions, verdicts. Keys: press ? inside.\n"
-	"\n"
-	"  --scope DIR           contain every server, writes confined to DIR\n"
-	"  --network deny|allow  network for contained servers (default deny)\n"
-	"  --expose PATH         keep PATH in contained servers' view (read-only) although it is\n"
-	"                        hidden by default (a credential store, a socket directory); repeatable\n"
-	"  --mode audit|enforce  effect gate: audit records plans (default); enforce holds calls\n"
-	"                        that ask for approval in the console (y approves, x refuses)\n"
-	"  --policy FILE         the gate's tool-call policy (docs/GATE.md)\n"
-	"  --invariants FILE     A1 invariants for verifying from the console (docs/VERDICTS.md)\n"
-	"  --state DIR           belay's state directory (default $XDG_STATE_HOME/belay)\n"
-	"  --trace-dir DIR       where runs' traces go (default STATE/traces)\n"
-	"  --socket PATH         listen here (default /run/user/UID/belay/console.sock, or\n"
-	"                        /tmp/belay-UID/console.sock without /run/user/UID)\n"
-	"  --follow DIR          also show traces that headless `belay proxy` processes write in DIR\n"
-	"  --open RUN|TRACE      browse a finished run (no listening unless SERVER_CMD is given)\n"
-	"  --theme NAME          dark (default), light, mono, or a file in ~/.config/belay/themes\n"
-	"  --colors 256|8|mono   force a colour depth (NO_COLOR is honoured)\n"
-	"  --ascii               ASCII symbols only\n"
-	"  --events              no screen: print the engine's events as JSON lines\n";
+static const struct cli_opt console_opts[] = {
+	{"scope", 'S', 0, "DIR", "contain every server, writes confined to DIR"},
+	{"network", 'N', 0, "deny|allow", "network for contained servers (default deny)"},
+	{"expose", 'X', 0, "PATH",
+	 "keep PATH in contained servers' view (read-only) although it is hidden by default (a credential store, "
+	 "a socket directory); repeatable"},
+	{"mode", 'M', 0, "audit|enforce",
+	 "effect gate: audit records plans (default); enforce holds calls that ask for approval in the console "
+	 "(y approves, x refuses)"},
+	{"policy", 'P', 0, "FILE", "the gate's tool-call policy (docs/GATE.md)"},
+	{"invariants", 'i', 0, "FILE", "A1 invariants for verifying from the console (docs/VERDICTS.md)"},
+	CLI_OPT_STATE,
+	{"trace-dir", 't', 0, "DIR", "where runs' traces go (default STATE/traces)"},
+	{"socket", 'k', 0, "PATH", "listen here (default /run/user/UID/belay/console.sock, or /tmp/belay-UID/console.sock without /run/user/UID)"},
+	{"follow", 'f', 0, "DIR", "also show traces that headless `belay proxy` processes write in DIR"},
+	{"open", 'o', 0, "RUN|TRACE", "browse a finished run (no listening unless SERVER_CMD is given)"},
+	{"theme", 'T', 0, "NAME", "dark (default), light, mono, or a file in ~/.config/belay/themes"},
+	{"colors", 'c', 0, "256|8|mono", "force a colour depth (NO_COLOR is honoured)"},
+	{"ascii", 'a', 0, NULL, "ASCII symbols only"},
+	{"events", 'e', 0, NULL, "no screen: print the engine's events as JSON lines"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_console = {
+	.name = "console",
+	.summary = "the live console: runs, turns, denials and verdicts as they happen",
+	.synopsis = "[options] [-- SERVER_CMD [ARGS...]]",
+	.about = "The live console. Agents connect with `belay connect` as their MCP server command; each "
+		 "connection is one run of SERVER_CMD (contained with --scope), recorded and shown live: turns, "
+		 "denials, gate decisions, verdicts. It needs a terminal of 80x24 or more. Keys: press ? inside, "
+		 "or see belay keys.\n\n"
+		 "Everything an agent would hit first is checked at start (a scope that is not a directory, a "
+		 "server not on PATH, a bad --policy) and refused with its reason.",
+	.opts = console_opts,
+};
 
 static volatile sig_atomic_t stop_events;
 
@@ -109,23 +119,14 @@ static int print_events(struct cqueue *q)
 
 int cmd_console(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"scope", required_argument, NULL, 'S'},      {"network", required_argument, NULL, 'N'},
-		{"mode", required_argument, NULL, 'M'},       {"policy", required_argument, NULL, 'P'},
-		{"invariants", required_argument, NULL, 'i'}, {"state", required_argument, NULL, 's'},
-		{"trace-dir", required_argument, NULL, 't'},  {"socket", required_argument, NULL, 'k'},
-		{"follow", required_argument, NULL, 'f'},     {"open", required_argument, NULL, 'o'},
-		{"theme", required_argument, NULL, 'T'},      {"colors", required_argument, NULL, 'c'},
-		{"ascii", no_argument, NULL, 'a'},            {"events", no_argument, NULL, 'e'},
-		{"expose", required_argument, NULL, 'X'},     {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_console, &P, 1);
 	struct console_setup cs;
 	console_setup_init(&cs);
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'S': cs.scope = optarg; break;
 		case 'N': cs.network = optarg; break;
@@ -142,7 +143,7 @@ int cmd_console(int argc, char **argv)
 		case 'c': cs.colors = optarg; break;
 		case 'a': cs.ascii = 1; break;
 		case 'e': cs.events_only = 1; break;
-		case 'h': free(cs.expose); fputs(console_usage, stdout); return 0;
+		case 'h': free(cs.expose); cli_help(&cli_console, stdout); return 0;
 		default:
 			free(cs.expose);
 			return cli_fail("console: unknown or incomplete option '%s' (belay console --help)", argv[optind - 1]);

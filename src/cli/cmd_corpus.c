@@ -16,25 +16,102 @@
 #include "store/store.h"
 #include "verify/policy.h"
 
-static const char corpus_usage[] =
-    "usage: belay corpus add TRACE|RUN (--turn N | --trajectory) [--invariants FILE]...\n"
-    "                        [--no-default-invariants] [--replays N] [--timeout S] [-j N]\n"
-    "       belay corpus label ID LABEL [--note TEXT] [--root-cause KEY] [--miss]\n"
-    "       belay corpus run [ID...] [-j N] [--json]\n"
-    "       belay corpus score [--json]\n"
-    "       belay corpus list [--json]\n"
-    "       belay corpus show ID [--json]\n"
-    "       belay corpus export ID FILE\n"
-    "       belay corpus import FILE\n"
-    "       (every subcommand takes --state DIR)\n"
-    "\n"
-    "add      recomputes a turn (or the run's trajectory verdict) by real replay and banks it\n"
-    "         as a case that replays with nothing else present; prints the case id last.\n"
-    "label    LABEL is true-positive, false-positive, unverifiable or pending; --miss\n"
-    "         declares a recorded miss (a true failure the engine did not flag).\n"
-    "run      replays every case: MATCH, REGRESSION (exit 1), SKIP, STILL_MISSED, MISS_CLOSED.\n"
-    "score    precision, recall and coverage against the labels, with their denominators.\n"
-    "export   writes one self-contained file; import verifies every byte before it adds it.\n";
+
+static const struct cli_opt add_opts[] = {
+	{"turn", 't', 0, "N", "the turn to bank (0-based)"},
+	{"trajectory", 'T', 0, NULL, "bank the run's trajectory verdict instead of one turn"},
+	{"invariants", 'i', 0, "FILE", "A1 policy (JSON; may be repeated)"},
+	{"no-default-invariants", 'n', 0, NULL, "drop the default invariants"},
+	{"replays", 'r', 0, "N", "further replays when a result differs (>= 3, default 3)"},
+	{"timeout", 'o', 0, "SECONDS", "per awaited reply in a replay (default 10)"},
+	{NULL, 'j', 0, "N", "replay N turns at once (default 1)"},
+	CLI_OPT_STATE,
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_corpus_add = {
+	.name = "corpus add",
+	.summary = "recompute a turn (or the run's trajectory verdict) by real replay and bank it as a case",
+	.synopsis = "TRACE|RUN (--turn N | --trajectory) [options]",
+	.about = "The case replays with nothing else present; prints the case id last.",
+	.opts = add_opts,
+};
+
+static const struct cli_opt label_opts[] = {
+	{"note", 'n', 0, "TEXT", "why"},
+	{"root-cause", 'r', 0, "KEY", "the root cause, a short key that groups cases"},
+	{"miss", 'm', 0, NULL, "declare a recorded miss (a true failure the engine did not flag)"},
+	CLI_OPT_STATE,
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_corpus_label = {
+	.name = "corpus label",
+	.summary = "label a case: true-positive, false-positive, unverifiable or pending",
+	.synopsis = "ID LABEL [--note TEXT] [--root-cause KEY] [--miss]",
+	.opts = label_opts,
+};
+
+static const struct cli_opt run_opts[] = {
+	{NULL, 'j', 0, "N", "replay N cases at once (1 to 64, default 1)"},
+	CLI_OPT_JSON("one JSON object per case, then a summary line"),
+	CLI_OPT_STATE,
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_corpus_run = {
+	.name = "corpus run",
+	.summary = "replay every case (or the IDs given)",
+	.synopsis = "[ID...] [-j N] [--json]",
+	.about = "Each case ends MATCH, REGRESSION (exit 1), SKIP, STILL_MISSED or MISS_CLOSED.",
+	.opts = run_opts,
+};
+
+static const struct cli_opt simple_opts[] = {
+	CLI_OPT_JSON("the same as JSON"),
+	CLI_OPT_STATE,
+	CLI_OPT_END,
+};
+static const struct cli_opt transfer_opts[] = {
+	CLI_OPT_STATE,
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_corpus_score = {
+	.name = "corpus score",
+	.summary = "precision, recall and coverage against the labels, with their denominators",
+	.synopsis = "[--json]",
+	.opts = simple_opts,
+};
+static const struct cli_cmd spec_corpus_list = {
+	.name = "corpus list",
+	.summary = "the cases with their labels and root causes",
+	.synopsis = "[--json]",
+	.opts = simple_opts,
+};
+static const struct cli_cmd spec_corpus_show = {
+	.name = "corpus show",
+	.summary = "one case",
+	.synopsis = "ID [--json]",
+	.opts = simple_opts,
+};
+static const struct cli_cmd spec_corpus_export = {
+	.name = "corpus export",
+	.summary = "write one case as one self-contained file",
+	.synopsis = "ID FILE",
+	.opts = transfer_opts,
+};
+static const struct cli_cmd spec_corpus_import = {
+	.name = "corpus import",
+	.summary = "add a case from an exported file, after verifying every byte",
+	.synopsis = "FILE",
+	.opts = transfer_opts,
+};
+
+const struct cli_cmd cli_corpus = {
+	.name = "corpus",
+	.summary = "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import)",
+	.about = "The corpus keeps the turns whose verdict matters as cases that replay on their own, labels them, "
+		 "and scores the engine against the labels (docs/CORPUS.md). Every subcommand takes --state DIR.",
+	.subs = (const struct cli_cmd *const[]){&spec_corpus_add, &spec_corpus_label, &spec_corpus_run, &spec_corpus_score, &spec_corpus_list,
+						&spec_corpus_show, &spec_corpus_export, &spec_corpus_import, NULL},
+};
 
 static int open_corpus(const char *state_dir, struct corpus **c)
 {
@@ -76,24 +153,15 @@ static char *trace_of_run(const char *state_dir, const char *run)
 
 static int do_add(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"turn", required_argument, NULL, 't'},
-	    {"trajectory", no_argument, NULL, 'T'},
-	    {"invariants", required_argument, NULL, 'i'},
-	    {"no-default-invariants", no_argument, NULL, 'n'},
-	    {"replays", required_argument, NULL, 'r'},
-	    {"timeout", required_argument, NULL, 'o'},
-	    {"state", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "corpus add", .help = "corpus", .usage = corpus_usage};
+	struct cli_parse P;
+	cli_parse_init(&spec_corpus_add, &P, 0);
+	struct cli_opts co = {.cmd = "corpus add", .help = "corpus", .spec = &spec_corpus_add};
 	const char *inv[16];
 	int ninv = 0, turn = -1, traj = 0, no_defaults = 0, replays = 3, jobs = 1, c, r;
 	double timeout = 10;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 't': {
 			char *end;
@@ -202,17 +270,14 @@ static int do_add(int argc, char **argv)
 
 static int do_label(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"note", required_argument, NULL, 'n'}, {"root-cause", required_argument, NULL, 'r'},
-	    {"miss", no_argument, NULL, 'm'},	    {"state", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "corpus label", .usage = corpus_usage};
+	struct cli_parse P;
+	cli_parse_init(&spec_corpus_label, &P, 0);
+	struct cli_opts co = {.cmd = "corpus label", .spec = &spec_corpus_label};
 	const char *note = NULL, *root = NULL;
 	int miss = 0, c, rc;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'n':
 			note = optarg;
@@ -278,17 +343,13 @@ static void on_result(void *ctx, const struct corpus_result *r)
 
 static int do_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"state", required_argument, NULL, 's'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "corpus run", .usage = corpus_usage};
+	struct cli_parse P;
+	cli_parse_init(&spec_corpus_run, &P, 0);
+	struct cli_opts co = {.cmd = "corpus run", .spec = &spec_corpus_run};
 	int jobs = 1, c, rc;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 'j')
 			jobs = atoi(optarg);
 		else if ((rc = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
@@ -344,27 +405,22 @@ static int do_run(int argc, char **argv)
 
 static int do_simple(const char *sub, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"state", required_argument, NULL, 's'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	char cmd[32];
 	snprintf(cmd, sizeof cmd, "corpus %s", sub);
-	struct cli_opts co = {.cmd = cmd, .usage = corpus_usage};
+	const struct cli_cmd *spec = cli_sub(&cli_corpus, sub);
+	struct cli_parse P;
+	cli_parse_init(spec, &P, 0);
+	struct cli_opts co = {.cmd = cmd, .spec = spec};
 	int c, rc;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+	while ((c = cli_getopt(&P, argc, argv)) != -1)
 		if ((rc = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
 			return rc;
 	int json = co.json;
 	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "export") ? 2 : !strcmp(sub, "import") ? 1 : 0;
 	if (argc - optind != want)
 		return cli_fail("corpus %s: wrong arguments (belay corpus --help)", sub);
-	if (json && (!strcmp(sub, "export") || !strcmp(sub, "import")))
-		return cli_fail("corpus %s: --json is not an option here", sub);
 	struct corpus *cp = NULL;
 	struct err e = {0};
 	if (!strcmp(sub, "score") || !strcmp(sub, "list") || !strcmp(sub, "show")) {
@@ -555,7 +611,7 @@ out:
 int cmd_corpus(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(corpus_usage, argc < 2 ? stderr : stdout);
+		cli_help(&cli_corpus, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	const char *sub = argv[1];

@@ -226,23 +226,48 @@ static void print_verdict(const struct turn_verdict *v)
 	}
 }
 
+static const struct cli_opt demo_opts[] = {
+	{"headless", 'H', 0, NULL, "no console: record, verify and print the verdicts (also when not on a terminal)"},
+	{"dir", 'd', 0, "DIR", "work in DIR (created; kept afterwards) instead of a scratch directory"},
+	{"keep", 'k', 0, NULL, "keep the scratch directory (its trace, its store) afterwards"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_demo = {
+	.name = "demo",
+	.summary = "watch belay catch a cheating and a lying tool call (A1 vs A2)",
+	.synopsis = "[--headless] [--dir DIR | --keep]",
+	.about = "An agent fixes a login bug - or says it did. belay records the run with a contained demo server "
+		 "(belay-demo-server, installed next to belay), captures the workspace before every call, then "
+		 "verifies each turn: a weakened test fails A1 although it replays faithfully (A2 PASS), a tool "
+		 "that declares itself read-only and writes fails A2, and a clock is UNVERIFIED, never PASS. On a "
+		 "terminal it plays in the live console; --headless prints the same.",
+	.opts = demo_opts,
+};
+
 int cmd_demo(int argc, char **argv)
 {
-	int headless = 0, keep = 0;
+	int headless = 0, keep = 0, c;
 	const char *dir = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--headless"))
+	struct cli_parse P;
+	cli_parse_init(&cli_demo, &P, 0);
+	optind = 1;
+	opterr = 0;
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
+		if (c == 'H')
 			headless = 1;
-		else if (!strcmp(argv[i], "--keep"))
+		else if (c == 'k')
 			keep = 1;
-		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-			dir = argv[++i], keep = 1;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: belay demo [--headless] [--dir DIR | --keep]\n");
+		else if (c == 'd')
+			dir = optarg, keep = 1;
+		else if (c == 'h') {
+			cli_help(&cli_demo, stdout);
 			return 0;
 		} else
-			return cli_fail("demo: unknown option '%s'", argv[i]);
+			return cli_fail("demo: unknown or incomplete option '%s' (belay demo --help)", argv[optind - 1]);
 	}
+	if (optind < argc)
+		return cli_fail("demo: unexpected argument '%s'", argv[optind]);
 	if (!headless && isatty(1) && isatty(0))
 		return demo_console(dir, keep);
 	struct err e = {0};

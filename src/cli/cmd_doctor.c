@@ -13,33 +13,37 @@
 #include "doctor/doctor.h"
 #include "host/chost.h"
 
-static const char doctor_usage[] =
-	"usage: belay doctor [--json] [--state DIR] [--socket PATH] [--check NAME]\n"
-	"\n"
-	"Checks this machine and this install: the containment layers (as belay sandbox check),\n"
-	"the kernel features they rest on, the state and socket directories (ours, 0700), the\n"
-	"database (schema version, PRAGMA quick_check), the console socket, and the agents' MCP\n"
-	"configurations that start belay (they parse, their command is this belay). Each\n"
-	"finding comes with its fix. Exit 1 when a check fails, 0 otherwise (warnings included).\n"
-	"\n"
-	"  --json           one JSON object per finding (check, status, what, fix)\n"
-	"  --state DIR      the state directory to check (default: the one belay uses)\n"
-	"  --socket PATH    the console socket to check (default: the console's default)\n"
-	"  --check NAME     run one check: sandbox, kernel, dirs, store, console, agents, hooks\n";
+static const struct cli_opt doctor_opts[] = {
+	CLI_OPT_JSON("one JSON object per finding (check, status, what, fix)"),
+	{"state", 's', 0, "DIR", "the state directory to check (default: the one belay uses)"},
+	{"socket", 'k', 0, "PATH", "the console socket to check (default: the console's default)"},
+	{"check", 'c', 0, "sandbox|kernel|dirs|store|console|agents|hooks", "run one check only"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_doctor = {
+	.name = "doctor",
+	.summary = "check this machine and this install (containment, directories, database, agent "
+		   "configurations), each finding with its fix",
+	.synopsis = "[--json] [--state DIR] [--socket PATH] [--check NAME]",
+	.about = "Checks this machine and this install: the containment layers (as belay sandbox check), the "
+		 "kernel features they rest on, the state and socket directories (ours, 0700), the database "
+		 "(schema version, PRAGMA quick_check), the console socket, and the agents' MCP configurations "
+		 "that start belay (they parse, their command is this belay). Each finding comes with its fix.",
+	.opts = doctor_opts,
+	.notes = "Exit status: 1 when a check fails, 0 otherwise (warnings included), 2 on usage errors.",
+};
 
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'J'},          {"state", required_argument, NULL, 's'},
-		{"socket", required_argument, NULL, 'k'},  {"check", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "doctor", .help = "doctor", .usage = doctor_usage};
+	struct cli_parse P;
+	cli_parse_init(&cli_doctor, &P, 0);
+	struct cli_opts co = {.cmd = "doctor", .help = "doctor", .spec = &cli_doctor};
 	const char *sock = NULL, *only = NULL;
 	int c, r;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 'k')
 			sock = optarg;
 		else if (c == 'c')

@@ -7,17 +7,31 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "hook/hook_exec.h"
 
-static const char exec_usage[] =
-	"usage: belay exec --run RUN --turn N [--network deny|allow] [--state DIR] [--trace-dir DIR] -- CMD [ARGS...]\n"
-	"\n"
-	"Runs CMD contained (writes confined to the run's project root, network per --network,\n"
-	"default deny), its stdio passed through unchanged, and records what the sandbox refused\n"
-	"into the hook run RUN, attributed to turn N. Exits with CMD's status; 126 when nothing ran.\n";
+static const struct cli_opt exec_opts[] = {
+	{"run", 'r', 0, "RUN", "the hook run to record into (required)"},
+	{"turn", 'n', 0, "N", "the turn the command belongs to (required)"},
+	{"network", 'N', 0, "deny|allow", "the contained command's network (default deny)"},
+	CLI_OPT_STATE,
+	{"trace-dir", 't', 0, "DIR", "where runs are recorded (default STATE/traces)"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_exec = {
+	.name = "exec",
+	.summary = "run a hook run's shell command contained (what --contain rewrites commands to)",
+	.synopsis = "--run RUN --turn N [--network deny|allow] [--state DIR] [--trace-dir DIR] -- CMD [ARGS...]",
+	.about = "Runs CMD contained (writes confined to the run's project root, network per --network, default "
+		 "deny), its stdio passed through unchanged, and records what the sandbox refused into the hook run "
+		 "RUN, attributed to turn N.",
+	.opts = exec_opts,
+	.notes = "Exit status: CMD's; 126 when nothing ran.",
+};
 
 static void report(void *ctx, const char *line)
 {
@@ -27,18 +41,14 @@ static void report(void *ctx, const char *line)
 
 int cmd_exec(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"run", required_argument, NULL, 'r'},	   {"turn", required_argument, NULL, 'n'},
-		{"network", required_argument, NULL, 'N'}, {"state", required_argument, NULL, 's'},
-		{"trace-dir", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_exec, &P, 1);
 	struct hook_exec_opts o = {.turn = -1};
 	const char *state = NULL, *trace_dir = getenv("BELAY_TRACE_DIR"), *net = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'r': o.run = optarg; break;
 		case 'n': {
@@ -52,7 +62,7 @@ int cmd_exec(int argc, char **argv)
 		case 'N': net = optarg; break;
 		case 's': state = optarg; break;
 		case 't': trace_dir = optarg; break;
-		case 'h': fputs(exec_usage, stdout); return 0;
+		case 'h': cli_help(&cli_exec, stdout); return 0;
 		default: return cli_fail("exec: unknown or incomplete option '%s' (belay exec --help)", argv[optind - 1]);
 		}
 	}

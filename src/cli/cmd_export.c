@@ -25,18 +25,33 @@
 
 extern char **environ;
 
-static const char export_usage[] =
-	"usage: belay export otlp TRACE... [--out FILE] [--endpoint URL] [options]\n"
-	"\n"
-	"One span per turn with its verdict (a child of the agent's span when the call carried a\n"
-	"W3C traceparent in _meta), as OTLP/JSON: to FILE, to stdout, or POSTed to an OTLP/HTTP\n"
-	"endpoint (a collector, Jaeger, Tempo: http://host:4318 gets /v1/traces added).\n"
-	"  --out FILE             write the export there (one request per line)\n"
-	"  --endpoint URL         POST it (through belay-otlp-post)\n"
-	"  -H 'Name: value'       a header for the endpoint (e.g. an API key; may be repeated)\n"
-	"  --include-payloads     add tool arguments and results (secrets are scrubbed always)\n"
-	"  --invariants FILE, --no-default-invariants, --replays N, -j N, --timeout S, --state DIR\n"
-	"                         as for belay verify\n";
+static const struct cli_opt otlp_opts[] = {
+	{"out", 'o', 0, "FILE", "write the export there (one request per line)"},
+	{"endpoint", 'E', 0, "URL", "POST it (through belay-otlp-post)"},
+	{NULL, 'H', 0, "HEADER", "a header for the endpoint, 'Name: value' (e.g. an API key; may be repeated)"},
+	{"include-payloads", 'P', 0, NULL, "add tool arguments and results (secrets are scrubbed always)"},
+	CLI_VOPT_ROWS,
+	CLI_OPT_END,
+};
+
+static const struct cli_cmd export_otlp_cmd = {
+	.name = "export otlp",
+	.summary = "one span per turn with its verdict, as OTLP/JSON",
+	.synopsis = "TRACE... [--out FILE] [--endpoint URL] [options]",
+	.about = "Each span is a child of the agent's span when the call carried a W3C traceparent in _meta. To "
+		 "FILE, to stdout, or POSTed to an OTLP/HTTP endpoint (a collector, Jaeger, Tempo: http://host:4318 "
+		 "gets /v1/traces added).",
+	.opts = otlp_opts,
+};
+
+const struct cli_cmd cli_export = {
+	.name = "export",
+	.summary = "verdicts as OpenTelemetry spans: OTLP/JSON to a file or an OTLP/HTTP endpoint (export otlp)",
+	.about = "The traces are verified on the way (docs/OTEL.md).",
+	.subs = (const struct cli_cmd *const[]){&export_otlp_cmd, NULL},
+	.notes = "Exit status: 0 when exported, 1 when the endpoint refused or could not be reached, 2 on usage "
+		 "and input errors.",
+};
 
 /* The sender next to the running belay, else on PATH. New string or NULL. */
 static char *find_sender(void)
@@ -124,20 +139,15 @@ static int post(const char *url, const char *const *headers, int nh, const char 
 
 static int export_otlp(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'},	     {"endpoint", required_argument, NULL, 'E'},
-		{"include-payloads", no_argument, NULL, 'P'}, {"invariants", required_argument, NULL, 'i'},
-		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
-		{"timeout", required_argument, NULL, 'T'},   {"state", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&export_otlp_cmd, &P, 0);
 	struct cli_vopts vo = CLI_VOPTS_DEFAULT;
 	const char *out = NULL, *endpoint = NULL, *headers[16];
 	int nh = 0, c;
 	struct otlp_out_opts oo = {0};
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:H:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		int r = cli_vopts_take(&vo, c, "export otlp");
 		if (r == EXIT_USAGE)
 			return r;
@@ -148,7 +158,7 @@ static int export_otlp(int argc, char **argv)
 		case 'E': endpoint = optarg; break;
 		case 'P': oo.include_payloads = 1; break;
 		case 'H': if (nh == 16) return cli_fail("export otlp: too many -H"); headers[nh++] = optarg; break;
-		case 'h': fputs(export_usage, stdout); return 0;
+		case 'h': cli_help(&cli_export, stdout); return 0;
 		default: return cli_fail("export otlp: unknown or incomplete option '%s' (belay export --help)", argv[optind - 1]);
 		}
 	}
@@ -203,7 +213,7 @@ static int export_otlp(int argc, char **argv)
 int cmd_export(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(export_usage, argc < 2 ? stderr : stdout);
+		cli_help(&cli_export, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	if (!strcmp(argv[1], "otlp"))

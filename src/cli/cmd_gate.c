@@ -15,49 +15,52 @@
 #include "common/xalloc.h"
 #include "gate/gate.h"
 
-static const char gate_usage[] =
-    "usage: belay gate explain [options] -- COMMAND...\n"
-    "       belay gate explain [options] --stdin            (command text on stdin)\n"
-    "       belay gate explain [options] --tool NAME --args JSON [--annotations JSON]\n"
-    "\n"
-    "Prints the effect plan (decision, effects, completeness, reasons) as JSON.\n"
-    "\n"
-    "  --root DIR         workspace root (default: the current directory)\n"
-    "  --cwd DIR          working directory of the command (default: the current directory\n"
-    "                     when it is inside the root, else the root)\n"
-    "  --home DIR         home directory for ~ and $HOME (default: $HOME)\n"
-    "  --state DIR        belay's state directory (default: $XDG_STATE_HOME/belay)\n"
-    "  --policy FILE      tool-call policy (JSON; see docs/GATE.md)\n"
-    "  --compact          one line of JSON instead of pretty output\n"
-    "  --exit-status      exit with the decision: 0 allow, 1 allow_flagged, 3 ask, 4 deny\n"
-    "\n"
-    "Exit status: 0 when a plan was printed (unless --exit-status), 2 on usage errors,\n"
-    "unreadable or malformed policy, or malformed --args/--annotations JSON.\n";
+static const struct cli_opt explain_opts[] = {
+	{"root", 'r', 0, "DIR", "workspace root (default: the current directory)"},
+	{"cwd", 'c', 0, "DIR",
+	 "working directory of the command (default: the current directory when it is inside the root, else "
+	 "the root)"},
+	{"home", 'H', 0, "DIR", "home directory for ~ and $HOME (default: $HOME)"},
+	{"state", 's', 0, "DIR", "belay's state directory (default: $XDG_STATE_HOME/belay)"},
+	{"policy", 'p', 0, "FILE", "tool-call policy (JSON; see docs/GATE.md)"},
+	{"stdin", 'i', 0, NULL, "read the command text from stdin"},
+	{"tool", 't', 0, "NAME", "explain a tool call to NAME instead of a shell command"},
+	{"args", 'a', 0, "JSON", "with --tool: the call's arguments"},
+	{"annotations", 'n', 0, "JSON", "with --tool: the tool's annotations (readOnlyHint, ...)"},
+	{"compact", 'C', 0, NULL, "one line of JSON instead of pretty output"},
+	{"exit-status", 'x', 0, NULL, "exit with the decision: 0 allow, 1 allow_flagged, 3 ask, 4 deny"},
+	CLI_OPT_END,
+};
+
+static const struct cli_cmd gate_explain = {
+	.name = "gate explain",
+	.summary = "print the effect plan of a shell command or a tool call",
+	.synopsis = "[options] -- COMMAND...\n[options] --stdin\n[options] --tool NAME --args JSON [--annotations JSON]",
+	.about = "Prints the effect plan (decision, effects, completeness, reasons) as JSON.",
+	.opts = explain_opts,
+};
+
+const struct cli_cmd cli_gate = {
+	.name = "gate",
+	.summary = "explain the effect plan of a shell command or tool call",
+	.about = "The effect gate classifies every tools/call (and the shell commands of agent hooks) into an "
+		 "effect plan and a decision (docs/GATE.md).",
+	.subs = (const struct cli_cmd *const[]){&gate_explain, NULL},
+	.notes = "Exit status: 0 when a plan was printed (unless --exit-status), 2 on usage errors, unreadable or "
+		 "malformed policy, or malformed --args/--annotations JSON.",
+};
 
 static int explain(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"root", required_argument, NULL, 'r'},
-	    {"cwd", required_argument, NULL, 'c'},
-	    {"home", required_argument, NULL, 'H'},
-	    {"state", required_argument, NULL, 's'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"tool", required_argument, NULL, 't'},
-	    {"args", required_argument, NULL, 'a'},
-	    {"annotations", required_argument, NULL, 'n'},
-	    {"compact", no_argument, NULL, 'C'},
-	    {"exit-status", no_argument, NULL, 'x'},
-	    {"stdin", no_argument, NULL, 'i'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&gate_explain, &P, 1);
 	const char *root = NULL, *cwd = NULL, *home = getenv("HOME"), *state = NULL, *policy_path = NULL;
 	const char *tool = NULL, *args_json = NULL, *ann_json = NULL;
 	int compact = 0, exit_status = 0, from_stdin = 0;
 	int ch;
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((ch = cli_getopt(&P, argc, argv)) != -1) {
 		switch (ch) {
 		case 'r':
 			root = optarg;
@@ -93,7 +96,7 @@ static int explain(int argc, char **argv)
 			from_stdin = 1;
 			break;
 		case 'h':
-			fputs(gate_usage, stdout);
+			cli_help(&cli_gate, stdout);
 			return 0;
 		default:
 			return cli_fail("gate explain: unknown or incomplete option '%s' (belay gate --help)",
@@ -196,7 +199,7 @@ out:
 int cmd_gate(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(gate_usage, argc < 2 ? stderr : stdout);
+		cli_help(&cli_gate, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	if (!strcmp(argv[1], "explain"))

@@ -10,27 +10,31 @@
 #include "common/paths.h"
 #include "snapshot/snapshot.h"
 
-static const char gc_usage[] =
-	"usage: belay gc [--state DIR] [--grace SECONDS]\n"
-	"\n"
-	"Removes snapshots no run or corpus case refers to, and the objects only they held.\n"
-	"Snapshots younger than the grace period (default 3600 s) are kept: a run may still\n"
-	"be using them.\n";
+static const struct cli_opt gc_opts[] = {
+	CLI_OPT_STATE,
+	{"grace", 'g', 0, "SECONDS", "keep snapshots younger than this (default 3600): a run may still be using them"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_gc = {
+	.name = "gc",
+	.summary = "remove snapshots and objects nothing refers to",
+	.synopsis = "[--state DIR] [--grace SECONDS]",
+	.about = "Removes snapshots no run or corpus case refers to, and the objects only they held. Snapshots "
+		 "younger than the grace period are kept: a run may still be using them.",
+	.opts = gc_opts,
+};
 
 int cmd_gc(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"state", required_argument, NULL, 's'},
-		{"grace", required_argument, NULL, 'g'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_gc, &P, 0);
 	const char *state_opt = NULL;
 	struct snap_gc_opts o = {.grace_ms = SNAP_GC_DEFAULT_GRACE_MS};
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 's': state_opt = optarg; break;
 		case 'g': {
@@ -41,7 +45,7 @@ int cmd_gc(int argc, char **argv)
 			o.grace_ms = (int64_t)(s * 1000);
 			break;
 		}
-		case 'h': fputs(gc_usage, stdout); return 0;
+		case 'h': cli_help(&cli_gc, stdout); return 0;
 		default: return cli_fail("gc: unknown option '%s' (belay gc --help)", argv[optind - 1]);
 		}
 	}

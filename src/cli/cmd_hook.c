@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/paths.h"
@@ -21,24 +22,32 @@
 
 #define STDIN_MAX ((size_t)256 << 20)
 
-static const char hook_usage[] =
-	"usage: belay hook claude-code|cursor|codex [options]   (the agent runs this; see `belay init`)\n"
-	"\n"
-	"Reads one hook event on stdin, records it into the session's run, gates tool calls and\n"
-	"answers on stdout in the agent's own form. belay never answers an explicit allow.\n"
-	"\n"
-	"  --mode audit|enforce   audit (default) records what the gate would do and answers nothing;\n"
-	"                         enforce answers ask or deny\n"
-	"  --contain              run shell commands under `belay exec` (Claude Code, Codex)\n"
-	"  --network deny|allow   the contained shell's network (default deny)\n"
-	"  --root DIR             the project root (default: $CLAUDE_PROJECT_DIR, the workspace\n"
-	"                         root the agent names, or the git checkout around its cwd)\n"
-	"  --state DIR            belay's state directory\n"
-	"  --trace-dir DIR        where runs are recorded (default STATE/traces)\n"
-	"  --policy FILE          the tool-call policy for mcp__* tools (docs/GATE.md)\n"
-	"  --socket PATH          the console's socket (default: the console's default)\n"
-	"  --local                handle the event in this process (no console, no helper)\n"
-	"  --hold SECONDS         longest wait for an answer in the console (default 60)\n";
+static const struct cli_opt hook_opts[] = {
+	{"mode", 'M', 0, "audit|enforce",
+	 "audit (default) records what the gate would do and answers nothing; enforce answers ask or deny"},
+	{"contain", 'C', 0, NULL, "run shell commands under `belay exec` (Claude Code, Codex)"},
+	{"network", 'N', 0, "deny|allow", "the contained shell's network (default deny)"},
+	{"root", 'r', 0, "DIR",
+	 "the project root (default: $CLAUDE_PROJECT_DIR, the workspace root the agent names, or the git checkout "
+	 "around its cwd)"},
+	CLI_OPT_STATE,
+	{"trace-dir", 't', 0, "DIR", "where runs are recorded (default STATE/traces)"},
+	{"policy", 'P', 0, "FILE", "the tool-call policy for mcp__* tools (docs/GATE.md)"},
+	{"socket", 'S', 0, "PATH", "the console's socket (default: the console's default)"},
+	{"local", 'L', 0, NULL, "handle the event in this process (no console, no helper)"},
+	{"hold", 'H', 0, "SECONDS", "longest wait for an answer in the console (default 60)"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_hook = {
+	.name = "hook",
+	.summary = "handle one hook event of Claude Code, Cursor or Codex (the agent runs this)",
+	.synopsis = "claude-code|cursor|codex [options]",
+	.about = "Reads one hook event on stdin, records it into the session's run, gates tool calls and answers "
+		 "on stdout in the agent's own form. belay never answers an explicit allow. The agent runs this; "
+		 "`belay init` installs it (docs/HOOKS.md).",
+	.opts = hook_opts,
+};
 
 static int write_reply(const struct hook_reply *rp)
 {
@@ -63,16 +72,10 @@ static int fail_closed(enum hook_agent agent, const char *fmt, const char *arg)
 
 int cmd_hook(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'M'},	    {"contain", no_argument, NULL, 'C'},
-		{"network", required_argument, NULL, 'N'},  {"root", required_argument, NULL, 'r'},
-		{"state", required_argument, NULL, 's'},    {"trace-dir", required_argument, NULL, 't'},
-		{"policy", required_argument, NULL, 'P'},   {"socket", required_argument, NULL, 'S'},
-		{"local", no_argument, NULL, 'L'},	    {"hold", required_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},	    {NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_hook, &P, 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(hook_usage, stdout);
+		cli_help(&cli_hook, stdout);
 		return 0;
 	}
 	enum hook_agent agent = HA_CLAUDE_CODE;
@@ -85,7 +88,7 @@ int cmd_hook(int argc, char **argv)
 	int c;
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'M':
 			if (turn_gate_parse_mode(optarg, &rq.mode) || rq.mode == TURN_GATE_OFF)
@@ -112,7 +115,7 @@ int cmd_hook(int argc, char **argv)
 			rq.hold_ms = (unsigned)(s * 1000);
 			break;
 		}
-		case 'h': fputs(hook_usage, stdout); return 0;
+		case 'h': cli_help(&cli_hook, stdout); return 0;
 		default: return fail_closed(agent, "belay hook: unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}

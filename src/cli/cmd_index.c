@@ -13,14 +13,22 @@
 #include "index/statedb.h"
 #include "store/store.h"
 
-static const char index_usage[] =
-    "usage: belay index [--state DIR] TRACE...\n"
-    "\n"
-    "Builds the run view of each TRACE (runs, turns, the frame index, denials) in the store\n"
-    "of the state directory: --state DIR, else the one the trace recorded, else the default.\n"
-    "Indexing a trace again replaces its run view; verdicts, corpus cases and labels are kept.\n"
-    "A trace that does not read cleanly is refused by name and changes nothing; a last line\n"
-    "cut mid-line (a killed writer, a full disk) is named and the lines before it are indexed.\n";
+static const struct cli_opt index_opts[] = {
+	{"state", 's', 0, "DIR", "the store to index into (default: the one the trace recorded, else the default)"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_index = {
+	.name = "index",
+	.summary = "build the store's view of runs from their traces",
+	.synopsis = "[--state DIR] TRACE...",
+	.about = "Builds the run view of each TRACE (runs, turns, the frame index, denials) in the store of the "
+		 "state directory: --state DIR, else the one the trace recorded, else the default. Indexing a trace "
+		 "again replaces its run view; verdicts, corpus cases and labels are kept. A trace that does not "
+		 "read cleanly is refused by name and changes nothing; a last line cut mid-line (a killed writer, a "
+		 "full disk) is named and the lines before it are indexed.",
+	.opts = index_opts,
+};
 
 static int count(struct store *st, const char *sql, const char *run)
 {
@@ -36,16 +44,13 @@ static int count(struct store *st, const char *sql, const char *run)
 
 int cmd_index(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"state", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "index", .help = "index", .usage = index_usage};
+	struct cli_parse P;
+	cli_parse_init(&cli_index, &P, 0);
+	struct cli_opts co = {.cmd = "index", .help = "index", .spec = &cli_index};
 	int c, r;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+	while ((c = cli_getopt(&P, argc, argv)) != -1)
 		if ((r = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
 			return r;
 	if (optind >= argc)

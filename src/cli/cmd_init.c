@@ -7,34 +7,44 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "common/buf.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "hook/hook_install.h"
 
-static const char init_usage[] =
-	"usage: belay init claude-code|cursor|codex [--project DIR | --global] [--mode audit|enforce]\n"
-	"                  [--contain [--network deny|allow]] [--state DIR] [--mcp] [--dry-run] [--uninstall]\n"
-	"\n"
-	"Installs belay's hooks into the agent's configuration: Claude Code .claude/settings.json,\n"
-	"Cursor .cursor/hooks.json, Codex .codex/hooks.json (the project's, by default the current\n"
-	"directory, or with --global the home directory's). Foreign hooks are kept; a second init\n"
-	"changes nothing; --uninstall removes exactly belay's entries. A file that does not parse is\n"
-	"left untouched (exit 1). --mcp also adds the `belay connect` MCP server entry.\n"
-	"Every hook is wrapped so that a failing or missing belay blocks the call (docs/HOOKS.md).\n";
+static const struct cli_opt init_opts[] = {
+	{"project", 'p', 0, "DIR", "the project whose configuration to change (default: the current directory)"},
+	{"global", 'g', 0, NULL, "the home directory's configuration instead of a project's"},
+	{"mode", 'M', 0, "audit|enforce", "the hooks' gate: audit (default) records, enforce answers ask or deny"},
+	{"contain", 'C', 0, NULL, "run the agent's shell commands contained, under `belay exec` (Claude Code)"},
+	{"network", 'N', 0, "deny|allow", "the contained shell's network (with --contain; default deny)"},
+	CLI_OPT_STATE,
+	{"mcp", 'm', 0, NULL, "also add the `belay connect` MCP server entry"},
+	{"dry-run", 'n', 0, NULL, "print what would change, write nothing"},
+	{"uninstall", 'u', 0, NULL, "remove exactly belay's entries"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_init = {
+	.name = "init",
+	.summary = "install belay's hooks into Claude Code, Cursor or Codex (--uninstall removes them)",
+	.synopsis = "claude-code|cursor|codex [--project DIR | --global] [--mode audit|enforce]\n"
+		    "claude-code|cursor|codex [--contain [--network deny|allow]] [--state DIR] [--mcp] [--dry-run] [--uninstall]",
+	.about = "Installs belay's hooks into the agent's configuration: Claude Code .claude/settings.json, Cursor "
+		 ".cursor/hooks.json, Codex .codex/hooks.json (the project's, by default the current directory, or "
+		 "with --global the home directory's). Foreign hooks are kept; a second init changes nothing; "
+		 "--uninstall removes exactly belay's entries. A file that does not parse is left untouched (exit "
+		 "1). Every hook is wrapped so that a failing or missing belay blocks the call (docs/HOOKS.md).",
+	.opts = init_opts,
+};
 
 int cmd_init(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"project", required_argument, NULL, 'p'}, {"global", no_argument, NULL, 'g'},
-		{"mode", required_argument, NULL, 'M'},	   {"contain", no_argument, NULL, 'C'},
-		{"network", required_argument, NULL, 'N'}, {"state", required_argument, NULL, 's'},
-		{"mcp", no_argument, NULL, 'm'},	   {"dry-run", no_argument, NULL, 'n'},
-		{"uninstall", no_argument, NULL, 'u'},	   {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_init, &P, 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(init_usage, stdout);
+		cli_help(&cli_init, stdout);
 		return 0;
 	}
 	struct hook_install_opts o = {0};
@@ -44,7 +54,7 @@ int cmd_init(int argc, char **argv)
 	int c;
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'p': project = optarg; break;
 		case 'g': o.global = 1; break;
@@ -63,7 +73,7 @@ int cmd_init(int argc, char **argv)
 		case 'm': o.mcp = 1; break;
 		case 'n': o.dry_run = 1; break;
 		case 'u': o.uninstall = 1; break;
-		case 'h': fputs(init_usage, stdout); return 0;
+		case 'h': cli_help(&cli_init, stdout); return 0;
 		default: return cli_fail("init: unknown or incomplete option '%s' (belay init --help)", argv[optind - 1]);
 		}
 	}

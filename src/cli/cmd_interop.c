@@ -17,16 +17,30 @@
 #include "verify/policy.h"
 #include "verify/verify.h"
 
-static const char interop_usage[] =
-	"usage: belay interop correlate --spans FILE TRACE... [--json] [options]\n"
-	"\n"
-	"Joins the spans of an OTLP/JSON export (the collector's file exporter: one request per\n"
-	"line) to the turns whose tools/call carried a W3C traceparent naming them, and gives\n"
-	"each matched span its turn's verdict; every other span gets a named reason.\n"
-	"  --spans FILE           the OTLP/JSON span export\n"
-	"  --json                 one JSON object\n"
-	"  --invariants FILE, --no-default-invariants, --replays N, -j N, --timeout S, --state DIR\n"
-	"                         as for belay verify\n";
+static const struct cli_opt correlate_opts[] = {
+	{"spans", 'S', 0, "FILE", "the OTLP/JSON span export"},
+	CLI_OPT_JSON("one JSON object"),
+	CLI_VOPT_ROWS,
+	CLI_OPT_END,
+};
+
+static const struct cli_cmd interop_correlate = {
+	.name = "interop correlate",
+	.summary = "join an OTLP/JSON span export to the turns and give each matched span its verdict",
+	.synopsis = "--spans FILE TRACE... [--json] [options]",
+	.about = "Joins the spans of an OTLP/JSON export (the collector's file exporter: one request per line) to "
+		 "the turns whose tools/call carried a W3C traceparent naming them, and gives each matched span its "
+		 "turn's verdict; every other span gets a named reason.",
+	.opts = correlate_opts,
+};
+
+const struct cli_cmd cli_interop = {
+	.name = "interop",
+	.summary = "join an agent's OpenTelemetry spans to turns and their verdicts (interop correlate)",
+	.about = "The traces are verified on the way (docs/OTEL.md).",
+	.subs = (const struct cli_cmd *const[]){&interop_correlate, NULL},
+	.notes = "Exit status: 0 after a report, 2 on usage and input errors (a malformed span file is named).",
+};
 
 static void print_text(const cJSON *o)
 {
@@ -64,19 +78,14 @@ static void print_text(const cJSON *o)
 
 static int correlate_cmd(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"spans", required_argument, NULL, 'S'},      {"json", no_argument, NULL, 'J'},
-		{"invariants", required_argument, NULL, 'i'}, {"no-default-invariants", no_argument, NULL, 'n'},
-		{"replays", required_argument, NULL, 'r'},    {"timeout", required_argument, NULL, 'T'},
-		{"state", required_argument, NULL, 's'},      {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&interop_correlate, &P, 0);
 	struct cli_vopts vo = CLI_VOPTS_DEFAULT;
 	const char *spans_path = NULL;
 	int json = 0, c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		int r = cli_vopts_take(&vo, c, "interop correlate");
 		if (r == EXIT_USAGE)
 			return r;
@@ -87,7 +96,7 @@ static int correlate_cmd(int argc, char **argv)
 		else if (c == 'J')
 			json = 1;
 		else if (c == 'h') {
-			fputs(interop_usage, stdout);
+			cli_help(&cli_interop, stdout);
 			return 0;
 		} else
 			return cli_fail("interop correlate: unknown or incomplete option '%s' (belay interop --help)",
@@ -140,7 +149,7 @@ static int correlate_cmd(int argc, char **argv)
 int cmd_interop(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(interop_usage, argc < 2 ? stderr : stdout);
+		cli_help(&cli_interop, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	if (!strcmp(argv[1], "correlate"))

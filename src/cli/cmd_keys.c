@@ -12,14 +12,21 @@
 #include "common/xalloc.h"
 #include "tui/keymap.h"
 
-static const char keys_usage[] =
-    "usage: belay keys [--markdown] [--context NAME]\n"
-    "\n"
-    "Prints the console's key bindings: the built-in ones with $XDG_CONFIG_HOME/belay/keys\n"
-    "(else ~/.config/belay/keys) applied on top, grouped by context.\n"
-    "  --context NAME  only the keys that work in NAME (its own, then the global ones)\n"
-    "                  NAME: global runs turns detail denials help log\n"
-    "  --markdown      the reference document (docs/KEYS.md is this, for the built-in keys)\n";
+static const struct cli_opt keys_opts[] = {
+	{"context", 'c', 0, "global|runs|turns|detail|denials|help|log",
+	 "only the keys that work in this context (its own, then the global ones)"},
+	{"markdown", 'm', 0, NULL, "the reference document (docs/KEYS.md is this, for the built-in keys)"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_keys = {
+	.name = "keys",
+	.summary = "list the console's key bindings (--markdown: the KEYS.md reference)",
+	.synopsis = "[--markdown] [--context NAME]",
+	.about = "Prints the console's key bindings: the built-in ones with $XDG_CONFIG_HOME/belay/keys (else "
+		 "~/.config/belay/keys) applied on top, grouped by context.",
+	.opts = keys_opts,
+};
 
 /* One command line of a context with its keys, in the order the file gives them. */
 struct group {
@@ -170,16 +177,12 @@ static void markdown(const struct keymap *km, struct buf *b)
 
 int cmd_keys(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"markdown", no_argument, NULL, 'm'},
-	    {"context", required_argument, NULL, 'c'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_keys, &P, 0);
 	int md = 0, only = -1, c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'm':
 			md = 1;
@@ -193,7 +196,7 @@ int cmd_keys(int argc, char **argv)
 				    "keys: unknown context '%s' (global runs turns detail denials help log)", optarg);
 			break;
 		case 'h':
-			fputs(keys_usage, stdout);
+			cli_help(&cli_keys, stdout);
 			return 0;
 		default:
 			return cli_fail("keys: unknown option '%s' (belay keys --help)", argv[optind - 1]);

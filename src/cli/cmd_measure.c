@@ -24,36 +24,86 @@
 #include "measure/report.h"
 #include "verify/policy.h"
 
-static const char measure_usage[] =
-	"usage: belay measure run DIR... --out LEDGER [options]\n"
-	"       belay measure report LEDGER [--json] [--html FILE] [--state DIR]\n"
-	"       belay measure combine LABEL=LEDGER...\n"
-	"       belay measure merge LEDGER... --out LEDGER [--allow-missing]\n"
-	"       belay measure bundle TRACE... --out DIR [--state DIR]\n"
-	"\n"
-	"run verifies every trace (*.jsonl) and bundle (*.belaytb) in the directories and writes\n"
-	"one ledger line per trace; re-running with the same --out resumes.\n"
-	"  --out LEDGER           the ledger (JSONL; created, or resumed)\n"
-	"  --invariants FILE      A1 policy (JSON; may be repeated)\n"
-	"  --no-default-invariants  drop the default invariants\n"
-	"  --replays N            further replays when a result differs (>= 3, default 3)\n"
-	"  -j N                   verify N traces at once (default 1)\n"
-	"  --timeout SECONDS      per awaited reply in a replay (default 10)\n"
-	"  --state DIR            the store of the pre-states, and the corpus flagged turns are\n"
-	"                         banked into (default: each trace's recorded state directory);\n"
-	"                         bundles are imported into it (a shard's private store)\n"
-	"  --shard I/N            measure only shard I of N (default: from JOB_COMPLETION_INDEX +\n"
-	"                         BELAY_SHARD_COUNT, or the SLURM_ARRAY_TASK_* variables)\n"
-	"  --objects DIR          a shared read-only object store (a belay state directory, e.g.\n"
-	"                         the recording machine's on a read-only share): each trace's\n"
-	"                         pre-states are copied from it into the private --state first\n"
-	"  --no-ingest            do not bank flagged turns into the corpus\n"
-	"report prints the ledger's report in a fixed order; --json one object; --html FILE a\n"
-	"self-contained page; --state DIR reads labels of the banked cases (false-positive rate).\n"
-	"combine puts several captures side by side (control__* traces held out).\n"
-	"merge joins shard ledgers, refusing overlaps and naming missing shards.\n"
-	"bundle writes each trace with the pre-state objects it refers to as DIR/<id>.belaytb,\n"
-	"for a shard on a machine without this state directory.\n";
+static const struct cli_opt run_opts[] = {
+	{"out", 'o', 0, "LEDGER", "the ledger (JSONL; created, or resumed)"},
+	{"invariants", 'i', 0, "FILE", "A1 policy (JSON; may be repeated)"},
+	{"no-default-invariants", 'n', 0, NULL, "drop the default invariants"},
+	{"replays", 'r', 0, "N", "further replays when a result differs (>= 3, default 3)"},
+	{NULL, 'j', 0, "N", "verify N traces at once (default 1)"},
+	{"timeout", 'T', 0, "SECONDS", "per awaited reply in a replay (default 10)"},
+	{"state", 's', 0, "DIR",
+	 "the store of the pre-states, and the corpus flagged turns are banked into (default: each trace's "
+	 "recorded state directory); bundles are imported into it (a shard's private store)"},
+	{"shard", 'S', 0, "I/N",
+	 "measure only shard I of N (default: from JOB_COMPLETION_INDEX + BELAY_SHARD_COUNT, or the "
+	 "SLURM_ARRAY_TASK_* variables)"},
+	{"objects", 'O', 0, "DIR",
+	 "a shared read-only object store (a belay state directory, e.g. the recording machine's on a read-only "
+	 "share): each trace's pre-states are copied from it into the private --state first"},
+	{"no-ingest", 'I', 0, NULL, "do not bank flagged turns into the corpus"},
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_measure_run = {
+	.name = "measure run",
+	.summary = "verify every trace (*.jsonl) and bundle (*.belaytb) in the directories into a ledger",
+	.synopsis = "DIR... --out LEDGER [options]",
+	.about = "One ledger line per trace; re-running with the same --out resumes.",
+	.opts = run_opts,
+};
+
+static const struct cli_opt report_opts[] = {
+	CLI_OPT_JSON("one JSON object"),
+	{"html", 'H', 0, "FILE", "a self-contained page"},
+	{"state", 's', 0, "DIR", "read the labels of the banked cases (the false-positive rate)"},
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_measure_report = {
+	.name = "measure report",
+	.summary = "the ledger's report, in a fixed order",
+	.synopsis = "LEDGER [--json] [--html FILE] [--state DIR]",
+	.opts = report_opts,
+};
+
+static const struct cli_cmd spec_measure_combine = {
+	.name = "measure combine",
+	.summary = "several captures side by side (control__* traces held out)",
+	.synopsis = "LABEL=LEDGER...",
+};
+
+static const struct cli_opt merge_opts[] = {
+	{"out", 'o', 0, "LEDGER", "the merged ledger"},
+	{"allow-missing", 'a', 0, NULL, "merge although shards are missing (the report says INCOMPLETE)"},
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_measure_merge = {
+	.name = "measure merge",
+	.summary = "join shard ledgers, refusing overlaps and naming missing shards",
+	.synopsis = "LEDGER... --out LEDGER [--allow-missing]",
+	.opts = merge_opts,
+};
+
+static const struct cli_opt bundle_opts[] = {
+	{"out", 'o', 0, "DIR", "where the bundles go (DIR/<id>.belaytb)"},
+	{"state", 's', 0, "DIR", "where the pre-states are (default: the state directory each trace names)"},
+	CLI_OPT_END,
+};
+static const struct cli_cmd spec_measure_bundle = {
+	.name = "measure bundle",
+	.summary = "write each trace with the pre-state objects it refers to, for a machine without this state "
+		   "directory",
+	.synopsis = "TRACE... --out DIR [--state DIR]",
+	.opts = bundle_opts,
+};
+
+const struct cli_cmd cli_measure = {
+	.name = "measure",
+	.summary = "verify a batch of traces into a ledger and report the rate (run|report|combine|merge|bundle)",
+	.about = "Batch measurement of an agent's honesty over many runs (docs/MEASURE.md).",
+	.subs = (const struct cli_cmd *const[]){&spec_measure_run, &spec_measure_report, &spec_measure_combine,
+						&spec_measure_merge, &spec_measure_bundle, NULL},
+	.notes = "Exit status: a completed batch exits 0 (a measurement is not a gate); usage errors and bad input "
+		 "exit 2.",
+};
 
 struct prog {
 	int tty;
@@ -96,20 +146,14 @@ static int load_policy(struct policy *pol, const char **files, int n, int no_def
 
 static int measure_run_cmd(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'},	      {"invariants", required_argument, NULL, 'i'},
-		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
-		{"timeout", required_argument, NULL, 'T'},   {"state", required_argument, NULL, 's'},
-		{"shard", required_argument, NULL, 'S'},     {"no-ingest", no_argument, NULL, 'I'},
-		{"objects", required_argument, NULL, 'O'},
-		{"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&spec_measure_run, &P, 0);
 	const char *out = NULL, *state = NULL, *shard = NULL, *objects = NULL, *inv[16];
 	int ninv = 0, no_defaults = 0, replays = 3, jobs = 1, no_ingest = 0, c;
 	double timeout = 10;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'i': if (ninv == 16) return cli_fail("measure run: too many --invariants"); inv[ninv++] = optarg; break;
@@ -121,7 +165,7 @@ static int measure_run_cmd(int argc, char **argv)
 		case 'S': shard = optarg; break;
 		case 'I': no_ingest = 1; break;
 		case 'O': objects = optarg; break;
-		case 'h': fputs(measure_usage, stdout); return 0;
+		case 'h': cli_help(&cli_measure, stdout); return 0;
 		default: return cli_fail("measure run: unknown or incomplete option '%s' (belay measure --help)", argv[optind - 1]);
 		}
 	}
@@ -209,16 +253,14 @@ static void read_labels(const char *state, const struct ledger *l, struct report
 
 static int measure_report_cmd(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'J'}, {"html", required_argument, NULL, 'H'},
-		{"state", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "measure report", .help = "measure", .usage = measure_usage};
+	struct cli_parse P;
+	cli_parse_init(&spec_measure_report, &P, 0);
+	struct cli_opts co = {.cmd = "measure report", .help = "measure", .spec = &cli_measure};
 	const char *html = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 'H') {
 			html = optarg;
 			continue;
@@ -273,21 +315,19 @@ static int measure_report_cmd(int argc, char **argv)
 
 static int measure_merge_cmd(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'}, {"allow-missing", no_argument, NULL, 'a'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&spec_measure_merge, &P, 0);
 	const char *out = NULL;
 	int allow = 0, c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else if (c == 'a')
 			allow = 1;
 		else if (c == 'h') {
-			fputs(measure_usage, stdout);
+			cli_help(&cli_measure, stdout);
 			return 0;
 		} else
 			return cli_fail("measure merge: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -315,7 +355,7 @@ static int measure_combine_cmd(int argc, char **argv)
 	if (argc < 2)
 		return cli_fail("measure combine: give LABEL=LEDGER at least once");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(measure_usage, stdout);
+		cli_help(&cli_measure, stdout);
 		return 0;
 	}
 	struct buf b = {0};
@@ -329,21 +369,19 @@ static int measure_combine_cmd(int argc, char **argv)
 
 static int measure_bundle_cmd(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"out", required_argument, NULL, 'o'}, {"state", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&spec_measure_bundle, &P, 0);
 	const char *out = NULL, *state = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 'o')
 			out = optarg;
 		else if (c == 's')
 			state = optarg;
 		else if (c == 'h') {
-			fputs(measure_usage, stdout);
+			cli_help(&cli_measure, stdout);
 			return 0;
 		} else
 			return cli_fail("measure bundle: unknown or incomplete option '%s'", argv[optind - 1]);
@@ -379,7 +417,7 @@ static int measure_bundle_cmd(int argc, char **argv)
 int cmd_measure(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(measure_usage, argc < 2 ? stderr : stdout);
+		cli_help(&cli_measure, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	const char *sub = argv[1];

@@ -9,36 +9,43 @@
 #include <uv.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "host/runner.h"
 #include "index/store_writer.h"
 
-static const char proxy_usage[] =
-	"usage: belay proxy [options] -- SERVER_CMD [ARGS...]\n"
-	"\n"
-	"Runs SERVER_CMD as an MCP server over stdio, forwards stdin/stdout verbatim and\n"
-	"records every frame into an append-only trace.\n"
-	"\n"
-	"  --trace-dir DIR     write the trace here (env BELAY_TRACE_DIR; default STATE/traces)\n"
-	"  --state DIR         belay's state directory (default $XDG_STATE_HOME/belay)\n"
-	"  --no-trace          forward only, record nothing\n"
-	"  --no-index          do not index the run into the store while recording\n"
-	"                      (`belay index TRACE` can do it later)\n"
-	"  --scope DIR         run the server contained, writes confined to DIR\n"
-	"                      (env BELAY_SANDBOX_SCOPE)\n"
-	"  --network deny|allow  network policy for a contained server (default deny;\n"
-	"                      env BELAY_SANDBOX_NETWORK=deny-all|allow-all)\n"
-	"  --expose PATH       keep PATH in the contained server's view (read-only) although it\n"
-	"                      is hidden by default (a credential store such as ~/.aws, a socket\n"
-	"                      directory such as /run); repeatable (docs/THREAT_MODEL.md)\n"
-	"  --mode audit|enforce|off  classify every tools/call into an effect plan; audit (the\n"
-	"                      default) records it, enforce also refuses calls that ask or deny\n"
-	"                      (approve once with `belay approve ID`), off records no plan\n"
-	"  --policy FILE       the gate's tool-call policy (docs/GATE.md)\n"
-	"\n"
-	"Exits with the server's status (128+signal when it was killed), or 74 when recording\n"
-	"failed: belay then stops forwarding (it forwards nothing it cannot record) and answers\n"
-	"the agent's requests with an error naming the cause, as it does for a server that\n"
-	"exits or cannot start while the agent is connected (docs/TRACE_FORMAT.md).\n";
+static const struct cli_opt proxy_opts[] = {
+	{"trace-dir", 't', 0, "DIR", "write the trace here (env BELAY_TRACE_DIR; default STATE/traces)"},
+	CLI_OPT_STATE,
+	{"no-trace", 'n', 0, NULL, "forward only, record nothing"},
+	{"no-index", 'I', 0, NULL,
+	 "do not index the run into the store while recording (`belay index TRACE` can do it later)"},
+	{"scope", 'S', 0, "DIR", "run the server contained, writes confined to DIR (env BELAY_SANDBOX_SCOPE)"},
+	{"network", 'N', 0, "deny|allow",
+	 "network policy for a contained server (default deny; env BELAY_SANDBOX_NETWORK=deny-all|allow-all)"},
+	{"mode", 'M', 0, "audit|enforce|off",
+	 "classify every tools/call into an effect plan; audit (the default) records it, enforce also refuses "
+	 "calls that ask or deny (approve once with `belay approve ID`), off records no plan"},
+	{"expose", 'X', 0, "PATH",
+	 "keep PATH in the contained server's view (read-only) although it is hidden by default (a credential "
+	 "store such as ~/.aws, a socket directory such as /run); repeatable (docs/THREAT_MODEL.md)"},
+	{"policy", 'P', 0, "FILE", "the gate's tool-call policy (docs/GATE.md)"},
+	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_proxy = {
+	.name = "proxy",
+	.summary = "proxy an MCP server over stdio, recording every frame",
+	.synopsis = "[options] -- SERVER_CMD [ARGS...]",
+	.about = "Runs SERVER_CMD as an MCP server over stdio, forwards stdin/stdout verbatim and records every "
+		 "frame into an append-only trace. This is the command an agent starts as its MCP server "
+		 "(`belay snippet CLIENT -- SERVER_CMD` prints the configuration). Exits with the server's status "
+		 "(128+signal when it was killed), or 74 when recording failed: belay then stops forwarding (it "
+		 "forwards nothing it cannot record) and answers the agent's requests with an error naming the cause, "
+		 "as it does for a server that exits or cannot start while the agent is connected "
+		 "(docs/TRACE_FORMAT.md).",
+	.opts = proxy_opts,
+};
 
 struct proxy_run {
 	int exit_code;
@@ -87,15 +94,8 @@ static void on_signal(uv_signal_t *h, int sig)
 
 int cmd_proxy(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"trace-dir", required_argument, NULL, 't'}, {"state", required_argument, NULL, 's'},
-		{"no-trace", no_argument, NULL, 'n'},        {"scope", required_argument, NULL, 'S'},
-		{"network", required_argument, NULL, 'N'},   {"frame-cap", required_argument, NULL, 'F'},
-		{"mode", required_argument, NULL, 'M'},      {"policy", required_argument, NULL, 'P'},
-		{"no-index", no_argument, NULL, 'I'},        {"help", no_argument, NULL, 'h'},
-		{"expose", required_argument, NULL, 'X'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_proxy, &P, 1);
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
 	int no_trace = 0, no_index = 0;
@@ -105,7 +105,7 @@ int cmd_proxy(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 't': trace_dir = optarg; break;
 		case 's': state = optarg; break;
@@ -117,7 +117,7 @@ int cmd_proxy(int argc, char **argv)
 		case 'M': mode_s = optarg; break;
 		case 'P': policy_file = optarg; break;
 		case 'X': cli_push(&expose, optarg); break;
-		case 'h': free(expose); fputs(proxy_usage, stdout); return 0;
+		case 'h': free(expose); cli_help(&cli_proxy, stdout); return 0;
 		default:
 			free(expose);
 			return cli_fail("proxy: unknown or incomplete option '%s' (belay proxy --help)", argv[optind - 1]);

@@ -18,21 +18,31 @@
 #include "tui/diffview.h"
 #include "tui/tdoc.h"
 
-static const char recover_usage[] =
-	"usage: belay recover list [RUN]\n"
-	"       belay recover show [RUN:]TURN\n"
-	"       belay recover apply [RUN:]TURN [--yes] [--force]\n"
-	"       belay recover undo ID [--yes]\n"
-	"\n"
-	"Restores a run's workspace (its --scope) to the pre-state of one of its turns.\n"
-	"RUN is a run id (belay runs) or a trace file; without it, the latest contained run.\n"
-	"show prints what apply would change. apply refuses when the workspace changed since\n"
-	"the run ended in ways no recorded turn explains (it names the paths) unless --force;\n"
-	"it snapshots the workspace first, so `recover undo ID` can put it back.\n"
-	"\n"
-	"  --state DIR   belay's state directory (default $XDG_STATE_HOME/belay)\n"
-	"  --yes         do not ask before changing the workspace\n"
-	"  --force       restore even over unexplained changes (they are lost; undo keeps them)\n";
+static const struct cli_opt recover_opts[] = {
+	CLI_OPT_STATE,
+	{"yes", 'y', 0, NULL, "do not ask before changing the workspace"},
+	{"force", 'f', 0, NULL, "restore even over unexplained changes (they are lost; undo keeps them)"},
+	CLI_OPT_END,
+};
+
+#define RECOVER_SUB(id, sub, syn, what) \
+	static const struct cli_cmd id = {.name = "recover " sub, .summary = what, .synopsis = syn}
+RECOVER_SUB(spec_recover_list, "list", "[RUN]", "the contained runs; with RUN, its turns and their pre-states");
+RECOVER_SUB(spec_recover_show, "show", "[RUN:]TURN", "what apply would change");
+RECOVER_SUB(spec_recover_apply, "apply", "[RUN:]TURN [--yes] [--force]",
+	    "restore the workspace to the pre-state of TURN, after snapshotting it (recover undo puts it back)");
+RECOVER_SUB(spec_recover_undo, "undo", "ID [--yes]", "put the workspace back as it was before recovery ID");
+
+const struct cli_cmd cli_recover = {
+	.name = "recover",
+	.summary = "restore a run's workspace to the pre-state of one of its turns (list|show|apply|undo)",
+	.about = "Restores a run's workspace (its --scope) to the pre-state of one of its turns. RUN is a run id "
+		 "(belay runs) or a trace file; without it, the latest contained run. apply refuses when the "
+		 "workspace changed since the run ended in ways no recorded turn explains (it names the paths) "
+		 "unless --force; it snapshots the workspace first, so `recover undo ID` can put it back.",
+	.opts = recover_opts,
+	.subs = (const struct cli_cmd *const[]){&spec_recover_list, &spec_recover_show, &spec_recover_apply, &spec_recover_undo, NULL},
+};
 
 /* Finds the trace of RUN (a run id or a trace file), or of the latest contained run. */
 static char *find_trace(struct store *st, const char *run, struct err *e)
@@ -193,16 +203,13 @@ static int cmd_undo(struct store *st, const char *state_dir, const char *id, int
 
 int cmd_recover(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"state", required_argument, NULL, 's'}, {"yes", no_argument, NULL, 'y'},
-		{"force", no_argument, NULL, 'f'},       {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "recover", .help = "recover", .usage = recover_usage};
+	struct cli_parse P;
+	cli_parse_init(&cli_recover, &P, 0);
+	struct cli_opts co = {.cmd = "recover", .help = "recover", .spec = &cli_recover};
 	int yes = 0, force = 0, c, taken;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 'y')
 			yes = 1;
 		else if (c == 'f')

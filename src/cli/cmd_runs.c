@@ -14,14 +14,37 @@
 #include "index/statedb.h"
 #include "store/store.h"
 
-static const char runs_usage[] =
-    "usage: belay runs [--state DIR] [--json]\n"
-    "       belay show RUN [--turn N] [--state DIR] [--json]\n"
-    "\n"
-    "runs lists the runs of the store (id, start, server, turns, worst verdict, denials);\n"
-    "show prints one run, or with --turn one turn: its request and response as recorded,\n"
-    "the denials during it and its latest verdict with every sub-verdict's message (and a\n"
-    "partial re-check made since, beside the verdict: replay-from-here never replaces it).\n";
+static const struct cli_opt runs_opts[] = {
+	CLI_OPT_STATE,
+	CLI_OPT_JSON("one JSON object per run"),
+	CLI_OPT_END,
+};
+
+static const struct cli_opt show_opts[] = {
+	{"turn", 't', 0, "N", "one turn (0-based): its request and response as recorded, the denials during it and "
+			      "its latest verdict with every sub-verdict's message"},
+	CLI_OPT_STATE,
+	CLI_OPT_JSON("the same as one JSON object"),
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_runs = {
+	.name = "runs",
+	.summary = "list the runs in the store (turns, worst verdict, denials)",
+	.synopsis = "[--state DIR] [--json]",
+	.about = "Lists the runs of the store: id, start, server, turns, worst verdict, denials. A read-only state "
+		 "directory is read read-only.",
+	.opts = runs_opts,
+};
+
+const struct cli_cmd cli_show = {
+	.name = "show",
+	.summary = "show one run, or one turn with its frames and verdict",
+	.synopsis = "RUN [--turn N] [--state DIR] [--json]",
+	.about = "Prints one run (RUN: a run id, as belay runs lists them), or with --turn one of its turns (and a "
+		 "partial re-check made since, beside the verdict: replay-from-here never replaces it).",
+	.opts = show_opts,
+};
 
 /* "a b c" from a JSON argv, the program shown by its base name; at most max bytes. */
 static void argv_text(const cJSON *argv, char *out, size_t max)
@@ -280,18 +303,13 @@ static int do_show(const char *state, const char *run, int turn, int json)
 int cmd_runs(int argc, char **argv)
 {
 	int show = !strcmp(argv[0], "show");
-	static const struct option opts[] = {
-	    {"state", required_argument, NULL, 's'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"turn", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = argv[0], .help = argv[0], .usage = runs_usage};
+	struct cli_parse P;
+	cli_parse_init(show ? &cli_show : &cli_runs, &P, 0);
+	struct cli_opts co = {.cmd = argv[0], .help = argv[0], .spec = show ? &cli_show : &cli_runs};
 	int turn = -1, c, r;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 't') {
 			char *end;
 			long v = strtol(optarg, &end, 10);

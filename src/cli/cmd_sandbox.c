@@ -45,10 +45,29 @@ int cmd_probe(int argc, char **argv)
 	return cli_fail("__probe: connect HOST PORT | signal PID");
 }
 
-static const char check_usage[] = "usage: belay sandbox check [--scope DIR] [--network deny|allow] [--state DIR]\n"
-				  "\n"
-				  "Proves each containment layer on this machine by using it, and prints what it found.\n"
-				  "Exit 0 when containment is available, 1 when a layer is missing or not enforcing.\n";
+static const struct cli_opt check_opts[] = {
+	{"scope", 's', 0, "DIR", "prove the layers on this directory (default: a scratch one)"},
+	{"network", 'n', 0, "deny|allow", "the network policy to prove (default deny)"},
+	{"state", 'S', 0, "DIR", "the state directory whose snapshot store the round trip uses (default: a scratch one)"},
+	CLI_OPT_END,
+};
+
+static const struct cli_cmd sandbox_check = {
+	.name = "sandbox check",
+	.summary = "prove each containment layer on this machine by using it",
+	.synopsis = "[--scope DIR] [--network deny|allow] [--state DIR]",
+	.about = "A write inside allowed; a write, a chmod, a connect and a signal outside refused and recorded by "
+		 "name; a snapshot round trip identical. Prints what it found.",
+	.opts = check_opts,
+};
+
+const struct cli_cmd cli_sandbox = {
+	.name = "sandbox",
+	.summary = "check that containment works on this machine (sandbox check)",
+	.subs = (const struct cli_cmd *const[]){&sandbox_check, NULL},
+	.notes = "Exit status: 0 when containment is available, 1 when a layer is missing or not enforcing, 2 on "
+		 "usage errors.",
+};
 
 struct row {
 	int problems;
@@ -153,24 +172,22 @@ out:
 int cmd_sandbox(int argc, char **argv)
 {
 	if (argc < 2 || strcmp(argv[1], "check")) {
-		fputs(check_usage, argc < 2 ? stderr : stdout);
-		return argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) ? 0 : EXIT_USAGE;
+		int help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+		cli_help(&cli_sandbox, help ? stdout : stderr);
+		return help ? 0 : EXIT_USAGE;
 	}
-	static const struct option opts[] = {{"scope", required_argument, NULL, 's'},
-					     {"network", required_argument, NULL, 'n'},
-					     {"state", required_argument, NULL, 'S'},
-					     {"help", no_argument, NULL, 'h'},
-					     {NULL, 0, NULL, 0}};
+	struct cli_parse P;
+	cli_parse_init(&sandbox_check, &P, 0);
 	const char *scope = NULL, *network = "deny", *state = NULL;
 	int c;
 	optind = 2;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 's': scope = optarg; break;
 		case 'n': network = optarg; break;
 		case 'S': state = optarg; break;
-		case 'h': fputs(check_usage, stdout); return 0;
+		case 'h': cli_help(&cli_sandbox, stdout); return 0;
 		default: return cli_fail("sandbox check: unknown or incomplete option '%s'", argv[optind - 1]);
 		}
 	}

@@ -13,18 +13,32 @@
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
 
-static const char snapshot_usage[] =
-	"usage: belay snapshot capture WORKSPACE [--state DIR]\n"
-	"       belay snapshot restore HANDLE DIR [--state DIR] [--allow-name-hazards]\n"
-	"       belay snapshot hash DIR\n"
-	"       belay snapshot show HANDLE [--state DIR]\n"
-	"       belay snapshot diff HANDLE (DIR | HANDLE2) [--state DIR]\n"
-	"\n"
-	"capture  snapshot WORKSPACE now; prints the state handle (JSON)\n"
-	"restore  materialise a snapshot into DIR (absent or empty)\n"
-	"hash     print the BTH-2 tree hash of DIR\n"
-	"show     list a snapshot's entries\n"
-	"diff     what differs between a snapshot and a directory or another snapshot\n";
+static const struct cli_opt snapshot_opts[] = {
+	{"state", 's', 0, "DIR", "belay's state directory, where snapshots are stored (default $XDG_STATE_HOME/belay)"},
+	{"allow-name-hazards", 'H', 0, NULL,
+	 "restore: also materialise names only a byte-transparent, case-sensitive, non-normalizing destination "
+	 "holds (invalid UTF-8, case or normalization twins), which are refused by default"},
+	CLI_OPT_END,
+};
+
+#define SNAP_SUB(id, sub, syn, what) \
+	static const struct cli_cmd id = {.name = "snapshot " sub, .summary = what, .synopsis = syn}
+SNAP_SUB(spec_snap_capture, "capture", "WORKSPACE [--state DIR]", "snapshot WORKSPACE now; prints the state handle (JSON)");
+SNAP_SUB(spec_snap_restore, "restore", "HANDLE DIR [--state DIR] [--allow-name-hazards]",
+	 "materialise a snapshot into DIR (absent or empty)");
+SNAP_SUB(spec_snap_hash, "hash", "DIR", "print the BTH-2 tree hash of DIR");
+SNAP_SUB(spec_snap_show, "show", "HANDLE [--state DIR]", "list a snapshot's entries");
+SNAP_SUB(spec_snap_diff, "diff", "HANDLE (DIR | HANDLE2) [--state DIR]",
+	 "what differs between a snapshot and a directory or another snapshot");
+
+const struct cli_cmd cli_snapshot = {
+	.name = "snapshot",
+	.summary = "capture, restore, hash, show or diff workspace pre-states",
+	.about = "The content-addressed pre-state store that belay fills before each tools/call of a contained "
+		 "run (docs/SNAPSHOTS.md).",
+	.opts = snapshot_opts,
+	.subs = (const struct cli_cmd *const[]){&spec_snap_capture, &spec_snap_restore, &spec_snap_hash, &spec_snap_show, &spec_snap_diff, NULL},
+};
 
 static int fail(const struct err *e)
 {
@@ -75,17 +89,13 @@ static int open_store(const char *state_opt, const char *refuse, struct snap_sto
 
 int cmd_snapshot(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"state", required_argument, NULL, 's'},
-		{"allow-name-hazards", no_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_snapshot, &P, 0);
 	if (argc < 2)
 		return cli_fail("snapshot: a subcommand is required (capture, restore, hash, show, diff)");
 	const char *sub = argv[1];
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
-		fputs(snapshot_usage, stdout);
+		cli_help(&cli_snapshot, stdout);
 		return 0;
 	}
 	const char *state = NULL;
@@ -94,11 +104,11 @@ int cmd_snapshot(int argc, char **argv)
 	opterr = 0;
 	argc--;
 	argv++;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 's': state = optarg; break;
 		case 'H': hazards = 1; break;
-		case 'h': fputs(snapshot_usage, stdout); return 0;
+		case 'h': cli_help(&cli_snapshot, stdout); return 0;
 		default: return cli_fail("snapshot %s: unknown option '%s' (belay snapshot --help)", sub, argv[optind - 1]);
 		}
 	}

@@ -16,22 +16,29 @@
 #include "host/chost.h"
 #include "mcpcfg/mcpcfg.h"
 
-static const char snippet_usage[] =
-	"usage: belay snippet [CLIENT] [options] [-- SERVER_CMD [ARGS...]]\n"
-	"\n"
-	"Prints the MCP server configuration that makes CLIENT start belay: claude-code\n"
-	"(.mcp.json), claude-code-cli (claude mcp add), cursor, vscode, codex, windsurf, zed.\n"
-	"Without CLIENT, every one, each under a comment line naming the file it goes in.\n"
-	"The snippet connects to a console (belay connect SOCKET); with -- SERVER_CMD it runs a\n"
-	"headless recording proxy of that server instead. Paths are absolute: agents start\n"
-	"servers with a minimal environment (no BELAY_STATE_DIR, no XDG_RUNTIME_DIR).\n"
-	"\n"
-	"  --socket PATH     the console's socket (default: the console's default socket)\n"
-	"  --name NAME       the server's name in the client (default belay)\n"
-	"  --command PATH    the belay to run (default: this belay's absolute path)\n"
-	"  --state DIR       with -- SERVER_CMD: the proxy's state directory (default: the one\n"
-	"                    belay uses now, written out)\n"
-	"  --scope DIR       with -- SERVER_CMD: contain the server, writes confined to DIR\n";
+static const struct cli_opt snippet_opts[] = {
+	{"socket", 'k', 0, "PATH", "the console's socket (default: the console's default socket)"},
+	{"name", 'n', 0, "NAME", "the server's name in the client (default belay)"},
+	{"command", 'c', 0, "PATH", "the belay to run (default: this belay's absolute path)"},
+	{"state", 's', 0, "DIR",
+	 "with -- SERVER_CMD: the proxy's state directory (default: the one belay uses now, written out)"},
+	{"scope", 'S', 0, "DIR", "with -- SERVER_CMD: contain the server, writes confined to DIR"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_snippet = {
+	.name = "snippet",
+	.summary = "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, "
+		   "Windsurf, Zed) start belay",
+	.synopsis = "[CLIENT] [options] [-- SERVER_CMD [ARGS...]]",
+	.about = "Prints the MCP server configuration that makes CLIENT start belay: claude-code (.mcp.json), "
+		 "claude-code-cli (claude mcp add), cursor, vscode, codex, windsurf, zed. Without CLIENT, every "
+		 "one, each under a comment line naming the file it goes in.\n\n"
+		 "The snippet connects to a console (belay connect SOCKET); with -- SERVER_CMD it runs a headless "
+		 "recording proxy of that server instead. Paths are absolute: agents start servers with a minimal "
+		 "environment (no BELAY_STATE_DIR, no XDG_RUNTIME_DIR).",
+	.opts = snippet_opts,
+};
 
 struct sopts {
 	const char *sock, *name, *command, *state, *scope;
@@ -40,21 +47,17 @@ struct sopts {
 /* getopt_long over argv from optind; -1 when parsing goes on, else the exit status. */
 static int take_opts(int argc, char **argv, struct sopts *o)
 {
-	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 'k'}, {"name", required_argument, NULL, 'n'},
-		{"command", required_argument, NULL, 'c'}, {"state", required_argument, NULL, 's'},
-		{"scope", required_argument, NULL, 'S'},  {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(&cli_snippet, &P, 1);
 	int c;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'k': o->sock = optarg; break;
 		case 'n': o->name = optarg; break;
 		case 'c': o->command = optarg; break;
 		case 's': o->state = optarg; break;
 		case 'S': o->scope = optarg; break;
-		case 'h': fputs(snippet_usage, stdout); return 0;
+		case 'h': cli_help(&cli_snippet, stdout); return 0;
 		default:
 			return cli_fail("snippet: unknown or incomplete option '%s' (belay snippet --help)", argv[optind - 1]);
 		}

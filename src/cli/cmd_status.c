@@ -8,11 +8,28 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "hook/hook_status.h"
 
-static const char status_usage[] = "usage: belay status [--project DIR] [--state DIR] [--socket PATH] [--json]\n";
+static const struct cli_opt status_opts[] = {
+	{"project", 'p', 0, "DIR", "the project whose hook configuration to check (default: the current directory)"},
+	CLI_OPT_STATE,
+	{"socket", 'S', 0, "PATH", "the console's socket (default: the console's default)"},
+	CLI_OPT_JSON("one JSON object"),
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_status = {
+	.name = "status",
+	.summary = "installed hook adapters, the running console and live hook sessions",
+	.synopsis = "[--project DIR] [--state DIR] [--socket PATH] [--json]",
+	.about = "Lists the hook adapters installed in the project and the home directory (each event, this belay, "
+		 "the fail-closed wrapper), whether a console and the hook helper are running, and the live hook "
+		 "sessions. Exit 1 when an installed adapter is broken.",
+	.opts = status_opts,
+};
 
 static void print_listener(const char *name, const cJSON *l)
 {
@@ -26,17 +43,14 @@ static void print_listener(const char *name, const cJSON *l)
 
 int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"project", required_argument, NULL, 'p'}, {"state", required_argument, NULL, 's'},
-		{"socket", required_argument, NULL, 'S'},  {"json", no_argument, NULL, 'J'},
-		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
-	};
-	struct cli_opts co = {.cmd = "status", .help = "status", .usage = status_usage};
+	struct cli_parse P;
+	cli_parse_init(&cli_status, &P, 1);
+	struct cli_opts co = {.cmd = "status", .help = "status", .spec = &cli_status};
 	const char *project = ".", *sock = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		if (c == 'p')
 			project = optarg;
 		else if (c == 'S')

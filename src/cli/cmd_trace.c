@@ -1,5 +1,6 @@
 /* cmd_trace.c - `belay trace show|check TRACE`: a human (or JSON) view of a recorded run,
  * and strict validation that names the first bad line. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,31 @@
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 
-static const char trace_usage[] =
-	"usage: belay trace show TRACE [--json]\n"
-	"       belay trace check TRACE\n"
-	"\n"
-	"show   requests paired with their responses, latency and errors\n"
-	"check  validate a trace; exit 1 naming the first bad line (a last line cut mid-line is\n"
-	"       named, and the lines before it are read)\n";
+static const struct cli_opt trace_show_opts[] = {
+	CLI_OPT_JSON("one JSON object per request/response pair, then a summary line"),
+	CLI_OPT_END,
+};
+
+static const struct cli_cmd trace_show = {
+	.name = "trace show",
+	.summary = "requests paired with their responses, latency and errors",
+	.synopsis = "TRACE [--json]",
+	.opts = trace_show_opts,
+};
+
+static const struct cli_cmd trace_check = {
+	.name = "trace check",
+	.summary = "validate a trace; exit 1 naming the first bad line (a last line cut mid-line is named, "
+		   "and the lines before it are read)",
+	.synopsis = "TRACE",
+};
+
+const struct cli_cmd cli_trace = {
+	.name = "trace",
+	.summary = "show or check a recorded trace",
+	.about = "A trace is the append-only JSON-lines record of one run (docs/TRACE_FORMAT.md).",
+	.subs = (const struct cli_cmd *const[]){&trace_show, &trace_check, NULL},
+};
 
 static void print_argv(const cJSON *argv)
 {
@@ -197,23 +216,31 @@ static void show_json(const struct trace *t, const struct model *m)
 int cmd_trace(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(trace_usage, argc < 2 ? stderr : stdout);
+		cli_help(&cli_trace, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : 0;
 	}
 	const char *sub = argv[1], *path = NULL;
-	int json = 0;
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return cli_fail("trace: unknown option '%s'", argv[i]);
-		else if (!path)
-			path = argv[i];
-		else
-			return cli_fail("trace: more than one trace given");
-	}
-	if (strcmp(sub, "show") && strcmp(sub, "check"))
+	const struct cli_cmd *spec = cli_sub(&cli_trace, sub);
+	if (!spec)
 		return cli_fail("trace: unknown subcommand '%s' (show or check)", sub);
+	struct cli_parse P;
+	cli_parse_init(spec, &P, 0);
+	int json = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = cli_getopt(&P, argc - 1, argv + 1)) != -1) {
+		if (c == 'J')
+			json = 1;
+		else if (c == 'h') {
+			cli_help(spec, stdout);
+			return 0;
+		} else
+			return cli_fail("%s: unknown option '%s' (belay trace --help)", spec->name, argv[optind]);
+	}
+	if (optind + 1 < argc)
+		path = argv[1 + optind];
+	if (optind + 2 < argc)
+		return cli_fail("trace: more than one trace given");
 	if (!path)
 		return cli_fail("trace %s: no trace file given", sub);
 	struct err e = {0};

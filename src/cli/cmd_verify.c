@@ -18,38 +18,54 @@
 #include "verify/policy.h"
 #include "verify/verify.h"
 
-static const char verify_usage[] =
-	"usage: belay verify TRACE [options] [-- SERVER...]\n"
-	"       belay replay TRACE [options] [-- SERVER...]\n"
-	"\n"
-	"verify re-executes every tools/call of TRACE on a fresh contained server from its\n"
-	"recorded pre-state and judges it: A2 (the result reproduces; the effect matches the\n"
-	"tool's readOnlyHint / openWorldHint) and A1 (your invariants). replay only reports\n"
-	"which turns could be re-executed, and why not.\n"
-	"\n"
-	"  --turn N               only turn N (0-based)\n"
-	"  --invariants FILE      A1 policy (JSON; may be repeated)\n"
-	"  --no-default-invariants  drop the defaults (tests/testing no-assertion-weakening,\n"
-	"                         suite-before-success-claim)\n"
-	"  --replays N            further replays when a result differs (>= 3, default 3)\n"
-	"  -j N                   verify N turns at once (default 1)\n"
-	"  --timeout SECONDS      per awaited reply in a replay (default 10)\n"
-	"  --state DIR            where the pre-states are (default: the one the trace names)\n"
-	"  --full-diff            compute every replay's effect by a full diff of the scratch\n"
-	"                         workspace instead of from its dirty set (slower; the dirty\n"
-	"                         set falls back to it by itself when it cannot be trusted)\n"
-	"  --order both|isolated|session\n"
-	"                         how calls are re-executed: each alone on a fresh server\n"
-	"                         (isolated), the whole session in recorded order on one warm\n"
-	"                         server (session: one server start per run), or both (default:\n"
-	"                         a call that reproduces only in order depends on session state)\n"
-	"  --keep-replay-traces DIR  keep the trace each replay's own session records (what the\n"
-	"                         re-executed server was sent and answered) in DIR\n"
-	"  --check-scratch        after every incremental move of a scratch workspace, compare\n"
-	"                         it with the pre-state by tree hash (O(tree); for doubt)\n"
-	"  --json                 one JSON object per turn, then a summary line\n"
-	"  --no-store             do not save the verdicts in the state directory's store\n"
-	"  -- SERVER...           replay against this server instead of the recorded one\n";
+static const struct cli_opt verify_opts[] = {
+	{"turn", 't', 0, "N", "only turn N (0-based)"},
+	{"invariants", 'i', 0, "FILE", "A1 policy (JSON; may be repeated)"},
+	{"no-default-invariants", 'n', 0, NULL,
+	 "drop the defaults (tests/testing no-assertion-weakening, suite-before-success-claim)"},
+	{"replays", 'r', 0, "N", "further replays when a result differs (>= 3, default 3)"},
+	{NULL, 'j', 0, "N", "verify N turns at once (default 1)"},
+	{"timeout", 'T', 0, "SECONDS", "per awaited reply in a replay (default 10)"},
+	{"state", 's', 0, "DIR", "where the pre-states are (default: the one the trace names)"},
+	{"full-diff", 'F', 0, NULL,
+	 "compute every replay's effect by a full diff of the scratch workspace instead of from its dirty set "
+	 "(slower; the dirty set falls back to it by itself when it cannot be trusted)"},
+	{"order", 'O', 0, "both|isolated|session",
+	 "how calls are re-executed: each alone on a fresh server (isolated), the whole session in recorded order "
+	 "on one warm server (session: one server start per run), or both (default: a call that reproduces only "
+	 "in order depends on session state)"},
+	{"keep-replay-traces", 'K', 0, "DIR",
+	 "keep the trace each replay's own session records (what the re-executed server was sent and answered) in "
+	 "DIR"},
+	{"check-scratch", 'C', 0, NULL,
+	 "after every incremental move of a scratch workspace, compare it with the pre-state by tree hash "
+	 "(O(tree); for doubt)"},
+	CLI_OPT_JSON("one JSON object per turn, then a summary line"),
+	{"no-store", 'N', 0, NULL, "do not save the verdicts in the state directory's store"},
+	CLI_OPT_END,
+};
+
+const struct cli_cmd cli_verify = {
+	.name = "verify",
+	.summary = "re-execute every turn of a trace and judge it (A1, A2)",
+	.synopsis = "TRACE [options] [-- SERVER...]",
+	.about = "Re-executes every tools/call of TRACE on a fresh contained server from its recorded pre-state "
+		 "and judges it: A2 (the result reproduces; the effect matches the tool's readOnlyHint / "
+		 "openWorldHint) and A1 (your invariants). With -- SERVER..., replays against this server instead "
+		 "of the recorded one.",
+	.opts = verify_opts,
+	.notes = "Exit status: the worst verdict: 0 PASS, 1 WARN, 3 UNVERIFIED, 4 FAIL; 2 for usage and input "
+		 "errors.",
+};
+
+const struct cli_cmd cli_replay = {
+	.name = "replay",
+	.summary = "re-execute every turn of a trace and report coverage",
+	.synopsis = "TRACE [options] [-- SERVER...]",
+	.about = "Like belay verify, but only reports which turns could be re-executed, and why not. With -- "
+		 "SERVER..., replays against this server instead of the recorded one.",
+	.opts = verify_opts,
+};
 
 struct cli_state {
 	int json, replay_only;
@@ -250,16 +266,8 @@ static void store_verdicts(const char *trace, const char *state, const struct po
 int cmd_verify(int argc, char **argv)
 {
 	int replay_only = !strcmp(argv[0], "replay");
-	static const struct option opts[] = {
-		{"turn", required_argument, NULL, 't'},    {"invariants", required_argument, NULL, 'i'},
-		{"no-default-invariants", no_argument, NULL, 'n'}, {"replays", required_argument, NULL, 'r'},
-		{"timeout", required_argument, NULL, 'T'}, {"state", required_argument, NULL, 's'},
-		{"json", no_argument, NULL, 'J'},          {"help", no_argument, NULL, 'h'},
-		{"no-store", no_argument, NULL, 'N'},      {"full-diff", no_argument, NULL, 'F'},
-		{"check-scratch", no_argument, NULL, 'C'}, {"order", required_argument, NULL, 'O'},
-		{"keep-replay-traces", required_argument, NULL, 'K'},
-		{NULL, 0, NULL, 0},
-	};
+	struct cli_parse P;
+	cli_parse_init(replay_only ? &cli_replay : &cli_verify, &P, 0);
 	struct policy pol = {0};
 	struct err e = {0};
 	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, check_scratch = 0, rc;
@@ -283,7 +291,7 @@ int cmd_verify(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 't': turn = atoi(optarg); if (turn < 0) return cli_fail("%s: --turn must be >= 0", argv[0]); break;
 		case 'i': if (ninv == 16) return cli_fail("too many --invariants"); inv_files[ninv++] = optarg; break;
@@ -307,7 +315,7 @@ int cmd_verify(int argc, char **argv)
 				return cli_fail("%s: --order is both, isolated or session, not '%s'", argv[0], optarg);
 			break;
 		case 'K': keep_traces = optarg; break;
-		case 'h': fputs(verify_usage, stdout); return 0;
+		case 'h': cli_help(replay_only ? &cli_replay : &cli_verify, stdout); return 0;
 		default: return cli_fail("%s: unknown or incomplete option '%s' (belay %s --help)", argv[0], argv[optind - 1], argv[0]);
 		}
 	}

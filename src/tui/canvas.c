@@ -306,6 +306,41 @@ int canvas_text_fit(struct canvas *c, int y, int x, int maxw, enum role r, const
 	return used;
 }
 
+/* The byte offset in s[0..n) where the shortest suffix at most tw columns wide begins. */
+static size_t suffix_start(const char *str, size_t n, int total, int tw)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0;
+	while (i < n && total > tw) {
+		uint32_t cp;
+		i += utf8_decode(s + i, n - i, &cp);
+		total -= char_width(&cp);
+	}
+	return i;
+}
+
+int canvas_text_mid(struct canvas *c, int y, int x, int maxw, enum role r, const char *utf8)
+{
+	if (maxw < 0)
+		maxw = c->w - x;
+	if (maxw <= 0 || !utf8)
+		return 0;
+	size_t n = strlen(utf8);
+	int total = canvas_width(utf8);
+	if (total <= maxw)
+		return draw(c, y, x, (long)x + maxw, r, utf8, n, 0);
+	const char *ell = glyph(G_ELLIPSIS);
+	int ew = canvas_width(ell);
+	if (maxw <= ew + 1)
+		return canvas_text_fit(c, y, x, maxw, r, utf8, 0);
+	int tail = (maxw - ew) / 2, head = maxw - ew - tail;
+	int used = draw(c, y, x, (long)x + head, r, utf8, n, 1);
+	used += draw(c, y, (long)x + used, (long)x + used + ew, r, ell, strlen(ell), 0);
+	size_t from = suffix_start(utf8, n, total, tail);
+	used += draw(c, y, (long)x + used, (long)x + maxw, r, utf8 + from, n - from, 1);
+	return used;
+}
+
 int canvas_text_right(struct canvas *c, int y, int x, int maxw, enum role r, const char *utf8)
 {
 	if (maxw < 0)

@@ -41,6 +41,10 @@ int canvas_textf(struct canvas *c, int y, int x, int maxw, enum role r, const ch
 /* Like canvas_text, but a string wider than maxw is cut and ends in the ellipsis glyph;
  * the rest of the width (if pad) is filled with spaces in role r. Returns columns used. */
 int canvas_text_fit(struct canvas *c, int y, int x, int maxw, enum role r, const char *utf8, int pad);
+/* Like canvas_text, but a string wider than maxw keeps its start and its end with the
+ * ellipsis glyph between them (a path's last part, a command's arguments stay). Returns
+ * the columns used. */
+int canvas_text_mid(struct canvas *c, int y, int x, int maxw, enum role r, const char *utf8);
 /* Same, aligned right inside [x, x+maxw). */
 int canvas_text_right(struct canvas *c, int y, int x, int maxw, enum role r, const char *utf8);
 /* Changes the role of cells without touching their characters. */

@@ -63,6 +63,13 @@ void tdoc_addn(struct tdoc *d, enum role r, const char *text, size_t n)
 	l->sp[l->n++] = (struct tspan){.role = (unsigned char)r, .text = xstrndup(text, n)};
 }
 
+void tdoc_hang(struct tdoc *d, int cols)
+{
+	if (!d->n)
+		tdoc_nl(d);
+	d->lines[d->n - 1].hang = cols;
+}
+
 void tdoc_add(struct tdoc *d, enum role r, const char *text)
 {
 	tdoc_addn(d, r, text, strlen(text));
@@ -121,32 +128,67 @@ struct tpos {
 	size_t off;
 };
 
-/* Moves p over the whole characters of l that fit in w columns (always at least one, so
- * every row advances); a character that does not fit starts the next row. Returns 1 while
- * text remains after p. */
+/* The character at p (its bytes in *n), or NULL at the end of the line. */
+static const char *char_at(const struct tline *l, struct tpos *p, size_t *n)
+{
+	while (p->k < l->n && !l->sp[p->k].text[p->off]) {
+		p->k++;
+		p->off = 0;
+	}
+	if (p->k >= l->n)
+		return NULL;
+	const char *t = l->sp[p->k].text + p->off;
+	*n = 1;
+	while (*n < 4 && ((unsigned char)t[*n] & 0xC0) == 0x80)
+		(*n)++;
+	return t;
+}
+
+/* Moves p over the spaces at p. Returns 1 when something other than spaces follows. */
+static int skip_spaces(const struct tline *l, struct tpos *p)
+{
+	size_t n;
+	const char *t;
+	while ((t = char_at(l, p, &n)) && *t == ' ')
+		p->off += n;
+	return t != NULL;
+}
+
+/* Moves p over the characters of l that fit in w columns, breaking after the last space
+ * that fits (a word longer than the row is cut where the row ends); always over at least
+ * one character, so every row advances. Returns 1 while more than spaces remains after p
+ * (the next row skips the spaces it starts with). */
 static int fit_row(const struct tline *l, struct tpos *p, int w)
 {
-	int used = 0, any = 0;
-	while (p->k < l->n) {
-		const char *t = l->sp[p->k].text + p->off;
-		if (!*t) {
-			p->k++;
-			p->off = 0;
-			continue;
-		}
-		size_t n = 1;
-		while (n < 4 && ((unsigned char)t[n] & 0xC0) == 0x80)
-			n++;
+	int used = 0, any = 0, word = 0; /* word: past the row's leading spaces */
+	struct tpos brk = {-1, 0};
+	size_t n;
+	const char *t;
+	while ((t = char_at(l, p, &n))) {
 		char tmp[8] = {0};
 		memcpy(tmp, t, n);
 		int cw = canvas_width(tmp);
-		if (any && used + cw > w)
-			return 1;
+		if (any && used + cw > w) {
+			if (*t != ' ' && brk.k >= 0)
+				*p = brk;
+			struct tpos q = *p;
+			return skip_spaces(l, &q);
+		}
 		used += cw;
 		p->off += n;
 		any = 1;
+		if (*t != ' ')
+			word = 1;
+		else if (word)
+			brk = *p;
 	}
 	return 0;
+}
+
+/* Columns a continuation row of l is indented by at width w. */
+static int hang(const struct tline *l, int w)
+{
+	return l->hang > 0 && l->hang < w - 16 ? l->hang : 2;
 }
 
 static size_t line_rows(const struct tline *l, int w, int wrap)
@@ -155,8 +197,11 @@ static size_t line_rows(const struct tline *l, int w, int wrap)
 		return 1;
 	struct tpos p = {0, 0};
 	size_t rows = 1;
-	while (fit_row(l, &p, rows == 1 ? w : w - 2)) /* continuations indent 2 */
+	int ind = hang(l, w);
+	while (fit_row(l, &p, rows == 1 ? w : w - ind)) {
+		skip_spaces(l, &p);
 		rows++;
+	}
 	return rows;
 }
 
@@ -208,8 +253,10 @@ size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, in
 		}
 		struct tpos p = {0, 0}, end = {l->n, 0};
 		for (size_t j = 0; j < k; j++, row++) {
+			if (j)
+				skip_spaces(l, &p);
 			struct tpos from = p;
-			int indent = j ? 2 : 0;
+			int indent = j ? hang(l, w) : 0;
 			if (k > 1)
 				fit_row(l, &p, w - indent);
 			else

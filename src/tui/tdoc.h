@@ -19,6 +19,7 @@ struct tline {
 	struct tspan *sp;
 	int n, cap;
 	int tag; /* caller's mark for the line (e.g. a JSON fold id), -1 none */
+	int hang; /* columns a wrapped line's continuation rows are indented by (0: 2) */
 };
 
 struct tdoc {
@@ -35,12 +36,16 @@ void tdoc_nl(struct tdoc *d);
 void tdoc_add(struct tdoc *d, enum role r, const char *text);
 void tdoc_addn(struct tdoc *d, enum role r, const char *text, size_t n);
 void tdoc_addf(struct tdoc *d, enum role r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Continuation rows of the current line start `cols` columns in (under a table's last
+ * column, say), when the width leaves that column 16 or more; else 2. */
+void tdoc_hang(struct tdoc *d, int cols);
 /* Appends text that may hold newlines: each becomes a new line in role r. */
 void tdoc_text(struct tdoc *d, enum role r, const char *text);
 /* The plain text of line i (new string). */
 char *tdoc_line_text(const struct tdoc *d, size_t i);
 
-/* Rows the document takes at width w (wrap: long lines continue on the next row). */
+/* Rows the document takes at width w (wrap: long lines continue on the next row, broken
+ * after a space; a word wider than the row is cut where the row ends). */
 size_t tdoc_rows(const struct tdoc *d, int w, int wrap);
 /* Draws rows [top, top+h) of the document into the rectangle; `cursor` (a row index, or
  * -1) is drawn in ROLE_SELECTED. Returns the number of rows the document has. */

@@ -63,8 +63,13 @@ struct ui {
 	unsigned vis_gen;          /* the run gen vis was computed from */
 	size_t vis_run;
 	struct filter *flt;
-	char filter_text[256];
+	char filter_text[512];     /* as long as the prompt that sets it */
 	int follow;                /* the focus follows new turns */
+	/* the widest tool name and cause of run colw_run at its gen colw_gen; its first
+	 * colw_scanned turns' widest tool name (ui_draw.c) */
+	size_t colw_run, colw_scanned;
+	unsigned colw_gen;
+	int colw_valid, colw_tool, colw_cause, colw_turn_tool;
 	/* detail */
 	struct detail det;
 	int det_loaded;

@@ -85,18 +85,34 @@ static void header_row(struct canvas *c, int y, int w, const char *title, int fo
 
 /*==== title ====*/
 
+/* The server command and where it runs (scope, network) share the bar; when both do not
+ * fit, neither is cut at its end: each keeps its start and its end (the command's last
+ * argument, the scope's last directory, the network policy). Where it runs goes first: it
+ * stays whole while it takes at most two thirds of the room. */
 static void draw_title(struct ui *u, struct canvas *c)
 {
 	canvas_fill(c, 0, 0, 1, u->w, ' ', ROLE_TITLE);
 	int x = canvas_text(c, 0, 0, u->w, ROLE_TITLE, " belay console ");
 	struct cm_run *r = ui_run(u);
-	char buf[512];
-	if (r) {
-		snprintf(buf, sizeof buf, "%s %s  %s%s%s%s", glyph(G_VLINE), r->server ? r->server : "(server not known yet)",
-			 r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
-			 r->network ? " net " : "", r->network ? r->network : "");
-		x += canvas_text_fit(c, 0, x, u->w - x - 1, ROLE_TITLE, buf, 0);
+	if (!r)
+		return;
+	x += canvas_text(c, 0, x, u->w - x, ROLE_TITLE, glyph(G_VLINE));
+	x += canvas_text(c, 0, x, u->w - x, ROLE_TITLE, " ");
+	char where[600];
+	snprintf(where, sizeof where, "  %s%s%s%s", r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
+		 r->network ? " net " : "", r->network ? r->network : "");
+	const char *server = r->server ? r->server : "(server not known yet)";
+	int room = u->w - x - 1, sw = canvas_width(server), ww = canvas_width(where);
+	if (sw + ww > room) {
+		if (ww <= 2 * room / 3)
+			sw = room - ww;
+		else if (sw <= room / 3)
+			ww = room - sw;
+		else
+			ww = 2 * room / 3, sw = room - ww;
 	}
+	x += canvas_text_mid(c, 0, x, sw, ROLE_TITLE, server);
+	canvas_text_mid(c, 0, x, ww, ROLE_TITLE, where);
 }
 
 /*==== runs ====*/
@@ -120,6 +136,12 @@ static void draw_runs(struct ui *u, struct canvas *c, const struct layout *L)
 			    u->socket_path ? "no run yet: connect an agent (the prompt line says how)" : "no run");
 		return;
 	}
+	int idw = 0; /* as wide as the widest id, so the counts and the live mark have room */
+	for (size_t k = 0; k < u->m->nruns; k++) {
+		int n = canvas_width(u->m->runs[k]->id);
+		idw = n > idw ? n : idw;
+	}
+	idw = idw > 34 ? 34 : idw;
 	for (int i = 0; i < L->runs_rows; i++) {
 		size_t k = p->top + (size_t)i;
 		if (k >= u->m->nruns)
@@ -129,7 +151,7 @@ static void draw_runs(struct ui *u, struct canvas *c, const struct layout *L)
 		int cur = k == u->run;
 		x += canvas_text(c, y, x, 2, ROLE_NORMAL, cur ? glyph(G_FOCUS) : " ");
 		x += 1;
-		x += canvas_text_fit(c, y, x, 34, cur ? ROLE_TITLE : ROLE_NORMAL, r->id, 1) + 1;
+		x += canvas_text_fit(c, y, x, idw, cur ? ROLE_TITLE : ROLE_NORMAL, r->id, 1) + 1;
 		char tm[16];
 		hhmmss(r->started, tm, sizeof tm);
 		x += canvas_text_fit(c, y, x, 9, ROLE_DIM, tm, 1);
@@ -162,29 +184,88 @@ struct tcols {
 	int num, time, tool, args, lat, gate, pre, a1, a2, verdict, cause, den;
 };
 
-static void columns(int w, struct tcols *k)
+/* The widest tool name and cause of the run's turns and held calls (columns are sized to
+ * what they hold, not to a guess). Recomputed when the run changes: tool names (which never
+ * change) only for turns appended since, causes (ASCII names) for every turn. */
+static void natural_widths(struct ui *u, const struct cm_run *r, int *tool, int *cause)
 {
+	if (!r) {
+		*tool = 4, *cause = 0;
+		return;
+	}
+	if (u->colw_run != u->run || !u->colw_valid || u->colw_scanned > r->nturns)
+		u->colw_run = u->run, u->colw_valid = 1, u->colw_scanned = 0, u->colw_turn_tool = 0, u->colw_gen = r->gen - 1;
+	if (u->colw_gen != r->gen) {
+		for (size_t i = u->colw_scanned; i < r->nturns; i++) {
+			const struct cm_turn *t = cm_turn_at(r, i);
+			int n = canvas_width(t->tool ? t->tool : "?");
+			u->colw_turn_tool = n > u->colw_turn_tool ? n : u->colw_turn_tool;
+		}
+		u->colw_scanned = r->nturns;
+		int tw = u->colw_turn_tool, cw = 0;
+		for (size_t i = 0; i < r->nholds; i++) {
+			int n = canvas_width(r->holds[i].tool ? r->holds[i].tool : "?");
+			tw = n > tw ? n : tw;
+		}
+		for (size_t i = 0; i < r->nturns; i++) {
+			int n = (int)strlen(cm_turn_at(r, i)->cause);
+			cw = n > cw ? n : cw;
+		}
+		u->colw_tool = tw, u->colw_cause = cw, u->colw_gen = r->gen;
+	}
+	*tool = u->colw_tool;
+	*cause = u->colw_cause;
+}
+
+/* Adds `want` columns to *col when they fit in what is left of avail. */
+static int take(int *used, int avail, int *col, int want)
+{
+	if (*used + want > avail)
+		return 0;
+	*col += want;
+	*used += want;
+	return 1;
+}
+
+/* Lays the turn columns out by priority (each width counts its one-column gap): the turn
+ * number, the verdict, the gate decision, the denial count and the A1/A2 glyphs always; then
+ * the whole tool name, then arguments enough to read, then the whole verdict cause (never a
+ * cut one: narrower screens name it on the focus line), then latency, the A1/A2 words,
+ * pre-state and time as room allows; arguments take what is left. */
+static void columns(struct ui *u, const struct cm_run *r, struct tcols *k)
+{
+	enum { TOOL_MIN = 12, TOOL_MAX = 40, ARGS_MIN = 12, ARGS_READ = 20, CAUSE_MAX = 40 };
+	int tool_nat, cause_nat;
+	natural_widths(u, r, &tool_nat, &cause_nat);
+	tool_nat = (tool_nat > TOOL_MAX ? TOOL_MAX : tool_nat) + 1;
+	cause_nat = cause_nat ? (cause_nat > CAUSE_MAX ? CAUSE_MAX : cause_nat) + 1 : 0;
 	memset(k, 0, sizeof *k);
+	int avail = u->w - 3; /* the focus mark (2) and the right margin */
 	k->num = 5;
-	k->time = w >= 100 ? 9 : 0;
-	k->tool = w >= 120 ? 16 : 12;
-	k->lat = 8;
+	k->verdict = 14; /* "? UNVERIFIED*" */
 	k->gate = 9;
-	k->pre = 7;
-	k->a1 = 6;
-	k->a2 = 6;
-	k->verdict = 14;
-	k->cause = w >= 150 ? 26 : 0; /* narrower screens name the cause on the focus line */
 	k->den = 4;
-	int used = 2 + k->num + k->time + k->tool + k->lat + k->gate + k->pre + k->a1 + k->a2 + k->verdict + k->cause +
-		   k->den;
-	k->args = w - used - 1;
-	if (k->args < 4)
-		k->args = 4;
+	k->a1 = k->a2 = 3; /* the glyph */
+	k->tool = tool_nat < TOOL_MIN ? tool_nat : TOOL_MIN;
+	k->args = ARGS_MIN;
+	int used = k->num + k->verdict + k->gate + k->den + k->a1 + k->a2 + k->tool + k->args;
+	if (!take(&used, avail, &k->tool, tool_nat - k->tool))
+		take(&used, avail, &k->tool, avail - used > 0 ? avail - used : 0);
+	take(&used, avail, &k->args, ARGS_READ - ARGS_MIN);
+	take(&used, avail, &k->cause, cause_nat);
+	take(&used, avail, &k->lat, 8);
+	if (used + 6 <= avail)
+		k->a1 += 3, k->a2 += 3, used += 6;
+	take(&used, avail, &k->pre, 7);
+	take(&used, avail, &k->time, 9);
+	if (avail > used)
+		k->args += avail - used;
 }
 
 static int cell(struct canvas *c, int y, int x, int w, enum role r, const char *s)
 {
+	if (w <= 0)
+		return x;
 	canvas_text_fit(c, y, x, w - 1, r, s, 1);
 	return x + w;
 }
@@ -196,7 +277,7 @@ static int axis_cell(struct canvas *c, int y, int x, int w, enum cm_v v, int ver
 		snprintf(s, sizeof s, "%s", glyph(G_VERIFYING));
 		return cell(c, y, x, w, ROLE_V_PENDING, s);
 	}
-	snprintf(s, sizeof s, "%s%s", look_v_glyph(v), v == CMV_NONE ? "" : look_v_short(v));
+	snprintf(s, sizeof s, "%s%s", look_v_glyph(v), v == CMV_NONE || w < 6 ? "" : look_v_short(v));
 	return cell(c, y, x, w, look_v_role(v), s);
 }
 
@@ -288,8 +369,8 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 	struct cm_run *r = ui_run(u);
 	ui_refilter(u, 0);
 	struct tcols k;
-	columns(u->w, &k);
-	char t[400];
+	columns(u, r, &k);
+	char t[640];
 	if (u->flt) {
 		size_t nt = u->nvis; /* held calls the store does not have yet are rows, not turns */
 		while (r && nt && u->vis[nt - 1] >= r->nturns)
@@ -354,27 +435,35 @@ static void draw_focus_line(struct ui *u, struct canvas *c, int y)
 				 t->verifying ? "verifying..." : "not verified (v verifies it, Enter opens it)");
 	} else {
 		snprintf(s, sizeof s, "%s %s%s%s", look_v_glyph(t->v), look_v_word(t->v), t->cause[0] ? " " : "", t->cause);
-		x += canvas_text(c, y, x, u->w - x, look_v_role(t->v), s);
+		x += canvas_text_fit(c, y, x, u->w - x, look_v_role(t->v), s, 0);
+		/* Each axis whole or not at all (the verdict above already names the worst). */
 		snprintf(s, sizeof s, "  A1 %s%s%s%s", look_v_word(t->a1), t->a1_cause[0] ? " " : "", t->a1_cause,
 			 t->a1_nc ? " (+not covered)" : "");
-		x += canvas_text(c, y, x, u->w - x, look_v_role(t->a1), s);
+		if (canvas_width(s) <= u->w - x)
+			x += canvas_text(c, y, x, u->w - x, look_v_role(t->a1), s);
 		snprintf(s, sizeof s, "  A2 %s%s%s%s", look_v_word(t->a2), t->a2_cause[0] ? " " : "", t->a2_cause,
 			 t->a2_nc ? " (+not covered)" : "");
-		x += canvas_text(c, y, x, u->w - x, look_v_role(t->a2), s);
+		if (canvas_width(s) <= u->w - x)
+			x += canvas_text(c, y, x, u->w - x, look_v_role(t->a2), s);
 	}
 	if (t->rc != CMV_NONE) {
-		snprintf(s, sizeof s, "  re-check %s ", glyph(G_RECHECK));
-		x += canvas_text(c, y, x, u->w - x, ROLE_DIM, s);
+		/* A partial re-check beside the verdict, never in its place; whole or not at all. */
+		char lab[64];
+		snprintf(lab, sizeof lab, "  re-check %s ", glyph(G_RECHECK));
 		snprintf(s, sizeof s, "%s %s%s%s", look_v_glyph(t->rc), look_v_word(t->rc), t->rc_cause[0] ? " " : "",
 			 t->rc_cause);
-		x += canvas_text(c, y, x, u->w - x, look_v_role(t->rc), s);
+		if (canvas_width(lab) + canvas_width(s) <= u->w - x) {
+			x += canvas_text(c, y, x, u->w - x, ROLE_DIM, lab);
+			x += canvas_text(c, y, x, u->w - x, look_v_role(t->rc), s);
+		}
 	}
-	if (t->error)
-		x += canvas_text(c, y, x + 2, u->w - x - 2, ROLE_CALL_ERROR, t->error) + 2;
 	if (t->denials) {
 		snprintf(s, sizeof s, "  %s %d denied", glyph(G_DENIAL), t->denials);
-		canvas_text(c, y, x, u->w - x, ROLE_DENIAL, s);
+		if (canvas_width(s) <= u->w - x)
+			x += canvas_text(c, y, x, u->w - x, ROLE_DENIAL, s);
 	}
+	if (t->error && x + 3 < u->w)
+		canvas_text_fit(c, y, x + 2, u->w - x - 2, ROLE_CALL_ERROR, t->error, 0);
 }
 
 /*==== denials ====*/

@@ -52,17 +52,21 @@ void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h)
 	const struct cm_turn *t = r && u->det.turn >= 0 && (size_t)u->det.turn < r->nturns ? cm_turn_at(r, u->det.turn) : NULL;
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HEADER);
 	if (t) {
-		char lat[32] = "";
-		if (t->latency_us >= 0)
-			snprintf(lat, sizeof lat, ", %.3f ms", (double)t->latency_us / 1000.0);
-		snprintf(s, sizeof s, " TURN %d  %s%s  gate %s%s%s%s  pre-state %s%s%s", t->turn, t->tool ? t->tool : "?",
-			 lat, t->decision[0] ? t->decision : "off", t->outcome[0] ? " (" : "", t->outcome,
+		/* The latency goes last and only when it fits: the gate and pre-state are never cut. */
+		snprintf(s, sizeof s, " TURN %d  %s  gate %s%s%s%s  pre-state %s%s%s", t->turn, t->tool ? t->tool : "?",
+			 t->decision[0] ? t->decision : "off", t->outcome[0] ? " (" : "", t->outcome,
 			 t->outcome[0] ? ")" : "", t->prestate, t->handle_cause ? " " : "",
 			 t->handle_cause ? t->handle_cause : "");
+		int x = canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
+		if (t->latency_us >= 0) {
+			snprintf(s, sizeof s, "  %.3f ms", (double)t->latency_us / 1000.0);
+			if (canvas_width(s) <= u->w - x)
+				canvas_text(c, y, x, u->w - x, ROLE_TITLE, s);
+		}
 	} else {
 		snprintf(s, sizeof s, " HELD CALL  run %s", r ? r->id : "?");
+		canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
 	}
-	canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
 	tdoc_draw(&u->det.head, c, g.head_y, 0, g.head_rows, u->w, 0, 1, -1);
 	/* tabs */
 	int x = 1;
@@ -112,6 +116,7 @@ static void help_line(void *arg, const char *keys, const char *line, const char 
 	tdoc_addf(h->d, ROLE_HINT_KEY, "  %-22s", keys);
 	tdoc_addf(h->d, ROLE_NORMAL, " %-26s", line);
 	tdoc_addf(h->d, ROLE_DIM, " %s", help);
+	tdoc_hang(h->d, 2 + 22 + 1 + 26 + 1); /* under the help text */
 }
 
 void ui_snippets(struct tdoc *d, const char *socket_path)

@@ -5,13 +5,13 @@
  * A1 FAIL and A2 PASS, a NOT_COVERED axis), pending, cancelled, errored and held calls,
  * every gate decision, captured/shared/unrestorable/concurrent pre-states, denials linked to
  * their turns, corpus labels. Time, ids and the socket path are fixed. Each screen is drawn
- * at 80x24 and 120x40 (the "too small" screen at 79x24 and 80x23), in UTF-8 glyphs (and two
- * in ASCII), and compared with tests/tui/golden/NAME.WxH.THEME.screen: the canvas dump
+ * at 80x24, 120x40 and 200x60 (the "too small" screen at 79x24 and 80x23), in UTF-8 glyphs
+ * (and two in ASCII), and compared with tests/tui/golden/NAME.WxH.THEME.screen: the canvas dump
  * (roles inline), then a legend giving, for each role on the screen, its style in that theme
  * at 256 colours, 8 colours and mono - one golden per theme in themes/.
  *
- * GENERATE=1 rewrites the goldens; a mismatch prints expected and actual with the first
- * differing row marked. Besides the goldens, honesty is asserted directly on every screen:
+ * GENERATE=1 rewrites the goldens (refused when CI is set, and by scripts/test.sh); a
+ * mismatch prints expected and actual with the first differing row marked. Besides the goldens, honesty is asserted directly on every screen:
  * nothing that says UNVERIFIED or NOT_COVERED wears PASS's role, the status line counts
  * PASS and UNVERIFIED apart (and right), the focused UNVERIFIED turn's cause is on the
  * 80x24 home screen, held calls say HELD. */
@@ -34,8 +34,10 @@
 #include "tui/keymap.h"
 #include "tui/look.h"
 #include "tui/theme.h"
+#include "tui/tdoc.h"
 #include "tui/udiff.h"
 #include "tui/ui.h"
+#include "tui/ui_internal.h"
 
 #define GOLDEN_DIR BELAY_SOURCE_DIR "/tests/tui/golden"
 #define SOCKET "/run/user/1000/belay/console.sock"
@@ -809,7 +811,7 @@ static void golden(const char *name)
 
 /*==== the screens ====*/
 
-static const int sizes[][2] = {{80, 24}, {120, 40}};
+static const int sizes[][2] = {{80, 24}, {120, 40}, {200, 60}};
 
 static void scr_home_runs(void)
 {
@@ -1227,5 +1229,196 @@ Test(screens, resize_below_the_minimum_and_back)
 	ui_draw(&F.u, &F.c);
 	honesty(&F.c, "100x30");
 	cr_assert_geq(find_row("TURNS (30)", NULL), 0);
+	teardown_fx();
+}
+
+/*==== layout by priority ====*/
+
+/* The rows of the turns pane on the home screen: [*y0, *y1). */
+static void turn_rows(int *y0, int *y1)
+{
+	*y0 = find_row(" TURNS", NULL) + 1;
+	*y1 = find_row(" DENIALS", NULL) - 1; /* the focus line */
+	cr_assert(*y0 > 0 && *y1 > *y0, "%dx%d: the turns pane (%d) and the focus line (%d) are on screen", F.u.w,
+		  F.u.h, *y0, *y1);
+}
+
+/* The turn number a turns-pane row shows, or -1 (a held row). */
+static int row_turn(const char *t)
+{
+	char *end;
+	long n = strtol(t + 2 + strspn(t + 2, " "), &end, 10);
+	return end == t + 2 + strspn(t + 2, " ") ? -1 : (int)n;
+}
+
+static const int layout_sizes[][2] = {{80, 24}, {100, 30}, {120, 40}, {160, 40}, {200, 60}};
+
+Test(screens, tool_names_and_causes_are_never_cut_while_arguments_take_room)
+{
+	for (size_t s = 0; s < sizeof layout_sizes / sizeof *layout_sizes; s++) {
+		build(layout_sizes[s][0], layout_sizes[s][1]);
+		press('g', 0); /* from the first turn, then the rest page by page */
+		struct cm_run *r = ui_run(&F.u);
+		int cause_col = find_row(" TURNS", "cause") >= 0, seen = 0, causes = 0;
+		for (int page = 0; page < 4; page++) {
+			int y0, y1;
+			turn_rows(&y0, &y1);
+			for (int y = y0; y < y1; y++) {
+				char *t = row_text(&F.c, y, NULL);
+				int n = row_turn(t);
+				if (n >= 0 && (size_t)n < r->nturns) {
+					const struct cm_turn *tu = cm_turn_at(r, (size_t)n);
+					cr_assert(strstr(t, tu->tool), "%dx%d: turn %d's tool '%s' is whole: %s", F.u.w, F.u.h,
+						  n, tu->tool, t);
+					if (cause_col && tu->cause[0]) {
+						cr_assert(strstr(t, tu->cause), "%dx%d: turn %d's cause '%s' is whole: %s", F.u.w,
+							  F.u.h, n, tu->cause, t);
+						causes++;
+					}
+					seen++;
+				}
+				free(t);
+			}
+			for (int i = 0; i < ui_pane_rows(&F.u, PANE_TURNS); i++)
+				press('j', 0);
+		}
+		cr_assert_geq(seen, (int)r->nturns, "%dx%d: every turn was looked at", F.u.w, F.u.h);
+		/* From 120 columns the causes have their column; below, the focus line names it. */
+		if (F.u.w >= 120)
+			cr_assert(cause_col && causes >= 10, "%dx%d: the cause column (%d causes seen)", F.u.w, F.u.h, causes);
+		teardown_fx();
+	}
+}
+
+/* The columns an argument cell shows of turn n's row: from its '{' to the next gap. */
+static int args_shown(int n)
+{
+	int y0, y1, w = -1;
+	turn_rows(&y0, &y1);
+	for (int y = y0; y < y1 && w < 0; y++) {
+		char *t = row_text(&F.c, y, NULL);
+		if (row_turn(t) == n) {
+			const char *a = strchr(t, '{'), *e = strstr(a, "} ");
+			const char *ell = strstr(a, glyph(G_ELLIPSIS));
+			if (ell && (!e || ell < e))
+				e = ell;
+			cr_assert_not_null(e, "%s", t);
+			w = (int)(e - a) + 1;
+		}
+		free(t);
+	}
+	return w;
+}
+
+Test(screens, arguments_are_readable_at_80_and_take_the_extra_width)
+{
+	build(80, 24);
+	press('g', 0);
+	/* Turn 1: {"path":"src/calc.py"} (22 columns). */
+	int w80 = args_shown(1);
+	cr_assert_geq(w80, 20, "80x24: the arguments show %d columns", w80);
+	teardown_fx();
+	build(200, 60);
+	press('g', 0);
+	cr_assert_eq(args_shown(1), (int)strlen("{\"path\":\"src/calc.py\"}"), "200x60: whole");
+	/* Turn 4 has long arguments: at 200 they get what the other columns leave. */
+	int w200 = args_shown(4);
+	cr_assert_geq(w200, 80, "200x60: %d columns of arguments", w200);
+	/* And every column is there. */
+	int hy = find_row(" TURNS", NULL);
+	char *h = row_text(&F.c, hy, NULL);
+	static const char *titles[] = {"latency", "gate", "pre", "A1", "A2", "verdict", "cause"};
+	for (size_t i = 0; i < sizeof titles / sizeof *titles; i++)
+		cr_assert(strstr(h, titles[i]), "200x60 header has %s: %s", titles[i], h);
+	free(h);
+	cr_assert_geq(find_row("18:50:02", "read_file"), 0, "200x60 shows the time");
+	teardown_fx();
+}
+
+Test(screens, the_title_bar_keeps_the_server_scope_and_network)
+{
+	static const char srv[] = "npx -y @modelcontextprotocol/server-filesystem /home/alice/projects/payments-service";
+	static const char scope[] = "/home/alice/projects/payments-service";
+	static const int widths[] = {160, 120, 80};
+	for (size_t i = 0; i < 3; i++) {
+		build(widths[i], 40);
+		struct cm_run *r = ui_run(&F.u);
+		free(r->server);
+		free(r->scope);
+		r->server = xstrdup(srv);
+		r->scope = xstrdup(scope);
+		ui_draw(&F.u, &F.c);
+		char *t = row_text(&F.c, 0, NULL);
+		if (widths[i] >= 160) {
+			cr_assert(strstr(t, srv) && strstr(t, scope) && strstr(t, "net deny"), "%d: the whole title: %s",
+				  widths[i], t);
+		} else if (widths[i] >= 120) {
+			/* Narrower: where it runs stays whole, the command keeps its start and its end. */
+			cr_assert(strstr(t, "npx -y @model") && strstr(t, "payments-service  scope /home/"), "%d: %s", widths[i], t);
+			cr_assert(strstr(t, scope) && strstr(t, "payments-service net deny"), "%d: %s", widths[i], t);
+		} else {
+			cr_assert(strstr(t, "npx -y") && strstr(t, "service  scope /home/") && strstr(t, "service net deny"),
+				  "%d: %s", widths[i], t);
+		}
+		free(t);
+		teardown_fx();
+	}
+}
+
+Test(screens, wrapped_text_breaks_between_words)
+{
+	struct tdoc d;
+	tdoc_init(&d);
+	tdoc_nl(&d);
+	tdoc_add(&d, ROLE_NORMAL, "the replay changed ");
+	tdoc_add(&d, ROLE_DIM, "tests/test_calc.py and notes.txt, which the record did not; ");
+	tdoc_add(&d, ROLE_NORMAL, "https://example.com/a/very/long/address/without/any/space/in/it ends");
+	struct canvas c;
+	canvas_init(&c, 24, 12);
+	size_t rows = tdoc_draw(&d, &c, 0, 0, 12, 24, 0, 1, -1);
+	cr_assert_eq(rows, tdoc_rows(&d, 24, 1));
+	struct buf all = {0};
+	for (size_t y = 0; y < rows; y++) {
+		char *t = row_text(&c, (int)y, NULL);
+		size_t n = strlen(t);
+		while (n && t[n - 1] == ' ')
+			n--;
+		t[n] = 0;
+		const char *s = t + strspn(t, " ");
+		buf_printf(&all, "%s|", s);
+		free(t);
+	}
+	/* Each word whole on one row, except the one longer than a row. */
+	cr_assert_str_eq(buf_cstr(&all),
+			 "the replay changed|tests/test_calc.py and|notes.txt, which the|record did not;|"
+			 "https://example.com/a/|very/long/address/with|out/any/space/in/it|ends|",
+			 "%s", buf_cstr(&all));
+	buf_free(&all);
+	/* A hanging indent puts the continuation under its column. */
+	tdoc_clear(&d);
+	tdoc_nl(&d);
+	tdoc_add(&d, ROLE_NORMAL, "  key    ");
+	tdoc_add(&d, ROLE_DIM, "what the key does when pressed twice");
+	tdoc_hang(&d, 9);
+	canvas_resize(&c, 30, 12);
+	canvas_clear(&c, ROLE_NORMAL);
+	cr_assert_eq(tdoc_draw(&d, &c, 0, 0, 12, 30, 0, 1, -1), 2);
+	char *t = row_text(&c, 1, NULL);
+	cr_assert(!strncmp(t, "         when pressed twice", 27), "'%s'", t);
+	free(t);
+	canvas_free(&c);
+	tdoc_free(&d);
+}
+
+Test(screens, help_wraps_between_words_under_its_column)
+{
+	build(80, 24);
+	press('?', 0);
+	int y = find_row("Open the focused turn's", NULL);
+	cr_assert_geq(y, 0);
+	char *t = row_text(&F.c, y + 1, NULL);
+	cr_assert(strstr(t, "detail") && strspn(t, " ") >= 50, "the rest of the line under its column: '%s'", t);
+	free(t);
+	cr_assert_lt(find_row("turn's de", NULL), 0);
 	teardown_fx();
 }
