@@ -152,10 +152,12 @@ int cmd_console(int argc, char **argv)
 	if (optind < argc)
 		cs.server = argv + optind;
 	/* Screen codes written into a pipe help nobody: say so before anything starts. */
-	if (!cs.events_only && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)))
+	if (!cs.events_only && (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))) {
+		free(cs.expose);
 		return cli_fail("console: %s is not a terminal: the console draws a screen, so run it in a terminal "
 				"(--events prints what it would show as JSON lines instead)",
 				!isatty(STDOUT_FILENO) ? "stdout" : "stdin");
+	}
 	struct err e = {0};
 	setlocale(LC_ALL, "");
 	char **expose = cs.expose; /* console_setup_done clears cs */

@@ -89,6 +89,8 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 	c->seq_server_ms += rr->ms_server;
 	p->ws = xstrdup(ic->w->sc.ws);
 	p->tmp = xstrdup(ic->w->sc.tmp);
+	p->mirror = ic->w->sc.mirror ? xstrdup(ic->w->sc.mirror) : NULL;
+	p->cache = xstrdup(ic->w->sc.cache);
 	p->observed = cJSON_Duplicate(rr->observed, 1);
 	p->network_refused = rr->network_refused;
 	p->answers_missing = rr->answers_missing;
@@ -162,6 +164,7 @@ void inorder_run(struct vctx *c, struct worker *w)
 		.launcher = c->o->launcher,
 		.scope = sc->ws,
 		.tmpdir = sc->tmp,
+		.cache = c->rec_cache ? sc->cache : NULL,
 		.network = SANDBOX_NET_DENY,
 		.pre = ic.steps,
 		.npre = ic.nsteps,

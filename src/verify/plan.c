@@ -263,7 +263,7 @@ void plan_replay_setup(const struct vctx *c, const struct scratch *sc, struct re
 	out->argv = plan_argv(c, &rl);
 	out->cwd = plan_cwd(c, &rl, sc->ws);
 	plan_env(c, &rl, &out->env, &out->missing);
-	fold_roots(c, sc->ws, sc->tmp, out->roots);
+	fold_roots(c, sc->ws, sc->tmp, sc->mirror, sc->cache, out->roots);
 	out->answers = answers_build(c->t, &c->m, &rl, out->roots);
 }
 

@@ -327,6 +327,10 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 		uv_loop_close(&r.loop);
 		return 0;
 	}
+	/* The recorded server had the sandbox's writable cache (its variables point there): the
+	 * replay gets one too, its own and empty, never the user's shared one. */
+	if (sp->cache)
+		spec.cache = xstrdup(sp->cache);
 	struct session_observer obs = {.record = on_record, .ended = on_ended, .ctx = &r};
 	struct session_opts so = {
 		.argv = sp->argv,

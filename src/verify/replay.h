@@ -51,6 +51,7 @@ struct replay_spec {
 	const char *launcher; /* the belay binary (sandbox launcher) */
 	const char *scope;   /* the restored workspace */
 	const char *tmpdir;  /* the server's private temp dir */
+	const char *cache;   /* the server's writable cache (sandbox_cache.h; empty), or NULL */
 	enum sandbox_network network;
 	struct replay_frame *pre; /* isolated: the handshake frames, in order; session: every step */
 	size_t npre;

@@ -154,30 +154,55 @@ static void rewatch_all(struct scratch *s)
 
 /*==== lifecycle ====*/
 
-int scratch_open(struct scratch *s, const char *name, struct err *e)
+/* An absolute path made of plain components only (no "", ".", ".."), short enough to nest. */
+static int mirrorable(const char *p)
+{
+	if (!p || p[0] != '/' || strlen(p) > 2048 || !strcmp(p, "/"))
+		return 0;
+	for (const char *c = p + 1; *c;) {
+		const char *end = strchr(c, '/');
+		size_t n = end ? (size_t)(end - c) : strlen(c);
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n + (end ? 1 : 0);
+		if (end && !*c)
+			return 0; /* a trailing slash */
+	}
+	return 1;
+}
+
+int scratch_open(struct scratch *s, const char *recorded, struct err *e)
 {
 	memset(s, 0, sizeof *s);
 	s->ifd = -1;
 	s->root = fs_mkdtemp_in(fs_scratch_base(), "belay-verify-", e);
 	if (!s->root)
 		return e ? e->code : -1;
-	if (!name || !*name || !strcmp(name, ".") || !strcmp(name, "..") || strchr(name, '/'))
+	int mirror = mirrorable(recorded);
+	char *base = fs_join(s->root, mirror ? "m" : "w");
+	/* else the workspace keeps at least its own name: "WS/../NAME/x" still maps */
+	const char *name = recorded ? strrchr(recorded, '/') : NULL;
+	name = name ? name + 1 : recorded;
+	if (!name || !*name || !strcmp(name, ".") || !strcmp(name, ".."))
 		name = "ws";
-	char *parent = fs_join(s->root, "w");
-	char *ws = fs_join(parent, name);
+	char *ws = mirror ? xasprintf("%s%s", base, recorded) : fs_join(base, name);
 	s->tmp = fs_join(s->root, "tmp");
-	int made = mkdir(parent, 0700) == 0 && mkdir(ws, 0700) == 0;
-	free(parent);
-	if (!made || mkdir(s->tmp, 0700) != 0) {
-		int er = errno;
+	s->cache = fs_join(s->root, "cache");
+	struct err me = {0};
+	int made = fs_mkdir_p(ws, 0700, &me) == 0;
+	if (!made || mkdir(s->tmp, 0700) != 0 || mkdir(s->cache, 0700) != 0) {
+		int er = made ? errno : -me.code;
 		free(ws);
+		free(base);
 		scratch_close(s);
 		return err_set(e, -er, "cannot create the scratch workspace: %s", strerror(er));
 	}
 	/* The sandbox resolves the scope: use the same spelling for its reports. */
 	s->ws = realpath(ws, NULL);
+	s->mirror = mirror ? realpath(base, NULL) : NULL;
 	free(ws);
-	if (!s->ws) {
+	free(base);
+	if (!s->ws || (mirror && !s->mirror)) {
 		int er = errno;
 		scratch_close(s);
 		return err_set(e, -er, "cannot resolve the scratch workspace: %s", strerror(er));
@@ -197,6 +222,8 @@ void scratch_close(struct scratch *s)
 		fs_remove_tree(s->root);
 	free(s->root);
 	free(s->ws);
+	free(s->mirror);
+	free(s->cache);
 	free(s->tmp);
 	free(s->task);
 	free(s->handle);
@@ -306,15 +333,20 @@ int scratch_prepare(struct scratch *s, struct snap_store *st, const char *handle
 	free(s->handle);
 	s->handle = xstrdup(handle);
 	snap_paths_free(&s->pending);
-	/* The replay's private temp dir starts empty every time (but under a warm server). */
+	/* The replay's private temp dir and cache start empty every time (but under a warm
+	 * server). */
 	if (s->keep_tmp)
 		return 0;
-	int rr = fs_remove_tree(s->tmp);
-	if (rr == 0 && mkdir(s->tmp, 0700) != 0)
-		rr = -errno;
-	if (rr) {
-		scratch_invalidate(s);
-		return err_set(e, rr, "cannot empty the replay temp dir %s: %s", s->tmp, strerror(-rr));
+	const char *const dirs[] = {s->tmp, s->cache};
+	for (int i = 0; i < 2; i++) {
+		int rr = fs_remove_tree(dirs[i]);
+		if (rr == 0 && mkdir(dirs[i], 0700) != 0)
+			rr = -errno;
+		if (rr) {
+			scratch_invalidate(s);
+			return err_set(e, rr, "cannot empty the replay's %s %s: %s", i ? "cache" : "temp dir", dirs[i],
+				       strerror(-rr));
+		}
 	}
 	return 0;
 }

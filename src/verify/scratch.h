@@ -25,7 +25,10 @@
 #include "snapshot/snapshot.h"
 
 struct scratch {
-	char *root, *ws, *tmp; /* owned; ws is a realpath (as the sandbox resolves it), root/w/NAME */
+	char *root, *ws, *tmp; /* owned; ws is a realpath (as the sandbox resolves it) */
+	char *mirror;          /* root/m when ws is root/m + the recorded workspace path (owned), else NULL */
+	char *cache;           /* root/cache: the replays' writable cache (the sandbox's, sandbox_cache.h),
+				* emptied with tmp (owned) */
 	char *task;            /* root/task once restored (owned), else NULL */
 	int task_state;        /* 0 not tried, 1 restored, -1 failed (task_cause) */
 	const char *task_cause;
@@ -43,16 +46,19 @@ struct scratch {
 	unsigned long full_restores, partial_restores;
 };
 
-/* Creates root, ws and tmp. ws is root/w/NAME: a workspace keeps its own name in the
- * scratch, so that a path the server prints through the workspace's parent ("WS/../NAME/x")
- * relocates exactly (a NAME that is not one path component gives "ws"). */
-int scratch_open(struct scratch *s, const char *name, struct err *e);
+/* Creates root, ws and tmp. With `recorded` (the recorded workspace's absolute path) ws is
+ * root/m + recorded: the workspace sits at its own path below a mirror root, so every path
+ * the server prints through the workspace or any of its ancestors ("WS/../../x") is the
+ * recorded one with root/m in front, and maps back exactly (fold_roots). A recorded path
+ * that is not absolute and normal (a "." or ".." component, over 2048 bytes) gives
+ * root/w/NAME (its last component, else "ws"): then the workspace and its parent map. */
+int scratch_open(struct scratch *s, const char *recorded, struct err *e);
 /* Removes everything (NULL-safe, idempotent). */
 void scratch_close(struct scratch *s);
 
 /* Makes ws hold snapshot `handle` exactly: undoes the pending changes and applies the delta
  * from the held snapshot (O(changes)); when nothing is held, or that fails, restores it
- * fully. Empties tmp. *full (may be NULL) says whether a full restore was needed. On error
+ * fully. Empties tmp and cache. *full (may be NULL) says whether a full restore was needed. On error
  * (the full restore failed: e.g. an unknown handle) the scratch holds nothing. */
 int scratch_prepare(struct scratch *s, struct snap_store *st, const char *handle, int *full, struct err *e);
 /* Starts observing: drops the events of belay's own restore. Call right before a replay. */

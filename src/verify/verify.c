@@ -39,7 +39,8 @@
 
 /*==== per-turn state ====*/
 
-void fold_roots(const struct vctx *c, const char *ws, const char *tmp, struct fold_root out[7])
+void fold_roots(const struct vctx *c, const char *ws, const char *tmp, const char *mirror, const char *cache,
+		struct fold_root out[FOLD_ROOTS])
 {
 	int n = 0;
 	if (c->scope)
@@ -50,6 +51,10 @@ void fold_roots(const struct vctx *c, const char *ws, const char *tmp, struct fo
 		out[n++] = (struct fold_root){c->rec_tmp, "<tmpdir>"};
 	if (tmp)
 		out[n++] = (struct fold_root){tmp, "<tmpdir>"};
+	if (c->rec_cache && cache) {
+		out[n++] = (struct fold_root){c->rec_cache, "<cache>"};
+		out[n++] = (struct fold_root){cache, "<cache>"};
+	}
 	/* The parents map onto each other exactly when the workspace kept its name in the
 	 * scratch (scratch.h): "WS/../x" names the same entry in both. */
 	const char *rs = c->scope ? strrchr(c->scope, '/') : NULL, *ss = ws ? strrchr(ws, '/') : NULL;
@@ -57,12 +62,18 @@ void fold_roots(const struct vctx *c, const char *ws, const char *tmp, struct fo
 		out[n++] = (struct fold_root){c->scope, "<workspace>/..", (size_t)(rs - c->scope)};
 		out[n++] = (struct fold_root){ws, "<workspace>/..", (size_t)(ss - ws)};
 	}
+	/* Shortest of all, so every root above wins where it matches: the replay's paths
+	 * through the workspace's ancestors, back to the recorded absolute ones. */
+	if (mirror)
+		out[n++] = (struct fold_root){mirror, ""};
 	out[n] = (struct fold_root){NULL, NULL};
 }
 
 void pass_obs_free(struct vctx *c, struct pass_obs *p)
 {
 	free(p->ws);
+	free(p->mirror);
+	free(p->cache);
 	free(p->tmp);
 	free(p->reply);
 	cJSON_Delete(p->effect);
@@ -76,8 +87,7 @@ int worker_scratch(const struct vctx *c, struct worker *w)
 {
 	if (w->sc_open)
 		return 0;
-	const char *name = c->scope ? strrchr(c->scope, '/') : NULL;
-	if (w->sc_err.msg[0] || scratch_open(&w->sc, name ? name + 1 : NULL, &w->sc_err) != 0) {
+	if (w->sc_err.msg[0] || scratch_open(&w->sc, c->scope, &w->sc_err) != 0) {
 		if (!w->sc_err.msg[0])
 			snprintf(w->sc_err.msg, sizeof w->sc_err.msg, "cannot create a scratch workspace");
 		return -1;
@@ -219,6 +229,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		.launcher = c->o->launcher,
 		.scope = sc->ws,
 		.tmpdir = sc->tmp,
+		.cache = c->rec_cache ? sc->cache : NULL,
 		.network = SANDBOX_NET_DENY,
 		.pre = pre,
 		.npre = npre,
@@ -264,6 +275,8 @@ static void isolated_first(struct vctx *c, struct worker *w, size_t k)
 	p->ran = 1;
 	p->ws = xstrdup(w->sc.ws);
 	p->tmp = xstrdup(w->sc.tmp);
+	p->mirror = w->sc.mirror ? xstrdup(w->sc.mirror) : NULL;
+	p->cache = xstrdup(w->sc.cache);
 	p->observed = rr.observed;
 	rr.observed = NULL;
 	p->network_refused = rr.network_refused;
@@ -313,10 +326,10 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 {
 	struct turn_verdict *v = &c->v[k];
 	struct scratch *sc = &w->sc;
-	struct fold_root roots[7], iroots[7];
-	fold_roots(c, sc->ws, sc->tmp, roots);
+	struct fold_root roots[FOLD_ROOTS], iroots[FOLD_ROOTS];
+	fold_roots(c, sc->ws, sc->tmp, sc->mirror, sc->cache, roots);
 	if (iso)
-		fold_roots(c, iso->ws, iso->tmp, iroots);
+		fold_roots(c, iso->ws, iso->tmp, iso->mirror, iso->cache, iroots);
 	int n = c->o->replays < 3 ? 3 : c->o->replays;
 	char **texts = xcalloc((size_t)n + 2, sizeof *texts); /* isolated signatures */
 	cJSON **parts = xcalloc((size_t)n + 3, sizeof *parts); /* every folded reply */
@@ -424,9 +437,11 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 			    "the original call has no recorded response (%s)", ex_status_name(x->status));
 		return;
 	}
-	struct fold_root roots_iso[7], roots_seq[7];
-	fold_roots(c, iso ? iso->ws : NULL, iso ? iso->tmp : NULL, roots_iso);
-	fold_roots(c, seq ? seq->ws : NULL, seq ? seq->tmp : NULL, roots_seq);
+	struct fold_root roots_iso[FOLD_ROOTS], roots_seq[FOLD_ROOTS];
+	fold_roots(c, iso ? iso->ws : NULL, iso ? iso->tmp : NULL, iso ? iso->mirror : NULL, iso ? iso->cache : NULL,
+		   roots_iso);
+	fold_roots(c, seq ? seq->ws : NULL, seq ? seq->tmp : NULL, seq ? seq->mirror : NULL, seq ? seq->cache : NULL,
+		   roots_seq);
 	cJSON *rec = NULL, *iso_f = NULL, *seq_f = NULL, *rec2 = NULL;
 	int eq_iso = 0, eq_seq = 0;
 	if (iso && iso->reply)
@@ -702,6 +717,9 @@ static int build_context(struct vctx *c, struct err *e)
 		const char *tmp = jx_str(cJSON_GetObjectItemCaseSensitive(start, "sandbox"), "tmpdir");
 		if (tmp)
 			c->rec_tmp = xstrdup(tmp);
+		const char *cache = jx_str(cJSON_GetObjectItemCaseSensitive(start, "sandbox"), "cache");
+		if (cache)
+			c->rec_cache = xstrdup(cache);
 	}
 	if (c->env_record) {
 		char **env = NULL;
@@ -844,6 +862,7 @@ out:
 	free(c.cwd);
 	free(c.scope);
 	free(c.rec_tmp);
+	free(c.rec_cache);
 	free(c.state_dir);
 	free(c.env_missing);
 	free(c.recorded_protocol);

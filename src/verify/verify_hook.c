@@ -1029,8 +1029,7 @@ int verify_hook_run(const struct trace *t, const struct verify_opts *o, struct v
 	const char *sd = o->state_dir ? o->state_dir : c.state_dir ? c.state_dir : ".";
 	if ((rc = snap_store_open(sd, NULL, &c.st, e)) != 0)
 		goto done;
-	const char *name = strrchr(c.root, '/'); /* the workspace keeps its name in the scratch */
-	if ((rc = scratch_open(&c.sc, name ? name + 1 : NULL, e)) != 0)
+	if ((rc = scratch_open(&c.sc, c.root, e)) != 0) /* the workspace at its own path below the mirror */
 		goto done;
 	c.sc_open = 1;
 	c.suite_passed = xcalloc(c.n + 1, sizeof *c.suite_passed);

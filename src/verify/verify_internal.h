@@ -34,6 +34,8 @@ struct weak_pre {
 };
 
 /* One turn as one pass saw it. */
+#define FOLD_ROOTS 10 /* fold_roots' most, with the terminator */
+
 struct pass_obs {
 	int ran;                /* the pass re-executed the call */
 	const char *cause;      /* the call has no reply in this pass: why (a closed-list cause) */
@@ -50,6 +52,8 @@ struct pass_obs {
 	char *protocol_version; /* owned, may be NULL */
 	struct weak_pre *weak;  /* per invariant (owned, may be NULL) */
 	char *ws, *tmp;         /* where it ran: the scratch workspace and temp dir (owned) */
+	char *mirror;           /* the scratch's mirror root, or NULL (owned; scratch.h) */
+	char *cache;            /* the scratch's cache dir (owned) */
 };
 
 struct vctx {
@@ -60,6 +64,7 @@ struct vctx {
 	char *cwd;               /* its recorded cwd (owned, may be NULL) */
 	char *scope;             /* the recorded workspace (owned, may be NULL) */
 	char *rec_tmp;           /* the recorded server's private temp dir (owned, may be NULL) */
+	char *rec_cache;         /* the recorded server's writable cache (owned, may be NULL) */
 	char *state_dir;
 	char *recorded_protocol; /* from the recorded initialize response */
 	const cJSON *env_record; /* the server's recorded environment (borrowed), NULL: not recorded */
@@ -121,7 +126,7 @@ int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n
  * environment moved to sc, the folding roots, and the record's client answers. */
 struct replay_setup {
 	char **argv, *cwd, **env, *missing;
-	struct fold_root roots[7];
+	struct fold_root roots[FOLD_ROOTS];
 	struct answers *answers;
 };
 void plan_replay_setup(const struct vctx *c, const struct scratch *sc, struct replay_setup *out);
@@ -163,7 +168,11 @@ void inorder_run(struct vctx *c, struct worker *w);
 
 /*==== verify.c ====*/
 /* The paths a reply made at (ws, tmp) folds away against the record: out needs 7 slots. */
-void fold_roots(const struct vctx *c, const char *ws, const char *tmp, struct fold_root out[7]);
+/* The path roots a reply is folded with (equiv.h): the recorded and the replay's workspace,
+ * temp dir, cache and workspace parent, and the replay's mirror root (scratch.h) mapped to "", so
+ * that any path through an ancestor of the workspace reads as recorded. mirror may be NULL. */
+void fold_roots(const struct vctx *c, const char *ws, const char *tmp, const char *mirror, const char *cache,
+		struct fold_root out[FOLD_ROOTS]);
 void pass_obs_free(struct vctx *c, struct pass_obs *p);
 /* Opens the worker's scratch on first use; 0 or -1 (w->sc_err says why). */
 int worker_scratch(const struct vctx *c, struct worker *w);
