@@ -196,9 +196,10 @@ int cmd_connect(int argc, char **argv)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
+			rc = cli_fail("connect: cannot talk to the console at %s: %s", path, strerror(errno));
 			buf_free(&line);
 			free(def);
-			return cli_fail("connect: cannot talk to the console at %s: %s", path, strerror(errno));
+			return rc;
 		}
 		off += (size_t)n;
 	}
@@ -206,9 +207,10 @@ int cmd_connect(int argc, char **argv)
 
 	struct buf reply = {0};
 	if (read_line(fd, &reply) != 0) {
+		rc = cli_fail("connect: the console at %s closed the connection without an answer", path);
 		buf_free(&reply);
 		free(def);
-		return cli_fail("connect: the console at %s closed the connection without an answer", path);
+		return rc;
 	}
 	cJSON *r = cJSON_ParseWithLength(reply.p, reply.len);
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok"))) {
