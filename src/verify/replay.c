@@ -33,7 +33,6 @@ struct run {
 	size_t next;      /* next step to send */
 	size_t cur;       /* the step awaited */
 	int done;         /* the target was answered or the run failed / ended */
-	int ended;        /* the session ended */
 	cJSON *sandbox;   /* the sandbox status record */
 	unsigned long records; /* observations so far (settling) */
 	uv_timer_t settle;
@@ -135,7 +134,6 @@ static void on_ended(void *ctx, struct session *s, int code)
 {
 	struct run *r = ctx;
 	(void)s;
-	r->ended = 1;
 	r->s = NULL;
 	if (r->settle_open) {
 		/* The turn's reply is in: it is judged with what was seen; the session is over. */
