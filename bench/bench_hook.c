@@ -27,23 +27,11 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "bench_util.h"
 #include "common/xalloc.h"
 #include "hook/hook_status.h"
 
 extern char **environ;
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 /* Runs argv with `in` on stdin (output discarded); returns the wall time in ms. */
 static double run(char *const *argv, char *const *envp, const char *cwd, const char *in)
@@ -59,7 +47,7 @@ static double run(char *const *argv, char *const *envp, const char *cwd, const c
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	if (cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	pid_t pid;
 	int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
@@ -73,7 +61,7 @@ static double run(char *const *argv, char *const *envp, const char *cwd, const c
 	close(p[1]);
 	int st;
 	waitpid(pid, &st, 0);
-	return now_ms() - t0;
+	return bench_now_ms() - t0;
 }
 
 static void workspace(const char *ws, int files)
@@ -114,7 +102,7 @@ struct cfg {
 
 static void report(const char *what, double *v, int n, double base)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	double p50 = v[n / 2], p90 = v[n * 9 / 10];
 	printf("  %-50s p50 %7.2f ms  p90 %7.2f ms  max %7.2f ms  (%.1fx /bin/true)\n", what, p50, p90, v[n - 1],
 	       base > 0 ? p50 / base : 0);
@@ -154,7 +142,7 @@ int main(int argc, char **argv)
 		if (i >= 0)
 			v[i] = t;
 	}
-	qsort(v, (size_t)n, sizeof *v, cmp);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	double base = v[n / 2];
 	printf("bench_hook: %d events per row; fork+exec /bin/true p50 %.2f ms\n", n, base);
 	static const struct cfg cfgs[] = {{"local (no console, no helper)", 1, 0},

@@ -1,4 +1,4 @@
-/* bench_util.h - what the benchmarks share: a monotonic clock in ms and a generated
+/* bench_util.h - what the benchmarks share: a monotonic clock in ms, a sort order, a generated
  * workspace of N files (1-10 KB each, 100 per directory). Header-only: each bench is one
  * executable. */
 #ifndef BELAY_BENCH_BENCH_UTIL_H
@@ -14,6 +14,13 @@ static inline double bench_now_ms(void)
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* qsort's comparison of doubles, ascending. */
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
 }
 
 static inline void bench_make_tree(const char *ws, int files)

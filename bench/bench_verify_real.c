@@ -7,6 +7,7 @@
  * server's start-up, the call, its exit), next to the baseline the server costs anyway: one
  * direct start + initialize + call + exit of the same server, uncontained, measured here.
  *   bench_verify_real [--belay PATH] [--peers DIR] [--only NAME] */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +15,10 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "bench_util.h"
 #include "common/xalloc.h"
 #include "verify/policy.h"
 #include "verify/verify.h"
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 struct server {
 	const char *name, *session, *entry;
@@ -90,14 +79,17 @@ static double direct_ms(const char *peers, const struct server *s, const char *w
 		 "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
 		 "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}' | node %s/%s %s > /dev/null 2>&1",
 		 ws, peers, s->entry, s->ws_arg ? ws : "");
-	double t0 = now_ms();
+	double t0 = bench_now_ms();
 	if (system(cmd) != 0)
 		return -1;
-	return now_ms() - t0;
+	return bench_now_ms() - t0;
 }
 
 int main(int argc, char **argv)
 {
+	/* verify runs in this process: a server gone before its input is written must be EPIPE,
+	 * as in belay itself, not the end of the benchmark */
+	signal(SIGPIPE, SIG_IGN);
 	const char *belay = "build/belay", *peers = "tests/peers/node_modules", *only = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--belay") && i + 1 < argc)
@@ -154,7 +146,7 @@ int main(int argc, char **argv)
 		double base[3];
 		for (int i = 0; i < 3; i++)
 			base[i] = direct_ms(rpeers, s, ws);
-		qsort(base, 3, sizeof base[0], cmp);
+		qsort(base, 3, sizeof base[0], bench_cmp_double);
 		printf("\n%s: direct start + initialize + exit, uncontained: %.0f ms (median of 3)\n", s->name, base[1]);
 		static const char *const names[] = {"both passes", "isolated only", "in order only"};
 		static const enum verify_order orders[] = {VERIFY_ORDER_BOTH, VERIFY_ORDER_ISOLATED, VERIFY_ORDER_SESSION};
@@ -164,12 +156,12 @@ int main(int argc, char **argv)
 			struct verify_opts vo = {.state_dir = st, .policy = &pol, .replays = 3, .jobs = 1, .timeout_ms = 20000,
 						 .turn = -1, .launcher = rbelay, .order = orders[oi]};
 			struct verify_report r;
-			double t0 = now_ms();
+			double t0 = bench_now_ms();
 			if (verify_trace(trace, &vo, &r, &e)) {
 				fprintf(stderr, "bench_verify_real: %s\n", e.msg);
 				return 1;
 			}
-			double wall = now_ms() - t0;
+			double wall = bench_now_ms() - t0;
 			size_t pass = 0, fail = 0;
 			double *own = xcalloc(r.n + 1, sizeof *own), *srv = xcalloc(r.n + 1, sizeof *srv);
 			for (size_t i = 0; i < r.n; i++) {
@@ -178,8 +170,8 @@ int main(int argc, char **argv)
 				own[i] = r.turns[i].ms_total - r.turns[i].ms_server;
 				srv[i] = r.turns[i].ms_server;
 			}
-			qsort(own, r.n, sizeof *own, cmp);
-			qsort(srv, r.n, sizeof *srv, cmp);
+			qsort(own, r.n, sizeof *own, bench_cmp_double);
+			qsort(srv, r.n, sizeof *srv, bench_cmp_double);
 			printf("  %-14s %zu turns: %.0f ms (%.0f ms/turn); %zu PASS, %zu FAIL", names[oi], r.n, wall,
 			       wall / (double)(r.n ? r.n : 1), pass, fail);
 			if (orders[oi] != VERIFY_ORDER_SESSION)
