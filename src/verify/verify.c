@@ -404,6 +404,15 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NONDETERMINISTIC_CLOCK",
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result differs from the record only in timestamps later than it (%d replays)", got);
+	} else if (!seq_f && k > 0) {
+		/* Only fresh servers were asked, and the recorded one had served earlier calls: the
+		 * replays did not have the conditions the call had (what the server remembered). */
+		verdict_add(v, "A2", "replay", V_UNVERIFIED, "SESSION_ORDER_NOT_REPLAYED",
+			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
+			    "the result does not reproduce on a fresh server (%d isolated replays agree with each other, not "
+			    "with the record), and the session was not replayed in order up to this call (%s): state the "
+			    "server kept from the %zu earlier call(s) may explain it",
+			    got, c->seq_skipped ? c->seq_skipped : "the in-order pass did not reach it", k);
 	} else {
 		verdict_add(v, "A2", "replay", V_FAIL, NULL, EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result does not reproduce: %d isolated replays agree with each other, not with the record%s",

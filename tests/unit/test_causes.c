@@ -641,6 +641,23 @@ static void s_session_order_diverged(void)
 	ts_played_free(&p);
 }
 
+static void s_session_order_not_replayed(void)
+{
+	/* An honest second count, verified on fresh servers only: not a lie, not checked. */
+	struct ts_played p = ts_play(dir, "noorder", "{\"cwd\":\"@WS@\",\"calls\":[{\"tool\":\"count\"},{\"tool\":\"count\"}]}",
+				     stateful, NULL, NULL);
+	char *saved = state;
+	state = p.state;
+	struct vout v;
+	const char *const extra[] = {"--order", "isolated", NULL};
+	verify_with(p.trace, extra, NULL, NULL, &v);
+	expect_cause(&v, 1, "UNVERIFIED", "SESSION_ORDER_NOT_REPLAYED");
+	cr_assert_str_eq(jx_str(turn(&v, 0), "status"), "PASS", "the first call had a fresh server too");
+	vout_free(&v);
+	state = saved;
+	ts_played_free(&p);
+}
+
 static void s_workspace_changed_outside(void)
 {
 	/* The user edits the file a call is reading, after its pre-state was taken. */
@@ -900,6 +917,7 @@ static const struct {
 	{"REPLAY_ENVIRONMENT_UNAVAILABLE", s_environment_unavailable},
 	{"SESSION_ORDER_DIVERGED", s_session_order_diverged},
 	{"WORKSPACE_CHANGED_OUTSIDE", s_workspace_changed_outside},
+	{"SESSION_ORDER_NOT_REPLAYED", s_session_order_not_replayed},
 	{"RESULT_NOT_RECORDED", s_result_not_recorded},
 	{"RESULT_NONDETERMINISTIC_CLOCK", s_clock},
 	{"RESULT_NONDETERMINISTIC_RANDOM", s_random},
@@ -1029,6 +1047,7 @@ SCENARIO(REPLAY_CLIENT_ANSWER_MISSING)
 SCENARIO(REPLAY_ENVIRONMENT_UNAVAILABLE)
 SCENARIO(SESSION_ORDER_DIVERGED)
 SCENARIO(WORKSPACE_CHANGED_OUTSIDE)
+SCENARIO(SESSION_ORDER_NOT_REPLAYED)
 SCENARIO(TOOL_NOT_REEXECUTED)
 SCENARIO(PLAN_INCOMPLETE)
 SCENARIO(POST_STATE_UNEXPLAINED)
