@@ -7,7 +7,8 @@
 # src/corpus; scripts/mutate.py says which operators), and for each one alone: resets a private
 # worktree of HEAD (under /dev/shm), applies it, rebuilds a fast non-sanitizer build there, and
 # runs the tests of the mutated folder. A mutant is KILLED when a test fails, SURVIVED when all
-# pass, STILLBORN when it does not compile (not counted). Survivors are the report's point: each
+# pass, STILLBORN when it does not compile (warnings are errors, as in CI: a mutant that
+# passes one pointer type for another is stillborn, not a survivor; not counted). Survivors are the report's point: each
 # is a missing test or an equivalent mutant (list those, with the reason, in
 # scripts/mutate-equivalent.txt as "SEED ID reason"). Prints a table and the score, and writes
 # it to mutate-report-SEED.tsv in the current directory.
@@ -34,8 +35,8 @@ cleanup() { ((keep)) || { git worktree remove --force "$wt" >/dev/null 2>&1; rm 
 trap cleanup EXIT
 git worktree add --detach "$wt" HEAD >/dev/null 2>&1 || { echo "mutate: cannot create a worktree at $wt" >&2; exit 2; }
 [ -d tests/peers/node_modules ] && ln -s "$top/tests/peers/node_modules" "$wt/tests/peers/node_modules"
-echo "mutate: building $build (Debug, no sanitizers)"
-cmake -S "$wt" -B "$build" -DCMAKE_BUILD_TYPE=Debug >/dev/null || exit 2
+echo "mutate: building $build (Debug, warnings as errors, no sanitizers)"
+cmake -S "$wt" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DBELAY_WERROR=ON >/dev/null || exit 2
 nice cmake --build "$build" -j"$(nproc)" >/dev/null || { echo "mutate: HEAD does not build" >&2; exit 2; }
 
 # The tests that guard each folder (fast first; --stop-on-failure ends at the first kill).
