@@ -94,6 +94,7 @@ void session_post(void *session, const char *kind, cJSON *fields)
 
 static void on_sandbox_status(struct session *s, const cJSON *f)
 {
+	s->sandbox_seen = 1;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "ok"))) {
 		s->hold_c2s = 0;
 		return;
@@ -153,6 +154,9 @@ static void drain_async_cb(uv_async_t *a)
 	if (s->tw && !s->rec_failed && trace_writer_failed(s->tw))
 		session_lifecycle_recording_failed(s);
 	session_update_reading(s);
+	/* An exit seen before the launcher's status waits for it (session_maybe_finish). */
+	if (s->exited && s->sandbox_seen)
+		session_maybe_finish(s);
 }
 
 static void writer_drained(void *ctx)
@@ -585,6 +589,11 @@ void session_maybe_finish(struct session *s)
 		return;
 	int streams_done = s->server_out_eof && s->server_err_eof;
 	if (!streams_done && !s->drain_expired)
+		return;
+	/* A contained server that exits at once may do so before the supervisor thread has
+	 * passed on the launcher's status: what it says decides the answer to the waiting client
+	 * (server_not_started, naming the layer, or server_exited), so wait for it (or the grace). */
+	if (s->sup && !s->sandbox_seen && !s->drain_expired)
 		return;
 	/* The server's output is all in: what still waits for it never gets an answer. */
 	if (session_lifecycle_hold_finish(s))

@@ -44,6 +44,7 @@ struct session {
 	/* Belay stands in for the server (session_lifecycle.c): nothing more goes to the server;
 	 * with rec_failed nothing more comes from it either. */
 	unsigned stopped : 1, rec_failed : 1, not_started : 1;
+	unsigned sandbox_seen : 1; /* the launcher's status (installed, or the layer that failed) arrived */
 	unsigned answered : 1;  /* the waiting requests were answered (later ones are at once) */
 	unsigned lingering : 1, linger_started : 1; /* the server is gone; client requests are still answered a while */
 	unsigned server_gone_open : 1; /* the server ended while its client was still connected */
