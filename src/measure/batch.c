@@ -340,6 +340,9 @@ static void measure_one(struct run *R, struct item *it, struct wctx *w)
 			pthread_mutex_lock(&R->mu);
 			R->res->ms_turns += mt;
 			R->res->ms_server += ms;
+			R->res->ms_session += r.session_ms;
+			R->res->ms_session_server += r.session_server_ms;
+			R->res->ms_session_own += r.session_own_ms;
 			R->res->full_restores += r.full_restores;
 			R->res->partial_restores += r.partial_restores;
 			R->res->task_restores += r.task_restores;

@@ -61,6 +61,9 @@ struct measure_run_result {
 	double elapsed_s;
 	double ms_turns, ms_server; /* summed over the verified turns: their whole time, and the
 				     * replay sessions' (sandboxed start, the server, the call) */
+	double ms_session, ms_session_server, ms_session_own; /* the in-order session passes: their
+			       * wall time, the part spent waiting on the server, and belay's restores
+			       * and effects in them */
 	/* the verified traces' scratch work, summed: whole pre-state restores, moves by undo +
 	 * delta, task pre-state restores, and how many traces' scratches came from the pool */
 	unsigned long full_restores, partial_restores, task_restores, scratches_reused;
