@@ -26,7 +26,6 @@
 #include "verify/scratch_pool.h"
 #include "verify/verify.h"
 
-#define DEMO BELAY_BUILD_DIR "/belay-demo-server"
 
 static char *dir, *state, *db;
 
@@ -124,26 +123,12 @@ static size_t count_status(const struct verify_report *r, enum vstatus s)
  * with the store <d>/<st>; the trace path (new string). */
 static char *record_shell(const char *d, const char *st, const char *steps)
 {
-	char *ws = fs_join(d, "ws"), *stp = fs_join(d, st), *traces = fs_join(d, "traces"), *sp = fs_join(d, "steps.json");
+	char *ws = fs_join(d, "ws"), *stp = fs_join(d, st), *traces = fs_join(d, "traces");
 	cr_assert_eq(fs_mkdir_p(ws, 0755, NULL), 0);
-	ts_write_file(sp, steps, strlen(steps));
-	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", d);
-	const char *env[] = {tmpbase, NULL};
-	const char *argv[] = {BELAY_BIN, "__script", sp,   "--state", stp, "--trace-dir", traces, "--timeout", "30",
-			      "--scope", ws,	     "--",	 DEMO, "shell",	ws,	       NULL};
-	struct ts_out o;
-	ts_run(argv, env, d, NULL, 0, 120, &o);
-	cr_assert_eq(o.status, 0, "recording failed (%d): %s", o.status, o.err);
-	char *nl = strchr(o.out, '\n');
-	cr_assert_not_null(nl, "no trace path printed: %s", o.err);
-	*nl = '\0';
-	char *trace = xstrdup(o.out);
-	ts_out_free(&o);
+	char *trace = ts_record_script(d, steps, stp, traces, ws, "30", NULL, "shell");
 	free(ws);
 	free(stp);
 	free(traces);
-	free(sp);
-	free(tmpbase);
 	return trace;
 }
 
