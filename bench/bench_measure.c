@@ -5,8 +5,12 @@
  * restore of a scratch, cleanup), peak memory, the ledger's cost (bytes per trace, appending,
  * reading and reporting), and the cost of merging 100 shard ledgers.
  *   bench_measure [--traces 1000] [--turns 50] [--files 400] [--belay PATH] [--keep DIR]
- *                 [--no-default-invariants] [--merge-only]
- * --keep DIR records into DIR once and reuses the traces on later runs. */
+ *                 [--no-default-invariants] [--merge-only] [--jobs N] [--pool on|off|both]
+ * --keep DIR records into DIR once and reuses the traces on later runs. --jobs N measures
+ * only -j N (default: 1 and 2). --pool: the batch's scratch pool (verify/scratch_pool.h) on
+ * (the default, what `belay measure run` does), off (every trace opens, restores and removes
+ * its own scratches: the behaviour before the pool), or both, off then on, with the ratio of
+ * belay's own time per turn. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +121,8 @@ static void bench_merge(const char *dir, int shards, int per)
 
 int main(int argc, char **argv)
 {
-	int ntraces = 1000, turns = 50, files = 400, merge_only = 0, no_defaults = 0;
+	int ntraces = 1000, turns = 50, files = 400, merge_only = 0, no_defaults = 0, only_j = 0;
+	const char *pool = "on";
 	const char *belay = "build/belay", *keep = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--traces") && i + 1 < argc)
@@ -134,7 +139,12 @@ int main(int argc, char **argv)
 			merge_only = 1;
 		else if (!strcmp(argv[i], "--no-default-invariants"))
 			no_defaults = 1;
+		else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
+			only_j = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--pool") && i + 1 < argc)
+			pool = argv[++i];
 	}
+	int pool_from = !strcmp(pool, "off") || !strcmp(pool, "both") ? 0 : 1, pool_to = !strcmp(pool, "off") ? 0 : 1;
 	struct err e = {0};
 	char *dir = keep ? xstrdup(keep) : fs_mkdtemp_in(fs_scratch_base(), "belay-bench-measure-", &e);
 	fs_mkdir_p(dir, 0700, &e);
@@ -169,50 +179,74 @@ int main(int argc, char **argv)
 		printf("recording  %.1f s (%.1f ms per trace, pre-state capture included)\n", (bench_now_ms() - t0) / 1e3,
 		       (bench_now_ms() - t0) / ntraces);
 	}
-	double wall[3] = {0};
+	double wall[3][2] = {{0}}, own[3][2] = {{0}}, own_all[3][2] = {{0}};
 	for (int j = 1; j <= 2; j++) {
-		struct policy pol = {0};
-		if (!no_defaults)
-			policy_add_defaults(&pol);
-		char *ledger = xasprintf("%s/ledger-j%d.jsonl", dir, j);
-		unlink(ledger);
-		char *dirs[] = {tr};
-		struct measure_run_opts o = {.dirs = dirs, .ndirs = 1, .policy = &pol, .replays = 3, .jobs = j,
-					     .timeout_ms = 20000, .state = st, .ledger = ledger, .no_ingest = 1,
-					     .shard = {1, 1, "none"}, .launcher = rbelay, .progress = progress};
-		struct measure_run_result r;
-		double t0 = bench_now_ms();
-		if (measure_run(&o, &r, &e) != 0) {
-			fprintf(stderr, "bench_measure: %s\n", e.msg);
-			return 1;
+		if (only_j && j != only_j)
+			continue;
+		for (int pooled = pool_from; pooled <= pool_to; pooled++) {
+			struct policy pol = {0};
+			if (!no_defaults)
+				policy_add_defaults(&pol);
+			char *ledger = xasprintf("%s/ledger-j%d.jsonl", dir, j);
+			unlink(ledger);
+			char *dirs[] = {tr};
+			struct measure_run_opts o = {.dirs = dirs, .ndirs = 1, .policy = &pol, .replays = 3, .jobs = j,
+						     .timeout_ms = 20000, .state = st, .ledger = ledger, .no_ingest = 1,
+						     .shard = {1, 1, "none"}, .launcher = rbelay, .progress = progress,
+						     .fresh_scratch = !pooled};
+			struct measure_run_result r;
+			double t0 = bench_now_ms();
+			if (measure_run(&o, &r, &e) != 0) {
+				fprintf(stderr, "bench_measure: %s\n", e.msg);
+				return 1;
+			}
+			wall[j][pooled] = bench_now_ms() - t0;
+			double own_turn = (r.ms_turns - r.ms_server) / (double)r.turns;
+			own[j][pooled] = own_turn;
+			double fixed = ((double)j * wall[j][pooled] - r.ms_turns) / (double)r.verified;
+			stat(ledger, &sb);
+			printf("-j %d %-4s  %.1f s wall, %.1f turns/s, %zu turns of %zu traces (%zu errored); per turn: whole %.2f ms, "
+			       "replay session %.2f ms, belay's own %.2f ms; per trace outside its turns %.1f ms; peak RSS %ld MiB\n",
+			       j, pooled ? "pool" : "none", wall[j][pooled] / 1e3, (double)r.turns / (wall[j][pooled] / 1e3), r.turns,
+			       r.verified, r.errored, r.ms_turns / (double)r.turns, r.ms_server / (double)r.turns, own_turn, fixed,
+			       peak_rss_mib());
+			/* all of belay's work: everything but the servers' (the isolated replays' sessions
+			 * and the in-order passes' waits on replies), per turn */
+			double all_own = ((double)j * wall[j][pooled] - r.ms_server - r.ms_session_server) / (double)r.turns;
+			own_all[j][pooled] = all_own;
+			printf("           in-order passes %.2f ms per turn (server %.2f ms, restores and effects %.2f ms); "
+			       "belay's own, everything but the servers' work: %.2f ms per turn\n",
+			       r.ms_session / (double)r.turns, r.ms_session_server / (double)r.turns,
+			       r.ms_session_own / (double)r.turns, all_own);
+			printf("           scratch: %lu full restores, %lu moves by delta, %lu task restores, %lu scratches reused\n",
+			       r.full_restores, r.partial_restores, r.task_restores, r.scratches_reused);
+			printf("           ledger %.0f bytes per trace (%.2f MB)\n", (double)sb.st_size / (double)r.verified,
+			       (double)sb.st_size / 1e6);
+			struct ledger l;
+			t0 = bench_now_ms();
+			ledger_load(&l, ledger, 0, &e);
+			double load = bench_now_ms() - t0;
+			struct buf b = {0};
+			t0 = bench_now_ms();
+			cJSON *jr = report_json(&l, NULL);
+			double rep = bench_now_ms() - t0;
+			printf("           reading the ledger %.1f ms, report --json %.1f ms (violation_rate %s)\n", load, rep,
+			       cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(jr, "violation_rate")) ? "null" : "set");
+			cJSON_Delete(jr);
+			buf_free(&b);
+			ledger_free(&l);
+			policy_free(&pol);
+			free(ledger);
 		}
-		wall[j] = bench_now_ms() - t0;
-		double own_turn = (r.ms_turns - r.ms_server) / (double)r.turns;
-		double fixed = ((double)j * wall[j] - r.ms_turns) / (double)r.verified;
-		stat(ledger, &sb);
-		printf("-j %d       %.1f s wall, %.1f turns/s, %zu turns of %zu traces (%zu errored); per turn: whole %.2f ms, "
-		       "replay session %.2f ms, belay's own %.2f ms; per trace outside its turns %.1f ms; peak RSS %ld MiB\n",
-		       j, wall[j] / 1e3, (double)r.turns / (wall[j] / 1e3), r.turns, r.verified, r.errored,
-		       r.ms_turns / (double)r.turns, r.ms_server / (double)r.turns, own_turn, fixed, peak_rss_mib());
-		printf("           ledger %.0f bytes per trace (%.2f MB)\n", (double)sb.st_size / (double)r.verified,
-		       (double)sb.st_size / 1e6);
-		struct ledger l;
-		t0 = bench_now_ms();
-		ledger_load(&l, ledger, 0, &e);
-		double load = bench_now_ms() - t0;
-		struct buf b = {0};
-		t0 = bench_now_ms();
-		cJSON *jr = report_json(&l, NULL);
-		double rep = bench_now_ms() - t0;
-		printf("           reading the ledger %.1f ms, report --json %.1f ms (violation_rate %s)\n", load, rep,
-		       cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(jr, "violation_rate")) ? "null" : "set");
-		cJSON_Delete(jr);
-		buf_free(&b);
-		ledger_free(&l);
-		policy_free(&pol);
-		free(ledger);
+		if (pool_from == 0 && pool_to == 1)
+			printf("pool       -j %d: belay's own per turn (everything but the servers) %.2f ms without, %.2f ms "
+			       "with the pool (%.2fx less); within turns %.2f / %.2f ms; wall %.2fx faster\n",
+			       j, own_all[j][0], own_all[j][1], own_all[j][1] > 0 ? own_all[j][0] / own_all[j][1] : 0, own[j][0],
+			       own[j][1], wall[j][1] > 0 ? wall[j][0] / wall[j][1] : 0);
 	}
-	printf("speed-up   -j 2 / -j 1 wall: %.2fx (%.2f of linear)\n", wall[1] / wall[2], wall[1] / wall[2] / 2);
+	if (!only_j)
+		printf("speed-up   -j 2 / -j 1 wall: %.2fx (%.2f of linear)\n", wall[1][pool_to] / wall[2][pool_to],
+		       wall[1][pool_to] / wall[2][pool_to] / 2);
 	bench_merge(dir, 100, 1000);
 	if (!keep)
 		fs_remove_tree(dir);

@@ -24,6 +24,7 @@
 #include "measure/instance.h"
 #include "measure/ledger.h"
 #include "snapshot/snapshot.h"
+#include "verify/scratch_pool.h"
 #include "verify/verify.h"
 
 struct item {
@@ -45,6 +46,7 @@ struct run {
 	struct measure_run_result *res;
 	uint64_t t0;
 	char *scratch; /* where bundles' traces are unpacked */
+	struct scratch_pool *pool; /* the traces' verify scratches, kept across them (NULL: none) */
 	int failed;    /* a ledger write failed: stop */
 	struct err err;
 };
@@ -321,7 +323,8 @@ static void measure_one(struct run *R, struct item *it, struct wctx *w)
 					 .jobs = 1,
 					 .timeout_ms = o->timeout_ms,
 					 .turn = -1,
-					 .launcher = o->launcher};
+					 .launcher = o->launcher,
+					 .pool = R->pool};
 		struct verify_report r;
 		memset(&e, 0, sizeof e);
 		if (verify_trace(trace, &vo, &r, &e) != 0) {
@@ -337,6 +340,13 @@ static void measure_one(struct run *R, struct item *it, struct wctx *w)
 			pthread_mutex_lock(&R->mu);
 			R->res->ms_turns += mt;
 			R->res->ms_server += ms;
+			R->res->ms_session += r.session_ms;
+			R->res->ms_session_server += r.session_server_ms;
+			R->res->ms_session_own += r.session_own_ms;
+			R->res->full_restores += r.full_restores;
+			R->res->partial_restores += r.partial_restores;
+			R->res->task_restores += r.task_restores;
+			R->res->scratches_reused += r.scratches_reused;
 			pthread_mutex_unlock(&R->mu);
 			verify_report_free(&r);
 			ingest(R, cp, trace, state, inst);
@@ -455,12 +465,16 @@ int measure_run(const struct measure_run_opts *o, struct measure_run_result *out
 	}
 	pthread_mutex_init(&R.mu, NULL);
 	int jobs = o->jobs < 1 ? 1 : o->jobs;
+	if (!o->fresh_scratch)
+		R.pool = scratch_pool_new(2 * (size_t)jobs); /* traces of two workspaces interleaved still reuse */
 	pthread_t *th = xcalloc((size_t)jobs, sizeof *th);
 	for (int i = 0; i < jobs; i++)
 		pthread_create(&th[i], NULL, worker, &R);
 	for (int i = 0; i < jobs; i++)
 		pthread_join(th[i], NULL);
 	free(th);
+	scratch_pool_close(R.pool); /* removes every kept scratch */
+	R.pool = NULL;
 	pthread_mutex_destroy(&R.mu);
 	if (R.failed) {
 		*e = R.err;

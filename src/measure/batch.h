@@ -8,6 +8,14 @@
  * already in the ledger is skipped (resume); one whose content hash is already there is a
  * duplicate line. FAIL turns are banked into the corpus as unlabeled cases unless no_ingest.
  *
+ * The batch's scratch workspaces are kept across its traces in one scratch pool
+ * (verify/scratch_pool.h) shared by the job threads and removed at the end: a trace of the
+ * same recorded workspace path as an earlier one starts from the scratch that one left,
+ * moved to its pre-state by delta (fully restored when its state is not known exactly or
+ * its store does not know what it holds), and keeps the task pre-state when its turn-0
+ * pre-state is the same one. The pool keeps at most 2 x jobs idle scratches (the ones used
+ * last), so a batch of many workspace paths holds no more than that many copies.
+ *
  * Threads: measure_run blocks; `jobs` worker threads verify one trace each at a time (each
  * trace with one verify worker); the progress callback runs on them, serialised. */
 #ifndef BELAY_MEASURE_BATCH_H
@@ -38,6 +46,8 @@ struct measure_run_opts {
 	int no_ingest;
 	struct shard shard;
 	const char *launcher; /* the belay binary */
+	int fresh_scratch;    /* benchmarks and tests: no scratch pool (every trace opens, restores
+			       * and removes its own scratches, as verify_trace alone does) */
 	void (*progress)(void *ctx, const struct measure_progress *p);
 	void *ctx;
 };
@@ -51,6 +61,12 @@ struct measure_run_result {
 	double elapsed_s;
 	double ms_turns, ms_server; /* summed over the verified turns: their whole time, and the
 				     * replay sessions' (sandboxed start, the server, the call) */
+	double ms_session, ms_session_server, ms_session_own; /* the in-order session passes: their
+			       * wall time, the part spent waiting on the server, and belay's restores
+			       * and effects in them */
+	/* the verified traces' scratch work, summed: whole pre-state restores, moves by undo +
+	 * delta, task pre-state restores, and how many traces' scratches came from the pool */
+	unsigned long full_restores, partial_restores, task_restores, scratches_reused;
 };
 
 int measure_run(const struct measure_run_opts *o, struct measure_run_result *out, struct err *e);

@@ -175,9 +175,12 @@ int scratch_open(struct scratch *s, const char *recorded, struct err *e)
 {
 	memset(s, 0, sizeof *s);
 	s->ifd = -1;
+	s->recorded = recorded ? xstrdup(recorded) : NULL;
 	s->root = fs_mkdtemp_in(fs_scratch_base(), "belay-verify-", e);
-	if (!s->root)
+	if (!s->root) {
+		scratch_close(s);
 		return e ? e->code : -1;
+	}
 	int mirror = mirrorable(recorded);
 	char *base = fs_join(s->root, mirror ? "m" : "w");
 	/* else the workspace keeps at least its own name: "WS/../NAME/x" still maps */
@@ -226,6 +229,8 @@ void scratch_close(struct scratch *s)
 	free(s->cache);
 	free(s->tmp);
 	free(s->task);
+	free(s->task_handle);
+	free(s->recorded);
 	free(s->handle);
 	snap_paths_free(&s->pending);
 	memset(s, 0, sizeof *s);
@@ -445,15 +450,38 @@ void scratch_changed(struct scratch *s, const struct snap_diff *effect)
 		snap_paths_add(&s->pending, effect->items[i].path, effect->items[i].path_len, 0);
 }
 
+/* Drops the task directory and what it held. */
+static void task_drop(struct scratch *s)
+{
+	if (s->task)
+		fs_remove_tree(s->task);
+	free(s->task);
+	free(s->task_handle);
+	s->task = s->task_handle = NULL;
+	s->task_state = 0;
+	s->task_cause = NULL;
+}
+
+void scratch_task_reset_failure(struct scratch *s)
+{
+	if (s->task_state < 0)
+		task_drop(s);
+}
+
 const char *scratch_task(struct scratch *s, struct snap_store *st, const char *handle, const char **cause)
 {
+	if (s->task_state != 0 && (!s->task_handle || strcmp(s->task_handle, handle)))
+		task_drop(s); /* it holds another trace's task pre-state */
 	if (s->task_state == 0) {
 		char *task = fs_join(s->root, "task");
 		struct err e = {0};
+		s->task_handle = xstrdup(handle);
+		s->task_restores++;
 		if (snap_restore(st, handle, task, NULL, &e) == 0) {
 			s->task = task;
 			s->task_state = 1;
 		} else {
+			fs_remove_tree(task); /* a part restored must not be read as the tree */
 			free(task);
 			s->task_state = -1;
 			s->task_cause = "the first turn's pre-state cannot be restored";

@@ -16,7 +16,8 @@
  * that outlived a replay) is invalidated and fully restored next time, never trusted.
  * Everything is removed by scratch_close, on every path.
  *
- * Threads: a scratch belongs to one worker thread. */
+ * Threads: a scratch belongs to one worker thread (scratch_pool.h hands one from thread to
+ * thread). */
 #ifndef BELAY_VERIFY_SCRATCH_H
 #define BELAY_VERIFY_SCRATCH_H
 #include <stddef.h>
@@ -29,7 +30,9 @@ struct scratch {
 	char *mirror;          /* root/m when ws is root/m + the recorded workspace path (owned), else NULL */
 	char *cache;           /* root/cache: the replays' writable cache (the sandbox's, sandbox_cache.h),
 				* emptied with tmp (owned) */
+	char *recorded;        /* the recorded workspace path it was opened for (owned, may be NULL) */
 	char *task;            /* root/task once restored (owned), else NULL */
+	char *task_handle;     /* the snapshot task holds or failed to restore (owned), else NULL */
 	int task_state;        /* 0 not tried, 1 restored, -1 failed (task_cause) */
 	const char *task_cause;
 	char *handle;          /* the snapshot ws holds apart from `pending`; NULL: unknown */
@@ -43,7 +46,7 @@ struct scratch {
 	int keep_tmp;          /* scratch_prepare leaves tmp alone (a session replay's server
 				* is still running and owns it) */
 	/* counters, for benchmarks and tests */
-	unsigned long full_restores, partial_restores;
+	unsigned long full_restores, partial_restores, task_restores;
 };
 
 /* Creates root, ws and tmp. With `recorded` (the recorded workspace's absolute path) ws is
@@ -76,8 +79,12 @@ void scratch_changed(struct scratch *s, const struct snap_diff *effect);
 /* Forgets what ws holds: the next scratch_prepare restores fully. */
 void scratch_invalidate(struct scratch *s);
 /* Turn 0's pre-state as a read-only reference, restored on first use (name hazards
- * refused, as any restore outside verification scratch would). Returns its path (borrowed)
- * or NULL with *cause (static) when it cannot be restored. */
+ * refused, as any restore outside verification scratch would) and again when asked for
+ * another handle (a pooled scratch serving the next trace, scratch_pool.h). Returns its
+ * path (borrowed) or NULL with *cause (static) when it cannot be restored. */
 const char *scratch_task(struct scratch *s, struct snap_store *st, const char *handle, const char **cause);
+/* Forgets a failed task restore, so the next scratch_task tries again (another trace may
+ * have its store). */
+void scratch_task_reset_failure(struct scratch *s);
 
 #endif

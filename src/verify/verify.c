@@ -34,6 +34,7 @@
 #include "engine/trace_model.h"
 #include "verify/answers.h"
 #include "verify/equiv.h"
+#include "verify/scratch_pool.h"
 #include "verify/verify_hook.h"
 #include "verify/verify_internal.h"
 
@@ -87,12 +88,19 @@ int worker_scratch(const struct vctx *c, struct worker *w)
 {
 	if (w->sc_open)
 		return 0;
-	if (w->sc_err.msg[0] || scratch_open(&w->sc, c->scope, &w->sc_err) != 0) {
+	int reused = 0;
+	if (w->sc_err.msg[0] || (c->o->pool ? scratch_pool_take(c->o->pool, c->scope, &w->sc, &reused, &w->sc_err)
+					    : scratch_open(&w->sc, c->scope, &w->sc_err)) != 0) {
 		if (!w->sc_err.msg[0])
 			snprintf(w->sc_err.msg, sizeof w->sc_err.msg, "cannot create a scratch workspace");
 		return -1;
 	}
 	w->sc_open = 1;
+	w->sc_pooled = c->o->pool != NULL;
+	w->sc_full0 = w->sc.full_restores;
+	w->sc_partial0 = w->sc.partial_restores;
+	w->sc_task0 = w->sc.task_restores;
+	w->sc_reused = reused;
 	return 0;
 }
 
@@ -821,9 +829,14 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	for (int i = 0; i < jobs; i++) {
 		struct worker *w = &p.workers[i];
 		if (w->sc_open) {
-			c.full_restores += w->sc.full_restores;
-			c.partial_restores += w->sc.partial_restores;
-			scratch_close(&w->sc);
+			c.full_restores += w->sc.full_restores - w->sc_full0;
+			c.partial_restores += w->sc.partial_restores - w->sc_partial0;
+			c.task_restores += w->sc.task_restores - w->sc_task0;
+			c.scratches_reused += (unsigned long)w->sc_reused;
+			if (w->sc_pooled)
+				scratch_pool_give(o->pool, &w->sc);
+			else
+				scratch_close(&w->sc);
 		}
 		snap_store_close(w->st);
 	}
@@ -834,6 +847,8 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->full_restores = c.full_restores;
 	out->partial_restores = c.partial_restores;
 	out->scratch_mismatches = atomic_load(&c.scratch_mismatches);
+	out->task_restores = c.task_restores;
+	out->scratches_reused = c.scratches_reused;
 	out->session_ran = c.seq_ran;
 	out->session_turns = c.seq_turns;
 	out->session_ms = c.seq_ms;

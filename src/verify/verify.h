@@ -6,8 +6,9 @@
  * Turns are verified by `jobs` worker threads, each with its own loop, store connection and
  * persistent scratch workspace (scratch.h: moved from pre-state to pre-state by undoing the
  * last replay and applying the delta, fully restored when its state is not known exactly;
- * always removed). Threads: verify_trace blocks its caller; the progress callback runs on
- * worker threads, serialised by a mutex. */
+ * removed at the end, or given back to the caller's pool, scratch_pool.h). Threads:
+ * verify_trace blocks its caller; the progress callback runs on worker threads, serialised
+ * by a mutex. */
 #ifndef BELAY_VERIFY_VERIFY_H
 #define BELAY_VERIFY_VERIFY_H
 #include <stddef.h>
@@ -21,6 +22,8 @@
  * fast way with servers that are slow to start (one start per session, not per turn), and
  * its verdicts say so; `isolated` alone is the behaviour of earlier versions. */
 enum verify_order { VERIFY_ORDER_BOTH = 0, VERIFY_ORDER_ISOLATED = 1, VERIFY_ORDER_SESSION = 2 };
+
+struct scratch_pool;
 
 struct verify_opts {
 	const char *state_dir;          /* where the pre-states are stored */
@@ -46,6 +49,9 @@ struct verify_opts {
 	int check_scratch;              /* after every undo + delta, compare the scratch's tree hash
 					 * with the pre-state's (O(tree): for tests and doubt); a
 					 * mismatch is counted and the scratch fully restored */
+	struct scratch_pool *pool;      /* scratches kept across calls (scratch_pool.h; the caller's,
+					 * may be shared between threads): workers take theirs from it
+					 * and give them back. NULL: fresh scratches, removed at the end */
 	void (*progress)(void *ctx, const struct turn_verdict *v);
 	void *ctx;
 };
@@ -67,6 +73,8 @@ struct verify_report {
 	unsigned long full_restores;    /* scratch restores of a whole pre-state */
 	unsigned long partial_restores; /* scratch moves by undo + delta */
 	unsigned long scratch_mismatches; /* check_scratch: moves that did not reproduce the pre-state */
+	unsigned long task_restores;    /* restores of the task pre-state (A1 no-assertion-weakening) */
+	unsigned long scratches_reused; /* worker scratches taken from opts.pool rather than opened */
 	/* the in-order session pass: whether it ran, how many turns it reached, its wall time
 	 * (server start to end), the part of it spent waiting on the server's replies, and why it
 	 * did not run or stopped early ("" when it ran to the end) */

@@ -83,7 +83,8 @@ struct vctx {
 	size_t seq_turns;        /* turns it reached */
 	atomic_int next;
 	pthread_mutex_t mu;
-	unsigned long full_restores, partial_restores; /* summed from the workers (under mu) */
+	unsigned long full_restores, partial_restores; /* summed from the workers (after they end) */
+	unsigned long task_restores, scratches_reused;
 	atomic_ulong scratch_mismatches;
 };
 
@@ -94,6 +95,9 @@ struct worker {
 	struct err store_err;
 	struct scratch sc;
 	int sc_open;
+	int sc_pooled;     /* sc was taken from o->pool (given back at the end) */
+	int sc_reused;     /* and it was a kept one, not a new one */
+	unsigned long sc_full0, sc_partial0, sc_task0; /* its counters when taken */
 	struct err sc_err; /* why the scratch could not be created */
 };
 
@@ -174,7 +178,8 @@ void inorder_run(struct vctx *c, struct worker *w);
 void fold_roots(const struct vctx *c, const char *ws, const char *tmp, const char *mirror, const char *cache,
 		struct fold_root out[FOLD_ROOTS]);
 void pass_obs_free(struct vctx *c, struct pass_obs *p);
-/* Opens the worker's scratch on first use; 0 or -1 (w->sc_err says why). */
+/* Opens the worker's scratch on first use (taken from o->pool when there is one); 0 or -1
+ * (w->sc_err says why). */
 int worker_scratch(const struct vctx *c, struct worker *w);
 
 #endif

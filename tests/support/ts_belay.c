@@ -394,3 +394,36 @@ void ts_append_claim(const char *trace, const char *text)
 		text, lines);
 	fclose(f);
 }
+
+char *ts_record_script(const char *dir, const char *steps, const char *state, const char *traces, const char *ws,
+		       const char *timeout_s, const char *const *extra, const char *mode)
+{
+	char *sp = fs_join(dir, "steps.json");
+	ts_write_file(sp, steps, strlen(steps));
+	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpbase, NULL};
+	const char *argv[32];
+	int k = 0;
+	const char *head[] = {BELAY_BIN, "__script", sp, "--state", state, "--trace-dir", traces, "--timeout", timeout_s,
+			      "--scope", ws};
+	for (size_t i = 0; i < sizeof head / sizeof *head; i++)
+		argv[k++] = head[i];
+	for (const char *const *x = extra; x && *x; x++)
+		argv[k++] = *x;
+	argv[k++] = "--";
+	argv[k++] = BELAY_BUILD_DIR "/belay-demo-server";
+	argv[k++] = mode;
+	argv[k++] = ws;
+	argv[k] = NULL;
+	struct ts_out o;
+	ts_run(argv, env, dir, NULL, 0, 120, &o);
+	cr_assert_eq(o.status, 0, "recording failed (%d): %s", o.status, o.err);
+	char *nl = strchr(o.out, '\n');
+	cr_assert_not_null(nl, "no trace path printed: %s", o.err);
+	*nl = '\0';
+	char *trace = xstrdup(o.out);
+	ts_out_free(&o);
+	free(sp);
+	free(tmpbase);
+	return trace;
+}

@@ -37,6 +37,12 @@ char *ts_place(const char *trace, const char *to, const char *name);
 char *ts_record_demo(const char *dir, const char *const *lines, const char *const *extra);
 /* Same with another server command (the workspace path is appended as its last argument). */
 char *ts_record_server(const char *dir, const char *const *lines, const char *const *extra, const char *const *server);
+/* Records the __script step list `steps` (JSON text, written to <dir>/steps.json) through
+ * `belay __script --state STATE --trace-dir TRACES --timeout TIMEOUT_S --scope WS [extra...]
+ * -- belay-demo-server MODE WS` with the sandbox's temp dirs below dir; the trace path (new
+ * string). */
+char *ts_record_script(const char *dir, const char *steps, const char *state, const char *traces, const char *ws,
+		       const char *timeout_s, const char *const *extra, const char *mode);
 /* Appends a `claim` record (what an eval driver writes after the run) to a trace. */
 void ts_append_claim(const char *trace, const char *text);
 

@@ -18,11 +18,11 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "ts_belay.h"
 #include "tsupport.h"
 #include "verify/policy.h"
 #include "verify/verify.h"
 
-#define DEMO BELAY_BUILD_DIR "/belay-demo-server"
 
 static char *dir, *ws, *state, *traces;
 
@@ -85,23 +85,8 @@ static const char steps[] =
 
 static char *record(void)
 {
-	char *sp = fs_join(dir, "steps.json");
-	ts_write_file(sp, steps, strlen(steps));
-	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
-	const char *env[] = {tmpbase, NULL};
-	const char *argv[] = {BELAY_BIN, "__script", sp, "--state", state, "--trace-dir", traces, "--timeout", "10",
-			      "--scope", ws, "--network", "deny", "--", DEMO, "shell", ws, NULL};
-	struct ts_out o;
-	ts_run(argv, env, dir, NULL, 0, 120, &o);
-	cr_assert_eq(o.status, 0, "recording failed (%d): %s", o.status, o.err);
-	char *nl = strchr(o.out, '\n');
-	cr_assert_not_null(nl, "no trace path printed: %s", o.err);
-	*nl = '\0';
-	char *trace = xstrdup(o.out);
-	ts_out_free(&o);
-	free(sp);
-	free(tmpbase);
-	return trace;
+	const char *const extra[] = {"--network", "deny", NULL};
+	return ts_record_script(dir, steps, state, traces, ws, "10", extra, "shell");
 }
 
 struct run {
