@@ -691,6 +691,8 @@ cJSON *snapshotter_capture(struct snapshotter *s)
 	cJSON_AddNumberToObject(h, "bytes", (double)s->tree.nbytes);
 	cJSON_AddNumberToObject(h, "changed", (double)s->sc.reread);
 	cJSON_AddStringToObject(h, "walk", walk);
+	if (s->untracked_why) /* every capture walks from now on: say why */
+		cJSON_AddStringToObject(h, "untracked", s->untracked_why);
 out:
 	compact(s->rowdirty, &s->nrowdirty, 0);
 	compact(s->hl, &s->nhl, 1);

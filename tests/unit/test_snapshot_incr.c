@@ -194,6 +194,21 @@ Test(incr, without_dirty_tracking_every_turn_walks_and_still_rereads_only_change
 	struct turn t = turn();
 	cr_assert_str_eq(t.walk, "full");
 	cr_assert_eq(t.changed, 1);
+	cJSON *h = snapshotter_capture(sn);
+	cr_assert_str_eq(jx_str(h, "untracked"), "dirty tracking is off by policy", "the capture says why it walks: %s",
+			 jx_print(h));
+	cJSON_Delete(h);
+}
+
+Test(incr, a_capture_with_dirty_tracking_on_names_no_reason_to_walk)
+{
+	populate(3);
+	open_snapshotter();
+	turn();
+	cJSON *h = snapshotter_capture(sn);
+	cr_assert_str_eq(jx_str(h, "walk"), "inotify");
+	cr_assert_null(cJSON_GetObjectItemCaseSensitive(h, "untracked"), "%s", jx_print(h));
+	cJSON_Delete(h);
 }
 
 Test(incr, the_periodic_authority_walk_runs_on_schedule)
