@@ -268,6 +268,44 @@ Test(store, large_files_are_loose_objects_and_restore_byte_exact)
 	free(p);
 }
 
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	cr_assert_not_null(d);
+	int n = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+Test(store, reading_from_several_packs_leaves_no_descriptor_open)
+{
+	/* 20 objects of 3.5 MB (each under the loose threshold) fill a 64 MiB pack, which is
+	 * sealed; the next capture's object goes to a second one. A restore reads from both, and
+	 * closing the store closes every reader. */
+	cr_assert_eq(ts_sh("cd '%s' && for i in $(seq 1 20); do head -c 3500000 /dev/urandom > f$i.bin; done", ws), 0);
+	struct snap_store *st = open_store();
+	struct snapshotter *s = NULL;
+	struct err e = {0};
+	cr_assert_eq(snapshotter_open(st, ws, &s, &e), 0, "%s", e.msg);
+	free(capture(s));
+	put("later.txt", "in the second pack\n");
+	char *h = capture(s);
+	snapshotter_free(s);
+	cr_assert_geq(stats(st).packs, 2, "the objects span two packs or more");
+	snap_store_close(st);
+	int before = open_fds();
+	st = open_store();
+	char *dest = fs_join(base, "out-packs");
+	cr_assert_eq(snap_restore(st, h, dest, NULL, &e), 0, "%s", e.msg);
+	snap_store_close(st);
+	cr_assert_eq(open_fds(), before, "every pack reader is closed with the store");
+	cr_assert_eq(ts_sh("cd '%s' && for i in $(seq 1 20); do cmp f$i.bin \"%s/f$i.bin\" || exit 1; done", ws, dest), 0);
+	free(dest);
+	free(h);
+}
+
 Test(store, a_corrupted_pack_is_detected_not_restored)
 {
 	put("f.txt", "precious content\n");
