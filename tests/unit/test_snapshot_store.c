@@ -21,6 +21,7 @@
 #include "snapshot/snapshot.h"
 #include "store/store.h"
 #include "ts_snap.h"
+#include "ts_belay.h"
 #include "tsupport.h"
 
 static char *base, *ws, *state;
@@ -304,6 +305,28 @@ Test(store, reading_from_several_packs_leaves_no_descriptor_open)
 	cr_assert_eq(ts_sh("cd '%s' && for i in $(seq 1 20); do cmp f$i.bin \"%s/f$i.bin\" || exit 1; done", ws, dest), 0);
 	free(dest);
 	free(h);
+}
+
+Test(store, objects_that_cannot_be_indexed_fail_the_capture)
+{
+	/* The database refuses every new object row (as a full disk or a broken database
+	 * would): the capture must fail by name, never hand out a handle to objects the index
+	 * does not know. */
+	put("f.txt", "content nobody can index\n");
+	struct snap_store *st = open_store();
+	char *db = fs_join(state, "belay.db");
+	ts_sql_exec(db, "CREATE TRIGGER refuse_objects BEFORE INSERT ON objects BEGIN SELECT RAISE(FAIL, 'injected'); END");
+	struct snapshotter *s = NULL;
+	struct err e = {0};
+	cr_assert_eq(snapshotter_open(st, ws, &s, &e), 0, "%s", e.msg);
+	cJSON *h = snapshotter_capture(s);
+	char *txt = jx_print(h);
+	cr_assert_str_neq(jx_str(h, "status"), "present", "%s", txt);
+	free(txt);
+	cJSON_Delete(h);
+	snapshotter_free(s);
+	snap_store_close(st);
+	free(db);
 }
 
 Test(store, a_corrupted_pack_is_detected_not_restored)
