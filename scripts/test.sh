@@ -28,7 +28,10 @@ logs=$(mktemp -d "${TMPDIR:-/tmp}/belay-sanitizer-XXXXXX")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:log_exe_name=1:log_path=$logs/asan}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan}
 status=0
-(cd build-asan && ctest --output-on-failure --timeout 900 "$@") || status=$?
+# Two tests at a time (BELAY_TEST_JOBS): most of a test's time is spent waiting on the peers
+# it starts (Node loading a package, a replay's server), and every test has its own state
+# directory, cache, temp dirs and tmux socket (tests/CMakeLists.txt), so they do not meet.
+(cd build-asan && ctest --output-on-failure --timeout 900 -j"${BELAY_TEST_JOBS:-2}" "$@") || status=$?
 
 # The containment tests once more as an unprivileged user (an account CI creates), so that
 # what holds for root holds without privilege too. Only with no ctest arguments (a full run).
