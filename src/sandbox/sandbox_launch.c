@@ -1,6 +1,7 @@
 /* sandbox_launch.c - the launcher stage of a contained server, run as
  *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N [--hide DIR]
- *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--cache DIR] -- EXE ARGV0 [ARGS...]
+ *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--cache DIR]
+ *                  [--overlay-lower DIR --overlay-upper DIR --overlay-work DIR] -- EXE ARGV0 [ARGS...]
  * between fork and exec (libuv cannot run code in the child, so belay re-executes itself).
  *
  * Three processes, single-threaded each:
@@ -230,11 +231,17 @@ static int parse(struct launch *l, int argc, char **argv)
 		}
 		else if (!strcmp(argv[i - 1], "--expose"))
 			l->expose[l->nexpose++] = v;
+		else if (!strcmp(argv[i - 1], "--overlay-lower"))
+			l->ov_lower = v;
+		else if (!strcmp(argv[i - 1], "--overlay-upper"))
+			l->ov_upper = v;
+		else if (!strcmp(argv[i - 1], "--overlay-work"))
+			l->ov_work = v;
 		else
 			return launch_refuse(l, "launcher", "unknown option %s", argv[i - 1]);
 	}
 	if (i >= argc - 2 || !l->scope || !l->tmp || !l->net || (strcmp(l->net, "deny") && strcmp(l->net, "allow")) ||
-	    l->status_fd < 3)
+	    l->status_fd < 3 || (l->ov_upper && (!l->ov_lower || !l->ov_work)))
 		return launch_refuse(l, "launcher", "usage: belay __launch --scope DIR --tmp DIR --net deny|allow "
 						    "--status-fd N [--hide DIR] [--conceal PATH]... [--secret PATH]... [--expose PATH]... "
 						    "[--cache DIR] -- EXE ARGV0 [ARGS...]");
@@ -285,7 +292,7 @@ int sandbox_launch_main(int argc, char **argv)
 	close_range((unsigned)l.status_fd + 1, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	test_switch(&l);
-	if (setup_namespaces(&l) || launch_mounts(&l))
+	if (setup_namespaces(&l) || launch_overlay(&l) || launch_mounts(&l))
 		return 2;
 	int sync[2], report[2];
 	if (pipe2(sync, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0)
