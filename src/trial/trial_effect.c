@@ -57,6 +57,11 @@ static void add(struct scan *s, const char *rel, const char *change, const struc
 	cJSON_AddItemToArray(s->items, o);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Sorted names of a directory (without . and ..); NULL on error (errno set). */
 static char **names_of(int dfd, size_t *n)
 {
@@ -67,6 +72,7 @@ static char **names_of(int dfd, size_t *n)
 			close(fd);
 		return NULL;
 	}
+	rewinddir(d); /* the dup shares the offset of every earlier listing */
 	char **v = NULL;
 	size_t k = 0, cap = 0;
 	struct dirent *de;
@@ -78,16 +84,12 @@ static char **names_of(int dfd, size_t *n)
 		v[k++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(v, k, sizeof *v, (int (*)(const void *, const void *))strcmp);
 	if (!v)
 		v = xcalloc(1, sizeof *v);
+	else
+		qsort(v, k, sizeof *v, cmp_str);
 	*n = k;
 	return v;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void free_names(char **v, size_t n)
@@ -261,7 +263,8 @@ int trial_effect_scan(const char *upper, const char *lower, struct trial_effect 
 	cJSON **v = xcalloc(n ? (size_t)n : 1, sizeof *v);
 	for (int i = n - 1; i >= 0; i--)
 		v[i] = cJSON_DetachItemFromArray(s.items, i);
-	qsort(v, (size_t)n, sizeof *v, cmp_item);
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, cmp_item);
 	for (int i = 0; i < n; i++)
 		cJSON_AddItemToArray(s.items, v[i]);
 	free(v);

@@ -1,0 +1,202 @@
+/* test_try.c - belay try: what a trial records, and that the real workspace is never
+ * written. A build into the tree, a deletion, a mode change, a replaced directory, the
+ * network (refused, named, the trial still reported), a write outside the workspace
+ * (refused), a timeout, a daemon (killed); after each, the workspace's tree hash is what
+ * it was. */
+#include "try_harness.h"
+
+TestSuite(try, .init = try_setup, .fini = try_teardown, .timeout = 180);
+
+Test(try, a_build_into_the_tree_is_an_effect_and_the_workspace_stays_as_it_was)
+{
+	char *before = try_tree_hash();
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL, "pwd; mkdir -p build && printf 'obj\\n' > build/x.o && cat a.txt");
+	cr_assert_not_null(rec, "one JSON object: %s %s", o.out, o.err);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert_str_eq(jx_str(rec, "status"), "done");
+	cr_assert_eq(cJSON_GetObjectItemCaseSensitive(rec, "exit")->valueint, 0);
+	try_assert_change(rec, "build", "added");
+	try_assert_change(rec, "build/x.o", "added");
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effect")), 2, "only the build output");
+	/* the mirror is at the workspace's own path, and reads the real tree */
+	char *want = xasprintf("%s\none\n", ws);
+	cr_assert_str_eq(jx_str(rec, "stdout_tail"), want);
+	free(want);
+	cr_assert(jx_str(rec, "receipt") && !strncmp(jx_str(rec, "receipt"), "sha256:", 7), "a receipt");
+	cr_assert_not_null(jx_str(cJSON_GetObjectItemCaseSensitive(rec, "prestate"), "tree_hash"));
+	char *after = try_tree_hash(), *built = fs_join(ws, "build");
+	cr_assert_str_eq(after, before, "the real workspace is byte-identical");
+	cr_assert_neq(access(built, F_OK), 0, "nothing was built in the real tree");
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+	free(built);
+}
+
+Test(try, a_deleted_file_and_a_changed_one)
+{
+	char *before = try_tree_hash();
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL, "rm a.txt && printf 'more\\n' >> sub/b");
+	cr_assert_not_null(rec, "%s", o.err);
+	try_assert_change(rec, "a.txt", "deleted");
+	try_assert_change(rec, "sub/b", "changed");
+	cr_assert_null(try_effect(rec, "sub"), "a directory copied up for a change inside is not itself an effect");
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+}
+
+Test(try, a_mode_change)
+{
+	char *before = try_tree_hash();
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL, "chmod 755 run.sh");
+	cr_assert_not_null(rec, "%s", o.err);
+	try_assert_change(rec, "run.sh", "mode");
+	cr_assert_str_eq(jx_str(try_effect(rec, "run.sh"), "mode"), "0755");
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+}
+
+Test(try, a_directory_replaced_whole_deletes_what_it_held)
+{
+	char *before = try_tree_hash();
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL, "rm -rf sub && mkdir sub && printf 'n\\n' > sub/new");
+	cr_assert_not_null(rec, "%s", o.err);
+	try_assert_change(rec, "sub/b", "deleted");
+	try_assert_change(rec, "sub/new", "added");
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+}
+
+Test(try, the_network_is_refused_named_and_the_trial_still_reported)
+{
+	char *before = try_tree_hash();
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL,
+			     "python3 -c 'import socket; s=socket.socket(); s.settimeout(3); s.connect((\"192.0.2.1\", 80))'"
+			     " || echo refused; printf 'x\\n' > fetched");
+	cr_assert_not_null(rec, "%s", o.err);
+	cr_assert_str_eq(jx_str(rec, "status"), "done");
+	cr_assert_str_eq(jx_str(rec, "network"), "deny");
+	int named = 0;
+	const cJSON *den = cJSON_GetObjectItemCaseSensitive(rec, "denials");
+	for (const cJSON *d = den ? den->child : NULL; d; d = d->next)
+		named |= jx_str(d, "reason") && !strcmp(jx_str(d, "reason"), "network_denied");
+	char *s = cJSON_PrintUnformatted(den);
+	cr_assert(named, "the denial names the network: %s", s);
+	free(s);
+	cr_assert(strstr(jx_str(rec, "stdout_tail"), "refused"));
+	try_assert_change(rec, "fetched", "added");
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+}
+
+Test(try, a_write_outside_the_workspace_is_refused)
+{
+	char *before = try_tree_hash(), *victim = fs_join(outside, "victim");
+	char *script = xasprintf("printf 'x\\n' > %s; echo $?", victim);
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL, script);
+	cr_assert_not_null(rec, "%s", o.err);
+	cr_assert_neq(access(victim, F_OK), 0, "nothing was written outside");
+	int named = 0;
+	const cJSON *den = cJSON_GetObjectItemCaseSensitive(rec, "denials");
+	for (const cJSON *d = den ? den->child : NULL; d; d = d->next)
+		named |= jx_str(d, "path") && !strcmp(jx_str(d, "path"), victim);
+	cr_assert(named, "the refusal names %s", victim);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effect")), 0);
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+	free(victim);
+	free(script);
+}
+
+Test(try, a_command_past_its_timeout_is_killed_and_fails_named)
+{
+	char *before = try_tree_hash();
+	const char *opts[] = {"--timeout", "1", NULL};
+	struct ts_out o;
+	cJSON *rec = try_run(&o, opts, "printf 'x\\n' > partial; exec sleep 60");
+	cr_assert_not_null(rec, "%s", o.err);
+	cr_assert_eq(o.status, 124, "belay try exits 124 on a timeout");
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "timed_out")));
+	cr_assert_str_eq(jx_str(rec, "status"), "failed");
+	cr_assert_str_eq(jx_str(rec, "cause"), "TRIAL_TIMEOUT");
+	cr_assert(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(rec, "signal")), "ended by a signal");
+	/* a failed trial keeps no appliable layers */
+	char *up = xasprintf("%s/trials/%s/upper", st, jx_str(rec, "id"));
+	cr_assert_neq(access(up, F_OK), 0, "the upper layer of a failed trial is removed");
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+	free(up);
+}
+
+Test(try, a_daemon_it_forks_is_killed)
+{
+	char mark[64];
+	snprintf(mark, sizeof mark, "belay-try-daemon-%d", (int)getpid());
+	char *script = xasprintf("(setsid sh -c 'sleep 300; : %s' > /dev/null 2>&1 &); sleep 0.3; echo started", mark);
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL, script);
+	cr_assert_not_null(rec, "%s", o.err);
+	cr_assert_str_eq(jx_str(rec, "status"), "done", "%s", o.out);
+	int alive = 1;
+	for (int i = 0; i < 50 && (alive = try_process_with(mark)); i++)
+		usleep(100 * 1000);
+	cr_assert_not(alive, "the daemon the command left behind is gone");
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(script);
+}
+
+Test(try, the_text_report_ends_with_the_trial_id)
+{
+	const char *argv[] = {BELAY_BIN, "try", "--state", st, "--", "/bin/sh", "-c", "printf 'x\\n' > new", NULL};
+	const char *env[] = {tmpbase, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, env, ws, NULL, 0, 120, &o), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "added    new"), "%s", o.out);
+	char *last = o.out + o.out_len - 1;
+	cr_assert_eq(*last, '\n');
+	*last = '\0';
+	char *nl = strrchr(o.out, '\n');
+	const char *id = nl ? nl + 1 : o.out;
+	cr_assert(!strncmp(id, "trial-", 6), "the last line is the id: '%s'", id);
+	struct ts_out s;
+	cr_assert_eq(try_sub(&s, "show", id, "--json"), 0, "%s", s.err);
+	cJSON *rec = cJSON_Parse(s.out);
+	cr_assert_str_eq(jx_str(rec, "id"), id);
+	cr_assert_str_eq(jx_str(rec, "state"), "ready");
+	cJSON_Delete(rec);
+	ts_out_free(&s);
+	ts_out_free(&o);
+}
