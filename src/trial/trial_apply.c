@@ -352,9 +352,10 @@ int trial_apply(const char *state_dir, const char *id, const char *launcher, str
 	struct err se = {0};
 	trial_record_set_state(m.dir, state, &se);
 	cJSON_Delete(state);
-	if (rc == 0)
+	if (rc == 0) {
 		trial_mirror_drop_layers(&m);
-	else
+		snap_ref_drop(st, pre, "trial", id, &se); /* the recover point keeps what undo needs */
+	} else
 		err_wrap(e, "the apply stopped after %zu path(s); `belay recover %s --turn 0` puts the workspace back", out->paths,
 			 out->recover_trace ? out->recover_trace : "(no trace)");
 out:
@@ -382,6 +383,14 @@ int trial_discard(const char *state_dir, const char *id, struct err *e)
 	if (rc == 0 && trial_mirror_drop_layers(&m) != 0)
 		rc = err_set(e, BELAY_EREFUSED, "%s: the layers of trial %s could not be removed", TRIAL_CLEANUP_UNCONFIRMED, id);
 	if (rc == 0) {
+		/* the pre-state is no longer needed by this trial */
+		const cJSON *pso = cJSON_GetObjectItemCaseSensitive(rec, "prestate");
+		struct snap_store *ss = NULL;
+		struct err de = {0};
+		if (pso && jx_str(pso, "handle") && jx_str(rec, "scope") &&
+		    snap_store_open(state_dir, jx_str(rec, "scope"), &ss, &de) == 0)
+			snap_ref_drop(ss, jx_str(pso, "handle"), "trial", id, &de);
+		snap_store_close(ss);
 		cJSON *state = cJSON_CreateObject();
 		char at[40];
 		time_now_iso8601(at);

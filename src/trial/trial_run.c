@@ -62,6 +62,15 @@ static int capture(const char *state_dir, const char *scope, const char *id, cJS
 	return rc;
 }
 
+static void drop_ref(const char *state_dir, const char *scope, const char *handle, const char *id)
+{
+	struct snap_store *st = NULL;
+	struct err e = {0};
+	if (handle && snap_store_open(state_dir, scope, &st, &e) == 0)
+		snap_ref_drop(st, handle, "trial", id, &e);
+	snap_store_close(st);
+}
+
 /* A tail of at most TRIAL_TAIL_BYTES that starts on a character, as a scrubbed string. */
 static cJSON *tail_of(const char *p, size_t n, int *cut)
 {
@@ -303,8 +312,12 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	} else {
 		cJSON_AddNullToObject(rec, "cause");
 	}
-	if (strcmp(status, "done") != 0 && trial_mirror_drop_layers(&m) != 0)
-		cJSON_AddStringToObject(rec, "layers_left", m.upper);
+	if (strcmp(status, "done") != 0) {
+		/* never appliable: neither its layers nor its pre-state are kept for it */
+		if (trial_mirror_drop_layers(&m) != 0)
+			cJSON_AddStringToObject(rec, "layers_left", m.upper);
+		drop_ref(o->state_dir, spec.scope, jx_str(pre, "handle"), m.id);
+	}
 	if ((rc = trial_record_write(m.dir, rec, e)) != 0) {
 		cJSON_Delete(rec);
 		rec = NULL;
@@ -324,6 +337,8 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	trial_mirror_close(&m);
 	goto done;
 fail:
+	if (pre)
+		drop_ref(o->state_dir, spec.scope, jx_str(pre, "handle"), m.id);
 	trial_mirror_destroy(&m);
 done:
 	cJSON_Delete(seen.denials);

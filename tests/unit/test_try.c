@@ -200,3 +200,56 @@ Test(try, the_text_report_ends_with_the_trial_id)
 	ts_out_free(&s);
 	ts_out_free(&o);
 }
+
+Test(try, a_change_to_the_real_tree_during_the_trial_voids_it_by_name)
+{
+	const char *argv[] = {BELAY_BIN, "try", "--state", st, "--json", "--", "/bin/sh", "-c",
+			      "printf 'x\\n' > mine; sleep 2", NULL};
+	const char *env[] = {tmpbase, NULL};
+	struct ts_out o;
+	int fds[3];
+	pid_t pid = ts_spawn(argv, env, ws, &o, fds);
+	cr_assert_gt(pid, 0);
+	close(fds[0]);
+	int started = 0;
+	for (int i = 0; i < 200 && !started; i++) {
+		usleep(25 * 1000);
+		started = ts_sh("ls %s/trials/*/upper/mine > /dev/null 2>&1", st) == 0;
+	}
+	cr_assert(started, "the trial started");
+	cr_assert_eq(ts_sh("printf 'someone else\\n' > %s/a.txt", ws), 0);
+	while (ts_read_some(fds[1], &o.out, &o.out_len) || ts_read_some(fds[2], &o.err, &o.err_len))
+		;
+	ts_reap(pid, &o);
+	close(fds[1]);
+	close(fds[2]);
+	cJSON *rec = cJSON_Parse(o.out);
+	cr_assert_not_null(rec, "%s %s", o.out, o.err);
+	cr_assert_eq(o.status, 125, "a voided trial exits 125");
+	cr_assert_str_eq(jx_str(rec, "status"), "voided");
+	cr_assert_str_eq(jx_str(rec, "cause"), "TRIAL_WORKSPACE_CHANGED");
+	struct ts_out a;
+	cr_assert_eq(try_sub(&a, "apply", jx_str(rec, "id"), "--yes"), 1, "a voided trial is never applied");
+	cr_assert(strstr(a.err, "voided"), "%s", a.err);
+	ts_out_free(&a);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+}
+
+Test(try, a_workspace_that_cannot_be_a_lower_layer_runs_nothing)
+{
+	char *odd = fs_join(dir, "odd:name");
+	cr_assert_eq(ts_sh("mkdir -p '%s'", odd), 0);
+	const char *argv[] = {BELAY_BIN, "try", "--state", st, "--scope", odd, "--", "/bin/sh", "-c", "touch ran", NULL};
+	const char *env[] = {tmpbase, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, env, odd, NULL, 0, 60, &o), 0);
+	cr_assert_eq(o.status, 126, "nothing ran: %s", o.err);
+	cr_assert(strstr(o.err, "TRIAL_NO_OVERLAY"), "named: %s", o.err);
+	char *ran = fs_join(odd, "ran");
+	cr_assert_neq(access(ran, F_OK), 0, "no fallback to the real tree");
+	cr_assert_neq(ts_sh("ls -d %s/trials/trial-* > /dev/null 2>&1", st), 0, "nothing kept");
+	ts_out_free(&o);
+	free(ran);
+	free(odd);
+}
