@@ -1,6 +1,7 @@
 /* trial_run.c - one trial (trial.h): the pre-state captured, the command run contained with
- * the mirror at the workspace's path, the real tree checked unchanged, the effect read from
- * the upper layer, the record sealed and written.
+ * the mirror at the workspace's path (its upper layer's size watched, trial_watch.c), the
+ * real tree checked unchanged, the effect read from the upper layer, the record sealed and
+ * written.
  *
  * Fail closed: the mirror not mounted (the launcher's overlay stage refused, or the sandbox
  * reports no overlay layer), no sandbox, no pre-state: an error, nothing kept. The command's
@@ -30,6 +31,7 @@
 #include "trial/trial_effect.h"
 #include "trial/trial_mirror.h"
 #include "trial/trial_record.h"
+#include "trial/trial_watch.h"
 
 #define DEFAULT_TIMEOUT_MS (600u * 1000u)
 #define DEFAULT_MAX_BYTES ((uint64_t)1 << 30)
@@ -203,7 +205,11 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	char started[40];
 	time_now_iso8601(started);
 	uint64_t t0 = time_mono_ns();
-	if ((rc = sandbox_run_io(&spec, o->launcher, o->argv, cwd, timeout, &io, &res, e)) != 0) {
+	struct trial_watch watch;
+	int watching = trial_watch_start(&watch, spec.overlay_upper, max_bytes) == 0;
+	rc = sandbox_run_io(&spec, o->launcher, o->argv, cwd, timeout, &io, &res, e);
+	int over_limit = watching ? trial_watch_stop(&watch) : 0;
+	if (rc) {
 		err_wrap(e, "%s", TRIAL_NO_SANDBOX);
 		goto fail;
 	}
@@ -253,6 +259,12 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	char cause_detail[512] = "";
 	if (timed_out)
 		snprintf(cause_detail, sizeof cause_detail, "the command did not end within %u ms and was killed", timeout);
+	if (over_limit) {
+		cause = TRIAL_UPPER_OVER_LIMIT, status = "failed";
+		snprintf(cause_detail, sizeof cause_detail,
+			 "the upper layer grew past --max-bytes %llu while the command ran: the command was killed",
+			 (unsigned long long)max_bytes);
+	}
 	/* survivors (daemons) killed and confirmed gone */
 	int killed = 0;
 	if (seen.end) {

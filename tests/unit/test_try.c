@@ -253,3 +253,25 @@ Test(try, a_workspace_that_cannot_be_a_lower_layer_runs_nothing)
 	free(ran);
 	free(odd);
 }
+
+Test(try, an_upper_layer_past_max_bytes_is_killed_while_it_grows)
+{
+	char *before = try_tree_hash();
+	const char *opts[] = {"--max-bytes", "1000000", "--timeout", "60", NULL};
+	struct ts_out o;
+	cJSON *rec = try_run(&o, opts, "head -c 4000000 /dev/zero > big; exec sleep 60");
+	cr_assert_not_null(rec, "%s", o.err);
+	cr_assert_eq(o.status, 125, "%s", o.out);
+	cr_assert_str_eq(jx_str(rec, "cause"), "TRIAL_UPPER_OVER_LIMIT");
+	cr_assert_not(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "timed_out")),
+		      "killed while it grew, not at its timeout");
+	char *up = xasprintf("%s/trials/%s/upper", st, jx_str(rec, "id"));
+	cr_assert_neq(access(up, F_OK), 0, "the layer went");
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(before);
+	free(after);
+	free(up);
+}
