@@ -36,41 +36,49 @@
 #define DEFAULT_TIMEOUT_MS (600u * 1000u)
 #define DEFAULT_MAX_BYTES ((uint64_t)1 << 30)
 
-/* The workspace as it is now, captured into the store (the trial's pre-state), kept by a
- * reference in the trial's name. New handle object (status "present") or an error. */
-static int capture(const char *state_dir, const char *scope, const char *id, cJSON **out, struct err *e)
+/* The workspace as it is now, captured into the store (the trial's pre-state) and kept by a
+ * reference in the trial's name; the store and the snapshotter stay open (*st, *sn), so the
+ * check after the trial is an incremental capture. New handle object or an error. */
+static int capture(const char *state_dir, const char *scope, const char *id, struct snap_store **st,
+		   struct snapshotter **sn, cJSON **out, struct err *e)
 {
-	struct snap_store *st = NULL;
-	struct snapshotter *sn = NULL;
-	int rc = snap_store_open(state_dir, scope, &st, e);
+	int rc = snap_store_open(state_dir, scope, st, e);
 	if (rc == 0)
-		rc = snapshotter_open(st, scope, &sn, e);
-	if (rc == 0) {
-		cJSON *h = snapshotter_capture(sn);
-		const char *status = jx_str(h, "status");
-		if (!status || strcmp(status, "present") != 0) {
-			rc = err_set(e, BELAY_EREFUSED, "%s: the workspace's pre-state cannot be captured (%s%s%s)",
-				     TRIAL_NO_PRESTATE, jx_str(h, "cause") ? jx_str(h, "cause") : "?",
-				     jx_str(h, "path") ? " at " : "", jx_str(h, "path") ? jx_str(h, "path") : "");
-			cJSON_Delete(h);
-		} else if ((rc = snap_ref_add(st, jx_str(h, "handle"), "trial", id, e)) != 0) {
-			cJSON_Delete(h);
-		} else {
-			*out = h;
-		}
+		rc = snapshotter_open(*st, scope, sn, e);
+	if (rc)
+		return rc;
+	cJSON *h = snapshotter_capture(*sn);
+	const char *status = jx_str(h, "status");
+	if (!status || strcmp(status, "present") != 0) {
+		rc = err_set(e, BELAY_EREFUSED, "%s: the workspace's pre-state cannot be captured (%s%s%s)", TRIAL_NO_PRESTATE,
+			     jx_str(h, "cause") ? jx_str(h, "cause") : "?", jx_str(h, "path") ? " at " : "",
+			     jx_str(h, "path") ? jx_str(h, "path") : "");
+		cJSON_Delete(h);
+	} else if ((rc = snap_ref_add(*st, jx_str(h, "handle"), "trial", id, e)) != 0) {
+		cJSON_Delete(h);
+	} else {
+		*out = h;
 	}
-	snapshotter_free(sn);
-	snap_store_close(st);
 	return rc;
 }
 
-static void drop_ref(const char *state_dir, const char *scope, const char *handle, const char *id)
+/* Whether the real tree still is the pre-state: an authority capture (every entry stat'ed
+ * again, changed files re-hashed; inotify alone could miss a change, docs/SNAPSHOTS.md). */
+static int tree_unchanged(struct snapshotter *sn, const cJSON *pre)
 {
-	struct snap_store *st = NULL;
+	snapshotter_request_full(sn);
+	cJSON *h = snapshotter_capture(sn);
+	const char *a = jx_str(h, "tree_hash"), *b = jx_str(pre, "tree_hash");
+	int same = a && b && !strcmp(a, b);
+	cJSON_Delete(h);
+	return same;
+}
+
+static void drop_ref(struct snap_store *st, const char *handle, const char *id)
+{
 	struct err e = {0};
-	if (handle && snap_store_open(state_dir, scope, &st, &e) == 0)
+	if (st && handle)
 		snap_ref_drop(st, handle, "trial", id, &e);
-	snap_store_close(st);
 }
 
 /* A tail of at most TRIAL_TAIL_BYTES that starts on a character, as a scrubbed string. */
@@ -181,12 +189,14 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 		return rc;
 	}
 	cJSON *pre = NULL, *rec = NULL;
+	struct snap_store *store = NULL;
+	struct snapshotter *sn = NULL;
 	struct sandbox_run_result res = {0};
 	int have_res = 0, efd = -1;
 	char *out = NULL, *errs = NULL, *cwd = NULL;
 	struct trial_effect eff = {0};
 	struct seen seen = {0};
-	if ((rc = capture(o->state_dir, spec.scope, m.id, &pre, e)) != 0)
+	if ((rc = capture(o->state_dir, spec.scope, m.id, &store, &sn, &pre, e)) != 0)
 		goto fail;
 	spec.hide = realpath(o->state_dir, NULL); /* the command never sees belay's state (traces, keys) */
 	if ((rc = sandbox_spec_overlay(&spec, NULL, m.upper, m.work, e)) != 0) {
@@ -277,9 +287,7 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 		snprintf(cause_detail, sizeof cause_detail, "processes the command left behind were not confirmed gone");
 	}
 	/* the lower layer must not have changed under the mirror */
-	char now_hash[SNAP_TREE_HASH_LEN];
-	struct err he = {0};
-	if (snap_tree_hash_dir(spec.scope, now_hash, &he) != 0 || strcmp(now_hash, jx_str(pre, "tree_hash")) != 0) {
+	if (!tree_unchanged(sn, pre)) {
 		if (!cause || strcmp(status, "voided") != 0) {
 			cause = TRIAL_WORKSPACE_CHANGED, status = "voided";
 			snprintf(cause_detail, sizeof cause_detail,
@@ -328,7 +336,7 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 		/* never appliable: neither its layers nor its pre-state are kept for it */
 		if (trial_mirror_drop_layers(&m) != 0)
 			cJSON_AddStringToObject(rec, "layers_left", m.upper);
-		drop_ref(o->state_dir, spec.scope, jx_str(pre, "handle"), m.id);
+		drop_ref(store, jx_str(pre, "handle"), m.id);
 	}
 	if ((rc = trial_record_write(m.dir, rec, e)) != 0) {
 		cJSON_Delete(rec);
@@ -350,7 +358,7 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	goto done;
 fail:
 	if (pre)
-		drop_ref(o->state_dir, spec.scope, jx_str(pre, "handle"), m.id);
+		drop_ref(store, jx_str(pre, "handle"), m.id);
 	trial_mirror_destroy(&m);
 done:
 	cJSON_Delete(seen.denials);
@@ -361,6 +369,8 @@ done:
 		close(efd);
 	cJSON_Delete(pre);
 	cJSON_Delete(rec);
+	snapshotter_free(sn);
+	snap_store_close(store);
 	free(out);
 	free(errs);
 	free(cwd);
