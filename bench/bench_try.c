@@ -37,14 +37,6 @@
 #include "trial/trial_effect.h"
 #include "trial/trial_mirror.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static void make_tree(const char *ws, int n)
 {
@@ -54,9 +46,9 @@ static void make_tree(const char *ws, int n)
 		if (i % 100 == 0 && fs_mkdir_p(d, 0755, NULL) != 0)
 			exit(1);
 		char *f = xasprintf("%s/f%d", d, i);
-		size_t len = 100 + next() % 900;
+		size_t len = 100 + bench_rng() % 900;
 		for (size_t k = 0; k < len; k++)
-			buf[k] = (char)('a' + next() % 26);
+			buf[k] = (char)('a' + bench_rng() % 26);
 		int fd = open(f, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0 || fs_write_all(fd, buf, len) != 0)
 			exit(1);
@@ -66,15 +58,9 @@ static void make_tree(const char *ws, int n)
 	}
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_d);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
 	return v[n / 2];
 }
 

@@ -7,6 +7,8 @@
 
 #define EXIT_USAGE 2
 
+/* Asks question on the terminal ("[y/N]"); 1 for yes. 0 without a terminal on stdin. */
+int cli_confirm(const char *question);
 /* Prints "belay: <msg>" and returns EXIT_USAGE. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -151,15 +151,6 @@ static int run_trial(const char *state_dir, const char *scope, const char *net, 
 	return code;
 }
 
-static int confirm(const char *question)
-{
-	if (!isatty(0))
-		return 0;
-	fprintf(stderr, "%s [y/N] ", question);
-	char line[16];
-	return fgets(line, sizeof line, stdin) && (line[0] == 'y' || line[0] == 'Y');
-}
-
 static int sub_cmd(const char *state_dir, const char *sub, const char *id, int yes, int json)
 {
 	struct err e = {0};
@@ -187,7 +178,7 @@ static int sub_cmd(const char *state_dir, const char *sub, const char *id, int y
 		return cli_fail("try apply: %s", e.msg);
 	print_record(rec);
 	cJSON_Delete(rec);
-	if (!yes && !confirm("apply this effect to the workspace?")) {
+	if (!yes && !cli_confirm("apply this effect to the workspace?")) {
 		fprintf(stderr, "belay: try apply: nothing changed (pass --yes to skip the question)\n");
 		return 1;
 	}

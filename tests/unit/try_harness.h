@@ -82,6 +82,34 @@ static inline cJSON *try_run(struct ts_out *o, const char *const *opts, const ch
 	return o->out_len ? cJSON_Parse(o->out) : NULL;
 }
 
+/* try_run, asserting that the real workspace's tree hash is the same after the trial. */
+static inline cJSON *try_run_unchanged(struct ts_out *o, const char *const *opts, const char *script)
+{
+	char *before = try_tree_hash();
+	cJSON *rec = try_run(o, opts, script);
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before, "the real workspace is byte-identical after the trial of: %s", script);
+	free(before);
+	free(after);
+	return rec;
+}
+
+/* Starts argv (a belay try) in the workspace and waits until the trial has written `file`
+ * into its upper layer: the trial is running. fds as ts_spawn's. */
+static inline pid_t try_spawn_until(const char *const *argv, struct ts_out *o, int fds[3], const char *file)
+{
+	const char *env[] = {tmpbase, NULL};
+	pid_t pid = ts_spawn(argv, env, ws, o, fds);
+	cr_assert_gt(pid, 0);
+	int up = 0;
+	for (int i = 0; i < 400 && !up; i++) {
+		usleep(25 * 1000);
+		up = ts_sh("ls %s/trials/*/upper/%s > /dev/null 2>&1", st, file) == 0;
+	}
+	cr_assert(up, "the trial started (it wrote %s)", file);
+	return pid;
+}
+
 /* The effect entry for path, or NULL. */
 static inline const cJSON *try_effect(const cJSON *rec, const char *path)
 {
