@@ -186,3 +186,20 @@ Test(try_apply, kill_9_during_a_trial_leaves_nothing_after_the_next_run)
 	free(script);
 	ts_out_free(&ko);
 }
+
+Test(try_apply, a_symlink_put_in_the_way_is_never_followed)
+{
+	char *id = trial("printf 'trial\\n' > sub/b");
+	/* the real sub becomes a link to a directory outside, holding its own b */
+	cr_assert_eq(ts_sh("printf 'outside\\n' > %s/b && rm -rf %s/sub && ln -s %s %s/sub", outside, ws, outside, ws), 0);
+	struct ts_out o;
+	cr_assert_eq(try_sub(&o, "apply", id, "--yes"), 1, "refused: %s", o.out);
+	char *victim = fs_join(outside, "b");
+	size_t n;
+	char *c = ts_read_file(victim, &n);
+	cr_assert_str_eq(c, "outside\n", "the file behind the link is untouched");
+	ts_out_free(&o);
+	free(c);
+	free(victim);
+	free(id);
+}
