@@ -10,9 +10,13 @@
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
 #include "common/jsonx.h"
+#include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "snapshot/snapshot.h"
 #include "trial/trial.h"
+#include "tui/diffview.h"
+#include "tui/tdoc.h"
 
 static const struct cli_opt try_opts[] = {
 	{"scope", 'S', 0, "DIR", "the workspace the command runs in (default: the working directory)"},
@@ -106,6 +110,57 @@ static void print_record(const cJSON *rec)
 		printf("state    %s\n", state);
 }
 
+/* The content diffs of the effect's regular files: the trial's pre-state (left) against its
+ * upper layer (right), while the layer is still there. Links, directories and special files
+ * are not read (a FIFO would block; a link would be followed): their line above says what
+ * they are. */
+static void print_diffs(const char *state_dir, const cJSON *rec)
+{
+	const char *id = jx_str(rec, "id"), *scope = jx_str(rec, "scope"), *state = jx_str(rec, "state");
+	const cJSON *pso = cJSON_GetObjectItemCaseSensitive(rec, "prestate");
+	const char *pre = pso ? jx_str(pso, "handle") : NULL;
+	const cJSON *eff = cJSON_GetObjectItemCaseSensitive(rec, "effect");
+	if (!id || !scope || !pre || !cJSON_GetArraySize(eff))
+		return;
+	if (!state || strcmp(state, "ready") != 0) {
+		printf("diffs    not shown: the effect's content is gone (%s)\n", state ? state : "?");
+		return;
+	}
+	char *base = fs_join(state_dir, "trials"), *dir = fs_join(base, id), *upper = fs_join(dir, "upper");
+	struct snap_diff df = {0};
+	df.items = xcalloc((size_t)cJSON_GetArraySize(eff), sizeof *df.items);
+	for (const cJSON *it = eff->child; it; it = it->next) {
+		const char *path = jx_str(it, "path"), *change = jx_str(it, "change"), *type = jx_str(it, "type");
+		if (!path || !change || !type || strcmp(type, "file") != 0 || !strcmp(change, "mode"))
+			continue;
+		struct snap_diff_item *d = &df.items[df.n++];
+		d->path = xstrdup(path);
+		d->path_len = strlen(path);
+		d->kind = !strcmp(change, "added") ? SNAP_DIFF_ADDED : !strcmp(change, "deleted") ? SNAP_DIFF_REMOVED : SNAP_DIFF_CHANGED;
+	}
+	struct snap_store *st = NULL;
+	struct err e = {0};
+	if (df.n && snap_store_open(state_dir, scope, &st, &e) == 0) {
+		struct tdoc d;
+		tdoc_init(&d);
+		diffview_render(&d, st, pre, NULL, upper, &df);
+		printf("diffs    (the pre-state against the trial's result; + lines are what apply writes)\n");
+		for (size_t i = 0; i < d.n; i++) {
+			char *line = tdoc_line_text(&d, i);
+			printf("  %s\n", line);
+			free(line);
+		}
+		tdoc_free(&d);
+	} else if (df.n) {
+		printf("diffs    not shown: %s\n", e.msg);
+	}
+	snap_store_close(st);
+	snap_diff_free(&df);
+	free(base);
+	free(dir);
+	free(upper);
+}
+
 static int parse_u64(const char *s, unsigned long long max, unsigned long long *out)
 {
 	char *end;
@@ -138,6 +193,8 @@ static int run_trial(const char *state_dir, const char *scope, const char *net, 
 		cli_print_json(rec);
 	else {
 		print_record(rec);
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effect")))
+			printf("diffs    belay try show %s\n", jx_str(rec, "id"));
 		printf("%s\n", jx_str(rec, "id"));
 	}
 	const char *status = jx_str(rec, "status");
@@ -158,10 +215,12 @@ static int sub_cmd(const char *state_dir, const char *sub, const char *id, int y
 		cJSON *rec = NULL;
 		if (trial_load(state_dir, id, &rec, &e) != 0)
 			return cli_fail("try show: %s", e.msg);
-		if (json)
+		if (json) {
 			cli_print_json(rec);
-		else
+		} else {
 			print_record(rec);
+			print_diffs(state_dir, rec);
+		}
 		cJSON_Delete(rec);
 		return 0;
 	}
@@ -177,6 +236,7 @@ static int sub_cmd(const char *state_dir, const char *sub, const char *id, int y
 	if (trial_load(state_dir, id, &rec, &e) != 0)
 		return cli_fail("try apply: %s", e.msg);
 	print_record(rec);
+	print_diffs(state_dir, rec);
 	cJSON_Delete(rec);
 	if (!yes && !cli_confirm("apply this effect to the workspace?")) {
 		fprintf(stderr, "belay: try apply: nothing changed (pass --yes to skip the question)\n");

@@ -159,6 +159,11 @@ Test(try, the_text_report_ends_with_the_trial_id)
 	const char *id = nl ? nl + 1 : o.out;
 	cr_assert(!strncmp(id, "trial-", 6), "the last line is the id: '%s'", id);
 	struct ts_out s;
+	/* the text form shows the content diff of what apply would write */
+	const char *show[] = {BELAY_BIN, "try", "show", id, "--state", st, NULL};
+	cr_assert_eq(ts_run(show, env, ws, NULL, 0, 60, &s), 0);
+	cr_assert(strstr(s.out, "added    new") && strstr(s.out, "  +x\n"), "the diff of new: %s", s.out);
+	ts_out_free(&s);
 	cr_assert_eq(try_sub(&s, "show", id, "--json"), 0, "%s", s.err);
 	cJSON *rec = cJSON_Parse(s.out);
 	cr_assert_str_eq(jx_str(rec, "id"), id);
