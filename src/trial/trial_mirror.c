@@ -23,6 +23,18 @@ char *trial_mirror_base(const char *state_dir)
 	return fs_join(state_dir, "trials");
 }
 
+/* The command's temp dir: <temp base>/belay-trial-<id> (the base the sandbox's temp dirs use:
+ * BELAY_SANDBOX_TMP_BASE, else /tmp). Not in the trial's directory: belay's state directory
+ * is hidden from the command, and its temp dir must be in view. */
+static char *tmp_of(const char *id)
+{
+	const char *base = getenv("BELAY_SANDBOX_TMP_BASE");
+	char *rbase = realpath(base && *base ? base : "/tmp", NULL);
+	char *p = xasprintf("%s/belay-trial-%s", rbase ? rbase : "/tmp", id);
+	free(rbase);
+	return p;
+}
+
 int trial_mirror_id_ok(const char *id)
 {
 	/* trial-YYYYMMDDTHHMMSSZ-<8 hex>: no path separators, nothing to climb with */
@@ -89,7 +101,9 @@ int trial_mirror_create(const char *state_dir, struct trial_mirror *m, struct er
 	int lr = lock_dir(m->dir, LOCK_EX, &m->lock_fd);
 	m->upper = fs_join(m->dir, "upper");
 	m->work = fs_join(m->dir, "work");
-	if (lr || mkdir(m->upper, 0755) != 0 || mkdir(m->work, 0700) != 0) {
+	m->tmp = tmp_of(m->id);
+	if (lr || mkdir(m->upper, 0755) != 0 || mkdir(m->work, 0700) != 0 || mkdir(m->tmp, 0700) != 0 ||
+	    chmod(m->tmp, 0700) != 0) {
 		rc = err_set(e, lr ? lr : -errno, "cannot make the trial's layers in %s: %s", m->dir,
 			     strerror(lr ? -lr : errno));
 		trial_mirror_destroy(m);
@@ -122,19 +136,22 @@ int trial_mirror_open(const char *state_dir, const char *id, struct trial_mirror
 	}
 	m->upper = fs_join(m->dir, "upper");
 	m->work = fs_join(m->dir, "work");
+	m->tmp = tmp_of(id);
 	return 0;
 }
 
 int trial_mirror_drop_layers(struct trial_mirror *m)
 {
 	int rc = 0;
-	if (m->work && fs_remove_tree(m->work) != 0 && errno != ENOENT)
-		rc = -errno;
-	if (m->upper && fs_remove_tree(m->upper) != 0 && errno != ENOENT && rc == 0)
-		rc = -errno;
+	const char *dirs[] = {m->work, m->upper, m->tmp};
 	struct stat st;
-	if (rc == 0 && ((m->work && lstat(m->work, &st) == 0) || (m->upper && lstat(m->upper, &st) == 0)))
-		rc = -ENOTEMPTY; /* not confirmed */
+	for (int i = 0; i < 3; i++) {
+		if (!dirs[i])
+			continue;
+		fs_remove_tree(dirs[i]);
+		if (lstat(dirs[i], &st) == 0 && rc == 0)
+			rc = -ENOTEMPTY; /* not confirmed gone */
+	}
 	return rc;
 }
 
@@ -145,12 +162,15 @@ void trial_mirror_close(struct trial_mirror *m)
 	free(m->dir);
 	free(m->upper);
 	free(m->work);
+	free(m->tmp);
 	memset(m, 0, sizeof *m);
 	m->lock_fd = -1;
 }
 
 void trial_mirror_destroy(struct trial_mirror *m)
 {
+	if (m->tmp)
+		fs_remove_tree(m->tmp);
 	if (m->dir)
 		fs_remove_tree(m->dir);
 	trial_mirror_close(m);
@@ -176,6 +196,9 @@ int trial_sweep(const char *state_dir, struct err *e)
 		if (lstat(rec, &st) != 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
 		    lock_dir(dir, LOCK_EX | LOCK_NB, &fd) == 0) {
 			/* no record and nobody holds it: the run that made it was killed */
+			char *tmp = tmp_of(de->d_name);
+			fs_remove_tree(tmp);
+			free(tmp);
 			if (fs_remove_tree(dir) == 0)
 				removed++;
 			close(fd);

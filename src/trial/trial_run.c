@@ -179,14 +179,16 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 		return err_set(e, BELAY_EUSAGE, "no command to try");
 	struct err se = {0};
 	trial_sweep(o->state_dir, &se);
-	struct sandbox_spec spec;
-	int rc = sandbox_spec_init(&spec, o->scope, o->net, e);
-	if (rc)
-		return err_wrap(e, "%s", TRIAL_NO_SANDBOX);
 	struct trial_mirror m;
-	if ((rc = trial_mirror_create(o->state_dir, &m, e)) != 0) {
-		sandbox_spec_done(&spec);
+	int rc = trial_mirror_create(o->state_dir, &m, e);
+	if (rc)
 		return rc;
+	/* a temp dir of the trial's own: what the command leaves in $TMPDIR goes with it (the
+	 * scope's shared one would keep it for the next contained run) */
+	struct sandbox_spec spec;
+	if ((rc = sandbox_spec_init_tmp(&spec, o->scope, m.tmp, o->net, e)) != 0) {
+		trial_mirror_destroy(&m);
+		return err_wrap(e, "%s", TRIAL_NO_SANDBOX);
 	}
 	cJSON *pre = NULL, *rec = NULL;
 	struct snap_store *store = NULL;
@@ -318,13 +320,18 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	keep_output(rec, m.dir, "stdout", out, out ? strlen(out) : 0);
 	keep_output(rec, m.dir, "stderr", errs, strlen(errs));
 	cJSON_AddItemToObject(rec, "sandbox", cJSON_Duplicate(jx_obj(seen.sandbox, "layers"), 1));
-	/* the work dir goes now; the upper stays while the effect can be applied */
-	if (fs_remove_tree(m.work) != 0 && !cause) {
+	/* the work and temp dirs go now; the upper stays while the effect can be applied */
+	struct stat gone;
+	fs_remove_tree(m.work);
+	fs_remove_tree(m.tmp);
+	if ((lstat(m.work, &gone) == 0 || lstat(m.tmp, &gone) == 0) && !cause) {
 		cause = TRIAL_CLEANUP_UNCONFIRMED, status = "failed";
-		snprintf(cause_detail, sizeof cause_detail, "the overlay's work dir %s could not be removed", m.work);
+		snprintf(cause_detail, sizeof cause_detail, "the overlay's work dir or the trial's temp dir in %s could not be removed",
+			 m.dir);
 	}
 	free(m.work);
-	m.work = NULL;
+	free(m.tmp);
+	m.work = m.tmp = NULL;
 	cJSON_AddStringToObject(rec, "status", status);
 	if (cause) {
 		cJSON_AddStringToObject(rec, "cause", cause);

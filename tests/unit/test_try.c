@@ -234,3 +234,19 @@ Test(try, an_upper_layer_past_max_bytes_is_killed_while_it_grows)
 	ts_out_free(&o);
 	free(up);
 }
+
+Test(try, what_it_leaves_in_its_temp_dir_goes_with_it)
+{
+	struct ts_out o;
+	cJSON *rec = try_run_unchanged(&o, NULL, "printf 'x\\n' > \"$TMPDIR/leak\" && echo \"$TMPDIR\"");
+	cr_assert_not_null(rec, "%s", o.err);
+	cr_assert_str_eq(jx_str(rec, "status"), "done");
+	const char *tmp = jx_str(rec, "stdout_tail");
+	cr_assert(tmp && *tmp == '/', "%s", o.out);
+	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effect")), 0, "the temp dir is no effect");
+	/* neither the trial's temp dir nor the scope's shared one (BELAY_SANDBOX_TMP_BASE) keeps it */
+	cr_assert_neq(ts_sh("ls -d %s/belay-trial-* > /dev/null 2>&1", dir), 0, "the trial's temp dir is gone");
+	cr_assert_neq(ts_sh("ls %s/belay-tmp-*/leak > /dev/null 2>&1", dir), 0, "nothing lands in the shared temp dir");
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+}

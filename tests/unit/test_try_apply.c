@@ -181,6 +181,7 @@ Test(try_apply, kill_9_during_a_trial_leaves_nothing_after_the_next_run)
 	for (int i = 0; i < 50 && (alive = try_process_with(mark)); i++)
 		usleep(100 * 1000);
 	cr_assert_not(alive, "no process of the killed trial is left");
+	cr_assert_neq(ts_sh("ls -d %s/belay-trial-* > /dev/null 2>&1", dir), 0, "nor its temp dir");
 	free(only);
 	free(base);
 	free(script);
