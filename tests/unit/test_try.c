@@ -250,3 +250,25 @@ Test(try, what_it_leaves_in_its_temp_dir_goes_with_it)
 	cJSON_Delete(rec);
 	ts_out_free(&o);
 }
+
+Test(try, the_launcher_refuses_a_mirror_it_cannot_mount_by_name_and_promptly)
+{
+	/* an upper layer and a work dir on two filesystems: overlayfs refuses the mount; the
+	 * launcher's overlay stage must refuse by name (and exit, also in a sanitizer build) */
+	char *up = fs_join(dir, "upper"), *work = fs_join(outside, "work"), *err = fs_join(dir, "launch.err");
+	cr_assert_eq(ts_sh("mkdir -p %s %s", up, work), 0);
+	int rc = ts_sh("cd %s && timeout 30 %s/belay-launch __launch --scope %s --tmp %s --net deny --status-fd 3 "
+		       "--overlay-lower %s --overlay-upper %s --overlay-work %s -- /bin/sh sh -c 'touch ran' 3<>/dev/null 2>%s",
+		       ws, BELAY_BUILD_DIR, ws, dir, ws, up, work, err);
+	size_t n;
+	char *text = ts_read_file(err, &n);
+	cr_assert_eq(rc, 2, "refused, not run and not hung (rc %d): %s", rc, text);
+	cr_assert(strstr(text, "refusing to run unsandboxed: overlay: cannot mount the mirror"), "%s", text);
+	char *ran = fs_join(ws, "ran");
+	cr_assert_neq(access(ran, F_OK), 0);
+	free(text);
+	free(ran);
+	free(up);
+	free(work);
+	free(err);
+}
