@@ -204,3 +204,27 @@ Test(try_apply, a_symlink_put_in_the_way_is_never_followed)
 	free(victim);
 	free(id);
 }
+
+Test(try_apply, a_replaced_directory_and_a_type_change_apply_as_the_mirror_showed)
+{
+	char *id = trial("rm -rf sub && mkdir sub && printf 'n\\n' > sub/new && rm a.txt && mkdir a.txt"
+			 " && printf 'in\\n' > a.txt/inner && rm run.sh && ln -s sub/new run.sh");
+	struct ts_out o;
+	cr_assert_eq(try_sub(&o, "apply", id, "--yes"), 0, "%s%s", o.out, o.err);
+	char *old = fs_join(ws, "sub/b"), *nw = content("sub/new"), *inner = content("a.txt/inner");
+	cr_assert_neq(access(old, F_OK), 0, "the replaced directory's old entry is gone");
+	cr_assert_str_eq(nw, "n\n");
+	cr_assert_str_eq(inner, "in\n", "a file became a directory with its content");
+	char *rs = fs_join(ws, "run.sh"), tgt[32] = "";
+	struct stat sb;
+	cr_assert_eq(lstat(rs, &sb), 0);
+	cr_assert(S_ISLNK(sb.st_mode), "a file became a link");
+	cr_assert_gt(readlink(rs, tgt, sizeof tgt - 1), 0);
+	cr_assert_str_eq(tgt, "sub/new");
+	ts_out_free(&o);
+	free(old);
+	free(nw);
+	free(inner);
+	free(rs);
+	free(id);
+}
