@@ -11,6 +11,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "gate/gate.h"
+#include "ts_belay.h"
 #include "tsupport.h"
 
 #define DEMO BELAY_BUILD_DIR "/belay-demo-server"
@@ -52,23 +53,23 @@ Test(try_gate, anything_else_stays_ask_without_a_trial)
 
 Test(try_gate, audit_mode_records_would_try_and_runs_nothing_for_it, .timeout = 60)
 {
-	char *dir = ts_tmpdir("trygate");
-	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "tr");
+	char *dir, *st, *db;
+	ts_state_setup("trygate", &dir, &st, &db);
+	char *ws = fs_join(dir, "ws"), *tr = fs_join(dir, "tr"), *tmpenv = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
 	fs_mkdir_p(ws, 0755, NULL);
-	char *in = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}\n"
-			     "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n"
-			     "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\","
-			     "\"arguments\":{\"command_line\":\"./build.sh\"}}}\n"
-			     "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\","
-			     "\"arguments\":{\"command_line\":\"./build.sh > %s/../outside.log\"}}}\n",
-			     ws);
-	char *tmpenv = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	char *outside_call = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":"
+				       "\"run_process\",\"arguments\":{\"command_line\":\"./build.sh > %s/../outside.log\"}}}",
+				       ws);
+	const char *lines[] = {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}",
+			       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}",
+			       "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\","
+			       "\"arguments\":{\"command_line\":\"./build.sh\"}}}",
+			       outside_call, NULL};
 	const char *env[] = {tmpenv, NULL};
 	const char *argv[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tr, "--mode", "audit", "--",
 			      DEMO, "shell", ws, NULL};
 	struct ts_out o;
-	ts_run(argv, env, dir, in, strlen(in), 30, &o);
-	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert_eq(ts_mcp_session(argv, env, lines, 30, &o), 0, "%s", o.err);
 	char *trace = ts_find_trace(tr);
 	cr_assert_not_null(trace);
 	size_t n;
@@ -87,17 +88,13 @@ Test(try_gate, audit_mode_records_would_try_and_runs_nothing_for_it, .timeout = 
 	}
 	cr_assert_eq(with, 1, "the local-only call would be tried");
 	cr_assert_eq(without, 1, "the call that also writes outside would not");
-	char *trials = fs_join(st, "trials");
-	cr_assert_neq(ts_sh("ls -d %s/trial-* > /dev/null 2>&1", trials), 0, "audit mode runs no trial");
-	free(trials);
+	cr_assert_neq(ts_sh("ls -d %s/trials/trial-* > /dev/null 2>&1", st), 0, "audit mode runs no trial");
 	free(text);
 	free(trace);
 	ts_out_free(&o);
-	free(in);
+	free(outside_call);
 	free(tmpenv);
-	ts_rmtree(dir);
-	free(dir);
 	free(ws);
-	free(st);
 	free(tr);
+	ts_state_teardown(dir, st, db);
 }
