@@ -1279,8 +1279,7 @@ void lower_dispatch(struct cmd *c)
 				local = abs && gpath_under(abs, L->g.root);
 			}
 			if (local)
-				lower_local_unknown(c, name, "runs a program of the workspace by path; the gate does not know "
-							     "what it does");
+				lower_local_unknown(c, name, "runs a program by path; the gate does not know what it does");
 			else
 				lower_indet(c, name, "runs a program by path; the gate does not know what it does");
 			return;
