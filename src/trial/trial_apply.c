@@ -168,6 +168,12 @@ static int apply_one(int ufd, int root, const cJSON *it, struct err *e)
 	const char *path = jx_str(it, "path"), *change = jx_str(it, "change"), *type = jx_str(it, "type");
 	if (!path || !change || !type)
 		return err_set(e, BELAY_ECORRUPT, "an effect entry lacks its path, change or type");
+	/* a clean relative path (the walk of the upper layer makes nothing else) */
+	struct snap_paths chk = {0};
+	int clean = strcmp(path, ".") == 0 || snap_paths_add(&chk, path, strlen(path), 0) == 0;
+	snap_paths_free(&chk);
+	if (!clean)
+		return err_set(e, BELAY_ECORRUPT, "refusing the effect entry '%s': not a clean relative path", path);
 	if (!strcmp(path, ".")) { /* the root's mode */
 		struct stat us;
 		if (fstat(ufd, &us) != 0 || fchmod(root, us.st_mode & MODE_MASK) != 0)
@@ -175,8 +181,12 @@ static int apply_one(int ufd, int root, const cJSON *it, struct err *e)
 		return 0;
 	}
 	char buf[4096], tmp[64];
-	const char *name;
+	const char *name = NULL;
 	int pfd = open_parent(root, path, buf, sizeof buf, &name, e);
+	if (pfd >= 0 && !name) {
+		close(pfd);
+		pfd = -1;
+	}
 	if (pfd < 0)
 		return e->code ? e->code : -EIO;
 	int rc = 0;
