@@ -2,7 +2,8 @@
  * only unknown local effects (Makefile recipes, a package.json script, a program of the
  * workspace by path), never with a write outside, the network, a secret or another
  * indeterminate effect; the decision stays ask either way; and `belay proxy --mode audit`
- * records would_try on such a call's gate_decision and runs nothing else for it. */
+ * records would_try on such a call's gate_decision and runs nothing else for it, as the agent
+ * hooks do in audit mode. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "common/xalloc.h"
 #include "gate/gate.h"
 #include "ts_belay.h"
+#include "ts_hook.h"
 #include "tsupport.h"
 
 #define DEMO BELAY_BUILD_DIR "/belay-demo-server"
@@ -51,6 +53,26 @@ Test(try_gate, anything_else_stays_ask_without_a_trial)
 	cr_assert_not(eligible("rm -rf /"), "destroys outside");
 }
 
+/* The gate_decision records of a trace with and without would_try (each decision ask). */
+static void count_would_try(const char *trace, int *with, int *without)
+{
+	size_t n;
+	char *text = ts_read_file(trace, &n);
+	*with = *without = 0;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(l);
+		if (j && jx_str(j, "kind") && !strcmp(jx_str(j, "kind"), "gate_decision")) {
+			cr_assert_str_eq(jx_str(j, "decision"), "ask");
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "would_try")))
+				(*with)++;
+			else
+				(*without)++;
+		}
+		cJSON_Delete(j);
+	}
+	free(text);
+}
+
 Test(try_gate, audit_mode_records_would_try_and_runs_nothing_for_it, .timeout = 60)
 {
 	char *dir, *st, *db;
@@ -72,24 +94,11 @@ Test(try_gate, audit_mode_records_would_try_and_runs_nothing_for_it, .timeout = 
 	cr_assert_eq(ts_mcp_session(argv, env, lines, 30, &o), 0, "%s", o.err);
 	char *trace = ts_find_trace(tr);
 	cr_assert_not_null(trace);
-	size_t n;
-	char *text = ts_read_file(trace, &n);
-	int with = 0, without = 0;
-	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
-		cJSON *j = cJSON_Parse(l);
-		if (j && jx_str(j, "kind") && !strcmp(jx_str(j, "kind"), "gate_decision")) {
-			cr_assert_str_eq(jx_str(j, "decision"), "ask");
-			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "would_try")))
-				with++;
-			else
-				without++;
-		}
-		cJSON_Delete(j);
-	}
+	int with, without;
+	count_would_try(trace, &with, &without);
 	cr_assert_eq(with, 1, "the local-only call would be tried");
 	cr_assert_eq(without, 1, "the call that also writes outside would not");
 	cr_assert_neq(ts_sh("ls -d %s/trials/trial-* > /dev/null 2>&1", st), 0, "audit mode runs no trial");
-	free(text);
 	free(trace);
 	ts_out_free(&o);
 	free(outside_call);
@@ -97,4 +106,23 @@ Test(try_gate, audit_mode_records_would_try_and_runs_nothing_for_it, .timeout = 
 	free(ws);
 	free(tr);
 	ts_state_teardown(dir, st, db);
+}
+
+Test(try_gate, the_agent_hooks_record_would_try_in_audit_mode, .timeout = 120)
+{
+	struct ts_world w;
+	ts_world_setup(&w, "trygatehook");
+	struct ts_driver d;
+	ts_driver_start(&d, &w, "sess-trygate");
+	ts_drive_bash(&d, "./build.sh");
+	cr_expect_str_eq(d.decision, "", "audit answers nothing");
+	ts_drive_bash(&d, "./build.sh > /tmp/belay-trygate.log");
+	char *trace = ts_session_trace(&w, &d);
+	int with, without;
+	count_would_try(trace, &with, &without);
+	cr_assert_eq(with, 1, "the local-only call would be tried");
+	cr_assert_eq(without, 1, "the call that also writes outside would not");
+	free(trace);
+	ts_driver_free(&d);
+	ts_world_teardown(&w);
 }
