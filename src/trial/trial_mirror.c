@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -107,6 +108,15 @@ int trial_mirror_create(const char *state_dir, struct trial_mirror *m, struct er
 		rc = err_set(e, lr ? lr : -errno, "cannot make the trial's layers in %s: %s", m->dir,
 			     strerror(lr ? -lr : errno));
 		trial_mirror_destroy(m);
+	} else if (setxattr(m->upper, "user.belay.probe", "1", 1, 0) != 0) {
+		/* an unprivileged overlay keeps its bookkeeping (opaque directories) in user.*
+		 * xattrs of the upper layer: a filesystem without them (tmpfs before Linux 6.6)
+		 * cannot hold it */
+		rc = err_set(e, BELAY_EREFUSED, "%s: the state directory's filesystem cannot hold the mirror's upper layer "
+			     "(no user extended attributes at %s: %s)", TRIAL_NO_OVERLAY, m->upper, strerror(errno));
+		trial_mirror_destroy(m);
+	} else {
+		removexattr(m->upper, "user.belay.probe");
 	}
 	return rc;
 }

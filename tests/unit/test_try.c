@@ -272,3 +272,27 @@ Test(try, the_launcher_refuses_a_mirror_it_cannot_mount_by_name_and_promptly)
 	free(work);
 	free(err);
 }
+
+Test(try, a_state_dir_that_cannot_hold_the_upper_layer_runs_nothing)
+{
+	/* ramfs has no user xattrs (as tmpfs before Linux 6.6): mounted over a state dir in a user
+	 * and mount namespace of the test's own */
+	char *rst = fs_join(dir, "ramfs-state"), *err = fs_join(dir, "try.err"), *rcf = fs_join(dir, "try.rc");
+	cr_assert_eq(ts_sh("mkdir -p %s", rst), 0);
+	int sh = ts_sh("cd %s && unshare -Urm sh -c 'mount -t ramfs none %s && %s=%s %s try --state %s -- /bin/sh -c \"touch ran\" "
+		       "> /dev/null 2> %s; echo $? > %s'",
+		       ws, rst, "BELAY_SANDBOX_TMP_BASE", dir, BELAY_BIN, rst, err, rcf);
+	cr_assert_eq(sh, 0, "unshare -Urm and a ramfs mount (user namespaces)");
+	size_t n;
+	char *rc = ts_read_file(rcf, &n), *text = ts_read_file(err, &n);
+	cr_assert_str_eq(rc, "126\n", "nothing ran: %s", text);
+	cr_assert(strstr(text, "TRIAL_NO_OVERLAY") && strstr(text, "user extended attributes"), "named: %s", text);
+	char *ran = fs_join(ws, "ran");
+	cr_assert_neq(access(ran, F_OK), 0, "no fallback to the real tree");
+	free(ran);
+	free(rc);
+	free(text);
+	free(rst);
+	free(err);
+	free(rcf);
+}

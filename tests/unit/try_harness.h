@@ -3,9 +3,10 @@
  * the sandbox keeps in view) with a state dir beside it, `belay try --json` run as a user
  * runs it, and the workspace's tree hash to prove the real tree was not written.
  *   DIR/ws      the workspace: a.txt ("one\n"), run.sh (0644), sub/b ("b\n")
- *   DIR/state   belay's state dir (trials, the snapshot store)
  *   OUT         outside the scope, on the root disk (ts_outside_dir: what a contained process
  *               sees of the host there is the host's, not a private tmpfs)
+ *   OUT/state   belay's state dir (trials, the snapshot store): on the root disk too, since
+ *               the mirror's upper layer needs user xattrs (tmpfs has them since Linux 6.6)
  * One harness per test (Criterion runs each test in its own process). */
 #ifndef BELAY_TESTS_TRY_HARNESS_H
 #define BELAY_TESTS_TRY_HARNESS_H
@@ -30,8 +31,10 @@ static inline void try_setup(void)
 {
 	dir = ts_tmpdir("try");
 	ws = fs_join(dir, "ws");
-	st = fs_join(dir, "state");
 	outside = ts_outside_dir("try");
+	/* the state dir (and so the mirror's upper layer) on the root disk: an unprivileged
+	 * overlay needs user xattrs on its upper layer, which tmpfs has only since Linux 6.6 */
+	st = fs_join(outside, "state");
 	tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
 	cr_assert_eq(ts_sh("mkdir -p %s/sub && printf 'one\\n' > %s/a.txt && printf '#!/bin/sh\\necho hi\\n' > %s/run.sh"
 			   " && chmod 644 %s/run.sh && printf 'b\\n' > %s/sub/b",
