@@ -228,3 +228,25 @@ Test(try_apply, a_replaced_directory_and_a_type_change_apply_as_the_mirror_showe
 	free(rs);
 	free(id);
 }
+
+Test(try_apply, belay_gc_removes_a_killed_trials_leftovers_and_nothing_else)
+{
+	char *id = trial("printf 'x\\n' > kept");
+	/* what a killed run leaves: a trial directory with layers but no record, nobody's lock */
+	char *left = xasprintf("%s/trials/trial-20260101T000000Z-deadbeef", st);
+	cr_assert_eq(ts_sh("mkdir -p %s/upper/d %s/work && printf x > %s/upper/d/f", left, left, left), 0);
+	const char *argv[] = {BELAY_BIN, "gc", "--state", st, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, NULL, NULL, NULL, 0, 60, &o), 0);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "removed 1 leftover trial directory"), "%s", o.out);
+	cr_assert_neq(access(left, F_OK), 0, "the leftover is gone");
+	ts_out_free(&o);
+	cr_assert_eq(try_sub(&o, "show", id, "--json"), 0, "the completed trial stays: %s", o.err);
+	cJSON *rec = cJSON_Parse(o.out);
+	cr_assert_str_eq(jx_str(rec, "state"), "ready");
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(left);
+	free(id);
+}
