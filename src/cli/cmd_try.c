@@ -54,7 +54,7 @@ const struct cli_cmd cli_try = {
 	.notes = "Exit status: the command's (128+N when a signal ended it) when the trial completed; 124 when it "
 		 "timed out; 125 when the trial failed or was voided for another named cause (TRIAL_UPPER_OVER_LIMIT, "
 		 "TRIAL_WORKSPACE_CHANGED, TRIAL_CLEANUP_UNCONFIRMED); 126 when nothing ran (TRIAL_NO_OVERLAY, "
-		 "TRIAL_NO_SANDBOX, TRIAL_NO_PRESTATE). apply and discard: 0, or 1 when refused.",
+		 "TRIAL_NO_SANDBOX, TRIAL_NO_PRESTATE, TRIAL_NO_COMMAND). apply and discard: 0, or 1 when refused.",
 };
 
 static void print_tail(const char *what, const cJSON *rec, const char *key)

@@ -35,6 +35,7 @@
 #define TRIAL_NO_OVERLAY "TRIAL_NO_OVERLAY"
 #define TRIAL_NO_SANDBOX "TRIAL_NO_SANDBOX"
 #define TRIAL_NO_PRESTATE "TRIAL_NO_PRESTATE"
+#define TRIAL_NO_COMMAND "TRIAL_NO_COMMAND"
 
 struct trial_opts {
 	const char *scope;     /* the workspace (an existing directory) */

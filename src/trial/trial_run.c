@@ -220,12 +220,12 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	struct trial_watch watch;
 	int watching = trial_watch_start(&watch, spec.overlay_upper, max_bytes) == 0;
 	rc = sandbox_run_io(&spec, o->launcher, o->argv, cwd, timeout, &io, &res, e);
+	have_res = 1; /* its records exist either way */
 	int over_limit = watching ? trial_watch_stop(&watch) : 0;
 	if (rc) {
-		err_wrap(e, "%s", TRIAL_NO_SANDBOX);
+		err_wrap(e, "%s", rc == BELAY_ENOTFOUND ? TRIAL_NO_COMMAND : TRIAL_NO_SANDBOX);
 		goto fail;
 	}
-	have_res = 1;
 	uint64_t wall_ns = time_mono_ns() - t0;
 	sort_records(res.records, &seen);
 	if (!seen.sandbox || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(seen.sandbox, "ok"))) {

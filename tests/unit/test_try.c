@@ -296,3 +296,16 @@ Test(try, a_state_dir_that_cannot_hold_the_upper_layer_runs_nothing)
 	free(err);
 	free(rcf);
 }
+
+Test(try, a_command_that_is_not_there_runs_nothing_and_keeps_nothing)
+{
+	const char *argv[] = {BELAY_BIN, "try", "--state", st, "--", "belay-no-such-command", NULL};
+	const char *env[] = {tmpbase, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, env, ws, NULL, 0, 60, &o), 0);
+	cr_assert_eq(o.status, 126, "%s", o.err);
+	cr_assert(strstr(o.err, "TRIAL_NO_COMMAND") && strstr(o.err, "belay-no-such-command"), "%s", o.err);
+	cr_assert_neq(ts_sh("ls -d %s/trials/trial-* > /dev/null 2>&1", st), 0, "nothing kept");
+	cr_assert_neq(ts_sh("ls -d %s/belay-trial-* > /dev/null 2>&1", dir), 0, "no temp dir left");
+	ts_out_free(&o);
+}
