@@ -22,19 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
 
 static double now_ms(void)
 {
@@ -54,7 +47,7 @@ struct tree {
 static void fill(char *buf, size_t n)
 {
 	for (size_t i = 0; i < n; i += 8) {
-		uint64_t v = next();
+		uint64_t v = bench_rng();
 		memcpy(buf + i, &v, n - i < 8 ? n - i : 8);
 	}
 }
@@ -77,7 +70,7 @@ static void gen(const char *root, char size, struct tree *t)
 			dir = xasprintf("%s/d%03zu", root, i % ndirs);
 		if (i < ndirs * (size == 'l' ? 10 : 1))
 			fs_mkdir_p(dir, 0755, &e);
-		size_t sz = size == 'l' ? 128 + next() % 1793 : 1024 + next() % (18 << 10);
+		size_t sz = size == 'l' ? 128 + bench_rng() % 1793 : 1024 + bench_rng() % (18 << 10);
 		fill(buf, sz);
 		char *p = xasprintf("%s/f%06zu.bin", dir, i);
 		int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -105,7 +98,7 @@ static void tree_free(struct tree *t)
 static void mutate(struct tree *t, size_t k)
 {
 	char buf[64];
-	size_t start = next() % t->n;
+	size_t start = bench_rng() % t->n;
 	for (size_t j = 0; j < k; j++) {
 		size_t i = (start + j * 7919) % t->n;
 		int fd = open(t->files[i], O_WRONLY);

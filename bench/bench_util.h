@@ -1,8 +1,10 @@
-/* bench_util.h - what the benchmarks share: a monotonic clock in ms, a sort order, a generated
+/* bench_util.h - what the benchmarks share: a monotonic clock in ms, a sort order, a
+ * pseudo-random sequence and a generated
  * workspace of N files (1-10 KB each, 100 per directory). Header-only: each bench is one
  * executable. */
 #ifndef BELAY_BENCH_BENCH_UTIL_H
 #define BELAY_BENCH_BENCH_UTIL_H
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -21,6 +23,16 @@ static inline int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* A deterministic pseudo-random sequence (xorshift64; one per executable). */
+static uint64_t bench_rng_state = 0x9e3779b97f4a7c15ULL;
+static inline uint64_t bench_rng(void)
+{
+	bench_rng_state ^= bench_rng_state << 13;
+	bench_rng_state ^= bench_rng_state >> 7;
+	bench_rng_state ^= bench_rng_state << 17;
+	return bench_rng_state;
 }
 
 static inline void bench_make_tree(const char *ws, int files)

@@ -7,6 +7,8 @@
 
 #define EXIT_USAGE 2
 
+/* Asks question on the terminal ("[y/N]"); 1 for yes. 0 without a terminal on stdin. */
+int cli_confirm(const char *question);
 /* Prints "belay: <msg>" and returns EXIT_USAGE. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -97,6 +99,7 @@ int cmd_init(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_claim(int argc, char **argv);
+int cmd_try(int argc, char **argv);
 /* belay __doc man DIR | bash FILE | zsh FILE (cli_doc.c) */
 int cmd_doc(int argc, char **argv);
 
@@ -104,6 +107,6 @@ int cmd_doc(int argc, char **argv);
 extern const struct cli_cmd cli_demo, cli_proxy, cli_trace, cli_verify, cli_replay, cli_snapshot, cli_sandbox,
 	cli_gc, cli_console, cli_connect, cli_recover, cli_approve, cli_gate, cli_index, cli_runs, cli_show,
 	cli_corpus, cli_doctor, cli_snippet, cli_measure, cli_export, cli_interop, cli_keys,
-	cli_hook, cli_init, cli_status, cli_exec, cli_claim;
+	cli_hook, cli_init, cli_status, cli_exec, cli_claim, cli_try;
 
 #endif

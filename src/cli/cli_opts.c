@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/jsonx.h"
@@ -37,6 +38,15 @@ void cli_push(char ***list, char *v)
 	*list = xrealloc(*list, (n + 2) * sizeof **list);
 	(*list)[n] = v;
 	(*list)[n + 1] = NULL;
+}
+
+int cli_confirm(const char *question)
+{
+	if (!isatty(0))
+		return 0;
+	fprintf(stderr, "%s [y/N] ", question);
+	char line[16];
+	return fgets(line, sizeof line, stdin) && (line[0] == 'y' || line[0] == 'Y');
 }
 
 void cli_print_json(const cJSON *o)

@@ -16,6 +16,7 @@ const struct cli_entry cli_commands[] = {
 	{&cli_console, cmd_console},
 	{&cli_connect, cmd_connect},
 	{&cli_recover, cmd_recover},
+	{&cli_try, cmd_try},
 	{&cli_approve, cmd_approve},
 	{&cli_gate, cmd_gate},
 	{&cli_index, cmd_index},

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "common/paths.h"
 #include "snapshot/snapshot.h"
+#include "trial/trial.h"
 
 static const struct cli_opt gc_opts[] = {
 	CLI_OPT_STATE,
@@ -21,7 +22,8 @@ const struct cli_cmd cli_gc = {
 	.summary = "remove snapshots and objects nothing refers to",
 	.synopsis = "[--state DIR] [--grace SECONDS]",
 	.about = "Removes snapshots no run or corpus case refers to, and the objects only they held. Snapshots "
-		 "younger than the grace period are kept: a run may still be using them.",
+		 "younger than the grace period are kept: a run may still be using them. Also removes what a killed "
+		 "`belay try` left (a trial directory without a record that no run holds).",
 	.opts = gc_opts,
 };
 
@@ -55,7 +57,10 @@ int cmd_gc(int argc, char **argv)
 	struct err e = {0};
 	struct snap_store *st = NULL;
 	struct snap_gc_report r;
-	int rc = snap_store_open(state, NULL, &st, &e);
+	int swept = trial_sweep(state, &e); /* what killed `belay try` runs left (docs/TRY.md) */
+	if (swept > 0)
+		printf("removed %d leftover trial director%s\n", swept, swept == 1 ? "y" : "ies");
+	int rc = swept < 0 ? swept : snap_store_open(state, NULL, &st, &e);
 	if (rc == 0)
 		rc = snap_gc(st, &o, &r, &e);
 	snap_store_close(st);

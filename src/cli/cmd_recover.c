@@ -116,15 +116,6 @@ static void print_plan(const struct recover_plan *p)
 	printf("           (- lines come back, + lines go away)\n");
 }
 
-static int confirm(const char *question)
-{
-	if (!isatty(0))
-		return 0;
-	fprintf(stderr, "%s [y/N] ", question);
-	char line[16];
-	return fgets(line, sizeof line, stdin) && (line[0] == 'y' || line[0] == 'Y');
-}
-
 static int cmd_list(struct store *st, const char *run)
 {
 	struct err e = {0};
@@ -178,7 +169,7 @@ static int cmd_undo(struct store *st, const char *state_dir, const char *id, int
 		rc = snap_diff_handle_dir(ss, before, ws, &d, &e);
 	if (rc == 0) {
 		printf("undo recovery %s: %s back to snapshot %s (%zu path(s))\n", id, ws, before, d.n);
-		if (!yes && !confirm("put it back?")) {
+		if (!yes && !cli_confirm("put it back?")) {
 			rc = 1;
 			fprintf(stderr, "belay: recover: nothing changed (pass --yes to skip the question)\n");
 		} else {
@@ -262,7 +253,7 @@ int cmd_recover(int argc, char **argv)
 				rc = recover_apply(&p, 0, &r, &e); /* refuses, naming why */
 				rc = cli_fail("recover: refused: %s", e.msg);
 				rc = 1;
-			} else if (!yes && !confirm("restore these paths?")) {
+			} else if (!yes && !cli_confirm("restore these paths?")) {
 				fprintf(stderr, "belay: recover: nothing changed (pass --yes to skip the question)\n");
 				rc = 1;
 			} else {

@@ -471,6 +471,10 @@ static void record_decision(struct session *s, int64_t seq, const char *tool, co
 	if (approval_id)
 		cJSON_AddStringToObject(f, "approval_id", approval_id);
 	cJSON_AddStringToObject(f, "decided_by", by ? by : "policy");
+	/* audit mode: a plan that is only an unknown local effect would be tried in a mirror
+	 * (docs/TRY.md); nothing is run for it */
+	if (s->gate->mode == TURN_GATE_AUDIT && effect_plan_trial_eligible(plan))
+		cJSON_AddBoolToObject(f, "would_try", 1);
 	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
 	session_record(s, "gate_decision", f);
 }

@@ -176,8 +176,8 @@ void decode_docker(struct cmd *c, const char *name)
 
 static void run_script(struct cmd *c, const char *tool, const char *script)
 {
-	lower_indet(c, arena_printf(c->L->a, "%s %s", tool, script ? script : "run"),
-		    "runs a package.json script; the gate performs no file reads, so the recipe is unknown");
+	lower_local_unknown(c, arena_printf(c->L->a, "%s %s", tool, script ? script : "run"),
+			    "runs a package.json script; the gate performs no file reads, so the recipe is unknown");
 }
 
 void decode_pkgmgr(struct cmd *c, const char *name)
@@ -612,7 +612,7 @@ void decode_make(struct cmd *c, const char *name)
 			return;
 		}
 	}
-	lower_indet(c, name, "runs Makefile recipes; the gate performs no file reads, so the recipes are unknown");
+	lower_local_unknown(c, name, "runs Makefile recipes; the gate performs no file reads, so the recipes are unknown");
 }
 
 void decode_tsc(struct cmd *c, const char *name)

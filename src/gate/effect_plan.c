@@ -30,6 +30,7 @@ struct effect_plan {
 	const char *last_why_in, *last_why;
 	int overflow;
 	int finished;
+	int adding_local; /* effect_plan_add_local is adding */
 	enum gate_decision decision;
 	char **reasons;
 	size_t nreasons;
@@ -156,8 +157,10 @@ void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *reso
 		resource = "";
 	uint32_t h = effect_hash(k, resource);
 	for (size_t i = 0; i < p->n; i++)
-		if (p->hash[i] == h && p->v[i].kind == k && strncmp(p->v[i].resource, resource, EVIDENCE_MAX) == 0)
+		if (p->hash[i] == h && p->v[i].kind == k && strncmp(p->v[i].resource, resource, EVIDENCE_MAX) == 0) {
+			p->v[i].local &= p->adding_local; /* non-local wins */
 			return;
+		}
 	if (p->n >= EFFECT_PLAN_MAX_EFFECTS) {
 		if (p->overflow)
 			return;
@@ -193,6 +196,37 @@ void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *reso
 	e->resource = clip(p, resource);
 	e->evidence = p->last_ev;
 	e->why = p->last_why;
+	e->local = p->adding_local && !p->overflow;
+}
+
+void effect_plan_add_local(struct effect_plan *p, const char *resource, const char *evidence, const char *why)
+{
+	p->adding_local = 1;
+	effect_plan_add(p, EK_INDETERMINATE, resource, evidence, why);
+	p->adding_local = 0;
+}
+
+int effect_plan_trial_eligible(const struct effect_plan *p)
+{
+	if (p->overflow || p->floor >= GATE_ASK)
+		return 0;
+	int local = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct gate_effect *e = &p->v[i];
+		switch (e->kind) {
+		case EK_FS_READ:
+		case EK_FS_WRITE:
+		case EK_FS_DESTROY:
+		case EK_PROC_SPAWN: break;
+		case EK_INDETERMINATE:
+			if (!e->local)
+				return 0;
+			local = 1;
+			break;
+		default: return 0;
+		}
+	}
+	return local;
 }
 
 static void push_unique(char ***arr, size_t *n, char *s)

@@ -15,6 +15,9 @@ struct effect_plan *effect_plan_new(void);
  * resource as an earlier one is dropped. */
 void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *resource, const char *evidence,
 		     const char *why);
+/* The same for an unknown local effect (EK_INDETERMINATE with gate_effect.local set; an
+ * earlier non-local effect of the same resource stays non-local). */
+void effect_plan_add_local(struct effect_plan *p, const char *resource, const char *evidence, const char *why);
 /* Raises the plan's decision to at least d (a policy floor), with a reason. */
 void effect_plan_floor(struct effect_plan *p, enum gate_decision d, const char *why);
 /* Computes the decision and the reasons; call once, after the last plan_add. */

@@ -57,6 +57,9 @@ struct gate_effect {
 	const char *resource; /* a path, host, ref or description */
 	const char *evidence; /* the command words (or tool argument) that produced it */
 	const char *why;      /* one sentence */
+	int local;            /* indeterminate only: a repository-local program whose effect cannot be
+			       * known before running (Makefile recipes, a package.json script, a
+			       * program by path inside the root): what a contained trial answers */
 };
 
 struct effect_plan; /* opaque: effects, completeness, reasons, decision */
@@ -87,6 +90,12 @@ int effect_plan_complete(const struct effect_plan *plan);
 size_t effect_plan_count(const struct effect_plan *plan);
 /* Borrowed; valid until effect_plan_free. i < effect_plan_count. */
 const struct gate_effect *effect_plan_effect(const struct effect_plan *plan, size_t i);
+/* 1 when a contained trial (docs/TRY.md) could answer the plan: it holds at least one
+ * unknown local effect (gate_effect.local) and nothing else but reads, writes and deletions
+ * inside the root and known local programs: never a write outside, the network, a secret,
+ * another indeterminate effect or a policy floor. The gate's decision is not changed by it
+ * (it stays ask); audit mode records it as would_try. */
+int effect_plan_trial_eligible(const struct effect_plan *plan);
 /* Human-readable reasons for the decision. Borrowed. */
 size_t effect_plan_reason_count(const struct effect_plan *plan);
 const char *effect_plan_reason(const struct effect_plan *plan, size_t i);

@@ -92,6 +92,7 @@ void lower_indet_at(struct lower *L, const char *resource, const char *why)
 	effect_plan_add(L->plan, EK_INDETERMINATE, resource, L->ev ? L->ev : "", why);
 }
 
+
 void lower_taint_dir(struct lower *L, struct shstate *st, const char *dir, int archive)
 {
 	(void)L;
@@ -989,6 +990,11 @@ void lower_indet(struct cmd *c, const char *resource, const char *why)
 	lower_emit(c, EK_INDETERMINATE, resource, why);
 }
 
+void lower_local_unknown(struct cmd *c, const char *resource, const char *why)
+{
+	effect_plan_add_local(c->L->plan, resource, c->evidence, why);
+}
+
 /* A path beneath a directory an earlier command filled with unseen files (linkdirs). */
 static const char *through_link(const struct cmd *c, const struct gpath_target *t)
 {
@@ -1266,7 +1272,16 @@ void lower_dispatch(struct cmd *c)
 			if (strlen(sysdirs[i]) == dl && strncmp(name, sysdirs[i], dl) == 0)
 				sys = 1;
 		if (!sys) {
-			lower_indet(c, name, "runs a program by path; the gate does not know what it does");
+			/* a program inside the root (./build.sh, tools/gen): a repository-local one */
+			int local = c->ncwd > 0;
+			for (int i = 0; local && i < c->ncwd; i++) {
+				const char *abs = gpath_resolve(L->a, c->cwd[i], name, strlen(name));
+				local = abs && gpath_under(abs, L->g.root);
+			}
+			if (local)
+				lower_local_unknown(c, name, "runs a program by path; the gate does not know what it does");
+			else
+				lower_indet(c, name, "runs a program by path; the gate does not know what it does");
 			return;
 		}
 		name = slash + 1;

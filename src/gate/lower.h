@@ -223,6 +223,8 @@ struct cmd lower_subcmd(const struct cmd *c, size_t k);
 
 void lower_emit(struct cmd *c, enum effect_kind k, const char *resource, const char *why);
 void lower_indet(struct cmd *c, const char *resource, const char *why);
+/* An indeterminate effect that is a repository-local program (gate_effect.local). */
+void lower_local_unknown(struct cmd *c, const char *resource, const char *why);
 /* Classifies a path word for an access (relative paths against c->cwd). */
 void lower_path(struct cmd *c, const struct xword *w, enum gpath_access acc, int recursive);
 /* Same for a literal path. */

@@ -419,6 +419,10 @@ static cJSON *gate_record(int64_t seq, const struct hook_event *ev, const struct
 	cJSON_AddStringToObject(f, "answer", hook_answer_kind_name(answer));
 	if (contained)
 		cJSON_AddTrueToObject(f, "contained");
+	/* audit mode: a shell call that is only an unknown local effect would be tried in a
+	 * mirror (docs/TRY.md); nothing is run for it */
+	if (rq->mode == TURN_GATE_AUDIT && effect_plan_trial_eligible(plan))
+		cJSON_AddTrueToObject(f, "would_try");
 	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
 	return f;
 }

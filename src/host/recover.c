@@ -98,6 +98,18 @@ int recover_plan(const char *trace, const char *state_dir, int turn, struct reco
 		p->turns = hook_turns;
 		p->scope = xstrdup(hook_root);
 	}
+	/* A trial's apply trace (docs/TRY.md): one turn, the apply, whose pre-state is the
+	 * recover point taken just before it. */
+	for (size_t i = 0; !hook_root && i < t->n; i++)
+		if (!strcmp(t->recs[i].kind, "trial_apply") && jx_str(t->recs[i].obj, "scope")) {
+			hook_root = jx_str(t->recs[i].obj, "scope");
+			sd = jx_str(t->recs[i].obj, "state_dir");
+			hook_handle = cJSON_GetObjectItemCaseSensitive(t->recs[i].obj, "state_handle");
+			p->turns = 1;
+			p->scope = xstrdup(hook_root);
+			if (turn != 0)
+				hook_handle = NULL;
+		}
 	p->state_dir = state_dir ? xstrdup(state_dir) : sd ? xstrdup(sd) : NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct trace_record *r = &t->recs[i];

@@ -21,6 +21,7 @@
 struct sandbox_spawn {
 	int parent_sock, child_sock;
 	char *scope, *tmp, *hide, *cache;
+	char *ov_lower, *ov_upper, *ov_work; /* the trial overlay, or NULL */
 	char **expose; /* NULL-terminated copies */
 	int deny;
 };
@@ -176,7 +177,54 @@ void sandbox_spec_done(struct sandbox_spec *sp)
 	free(sp->hide);
 	strv_free(sp->expose);
 	free(sp->cache);
+	free(sp->overlay_lower);
+	free(sp->overlay_upper);
+	free(sp->overlay_work);
 	memset(sp, 0, sizeof *sp);
+}
+
+/* overlayfs takes its layers as one option string: ',' ':' '\\' and '=' in a path would be
+ * read as separators (refused rather than escaped). */
+static int overlay_dir(const char *what, const char *path, char **out, struct err *e)
+{
+	char *real = realpath(path, NULL);
+	struct stat st;
+	if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(real);
+		return err_set(e, BELAY_EINVAL, "the overlay's %s %s is not a directory", what, path);
+	}
+	if (strpbrk(real, ",:\\=")) {
+		int rc = err_set(e, BELAY_EREFUSED, "the overlay's %s %s has a ',', ':', '=' or '\\' in its path", what, real);
+		free(real);
+		return rc;
+	}
+	*out = real;
+	return 0;
+}
+
+int sandbox_spec_overlay(struct sandbox_spec *sp, const char *lower, const char *upper, const char *work, struct err *e)
+{
+	char *lo = NULL, *up = NULL, *wk = NULL;
+	int rc = overlay_dir("lower layer", lower ? lower : sp->scope, &lo, e);
+	if (rc == 0)
+		rc = overlay_dir("upper layer", upper, &up, e);
+	if (rc == 0)
+		rc = overlay_dir("work dir", work, &wk, e);
+	if (rc == 0 && (fs_is_under(up, sp->scope) || fs_is_under(wk, sp->scope) || fs_is_under(sp->scope, up)))
+		rc = err_set(e, BELAY_EREFUSED, "the overlay's upper layer %s overlaps the scope %s", up, sp->scope);
+	if (rc) {
+		free(lo);
+		free(up);
+		free(wk);
+		return rc;
+	}
+	free(sp->overlay_lower);
+	free(sp->overlay_upper);
+	free(sp->overlay_work);
+	sp->overlay_lower = lo;
+	sp->overlay_upper = up;
+	sp->overlay_work = wk;
+	return 0;
 }
 
 int sandbox_spec_expose(struct sandbox_spec *sp, const char *path, struct err *e)
@@ -227,6 +275,11 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	p->tmp = xstrdup(spec->tmpdir);
 	p->deny = spec->network == SANDBOX_NET_DENY;
 	p->expose = strv_dup(spec->expose);
+	if (spec->overlay_upper) {
+		p->ov_lower = xstrdup(spec->overlay_lower ? spec->overlay_lower : spec->scope);
+		p->ov_upper = xstrdup(spec->overlay_upper);
+		p->ov_work = xstrdup(spec->overlay_work);
+	}
 	size_t nsock = 0;
 	char **conceal = sandbox_conceal_list(p->expose, &nsock);
 	size_t n = 0, nc = 0, nx = 0;
@@ -240,9 +293,14 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
 			       "--cache", p->cache ? p->cache : ""};
 	size_t nf = sizeof fixed / sizeof fixed[0], k = 0;
-	sp->args = xcalloc(nf + 2 * (nc + nx) + 2 + n + 1, sizeof *sp->args);
+	sp->args = xcalloc(nf + 6 + 2 * (nc + nx) + 2 + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)
 		sp->args[k++] = xstrdup(fixed[i]);
+	if (p->ov_upper) {
+		const char *ov[] = {"--overlay-lower", p->ov_lower, "--overlay-upper", p->ov_upper, "--overlay-work", p->ov_work};
+		for (size_t i = 0; i < 6; i++)
+			sp->args[k++] = xstrdup(ov[i]);
+	}
 	for (size_t i = 0; i < nc; i++) {
 		sp->args[k++] = xstrdup(i < nsock ? "--conceal" : "--secret");
 		sp->args[k++] = xstrdup(conceal[i]);
@@ -307,6 +365,11 @@ void sandbox_describe(const void *priv, cJSON *record)
 	}
 	if (p->cache)
 		cJSON_AddStringToObject(o, "cache", p->cache);
+	if (p->ov_upper) {
+		cJSON *ov = cJSON_AddObjectToObject(o, "overlay");
+		cJSON_AddStringToObject(ov, "lower", p->ov_lower);
+		cJSON_AddStringToObject(ov, "upper", p->ov_upper);
+	}
 	cJSON_AddItemToObject(record, "sandbox", o);
 }
 
@@ -322,5 +385,8 @@ void sandbox_spawn_free(void *priv)
 	free(p->hide);
 	strv_free(p->expose);
 	free(p->cache);
+	free(p->ov_lower);
+	free(p->ov_upper);
+	free(p->ov_work);
 	free(p);
 }

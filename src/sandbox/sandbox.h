@@ -28,6 +28,12 @@ struct sandbox_spec {
 			   * adopted (the last user removes it when empty); 0: none */
 	char **expose;    /* realpaths kept in view although hidden by default (--expose), NULL-terminated, or NULL */
 	char *cache;      /* the writable per-user cache (sandbox_cache.h), or NULL for none */
+	/* A trial's mirror (src/trial): when overlay_upper is set, an overlay of overlay_lower
+	 * (NULL: the scope itself) with this private upper layer and overlay_work (an empty
+	 * directory on the upper's filesystem) is mounted at the scope's own path before any
+	 * other mount of the view, so every write to the scope lands in the upper layer and the
+	 * real tree is never written. NULL: no overlay (the scope is the real tree). */
+	char *overlay_lower, *overlay_upper, *overlay_work;
 };
 
 /* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the
@@ -43,6 +49,9 @@ void sandbox_spec_done(struct sandbox_spec *sp);
  * credential store, a socket directory; sandbox_conceal.h): read-only, like the rest of
  * the host outside the scope. */
 int sandbox_spec_expose(struct sandbox_spec *sp, const char *path, struct err *e);
+/* Presents the scope as an overlay (see overlay_upper above): upper and work must be
+ * existing directories outside the scope, on one filesystem; lower NULL: the scope. */
+int sandbox_spec_overlay(struct sandbox_spec *sp, const char *lower, const char *upper, const char *work, struct err *e);
 /* Parses "deny"/"deny-all"/"allow"/"allow-all". */
 int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *e);
 

@@ -1,6 +1,7 @@
 /* sandbox_launch.c - the launcher stage of a contained server, run as
  *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N [--hide DIR]
- *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--cache DIR] -- EXE ARGV0 [ARGS...]
+ *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--cache DIR]
+ *                  [--overlay-lower DIR --overlay-upper DIR --overlay-work DIR] -- EXE ARGV0 [ARGS...]
  * between fork and exec (libuv cannot run code in the child, so belay re-executes itself).
  *
  * Three processes, single-threaded each:
@@ -230,11 +231,17 @@ static int parse(struct launch *l, int argc, char **argv)
 		}
 		else if (!strcmp(argv[i - 1], "--expose"))
 			l->expose[l->nexpose++] = v;
+		else if (!strcmp(argv[i - 1], "--overlay-lower"))
+			l->ov_lower = v;
+		else if (!strcmp(argv[i - 1], "--overlay-upper"))
+			l->ov_upper = v;
+		else if (!strcmp(argv[i - 1], "--overlay-work"))
+			l->ov_work = v;
 		else
 			return launch_refuse(l, "launcher", "unknown option %s", argv[i - 1]);
 	}
 	if (i >= argc - 2 || !l->scope || !l->tmp || !l->net || (strcmp(l->net, "deny") && strcmp(l->net, "allow")) ||
-	    l->status_fd < 3)
+	    l->status_fd < 3 || (l->ov_upper && (!l->ov_lower || !l->ov_work)))
 		return launch_refuse(l, "launcher", "usage: belay __launch --scope DIR --tmp DIR --net deny|allow "
 						    "--status-fd N [--hide DIR] [--conceal PATH]... [--secret PATH]... [--expose PATH]... "
 						    "[--cache DIR] -- EXE ARGV0 [ARGS...]");
@@ -285,18 +292,22 @@ int sandbox_launch_main(int argc, char **argv)
 	close_range((unsigned)l.status_fd + 1, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	test_switch(&l);
-	if (setup_namespaces(&l) || launch_mounts(&l))
-		return 2;
+	/* Once a pid namespace is unshared, a refusal ends with _exit: a normal exit runs atexit
+	 * work, and LeakSanitizer's (sanitizer builds) forks a tracer that becomes the new
+	 * namespace's init and cannot trace us: the launcher would spin there instead of
+	 * refusing. */
+	if (setup_namespaces(&l) || launch_overlay(&l) || launch_mounts(&l))
+		_exit(2);
 	int sync[2], report[2];
 	if (pipe2(sync, O_CLOEXEC) != 0 || pipe2(report, O_CLOEXEC) != 0)
-		return launch_refuse(&l, "launcher", "cannot make pipes: %s", strerror(errno));
+		_exit(launch_refuse(&l, "launcher", "cannot make pipes: %s", strerror(errno)));
 	sigset_t set, saved;
 	relay_set(&set);
 	sigprocmask(SIG_BLOCK, &set, &saved);
 	pid_t init = fork();
 	if (init < 0)
-		return launch_refuse(&l, "pid-namespace", "cannot start the namespace's first process: %s",
-				     strerror(errno));
+		_exit(launch_refuse(&l, "pid-namespace", "cannot start the namespace's first process: %s",
+				    strerror(errno)));
 	if (init == 0) {
 		close(sync[1]);
 		close(report[0]);
@@ -308,7 +319,7 @@ int sandbox_launch_main(int argc, char **argv)
 	int n = snprintf(msg, sizeof msg, "init %d", (int)init);
 	if (write(l.status_fd, msg, (size_t)n) != n) {
 		kill(init, SIGKILL);
-		return launch_refuse(&l, "supervisor", "cannot report to the supervisor: %s", strerror(errno));
+		_exit(launch_refuse(&l, "supervisor", "cannot report to the supervisor: %s", strerror(errno)));
 	}
 	close(l.status_fd);
 	l.status_fd = -1;

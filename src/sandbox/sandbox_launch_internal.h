@@ -9,6 +9,7 @@
 struct launch {
 	const char *scope, *tmp, *net, *hide;
 	const char *cache;    /* the writable per-user cache (sandbox_cache.h), or NULL */
+	const char *ov_lower, *ov_upper, *ov_work; /* a trial's overlay at the scope, or NULL */
 	const char **conceal; /* candidate locations to hide (NULL-terminated) */
 	char *secret;         /* per candidate: 1 for a credential store (--secret), 0 for a socket dir */
 	int secrets_present;  /* some credential store exists (and is hidden): reads are trapped to name it */
@@ -27,6 +28,8 @@ struct launch {
 /* Prints the refusal, reports it on the status channel and returns 2. */
 int launch_refuse(struct launch *l, const char *layer, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A trial's overlay at the scope's path (first, before the view is built); 0 without one. */
+int launch_overlay(struct launch *l);
 /* The mount namespace view (in the launcher, after unshare, before the fork). */
 int launch_mounts(struct launch *l);
 /* A fresh, read-only /proc for the pid namespace (in its first process). */

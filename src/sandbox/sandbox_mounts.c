@@ -255,6 +255,35 @@ static void base_view(struct launch *l)
 		sandbox_view_add(&l->view, *d, SB_ZONE_DEVICE);
 }
 
+int launch_overlay(struct launch *l)
+{
+	if (!l->ov_upper)
+		return 0;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return launch_refuse(l, "mount-namespace", "cannot make mounts private: %s", strerror(errno));
+	/* userxattr: in a user namespace overlayfs keeps its bookkeeping (opaque directories) in
+	 * user.overlay.* xattrs of the upper layer. The layers were resolved by belay and hold
+	 * no ',', ':' or '=' (sandbox_spec_overlay). */
+	char opts[3 * PATH_MAX + 64];
+	int n = snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", l->ov_lower, l->ov_upper,
+			 l->ov_work);
+	if (n < 0 || (size_t)n >= sizeof opts)
+		return launch_refuse(l, "overlay", "the layer paths are too long");
+	if (mount("belay-trial", l->scope, "overlay", MS_NOSUID | MS_NODEV, opts) != 0)
+		return launch_refuse(l, "overlay", "cannot mount the mirror (an overlay of %s) at %s: %s", l->ov_lower,
+				     l->scope, strerror(errno));
+	/* a working directory inside the scope still points into the real tree: enter it again */
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof cwd) && sandbox_path_under(cwd, l->scope) && chdir(cwd) != 0)
+		return launch_refuse(l, "overlay", "cannot re-enter the working directory %s: %s", cwd, strerror(errno));
+	buf_puts(&l->layers, "\"overlay\":{\"lower\":");
+	sandbox_json_str(&l->layers, l->ov_lower);
+	buf_puts(&l->layers, ",\"upper\":");
+	sandbox_json_str(&l->layers, l->ov_upper);
+	buf_puts(&l->layers, "},");
+	return 0;
+}
+
 int launch_mounts(struct launch *l)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)

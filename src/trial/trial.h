@@ -1,0 +1,80 @@
+/* trial.h - contained trial runs (docs/TRY.md): a command runs once in a mirror of the
+ * workspace (an overlay whose lower layer is the real tree and whose private upper layer
+ * lives in the trial's directory, mounted at the workspace's own path inside the sandbox),
+ * and what it did is recorded as a trial: exit status, wall time, the effect read from the
+ * upper layer, every sandbox denial, scrubbed output tails, a receipt hash. The effect is
+ * applied to the real workspace only on request (conflict-checked, a recover point first),
+ * or discarded.
+ *
+ * On disk: STATE/trials/<id>/ holds record.json (the trial record, immutable once
+ * written), stdout and stderr (the full output), upper/ and work/ (the mirror's layers,
+ * while the effect can still be applied), lock (flocked while a run or an apply uses the
+ * directory) and state.json (applied or discarded, when it is). A directory without a
+ * record whose lock nobody holds is a leftover of a killed run: trial_sweep removes it.
+ *
+ * Must not: print, write into the real workspace except in trial_apply. Threads: the
+ * caller's (everything blocks). */
+#ifndef BELAY_TRIAL_TRIAL_H
+#define BELAY_TRIAL_TRIAL_H
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "sandbox/sandbox.h"
+
+#define TRIAL_TAIL_BYTES (16 * 1024)
+#define TRIAL_ID_LEN 40
+
+/* The named causes a trial can end with (the record's "cause"). */
+#define TRIAL_TIMEOUT "TRIAL_TIMEOUT"
+#define TRIAL_UPPER_OVER_LIMIT "TRIAL_UPPER_OVER_LIMIT"
+#define TRIAL_WORKSPACE_CHANGED "TRIAL_WORKSPACE_CHANGED"
+#define TRIAL_CLEANUP_UNCONFIRMED "TRIAL_CLEANUP_UNCONFIRMED"
+/* ... and the ones for which nothing ran (an error from trial_run, its message starting
+ * with the cause). */
+#define TRIAL_NO_OVERLAY "TRIAL_NO_OVERLAY"
+#define TRIAL_NO_SANDBOX "TRIAL_NO_SANDBOX"
+#define TRIAL_NO_PRESTATE "TRIAL_NO_PRESTATE"
+#define TRIAL_NO_COMMAND "TRIAL_NO_COMMAND"
+
+struct trial_opts {
+	const char *scope;     /* the workspace (an existing directory) */
+	const char *state_dir; /* belay's state directory (trials, the snapshot store) */
+	const char *cwd;       /* where the command starts (NULL or outside the scope: the scope) */
+	char *const *argv;     /* the command */
+	enum sandbox_network net;
+	unsigned timeout_ms;   /* 0: 10 minutes */
+	uint64_t max_bytes;    /* the upper layer's bound (0: 1 GiB) */
+	const char *launcher;  /* the belay binary */
+};
+
+/* Runs a trial. Returns 0 with *record (the trial record, owned by the caller) whenever the
+ * command ran, whatever it did (its "status" is "done", or "failed"/"voided" with a named
+ * "cause"); an error (nothing ran, nothing kept but a leftover-free state) otherwise. */
+int trial_run(const struct trial_opts *o, cJSON **record, struct err *e);
+
+/* Removes the directories of trials that never completed (a killed run) and whose lock
+ * nobody holds. Returns how many were removed (>= 0) or an error. */
+int trial_sweep(const char *state_dir, struct err *e);
+
+/* The record of trial `id` with its state merged in ("state": "ready" | "applied" |
+ * "discarded" | "not_appliable"). *out owned by the caller. */
+int trial_load(const char *state_dir, const char *id, cJSON **out, struct err *e);
+
+struct trial_apply_result {
+	char before[40];  /* the recover point: the workspace's snapshot handle just before */
+	size_t paths;     /* entries written or removed */
+	char *recover_trace; /* the trace `belay recover` reads to undo the apply (owned) */
+};
+/* Applies trial `id`'s effect to its workspace: refused (BELAY_EREFUSED, naming the paths)
+ * when a touched path no longer equals the trial's pre-state, when the effect holds a
+ * device, FIFO or socket, when the trial is not appliable (failed, voided, already applied
+ * or discarded). Never follows a symlink in the workspace; setuid, setgid and sticky bits
+ * are dropped. A snapshot of the workspace is taken first (the recover point). */
+int trial_apply(const char *state_dir, const char *id, const char *launcher, struct trial_apply_result *out,
+		struct err *e);
+void trial_apply_result_free(struct trial_apply_result *r);
+/* Throws the effect away (the layers are removed; the record stays, marked discarded). */
+int trial_discard(const char *state_dir, const char *id, struct err *e);
+
+#endif
