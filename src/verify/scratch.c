@@ -22,6 +22,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "snapshot/snap_transfer.h"
 
 #define WATCH_MASK                                                                                     \
 	(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | \
@@ -260,6 +261,12 @@ static void on_created_dir(void *ctx, const char *rel)
 /* Undo + delta, path by path. 0 when ws now holds handle. */
 static int prepare_partial(struct scratch *s, struct snap_store *st, const char *handle, struct err *e)
 {
+	/* What the scratch holds counts only if this store knows it (a pooled scratch may come
+	 * from another store's trace that named the same handle): else start over, as a fresh
+	 * scratch would, and fail the same way. */
+	int known = snap_handle_exists(st, handle, NULL, e);
+	if (known <= 0)
+		return known < 0 ? known : err_set(e, BELAY_ENOTFOUND, "no snapshot %s in this store", handle);
 	struct snap_paths u = s->pending;
 	memset(&s->pending, 0, sizeof s->pending);
 	int rc = 0;

@@ -182,20 +182,35 @@ char *ts_record_server(const char *dir, const char *const *lines, const char *co
 	argv[k] = NULL;
 	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
 	const char *env[] = {tmpbase, NULL};
+	/* The traces already there (an earlier recording into the same directory): this
+	 * recording's trace is the one that was not, whatever the names' order says (two
+	 * recordings in the same second differ only in their random suffix). */
+	struct buf before = {0};
+	buf_putc(&before, '\n');
+	DIR *bd = opendir(traces);
+	for (struct dirent *de; bd && (de = readdir(bd)) != NULL;)
+		buf_printf(&before, "%s\n", de->d_name);
+	if (bd)
+		closedir(bd);
 	struct ts_out o;
 	int rc = ts_mcp_session(argv, env, lines ? lines : ts_demo_lines, 60, &o);
 	cr_assert_eq(rc, 0, "the demo session failed: %s", o.err);
 	cr_assert_eq(o.status, 0, "belay proxy exited %d: %s", o.status, o.err);
 	char *trace = NULL;
-	/* The newest trace in the directory. */
+	/* The trace this recording wrote (the newest of those not there before). */
 	DIR *d = opendir(traces);
 	cr_assert_not_null(d);
 	struct dirent *de;
 	char best[256] = "";
-	while ((de = readdir(d)) != NULL)
-		if (!strncmp(de->d_name, "trace-", 6) && strcmp(de->d_name, best) > 0)
+	while ((de = readdir(d)) != NULL) {
+		char *line = xasprintf("\n%s\n", de->d_name);
+		int old = strstr(buf_cstr(&before), line) != NULL;
+		free(line);
+		if (!strncmp(de->d_name, "trace-", 6) && !old && strcmp(de->d_name, best) > 0)
 			snprintf(best, sizeof best, "%s", de->d_name);
+	}
 	closedir(d);
+	buf_free(&before);
 	cr_assert(best[0], "no trace written: %s", o.err);
 	trace = fs_join(traces, best);
 	ts_out_free(&o);

@@ -261,6 +261,31 @@ static char *first_handle(const char *trace)
 	return h;
 }
 
+Test(vpool, a_scratch_holding_a_snapshot_the_store_does_not_know_is_not_trusted)
+{
+	/* Trace a verified against its own store leaves a scratch holding a's pre-states; the
+	 * same trace verified against another store (which has none of them) must get what it
+	 * gets without the pool - PRESTATE_NOT_FOUND - not a PASS from what the scratch holds. */
+	char *a = ts_record_demo(dir, ts_read_lines, NULL);
+	char *sa = fs_join(dir, "state-a");
+	cr_assert_eq(rename(state, sa), 0);
+	free(ts_record_demo(dir, NULL, NULL)); /* another store at <dir>/state */
+	struct verify_report plain, pa, pooled;
+	verify_with(a, state, NULL, 0, &plain);
+	struct scratch_pool *pool = scratch_pool_new(4);
+	verify_with(a, sa, pool, 0, &pa);
+	verify_with(a, state, pool, 0, &pooled);
+	cr_assert_eq(count_status(&pa, V_PASS), pa.n, "a passes against its own store");
+	cr_assert_eq(count_status(&plain, V_PASS), 0, "a's pre-states are not in the other store");
+	same_verdicts(&plain, &pooled, "trace a against another store, after its own");
+	scratch_pool_close(pool);
+	verify_report_free(&plain);
+	verify_report_free(&pa);
+	verify_report_free(&pooled);
+	free(sa);
+	free(a);
+}
+
 Test(vpool, a_scratch_changed_behind_its_back_is_restored_fully)
 {
 	char *t = ts_record_demo(dir, ts_read_lines, NULL);
