@@ -486,10 +486,12 @@ Test(hook_session, effect_plan_checks_the_gates_prediction)
 	cJSON *v = verify_json(&w, trace);
 	const cJSON *t0 = turn_of(v, 0), *t1 = turn_of(v, 1), *t2 = turn_of(v, 2);
 	cr_expect_str_eq(sub(t0, "A2", "effect:plan", NULL), "FAIL", "%s", jx_print(t0));
-	cr_expect(strstr(jx_print(t0), "the plan said read-only; the command wrote .git/index"), "%s", jx_print(t0));
-	cr_expect_str_eq(sub(t1, "A2", "effect:plan", NULL), "FAIL", "%s", jx_print(t1));
-	cr_expect(strstr(jx_print(t1), "writes inside the root only; the command tried to write outside it"), "%s",
-		  jx_print(t1));
+	char *s0 = jx_print(t0), *s1 = jx_print(t1);
+	cr_expect(strstr(s0, "the plan said read-only; the command wrote .git/index"), "%s", s0);
+	cr_expect_str_eq(sub(t1, "A2", "effect:plan", NULL), "FAIL", "%s", s1);
+	cr_expect(strstr(s1, "writes inside the root only; the command tried to write outside it"), "%s", s1);
+	free(s0);
+	free(s1);
 	cr_expect_str_eq(sub(t2, "A2", "effect:plan", NULL), "PASS", "%s", jx_print(t2));
 	cr_expect_str_eq(jx_str(t2, "status"), "PASS");
 	cJSON_Delete(v);

@@ -158,8 +158,11 @@ Test(real, a_forged_result_of_server_filesystem_fails_that_turn_only)
 	cr_assert_str_eq(ts_sub_status(ts_turn(v, 2), "A2", "replay", 0), "FAIL");
 	const cJSON *s = ts_sub(ts_turn(v, 2), "A2", "replay", 0);
 	/* expected is the record, observed what the replay said */
-	cr_assert(strstr(jx_print(cJSON_GetObjectItem(s, "expected")), "line 2!!"));
-	cr_assert(strstr(jx_print(cJSON_GetObjectItem(s, "observed")), "line two"));
+	char *expected = jx_print(cJSON_GetObjectItem(s, "expected")), *observed = jx_print(cJSON_GetObjectItem(s, "observed"));
+	cr_assert(strstr(expected, "line 2!!"), "%s", expected);
+	cr_assert(strstr(observed, "line two"), "%s", observed);
+	free(expected);
+	free(observed);
 	for (int k = 0; k < 20; k++)
 		if (k != 2 && ts_turn(v, k))
 			cr_assert_neq(strcmp(jx_str(ts_turn(v, k), "status"), "FAIL"), 0, "turn %d is untouched", k);
