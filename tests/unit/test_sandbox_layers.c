@@ -108,7 +108,7 @@ static int exists(const char *name)
 }
 
 /* Runs every vector with only `on` left on (NULL: every layer off). */
-static void attempt(const char *on, struct targets *t, struct escaped *x, struct run *r)
+static __attribute__((unused)) void attempt(const char *on, struct targets *t, struct escaped *x, struct run *r)
 {
 	prepare(t);
 	char off[128] = "";
