@@ -21,26 +21,25 @@
 #include "common/xalloc.h"
 #include "engine/trace_reader.h"
 
-char *ts_tmpdir(const char *tag)
+static char *tmpdir_in(const char *base, const char *tag)
 {
 	char *prefix = xasprintf("belay-test-%s-", tag);
 	struct err e;
-	char *d = fs_mkdtemp_in(fs_scratch_base(), prefix, &e);
+	char *d = fs_mkdtemp_in(base, prefix, &e);
 	free(prefix);
 	if (!d)
 		FATAL("%s", e.msg);
 	return d;
 }
 
+char *ts_tmpdir(const char *tag)
+{
+	return tmpdir_in(fs_scratch_base(), tag);
+}
+
 char *ts_outside_dir(const char *tag)
 {
-	char *prefix = xasprintf("belay-test-%s-", tag);
-	struct err e;
-	char *d = fs_mkdtemp_in("/var/tmp", prefix, &e);
-	free(prefix);
-	if (!d)
-		FATAL("%s", e.msg);
-	return d;
+	return tmpdir_in("/var/tmp", tag);
 }
 
 void ts_rmtree(const char *path)
