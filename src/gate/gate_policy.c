@@ -187,6 +187,84 @@ static int glob_ok(const char *g)
 	return 1;
 }
 
+/* glibc's regcomp copies the subtree of every counted repetition ({m,n} becomes up to n
+ * copies), so nested counts grow the compiled program as their product: "((a{0,255}){0,255})
+ * {0,255}" takes gigabytes and minutes. A tool-name pattern needs none of that: refuse any
+ * whose expansion passes REGEX_MAX_POSITIONS, estimated by a scan of the ERE syntax (atoms,
+ * groups, alternation, {m}, {m,}, {m,n}). Returns the estimate, capped above the limit. */
+#define REGEX_MAX_POSITIONS 4096
+#define REGEX_MAX_DEPTH 32
+
+static unsigned long regex_positions(const char *re)
+{
+	const unsigned long cap = REGEX_MAX_POSITIONS + 1;
+	unsigned long sum[REGEX_MAX_DEPTH + 1] = {0}; /* per open group: its size so far */
+	unsigned long last = 0;                       /* size of the atom a count applies to */
+	int depth = 0;
+	for (const char *q = re; *q; q++) {
+		unsigned long atom = 1;
+		if (*q == '(') {
+			if (depth == REGEX_MAX_DEPTH)
+				return cap;
+			sum[++depth] = 0;
+			last = 0;
+			continue;
+		}
+		if (*q == ')' && depth > 0) {
+			atom = sum[depth--] + 1;
+		} else if (*q == '|') {
+			last = 0;
+			continue;
+		} else if (*q == '{' && last) {
+			char *end;
+			unsigned long m = strtoul(q + 1, &end, 10), n = m;
+			if (*end == ',')
+				n = end[1] == '}' ? m + 1 : strtoul(end + 1, &end, 10);
+			else if (*end != '}')
+				n = 1; /* not a count; regcomp will judge it */
+			while (*q && *q != '}')
+				q++;
+			if (!*q)
+				break;
+			unsigned long grown = last * (n ? n : 1);
+			sum[depth] = sum[depth] - last + (grown > cap ? cap : grown);
+			if (sum[depth] > cap)
+				return cap;
+			last = grown > cap ? cap : grown;
+			continue;
+		} else if (*q == '*' || *q == '+' || *q == '?') {
+			continue;
+		} else if (*q == '\\' && q[1]) {
+			q++;
+		} else if (*q == '[') {
+			const char *r = q + 1;
+			if (*r == '^')
+				r++;
+			if (*r == ']')
+				r++;
+			while (*r && *r != ']') {
+				if (r[0] == '[' && (r[1] == ':' || r[1] == '.' || r[1] == '=')) {
+					const char *close = strstr(r + 2, (char[]){r[1], ']', '\0'});
+					if (close) {
+						r = close + 2;
+						continue;
+					}
+				}
+				r++;
+			}
+			q = *r ? r : r - 1;
+		}
+		sum[depth] += atom;
+		last = atom;
+		if (sum[depth] > cap)
+			return cap;
+	}
+	unsigned long total = 0;
+	for (int d = 0; d <= depth; d++)
+		total += sum[d];
+	return total > cap ? cap : total;
+}
+
 static int parse_rule(struct gate_policy *p, const cJSON *t, size_t idx, const char *origin, struct gate_tool_rule *r,
 		      struct err *e)
 {
@@ -216,6 +294,13 @@ static int parse_rule(struct gate_policy *p, const cJSON *t, size_t idx, const c
 						    m->valuestring, NULL);
 				r->glob = own_str(p, m->valuestring);
 			} else {
+				if (regex_positions(m->valuestring) > REGEX_MAX_POSITIONS) {
+					char lim[32];
+					snprintf(lim, sizeof lim, "%d", REGEX_MAX_POSITIONS);
+					return fail(e, origin, where,
+						    "regex too large: its counted repetitions expand past %s positions",
+						    lim, NULL);
+				}
 				int rr = regcomp(&r->re, m->valuestring, REG_EXTENDED | REG_NOSUB);
 				if (rr != 0) {
 					char msg[160];

@@ -1,6 +1,7 @@
 /* test_gate_policy.c - the tool-call policy file: every kind of malformation is an error
  * that names its JSON path, a valid file loads, rules match in the documented order, and
  * loading from disk reports unreadable and oversized files. */
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,11 @@ Test(gate_policy, malformed_tools)
 	refused("{\"version\":1,\"tools\":[{\"glob\":\"x\\\\\"}]}", "$.tools[0].glob", "bad glob");
 	refused("{\"version\":1,\"tools\":[{\"regex\":\"^(run\"}]}", "$.tools[0].regex", "bad regex");
 	refused("{\"version\":1,\"tools\":[{\"regex\":\"a**[\"}]}", "$.tools[0].regex", "bad regex");
+	/* nested counts multiply: glibc would build ~16 million copies of the atom */
+	refused("{\"version\":1,\"tools\":[{\"regex\":\"((a{0,255}){0,255}){0,255}\"}]}", "$.tools[0].regex",
+		"regex too large: its counted repetitions expand past 4096 positions");
+	refused("{\"version\":1,\"tools\":[{\"regex\":\"^(x(ab|[[:alpha:]]{2,9}){100}){50,}$\"}]}",
+		"$.tools[0].regex", "regex too large");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\"},{\"name\":\"x\"}]}", "$.tools[1].name",
 		"duplicate tool name \"x\" (first at $.tools[0])");
 	refused("{\"version\":1,\"tools\":[{\"glob\":\"r*\"},{\"name\":\"y\"},{\"glob\":\"r*\"}]}", "$.tools[2].glob",
@@ -137,6 +143,35 @@ Test(gate_policy, a_valid_policy_loads_and_applies)
 	/* destructive write inside: flagged; outside: ask */
 	cr_expect_eq(decide(p, "scratch", "{\"where\":\"/ws/tmp\"}", NULL), GATE_ALLOW_FLAGGED);
 	cr_expect_eq(decide(p, "scratch", "{\"where\":\"/tmp/x\"}", NULL), GATE_ASK);
+	gate_policy_free(p);
+}
+
+/* The size bound on counted repetitions refuses only what would blow up: ordinary counted
+ * patterns, bracket classes and a count at the limit load and match. */
+Test(gate_policy, counted_regexes_within_the_bound_load)
+{
+	static const char *const ok[] = {
+	    "^(notes|docs)_[a-z]{1,32}$", "^x{4000}$", "^([[:alpha:]]{2}){8}_(read|list){1,4}$", "a{,9}b{3,}",
+	    "^\\{[0-9]{1,3}\\}$",
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		char doc[256];
+		cJSON *s = cJSON_CreateString(ok[i]);
+		char *q = cJSON_PrintUnformatted(s);
+		snprintf(doc, sizeof doc, "{\"version\":1,\"tools\":[{\"regex\":%s,\"floor\":\"ask\"}]}", q);
+		free(q);
+		cJSON_Delete(s);
+		struct gate_policy *p = NULL;
+		struct err e = {0};
+		cr_expect_eq(gate_policy_parse(doc, strlen(doc), "ok.json", &p, &e), 0, "%s: %s", ok[i], e.msg);
+		gate_policy_free(p);
+	}
+	struct gate_policy *p = NULL;
+	struct err e = {0};
+	const char *doc = "{\"version\":1,\"tools\":[{\"regex\":\"^(dep|rel)(loy){1,2}$\",\"floor\":\"ask\"}]}";
+	cr_assert_eq(gate_policy_parse(doc, strlen(doc), "ok.json", &p, &e), 0, "%s", e.msg);
+	cr_expect_eq(decide(p, "deployloy", "{}", "{\"readOnlyHint\":true}"), GATE_ASK);
+	cr_expect_eq(decide(p, "deploylo", "{}", "{\"readOnlyHint\":true}"), GATE_ALLOW);
 	gate_policy_free(p);
 }
 
