@@ -6,11 +6,15 @@
  * reading and reporting), and the cost of merging 100 shard ledgers.
  *   bench_measure [--traces 1000] [--turns 50] [--files 400] [--belay PATH] [--keep DIR]
  *                 [--no-default-invariants] [--merge-only] [--jobs N] [--pool on|off|both]
+ *                 [--settle proof|wait|both]
  * --keep DIR records into DIR once and reuses the traces on later runs. --jobs N measures
  * only -j N (default: 1 and 2). --pool: the batch's scratch pool (verify/scratch_pool.h) on
  * (the default, what `belay measure run` does), off (every trace opens, restores and removes
  * its own scratches: the behaviour before the pool), or both, off then on, with the ratio of
- * belay's own time per turn. */
+ * belay's own time per turn. --settle: how a replay's quiet window after each reply ends:
+ * proof (the default: early, when the server's process tree is proven quiet,
+ * sandbox/sandbox_quiet.h), wait (always waited out: the behaviour before), or both, wait
+ * then proof, with the ratio. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +126,7 @@ static void bench_merge(const char *dir, int shards, int per)
 int main(int argc, char **argv)
 {
 	int ntraces = 1000, turns = 50, files = 400, merge_only = 0, no_defaults = 0, only_j = 0;
-	const char *pool = "on";
+	const char *pool = "on", *settle = "proof";
 	const char *belay = "build/belay", *keep = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--traces") && i + 1 < argc)
@@ -143,8 +147,13 @@ int main(int argc, char **argv)
 			only_j = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--pool") && i + 1 < argc)
 			pool = argv[++i];
+		else if (!strcmp(argv[i], "--settle") && i + 1 < argc)
+			settle = argv[++i];
 	}
 	int pool_from = !strcmp(pool, "off") || !strcmp(pool, "both") ? 0 : 1, pool_to = !strcmp(pool, "off") ? 0 : 1;
+	/* index 0: waited out, 1: ended on proof */
+	int settle_from = !strcmp(settle, "wait") || !strcmp(settle, "both") ? 0 : 1,
+	    settle_to = !strcmp(settle, "wait") ? 0 : 1;
 	struct err e = {0};
 	char *dir = keep ? xstrdup(keep) : fs_mkdtemp_in(fs_scratch_base(), "belay-bench-measure-", &e);
 	fs_mkdir_p(dir, 0700, &e);
@@ -179,11 +188,12 @@ int main(int argc, char **argv)
 		printf("recording  %.1f s (%.1f ms per trace, pre-state capture included)\n", (bench_now_ms() - t0) / 1e3,
 		       (bench_now_ms() - t0) / ntraces);
 	}
-	double wall[3][2] = {{0}}, own[3][2] = {{0}}, own_all[3][2] = {{0}};
+	double wall[3][2][2] = {{{0}}}, own[3][2][2] = {{{0}}}, own_all[3][2][2] = {{{0}}};
 	for (int j = 1; j <= 2; j++) {
 		if (only_j && j != only_j)
 			continue;
-		for (int pooled = pool_from; pooled <= pool_to; pooled++) {
+		for (int pooled = pool_from; pooled <= pool_to; pooled++)
+		for (int sp = settle_from; sp <= settle_to; sp++) {
 			struct policy pol = {0};
 			if (!no_defaults)
 				policy_add_defaults(&pol);
@@ -193,33 +203,35 @@ int main(int argc, char **argv)
 			struct measure_run_opts o = {.dirs = dirs, .ndirs = 1, .policy = &pol, .replays = 3, .jobs = j,
 						     .timeout_ms = 20000, .state = st, .ledger = ledger, .no_ingest = 1,
 						     .shard = {1, 1, "none"}, .launcher = rbelay, .progress = progress,
-						     .fresh_scratch = !pooled};
+						     .fresh_scratch = !pooled, .settle_wait = !sp};
 			struct measure_run_result r;
 			double t0 = bench_now_ms();
 			if (measure_run(&o, &r, &e) != 0) {
 				fprintf(stderr, "bench_measure: %s\n", e.msg);
 				return 1;
 			}
-			wall[j][pooled] = bench_now_ms() - t0;
+			wall[j][pooled][sp] = bench_now_ms() - t0;
 			double own_turn = (r.ms_turns - r.ms_server) / (double)r.turns;
-			own[j][pooled] = own_turn;
-			double fixed = ((double)j * wall[j][pooled] - r.ms_turns) / (double)r.verified;
+			own[j][pooled][sp] = own_turn;
+			double fixed = ((double)j * wall[j][pooled][sp] - r.ms_turns) / (double)r.verified;
 			stat(ledger, &sb);
-			printf("-j %d %-4s  %.1f s wall, %.1f turns/s, %zu turns of %zu traces (%zu errored); per turn: whole %.2f ms, "
+			printf("-j %d %-4s %-5s  %.1f s wall, %.1f turns/s, %zu turns of %zu traces (%zu errored); per turn: whole %.2f ms, "
 			       "replay session %.2f ms, belay's own %.2f ms; per trace outside its turns %.1f ms; peak RSS %ld MiB\n",
-			       j, pooled ? "pool" : "none", wall[j][pooled] / 1e3, (double)r.turns / (wall[j][pooled] / 1e3), r.turns,
+			       j, pooled ? "pool" : "none", sp ? "proof" : "wait", wall[j][pooled][sp] / 1e3, (double)r.turns / (wall[j][pooled][sp] / 1e3), r.turns,
 			       r.verified, r.errored, r.ms_turns / (double)r.turns, r.ms_server / (double)r.turns, own_turn, fixed,
 			       peak_rss_mib());
 			/* all of belay's work: everything but the servers' (the isolated replays' sessions
 			 * and the in-order passes' waits on replies), per turn */
-			double all_own = ((double)j * wall[j][pooled] - r.ms_server - r.ms_session_server) / (double)r.turns;
-			own_all[j][pooled] = all_own;
+			double all_own = ((double)j * wall[j][pooled][sp] - r.ms_server - r.ms_session_server) / (double)r.turns;
+			own_all[j][pooled][sp] = all_own;
 			printf("           in-order passes %.2f ms per turn (server %.2f ms, restores and effects %.2f ms); "
 			       "belay's own, everything but the servers' work: %.2f ms per turn\n",
 			       r.ms_session / (double)r.turns, r.ms_session_server / (double)r.turns,
 			       r.ms_session_own / (double)r.turns, all_own);
 			printf("           scratch: %lu full restores, %lu moves by delta, %lu task restores, %lu scratches reused\n",
 			       r.full_restores, r.partial_restores, r.task_restores, r.scratches_reused);
+			printf("           quiet windows after replies: %lu, %lu ended early by proof\n", r.settles,
+			       r.settles_proven);
 			printf("           ledger %.0f bytes per trace (%.2f MB)\n", (double)sb.st_size / (double)r.verified,
 			       (double)sb.st_size / 1e6);
 			struct ledger l;
@@ -238,15 +250,25 @@ int main(int argc, char **argv)
 			policy_free(&pol);
 			free(ledger);
 		}
-		if (pool_from == 0 && pool_to == 1)
+		if (pool_from == 0 && pool_to == 1) {
+			double(*o)[2] = own_all[j], (*w)[2] = wall[j];
+			int t = settle_to;
 			printf("pool       -j %d: belay's own per turn (everything but the servers) %.2f ms without, %.2f ms "
 			       "with the pool (%.2fx less); within turns %.2f / %.2f ms; wall %.2fx faster\n",
-			       j, own_all[j][0], own_all[j][1], own_all[j][1] > 0 ? own_all[j][0] / own_all[j][1] : 0, own[j][0],
-			       own[j][1], wall[j][1] > 0 ? wall[j][0] / wall[j][1] : 0);
+			       j, o[0][t], o[1][t], o[1][t] > 0 ? o[0][t] / o[1][t] : 0, own[j][0][t], own[j][1][t],
+			       w[1][t] > 0 ? w[0][t] / w[1][t] : 0);
+		}
+		if (settle_from == 0 && settle_to == 1) {
+			double *o = own_all[j][pool_to], *w = wall[j][pool_to];
+			printf("settle     -j %d: belay's own per turn (everything but the servers) %.2f ms waiting every quiet "
+			       "window out, %.2f ms ending it on proof (%.2fx less); wall %.2fx faster\n",
+			       j, o[0], o[1], o[1] > 0 ? o[0] / o[1] : 0, w[1] > 0 ? w[0] / w[1] : 0);
+		}
 	}
 	if (!only_j)
-		printf("speed-up   -j 2 / -j 1 wall: %.2fx (%.2f of linear)\n", wall[1][pool_to] / wall[2][pool_to],
-		       wall[1][pool_to] / wall[2][pool_to] / 2);
+		printf("speed-up   -j 2 / -j 1 wall: %.2fx (%.2f of linear)\n",
+		       wall[1][pool_to][settle_to] / wall[2][pool_to][settle_to],
+		       wall[1][pool_to][settle_to] / wall[2][pool_to][settle_to] / 2);
 	bench_merge(dir, 100, 1000);
 	if (!keep)
 		fs_remove_tree(dir);

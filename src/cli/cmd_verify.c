@@ -173,6 +173,9 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 		cJSON_AddNumberToObject(sc, "full_restores", (double)r->full_restores);
 		cJSON_AddNumberToObject(sc, "undo_and_delta", (double)r->partial_restores);
 		cJSON_AddNumberToObject(sc, "mismatches", (double)r->scratch_mismatches);
+		cJSON *qw = cJSON_AddObjectToObject(in, "quiet_windows");
+		cJSON_AddNumberToObject(qw, "windows", (double)r->settles);
+		cJSON_AddNumberToObject(qw, "ended_by_proof", (double)r->settles_proven);
 		cJSON *se = cJSON_AddObjectToObject(in, "session_replay");
 		cJSON_AddBoolToObject(se, "ran", r->session_ran);
 		cJSON_AddNumberToObject(se, "turns_reached", (double)r->session_turns);

@@ -324,6 +324,7 @@ static void measure_one(struct run *R, struct item *it, struct wctx *w)
 					 .timeout_ms = o->timeout_ms,
 					 .turn = -1,
 					 .launcher = o->launcher,
+					 .settle_wait = o->settle_wait,
 					 .pool = R->pool};
 		struct verify_report r;
 		memset(&e, 0, sizeof e);
@@ -347,6 +348,8 @@ static void measure_one(struct run *R, struct item *it, struct wctx *w)
 			R->res->partial_restores += r.partial_restores;
 			R->res->task_restores += r.task_restores;
 			R->res->scratches_reused += r.scratches_reused;
+			R->res->settles += r.settles;
+			R->res->settles_proven += r.settles_proven;
 			pthread_mutex_unlock(&R->mu);
 			verify_report_free(&r);
 			ingest(R, cp, trace, state, inst);

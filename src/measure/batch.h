@@ -48,6 +48,7 @@ struct measure_run_opts {
 	const char *launcher; /* the belay binary */
 	int fresh_scratch;    /* benchmarks and tests: no scratch pool (every trace opens, restores
 			       * and removes its own scratches, as verify_trace alone does) */
+	int settle_wait;      /* benchmarks: never end a replay's quiet window early (verify.h) */
 	void (*progress)(void *ctx, const struct measure_progress *p);
 	void *ctx;
 };
@@ -67,6 +68,7 @@ struct measure_run_result {
 	/* the verified traces' scratch work, summed: whole pre-state restores, moves by undo +
 	 * delta, task pre-state restores, and how many traces' scratches came from the pool */
 	unsigned long full_restores, partial_restores, task_restores, scratches_reused;
+	unsigned long settles, settles_proven; /* replies' quiet windows; those a proof ended early */
 };
 
 int measure_run(const struct measure_run_opts *o, struct measure_run_result *out, struct err *e);

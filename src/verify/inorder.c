@@ -87,6 +87,7 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 	p->ran = 1;
 	c->seq_turns++;
 	c->seq_server_ms += rr->ms_server;
+	count_settle(c, rr);
 	p->ws = xstrdup(ic->w->sc.ws);
 	p->tmp = xstrdup(ic->w->sc.tmp);
 	p->mirror = ic->w->sc.mirror ? xstrdup(ic->w->sc.mirror) : NULL;
@@ -172,6 +173,7 @@ void inorder_run(struct vctx *c, struct worker *w)
 		.hooks = &hooks,
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
+		.settle_wait = c->o->settle_wait,
 	};
 	char *tpath = c->o->replay_trace_dir ? xasprintf("%s/session.jsonl", c->o->replay_trace_dir) : NULL;
 	sp.trace_path = tpath;

@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "engine/mcp_client.h"
 #include "engine/session.h"
+#include "sandbox/sandbox_quiet.h"
 #include "verify/answers.h"
 
 /* After a turn's reply a replay waits until the server has been quiet this long (no sandbox
@@ -23,6 +24,11 @@
  * wait for the answer before they exit. */
 #define SETTLE_MS 30
 #define SETTLE_MAX_MS 1000
+/* The window ends early when the server's process tree is proven quiet until it would have
+ * closed (sandbox_quiet.h): nothing it could still do in the window is then missed. The
+ * proof is tried every PROBE_MS from the reply on, at most PROBE_TRIES times per window. */
+#define PROBE_MS 1
+#define PROBE_TRIES 6
 
 struct run {
 	const struct replay_spec *sp;
@@ -39,6 +45,16 @@ struct run {
 	int settle_open;
 	unsigned long settle_seen;
 	uint64_t settle_t0, step_t0;
+	uint64_t settle_quiet_t0; /* the start of the current quiet stretch */
+	/* Ending the window early: the tree's run counters when the step was sent, the probe
+	 * timer, and the idle + check pair that lets the loop read what the server has already
+	 * written before the window closes. */
+	struct sandbox_quiet_sample *q0;
+	uint64_t q0_ns;
+	uv_timer_t probe;
+	uv_idle_t spin;
+	uv_check_t after_poll;
+	int probes;
 };
 
 static int session_mode(const struct run *r)
@@ -75,6 +91,7 @@ static void fail(struct run *r, const char *cause, const char *fmt, ...)
 }
 
 static void reset_step(struct replay_result *o);
+static void close_settle(struct run *r);
 
 static void add_write(struct replay_result *out, const cJSON *p, int moved)
 {
@@ -137,9 +154,7 @@ static void on_ended(void *ctx, struct session *s, int code)
 	r->s = NULL;
 	if (r->settle_open) {
 		/* The turn's reply is in: it is judged with what was seen; the session is over. */
-		uv_timer_stop(&r->settle);
-		r->settle_open = 0;
-		uv_close((uv_handle_t *)&r->settle, NULL);
+		close_settle(r);
 		if (session_mode(r)) {
 			r->sp->hooks->after(r->sp->hooks->ctx, r->cur, r->out);
 			reset_step(r->out);
@@ -192,6 +207,8 @@ static void reset_step(struct replay_result *o)
 	o->writes_unusable = NULL;
 	o->answers_missing = 0;
 	o->answer_missing_method[0] = '\0';
+	o->ms_settle = 0;
+	o->settle_proven = 0;
 }
 
 static void on_notify(void *ctx, struct mcp_client *c, const cJSON *n)
@@ -204,6 +221,32 @@ static void on_notify(void *ctx, struct mcp_client *c, const cJSON *n)
 
 static void send_next(struct run *r);
 
+/* Closes the window's handles (they are opened together in open_settle). */
+static void close_settle(struct run *r)
+{
+	r->settle_open = 0;
+	uv_timer_stop(&r->settle);
+	uv_close((uv_handle_t *)&r->settle, NULL);
+	uv_close((uv_handle_t *)&r->probe, NULL);
+	uv_close((uv_handle_t *)&r->spin, NULL);
+	uv_close((uv_handle_t *)&r->after_poll, NULL);
+}
+
+static void end_settle(struct run *r);
+static void probe_cb(uv_timer_t *t);
+
+static void spin_cb(uv_idle_t *h)
+{
+	(void)h; /* only there so that the next poll does not block */
+}
+
+static void restart_probes(struct run *r)
+{
+	r->probes = 0;
+	if (r->q0 && !r->sp->settle_wait && !uv_is_active((uv_handle_t *)&r->after_poll))
+		uv_timer_start(&r->probe, probe_cb, PROBE_MS, 0);
+}
+
 static void settle_cb(uv_timer_t *t)
 {
 	struct run *r = t->data;
@@ -212,11 +255,56 @@ static void settle_cb(uv_timer_t *t)
 	uint64_t waited = (time_mono_ns() - r->settle_t0) / 1000000;
 	if (r->records != r->settle_seen && waited < SETTLE_MAX_MS) {
 		r->settle_seen = r->records;
+		r->settle_quiet_t0 = time_mono_ns();
 		uv_timer_start(&r->settle, settle_cb, SETTLE_MS, 0);
+		restart_probes(r);
 		return;
 	}
-	r->settle_open = 0;
-	uv_close((uv_handle_t *)&r->settle, NULL);
+	end_settle(r);
+}
+
+/* After a poll phase that found nothing more from the server: the window ends now if the
+ * tree was proven quiet and nothing came meanwhile. */
+static void after_poll_cb(uv_check_t *h)
+{
+	struct run *r = h->data;
+	uv_check_stop(&r->after_poll);
+	uv_idle_stop(&r->spin);
+	if (r->s)
+		session_drain_posted(r->s);
+	if (r->records != r->settle_seen) {
+		restart_probes(r); /* something happened: the window runs on */
+		return;
+	}
+	r->out->settle_proven = 1;
+	end_settle(r);
+}
+
+static void probe_cb(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	if (!r->settle_open || !r->s || !r->q0)
+		return;
+	if (r->s)
+		session_drain_posted(r->s);
+	const char *why = NULL;
+	if (r->records == r->settle_seen &&
+	    sandbox_quiet_proven(session_server_pid(r->s), r->q0, r->q0_ns, r->settle_quiet_t0 + SETTLE_MS * 1000000ull,
+				 &why)) {
+		/* Read whatever the server already wrote (one poll that does not block), then end. */
+		uv_timer_stop(&r->probe);
+		uv_idle_start(&r->spin, spin_cb);
+		uv_check_start(&r->after_poll, after_poll_cb);
+		return;
+	}
+	if (++r->probes < PROBE_TRIES)
+		uv_timer_start(&r->probe, probe_cb, PROBE_MS, 0);
+}
+
+static void end_settle(struct run *r)
+{
+	r->out->ms_settle = (double)(time_mono_ns() - r->settle_t0) / 1e6;
+	close_settle(r);
 	if (!session_mode(r)) {
 		end_run(r); /* let the server see the end of its input and exit as it would */
 		return;
@@ -224,6 +312,22 @@ static void settle_cb(uv_timer_t *t)
 	r->sp->hooks->after(r->sp->hooks->ctx, r->cur, r->out);
 	reset_step(r->out);
 	send_next(r);
+}
+
+/* Opens the window after a turn's reply: the quiet timer, and the probes that may end it
+ * early (not when the proof is switched off, or the tree could not be sampled). */
+static void open_settle(struct run *r)
+{
+	r->settle_seen = r->records;
+	r->settle_t0 = r->settle_quiet_t0 = time_mono_ns();
+	uv_timer_init(&r->loop, &r->settle);
+	uv_timer_init(&r->loop, &r->probe);
+	uv_idle_init(&r->loop, &r->spin);
+	uv_check_init(&r->loop, &r->after_poll);
+	r->settle.data = r->probe.data = r->spin.data = r->after_poll.data = r;
+	r->settle_open = 1;
+	uv_timer_start(&r->settle, settle_cb, SETTLE_MS, 0);
+	restart_probes(r);
 }
 
 static void on_reply(void *ctx, struct mcp_client *c, int status, const char *line, size_t len, const cJSON *msg)
@@ -261,12 +365,7 @@ static void on_reply(void *ctx, struct mcp_client *c, int status, const char *li
 	r->out->ms_server = (double)(time_mono_ns() - r->step_t0) / 1e6;
 	if (r->s)
 		session_drain_posted(r->s);
-	r->settle_seen = r->records;
-	r->settle_t0 = time_mono_ns();
-	uv_timer_init(&r->loop, &r->settle);
-	r->settle.data = r;
-	r->settle_open = 1;
-	uv_timer_start(&r->settle, settle_cb, SETTLE_MS, 0);
+	open_settle(r);
 }
 
 static void send_next(struct run *r)
@@ -281,6 +380,11 @@ static void send_next(struct run *r)
 		}
 		r->next++;
 		r->cur = i;
+		if (!r->sp->settle_wait && r->s && r->sp->network == SANDBOX_NET_DENY) {
+			/* Every thread's run counters before the step reaches the server. */
+			sandbox_quiet_sample_free(r->q0);
+			r->q0 = sandbox_quiet_sample_take(session_server_pid(r->s), &r->q0_ns);
+		}
 		r->step_t0 = time_mono_ns();
 		if (rpc_id_trackable(&f->await)) {
 			if (mcp_client_send_raw(r->c, f->bytes, f->len, &f->await, r->sp->timeout_ms, on_reply, r) != 0)
@@ -361,6 +465,7 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 		FATAL("replay loop still has live handles");
 	sandbox_spec_done(&spec);
 	cJSON_Delete(r.sandbox);
+	sandbox_quiet_sample_free(r.q0);
 	if (!session_mode(&r))
 		out->ms_server = (double)(time_mono_ns() - t0) / 1e6;
 	return 0;

@@ -61,6 +61,8 @@ struct replay_spec {
 	unsigned timeout_ms;  /* per awaited reply */
 	const char *trace_path; /* where the replay session records (NULL: nowhere) */
 	int report_writes;    /* collect the write intents the supervisor lets through */
+	int settle_wait;      /* always wait the quiet window out after a reply, never end it
+	                       * early on a proof that the server is quiet (sandbox_quiet.h) */
 };
 
 struct replay_result {
@@ -72,6 +74,8 @@ struct replay_result {
 	int network_refused; /* the replay asked for the network and was refused */
 	char *protocol_version; /* negotiated in the replayed initialize (owned, may be NULL) */
 	double ms_server;    /* wall time of the session (isolated) or of the step */
+	double ms_settle;    /* the quiet window after the reply */
+	int settle_proven;   /* it ended early: the server was proven quiet to its end */
 	/* With report_writes: the resolved absolute paths inside the scope that the contained
 	 * processes were let write (create, remove, rename, chmod, ...), in arrival order, and
 	 * whether that set can be trusted to name every change. */

@@ -245,6 +245,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		.answers = su.answers,
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
+		.settle_wait = c->o->settle_wait,
 	};
 	char *tpath = NULL;
 	if (c->o->replay_trace_dir) {
@@ -280,6 +281,7 @@ static void isolated_first(struct vctx *c, struct worker *w, size_t k)
 	struct replay_result rr;
 	replay_isolated(c, w, k, 0, &rr);
 	v->ms_server += rr.ms_server;
+	count_settle(c, &rr);
 	p->ran = 1;
 	p->ws = xstrdup(w->sc.ws);
 	p->tmp = xstrdup(w->sc.tmp);
@@ -354,6 +356,7 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 		struct replay_result r2;
 		replay_isolated(c, w, k, 1, &r2);
 		v->ms_server += r2.ms_server;
+		count_settle(c, &r2);
 		if (r2.cause) {
 			fail_cause = r2.cause;
 			snprintf(fail_detail, sizeof fail_detail, "%s", r2.detail);
@@ -847,6 +850,8 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->full_restores = c.full_restores;
 	out->partial_restores = c.partial_restores;
 	out->scratch_mismatches = atomic_load(&c.scratch_mismatches);
+	out->settles = atomic_load(&c.settles);
+	out->settles_proven = atomic_load(&c.settles_proven);
 	out->task_restores = c.task_restores;
 	out->scratches_reused = c.scratches_reused;
 	out->session_ran = c.seq_ran;

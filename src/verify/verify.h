@@ -46,6 +46,8 @@ struct verify_opts {
 					 * dirty set (--full-diff) */
 	unsigned dirty_sources;         /* test-only: VERIFY_DIRTY_* bits the dirty set is built
 					 * from (0 = all) */
+	int settle_wait;                /* benchmarks and tests: wait every quiet window after a reply
+					 * out, never end it on a proof that the server is quiet */
 	int check_scratch;              /* after every undo + delta, compare the scratch's tree hash
 					 * with the pre-state's (O(tree): for tests and doubt); a
 					 * mismatch is counted and the scratch fully restored */
@@ -73,6 +75,8 @@ struct verify_report {
 	unsigned long full_restores;    /* scratch restores of a whole pre-state */
 	unsigned long partial_restores; /* scratch moves by undo + delta */
 	unsigned long scratch_mismatches; /* check_scratch: moves that did not reproduce the pre-state */
+	unsigned long settles;          /* quiet windows after replies (one per answered replay call) */
+	unsigned long settles_proven;   /* of them, ended early on a proof that the server was quiet */
 	unsigned long task_restores;    /* restores of the task pre-state (A1 no-assertion-weakening) */
 	unsigned long scratches_reused; /* worker scratches taken from opts.pool rather than opened */
 	/* the in-order session pass: whether it ran, how many turns it reached, its wall time

@@ -86,6 +86,7 @@ struct vctx {
 	unsigned long full_restores, partial_restores; /* summed from the workers (after they end) */
 	unsigned long task_restores, scratches_reused;
 	atomic_ulong scratch_mismatches;
+	atomic_ulong settles, settles_proven; /* replies' quiet windows, and those a proof ended */
 };
 
 /* What a worker thread owns. */
@@ -111,6 +112,16 @@ char *plan_response_text(const struct vctx *c, const struct exchange *x, size_t 
  * NULL; *listed says whether a tools/list existed at all. */
 cJSON *plan_annotations(const struct vctx *c, int64_t seq, const char *tool, int *listed);
 /* The handshake the client made before seq (initialize, notifications/initialized). */
+/* Counts a replay's quiet window (a reply was awaited and came) and whether a proof ended it. */
+static inline void count_settle(struct vctx *c, const struct replay_result *r)
+{
+	if (r->ms_settle > 0 || r->settle_proven) {
+		atomic_fetch_add(&c->settles, 1);
+		if (r->settle_proven)
+			atomic_fetch_add(&c->settles_proven, 1);
+	}
+}
+
 void plan_handshake(const struct vctx *c, int64_t seq, const struct relocation *rl, struct replay_frame **out,
 		    size_t *n);
 /* Every client message of the session in recorded order, as steps of a session replay

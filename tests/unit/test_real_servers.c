@@ -81,6 +81,20 @@ static int assert_honest(const char *name, const cJSON *v)
 	return turns;
 }
 
+/* The replays' quiet windows after replies, and how many a proof that the server was quiet
+ * ended early (sandbox/sandbox_quiet.h): logged, and returned as the share ended (0..1). */
+static double quiet_share(const char *name, const cJSON *v)
+{
+	const cJSON *q = NULL;
+	for (const cJSON *t = v->child; t && !q; t = t->next)
+		q = jx_path(t, "summary.quiet_windows");
+	cr_assert_not_null(q, "%s: the summary has no quiet_windows", name);
+	double n = cJSON_GetObjectItem(q, "windows")->valuedouble, k = cJSON_GetObjectItem(q, "ended_by_proof")->valuedouble;
+	cr_log_info("%s: %.0f of %.0f quiet windows ended by proof", name, k, n);
+	cr_assert_gt(n, 0, "%s: no quiet window", name);
+	return k / n;
+}
+
 /* Every write of an honest session was the server's own: no pre-state names a change that no
  * contained process made. */
 static void assert_no_outside_changes(const struct ts_played *p)
@@ -104,6 +118,7 @@ Test(real, server_everything_every_tool_is_honest)
 	struct ts_played p = ts_play_named(dir, "everything", "everything", everything, NULL);
 	cJSON *v = verify(&p, NULL);
 	cr_assert_geq(assert_honest("server-everything", v), 18);
+	quiet_share("server-everything", v);
 	/* The second toggle reproduces only with the first one before it, on one server. */
 	const cJSON *toggle = ts_sub(ts_turn(v, 13), "A2", "replay", 0);
 	cr_assert_str_eq(jx_str(toggle, "status"), "PASS");
@@ -122,6 +137,8 @@ Test(real, server_filesystem_with_refused_paths_is_honest)
 	assert_no_outside_changes(&p);
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-filesystem", v);
+	/* node waits on its input alone between calls: the windows end without being waited out */
+	cr_assert_geq(quiet_share("server-filesystem", v), 0.5);
 	cJSON_Delete(v);
 	ts_played_free(&p);
 }
@@ -133,6 +150,7 @@ Test(real, server_memory_with_its_file_in_the_workspace_is_honest)
 	assert_no_outside_changes(&p);
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-memory", v);
+	quiet_share("server-memory", v);
 	cJSON_Delete(v);
 	ts_played_free(&p);
 }
@@ -142,6 +160,7 @@ Test(real, server_sequential_thinking_is_honest)
 	struct ts_played p = ts_play_named(dir, "thinking", "sequential-thinking", thinking, NULL);
 	cJSON *v = verify(&p, NULL);
 	assert_honest("server-sequential-thinking", v);
+	quiet_share("server-sequential-thinking", v);
 	/* Its history lives in memory: turns after the first depend on session state. */
 	cr_assert(strstr(jx_str(ts_sub(ts_turn(v, 3), "A2", "replay", 0), "message"), "in order"));
 	cJSON_Delete(v);

@@ -99,6 +99,23 @@ Test(liars, a_tool_that_lies_only_on_its_second_call_is_caught_in_order_and_only
 	ts_played_free(&p);
 }
 
+/* The write comes 15 ms after the reply, from a timer thread: the replay's quiet window must
+ * not be cut short by the proof that the server is idle (the timer thread sleeps with a
+ * timeout), in either pass. */
+Test(liars, a_read_only_tool_that_writes_just_after_its_reply_fails_in_both_passes)
+{
+	struct ts_played p = play("late", "[{\"tool\":\"write_late\"},{\"tool\":\"count\"}]");
+	static const char *const orders[] = {"isolated", "session"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *v = verify(&p, orders[i]);
+		cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s: %s", orders[i],
+				 msg_of(v, 0, "effect"));
+		cr_assert(strstr(msg_of(v, 0, "effect"), ".late"), "%s: %s", orders[i], msg_of(v, 0, "effect"));
+		cJSON_Delete(v);
+	}
+	ts_played_free(&p);
+}
+
 Test(liars, a_closed_world_tool_that_connects_a_unix_socket_fails_on_the_network_axis)
 {
 	/* on the root disk: the host's /dev/shm (where dir is) is private inside the sandbox */
