@@ -230,8 +230,8 @@ int main(int argc, char **argv)
 			       r.ms_session_own / (double)r.turns, all_own);
 			printf("           scratch: %lu full restores, %lu moves by delta, %lu task restores, %lu scratches reused\n",
 			       r.full_restores, r.partial_restores, r.task_restores, r.scratches_reused);
-			printf("           quiet windows after replies: %lu, %lu ended early by proof\n", r.settles,
-			       r.settles_proven);
+			printf("           quiet windows after replies: %lu, %lu ended early by proof, %.2f ms each on average\n",
+			       r.settles, r.settles_proven, r.settles ? r.ms_settle / (double)r.settles : 0);
 			printf("           ledger %.0f bytes per trace (%.2f MB)\n", (double)sb.st_size / (double)r.verified,
 			       (double)sb.st_size / 1e6);
 			struct ledger l;

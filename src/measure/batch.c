@@ -350,6 +350,7 @@ static void measure_one(struct run *R, struct item *it, struct wctx *w)
 			R->res->scratches_reused += r.scratches_reused;
 			R->res->settles += r.settles;
 			R->res->settles_proven += r.settles_proven;
+			R->res->ms_settle += r.settle_ms;
 			pthread_mutex_unlock(&R->mu);
 			verify_report_free(&r);
 			ingest(R, cp, trace, state, inst);

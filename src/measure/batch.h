@@ -69,6 +69,7 @@ struct measure_run_result {
 	 * delta, task pre-state restores, and how many traces' scratches came from the pool */
 	unsigned long full_restores, partial_restores, task_restores, scratches_reused;
 	unsigned long settles, settles_proven; /* replies' quiet windows; those a proof ended early */
+	double ms_settle;                      /* their time, summed */
 };
 
 int measure_run(const struct measure_run_opts *o, struct measure_run_result *out, struct err *e);

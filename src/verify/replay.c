@@ -26,7 +26,8 @@
 #define SETTLE_MAX_MS 1000
 /* The window ends early when the server's process tree is proven quiet until it would have
  * closed (sandbox_quiet.h): nothing it could still do in the window is then missed. The
- * proof is tried every PROBE_MS from the reply on, at most PROBE_TRIES times per window. */
+ * proof is tried right after the reply, then every PROBE_MS, at most PROBE_TRIES times per
+ * quiet stretch. */
 #define PROBE_MS 1
 #define PROBE_TRIES 6
 
@@ -244,7 +245,7 @@ static void restart_probes(struct run *r)
 {
 	r->probes = 0;
 	if (r->q0 && !r->sp->settle_wait && !uv_is_active((uv_handle_t *)&r->after_poll))
-		uv_timer_start(&r->probe, probe_cb, PROBE_MS, 0);
+		uv_timer_start(&r->probe, probe_cb, 0, 0);
 }
 
 static void settle_cb(uv_timer_t *t)

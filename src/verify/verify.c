@@ -852,6 +852,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->scratch_mismatches = atomic_load(&c.scratch_mismatches);
 	out->settles = atomic_load(&c.settles);
 	out->settles_proven = atomic_load(&c.settles_proven);
+	out->settle_ms = (double)atomic_load(&c.settle_us) / 1000;
 	out->task_restores = c.task_restores;
 	out->scratches_reused = c.scratches_reused;
 	out->session_ran = c.seq_ran;

@@ -77,6 +77,7 @@ struct verify_report {
 	unsigned long scratch_mismatches; /* check_scratch: moves that did not reproduce the pre-state */
 	unsigned long settles;          /* quiet windows after replies (one per answered replay call) */
 	unsigned long settles_proven;   /* of them, ended early on a proof that the server was quiet */
+	double settle_ms;               /* their time, summed */
 	unsigned long task_restores;    /* restores of the task pre-state (A1 no-assertion-weakening) */
 	unsigned long scratches_reused; /* worker scratches taken from opts.pool rather than opened */
 	/* the in-order session pass: whether it ran, how many turns it reached, its wall time

@@ -87,6 +87,7 @@ struct vctx {
 	unsigned long task_restores, scratches_reused;
 	atomic_ulong scratch_mismatches;
 	atomic_ulong settles, settles_proven; /* replies' quiet windows, and those a proof ended */
+	atomic_ulong settle_us;               /* their time, summed */
 };
 
 /* What a worker thread owns. */
@@ -117,6 +118,7 @@ static inline void count_settle(struct vctx *c, const struct replay_result *r)
 {
 	if (r->ms_settle > 0 || r->settle_proven) {
 		atomic_fetch_add(&c->settles, 1);
+		atomic_fetch_add(&c->settle_us, (unsigned long)(r->ms_settle * 1000));
 		if (r->settle_proven)
 			atomic_fetch_add(&c->settles_proven, 1);
 	}

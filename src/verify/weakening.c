@@ -695,6 +695,14 @@ static int reserve_bytes(size_t *total, size_t n)
 	return 0;
 }
 
+int weakening_needs_pre(const char *const *changed, const char *scope)
+{
+	for (const char *const *p = changed; p && *p; p++)
+		if (ends_with_py(*p) && weakening_in_scope(*p, scope))
+			return 1;
+	return 0;
+}
+
 int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e)
 {
 	if (out)

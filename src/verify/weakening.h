@@ -61,6 +61,10 @@ struct weakening_result {
  * "a/tests/x.py", not "testsuite/x.py" or "tests.py"); an empty scope matches every path. */
 int weakening_in_scope(const char *path, const char *scope);
 
+/* 1 when weakening_check would read the task's pre-state for these changed paths (some
+ * Python file inside the scope changed), 0 when it judges them without it. */
+int weakening_needs_pre(const char *const *changed, const char *scope);
+
 /* Judges one replayed call. Returns 0 with `out` filled (every field, exposure included) on
  * every verdict, UNVERIFIED ones too; returns a negative code with `e` filled only for misuse
  * (NULL in/out/scope, an absolute path or a ".." component in `changed`), and then `out` is

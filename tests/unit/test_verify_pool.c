@@ -440,7 +440,9 @@ Test(vpool, measure_run_writes_the_same_ledger_with_and_without_its_pool)
 	cr_assert_str_eq(y, x, "the ledgers differ");
 	cr_assert_eq(r[0].scratches_reused, 0);
 	cr_assert_geq(r[0].full_restores, 3, "without the pool each trace restores fully");
-	cr_assert_eq(r[0].task_restores, 3);
+	/* t0 and t2 weaken a Python test (the task tree is needed); t1 only reads: no Python file
+	 * in scope changed, so its task tree is never restored */
+	cr_assert_eq(r[0].task_restores, 2, "%lu task restores", r[0].task_restores);
 	cr_assert_eq(r[1].scratches_reused, 2, "the second and third trace reuse the first's scratch");
 	cr_assert_eq(r[1].full_restores, r[0].full_restores - 2, "the pool saves one full restore per reused trace (%lu vs %lu)",
 		     r[1].full_restores, r[0].full_restores);
