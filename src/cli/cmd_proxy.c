@@ -10,8 +10,10 @@
 
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
+#include "common/paths.h"
 #include "host/runner.h"
 #include "index/store_writer.h"
+#include "trial/trial_gate.h"
 
 static const struct cli_opt proxy_opts[] = {
 	{"trace-dir", 't', 0, "DIR", "write the trace here (env BELAY_TRACE_DIR; default STATE/traces)"},
@@ -29,6 +31,9 @@ static const struct cli_opt proxy_opts[] = {
 	 "keep PATH in the contained server's view (read-only) although it is hidden by default (a credential "
 	 "store such as ~/.aws, a socket directory such as /run); repeatable (docs/THREAT_MODEL.md)"},
 	{"policy", 'P', 0, "FILE", "the gate's tool-call policy (docs/GATE.md)"},
+	{"no-trial", 'T', 0, NULL,
+	 "enforce mode: refuse a call whose only unknown effect is a local program (make, a project script) "
+	 "without trying its command in a disposable mirror of the workspace first (docs/TRY.md)"},
 	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},
 	CLI_OPT_END,
 };
@@ -98,7 +103,7 @@ int cmd_proxy(int argc, char **argv)
 	cli_parse_init(&cli_proxy, &P, 1);
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
-	int no_trace = 0, no_index = 0;
+	int no_trace = 0, no_index = 0, no_trial = 0;
 	const char *mode_s = NULL, *policy_file = NULL;
 	size_t frame_cap = 0;
 	char **expose = NULL;
@@ -116,6 +121,7 @@ int cmd_proxy(int argc, char **argv)
 		case 'F': frame_cap = strtoull(optarg, NULL, 10); break;
 		case 'M': mode_s = optarg; break;
 		case 'P': policy_file = optarg; break;
+		case 'T': no_trial = 1; break;
 		case 'X': cli_push(&expose, optarg); break;
 		case 'h': free(expose); cli_help(&cli_proxy, stdout); return 0;
 		default:
@@ -175,11 +181,22 @@ int cmd_proxy(int argc, char **argv)
 		.alert = alert,
 		.ctx = &run,
 	};
+	/* enforce mode, contained: a call whose only unknown effect is a local program is tried
+	 * in a mirror first, and the agent's refusal carries what it did (docs/TRY.md) */
+	struct trial_gate *trials = NULL;
+	if (mode == TURN_GATE_ENFORCE && contained && !no_trial) {
+		char *sd = paths_state_dir(state);
+		trials = trial_gate_new(scope, sd, paths_self_exe(), 0);
+		free(sd);
+		cfg.trial = trial_gate_run;
+		cfg.trial_ctx = trials;
+	}
 	rc = runner_start(loop, &cfg, cin, cout, &run.runner, &e);
 	free(expose); /* runner_start has copied what it needs */
 	if (rc != 0) {
 		uv_run(loop, UV_RUN_DEFAULT); /* lets the failed session's handles close */
 		uv_loop_close(loop);
+		trial_gate_free(trials);
 		return cli_fail("proxy: %s", e.msg);
 	}
 	if (runner_trace_path(run.runner))
@@ -197,6 +214,7 @@ int cmd_proxy(int argc, char **argv)
 	struct store_writer_stats st;
 	int indexed;
 	runner_free_stats(run.runner, &st, &indexed);
+	trial_gate_free(trials);
 	if (indexed && getenv("BELAY_INDEX_STATS"))
 		fprintf(stderr,
 			"belay: index: %llu line(s), %llu batch(es), %.3f ms in transactions (longest %.3f ms), "

@@ -89,7 +89,7 @@ int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out)
 
 /*==== per-session state ====*/
 
-enum item_state { IT_READY = 0, IT_CAPTURE, IT_CAPTURING, IT_HELD };
+enum item_state { IT_READY = 0, IT_CAPTURE, IT_CAPTURING, IT_HELD, IT_TRYING };
 
 /* A later call whose pre-state is this capture's (it overlaps only read-only calls). */
 struct sharer {
@@ -112,6 +112,11 @@ struct item {
 	cJSON *id;     /* the request id, for the refusal */
 	char *tool;
 	char call_key[72];
+	/* a call tried first (IT_TRYING): its plan, the command and directory tried, and the
+	 * trial's result (worker thread) */
+	struct effect_plan *plan;
+	char *cmd, *cwd;
+	cJSON *trial;
 };
 
 struct outstanding {
@@ -146,6 +151,8 @@ struct gate_state {
 	char decision_by[200];
 	int64_t last_call_seq;
 	uv_work_t warm_work;
+	struct item *trying; /* the call whose trial runs (one at a time) */
+	uv_work_t trial_work;
 };
 
 static struct gate_state *gs(struct session *s)
@@ -160,6 +167,19 @@ static struct gate_state *gs(struct session *s)
 		s->gate_state = g;
 	}
 	return s->gate_state;
+}
+
+/* Frees a queue item that is no longer queued nor worked on. */
+static void item_free(struct item *it)
+{
+	cJSON_Delete(it->id);
+	cJSON_Delete(it->trial);
+	effect_plan_free(it->plan);
+	free(it->cmd);
+	free(it->cwd);
+	free(it->tool);
+	free(it->data);
+	free(it);
 }
 
 /*==== the ledger ====*/
@@ -229,10 +249,9 @@ static void flush(struct session *s)
 		}
 		if (it->seq >= 0)
 			update_turn_seq(s, g);
-		session_forward_c2s(s, it->data, it->len);
-		cJSON_Delete(it->id); /* an approved held call keeps these until it goes */
-		free(it->tool);
-		free(it);
+		session_forward_c2s(s, it->data, it->len); /* takes the bytes */
+		it->data = NULL;
+		item_free(it); /* an approved held call keeps its id, tool and trial until it goes */
 	}
 	if (!g->head && s->shutdown_pending)
 		session_shutdown_server_input(s);
@@ -301,10 +320,7 @@ static void capture_done(uv_work_t *w, int status)
 			sh = n;
 		}
 		cJSON_Delete(it->handle);
-		cJSON_Delete(it->id);
-		free(it->tool);
-		free(it->data);
-		free(it);
+		item_free(it);
 		session_unref(s);
 		return;
 	}
@@ -417,10 +433,32 @@ static int all_outstanding_read_only(struct gate_state *g)
 
 /*==== the effect gate ====*/
 
+/* A tool error result for request `id`: `text` as its one content item, `gate` (taken, may
+ * be NULL) as its _meta["belay/gate"]; sent through belay's one path for its own replies. */
+static void reply_tool_error(struct session *s, const cJSON *id, const char *text, cJSON *gate)
+{
+	cJSON *m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, 1));
+	cJSON *r = cJSON_AddObjectToObject(m, "result");
+	cJSON *content = cJSON_AddArrayToObject(r, "content");
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "type", "text");
+	cJSON_AddStringToObject(c, "text", text);
+	cJSON_AddItemToArray(content, c);
+	cJSON_AddBoolToObject(r, "isError", 1);
+	if (gate)
+		cJSON_AddItemToObject(cJSON_AddObjectToObject(r, "_meta"), "belay/gate", gate);
+	char *bytes = jx_print(m);
+	session_reply_client(s, SESSION_REPLY_GATE_REFUSED, bytes, strlen(bytes));
+	cJSON_free(bytes);
+	cJSON_Delete(m);
+}
+
 /* The refusal a client gets instead of the call's result: a tool error that says what was
  * refused, why, and how to approve it once. */
 static void refuse_to_client(struct session *s, const cJSON *id, const char *tool, const struct effect_plan *plan,
-			     const char *approval_id, const char *by)
+			     const char *approval_id, const char *by, const cJSON *trial)
 {
 	struct buf text = {0};
 	buf_printf(&text, "belay refused the call to %s", tool ? tool : "this tool");
@@ -429,32 +467,32 @@ static void refuse_to_client(struct session *s, const cJSON *id, const char *too
 	buf_puts(&text, ".");
 	for (size_t i = 0; plan && i < effect_plan_reason_count(plan); i++)
 		buf_printf(&text, "\n- %s", effect_plan_reason(plan, i));
-	if (approval_id)
+	const char *brief = trial ? jx_str(trial, "brief") : NULL, *terr = trial ? jx_str(trial, "error") : NULL;
+	const char *tid = trial ? jx_str(trial, "id") : NULL;
+	if (brief)
+		buf_printf(&text, "\n\n%s", brief);
+	else if (terr)
+		buf_printf(&text, "\n\nbelay could not try the command in a mirror of the workspace first: %s", terr);
+	if (approval_id) {
 		buf_printf(&text, "\nTo allow this exact call once, a person outside the sandbox runs:\n  belay approve %s\n"
 			   "and the call is sent again unchanged.", approval_id);
-	else
+		if (tid)
+			buf_printf(&text, "\nTo apply the effect the trial had instead (conflict-checked; `belay recover` "
+				   "undoes it), a person runs:\n  belay try apply %s", tid);
+	} else if (!by) {
 		buf_puts(&text, "\nThis call is never allowed (it writes belay's own control files).");
-	cJSON *m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(m, "id", cJSON_Duplicate(id, 1));
-	cJSON *r = cJSON_AddObjectToObject(m, "result");
-	cJSON *content = cJSON_AddArrayToObject(r, "content");
-	cJSON *c = cJSON_CreateObject();
-	cJSON_AddStringToObject(c, "type", "text");
-	cJSON_AddStringToObject(c, "text", buf_cstr(&text));
-	cJSON_AddItemToArray(content, c);
-	cJSON_AddBoolToObject(r, "isError", 1);
-	cJSON *meta = cJSON_AddObjectToObject(r, "_meta");
-	cJSON *bm = cJSON_AddObjectToObject(meta, "belay/gate");
+	}
+	cJSON *bm = cJSON_CreateObject();
 	cJSON_AddStringToObject(bm, "decision", plan ? gate_decision_name(effect_plan_decision(plan)) : "ask");
 	if (approval_id)
 		cJSON_AddStringToObject(bm, "approval_id", approval_id);
+	if (tid)
+		cJSON_AddStringToObject(bm, "trial_id", tid);
+	else if (terr)
+		cJSON_AddStringToObject(bm, "trial_error", terr);
 	if (plan)
 		cJSON_AddItemToObject(bm, "plan", effect_plan_json(plan));
-	char *bytes = jx_print(m);
-	session_reply_client(s, SESSION_REPLY_GATE_REFUSED, bytes, strlen(bytes));
-	cJSON_free(bytes);
-	cJSON_Delete(m);
+	reply_tool_error(s, id, buf_cstr(&text), bm);
 	buf_free(&text);
 }
 
@@ -477,6 +515,122 @@ static void record_decision(struct session *s, int64_t seq, const char *tool, co
 		cJSON_AddBoolToObject(f, "would_try", 1);
 	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
 	session_record(s, "gate_decision", f);
+}
+
+/*==== contained trials of held calls (docs/TRY.md) ====*/
+
+static void trial_work(uv_work_t *w)
+{
+	struct session *s = w->data;
+	struct gate_state *g = s->gate_state;
+	struct item *it = g->trying;
+	it->trial = s->gate->trial(s->gate->trial_ctx, it->cmd, it->cwd);
+}
+
+/* Unlinks a queued item (found by pointer). */
+static void unqueue(struct gate_state *g, struct item *it)
+{
+	struct item **pp = &g->head, *prev = NULL;
+	for (; *pp && *pp != it; prev = *pp, pp = &(*pp)->next)
+		;
+	if (!*pp)
+		return;
+	*pp = it->next;
+	if (g->tail == &it->next)
+		g->tail = pp;
+	if (g->last == it)
+		g->last = prev;
+}
+
+/* Loop thread: the trial is over. Its report is recorded, then goes with the hold (the
+ * console decides) or with the refusal (and its approval id). */
+static void trial_done(uv_work_t *w, int status)
+{
+	struct session *s = w->data;
+	struct gate_state *g = s->gate_state;
+	struct item *it = g->trying;
+	g->trying = NULL;
+	if (g->closing) {
+		item_free(it); /* the session ended meanwhile; the trial itself is kept on disk */
+		session_unref(s);
+		return;
+	}
+	cJSON *res = it->trial;
+	if (!res || status != 0) {
+		cJSON_Delete(res);
+		res = cJSON_CreateObject();
+		cJSON_AddStringToObject(res, "error", "TRIAL_NO_SANDBOX: the trial was cancelled before it ran");
+	}
+	it->trial = res;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);
+	if (it->tool)
+		cJSON_AddStringToObject(f, "tool", it->tool);
+	cJSON_AddStringToObject(f, "command", it->cmd);
+	for (const cJSON *m = res->child; m; m = m->next)
+		if (strcmp(m->string, "record"))
+			cJSON_AddItemToObject(f, m->string, cJSON_Duplicate(m, 1));
+	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(res, "record");
+	if (cJSON_IsObject(rec))
+		for (const cJSON *m = rec->child; m; m = m->next)
+			if (!cJSON_GetObjectItemCaseSensitive(f, m->string))
+				cJSON_AddItemToObject(f, m->string, cJSON_Duplicate(m, 1));
+	session_record(s, "trial", f);
+	struct turn_gate *tg = s->gate;
+	if (tg->on_hold) {
+		it->state = IT_HELD;
+		cJSON *pj = effect_plan_json(it->plan);
+		cJSON_AddItemToObject(pj, "trial", cJSON_Duplicate(res, 1));
+		tg->on_hold(tg->hold_ctx, s, it->hold, it->seq, it->tool, pj);
+		cJSON_Delete(pj);
+	} else {
+		unqueue(g, it);
+		if (s->tw && it->rec)
+			trace_writer_set_handle(s->tw, it->rec, NULL);
+		char aid[48];
+		int with_id = tg->approvals != NULL;
+		if (with_id)
+			approvals_request(tg->approvals, it->call_key, it->tool, aid);
+		record_decision(s, it->seq, it->tool, it->plan, "refused", with_id ? aid : NULL, NULL);
+		if (it->id)
+			refuse_to_client(s, it->id, it->tool, it->plan, with_id ? aid : NULL, NULL, res);
+		struct rpc_id rid;
+		rpc_id_from_json(it->id, &rid);
+		retire(s, g, &rid);
+		item_free(it);
+	}
+	session_unref(s);
+	flush(s);
+}
+
+/* Queues the call as IT_TRYING and starts its trial. Takes plan and *bytes. */
+static void start_trial(struct session *s, struct gate_state *g, const struct rpc_item *call, struct effect_plan *plan,
+			const char *key, struct trace_rec *rec, int64_t seq, char **bytes, size_t n)
+{
+	const char *cwd = NULL;
+	const char *cmd = effect_plan_command(plan, &cwd);
+	struct item *it = xcalloc(1, sizeof *it);
+	it->data = *bytes;
+	it->len = n;
+	it->state = IT_TRYING;
+	it->rec = rec;
+	it->seq = seq;
+	it->hold = ++g->next_hold;
+	it->id = cJSON_Duplicate(call->node ? cJSON_GetObjectItemCaseSensitive(call->node, "id") : NULL, 1);
+	it->tool = call->tool ? xstrdup(call->tool) : NULL;
+	snprintf(it->call_key, sizeof it->call_key, "%s", key);
+	it->cmd = xstrdup(cmd);
+	it->cwd = cwd ? xstrdup(cwd) : NULL;
+	it->plan = plan;
+	*g->tail = it;
+	g->tail = &it->next;
+	g->last = it;
+	*bytes = NULL;
+	g->trying = it;
+	g->trial_work.data = s;
+	s->open_handles++; /* the session lives until the trial returns */
+	if (uv_queue_work(s->loop, &g->trial_work, trial_work, trial_done) != 0)
+		trial_done(&g->trial_work, -1);
 }
 
 static struct effect_plan *classify(struct session *s, struct gate_state *g, const struct rpc_item *call)
@@ -521,6 +675,16 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 		return 1;
 	}
 	int64_t seq;
+	if (d == GATE_ASK && tg->trial && !g->trying && effect_plan_trial_eligible(plan) &&
+	    effect_plan_command(plan, NULL)) {
+		/* Tried first in a mirror: the call and everything after it wait for the trial. */
+		struct trace_rec *rec = NULL;
+		seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &rec);
+		record_decision(s, seq, call->tool, plan, "trying", NULL, NULL);
+		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
+		start_trial(s, g, call, plan, key, rec, seq, bytes, n);
+		return 0;
+	}
 	if (d == GATE_ASK && tg->on_hold) {
 		/* Held for the console: the call and everything after it wait for a key. */
 		struct trace_rec *rec = NULL;
@@ -555,7 +719,7 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 	record_decision(s, seq, call->tool, plan, "refused", with_id ? aid : NULL, NULL);
 	const cJSON *idv = call->node ? cJSON_GetObjectItemCaseSensitive(call->node, "id") : NULL;
 	if (idv)
-		refuse_to_client(s, idv, call->tool, plan, with_id ? aid : NULL, NULL);
+		refuse_to_client(s, idv, call->tool, plan, with_id ? aid : NULL, NULL, NULL);
 	effect_plan_free(plan);
 	free(*bytes);
 	*bytes = NULL;
@@ -740,14 +904,11 @@ int session_gate_resolve(struct session *s, uint64_t hold, int approve, const ch
 		char why[200];
 		snprintf(why, sizeof why, "refused in the console by %s", by ? by : "the operator");
 		if (it->id)
-			refuse_to_client(s, it->id, it->tool, NULL, NULL, why);
+			refuse_to_client(s, it->id, it->tool, NULL, NULL, why, NULL);
 		struct rpc_id rid;
 		rpc_id_from_json(it->id, &rid);
 		retire(s, g, &rid);
-		cJSON_Delete(it->id);
-		free(it->tool);
-		free(it->data);
-		free(it);
+		item_free(it);
 	}
 	flush(s);
 	return 0;
@@ -828,17 +989,14 @@ void session_gate_finish(struct session *s)
 	 * trace writer at close. */
 	for (struct item *it = g->head; it;) {
 		struct item *next = it->next;
-		if (it != g->working) {
+		if (it != g->working && it != g->trying) {
 			for (struct sharer *sh = it->sharers; sh;) {
 				struct sharer *nx = sh->next;
 				cJSON_Delete(sh->deps);
 				free(sh);
 				sh = nx;
 			}
-			cJSON_Delete(it->id);
-			free(it->tool);
-			free(it->data);
-			free(it);
+			item_free(it);
 		}
 		it = next;
 	}

@@ -38,6 +38,8 @@ struct effect_plan {
 	size_t nincomplete;
 	enum gate_decision floor;
 	char *floor_why;
+	char *command, *command_cwd; /* the first command line noted, and its directory */
+	int commands;                /* how many were noted */
 };
 
 static const struct {
@@ -241,6 +243,22 @@ static void push_unique(char ***arr, size_t *n, char *s)
 	(*arr)[(*n)++] = s;
 }
 
+void effect_plan_note_command(struct effect_plan *p, const char *text, size_t n, const char *cwd)
+{
+	if (p->commands++)
+		return;
+	p->command = xmemdup(text, n + 1);
+	p->command[n] = '\0';
+	p->command_cwd = cwd ? xstrdup(cwd) : NULL;
+}
+
+const char *effect_plan_command(const struct effect_plan *p, const char **cwd)
+{
+	if (cwd)
+		*cwd = p->commands == 1 ? p->command_cwd : NULL;
+	return p->commands == 1 ? p->command : NULL;
+}
+
 void effect_plan_floor(struct effect_plan *p, enum gate_decision d, const char *why)
 {
 	if (d <= p->floor && p->floor_why)
@@ -367,5 +385,7 @@ void effect_plan_free(struct effect_plan *plan)
 		free(plan->incomplete[i]);
 	free(plan->incomplete);
 	free(plan->floor_why);
+	free(plan->command);
+	free(plan->command_cwd);
 	free(plan);
 }

@@ -20,6 +20,9 @@ void effect_plan_add(struct effect_plan *p, enum effect_kind k, const char *reso
 void effect_plan_add_local(struct effect_plan *p, const char *resource, const char *evidence, const char *why);
 /* Raises the plan's decision to at least d (a policy floor), with a reason. */
 void effect_plan_floor(struct effect_plan *p, enum gate_decision d, const char *why);
+/* Notes a command line the plan was built from and the directory it runs in (absolute, may
+ * be NULL): a contained trial runs it (effect_plan_command). */
+void effect_plan_note_command(struct effect_plan *p, const char *text, size_t n, const char *cwd);
 /* Computes the decision and the reasons; call once, after the last plan_add. */
 void effect_plan_finish(struct effect_plan *p);
 

@@ -96,6 +96,11 @@ const struct gate_effect *effect_plan_effect(const struct effect_plan *plan, siz
  * another indeterminate effect or a policy floor. The gate's decision is not changed by it
  * (it stays ask); audit mode records it as would_try. */
 int effect_plan_trial_eligible(const struct effect_plan *plan);
+/* The one command line the plan was built from (a tool call's shell or argv argument, or
+ * gate_plan_command's input) and its directory (*cwd, absolute, or NULL when the call gave
+ * none). NULL when there was none or more than one: then there is nothing single to try.
+ * Borrowed; valid until effect_plan_free. */
+const char *effect_plan_command(const struct effect_plan *plan, const char **cwd);
 /* Human-readable reasons for the decision. Borrowed. */
 size_t effect_plan_reason_count(const struct effect_plan *plan);
 const char *effect_plan_reason(const struct effect_plan *plan, size_t i);

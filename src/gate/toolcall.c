@@ -188,6 +188,7 @@ static void tool_url(struct tctx *t, const char *arg, const char *u, int read_on
 static void tool_shell(struct tctx *t, const char *arg, const char *text)
 {
 	const char *what = arena_printf(t->L->a, "%s(%s)", t->tool, arg);
+	effect_plan_note_command(t->plan, text, strlen(text), t->cwd_arg && *t->cwd_arg ? t->cwd : NULL);
 	lower_run(t->plan, text, strlen(text), t->ctx, t->cwd_arg, what);
 }
 
@@ -251,6 +252,10 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 		case ROLE_SHELL:
 			recognised = has_shell = 1;
 			if (cJSON_IsString(m)) {
+				/* several command arguments: which one the tool runs is its own
+				 * business, so every one is analysed (the last may join an argv) */
+				if (program)
+					tool_shell(&t, program->string, program->valuestring);
 				program = m;
 			} else if (cJSON_IsArray(m)) {
 				argv_arr = m;
@@ -266,7 +271,10 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 				argv_arr = m;
 				argv_name = m->string;
 			} else if (cJSON_IsString(m)) {
-				program = program ? program : m;
+				if (program)
+					tool_shell(&t, m->string, m->valuestring);
+				else
+					program = m;
 			} else {
 				tool_emit(&t, EK_INDETERMINATE, m->string, m->string,
 					  "the argv argument is not an array of strings");

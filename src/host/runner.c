@@ -200,6 +200,10 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 			gate->on_hold = on_hold;
 			gate->hold_ctx = r;
 		}
+		if (mode == TURN_GATE_ENFORCE && r->contained && cfg->trial) {
+			gate->trial = cfg->trial;
+			gate->trial_ctx = cfg->trial_ctx;
+		}
 	}
 	gate_policy_free(gpol);
 	gpol = NULL;

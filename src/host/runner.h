@@ -41,6 +41,11 @@ struct runner_cfg {
 	 * fetch) unless the caller did it on a worker thread and passes the plan here
 	 * (borrowed; it must be for this very server and cwd). */
 	const struct pkgexec_plan *resolved;
+	/* Contained trials of held calls (enforce mode, a contained run only): the turn_gate's
+	 * trial callback and its context (docs/TRY.md; src/trial/trial_gate.h gives one). The
+	 * context stays the caller's and must outlive the run. NULL: no trials. */
+	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);
+	void *trial_ctx;
 
 	/* Hooks (any may be NULL). */
 	void (*ended)(void *ctx, struct runner *r, int exit_code); /* loop thread */

@@ -126,6 +126,10 @@ Test(gate_tool, shell_running_tools)
 	expect("runCommand", "{\"command\":\"ls\",\"args\":[\"-la\"]}", NULL, GATE_ALLOW, EK_FS_READ, NULL);
 	/* "args" on a tool that is not a runner is data */
 	expect("format_text", "{\"args\":[\"rm\",\"-rf\",\"/\"]}", RO, GATE_ALLOW, EK_FS_READ, NULL);
+	/* several command arguments: each is analysed, whichever the tool runs (the first one
+	 * used to be dropped for the last) */
+	expect("exec", "{\"cmd\":\"rm -rf /tmp/w\",\"command\":\"ls\"}", NULL, GATE_ASK, EK_FS_DESTROY_OUTSIDE, "/tmp/w");
+	expect("exec", "{\"command\":\"ls\",\"cmd\":\"rm -rf /tmp/w\"}", NULL, GATE_ASK, EK_FS_DESTROY_OUTSIDE, "/tmp/w");
 	expect("run", "{\"command\":42}", NULL, GATE_ASK, EK_INDETERMINATE, NULL);
 	expect("spawn", "{\"argv\":[\"ls\",7]}", NULL, GATE_ASK, EK_INDETERMINATE, NULL);
 }

@@ -172,8 +172,11 @@ Test(trace_cut, the_console_opens_and_follows_a_cut_trace_and_names_the_cut)
 	char *fdir = fs_join(dir, "follow");
 	ts_sh("mkdir -p %s && cp %s %s/", fdir, trace, fdir);
 	char *st3 = fs_join(dir, "state3");
-	cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color %s console --state %s --follow %s 2>%s/f.err", dir,
-			BELAY_BIN, st3, fdir, dir);
+	/* its own socket: --follow listens for agents too, and the default one may be another
+	 * console's (tests run side by side) */
+	cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color %s console --state %s --socket %s/f.sock --follow %s "
+			"2>%s/f.err",
+			dir, BELAY_BIN, st3, dir, fdir, dir);
 	cr_assert_eq(ts_tmux_start(&t, dir, 160, 40, cmd), 0);
 	const char *followed[] = {"no newline for", NULL};
 	free(wait_for(&t, followed, 30));

@@ -53,6 +53,39 @@ Test(try_gate, anything_else_stays_ask_without_a_trial)
 	cr_assert_not(eligible("rm -rf /"), "destroys outside");
 }
 
+/* What a trial would run: the one command line the plan was built from, and its directory. */
+Test(try_gate, the_plan_names_the_one_command_a_trial_runs)
+{
+	struct gate_ctx ctx = {.root = "/work/project", .home = "/home/u", .state_dir = "/home/u/.local/state/belay"};
+	cJSON *args = cJSON_Parse("{\"command_line\":\"make -j2\",\"cwd\":\"sub\"}");
+	struct effect_plan *p = gate_plan_tool_call(NULL, "run_process", args, NULL, &ctx);
+	const char *cwd = NULL;
+	cr_assert_str_eq(effect_plan_command(p, &cwd), "make -j2");
+	cr_assert_str_eq(cwd, "/work/project/sub", "the call's cwd, resolved against the root");
+	effect_plan_free(p);
+	cJSON_Delete(args);
+	args = cJSON_Parse("{\"command\":\"make\"}");
+	p = gate_plan_tool_call(NULL, "run_process", args, NULL, &ctx);
+	cr_assert_str_eq(effect_plan_command(p, &cwd), "make");
+	cr_assert_null(cwd, "no cwd given: the workspace");
+	effect_plan_free(p);
+	cJSON_Delete(args);
+	/* two command lines: nothing single to try */
+	args = cJSON_Parse("{\"command\":\"make\",\"script\":\"./build.sh\"}");
+	const char *pol = "{\"version\":1,\"tools\":[{\"name\":\"run2\",\"shell\":[\"command\",\"script\"]}]}";
+	struct gate_policy *gp = NULL;
+	struct err e = {0};
+	cr_assert_eq(gate_policy_parse(pol, strlen(pol), "t.json", &gp, &e), 0, "%s", e.msg);
+	p = gate_plan_tool_call(gp, "run2", args, NULL, &ctx);
+	cr_assert_null(effect_plan_command(p, NULL));
+	effect_plan_free(p);
+	gate_policy_free(gp);
+	cJSON_Delete(args);
+	p = gate_plan_command("./build.sh", 10, &ctx);
+	cr_assert_str_eq(effect_plan_command(p, NULL), "./build.sh");
+	effect_plan_free(p);
+}
+
 /* The gate_decision records of a trace with and without would_try (each decision ask). */
 static void count_would_try(const char *trace, int *with, int *without)
 {

@@ -1,0 +1,146 @@
+/* trial_gate.c - the effect gate's trial route. See trial_gate.h. */
+#include "trial/trial_gate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "trial/trial.h"
+
+struct trial_gate {
+	char *scope, *state_dir, *launcher;
+	unsigned timeout_ms;
+};
+
+/* How much of each output tail and how many paths the brief shows (the record has all). */
+#define BRIEF_TAIL_BYTES 1200
+#define BRIEF_PATHS 8
+
+struct trial_gate *trial_gate_new(const char *scope, const char *state_dir, const char *launcher, unsigned timeout_ms)
+{
+	struct trial_gate *g = xcalloc(1, sizeof *g);
+	g->scope = xstrdup(scope);
+	g->state_dir = xstrdup(state_dir);
+	g->launcher = launcher ? xstrdup(launcher) : NULL;
+	g->timeout_ms = timeout_ms ? timeout_ms : TRIAL_GATE_TIMEOUT_MS;
+	return g;
+}
+
+void trial_gate_free(struct trial_gate *g)
+{
+	if (!g)
+		return;
+	free(g->scope);
+	free(g->state_dir);
+	free(g->launcher);
+	free(g);
+}
+
+cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
+{
+	const struct trial_gate *g = ctx;
+	char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
+	struct trial_opts o = {.scope = g->scope,
+			       .state_dir = g->state_dir,
+			       .cwd = cwd,
+			       .argv = argv,
+			       .net = SANDBOX_NET_DENY,
+			       .timeout_ms = g->timeout_ms,
+			       .launcher = g->launcher};
+	cJSON *rec = NULL;
+	struct err e = {0};
+	cJSON *out = cJSON_CreateObject();
+	if (trial_run(&o, &rec, &e) != 0) {
+		cJSON_AddStringToObject(out, "error", e.msg[0] ? e.msg : "TRIAL_NO_SANDBOX: the trial could not run");
+		return out;
+	}
+	char *brief = trial_gate_brief(rec);
+	cJSON_AddStringToObject(out, "id", jx_str(rec, "id") ? jx_str(rec, "id") : "");
+	cJSON_AddStringToObject(out, "brief", brief);
+	cJSON_AddItemToObject(out, "record", rec);
+	free(brief);
+	return out;
+}
+
+static void brief_tail(struct buf *b, const cJSON *rec, const char *key, const char *what)
+{
+	const char *t = jx_str(rec, key);
+	if (!t || !*t)
+		return;
+	size_t n = strlen(t);
+	const char *from = t;
+	if (n > BRIEF_TAIL_BYTES) {
+		from = t + n - BRIEF_TAIL_BYTES;
+		while (*from && ((unsigned char)*from & 0xC0) == 0x80)
+			from++; /* start on a character */
+		const char *nl = strchr(from, '\n');
+		if (nl && nl[1])
+			from = nl + 1;
+	}
+	buf_printf(b, "\n%s%s:\n%s", what, from != t ? " (last lines; the trial record has 16 KiB)" : "", from);
+	if (from[strlen(from) - 1] != '\n')
+		buf_puts(b, "\n");
+}
+
+char *trial_gate_brief(const cJSON *rec)
+{
+	struct buf b = {0};
+	const char *id = jx_str(rec, "id"), *status = jx_str(rec, "status"), *cause = jx_str(rec, "cause");
+	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(rec, "signal");
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(rec, "exit");
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(rec, "wall_ms");
+	buf_printf(&b,
+		   "belay ran the command once in a disposable mirror of the workspace first (trial %s, network %s); "
+		   "the real workspace was not touched.\n",
+		   id ? id : "?", jx_str(rec, "network") ? jx_str(rec, "network") : "deny");
+	if (cJSON_IsNumber(sig))
+		buf_printf(&b, "It ended by signal %d (%s)", sig->valueint,
+			   jx_str(rec, "signal_name") ? jx_str(rec, "signal_name") : "?");
+	else
+		buf_printf(&b, "It exited with status %d", cJSON_IsNumber(ex) ? ex->valueint : -1);
+	buf_printf(&b, " after %.1f s%s.\n", cJSON_IsNumber(w) ? w->valuedouble / 1000 : 0.0,
+		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "timed_out")) ? " (timed out and killed)" : "");
+	if (cause)
+		buf_printf(&b, "The trial %s: %s (%s); its effect cannot be applied.\n", status && !strcmp(status, "voided") ? "is void" : "failed",
+			   cause, jx_str(rec, "cause_detail") ? jx_str(rec, "cause_detail") : "");
+	const cJSON *eff = cJSON_GetObjectItemCaseSensitive(rec, "effect");
+	int counts[4] = {0}, shown = 0;
+	static const char *const kinds[4] = {"added", "changed", "deleted", "mode"};
+	for (const cJSON *it = eff ? eff->child : NULL; it; it = it->next)
+		for (int k = 0; k < 4; k++)
+			if (jx_str(it, "change") && !strcmp(jx_str(it, "change"), kinds[k]))
+				counts[k]++;
+	int total = cJSON_GetArraySize(eff);
+	if (!total) {
+		buf_puts(&b, "In the mirror it changed nothing in the workspace.\n");
+	} else {
+		buf_printf(&b, "In the mirror it changed %d path(s): %d added, %d changed, %d deleted, %d mode change(s):", total,
+			   counts[0], counts[1], counts[2], counts[3]);
+		for (const cJSON *it = eff->child; it && shown < BRIEF_PATHS; it = it->next, shown++)
+			buf_printf(&b, "\n  %s %s", jx_str(it, "change"), jx_str(it, "path"));
+		if (total > shown)
+			buf_printf(&b, "\n  ... and %d more (belay try show %s)", total - shown, id ? id : "");
+		buf_puts(&b, "\n");
+	}
+	const cJSON *den = cJSON_GetObjectItemCaseSensitive(rec, "denials");
+	int nd = cJSON_GetArraySize(den);
+	if (!nd) {
+		buf_puts(&b, "The sandbox refused nothing.\n");
+	} else {
+		buf_printf(&b, "The sandbox refused %d operation(s):", nd);
+		int k = 0;
+		for (const cJSON *d = den->child; d && k < BRIEF_PATHS; d = d->next, k++) {
+			const char *op = jx_str(d, "op"), *path = jx_str(d, "path"), *addr = jx_str(d, "address");
+			buf_printf(&b, "\n  %s %s", op ? op : jx_str(d, "kind") ? jx_str(d, "kind") : "?",
+				   path ? path : addr ? addr : "");
+		}
+		if (nd > k)
+			buf_printf(&b, "\n  ... and %d more", nd - k);
+		buf_puts(&b, "\n");
+	}
+	brief_tail(&b, rec, "stdout_tail", "stdout");
+	brief_tail(&b, rec, "stderr_tail", "stderr");
+	return buf_take(&b);
+}

@@ -1,0 +1,32 @@
+/* trial_gate.h - the effect gate's trial route (docs/TRY.md): in enforce mode, a call the
+ * gate asks about whose plan is only an unknown local effect has its command tried once in
+ * a mirror of the workspace before anyone decides; the trial's brief then goes with the
+ * refusal the agent gets (headless proxy, agent hooks) or with the held call the console
+ * shows. This module is the turn_gate.trial callback (engine/turn_gate.h) and the brief's
+ * text; it runs trial_run with `sh -c COMMAND`, network denied.
+ *
+ * Ownership: a trial_gate is the caller's (trial_gate_free once no session uses it).
+ * Threads: trial_gate_run runs on a worker thread and shares nothing mutable (its context is
+ * read-only after trial_gate_new); the rest on the caller's. Must not: print. */
+#ifndef BELAY_TRIAL_TRIAL_GATE_H
+#define BELAY_TRIAL_TRIAL_GATE_H
+#include <cjson/cJSON.h>
+
+struct trial_gate;
+
+/* scope: the workspace; state_dir: belay's state (trials, the snapshot store); launcher: the
+ * belay binary; timeout_ms: per trial (0: TRIAL_GATE_TIMEOUT_MS). Strings copied. */
+#define TRIAL_GATE_TIMEOUT_MS (5u * 60u * 1000u)
+struct trial_gate *trial_gate_new(const char *scope, const char *state_dir, const char *launcher, unsigned timeout_ms);
+void trial_gate_free(struct trial_gate *g);
+
+/* The turn_gate.trial callback: {"id", "brief", "record"} when the command ran in a mirror
+ * (whatever it did), {"error": "CAUSE: ..."} when nothing could be tried. Never NULL. */
+cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd);
+
+/* The brief of a trial record: what ran where, how it ended, what it did in the mirror (the
+ * effect by kind, the first paths), the denials, the output tails (shortened), and that the
+ * real workspace was not touched. Caller frees. */
+char *trial_gate_brief(const cJSON *record);
+
+#endif
