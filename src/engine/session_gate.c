@@ -603,29 +603,38 @@ static void trial_done(uv_work_t *w, int status)
 	flush(s);
 }
 
-/* Queues the call as IT_TRYING and starts its trial. Takes plan and *bytes. */
-static void start_trial(struct session *s, struct gate_state *g, const struct rpc_item *call, struct effect_plan *plan,
-			const char *key, struct trace_rec *rec, int64_t seq, char **bytes, size_t n)
+/* Queues a call that waits (held for the console, or tried first) at the queue's tail, with
+ * what its refusal needs. Takes *bytes. */
+static struct item *queue_waiting(struct gate_state *g, const struct rpc_item *call, enum item_state st, const char *key,
+				  struct trace_rec *rec, int64_t seq, char **bytes, size_t n)
 {
-	const char *cwd = NULL;
-	const char *cmd = effect_plan_command(plan, &cwd);
 	struct item *it = xcalloc(1, sizeof *it);
 	it->data = *bytes;
 	it->len = n;
-	it->state = IT_TRYING;
+	it->state = st;
 	it->rec = rec;
 	it->seq = seq;
 	it->hold = ++g->next_hold;
 	it->id = cJSON_Duplicate(call->node ? cJSON_GetObjectItemCaseSensitive(call->node, "id") : NULL, 1);
 	it->tool = call->tool ? xstrdup(call->tool) : NULL;
 	snprintf(it->call_key, sizeof it->call_key, "%s", key);
-	it->cmd = xstrdup(cmd);
-	it->cwd = cwd ? xstrdup(cwd) : NULL;
-	it->plan = plan;
 	*g->tail = it;
 	g->tail = &it->next;
 	g->last = it;
 	*bytes = NULL;
+	return it;
+}
+
+/* Queues the call as IT_TRYING and starts its trial. Takes plan and *bytes. */
+static void start_trial(struct session *s, struct gate_state *g, const struct rpc_item *call, struct effect_plan *plan,
+			const char *key, struct trace_rec *rec, int64_t seq, char **bytes, size_t n)
+{
+	const char *cwd = NULL;
+	const char *cmd = effect_plan_command(plan, &cwd);
+	struct item *it = queue_waiting(g, call, IT_TRYING, key, rec, seq, bytes, n);
+	it->cmd = xstrdup(cmd);
+	it->cwd = cwd ? xstrdup(cwd) : NULL;
+	it->plan = plan;
 	g->trying = it;
 	g->trial_work.data = s;
 	s->open_handles++; /* the session lives until the trial returns */
@@ -690,20 +699,7 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 		struct trace_rec *rec = NULL;
 		seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &rec);
 		record_decision(s, seq, call->tool, plan, "held", NULL, NULL);
-		struct item *it = xcalloc(1, sizeof *it);
-		it->data = *bytes;
-		it->len = n;
-		it->state = IT_HELD;
-		it->rec = rec;
-		it->seq = seq;
-		it->hold = ++g->next_hold;
-		it->id = cJSON_Duplicate(call->node ? cJSON_GetObjectItemCaseSensitive(call->node, "id") : NULL, 1);
-		it->tool = call->tool ? xstrdup(call->tool) : NULL;
-		snprintf(it->call_key, sizeof it->call_key, "%s", key);
-		*g->tail = it;
-		g->tail = &it->next;
-		g->last = it;
-		*bytes = NULL;
+		struct item *it = queue_waiting(g, call, IT_HELD, key, rec, seq, bytes, n);
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
 		cJSON *pj = effect_plan_json(plan);
 		tg->on_hold(tg->hold_ctx, s, it->hold, seq, call->tool, pj);
