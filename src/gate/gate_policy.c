@@ -188,10 +188,11 @@ static int glob_ok(const char *g)
 }
 
 /* glibc's regcomp copies the subtree of every counted repetition ({m,n} becomes up to n
- * copies), so nested counts grow the compiled program as their product: "((a{0,255}){0,255})
- * {0,255}" takes gigabytes and minutes. A tool-name pattern needs none of that: refuse any
- * whose expansion passes REGEX_MAX_POSITIONS, estimated by a scan of the ERE syntax (atoms,
- * groups, alternation, {m}, {m,}, {m,n}). Returns the estimate, capped above the limit. */
+ * copies, x+ becomes xx*), so nested counts grow the compiled program as their product:
+ * "((a{0,255}){0,255}){0,255}" or "(a+++++++++++++){0,255}" take gigabytes and minutes. A
+ * tool-name pattern needs none of that: refuse any whose expansion passes
+ * REGEX_MAX_POSITIONS, estimated by a scan of the ERE syntax (atoms, groups, alternation,
+ * {m}, {m,}, {m,n}, and + as two copies). Returns the estimate, capped above the limit. */
 #define REGEX_MAX_POSITIONS 4096
 #define REGEX_MAX_DEPTH 32
 
@@ -232,7 +233,14 @@ static unsigned long regex_positions(const char *re)
 				return cap;
 			last = grown > cap ? cap : grown;
 			continue;
-		} else if (*q == '*' || *q == '+' || *q == '?') {
+		} else if (*q == '+' && last) {
+			unsigned long grown = last * 2;
+			sum[depth] = sum[depth] - last + (grown > cap ? cap : grown);
+			if (sum[depth] > cap)
+				return cap;
+			last = grown > cap ? cap : grown;
+			continue;
+		} else if (*q == '*' || *q == '?' || *q == '+') {
 			continue;
 		} else if (*q == '\\' && q[1]) {
 			q++;

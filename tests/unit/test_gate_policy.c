@@ -69,6 +69,9 @@ Test(gate_policy, malformed_tools)
 		"regex too large: its counted repetitions expand past 4096 positions");
 	refused("{\"version\":1,\"tools\":[{\"regex\":\"^(x(ab|[[:alpha:]]{2,9}){100}){50,}$\"}]}",
 		"$.tools[0].regex", "regex too large");
+	/* glibc turns x+ into xx*: thirteen of them double the atom thirteen times */
+	refused("{\"version\":1,\"tools\":[{\"regex\":\"(a+++++++++++++){0,255}\"}]}", "$.tools[0].regex",
+		"regex too large");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\"},{\"name\":\"x\"}]}", "$.tools[1].name",
 		"duplicate tool name \"x\" (first at $.tools[0])");
 	refused("{\"version\":1,\"tools\":[{\"glob\":\"r*\"},{\"name\":\"y\"},{\"glob\":\"r*\"}]}", "$.tools[2].glob",
@@ -151,7 +154,7 @@ Test(gate_policy, a_valid_policy_loads_and_applies)
 Test(gate_policy, counted_regexes_within_the_bound_load)
 {
 	static const char *const ok[] = {
-	    "^(notes|docs)_[a-z]{1,32}$", "^x{4000}$", "^([[:alpha:]]{2}){8}_(read|list){1,4}$", "a{,9}b{3,}",
+	    "^(notes|docs)_[a-z]{1,32}$", "^[a-z]+(_[a-z0-9]+)*$", "^x{4000}$", "^([[:alpha:]]{2}){8}_(read|list){1,4}$", "a{,9}b{3,}",
 	    "^\\{[0-9]{1,3}\\}$",
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
