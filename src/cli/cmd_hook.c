@@ -36,6 +36,9 @@ static const struct cli_opt hook_opts[] = {
 	{"socket", 'S', 0, "PATH", "the console's socket (default: the console's default)"},
 	{"local", 'L', 0, NULL, "handle the event in this process (no console, no helper)"},
 	{"hold", 'H', 0, "SECONDS", "longest wait for an answer in the console (default 60)"},
+	{"no-trial", 'T', 0, NULL,
+	 "enforce mode: ask about a shell command whose only unknown effect is a local program without trying it "
+	 "in a disposable mirror of the workspace first (docs/TRY.md)"},
 	CLI_OPT_END,
 };
 
@@ -107,6 +110,7 @@ int cmd_hook(int argc, char **argv)
 		case 'P': rq.policy_file = optarg; break;
 		case 'S': socket = optarg; break;
 		case 'L': local = 1; break;
+		case 'T': rq.no_trial = 1; break;
 		case 'H': {
 			char *end;
 			double s = strtod(optarg, &end);

@@ -562,19 +562,16 @@ static void trial_done(uv_work_t *w, int status)
 		cJSON_AddStringToObject(res, "error", "TRIAL_NO_SANDBOX: the trial was cancelled before it ran");
 	}
 	it->trial = res;
-	cJSON *f = cJSON_CreateObject();
+	/* the trial record as it is, with the call it tried (its command line for "command":
+	 * the trial's own argv is sh -c LINE) */
+	cJSON *f = cJSON_Duplicate(res, 1);
+	static const char *const own[] = {"v", "kind", "seq", "t_in", "command"}; /* the trace line's own */
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(f, own[i]);
 	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);
-	if (it->tool)
+	if (it->tool && !cJSON_GetObjectItemCaseSensitive(f, "tool"))
 		cJSON_AddStringToObject(f, "tool", it->tool);
 	cJSON_AddStringToObject(f, "command", it->cmd);
-	for (const cJSON *m = res->child; m; m = m->next)
-		if (strcmp(m->string, "record"))
-			cJSON_AddItemToObject(f, m->string, cJSON_Duplicate(m, 1));
-	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(res, "record");
-	if (cJSON_IsObject(rec))
-		for (const cJSON *m = rec->child; m; m = m->next)
-			if (!cJSON_GetObjectItemCaseSensitive(f, m->string))
-				cJSON_AddItemToObject(f, m->string, cJSON_Duplicate(m, 1));
 	session_record(s, "trial", f);
 	struct turn_gate *tg = s->gate;
 	if (tg->on_hold) {

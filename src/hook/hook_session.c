@@ -30,9 +30,14 @@
 #include "hook/hook_run.h"
 #include "index/runidx.h"
 #include "store/store.h"
+#include "trial/trial_gate.h"
 
 #define RAW_CAP ((size_t)16 << 20) /* bytes of a payload recorded (the rest is counted) */
 #define RUN_LOCK_MS 30000u
+/* A shell command tried in a mirror before the agent is answered (enforce mode, docs/TRY.md)
+ * gets this long: the agents' hook timeout belay installs is 120 s, and the answer must come
+ * well inside it. */
+#define HOOK_TRIAL_MS 20000u
 
 /* A run a resident handler keeps open between events. */
 struct cached_run {
@@ -466,6 +471,42 @@ static int retire_refused(struct hook_run *r, const struct hook_event *ev, struc
 	return rc;
 }
 
+/* Enforce mode, nobody to hold the call: the shell command runs once in a mirror of the
+ * workspace (bash, network denied, HOOK_TRIAL_MS at most; the run unlocked meanwhile), the
+ * trial is recorded for request `seq`, and its brief goes into the answer's reason `why`. */
+static int try_first(struct hook_run *r, const struct hook_request *rq, const struct hook_event *ev, const char *root,
+		     const char *cwd, int64_t seq, struct buf *why, struct err *e)
+{
+	struct trial_gate *tg = trial_gate_new(root, rq->state_dir, rq->belay ? rq->belay : paths_self_exe(), HOOK_TRIAL_MS);
+	trial_gate_set_shell(tg, "/bin/bash");
+	hook_run_unlock(r);
+	cJSON *res = trial_gate_run(tg, ev->command, cwd);
+	trial_gate_free(tg);
+	int rc = hook_run_lock(r, RUN_LOCK_MS, e);
+	if (rc) {
+		cJSON_Delete(res);
+		return rc;
+	}
+	const char *brief = jx_str(res, "brief"), *id = jx_str(res, "id"), *terr = jx_str(res, "error");
+	if (brief)
+		buf_printf(why, "\n\n%s", brief);
+	else
+		buf_printf(why, "\n\nbelay could not try the command in a mirror of the workspace first: %s",
+			   terr ? terr : "?");
+	if (brief && id)
+		buf_printf(why, "\nTo apply the effect the trial had instead of running the command (conflict-checked; "
+				"`belay recover` undoes it), a person runs: belay try apply %s", id);
+	cJSON *f = cJSON_Duplicate(res, 1);
+	static const char *const own[] = {"v", "kind", "seq", "t_in", "command"}; /* the trace line's own */
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(f, own[i]);
+	cJSON_AddNumberToObject(f, "request_seq", (double)seq);
+	add_opt(f, "tool", ev->tool);
+	cJSON_AddStringToObject(f, "command", ev->command);
+	cJSON_Delete(res);
+	return append(r, "trial", f, e) < 0 ? e->code : 0;
+}
+
 /* A pre-tool event: gate, capture, record; the answer in *ans. Returns 0 or the error that
  * kept it from being recorded. May unlock and re-lock the run while a hold waits. */
 static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct hook_request *rq,
@@ -534,6 +575,15 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 		}
 	} else {
 		outcome = "passed";
+	}
+	if (enforce && d == GATE_ASK && !held && !rq->no_trial && ev->cls == HT_SHELL && ev->command &&
+	    effect_plan_trial_eligible(plan) && effect_plan_command(plan, NULL)) {
+		const char *cwd = ge.g.cwd && fs_is_under(ge.g.cwd, root) ? ge.g.cwd : NULL;
+		if ((rc = try_first(r, rq, ev, root, cwd, seq, &why, e)) != 0) {
+			buf_free(&why);
+			goto out;
+		}
+		outcome = kind == HANS_DENY ? "refused after a trial (Codex cannot ask)" : "asked after a trial";
 	}
 	/* only Claude Code takes a rewritten command (Codex ignores updatedInput and runs the
 	 * original: containment there would be a claim, not a fact) */

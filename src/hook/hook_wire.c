@@ -51,6 +51,8 @@ cJSON *hook_request_json(const struct hook_request *rq)
 	add_opt(o, "policy_file", rq->policy_file);
 	add_opt(o, "belay", rq->belay);
 	cJSON_AddNumberToObject(o, "hold_ms", rq->hold_ms);
+	if (rq->no_trial)
+		cJSON_AddTrueToObject(o, "no_trial");
 	if (utf8_valid(rq->payload, rq->len) && !memchr(rq->payload, '\0', rq->len)) {
 		/* the agents send JSON text: carried as it is */
 		char *t = xstrndup(rq->payload, rq->len);
@@ -84,6 +86,7 @@ int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *
 	rq->belay = jx_str(o, "belay");
 	long long hold = 0;
 	rq->hold_ms = jx_int(o, "hold_ms", 0, UINT_MAX, &hold) ? (unsigned)hold : HOOK_HOLD_MS_DEFAULT;
+	rq->no_trial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "no_trial"));
 	const char *p = jx_str(o, "payload"), *text = jx_str(o, "payload_text");
 	if (text)
 		buf_puts(payload, text);

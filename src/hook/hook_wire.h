@@ -40,6 +40,7 @@ struct hook_request {
 	const char *policy_file;   /* the tool-call policy for mcp__* tools, or NULL */
 	const char *belay;         /* absolute path of belay (for the contained shell) */
 	unsigned hold_ms;          /* how long a held call may wait for the operator */
+	int no_trial;              /* enforce mode: never try a shell command in a mirror first */
 	const char *payload;       /* the agent's bytes on stdin */
 	size_t len;
 };

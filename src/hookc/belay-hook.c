@@ -88,6 +88,8 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(a, "--contain")) {
 			rq.contain = 1;
+		} else if (!strcmp(a, "--no-trial")) {
+			rq.no_trial = 1;
 		} else if (!strcmp(a, "--network") && v && (!strcmp(v, "deny") || !strcmp(v, "allow"))) {
 			rq.net = !strcmp(v, "allow") ? SANDBOX_NET_ALLOW : SANDBOX_NET_DENY;
 			i++;

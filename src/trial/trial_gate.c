@@ -10,7 +10,7 @@
 #include "trial/trial.h"
 
 struct trial_gate {
-	char *scope, *state_dir, *launcher;
+	char *scope, *state_dir, *launcher, *shell;
 	unsigned timeout_ms;
 };
 
@@ -25,7 +25,14 @@ struct trial_gate *trial_gate_new(const char *scope, const char *state_dir, cons
 	g->state_dir = xstrdup(state_dir);
 	g->launcher = launcher ? xstrdup(launcher) : NULL;
 	g->timeout_ms = timeout_ms ? timeout_ms : TRIAL_GATE_TIMEOUT_MS;
+	g->shell = xstrdup("/bin/sh");
 	return g;
+}
+
+void trial_gate_set_shell(struct trial_gate *g, const char *shell)
+{
+	free(g->shell);
+	g->shell = xstrdup(shell);
 }
 
 void trial_gate_free(struct trial_gate *g)
@@ -35,13 +42,14 @@ void trial_gate_free(struct trial_gate *g)
 	free(g->scope);
 	free(g->state_dir);
 	free(g->launcher);
+	free(g->shell);
 	free(g);
 }
 
 cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
 {
 	const struct trial_gate *g = ctx;
-	char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
+	char *argv[] = {g->shell, "-c", (char *)command, NULL};
 	struct trial_opts o = {.scope = g->scope,
 			       .state_dir = g->state_dir,
 			       .cwd = cwd,
@@ -56,12 +64,11 @@ cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
 		cJSON_AddStringToObject(out, "error", e.msg[0] ? e.msg : "TRIAL_NO_SANDBOX: the trial could not run");
 		return out;
 	}
+	cJSON_Delete(out);
 	char *brief = trial_gate_brief(rec);
-	cJSON_AddStringToObject(out, "id", jx_str(rec, "id") ? jx_str(rec, "id") : "");
-	cJSON_AddStringToObject(out, "brief", brief);
-	cJSON_AddItemToObject(out, "record", rec);
+	cJSON_AddStringToObject(rec, "brief", brief);
 	free(brief);
-	return out;
+	return rec;
 }
 
 static void brief_tail(struct buf *b, const cJSON *rec, const char *key, const char *what)

@@ -19,9 +19,12 @@ struct trial_gate;
 #define TRIAL_GATE_TIMEOUT_MS (5u * 60u * 1000u)
 struct trial_gate *trial_gate_new(const char *scope, const char *state_dir, const char *launcher, unsigned timeout_ms);
 void trial_gate_free(struct trial_gate *g);
+/* The shell the command runs in (default /bin/sh; an agent's Bash tool: /bin/bash). */
+void trial_gate_set_shell(struct trial_gate *g, const char *shell);
 
-/* The turn_gate.trial callback: {"id", "brief", "record"} when the command ran in a mirror
- * (whatever it did), {"error": "CAUSE: ..."} when nothing could be tried. Never NULL. */
+/* The turn_gate.trial callback: the trial record with its "brief" added when the command ran
+ * in a mirror (whatever it did), {"error": "CAUSE: ..."} when nothing could be tried. Never
+ * NULL. */
 cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd);
 
 /* The brief of a trial record: what ran where, how it ended, what it did in the mirror (the

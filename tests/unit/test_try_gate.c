@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/fsutil.h"
 #include "common/jsonx.h"
@@ -156,6 +157,47 @@ Test(try_gate, the_agent_hooks_record_would_try_in_audit_mode, .timeout = 120)
 	cr_assert_eq(with, 1, "the local-only call would be tried");
 	cr_assert_eq(without, 1, "the call that also writes outside would not");
 	free(trace);
+	ts_driver_free(&d);
+	ts_world_teardown(&w);
+}
+
+/* Enforce mode: the agent hooks try a local-only shell command in a mirror first, and the
+ * ask's reason (Claude Code shows it in its permission prompt) carries what it did there;
+ * --no-trial asks without one. */
+Test(try_gate, the_agent_hooks_try_first_in_enforce_mode, .timeout = 120)
+{
+	struct ts_world w;
+	ts_world_setup(&w, "trygateenf");
+	ts_world_put(&w, "build.sh", "#!/bin/sh\nmkdir -p out && echo built > out/built.txt && echo building done\n");
+	cr_assert_eq(ts_sh("chmod 755 %s/build.sh", w.ws), 0);
+	/* the mirror's upper layer needs user xattrs: the state on the root disk (tmpfs has them
+	 * only since Linux 6.6) */
+	char *outside = ts_outside_dir("trygateenf"), *st = fs_join(outside, "state");
+	const char *flags[] = {"--mode", "enforce", "--state", st, NULL};
+	struct ts_driver d;
+	ts_driver_start(&d, &w, "sess-tryenf");
+	d.flags = flags;
+	cr_assert_eq(ts_drive_bash(&d, "./build.sh"), -1, "asked, not run");
+	cr_assert_str_eq(d.decision, "ask");
+	cr_assert(strstr(d.pre.out, "disposable mirror of the workspace"), "%s", d.pre.out);
+	cr_assert(strstr(d.pre.out, "added out/built.txt"), "%s", d.pre.out);
+	cr_assert(strstr(d.pre.out, "building done"), "%s", d.pre.out);
+	cr_assert(strstr(d.pre.out, "belay try apply trial-"), "%s", d.pre.out);
+	char *built = fs_join(w.ws, "out/built.txt");
+	cr_assert_neq(access(built, F_OK), 0, "the real workspace was not written");
+	cr_assert_eq(ts_sh("ls -d %s/trials/trial-* > /dev/null 2>&1", st), 0, "the trial is kept");
+	/* --no-trial: asked as before, nothing tried */
+	const char *flags2[] = {"--mode", "enforce", "--state", st, "--no-trial", NULL};
+	d.flags = flags2;
+	ts_sh("rm -rf %s/trials", st);
+	cr_assert_eq(ts_drive_bash(&d, "./build.sh"), -1);
+	cr_assert_str_eq(d.decision, "ask");
+	cr_assert_null(strstr(d.pre.out, "mirror"), "%s", d.pre.out);
+	cr_assert_neq(ts_sh("ls -d %s/trials/trial-* > /dev/null 2>&1", st), 0);
+	free(built);
+	free(st);
+	ts_rmtree(outside);
+	free(outside);
 	ts_driver_free(&d);
 	ts_world_teardown(&w);
 }

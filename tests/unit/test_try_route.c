@@ -133,6 +133,12 @@ Test(try_route, a_local_only_call_is_tried_first_and_its_refusal_says_what_it_di
 	cr_assert_eq(cJSON_GetArraySize(dec), 2);
 	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(dec, 0), "outcome"), "trying");
 	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(dec, 1), "outcome"), "refused");
+	/* the trace with the trial in it is a well-formed trace */
+	struct ts_out ck;
+	const char *check[] = {BELAY_BIN, "trace", "check", trace, NULL};
+	cr_assert_eq(ts_run(check, NULL, dir, NULL, 0, 60, &ck), 0);
+	cr_assert_eq(ck.status, 0, "trace check: %s %s", ck.out, ck.err);
+	ts_out_free(&ck);
 	/* applying the trial gives the workspace what the command did in the mirror */
 	struct ts_out a;
 	cr_assert_eq(try_sub(&a, "apply", tid, "--yes"), 0, "%s %s", a.out, a.err);
