@@ -247,7 +247,8 @@ void effect_plan_note_command(struct effect_plan *p, const char *text, size_t n,
 {
 	if (p->commands++)
 		return;
-	p->command = xmemdup(text, n + 1);
+	p->command = xmalloc(n + 1); /* text need not be NUL-terminated */
+	memcpy(p->command, text, n);
 	p->command[n] = '\0';
 	p->command_cwd = cwd ? xstrdup(cwd) : NULL;
 }
