@@ -669,12 +669,12 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 	struct effect_plan *plan = classify(s, g, call);
 	enum gate_decision d = effect_plan_decision(plan);
 	char key[72], aid[48], by[128];
-	approvals_call_key(call->tool, call->arguments, key);
 	if (tg->mode == TURN_GATE_AUDIT || d == GATE_ALLOW || d == GATE_ALLOW_FLAGGED) {
 		g->decision_plan = plan; /* recorded after the frame, below */
 		g->decision_outcome = tg->mode == TURN_GATE_AUDIT && d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
 		return 1;
 	}
+	approvals_call_key(call->tool, call->arguments, key); /* (canonical JSON and SHA-256: only when asked) */
 	if (d == GATE_ASK && tg->approvals && approvals_take(tg->approvals, key, aid, by)) {
 		g->decision_plan = plan;
 		g->decision_outcome = "forwarded (approved once)";
