@@ -200,6 +200,24 @@ Test(live_index, a_queue_that_overflows_again_and_again_keeps_every_line_in_orde
 	cr_assert_gt(st.spilled, 0);
 }
 
+/* belay proxy -- cat with BELAY_PROXY_STATS: forwards the frame and prints the trace
+ * writer's counters and the index's, whose priority part is `prio`. */
+static void proxy_stats_say(const char *prio)
+{
+	const char *env[] = {"BELAY_PROXY_STATS=1", NULL};
+	const char *argv[] = {BELAY_BIN, "proxy", "--state", state, "--", "cat", NULL};
+	const char *in = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+	struct ts_out o;
+	ts_run(argv, env, dir, in, strlen(in), 30, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert_str_eq(o.out, in);
+	cr_assert(strstr(o.err, "belay: trace: "), "%s", o.err);
+	cr_assert(strstr(o.err, "back-pressure 0 time(s)"), "%s", o.err);
+	cr_assert(strstr(o.err, "belay: index: "), "%s", o.err);
+	cr_assert(strstr(o.err, prio), "%s", o.err);
+	ts_out_free(&o);
+}
+
 /* A filter making sched_setscheduler fail, as a container's policy may. */
 static void refuse_setscheduler(void)
 {
@@ -231,29 +249,10 @@ Test(live_index, a_priority_that_cannot_be_lowered_is_reported_not_fatal)
 	cr_assert_neq(committed_policy, SCHED_IDLE);
 
 	/* belay proxy forwards, records and indexes all the same, and says so. */
-	const char *env[] = {"BELAY_PROXY_STATS=1", NULL};
-	const char *argv[] = {BELAY_BIN, "proxy", "--state", state, "--", "cat", NULL};
-	const char *in = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
-	struct ts_out o;
-	ts_run(argv, env, dir, in, strlen(in), 30, &o);
-	cr_assert_eq(o.status, 0, "%s", o.err);
-	cr_assert_str_eq(o.out, in);
-	cr_assert(strstr(o.err, "at normal priority (SCHED_IDLE refused: Operation not permitted)"), "%s", o.err);
-	cr_assert(strstr(o.err, "belay: trace: "), "%s", o.err);
-	cr_assert(strstr(o.err, "back-pressure 0 time(s)"), "%s", o.err);
-	ts_out_free(&o);
+	proxy_stats_say("at normal priority (SCHED_IDLE refused: Operation not permitted)");
 }
 
 Test(live_index, belay_proxy_reports_idle_priority_and_back_pressure)
 {
-	const char *env[] = {"BELAY_PROXY_STATS=1", NULL};
-	const char *argv[] = {BELAY_BIN, "proxy", "--state", state, "--", "cat", NULL};
-	const char *in = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
-	struct ts_out o;
-	ts_run(argv, env, dir, in, strlen(in), 30, &o);
-	cr_assert_eq(o.status, 0, "%s", o.err);
-	cr_assert(strstr(o.err, "belay: index: "), "%s", o.err);
-	cr_assert(strstr(o.err, ", at idle priority\n"), "%s", o.err);
-	cr_assert(strstr(o.err, "back-pressure 0 time(s)"), "%s", o.err);
-	ts_out_free(&o);
+	proxy_stats_say(", at idle priority\n");
 }
