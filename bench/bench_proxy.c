@@ -1,12 +1,27 @@
 /* bench_proxy.c - what belay proxy adds per round trip and to bulk throughput, measured
- * against a direct connection in the same run.
+ * against direct connections interleaved with it in the same run.
  *
- *   bench_proxy [--n 10000] [--mib 256] [--trace-dir DIR] [--fs-server JS]
+ *   bench_proxy [--pairs 5] [--n 3000] [--warm 300] [--mib 256] [--tpairs 3] [--quick]
+ *               [--only c,python,node,bulk,gate] [--belay PATH] [--trace-dir DIR] [--state DIR]
  *
- * For each server (our echo server; server-filesystem when --fs-server is given):
- * latency = N sequential 1-line requests after 500 warm-ups (median, p99, added µs);
- * throughput = 64 KiB frames for MIB mebibytes then one request answered after all of them.
- * Direct and proxied runs alternate (2 reps each); medians across reps are printed. */
+ * Latency rows: three peer sets, each client timing its own sequential tools/call round
+ * trips after `warm` untimed ones -
+ *   c       this program and bench_echo_server (C on both ends),
+ *   python  bench/peers/rpc_client.py and bench/peers/echo_server.py (plain stdlib),
+ *   node    tests/peers/bench-client.mjs (the MCP SDK Client) and the real
+ *           @modelcontextprotocol/server-filesystem (list_allowed_directories),
+ * the clients started as agents start them (HOME, LOGNAME, PATH, SHELL, TERM, USER; the
+ * current directory as cwd). For each proxy mode - --no-trace, trace without the live index
+ * (--no-index), trace + live index (the default) - `pairs` pairs of runs, a direct run and a
+ * proxied one alternating (which goes first alternates too); every pair is printed with its
+ * difference, then the median over the pairs of the difference in median and in p99. The
+ * proxy's own counters (BELAY_PROXY_STATS: the trace writer's back-pressure count and
+ * largest backlog, the index's read-backs and priority) are printed beside each pair.
+ *
+ * Bulk: 64 KiB notifications for `mib` MiB, then one request answered after all of them,
+ * direct and per mode, `tpairs` pairs. Gate: the effect gate's cost per tools/call (off,
+ * audit, enforce). --quick: 2 pairs of 300 calls, 16 MiB, 1 bulk pair (a smoke run). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,19 +29,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "common/fsutil.h"
 
 static const char *belay_bin = "build/belay";
+static const char *trace_dir = "/dev/shm/belay-bench-traces";
+static const char *state_dir = "/dev/shm/belay-bench-state";
+static char stats_path[256];
 
 static double now_us(void)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+	return bench_now_ms() * 1e3;
+}
+
+/* The environment agents start servers with, plus the proxy's counters switch. */
+static char *agent_env[12];
+
+static void make_agent_env(void)
+{
+	static const char *const keep[] = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"};
+	int n = 0;
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++) {
+		const char *v = getenv(keep[i]);
+		if (v) {
+			size_t len = strlen(keep[i]) + strlen(v) + 2;
+			agent_env[n] = malloc(len);
+			snprintf(agent_env[n++], len, "%s=%s", keep[i], v);
+		}
+	}
+	agent_env[n++] = "BELAY_PROXY_STATS=1";
+	agent_env[n] = NULL;
 }
 
 struct child {
@@ -36,7 +73,8 @@ struct child {
 	size_t have;
 };
 
-static void start(struct child *c, char **argv)
+/* Starts argv with pipes on stdin/stdout and stderr into the stats file. */
+static void start(struct child *c, char *const *argv)
 {
 	int pi[2], po[2];
 	if (pipe(pi) || pipe(po))
@@ -45,11 +83,11 @@ static void start(struct child *c, char **argv)
 	if (c->pid == 0) {
 		dup2(pi[0], 0);
 		dup2(po[1], 1);
-		int devnull = open("/dev/null", O_WRONLY);
-		dup2(devnull, 2);
+		int err = open(stats_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(err, 2);
 		close(pi[1]);
 		close(po[0]);
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, agent_env);
 		_exit(127);
 	}
 	close(pi[0]);
@@ -66,7 +104,6 @@ static void stop(struct child *c)
 	while (read(c->out, tmp, sizeof tmp) > 0)
 		;
 	close(c->out);
-	kill(c->pid, SIGTERM);
 	waitpid(c->pid, NULL, 0);
 }
 
@@ -100,25 +137,73 @@ static int read_reply(struct child *c, const char *needle)
 	}
 }
 
-static int cmp_d(const void *a, const void *b)
+/*==== one run ====*/
+
+struct result {
+	double median, p99; /* µs; throughput runs: MB/s in median */
+	/* The proxy's counters (-1: not reported, e.g. a direct run) */
+	long long highs, backlog, spills, spilled;
+	int idle_prio;
+};
+
+static long long after(const char *s, const char *key)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	const char *p = s ? strstr(s, key) : NULL;
+	return p ? atoll(p + strlen(key)) : -1;
 }
 
-/* The body of each request after its id (the method and params). */
-static const char *req_body = "\"method\":\"ping\"";
+static void read_stats(struct result *r)
+{
+	size_t len = 0;
+	char *s = NULL;
+	FILE *f = fopen(stats_path, "r");
+	if (f) {
+		s = calloc(1, 1 << 16);
+		len = fread(s, 1, (1 << 16) - 1, f);
+		fclose(f);
+	}
+	(void)len;
+	r->highs = after(s, "back-pressure ");
+	r->backlog = after(s, "backlog at most ");
+	r->spilled = after(s, "queued, ");
+	r->spills = after(s, "read back from the trace (");
+	r->idle_prio = s && strstr(s, "at idle priority") ? 1 : s && strstr(s, "SCHED_IDLE refused") ? 0 : -1;
+	free(s);
+}
 
-static void latency(char **argv, int n, double *median, double *p99)
+/* Traces are removed after each run: 64 KiB runs write hundreds of MB to tmpfs. */
+static void clean_traces(void)
+{
+	DIR *d = opendir(trace_dir);
+	struct dirent *de;
+	char p[4400];
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", trace_dir, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+static const char *call_body = "\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}";
+
+/* The C peer: this program is the client. */
+static struct result latency_c(char *const *argv, int n, int warm)
 {
 	struct child c;
+	clean_traces();
 	start(&c, argv);
 	double *t = malloc(sizeof(double) * (size_t)n);
-	char req[512], needle[32];
-	for (int i = -500; i < n; i++) {
-		int id = i + 1000;
-		int m = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,%s}\n", id, req_body);
-		snprintf(needle, sizeof needle, "\"id\":%d", id);
+	char req[1024], needle[32];
+	const char *init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}\n";
+	write_all(c.in, init, strlen(init));
+	read_reply(&c, "\"id\":0");
+	for (int i = -warm; i < n; i++) {
+		int id = i + warm + 1;
+		int m = snprintf(req, sizeof req, "{\"jsonrpc\":\"2.0\",\"id\":%d,%s}\n", id, call_body);
+		snprintf(needle, sizeof needle, "\"id\":%d,", id);
 		double t0 = now_us();
 		write_all(c.in, req, (size_t)m);
 		if (read_reply(&c, needle)) {
@@ -128,18 +213,46 @@ static void latency(char **argv, int n, double *median, double *p99)
 		if (i >= 0)
 			t[i] = now_us() - t0;
 	}
-	qsort(t, (size_t)n, sizeof *t, cmp_d);
-	*median = t[n / 2];
-	*p99 = t[(size_t)(n * 0.99)];
+	qsort(t, (size_t)n, sizeof *t, bench_cmp_double);
+	struct result r = {.median = t[n / 2], .p99 = t[(size_t)(n * 0.99)]};
 	free(t);
 	stop(&c);
+	read_stats(&r);
+	return r;
 }
 
-static double throughput(char **argv, int mib)
+/* An external client (python, node) that prints {"median_us":..,"p99_us":..}. */
+static struct result latency_ext(char *const *argv)
 {
 	struct child c;
+	clean_traces();
 	start(&c, argv);
-	/* One warm-up request so start-up is not measured. */
+	close(c.in);
+	c.in = open("/dev/null", O_RDONLY);
+	struct result r = {0};
+	char line[4096];
+	size_t have = 0;
+	ssize_t k;
+	while (have < sizeof line - 1 && (k = read(c.out, line + have, sizeof line - 1 - have)) > 0)
+		have += (size_t)k;
+	line[have] = '\0';
+	stop(&c);
+	const char *m = strstr(line, "\"median_us\":"), *p = strstr(line, "\"p99_us\":");
+	if (!m || !p) {
+		fprintf(stderr, "bench: %s gave no figures: %s\n", argv[0], line);
+		exit(1);
+	}
+	r.median = atof(m + 12);
+	r.p99 = atof(p + 9);
+	read_stats(&r);
+	return r;
+}
+
+static struct result throughput(char *const *argv, int mib)
+{
+	struct child c;
+	clean_traces();
+	start(&c, argv);
 	write_all(c.in, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n", 41);
 	read_reply(&c, "\"id\":1");
 	size_t frame = 65536;
@@ -151,7 +264,6 @@ static double throughput(char **argv, int mib)
 	memcpy(f + frame - 4, "\"}}\n", 4);
 	size_t frames = (size_t)mib * 16;
 	double t0 = now_us();
-	/* Write and drain replies concurrently (the echo server sends none for blobs). */
 	for (size_t i = 0; i < frames; i++)
 		write_all(c.in, f, frame);
 	write_all(c.in, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"count\"}\n", 42);
@@ -159,94 +271,290 @@ static double throughput(char **argv, int mib)
 	double secs = (now_us() - t0) / 1e6;
 	free(f);
 	stop(&c);
-	return (double)frames * (double)frame / secs / 1e6;
+	struct result r = {.median = (double)frames * (double)frame / secs / 1e6};
+	read_stats(&r);
+	return r;
 }
 
-static double median2(double a, double b)
+/*==== pairs ====*/
+
+static double median_of(double *v, int n)
 {
-	return (a + b) / 2;
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void bench_server(const char *label, char **direct, char **proxied, int n, int mib)
+/* A command line: a NULL-terminated list built from pieces. */
+struct cmd {
+	char *v[32];
+	int n;
+};
+
+static void add(struct cmd *c, const char *s)
 {
-	double dm[2], dp[2], pm[2], pp[2], dt[2] = {0}, pt[2] = {0};
-	for (int r = 0; r < 2; r++) {
-		latency(direct, n, &dm[r], &dp[r]);
-		latency(proxied, n, &pm[r], &pp[r]);
-		if (mib > 0) {
-			dt[r] = throughput(direct, mib);
-			pt[r] = throughput(proxied, mib);
-		}
+	c->v[c->n++] = (char *)s;
+	c->v[c->n] = NULL;
+}
+
+static void add_all(struct cmd *c, char *const *v)
+{
+	for (; *v; v++)
+		add(c, *v);
+}
+
+enum mode { M_NO_TRACE, M_TRACE, M_INDEX, M_COUNT };
+static const char *const mode_name[M_COUNT] = {"--no-trace", "trace (--no-index)", "trace + index"};
+
+/* belay proxy [mode] -- server... */
+static void proxied(struct cmd *c, enum mode m, char *const *server)
+{
+	add(c, belay_bin);
+	add(c, "proxy");
+	add(c, "--state");
+	add(c, state_dir);
+	if (m == M_NO_TRACE) {
+		add(c, "--no-trace");
+	} else {
+		add(c, "--trace-dir");
+		add(c, trace_dir);
+		if (m == M_TRACE)
+			add(c, "--no-index");
 	}
-	double d_med = median2(dm[0], dm[1]), p_med = median2(pm[0], pm[1]);
-	printf("%-18s latency  direct median %7.1f us p99 %7.1f | belay median %7.1f us p99 %7.1f | added %+6.1f us "
-	       "(x%.2f)\n",
-	       label, d_med, median2(dp[0], dp[1]), p_med, median2(pp[0], pp[1]), p_med - d_med, p_med / d_med);
-	if (mib > 0)
-		printf("%-18s 64KiB    direct %7.0f MB/s | belay %7.0f MB/s (x%.2f)\n", label, median2(dt[0], dt[1]),
-		       median2(pt[0], pt[1]), median2(pt[0], pt[1]) / median2(dt[0], dt[1]));
+	add(c, "--");
+	add_all(c, server);
+}
+
+struct peer {
+	const char *label;
+	/* client prefix (NULL: this program is the client) and the server */
+	char *const *client;
+	char *const *server;
+};
+
+static struct result run_one(const struct peer *p, int proxy, enum mode m, int n, int warm)
+{
+	struct cmd s = {0};
+	if (proxy)
+		proxied(&s, m, p->server);
+	else
+		add_all(&s, p->server);
+	if (!p->client)
+		return latency_c(s.v, n, warm);
+	struct cmd c = {0};
+	char ns[16], ws[16];
+	snprintf(ns, sizeof ns, "%d", n);
+	snprintf(ws, sizeof ws, "%d", warm);
+	add_all(&c, p->client);
+	add(&c, "--n");
+	add(&c, ns);
+	add(&c, "--warm");
+	add(&c, ws);
+	add(&c, "--");
+	add_all(&c, s.v);
+	return latency_ext(c.v);
+}
+
+static void print_counters(const struct result *r)
+{
+	if (r->highs < 0) {
+		printf(" | counters: none reported");
+		return;
+	}
+	printf(" | back-pressure %lld, backlog max %lld B", r->highs, r->backlog);
+	if (r->spills >= 0)
+		printf(", index read-backs %lld (%lld lines), %s", r->spills, r->spilled,
+		       r->idle_prio == 1 ? "idle prio" : r->idle_prio == 0 ? "NORMAL prio" : "prio ?");
+}
+
+static void bench_latency(const struct peer *p, int pairs, int n, int warm)
+{
+	printf("\n== %s: %d pairs of %d tools/call round trips (after %d warm-ups), direct and proxied alternating\n",
+	       p->label, pairs, n, warm);
+	for (int m = 0; m < M_COUNT; m++) {
+		double dmed[64], dp99[64];
+		long long highs = 0;
+		printf("-- %s\n", mode_name[m]);
+		for (int i = 0; i < pairs; i++) {
+			struct result d, x;
+			if (i % 2 == 0) {
+				d = run_one(p, 0, (enum mode)m, n, warm);
+				x = run_one(p, 1, (enum mode)m, n, warm);
+			} else {
+				x = run_one(p, 1, (enum mode)m, n, warm);
+				d = run_one(p, 0, (enum mode)m, n, warm);
+			}
+			dmed[i] = x.median - d.median;
+			dp99[i] = x.p99 - d.p99;
+			if (x.highs > 0)
+				highs += x.highs;
+			printf("   pair %d: direct median %7.1f p99 %7.1f | belay median %7.1f p99 %7.1f | added median %+7.1f "
+			       "p99 %+8.1f us",
+			       i + 1, d.median, d.p99, x.median, x.p99, dmed[i], dp99[i]);
+			print_counters(&x);
+			printf("\n");
+			fflush(stdout);
+		}
+		printf("%-18s %-20s added: median %+7.1f us, p99 %+8.1f us (median over %d pairs); back-pressure %lld\n",
+		       p->label, mode_name[m], median_of(dmed, pairs), median_of(dp99, pairs), pairs, highs);
+		fflush(stdout);
+	}
+}
+
+static void bench_bulk(char *const *server, int pairs, int mib)
+{
+	printf("\n== 64 KiB frames, %d MiB per run, %d pairs (echo server, C)\n", mib, pairs);
+	for (int m = 0; m < M_COUNT; m++) {
+		double ratio[64], bw[64], dbw[64];
+		printf("-- %s\n", mode_name[m]);
+		for (int i = 0; i < pairs; i++) {
+			struct cmd s = {0};
+			proxied(&s, (enum mode)m, server);
+			struct result d, x;
+			if (i % 2 == 0) {
+				d = throughput(server, mib);
+				x = throughput(s.v, mib);
+			} else {
+				x = throughput(s.v, mib);
+				d = throughput(server, mib);
+			}
+			ratio[i] = x.median / d.median;
+			bw[i] = x.median;
+			dbw[i] = d.median;
+			printf("   pair %d: direct %6.0f MB/s | belay %6.0f MB/s (x%.2f)", i + 1, d.median, x.median, ratio[i]);
+			print_counters(&x);
+			printf("\n");
+			fflush(stdout);
+		}
+		printf("%-18s %-20s direct %6.0f MB/s, belay %6.0f MB/s, ratio x%.2f (medians over %d pairs)\n", "64KiB",
+		       mode_name[m], median_of(dbw, pairs), median_of(bw, pairs), median_of(ratio, pairs), pairs);
+		fflush(stdout);
+	}
+}
+
+/* The effect gate's cost per tools/call: the same call (a shell command the gate must parse
+ * and classify) with the gate off, in audit mode and in enforce mode (allowed). */
+static void bench_gate(const char *echo, int n, int warm)
+{
+	call_body = "\"method\":\"tools/call\",\"params\":{\"name\":\"run\",\"arguments\":{\"command\":"
+		    "\"cd src && grep -rn TODO . | sort | head -20 > /dev/null && ls -la\"}}";
+	char *const g0[] = {(char *)belay_bin, "proxy", "--state", (char *)state_dir, "--trace-dir", (char *)trace_dir,
+			    "--mode", "off", "--", (char *)echo, NULL};
+	char *const ga[] = {(char *)belay_bin, "proxy", "--state", (char *)state_dir, "--trace-dir", (char *)trace_dir,
+			    "--mode", "audit", "--", (char *)echo, NULL};
+	char *const ge[] = {(char *)belay_bin, "proxy", "--state", (char *)state_dir, "--trace-dir", (char *)trace_dir,
+			    "--mode", "enforce", "--", (char *)echo, NULL};
+	double m0[2], p0[2], ma[2], pa[2], me[2], pe[2];
+	for (int r = 0; r < 2; r++) {
+		struct result x = latency_c(g0, n, warm);
+		m0[r] = x.median, p0[r] = x.p99;
+		x = latency_c(ga, n, warm);
+		ma[r] = x.median, pa[r] = x.p99;
+		x = latency_c(ge, n, warm);
+		me[r] = x.median, pe[r] = x.p99;
+	}
+#define MEAN2(v) (((v)[0] + (v)[1]) / 2)
+	double b = MEAN2(m0), a = MEAN2(ma), e = MEAN2(me);
+	printf("\n%-18s tools/call with a shell command: no gate median %7.1f us p99 %7.1f | audit %7.1f us p99 %7.1f "
+	       "(%+.1f us) | enforce %7.1f us p99 %7.1f (%+.1f us)\n",
+	       "gate", b, MEAN2(p0), a, MEAN2(pa), a - b, e, MEAN2(pe), e - b);
 	fflush(stdout);
+}
+
+static int wanted(const char *only, const char *what)
+{
+	if (!only)
+		return 1;
+	size_t n = strlen(what);
+	for (const char *p = only; (p = strstr(p, what)) != NULL; p += n)
+		if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int n = 10000, mib = 256;
-	const char *trace_dir = "/dev/shm/belay-bench-traces", *fs_server = NULL;
+	int pairs = 5, n = 3000, warm = 300, mib = 256, tpairs = 3;
+	const char *only = NULL;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--n") && i + 1 < argc)
+		if (!strcmp(argv[i], "--pairs") && i + 1 < argc)
+			pairs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--n") && i + 1 < argc)
 			n = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--warm") && i + 1 < argc)
+			warm = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--mib") && i + 1 < argc)
 			mib = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tpairs") && i + 1 < argc)
+			tpairs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--quick"))
+			pairs = 2, n = 300, warm = 50, mib = 16, tpairs = 1;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else if (!strcmp(argv[i], "--trace-dir") && i + 1 < argc)
 			trace_dir = argv[++i];
-		else if (!strcmp(argv[i], "--fs-server") && i + 1 < argc)
-			fs_server = argv[++i];
+		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
+			state_dir = argv[++i];
 		else if (!strcmp(argv[i], "--belay") && i + 1 < argc)
 			belay_bin = argv[++i];
+		else {
+			fprintf(stderr, "bench_proxy: unknown option %s (see the comment at the top of bench_proxy.c)\n", argv[i]);
+			return 2;
+		}
+	}
+	if (pairs < 1 || pairs > 64 || tpairs < 1 || tpairs > 64 || n < 100) {
+		fprintf(stderr, "bench_proxy: --pairs and --tpairs must be 1..64, --n at least 100\n");
+		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	char echo[4096];
-	snprintf(echo, sizeof echo, "%s/bench_echo_server", getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "build");
-	printf("bench_proxy: N=%d round trips, %d MiB of 64 KiB frames, trace dir %s\n", n, mib, trace_dir);
-	char *d1[] = {echo, NULL};
-	char *p1[] = {(char *)belay_bin, "proxy", "--trace-dir", (char *)trace_dir, "--", echo, NULL};
-	bench_server("echo (C)", d1, p1, n, mib);
-	/* The trace alone (issue 2's figure): the live index (store writer) shares the machine's
-	 * CPUs with the proxy, so the row above is the trace plus indexing. */
-	char *pn[] = {(char *)belay_bin, "proxy", "--no-index", "--trace-dir", (char *)trace_dir, "--", echo, NULL};
-	bench_server("echo, no index", d1, pn, n, mib);
-	if (getenv("BENCH_NO_TRACE")) {
-		char *p0[] = {(char *)belay_bin, "proxy", "--no-trace", "--", echo, NULL};
-		bench_server("echo, no trace", d1, p0, n, mib);
+	make_agent_env();
+	snprintf(stats_path, sizeof stats_path, "/dev/shm/bench-proxy-stats-%d.txt", (int)getpid());
+	char echo[8400], cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		return 1;
+	const char *bdir = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "build";
+	if (strlen(bdir) >= 4096)
+		return 2;
+	snprintf(echo, sizeof echo, "%s%s%s/bench_echo_server", bdir[0] == '/' ? "" : cwd, bdir[0] == '/' ? "" : "/", bdir);
+	/* The peers, from the source tree (the current directory). */
+	char pyc[4200], pys[4200], nodec[4200], fs[4200];
+	snprintf(pyc, sizeof pyc, "%s/bench/peers/rpc_client.py", cwd);
+	snprintf(pys, sizeof pys, "%s/bench/peers/echo_server.py", cwd);
+	snprintf(nodec, sizeof nodec, "%s/tests/peers/bench-client.mjs", cwd);
+	snprintf(fs, sizeof fs, "%s/tests/peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", cwd);
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	double load[3] = {0};
+	if (getloadavg(load, 3) < 0)
+		load[0] = -1;
+	printf("bench_proxy: %ld CPU(s), load average %.2f at start; %d pairs x %d calls; belay %s\n", cores, load[0],
+	       pairs, n, belay_bin);
+
+	char *const echo_argv[] = {echo, NULL};
+	if (wanted(only, "c")) {
+		struct peer p = {"echo (C)", NULL, echo_argv};
+		bench_latency(&p, pairs, n, warm);
 	}
-	/* The effect gate's cost per tools/call: the same call (a shell command the gate must
-	 * parse and classify) with the gate off, in audit mode and in enforce mode (allowed). */
-	{
-		req_body = "\"method\":\"tools/call\",\"params\":{\"name\":\"run\",\"arguments\":{\"command\":"
-			   "\"cd src && grep -rn TODO . | sort | head -20 > /dev/null && ls -la\"}}";
-		const char *st = "/dev/shm/belay-bench-state";
-		char *g0[] = {(char *)belay_bin, "proxy", "--state", (char *)st, "--trace-dir", (char *)trace_dir, "--", echo, NULL};
-		char *ga[] = {(char *)belay_bin, "proxy", "--state", (char *)st, "--trace-dir", (char *)trace_dir, "--mode", "audit",
-			      "--", echo, NULL};
-		char *ge[] = {(char *)belay_bin, "proxy", "--state", (char *)st, "--trace-dir", (char *)trace_dir,
-			      "--mode", "enforce", "--", echo, NULL};
-		double m0[2], p0[2], ma[2], pa[2], me[2], pe[2];
-		for (int r = 0; r < 2; r++) {
-			latency(g0, n, &m0[r], &p0[r]);
-			latency(ga, n, &ma[r], &pa[r]);
-			latency(ge, n, &me[r], &pe[r]);
+	if (wanted(only, "python")) {
+		char *const cl[] = {"python3", pyc, "--tool", "echo", "--args", "{\"text\":\"hi\"}", NULL};
+		char *const sv[] = {"python3", pys, NULL};
+		struct peer p = {"python peers", cl, sv};
+		bench_latency(&p, pairs, n, warm);
+	}
+	if (wanted(only, "node")) {
+		struct stat sb;
+		if (stat(fs, &sb) != 0) {
+			printf("\n== node server-filesystem: skipped (%s is not installed: scripts/setup.sh)\n", fs);
+		} else {
+			char *const cl[] = {"node", nodec, "--tool", "list_allowed_directories", NULL};
+			char *const sv[] = {"node", fs, cwd, NULL};
+			struct peer p = {"node fs-server", cl, sv};
+			bench_latency(&p, pairs, n, warm);
 		}
-		double b = median2(m0[0], m0[1]), a = median2(ma[0], ma[1]), e = median2(me[0], me[1]);
-		printf("%-18s tools/call with a shell command: no gate median %7.1f us p99 %7.1f | audit %7.1f us "
-		       "p99 %7.1f (%+.1f us) | enforce %7.1f us p99 %7.1f (%+.1f us)\n",
-		       "gate", b, median2(p0[0], p0[1]), a, median2(pa[0], pa[1]), a - b, e, median2(pe[0], pe[1]), e - b);
-		req_body = "\"method\":\"ping\"";
-		fflush(stdout);
 	}
-	if (fs_server) {
-		char *d2[] = {"node", (char *)fs_server, "/tmp", NULL};
-		char *p2[] = {(char *)belay_bin, "proxy", "--trace-dir", (char *)trace_dir, "--", "node", (char *)fs_server, "/tmp", NULL};
-		bench_server("server-filesystem", d2, p2, n, mib / 4);
-	}
+	if (wanted(only, "bulk") && mib > 0)
+		bench_bulk(echo_argv, tpairs, mib);
+	if (wanted(only, "gate"))
+		bench_gate(echo, n, warm);
+	clean_traces();
+	unlink(stats_path);
 	return 0;
 }

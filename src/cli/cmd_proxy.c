@@ -12,6 +12,7 @@
 #include "cli/cli_spec.h"
 #include "common/paths.h"
 #include "host/runner.h"
+#include "engine/trace_writer.h"
 #include "index/store_writer.h"
 #include "trial/trial_gate.h"
 
@@ -212,15 +213,32 @@ int cmd_proxy(int argc, char **argv)
 	uv_loop_close(loop);
 	/* The trace writer is closed by now: every line has been tapped; finish indexing. */
 	struct store_writer_stats st;
-	int indexed;
+	struct trace_writer_stats ts = {0};
+	int indexed, traced = runner_trace_path(run.runner) != NULL;
+	runner_trace_stats(run.runner, &ts);
 	runner_free_stats(run.runner, &st, &indexed);
 	trial_gate_free(trials);
-	if (indexed && getenv("BELAY_INDEX_STATS"))
+	/* BELAY_PROXY_STATS: what recording cost, on stderr at exit (bench_proxy reads it);
+	 * BELAY_INDEX_STATS: the index line alone. */
+	int all = getenv("BELAY_PROXY_STATS") != NULL;
+	if (traced && all)
+		fprintf(stderr,
+			"belay: trace: %llu record(s), %llu batch(es), %llu writer wake-up(s), back-pressure %llu time(s), "
+			"backlog at most %llu byte(s)\n",
+			(unsigned long long)ts.records, (unsigned long long)ts.batches, (unsigned long long)ts.wakes,
+			(unsigned long long)ts.highs, (unsigned long long)ts.max_backlog);
+	if (indexed && (all || getenv("BELAY_INDEX_STATS"))) {
+		char prio[160];
+		if (st.idle_priority)
+			snprintf(prio, sizeof prio, "at idle priority");
+		else
+			snprintf(prio, sizeof prio, "at normal priority (SCHED_IDLE refused: %s)", strerror(st.priority_errno));
 		fprintf(stderr,
 			"belay: index: %llu line(s), %llu batch(es), %.3f ms in transactions (longest %.3f ms), "
-			"at most %llu line(s) queued, %llu read back from the trace (%llu time(s))\n",
+			"at most %llu line(s) queued, %llu read back from the trace (%llu time(s)), %s\n",
 			(unsigned long long)st.lines, (unsigned long long)st.batches, (double)st.busy_ns / 1e6,
 			(double)st.max_batch_ns / 1e6, (unsigned long long)st.max_queue, (unsigned long long)st.spilled,
-			(unsigned long long)st.spills);
+			(unsigned long long)st.spills, prio);
+	}
 	return run.exit_code;
 }

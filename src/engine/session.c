@@ -562,6 +562,7 @@ static void finish(struct session *s)
 	}
 	if (s->tw) {
 		struct err e = {0};
+		trace_writer_stats(s->tw, &s->trace_stats);
 		if (trace_writer_close(s->tw, &e) != 0)
 			fprintf(stderr, "belay: %s\n", e.msg);
 		s->tw = NULL;
@@ -623,6 +624,14 @@ int session_exit_code(const struct session *s)
 	if (s->term_signal)
 		return 128 + s->term_signal;
 	return (int)(s->exit_status & 0xff);
+}
+
+void session_trace_stats(const struct session *s, struct trace_writer_stats *st)
+{
+	if (s->tw)
+		trace_writer_stats(s->tw, st);
+	else
+		*st = s->trace_stats;
 }
 
 const char *session_trace_path(const struct session *s)

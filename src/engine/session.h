@@ -121,6 +121,9 @@ struct session_opts {
 int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint *cin, struct endpoint *cout,
 		  struct session **out, struct err *e);
 const char *session_trace_path(const struct session *s); /* borrowed; NULL without a trace */
+/* The trace writer's back-pressure counters (final ones once it closed; zeros without a trace). */
+struct trace_writer_stats;
+void session_trace_stats(const struct session *s, struct trace_writer_stats *st);
 int session_server_pid(const struct session *s);
 /* Exit status mirroring the server: its code, or 128+signal. Valid once ended. */
 int session_exit_code(const struct session *s);

@@ -26,6 +26,7 @@
 #include "engine/model.h"
 #include "gate/gate.h"
 #include "engine/rpc_msg.h"
+#include "engine/rpc_peek.h"
 #include "engine/session_internal.h"
 #include "engine/turn_gate.h"
 
@@ -668,12 +669,12 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 	struct effect_plan *plan = classify(s, g, call);
 	enum gate_decision d = effect_plan_decision(plan);
 	char key[72], aid[48], by[128];
-	approvals_call_key(call->tool, call->arguments, key);
 	if (tg->mode == TURN_GATE_AUDIT || d == GATE_ALLOW || d == GATE_ALLOW_FLAGGED) {
 		g->decision_plan = plan; /* recorded after the frame, below */
 		g->decision_outcome = tg->mode == TURN_GATE_AUDIT && d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
 		return 1;
 	}
+	approvals_call_key(call->tool, call->arguments, key); /* (canonical JSON and SHA-256: only when asked) */
 	if (d == GATE_ASK && tg->approvals && approvals_take(tg->approvals, key, aid, by)) {
 		g->decision_plan = plan;
 		g->decision_outcome = "forwarded (approved once)";
@@ -719,6 +720,22 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 	return 0;
 }
 
+/* A client frame the gate has nothing to do with: no tools/call or tools/list request and
+ * no cancellation, read with rpc_peek (no tree). The gate then skips the parse: a full
+ * cJSON parse of every (64 KiB) frame on the forwarding thread cost more than forwarding it
+ * (docs/STORE.md, "Where the time goes"). Anything rpc_peek is unsure of is parsed. */
+static int gate_ignores(const char *data, size_t len, int truncated)
+{
+	struct rpc_peek p;
+	if (truncated || rpc_peek(data, len, &p) != RPC_PEEK_OK)
+		return 0;
+	if (p.kind == RPC_REQUEST)
+		return strcmp(p.method, "tools/call") != 0 && strcmp(p.method, "tools/list") != 0;
+	if (p.kind == RPC_NOTIFICATION)
+		return strcmp(p.method, "notifications/cancelled") != 0;
+	return 1;
+}
+
 static void on_client_frame(void *ctx, const char *data, size_t len, size_t total, int truncated, size_t end)
 {
 	struct session *s = ctx;
@@ -729,8 +746,9 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 	buf_append(&line, g->chunk + g->fwd_start, end - g->fwd_start);
 	g->fwd_start = end;
 
-	struct rpc_msg m;
-	rpc_msg_parse(data, len, truncated, &m);
+	struct rpc_msg m = {0};
+	if (!gate_ignores(data, len, truncated))
+		rpc_msg_parse(data, len, truncated, &m);
 	int calls = 0;
 	const struct rpc_item *call = NULL;
 	for (int i = 0; i < m.n; i++) {
@@ -835,6 +853,17 @@ void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int
 		/* Only responses matter here; skip the parse for frames that cannot be one. */
 		if (!memmem(data, len, "\"result\"", 8) && !memmem(data, len, "\"error\"", 7))
 			return;
+		/* A response with no "method" anywhere whose id is not a tools/list's: only its id
+		 * matters, and rpc_peek reads it without parsing the (often large) result. */
+		struct rpc_peek p;
+		if (rpc_peek(data, len, &p) == RPC_PEEK_OK && !memmem(data, len, "\"method\"", 8)) {
+			if (p.kind != RPC_RESPONSE || !rpc_id_trackable(&p.id))
+				return;
+			if (!strmap_get(&g->list_reqs, p.id.key, NULL)) {
+				retire(s, g, &p.id);
+				return;
+			}
+		}
 		rpc_msg_parse(data, len, 0, &m);
 	}
 	for (int i = 0; i < m.n; i++) {

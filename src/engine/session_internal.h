@@ -26,6 +26,7 @@ struct session {
 	uv_async_t drain_async;
 	int open_handles; /* references: our handles plus in-flight worker requests */
 	struct trace_writer *tw;
+	struct trace_writer_stats trace_stats; /* the trace writer's, taken as it closes */
 	char *trace_path;
 	struct framer fr[2];
 	struct turn_gate *gate;

@@ -98,6 +98,7 @@ struct trace_writer {
 	int failed; /* atomic: the pool's threads read it */
 	uint64_t dropped;
 	uint64_t off; /* bytes written so far (writer thread) */
+	struct trace_writer_stats stats; /* under mu */
 	struct pool pool;
 	/* Buffers of written large frames, for the next frames' copies (under spare_mu):
 	 * fresh memory for every 64 KiB frame costs the adding thread page faults. */
@@ -284,6 +285,7 @@ static void *pool_main(void *arg)
 	struct trace_writer *w = arg;
 	struct pool *p = &w->pool;
 	struct buf canon = {0};
+	pthread_setname_np(pthread_self(), "belay-tpool");
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		while (!p->quit && (p->next >= p->njobs || p->next >= p->limit)) {
@@ -416,6 +418,7 @@ static void *writer_main(void *arg)
 	int unsynced = 0;
 	uint64_t first_unsynced_ns = 0;
 	const uint64_t window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
+	pthread_setname_np(pthread_self(), "belay-trace");
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		/* Adding a record does not wake this thread (a futex wake per frame would cost the
@@ -461,6 +464,7 @@ static void *writer_main(void *arg)
 			cost += r->cost;
 		}
 		int finish = w->closing && !w->head;
+		w->stats.batches += m > 0;
 		pthread_mutex_unlock(&w->mu);
 
 		/* A large batch goes to the pool; a small one (the latency path) stays here. */
@@ -543,10 +547,17 @@ static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 		w->head = r;
 	w->tail = r;
 	w->backlog += r->cost;
-	if (w->backlog > w->o.backlog_high)
+	if (w->backlog > w->stats.max_backlog)
+		w->stats.max_backlog = w->backlog;
+	if (w->backlog > w->o.backlog_high && !w->was_high) {
 		w->was_high = 1;
-	if (r->ready && (w->idle || w->backlog > WAKE_BACKLOG))
+		w->stats.highs++;
+	}
+	if (r->ready && (w->idle || w->backlog > WAKE_BACKLOG)) {
 		pthread_cond_signal(&w->cv);
+		w->stats.wakes++;
+	}
+	w->stats.records++;
 	pthread_mutex_unlock(&w->mu);
 	return seq;
 }
@@ -692,8 +703,10 @@ void trace_writer_set_handle(struct trace_writer *w, struct trace_rec *r, cJSON 
 	cJSON_Delete(r->handle);
 	r->handle = handle;
 	r->ready = 1;
-	if (w->idle)
+	if (w->idle) {
 		pthread_cond_signal(&w->cv);
+		w->stats.wakes++;
+	}
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -725,6 +738,13 @@ size_t trace_writer_backlog(struct trace_writer *w)
 	size_t b = w->backlog;
 	pthread_mutex_unlock(&w->mu);
 	return b;
+}
+
+void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
+{
+	pthread_mutex_lock(&w->mu);
+	*st = w->stats;
+	pthread_mutex_unlock(&w->mu);
 }
 
 int trace_writer_over_high(struct trace_writer *w)

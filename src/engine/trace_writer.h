@@ -92,6 +92,17 @@ struct buf;
 void trace_record_line(struct buf *b, const char *kind, const cJSON *fields, uint64_t seq, const struct timespec *t_in,
 		       const char *observation_point);
 
+/* Back-pressure and wake-up counters, so far. Any thread. */
+struct trace_writer_stats {
+	uint64_t records;     /* records added */
+	uint64_t batches;     /* batches the writer took from the queue (one wake-up each at most) */
+	uint64_t wakes;	      /* times an adder signalled the sleeping writer */
+	uint64_t highs;	      /* times the backlog rose above backlog_high: the owner stops reading
+			       * (forwarding waits for the recorder) until it falls below backlog_low */
+	uint64_t max_backlog; /* most bytes queued at once */
+};
+void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st);
+
 size_t trace_writer_backlog(struct trace_writer *w);
 int trace_writer_over_high(struct trace_writer *w);
 /* errno of the first failed write, or 0. */

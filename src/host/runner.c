@@ -20,6 +20,7 @@
 #include "engine/witness.h"
 #include "gate/gate.h"
 #include "index/runidx.h"
+#include "engine/trace_writer.h"
 #include "index/store_writer.h"
 #include "sandbox/sandbox_cache.h"
 
@@ -35,6 +36,7 @@ struct runner {
 	struct witness *witness; /* what the server was let write, between captures */
 	char *trace_path, *run_id, *state_dir, *trace_dir;
 	int ended, exit_code;
+	struct trace_writer_stats trace_stats; /* taken as the session ends */
 };
 
 static void on_record(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields)
@@ -53,7 +55,7 @@ static void on_record(void *ctx, struct session *s, int64_t seq, const char *kin
 static void on_ended(void *ctx, struct session *s, int code)
 {
 	struct runner *r = ctx;
-	(void)s;
+	session_trace_stats(s, &r->trace_stats);
 	r->exit_code = code;
 	r->ended = 1;
 	r->session = NULL;
@@ -306,6 +308,14 @@ int runner_resolve(struct runner *r, uint64_t hold, int approve, const char *by)
 int runner_ended(const struct runner *r)
 {
 	return r->ended;
+}
+
+void runner_trace_stats(const struct runner *r, struct trace_writer_stats *st)
+{
+	if (r->session)
+		session_trace_stats(r->session, st);
+	else
+		*st = r->trace_stats;
 }
 
 int runner_exit_code(const struct runner *r)

@@ -72,6 +72,9 @@ struct runner_cfg {
 int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint *cin, struct endpoint *cout,
 		 struct runner **out, struct err *e);
 const char *runner_trace_path(const struct runner *r); /* NULL without a trace */
+/* The trace writer's back-pressure counters (trace_writer.h; zeros without a trace). */
+struct trace_writer_stats;
+void runner_trace_stats(const struct runner *r, struct trace_writer_stats *st);
 const char *runner_run_id(const struct runner *r);     /* NULL without a trace */
 int runner_server_pid(const struct runner *r);
 /* Stops the server (SIGTERM, then SIGKILL after the grace time). No-op once ended. */

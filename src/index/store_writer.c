@@ -1,12 +1,15 @@
 /* store_writer.c - the live store writer: queue of trace lines -> runidx in batched
  * transactions on its own thread and its own connection. See store_writer.h.
  *
- * Must not: block the tap (a mutex held for a pointer swap is all it takes), print. */
+ * Must not: block the tap (it shares no lock with the worker, see struct store_writer),
+ * print. */
 #include "index/store_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +28,8 @@
 #define WAKE_LINES 4096		 /* wake the worker at once when this many lines wait */
 #define QUEUE_MAX ((size_t)8 << 20)	 /* default queue_max */
 #define READBACK_CHUNK ((size_t)1 << 20) /* bytes of the trace read back per transaction */
+#define RESUME_NONE UINT64_MAX		 /* resume: no offer */
+#define RESUME_TAKEN (UINT64_MAX - 1)	 /* resume: the tap took the offer and queues again */
 
 struct line {
 	struct line *next;
@@ -33,6 +38,19 @@ struct line {
 	char data[];
 };
 
+/* The tap and the worker share no lock: the worker runs at idle priority, and a lock it
+ * held while preempted would stall the tap, hence the trace writer, hence forwarding. What
+ * they share is atomic: the inbox (a stack the tap pushes on, the worker takes whole), the
+ * queued byte count, the spill range and the resume offer, the worker's idle flag and a
+ * semaphore (sem_post never blocks).
+ *
+ * Spilling: the tap alone starts a spill (spill_from, spill_to, then spilling = 1) and
+ * extends it (spill_to). The worker, having indexed what was queued before, reads back
+ * [spill_from, spill_to), then offers the tap to queue again from where it stopped:
+ * resume = X. The tap takes the offer only with a line that starts exactly at X
+ * (compare-and-swap X -> RESUME_TAKEN); if the tap spilled past X first, the worker
+ * withdraws the offer (compare-and-swap X -> RESUME_NONE) and reads back further. Either
+ * way exactly one of them owns each line. */
 struct store_writer {
 	char *state_dir;
 	char *trace_path;
@@ -40,19 +58,21 @@ struct store_writer {
 	struct store_writer_opts o;
 	pthread_t thread;
 	int started;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct line *head, **tail;
-	uint64_t queued;
-	size_t queued_bytes;
-	/* Spilling: the queue was full, so lines [spill_from, spill_to) of the trace are read
-	 * back from the file; the queue stays empty until the worker has caught up. */
-	int spilling;
-	uint64_t spill_from, spill_to;
-	int idle, closing;
-	int stopped; /* failed: drop lines */
+	sem_t wake;
+	struct line *inbox;  /* atomic: newest first */
+	size_t queued_bytes; /* atomic */
+	uint64_t queued;     /* atomic: lines pushed since the worker last took the inbox */
+	int spilling;	     /* atomic: set by the tap, cleared by the worker */
+	uint64_t spill_from, spill_to; /* atomic */
+	uint64_t resume;	       /* atomic */
+	int idle;		       /* atomic: the worker sleeps until posted */
+	int closing;		       /* atomic */
+	int stopped;		       /* atomic: failed: drop lines */
+	/* tap only (read by the owner after the join) */
+	int tap_spilling;
+	uint64_t tap_max_queue, tap_spills;
+	/* worker only (read by the owner after the join) */
 	struct store_writer_stats stats;
-	/* worker only */
 	struct store *st;
 	struct runidx *ix;
 	int trace_fd; /* the trace, opened for reading back spilled lines */
@@ -69,10 +89,15 @@ struct store_writer *store_writer_new(const char *state_dir, const struct store_
 	if (w->o.queue_max == 0)
 		w->o.queue_max = QUEUE_MAX;
 	w->trace_fd = -1;
-	w->tail = &w->head;
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
+	w->resume = RESUME_NONE;
+	sem_init(&w->wake, 0, 0);
 	return w;
+}
+
+static void wake_worker(struct store_writer *w)
+{
+	if (__atomic_load_n(&w->idle, __ATOMIC_SEQ_CST) && __atomic_exchange_n(&w->idle, 0, __ATOMIC_SEQ_CST))
+		sem_post(&w->wake);
 }
 
 void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
@@ -80,39 +105,37 @@ void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
 	struct store_writer *w = ctx;
 	if (__atomic_load_n(&w->stopped, __ATOMIC_RELAXED))
 		return;
-	/* One lock per line. While spilling, the copy is skipped (a hint read without the lock;
-	 * the decision is taken under it). */
-	struct line *l = NULL;
-	if (!__atomic_load_n(&w->spilling, __ATOMIC_RELAXED)) {
-		l = xmalloc(sizeof *l + len);
-		l->next = NULL;
-		l->off = off;
-		l->len = len;
-		memcpy(l->data, line, len);
-	}
-	pthread_mutex_lock(&w->mu);
-	if (!l || w->spilling || w->queued_bytes + len > w->o.queue_max) {
-		if (!w->spilling) {
-			__atomic_store_n(&w->spilling, 1, __ATOMIC_RELAXED);
-			w->spill_from = off;
-			w->stats.spills++;
+	if (w->tap_spilling) {
+		uint64_t at = off;
+		if (!__atomic_compare_exchange_n(&w->resume, &at, RESUME_TAKEN, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&w->spill_to, off + len, __ATOMIC_SEQ_CST);
+			wake_worker(w);
+			return;
 		}
-		w->spill_to = off + len;
-		if (w->idle)
-			pthread_cond_signal(&w->cv);
-		pthread_mutex_unlock(&w->mu);
-		free(l);
+		w->tap_spilling = 0; /* the worker has read back up to this line: queue again */
+	} else if (__atomic_load_n(&w->queued_bytes, __ATOMIC_RELAXED) + len > w->o.queue_max) {
+		w->tap_spilling = 1;
+		w->tap_spills++;
+		__atomic_store_n(&w->spill_from, off, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->spill_to, off + len, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->spilling, 1, __ATOMIC_SEQ_CST); /* after every push before it */
+		wake_worker(w);
 		return;
 	}
-	*w->tail = l;
-	w->tail = &l->next;
-	w->queued++;
-	w->queued_bytes += len;
-	if (w->queued > w->stats.max_queue)
-		w->stats.max_queue = w->queued;
-	if (w->idle || w->queued >= WAKE_LINES)
-		pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	struct line *l = xmalloc(sizeof *l + len);
+	l->off = off;
+	l->len = len;
+	memcpy(l->data, line, len);
+	l->next = __atomic_load_n(&w->inbox, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&w->inbox, &l->next, l, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		;
+	__atomic_add_fetch(&w->queued_bytes, len, __ATOMIC_RELAXED);
+	uint64_t q = __atomic_add_fetch(&w->queued, 1, __ATOMIC_RELAXED);
+	if (q > w->tap_max_queue)
+		w->tap_max_queue = q;
+	if (q == WAKE_LINES)
+		sem_post(&w->wake); /* a full batch: end the worker's gathering wait now */
+	wake_worker(w);
 }
 
 static void free_lines(struct line *l)
@@ -221,85 +244,173 @@ static int read_back(struct store_writer *w, uint64_t from, uint64_t to, struct 
 	return rc;
 }
 
-/* Worker, mutex held: reads back what was spilled until it has caught up, then lets the
- * tap queue again. Returns with the mutex held. */
-static void catch_up(struct store_writer *w, struct err *e)
+/*==== the worker ====*/
+
+/* The worker's side of the spill protocol (see struct store_writer). */
+enum wmode {
+	W_QUEUE, /* indexing what the tap queues */
+	W_SPILL, /* reading back [from, spill_to) */
+	W_OFFER, /* caught up at `from`, offered the tap to queue again from there */
+};
+
+struct wstate {
+	enum wmode mode;
+	uint64_t from;
+	struct err e;
+};
+
+/* Indexes a batch (newest first, as the inbox holds it) in trace order. */
+static void index_lines(struct store_writer *w, struct line *l, struct wstate *s)
 {
-	while (w->spilling) {
-		uint64_t from = w->spill_from, to = w->spill_to;
-		if (from == to) {
-			__atomic_store_n(&w->spilling, 0, __ATOMIC_RELAXED);
-			break;
-		}
-		w->spill_from = to;
-		pthread_mutex_unlock(&w->mu);
-		int stopped = __atomic_load_n(&w->stopped, __ATOMIC_RELAXED), rc = 0;
-		if (!stopped && w->trace_fd < 0 && (w->trace_fd = open(w->trace_path, O_RDONLY | O_CLOEXEC)) < 0)
-			rc = err_set(e, BELAY_ESTORE, "cannot open the trace %s to read back lines: %s", w->trace_path,
-				     strerror(errno));
-		if (!stopped && rc == 0)
-			rc = read_back(w, from, to, e);
-		if (rc)
-			stop(w, e);
-		pthread_mutex_lock(&w->mu);
-		if (stopped || rc)
-			__atomic_store_n(&w->spilling, 0, __ATOMIC_RELAXED); /* the tap drops lines from now on */
+	struct line *batch = NULL;
+	while (l) { /* reverse */
+		struct line *n = l->next;
+		l->next = batch;
+		batch = l;
+		l = n;
 	}
+	if (batch && !__atomic_load_n(&w->stopped, __ATOMIC_RELAXED)) {
+		if (index_batch(w, batch, &s->e) != 0)
+			stop(w, &s->e);
+		else if (w->o.committed)
+			w->o.committed(w->o.ctx);
+	}
+	free_lines(batch);
+}
+
+static void read_back_to(struct store_writer *w, struct wstate *s, uint64_t to)
+{
+	int rc = 0;
+	if (!__atomic_load_n(&w->stopped, __ATOMIC_RELAXED)) {
+		if (w->trace_fd < 0 && (w->trace_fd = open(w->trace_path, O_RDONLY | O_CLOEXEC)) < 0)
+			rc = err_set(&s->e, BELAY_ESTORE, "cannot open the trace %s to read back lines: %s",
+				     w->trace_path, strerror(errno));
+		if (rc == 0)
+			rc = read_back(w, s->from, to, &s->e);
+		if (rc)
+			stop(w, &s->e);
+	}
+	s->from = to;
+}
+
+/* One step of work. Returns 1 when it did something (or changed mode), 0 when there is
+ * nothing to do until the tap adds more. */
+static int step(struct store_writer *w, struct wstate *s)
+{
+	switch (s->mode) {
+	case W_QUEUE: {
+		int spill = __atomic_load_n(&w->spilling, __ATOMIC_SEQ_CST);
+		struct line *l = __atomic_exchange_n(&w->inbox, NULL, __ATOMIC_SEQ_CST);
+		if (!l && !spill)
+			return 0;
+		size_t bytes = 0;
+		for (struct line *x = l; x; x = x->next)
+			bytes += x->len;
+		__atomic_sub_fetch(&w->queued_bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->queued, 0, __ATOMIC_RELAXED);
+		index_lines(w, l, s); /* every line queued before the spill began */
+		if (spill) {
+			__atomic_store_n(&w->spilling, 0, __ATOMIC_SEQ_CST);
+			s->from = __atomic_load_n(&w->spill_from, __ATOMIC_SEQ_CST);
+			s->mode = W_SPILL;
+		}
+		return 1;
+	}
+	case W_SPILL: {
+		uint64_t to = __atomic_load_n(&w->spill_to, __ATOMIC_SEQ_CST);
+		if (to > s->from) {
+			read_back_to(w, s, to);
+			return 1;
+		}
+		if (w->o.test_before_offer)
+			w->o.test_before_offer(w->o.ctx);
+		__atomic_store_n(&w->resume, s->from, __ATOMIC_SEQ_CST);
+		s->mode = W_OFFER;
+		return 1;
+	}
+	case W_OFFER: {
+		if (__atomic_load_n(&w->resume, __ATOMIC_SEQ_CST) == RESUME_TAKEN) {
+			__atomic_store_n(&w->resume, RESUME_NONE, __ATOMIC_SEQ_CST);
+			s->mode = W_QUEUE;
+			return 1;
+		}
+		if (__atomic_load_n(&w->spill_to, __ATOMIC_SEQ_CST) <= s->from)
+			return 0; /* the tap has not written past the offer yet */
+		uint64_t at = s->from;
+		if (__atomic_compare_exchange_n(&w->resume, &at, RESUME_NONE, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			s->mode = W_SPILL; /* withdrawn: the tap spilled past it; read further */
+			w->stats.withdrawn++;
+		} else {
+			__atomic_store_n(&w->resume, RESUME_NONE, __ATOMIC_SEQ_CST); /* taken */
+			s->mode = W_QUEUE;
+		}
+		return 1;
+	}
+	}
+	return 0;
+}
+
+static void sem_wait_ms(sem_t *sem, unsigned ms)
+{
+	struct timespec until;
+	time_realtime_after((uint64_t)ms * 1000000u, &until);
+	while (sem_timedwait(sem, &until) != 0 && errno == EINTR)
+		;
+}
+
+/* Sleeps until the tap adds work (or close), then lets a batch gather: a line waits at
+ * most batch_ms, a full batch (WAKE_LINES) not at all. */
+static void sleep_for_work(struct store_writer *w, const struct wstate *s)
+{
+	__atomic_store_n(&w->idle, 1, __ATOMIC_SEQ_CST);
+	int work = __atomic_load_n(&w->inbox, __ATOMIC_SEQ_CST) || __atomic_load_n(&w->spilling, __ATOMIC_SEQ_CST) ||
+		   __atomic_load_n(&w->closing, __ATOMIC_SEQ_CST) ||
+		   (s->mode == W_OFFER && (__atomic_load_n(&w->resume, __ATOMIC_SEQ_CST) == RESUME_TAKEN ||
+					   __atomic_load_n(&w->spill_to, __ATOMIC_SEQ_CST) > s->from));
+	if (work && __atomic_exchange_n(&w->idle, 0, __ATOMIC_SEQ_CST))
+		return; /* nobody posted: nothing to consume */
+	while (sem_wait(&w->wake) != 0 && errno == EINTR)
+		;
+	__atomic_store_n(&w->idle, 0, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&w->closing, __ATOMIC_SEQ_CST) && __atomic_load_n(&w->queued, __ATOMIC_RELAXED) < WAKE_LINES)
+		sem_wait_ms(&w->wake, w->o.batch_ms);
+}
+
+/* Work that is not forwarding runs at idle priority (SCHED_IDLE, this thread alone): it
+ * gets the CPU only when the agent, the server and the proxy's forwarding and recording
+ * threads leave it idle. Not being allowed to is not an error (the stats say so). */
+static void lower_priority(struct store_writer *w)
+{
+	struct sched_param sp = {0};
+	if (sched_setscheduler(0, SCHED_IDLE, &sp) == 0)
+		w->stats.idle_priority = 1;
+	else
+		w->stats.priority_errno = errno;
 }
 
 static void *worker(void *arg)
 {
 	struct store_writer *w = arg;
-	struct err e = {0};
+	struct wstate s = {.mode = W_QUEUE};
+	pthread_setname_np(pthread_self(), "belay-index");
+	lower_priority(w);
 	char *db = fs_join(w->state_dir, "belay.db");
-	int rc = paths_ensure_state_dir(w->state_dir, &e);
+	int rc = paths_ensure_state_dir(w->state_dir, &s.e);
 	if (rc == 0)
-		rc = store_open(db, &w->st, &e);
+		rc = store_open(db, &w->st, &s.e);
 	free(db);
 	if (rc)
-		stop(w, &e);
-	pthread_mutex_lock(&w->mu);
+		stop(w, &s.e);
 	for (;;) {
-		int polls = 0;
-		while (!w->head && !w->spilling && !w->closing) {
-			if (polls >= 2) {
-				w->idle = 1;
-				pthread_cond_wait(&w->cv, &w->mu);
-				w->idle = 0;
-				continue;
-			}
-			struct timespec until;
-			time_realtime_after((uint64_t)w->o.batch_ms * 1000000u, &until);
-			pthread_cond_timedwait(&w->cv, &w->mu, &until);
-			polls++;
-		}
-		/* Let a batch gather: a line waits at most batch_ms. */
-		if (w->head && !w->closing && w->queued < WAKE_LINES) {
-			struct timespec until;
-			time_realtime_after((uint64_t)w->o.batch_ms * 1000000u, &until);
-			pthread_cond_timedwait(&w->cv, &w->mu, &until);
-		}
-		struct line *batch = w->head;
-		w->head = NULL;
-		w->tail = &w->head;
-		w->queued = 0;
-		w->queued_bytes = 0;
-		int closing = w->closing;
-		pthread_mutex_unlock(&w->mu);
-		if (batch && !__atomic_load_n(&w->stopped, __ATOMIC_RELAXED)) {
-			if ((rc = index_batch(w, batch, &e)) != 0)
-				stop(w, &e);
-			else if (w->o.committed)
-				w->o.committed(w->o.ctx);
-		}
-		free_lines(batch);
-		pthread_mutex_lock(&w->mu);
-		/* The queue held only lines before the spill: now read the spilled ones. */
-		catch_up(w, &e);
-		if (closing && !w->head && !w->spilling)
+		/* Closing is read before the step: once the trace writer is closed (before
+		 * store_writer_close), no tap runs, so a step that then finds nothing is the end. */
+		int closing = __atomic_load_n(&w->closing, __ATOMIC_SEQ_CST);
+		if (step(w, &s))
+			continue;
+		if (closing)
 			break;
+		sleep_for_work(w, &s);
 	}
-	pthread_mutex_unlock(&w->mu);
 	runidx_free(w->ix);
 	w->ix = NULL;
 	if (w->trace_fd >= 0)
@@ -329,18 +440,17 @@ int store_writer_close(struct store_writer *w, struct store_writer_stats *stats)
 	if (!w)
 		return 0;
 	if (w->started) {
-		pthread_mutex_lock(&w->mu);
-		w->closing = 1;
-		pthread_cond_signal(&w->cv);
-		pthread_mutex_unlock(&w->mu);
+		__atomic_store_n(&w->closing, 1, __ATOMIC_SEQ_CST);
+		sem_post(&w->wake);
 		pthread_join(w->thread, NULL);
 	}
-	free_lines(w->head);
+	free_lines(__atomic_exchange_n(&w->inbox, NULL, __ATOMIC_SEQ_CST));
+	w->stats.max_queue = w->tap_max_queue;
+	w->stats.spills = w->tap_spills;
 	int failed = w->stats.failed;
 	if (stats)
 		*stats = w->stats;
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
+	sem_destroy(&w->wake);
 	free(w->state_dir);
 	free(w->trace_path);
 	free(w->run);

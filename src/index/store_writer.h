@@ -14,7 +14,13 @@
  * from the trace.
  *
  * Threads: tap from any one thread (the trace writer's); everything else from the owner.
- * The owner's thread never opens the database either: the worker does. */
+ * The owner's thread never opens the database either: the worker does. The worker runs at
+ * idle priority (SCHED_IDLE, set on its own thread; when that is refused it runs at the
+ * normal one and the stats say why), so indexing never competes with the agent, the server
+ * or forwarding for a CPU; it catches up when they leave one idle (the read-back above when
+ * it lags). The tap takes no lock the worker holds (it pushes with atomics and wakes the
+ * worker with a semaphore, at most once per batch): a preempted idle-priority worker can
+ * never stall the trace writer. */
 #ifndef BELAY_INDEX_STORE_WRITER_H
 #define BELAY_INDEX_STORE_WRITER_H
 #include <stddef.h>
@@ -32,7 +38,10 @@ struct store_writer_stats {
 	uint64_t max_queue;    /* most lines waiting at once */
 	uint64_t spills;       /* times the queue was full and lines were read back from the trace */
 	uint64_t spilled;      /* lines indexed from the trace file rather than the queue */
+	uint64_t withdrawn;    /* offers to queue again withdrawn: the tap had spilled past them */
 	int failed;	       /* indexing stopped (reported) */
+	int idle_priority;     /* the worker ran at SCHED_IDLE */
+	int priority_errno;    /* else why it could not lower its priority (not an error) */
 };
 
 struct store_writer_opts {
@@ -44,6 +53,10 @@ struct store_writer_opts {
 	 * now see more of the run. Must only wake someone (the console's UI). */
 	void (*committed)(void *ctx);
 	void *ctx;
+	/* Tests only: called on the worker when it has read back everything spilled so far,
+	 * just before it offers the tap to queue again, so a test can have the tap spill one
+	 * more line in that moment (the offer must then be withdrawn, and nothing lost). */
+	void (*test_before_offer)(void *ctx);
 };
 
 /* A writer for the store in state_dir (created 0700 if missing); nothing is opened yet.
