@@ -4,6 +4,7 @@
  * record (changed and added text files, binary ones flagged, the per-file and per-record
  * bounds, secrets scrubbed, the receipt covering them). */
 #include "store/store.h"
+#include "trial/trial_record.h"
 #include "ts_belay.h"
 #include "try_harness.h"
 
@@ -302,6 +303,36 @@ Test(trystore, the_receipt_covers_the_diffs)
 	cr_assert_neq(show(&s, id, "--json", NULL), 0, "a record whose diff changed is refused");
 	cr_assert(strstr(s.err, "receipt"), "%s", s.err);
 	ts_out_free(&s);
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+}
+
+Test(trystore, a_record_from_before_the_store_still_shows_its_output)
+{
+	struct ts_out o;
+	cJSON *rec = try_run(&o, NULL, "echo from-an-older-belay");
+	cr_assert_not_null(rec, "%s", o.err);
+	const char *id = jx_str(rec, "id");
+	/* as belay wrote it before: the output a file beside the record, no object */
+	char *tdir = xasprintf("%s/trials/%s", st, id), *file = fs_join(tdir, "stdout");
+	struct err e = {0};
+	cr_assert_eq(fs_write_file_atomic(file, "from-an-older-belay\n", 20, 0600, &e), 0, "%s", e.msg);
+	cJSON *so = jx_obj(rec, "stdout");
+	cJSON_DeleteItemFromObjectCaseSensitive(so, "object");
+	cJSON_AddStringToObject(so, "file", "stdout");
+	for (cJSON *it = cJSON_GetObjectItemCaseSensitive(rec, "effect")->child; it; it = it->next)
+		cJSON_DeleteItemFromObjectCaseSensitive(it, "diff");
+	cr_assert_eq(trial_record_write(tdir, rec, &e), 0, "%s", e.msg);
+	struct ts_out s;
+	cr_assert_eq(show(&s, id, "--output", "stdout"), 0, "%s", s.err);
+	cr_assert_str_eq(s.out, "from-an-older-belay\n");
+	ts_out_free(&s);
+	cr_assert_eq(unlink(file), 0);
+	cr_assert_neq(show(&s, id, "--output", "stdout"), 0, "its file gone: named");
+	cr_assert(strstr(s.err, "TRIAL_OUTPUT_MISSING"), "%s", s.err);
+	ts_out_free(&s);
+	free(file);
+	free(tdir);
 	cJSON_Delete(rec);
 	ts_out_free(&o);
 }
