@@ -230,6 +230,14 @@ Test(trystore, the_record_holds_text_diffs_of_changed_and_added_files)
 	cr_assert_null(jx_str(try_effect(rec, "sub/b"), "diff"));
 	cr_assert_null(jx_str(try_effect(rec, "run.sh"), "diff"));
 	cr_assert_not_null(jx_str(try_effect(rec, "sub/c"), "diff"));
+	/* once the layer is gone, show prints the record's own diffs */
+	struct ts_out s;
+	cr_assert_eq(try_sub(&s, "discard", jx_str(rec, "id"), NULL), 0, "%s", s.err);
+	ts_out_free(&s);
+	cr_assert_eq(show(&s, jx_str(rec, "id"), NULL, NULL), 0, "%s", s.err);
+	cr_assert(strstr(s.out, "(from the record") && strstr(s.out, "\n  +two\n") && strstr(s.out, "nul.bin (binary)"),
+		  "%s", s.out);
+	ts_out_free(&s);
 	cJSON_Delete(rec);
 	ts_out_free(&o);
 }
