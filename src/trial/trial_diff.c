@@ -126,6 +126,11 @@ void trial_diff_add(cJSON *effect, struct snap_store *st, const char *prestate, 
 		    (strcmp(change, "added") != 0 && strcmp(change, "changed") != 0))
 			continue;
 		int added = !strcmp(change, "added");
+		if (left == 0) { /* the record's bound is spent: not read at all */
+			cJSON_AddStringToObject(it, "diff", "");
+			cJSON_AddBoolToObject(it, "truncated", 1);
+			continue;
+		}
 		struct buf a = {0}, b = {0}, d = {0};
 		struct err e = {0};
 		/* the old side: nothing for an added file, or for one that was no file before */

@@ -17,7 +17,8 @@ struct snap_store;
  * them) either "binary": true (a NUL byte or invalid UTF-8 on either side: no diff) or
  * "diff" (unified, 3 lines of context, both sides scrubbed as the output tails are before
  * they are compared) and "truncated" (true when the diff was cut at a line to fit the
- * bounds, or not made: a file over TRIAL_DIFF_READ_MAX, too many changes). The whole
+ * bounds, or not made: a file over TRIAL_DIFF_READ_MAX, too many changes; once the record's
+ * bound is spent, the remaining files are not read and get "diff": "" with it). The whole
  * contents stay reachable: the pre-state in the store, the new one in the upper layer. */
 void trial_diff_add(cJSON *effect, struct snap_store *st, const char *prestate, const char *upper);
 
