@@ -112,6 +112,31 @@ static void print_record(const cJSON *rec)
 		printf("state    %s\n", state);
 }
 
+/* The text diffs the record itself holds (trial_diff.h: bounded, scrubbed), for when the
+ * upper layer is gone (applied, discarded). Returns how many files it printed. */
+static int print_record_diffs(const cJSON *rec, const char *state)
+{
+	const cJSON *eff = cJSON_GetObjectItemCaseSensitive(rec, "effect");
+	int any = 0;
+	for (const cJSON *it = eff->child; it; it = it->next) {
+		const char *text = jx_str(it, "diff");
+		int bin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "binary"));
+		if (!text && !bin)
+			continue;
+		if (!any++)
+			printf("diffs    (from the record: the effect's layer is gone, %s)\n", state ? state : "?");
+		printf("  %s %s%s\n", jx_str(it, "change"), jx_str(it, "path"),
+		       bin ? " (binary)" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "truncated")) ? " (truncated)" : "");
+		for (const char *l = text; l && *l;) {
+			const char *nl = strchr(l, '\n');
+			int n = nl ? (int)(nl - l) : (int)strlen(l);
+			printf("  %.*s\n", n, l);
+			l += n + (nl != NULL);
+		}
+	}
+	return any;
+}
+
 /* The content diffs of the effect's regular files: the trial's pre-state (left) against its
  * upper layer (right), while the layer is still there. Links, directories and special files
  * are not read (a FIFO would block; a link would be followed): their line above says what
@@ -126,24 +151,7 @@ static void print_diffs(const char *state_dir, const cJSON *rec)
 		return;
 	if (!state || strcmp(state, "ready") != 0) {
 		/* the layer is gone: the record's own diffs (bounded, scrubbed), when it has them */
-		int any = 0;
-		for (const cJSON *it = eff->child; it; it = it->next) {
-			const char *text = jx_str(it, "diff");
-			int bin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "binary"));
-			if (!text && !bin)
-				continue;
-			if (!any++)
-				printf("diffs    (from the record: the effect's layer is gone, %s)\n", state ? state : "?");
-			printf("  %s %s%s\n", jx_str(it, "change"), jx_str(it, "path"),
-			       bin ? " (binary)" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "truncated")) ? " (truncated)" : "");
-			for (const char *l = text; l && *l;) {
-				const char *nl = strchr(l, '\n');
-				int n = nl ? (int)(nl - l) : (int)strlen(l);
-				printf("  %.*s\n", n, l);
-				l += n + (nl != NULL);
-			}
-		}
-		if (!any)
+		if (!print_record_diffs(rec, state))
 			printf("diffs    not shown: the effect's content is gone (%s)\n", state ? state : "?");
 		return;
 	}
