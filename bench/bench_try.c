@@ -34,6 +34,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
+#include "trial/trial_diff.h"
 #include "trial/trial_effect.h"
 #include "trial/trial_mirror.h"
 
@@ -223,7 +224,19 @@ int main(int argc, char **argv)
 		fs_mkdir_p(ws10k, 0755, NULL);
 		make_tree(ws10k, 10000);
 	}
-	printf("\neffect diff over 10,000 files (ms, median of %d)\n%8s %10s %8s\n", reps, "changed", "scan", "entries");
+	/* the record's text diffs read the old side from the pre-state in the store */
+	char *dstate = xasprintf("%s/state-diff", root);
+	struct snap_store *dst = NULL;
+	struct snapshotter *dsn = NULL;
+	char *pre = NULL;
+	if (snap_store_open(dstate, ws10k, &dst, &e) == 0 && snapshotter_open(dst, ws10k, &dsn, &e) == 0) {
+		cJSON *h = snapshotter_capture(dsn);
+		pre = jx_str(h, "handle") ? xstrdup(jx_str(h, "handle")) : NULL;
+		cJSON_Delete(h);
+	}
+	printf("\neffect diff over 10,000 files (ms, median of %d; diffs: the record's text diffs of the changed files)\n"
+	       "%8s %10s %10s %8s\n",
+	       reps, "changed", "scan", "diffs", "entries");
 	const int changed[] = {0, 10, 1000};
 	for (int c = 0; c < 3; c++) {
 		char *up = xasprintf("%s/upper%d", root, changed[c]);
@@ -240,7 +253,7 @@ int main(int argc, char **argv)
 			free(d);
 			free(f);
 		}
-		double *v = xcalloc((size_t)reps, sizeof *v);
+		double *v = xcalloc((size_t)reps, sizeof *v), *dv = xcalloc((size_t)reps, sizeof *dv);
 		int entries = 0;
 		for (int r = 0; r < reps; r++) {
 			struct trial_effect eff;
@@ -251,12 +264,20 @@ int main(int argc, char **argv)
 			}
 			v[r] = bench_now_ms() - t0;
 			entries = cJSON_GetArraySize(eff.items);
+			t0 = bench_now_ms();
+			trial_diff_add(eff.items, dst, pre, up);
+			dv[r] = pre ? bench_now_ms() - t0 : -1;
 			trial_effect_free(&eff);
 		}
-		printf("%8d %10.3f %8d\n", changed[c], median(v, reps), entries);
+		printf("%8d %10.3f %10.3f %8d\n", changed[c], median(v, reps), median(dv, reps), entries);
 		free(v);
+		free(dv);
 		free(up);
 	}
+	snapshotter_free(dsn);
+	snap_store_close(dst);
+	free(pre);
+	free(dstate);
 	free(ws10k);
 	fs_remove_tree(root);
 	free(root);

@@ -23,7 +23,8 @@ const struct cli_cmd cli_gc = {
 	.synopsis = "[--state DIR] [--grace SECONDS]",
 	.about = "Removes snapshots no run or corpus case refers to, and the objects only they held. Snapshots "
 		 "younger than the grace period are kept: a run may still be using them. Also removes what a killed "
-		 "`belay try` left (a trial directory without a record that no run holds).",
+		 "`belay try` left (a trial directory without a record that no run holds). A trial's pre-state and "
+		 "its full output are kept while its directory (STATE/trials/<id>) exists.",
 	.opts = gc_opts,
 };
 
@@ -61,6 +62,11 @@ int cmd_gc(int argc, char **argv)
 	if (swept > 0)
 		printf("removed %d leftover trial director%s\n", swept, swept == 1 ? "y" : "ies");
 	int rc = swept < 0 ? swept : snap_store_open(state, NULL, &st, &e);
+	int gone = rc == 0 ? trial_gc_roots(state, st, &e) : 0; /* a removed trial keeps nothing */
+	if (gone < 0)
+		rc = gone;
+	else if (gone > 0)
+		printf("dropped the references of %d removed trial(s)\n", gone);
 	if (rc == 0)
 		rc = snap_gc(st, &o, &r, &e);
 	snap_store_close(st);

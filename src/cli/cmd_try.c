@@ -32,7 +32,9 @@ static const struct cli_opt try_opts[] = {
 
 #define TRY_SUB(id, sub, syn, what) \
 	static const struct cli_cmd id = {.name = "try " sub, .summary = what, .synopsis = syn}
-TRY_SUB(spec_try_show, "show", "TRIAL [--json]", "print a trial's record: its effect, denials, output tails, state");
+TRY_SUB(spec_try_show, "show", "TRIAL [--json | --output stdout|stderr]",
+	"print a trial's record: its effect with text diffs, denials, output tails, state; --output writes one full "
+	"output, raw, as the command wrote it (from the store)");
 TRY_SUB(spec_try_apply, "apply", "TRIAL [--yes]",
 	"apply the trial's effect to the real workspace (conflict-checked, a recover point first)");
 TRY_SUB(spec_try_discard, "discard", "TRIAL", "throw the trial's effect away (the record stays)");
@@ -110,6 +112,31 @@ static void print_record(const cJSON *rec)
 		printf("state    %s\n", state);
 }
 
+/* The text diffs the record itself holds (trial_diff.h: bounded, scrubbed), for when the
+ * upper layer is gone (applied, discarded). Returns how many files it printed. */
+static int print_record_diffs(const cJSON *rec, const char *state)
+{
+	const cJSON *eff = cJSON_GetObjectItemCaseSensitive(rec, "effect");
+	int any = 0;
+	for (const cJSON *it = eff->child; it; it = it->next) {
+		const char *text = jx_str(it, "diff");
+		int bin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "binary"));
+		if (!text && !bin)
+			continue;
+		if (!any++)
+			printf("diffs    (from the record: the effect's layer is gone, %s)\n", state ? state : "?");
+		printf("  %s %s%s\n", jx_str(it, "change"), jx_str(it, "path"),
+		       bin ? " (binary)" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "truncated")) ? " (truncated)" : "");
+		for (const char *l = text; l && *l;) {
+			const char *nl = strchr(l, '\n');
+			int n = nl ? (int)(nl - l) : (int)strlen(l);
+			printf("  %.*s\n", n, l);
+			l += n + (nl != NULL);
+		}
+	}
+	return any;
+}
+
 /* The content diffs of the effect's regular files: the trial's pre-state (left) against its
  * upper layer (right), while the layer is still there. Links, directories and special files
  * are not read (a FIFO would block; a link would be followed): their line above says what
@@ -123,7 +150,9 @@ static void print_diffs(const char *state_dir, const cJSON *rec)
 	if (!id || !scope || !pre || !cJSON_GetArraySize(eff))
 		return;
 	if (!state || strcmp(state, "ready") != 0) {
-		printf("diffs    not shown: the effect's content is gone (%s)\n", state ? state : "?");
+		/* the layer is gone: the record's own diffs (bounded, scrubbed), when it has them */
+		if (!print_record_diffs(rec, state))
+			printf("diffs    not shown: the effect's content is gone (%s)\n", state ? state : "?");
 		return;
 	}
 	char *base = fs_join(state_dir, "trials"), *dir = fs_join(base, id), *upper = fs_join(dir, "upper");
@@ -208,22 +237,59 @@ static int run_trial(const char *state_dir, const char *scope, const char *net, 
 	return code;
 }
 
-static int sub_cmd(const char *state_dir, const char *sub, const char *id, int yes, int json)
+/* `try show`: the record, with both full outputs read back from the store (--json: as
+ * "output": {"stdout", "stderr"}, raw bytes as jx_bytes values); `output` set: that output's
+ * raw bytes alone. An output that cannot be read back fails the command, named
+ * (TRIAL_OUTPUT_MISSING), never shown as empty. */
+static int show(const char *state_dir, const char *id, int json, const char *output)
 {
 	struct err e = {0};
-	if (!strcmp(sub, "show")) {
-		cJSON *rec = NULL;
-		if (trial_load(state_dir, id, &rec, &e) != 0)
-			return cli_fail("try show: %s", e.msg);
-		if (json) {
-			cli_print_json(rec);
-		} else {
-			print_record(rec);
-			print_diffs(state_dir, rec);
+	cJSON *rec = NULL;
+	if (trial_load(state_dir, id, &rec, &e) != 0)
+		return cli_fail("try show: %s", e.msg);
+	static const char *const which[] = {"stdout", "stderr"};
+	struct buf full[2] = {{0}, {0}};
+	int failed = 0;
+	for (int i = 0; i < 2; i++) {
+		if (output && strcmp(output, which[i]) != 0)
+			continue;
+		struct err oe = {0};
+		if (trial_output_read(state_dir, rec, which[i], &full[i], &oe) != 0) {
+			fprintf(stderr, "belay: try show: %s\n", oe.msg);
+			failed = 1;
 		}
-		cJSON_Delete(rec);
-		return 0;
 	}
+	if (output) {
+		const struct buf *b = &full[strcmp(output, "stdout") ? 1 : 0];
+		if (!failed && b->len)
+			fwrite(b->p, 1, b->len, stdout);
+	} else if (json) {
+		if (!failed) {
+			cJSON *o = cJSON_AddObjectToObject(rec, "output");
+			for (int i = 0; i < 2; i++)
+				cJSON_AddItemToObject(o, which[i], jx_bytes(full[i].p ? full[i].p : "", full[i].len));
+			cli_print_json(rec);
+		}
+	} else {
+		print_record(rec);
+		for (int i = 0; i < 2 && !failed; i++)
+			printf("%s   %zu byte(s) in the store, raw (belay try show %s --output %s)\n", which[i], full[i].len, id,
+			       which[i]);
+		print_diffs(state_dir, rec);
+	}
+	buf_free(&full[0]);
+	buf_free(&full[1]);
+	cJSON_Delete(rec);
+	return failed;
+}
+
+static int sub_cmd(const char *state_dir, const char *sub, const char *id, int yes, int json, const char *output)
+{
+	struct err e = {0};
+	if (!strcmp(sub, "show"))
+		return show(state_dir, id, json, output);
+	if (output)
+		return cli_fail("try %s: --output is for try show", sub);
 	if (!strcmp(sub, "discard")) {
 		if (trial_discard(state_dir, id, &e) != 0) {
 			fprintf(stderr, "belay: try discard: %s\n", e.msg);
@@ -290,12 +356,14 @@ int cmd_try(int argc, char **argv)
 	int dashed = optind > 1 && !strcmp(argv[optind - 1], "--");
 	if (!dashed && (!strcmp(sub, "show") || !strcmp(sub, "apply") || !strcmp(sub, "discard"))) {
 		/* the subcommand's own options may follow its operand */
-		const char *id = NULL;
+		const char *id = NULL, *output = NULL;
 		for (int i = optind + 1; i < argc; i++) {
 			if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
 				yes = 1;
 			else if (!strcmp(argv[i], "--json"))
 				co.json = 1;
+			else if (!strcmp(argv[i], "--output") && i + 1 < argc)
+				output = argv[++i];
 			else if ((!strcmp(argv[i], "--state") || !strcmp(argv[i], "-s")) && i + 1 < argc)
 				co.state = argv[++i];
 			else if (!strncmp(argv[i], "--state=", 8))
@@ -307,8 +375,10 @@ int cmd_try(int argc, char **argv)
 		}
 		if (!id)
 			return cli_fail("try %s: which trial? (the id belay try printed)", sub);
+		if (output && strcmp(output, "stdout") != 0 && strcmp(output, "stderr") != 0)
+			return cli_fail("try %s: --output takes stdout or stderr, not '%s'", sub, output);
 		char *state_dir = paths_state_dir(co.state);
-		int rc = sub_cmd(state_dir, sub, id, yes, co.json);
+		int rc = sub_cmd(state_dir, sub, id, yes, co.json, output);
 		free(state_dir);
 		return rc;
 	}

@@ -1,7 +1,8 @@
 /* snap_gc.c - snapshot references and garbage collection: snapshots nobody refers to (and
  * older than the grace period) go, then the manifest rows no kept snapshot contains, then
- * the objects no row refers to; packs holding dead bytes are rewritten (live objects
- * copied into a new pack, the old one dropped) and empty ones removed.
+ * the objects no row refers to and no object reference keeps (snap_object.c); packs
+ * holding dead bytes are rewritten (live objects copied into a new pack, the old one
+ * dropped) and empty ones removed.
  *
  * Safety: gc holds gc.lock exclusively (captures and reads hold it shared), never touches
  * a pack a writer holds (flock), and keeps every row still open (died IS NULL) in a
@@ -292,10 +293,11 @@ int snap_gc(struct snap_store *st, const struct snap_gc_opts *o, struct snap_gc_
 			       0, &rep.lineages_removed, e)) != 0)
 		goto fail;
 
-	/* 4. objects no row refers to */
+	/* 4. objects no row refers to and no owner keeps (object_refs: a trial's output) */
 	if ((rc = store_stmt(st->db,
 			     "SELECT oid FROM objects WHERE pack IS NULL AND NOT EXISTS "
-			     "(SELECT 1 FROM entries WHERE entries.oid = objects.oid)",
+			     "(SELECT 1 FROM entries WHERE entries.oid = objects.oid) AND NOT EXISTS "
+			     "(SELECT 1 FROM object_refs r WHERE r.oid = objects.oid)",
 			     &q, e)) != 0)
 		goto fail;
 	while (sqlite3_step(q) == SQLITE_ROW) {
@@ -305,7 +307,8 @@ int snap_gc(struct snap_store *st, const struct snap_gc_opts *o, struct snap_gc_
 		rep.loose_removed++;
 	}
 	sqlite3_reset(q);
-	if ((rc = exec_changes(st, "DELETE FROM objects WHERE NOT EXISTS (SELECT 1 FROM entries WHERE entries.oid = objects.oid)",
+	if ((rc = exec_changes(st, "DELETE FROM objects WHERE NOT EXISTS (SELECT 1 FROM entries WHERE entries.oid = objects.oid) "
+			       "AND NOT EXISTS (SELECT 1 FROM object_refs r WHERE r.oid = objects.oid)",
 			       0, &rep.objects_removed, e)) != 0)
 		goto fail;
 

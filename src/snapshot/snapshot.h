@@ -244,6 +244,24 @@ int snap_ref_add(struct snap_store *st, const char *handle, const char *owner_ki
 int snap_ref_drop(struct snap_store *st, const char *handle, const char *owner_kind, const char *owner_id,
 		  struct err *e);
 
+/*==== objects kept for an owner (snap_object.c) ====*/
+
+/* Stores n bytes as one object (named by their SHA-256, as every object is; an object the
+ * store already has is not written again) and refers to it from (owner_kind, owner_id) in
+ * the same commit: gc keeps it while that reference exists. hex: the object's name, 64 hex
+ * digits. Objects of 4 MiB and more are loose files, smaller ones go into a pack. */
+int snap_object_put(struct snap_store *st, const void *p, size_t n, const char *owner_kind, const char *owner_id,
+		    char hex[65], struct err *e);
+/* Appends object `hex` (64 hex digits) to out, verified against its SHA-256; on failure out
+ * is as it was. BELAY_ENOTFOUND when the index has no such object, BELAY_ECORRUPT when its
+ * bytes are gone or changed (a loose file removed, a pack cut short). */
+int snap_object_read(struct snap_store *st, const char *hex, struct buf *out, struct err *e);
+/* Drops every snapshot and object reference of owner_kind whose owner alive(ctx, owner_id)
+ * says is gone (returns 0), so that the next gc may take what only they kept. Returns how
+ * many owners' references were dropped (>= 0), or an error. */
+int snap_refs_prune(struct snap_store *st, const char *owner_kind, int (*alive)(void *ctx, const char *owner_id),
+		    void *ctx, struct err *e);
+
 struct snap_gc_opts {
 	int64_t grace_ms; /* snapshots younger than this are kept without refs (default 1 h) */
 };
@@ -254,7 +272,7 @@ struct snap_gc_report {
 	int64_t bytes_before, bytes_after; /* objects dir */
 };
 /* Removes unreferenced snapshots older than the grace period, the manifest rows and
- * objects nothing refers to, and rewrites packs without dead objects. Waits for running
+ * objects nothing refers to (neither a kept manifest row nor an object reference), and rewrites packs without dead objects. Waits for running
  * captures/reads (and they wait for it). */
 int snap_gc(struct snap_store *st, const struct snap_gc_opts *o, struct snap_gc_report *out, struct err *e);
 

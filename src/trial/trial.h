@@ -7,7 +7,9 @@
  * or discarded.
  *
  * On disk: STATE/trials/<id>/ holds record.json (the trial record, immutable once
- * written), stdout and stderr (the full output), upper/ and work/ (the mirror's layers,
+ * written; the full stdout and stderr are objects of the snapshot store it names, kept by
+ * gc while this directory exists; records from before that name files stdout and stderr
+ * here), upper/ and work/ (the mirror's layers,
  * while the effect can still be applied), lock (flocked while a run or an apply uses the
  * directory) and state.json (applied or discarded, when it is). A directory without a
  * record whose lock nobody holds is a leftover of a killed run: trial_sweep removes it.
@@ -19,6 +21,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/err.h"
 #include "sandbox/sandbox.h"
 
@@ -36,6 +39,9 @@
 #define TRIAL_NO_SANDBOX "TRIAL_NO_SANDBOX"
 #define TRIAL_NO_PRESTATE "TRIAL_NO_PRESTATE"
 #define TRIAL_NO_COMMAND "TRIAL_NO_COMMAND"
+/* A trial's full output cannot be read back (its object is gone from the store or changed,
+ * or it was never kept). */
+#define TRIAL_OUTPUT_MISSING "TRIAL_OUTPUT_MISSING"
 
 struct trial_opts {
 	const char *scope;     /* the workspace (an existing directory) */
@@ -60,6 +66,19 @@ int trial_sweep(const char *state_dir, struct err *e);
 /* The record of trial `id` with its state merged in ("state": "ready" | "applied" |
  * "discarded" | "not_appliable"). *out owned by the caller. */
 int trial_load(const char *state_dir, const char *id, cJSON **out, struct err *e);
+
+/* Appends the full output `which` ("stdout" or "stderr") of the trial record rec (as
+ * trial_load gives it) to out: the raw bytes the command wrote (not scrubbed), read from the
+ * store and checked against their SHA-256 and length (an older record's file beside it).
+ * Never an empty output in place of a missing one: BELAY_ENOTFOUND or BELAY_ECORRUPT with
+ * a message starting with TRIAL_OUTPUT_MISSING, naming the object; out as it was. */
+int trial_output_read(const char *state_dir, const cJSON *rec, const char *which, struct buf *out, struct err *e);
+
+struct snap_store;
+/* gc's roots: drops the store references (pre-state, output objects) of trials whose
+ * directory is gone, so that snap_gc may take what only they kept; everything of a trial
+ * whose directory exists stays. Returns how many trials' references were dropped. */
+int trial_gc_roots(const char *state_dir, struct snap_store *st, struct err *e);
 
 struct trial_apply_result {
 	char before[40];  /* the recover point: the workspace's snapshot handle just before */

@@ -19,18 +19,18 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
-#include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "engine/sandbox_run.h"
 #include "engine/trace_writer.h"
-#include "interop/redact.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
+#include "trial/trial_diff.h"
 #include "trial/trial_effect.h"
 #include "trial/trial_mirror.h"
 #include "trial/trial_record.h"
+#include "trial/trial_store.h"
 #include "trial/trial_watch.h"
 
 #define DEFAULT_TIMEOUT_MS (600u * 1000u)
@@ -79,50 +79,6 @@ static void drop_ref(struct snap_store *st, const char *handle, const char *id)
 	struct err e = {0};
 	if (st && handle)
 		snap_ref_drop(st, handle, "trial", id, &e);
-}
-
-/* A tail of at most TRIAL_TAIL_BYTES that starts on a character, as a scrubbed string. */
-static cJSON *tail_of(const char *p, size_t n, int *cut)
-{
-	size_t off = n > TRIAL_TAIL_BYTES ? n - TRIAL_TAIL_BYTES : 0;
-	while (off < n && off > 0 && ((unsigned char)p[off] & 0xC0) == 0x80)
-		off++;
-	*cut = off > 0;
-	char *s = xstrndup(p + off, n - off);
-	size_t len = n - off;
-	for (size_t i = 0; i < len; i++)
-		if (s[i] == '\0')
-			s[i] = '?';
-	if (!utf8_valid(s, len))
-		for (size_t i = 0; i < len; i++)
-			if ((unsigned char)s[i] >= 0x80)
-				s[i] = '?';
-	char *r = redact_text(s);
-	cJSON *v = cJSON_CreateString(r);
-	free(r);
-	free(s);
-	return v;
-}
-
-/* The full output into dir/name (0600); its digest and size into the record. */
-static void keep_output(cJSON *rec, const char *dir, const char *name, const char *p, size_t n)
-{
-	char *path = fs_join(dir, name);
-	struct err e = {0};
-	cJSON *o = cJSON_CreateObject();
-	char tag[72];
-	sha256_tagged(p ? p : "", n, tag);
-	cJSON_AddStringToObject(o, "sha256", tag);
-	cJSON_AddNumberToObject(o, "bytes", (double)n);
-	if (fs_write_file_atomic(path, p ? p : "", n, 0600, &e) == 0)
-		cJSON_AddStringToObject(o, "file", name);
-	int cut = 0;
-	char *key = xasprintf("%s_tail", name);
-	cJSON_AddItemToObject(rec, key, tail_of(p ? p : "", n, &cut));
-	free(key);
-	cJSON_AddBoolToObject(o, "tail_cut", cut);
-	cJSON_AddItemToObject(rec, name, o);
-	free(path);
 }
 
 static char *read_memfd(int fd)
@@ -304,6 +260,8 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 		}
 		memset(e, 0, sizeof *e);
 	} else {
+		/* the text diffs, while the upper layer is there and the real tree is the pre-state */
+		trial_diff_add(eff.items, store, jx_str(pre, "handle"), m.upper);
 		cJSON_AddItemToObject(rec, "effect", eff.items);
 		eff.items = NULL;
 		cJSON_AddNumberToObject(rec, "upper_bytes", (double)eff.upper_bytes);
@@ -317,8 +275,9 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 	seen.denials = NULL;
 	out = buf_take(&res.out);
 	errs = read_memfd(efd);
-	keep_output(rec, m.dir, "stdout", out, out ? strlen(out) : 0);
-	keep_output(rec, m.dir, "stderr", errs, strlen(errs));
+	/* the full output into the store (kept while the trial's directory is), the tails here */
+	trial_store_output(rec, store, m.id, "stdout", out, out ? strlen(out) : 0);
+	trial_store_output(rec, store, m.id, "stderr", errs, strlen(errs));
 	cJSON_AddItemToObject(rec, "sandbox", cJSON_Duplicate(jx_obj(seen.sandbox, "layers"), 1));
 	/* the work and temp dirs go now; the upper stays while the effect can be applied */
 	struct stat gone;

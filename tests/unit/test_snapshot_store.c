@@ -421,6 +421,56 @@ Test(store, gc_removes_unreferenced_and_keeps_referenced)
 	free(hlast);
 }
 
+static int alive_unless_gone(void *ctx, const char *id)
+{
+	return strcmp(id, ctx) != 0;
+}
+
+Test(store, objects_kept_for_an_owner_survive_gc_until_its_references_are_pruned)
+{
+	struct snap_store *st = open_store();
+	struct err e = {0};
+	char small[65], big[65], other[65];
+	size_t nbig = (size_t)5 << 20;
+	char *bigp = xmalloc(nbig);
+	for (size_t i = 0; i < nbig; i++)
+		bigp[i] = (char)('a' + i % 23);
+	cr_assert_eq(snap_object_put(st, "a trial's stdout\n", 17, "trial", "t1", small, &e), 0, "%s", e.msg);
+	cr_assert_eq(snap_object_put(st, bigp, nbig, "trial", "t1", big, &e), 0, "%s", e.msg);
+	cr_assert_eq(snap_object_put(st, "another's\n", 10, "trial", "t2", other, &e), 0, "%s", e.msg);
+	cr_assert_eq(stats(st).loose_objects, 1, "the large one is loose");
+	struct buf b = {0};
+	cr_assert_eq(snap_object_read(st, small, &b, &e), 0, "%s", e.msg);
+	cr_assert(b.len == 17 && !memcmp(b.p, "a trial's stdout\n", 17));
+	buf_free(&b);
+	struct snap_gc_opts o = {.grace_ms = 0};
+	struct snap_gc_report r;
+	cr_assert_eq(snap_gc(st, &o, &r, &e), 0, "%s", e.msg);
+	cr_assert_eq(r.objects_removed, 0, "referenced objects stay");
+	cr_assert_eq(snap_object_read(st, big, &b, &e), 0, "%s", e.msg);
+	cr_assert(b.len == nbig && !memcmp(b.p, bigp, nbig), "read back whole and verified");
+	buf_free(&b);
+	/* cut short behind the store's back: named, and nothing of it handed on */
+	char *loose = xasprintf("%s/objects/loose/%.2s/%s", state, big, big + 2);
+	cr_assert_eq(truncate(loose, (off_t)(3u << 20)), 0, "%s", loose);
+	cr_assert_eq(snap_object_read(st, big, &b, &e), BELAY_ECORRUPT, "%s", e.msg);
+	cr_assert_eq(b.len, 0, "nothing half read");
+	free(loose);
+	/* t1 is gone: its references go, the other owner's stay */
+	cr_assert_eq(snap_refs_prune(st, "trial", alive_unless_gone, "t1", &e), 1, "%s", e.msg);
+	cr_assert_eq(snap_gc(st, &o, &r, &e), 0, "%s", e.msg);
+	cr_assert_eq(r.objects_removed, 2);
+	cr_assert_eq(r.loose_removed, 1);
+	cr_assert_eq(snap_object_read(st, small, &b, &e), BELAY_ENOTFOUND, "%s", e.msg);
+	cr_assert_eq(b.len, 0, "nothing half read");
+	cr_assert(strstr(e.msg, small), "the missing object is named: %s", e.msg);
+	cr_assert_eq(snap_object_read(st, other, &b, &e), 0, "%s", e.msg);
+	buf_free(&b);
+	cr_assert_eq(snap_object_read(st, "not-hex", &b, &e), BELAY_EINVAL);
+	snap_store_close(st);
+	free(bigp);
+}
+
 Test(store, gc_keeps_what_a_live_snapshotter_will_inherit)
 {
 	put("a.txt", "a\n");
