@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "trial/trial.h"
 #include "trial/trial_show.h"
@@ -33,7 +34,7 @@ void tmodel_free(struct tmodel *tm)
 struct tm_trial *tmodel_find(struct tmodel *tm, const char *id)
 {
 	for (size_t i = 0; id && i < tm->n; i++)
-		if (!strcmp(tm->t[i].id, id))
+		if (tm->t[i].id && !strcmp(tm->t[i].id, id)) /* NULL: moved by tmodel_poll */
 			return &tm->t[i];
 	return NULL;
 }
@@ -47,6 +48,15 @@ static void load(struct tmodel *tm, struct tm_trial *t, uint64_t stamp)
 	if (trial_load(tm->state_dir, t->id, &t->rec, &e) != 0)
 		snprintf(t->err, sizeof t->err, "%s", e.msg);
 	t->stamp = stamp;
+}
+
+/* Newest first by the record's start time (microseconds; ids share a second), then id. */
+static int newest_first(const void *a, const void *b)
+{
+	const struct tm_trial *x = a, *y = b;
+	const char *sx = x->rec ? jx_str(x->rec, "started") : NULL, *sy = y->rec ? jx_str(y->rec, "started") : NULL;
+	int c = sx && sy ? strcmp(sy, sx) : 0;
+	return c ? c : strcmp(y->id, x->id);
 }
 
 int tmodel_poll(struct tmodel *tm)
@@ -86,6 +96,8 @@ int tmodel_poll(struct tmodel *tm)
 	}
 	free(tm->t);
 	free(ids);
+	if (n > 1)
+		qsort(nt, n, sizeof *nt, newest_first);
 	tm->t = nt;
 	tm->n = n;
 	if (changed)

@@ -267,6 +267,8 @@ static void move(struct ui *u, long delta, int to_end)
 		size_t n = u->tm ? u->tm->n : 0;
 		long sel = to_end ? (to_end > 0 ? (long)n - 1 : 0) : (long)u->tpos.sel + delta;
 		u->tpos.sel = sel < 0 || !n ? 0 : sel >= (long)n ? n - 1 : (size_t)sel;
+		if (n)
+			snprintf(u->tsel, sizeof u->tsel, "%s", u->tm->t[u->tpos.sel].id);
 		u->dirty++;
 		return;
 	}

@@ -83,6 +83,7 @@ struct ui {
 	struct tmodel *tm;
 	struct list_pos tpos;
 	char trial_id[48];
+	char tsel[48];             /* the id the list's selection is on (kept when trials come) */
 	unsigned trial_gen;        /* the tm gen the open trial's document was built from */
 	/* help / log / trial documents (built when shown) */
 	struct tdoc doc;

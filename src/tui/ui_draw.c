@@ -604,9 +604,12 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 	static const struct hint trials[] = {{"open", "open"},         {"trial.apply", "apply"}, {"trial.discard", "discard"},
 					     {"nav.down", "down"},     {"back", "back"},         {"help", "help"},
 					     {NULL, NULL}};
+	static const struct hint trial[] = {{"trial.apply", "apply"}, {"trial.discard", "discard"}, {"nav.down", "down"},
+					    {"back", "back"},         {"help", "help"},             {NULL, NULL}};
 	const struct hint *hs = u->view == VIEW_HOME       ? home
 				: u->view == VIEW_DETAIL   ? detail
-				: u->view == VIEW_TRIALS || u->view == VIEW_TRIAL ? trials
+				: u->view == VIEW_TRIALS ? trials
+				: u->view == VIEW_TRIAL    ? trial
 							   : doc;
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HINT);
 	int x = 1;

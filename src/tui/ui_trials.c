@@ -1,5 +1,6 @@
 /* ui_trials.c - the trials view: the trials of the console's state directory, newest first
- * (id, state, how each ended, effect counts, denials, command), and the open trial's
+ * (id, state, how each ended, denials, effect counts: +added ~changed -deleted m(ode),
+ * command), and the open trial's
  * document (trialdoc.h). See ui.h.
  *
  * Must not: call curses, block while drawing (the open trial's document is built when it
@@ -39,6 +40,9 @@ void ui_trial_doc(struct ui *u)
 
 void ui_trials_changed(struct ui *u)
 {
+	for (size_t i = 0; u->tm && u->tsel[0] && i < u->tm->n; i++)
+		if (!strcmp(u->tm->t[i].id, u->tsel))
+			u->tpos.sel = i; /* the selection stays on its trial when a new one comes on top */
 	if (u->view == VIEW_TRIAL && u->tm && u->trial_gen != u->tm->gen) {
 		size_t top = u->doc_top;
 		ui_trial_doc(u);
@@ -59,7 +63,7 @@ void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h)
 {
 	struct tmodel *tm = u->tm;
 	char s[600];
-	snprintf(s, sizeof s, " TRIALS (%zu)  %s/trials", tm ? tm->n : 0, tm ? tm->state_dir : "?");
+	snprintf(s, sizeof s, " TRIALS (%zu)  newest first", tm ? tm->n : 0);
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HEADER);
 	canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
 	if (!tm || !tm->n) {
@@ -69,7 +73,7 @@ void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h)
 	}
 	/* Columns by priority: the id, the state and how it ended are never cut; then the
 	 * denial count, the effect counts, and the command takes what is left. */
-	int idw = 0, stw = 5, ow = 6;
+	int idw = 0, stw = 5, ow = 6, effw = 6;
 	for (size_t i = 0; i < tm->n; i++) {
 		int n = canvas_width(tm->t[i].id);
 		idw = n > idw ? n : idw;
@@ -82,12 +86,18 @@ void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h)
 		trialdoc_outcome(tm->t[i].rec, s, sizeof s);
 		n = canvas_width(s);
 		ow = n > ow ? n : ow;
+		int k[4];
+		trialdoc_counts(tm->t[i].rec, k);
+		n = snprintf(s, sizeof s, "+%d ~%d -%d m%d", k[0], k[1], k[2], k[3]);
+		effw = n > effw ? n : effw;
 	}
-	const int denw = 4, effw = 15;
+	const int denw = 4;
 	int x0 = 2 + idw + 1 + stw + 1 + ow + 1;
 	int show_den = x0 + denw + 1 <= u->w;
 	int show_eff = show_den && x0 + denw + 1 + effw + 1 <= u->w;
 	int cmdw = u->w - x0 - (show_den ? denw + 1 : 0) - (show_eff ? effw + 1 : 0);
+	if (cmdw < 8)
+		cmdw = 0; /* too narrow to say anything: the detail has it */
 	int rows = h - 2;
 	int hy = y + 1;
 	int x = 2;
@@ -98,12 +108,13 @@ void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h)
 	if (show_den)
 		x = cellw(c, hy, x, denw, ROLE_HEADER, "den");
 	if (show_eff)
-		x = cellw(c, hy, x, effw, ROLE_HEADER, "+add ~chg -del m");
+		x = cellw(c, hy, x, effw, ROLE_HEADER, "effect");
 	if (cmdw > 0)
 		cellw(c, hy, x, cmdw, ROLE_HEADER, "command");
 	struct list_pos *p = &u->tpos;
 	if (p->sel >= tm->n)
 		p->sel = tm->n - 1;
+	snprintf(u->tsel, sizeof u->tsel, "%s", tm->t[p->sel].id);
 	if (p->sel < p->top)
 		p->top = p->sel;
 	if (rows > 0 && p->sel >= p->top + (size_t)rows)
