@@ -443,10 +443,10 @@ static void cmd_trial(struct ui *u, int apply, const char *arg)
 	if (apply) {
 		int c[4];
 		trialdoc_counts(t->rec, c);
-		ui_message(u, 1, "apply trial %s to %s? %d path(s); a recover point is taken first [y/N]", t->id,
-			   jx_str(t->rec, "scope") ? jx_str(t->rec, "scope") : "its workspace", c[0] + c[1] + c[2] + c[3]);
+		ui_message(u, 1, "apply trial %s, %d path(s)? [y/N] (into %s; a recover point is taken first)", t->id,
+			   c[0] + c[1] + c[2] + c[3], jx_str(t->rec, "scope") ? jx_str(t->rec, "scope") : "its workspace");
 	} else {
-		ui_message(u, 1, "discard trial %s? Its effect is thrown away (the record stays) [y/N]", t->id);
+		ui_message(u, 1, "discard trial %s? [y/N] (its effect is thrown away; the record stays)", t->id);
 	}
 }
 

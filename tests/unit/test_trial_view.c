@@ -412,3 +412,21 @@ Test(trial_view, a_new_trial_appears_at_the_next_poll_and_the_selection_stays_on
 	free(second);
 	close_ui();
 }
+
+/* `belay try show` prints the same content diffs from the same inputs (trial_show.h). */
+Test(trial_view, try_show_prints_the_content_diffs)
+{
+	char *id = make_trial(NULL, BUILD);
+	struct ts_out o;
+	cr_assert_eq(try_sub(&o, "show", id, NULL), 0, "%s", o.err);
+	cr_assert(strstr(o.out, "diffs    (the pre-state against the trial's result") && strstr(o.out, "  -two\n") &&
+		      strstr(o.out, "  +TWO\n") && strstr(o.out, "  +built\n") && strstr(o.out, "  -stale\n"),
+		  "%s", o.out);
+	ts_out_free(&o);
+	cr_assert_eq(try_sub(&o, "discard", id, NULL), 0, "%s", o.err);
+	ts_out_free(&o);
+	cr_assert_eq(try_sub(&o, "show", id, NULL), 0, "%s", o.err);
+	cr_assert(strstr(o.out, "diffs    not shown: the effect's content is gone (discarded)"), "%s", o.out);
+	ts_out_free(&o);
+	free(id);
+}
