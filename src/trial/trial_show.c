@@ -1,8 +1,6 @@
 /* trial_show.c - trials read for display (trial_show.h). */
 #include "trial/trial_show.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,38 +41,37 @@ uint64_t trial_stamp(const char *state_dir, const char *id)
 	return r;
 }
 
+struct list {
+	char **ids;
+	size_t n, cap;
+};
+
+static void list_one(void *arg, const char *dir, const char *id)
+{
+	struct list *l = arg;
+	if (!file_stamp(dir, "record.json"))
+		return; /* running, or a leftover of a killed run */
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->ids = xrealloc(l->ids, l->cap * sizeof *l->ids);
+	}
+	l->ids[l->n++] = xstrdup(id);
+}
+
 int trial_list(const char *state_dir, char ***ids, size_t *n, struct err *e)
 {
-	*ids = NULL;
-	*n = 0;
-	char *base = trial_mirror_base(state_dir);
-	DIR *d = opendir(base);
-	if (!d) {
-		int rc = errno == ENOENT ? 0 : err_set(e, -errno, "cannot read %s: %s", base, strerror(errno));
-		free(base);
-		return rc;
+	struct list l = {0};
+	int rc = trial_mirror_each(state_dir, list_one, &l, e);
+	if (rc) {
+		trial_list_free(l.ids, l.n);
+		l.ids = NULL;
+		l.n = 0;
+	} else if (l.n) {
+		qsort(l.ids, l.n, sizeof *l.ids, newest_first);
 	}
-	size_t cap = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (!trial_mirror_id_ok(de->d_name))
-			continue;
-		char *dir = fs_join(base, de->d_name);
-		uint64_t has = file_stamp(dir, "record.json");
-		free(dir);
-		if (!has)
-			continue; /* running, or a leftover of a killed run */
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			*ids = xrealloc(*ids, cap * sizeof **ids);
-		}
-		(*ids)[(*n)++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	free(base);
-	if (*n)
-		qsort(*ids, *n, sizeof **ids, newest_first);
-	return 0;
+	*ids = l.ids;
+	*n = l.n;
+	return rc;
 }
 
 void trial_list_free(char **ids, size_t n)

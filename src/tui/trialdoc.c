@@ -72,26 +72,25 @@ void trialdoc_counts(const cJSON *rec, int c[4])
 
 char *trialdoc_command(const cJSON *rec)
 {
-	struct buf b = {0};
+	struct buf b = {0}, q = {0};
 	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(rec, "command");
 	for (const cJSON *a = cmd ? cmd->child : NULL; a; a = a->next) {
 		const char *s = cJSON_IsString(a) ? a->valuestring : "?";
 		if (b.len)
 			buf_putc(&b, ' ');
-		if (*s && !s[strcspn(s, " \t\n'\"\\$`*?;&|<>()")])
+		if (*s && !s[strcspn(s, " \t\n'\"\\$`*?;&|<>()")]) {
 			buf_puts(&b, s);
-		else { /* quoted as a shell would need it */
-			buf_putc(&b, '\'');
-			for (; *s; s++)
-				if (*s == '\'')
-					buf_puts(&b, "'\\''");
-				else if (*s == '\n')
-					buf_puts(&b, "\\n");
-				else
-					buf_putc(&b, *s);
-			buf_putc(&b, '\'');
+			continue;
 		}
+		buf_reset(&q);
+		buf_sh_quote(&q, s); /* as a shell would need it; on one line (a newline shown as \n) */
+		for (size_t i = 0; i < q.len; i++)
+			if (q.p[i] == '\n')
+				buf_puts(&b, "\\n");
+			else
+				buf_putc(&b, q.p[i]);
 	}
+	buf_free(&q);
 	buf_cstr(&b);
 	return buf_take(&b);
 }

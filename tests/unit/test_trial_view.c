@@ -295,12 +295,19 @@ static int trial_state_is(const char *id, const char *want)
 	return t && t->rec && jx_str(t->rec, "state") && !strcmp(jx_str(t->rec, "state"), want);
 }
 
-Test(trial_view, apply_by_key_asks_then_writes_the_effect_and_shows_the_recover_point_that_undoes_it)
+/* The BUILD trial made, the workspace's tree hash then (*before), the trials view open. */
+static char *trial_in_view(char **before)
 {
 	char *id = make_trial(NULL, BUILD);
-	char *before = try_tree_hash();
+	*before = try_tree_hash();
 	open_ui(120, 40);
 	press('T');
+	return id;
+}
+
+Test(trial_view, apply_by_key_asks_then_writes_the_effect_and_shows_the_recover_point_that_undoes_it)
+{
+	char *before, *id = trial_in_view(&before);
 	press('a');
 	cr_assert(strstr(U.msg, "[y/N]") && strstr(U.msg, "recover point"), "asked first: %s", U.msg);
 	press('n'); /* anything but y cancels */
@@ -368,10 +375,7 @@ Test(trial_view, apply_over_a_conflicting_change_is_refused_naming_it_and_change
 
 Test(trial_view, discard_by_key_throws_the_effect_away)
 {
-	char *id = make_trial(NULL, BUILD);
-	char *before = try_tree_hash();
-	open_ui(120, 40);
-	press('T');
+	char *before, *id = trial_in_view(&before);
 	press('d');
 	cr_assert(strstr(U.msg, "discard trial") && strstr(U.msg, "[y/N]"), "%s", U.msg);
 	press('y');
