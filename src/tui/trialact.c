@@ -49,7 +49,7 @@ void trialact_run(void *arg, struct cqueue *q)
 		touched = r.before[0] != '\0'; /* the recover point is taken just before the first write */
 		if (touched)
 			cJSON_AddStringToObject(ev->json, "before", r.before);
-		char *undo = r.recover_trace ? xasprintf("belay recover apply %s:0 --yes", r.recover_trace) : NULL;
+		char *undo = r.recover_trace ? xasprintf("belay recover apply %s:0 --yes --state %s", r.recover_trace, a->state_dir) : NULL;
 		if (undo)
 			cJSON_AddStringToObject(ev->json, "undo", undo);
 		if (rc == 0)

@@ -150,7 +150,7 @@ void trialdoc_build(struct tdoc *d, const char *state_dir, const struct tm_trial
 	field(d, "state");
 	tdoc_add(d, sr, word);
 	if (!strcmp(word, "ready"))
-		tdoc_add(d, ROLE_DIM, "  (a applies it to the workspace, d discards it; both ask first)");
+		tdoc_add(d, ROLE_DIM, "  (apply or discard it with the keys below; both ask first)");
 	const cJSON *sd = cJSON_GetObjectItemCaseSensitive(rec, "state_detail");
 	if (sd && jx_str(sd, "at"))
 		tdoc_addf(d, ROLE_DIM, "  at %s", jx_str(sd, "at"));
@@ -160,7 +160,7 @@ void trialdoc_build(struct tdoc *d, const char *state_dir, const struct tm_trial
 	}
 	if (sd && jx_str(sd, "recover_trace")) {
 		field(d, "undo");
-		tdoc_addf(d, ROLE_NORMAL, "belay recover apply %s:0 --yes", jx_str(sd, "recover_trace"));
+		tdoc_addf(d, ROLE_NORMAL, "belay recover apply %s:0 --yes --state %s", jx_str(sd, "recover_trace"), state_dir);
 	}
 	char *cmd = trialdoc_command(rec);
 	field(d, "command");

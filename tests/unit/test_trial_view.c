@@ -335,9 +335,10 @@ Test(trial_view, apply_by_key_asks_then_writes_the_effect_and_shows_the_recover_
 	/* the recover point shown undoes it */
 	const char *undo = strstr(U.log[U.nlog - 2].text, "undo: ");
 	cr_assert_not_null(undo, "%s", U.log[U.nlog - 2].text);
-	char trace[512];
-	cr_assert_eq(sscanf(undo, "undo: belay recover apply %511s --yes", trace), 1);
-	const char *argv[] = {BELAY_BIN, "recover", "apply", trace, "--yes", NULL};
+	char trace[512], state[512];
+	cr_assert_eq(sscanf(undo, "undo: belay recover apply %511s --yes --state %511s", trace, state), 2, "%s", undo);
+	cr_assert_str_eq(state, st);
+	const char *argv[] = {BELAY_BIN, "recover", "apply", trace, "--yes", "--state", state, NULL}; /* as shown */
 	const char *env[] = {tmpbase, NULL};
 	struct ts_out o;
 	cr_assert_eq(ts_run(argv, env, ws, NULL, 0, 120, &o), 0);
