@@ -13,7 +13,7 @@
 #include "tui/keymap.h"
 
 static const struct cli_opt keys_opts[] = {
-	{"context", 'c', 0, "global|runs|turns|detail|denials|help|log",
+	{"context", 'c', 0, "global|runs|turns|detail|denials|help|log|trials|trial",
 	 "only the keys that work in this context (its own, then the global ones)"},
 	{"markdown", 'm', 0, NULL, "the reference document (docs/KEYS.md is this, for the built-in keys)"},
 	CLI_OPT_END,
@@ -106,6 +106,8 @@ static const char *const ctx_about[KCTX_COUNT] = {
     "The sandbox denials of a run.",
     "This help.",
     "The event log (errors and notices).",
+    "The trials of the state directory (`belay try`), newest first.",
+    "One trial: its effect, content diffs, denials and output tails.",
 };
 
 static void markdown(const struct keymap *km, struct buf *b)
@@ -166,7 +168,7 @@ static void markdown(const struct keymap *km, struct buf *b)
 		 "turns      y        none\n"
 		 "global     <c-n>    nav.down\n"
 		 "```\n\n"
-		 "- CONTEXT: `global` `runs` `turns` `detail` `denials` `help` `log`.\n"
+		 "- CONTEXT: `global` `runs` `turns` `detail` `denials` `help` `log` `trials` `trial`.\n"
 		 "- KEY: a printable character as itself, or one of `<enter>` `<esc>` `<tab>` `<s-tab>` `<space>`\n"
 		 "  `<bs>` `<del>` `<up>` `<down>` `<left>` `<right>` `<pgup>` `<pgdn>` `<home>` `<end>`\n"
 		 "  `<f1>`..`<f12>` `<c-a>`..`<c-z>` (control), `<m-x>` (alt + a character), `<lt>` (a literal `<`).\n"
@@ -193,7 +195,7 @@ int cmd_keys(int argc, char **argv)
 					only = k;
 			if (only < 0)
 				return cli_fail(
-				    "keys: unknown context '%s' (global runs turns detail denials help log)", optarg);
+				    "keys: unknown context '%s' (global runs turns detail denials help log trials trial)", optarg);
 			break;
 		case 'h':
 			cli_help(&cli_keys, stdout);

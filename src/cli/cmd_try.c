@@ -15,6 +15,7 @@
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
+#include "trial/trial_show.h"
 #include "tui/diffview.h"
 #include "tui/tdoc.h"
 
@@ -118,7 +119,7 @@ static int print_record_diffs(const cJSON *rec, const char *state)
 {
 	const cJSON *eff = cJSON_GetObjectItemCaseSensitive(rec, "effect");
 	int any = 0;
-	for (const cJSON *it = eff->child; it; it = it->next) {
+	for (const cJSON *it = eff ? eff->child : NULL; it; it = it->next) {
 		const char *text = jx_str(it, "diff");
 		int bin = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "binary"));
 		if (!text && !bin)
@@ -138,41 +139,19 @@ static int print_record_diffs(const cJSON *rec, const char *state)
 }
 
 /* The content diffs of the effect's regular files: the trial's pre-state (left) against its
- * upper layer (right), while the layer is still there. Links, directories and special files
- * are not read (a FIFO would block; a link would be followed): their line above says what
- * they are. */
+ * upper layer (right), while the layer is still there (trial_show.h). */
 static void print_diffs(const char *state_dir, const cJSON *rec)
 {
-	const char *id = jx_str(rec, "id"), *scope = jx_str(rec, "scope"), *state = jx_str(rec, "state");
-	const cJSON *pso = cJSON_GetObjectItemCaseSensitive(rec, "prestate");
-	const char *pre = pso ? jx_str(pso, "handle") : NULL;
-	const cJSON *eff = cJSON_GetObjectItemCaseSensitive(rec, "effect");
-	if (!id || !scope || !pre || !cJSON_GetArraySize(eff))
-		return;
-	if (!state || strcmp(state, "ready") != 0) {
-		/* the layer is gone: the record's own diffs (bounded, scrubbed), when it has them */
-		if (!print_record_diffs(rec, state))
-			printf("diffs    not shown: the effect's content is gone (%s)\n", state ? state : "?");
-		return;
-	}
-	char *base = fs_join(state_dir, "trials"), *dir = fs_join(base, id), *upper = fs_join(dir, "upper");
-	struct snap_diff df = {0};
-	df.items = xcalloc((size_t)cJSON_GetArraySize(eff), sizeof *df.items);
-	for (const cJSON *it = eff->child; it; it = it->next) {
-		const char *path = jx_str(it, "path"), *change = jx_str(it, "change"), *type = jx_str(it, "type");
-		if (!path || !change || !type || strcmp(type, "file") != 0 || !strcmp(change, "mode"))
-			continue;
-		struct snap_diff_item *d = &df.items[df.n++];
-		d->path = xstrdup(path);
-		d->path_len = strlen(path);
-		d->kind = !strcmp(change, "added") ? SNAP_DIFF_ADDED : !strcmp(change, "deleted") ? SNAP_DIFF_REMOVED : SNAP_DIFF_CHANGED;
-	}
-	struct snap_store *st = NULL;
-	struct err e = {0};
-	if (df.n && snap_store_open(state_dir, scope, &st, &e) == 0) {
+	struct trial_diffs td;
+	trial_diffs_open(state_dir, rec, &td);
+	if (td.why[0]) {
+		/* the layer is gone (or unreadable): the record's own diffs (bounded, scrubbed) */
+		if (!print_record_diffs(rec, jx_str(rec, "state")))
+			printf("diffs    not shown: %s\n", td.why);
+	} else if (td.df.n) {
 		struct tdoc d;
 		tdoc_init(&d);
-		diffview_render(&d, st, pre, NULL, upper, &df);
+		diffview_render(&d, td.st, td.pre, NULL, td.upper, &td.df);
 		printf("diffs    (the pre-state against the trial's result; + lines are what apply writes)\n");
 		for (size_t i = 0; i < d.n; i++) {
 			char *line = tdoc_line_text(&d, i);
@@ -180,14 +159,8 @@ static void print_diffs(const char *state_dir, const cJSON *rec)
 			free(line);
 		}
 		tdoc_free(&d);
-	} else if (df.n) {
-		printf("diffs    not shown: %s\n", e.msg);
 	}
-	snap_store_close(st);
-	snap_diff_free(&df);
-	free(base);
-	free(dir);
-	free(upper);
+	trial_diffs_close(&td);
 }
 
 static int parse_u64(const char *s, unsigned long long max, unsigned long long *out)

@@ -29,6 +29,9 @@ enum cevent_kind {
 	CE_RUN_ALERT,     /* run, text = what happened (lines), json = {"reason": NAME}: the run can no
 			   * longer serve its agent (runner.h: the server ended or never started, or
 			   * recording failed); belay answers the agent's requests itself */
+	CE_TRIAL,         /* a = 0 done, 1 refused, 2 failed; text = what happened (one line); json =
+			   * {"trial": ID, "action": "apply"|"discard", "before": handle, "undo": command}
+			   * (the last two when an apply was done): a trial's apply or discard ended */
 	CE_KINDS          /* the count (tables indexed by kind are checked against it) */
 };
 

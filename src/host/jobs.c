@@ -21,12 +21,15 @@
 #include "verify/verdict.h"
 #include "verify/verify.h"
 
-enum { J_VERIFY, J_LABEL, J_RECOVER };
+enum { J_VERIFY, J_LABEL, J_RECOVER, J_CALL };
 
 struct job {
 	int kind;
 	char *run, *trace, *label, *note;
 	int turn, from, coverage_only;
+	void (*fn)(void *arg, struct cqueue *q); /* J_CALL */
+	void *arg;
+	void (*free_arg)(void *arg);
 	struct job *next;
 };
 
@@ -47,6 +50,8 @@ static void job_free(struct job *jb)
 	free(jb->trace);
 	free(jb->label);
 	free(jb->note);
+	if (jb->free_arg)
+		jb->free_arg(jb->arg);
 	free(jb);
 }
 
@@ -228,8 +233,12 @@ static void *worker(void *arg)
 			run_verify(j, jb);
 		else if (jb->kind == J_LABEL)
 			run_label(j, jb);
-		else
+		else if (jb->kind == J_RECOVER)
 			run_recover(j, jb);
+		else {
+			status(j, "%s", jb->label);
+			jb->fn(jb->arg, j->q);
+		}
 		job_free(jb);
 		pthread_mutex_lock(&j->mu);
 		j->pending--;
@@ -295,6 +304,18 @@ void jobs_recover(struct jobs *j, const char *run, const char *trace, int turn)
 	jb->run = xstrdup(run);
 	jb->trace = xstrdup(trace);
 	jb->turn = turn;
+	enqueue(j, jb);
+}
+
+void jobs_call(struct jobs *j, const char *what, void (*fn)(void *arg, struct cqueue *q), void *arg,
+	       void (*free_arg)(void *arg))
+{
+	struct job *jb = xcalloc(1, sizeof *jb);
+	jb->kind = J_CALL;
+	jb->label = xstrdup(what); /* the job line */
+	jb->fn = fn;
+	jb->arg = arg;
+	jb->free_arg = free_arg;
 	enqueue(j, jb);
 }
 

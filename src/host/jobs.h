@@ -1,7 +1,8 @@
 /* jobs.h - the console's background work: verifying turns (replay + invariants) and banking
  * and labelling corpus cases. One worker thread takes jobs in order; each job reports
  * through the console's cqueue (CE_JOB while it runs, CE_VERDICT (or CE_RECHECK)
- * per turn as verify finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_LOG on failure).
+ * per turn as verify finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_LOG on failure;
+ * a jobs_call job posts what its function posts).
  * The UI never waits for a job.
  *
  * Must not: touch curses, print. Threads: jobs_* from the UI thread; the worker has its
@@ -27,6 +28,11 @@ void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, co
 /* Restores the run's workspace to turn `turn`'s pre-state (recover.h), refusing over
  * changes the run does not explain; the outcome comes back as a CE_LOG. */
 void jobs_recover(struct jobs *j, const char *run, const char *trace, int turn);
+/* Runs fn(arg, events) on the worker thread in turn with the other jobs (`what` is the job
+ * line while it runs), then free_arg(arg) (may be NULL; also called for a job dropped by
+ * jobs_stop). For blocking work of the layers above host: a trial's apply or discard. */
+void jobs_call(struct jobs *j, const char *what, void (*fn)(void *arg, struct cqueue *q), void *arg,
+	       void (*free_arg)(void *arg));
 /* Jobs queued or running. */
 int jobs_pending(struct jobs *j);
 /* Drops queued jobs, waits for the running one, joins the thread, frees j. */

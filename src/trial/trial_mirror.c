@@ -186,7 +186,8 @@ void trial_mirror_destroy(struct trial_mirror *m)
 	trial_mirror_close(m);
 }
 
-int trial_sweep(const char *state_dir, struct err *e)
+int trial_mirror_each(const char *state_dir, void (*fn)(void *arg, const char *dir, const char *id), void *arg,
+		      struct err *e)
 {
 	char *base = trial_mirror_base(state_dir);
 	DIR *d = opendir(base);
@@ -195,28 +196,40 @@ int trial_sweep(const char *state_dir, struct err *e)
 		free(base);
 		return rc;
 	}
-	int removed = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		if (!trial_mirror_id_ok(de->d_name))
 			continue;
-		char *dir = fs_join(base, de->d_name), *rec = fs_join(dir, "record.json");
-		struct stat st;
-		int fd = -1;
-		if (lstat(rec, &st) != 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    lock_dir(dir, LOCK_EX | LOCK_NB, &fd) == 0) {
-			/* no record and nobody holds it: the run that made it was killed */
-			char *tmp = tmp_of(de->d_name);
-			fs_remove_tree(tmp);
-			free(tmp);
-			if (fs_remove_tree(dir) == 0)
-				removed++;
-			close(fd);
-		}
-		free(rec);
+		char *dir = fs_join(base, de->d_name);
+		fn(arg, dir, de->d_name);
 		free(dir);
 	}
 	closedir(d);
 	free(base);
-	return removed;
+	return 0;
+}
+
+/* A directory without a record that nobody holds: the run that made it was killed. */
+static void sweep_one(void *arg, const char *dir, const char *id)
+{
+	int *removed = arg;
+	char *rec = fs_join(dir, "record.json");
+	struct stat st;
+	int fd = -1;
+	if (lstat(rec, &st) != 0 && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && lock_dir(dir, LOCK_EX | LOCK_NB, &fd) == 0) {
+		char *tmp = tmp_of(id);
+		fs_remove_tree(tmp);
+		free(tmp);
+		if (fs_remove_tree(dir) == 0)
+			(*removed)++;
+		close(fd);
+	}
+	free(rec);
+}
+
+int trial_sweep(const char *state_dir, struct err *e)
+{
+	int removed = 0;
+	int rc = trial_mirror_each(state_dir, sweep_one, &removed, e);
+	return rc ? rc : removed;
 }

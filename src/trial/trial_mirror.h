@@ -17,6 +17,10 @@ struct trial_mirror {
 char *trial_mirror_base(const char *state_dir);
 /* 1 when id has the trial id form (and so names no other path). */
 int trial_mirror_id_ok(const char *id);
+/* Calls fn(arg, dir, id) for each entry of STATE/trials that has the trial id form (dir:
+ * its path). No trials directory: no call, 0. */
+int trial_mirror_each(const char *state_dir, void (*fn)(void *arg, const char *dir, const char *id), void *arg,
+		      struct err *e);
 /* A new trial directory with empty upper/, work/ and tmp/ (0700), locked. */
 int trial_mirror_create(const char *state_dir, struct trial_mirror *m, struct err *e);
 /* An existing trial's directory, locked (refused while another process holds it). */

@@ -1,6 +1,7 @@
 /* console.c - the console's UI loop: takes the terminal, drains keys and engine events,
  * redraws once per iteration when something changed, and turns the UI's intents into
- * engine work (chost for held calls, jobs for verify and corpus). See console.h.
+ * engine work (chost for held calls, jobs for verify, corpus and a trial's apply or discard);
+ * polls the state directory's trials once a second. See console.h.
  *
  * Must not: block on the engine or a job; draw anywhere but through term.c. */
 #include "tui/console.h"
@@ -8,10 +9,12 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/paths.h"
 #include "common/xalloc.h"
 #include "host/chost.h"
 #include "host/jobs.h"
@@ -20,6 +23,8 @@
 #include "tui/keymap.h"
 #include "tui/term.h"
 #include "tui/theme.h"
+#include "tui/tmodel.h"
+#include "tui/trialact.h"
 #include "tui/ui.h"
 
 #define KEYS_PER_ITERATION 256
@@ -31,6 +36,8 @@ struct console {
 	struct theme theme;
 	struct ui ui;
 	struct cmodel m;
+	struct tmodel tm; /* the trials of the state directory */
+	time_t tm_polled;
 	char *demo_run; /* the demo's run, once it started */
 	int demo_verified, demo_shown;
 };
@@ -70,6 +77,16 @@ static void in_recover(void *ctx, const struct cm_run *r, int turn)
 {
 	struct console *c = ctx;
 	jobs_recover(c->o->jobs, r->id, r->trace, turn);
+}
+
+/* Apply and discard block (the conflict check, the recover point, the writes): they run
+ * on the jobs thread, where verify and recover run, and report back as a CE_TRIAL. */
+static void in_trial(void *ctx, const char *id, int apply)
+{
+	struct console *c = ctx;
+	char what[128];
+	snprintf(what, sizeof what, "%s trial %s", apply ? "applying" : "discarding", id);
+	jobs_call(c->o->jobs, what, trialact_run, trialact_new(c->o->state_dir, id, paths_self_exe(), apply), trialact_free);
 }
 
 static int in_theme(void *ctx, const char *name, struct err *e)
@@ -185,9 +202,14 @@ int console_run(const struct console_opts *o, struct err *e)
 				.label = in_label,
 				.resolve = in_resolve,
 				.recover = in_recover,
+				.trial = in_trial,
 				.theme = in_theme,
 				.ctx = c};
 	ui_init(&c->ui, &c->m, &km, &in);
+	tmodel_init(&c->tm, o->state_dir);
+	tmodel_poll(&c->tm);
+	c->tm_polled = time(NULL);
+	c->ui.tm = &c->tm;
 	c->ui.socket_path = o->socket_path;
 	c->ui.follow_dir = o->follow_dir;
 	c->ui.server_log = o->server_log;
@@ -233,6 +255,11 @@ int console_run(const struct console_opts *o, struct err *e)
 			drain_events(c);
 		if (n == 0 && c->ui.job[0])
 			c->ui.dirty++; /* keep a running job's line fresh */
+		if (c->ui.now != c->tm_polled) { /* the trials, at most once a second (poll wakes us at least that often) */
+			c->tm_polled = c->ui.now;
+			if (tmodel_poll(&c->tm))
+				ui_trials_changed(&c->ui);
+		}
 	}
 	canvas_free(&cv);
 	term_close(c->term);
@@ -240,6 +267,7 @@ int console_run(const struct console_opts *o, struct err *e)
 	sigaction(SIGTERM, &old[1], NULL);
 	sigaction(SIGHUP, &old[2], NULL);
 	ui_free(&c->ui);
+	tmodel_free(&c->tm);
 	cm_close(&c->m);
 	keymap_free(&km);
 	free(c->demo_run);

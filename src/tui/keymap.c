@@ -25,7 +25,7 @@
 
 #define MAX_KEYS_FILE (1u << 20)
 
-static const char *const kctx_names[KCTX_COUNT] = {"global", "runs", "turns", "detail", "denials", "help", "log"};
+static const char *const kctx_names[KCTX_COUNT] = {"global", "runs", "turns", "detail", "denials", "help", "log", "trials", "trial"};
 
 static const struct {
 	const char *name, *args, *help;
@@ -376,7 +376,7 @@ static int parse_line(struct keymap *km, char *s, const char *where, struct err 
 		goto out;
 	}
 	if ((ctx = kctx_lookup(w[0])) < 0) {
-		rc = err_set(e, BELAY_EINVAL, "%s: unknown context '%s' (global runs turns detail denials help log)",
+		rc = err_set(e, BELAY_EINVAL, "%s: unknown context '%s' (global runs turns detail denials help log trials trial)",
 			     where, w[0]);
 		goto out;
 	}

@@ -13,6 +13,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "tui/filter.h"
+#include "tui/trialdoc.h"
 #include "tui/ui_internal.h"
 
 void ui_init(struct ui *u, struct cmodel *m, const struct keymap *km, const struct ui_intents *in)
@@ -262,7 +263,16 @@ static void move(struct ui *u, long delta, int to_end)
 		u->dirty++;
 		return;
 	}
-	if (u->view == VIEW_HELP || u->view == VIEW_LOG) {
+	if (u->view == VIEW_TRIALS) {
+		size_t n = u->tm ? u->tm->n : 0;
+		long sel = to_end ? (to_end > 0 ? (long)n - 1 : 0) : (long)u->tpos.sel + delta;
+		u->tpos.sel = sel < 0 || !n ? 0 : sel >= (long)n ? n - 1 : (size_t)sel;
+		if (n)
+			snprintf(u->tsel, sizeof u->tsel, "%s", u->tm->t[u->tpos.sel].id);
+		u->dirty++;
+		return;
+	}
+	if (u->view == VIEW_HELP || u->view == VIEW_LOG || u->view == VIEW_TRIAL) {
 		long top = (long)u->doc_top + (to_end ? (to_end > 0 ? 1 << 30 : -(1 << 30)) : delta);
 		/* In rows, as drawn (long lines wrap), so the end can be reached; it fills the page. */
 		long max = (long)tdoc_rows(&u->doc, u->w - 2, 1) - (u->h - 5);
@@ -379,6 +389,76 @@ static void cmd_resolve(struct ui *u, int approve)
 	if (u->in.resolve)
 		u->in.resolve(u->in.ctx, r, id, approve);
 	ui_message(u, 0, "%s the held call...", approve ? "approving" : "refusing");
+}
+
+/* Apply (1) or discard (0) a trial: the focused one asks first; "now ID" is the confirmed
+ * form (the id fixed when the question was asked, whatever the list did since). */
+static void cmd_trial(struct ui *u, int apply, const char *arg)
+{
+	const char *what = apply ? "apply" : "discard";
+	if (!u->tm) {
+		ui_message(u, 1, "%s: this console shows no trials", what);
+		return;
+	}
+	if (!strncmp(arg, "now ", 4)) {
+		if (!u->in.trial)
+			ui_message(u, 1, "%s: not available here", what);
+		else {
+			u->in.trial(u->in.ctx, arg + 4, apply);
+			ui_message(u, 0, "%s %s: queued (conflict check%s)", apply ? "applying" : "discarding", arg + 4,
+				   apply ? ", recover point, then the effect" : ", then the layers are removed");
+		}
+		return;
+	}
+	if (u->view != VIEW_TRIALS && u->view != VIEW_TRIAL) {
+		ui_message(u, 1, "%s: open the trials first (T)", what);
+		return;
+	}
+	struct tm_trial *t = ui_trial_focused(u);
+	if (!t) {
+		ui_message(u, 1, "%s: no trial is focused", what);
+		return;
+	}
+	if (!t->rec) {
+		ui_message(u, 2, "%s: trial %s cannot be read: %s", what, t->id, t->err);
+		return;
+	}
+	const char *state = jx_str(t->rec, "state"), *cause = jx_str(t->rec, "cause");
+	if (!state || (apply && strcmp(state, "ready")) ||
+	    (!apply && (!strcmp(state, "applied") || !strcmp(state, "discarded") || !strcmp(state, "partly_applied")))) {
+		if (state && !strcmp(state, "not_appliable"))
+			ui_message(u, 1, "trial %s cannot be applied: it %s (%s)", t->id,
+				   jx_str(t->rec, "status") && !strcmp(jx_str(t->rec, "status"), "voided") ? "was voided" : "failed",
+				   cause ? cause : "no cause recorded");
+		else
+			ui_message(u, 1, "trial %s cannot be %s: it was %s", t->id, apply ? "applied" : "discarded",
+				   state ? state : "(no state)");
+		return;
+	}
+	if (!u->in.trial) {
+		ui_message(u, 1, "%s: not available here", what);
+		return;
+	}
+	snprintf(u->confirm, sizeof u->confirm, "trial.%s now %s", what, t->id);
+	if (apply) {
+		int c[4];
+		trialdoc_counts(t->rec, c);
+		ui_message(u, 1, "apply trial %s, %d path(s)? [y/N] (into %s; a recover point is taken first)", t->id,
+			   c[0] + c[1] + c[2] + c[3], jx_str(t->rec, "scope") ? jx_str(t->rec, "scope") : "its workspace");
+	} else {
+		ui_message(u, 1, "discard trial %s? [y/N] (its effect is thrown away; the record stays)", t->id);
+	}
+}
+
+static void open_trial(struct ui *u)
+{
+	struct tm_trial *t = ui_trial_focused(u);
+	if (!t)
+		return;
+	snprintf(u->trial_id, sizeof u->trial_id, "%s", t->id);
+	ui_trial_doc(u);
+	u->doc_top = 0;
+	push(u, VIEW_TRIAL);
 }
 
 /* The filter in force when the / prompt opened: typing applies each good expression at
@@ -502,6 +582,10 @@ void ui_command(struct ui *u, const char *line)
 		u->focus = (enum pane)((u->focus + (c == C_FOCUS_NEXT ? 1 : PANE_COUNT - 1)) % PANE_COUNT);
 		break;
 	case C_OPEN:
+		if (u->view == VIEW_TRIALS) {
+			open_trial(u);
+			break;
+		}
 		if (u->view != VIEW_HOME)
 			break;
 		if (u->focus == PANE_RUNS) {
@@ -603,6 +687,19 @@ void ui_command(struct ui *u, const char *line)
 		u->in.recover(u->in.ctx, r, t->turn);
 		break;
 	}
+	case C_TRIALS:
+		if (!u->tm) {
+			ui_message(u, 1, "trials: this console shows none");
+			break;
+		}
+		tmodel_poll(u->tm);
+		if (u->view == VIEW_TRIAL)
+			pop(u);
+		else
+			push(u, VIEW_TRIALS);
+		break;
+	case C_TRIAL_APPLY: cmd_trial(u, 1, arg); break;
+	case C_TRIAL_DISCARD: cmd_trial(u, 0, arg); break;
 	case C_THEME: {
 		struct err e = {0};
 		if (!*arg)
@@ -625,6 +722,8 @@ static enum kctx context(const struct ui *u)
 	case VIEW_DETAIL: return KCTX_DETAIL;
 	case VIEW_HELP: return KCTX_HELP;
 	case VIEW_LOG: return KCTX_LOG;
+	case VIEW_TRIALS: return KCTX_TRIALS;
+	case VIEW_TRIAL: return KCTX_TRIAL;
 	default: return u->focus == PANE_RUNS ? KCTX_RUNS : u->focus == PANE_DENIALS ? KCTX_DENIALS : KCTX_TURNS;
 	}
 }
@@ -810,6 +909,13 @@ void ui_event(struct ui *u, const struct cevent *ev)
 	case CE_RUN_ALERT: { /* its first line: what happened (the rest is in the trace and on stderr) */
 		const char *t = ev->text ? ev->text : "";
 		ui_message(u, 2, "run %s: %.*s", ev->run ? ev->run : "?", (int)strcspn(t, "\n"), t);
+		break;
+	}
+	case CE_TRIAL: {
+		/* a refusal names its conflicts; a failure says what it knows; both in red */
+		ui_message(u, ev->a ? 2 : 0, "%s", ev->text ? ev->text : "trial: ?");
+		if (u->tm && tmodel_poll(u->tm))
+			ui_trials_changed(u);
 		break;
 	}
 	case CE_KINDS: /* not an event */

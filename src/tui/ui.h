@@ -16,8 +16,9 @@
 #include "tui/detail.h"
 #include "tui/keymap.h"
 #include "tui/tdoc.h"
+#include "tui/tmodel.h"
 
-enum view { VIEW_HOME = 0, VIEW_DETAIL, VIEW_HELP, VIEW_LOG };
+enum view { VIEW_HOME = 0, VIEW_DETAIL, VIEW_HELP, VIEW_LOG, VIEW_TRIALS, VIEW_TRIAL };
 enum pane { PANE_RUNS = 0, PANE_TURNS, PANE_DENIALS, PANE_COUNT };
 
 #define UI_MIN_W 80
@@ -29,6 +30,8 @@ struct ui_intents {
 	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note);
 	void (*resolve)(void *ctx, const struct cm_run *r, uint64_t hold, int approve);
 	void (*recover)(void *ctx, const struct cm_run *r, int turn);
+	/* Applies (apply 1) or discards trial id; the outcome comes back as a CE_TRIAL. */
+	void (*trial)(void *ctx, const char *id, int apply);
 	/* Switches the theme; 0, or an error message in e. */
 	int (*theme)(void *ctx, const char *name, struct err *e);
 	void (*quit)(void *ctx);
@@ -76,7 +79,13 @@ struct ui {
 	enum dtab tab;
 	size_t det_top[TAB_COUNT];
 	long det_cur[TAB_COUNT];
-	/* help / log documents (built when shown) */
+	/* trials (NULL: this console shows none): the list's position, the open trial */
+	struct tmodel *tm;
+	struct list_pos tpos;
+	char trial_id[48];
+	char tsel[48];             /* the id the list's selection is on (kept when trials come) */
+	unsigned trial_gen;        /* the tm gen the open trial's document was built from */
+	/* help / log / trial documents (built when shown) */
 	struct tdoc doc;
 	size_t doc_top;
 	/* prompt */
@@ -110,6 +119,8 @@ void ui_command(struct ui *u, const char *line);
 void ui_event(struct ui *u, const struct cevent *ev);
 /* A message in the prompt line, kept in the log too. */
 void ui_message(struct ui *u, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The trials changed (tmodel_poll said so): the open trial's document is rebuilt. */
+void ui_trials_changed(struct ui *u);
 /* The current run (NULL when there is none). */
 struct cm_run *ui_run(struct ui *u);
 /* Focuses run `id` (and its last turn). */

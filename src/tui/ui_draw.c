@@ -594,14 +594,23 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 {
 	static const struct hint home[] = {{"help", "help"},     {"prompt.filter", "filter"}, {"open", "open"},
 					   {"verify.turn", "verify"}, {"label true-positive", "TP"},
-					   {"label false-positive", "FP"}, {"approve", "approve"}, {"back", "back"},
-					   {NULL, NULL}};
+					   {"label false-positive", "FP"}, {"approve", "approve"}, {"trials", "trials"},
+					   {"back", "back"},          {NULL, NULL}};
 	static const struct hint detail[] = {{"tab.next", "tab"},      {"fold", "fold"},
 					     {"verify.turn", "verify"}, {"label true-positive", "TP"},
 					     {"label unverifiable", "unverifiable"}, {"back", "back"},
 					     {"help", "help"},          {NULL, NULL}};
 	static const struct hint doc[] = {{"nav.down", "down"}, {"nav.up", "up"}, {"back", "back"}, {NULL, NULL}};
-	const struct hint *hs = u->view == VIEW_HOME ? home : u->view == VIEW_DETAIL ? detail : doc;
+	static const struct hint trials[] = {{"open", "open"},         {"trial.apply", "apply"}, {"trial.discard", "discard"},
+					     {"nav.down", "down"},     {"back", "back"},         {"help", "help"},
+					     {NULL, NULL}};
+	static const struct hint trial[] = {{"trial.apply", "apply"}, {"trial.discard", "discard"}, {"nav.down", "down"},
+					    {"back", "back"},         {"help", "help"},             {NULL, NULL}};
+	const struct hint *hs = u->view == VIEW_HOME       ? home
+				: u->view == VIEW_DETAIL   ? detail
+				: u->view == VIEW_TRIALS ? trials
+				: u->view == VIEW_TRIAL    ? trial
+							   : doc;
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HINT);
 	int x = 1;
 	enum kctx ctx = ui_context(u);
@@ -646,6 +655,12 @@ void ui_draw(struct ui *u, struct canvas *c)
 		draw_denials(u, c, &L);
 	} else if (u->view == VIEW_DETAIL) {
 		ui_draw_detail(u, c, 1, L.status_y - 1);
+	} else if (u->view == VIEW_TRIALS) {
+		ui_draw_trials(u, c, 1, L.status_y - 1);
+	} else if (u->view == VIEW_TRIAL) {
+		char t[120];
+		snprintf(t, sizeof t, " TRIAL %s", u->trial_id);
+		ui_draw_doc(u, c, 1, L.status_y - 1, t);
 	} else {
 		ui_draw_doc(u, c, 1, L.status_y - 1, u->view == VIEW_HELP ? " HELP" : " LOG");
 	}

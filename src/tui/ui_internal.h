@@ -17,4 +17,10 @@ void ui_log_doc(struct ui *u, struct tdoc *d);
 /* The MCP configuration snippets for connecting an agent to socket (into d). */
 void ui_snippets(struct tdoc *d, const char *socket_path);
 
+/* The trials view (ui_trials.c): the list, and the open trial's document into u->doc. */
+void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h);
+void ui_trial_doc(struct ui *u);
+/* The focused trial of the list (NULL when there is none). */
+struct tm_trial *ui_trial_focused(struct ui *u);
+
 #endif

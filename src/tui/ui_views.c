@@ -160,7 +160,8 @@ void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)
 		ui_snippets(d, u->socket_path);
 		tdoc_nl(d);
 	}
-	enum kctx ctx = u->depth ? (u->stack[u->depth - 1] == VIEW_DETAIL ? KCTX_DETAIL : KCTX_TURNS) : KCTX_TURNS;
+	enum view from = u->depth ? u->stack[u->depth - 1] : VIEW_HOME;
+	enum kctx ctx = from == VIEW_DETAIL ? KCTX_DETAIL : from == VIEW_TRIALS ? KCTX_TRIALS : from == VIEW_TRIAL ? KCTX_TRIAL : KCTX_TURNS;
 	tdoc_nl(d);
 	tdoc_addf(d, ROLE_TITLE, "KEYS (%s view; rebind in ~/.config/belay/keys, see `belay keys`)", kctx_name(ctx));
 	struct help_ctx h = {d};

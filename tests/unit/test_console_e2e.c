@@ -256,3 +256,73 @@ Test(console, held_calls_are_approved_or_refused_by_key)
 	free(st);
 	free(sock);
 }
+
+/* belay try TRIAL in ws (state on /var/tmp: the upper layer needs user xattrs); its id. */
+static char *try_in(const char *ws, const char *st, const char *script)
+{
+	const char *argv[] = {BELAY_BIN, "try", "--state", st, "--json", "--", "/bin/sh", "-c", script, NULL};
+	char *base = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {base, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, env, ws, NULL, 0, 120, &o), 0);
+	cJSON *rec = cJSON_Parse(o.out);
+	cr_assert_not_null(rec, "belay try printed a record: %s", o.err);
+	char *id = xstrdup(jx_str(rec, "id"));
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	free(base);
+	return id;
+}
+
+Test(console, the_trials_view_shows_a_new_trial_and_applies_one_by_key)
+{
+	char *ws = fs_join(dir, "ws"), *out = ts_outside_dir("console-trial"), *st = fs_join(out, "state");
+	char *sock = fs_join(dir, "c.sock");
+	fs_mkdir_p(ws, 0755, NULL);
+	cr_assert_eq(ts_sh("printf 'one\\ntwo\\n' > %s/a.txt", ws), 0);
+	char *first = try_in(ws, st, "printf 'one\\nTWO\\n' > a.txt; echo built > new.txt");
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color %s console --state %s --socket %s 2>%s/console.err",
+			      ws, BELAY_BIN, st, sock, dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", "belay connect", NULL};
+	free(wait_for(&t, up, 30));
+	ts_tmux_keys(&t, "T");
+	const char *listed[] = {"TRIALS (1)", first, "ready", NULL};
+	free(wait_for(&t, listed, 20));
+	/* a trial made while the view is open appears at the console's next tick, on top */
+	char *second = try_in(ws, st, "echo later > later.txt");
+	const char *two[] = {"TRIALS (2)", second, first, NULL};
+	char *scr = wait_for(&t, two, 20);
+	cr_assert_lt(strstr(scr, second), strstr(scr, first), "newest first:\n%s", scr);
+	free(scr);
+	/* the first one: its diff, then apply (asked first; it runs on the console's job thread) */
+	ts_tmux_keys(&t, "j Enter");
+	const char *detail[] = {first, "CONTENT DIFFS", "+TWO", "-two", NULL};
+	free(wait_for(&t, detail, 20));
+	ts_tmux_keys(&t, "a");
+	const char *ask[] = {"[y/N]", NULL};
+	free(wait_for(&t, ask, 10));
+	ts_tmux_keys(&t, "y");
+	const char *applied[] = {"recover point", "state    applied", NULL};
+	free(wait_for(&t, applied, 60));
+	size_t n;
+	char *ap = fs_join(ws, "a.txt"), *a = ts_read_file(ap, &n);
+	cr_assert_str_eq(a, "one\nTWO\n", "the workspace holds the trial's effect");
+	cr_assert_eq(ts_sh("test \"$(cat %s/new.txt)\" = built && test ! -e %s/later.txt", ws, ws), 0,
+		     "only the applied trial's effect");
+	ts_tmux_keys(&t, "a");
+	const char *again[] = {"cannot be applied: it was applied", NULL};
+	free(wait_for(&t, again, 10));
+	ts_tmux_kill(&t);
+	free(a);
+	free(ap);
+	free(cmd);
+	free(first);
+	free(second);
+	ts_rmtree(out);
+	free(out);
+	free(ws);
+	free(st);
+	free(sock);
+}
