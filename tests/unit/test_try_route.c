@@ -36,25 +36,11 @@ static cJSON *enforce_call(const char *cmd, const char *extra, char **trace, str
 	const char *lines[] = {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\"}}",
 			       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}", call, NULL};
 	const char *env[] = {tmpbase, NULL};
-	const char *argv[24];
-	int k = 0;
-	argv[k++] = BELAY_BIN;
-	argv[k++] = "proxy";
-	argv[k++] = "--scope";
-	argv[k++] = ws;
-	argv[k++] = "--state";
-	argv[k++] = st;
-	argv[k++] = "--trace-dir";
-	argv[k++] = tr;
-	argv[k++] = "--mode";
-	argv[k++] = "enforce";
-	if (extra)
-		argv[k++] = extra;
-	argv[k++] = "--";
-	argv[k++] = DEMO;
-	argv[k++] = "shell";
-	argv[k++] = ws;
-	argv[k] = NULL;
+	const char *with[] = {BELAY_BIN, "proxy", "--scope", ws,    "--state", st, "--trace-dir", tr, "--mode", "enforce",
+			      extra,     "--",    DEMO,      "shell", ws,        NULL};
+	const char *const *argv = with;
+	if (!extra)
+		memmove(&with[10], &with[11], 5 * sizeof with[0]); /* no extra option */
 	cr_assert_eq(ts_mcp_session(argv, env, lines, 120, o), 0, "%s", o->err);
 	*trace = ts_find_trace(tr);
 	cr_assert_not_null(*trace, "a trace in %s: %s", tr, o->err);
