@@ -162,3 +162,46 @@ Test(liars, an_honest_counter_passes_in_order_and_its_fresh_looking_forgery_does
 	cJSON_Delete(v);
 	ts_played_free(&p);
 }
+
+/* The proof that ends a quiet window early holds only inside a pid namespace (an orphan
+ * outside one leaves the tree): with that layer switched off the windows are waited out,
+ * and the honest session still passes. */
+static const cJSON *quiet_windows(const cJSON *v)
+{
+	for (const cJSON *t = v->child; t; t = t->next)
+		if (jx_path(t, "summary.quiet_windows"))
+			return jx_path(t, "summary.quiet_windows");
+	cr_assert_fail("no quiet_windows in the summary");
+	return NULL;
+}
+
+Test(liars, the_quiet_proof_is_used_only_inside_a_pid_namespace)
+{
+#ifdef BELAY_TEST_SWITCHES
+	struct ts_played p = play("pidns", "[{\"tool\":\"count\"},{\"tool\":\"count\"}]");
+	cJSON *v = verify(&p, "session");
+	const cJSON *q = quiet_windows(v);
+	cr_assert_gt(cJSON_GetObjectItem(q, "ended_by_proof")->valueint, 0, "the proof ends windows");
+	cJSON_Delete(v);
+	/* the replay's launcher gets the recorded server environment: the switch goes there */
+	size_t n;
+	char *text = ts_read_file(p.trace, &n), *at = strstr(text, "\"env\":[");
+	cr_assert_not_null(at, "the server record has its environment");
+	char *edited = xasprintf("%.*s\"env\":[{\"name\":\"BELAY_TEST_LAYERS_OFF\",\"value\":\"pidns\"},%s", (int)(at - text),
+				 text, at + 7);
+	ts_write_file(p.trace, edited, strlen(edited));
+	free(edited);
+	free(text);
+	v = verify(&p, "session");
+	q = quiet_windows(v);
+	cr_assert_gt(cJSON_GetObjectItem(q, "windows")->valueint, 0);
+	cr_assert_eq(cJSON_GetObjectItem(q, "ended_by_proof")->valueint, 0, "no pid namespace: no proof");
+	for (int k = 0; k < 2; k++)
+		cr_assert_str_eq(jx_str(ts_turn(v, k), "status"), "PASS", "turn %d", k);
+	cJSON_Delete(v);
+	ts_played_free(&p);
+#else
+	cr_skip_test("built without BELAY_TEST_SWITCHES (Debug builds and scripts/test.sh have it)");
+#endif
+}
+
