@@ -543,8 +543,8 @@ static void unqueue(struct gate_state *g, struct item *it)
 		g->last = prev;
 }
 
-/* Loop thread: the trial is over. Its report is recorded, then goes with the hold (the
- * console decides) or with the refusal (and its approval id). */
+/* Loop thread: the trial is over. Its report is recorded and goes with the refusal (and
+ * its approval id). */
 static void trial_done(uv_work_t *w, int status)
 {
 	struct session *s = w->data;
@@ -575,28 +575,20 @@ static void trial_done(uv_work_t *w, int status)
 	cJSON_AddStringToObject(f, "command", it->cmd);
 	session_record(s, "trial", f);
 	struct turn_gate *tg = s->gate;
-	if (tg->on_hold) {
-		it->state = IT_HELD;
-		cJSON *pj = effect_plan_json(it->plan);
-		cJSON_AddItemToObject(pj, "trial", cJSON_Duplicate(res, 1));
-		tg->on_hold(tg->hold_ctx, s, it->hold, it->seq, it->tool, pj);
-		cJSON_Delete(pj);
-	} else {
-		unqueue(g, it);
-		if (s->tw && it->rec)
-			trace_writer_set_handle(s->tw, it->rec, NULL);
-		char aid[48];
-		int with_id = tg->approvals != NULL;
-		if (with_id)
-			approvals_request(tg->approvals, it->call_key, it->tool, aid);
-		record_decision(s, it->seq, it->tool, it->plan, "refused", with_id ? aid : NULL, NULL);
-		if (it->id)
-			refuse_to_client(s, it->id, it->tool, it->plan, with_id ? aid : NULL, NULL, res);
-		struct rpc_id rid;
-		rpc_id_from_json(it->id, &rid);
-		retire(s, g, &rid);
-		item_free(it);
-	}
+	unqueue(g, it);
+	if (s->tw && it->rec)
+		trace_writer_set_handle(s->tw, it->rec, NULL);
+	char aid[48];
+	int with_id = tg->approvals != NULL;
+	if (with_id)
+		approvals_request(tg->approvals, it->call_key, it->tool, aid);
+	record_decision(s, it->seq, it->tool, it->plan, "refused", with_id ? aid : NULL, NULL);
+	if (it->id)
+		refuse_to_client(s, it->id, it->tool, it->plan, with_id ? aid : NULL, NULL, res);
+	struct rpc_id rid;
+	rpc_id_from_json(it->id, &rid);
+	retire(s, g, &rid);
+	item_free(it);
 	session_unref(s);
 	flush(s);
 }
@@ -682,7 +674,7 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 		return 1;
 	}
 	int64_t seq;
-	if (d == GATE_ASK && tg->trial && !g->trying && effect_plan_trial_eligible(plan) &&
+	if (d == GATE_ASK && tg->trial && !tg->on_hold && !g->trying && effect_plan_trial_eligible(plan) &&
 	    effect_plan_command(plan, NULL)) {
 		/* Tried first in a mirror: the call and everything after it wait for the trial. */
 		struct trace_rec *rec = NULL;

@@ -44,8 +44,9 @@ struct turn_gate {
 	 * plan is only an unknown local effect has its command run once in a mirror of the
 	 * workspace first (cwd absolute or NULL: the workspace). Worker thread; one trial at a
 	 * time per session. Returns the trial record with "brief" (text for the agent and the
-	 * approver) added, or {"error": "CAUSE: ..."} when nothing could be tried; never NULL. The call waits meanwhile; the trial's report then goes with its refusal,
-	 * or with the hold (plan.trial) when on_hold is set. NULL: no trials. */
+	 * approver) added, or {"error": "CAUSE: ..."} when nothing could be tried; never NULL.
+	 * The call waits meanwhile; the trial's report then goes with its refusal. Not used
+	 * when on_hold is set (a held call is not tried). NULL: no trials. */
 	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);
 	void *trial_ctx;
 };
