@@ -563,16 +563,13 @@ static void trial_done(uv_work_t *w, int status)
 		cJSON_AddStringToObject(res, "error", "TRIAL_NO_SANDBOX: the trial was cancelled before it ran");
 	}
 	it->trial = res;
-	/* the trial record as it is, with the call it tried (its command line for "command":
-	 * the trial's own argv is sh -c LINE) */
+	/* the trial's fields (turn_gate.h), with the call it tried */
 	cJSON *f = cJSON_Duplicate(res, 1);
-	static const char *const own[] = {"v", "kind", "seq", "t_in", "command"}; /* the trace line's own */
-	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-		cJSON_DeleteItemFromObjectCaseSensitive(f, own[i]);
 	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);
-	if (it->tool && !cJSON_GetObjectItemCaseSensitive(f, "tool"))
+	if (it->tool)
 		cJSON_AddStringToObject(f, "tool", it->tool);
-	cJSON_AddStringToObject(f, "command", it->cmd);
+	if (!cJSON_GetObjectItemCaseSensitive(f, "command"))
+		cJSON_AddStringToObject(f, "command", it->cmd);
 	session_record(s, "trial", f);
 	struct turn_gate *tg = s->gate;
 	unqueue(g, it);

@@ -43,8 +43,9 @@ struct turn_gate {
 	/* Contained trials (docs/TRY.md), enforce mode only: a call the gate asks about whose
 	 * plan is only an unknown local effect has its command run once in a mirror of the
 	 * workspace first (cwd absolute or NULL: the workspace). Worker thread; one trial at a
-	 * time per session. Returns the trial record with "brief" (text for the agent and the
-	 * approver) added, or {"error": "CAUSE: ..."} when nothing could be tried; never NULL.
+	 * time per session. Returns the fields of a `trial` trace record (the trial record with
+	 * "brief", text for the agent and the approver, and the command line as "command"), or
+	 * {"error": "CAUSE: ..."} when nothing could be tried; never NULL.
 	 * The call waits meanwhile; the trial's report then goes with its refusal. Not used
 	 * when on_hold is set (a held call is not tried). NULL: no trials. */
 	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);

@@ -496,15 +496,11 @@ static int try_first(struct hook_run *r, const struct hook_request *rq, const st
 	if (brief && id)
 		buf_printf(why, "\nTo apply the effect the trial had instead of running the command (conflict-checked; "
 				"`belay recover` undoes it), a person runs: belay try apply %s", id);
-	cJSON *f = cJSON_Duplicate(res, 1);
-	static const char *const own[] = {"v", "kind", "seq", "t_in", "command"}; /* the trace line's own */
-	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-		cJSON_DeleteItemFromObjectCaseSensitive(f, own[i]);
-	cJSON_AddNumberToObject(f, "request_seq", (double)seq);
-	add_opt(f, "tool", ev->tool);
-	cJSON_AddStringToObject(f, "command", ev->command);
-	cJSON_Delete(res);
-	return append(r, "trial", f, e) < 0 ? e->code : 0;
+	cJSON_AddNumberToObject(res, "request_seq", (double)seq);
+	add_opt(res, "tool", ev->tool);
+	if (!cJSON_GetObjectItemCaseSensitive(res, "command"))
+		cJSON_AddStringToObject(res, "command", ev->command);
+	return append(r, "trial", res, e) < 0 ? e->code : 0; /* the trial's fields (trial_gate.h) */
 }
 
 /* A pre-tool event: gate, capture, record; the answer in *ans. Returns 0 or the error that

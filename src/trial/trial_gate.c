@@ -68,6 +68,14 @@ cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
 	char *brief = trial_gate_brief(rec);
 	cJSON_AddStringToObject(rec, "brief", brief);
 	free(brief);
+	/* the fields of a `trial` trace record: not the record file's own "v" and "kind", and the
+	 * command line tried as "command" (its argv, SHELL -c LINE, as "argv") */
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "v");
+	cJSON_DeleteItemFromObjectCaseSensitive(rec, "kind");
+	cJSON *argvj = cJSON_DetachItemFromObjectCaseSensitive(rec, "command");
+	if (argvj)
+		cJSON_AddItemToObject(rec, "argv", argvj);
+	cJSON_AddStringToObject(rec, "command", command);
 	return rec;
 }
 

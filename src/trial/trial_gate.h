@@ -22,9 +22,10 @@ void trial_gate_free(struct trial_gate *g);
 /* The shell the command runs in (default /bin/sh; an agent's Bash tool: /bin/bash). */
 void trial_gate_set_shell(struct trial_gate *g, const char *shell);
 
-/* The turn_gate.trial callback: the trial record with its "brief" added when the command ran
- * in a mirror (whatever it did), {"error": "CAUSE: ..."} when nothing could be tried. Never
- * NULL. */
+/* The turn_gate.trial callback: when the command ran in a mirror (whatever it did), the
+ * fields of a `trial` trace record — the trial record with its "brief" added, the command
+ * line as "command" (its argv as "argv"), without the record file's "v" and "kind"; else
+ * {"error": "CAUSE: ..."}, nothing could be tried. Never NULL. */
 cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd);
 
 /* The brief of a trial record: what ran where, how it ended, what it did in the mirror (the
