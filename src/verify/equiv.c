@@ -243,6 +243,56 @@ static void tokenize(const char *s, struct toks *out)
 	}
 }
 
+static int time_unit(const struct toks *t, size_t i)
+{
+	static const char *const units[] = {"s", "ms", "us", "ns", "sec", "secs", "second", "seconds",
+					    "millisecond", "milliseconds", NULL};
+	if (i >= t->n || t->t[i].kind != TK_WORD)
+		return 0;
+	for (const char *const *u = units; *u; u++)
+		if (!strcmp(t->t[i].text, *u))
+			return 1;
+	return 0;
+}
+
+static void toks_free(struct toks *t);
+
+/* Equal once every run of digits and dots is taken out: the tokens skip punctuation, this
+ * does not. */
+static int same_but_numbers(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a && (isdigit((unsigned char)*a) || *a == '.'))
+			a++;
+		while (*b && (isdigit((unsigned char)*b) || *b == '.'))
+			b++;
+		if (*a != *b)
+			return 0;
+		if (!*a)
+			return 1;
+		a++, b++;
+	}
+}
+
+int equiv_durations_only(const char *a, const char *b)
+{
+	if (!same_but_numbers(a ? a : "", b ? b : ""))
+		return 0;
+	struct toks x, y;
+	tokenize(a ? a : "", &x);
+	tokenize(b ? b : "", &y);
+	int ok = x.n == y.n, differs = 0;
+	for (size_t i = 0; ok && i < x.n; i++) {
+		if (!strcmp(x.t[i].text, y.t[i].text))
+			continue;
+		differs = 1;
+		ok = x.t[i].kind == TK_NUM && y.t[i].kind == TK_NUM && time_unit(&x, i + 1) && time_unit(&y, i + 1);
+	}
+	toks_free(&x);
+	toks_free(&y);
+	return ok && differs;
+}
+
 static void toks_free(struct toks *t)
 {
 	for (size_t i = 0; i < t->n; i++)

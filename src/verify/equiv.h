@@ -32,6 +32,11 @@ enum equiv_outcome equiv_compare(const char *recorded, size_t rlen, const char *
  * RESULT_NONDETERMINISTIC_* cause names, or NULL when the texts are all equal. */
 const char *equiv_classify(const char *const *texts, size_t n);
 
+/* 1 when two texts differ, and only in durations: numbers followed by a time unit (s, ms,
+ * us, ns, sec, seconds...), as a test runner prints its own timing ("Ran 2 tests in
+ * 0.001s"). Anything else that differs, or a different number of tokens: 0. */
+int equiv_durations_only(const char *a, const char *b);
+
 /* Compares a recorded result with n >= 2 replays of the same call (all folded as by
  * equiv_compare). Where the replays vary among themselves at one position - a token of a
  * string, or a number - and the record and every replay hold a clock reading there (a date

@@ -233,3 +233,19 @@ Test(policy, malformed_input_is_named)
 	cr_assert_eq(p.n, 4);
 	policy_free(&p);
 }
+
+/* A test runner's own timing is the only difference that may be called a duration: a count,
+ * a word, punctuation or a number without a time unit is a different result. */
+Test(parts, only_durations_differ)
+{
+	cr_assert(equiv_durations_only("Ran 2 tests in 0.001s\nFAILED (failures=1)", "Ran 2 tests in 0.000s\nFAILED (failures=1)"));
+	cr_assert(equiv_durations_only("done in 12 ms, 3 passed", "done in 7 ms, 3 passed"));
+	cr_assert(equiv_durations_only("took 1.5 seconds", "took 0.25 seconds"));
+	cr_assert_not(equiv_durations_only("Ran 2 tests in 0.001s", "Ran 2 tests in 0.001s"), "equal is not 'differs'");
+	cr_assert_not(equiv_durations_only("Ran 2 tests in 0.001s", "Ran 3 tests in 0.001s"), "a count");
+	cr_assert_not(equiv_durations_only("3 passed in 0.1s", "0 passed in 0.2s"), "a count beside a duration");
+	cr_assert_not(equiv_durations_only("in 0.001s FAILED", "in 0.002s PASSED"), "a word");
+	cr_assert_not(equiv_durations_only("in 0.001s (a-b)", "in 0.002s (a+b)"), "punctuation");
+	cr_assert_not(equiv_durations_only("exit 1 after 5s", "exit 2 after 5s"), "a number without a unit");
+	cr_assert_not(equiv_durations_only("in 0.001s", "in 0.001s extra"), "more tokens");
+}
