@@ -37,7 +37,10 @@ static const struct cli_opt console_opts[] = {
 	 "a socket directory); repeatable"},
 	{"mode", 'M', 0, "audit|enforce",
 	 "effect gate: audit records plans (default); enforce holds calls that ask for approval in the console "
-	 "(y approves, x refuses)"},
+	 "(y approves, x refuses; A applies the effect a call's trial had instead)"},
+	{"no-trial", 'n', 0, NULL,
+	 "enforce mode: hold a call whose only unknown effect is a local program (make, a project script) without "
+	 "trying its command in a disposable mirror of the workspace first (docs/TRY.md)"},
 	{"policy", 'P', 0, "FILE", "the gate's tool-call policy (docs/GATE.md)"},
 	{"invariants", 'i', 0, "FILE", "A1 invariants for verifying from the console (docs/VERDICTS.md)"},
 	CLI_OPT_STATE,
@@ -144,6 +147,7 @@ int cmd_console(int argc, char **argv)
 		case 'c': cs.colors = optarg; break;
 		case 'a': cs.ascii = 1; break;
 		case 'e': cs.events_only = 1; break;
+		case 'n': cs.no_trial = 1; break;
 		case 'h': free(cs.expose); cli_help(&cli_console, stdout); return 0;
 		default:
 			free(cs.expose);

@@ -26,6 +26,7 @@
 #include "index/runq.h"
 #include "index/statedb.h"
 #include "store/store.h"
+#include "trial/trial_gate.h"
 #include "tui/theme.h"
 
 void console_setup_init(struct console_setup *cs)
@@ -184,6 +185,13 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 				       .resolve = hook_console_resolve};
 		cs->hooks = hook_console_new(cs->events, cs->state_dir);
 		hc.other_ctx = cs->hooks;
+		/* enforce mode, contained: a call whose only unknown effect is a local program is
+		 * tried in a mirror first and held with the trial's report (docs/TRY.md) */
+		if (mode == TURN_GATE_ENFORCE && contained && !cs->no_trial) {
+			cs->trials = trial_gate_new(cs->scope, cs->state_dir, paths_self_exe(), 0);
+			hc.trial = trial_gate_run;
+			hc.trial_ctx = cs->trials;
+		}
 		if ((rc = chost_start(&hc, &cs->host, e)) != 0)
 			return rc;
 	}
@@ -208,6 +216,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 void console_setup_done(struct console_setup *cs)
 {
 	chost_stop(cs->host);
+	trial_gate_free(cs->trials); /* no run is left to try anything */
 	hook_console_free(cs->hooks);
 	follow_stop(cs->follower);
 	jobs_stop(cs->jobs);

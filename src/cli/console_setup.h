@@ -14,7 +14,7 @@ struct console_setup {
 	const char *scope, *network, *mode, *policy_file, *invariants, *state, *trace_dir, *socket;
 	const char *follow, *open, *theme, *colors;
 	char **expose; /* --expose paths, NULL-terminated (owned array of borrowed strings) */
-	int ascii, events_only, listen_without_server;
+	int ascii, events_only, listen_without_server, no_trial;
 	/* started */
 	char *state_dir, *log_path, *open_run;
 	int log_fd;
@@ -22,6 +22,7 @@ struct console_setup {
 	struct cqueue *events;
 	struct chost *host;
 	struct hook_console *hooks; /* agents' hook events, hosted on the console's socket */
+	struct trial_gate *trials;  /* the gate's trials of held calls (enforce mode, contained; may be NULL) */
 	struct follow *follower;
 	struct jobs *jobs;
 	struct console_opts ui;

@@ -572,6 +572,17 @@ static void trial_done(uv_work_t *w, int status)
 		cJSON_AddStringToObject(f, "command", it->cmd);
 	session_record(s, "trial", f);
 	struct turn_gate *tg = s->gate;
+	if (tg->on_hold) {
+		/* Held for the console with the trial's report: run the call, apply the trial's
+		 * effect instead, or refuse (session_gate_resolve). */
+		it->state = IT_HELD;
+		record_decision(s, it->seq, it->tool, it->plan, "held", NULL, NULL);
+		cJSON *pj = effect_plan_json(it->plan);
+		tg->on_hold(tg->hold_ctx, s, it->hold, it->seq, it->tool, pj, res);
+		cJSON_Delete(pj);
+		session_unref(s);
+		return;
+	}
 	unqueue(g, it);
 	if (s->tw && it->rec)
 		trace_writer_set_handle(s->tw, it->rec, NULL);
@@ -671,9 +682,10 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 		return 1;
 	}
 	int64_t seq;
-	if (d == GATE_ASK && tg->trial && !tg->on_hold && !g->trying && effect_plan_trial_eligible(plan) &&
+	if (d == GATE_ASK && tg->trial && !g->trying && effect_plan_trial_eligible(plan) &&
 	    effect_plan_command(plan, NULL)) {
-		/* Tried first in a mirror: the call and everything after it wait for the trial. */
+		/* Tried first in a mirror: the call and everything after it wait for the trial (then
+		 * it is refused with the trial's report, or held with it for the console). */
 		struct trace_rec *rec = NULL;
 		seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &rec);
 		record_decision(s, seq, call->tool, plan, "trying", NULL, NULL);
@@ -689,7 +701,7 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 		struct item *it = queue_waiting(g, call, IT_HELD, key, rec, seq, bytes, n);
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
 		cJSON *pj = effect_plan_json(plan);
-		tg->on_hold(tg->hold_ctx, s, it->hold, seq, call->tool, pj);
+		tg->on_hold(tg->hold_ctx, s, it->hold, seq, call->tool, pj, NULL);
 		cJSON_Delete(pj);
 		effect_plan_free(plan);
 		return 0;
@@ -879,7 +891,30 @@ void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int
 	rpc_msg_free(&m);
 }
 
-int session_gate_resolve(struct session *s, uint64_t hold, int approve, const char *by)
+/* The answer of a held call whose trial's effect a person applied instead of running it:
+ * a tool error (the server never produced a result, so belay cannot hand the agent one) that
+ * says so, with the trial's report. */
+static void reply_applied(struct session *s, const struct item *it, const char *by)
+{
+	const char *tid = jx_str(it->trial, "id"), *brief = jx_str(it->trial, "brief");
+	struct buf text = {0};
+	buf_printf(&text,
+		   "belay did not run the call to %s: %s applied to the workspace, instead, the effect its command had "
+		   "when belay ran it once in a disposable mirror of the workspace (trial %s). The workspace now holds "
+		   "that effect (conflict-checked; a recover point was taken first, and `belay recover` undoes it); "
+		   "the command itself did not run again.",
+		   it->tool ? it->tool : "this tool", by ? by : "the operator", tid);
+	if (brief)
+		buf_printf(&text, "\n\nThe trial's report, from before the effect was applied:\n%s", brief);
+	cJSON *bm = cJSON_CreateObject();
+	cJSON_AddStringToObject(bm, "decision", "ask");
+	cJSON_AddStringToObject(bm, "outcome", "applied_instead");
+	cJSON_AddStringToObject(bm, "trial_id", tid);
+	reply_tool_error(s, it->id, buf_cstr(&text), bm);
+	buf_free(&text);
+}
+
+int session_gate_resolve(struct session *s, uint64_t hold, enum turn_gate_answer answer, const char *by)
 {
 	struct gate_state *g = s->gate_state;
 	if (!g || g->closing)
@@ -892,11 +927,16 @@ int session_gate_resolve(struct session *s, uint64_t hold, int approve, const ch
 		}
 	if (!it)
 		return -1;
+	if (answer == TURN_GATE_APPLIED && !jx_str(it->trial, "id"))
+		return -2; /* nothing was tried for it: there is no effect to have applied */
+	int approve = answer == TURN_GATE_APPROVE;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);
 	if (it->tool)
 		cJSON_AddStringToObject(f, "tool", it->tool);
 	cJSON_AddBoolToObject(f, "approved", approve);
+	if (answer == TURN_GATE_APPLIED)
+		cJSON_AddStringToObject(f, "applied_trial", jx_str(it->trial, "id"));
 	cJSON_AddStringToObject(f, "by", by ? by : "console");
 	session_record(s, "approval", f);
 	if (approve) {
@@ -914,8 +954,10 @@ int session_gate_resolve(struct session *s, uint64_t hold, int approve, const ch
 			trace_writer_set_handle(s->tw, it->rec, NULL);
 		char why[200];
 		snprintf(why, sizeof why, "refused in the console by %s", by ? by : "the operator");
-		if (it->id)
-			refuse_to_client(s, it->id, it->tool, NULL, NULL, why, NULL);
+		if (it->id && answer == TURN_GATE_APPLIED)
+			reply_applied(s, it, by);
+		else if (it->id)
+			refuse_to_client(s, it->id, it->tool, NULL, NULL, why, it->trial);
 		struct rpc_id rid;
 		rpc_id_from_json(it->id, &rid);
 		retire(s, g, &rid);

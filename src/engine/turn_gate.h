@@ -37,8 +37,11 @@ struct turn_gate {
 	char *config_dir, *policy_file;
 	struct approvals *approvals;   /* borrowed: one-shot approvals (may be NULL) */
 	/* Interactive approval (the console): called on the loop thread for a held call; the
-	 * answer comes back through session_gate_resolve. plan is borrowed for the call. */
-	void (*on_hold)(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan);
+	 * answer comes back through session_gate_resolve. plan is borrowed for the call; trial
+	 * (borrowed, may be NULL) is the report of the trial the call had first (the `trial`
+	 * record's fields, or {"error": ...}), when the trial route below took it. */
+	void (*on_hold)(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
+			const cJSON *trial);
 	void *hold_ctx;
 	/* Contained trials (docs/TRY.md), enforce mode only: a call the gate asks about whose
 	 * plan is only an unknown local effect has its command run once in a mirror of the
@@ -46,8 +49,9 @@ struct turn_gate {
 	 * time per session. Returns the fields of a `trial` trace record (the trial record with
 	 * "brief", text for the agent and the approver, and the command line as "command"), or
 	 * {"error": "CAUSE: ..."} when nothing could be tried; never NULL.
-	 * The call waits meanwhile; the trial's report then goes with its refusal. Not used
-	 * when on_hold is set (a held call is not tried). NULL: no trials. */
+	 * The call waits meanwhile; the trial's report then goes with its refusal, or, when
+	 * on_hold is set, with the held call (then answerable with TURN_GATE_APPLIED). NULL: no
+	 * trials. */
 	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);
 	void *trial_ctx;
 };
@@ -57,9 +61,18 @@ struct turn_gate {
 void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct gate_policy *policy, const char *root,
 			  const char *state_dir, const char *policy_file);
 int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out);
-/* The console's answer to a held call (loop thread): 1 approve once, 0 refuse. Returns 0, or
- * -1 when nothing with that id is held. */
-int session_gate_resolve(struct session *s, uint64_t hold, int approve, const char *by);
+/* The operator's answer to a held call. */
+enum turn_gate_answer {
+	TURN_GATE_REFUSE = 0,  /* refused: the agent is told by whom */
+	TURN_GATE_APPROVE = 1, /* approved once: the call gets its pre-state and goes to the server */
+	/* The person applied the effect the call's trial had (trial_apply, done by the caller
+	 * before answering) instead of running it: the server never sees the call and the agent
+	 * gets a refusal that says the effect was applied, with the trial's report. */
+	TURN_GATE_APPLIED = 2,
+};
+/* The console's answer to a held call (loop thread). Returns 0; -1 when nothing with that id
+ * is held; -2 for TURN_GATE_APPLIED on a call that had no trial (nothing is changed). */
+int session_gate_resolve(struct session *s, uint64_t hold, enum turn_gate_answer answer, const char *by);
 
 /* A gate with the given capture function; the session takes ownership. */
 struct turn_gate *turn_gate_new(cJSON *(*capture)(void *ctx), void *ctx, void (*free_ctx)(void *ctx));

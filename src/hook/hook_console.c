@@ -17,7 +17,7 @@
 struct held {
 	uint64_t id;
 	char *run;
-	int answered, approve;
+	int answered, answer; /* enum turn_gate_answer */
 	char *by;
 	struct held *next;
 };
@@ -33,8 +33,8 @@ struct hook_console {
 	int closing;
 };
 
-static int hold(void *ctx, const char *run, int64_t seq, const char *tool, const cJSON *plan, unsigned timeout_ms,
-		char **by)
+static int hold(void *ctx, const char *run, int64_t seq, const char *tool, const cJSON *plan, const cJSON *trial,
+		unsigned timeout_ms, char **by)
 {
 	struct hook_console *hc = ctx;
 	*by = NULL;
@@ -44,12 +44,7 @@ static int hold(void *ctx, const char *run, int64_t seq, const char *tool, const
 	h.next = hc->held;
 	hc->held = &h;
 	pthread_mutex_unlock(&hc->mu);
-	struct cevent *ev = cevent_new(CE_HOLD, run);
-	ev->a = (int64_t)h.id;
-	ev->b = seq;
-	ev->text = tool ? xstrdup(tool) : NULL;
-	ev->json = plan ? cJSON_Duplicate(plan, 1) : NULL;
-	cqueue_post(hc->q, ev);
+	cqueue_post(hc->q, cevent_hold(run, h.id, seq, tool, plan, trial));
 	struct timespec deadline;
 	time_realtime_after((uint64_t)timeout_ms * 1000000u, &deadline);
 	pthread_mutex_lock(&hc->mu);
@@ -62,7 +57,7 @@ static int hold(void *ctx, const char *run, int64_t seq, const char *tool, const
 			break;
 		}
 	pthread_mutex_unlock(&hc->mu);
-	int got = h.answered ? h.approve : -1;
+	int got = h.answered ? h.answer : -1;
 	struct cevent *done = cevent_new(CE_HOLD_DONE, run);
 	done->a = (int64_t)h.id;
 	done->b = got;
@@ -120,7 +115,7 @@ void hook_console_adopt(void *ctx, int fd, const cJSON *hello, const char *rest,
 	hook_host_adopt(hc->host, fd, (size_t)len, rest, rest_len);
 }
 
-int hook_console_resolve(void *ctx, const char *run, uint64_t id, int approve, const char *by)
+int hook_console_resolve(void *ctx, const char *run, uint64_t id, int answer, const char *by)
 {
 	struct hook_console *hc = ctx;
 	int found = -1;
@@ -128,7 +123,7 @@ int hook_console_resolve(void *ctx, const char *run, uint64_t id, int approve, c
 	for (struct held *h = hc->held; h; h = h->next)
 		if (h->id == id && run && !strcmp(h->run, run) && !h->answered) {
 			h->answered = 1;
-			h->approve = approve;
+			h->answer = answer;
 			h->by = by ? xstrdup(by) : NULL;
 			found = 0;
 		}

@@ -21,7 +21,7 @@ struct hook_console;
 struct hook_console *hook_console_new(struct cqueue *events, const char *state_dir);
 /* chost_cfg.adopt and chost_cfg.resolve (ctx = the hook_console). */
 void hook_console_adopt(void *ctx, int fd, const cJSON *hello, const char *rest, size_t rest_len);
-int hook_console_resolve(void *ctx, const char *run, uint64_t hold, int approve, const char *by);
+int hook_console_resolve(void *ctx, const char *run, uint64_t hold, int answer, const char *by);
 /* Refuses every held call, waits for the hook connections being served, frees. */
 void hook_console_free(struct hook_console *hc);
 

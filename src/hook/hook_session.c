@@ -21,6 +21,7 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
+#include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "gate/gate.h"
 #include "hook/hook_answer.h"
@@ -471,11 +472,12 @@ static int retire_refused(struct hook_run *r, const struct hook_event *ev, struc
 	return rc;
 }
 
-/* Enforce mode, nobody to hold the call: the shell command runs once in a mirror of the
+/* Enforce mode, a call the gate asks about: the shell command runs once in a mirror of the
  * workspace (bash, network denied, HOOK_TRIAL_MS at most; the run unlocked meanwhile), the
- * trial is recorded for request `seq`, and its brief goes into the answer's reason `why`. */
+ * trial is recorded for request `seq`, and its brief goes into `why` (the text the agent or the
+ * person gets). *trial (new) is the record's fields, for a hold. */
 static int try_first(struct hook_run *r, const struct hook_request *rq, const struct hook_event *ev, const char *root,
-		     const char *cwd, int64_t seq, struct buf *why, struct err *e)
+		     const char *cwd, int64_t seq, struct buf *why, cJSON **trial, struct err *e)
 {
 	struct trial_gate *tg = trial_gate_new(root, rq->state_dir, rq->belay ? rq->belay : paths_self_exe(), HOOK_TRIAL_MS);
 	trial_gate_set_shell(tg, "/bin/bash");
@@ -500,7 +502,23 @@ static int try_first(struct hook_run *r, const struct hook_request *rq, const st
 	add_opt(res, "tool", ev->tool);
 	if (!cJSON_GetObjectItemCaseSensitive(res, "command"))
 		cJSON_AddStringToObject(res, "command", ev->command);
+	*trial = cJSON_Duplicate(res, 1);
 	return append(r, "trial", res, e) < 0 ? e->code : 0; /* the trial's fields (trial_gate.h) */
+}
+
+/* What the agent is told when a person applied the trial's effect instead of letting the
+ * command run (a refusal: the command never ran for real, so there is no result to give). */
+static void applied_reason(struct buf *why, const cJSON *trial, const char *by)
+{
+	const char *brief = jx_str(trial, "brief");
+	buf_printf(why,
+		   "belay: the command did not run: %s applied to the workspace, instead, the effect it had when belay "
+		   "ran it once in a disposable mirror of the workspace (trial %s). The workspace now holds that effect "
+		   "(conflict-checked; a recover point was taken first, and `belay recover` undoes it); do not run the "
+		   "command again.",
+		   by ? by : "the operator", jx_str(trial, "id"));
+	if (brief)
+		buf_printf(why, "\n\nThe trial's report, from before the effect was applied:\n%s", brief);
 }
 
 /* A pre-tool event: gate, capture, record; the answer in *ans. Returns 0 or the error that
@@ -572,14 +590,27 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 	} else {
 		outcome = "passed";
 	}
-	if (enforce && d == GATE_ASK && !held && !rq->no_trial && ev->cls == HT_SHELL && ev->command &&
+	cJSON *trial = NULL;        /* the trial's fields, when the command was tried first */
+	struct buf tried = {0};     /* what the trial adds to the answer's reason */
+	uint64_t hold_ms = rq->hold_ms;
+	if (enforce && d == GATE_ASK && !rq->no_trial && ev->cls == HT_SHELL && ev->command &&
 	    effect_plan_trial_eligible(plan) && effect_plan_command(plan, NULL)) {
 		const char *cwd = ge.g.cwd && fs_is_under(ge.g.cwd, root) ? ge.g.cwd : NULL;
-		if ((rc = try_first(r, rq, ev, root, cwd, seq, &why, e)) != 0) {
+		uint64_t t0 = time_mono_ns();
+		if ((rc = try_first(r, rq, ev, root, cwd, seq, &tried, &trial, e)) != 0) {
 			buf_free(&why);
+			buf_free(&tried);
+			cJSON_Delete(trial);
 			goto out;
 		}
-		outcome = kind == HANS_DENY ? "refused after a trial (Codex cannot ask)" : "asked after a trial";
+		buf_puts(&why, buf_cstr(&tried));
+		/* the trial's time comes out of the hold's: the answer must still come inside the
+		 * agent's hook timeout */
+		uint64_t spent = (time_mono_ns() - t0) / 1000000u;
+		hold_ms = hold_ms > spent + 5000u ? hold_ms - spent : 5000u;
+		outcome = held				? "held after a trial"
+			  : kind == HANS_DENY ? "refused after a trial (Codex cannot ask)"
+					      : "asked after a trial";
 	}
 	/* only Claude Code takes a rewritten command (Codex ignores updatedInput and runs the
 	 * original: containment there would be a claim, not a fact) */
@@ -588,6 +619,8 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 		ans->updated_input = contained_input(rq, ev, r->id, turn);
 	if (append(r, "gate_decision", gate_record(seq, ev, rq, plan, outcome, kind, contained), e) < 0) {
 		buf_free(&why);
+		buf_free(&tried);
+		cJSON_Delete(trial);
 		rc = e->code;
 		goto out;
 	}
@@ -596,7 +629,9 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 		cJSON *pj = effect_plan_json(plan);
 		hook_run_unlock(r);
 		char *by = NULL;
-		int got = c->obs.hold(c->obs.ctx, r->id, seq, ev->tool, pj, rq->hold_ms, &by);
+		int got = c->obs.hold(c->obs.ctx, r->id, seq, ev->tool, pj, trial, (unsigned)hold_ms, &by);
+		if (got == 2 && !jx_str(trial, "id"))
+			got = 0; /* an "applied" answer for a call with no trial cannot be: refused */
 		cJSON_Delete(pj);
 		rc = hook_run_lock(r, RUN_LOCK_MS, e);
 		if (rc == 0) {
@@ -604,11 +639,13 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 			cJSON_AddNumberToObject(af, "request_seq", (double)seq);
 			if (got >= 0) {
 				cJSON_AddBoolToObject(af, "approved", got == 1);
+				if (got == 2)
+					cJSON_AddStringToObject(af, "applied_trial", jx_str(trial, "id"));
 				cJSON_AddStringToObject(af, "by", by ? by : "console");
 			} else {
 				cJSON_AddStringToObject(af, "outcome", "no answer in the console: the agent asks");
 			}
-			kind = got == 1 ? HANS_NONE : got == 0 || rq->agent == HA_CODEX ? HANS_DENY : HANS_ASK;
+			kind = got == 1 ? HANS_NONE : got == 0 || got == 2 || rq->agent == HA_CODEX ? HANS_DENY : HANS_ASK;
 			cJSON_AddStringToObject(af, "answer", hook_answer_kind_name(kind));
 			if (append(r, "approval", af, e) < 0)
 				rc = e->code;
@@ -616,10 +653,16 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 		buf_reset(&why);
 		if (got == 0)
 			buf_printf(&why, "belay: refused in the console by %s", by ? by : "the operator");
-		else if (got < 0)
+		else if (got == 2)
+			applied_reason(&why, trial, by);
+		else if (got < 0) {
 			reason_of(&why, plan, "no answer in belay's console; asks before this runs");
+			buf_puts(&why, buf_cstr(&tried));
+		}
 		free(by);
 	}
+	cJSON_Delete(trial);
+	buf_free(&tried);
 	if (kind != HANS_NONE)
 		hook_answer_set(ans, kind, "%s", buf_cstr(&why));
 	else if (enforce && d == GATE_ASK && !held) /* unreachable: ask always answers */

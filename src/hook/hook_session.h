@@ -26,10 +26,13 @@
 
 /* A resident process's ways to show runs and held calls (any may be NULL). */
 struct hook_observer {
-	/* A call the gate asks about, shown to the operator; waits at most timeout_ms. Returns
-	 * 1 approved, 0 refused, -1 no answer. *by (new string) names who answered. */
-	int (*hold)(void *ctx, const char *run, int64_t seq, const char *tool, const cJSON *plan, unsigned timeout_ms,
-		    char **by);
+	/* A call the gate asks about, shown to the operator with its plan and, when it was tried
+	 * in a mirror first, the trial's report (the `trial` record's fields; else NULL); waits
+	 * at most timeout_ms. Returns the answer (enum turn_gate_answer: 1 approved, 0 refused, 2
+	 * the trial's effect was applied instead), or -1 no answer. *by (new string) names who
+	 * answered. */
+	int (*hold)(void *ctx, const char *run, int64_t seq, const char *tool, const cJSON *plan, const cJSON *trial,
+		    unsigned timeout_ms, char **by);
 	/* The run changed: 0 new, 1 more of it is in the store, 2 it ended. */
 	void (*changed)(void *ctx, const char *run, const char *trace, int what);
 	/* Something went wrong after the agent was answered (indexing). */

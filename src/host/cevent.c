@@ -42,6 +42,21 @@ void cevent_free(struct cevent *ev)
 	}
 }
 
+struct cevent *cevent_hold(const char *run, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
+			   const cJSON *trial)
+{
+	struct cevent *ev = cevent_new(CE_HOLD, run);
+	ev->a = (int64_t)hold;
+	ev->b = seq;
+	ev->text = tool ? xstrdup(tool) : NULL;
+	ev->json = cJSON_CreateObject();
+	if (plan)
+		cJSON_AddItemToObject(ev->json, "plan", cJSON_Duplicate(plan, 1));
+	if (trial)
+		cJSON_AddItemToObject(ev->json, "trial", cJSON_Duplicate(trial, 1));
+	return ev;
+}
+
 struct cevent *cevent_log(int level, const char *fmt, ...)
 {
 	struct cevent *ev = cevent_new(CE_LOG, NULL);

@@ -17,8 +17,11 @@ enum cevent_kind {
 	CE_RUN_STARTED,   /* run, trace: a connection became a run */
 	CE_RUN_COMMITTED, /* run: the store holds more of it */
 	CE_RUN_ENDED,     /* run, a = exit code */
-	CE_HOLD,          /* run, a = hold id, b = request seq, text = tool, json = effect plan */
-	CE_HOLD_DONE,     /* run, a = hold id, b = 1 approved / 0 refused / -1 gone (run ended) */
+	CE_HOLD,          /* run, a = hold id, b = request seq, text = tool, json = {"plan": effect plan,
+			   * "trial": the report of the trial the call had first (absent when none)} */
+	CE_HOLD_DONE,     /* run, a = hold id, b = the answer (enum turn_gate_answer: 0 refused, 1
+			   * approved, 2 the trial's effect applied instead) / -1 gone (run ended or
+			   * hold over) / -2 nothing was tried for it */
 	CE_VERDICT,       /* run, a = turn, json = provisional verdict (verdict_json shape) */
 	CE_RECHECK,       /* run, a = turn, json = provisional partial re-check (verdict_json shape):
 			   * shown beside the turn's verdict, never in its place */
@@ -47,6 +50,9 @@ struct cevent {
 
 struct cevent *cevent_new(enum cevent_kind kind, const char *run);
 void cevent_free(struct cevent *ev);
+/* A CE_HOLD (plan and trial copied; either may be NULL). */
+struct cevent *cevent_hold(const char *run, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
+			   const cJSON *trial);
 /* Convenience: a CE_LOG with printf text. */
 struct cevent *cevent_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

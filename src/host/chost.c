@@ -57,7 +57,7 @@ struct intent {
 	int kind;
 	char *run;
 	uint64_t hold;
-	int approve;
+	int answer; /* enum turn_gate_answer */
 	struct intent *next;
 };
 
@@ -292,16 +292,12 @@ static void on_run_ended(void *ctx, struct runner *r, int code)
 	}
 }
 
-static void on_run_hold(void *ctx, struct runner *r, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan)
+static void on_run_hold(void *ctx, struct runner *r, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
+			const cJSON *trial)
 {
 	struct conn *c = ctx;
 	(void)r;
-	struct cevent *ev = cevent_new(CE_HOLD, c->run);
-	ev->a = (int64_t)hold;
-	ev->b = seq;
-	ev->text = xstrdup_opt(tool);
-	ev->json = plan ? cJSON_Duplicate(plan, 1) : NULL;
-	post(c->h, ev);
+	post(c->h, cevent_hold(c->run, hold, seq, tool, plan, trial));
 }
 
 /* Store writer thread. */
@@ -482,6 +478,8 @@ static void launch_run(struct conn *c)
 		.approvals = 1,
 		.stderr_fd = h->cfg.server_stderr_fd,
 		.resolved = c->plan.argv ? &c->plan : NULL,
+		.trial = h->cfg.trial,
+		.trial_ctx = h->cfg.trial_ctx,
 		.ended = on_run_ended,
 		.hold = on_run_hold,
 		.committed = on_run_committed,
@@ -630,11 +628,14 @@ static void on_async(uv_async_t *a)
 		if (it->kind == I_RESOLVE) {
 			char *user = os_user_name();
 			char *by = xasprintf("%s (console)", user);
-			int ok = c && c->runner && c->state == C_RUN &&
-				 runner_resolve(c->runner, it->hold, it->approve, by) == 0;
-			if (!c && h->cfg.resolve) /* a hook run's hold: its host answers (and tells the UI) */
-				ok = h->cfg.resolve(h->cfg.other_ctx, it->run, it->hold, it->approve, by) == 0;
-			if (!c && h->cfg.resolve) {
+			int rc = c && c->runner && c->state == C_RUN ? runner_resolve(c->runner, it->hold, it->answer, by) : -1;
+			if (!c && h->cfg.resolve) { /* a hook run's hold: its host answers (and tells the UI) */
+				if (h->cfg.resolve(h->cfg.other_ctx, it->run, it->hold, it->answer, by) != 0) {
+					struct cevent *ev = cevent_new(CE_HOLD_DONE, it->run);
+					ev->a = (int64_t)it->hold;
+					ev->b = -1; /* no longer held (the hold's time ran out, or its run ended) */
+					post(h, ev);
+				}
 				free(by);
 				free(user);
 				free(it->run);
@@ -645,7 +646,7 @@ static void on_async(uv_async_t *a)
 			free(user);
 			struct cevent *ev = cevent_new(CE_HOLD_DONE, it->run);
 			ev->a = (int64_t)it->hold;
-			ev->b = ok ? it->approve : -1;
+			ev->b = rc == 0 ? it->answer : rc;
 			post(h, ev);
 		} else if (it->kind == I_STOP_RUN) {
 			if (c && c->runner && c->state == C_RUN)
@@ -670,13 +671,13 @@ static void on_async(uv_async_t *a)
 	}
 }
 
-static void intent(struct chost *h, int kind, const char *run, uint64_t hold, int approve)
+static void intent(struct chost *h, int kind, const char *run, uint64_t hold, int answer)
 {
 	struct intent *it = xcalloc(1, sizeof *it);
 	it->kind = kind;
 	it->run = xstrdup_opt(run);
 	it->hold = hold;
-	it->approve = approve;
+	it->answer = answer;
 	pthread_mutex_lock(&h->mu);
 	*h->itail = it;
 	h->itail = &it->next;
@@ -754,9 +755,9 @@ const char *chost_socket(const struct chost *h)
 	return h->socket_path;
 }
 
-void chost_resolve(struct chost *h, const char *run, uint64_t hold, int approve)
+void chost_resolve(struct chost *h, const char *run, uint64_t hold, enum turn_gate_answer answer)
 {
-	intent(h, I_RESOLVE, run, hold, approve);
+	intent(h, I_RESOLVE, run, hold, (int)answer);
 }
 
 void chost_stop_run(struct chost *h, const char *run)

@@ -44,10 +44,17 @@ struct chost_cfg {
 	 * hook event, hook_client.h) is handed over with the connection (fd taken) and the bytes
 	 * read after the hello line. Host thread; must not block. */
 	void (*adopt)(void *ctx, int fd, const cJSON *hello, const char *rest, size_t rest_len);
-	/* The operator's answer to a hold on a run that is not one of this host's connections (a
-	 * hook run): 0, or -1 when nothing with that id is held. Host thread. */
-	int (*resolve)(void *ctx, const char *run, uint64_t hold, int approve, const char *by);
+	/* The operator's answer (enum turn_gate_answer) to a hold on a run that is not one of this
+	 * host's connections (a hook run): 0, or -1 when nothing with that id is held; it posts
+	 * the CE_HOLD_DONE itself. Host thread. */
+	int (*resolve)(void *ctx, const char *run, uint64_t hold, int answer, const char *by);
 	void *other_ctx;
+	/* Contained trials (enforce mode with a scope; runner_cfg.trial): a call the gate asks
+	 * about whose plan is only an unknown local effect is tried in a mirror first and held
+	 * with the trial's report. The context stays the caller's and outlives the host. NULL:
+	 * no trials. */
+	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);
+	void *trial_ctx;
 };
 
 /* The default socket: paths_console_socket() (common/paths.h; never from the environment,
@@ -63,7 +70,9 @@ int chost_bind(const char *path, int check_dir, int *fd, struct err *e);
 int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e);
 const char *chost_socket(const struct chost *h); /* borrowed */
 /* Intents (queued; the outcome comes back as events). */
-void chost_resolve(struct chost *h, const char *run, uint64_t hold, int approve);
+/* answer: TURN_GATE_APPROVE, TURN_GATE_REFUSE, or TURN_GATE_APPLIED once the caller has applied
+ * the held call's trial (its CE_HOLD_DONE's b is the answer, or -1 gone / -2 no trial). */
+void chost_resolve(struct chost *h, const char *run, uint64_t hold, enum turn_gate_answer answer);
 void chost_stop_run(struct chost *h, const char *run);
 /* Number of runs still live (approximate: read without the loop). */
 int chost_live_runs(struct chost *h);

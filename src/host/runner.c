@@ -73,12 +73,13 @@ static void on_alert(void *ctx, struct session *s, const char *reason, const cha
 		r->cfg.alert(r->cfg.ctx, r, reason, text);
 }
 
-static void on_hold(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan)
+static void on_hold(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
+		    const cJSON *trial)
 {
 	struct runner *r = ctx;
 	(void)s;
 	if (r->cfg.hold)
-		r->cfg.hold(r->cfg.ctx, r, hold, seq, tool, plan);
+		r->cfg.hold(r->cfg.ctx, r, hold, seq, tool, plan, trial);
 }
 
 static void on_committed(void *ctx)
@@ -300,9 +301,9 @@ void runner_terminate(struct runner *r)
 		session_terminate(r->session);
 }
 
-int runner_resolve(struct runner *r, uint64_t hold, int approve, const char *by)
+int runner_resolve(struct runner *r, uint64_t hold, enum turn_gate_answer answer, const char *by)
 {
-	return r->session ? session_gate_resolve(r->session, hold, approve, by) : -1;
+	return r->session ? session_gate_resolve(r->session, hold, answer, by) : -1;
 }
 
 int runner_ended(const struct runner *r)

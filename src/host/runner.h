@@ -41,7 +41,7 @@ struct runner_cfg {
 	 * fetch) unless the caller did it on a worker thread and passes the plan here
 	 * (borrowed; it must be for this very server and cwd). */
 	const struct pkgexec_plan *resolved;
-	/* Contained trials of held calls (enforce mode, a contained run only): the turn_gate's
+	/* Contained trials of asked-about calls (enforce mode, a contained run only): the turn_gate's
 	 * trial callback and its context (docs/TRY.md; src/trial/trial_gate.h gives one). The
 	 * context stays the caller's and must outlive the run. NULL: no trials. */
 	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);
@@ -50,8 +50,10 @@ struct runner_cfg {
 	/* Hooks (any may be NULL). */
 	void (*ended)(void *ctx, struct runner *r, int exit_code); /* loop thread */
 	/* A call held for the operator (enforce mode, a decision of ask); answer with
-	 * runner_resolve. plan is borrowed for the call. Loop thread. */
-	void (*hold)(void *ctx, struct runner *r, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan);
+	 * runner_resolve. plan and trial (the report of the trial the call had first, when
+	 * `trial` below took it; else NULL) are borrowed for the call. Loop thread. */
+	void (*hold)(void *ctx, struct runner *r, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
+		     const cJSON *trial);
 	/* The store committed more of this run (store writer thread: must only wake someone). */
 	void (*committed)(void *ctx, struct runner *r);
 	/* Live indexing stopped (store writer thread), once. */
@@ -79,8 +81,9 @@ const char *runner_run_id(const struct runner *r);     /* NULL without a trace *
 int runner_server_pid(const struct runner *r);
 /* Stops the server (SIGTERM, then SIGKILL after the grace time). No-op once ended. */
 void runner_terminate(struct runner *r);
-/* The operator's answer to a held call: 0, or -1 when nothing with that id is held. */
-int runner_resolve(struct runner *r, uint64_t hold, int approve, const char *by);
+/* The operator's answer to a held call: 0, or session_gate_resolve's -1 (nothing with that id
+ * is held) / -2 (TURN_GATE_APPLIED for a call that had no trial). */
+int runner_resolve(struct runner *r, uint64_t hold, enum turn_gate_answer answer, const char *by);
 int runner_ended(const struct runner *r);
 int runner_exit_code(const struct runner *r);
 /* Frees the runner once it has ended: finishes indexing (joins the store writer thread;

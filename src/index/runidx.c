@@ -236,8 +236,12 @@ static int on_gate(struct runidx *ix, const char *kind, const cJSON *o, struct e
 		rc = store_stmt(st, "UPDATE turns SET approval = ?3 WHERE run = ?1 AND req_seq = ?2", &q, e);
 		if (rc)
 			return rc;
+		/* "applied": a person applied the effect of the call's trial instead (docs/TRY.md) */
 		store_bind_text(st, q, 3,
-				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "approved")) ? "approved" : "refused", e);
+				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "approved")) ? "approved"
+				: jx_str(o, "applied_trial")					  ? "applied"
+												  : "refused",
+				e);
 	}
 	store_bind_text(st, q, 1, ix->run, e);
 	store_bind_i64(st, q, 2, rs, e);

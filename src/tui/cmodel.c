@@ -536,14 +536,24 @@ int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e)
 	return 0;
 }
 
-void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, const cJSON *plan)
+static char *dup_str(const cJSON *o, const char *key)
+{
+	const char *s = o ? jx_str(o, key) : NULL;
+	return s ? xstrdup(s) : NULL;
+}
+
+void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, const cJSON *plan, const cJSON *trial)
 {
 	r->holds = xrealloc(r->holds, (r->nholds + 1) * sizeof *r->holds);
 	struct cm_hold *h = &r->holds[r->nholds++];
+	memset(h, 0, sizeof *h);
 	h->id = id;
 	h->seq = seq;
 	h->tool = tool ? xstrdup(tool) : NULL;
 	h->plan = plan ? jx_print(plan) : NULL;
+	h->trial_id = dup_str(trial, "id");
+	h->trial_brief = dup_str(trial, "brief");
+	h->trial_error = h->trial_id ? NULL : dup_str(trial, "error");
 	struct cm_turn *t = cm_turn_by_seq(r, seq);
 	if (t)
 		t->hold = id;
@@ -560,6 +570,9 @@ void cm_hold_drop(struct cm_run *r, uint64_t id)
 			t->hold = 0;
 		free(r->holds[i].tool);
 		free(r->holds[i].plan);
+		free(r->holds[i].trial_id);
+		free(r->holds[i].trial_brief);
+		free(r->holds[i].trial_error);
 		r->holds[i] = r->holds[--r->nholds];
 		r->gen++;
 		return;

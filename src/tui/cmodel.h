@@ -70,6 +70,9 @@ struct cm_hold {
 	int64_t seq;
 	char *tool;
 	char *plan; /* compact JSON */
+	/* the trial the call had first in a mirror (docs/TRY.md), all NULL when none: its id and
+	 * brief when it ran, else the cause it could not */
+	char *trial_id, *trial_brief, *trial_error;
 };
 
 struct cm_run {
@@ -133,7 +136,8 @@ void cm_apply_recheck(struct cm_run *r, int turn, const cJSON *v, int provisiona
 /* Re-reads the latest corpus labels of the run's turns. */
 int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e);
 void cm_set_label(struct cm_run *r, int turn, const char *label);
-void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, const cJSON *plan);
+/* plan and trial (the `trial` record's fields, or {"error": ...}) may be NULL. */
+void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, const cJSON *plan, const cJSON *trial);
 void cm_hold_drop(struct cm_run *r, uint64_t id); /* also clears the turn's mark */
 void cm_holds_clear(struct cm_run *r);
 /* The turn whose request has seq (binary search), or NULL. */

@@ -64,11 +64,11 @@ static void in_label(void *ctx, const struct cm_run *r, int turn, const char *la
 	jobs_label(c->o->jobs, r->id, r->trace, turn, label, note);
 }
 
-static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int approve)
+static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int answer)
 {
 	struct console *c = ctx;
 	if (c->o->host)
-		chost_resolve(c->o->host, r->id, hold, approve);
+		chost_resolve(c->o->host, r->id, hold, (enum turn_gate_answer)answer);
 	else
 		ui_message(&c->ui, 1, "this console hosts no runs: held calls belong to another process");
 }

@@ -18,6 +18,7 @@
 #include "tui/glyphs.h"
 #include "tui/look.h"
 #include "tui/diffview.h"
+#include "tui/trialdoc.h"
 
 
 static const char *tab_names[TAB_COUNT] = {"request", "response", "diff", "denials", "snapshot", "raw"};
@@ -422,7 +423,8 @@ void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn)
 	detail_render_head(d, t);
 }
 
-void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_hold *h)
+void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_hold *h, const struct tm_trial *trial,
+		      const char *state_dir)
 {
 	reset(d);
 	d->run = xstrdup(r->id);
@@ -431,15 +433,36 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
 	tdoc_nl(&d->head);
 	tdoc_addf(&d->head, ROLE_GATE_HELD, "%s HELD: %s waits for you", glyph(G_HELD), h->tool ? h->tool : "the call");
 	tdoc_nl(&d->head);
-	tdoc_add(&d->head, ROLE_NORMAL, "  y lets it run once, x refuses it (the agent is told why); nothing moves until then");
+	if (h->trial_id)
+		tdoc_add(&d->head, ROLE_NORMAL,
+			 "  y lets it run once, A applies the effect its trial had instead, x refuses it (the agent is told "
+			 "which); nothing moves until then");
+	else
+		tdoc_add(&d->head, ROLE_NORMAL, "  y lets it run once, x refuses it (the agent is told why); nothing moves until then");
 	struct tdoc *doc = &d->tab[TAB_REQUEST];
+	if (h->trial_brief) {
+		tdoc_nl(doc);
+		tdoc_add(doc, ROLE_TITLE, "tried first in a disposable mirror (diff tab: the trial in full)");
+		tdoc_text(doc, ROLE_NORMAL, h->trial_brief);
+		tdoc_nl(doc);
+	} else if (h->trial_error) {
+		tdoc_nl(doc);
+		tdoc_addf(doc, ROLE_ERROR, "it could not be tried in a mirror first: %s", h->trial_error);
+		tdoc_nl(doc);
+	}
 	tdoc_nl(doc);
 	tdoc_add(doc, ROLE_TITLE, "effect plan (why the gate asks)");
 	cJSON *plan = h->plan ? cJSON_Parse(h->plan) : NULL;
 	d->req = plan;
 	detail_render_json(d);
 	for (int i = 1; i < TAB_COUNT; i++) {
+		if (i == TAB_DIFF && trial) {
+			trialdoc_build(&d->tab[i], state_dir, trial);
+			continue;
+		}
 		tdoc_nl(&d->tab[i]);
 		tdoc_add(&d->tab[i], ROLE_DIM, "the call has not run: it is held before the server sees it");
+		if (i == TAB_DIFF && h->trial_id)
+			tdoc_addf(&d->tab[i], ROLE_DIM, " (its trial %s: T lists the trials)", h->trial_id);
 	}
 }

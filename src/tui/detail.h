@@ -35,8 +35,12 @@ int dtab_parse(const char *s);       /* -1 unknown */
 /* Loads turn `turn` of r. Never fails as a whole: a part that cannot be read is explained
  * in its tab. */
 void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn);
-/* A held call that the store does not hold yet: its tool and effect plan. */
-void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_hold *h);
+/* A held call that the store does not hold yet: its tool and effect plan, and the brief of
+ * the trial it had first (h->trial_*); trial (may be NULL), that trial as the trials view
+ * reads it from state_dir, fills the diff tab. */
+struct tm_trial;
+void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_hold *h, const struct tm_trial *trial,
+		      const char *state_dir);
 /* Re-renders the request/response tabs after a fold change. */
 void detail_render_json(struct detail *d);
 /* Rebuilds the verdict summary (after a verdict arrived for this turn). */

@@ -72,6 +72,8 @@ const char *look_gate_word(const struct cm_turn *t)
 		return "refused";
 	if (!strcmp(t->approval, "approved"))
 		return "approved";
+	if (!strcmp(t->approval, "applied"))
+		return "applied"; /* its trial's effect, instead of the call */
 	if (!strcmp(t->decision, "allow_flagged"))
 		return "flag";
 	if (t->decision[0])

@@ -211,7 +211,12 @@ static void open_hold(struct ui *u, const struct cm_hold *h)
 	struct cm_run *r = ui_run(u);
 	if (u->det_loaded)
 		detail_free(&u->det);
-	detail_load_hold(&u->det, r, h);
+	struct tm_trial *tt = NULL;
+	if (h->trial_id && u->tm) {
+		tmodel_poll(u->tm); /* the gate's trial was written just now */
+		tt = tmodel_find(u->tm, h->trial_id);
+	}
+	detail_load_hold(&u->det, r, h, tt, u->tm ? u->tm->state_dir : NULL);
 	u->det_loaded = 1;
 	memset(u->det_top, 0, sizeof u->det_top);
 	u->tab = TAB_REQUEST;
@@ -376,19 +381,97 @@ static void cmd_label(struct ui *u, const char *label, const char *note)
 		   t->turn, label ? "labelling " : "banking", label ? label : "", note ? " with a note" : "");
 }
 
-static void cmd_resolve(struct ui *u, int approve)
+/* The focused held call (NULL, with a message naming `what`, when none). */
+static const struct cm_hold *focused_hold(struct ui *u, const char *what)
 {
 	struct cm_run *r = ui_run(u);
 	const struct cm_hold *h = NULL;
 	struct cm_turn *t = ui_focused(u, &h);
 	uint64_t id = h ? h->id : t ? t->hold : 0;
-	if (!r || !id) {
-		ui_message(u, 1, "%s: the focused call is not held", approve ? "approve" : "refuse");
+	for (size_t i = 0; !h && r && id && i < r->nholds; i++)
+		if (r->holds[i].id == id)
+			h = &r->holds[i];
+	if (!r || !h)
+		ui_message(u, 1, "%s: the focused call is not held", what);
+	return h;
+}
+
+static void cmd_resolve(struct ui *u, int approve)
+{
+	const struct cm_hold *h = focused_hold(u, approve ? "approve" : "refuse");
+	if (!h)
+		return;
+	if (u->instead_hold == h->id) {
+		ui_message(u, 1, "its trial's effect is being applied instead: wait for that first");
 		return;
 	}
 	if (u->in.resolve)
-		u->in.resolve(u->in.ctx, r, id, approve);
+		u->in.resolve(u->in.ctx, ui_run(u), h->id, approve);
 	ui_message(u, 0, "%s the held call...", approve ? "approving" : "refusing");
+}
+
+/* A held call's trial applied instead of the call (docs/TRY.md): asked first; "now" is the
+ * confirmed form. The apply runs on the job thread (the trials' apply, conflict-checked, a
+ * recover point first); only when it is done is the hold answered TURN_GATE_APPLIED, and the
+ * agent told (ui_event, CE_TRIAL). A refused apply leaves the call held. */
+static void cmd_apply_instead(struct ui *u, const char *arg)
+{
+	const struct cm_hold *h = focused_hold(u, "apply.instead");
+	if (!h)
+		return;
+	if (!h->trial_id) {
+		ui_message(u, 1, "apply.instead: %s was not tried in a mirror%s%s, so there is no effect to apply",
+			   h->tool ? h->tool : "the call", h->trial_error ? ": " : "", h->trial_error ? h->trial_error : "");
+		return;
+	}
+	if (!u->in.trial || !u->in.resolve) {
+		ui_message(u, 1, "apply.instead: not available here");
+		return;
+	}
+	if (u->instead_hold) {
+		ui_message(u, 1, "apply.instead: another trial (%s) is being applied; wait for it", u->instead_trial);
+		return;
+	}
+	if (strcmp(arg, "now") != 0) {
+		snprintf(u->confirm, sizeof u->confirm, "apply.instead now");
+		ui_message(u, 1, "apply trial %s's effect to the workspace instead of running %s? [y/N] (conflict-checked; "
+				 "a recover point first; the agent is told)",
+			   h->trial_id, h->tool ? h->tool : "the call");
+		return;
+	}
+	snprintf(u->instead_run, sizeof u->instead_run, "%s", ui_run(u)->id);
+	snprintf(u->instead_trial, sizeof u->instead_trial, "%s", h->trial_id);
+	u->instead_hold = h->id;
+	u->in.trial(u->in.ctx, h->trial_id, 1);
+	ui_message(u, 0, "applying %s instead of the call: queued (conflict check, recover point, then the effect)",
+		   h->trial_id);
+}
+
+/* CE_TRIAL: the apply an apply.instead started ended. Applied: the hold is answered so the
+ * agent hears the effect was applied; else the call stays held. Returns 1 when it was one. */
+static int instead_done(struct ui *u, const struct cevent *ev)
+{
+	const char *id = jx_str(ev->json, "trial"), *action = jx_str(ev->json, "action");
+	if (!u->instead_hold || !id || strcmp(id, u->instead_trial) || !action || strcmp(action, "apply"))
+		return 0;
+	uint64_t hold = u->instead_hold;
+	u->instead_hold = 0;
+	struct cm_run *r = cm_find(u->m, u->instead_run);
+	if (ev->a != 0) {
+		ui_message(u, 2, "%s; the call is still held (y runs it, x refuses)", ev->text ? ev->text : "the apply failed");
+		return 1;
+	}
+	int held = 0;
+	for (size_t i = 0; r && i < r->nholds; i++)
+		held |= r->holds[i].id == hold;
+	if (!held) {
+		ui_message(u, 2, "%s; but the call is no longer held (its run ended), so the agent was not told",
+			   ev->text ? ev->text : "applied");
+		return 1;
+	}
+	u->in.resolve(u->in.ctx, r, hold, 2 /* TURN_GATE_APPLIED */);
+	ui_message(u, 0, "%s; telling the agent the effect was applied instead", ev->text ? ev->text : "applied");
+	return 1;
 }
 
 /* Apply (1) or discard (0) a trial: the focused one asks first; "now ID" is the confirmed
@@ -660,6 +743,7 @@ void ui_command(struct ui *u, const char *line)
 			cmd_label(u, NULL, arg);
 		break;
 	case C_APPROVE: cmd_resolve(u, 1); break;
+	case C_APPLY_INSTEAD: cmd_apply_instead(u, arg); break;
 	case C_REFUSE: cmd_resolve(u, 0); break;
 	case C_RECOVER: {
 		struct cm_turn *t = need_turn(u, "recover");
@@ -839,21 +923,35 @@ void ui_event(struct ui *u, const struct cevent *ev)
 			ui_message(u, 2, "store: %s", e.msg);
 		ui_message(u, 0, "run %s ended (server exit %lld)", ev->run, (long long)ev->a);
 		break;
-	case CE_HOLD:
-		cm_hold_add(r, (uint64_t)ev->a, ev->b, ev->text, ev->json);
-		ui_message(u, 1, "HELD: %s waits for your approval (y lets it run once, x refuses)",
-			   ev->text ? ev->text : "a call");
+	case CE_HOLD: {
+		const cJSON *trial = cJSON_GetObjectItemCaseSensitive(ev->json, "trial");
+		cm_hold_add(r, (uint64_t)ev->a, ev->b, ev->text, cJSON_GetObjectItemCaseSensitive(ev->json, "plan"), trial);
+		if (jx_str(trial, "id"))
+			ui_message(u, 1, "HELD: %s waits for you; tried first in a mirror (%s): y lets it run once, A applies "
+					 "the trial's effect instead, x refuses",
+				   ev->text ? ev->text : "a call", jx_str(trial, "id"));
+		else
+			ui_message(u, 1, "HELD: %s waits for your approval (y lets it run once, x refuses)",
+				   ev->text ? ev->text : "a call");
 		if (u->follow && ui_run(u) == r) {
 			ui_refilter(u, 1);
 			u->pos[PANE_TURNS].sel = u->nvis ? u->nvis - 1 : 0;
 		}
 		break;
+	}
 	case CE_HOLD_DONE:
+		if (ev->b == -2) { /* nothing was tried for it: still held */
+			ui_message(u, 2, "that call had no trial: nothing was applied for it; it is still held");
+			break;
+		}
 		cm_hold_drop(r, (uint64_t)ev->a);
 		if (ev->b < 0)
-			ui_message(u, 1, "that call is no longer held (its run ended)");
+			ui_message(u, 1, "that call is no longer held (its run ended, or its time ran out)");
 		else
-			ui_message(u, 0, "the held call was %s", ev->b ? "approved once" : "refused");
+			ui_message(u, 0, "the held call was %s",
+				   ev->b == 2 ? "answered: the agent was told its trial's effect was applied instead"
+				   : ev->b    ? "approved once"
+					      : "refused");
 		if (u->view == VIEW_DETAIL && u->det_loaded && u->det.hold == (uint64_t)ev->a)
 			pop(u);
 		break;
@@ -913,7 +1011,8 @@ void ui_event(struct ui *u, const struct cevent *ev)
 	}
 	case CE_TRIAL: {
 		/* a refusal names its conflicts; a failure says what it knows; both in red */
-		ui_message(u, ev->a ? 2 : 0, "%s", ev->text ? ev->text : "trial: ?");
+		if (!instead_done(u, ev))
+			ui_message(u, ev->a ? 2 : 0, "%s", ev->text ? ev->text : "trial: ?");
 		if (u->tm && tmodel_poll(u->tm))
 			ui_trials_changed(u);
 		break;

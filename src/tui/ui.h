@@ -28,7 +28,9 @@ enum pane { PANE_RUNS = 0, PANE_TURNS, PANE_DENIALS, PANE_COUNT };
 struct ui_intents {
 	void (*verify)(void *ctx, const struct cm_run *r, int turn, int from, int coverage_only);
 	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note);
-	void (*resolve)(void *ctx, const struct cm_run *r, uint64_t hold, int approve);
+	/* answer: enum turn_gate_answer (1 approve once, 0 refuse, 2 its trial's effect was
+	 * applied instead) */
+	void (*resolve)(void *ctx, const struct cm_run *r, uint64_t hold, int answer);
 	void (*recover)(void *ctx, const struct cm_run *r, int turn);
 	/* Applies (apply 1) or discards trial id; the outcome comes back as a CE_TRIAL. */
 	void (*trial)(void *ctx, const char *id, int apply);
@@ -93,6 +95,9 @@ struct ui {
 	char pbuf[512];
 	size_t plen;
 	char confirm[128];         /* a command waiting for y (with its question in msg) */
+	/* apply.instead: the held call whose trial is being applied (instead_hold 0: none) */
+	uint64_t instead_hold;
+	char instead_run[128], instead_trial[64];
 	/* messages */
 	char msg[400];
 	int msg_level;             /* 0 info, 1 warning, 2 error */

@@ -248,8 +248,12 @@ int plan_gate_refused(const struct vctx *c, int64_t req_seq, char *why, size_t n
 			return 1;
 		}
 		if (!strcmp(gr->kind, "approval") && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(gr->obj, "approved"))) {
-			snprintf(why, n, "refused in the console by %s: it never reached the server",
-				 jx_str(gr->obj, "by") ? jx_str(gr->obj, "by") : "?");
+			if (jx_str(gr->obj, "applied_trial"))
+				snprintf(why, n, "%s applied the effect of its trial %s instead: the call never reached the server",
+					 jx_str(gr->obj, "by") ? jx_str(gr->obj, "by") : "?", jx_str(gr->obj, "applied_trial"));
+			else
+				snprintf(why, n, "refused in the console by %s: it never reached the server",
+					 jx_str(gr->obj, "by") ? jx_str(gr->obj, "by") : "?");
 			return 1;
 		}
 	}

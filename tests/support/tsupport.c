@@ -337,5 +337,6 @@ int ts_golden_update(const char *var)
 
 void ts_golden_rewritten(const char *var, const char *what)
 {
-	cr_assert_fail("%s rewrote %s instead of checking it: review the diff, then run again without %s", var, what, var);
+	/* not fatal: the rest of the test (its other sizes) is rewritten in the same run */
+	cr_expect(0, "%s rewrote %s instead of checking it: review the diff, then run again without %s", var, what, var);
 }

@@ -326,3 +326,109 @@ Test(console, the_trials_view_shows_a_new_trial_and_applies_one_by_key)
 	free(st);
 	free(sock);
 }
+
+/* Enforce mode with trials: a call whose only unknown effect is a program of the workspace
+ * (./build.sh) is tried in a mirror first and held with the trial's report; A (asked first)
+ * applies the trial's effect to the workspace instead of running the call, and the agent's
+ * answer - a refusal made by belay - says the effect was applied. The server never sees the
+ * call. */
+Test(console, a_held_call_is_tried_first_and_its_trials_effect_applied_by_key)
+{
+	char *ws = fs_join(dir, "ws"), *outside = ts_outside_dir("console-instead"), *st = fs_join(outside, "state");
+	char *sock = fs_join(dir, "i.sock");
+	fs_mkdir_p(ws, 0755, NULL);
+	cr_assert_eq(ts_sh("printf '#!/bin/sh\\nmkdir -p out && echo built > out/built.txt && echo building done\\n' > "
+			   "%s/build.sh && chmod 755 %s/build.sh",
+			   ws, ws),
+		     0);
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --mode enforce "
+			      "--state %s --socket %s --scope %s -- %s/belay-demo-server shell %s 2>%s/console.err",
+			      dir, dir, BELAY_BIN, st, sock, ws, BELAY_BUILD_DIR, ws, dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", NULL};
+	free(wait_for(&t, up, 30));
+	char *steps = fs_join(dir, "instead.json");
+	const char *s = "[{\"initialize\":{}},{\"list\":true},"
+			"{\"call\":\"run_process\",\"args\":{\"command_line\":\"./build.sh\"}}]";
+	ts_write_file(steps, s, strlen(s));
+	char *agent = fs_join(dir, "agent.traces");
+	ts_sh("%s __script %s --trace-dir %s --timeout 120000 -- %s connect %s > %s/agent.out 2>&1 &", BELAY_BIN, steps, agent,
+	      BELAY_BIN, sock, dir);
+	const char *held[] = {"HELD", "tried first", NULL};
+	free(wait_for(&t, held, 60));
+	/* its detail: the trial's report before anyone decides */
+	ts_tmux_keys(&t, "G Enter");
+	const char *detail[] = {"tried first in a disposable mirror", "added out/built.txt", "A applies", NULL};
+	free(wait_for(&t, detail, 20));
+	cr_assert_neq(ts_sh("test -e %s/out", ws), 0, "nothing in the real workspace yet");
+	ts_tmux_keys(&t, "A");
+	const char *ask[] = {"[y/N]", NULL};
+	free(wait_for(&t, ask, 10));
+	ts_tmux_keys(&t, "y");
+	/* the turn's answer is belay's, and its gate column says what happened */
+	const char *told[] = {"belay did not run the call", "applied", NULL};
+	free(wait_for(&t, told, 60));
+	for (int i = 0; i < 100 && ts_sh("pgrep -f 'connect %s' >/dev/null", sock) == 0; i++)
+		usleep(100 * 1000);
+	ts_tmux_keys(&t, "q");
+	ts_tmux_keys(&t, "y");
+	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
+		usleep(100 * 1000);
+	ts_tmux_kill(&t);
+
+	/* the workspace holds the trial's effect */
+	size_t n;
+	char *bp = fs_join(ws, "out/built.txt"), *built = ts_read_file(bp, &n);
+	cr_assert_str_eq(built ? built : "(missing)", "built\n");
+	/* what the agent got: belay's refusal saying the effect was applied instead */
+	char *atrace = ts_find_trace(agent);
+	cr_assert_not_null(atrace, "the agent's own trace");
+	struct trace *at = NULL;
+	struct err ae = {0};
+	cr_assert_eq(trace_read(atrace, &at, &ae), 0, "%s", ae.msg);
+	const char *answer = NULL;
+	for (size_t i = 0; i < at->n; i++)
+		if (at->recs[i].is_frame && at->recs[i].dir == 1 && strstr(at->recs[i].bytes, "\"id\":3"))
+			answer = at->recs[i].bytes;
+	cr_assert_not_null(answer, "the agent got an answer to its call");
+	cr_assert(strstr(answer, "applied to the workspace, instead, the effect"), "%s", answer);
+	cr_assert(strstr(answer, "\"isError\":true") && strstr(answer, "applied_instead"), "%s", answer);
+	/* the console's trace: the trial, the hold, the answer naming the trial; the server
+	 * never answered call 3 itself */
+	char *tdir = fs_join(st, "traces");
+	char *trace = ts_find_trace(tdir);
+	cr_assert_not_null(trace);
+	char *text = ts_read_file(trace, &n);
+	cr_assert(strstr(text, "\"kind\":\"trial\"") && strstr(text, "\"outcome\":\"held\""), "tried, then held");
+	cr_assert(strstr(text, "\"applied_trial\":\"trial-"), "the approval names the trial");
+	struct trace *tr = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(trace, &tr, &e), 0, "%s", e.msg);
+	int server_answers = 0, c2s_calls = 0;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct trace_record *r = &tr->recs[i];
+		if (r->is_frame && r->dir == 1 && !jx_str(r->obj, "origin") && strstr(r->bytes, "\"id\":3"))
+			server_answers++;
+		if (r->is_frame && r->dir == 0 && strstr(r->bytes, "tools/call"))
+			c2s_calls++;
+	}
+	cr_assert_eq(c2s_calls, 1, "the call is recorded as the agent sent it");
+	cr_assert_eq(server_answers, 0, "the server never answered (never saw) the call");
+	trace_free(tr);
+	free(text);
+	free(trace);
+	free(tdir);
+	trace_free(at);
+	free(atrace);
+	free(built);
+	free(bp);
+	free(agent);
+	free(steps);
+	free(cmd);
+	ts_rmtree(outside);
+	free(outside);
+	free(ws);
+	free(st);
+	free(sock);
+}

@@ -83,6 +83,8 @@ static void *run_loop(void *arg)
 }
 
 static struct session_observer obs;
+/* Set by a test before start(): configures the gate (effect gate, trials, holds). */
+static void (*gate_setup)(struct harness *h, struct turn_gate *g);
 
 static void start(struct harness *h, int delay_ms, const char *tools, int capture_ms)
 {
@@ -107,11 +109,14 @@ static void start(struct harness *h, int delay_ms, const char *tools, int captur
 	argv[3] = (char *)(tools ? tools : "[]");
 	argv[4] = NULL;
 	obs = (struct session_observer){.ended = ended, .ctx = h};
+	struct turn_gate *gate = turn_gate_new(capture, &h->cap, NULL);
+	if (gate_setup)
+		gate_setup(h, gate);
 	struct session_opts o = {
 		.argv = argv,
 		.trace_path = h->trace,
 		.obs = &obs,
-		.gate = turn_gate_new(capture, &h->cap, NULL),
+		.gate = gate,
 		.stderr_fd = -1,
 	};
 	struct err e = {0};
@@ -290,5 +295,181 @@ Test(gate_hold, cancellation_retires_and_server_requests_do_not, .timeout = 30)
 	read_lines(&h, 2);
 	struct trace *t = finish(&h);
 	cr_assert_str_eq(jx_str(handle_of(t, 1), "status"), "present", "a cancelled call no longer overlaps");
+	cleanup(&h, t);
+}
+
+/*==== a held call tried first (docs/TRY.md): the console's answers ====*/
+
+/* The test's trial (what trial_gate_run would return) and the console's answer, given on
+ * the loop thread once the hold is reported (as the console host does). */
+static struct {
+	int tried;
+	char command[256];
+	int no_overlay;                /* the trial could not run: {"error": ...} */
+	int answer;                    /* enum turn_gate_answer, given when held */
+	int rc, rc2;                   /* session_gate_resolve's return (first, second answer) */
+	uint64_t hold;
+	int held_with_trial;
+	struct session *s;
+	uv_timer_t timer;
+} T;
+
+static cJSON *fake_trial(void *ctx, const char *command, const char *cwd)
+{
+	(void)ctx;
+	(void)cwd;
+	T.tried++;
+	snprintf(T.command, sizeof T.command, "%s", command);
+	cJSON *r = cJSON_CreateObject();
+	if (T.no_overlay) {
+		cJSON_AddStringToObject(r, "error", "TRIAL_NO_OVERLAY: overlayfs is not available");
+		return r;
+	}
+	cJSON_AddStringToObject(r, "id", "trial-test-1");
+	cJSON_AddStringToObject(r, "brief", "BRIEF: it added out/built.txt in the mirror");
+	cJSON_AddStringToObject(r, "command", command);
+	return r;
+}
+
+static void answer_now(uv_timer_t *t)
+{
+	(void)t;
+	T.rc = session_gate_resolve(T.s, T.hold, (enum turn_gate_answer)T.answer, "tester (console)");
+	if (T.rc == -2) /* still held: refuse it */
+		T.rc2 = session_gate_resolve(T.s, T.hold, TURN_GATE_REFUSE, "tester (console)");
+	uv_close((uv_handle_t *)&T.timer, NULL);
+}
+
+static void on_hold_cb(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
+		       const cJSON *trial)
+{
+	(void)ctx;
+	(void)seq;
+	(void)tool;
+	(void)plan;
+	T.s = s;
+	T.hold = hold;
+	T.held_with_trial = trial != NULL && (jx_str(trial, "id") || jx_str(trial, "error"));
+	uv_timer_init(&((struct harness *)ctx)->loop, &T.timer);
+	uv_timer_start(&T.timer, answer_now, 0, 0);
+}
+
+static void enforce_with_trials(struct harness *h, struct turn_gate *g)
+{
+	cr_assert_eq(ts_sh("printf '#!/bin/sh\\nmkdir -p out && echo built > out/built.txt\\n' > %s/build.sh && chmod 755 %s/build.sh",
+			   h->dir, h->dir),
+		     0);
+	turn_gate_set_policy(g, TURN_GATE_ENFORCE, NULL, h->dir, h->dir, NULL);
+	g->trial = fake_trial;
+	g->on_hold = on_hold_cb;
+	g->hold_ctx = h;
+}
+
+#define BUILD_CALL                                                                                                         \
+	"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\",\"arguments\":{"   \
+	"\"command_line\":\"./build.sh\"}}}\n"
+
+/* Runs one held, tried call to its answer; returns the client's reply line (new). */
+static char *held_trial_session(struct harness *h, int answer, int no_overlay, struct trace **t)
+{
+	memset(&T, 0, sizeof T);
+	T.answer = answer;
+	T.no_overlay = no_overlay;
+	gate_setup = enforce_with_trials;
+	start(h, 0, NULL, 0);
+	gate_setup = NULL;
+	send_str(h, BUILD_CALL);
+	char buf[65536];
+	size_t n = 0;
+	while (!memchr(buf, '\n', n)) {
+		ssize_t r = read(h->client, buf + n, sizeof buf - 1 - n);
+		cr_assert_gt(r, 0, "the call was answered");
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*t = finish(h);
+	return xstrdup(buf);
+}
+
+/* The trace's first non-frame record of `kind` (borrowed), or NULL. */
+static const cJSON *rec_of(const struct trace *t, const char *kind, int nth)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const char *k = jx_str(t->recs[i].obj, "kind");
+		if (k && !strcmp(k, kind) && nth-- == 0)
+			return t->recs[i].obj;
+	}
+	return NULL;
+}
+
+Test(gate_hold, a_held_call_is_tried_first_and_its_trials_effect_applied_instead, .timeout = 30)
+{
+	struct harness h;
+	struct trace *t;
+	char *reply = held_trial_session(&h, TURN_GATE_APPLIED, 0, &t);
+	cr_assert_eq(T.tried, 1, "tried once before it was held");
+	cr_assert_str_eq(T.command, "./build.sh");
+	cr_assert(T.held_with_trial, "the hold carries the trial's report");
+	cr_assert_eq(T.rc, 0);
+	/* the agent is told, by belay, that the effect was applied instead: a tool error with the
+	 * trial's report, never a result the server did not produce */
+	cJSON *r = cJSON_Parse(reply);
+	cr_assert_not_null(r, "%s", reply);
+	cr_assert(cJSON_IsTrue(jx_path(r, "result.isError")), "%s", reply);
+	const char *text = jx_str(cJSON_GetArrayItem(jx_path(r, "result.content"), 0), "text");
+	cr_assert(text && strstr(text, "did not run the call to run_process"), "%s", reply);
+	cr_assert(strstr(text, "applied to the workspace, instead, the effect"), "%s", text);
+	cr_assert(strstr(text, "trial-test-1") && strstr(text, "BRIEF: it added out/built.txt"), "%s", text);
+	const cJSON *gate = cJSON_GetObjectItemCaseSensitive(jx_path(r, "result._meta"), "belay/gate");
+	cr_assert_str_eq(jx_str(gate, "outcome"), "applied_instead");
+	cr_assert_str_eq(jx_str(gate, "trial_id"), "trial-test-1");
+	/* the server never saw the call */
+	size_t n;
+	char *seen = ts_read_file(h.cap.log, &n);
+	cr_assert_null(strstr(seen, "tools/call"), "the server got the call: %s", seen);
+	free(seen);
+	/* the trace: trying, the trial, held, and the answer naming the trial */
+	cr_assert_str_eq(jx_str(rec_of(t, "gate_decision", 0), "outcome"), "trying");
+	cr_assert_str_eq(jx_str(rec_of(t, "trial", 0), "id"), "trial-test-1");
+	cr_assert_str_eq(jx_str(rec_of(t, "gate_decision", 1), "outcome"), "held");
+	const cJSON *ap = rec_of(t, "approval", 0);
+	cr_assert_not_null(ap);
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ap, "approved")));
+	cr_assert_str_eq(jx_str(ap, "applied_trial"), "trial-test-1");
+	cJSON_Delete(r);
+	free(reply);
+	cleanup(&h, t);
+}
+
+Test(gate_hold, applied_instead_is_refused_for_a_call_that_could_not_be_tried, .timeout = 30)
+{
+	struct harness h;
+	struct trace *t;
+	char *reply = held_trial_session(&h, TURN_GATE_APPLIED, 1, &t);
+	cr_assert_eq(T.tried, 1);
+	cr_assert_eq(T.rc, -2, "nothing was tried, so nothing can have been applied");
+	cr_assert_eq(T.rc2, 0, "it stayed held and could still be refused");
+	cr_assert(strstr(reply, "refused in the console by tester") != NULL, "%s", reply);
+	cr_assert(strstr(reply, "TRIAL_NO_OVERLAY") != NULL, "the refusal names why nothing was tried: %s", reply);
+	cr_assert_null(strstr(reply, "applied"), "%s", reply);
+	const cJSON *ap = rec_of(t, "approval", 0);
+	cr_assert_null(cJSON_GetObjectItemCaseSensitive(ap, "applied_trial"));
+	cr_assert_null(rec_of(t, "approval", 1), "one answer recorded");
+	free(reply);
+	cleanup(&h, t);
+}
+
+Test(gate_hold, a_held_call_approved_after_its_trial_runs_for_real, .timeout = 30)
+{
+	struct harness h;
+	struct trace *t;
+	char *reply = held_trial_session(&h, TURN_GATE_APPROVE, 0, &t);
+	cr_assert_eq(T.tried, 1);
+	cr_assert_null(strstr(reply, "isError"), "the server's own answer: %s", reply);
+	size_t n;
+	char *seen = ts_read_file(h.cap.log, &n);
+	cr_assert(strstr(seen, "./build.sh") != NULL, "the server got the call: %s", seen);
+	free(seen);
+	free(reply);
 	cleanup(&h, t);
 }

@@ -223,9 +223,11 @@ struct fx {
 	struct keymap km;
 	struct ui u;
 	struct canvas c;
-	int calls_recover, calls_quit, calls_verify, calls_resolve;
+	int calls_recover, calls_quit, calls_verify, calls_resolve, calls_trial;
 	uint64_t resolved;
 	int approved;
+	char trial_id[64];
+	int trial_apply;
 };
 
 static struct fx F;
@@ -247,6 +249,13 @@ static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int app
 	f->calls_resolve++;
 	f->resolved = hold;
 	f->approved = approve;
+}
+static void in_trial(void *ctx, const char *id, int apply)
+{
+	struct fx *f = ctx;
+	f->calls_trial++;
+	snprintf(f->trial_id, sizeof f->trial_id, "%s", id);
+	f->trial_apply = apply;
 }
 static void in_quit(void *ctx)
 {
@@ -301,14 +310,15 @@ static void build(int w, int h)
 	/* Two held calls: one the store shows (turn 28), one it does not have yet. */
 	cJSON *plan = cJSON_Parse("{\"tool\":\"write_file\",\"effects\":[{\"op\":\"write\",\"path\":\".env\"}],"
 				  "\"why\":\"writes a dotfile\"}");
-	cm_hold_add(b, 901, cm_turn_at(b, HELD_TURN)->req_seq, "write_file", plan);
+	cm_hold_add(b, 901, cm_turn_at(b, HELD_TURN)->req_seq, "write_file", plan, NULL);
 	cJSON_Delete(plan);
 	plan = cJSON_Parse("{\"tool\":\"delete_file\",\"effects\":[{\"op\":\"unlink\",\"path\":\"src/calc.py\"}],"
 			   "\"why\":\"deletes a tracked file\"}");
-	cm_hold_add(b, 902, 200, "delete_file", plan);
+	cm_hold_add(b, 902, 200, "delete_file", plan, NULL);
 	cJSON_Delete(plan);
 
-	struct ui_intents in = {.verify = in_verify, .resolve = in_resolve, .recover = in_recover, .quit = in_quit, .ctx = &F};
+	struct ui_intents in = {.verify = in_verify, .resolve = in_resolve, .recover = in_recover, .trial = in_trial,
+				.quit = in_quit, .ctx = &F};
 	ui_init(&F.u, &F.m, &F.km, &in);
 	F.u.now = NOW;
 	F.u.socket_path = SOCKET;
@@ -864,6 +874,101 @@ Test(screens, approve_from_the_held_call_detail)
 }
 
 Test(screens, detail_held) { run_screen("detail_held", detail_held, 0); }
+
+/* A third held call, tried first in a mirror (docs/TRY.md): its detail shows the trial's
+ * report and offers A. */
+#define TRIAL_ID "trial-20261129T185001Z-5be1c0de"
+static int find_row(const char *a, const char *b);
+static void add_tried_hold(void)
+{
+	struct cm_run *r = ui_run(&F.u);
+	cJSON *plan = cJSON_Parse("{\"decision\":\"ask\",\"effects\":[{\"kind\":\"indeterminate\",\"local\":true,"
+				  "\"why\":\"runs ./build.sh, a program of the workspace\"}]}");
+	cJSON *trial = cJSON_CreateObject();
+	cJSON_AddStringToObject(trial, "id", TRIAL_ID);
+	cJSON_AddStringToObject(trial, "brief",
+				"belay ran the command once in a disposable mirror of the workspace first (trial " TRIAL_ID
+				", network deny); the real workspace was not touched.\nIt exited with status 0 after 0.1 s.\n"
+				"In the mirror it changed 1 path(s): 1 added, 0 changed, 0 deleted, 0 mode change(s):\n"
+				"  added out/built.txt\nThe sandbox refused nothing.\n\nstdout:\nbuilding done\n");
+	cm_hold_add(r, 903, 201, "run_process", plan, trial);
+	cJSON_Delete(plan);
+	cJSON_Delete(trial);
+	ui_refilter(&F.u, 1);
+}
+
+static void detail_held_trial(void)
+{
+	add_tried_hold();
+	press('G', K_ENTER, 0);
+	cr_assert_eq(F.u.view, VIEW_DETAIL);
+	cr_assert_eq(F.u.det.hold, 903);
+}
+
+Test(screens, detail_held_trial) { run_screen("detail_held_trial", detail_held_trial, 0); }
+
+static void trial_done_event(int outcome, const char *id)
+{
+	struct cevent *ev = cevent_new(CE_TRIAL, NULL);
+	ev->a = outcome;
+	ev->text = xstrdup(outcome ? "apply refused " TRIAL_ID ": conflicts: out/built.txt changed since the trial"
+				   : "applied " TRIAL_ID ": 1 path(s); recover point snap-1");
+	ev->json = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev->json, "trial", id);
+	cJSON_AddStringToObject(ev->json, "action", "apply");
+	ui_event(&F.u, ev);
+	cevent_free(ev);
+	ui_draw(&F.u, &F.c);
+}
+
+Test(screens, a_held_calls_trial_is_applied_instead_only_once_the_apply_is_done)
+{
+	build(120, 40);
+	detail_held_trial();
+	cr_assert_geq(find_row("tried first in a disposable mirror", NULL), 0, "the trial's report is shown");
+	cr_assert_geq(find_row("added out/built.txt", NULL), 0);
+	/* A asks first; n cancels and nothing happens */
+	press('A', 0);
+	cr_assert(strstr(F.u.msg, "[y/N]") && strstr(F.u.msg, TRIAL_ID), "%s", F.u.msg);
+	press('n', 0);
+	cr_assert_eq(F.calls_trial, 0);
+	/* y: the apply is queued; the hold is not answered yet */
+	press('A', 'y', 0);
+	cr_assert_eq(F.calls_trial, 1);
+	cr_assert_str_eq(F.trial_id, TRIAL_ID);
+	cr_assert_eq(F.trial_apply, 1);
+	cr_assert_eq(F.calls_resolve, 0, "the agent is told nothing before the effect is applied");
+	/* meanwhile the call cannot be approved or applied twice */
+	press('y', 0);
+	cr_assert_eq(F.calls_resolve, 0, "%s", F.u.msg);
+	/* a refused apply (a conflict) leaves the call held */
+	trial_done_event(1, TRIAL_ID);
+	cr_assert_eq(F.calls_resolve, 0);
+	cr_assert(strstr(F.u.msg, "still held"), "%s", F.u.msg);
+	/* another trial's apply ending is not this hold's */
+	press('A', 'y', 0);
+	cr_assert_eq(F.calls_trial, 2);
+	trial_done_event(0, "trial-someone-else");
+	cr_assert_eq(F.calls_resolve, 0);
+	/* done: the hold is answered "applied instead" (2) */
+	trial_done_event(0, TRIAL_ID);
+	cr_assert_eq(F.calls_resolve, 1);
+	cr_assert_eq(F.resolved, 903);
+	cr_assert_eq(F.approved, 2, "TURN_GATE_APPLIED");
+	cr_assert(strstr(F.u.msg, "telling the agent"), "%s", F.u.msg);
+	teardown_fx();
+}
+
+Test(screens, a_held_call_without_a_trial_has_nothing_to_apply)
+{
+	build(80, 24);
+	detail_held(); /* 902: held without a trial */
+	press('A', 0);
+	cr_assert_eq(F.calls_trial, 0);
+	cr_assert(strstr(F.u.msg, "was not tried in a mirror"), "%s", F.u.msg);
+	cr_assert_eq(F.u.confirm[0], '\0', "nothing to confirm");
+	teardown_fx();
+}
 
 /*==== honesty and behaviour, asserted directly ====*/
 
