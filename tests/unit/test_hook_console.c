@@ -311,3 +311,74 @@ Test(hook_console, the_helper_starts_on_first_use_and_keeps_its_snapshotter_warm
 	free(trace);
 	ts_world_teardown(&w);
 }
+
+/* A held hook call tried first: the console's hook session runs a local-only Bash command
+ * once in a mirror before holding it; A (asked first) applies the trial's effect instead of
+ * letting the command run, and Claude Code gets a deny whose reason says the effect was
+ * applied (its model reads it; the command never runs). */
+Test(hook_console, a_held_hook_call_is_tried_first_and_its_effect_applied_by_key)
+{
+	cr_assert_eq(ts_sh("command -v tmux >/dev/null"), 0, "tmux is needed (scripts/setup.sh installs it)");
+	struct ts_world w;
+	ts_world_setup(&w, "hookinstead");
+	/* the mirror's upper layer needs user xattrs: the state on the root disk */
+	char *outside = ts_outside_dir("hookinstead");
+	free(w.state);
+	free(w.traces);
+	free(w.db);
+	w.state = xasprintf("%s/state", outside);
+	w.traces = xasprintf("%s/state/traces", outside);
+	w.db = xasprintf("%s/state/belay.db", outside);
+	ts_world_put(&w, "build.sh", "#!/bin/sh\nmkdir -p out && echo built > out/built.txt && echo building done\n");
+	cr_assert_eq(ts_sh("chmod 755 %s/build.sh", w.ws), 0);
+	char *sock = xasprintf("%s/c.sock", w.runtime);
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color XDG_RUNTIME_DIR=%s %s console --state %s --socket %s "
+			      "2>%s/console.err",
+			      w.dir, w.runtime, BELAY_BIN, w.state, sock, w.dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, w.dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", NULL};
+	free(wait_for(&t, up, 30));
+	char *out = xasprintf("%s/hook.out", w.dir);
+	char *p = pre_payload(&w, "ti1", "toolu_1", "./build.sh");
+	pid_t h = hook_bg(&w, sock, p, out);
+	free(p);
+	const char *held[] = {"HELD", "tried first", NULL};
+	free(wait_for(&t, held, 60));
+	cr_assert_neq(ts_sh("test -e %s/out", w.ws), 0, "the real workspace is untouched while it is held");
+	ts_tmux_keys(&t, "G");
+	ts_tmux_keys(&t, "A");
+	const char *ask[] = {"[y/N]", NULL};
+	free(wait_for(&t, ask, 10));
+	ts_tmux_keys(&t, "y");
+	int st;
+	waitpid(h, &st, 0);
+	size_t n;
+	char *a = ts_read_file(out, &n);
+	cr_assert(a && strstr(a, "\"permissionDecision\":\"deny\""), "%s", a ? a : "");
+	cr_assert(strstr(a, "applied to the workspace, instead, the effect"), "%s", a);
+	cr_assert(strstr(a, "do not run the command again"), "%s", a);
+	char *bp = xasprintf("%s/out/built.txt", w.ws), *built = ts_read_file(bp, &n);
+	cr_assert_str_eq(built ? built : "(missing)", "built\n", "the workspace holds the trial's effect");
+	/* the run's turn says what happened */
+	char *rows = NULL;
+	for (int i = 0; i < 100; i++) {
+		free(rows);
+		rows = ts_sql_dump(w.db, "SELECT outcome, approval FROM turns WHERE run = 'hook-claude-code-ti1' ORDER BY turn");
+		if (!strcmp(rows, "held after a trial|applied\n"))
+			break;
+		usleep(50 * 1000);
+	}
+	cr_expect_str_eq(rows, "held after a trial|applied\n");
+	free(rows);
+	ts_tmux_kill(&t);
+	free(built);
+	free(bp);
+	free(a);
+	free(out);
+	free(cmd);
+	free(sock);
+	ts_world_teardown(&w);
+	ts_rmtree(outside);
+	free(outside);
+}
