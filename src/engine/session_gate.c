@@ -543,8 +543,10 @@ static void unqueue(struct gate_state *g, struct item *it)
 		g->last = prev;
 }
 
+static void next_trial(struct session *s, struct gate_state *g);
+
 /* Loop thread: the trial is over. Its report is recorded and goes with the refusal (and
- * its approval id). */
+ * its approval id), or with the hold; then the next waiting call's trial starts. */
 static void trial_done(uv_work_t *w, int status)
 {
 	struct session *s = w->data;
@@ -580,6 +582,7 @@ static void trial_done(uv_work_t *w, int status)
 		cJSON *pj = effect_plan_json(it->plan);
 		tg->on_hold(tg->hold_ctx, s, it->hold, it->seq, it->tool, pj, res);
 		cJSON_Delete(pj);
+		next_trial(s, g);
 		session_unref(s);
 		return;
 	}
@@ -597,6 +600,7 @@ static void trial_done(uv_work_t *w, int status)
 	rpc_id_from_json(it->id, &rid);
 	retire(s, g, &rid);
 	item_free(it);
+	next_trial(s, g);
 	session_unref(s);
 	flush(s);
 }
@@ -623,7 +627,30 @@ static struct item *queue_waiting(struct gate_state *g, const struct rpc_item *c
 	return it;
 }
 
-/* Queues the call as IT_TRYING and starts its trial. Takes plan and *bytes. */
+/* Starts the trial of it (IT_TRYING, not yet tried); one runs at a time per session. */
+static void run_trial(struct session *s, struct gate_state *g, struct item *it)
+{
+	g->trying = it;
+	g->trial_work.data = s;
+	s->open_handles++; /* the session lives until the trial returns */
+	if (uv_queue_work(s->loop, &g->trial_work, trial_work, trial_done) != 0)
+		trial_done(&g->trial_work, -1);
+}
+
+/* The next call waiting for its trial (queued IT_TRYING, never tried), if no trial runs. */
+static void next_trial(struct session *s, struct gate_state *g)
+{
+	if (g->trying || g->closing)
+		return;
+	for (struct item *it = g->head; it; it = it->next)
+		if (it->state == IT_TRYING && !it->trial) {
+			run_trial(s, g, it);
+			return;
+		}
+}
+
+/* Queues the call as IT_TRYING; its trial starts now, or after the one that runs (in
+ * arrival order). Takes plan and *bytes. */
 static void start_trial(struct session *s, struct gate_state *g, const struct rpc_item *call, struct effect_plan *plan,
 			const char *key, struct trace_rec *rec, int64_t seq, char **bytes, size_t n)
 {
@@ -633,11 +660,7 @@ static void start_trial(struct session *s, struct gate_state *g, const struct rp
 	it->cmd = xstrdup(cmd);
 	it->cwd = cwd ? xstrdup(cwd) : NULL;
 	it->plan = plan;
-	g->trying = it;
-	g->trial_work.data = s;
-	s->open_handles++; /* the session lives until the trial returns */
-	if (uv_queue_work(s->loop, &g->trial_work, trial_work, trial_done) != 0)
-		trial_done(&g->trial_work, -1);
+	next_trial(s, g);
 }
 
 static struct effect_plan *classify(struct session *s, struct gate_state *g, const struct rpc_item *call)
@@ -682,10 +705,10 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 		return 1;
 	}
 	int64_t seq;
-	if (d == GATE_ASK && tg->trial && !g->trying && effect_plan_trial_eligible(plan) &&
-	    effect_plan_command(plan, NULL)) {
+	if (d == GATE_ASK && tg->trial && effect_plan_trial_eligible(plan) && effect_plan_command(plan, NULL)) {
 		/* Tried first in a mirror: the call and everything after it wait for the trial (then
-		 * it is refused with the trial's report, or held with it for the console). */
+		 * it is refused with the trial's report, or held with it for the console). Trials
+		 * run one at a time, in arrival order. */
 		struct trace_rec *rec = NULL;
 		seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &rec);
 		record_decision(s, seq, call->tool, plan, "trying", NULL, NULL);

@@ -305,6 +305,7 @@ Test(gate_hold, cancellation_retires_and_server_requests_do_not, .timeout = 30)
 static struct {
 	int tried;
 	char command[256];
+	char commands[512]; /* every command tried, in order, ';'-separated */
 	int no_overlay;                /* the trial could not run: {"error": ...} */
 	int answer;                    /* enum turn_gate_answer, given when held */
 	int rc, rc2;                   /* session_gate_resolve's return (first, second answer) */
@@ -320,6 +321,9 @@ static cJSON *fake_trial(void *ctx, const char *command, const char *cwd)
 	(void)cwd;
 	T.tried++;
 	snprintf(T.command, sizeof T.command, "%s", command);
+	size_t used = strlen(T.commands);
+	snprintf(T.commands + used, sizeof T.commands - used, "%s;", command);
+	usleep(100 * 1000); /* long enough for the next call to arrive meanwhile */
 	cJSON *r = cJSON_CreateObject();
 	if (T.no_overlay) {
 		cJSON_AddStringToObject(r, "error", "TRIAL_NO_OVERLAY: overlayfs is not available");
@@ -471,5 +475,43 @@ Test(gate_hold, a_held_call_approved_after_its_trial_runs_for_real, .timeout = 3
 	cr_assert(strstr(seen, "./build.sh") != NULL, "the server got the call: %s", seen);
 	free(seen);
 	free(reply);
+	cleanup(&h, t);
+}
+
+static void enforce_headless_trials(struct harness *h, struct turn_gate *g)
+{
+	enforce_with_trials(h, g);
+	g->on_hold = NULL; /* nobody to hold for: refused with the trial's report */
+}
+
+Test(gate_hold, calls_that_arrive_while_a_trial_runs_are_tried_after_it_in_order, .timeout = 30)
+{
+	memset(&T, 0, sizeof T);
+	struct harness h;
+	gate_setup = enforce_headless_trials;
+	start(&h, 0, NULL, 0);
+	gate_setup = NULL;
+	send_str(&h, BUILD_CALL);
+	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"run_process\",\"arguments\":{"
+		     "\"command_line\":\"./build.sh --again\"}}}\n");
+	char buf[65536];
+	size_t n = 0;
+	int lines = 0;
+	while (lines < 2) {
+		ssize_t r = read(h.client, buf + n, sizeof buf - 1 - n);
+		cr_assert_gt(r, 0, "both calls were answered");
+		for (ssize_t i = 0; i < r; i++)
+			lines += buf[n + (size_t)i] == '\n';
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	struct trace *t = finish(&h);
+	cr_assert_eq(T.tried, 2, "the second call got its own trial, not a refusal without one");
+	cr_assert_str_eq(T.commands, "./build.sh;./build.sh --again;");
+	/* both refusals carry a trial's report, the first call's first */
+	char *first = strstr(buf, "\"id\":5"), *second = strstr(buf, "\"id\":6");
+	cr_assert(first && second && first < second, "answered in order: %s", buf);
+	cr_assert(strstr(first, "BRIEF: it added") && strstr(second, "BRIEF: it added"), "%s", buf);
+	cr_assert_not_null(rec_of(t, "trial", 1), "two trial records");
 	cleanup(&h, t);
 }
