@@ -52,8 +52,16 @@ struct trial_opts {
 	unsigned timeout_ms;   /* 0: 10 minutes */
 	uint64_t max_bytes;    /* the upper layer's bound (0: 1 GiB) */
 	const char *launcher;  /* the belay binary */
+	/* Optional, borrowed, both or neither: an open store and a snapshotter of this very scope
+	 * (realpath) kept by the caller across trials, so a trial's pre-state is an incremental
+	 * capture instead of a first one (trial_gate.c keeps one per gate). NULL: opened and
+	 * closed here. Used by one trial at a time. */
+	struct snap_store *store;
+	struct snapshotter *sn;
 };
 
+struct snap_store;
+struct snapshotter;
 /* Runs a trial. Returns 0 with *record (the trial record, owned by the caller) whenever the
  * command ran, whatever it did (its "status" is "done", or "failed"/"voided" with a named
  * "cause"); an error (nothing ran, nothing kept but a leftover-free state) otherwise. */

@@ -1,17 +1,26 @@
 /* trial_gate.c - the effect gate's trial route. See trial_gate.h. */
 #include "trial/trial_gate.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "snapshot/snapshot.h"
 #include "trial/trial.h"
 
 struct trial_gate {
 	char *scope, *state_dir, *launcher, *shell;
 	unsigned timeout_ms;
+	/* A snapshotter kept across trials (opened by the first), so that a trial's pre-state is
+	 * an incremental capture like a proxied call's; one trial uses it at a time (mu), and a
+	 * trial that finds it busy (another session of the same console) opens its own. */
+	pthread_mutex_t mu;
+	struct snap_store *store;
+	struct snapshotter *sn;
+	int warm_failed; /* it could not be opened: every trial opens its own */
 };
 
 /* How much of each output tail and how many paths the brief shows (the record has all). */
@@ -26,6 +35,7 @@ struct trial_gate *trial_gate_new(const char *scope, const char *state_dir, cons
 	g->launcher = launcher ? xstrdup(launcher) : NULL;
 	g->timeout_ms = timeout_ms ? timeout_ms : TRIAL_GATE_TIMEOUT_MS;
 	g->shell = xstrdup("/bin/sh");
+	pthread_mutex_init(&g->mu, NULL);
 	return g;
 }
 
@@ -39,6 +49,9 @@ void trial_gate_free(struct trial_gate *g)
 {
 	if (!g)
 		return;
+	snapshotter_free(g->sn);
+	snap_store_close(g->store);
+	pthread_mutex_destroy(&g->mu);
 	free(g->scope);
 	free(g->state_dir);
 	free(g->launcher);
@@ -46,9 +59,29 @@ void trial_gate_free(struct trial_gate *g)
 	free(g);
 }
 
+/* With mu held: the gate's snapshotter, opened on first use (0), or -1 when it cannot be. */
+static int warm_open(struct trial_gate *g)
+{
+	if (g->sn)
+		return 0;
+	if (g->warm_failed)
+		return -1;
+	struct err e = {0};
+	char *real = realpath(g->scope, NULL);
+	if (!real || snap_store_open(g->state_dir, real, &g->store, &e) != 0 ||
+	    snapshotter_open(g->store, real, &g->sn, &e) != 0) {
+		snap_store_close(g->store);
+		g->store = NULL;
+		g->sn = NULL;
+		g->warm_failed = 1; /* the trial opens its own and names what fails */
+	}
+	free(real);
+	return g->sn ? 0 : -1;
+}
+
 cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
 {
-	const struct trial_gate *g = ctx;
+	struct trial_gate *g = ctx;
 	char *argv[] = {g->shell, "-c", (char *)command, NULL};
 	struct trial_opts o = {.scope = g->scope,
 			       .state_dir = g->state_dir,
@@ -57,10 +90,18 @@ cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
 			       .net = SANDBOX_NET_DENY,
 			       .timeout_ms = g->timeout_ms,
 			       .launcher = g->launcher};
+	int locked = pthread_mutex_trylock(&g->mu) == 0;
+	if (locked && warm_open(g) == 0) {
+		o.store = g->store;
+		o.sn = g->sn;
+	}
 	cJSON *rec = NULL;
 	struct err e = {0};
 	cJSON *out = cJSON_CreateObject();
-	if (trial_run(&o, &rec, &e) != 0) {
+	int rc = trial_run(&o, &rec, &e);
+	if (locked)
+		pthread_mutex_unlock(&g->mu);
+	if (rc != 0) {
 		cJSON_AddStringToObject(out, "error", e.msg[0] ? e.msg : "TRIAL_NO_SANDBOX: the trial could not run");
 		return out;
 	}

@@ -6,8 +6,10 @@
  * text; it runs trial_run with `sh -c COMMAND`, network denied.
  *
  * Ownership: a trial_gate is the caller's (trial_gate_free once no session uses it).
- * Threads: trial_gate_run runs on a worker thread and shares nothing mutable (its context is
- * read-only after trial_gate_new); the rest on the caller's. Must not: print. */
+ * Threads: trial_gate_run runs on worker threads, several at once (sessions of one console):
+ * the one that holds the gate's lock uses its snapshotter (kept warm across trials, so a
+ * pre-state is an incremental capture), the others open their own; the rest on the caller's.
+ * Must not: print. */
 #ifndef BELAY_TRIAL_TRIAL_GATE_H
 #define BELAY_TRIAL_TRIAL_GATE_H
 #include <cjson/cJSON.h>

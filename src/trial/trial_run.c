@@ -42,8 +42,8 @@
 static int capture(const char *state_dir, const char *scope, const char *id, struct snap_store **st,
 		   struct snapshotter **sn, cJSON **out, struct err *e)
 {
-	int rc = snap_store_open(state_dir, scope, st, e);
-	if (rc == 0)
+	int rc = *st ? 0 : snap_store_open(state_dir, scope, st, e);
+	if (rc == 0 && !*sn)
 		rc = snapshotter_open(*st, scope, sn, e);
 	if (rc)
 		return rc;
@@ -147,8 +147,10 @@ int trial_run(const struct trial_opts *o, cJSON **record, struct err *e)
 		return err_wrap(e, "%s", TRIAL_NO_SANDBOX);
 	}
 	cJSON *pre = NULL, *rec = NULL;
-	struct snap_store *store = NULL;
-	struct snapshotter *sn = NULL;
+	/* the caller's warm snapshotter, when it gave one for this scope (trial_opts) */
+	int warm = o->store && o->sn;
+	struct snap_store *store = warm ? o->store : NULL;
+	struct snapshotter *sn = warm ? o->sn : NULL;
 	struct sandbox_run_result res = {0};
 	int have_res = 0, efd = -1;
 	char *out = NULL, *errs = NULL, *cwd = NULL;
@@ -335,8 +337,10 @@ done:
 		close(efd);
 	cJSON_Delete(pre);
 	cJSON_Delete(rec);
-	snapshotter_free(sn);
-	snap_store_close(store);
+	if (!warm) {
+		snapshotter_free(sn);
+		snap_store_close(store);
+	}
 	free(out);
 	free(errs);
 	free(cwd);
