@@ -173,6 +173,31 @@ Test(console, demo_reaches_a2_pass_a1_fail)
 	free(d);
 }
 
+/* Waits for the agent's `belay connect` on sock to end, then quits the console (q, y). */
+static void quit_after_agent(struct ts_tmux *t, const char *sock)
+{
+	for (int i = 0; i < 100 && ts_sh("pgrep -f 'connect %s' >/dev/null", sock) == 0; i++)
+		usleep(100 * 1000);
+	ts_tmux_keys(t, "q");
+	ts_tmux_keys(t, "y");
+	for (int i = 0; i < 100 && ts_tmux_alive(t); i++)
+		usleep(100 * 1000);
+	ts_tmux_kill(t);
+}
+
+/* `belay console --mode enforce --scope WS` over the demo shell server, under tmux, up and
+ * drawn; returns its command line (new). */
+static char *start_enforce_console(struct ts_tmux *t, const char *ws, const char *st, const char *sock)
+{
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --mode enforce "
+			      "--state %s --socket %s --scope %s -- %s/belay-demo-server shell %s 2>%s/console.err",
+			      dir, dir, BELAY_BIN, st, sock, ws, BELAY_BUILD_DIR, ws, dir);
+	cr_assert_eq(ts_tmux_start(t, dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", NULL};
+	free(wait_for(t, up, 30));
+	return cmd;
+}
+
 Test(console, held_calls_are_approved_or_refused_by_key)
 {
 	/* Enforce mode: two calls whose effect plans ask. The first is approved with y and
@@ -180,13 +205,8 @@ Test(console, held_calls_are_approved_or_refused_by_key)
 	 * told why. */
 	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *sock = fs_join(dir, "h.sock");
 	fs_mkdir_p(ws, 0755, NULL);
-	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --mode enforce "
-			      "--state %s --socket %s --scope %s -- %s/belay-demo-server shell %s 2>%s/console.err",
-			      dir, dir, BELAY_BIN, st, sock, ws, BELAY_BUILD_DIR, ws, dir);
 	struct ts_tmux t;
-	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
-	const char *up[] = {"belay console", NULL};
-	free(wait_for(&t, up, 30));
+	char *cmd = start_enforce_console(&t, ws, st, sock);
 	char *steps = fs_join(dir, "held.json");
 	const char *s = "[{\"initialize\":{}},{\"list\":true},"
 			"{\"call\":\"run_process\",\"args\":{\"command_line\":\"echo approved-call-ran > /tmp/belay-approved\"}},"
@@ -211,13 +231,7 @@ Test(console, held_calls_are_approved_or_refused_by_key)
 	ts_tmux_keys(&t, "x");
 	const char *done[] = {"run 1/1  2 turns", NULL};
 	free(wait_for(&t, done, 30));
-	for (int i = 0; i < 100 && ts_sh("pgrep -f 'connect %s' >/dev/null", sock) == 0; i++)
-		usleep(100 * 1000);
-	ts_tmux_keys(&t, "q");
-	ts_tmux_keys(&t, "y");
-	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
-		usleep(100 * 1000);
-	ts_tmux_kill(&t);
+	quit_after_agent(&t, sock);
 
 	/* The console's trace: call 1 approved and answered by the server, call 2 refused and
 	 * answered by belay. */
@@ -341,13 +355,8 @@ Test(console, a_held_call_is_tried_first_and_its_trials_effect_applied_by_key)
 			   "%s/build.sh && chmod 755 %s/build.sh",
 			   ws, ws),
 		     0);
-	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --mode enforce "
-			      "--state %s --socket %s --scope %s -- %s/belay-demo-server shell %s 2>%s/console.err",
-			      dir, dir, BELAY_BIN, st, sock, ws, BELAY_BUILD_DIR, ws, dir);
 	struct ts_tmux t;
-	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
-	const char *up[] = {"belay console", NULL};
-	free(wait_for(&t, up, 30));
+	char *cmd = start_enforce_console(&t, ws, st, sock);
 	char *steps = fs_join(dir, "instead.json");
 	const char *s = "[{\"initialize\":{}},{\"list\":true},"
 			"{\"call\":\"run_process\",\"args\":{\"command_line\":\"./build.sh\"}}]";
@@ -369,13 +378,7 @@ Test(console, a_held_call_is_tried_first_and_its_trials_effect_applied_by_key)
 	/* the turn's answer is belay's, and its gate column says what happened */
 	const char *told[] = {"belay did not run the call", "applied", NULL};
 	free(wait_for(&t, told, 60));
-	for (int i = 0; i < 100 && ts_sh("pgrep -f 'connect %s' >/dev/null", sock) == 0; i++)
-		usleep(100 * 1000);
-	ts_tmux_keys(&t, "q");
-	ts_tmux_keys(&t, "y");
-	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
-		usleep(100 * 1000);
-	ts_tmux_kill(&t);
+	quit_after_agent(&t, sock);
 
 	/* the workspace holds the trial's effect */
 	size_t n;

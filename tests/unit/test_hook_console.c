@@ -147,19 +147,27 @@ static char *wait_for(struct ts_tmux *t, const char *const *needles, int timeout
 	return scr;
 }
 
+/* `belay console` on the world's state and socket sock, under tmux, up and drawn; returns
+ * its command line (new). */
+static char *start_console(struct ts_tmux *t, const struct ts_world *w, const char *sock)
+{
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color XDG_RUNTIME_DIR=%s %s console --state %s --socket %s "
+			      "2>%s/console.err",
+			      w->dir, w->runtime, BELAY_BIN, w->state, sock, w->dir);
+	cr_assert_eq(ts_tmux_start(t, w->dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", NULL};
+	free(wait_for(t, up, 30));
+	return cmd;
+}
+
 Test(hook_console, the_console_shows_hook_turns_live_and_answers_held_calls_by_key)
 {
 	cr_assert_eq(ts_sh("command -v tmux >/dev/null"), 0, "tmux is needed (scripts/setup.sh installs it)");
 	struct ts_world w;
 	ts_world_setup(&w, "hooktmux");
 	char *sock = xasprintf("%s/c.sock", w.runtime);
-	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color XDG_RUNTIME_DIR=%s %s console --state %s --socket %s "
-			      "2>%s/console.err",
-			      w.dir, w.runtime, BELAY_BIN, w.state, sock, w.dir);
 	struct ts_tmux t;
-	cr_assert_eq(ts_tmux_start(&t, w.dir, 120, 40, cmd), 0);
-	const char *up[] = {"belay console", NULL};
-	free(wait_for(&t, up, 30));
+	char *cmd = start_console(&t, &w, sock);
 	const char *flags[] = {"--socket", sock, "--mode", "enforce", NULL};
 	struct ts_out o;
 	char *p = pre_payload(&w, "tm1", "toolu_1", "echo first > first.txt");
@@ -230,13 +238,8 @@ Test(hook_console, the_weakened_test_is_caught_in_the_console)
 	ts_world_setup(&w, "hookwalk");
 	ts_world_login(&w);
 	char *sock = xasprintf("%s/c.sock", w.runtime);
-	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color XDG_RUNTIME_DIR=%s %s console --state %s --socket %s "
-			      "2>%s/console.err",
-			      w.dir, w.runtime, BELAY_BIN, w.state, sock, w.dir);
 	struct ts_tmux t;
-	cr_assert_eq(ts_tmux_start(&t, w.dir, 120, 40, cmd), 0);
-	const char *up[] = {"belay console", NULL};
-	free(wait_for(&t, up, 30));
+	char *cmd = start_console(&t, &w, sock);
 	const char *flags[] = {"--socket", sock, NULL};
 	struct ts_driver d;
 	ts_driver_start(&d, &w, "walk");
@@ -332,13 +335,8 @@ Test(hook_console, a_held_hook_call_is_tried_first_and_its_effect_applied_by_key
 	ts_world_put(&w, "build.sh", "#!/bin/sh\nmkdir -p out && echo built > out/built.txt && echo building done\n");
 	cr_assert_eq(ts_sh("chmod 755 %s/build.sh", w.ws), 0);
 	char *sock = xasprintf("%s/c.sock", w.runtime);
-	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color XDG_RUNTIME_DIR=%s %s console --state %s --socket %s "
-			      "2>%s/console.err",
-			      w.dir, w.runtime, BELAY_BIN, w.state, sock, w.dir);
 	struct ts_tmux t;
-	cr_assert_eq(ts_tmux_start(&t, w.dir, 120, 40, cmd), 0);
-	const char *up[] = {"belay console", NULL};
-	free(wait_for(&t, up, 30));
+	char *cmd = start_console(&t, &w, sock);
 	char *out = xasprintf("%s/hook.out", w.dir);
 	char *p = pre_payload(&w, "ti1", "toolu_1", "./build.sh");
 	pid_t h = hook_bg(&w, sock, p, out);
