@@ -29,6 +29,7 @@
 #include "hook/hook_claim.h"
 #include "hook/hook_plan.h"
 #include "hook/hook_run.h"
+#include "hook/hook_trials.h"
 #include "index/runidx.h"
 #include "store/store.h"
 #include "trial/trial_gate.h"
@@ -58,6 +59,7 @@ struct hook_ctx {
 	struct store *st;           /* resident: the indexing connection */
 	char *st_dir;
 	pthread_mutex_t st_mu;
+	struct hook_trials *trials; /* resident: the trial gates, warm across events */
 };
 
 struct hook_ctx *hook_ctx_new(int resident, const struct hook_observer *obs)
@@ -68,6 +70,8 @@ struct hook_ctx *hook_ctx_new(int resident, const struct hook_observer *obs)
 		c->obs = *obs;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_mutex_init(&c->st_mu, NULL);
+	if (resident)
+		c->trials = hook_trials_new(HOOK_TRIAL_MS, "/bin/bash");
 	return c;
 }
 
@@ -84,6 +88,7 @@ void hook_ctx_free(struct hook_ctx *c)
 		free(k);
 	}
 	hook_captures_free(c->caps);
+	hook_trials_free(c->trials);
 	free(c->caps_dir);
 	store_close(c->st);
 	free(c->st_dir);
@@ -476,14 +481,18 @@ static int retire_refused(struct hook_run *r, const struct hook_event *ev, struc
  * workspace (bash, network denied, HOOK_TRIAL_MS at most; the run unlocked meanwhile), the
  * trial is recorded for request `seq`, and its brief goes into `why` (the text the agent or the
  * person gets). *trial (new) is the record's fields, for a hold. */
-static int try_first(struct hook_run *r, const struct hook_request *rq, const struct hook_event *ev, const char *root,
-		     const char *cwd, int64_t seq, struct buf *why, cJSON **trial, struct err *e)
+static int try_first(struct hook_ctx *c, struct hook_run *r, const struct hook_request *rq, const struct hook_event *ev,
+		     const char *root, const char *cwd, int64_t seq, struct buf *why, cJSON **trial, struct err *e)
 {
-	struct trial_gate *tg = trial_gate_new(root, rq->state_dir, rq->belay ? rq->belay : paths_self_exe(), HOOK_TRIAL_MS);
-	trial_gate_set_shell(tg, "/bin/bash");
+	/* resident: the root's gate, warm across events; one-shot: a gate for this trial */
+	const char *launcher = rq->belay ? rq->belay : paths_self_exe();
+	struct trial_gate *tg = c->trials ? hook_trials_get(c->trials, root, rq->state_dir, launcher) : NULL;
+	struct trial_gate *own = tg ? NULL : trial_gate_new(root, rq->state_dir, launcher, HOOK_TRIAL_MS);
+	if (own)
+		trial_gate_set_shell(own, "/bin/bash");
 	hook_run_unlock(r);
-	cJSON *res = trial_gate_run(tg, ev->command, cwd);
-	trial_gate_free(tg);
+	cJSON *res = trial_gate_run(tg ? tg : own, ev->command, cwd);
+	trial_gate_free(own);
 	int rc = hook_run_lock(r, RUN_LOCK_MS, e);
 	if (rc) {
 		cJSON_Delete(res);
@@ -597,7 +606,7 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 	    effect_plan_trial_eligible(plan) && effect_plan_command(plan, NULL)) {
 		const char *cwd = ge.g.cwd && fs_is_under(ge.g.cwd, root) ? ge.g.cwd : NULL;
 		uint64_t t0 = time_mono_ns();
-		if ((rc = try_first(r, rq, ev, root, cwd, seq, &tried, &trial, e)) != 0) {
+		if ((rc = try_first(c, r, rq, ev, root, cwd, seq, &tried, &trial, e)) != 0) {
 			buf_free(&why);
 			buf_free(&tried);
 			cJSON_Delete(trial);
