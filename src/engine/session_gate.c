@@ -683,6 +683,14 @@ static struct effect_plan *classify(struct session *s, struct gate_state *g, con
 	return gate_plan_tool_call(tg->policy ? tg->policy : gate_policy_default(), call->tool, call->arguments, ann, &ctx);
 }
 
+/* Audit mode's decision on a call that goes on whatever it is (recorded by the caller). */
+static void audit_decide(struct session *s, struct gate_state *g, const struct rpc_item *call)
+{
+	struct effect_plan *plan = classify(s, g, call);
+	g->decision_plan = plan;
+	g->decision_outcome = effect_plan_decision(plan) >= GATE_ASK ? "forwarded (audit)" : "forwarded";
+}
+
 /* The effect gate's verdict on one call. Returns 1 when the call goes on (to the capture and
  * the server), 0 when it was refused or is held (its bytes are then owned by the gate). */
 static int gate_call(struct session *s, struct gate_state *g, const struct rpc_item *call, const char *data, size_t len,
@@ -692,9 +700,10 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 	struct effect_plan *plan = classify(s, g, call);
 	enum gate_decision d = effect_plan_decision(plan);
 	char key[72], aid[48], by[128];
-	if (tg->mode == TURN_GATE_AUDIT || d == GATE_ALLOW || d == GATE_ALLOW_FLAGGED) {
+	/* (audit mode never comes here: audit_decide, after the bytes are written) */
+	if (d == GATE_ALLOW || d == GATE_ALLOW_FLAGGED) {
 		g->decision_plan = plan; /* recorded after the frame, below */
-		g->decision_outcome = tg->mode == TURN_GATE_AUDIT && d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
+		g->decision_outcome = "forwarded";
 		return 1;
 	}
 	approvals_call_key(call->tool, call->arguments, key); /* (canonical JSON and SHA-256: only when asked) */
@@ -788,7 +797,12 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 	}
 	size_t n = line.len;
 	char *bytes = buf_take(&line);
-	if (calls == 1 && s->gate->mode != TURN_GATE_OFF && !gate_call(s, g, call, data, len, total, truncated, &bytes, n)) {
+	/* Audit mode: the decision changes nothing that is forwarded, so the call is classified
+	 * after its bytes were handed to the server (below, after flush); enforce mode decides
+	 * first (fail closed: nothing of a refused call may reach the server). */
+	int classify_after = calls == 1 && s->gate->mode == TURN_GATE_AUDIT;
+	if (calls == 1 && s->gate->mode != TURN_GATE_OFF && !classify_after &&
+	    !gate_call(s, g, call, data, len, total, truncated, &bytes, n)) {
 		rpc_msg_free(&m);
 		return;
 	}
@@ -827,6 +841,13 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 		g->last_call_seq = seq;
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
 		enqueue(g, bytes, n, IT_CAPTURE, rec, seq);
+	}
+	if (classify_after) {
+		/* The frame is recorded (its seq is taken) and queued: write it (unless it waits
+		 * for a capture or for calls queued before it), then classify. The decision is
+		 * recorded right after the frame, as in enforce mode: nothing is recorded between. */
+		flush(s);
+		audit_decide(s, g, call);
 	}
 	if (g->decision_plan) {
 		record_decision(s, g->last_call_seq, call ? call->tool : NULL, g->decision_plan, g->decision_outcome,
