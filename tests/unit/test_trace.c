@@ -668,6 +668,21 @@ Test(trace, backlog_goes_over_high_and_drains_below_low)
 	free(path);
 }
 
+/* Waits for the writer to fail on the file-size limit (EFBIG), closes it (the error in *e),
+ * and returns the file's bytes (*len), which end with a complete line; *kept is the intact
+ * prefix the writer reported before closing. */
+static char *close_failed(struct trace_writer *w, const char *path, struct err *e, uint64_t *kept, size_t *len)
+{
+	for (int tries = 0; tries < 1000 && !trace_writer_failed(w); tries++)
+		usleep(5 * 1000);
+	cr_assert_eq(trace_writer_failed(w), EFBIG);
+	*kept = trace_writer_kept_bytes(w);
+	cr_assert_neq(trace_writer_close(w, e), 0);
+	char *data = ts_read_file(path, len);
+	cr_assert(*len > 0 && data[*len - 1] == '\n', "the file ends with a complete line, not the cut one");
+	return data;
+}
+
 Test(trace, write_failure_in_a_batch_counts_every_lost_record)
 {
 	/* 1 MiB file-size limit under a batch of large frames: the writer stops at the record
@@ -687,15 +702,9 @@ Test(trace, write_failure_in_a_batch_counts_every_lost_record)
 		trace_writer_frame(w, "c2s", b.p, b.len, b.len, 0, NULL, NULL, NULL);
 	}
 	buf_free(&b);
-	for (int tries = 0; tries < 1000 && !trace_writer_failed(w); tries++)
-		usleep(5 * 1000);
-	cr_assert_eq(trace_writer_failed(w), EFBIG);
-	uint64_t kept = trace_writer_kept_bytes(w);
-	int rc = trace_writer_close(w, &e);
-	cr_assert_neq(rc, 0);
+	uint64_t kept = 0;
 	size_t len = 0;
-	char *data = ts_read_file(path, &len);
-	cr_assert(len > 0 && data[len - 1] == '\n', "the file ends with a complete line, not the cut one");
+	char *data = close_failed(w, path, &e, &kept, &len);
 	cr_assert_leq(len, (size_t)1 << 20);
 	cr_assert_geq(len, kept);
 	/* The intact prefix reads and validates; the capture_error (if it fitted) names why. */
@@ -740,15 +749,9 @@ Test(trace, write_failure_in_a_gathered_write_keeps_every_line_that_fits)
 			trace_writer_frame(w, "s2c", payload, sizeof payload, sizeof payload, 0, NULL, NULL, NULL);
 		usleep(3 * 1000); /* the writer takes each burst as one batch (or a few) */
 	}
-	for (int tries = 0; tries < 1000 && !trace_writer_failed(w); tries++)
-		usleep(5 * 1000);
-	cr_assert_eq(trace_writer_failed(w), EFBIG);
-	uint64_t kept = trace_writer_kept_bytes(w);
-	int rc = trace_writer_close(w, &e);
-	cr_assert_neq(rc, 0);
+	uint64_t kept = 0;
 	size_t len = 0;
-	char *data = ts_read_file(path, &len);
-	cr_assert(len > 0 && data[len - 1] == '\n', "the file ends with a complete line");
+	char *data = close_failed(w, path, &e, &kept, &len);
 	struct trace *t = NULL;
 	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
 	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
