@@ -12,7 +12,9 @@
  *           @modelcontextprotocol/server-filesystem (list_allowed_directories),
  * the clients started as agents start them (HOME, LOGNAME, PATH, SHELL, TERM, USER; the
  * current directory as cwd). For each proxy mode - --no-trace, trace without the live index
- * (--no-index), trace + live index (the default) - `pairs` pairs of runs, a direct run and a
+ * (--no-index), trace + live index (the default) - and first for the relay floor (bench_relay
+ * in belay's place: a process that only forwards, the least any proxy process adds) - `pairs`
+ * pairs of runs, a direct run and a
  * proxied one alternating (which goes first alternates too); every pair is printed with its
  * difference, then the median over the pairs of the difference in median and in p99. The
  * proxy's own counters (BELAY_PROXY_STATS: the trace writer's back-pressure count and
@@ -302,12 +304,18 @@ static void add_all(struct cmd *c, char *const *v)
 		add(c, *v);
 }
 
-enum mode { M_NO_TRACE, M_TRACE, M_INDEX, M_COUNT };
-static const char *const mode_name[M_COUNT] = {"--no-trace", "trace (--no-index)", "trace + index"};
+enum mode { M_RELAY, M_NO_TRACE, M_TRACE, M_INDEX, M_COUNT };
+static const char *const mode_name[M_COUNT] = {"relay floor", "--no-trace", "trace (--no-index)", "trace + index"};
+static char relay_bin[4200]; /* bench_relay: a process in belay's place that only forwards */
 
-/* belay proxy [mode] -- server... */
+/* belay proxy [mode] -- server... (the relay floor: bench_relay server...) */
 static void proxied(struct cmd *c, enum mode m, char *const *server)
 {
+	if (m == M_RELAY) {
+		add(c, relay_bin);
+		add_all(c, server);
+		return;
+	}
 	add(c, belay_bin);
 	add(c, "proxy");
 	add(c, "--state");
@@ -515,6 +523,8 @@ int main(int argc, char **argv)
 	if (strlen(bdir) >= 4096)
 		return 2;
 	snprintf(echo, sizeof echo, "%s%s%s/bench_echo_server", bdir[0] == '/' ? "" : cwd, bdir[0] == '/' ? "" : "/", bdir);
+	snprintf(relay_bin, sizeof relay_bin, "%s%s%s/bench_relay", bdir[0] == '/' ? "" : cwd, bdir[0] == '/' ? "" : "/",
+		 bdir);
 	/* The peers, from the source tree (the current directory). */
 	char pyc[4200], pys[4200], nodec[4200], fs[4200];
 	snprintf(pyc, sizeof pyc, "%s/bench/peers/rpc_client.py", cwd);

@@ -10,6 +10,11 @@
 #include "common/xalloc.h"
 
 #define READ_CHUNK 65536
+/* A read of at most this many bytes is handed out as a copy of its own size and the read
+ * buffer is kept for the next read: a fresh 64 KiB block per read cost malloc a heap
+ * consolidation on every free (glibc consolidates on freeing a chunk >= 64 KiB), twice per
+ * round trip on the forwarding path. Larger reads hand out the buffer itself (no copy). */
+#define READ_COPY_MAX 4096
 
 enum ep_kind { EP_STREAM, EP_FILE };
 
@@ -34,6 +39,7 @@ struct endpoint {
 	int64_t offset;
 	int closing;
 	size_t queued;
+	char *rbuf; /* the stream's read buffer, kept between reads (READ_COPY_MAX) */
 	uv_stream_t *adopted; /* a caller-allocated stream we own (freed in close_cb) */
 };
 
@@ -108,27 +114,34 @@ uv_stream_t *endpoint_stream(struct endpoint *ep)
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *b)
 {
-	(void)h;
+	struct endpoint *ep = h->data;
 	(void)suggested;
-	b->base = xmalloc(READ_CHUNK);
+	if (!ep->rbuf)
+		ep->rbuf = xmalloc(READ_CHUNK);
+	b->base = ep->rbuf;
 	b->len = READ_CHUNK;
 }
 
 static void stream_read_cb(uv_stream_t *s, ssize_t n, const uv_buf_t *b)
 {
 	struct endpoint *ep = s->data;
-	if (n == 0) {
-		free(b->base);
+	/* b->base is ep->rbuf (alloc_cb), or NULL when libuv had no buffer to read into */
+	if (n == 0)
 		return;
-	}
 	if (n < 0) {
-		free(b->base);
 		uv_read_stop(s);
 		ep->reading = 0;
 		ep->read_cb(ep, NULL, n, ep->read_ctx);
 		return;
 	}
-	ep->read_cb(ep, b->base, n, ep->read_ctx);
+	char *data;
+	if ((size_t)n <= READ_COPY_MAX) {
+		data = xmemdup(b->base, (size_t)n);
+	} else {
+		data = b->base; /* handed out whole: the next read gets a new buffer */
+		ep->rbuf = NULL;
+	}
+	ep->read_cb(ep, data, n, ep->read_ctx);
 }
 
 static void file_read_next(struct endpoint *ep);
@@ -264,6 +277,7 @@ static void close_cb(uv_handle_t *h)
 	/* libuv closed the stream's fd itself: closing it again here would close whatever
 	 * another thread opened under the same number since. */
 	struct endpoint *ep = h->data;
+	free(ep->rbuf);
 	free(ep->adopted);
 	free(ep);
 }

@@ -130,6 +130,10 @@ struct gate_state {
 	struct buf pend;       /* bytes of the incomplete line */
 	const char *chunk;     /* the chunk being framed */
 	size_t fwd_start;      /* offset in chunk of the next unqueued byte */
+	size_t chunk_len;
+	int passthrough;       /* the chunk goes to the server whole, after framing (can_pass_through) */
+	struct rpc_msg deferred;               /* passing through: the call that ends the chunk, */
+	const struct rpc_item *deferred_call;  /* classified once the chunk was written */
 	struct item *head, **tail, *last;
 	uv_work_t work;
 	struct item *working;  /* the item whose capture runs */
@@ -683,6 +687,14 @@ static struct effect_plan *classify(struct session *s, struct gate_state *g, con
 	return gate_plan_tool_call(tg->policy ? tg->policy : gate_policy_default(), call->tool, call->arguments, ann, &ctx);
 }
 
+/* Audit mode's decision on a call that goes on whatever it is (recorded by the caller). */
+static void audit_decide(struct session *s, struct gate_state *g, const struct rpc_item *call)
+{
+	struct effect_plan *plan = classify(s, g, call);
+	g->decision_plan = plan;
+	g->decision_outcome = effect_plan_decision(plan) >= GATE_ASK ? "forwarded (audit)" : "forwarded";
+}
+
 /* The effect gate's verdict on one call. Returns 1 when the call goes on (to the capture and
  * the server), 0 when it was refused or is held (its bytes are then owned by the gate). */
 static int gate_call(struct session *s, struct gate_state *g, const struct rpc_item *call, const char *data, size_t len,
@@ -692,9 +704,10 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 	struct effect_plan *plan = classify(s, g, call);
 	enum gate_decision d = effect_plan_decision(plan);
 	char key[72], aid[48], by[128];
-	if (tg->mode == TURN_GATE_AUDIT || d == GATE_ALLOW || d == GATE_ALLOW_FLAGGED) {
+	/* (audit mode never comes here: audit_decide, after the bytes are written) */
+	if (d == GATE_ALLOW || d == GATE_ALLOW_FLAGGED) {
 		g->decision_plan = plan; /* recorded after the frame, below */
-		g->decision_outcome = tg->mode == TURN_GATE_AUDIT && d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
+		g->decision_outcome = "forwarded";
 		return 1;
 	}
 	approvals_call_key(call->tool, call->arguments, key); /* (canonical JSON and SHA-256: only when asked) */
@@ -760,15 +773,44 @@ static int gate_ignores(const char *data, size_t len, int truncated)
 	return 1;
 }
 
+/* Queues a line's bytes for the server - or, passing through, leaves them in the chunk that
+ * is written whole after framing (the frame's seq is then the one flush would update). */
+static void queue_line(struct session *s, struct gate_state *g, char *bytes, size_t n, int64_t seq)
+{
+	if (!g->passthrough) {
+		enqueue(g, bytes, n, IT_READY, NULL, seq);
+		return;
+	}
+	if (seq >= 0)
+		update_turn_seq(s, g);
+}
+
+/* Records the decision on the call whose frame was recorded last (g->last_call_seq). */
+static void record_pending_decision(struct session *s, struct gate_state *g, const struct rpc_item *call)
+{
+	if (!g->decision_plan)
+		return;
+	record_decision(s, g->last_call_seq, call ? call->tool : NULL, g->decision_plan, g->decision_outcome, NULL,
+			g->decision_by[0] ? g->decision_by : NULL);
+	effect_plan_free(g->decision_plan);
+	g->decision_plan = NULL;
+	g->decision_by[0] = '\0';
+}
+
 static void on_client_frame(void *ctx, const char *data, size_t len, size_t total, int truncated, size_t end)
 {
 	struct session *s = ctx;
 	struct gate_state *g = gs(s);
-	/* The line's bytes: what was held plus this chunk up to the newline. */
-	struct buf line = g->pend;
-	memset(&g->pend, 0, sizeof g->pend);
-	buf_append(&line, g->chunk + g->fwd_start, end - g->fwd_start);
-	g->fwd_start = end;
+	int pass = g->passthrough;
+	/* The line's bytes: what was held plus this chunk up to the newline (passing through:
+	 * none, the chunk goes to the server as it is). */
+	struct buf line = {0};
+	if (!pass) {
+		line = g->pend;
+		memset(&g->pend, 0, sizeof g->pend);
+		buf_append(&line, g->chunk + g->fwd_start, end - g->fwd_start);
+		g->fwd_start = end;
+	}
 
 	struct rpc_msg m = {0};
 	if (!gate_ignores(data, len, truncated))
@@ -787,14 +829,20 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 		}
 	}
 	size_t n = line.len;
-	char *bytes = buf_take(&line);
-	if (calls == 1 && s->gate->mode != TURN_GATE_OFF && !gate_call(s, g, call, data, len, total, truncated, &bytes, n)) {
+	char *bytes = pass ? NULL : buf_take(&line);
+	/* Audit mode: the decision changes nothing that is forwarded, so the call is classified
+	 * after its bytes were handed to the server (below, after flush; passing through, after
+	 * the chunk's write when the call ends the chunk); enforce mode decides first (fail
+	 * closed: nothing of a refused call may reach the server). */
+	int classify_after = calls == 1 && s->gate->mode == TURN_GATE_AUDIT;
+	if (calls == 1 && s->gate->mode != TURN_GATE_OFF && !classify_after &&
+	    !gate_call(s, g, call, data, len, total, truncated, &bytes, n)) {
 		rpc_msg_free(&m);
 		return;
 	}
 	if (calls == 0) {
 		session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, NULL);
-		enqueue(g, bytes, n, IT_READY, NULL, -1);
+		queue_line(s, g, bytes, n, -1);
 	} else if (calls == 1 && ledger_count(g) > 0 && all_outstanding_read_only(g) && g->pending) {
 		/* Overlapping read-only calls whose pre-state is still being captured: share it. */
 		struct sharer *sh = xcalloc(1, sizeof *sh);
@@ -807,7 +855,7 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 		sh->next = g->pending->sharers;
 		g->pending->sharers = sh;
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
-		enqueue(g, bytes, n, IT_READY, NULL, seq);
+		queue_line(s, g, bytes, n, seq);
 	} else if (calls > 1 || ledger_count(g) > 0) {
 		/* Overlapping: no clean capture possible now. */
 		cJSON *h = calls == 1 && all_outstanding_read_only(g) && g->last_handle ? shared_handle(g)
@@ -820,7 +868,14 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 				ledger_add(g, rpc_id_trackable(&it->id) ? it->id.key : NULL, seq,
 					   declared_read_only(g, it->tool));
 		}
-		enqueue(g, bytes, n, IT_READY, NULL, seq);
+		queue_line(s, g, bytes, n, seq);
+	} else if (pass) {
+		/* No capture to wait for (passing through needs none): its pre-state is absent, as
+		 * flush would set it. */
+		int64_t seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, NULL);
+		g->last_call_seq = seq;
+		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
+		queue_line(s, g, bytes, n, seq);
 	} else {
 		struct trace_rec *rec = NULL;
 		int64_t seq = session_record_frame(s, DIR_C2S, data, len, total, truncated, NULL, &rec);
@@ -828,19 +883,56 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
 		enqueue(g, bytes, n, IT_CAPTURE, rec, seq);
 	}
-	if (g->decision_plan) {
-		record_decision(s, g->last_call_seq, call ? call->tool : NULL, g->decision_plan, g->decision_outcome,
-				NULL, g->decision_by[0] ? g->decision_by : NULL);
-		effect_plan_free(g->decision_plan);
-		g->decision_plan = NULL;
-		g->decision_by[0] = '\0';
+	if (classify_after && pass && end == g->chunk_len) {
+		/* The call ends the chunk: nothing else is recorded before the chunk is written, so
+		 * its decision waits for that write and still follows its frame at once. */
+		g->deferred = m;
+		g->deferred_call = call;
+		return;
 	}
+	if (classify_after) {
+		/* The frame is recorded (its seq is taken) and queued: write it (unless it waits
+		 * for a capture or for calls queued before it), then classify. The decision is
+		 * recorded right after the frame, as in enforce mode: nothing is recorded between. */
+		if (!pass)
+			flush(s);
+		audit_decide(s, g, call);
+	}
+	record_pending_decision(s, g, call);
 	rpc_msg_free(&m);
+}
+
+/* Whether a chunk can go to the server whole, as read, before its frames are examined: the
+ * gate can hold nothing back (audit or off, no pre-state to capture), nothing waits in its
+ * queue and no partial line is held. */
+static int can_pass_through(struct session *s, struct gate_state *g)
+{
+	return s->gate->mode != TURN_GATE_ENFORCE && !s->gate->capture && !g->head && !g->pend.len;
 }
 
 void session_gate_c2s_chunk(struct session *s, char *data, size_t n)
 {
 	struct gate_state *g = gs(s);
+	if (can_pass_through(s, g)) {
+		/* No copies of the lines: the frames are recorded (and calls classified) from the
+		 * chunk, which is then written as it came. */
+		g->passthrough = 1;
+		g->chunk = data;
+		g->chunk_len = n;
+		framer_feed(&s->fr[DIR_C2S], data, n, on_client_frame, s);
+		g->chunk = NULL;
+		g->passthrough = 0;
+		session_forward_c2s(s, data, n); /* takes data */
+		if (g->deferred_call) {
+			audit_decide(s, g, g->deferred_call);
+			record_pending_decision(s, g, g->deferred_call);
+			rpc_msg_free(&g->deferred);
+			g->deferred_call = NULL;
+		}
+		if (s->shutdown_pending)
+			session_shutdown_server_input(s);
+		return;
+	}
 	g->chunk = data;
 	g->fwd_start = 0;
 	framer_feed(&s->fr[DIR_C2S], data, n, on_client_frame, s);

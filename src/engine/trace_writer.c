@@ -409,12 +409,54 @@ static int put_line(struct trace_writer *w, const struct buf *line)
 	return 1;
 }
 
+/* Writes k finished lines, held end to end in b (lens[i] bytes each), with one write(2):
+ * a small batch (the latency path) costs one syscall, not one per record. On a failed
+ * write the file is cut back to where the batch began and the lines are written one at a
+ * time instead, so what a failure keeps and drops is exactly what put_line alone keeps.
+ * Returns the number of lines written. */
+static int put_lines(struct trace_writer *w, const struct buf *b, const size_t *lens, size_t k)
+{
+	if (k == 0)
+		return 0;
+	if (k == 1 || is_failed(w))
+		goto one_by_one;
+	int rc = fs_write_all(w->fd, b->p, b->len);
+	if (rc) {
+		if (ftruncate(w->fd, (off_t)w->off) == 0)
+			goto one_by_one;
+		/* cannot even cut it back: recording stops here, the batch is lost (counted) */
+		note_failure(w, -rc);
+		w->dropped += k;
+		return 0;
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (w->o.on_line)
+			w->o.on_line(w->o.line_ctx, w->off + at, b->p + at, lens[i]);
+		at += lens[i];
+	}
+	__atomic_store_n(&w->off, w->off + b->len, __ATOMIC_RELAXED);
+	return (int)k;
+one_by_one:;
+	int n = 0;
+	size_t off = 0;
+	for (size_t i = 0; i < k; i++) {
+		struct buf one = {.p = b->p + off, .len = lens[i]};
+		n += put_line(w, &one);
+		off += lens[i];
+	}
+	return n;
+}
+
+/* The unpooled path gathers at most this many bytes of lines per write. */
+#define GATHER_MAX ((size_t)1 << 20)
+
 static void *writer_main(void *arg)
 {
 	struct trace_writer *w = arg;
 	struct buf out = {0}, canon = {0};
 	struct trace_rec **batch = NULL;
-	size_t batch_cap = 0;
+	size_t batch_cap = 0, *lens = NULL, lens_cap = 0;
 	int unsynced = 0;
 	uint64_t first_unsynced_ns = 0;
 	const uint64_t window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
@@ -479,16 +521,27 @@ static void *writer_main(void *arg)
 			pthread_mutex_unlock(&w->pool.mu);
 		}
 		int n = 0;
+		size_t k = 0;
+		buf_reset(&out);
 		for (size_t i = 0; i < m; i++) {
 			struct trace_rec *r = batch[i];
 			if (pooled) {
 				n += put_line(w, pool_line(w, batch, i, &canon));
 				pool_recycle(w, &r->line);
 			} else {
-				buf_reset(&out);
+				size_t before = out.len;
 				if (!is_failed(w))
 					serialize(w, &out, r, &canon);
-				n += put_line(w, &out);
+				if (k == lens_cap) {
+					lens_cap = lens_cap ? 2 * lens_cap : 64;
+					lens = xrealloc(lens, lens_cap * sizeof *lens);
+				}
+				lens[k++] = out.len - before;
+				if (out.len >= GATHER_MAX || i + 1 == m) {
+					n += put_lines(w, &out, lens, k);
+					buf_reset(&out);
+					k = 0;
+				}
 			}
 			rec_free(w, r);
 		}
@@ -526,6 +579,7 @@ static void *writer_main(void *arg)
 	buf_free(&out);
 	buf_free(&canon);
 	free(batch);
+	free(lens);
 	return NULL;
 }
 

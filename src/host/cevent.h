@@ -4,7 +4,13 @@
  * Events own their payload (copied by the sender, freed by cevent_free). The queue never
  * blocks a producer beyond a mutex held for a pointer swap: the proxy never waits on the
  * UI. Consecutive "committed" events for the same run are coalesced, so a UI that is not
- * reading (a paused terminal) holds at most one per run plus the rarer kinds.
+ * reading (a paused terminal) holds at most one per run plus the rarer kinds. And they are
+ * paced: a commit wakes the consumer at once unless it took one less than
+ * CQUEUE_COMMIT_PACE_MS ago, then when that time is up (it is never lost, and any other
+ * event still wakes at once and takes it along). While a run streams, the UI refreshes
+ * from the store at most that often instead of on every batch the store writer commits
+ * (each refresh and redraw took the console's UI thread ~5 ms of a CPU the agent and its
+ * server share: docs/CONSOLE.md, "Cost").
  *
  * Threads: cqueue_post from any thread; cqueue_take and cqueue_fd from the consumer. */
 #ifndef BELAY_HOST_CEVENT_H
@@ -55,6 +61,8 @@ struct cevent *cevent_hold(const char *run, uint64_t hold, int64_t seq, const ch
 			   const cJSON *trial);
 /* Convenience: a CE_LOG with printf text. */
 struct cevent *cevent_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define CQUEUE_COMMIT_PACE_MS 200
 
 struct cqueue;
 struct cqueue *cqueue_new(void);

@@ -668,6 +668,21 @@ Test(trace, backlog_goes_over_high_and_drains_below_low)
 	free(path);
 }
 
+/* Waits for the writer to fail on the file-size limit (EFBIG), closes it (the error in *e),
+ * and returns the file's bytes (*len), which end with a complete line; *kept is the intact
+ * prefix the writer reported before closing. */
+static char *close_failed(struct trace_writer *w, const char *path, struct err *e, uint64_t *kept, size_t *len)
+{
+	for (int tries = 0; tries < 1000 && !trace_writer_failed(w); tries++)
+		usleep(5 * 1000);
+	cr_assert_eq(trace_writer_failed(w), EFBIG);
+	*kept = trace_writer_kept_bytes(w);
+	cr_assert_neq(trace_writer_close(w, e), 0);
+	char *data = ts_read_file(path, len);
+	cr_assert(*len > 0 && data[*len - 1] == '\n', "the file ends with a complete line, not the cut one");
+	return data;
+}
+
 Test(trace, write_failure_in_a_batch_counts_every_lost_record)
 {
 	/* 1 MiB file-size limit under a batch of large frames: the writer stops at the record
@@ -687,15 +702,9 @@ Test(trace, write_failure_in_a_batch_counts_every_lost_record)
 		trace_writer_frame(w, "c2s", b.p, b.len, b.len, 0, NULL, NULL, NULL);
 	}
 	buf_free(&b);
-	for (int tries = 0; tries < 1000 && !trace_writer_failed(w); tries++)
-		usleep(5 * 1000);
-	cr_assert_eq(trace_writer_failed(w), EFBIG);
-	uint64_t kept = trace_writer_kept_bytes(w);
-	int rc = trace_writer_close(w, &e);
-	cr_assert_neq(rc, 0);
+	uint64_t kept = 0;
 	size_t len = 0;
-	char *data = ts_read_file(path, &len);
-	cr_assert(len > 0 && data[len - 1] == '\n', "the file ends with a complete line, not the cut one");
+	char *data = close_failed(w, path, &e, &kept, &len);
 	cr_assert_leq(len, (size_t)1 << 20);
 	cr_assert_geq(len, kept);
 	/* The intact prefix reads and validates; the capture_error (if it fitted) names why. */
@@ -712,6 +721,56 @@ Test(trace, write_failure_in_a_batch_counts_every_lost_record)
 	/* 52 records (open, 50 frames, close): those not in the file are counted. */
 	char want[64];
 	snprintf(want, sizeof want, "(%zu record(s) not written)", 52 - records);
+	cr_assert(strstr(e.msg, want), "%s (want %s)", e.msg, want);
+	trace_free(t);
+	free(data);
+	free(path);
+}
+
+Test(trace, write_failure_in_a_gathered_write_keeps_every_line_that_fits)
+{
+	/* Small records are written a batch at a time (one write(2) of several lines). A
+	 * file-size limit inside such a batch keeps exactly what one write per line keeps:
+	 * every complete line that fits, the file cut back after the last one, and every record
+	 * from the first that did not fit on counted as not written. */
+	signal(SIGXFSZ, SIG_IGN);
+	const size_t limit = 64 << 10;
+	struct rlimit rl = {limit, limit};
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "gathered.jsonl");
+	cr_assert_eq(trace_writer_open_path(path, NULL, &w, &e), 0, "%s", e.msg);
+	static char payload[500];
+	memset(payload, 'y', sizeof payload);
+	int frames = 0;
+	for (int burst = 0; burst < 20 && !trace_writer_failed(w); burst++) {
+		for (int i = 0; i < 40; i++, frames++)
+			trace_writer_frame(w, "s2c", payload, sizeof payload, sizeof payload, 0, NULL, NULL, NULL);
+		usleep(3 * 1000); /* the writer takes each burst as one batch (or a few) */
+	}
+	uint64_t kept = 0;
+	size_t len = 0;
+	char *data = close_failed(w, path, &e, &kept, &len);
+	struct trace *t = NULL;
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	size_t records = t->n;
+	if (len > kept)
+		records--; /* the capture_error naming the failure */
+	/* the longest line kept: the next record's line is as long, and it did not fit */
+	size_t longest = 0;
+	for (size_t i = 0, start = 0; i < kept; i++)
+		if (data[i] == '\n') {
+			if (i + 1 - start > longest)
+				longest = i + 1 - start;
+			start = i + 1;
+		}
+	cr_assert_gt(records, 2, "more than one batch's worth was kept: %zu", records);
+	cr_assert_lt(limit - kept, longest + 8, "only what could not fit is lost (kept %llu of %zu, lines of %zu)",
+		     (unsigned long long)kept, limit, longest);
+	char want[64];
+	snprintf(want, sizeof want, "(%zu record(s) not written)", (size_t)frames + 2 - records);
 	cr_assert(strstr(e.msg, want), "%s (want %s)", e.msg, want);
 	trace_free(t);
 	free(data);
