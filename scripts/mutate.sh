@@ -45,6 +45,8 @@ tests_for() {
 	src/verify/*) echo 'test_verify_parts|test_weakening|test_verify_liars|test_verify$|test_verify_dirty|test_causes' ;;
 	src/snapshot/*) echo 'test_snapshot|test_snapshot_incr|test_snapshot_partial|test_snapshot_store|test_recover|test_corpus$' ;;
 	src/corpus/*) echo 'test_corpus_compare|test_corpus_labels|test_corpus$' ;;
+	src/engine/session_gate.c) echo 'test_gate_hold|test_gate_proxy|test_gate_forwarding|test_try_route' ;;
+	src/trial/trial_gate.c) echo 'test_try_route|test_try_gate' ;;
 	*) echo 'test_' ;;
 	esac
 }
