@@ -74,7 +74,7 @@ Test(outside, a_second_belay_on_the_same_workspace_is_warned_about_and_named)
 	}
 	cr_assert(up, "the first recorder started");
 	char *script = fs_join(dir, "s.json");
-	const char *sj = "{\"cwd\":\"@WS@\",\"calls\":[{\"tool\":\"count\"}]}";
+	const char *sj = "{\"cwd\":\"@WS@\",\"calls\":[{\"tool\":\"count\"},{\"tool\":\"count\"}]}";
 	char *text = ts_with_ws(sj, ws);
 	ts_write_file(script, text, strlen(text));
 	char *client = xasprintf("%s/tests/peers/session-client.mjs", BELAY_SOURCE_DIR);
@@ -87,7 +87,9 @@ Test(outside, a_second_belay_on_the_same_workspace_is_warned_about_and_named)
 	char *trace = ts_find_trace(t2);
 	size_t len;
 	char *tt = ts_read_file(trace, &len);
-	cr_assert_not_null(strstr(tt, "\"workspace_shared\""), "the second recorder names it in the trace");
+	const char *ws1 = strstr(tt, "\"kind\":\"workspace_shared\"");
+	cr_assert_not_null(ws1, "the second recorder names it in the trace");
+	cr_assert_null(strstr(ws1 + 1, "\"kind\":\"workspace_shared\""), "once, not once per call:\n%s", tt);
 	ts_sh("kill $(cat %s/first.pid) 2>/dev/null; pkill -f 'proxy --scope %s --state %s' 2>/dev/null; true", dir, ws, st1);
 	free(tt);
 	free(trace);
