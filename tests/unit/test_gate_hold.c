@@ -515,3 +515,60 @@ Test(gate_hold, calls_that_arrive_while_a_trial_runs_are_tried_after_it_in_order
 	cr_assert_not_null(rec_of(t, "trial", 1), "two trial records");
 	cleanup(&h, t);
 }
+
+/* The state_handle of the client tools/call frame whose bytes hold `needle` (borrowed). */
+static const cJSON *call_handle(const struct trace *t, const char *needle)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->recs[i].is_frame && t->recs[i].dir == 0 && strstr(t->recs[i].bytes, "tools/call") &&
+		    strstr(t->recs[i].bytes, needle))
+			return t->recs[i].state_handle;
+	cr_assert_fail("no call frame with %s", needle);
+	return NULL;
+}
+
+Test(gate_hold, a_call_without_a_usable_id_overlaps_every_later_call, .timeout = 30)
+{
+	/* "id": null is a request whose end is never signalled: every later call overlaps it, also
+	 * when exactly as many tracked calls are outstanding beside it */
+	struct harness h;
+	start(&h, 300, NULL, 10);
+	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"tools/call\",\"params\":{\"name\":\"w\"}}\n");
+	usleep(50 * 1000);
+	send_str(&h, CALL(1, "w"));
+	usleep(50 * 1000);
+	send_str(&h, CALL(2, "w"));
+	read_lines(&h, 2);
+	struct trace *t = finish(&h);
+	const cJSON *h1 = call_handle(t, "\"id\":1"), *h2 = call_handle(t, "\"id\":2");
+	cr_assert_str_eq(jx_str(h1, "cause"), "UNRESTORABLE_CONCURRENT_TURN");
+	cr_assert(strstr(jx_str(h1, "detail"), "without an id"), "%s", jx_str(h1, "detail"));
+	cr_assert_str_eq(jx_str(h2, "cause"), "UNRESTORABLE_CONCURRENT_TURN", "two calls were unanswered (one untracked)");
+	cleanup(&h, t);
+}
+
+Test(gate_hold, a_read_only_call_during_a_capture_depends_on_exactly_the_calls_outstanding, .timeout = 30)
+{
+	/* call 2 arrives while call 1's pre-state is still being captured: it shares that capture,
+	 * depending on call 1 alone */
+	struct harness h;
+	start(&h, 300, "[{\"name\":\"look\",\"annotations\":{\"readOnlyHint\":true}}]", 300);
+	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n");
+	read_lines(&h, 1);
+	send_str(&h, CALL(1, "look"));
+	usleep(100 * 1000);
+	send_str(&h, CALL(2, "look"));
+	read_lines(&h, 2);
+	struct trace *t = finish(&h);
+	const cJSON *h1 = call_handle(t, "\"id\":1"), *h2 = call_handle(t, "\"id\":2");
+	cr_assert_str_eq(jx_str(h2, "handle"), jx_str(h1, "handle"), "the same pre-state");
+	const cJSON *deps = cJSON_GetObjectItemCaseSensitive(h2, "depends_on_read_only");
+	cr_assert_eq(cJSON_GetArraySize(deps), 1, "on call 1 alone");
+	const cJSON *seq1 = NULL;
+	for (size_t i = 0; i < t->n && !seq1; i++)
+		if (t->recs[i].is_frame && t->recs[i].dir == 0 && strstr(t->recs[i].bytes, "\"id\":1,"))
+			seq1 = cJSON_GetObjectItemCaseSensitive(t->recs[i].obj, "seq");
+	cr_assert_not_null(seq1);
+	cr_assert_eq(cJSON_GetArrayItem(deps, 0)->valuedouble, seq1->valuedouble);
+	cleanup(&h, t);
+}
