@@ -376,8 +376,23 @@ Test(console, a_held_call_is_tried_first_and_its_trials_effect_applied_by_key)
 	free(wait_for(&t, ask, 10));
 	ts_tmux_keys(&t, "y");
 	/* the turn's answer is belay's, and its gate column says what happened */
-	const char *told[] = {"belay did not run the call", "applied", NULL};
-	free(wait_for(&t, told, 60));
+	const char *told[] = {"belay did not run the call", NULL};
+	char *scr = wait_for(&t, told, 60);
+	/* the turn's row (not just a message) says what the gate did */
+	for (int i = 0; i < 50; i++) {
+		char *row = line_with(scr, "{\"command_line\":\"./build.sh\"}");
+		int shown = row && strstr(row, " applied ");
+		free(row);
+		if (shown)
+			break;
+		free(scr);
+		usleep(100 * 1000);
+		scr = ts_tmux_capture(&t, 0);
+	}
+	char *row = line_with(scr, "{\"command_line\":\"./build.sh\"}");
+	cr_assert(row && strstr(row, " applied "), "the gate column says applied:\n%s", scr);
+	free(row);
+	free(scr);
 	quit_after_agent(&t, sock);
 
 	/* the workspace holds the trial's effect */
