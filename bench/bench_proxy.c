@@ -65,6 +65,7 @@ static void make_agent_env(void)
 		}
 	}
 	agent_env[n++] = "BELAY_PROXY_STATS=1";
+	if (getenv("XP_BATCH")) { static char xb[64]; snprintf(xb, sizeof xb, "XP_BATCH=%s", getenv("XP_BATCH")); agent_env[n++] = xb; }
 	agent_env[n] = NULL;
 }
 
@@ -146,12 +147,20 @@ struct result {
 	/* The proxy's counters (-1: not reported, e.g. a direct run) */
 	long long highs, backlog, spills, spilled;
 	int idle_prio;
+	/* CPU each of the proxy's threads used, ms (-1: not reported) */
+	double cpu_loop, cpu_writer, cpu_pool, cpu_index;
 };
 
 static long long after(const char *s, const char *key)
 {
 	const char *p = s ? strstr(s, key) : NULL;
 	return p ? atoll(p + strlen(key)) : -1;
+}
+
+static double after_f(const char *s, const char *key)
+{
+	const char *p = s ? strstr(s, key) : NULL;
+	return p ? atof(p + strlen(key)) : -1;
 }
 
 static void read_stats(struct result *r)
@@ -170,6 +179,10 @@ static void read_stats(struct result *r)
 	r->spilled = after(s, "queued, ");
 	r->spills = after(s, "read back from the trace (");
 	r->idle_prio = s && strstr(s, "at idle priority") ? 1 : s && strstr(s, "SCHED_IDLE refused") ? 0 : -1;
+	r->cpu_loop = after_f(s, "cpu: loop ");
+	r->cpu_writer = s && strstr(s, "belay: trace:") ? after_f(s, "trace writer ") : -1; /* --no-trace: none */
+	r->cpu_pool = after_f(s, "serialisers ");
+	r->cpu_index = after_f(s, ", index ");
 	free(s);
 }
 
@@ -362,10 +375,20 @@ static struct result run_one(const struct peer *p, int proxy, enum mode m, int n
 	return latency_ext(c.v);
 }
 
-static void print_counters(const struct result *r)
+/* per: what the CPU figures are divided by (round trips, MiB), with its unit name */
+static void print_counters(const struct result *r, double per, const char *unit)
 {
+	if (r->cpu_loop >= 0) {
+		printf(" | cpu/%s: loop %.1f", unit, r->cpu_loop * 1e3 / per);
+		if (r->cpu_writer >= 0)
+			printf(", trace %.1f+%.1f", r->cpu_writer * 1e3 / per, r->cpu_pool * 1e3 / per);
+		if (r->cpu_index > 0)
+			printf(", index %.1f", r->cpu_index * 1e3 / per);
+		printf(" us");
+	}
 	if (r->highs < 0) {
-		printf(" | counters: none reported");
+		if (r->cpu_loop < 0)
+			printf(" | counters: none reported");
 		return;
 	}
 	printf(" | back-pressure %lld, backlog max %lld B", r->highs, r->backlog);
@@ -398,7 +421,7 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 			printf("   pair %d: direct median %7.1f p99 %7.1f | belay median %7.1f p99 %7.1f | added median %+7.1f "
 			       "p99 %+8.1f us",
 			       i + 1, d.median, d.p99, x.median, x.p99, dmed[i], dp99[i]);
-			print_counters(&x);
+			print_counters(&x, n + warm, "call");
 			printf("\n");
 			fflush(stdout);
 		}
@@ -429,7 +452,7 @@ static void bench_bulk(char *const *server, int pairs, int mib)
 			bw[i] = x.median;
 			dbw[i] = d.median;
 			printf("   pair %d: direct %6.0f MB/s | belay %6.0f MB/s (x%.2f)", i + 1, d.median, x.median, ratio[i]);
-			print_counters(&x);
+			print_counters(&x, mib, "MiB");
 			printf("\n");
 			fflush(stdout);
 		}

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <uv.h>
 
 #include "cli/cli.h"
@@ -211,6 +213,8 @@ int cmd_proxy(int argc, char **argv)
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
 	uv_loop_close(loop);
+	struct timespec loop_cpu = {0};
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &loop_cpu); /* this thread ran the loop */
 	/* The trace writer is closed by now: every line has been tapped; finish indexing. */
 	struct store_writer_stats st;
 	struct trace_writer_stats ts = {0};
@@ -235,10 +239,24 @@ int cmd_proxy(int argc, char **argv)
 			snprintf(prio, sizeof prio, "at normal priority (SCHED_IDLE refused: %s)", strerror(st.priority_errno));
 		fprintf(stderr,
 			"belay: index: %llu line(s), %llu batch(es), %.3f ms in transactions (longest %.3f ms), "
-			"at most %llu line(s) queued, %llu read back from the trace (%llu time(s)), %s\n",
+			"at most %llu line(s) queued, %llu read back from the trace (%llu time(s)), %s, "
+			"waited at most %.3f ms for a pause (%llu paused, %llu did not)\n",
 			(unsigned long long)st.lines, (unsigned long long)st.batches, (double)st.busy_ns / 1e6,
 			(double)st.max_batch_ns / 1e6, (unsigned long long)st.max_queue, (unsigned long long)st.spilled,
-			(unsigned long long)st.spills, prio);
+			(unsigned long long)st.spills, prio, (double)st.max_wait_ns / 1e6, (unsigned long long)st.paused,
+			(unsigned long long)st.lagged);
+	}
+	if (all) {
+		/* CPU each thread used, in ms: forwarding (the loop, the process's main thread),
+		 * recording (trace writer, its serialisers), indexing; and the whole process */
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		double proc = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+			      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+		fprintf(stderr,
+			"belay: cpu: loop %.3f ms, trace writer %.3f ms, serialisers %.3f ms, index %.3f ms, process %.3f ms\n",
+			(double)loop_cpu.tv_sec * 1e3 + (double)loop_cpu.tv_nsec / 1e6, (double)ts.writer_cpu_ns / 1e6,
+			(double)ts.pool_cpu_ns / 1e6, indexed ? (double)st.cpu_ns / 1e6 : 0.0, proc);
 	}
 	return run.exit_code;
 }

@@ -322,9 +322,13 @@ static int pool_start(struct trace_writer *w)
 	p->started = 1;
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int want = cores < 2 ? 2 : cores > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)cores;
-	while (p->nthreads < want && pthread_create(&p->threads[p->nthreads], NULL, pool_main, w) == 0)
-		p->nthreads++;
-	return p->nthreads;
+	int n = 0;
+	while (n < want && pthread_create(&p->threads[n], NULL, pool_main, w) == 0)
+		n++;
+	pthread_mutex_lock(&p->mu); /* trace_writer_stats reads it from the owner's thread */
+	p->nthreads = n;
+	pthread_mutex_unlock(&p->mu);
+	return n;
 }
 
 static void pool_stop(struct trace_writer *w)
@@ -794,11 +798,31 @@ size_t trace_writer_backlog(struct trace_writer *w)
 	return b;
 }
 
+/* CPU time of a live thread of this process, or 0 when the clock cannot be read. */
+static uint64_t thread_cpu_ns(pthread_t t)
+{
+	clockid_t id;
+	struct timespec ts;
+	if (pthread_getcpuclockid(t, &id) != 0 || clock_gettime(id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 {
 	pthread_mutex_lock(&w->mu);
 	*st = w->stats;
 	pthread_mutex_unlock(&w->mu);
+	st->writer_cpu_ns = thread_cpu_ns(w->thread);
+	/* pool threads are started (and counted) by the writer thread and live until close */
+	pthread_mutex_lock(&w->pool.mu);
+	int n = w->pool.nthreads;
+	pthread_t t[POOL_MAX_THREADS];
+	memcpy(t, w->pool.threads, sizeof t);
+	pthread_mutex_unlock(&w->pool.mu);
+	st->pool_cpu_ns = 0;
+	for (int i = 0; i < n; i++)
+		st->pool_cpu_ns += thread_cpu_ns(t[i]);
 }
 
 int trace_writer_over_high(struct trace_writer *w)

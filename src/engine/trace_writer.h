@@ -100,6 +100,9 @@ struct trace_writer_stats {
 	uint64_t highs;	      /* times the backlog rose above backlog_high: the owner stops reading
 			       * (forwarding waits for the recorder) until it falls below backlog_low */
 	uint64_t max_backlog; /* most bytes queued at once */
+	/* CPU time so far of the writer thread and of the serialiser pool's threads together
+	 * (what recording costs the machine, beside what it costs forwarding) */
+	uint64_t writer_cpu_ns, pool_cpu_ns;
 };
 void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st);
 

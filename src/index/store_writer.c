@@ -25,7 +25,6 @@
 #include "index/runidx.h"
 #include "store/store.h"
 
-#define WAKE_LINES 4096		 /* wake the worker at once when this many lines wait */
 #define QUEUE_MAX ((size_t)8 << 20)	 /* default queue_max */
 #define READBACK_CHUNK ((size_t)1 << 20) /* bytes of the trace read back per transaction */
 #define RESUME_NONE UINT64_MAX		 /* resume: no offer */
@@ -62,6 +61,7 @@ struct store_writer {
 	struct line *inbox;  /* atomic: newest first */
 	size_t queued_bytes; /* atomic */
 	uint64_t queued;     /* atomic: lines pushed since the worker last took the inbox */
+	uint64_t last_tap_ns;	/* atomic: when the tap last queued or spilled a line (monotonic) */
 	int spilling;	     /* atomic: set by the tap, cleared by the worker */
 	uint64_t spill_from, spill_to; /* atomic */
 	uint64_t resume;	       /* atomic */
@@ -85,7 +85,9 @@ struct store_writer *store_writer_new(const char *state_dir, const struct store_
 	if (o)
 		w->o = *o;
 	if (w->o.batch_ms == 0)
-		w->o.batch_ms = 50;
+		w->o.batch_ms = 1000;
+	if (w->o.quiet_ms == 0)
+		w->o.quiet_ms = 5;
 	if (w->o.queue_max == 0)
 		w->o.queue_max = QUEUE_MAX;
 	w->trace_fd = -1;
@@ -105,6 +107,7 @@ void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
 	struct store_writer *w = ctx;
 	if (__atomic_load_n(&w->stopped, __ATOMIC_RELAXED))
 		return;
+	__atomic_store_n(&w->last_tap_ns, time_mono_ns(), __ATOMIC_RELAXED);
 	if (w->tap_spilling) {
 		uint64_t at = off;
 		if (!__atomic_compare_exchange_n(&w->resume, &at, RESUME_TAKEN, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
@@ -133,8 +136,6 @@ void store_writer_tap(void *ctx, uint64_t off, const char *line, size_t len)
 	uint64_t q = __atomic_add_fetch(&w->queued, 1, __ATOMIC_RELAXED);
 	if (q > w->tap_max_queue)
 		w->tap_max_queue = q;
-	if (q == WAKE_LINES)
-		sem_post(&w->wake); /* a full batch: end the worker's gathering wait now */
 	wake_worker(w);
 }
 
@@ -350,16 +351,44 @@ static int step(struct store_writer *w, struct wstate *s)
 	return 0;
 }
 
-static void sem_wait_ms(sem_t *sem, unsigned ms)
+uint64_t store_writer_gather_wait(uint64_t now, uint64_t woke, uint64_t last, uint64_t quiet_ns, uint64_t max_ns)
 {
-	struct timespec until;
-	time_realtime_after((uint64_t)ms * 1000000u, &until);
-	while (sem_timedwait(sem, &until) != 0 && errno == EINTR)
-		;
+	uint64_t waited = now > woke ? now - woke : 0;
+	if (waited >= max_ns)
+		return 0;
+	uint64_t since = last && now > last ? now - last : last ? 0 : quiet_ns;
+	if (since >= quiet_ns)
+		return 0;
+	uint64_t a = quiet_ns - since, b = max_ns - waited;
+	return a < b ? a : b;
 }
 
-/* Sleeps until the tap adds work (or close), then lets a batch gather: a line waits at
- * most batch_ms, a full batch (WAKE_LINES) not at all. */
+/* Lets a batch gather after a wake-up: until the lines pause (quiet_ms), at most batch_ms;
+ * closing ends it at once (sem_post). */
+static void gather(struct store_writer *w)
+{
+	const uint64_t quiet = (uint64_t)w->o.quiet_ms * 1000000u, max = (uint64_t)w->o.batch_ms * 1000000u;
+	uint64_t woke = time_mono_ns(), now = woke, wait;
+	while (!__atomic_load_n(&w->closing, __ATOMIC_SEQ_CST) &&
+	       (wait = store_writer_gather_wait(now, woke, __atomic_load_n(&w->last_tap_ns, __ATOMIC_RELAXED), quiet,
+						max)) > 0) {
+		struct timespec until;
+		time_realtime_after(wait, &until);
+		while (sem_timedwait(&w->wake, &until) != 0 && errno == EINTR)
+			;
+		now = time_mono_ns();
+	}
+	if (now - woke > w->stats.max_wait_ns)
+		w->stats.max_wait_ns = now - woke;
+	if (__atomic_load_n(&w->closing, __ATOMIC_SEQ_CST))
+		return; /* neither: the run ended */
+	if (now - woke >= max)
+		w->stats.lagged++;
+	else
+		w->stats.paused++;
+}
+
+/* Sleeps until the tap adds work (or close), then lets a batch gather (gather()). */
 static void sleep_for_work(struct store_writer *w, const struct wstate *s)
 {
 	__atomic_store_n(&w->idle, 1, __ATOMIC_SEQ_CST);
@@ -372,8 +401,7 @@ static void sleep_for_work(struct store_writer *w, const struct wstate *s)
 	while (sem_wait(&w->wake) != 0 && errno == EINTR)
 		;
 	__atomic_store_n(&w->idle, 0, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&w->closing, __ATOMIC_SEQ_CST) && __atomic_load_n(&w->queued, __ATOMIC_RELAXED) < WAKE_LINES)
-		sem_wait_ms(&w->wake, w->o.batch_ms);
+	gather(w);
 }
 
 /* Work that is not forwarding runs at idle priority (SCHED_IDLE, this thread alone): it
@@ -418,6 +446,9 @@ static void *worker(void *arg)
 	w->trace_fd = -1;
 	store_close(w->st);
 	w->st = NULL;
+	struct timespec cpu;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) /* read by store_writer_close after the join */
+		w->stats.cpu_ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
 	return NULL;
 }
 

@@ -18,7 +18,12 @@
  * idle priority (SCHED_IDLE, set on its own thread; when that is refused it runs at the
  * normal one and the stats say why), so indexing never competes with the agent, the server
  * or forwarding for a CPU; it catches up when they leave one idle (the read-back above when
- * it lags). The tap takes no lock the worker holds (it pushes with atomics and wakes the
+ * it lags). It also yields to traffic in time: once woken it waits for a pause in the lines
+ * (quiet_ms without a new one) before it indexes what has gathered, and waits no longer than
+ * batch_ms for one - so a burst of calls is indexed right after the burst, and under traffic
+ * that never pauses at least every batch_ms (idle priority still applies then). A line may
+ * therefore be in the trace up to batch_ms before the run view shows it; the stats give the
+ * longest such wait. The tap takes no lock the worker holds (it pushes with atomics and wakes the
  * worker with a semaphore, at most once per batch): a preempted idle-priority worker can
  * never stall the trace writer. */
 #ifndef BELAY_INDEX_STORE_WRITER_H
@@ -42,10 +47,15 @@ struct store_writer_stats {
 	int failed;	       /* indexing stopped (reported) */
 	int idle_priority;     /* the worker ran at SCHED_IDLE */
 	int priority_errno;    /* else why it could not lower its priority (not an error) */
+	uint64_t cpu_ns;       /* CPU time the worker thread used (read as it ends) */
+	uint64_t max_wait_ns;  /* longest the worker waited from a wake-up to indexing what gathered */
+	uint64_t paused;       /* gathers ended by a pause in the lines */
+	uint64_t lagged;       /* gathers ended by batch_ms (traffic did not pause) */
 };
 
 struct store_writer_opts {
-	unsigned batch_ms; /* longest a line waits before its batch commits (default 50) */
+	unsigned batch_ms; /* longest a line waits for a pause before it is indexed (default 1000) */
+	unsigned quiet_ms; /* the pause in the lines that ends the wait (default 5) */
 	size_t queue_max;  /* bytes of lines held in memory at most (default 8 MiB) */
 	/* Called once, on the worker thread, when indexing stops on an error. */
 	void (*report)(void *ctx, const char *msg);
@@ -58,6 +68,11 @@ struct store_writer_opts {
 	 * more line in that moment (the offer must then be withdrawn, and nothing lost). */
 	void (*test_before_offer)(void *ctx);
 };
+
+/* How much longer a worker woken at `woke` (ns, monotonic) waits at `now` when the last line
+ * came at `last` (0: none since): 0 when the wait is over - the lines paused for quiet_ns, or
+ * it has waited max_ns. Pure (unit-tested); the worker's gather loop. */
+uint64_t store_writer_gather_wait(uint64_t now, uint64_t woke, uint64_t last, uint64_t quiet_ns, uint64_t max_ns);
 
 /* A writer for the store in state_dir (created 0700 if missing); nothing is opened yet.
  * Lines tapped before store_writer_start wait in the queue. */

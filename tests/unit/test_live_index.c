@@ -2,7 +2,8 @@
  * at idle priority it still indexes every line of the trace, once and in trace order, also
  * when its queue overflows again and again and lines are read back from the file while the
  * CPUs are busy; a priority that cannot be lowered is reported in its counters (and by
- * `belay proxy`) and is not an error. */
+ * `belay proxy`) and is not an error; it yields to traffic in time too, indexing a burst
+ * once the lines pause and traffic that never pauses at least every batch_ms. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <pthread.h>
@@ -38,10 +39,13 @@ TestSuite(live_index, .init = setup, .fini = teardown, .timeout = 120);
 /* What the worker's thread ran at when it committed (committed runs on that thread). */
 static int committed_policy = -1;
 
+static int commits; /* batches committed so far */
+
 static void on_committed(void *ctx)
 {
 	(void)ctx;
 	committed_policy = sched_getscheduler(0);
+	__atomic_add_fetch(&commits, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Threads that keep every CPU busy at normal priority while the trace is written, so an
@@ -215,6 +219,8 @@ static void proxy_stats_say(const char *prio)
 	cr_assert(strstr(o.err, "back-pressure 0 time(s)"), "%s", o.err);
 	cr_assert(strstr(o.err, "belay: index: "), "%s", o.err);
 	cr_assert(strstr(o.err, prio), "%s", o.err);
+	cr_assert(strstr(o.err, "waited at most "), "%s", o.err);
+	cr_assert(strstr(o.err, "belay: cpu: loop ") && strstr(o.err, ", index "), "%s", o.err);
 	ts_out_free(&o);
 }
 
@@ -254,5 +260,83 @@ Test(live_index, a_priority_that_cannot_be_lowered_is_reported_not_fatal)
 
 Test(live_index, belay_proxy_reports_idle_priority_and_back_pressure)
 {
-	proxy_stats_say(", at idle priority\n");
+	proxy_stats_say(", at idle priority, ");
+}
+
+Test(live_index, the_gather_wait_ends_at_a_pause_or_at_the_bound)
+{
+	const uint64_t ms = 1000000;
+	struct {
+		uint64_t now, woke, last, quiet, max, want;
+	} c[] = {
+	    {100 * ms, 100 * ms, 100 * ms, 5 * ms, 1000 * ms, 5 * ms},	     /* a line just came: a whole pause to go */
+	    {102 * ms, 100 * ms, 100 * ms, 5 * ms, 1000 * ms, 3 * ms},	     /* part of it */
+	    {105 * ms, 100 * ms, 100 * ms, 5 * ms, 1000 * ms, 0},	     /* paused: index now */
+	    {300 * ms, 100 * ms, 100 * ms, 5 * ms, 1000 * ms, 0},	     /* long since */
+	    {500 * ms, 100 * ms, 499 * ms, 5 * ms, 1000 * ms, 4 * ms},	     /* lines keep coming: wait on */
+	    {1099 * ms, 100 * ms, 1099 * ms, 5 * ms, 1000 * ms, 1 * ms},     /* the bound is nearer than the pause */
+	    {1100 * ms, 100 * ms, 1100 * ms, 5 * ms, 1000 * ms, 0},	     /* the bound: index however busy */
+	    {100 * ms, 100 * ms, 0, 5 * ms, 1000 * ms, 0},		     /* no line at all: nothing to wait for */
+	    {100 * ms, 100 * ms, 101 * ms, 5 * ms, 1000 * ms, 5 * ms},	     /* a line stamped after now (another CPU's clock read) */
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		uint64_t got = store_writer_gather_wait(c[i].now, c[i].woke, c[i].last, c[i].quiet, c[i].max);
+		cr_expect_eq(got, c[i].want, "case %zu: waits %llu ns, not %llu", i, (unsigned long long)got,
+			     (unsigned long long)c[i].want);
+	}
+}
+
+/* Feeds one small frame every 5 ms for `feed_ms` through a trace writer tapped by a store
+ * writer with these bounds; returns how many batches were committed while the frames came,
+ * and (after closing) the stats; every frame is indexed in the end. */
+static int feed_steadily(unsigned quiet_ms, unsigned batch_ms, int feed_ms, struct store_writer_stats *st)
+{
+	char *trace = fs_join(dir, "steady.jsonl");
+	struct store_writer_opts so = {.quiet_ms = quiet_ms, .batch_ms = batch_ms, .committed = on_committed};
+	struct store_writer *sw = store_writer_new(state, &so);
+	struct trace_writer_opts to = {.on_line = store_writer_tap, .line_ctx = sw};
+	struct trace_writer *tw = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_writer_open_path(trace, &to, &tw, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_writer_start(sw, trace, &e), 0, "%s", e.msg);
+	usleep(50 * 1000); /* the open record's batch */
+	int before = __atomic_load_n(&commits, __ATOMIC_SEQ_CST), n = 0;
+	for (int t = 0; t < feed_ms; t += 5, n++) {
+		const char *f = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+		trace_writer_frame(tw, "c2s", f, strlen(f), strlen(f), 0, NULL, NULL, NULL);
+		usleep(5000);
+	}
+	int during = __atomic_load_n(&commits, __ATOMIC_SEQ_CST) - before;
+	/* and once they stop, the pause (or the bound) ends the wait: all indexed before closing */
+	long long got = 0;
+	for (int i = 0; i < 600 && (got = ts_sql_int(db, "SELECT count(*) FROM frames")) < n; i++)
+		usleep(5000);
+	cr_assert_eq(got, n, "%lld of %d frame(s) indexed 3 s after the lines stopped", got, n);
+	cr_assert_eq(trace_writer_close(tw, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_writer_close(sw, st), 0);
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM frames"), n, "not every frame was indexed");
+	free(trace);
+	return during;
+}
+
+Test(live_index, a_burst_is_indexed_once_the_lines_pause)
+{
+	/* Lines every 5 ms, a pause of 400 ms needed: nothing is indexed while they come (one
+	 * batch allowed, should the feeding thread itself be stalled that long once). */
+	struct store_writer_stats st;
+	int during = feed_steadily(400, 60000, 1500, &st);
+	cr_assert_leq(during, 1, "%d batch(es) committed while the lines came", during);
+	cr_assert_eq(st.lagged, 0);
+	cr_assert_geq(st.paused, 1);
+}
+
+Test(live_index, traffic_that_never_pauses_is_indexed_at_least_every_batch_ms)
+{
+	/* Lines every 5 ms, a pause of a minute needed, at most 100 ms of waiting: ~15 batches
+	 * in 1.5 s (at least 4 asked, for a busy machine). */
+	struct store_writer_stats st;
+	int during = feed_steadily(60000, 100, 1500, &st);
+	cr_assert_geq(during, 4, "only %d batch(es) committed while the lines came", during);
+	cr_assert_geq(st.lagged, 4);
+	cr_assert_geq(st.max_wait_ns, 100 * 1000000ull);
 }
