@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,11 +137,95 @@ char *jx_print(const cJSON *v)
 	return s;
 }
 
-void jx_print_buf(const cJSON *v, struct buf *out)
+/* A string as cJSON prints it: ", \\ and the five short escapes, other bytes below 0x20 as
+ * \\u00xx (lowercase hex), every other byte as it is; NULL as "". */
+void jx_write_string(const char *s, struct buf *out)
 {
+	static const char hex[] = "0123456789abcdef";
+	buf_putc(out, '"');
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
+	for (;; p++) {
+		unsigned char c = *p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_append(out, run, (size_t)(p - run));
+		if (c == 0)
+			break;
+		char e[6] = {'\\', 0};
+		size_t n = 2;
+		switch (c) {
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		case '\b': e[1] = 'b'; break;
+		case '\f': e[1] = 'f'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		default:
+			e[1] = 'u', e[2] = '0', e[3] = '0', e[4] = hex[c >> 4], e[5] = hex[c & 15];
+			n = 6;
+		}
+		buf_append(out, e, n);
+		run = p + 1;
+	}
+	buf_putc(out, '"');
+}
+
+/* What cJSON's own printer would give for v, without building a string of its own first
+ * (the trace writer prints every record's fields through here). Numbers that are not
+ * integers, and raw or invalid items, are left to cJSON itself, so the bytes are the same. */
+static void write_value(const cJSON *v, struct buf *out)
+{
+	switch (v->type & 0xFF) {
+	case cJSON_NULL:
+		buf_append(out, "null", 4);
+		return;
+	case cJSON_False:
+		buf_append(out, "false", 5);
+		return;
+	case cJSON_True:
+		buf_append(out, "true", 4);
+		return;
+	case cJSON_String:
+		jx_write_string(v->valuestring, out);
+		return;
+	case cJSON_Number: {
+		/* cJSON prints a number with "%1.15g" (then "%1.17g" if that does not read back):
+		 * for an integer below 1e15 in magnitude that is its digits, -0 included. */
+		double d = v->valuedouble;
+		if (fabs(d) < 1e15 && d == (double)(long long)d) {
+			char t[24];
+			int n = signbit(d) && d == 0 ? snprintf(t, sizeof t, "-0") : snprintf(t, sizeof t, "%lld", (long long)d);
+			buf_append(out, t, (size_t)n);
+			return;
+		}
+		break;
+	}
+	case cJSON_Array:
+	case cJSON_Object: {
+		int obj = (v->type & 0xFF) == cJSON_Object;
+		buf_putc(out, obj ? '{' : '[');
+		for (const cJSON *c = v->child; c; c = c->next) {
+			if (c != v->child)
+				buf_putc(out, ',');
+			if (obj) {
+				jx_write_string(c->string, out);
+				buf_putc(out, ':');
+			}
+			write_value(c, out);
+		}
+		buf_putc(out, obj ? '}' : ']');
+		return;
+	}
+	}
 	char *s = jx_print(v);
 	buf_puts(out, s);
 	cJSON_free(s);
+}
+
+void jx_print_buf(const cJSON *v, struct buf *out)
+{
+	write_value(v, out);
 }
 
 /* The last member called `key` (JSON.parse semantics for duplicate keys). */

@@ -26,8 +26,10 @@ int jx_bytes_decode(const cJSON *v, struct buf *out);
 
 /* Prints compactly into a new string (caller frees). */
 char *jx_print(const cJSON *v);
-/* Appends compact JSON of v to out. */
+/* Appends compact JSON of v to out: the same bytes as jx_print, without its allocation. */
 void jx_print_buf(const cJSON *v, struct buf *out);
+/* Appends s as a JSON string, escaped as cJSON escapes it (NULL: ""). */
+void jx_write_string(const char *s, struct buf *out);
 
 /* Structural equality with strict types: numbers equal only when both are numbers with the
  * same value, and booleans never equal numbers. Object key order is ignored. Duplicate keys

@@ -6,11 +6,28 @@
 
 void time_iso8601(const struct timespec *ts, char out[ISO_TS_LEN])
 {
-	struct tm tm;
-	gmtime_r(&ts->tv_sec, &tm);
-	snprintf(out, ISO_TS_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%06d+00:00", (tm.tm_year + 1900) % 10000,
-		 (tm.tm_mon + 1) % 100, tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100,
-		 (int)(ts->tv_nsec / 1000) % 1000000);
+	/* The date and time to the second, formatted once per second per thread (the trace
+	 * writer stamps every record) */
+	static __thread time_t last = (time_t)-1;
+	static __thread char head[ISO_TS_LEN];
+	static __thread size_t head_len;
+	if (ts->tv_sec != last || !head_len) {
+		struct tm tm;
+		gmtime_r(&ts->tv_sec, &tm);
+		int n = snprintf(head, sizeof head, "%04d-%02d-%02dT%02d:%02d:%02d", (tm.tm_year + 1900) % 10000,
+				 (tm.tm_mon + 1) % 100, tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100);
+		head_len = (size_t)n;
+		last = ts->tv_sec;
+	}
+	memcpy(out, head, head_len);
+	char *p = out + head_len;
+	int us = (int)(ts->tv_nsec / 1000) % 1000000;
+	if (us < 0)
+		us = 0;
+	*p++ = '.';
+	for (int i = 5; i >= 0; i--, us /= 10)
+		p[i] = (char)('0' + us % 10);
+	memcpy(p + 6, "+00:00", 7);
 }
 
 void time_now_iso8601(char out[ISO_TS_LEN])
