@@ -158,6 +158,10 @@ struct gate_state {
 	uv_work_t warm_work;
 	struct item *trying; /* the call whose trial runs (one at a time) */
 	uv_work_t trial_work;
+	/* The classification context's paths, resolved on the first call (not on every one),
+	 * and the strings they were made from (the session's own: they do not change) */
+	struct gate_env *env;
+	const char *env_from[6];
 };
 
 static struct gate_state *gs(struct session *s)
@@ -684,6 +688,13 @@ static struct effect_plan *classify(struct session *s, struct gate_state *g, con
 	ctrl[nc] = NULL;
 	struct gate_ctx ctx = {.root = tg->root ? tg->root : "/", .cwd = NULL, .home = tg->home,
 			       .state_dir = tg->state_dir, .control_paths = ctrl};
+	const char *from[6] = {ctx.root, ctx.home, ctx.state_dir, ctrl[0], nc > 1 ? ctrl[1] : NULL, nc > 2 ? ctrl[2] : NULL};
+	if (!g->env || memcmp(from, g->env_from, sizeof from) != 0) {
+		gate_env_free(g->env);
+		g->env = gate_env_new(&ctx);
+		memcpy(g->env_from, from, sizeof from);
+	}
+	ctx.env = g->env;
 	return gate_plan_tool_call(tg->policy ? tg->policy : gate_policy_default(), call->tool, call->arguments, ann, &ctx);
 }
 
@@ -1184,6 +1195,7 @@ void session_gate_free(struct session *s)
 		free(g->out);
 		cJSON_Delete(g->tools);
 		cJSON_Delete(g->last_handle);
+		gate_env_free(g->env);
 		free(g);
 		s->gate_state = NULL;
 	}

@@ -50,7 +50,17 @@ struct gate_ctx {
 	const char *home;		  /* the user's home for ~ and $HOME; NULL = unknown */
 	const char *state_dir;		  /* belay's state directory (writes: deny; reads: secret) */
 	const char *const *control_paths; /* more belay-owned paths, NULL-terminated; may be NULL */
+	/* Optional: the paths above prepared once by gate_env_new (from these same values), for
+	 * a caller that classifies many calls in one context (the proxy's session); NULL = they
+	 * are prepared on every call. */
+	const struct gate_env *env;
 };
+
+/* root, home, state_dir and control_paths of ctx resolved once (ctx->env and cwd are not
+ * used). Owned by the caller; valid while it lives, independent of ctx's strings. */
+struct gate_env;
+struct gate_env *gate_env_new(const struct gate_ctx *ctx);
+void gate_env_free(struct gate_env *e);
 
 struct gate_effect {
 	enum effect_kind kind;

@@ -7,9 +7,11 @@
 #include "gate/gpath.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/xalloc.h"
 char *gpath_resolve(struct arena *a, const char *cwd, const char *p, size_t plen)
 {
 	size_t cl = (plen && p[0] == '/') || !cwd ? 0 : strlen(cwd);
@@ -83,8 +85,35 @@ static void add_loc(struct arena *a, const char ***arr, size_t *n, const char *p
 	*arr = na;
 }
 
+struct gate_env {
+	struct arena a;
+	struct gpath_env g;
+};
+
+struct gate_env *gate_env_new(const struct gate_ctx *ctx)
+{
+	struct gate_env *e = xcalloc(1, sizeof *e);
+	arena_init(&e->a);
+	struct gate_ctx c = *ctx;
+	c.env = NULL;
+	gpath_env_init(&e->g, &e->a, &c);
+	return e;
+}
+
+void gate_env_free(struct gate_env *e)
+{
+	if (!e)
+		return;
+	arena_free(&e->a);
+	free(e);
+}
+
 void gpath_env_init(struct gpath_env *g, struct arena *a, const struct gate_ctx *ctx)
 {
+	if (ctx->env) { /* prepared once: its strings live in its own arena, as long as it does */
+		*g = ctx->env->g;
+		return;
+	}
 	memset(g, 0, sizeof *g);
 	const char *root = ctx->root && *ctx->root ? ctx->root : "/nonexistent-workspace";
 	g->root = gpath_resolve(a, "/", root, strlen(root));

@@ -133,3 +133,39 @@ Test(gate_corpus, benign_commands_stay_silent)
 	cr_expect_leq(asks, BENIGN_MAX_ASKS);
 	unload(rows, n);
 }
+
+/* The proxy prepares the context's paths once per session (gate_env_new) rather than on
+ * every call: every command of both sets, in a context with control paths too, must get the
+ * same plan either way. */
+Test(gate_corpus, a_prepared_context_gives_every_command_the_same_plan)
+{
+	const char *const control[] = {"/home/user/.config/belay", "traces/t.jsonl", NULL};
+	struct gate_ctx plain = ctx;
+	plain.control_paths = control;
+	struct gate_ctx prepared = plain;
+	struct gate_env *env = gate_env_new(&plain);
+	prepared.env = env;
+	const char *const sets[] = {"attacks.jsonl", "benign.jsonl"};
+	size_t compared = 0;
+	for (int s = 0; s < 2; s++) {
+		struct row *rows;
+		size_t n = load(sets[s], &rows);
+		for (size_t i = 0; i < n; i++) {
+			struct effect_plan *a = gate_plan_command(rows[i].cmd, strlen(rows[i].cmd), &plain);
+			struct effect_plan *b = gate_plan_command(rows[i].cmd, strlen(rows[i].cmd), &prepared);
+			cJSON *ja = effect_plan_json(a), *jb = effect_plan_json(b);
+			char *sa = cJSON_PrintUnformatted(ja), *sb = cJSON_PrintUnformatted(jb);
+			cr_expect_str_eq(sb, sa, "%s: %s", sets[s], rows[i].cmd);
+			compared++;
+			cJSON_free(sa);
+			cJSON_free(sb);
+			cJSON_Delete(ja);
+			cJSON_Delete(jb);
+			effect_plan_free(a);
+			effect_plan_free(b);
+		}
+		unload(rows, n);
+	}
+	gate_env_free(env);
+	cr_assert_gt(compared, 100);
+}
