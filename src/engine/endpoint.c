@@ -235,6 +235,16 @@ int endpoint_write(struct endpoint *ep, char *data, size_t n, endpoint_write_cb 
 			cb(ep, rc ? uv_translate_sys_error(-rc) : 0, ctx);
 		return 0;
 	}
+	int rc = endpoint_write_early(ep, data, n, cb, ctx);
+	if (rc < 0)
+		free(data);
+	return rc;
+}
+
+int endpoint_write_early(struct endpoint *ep, char *data, size_t n, endpoint_write_cb cb, void *ctx)
+{
+	if (ep->kind == EP_FILE)
+		return 1;
 	struct wreq *w = xcalloc(1, sizeof *w);
 	w->ep = ep;
 	w->data = data;
@@ -242,9 +252,10 @@ int endpoint_write(struct endpoint *ep, char *data, size_t n, endpoint_write_cb 
 	w->cb = cb;
 	w->ctx = ctx;
 	uv_buf_t b = uv_buf_init(data, (unsigned)n);
+	/* libuv writes now when it can, and completes the request (write_cb, which frees data)
+	 * from the loop, never from inside uv_write */
 	int rc = uv_write(&w->req, stream_of(ep), &b, 1, write_cb);
 	if (rc) {
-		free(data);
 		free(w);
 		return rc;
 	}

@@ -26,6 +26,13 @@ int endpoint_read_start(struct endpoint *ep, endpoint_read_cb cb, void *ctx);
 void endpoint_read_stop(struct endpoint *ep);
 /* Queues data (takes ownership of the heap buffer `data`). cb may be NULL. */
 int endpoint_write(struct endpoint *ep, char *data, size_t n, endpoint_write_cb cb, void *ctx);
+/* The same for a caller that still reads data after the call - the proxy forwards a chunk
+ * first and records its frames after, off the path of the round trip: data stays valid
+ * until the caller returns to the loop (write callbacks never run within the call), and on
+ * failure it is not freed (the caller frees it). Returns 0 (queued: the endpoint owns
+ * data), a libuv error, or 1 for a file endpoint, which writes at once and frees: nothing
+ * was done, and the caller uses endpoint_write once it is done with data. */
+int endpoint_write_early(struct endpoint *ep, char *data, size_t n, endpoint_write_cb cb, void *ctx);
 size_t endpoint_queued(const struct endpoint *ep);
 /* Half-close the write side once queued writes are done (pipes/sockets); files: no-op. */
 void endpoint_shutdown(struct endpoint *ep);

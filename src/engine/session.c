@@ -206,7 +206,10 @@ int64_t session_record_frame(struct session *s, int dir, const char *data, size_
 			     cJSON *handle, struct trace_rec **defer)
 {
 	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
+	if (s->chunk_time_set)
+		now = s->chunk_time;
+	else
+		clock_gettime(CLOCK_REALTIME, &now);
 	int64_t seq = -1;
 	if (s->tw) {
 		char d[4];
@@ -285,6 +288,31 @@ void session_forward_c2s(struct session *s, char *data, size_t n)
 	}
 }
 
+int session_forward_c2s_early(struct session *s, char *data, size_t n)
+{
+	if (s->server_in_dead || s->stopped || n == 0)
+		return 1; /* session_forward_c2s_done drops it */
+	return endpoint_write_early(s->sin, data, n, sin_write_cb, s);
+}
+
+void session_forward_c2s_done(struct session *s, char *data, size_t n, int rc)
+{
+	if (rc == 1) {
+		session_forward_c2s(s, data, n);
+	} else if (rc < 0) {
+		free(data);
+		s->server_in_dead = 1;
+		capture_error(s, DIR_C2S, "ForwardFailed", "cannot write to the server's stdin: %s", uv_strerror(rc));
+	}
+}
+
+/* The time a chunk was read, for the frames recorded from it. */
+static void chunk_time_start(struct session *s)
+{
+	clock_gettime(CLOCK_REALTIME, &s->chunk_time);
+	s->chunk_time_set = 1;
+}
+
 static const char *const reply_reasons[SESSION_REPLY_REASONS] = {"gate_refused", "recording_failed", "server_exited",
 								      "server_not_started"};
 
@@ -361,14 +389,18 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 		session_maybe_finish(s);
 		return;
 	}
+	chunk_time_start(s);
 	if (s->stopped) {
 		session_lifecycle_c2s(s, data, (size_t)n);
 	} else if (s->gate) {
 		session_gate_c2s_chunk(s, data, (size_t)n);
 	} else {
+		/* forwarded first, its frames recorded after: off the round trip's path */
+		int rc = session_forward_c2s_early(s, data, (size_t)n);
 		framer_feed(&s->fr[DIR_C2S], data, (size_t)n, on_c2s_frame_plain, s);
-		session_forward_c2s(s, data, (size_t)n);
+		session_forward_c2s_done(s, data, (size_t)n, rc);
 	}
+	s->chunk_time_set = 0;
 	session_update_reading(s);
 }
 
@@ -398,10 +430,22 @@ void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 		free(data); /* it could not be recorded: it is not forwarded either */
 		return;
 	}
+	chunk_time_start(s);
+	/* Forwarded first, its frames recorded after (off the round trip's path) - when nothing
+	 * the frames could make the gate do (answer a held call, release queued ones) would have
+	 * to reach the client before this chunk. */
+	int rc = s->client_out_dead || !session_gate_can_pass(s)
+		     ? 1
+		     : endpoint_write_early(s->cout, data, (size_t)n, cout_write_cb, s);
 	framer_feed(&s->fr[DIR_S2C], data, (size_t)n, on_s2c_frame, s);
-	if (s->client_out_dead) {
+	s->chunk_time_set = 0;
+	if (rc == 1 && s->client_out_dead)
 		free(data);
-	} else if (endpoint_write(s->cout, data, (size_t)n, cout_write_cb, s) != 0) {
+	else if (rc == 1)
+		rc = endpoint_write(s->cout, data, (size_t)n, cout_write_cb, s); /* frees data if it fails */
+	else if (rc < 0)
+		free(data);
+	if (rc < 0) {
 		s->client_out_dead = 1;
 		capture_error(s, DIR_S2C, "ForwardFailed", "cannot write to the client");
 	}

@@ -921,19 +921,25 @@ static int can_pass_through(struct session *s, struct gate_state *g)
 	return s->gate->mode != TURN_GATE_ENFORCE && !s->gate->capture && !g->head && !g->pend.len;
 }
 
+int session_gate_can_pass(struct session *s)
+{
+	return !s->gate || can_pass_through(s, gs(s));
+}
+
 void session_gate_c2s_chunk(struct session *s, char *data, size_t n)
 {
 	struct gate_state *g = gs(s);
 	if (can_pass_through(s, g)) {
-		/* No copies of the lines: the frames are recorded (and calls classified) from the
-		 * chunk, which is then written as it came. */
+		/* No copies of the lines: the chunk is written as it came, then its frames are
+		 * recorded (and calls classified) from it - off the round trip's path. */
+		int rc = session_forward_c2s_early(s, data, n);
 		g->passthrough = 1;
 		g->chunk = data;
 		g->chunk_len = n;
 		framer_feed(&s->fr[DIR_C2S], data, n, on_client_frame, s);
 		g->chunk = NULL;
 		g->passthrough = 0;
-		session_forward_c2s(s, data, n); /* takes data */
+		session_forward_c2s_done(s, data, n, rc); /* takes data */
 		if (g->deferred_call) {
 			audit_decide(s, g, g->deferred_call);
 			record_pending_decision(s, g, g->deferred_call);

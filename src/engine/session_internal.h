@@ -29,6 +29,10 @@ struct session {
 	struct trace_writer_stats trace_stats; /* the trace writer's, taken as it closes */
 	char *trace_path;
 	struct framer fr[2];
+	/* When the chunk being framed was read: its frames' t_in (they may be recorded after
+	 * the chunk was forwarded); chunk_time_set only inside a read callback */
+	struct timespec chunk_time;
+	int chunk_time_set;
 	struct turn_gate *gate;
 	void *gate_state; /* owned by session_gate.c */
 	int pid;
@@ -82,6 +86,18 @@ void session_spawn_done(struct spawn_plan *sp);
 void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx);
 void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx);
 void session_forward_c2s(struct session *s, char *data, size_t n);
+/* Forwarding first, recording after (the frames are recorded off the round trip's path):
+ * session_forward_c2s_early hands the chunk to the server's stdin and returns 0 (the
+ * endpoint owns data from then on, but it stays readable until the callback returns), 1
+ * (not forwarded yet) or a libuv error; the caller then records the chunk's frames and
+ * calls session_forward_c2s_done with that result, which forwards what was not yet (1),
+ * or frees data and records the failure (< 0) - after the frames, as a failure that
+ * happened while forwarding them would be. */
+int session_forward_c2s_early(struct session *s, char *data, size_t n);
+void session_forward_c2s_done(struct session *s, char *data, size_t n, int rc);
+/* 1 when the gate holds nothing and can hold nothing back (no gate; audit or off mode, no
+ * capture, nothing queued): a chunk may then be forwarded before its frames are examined. */
+int session_gate_can_pass(struct session *s);
 void session_client_input_ended(struct session *s);
 void session_shutdown_server_input(struct session *s);
 int session_gate_has_queued(struct session *s);
