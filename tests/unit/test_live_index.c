@@ -99,18 +99,29 @@ static void hold_offer(void *ctx)
 	__atomic_add_fetch(&held, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A trace writer at `trace` whose lines `tap` hands to a store writer made with `so`, both
+ * started. */
+static struct trace_writer *start_pair(const char *trace, const struct store_writer_opts *so,
+				       void (*tap)(void *, uint64_t, const char *, size_t), struct store_writer **sw)
+{
+	*sw = store_writer_new(state, so);
+	struct trace_writer_opts to = {.on_line = tap, .line_ctx = *sw};
+	struct trace_writer *tw = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_writer_open_path(trace, &to, &tw, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_writer_start(*sw, trace, &e), 0, "%s", e.msg);
+	return tw;
+}
+
 static struct store_writer_stats run(size_t queue_max, int frames, int busy)
 {
 	char *trace = fs_join(dir, "t.jsonl");
 	struct store_writer_opts so = {.queue_max = queue_max, .batch_ms = 5, .committed = on_committed};
 	if (busy < 0)
 		so.test_before_offer = hold_offer;
-	struct store_writer *sw = store_writer_new(state, &so);
-	struct trace_writer_opts to = {.on_line = counting_tap, .line_ctx = sw};
-	struct trace_writer *tw = NULL;
+	struct store_writer *sw;
+	struct trace_writer *tw = start_pair(trace, &so, counting_tap, &sw);
 	struct err e = {0};
-	cr_assert_eq(trace_writer_open_path(trace, &to, &tw, &e), 0, "%s", e.msg);
-	cr_assert_eq(store_writer_start(sw, trace, &e), 0, "%s", e.msg);
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t hogs[8];
 	int nhogs = busy > 0 ? (cores > 8 ? 8 : (int)cores) : 0;
@@ -293,12 +304,9 @@ static int feed_steadily(unsigned quiet_ms, unsigned batch_ms, int feed_ms, stru
 {
 	char *trace = fs_join(dir, "steady.jsonl");
 	struct store_writer_opts so = {.quiet_ms = quiet_ms, .batch_ms = batch_ms, .committed = on_committed};
-	struct store_writer *sw = store_writer_new(state, &so);
-	struct trace_writer_opts to = {.on_line = store_writer_tap, .line_ctx = sw};
-	struct trace_writer *tw = NULL;
+	struct store_writer *sw;
+	struct trace_writer *tw = start_pair(trace, &so, store_writer_tap, &sw);
 	struct err e = {0};
-	cr_assert_eq(trace_writer_open_path(trace, &to, &tw, &e), 0, "%s", e.msg);
-	cr_assert_eq(store_writer_start(sw, trace, &e), 0, "%s", e.msg);
 	usleep(50 * 1000); /* the open record's batch */
 	int before = __atomic_load_n(&commits, __ATOMIC_SEQ_CST), n = 0;
 	for (int t = 0; t < feed_ms; t += 5, n++) {
