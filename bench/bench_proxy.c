@@ -65,7 +65,6 @@ static void make_agent_env(void)
 		}
 	}
 	agent_env[n++] = "BELAY_PROXY_STATS=1";
-	if (getenv("XP_BATCH")) { static char xb[64]; snprintf(xb, sizeof xb, "XP_BATCH=%s", getenv("XP_BATCH")); agent_env[n++] = xb; }
 	agent_env[n] = NULL;
 }
 

@@ -219,15 +219,12 @@ static void serialize_other(struct trace_writer *w, struct buf *b, const struct 
 	trace_record_line(b, r->kind, r->fields, r->seq, &r->t_in, w->o.observation_point);
 }
 
-uint64_t xp_ser_ns[2], xp_ser_n[2], xp_put_ns, xp_put_n, xp_free_ns;
 static void serialize(struct trace_writer *w, struct buf *b, const struct trace_rec *r, struct buf *canon)
 {
-	uint64_t t0 = time_mono_ns();
 	if (r->is_frame)
 		serialize_frame(w, b, r, canon);
 	else
 		serialize_other(w, b, r);
-	xp_ser_ns[r->is_frame] += time_mono_ns() - t0; xp_ser_n[r->is_frame]++;
 }
 
 /* A buffer for a copy of len bytes (len >= SPARE_MIN): a kept one when there is one. */
@@ -570,14 +567,12 @@ static void *writer_main(void *arg)
 				}
 				lens[k++] = out.len - before;
 				if (out.len >= GATHER_MAX || i + 1 == m) {
-					uint64_t t1 = time_mono_ns();
 					n += put_lines(w, &out, lens, k);
-					xp_put_ns += time_mono_ns() - t1; xp_put_n++;
 					buf_reset(&out);
 					k = 0;
 				}
 			}
-			{ uint64_t t2 = time_mono_ns(); rec_free(w, r); xp_free_ns += time_mono_ns() - t2; }
+			rec_free(w, r);
 		}
 		if (pooled) {
 			/* Every job was claimed (the writer takes what is left) and is done. */
@@ -875,7 +870,6 @@ uint64_t trace_writer_kept_bytes(struct trace_writer *w)
 
 int trace_writer_close(struct trace_writer *w, struct err *e)
 {
-	{ FILE *xf = fopen("/tmp/xp_ser.txt", "a"); if (xf) { fprintf(xf, "other %.2f us x%llu, frame %.2f us x%llu, put %.2f us x%llu, free total %.1f ms\n", xp_ser_ns[0]/1e3/(xp_ser_n[0]?xp_ser_n[0]:1), (unsigned long long)xp_ser_n[0], xp_ser_ns[1]/1e3/(xp_ser_n[1]?xp_ser_n[1]:1), (unsigned long long)xp_ser_n[1], xp_put_ns/1e3/(xp_put_n?xp_put_n:1), (unsigned long long)xp_put_n, xp_free_ns/1e6); fclose(xf);} }
 	if (!w)
 		return 0;
 	/* A deferred record still open at close never got its pre-state: say so by name. */
