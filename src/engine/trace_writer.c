@@ -90,6 +90,10 @@ struct trace_writer {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct trace_rec *head, *tail;
+	/* Records written, handed back for the next adder to free: the adding thread allocated
+	 * them (and most of what they hold), so it frees them too - frees from the writer thread
+	 * took the allocator's lock of the adder's heap, and the forwarding loop waited on it. */
+	struct trace_rec *garbage;
 	uint64_t next_seq;
 	size_t backlog;
 	int was_high;
@@ -271,6 +275,15 @@ static void rec_free(struct trace_writer *w, struct trace_rec *r)
 	cJSON_Delete(r->fields);
 	buf_free(&r->line);
 	free(r);
+}
+
+static void free_recs(struct trace_writer *w, struct trace_rec *r)
+{
+	while (r) {
+		struct trace_rec *next = r->next;
+		rec_free(w, r);
+		r = next;
+	}
 }
 
 static int is_failed(struct trace_writer *w)
@@ -486,6 +499,7 @@ static void *writer_main(void *arg)
 	struct buf out = {0}, canon = {0};
 	struct trace_rec **batch = NULL;
 	size_t batch_cap = 0, *lens = NULL, lens_cap = 0;
+	struct trace_rec *done = NULL, **done_tail = &done; /* this batch's, for w->garbage */
 	int unsynced = 0;
 	uint64_t first_unsynced_ns = 0;
 	const uint64_t window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
@@ -572,7 +586,10 @@ static void *writer_main(void *arg)
 					k = 0;
 				}
 			}
-			rec_free(w, r);
+			buf_free(&r->line); /* this thread's (or a serialiser's): freed here */
+			r->next = NULL;
+			*done_tail = r;
+			done_tail = &r->next;
 		}
 		if (pooled) {
 			/* Every job was claimed (the writer takes what is left) and is done. */
@@ -594,6 +611,10 @@ static void *writer_main(void *arg)
 		}
 
 		pthread_mutex_lock(&w->mu);
+		*done_tail = w->garbage;
+		w->garbage = done;
+		done = NULL;
+		done_tail = &done;
 		w->backlog -= cost;
 		if (w->was_high && w->backlog <= w->o.backlog_low) {
 			w->was_high = 0;
@@ -641,7 +662,10 @@ static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 		w->stats.wakes++;
 	}
 	w->stats.records++;
+	struct trace_rec *g = w->garbage;
+	w->garbage = NULL;
 	pthread_mutex_unlock(&w->mu);
+	free_recs(w, g);
 	return seq;
 }
 
@@ -894,6 +918,8 @@ int trace_writer_close(struct trace_writer *w, struct err *e)
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->thread, NULL);
+	free_recs(w, w->garbage);
+	w->garbage = NULL;
 	int rc = 0;
 	if (w->failed) {
 		rc = err_set(e, -w->failed, "trace %s is incomplete: %s (%llu record(s) not written)", w->path,

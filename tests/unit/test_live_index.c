@@ -175,6 +175,9 @@ static struct store_writer_stats run(size_t queue_max, int frames, int busy)
 	cr_assert_eq(st.lines, lines, "%llu of %llu line(s) indexed", (unsigned long long)st.lines,
 		     (unsigned long long)lines);
 	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM frames"), frames);
+	/* each overflow read back at least its own line (a miscounted spill shows here) */
+	cr_assert_leq(st.spills, st.spilled, "%llu overflow(s), %llu line(s) read back", (unsigned long long)st.spills,
+		      (unsigned long long)st.spilled);
 	cr_assert_eq(ts_sql_int(db, "SELECT indexed_bytes FROM runs"), (long long)len, "the live index stopped early");
 	/* In trace order: seq 1.. at ascending offsets, each the offset and length of its line. */
 	char *got = ts_sql_dump(db, "SELECT off, len FROM frames ORDER BY seq");
@@ -191,6 +194,7 @@ Test(live_index, every_line_is_indexed_at_idle_priority)
 {
 	struct store_writer_stats st = run(0, 1000, 0);
 	cr_assert(st.idle_priority, "the worker did not lower its priority (errno %d)", st.priority_errno);
+	cr_assert_gt(st.cpu_ns, 0, "the worker's CPU time was not read"); /* the proxy's `cpu:` line reports it */
 	cr_assert_eq(committed_policy, SCHED_IDLE, "the worker committed at policy %d, not SCHED_IDLE",
 		     committed_policy);
 }
