@@ -94,6 +94,7 @@ struct trace_writer {
 	 * them (and most of what they hold), so it frees them too - frees from the writer thread
 	 * took the allocator's lock of the adder's heap, and the forwarding loop waited on it. */
 	struct trace_rec *garbage;
+	uint64_t ngarbage;
 	uint64_t next_seq;
 	size_t backlog;
 	int was_high;
@@ -500,6 +501,7 @@ static void *writer_main(void *arg)
 	struct trace_rec **batch = NULL;
 	size_t batch_cap = 0, *lens = NULL, lens_cap = 0;
 	struct trace_rec *done = NULL, **done_tail = &done; /* this batch's, for w->garbage */
+	uint64_t ndone = 0;
 	int unsynced = 0;
 	uint64_t first_unsynced_ns = 0;
 	const uint64_t window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
@@ -590,6 +592,7 @@ static void *writer_main(void *arg)
 			r->next = NULL;
 			*done_tail = r;
 			done_tail = &r->next;
+			ndone++;
 		}
 		if (pooled) {
 			/* Every job was claimed (the writer takes what is left) and is done. */
@@ -613,8 +616,10 @@ static void *writer_main(void *arg)
 		pthread_mutex_lock(&w->mu);
 		*done_tail = w->garbage;
 		w->garbage = done;
+		w->ngarbage += ndone;
 		done = NULL;
 		done_tail = &done;
+		ndone = 0;
 		w->backlog -= cost;
 		if (w->was_high && w->backlog <= w->o.backlog_low) {
 			w->was_high = 0;
@@ -664,6 +669,7 @@ static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 	w->stats.records++;
 	struct trace_rec *g = w->garbage;
 	w->garbage = NULL;
+	w->ngarbage = 0;
 	pthread_mutex_unlock(&w->mu);
 	free_recs(w, g);
 	return seq;
@@ -861,6 +867,7 @@ void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 {
 	pthread_mutex_lock(&w->mu);
 	*st = w->stats;
+	st->held = w->ngarbage;
 	pthread_mutex_unlock(&w->mu);
 	st->writer_cpu_ns = thread_cpu_ns(w->thread);
 	/* pool threads are started (and counted) by the writer thread and live until close */

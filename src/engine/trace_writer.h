@@ -103,6 +103,9 @@ struct trace_writer_stats {
 	/* CPU time so far of the writer thread and of the serialiser pool's threads together
 	 * (what recording costs the machine, beside what it costs forwarding) */
 	uint64_t writer_cpu_ns, pool_cpu_ns;
+	/* records written and handed back, not yet freed by the next adder (they are freed on
+	 * the thread that added them; see trace_writer.c) */
+	uint64_t held;
 };
 void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st);
 

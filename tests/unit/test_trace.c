@@ -776,3 +776,32 @@ Test(trace, write_failure_in_a_gathered_write_keeps_every_line_that_fits)
 	free(data);
 	free(path);
 }
+
+/* Written records are handed back to be freed by the next adder (on its own thread): the
+ * writer keeps no more of them than it wrote since the last add, however long the run. */
+Test(trace, written_records_are_freed_as_the_run_goes_not_held_to_the_end)
+{
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "held.jsonl");
+	cr_assert_eq(trace_writer_open_path(path, NULL, &w, &e), 0, "%s", e.msg);
+	struct trace_writer_stats st;
+	uint64_t most = 0;
+	for (int burst = 0; burst < 40; burst++) {
+		for (int i = 0; i < 100; i++)
+			trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
+		for (int i = 0; i < 400 && trace_writer_backlog(w) > 0; i++) /* let it write them */
+			usleep(2500);
+		trace_writer_stats(w, &st);
+		if (st.held > most)
+			most = st.held;
+	}
+	/* every burst's records are held until the next burst's first add, no longer */
+	cr_assert_leq(most, 101, "%llu written records held at once", (unsigned long long)most);
+	cr_assert_geq(most, 1, "nothing was ever handed back: the test proves nothing");
+	trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
+	trace_writer_stats(w, &st);
+	cr_assert_leq(st.held, 1, "%llu held after an add", (unsigned long long)st.held);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	free(path);
+}
