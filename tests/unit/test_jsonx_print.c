@@ -13,6 +13,7 @@
 
 #include "common/buf.h"
 #include "common/jsonx.h"
+#include "ts_jsongen.h"
 
 static void same_as_cjson(const cJSON *v, const char *what)
 {
@@ -95,15 +96,12 @@ Test(jsonx_print, literals_raw_items_and_containers_print_as_cjson_prints_them)
 	cJSON_Delete(e);
 }
 
-/* xorshift: the same trees on every run */
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+/* the same trees on every run */
+static struct ts_rng rng = {0x9e3779b97f4a7c15ull};
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return ts_rng_next(&rng);
 }
 
 static char *random_text(void)
@@ -166,4 +164,27 @@ Test(jsonx_print, thousands_of_random_trees_print_as_cjson_prints_them)
 		same_as_cjson(v, what);
 		cJSON_Delete(v);
 	}
+}
+
+Test(jsonx_print, every_document_of_the_json_generator_prints_as_cjson_prints_it)
+{
+	/* the canonicalisation tests' documents: escapes, UTF-8 and UTF-16 escapes, numbers of
+	 * every form, parsed by cJSON and printed both ways */
+	struct ts_rng r = {42};
+	struct buf doc = {0};
+	int printed = 0;
+	for (int i = 0; i < 3000; i++) {
+		buf_reset(&doc);
+		ts_json_gen(&r, &doc, 5, 1);
+		cJSON *v = cJSON_ParseWithLength(doc.p, doc.len);
+		if (!v)
+			continue;
+		char what[32];
+		snprintf(what, sizeof what, "document %d", i);
+		same_as_cjson(v, what);
+		cJSON_Delete(v);
+		printed++;
+	}
+	buf_free(&doc);
+	cr_assert_gt(printed, 2000, "only %d of 3000 documents parsed", printed);
 }
