@@ -142,6 +142,29 @@ static void read_lines(struct harness *h, int n)
 	}
 }
 
+/* Asks for the tool list (the gate learns the tools' annotations from its answer) and waits
+ * for the answer. */
+static void list_tools(struct harness *h)
+{
+	send_str(h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n");
+	read_lines(h, 1);
+}
+
+static struct trace *finish(struct harness *h);
+
+/* Call 1 to tool `a`, `gap_ms` later call 2 to `b`, both answers read; the session's trace. */
+static struct trace *two_calls(struct harness *h, const char *a, int gap_ms, const char *b)
+{
+	char c[256];
+	snprintf(c, sizeof c, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\"}}\n", a);
+	send_str(h, c);
+	usleep((useconds_t)gap_ms * 1000);
+	snprintf(c, sizeof c, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\"}}\n", b);
+	send_str(h, c);
+	read_lines(h, 2);
+	return finish(h);
+}
+
 static struct trace *finish(struct harness *h)
 {
 	shutdown(h->client, SHUT_WR);
@@ -249,8 +272,7 @@ Test(gate_hold, overlap_with_read_only_calls_shares_the_last_pre_state, .timeout
 {
 	struct harness h;
 	start(&h, 300, "[{\"name\":\"look\",\"annotations\":{\"readOnlyHint\":true}},{\"name\":\"write\"}]", 10);
-	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n");
-	read_lines(&h, 1);
+	list_tools(&h);
 	send_str(&h, CALL(1, "look"));
 	usleep(50 * 1000);
 	send_str(&h, CALL(2, "look"));  /* overlaps a read-only call: shares its pre-state */
@@ -273,13 +295,8 @@ Test(gate_hold, a_write_in_flight_makes_the_next_call_concurrent, .timeout = 30)
 {
 	struct harness h;
 	start(&h, 300, "[{\"name\":\"look\",\"annotations\":{\"readOnlyHint\":true}},{\"name\":\"write\"}]", 10);
-	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n");
-	read_lines(&h, 1);
-	send_str(&h, CALL(1, "write"));
-	usleep(50 * 1000);
-	send_str(&h, CALL(2, "look"));
-	read_lines(&h, 2);
-	struct trace *t = finish(&h);
+	list_tools(&h);
+	struct trace *t = two_calls(&h, "write", 50, "look");
 	cr_assert_str_eq(jx_str(handle_of(t, 1), "cause"), "UNRESTORABLE_CONCURRENT_TURN");
 	cleanup(&h, t);
 }
@@ -535,11 +552,7 @@ Test(gate_hold, a_call_without_a_usable_id_overlaps_every_later_call, .timeout =
 	start(&h, 300, NULL, 10);
 	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"tools/call\",\"params\":{\"name\":\"w\"}}\n");
 	usleep(50 * 1000);
-	send_str(&h, CALL(1, "w"));
-	usleep(50 * 1000);
-	send_str(&h, CALL(2, "w"));
-	read_lines(&h, 2);
-	struct trace *t = finish(&h);
+	struct trace *t = two_calls(&h, "w", 50, "w");
 	const cJSON *h1 = call_handle(t, "\"id\":1"), *h2 = call_handle(t, "\"id\":2");
 	cr_assert_str_eq(jx_str(h1, "cause"), "UNRESTORABLE_CONCURRENT_TURN");
 	cr_assert(strstr(jx_str(h1, "detail"), "without an id"), "%s", jx_str(h1, "detail"));
@@ -553,13 +566,8 @@ Test(gate_hold, a_read_only_call_during_a_capture_depends_on_exactly_the_calls_o
 	 * depending on call 1 alone */
 	struct harness h;
 	start(&h, 300, "[{\"name\":\"look\",\"annotations\":{\"readOnlyHint\":true}}]", 300);
-	send_str(&h, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"tools/list\"}\n");
-	read_lines(&h, 1);
-	send_str(&h, CALL(1, "look"));
-	usleep(100 * 1000);
-	send_str(&h, CALL(2, "look"));
-	read_lines(&h, 2);
-	struct trace *t = finish(&h);
+	list_tools(&h);
+	struct trace *t = two_calls(&h, "look", 100, "look");
 	const cJSON *h1 = call_handle(t, "\"id\":1"), *h2 = call_handle(t, "\"id\":2");
 	cr_assert_str_eq(jx_str(h2, "handle"), jx_str(h1, "handle"), "the same pre-state");
 	const cJSON *deps = cJSON_GetObjectItemCaseSensitive(h2, "depends_on_read_only");
