@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <uv.h>
 
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
 #include "common/paths.h"
+#include "common/timeutil.h"
 #include "host/runner.h"
 #include "engine/trace_writer.h"
 #include "index/store_writer.h"
@@ -213,8 +213,7 @@ int cmd_proxy(int argc, char **argv)
 	}
 	uv_run(loop, UV_RUN_DEFAULT);
 	uv_loop_close(loop);
-	struct timespec loop_cpu = {0};
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &loop_cpu); /* this thread ran the loop */
+	uint64_t loop_cpu_ns = time_thread_cpu_ns(NULL); /* this thread ran the loop */
 	/* The trace writer is closed by now: every line has been tapped; finish indexing. */
 	struct store_writer_stats st;
 	struct trace_writer_stats ts = {0};
@@ -255,7 +254,7 @@ int cmd_proxy(int argc, char **argv)
 			      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 		fprintf(stderr,
 			"belay: cpu: loop %.3f ms, trace writer %.3f ms, serialisers %.3f ms, index %.3f ms, process %.3f ms\n",
-			(double)loop_cpu.tv_sec * 1e3 + (double)loop_cpu.tv_nsec / 1e6, (double)ts.writer_cpu_ns / 1e6,
+			(double)loop_cpu_ns / 1e6, (double)ts.writer_cpu_ns / 1e6,
 			(double)ts.pool_cpu_ns / 1e6, indexed ? (double)st.cpu_ns / 1e6 : 0.0, proc);
 	}
 	return run.exit_code;

@@ -68,6 +68,15 @@ uint64_t time_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t time_thread_cpu_ns(const pthread_t *t)
+{
+	clockid_t id = CLOCK_THREAD_CPUTIME_ID;
+	struct timespec ts;
+	if ((t && pthread_getcpuclockid(*t, &id) != 0) || clock_gettime(id, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void time_realtime_after(uint64_t ns, struct timespec *out)
 {
 	clock_gettime(CLOCK_REALTIME, out);

@@ -1,6 +1,7 @@
 /* timeutil.h - wall-clock stamps for records and monotonic clocks for measurement. */
 #ifndef BELAY_COMMON_TIMEUTIL_H
 #define BELAY_COMMON_TIMEUTIL_H
+#include <pthread.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -13,6 +14,9 @@ void time_compact_utc(char out[24]);
 /* Parses time_iso8601's format back; returns 0 or -1. */
 int time_parse_iso8601(const char *s, struct timespec *out);
 uint64_t time_mono_ns(void);
+/* CPU time a thread of this process has used so far (0: the calling thread), in ns; 0
+ * when it cannot be read. */
+uint64_t time_thread_cpu_ns(const pthread_t *t);
 /* The CLOCK_REALTIME time ns nanoseconds from now: the deadline pthread_cond_timedwait
  * takes for a wait of ns. */
 void time_realtime_after(uint64_t ns, struct timespec *out);

@@ -130,10 +130,7 @@ struct gate_state {
 	struct buf pend;       /* bytes of the incomplete line */
 	const char *chunk;     /* the chunk being framed */
 	size_t fwd_start;      /* offset in chunk of the next unqueued byte */
-	size_t chunk_len;
-	int passthrough;       /* the chunk goes to the server whole, after framing (can_pass_through) */
-	struct rpc_msg deferred;               /* passing through: the call that ends the chunk, */
-	const struct rpc_item *deferred_call;  /* classified once the chunk was written */
+	int passthrough;       /* the chunk went to the server whole, before framing (can_pass_through) */
 	struct item *head, **tail, *last;
 	uv_work_t work;
 	struct item *working;  /* the item whose capture runs */
@@ -842,8 +839,8 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 	size_t n = line.len;
 	char *bytes = pass ? NULL : buf_take(&line);
 	/* Audit mode: the decision changes nothing that is forwarded, so the call is classified
-	 * after its bytes were handed to the server (below, after flush; passing through, after
-	 * the chunk's write when the call ends the chunk); enforce mode decides first (fail
+	 * after its bytes were handed to the server (below, after flush; passing through, the
+	 * whole chunk was written before it was framed); enforce mode decides first (fail
 	 * closed: nothing of a refused call may reach the server). */
 	int classify_after = calls == 1 && s->gate->mode == TURN_GATE_AUDIT;
 	if (calls == 1 && s->gate->mode != TURN_GATE_OFF && !classify_after &&
@@ -894,13 +891,6 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
 		enqueue(g, bytes, n, IT_CAPTURE, rec, seq);
 	}
-	if (classify_after && pass && end == g->chunk_len) {
-		/* The call ends the chunk: nothing else is recorded before the chunk is written, so
-		 * its decision waits for that write and still follows its frame at once. */
-		g->deferred = m;
-		g->deferred_call = call;
-		return;
-	}
 	if (classify_after) {
 		/* The frame is recorded (its seq is taken) and queued: write it (unless it waits
 		 * for a capture or for calls queued before it), then classify. The decision is
@@ -934,18 +924,9 @@ void session_gate_c2s_chunk(struct session *s, char *data, size_t n)
 		 * recorded (and calls classified) from it - off the round trip's path. */
 		int rc = session_forward_c2s_early(s, data, n);
 		g->passthrough = 1;
-		g->chunk = data;
-		g->chunk_len = n;
 		framer_feed(&s->fr[DIR_C2S], data, n, on_client_frame, s);
-		g->chunk = NULL;
 		g->passthrough = 0;
 		session_forward_c2s_done(s, data, n, rc); /* takes data */
-		if (g->deferred_call) {
-			audit_decide(s, g, g->deferred_call);
-			record_pending_decision(s, g, g->deferred_call);
-			rpc_msg_free(&g->deferred);
-			g->deferred_call = NULL;
-		}
 		if (s->shutdown_pending)
 			session_shutdown_server_input(s);
 		return;

@@ -853,23 +853,13 @@ size_t trace_writer_backlog(struct trace_writer *w)
 	return b;
 }
 
-/* CPU time of a live thread of this process, or 0 when the clock cannot be read. */
-static uint64_t thread_cpu_ns(pthread_t t)
-{
-	clockid_t id;
-	struct timespec ts;
-	if (pthread_getcpuclockid(t, &id) != 0 || clock_gettime(id, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 {
 	pthread_mutex_lock(&w->mu);
 	*st = w->stats;
 	st->held = w->ngarbage;
 	pthread_mutex_unlock(&w->mu);
-	st->writer_cpu_ns = thread_cpu_ns(w->thread);
+	st->writer_cpu_ns = time_thread_cpu_ns(&w->thread);
 	/* pool threads are started (and counted) by the writer thread and live until close */
 	pthread_mutex_lock(&w->pool.mu);
 	int n = w->pool.nthreads;
@@ -878,7 +868,7 @@ void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 	pthread_mutex_unlock(&w->pool.mu);
 	st->pool_cpu_ns = 0;
 	for (int i = 0; i < n; i++)
-		st->pool_cpu_ns += thread_cpu_ns(t[i]);
+		st->pool_cpu_ns += time_thread_cpu_ns(&t[i]);
 }
 
 int trace_writer_over_high(struct trace_writer *w)

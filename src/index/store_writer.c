@@ -446,9 +446,7 @@ static void *worker(void *arg)
 	w->trace_fd = -1;
 	store_close(w->st);
 	w->st = NULL;
-	struct timespec cpu;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0) /* read by store_writer_close after the join */
-		w->stats.cpu_ns = (uint64_t)cpu.tv_sec * 1000000000u + (uint64_t)cpu.tv_nsec;
+	w->stats.cpu_ns = time_thread_cpu_ns(NULL); /* read by store_writer_close after the join */
 	return NULL;
 }
 

@@ -53,3 +53,29 @@ Test(timeutil, stamps_read_as_gmtime_writes_them_in_every_second_and_on_every_th
 	for (int i = 0; i < 3; i++)
 		pthread_join(t[i], NULL);
 }
+
+static void *spin(void *arg)
+{
+	volatile unsigned long x = 0;
+	uint64_t until = time_mono_ns() + 30 * 1000000ull;
+	while (time_mono_ns() < until)
+		x++;
+	*(uint64_t *)arg = time_thread_cpu_ns(NULL);
+	return NULL;
+}
+
+Test(timeutil, a_threads_cpu_time_is_what_it_spent_working)
+{
+	/* the proxy's `cpu:` line: the calling thread's time, and another live thread's */
+	uint64_t before = time_thread_cpu_ns(NULL), own = 0;
+	spin(&own);
+	cr_assert_gt(own, before + 10 * 1000000ull, "30 ms of spinning counted %llu ns", (unsigned long long)(own - before));
+	pthread_t self = pthread_self();
+	cr_assert_geq(time_thread_cpu_ns(&self), own);
+	uint64_t theirs = 0;
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, spin, &theirs), 0);
+	pthread_join(t, NULL);
+	cr_assert_gt(theirs, 10 * 1000000ull);
+	cr_assert_lt(time_thread_cpu_ns(NULL), own + 25 * 1000000ull, "another thread's work was counted as ours");
+}
