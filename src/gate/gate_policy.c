@@ -189,58 +189,79 @@ static int glob_ok(const char *g)
 
 /* glibc's regcomp copies the subtree of every counted repetition ({m,n} becomes up to n
  * copies, x+ becomes xx*), so nested counts grow the compiled program as their product:
- * "((a{0,255}){0,255}){0,255}" or "(a+++++++++++++){0,255}" take gigabytes and minutes. A
- * tool-name pattern needs none of that: refuse any whose expansion passes
- * REGEX_MAX_POSITIONS, estimated by a scan of the ERE syntax (atoms, groups, alternation,
- * {m}, {m,}, {m,n}, and + as two copies). Returns the estimate, capped above the limit. */
+ * "((a{0,255}){0,255}){0,255}" or "(a+++++++++++++){0,255}" take gigabytes and minutes. And
+ * its epsilon closures are recomputed along every path through nested repetitions of what can
+ * match nothing: "a?+?+?+?+?+?+?+?+?+" (nine levels, a few bytes) takes 47 s to compile, and
+ * "((((a)?)+)?)+" nested eight deep 3 s. A tool-name pattern needs none of that: refuse any
+ * whose expansion passes REGEX_MAX_POSITIONS or whose repetitions nest more than
+ * REGEX_MAX_NESTING deep (an operator on an operator, or on a group holding one, is one level
+ * more), both found by a scan of the ERE syntax (atoms, groups, alternation, brackets, {m},
+ * {m,}, {m,n}, and + as two copies). */
 #define REGEX_MAX_POSITIONS 4096
+#define REGEX_MAX_NESTING 4
 #define REGEX_MAX_DEPTH 32
 
-static unsigned long regex_positions(const char *re)
+struct regex_cost {
+	unsigned long positions; /* the estimate, capped at REGEX_MAX_POSITIONS + 1 */
+	int nesting;             /* the deepest repetition, capped at REGEX_MAX_NESTING + 1 */
+};
+
+static void regex_measure(const char *re, struct regex_cost *c)
 {
 	const unsigned long cap = REGEX_MAX_POSITIONS + 1;
 	unsigned long sum[REGEX_MAX_DEPTH + 1] = {0}; /* per open group: its size so far */
+	int nest[REGEX_MAX_DEPTH + 1] = {0};          /* per open group: its deepest repetition */
 	unsigned long last = 0;                       /* size of the atom a count applies to */
+	int last_nest = 0;                            /* and the repetitions nested in it */
 	int depth = 0;
+	c->positions = cap;
+	c->nesting = 0;
 	for (const char *q = re; *q; q++) {
 		unsigned long atom = 1;
+		int atom_nest = 0;
 		if (*q == '(') {
 			if (depth == REGEX_MAX_DEPTH)
-				return cap;
-			sum[++depth] = 0;
+				return;
+			++depth;
+			sum[depth] = 0;
+			nest[depth] = 0;
 			last = 0;
 			continue;
 		}
 		if (*q == ')' && depth > 0) {
+			atom_nest = nest[depth];
 			atom = sum[depth--] + 1;
 		} else if (*q == '|') {
 			last = 0;
 			continue;
-		} else if (*q == '{' && last) {
-			char *end;
-			unsigned long m = strtoul(q + 1, &end, 10), n = m;
-			if (*end == ',')
-				n = end[1] == '}' ? m + 1 : strtoul(end + 1, &end, 10);
-			else if (*end != '}')
-				n = 1; /* not a count; regcomp will judge it */
-			while (*q && *q != '}')
-				q++;
-			if (!*q)
-				break;
+		} else if (*q == '*' || *q == '?' || *q == '+' || *q == '{') {
+			if (!last)
+				continue; /* not an operator here; regcomp will judge it */
+			unsigned long n = 1; /* the copies this operator makes of its operand */
+			if (*q == '{') {
+				char *end;
+				unsigned long m = strtoul(q + 1, &end, 10);
+				n = m;
+				if (*end == ',')
+					n = end[1] == '}' ? m + 1 : strtoul(end + 1, &end, 10);
+				else if (*end != '}')
+					n = 1;
+				while (*q && *q != '}')
+					q++;
+				if (!*q)
+					break;
+			} else if (*q == '+') {
+				n = 2;
+			}
 			unsigned long grown = last * (n ? n : 1);
-			sum[depth] = sum[depth] - last + (grown > cap ? cap : grown);
-			if (sum[depth] > cap)
-				return cap;
-			last = grown > cap ? cap : grown;
-			continue;
-		} else if (*q == '+' && last) {
-			unsigned long grown = last * 2;
-			sum[depth] = sum[depth] - last + (grown > cap ? cap : grown);
-			if (sum[depth] > cap)
-				return cap;
-			last = grown > cap ? cap : grown;
-			continue;
-		} else if (*q == '*' || *q == '?' || *q == '+') {
+			if (grown > cap)
+				grown = cap;
+			sum[depth] = sum[depth] - last + grown;
+			last = grown;
+			if (++last_nest > nest[depth])
+				nest[depth] = last_nest;
+			if (sum[depth] > cap || last_nest > REGEX_MAX_NESTING)
+				goto done;
 			continue;
 		} else if (*q == '\\' && q[1]) {
 			q++;
@@ -264,13 +285,22 @@ static unsigned long regex_positions(const char *re)
 		}
 		sum[depth] += atom;
 		last = atom;
+		last_nest = atom_nest;
+		if (atom_nest > nest[depth])
+			nest[depth] = atom_nest;
 		if (sum[depth] > cap)
-			return cap;
+			goto done;
 	}
+done:;
 	unsigned long total = 0;
-	for (int d = 0; d <= depth; d++)
+	int deepest = 0;
+	for (int d = 0; d <= depth; d++) {
 		total += sum[d];
-	return total > cap ? cap : total;
+		if (nest[d] > deepest)
+			deepest = nest[d];
+	}
+	c->positions = total > cap ? cap : total;
+	c->nesting = deepest > REGEX_MAX_NESTING ? REGEX_MAX_NESTING + 1 : deepest;
 }
 
 static int parse_rule(struct gate_policy *p, const cJSON *t, size_t idx, const char *origin, struct gate_tool_rule *r,
@@ -302,11 +332,20 @@ static int parse_rule(struct gate_policy *p, const cJSON *t, size_t idx, const c
 						    m->valuestring, NULL);
 				r->glob = own_str(p, m->valuestring);
 			} else {
-				if (regex_positions(m->valuestring) > REGEX_MAX_POSITIONS) {
-					char lim[32];
+				struct regex_cost cost;
+				regex_measure(m->valuestring, &cost);
+				char lim[32];
+				if (cost.positions > REGEX_MAX_POSITIONS) {
 					snprintf(lim, sizeof lim, "%d", REGEX_MAX_POSITIONS);
 					return fail(e, origin, where,
 						    "regex too large: its counted repetitions expand past %s positions",
+						    lim, NULL);
+				}
+				if (cost.nesting > REGEX_MAX_NESTING) {
+					snprintf(lim, sizeof lim, "%d", REGEX_MAX_NESTING);
+					return fail(e, origin, where,
+						    "regex too deep: its repetitions nest more than %s levels "
+						    "(an operator on an operator or on a group holding one)",
 						    lim, NULL);
 				}
 				int rr = regcomp(&r->re, m->valuestring, REG_EXTENDED | REG_NOSUB);

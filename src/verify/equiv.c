@@ -274,13 +274,28 @@ static int same_but_numbers(const char *a, const char *b)
 	}
 }
 
-int equiv_durations_only(const char *a, const char *b)
+/* A copy of s without its trailing whitespace (NULL reads as ""). */
+static char *rtrimmed(const char *s)
 {
-	if (!same_but_numbers(a ? a : "", b ? b : ""))
+	size_t n = s ? strlen(s) : 0;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return xstrndup(s ? s : "", n);
+}
+
+int equiv_durations_only(const char *a_in, const char *b_in)
+{
+	char *a = rtrimmed(a_in), *b = rtrimmed(b_in);
+	int same = same_but_numbers(a, b);
+	struct toks x = {0}, y = {0};
+	if (same) {
+		tokenize(a, &x);
+		tokenize(b, &y);
+	}
+	free(a);
+	free(b);
+	if (!same)
 		return 0;
-	struct toks x, y;
-	tokenize(a ? a : "", &x);
-	tokenize(b ? b : "", &y);
 	int ok = x.n == y.n, differs = 0;
 	for (size_t i = 0; ok && i < x.n; i++) {
 		if (!strcmp(x.t[i].text, y.t[i].text))
@@ -324,17 +339,20 @@ const char *equiv_classify(const char *const *texts, size_t n)
 		if (!varies)
 			continue;
 		const char *this_axis = NULL;
-		int all_time = 1, all_hex = 1, all_num = 1, all_long = 1, increasing = 1;
+		int all_time = 1, all_hex = 1, all_num = 1, all_long = 1, all_duration = 1, increasing = 1;
 		for (size_t i = 0; i < n; i++) {
 			const struct tok *t = &tk[i].t[col];
 			all_time &= t->kind == TK_TIME;
 			all_hex &= t->kind == TK_HEX || t->kind == TK_UUID;
 			all_num &= t->kind == TK_NUM;
 			all_long &= t->kind == TK_NUM && strcspn(t->text, ".") >= 10;
+			all_duration &= t->kind == TK_NUM && time_unit(&tk[i], col + 1);
 			if (i && t->value < tk[i - 1].t[col].value)
 				increasing = 0;
 		}
 		if (all_time && increasing)
+			this_axis = "RESULT_NONDETERMINISTIC_CLOCK";
+		else if (all_duration) /* "in 0.001s": how long something took, read off a clock */
 			this_axis = "RESULT_NONDETERMINISTIC_CLOCK";
 		else if (all_hex)
 			this_axis = "RESULT_NONDETERMINISTIC_RANDOM";

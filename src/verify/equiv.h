@@ -34,7 +34,9 @@ const char *equiv_classify(const char *const *texts, size_t n);
 
 /* 1 when two texts differ, and only in durations: numbers followed by a time unit (s, ms,
  * us, ns, sec, seconds...), as a test runner prints its own timing ("Ran 2 tests in
- * 0.001s"). Anything else that differs, or a different number of tokens: 0. */
+ * 0.001s"). Trailing whitespace is not compared (agents trim the output they report: Claude
+ * Code drops the final newline a replay prints). Anything else that differs, or a different
+ * number of tokens: 0. */
 int equiv_durations_only(const char *a, const char *b);
 
 /* Compares a recorded result with n >= 2 replays of the same call (all folded as by

@@ -411,10 +411,12 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 			    "the result varies across %d replays (%s)", got, axis);
 	} else if (got && effect_clock_drift(recorded, rlen, texts[0], roots)) {
 		/* The replays agree, and differ from the record only in times that moved forward
-		 * since it was made: a clock, not a different result. */
+		 * since it was made, or in durations: a clock, not a different result. */
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "RESULT_NONDETERMINISTIC_CLOCK",
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
-			    "the result differs from the record only in timestamps later than it (%d replays)", got);
+			    "the result differs from the record only in clock readings (timestamps later than it, or "
+			    "durations; %d replays)",
+			    got);
 	} else if (!seq_f && k > 0) {
 		/* Only fresh servers were asked, and the recorded one had served earlier calls: the
 		 * replays did not have the conditions the call had (what the server remembered). */

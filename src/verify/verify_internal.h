@@ -162,7 +162,8 @@ cJSON *effect_of(struct vctx *c, struct worker *w, const char *handle, const str
 		 const char **via, const char **why_full, struct err *e);
 /* A signature of one replay for the nondeterminism check. */
 char *effect_signature(const char *reply, size_t len, const cJSON *effect, const struct fold_root *roots);
-/* 1 if the recorded reply differs from a replay's signature only by later timestamps. */
+/* 1 if the recorded reply differs from a replay's signature only in clock readings: later
+ * timestamps, or durations. */
 int effect_clock_drift(const char *recorded, size_t rlen, const char *replay_sig, const struct fold_root *roots);
 /* check_scratch: 1 when the scratch hashes as the pre-state does. */
 int effect_scratch_matches(struct worker *w, const char *handle);

@@ -41,7 +41,7 @@ fi
 if ((status != 0)); then
 	((status == 137)) && echo "== $name: killed after 120 s (a hang libFuzzer did not report)"
 	echo "== $name FAILED (exit $status)"
-	tail -80 "$work"/*.log
+	tail -n 80 "$work"/*.log
 	for f in $(find "$PWD" -maxdepth 1 -name "artifact-$name-*" -newer "$work/start"); do
 		echo "--- $f ($(stat -c %s "$f") bytes)"
 		od -A d -t x1z -v "$f" | head -40

@@ -71,7 +71,17 @@ Test(gate_policy, malformed_tools)
 		"$.tools[0].regex", "regex too large");
 	/* glibc turns x+ into xx*: thirteen of them double the atom thirteen times */
 	refused("{\"version\":1,\"tools\":[{\"regex\":\"(a+++++++++++++){0,255}\"}]}", "$.tools[0].regex",
+		"regex too deep");
+	refused("{\"version\":1,\"tools\":[{\"regex\":\"(a+b+c+d+e+f+g+h+){0,255}\"}]}", "$.tools[0].regex",
 		"regex too large");
+	/* glibc recomputes epsilon closures along every path through nested repetitions of what can
+	 * match nothing: a few bytes, 47 s and 3 s to compile (a fuzz find, regress/gate_policy) */
+	refused("{\"version\":1,\"tools\":[{\"regex\":\"a?+?+?+?+?+?+?+?+?+\"}]}", "$.tools[0].regex",
+		"regex too deep: its repetitions nest more than 4 levels");
+	refused("{\"version\":1,\"tools\":[{\"regex\":\"^x(((((((((a)?)+)?)+)?)+)?)+)?)+\"}]}", "$.tools[0].regex",
+		"regex too deep");
+	refused("{\"version\":1,\"tools\":[{\"regex\":\"(b|((c|(a?)+)?)+)*\"}]}", "$.tools[0].regex",
+		"regex too deep");
 	refused("{\"version\":1,\"tools\":[{\"name\":\"x\"},{\"name\":\"x\"}]}", "$.tools[1].name",
 		"duplicate tool name \"x\" (first at $.tools[0])");
 	refused("{\"version\":1,\"tools\":[{\"glob\":\"r*\"},{\"name\":\"y\"},{\"glob\":\"r*\"}]}", "$.tools[2].glob",
@@ -156,6 +166,8 @@ Test(gate_policy, counted_regexes_within_the_bound_load)
 	static const char *const ok[] = {
 	    "^(notes|docs)_[a-z]{1,32}$", "^[a-z]+(_[a-z0-9]+)*$", "^x{4000}$", "^([[:alpha:]]{2}){8}_(read|list){1,4}$", "a{,9}b{3,}",
 	    "^\\{[0-9]{1,3}\\}$",
+	    /* repetitions nested four levels deep, the most allowed, beside others */
+	    "^(((a?)+)?)+(b*)+(c|(d?)+)*$", "^((_[a-z]+)+|x?)*$",
 	};
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
 		char doc[256];

@@ -10,6 +10,7 @@
 #include "verify/policy.h"
 #include "verify/relocate.h"
 #include "verify/verdict.h"
+#include "verify/verify_internal.h"
 
 Test(verdict, reduction_is_worst_and_not_covered_never_passes)
 {
@@ -110,10 +111,34 @@ Test(equiv, nondeterminism_axes)
 	cr_assert_str_eq(equiv_classify(rnd, 2), "RESULT_NONDETERMINISTIC_RANDOM");
 	const char *pid[] = {"pid 4123 up", "pid 4188 up", "pid 4100 up"};
 	cr_assert_str_eq(equiv_classify(pid, 3), "RESULT_NONDETERMINISTIC_PROCESS");
+	/* a duration is a clock reading, whichever way it moves */
+	const char *took[] = {"Ran 2 tests in 0.001s", "Ran 2 tests in 0.000s", "Ran 2 tests in 0.004s"};
+	cr_assert_str_eq(equiv_classify(took, 3), "RESULT_NONDETERMINISTIC_CLOCK");
+	const char *count[] = {"Ran 2 tests in 0.001s", "Ran 3 tests in 0.001s"};
+	cr_assert_str_eq(equiv_classify(count, 2), "RESULT_NONDETERMINISTIC_PROCESS");
 	const char *words[] = {"alpha", "beta beta"};
 	cr_assert_str_eq(equiv_classify(words, 2), "RESULT_NONDETERMINISTIC_UNKNOWN");
 	const char *same[] = {"x 1", "x 1"};
 	cr_assert_null(equiv_classify(same, 2));
+}
+
+/* An MCP reply that differs from the record only in a duration is a clock, not a lie; one
+ * that differs in a count beside it is not. */
+Test(equiv, clock_drift_of_a_recorded_reply)
+{
+	static const struct fold_root roots[] = {{.path = NULL}};
+	const char *rec = "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\","
+			  "\"text\":\"indexed 40 files in 12 ms\"}]}}";
+	const char *later = "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"content\":[{\"type\":\"text\","
+			    "\"text\":\"indexed 40 files in 7 ms\"}]}}";
+	const char *more = "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"content\":[{\"type\":\"text\","
+			   "\"text\":\"indexed 41 files in 12 ms\"}]}}";
+	char *sig = effect_signature(later, strlen(later), NULL, roots);
+	cr_expect(effect_clock_drift(rec, strlen(rec), sig, roots), "%s", sig);
+	free(sig);
+	sig = effect_signature(more, strlen(more), NULL, roots);
+	cr_expect_not(effect_clock_drift(rec, strlen(rec), sig, roots), "%s", sig);
+	free(sig);
 }
 
 static int masked(const char *rec, const char *const *reps, size_t n, cJSON **m)
@@ -239,6 +264,13 @@ Test(policy, malformed_input_is_named)
 Test(parts, only_durations_differ)
 {
 	cr_assert(equiv_durations_only("Ran 2 tests in 0.001s\nFAILED (failures=1)", "Ran 2 tests in 0.000s\nFAILED (failures=1)"));
+	/* the agent reports its output trimmed; the replay prints the final newline (a CI find:
+	 * an honest unittest run FAILed A2 on 0.000s recorded against 0.001s replayed) */
+	cr_assert(equiv_durations_only("Ran 2 tests in 0.000s\n\nFAILED (failures=1)",
+				       "Ran 2 tests in 0.001s\n\nFAILED (failures=1)\n"));
+	cr_assert(equiv_durations_only("in 0.2s \n", "in 0.1s"));
+	cr_assert_not(equiv_durations_only("Ran 2 tests in 0.001s", "Ran 2 tests in 0.001s\n"), "equal once trimmed");
+	cr_assert_not(equiv_durations_only("in 0.2s\nok", "in 0.1s\n ok"), "whitespace inside still counts");
 	cr_assert(equiv_durations_only("done in 12 ms, 3 passed", "done in 7 ms, 3 passed"));
 	cr_assert(equiv_durations_only("took 1.5 seconds", "took 0.25 seconds"));
 	cr_assert_not(equiv_durations_only("Ran 2 tests in 0.001s", "Ran 2 tests in 0.001s"), "equal is not 'differs'");
