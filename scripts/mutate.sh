@@ -50,6 +50,7 @@ tests_for() {
 	src/index/store_writer.c) echo 'test_live_index|test_runindex' ;;
 	src/common/jsonx.c) echo 'test_jsonx_print|test_jsonview|test_trace' ;;
 	src/common/timeutil.c) echo 'test_timeutil|test_trace' ;;
+	src/engine/loop_spin.c) echo 'test_loop_spin|test_proxy' ;;
 	*) echo 'test_' ;;
 	esac
 }

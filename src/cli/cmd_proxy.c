@@ -14,6 +14,7 @@
 #include "common/paths.h"
 #include "common/timeutil.h"
 #include "host/runner.h"
+#include "engine/loop_spin.h"
 #include "engine/trace_writer.h"
 #include "index/store_writer.h"
 #include "trial/trial_gate.h"
@@ -37,6 +38,10 @@ static const struct cli_opt proxy_opts[] = {
 	{"no-trial", 'T', 0, NULL,
 	 "enforce mode: refuse a call whose only unknown effect is a local program (make, a project script) "
 	 "without trying its command in a disposable mirror of the workspace first (docs/TRY.md)"},
+	{"spin-us", 'W', 0, "US",
+	 "after forwarding a chunk, keep polling up to this many microseconds before sleeping, so that an answer "
+	 "that comes that fast is read without a wake-up; the window follows the recent answers and is none while "
+	 "they take longer (default 1000, at most 100000; 0: never; docs/STORE.md)"},
 	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},
 	CLI_OPT_END,
 };
@@ -106,7 +111,7 @@ int cmd_proxy(int argc, char **argv)
 	cli_parse_init(&cli_proxy, &P, 1);
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
-	int no_trace = 0, no_index = 0, no_trial = 0;
+	int no_trace = 0, no_index = 0, no_trial = 0, spin_us = -1;
 	const char *mode_s = NULL, *policy_file = NULL;
 	size_t frame_cap = 0;
 	char **expose = NULL;
@@ -125,6 +130,17 @@ int cmd_proxy(int argc, char **argv)
 		case 'M': mode_s = optarg; break;
 		case 'P': policy_file = optarg; break;
 		case 'T': no_trial = 1; break;
+		case 'W': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (!*optarg || *end || v < 0 || v > LOOP_SPIN_MAX_US) {
+				free(expose);
+				return cli_fail("proxy: --spin-us must be a whole number of microseconds from 0 to %u, not '%s'",
+						LOOP_SPIN_MAX_US, optarg);
+			}
+			spin_us = (int)v;
+			break;
+		}
 		case 'X': cli_push(&expose, optarg); break;
 		case 'h': free(expose); cli_help(&cli_proxy, stdout); return 0;
 		default:
@@ -177,6 +193,8 @@ int cmd_proxy(int argc, char **argv)
 		.trace_dir = trace_dir,
 		.no_trace = no_trace,
 		.no_index = no_index,
+		.spin_us = spin_us > 0 ? (unsigned)spin_us : 0,
+		.no_spin = spin_us == 0,
 		.frame_cap = frame_cap,
 		.approvals = 1,
 		.ended = on_ended,
@@ -219,6 +237,8 @@ int cmd_proxy(int argc, char **argv)
 	struct trace_writer_stats ts = {0};
 	int indexed, traced = runner_trace_path(run.runner) != NULL;
 	runner_trace_stats(run.runner, &ts);
+	struct loop_spin_stats sp;
+	runner_spin_stats(run.runner, &sp);
 	runner_free_stats(run.runner, &st, &indexed);
 	trial_gate_free(trials);
 	/* BELAY_PROXY_STATS: what recording cost, on stderr at exit (bench_proxy reads it);
@@ -244,6 +264,13 @@ int cmd_proxy(int argc, char **argv)
 			(double)st.max_batch_ns / 1e6, (unsigned long long)st.max_queue, (unsigned long long)st.spilled,
 			(unsigned long long)st.spills, prio, (double)st.max_wait_ns / 1e6, (unsigned long long)st.paused,
 			(unsigned long long)st.lagged);
+	}
+	if (all) {
+		fprintf(stderr,
+			"belay: spin: %llu window(s), %llu caught input, %llu ran out, %.3f ms spun, %llu chunk(s) without "
+			"a window\n",
+			(unsigned long long)sp.windows, (unsigned long long)sp.caught, (unsigned long long)sp.expired,
+			(double)sp.spun_ns / 1e6, (unsigned long long)sp.skipped);
 	}
 	if (all) {
 		/* CPU each thread used, in ms: forwarding (the loop, the process's main thread),

@@ -389,6 +389,7 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 		session_maybe_finish(s);
 		return;
 	}
+	loop_spin_input(&s->spin, LOOP_SPIN_REQUEST);
 	chunk_time_start(s);
 	if (s->stopped) {
 		session_lifecycle_c2s(s, data, (size_t)n);
@@ -401,6 +402,8 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 		session_forward_c2s_done(s, data, (size_t)n, rc);
 	}
 	s->chunk_time_set = 0;
+	if (!s->stopped && !s->finished)
+		loop_spin_open(&s->spin, LOOP_SPIN_REPLY); /* the server's answer comes next */
 	session_update_reading(s);
 }
 
@@ -430,6 +433,7 @@ void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 		free(data); /* it could not be recorded: it is not forwarded either */
 		return;
 	}
+	loop_spin_input(&s->spin, LOOP_SPIN_REPLY);
 	chunk_time_start(s);
 	/* Forwarded first, its frames recorded after (off the round trip's path) - when nothing
 	 * the frames could make the gate do (answer a held call, release queued ones) would have
@@ -448,6 +452,8 @@ void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 	if (rc < 0) {
 		s->client_out_dead = 1;
 		capture_error(s, DIR_S2C, "ForwardFailed", "cannot write to the client");
+	} else if (!s->finished) {
+		loop_spin_open(&s->spin, LOOP_SPIN_REQUEST); /* the client's next request may follow */
 	}
 	session_update_reading(s);
 }
@@ -625,6 +631,8 @@ static void finish(struct session *s)
 	close_own(s, (uv_handle_t *)&s->kill_timer);
 	close_own(s, (uv_handle_t *)&s->drain_timer);
 	close_own(s, (uv_handle_t *)&s->linger_timer);
+	s->spin.idle.data = s;
+	loop_spin_close(&s->spin, handle_closed);
 	close_own(s, (uv_handle_t *)&s->drain_async);
 }
 
@@ -681,6 +689,11 @@ void session_trace_stats(const struct session *s, struct trace_writer_stats *st)
 const char *session_trace_path(const struct session *s)
 {
 	return s->trace_path;
+}
+
+void session_spin_stats(const struct session *s, struct loop_spin_stats *st)
+{
+	*st = s->spin.st;
 }
 
 int session_server_pid(const struct session *s)
@@ -799,7 +812,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		goto fail_pipes;
 	}
 	s->pid = s->proc.pid;
-	s->open_handles = 5; /* proc, kill_timer, drain_timer, linger_timer, drain_async */
+	s->open_handles = 6; /* proc, kill_timer, drain_timer, linger_timer, spin, drain_async */
 	if (sp.priv) {
 		/* Contained: the supervisor takes over the launcher's channel; client bytes wait
 		 * until it reports that every layer is installed. */
@@ -830,6 +843,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	s->drain_timer.data = s;
 	uv_timer_init(loop, &s->linger_timer);
 	s->linger_timer.data = s;
+	loop_spin_init(loop, &s->spin, o->spin_us);
 	s->sin = endpoint_from_stream((uv_stream_t *)pin);
 	s->sout = endpoint_from_stream((uv_stream_t *)pout);
 	s->serr = endpoint_from_stream((uv_stream_t *)perr);

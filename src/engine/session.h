@@ -104,6 +104,10 @@ struct session_opts {
 	 * answer (it ended or never started, or recording failed), belay answers each waiting
 	 * request, and each one sent while the session ends, with a JSON-RPC error. */
 	int reply_when_gone;
+	/* After each chunk forwarded either way, keep polling this long (microseconds) before
+	 * the loop sleeps, so that the answer is read without a wake-up (engine/loop_spin.h;
+	 * 0: never spin - replays, tests). */
+	unsigned spin_us;
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
 	void (*trace_tap)(void *ctx, uint64_t off, const char *line, size_t len);
 	void *trace_tap_ctx;
@@ -125,6 +129,9 @@ const char *session_trace_path(const struct session *s); /* borrowed; NULL witho
 struct trace_writer_stats;
 void session_trace_stats(const struct session *s, struct trace_writer_stats *st);
 int session_server_pid(const struct session *s);
+/* The spin windows' counters so far (engine/loop_spin.h). */
+struct loop_spin_stats;
+void session_spin_stats(const struct session *s, struct loop_spin_stats *st);
 /* Exit status mirroring the server: its code, or 128+signal. Valid once ended. */
 int session_exit_code(const struct session *s);
 /* Asks the server to stop (SIGTERM now, SIGKILL after the grace time). */

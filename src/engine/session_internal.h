@@ -13,6 +13,7 @@
 #include "engine/inflight.h"
 #include "sandbox/sandbox.h"
 #include "engine/session.h"
+#include "engine/loop_spin.h"
 #include "engine/trace_writer.h"
 
 struct session {
@@ -23,6 +24,7 @@ struct session {
 	struct endpoint *errout;           /* where server stderr is passed through */
 	uv_process_t proc;
 	uv_timer_t kill_timer, drain_timer;
+	struct loop_spin spin; /* after each forwarded chunk, poll a while before sleeping */
 	uv_async_t drain_async;
 	int open_handles; /* references: our handles plus in-flight worker requests */
 	struct trace_writer *tw;

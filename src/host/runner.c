@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "engine/approvals.h"
 #include "engine/prestate.h"
+#include "engine/loop_spin.h"
 #include "engine/session.h"
 #include "engine/witness.h"
 #include "gate/gate.h"
@@ -37,6 +38,7 @@ struct runner {
 	char *trace_path, *run_id, *state_dir, *trace_dir;
 	int ended, exit_code;
 	struct trace_writer_stats trace_stats; /* taken as the session ends */
+	struct loop_spin_stats spin_stats;     /* likewise */
 };
 
 static void on_record(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields)
@@ -56,6 +58,7 @@ static void on_ended(void *ctx, struct session *s, int code)
 {
 	struct runner *r = ctx;
 	session_trace_stats(s, &r->trace_stats);
+	session_spin_stats(s, &r->spin_stats);
 	r->exit_code = code;
 	r->ended = 1;
 	r->session = NULL;
@@ -246,6 +249,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		.trace_tap = r->sw ? store_writer_tap : NULL,
 		.trace_tap_ctx = r->sw,
 		.reply_when_gone = 1, /* an agent is never left waiting for a server that cannot answer */
+		.spin_us = cfg->no_spin ? 0 : cfg->spin_us ? cfg->spin_us : LOOP_SPIN_DEFAULT_US,
 	};
 	gate = NULL; /* the session owns it (and the witness) now, even when it fails */
 	r->witness = NULL;
@@ -317,6 +321,14 @@ void runner_trace_stats(const struct runner *r, struct trace_writer_stats *st)
 		session_trace_stats(r->session, st);
 	else
 		*st = r->trace_stats;
+}
+
+void runner_spin_stats(const struct runner *r, struct loop_spin_stats *st)
+{
+	if (r->session)
+		session_spin_stats(r->session, st);
+	else
+		*st = r->spin_stats;
 }
 
 int runner_exit_code(const struct runner *r)

@@ -32,6 +32,10 @@ struct runner_cfg {
 	const char *state_dir;     /* belay's state (snapshots, store, approvals) */
 	const char *trace_dir;     /* where the trace goes (NULL: STATE/traces) */
 	int no_trace, no_index;
+	/* After each forwarded chunk the loop polls this long before it sleeps (engine/loop_spin.h;
+	 * 0: LOOP_SPIN_DEFAULT_US); no_spin: never. */
+	unsigned spin_us;
+	int no_spin;
 	size_t frame_cap;
 	int approvals;             /* open the one-shot approvals socket (enforce mode) */
 	int stderr_fd;             /* server stderr (default 2; -1 discards) */
@@ -78,6 +82,9 @@ const char *runner_trace_path(const struct runner *r); /* NULL without a trace *
 struct trace_writer_stats;
 void runner_trace_stats(const struct runner *r, struct trace_writer_stats *st);
 const char *runner_run_id(const struct runner *r);     /* NULL without a trace */
+/* The spin windows' counters (engine/loop_spin.h). */
+struct loop_spin_stats;
+void runner_spin_stats(const struct runner *r, struct loop_spin_stats *st);
 int runner_server_pid(const struct runner *r);
 /* Stops the server (SIGTERM, then SIGKILL after the grace time). No-op once ended. */
 void runner_terminate(struct runner *r);

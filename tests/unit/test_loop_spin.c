@@ -1,0 +1,192 @@
+/* test_loop_spin.c - spin, then block (engine/loop_spin.h): the window rule on its own, then
+ * a libuv loop forwarding to a peer thread over a socketpair - answers that come at once are
+ * caught inside windows, answers that take far longer than the maximum open none, a maximum
+ * of 0 never spins - and `belay proxy --spin-us` refusing what is not a number in range. */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "engine/loop_spin.h"
+#include "ts_belay.h"
+
+#define US 1000u
+
+static void fill(uint32_t *g, unsigned n, uint32_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		g[i] = v;
+}
+
+Test(loop_spin, the_window_rule)
+{
+	uint32_t g[LOOP_SPIN_SAMPLES];
+	fill(g, LOOP_SPIN_SAMPLES, 100 * US);
+	/* too few gaps yet: no window */
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_MIN_SAMPLES - 1, 1000 * US), 0);
+	cr_expect_eq(loop_spin_window(g, 0, 1000 * US), 0);
+	/* twice the 90th percentile */
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_MIN_SAMPLES, 1000 * US), 200 * US);
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 1000 * US), 200 * US);
+	/* at most the maximum; none at all with a maximum of 0 */
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 150 * US), 150 * US);
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 0), 0);
+	/* the slow tail sets the window, in whatever order the gaps came */
+	for (unsigned i = 0; i < LOOP_SPIN_SAMPLES; i++)
+		g[i] = (i % 5 == 0) ? 300 * US : 50 * US; /* 7 of 32 slow: the 90th percentile is slow */
+	uint64_t w = loop_spin_window(g, LOOP_SPIN_SAMPLES, 10000 * US);
+	cr_expect_eq(w, 600 * US, "%llu", (unsigned long long)w);
+	for (unsigned i = 0; i < LOOP_SPIN_SAMPLES; i++)
+		g[i] = i < 29 ? 50 * US : 300 * US; /* 3 of 32 slow: the 90th percentile is fast */
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 10000 * US), 100 * US);
+	/* answers that usually take longer than the maximum: the loop sleeps */
+	for (unsigned i = 0; i < LOOP_SPIN_SAMPLES; i++)
+		g[i] = i < 16 ? 50 * US : 5000 * US;
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 1000 * US), 0, "median 5 ms > 1 ms");
+	for (unsigned i = 0; i < LOOP_SPIN_SAMPLES; i++)
+		g[i] = i < 17 ? 50 * US : 5000 * US;
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 1000 * US), 1000 * US, "median fast, tail slow");
+	/* more gaps than remembered read as the remembered ones */
+	uint32_t big[LOOP_SPIN_SAMPLES * 2];
+	fill(big, LOOP_SPIN_SAMPLES * 2, 10 * US);
+	cr_expect_eq(loop_spin_window(big, LOOP_SPIN_SAMPLES * 2, 1000 * US), 20 * US);
+}
+
+/* A peer thread answers every byte at once, or after delay_us (every answer, or with
+ * slow_every N only every Nth); the loop sends the next byte as each
+ * answer arrives, opening a window after each send, as the proxy does. */
+struct rig {
+	uv_loop_t loop;
+	uv_poll_t poll;
+	struct loop_spin sp;
+	int fd, peer_fd;
+	unsigned delay_us, slow_every, left;
+};
+
+static void *peer_main(void *arg)
+{
+	struct rig *r = arg;
+	char c;
+	for (unsigned k = 1; read(r->peer_fd, &c, 1) == 1; k++) {
+		if (r->delay_us && (!r->slow_every || k % r->slow_every == 0)) {
+			struct timespec ts = {r->delay_us / 1000000u, (long)(r->delay_us % 1000000u) * 1000L};
+			nanosleep(&ts, NULL);
+		}
+		if (write(r->peer_fd, &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void send_one(struct rig *r)
+{
+	cr_assert_eq(write(r->fd, "x", 1), 1);
+	loop_spin_open(&r->sp, LOOP_SPIN_REPLY);
+}
+
+static void on_readable(uv_poll_t *p, int status, int events)
+{
+	struct rig *r = p->data;
+	(void)events;
+	cr_assert_eq(status, 0);
+	char c;
+	cr_assert_eq(read(r->fd, &c, 1), 1);
+	loop_spin_input(&r->sp, LOOP_SPIN_REPLY);
+	if (--r->left)
+		send_one(r);
+	else
+		uv_poll_stop(p);
+}
+
+static struct loop_spin_stats round_trips(unsigned max_us, unsigned delay_us, unsigned slow_every, unsigned n)
+{
+	struct rig r = {.delay_us = delay_us, .slow_every = slow_every, .left = n};
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	r.fd = sv[0];
+	r.peer_fd = sv[1];
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, peer_main, &r), 0);
+	uv_loop_init(&r.loop);
+	loop_spin_init(&r.loop, &r.sp, max_us);
+	uv_poll_init(&r.loop, &r.poll, r.fd);
+	r.poll.data = &r;
+	uv_poll_start(&r.poll, UV_READABLE, on_readable);
+	send_one(&r);
+	uv_run(&r.loop, UV_RUN_DEFAULT);
+	struct loop_spin_stats st = r.sp.st;
+	loop_spin_close(&r.sp, NULL);
+	uv_close((uv_handle_t *)&r.poll, NULL);
+	uv_run(&r.loop, UV_RUN_DEFAULT);
+	cr_expect_eq(uv_loop_close(&r.loop), 0);
+	shutdown(r.fd, SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(r.fd);
+	close(r.peer_fd);
+	return st;
+}
+
+Test(loop_spin, answers_at_once_are_caught_inside_windows)
+{
+	/* the largest maximum: an answer from a thread that replies at once is caught unless the
+	 * machine stalls the thread for over a tenth of a second */
+	struct loop_spin_stats st = round_trips(LOOP_SPIN_MAX_US, 0, 0, 200);
+	cr_expect_eq(st.skipped, LOOP_SPIN_MIN_SAMPLES, "windows open once there are enough gaps");
+	cr_expect_eq(st.windows + st.skipped, 200);
+	cr_expect_eq(st.caught + st.expired, st.windows, "every window ends, one way or the other");
+	cr_expect_gt(st.caught, st.windows / 2, "caught %llu of %llu", (unsigned long long)st.caught,
+		     (unsigned long long)st.windows);
+	cr_expect_gt(st.spun_ns, 0);
+}
+
+Test(loop_spin, slow_answers_open_no_window)
+{
+	/* 20 ms answers against a 1 ms maximum: the loop sleeps every time */
+	struct loop_spin_stats st = round_trips(1000, 20000, 0, 20);
+	cr_expect_eq(st.windows, 0);
+	cr_expect_eq(st.skipped, 20);
+	cr_expect_eq(st.spun_ns, 0);
+}
+
+Test(loop_spin, a_window_runs_out_and_the_loop_sleeps)
+{
+	/* one answer in four takes 30 ms: the median is fast, so windows open at the 5 ms
+	 * maximum, and every slow answer outlasts its window */
+	struct loop_spin_stats st = round_trips(5000, 30000, 4, 60);
+	cr_expect_gt(st.windows, 0);
+	cr_expect_geq(st.expired, (st.windows - 4) / 4, "expired %llu of %llu", (unsigned long long)st.expired,
+		      (unsigned long long)st.windows);
+	cr_expect_eq(st.caught + st.expired, st.windows);
+	/* each expired window spun its whole length, and no more than that */
+	cr_expect_geq(st.spun_ns, st.expired * 5000ull * 1000u);
+	cr_expect_lt(st.spun_ns, st.windows * 5000ull * 1000u + 1000000000ull);
+}
+
+Test(loop_spin, a_maximum_of_zero_never_spins)
+{
+	struct loop_spin_stats st = round_trips(0, 0, 0, 50);
+	cr_expect_eq(st.windows, 0);
+	cr_expect_eq(st.skipped, 0, "nothing is even considered");
+	cr_expect_eq(st.spun_ns, 0);
+}
+
+Test(loop_spin, the_cli_refuses_a_bad_window)
+{
+	static const char *const bad[] = {"x", "-1", "100001", "", "5us"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct ts_out o;
+		ts_belay(&o, NULL, "proxy", "--no-trace", "--spin-us", bad[i], "--", "true", NULL);
+		cr_expect_eq(o.status, 2, "--spin-us '%s': exit %d", bad[i], o.status);
+		cr_expect(strstr(o.err, "--spin-us must be a whole number of microseconds from 0 to 100000"), "%s",
+			  o.err);
+		ts_out_free(&o);
+	}
+	struct ts_out o;
+	ts_belay(&o, NULL, "proxy", "--no-trace", "--spin-us", "0", "--", "true", NULL);
+	cr_expect_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+}
