@@ -9,7 +9,9 @@
  * gaps between a forwarded chunk and the next input, and the window is a little longer than
  * their 75th percentile - or none at all when their median is longer than the maximum (an
  * agent thinking for seconds between calls, a server that takes milliseconds: the loop
- * sleeps as before). So the CPU spun is at most the maximum per forwarded chunk, and only
+ * sleeps as before). The wait for a client's next request gets a quarter of the maximum:
+ * requests sent on a clock come late in their gap, and spinning through it would take the
+ * CPU the sender needs. So the CPU spun is at most the maximum per forwarded chunk, and only
  * while answers come that fast.
  *
  * The window is a libuv idle handle: while it is active the loop's poll phase does not
