@@ -41,7 +41,7 @@ static const struct cli_opt proxy_opts[] = {
 	{"spin-us", 'W', 0, "US",
 	 "after forwarding a chunk, keep polling up to this many microseconds before sleeping, so that an answer "
 	 "that comes that fast is read without a wake-up; the window follows the recent answers and is none while "
-	 "they take longer (default 1000, at most 100000; 0: never; docs/STORE.md)"},
+	 "they take longer (default 400, at most 100000; 0: never; docs/STORE.md)"},
 	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},
 	CLI_OPT_END,
 };

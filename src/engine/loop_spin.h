@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#define LOOP_SPIN_DEFAULT_US 1000u /* the default maximum window */
+#define LOOP_SPIN_DEFAULT_US 400u /* the default maximum window */
 #define LOOP_SPIN_MAX_US 100000u
 #define LOOP_SPIN_SAMPLES 32    /* gaps remembered per direction */
 #define LOOP_SPIN_MIN_SAMPLES 8 /* no window before this many */
