@@ -274,8 +274,7 @@ static int same_but_numbers(const char *a, const char *b)
 	}
 }
 
-/* A copy of s without its trailing whitespace (NULL reads as ""). */
-static char *rtrimmed(const char *s)
+char *equiv_rtrim(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	while (n && isspace((unsigned char)s[n - 1]))
@@ -285,7 +284,7 @@ static char *rtrimmed(const char *s)
 
 int equiv_durations_only(const char *a_in, const char *b_in)
 {
-	char *a = rtrimmed(a_in), *b = rtrimmed(b_in);
+	char *a = equiv_rtrim(a_in), *b = equiv_rtrim(b_in);
 	int same = same_but_numbers(a, b);
 	struct toks x = {0}, y = {0};
 	if (same) {

@@ -39,6 +39,9 @@ const char *equiv_classify(const char *const *texts, size_t n);
  * number of tokens: 0. */
 int equiv_durations_only(const char *a, const char *b);
 
+/* A copy of s without its trailing whitespace (NULL reads as ""); the caller frees it. */
+char *equiv_rtrim(const char *s);
+
 /* Compares a recorded result with n >= 2 replays of the same call (all folded as by
  * equiv_compare). Where the replays vary among themselves at one position - a token of a
  * string, or a number - and the record and every replay hold a clock reading there (a date

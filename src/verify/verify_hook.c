@@ -346,17 +346,9 @@ static void replay(struct hctx *c, const struct hturn *h, const char *handle, co
 /*==== comparing ====*/
 
 /* s without trailing white space (a new string): agents trim what they report. */
-static char *rtrim(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	while (n && isspace((unsigned char)s[n - 1]))
-		n--;
-	return xstrndup(s ? s : "", n);
-}
-
 static int same_text(const char *a, const char *b)
 {
-	char *x = rtrim(a), *y = rtrim(b);
+	char *x = equiv_rtrim(a), *y = equiv_rtrim(b);
 	int eq = !strcmp(x, y);
 	free(x);
 	free(y);
@@ -404,7 +396,7 @@ static int durations_only(const struct recorded *r, const struct replayed *p, co
 
 static char *signature(const struct replayed *p)
 {
-	char *o = rtrim(p->out), *er = rtrim(p->err);
+	char *o = equiv_rtrim(p->out), *er = equiv_rtrim(p->err);
 	char *s = xasprintf("%d\x1f%s\x1f%s", p->exit, o, er);
 	free(o);
 	free(er);
