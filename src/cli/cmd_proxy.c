@@ -271,8 +271,6 @@ int cmd_proxy(int argc, char **argv)
 			"a window\n",
 			(unsigned long long)sp.windows, (unsigned long long)sp.caught, (unsigned long long)sp.expired,
 			(double)sp.spun_ns / 1e6, (unsigned long long)sp.skipped);
-	}
-	if (all) {
 		/* CPU each thread used, in ms: forwarding (the loop, the process's main thread),
 		 * recording (trace writer, its serialisers), indexing; and the whole process */
 		struct rusage ru;

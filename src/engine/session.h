@@ -104,9 +104,9 @@ struct session_opts {
 	 * answer (it ended or never started, or recording failed), belay answers each waiting
 	 * request, and each one sent while the session ends, with a JSON-RPC error. */
 	int reply_when_gone;
-	/* After each chunk forwarded either way, keep polling this long (microseconds) before
-	 * the loop sleeps, so that the answer is read without a wake-up (engine/loop_spin.h;
-	 * 0: never spin - replays, tests). */
+	/* After each chunk forwarded either way, keep polling at most this long (microseconds;
+	 * the window follows the recent answers) before the loop sleeps, so that a fast answer
+	 * is read without a wake-up (engine/loop_spin.h; 0: never spin - replays, tests). */
 	unsigned spin_us;
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
 	void (*trace_tap)(void *ctx, uint64_t off, const char *line, size_t len);

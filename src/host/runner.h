@@ -32,8 +32,9 @@ struct runner_cfg {
 	const char *state_dir;     /* belay's state (snapshots, store, approvals) */
 	const char *trace_dir;     /* where the trace goes (NULL: STATE/traces) */
 	int no_trace, no_index;
-	/* After each forwarded chunk the loop polls this long before it sleeps (engine/loop_spin.h;
-	 * 0: LOOP_SPIN_DEFAULT_US); no_spin: never. */
+	/* After each forwarded chunk the loop polls at most this long before it sleeps, for a
+	 * window learned from the recent answers (engine/loop_spin.h; 0: LOOP_SPIN_DEFAULT_US);
+	 * no_spin: never. */
 	unsigned spin_us;
 	int no_spin;
 	size_t frame_cap;

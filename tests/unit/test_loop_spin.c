@@ -1,7 +1,8 @@
 /* test_loop_spin.c - spin, then block (engine/loop_spin.h): the window rule on its own, then
  * a libuv loop forwarding to a peer thread over a socketpair - answers that come at once are
  * caught inside windows, answers that take far longer than the maximum open none, a maximum
- * of 0 never spins - and `belay proxy --spin-us` refusing what is not a number in range. */
+ * of 0 never spins, a client's next request gets a quarter of the maximum - and `belay
+ * proxy` spinning (none with --spin-us 0) and refusing what is not a number in range. */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "common/xalloc.h"
 #include "engine/loop_spin.h"
 #include "ts_belay.h"
 
@@ -65,6 +67,7 @@ struct rig {
 	struct loop_spin sp;
 	int fd, peer_fd;
 	unsigned delay_us, slow_every, left;
+	enum loop_spin_wait what; /* the direction the windows wait in */
 };
 
 static void *peer_main(void *arg)
@@ -85,7 +88,7 @@ static void *peer_main(void *arg)
 static void send_one(struct rig *r)
 {
 	cr_assert_eq(write(r->fd, "x", 1), 1);
-	loop_spin_open(&r->sp, LOOP_SPIN_REPLY);
+	loop_spin_open(&r->sp, r->what);
 }
 
 static void on_readable(uv_poll_t *p, int status, int events)
@@ -95,16 +98,17 @@ static void on_readable(uv_poll_t *p, int status, int events)
 	cr_assert_eq(status, 0);
 	char c;
 	cr_assert_eq(read(r->fd, &c, 1), 1);
-	loop_spin_input(&r->sp, LOOP_SPIN_REPLY);
+	loop_spin_input(&r->sp, r->what);
 	if (--r->left)
 		send_one(r);
 	else
 		uv_poll_stop(p);
 }
 
-static struct loop_spin_stats round_trips(unsigned max_us, unsigned delay_us, unsigned slow_every, unsigned n)
+static struct loop_spin_stats round_trips_waiting(enum loop_spin_wait what, unsigned max_us, unsigned delay_us,
+						  unsigned slow_every, unsigned n)
 {
-	struct rig r = {.delay_us = delay_us, .slow_every = slow_every, .left = n};
+	struct rig r = {.delay_us = delay_us, .slow_every = slow_every, .left = n, .what = what};
 	int sv[2];
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	r.fd = sv[0];
@@ -128,6 +132,11 @@ static struct loop_spin_stats round_trips(unsigned max_us, unsigned delay_us, un
 	close(r.fd);
 	close(r.peer_fd);
 	return st;
+}
+
+static struct loop_spin_stats round_trips(unsigned max_us, unsigned delay_us, unsigned slow_every, unsigned n)
+{
+	return round_trips_waiting(LOOP_SPIN_REPLY, max_us, delay_us, slow_every, n);
 }
 
 Test(loop_spin, answers_at_once_are_caught_inside_windows)
@@ -166,6 +175,17 @@ Test(loop_spin, a_window_runs_out_and_the_loop_sleeps)
 	cr_expect_lt(st.spun_ns, st.windows * 5000ull * 1000u + 1000000000ull);
 }
 
+Test(loop_spin, a_clients_next_request_gets_a_quarter_of_the_maximum)
+{
+	/* 2 ms gaps against an 8 ms maximum: the server's reply is worth a window, the client's
+	 * next request (2 ms maximum, and every gap longer than that) is not */
+	struct loop_spin_stats reply = round_trips_waiting(LOOP_SPIN_REPLY, 8000, 2000, 0, 20);
+	cr_expect_eq(reply.windows, 20 - LOOP_SPIN_MIN_SAMPLES);
+	struct loop_spin_stats req = round_trips_waiting(LOOP_SPIN_REQUEST, 8000, 2000, 0, 20);
+	cr_expect_eq(req.windows, 0);
+	cr_expect_eq(req.skipped, 20);
+}
+
 Test(loop_spin, a_maximum_of_zero_never_spins)
 {
 	struct loop_spin_stats st = round_trips(0, 0, 0, 50);
@@ -189,4 +209,48 @@ Test(loop_spin, the_cli_refuses_a_bad_window)
 	ts_belay(&o, NULL, "proxy", "--no-trace", "--spin-us", "0", "--", "true", NULL);
 	cr_expect_eq(o.status, 0, "%s", o.err);
 	ts_out_free(&o);
+}
+
+/* The proxy spins: a session of quick requests through `belay proxy` opens windows (the
+ * largest maximum, so that a slow machine still counts as quick), and --spin-us 0 none. */
+static unsigned long long proxy_windows(const char *spin, unsigned long long *skipped)
+{
+	char *ws = ts_tmpdir("loop-spin");
+	const char *argv[] = {BELAY_BIN, "proxy", "--no-trace", "--spin-us", spin, "--", BELAY_BUILD_DIR "/belay-demo-server",
+			      "all", ws, NULL};
+	enum { N = 40 };
+	char *own[N];
+	const char *lines[N + 3];
+	lines[0] = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+		   "\"capabilities\":{},\"clientInfo\":{\"name\":\"ts\",\"version\":\"1\"}}}";
+	lines[1] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+	for (int i = 0; i < N; i++) {
+		own[i] = xasprintf("{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/list\",\"params\":{}}", i + 1);
+		lines[i + 2] = own[i];
+	}
+	lines[N + 2] = NULL;
+	static const char *const env[] = {"BELAY_PROXY_STATS=1", NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_mcp_session(argv, env, lines, 60, &o), 0, "%s", o.err);
+	const char *at = strstr(o.err, "belay: spin: ");
+	cr_assert(at, "no spin line: %s", o.err);
+	unsigned long long windows = 0;
+	const char *sk = strstr(at, " ms spun, ");
+	cr_assert(sscanf(at, "belay: spin: %llu window(s)", &windows) == 1 && sk &&
+		      sscanf(sk, " ms spun, %llu chunk(s)", skipped) == 1,
+		  "%s", at);
+	ts_out_free(&o);
+	for (int i = 0; i < N; i++)
+		free(own[i]);
+	ts_rmtree(ws);
+	free(ws);
+	return windows;
+}
+
+Test(loop_spin, the_proxy_spins_unless_told_not_to)
+{
+	unsigned long long skipped = 0;
+	cr_expect_gt(proxy_windows("100000", &skipped), 20, "skipped %llu", skipped);
+	cr_expect_eq(proxy_windows("0", &skipped), 0);
+	cr_expect_eq(skipped, 0, "--spin-us 0 considers nothing");
 }
