@@ -1,5 +1,6 @@
 /* loop_spin.c - spin, then block (loop_spin.h). */
 #include "engine/loop_spin.h"
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/timeutil.h"
@@ -40,8 +41,19 @@ static void idle_cb(uv_idle_t *h)
 {
 	struct loop_spin *sp = (struct loop_spin *)h; /* idle is the first member */
 	uint64_t now = time_mono_ns();
-	if (sp->t0 && now - sp->t0 >= sp->len_ns)
+	if (!sp->t0)
+		return;
+	if (now - sp->t0 >= sp->len_ns) {
 		end_window(sp, now, 0);
+		return;
+	}
+	/* whoever else is waiting for this CPU runs first (loop_spin.h) */
+	sched_yield();
+	uint64_t took = time_mono_ns() - now;
+	if (took > LOOP_SPIN_GAVE_WAY_NS) {
+		sp->st.gave_way++;
+		sp->st.gave_way_ns += took;
+	}
 }
 
 void loop_spin_init(uv_loop_t *loop, struct loop_spin *sp, unsigned max_us)

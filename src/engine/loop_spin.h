@@ -6,13 +6,18 @@
  * that catches the answer removes it, at the price of the CPU spun.
  *
  * The window adapts to what it waits for: each direction keeps the last LOOP_SPIN_SAMPLES
- * gaps between a forwarded chunk and the next input, and the window is a little longer than
- * their 75th percentile - or none at all when their median is longer than the maximum (an
- * agent thinking for seconds between calls, a server that takes milliseconds: the loop
- * sleeps as before). The wait for a client's next request gets a quarter of the maximum:
- * requests sent on a clock come late in their gap, and spinning through it would take the
- * CPU the sender needs. So the CPU spun is at most the maximum per forwarded chunk, and only
- * while answers come that fast.
+ * gaps between a forwarded chunk and the next input, and the window is twice their 90th
+ * percentile, at most the maximum - or none at all when their median is longer than the
+ * maximum (an agent thinking for seconds between calls, a server that takes milliseconds:
+ * the loop sleeps as before). The wait for a client's next request gets a quarter of the
+ * maximum: requests sent on a clock come late in their gap, and spinning through it would
+ * take the CPU the sender needs. So the CPU spun is at most the maximum per forwarded chunk,
+ * and only while answers come that fast.
+ *
+ * A spinning loop never keeps a CPU that another thread is waiting for: each turn of the
+ * spin yields (sched_yield), so a peer's own threads (a Node server's garbage collector and
+ * compiler run beside its main thread) run first and the loop spins only on time that
+ * nobody else wants. A yield that gave the CPU away is counted (st.gave_way).
  *
  * The window is a libuv idle handle: while it is active the loop's poll phase does not
  * block, and every other handle (timers, the trace writer's wake-ups, signals) runs as
@@ -40,7 +45,12 @@ struct loop_spin_stats {
 	uint64_t expired; /* ended by the window running out (the loop then blocks) */
 	uint64_t spun_ns; /* wall time spent inside windows */
 	uint64_t skipped; /* forwarded chunks after which no window opened (too few or too long gaps) */
+	uint64_t gave_way;    /* yields inside windows that let another thread run first */
+	uint64_t gave_way_ns; /* wall time those yields took */
 };
+
+/* A yield that takes longer than this let another thread run (the call alone takes ~1 us). */
+#define LOOP_SPIN_GAVE_WAY_NS 20000u
 
 struct loop_spin {
 	uv_idle_t idle;
@@ -64,7 +74,7 @@ void loop_spin_close(struct loop_spin *sp, uv_close_cb cb);
 
 /* The window rule, pure: for the n most recent gaps (ns, any order), the window to spin
  * (ns; 0: none) - none below LOOP_SPIN_MIN_SAMPLES or when the median passes max_ns; else
- * the 75th percentile and a quarter more, at most max_ns. */
+ * twice the 90th percentile, at most max_ns. */
 uint64_t loop_spin_window(const uint32_t *gaps, unsigned n, uint64_t max_ns);
 
 #endif

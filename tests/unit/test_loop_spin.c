@@ -1,10 +1,13 @@
 /* test_loop_spin.c - spin, then block (engine/loop_spin.h): the window rule on its own, then
  * a libuv loop forwarding to a peer thread over a socketpair - answers that come at once are
  * caught inside windows, answers that take far longer than the maximum open none, a maximum
- * of 0 never spins, a client's next request gets a quarter of the maximum - and `belay
- * proxy` spinning (none with --spin-us 0) and refusing what is not a number in range. */
+ * of 0 never spins, a client's next request gets a quarter of the maximum, a spinning loop
+ * gives its CPU to a thread that wants it - and `belay proxy` spinning (none with
+ * --spin-us 0) and refusing what is not a number in range. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -192,6 +195,76 @@ Test(loop_spin, a_maximum_of_zero_never_spins)
 	cr_expect_eq(st.windows, 0);
 	cr_expect_eq(st.skipped, 0, "nothing is even considered");
 	cr_expect_eq(st.spun_ns, 0);
+}
+
+/* A thread that wants the CPU the loop spins on gets it: a busy thread pinned to the loop's
+ * CPU runs through a 100 ms window while the loop takes almost none of it (without the
+ * yield the two share that CPU about evenly). */
+static atomic_int busy_go, busy_stop;
+static int busy_cpu;
+static uint64_t busy_cpu_ns;
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	cr_assert_eq(pthread_setaffinity_np(pthread_self(), sizeof set, &set), 0);
+}
+
+static void *busy_main(void *arg)
+{
+	(void)arg;
+	pin_to(busy_cpu);
+	while (!atomic_load(&busy_go))
+		sched_yield();
+	uint64_t c0 = thread_cpu_ns();
+	while (!atomic_load(&busy_stop))
+		;
+	busy_cpu_ns = thread_cpu_ns() - c0;
+	return NULL;
+}
+
+Test(loop_spin, a_spinning_loop_gives_its_cpu_to_a_thread_that_wants_it)
+{
+	cpu_set_t allowed;
+	cr_assert_eq(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+	for (busy_cpu = 0; !CPU_ISSET(busy_cpu, &allowed); busy_cpu++)
+		;
+	pin_to(busy_cpu);
+	uv_loop_t loop;
+	uv_loop_init(&loop);
+	struct loop_spin sp;
+	loop_spin_init(&loop, &sp, LOOP_SPIN_MAX_US);
+	/* answers have taken 50 ms: the next window is the 100 ms maximum */
+	fill(sp.gaps[LOOP_SPIN_REPLY], LOOP_SPIN_SAMPLES, 50000 * US);
+	sp.ngaps[LOOP_SPIN_REPLY] = LOOP_SPIN_SAMPLES;
+	pthread_t th;
+	cr_assert_eq(pthread_create(&th, NULL, busy_main, NULL), 0);
+	struct timespec settle = {0, 20000000};
+	nanosleep(&settle, NULL); /* the busy thread is up, pinned, waiting */
+	atomic_store(&busy_go, 1);
+	uint64_t c0 = thread_cpu_ns();
+	loop_spin_open(&sp, LOOP_SPIN_REPLY);
+	uv_run(&loop, UV_RUN_DEFAULT); /* only the window is active: returns when it runs out */
+	uint64_t spun_cpu = thread_cpu_ns() - c0;
+	atomic_store(&busy_stop, 1);
+	pthread_join(th, NULL);
+	cr_expect_eq(sp.st.windows, 1);
+	cr_expect_eq(sp.st.expired, 1, "nothing came: the window ran out");
+	cr_expect_gt(sp.st.gave_way, 0);
+	cr_expect_gt(busy_cpu_ns, 4 * spun_cpu, "the busy thread ran %.1f ms, the spinning loop %.1f ms",
+		     (double)busy_cpu_ns / 1e6, (double)spun_cpu / 1e6);
+	loop_spin_close(&sp, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	cr_expect_eq(uv_loop_close(&loop), 0);
 }
 
 Test(loop_spin, the_cli_refuses_a_bad_window)
