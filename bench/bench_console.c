@@ -11,6 +11,8 @@
  *      running in a pseudo-terminal (120x40, TERM=xterm-256color, LANG=C.UTF-8) whose
  *      output is read and thrown away as fast as it comes, so the console really renders
  *      and never waits on the terminal.
+ * and, as the baseline of phase 1, the same calls straight to bench_echo_server (what this
+ * machine's scheduling does to the pacing and the tail with nothing in between).
  * The console gates every call in audit mode (its default), so A runs the proxy with
  * --mode audit too; --plain-proxy adds a run of the proxy without a gate (its default).
  * Nothing is contained (no --scope): the figures are the proxy path, trace, gate and store,
@@ -19,8 +21,8 @@
  * Phase 1: one second of warm-up, then --rate calls per second for --seconds seconds, paced
  *          on an absolute schedule (a call that is due is sent as soon as the previous one
  *          is answered); each call's round trip is measured (median, p99, max, and the median
- *          of each sixth of the run: a call that costs more as the run grows shows there). A
- *          and B in turn, same pacing; for B also the console's UI thread's CPU time.
+ *          of each sixth of the run: a call that costs more as the run grows shows there).
+ *          Direct, A and B in turn, same pacing; for B also the console's UI thread's CPU time.
  * Phase 2: B only: unpaced (8 in flight) until the run has --turns turns; then waits for the
  *          store to hold them all and the screen to go quiet.
  * Phase 3: B only, the run still open: keys written to the console's terminal, each after
@@ -794,9 +796,9 @@ static void agent_finish(struct agent *a, const char *what)
 	free(a);
 }
 
-static void run_proxy(const char *belay, const char *echo, int seconds, int rate, int gate, struct run_result *R)
+/* Phase 1 for one agent: a second of warm-up, then the paced calls; the agent is finished. */
+static void run_paced(struct agent *a, int seconds, int rate, const char *what, struct run_result *R)
 {
-	struct agent *a = proxy_start(belay, echo, gate ? "S1" : "S0", gate);
 	paced(a, 1, rate, NULL, 0); /* warm-up */
 	double c0 = proc_cpu(a->pid);
 	double s0 = self_cpu();
@@ -806,8 +808,25 @@ static void run_proxy(const char *belay, const char *echo, int seconds, int rate
 	R->hwm_kb = proc_kb(a->pid, "VmHWM");
 	R->rss_kb = proc_kb(a->pid, "VmRSS");
 	R->st = summarize(R->lat.us, R->lat.n);
-	agent_finish(a, "belay proxy");
+	agent_finish(a, what);
 	print_lat(R);
+}
+
+static void run_proxy(const char *belay, const char *echo, int seconds, int rate, int gate, struct run_result *R)
+{
+	run_paced(proxy_start(belay, echo, gate ? "S1" : "S0", gate), seconds, rate, "belay proxy", R);
+}
+
+/* The baseline: the same calls to the echo server with nothing in between (what this
+ * machine's scheduling does to the pacing and the tail by itself; "CPU: belay" is the
+ * server's). */
+static void run_direct(const char *echo, int seconds, int rate, struct run_result *R)
+{
+	char *argv[] = {(char *)echo, NULL};
+	struct agent *a = calloc(1, sizeof *a);
+	agent_start(a, argv, "direct");
+	mcp_handshake(a);
+	run_paced(a, seconds, rate, "bench_echo_server", R);
 }
 
 struct console_result {
@@ -1053,7 +1072,9 @@ int main(int argc, char **argv)
 	printf("  scratch %s\n\nPhase 1: paced round trips (agent -> belay -> bench_echo_server -> back)\n", scratch);
 	fflush(stdout);
 
-	struct run_result P = {.label = "belay proxy --mode audit"}, P0 = {.label = "belay proxy (no gate)"};
+	struct run_result D = {.label = "direct (no belay)"}, P = {.label = "belay proxy --mode audit"},
+			  P0 = {.label = "belay proxy (no gate)"};
+	run_direct(echo, seconds, rate, &D);
 	run_proxy(belay, echo, seconds, rate, 1, &P);
 	if (plain)
 		run_proxy(belay, echo, seconds, rate, 0, &P0);
@@ -1102,7 +1123,8 @@ int main(int argc, char **argv)
 	}
 	if (plain)
 		printf("  (proxy without a gate: median %.1f us, p99 %.1f us)\n", P0.st.med, P0.st.p99);
-	printf("  pacing held (proxy, console)               %zu / %zu late calls\n", P.lat.late, C.p1.lat.late);
+	printf("  pacing held (proxy, console)               %zu / %zu late calls (direct, no belay: %zu)\n", P.lat.late,
+	       C.p1.lat.late, D.lat.late);
 	/* "A key press is answered within 16 ms": every press, so the worst one decides. */
 	printf("  key response, all %4zu keys, max           %6.2f ms (p99 %6.2f)   <= %.0f ms    %s\n", ks.n, ks.max,
 	       ks.p99, GOAL_KEY_MS, met(ks.max <= GOAL_KEY_MS && !C.keys.missing));

@@ -477,7 +477,8 @@ static void launch_run(struct conn *c)
 		.trace_dir = h->trace_dir,
 		.approvals = 1,
 		/* no spinning: the UI thread renders as the turns stream, and a loop that spins takes
-		 * the CPU it needs (bench_console: the paired p99 went from x1.06 to x2.4) */
+		 * the CPU it needs (bench_console: the paired p99 went from x1.06 to x2.4; with the
+		 * spin yielding, the paired phase's late calls doubled: docs/CONSOLE.md) */
 		.no_spin = 1,
 		.stderr_fd = h->cfg.server_stderr_fd,
 		.resolved = c->plan.argv ? &c->plan : NULL,
