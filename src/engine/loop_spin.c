@@ -1,14 +1,20 @@
 /* loop_spin.c - spin, then block (loop_spin.h). */
 #include "engine/loop_spin.h"
 #include <sched.h>
-#include <stdlib.h>
 #include <string.h>
 #include "common/timeutil.h"
 
-static int cmp_u32(const void *a, const void *b)
+/* At most LOOP_SPIN_SAMPLES values, sorted once per window: an insertion sort (qsort's
+ * merge sort and its calls through a pointer were 1% of the loop's samples). */
+static void sort_u32(uint32_t *v, unsigned n)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	for (unsigned i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		unsigned j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 uint64_t loop_spin_window(const uint32_t *gaps, unsigned n, uint64_t max_ns)
@@ -19,7 +25,7 @@ uint64_t loop_spin_window(const uint32_t *gaps, unsigned n, uint64_t max_ns)
 		n = LOOP_SPIN_SAMPLES;
 	uint32_t s[LOOP_SPIN_SAMPLES];
 	memcpy(s, gaps, n * sizeof *s);
-	qsort(s, n, sizeof *s, cmp_u32);
+	sort_u32(s, n);
 	if (s[n / 2] > max_ns)
 		return 0;
 	uint64_t p90 = s[(n * 9) / 10], w = 2 * p90;

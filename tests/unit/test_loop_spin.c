@@ -48,6 +48,10 @@ Test(loop_spin, the_window_rule)
 	for (unsigned i = 0; i < LOOP_SPIN_SAMPLES; i++)
 		g[i] = i < 29 ? 50 * US : 300 * US; /* 3 of 32 slow: the 90th percentile is fast */
 	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 10000 * US), 100 * US);
+	g[0] = 1000 * US; /* the slowest first: 4 of 32 slow, the 90th percentile is 300 us */
+	for (unsigned i = 1; i < LOOP_SPIN_SAMPLES; i++)
+		g[i] = i < 29 ? 50 * US : 300 * US;
+	cr_expect_eq(loop_spin_window(g, LOOP_SPIN_SAMPLES, 10000 * US), 600 * US);
 	/* answers that usually take longer than the maximum: the loop sleeps */
 	for (unsigned i = 0; i < LOOP_SPIN_SAMPLES; i++)
 		g[i] = i < 16 ? 50 * US : 5000 * US;
