@@ -21,6 +21,7 @@
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "engine/loop_slice.h"
 #include "host/cevent.h"
 #include "host/chost.h"
 #include "host/follow.h"
@@ -52,6 +53,10 @@ static const struct cli_opt console_opts[] = {
 	{"colors", 'c', 0, "256|8|mono", "force a colour depth (NO_COLOR is honoured)"},
 	{"ascii", 'a', 0, NULL, "ASCII symbols only"},
 	{"events", 'e', 0, NULL, "no screen: print the engine's events as JSON lines"},
+	{"slice-us", 'L', 0, "US",
+	 "the scheduler slice the engine thread asks for, so that it forwards a frame soon after it arrives "
+	 "although the UI thread is drawing (Linux 6.12+; default 100, at least 100, at most 100000; 0: the "
+	 "kernel's default; docs/STORE.md)"},
 	CLI_OPT_END,
 };
 
@@ -148,6 +153,14 @@ int cmd_console(int argc, char **argv)
 		case 'a': cs.ascii = 1; break;
 		case 'e': cs.events_only = 1; break;
 		case 'n': cs.no_trial = 1; break;
+		case 'L':
+			if (loop_slice_parse(optarg, &cs.slice_us) != 0) {
+				free(cs.expose);
+				return cli_fail("console: --slice-us must be 0 or a whole number of microseconds from %u to %u, "
+						"not '%s'",
+						LOOP_SLICE_MIN_US, LOOP_SLICE_MAX_US, optarg);
+			}
+			break;
 		case 'h': free(cs.expose); cli_help(&cli_console, stdout); return 0;
 		default:
 			free(cs.expose);

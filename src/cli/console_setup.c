@@ -15,6 +15,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
+#include "engine/loop_slice.h"
 #include "engine/turn_gate.h"
 #include "gate/gate.h"
 #include "host/cevent.h"
@@ -34,6 +35,7 @@ void console_setup_init(struct console_setup *cs)
 	memset(cs, 0, sizeof *cs);
 	cs->log_fd = -1;
 	cs->ui.force_depth = -1;
+	cs->slice_us = LOOP_SLICE_DEFAULT_US;
 }
 
 /* --open: a trace file is indexed into the store; otherwise it names a run already there. */
@@ -179,6 +181,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 				       .trace_dir = cs->trace_dir,
 				       .socket_path = cs->socket,
 				       .server_stderr_fd = cs->log_fd,
+				       .slice_us = cs->slice_us,
 				       .events = cs->events,
 				       /* agents' hook events on the same socket (docs/HOOKS.md) */
 				       .adopt = hook_console_adopt,

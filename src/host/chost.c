@@ -24,6 +24,7 @@
 #include "common/osuser.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "engine/loop_slice.h"
 #include "host/runner.h"
 #include "pkgexec/pkgexec.h"
 
@@ -692,6 +693,12 @@ static void intent(struct chost *h, int kind, const char *run, uint64_t hold, in
 static void *host_main(void *arg)
 {
 	struct chost *h = arg;
+	/* This thread forwards every run's frames while the UI thread draws beside it: a short
+	 * slice lets it take the CPU from the drawing when a frame arrives. */
+	struct loop_slice slice;
+	if (h->cfg.slice_us && loop_slice_set(h->cfg.slice_us, &slice) != 0)
+		post(h, cevent_log(1, "the engine thread keeps the kernel's scheduler slice (--slice-us %u): %s",
+				   h->cfg.slice_us, slice.why));
 	uv_run(&h->loop, UV_RUN_DEFAULT);
 	close(h->lfd);
 	h->lfd = -1;
