@@ -2,7 +2,7 @@
  * Prints figures and whether each goal was met; it is not a test (nothing here asserts).
  *
  *   bench_console [--seconds 60] [--rate 1000] [--turns 100000] [--keys 200]
- *                 [--paired-seconds 30] [--belay PATH] [--plain-proxy] [--keep]
+ *                 [--paired-seconds 30] [--belay PATH] [--plain-proxy] [--keep] [--slice-us US]
  *
  * The agent is this program: newline-delimited JSON-RPC over pipes (initialize,
  * notifications/initialized, tools/list, then tools/call "echo"), one call at a time, to
@@ -39,6 +39,10 @@
  *          the machine, which the one-after-the-other comparison of phase 1 cannot promise
  *          on a shared machine.
  * Memory: VmHWM (peak RSS) of the console at the end of each phase and of the proxy.
+ * Each timed run prints the share of the CPU the host took meanwhile (steal, /proc/stat):
+ * on a shared host it sets the tail and the late calls, and such a run is not a quiet
+ * machine's. --slice-us US is passed to both belay proxy and belay console (0: the kernel's
+ * own slice for their forwarding threads, the A/B of engine/loop_slice.h).
  *
  * Scratch files live in /dev/shm/belay-bench-console-XXXXXX (removed unless --keep). */
 #include <dirent.h>
@@ -64,6 +68,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "common/fsutil.h"
 
 #define GOAL_RATIO 1.10 /* connect / proxy latency */
@@ -74,6 +79,7 @@
 
 static char scratch[PATH_MAX];
 static int keep_scratch;
+static const char *slice_arg; /* --slice-us for belay proxy and belay console (NULL: their default) */
 static pid_t kids[8];
 static int nkids;
 
@@ -734,6 +740,7 @@ struct run_result {
 	double cpu_s;          /* the belay process's CPU over phase 1 */
 	double bench_cpu_s;    /* this program's CPU over phase 1 */
 	long hwm_kb, rss_kb;   /* of the belay process at the end of phase 1 */
+	double steal_pct;      /* the share of the CPU the host took meanwhile (-1: unknown) */
 };
 
 static struct stats summarize(const double *v, size_t n);
@@ -754,9 +761,11 @@ static void print_slices(const struct lat *L)
 static void print_lat(const struct run_result *r)
 {
 	printf("  %-22s %6zu calls in %5.1f s (%4.0f/s, %zu late, worst %5.1f ms behind)  median %6.1f  p99 %7.1f  "
-	       "p99.9 %7.1f  max %8.1f us\n    CPU: belay %.1f s, this bench %.1f s; belay peak RSS %.1f MiB\n",
+	       "p99.9 %7.1f  max %8.1f us\n    CPU: belay %.1f s, this bench %.1f s; belay peak RSS %.1f MiB; host steal "
+	       "%.1f%%\n",
 	       r->label, r->lat.n, r->lat.seconds, (double)r->lat.n / r->lat.seconds, r->lat.late, r->lat.max_behind_ms,
-	       r->st.med, r->st.p99, r->st.p999, r->st.max, r->cpu_s, r->bench_cpu_s, (double)r->hwm_kb / 1024);
+	       r->st.med, r->st.p99, r->st.p999, r->st.max, r->cpu_s, r->bench_cpu_s, (double)r->hwm_kb / 1024,
+	       r->steal_pct);
 	print_slices(&r->lat);
 	fflush(stdout);
 }
@@ -767,15 +776,19 @@ static struct agent *proxy_start(const char *belay, const char *echo, const char
 	char s1[PATH_MAX], t1[PATH_MAX];
 	fmt_path(s1, sizeof s1, "%s/%s", scratch, state);
 	fmt_path(t1, sizeof t1, "%s/traces", s1);
-	char *argv[] = {(char *)belay, "proxy", "--state", s1, "--trace-dir", t1, NULL, NULL, "--", (char *)echo, NULL};
+	char *argv[16] = {(char *)belay, "proxy", "--state", s1, "--trace-dir", t1};
+	int n = 6;
 	if (gate) {
-		argv[6] = "--mode";
-		argv[7] = "audit";
-	} else {
-		argv[6] = "--";
-		argv[7] = (char *)echo;
-		argv[8] = NULL;
+		argv[n++] = "--mode";
+		argv[n++] = "audit";
 	}
+	if (slice_arg) {
+		argv[n++] = "--slice-us";
+		argv[n++] = (char *)slice_arg;
+	}
+	argv[n++] = "--";
+	argv[n++] = (char *)echo;
+	argv[n] = NULL;
 	struct agent *a = calloc(1, sizeof *a);
 	agent_start(a, argv, state);
 	mcp_handshake(a);
@@ -802,7 +815,9 @@ static void run_paced(struct agent *a, int seconds, int rate, const char *what, 
 	paced(a, 1, rate, NULL, 0); /* warm-up */
 	double c0 = proc_cpu(a->pid);
 	double s0 = self_cpu();
+	struct bench_cpu k0 = bench_cpu_now();
 	paced(a, seconds, rate, &R->lat, 1);
+	R->steal_pct = bench_steal_pct(k0, bench_cpu_now());
 	R->cpu_s = proc_cpu(a->pid) - c0;
 	R->bench_cpu_s = self_cpu() - s0;
 	R->hwm_kb = proc_kb(a->pid, "VmHWM");
@@ -846,7 +861,13 @@ static void run_console(const char *belay, const char *echo, int seconds, int ra
 	char s2[PATH_MAX], sock[PATH_MAX];
 	fmt_path(s2, sizeof s2, "%s/S2", scratch);
 	fmt_path(sock, sizeof sock, "%s/console.sock", scratch);
-	char *cargv[] = {(char *)belay, "console", "--state", s2, "--socket", sock, "--", (char *)echo, NULL};
+	char *cargv[] = {(char *)belay, "console", "--state", s2, "--socket", sock, "--", (char *)echo, NULL, NULL, NULL};
+	if (slice_arg) {
+		cargv[6] = "--slice-us";
+		cargv[7] = (char *)slice_arg;
+		cargv[8] = "--";
+		cargv[9] = (char *)echo;
+	}
 	struct pty t = {0};
 	console_start(&t, cargv);
 	pty_read_start(&t);
@@ -862,7 +883,9 @@ static void run_console(const char *belay, const char *echo, int seconds, int ra
 	C->p1.label = "belay connect+console";
 	double s0 = self_cpu(), ur0, uw0, ur1, uw1;
 	proc_sched(t.pid, &ur0, &uw0);
+	struct bench_cpu k0 = bench_cpu_now();
 	paced(a, seconds, rate, &C->p1.lat, 1);
+	C->p1.steal_pct = bench_steal_pct(k0, bench_cpu_now());
 	proc_sched(t.pid, &ur1, &uw1);
 	C->ui_cpu_p1_ms = ur1 - ur0;
 	C->ui_wait_p1_ms = uw1 - uw0;
@@ -931,7 +954,9 @@ static void run_console(const char *belay, const char *echo, int seconds, int ra
 		C->pair_p.label = "paired: belay proxy";
 		C->pair_c.label = "paired: connect+console";
 		double pc0 = proc_cpu(px->pid), cc0 = proc_cpu(t.pid), s0p = self_cpu();
+		struct bench_cpu k2 = bench_cpu_now();
 		paced2(px, cx, paired_s, rate, &C->pair_p.lat, &C->pair_c.lat, 1);
+		C->pair_p.steal_pct = C->pair_c.steal_pct = bench_steal_pct(k2, bench_cpu_now());
 		C->pair_p.cpu_s = proc_cpu(px->pid) - pc0;
 		C->pair_c.cpu_s = proc_cpu(t.pid) - cc0;
 		C->pair_p.bench_cpu_s = C->pair_c.bench_cpu_s = self_cpu() - s0p;
@@ -1028,10 +1053,12 @@ int main(int argc, char **argv)
 			plain = 1;
 		else if (!strcmp(argv[i], "--keep"))
 			keep_scratch = 1;
+		else if (!strcmp(argv[i], "--slice-us") && i + 1 < argc)
+			slice_arg = argv[++i];
 		else {
 			fprintf(stderr,
 				"usage: bench_console [--seconds 60] [--rate 1000] [--turns 100000] [--keys 200] "
-				"[--paired-seconds 30] [--belay PATH] [--plain-proxy] [--keep]\n");
+				"[--paired-seconds 30] [--belay PATH] [--plain-proxy] [--keep] [--slice-us US]\n");
 			return 2;
 		}
 	}
@@ -1133,6 +1160,8 @@ int main(int argc, char **argv)
 	if (C.keys.missing)
 		printf("  keys without any redraw within %d ms: %zu (MISSED)\n", REDRAW_WAIT_MS, C.keys.missing);
 	printf("  console peak RSS with %lld turns          %7.1f MiB\n", C.turns, (double)C.hwm_kb[2] / 1024);
+	printf("  host steal: direct %.1f%%, proxy %.1f%%, console %.1f%%, paired %.1f%% of the CPU (a quiet host: ~0)\n",
+	       D.steal_pct, P.steal_pct, C.p1.steal_pct, C.pair_p.lat.n ? C.pair_p.steal_pct : -1.0);
 	fflush(stdout);
 	free(P.lat.us);
 	free(P0.lat.us);

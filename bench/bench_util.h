@@ -18,6 +18,39 @@ static inline double bench_now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* The machine's CPU time from /proc/stat's first line, in clock ticks: all of it, and the
+ * part stolen - time a virtual CPU was ready to run while its host ran something else. On
+ * a shared host that is where a run's tail goes: a woken thread waits for the host, not for
+ * this machine, and no figure of such a run is a quiet machine's. */
+struct bench_cpu {
+	unsigned long long total, steal;
+};
+
+static inline struct bench_cpu bench_cpu_now(void)
+{
+	struct bench_cpu c = {0, 0};
+	unsigned long long v[8] = {0};
+	FILE *f = fopen("/proc/stat", "r");
+	if (f) {
+		if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6], &v[7]) == 8) {
+			for (int i = 0; i < 8; i++)
+				c.total += v[i];
+			c.steal = v[7];
+		}
+		fclose(f);
+	}
+	return c;
+}
+
+/* The share of the CPU time from a to b that the host took, in percent (-1: unknown). */
+static inline double bench_steal_pct(struct bench_cpu a, struct bench_cpu b)
+{
+	if (b.total <= a.total || !b.total)
+		return -1;
+	return 100.0 * (double)(b.steal - a.steal) / (double)(b.total - a.total);
+}
+
 /* qsort's comparison of doubles, ascending. */
 static inline int bench_cmp_double(const void *a, const void *b)
 {
