@@ -55,8 +55,8 @@ static const struct cli_opt console_opts[] = {
 	{"events", 'e', 0, NULL, "no screen: print the engine's events as JSON lines"},
 	{"slice-us", 'L', 0, "US",
 	 "the scheduler slice the engine thread asks for, so that it forwards a frame soon after it arrives "
-	 "although the UI thread is drawing (Linux 6.12+; default 100, at least 100, at most 100000; 0: the "
-	 "kernel's default; docs/STORE.md)"},
+	 "although the UI thread is drawing (Linux 6.12+; from 100 to 100000; default 0, the kernel's own: on a "
+	 "lightly loaded virtual machine the extra preemptions cost more than they save; docs/STORE.md)"},
 	CLI_OPT_END,
 };
 

@@ -15,7 +15,6 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
-#include "engine/loop_slice.h"
 #include "engine/turn_gate.h"
 #include "gate/gate.h"
 #include "host/cevent.h"
@@ -35,7 +34,6 @@ void console_setup_init(struct console_setup *cs)
 	memset(cs, 0, sizeof *cs);
 	cs->log_fd = -1;
 	cs->ui.force_depth = -1;
-	cs->slice_us = LOOP_SLICE_DEFAULT_US;
 }
 
 /* --open: a trace file is indexed into the store; otherwise it names a run already there. */

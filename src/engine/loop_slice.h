@@ -15,14 +15,21 @@
  * default). A thread under another policy (SCHED_BATCH, SCHED_IDLE, real-time: someone chose
  * it) is left alone. Where the kernel does not take a slice (before 6.12, or a seccomp
  * filter refusing the call) nothing changes and the result says why; it is never an error
- * that stops the proxy. No state: the caller keeps the result for its stats. */
+ * that stops the proxy. No state: the caller keeps the result for its stats.
+ *
+ * Not asked by default (--slice-us asks): it helps where the forwarding thread shares its
+ * CPU with CPU-bound threads, and costs where it does not. On this project's two-vCPU
+ * virtual machines a woken thread that preempts a running one sends the other vCPU a
+ * reschedule interrupt, a trip through the host: with 100 us, bench_console's paced calls
+ * made 33-60% more of them and the console's median round trip rose from ~90 to ~130 us,
+ * while beside a CPU hog the p99 wake-up fell from 1.2-2.3 ms to 0.1-0.3 ms
+ * (docs/STORE.md, "Sixth pass"). */
 #ifndef BELAY_ENGINE_LOOP_SLICE_H
 #define BELAY_ENGINE_LOOP_SLICE_H
 #include <stddef.h>
 #include <sys/types.h>
 
-#define LOOP_SLICE_DEFAULT_US 100u /* the kernel's shortest */
-#define LOOP_SLICE_MIN_US 100u
+#define LOOP_SLICE_MIN_US 100u /* the kernel's shortest */
 #define LOOP_SLICE_MAX_US 100000u /* the kernel's longest */
 
 struct loop_slice {

@@ -694,7 +694,8 @@ static void *host_main(void *arg)
 {
 	struct chost *h = arg;
 	/* This thread forwards every run's frames while the UI thread draws beside it: a short
-	 * slice lets it take the CPU from the drawing when a frame arrives. */
+	 * slice (--slice-us; none by default, engine/loop_slice.h) lets it take the CPU from the
+	 * drawing when a frame arrives. */
 	struct loop_slice slice;
 	if (h->cfg.slice_us && loop_slice_set(h->cfg.slice_us, &slice) != 0)
 		post(h, cevent_log(1, "the engine thread keeps the kernel's scheduler slice (--slice-us %u): %s",

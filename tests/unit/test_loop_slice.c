@@ -1,10 +1,10 @@
 /* test_loop_slice.c - the forwarding thread's short scheduler slice (engine/loop_slice.h):
  * the thread gets the slice it asks for and keeps its nice value; threads and processes it
  * starts afterwards get the kernel's default; a thread under another policy is left alone;
- * out-of-range slices and bad --slice-us text are refused; and in the real binaries exactly
- * one thread - the one that forwards - runs with the short slice: the main thread of
- * `belay proxy` (none with --slice-us 0), the engine thread of `belay console`, never the
- * server they spawn. On a kernel without per-thread slices (before 6.12) these tests skip,
+ * out-of-range slices and bad --slice-us text are refused; and in the real binaries, with
+ * --slice-us 100, exactly one thread - the one that forwards - runs with the short slice:
+ * the main thread of `belay proxy`, the engine thread of `belay console`, never the server
+ * they spawn; without the option (or with 0) none does. On a kernel without per-thread slices (before 6.12) these tests skip,
  * saying so. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -44,14 +44,14 @@ Test(loop_slice, the_thread_gets_the_slice_it_asks_for)
 {
 	need_slices();
 	unsigned before = loop_slice_of(0);
-	cr_assert_gt(before, LOOP_SLICE_DEFAULT_US, "the kernel's default (%u us) is longer than ours", before);
+	cr_assert_gt(before, LOOP_SLICE_MIN_US, "the kernel's default (%u us) is longer than ours", before);
 	struct loop_slice s;
-	cr_assert_eq(loop_slice_set(LOOP_SLICE_DEFAULT_US, &s), 0, "%s", s.why);
+	cr_assert_eq(loop_slice_set(LOOP_SLICE_MIN_US, &s), 0, "%s", s.why);
 	cr_expect(s.applied);
 	cr_expect_eq(s.was_us, before);
-	cr_expect_eq(s.now_us, LOOP_SLICE_DEFAULT_US);
-	cr_expect_eq(loop_slice_of(0), LOOP_SLICE_DEFAULT_US, "read back from the kernel");
-	cr_expect_eq(loop_slice_of(gettid()), LOOP_SLICE_DEFAULT_US, "the same thread by its id");
+	cr_expect_eq(s.now_us, LOOP_SLICE_MIN_US);
+	cr_expect_eq(loop_slice_of(0), LOOP_SLICE_MIN_US, "read back from the kernel");
+	cr_expect_eq(loop_slice_of(gettid()), LOOP_SLICE_MIN_US, "the same thread by its id");
 	cr_assert_eq(loop_slice_set(2000, &s), 0, "%s", s.why);
 	cr_expect_eq(loop_slice_of(0), 2000, "any slice in range, not only the shortest");
 	char line[200];
@@ -64,11 +64,11 @@ Test(loop_slice, the_thread_keeps_its_nice_value)
 	need_slices();
 	cr_assert_eq(setpriority(PRIO_PROCESS, (id_t)gettid(), 7), 0);
 	struct loop_slice s;
-	cr_assert_eq(loop_slice_set(LOOP_SLICE_DEFAULT_US, &s), 0, "%s", s.why);
+	cr_assert_eq(loop_slice_set(LOOP_SLICE_MIN_US, &s), 0, "%s", s.why);
 	errno = 0;
 	int nice_now = getpriority(PRIO_PROCESS, (id_t)gettid());
 	cr_expect_eq(nice_now, 7, "`nice belay proxy` stays nice: %d", nice_now);
-	cr_expect_eq(loop_slice_of(0), LOOP_SLICE_DEFAULT_US);
+	cr_expect_eq(loop_slice_of(0), LOOP_SLICE_MIN_US);
 }
 
 static void *report_slice(void *arg)
@@ -82,7 +82,7 @@ Test(loop_slice, nothing_it_starts_inherits_it)
 	need_slices();
 	unsigned dflt = loop_slice_of(0);
 	struct loop_slice s;
-	cr_assert_eq(loop_slice_set(LOOP_SLICE_DEFAULT_US, &s), 0, "%s", s.why);
+	cr_assert_eq(loop_slice_set(LOOP_SLICE_MIN_US, &s), 0, "%s", s.why);
 	/* a thread started afterwards (the trace writer's, the index's) */
 	unsigned in_thread = 0;
 	pthread_t t;
@@ -103,7 +103,7 @@ Test(loop_slice, nothing_it_starts_inherits_it)
 	close(p[0]);
 	close(p[1]);
 	cr_expect_eq(in_child, dflt, "a forked server runs with the default %u us, not %u", dflt, in_child);
-	cr_expect_eq(loop_slice_of(0), LOOP_SLICE_DEFAULT_US, "the asking thread keeps its slice");
+	cr_expect_eq(loop_slice_of(0), LOOP_SLICE_MIN_US, "the asking thread keeps its slice");
 }
 
 Test(loop_slice, a_thread_under_another_policy_is_left_alone)
@@ -112,7 +112,7 @@ Test(loop_slice, a_thread_under_another_policy_is_left_alone)
 	struct sched_param sp = {0};
 	cr_assert_eq(sched_setscheduler(0, SCHED_BATCH, &sp), 0);
 	struct loop_slice s;
-	cr_expect_eq(loop_slice_set(LOOP_SLICE_DEFAULT_US, &s), BELAY_EREFUSED);
+	cr_expect_eq(loop_slice_set(LOOP_SLICE_MIN_US, &s), BELAY_EREFUSED);
 	cr_expect_not(s.applied);
 	cr_expect(strstr(s.why, "policy 3"), "%s", s.why);
 	cr_expect_eq(sched_getscheduler(0), SCHED_BATCH, "still SCHED_BATCH");
@@ -191,18 +191,26 @@ static int count_slices(const char *file, unsigned long v, int *all)
 	return hits;
 }
 
+/* slice NULL: no --slice-us */
 static void proxy_threads(const char *slice, int *short_ones, int *threads, int *server_short)
 {
 	char *dir = ts_tmpdir("loop-slice"), *st = fs_join(dir, "state"), *sh = slice_server(dir);
 	const char *argv[] = {BELAY_BIN, "proxy", "--state", st, "--slice-us", slice, "--", "sh", "-c", sh, NULL};
+	if (!slice) {
+		argv[4] = "--";
+		argv[5] = "sh";
+		argv[6] = "-c";
+		argv[7] = sh;
+		argv[8] = NULL;
+	}
 	const char *lines[] = {"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", NULL};
 	struct ts_out o;
 	cr_assert_eq(ts_mcp_session(argv, NULL, lines, 60, &o), 0, "%s", o.err);
 	ts_out_free(&o);
 	char *parent = fs_join(dir, "parent"), *self = fs_join(dir, "self");
-	*short_ones = count_slices(parent, LOOP_SLICE_DEFAULT_US * 1000ul, threads);
+	*short_ones = count_slices(parent, LOOP_SLICE_MIN_US * 1000ul, threads);
 	int one;
-	*server_short = count_slices(self, LOOP_SLICE_DEFAULT_US * 1000ul, &one);
+	*server_short = count_slices(self, LOOP_SLICE_MIN_US * 1000ul, &one);
 	cr_assert_eq(one, 1, "the server read its own slice");
 	free(parent);
 	free(self);
@@ -222,14 +230,19 @@ Test(loop_slice, the_proxy_forwards_on_the_one_thread_with_the_short_slice, .tim
 	cr_expect_eq(server_short, 0, "the server keeps the kernel's default");
 	proxy_threads("0", &short_ones, &threads, &server_short);
 	cr_expect_eq(short_ones, 0, "--slice-us 0: none of %d threads", threads);
+	proxy_threads(NULL, &short_ones, &threads, &server_short);
+	cr_expect_eq(short_ones, 0, "by default: none of %d threads", threads);
 }
 
-Test(loop_slice, the_console_forwards_on_its_engine_thread_with_the_short_slice, .timeout = 120)
+/* One run through `belay console --events [extra]`: the short slices among the console's
+ * threads, and the server's. */
+static int console_threads(const char *extra, int *threads, int *server_short)
 {
-	need_slices();
 	char *dir = ts_tmpdir("loop-slice"), *st = fs_join(dir, "state"), *sock = fs_join(dir, "c.sock");
 	char *sh = slice_server(dir);
-	cr_assert_eq(ts_sh("%s console --events --state %s --socket %s > %s/events 2>&1 &", BELAY_BIN, st, sock, dir), 0);
+	cr_assert_eq(ts_sh("%s console --events --state %s --socket %s %s > %s/events 2>&1 &", BELAY_BIN, st, sock,
+			   extra, dir),
+		     0);
 	for (int i = 0; i < 100 && access(sock, F_OK) != 0; i++)
 		usleep(50 * 1000);
 	const char *argv[] = {BELAY_BIN, "connect", sock, "--", "sh", "-c", sh, NULL};
@@ -239,11 +252,9 @@ Test(loop_slice, the_console_forwards_on_its_engine_thread_with_the_short_slice,
 	ts_out_free(&o);
 	ts_sh("pkill -f 'belay console --events --state %s' 2>/dev/null; true", st);
 	char *parent = fs_join(dir, "parent"), *self = fs_join(dir, "self");
-	int threads, one;
-	int short_ones = count_slices(parent, LOOP_SLICE_DEFAULT_US * 1000ul, &threads);
-	cr_expect_eq(short_ones, 1, "one thread of %d (the engine's) has the short slice: %d", threads, short_ones);
-	cr_expect_gt(threads, 1, "the UI thread and the others keep the default");
-	cr_expect_eq(count_slices(self, LOOP_SLICE_DEFAULT_US * 1000ul, &one), 0, "the server keeps the default");
+	int one;
+	int short_ones = count_slices(parent, LOOP_SLICE_MIN_US * 1000ul, threads);
+	*server_short = count_slices(self, LOOP_SLICE_MIN_US * 1000ul, &one);
 	free(parent);
 	free(self);
 	free(sh);
@@ -251,4 +262,17 @@ Test(loop_slice, the_console_forwards_on_its_engine_thread_with_the_short_slice,
 	free(st);
 	ts_rmtree(dir);
 	free(dir);
+	return short_ones;
+}
+
+Test(loop_slice, the_console_forwards_on_its_engine_thread_with_the_short_slice, .timeout = 120)
+{
+	need_slices();
+	int threads, server_short;
+	int short_ones = console_threads("--slice-us 100", &threads, &server_short);
+	cr_expect_eq(short_ones, 1, "one thread of %d (the engine's) has the short slice: %d", threads, short_ones);
+	cr_expect_gt(threads, 1, "the UI thread and the others keep the default");
+	cr_expect_eq(server_short, 0, "the server keeps the default");
+	short_ones = console_threads("", &threads, &server_short);
+	cr_expect_eq(short_ones, 0, "by default: none of %d threads", threads);
 }
