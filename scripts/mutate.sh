@@ -51,6 +51,7 @@ tests_for() {
 	src/common/jsonx.c) echo 'test_jsonx_print|test_jsonview|test_trace' ;;
 	src/common/timeutil.c) echo 'test_timeutil|test_trace' ;;
 	src/engine/loop_spin.c) echo 'test_loop_spin|test_proxy' ;;
+	src/engine/loop_slice.c) echo 'test_loop_slice' ;;
 	*) echo 'test_' ;;
 	esac
 }

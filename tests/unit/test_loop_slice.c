@@ -116,6 +116,10 @@ Test(loop_slice, a_thread_under_another_policy_is_left_alone)
 	cr_expect_not(s.applied);
 	cr_expect(strstr(s.why, "policy 3"), "%s", s.why);
 	cr_expect_eq(sched_getscheduler(0), SCHED_BATCH, "still SCHED_BATCH");
+	cr_expect_eq(s.asked_us, LOOP_SLICE_MIN_US, "what was asked is kept for the stats");
+	char line[200];
+	loop_slice_describe(&s, line, sizeof line);
+	cr_expect(strstr(line, "not applied: the thread runs under scheduling policy 3"), "the stats say why: %s", line);
 }
 
 Test(loop_slice, out_of_range_is_refused_and_0_asks_nothing)
