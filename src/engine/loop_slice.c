@@ -66,6 +66,13 @@ int loop_slice_set(unsigned us, struct loop_slice *out)
 			 (unsigned)a.sched_policy);
 		return BELAY_EREFUSED;
 	}
+	if (a.sched_nice < 0) {
+		/* reset-on-fork would start the server at nice 0, not at the nice it was given */
+		snprintf(out->why, sizeof out->why,
+			 "the thread runs at nice %d, which the server it starts would lose; left as it is",
+			 (int)a.sched_nice);
+		return BELAY_EREFUSED;
+	}
 	struct loop_slice_attr want = {
 		.size = sizeof want,
 		.sched_policy = SCHED_OTHER,
@@ -80,7 +87,10 @@ int loop_slice_set(unsigned us, struct loop_slice *out)
 	}
 	out->now_us = loop_slice_of(0);
 	if (out->now_us != us) {
-		/* Before 6.12 the kernel takes the call but keeps no slice for a normal thread. */
+		/* Before 6.12 the kernel takes the call but keeps no slice for a normal thread:
+		 * put the flags back as they were. */
+		a.size = sizeof a;
+		(void)syscall(SYS_sched_setattr, 0, &a, 0u);
 		snprintf(out->why, sizeof out->why, "this kernel keeps no slice for a normal thread (Linux 6.12 and later do)");
 		return BELAY_EREFUSED;
 	}

@@ -13,7 +13,8 @@
  * SCHED_FLAG_RESET_ON_FORK: nothing the thread starts afterwards inherits the slice (the MCP
  * server belay spawns, the trace writer's and the index's threads get the kernel's
  * default). A thread under another policy (SCHED_BATCH, SCHED_IDLE, real-time: someone chose
- * it) is left alone. Where the kernel does not take a slice (before 6.12, or a seccomp
+ * it) or at a negative nice value (which reset-on-fork would take from the server) is left
+ * alone. Where the kernel does not take a slice (before 6.12, or a seccomp
  * filter refusing the call) nothing changes and the result says why; it is never an error
  * that stops the proxy. No state: the caller keeps the result for its stats.
  *

@@ -122,6 +122,25 @@ Test(loop_slice, a_thread_under_another_policy_is_left_alone)
 	cr_expect(strstr(line, "not applied: the thread runs under scheduling policy 3"), "the stats say why: %s", line);
 }
 
+Test(loop_slice, a_thread_at_negative_nice_is_left_alone)
+{
+	need_slices();
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), -3) != 0)
+		cr_skip_test("cannot lower the nice value here (needs CAP_SYS_NICE)");
+	unsigned before = loop_slice_of(0);
+	struct loop_slice s;
+	cr_expect_eq(loop_slice_set(LOOP_SLICE_MIN_US, &s), BELAY_EREFUSED);
+	cr_expect(strstr(s.why, "nice -3"), "%s", s.why);
+	cr_expect_eq(loop_slice_of(0), before, "the slice is unchanged");
+	/* and a process it starts keeps the nice value (reset-on-fork was not set) */
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(getpriority(PRIO_PROCESS, 0) == -3 ? 0 : 1);
+	int st = 0;
+	waitpid(pid, &st, 0);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child runs at nice -3");
+}
+
 Test(loop_slice, out_of_range_is_refused_and_0_asks_nothing)
 {
 	unsigned before = loop_slice_of(0);
