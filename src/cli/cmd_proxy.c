@@ -288,10 +288,9 @@ int cmd_proxy(int argc, char **argv)
 	}
 	if (all) {
 		fprintf(stderr,
-			"belay: spin: %llu window(s), %llu caught input, %llu ran out, %llu ceded, %.3f ms spun, %llu "
-			"chunk(s) without a window, gave way %llu time(s) (%.3f ms)\n",
+			"belay: spin: %llu window(s), %llu caught input, %llu ran out, %.3f ms spun, %llu chunk(s) without "
+			"a window, gave way %llu time(s) (%.3f ms)\n",
 			(unsigned long long)sp.windows, (unsigned long long)sp.caught, (unsigned long long)sp.expired,
-			(unsigned long long)sp.ceded,
 			(double)sp.spun_ns / 1e6, (unsigned long long)sp.skipped, (unsigned long long)sp.gave_way,
 			(double)sp.gave_way_ns / 1e6);
 		char sl[200];

@@ -32,17 +32,13 @@ uint64_t loop_spin_window(const uint32_t *gaps, unsigned n, uint64_t max_ns)
 	return w < max_ns ? w : max_ns;
 }
 
-enum window_end { ENDED_CAUGHT, ENDED_EXPIRED, ENDED_CEDED };
-
-static void end_window(struct loop_spin *sp, uint64_t now, enum window_end how)
+static void end_window(struct loop_spin *sp, uint64_t now, int caught)
 {
 	sp->st.spun_ns += now - sp->t0;
-	if (how == ENDED_CAUGHT)
+	if (caught)
 		sp->st.caught++;
-	else if (how == ENDED_EXPIRED)
-		sp->st.expired++;
 	else
-		sp->st.ceded++;
+		sp->st.expired++;
 	sp->t0 = 0;
 	uv_idle_stop(&sp->idle);
 }
@@ -54,18 +50,15 @@ static void idle_cb(uv_idle_t *h)
 	if (!sp->t0)
 		return;
 	if (now - sp->t0 >= sp->len_ns) {
-		end_window(sp, now, ENDED_EXPIRED);
+		end_window(sp, now, 0);
 		return;
 	}
 	/* whoever else is waiting for this CPU runs first (loop_spin.h) */
 	sched_yield();
 	uint64_t took = time_mono_ns() - now;
 	if (took > LOOP_SPIN_GAVE_WAY_NS) {
-		/* somebody wanted this CPU: the window ends, the loop sleeps until input wakes it
-		 * (spinning on between their turns kept the peers' threads waiting: loop_spin.h) */
 		sp->st.gave_way++;
 		sp->st.gave_way_ns += took;
-		end_window(sp, now + took, ENDED_CEDED);
 	}
 }
 
@@ -117,12 +110,12 @@ void loop_spin_input(struct loop_spin *sp, enum loop_spin_wait answers)
 		sp->sent[answers] = 0;
 	}
 	if (sp->t0)
-		end_window(sp, now, ENDED_CAUGHT);
+		end_window(sp, now, 1);
 }
 
 void loop_spin_close(struct loop_spin *sp, uv_close_cb cb)
 {
 	if (sp->t0)
-		end_window(sp, time_mono_ns(), ENDED_EXPIRED);
+		end_window(sp, time_mono_ns(), 0);
 	uv_close((uv_handle_t *)&sp->idle, cb);
 }

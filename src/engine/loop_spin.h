@@ -16,10 +16,8 @@
  *
  * A spinning loop never keeps a CPU that another thread is waiting for: each turn of the
  * spin yields (sched_yield), so a peer's own threads (a Node server's garbage collector and
- * compiler run beside its main thread) run first, and a yield that gave the CPU away ends
- * the window (st.ceded): the CPU is wanted, and a loop that went on spinning between the
- * other threads' turns kept them waiting (bench_console's proxy p99 121-128 us against
- * 153-292, Node server-filesystem's 65-141 against 292-428: docs/STORE.md, seventh pass).
+ * compiler run beside its main thread) run first and the loop spins only on time that
+ * nobody else wants. A yield that gave the CPU away is counted (st.gave_way).
  *
  * The window is a libuv idle handle: while it is active the loop's poll phase does not
  * block, and every other handle (timers, the trace writer's wake-ups, signals) runs as
@@ -45,7 +43,6 @@ struct loop_spin_stats {
 	uint64_t windows; /* opened */
 	uint64_t caught;  /* ended by input arriving inside the window */
 	uint64_t expired; /* ended by the window running out (the loop then blocks) */
-	uint64_t ceded;   /* ended by a yield that let another thread run (the loop then blocks) */
 	uint64_t spun_ns; /* wall time spent inside windows */
 	uint64_t skipped; /* forwarded chunks after which no window opened (too few or too long gaps) */
 	uint64_t gave_way;    /* yields inside windows that let another thread run first */

@@ -153,7 +153,7 @@ Test(loop_spin, answers_at_once_are_caught_inside_windows)
 	struct loop_spin_stats st = round_trips(LOOP_SPIN_MAX_US, 0, 0, 200);
 	cr_expect_eq(st.skipped, LOOP_SPIN_MIN_SAMPLES, "windows open once there are enough gaps");
 	cr_expect_eq(st.windows + st.skipped, 200);
-	cr_expect_eq(st.caught + st.expired + st.ceded, st.windows, "every window ends, one way or another");
+	cr_expect_eq(st.caught + st.expired, st.windows, "every window ends, one way or the other");
 	cr_expect_gt(st.caught, st.windows / 2, "caught %llu of %llu", (unsigned long long)st.caught,
 		     (unsigned long long)st.windows);
 	cr_expect_gt(st.spun_ns, 0);
@@ -171,14 +171,12 @@ Test(loop_spin, slow_answers_open_no_window)
 Test(loop_spin, a_window_runs_out_and_the_loop_sleeps)
 {
 	/* one answer in four takes 30 ms: the median is fast, so windows open at the 5 ms
-	 * maximum, and every slow answer outlasts its window - which runs out, or ends sooner
-	 * when another thread (a kernel worker, a timer) takes the CPU from the spin */
+	 * maximum, and every slow answer outlasts its window */
 	struct loop_spin_stats st = round_trips(5000, 30000, 4, 60);
 	cr_expect_gt(st.windows, 0);
-	cr_expect_geq(st.expired + st.ceded, (st.windows - 4) / 4, "expired %llu, ceded %llu of %llu",
-		      (unsigned long long)st.expired, (unsigned long long)st.ceded, (unsigned long long)st.windows);
-	cr_expect_eq(st.caught + st.expired + st.ceded, st.windows);
-	cr_expect_eq(st.ceded, st.gave_way, "a window that gives way ends there");
+	cr_expect_geq(st.expired, (st.windows - 4) / 4, "expired %llu of %llu", (unsigned long long)st.expired,
+		      (unsigned long long)st.windows);
+	cr_expect_eq(st.caught + st.expired, st.windows);
 	/* each expired window spun its whole length, and no more than that */
 	cr_expect_geq(st.spun_ns, st.expired * 5000ull * 1000u);
 	cr_expect_lt(st.spun_ns, st.windows * 5000ull * 1000u + 1000000000ull);
@@ -204,9 +202,8 @@ Test(loop_spin, a_maximum_of_zero_never_spins)
 }
 
 /* A thread that wants the CPU the loop spins on gets it: a busy thread pinned to the loop's
- * CPU runs while the loop takes almost none of it (without the yield the two share that CPU
- * about evenly), and the first yield that gives the CPU away ends the 100 ms window (a loop
- * that spun on between the busy thread's turns would hold its window to the end). */
+ * CPU runs through a 100 ms window while the loop takes almost none of it (without the
+ * yield the two share that CPU about evenly). */
 static atomic_int busy_go, busy_stop;
 static int busy_cpu;
 static uint64_t busy_cpu_ns;
@@ -265,13 +262,11 @@ Test(loop_spin, a_spinning_loop_gives_its_cpu_to_a_thread_that_wants_it)
 	atomic_store(&busy_stop, 1);
 	pthread_join(th, NULL);
 	cr_expect_eq(sp.st.windows, 1);
-	cr_expect_eq(sp.st.ceded, 1, "the window ended by giving way");
-	cr_expect_eq(sp.st.expired, 0, "it did not run out");
-	cr_expect_eq(sp.st.gave_way, 1, "one yield gave the CPU away, and the window ended");
-	/* the yield that gave way was most of the window, and the window far shorter than 100 ms */
+	cr_expect_eq(sp.st.expired, 1, "nothing came: the window ran out");
+	/* the yields are counted: the busy thread's turns were most of the window */
+	cr_expect_gt(sp.st.gave_way, 0);
 	cr_expect_gt(sp.st.gave_way_ns, sp.st.spun_ns * 8 / 10, "gave way %.1f ms of %.1f ms spun",
 		     (double)sp.st.gave_way_ns / 1e6, (double)sp.st.spun_ns / 1e6);
-	cr_expect_lt(sp.st.spun_ns, 50000 * US, "the window lasted %.1f ms", (double)sp.st.spun_ns / 1e6);
 	cr_expect_gt(busy_cpu_ns, 4 * spun_cpu, "the busy thread ran %.1f ms, the spinning loop %.1f ms",
 		     (double)busy_cpu_ns / 1e6, (double)spun_cpu / 1e6);
 	loop_spin_close(&sp, NULL);
