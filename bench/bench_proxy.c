@@ -3,7 +3,7 @@
  *
  *   bench_proxy [--pairs 5] [--n 3000] [--warm 300] [--mib 256] [--tpairs 3] [--quick]
  *               [--only c,python,node,bulk,gate] [--belay PATH] [--trace-dir DIR] [--state DIR]
- *               [--slice-ab]
+ *               [--slice-ab] [--noise]
  *
  * Latency rows: three peer sets, each client timing its own sequential tools/call round
  * trips after `warm` untimed ones -
@@ -23,7 +23,9 @@
  * the share of the CPU the host took while the pair ran (steal, /proc/stat: on a shared
  * host that share sets the tail, whatever runs in the middle). --slice-ab adds trace + index
  * with the kernel's own slice (--slice-us 0) beside the default, the A/B of the forwarding
- * thread's short slice (engine/loop_slice.h).
+ * thread's short slice (engine/loop_slice.h). --noise first runs pairs of two direct runs
+ * (the row "direct vs direct"): the median |difference| between identical arms, the size of
+ * a difference that means nothing on this machine now.
  *
  * Bulk: 64 KiB notifications for `mib` MiB, then one request answered after all of them,
  * direct and per mode, `tpairs` pairs. Gate: the effect gate's cost per tools/call (off,
@@ -321,10 +323,11 @@ static void add_all(struct cmd *c, char *const *v)
 		add(c, *v);
 }
 
-enum mode { M_RELAY, M_NO_TRACE, M_TRACE, M_INDEX, M_KSLICE, M_COUNT };
-static const char *const mode_name[M_COUNT] = {"relay floor", "--no-trace", "trace (--no-index)", "trace + index",
-					       "t+i, --slice-us 0"};
+enum mode { M_NOISE, M_RELAY, M_NO_TRACE, M_TRACE, M_INDEX, M_KSLICE, M_COUNT };
+static const char *const mode_name[M_COUNT] = {"direct vs direct", "relay floor", "--no-trace", "trace (--no-index)",
+					       "trace + index", "t+i, --slice-us 0"};
 static int slice_ab; /* --slice-ab: also trace + index with the kernel's own slice */
+static int noise;    /* --noise: first, pairs of two direct runs (the difference no change can be told from) */
 static char relay_bin[4200]; /* bench_relay: a process in belay's place that only forwards */
 
 /* belay proxy [mode] -- server... (the relay floor: bench_relay server...) */
@@ -412,7 +415,7 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 	printf("\n== %s: %d pairs of %d tools/call round trips (after %d warm-ups), direct and proxied alternating\n",
 	       p->label, pairs, n, warm);
 	for (int m = 0; m < M_COUNT; m++) {
-		if (m == M_KSLICE && !slice_ab)
+		if ((m == M_KSLICE && !slice_ab) || (m == M_NOISE && !noise))
 			continue;
 		double dmed[64] = {0}, dp99[64] = {0}, steal[64] = {0};
 		long long highs = 0;
@@ -420,11 +423,12 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 		for (int i = 0; i < pairs; i++) {
 			struct result d, x;
 			struct bench_cpu c0 = bench_cpu_now();
+			int px = m != M_NOISE; /* the noise row's second run is direct too */
 			if (i % 2 == 0) {
 				d = run_one(p, 0, (enum mode)m, n, warm);
-				x = run_one(p, 1, (enum mode)m, n, warm);
+				x = run_one(p, px, (enum mode)m, n, warm);
 			} else {
-				x = run_one(p, 1, (enum mode)m, n, warm);
+				x = run_one(p, px, (enum mode)m, n, warm);
 				d = run_one(p, 0, (enum mode)m, n, warm);
 			}
 			steal[i] = bench_steal_pct(c0, bench_cpu_now());
@@ -432,9 +436,10 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 			dp99[i] = x.p99 - d.p99;
 			if (x.highs > 0)
 				highs += x.highs;
-			printf("   pair %d: direct median %7.1f p99 %7.1f | belay median %7.1f p99 %7.1f | added median %+7.1f "
+			printf("   pair %d: direct median %7.1f p99 %7.1f | %s median %7.1f p99 %7.1f | added median %+7.1f "
 			       "p99 %+8.1f us | steal %.0f%%",
-			       i + 1, d.median, d.p99, x.median, x.p99, dmed[i], dp99[i], steal[i]);
+			       i + 1, d.median, d.p99, px ? "belay" : "direct again", x.median, x.p99, dmed[i], dp99[i],
+			       steal[i]);
 			print_counters(&x, n + warm, "call");
 			printf("\n");
 			fflush(stdout);
@@ -449,6 +454,20 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 			lo_p = dp99[i] < lo_p ? dp99[i] : lo_p;
 			hi_p = dp99[i] > hi_p ? dp99[i] : hi_p;
 		}
+		if (m == M_NOISE) {
+			/* two identical arms: the size of a difference that means nothing here */
+			double am[64], ap[64];
+			for (int i = 0; i < pairs; i++) {
+				am[i] = dmed[i] < 0 ? -dmed[i] : dmed[i];
+				ap[i] = dp99[i] < 0 ? -dp99[i] : dp99[i];
+			}
+			printf("%-18s %-20s noise: |difference| median %7.1f us, p99 %8.1f us (median over %d pairs; pairs "
+			       "%+.0f..%+.0f, %+.0f..%+.0f); host steal %.0f%%\n",
+			       p->label, mode_name[m], median_of(am, pairs), median_of(ap, pairs), pairs, lo_m, hi_m, lo_p,
+			       hi_p, median_of(steal, pairs));
+			fflush(stdout);
+			continue;
+		}
 		printf("%-18s %-20s added: median %+7.1f us, p99 %+8.1f us (median over %d pairs; pairs %+.0f..%+.0f, "
 		       "%+.0f..%+.0f); back-pressure %lld; host steal %.0f%%\n",
 		       p->label, mode_name[m], median_of(dmed, pairs), median_of(dp99, pairs), pairs, lo_m, hi_m, lo_p, hi_p,
@@ -461,7 +480,7 @@ static void bench_bulk(char *const *server, int pairs, int mib)
 {
 	printf("\n== 64 KiB frames, %d MiB per run, %d pairs (echo server, C)\n", mib, pairs);
 	for (int m = 0; m < M_COUNT; m++) {
-		if (m == M_KSLICE && !slice_ab)
+		if (m == M_NOISE || (m == M_KSLICE && !slice_ab))
 			continue;
 		double ratio[64], bw[64], dbw[64];
 		printf("-- %s\n", mode_name[m]);
@@ -547,6 +566,8 @@ int main(int argc, char **argv)
 			tpairs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--slice-ab"))
 			slice_ab = 1;
+		else if (!strcmp(argv[i], "--noise"))
+			noise = 1;
 		else if (!strcmp(argv[i], "--quick"))
 			pairs = 2, n = 300, warm = 50, mib = 16, tpairs = 1;
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
