@@ -14,10 +14,11 @@
  * the clients started as agents start them (HOME, LOGNAME, PATH, SHELL, TERM, USER; the
  * current directory as cwd). For each proxy mode - --no-trace, trace without the live index
  * (--no-index), trace + live index (the default) - and first for the relay floor (bench_relay
- * in belay's place: a process that only forwards, the least any proxy process adds) - `pairs`
- * pairs of runs, a direct run and a
- * proxied one alternating (which goes first alternates too); every pair is printed with its
- * difference, then the median over the pairs of the difference in median and in p99. The
+ * in belay's place: a process that only forwards, the least any proxy process adds) - in
+ * `pairs` rounds, each a direct run and one run of every mode in a rotating order (the
+ * direct run first and last in turn); every round is printed with each mode's difference
+ * against its direct run, then per mode the median over the rounds of the difference in
+ * median and in p99. The
  * proxy's own counters (BELAY_PROXY_STATS: the trace writer's back-pressure count and
  * largest backlog, the index's read-backs and priority) are printed beside each pair, and
  * the share of the CPU the host took while the pair ran (steal, /proc/stat: on a shared
@@ -410,70 +411,84 @@ static void print_counters(const struct result *r, double per, const char *unit)
 		       r->idle_prio == 1 ? "idle prio" : r->idle_prio == 0 ? "NORMAL prio" : "prio ?");
 }
 
+/* Rounds, not rows: each round runs one direct run and one run of every mode, in an order
+ * that rotates from round to round (the direct run first in even rounds, last in odd ones),
+ * and each mode's difference is taken against that round's direct run. So every row sees
+ * the same moments of the machine: a row run after another (the first version of this
+ * bench) picked up whatever the machine did at that time - the Node --no-trace row's p99
+ * was the worst in 7 of 9 runs that way and not when interleaved (docs/STORE.md). */
 static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 {
-	printf("\n== %s: %d pairs of %d tools/call round trips (after %d warm-ups), direct and proxied alternating\n",
+	printf("\n== %s: %d rounds of %d tools/call round trips (after %d warm-ups): a direct run and one of each "
+	       "mode per round, the order rotating\n",
 	       p->label, pairs, n, warm);
-	for (int m = 0; m < M_COUNT; m++) {
-		if ((m == M_KSLICE && !slice_ab) || (m == M_NOISE && !noise))
-			continue;
-		double dmed[64] = {0}, dp99[64] = {0}, steal[64] = {0};
-		long long highs = 0;
-		printf("-- %s\n", mode_name[m]);
-		for (int i = 0; i < pairs; i++) {
-			struct result d, x;
-			struct bench_cpu c0 = bench_cpu_now();
-			int px = m != M_NOISE; /* the noise row's second run is direct too */
-			if (i % 2 == 0) {
-				d = run_one(p, 0, (enum mode)m, n, warm);
-				x = run_one(p, px, (enum mode)m, n, warm);
-			} else {
-				x = run_one(p, px, (enum mode)m, n, warm);
-				d = run_one(p, 0, (enum mode)m, n, warm);
-			}
-			steal[i] = bench_steal_pct(c0, bench_cpu_now());
-			dmed[i] = x.median - d.median;
-			dp99[i] = x.p99 - d.p99;
-			if (x.highs > 0)
-				highs += x.highs;
-			printf("   pair %d: direct median %7.1f p99 %7.1f | %s median %7.1f p99 %7.1f | added median %+7.1f "
-			       "p99 %+8.1f us | steal %.0f%%",
-			       i + 1, d.median, d.p99, px ? "belay" : "direct again", x.median, x.p99, dmed[i], dp99[i],
-			       steal[i]);
-			print_counters(&x, n + warm, "call");
-			printf("\n");
-			fflush(stdout);
+	int ms[M_COUNT], nm = 0;
+	for (int m = 0; m < M_COUNT; m++)
+		if (!((m == M_KSLICE && !slice_ab) || (m == M_NOISE && !noise)))
+			ms[nm++] = m;
+	static double dmed[M_COUNT][64], dp99[M_COUNT][64];
+	double steal[64] = {0};
+	long long highs[M_COUNT] = {0};
+	for (int i = 0; i < pairs; i++) {
+		struct bench_cpu c0 = bench_cpu_now();
+		struct result d = {0}, x[M_COUNT];
+		if (i % 2 == 0)
+			d = run_one(p, 0, M_RELAY, n, warm);
+		for (int k = 0; k < nm; k++) {
+			int m = ms[(k + i) % nm];
+			x[m] = run_one(p, m != M_NOISE, (enum mode)m, n, warm); /* the noise row: direct again */
 		}
-		/* the spread of the pairs beside the median of them: with peers whose own tail moves
+		if (i % 2 == 1)
+			d = run_one(p, 0, M_RELAY, n, warm);
+		steal[i] = bench_steal_pct(c0, bench_cpu_now());
+		printf("   round %d: direct median %7.1f p99 %7.1f | steal %.0f%%\n", i + 1, d.median, d.p99, steal[i]);
+		for (int k = 0; k < nm; k++) {
+			int m = ms[k];
+			dmed[m][i] = x[m].median - d.median;
+			dp99[m][i] = x[m].p99 - d.p99;
+			if (x[m].highs > 0)
+				highs[m] += x[m].highs;
+			printf("     %-20s median %7.1f p99 %7.1f | added median %+7.1f p99 %+8.1f us", mode_name[m],
+			       x[m].median, x[m].p99, dmed[m][i], dp99[m][i]);
+			if (m != M_NOISE)
+				print_counters(&x[m], n + warm, "call");
+			printf("\n");
+		}
+		fflush(stdout);
+	}
+	for (int k = 0; k < nm; k++) {
+		int m = ms[k];
+		/* the spread of the rounds beside their median: with peers whose own tail moves
 		 * between runs (a Node server's garbage collector), a p99 difference is one sample
 		 * of a wide range */
-		double lo_m = dmed[0], hi_m = dmed[0], lo_p = dp99[0], hi_p = dp99[0];
+		double lo_m = dmed[m][0], hi_m = dmed[m][0], lo_p = dp99[m][0], hi_p = dp99[m][0];
 		for (int i = 1; i < pairs; i++) {
-			lo_m = dmed[i] < lo_m ? dmed[i] : lo_m;
-			hi_m = dmed[i] > hi_m ? dmed[i] : hi_m;
-			lo_p = dp99[i] < lo_p ? dp99[i] : lo_p;
-			hi_p = dp99[i] > hi_p ? dp99[i] : hi_p;
+			lo_m = dmed[m][i] < lo_m ? dmed[m][i] : lo_m;
+			hi_m = dmed[m][i] > hi_m ? dmed[m][i] : hi_m;
+			lo_p = dp99[m][i] < lo_p ? dp99[m][i] : lo_p;
+			hi_p = dp99[m][i] > hi_p ? dp99[m][i] : hi_p;
 		}
+		double st_copy[64];
+		memcpy(st_copy, steal, sizeof st_copy);
 		if (m == M_NOISE) {
 			/* two identical arms: the size of a difference that means nothing here */
 			double am[64], ap[64];
 			for (int i = 0; i < pairs; i++) {
-				am[i] = dmed[i] < 0 ? -dmed[i] : dmed[i];
-				ap[i] = dp99[i] < 0 ? -dp99[i] : dp99[i];
+				am[i] = dmed[m][i] < 0 ? -dmed[m][i] : dmed[m][i];
+				ap[i] = dp99[m][i] < 0 ? -dp99[m][i] : dp99[m][i];
 			}
-			printf("%-18s %-20s noise: |difference| median %7.1f us, p99 %8.1f us (median over %d pairs; pairs "
+			printf("%-18s %-20s noise: |difference| median %7.1f us, p99 %8.1f us (median over %d rounds; rounds "
 			       "%+.0f..%+.0f, %+.0f..%+.0f); host steal %.0f%%\n",
 			       p->label, mode_name[m], median_of(am, pairs), median_of(ap, pairs), pairs, lo_m, hi_m, lo_p,
-			       hi_p, median_of(steal, pairs));
-			fflush(stdout);
+			       hi_p, median_of(st_copy, pairs));
 			continue;
 		}
-		printf("%-18s %-20s added: median %+7.1f us, p99 %+8.1f us (median over %d pairs; pairs %+.0f..%+.0f, "
+		printf("%-18s %-20s added: median %+7.1f us, p99 %+8.1f us (median over %d rounds; rounds %+.0f..%+.0f, "
 		       "%+.0f..%+.0f); back-pressure %lld; host steal %.0f%%\n",
-		       p->label, mode_name[m], median_of(dmed, pairs), median_of(dp99, pairs), pairs, lo_m, hi_m, lo_p, hi_p,
-		       highs, median_of(steal, pairs));
-		fflush(stdout);
+		       p->label, mode_name[m], median_of(dmed[m], pairs), median_of(dp99[m], pairs), pairs, lo_m, hi_m,
+		       lo_p, hi_p, highs[m], median_of(st_copy, pairs));
 	}
+	fflush(stdout);
 }
 
 static void bench_bulk(char *const *server, int pairs, int mib)
