@@ -15,10 +15,10 @@
  * current directory as cwd). For each proxy mode - --no-trace, trace without the live index
  * (--no-index), trace + live index (the default) - and first for the relay floor (bench_relay
  * in belay's place: a process that only forwards, the least any proxy process adds) - in
- * `pairs` rounds, each a direct run and one run of every mode in a rotating order (the
- * direct run first and last in turn); every round is printed with each mode's difference
- * against its direct run, then per mode the median over the rounds of the difference in
- * median and in p99. The
+ * `pairs` rounds, each a pair of runs per mode (a direct run and a proxied one, which goes
+ * first alternating), the modes in a rotating order; every pair is printed with its
+ * difference, then per mode the median over the rounds of the difference in median and in
+ * p99. The
  * proxy's own counters (BELAY_PROXY_STATS: the trace writer's back-pressure count and
  * largest backlog, the index's read-backs and priority) are printed beside each pair, and
  * the share of the CPU the host took while the pair ran (steal, /proc/stat: on a shared
@@ -411,16 +411,23 @@ static void print_counters(const struct result *r, double per, const char *unit)
 		       r->idle_prio == 1 ? "idle prio" : r->idle_prio == 0 ? "NORMAL prio" : "prio ?");
 }
 
-/* Rounds, not rows: each round runs one direct run and one run of every mode, in an order
- * that rotates from round to round (the direct run first in even rounds, last in odd ones),
- * and each mode's difference is taken against that round's direct run. So every row sees
- * the same moments of the machine: a row run after another (the first version of this
- * bench) picked up whatever the machine did at that time - the Node --no-trace row's p99
- * was the worst in 7 of 9 runs that way and not when interleaved (docs/STORE.md). */
+/* Rounds, not rows: each round runs one pair (a direct run and a proxied one, next to each
+ * other, which goes first alternating) for every mode, the modes in an order that rotates
+ * from round to round. Each mode's difference is its pair's, so the two runs compared stay
+ * seconds apart, and every row sees the same stretch of the machine's time: rows run one
+ * after another (this bench's first form) picked up whatever the machine did meanwhile -
+ * the Node --no-trace row's p99 was the worst in 7 of 9 runs that way, and not when
+ * interleaved (docs/STORE.md). One direct run per round for all modes was tried: the two
+ * direct runs of the noise row, up to a round apart, then differed by 75 us median. */
+static const char *px_name(int m)
+{
+	return m == M_NOISE ? "direct again" : "belay";
+}
+
 static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 {
-	printf("\n== %s: %d rounds of %d tools/call round trips (after %d warm-ups): a direct run and one of each "
-	       "mode per round, the order rotating\n",
+	printf("\n== %s: %d rounds of %d tools/call round trips (after %d warm-ups): per round a pair of direct and "
+	       "proxied runs for each mode, the modes' order rotating\n",
 	       p->label, pairs, n, warm);
 	int ms[M_COUNT], nm = 0;
 	for (int m = 0; m < M_COUNT; m++)
@@ -431,25 +438,28 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 	long long highs[M_COUNT] = {0};
 	for (int i = 0; i < pairs; i++) {
 		struct bench_cpu c0 = bench_cpu_now();
-		struct result d = {0}, x[M_COUNT];
-		if (i % 2 == 0)
-			d = run_one(p, 0, M_RELAY, n, warm);
+		struct result d[M_COUNT], x[M_COUNT];
 		for (int k = 0; k < nm; k++) {
-			int m = ms[(k + i) % nm];
-			x[m] = run_one(p, m != M_NOISE, (enum mode)m, n, warm); /* the noise row: direct again */
+			int m = ms[(k + i) % nm], px = m != M_NOISE; /* the noise row: direct again */
+			if ((i + k) % 2 == 0) {
+				d[m] = run_one(p, 0, (enum mode)m, n, warm);
+				x[m] = run_one(p, px, (enum mode)m, n, warm);
+			} else {
+				x[m] = run_one(p, px, (enum mode)m, n, warm);
+				d[m] = run_one(p, 0, (enum mode)m, n, warm);
+			}
 		}
-		if (i % 2 == 1)
-			d = run_one(p, 0, M_RELAY, n, warm);
 		steal[i] = bench_steal_pct(c0, bench_cpu_now());
-		printf("   round %d: direct median %7.1f p99 %7.1f | steal %.0f%%\n", i + 1, d.median, d.p99, steal[i]);
+		printf("   round %d: steal %.0f%%\n", i + 1, steal[i]);
 		for (int k = 0; k < nm; k++) {
 			int m = ms[k];
-			dmed[m][i] = x[m].median - d.median;
-			dp99[m][i] = x[m].p99 - d.p99;
+			dmed[m][i] = x[m].median - d[m].median;
+			dp99[m][i] = x[m].p99 - d[m].p99;
 			if (x[m].highs > 0)
 				highs[m] += x[m].highs;
-			printf("     %-20s median %7.1f p99 %7.1f | added median %+7.1f p99 %+8.1f us", mode_name[m],
-			       x[m].median, x[m].p99, dmed[m][i], dp99[m][i]);
+			printf("     %-20s direct median %7.1f p99 %7.1f | %s median %7.1f p99 %7.1f | added median %+7.1f "
+			       "p99 %+8.1f us",
+			       mode_name[m], d[m].median, d[m].p99, px_name(m), x[m].median, x[m].p99, dmed[m][i], dp99[m][i]);
 			if (m != M_NOISE)
 				print_counters(&x[m], n + warm, "call");
 			printf("\n");
