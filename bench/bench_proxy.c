@@ -18,15 +18,15 @@
  * `pairs` rounds, each a pair of runs per mode (a direct run and a proxied one, which goes
  * first alternating), the modes in a rotating order; every pair is printed with its
  * difference, then per mode the median over the rounds of the difference in median and in
- * p99. The
- * proxy's own counters (BELAY_PROXY_STATS: the trace writer's back-pressure count and
- * largest backlog, the index's read-backs and priority) are printed beside each pair, and
- * the share of the CPU the host took while the pair ran (steal, /proc/stat: on a shared
- * host that share sets the tail, whatever runs in the middle). --slice-ab adds trace + index
- * with the kernel's own slice (--slice-us 0) beside the default, the A/B of the forwarding
- * thread's short slice (engine/loop_slice.h). --noise first runs pairs of two direct runs
- * (the row "direct vs direct"): the median |difference| between identical arms, the size of
- * a difference that means nothing on this machine now.
+ * p99. The proxy's own counters (BELAY_PROXY_STATS: the trace writer's back-pressure count
+ * and largest backlog, the index's read-backs and priority) are printed beside each pair,
+ * and the share of the CPU the host took while the round ran beside each round (steal,
+ * /proc/stat: on a shared host that share sets the tail, whatever runs in the middle).
+ * --slice-ab adds trace + index with the kernel's own slice (--slice-us 0) beside the
+ * default, the A/B of the forwarding thread's short slice (engine/loop_slice.h). --noise
+ * adds a pair of two direct runs to each round (the row "direct vs direct"): the median
+ * |difference| between identical arms, the size of a difference that means nothing on this
+ * machine now.
  *
  * Bulk: 64 KiB notifications for `mib` MiB, then one request answered after all of them,
  * direct and per mode, `tpairs` pairs. Gate: the effect gate's cost per tools/call (off,
