@@ -328,7 +328,7 @@ enum mode { M_NOISE, M_RELAY, M_NO_TRACE, M_TRACE, M_INDEX, M_KSLICE, M_COUNT };
 static const char *const mode_name[M_COUNT] = {"direct vs direct", "relay floor", "--no-trace", "trace (--no-index)",
 					       "trace + index", "t+i, --slice-us 0"};
 static int slice_ab; /* --slice-ab: also trace + index with the kernel's own slice */
-static int noise;    /* --noise: first, pairs of two direct runs (the difference no change can be told from) */
+static int noise;    /* --noise: also a pair of two direct runs per round (the difference no change can be told from) */
 static char relay_bin[4200]; /* bench_relay: a process in belay's place that only forwards */
 
 /* belay proxy [mode] -- server... (the relay floor: bench_relay server...) */
@@ -411,6 +411,12 @@ static void print_counters(const struct result *r, double per, const char *unit)
 		       r->idle_prio == 1 ? "idle prio" : r->idle_prio == 0 ? "NORMAL prio" : "prio ?");
 }
 
+/* the second run of a pair: the noise row's is direct too */
+static const char *px_name(int m)
+{
+	return m == M_NOISE ? "direct again" : "belay";
+}
+
 /* Rounds, not rows: each round runs one pair (a direct run and a proxied one, next to each
  * other, which goes first alternating) for every mode, the modes in an order that rotates
  * from round to round. Each mode's difference is its pair's, so the two runs compared stay
@@ -419,11 +425,6 @@ static void print_counters(const struct result *r, double per, const char *unit)
  * the Node --no-trace row's p99 was the worst in 7 of 9 runs that way, and not when
  * interleaved (docs/STORE.md). One direct run per round for all modes was tried: the two
  * direct runs of the noise row, up to a round apart, then differed by 75 us median. */
-static const char *px_name(int m)
-{
-	return m == M_NOISE ? "direct again" : "belay";
-}
-
 static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 {
 	printf("\n== %s: %d rounds of %d tools/call round trips (after %d warm-ups): per round a pair of direct and "
@@ -440,7 +441,7 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 		struct bench_cpu c0 = bench_cpu_now();
 		struct result d[M_COUNT], x[M_COUNT];
 		for (int k = 0; k < nm; k++) {
-			int m = ms[(k + i) % nm], px = m != M_NOISE; /* the noise row: direct again */
+			int m = ms[(k + i) % nm], px = m != M_NOISE; /* px_name */
 			if ((i + k) % 2 == 0) {
 				d[m] = run_one(p, 0, (enum mode)m, n, warm);
 				x[m] = run_one(p, px, (enum mode)m, n, warm);
@@ -466,6 +467,7 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 		}
 		fflush(stdout);
 	}
+	double steal_med = median_of(steal, pairs); /* one figure per round, the same for every row */
 	for (int k = 0; k < nm; k++) {
 		int m = ms[k];
 		/* the spread of the rounds beside their median: with peers whose own tail moves
@@ -478,8 +480,6 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 			lo_p = dp99[m][i] < lo_p ? dp99[m][i] : lo_p;
 			hi_p = dp99[m][i] > hi_p ? dp99[m][i] : hi_p;
 		}
-		double st_copy[64];
-		memcpy(st_copy, steal, sizeof st_copy);
 		if (m == M_NOISE) {
 			/* two identical arms: the size of a difference that means nothing here */
 			double am[64], ap[64];
@@ -490,13 +490,13 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 			printf("%-18s %-20s noise: |difference| median %7.1f us, p99 %8.1f us (median over %d rounds; rounds "
 			       "%+.0f..%+.0f, %+.0f..%+.0f); host steal %.0f%%\n",
 			       p->label, mode_name[m], median_of(am, pairs), median_of(ap, pairs), pairs, lo_m, hi_m, lo_p,
-			       hi_p, median_of(st_copy, pairs));
+			       hi_p, steal_med);
 			continue;
 		}
 		printf("%-18s %-20s added: median %+7.1f us, p99 %+8.1f us (median over %d rounds; rounds %+.0f..%+.0f, "
 		       "%+.0f..%+.0f); back-pressure %lld; host steal %.0f%%\n",
 		       p->label, mode_name[m], median_of(dmed[m], pairs), median_of(dp99[m], pairs), pairs, lo_m, hi_m,
-		       lo_p, hi_p, highs[m], median_of(st_copy, pairs));
+		       lo_p, hi_p, highs[m], steal_med);
 	}
 	fflush(stdout);
 }
