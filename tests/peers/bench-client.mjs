@@ -2,7 +2,7 @@
 // The benchmarks' Node client (bench/bench_proxy.c): the real SDK Client over stdio, as an
 // agent drives a tool server. Initializes, sends W untimed then N timed sequential
 // tools/call requests (each timed around the SDK's callTool) and prints one JSON line:
-// {"n", "median_us", "p99_us"}. The server's stderr is inherited.
+// {"n", "median_us", "p98_us", "p99_us"}. The server's stderr is inherited.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -26,4 +26,4 @@ for (let i = 0; i < warm + n; i++) {
 }
 await client.close();
 t.sort((a, b) => a - b);
-process.stdout.write(JSON.stringify({ n, median_us: t[Math.floor(n / 2)], p99_us: t[Math.floor(n * 0.99)] }) + "\n");
+process.stdout.write(JSON.stringify({ n, median_us: t[Math.floor(n / 2)], p98_us: t[Math.floor(n * 0.98)], p99_us: t[Math.floor(n * 0.99)] }) + "\n");
