@@ -195,20 +195,37 @@ static void read_stats(struct result *r)
 	free(s);
 }
 
-/* Traces are removed after each run: 64 KiB runs write hundreds of MB to tmpfs. */
-static void clean_traces(void)
+/* Removes the files directly in dir (the bench's scratch: traces, the store's database). */
+static void clean_dir(const char *dir)
 {
-	DIR *d = opendir(trace_dir);
+	DIR *d = opendir(dir);
 	struct dirent *de;
 	char p[4400];
 	while (d && (de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(p, sizeof p, "%s/%s", trace_dir, de->d_name);
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
 		unlink(p);
 	}
 	if (d)
 		closedir(d);
+}
+
+/* Traces are removed after each run: 64 KiB runs write hundreds of MB to tmpfs. */
+static void clean_traces(void)
+{
+	clean_dir(trace_dir);
+}
+
+/* The default state directory is this bench's own: its index is emptied at the start and
+ * the end of a run, so that it does not grow from run to run (it had reached 0.5 GB over a
+ * few sessions' runs; that size was measured not to move the figures, but a bench measures
+ * one condition). A directory given with --state is the caller's and is left as it is. */
+static int own_state = 1;
+static void clean_state(void)
+{
+	if (own_state)
+		clean_dir(state_dir);
 }
 
 static const char *call_body = "\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}";
@@ -608,7 +625,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--trace-dir") && i + 1 < argc)
 			trace_dir = argv[++i];
 		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
-			state_dir = argv[++i];
+			state_dir = argv[++i], own_state = 0;
 		else if (!strcmp(argv[i], "--belay") && i + 1 < argc)
 			belay_bin = argv[++i];
 		else {
@@ -621,6 +638,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	clean_state();
 	make_agent_env();
 	snprintf(stats_path, sizeof stats_path, "/dev/shm/bench-proxy-stats-%d.txt", (int)getpid());
 	char echo[8400], cwd[4096];
@@ -672,6 +690,7 @@ int main(int argc, char **argv)
 	if (wanted(only, "gate"))
 		bench_gate(echo, n, warm);
 	clean_traces();
+	clean_state();
 	unlink(stats_path);
 	return 0;
 }
