@@ -20,8 +20,9 @@
  * difference, then per mode the median over the rounds of the difference in median, p98 and
  * p99 (the p98 beside the goals' p99: with Node peers the p99 falls among the garbage
  * collectors' pauses, which are as long direct, and the tail belay thickens shows a step
- * earlier - docs/STORE.md, "Eighth pass"). The proxy's own counters (BELAY_PROXY_STATS: the trace writer's back-pressure count
- * and largest backlog, the index's read-backs and priority) are printed beside each pair,
+ * earlier - docs/STORE.md, "Eighth pass"). The proxy's own counters (BELAY_PROXY_STATS:
+ * the trace writer's back-pressure count and largest backlog, the index's read-backs and
+ * priority) are printed beside each pair,
  * and the share of the CPU the host took while the round ran beside each round (steal,
  * /proc/stat: on a shared host that share sets the tail, whatever runs in the middle).
  * --slice-ab adds trace + index with the kernel's own slice (--slice-us 0) beside the
@@ -36,6 +37,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -507,21 +509,20 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 			/* two identical arms: the size of a difference that means nothing here */
 			double am[64], a98[64], ap[64];
 			for (int i = 0; i < pairs; i++) {
-				am[i] = dmed[m][i] < 0 ? -dmed[m][i] : dmed[m][i];
-				a98[i] = dp98[m][i] < 0 ? -dp98[m][i] : dp98[m][i];
-				ap[i] = dp99[m][i] < 0 ? -dp99[m][i] : dp99[m][i];
+				am[i] = fabs(dmed[m][i]);
+				a98[i] = fabs(dp98[m][i]);
+				ap[i] = fabs(dp99[m][i]);
 			}
 			printf("%-18s %-20s noise: |difference| median %7.1f us, p98 %8.1f us, p99 %8.1f us (median over %d "
-			       "rounds; rounds %+.0f..%+.0f, %+.0f..%+.0f); host steal %.0f%%\n",
+			       "rounds; rounds: median %+.0f..%+.0f, p99 %+.0f..%+.0f); host steal %.0f%%\n",
 			       p->label, mode_name[m], median_of(am, pairs), median_of(a98, pairs), median_of(ap, pairs), pairs,
 			       lo_m, hi_m, lo_p, hi_p, steal_med);
 			continue;
 		}
-		printf("%-18s %-20s added: median %+7.1f us, p98 %+8.1f us, p99 %+8.1f us (median over %d rounds; rounds "
-		       "%+.0f..%+.0f, %+.0f..%+.0f); back-pressure %lld; host steal %.0f%%\n",
+		printf("%-18s %-20s added: median %+7.1f us, p98 %+8.1f us, p99 %+8.1f us (median over %d rounds; rounds: "
+		       "median %+.0f..%+.0f, p99 %+.0f..%+.0f); back-pressure %lld; host steal %.0f%%\n",
 		       p->label, mode_name[m], median_of(dmed[m], pairs), median_of(dp98[m], pairs), median_of(dp99[m], pairs),
-		       pairs, lo_m, hi_m,
-		       lo_p, hi_p, highs[m], steal_med);
+		       pairs, lo_m, hi_m, lo_p, hi_p, highs[m], steal_med);
 	}
 	fflush(stdout);
 }
