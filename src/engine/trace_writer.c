@@ -1,16 +1,30 @@
-/* trace_writer.c - JSONL trace with seq at add time, serialisation and group commit on a
- * writer thread. See trace_writer.h for the contract.
+/* trace_writer.c - JSONL trace with seq at add time, serialisation and group commit on
+ * writer threads. See trace_writer.h for the contract.
  *
- * Large batches (bulk traffic) are serialised in parallel: the writer hands the batch to a
- * small pool of serialiser threads (started on first need, sized from the core count) and
- * serialises the record it must write next itself when no serialiser has taken it yet;
- * it writes the finished lines strictly in batch (= seq) order. A batch of a few small
- * records (the latency path) is serialised inline as before, with no hand-off. */
+ * Who touches what:
+ * - The adding threads (the owner) take a seq (an atomic counter), push the record on the
+ *   inbox (an atomic stack, newest first), account its bytes in the backlog (atomic) and
+ *   free the written records the writer handed back (the garbage stack, taken whole with an
+ *   exchange). They take no lock a writer thread holds; the only lock they take, spare_mu,
+ *   guards the reusable frame buffers, which only adders use.
+ * - The writer's role (role_mu) is held by the idle writer or by the rescue for one batch at
+ *   a time. Its holder owns `struct wside`: the records taken from the inbox (sorted by seq),
+ *   the next seq to write, the group commit's state, the batch buffers and the pool.
+ * - The serialiser pool's threads (started by the rescue, so at normal priority) share the
+ *   batch with the role's holder under pool.mu.
+ *
+ * Large batches (bulk traffic) are serialised in parallel: the rescue hands the batch to the
+ * pool (sized from the core count) and serialises the record it must write next itself when
+ * no serialiser has taken it yet; it writes the finished lines strictly in batch (= seq)
+ * order. A batch of a few small records (the latency path) is serialised inline by the idle
+ * writer, with no hand-off. */
 #include "engine/trace_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +40,16 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 
-#define POLL_NS 1000000L            /* writer poll period while traffic flows (1 ms) */
-#define WAKE_BACKLOG ((size_t)1 << 20) /* wake the writer at once above this backlog */
+#define POLL_NS 1000000L               /* the idle writer's poll period while traffic flows (1 ms) */
+/* The rescue hands back to the idle writer once the backlog is this small. */
+#define RESCUE_LOW (TRACE_RESCUE_MARK / 4)
 
-/* A batch of at least POOL_MIN bytes (and 2 records) is serialised by the pool; the writer
- * takes at most BATCH_MAX bytes from the queue at a time; the pool serialises at most
- * LOOKAHEAD records ahead of the one being written. */
+/* A batch of at least POOL_MIN bytes (and 2 records) is serialised by the pool; the idle
+ * writer takes at most IDLE_BATCH_MAX bytes from the queue at a time (so that it holds the
+ * role briefly), the rescue at most BATCH_MAX; the pool serialises at most LOOKAHEAD records
+ * ahead of the one being written. */
 #define POOL_MIN ((size_t)192 << 10)
+#define IDLE_BATCH_MAX POOL_MIN
 #define BATCH_MAX ((size_t)8 << 20)
 #define POOL_MAX_THREADS 8
 #define LOOKAHEAD(p) ((size_t)(p)->nthreads * 4 + 4)
@@ -40,10 +57,12 @@
 #define SPARE_MIN ((size_t)16 << 10)
 #define SPARE_BYTES ((size_t)16 << 20)
 
+enum { T_IDLE, T_RESCUE };
+
 struct trace_rec {
 	struct trace_rec *next;
 	uint64_t seq;
-	int ready;
+	int ready; /* atomic: 0 while a deferred record waits for its handle */
 	int is_frame;
 	struct timespec t_in;
 	/* frame */
@@ -82,31 +101,55 @@ struct pool {
 	int nspare;
 };
 
+/* The writer's side: only the holder of role_mu touches it. */
+struct wside {
+	struct trace_rec *head, *tail; /* taken from the inbox, in seq order */
+	uint64_t write_seq;	       /* the seq of the next line to write */
+	int closing_seen;	       /* every record is in head..tail (or written) */
+	int finished;		       /* all written and synced after close */
+	int unsynced;
+	uint64_t first_unsynced_ns;
+	struct buf out, canon;
+	struct trace_rec **batch;
+	size_t batch_cap, *lens, lens_cap;
+	uint64_t dropped; /* records lost after a failure (read by close after the join) */
+};
+
 struct trace_writer {
 	char *path;
 	int fd;
 	struct trace_writer_opts o;
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct trace_rec *head, *tail;
-	/* Records written, handed back for the next adder to free: the adding thread allocated
-	 * them (and most of what they hold), so it frees them too - frees from the writer thread
-	 * took the allocator's lock of the adder's heap, and the forwarding loop waited on it. */
-	struct trace_rec *garbage;
-	uint64_t ngarbage;
+	uint64_t lag_ns; /* the rescue's lag bound */
+	pthread_t thread, rescue_thread;
+
+	/* Shared with the adders: atomics only. */
+	struct trace_rec *inbox;   /* pushed records, newest first */
+	struct trace_rec *garbage; /* written records handed back for the adders to free */
 	uint64_t next_seq;
-	size_t backlog;
+	size_t backlog; /* bytes of records added and not yet written */
 	int was_high;
-	int closing, closed_added;
-	int idle;   /* the writer sleeps until signalled (else it polls every POLL_NS while busy) */
-	int failed; /* atomic: the pool's threads read it */
-	uint64_t dropped;
-	uint64_t off; /* bytes written so far (writer thread) */
-	struct trace_writer_stats stats; /* under mu */
+	int closing;
+	uint64_t readied;  /* deferred records completed so far (a sleeping writer re-checks it) */
+	uint64_t written;  /* records written so far (the rescue's measure of progress) */
+	uint64_t sync_at;  /* when the written lines' fdatasync falls due (monotonic ns), or 0 */
+	int waiting;	   /* the idle writer: 0 running, 1 asleep until posted, 2 polling */
+	int rescue_asleep; /* the rescue sleeps until posted */
+	int rescue_wanted; /* the backlog crossed the mark: the rescue should take over */
+	int rescuing;	   /* the rescue holds (or waits for) the role: the idle writer stands aside */
+	int finished;	   /* everything is written: the writer threads end */
+	int failed;	   /* errno of the first failed write */
+	uint64_t off;	   /* bytes written so far */
+	sem_t wake, rescue_wake;
+	struct trace_writer_stats stats; /* its counters are updated with atomics */
+
+	pthread_mutex_t role_mu;
+	struct wside ws;
 	struct pool pool;
-	/* Buffers of written large frames, for the next frames' copies (under spare_mu):
-	 * fresh memory for every 64 KiB frame costs the adding thread page faults. */
+	/* Records were handed back to be freed by the next adder: the adding thread allocated
+	 * them (and most of what they hold), so it frees them too - frees from a writer thread
+	 * took the allocator's lock of the adder's heap, and the forwarding loop waited on it. */
+	/* Buffers of written large frames, for the next frames' copies (under spare_mu; adders
+	 * only): fresh memory for every 64 KiB frame costs the adding thread page faults. */
 	pthread_mutex_t spare_mu;
 	struct spare_data {
 		char *p;
@@ -115,6 +158,13 @@ struct trace_writer {
 	int nspare_data;
 	size_t spare_bytes;
 };
+
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define XCHG(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+#define ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
+#define SUB(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST)
+#define COUNT(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
 
 /*==== serialisation (writer thread and pool threads) ====*/
 
@@ -278,15 +328,6 @@ static void rec_free(struct trace_writer *w, struct trace_rec *r)
 	free(r);
 }
 
-static void free_recs(struct trace_writer *w, struct trace_rec *r)
-{
-	while (r) {
-		struct trace_rec *next = r->next;
-		rec_free(w, r);
-		r = next;
-	}
-}
-
 static int is_failed(struct trace_writer *w)
 {
 	return __atomic_load_n(&w->failed, __ATOMIC_RELAXED);
@@ -352,7 +393,9 @@ static void *pool_main(void *arg)
 }
 
 /* Starts the pool's threads on first use: as many as there are cores (at least 2), so a
- * proxy that only ever sees small messages never has them. Returns how many run. */
+ * proxy that only ever sees small messages never has them. Only the rescue pools, so the
+ * threads take its normal priority (a thread leaves SCHED_IDLE only with CAP_SYS_NICE or an
+ * RLIMIT_NICE that allows it). Returns how many run. */
 static int pool_start(struct trace_writer *w)
 {
 	struct pool *p = &w->pool;
@@ -430,25 +473,26 @@ static void pool_recycle(struct trace_writer *w, struct buf *line)
 	pthread_mutex_unlock(&p->mu);
 }
 
-/*==== the writer thread ====*/
+/*==== the writer's role: one batch at a time, by the idle writer or the rescue ====*/
 
 /* Writes one finished line (or counts the record lost after a failure). Returns 1 when
  * the line was written. */
 static int put_line(struct trace_writer *w, const struct buf *line)
 {
 	if (is_failed(w)) {
-		w->dropped++;
+		w->ws.dropped++;
 		return 0;
 	}
 	int rc = fs_write_all(w->fd, line->p, line->len);
 	if (rc) {
-		w->dropped++;
+		w->ws.dropped++;
 		note_failure(w, -rc);
 		return 0;
 	}
+	uint64_t off = __atomic_load_n(&w->off, __ATOMIC_RELAXED);
 	if (w->o.on_line)
-		w->o.on_line(w->o.line_ctx, w->off, line->p, line->len);
-	__atomic_store_n(&w->off, w->off + line->len, __ATOMIC_RELAXED);
+		w->o.on_line(w->o.line_ctx, off, line->p, line->len);
+	__atomic_store_n(&w->off, off + line->len, __ATOMIC_RELAXED);
 	return 1;
 }
 
@@ -463,22 +507,23 @@ static int put_lines(struct trace_writer *w, const struct buf *b, const size_t *
 		return 0;
 	if (k == 1 || is_failed(w))
 		goto one_by_one;
+	uint64_t off0 = __atomic_load_n(&w->off, __ATOMIC_RELAXED);
 	int rc = fs_write_all(w->fd, b->p, b->len);
 	if (rc) {
-		if (ftruncate(w->fd, (off_t)w->off) == 0)
+		if (ftruncate(w->fd, (off_t)off0) == 0)
 			goto one_by_one;
 		/* cannot even cut it back: recording stops here, the batch is lost (counted) */
 		note_failure(w, -rc);
-		w->dropped += k;
+		w->ws.dropped += k;
 		return 0;
 	}
 	size_t at = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (w->o.on_line)
-			w->o.on_line(w->o.line_ctx, w->off + at, b->p + at, lens[i]);
+			w->o.on_line(w->o.line_ctx, off0 + at, b->p + at, lens[i]);
 		at += lens[i];
 	}
-	__atomic_store_n(&w->off, w->off + b->len, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->off, off0 + b->len, __ATOMIC_RELAXED);
 	return (int)k;
 one_by_one:;
 	int n = 0;
@@ -491,188 +536,423 @@ one_by_one:;
 	return n;
 }
 
+/* Moves the inbox into ws's seq-ordered list. The inbox is newest first; reversed, it is in
+ * push order, which is seq order unless two adders raced between taking a seq and pushing. */
+static void take_inbox(struct trace_writer *w)
+{
+	struct wside *ws = &w->ws;
+	struct trace_rec *r = XCHG(&w->inbox, NULL), *fifo = NULL;
+	while (r) {
+		struct trace_rec *next = r->next;
+		r->next = fifo;
+		fifo = r;
+		r = next;
+	}
+	while (fifo) {
+		r = fifo;
+		fifo = r->next;
+		r->next = NULL;
+		if (!ws->tail || r->seq > ws->tail->seq) {
+			if (ws->tail)
+				ws->tail->next = r;
+			else
+				ws->head = r;
+			ws->tail = r;
+			continue;
+		}
+		struct trace_rec **at = &ws->head;
+		while (*at && (*at)->seq < r->seq)
+			at = &(*at)->next;
+		r->next = *at;
+		*at = r;
+	}
+}
+
+/* After close, a deferred record still waiting never got its pre-state: say so by name. */
+static void name_unresolved(struct trace_writer *w)
+{
+	for (struct trace_rec *r = w->ws.head; r; r = r->next) {
+		if (__atomic_load_n(&r->ready, __ATOMIC_ACQUIRE))
+			continue;
+		cJSON *h = cJSON_CreateObject();
+		cJSON_AddStringToObject(h, "status", "unrestorable");
+		cJSON_AddStringToObject(h, "cause", "UNRESTORABLE_SNAPSHOT_FAILED");
+		cJSON_AddStringToObject(h, "detail", "the proxy closed before the snapshot finished");
+		cJSON_AddStringToObject(h, "source", "turn-gate");
+		cJSON_Delete(r->handle);
+		r->handle = h;
+		__atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
+	}
+}
+
 /* The unpooled path gathers at most this many bytes of lines per write. */
 #define GATHER_MAX ((size_t)1 << 20)
 
+/* Serialises and writes batch[0..m): by the pool when `pooled`, else inline, gathered. */
+static int write_batch(struct trace_writer *w, size_t m, int pooled)
+{
+	struct wside *ws = &w->ws;
+	struct trace_rec **batch = ws->batch;
+	if (pooled) {
+		pthread_mutex_lock(&w->pool.mu);
+		w->pool.jobs = batch;
+		w->pool.njobs = m;
+		w->pool.next = 0;
+		w->pool.limit = LOOKAHEAD(&w->pool);
+		pthread_cond_broadcast(&w->pool.work);
+		pthread_mutex_unlock(&w->pool.mu);
+	}
+	int n = 0;
+	size_t k = 0;
+	buf_reset(&ws->out);
+	for (size_t i = 0; i < m; i++) {
+		struct trace_rec *r = batch[i];
+		if (pooled) {
+			n += put_line(w, pool_line(w, batch, i, &ws->canon));
+			pool_recycle(w, &r->line);
+		} else {
+			size_t before = ws->out.len;
+			if (!is_failed(w))
+				serialize(w, &ws->out, r, &ws->canon);
+			if (k == ws->lens_cap) {
+				ws->lens_cap = ws->lens_cap ? 2 * ws->lens_cap : 64;
+				ws->lens = xrealloc(ws->lens, ws->lens_cap * sizeof *ws->lens);
+			}
+			ws->lens[k++] = ws->out.len - before;
+			if (ws->out.len >= GATHER_MAX || i + 1 == m) {
+				n += put_lines(w, &ws->out, ws->lens, k);
+				buf_reset(&ws->out);
+				k = 0;
+			}
+		}
+		buf_free(&r->line); /* this thread's (or a serialiser's): freed here */
+	}
+	if (pooled) {
+		/* Every job was claimed (the writer takes what is left) and is done. */
+		pthread_mutex_lock(&w->pool.mu);
+		w->pool.jobs = NULL;
+		w->pool.njobs = w->pool.next = 0;
+		pthread_mutex_unlock(&w->pool.mu);
+	}
+	if (ws->out.cap > (1u << 22))
+		buf_free(&ws->out);
+	return n;
+}
+
+/* Hands written records back for the adders to free. */
+static void give_back(struct trace_writer *w, size_t m)
+{
+	if (m == 0)
+		return;
+	struct trace_rec **batch = w->ws.batch;
+	for (size_t i = 0; i + 1 < m; i++)
+		batch[i]->next = batch[i + 1];
+	struct trace_rec *first = batch[0], *last = batch[m - 1];
+	last->next = LOAD(&w->garbage);
+	while (!__atomic_compare_exchange_n(&w->garbage, &last->next, first, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	ADD(&w->stats.held, m);
+}
+
+enum step { STEP_NONE, STEP_WROTE, STEP_DONE };
+
+/* One batch, by the thread holding the role: takes the inbox, writes the ready prefix in seq
+ * order (at most `max` bytes of it; by the pool when `may_pool` and it is large), keeps the
+ * group commit, hands the records back and accounts the backlog. *sync_at is set to when an
+ * fdatasync falls due (0: none pending). */
+static enum step step(struct trace_writer *w, size_t max, int may_pool, int thread, uint64_t *sync_at)
+{
+	struct wside *ws = &w->ws;
+	*sync_at = 0;
+	if (ws->finished)
+		return STEP_DONE;
+	if (!ws->closing_seen && LOAD(&w->closing))
+		ws->closing_seen = 1; /* every add came before close: the inbox now holds the rest */
+	take_inbox(w);
+	if (ws->closing_seen)
+		name_unresolved(w);
+	size_t m = 0, cost = 0;
+	while (ws->head && ws->head->seq == ws->write_seq && __atomic_load_n(&ws->head->ready, __ATOMIC_ACQUIRE) &&
+	       (m == 0 || cost < max)) {
+		struct trace_rec *r = ws->head;
+		ws->head = r->next;
+		if (!ws->head)
+			ws->tail = NULL;
+		r->next = NULL;
+		if (m == ws->batch_cap) {
+			ws->batch_cap = ws->batch_cap ? 2 * ws->batch_cap : 64;
+			ws->batch = xrealloc(ws->batch, ws->batch_cap * sizeof *ws->batch);
+		}
+		ws->batch[m++] = r;
+		cost += r->cost;
+		ws->write_seq++;
+	}
+	int finish = ws->closing_seen && !ws->head;
+	if (w->o.test_writer)
+		w->o.test_writer(w->o.test_ctx, thread, 1);
+	int n = 0;
+	if (m > 0) {
+		COUNT(&w->stats.batches, 1);
+		int pooled = may_pool && m >= 2 && cost >= POOL_MIN && !is_failed(w) && pool_start(w) > 0;
+		n = write_batch(w, m, pooled);
+	}
+	uint64_t now = time_mono_ns(), window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
+	if (n > 0 && ws->unsynced == 0)
+		ws->first_unsynced_ns = now;
+	ws->unsynced += n;
+	if (ws->unsynced > 0 && (is_failed(w) || ws->unsynced >= w->o.fsync_every || finish ||
+				 now - ws->first_unsynced_ns >= window_ns)) {
+		if (!is_failed(w) && fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
+			note_failure(w, errno);
+		ws->unsynced = 0;
+	}
+	if (ws->unsynced > 0)
+		*sync_at = ws->first_unsynced_ns + window_ns;
+	STORE(&w->sync_at, *sync_at);
+	give_back(w, m);
+	if (m > 0)
+		ADD(&w->written, m);
+	/* The drain: SUB, then the flag; the adder sets the flag, then reads the backlog (enqueue),
+	 * so one of the two always sees the other. */
+	if (cost > 0 && SUB(&w->backlog, cost) <= w->o.backlog_low && LOAD(&w->was_high) && XCHG(&w->was_high, 0)) {
+		if (w->o.on_drain)
+			w->o.on_drain(w->o.ctx);
+	}
+	if (finish) {
+		ws->finished = 1;
+		return STEP_DONE;
+	}
+	return m > 0 ? STEP_WROTE : STEP_NONE;
+}
+
+static enum step step_as(struct trace_writer *w, size_t max, int may_pool, int thread, uint64_t *sync_at)
+{
+	if (w->o.test_writer)
+		w->o.test_writer(w->o.test_ctx, thread, 0);
+	pthread_mutex_lock(&w->role_mu);
+	enum step r = step(w, max, may_pool, thread, sync_at);
+	pthread_mutex_unlock(&w->role_mu);
+	return r;
+}
+
+/* Both writer threads end once everything is written (close). */
+static void end_all(struct trace_writer *w)
+{
+	STORE(&w->finished, 1);
+	sem_post(&w->wake);
+	sem_post(&w->rescue_wake);
+}
+
+static void sem_wait_until(sem_t *s, uint64_t ns_from_now)
+{
+	struct timespec until;
+	time_realtime_after(ns_from_now, &until);
+	while (sem_timedwait(s, &until) != 0 && errno == EINTR)
+		;
+}
+
+static void sem_wait_untimed(sem_t *s)
+{
+	while (sem_wait(s) != 0 && errno == EINTR)
+		;
+}
+
+/* Wakes the idle writer if it sleeps until posted (a polling one finds the work itself). */
+static void post_writer(struct trace_writer *w)
+{
+	if (LOAD(&w->waiting) == 1 && XCHG(&w->waiting, 0) == 1) {
+		sem_post(&w->wake);
+		COUNT(&w->stats.wakes, 1);
+	}
+}
+
+/*==== the idle writer ====*/
+
+static void lower_priority(struct trace_writer *w)
+{
+	struct sched_param sp = {0};
+	if (w->o.normal_priority)
+		return;
+	if (sched_setscheduler(0, SCHED_IDLE, &sp) == 0)
+		STORE(&w->stats.idle_priority, 1);
+	else
+		STORE(&w->stats.priority_errno, errno);
+}
+
+/* Adding a record does not wake this thread (a wake-up per frame would cost the forwarding
+ * path a cross-CPU wake-up); while traffic flows it polls every POLL_NS instead, and sleeps
+ * until posted only after a few empty polls. It stands aside while the rescue works. */
 static void *writer_main(void *arg)
 {
 	struct trace_writer *w = arg;
-	struct buf out = {0}, canon = {0};
-	struct trace_rec **batch = NULL;
-	size_t batch_cap = 0, *lens = NULL, lens_cap = 0;
-	struct trace_rec *done = NULL, **done_tail = &done; /* this batch's, for w->garbage */
-	uint64_t ndone = 0;
-	int unsynced = 0;
-	uint64_t first_unsynced_ns = 0;
-	const uint64_t window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
 	pthread_setname_np(pthread_self(), "belay-trace");
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		/* Adding a record does not wake this thread (a futex wake per frame would cost the
-		 * forwarding path a cross-CPU wakeup); while traffic flows the writer polls every
-		 * POLL_NS instead, and sleeps untimed only after a few empty polls. */
-		int empty_polls = 0;
-		for (;;) {
-			if ((w->head && w->head->ready) || w->closing)
-				break;
-			uint64_t now = time_mono_ns();
-			if (unsynced && now - first_unsynced_ns >= window_ns)
-				break;
-			if (!unsynced && empty_polls >= 3) {
-				w->idle = 1;
-				pthread_cond_wait(&w->cv, &w->mu);
-				w->idle = 0;
-				empty_polls = 0;
+	lower_priority(w);
+	int empty_polls = 0;
+	while (!LOAD(&w->finished)) {
+		uint64_t seen = LOAD(&w->readied), sync_at = 0;
+		enum step r = STEP_NONE;
+		if (!LOAD(&w->rescuing) && LOAD(&w->backlog) <= TRACE_RESCUE_MARK)
+			r = step_as(w, IDLE_BATCH_MAX, 0, T_IDLE, &sync_at);
+		if (r == STEP_DONE) {
+			end_all(w);
+			break;
+		}
+		if (r == STEP_WROTE) {
+			empty_polls = 0;
+			continue;
+		}
+		if (empty_polls >= 3 && !sync_at && !LOAD(&w->rescuing)) {
+			STORE(&w->waiting, 1);
+			/* re-check after saying so: an adder that came before it did not post */
+			if (!LOAD(&w->inbox) && !LOAD(&w->closing) && LOAD(&w->readied) == seen && !LOAD(&w->finished))
+				sem_wait_untimed(&w->wake);
+			STORE(&w->waiting, 0);
+			empty_polls = 0;
+			continue;
+		}
+		uint64_t wait = POLL_NS, now = time_mono_ns();
+		if (sync_at && sync_at > now && sync_at - now < wait)
+			wait = sync_at - now;
+		STORE(&w->waiting, 2);
+		if (!(sync_at && sync_at <= now))
+			sem_wait_until(&w->wake, wait);
+		STORE(&w->waiting, 0);
+		if (!LOAD(&w->inbox) && LOAD(&w->readied) == seen)
+			empty_polls++;
+	}
+	return NULL;
+}
+
+/*==== the rescue ====*/
+
+/* Normal priority, asleep while the idle writer keeps up. It works while the backlog is
+ * over the mark (posted by the adder whose record crossed it, or by trace_writer_set_handle
+ * completing a record that held a large backlog back) and when the records written have not
+ * moved for the lag bound (rescue_lag_ms) while bytes waited (it checks at that period while there is a
+ * backlog, and sleeps until posted when there is none). */
+static void *rescue_main(void *arg)
+{
+	struct trace_writer *w = arg;
+	pthread_setname_np(pthread_self(), "belay-trace-r");
+	while (!LOAD(&w->finished)) {
+		if (!XCHG(&w->rescue_wanted, 0)) {
+			uint64_t before = LOAD(&w->written);
+			if (LOAD(&w->backlog) == 0 && !LOAD(&w->sync_at) && !LOAD(&w->closing)) {
+				STORE(&w->rescue_asleep, 1);
+				if (LOAD(&w->backlog) == 0 && !LOAD(&w->sync_at) && !LOAD(&w->closing) &&
+				    !LOAD(&w->rescue_wanted) && !LOAD(&w->finished))
+					sem_wait_untimed(&w->rescue_wake);
+				STORE(&w->rescue_asleep, 0);
 				continue;
 			}
-			uint64_t wait = POLL_NS;
-			if (unsynced && window_ns - (now - first_unsynced_ns) < wait)
-				wait = window_ns - (now - first_unsynced_ns);
-			struct timespec until;
-			time_realtime_after(wait, &until);
-			pthread_cond_timedwait(&w->cv, &w->mu, &until);
-			if (!(w->head && w->head->ready))
-				empty_polls++;
+			sem_wait_until(&w->rescue_wake, w->lag_ns);
+			uint64_t due = LOAD(&w->sync_at);
+			int lag = (LOAD(&w->written) == before && LOAD(&w->backlog) > 0) ||
+				  (due && time_mono_ns() > due + w->lag_ns);
+			if (!lag && !LOAD(&w->closing) && !XCHG(&w->rescue_wanted, 0))
+				continue;
 		}
-		/* Take the ready prefix of the queue (at most BATCH_MAX bytes of it, so that the
-		 * backlog shrinks as lines are written, not only after a huge batch). */
-		size_t m = 0, cost = 0;
-		while (w->head && w->head->ready && (m == 0 || cost < BATCH_MAX)) {
-			struct trace_rec *r = w->head;
-			w->head = r->next;
-			if (!w->head)
-				w->tail = NULL;
-			r->next = NULL;
-			if (m == batch_cap) {
-				batch_cap = batch_cap ? 2 * batch_cap : 64;
-				batch = xrealloc(batch, batch_cap * sizeof *batch);
-			}
-			batch[m++] = r;
-			cost += r->cost;
+		STORE(&w->rescuing, 1);
+		enum step r;
+		int wrote = 0;
+		do {
+			uint64_t sync_at;
+			r = step_as(w, BATCH_MAX, 1, T_RESCUE, &sync_at);
+			wrote |= r == STEP_WROTE;
+		} while (r == STEP_WROTE && (LOAD(&w->backlog) > RESCUE_LOW || LOAD(&w->closing)));
+		STORE(&w->rescuing, 0);
+		if (wrote) {
+			COUNT(&w->stats.rescues, 1);
+			post_writer(w); /* the idle writer keeps the group commit's window from here */
 		}
-		int finish = w->closing && !w->head;
-		w->stats.batches += m > 0;
-		pthread_mutex_unlock(&w->mu);
-
-		/* A large batch goes to the pool; a small one (the latency path) stays here. */
-		int pooled = m >= 2 && cost >= POOL_MIN && !is_failed(w) && pool_start(w) > 0;
-		if (pooled) {
-			pthread_mutex_lock(&w->pool.mu);
-			w->pool.jobs = batch;
-			w->pool.njobs = m;
-			w->pool.next = 0;
-			w->pool.limit = LOOKAHEAD(&w->pool);
-			pthread_cond_broadcast(&w->pool.work);
-			pthread_mutex_unlock(&w->pool.mu);
-		}
-		int n = 0;
-		size_t k = 0;
-		buf_reset(&out);
-		for (size_t i = 0; i < m; i++) {
-			struct trace_rec *r = batch[i];
-			if (pooled) {
-				n += put_line(w, pool_line(w, batch, i, &canon));
-				pool_recycle(w, &r->line);
-			} else {
-				size_t before = out.len;
-				if (!is_failed(w))
-					serialize(w, &out, r, &canon);
-				if (k == lens_cap) {
-					lens_cap = lens_cap ? 2 * lens_cap : 64;
-					lens = xrealloc(lens, lens_cap * sizeof *lens);
-				}
-				lens[k++] = out.len - before;
-				if (out.len >= GATHER_MAX || i + 1 == m) {
-					n += put_lines(w, &out, lens, k);
-					buf_reset(&out);
-					k = 0;
-				}
-			}
-			buf_free(&r->line); /* this thread's (or a serialiser's): freed here */
-			r->next = NULL;
-			*done_tail = r;
-			done_tail = &r->next;
-			ndone++;
-		}
-		if (pooled) {
-			/* Every job was claimed (the writer takes what is left) and is done. */
-			pthread_mutex_lock(&w->pool.mu);
-			w->pool.jobs = NULL;
-			w->pool.njobs = w->pool.next = 0;
-			pthread_mutex_unlock(&w->pool.mu);
-		}
-		if (out.cap > (1u << 22))
-			buf_free(&out);
-		if (n > 0 && unsynced == 0)
-			first_unsynced_ns = time_mono_ns();
-		unsynced += n;
-		if (unsynced > 0 && (is_failed(w) || unsynced >= w->o.fsync_every || finish ||
-				     time_mono_ns() - first_unsynced_ns >= window_ns)) {
-			if (!is_failed(w) && fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
-				note_failure(w, errno);
-			unsynced = 0;
-		}
-
-		pthread_mutex_lock(&w->mu);
-		*done_tail = w->garbage;
-		w->garbage = done;
-		w->ngarbage += ndone;
-		done = NULL;
-		done_tail = &done;
-		ndone = 0;
-		w->backlog -= cost;
-		if (w->was_high && w->backlog <= w->o.backlog_low) {
-			w->was_high = 0;
-			if (w->o.on_drain)
-				w->o.on_drain(w->o.ctx);
-		}
-		if (finish)
+		if (r == STEP_DONE) {
+			end_all(w);
 			break;
+		}
+		if (LOAD(&w->closing) && r == STEP_NONE) /* the rest waits for the idle writer's batch */
+			sem_wait_until(&w->rescue_wake, POLL_NS);
 	}
-	pthread_mutex_unlock(&w->mu);
-	pool_stop(w);
-	buf_free(&out);
-	buf_free(&canon);
-	free(batch);
-	free(lens);
 	return NULL;
 }
 
 /*==== owner side ====*/
 
-/* Assigns the seq and queues r; r belongs to the writer thread afterwards (it may be freed
- * at once unless it is deferred), so the seq is returned. */
+
+static void post_rescue(struct trace_writer *w)
+{
+	if (!LOAD(&w->rescue_wanted) && !XCHG(&w->rescue_wanted, 1))
+		sem_post(&w->rescue_wake);
+}
+
+static void free_garbage(struct trace_writer *w)
+{
+	struct trace_rec *g = LOAD(&w->garbage) ? XCHG(&w->garbage, NULL) : NULL;
+	uint64_t n = 0;
+	while (g) {
+		struct trace_rec *next = g->next;
+		rec_free(w, g);
+		g = next;
+		n++;
+	}
+	if (n)
+		SUB(&w->stats.held, n);
+}
+
+/* Assigns the seq and publishes r; r belongs to the writer afterwards (it may be written and
+ * handed back at once unless it is deferred), so the seq is returned. */
 static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 {
-	pthread_mutex_lock(&w->mu);
-	uint64_t seq = w->next_seq;
-	if (w->o.test_in_seq)
-		w->o.test_in_seq(w->o.test_ctx); /* tests: between reading next_seq and advancing it */
+	uint64_t seq = __atomic_fetch_add(&w->next_seq, 1, __ATOMIC_SEQ_CST);
 	r->seq = seq;
-	w->next_seq = seq + 1;
-	if (w->tail)
-		w->tail->next = r;
-	else
-		w->head = r;
-	w->tail = r;
-	w->backlog += r->cost;
-	if (w->backlog > w->stats.max_backlog)
-		w->stats.max_backlog = w->backlog;
-	if (w->backlog > w->o.backlog_high && !w->was_high) {
-		w->was_high = 1;
-		w->stats.highs++;
+	if (w->o.test_before_publish)
+		w->o.test_before_publish(w->o.test_ctx);
+	size_t cost = r->cost, b = ADD(&w->backlog, cost);
+	uint64_t most = __atomic_load_n(&w->stats.max_backlog, __ATOMIC_RELAXED);
+	while (b > most && !__atomic_compare_exchange_n(&w->stats.max_backlog, &most, (uint64_t)b, 1, __ATOMIC_RELAXED,
+							__ATOMIC_RELAXED))
+		;
+	if (b > w->o.backlog_high && !LOAD(&w->was_high) && !XCHG(&w->was_high, 1)) {
+		COUNT(&w->stats.highs, 1);
+		/* the writer may have drained it before the flag was up: then nobody else clears it */
+		if (LOAD(&w->backlog) <= w->o.backlog_low)
+			STORE(&w->was_high, 0);
 	}
-	if (r->ready && (w->idle || w->backlog > WAKE_BACKLOG)) {
-		pthread_cond_signal(&w->cv);
-		w->stats.wakes++;
-	}
-	w->stats.records++;
-	struct trace_rec *g = w->garbage;
-	w->garbage = NULL;
-	w->ngarbage = 0;
-	pthread_mutex_unlock(&w->mu);
-	free_recs(w, g);
+	int ready = r->ready;
+	r->next = LOAD(&w->inbox);
+	while (!__atomic_compare_exchange_n(&w->inbox, &r->next, r, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	/* r may be gone from here on */
+	COUNT(&w->stats.records, 1);
+	if (ready)
+		post_writer(w);
+	if (b > TRACE_RESCUE_MARK && b - cost <= TRACE_RESCUE_MARK)
+		post_rescue(w); /* the crossing */
+	else if (b == cost && LOAD(&w->rescue_asleep) && XCHG(&w->rescue_asleep, 0))
+		sem_post(&w->rescue_wake); /* records wait again: the rescue watches the lag */
+	free_garbage(w);
 	return seq;
+}
+
+static void init_sync(struct trace_writer *w)
+{
+	pthread_mutex_init(&w->role_mu, NULL);
+	pthread_mutex_init(&w->pool.mu, NULL);
+	pthread_cond_init(&w->pool.work, NULL);
+	pthread_cond_init(&w->pool.ready, NULL);
+	pthread_mutex_init(&w->spare_mu, NULL);
+	sem_init(&w->wake, 0, 0);
+	sem_init(&w->rescue_wake, 0, 0);
+}
+
+static void destroy_sync(struct trace_writer *w)
+{
+	pthread_mutex_destroy(&w->role_mu);
+	pthread_mutex_destroy(&w->pool.mu);
+	pthread_cond_destroy(&w->pool.work);
+	pthread_cond_destroy(&w->pool.ready);
+	pthread_mutex_destroy(&w->spare_mu);
+	sem_destroy(&w->wake);
+	sem_destroy(&w->rescue_wake);
 }
 
 static int start(char *path, int fd, const struct trace_writer_opts *o, struct trace_writer **out, struct err *e)
@@ -692,24 +972,24 @@ static int start(char *path, int fd, const struct trace_writer_opts *o, struct t
 		w->o.backlog_low = w->o.backlog_high / 2;
 	if (!w->o.observation_point)
 		w->o.observation_point = "proxy";
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
-	pthread_mutex_init(&w->pool.mu, NULL);
-	pthread_cond_init(&w->pool.work, NULL);
-	pthread_cond_init(&w->pool.ready, NULL);
-	pthread_mutex_init(&w->spare_mu, NULL);
-	int rc = pthread_create(&w->thread, NULL, writer_main, w);
+	w->lag_ns = (uint64_t)(w->o.rescue_lag_ms ? w->o.rescue_lag_ms : TRACE_RESCUE_LAG_MS) * 1000000u;
+	init_sync(w);
+	/* The rescue first, from this thread: it keeps the caller's (normal) priority, and so do
+	 * the serialisers it starts. */
+	int rc = pthread_create(&w->rescue_thread, NULL, rescue_main, w);
+	if (rc == 0) {
+		rc = pthread_create(&w->thread, NULL, writer_main, w);
+		if (rc) {
+			end_all(w);
+			pthread_join(w->rescue_thread, NULL);
+		}
+	}
 	if (rc) {
 		close(fd);
 		free(path);
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->cv);
-		pthread_mutex_destroy(&w->pool.mu);
-		pthread_cond_destroy(&w->pool.work);
-		pthread_cond_destroy(&w->pool.ready);
-		pthread_mutex_destroy(&w->spare_mu);
+		destroy_sync(w);
 		free(w);
-		return err_set(e, -rc, "cannot start the trace writer thread: %s", strerror(rc));
+		return err_set(e, -rc, "cannot start the trace writer's threads: %s", strerror(rc));
 	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "phase", "open");
@@ -810,17 +1090,17 @@ uint64_t trace_writer_frame_from_belay(struct trace_writer *w, const char *dir, 
 	return enqueue(w, r);
 }
 
+/* A deferred record is not written before it is ready, so r is alive here; the writer reads
+ * its handle only after it has seen `ready` (release / acquire). */
 void trace_writer_set_handle(struct trace_writer *w, struct trace_rec *r, cJSON *handle)
 {
-	pthread_mutex_lock(&w->mu);
 	cJSON_Delete(r->handle);
 	r->handle = handle;
-	r->ready = 1;
-	if (w->idle) {
-		pthread_cond_signal(&w->cv);
-		w->stats.wakes++;
-	}
-	pthread_mutex_unlock(&w->mu);
+	__atomic_store_n(&r->ready, 1, __ATOMIC_RELEASE);
+	ADD(&w->readied, 1);
+	post_writer(w);
+	if (LOAD(&w->backlog) > TRACE_RESCUE_MARK)
+		post_rescue(w); /* it held a large backlog back */
 }
 
 uint64_t trace_writer_add(struct trace_writer *w, const char *kind, cJSON *fields)
@@ -847,20 +1127,26 @@ uint64_t trace_writer_capture_error(struct trace_writer *w, const char *dir, con
 
 size_t trace_writer_backlog(struct trace_writer *w)
 {
-	pthread_mutex_lock(&w->mu);
-	size_t b = w->backlog;
-	pthread_mutex_unlock(&w->mu);
-	return b;
+	return LOAD(&w->backlog);
 }
 
 void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 {
-	pthread_mutex_lock(&w->mu);
-	*st = w->stats;
-	st->held = w->ngarbage;
-	pthread_mutex_unlock(&w->mu);
+	const struct trace_writer_stats *s = &w->stats;
+	*st = (struct trace_writer_stats){
+	    .records = LOAD(&s->records),
+	    .batches = LOAD(&s->batches),
+	    .wakes = LOAD(&s->wakes),
+	    .highs = LOAD(&s->highs),
+	    .max_backlog = LOAD(&s->max_backlog),
+	    .held = LOAD(&s->held),
+	    .rescues = LOAD(&s->rescues),
+	    .idle_priority = LOAD(&s->idle_priority),
+	    .priority_errno = LOAD(&s->priority_errno),
+	};
 	st->writer_cpu_ns = time_thread_cpu_ns(&w->thread);
-	/* pool threads are started (and counted) by the writer thread and live until close */
+	st->rescue_cpu_ns = time_thread_cpu_ns(&w->rescue_thread);
+	/* pool threads are started (and counted) by the rescue and live until close */
 	pthread_mutex_lock(&w->pool.mu);
 	int n = w->pool.nthreads;
 	pthread_t t[POOL_MAX_THREADS];
@@ -873,10 +1159,7 @@ void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 
 int trace_writer_over_high(struct trace_writer *w)
 {
-	pthread_mutex_lock(&w->mu);
-	int h = w->was_high;
-	pthread_mutex_unlock(&w->mu);
-	return h;
+	return LOAD(&w->was_high);
 }
 
 int trace_writer_failed(struct trace_writer *w)
@@ -893,45 +1176,33 @@ int trace_writer_close(struct trace_writer *w, struct err *e)
 {
 	if (!w)
 		return 0;
-	/* A deferred record still open at close never got its pre-state: say so by name. */
-	pthread_mutex_lock(&w->mu);
-	for (struct trace_rec *r = w->head; r; r = r->next) {
-		if (!r->ready) {
-			cJSON *h = cJSON_CreateObject();
-			cJSON_AddStringToObject(h, "status", "unrestorable");
-			cJSON_AddStringToObject(h, "cause", "UNRESTORABLE_SNAPSHOT_FAILED");
-			cJSON_AddStringToObject(h, "detail", "the proxy closed before the snapshot finished");
-			cJSON_AddStringToObject(h, "source", "turn-gate");
-			r->handle = h;
-			r->ready = 1;
-		}
-	}
-	pthread_mutex_unlock(&w->mu);
+	/* Every add is done: after the closing record, the writer threads write the rest (a
+	 * deferred record still waiting is named unrestorable), sync and end. */
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "phase", "close");
 	trace_writer_add(w, "connection_window", f);
-	pthread_mutex_lock(&w->mu);
-	w->closing = 1;
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
+	STORE(&w->closing, 1);
+	sem_post(&w->wake);
+	sem_post(&w->rescue_wake);
 	pthread_join(w->thread, NULL);
-	free_recs(w, w->garbage);
-	w->garbage = NULL;
+	pthread_join(w->rescue_thread, NULL);
+	pool_stop(w);
+	free_garbage(w);
+	struct wside *ws = &w->ws;
 	int rc = 0;
 	if (w->failed) {
 		rc = err_set(e, -w->failed, "trace %s is incomplete: %s (%llu record(s) not written)", w->path,
-			     strerror(w->failed), (unsigned long long)w->dropped);
+			     strerror(w->failed), (unsigned long long)ws->dropped);
 	}
 	if (close(w->fd) != 0 && !rc)
 		rc = err_set(e, -errno, "closing trace %s: %s", w->path, strerror(errno));
-	pthread_mutex_destroy(&w->mu);
-	pthread_cond_destroy(&w->cv);
-	pthread_mutex_destroy(&w->pool.mu);
-	pthread_cond_destroy(&w->pool.work);
-	pthread_cond_destroy(&w->pool.ready);
+	buf_free(&ws->out);
+	buf_free(&ws->canon);
+	free(ws->batch);
+	free(ws->lens);
+	destroy_sync(w);
 	while (w->nspare_data > 0)
 		free(w->spare_data[--w->nspare_data].p);
-	pthread_mutex_destroy(&w->spare_mu);
 	free(w->path);
 	free(w);
 	return rc;

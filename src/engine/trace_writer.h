@@ -1,12 +1,24 @@
 /* trace_writer.h - the append-only JSONL trace (the record of truth).
  *
  * Threads: the owner (one event loop) calls every function except the drain callback,
- * which runs on the writer's own thread. `seq` is assigned by the caller's thread at the
- * moment a record is added, so the order of seq is the order in which the owner observed
- * things; serialisation (base64, SHA-256, JSON), write(2) and group commit (fdatasync every
- * `fsync_every` records or `fsync_ms`) happen on the writer thread, off the forwarding path
- * (bulk traffic is serialised by a small pool of threads the writer starts on first need;
- * the writer alone writes, in seq order, and calls the callbacks).
+ * which runs on a writer thread; adding from several threads at once is allowed too.
+ * `seq` is assigned by the adding thread at the moment a record is added, so the order of
+ * seq is the order in which the owner observed things; serialisation (base64, SHA-256,
+ * JSON), write(2) and group commit (fdatasync every `fsync_every` records or `fsync_ms`)
+ * happen off the forwarding path, and lines are written in seq order.
+ *
+ * Adding a record takes no lock a writer thread holds: the record is pushed on an atomic
+ * list (one compare-and-swap) and the writer is woken, when it sleeps, through a semaphore,
+ * so the forwarding thread can never wait for a recording thread (only for the backlog to
+ * fall, below). That lets the writer run at idle priority (SCHED_IDLE, on its own thread):
+ * it takes a CPU only when the agent, the server and forwarding leave one idle, and a CPU
+ * that runs nothing else counts as idle when the kernel places the peer belay has just
+ * woken. Its lag is bounded by a second thread at normal priority, the rescue: it takes
+ * over while the backlog is over TRACE_RESCUE_MARK (bulk traffic; it starts the serialiser pool,
+ * whose threads take its priority) or when nothing was written for TRACE_RESCUE_LAG_MS while
+ * records waited (the idle writer starved by CPU-bound neighbours), and hands back once the
+ * backlog is small again. One batch at a time is written, by whichever of the two holds the
+ * writer's role; a starved idle writer can hold the role for at most one small batch.
  *
  * A record may be added "deferred" (a tools/call frame whose pre-state handle is still
  * being captured): it keeps its seq, and it and every later record wait in memory until
@@ -29,6 +41,11 @@
 
 #define TRACE_VERSION 1
 
+/* The rescue thread takes over from the idle writer above this backlog (bytes), and when
+ * nothing was written for this long while records waited (see the top of this file). */
+#define TRACE_RESCUE_MARK ((size_t)192 << 10)
+#define TRACE_RESCUE_LAG_MS 100
+
 struct trace_writer;
 struct trace_rec;
 
@@ -47,10 +64,20 @@ struct trace_writer_opts {
 	 * the call). It must not block: copy and return (the live store writer uses it). */
 	void (*on_line)(void *ctx, uint64_t off, const char *line, size_t len);
 	void *line_ctx;
-	/* Tests only: called by the adding thread between reading the next seq and advancing it
-	 * (under the lock that makes the pair atomic), so a test can hold one adder there and
-	 * see whether another gets in: a broken lock is then caught every time. */
-	void (*test_in_seq)(void *ctx);
+	/* The writer keeps the normal priority rather than SCHED_IDLE (an A/B for benchmarks;
+	 * the rescue thread then never has lag to take over, only bulk). */
+	int normal_priority;
+	/* The rescue's lag bound (default TRACE_RESCUE_LAG_MS; tests set it long to see the
+	 * backlog mark alone). */
+	unsigned rescue_lag_ms;
+	/* Tests only: called by the adding thread between taking its seq and publishing the
+	 * record, so a test can hold one adder there while another adds: the later seq must
+	 * then wait for the earlier one, not be written first. */
+	void (*test_before_publish)(void *ctx);
+	/* Tests only: called by a writer thread (thread 0: the idle writer, 1: the rescue)
+	 * before it takes the writer's role (phase 0) and while it holds it with a batch taken
+	 * (phase 1), so a test can hold the idle writer off the CPU or inside its batch. */
+	void (*test_writer)(void *ctx, int thread, int phase);
 	void *test_ctx;
 };
 
@@ -100,12 +127,18 @@ struct trace_writer_stats {
 	uint64_t highs;	      /* times the backlog rose above backlog_high: the owner stops reading
 			       * (forwarding waits for the recorder) until it falls below backlog_low */
 	uint64_t max_backlog; /* most bytes queued at once */
-	/* CPU time so far of the writer thread and of the serialiser pool's threads together
-	 * (what recording costs the machine, beside what it costs forwarding) */
+	/* CPU time so far of the (idle) writer thread and of the serialiser pool's threads
+	 * together (what recording costs the machine, beside what it costs forwarding) */
 	uint64_t writer_cpu_ns, pool_cpu_ns;
 	/* records written and handed back, not yet freed by the next adder (they are freed on
 	 * the thread that added them; see trace_writer.c) */
 	uint64_t held;
+	/* times the rescue thread wrote for the idle writer (the backlog was over the mark, or
+	 * nothing was written for TRACE_RESCUE_LAG_MS while records waited), and its CPU time */
+	uint64_t rescues;
+	uint64_t rescue_cpu_ns;
+	int idle_priority;  /* the writer ran at SCHED_IDLE */
+	int priority_errno; /* else why not (0: normal_priority asked for) */
 };
 void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st);
 

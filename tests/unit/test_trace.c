@@ -209,25 +209,22 @@ Test(trace, seq_is_gapless_and_unique_under_concurrency)
 	trace_free(t);
 }
 
-/* Deterministic: adder A is held between reading the next seq and advancing it until adder B
- * is about to add and has had a full second to get in too. Under the lock B cannot; without
- * it (or with the seq taken outside it) B always does, and both take the same seq. */
+/* Deterministic: adder A is held between taking its seq and publishing its record while
+ * adder B adds and publishes the next one. B's line must wait for A's: a writer that wrote
+ * records as they arrive (or took the seq and the place in the queue apart without
+ * ordering by seq) writes B first, and the file then has B before A or a gap. */
 static struct {
-	atomic_int inside, overlap, hold_first, b_adding;
+	atomic_int hold, held, release;
 } race;
 
-static void in_seq(void *ctx)
+static void before_publish(void *ctx)
 {
 	(void)ctx;
-	if (atomic_fetch_add(&race.inside, 1) > 0)
-		atomic_store(&race.overlap, 1);
-	if (atomic_exchange(&race.hold_first, 0)) {
-		while (!atomic_load(&race.b_adding))
-			sched_yield();
-		for (int i = 0; i < 1000 && !atomic_load(&race.overlap); i++)
+	if (atomic_exchange(&race.hold, 0)) {
+		atomic_store(&race.held, 1);
+		while (!atomic_load(&race.release))
 			usleep(1000);
 	}
-	atomic_fetch_sub(&race.inside, 1);
 }
 
 static void *adder_a(void *w)
@@ -236,40 +233,41 @@ static void *adder_a(void *w)
 	return NULL;
 }
 
-static void *adder_b(void *w)
-{
-	while (atomic_load(&race.hold_first)) /* until A holds in the seq section */
-		sched_yield();
-	atomic_store(&race.b_adding, 1);
-	trace_writer_add(w, "denial", NULL);
-	return NULL;
-}
+static size_t count_lines(const char *path);
 
-Test(trace, seq_is_taken_under_the_lock_deterministically)
+Test(trace, an_adder_between_seq_and_publish_holds_back_later_seqs)
 {
 	struct err e = {0};
 	struct trace_writer *w = NULL;
-	char *tdir = fs_join(dir, "t");
-	struct trace_writer_opts o = {.test_in_seq = in_seq};
-	cr_assert_eq(trace_writer_open(tdir, &o, &w, &e), 0, "%s", e.msg);
-	char *path = xstrdup(trace_writer_path(w));
-	atomic_store(&race.inside, 0);
-	atomic_store(&race.overlap, 0);
-	atomic_store(&race.b_adding, 0);
-	atomic_store(&race.hold_first, 1);
-	pthread_t a, b;
+	char *path = fs_join(dir, "race.jsonl");
+	struct trace_writer_opts o = {.test_before_publish = before_publish};
+	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	atomic_store(&race.held, 0);
+	atomic_store(&race.release, 0);
+	atomic_store(&race.hold, 1);
+	pthread_t a;
 	pthread_create(&a, NULL, adder_a, w);
-	pthread_create(&b, NULL, adder_b, w);
+	while (!atomic_load(&race.held))
+		usleep(1000);
+	trace_writer_add(w, "capture_error", NULL); /* B: seq 2, published while A holds seq 1 */
+	/* long enough for the idle writer's polls and the rescue's lag check to have written B */
+	for (int i = 0; i < 60; i++) {
+		usleep(5 * 1000);
+		cr_assert_eq(count_lines(path), 1, "seq 2 was written before seq 1 was published");
+	}
+	usleep(3 * TRACE_RESCUE_LAG_MS * 1000);
+	cr_assert_eq(count_lines(path), 1, "seq 2 was written before seq 1 was published");
+	atomic_store(&race.release, 1);
 	pthread_join(a, NULL);
-	pthread_join(b, NULL);
 	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
-	cr_assert_eq(atomic_load(&race.overlap), 0, "two adders were between reading and advancing the seq at once");
 	struct trace *t = NULL;
 	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
-	cr_assert_eq(trace_validate(t, &e), 0, "seq gapless and unique: %s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "seq gapless and in order: %s", e.msg);
+	cr_assert_eq(t->n, 4);
+	cr_assert_str_eq(t->recs[1].kind, "denial");
+	cr_assert_str_eq(t->recs[2].kind, "capture_error");
 	trace_free(t);
 	free(path);
-	free(tdir);
 }
 
 static char *write_lines(const char *name, const char *text)
