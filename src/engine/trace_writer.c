@@ -836,7 +836,7 @@ static void *rescue_main(void *arg)
 	pthread_setname_np(pthread_self(), "belay-trace-r");
 	while (!LOAD(&w->finished)) {
 		if (!XCHG(&w->rescue_wanted, 0)) {
-			uint64_t before = LOAD(&w->written);
+			uint64_t before = LOAD(&w->written), since = time_mono_ns();
 			if (LOAD(&w->backlog) == 0 && !LOAD(&w->sync_at) && !LOAD(&w->closing)) {
 				STORE(&w->rescue_asleep, 1);
 				if (LOAD(&w->backlog) == 0 && !LOAD(&w->sync_at) && !LOAD(&w->closing) &&
@@ -846,9 +846,11 @@ static void *rescue_main(void *arg)
 				continue;
 			}
 			sem_wait_until(&w->rescue_wake, w->lag_ns);
-			uint64_t due = LOAD(&w->sync_at);
-			int lag = (LOAD(&w->written) == before && LOAD(&w->backlog) > 0) ||
-				  (due && time_mono_ns() > due + w->lag_ns);
+			/* lag: nothing written for the whole bound while bytes waited, or the group
+			 * commit's sync overdue by it (a post that woke it early is not lag) */
+			uint64_t due = LOAD(&w->sync_at), now = time_mono_ns();
+			int lag = (now - since >= w->lag_ns && LOAD(&w->written) == before && LOAD(&w->backlog) > 0) ||
+				  (due && now > due + w->lag_ns);
 			if (!lag && !LOAD(&w->closing) && !XCHG(&w->rescue_wanted, 0))
 				continue;
 		}
