@@ -275,6 +275,39 @@ Test(trace_threads, a_starved_idle_writer_is_rescued_when_the_backlog_crosses_th
 	free(path);
 }
 
+/* The starved writer again, the lag bound off: a deferred record holds a backlog over the
+ * mark back (the rescue comes, finds nothing it may write, and goes); completing it must
+ * bring the rescue back, since no later add crosses the mark again. */
+Test(trace_threads, completing_a_record_that_held_a_large_backlog_back_brings_the_rescue)
+{
+	hold_reset();
+	atomic_store(&hold.starve, 1);
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "held.jsonl");
+	struct trace_writer_opts o = {.test_writer = hold_writer, .rescue_lag_ms = 3600u * 1000u};
+	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	struct trace_rec *d = NULL;
+	trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, &d);
+	int frames = (int)(TRACE_RESCUE_MARK / 32768) + 2;
+	struct buf b = {0};
+	for (int i = 0; i < frames; i++) {
+		frame_of(&b, 32768, i);
+		trace_writer_frame(w, "s2c", b.p, b.len, b.len, 0, NULL, NULL, NULL);
+	}
+	buf_free(&b);
+	cr_assert_eq(wait_lines(path, 1), 1, "the open record, before the deferred one");
+	usleep(50 * 1000);
+	cr_assert_eq(count_lines(path), 1, "nothing after the deferred record");
+	trace_writer_set_handle(w, d, NULL);
+	size_t want = 2 + (size_t)frames;
+	cr_assert_eq(wait_lines(path, want), want, "the rescue came back for the backlog");
+	atomic_store(&hold.starve, 0);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	check_trace(path, want + 1);
+	free(path);
+}
+
 /* The same starved writer, a few small records far under the mark: the rescue writes them
  * once nothing has been written for the lag bound. */
 Test(trace_threads, a_starved_idle_writer_is_rescued_after_the_lag_bound)
