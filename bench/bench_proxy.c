@@ -3,7 +3,7 @@
  *
  *   bench_proxy [--pairs 5] [--n 3000] [--warm 300] [--mib 256] [--tpairs 3] [--quick]
  *               [--only c,python,node,bulk,gate] [--belay PATH] [--trace-dir DIR] [--state DIR]
- *               [--slice-ab] [--noise]
+ *               [--slice-ab] [--writer-ab] [--noise]
  *
  * Latency rows: three peer sets, each client timing its own sequential tools/call round
  * trips after `warm` untimed ones -
@@ -26,7 +26,9 @@
  * and the share of the CPU the host took while the round ran beside each round (steal,
  * /proc/stat: on a shared host that share sets the tail, whatever runs in the middle).
  * --slice-ab adds trace + index with the kernel's own slice (--slice-us 0) beside the
- * default, the A/B of the forwarding thread's short slice (engine/loop_slice.h). --noise
+ * default, the A/B of the forwarding thread's short slice (engine/loop_slice.h); --writer-ab
+ * adds trace + index with the trace writer at normal priority (--trace-writer normal), the A/B
+ * of the idle-priority writer (engine/trace_writer.h). --noise
  * adds a pair of two direct runs to each round (the row "direct vs direct"): the median
  * |difference| between identical arms, the size of a difference that means nothing on this
  * machine now.
@@ -159,7 +161,8 @@ struct result {
 	long long highs, backlog, spills, spilled;
 	int idle_prio;
 	/* CPU each of the proxy's threads used, ms (-1: not reported) */
-	double cpu_loop, cpu_writer, cpu_pool, cpu_index;
+	double cpu_loop, cpu_writer, cpu_rescue, cpu_pool, cpu_index;
+	long long rescues;
 };
 
 static long long after(const char *s, const char *key)
@@ -192,6 +195,8 @@ static void read_stats(struct result *r)
 	r->idle_prio = s && strstr(s, "at idle priority") ? 1 : s && strstr(s, "SCHED_IDLE refused") ? 0 : -1;
 	r->cpu_loop = after_f(s, "cpu: loop ");
 	r->cpu_writer = s && strstr(s, "belay: trace:") ? after_f(s, "trace writer ") : -1; /* --no-trace: none */
+	r->cpu_rescue = after_f(s, ", rescue ");
+	r->rescues = after(s, "byte(s), ");
 	r->cpu_pool = after_f(s, "serialisers ");
 	r->cpu_index = after_f(s, ", index ");
 	free(s);
@@ -347,11 +352,18 @@ static void add_all(struct cmd *c, char *const *v)
 		add(c, *v);
 }
 
-enum mode { M_NOISE, M_RELAY, M_NO_TRACE, M_TRACE, M_INDEX, M_KSLICE, M_COUNT };
-static const char *const mode_name[M_COUNT] = {"direct vs direct", "relay floor", "--no-trace", "trace (--no-index)",
-					       "trace + index", "t+i, --slice-us 0"};
+enum mode { M_NOISE, M_RELAY, M_NO_TRACE, M_TRACE, M_INDEX, M_KSLICE, M_WNORMAL, M_COUNT };
+static const char *const mode_name[M_COUNT] = {"direct vs direct", "relay floor",	 "--no-trace",	       "trace (--no-index)",
+					       "trace + index",	   "t+i, --slice-us 0", "t+i, writer normal"};
 static int slice_ab; /* --slice-ab: also trace + index with the kernel's own slice */
+static int writer_ab; /* --writer-ab: also trace + index with the trace writer at normal priority */
 static int noise;    /* --noise: also a pair of two direct runs per round (the difference no change can be told from) */
+
+/* The modes run unless asked for (the A/B arms and the noise row only when asked). */
+static int mode_on(int m)
+{
+	return !((m == M_KSLICE && !slice_ab) || (m == M_WNORMAL && !writer_ab) || (m == M_NOISE && !noise));
+}
 static char relay_bin[4200]; /* bench_relay: a process in belay's place that only forwards */
 
 /* belay proxy [mode] -- server... (the relay floor: bench_relay server...) */
@@ -376,6 +388,10 @@ static void proxied(struct cmd *c, enum mode m, char *const *server)
 		if (m == M_KSLICE) {
 			add(c, "--slice-us");
 			add(c, "0");
+		}
+		if (m == M_WNORMAL) {
+			add(c, "--trace-writer");
+			add(c, "normal");
 		}
 	}
 	add(c, "--");
@@ -418,7 +434,8 @@ static void print_counters(const struct result *r, double per, const char *unit)
 	if (r->cpu_loop >= 0) {
 		printf(" | cpu/%s: loop %.1f", unit, r->cpu_loop * 1e3 / per);
 		if (r->cpu_writer >= 0)
-			printf(", trace %.1f+%.1f", r->cpu_writer * 1e3 / per, r->cpu_pool * 1e3 / per);
+			printf(", trace %.1f+%.1f+%.1f", r->cpu_writer * 1e3 / per, r->cpu_rescue > 0 ? r->cpu_rescue * 1e3 / per : 0.0,
+			       r->cpu_pool * 1e3 / per);
 		if (r->cpu_index > 0)
 			printf(", index %.1f", r->cpu_index * 1e3 / per);
 		printf(" us");
@@ -429,6 +446,8 @@ static void print_counters(const struct result *r, double per, const char *unit)
 		return;
 	}
 	printf(" | back-pressure %lld, backlog max %lld B", r->highs, r->backlog);
+	if (r->rescues >= 0)
+		printf(", rescues %lld", r->rescues);
 	if (r->spills >= 0)
 		printf(", index read-backs %lld (%lld lines), %s", r->spills, r->spilled,
 		       r->idle_prio == 1 ? "idle prio" : r->idle_prio == 0 ? "NORMAL prio" : "prio ?");
@@ -455,7 +474,7 @@ static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 	       p->label, pairs, n, warm);
 	int ms[M_COUNT], nm = 0;
 	for (int m = 0; m < M_COUNT; m++)
-		if (!((m == M_KSLICE && !slice_ab) || (m == M_NOISE && !noise)))
+		if (mode_on(m))
 			ms[nm++] = m;
 	static double dmed[M_COUNT][64], dp98[M_COUNT][64], dp99[M_COUNT][64];
 	double steal[64] = {0};
@@ -531,7 +550,7 @@ static void bench_bulk(char *const *server, int pairs, int mib)
 {
 	printf("\n== 64 KiB frames, %d MiB per run, %d pairs (echo server, C)\n", mib, pairs);
 	for (int m = 0; m < M_COUNT; m++) {
-		if (m == M_NOISE || (m == M_KSLICE && !slice_ab))
+		if (m == M_NOISE || !mode_on(m))
 			continue;
 		double ratio[64], bw[64], dbw[64];
 		printf("-- %s\n", mode_name[m]);
@@ -617,6 +636,8 @@ int main(int argc, char **argv)
 			tpairs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--slice-ab"))
 			slice_ab = 1;
+		else if (!strcmp(argv[i], "--writer-ab"))
+			writer_ab = 1;
 		else if (!strcmp(argv[i], "--noise"))
 			noise = 1;
 		else if (!strcmp(argv[i], "--quick"))

@@ -48,6 +48,8 @@ static const struct cli_opt proxy_opts[] = {
 	 "woken although a CPU-bound thread holds its CPU (Linux 6.12+; its share of the CPU is unchanged; the "
 	 "server and belay's other threads keep the default); from 100 to 100000; default 0, the kernel's own: "
 	 "on a lightly loaded virtual machine the extra preemptions cost more than they save (docs/STORE.md)"},
+	{"trace-writer", 'R', CLI_HIDDEN, "idle|normal",
+	 "the trace writer's priority (default idle: SCHED_IDLE; normal is the benchmarks' A/B arm)"},
 	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},
 	CLI_OPT_END,
 };
@@ -117,7 +119,7 @@ int cmd_proxy(int argc, char **argv)
 	cli_parse_init(&cli_proxy, &P, 1);
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
-	int no_trace = 0, no_index = 0, no_trial = 0, spin_us = -1;
+	int no_trace = 0, no_index = 0, no_trial = 0, spin_us = -1, writer_normal = 0;
 	unsigned slice_us = 0; /* the kernel's: see engine/loop_slice.h for when asking helps */
 	const char *mode_s = NULL, *policy_file = NULL;
 	size_t frame_cap = 0;
@@ -155,6 +157,13 @@ int cmd_proxy(int argc, char **argv)
 						"not '%s'",
 						LOOP_SLICE_MIN_US, LOOP_SLICE_MAX_US, optarg);
 			}
+			break;
+		case 'R':
+			if (strcmp(optarg, "idle") != 0 && strcmp(optarg, "normal") != 0) {
+				free(expose);
+				return cli_fail("proxy: --trace-writer must be idle or normal, not '%s'", optarg);
+			}
+			writer_normal = strcmp(optarg, "normal") == 0;
 			break;
 		case 'X': cli_push(&expose, optarg); break;
 		case 'h': free(expose); cli_help(&cli_proxy, stdout); return 0;
@@ -217,6 +226,7 @@ int cmd_proxy(int argc, char **argv)
 		.spin_us = spin_us > 0 ? (unsigned)spin_us : 0,
 		.no_spin = spin_us == 0,
 		.frame_cap = frame_cap,
+		.trace_writer_normal = writer_normal,
 		.approvals = 1,
 		.ended = on_ended,
 		.report = report,
@@ -268,9 +278,11 @@ int cmd_proxy(int argc, char **argv)
 	if (traced && all)
 		fprintf(stderr,
 			"belay: trace: %llu record(s), %llu batch(es), %llu writer wake-up(s), back-pressure %llu time(s), "
-			"backlog at most %llu byte(s)\n",
+			"backlog at most %llu byte(s), %llu rescue(s), writer %s%s\n",
 			(unsigned long long)ts.records, (unsigned long long)ts.batches, (unsigned long long)ts.wakes,
-			(unsigned long long)ts.highs, (unsigned long long)ts.max_backlog);
+			(unsigned long long)ts.highs, (unsigned long long)ts.max_backlog, (unsigned long long)ts.rescues,
+			ts.idle_priority ? "SCHED_IDLE" : "SCHED_OTHER",
+			ts.priority_errno ? " (SCHED_IDLE refused)" : "");
 	if (indexed && (all || getenv("BELAY_INDEX_STATS"))) {
 		char prio[160];
 		if (st.idle_priority)
@@ -303,8 +315,9 @@ int cmd_proxy(int argc, char **argv)
 		double proc = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 			      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 		fprintf(stderr,
-			"belay: cpu: loop %.3f ms, trace writer %.3f ms, serialisers %.3f ms, index %.3f ms, process %.3f ms\n",
-			(double)loop_cpu_ns / 1e6, (double)ts.writer_cpu_ns / 1e6,
+			"belay: cpu: loop %.3f ms, trace writer %.3f ms, rescue %.3f ms, serialisers %.3f ms, index %.3f ms, "
+			"process %.3f ms\n",
+			(double)loop_cpu_ns / 1e6, (double)ts.writer_cpu_ns / 1e6, (double)ts.rescue_cpu_ns / 1e6,
 			(double)ts.pool_cpu_ns / 1e6, indexed ? (double)st.cpu_ns / 1e6 : 0.0, proc);
 	}
 	return run.exit_code;

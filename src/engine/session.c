@@ -770,7 +770,8 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		struct trace_writer_opts wo = {.on_drain = writer_drained,
 					       .ctx = &s->drain_async,
 					       .on_line = o->trace_tap,
-					       .line_ctx = o->trace_tap_ctx};
+					       .line_ctx = o->trace_tap_ctx,
+					       .normal_priority = o->trace_writer_normal};
 		rc = o->trace_path ? trace_writer_open_path(o->trace_path, &wo, &s->tw, e)
 				   : trace_writer_open(o->trace_dir, &wo, &s->tw, e);
 		if (rc)

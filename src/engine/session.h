@@ -86,6 +86,7 @@ struct session_opts {
 	const char *trace_dir;    /* record into a new trace here (NULL: no trace) */
 	const char *trace_path;   /* or exactly this file */
 	size_t frame_cap;         /* recorded bytes per frame (0: 16 MiB) */
+	int trace_writer_normal;  /* the trace writer keeps the normal priority (trace_writer.h) */
 	unsigned kill_grace_ms;   /* after client EOF (0: 5000) */
 	int stderr_fd;            /* where server stderr goes (default 2; -1 discards) */
 	const struct session_observer *obs;

@@ -239,6 +239,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		.cwd = cfg->cwd,
 		.trace_dir = cfg->no_trace ? NULL : r->trace_dir,
 		.frame_cap = cfg->frame_cap,
+		.trace_writer_normal = cfg->trace_writer_normal,
 		.obs = &r->obs,
 		.sandbox = r->contained ? &r->spec : NULL,
 		.launcher = paths_self_exe(),

@@ -37,6 +37,7 @@ struct runner_cfg {
 	 * no_spin: never. */
 	unsigned spin_us;
 	int no_spin;
+	int trace_writer_normal; /* the trace writer keeps the normal priority (an A/B arm) */
 	size_t frame_cap;
 	int approvals;             /* open the one-shot approvals socket (enforce mode) */
 	int stderr_fd;             /* server stderr (default 2; -1 discards) */
