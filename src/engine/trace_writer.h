@@ -44,7 +44,7 @@
 /* The rescue thread takes over from the idle writer above this backlog (bytes), and when
  * nothing was written for this long while records waited (see the top of this file). */
 #define TRACE_RESCUE_MARK ((size_t)192 << 10)
-#define TRACE_RESCUE_LAG_MS 100
+#define TRACE_RESCUE_LAG_MS 50
 
 struct trace_writer;
 struct trace_rec;

@@ -244,19 +244,35 @@ Test(trace_threads, adding_never_waits_for_a_writer_held_inside_its_batch)
 	free(path);
 }
 
-/* The idle writer never gets the CPU (it is held before it takes the role). With the lag
- * bound off, a backlog over the mark must still be written - by the rescue, at once. */
-Test(trace_threads, a_starved_idle_writer_is_rescued_when_the_backlog_crosses_the_mark)
+/* A writer whose idle thread never gets the CPU (held before it takes the role), with the
+ * rescue's lag bound at lag_ms (0: the default). */
+static struct trace_writer *open_starved(const char *name, unsigned lag_ms, char **path)
 {
 	hold_reset();
 	atomic_store(&hold.starve, 1);
 	struct err e = {0};
 	struct trace_writer *w = NULL;
-	char *path = fs_join(dir, "mark.jsonl");
-	struct trace_writer_opts o = {.test_writer = hold_writer, .rescue_lag_ms = 3600u * 1000u};
-	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
-	usleep(50 * 1000);
-	cr_assert_eq(count_lines(path), 0, "the open record waits: the idle writer is starved, the lag bound off");
+	*path = fs_join(dir, name);
+	struct trace_writer_opts o = {.test_writer = hold_writer, .rescue_lag_ms = lag_ms};
+	cr_assert_eq(trace_writer_open_path(*path, &o, &w, &e), 0, "%s", e.msg);
+	return w;
+}
+
+/* The idle writer may run again; close; the file holds `records` valid records. */
+static void close_starved(struct trace_writer *w, char *path, size_t records)
+{
+	struct err e = {0};
+	atomic_store(&hold.starve, 0);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	check_trace(path, records);
+	free(path);
+}
+
+#define LAG_OFF (3600u * 1000u)
+
+/* 32 KiB frames just over the rescue's mark; returns how many. */
+static int frames_over_the_mark(struct trace_writer *w)
+{
 	int frames = (int)(TRACE_RESCUE_MARK / 32768) + 2;
 	struct buf b = {0};
 	for (int i = 0; i < frames; i++) {
@@ -264,15 +280,28 @@ Test(trace_threads, a_starved_idle_writer_is_rescued_when_the_backlog_crosses_th
 		trace_writer_frame(w, "s2c", b.p, b.len, b.len, 0, NULL, NULL, NULL);
 	}
 	buf_free(&b);
-	size_t want = 1 + (size_t)frames;
-	cr_assert_eq(wait_lines(path, want), want, "the rescue wrote the backlog over the mark");
+	return frames;
+}
+
+static uint64_t rescues(struct trace_writer *w)
+{
 	struct trace_writer_stats st;
 	trace_writer_stats(w, &st);
-	cr_assert_geq(st.rescues, 1);
-	atomic_store(&hold.starve, 0);
-	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
-	check_trace(path, want + 1);
-	free(path);
+	return st.rescues;
+}
+
+/* The idle writer never gets the CPU. With the lag bound off, a backlog over the mark must
+ * still be written - by the rescue, at once. */
+Test(trace_threads, a_starved_idle_writer_is_rescued_when_the_backlog_crosses_the_mark)
+{
+	char *path;
+	struct trace_writer *w = open_starved("mark.jsonl", LAG_OFF, &path);
+	usleep(50 * 1000);
+	cr_assert_eq(count_lines(path), 0, "the open record waits: the idle writer is starved, the lag bound off");
+	size_t want = 1 + (size_t)frames_over_the_mark(w);
+	cr_assert_eq(wait_lines(path, want), want, "the rescue wrote the backlog over the mark");
+	cr_assert_geq(rescues(w), 1);
+	close_starved(w, path, want + 1);
 }
 
 /* The starved writer again, the lag bound off: a deferred record holds a backlog over the
@@ -280,58 +309,33 @@ Test(trace_threads, a_starved_idle_writer_is_rescued_when_the_backlog_crosses_th
  * bring the rescue back, since no later add crosses the mark again. */
 Test(trace_threads, completing_a_record_that_held_a_large_backlog_back_brings_the_rescue)
 {
-	hold_reset();
-	atomic_store(&hold.starve, 1);
-	struct err e = {0};
-	struct trace_writer *w = NULL;
-	char *path = fs_join(dir, "held.jsonl");
-	struct trace_writer_opts o = {.test_writer = hold_writer, .rescue_lag_ms = 3600u * 1000u};
-	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	char *path;
+	struct trace_writer *w = open_starved("held.jsonl", LAG_OFF, &path);
 	struct trace_rec *d = NULL;
 	trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, &d);
-	int frames = (int)(TRACE_RESCUE_MARK / 32768) + 2;
-	struct buf b = {0};
-	for (int i = 0; i < frames; i++) {
-		frame_of(&b, 32768, i);
-		trace_writer_frame(w, "s2c", b.p, b.len, b.len, 0, NULL, NULL, NULL);
-	}
-	buf_free(&b);
+	size_t want = 2 + (size_t)frames_over_the_mark(w);
 	cr_assert_eq(wait_lines(path, 1), 1, "the open record, before the deferred one");
 	usleep(50 * 1000);
 	cr_assert_eq(count_lines(path), 1, "nothing after the deferred record");
 	trace_writer_set_handle(w, d, NULL);
-	size_t want = 2 + (size_t)frames;
 	cr_assert_eq(wait_lines(path, want), want, "the rescue came back for the backlog");
-	atomic_store(&hold.starve, 0);
-	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
-	check_trace(path, want + 1);
-	free(path);
+	close_starved(w, path, want + 1);
 }
 
 /* The same starved writer, a few small records far under the mark: the rescue writes them
  * once nothing has been written for the lag bound. */
 Test(trace_threads, a_starved_idle_writer_is_rescued_after_the_lag_bound)
 {
-	hold_reset();
-	atomic_store(&hold.starve, 1);
-	struct err e = {0};
-	struct trace_writer *w = NULL;
-	char *path = fs_join(dir, "lag.jsonl");
-	struct trace_writer_opts o = {.test_writer = hold_writer};
-	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	char *path;
+	struct trace_writer *w = open_starved("lag.jsonl", 0, &path);
 	for (int i = 0; i < 3; i++)
 		trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
 	cr_assert_eq(wait_lines(path, 4), 4, "the rescue wrote what waited past the lag bound");
-	struct trace_writer_stats st;
-	trace_writer_stats(w, &st);
-	cr_assert_geq(st.rescues, 1);
+	cr_assert_geq(rescues(w), 1);
 	/* and it keeps doing so while the idle writer stays starved */
 	trace_writer_frame(w, "s2c", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
 	cr_assert_eq(wait_lines(path, 5), 5);
-	atomic_store(&hold.starve, 0);
-	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
-	check_trace(path, 6);
-	free(path);
+	close_starved(w, path, 6);
 }
 
 /* Close while the idle writer is starved: the rescue writes the rest, the closing record
@@ -353,18 +357,14 @@ static void *release_when_complete(void *arg)
 
 Test(trace_threads, close_is_completed_by_the_rescue_while_the_idle_writer_starves)
 {
-	hold_reset();
-	atomic_store(&hold.starve, 1);
-	struct err e = {0};
-	struct trace_writer *w = NULL;
-	char *path = fs_join(dir, "close.jsonl");
-	struct trace_writer_opts o = {.test_writer = hold_writer, .rescue_lag_ms = 3600u * 1000u};
-	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	char *path;
+	struct trace_writer *w = open_starved("close.jsonl", LAG_OFF, &path);
 	trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
 	closing.path = path;
 	atomic_store(&closing.complete_while_starved, 0);
 	pthread_t t;
 	pthread_create(&t, NULL, release_when_complete, NULL);
+	struct err e = {0};
 	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
 	pthread_join(t, NULL);
 	cr_assert(atomic_load(&closing.complete_while_starved), "the closing record waited for the idle writer");
