@@ -860,13 +860,12 @@ static void *rescue_main(void *arg)
 		do {
 			uint64_t sync_at;
 			r = step_as(w, BATCH_MAX, 1, T_RESCUE, &sync_at);
-			wrote |= r == STEP_WROTE;
+			if (r == STEP_WROTE && !wrote++)
+				COUNT(&w->stats.rescues, 1); /* counted as it starts: a pass may last a run */
 		} while (r == STEP_WROTE && (LOAD(&w->backlog) > RESCUE_LOW || LOAD(&w->closing)));
 		STORE(&w->rescuing, 0);
-		if (wrote) {
-			COUNT(&w->stats.rescues, 1);
+		if (wrote)
 			post_writer(w); /* the idle writer keeps the group commit's window from here */
-		}
 		if (r == STEP_DONE) {
 			end_all(w);
 			break;
