@@ -101,6 +101,13 @@ struct pool {
 	int nspare;
 };
 
+/* Records taken to be written together, in seq order. */
+struct batch {
+	struct trace_rec **recs;
+	size_t m, cap;
+	size_t cost; /* their bytes in the backlog */
+};
+
 /* The writer's side: only the holder of role_mu touches it. */
 struct wside {
 	struct trace_rec *head, *tail; /* taken from the inbox, in seq order */
@@ -109,10 +116,27 @@ struct wside {
 	int finished;		       /* all written and synced after close */
 	int unsynced;
 	uint64_t first_unsynced_ns;
+	struct batch batch; /* the rescue's */
 	struct buf out, canon;
-	struct trace_rec **batch;
-	size_t batch_cap, *lens, lens_cap;
+	size_t *lens, lens_cap;
 	uint64_t dropped; /* records lost after a failure (read by close after the join) */
+};
+
+/* The idle writer's own: its batch and what it serialises outside the role. */
+struct idle_side {
+	struct batch batch;
+	struct buf out, canon;
+	size_t *lens, lens_cap;
+};
+
+/* The idle writer's batch while it serialises it outside the role. `state` is atomic; the
+ * rest is set under the role. The rescue takes the batch over (IF_SERIALISING -> IF_STOLEN,
+ * one compare-and-swap decides) and writes it itself; the idle writer then only gives the
+ * records back (IF_STOLEN -> IF_NONE). */
+enum { IF_NONE, IF_SERIALISING, IF_STOLEN };
+struct inflight {
+	int state;
+	struct batch *b; /* the idle writer's */
 };
 
 struct trace_writer {
@@ -144,6 +168,7 @@ struct trace_writer {
 
 	pthread_mutex_t role_mu;
 	struct wside ws;
+	struct inflight inflight;
 	struct pool pool;
 	/* Records were handed back to be freed by the next adder: the adding thread allocated
 	 * them (and most of what they hold), so it frees them too - frees from a writer thread
@@ -588,51 +613,81 @@ static void name_unresolved(struct trace_writer *w)
 /* The unpooled path gathers at most this many bytes of lines per write. */
 #define GATHER_MAX ((size_t)1 << 20)
 
-/* Serialises and writes batch[0..m): by the pool when `pooled`, else inline, gathered. */
-static int write_batch(struct trace_writer *w, size_t m, int pooled)
+static void batch_push(struct batch *b, struct trace_rec *r)
+{
+	if (b->m == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->recs = xrealloc(b->recs, b->cap * sizeof *b->recs);
+	}
+	b->recs[b->m++] = r;
+	b->cost += r->cost;
+}
+
+/* Serialises the lines of recs[0..m) end to end into `out`, their lengths into *lens (grown
+ * as needed). Stops early, returning how many were serialised, once *stop is IF_STOLEN (the
+ * idle writer's batch was taken over: its work is wasted, so it ends). */
+static size_t serialize_lines(struct trace_writer *w, struct trace_rec **recs, size_t m, struct buf *out,
+			      struct buf *canon, size_t **lens, size_t *lens_cap, const int *stop)
+{
+	size_t i;
+	buf_reset(out);
+	for (i = 0; i < m; i++) {
+		if (stop && LOAD(stop) == IF_STOLEN)
+			break;
+		size_t before = out->len;
+		if (!is_failed(w))
+			serialize(w, out, recs[i], canon);
+		if (i == *lens_cap) {
+			*lens_cap = *lens_cap ? 2 * *lens_cap : 64;
+			*lens = xrealloc(*lens, *lens_cap * sizeof **lens);
+		}
+		(*lens)[i] = out->len - before;
+	}
+	return i;
+}
+
+/* Under the role: serialises and writes recs[0..m) in order - by the pool when `pooled`,
+ * else inline, gathered into writes of at most GATHER_MAX bytes. Returns the lines written. */
+static int write_recs(struct trace_writer *w, struct trace_rec **recs, size_t m, int pooled)
 {
 	struct wside *ws = &w->ws;
-	struct trace_rec **batch = ws->batch;
+	int n = 0;
 	if (pooled) {
 		pthread_mutex_lock(&w->pool.mu);
-		w->pool.jobs = batch;
+		w->pool.jobs = recs;
 		w->pool.njobs = m;
 		w->pool.next = 0;
 		w->pool.limit = LOOKAHEAD(&w->pool);
 		pthread_cond_broadcast(&w->pool.work);
 		pthread_mutex_unlock(&w->pool.mu);
-	}
-	int n = 0;
-	size_t k = 0;
-	buf_reset(&ws->out);
-	for (size_t i = 0; i < m; i++) {
-		struct trace_rec *r = batch[i];
-		if (pooled) {
-			n += put_line(w, pool_line(w, batch, i, &ws->canon));
-			pool_recycle(w, &r->line);
-		} else {
-			size_t before = ws->out.len;
-			if (!is_failed(w))
-				serialize(w, &ws->out, r, &ws->canon);
-			if (k == ws->lens_cap) {
-				ws->lens_cap = ws->lens_cap ? 2 * ws->lens_cap : 64;
-				ws->lens = xrealloc(ws->lens, ws->lens_cap * sizeof *ws->lens);
-			}
-			ws->lens[k++] = ws->out.len - before;
-			if (ws->out.len >= GATHER_MAX || i + 1 == m) {
-				n += put_lines(w, &ws->out, ws->lens, k);
-				buf_reset(&ws->out);
-				k = 0;
-			}
+		for (size_t i = 0; i < m; i++) {
+			n += put_line(w, pool_line(w, recs, i, &ws->canon));
+			pool_recycle(w, &recs[i]->line);
+			buf_free(&recs[i]->line); /* a serialiser's: freed here */
 		}
-		buf_free(&r->line); /* this thread's (or a serialiser's): freed here */
-	}
-	if (pooled) {
 		/* Every job was claimed (the writer takes what is left) and is done. */
 		pthread_mutex_lock(&w->pool.mu);
 		w->pool.jobs = NULL;
 		w->pool.njobs = w->pool.next = 0;
 		pthread_mutex_unlock(&w->pool.mu);
+		return n;
+	}
+	for (size_t at = 0; at < m;) {
+		/* a gathered write of the records from `at` on, at most GATHER_MAX bytes of lines */
+		size_t k = 0;
+		buf_reset(&ws->out);
+		while (at + k < m && (k == 0 || ws->out.len < GATHER_MAX)) {
+			size_t before = ws->out.len;
+			if (!is_failed(w))
+				serialize(w, &ws->out, recs[at + k], &ws->canon);
+			if (k == ws->lens_cap) {
+				ws->lens_cap = ws->lens_cap ? 2 * ws->lens_cap : 64;
+				ws->lens = xrealloc(ws->lens, ws->lens_cap * sizeof *ws->lens);
+			}
+			ws->lens[k++] = ws->out.len - before;
+		}
+		n += put_lines(w, &ws->out, ws->lens, k);
+		at += k;
 	}
 	if (ws->out.cap > (1u << 22))
 		buf_free(&ws->out);
@@ -640,14 +695,13 @@ static int write_batch(struct trace_writer *w, size_t m, int pooled)
 }
 
 /* Hands written records back for the adders to free. */
-static void give_back(struct trace_writer *w, size_t m)
+static void give_back(struct trace_writer *w, struct trace_rec **recs, size_t m)
 {
 	if (m == 0)
 		return;
-	struct trace_rec **batch = w->ws.batch;
 	for (size_t i = 0; i + 1 < m; i++)
-		batch[i]->next = batch[i + 1];
-	struct trace_rec *first = batch[0], *last = batch[m - 1];
+		recs[i]->next = recs[i + 1];
+	struct trace_rec *first = recs[0], *last = recs[m - 1];
 	last->next = LOAD(&w->garbage);
 	while (!__atomic_compare_exchange_n(&w->garbage, &last->next, first, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
@@ -656,46 +710,40 @@ static void give_back(struct trace_writer *w, size_t m)
 
 enum step { STEP_NONE, STEP_WROTE, STEP_DONE };
 
-/* One batch, by the thread holding the role: takes the inbox, writes the ready prefix in seq
- * order (at most `max` bytes of it; by the pool when `may_pool` and it is large), keeps the
- * group commit, hands the records back and accounts the backlog. *sync_at is set to when an
- * fdatasync falls due (0: none pending). */
-static enum step step(struct trace_writer *w, size_t max, int may_pool, int thread, uint64_t *sync_at)
+/* Under the role: takes the inbox into ws's list and the ready prefix of it, in seq order
+ * (at most `max` bytes of it, and at least one record) into b. */
+static void take_batch(struct trace_writer *w, size_t max, struct batch *b)
 {
 	struct wside *ws = &w->ws;
-	*sync_at = 0;
-	if (ws->finished)
-		return STEP_DONE;
+	b->m = b->cost = 0;
 	if (!ws->closing_seen && LOAD(&w->closing))
 		ws->closing_seen = 1; /* every add came before close: the inbox now holds the rest */
 	take_inbox(w);
 	if (ws->closing_seen)
 		name_unresolved(w);
-	size_t m = 0, cost = 0;
 	while (ws->head && ws->head->seq == ws->write_seq && __atomic_load_n(&ws->head->ready, __ATOMIC_ACQUIRE) &&
-	       (m == 0 || cost < max)) {
+	       (b->m == 0 || b->cost < max)) {
 		struct trace_rec *r = ws->head;
 		ws->head = r->next;
 		if (!ws->head)
 			ws->tail = NULL;
 		r->next = NULL;
-		if (m == ws->batch_cap) {
-			ws->batch_cap = ws->batch_cap ? 2 * ws->batch_cap : 64;
-			ws->batch = xrealloc(ws->batch, ws->batch_cap * sizeof *ws->batch);
-		}
-		ws->batch[m++] = r;
-		cost += r->cost;
+		batch_push(b, r);
 		ws->write_seq++;
 	}
-	int finish = ws->closing_seen && !ws->head;
-	if (w->o.test_writer)
-		w->o.test_writer(w->o.test_ctx, thread, 1);
-	int n = 0;
-	if (m > 0) {
+	if (b->m > 0)
 		COUNT(&w->stats.batches, 1);
-		int pooled = may_pool && m >= 2 && cost >= POOL_MIN && !is_failed(w) && pool_start(w) > 0;
-		n = write_batch(w, m, pooled);
-	}
+}
+
+/* Under the role, after n lines of a batch of m records (cost bytes) were written: the group
+ * commit, the hand-back (`give`: the records are the writer's to give; a stolen batch's are
+ * given back by the idle writer, who may still read them), the progress and the backlog, and
+ * the end of the trace. *sync_at: when an fdatasync falls due (0: none pending). */
+static enum step after_write(struct trace_writer *w, struct trace_rec **recs, size_t m, size_t cost, int n, int give,
+			     uint64_t *sync_at)
+{
+	struct wside *ws = &w->ws;
+	int finish = ws->closing_seen && !ws->head && LOAD(&w->inflight.state) != IF_SERIALISING;
 	uint64_t now = time_mono_ns(), window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
 	if (n > 0 && ws->unsynced == 0)
 		ws->first_unsynced_ns = now;
@@ -706,10 +754,10 @@ static enum step step(struct trace_writer *w, size_t max, int may_pool, int thre
 			note_failure(w, errno);
 		ws->unsynced = 0;
 	}
-	if (ws->unsynced > 0)
-		*sync_at = ws->first_unsynced_ns + window_ns;
+	*sync_at = ws->unsynced > 0 ? ws->first_unsynced_ns + window_ns : 0;
 	STORE(&w->sync_at, *sync_at);
-	give_back(w, m);
+	if (give)
+		give_back(w, recs, m);
 	if (m > 0)
 		ADD(&w->written, m);
 	/* The drain: SUB, then the flag; the adder sets the flag, then reads the backlog (enqueue),
@@ -725,13 +773,89 @@ static enum step step(struct trace_writer *w, size_t max, int may_pool, int thre
 	return m > 0 ? STEP_WROTE : STEP_NONE;
 }
 
-static enum step step_as(struct trace_writer *w, size_t max, int may_pool, int thread, uint64_t *sync_at)
+/* The rescue's batch: first the idle writer's batch in flight, if it has one (it is taken
+ * over: written here, in its place in seq order, and the idle writer drops its copy), then
+ * the ready prefix of the queue, pooled when large. */
+static enum step rescue_step(struct trace_writer *w, uint64_t *sync_at)
 {
+	struct wside *ws = &w->ws;
+	struct inflight *f = &w->inflight;
 	if (w->o.test_writer)
-		w->o.test_writer(w->o.test_ctx, thread, 0);
+		w->o.test_writer(w->o.test_ctx, T_RESCUE, 0);
 	pthread_mutex_lock(&w->role_mu);
-	enum step r = step(w, max, may_pool, thread, sync_at);
+	enum step r = STEP_DONE;
+	if (!ws->finished) {
+		int took = 0;
+		int st = IF_SERIALISING;
+		if (__atomic_compare_exchange_n(&f->state, &st, IF_STOLEN, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+			COUNT(&w->stats.taken_over, 1);
+			int n = write_recs(w, f->b->recs, f->b->m, 0);
+			after_write(w, f->b->recs, f->b->m, f->b->cost, n, 0, sync_at);
+			took = 1;
+		}
+		take_batch(w, BATCH_MAX, &ws->batch);
+		if (w->o.test_writer)
+			w->o.test_writer(w->o.test_ctx, T_RESCUE, 1);
+		struct batch *b = &ws->batch;
+		int pooled = b->m >= 2 && b->cost >= POOL_MIN && !is_failed(w) && pool_start(w) > 0;
+		int n = b->m ? write_recs(w, b->recs, b->m, pooled) : 0;
+		r = after_write(w, b->recs, b->m, b->cost, n, 1, sync_at);
+		if (took && r == STEP_NONE)
+			r = STEP_WROTE;
+	}
 	pthread_mutex_unlock(&w->role_mu);
+	return r;
+}
+
+/* The idle writer's batch: taken under the role, serialised outside it (so that the rescue
+ * never waits for an idle-priority thread preempted while serialising: it takes the batch
+ * over), written under the role again unless it was taken over meanwhile. */
+static enum step idle_step(struct trace_writer *w, struct idle_side *iw, uint64_t *sync_at)
+{
+	struct wside *ws = &w->ws;
+	struct inflight *f = &w->inflight;
+	if (w->o.test_writer)
+		w->o.test_writer(w->o.test_ctx, T_IDLE, 0);
+	pthread_mutex_lock(&w->role_mu);
+	if (ws->finished) {
+		pthread_mutex_unlock(&w->role_mu);
+		return STEP_DONE;
+	}
+	take_batch(w, IDLE_BATCH_MAX, &iw->batch);
+	if (w->o.test_writer)
+		w->o.test_writer(w->o.test_ctx, T_IDLE, 1);
+	struct batch *b = &iw->batch;
+	if (b->m == 0) {
+		enum step r = after_write(w, NULL, 0, 0, 0, 0, sync_at);
+		pthread_mutex_unlock(&w->role_mu);
+		return r;
+	}
+	f->b = b;
+	STORE(&f->state, IF_SERIALISING);
+	pthread_mutex_unlock(&w->role_mu);
+
+	size_t done = serialize_lines(w, b->recs, b->m, &iw->out, &iw->canon, &iw->lens, &iw->lens_cap, &f->state);
+	if (w->o.test_writer)
+		w->o.test_writer(w->o.test_ctx, T_IDLE, 2);
+
+	pthread_mutex_lock(&w->role_mu);
+	enum step r;
+	int st = IF_SERIALISING;
+	if (done == b->m &&
+	    __atomic_compare_exchange_n(&f->state, &st, IF_NONE, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+		int n = put_lines(w, &iw->out, iw->lens, b->m);
+		r = after_write(w, b->recs, b->m, b->cost, n, 1, sync_at);
+	} else {
+		/* taken over: the rescue wrote these records and left them for this thread to give
+		 * back, since it may have been reading them until now */
+		give_back(w, b->recs, b->m);
+		STORE(&f->state, IF_NONE);
+		r = ws->finished ? STEP_DONE : STEP_WROTE;
+		*sync_at = LOAD(&w->sync_at);
+	}
+	pthread_mutex_unlock(&w->role_mu);
+	if (iw->out.cap > (1u << 22))
+		buf_free(&iw->out);
 	return r;
 }
 
@@ -787,12 +911,13 @@ static void *writer_main(void *arg)
 	struct trace_writer *w = arg;
 	pthread_setname_np(pthread_self(), "belay-trace");
 	lower_priority(w);
+	struct idle_side iw = {0};
 	int empty_polls = 0;
 	while (!LOAD(&w->finished)) {
 		uint64_t seen = LOAD(&w->readied), sync_at = 0;
 		enum step r = STEP_NONE;
 		if (!LOAD(&w->rescuing) && LOAD(&w->backlog) <= TRACE_RESCUE_MARK)
-			r = step_as(w, IDLE_BATCH_MAX, 0, T_IDLE, &sync_at);
+			r = idle_step(w, &iw, &sync_at);
 		if (r == STEP_DONE) {
 			end_all(w);
 			break;
@@ -820,6 +945,10 @@ static void *writer_main(void *arg)
 		if (!LOAD(&w->inbox) && LOAD(&w->readied) == seen)
 			empty_polls++;
 	}
+	buf_free(&iw.out);
+	buf_free(&iw.canon);
+	free(iw.batch.recs);
+	free(iw.lens);
 	return NULL;
 }
 
@@ -859,7 +988,7 @@ static void *rescue_main(void *arg)
 		int wrote = 0;
 		do {
 			uint64_t sync_at;
-			r = step_as(w, BATCH_MAX, 1, T_RESCUE, &sync_at);
+			r = rescue_step(w, &sync_at);
 			if (r == STEP_WROTE && !wrote++)
 				COUNT(&w->stats.rescues, 1); /* counted as it starts: a pass may last a run */
 		} while (r == STEP_WROTE && (LOAD(&w->backlog) > RESCUE_LOW || LOAD(&w->closing)));
@@ -1142,6 +1271,7 @@ void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 	    .max_backlog = LOAD(&s->max_backlog),
 	    .held = LOAD(&s->held),
 	    .rescues = LOAD(&s->rescues),
+	    .taken_over = LOAD(&s->taken_over),
 	    .idle_priority = LOAD(&s->idle_priority),
 	    .priority_errno = LOAD(&s->priority_errno),
 	};
@@ -1199,7 +1329,7 @@ int trace_writer_close(struct trace_writer *w, struct err *e)
 		rc = err_set(e, -errno, "closing trace %s: %s", w->path, strerror(errno));
 	buf_free(&ws->out);
 	buf_free(&ws->canon);
-	free(ws->batch);
+	free(ws->batch.recs);
 	free(ws->lens);
 	destroy_sync(w);
 	while (w->nspare_data > 0)

@@ -136,6 +136,9 @@ struct trace_writer_stats {
 	/* times the rescue thread wrote for the idle writer (the backlog was over the mark, or
 	 * nothing was written for TRACE_RESCUE_LAG_MS while records waited), and its CPU time */
 	uint64_t rescues;
+	/* batches the idle writer was serialising (outside the writer's role) when the rescue
+	 * came, which the rescue took over and wrote itself */
+	uint64_t taken_over;
 	uint64_t rescue_cpu_ns;
 	int idle_priority;  /* the writer ran at SCHED_IDLE */
 	int priority_errno; /* else why not (0: normal_priority asked for) */

@@ -165,8 +165,10 @@ Test(trace_threads, normal_priority_keeps_the_writer_at_sched_other)
 
 static struct {
 	atomic_int starve;   /* the idle writer may not take the role (phase 0) */
-	atomic_int in_batch; /* the idle writer is held inside its batch (phase 1) */
+	atomic_int in_batch; /* the idle writer is held inside its batch, holding the role (phase 1) */
 	atomic_int hold_batch;
+	atomic_int in_serial; /* ... or serialising its batch, outside the role (phase 2) */
+	atomic_int hold_serial;
 	atomic_int release;
 } hold;
 
@@ -178,8 +180,12 @@ static void hold_writer(void *ctx, int thread, int phase)
 	if (phase == 0) {
 		while (atomic_load(&hold.starve))
 			usleep(1000);
-	} else if (atomic_exchange(&hold.hold_batch, 0)) {
+	} else if (phase == 1 && atomic_exchange(&hold.hold_batch, 0)) {
 		atomic_store(&hold.in_batch, 1);
+		while (!atomic_load(&hold.release))
+			usleep(1000);
+	} else if (phase == 2 && atomic_exchange(&hold.hold_serial, 0)) {
+		atomic_store(&hold.in_serial, 1);
 		while (!atomic_load(&hold.release))
 			usleep(1000);
 	}
@@ -190,6 +196,8 @@ static void hold_reset(void)
 	atomic_store(&hold.starve, 0);
 	atomic_store(&hold.in_batch, 0);
 	atomic_store(&hold.hold_batch, 0);
+	atomic_store(&hold.in_serial, 0);
+	atomic_store(&hold.hold_serial, 0);
 	atomic_store(&hold.release, 0);
 }
 
@@ -336,6 +344,35 @@ Test(trace_threads, a_starved_idle_writer_is_rescued_after_the_lag_bound)
 	trace_writer_frame(w, "s2c", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
 	cr_assert_eq(wait_lines(path, 5), 5);
 	close_starved(w, path, 6);
+}
+
+/* The idle writer is preempted while it serialises its batch (outside the role): the rescue
+ * takes that batch over and writes it in its place, then the rest; the idle writer, when it
+ * runs again, drops its copy. Every record is written once, in seq order. A rescue that
+ * waited for the batch would write nothing here; one that ignored it would write later
+ * records first. */
+Test(trace_threads, a_batch_the_idle_writer_is_preempted_in_is_taken_over_by_the_rescue)
+{
+	hold_reset();
+	atomic_store(&hold.hold_serial, 1);
+	struct err e = {0};
+	struct trace_writer *w = NULL;
+	char *path = fs_join(dir, "takeover.jsonl");
+	struct trace_writer_opts o = {.test_writer = hold_writer, .rescue_lag_ms = LAG_OFF};
+	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	for (int i = 0; i < 2000 && !atomic_load(&hold.in_serial); i++)
+		usleep(5 * 1000);
+	cr_assert(atomic_load(&hold.in_serial), "the idle writer is serialising the open record");
+	size_t want = 1 + (size_t)frames_over_the_mark(w);
+	cr_assert_eq(wait_lines(path, want), want, "the rescue wrote the held batch and the backlog");
+	struct trace_writer_stats st;
+	trace_writer_stats(w, &st);
+	cr_assert_eq(st.taken_over, 1);
+	atomic_store(&hold.release, 1);
+	trace_writer_frame(w, "c2s", "{\"id\":1}", 8, 8, 0, NULL, NULL, NULL);
+	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
+	check_trace(path, want + 2); /* unique, gapless, in order */
+	free(path);
 }
 
 /* Close while the idle writer is starved: the rescue writes the rest, the closing record
