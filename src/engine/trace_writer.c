@@ -743,7 +743,9 @@ static enum step after_write(struct trace_writer *w, struct trace_rec **recs, si
 			     uint64_t *sync_at)
 {
 	struct wside *ws = &w->ws;
-	int finish = ws->closing_seen && !ws->head && LOAD(&w->inflight.state) != IF_SERIALISING;
+	/* (no batch of the idle writer's is in flight here: the rescue takes one over before it
+	 * takes anything, and only the idle writer starts one, under the role) */
+	int finish = ws->closing_seen && !ws->head;
 	uint64_t now = time_mono_ns(), window_ns = (uint64_t)w->o.fsync_ms * 1000000u;
 	if (n > 0 && ws->unsynced == 0)
 		ws->first_unsynced_ns = now;

@@ -17,8 +17,10 @@
  * over while the backlog is over TRACE_RESCUE_MARK (bulk traffic; it starts the serialiser pool,
  * whose threads take its priority) or when nothing was written for TRACE_RESCUE_LAG_MS while
  * records waited (the idle writer starved by CPU-bound neighbours), and hands back once the
- * backlog is small again. One batch at a time is written, by whichever of the two holds the
- * writer's role; a starved idle writer can hold the role for at most one small batch.
+ * backlog is small again. Lines are written in seq order, one batch at a time, by whichever
+ * of the two holds the writer's role; the idle writer serialises its batch outside the role,
+ * and a rescue that finds it doing so takes that batch over (one compare-and-swap) rather
+ * than wait for a thread that may be off the CPU for long.
  *
  * A record may be added "deferred" (a tools/call frame whose pre-state handle is still
  * being captured): it keeps its seq, and it and every later record wait in memory until
