@@ -1,5 +1,7 @@
-/* trace_writer.c - JSONL trace with seq at add time, serialisation and group commit on
- * writer threads. See trace_writer.h for the contract.
+/* trace_writer.c - the trace writer: records added with their seq, written in seq order by
+ * an idle-priority writer thread or its normal-priority rescue, group commit. See
+ * trace_writer.h for the contract; trace_line.c makes the lines, trace_pool.c makes a large
+ * batch's lines in parallel.
  *
  * Who touches what:
  * - The adding threads (the owner) take a seq (an atomic counter), push the record on the
@@ -7,17 +9,16 @@
  *   free the written records the writer handed back (the garbage stack, taken whole with an
  *   exchange). They take no lock a writer thread holds; the only lock they take, spare_mu,
  *   guards the reusable frame buffers, which only adders use.
- * - The writer's role (role_mu) is held by the idle writer or by the rescue for one batch at
- *   a time. Its holder owns `struct wside`: the records taken from the inbox (sorted by seq),
- *   the next seq to write, the group commit's state, the batch buffers and the pool.
- * - The serialiser pool's threads (started by the rescue, so at normal priority) share the
- *   batch with the role's holder under pool.mu.
+ * - The writer's role (role_mu) is held by the idle writer or by the rescue: to take a
+ *   batch, to write its lines, to sync. Its holder owns `struct wside`: the records taken
+ *   from the inbox (sorted by seq), the next seq to write, the group commit's state, the
+ *   rescue's batch and buffers, and the pool. The idle writer serialises its batch outside
+ *   the role (`struct inflight`), so that the rescue never waits on its serialising.
+ * - The pool's threads (started by the rescue, so at normal priority) share a batch with the
+ *   rescue under the pool's lock.
  *
- * Large batches (bulk traffic) are serialised in parallel: the rescue hands the batch to the
- * pool (sized from the core count) and serialises the record it must write next itself when
- * no serialiser has taken it yet; it writes the finished lines strictly in batch (= seq)
- * order. A batch of a few small records (the latency path) is serialised inline by the idle
- * writer, with no hand-off. */
+ * Large batches (bulk traffic) are the rescue's, serialised by the pool; a batch of a few
+ * small records (the latency path) is serialised by the idle writer itself, with no hand-off. */
 #include "engine/trace_writer.h"
 
 #include <errno.h>
@@ -35,71 +36,25 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/hash.h"
-#include "common/jcs.h"
-#include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
+#include "engine/trace_rec.h"
 
 #define POLL_NS 1000000L               /* the idle writer's poll period while traffic flows (1 ms) */
 /* The rescue hands back to the idle writer once the backlog is this small. */
 #define RESCUE_LOW (TRACE_RESCUE_MARK / 4)
 
 /* A batch of at least POOL_MIN bytes (and 2 records) is serialised by the pool; the idle
- * writer takes at most IDLE_BATCH_MAX bytes from the queue at a time (so that it holds the
- * role briefly), the rescue at most BATCH_MAX; the pool serialises at most LOOKAHEAD records
- * ahead of the one being written. */
+ * writer takes at most IDLE_BATCH_MAX bytes from the queue at a time, the rescue at most
+ * BATCH_MAX. */
 #define POOL_MIN ((size_t)192 << 10)
 #define IDLE_BATCH_MAX POOL_MIN
 #define BATCH_MAX ((size_t)8 << 20)
-#define POOL_MAX_THREADS 8
-#define LOOKAHEAD(p) ((size_t)(p)->nthreads * 4 + 4)
 /* Frame copies of at least SPARE_MIN bytes reuse written frames' buffers (SPARE_BYTES kept). */
 #define SPARE_MIN ((size_t)16 << 10)
 #define SPARE_BYTES ((size_t)16 << 20)
 
 enum { T_IDLE, T_RESCUE };
-
-struct trace_rec {
-	struct trace_rec *next;
-	uint64_t seq;
-	int ready; /* atomic: 0 while a deferred record waits for its handle */
-	int is_frame;
-	struct timespec t_in;
-	/* frame */
-	char dir[4];
-	char *data;
-	size_t data_cap; /* non-zero: data is a reusable buffer of this size */
-	size_t len, total;
-	int truncated;
-	const char *from_belay; /* a reply belay made: its reason (static), else NULL */
-	cJSON *envelope; /* truncated frames: the whole frame's JSON-RPC envelope (may be NULL) */
-	cJSON *handle;
-	/* other records */
-	char *kind;
-	cJSON *fields;
-	size_t cost; /* bytes accounted in the backlog */
-	/* pool batches: the finished line, and whether it is (under pool.mu) */
-	struct buf line;
-	int claimed, done;
-};
-
-/* Serialiser threads for large batches. All fields under mu; `jobs` is the writer's batch. */
-struct pool {
-	pthread_mutex_t mu;
-	pthread_cond_t work;  /* a batch was published, or quit */
-	pthread_cond_t ready; /* a line the writer waits for is done */
-	pthread_t threads[POOL_MAX_THREADS];
-	int nthreads, started;
-	struct trace_rec **jobs;
-	size_t njobs, next; /* jobs[next..] are unclaimed */
-	size_t limit;	    /* and only jobs[..limit) may be claimed: lines wait for the writer */
-	int idle;	    /* pool threads waiting for work */
-	int writer_waits;
-	int quit;
-	/* Written lines' buffers, kept for the next ones (fresh pages cost a fault each). */
-	struct buf spare[4 * POOL_MAX_THREADS + 6];
-	int nspare;
-};
 
 /* Records taken to be written together, in seq order. */
 struct batch {
@@ -169,7 +124,7 @@ struct trace_writer {
 	pthread_mutex_t role_mu;
 	struct wside ws;
 	struct inflight inflight;
-	struct pool pool;
+	struct trace_pool pool;
 	/* Records were handed back to be freed by the next adder: the adding thread allocated
 	 * them (and most of what they hold), so it frees them too - frees from a writer thread
 	 * took the allocator's lock of the adder's heap, and the forwarding loop waited on it. */
@@ -190,122 +145,6 @@ struct trace_writer {
 #define ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
 #define SUB(p, v) __atomic_sub_fetch((p), (v), __ATOMIC_SEQ_CST)
 #define COUNT(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_RELAXED))
-
-/*==== serialisation (writer thread and pool threads) ====*/
-
-/* Appends n in decimal (records are printed without printf: it was a third of the
- * serialising time of a small record). */
-static void put_u64(struct buf *b, uint64_t n)
-{
-	char d[20];
-	int i = sizeof d;
-	do
-		d[--i] = (char)('0' + n % 10);
-	while ((n /= 10) != 0);
-	buf_append(b, d + i, sizeof d - (size_t)i);
-}
-
-static void envelope_tail(struct buf *b, uint64_t seq, const struct timespec *t_in, const char *observation_point)
-{
-	char ts[ISO_TS_LEN];
-	time_iso8601(t_in, ts);
-	buf_puts(b, ",\"seq\":");
-	put_u64(b, seq);
-	buf_puts(b, ",\"t_in\":\"");
-	buf_puts(b, ts);
-	buf_puts(b, "\",\"observation_point\":\"");
-	buf_puts(b, observation_point);
-	buf_puts(b, "\"}\n");
-}
-
-static void put_envelope_tail(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
-{
-	envelope_tail(b, r->seq, &r->t_in, w->o.observation_point);
-}
-
-/* `canon` is the calling thread's scratch for a canonical form that differs from the raw
- * bytes (a frame already in canonical form is not copied, and its hash is the raw one). */
-static void serialize_frame(struct trace_writer *w, struct buf *b, const struct trace_rec *r, struct buf *canon)
-{
-	char hraw[72];
-	sha256_tagged(r->data, r->len, hraw);
-	buf_reserve(b, base64_encoded_len(r->len) + 512);
-	buf_puts(b, "{\"v\":");
-	put_u64(b, TRACE_VERSION);
-	buf_puts(b, ",\"kind\":\"frame\",\"dir\":\"");
-	buf_puts(b, r->dir);
-	buf_puts(b, "\",\"raw\":\"");
-	base64_encode(r->data, r->len, b);
-	buf_puts(b, "\",\"hash_raw\":\"");
-	buf_puts(b, hraw);
-	buf_puts(b, "\",");
-	buf_reset(canon);
-	int rc = r->truncated ? -1 : jcs_canonicalize_same(r->data, r->len, canon);
-	if (rc >= 0) {
-		char hc[72];
-		if (rc == 1)
-			memcpy(hc, hraw, sizeof hc);
-		else
-			sha256_tagged(canon->p, canon->len, hc);
-		buf_puts(b, "\"hash_canonical\":\"");
-		buf_puts(b, hc);
-		buf_puts(b, "\",\"canonical_form\":\"" JCS_FORM_ID "\",");
-	} else {
-		buf_puts(b, "\"hash_canonical\":null,\"canonical_form\":null,");
-	}
-	if (canon->cap > ((size_t)1 << 22))
-		buf_free(canon);
-	if (r->from_belay)
-		buf_printf(b, "\"origin\":\"belay\",\"belay_reason\":\"%s\",", r->from_belay);
-	buf_puts(b, r->truncated ? "\"truncated\":true,\"len\":" : "\"truncated\":false,\"len\":");
-	put_u64(b, r->total);
-	buf_putc(b, ',');
-	if (r->truncated) {
-		buf_puts(b, "\"envelope\":");
-		if (r->envelope)
-			jx_print_buf(r->envelope, b);
-		else
-			buf_puts(b, "null");
-		buf_putc(b, ',');
-	}
-	buf_puts(b, "\"state_handle\":");
-	if (r->handle)
-		jx_print_buf(r->handle, b);
-	else
-		buf_puts(b, "{\"status\":\"absent\"}");
-	put_envelope_tail(w, b, r);
-}
-
-void trace_record_line(struct buf *b, const char *kind, const cJSON *fields, uint64_t seq, const struct timespec *t_in,
-		       const char *observation_point)
-{
-	buf_puts(b, "{\"v\":");
-	put_u64(b, TRACE_VERSION);
-	buf_puts(b, ",\"kind\":");
-	jx_write_string(kind, b);
-	if (fields) {
-		for (const cJSON *c = fields->child; c; c = c->next) {
-			buf_putc(b, ',');
-			jx_write_string(c->string, b);
-			buf_putc(b, ':');
-			jx_print_buf(c, b);
-		}
-	}
-	envelope_tail(b, seq, t_in, observation_point);
-}
-
-static void serialize_other(struct trace_writer *w, struct buf *b, const struct trace_rec *r)
-{
-	trace_record_line(b, r->kind, r->fields, r->seq, &r->t_in, w->o.observation_point);
-}
-
-static void serialize(struct trace_writer *w, struct buf *b, const struct trace_rec *r, struct buf *canon)
-{
-	if (r->is_frame)
-		serialize_frame(w, b, r, canon);
-	else
-		serialize_other(w, b, r);
-}
 
 /* A buffer for a copy of len bytes (len >= SPARE_MIN): a kept one when there is one. */
 static char *data_take(struct trace_writer *w, size_t len, size_t *cap)
@@ -381,121 +220,6 @@ static void note_failure(struct trace_writer *w, int err)
 	buf_free(&b);
 	if (w->o.on_drain)
 		w->o.on_drain(w->o.ctx);
-}
-
-/*==== the serialiser pool ====*/
-
-static void *pool_main(void *arg)
-{
-	struct trace_writer *w = arg;
-	struct pool *p = &w->pool;
-	struct buf canon = {0};
-	pthread_setname_np(pthread_self(), "belay-tpool");
-	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		while (!p->quit && (p->next >= p->njobs || p->next >= p->limit)) {
-			p->idle++;
-			pthread_cond_wait(&p->work, &p->mu);
-			p->idle--;
-		}
-		if (p->quit)
-			break;
-		struct trace_rec *r = p->jobs[p->next++];
-		r->claimed = 1;
-		if (p->nspare > 0)
-			r->line = p->spare[--p->nspare];
-		pthread_mutex_unlock(&p->mu);
-		if (!is_failed(w)) /* after a failure the writer only counts the rest */
-			serialize(w, &r->line, r, &canon);
-		pthread_mutex_lock(&p->mu);
-		r->done = 1;
-		if (p->writer_waits)
-			pthread_cond_signal(&p->ready);
-	}
-	pthread_mutex_unlock(&p->mu);
-	buf_free(&canon);
-	return NULL;
-}
-
-/* Starts the pool's threads on first use: as many as there are cores (at least 2), so a
- * proxy that only ever sees small messages never has them. Only the rescue pools, so the
- * threads take its normal priority (a thread leaves SCHED_IDLE only with CAP_SYS_NICE or an
- * RLIMIT_NICE that allows it). Returns how many run. */
-static int pool_start(struct trace_writer *w)
-{
-	struct pool *p = &w->pool;
-	if (p->started)
-		return p->nthreads;
-	p->started = 1;
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	int want = cores < 2 ? 2 : cores > POOL_MAX_THREADS ? POOL_MAX_THREADS : (int)cores;
-	int n = 0;
-	while (n < want && pthread_create(&p->threads[n], NULL, pool_main, w) == 0)
-		n++;
-	pthread_mutex_lock(&p->mu); /* trace_writer_stats reads it from the owner's thread */
-	p->nthreads = n;
-	pthread_mutex_unlock(&p->mu);
-	return n;
-}
-
-static void pool_stop(struct trace_writer *w)
-{
-	struct pool *p = &w->pool;
-	pthread_mutex_lock(&p->mu);
-	p->quit = 1;
-	pthread_cond_broadcast(&p->work);
-	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; i < p->nthreads; i++)
-		pthread_join(p->threads[i], NULL);
-	while (p->nspare > 0)
-		buf_free(&p->spare[--p->nspare]);
-}
-
-/* The line of batch[i], finished by a pool thread or, when none has taken it yet, by the
- * writer itself (it needs this one first). */
-static struct buf *pool_line(struct trace_writer *w, struct trace_rec **batch, size_t i, struct buf *canon)
-{
-	struct pool *p = &w->pool;
-	struct trace_rec *r = batch[i];
-	pthread_mutex_lock(&p->mu);
-	/* Lines are serialised at most a few records ahead of the one written, so their
-	 * buffers come back to be reused (and a batch's lines are not all held at once). */
-	p->limit = i + 1 + LOOKAHEAD(p);
-	if (p->idle > 0 && p->next < p->njobs && (p->limit - p->next >= LOOKAHEAD(p) / 2 || p->limit >= p->njobs))
-		pthread_cond_signal(&p->work);
-	if (!r->claimed) {
-		/* Unclaimed means no later record is claimed either: take this one. */
-		r->claimed = 1;
-		p->next = i + 1;
-		if (p->nspare > 0)
-			r->line = p->spare[--p->nspare];
-		pthread_mutex_unlock(&p->mu);
-		if (!is_failed(w))
-			serialize(w, &r->line, r, canon);
-		return &r->line;
-	}
-	while (!r->done) {
-		p->writer_waits = 1;
-		pthread_cond_wait(&p->ready, &p->mu);
-		p->writer_waits = 0;
-	}
-	pthread_mutex_unlock(&p->mu);
-	return &r->line;
-}
-
-/* Keeps a written line's buffer for a later line. */
-static void pool_recycle(struct trace_writer *w, struct buf *line)
-{
-	struct pool *p = &w->pool;
-	if (line->cap == 0 || line->cap > ((size_t)4 << 20))
-		return;
-	pthread_mutex_lock(&p->mu);
-	if (p->nspare < (int)(sizeof p->spare / sizeof p->spare[0])) {
-		buf_reset(line);
-		p->spare[p->nspare++] = *line;
-		*line = (struct buf){0};
-	}
-	pthread_mutex_unlock(&p->mu);
 }
 
 /*==== the writer's role: one batch at a time, by the idle writer or the rescue ====*/
@@ -636,7 +360,7 @@ static size_t serialize_lines(struct trace_writer *w, struct trace_rec **recs, s
 			break;
 		size_t before = out->len;
 		if (!is_failed(w))
-			serialize(w, out, recs[i], canon);
+			trace_line_append(out, recs[i], w->o.observation_point, canon);
 		if (i == *lens_cap) {
 			*lens_cap = *lens_cap ? 2 * *lens_cap : 64;
 			*lens = xrealloc(*lens, *lens_cap * sizeof **lens);
@@ -653,23 +377,13 @@ static int write_recs(struct trace_writer *w, struct trace_rec **recs, size_t m,
 	struct wside *ws = &w->ws;
 	int n = 0;
 	if (pooled) {
-		pthread_mutex_lock(&w->pool.mu);
-		w->pool.jobs = recs;
-		w->pool.njobs = m;
-		w->pool.next = 0;
-		w->pool.limit = LOOKAHEAD(&w->pool);
-		pthread_cond_broadcast(&w->pool.work);
-		pthread_mutex_unlock(&w->pool.mu);
+		trace_pool_publish(&w->pool, recs, m);
 		for (size_t i = 0; i < m; i++) {
-			n += put_line(w, pool_line(w, recs, i, &ws->canon));
-			pool_recycle(w, &recs[i]->line);
+			n += put_line(w, trace_pool_line(&w->pool, recs, i, &ws->canon));
+			trace_pool_recycle(&w->pool, &recs[i]->line);
 			buf_free(&recs[i]->line); /* a serialiser's: freed here */
 		}
-		/* Every job was claimed (the writer takes what is left) and is done. */
-		pthread_mutex_lock(&w->pool.mu);
-		w->pool.jobs = NULL;
-		w->pool.njobs = w->pool.next = 0;
-		pthread_mutex_unlock(&w->pool.mu);
+		trace_pool_end(&w->pool);
 		return n;
 	}
 	for (size_t at = 0; at < m;) {
@@ -679,7 +393,7 @@ static int write_recs(struct trace_writer *w, struct trace_rec **recs, size_t m,
 		while (at + k < m && (k == 0 || ws->out.len < GATHER_MAX)) {
 			size_t before = ws->out.len;
 			if (!is_failed(w))
-				serialize(w, &ws->out, recs[at + k], &ws->canon);
+				trace_line_append(&ws->out, recs[at + k], w->o.observation_point, &ws->canon);
 			if (k == ws->lens_cap) {
 				ws->lens_cap = ws->lens_cap ? 2 * ws->lens_cap : 64;
 				ws->lens = xrealloc(ws->lens, ws->lens_cap * sizeof *ws->lens);
@@ -799,7 +513,9 @@ static enum step rescue_step(struct trace_writer *w, uint64_t *sync_at)
 		if (w->o.test_writer)
 			w->o.test_writer(w->o.test_ctx, T_RESCUE, 1);
 		struct batch *b = &ws->batch;
-		int pooled = b->m >= 2 && b->cost >= POOL_MIN && !is_failed(w) && pool_start(w) > 0;
+		int pooled = b->m >= 2 && b->cost >= POOL_MIN && !is_failed(w) && trace_pool_start(&w->pool) > 0; /* its threads take
+		   * the rescue's normal priority (a thread leaves SCHED_IDLE only with CAP_SYS_NICE or
+		   * an RLIMIT_NICE that allows it) */
 		int n = b->m ? write_recs(w, b->recs, b->m, pooled) : 0;
 		r = after_write(w, b->recs, b->m, b->cost, n, 1, sync_at);
 		if (took && r == STEP_NONE)
@@ -1068,9 +784,7 @@ static uint64_t enqueue(struct trace_writer *w, struct trace_rec *r)
 static void init_sync(struct trace_writer *w)
 {
 	pthread_mutex_init(&w->role_mu, NULL);
-	pthread_mutex_init(&w->pool.mu, NULL);
-	pthread_cond_init(&w->pool.work, NULL);
-	pthread_cond_init(&w->pool.ready, NULL);
+	trace_pool_init(&w->pool, w->o.observation_point, &w->failed);
 	pthread_mutex_init(&w->spare_mu, NULL);
 	sem_init(&w->wake, 0, 0);
 	sem_init(&w->rescue_wake, 0, 0);
@@ -1079,9 +793,6 @@ static void init_sync(struct trace_writer *w)
 static void destroy_sync(struct trace_writer *w)
 {
 	pthread_mutex_destroy(&w->role_mu);
-	pthread_mutex_destroy(&w->pool.mu);
-	pthread_cond_destroy(&w->pool.work);
-	pthread_cond_destroy(&w->pool.ready);
 	pthread_mutex_destroy(&w->spare_mu);
 	sem_destroy(&w->wake);
 	sem_destroy(&w->rescue_wake);
@@ -1119,6 +830,7 @@ static int start(char *path, int fd, const struct trace_writer_opts *o, struct t
 	if (rc) {
 		close(fd);
 		free(path);
+		trace_pool_destroy(&w->pool);
 		destroy_sync(w);
 		free(w);
 		return err_set(e, -rc, "cannot start the trace writer's threads: %s", strerror(rc));
@@ -1279,15 +991,7 @@ void trace_writer_stats(struct trace_writer *w, struct trace_writer_stats *st)
 	};
 	st->writer_cpu_ns = time_thread_cpu_ns(&w->thread);
 	st->rescue_cpu_ns = time_thread_cpu_ns(&w->rescue_thread);
-	/* pool threads are started (and counted) by the rescue and live until close */
-	pthread_mutex_lock(&w->pool.mu);
-	int n = w->pool.nthreads;
-	pthread_t t[POOL_MAX_THREADS];
-	memcpy(t, w->pool.threads, sizeof t);
-	pthread_mutex_unlock(&w->pool.mu);
-	st->pool_cpu_ns = 0;
-	for (int i = 0; i < n; i++)
-		st->pool_cpu_ns += time_thread_cpu_ns(&t[i]);
+	st->pool_cpu_ns = trace_pool_cpu_ns(&w->pool); /* started by the rescue, live until close */
 }
 
 int trace_writer_over_high(struct trace_writer *w)
@@ -1319,7 +1023,7 @@ int trace_writer_close(struct trace_writer *w, struct err *e)
 	sem_post(&w->rescue_wake);
 	pthread_join(w->thread, NULL);
 	pthread_join(w->rescue_thread, NULL);
-	pool_stop(w);
+	trace_pool_destroy(&w->pool);
 	free_garbage(w);
 	struct wside *ws = &w->ws;
 	int rc = 0;
