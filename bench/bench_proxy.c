@@ -21,8 +21,9 @@
  * p99 (the p98 beside the goals' p99: with Node peers the p99 falls among the garbage
  * collectors' pauses, which are as long direct, and the tail belay thickens shows a step
  * earlier - docs/STORE.md, "Eighth pass"). The proxy's own counters (BELAY_PROXY_STATS:
- * the trace writer's back-pressure count and largest backlog, the index's read-backs and
- * priority) are printed beside each pair,
+ * the trace writer's back-pressure count, largest backlog and rescues, the index's
+ * read-backs and priority) are printed beside each pair, with the CPU per call of the loop,
+ * the trace (idle writer + rescue + serialisers) and the index,
  * and the share of the CPU the host took while the round ran beside each round (steal,
  * /proc/stat: on a shared host that share sets the tail, whatever runs in the middle).
  * --slice-ab adds trace + index with the kernel's own slice (--slice-us 0) beside the
