@@ -163,7 +163,7 @@ struct result {
 	int idle_prio;
 	/* CPU each of the proxy's threads used, ms (-1: not reported) */
 	double cpu_loop, cpu_writer, cpu_rescue, cpu_pool, cpu_index;
-	long long rescues;
+	long long rescues, taken_over;
 };
 
 static long long after(const char *s, const char *key)
@@ -198,6 +198,7 @@ static void read_stats(struct result *r)
 	r->cpu_writer = s && strstr(s, "belay: trace:") ? after_f(s, "trace writer ") : -1; /* --no-trace: none */
 	r->cpu_rescue = after_f(s, ", rescue ");
 	r->rescues = after(s, "byte(s), ");
+	r->taken_over = after(s, "rescue(s), ");
 	r->cpu_pool = after_f(s, "serialisers ");
 	r->cpu_index = after_f(s, ", index ");
 	free(s);
@@ -448,7 +449,7 @@ static void print_counters(const struct result *r, double per, const char *unit)
 	}
 	printf(" | back-pressure %lld, backlog max %lld B", r->highs, r->backlog);
 	if (r->rescues >= 0)
-		printf(", rescues %lld", r->rescues);
+		printf(", rescues %lld (%lld taken over)", r->rescues, r->taken_over);
 	if (r->spills >= 0)
 		printf(", index read-backs %lld (%lld lines), %s", r->spills, r->spilled,
 		       r->idle_prio == 1 ? "idle prio" : r->idle_prio == 0 ? "NORMAL prio" : "prio ?");

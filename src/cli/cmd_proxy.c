@@ -278,9 +278,10 @@ int cmd_proxy(int argc, char **argv)
 	if (traced && all)
 		fprintf(stderr,
 			"belay: trace: %llu record(s), %llu batch(es), %llu writer wake-up(s), back-pressure %llu time(s), "
-			"backlog at most %llu byte(s), %llu rescue(s), writer %s%s\n",
+			"backlog at most %llu byte(s), %llu rescue(s), %llu batch(es) taken over, writer %s%s\n",
 			(unsigned long long)ts.records, (unsigned long long)ts.batches, (unsigned long long)ts.wakes,
 			(unsigned long long)ts.highs, (unsigned long long)ts.max_backlog, (unsigned long long)ts.rescues,
+			(unsigned long long)ts.taken_over,
 			ts.idle_priority ? "SCHED_IDLE" : "SCHED_OTHER",
 			ts.priority_errno ? " (SCHED_IDLE refused)" : "");
 	if (indexed && (all || getenv("BELAY_INDEX_STATS"))) {
