@@ -489,10 +489,20 @@ static enum step after_write(struct trace_writer *w, struct trace_rec **recs, si
 	return m > 0 ? STEP_WROTE : STEP_NONE;
 }
 
+/* A rescue is counted once per pass, before its first line is written (so that whoever sees
+ * the line sees the count). */
+static void count_rescue(struct trace_writer *w, int *counted)
+{
+	if (!*counted) {
+		*counted = 1;
+		COUNT(&w->stats.rescues, 1);
+	}
+}
+
 /* The rescue's batch: first the idle writer's batch in flight, if it has one (it is taken
  * over: written here, in its place in seq order, and the idle writer drops its copy), then
- * the ready prefix of the queue, pooled when large. */
-static enum step rescue_step(struct trace_writer *w, uint64_t *sync_at)
+ * the ready prefix of the queue, pooled when large. *counted: this pass was counted. */
+static enum step rescue_step(struct trace_writer *w, uint64_t *sync_at, int *counted)
 {
 	struct wside *ws = &w->ws;
 	struct inflight *f = &w->inflight;
@@ -505,6 +515,7 @@ static enum step rescue_step(struct trace_writer *w, uint64_t *sync_at)
 		int st = IF_SERIALISING;
 		if (__atomic_compare_exchange_n(&f->state, &st, IF_STOLEN, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 			COUNT(&w->stats.taken_over, 1);
+			count_rescue(w, counted);
 			int n = write_recs(w, f->b->recs, f->b->m, 0);
 			after_write(w, f->b->recs, f->b->m, f->b->cost, n, 0, sync_at);
 			took = 1;
@@ -513,6 +524,8 @@ static enum step rescue_step(struct trace_writer *w, uint64_t *sync_at)
 		if (w->o.test_writer)
 			w->o.test_writer(w->o.test_ctx, T_RESCUE, 1);
 		struct batch *b = &ws->batch;
+		if (b->m > 0)
+			count_rescue(w, counted);
 		int pooled = b->m >= 2 && b->cost >= POOL_MIN && !is_failed(w) && trace_pool_start(&w->pool) > 0; /* its threads take
 		   * the rescue's normal priority (a thread leaves SCHED_IDLE only with CAP_SYS_NICE or
 		   * an RLIMIT_NICE that allows it) */
@@ -703,15 +716,13 @@ static void *rescue_main(void *arg)
 		}
 		STORE(&w->rescuing, 1);
 		enum step r;
-		int wrote = 0;
+		int counted = 0; /* a pass that writes counts as one rescue, however long it lasts */
 		do {
 			uint64_t sync_at;
-			r = rescue_step(w, &sync_at);
-			if (r == STEP_WROTE && !wrote++)
-				COUNT(&w->stats.rescues, 1); /* counted as it starts: a pass may last a run */
+			r = rescue_step(w, &sync_at, &counted);
 		} while (r == STEP_WROTE && (LOAD(&w->backlog) > RESCUE_LOW || LOAD(&w->closing)));
 		STORE(&w->rescuing, 0);
-		if (wrote)
+		if (counted)
 			post_writer(w); /* the idle writer keeps the group commit's window from here */
 		if (r == STEP_DONE) {
 			end_all(w);
