@@ -242,6 +242,9 @@ Test(trace, an_adder_between_seq_and_publish_holds_back_later_seqs)
 	char *path = fs_join(dir, "race.jsonl");
 	struct trace_writer_opts o = {.test_before_publish = before_publish};
 	cr_assert_eq(trace_writer_open_path(path, &o, &w, &e), 0, "%s", e.msg);
+	for (int i = 0; i < 2000 && count_lines(path) < 1; i++) /* the open record first */
+		usleep(5 * 1000);
+	cr_assert_eq(count_lines(path), 1);
 	atomic_store(&race.held, 0);
 	atomic_store(&race.release, 0);
 	atomic_store(&race.hold, 1);

@@ -115,33 +115,6 @@ static void bulk(struct trace_writer *w, int frames)
 	buf_free(&b);
 }
 
-Test(trace_threads, the_idle_writer_is_idle_priority_and_the_rescue_and_serialisers_are_not)
-{
-	struct err e = {0};
-	struct trace_writer *w = NULL;
-	char *path = fs_join(dir, "prio.jsonl");
-	cr_assert_eq(trace_writer_open_path(path, NULL, &w, &e), 0, "%s", e.msg);
-	bulk(w, 64);
-	cr_assert_eq(wait_lines(path, 65), 65);
-	struct trace_writer_stats st;
-	trace_writer_stats(w, &st);
-	cr_assert_eq(st.idle_priority, 1, "SCHED_IDLE refused: %d", st.priority_errno);
-	cr_assert_geq(st.rescues, 1, "4 MiB at once went over the mark: the rescue wrote them");
-	int n, under;
-	under = threads_under("belay-trace", SCHED_IDLE, &n);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(under, 1, "the idle writer runs at SCHED_IDLE");
-	under = threads_under("belay-trace-r", SCHED_OTHER, &n);
-	cr_assert_eq(n, 1);
-	cr_assert_eq(under, 1, "the rescue keeps the normal priority");
-	under = threads_under("belay-tpool", SCHED_OTHER, &n);
-	cr_assert_geq(n, 2, "the rescue pooled the bulk batch");
-	cr_assert_eq(under, n, "the serialisers take the rescue's priority, not the idle writer's");
-	cr_assert_eq(trace_writer_close(w, &e), 0, "%s", e.msg);
-	check_trace(path, 66);
-	free(path);
-}
-
 Test(trace_threads, normal_priority_keeps_the_writer_at_sched_other)
 {
 	struct err e = {0};
@@ -296,6 +269,32 @@ static uint64_t rescues(struct trace_writer *w)
 	struct trace_writer_stats st;
 	trace_writer_stats(w, &st);
 	return st.rescues;
+}
+
+/* The bulk is added while the idle writer is kept off the CPU, so that it surely goes over
+ * the mark (a fast enough writer could otherwise keep the backlog under it) and the rescue
+ * pools it. */
+Test(trace_threads, the_idle_writer_is_idle_priority_and_the_rescue_and_serialisers_are_not)
+{
+	char *path;
+	struct trace_writer *w = open_starved("prio.jsonl", 0, &path);
+	bulk(w, 64);
+	cr_assert_eq(wait_lines(path, 65), 65);
+	struct trace_writer_stats st;
+	trace_writer_stats(w, &st);
+	cr_assert_eq(st.idle_priority, 1, "SCHED_IDLE refused: %d", st.priority_errno);
+	cr_assert_geq(st.rescues, 1, "4 MiB at once went over the mark: the rescue wrote them");
+	int n, under;
+	under = threads_under("belay-trace", SCHED_IDLE, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(under, 1, "the idle writer runs at SCHED_IDLE");
+	under = threads_under("belay-trace-r", SCHED_OTHER, &n);
+	cr_assert_eq(n, 1);
+	cr_assert_eq(under, 1, "the rescue keeps the normal priority");
+	under = threads_under("belay-tpool", SCHED_OTHER, &n);
+	cr_assert_geq(n, 2, "the rescue pooled the bulk batch");
+	cr_assert_eq(under, n, "the serialisers take the rescue's priority, not the idle writer's");
+	close_starved(w, path, 66);
 }
 
 /* The idle writer never gets the CPU. With the lag bound off, a backlog over the mark must
