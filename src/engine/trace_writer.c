@@ -26,6 +26,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,10 @@ struct trace_writer {
 
 	/* Shared with the adders: atomics only. */
 	struct trace_rec *inbox;   /* pushed records, newest first */
-	struct trace_rec *garbage; /* written records handed back for the adders to free */
+	/* Written records handed back for the adders to free: the adding thread allocated them
+	 * (and most of what they hold), so it frees them too - frees from a writer thread took
+	 * the allocator's lock of the adder's heap, and the forwarding loop waited on it. */
+	struct trace_rec *garbage;
 	uint64_t next_seq;
 	size_t backlog; /* bytes of records added and not yet written */
 	int was_high;
@@ -125,9 +129,6 @@ struct trace_writer {
 	struct wside ws;
 	struct inflight inflight;
 	struct trace_pool pool;
-	/* Records were handed back to be freed by the next adder: the adding thread allocated
-	 * them (and most of what they hold), so it frees them too - frees from a writer thread
-	 * took the allocator's lock of the adder's heap, and the forwarding loop waited on it. */
 	/* Buffers of written large frames, for the next frames' copies (under spare_mu; adders
 	 * only): fresh memory for every 64 KiB frame costs the adding thread page faults. */
 	pthread_mutex_t spare_mu;
@@ -348,14 +349,15 @@ static void batch_push(struct batch *b, struct trace_rec *r)
 }
 
 /* Serialises the lines of recs[0..m) end to end into `out`, their lengths into *lens (grown
- * as needed). Stops early, returning how many were serialised, once *stop is IF_STOLEN (the
- * idle writer's batch was taken over: its work is wasted, so it ends). */
-static size_t serialize_lines(struct trace_writer *w, struct trace_rec **recs, size_t m, struct buf *out,
+ * as needed), until `out` holds `max` bytes (at least one line). Returns how many were
+ * serialised; stops early once *stop (may be NULL) is IF_STOLEN (the idle writer's batch was
+ * taken over: its work is wasted, so it ends). */
+static size_t serialize_lines(struct trace_writer *w, struct trace_rec **recs, size_t m, size_t max, struct buf *out,
 			      struct buf *canon, size_t **lens, size_t *lens_cap, const int *stop)
 {
 	size_t i;
 	buf_reset(out);
-	for (i = 0; i < m; i++) {
+	for (i = 0; i < m && (i == 0 || out->len < max); i++) {
 		if (stop && LOAD(stop) == IF_STOLEN)
 			break;
 		size_t before = out->len;
@@ -388,18 +390,8 @@ static int write_recs(struct trace_writer *w, struct trace_rec **recs, size_t m,
 	}
 	for (size_t at = 0; at < m;) {
 		/* a gathered write of the records from `at` on, at most GATHER_MAX bytes of lines */
-		size_t k = 0;
-		buf_reset(&ws->out);
-		while (at + k < m && (k == 0 || ws->out.len < GATHER_MAX)) {
-			size_t before = ws->out.len;
-			if (!is_failed(w))
-				trace_line_append(&ws->out, recs[at + k], w->o.observation_point, &ws->canon);
-			if (k == ws->lens_cap) {
-				ws->lens_cap = ws->lens_cap ? 2 * ws->lens_cap : 64;
-				ws->lens = xrealloc(ws->lens, ws->lens_cap * sizeof *ws->lens);
-			}
-			ws->lens[k++] = ws->out.len - before;
-		}
+		size_t k = serialize_lines(w, recs + at, m - at, GATHER_MAX, &ws->out, &ws->canon, &ws->lens,
+					   &ws->lens_cap, NULL);
 		n += put_lines(w, &ws->out, ws->lens, k);
 		at += k;
 	}
@@ -510,25 +502,27 @@ static enum step rescue_step(struct trace_writer *w, uint64_t *sync_at, int *cou
 		w->o.test_writer(w->o.test_ctx, T_RESCUE, 0);
 	pthread_mutex_lock(&w->role_mu);
 	enum step r = STEP_DONE;
+	int took = 0;
 	if (!ws->finished) {
-		int took = 0;
 		int st = IF_SERIALISING;
 		if (__atomic_compare_exchange_n(&f->state, &st, IF_STOLEN, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 			COUNT(&w->stats.taken_over, 1);
 			count_rescue(w, counted);
 			int n = write_recs(w, f->b->recs, f->b->m, 0);
-			after_write(w, f->b->recs, f->b->m, f->b->cost, n, 0, sync_at);
+			r = after_write(w, f->b->recs, f->b->m, f->b->cost, n, 0, sync_at);
 			took = 1;
 		}
+	}
+	if (!ws->finished) {
 		take_batch(w, BATCH_MAX, &ws->batch);
 		if (w->o.test_writer)
 			w->o.test_writer(w->o.test_ctx, T_RESCUE, 1);
 		struct batch *b = &ws->batch;
 		if (b->m > 0)
 			count_rescue(w, counted);
-		int pooled = b->m >= 2 && b->cost >= POOL_MIN && !is_failed(w) && trace_pool_start(&w->pool) > 0; /* its threads take
-		   * the rescue's normal priority (a thread leaves SCHED_IDLE only with CAP_SYS_NICE or
-		   * an RLIMIT_NICE that allows it) */
+		/* the pool's threads take the rescue's normal priority (a thread leaves SCHED_IDLE
+		 * only with CAP_SYS_NICE or an RLIMIT_NICE that allows it) */
+		int pooled = b->m >= 2 && b->cost >= POOL_MIN && !is_failed(w) && trace_pool_start(&w->pool) > 0;
 		int n = b->m ? write_recs(w, b->recs, b->m, pooled) : 0;
 		r = after_write(w, b->recs, b->m, b->cost, n, 1, sync_at);
 		if (took && r == STEP_NONE)
@@ -565,7 +559,8 @@ static enum step idle_step(struct trace_writer *w, struct idle_side *iw, uint64_
 	STORE(&f->state, IF_SERIALISING);
 	pthread_mutex_unlock(&w->role_mu);
 
-	size_t done = serialize_lines(w, b->recs, b->m, &iw->out, &iw->canon, &iw->lens, &iw->lens_cap, &f->state);
+	size_t done =
+	    serialize_lines(w, b->recs, b->m, SIZE_MAX, &iw->out, &iw->canon, &iw->lens, &iw->lens_cap, &f->state);
 	if (w->o.test_writer)
 		w->o.test_writer(w->o.test_ctx, T_IDLE, 2);
 
@@ -687,9 +682,9 @@ static void *writer_main(void *arg)
 
 /* Normal priority, asleep while the idle writer keeps up. It works while the backlog is
  * over the mark (posted by the adder whose record crossed it, or by trace_writer_set_handle
- * completing a record that held a large backlog back) and when the records written have not
- * moved for the lag bound (rescue_lag_ms) while bytes waited (it checks at that period while there is a
- * backlog, and sleeps until posted when there is none). */
+ * completing a record that held a large backlog back), when the records written have not
+ * moved for the lag bound (rescue_lag_ms) while bytes waited (it checks at that period while
+ * there is a backlog, and sleeps until posted when there is none), and at close. */
 static void *rescue_main(void *arg)
 {
 	struct trace_writer *w = arg;
@@ -735,7 +730,6 @@ static void *rescue_main(void *arg)
 }
 
 /*==== owner side ====*/
-
 
 static void post_rescue(struct trace_writer *w)
 {
