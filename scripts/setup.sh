@@ -9,6 +9,7 @@ ROOT=$(pwd)
 
 PKGS=(build-essential cmake pkg-config git
       libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev libicu-dev libcurl4-openssl-dev
+      libtree-sitter-dev libxml2-dev  # A1: the tree-sitter runtime (grammars come from grammars/), pom.xml
       nodejs npm python3 tmux procps util-linux iproute2 attr valgrind
       clang libclang-rt-14-dev llvm  # the libFuzzer harnesses (tests/fuzz): compiler, runtime, symbolizer
       zsh groff-base)  # test_install: the zsh completion driven in a real zsh; man pages rendered by groff
@@ -33,6 +34,14 @@ fi
 if ! cmp -s tests/peers/package-lock.json tests/peers/node_modules/.belay-installed-lock 2>/dev/null; then
   echo "setup: installing the pinned npm test peers (npm ci)"
   (cd tests/peers && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error &&
+   cp package-lock.json node_modules/.belay-installed-lock)
+fi
+
+# tree-sitter grammars, pinned by grammars/package-lock.json: build inputs compiled into belay
+# (CMakeLists.txt checks their language ABI), so their install scripts (node-gyp-build) stay off.
+if ! cmp -s grammars/package-lock.json grammars/node_modules/.belay-installed-lock 2>/dev/null; then
+  echo "setup: installing the pinned tree-sitter grammars (npm ci in grammars/)"
+  (cd grammars && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error &&
    cp package-lock.json node_modules/.belay-installed-lock)
 fi
 

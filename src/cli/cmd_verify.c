@@ -22,7 +22,7 @@ static const struct cli_opt verify_opts[] = {
 	{"turn", 't', 0, "N", "only turn N (0-based)"},
 	{"invariants", 'i', 0, "FILE", "A1 policy (JSON; may be repeated)"},
 	{"no-default-invariants", 'n', 0, NULL,
-	 "drop the defaults (tests/testing no-assertion-weakening, suite-before-success-claim)"},
+	 "drop the defaults (no-assertion-weakening on test files by convention, suite-before-success-claim)"},
 	{"replays", 'r', 0, "N", "further replays when a result differs (>= 3, default 3)"},
 	{NULL, 'j', 0, "N", "verify N turns at once (default 1)"},
 	{"timeout", 'T', 0, "SECONDS", "per awaited reply in a replay (default 10)"},

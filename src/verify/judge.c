@@ -144,9 +144,9 @@ struct weak_pre *judge_prejudge_weakening(struct vctx *c, struct worker *w, cons
 			if (jx_str(it, "path"))
 				changed[n++] = jx_str(it, "path");
 		/* The task's first pre-state: restored once per worker, never replayed in, and only
-		 * when a Python file inside the scope changed (the check reads nothing else of it;
+		 * when a test file the check reads changed (Python, configuration, Rust; it reads nothing else of it;
 		 * at 10,000 files the restore is most of a trace's verify time). */
-		int needs = weakening_needs_pre(changed, inv->scope);
+		int needs = weakening_needs_pre(changed, inv->scope, inv->match_all);
 		if (needs && !task_tried) {
 			task_tried = 1;
 			task_root = scratch_task(&w->sc, w->st, h0, &task_cause);
@@ -156,7 +156,7 @@ struct weak_pre *judge_prejudge_weakening(struct vctx *c, struct worker *w, cons
 			free(changed);
 			continue;
 		}
-		struct weakening_input wi = {needs ? task_root : NULL, w->sc.ws, changed, inv->scope};
+		struct weakening_input wi = {needs ? task_root : NULL, w->sc.ws, changed, inv->scope, inv->match_all};
 		struct err e = {0};
 		weakening_check(&wi, &pre[i].wr, &e);
 		pre[i].ran = 1;
@@ -179,7 +179,7 @@ void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effec
 {
 	for (size_t i = 0; i < c->o->policy->n; i++) {
 		const struct invariant *inv = &c->o->policy->inv[i];
-		char *label = xasprintf("%s %s", rule_name(inv->rule), *inv->scope ? inv->scope : "(whole workspace)");
+		char *label = policy_label(inv);
 		if (inv->rule == RULE_READ_ONLY) {
 			struct buf b = {0};
 			int hits = 0;

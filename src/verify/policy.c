@@ -21,10 +21,18 @@ const char *rule_name(enum rule_kind k)
 	return rule_names[k];
 }
 
-static void add(struct policy *p, enum rule_kind rule, const char *scope, char **tools, int is_default)
+char *policy_label(const struct invariant *inv)
+{
+	const char *scope = *inv->scope ? inv->scope : "(whole workspace)";
+	if (inv->rule == RULE_NO_WEAKENING && !inv->match_all && !*inv->scope)
+		return xasprintf("%s (test files by convention)", rule_name(inv->rule));
+	return xasprintf("%s %s", rule_name(inv->rule), scope);
+}
+
+static void add(struct policy *p, enum rule_kind rule, const char *scope, char **tools, int is_default, int match_all)
 {
 	p->inv = xrealloc(p->inv, (p->n + 1) * sizeof *p->inv);
-	p->inv[p->n++] = (struct invariant){rule, xstrdup(scope), tools, is_default};
+	p->inv[p->n++] = (struct invariant){rule, xstrdup(scope), tools, is_default, match_all};
 }
 
 int policy_parse(struct policy *p, const char *text, size_t len, const char *origin, struct err *e)
@@ -46,7 +54,8 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 			goto out;
 		}
 		for (cJSON *k = it->child; k; k = k->next)
-			if (strcmp(k->string, "scope") && strcmp(k->string, "rule") && strcmp(k->string, "tools")) {
+			if (strcmp(k->string, "scope") && strcmp(k->string, "rule") && strcmp(k->string, "tools") &&
+			    strcmp(k->string, "match")) {
 				rc = err_set(e, BELAY_EINVAL, "%s: item %d: unknown key \"%s\"", origin, i, k->string);
 				goto out;
 			}
@@ -76,6 +85,18 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 				     origin, i, rule->valuestring);
 			goto out;
 		}
+		const cJSON *match = cJSON_GetObjectItemCaseSensitive(it, "match");
+		int match_all = 0;
+		if (match) {
+			const char *m = cJSON_GetStringValue(match);
+			if (kind != RULE_NO_WEAKENING || !m || (strcmp(m, "conventions") && strcmp(m, "all"))) {
+				rc = err_set(e, BELAY_EINVAL,
+					     "%s: item %d: \"match\" is \"conventions\" or \"all\", for no-assertion-weakening only",
+					     origin, i);
+				goto out;
+			}
+			match_all = strcmp(m, "all") == 0;
+		}
 		const cJSON *tools = cJSON_GetObjectItemCaseSensitive(it, "tools");
 		char **tl = NULL;
 		if (tools) {
@@ -98,7 +119,7 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 				tl[j++] = xstrdup(t->valuestring);
 			}
 		}
-		add(p, (enum rule_kind)kind, scope->valuestring, tl, 0);
+		add(p, (enum rule_kind)kind, scope->valuestring, tl, 0, match_all);
 	}
 out:
 	cJSON_Delete(root);
@@ -117,9 +138,8 @@ int policy_load(struct policy *p, const char *path, struct err *e)
 
 void policy_add_defaults(struct policy *p)
 {
-	add(p, RULE_NO_WEAKENING, "tests", NULL, 1);
-	add(p, RULE_NO_WEAKENING, "testing", NULL, 1);
-	add(p, RULE_SUITE_BEFORE_CLAIM, "", NULL, 1);
+	add(p, RULE_NO_WEAKENING, "", NULL, 1, 0);
+	add(p, RULE_SUITE_BEFORE_CLAIM, "", NULL, 1, 0);
 }
 
 cJSON *policy_json(const struct policy *p)
@@ -129,6 +149,8 @@ cJSON *policy_json(const struct policy *p)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "scope", p->inv[i].scope);
 		cJSON_AddStringToObject(o, "rule", rule_name(p->inv[i].rule));
+		if (p->inv[i].match_all)
+			cJSON_AddStringToObject(o, "match", "all");
 		if (p->inv[i].tools) {
 			cJSON *t = cJSON_AddArrayToObject(o, "tools");
 			for (char **x = p->inv[i].tools; *x; x++)

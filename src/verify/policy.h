@@ -2,11 +2,14 @@
  *
  * JSON: an array of {"scope": STRING, "rule": RULE} objects, [] allowed. Rules:
  *   read-only                   nothing under scope may change
- *   no-assertion-weakening      test assertions under scope may not be weakened
+ *   no-assertion-weakening      test assertions under scope may not be weakened; optional
+ *                               "match": "conventions" (default: the files each ecosystem's
+ *                               conventions call tests) or "all" (every file under scope)
  *   suite-before-success-claim  a success claim needs a passing suite run before it;
  *                               optional "tools": [names] says which tools run the suite
  * Every malformed input is a named error (the CLI exits 2). Defaults (unless disabled):
- * tests and testing no-assertion-weakening, and suite-before-success-claim. */
+ * no-assertion-weakening over the whole workspace by convention, and
+ * suite-before-success-claim. */
 #ifndef BELAY_VERIFY_POLICY_H
 #define BELAY_VERIFY_POLICY_H
 #include <stddef.h>
@@ -20,6 +23,7 @@ struct invariant {
 	char *scope;   /* owned; "" = everything */
 	char **tools;  /* suite tools (NULL-terminated, owned) or NULL for the default set */
 	int is_default;
+	int match_all; /* no-assertion-weakening: every file under scope is a test file */
 };
 
 struct policy {
@@ -28,6 +32,10 @@ struct policy {
 };
 
 const char *rule_name(enum rule_kind k);
+/* "RULE SCOPE" as verdict messages name an invariant (caller frees): "no-assertion-weakening
+ * tests", "read-only (whole workspace)", "no-assertion-weakening (test files by convention)"
+ * (the default: the whole workspace, by convention). */
+char *policy_label(const struct invariant *inv);
 /* Loads FILE and appends its invariants to p. */
 int policy_load(struct policy *p, const char *path, struct err *e);
 /* Parses text (for tests and corpus cases); `origin` names it in errors. */

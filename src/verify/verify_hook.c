@@ -582,7 +582,7 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 		const struct invariant *inv = &c->o->policy->inv[i];
 		if (inv->rule == RULE_SUITE_BEFORE_CLAIM)
 			continue;
-		char *label = xasprintf("%s %s", rule_name(inv->rule), *inv->scope ? inv->scope : "(whole workspace)");
+		char *label = policy_label(inv);
 		struct subverdict *s = NULL;
 		if (inv->rule == RULE_READ_ONLY) {
 			cJSON *hit = cJSON_CreateArray();
@@ -619,7 +619,7 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 				for (const cJSON *it = effect->child; it; it = it->next)
 					if (jx_str(it, "path"))
 						changed[n++] = jx_str(it, "path");
-				struct weakening_input wi = {task_root, c->sc.ws, changed, inv->scope};
+				struct weakening_input wi = {task_root, c->sc.ws, changed, inv->scope, inv->match_all};
 				struct weakening_result wr;
 				weakening_check(&wi, &wr, &e);
 				free(changed);

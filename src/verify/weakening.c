@@ -1,10 +1,14 @@
 /* weakening.c - the A1 rule `no-assertion-weakening` (see weakening.h).
  *
- * Responsibility: choose the in-scope .py files among a call's changes, read both sides of
- * each beneath the two roots without following symlinks, hand them to the embedded helper
+ * Responsibility: sort a call's changes inside the scope into test files by each ecosystem's
+ * conventions (assertions/testfiles.h) and the rest; read both sides of each test file beneath
+ * the two roots without following symlinks; hand the Python ones to the embedded helper
  * verify/weakening.py (python3 -I -B, stdin = an anonymous memory file, stdout/stderr = pipes,
- * own process group, killed at the timeout), validate its answer strictly and reduce the
- * findings to PASS / UNVERIFIED (first abstention's cause) / FAIL.
+ * own process group, killed at the timeout) and validate its answer strictly; judge test
+ * configuration on its test-relevant keys (assertions/testcfg.h); name every test file in a
+ * language or format it does not judge as UNVERIFIED; reduce the findings to PASS /
+ * UNVERIFIED (first abstention's cause) / FAIL, the message naming what was judged and what
+ * was not.
  * Threads: any; no globals, no signal handlers installed.
  * Must not: print, consult a model, open a network connection, execute or import the files it
  * judges, or write anything but the helper's private memory file. A helper that is missing,
@@ -25,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "assertions/testcfg.h"
+#include "assertions/testfiles.h"
 #include "common/buf.h"
 #include "common/embedded.h"
 #include "common/fsutil.h"
@@ -472,16 +478,100 @@ out:
 	return rc;
 }
 
+/*==== messages ==============================================================================*/
+
+static void set_cause(struct weakening_result *out, const char *cause)
+{
+	snprintf(out->cause, sizeof out->cause, "%s", cause);
+}
+
+static void finish(struct weakening_result *out, int status, const char *cause, struct buf *msg)
+{
+	out->status = status;
+	set_cause(out, cause ? cause : "");
+	out->message = buf_take(msg);
+}
+
+/* Appends at most about `max` bytes of s for a one-line, valid UTF-8 message: control
+ * characters and bytes that are not well-formed UTF-8 become '?', and "..." marks a cut. */
+static void put_clean(struct buf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s), i = 0;
+	while (i < n && i < max) {
+		unsigned char ch = (unsigned char)s[i];
+		size_t len = ch < 0x80		   ? 1
+			     : (ch & 0xE0) == 0xC0 ? 2
+			     : (ch & 0xF0) == 0xE0 ? 3
+			     : (ch & 0xF8) == 0xF0 ? 4
+						   : 0;
+		if (len > 1 && i + len <= n && utf8_valid(s + i, len)) {
+			buf_append(b, s + i, len);
+			i += len;
+			continue;
+		}
+		buf_putc(b, len == 1 && ch >= 0x20 && ch != 0x7f ? (char)ch : '?');
+		i++;
+	}
+	if (i < n)
+		buf_puts(b, "...");
+}
+
+/* "path function: finding (pre: ...; post: ...)" for one finding of file `path`. */
+static void describe(struct buf *b, const char *path, const cJSON *f)
+{
+	const char *fn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function"));
+	const char *pre = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre"));
+	const char *post = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"));
+	put_clean(b, path, 200);
+	if (fn) {
+		buf_putc(b, ' ');
+		put_clean(b, fn, 120);
+	}
+	buf_puts(b, ": ");
+	put_clean(b, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding")), 64);
+	const char *detail = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "detail"));
+	if (detail) {
+		buf_puts(b, " (");
+		put_clean(b, detail, 300);
+		buf_putc(b, ')');
+	}
+	if (pre || post) {
+		buf_puts(b, " (");
+		if (pre) {
+			buf_puts(b, "pre: ");
+			put_clean(b, pre, 160);
+		}
+		if (pre && post)
+			buf_puts(b, "; ");
+		if (post) {
+			buf_puts(b, "post: ");
+			put_clean(b, post, 160);
+		}
+		buf_putc(b, ')');
+	}
+}
+
 /*==== candidates ============================================================================*/
+
+/* How a changed path is judged. */
+enum how {
+	HOW_NONE = 0,  /* not a test file (or outside the scope) */
+	HOW_PYTHON,    /* Python test code: the helper compares assertion facts */
+	HOW_CONFIG,    /* test configuration: its test-relevant keys are compared */
+	HOW_CONTENT,   /* a .rs file: a test file when either side holds a test attribute */
+	HOW_UNJUDGED,  /* test code in a language, or test data, the rule does not judge */
+};
 
 enum role { ROLE_NONE = 0, ROLE_JUDGE, ROLE_RENAME };
 
 struct cand {
 	const char *path; /* borrowed from the input */
 	int in_scope;
+	struct testfile tf;
+	enum how how;
 	enum side pre, post;
 	struct buf pre_bytes, post_bytes;
-	char why[200];
+	char note[320]; /* what was judged of a configuration file, or why a file is not a test */
 	enum role role;
 	int req_index; /* index in the helper request, or -1 */
 	int answered;
@@ -506,6 +596,17 @@ static cJSON *mk_finding(const char *file, const char *function, const char *wha
 	cJSON_AddItemToObject(f, "cause", cause ? cJSON_CreateString(cause) : cJSON_CreateNull());
 	cJSON_AddItemToObject(f, "pre", pre ? cJSON_CreateString(pre) : cJSON_CreateNull());
 	cJSON_AddItemToObject(f, "post", post ? cJSON_CreateString(post) : cJSON_CreateNull());
+	return f;
+}
+
+/* A finding about a whole file the rule did not judge; `detail` says why (kept valid UTF-8). */
+static cJSON *mk_unjudged(const char *file, const char *what, const char *cause, const char *detail)
+{
+	cJSON *f = mk_finding(file, NULL, what, "UNVERIFIED", cause, NULL, NULL);
+	struct buf d = {0};
+	put_clean(&d, detail, 300);
+	cJSON_AddStringToObject(f, "detail", buf_cstr(&d));
+	buf_free(&d);
 	return f;
 }
 
@@ -615,77 +716,6 @@ out:
 
 /*==== the rule ==============================================================================*/
 
-static void set_cause(struct weakening_result *out, const char *cause)
-{
-	snprintf(out->cause, sizeof out->cause, "%s", cause);
-}
-
-static void finish(struct weakening_result *out, int status, const char *cause, struct buf *msg)
-{
-	out->status = status;
-	set_cause(out, cause ? cause : "");
-	out->message = buf_take(msg);
-}
-
-/* Appends at most about `max` bytes of s for a one-line, valid UTF-8 message: control
- * characters and bytes that are not well-formed UTF-8 become '?', and "..." marks a cut. */
-static void put_clean(struct buf *b, const char *s, size_t max)
-{
-	size_t n = strlen(s), i = 0;
-	while (i < n && i < max) {
-		unsigned char ch = (unsigned char)s[i];
-		size_t len = ch < 0x80		   ? 1
-			     : (ch & 0xE0) == 0xC0 ? 2
-			     : (ch & 0xF0) == 0xE0 ? 3
-			     : (ch & 0xF8) == 0xF0 ? 4
-						   : 0;
-		if (len > 1 && i + len <= n && utf8_valid(s + i, len)) {
-			buf_append(b, s + i, len);
-			i += len;
-			continue;
-		}
-		buf_putc(b, len == 1 && ch >= 0x20 && ch != 0x7f ? (char)ch : '?');
-		i++;
-	}
-	if (i < n)
-		buf_puts(b, "...");
-}
-
-/* "path function: finding (pre: ...; post: ...)" for one finding of file `path`. */
-static void describe(struct buf *b, const char *path, const cJSON *f)
-{
-	const char *fn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function"));
-	const char *pre = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre"));
-	const char *post = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"));
-	put_clean(b, path, 200);
-	if (fn) {
-		buf_putc(b, ' ');
-		put_clean(b, fn, 120);
-	}
-	buf_puts(b, ": ");
-	put_clean(b, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding")), 64);
-	if (pre || post) {
-		buf_puts(b, " (");
-		if (pre) {
-			buf_puts(b, "pre: ");
-			put_clean(b, pre, 160);
-		}
-		if (pre && post)
-			buf_puts(b, "; ");
-		if (post) {
-			buf_puts(b, "post: ");
-			put_clean(b, post, 160);
-		}
-		buf_putc(b, ')');
-	}
-}
-
-static void not_judged_note(struct buf *msg, int nonpy)
-{
-	if (nonpy > 0)
-		buf_printf(msg, "; %d non-Python file(s) not judged", nonpy);
-}
-
 /* Adds n to the running request size; 0 when it stays within WEAKENING_REQUEST_MAX. */
 static int reserve_bytes(size_t *total, size_t n)
 {
@@ -695,12 +725,179 @@ static int reserve_bytes(size_t *total, size_t n)
 	return 0;
 }
 
-int weakening_needs_pre(const char *const *changed, const char *scope)
+static int is_conftest(const char *path)
 {
-	for (const char *const *p = changed; p && *p; p++)
-		if (ends_with_py(*p) && weakening_in_scope(*p, scope))
+	const char *b = strrchr(path, '/');
+	return strcmp(b ? b + 1 : path, "conftest.py") == 0;
+}
+
+/* How `path` is judged under (scope, match_all); `tf` filled for in-scope paths. */
+static enum how classify(const char *path, const char *scope, int match_all, struct testfile *tf)
+{
+	memset(tf, 0, sizeof *tf);
+	if (!weakening_in_scope(path, scope))
+		return HOW_NONE;
+	testfiles_classify(path, match_all, tf);
+	switch (tf->kind) {
+	case TESTFILE_SOURCE:
+		return ends_with_py(path) ? HOW_PYTHON : HOW_UNJUDGED;
+	case TESTFILE_DATA:
+		return HOW_UNJUDGED;
+	case TESTFILE_CONFIG:
+		return HOW_CONFIG;
+	case TESTFILE_BY_CONTENT:
+		return HOW_CONTENT;
+	default:
+		return HOW_NONE;
+	}
+}
+
+int weakening_needs_pre(const char *const *changed, const char *scope, int match_all)
+{
+	struct testfile tf;
+	for (const char *const *p = changed; p && *p; p++) {
+		enum how h = classify(*p, scope, match_all, &tf);
+		if (h == HOW_PYTHON || h == HOW_CONFIG || h == HOW_CONTENT)
 			return 1;
+	}
 	return 0;
+}
+
+/* Appends up to `max` names of the candidates for which `pick` holds, "; LABEL: a, b (why)". */
+static void list_files(struct buf *msg, const struct cand *c, size_t nc, const char *label, int (*pick)(const struct cand *),
+		       int with_note)
+{
+	size_t total = 0, shown = 0;
+	for (size_t i = 0; i < nc; i++)
+		total += pick(&c[i]) != 0;
+	if (!total)
+		return;
+	buf_printf(msg, "; %s: ", label);
+	for (size_t i = 0; i < nc; i++) {
+		if (!pick(&c[i]))
+			continue;
+		if (shown++ == 10) {
+			buf_printf(msg, " and %zu more", total - 10);
+			break;
+		}
+		if (shown > 1)
+			buf_puts(msg, ", ");
+		put_clean(msg, c[i].path, 200);
+		if (with_note && c[i].note[0]) {
+			buf_puts(msg, " (");
+			put_clean(msg, c[i].note, 200);
+			buf_putc(msg, ')');
+		}
+	}
+}
+
+static int has_abstention(const struct cand *k)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, k->findings)
+	{
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")), "UNVERIFIED") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int pick_judged(const struct cand *k)
+{
+	return (k->how == HOW_PYTHON || k->how == HOW_CONFIG) && !has_abstention(k);
+}
+
+static int pick_unjudged(const struct cand *k)
+{
+	return has_abstention(k);
+}
+
+static int pick_not_test(const struct cand *k)
+{
+	return k->in_scope && k->how == HOW_NONE;
+}
+
+/* Which files the rule judged, which it did not (by name), and which were no test files. */
+static void inventory(struct buf *msg, const struct cand *c, size_t nc)
+{
+	list_files(msg, c, nc, "judged", pick_judged, 1);
+	list_files(msg, c, nc, "not judged", pick_unjudged, 0);
+	list_files(msg, c, nc, "not test files", pick_not_test, 0);
+}
+
+/* Judges a candidate that is not sent to the helper: configuration files, Rust sources, test
+ * files in a language the rule does not judge. Fills k->findings / k->note. */
+static void judge_other(struct cand *k, int pre_fd, int post_fd)
+{
+	char why_pre[200] = "", why_post[200] = "";
+	if (k->how == HOW_CONTENT || k->how == HOW_CONFIG) {
+		k->pre = read_beneath(pre_fd, k->path, &k->pre_bytes, why_pre, sizeof why_pre);
+		k->post = read_beneath(post_fd, k->path, &k->post_bytes, why_post, sizeof why_post);
+		k->pre = k->pre == SIDE_DIR ? SIDE_ABSENT : k->pre;
+		k->post = k->post == SIDE_DIR ? SIDE_ABSENT : k->post;
+		if (k->pre == SIDE_BAD || k->post == SIDE_BAD) {
+			cJSON_AddItemToArray(k->findings,
+					     mk_finding(k->path, NULL, "unreadable", "UNVERIFIED", WEAKENING_FILE_UNREADABLE,
+							k->pre == SIDE_BAD ? why_pre : NULL, k->post == SIDE_BAD ? why_post : NULL));
+			return;
+		}
+	}
+	if (k->how == HOW_CONTENT) {
+		int tests = (k->pre == SIDE_FILE && testfiles_rust_has_tests(k->pre_bytes.p ? k->pre_bytes.p : "", k->pre_bytes.len)) ||
+			    (k->post == SIDE_FILE && testfiles_rust_has_tests(k->post_bytes.p ? k->post_bytes.p : "", k->post_bytes.len));
+		if (!tests) {
+			k->how = HOW_NONE;
+			snprintf(k->note, sizeof k->note, "no test attribute");
+			return;
+		}
+		k->how = HOW_UNJUDGED;
+		k->tf.kind = TESTFILE_SOURCE;
+	}
+	if (k->how == HOW_UNJUDGED) {
+		char why[200];
+		enum side post = read_beneath(post_fd, k->path, NULL, why, sizeof why);
+		enum side pre = post == SIDE_ABSENT && pre_fd >= 0 ? read_beneath(pre_fd, k->path, NULL, why, sizeof why)
+								   : SIDE_ABSENT;
+		if (post == SIDE_DIR || pre == SIDE_DIR) {
+			k->how = HOW_NONE; /* a directory: its entries are judged on their own */
+			k->in_scope = 0;
+			return;
+		}
+		char detail[300];
+		if (k->tf.kind == TESTFILE_DATA) {
+			snprintf(detail, sizeof detail, "test data (%s): what a changed fixture, snapshot or golden file means is not judged",
+				 k->tf.convention);
+			cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "test-data-not-judged", WEAKENING_DATA_NOT_JUDGED, detail));
+		} else {
+			snprintf(detail, sizeof detail, "%s test file (%s): the rule does not judge %s", k->tf.lang, k->tf.convention,
+				 k->tf.lang);
+			cJSON_AddItemToArray(k->findings,
+					     mk_unjudged(k->path, "language-not-judged", WEAKENING_LANGUAGE_NOT_JUDGED, detail));
+		}
+		return;
+	}
+	/* HOW_CONFIG */
+	struct testcfg_result r;
+	testcfg_compare(&k->tf, k->pre == SIDE_FILE ? (k->pre_bytes.p ? k->pre_bytes.p : "") : NULL, k->pre_bytes.len,
+			k->post == SIDE_FILE ? (k->post_bytes.p ? k->post_bytes.p : "") : NULL, k->post_bytes.len, &r);
+	buf_free(&k->pre_bytes);
+	buf_free(&k->post_bytes);
+	switch (r.outcome) {
+	case TESTCFG_SAME:
+		snprintf(k->note, sizeof k->note, "%s", r.detail);
+		k->compared = 1;
+		break;
+	case TESTCFG_CHANGED:
+		cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "test-config-changed", WEAKENING_CONFIG_NOT_JUDGED, r.detail));
+		k->compared = 1;
+		break;
+	case TESTCFG_NOT_PARSED:
+		cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "language-not-judged", WEAKENING_LANGUAGE_NOT_JUDGED, r.detail));
+		break;
+	default:
+		cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "unreadable", WEAKENING_FILE_UNREADABLE, r.detail));
+		break;
+	}
 }
 
 int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e)
@@ -727,7 +924,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		return 0;
 	}
 
-	/* Distinct changed paths, in byte order. */
+	/* Distinct changed paths, in byte order; each classified (no I/O yet). */
 	size_t n = 0;
 	while (in->changed[n])
 		n++;
@@ -740,88 +937,77 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			paths[d++] = paths[i];
 	n = d;
 
-	int nonpy = 0, in_scope = 0, npy = 0;
+	struct cand *c = xcalloc(n ? n : 1, sizeof *c);
+	size_t nc = n;
+	int candidates = 0, python = 0, needs_trees = 0;
 	for (size_t i = 0; i < n; i++) {
-		int sc = weakening_in_scope(paths[i], in->scope);
-		if (ends_with_py(paths[i])) {
-			npy++;
-			in_scope += sc;
-		} else {
-			nonpy += sc;
-		}
+		struct cand *k = &c[i];
+		k->path = paths[i];
+		k->in_scope = weakening_in_scope(paths[i], in->scope);
+		k->how = classify(paths[i], in->scope, in->match_all, &k->tf);
+		k->req_index = -1;
+		k->renamed_to = -1;
+		k->findings = cJSON_CreateArray();
+		candidates += k->how != HOW_NONE;
+		python += k->how == HOW_PYTHON;
+		needs_trees |= k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_CONTENT;
 	}
-	out->in_scope = in_scope;
+	out->in_scope = candidates;
 	const char *scope_name = *in->scope ? in->scope : "(whole tree)";
-	if (in_scope > WEAKENING_MAX_IN_SCOPE) {
-		buf_printf(&msg, "%d Python files under scope %s changed; the budget is %d, so none was judged",
-			   in_scope, scope_name, WEAKENING_MAX_IN_SCOPE);
+	struct buf req = {0}, payload = {0}, answer = {0};
+	cJSON *hdr = cJSON_CreateObject(), *hfiles = cJSON_AddArrayToObject(hdr, "files");
+	int *req_to_cand = xcalloc(nc ? nc : 1, sizeof *req_to_cand);
+	int pre_fd = -1, post_fd = -1;
+
+	if (candidates > WEAKENING_MAX_IN_SCOPE) {
+		buf_printf(&msg, "%d test files under scope %s changed; the budget is %d, so none was judged", candidates,
+			   scope_name, WEAKENING_MAX_IN_SCOPE);
 		finish(out, WEAKENING_UNVERIFIED, WEAKENING_BUDGET_EXCEEDED, &msg);
-		free(paths);
-		return 0;
+		goto cleanup;
 	}
-	if (in_scope == 0) {
-		buf_printf(&msg, "no Python file under scope %s changed", scope_name);
-		not_judged_note(&msg, nonpy);
+	if (candidates == 0) {
+		buf_printf(&msg, "no test file under scope %s changed", scope_name);
+		inventory(&msg, c, nc);
 		finish(out, WEAKENING_PASS, NULL, &msg);
-		free(paths);
-		return 0;
+		goto cleanup;
 	}
 
+	/* The post-state tree is always read (a changed directory is no test file); the task's
+	 * pre-state only when something is compared with it. */
 	struct stat st;
-	if (!in->pre_root || stat(in->pre_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		buf_printf(&msg, "the task's pre-state tree %s is not a directory",
-			   in->pre_root ? in->pre_root : "(none)");
+	if (needs_trees && (!in->pre_root || stat(in->pre_root, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		buf_printf(&msg, "the task's pre-state tree %s is not a directory", in->pre_root ? in->pre_root : "(none)");
 		finish(out, WEAKENING_UNVERIFIED, WEAKENING_PRESTATE_MISSING, &msg);
-		free(paths);
-		return 0;
+		goto cleanup;
 	}
 	if (stat(in->post_root, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		buf_printf(&msg, "the post-state tree %s is not a directory", in->post_root);
 		finish(out, WEAKENING_UNVERIFIED, WEAKENING_POSTSTATE_MISSING, &msg);
-		free(paths);
-		return 0;
+		goto cleanup;
 	}
-	int pre_fd = open(in->pre_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int post_fd = open(in->post_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (pre_fd < 0 || post_fd < 0) {
-		buf_printf(&msg, "cannot open the %s tree: %s", pre_fd < 0 ? "pre-state" : "post-state",
-			   strerror(errno));
-		finish(out, WEAKENING_UNVERIFIED, pre_fd < 0 ? WEAKENING_PRESTATE_MISSING : WEAKENING_POSTSTATE_MISSING,
+	post_fd = open(in->post_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (post_fd >= 0 && in->pre_root)
+		pre_fd = open(in->pre_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (post_fd < 0 || (needs_trees && pre_fd < 0)) {
+		buf_printf(&msg, "cannot open the %s tree: %s", post_fd < 0 ? "post-state" : "pre-state", strerror(errno));
+		finish(out, WEAKENING_UNVERIFIED, post_fd < 0 ? WEAKENING_POSTSTATE_MISSING : WEAKENING_PRESTATE_MISSING,
 		       &msg);
-		if (pre_fd >= 0)
-			close(pre_fd);
-		if (post_fd >= 0)
-			close(post_fd);
-		free(paths);
-		return 0;
+		goto cleanup;
 	}
 
-	/* Every .py path is a candidate: in-scope ones are judged, the others may be rename targets. */
-	struct cand *c = xcalloc((size_t)npy, sizeof *c);
-	size_t nc = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!ends_with_py(paths[i]))
-			continue;
-		c[nc].path = paths[i];
-		c[nc].in_scope = weakening_in_scope(paths[i], in->scope);
-		c[nc].req_index = -1;
-		c[nc].renamed_to = -1;
-		c[nc].findings = cJSON_CreateArray();
-		nc++;
-	}
-
-	struct buf req = {0}, payload = {0}, answer = {0};
-	cJSON *hdr = cJSON_CreateObject(), *hfiles = cJSON_AddArrayToObject(hdr, "files");
-	int *req_to_cand = xcalloc(nc ? nc : 1, sizeof *req_to_cand);
 	int nreq = 0, deletions = 0, judged = 0, additions = 0, over_budget = 0;
 	size_t total = 0;
 	const char *rename_gap = NULL;
 
-	/* Pass 1: the in-scope files. */
+	/* Pass 1: every candidate; Python test files are read for the helper. */
 	for (size_t i = 0; i < nc && !over_budget; i++) {
 		struct cand *k = &c[i];
-		if (!k->in_scope)
+		if (k->how == HOW_NONE)
 			continue;
+		if (k->how != HOW_PYTHON) {
+			judge_other(k, pre_fd, post_fd);
+			continue;
+		}
 		char why_pre[200] = "", why_post[200] = "";
 		k->pre = read_beneath(pre_fd, k->path, &k->pre_bytes, why_pre, sizeof why_pre);
 		k->post = read_beneath(post_fd, k->path, &k->post_bytes, why_post, sizeof why_post);
@@ -829,8 +1015,13 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			k->pre = SIDE_ABSENT;
 		if (k->post == SIDE_DIR)
 			k->post = SIDE_ABSENT;
+		if (k->pre == SIDE_ABSENT && k->post == SIDE_FILE && is_conftest(k->path)) {
+			k->pre = SIDE_FILE; /* a new conftest.py can narrow collection: judged against an empty one */
+			buf_append(&k->pre_bytes, "", 0);
+		}
 		if (k->pre == SIDE_ABSENT) {
 			additions += k->post == SIDE_FILE;
+			snprintf(k->note, sizeof k->note, "added");
 			continue; /* an addition (or a scratch file) is never a weakening */
 		}
 		if (k->pre == SIDE_BAD || k->post == SIDE_BAD) {
@@ -849,13 +1040,21 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		deletions += k->post == SIDE_ABSENT;
 	}
 
+	/* A .rs file without a test attribute on either side was no test file after all. */
+	candidates = 0;
+	for (size_t i = 0; i < nc; i++)
+		candidates += c[i].how != HOW_NONE;
+	out->in_scope = candidates;
+
 	/* Pass 2: rename targets (any .py added by this call), only when something was deleted. */
 	if (deletions > 0 && !over_budget) {
 		int targets = 0;
 		for (size_t i = 0; i < nc; i++) {
 			struct cand *k = &c[i];
 			char why[200] = "";
-			if (!k->in_scope) {
+			if (!ends_with_py(k->path))
+				continue;
+			if (k->how != HOW_PYTHON) {
 				k->pre = read_beneath(pre_fd, k->path, NULL, why, sizeof why);
 				if (k->pre != SIDE_ABSENT && k->pre != SIDE_DIR)
 					continue;
@@ -879,12 +1078,9 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			targets++;
 		}
 	}
-	close(pre_fd);
-	close(post_fd);
 
 	if (over_budget) {
-		buf_printf(&msg, "the in-scope Python files exceed %u bytes in all, so none was judged",
-			   WEAKENING_REQUEST_MAX);
+		buf_printf(&msg, "the Python test files exceed %u bytes in all, so none was judged", WEAKENING_REQUEST_MAX);
 		finish(out, WEAKENING_UNVERIFIED, WEAKENING_BUDGET_EXCEEDED, &msg);
 		goto cleanup;
 	}
@@ -897,6 +1093,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 				continue;
 			cJSON *f = cJSON_CreateObject();
 			cJSON_AddStringToObject(f, "role", pass == 0 ? "judge" : "rename");
+			if (pass == 0 && is_conftest(k->path))
+				cJSON_AddTrueToObject(f, "conftest");
 			if (pass == 0) {
 				cJSON_AddNumberToObject(f, "pre", (double)k->pre_bytes.len);
 				buf_append(&payload, k->pre_bytes.p, k->pre_bytes.len);
@@ -935,7 +1133,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		    take_answer(&answer, c, nc, req_to_cand, nreq, why, sizeof why) != 0) {
 			buf_puts(&msg, "the assertion check could not run: ");
 			put_clean(&msg, why, sizeof why);
-			buf_printf(&msg, "; %d in-scope Python file(s) not judged", in_scope);
+			buf_printf(&msg, "; %d Python test file(s) not judged", python);
 			cJSON_Delete(out->findings);
 			out->findings = cJSON_CreateArray();
 			finish(out, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE, &msg);
@@ -950,7 +1148,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	const char *first_abst_path = NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct cand *k = &c[i];
-		out->compared += k->role == ROLE_JUDGE && k->compared;
+		out->compared += (k->role == ROLE_JUDGE || k->how == HOW_CONFIG) && k->compared;
 		int file_failed = 0;
 		cJSON *f;
 		cJSON_ArrayForEach(f, k->findings)
@@ -987,17 +1185,16 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			buf_printf(&msg, "; and %d more", shown - MSG_FINDINGS_MAX);
 		if (undecided)
 			buf_printf(&msg, "; %d more finding(s) undecided", undecided);
-		not_judged_note(&msg, nonpy);
 	} else if (first_abstention) {
 		buf_puts(&msg, "could not decide: ");
 		describe(&msg, first_abst_path, first_abst_f);
 		if (undecided > 1)
 			buf_printf(&msg, "; %d more finding(s) undecided", undecided - 1);
-		buf_printf(&msg, "; %d of %d in-scope Python file(s) compared", out->compared, in_scope);
-		not_judged_note(&msg, nonpy);
+		buf_printf(&msg, "; %d of %d test file(s) compared", out->compared, candidates);
+	} else if (candidates == 0) {
+		buf_printf(&msg, "no test file under scope %s changed", scope_name);
 	} else {
-		buf_printf(&msg, "no assertion weakened: %d of %d in-scope Python file(s) compared", out->compared,
-			   in_scope);
+		buf_printf(&msg, "no assertion weakened: %d of %d test file(s) compared", out->compared, candidates);
 		if (additions)
 			buf_printf(&msg, ", %d added", additions);
 		for (size_t i = 0; i < nc; i++)
@@ -1007,8 +1204,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 				buf_puts(&msg, " renamed to ");
 				put_clean(&msg, c[c[i].renamed_to].path, 200);
 			}
-		not_judged_note(&msg, nonpy);
 	}
+	inventory(&msg, c, nc);
 	for (size_t i = 0; i < nc; i++) {
 		cJSON *f;
 		while ((f = cJSON_DetachItemFromArray(c[i].findings, 0)) != NULL)
@@ -1021,6 +1218,10 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	       fails ? NULL : first_abstention, &msg);
 
 cleanup:
+	if (pre_fd >= 0)
+		close(pre_fd);
+	if (post_fd >= 0)
+		close(post_fd);
 	for (size_t i = 0; i < nc; i++) {
 		buf_free(&c[i].pre_bytes);
 		buf_free(&c[i].post_bytes);

@@ -1,13 +1,15 @@
 /* weakening.h - the content-grounded A1 rule `no-assertion-weakening`: did the replayed call
- * remove or loosen assertions in Python test files inside a scope?
+ * remove or loosen the assertions of tests inside a scope?
  *
  * The caller gives the task's first pre-state and the post-state of one replayed call (two
- * directories) and the paths that call changed. The rule reads the in-scope `.py` files of
- * both states (never following symlinks), asks the embedded helper verify/weakening.py, run by
- * `python3 -I -B` in a child process with a timeout, to extract assertion facts with Python's
- * `ast` and compare them, then reduces the findings to one status. No model is consulted and
- * nothing here touches the network. Without a working python3 the rule abstains with a named
- * cause; it never guesses. See docs/VERDICTS.md, section "no-assertion-weakening".
+ * directories) and the paths that call changed. Test files are found as each ecosystem finds
+ * them (assertions/testfiles.h). Python test files of both states are read (never following
+ * symlinks) and the embedded helper verify/weakening.py, run by `python3 -I -B` in a child
+ * process with a timeout, extracts assertion facts with Python's `ast` and compares them; test
+ * configuration is judged on its test-relevant keys (assertions/testcfg.h); a test file in a
+ * language or format the rule cannot judge is UNVERIFIED by name, never PASS. No model is
+ * consulted and nothing here touches the network. Without a working python3 the rule
+ * abstains with a named cause; it never guesses. See docs/VERDICTS.md, "no-assertion-weakening".
  *
  * Thread-safe (no globals); blocks for at most the helper timeout. */
 #ifndef BELAY_VERIFY_WEAKENING_H
@@ -28,8 +30,11 @@ enum { WEAKENING_PASS = 0, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
 #define WEAKENING_POST_NOT_OBSERVED "POST_STATE_NOT_OBSERVED"	  /* no delta / no post-state given */
 #define WEAKENING_PRESTATE_MISSING "TASK_PRESTATE_TREE_MISSING"	  /* pre_root absent or not a directory */
 #define WEAKENING_POSTSTATE_MISSING "POST_STATE_TREE_MISSING"	  /* post_root not a directory */
+#define WEAKENING_LANGUAGE_NOT_JUDGED "ASSERTION_LANGUAGE_NOT_JUDGED" /* test code / config format not judged */
+#define WEAKENING_DATA_NOT_JUDGED "TEST_DATA_NOT_JUDGED"		  /* fixture, snapshot, golden file changed */
+#define WEAKENING_CONFIG_NOT_JUDGED "TEST_CONFIG_NOT_JUDGED"	  /* a test-relevant configuration key changed */
 
-#define WEAKENING_MAX_IN_SCOPE 512	   /* in-scope .py files judged per call */
+#define WEAKENING_MAX_IN_SCOPE 512	   /* test files judged per call */
 #define WEAKENING_FILE_MAX (4u << 20)	   /* bytes per file side; larger = unreadable */
 #define WEAKENING_REQUEST_MAX (128u << 20) /* bytes sent to the helper in all */
 #define WEAKENING_TIMEOUT_MS 10000	   /* default helper timeout */
@@ -40,6 +45,8 @@ struct weakening_input {
 	const char *const *changed; /* relative paths the call changed (added/removed/changed),
 				     * NULL-terminated; NULL = the delta was not observed */
 	const char *scope;	    /* "tests": a contiguous run of directory components; "" = whole tree */
+	int match_all;		    /* 0: the ecosystems' conventions say which files in the scope are
+				     * tests; 1: every file in the scope is a test file */
 	/* Optional (zero = default): */
 	const char *python; /* interpreter to run instead of `python3` looked up on PATH */
 	int timeout_ms;	    /* helper timeout; 0 = WEAKENING_TIMEOUT_MS */
@@ -49,11 +56,12 @@ struct weakening_result {
 	int status;	 /* WEAKENING_PASS, WEAKENING_UNVERIFIED or WEAKENING_FAIL */
 	char cause[64];	 /* for UNVERIFIED: one of the causes above; else "" */
 	char *message;	 /* human: which files, which findings, what was not judged (owned) */
-	cJSON *findings; /* [{"file","function","finding","status","cause","pre","post"}] (owned);
+	cJSON *findings; /* [{"file","function","finding","status","cause","pre","post"[,"detail"]}] (owned);
 			  * only FAIL and UNVERIFIED findings, files in path order; "file" is a
 			  * string, or {"base64": ...} for a path that is not UTF-8 (jx_bytes) */
-	int compared;	 /* files whose pre and post assertion sets were actually compared */
-	int in_scope;	 /* distinct changed .py paths inside the scope */
+	int compared;	 /* test files whose two sides were actually compared (Python assertion
+			  * sets, configuration projections) */
+	int in_scope;	 /* distinct changed test files inside the scope (every kind) */
 };
 
 /* 1 when the directory part of relative `path` holds the scope's non-empty '/'-separated
@@ -61,9 +69,10 @@ struct weakening_result {
  * "a/tests/x.py", not "testsuite/x.py" or "tests.py"); an empty scope matches every path. */
 int weakening_in_scope(const char *path, const char *scope);
 
-/* 1 when weakening_check would read the task's pre-state for these changed paths (some
- * Python file inside the scope changed), 0 when it judges them without it. */
-int weakening_needs_pre(const char *const *changed, const char *scope);
+/* 1 when weakening_check would read the task's pre-state for these changed paths (a Python
+ * test file, a test configuration file or a .rs file inside the scope changed), 0 when it
+ * judges them without it. */
+int weakening_needs_pre(const char *const *changed, const char *scope, int match_all);
 
 /* Judges one replayed call. Returns 0 with `out` filled (every field, exposure included) on
  * every verdict, UNVERIFIED ones too; returns a negative code with `e` filled only for misuse

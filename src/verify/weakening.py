@@ -8,7 +8,8 @@
 # verdict; this file only turns (pre bytes, post bytes) pairs into findings.
 #
 # Request:  b"BELAY-WEAKENING 1\n" + <JSON header line> + b"\n" + <payload>
-#   header = {"files": [{"role": "judge"|"rename", "pre": len|null, "post": len|null}],
+#   header = {"files": [{"role": "judge"|"rename", "pre": len|null, "post": len|null,
+#                        "conftest": bool (optional: a conftest.py, whose collection settings count)}],
 #             "rename_gap": null | <cause>}   (cause: why some rename candidates are missing)
 #   payload = for each file in order, its pre bytes then its post bytes (when not null).
 # Answer:   {"v": 1, "python": "3.11.2", "files": [{"index": i, "compared": bool,
@@ -674,6 +675,34 @@ def decide(pre, post):
     return findings
 
 
+# ==== conftest.py: what it tells pytest to collect ============================================
+
+# Module-level names a conftest.py narrows or changes collection with.
+COLLECTION_NAMES = {"collect_ignore", "collect_ignore_glob", "pytest_plugins", "pytestmark"}
+
+
+def collection_settings(data):
+    """The module-level statements of a conftest.py that change what pytest collects or how
+    it runs: assignments to (or calls on) collect_ignore, collect_ignore_glob, pytest_plugins,
+    pytestmark, and every pytest_* hook. None when the source does not parse."""
+    try:
+        tree = ast.parse(decode_source(data))
+    except (SyntaxError, ValueError, ExtractionFailed, RecursionError):
+        return None
+    out = []
+    for node in tree.body:
+        names = set()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("pytest_"):
+            out.append(ast.dump(node))
+            continue
+        for sub in ast.walk(node) if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
+            if isinstance(sub, ast.Name) and sub.id in COLLECTION_NAMES:
+                names.add(sub.id)
+        if names:
+            out.append(ast.dump(node))
+    return out
+
+
 def fact_key_counter(ex):
     return collections.Counter((f.kind, f.function, f.form) for f in ex.facts)
 
@@ -703,7 +732,7 @@ def main():
                     sys.stderr.write("truncated request\n")
                     return 2
                 off += n
-        files.append((spec["role"], blobs))
+        files.append((spec["role"], blobs, bool(spec.get("conftest"))))
 
     extracted = {}
 
@@ -717,9 +746,9 @@ def main():
         return extracted[key]
 
     rename_gap = header.get("rename_gap")
-    renames = [i for i, (role, _) in enumerate(files) if role == "rename"]
+    renames = [i for i, (role, _, _) in enumerate(files) if role == "rename"]
     out = []
-    for i, (role, blobs) in enumerate(files):
+    for i, (role, blobs, conftest) in enumerate(files):
         if role != "judge":
             continue
         entry = {"index": i, "compared": True, "renamed_to": None, "facts_pre": None, "facts_post": None,
@@ -743,6 +772,12 @@ def main():
                 entry["findings"] = decide(pre, post)
             except RecursionError:
                 entry["findings"] = [finding(None, "too-deeply-nested", "UNVERIFIED", None, None)]
+            if conftest:
+                a, b = collection_settings(blobs["pre"]), collection_settings(blobs["post"])
+                if a != b:
+                    entry["findings"].append(finding(None, "collection-settings-changed", "UNVERIFIED",
+                                                     "%d collection statement(s)" % len(a or []),
+                                                     "%d collection statement(s)" % len(b or []), UNDECIDABLE))
             continue
         if not pre.facts:
             continue  # a deleted file without assertions weakens nothing

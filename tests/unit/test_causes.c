@@ -722,6 +722,34 @@ static void s_assertion_unreadable(void)
 	free(t);
 }
 
+/* A test file in a language the rule does not judge: UNVERIFIED, never PASS. */
+static void s_language_not_judged(void)
+{
+	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/calc.test.js\",\"content\":"
+			 "\"test('add', () => expect(true).toBe(true));\\n\"}}]",
+			 "editor");
+	produce(t, 0, "UNVERIFIED", "ASSERTION_LANGUAGE_NOT_JUDGED");
+	free(t);
+}
+
+static void s_test_data_not_judged(void)
+{
+	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/golden/login.json\",\"content\":"
+			 "\"{\\\"ok\\\": true}\\n\"}}]",
+			 "editor");
+	produce(t, 0, "UNVERIFIED", "TEST_DATA_NOT_JUDGED");
+	free(t);
+}
+
+static void s_test_config_not_judged(void)
+{
+	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"pytest.ini\",\"content\":"
+			 "\"[pytest]\\naddopts = -k 'not test_f'\\n\"}}]",
+			 "editor");
+	produce(t, 0, "UNVERIFIED", "TEST_CONFIG_NOT_JUDGED");
+	free(t);
+}
+
 static void s_budget(void)
 {
 	char *t = record("[" INIT LIST RUN("for i in $(seq 513); do echo 'assert 1' > tests/test_$i.py; done; echo made") "]",
@@ -929,6 +957,9 @@ static const struct {
 	{"ASSERTION_UNDECIDABLE", s_assertion_undecidable},
 	{"ASSERTION_FILE_UNREADABLE", s_assertion_unreadable},
 	{"IN_SCOPE_BUDGET_EXCEEDED", s_budget},
+	{"ASSERTION_LANGUAGE_NOT_JUDGED", s_language_not_judged},
+	{"TEST_DATA_NOT_JUDGED", s_test_data_not_judged},
+	{"TEST_CONFIG_NOT_JUDGED", s_test_config_not_judged},
 	{"TASK_PRESTATE_UNAVAILABLE", s_task_prestate},
 	{"CLAIM_UNCLASSIFIABLE", s_claim_unclassifiable},
 	{"EVIDENCE_UNOBSERVABLE", s_evidence_unobservable},
@@ -1035,6 +1066,9 @@ SCENARIO(ASSERTION_CHECK_UNAVAILABLE)
 SCENARIO(ASSERTION_UNDECIDABLE)
 SCENARIO(ASSERTION_FILE_UNREADABLE)
 SCENARIO(IN_SCOPE_BUDGET_EXCEEDED)
+SCENARIO(ASSERTION_LANGUAGE_NOT_JUDGED)
+SCENARIO(TEST_DATA_NOT_JUDGED)
+SCENARIO(TEST_CONFIG_NOT_JUDGED)
 SCENARIO(TASK_PRESTATE_UNAVAILABLE)
 SCENARIO(CLAIM_UNCLASSIFIABLE)
 SCENARIO(EVIDENCE_UNOBSERVABLE)

@@ -735,27 +735,328 @@ Test(weakening, broken_helper_is_check_unavailable)
 	fx_free(&f);
 }
 
-Test(weakening, non_python_files_not_judged)
+/*==== test files by each ecosystem's conventions ============================================*/
+
+static void run_match(struct fx *f, const char *const *changed, const char *scope, int match_all,
+		      struct weakening_result *r)
+{
+	struct weakening_input in = {.pre_root = f->pre, .post_root = f->post, .changed = changed, .scope = scope,
+				     .match_all = match_all};
+	struct err e = {0};
+	cr_assert_eq(weakening_check(&in, r, &e), 0, "weakening_check: %s", e.msg);
+}
+
+/* One weakened test per language the rule does not judge: never PASS, UNVERIFIED with the
+ * file and the language named. */
+Test(weakening, test_files_in_unjudged_languages_are_unverified_by_name)
+{
+	static const struct {
+		const char *path, *pre, *post, *lang;
+	} cases[] = {
+	    {"tests/calc.test.js", "test('add', () => { expect(add(1, 2)).toBe(3); });\n",
+	     "test('add', () => { expect(true).toBe(true); });\n", "JavaScript"},
+	    {"src/calc.spec.ts", "it('adds', () => expect(add(1, 2)).toBe(3));\n", "it.skip('adds', () => expect(add(1, 2)).toBe(3));\n",
+	     "TypeScript"},
+	    {"calc/calc_test.go", "func TestAdd(t *testing.T) { if Add(1, 2) != 3 { t.Fatal() } }\n",
+	     "func TestAdd(t *testing.T) { if false { t.Fatal() } }\n", "Go"},
+	    {"src/lib.rs", "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] fn a() { assert_eq!(add(1, 2), 3); } }\n",
+	     "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] #[ignore] fn a() { assert_eq!(add(1, 2), 3); } }\n", "Rust"},
+	    {"src/test/java/CalcTest.java", "class CalcTest { @Test void add() { assertEquals(3, add(1, 2)); } }\n",
+	     "class CalcTest { @Disabled @Test void add() { assertEquals(3, add(1, 2)); } }\n", "Java"},
+	    {"app/CalcTest.kt", "class CalcTest { @Test fun add() { assertEquals(3, add(1, 2)) } }\n",
+	     "class CalcTest { @Ignore @Test fun add() { assertEquals(3, add(1, 2)) } }\n", "Kotlin"},
+	    {"spec/calc_spec.rb", "expect(add(1, 2)).to eq(3)\n", "expect(true).to eq(true)\n", "Ruby"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fx f = fx_new();
+		pair(&f, cases[i].path, cases[i].pre, cases[i].post);
+		const char *changed[] = {cases[i].path, NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED);
+		cr_assert(strstr(r.message, cases[i].path) && strstr(r.message, cases[i].lang), "%s", r.message);
+		cr_assert(strstr(r.message, "not judged: "), "%s", r.message);
+		cr_assert_eq(r.in_scope, 1, "%s", cases[i].path);
+		const cJSON *fd = first_finding(&r, "language-not-judged");
+		cr_assert_not_null(fd);
+		cr_assert_str_eq(jx_str(fd, "file"), cases[i].path);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+}
+
+Test(weakening, test_data_is_unverified_and_source_files_are_not_candidates)
 {
 	struct fx f = fx_new();
 	pair(&f, "tests/data/expected.txt", "line\n", NULL);
-	pair(&f, "tests/conftest.cfg", "[x]\n", "[y]\n");
 	pair(&f, "src/app.c", "int x;\n", "int y;\n");
-	const char *changed[] = {"tests/data/expected.txt", "tests/conftest.cfg", "src/app.c", NULL};
+	pair(&f, "src/calc.py", "def add(a, b):\n    return a - b\n", "def add(a, b):\n    return a + b\n");
+	pair(&f, "README.md", "a\n", "b\n");
+	pair(&f, "src/util.rs", "pub fn f() {}\n", "pub fn g() {}\n");
+	const char *changed[] = {"tests/data/expected.txt", "src/app.c", "src/calc.py", "README.md", "src/util.rs", NULL};
 	struct weakening_result r;
-	run(&f, changed, "tests", &r);
-	expect_status(&r, WEAKENING_PASS, "");
-	cr_assert(strstr(r.message, "2 non-Python file(s) not judged"), "%s", r.message);
-	cr_assert_eq(r.in_scope, 0);
+	run(&f, changed, "", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_DATA_NOT_JUDGED);
+	cr_assert_eq(r.in_scope, 1, "%s", r.message);
+	cr_assert(strstr(r.message, "tests/data/expected.txt"), "%s", r.message);
+	cr_assert(strstr(r.message, "not test files: README.md, src/app.c, src/calc.py, src/util.rs"), "%s", r.message);
 	weakening_result_free(&r);
 
-	/* Said on a FAIL too. */
-	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n    assert b()\n",
-	     "def test_a():\n    assert b()\n");
-	const char *more[] = {"tests/data/expected.txt", "tests/test_a.py", NULL};
-	run(&f, more, "tests", &r);
+	/* Source changes alone: PASS, and the message says which files were no test files. */
+	const char *source[] = {"src/app.c", "src/calc.py", "src/util.rs", NULL};
+	run(&f, source, "", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert(strstr(r.message, "no test file"), "%s", r.message);
+	cr_assert(strstr(r.message, "not test files: src/app.c, src/calc.py, src/util.rs"), "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, python_tests_beside_the_source_are_judged)
+{
+	struct fx f = fx_new();
+	const char *pre = "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n";
+	const char *post = "from calc import add\n\ndef test_add():\n    assert True\n";
+	pair(&f, "src/test_calc.py", pre, post);
+	pair(&f, "pkg/calc_test.py", pre, post);
+	pair(&f, "pkg/tests.py", pre, post); /* unittest's and Django's test*.py */
+	pair(&f, "conftest.py", "def helper():\n    assert ready()\n", "def helper():\n    pass\n");
+	const char *each[][2] = {{"src/test_calc.py", NULL}, {"pkg/calc_test.py", NULL}, {"pkg/tests.py", NULL}, {"conftest.py", NULL}};
+	for (size_t i = 0; i < 4; i++) {
+		struct weakening_result r;
+		run(&f, each[i], "", &r);
+		expect_status(&r, WEAKENING_FAIL, "");
+		cr_assert(strstr(r.message, each[i][0]), "%s", r.message);
+		weakening_result_free(&r);
+	}
+	fx_free(&f);
+}
+
+Test(weakening, honest_new_tests_are_never_fail)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_new.py", NULL, "def test_new():\n    assert 1 + 1 == 2\n");
+	pair(&f, "tests/new.test.js", NULL, "test('x', () => expect(1 + 1).toBe(2));\n");
+	pair(&f, "new_test.go", NULL, "func TestNew(t *testing.T) {}\n");
+	pair(&f, "src/new.rs", NULL, "#[test]\nfn new() { assert_eq!(1 + 1, 2); }\n");
+	pair(&f, "src/test/java/NewTest.java", NULL, "class NewTest { @Test void n() { assertEquals(2, 1 + 1); } }\n");
+	const char *all[] = {"tests/test_new.py", "tests/new.test.js", "new_test.go", "src/new.rs", "src/test/java/NewTest.java", NULL};
+	for (const char *const *p = all; *p; p++) {
+		const char *one[] = {*p, NULL};
+		struct weakening_result r;
+		run(&f, one, "", &r);
+		cr_assert_neq(r.status, WEAKENING_FAIL, "%s: %s", *p, r.message);
+		if (strstr(*p, ".py"))
+			expect_status(&r, WEAKENING_PASS, "");
+		weakening_result_free(&r);
+	}
+	fx_free(&f);
+}
+
+Test(weakening, rust_sources_are_tests_by_their_attributes)
+{
+	struct fx f = fx_new();
+	/* Every test removed from a module: the pre side still held them. */
+	pair(&f, "src/lib.rs", "pub fn add() {}\n#[cfg(test)]\nmod t {\n  #[test]\n  fn a() {}\n}\n", "pub fn add() {}\n");
+	pair(&f, "src/async.rs", "#[tokio::test]\nasync fn a() {}\n", "#[tokio::test]\nasync fn a() { }\n");
+	pair(&f, "src/plain.rs", "// a test of patience\nfn f() {}\n", "fn g() {}\n");
+	const char *gone[] = {"src/lib.rs", NULL}, *tokio[] = {"src/async.rs", NULL}, *plain[] = {"src/plain.rs", NULL};
+	struct weakening_result r;
+	run(&f, gone, "", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED);
+	weakening_result_free(&r);
+	run(&f, tokio, "", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED);
+	weakening_result_free(&r);
+	run(&f, plain, "", &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert(strstr(r.message, "not test files: src/plain.rs"), "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+/* Configuration: only its test-relevant keys count, each format read with a real parser. */
+struct cfgcase {
+	const char *path, *pre, *post;
+	int status;
+	const char *cause, *says;
+};
+
+static void cfg_cases(const struct cfgcase *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fx f = fx_new();
+		pair(&f, cases[i].path, cases[i].pre, cases[i].post);
+		const char *changed[] = {cases[i].path, NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		char *js = jx_print(r.findings);
+		cr_assert_eq(r.status, cases[i].status, "case %zu %s: status %d: %s | %s", i, cases[i].path, r.status, r.message,
+			     js);
+		cr_assert_str_eq(r.cause, cases[i].cause, "case %zu %s: %s", i, cases[i].path, r.message);
+		cr_assert(strstr(r.message, cases[i].says), "case %zu %s: wanted \"%s\" in: %s", i, cases[i].path, cases[i].says,
+			  r.message);
+		free(js);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+}
+
+#define PKG(deps, test) "{\"name\":\"calc\",\"scripts\":{\"build\":\"tsc\",\"test\":\"" test "\"},\"dependencies\":{" deps "}}\n"
+#define CARGO(dep, tests) "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"" dep "\"\n" tests
+
+Test(weakening, configuration_is_judged_on_its_test_keys_only)
+{
+	static const struct cfgcase cases[] = {
+	    /* a dependency bump is not a test change */
+	    {"package.json", PKG("\"lodash\":\"4.17.20\"", "jest"), PKG("\"lodash\":\"4.17.21\"", "jest"), WEAKENING_PASS, "",
+	     "package.json (no test-relevant key changed)"},
+	    {"Cargo.toml", CARGO("1.0.100", "[[test]]\nname = \"it\"\n"), CARGO("1.0.200", "[[test]]\nname = \"it\"\n"),
+	     WEAKENING_PASS, "", "Cargo.toml (no test-relevant key changed)"},
+	    {"pom.xml",
+	     "<project><dependencies><dependency><artifactId>a</artifactId><version>1</version></dependency></dependencies></project>",
+	     "<project><dependencies><dependency><artifactId>a</artifactId><version>2</version></dependency></dependencies></project>",
+	     WEAKENING_PASS, "", "pom.xml (no test-relevant key changed)"},
+	    {"pytest.ini", "[pytest]\naddopts = -q\n", "# quieter\n[pytest]\naddopts   =   -q\n", WEAKENING_PASS, "",
+	     "no test-relevant key changed"},
+	    {"setup.cfg", "[metadata]\nname = a\n[tool:pytest]\ntestpaths = tests\n",
+	     "[metadata]\nname = b\n[tool:pytest]\ntestpaths = tests\n", WEAKENING_PASS, "", "no test-relevant key changed"},
+	    {"pyproject.toml", "[project]\nname = \"a\"\ndependencies = [\"x==1\"]\n", "[project]\nname = \"a\"\ndependencies = [\"x==2\"]\n",
+	     WEAKENING_PASS, "", "no test-relevant key changed"},
+	    /* test-relevant keys changed: named, never PASS */
+	    {"package.json", PKG("", "jest"), PKG("", "jest --passWithNoTests || true"), WEAKENING_UNVERIFIED,
+	     WEAKENING_CONFIG_NOT_JUDGED, "scripts.test"},
+	    {"package.json", "{\"jest\":{\"testMatch\":[\"**/*.test.js\"]}}", "{\"jest\":{\"testMatch\":[\"**/ok.test.js\"]}}",
+	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "jest.testMatch"},
+	    {"Cargo.toml", CARGO("1.0.100", "[[test]]\nname = \"it\"\n"), CARGO("1.0.100", ""), WEAKENING_UNVERIFIED,
+	     WEAKENING_CONFIG_NOT_JUDGED, "[[test]]"},
+	    {"pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"-q\"\n",
+	     "[tool.pytest.ini_options]\naddopts = \"-q -k 'not login'\"\n", WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED,
+	     "tool.pytest.ini_options.addopts"},
+	    {"pytest.ini", "[pytest]\naddopts = -q\n", "[pytest]\naddopts = -q --deselect tests/test_login.py::test_bad\n",
+	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "pytest.addopts"},
+	    {"tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\ncommands = pytest -x tests/test_ok.py\n",
+	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "testenv.commands"},
+	    {"setup.cfg", "[tool:pytest]\ntestpaths = tests\n", "[tool:pytest]\ntestpaths = tests/ok\n", WEAKENING_UNVERIFIED,
+	     WEAKENING_CONFIG_NOT_JUDGED, "tool:pytest.testpaths"},
+	    {"pom.xml", "<project><properties><java.version>17</java.version></properties></project>",
+	     "<project><properties><java.version>17</java.version><skipTests>true</skipTests></properties></project>",
+	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "properties"},
+	    {".mocharc.json", "{\"spec\":\"test/**/*.js\"}", "{\"spec\":\"test/ok.js\"}", WEAKENING_UNVERIFIED,
+	     WEAKENING_CONFIG_NOT_JUDGED, "spec"},
+	    /* formats not parsed: UNVERIFIED, the language named */
+	    {"jest.config.js", "module.exports = {};\n", "module.exports = {testPathIgnorePatterns: ['login']};\n",
+	     WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED, "JavaScript"},
+	    {"build.gradle", "dependencies { testImplementation 'junit:junit:4.12' }\ntest { useJUnitPlatform() }\n",
+	     "dependencies { testImplementation 'junit:junit:4.12' }\ntest { enabled = false }\n", WEAKENING_UNVERIFIED,
+	     WEAKENING_LANGUAGE_NOT_JUDGED, "Groovy"},
+	    {"build.gradle.kts", "plugins { java }\nversion = \"1\"\n", "plugins { java }\nversion = \"2\"\n", WEAKENING_PASS, "",
+	     "without test configuration"},
+	    {"vite.config.ts", "export default { plugins: [] }\n", "export default { plugins: [react()] }\n", WEAKENING_PASS, "",
+	     "without a `test` section"},
+	    {"vite.config.ts", "export default { test: { include: ['**/*.test.ts'] } }\n",
+	     "export default { test: { include: ['ok.test.ts'] } }\n", WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED,
+	     "vite.config.ts"},
+	    /* a side that does not parse */
+	    {"package.json", "{\"scripts\":{\"test\":\"jest\"}}", "{\"scripts\":{\"test\":\"jest\"},}", WEAKENING_UNVERIFIED,
+	     WEAKENING_FILE_UNREADABLE, "does not parse"},
+	    {"Cargo.toml", "[package]\nname = \"a\"\n", "[package]\nname = \"a\"\nname = \"b\"\n", WEAKENING_UNVERIFIED,
+	     WEAKENING_FILE_UNREADABLE, "does not parse"},
+	};
+	cfg_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+Test(weakening, scope_and_match_all)
+{
+	struct fx f = fx_new();
+	pair(&f, "qa/cases/login.yaml", "expect: denied\n", "expect: allowed\n");
+	pair(&f, "qa/check_login.py", "def check():\n    assert login() is False\n", "def check():\n    pass\n");
+	pair(&f, "tests/calc.test.js", "a\n", "b\n");
+	const char *changed[] = {"qa/cases/login.yaml", "qa/check_login.py", "tests/calc.test.js", NULL};
+	struct weakening_result r;
+	/* By convention, inside qa/ nothing is a test file; outside the scope nothing counts. */
+	run_match(&f, changed, "qa", 0, &r);
+	expect_status(&r, WEAKENING_PASS, "");
+	cr_assert_eq(r.in_scope, 0);
+	weakening_result_free(&r);
+	/* "match": "all": every file in qa/ is a test file. */
+	run_match(&f, changed, "qa", 1, &r);
 	expect_status(&r, WEAKENING_FAIL, "");
-	cr_assert(strstr(r.message, "1 non-Python file(s) not judged"), "%s", r.message);
+	cr_assert_eq(r.in_scope, 2);
+	cr_assert(strstr(r.message, "qa/cases/login.yaml"), "%s", r.message);
+	cr_assert_eq(count_finding(&r, "test-data-not-judged"), 1);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, needs_pre_only_for_what_it_reads)
+{
+	const char *js[] = {"tests/a.test.js", "src/a.c", NULL}, *py[] = {"src/test_a.py", NULL},
+		   *cfg[] = {"sub/package.json", NULL}, *rs[] = {"src/lib.rs", NULL}, *src[] = {"src/a.py", NULL};
+	cr_assert_eq(weakening_needs_pre(js, "", 0), 0);
+	cr_assert_eq(weakening_needs_pre(py, "", 0), 1);
+	cr_assert_eq(weakening_needs_pre(cfg, "", 0), 1);
+	cr_assert_eq(weakening_needs_pre(rs, "", 0), 1);
+	cr_assert_eq(weakening_needs_pre(src, "", 0), 0);
+	cr_assert_eq(weakening_needs_pre(src, "src", 1), 1);
+	cr_assert_eq(weakening_needs_pre(py, "tests", 0), 0);
+}
+
+Test(weakening, unjudged_files_need_no_trees)
+{
+	/* A JavaScript test change alone is UNVERIFIED without the task's pre-state (the caller
+	 * does not restore it for what the rule does not read). */
+	struct fx f = fx_new();
+	pair(&f, "a.test.js", NULL, "test('a', () => {});\n");
+	put(f.post, "tests/sub/x.py", "x = 1\n"); /* its directory is in the delta too */
+	struct weakening_input in = {.pre_root = NULL, .post_root = f.post,
+				     .changed = (const char *[]){"a.test.js", "tests/sub", NULL}, .scope = ""};
+	struct weakening_result r;
+	struct err e = {0};
+	cr_assert_eq(weakening_check(&in, &r, &e), 0);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED);
+	cr_assert_eq(r.in_scope, 1, "a directory is no test file: %s", r.message);
+	cr_assert_null(strstr(r.message, "tests/sub"), "%s", r.message);
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, conftest_collection_settings_are_never_passed)
+{
+	struct fx f = fx_new();
+	const char *fixture = "import pytest\n\n@pytest.fixture\ndef user():\n    return 'a'\n";
+	pair(&f, "conftest.py", fixture, "import pytest\n\ncollect_ignore = ['tests/test_login.py']\n\n@pytest.fixture\ndef user():\n    return 'a'\n");
+	pair(&f, "tests/conftest.py", NULL, "def pytest_collection_modifyitems(items):\n    items[:] = []\n");
+	pair(&f, "pkg/conftest.py", fixture, "import pytest\n\n@pytest.fixture\ndef user():\n    return 'b'\n");
+	const char *ignore[] = {"conftest.py", NULL}, *hook[] = {"tests/conftest.py", NULL}, *honest[] = {"pkg/conftest.py", NULL};
+	struct weakening_result r;
+	run(&f, ignore, "", &r);
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
+	cr_assert_eq(count_finding(&r, "collection-settings-changed"), 1);
+	weakening_result_free(&r);
+	run(&f, hook, "", &r); /* a new conftest.py is judged against an empty one */
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
+	weakening_result_free(&r);
+	run(&f, honest, "", &r); /* a fixture changed: nothing about collection */
+	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+	fx_free(&f);
+}
+
+Test(weakening, judged_and_unjudged_named_on_a_fail)
+{
+	struct fx f = fx_new();
+	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n    assert b()\n", "def test_a():\n    assert b()\n");
+	pair(&f, "tests/data/expected.txt", "line\n", NULL);
+	pair(&f, "package.json", PKG("\"x\":\"1\"", "jest"), PKG("\"x\":\"2\"", "jest"));
+	const char *more[] = {"tests/data/expected.txt", "tests/test_a.py", "package.json", NULL};
+	struct weakening_result r;
+	run(&f, more, "", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert(strstr(r.message, "not judged: tests/data/expected.txt"), "%s", r.message);
+	cr_assert(strstr(r.message, "judged: package.json (no test-relevant key changed)"), "%s", r.message);
+	cr_assert_eq(r.in_scope, 3);
+	cr_assert_eq(r.compared, 2);
 	weakening_result_free(&r);
 	fx_free(&f);
 }
