@@ -35,6 +35,7 @@ cleanup() { ((keep)) || { git worktree remove --force "$wt" >/dev/null 2>&1; rm 
 trap cleanup EXIT
 git worktree add --detach "$wt" HEAD >/dev/null 2>&1 || { echo "mutate: cannot create a worktree at $wt" >&2; exit 2; }
 [ -d tests/peers/node_modules ] && ln -s "$top/tests/peers/node_modules" "$wt/tests/peers/node_modules"
+[ -d grammars/node_modules ] && ln -s "$top/grammars/node_modules" "$wt/grammars/node_modules"
 echo "mutate: building $build (Debug, warnings as errors, no sanitizers)"
 cmake -S "$wt" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DBELAY_WERROR=ON >/dev/null || exit 2
 nice cmake --build "$build" -j"$(nproc)" >/dev/null || { echo "mutate: HEAD does not build" >&2; exit 2; }
@@ -43,6 +44,10 @@ nice cmake --build "$build" -j"$(nproc)" >/dev/null || { echo "mutate: HEAD does
 tests_for() {
 	case $1 in
 	src/verify/*) echo 'test_verify_parts|test_weakening|test_verify_liars|test_verify$|test_verify_dirty|test_causes' ;;
+	src/assertions/ini.c) echo 'test_ini|test_weakening' ;;
+	src/assertions/toml.c) echo 'test_toml|test_grammars|test_weakening' ;;
+	src/assertions/pomxml.c) echo 'test_pomxml|test_weakening' ;;
+	src/assertions/*) echo 'test_testfiles|test_weakening|test_a1_catalogue' ;;
 	src/snapshot/*) echo 'test_snapshot|test_snapshot_incr|test_snapshot_partial|test_snapshot_store|test_recover|test_corpus$' ;;
 	src/corpus/*) echo 'test_corpus_compare|test_corpus_labels|test_corpus$' ;;
 	src/engine/session_gate.c) echo 'test_gate_hold|test_gate_proxy|test_gate_forwarding|test_try_route' ;;

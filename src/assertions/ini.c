@@ -47,8 +47,7 @@ static uint32_t ini_decode(const unsigned char *p, size_t *n)
 static int ini_is_space(uint32_t c)
 {
 	return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
-	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f ||
-	       c == 0x3000;
+	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
 }
 
 /* Bytes [*s, *e) stripped of Unicode whitespace at both ends; returns how many code points
@@ -145,8 +144,8 @@ static cJSON *ini_jnew(cJSON *v)
 
 struct ini_state {
 	cJSON *root, *defaults;
-	cJSON *cursect; /* NULL before the first header */
-	char *sectname; /* the current section's name (owned) */
+	cJSON *cursect;	    /* NULL before the first header */
+	char *sectname;	    /* the current section's name (owned) */
 	struct strmap seen; /* "section" and "section\nkey" given so far */
 	/* The open value: its section and key (NULL when none), its text so far, and how many
 	 * empty pieces follow it (dropped if nothing else comes: configparser's rstrip). */

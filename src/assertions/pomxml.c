@@ -10,9 +10,8 @@
  * Threads: any; libxml2 is initialised once (pthread_once), the only global we keep.
  * Must not: parse with XML_PARSE_NOENT / DTDLOAD / DTDATTR / XINCLUDE / HUGE, touch the
  * network or the filesystem, print (nor let libxml2 print: it only ever sees UTF-8, so its
- * encoding converters, which report on the global channel, never run), or recurse deeper than the tree libxml2 accepted (its
- * own depth limit, 256 without XML_PARSE_HUGE; the canonical-element walk also stops at
- * POMXML_DEPTH_MAX). */
+ * encoding converters, which report on the global channel, never run), or recurse deeper than the tree libxml2 accepted
+ * (its own depth limit, 256 without XML_PARSE_HUGE; the canonical-element walk also stops at POMXML_DEPTH_MAX). */
 #include "assertions/pomxml.h"
 
 #include <libxml/SAX2.h>
@@ -41,7 +40,7 @@ static void pomxml_init(void)
 /* What the SAX hooks of one parse record (ctxt->_private). */
 struct pomxml_parse {
 	int entity_line; /* > 0: an entity declaration was seen there */
-	int err_level;   /* of the error kept: the first of the highest level seen */
+	int err_level;	 /* of the error kept: the first of the highest level seen */
 	int err_line;
 	char err_msg[256];
 };
@@ -412,7 +411,7 @@ int pomxml_test_config(const char *text, size_t len, cJSON **out, struct err *e)
 		FATAL("libxml2 could not make a parser context");
 	struct pomxml_parse pp = {0};
 	xmlCtxtUseOptions(ctxt, XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-					XML_PARSE_BIG_LINES | XML_PARSE_IGNORE_ENC);
+				    XML_PARSE_BIG_LINES | XML_PARSE_IGNORE_ENC);
 	ctxt->_private = &pp;
 	ctxt->sax->serror = pomxml_on_error;
 	ctxt->sax->entityDecl = pomxml_on_entity_decl;
@@ -437,15 +436,15 @@ int pomxml_test_config(const char *text, size_t len, cJSON **out, struct err *e)
 		if (!root)
 			rc = err_set(e, BELAY_EINVAL, "line 1: no root element");
 		else if ((ent = pomxml_find_entity_ref((xmlNodePtr)doc)) > 0)
-			rc = err_set(e, BELAY_EINVAL,
-				     "line %d: an entity reference (&name;): refused, entities are never expanded", ent);
+			rc =
+			    err_set(e, BELAY_EINVAL,
+				    "line %d: an entity reference (&name;): refused, entities are never expanded", ent);
 		else if (!pomxml_is(root, "project")) {
 			char name[64];
 			pomxml_clean(name, sizeof name, (const char *)root->name);
 			rc = err_set(e, BELAY_EINVAL, "line %d: the root element is <%s>, not <project>",
 				     pomxml_line(root), name);
-		}
-		else
+		} else
 			rc = pomxml_project(root, out, e);
 	}
 	xmlFreeDoc(doc);

@@ -31,9 +31,9 @@ const TSLanguage *tree_sitter_toml(void);
  * out. */
 enum {
 	T_EXPLICIT = 1, /* a header defined it, or dotted keys of a section already closed */
-	T_FROZEN = 2,   /* an inline table or a static array: nothing is added afterwards */
-	T_AOT = 4,      /* an array of tables ([[...]]) */
-	T_DOTTED = 8,   /* made by dotted keys (for the message when a header redefines it) */
+	T_FROZEN = 2,	/* an inline table or a static array: nothing is added afterwards */
+	T_AOT = 4,	/* an array of tables ([[...]]) */
+	T_DOTTED = 8,	/* made by dotted keys (for the message when a header redefines it) */
 };
 
 #define MAX_PARTS TOML_MAX_DEPTH /* a key of more parts would nest deeper anyway */
@@ -249,7 +249,8 @@ static int syntax_error(struct tp *t, TSNode root)
 				ts_tree_cursor_goto_parent(&c);
 		}
 		if (!found) {
-			rc = fail_off(t, b, "syntax error after \"%s\" (expected the end of the line)", snip(t, a, b, 0));
+			rc = fail_off(t, b, "syntax error after \"%s\" (expected the end of the line)",
+				      snip(t, a, b, 0));
 			break;
 		}
 	}
@@ -329,14 +330,12 @@ static int decode_string(struct tp *t, size_t a, size_t b)
 		if (i >= end)
 			return fail_off(t, at, "a backslash ends the string");
 		c = s[i++];
+		const char *simple = c ? strchr("btnfr\"\\", c) : NULL;
+		if (simple) {
+			buf_putc(&t->sb, "\b\t\n\f\r\"\\"[simple - "btnfr\"\\"]);
+			continue;
+		}
 		switch (c) {
-		case 'b': buf_putc(&t->sb, '\b'); continue;
-		case 't': buf_putc(&t->sb, '\t'); continue;
-		case 'n': buf_putc(&t->sb, '\n'); continue;
-		case 'f': buf_putc(&t->sb, '\f'); continue;
-		case 'r': buf_putc(&t->sb, '\r'); continue;
-		case '"': buf_putc(&t->sb, '"'); continue;
-		case '\\': buf_putc(&t->sb, '\\'); continue;
 		case 'u':
 		case 'U': {
 			size_t nd = c == 'u' ? 4 : 8;
@@ -699,7 +698,9 @@ static int header(struct tp *t, cJSON *root, TSNode h, int aot, cJSON **cur, uns
 			add_member(t, tab, last, c);
 		} else if (!cJSON_IsArray(c) || !(c->valueint & T_AOT)) {
 			rc = fail_at(t, kn, "[[%s]]: the key already holds a %s", snipn(t, kn, 0),
-				     cJSON_IsObject(c) ? "table" : cJSON_IsArray(c) ? "static array" : "value");
+				     cJSON_IsObject(c)	? "table"
+				     : cJSON_IsArray(c) ? "static array"
+							: "value");
 		}
 		if (!rc) {
 			cJSON *el = new_table(T_EXPLICIT);
@@ -781,7 +782,8 @@ static int check_bytes(struct tp *t)
 					while (k <= 4 && i + k <= le && !utf8_valid(t->src + i, k))
 						k++;
 					if (k > 4 || i + k > le)
-						return fail_off(t, i, "not UTF-8 (byte 0x%02x)", (unsigned char)t->src[i]);
+						return fail_off(t, i, "not UTF-8 (byte 0x%02x)",
+								(unsigned char)t->src[i]);
 					i += k;
 				}
 				return fail_off(t, ls, "not UTF-8");

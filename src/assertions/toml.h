@@ -14,6 +14,10 @@
  * reaches into a value that is not a table, an inline table extended afterwards, an
  * integer out of the 64-bit range, invalid escapes or UTF-8. Input is hostile: bounded
  * recursion (nesting over TOML_MAX_DEPTH is an error), no I/O, no global state.
+ * Details: L and C count from 1, C in bytes; CRLF in multi-line strings reads as LF; a
+ * float past the double range is "inf" / "-inf"; dates must exist (4-digit year, no
+ * 2023-02-29); a NUL byte, raw or as \u0000, is an error (cJSON strings cannot hold it);
+ * brackets nested deeper than TOML_MAX_DEPTH are refused before tree-sitter parses.
  * Threads: any (a parser per call). */
 #ifndef BELAY_ASSERTIONS_TOML_H
 #define BELAY_ASSERTIONS_TOML_H

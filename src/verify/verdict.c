@@ -45,7 +45,7 @@ const struct vcause vcauses[] = {
 	{"TOOL_NOT_REEXECUTED", "an agent's own tool that belay records but does not re-execute (Read, Grep, Glob, subagents, web and MCP tools seen through hooks)"},
 	/* A1 invariants */
 	{"ASSERTION_CHECK_UNAVAILABLE", "python3 is missing or failed, so test assertions cannot be compared"},
-	{"ASSERTION_UNDECIDABLE", "an assertion changed in a way the rule cannot decide"},
+	{"ASSERTION_UNDECIDABLE", "an assertion, or a conftest.py's collection setting, changed in a way the rule cannot decide"},
 	{"ASSERTION_FILE_UNREADABLE", "a test file could not be decoded or parsed"},
 	{"ASSERTION_LANGUAGE_NOT_JUDGED", "a test file changed in a language or format the rule does not judge (named in the message)"},
 	{"TEST_DATA_NOT_JUDGED", "a fixture, snapshot or other data file where tests live changed; what it means is not judged"},

@@ -149,7 +149,7 @@ Test(hook_claude, a_real_session_is_recorded_gated_and_verified)
 	struct ts_out o;
 	ts_belay(&o, NULL, "verify", trace, NULL);
 	cr_expect(strstr(o.out, "turn 1    Edit                         FAIL"), "%s", o.out);
-	cr_expect(strstr(o.out, "A1 invariant         FAIL        no-assertion-weakening tests"), "%s", o.out);
+	cr_expect(strstr(o.out, "A1 invariant         FAIL        no-assertion-weakening (test files by convention)"), "%s", o.out);
 	/* the honest suite runs: reproduced, or (unittest prints its own timing) named as varying:
 	 * never FAIL */
 	cr_expect(strstr(o.out, "turn 0    Bash                         PASS") ||

@@ -125,7 +125,7 @@ Test(hook_session, the_cheat_is_caught_and_the_honest_turns_pass)
 	cr_expect_str_eq(jx_str(t3, "status"), "PASS");
 	/* the edit reproduces (A2), and weakens the test (A1) */
 	cr_expect_str_eq(sub(t2, "A2", "replay", NULL), "PASS");
-	cr_expect_str_eq(sub(t2, "A1", "invariant", "no-assertion-weakening tests"), "FAIL");
+	cr_expect_str_eq(sub(t2, "A1", "invariant", "no-assertion-weakening (test files by convention)"), "FAIL");
 	cr_expect_str_eq(jx_str(t2, "status"), "FAIL");
 	/* the claim is judged: the last suite run before it passed when re-executed */
 	const cJSON *traj = cJSON_GetObjectItemCaseSensitive(v, "trajectory");

@@ -1,0 +1,41 @@
+/* test_grammars.c - every tree-sitter grammar compiled into belay loads into the runtime
+ * it is linked with: its language ABI lies in the runtime's accepted range, the parser
+ * takes it, and a small sample parses without an error node. One line per grammar. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#include "assertions/toml.h"
+
+const TSLanguage *tree_sitter_toml(void);
+
+static const struct {
+	const char *name;
+	const TSLanguage *(*language)(void);
+	const char *sample;
+} grammars[] = {
+    {"toml", tree_sitter_toml, "[package]\nname = \"x\"\n[[bin]]\npath = 'a'\n"},
+};
+
+Test(grammars, abi_in_runtime_range_and_loadable)
+{
+	for (size_t i = 0; i < sizeof grammars / sizeof *grammars; i++) {
+		const TSLanguage *lang = grammars[i].language();
+		uint32_t abi = ts_language_version(lang);
+		cr_assert(abi >= TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION && abi <= TREE_SITTER_LANGUAGE_VERSION,
+			  "%s: language ABI %u, the runtime loads %d-%d", grammars[i].name, abi,
+			  TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION, TREE_SITTER_LANGUAGE_VERSION);
+		TSParser *p = ts_parser_new();
+		cr_assert(ts_parser_set_language(p, lang), "%s: ts_parser_set_language refused it", grammars[i].name);
+		TSTree *t = ts_parser_parse_string(p, NULL, grammars[i].sample, (uint32_t)strlen(grammars[i].sample));
+		cr_assert_not_null(t, "%s: no tree", grammars[i].name);
+		cr_assert(!ts_node_has_error(ts_tree_root_node(t)), "%s: its sample does not parse", grammars[i].name);
+		ts_tree_delete(t);
+		ts_parser_delete(p);
+	}
+}
+
+Test(grammars, toml_reports_its_abi)
+{
+	cr_assert_eq(toml_grammar_abi(), ts_language_version(tree_sitter_toml()));
+}
