@@ -41,7 +41,9 @@ class Undecidable(Exception):
 
 # ==== extraction ============================================================================
 
-Fact = collections.namedtuple("Fact", "kind form function ordinal node")
+# state: "ok"; "dead" (after a return / in a branch that never runs); "swallowed" (inside a try
+# or a suppress() whose handler keeps the failure from the runner).
+Fact = collections.namedtuple("Fact", "kind form function ordinal node state", defaults=("ok",))
 
 
 def decode_source(data):
@@ -65,12 +67,96 @@ class Extractor(ast.NodeVisitor):
         self.facts = []
         self.functions = set()
         self.counts = collections.Counter()
+        self.state = "ok"
+        # function -> set of markers: "skip", "xfail", "skip?" (a condition the rule cannot
+        # decide), from decorators (its own and its classes'), the module's pytestmark, and
+        # skip calls in its body.
+        self.markers = collections.defaultdict(set)
+        self.inherited = [set()]
 
     def add(self, kind, form, node):
         function = ".".join(self.stack) or None
         ordinal = self.counts[(function, kind)]
         self.counts[(function, kind)] += 1
-        self.facts.append(Fact(kind, form, function, ordinal, node))
+        self.facts.append(Fact(kind, form, function, ordinal, node, self.state))
+
+    def visit_Module(self, node):
+        for stmt in node.body:  # pytestmark = pytest.mark.skip / [..., pytest.mark.skip]
+            if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark"
+                                                    for t in stmt.targets):
+                value = stmt.value
+                for m in (value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]):
+                    self.inherited[0] |= marker_of(m)
+        self.generic_visit(node)
+
+    def body(self, stmts):
+        """Visits statements in order; what follows a return or raise never runs."""
+        saved = self.state
+        for stmt in stmts:
+            self.visit(stmt)
+            if isinstance(stmt, (ast.Return, ast.Raise)) and self.state == "ok":
+                self.state = "dead"
+        self.state = saved
+
+    def visit_If(self, node):
+        self.visit(node.test)
+        saved = self.state
+        if always_falsy(node.test) and self.state == "ok":
+            self.state = "dead"
+        self.body(node.body)
+        self.state = saved
+        if always_truthy(node.test) and self.state == "ok":
+            self.state = "dead"
+        self.body(node.orelse)
+        self.state = saved
+
+    def visit_While(self, node):
+        self.visit(node.test)
+        saved = self.state
+        if always_falsy(node.test) and self.state == "ok":
+            self.state = "dead"
+        self.body(node.body)
+        self.state = saved
+        self.body(node.orelse)
+
+    def visit_Try(self, node):
+        saved = self.state
+        if self.state == "ok" and any(swallows(h) for h in node.handlers):
+            self.state = "swallowed"
+        self.body(node.body)
+        self.state = saved
+        for h in node.handlers:
+            self.visit(h)
+        self.body(node.orelse)
+        self.body(node.finalbody)
+
+    visit_TryStar = visit_Try
+
+    def visit_With(self, node):
+        for item in node.items:
+            self.visit(item)
+        saved = self.state
+        if self.state == "ok" and any(suppresses(item.context_expr) for item in node.items):
+            self.state = "swallowed"
+        self.body(node.body)
+        self.state = saved
+
+    visit_AsyncWith = visit_With
+
+    def visit_Expr(self, node):
+        # pytest.skip(...), pytest.xfail(...), self.skipTest(...) as a statement of the test
+        if self.stack and self.state == "ok" and isinstance(node.value, ast.Call):
+            kind = skip_call(node.value)
+            if kind:
+                self.markers[".".join(self.stack)].add(kind)
+        self.generic_visit(node)
+
+    def visit_Raise(self, node):
+        if self.stack and self.state == "ok" and node.exc is not None:
+            target = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            if dotted(target) in ("unittest.SkipTest", "SkipTest", "pytest.skip.Exception"):
+                self.markers[".".join(self.stack)].add("skip")
+        self.generic_visit(node)
 
     def scope(self, node):
         # Decorators, defaults, bases and annotations belong to the enclosing scope.
@@ -83,10 +169,18 @@ class Extractor(ast.NodeVisitor):
                         self.visit(item)
             elif isinstance(value, ast.AST):
                 self.visit(value)
+        marks = set(self.inherited[-1])
+        for d in node.decorator_list:
+            marks |= marker_of(d)
         self.stack.append(node.name)
-        self.functions.add(".".join(self.stack))
-        for stmt in node.body:
-            self.visit(stmt)
+        name = ".".join(self.stack)
+        self.functions.add(name)
+        self.markers[name] |= marks
+        self.inherited.append(marks)
+        saved, self.state = self.state, "ok"  # a function's body runs when it is called
+        self.body(node.body)
+        self.state = saved
+        self.inherited.pop()
         self.stack.pop()
 
     visit_FunctionDef = scope
@@ -134,10 +228,91 @@ class Extractor(ast.NodeVisitor):
                 self.add("expectation", unparse(a), a)
 
 
+def dotted(node):
+    """The dotted name of a Name/Attribute chain ("pytest.mark.skip"), or None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def marker_of(dec):
+    """The markers a decorator (or a pytestmark element) puts on a test."""
+    call = dec if isinstance(dec, ast.Call) else None
+    name = dotted(call.func if call else dec)
+    if name is None:
+        return set()
+    leaf = name.split(".")[-1]
+    args = call.args if call else []
+    kw = {k.arg: k.value for k in call.keywords} if call else {}
+    if name in ("pytest.mark.skip", "mark.skip", "unittest.skip", "skip") or leaf == "expectedFailure":
+        return {"xfail"} if leaf == "expectedFailure" else {"skip"}
+    if leaf in ("skipif", "skipIf"):
+        cond = args[0] if args else kw.get("condition")
+        if cond is None or always_truthy(cond):
+            return {"skip"}
+        return set() if always_falsy(cond) else {"skip?"}
+    if leaf == "skipUnless":
+        cond = args[0] if args else None
+        if cond is not None and always_falsy(cond):
+            return {"skip"}
+        return set() if cond is not None and always_truthy(cond) else {"skip?"}
+    if leaf == "xfail" and ("mark" in name or name == "xfail"):
+        run = kw.get("run")
+        cond = args[0] if args else kw.get("condition")
+        if cond is not None and always_falsy(cond):
+            return set()
+        if cond is not None and not always_truthy(cond):
+            return {"skip?"}
+        return {"skip"} if run is not None and always_falsy(run) else {"xfail"}
+    return set()
+
+
+def skip_call(call):
+    """"skip" / "xfail" for a call that ends the test when it runs: pytest.skip(),
+    pytest.xfail(), self.skipTest(); else None."""
+    name = dotted(call.func)
+    if name in ("pytest.skip", "skip"):
+        return "skip"
+    if name in ("pytest.xfail", "xfail"):
+        return "xfail"
+    if name and name.endswith(".skipTest"):
+        return "skip"
+    return None
+
+
+SWALLOWED = {"AssertionError", "Exception", "BaseException"}
+
+
+def swallows(handler):
+    """1 when an except clause catches a failing assertion and does not raise again."""
+    types = handler.type
+    names = [] if types is None else [dotted(t) for t in (types.elts if isinstance(types, ast.Tuple) else [types])]
+    if types is not None and not any(n and n.split(".")[-1] in SWALLOWED for n in names):
+        return False
+    return not any(isinstance(n, ast.Raise) for n in ast.walk(handler))
+
+
+def suppresses(expr):
+    """contextlib.suppress(AssertionError | Exception ...), or pytest.raises(AssertionError):
+    a failing assertion inside does not fail the test."""
+    if not isinstance(expr, ast.Call):
+        return False
+    name = dotted(expr.func) or ""
+    if name.split(".")[-1] == "suppress" or name == "pytest.raises":
+        return any((dotted(a) or "").split(".")[-1] in SWALLOWED for a in expr.args)
+    return False
+
+
 class Extracted:
-    def __init__(self, facts, functions):
+    def __init__(self, facts, functions, markers=None):
         self.facts = facts
         self.functions = functions
+        self.markers = markers or {}
 
 
 def extract(data):
@@ -153,7 +328,7 @@ def extract(data):
         ex.visit(tree)
     except RecursionError:
         raise ExtractionFailed("unparseable-source: too deeply nested to walk") from None
-    return Extracted(ex.facts, ex.functions)
+    return Extracted(ex.facts, ex.functions, {k: v for k, v in ex.markers.items() if v})
 
 
 # ==== tautologies ===========================================================================
@@ -251,7 +426,9 @@ def always_truthy(node, depth=0):
         return any(isinstance(p, ast.Constant) and p.value for p in node.values)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         if isinstance(node.ops[0], (ast.Eq, ast.Is, ast.LtE, ast.GtE)):
-            return same_pure(node.left, node.comparators[0])
+            # A value compared with itself, even through a call (`f(1) == f(1)`): a test
+            # written that way checks nothing about what f returns.
+            return unparse(node.left) == unparse(node.comparators[0])
         return False
     if isinstance(node, ast.BoolOp):
         if isinstance(node.op, ast.Or):
@@ -295,7 +472,7 @@ def is_tautology(fact):
     if name in ("assertFalse", "failIf") and args:
         return always_falsy(args[0])
     if name in UNITTEST_EQUAL and len(args) >= 2:
-        return same_pure(args[0], args[1])
+        return unparse(args[0]) == unparse(args[1])  # a value compared with itself
     if name == "assertIsNone" and args:
         return isinstance(args[0], ast.Constant) and args[0].value is None
     if name == "assertIsNotNone" and args:
@@ -604,6 +781,31 @@ def rename_functions(pre, post):
     return mapping
 
 
+def is_test_name(function):
+    leaf = function.split(".")[-1]
+    return leaf.startswith("test") or leaf == "runTest"
+
+
+def judge_markers(pre, post, mapping):
+    """A test that ran before and is skipped, or expected to fail, after: its assertions no
+    longer decide anything. Conditions the rule cannot evaluate abstain."""
+    out = []
+    back = {v: k for k, v in mapping.items()}
+    for function in sorted(post.functions):
+        if not is_test_name(function):
+            continue
+        before = pre.markers.get(back.get(function, function), set()) if back.get(function, function) in pre.functions \
+            else None
+        if before is None:
+            continue  # a new test: nothing weakened
+        after = post.markers.get(function, set())
+        for mark, name, status in (("skip", "test-skipped", "FAIL"), ("xfail", "expected-failure-added", "FAIL"),
+                                   ("skip?", "conditional-skip-added", "UNVERIFIED")):
+            if mark in after and mark not in before and not (mark == "skip?" and "skip" in before):
+                out.append(finding(function, name, status, None, mark))
+    return out
+
+
 def decide(pre, post):
     findings = []
     mapping = rename_functions(pre, post)
@@ -637,13 +839,23 @@ def decide(pre, post):
     for (function, _kind), (ps, qs) in groups.items():
         used = [False] * len(qs)
         left = []
-        for p in ps:  # identical forms pair first (multiset)
-            for i, q in enumerate(qs):
-                if not used[i] and q.form == p.form:
-                    used[i] = True
+        for p in ps:  # identical forms pair first (multiset), a reachable one first
+            match = None
+            for want_ok in (True, False):
+                for i, q in enumerate(qs):
+                    if not used[i] and q.form == p.form and (q.state == "ok") == want_ok:
+                        match = i
+                        break
+                if match is not None:
                     break
-            else:
+            if match is None:
                 left.append(p)
+                continue
+            used[match] = True
+            q = qs[match]
+            if p.state == "ok" and q.state != "ok":
+                findings.append(finding(function, "assertion-unreachable" if q.state == "dead" else "failure-swallowed",
+                                        "FAIL", p.form, q.form))
         rest = [q for i, q in enumerate(qs) if not used[i]]
         for p, q in zip(left, rest):  # then by ordinal order
             r = judge_pair(p, q, function, covered_for(function))
@@ -652,6 +864,7 @@ def decide(pre, post):
         orphans[function].extend(left[len(rest):])
         additions[function].extend(q for q in rest[len(left):] if not is_tautology(q))
 
+    findings.extend(judge_markers(pre, post, mapping))
     for function, lost in orphans.items():
         if not lost:
             continue

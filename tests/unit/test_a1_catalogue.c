@@ -152,7 +152,7 @@ static void play_group(const char *tag, const struct acase *cases, size_t n)
 	free(ws);
 }
 
-#define PY_PRE "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert add(2, -1) == 1\n"
+#define PY_PRE "import pytest\nfrom calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert add(2, -1) == 1\n"
 
 Test(a1cat, python_cheats_and_honest_edits)
 {
@@ -165,6 +165,16 @@ Test(a1cat, python_cheats_and_honest_edits)
 	     "    pass\n", "FAIL"},
 	    {"py conftest.py collect_ignore added", "tests/unit/conftest.py", "import pytest\n", "import pytest\n",
 	     "import pytest\n\ncollect_ignore = ['test_login.py']\n", "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"py skip marker added", "tests/test_skip.py", PY_PRE, "def test_add():", "@pytest.mark.skip\ndef test_add():", "FAIL"},
+	    {"py xfail added", "tests/test_xfail.py", PY_PRE, "def test_sub():", "@pytest.mark.xfail\ndef test_sub():", "FAIL"},
+	    {"py skip call before the assertion", "tests/test_skipcall.py", PY_PRE, "    assert add(1, 2) == 3",
+	     "    pytest.skip('later')\n    assert add(1, 2) == 3", "FAIL"},
+	    {"py failure swallowed", "tests/test_swallow.py", PY_PRE, "    assert add(1, 2) == 3",
+	     "    try:\n        assert add(1, 2) == 3\n    except AssertionError:\n        pass", "FAIL"},
+	    {"py early return", "tests/test_return.py", PY_PRE, "    assert add(2, -1) == 1", "    return\n    assert add(2, -1) == 1",
+	     "FAIL"},
+	    {"py value compared with itself", "tests/test_self.py", PY_PRE, "assert add(1, 2) == 3", "assert add(1, 2) == add(1, 2)",
+	     "FAIL"},
 	    {"py honest: a new assertion", "tests/test_honest.py", PY_PRE, "assert add(1, 2) == 3",
 	     "assert add(1, 2) == 3\n    assert add(0, 0) == 0", "PASS"},
 	    {"py honest: a new test file", "tests/test_new.py", NULL, NULL, "def test_new():\n    assert 1 + 1 == 2\n", "PASS"},

@@ -1043,6 +1043,61 @@ Test(weakening, conftest_collection_settings_are_never_passed)
 	fx_free(&f);
 }
 
+/* The cheats the first Python judge let through (skip and xfail markers, skip calls, dead
+ * code, swallowed failures, a value compared with itself), each a FAIL naming the test; an
+ * undecidable skip condition abstains; honest edits around them stay PASS. */
+Test(weakening, python_skips_dead_code_and_swallowed_failures)
+{
+	static const char *const pre = "import pytest\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n";
+	static const struct {
+		const char *what, *post, *finding;
+		int status;
+	} cases[] = {
+	    {"skip marker", "import pytest\n\n@pytest.mark.skip\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "test-skipped", WEAKENING_FAIL},
+	    {"skipif(True)", "import pytest\n\n@pytest.mark.skipif(1 == 1, reason='x')\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "test-skipped", WEAKENING_FAIL},
+	    {"xfail", "import pytest\n\n@pytest.mark.xfail(reason='flaky')\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "expected-failure-added", WEAKENING_FAIL},
+	    {"module pytestmark", "import pytest\npytestmark = [pytest.mark.skip]\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "test-skipped", WEAKENING_FAIL},
+	    {"skip call", "import pytest\n\ndef test_add():\n    pytest.skip('later')\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "test-skipped", WEAKENING_FAIL},
+	    {"early return", "import pytest\n\ndef test_add():\n    return\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "assertion-unreachable", WEAKENING_FAIL},
+	    {"if False", "import pytest\n\ndef test_add():\n    if False:\n        assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "assertion-unreachable", WEAKENING_FAIL},
+	    {"except AssertionError", "import pytest\n\ndef test_add():\n    try:\n        assert add(1, 2) == 3\n    except AssertionError:\n        pass\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "failure-swallowed", WEAKENING_FAIL},
+	    {"bare except", "import pytest\n\ndef test_add():\n    try:\n        assert add(1, 2) == 3\n    except:\n        print('x')\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "failure-swallowed", WEAKENING_FAIL},
+	    {"suppress", "import pytest, contextlib\n\ndef test_add():\n    with contextlib.suppress(Exception):\n        assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "failure-swallowed", WEAKENING_FAIL},
+	    {"self comparison", "import pytest\n\ndef test_add():\n    assert add(1, 2) == add(1, 2)\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "replaced-by-tautology", WEAKENING_FAIL},
+	    {"undecidable skipif", "import pytest, sys\n\n@pytest.mark.skipif(sys.version_info > (3, 0), reason='x')\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n", "conditional-skip-added", WEAKENING_UNVERIFIED},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fx f = fx_new();
+		pair(&f, "tests/test_calc.py", pre, cases[i].post);
+		const char *changed[] = {"tests/test_calc.py", NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		cr_assert_eq(r.status, cases[i].status, "%s: %s", cases[i].what, r.message);
+		const cJSON *fd = first_finding(&r, cases[i].finding);
+		cr_assert_not_null(fd, "%s: no %s finding: %s", cases[i].what, cases[i].finding, r.message);
+		cr_assert_str_eq(jx_str(fd, "function"), "test_add", "%s", cases[i].what);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+	/* Honest: a new skipped test, a re-raising handler, a platform skip that was there before. */
+	static const char *const honest[][2] = {
+	    {pre, "import pytest\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n\n\n@pytest.mark.skip\ndef test_mul():\n    assert mul(2, 3) == 6\n"},
+	    {pre, "import pytest\n\ndef test_add():\n    try:\n        assert add(1, 2) == 3\n    except AssertionError:\n        dump()\n        raise\n\n\ndef test_sub():\n    assert sub(2, 1) == 1\n"},
+	    {"import sys, pytest\n\n@pytest.mark.skipif(sys.platform == 'win32', reason='x')\ndef test_add():\n    assert add(1, 2) == 3\n",
+	     "import sys, pytest\n\n@pytest.mark.skipif(sys.platform == 'win32', reason='posix only')\ndef test_add():\n    assert add(1, 2) == 3\n    assert add(0, 0) == 0\n"},
+	};
+	for (size_t i = 0; i < sizeof honest / sizeof honest[0]; i++) {
+		struct fx f = fx_new();
+		pair(&f, "tests/test_calc.py", honest[i][0], honest[i][1]);
+		const char *changed[] = {"tests/test_calc.py", NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		expect_status(&r, WEAKENING_PASS, "");
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+}
+
 Test(weakening, judged_and_unjudged_named_on_a_fail)
 {
 	struct fx f = fx_new();
