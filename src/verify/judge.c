@@ -214,7 +214,10 @@ void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effec
 						"%s: %s", label, why);
 			} else {
 				struct weakening_result *wr = &pre[i].wr;
-				enum vstatus ws = wr->status == 3 ? V_FAIL : wr->status == 2 ? V_UNVERIFIED : V_PASS;
+				enum vstatus ws = wr->status == WEAKENING_FAIL	     ? V_FAIL
+						  : wr->status == WEAKENING_UNVERIFIED ? V_UNVERIFIED
+						  : wr->status == WEAKENING_WARN       ? V_WARN
+										       : V_PASS;
 				/* The rule's tree causes map onto verify's closed list. */
 				if (!strcmp(wr->cause, "TASK_PRESTATE_TREE_MISSING"))
 					snprintf(wr->cause, sizeof wr->cause, "TASK_PRESTATE_UNAVAILABLE");
@@ -225,7 +228,7 @@ void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effec
 				cJSON_AddNumberToObject(exposure, "compared", wr->compared);
 				cJSON_AddNumberToObject(exposure, "in_scope", wr->in_scope);
 				cJSON *findings = wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL;
-				const char *cause = ws == V_UNVERIFIED ? wr->cause : NULL;
+				const char *cause = ws == V_UNVERIFIED || ws == V_WARN ? wr->cause : NULL;
 				s = verdict_add(v, "A1", "invariant", ws, cause, EVIDENCE(.observed = findings, .expected = exposure),
 						"%s: %s", label, wr->message ? wr->message : "");
 			}

@@ -48,7 +48,7 @@ const struct vcause vcauses[] = {
 	{"ASSERTION_UNDECIDABLE", "an assertion, or a conftest.py's collection setting, changed in a way the rule cannot decide"},
 	{"ASSERTION_FILE_UNREADABLE", "a test file could not be decoded or parsed"},
 	{"ASSERTION_LANGUAGE_NOT_JUDGED", "a test file changed in a language or format the rule does not judge (named in the message)"},
-	{"TEST_DATA_NOT_JUDGED", "a fixture, snapshot or other data file where tests live changed; what it means is not judged"},
+
 	{"TEST_CONFIG_NOT_JUDGED", "a test-relevant key of a test configuration file changed (named in the message); whether it narrows the tests is not judged"},
 	{"IN_SCOPE_BUDGET_EXCEEDED", "more test files changed than the rule compares"},
 	{"TASK_PRESTATE_UNAVAILABLE", "the task's first pre-state is not available to compare against"},
@@ -59,6 +59,8 @@ const struct vcause vcauses[] = {
 	{"NETWORK_NOT_OBSERVED", "the call was not re-executed, so its network use was not observed"},
 	{"REPLAY_DENIALS", "the sandbox refused operations during the replay"},
 	{"PROTOCOL_VERSION_DRIFT", "the replayed server negotiated another protocol version"},
+	{"ASSERTION_EXPECTATION_CHANGED", "a test's expected value changed to another: the specification may have changed, or the test was bent to the code"},
+	{"TEST_DATA_CHANGED", "a fixture, snapshot or golden file where tests live changed (summarised in the message): honest or not, a person decides"},
 	{"PLAN_INCOMPLETE", "the gate's effect plan was partial, so there is no prediction to check against the replay"},
 	{"POST_STATE_UNEXPLAINED", "a hook turn's recorded post-state changed paths its replay (or its edit) does not explain"},
 	{NULL, NULL},

@@ -623,10 +623,12 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 				struct weakening_result wr;
 				weakening_check(&wi, &wr, &e);
 				free(changed);
-				enum vstatus ws = wr.status == WEAKENING_FAIL ? V_FAIL
+				enum vstatus ws = wr.status == WEAKENING_FAIL	    ? V_FAIL
 						  : wr.status == WEAKENING_UNVERIFIED ? V_UNVERIFIED
-										      : V_PASS;
-				const char *cause = ws != V_UNVERIFIED ? NULL
+						  : wr.status == WEAKENING_WARN	    ? V_WARN
+										    : V_PASS;
+				const char *cause = ws == V_WARN ? wr.cause
+						    : ws != V_UNVERIFIED ? NULL
 						    : !strcmp(wr.cause, WEAKENING_PRESTATE_MISSING) ? "TASK_PRESTATE_UNAVAILABLE"
 						    : (!strcmp(wr.cause, WEAKENING_POSTSTATE_MISSING) ||
 						       !strcmp(wr.cause, WEAKENING_POST_NOT_OBSERVED))

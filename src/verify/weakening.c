@@ -35,6 +35,7 @@
 #include "common/embedded.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
+#include "common/linediff.h"
 #include "common/xalloc.h"
 
 #define HELPER_NAME "verify/weakening.py"
@@ -559,7 +560,8 @@ enum how {
 	HOW_PYTHON,    /* Python test code: the helper compares assertion facts */
 	HOW_CONFIG,    /* test configuration: its test-relevant keys are compared */
 	HOW_CONTENT,   /* a .rs file: a test file when either side holds a test attribute */
-	HOW_UNJUDGED,  /* test code in a language, or test data, the rule does not judge */
+	HOW_UNJUDGED,  /* test code in a language the rule does not judge */
+	HOW_DATA,      /* test data: fixtures, snapshots, golden files (WARN, summarised) */
 };
 
 enum role { ROLE_NONE = 0, ROLE_JUDGE, ROLE_RENAME };
@@ -688,6 +690,8 @@ static int take_answer(const struct buf *answer, struct cand *c, size_t nc, cons
 				ok = cause == NULL;
 			else if (ok && strcmp(status, "UNVERIFIED") == 0)
 				ok = cause && known_cause(cause);
+			else if (ok && strcmp(status, "WARN") == 0)
+				ok = cause && strcmp(cause, WEAKENING_EXPECTATION_CHANGED) == 0;
 			else
 				ok = 0;
 			if (!ok) {
@@ -742,7 +746,7 @@ static enum how classify(const char *path, const char *scope, int match_all, str
 	case TESTFILE_SOURCE:
 		return ends_with_py(path) ? HOW_PYTHON : HOW_UNJUDGED;
 	case TESTFILE_DATA:
-		return HOW_UNJUDGED;
+		return HOW_DATA;
 	case TESTFILE_CONFIG:
 		return HOW_CONFIG;
 	case TESTFILE_BY_CONTENT:
@@ -757,7 +761,7 @@ int weakening_needs_pre(const char *const *changed, const char *scope, int match
 	struct testfile tf;
 	for (const char *const *p = changed; p && *p; p++) {
 		enum how h = classify(*p, scope, match_all, &tf);
-		if (h == HOW_PYTHON || h == HOW_CONFIG || h == HOW_CONTENT)
+		if (h == HOW_PYTHON || h == HOW_CONFIG || h == HOW_CONTENT || h == HOW_DATA)
 			return 1;
 	}
 	return 0;
@@ -804,7 +808,7 @@ static int has_abstention(const struct cand *k)
 
 static int pick_judged(const struct cand *k)
 {
-	return (k->how == HOW_PYTHON || k->how == HOW_CONFIG) && !has_abstention(k);
+	return (k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_DATA) && !has_abstention(k);
 }
 
 static int pick_unjudged(const struct cand *k)
@@ -825,14 +829,69 @@ static void inventory(struct buf *msg, const struct cand *c, size_t nc)
 	list_files(msg, c, nc, "not test files", pick_not_test, 0);
 }
 
+struct lcount {
+	size_t plus, minus;
+	char first_minus[64], first_plus[64];
+};
+
+static void lc_hunk(void *ctx, size_t a, size_t an, size_t b, size_t bn)
+{
+	(void)ctx, (void)a, (void)an, (void)b, (void)bn;
+}
+
+static void lc_line(void *ctx, char op, const char *s, size_t n, int nonl)
+{
+	struct lcount *c = ctx;
+	(void)nonl;
+	char *first = op == '+' ? c->first_plus : op == '-' ? c->first_minus : NULL;
+	if (!first)
+		return;
+	if (!first[0])
+		snprintf(first, sizeof c->first_plus, "%.*s", (int)(n < 60 ? n : 60), s);
+	*(op == '+' ? &c->plus : &c->minus) += 1;
+}
+
+/* A one-line summary of how test data changed; 0 when both sides are the same bytes. */
+static int data_summary(const struct cand *k, char *out, size_t n)
+{
+	const struct buf *a = &k->pre_bytes, *b = &k->post_bytes;
+	if (k->pre == SIDE_FILE && k->post == SIDE_FILE && a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0))
+		return 0;
+	if (k->pre != SIDE_FILE) {
+		snprintf(out, n, "test data (%s) added, %zu bytes", k->tf.convention, b->len);
+		return 1;
+	}
+	if (k->post != SIDE_FILE) {
+		snprintf(out, n, "test data (%s) removed, %zu bytes", k->tf.convention, a->len);
+		return 1;
+	}
+	int text = utf8_valid(a->p, a->len) && utf8_valid(b->p, b->len) && !memchr(a->p, 0, a->len) && !memchr(b->p, 0, b->len);
+	struct lcount c = {0};
+	struct linediff_sink sink = {lc_hunk, lc_line, &c};
+	if (text && linediff(a->p, a->len, b->p, b->len, 0, 4000, &sink) == 0)
+		snprintf(out, n, "test data (%s) changed: +%zu -%zu line(s); first -\"%s\" +\"%s\"", k->tf.convention, c.plus,
+			 c.minus, c.first_minus, c.first_plus);
+	else
+		snprintf(out, n, "test data (%s) changed: %zu -> %zu bytes%s", k->tf.convention, a->len, b->len,
+			 text ? "" : " (binary)");
+	return 1;
+}
+
 /* Judges a candidate that is not sent to the helper: configuration files, Rust sources, test
  * files in a language the rule does not judge. Fills k->findings / k->note. */
 static void judge_other(struct cand *k, int pre_fd, int post_fd)
 {
 	char why_pre[200] = "", why_post[200] = "";
-	if (k->how == HOW_CONTENT || k->how == HOW_CONFIG) {
+	if (k->how == HOW_CONTENT || k->how == HOW_CONFIG || k->how == HOW_DATA) {
 		k->pre = read_beneath(pre_fd, k->path, &k->pre_bytes, why_pre, sizeof why_pre);
 		k->post = read_beneath(post_fd, k->path, &k->post_bytes, why_post, sizeof why_post);
+		if (k->how == HOW_DATA && (k->pre == SIDE_DIR || k->post == SIDE_DIR)) {
+			buf_free(&k->pre_bytes);
+			buf_free(&k->post_bytes);
+			k->how = HOW_NONE; /* a directory: its entries are judged on their own */
+			k->in_scope = 0;
+			return;
+		}
 		k->pre = k->pre == SIDE_DIR ? SIDE_ABSENT : k->pre;
 		k->post = k->post == SIDE_DIR ? SIDE_ABSENT : k->post;
 		if (k->pre == SIDE_BAD || k->post == SIDE_BAD) {
@@ -864,16 +923,23 @@ static void judge_other(struct cand *k, int pre_fd, int post_fd)
 			return;
 		}
 		char detail[300];
-		if (k->tf.kind == TESTFILE_DATA) {
-			snprintf(detail, sizeof detail, "test data (%s): what a changed fixture, snapshot or golden file means is not judged",
-				 k->tf.convention);
-			cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "test-data-not-judged", WEAKENING_DATA_NOT_JUDGED, detail));
+		snprintf(detail, sizeof detail, "%s test file (%s): the rule does not judge %s", k->tf.lang, k->tf.convention,
+			 k->tf.lang);
+		cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "language-not-judged", WEAKENING_LANGUAGE_NOT_JUDGED, detail));
+		return;
+	}
+	if (k->how == HOW_DATA) {
+		char detail[300];
+		if (data_summary(k, detail, sizeof detail)) {
+			cJSON *f = mk_unjudged(k->path, "test-data-changed", WEAKENING_DATA_CHANGED, detail);
+			cJSON_ReplaceItemInObject(f, "status", cJSON_CreateString("WARN"));
+			cJSON_AddItemToArray(k->findings, f);
 		} else {
-			snprintf(detail, sizeof detail, "%s test file (%s): the rule does not judge %s", k->tf.lang, k->tf.convention,
-				 k->tf.lang);
-			cJSON_AddItemToArray(k->findings,
-					     mk_unjudged(k->path, "language-not-judged", WEAKENING_LANGUAGE_NOT_JUDGED, detail));
+			snprintf(k->note, sizeof k->note, "test data unchanged since the task began");
 		}
+		k->compared = 1;
+		buf_free(&k->pre_bytes);
+		buf_free(&k->post_bytes);
 		return;
 	}
 	/* HOW_CONFIG */
@@ -950,7 +1016,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		k->findings = cJSON_CreateArray();
 		candidates += k->how != HOW_NONE;
 		python += k->how == HOW_PYTHON;
-		needs_trees |= k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_CONTENT;
+		needs_trees |= k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_CONTENT || k->how == HOW_DATA;
 	}
 	out->in_scope = candidates;
 	const char *scope_name = *in->scope ? in->scope : "(whole tree)";
@@ -1142,10 +1208,10 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	}
 
 	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */
-	int fails = 0, fail_files = 0, undecided = 0;
-	const char *first_abstention = NULL;
-	const cJSON *first_abst_f = NULL;
-	const char *first_abst_path = NULL;
+	int fails = 0, fail_files = 0, undecided = 0, warns = 0;
+	const char *first_abstention = NULL, *first_warn = NULL;
+	const cJSON *first_abst_f = NULL, *first_warn_f = NULL;
+	const char *first_abst_path = NULL, *first_warn_path = NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct cand *k = &c[i];
 		out->compared += (k->role == ROLE_JUDGE || k->how == HOW_CONFIG) && k->compared;
@@ -1157,6 +1223,12 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			if (strcmp(status, "FAIL") == 0) {
 				fails++;
 				file_failed = 1;
+			} else if (strcmp(status, "WARN") == 0) {
+				if (warns++ == 0) {
+					first_warn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause"));
+					first_warn_f = f;
+					first_warn_path = k->path;
+				}
 			} else if (undecided++ == 0) {
 				first_abstention = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause"));
 				first_abst_f = f;
@@ -1191,6 +1263,12 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		if (undecided > 1)
 			buf_printf(&msg, "; %d more finding(s) undecided", undecided - 1);
 		buf_printf(&msg, "; %d of %d test file(s) compared", out->compared, candidates);
+	} else if (first_warn) {
+		buf_puts(&msg, "may be honest, may not: ");
+		describe(&msg, first_warn_path, first_warn_f);
+		if (warns > 1)
+			buf_printf(&msg, "; %d more such change(s)", warns - 1);
+		buf_printf(&msg, "; %d of %d test file(s) compared", out->compared, candidates);
 	} else if (candidates == 0) {
 		buf_printf(&msg, "no test file under scope %s changed", scope_name);
 	} else {
@@ -1214,8 +1292,9 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	finish(out,
 	       fails		  ? WEAKENING_FAIL
 	       : first_abstention ? WEAKENING_UNVERIFIED
+	       : first_warn	  ? WEAKENING_WARN
 				  : WEAKENING_PASS,
-	       fails ? NULL : first_abstention, &msg);
+	       fails ? NULL : first_abstention ? first_abstention : first_warn, &msg);
 
 cleanup:
 	if (pre_fd >= 0)

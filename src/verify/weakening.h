@@ -18,9 +18,10 @@
 
 #include "common/err.h"
 
-/* Statuses, with the project's verdict ranks (PASS 0 < WARN 1 < UNVERIFIED 2 < FAIL 3). This
- * rule never emits WARN. */
-enum { WEAKENING_PASS = 0, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
+/* Statuses, with the project's verdict ranks (PASS 0 < WARN 1 < UNVERIFIED 2 < FAIL 3). WARN:
+ * a change that may be honest or not (an expected value changed to another, test data
+ * rewritten), never PASS and never FAIL. */
+enum { WEAKENING_PASS = 0, WEAKENING_WARN = 1, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
 
 /* The closed list of UNVERIFIED causes (weakening_result.cause). */
 #define WEAKENING_CHECK_UNAVAILABLE "ASSERTION_CHECK_UNAVAILABLE" /* python3 missing, failing, timed out */
@@ -31,7 +32,8 @@ enum { WEAKENING_PASS = 0, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
 #define WEAKENING_PRESTATE_MISSING "TASK_PRESTATE_TREE_MISSING"	  /* pre_root absent or not a directory */
 #define WEAKENING_POSTSTATE_MISSING "POST_STATE_TREE_MISSING"	  /* post_root not a directory */
 #define WEAKENING_LANGUAGE_NOT_JUDGED "ASSERTION_LANGUAGE_NOT_JUDGED" /* test code / config format not judged */
-#define WEAKENING_DATA_NOT_JUDGED "TEST_DATA_NOT_JUDGED"		  /* fixture, snapshot, golden file changed */
+#define WEAKENING_DATA_CHANGED "TEST_DATA_CHANGED"		  /* WARN: fixture, snapshot, golden file changed */
+#define WEAKENING_EXPECTATION_CHANGED "ASSERTION_EXPECTATION_CHANGED" /* WARN: an expected value changed */
 #define WEAKENING_CONFIG_NOT_JUDGED "TEST_CONFIG_NOT_JUDGED"	  /* a test-relevant configuration key changed */
 
 #define WEAKENING_MAX_IN_SCOPE 512	   /* test files judged per call */
@@ -54,10 +56,10 @@ struct weakening_input {
 
 struct weakening_result {
 	int status;	 /* WEAKENING_PASS, WEAKENING_UNVERIFIED or WEAKENING_FAIL */
-	char cause[64];	 /* for UNVERIFIED: one of the causes above; else "" */
+	char cause[64];	 /* for UNVERIFIED and WARN: one of the causes above; else "" */
 	char *message;	 /* human: which files, which findings, what was not judged (owned) */
 	cJSON *findings; /* [{"file","function","finding","status","cause","pre","post"[,"detail"]}] (owned);
-			  * only FAIL and UNVERIFIED findings, files in path order; "file" is a
+			  * only FAIL, UNVERIFIED and WARN findings, files in path order; "file" is a
 			  * string, or {"base64": ...} for a path that is not UTF-8 (jx_bytes) */
 	int compared;	 /* test files whose two sides were actually compared (Python assertion
 			  * sets, configuration projections) */

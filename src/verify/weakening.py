@@ -748,13 +748,43 @@ def judge_pair(p, q, function, covered):
     if p.kind == "pytest.raises":
         return judge_raises(p, q, function)
     if p.kind == "unittest-assert":
-        return judge_unittest(p, q, function)
+        return judge_unittest(p, q, function) or expectation_changed(p, q, function)
     if p.kind == "assert":
         pre_c = {unparse(c) for c in conjuncts(p.node)}
         post_c = {unparse(c) for c in conjuncts(q.node)}
         if post_c < pre_c and any(d not in covered() for d in pre_c - post_c):
             return finding(function, "assertion-loosened", "FAIL", p.form, q.form)
+        return expectation_changed(p, q, function)
     return None
+
+
+EXPECTATION_CHANGED = "ASSERTION_EXPECTATION_CHANGED"
+
+
+def expectation_changed(p, q, function):
+    """The same check with one literal operand changed to another literal (`== 3` -> `== 4`,
+    assertEqual(x, 3) -> assertEqual(x, 4)): the specification may have changed, or the test
+    was bent to the code. WARN, never PASS and never FAIL."""
+    a, b = p.node, q.node
+    if p.kind == "assert" and isinstance(a, ast.Compare) and isinstance(b, ast.Compare):
+        if len(a.ops) != 1 or len(b.ops) != 1 or type(a.ops[0]) is not type(b.ops[0]):
+            return None
+        pa, pb = [a.left, a.comparators[0]], [b.left, b.comparators[0]]
+    elif p.kind == "unittest-assert" and isinstance(a, ast.Call) and isinstance(b, ast.Call):
+        if a.func.attr != b.func.attr or len(a.args) != len(b.args) or len(a.args) < 2:
+            return None
+        pa, pb = list(a.args), list(b.args)
+    else:
+        return None
+    differ = [i for i in range(len(pa)) if unparse(pa[i]) != unparse(pb[i])]
+    if len(differ) != 1:
+        return None
+    i = differ[0]
+    if const_value(pa[i]) is MISSING or const_value(pb[i]) is MISSING:
+        return None
+    if all(const_value(x) is not MISSING for x in pb):
+        return None  # only literals left: a tautology or a contradiction, judged elsewhere
+    return finding(function, "expected-value-changed", "WARN", p.form, q.form, EXPECTATION_CHANGED)
 
 
 def rename_functions(pre, post):

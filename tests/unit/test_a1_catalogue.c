@@ -132,6 +132,8 @@ static void play_group(const char *tag, const struct acase *cases, size_t n)
 			ok = strcmp(st, "FAIL") != 0;
 		else if (!strncmp(w, "UNVERIFIED ", 11))
 			ok = !strcmp(st, "UNVERIFIED") && cause && !strcmp(cause, w + 11);
+		else if (!strncmp(w, "WARN ", 5))
+			ok = !strcmp(st, "WARN") && cause && !strcmp(cause, w + 5);
 		else
 			ok = !strcmp(st, w);
 		if (!ok)
@@ -175,6 +177,7 @@ Test(a1cat, python_cheats_and_honest_edits)
 	     "FAIL"},
 	    {"py value compared with itself", "tests/test_self.py", PY_PRE, "assert add(1, 2) == 3", "assert add(1, 2) == add(1, 2)",
 	     "FAIL"},
+	    {"py expected value changed", "tests/test_expect.py", PY_PRE, "== 3", "== 4", "WARN ASSERTION_EXPECTATION_CHANGED"},
 	    {"py honest: a new assertion", "tests/test_honest.py", PY_PRE, "assert add(1, 2) == 3",
 	     "assert add(1, 2) == 3\n    assert add(0, 0) == 0", "PASS"},
 	    {"py honest: a new test file", "tests/test_new.py", NULL, NULL, "def test_new():\n    assert 1 + 1 == 2\n", "PASS"},
@@ -209,7 +212,7 @@ Test(a1cat, other_languages_are_never_pass)
 	    {"kotlin assertion removed", "app/CalcTest.kt", "class CalcTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n",
 	     "assertEquals(3, add(1, 2))", "", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"snapshot rewritten", "web/__snapshots__/login.test.js.snap", "exports[`login 1`] = `\"denied\"`;\n", "denied",
-	     "allowed", "UNVERIFIED TEST_DATA_NOT_JUDGED"},
+	     "allowed", "WARN TEST_DATA_CHANGED"},
 	    {"js honest: a new test file", "tests/new.test.js", NULL, NULL, "test('new', () => expect(1 + 1).toBe(2));\n", "!FAIL"},
 	    {"go honest: a new test", "calc/mul_test.go", NULL, NULL,
 	     "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal()\n\t}\n}\n", "!FAIL"},

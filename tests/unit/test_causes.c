@@ -732,12 +732,20 @@ static void s_language_not_judged(void)
 	free(t);
 }
 
-static void s_test_data_not_judged(void)
+static void s_test_data_changed(void)
 {
 	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/golden/login.json\",\"content\":"
 			 "\"{\\\"ok\\\": true}\\n\"}}]",
 			 "editor");
-	produce(t, 0, "UNVERIFIED", "TEST_DATA_NOT_JUDGED");
+	produce(t, 0, "WARN", "TEST_DATA_CHANGED");
+	free(t);
+}
+
+/* The test's expected value changed to another (tests/test_m.py asserts f() == 1). */
+static void s_expectation_changed(void)
+{
+	char *t = record("[" INIT LIST WRITE_TEST("from m import f\\n\\ndef test_f():\\n    assert f() == 2\\n") "]", "editor");
+	produce(t, 0, "WARN", "ASSERTION_EXPECTATION_CHANGED");
 	free(t);
 }
 
@@ -958,7 +966,8 @@ static const struct {
 	{"ASSERTION_FILE_UNREADABLE", s_assertion_unreadable},
 	{"IN_SCOPE_BUDGET_EXCEEDED", s_budget},
 	{"ASSERTION_LANGUAGE_NOT_JUDGED", s_language_not_judged},
-	{"TEST_DATA_NOT_JUDGED", s_test_data_not_judged},
+	{"TEST_DATA_CHANGED", s_test_data_changed},
+	{"ASSERTION_EXPECTATION_CHANGED", s_expectation_changed},
 	{"TEST_CONFIG_NOT_JUDGED", s_test_config_not_judged},
 	{"TASK_PRESTATE_UNAVAILABLE", s_task_prestate},
 	{"CLAIM_UNCLASSIFIABLE", s_claim_unclassifiable},
@@ -1067,7 +1076,8 @@ SCENARIO(ASSERTION_UNDECIDABLE)
 SCENARIO(ASSERTION_FILE_UNREADABLE)
 SCENARIO(IN_SCOPE_BUDGET_EXCEEDED)
 SCENARIO(ASSERTION_LANGUAGE_NOT_JUDGED)
-SCENARIO(TEST_DATA_NOT_JUDGED)
+SCENARIO(TEST_DATA_CHANGED)
+SCENARIO(ASSERTION_EXPECTATION_CHANGED)
 SCENARIO(TEST_CONFIG_NOT_JUDGED)
 SCENARIO(TASK_PRESTATE_UNAVAILABLE)
 SCENARIO(CLAIM_UNCLASSIFIABLE)

@@ -3,6 +3,7 @@
  * classification, relocation, and the invariant policy loader's named errors. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonx.h"
@@ -255,7 +256,41 @@ Test(policy, malformed_input_is_named)
 	cr_assert_eq(policy_parse(&p, "[{\"scope\":\"tests/\",\"rule\":\"read-only\"}]", 39, "inv.json", &e), 0, "%s", e.msg);
 	cr_assert_eq(p.n, 1);
 	policy_add_defaults(&p);
-	cr_assert_eq(p.n, 4);
+	cr_assert_eq(p.n, 3);
+	/* the default no-assertion-weakening: the whole workspace, test files by convention */
+	cr_assert_eq(p.inv[1].rule, RULE_NO_WEAKENING);
+	cr_assert_str_eq(p.inv[1].scope, "");
+	cr_assert_eq(p.inv[1].match_all, 0);
+	char *label = policy_label(&p.inv[1]);
+	cr_assert_str_eq(label, "no-assertion-weakening (test files by convention)");
+	free(label);
+	policy_free(&p);
+}
+
+Test(policy, match_selects_test_files_and_round_trips)
+{
+	policy_error("[{\"scope\":\"qa\",\"rule\":\"no-assertion-weakening\",\"match\":\"some\"}]", "\"match\" is");
+	policy_error("[{\"scope\":\"qa\",\"rule\":\"read-only\",\"match\":\"all\"}]", "for no-assertion-weakening only");
+	policy_error("[{\"scope\":\"qa\",\"rule\":\"no-assertion-weakening\",\"match\":1}]", "\"match\" is");
+	struct policy p = {0};
+	struct err e = {0};
+	const char *text = "[{\"scope\":\"qa\",\"rule\":\"no-assertion-weakening\",\"match\":\"all\"},"
+			   "{\"scope\":\"tests\",\"rule\":\"no-assertion-weakening\",\"match\":\"conventions\"}]";
+	cr_assert_eq(policy_parse(&p, text, strlen(text), "inv.json", &e), 0, "%s", e.msg);
+	cr_assert_eq(p.n, 2);
+	cr_assert_eq(p.inv[0].match_all, 1);
+	cr_assert_eq(p.inv[1].match_all, 0);
+	/* what a corpus case stores reads back the same */
+	cJSON *j = policy_json(&p);
+	char *again = cJSON_PrintUnformatted(j);
+	struct policy q = {0};
+	cr_assert_eq(policy_parse(&q, again, strlen(again), "again", &e), 0, "%s", e.msg);
+	cr_assert_eq(q.n, 2);
+	cr_assert_eq(q.inv[0].match_all, 1);
+	cr_assert_eq(q.inv[1].match_all, 0);
+	free(again);
+	cJSON_Delete(j);
+	policy_free(&q);
 	policy_free(&p);
 }
 
