@@ -327,6 +327,8 @@ void testcfg_compare(const struct testfile *tf, const char *pre, size_t pre_len,
 			 ra != SIDE_OK ? ea.msg : eb.msg);
 	} else if (cJSON_Compare(a, b, 1)) {
 		snprintf(out->detail, sizeof out->detail, "no test-relevant key changed");
+	} else if (testcfg_narrowed(tf, a, b, &out->finding, out->detail, sizeof out->detail)) {
+		out->outcome = TESTCFG_NARROWED;
 	} else {
 		struct buf names = {0};
 		int count = 0;

@@ -18,12 +18,15 @@
 enum testcfg_outcome {
 	TESTCFG_SAME = 0,   /* no test-relevant part changed (detail says what was compared) */
 	TESTCFG_CHANGED,    /* a test-relevant key changed: detail names up to 5 of them */
+	TESTCFG_NARROWED,   /* a change that runs fewer tests or forgives failures: `finding` names it */
 	TESTCFG_NOT_PARSED, /* a format not parsed whose test-relevant part may have changed */
 	TESTCFG_UNREADABLE, /* a side does not parse: detail says which and where */
 };
 
 struct testcfg_result {
 	enum testcfg_outcome outcome;
+	const char *finding; /* TESTCFG_NARROWED: "discovery-narrowed", "tests-skipped",
+			      * "suite-made-to-pass" or "coverage-threshold-lowered" */
 	char detail[320]; /* one line; may hold bytes from the files (clean it before display) */
 };
 
@@ -31,5 +34,15 @@ struct testcfg_result {
  * SAME). `tf` is the file's classification (kind TESTFILE_CONFIG). */
 void testcfg_compare(const struct testfile *tf, const char *pre, size_t pre_len, const char *post, size_t post_len,
 		     struct testcfg_result *out);
+
+/* The first change between two projections (testcfg_compare's) of a file of format tf->cfg
+ * that narrows what the suite runs (an ignore / deselect / name filter added, a test path or
+ * target dropped), skips it, makes it succeed whatever happens (`|| true`,
+ * `--passWithNoTests`, testFailureIgnore, tox's "- cmd"), or lowers a coverage threshold.
+ * 1 with *finding and `detail` filled, 0 when no such change is recognised (testcfg_narrow.c;
+ * the rules are the table in docs/VERDICTS.md, "Test configuration"). */
+struct cJSON;
+int testcfg_narrowed(const struct testfile *tf, const struct cJSON *pre, const struct cJSON *post, const char **finding,
+		     char *detail, size_t n);
 
 #endif

@@ -957,6 +957,13 @@ static void judge_other(struct cand *k, int pre_fd, int post_fd)
 		cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "test-config-changed", WEAKENING_CONFIG_NOT_JUDGED, r.detail));
 		k->compared = 1;
 		break;
+	case TESTCFG_NARROWED: {
+		cJSON *f = mk_unjudged(k->path, r.finding, NULL, r.detail);
+		cJSON_ReplaceItemInObject(f, "status", cJSON_CreateString("FAIL"));
+		cJSON_AddItemToArray(k->findings, f);
+		k->compared = 1;
+		break;
+	}
 	case TESTCFG_NOT_PARSED:
 		cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "language-not-judged", WEAKENING_LANGUAGE_NOT_JUDGED, r.detail));
 		break;

@@ -912,6 +912,9 @@ static void cfg_cases(const struct cfgcase *cases, size_t n)
 }
 
 #define PKG(deps, test) "{\"name\":\"calc\",\"scripts\":{\"build\":\"tsc\",\"test\":\"" test "\"},\"dependencies\":{" deps "}}\n"
+#define POM_JACOCO(min)                                                                                                \
+	"<project><build><plugins><plugin><artifactId>jacoco-maven-plugin</artifactId><configuration><rules><rule><limits>" \
+	"<limit><minimum>" min "</minimum></limit></limits></rule></rules></configuration></plugin></plugins></build></project>"
 #define CARGO(dep, tests) "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"" dep "\"\n" tests
 
 Test(weakening, configuration_is_judged_on_its_test_keys_only)
@@ -933,24 +936,48 @@ Test(weakening, configuration_is_judged_on_its_test_keys_only)
 	    {"pyproject.toml", "[project]\nname = \"a\"\ndependencies = [\"x==1\"]\n", "[project]\nname = \"a\"\ndependencies = [\"x==2\"]\n",
 	     WEAKENING_PASS, "", "no test-relevant key changed"},
 	    /* test-relevant keys changed: named, never PASS */
-	    {"package.json", PKG("", "jest"), PKG("", "jest --passWithNoTests || true"), WEAKENING_UNVERIFIED,
-	     WEAKENING_CONFIG_NOT_JUDGED, "scripts.test"},
+	    {"package.json", PKG("", "jest"), PKG("", "jest --passWithNoTests || true"), WEAKENING_FAIL, "",
+	     "suite-made-to-pass"},
 	    {"package.json", "{\"jest\":{\"testMatch\":[\"**/*.test.js\"]}}", "{\"jest\":{\"testMatch\":[\"**/ok.test.js\"]}}",
 	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "jest.testMatch"},
-	    {"Cargo.toml", CARGO("1.0.100", "[[test]]\nname = \"it\"\n"), CARGO("1.0.100", ""), WEAKENING_UNVERIFIED,
-	     WEAKENING_CONFIG_NOT_JUDGED, "[[test]]"},
+	    {"Cargo.toml", CARGO("1.0.100", "[[test]]\nname = \"it\"\n"), CARGO("1.0.100", ""), WEAKENING_FAIL, "",
+	     "[[test]] target \"it\" removed"},
 	    {"pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"-q\"\n",
-	     "[tool.pytest.ini_options]\naddopts = \"-q -k 'not login'\"\n", WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED,
-	     "tool.pytest.ini_options.addopts"},
+	     "[tool.pytest.ini_options]\naddopts = \"-q -k 'not login'\"\n", WEAKENING_FAIL, "",
+	     "addopts gained -k"},
 	    {"pytest.ini", "[pytest]\naddopts = -q\n", "[pytest]\naddopts = -q --deselect tests/test_login.py::test_bad\n",
-	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "pytest.addopts"},
+	     WEAKENING_FAIL, "", "discovery-narrowed"},
+	    {"pytest.ini", "[pytest]\naddopts = -q\n", "[pytest]\naddopts = -q -v --strict-markers\n", WEAKENING_UNVERIFIED,
+	     WEAKENING_CONFIG_NOT_JUDGED, "pytest.addopts"},
+	    {"tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\ncommands = - pytest\n", WEAKENING_FAIL, "",
+	     "suite-made-to-pass"},
+	    {".coveragerc", "[report]\nfail_under = 90\n", "[report]\nfail_under = 60\n", WEAKENING_FAIL, "",
+	     "coverage-threshold-lowered"},
+	    {".coveragerc", "[report]\nfail_under = 60\n", "[report]\nfail_under = 90\n", WEAKENING_UNVERIFIED,
+	     WEAKENING_CONFIG_NOT_JUDGED, "report.fail_under"},
+	    {"package.json", "{\"jest\":{\"testPathIgnorePatterns\":[\"/node_modules/\"]}}",
+	     "{\"jest\":{\"testPathIgnorePatterns\":[\"/node_modules/\",\"login\"]}}", WEAKENING_FAIL, "",
+	     "testPathIgnorePatterns gained \"login\""},
+	    {"package.json", "{\"jest\":{\"coverageThreshold\":{\"global\":{\"lines\":90}}}}",
+	     "{\"jest\":{\"coverageThreshold\":{\"global\":{\"lines\":50}}}}", WEAKENING_FAIL, "", "coverage-threshold-lowered"},
+	    {"package.json", PKG("", "jest"), PKG("", "jest --coverage"), WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED,
+	     "scripts.test"},
+	    {"package.json", PKG("", "echo \\\"Error: no test specified\\\" && exit 1"), PKG("", "mocha"), WEAKENING_UNVERIFIED,
+	     WEAKENING_CONFIG_NOT_JUDGED, "scripts.test"},
+	    {"package.json", PKG("", "mocha"), PKG("", "mocha --grep add"), WEAKENING_FAIL, "", "discovery-narrowed"},
+	    {".nycrc.json", "{\"check-coverage\":true,\"lines\":90}", "{\"check-coverage\":true,\"lines\":10}",
+	     WEAKENING_FAIL, "", "lines 90 -> 10"},
 	    {"tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\ncommands = pytest -x tests/test_ok.py\n",
 	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "testenv.commands"},
-	    {"setup.cfg", "[tool:pytest]\ntestpaths = tests\n", "[tool:pytest]\ntestpaths = tests/ok\n", WEAKENING_UNVERIFIED,
-	     WEAKENING_CONFIG_NOT_JUDGED, "tool:pytest.testpaths"},
+	    {"tox.ini", "[testenv]\ncommands = pytest\n", "[testenv]\ncommands = pytest -k 'not login'\n", WEAKENING_FAIL, "",
+	     "gained -k"},
+	    {"setup.cfg", "[tool:pytest]\ntestpaths = tests integration\n", "[tool:pytest]\ntestpaths = tests\n",
+	     WEAKENING_FAIL, "", "testpaths lost \"integration\""},
 	    {"pom.xml", "<project><properties><java.version>17</java.version></properties></project>",
 	     "<project><properties><java.version>17</java.version><skipTests>true</skipTests></properties></project>",
-	     WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "properties"},
+	     WEAKENING_FAIL, "", "skipTests = true"},
+	    {"pom.xml", POM_JACOCO("0.80"), POM_JACOCO("0.40"), WEAKENING_FAIL, "", "jacoco minimum 0.80 -> 0.40"},
+	    {"pom.xml", POM_JACOCO("0.40"), POM_JACOCO("0.80"), WEAKENING_UNVERIFIED, WEAKENING_CONFIG_NOT_JUDGED, "plugins"},
 	    {".mocharc.json", "{\"spec\":\"test/**/*.js\"}", "{\"spec\":\"test/ok.js\"}", WEAKENING_UNVERIFIED,
 	     WEAKENING_CONFIG_NOT_JUDGED, "spec"},
 	    /* formats not parsed: UNVERIFIED, the language named */
