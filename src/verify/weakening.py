@@ -946,6 +946,71 @@ def collection_settings(data):
     return out
 
 
+IGNORE_NAMES = ("collect_ignore", "collect_ignore_glob")
+# Hooks that drop collected tests when their body touches `items` like this.
+DROPPING = ("items[:]", "items.remove", "items.clear", "items.pop", "del items", "pytest_deselected")
+
+
+def ignored_paths(data):
+    """The string literals a conftest.py puts into collect_ignore / collect_ignore_glob (by
+    assignment, +=, append or extend), or None when it does not parse."""
+    try:
+        tree = ast.parse(decode_source(data))
+    except (SyntaxError, ValueError, ExtractionFailed, RecursionError):
+        return None
+    out = set()
+    for node in ast.walk(tree):
+        target = value = None
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in IGNORE_NAMES for t in node.targets):
+            value = node.value
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in IGNORE_NAMES:
+            value = node.value
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("append", "extend")
+              and isinstance(node.func.value, ast.Name) and node.func.value.id in IGNORE_NAMES and node.args):
+            value = node.args[0]
+        del target
+        if value is not None:
+            for c in ast.walk(value):
+                if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                    out.add(c.value)
+    return out
+
+
+def judge_collection(pre, post):
+    """A conftest.py's collection settings: paths added to collect_ignore(_glob), or a hook
+    that drops collected items / ignores paths added or changed, narrow what pytest runs
+    (FAIL); any other change of them the rule cannot decide (UNVERIFIED)."""
+    a, b = collection_settings(pre), collection_settings(post)
+    if a == b:
+        return []
+    out = []
+    ia, ib = ignored_paths(pre), ignored_paths(post)
+    if ia is not None and ib is not None and ib - ia:
+        out.append(finding(None, "discovery-narrowed", "FAIL", ", ".join(sorted(ia)) or None,
+                           "collect_ignore gained " + ", ".join(sorted(ib - ia))))
+    new_hooks = [h for h in (b or []) if h not in (a or [])]
+    for h in new_hooks:
+        if ("name='pytest_collection_modifyitems'" in h or "name='pytest_ignore_collect'" in h) and (
+                "pytest_ignore_collect" in h or any(_drops(h, d) for d in DROPPING)):
+            out.append(finding(None, "discovery-narrowed", "FAIL", None, "a collection hook that drops tests"))
+            break
+    if not out:
+        out.append(finding(None, "collection-settings-changed", "UNVERIFIED", "%d collection statement(s)" % len(a or []),
+                           "%d collection statement(s)" % len(b or []), UNDECIDABLE))
+    return out
+
+
+def _drops(dump, what):
+    """Whether an ast.dump of a hook shows `what` (items[:] = ..., items.remove(...), ...)."""
+    if what == "items[:]":
+        return "Subscript(value=Name(id='items'" in dump and "Slice(" in dump and "Store()" in dump
+    if what == "del items":
+        return "Delete(" in dump and "id='items'" in dump
+    if what == "pytest_deselected":
+        return "pytest_deselected" in dump
+    return "attr='%s'" % what.split(".")[1] in dump and "id='items'" in dump
+
+
 def fact_key_counter(ex):
     return collections.Counter((f.kind, f.function, f.form) for f in ex.facts)
 
@@ -1016,11 +1081,7 @@ def main():
             except RecursionError:
                 entry["findings"] = [finding(None, "too-deeply-nested", "UNVERIFIED", None, None)]
             if conftest:
-                a, b = collection_settings(blobs["pre"]), collection_settings(blobs["post"])
-                if a != b:
-                    entry["findings"].append(finding(None, "collection-settings-changed", "UNVERIFIED",
-                                                     "%d collection statement(s)" % len(a or []),
-                                                     "%d collection statement(s)" % len(b or []), UNDECIDABLE))
+                entry["findings"].extend(judge_collection(blobs["pre"], blobs["post"]))
             continue
         if not pre.facts:
             continue  # a deleted file without assertions weakens nothing

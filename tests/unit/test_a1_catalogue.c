@@ -166,7 +166,7 @@ Test(a1cat, python_cheats_and_honest_edits)
 	    {"py conftest.py helper neutered", "conftest.py", "def check(x):\n    assert x == 3\n", "    assert x == 3\n",
 	     "    pass\n", "FAIL"},
 	    {"py conftest.py collect_ignore added", "tests/unit/conftest.py", "import pytest\n", "import pytest\n",
-	     "import pytest\n\ncollect_ignore = ['test_login.py']\n", "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	     "import pytest\n\ncollect_ignore = ['test_login.py']\n", "FAIL"},
 	    {"py skip marker added", "tests/test_skip.py", PY_PRE, "def test_add():", "@pytest.mark.skip\ndef test_add():", "FAIL"},
 	    {"py xfail added", "tests/test_xfail.py", PY_PRE, "def test_sub():", "@pytest.mark.xfail\ndef test_sub():", "FAIL"},
 	    {"py skip call before the assertion", "tests/test_skipcall.py", PY_PRE, "    assert add(1, 2) == 3",

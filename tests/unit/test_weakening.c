@@ -1064,17 +1064,24 @@ Test(weakening, conftest_collection_settings_are_never_passed)
 	pair(&f, "conftest.py", fixture, "import pytest\n\ncollect_ignore = ['tests/test_login.py']\n\n@pytest.fixture\ndef user():\n    return 'a'\n");
 	pair(&f, "tests/conftest.py", NULL, "def pytest_collection_modifyitems(items):\n    items[:] = []\n");
 	pair(&f, "pkg/conftest.py", fixture, "import pytest\n\n@pytest.fixture\ndef user():\n    return 'b'\n");
-	const char *ignore[] = {"conftest.py", NULL}, *hook[] = {"tests/conftest.py", NULL}, *honest[] = {"pkg/conftest.py", NULL};
+	pair(&f, "web/conftest.py", fixture, "import pytest\n\ndef pytest_addoption(parser):\n    parser.addoption('--slow')\n");
+	const char *ignore[] = {"conftest.py", NULL}, *hook[] = {"tests/conftest.py", NULL}, *honest[] = {"pkg/conftest.py", NULL},
+		   *option[] = {"web/conftest.py", NULL};
 	struct weakening_result r;
 	run(&f, ignore, "", &r);
-	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
-	cr_assert_eq(count_finding(&r, "collection-settings-changed"), 1);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_eq(count_finding(&r, "discovery-narrowed"), 1);
+	cr_assert(strstr(r.message, "tests/test_login.py"), "%s", r.message);
 	weakening_result_free(&r);
 	run(&f, hook, "", &r); /* a new conftest.py is judged against an empty one */
-	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
+	expect_status(&r, WEAKENING_FAIL, "");
 	weakening_result_free(&r);
 	run(&f, honest, "", &r); /* a fixture changed: nothing about collection */
 	expect_status(&r, WEAKENING_PASS, "");
+	weakening_result_free(&r);
+	run(&f, option, "", &r); /* a hook the rule cannot judge */
+	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_UNDECIDABLE);
+	cr_assert_eq(count_finding(&r, "collection-settings-changed"), 1);
 	weakening_result_free(&r);
 	fx_free(&f);
 }
