@@ -1169,6 +1169,10 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			if (pass == 0 && is_conftest(k->path))
 				cJSON_AddTrueToObject(f, "conftest");
 			if (pass == 0) {
+				const char *base = strrchr(k->path, '/');
+				cJSON_AddItemToObject(f, "name", jx_bytes(base ? base + 1 : k->path, strlen(base ? base + 1 : k->path)));
+			}
+			if (pass == 0) {
 				cJSON_AddNumberToObject(f, "pre", (double)k->pre_bytes.len);
 				buf_append(&payload, k->pre_bytes.p, k->pre_bytes.len);
 			} else {

@@ -9,7 +9,8 @@
 #
 # Request:  b"BELAY-WEAKENING 1\n" + <JSON header line> + b"\n" + <payload>
 #   header = {"files": [{"role": "judge"|"rename", "pre": len|null, "post": len|null,
-#                        "conftest": bool (optional: a conftest.py, whose collection settings count)}],
+#                        "conftest": bool (optional: a conftest.py, whose collection settings count),
+#                        "name": the file's base name (optional: test_calc.py tests the unit "calc")}],
 #             "rename_gap": null | <cause>}   (cause: why some rename candidates are missing)
 #   payload = for each file in order, its pre bytes then its post bytes (when not null).
 # Answer:   {"v": 1, "python": "3.11.2", "files": [{"index": i, "compared": bool,
@@ -62,7 +63,9 @@ def unparse(node):
 class Extractor(ast.NodeVisitor):
     """Walks a module depth-first in source order and records assertion facts."""
 
-    def __init__(self):
+    def __init__(self, unit=None):
+        self.unit = unit or set()
+        self.mocks = collections.defaultdict(set)  # function -> the unit's names it patches
         self.stack = []
         self.facts = []
         self.functions = set()
@@ -170,12 +173,16 @@ class Extractor(ast.NodeVisitor):
             elif isinstance(value, ast.AST):
                 self.visit(value)
         marks = set(self.inherited[-1])
+        patched = set()
         for d in node.decorator_list:
             marks |= marker_of(d)
+            if isinstance(d, ast.Call):
+                patched |= self.patched(d)
         self.stack.append(node.name)
         name = ".".join(self.stack)
         self.functions.add(name)
         self.markers[name] |= marks
+        self.mocks[name] |= patched
         self.inherited.append(marks)
         saved, self.state = self.state, "ok"  # a function's body runs when it is called
         self.body(node.body)
@@ -191,7 +198,34 @@ class Extractor(ast.NodeVisitor):
         self.add("assert", unparse(node.test), node.test)  # the message is ignored
         self.visit(node.test)
 
+    def patched(self, call):
+        """The unit's names a monkeypatch.setattr / mock.patch / patch.object call replaces."""
+        if not self.unit:  # a set of module names
+            return set()
+        name = dotted(call.func) or ""
+        leaf = name.split(".")[-1]
+        if not (name.endswith("monkeypatch.setattr") or leaf == "patch" or name.endswith("patch.object")
+                or name.endswith("patch.multiple") or name.endswith("patch.dict")):
+            return set()
+        if not call.args:
+            return set()
+        target = call.args[0]
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            parts = target.value.split(".")
+        else:
+            parts = (dotted(target) or "").split(".")
+        if self.unit & set(parts):
+            what = target.value if isinstance(target, ast.Constant) else unparse(target)
+            if len(call.args) > 1 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+                what += "." + call.args[1].value
+            return {what}
+        return set()
+
     def visit_Call(self, node):
+        if self.stack:
+            found = self.patched(node)
+            if found:
+                self.mocks[".".join(self.stack)] |= found
         func = node.func
         if isinstance(func, ast.Attribute):
             name = func.attr
@@ -309,13 +343,44 @@ def suppresses(expr):
 
 
 class Extracted:
-    def __init__(self, facts, functions, markers=None):
+    def __init__(self, facts, functions, markers=None, mocks=None):
         self.facts = facts
         self.functions = functions
         self.markers = markers or {}
+        self.mocks = mocks or {}
 
 
-def extract(data):
+def unit_of(name):
+    """The module a test file tests, by its name: test_calc.py / calc_test.py -> calc."""
+    if not isinstance(name, str) or not name.endswith(".py"):  # a name that is not UTF-8 comes as {"base64"}
+        return None
+    stem = name[:-3]
+    for pre in ("test_", "tests_"):
+        if stem.startswith(pre) and len(stem) > len(pre):
+            return stem[len(pre):]
+    if stem.endswith("_test") and len(stem) > 5:
+        return stem[:-5]
+    return None
+
+
+def units_of(stem, tree):
+    """The modules a test file tests: its stem (test_calc.py -> calc), and each module it
+    imports whose name the stem starts with (test_calc_edge.py importing calc -> calc)."""
+    units = {stem}
+    for node in tree.body:
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [a.name for a in node.names]
+        for n in names:
+            leaf = n.split(".")[-1]
+            if stem == leaf or stem.startswith(leaf + "_"):
+                units.add(leaf)
+    return units
+
+
+def extract(data, unit=None):
     text = decode_source(data)
     try:
         tree = ast.parse(text)
@@ -323,12 +388,13 @@ def extract(data):
         raise ExtractionFailed("unparseable-source: %s" % exc) from None
     except (RecursionError, MemoryError):
         raise ExtractionFailed("unparseable-source: too deeply nested for the parser") from None
-    ex = Extractor()
+    ex = Extractor(units_of(unit, tree) if unit else set())
     try:
         ex.visit(tree)
     except RecursionError:
         raise ExtractionFailed("unparseable-source: too deeply nested to walk") from None
-    return Extracted(ex.facts, ex.functions, {k: v for k, v in ex.markers.items() if v})
+    return Extracted(ex.facts, ex.functions, {k: v for k, v in ex.markers.items() if v},
+                     {k: v for k, v in ex.mocks.items() if v})
 
 
 # ==== tautologies ===========================================================================
@@ -748,13 +814,110 @@ def judge_pair(p, q, function, covered):
     if p.kind == "pytest.raises":
         return judge_raises(p, q, function)
     if p.kind == "unittest-assert":
-        return judge_unittest(p, q, function) or expectation_changed(p, q, function)
+        return judge_unittest(p, q, function) or loosened_unittest(p, q, function) or expectation_changed(p, q, function)
     if p.kind == "assert":
         pre_c = {unparse(c) for c in conjuncts(p.node)}
         post_c = {unparse(c) for c in conjuncts(q.node)}
         if post_c < pre_c and any(d not in covered() for d in pre_c - post_c):
             return finding(function, "assertion-loosened", "FAIL", p.form, q.form)
-        return expectation_changed(p, q, function)
+        return loosened_assert(p, q, function) or expectation_changed(p, q, function)
+    return None
+
+
+# ==== loosened checks =======================================================================
+
+EXACT_OPS = (ast.Eq, ast.Is)
+LOOSE_OPS = (ast.NotEq, ast.IsNot, ast.In, ast.NotIn, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def exact_subject(node):
+    """For `S == E` / `S is E` (either side a literal or an approx() call): (S, E); else None."""
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], EXACT_OPS)):
+        return None
+    left, right = node.left, node.comparators[0]
+    if const_value(left) is not MISSING and const_value(right) is MISSING:
+        left, right = right, left
+    return left, right
+
+
+def weak_forms(subject):
+    """What a check of `subject` turns into when it no longer pins a value: the subject alone,
+    bool(), `is not None`, `!= None`, isinstance(), hasattr(), len() > 0 and so on."""
+    s = unparse(subject)
+    return {s, "bool(%s)" % s, "%s is not None" % s, "%s != None" % s, "not %s is None" % s, "len(%s)" % s,
+            "len(%s) > 0" % s, "len(%s) >= 0" % s, "%s is not False" % s}
+
+
+def approx_tolerance(node):
+    """The rel / abs of a pytest.approx(...) call, as a dict of floats, or None."""
+    if not (isinstance(node, ast.Call) and unparse(node.func) in ("pytest.approx", "approx")):
+        return None
+    out = {}
+    for k in node.keywords:
+        v = const_value(k.value)
+        if k.arg in ("rel", "abs") and isinstance(v, (int, float)):
+            out[k.arg] = float(v)
+    if len(node.args) >= 2 and isinstance(const_value(node.args[1]), (int, float)):
+        out["rel"] = float(const_value(node.args[1]))
+    if len(node.args) >= 3 and isinstance(const_value(node.args[2]), (int, float)):
+        out["abs"] = float(const_value(node.args[2]))
+    return out
+
+
+def loosened_assert(p, q, function):
+    """`assert S == E` -> `assert S`, `S is not None`, `S != E`, `E in S`, `S >= E`; a wider
+    pytest.approx tolerance: FAIL."""
+    pe = exact_subject(p.node)
+    if pe is None:
+        return None
+    subject, expected = pe
+    if unparse(q.node) in weak_forms(subject) or (
+            isinstance(q.node, ast.Call) and unparse(q.node.func) in ("isinstance", "hasattr", "callable")
+            and q.node.args and unparse(q.node.args[0]) == unparse(subject)):
+        return finding(function, "matcher-loosened", "FAIL", p.form, q.form)
+    if isinstance(q.node, ast.Compare) and len(q.node.ops) == 1 and isinstance(q.node.ops[0], LOOSE_OPS):
+        sides = {unparse(q.node.left), unparse(q.node.comparators[0])}
+        if unparse(subject) in sides:
+            return finding(function, "comparison-loosened", "FAIL", p.form, q.form)
+    qe = exact_subject(q.node)
+    if qe is not None and unparse(qe[0]) == unparse(subject):
+        ta, tb = approx_tolerance(expected), approx_tolerance(qe[1])
+        if ta is not None and tb is not None and unparse(expected.args[0] if expected.args else expected) == \
+                unparse(qe[1].args[0] if qe[1].args else qe[1]):
+            for k in ("rel", "abs"):
+                if tb.get(k, 0.0) > ta.get(k, 1e-6 if k == "rel" else 1e-12):
+                    return finding(function, "tolerance-widened", "FAIL", p.form, q.form)
+        if ta is None and tb is not None:
+            return finding(function, "tolerance-widened", "FAIL", p.form, q.form)
+    return None
+
+
+UNITTEST_EXACT = {"assertEqual", "assertEquals", "assertIs", "assertListEqual", "assertTupleEqual", "assertDictEqual",
+                  "assertSetEqual", "assertSequenceEqual", "assertCountEqual", "assertMultiLineEqual"}
+UNITTEST_LOOSE = {"assertTrue", "assertIsNotNone", "assertIn", "assertNotEqual", "assertNotEquals", "assertIsNot",
+                  "assertGreater", "assertGreaterEqual", "assertLess", "assertLessEqual", "assertIsInstance",
+                  "assertRegex", "assertTrue", "assert_"}
+
+
+def loosened_unittest(p, q, function):
+    """assertEqual(S, E) -> assertTrue(S) / assertIsNotNone(S) / assertIn(E, S) / ...; a wider
+    assertAlmostEqual (fewer places, a larger delta): FAIL."""
+    a, b = p.node, q.node
+    pn, qn = a.func.attr, b.func.attr
+    if pn in UNITTEST_EXACT and qn in UNITTEST_LOOSE and a.args and b.args:
+        pre_args = {unparse(x) for x in a.args[:2]}
+        if any(unparse(x) in pre_args for x in b.args[:2]):
+            return finding(function, "matcher-loosened", "FAIL", p.form, q.form)
+    if pn in ("assertAlmostEqual", "assertAlmostEquals") and qn == pn:
+        pk = {k.arg: const_value(k.value) for k in a.keywords}
+        qk = {k.arg: const_value(k.value) for k in b.keywords}
+        pp = pk.get("places", const_value(a.args[2]) if len(a.args) > 2 else 7)
+        qp = qk.get("places", const_value(b.args[2]) if len(b.args) > 2 else 7)
+        if isinstance(pp, int) and isinstance(qp, int) and qp < pp and "delta" not in qk:
+            return finding(function, "tolerance-widened", "FAIL", p.form, q.form)
+        pd, qd = pk.get("delta"), qk.get("delta")
+        if isinstance(qd, (int, float)) and (not isinstance(pd, (int, float)) or qd > pd):
+            return finding(function, "tolerance-widened", "FAIL", p.form, q.form)
     return None
 
 
@@ -828,6 +991,9 @@ def judge_markers(pre, post, mapping):
             else None
         if before is None:
             continue  # a new test: nothing weakened
+        new_mocks = post.mocks.get(function, set()) - pre.mocks.get(back.get(function, function), set())
+        if new_mocks:
+            out.append(finding(function, "unit-under-test-mocked", "FAIL", None, ", ".join(sorted(new_mocks))))
         after = post.markers.get(function, set())
         for mark, name, status in (("skip", "test-skipped", "FAIL"), ("xfail", "expected-failure-added", "FAIL"),
                                    ("skip?", "conditional-skip-added", "UNVERIFIED")):
@@ -1040,7 +1206,7 @@ def main():
                     sys.stderr.write("truncated request\n")
                     return 2
                 off += n
-        files.append((spec["role"], blobs, bool(spec.get("conftest"))))
+        files.append((spec["role"], blobs, bool(spec.get("conftest")), unit_of(spec.get("name"))))
 
     extracted = {}
 
@@ -1048,15 +1214,15 @@ def main():
         key = (i, side)
         if key not in extracted:
             try:
-                extracted[key] = extract(files[i][1][side])
+                extracted[key] = extract(files[i][1][side], files[i][3])
             except ExtractionFailed as exc:
                 extracted[key] = exc
         return extracted[key]
 
     rename_gap = header.get("rename_gap")
-    renames = [i for i, (role, _, _) in enumerate(files) if role == "rename"]
+    renames = [i for i, (role, _, _, _) in enumerate(files) if role == "rename"]
     out = []
-    for i, (role, blobs, conftest) in enumerate(files):
+    for i, (role, blobs, conftest, _unit) in enumerate(files):
         if role != "judge":
             continue
         entry = {"index": i, "compared": True, "renamed_to": None, "facts_pre": None, "facts_post": None,

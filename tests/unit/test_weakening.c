@@ -1141,6 +1141,72 @@ Test(weakening, python_skips_dead_code_and_swallowed_failures)
 	}
 }
 
+/* Loosened checks and the unit under test mocked inside its own test: FAIL naming the test. */
+Test(weakening, python_loosened_checks_and_mocked_units)
+{
+	static const char *const pre = "import calc, pytest\n\ndef test_add(monkeypatch):\n    assert calc.add(1, 2) == 3\n"
+				       "    assert calc.ratio() == pytest.approx(0.3, rel=1e-6)\n";
+	static const struct {
+		const char *what, *from, *to, *finding;
+	} cases[] = {
+	    {"== to truthy", "assert calc.add(1, 2) == 3", "assert calc.add(1, 2)", "matcher-loosened"},
+	    {"== to is not None", "assert calc.add(1, 2) == 3", "assert calc.add(1, 2) is not None", "matcher-loosened"},
+	    {"== to !=", "assert calc.add(1, 2) == 3", "assert calc.add(1, 2) != 4", "comparison-loosened"},
+	    {"== to >=", "assert calc.add(1, 2) == 3", "assert calc.add(1, 2) >= 0", "comparison-loosened"},
+	    {"== to in", "assert calc.add(1, 2) == 3", "assert 3 in [calc.add(1, 2), 4]", "expected-value-changed"},
+	    {"approx widened", "rel=1e-6", "rel=0.5", "tolerance-widened"},
+	    {"monkeypatched unit", "    assert calc.add(1, 2) == 3\n", "    monkeypatch.setattr(calc, 'add', lambda a, b: 3)\n    assert calc.add(1, 2) == 3\n",
+	     "unit-under-test-mocked"},
+	    {"mock.patch decorator", "def test_add", "@mock.patch('calc.add', return_value=3)\ndef test_add", "unit-under-test-mocked"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fx f = fx_new();
+		struct buf post = {0};
+		const char *at = strstr(pre, cases[i].from);
+		cr_assert_not_null(at, "%s", cases[i].what);
+		buf_append(&post, pre, (size_t)(at - pre));
+		buf_puts(&post, cases[i].to);
+		buf_puts(&post, at + strlen(cases[i].from));
+		pair(&f, "tests/test_calc.py", pre, buf_cstr(&post));
+		const char *changed[] = {"tests/test_calc.py", NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		if (strcmp(cases[i].finding, "expected-value-changed") == 0) {
+			/* containment of a list the test builds: not recognised as a loosening (PASS or WARN, never FAIL) */
+			cr_assert_neq(r.status, WEAKENING_FAIL, "%s: %s", cases[i].what, r.message);
+		} else {
+			cr_assert_eq(r.status, WEAKENING_FAIL, "%s: %s", cases[i].what, r.message);
+			cr_assert_not_null(first_finding(&r, cases[i].finding), "%s: no %s: %s", cases[i].what, cases[i].finding,
+					   r.message);
+		}
+		weakening_result_free(&r);
+		buf_free(&post);
+		fx_free(&f);
+	}
+	/* Honest: a stricter check, a tighter tolerance, another module patched. */
+	static const char *const honest[][2] = {
+	    {"assert calc.add(1, 2) == 3", "assert calc.add(1, 2) == 3\n    assert calc.add(0, 0) == 0"},
+	    {"rel=1e-6", "rel=1e-9"},
+	    {"    assert calc.add(1, 2) == 3\n", "    monkeypatch.setattr(time, 'time', lambda: 0)\n    assert calc.add(1, 2) == 3\n"},
+	};
+	for (size_t i = 0; i < sizeof honest / sizeof honest[0]; i++) {
+		struct fx f = fx_new();
+		struct buf post = {0};
+		const char *at = strstr(pre, honest[i][0]);
+		buf_append(&post, pre, (size_t)(at - pre));
+		buf_puts(&post, honest[i][1]);
+		buf_puts(&post, at + strlen(honest[i][0]));
+		pair(&f, "tests/test_calc.py", pre, buf_cstr(&post));
+		const char *changed[] = {"tests/test_calc.py", NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		expect_status(&r, WEAKENING_PASS, "");
+		weakening_result_free(&r);
+		buf_free(&post);
+		fx_free(&f);
+	}
+}
+
 Test(weakening, judged_and_unjudged_named_on_a_fail)
 {
 	struct fx f = fx_new();
