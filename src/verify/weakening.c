@@ -821,6 +821,21 @@ static int pick_not_test(const struct cand *k)
 	return k->in_scope && k->how == HOW_NONE;
 }
 
+/* Directories in the delta (a file written into one changes it) are neither test files nor
+ * "not test files": drops them from the inventory. */
+static void drop_directories(struct cand *c, size_t nc, const char *post_root)
+{
+	int fd = post_root ? open(post_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < nc; i++) {
+		char why[200];
+		if (c[i].in_scope && c[i].how == HOW_NONE && read_beneath(fd, c[i].path, NULL, why, sizeof why) == SIDE_DIR)
+			c[i].in_scope = 0;
+	}
+	close(fd);
+}
+
 /* Which files the rule judged, which it did not (by name), and which were no test files. */
 static void inventory(struct buf *msg, const struct cand *c, size_t nc)
 {
@@ -1040,6 +1055,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	}
 	if (candidates == 0) {
 		buf_printf(&msg, "no test file under scope %s changed", scope_name);
+		drop_directories(c, nc, in->post_root);
 		inventory(&msg, c, nc);
 		finish(out, WEAKENING_PASS, NULL, &msg);
 		goto cleanup;
@@ -1294,6 +1310,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 				put_clean(&msg, c[c[i].renamed_to].path, 200);
 			}
 	}
+	drop_directories(c, nc, in->post_root);
 	inventory(&msg, c, nc);
 	for (size_t i = 0; i < nc; i++) {
 		cJSON *f;

@@ -812,7 +812,7 @@ Test(weakening, test_data_is_unverified_and_source_files_are_not_candidates)
 	weakening_result_free(&r);
 
 	/* Source changes alone: PASS, and the message says which files were no test files. */
-	const char *source[] = {"src/app.c", "src/calc.py", "src/util.rs", NULL};
+	const char *source[] = {"src/app.c", "src/calc.py", "src/util.rs", "src", NULL}; /* "src": a directory */
 	run(&f, source, "", &r);
 	expect_status(&r, WEAKENING_PASS, "");
 	cr_assert(strstr(r.message, "no test file"), "%s", r.message);
