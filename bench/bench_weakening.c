@@ -1,0 +1,183 @@
+/* bench_weakening.c - what A1's no-assertion-weakening costs per changed test file.
+ *
+ *   bench_weakening [--reps 21] [--dir /dev/shm]
+ *
+ * For each language the rule judges, a test file of 100 and of 2,000 lines is written into a
+ * pre tree and, with one assertion replaced by a tautology in its middle, into a post tree;
+ * weakening_check judges that one changed path (a FAIL). Printed per row: the median and the
+ * best of --reps runs, and the ratio to the baseline row measured in the same run: the
+ * Python helper (python3 started per call, Python's ast) on the file of the same size.
+ * Rows: python (the helper), javascript and typescript (tree-sitter, in process), and
+ * configuration (package.json, Cargo.toml, pyproject.toml judged on their test keys). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "verify/weakening.h"
+
+static double now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void put(const char *root, const char *rel, const char *text, size_t n)
+{
+	char *path = fs_join(root, rel);
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	fs_mkdir_p(dir, 0755, NULL);
+	FILE *f = fopen(path, "w");
+	if (!f || fwrite(text, 1, n, f) != n) {
+		fprintf(stderr, "bench_weakening: cannot write %s\n", path);
+		exit(1);
+	}
+	fclose(f);
+	free(dir);
+	free(path);
+}
+
+/* A test file of about `lines` lines; `cheat` replaces the middle test's assertion. */
+static void python_file(struct buf *b, int lines, int cheat)
+{
+	int tests = lines / 4;
+	for (int i = 0; i < tests; i++) {
+		if (cheat && i == tests / 2)
+			buf_printf(b, "def test_case_%d():\n    assert True\n\n\n", i);
+		else
+			buf_printf(b, "def test_case_%d():\n    assert compute(%d, %d) == %d\n\n\n", i, i, i + 1, 2 * i + 1);
+	}
+}
+
+static void js_file(struct buf *b, int lines, int cheat, int ts)
+{
+	int tests = lines / 4;
+	buf_printf(b, "describe('compute', () => {\n");
+	for (int i = 0; i < tests; i++) {
+		if (cheat && i == tests / 2)
+			buf_printf(b, "  it('case %d', () => {\n    expect(true).toBe(true);\n  });\n\n", i);
+		else
+			buf_printf(b, "  it('case %d', () => {\n    expect(compute(%d, %d)%s).toBe(%d);\n  });\n\n", i, i, i + 1,
+				   ts ? " as number" : "", 2 * i + 1);
+	}
+	buf_printf(b, "});\n");
+}
+
+struct row {
+	const char *name, *path;
+	int lines;
+	double median, best;
+};
+
+static void measure(const char *dir, struct row *r, int reps, const char *pre, size_t pre_n, const char *post, size_t post_n)
+{
+	char *pre_root = xasprintf("%s/pre", dir), *post_root = xasprintf("%s/post", dir);
+	put(pre_root, r->path, pre, pre_n);
+	put(post_root, r->path, post, post_n);
+	const char *changed[] = {r->path, NULL};
+	double *t = xcalloc((size_t)reps, sizeof *t);
+	for (int i = 0; i < reps; i++) {
+		struct weakening_input in = {.pre_root = pre_root, .post_root = post_root, .changed = changed, .scope = ""};
+		struct weakening_result res;
+		struct err e = {0};
+		double t0 = now_us();
+		if (weakening_check(&in, &res, &e) != 0) {
+			fprintf(stderr, "bench_weakening: %s: %s\n", r->name, e.msg);
+			exit(1);
+		}
+		t[i] = now_us() - t0;
+		if (i == 0 && res.status == WEAKENING_PASS)
+			fprintf(stderr, "bench_weakening: %s judged PASS (a cheat): %s\n", r->name, res.message);
+		weakening_result_free(&res);
+	}
+	qsort(t, (size_t)reps, sizeof *t, cmp_d);
+	r->median = t[reps / 2];
+	r->best = t[0];
+	free(t);
+	free(pre_root);
+	free(post_root);
+}
+
+int main(int argc, char **argv)
+{
+	int reps = 21;
+	const char *base = "/dev/shm";
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+			base = argv[++i];
+		else {
+			fprintf(stderr, "usage: bench_weakening [--reps N] [--dir DIR]\n");
+			return 2;
+		}
+	}
+	if (reps < 1)
+		reps = 1;
+	char *dir = xasprintf("%s/bench-weakening-XXXXXX", base);
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	static const int sizes[] = {100, 2000};
+	printf("bench_weakening: %d reps per row; ms per changed file (median, best); ratio = median / the python "
+	       "helper's median at the same size\n",
+	       reps);
+	printf("%-12s %6s %10s %10s %8s\n", "judge", "lines", "median", "best", "ratio");
+	for (size_t s = 0; s < 2; s++) {
+		int lines = sizes[s];
+		struct buf pre = {0}, post = {0};
+		python_file(&pre, lines, 0);
+		python_file(&post, lines, 1);
+		struct row py = {"python", "tests/test_bench.py", lines, 0, 0};
+		measure(dir, &py, reps, pre.p, pre.len, post.p, post.len);
+		printf("%-12s %6d %10.2f %10.2f %8s\n", py.name, lines, py.median / 1e3, py.best / 1e3, "1.00");
+		buf_free(&pre);
+		buf_free(&post);
+		for (int ts = 0; ts < 2; ts++) {
+			struct buf a = {0}, b = {0};
+			js_file(&a, lines, 0, ts);
+			js_file(&b, lines, 1, ts);
+			struct row js = {ts ? "typescript" : "javascript", ts ? "src/bench.test.ts" : "src/bench.test.js", lines, 0, 0};
+			measure(dir, &js, reps, a.p, a.len, b.p, b.len);
+			printf("%-12s %6d %10.2f %10.2f %8.3f\n", js.name, lines, js.median / 1e3, js.best / 1e3, js.median / py.median);
+			buf_free(&a);
+			buf_free(&b);
+		}
+	}
+	/* Configuration: a dependency bump (PASS) in files of realistic size. */
+	static const struct {
+		const char *path, *pre, *post;
+	} cfg[] = {
+	    {"package.json", "{\"name\":\"a\",\"scripts\":{\"test\":\"jest\"},\"dependencies\":{\"x\":\"1.0.0\"}}",
+	     "{\"name\":\"a\",\"scripts\":{\"test\":\"jest\"},\"dependencies\":{\"x\":\"1.0.1\"}}"},
+	    {"Cargo.toml", "[package]\nname = \"a\"\n[dependencies]\nserde = \"1.0.1\"\n[[test]]\nname = \"it\"\n",
+	     "[package]\nname = \"a\"\n[dependencies]\nserde = \"1.0.2\"\n[[test]]\nname = \"it\"\n"},
+	    {"pyproject.toml", "[project]\nname = \"a\"\ndependencies = [\"x==1\"]\n[tool.pytest.ini_options]\naddopts = \"-q\"\n",
+	     "[project]\nname = \"a\"\ndependencies = [\"x==2\"]\n[tool.pytest.ini_options]\naddopts = \"-q\"\n"},
+	};
+	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
+		struct row r = {cfg[i].path, cfg[i].path, 0, 0, 0};
+		measure(dir, &r, reps, cfg[i].pre, strlen(cfg[i].pre), cfg[i].post, strlen(cfg[i].post));
+		printf("%-14s %4s %10.3f %10.3f %8s\n", r.name, "-", r.median / 1e3, r.best / 1e3, "");
+	}
+	char *rm = xasprintf("rm -rf '%s'", dir);
+	if (system(rm) != 0)
+		fprintf(stderr, "bench_weakening: could not remove %s\n", dir);
+	free(rm);
+	free(dir);
+	return 0;
+}
