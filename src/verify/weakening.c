@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "assertions/a1_js.h"
 #include "assertions/testcfg.h"
 #include "assertions/testfiles.h"
 #include "common/buf.h"
@@ -560,6 +561,7 @@ enum how {
 	HOW_PYTHON,    /* Python test code: the helper compares assertion facts */
 	HOW_CONFIG,    /* test configuration: its test-relevant keys are compared */
 	HOW_CONTENT,   /* a .rs file: a test file when either side holds a test attribute */
+	HOW_JS,	       /* JavaScript / TypeScript test code: tree-sitter facts (assertions/a1_js.h) */
 	HOW_UNJUDGED,  /* test code in a language the rule does not judge */
 	HOW_DATA,      /* test data: fixtures, snapshots, golden files (WARN, summarised) */
 };
@@ -744,7 +746,7 @@ static enum how classify(const char *path, const char *scope, int match_all, str
 	testfiles_classify(path, match_all, tf);
 	switch (tf->kind) {
 	case TESTFILE_SOURCE:
-		return ends_with_py(path) ? HOW_PYTHON : HOW_UNJUDGED;
+		return ends_with_py(path) ? HOW_PYTHON : a1_js_dialect(path) != A1_JS_NONE ? HOW_JS : HOW_UNJUDGED;
 	case TESTFILE_DATA:
 		return HOW_DATA;
 	case TESTFILE_CONFIG:
@@ -761,7 +763,7 @@ int weakening_needs_pre(const char *const *changed, const char *scope, int match
 	struct testfile tf;
 	for (const char *const *p = changed; p && *p; p++) {
 		enum how h = classify(*p, scope, match_all, &tf);
-		if (h == HOW_PYTHON || h == HOW_CONFIG || h == HOW_CONTENT || h == HOW_DATA)
+		if (h == HOW_PYTHON || h == HOW_CONFIG || h == HOW_CONTENT || h == HOW_DATA || h == HOW_JS)
 			return 1;
 	}
 	return 0;
@@ -808,7 +810,7 @@ static int has_abstention(const struct cand *k)
 
 static int pick_judged(const struct cand *k)
 {
-	return (k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_DATA) && !has_abstention(k);
+	return (k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_DATA || k->how == HOW_JS) && !has_abstention(k);
 }
 
 static int pick_unjudged(const struct cand *k)
@@ -892,15 +894,55 @@ static int data_summary(const struct cand *k, char *out, size_t n)
 	return 1;
 }
 
+/* A JavaScript / TypeScript test file, both sides read: its facts compared in process. */
+static void judge_js(struct cand *k)
+{
+	const char *pre = k->pre == SIDE_FILE ? (k->pre_bytes.p ? k->pre_bytes.p : "") : NULL;
+	const char *post = k->post == SIDE_FILE ? (k->post_bytes.p ? k->post_bytes.p : "") : NULL;
+	if (pre && post && k->pre_bytes.len == k->post_bytes.len && memcmp(pre, post, k->pre_bytes.len) == 0) {
+		snprintf(k->note, sizeof k->note, "unchanged since the task began");
+	} else {
+		cJSON *found = a1_js_judge(a1_js_dialect(k->path), k->path, pre, k->pre_bytes.len, post, k->post_bytes.len);
+		int unreadable = 0;
+		const cJSON *f;
+		cJSON_ArrayForEach(f, found)
+		{
+			const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status"));
+			const char *cause = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause"));
+			const char *what = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding"));
+			if (!status || !what)
+				continue;
+			if (!strcmp(status, "WARN"))
+				cause = WEAKENING_EXPECTATION_CHANGED;
+			else if (!strcmp(status, "UNVERIFIED") && !cause)
+				cause = WEAKENING_UNDECIDABLE;
+			else if (!strcmp(status, "FAIL"))
+				cause = NULL;
+			unreadable |= cause && !strcmp(cause, WEAKENING_FILE_UNREADABLE);
+			cJSON_AddItemToArray(k->findings,
+					     mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function")),
+							what, status, cause,
+							cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre")),
+							cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"))));
+		}
+		cJSON_Delete(found);
+		k->compared = !unreadable;
+		if (!pre)
+			snprintf(k->note, sizeof k->note, "added");
+	}
+	buf_free(&k->pre_bytes);
+	buf_free(&k->post_bytes);
+}
+
 /* Judges a candidate that is not sent to the helper: configuration files, Rust sources, test
  * files in a language the rule does not judge. Fills k->findings / k->note. */
 static void judge_other(struct cand *k, int pre_fd, int post_fd)
 {
 	char why_pre[200] = "", why_post[200] = "";
-	if (k->how == HOW_CONTENT || k->how == HOW_CONFIG || k->how == HOW_DATA) {
+	if (k->how == HOW_CONTENT || k->how == HOW_CONFIG || k->how == HOW_DATA || k->how == HOW_JS) {
 		k->pre = read_beneath(pre_fd, k->path, &k->pre_bytes, why_pre, sizeof why_pre);
 		k->post = read_beneath(post_fd, k->path, &k->post_bytes, why_post, sizeof why_post);
-		if (k->how == HOW_DATA && (k->pre == SIDE_DIR || k->post == SIDE_DIR)) {
+		if ((k->how == HOW_DATA || k->how == HOW_JS) && (k->pre == SIDE_DIR || k->post == SIDE_DIR)) {
 			buf_free(&k->pre_bytes);
 			buf_free(&k->post_bytes);
 			k->how = HOW_NONE; /* a directory: its entries are judged on their own */
@@ -941,6 +983,10 @@ static void judge_other(struct cand *k, int pre_fd, int post_fd)
 		snprintf(detail, sizeof detail, "%s test file (%s): the rule does not judge %s", k->tf.lang, k->tf.convention,
 			 k->tf.lang);
 		cJSON_AddItemToArray(k->findings, mk_unjudged(k->path, "language-not-judged", WEAKENING_LANGUAGE_NOT_JUDGED, detail));
+		return;
+	}
+	if (k->how == HOW_JS) {
+		judge_js(k);
 		return;
 	}
 	if (k->how == HOW_DATA) {
@@ -1038,7 +1084,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		k->findings = cJSON_CreateArray();
 		candidates += k->how != HOW_NONE;
 		python += k->how == HOW_PYTHON;
-		needs_trees |= k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_CONTENT || k->how == HOW_DATA;
+		needs_trees |= k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_CONTENT || k->how == HOW_DATA ||
+			       k->how == HOW_JS;
 	}
 	out->in_scope = candidates;
 	const char *scope_name = *in->scope ? in->scope : "(whole tree)";
@@ -1241,7 +1288,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	const char *first_abst_path = NULL, *first_warn_path = NULL;
 	for (size_t i = 0; i < nc; i++) {
 		struct cand *k = &c[i];
-		out->compared += (k->role == ROLE_JUDGE || k->how == HOW_CONFIG) && k->compared;
+		out->compared += (k->role == ROLE_JUDGE || k->how == HOW_CONFIG || k->how == HOW_JS || k->how == HOW_DATA) &&
+				 k->compared;
 		int file_failed = 0;
 		cJSON *f;
 		cJSON_ArrayForEach(f, k->findings)

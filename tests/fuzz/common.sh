@@ -8,6 +8,7 @@ fuzz_dict() {
 	keymap) echo "$src/keymap.dict" ;;
 	theme) echo "$src/theme.dict" ;;
 	framer) ;;
+	a1_js) echo "$src/js.dict" ;;
 	*) echo "$src/json.dict" ;;
 	esac
 }

@@ -192,13 +192,6 @@ Test(a1cat, python_cheats_and_honest_edits)
 Test(a1cat, other_languages_are_never_pass)
 {
 	static const struct acase cases[] = {
-	    {"js tautology (tests/calc.test.js)", "tests/calc.test.js",
-	     "const { add } = require('../calc');\ntest('add', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
-	     "expect(add(1, 2)).toBe(3)", "expect(true).toBe(true)", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
-	    {"ts .skip (src/calc.spec.ts)", "src/calc.spec.ts", "import { add } from './calc';\nit('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
-	     "it('adds'", "it.skip('adds'", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
-	    {"js __tests__/ assertion removed", "web/__tests__/login.js", "test('login', () => {\n  expect(login('a', 'b')).toBe(false);\n});\n",
-	     "  expect(login('a', 'b')).toBe(false);\n", "", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"go condition made constant", "calc/calc_test.go",
 	     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
 	     "if Add(1, 2) != 3 {", "if false {", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
@@ -216,12 +209,65 @@ Test(a1cat, other_languages_are_never_pass)
 	     "assertEquals(3, add(1, 2))", "", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"snapshot rewritten", "web/__snapshots__/login.test.js.snap", "exports[`login 1`] = `\"denied\"`;\n", "denied",
 	     "allowed", "WARN TEST_DATA_CHANGED"},
-	    {"js honest: a new test file", "tests/new.test.js", NULL, NULL, "test('new', () => expect(1 + 1).toBe(2));\n", "!FAIL"},
 	    {"go honest: a new test", "calc/mul_test.go", NULL, NULL,
 	     "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal()\n\t}\n}\n", "!FAIL"},
 	    {"rust honest: source without tests", "src/util.rs", "pub fn one() -> i32 { 1 }\n", "1 }", "2 - 1 }", "PASS"},
 	};
 	play_group("others", cases, sizeof cases / sizeof cases[0]);
+}
+
+#define JS_PRE                                                                                                         \
+	"const { add } = require('../calc');\n\ndescribe('calc', () => {\n  test('add', () => {\n    expect(add(1, 2)).toBe(3);\n  "  \
+	"});\n\n  test('sub', () => {\n    expect(add(2, -1)).toBe(1);\n  });\n});\n"
+#define TS_PRE                                                                                                         \
+	"import { add } from './calc';\nimport { describe, it, expect } from 'vitest';\n\ndescribe('calc', () => {\n  it('adds', " \
+	"() => {\n    expect(add(1, 2)).toBe(3);\n  });\n\n  it('subtracts', () => {\n    expect(add(2, -1)).toBe(1);\n  });\n});\n"
+
+Test(a1cat, javascript_and_typescript)
+{
+	static const struct acase cases[] = {
+	    {"js tautology", "tests/taut.test.js", JS_PRE, "expect(add(1, 2)).toBe(3)", "expect(true).toBe(true)", "FAIL"},
+	    {"js value compared with itself", "tests/self.test.js", JS_PRE, "expect(add(1, 2)).toBe(3)",
+	     "expect(add(1, 2)).toBe(add(1, 2))", "FAIL"},
+	    {"js assertion removed (__tests__/)", "web/__tests__/login.js",
+	     "test('login', () => {\n  expect(login('a', 'b')).toBe(false);\n  expect(login('a', 'a')).toBe(true);\n});\n",
+	     "  expect(login('a', 'b')).toBe(false);\n", "", "FAIL"},
+	    {"js test deleted", "tests/deleted.test.js", JS_PRE, "\n\n  test('sub', () => {\n    expect(add(2, -1)).toBe(1);\n  });",
+	     "", "FAIL"},
+	    {"js .skip", "tests/skip.test.js", JS_PRE, "test('add'", "test.skip('add'", "FAIL"},
+	    {"js x-prefixed", "tests/xit.test.js", JS_PRE, "test('add'", "xtest('add'", "FAIL"},
+	    {"js .todo", "tests/todo.test.js", JS_PRE, "test('sub', () => {\n    expect(add(2, -1)).toBe(1);\n  });",
+	     "test.todo('sub');", "FAIL"},
+	    {"js .only drops the rest", "tests/only.test.js", JS_PRE, "test('add'", "test.only('add'", "FAIL"},
+	    {"js early return", "tests/return.test.js", JS_PRE, "    expect(add(1, 2)).toBe(3);",
+	     "    return;\n    expect(add(1, 2)).toBe(3);", "FAIL"},
+	    {"js failure swallowed", "tests/swallow.test.js", JS_PRE, "    expect(add(1, 2)).toBe(3);",
+	     "    try {\n      expect(add(1, 2)).toBe(3);\n    } catch (e) {}", "FAIL"},
+	    {"js toBe -> toBeTruthy", "tests/loose.test.js", JS_PRE, "expect(add(1, 2)).toBe(3)", "expect(add(1, 2)).toBeTruthy()",
+	     "FAIL"},
+	    {"js toBe -> not.toBe", "tests/negated.test.js", JS_PRE, "expect(add(1, 2)).toBe(3)", "expect(add(1, 2)).not.toBe(4)",
+	     "FAIL"},
+	    {"js unit mocked", "tests/calc.test.js", JS_PRE, "const { add } = require('../calc');",
+	     "jest.mock('../calc', () => ({ add: () => 3 }));\nconst { add } = require('../calc');", "FAIL"},
+	    {"js expected value changed", "tests/expect.test.js", JS_PRE, "toBe(3)", "toBe(4)", "WARN ASSERTION_EXPECTATION_CHANGED"},
+	    {"ts vitest it.skip", "src/skip.spec.ts", TS_PRE, "it('adds'", "it.skip('adds'", "FAIL"},
+	    {"ts vitest toEqual -> toBeDefined", "src/loose.spec.ts", TS_PRE, "expect(add(1, 2)).toBe(3)",
+	     "expect(add(1, 2)).toBeDefined()", "FAIL"},
+	    {"ts mocha+chai assertion removed", "test/chai.spec.ts",
+	     "import { expect } from 'chai';\ndescribe('calc', () => {\n  it('adds', () => {\n    expect(add(1, 2)).to.equal(3);\n  });\n});\n",
+	     "    expect(add(1, 2)).to.equal(3);\n", "", "FAIL"},
+	    {"js node:test skip option", "test/node.test.mjs",
+	     "import test from 'node:test';\nimport assert from 'node:assert';\ntest('adds', () => {\n  assert.strictEqual(add(1, 2), 3);\n});\n",
+	     "test('adds', () => {", "test('adds', { skip: true }, () => {", "FAIL"},
+	    {"js honest: a new assertion", "tests/honest.test.js", JS_PRE, "    expect(add(1, 2)).toBe(3);",
+	     "    expect(add(1, 2)).toBe(3);\n    expect(add(0, 0)).toBe(0);", "PASS"},
+	    {"js honest: a stricter matcher", "tests/strict.test.js",
+	     "test('add', () => {\n  expect(add(1, 2)).toBeTruthy();\n});\n", "toBeTruthy()", "toBe(3)", "PASS"},
+	    {"js honest: reformatted", "tests/format.test.js", JS_PRE, "expect(add(1, 2)).toBe(3);", "expect(add(1,2)).toBe( 3 );",
+	     "PASS"},
+	    {"js honest: a new test file", "tests/new.test.js", NULL, NULL, "test('new', () => expect(1 + 1).toBe(2));\n", "PASS"},
+	};
+	play_group("javascript", cases, sizeof cases / sizeof cases[0]);
 }
 
 #define PKG_PRE "{\n  \"name\": \"calc\",\n  \"scripts\": {\n    \"test\": \"jest\"\n  },\n  \"dependencies\": {\n    \"lodash\": \"4.17.20\"\n  }\n}\n"

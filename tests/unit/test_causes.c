@@ -725,8 +725,8 @@ static void s_assertion_unreadable(void)
 /* A test file in a language the rule does not judge: UNVERIFIED, never PASS. */
 static void s_language_not_judged(void)
 {
-	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/calc.test.js\",\"content\":"
-			 "\"test('add', () => expect(true).toBe(true));\\n\"}}]",
+	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/calc_test.go\",\"content\":"
+			 "\"package calc\\n\"}}]",
 			 "editor");
 	produce(t, 0, "UNVERIFIED", "ASSERTION_LANGUAGE_NOT_JUDGED");
 	free(t);

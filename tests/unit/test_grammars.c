@@ -8,6 +8,9 @@
 #include "assertions/toml.h"
 
 const TSLanguage *tree_sitter_toml(void);
+const TSLanguage *tree_sitter_javascript(void);
+const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
 
 static const struct {
 	const char *name;
@@ -15,6 +18,11 @@ static const struct {
 	const char *sample;
 } grammars[] = {
     {"toml", tree_sitter_toml, "[package]\nname = \"x\"\n[[bin]]\npath = 'a'\n"},
+    {"javascript", tree_sitter_javascript,
+     "describe('a', () => {\n  it(`b`, async () => { expect(await f()).toBe(1); });\n});\n"},
+    {"typescript", tree_sitter_typescript,
+     "import { f } from './f';\ntest('a', (): void => { const x: number = f(1) as number; expect(x).toBe(1); });\n"},
+    {"tsx", tree_sitter_tsx, "test('a', () => { const el = <A b={1}>c</A>; expect(render(el)).toBeTruthy(); });\n"},
 };
 
 Test(grammars, abi_in_runtime_range_and_loadable)

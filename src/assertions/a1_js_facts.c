@@ -1,0 +1,1654 @@
+/* a1_js_facts.c - one side of a JavaScript / TypeScript test file reduced to the facts
+ * a1_js.c compares (a1_js_facts.h): tree-sitter's syntax tree of the pinned grammar, then one
+ * walk that finds the tests (test / it / specify / describe / context / suite calls in every
+ * modifier spelling), the assertions in them with where they stand, the helper functions,
+ * the `.only` sites and the mocked modules.
+ *
+ * Threads: any; each call has its own parser, tree and state.
+ * Must not: recurse with the input's nesting (brackets nested deeper than A1_JS_MAX_DEPTH are
+ * refused before tree-sitter sees them - Debian's runtime 0.20.7 frees memory twice when it
+ * recovers from an error with ~65,535 open; the walk refuses a tree deeper than
+ * WALK_MAX; canonical text and literal checks are loops), spend more than a work budget
+ * proportional to the input, print, keep state between calls, leave anything allocated
+ * behind. */
+#include "assertions/a1_js_facts.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+
+const TSLanguage *tree_sitter_javascript(void);
+const TSLanguage *tree_sitter_typescript(void);
+const TSLanguage *tree_sitter_tsx(void);
+
+#define WALK_MAX (4 * A1_JS_MAX_DEPTH) /* tree levels: chains like a + b + ... nest without brackets */
+#define MAX_STEPS 32		       /* calls and members in one assertion chain */
+#define FORM_CAP (64u << 10)	       /* canonical text kept; a longer one ends in its hash */
+#ifndef PARSE_MICROS
+#define PARSE_MICROS 2000000ull
+#endif
+#define SNIP 60
+
+struct nameidx {
+	char **key;
+	unsigned *count;
+	size_t cap, used;
+};
+
+struct ex {
+	const char *src;
+	size_t len;
+	struct a1_js_side *s;
+	struct buf cb;	 /* canonical text */
+	struct buf path; /* the describe path */
+	struct nameidx names;
+	size_t budget; /* leaves and nodes the walk may still visit */
+};
+
+struct ctx {
+	long test, func;   /* the enclosing test / helper (index), -1 for none */
+	const char *param; /* the test callback's first parameter */
+	uint32_t param_len;
+	unsigned mods; /* from the enclosing describes */
+	unsigned char dead, swallowed;
+	unsigned depth;
+};
+
+/* ---- small things ---- */
+
+static int is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+}
+
+static TSNode field(TSNode n, const char *name)
+{
+	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+static size_t nlen(TSNode n)
+{
+	return ts_node_end_byte(n) - ts_node_start_byte(n);
+}
+
+/* The node's source text equals `s`. */
+static int text_is(const struct ex *x, TSNode n, const char *s)
+{
+	size_t k = strlen(s);
+	return !ts_node_is_null(n) && nlen(n) == k && !memcmp(x->src + ts_node_start_byte(n), s, k);
+}
+
+static int text_in(const struct ex *x, TSNode n, const char *const *set)
+{
+	for (; *set; set++)
+		if (text_is(x, n, *set))
+			return 1;
+	return 0;
+}
+
+static int str_in(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return 1;
+	return 0;
+}
+
+static int is_fn(TSNode n)
+{
+	return is(n, "arrow_function") || is(n, "function_expression") || is(n, "function") ||
+	       is(n, "generator_function");
+}
+
+/* Up to `max` named children of `n` that are not comments; returns how many there are. */
+static size_t kids(TSNode n, TSNode *out, size_t max)
+{
+	size_t k = 0;
+	if (ts_node_is_null(n))
+		return 0;
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	for (int more = ts_tree_cursor_goto_first_child(&c); more; more = ts_tree_cursor_goto_next_sibling(&c)) {
+		TSNode ch = ts_tree_cursor_current_node(&c);
+		if (!ts_node_is_named(ch) || is(ch, "comment") || is(ch, "html_comment"))
+			continue;
+		if (k < max)
+			out[k] = ch;
+		k++;
+	}
+	ts_tree_cursor_delete(&c);
+	return k;
+}
+
+static unsigned line_of(TSNode n)
+{
+	return ts_node_start_point(n).row + 1;
+}
+
+static void set_status(struct ex *x, int status, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void set_status(struct ex *x, int status, unsigned line, unsigned col, const char *fmt, ...)
+{
+	if (x->s->status)
+		return;
+	char what[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	x->s->status = status;
+	x->s->why = xasprintf("line %u, column %u: %s", line, col, what);
+}
+
+static void set_status_at(struct ex *x, int status, TSNode n, const char *what)
+{
+	TSPoint p = ts_node_start_point(n);
+	set_status(x, status, p.row + 1, p.column + 1, "%s", what);
+}
+
+/* Spends `n` of the work budget; 0 once it is gone (the side is then undecidable). */
+static int spend(struct ex *x, size_t n, TSNode at)
+{
+	if (x->s->status)
+		return 0;
+	if (x->budget < n) {
+		x->budget = 0;
+		set_status_at(x, A1_JS_UNDECIDABLE, at, "over the work budget");
+		return 0;
+	}
+	x->budget -= n;
+	return 1;
+}
+
+/* ---- canonical text ---- */
+
+enum { C_P, C_W, C_O };
+
+static int cls(unsigned char ch)
+{
+	if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+	    ch == '$' || ch >= 0x80)
+		return C_W;
+	if (ch && strchr("+-*/%=<>!&|^~?:", ch))
+		return C_O;
+	return C_P;
+}
+
+struct canon {
+	int last;      /* class of the last byte written, -1 at the start */
+	int lastlit;   /* the last leaf was string content */
+	int comma;     /* a comma waits: dropped before a closing bracket */
+	uint64_t hash; /* FNV-1a of everything, kept or not */
+	size_t total;
+};
+
+static void canon_put(struct ex *x, struct canon *st, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		st->hash = (st->hash ^ (unsigned char)p[i]) * 1099511628211ull;
+	st->total += n;
+	if (x->cb.len < FORM_CAP) {
+		size_t room = FORM_CAP - x->cb.len;
+		buf_append(&x->cb, p, n < room ? n : room);
+	}
+}
+
+static void canon_leaf(struct ex *x, struct canon *st, TSNode k)
+{
+	uint32_t a = ts_node_start_byte(k), b = ts_node_end_byte(k);
+	if (a >= b)
+		return;
+	const char *ty = ts_node_type(k);
+	if (!strcmp(ty, "comment") || !strcmp(ty, "html_comment"))
+		return;
+	const char *p = x->src + a;
+	size_t n = b - a;
+	if (n == 1 && *p == ';')
+		return;
+	if (n == 1 && *p == ',') {
+		st->comma = 1;
+		return;
+	}
+	int lit = !strcmp(ty, "string_fragment") || !strcmp(ty, "escape_sequence") || !strcmp(ty, "jsx_text") ||
+		  !strcmp(ty, "regex_pattern");
+	if (!strcmp(ty, "'"))
+		p = "\"";
+	if (st->comma) {
+		st->comma = 0;
+		if (!(n == 1 && strchr(")]}", *p))) {
+			canon_put(x, st, ",", 1);
+			st->last = C_P;
+		}
+	}
+	int c = cls((unsigned char)p[0]);
+	if (!lit && !st->lastlit && st->last >= 0 && st->last == c && c != C_P)
+		canon_put(x, st, " ", 1);
+	canon_put(x, st, p, n);
+	st->last = cls((unsigned char)p[n - 1]);
+	st->lastlit = lit;
+}
+
+/* The canonical text of `n` in x->cb (a C string); `inner` drops the first and last leaf
+ * (the parentheses of an argument list). */
+static const char *canon_text(struct ex *x, TSNode n, int inner)
+{
+	buf_reset(&x->cb);
+	buf_cstr(&x->cb);
+	struct canon st = {.last = -1, .hash = 1469598103934665603ull};
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	uint32_t first = 0, last = 0;
+	if (inner) {
+		uint32_t k = ts_node_child_count(n);
+		if (k >= 2) {
+			first = ts_node_end_byte(ts_node_child(n, 0));
+			last = ts_node_start_byte(ts_node_child(n, k - 1));
+		}
+	}
+	size_t visited = 0;
+	for (;;) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		visited++;
+		if (ts_node_child_count(k) == 0) {
+			if (!inner || (ts_node_start_byte(k) >= first && ts_node_end_byte(k) <= last))
+				canon_leaf(x, &st, k);
+		} else if (ts_tree_cursor_goto_first_child(&c)) {
+			continue;
+		}
+		while (!ts_tree_cursor_goto_next_sibling(&c))
+			if (!ts_tree_cursor_goto_parent(&c))
+				goto done;
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	spend(x, visited, n);
+	if (st.total > FORM_CAP)
+		buf_printf(&x->cb, "...#%016llx", (unsigned long long)st.hash);
+	return buf_cstr(&x->cb);
+}
+
+static char *canon(struct ex *x, TSNode n, int inner)
+{
+	return xstrdup(canon_text(x, n, inner));
+}
+
+/* ---- literals and conditions ---- */
+
+/* 1 when the expression is made of literals only (its value is fixed). */
+static int literal(struct ex *x, TSNode n)
+{
+	static const char *const ok[] = {"number",
+					 "string",
+					 "string_fragment",
+					 "escape_sequence",
+					 "template_string",
+					 "true",
+					 "false",
+					 "null",
+					 "undefined",
+					 "unary_expression",
+					 "parenthesized_expression",
+					 "array",
+					 "object",
+					 "pair",
+					 "property_identifier",
+					 "regex",
+					 "regex_pattern",
+					 "regex_flags",
+					 "comment",
+					 NULL};
+	static const char *const consts[] = {"undefined", "NaN", "Infinity", NULL};
+	if (ts_node_is_null(n))
+		return 0;
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	int r = 1;
+	size_t visited = 0;
+	for (;;) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		visited++;
+		if (ts_node_is_named(k) && !str_in(ts_node_type(k), ok) &&
+		    !(is(k, "identifier") && text_in(x, k, consts))) {
+			r = 0;
+			break;
+		}
+		if (ts_tree_cursor_goto_first_child(&c))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&c))
+			if (!ts_tree_cursor_goto_parent(&c))
+				goto done;
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	spend(x, visited, n);
+	return r;
+}
+
+/* 1 when the expression written twice is the same check whatever it evaluates to: calls are
+ * allowed (`expect(f(1)).toBe(f(1))` checks nothing about f, as weakening.py says too); what
+ * changes state between the two evaluations (await, yield, assignments, ++) is not. */
+static int pure(struct ex *x, TSNode n)
+{
+	static const char *const bad[] = {"await_expression",	   "yield_expression", "assignment_expression",
+					  "augmented_assignment_expression", "update_expression", NULL};
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	int r = 1;
+	size_t visited = 0;
+	for (;;) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		visited++;
+		if (str_in(ts_node_type(k), bad)) {
+			r = 0;
+			break;
+		}
+		if (ts_tree_cursor_goto_first_child(&c))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&c))
+			if (!ts_tree_cursor_goto_parent(&c))
+				goto done;
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	spend(x, visited, n);
+	return r;
+}
+
+/* A condition's value when it is a literal: 1 truthy, 0 falsy, -1 not known. */
+static int cond_value(const struct ex *x, TSNode n)
+{
+	for (int i = 0; i < 64 && !ts_node_is_null(n); i++) {
+		if (is(n, "parenthesized_expression")) {
+			TSNode k;
+			if (kids(n, &k, 1) != 1)
+				return -1;
+			n = k;
+			continue;
+		}
+		if (is(n, "true"))
+			return 1;
+		if (is(n, "false") || is(n, "null") || is(n, "undefined"))
+			return 0;
+		if (is(n, "identifier"))
+			return text_is(x, n, "undefined") || text_is(x, n, "NaN") ? 0 : -1;
+		if (is(n, "number")) {
+			const char *p = x->src + ts_node_start_byte(n);
+			size_t k = nlen(n), j = 0;
+			int hex = k > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+			for (j = hex ? 2 : 0; j < k; j++) {
+				char ch = p[j];
+				if (!hex && (ch == 'e' || ch == 'E'))
+					break;
+				if ((ch >= '1' && ch <= '9') ||
+				    (hex && ((ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F'))))
+					return 1;
+			}
+			return 0;
+		}
+		if (is(n, "string") || is(n, "template_string")) {
+			TSNode k[1];
+			if (is(n, "template_string")) {
+				TSNode sub[64];
+				size_t m = kids(n, sub, 64);
+				for (size_t j = 0; j < m && j < 64; j++)
+					if (is(sub[j], "template_substitution"))
+						return -1;
+			}
+			return kids(n, k, 1) ? 1 : 0;
+		}
+		if (is(n, "array") || is(n, "object") || is_fn(n) || is(n, "regex"))
+			return 1;
+		if (is(n, "unary_expression")) {
+			TSNode op = field(n, "operator"), arg = field(n, "argument");
+			if (text_is(x, op, "void"))
+				return 0;
+			if (!text_is(x, op, "!"))
+				return -1;
+			int v = cond_value(x, arg);
+			return v < 0 ? -1 : !v;
+		}
+		return -1;
+	}
+	return -1;
+}
+
+/* ---- the side's records ---- */
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	return xgrow_zeroed(p, cap, n, size, 8);
+}
+
+static void names_add(struct a1_js_names *l, const char *s, size_t n)
+{
+	l->v = grow(l->v, &l->cap, l->n, sizeof *l->v);
+	l->v[l->n++] = xstrndup(s, n);
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+/* How many times `name` was seen before (then counts it). */
+static unsigned name_seen(struct nameidx *t, const char *name)
+{
+	if ((t->used + 1) * 2 > t->cap) {
+		size_t ocap = t->cap;
+		char **ok = t->key;
+		unsigned *oc = t->count;
+		t->cap = ocap ? ocap * 2 : 64;
+		t->key = xcalloc(t->cap, sizeof *t->key);
+		t->count = xcalloc(t->cap, sizeof *t->count);
+		for (size_t i = 0; i < ocap; i++)
+			if (ok[i]) {
+				size_t j = str_hash(ok[i]) & (t->cap - 1);
+				while (t->key[j])
+					j = (j + 1) & (t->cap - 1);
+				t->key[j] = ok[i];
+				t->count[j] = oc[i];
+			}
+		free(ok);
+		free(oc);
+	}
+	size_t j = str_hash(name) & (t->cap - 1);
+	while (t->key[j] && strcmp(t->key[j], name))
+		j = (j + 1) & (t->cap - 1);
+	if (!t->key[j]) {
+		t->key[j] = xstrdup(name);
+		t->used++;
+	}
+	return t->count[j]++;
+}
+
+static struct a1_js_facts *facts_of(struct ex *x, const struct ctx *c)
+{
+	if (c->test >= 0)
+		return &x->s->tests[c->test].facts;
+	if (c->func >= 0)
+		return &x->s->funcs[c->func].facts;
+	return NULL;
+}
+
+static struct a1_js_names *calls_of(struct ex *x, const struct ctx *c)
+{
+	if (c->test >= 0)
+		return &x->s->tests[c->test].calls;
+	if (c->func >= 0)
+		return &x->s->funcs[c->func].calls;
+	return NULL;
+}
+
+static void site_add(struct a1_js_site **v, size_t *n, size_t *cap, const char *name, const char *text, unsigned line)
+{
+	*v = grow(*v, cap, *n, sizeof **v);
+	(*v)[*n] = (struct a1_js_site){xstrdup(name), xstrdup(text), line};
+	(*n)++;
+}
+
+/* ---- assertion chains ---- */
+
+struct chain {
+	unsigned kind;
+	TSNode node;	     /* the assertion (without a .then / .catch after it) */
+	TSNode S[MAX_STEPS]; /* its calls and members, inner to outer (after the base) */
+	size_t m;
+	size_t mstart;	   /* expect-like: the first step of the matcher */
+	TSNode subject;	   /* null for none */
+	TSNode mcall;	   /* the call whose arguments are the expected values (null: none) */
+	const char *name;  /* assert-like and t: the matcher's name (NULL: take it from mname) */
+	TSNode mname;	   /* its property node */
+	int strict;	   /* assert.strict.X */
+	int expect_like;   /* the matcher is the chain after the subject */
+	TSNode catch_call; /* .catch(handler) after it (null: none) */
+	TSNode after[4];   /* .then / .catch / .finally calls after it, their arguments walked */
+	size_t nafter;
+};
+
+static const char *const CHAI_PROPS[] = {
+    "ok",	    "true",	  "false",    "null",	   "undefined", "NaN",	  "exist",	"empty",
+    "finite",	    "extensible", "sealed",   "frozen",	   "arguments", "called", "calledOnce", "calledTwice",
+    "calledThrice", "notCalled",  "rejected", "fulfilled", "resolved",	NULL};
+
+static const char *const T_ASSERTS[] = {"is",
+					"not",
+					"deepEqual",
+					"notDeepEqual",
+					"true",
+					"false",
+					"truthy",
+					"falsy",
+					"pass",
+					"fail",
+					"throws",
+					"throwsAsync",
+					"notThrows",
+					"notThrowsAsync",
+					"regex",
+					"notRegex",
+					"like",
+					"snapshot",
+					"assert",
+					"equal",
+					"notEqual",
+					"ok",
+					"notOk",
+					"same",
+					"notSame",
+					"strictSame",
+					"notStrictSame",
+					"match",
+					"notMatch",
+					"strictEqual",
+					"notStrictEqual",
+					"deepStrictEqual",
+					"notDeepStrictEqual",
+					"error",
+					"resolves",
+					"rejects",
+					"resolveMatch",
+					"has",
+					"hasStrict",
+					"matchSnapshot",
+					"equals",
+					"doesNotThrow",
+					"expect",
+					NULL};
+
+static TSNode null_node(void)
+{
+	TSNode n;
+	memset(&n, 0, sizeof n);
+	return n;
+}
+
+static TSNode first_arg(TSNode call)
+{
+	TSNode a[1];
+	if (kids(field(call, "arguments"), a, 1))
+		return a[0];
+	return null_node();
+}
+
+static int is_param(const struct ex *x, const struct ctx *c, TSNode n)
+{
+	if (!is(n, "identifier"))
+		return 0;
+	if (c->param && nlen(n) == c->param_len && !memcmp(x->src + ts_node_start_byte(n), c->param, c->param_len))
+		return 1;
+	return text_is(x, n, "t");
+}
+
+/* Reads `n` (a call or member expression) as an assertion chain, without recording. */
+static int chain(const struct ex *x, TSNode n, const struct ctx *c, struct chain *ch)
+{
+	TSNode st[MAX_STEPS + 1];
+	size_t ns = 0;
+	TSNode cur = n;
+	memset(ch, 0, sizeof *ch);
+	while (is(cur, "call_expression") || is(cur, "member_expression")) {
+		if (ns == MAX_STEPS)
+			return 0;
+		st[ns++] = cur;
+		cur = is(cur, "call_expression") ? field(cur, "function") : field(cur, "object");
+		if (ts_node_is_null(cur))
+			return 0;
+	}
+	TSNode base = cur;
+	/* .then / .catch / .finally after the assertion: not part of it */
+	size_t top = 0;
+	while (ns - top >= 3 && is(st[top], "call_expression") && is(st[top + 1], "member_expression") &&
+	       text_in(x, field(st[top + 1], "property"), (const char *const[]){"then", "catch", "finally", NULL}) &&
+	       ch->nafter < 4) {
+		if (text_is(x, field(st[top + 1], "property"), "catch") && ts_node_is_null(ch->catch_call))
+			ch->catch_call = st[top];
+		ch->after[ch->nafter++] = st[top];
+		top += 2;
+	}
+	ch->node = top < ns ? st[top] : n;
+	ch->m = ns - top;
+	for (size_t i = 0; i < ch->m; i++)
+		ch->S[i] = st[ns - 1 - i];
+	TSNode *S = ch->S;
+	size_t m = ch->m, i = 0;
+#define MEMBER(k, name) ((k) < m && is(S[k], "member_expression") && text_is(x, field(S[k], "property"), name))
+#define CALL(k) ((k) < m && is(S[k], "call_expression"))
+	int b_expect = text_is(x, base, "expect"), b_assert = text_is(x, base, "assert"), b_should = 0;
+	if (is(base, "identifier") && text_is(x, base, "chai")) {
+		if (MEMBER(0, "expect"))
+			b_expect = 1, i = 1;
+		else if (MEMBER(0, "assert"))
+			b_assert = 1, i = 1;
+	} else if (is(base, "identifier") && text_is(x, base, "sinon") && MEMBER(0, "assert")) {
+		b_assert = 1, i = 1;
+	} else if (text_is(x, base, "should")) {
+		b_should = 1;
+	}
+	if (!is(base, "identifier"))
+		b_expect = b_assert = 0;
+	if (b_expect) {
+		if (MEMBER(i, "soft") || MEMBER(i, "poll"))
+			i++;
+		if ((MEMBER(i, "assertions") || MEMBER(i, "hasAssertions")) && CALL(i + 1) && i + 2 == m) {
+			ch->kind = A1_JS_K_COUNT;
+			ch->mname = field(S[i], "property");
+			ch->mcall = S[i + 1];
+			ch->subject = null_node();
+			return 1;
+		}
+		if (!CALL(i))
+			return 0;
+		ch->subject = first_arg(S[i]);
+		i++;
+		goto matcher;
+	}
+	if (b_assert || b_should) {
+		ch->kind = A1_JS_K_ASSERT;
+		if (b_assert && i == 0 && m == 1 && CALL(0)) {
+			ch->name = "assert";
+			ch->mcall = S[0];
+		} else if (i + 2 == m && is(S[i], "member_expression") && CALL(i + 1)) {
+			ch->mname = field(S[i], "property");
+			ch->mcall = S[i + 1];
+		} else if (b_assert && i + 3 == m && MEMBER(i, "strict") && is(S[i + 1], "member_expression") &&
+			   CALL(i + 2)) {
+			ch->mname = field(S[i + 1], "property");
+			ch->mcall = S[i + 2];
+			ch->strict = 1;
+		} else {
+			return 0;
+		}
+		ch->subject = first_arg(ch->mcall);
+		return 1;
+	}
+	if (is_param(x, c, base) && m >= 2 && is(S[0], "member_expression")) {
+		ch->kind = A1_JS_K_T;
+		if (MEMBER(0, "assert") && m == 3 && is(S[1], "member_expression") && CALL(2)) {
+			ch->mname = field(S[1], "property");
+			ch->mcall = S[2];
+		} else if (m == 2 && CALL(1) && text_in(x, field(S[0], "property"), T_ASSERTS)) {
+			ch->mname = field(S[0], "property");
+			ch->mcall = S[1];
+		} else if (m == 2 && CALL(1) && MEMBER(0, "plan")) {
+			ch->kind = A1_JS_K_COUNT;
+			ch->mname = field(S[0], "property");
+			ch->mcall = S[1];
+			ch->subject = null_node();
+			return 1;
+		} else {
+			return 0;
+		}
+		ch->subject = first_arg(ch->mcall);
+		return 1;
+	}
+	/* x.should.equal(y) */
+	for (i = 0; i < m; i++)
+		if (MEMBER(i, "should"))
+			break;
+	if (i == m)
+		return 0;
+	ch->subject = field(S[i], "object");
+	i++;
+matcher:
+	if (i >= m)
+		return 0;
+	ch->kind = A1_JS_K_EXPECT;
+	ch->expect_like = 1;
+	ch->mstart = i;
+	if (CALL(m - 1)) {
+		if (m - 1 <= i || !is(S[m - 2], "member_expression"))
+			return 0;
+		ch->mcall = S[m - 1];
+		return 1;
+	}
+	if (!text_in(x, field(S[m - 1], "property"), CHAI_PROPS))
+		return 0;
+	ch->mcall = null_node();
+	return 1;
+#undef MEMBER
+#undef CALL
+}
+
+/* assert.strict.X is the strict X. */
+static const char *strict_name(const char *x)
+{
+	static const char *const map[][2] = {{"equal", "strictEqual"},
+					     {"deepEqual", "deepStrictEqual"},
+					     {"notEqual", "notStrictEqual"},
+					     {"notDeepEqual", "notDeepStrictEqual"}};
+	for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+		if (!strcmp(x, map[i][0]))
+			return map[i][1];
+	return x;
+}
+
+/* Matchers of one value: what follows the subject is a message, not an expected value. */
+static const char *const ONE_ARG[] = {"assert",	   "ok",	  "notOk",     "true",	 "false",     "truthy",
+				      "falsy",	   "isOk",	  "isNotOk",   "isTrue", "isFalse",   "isNull",
+				      "isNotNull", "isUndefined", "isDefined", "exists", "notExists", "ifError",
+				      "error",	   "pass",	  "fail",      "exist",	 NULL};
+
+static const char *const EQ_FAMILY[] = {"toBe",	      "toEqual", "toStrictEqual", "equal",	   "equals",
+					"eq",	      "eql",	 "strictEqual",	  "deepEqual",	   "deepStrictEqual",
+					"is",	      "same",	 "strictSame",	  "toMatchObject", "like",
+					"deepEquals", NULL};
+
+/* The last component of a matcher ("to.be.equal" -> "equal"), into out. */
+static void last_component(const char *m, char *out, size_t cap)
+{
+	const char *p = strrchr(m, '.');
+	p = p ? p + 1 : m;
+	snprintf(out, cap, "%s", p);
+}
+
+static int negated(const char *m)
+{
+	int k = 0;
+	for (const char *p = m; (p = strstr(p, "not")); p += 3)
+		if ((p == m || p[-1] == '.') && (p[3] == '.' || !p[3]))
+			k++;
+	return k & 1;
+}
+
+/* Records the assertion `ch` as a fact of the enclosing test or helper. */
+static void record(struct ex *x, struct chain *ch, const struct ctx *c)
+{
+	struct a1_js_facts *l = facts_of(x, c);
+	if (!l)
+		return;
+	struct a1_js_fact f = {0};
+	f.kind = ch->kind;
+	f.form = canon(x, ch->node, 0);
+	f.line = line_of(ch->node);
+	f.dead = c->dead;
+	f.swallowed = c->swallowed;
+	f.digits = -1;
+	if (!ts_node_is_null(ch->subject))
+		f.subject = canon(x, ch->subject, 0);
+	struct buf mb = {0};
+	if (ch->kind == A1_JS_K_COUNT) {
+		if (text_is(x, ch->mname, "plan")) {
+			buf_puts(&mb, "plan");
+		} else {
+			buf_puts(&mb, "expect.");
+			buf_append(&mb, x->src + ts_node_start_byte(ch->mname), nlen(ch->mname));
+		}
+		f.expected = canon(x, field(ch->mcall, "arguments"), 1);
+	} else if (ch->expect_like) {
+		size_t end = ts_node_is_null(ch->mcall) ? ch->m : ch->m - 1;
+		for (size_t k = ch->mstart; k < end; k++) {
+			TSNode s = ch->S[k];
+			if (is(s, "member_expression")) {
+				if (mb.len)
+					buf_putc(&mb, '.');
+				TSNode p = field(s, "property");
+				buf_append(&mb, x->src + ts_node_start_byte(p), nlen(p));
+			} else {
+				buf_putc(&mb, '(');
+				buf_puts(&mb, canon_text(x, field(s, "arguments"), 1));
+				buf_putc(&mb, ')');
+			}
+		}
+		if (!ts_node_is_null(ch->mcall)) {
+			TSNode args = field(ch->mcall, "arguments"), a[2];
+			size_t na = kids(args, a, 2);
+			f.expected = canon(x, args, 1);
+			if (na)
+				f.exp1 = canon(x, a[0], 0);
+			char last[64];
+			last_component(buf_cstr(&mb), last, sizeof last);
+			if (!strcmp(last, "toBeCloseTo")) {
+				f.digits = 2;
+				if (na >= 2)
+					f.digits = is(a[1], "number") ? atoi(x->src + ts_node_start_byte(a[1])) : -1;
+			}
+		}
+	} else {
+		if (ch->name)
+			buf_puts(&mb, ch->name);
+		else
+			buf_append(&mb, x->src + ts_node_start_byte(ch->mname), nlen(ch->mname));
+		if (ch->strict) {
+			char *s = xstrdup(strict_name(buf_cstr(&mb)));
+			buf_reset(&mb);
+			buf_puts(&mb, s);
+			free(s);
+		}
+		TSNode args = field(ch->mcall, "arguments"), a[2];
+		size_t na = kids(args, a, 2);
+		if (na >= 2 && !str_in(buf_cstr(&mb), ONE_ARG)) {
+			f.expected = canon(x, a[1], 0);
+			f.exp1 = xstrdup(f.expected);
+		}
+	}
+	f.matcher = buf_take(&mb);
+	if (!f.matcher)
+		f.matcher = xstrdup("");
+	/* tautologies */
+	char last[64];
+	last_component(f.matcher, last, sizeof last);
+	if (f.kind != A1_JS_K_COUNT) {
+		if (!strcmp(last, "pass") && f.kind != A1_JS_K_EXPECT)
+			f.taut = 1;
+		else if (f.subject && strcmp(last, "fail") && literal(x, ch->subject))
+			f.taut = 1;
+		else if (f.subject && f.exp1 && str_in(last, EQ_FAMILY) && !negated(f.matcher) &&
+			 !strcmp(f.subject, f.exp1) && pure(x, ch->subject))
+			f.taut = 1;
+	}
+	l->v = grow(l->v, &l->cap, l->n, sizeof *l->v);
+	l->v[l->n++] = f;
+}
+
+/* ---- what a catch does with a failure ---- */
+
+static int is_assertion(const struct ex *x, TSNode n, const struct ctx *c)
+{
+	struct chain ch;
+	return (is(n, "call_expression") || is(n, "member_expression")) && chain(x, n, c, &ch);
+}
+
+/* 1 when the handler (a catch clause's body, a .catch callback) passes failures on: it
+ * throws, asserts, or calls fail / done / reject / x.fail. */
+static int passes_on(struct ex *x, TSNode body, const struct ctx *c)
+{
+	static const char *const passers[] = {"fail", "done", "reject", "next", NULL};
+	if (ts_node_is_null(body))
+		return 0;
+	TSTreeCursor cur = ts_tree_cursor_new(body);
+	int r = 0;
+	size_t visited = 0;
+	for (;;) {
+		TSNode k = ts_tree_cursor_current_node(&cur);
+		visited++;
+		if (is(k, "throw_statement") || is_assertion(x, k, c)) {
+			r = 1;
+			break;
+		}
+		if (is(k, "call_expression")) {
+			TSNode f = field(k, "function");
+			if ((is(f, "identifier") && text_in(x, f, passers)) ||
+			    (is(f, "member_expression") && text_in(x, field(f, "property"), passers))) {
+				r = 1;
+				break;
+			}
+		}
+		if (ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&cur))
+			if (!ts_tree_cursor_goto_parent(&cur))
+				goto done;
+	}
+done:
+	ts_tree_cursor_delete(&cur);
+	spend(x, visited, body);
+	return r;
+}
+
+/* ---- tests and describes ---- */
+
+static void walk(struct ex *x, TSNode n, struct ctx c);
+
+static void first_param(const struct ex *x, TSNode fn, struct ctx *c)
+{
+	(void)x;
+	c->param = NULL;
+	c->param_len = 0;
+	TSNode p = field(fn, "parameter");
+	if (ts_node_is_null(p)) {
+		TSNode ps[1];
+		if (!kids(field(fn, "parameters"), ps, 1))
+			return;
+		p = ps[0];
+		if (is(p, "required_parameter") || is(p, "optional_parameter"))
+			p = field(p, "pattern");
+		else if (is(p, "assignment_pattern"))
+			p = field(p, "left");
+	}
+	if (is(p, "identifier")) {
+		c->param = x->src + ts_node_start_byte(p);
+		c->param_len = nlen(p);
+	}
+}
+
+/* The modifiers an options object sets ({skip: true}, {todo: 'why'}, {only: true}). */
+static unsigned options(const struct ex *x, TSNode obj)
+{
+	unsigned mods = 0;
+	TSNode pairs[32];
+	size_t k = kids(obj, pairs, 32);
+	for (size_t i = 0; i < k && i < 32; i++) {
+		if (!is(pairs[i], "pair"))
+			continue;
+		TSNode key = field(pairs[i], "key"), v = field(pairs[i], "value");
+		if (is(key, "string")) {
+			TSNode s[1];
+			if (kids(key, s, 1) != 1)
+				continue;
+			key = s[0];
+		}
+		if (cond_value(x, v) == 0)
+			continue;
+		if (text_is(x, key, "skip"))
+			mods |= A1_JS_SKIP;
+		else if (text_is(x, key, "todo"))
+			mods |= A1_JS_TODO;
+		else if (text_is(x, key, "only"))
+			mods |= A1_JS_ONLY;
+		else if (text_is(x, key, "fails") || text_is(x, key, "failing"))
+			mods |= A1_JS_FAILING;
+	}
+	return mods;
+}
+
+/* A test's or describe's name: a string's contents, else the canonical text. */
+static char *name_of(struct ex *x, TSNode n)
+{
+	if ((is(n, "string") || is(n, "template_string")) && nlen(n) >= 2)
+		return xstrndup(x->src + ts_node_start_byte(n) + 1, nlen(n) - 2);
+	return canon(x, n, 0);
+}
+
+/* test(...) / it.skip(...) / describe.each(t)(...) / t.test(...): recorded and walked. */
+static int test_call(struct ex *x, TSNode n, const struct ctx *c)
+{
+	TSNode callee = field(n, "function"), args = field(n, "arguments");
+	if (!is(args, "arguments"))
+		return 0;
+	unsigned mods = 0;
+	int describe = -1, subtest = 0;
+	TSNode cur = callee;
+	for (int i = 0;; i++) {
+		if (i > 16)
+			return 0;
+		if (is(cur, "call_expression")) {
+			TSNode f = field(cur, "function");
+			if (!is(f, "member_expression"))
+				return 0;
+			TSNode prop = field(f, "property");
+			if (text_is(x, prop, "skipIf")) {
+				if (cond_value(x, first_arg(cur)) == 1)
+					mods |= A1_JS_SKIP;
+			} else if (text_is(x, prop, "runIf")) {
+				if (cond_value(x, first_arg(cur)) == 0)
+					mods |= A1_JS_SKIP;
+			} else if (!text_is(x, prop, "each")) {
+				return 0;
+			}
+			cur = field(f, "object");
+			continue;
+		}
+		if (is(cur, "member_expression")) {
+			TSNode prop = field(cur, "property"), obj = field(cur, "object");
+			if (text_is(x, prop, "test") && c->test >= 0 && is_param(x, c, obj)) {
+				subtest = 1;
+				describe = 0;
+				break;
+			}
+			if (text_is(x, prop, "skip") || text_is(x, prop, "fixme"))
+				mods |= A1_JS_SKIP;
+			else if (text_is(x, prop, "only"))
+				mods |= A1_JS_ONLY;
+			else if (text_is(x, prop, "todo"))
+				mods |= A1_JS_TODO;
+			else if (text_is(x, prop, "failing") || text_is(x, prop, "fails") || text_is(x, prop, "fail"))
+				mods |= A1_JS_FAILING;
+			else if (text_is(x, prop, "describe"))
+				describe = 1;
+			else if (!text_in(x, prop,
+					  (const char *const[]){"concurrent", "sequential", "serial", "parallel", "cb",
+								"shuffle", NULL}))
+				return 0;
+			cur = obj;
+			continue;
+		}
+		if (!is(cur, "identifier"))
+			return 0;
+		static const char *const tests[] = {"test", "it", "specify", NULL};
+		static const char *const describes[] = {"describe", "context", "suite", NULL};
+		int d;
+		if (text_in(x, cur, tests))
+			d = 0;
+		else if (text_in(x, cur, describes))
+			d = 1;
+		else if (text_in(x, cur, (const char *const[]){"xit", "xtest", "xspecify", NULL}))
+			d = 0, mods |= A1_JS_SKIP;
+		else if (text_in(x, cur, (const char *const[]){"xdescribe", "xcontext", "xsuite", NULL}))
+			d = 1, mods |= A1_JS_SKIP;
+		else if (text_in(x, cur, (const char *const[]){"fit", "ftest", "fspecify", NULL}))
+			d = 0, mods |= A1_JS_ONLY;
+		else if (text_in(x, cur, (const char *const[]){"fdescribe", "fcontext", NULL}))
+			d = 1, mods |= A1_JS_ONLY;
+		else
+			return 0;
+		if (describe < 0)
+			describe = d;
+		break;
+	}
+	TSNode av[16];
+	size_t na = kids(args, av, 16);
+	if (na == 0 || na > 16 || is_fn(av[0]))
+		return 0;
+	TSNode fn = null_node(), ref = null_node();
+	for (size_t i = 1; i < na; i++) {
+		if (is_fn(av[i]))
+			fn = av[i];
+		else if (is(av[i], "object"))
+			mods |= options(x, av[i]);
+		else if (is(av[i], "identifier") || is(av[i], "member_expression"))
+			ref = av[i];
+	}
+	if (describe == 1) {
+		if (ts_node_is_null(fn))
+			return 0;
+	} else if (ts_node_is_null(fn) && ts_node_is_null(ref)) {
+		if (c->test >= 0 && !subtest)
+			return 0; /* test.skip(cond) in a test: a skip call */
+		if (!(mods & A1_JS_SKIP))
+			mods |= A1_JS_TODO; /* it('name') with no callback: pending */
+	}
+	char *name = name_of(x, av[0]);
+	size_t saved = x->path.len;
+	char *full;
+	if (subtest) {
+		full = xasprintf("%s > %s", x->s->tests[c->test].name, name);
+	} else {
+		if (x->path.len)
+			buf_puts(&x->path, " > ");
+		buf_puts(&x->path, name);
+		full = xstrdup(buf_cstr(&x->path));
+	}
+	free(name);
+	if (mods & A1_JS_ONLY) {
+		const char *callee_text = canon_text(x, callee, 0);
+		site_add(&x->s->focus, &x->s->nfocus, &x->s->capfocus, full, callee_text, line_of(n));
+	}
+	struct ctx nc = *c;
+	nc.depth++;
+	nc.mods = c->mods | mods;
+	if (describe == 1) {
+		nc.test = -1;
+		nc.func = -1;
+		nc.dead = nc.swallowed = 0;
+		TSNode body = field(fn, "body");
+		if (!ts_node_is_null(body))
+			walk(x, body, nc);
+	} else {
+		unsigned seen = name_seen(&x->names, full);
+		struct a1_js_side *s = x->s;
+		s->tests = grow(s->tests, &s->captests, s->ntests, sizeof *s->tests);
+		struct a1_js_test *t = &s->tests[s->ntests];
+		t->name = seen ? xasprintf("%s #%u", full, seen + 1) : xstrdup(full);
+		t->mods = nc.mods | (subtest ? s->tests[c->test].mods : 0);
+		t->line = line_of(n);
+		nc.test = (long)s->ntests++;
+		nc.func = -1;
+		nc.dead = nc.swallowed = 0;
+		if (!ts_node_is_null(ref)) {
+			TSNode r = is(ref, "member_expression") ? field(ref, "property") : ref;
+			names_add(&t->calls, x->src + ts_node_start_byte(r), nlen(r));
+		}
+		if (!ts_node_is_null(fn)) {
+			first_param(x, fn, &nc);
+			TSNode body = field(fn, "body");
+			if (!ts_node_is_null(body))
+				walk(x, body, nc);
+		}
+	}
+	free(full);
+	x->path.len = saved;
+	buf_cstr(&x->path);
+	return 1;
+}
+
+/* this.skip(), t.skip(), ctx.skip(), pending(), test.skip(cond), test.fixme(), test.fail(). */
+static void skip_call(struct ex *x, TSNode n, const struct ctx *c)
+{
+	if (c->test < 0)
+		return;
+	TSNode f = field(n, "function");
+	unsigned mod = 0;
+	if (is(f, "identifier") && text_is(x, f, "pending")) {
+		mod = A1_JS_SKIP;
+	} else if (is(f, "member_expression")) {
+		TSNode obj = field(f, "object"), prop = field(f, "property");
+		int who = is(obj, "this") || is_param(x, c, obj) ||
+			  (is(obj, "identifier") && text_in(x, obj, (const char *const[]){"ctx", "context", NULL}));
+		int runner = is(obj, "identifier") && text_in(x, obj, (const char *const[]){"test", "it", NULL});
+		if ((who || runner) && text_is(x, prop, "skip"))
+			mod = A1_JS_SKIP;
+		else if (who && text_is(x, prop, "todo"))
+			mod = A1_JS_TODO;
+		else if (runner && text_is(x, prop, "fixme"))
+			mod = A1_JS_SKIP;
+		else if (runner && text_is(x, prop, "fail"))
+			mod = A1_JS_FAILING;
+	}
+	x->s->tests[c->test].mods |= mod;
+}
+
+/* jest.mock('m'), vi.mock('m'), jest.doMock, vi.doMock, jest.unstable_mockModule. */
+static void mock_call(struct ex *x, TSNode n)
+{
+	TSNode f = field(n, "function");
+	if (!is(f, "member_expression"))
+		return;
+	TSNode obj = field(f, "object"), prop = field(f, "property");
+	if (!is(obj, "identifier") || !text_in(x, obj, (const char *const[]){"jest", "vi", NULL}) ||
+	    !text_in(x, prop, (const char *const[]){"mock", "doMock", "unstable_mockModule", "setMock", NULL}))
+		return;
+	TSNode a = first_arg(n);
+	if (!is(a, "string") && !is(a, "template_string"))
+		return;
+	char *spec = name_of(x, a);
+	char *callee = canon(x, f, 0);
+	char *text = xasprintf("%s(%s)", callee, canon_text(x, a, 0));
+	site_add(&x->s->mocks, &x->s->nmocks, &x->s->capmocks, spec, text, line_of(n));
+	free(spec);
+	free(callee);
+	free(text);
+}
+
+static void note_call(struct ex *x, TSNode n, const struct ctx *c)
+{
+	struct a1_js_names *l = calls_of(x, c);
+	if (!l)
+		return;
+	TSNode f = field(n, "function");
+	if (is(f, "member_expression"))
+		f = field(f, "property");
+	if (is(f, "identifier") || is(f, "property_identifier"))
+		names_add(l, x->src + ts_node_start_byte(f), nlen(f));
+}
+
+/* A function defined outside tests: the node names it (or NULL). */
+static TSNode defined_name(TSNode n)
+{
+	if (is(n, "function_declaration") || is(n, "generator_function_declaration") || is(n, "method_definition"))
+		return field(n, "name");
+	if (is(n, "variable_declarator") && is_fn(field(n, "value")) && is(field(n, "name"), "identifier"))
+		return field(n, "name");
+	if (is(n, "pair") && is_fn(field(n, "value")))
+		return field(n, "key");
+	return null_node();
+}
+
+/* ---- the walk ---- */
+
+static void walk_kids(struct ex *x, TSNode n, struct ctx c)
+{
+	int block = is(n, "statement_block");
+	TSTreeCursor cur = ts_tree_cursor_new(n);
+	for (int more = ts_tree_cursor_goto_first_child(&cur); more && !x->s->status;
+	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
+		TSNode k = ts_tree_cursor_current_node(&cur);
+		if (!ts_node_is_named(k))
+			continue;
+		walk(x, k, c);
+		if (block && (is(k, "return_statement") || is(k, "throw_statement")))
+			c.dead = 1;
+	}
+	ts_tree_cursor_delete(&cur);
+}
+
+static void walk(struct ex *x, TSNode n, struct ctx c)
+{
+	if (x->s->status || !spend(x, 1, n))
+		return;
+	if (c.depth > WALK_MAX) {
+		set_status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
+		return;
+	}
+	c.depth++;
+	if (is(n, "call_expression")) {
+		if (test_call(x, n, &c))
+			return;
+		struct chain ch;
+		if (chain(x, n, &c, &ch)) {
+			struct ctx fc = c;
+			if (!ts_node_is_null(ch.catch_call)) {
+				TSNode h = first_arg(ch.catch_call);
+				if (is_fn(h) && !passes_on(x, field(h, "body"), &c))
+					fc.swallowed = 1;
+			}
+			record(x, &ch, &fc);
+			for (size_t i = 0; i < ch.m; i++)
+				if (is(ch.S[i], "call_expression"))
+					walk(x, field(ch.S[i], "arguments"), c);
+			for (size_t i = 0; i < ch.nafter; i++)
+				walk(x, field(ch.after[i], "arguments"), c);
+			return;
+		}
+		skip_call(x, n, &c);
+		mock_call(x, n);
+		note_call(x, n, &c);
+	} else if (is(n, "member_expression")) {
+		struct chain ch;
+		if (chain(x, n, &c, &ch)) {
+			record(x, &ch, &c);
+			for (size_t i = 0; i < ch.m; i++)
+				if (is(ch.S[i], "call_expression"))
+					walk(x, field(ch.S[i], "arguments"), c);
+			return;
+		}
+	} else if (is(n, "if_statement")) {
+		TSNode cond = field(n, "condition"), yes = field(n, "consequence"), no = field(n, "alternative");
+		int v = cond_value(x, cond);
+		if (!ts_node_is_null(cond))
+			walk(x, cond, c);
+		struct ctx k = c;
+		k.dead |= v == 0;
+		if (!ts_node_is_null(yes))
+			walk(x, yes, k);
+		k = c;
+		k.dead |= v == 1;
+		if (!ts_node_is_null(no))
+			walk(x, no, k);
+		return;
+	} else if (is(n, "while_statement")) {
+		TSNode cond = field(n, "condition"), body = field(n, "body");
+		struct ctx k = c;
+		k.dead |= cond_value(x, cond) == 0;
+		if (!ts_node_is_null(cond))
+			walk(x, cond, c);
+		if (!ts_node_is_null(body))
+			walk(x, body, k);
+		return;
+	} else if (is(n, "try_statement")) {
+		TSNode body = field(n, "body"), handler = field(n, "handler"), fin = field(n, "finalizer");
+		struct ctx k = c;
+		if (!ts_node_is_null(handler) && !passes_on(x, field(handler, "body"), &c))
+			k.swallowed = 1;
+		if (!ts_node_is_null(body))
+			walk(x, body, k);
+		if (!ts_node_is_null(handler))
+			walk(x, handler, c);
+		if (!ts_node_is_null(fin))
+			walk(x, fin, c);
+		return;
+	} else if (c.test < 0) {
+		TSNode nm = defined_name(n);
+		if (!ts_node_is_null(nm)) {
+			struct a1_js_side *s = x->s;
+			s->funcs = grow(s->funcs, &s->capfuncs, s->nfuncs, sizeof *s->funcs);
+			char *name =
+			    is(nm, "string") ? name_of(x, nm) : xstrndup(x->src + ts_node_start_byte(nm), nlen(nm));
+			s->funcs[s->nfuncs].name = name;
+			c.func = (long)s->nfuncs++;
+			c.dead = c.swallowed = 0;
+		}
+	}
+	walk_kids(x, n, c);
+}
+
+/* ---- refusals before the walk ---- */
+
+static void line_col(const char *s, size_t off, unsigned *line, unsigned *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (s[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}
+
+/* The first byte that is not UTF-8, or NUL. */
+static int check_bytes(struct ex *x)
+{
+	const char *nul = memchr(x->src, '\0', x->len);
+	size_t lim = nul ? (size_t)(nul - x->src) : x->len;
+	unsigned line, col;
+	if (!utf8_valid(x->src, lim)) {
+		size_t ls = 0;
+		while (ls < lim) {
+			const char *nl = memchr(x->src + ls, '\n', lim - ls);
+			size_t le = nl ? (size_t)(nl - x->src) : lim;
+			if (!utf8_valid(x->src + ls, le - ls)) {
+				size_t i = ls;
+				while (i < le) {
+					size_t k = 1;
+					while (k <= 4 && i + k <= le && !utf8_valid(x->src + i, k))
+						k++;
+					if (k > 4 || i + k > le)
+						break;
+					i += k;
+				}
+				line_col(x->src, i, &line, &col);
+				set_status(x, A1_JS_UNREADABLE, line, col, "not UTF-8 (byte 0x%02x)",
+					   (unsigned char)x->src[i < le ? i : ls]);
+				return -1;
+			}
+			ls = le + 1;
+		}
+	}
+	if (nul) {
+		line_col(x->src, lim, &line, &col);
+		set_status(x, A1_JS_UNREADABLE, line, col, "a NUL byte");
+		return -1;
+	}
+	return 0;
+}
+
+/* Refuses what could nest deeper than the runtime survives, before tree-sitter parses:
+ * Debian's runtime (0.20.7) frees memory twice when it recovers from a syntax error with
+ * ~65,535 symbols on its stack, and brackets are not the only way there - `!!!!...`,
+ * `a ? a ? ...`, `if (a) if (a) ...`, `x => x => ...`, unclosed JSX tags all nest without
+ * one. So three bounds, each far below that:
+ *   brackets and template substitutions open: A1_JS_MAX_DEPTH;
+ *   tokens pending: those since the last `;` or `,` that ended an operand, or since the
+ *     matching closer of a bracket group (which then counts as one token), summed over the
+ *     open brackets: RUN_MAX. A new line never ends the count (automatic semicolons would
+ *     let `A extends B ? A` + new line, repeated, nest unseen), so statements without
+ *     semicolons add up within a block: 16,384 tokens of them are refused;
+ *   JSX-like tags open (`<x` or `<>` less `</` and `/>`, counted raw, strings and all): TAGS_MAX.
+ * Strings, comments, templates and regular expressions are skipped as a lexer would (a
+ * regular expression is told from a division by the byte before it). */
+#define RUN_MAX (64 * A1_JS_MAX_DEPTH)
+#define TAGS_MAX (32 * A1_JS_MAX_DEPTH)
+
+static int word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+	       c >= 0x80;
+}
+
+/* "<what> <limit>..." at byte `off`: the side is undecidable. */
+static int refuse_deep(struct ex *x, size_t off, const char *what, int limit, const char *tail)
+{
+	unsigned line, col;
+	line_col(x->src, off, &line, &col);
+	set_status(x, A1_JS_UNDECIDABLE, line, col, "%s %d%s", what, limit, tail);
+	return -1;
+}
+
+static int check_nesting(struct ex *x)
+{
+	const char *s = x->src;
+	size_t n = x->len, depth = 0, run = 0, tags = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (s[i] == '<' && s[i + 1] == '/') {
+			tags -= tags > 0;
+		} else if (s[i] == '/' && s[i + 1] == '>') {
+			tags -= tags > 0;
+		} else if (s[i] == '<' && (word_byte((unsigned char)s[i + 1]) || s[i + 1] == '>')) {
+			if (++tags > TAGS_MAX)
+				return refuse_deep(x, i, "more than", TAGS_MAX, " tags open");
+		}
+	}
+	struct {
+		char c; /* '(' '[' '{' or 'T' (a template's ${) */
+		size_t run;
+	} stack[A1_JS_MAX_DEPTH + 1];
+	int in_template = 0; /* in a template's text */
+	int expects = 1;     /* the last token wants an operand after it (an operator, an opener) */
+	char prev = 0;	     /* the last significant byte in code */
+	static const char *const kw[] = {"return", "typeof", "instanceof", "in",    "of", "new",
+					 "delete", "void",   "throw",	   "case",  "do", "else",
+					 "await",  "yield",  "extends",	   "keyof", NULL};
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (run > RUN_MAX)
+			return refuse_deep(x, i, "more than", RUN_MAX,
+					   " tokens pending in one expression or statement");
+		if (in_template) {
+			if (c == '\\') {
+				i++;
+			} else if (c == '`') {
+				in_template = 0;
+				prev = 'a';
+				expects = 0;
+			} else if (c == '$' && i + 1 < n && s[i + 1] == '{') {
+				if (depth == A1_JS_MAX_DEPTH)
+					return refuse_deep(x, i, "brackets nested deeper than", A1_JS_MAX_DEPTH, "");
+				stack[depth].c = 'T';
+				stack[depth++].run = run;
+				run++;
+				in_template = 0;
+				prev = '{';
+				expects = 1;
+				i++;
+			}
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i + 1 < n && s[i + 1] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+			const char *e = NULL;
+			for (size_t j = i + 2; j + 1 < n; j++)
+				if (s[j] == '*' && s[j + 1] == '/') {
+					e = s + j;
+					break;
+				}
+			i = e ? (size_t)(e - s) + 1 : n;
+			continue;
+		}
+		if (word_byte((unsigned char)c)) {
+			size_t j = i;
+			while (j < n && word_byte((unsigned char)s[j]))
+				j++;
+			run++;
+			expects = 0;
+			for (const char *const *k = kw; *k; k++)
+				if (strlen(*k) == j - i && !memcmp(s + i, *k, j - i))
+					expects = 1;
+			i = j - 1;
+			prev = 'a';
+			continue;
+		}
+		run++;
+		if (c == '"' || c == '\'') {
+			for (i++; i < n && s[i] != c && s[i] != '\n'; i++)
+				if (s[i] == '\\')
+					i++;
+			prev = 'a';
+			expects = 0;
+			continue;
+		}
+		if (c == '`') {
+			in_template = 1;
+			continue;
+		}
+		if (c == '/' && (!prev || strchr("(,=:[!&|?{};+-*%<>~^", prev))) {
+			int cls_open = 0;
+			for (i++; i < n && s[i] != '\n'; i++) {
+				if (s[i] == '\\')
+					i++;
+				else if (s[i] == '[')
+					cls_open = 1;
+				else if (s[i] == ']')
+					cls_open = 0;
+				else if (s[i] == '/' && !cls_open)
+					break;
+			}
+			prev = 'a';
+			expects = 0;
+			continue;
+		}
+		if (c == '(' || c == '[' || c == '{') {
+			if (depth == A1_JS_MAX_DEPTH)
+				return refuse_deep(x, i, "brackets nested deeper than", A1_JS_MAX_DEPTH, "");
+			stack[depth].c = c;
+			stack[depth++].run = run - 1;
+			expects = 1;
+		} else if ((c == ')' || c == ']' || c == '}') && depth) {
+			depth--;
+			run = stack[depth].run + 1; /* the group is one operand now */
+			if (stack[depth].c == 'T' && c == '}')
+				in_template = 1;
+			expects = 0;
+		} else if ((c == ';' || c == ',') && !expects) {
+			run = depth ? stack[depth - 1].run + 1 : 0; /* the statement or element ended */
+			expects = 1;
+		} else {
+			expects = 1;
+		}
+		prev = c;
+	}
+	return 0;
+}
+
+/* The first ERROR or MISSING node, reported (a loop: the tree may be deep). */
+static void syntax_error(struct ex *x, TSNode root)
+{
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	TSNode n = root;
+	for (;;) {
+		if (ts_node_is_missing(n)) {
+			char what[80];
+			snprintf(what, sizeof what, "syntax error: missing %s", ts_node_type(n));
+			set_status_at(x, A1_JS_UNREADABLE, n, what);
+			break;
+		}
+		if (is(n, "ERROR")) {
+			char what[SNIP * 4 + 40], *o = what;
+			o += snprintf(what, sizeof what, "syntax error at \"");
+			uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+			size_t k = 0;
+			while (a + k < b && k < SNIP && x->src[a + k] != '\n' && x->src[a + k] != '\r')
+				k++;
+			while (k > 0 && a + k < b && ((unsigned char)x->src[a + k] & 0xc0) == 0x80)
+				k--;
+			for (size_t i = 0; i < k; i++) {
+				unsigned char ch = (unsigned char)x->src[a + i];
+				if (ch < 0x20 || ch == 0x7f)
+					o += snprintf(o, 5, "\\x%02x", ch);
+				else
+					*o++ = (char)ch;
+			}
+			snprintf(o, 3, "\"");
+			set_status_at(x, A1_JS_UNREADABLE, n, what);
+			break;
+		}
+		int found = 0;
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			do {
+				TSNode k = ts_tree_cursor_current_node(&c);
+				if (ts_node_has_error(k) || ts_node_is_missing(k)) {
+					n = k;
+					found = 1;
+				}
+			} while (!found && ts_tree_cursor_goto_next_sibling(&c));
+		}
+		if (!found) {
+			set_status_at(x, A1_JS_UNREADABLE, n, "syntax error");
+			break;
+		}
+	}
+	ts_tree_cursor_delete(&c);
+}
+
+int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_js_side *s)
+{
+	struct ex x = {.src = text ? text : "", .len = text ? len : 0, .s = s};
+	if (!text)
+		return 0;
+	if (len > A1_JS_MAX_BYTES) {
+		set_status(&x, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", len, A1_JS_MAX_BYTES);
+		return s->status;
+	}
+	if (x.len >= 3 && !memcmp(x.src, "\xef\xbb\xbf", 3)) { /* a byte order mark */
+		x.src += 3;
+		x.len -= 3;
+	}
+	if (check_bytes(&x) || check_nesting(&x))
+		return s->status;
+	const TSLanguage *lang = d == A1_JS_TSX		 ? tree_sitter_tsx()
+				 : d == A1_JS_TYPESCRIPT ? tree_sitter_typescript()
+							 : tree_sitter_javascript();
+	TSParser *p = ts_parser_new();
+	if (!ts_parser_set_language(p, lang)) {
+		ts_parser_delete(p);
+		set_status(&x, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
+			   ts_language_version(lang));
+		return s->status;
+	}
+	ts_parser_set_timeout_micros(p, PARSE_MICROS);
+	TSTree *tree = ts_parser_parse_string(p, NULL, x.src, (uint32_t)x.len);
+	if (!tree) {
+		ts_parser_delete(p);
+		set_status(&x, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
+		return s->status;
+	}
+	TSNode root = ts_tree_root_node(tree);
+	x.budget = 64 * x.len + (1u << 20);
+	if (ts_node_has_error(root)) {
+		syntax_error(&x, root);
+	} else {
+		struct ctx c = {.test = -1, .func = -1};
+		walk(&x, root, c);
+	}
+	ts_tree_delete(tree);
+	ts_parser_delete(p);
+	buf_free(&x.cb);
+	buf_free(&x.path);
+	for (size_t i = 0; i < x.names.cap; i++)
+		free(x.names.key[i]);
+	free(x.names.key);
+	free(x.names.count);
+	return s->status;
+}
+
+static void facts_free(struct a1_js_facts *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct a1_js_fact *f = &l->v[i];
+		free(f->form);
+		free(f->subject);
+		free(f->matcher);
+		free(f->expected);
+		free(f->exp1);
+	}
+	free(l->v);
+}
+
+static void names_free(struct a1_js_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+static void sites_free(struct a1_js_site *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].text);
+	}
+	free(v);
+}
+
+void a1_js_side_free(struct a1_js_side *s)
+{
+	for (size_t i = 0; i < s->ntests; i++) {
+		free(s->tests[i].name);
+		facts_free(&s->tests[i].facts);
+		names_free(&s->tests[i].calls);
+	}
+	free(s->tests);
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		free(s->funcs[i].name);
+		facts_free(&s->funcs[i].facts);
+		names_free(&s->funcs[i].calls);
+	}
+	free(s->funcs);
+	sites_free(s->focus, s->nfocus);
+	sites_free(s->mocks, s->nmocks);
+	free(s->why);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,87 @@
+/* a1_js_facts.h - the facts a1_js.c compares, read from one side of a JavaScript or
+ * TypeScript test file by a1_js_facts.c (internal to the two; a1_js.h is the contract).
+ *
+ * A side is its tests (name path, modifiers, assertion facts, the names it calls), the
+ * functions defined outside tests (helpers: their facts and calls), the `.only` sites and the
+ * modules it mocks. A fact's strings are canonical: the leaf tokens of its node, comments
+ * and `;` dropped, quotes unified, a trailing comma dropped, a space only between two word
+ * or two operator tokens - formatting and quote style never change them.
+ * Threads: any (no globals). */
+#ifndef BELAY_ASSERTIONS_A1_JS_FACTS_H
+#define BELAY_ASSERTIONS_A1_JS_FACTS_H
+#include <stddef.h>
+
+#include "assertions/a1_js.h"
+
+enum { A1_JS_SKIP = 1, A1_JS_TODO = 2, A1_JS_ONLY = 4, A1_JS_FAILING = 8 };
+
+enum a1_js_kind {
+	A1_JS_K_EXPECT, /* expect(x)... (jest, vitest, jasmine, chai), x.should..., should(x)... */
+	A1_JS_K_ASSERT, /* assert(x), assert.X(...), assert.strict.X(...), sinon.assert.X(...) */
+	A1_JS_K_T,	/* t.X(...) on a test's callback parameter (ava, tap, node:test) */
+	A1_JS_K_COUNT,	/* expect.assertions(n), expect.hasAssertions(), t.plan(n) */
+};
+
+struct a1_js_fact {
+	char *form;	/* the whole assertion */
+	char *subject;	/* expect()'s / assert's first argument; NULL for none */
+	char *matcher;	/* "toBe", "not.toBe", "to.be.true", "strictEqual", "is" */
+	char *expected; /* the matcher's arguments (assert / t: the one after the subject); NULL for none */
+	char *exp1;	/* the first expected argument; NULL for none */
+	int digits;	/* toBeCloseTo's precision (2 when not given), else -1 */
+	unsigned kind;
+	unsigned line;		 /* from 1 */
+	unsigned char dead;	 /* after a return / throw, in a dead branch */
+	unsigned char swallowed; /* in a try whose catch swallows failures; under .catch(() => {}) */
+	unsigned char taut;	 /* a tautology: a literal subject, x against itself, t.pass() */
+};
+
+struct a1_js_facts {
+	struct a1_js_fact *v;
+	size_t n, cap;
+};
+
+struct a1_js_names {
+	char **v;
+	size_t n, cap;
+};
+
+struct a1_js_test {
+	char *name;    /* "calc > add" (a repeated path gets " #2", " #3") */
+	unsigned mods; /* A1_JS_*: its own and its describes' */
+	unsigned line;
+	struct a1_js_facts facts;
+	struct a1_js_names calls; /* names of what it calls: f(...), x.f(...) -> "f" */
+};
+
+struct a1_js_func {
+	char *name;
+	struct a1_js_facts facts;
+	struct a1_js_names calls;
+};
+
+struct a1_js_site {
+	char *name; /* focus: the name path of the test or describe; mock: the module specifier */
+	char *text; /* what to show: "it.only", "jest.mock(\"./calc\")" */
+	unsigned line;
+};
+
+enum { A1_JS_OK = 0, A1_JS_UNREADABLE, A1_JS_UNDECIDABLE };
+
+struct a1_js_side {
+	struct a1_js_test *tests;
+	size_t ntests, captests;
+	struct a1_js_func *funcs;
+	size_t nfuncs, capfuncs;
+	struct a1_js_site *focus, *mocks;
+	size_t nfocus, capfocus, nmocks, capmocks;
+	int status; /* A1_JS_OK, or why the side was not read */
+	char *why;  /* "line L, column C: ..." when status is not A1_JS_OK */
+};
+
+/* Reads `text` (not NUL-terminated; NULL = an empty side) into *s (zeroed by the caller).
+ * Returns s->status. */
+int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_js_side *s);
+void a1_js_side_free(struct a1_js_side *s);
+
+#endif
