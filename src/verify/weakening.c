@@ -832,8 +832,9 @@ static void drop_directories(struct cand *c, size_t nc, const char *post_root)
 		return;
 	for (size_t i = 0; i < nc; i++) {
 		char why[200];
-		if (c[i].in_scope && c[i].how == HOW_NONE && read_beneath(fd, c[i].path, NULL, why, sizeof why) == SIDE_DIR)
-			c[i].in_scope = 0;
+		if (c[i].in_scope && c[i].how == HOW_NONE &&
+		    (strcmp(c[i].path, ".") == 0 || read_beneath(fd, c[i].path, NULL, why, sizeof why) == SIDE_DIR))
+			c[i].in_scope = 0; /* "." is the workspace itself */
 	}
 	close(fd);
 }

@@ -752,7 +752,7 @@ static void s_expectation_changed(void)
 static void s_test_config_not_judged(void)
 {
 	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"pytest.ini\",\"content\":"
-			 "\"[pytest]\\naddopts = -k 'not test_f'\\n\"}}]",
+			 "\"[pytest]\\naddopts = -v --strict-markers\\n\"}}]",
 			 "editor");
 	produce(t, 0, "UNVERIFIED", "TEST_CONFIG_NOT_JUDGED");
 	free(t);

@@ -500,7 +500,7 @@ Test(toml, many_keys_and_tables_parse_in_reasonable_time)
 	struct {
 		const char *fmt;
 		int n;
-	} shapes[] = {{"k%d = %d\n", 100000}, {"[t%d]\nv = %d\n", 20000}, {"[[a]]\nv%d = %d\n", 20000}};
+	} shapes[] = {{"k%d = %d\n", 60000}, {"[t%d]\nv = %d\n", 20000}, {"[[a]]\nv%d = %d\n", 20000}};
 	for (size_t s = 0; s < 3; s++) {
 		size_t cap = (size_t)shapes[s].n * 32, len = 0;
 		char *doc = malloc(cap);
