@@ -709,8 +709,7 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 		return out;
 	}
 	struct a1_js_side a = {0}, b = {0};
-	a1_js_extract(d, pre, pre_len, &a);
-	a1_js_extract(d, post, post_len, &b);
+	a1_js_extract_pair(d, pre, pre_len, post, post_len, &a, &b);
 	if (a.status)
 		refused(out, &a, "pre");
 	if (b.status)

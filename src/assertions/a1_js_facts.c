@@ -1553,8 +1553,14 @@ static void syntax_error(struct ex *x, TSNode root)
 	ts_tree_cursor_delete(&c);
 }
 
-int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_js_side *s)
+/* Reads one side; `old` (may be NULL) is an edited tree of the other side to parse against
+ * (tree-sitter's incremental parse: only what changed is parsed again); with `keep`, the tree
+ * is handed back to the caller instead of deleted (NULL when the side was not parsed). */
+static int extract_with(enum a1_js_dialect d, const char *text, size_t len, struct a1_js_side *s, TSTree *old,
+			TSTree **keep)
 {
+	if (keep)
+		*keep = NULL;
 	struct ex x = {.src = text ? text : "", .len = text ? len : 0, .s = s};
 	if (!text)
 		return 0;
@@ -1579,7 +1585,7 @@ int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_
 		return s->status;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	TSTree *tree = ts_parser_parse_string(p, NULL, x.src, (uint32_t)x.len);
+	TSTree *tree = ts_parser_parse_string(p, old, x.src, (uint32_t)x.len);
 	if (!tree) {
 		ts_parser_delete(p);
 		set_status(&x, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -1593,7 +1599,10 @@ int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_
 		struct ctx c = {.test = -1, .func = -1};
 		walk(&x, root, c);
 	}
-	ts_tree_delete(tree);
+	if (keep && !s->status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 	ts_parser_delete(p);
 	buf_free(&x.cb);
 	buf_free(&x.path);
@@ -1602,6 +1611,58 @@ int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_
 	free(x.names.key);
 	free(x.names.count);
 	return s->status;
+}
+
+int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_js_side *s)
+{
+	return extract_with(d, text, len, s, NULL, NULL);
+}
+
+/* Row and column of byte offset `off` of `text`, as tree-sitter counts them. */
+static TSPoint point_at(const char *text, size_t off)
+{
+	TSPoint p = {0, 0};
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			p.row++;
+			p.column = 0;
+		} else {
+			p.column++;
+		}
+	}
+	return p;
+}
+
+int a1_js_extract_pair(enum a1_js_dialect d, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		       struct a1_js_side *a, struct a1_js_side *b)
+{
+	TSTree *pt = NULL;
+	int bom = (pre && pre_len >= 3 && !memcmp(pre, "\xef\xbb\xbf", 3)) || (post && post_len >= 3 && !memcmp(post, "\xef\xbb\xbf", 3));
+	extract_with(d, pre, pre_len, a, NULL, pre && post && !bom ? &pt : NULL);
+	TSTree *old = NULL;
+	if (pt) {
+		/* The edit: what lies between the common prefix and the common suffix. */
+		size_t pfx = 0, max = pre_len < post_len ? pre_len : post_len;
+		while (pfx < max && pre[pfx] == post[pfx])
+			pfx++;
+		size_t sfx = 0;
+		while (sfx < max - pfx && pre[pre_len - 1 - sfx] == post[post_len - 1 - sfx])
+			sfx++;
+		TSInputEdit e = {.start_byte = (uint32_t)pfx,
+				 .old_end_byte = (uint32_t)(pre_len - sfx),
+				 .new_end_byte = (uint32_t)(post_len - sfx),
+				 .start_point = point_at(pre, pfx),
+				 .old_end_point = point_at(pre, pre_len - sfx),
+				 .new_end_point = point_at(post, post_len - sfx)};
+		old = ts_tree_copy(pt);
+		ts_tree_edit(old, &e);
+	}
+	extract_with(d, post, post_len, b, old, NULL);
+	if (old)
+		ts_tree_delete(old);
+	if (pt)
+		ts_tree_delete(pt);
+	return a->status ? a->status : b->status;
 }
 
 static void facts_free(struct a1_js_facts *l)

@@ -82,6 +82,11 @@ struct a1_js_side {
 /* Reads `text` (not NUL-terminated; NULL = an empty side) into *s (zeroed by the caller).
  * Returns s->status. */
 int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_js_side *s);
+/* Both sides of one file into *a and *b (zeroed by the caller): the post side is parsed
+ * incrementally against the pre side's tree, edited by the bytes that differ (most edits are
+ * local, so most of the post side is not parsed again). The first non-zero status. */
+int a1_js_extract_pair(enum a1_js_dialect d, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		       struct a1_js_side *a, struct a1_js_side *b);
 void a1_js_side_free(struct a1_js_side *s);
 
 #endif

@@ -662,3 +662,58 @@ Test(a1_js, long_forms_are_clipped)
 	free(s);
 	free(t);
 }
+
+/* The post side parsed incrementally against the pre side's edited tree reads exactly as a
+ * fresh parse does, wherever the edit falls (start, middle, end, a deletion, an insertion
+ * spanning lines, a change of every line). */
+#include "assertions/a1_js_facts.h"
+
+static void same_side(const struct a1_js_side *x, const struct a1_js_side *y, const char *what)
+{
+	cr_assert_eq(x->status, y->status, "%s: status", what);
+	cr_assert_eq(x->ntests, y->ntests, "%s: tests %zu vs %zu", what, x->ntests, y->ntests);
+	for (size_t i = 0; i < x->ntests; i++) {
+		cr_assert_str_eq(x->tests[i].name, y->tests[i].name, "%s", what);
+		cr_assert_eq(x->tests[i].mods, y->tests[i].mods, "%s: %s", what, x->tests[i].name);
+		cr_assert_eq(x->tests[i].facts.n, y->tests[i].facts.n, "%s: %s", what, x->tests[i].name);
+		for (size_t k = 0; k < x->tests[i].facts.n; k++) {
+			cr_assert_str_eq(x->tests[i].facts.v[k].form, y->tests[i].facts.v[k].form, "%s", what);
+			cr_assert_eq(x->tests[i].facts.v[k].line, y->tests[i].facts.v[k].line, "%s", what);
+			cr_assert_eq(x->tests[i].facts.v[k].dead, y->tests[i].facts.v[k].dead, "%s", what);
+			cr_assert_eq(x->tests[i].facts.v[k].swallowed, y->tests[i].facts.v[k].swallowed, "%s", what);
+		}
+	}
+	cr_assert_eq(x->nfocus, y->nfocus, "%s", what);
+	cr_assert_eq(x->nmocks, y->nmocks, "%s", what);
+}
+
+Test(a1_js, incremental_parse_reads_as_a_fresh_one)
+{
+	static const char *const pre = "describe('calc', () => {\n  test('add', () => {\n    expect(add(1, 2)).toBe(3);\n  });\n\n"
+				       "  test('sub', () => {\n    expect(sub(2, 1)).toBe(1);\n  });\n});\n";
+	static const char *const posts[] = {
+	    "jest.mock('./calc');\ndescribe('calc', () => {\n  test('add', () => {\n    expect(add(1, 2)).toBe(3);\n  });\n\n"
+	    "  test('sub', () => {\n    expect(sub(2, 1)).toBe(1);\n  });\n});\n",
+	    "describe('calc', () => {\n  test.only('add', () => {\n    return;\n    expect(add(1, 2)).toBe(3);\n  });\n\n"
+	    "  test('sub', () => {\n    expect(sub(2, 1)).toBe(1);\n  });\n});\n",
+	    "describe('calc', () => {\n  test('add', () => {\n    expect(add(1, 2)).toBe(3);\n  });\n});\n",
+	    "describe('calc', () => {\n  test('add', () => {\n    expect(add(1, 2)).toBe(3);\n  });\n\n"
+	    "  test('sub', () => {\n    try { expect(sub(2, 1)).toBe(1); } catch (e) {}\n  });\n});\ntest('new', () => {});\n",
+	    "describe('other', function () {\n  it('x', function () {\n    assert.equal(f(), 1);\n  });\n});\n",
+	    "",
+	};
+	for (size_t i = 0; i < sizeof posts / sizeof posts[0]; i++) {
+		struct a1_js_side a = {0}, b = {0}, fa = {0}, fb = {0};
+		a1_js_extract_pair(A1_JS_JAVASCRIPT, pre, strlen(pre), posts[i], strlen(posts[i]), &a, &b);
+		a1_js_extract(A1_JS_JAVASCRIPT, pre, strlen(pre), &fa);
+		a1_js_extract(A1_JS_JAVASCRIPT, posts[i], strlen(posts[i]), &fb);
+		char what[32];
+		snprintf(what, sizeof what, "post %zu", i);
+		same_side(&a, &fa, what);
+		same_side(&b, &fb, what);
+		a1_js_side_free(&a);
+		a1_js_side_free(&b);
+		a1_js_side_free(&fa);
+		a1_js_side_free(&fb);
+	}
+}
