@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -21,18 +20,7 @@
 #include "common/xalloc.h"
 #include "verify/weakening.h"
 
-static double now_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 static void put(const char *root, const char *rel, const char *text, size_t n)
 {
@@ -94,19 +82,19 @@ static void measure(const char *dir, struct row *r, int reps, const char *pre, s
 		struct weakening_input in = {.pre_root = pre_root, .post_root = post_root, .changed = changed, .scope = ""};
 		struct weakening_result res;
 		struct err e = {0};
-		double t0 = now_us();
+		double t0 = bench_now_ms();
 		if (weakening_check(&in, &res, &e) != 0) {
 			fprintf(stderr, "bench_weakening: %s: %s\n", r->name, e.msg);
 			exit(1);
 		}
-		t[i] = now_us() - t0;
+		t[i] = bench_now_ms() - t0;
 		if (i == 0 && want_fail && res.status != WEAKENING_FAIL)
 			fprintf(stderr, "bench_weakening: %s: the cheat was not a FAIL: %s\n", r->name, res.message);
 		if (i == 0 && !want_fail && res.status == WEAKENING_FAIL)
 			fprintf(stderr, "bench_weakening: %s: an honest change was a FAIL: %s\n", r->name, res.message);
 		weakening_result_free(&res);
 	}
-	qsort(t, (size_t)reps, sizeof *t, cmp_d);
+	qsort(t, (size_t)reps, sizeof *t, bench_cmp_double);
 	r->median = t[reps / 2];
 	r->best = t[0];
 	free(t);
@@ -147,7 +135,7 @@ int main(int argc, char **argv)
 		python_file(&post, lines, 1);
 		struct row py = {"python", "tests/test_bench.py", lines, 0, 0};
 		measure(dir, &py, reps, pre.p, pre.len, post.p, post.len, 1);
-		printf("%-12s %6d %10.2f %10.2f %8s\n", py.name, lines, py.median / 1e3, py.best / 1e3, "1.00");
+		printf("%-12s %6d %10.2f %10.2f %8s\n", py.name, lines, py.median, py.best, "1.00");
 		buf_free(&pre);
 		buf_free(&post);
 		for (int ts = 0; ts < 2; ts++) {
@@ -156,7 +144,7 @@ int main(int argc, char **argv)
 			js_file(&b, lines, 1, ts);
 			struct row js = {ts ? "typescript" : "javascript", ts ? "src/bench.test.ts" : "src/bench.test.js", lines, 0, 0};
 			measure(dir, &js, reps, a.p, a.len, b.p, b.len, 1);
-			printf("%-12s %6d %10.2f %10.2f %8.3f\n", js.name, lines, js.median / 1e3, js.best / 1e3, js.median / py.median);
+			printf("%-12s %6d %10.2f %10.2f %8.3f\n", js.name, lines, js.median, js.best, js.median / py.median);
 			buf_free(&a);
 			buf_free(&b);
 		}
@@ -175,7 +163,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++) {
 		struct row r = {cfg[i].path, cfg[i].path, 0, 0, 0};
 		measure(dir, &r, reps, cfg[i].pre, strlen(cfg[i].pre), cfg[i].post, strlen(cfg[i].post), 0);
-		printf("%-14s %4s %10.3f %10.3f %8s\n", r.name, "-", r.median / 1e3, r.best / 1e3, "");
+		printf("%-14s %4s %10.3f %10.3f %8s\n", r.name, "-", r.median, r.best, "");
 	}
 	char *rm = xasprintf("rm -rf '%s'", dir);
 	if (system(rm) != 0)

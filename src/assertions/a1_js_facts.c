@@ -20,6 +20,7 @@
 #include <string.h>
 #include <tree_sitter/api.h>
 
+#include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -280,7 +281,9 @@ static char *canon(struct ex *x, TSNode n, int inner)
 /* ---- literals and conditions ---- */
 
 /* 1 when the expression is made of literals only (its value is fixed). */
-static int literal(struct ex *x, TSNode n)
+/* A node that makes an expression more than a literal: named, not of the literal kinds, and
+ * not undefined / NaN / Infinity. ctx: the struct ex. */
+static int not_literal(TSNode k, void *ctx)
 {
 	static const char *const ok[] = {"number",
 					 "string",
@@ -303,27 +306,16 @@ static int literal(struct ex *x, TSNode n)
 					 "comment",
 					 NULL};
 	static const char *const consts[] = {"undefined", "NaN", "Infinity", NULL};
+	struct ex *x = ctx;
+	return ts_node_is_named(k) && !str_in(ts_node_type(k), ok) && !(is(k, "identifier") && text_in(x, k, consts));
+}
+
+static int literal(struct ex *x, TSNode n)
+{
 	if (ts_node_is_null(n))
 		return 0;
-	TSTreeCursor c = ts_tree_cursor_new(n);
-	int r = 1;
-	size_t visited = 0;
-	for (;;) {
-		TSNode k = ts_tree_cursor_current_node(&c);
-		visited++;
-		if (ts_node_is_named(k) && !str_in(ts_node_type(k), ok) &&
-		    !(is(k, "identifier") && text_in(x, k, consts))) {
-			r = 0;
-			break;
-		}
-		if (ts_tree_cursor_goto_first_child(&c))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&c))
-			if (!ts_tree_cursor_goto_parent(&c))
-				goto done;
-	}
-done:
-	ts_tree_cursor_delete(&c);
+	size_t visited;
+	int r = !tsnode_any(n, not_literal, x, &visited);
 	spend(x, visited, n);
 	return r;
 }
@@ -331,28 +323,18 @@ done:
 /* 1 when the expression written twice is the same check whatever it evaluates to: calls are
  * allowed (`expect(f(1)).toBe(f(1))` checks nothing about f, as weakening.py says too); what
  * changes state between the two evaluations (await, yield, assignments, ++) is not. */
-static int pure(struct ex *x, TSNode n)
+static int changes_state(TSNode k, void *ctx)
 {
+	(void)ctx;
 	static const char *const bad[] = {"await_expression",	   "yield_expression", "assignment_expression",
 					  "augmented_assignment_expression", "update_expression", NULL};
-	TSTreeCursor c = ts_tree_cursor_new(n);
-	int r = 1;
-	size_t visited = 0;
-	for (;;) {
-		TSNode k = ts_tree_cursor_current_node(&c);
-		visited++;
-		if (str_in(ts_node_type(k), bad)) {
-			r = 0;
-			break;
-		}
-		if (ts_tree_cursor_goto_first_child(&c))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&c))
-			if (!ts_tree_cursor_goto_parent(&c))
-				goto done;
-	}
-done:
-	ts_tree_cursor_delete(&c);
+	return str_in(ts_node_type(k), bad);
+}
+
+static int pure(struct ex *x, TSNode n)
+{
+	size_t visited;
+	int r = !tsnode_any(n, changes_state, NULL, &visited);
 	spend(x, visited, n);
 	return r;
 }
@@ -856,37 +838,33 @@ static int is_assertion(const struct ex *x, TSNode n, const struct ctx *c)
 
 /* 1 when the handler (a catch clause's body, a .catch callback) passes failures on: it
  * throws, asserts, or calls fail / done / reject / x.fail. */
-static int passes_on(struct ex *x, TSNode body, const struct ctx *c)
+struct pass_ctx {
+	struct ex *x;
+	const struct ctx *c;
+};
+
+static int passes(TSNode k, void *ctx)
 {
 	static const char *const passers[] = {"fail", "done", "reject", "next", NULL};
+	struct pass_ctx *p = ctx;
+	if (is(k, "throw_statement") || is_assertion(p->x, k, p->c))
+		return 1;
+	if (is(k, "call_expression")) {
+		TSNode f = field(k, "function");
+		if ((is(f, "identifier") && text_in(p->x, f, passers)) ||
+		    (is(f, "member_expression") && text_in(p->x, field(f, "property"), passers)))
+			return 1;
+	}
+	return 0;
+}
+
+static int passes_on(struct ex *x, TSNode body, const struct ctx *c)
+{
 	if (ts_node_is_null(body))
 		return 0;
-	TSTreeCursor cur = ts_tree_cursor_new(body);
-	int r = 0;
-	size_t visited = 0;
-	for (;;) {
-		TSNode k = ts_tree_cursor_current_node(&cur);
-		visited++;
-		if (is(k, "throw_statement") || is_assertion(x, k, c)) {
-			r = 1;
-			break;
-		}
-		if (is(k, "call_expression")) {
-			TSNode f = field(k, "function");
-			if ((is(f, "identifier") && text_in(x, f, passers)) ||
-			    (is(f, "member_expression") && text_in(x, field(f, "property"), passers))) {
-				r = 1;
-				break;
-			}
-		}
-		if (ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&cur))
-			if (!ts_tree_cursor_goto_parent(&cur))
-				goto done;
-	}
-done:
-	ts_tree_cursor_delete(&cur);
+	struct pass_ctx pc = {x, c};
+	size_t visited;
+	int r = tsnode_any(body, passes, &pc, &visited);
 	spend(x, visited, body);
 	return r;
 }
@@ -1503,54 +1481,38 @@ static int check_nesting(struct ex *x)
 	return 0;
 }
 
-/* The first ERROR or MISSING node, reported (a loop: the tree may be deep). */
+/* The first ERROR or MISSING node, reported. */
 static void syntax_error(struct ex *x, TSNode root)
 {
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	TSNode n = root;
-	for (;;) {
-		if (ts_node_is_missing(n)) {
-			char what[80];
-			snprintf(what, sizeof what, "syntax error: missing %s", ts_node_type(n));
-			set_status_at(x, A1_JS_UNREADABLE, n, what);
-			break;
-		}
-		if (is(n, "ERROR")) {
-			char what[SNIP * 4 + 40], *o = what;
-			o += snprintf(what, sizeof what, "syntax error at \"");
-			uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-			size_t k = 0;
-			while (a + k < b && k < SNIP && x->src[a + k] != '\n' && x->src[a + k] != '\r')
-				k++;
-			while (k > 0 && a + k < b && ((unsigned char)x->src[a + k] & 0xc0) == 0x80)
-				k--;
-			for (size_t i = 0; i < k; i++) {
-				unsigned char ch = (unsigned char)x->src[a + i];
-				if (ch < 0x20 || ch == 0x7f)
-					o += snprintf(o, 5, "\\x%02x", ch);
-				else
-					*o++ = (char)ch;
-			}
-			snprintf(o, 3, "\"");
-			set_status_at(x, A1_JS_UNREADABLE, n, what);
-			break;
-		}
-		int found = 0;
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			do {
-				TSNode k = ts_tree_cursor_current_node(&c);
-				if (ts_node_has_error(k) || ts_node_is_missing(k)) {
-					n = k;
-					found = 1;
-				}
-			} while (!found && ts_tree_cursor_goto_next_sibling(&c));
-		}
-		if (!found) {
-			set_status_at(x, A1_JS_UNREADABLE, n, "syntax error");
-			break;
-		}
+	int kind;
+	TSNode n = tsnode_first_error(root, &kind);
+	if (kind == 'M') {
+		char what[80];
+		snprintf(what, sizeof what, "syntax error: missing %s", ts_node_type(n));
+		set_status_at(x, A1_JS_UNREADABLE, n, what);
+		return;
 	}
-	ts_tree_cursor_delete(&c);
+	if (kind != 'E') {
+		set_status_at(x, A1_JS_UNREADABLE, n, "syntax error");
+		return;
+	}
+	char what[SNIP * 4 + 40], *o = what;
+	o += snprintf(what, sizeof what, "syntax error at \"");
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	size_t k = 0;
+	while (a + k < b && k < SNIP && x->src[a + k] != '\n' && x->src[a + k] != '\r')
+		k++;
+	while (k > 0 && a + k < b && ((unsigned char)x->src[a + k] & 0xc0) == 0x80)
+		k--;
+	for (size_t i = 0; i < k; i++) {
+		unsigned char ch = (unsigned char)x->src[a + i];
+		if (ch < 0x20 || ch == 0x7f)
+			o += snprintf(o, 5, "\\x%02x", ch);
+		else
+			*o++ = (char)ch;
+	}
+	snprintf(o, 3, "\"");
+	set_status_at(x, A1_JS_UNREADABLE, n, what);
 }
 
 /* Reads one side; `old` (may be NULL) is an edited tree of the other side to parse against

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <tree_sitter/api.h>
 
+#include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -217,45 +218,20 @@ static int named(TSNode n, uint32_t want, TSNode *out)
  * of a line, of a multi-line string): that is reported at its end. */
 static int syntax_error(struct tp *t, TSNode root)
 {
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	TSNode n = root;
-	int rc;
-	for (;;) {
-		uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-		if (ts_node_is_missing(n)) {
-			rc = fail_off(t, a, "syntax error: missing %s", ts_node_type(n));
-			break;
-		}
-		if (ts_node_symbol(n) == (TSSymbol)-1 || is(n, "ERROR")) {
-			const char *what = snip(t, a, b, 0);
-			if (*what)
-				rc = fail_off(t, a, "syntax error at \"%s\"", what);
-			else if (a < t->len && (t->src[a] == '\n' || t->src[a] == '\r'))
-				rc = fail_off(t, a, "syntax error: unexpected end of line");
-			else
-				rc = fail_off(t, a, "syntax error");
-			break;
-		}
-		int found = 0;
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			do {
-				TSNode k = ts_tree_cursor_current_node(&c);
-				if (ts_node_has_error(k) || ts_node_is_missing(k)) {
-					n = k;
-					found = 1;
-				}
-			} while (!found && ts_tree_cursor_goto_next_sibling(&c));
-			if (!found)
-				ts_tree_cursor_goto_parent(&c);
-		}
-		if (!found) {
-			rc = fail_off(t, b, "syntax error after \"%s\" (expected the end of the line)",
-				      snip(t, a, b, 0));
-			break;
-		}
+	int kind;
+	TSNode n = tsnode_first_error(root, &kind);
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	if (kind == 'M')
+		return fail_off(t, a, "syntax error: missing %s", ts_node_type(n));
+	if (kind == 'E') {
+		const char *what = snip(t, a, b, 0);
+		if (*what)
+			return fail_off(t, a, "syntax error at \"%s\"", what);
+		if (a < t->len && (t->src[a] == '\n' || t->src[a] == '\r'))
+			return fail_off(t, a, "syntax error: unexpected end of line");
+		return fail_off(t, a, "syntax error");
 	}
-	ts_tree_cursor_delete(&c);
-	return rc;
+	return fail_off(t, b, "syntax error after \"%s\" (expected the end of the line)", snip(t, a, b, 0));
 }
 
 /* ---- strings ---- */
