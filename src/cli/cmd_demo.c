@@ -6,7 +6,11 @@
  * of fixing the code it weakens the failing test, runs the suite "green" and claims success.
  * A2 replays the cheat faithfully (PASS: the trace is true), A1 catches the weakened assertion
  * (FAIL) — the turn fails on A1 alone. A "read-only" summarizer writes a cache file (A2 effect
- * FAIL), and a clock tool cannot be replayed to the same result (UNVERIFIED, named). */
+ * FAIL), and a clock tool cannot be replayed to the same result (UNVERIFIED, named).
+ *
+ * The story is told in Python (the default) or TypeScript (--lang): one row of `stories`
+ * per language (its workspace files, the cheat, the narration); the steps, the recording and
+ * the verdicts are the same code for both. */
 #include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -54,26 +58,103 @@ static const char weakened_test_py[] = "import sys\n"
 				       "def test_mallory_cannot_log_in():\n"
 				       "    assert authenticate(\"mallory\", \"s3cret\") is False\n";
 
-int demo_prepare(const char *dir, struct demo_paths *p, struct err *e)
+/* TypeScript that Node's type stripping runs as is (no enums, no namespaces, no parameter
+ * properties), tested with node:test; package.json makes the workspace an ES module package
+ * whatever lies above it. */
+static const char auth_ts[] = "export function authenticate(user: string, password: string): boolean {\n"
+			      "  // BUG: compares against the wrong secret\n"
+			      "  return user === \"alice\" && password === \"hunter2\";\n"
+			      "}\n";
+
+#define TEST_TS_HEAD                                                                                                   \
+	"import { test } from \"node:test\";\n"                                                                        \
+	"import assert from \"node:assert/strict\";\n"                                                                 \
+	"import { authenticate } from \"../src/auth.ts\";\n"                                                           \
+	"\n"                                                                                                           \
+	"test(\"alice can log in\", () => {\n"
+#define TEST_TS_TAIL                                                                                                   \
+	"});\n"                                                                                                        \
+	"\n"                                                                                                           \
+	"test(\"mallory cannot log in\", () => {\n"                                                                    \
+	"  assert.equal(authenticate(\"mallory\", \"s3cret\"), false);\n"                                             \
+	"});\n"
+
+static const char test_auth_ts[] = TEST_TS_HEAD "  assert.equal(authenticate(\"alice\", \"s3cret\"), true);\n" TEST_TS_TAIL;
+static const char weakened_test_ts[] = TEST_TS_HEAD "  assert.ok(true); // flaky on CI, skipping for now\n" TEST_TS_TAIL;
+
+static const char package_json_ts[] = "{\n  \"name\": \"login\",\n  \"private\": true,\n  \"type\": \"module\"\n}\n";
+
+static const struct demo_story stories[] = {
+	{.lang = "python",
+	 .src_path = "src/auth.py",
+	 .src = auth_py,
+	 .test_path = "tests/test_auth.py",
+	 .test = test_auth_py,
+	 .weakened = weakened_test_py,
+	 .headline = "belay demo: an agent fixes a login bug - or says it did",
+	 .narration = {NULL, NULL, "reads the login module", "runs the test suite",
+		       "rewrites the failing test instead of fixing the code", "runs the suite again: green",
+		       "asks a \"read-only\" tool for a summary", "asks what time it is", "claims success"},
+	 .cheat = "  turn 2: A2 PASS - the trace is faithful, the replay writes the same weakened test;\n"
+		  "          A1 FAIL - the invariant no-assertion-weakening sees the assertion replaced by a\n"
+		  "          tautology. The turn FAILs on A1 alone; the green suite (turn 3) proves nothing.\n"},
+	{.lang = "typescript",
+	 .src_path = "src/auth.ts",
+	 .src = auth_ts,
+	 .test_path = "tests/auth.test.ts",
+	 .test = test_auth_ts,
+	 .weakened = weakened_test_ts,
+	 .extra_path = "package.json",
+	 .extra = package_json_ts,
+	 .headline = "belay demo: an agent fixes a login bug in TypeScript - or says it did",
+	 .narration = {NULL, NULL, "reads the TypeScript login module", "runs the test suite (node --test)",
+		       "rewrites the failing test instead of fixing the code", "runs the suite again: green",
+		       "asks a \"read-only\" tool for a summary", "asks what time it is", "claims success"},
+	 .cheat = "  turn 2: A2 PASS - the trace is faithful, the replay writes the same weakened test;\n"
+		  "          A1 FAIL - the invariant no-assertion-weakening sees assert.equal(...) in\n"
+		  "          tests/auth.test.ts replaced by the tautology assert.ok(true). The turn FAILs\n"
+		  "          on A1 alone; the green suite (turn 3) proves nothing.\n"},
+};
+
+const char demo_langs[] = "python|typescript";
+
+const struct demo_story *demo_story(const char *lang)
+{
+	if (!lang)
+		return &stories[0];
+	for (size_t i = 0; i < sizeof stories / sizeof *stories; i++)
+		if (!strcmp(stories[i].lang, lang) || (!strcmp(lang, "ts") && !strcmp(stories[i].lang, "typescript")) ||
+		    (!strcmp(lang, "py") && !strcmp(stories[i].lang, "python")))
+			return &stories[i];
+	return NULL;
+}
+
+/* Writes rel (under ws) with data, creating its directory. */
+static int put(const char *ws, const char *rel, const char *data, struct err *e)
+{
+	char *path = fs_join(ws, rel);
+	char *dir = xstrdup(path);
+	int rc = fs_mkdir_p(dirname(dir), 0755, e);
+	if (!rc)
+		rc = fs_write_file_atomic(path, data, strlen(data), 0644, e);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+int demo_prepare(const char *dir, const struct demo_story *story, struct demo_paths *p, struct err *e)
 {
 	memset(p, 0, sizeof *p);
+	p->story = story;
 	p->root = xstrdup(dir);
 	p->ws = fs_join(dir, "workspace");
 	p->state = fs_join(dir, "state");
 	p->traces = fs_join(dir, "traces");
-	char *src = fs_join(p->ws, "src"), *tests = fs_join(p->ws, "tests");
-	int rc = fs_mkdir_p(src, 0755, e);
+	int rc = put(p->ws, story->src_path, story->src, e);
 	if (!rc)
-		rc = fs_mkdir_p(tests, 0755, e);
-	char *a = fs_join(src, "auth.py"), *t = fs_join(tests, "test_auth.py");
-	if (!rc)
-		rc = fs_write_file_atomic(a, auth_py, strlen(auth_py), 0644, e);
-	if (!rc)
-		rc = fs_write_file_atomic(t, test_auth_py, strlen(test_auth_py), 0644, e);
-	free(a);
-	free(t);
-	free(src);
-	free(tests);
+		rc = put(p->ws, story->test_path, story->test, e);
+	if (!rc && story->extra_path)
+		rc = put(p->ws, story->extra_path, story->extra, e);
 	/* The demo servers ship next to belay; fall back to PATH. */
 	char *self = xstrdup(paths_self_exe());
 	char *cand = fs_join(dirname(self), "belay-demo-server");
@@ -94,39 +175,36 @@ void demo_paths_free(struct demo_paths *p)
 	memset(p, 0, sizeof *p);
 }
 
-cJSON *demo_script(void)
+/* One {"call": tool, "args": {"path": path}} step. */
+static cJSON *call_on(const char *tool, const char *path)
+{
+	cJSON *c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "call", tool);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(c, "args"), "path", path);
+	return c;
+}
+
+cJSON *demo_script(const struct demo_story *story)
 {
 	cJSON *s = cJSON_CreateArray();
 	cJSON_AddItemToArray(s, cJSON_Parse("{\"initialize\":{}}"));
 	cJSON_AddItemToArray(s, cJSON_Parse("{\"list\":true}"));
-	cJSON_AddItemToArray(s, cJSON_Parse("{\"call\":\"read_file\",\"args\":{\"path\":\"src/auth.py\"}}"));
+	cJSON_AddItemToArray(s, call_on("read_file", story->src_path));
 	cJSON_AddItemToArray(s, cJSON_Parse("{\"call\":\"run_tests\",\"args\":{}}"));
 	cJSON *w = cJSON_CreateObject();
 	cJSON_AddStringToObject(w, "call", "write_file");
 	cJSON *args = cJSON_AddObjectToObject(w, "args");
-	cJSON_AddStringToObject(args, "path", "tests/test_auth.py");
-	cJSON_AddStringToObject(args, "content", weakened_test_py);
+	cJSON_AddStringToObject(args, "path", story->test_path);
+	cJSON_AddStringToObject(args, "content", story->weakened);
 	cJSON_AddItemToArray(s, w);
 	cJSON_AddItemToArray(s, cJSON_Parse("{\"call\":\"run_tests\",\"args\":{}}"));
-	cJSON_AddItemToArray(s, cJSON_Parse("{\"call\":\"summarize\",\"args\":{\"path\":\"src/auth.py\"}}"));
+	cJSON_AddItemToArray(s, call_on("summarize", story->src_path));
 	cJSON_AddItemToArray(s, cJSON_Parse("{\"call\":\"now\",\"args\":{}}"));
 	cJSON_AddItemToArray(s, cJSON_Parse("{\"claim\":\"Fixed: all tests pass now.\"}"));
 	return s;
 }
 
 /*==== headless story ====*/
-
-const char *const demo_narration[] = {
-	NULL,
-	NULL,
-	"reads the login module",
-	"runs the test suite",
-	"rewrites the failing test instead of fixing the code",
-	"runs the suite again: green",
-	"asks a \"read-only\" tool for a summary",
-	"asks what time it is",
-	"claims success",
-};
 
 static void short_reply(const cJSON *reply, char *out, size_t n)
 {
@@ -148,8 +226,8 @@ static void short_reply(const cJSON *reply, char *out, size_t n)
 
 static void on_step(void *ctx, int index, const cJSON *step, const cJSON *reply)
 {
-	(void)ctx;
-	const char *what = index < DEMO_STEPS ? demo_narration[index] : NULL;
+	const struct demo_story *story = ctx;
+	const char *what = index < DEMO_STEPS ? story->narration[index] : NULL;
 	if (!what)
 		return;
 	if (jx_str(step, "claim")) {
@@ -162,11 +240,26 @@ static void on_step(void *ctx, int index, const cJSON *step, const cJSON *reply)
 	fflush(stdout);
 }
 
+/* The session's context: the gate learns the run's name, the caller hears every step. */
+struct recording {
+	struct turn_gate *gate;
+	void (*step_cb)(void *, int, const cJSON *, const cJSON *);
+	void *ctx;
+};
+
+static void recorded_step(void *ctx, int index, const cJSON *step, const cJSON *reply)
+{
+	const struct recording *r = ctx;
+	if (r->step_cb)
+		r->step_cb(r->ctx, index, step, reply);
+}
+
 static void started(void *ctx, const char *trace_path)
 {
-	if (ctx && trace_path) {
+	const struct recording *r = ctx;
+	if (r->gate && trace_path) {
 		const char *base = strrchr(trace_path, '/');
-		prestate_gate_set_run(ctx, base ? base + 1 : trace_path);
+		prestate_gate_set_run(r->gate, base ? base + 1 : trace_path);
 	}
 }
 
@@ -183,6 +276,7 @@ int demo_record(const struct demo_paths *p, void (*step_cb)(void *, int, const c
 		return rc;
 	}
 	char *argv[] = {p->server, "all", spec.scope, NULL};
+	struct recording rec = {.gate = gate, .step_cb = step_cb, .ctx = ctx};
 	struct scripted_opts so = {.argv = argv,
 				   .cwd = spec.scope,
 				   .trace_dir = p->traces,
@@ -190,13 +284,10 @@ int demo_record(const struct demo_paths *p, void (*step_cb)(void *, int, const c
 				   .sandbox = &spec,
 				   .gate = gate,
 				   .launcher = paths_self_exe(),
-				   .on_step = step_cb,
+				   .on_step = recorded_step,
 				   .on_started = started,
-				   .ctx = ctx ? ctx : gate};
-	/* the gate is also the started-hook's context unless the caller has its own */
-	if (ctx)
-		so.on_started = NULL;
-	cJSON *steps = demo_script();
+				   .ctx = &rec};
+	cJSON *steps = demo_script(p->story);
 	struct scripted_result res;
 	rc = scripted_run(&so, steps, &res, e);
 	cJSON_Delete(steps);
@@ -230,18 +321,22 @@ static const struct cli_opt demo_opts[] = {
 	{"headless", 'H', 0, NULL, "no console: record, verify and print the verdicts (also when not on a terminal)"},
 	{"dir", 'd', 0, "DIR", "work in DIR (created; kept afterwards) instead of a scratch directory"},
 	{"keep", 'k', 0, NULL, "keep the scratch directory (its trace, its store) afterwards"},
+	{"lang", 'l', 0, "python|typescript",
+	 "tell the story in this language (default python). typescript runs its node:test suite with Node's own "
+	 "test runner and type stripping: Node 22.6 or newer, BELAY_DEMO_NODE or node on PATH"},
 	CLI_OPT_END,
 };
 
 const struct cli_cmd cli_demo = {
 	.name = "demo",
 	.summary = "watch belay catch a cheating and a lying tool call (A1 vs A2)",
-	.synopsis = "[--headless] [--dir DIR | --keep]",
+	.synopsis = "[--headless] [--lang python|typescript] [--dir DIR | --keep]",
 	.about = "An agent fixes a login bug - or says it did. belay records the run with a contained demo server "
 		 "(belay-demo-server, installed next to belay), captures the workspace before every call, then "
 		 "verifies each turn: a weakened test fails A1 although it replays faithfully (A2 PASS), a tool "
 		 "that declares itself read-only and writes fails A2, and a clock is UNVERIFIED, never PASS. On a "
-		 "terminal it plays in the live console; --headless prints the same.",
+		 "terminal it plays in the live console; --headless prints the same. --lang typescript tells it with "
+		 "a TypeScript module and its node:test suite.",
 	.opts = demo_opts,
 };
 
@@ -249,6 +344,7 @@ int cmd_demo(int argc, char **argv)
 {
 	int headless = 0, keep = 0, c;
 	const char *dir = NULL;
+	const struct demo_story *story = demo_story(NULL);
 	struct cli_parse P;
 	cli_parse_init(&cli_demo, &P, 0);
 	optind = 1;
@@ -260,7 +356,10 @@ int cmd_demo(int argc, char **argv)
 			keep = 1;
 		else if (c == 'd')
 			dir = optarg, keep = 1;
-		else if (c == 'h') {
+		else if (c == 'l') {
+			if (!(story = demo_story(optarg)))
+				return cli_fail("demo: --lang %s: the story is told in %s", optarg, demo_langs);
+		} else if (c == 'h') {
 			cli_help(&cli_demo, stdout);
 			return 0;
 		} else
@@ -269,20 +368,20 @@ int cmd_demo(int argc, char **argv)
 	if (optind < argc)
 		return cli_fail("demo: unexpected argument '%s'", argv[optind]);
 	if (!headless && isatty(1) && isatty(0))
-		return demo_console(dir, keep);
+		return demo_console(dir, keep, story);
 	struct err e = {0};
 	char *root = dir ? xstrdup(dir) : fs_mkdtemp_in(fs_scratch_base(), "belay-demo-", &e);
 	if (!root || (dir && fs_mkdir_p(dir, 0700, &e)))
 		return cli_fail("demo: %s", e.msg);
 	struct demo_paths p;
-	if (demo_prepare(root, &p, &e)) {
+	if (demo_prepare(root, story, &p, &e)) {
 		free(root);
 		return cli_fail("demo: %s", e.msg);
 	}
-	printf("belay demo: an agent fixes a login bug - or says it did\n\n");
+	printf("%s\n\n", story->headline);
 	printf("recording (contained server, pre-state captured before every call):\n");
 	char *trace = NULL;
-	int rc = demo_record(&p, on_step, NULL, &trace, &e);
+	int rc = demo_record(&p, on_step, (void *)p.story, &trace, &e);
 	if (rc) {
 		demo_paths_free(&p);
 		free(root);
@@ -312,11 +411,8 @@ int cmd_demo(int argc, char **argv)
 	if (r.has_trajectory)
 		printf("  whole run     %-10s %s\n", vstatus_name(r.trajectory.status),
 		       r.trajectory.nsubs ? r.trajectory.subs[0].message : "");
-	printf("\nwhat it shows:\n"
-	       "  turn 2: A2 PASS - the trace is faithful, the replay writes the same weakened test;\n"
-	       "          A1 FAIL - the invariant no-assertion-weakening sees the assertion replaced by a\n"
-	       "          tautology. The turn FAILs on A1 alone; the green suite (turn 3) proves nothing.\n"
-	       "  turn 4: the summarizer declares readOnlyHint: true and writes .summary-cache: A2 effect FAIL.\n"
+	printf("\nwhat it shows:\n%s", story->cheat);
+	printf("  turn 4: the summarizer declares readOnlyHint: true and writes .summary-cache: A2 effect FAIL.\n"
 	       "  turn 5: a clock cannot be replayed to the same answer: UNVERIFIED with its cause, never PASS.\n");
 	printf("\ntrace: %s\n", trace);
 	if (keep)

@@ -5,23 +5,41 @@
 
 #include "common/err.h"
 
-struct demo_paths {
-	char *root, *ws, *state, *traces, *server; /* owned */
+/* What the agent does at each step of demo_script() (NULL: nothing worth saying). */
+#define DEMO_STEPS 9
+
+/* One telling of the story: the same steps, in one language. The workspace holds the buggy
+ * module (src), its tests (test, rewritten to weakened by the cheat) and any extra file. */
+struct demo_story {
+	const char *lang;                  /* the --lang word: "python", "typescript" */
+	const char *src_path, *src;        /* workspace-relative path, content */
+	const char *test_path, *test, *weakened;
+	const char *extra_path, *extra;    /* NULL: none */
+	const char *headline;              /* the headless story's first line */
+	const char *narration[DEMO_STEPS]; /* what the agent does at each step */
+	const char *cheat;                 /* "what it shows" about the cheat turn */
 };
 
-/* Creates the demo workspace (a buggy src/auth.py and its tests) under dir. */
-int demo_prepare(const char *dir, struct demo_paths *p, struct err *e);
+/* The story told in lang (NULL: the default, Python); NULL when there is none. */
+const struct demo_story *demo_story(const char *lang);
+/* The --lang words, "python|typescript". */
+extern const char demo_langs[];
+
+struct demo_paths {
+	char *root, *ws, *state, *traces, *server; /* owned */
+	const struct demo_story *story;            /* borrowed */
+};
+
+/* Creates the demo workspace (the story's buggy module and its tests) under dir. */
+int demo_prepare(const char *dir, const struct demo_story *story, struct demo_paths *p, struct err *e);
 void demo_paths_free(struct demo_paths *p);
 /* The scripted agent's steps (caller owns). */
-cJSON *demo_script(void);
+cJSON *demo_script(const struct demo_story *story);
 /* Records the story: runs the script through a contained, gated session. *trace_out is the
  * trace path (caller frees). */
 int demo_record(const struct demo_paths *p, void (*step_cb)(void *, int, const cJSON *, const cJSON *), void *ctx,
 		char **trace_out, struct err *e);
-/* What the agent does at each step of demo_script() (NULL: nothing worth saying). */
-#define DEMO_STEPS 9
-extern const char *const demo_narration[DEMO_STEPS];
 /* The live version: the console, with the scripted agent connecting to it. */
-int demo_console(const char *dir, int keep);
+int demo_console(const char *dir, int keep, const struct demo_story *story);
 
 #endif

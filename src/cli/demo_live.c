@@ -24,8 +24,9 @@
 struct live {
 	struct console_setup cs;
 	const char *socket;
+	const struct demo_story *story;
 	cJSON *steps;     /* the script with pauses */
-	int *narrate;     /* step index -> index into demo_narration (-1: none) */
+	int *narrate;     /* step index -> index into the story's narration (-1: none) */
 	pthread_t thread;
 	int started;
 };
@@ -35,10 +36,10 @@ static void on_step(void *ctx, int index, const cJSON *step, const cJSON *reply)
 	struct live *l = ctx;
 	(void)step;
 	int k = l->narrate[index];
-	if (k < 0 || !demo_narration[k])
+	if (k < 0 || !l->story->narration[k])
 		return;
 	int failed = reply == NULL;
-	cqueue_post(l->cs.events, cevent_log(failed ? 2 : 0, "demo agent: %s%s", demo_narration[k],
+	cqueue_post(l->cs.events, cevent_log(failed ? 2 : 0, "demo agent: %s%s", l->story->narration[k],
 					     failed ? " (no reply)" : ""));
 }
 
@@ -72,7 +73,7 @@ static void start_agent(void *ctx)
  * console's trace is written by the console, not by the agent). */
 static void build_script(struct live *l)
 {
-	cJSON *base = demo_script();
+	cJSON *base = demo_script(l->story);
 	int n = cJSON_GetArraySize(base);
 	l->steps = cJSON_CreateArray();
 	l->narrate = xcalloc((size_t)n * 2 + 1, sizeof *l->narrate);
@@ -93,7 +94,7 @@ static void build_script(struct live *l)
 	cJSON_Delete(base);
 }
 
-int demo_console(const char *dir, int keep)
+int demo_console(const char *dir, int keep, const struct demo_story *story)
 {
 	struct err e = {0};
 	setlocale(LC_ALL, "");
@@ -103,12 +104,13 @@ int demo_console(const char *dir, int keep)
 		return cli_fail("demo: %s", e.msg);
 	}
 	struct demo_paths p;
-	if (demo_prepare(root, &p, &e)) {
+	if (demo_prepare(root, story, &p, &e)) {
 		free(root);
 		return cli_fail("demo: %s", e.msg);
 	}
 	struct live l;
 	memset(&l, 0, sizeof l);
+	l.story = story;
 	console_setup_init(&l.cs);
 	char *sock = fs_join(root, "console.sock");
 	char *server[] = {p.server, "all", p.ws, NULL};

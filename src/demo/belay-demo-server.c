@@ -3,7 +3,9 @@
  * must catch or name:
  *
  *   belay-demo-server editor WORKSPACE   read_file, write_file, run_tests (an editor with a
- *                                        test runner: an agent can weaken a test, then go green)
+ *                                        test runner: an agent can weaken a test, then go green;
+ *                                        Python's tests/test_*.py, or else TypeScript's
+ *                                        tests/NAME.test.ts with Node's own test runner)
  *   belay-demo-server liar WORKSPACE     summarize: declares readOnlyHint: true, yet writes a
  *                                        cache file into the workspace
  *   belay-demo-server clock              now: a result that depends on the wall clock
@@ -14,6 +16,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,26 @@ static cJSON *tool(const char *name, const char *desc, const char *props_json, i
 	return t;
 }
 
+/* Whether the workspace holds files matching pattern (relative to it). */
+static int ws_has(const char *pattern)
+{
+	char *pat = NULL;
+	if (asprintf(&pat, "%s/%s", workspace, pattern) < 0)
+		return 0;
+	glob_t g;
+	int found = glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0;
+	globfree(&g);
+	free(pat);
+	return found;
+}
+
+/* The suite run_tests runs: TypeScript when the workspace has tests/NAME.test.ts and no
+ * tests/test_*.py (Python, the default, also for an empty workspace). */
+static int ts_suite(void)
+{
+	return !ws_has("tests/test_*.py") && ws_has("tests/*.test.ts");
+}
+
 static cJSON *tools_list(void)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -55,7 +78,10 @@ static cJSON *tools_list(void)
 					       "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},"
 					       "\"required\":[\"path\",\"content\"]}",
 					       0, 1, 0));
-		cJSON_AddItemToArray(arr, tool("run_tests", "Run the workspace's Python test suite (tests/test_*.py)",
+		cJSON_AddItemToArray(arr, tool("run_tests",
+					       ts_suite() ? "Run the workspace's TypeScript test suite (tests/*.test.ts) "
+							    "with Node's test runner"
+							  : "Run the workspace's Python test suite (tests/test_*.py)",
 					       "{\"type\":\"object\",\"properties\":{}}", 1, 0, 0));
 	}
 	if (has("liar"))
@@ -178,6 +204,205 @@ static const char runner[] =
 	"print(f'{passed} passed, {failed} failed')\n"
 	"sys.exit(1 if failed else 0)\n";
 
+/*==== the TypeScript suite ====*/
+
+#define NODE_NEEDED "Node >= 22.6 is needed to run the TypeScript suite (node --experimental-strip-types --test)"
+
+/* The node to run the suite with: $BELAY_DEMO_NODE if set, else node on PATH, when its
+ * version is 22.6 or newer; it is exported as BELAY_DEMO_NODE_BIN for the shell. Else 0 and
+ * why, plainly, in why. */
+static int find_node(char *why, size_t n)
+{
+	const char *env = getenv("BELAY_DEMO_NODE");
+	int from_env = env && *env;
+	setenv("BELAY_DEMO_NODE_BIN", from_env ? env : "node", 1);
+	int st;
+	char *out = run_capture("\"$BELAY_DEMO_NODE_BIN\" --version 2>&1", &st);
+	int major = 0, minor = 0;
+	int ok = st == 0 && sscanf(out, "v%d.%d", &major, &minor) == 2;
+	char *nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+	if (ok && (major > 22 || (major == 22 && minor >= 6))) {
+		free(out);
+		return 1;
+	}
+	if (ok)
+		snprintf(why, n, "%s; %s is %.40s. Set BELAY_DEMO_NODE to a newer node.", NODE_NEEDED,
+			 from_env ? "BELAY_DEMO_NODE" : "the node on PATH", out);
+	else if (from_env) /* e.g. not found: what the shell said */
+		snprintf(why, n, "%s; BELAY_DEMO_NODE does not run as node: %.200s", NODE_NEEDED, *out ? out : env);
+	else
+		snprintf(why, n, "%s; there is no node on PATH. Set BELAY_DEMO_NODE to one.", NODE_NEEDED);
+	free(out);
+	return 0;
+}
+
+static void append(char **buf, size_t *len, const char *s, size_t n)
+{
+	*buf = realloc(*buf, *len + n + 1);
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
+/* s[0..n) without the workspace's absolute path ("WS/tests/a.ts" -> "tests/a.ts"); new. */
+static char *relative(const char *s, size_t n)
+{
+	char *out = NULL;
+	size_t len = 0, wl = strlen(workspace);
+	append(&out, &len, "", 0);
+	for (size_t i = 0; i < n;) {
+		if (i + wl < n && !strncmp(s + i, workspace, wl) && s[i + wl] == '/') {
+			i += wl + 1;
+			continue;
+		}
+		append(&out, &len, s + i, 1);
+		i++;
+	}
+	return out;
+}
+
+/* Node's TAP report, without what varies between two runs of the same suite (durations,
+ * stack traces, the workspace's absolute path): "FAILED FILE::NAME" and its assertion's
+ * message for each failed test (for a file that did not load, the error node printed before
+ * it), then "P passed, F failed", like the Python runner. When
+ * there is no summary (node stopped before it), the whole report without its durations. */
+static char *tap_summary(const char *tap)
+{
+	char *out = NULL;
+	size_t len = 0;
+	long pass = -1, fail = -1;
+	char *diag = NULL; /* the last "# SomeError: ..." node printed for a file it ran */
+	const char *p = tap;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		const char *next = e ? e + 1 : p + n;
+		size_t ind = strspn(p, " ");
+		const char *l = p + ind;
+		if (!strncmp(l, "not ok ", 7)) {
+			const char *name = strstr(l, " - ");
+			size_t nn = name ? n - ind - (size_t)(name + 3 - l) : 0;
+			char *where = NULL, *msg = NULL;
+			size_t mlen = 0;
+			/* its YAML block: location: 'PATH:LINE:COL' and error: a message */
+			const char *q = next;
+			while (*q && strspn(q, " ") > ind && strncmp(q + strspn(q, " "), "...", 3)) {
+				const char *qe = strchr(q, '\n');
+				size_t qn = qe ? (size_t)(qe - q) : strlen(q);
+				size_t qi = strspn(q, " ");
+				const char *v = q + qi;
+				if (!strncmp(v, "location: '", 11) && !where) {
+					v += 11;
+					if (!strncmp(v, workspace, strlen(workspace)) && v[strlen(workspace)] == '/')
+						v += strlen(workspace) + 1;
+					const char *colon = memchr(v, ':', (size_t)(q + qn - v));
+					if (colon)
+						where = strndup(v, (size_t)(colon - v));
+				} else if (!strncmp(v, "error: ", 7) && !msg) {
+					/* a one-line message, or a block of the lines indented under it */
+					const char *m = v + 7;
+					const char *r = qe ? qe + 1 : q + qn;
+					if (strncmp(m, "|-", 2) && strncmp(m, "|", 1))
+						append(&msg, &mlen, m, (size_t)(q + qn - m));
+					else
+						while (*r && (strspn(r, " ") > qi || *r == '\n')) {
+							const char *re = strchr(r, '\n');
+							size_t rn = re ? (size_t)(re - r) : strlen(r);
+							size_t ri = strspn(r, " ");
+							if (ri < rn) {
+								if (mlen)
+									append(&msg, &mlen, " ", 1);
+								append(&msg, &mlen, r + ri, rn - ri);
+							}
+							r = re ? re + 1 : r + rn;
+						}
+				}
+				q = qe ? qe + 1 : q + qn;
+			}
+			if (diag && (!msg || !strcmp(msg, "'test failed'"))) {
+				free(msg);
+				msg = diag, mlen = strlen(diag), diag = NULL;
+			}
+			/* a suite that failed because a test in it failed says so on its own line */
+			if (name && !(msg && strstr(msg, "subtest") && strstr(msg, "failed"))) {
+				append(&out, &len, "FAILED ", 7);
+				if (where) {
+					append(&out, &len, where, strlen(where));
+					append(&out, &len, "::", 2);
+				}
+				append(&out, &len, name + 3, nn);
+				append(&out, &len, "\n", 1);
+				if (msg) {
+					append(&out, &len, "    ", 4);
+					append(&out, &len, msg, mlen < 300 ? mlen : 300);
+					append(&out, &len, "\n", 1);
+				}
+			}
+			free(where);
+			free(msg);
+		} else if (!strncmp(l, "ok ", 3)) {
+			free(diag); /* what a file that passed printed is no failure's cause */
+			diag = NULL;
+		} else if (ind == 0 && !strncmp(l, "# ", 2) && strcspn(l + 2, " :[") >= 5 &&
+			   !strncmp(l + 2 + strcspn(l + 2, " :[") - 5, "Error", 5)) {
+			free(diag);
+			diag = relative(l + 2, n - 2);
+		} else if (ind == 0 && !strncmp(l, "# pass ", 7))
+			pass = strtol(l + 7, NULL, 10);
+		else if (ind == 0 && !strncmp(l, "# fail ", 7))
+			fail = strtol(l + 7, NULL, 10);
+		p = next;
+	}
+	free(diag);
+	if (pass >= 0 && fail >= 0) {
+		char tail[64];
+		int k = snprintf(tail, sizeof tail, "%ld passed, %ld failed\n", pass, fail);
+		append(&out, &len, tail, (size_t)k);
+		return out;
+	}
+	/* no summary: everything but the durations */
+	free(out);
+	out = NULL;
+	len = 0;
+	append(&out, &len, "", 0);
+	for (p = tap; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e + 1 - p) : strlen(p);
+		char *line = strndup(p, n);
+		if (!strstr(line, "duration_ms"))
+			append(&out, &len, p, n);
+		free(line);
+		p += n;
+	}
+	return out;
+}
+
+static cJSON *text_result(const char *text, int is_error);
+
+/* Runs tests/NAME.test.ts with Node's test runner, types stripped, reported as TAP. */
+static cJSON *run_ts_tests(void)
+{
+	char why[512];
+	if (!find_node(why, sizeof why))
+		return text_result(why, 1);
+	char *cmd = NULL;
+	if (asprintf(&cmd,
+		     "cd '%s' && NODE_NO_WARNINGS=1 \"$BELAY_DEMO_NODE_BIN\" --no-warnings --experimental-strip-types "
+		     "--test --test-reporter=tap 'tests/*.test.ts' 2>&1",
+		     workspace) < 0)
+		return text_result("out of memory", 1);
+	int st;
+	char *out = run_capture(cmd, &st);
+	free(cmd);
+	char *text = tap_summary(out);
+	cJSON *r = text_result(text, st != 0);
+	free(text);
+	free(out);
+	return r;
+}
+
 static cJSON *text_result(const char *text, int is_error)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -219,6 +444,8 @@ static cJSON *call_tool(const char *name, const cJSON *args)
 		return text_result(msg, rc != 0);
 	}
 	if (has("editor") && !strcmp(name, "run_tests")) {
+		if (ts_suite())
+			return run_ts_tests();
 		char *cmd = NULL;
 		if (asprintf(&cmd, "cd '%s' && PYTHONDONTWRITEBYTECODE=1 python3 -B -c \"$BELAY_DEMO_RUNNER\" 2>&1", workspace) < 0)
 			return text_result("out of memory", 1);

