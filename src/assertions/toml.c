@@ -717,8 +717,8 @@ static int document(struct tp *t, TSNode doc, cJSON *root)
 		if (is(k, "pair")) {
 			rc = insert_pair(t, root, 0, k, 1);
 		} else if (aot || is(k, "table")) {
-			cJSON *tab;
-			unsigned depth;
+			cJSON *tab = NULL;
+			unsigned depth = 0;
 			rc = header(t, root, k, aot, &tab, &depth);
 			if (!rc)
 				rc = section(t, k, tab, depth);
