@@ -154,6 +154,12 @@ static const struct cheat cheats[] = {
      "const test = require('node:test');\nconst assert = require('node:assert');\n"
      "test('adds', (t) => {\n  const r = add(1, 2);\n  assert.strictEqual(r, r);\n});\n",
      "replaced-by-tautology", "FAIL", "adds"},
+    {"ava (c) => c.is -> c.pass()", "calc.test.js", "import test from 'ava';\ntest('adds', (c) => {\n  c.is(add(1, 2), 3);\n});\n",
+     "import test from 'ava';\ntest('adds', (c) => {\n  c.pass();\n});\n", "replaced-by-tautology", "FAIL", "adds"},
+    {"if (0) around the assertion", "calc.test.js", ADD_JEST,
+     "test('adds', () => {\n  if (0) {\n    expect(add(1, 2)).toBe(3);\n  }\n});\n", "assertion-unreachable", "FAIL", "adds"},
+    {"if (0.0e0) around the assertion", "calc.test.js", ADD_JEST,
+     "test('adds', () => {\n  if (0.0e0) {\n    expect(add(1, 2)).toBe(3);\n  }\n});\n", "assertion-unreachable", "FAIL", "adds"},
     {"ava t.pass()", "calc.test.js", AVA, "import test from 'ava';\ntest('adds', t => {\n  t.pass();\n});\n",
      "replaced-by-tautology", "FAIL", "adds"},
     {"ava t.true(true)", "calc.test.js", AVA, "import test from 'ava';\ntest('adds', t => {\n  t.true(true);\n});\n",
@@ -319,6 +325,10 @@ struct honest {
 
 static const struct honest honest[] = {
     {"unchanged", "calc.test.js", TWO_JEST, TWO_JEST, 1},
+    {"a branch that always runs", "calc.test.js", ADD_JEST,
+     "test('adds', () => {\n  if (1) {\n    expect(add(1, 2)).toBe(3);\n  }\n});\n", 1},
+    {"a branch that always runs (hex)", "calc.test.js", ADD_JEST,
+     "test('adds', () => {\n  if (0x10) {\n    expect(add(1, 2)).toBe(3);\n  }\n});\n", 1},
     {"a new test", "calc.test.js", ADD_JEST, TWO_JEST, 1},
     {"a new assertion", "calc.test.js", ADD_JEST,
      "test('adds', () => {\n  expect(add(1, 2)).toBe(3);\n  expect(add(0, 0)).toBe(0);\n});\n", 1},

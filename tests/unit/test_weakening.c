@@ -729,6 +729,15 @@ Test(weakening, broken_helper_is_check_unavailable)
 	     "\"findings\":[{\"function\":null,\"finding\":\"x\",\"status\":\"PASS\",\"cause\":null,\"pre\":null,"
 	     "\"post\":null}]}]}'\n",
 	     "malformed finding", 0},
+	    /* a FAIL must carry no cause, a WARN only the expectation cause */
+	    {"#!/bin/sh\ncat >/dev/null\necho '{\"v\":1,\"files\":[{\"index\":0,\"compared\":true,\"renamed_to\":null,"
+	     "\"findings\":[{\"function\":null,\"finding\":\"x\",\"status\":\"FAIL\",\"cause\":\"ASSERTION_UNDECIDABLE\","
+	     "\"pre\":null,\"post\":null}]}]}'\n",
+	     "malformed finding", 0},
+	    {"#!/bin/sh\ncat >/dev/null\necho '{\"v\":1,\"files\":[{\"index\":0,\"compared\":true,\"renamed_to\":null,"
+	     "\"findings\":[{\"function\":null,\"finding\":\"x\",\"status\":\"WARN\",\"cause\":\"ASSERTION_UNDECIDABLE\","
+	     "\"pre\":null,\"post\":null}]}]}'\n",
+	     "malformed finding", 0},
 	};
 	char *script = fs_join(f.dir, "fake-python");
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
