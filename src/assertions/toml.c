@@ -22,6 +22,7 @@
 
 #include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
@@ -262,17 +263,6 @@ static void put_utf8(struct buf *b, uint32_t c)
 	buf_append(b, u, n);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Decodes the string (or quoted key) written at src[a..b), delimiters included, into
  * t->sb as a C string. */
 static int decode_string(struct tp *t, size_t a, size_t b)
@@ -319,7 +309,7 @@ static int decode_string(struct tp *t, size_t a, size_t b)
 			if (end - i < nd)
 				return fail_off(t, at, "invalid escape \\%c", c);
 			for (size_t k = 0; k < nd; k++) {
-				int h = hexval(s[i + k]);
+				int h = hex_digit(s[i + k]);
 				if (h < 0)
 					return fail_off(t, at, "invalid escape %s", snip(t, at, i + nd, 0));
 				cp = cp << 4 | (uint32_t)h;
@@ -425,7 +415,7 @@ static int integer(struct tp *t, TSNode n, cJSON **out)
 	for (; i < len; i++) {
 		if (s[i] == '_')
 			continue;
-		int d = hexval(s[i]);
+		int d = hex_digit(s[i]);
 		if (d < 0 || (unsigned)d >= base)
 			return fail_at(t, n, "malformed integer \"%s\"", snipn(t, n, 0));
 		if (v > (limit - (uint64_t)d) / base)

@@ -65,7 +65,7 @@ void hex_encode(const uint8_t *in, size_t n, char *out)
 	out[2 * n] = '\0';
 }
 
-static int hexval(char c)
+int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -79,7 +79,7 @@ static int hexval(char c)
 int hex_decode(const char *hex, uint8_t *out, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int hi = hexval(hex[2 * i]), lo = hi < 0 ? -1 : hexval(hex[2 * i + 1]);
+		int hi = hex_digit(hex[2 * i]), lo = hi < 0 ? -1 : hex_digit(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		out[i] = (uint8_t)(hi << 4 | lo);

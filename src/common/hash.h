@@ -21,6 +21,8 @@ void sha256(const void *data, size_t n, uint8_t out[SHA256_LEN]);
 void hex_encode(const uint8_t *in, size_t n, char *out);
 /* "sha256:<hex>" of data into out (needs 72 bytes). */
 void sha256_tagged(const void *data, size_t n, char out[72]);
+/* The value of one hex digit (0-15), or -1 for any other character. */
+int hex_digit(char c);
 /* Parses exactly 2*n hex chars; returns 0 or -1. */
 int hex_decode(const char *hex, uint8_t *out, size_t n);
 
