@@ -55,6 +55,7 @@ struct ex {
 	struct buf path; /* the describe path */
 	struct nameidx names;
 	size_t budget; /* leaves and nodes the walk may still visit */
+	int strict_assert; /* `assert` is node's strict assert here: assert.equal is strictEqual */
 };
 
 struct ctx {
@@ -642,6 +643,7 @@ static int chain(const struct ex *x, TSNode n, const struct ctx *c, struct chain
 		} else if (i + 2 == m && is(S[i], "member_expression") && CALL(i + 1)) {
 			ch->mname = field(S[i], "property");
 			ch->mcall = S[i + 1];
+			ch->strict = b_assert && i == 0 && x->strict_assert; /* node's strict assert, imported so */
 		} else if (b_assert && i + 3 == m && MEMBER(i, "strict") && is(S[i + 1], "member_expression") &&
 			   CALL(i + 2)) {
 			ch->mname = field(S[i + 1], "property");
@@ -1519,6 +1521,32 @@ static void syntax_error(struct ex *x, TSNode root)
 	set_status_at(x, A1_JS_UNREADABLE, n, what);
 }
 
+/* 1 when a top-level import or declaration makes `assert` node's strict assert:
+ * `import assert from 'node:assert/strict'`, `import { strict as assert } from 'assert'`,
+ * `const assert = require('assert').strict`, `const { strict: assert } = require('node:assert')`.
+ * Only declarations are read (a comment naming assert/strict changes nothing). */
+static int strict_assert_imported(const struct ex *x, TSNode root)
+{
+	uint32_t n = ts_node_named_child_count(root);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode k = ts_node_named_child(root, i);
+		if (!is(k, "import_statement") && !is(k, "lexical_declaration") && !is(k, "variable_declaration"))
+			continue;
+		size_t len = nlen(k);
+		if (len > 400)
+			continue;
+		char t[401];
+		memcpy(t, x->src + ts_node_start_byte(k), len);
+		t[len] = '\0';
+		if (!strstr(t, "assert"))
+			continue;
+		if (strstr(t, "assert/strict") || strstr(t, "strict as assert") ||
+		    (strstr(t, "require(") && (strstr(t, ").strict") || strstr(t, "strict: assert") || strstr(t, "strict:assert"))))
+			return 1;
+	}
+	return 0;
+}
+
 /* Reads one side; `old` (may be NULL) is an edited tree of the other side to parse against
  * (tree-sitter's incremental parse: only what changed is parsed again); with `keep`, the tree
  * is handed back to the caller instead of deleted (NULL when the side was not parsed). */
@@ -1563,6 +1591,7 @@ static int extract_with(enum a1_js_dialect d, const char *text, size_t len, stru
 		syntax_error(&x, root);
 	} else {
 		struct ctx c = {.test = -1, .func = -1};
+		x.strict_assert = strict_assert_imported(&x, root);
 		walk(&x, root, c);
 	}
 	if (keep && !s->status)

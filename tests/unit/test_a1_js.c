@@ -156,6 +156,10 @@ static const struct cheat cheats[] = {
      "replaced-by-tautology", "FAIL", "adds"},
     {"ava (c) => c.is -> c.pass()", "calc.test.js", "import test from 'ava';\ntest('adds', (c) => {\n  c.is(add(1, 2), 3);\n});\n",
      "import test from 'ava';\ntest('adds', (c) => {\n  c.pass();\n});\n", "replaced-by-tautology", "FAIL", "adds"},
+    {"strictEqual -> equal with the loose assert (a comment names assert/strict)", "calc.test.js",
+     "const assert = require('assert'); // not assert/strict\ntest('adds', () => {\n  assert.strictEqual(add(1, 2), 3);\n});\n",
+     "const assert = require('assert'); // not assert/strict\ntest('adds', () => {\n  assert.equal(add(1, 2), 3);\n});\n",
+     "matcher-loosened", "FAIL", "adds"},
     {"if (0) around the assertion", "calc.test.js", ADD_JEST,
      "test('adds', () => {\n  if (0) {\n    expect(add(1, 2)).toBe(3);\n  }\n});\n", "assertion-unreachable", "FAIL", "adds"},
     {"if (0.0e0) around the assertion", "calc.test.js", ADD_JEST,
@@ -325,6 +329,12 @@ struct honest {
 
 static const struct honest honest[] = {
     {"unchanged", "calc.test.js", TWO_JEST, TWO_JEST, 1},
+    {"strictEqual -> equal under node's strict assert", "calc.test.mjs",
+     "import assert from 'node:assert/strict';\nimport test from 'node:test';\ntest('adds', () => {\n  assert.strictEqual(add(1, 2), 3);\n});\n",
+     "import assert from 'node:assert/strict';\nimport test from 'node:test';\ntest('adds', () => {\n  assert.equal(add(1, 2), 3);\n});\n", 1},
+    {"deepStrictEqual -> deepEqual under require('assert').strict", "calc.test.js",
+     "const assert = require('assert').strict;\ntest('adds', () => {\n  assert.deepStrictEqual(pair(), [1, 2]);\n});\n",
+     "const assert = require('assert').strict;\ntest('adds', () => {\n  assert.deepEqual(pair(), [1, 2]);\n});\n", 1},
     {"a branch that always runs", "calc.test.js", ADD_JEST,
      "test('adds', () => {\n  if (1) {\n    expect(add(1, 2)).toBe(3);\n  }\n});\n", 1},
     {"a branch that always runs (hex)", "calc.test.js", ADD_JEST,
