@@ -144,7 +144,7 @@ struct weak_pre *judge_prejudge_weakening(struct vctx *c, struct worker *w, cons
 			if (jx_str(it, "path"))
 				changed[n++] = jx_str(it, "path");
 		/* The task's first pre-state: restored once per worker, never replayed in, and only
-		 * when a test file the check reads changed (Python, configuration, Rust; it reads nothing else of it;
+		 * when a test file the check reads changed (Python, JS/TS, configuration, test data, Rust; nothing else;
 		 * at 10,000 files the restore is most of a trace's verify time). */
 		int needs = weakening_needs_pre(changed, inv->scope, inv->match_all);
 		if (needs && !task_tried) {
@@ -214,21 +214,12 @@ void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effec
 						"%s: %s", label, why);
 			} else {
 				struct weakening_result *wr = &pre[i].wr;
-				enum vstatus ws = wr->status == WEAKENING_FAIL	     ? V_FAIL
-						  : wr->status == WEAKENING_UNVERIFIED ? V_UNVERIFIED
-						  : wr->status == WEAKENING_WARN       ? V_WARN
-										       : V_PASS;
-				/* The rule's tree causes map onto verify's closed list. */
-				if (!strcmp(wr->cause, "TASK_PRESTATE_TREE_MISSING"))
-					snprintf(wr->cause, sizeof wr->cause, "TASK_PRESTATE_UNAVAILABLE");
-				else if (!strcmp(wr->cause, "POST_STATE_TREE_MISSING") ||
-					 !strcmp(wr->cause, "POST_STATE_NOT_OBSERVED"))
-					snprintf(wr->cause, sizeof wr->cause, "PRESTATE_NOT_FOUND");
+				const char *cause;
+				enum vstatus ws = weakening_verdict(wr, &cause);
 				cJSON *exposure = cJSON_CreateObject();
 				cJSON_AddNumberToObject(exposure, "compared", wr->compared);
 				cJSON_AddNumberToObject(exposure, "in_scope", wr->in_scope);
 				cJSON *findings = wr->findings ? cJSON_Duplicate(wr->findings, 1) : NULL;
-				const char *cause = ws == V_UNVERIFIED || ws == V_WARN ? wr->cause : NULL;
 				s = verdict_add(v, "A1", "invariant", ws, cause, EVIDENCE(.observed = findings, .expected = exposure),
 						"%s: %s", label, wr->message ? wr->message : "");
 			}

@@ -623,17 +623,8 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 				struct weakening_result wr;
 				weakening_check(&wi, &wr, &e);
 				free(changed);
-				enum vstatus ws = wr.status == WEAKENING_FAIL	    ? V_FAIL
-						  : wr.status == WEAKENING_UNVERIFIED ? V_UNVERIFIED
-						  : wr.status == WEAKENING_WARN	    ? V_WARN
-										    : V_PASS;
-				const char *cause = ws == V_WARN ? wr.cause
-						    : ws != V_UNVERIFIED ? NULL
-						    : !strcmp(wr.cause, WEAKENING_PRESTATE_MISSING) ? "TASK_PRESTATE_UNAVAILABLE"
-						    : (!strcmp(wr.cause, WEAKENING_POSTSTATE_MISSING) ||
-						       !strcmp(wr.cause, WEAKENING_POST_NOT_OBSERVED))
-							? "PRESTATE_NOT_FOUND"
-							: wr.cause;
+				const char *cause;
+				enum vstatus ws = weakening_verdict(&wr, &cause);
 				s = verdict_add(v, "A1", "invariant", ws, cause,
 						EVIDENCE(.observed = wr.findings ? cJSON_Duplicate(wr.findings, 1) : NULL), "%s: %s", label,
 						wr.message ? wr.message : "");

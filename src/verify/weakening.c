@@ -758,12 +758,18 @@ static enum how classify(const char *path, const char *scope, int match_all, str
 	}
 }
 
+/* 1 when judging a file of this kind reads both trees (the task's pre-state among them). */
+static int reads_trees(enum how h)
+{
+	return h == HOW_PYTHON || h == HOW_CONFIG || h == HOW_CONTENT || h == HOW_DATA || h == HOW_JS;
+}
+
 int weakening_needs_pre(const char *const *changed, const char *scope, int match_all)
 {
 	struct testfile tf;
 	for (const char *const *p = changed; p && *p; p++) {
 		enum how h = classify(*p, scope, match_all, &tf);
-		if (h == HOW_PYTHON || h == HOW_CONFIG || h == HOW_CONTENT || h == HOW_DATA || h == HOW_JS)
+		if (reads_trees(h))
 			return 1;
 	}
 	return 0;
@@ -1085,8 +1091,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		k->findings = cJSON_CreateArray();
 		candidates += k->how != HOW_NONE;
 		python += k->how == HOW_PYTHON;
-		needs_trees |= k->how == HOW_PYTHON || k->how == HOW_CONFIG || k->how == HOW_CONTENT || k->how == HOW_DATA ||
-			       k->how == HOW_JS;
+		needs_trees |= reads_trees(k->how);
 	}
 	out->in_scope = candidates;
 	const char *scope_name = *in->scope ? in->scope : "(whole tree)";
@@ -1392,6 +1397,23 @@ cleanup:
 	buf_free(&msg);
 	free(paths);
 	return 0;
+}
+
+enum vstatus weakening_verdict(const struct weakening_result *r, const char **cause)
+{
+	enum vstatus st = r->status == WEAKENING_FAIL	      ? V_FAIL
+			  : r->status == WEAKENING_UNVERIFIED ? V_UNVERIFIED
+			  : r->status == WEAKENING_WARN	      ? V_WARN
+							      : V_PASS;
+	*cause = NULL;
+	if (st == V_WARN)
+		*cause = r->cause;
+	else if (st == V_UNVERIFIED)
+		*cause = !strcmp(r->cause, WEAKENING_PRESTATE_MISSING) ? "TASK_PRESTATE_UNAVAILABLE"
+			 : !strcmp(r->cause, WEAKENING_POSTSTATE_MISSING) || !strcmp(r->cause, WEAKENING_POST_NOT_OBSERVED)
+			     ? "PRESTATE_NOT_FOUND"
+			     : r->cause;
+	return st;
 }
 
 void weakening_result_free(struct weakening_result *r)

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/err.h"
+#include "verify/verdict.h"
 
 /* Statuses, with the project's verdict ranks (PASS 0 < WARN 1 < UNVERIFIED 2 < FAIL 3). WARN:
  * a change that may be honest or not (an expected value changed to another, test data
@@ -81,6 +82,11 @@ int weakening_needs_pre(const char *const *changed, const char *scope, int match
  * (NULL in/out/scope, an absolute path or a ".." component in `changed`), and then `out` is
  * zeroed and owns nothing. The caller frees `out` with weakening_result_free. */
 int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e);
+
+/* The result as a verdict: its status, and in *cause its cause on verify's closed list for
+ * UNVERIFIED and WARN (the rule's tree causes mapped: TASK_PRESTATE_UNAVAILABLE,
+ * PRESTATE_NOT_FOUND), NULL otherwise. What verify and the hook verifier both report. */
+enum vstatus weakening_verdict(const struct weakening_result *r, const char **cause);
 
 /* Frees what `r` owns and zeroes it; NULL-safe and idempotent. */
 void weakening_result_free(struct weakening_result *r);

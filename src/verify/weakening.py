@@ -101,26 +101,23 @@ class Extractor(ast.NodeVisitor):
                 self.state = "dead"
         self.state = saved
 
+    def branch(self, stmts, never):
+        """Visits a branch; `never`: its condition says it does not run."""
+        saved = self.state
+        if never and self.state == "ok":
+            self.state = "dead"
+        self.body(stmts)
+        self.state = saved
+
     def visit_If(self, node):
         self.visit(node.test)
-        saved = self.state
-        if always_falsy(node.test) and self.state == "ok":
-            self.state = "dead"
-        self.body(node.body)
-        self.state = saved
-        if always_truthy(node.test) and self.state == "ok":
-            self.state = "dead"
-        self.body(node.orelse)
-        self.state = saved
+        self.branch(node.body, always_falsy(node.test))
+        self.branch(node.orelse, always_truthy(node.test))
 
     def visit_While(self, node):
         self.visit(node.test)
-        saved = self.state
-        if always_falsy(node.test) and self.state == "ok":
-            self.state = "dead"
-        self.body(node.body)
-        self.state = saved
-        self.body(node.orelse)
+        self.branch(node.body, always_falsy(node.test))
+        self.branch(node.orelse, False)  # runs when the loop ends without break
 
     def visit_Try(self, node):
         saved = self.state
