@@ -25,7 +25,7 @@ static const struct {
     {"erl", "Erlang"},	    {"hs", "Haskell"},	  {"ml", "OCaml"},	 {"clj", "Clojure"},
     {"dart", "Dart"},	    {"lua", "Lua"},	  {"pl", "Perl"},	 {"pm", "Perl"},
     {"t", "Perl"},	    {"r", "R"},		  {"R", "R"},		 {"jl", "Julia"},
-    {"zig", "Zig"},	    {"nim", "Nim"},	  {"pyi", "Python"},
+    {"zig", "Zig"},	    {"nim", "Nim"},
 };
 
 /* Basename conventions for test code (the language then comes from the extension). */

@@ -20,6 +20,7 @@ static const struct row rows[] = {
     {"pkg/tests.py", TESTFILE_SOURCE, "Python", 0},
     {"conftest.py", TESTFILE_SOURCE, "Python", 0},
     {"testing/helpers.py", TESTFILE_SOURCE, "Python", 0},
+    {"tests/stubs/calc.pyi", TESTFILE_DATA, NULL, 0}, /* type stubs: no Python the helper judges */
     {"src/calc.py", TESTFILE_NONE, NULL, 0},
     {"src/contest.py", TESTFILE_NONE, NULL, 0},
     {"pytest.ini", TESTFILE_CONFIG, NULL, TESTCFG_PYTEST_INI},
