@@ -1,5 +1,5 @@
 /* bench_envscan.c - what reading the envelope of a frame over the recording cap costs
- * (src/engine/envscan.c: every byte of such a frame goes through it on the proxy's loop),
+ * (src/mcp/envscan.c: every byte of such a frame goes through it on the proxy's loop),
  * against the framer's own newline search over the same bytes in the same process, for two
  * shapes: one long string (a file read) and dense small objects (a directory tree). Frames
  * within the cap are never scanned, so this is the whole added cost.
@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "common/buf.h"
-#include "engine/envscan.h"
+#include "mcp/envscan.h"
 
 static double now(void)
 {

@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "common/jsonx.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 

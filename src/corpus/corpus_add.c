@@ -13,7 +13,7 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "corpus/corpus_internal.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "snapshot/snap_transfer.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"

@@ -9,7 +9,7 @@
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/mcp_client.h"
+#include "mcp/mcp_client.h"
 #include "engine/session.h"
 
 struct sr {

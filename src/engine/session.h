@@ -31,7 +31,7 @@
 #include <uv.h>
 
 #include "common/err.h"
-#include "engine/endpoint.h"
+#include "mcp/endpoint.h"
 
 struct session;
 struct sandbox_spec;

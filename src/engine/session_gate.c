@@ -23,10 +23,10 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "engine/approvals.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "gate/gate.h"
-#include "engine/rpc_msg.h"
-#include "engine/rpc_peek.h"
+#include "mcp/rpc_msg.h"
+#include "mcp/rpc_peek.h"
 #include "engine/session_internal.h"
 #include "engine/turn_gate.h"
 

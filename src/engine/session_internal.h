@@ -9,8 +9,8 @@
 #include <uv.h>
 
 #include "common/buf.h"
-#include "engine/framer.h"
-#include "engine/inflight.h"
+#include "mcp/framer.h"
+#include "mcp/inflight.h"
 #include "sandbox/sandbox.h"
 #include "engine/session.h"
 #include "engine/loop_spin.h"

@@ -21,7 +21,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/session_internal.h"
 
 #define LINGER_MS 1000          /* answer late client requests this long after the server is gone */

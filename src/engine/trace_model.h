@@ -1,7 +1,7 @@
 /* trace_model.h - builds the derived model (exchanges, turns) of a trace read from disk. */
 #ifndef BELAY_ENGINE_TRACE_MODEL_H
 #define BELAY_ENGINE_TRACE_MODEL_H
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_reader.h"
 
 /* Feeds every frame record of t, in file order, into m (initialised by the caller).

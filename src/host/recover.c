@@ -14,7 +14,7 @@
 #include "common/osuser.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 #include "index/runidx.h"

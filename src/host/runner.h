@@ -13,7 +13,7 @@
 #include <uv.h>
 
 #include "common/err.h"
-#include "engine/endpoint.h"
+#include "mcp/endpoint.h"
 #include "sandbox/sandbox.h"
 #include "engine/turn_gate.h"
 #include "pkgexec/pkgexec.h"

@@ -15,8 +15,8 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/model.h"
-#include "engine/rpc_msg.h"
+#include "mcp/model.h"
+#include "mcp/rpc_msg.h"
 #include "engine/trace_reader.h"
 #include "store/store.h"
 

@@ -10,7 +10,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 #include "interop/redact.h"

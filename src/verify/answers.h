@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_reader.h"
 #include "verify/equiv.h"
 #include "verify/relocate.h"

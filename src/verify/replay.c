@@ -12,7 +12,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/mcp_client.h"
+#include "mcp/mcp_client.h"
 #include "engine/session.h"
 #include "sandbox/sandbox_quiet.h"
 #include "verify/answers.h"

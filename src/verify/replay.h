@@ -21,7 +21,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "engine/rpc_msg.h"
+#include "mcp/rpc_msg.h"
 #include "sandbox/sandbox.h"
 
 struct answers;

@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_reader.h"
 #include "snapshot/snapshot.h"
 #include "verify/equiv.h"

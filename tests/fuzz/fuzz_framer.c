@@ -1,4 +1,4 @@
-/* fuzz_framer.c - the frame splitter (src/engine/framer.c) against a model of itself.
+/* fuzz_framer.c - the frame splitter (src/mcp/framer.c) against a model of itself.
  *
  * Input: byte 0 picks the cap (the default, or 1..63 bytes so truncation is reached),
  * byte 1 seeds how the rest is cut into chunks (one chunk, or sizes 0..N at random); the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/framer.h"
+#include "mcp/framer.h"
 #include "support.h"
 
 struct got {

@@ -1,6 +1,6 @@
 /* fuzz_rpc_model.c - the MCP message model: JSON-RPC classification of a frame
- * (src/engine/rpc_msg.c) and the derived run model that pairs frames into exchanges and
- * turns (src/engine/model.c).
+ * (src/mcp/rpc_msg.c) and the derived run model that pairs frames into exchanges and
+ * turns (src/mcp/model.c).
  *
  * Input: byte 0 bit 0 uses model_init_latest_frame (the run index's mode); the rest is
  * lines, one frame each: a flags byte (bit 0 direction s2c, bit 1 recorded as truncated,
@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "engine/model.h"
-#include "engine/rpc_msg.h"
+#include "mcp/model.h"
+#include "mcp/rpc_msg.h"
 #include "support.h"
 
 static void check_msg(const struct rpc_msg *m, const char *data, size_t len, int truncated)

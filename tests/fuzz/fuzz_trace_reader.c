@@ -14,7 +14,7 @@
 
 #include "common/buf.h"
 #include "common/hash.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 #include "support.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "gate/gate.h"
 
 const char *fz_memfile(const uint8_t *data, size_t n)

@@ -10,9 +10,9 @@
 #include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/envscan.h"
-#include "engine/framer.h"
-#include "engine/rpc_msg.h"
+#include "mcp/envscan.h"
+#include "mcp/framer.h"
+#include "mcp/rpc_msg.h"
 #include "ts_jsongen.h"
 
 /* The skeleton of text fed in one piece, as compact JSON (new string), or NULL. */

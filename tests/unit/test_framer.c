@@ -5,7 +5,7 @@
 
 #include "common/buf.h"
 #include "common/xalloc.h"
-#include "engine/framer.h"
+#include "mcp/framer.h"
 
 struct got {
 	int n;

@@ -10,10 +10,10 @@
 
 #include "common/buf.h"
 #include "common/xalloc.h"
-#include "engine/inflight.h"
-#include "engine/model.h"
-#include "engine/rpc_msg.h"
-#include "engine/rpc_peek.h"
+#include "mcp/inflight.h"
+#include "mcp/model.h"
+#include "mcp/rpc_msg.h"
+#include "mcp/rpc_peek.h"
 #include "ts_jsongen.h"
 
 static void ws(struct ts_rng *r, struct buf *b, int messy)

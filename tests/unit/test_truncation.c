@@ -13,7 +13,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/model.h"
+#include "mcp/model.h"
 #include "engine/trace_model.h"
 #include "engine/trace_reader.h"
 #include "ts_belay.h"

@@ -1,5 +1,5 @@
 /* mcp_client.c - see mcp_client.h. */
-#include "engine/mcp_client.h"
+#include "mcp/mcp_client.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include "common/jsonx.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
-#include "engine/framer.h"
+#include "mcp/framer.h"
 
 struct waiter {
 	struct mcp_client *c;

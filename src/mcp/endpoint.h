@@ -1,8 +1,8 @@
 /* endpoint.h - one side of a byte stream on the event loop, whatever the fd is: a pipe or
  * socket (uv_pipe), a terminal (uv_tty) or a regular file (uv_fs reads / blocking writes).
  * Loop thread only. */
-#ifndef BELAY_ENGINE_ENDPOINT_H
-#define BELAY_ENGINE_ENDPOINT_H
+#ifndef BELAY_MCP_ENDPOINT_H
+#define BELAY_MCP_ENDPOINT_H
 #include <stddef.h>
 #include <uv.h>
 

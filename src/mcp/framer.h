@@ -9,12 +9,12 @@
  * (envscan.h) as it streams in, so the frame's id pairs it wherever it stood. Frames within
  * the cap cost no scan. Memory: the partial-frame buffer (<= cap) and, from the first
  * oversized frame on, the scanner. */
-#ifndef BELAY_ENGINE_FRAMER_H
-#define BELAY_ENGINE_FRAMER_H
+#ifndef BELAY_MCP_FRAMER_H
+#define BELAY_MCP_FRAMER_H
 #include <stddef.h>
 
 #include "common/buf.h"
-#include "engine/envscan.h"
+#include "mcp/envscan.h"
 
 #define FRAMER_DEFAULT_CAP ((size_t)16 * 1024 * 1024)
 

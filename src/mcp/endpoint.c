@@ -1,5 +1,5 @@
 /* endpoint.c - uniform read/write over pipes, ttys and files on a libuv loop. */
-#include "engine/endpoint.h"
+#include "mcp/endpoint.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -15,11 +15,11 @@
  * ignored, as cJSON does.
  *
  * Pure; any thread. */
-#ifndef BELAY_ENGINE_RPC_PEEK_H
-#define BELAY_ENGINE_RPC_PEEK_H
+#ifndef BELAY_MCP_RPC_PEEK_H
+#define BELAY_MCP_RPC_PEEK_H
 #include <stddef.h>
 
-#include "engine/rpc_msg.h"
+#include "mcp/rpc_msg.h"
 
 enum rpc_peek_answer { RPC_PEEK_UNSURE = 0, RPC_PEEK_OK = 1 };
 

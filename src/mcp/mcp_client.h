@@ -6,14 +6,14 @@
  * server sends (roots/list, sampling/createMessage, ...) go to on_request, whose returned
  * object is sent back as the response. Each awaited reply has a timeout; when the server
  * goes away, every waiting callback runs with status UV_EOF. */
-#ifndef BELAY_ENGINE_MCP_CLIENT_H
-#define BELAY_ENGINE_MCP_CLIENT_H
+#ifndef BELAY_MCP_MCP_CLIENT_H
+#define BELAY_MCP_MCP_CLIENT_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <uv.h>
 
-#include "engine/endpoint.h"
-#include "engine/rpc_msg.h"
+#include "mcp/endpoint.h"
+#include "mcp/rpc_msg.h"
 
 struct mcp_client;
 

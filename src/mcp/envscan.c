@@ -3,7 +3,7 @@
  * A byte-level JSON lexer with a bit stack of the open containers; it keeps only what sits
  * at the two levels it reads: the members of the message (item level) and the members of
  * its params / result / error object (sub level). */
-#include "engine/envscan.h"
+#include "mcp/envscan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* inflight.c - the ledger of waiting client requests. See inflight.h. */
-#include "engine/inflight.h"
+#include "mcp/inflight.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/model.h"
-#include "engine/rpc_peek.h"
+#include "mcp/model.h"
+#include "mcp/rpc_peek.h"
 
 void inflight_init(struct inflight *f)
 {

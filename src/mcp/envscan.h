@@ -20,8 +20,8 @@
  * scanned.
  *
  * Pure: no I/O; memory grows with the batch's elements only. Threads: the owner's. */
-#ifndef BELAY_ENGINE_ENVSCAN_H
-#define BELAY_ENGINE_ENVSCAN_H
+#ifndef BELAY_MCP_ENVSCAN_H
+#define BELAY_MCP_ENVSCAN_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 

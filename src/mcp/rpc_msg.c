@@ -1,5 +1,5 @@
 /* rpc_msg.c - structural JSON-RPC classification of a frame copy. */
-#include "engine/rpc_msg.h"
+#include "mcp/rpc_msg.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * that are forwarded. Classification is structural, as in the earlier harness: an object
  * with "result" or "error" is a response; "method" + "id" a request; "method" alone a
  * notification; an array a batch (its elements are classified one by one). */
-#ifndef BELAY_ENGINE_RPC_MSG_H
-#define BELAY_ENGINE_RPC_MSG_H
+#ifndef BELAY_MCP_RPC_MSG_H
+#define BELAY_MCP_RPC_MSG_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* model.c - pairing frames into exchanges and turns. See model.h. */
-#include "engine/model.h"
+#include "mcp/model.h"
 
 #include <stdint.h>
 #include <stdio.h>

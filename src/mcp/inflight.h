@@ -11,8 +11,8 @@
  *
  * Frames are read with rpc_peek (no parse tree) and parsed only when it is unsure.
  * Loop thread only; the owner embeds the struct. */
-#ifndef BELAY_ENGINE_INFLIGHT_H
-#define BELAY_ENGINE_INFLIGHT_H
+#ifndef BELAY_MCP_INFLIGHT_H
+#define BELAY_MCP_INFLIGHT_H
 #include <stddef.h>
 
 #include "common/strmap.h"

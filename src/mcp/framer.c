@@ -1,5 +1,5 @@
 /* framer.c - newline framing with a bounded copy per frame. See framer.h. */
-#include "engine/framer.h"
+#include "mcp/framer.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -14,14 +14,14 @@
  * gate's refusal, an error for a server that is gone or a recording that failed) is never
  * taken for the server's: it closes its request as ANSWERED_BY_BELAY with belay_* set, and
  * resp_seq stays -1 (the server's response was not recorded). */
-#ifndef BELAY_ENGINE_MODEL_H
-#define BELAY_ENGINE_MODEL_H
+#ifndef BELAY_MCP_MODEL_H
+#define BELAY_MCP_MODEL_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/strmap.h"
-#include "engine/rpc_msg.h"
+#include "mcp/rpc_msg.h"
 
 enum { DIR_C2S = 0, DIR_S2C = 1 };
 

@@ -1,5 +1,5 @@
 /* rpc_peek.c - top-level JSON-RPC members without a parse tree. See rpc_peek.h. */
-#include "engine/rpc_peek.h"
+#include "mcp/rpc_peek.h"
 
 #include <string.h>
 
