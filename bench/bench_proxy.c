@@ -29,7 +29,7 @@
  * --slice-ab adds trace + index with the kernel's own slice (--slice-us 0) beside the
  * default, the A/B of the forwarding thread's short slice (engine/loop_slice.h); --writer-ab
  * adds trace + index with the trace writer at normal priority (--trace-writer normal), the A/B
- * of the idle-priority writer (engine/trace_writer.h). --noise
+ * of the idle-priority writer (trace/trace_writer.h). --noise
  * adds a pair of two direct runs to each round (the row "direct vs direct"): the median
  * |difference| between identical arms, the size of a difference that means nothing on this
  * machine now.

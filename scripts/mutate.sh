@@ -58,8 +58,8 @@ tests_for() {
 	src/common/timeutil.c) echo 'test_timeutil|test_trace' ;;
 	src/engine/loop_spin.c) echo 'test_loop_spin|test_proxy' ;;
 	src/engine/loop_slice.c) echo 'test_loop_slice' ;;
-	src/engine/trace_writer.c|src/engine/trace_pool.c) echo 'test_trace_threads|test_trace$|test_live_index' ;;
-	src/engine/trace_line.c) echo 'test_trace$|test_trace_golden|test_trace_threads' ;;
+	src/trace/trace_writer.c|src/trace/trace_pool.c) echo 'test_trace_threads|test_trace$|test_live_index' ;;
+	src/trace/trace_line.c) echo 'test_trace$|test_trace_golden|test_trace_threads' ;;
 	*) echo 'test_' ;;
 	esac
 }

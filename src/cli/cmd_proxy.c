@@ -16,7 +16,7 @@
 #include "host/runner.h"
 #include "engine/loop_slice.h"
 #include "engine/loop_spin.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 #include "index/store_writer.h"
 #include "trial/trial_gate.h"
 

@@ -8,8 +8,8 @@
 #include "cli/cli.h"
 #include "common/jsonx.h"
 #include "mcp/model.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 
 static const struct cli_opt trace_show_opts[] = {
 	CLI_OPT_JSON("one JSON object per request/response pair, then a summary line"),

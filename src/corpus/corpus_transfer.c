@@ -30,7 +30,7 @@
 #include "corpus/corpus_internal.h"
 #include "snapshot/snap_transfer.h"
 #include "snapshot/snap_xfile.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "store/store.h"
 
 static const struct snap_xfile_kind case_kind = {"BELAYCS1", "belay-case", "belay case file"};

@@ -21,7 +21,7 @@
 #include "engine/server_env.h"
 #include "engine/witness.h"
 #include "engine/session_internal.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 
 extern char **environ;
 

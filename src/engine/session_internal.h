@@ -14,7 +14,7 @@
 #include "sandbox/sandbox.h"
 #include "engine/session.h"
 #include "engine/loop_spin.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 
 struct session {
 	uv_loop_t *loop;

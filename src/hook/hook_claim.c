@@ -12,7 +12,7 @@
 #include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "hook/hook_run.h"
 
 #define TRANSCRIPT_TAIL ((off_t)8 << 20)

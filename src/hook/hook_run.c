@@ -19,7 +19,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 
 #define LOCK_OPEN_MS 30000u /* hook_run_open waits this long for another writer */
 

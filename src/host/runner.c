@@ -21,7 +21,7 @@
 #include "engine/witness.h"
 #include "gate/gate.h"
 #include "index/runidx.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 #include "index/store_writer.h"
 #include "sandbox/sandbox_cache.h"
 

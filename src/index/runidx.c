@@ -17,7 +17,7 @@
 #include "common/xalloc.h"
 #include "mcp/model.h"
 #include "mcp/rpc_msg.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "store/store.h"
 
 #define ARGS_MAX 200 /* bytes of an arguments summary */

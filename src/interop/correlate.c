@@ -11,8 +11,8 @@
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "mcp/model.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 #include "measure/batch.h"
 
 void otlp_spans_free(struct otlp_span *v, size_t n)

@@ -11,8 +11,8 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "mcp/model.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 #include "interop/redact.h"
 #include "measure/batch.h"
 

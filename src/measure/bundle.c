@@ -14,7 +14,7 @@
 #include "common/jsonx.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "measure/batch.h"
 #include "snapshot/snap_transfer.h"
 #include "snapshot/snap_xfile.h"

@@ -26,7 +26,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
 #include "trial/trial_mirror.h"

@@ -23,7 +23,7 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "engine/sandbox_run.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
 #include "trial/trial_diff.h"

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "mcp/model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "verify/equiv.h"
 #include "verify/relocate.h"
 

@@ -31,7 +31,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/trace_model.h"
+#include "trace/trace_model.h"
 #include "verify/answers.h"
 #include "verify/equiv.h"
 #include "verify/scratch_pool.h"

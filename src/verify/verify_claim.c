@@ -5,7 +5,7 @@
 
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "verify/verify.h"
 
 const struct invariant *verify_trajectory_begin(const struct trace *t, const struct policy *pol,

@@ -17,7 +17,7 @@
  * Threads: blocks the caller. */
 #ifndef BELAY_VERIFY_VERIFY_HOOK_H
 #define BELAY_VERIFY_VERIFY_HOOK_H
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "verify/verify.h"
 
 /* 1 when the trace is a hook run (it has an agent_session record). */

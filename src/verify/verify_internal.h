@@ -16,7 +16,7 @@
 #include <stdatomic.h>
 
 #include "mcp/model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "snapshot/snapshot.h"
 #include "verify/equiv.h"
 #include "verify/relocate.h"

@@ -1,5 +1,5 @@
-/* fuzz_trace_reader.c - the strict trace reader (src/engine/trace_reader.c), its
- * validator, and the model built from a read trace (src/engine/trace_model.c).
+/* fuzz_trace_reader.c - the strict trace reader (src/trace/trace_reader.c), its
+ * validator, and the model built from a read trace (src/trace/trace_model.c).
  *
  * Input: byte 0 bit 0 repairs frame hashes: every line that is a JSON object with a "raw"
  * string that decodes as base64 gets the "hash_raw" of its bytes (a fuzzer cannot forge a
@@ -15,8 +15,8 @@
 #include "common/buf.h"
 #include "common/hash.h"
 #include "mcp/model.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 #include "support.h"
 
 /* Rewrites each line whose "raw" decodes with the right "hash_raw". */

@@ -19,7 +19,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 
 static char *tmpdir_in(const char *base, const char *tag)
 {

@@ -21,7 +21,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "tsupport.h"
 
 static char *dir, *ws, *out;

@@ -8,7 +8,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "tsupport.h"
 
 Test(conformance, same_checks_with_and_without_belay, .timeout = 300)

@@ -13,7 +13,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "ts_tmux.h"
 #include "tsupport.h"
 

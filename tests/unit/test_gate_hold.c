@@ -18,8 +18,8 @@
 #include "common/xalloc.h"
 #include "mcp/model.h"
 #include "engine/session.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 #include "engine/turn_gate.h"
 #include "tsupport.h"
 

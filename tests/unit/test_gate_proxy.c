@@ -17,7 +17,7 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "tsupport.h"
 
 #define DEMO BELAY_BUILD_DIR "/belay-demo-server"

@@ -17,7 +17,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "ts_belay.h"
 #include "ts_hook.h"
 

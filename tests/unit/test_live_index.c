@@ -17,7 +17,7 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 #include "index/store_writer.h"
 #include "ts_belay.h"
 #include "tsupport.h"

@@ -12,8 +12,8 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "mcp/model.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 #include "tsupport.h"
 
 static char *dir, *peers;

@@ -17,8 +17,8 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "mcp/model.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 #include "tsupport.h"
 
 #define BYTES_FIXTURE BELAY_BUILD_DIR "/tests/fixture_bytes"

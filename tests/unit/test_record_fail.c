@@ -14,7 +14,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "ts_life.h"
 #include "tsupport.h"
 

@@ -11,7 +11,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 #include "index/statedb.h"
 #include "store/store.h"
 #include "tsupport.h"

@@ -18,8 +18,8 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 #include "tsupport.h"
 
 static char *dir;

@@ -14,8 +14,8 @@
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
-#include "engine/trace_reader.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 #include "ts_jsongen.h"
 #include "tsupport.h"
 

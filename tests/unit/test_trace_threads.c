@@ -16,8 +16,8 @@
 
 #include "common/buf.h"
 #include "common/fsutil.h"
-#include "engine/trace_reader.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 #include "tsupport.h"
 
 static char *dir;

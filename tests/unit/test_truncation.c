@@ -14,8 +14,8 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "mcp/model.h"
-#include "engine/trace_model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_model.h"
+#include "trace/trace_reader.h"
 #include "ts_belay.h"
 #include "tsupport.h"
 

@@ -32,8 +32,8 @@
  * (TraceWriteFailed) is appended if it fits whole, every later record is dropped (counted),
  * trace_writer_failed() says so and on_drain is called once to wake the owner, who must stop
  * forwarding what it can no longer record (the session fails closed, session.h). */
-#ifndef BELAY_ENGINE_TRACE_WRITER_H
-#define BELAY_ENGINE_TRACE_WRITER_H
+#ifndef BELAY_TRACE_TRACE_WRITER_H
+#define BELAY_TRACE_TRACE_WRITER_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>

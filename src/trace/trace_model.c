@@ -1,6 +1,6 @@
 /* trace_model.c - the model of a trace on disk. Frames belay made ("origin": "belay") are
  * fed as belay's (model_add_belay), never as the server's. */
-#include "engine/trace_model.h"
+#include "trace/trace_model.h"
 
 #include <string.h>
 

@@ -7,8 +7,8 @@
  * threads from the moment it is published until it is written, and is handed back for the
  * adding thread to free (trace_writer.c). Serialising only reads it; the pool writes only
  * its `line`, `claimed` and `done`. */
-#ifndef BELAY_ENGINE_TRACE_REC_H
-#define BELAY_ENGINE_TRACE_REC_H
+#ifndef BELAY_TRACE_TRACE_REC_H
+#define BELAY_TRACE_TRACE_REC_H
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stddef.h>

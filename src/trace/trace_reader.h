@@ -4,8 +4,8 @@
  * is a named error naming the line (a corrupt trace is refused, not guessed at). A record
  * of another version or of a kind not in the closed list (trace_kinds.def, the same list
  * docs/TRACE_FORMAT.md gives) is skipped *and reported* in `skips`. Frame records are decoded (base64) and their hash_raw is checked. */
-#ifndef BELAY_ENGINE_TRACE_READER_H
-#define BELAY_ENGINE_TRACE_READER_H
+#ifndef BELAY_TRACE_TRACE_READER_H
+#define BELAY_TRACE_TRACE_READER_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>

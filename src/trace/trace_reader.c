@@ -1,5 +1,5 @@
 /* trace_reader.c - strict JSONL trace reader and validator. */
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,11 +11,11 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 
 const struct trace_kind trace_kinds[] = {
 #define KIND(name, after_close, who) {name, after_close, who},
-#include "engine/trace_kinds.def"
+#include "trace/trace_kinds.def"
 #undef KIND
 	{NULL, 0, NULL},
 };

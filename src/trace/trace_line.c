@@ -8,8 +8,8 @@
 #include "common/jcs.h"
 #include "common/jsonx.h"
 #include "common/timeutil.h"
-#include "engine/trace_rec.h"
-#include "engine/trace_writer.h"
+#include "trace/trace_rec.h"
+#include "trace/trace_writer.h"
 
 /* Appends n in decimal (records are printed without printf: it was a third of the
  * serialising time of a small record). */

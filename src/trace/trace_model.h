@@ -1,8 +1,8 @@
 /* trace_model.h - builds the derived model (exchanges, turns) of a trace read from disk. */
-#ifndef BELAY_ENGINE_TRACE_MODEL_H
-#define BELAY_ENGINE_TRACE_MODEL_H
+#ifndef BELAY_TRACE_TRACE_MODEL_H
+#define BELAY_TRACE_TRACE_MODEL_H
 #include "mcp/model.h"
-#include "engine/trace_reader.h"
+#include "trace/trace_reader.h"
 
 /* Feeds every frame record of t, in file order, into m (initialised by the caller).
  * model_frame.rec is the record's index in t->recs. */

@@ -19,7 +19,7 @@
  *
  * Large batches (bulk traffic) are the rescue's, serialised by the pool; a batch of a few
  * small records (the latency path) is serialised by the idle writer itself, with no hand-off. */
-#include "engine/trace_writer.h"
+#include "trace/trace_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +39,7 @@
 #include "common/hash.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/trace_rec.h"
+#include "trace/trace_rec.h"
 
 #define POLL_NS 1000000L               /* the idle writer's poll period while traffic flows (1 ms) */
 /* The rescue hands back to the idle writer once the backlog is this small. */

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "common/timeutil.h"
-#include "engine/trace_rec.h"
+#include "trace/trace_rec.h"
 
 #define LOOKAHEAD(p) ((size_t)(p)->nthreads * 4 + 4)
 
