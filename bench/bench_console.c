@@ -42,7 +42,7 @@
  * Each timed run prints the share of the CPU the host took meanwhile (steal, /proc/stat):
  * on a shared host it sets the tail and the late calls, and such a run is not a quiet
  * machine's. --slice-us US is passed to both belay proxy and belay console (0: the kernel's
- * own slice for their forwarding threads, the A/B of engine/loop_slice.h).
+ * own slice for their forwarding threads, the A/B of proxy/loop_slice.h).
  *
  * Scratch files live in /dev/shm/belay-bench-console-XXXXXX (removed unless --keep). */
 #include <dirent.h>

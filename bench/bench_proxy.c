@@ -27,7 +27,7 @@
  * and the share of the CPU the host took while the round ran beside each round (steal,
  * /proc/stat: on a shared host that share sets the tail, whatever runs in the middle).
  * --slice-ab adds trace + index with the kernel's own slice (--slice-us 0) beside the
- * default, the A/B of the forwarding thread's short slice (engine/loop_slice.h); --writer-ab
+ * default, the A/B of the forwarding thread's short slice (proxy/loop_slice.h); --writer-ab
  * adds trace + index with the trace writer at normal priority (--trace-writer normal), the A/B
  * of the idle-priority writer (trace/trace_writer.h). --noise
  * adds a pair of two direct runs to each round (the row "direct vs direct"): the median

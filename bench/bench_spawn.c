@@ -25,7 +25,7 @@
 
 #include "common/fsutil.h"
 #include "sandbox/sandbox.h"
-#include "engine/sandbox_run.h"
+#include "proxy/sandbox_run.h"
 
 extern char **environ;
 

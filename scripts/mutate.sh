@@ -51,13 +51,13 @@ tests_for() {
 	src/assertions/*) echo 'test_testfiles|test_weakening|test_a1_catalogue' ;;
 	src/snapshot/*) echo 'test_snapshot|test_snapshot_incr|test_snapshot_partial|test_snapshot_store|test_recover|test_corpus$' ;;
 	src/corpus/*) echo 'test_corpus_compare|test_corpus_labels|test_corpus$' ;;
-	src/engine/session_gate.c) echo 'test_gate_hold|test_gate_proxy|test_gate_forwarding|test_try_route' ;;
+	src/proxy/session_gate.c) echo 'test_gate_hold|test_gate_proxy|test_gate_forwarding|test_try_route' ;;
 	src/trial/trial_gate.c) echo 'test_try_route|test_try_gate' ;;
 	src/index/store_writer.c) echo 'test_live_index|test_runindex' ;;
 	src/common/jsonx.c) echo 'test_jsonx_print|test_jsonview|test_trace' ;;
 	src/common/timeutil.c) echo 'test_timeutil|test_trace' ;;
-	src/engine/loop_spin.c) echo 'test_loop_spin|test_proxy' ;;
-	src/engine/loop_slice.c) echo 'test_loop_slice' ;;
+	src/proxy/loop_spin.c) echo 'test_loop_spin|test_proxy' ;;
+	src/proxy/loop_slice.c) echo 'test_loop_slice' ;;
 	src/trace/trace_writer.c|src/trace/trace_pool.c) echo 'test_trace_threads|test_trace$|test_live_index' ;;
 	src/trace/trace_line.c) echo 'test_trace$|test_trace_golden|test_trace_threads' ;;
 	*) echo 'test_' ;;

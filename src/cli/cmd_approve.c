@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "common/paths.h"
-#include "engine/approvals.h"
+#include "proxy/approvals.h"
 
 static const struct cli_opt approve_opts[] = {
 	{"state", 's', 0, "DIR", "the state directory of the proxy that refused the call (default $XDG_STATE_HOME/belay)"},

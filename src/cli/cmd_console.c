@@ -21,7 +21,7 @@
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "engine/loop_slice.h"
+#include "proxy/loop_slice.h"
 #include "host/cevent.h"
 #include "host/chost.h"
 #include "host/follow.h"

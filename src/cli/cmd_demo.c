@@ -25,8 +25,8 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "engine/prestate.h"
-#include "engine/scripted.h"
+#include "proxy/prestate.h"
+#include "proxy/scripted.h"
 #include "verify/policy.h"
 #include "verify/verify.h"
 

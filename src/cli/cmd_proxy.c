@@ -14,8 +14,8 @@
 #include "common/paths.h"
 #include "common/timeutil.h"
 #include "host/runner.h"
-#include "engine/loop_slice.h"
-#include "engine/loop_spin.h"
+#include "proxy/loop_slice.h"
+#include "proxy/loop_spin.h"
 #include "trace/trace_writer.h"
 #include "index/store_writer.h"
 #include "trial/trial_gate.h"
@@ -120,7 +120,7 @@ int cmd_proxy(int argc, char **argv)
 	const char *trace_dir = getenv("BELAY_TRACE_DIR"), *state = NULL, *scope = getenv("BELAY_SANDBOX_SCOPE");
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
 	int no_trace = 0, no_index = 0, no_trial = 0, spin_us = -1, writer_normal = 0;
-	unsigned slice_us = 0; /* the kernel's: see engine/loop_slice.h for when asking helps */
+	unsigned slice_us = 0; /* the kernel's: see proxy/loop_slice.h for when asking helps */
 	const char *mode_s = NULL, *policy_file = NULL;
 	size_t frame_cap = 0;
 	char **expose = NULL;

@@ -23,7 +23,7 @@
 #include "common/xalloc.h"
 #include "sandbox/landlock.h"
 #include "sandbox/sandbox.h"
-#include "engine/sandbox_run.h"
+#include "proxy/sandbox_run.h"
 #include "snapshot/snapshot.h"
 
 /* belay __probe connect HOST PORT | signal PID: one contained action, reported on stdout. */

@@ -15,7 +15,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
-#include "engine/turn_gate.h"
+#include "proxy/turn_gate.h"
 #include "gate/gate.h"
 #include "host/cevent.h"
 #include "host/chost.h"

@@ -16,7 +16,7 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "engine/scripted.h"
+#include "proxy/scripted.h"
 #include "host/cevent.h"
 
 #define STEP_PAUSE_MS 900 /* so a person can watch the turns arrive */

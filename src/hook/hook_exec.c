@@ -11,7 +11,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/sandbox_run.h"
+#include "proxy/sandbox_run.h"
 #include "hook/hook_run.h"
 #include "index/runidx.h"
 #include "store/store.h"

@@ -19,7 +19,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
-#include "engine/turn_gate.h"
+#include "proxy/turn_gate.h"
 #include "hook/hook_event.h"
 #include "sandbox/sandbox.h"
 

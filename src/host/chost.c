@@ -24,7 +24,7 @@
 #include "common/osuser.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "engine/loop_slice.h"
+#include "proxy/loop_slice.h"
 #include "host/runner.h"
 #include "pkgexec/pkgexec.h"
 
@@ -694,7 +694,7 @@ static void *host_main(void *arg)
 {
 	struct chost *h = arg;
 	/* This thread forwards every run's frames while the UI thread draws beside it: a short
-	 * slice (--slice-us; none by default, engine/loop_slice.h) lets it take the CPU from the
+	 * slice (--slice-us; none by default, proxy/loop_slice.h) lets it take the CPU from the
 	 * drawing when a frame arrives. */
 	struct loop_slice slice;
 	if (h->cfg.slice_us && loop_slice_set(h->cfg.slice_us, &slice) != 0)

@@ -21,7 +21,7 @@
 
 #include "common/err.h"
 #include "sandbox/sandbox.h"
-#include "engine/turn_gate.h"
+#include "proxy/turn_gate.h"
 #include "host/cevent.h"
 
 #define CHOST_HELLO_MAX 65536
@@ -39,7 +39,7 @@ struct chost_cfg {
 	const char *trace_dir;    /* NULL: STATE/traces */
 	const char *socket_path;  /* NULL: chost_default_socket() */
 	int server_stderr_fd;     /* where servers' stderr goes (-1: discarded) */
-	unsigned slice_us;        /* the engine thread's scheduler slice (engine/loop_slice.h; 0: the kernel's) */
+	unsigned slice_us;        /* the engine thread's scheduler slice (proxy/loop_slice.h; 0: the kernel's) */
 	struct cqueue *events;    /* borrowed: where events go */
 	/* Other protocols on the same socket (may be NULL): a hello carrying "hook" (an agent's
 	 * hook event, hook_client.h) is handed over with the connection (fd taken) and the bytes

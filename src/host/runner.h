@@ -15,7 +15,7 @@
 #include "common/err.h"
 #include "mcp/endpoint.h"
 #include "sandbox/sandbox.h"
-#include "engine/turn_gate.h"
+#include "proxy/turn_gate.h"
 #include "pkgexec/pkgexec.h"
 
 struct runner;
@@ -33,7 +33,7 @@ struct runner_cfg {
 	const char *trace_dir;     /* where the trace goes (NULL: STATE/traces) */
 	int no_trace, no_index;
 	/* After each forwarded chunk the loop polls at most this long before it sleeps, for a
-	 * window learned from the recent answers (engine/loop_spin.h; 0: LOOP_SPIN_DEFAULT_US);
+	 * window learned from the recent answers (proxy/loop_spin.h; 0: LOOP_SPIN_DEFAULT_US);
 	 * no_spin: never. */
 	unsigned spin_us;
 	int no_spin;
@@ -84,7 +84,7 @@ const char *runner_trace_path(const struct runner *r); /* NULL without a trace *
 struct trace_writer_stats;
 void runner_trace_stats(const struct runner *r, struct trace_writer_stats *st);
 const char *runner_run_id(const struct runner *r);     /* NULL without a trace */
-/* The spin windows' counters (engine/loop_spin.h). */
+/* The spin windows' counters (proxy/loop_spin.h). */
 struct loop_spin_stats;
 void runner_spin_stats(const struct runner *r, struct loop_spin_stats *st);
 int runner_server_pid(const struct runner *r);

@@ -1,8 +1,8 @@
 /* landlock.h - the Landlock ABI as belay uses it, defined here because Debian 12's
  * linux-libc-dev (6.1) stops at ABI 3: no network rules (ABI 4), no IOCTL_DEV (ABI 5), no
  * scopes (ABI 6), no audit logging flags (ABI 7). Values from the kernel's uapi header. */
-#ifndef BELAY_ENGINE_LANDLOCK_H
-#define BELAY_ENGINE_LANDLOCK_H
+#ifndef BELAY_SANDBOX_LANDLOCK_H
+#define BELAY_SANDBOX_LANDLOCK_H
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>

@@ -46,7 +46,7 @@ struct sandbox_supervisor_opts {
 	int report_writes;
 	/* Optional, supervisor thread: every path inside the scope a write-intent call let
 	 * through names (tree: a rename's source or target, its subtree moved), for the proxy's
-	 * check of changes nobody contained made (engine/witness.h). No record is written. */
+	 * check of changes nobody contained made (proxy/witness.h). No record is written. */
 	void (*on_write)(void *ctx, const char *path, int tree);
 	void *write_ctx;
 	sandbox_post_fn post;

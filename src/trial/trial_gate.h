@@ -2,7 +2,7 @@
  * gate asks about whose plan is only an unknown local effect has its command tried once in
  * a mirror of the workspace before anyone decides; the trial's brief then goes with the
  * refusal the agent gets (headless proxy, agent hooks) or with the held call the console
- * shows. This module is the turn_gate.trial callback (engine/turn_gate.h) and the brief's
+ * shows. This module is the turn_gate.trial callback (proxy/turn_gate.h) and the brief's
  * text; it runs trial_run with `sh -c COMMAND`, network denied.
  *
  * Ownership: a trial_gate is the caller's (trial_gate_free once no session uses it).

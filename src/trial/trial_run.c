@@ -22,7 +22,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/sandbox_run.h"
+#include "proxy/sandbox_run.h"
 #include "trace/trace_writer.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"

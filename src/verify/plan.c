@@ -7,7 +7,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/server_env.h"
+#include "proxy/server_env.h"
 #include "verify/answers.h"
 #include "verify/verify_internal.h"
 

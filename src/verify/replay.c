@@ -13,7 +13,7 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "mcp/mcp_client.h"
-#include "engine/session.h"
+#include "proxy/session.h"
 #include "sandbox/sandbox_quiet.h"
 #include "verify/answers.h"
 

@@ -22,7 +22,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "engine/sandbox_run.h"
+#include "proxy/sandbox_run.h"
 #include "snapshot/snapshot.h"
 #include "verify/equiv.h"
 #include "verify/relocate.h"

@@ -17,10 +17,10 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "mcp/model.h"
-#include "engine/session.h"
+#include "proxy/session.h"
 #include "trace/trace_model.h"
 #include "trace/trace_reader.h"
-#include "engine/turn_gate.h"
+#include "proxy/turn_gate.h"
 #include "tsupport.h"
 
 #define LINES BELAY_BUILD_DIR "/tests/fixture_lines"

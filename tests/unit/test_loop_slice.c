@@ -1,4 +1,4 @@
-/* test_loop_slice.c - the forwarding thread's short scheduler slice (engine/loop_slice.h):
+/* test_loop_slice.c - the forwarding thread's short scheduler slice (proxy/loop_slice.h):
  * the thread gets the slice it asks for and keeps its nice value; threads and processes it
  * starts afterwards get the kernel's default; a thread under another policy is left alone;
  * out-of-range slices and bad --slice-us text are refused; and in the real binaries, with
@@ -19,7 +19,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
-#include "engine/loop_slice.h"
+#include "proxy/loop_slice.h"
 #include "ts_belay.h"
 
 /* Skips unless this kernel keeps a slice per thread (asked in a throw-away thread). */

@@ -1,4 +1,4 @@
-/* test_loop_spin.c - spin, then block (engine/loop_spin.h): the window rule on its own, then
+/* test_loop_spin.c - spin, then block (proxy/loop_spin.h): the window rule on its own, then
  * a libuv loop forwarding to a peer thread over a socketpair - answers that come at once are
  * caught inside windows, answers that take far longer than the maximum open none, a maximum
  * of 0 never spins, a client's next request gets a quarter of the maximum, a spinning loop
@@ -16,7 +16,7 @@
 #include <uv.h>
 
 #include "common/xalloc.h"
-#include "engine/loop_spin.h"
+#include "proxy/loop_spin.h"
 #include "ts_belay.h"
 
 #define US 1000u

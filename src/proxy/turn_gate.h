@@ -4,8 +4,8 @@
  *
  * The capture runs on a libuv worker thread while the loop keeps forwarding server output;
  * the call's bytes, and every client byte after them, wait until it returns. */
-#ifndef BELAY_ENGINE_TURN_GATE_H
-#define BELAY_ENGINE_TURN_GATE_H
+#ifndef BELAY_PROXY_TURN_GATE_H
+#define BELAY_PROXY_TURN_GATE_H
 #include <cjson/cJSON.h>
 #include <stdint.h>
 

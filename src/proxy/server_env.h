@@ -6,8 +6,8 @@
  * "sha256": HEX, "withheld": "secret-name"|"secret-value"} for one whose name or value looks
  * like a credential (common/secret.h): the trace never holds a secret's value. BYTES is
  * jx_bytes's form (a string, or {"base64": ...}). Pure; thread-safe. */
-#ifndef BELAY_ENGINE_SERVER_ENV_H
-#define BELAY_ENGINE_SERVER_ENV_H
+#ifndef BELAY_PROXY_SERVER_ENV_H
+#define BELAY_PROXY_SERVER_ENV_H
 #include <cjson/cJSON.h>
 
 #include "common/buf.h"

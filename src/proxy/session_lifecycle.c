@@ -22,7 +22,7 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "mcp/model.h"
-#include "engine/session_internal.h"
+#include "proxy/session_internal.h"
 
 #define LINGER_MS 1000          /* answer late client requests this long after the server is gone */
 #define ERR_TAIL_BYTES 2048     /* the end of the server's stderr kept for the alert */

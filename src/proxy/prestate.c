@@ -1,7 +1,7 @@
 /* prestate.c - snapshot-backed capture for the turn gate. The capture and warm-up run on
  * libuv worker threads, one at a time (the gate serialises them), so the store connection
  * is only ever used by one thread at a time. */
-#include "engine/prestate.h"
+#include "proxy/prestate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "engine/witness.h"
+#include "proxy/witness.h"
 #include "snapshot/snapshot.h"
 
 struct prestate {

@@ -23,8 +23,8 @@
  * block, and every other handle (timers, the trace writer's wake-ups, signals) runs as
  * usual. Loop thread only. Ownership: the caller embeds the struct and closes the handle
  * (loop_spin_close) before freeing it. */
-#ifndef BELAY_ENGINE_LOOP_SPIN_H
-#define BELAY_ENGINE_LOOP_SPIN_H
+#ifndef BELAY_PROXY_LOOP_SPIN_H
+#define BELAY_PROXY_LOOP_SPIN_H
 #include <stdint.h>
 #include <uv.h>
 

@@ -1,8 +1,8 @@
 /* session_internal.h - the session struct and the seams between session.c (pumping and
  * lifecycle), session_spawn.c (how the server is started, contained or not) and
  * session_gate.c (the turn gate on the client-to-server path). Engine-internal. */
-#ifndef BELAY_ENGINE_SESSION_INTERNAL_H
-#define BELAY_ENGINE_SESSION_INTERNAL_H
+#ifndef BELAY_PROXY_SESSION_INTERNAL_H
+#define BELAY_PROXY_SESSION_INTERNAL_H
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -12,8 +12,8 @@
 #include "mcp/framer.h"
 #include "mcp/inflight.h"
 #include "sandbox/sandbox.h"
-#include "engine/session.h"
-#include "engine/loop_spin.h"
+#include "proxy/session.h"
+#include "proxy/loop_spin.h"
 #include "trace/trace_writer.h"
 
 struct session {

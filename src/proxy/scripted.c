@@ -1,5 +1,5 @@
 /* scripted.c - the scripted agent. See scripted.h. */
-#include "engine/scripted.h"
+#include "proxy/scripted.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "mcp/mcp_client.h"
-#include "engine/session.h"
+#include "proxy/session.h"
 
 struct sr {
 	const struct scripted_opts *o;

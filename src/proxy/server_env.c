@@ -1,5 +1,5 @@
 /* server_env.c - the recorded server environment. See server_env.h. */
-#include "engine/server_env.h"
+#include "proxy/server_env.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -23,8 +23,8 @@
  * Replies belay makes on the server's behalf all go through session_reply_client, which
  * records them as s2c frames with "origin": "belay" and a "belay_reason" (docs/TRACE_FORMAT.md)
  * so that no reader takes them for the server's. */
-#ifndef BELAY_ENGINE_SESSION_H
-#define BELAY_ENGINE_SESSION_H
+#ifndef BELAY_PROXY_SESSION_H
+#define BELAY_PROXY_SESSION_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,7 +94,7 @@ struct session_opts {
 	struct turn_gate *gate;             /* NULL: no pre-state capture (taken, also on failure) */
 	struct witness *witness;  /* what the contained processes were let write (taken, also on
 				   * failure, like gate; may be NULL): the supervisor notes into it,
-				   * the gate's captures read it (engine/witness.h) */
+				   * the gate's captures read it (proxy/witness.h) */
 	const char *launcher;     /* path of the belay binary used as the sandbox launcher */
 	const char *state_dir;    /* recorded so verify finds the pre-states (may be NULL) */
 	/* Added to the server-start record as "launch" (a launcher-style command resolved to
@@ -107,7 +107,7 @@ struct session_opts {
 	int reply_when_gone;
 	/* After each chunk forwarded either way, keep polling at most this long (microseconds;
 	 * the window follows the recent answers) before the loop sleeps, so that a fast answer
-	 * is read without a wake-up (engine/loop_spin.h; 0: never spin - replays, tests). */
+	 * is read without a wake-up (proxy/loop_spin.h; 0: never spin - replays, tests). */
 	unsigned spin_us;
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
 	void (*trace_tap)(void *ctx, uint64_t off, const char *line, size_t len);
@@ -130,7 +130,7 @@ const char *session_trace_path(const struct session *s); /* borrowed; NULL witho
 struct trace_writer_stats;
 void session_trace_stats(const struct session *s, struct trace_writer_stats *st);
 int session_server_pid(const struct session *s);
-/* The spin windows' counters so far (engine/loop_spin.h). */
+/* The spin windows' counters so far (proxy/loop_spin.h). */
 struct loop_spin_stats;
 void session_spin_stats(const struct session *s, struct loop_spin_stats *st);
 /* Exit status mirroring the server: its code, or 128+signal. Valid once ended. */

@@ -8,8 +8,8 @@
  * thread; a mutex makes them safe. The session owns the witness. Bounded: past
  * WITNESS_MAX paths it only remembers that it overflowed (and then cannot tell an outside
  * change from an inside one). */
-#ifndef BELAY_ENGINE_WITNESS_H
-#define BELAY_ENGINE_WITNESS_H
+#ifndef BELAY_PROXY_WITNESS_H
+#define BELAY_PROXY_WITNESS_H
 #include <stddef.h>
 
 #define WITNESS_MAX 65536

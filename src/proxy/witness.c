@@ -1,5 +1,5 @@
 /* witness.c - see witness.h. */
-#include "engine/witness.h"
+#include "proxy/witness.h"
 
 #include <pthread.h>
 #include <stdlib.h>

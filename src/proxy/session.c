@@ -1,7 +1,7 @@
 /* session.c - the proxy core: spawn, pump both directions verbatim, record, end cleanly.
  * See session.h for the contract. Loop thread only (the trace writer has its own thread). */
-#include "engine/session.h"
-#include "engine/turn_gate.h"
+#include "proxy/session.h"
+#include "proxy/turn_gate.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -18,9 +18,9 @@
 #include "mcp/model.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_supervisor.h"
-#include "engine/server_env.h"
-#include "engine/witness.h"
-#include "engine/session_internal.h"
+#include "proxy/server_env.h"
+#include "proxy/witness.h"
+#include "proxy/session_internal.h"
 #include "trace/trace_writer.h"
 
 extern char **environ;

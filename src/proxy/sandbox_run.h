@@ -2,8 +2,8 @@
  * supervisor a proxied server gets) and returns its exit status, its output and every
  * record the session produced (sandbox status, denials, network attempts). For
  * `belay sandbox check` and tests. Blocks the calling thread (private loop). */
-#ifndef BELAY_SANDBOX_SANDBOX_RUN_H
-#define BELAY_SANDBOX_SANDBOX_RUN_H
+#ifndef BELAY_PROXY_SANDBOX_RUN_H
+#define BELAY_PROXY_SANDBOX_RUN_H
 #include <cjson/cJSON.h>
 
 #include "common/buf.h"

@@ -1,5 +1,5 @@
 /* approvals.c - approval ids, the key, the socket listener and the approve client. */
-#include "engine/approvals.h"
+#include "proxy/approvals.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,10 +4,10 @@
  * that someone else writes in the workspace: an advisory lock on the workspace directory
  * (flock, shared by every belay recording it) and the changes between two captures that the
  * sandbox saw no contained process make (witness.h). */
-#ifndef BELAY_ENGINE_PRESTATE_H
-#define BELAY_ENGINE_PRESTATE_H
+#ifndef BELAY_PROXY_PRESTATE_H
+#define BELAY_PROXY_PRESTATE_H
 #include "common/err.h"
-#include "engine/turn_gate.h"
+#include "proxy/turn_gate.h"
 
 /* Opens the store in state_dir (refusing one inside scope) and a snapshotter on scope.
  * Returns a new gate (the session takes it). */

@@ -6,7 +6,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
-#include "engine/session_internal.h"
+#include "proxy/session_internal.h"
 
 int session_prepare_spawn(struct session *s, const char *exe, struct spawn_plan *sp, struct err *e)
 {

@@ -25,8 +25,8 @@
  * made 33-60% more of them and the console's median round trip rose from ~90 to ~130 us,
  * while beside a CPU hog the p99 wake-up fell from 1.2-2.3 ms to 0.1-0.3 ms
  * (docs/STORE.md, "Sixth pass"). */
-#ifndef BELAY_ENGINE_LOOP_SLICE_H
-#define BELAY_ENGINE_LOOP_SLICE_H
+#ifndef BELAY_PROXY_LOOP_SLICE_H
+#define BELAY_PROXY_LOOP_SLICE_H
 #include <stddef.h>
 #include <sys/types.h>
 

@@ -1,5 +1,5 @@
 /* sandbox_run.c - one contained command, run to completion. See sandbox_run.h. */
-#include "engine/sandbox_run.h"
+#include "proxy/sandbox_run.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <uv.h>
 
 #include "common/xalloc.h"
-#include "engine/session.h"
+#include "proxy/session.h"
 
 struct srun {
 	struct sandbox_run_result *out;

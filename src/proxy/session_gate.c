@@ -22,13 +22,13 @@
 #include "common/paths.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
-#include "engine/approvals.h"
+#include "proxy/approvals.h"
 #include "mcp/model.h"
 #include "gate/gate.h"
 #include "mcp/rpc_msg.h"
 #include "mcp/rpc_peek.h"
-#include "engine/session_internal.h"
-#include "engine/turn_gate.h"
+#include "proxy/session_internal.h"
+#include "proxy/turn_gate.h"
 
 struct turn_gate *turn_gate_new(cJSON *(*capture)(void *ctx), void *ctx, void (*free_ctx)(void *ctx))
 {

@@ -1,5 +1,5 @@
 /* loop_spin.c - spin, then block (loop_spin.h). */
-#include "engine/loop_spin.h"
+#include "proxy/loop_spin.h"
 #include <sched.h>
 #include <string.h>
 #include "common/timeutil.h"

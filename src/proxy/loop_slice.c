@@ -4,7 +4,7 @@
  * clashes with <sched.h>: the calls go through syscall(2) with the kernel's structure,
  * declared here in its first published size (SCHED_ATTR_SIZE_VER0, 48 bytes), which every
  * kernel that has the calls accepts. */
-#include "engine/loop_slice.h"
+#include "proxy/loop_slice.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -10,13 +10,13 @@
  *   {"claim": TEXT}                     a `claim` record (the agent says it is done)
  *   {"sleep_ms": N}
  * A step's reply is passed to on_step (may be NULL) on the calling thread. */
-#ifndef BELAY_ENGINE_SCRIPTED_H
-#define BELAY_ENGINE_SCRIPTED_H
+#ifndef BELAY_PROXY_SCRIPTED_H
+#define BELAY_PROXY_SCRIPTED_H
 #include <cjson/cJSON.h>
 
 #include "common/err.h"
 #include "sandbox/sandbox.h"
-#include "engine/turn_gate.h"
+#include "proxy/turn_gate.h"
 
 struct scripted_opts {
 	char *const *argv;        /* the server */

@@ -8,8 +8,8 @@
  * (its user namespace is checked). The next identical call is then forwarded once.
  *
  * Loop thread only (the listener runs on the proxy's loop). */
-#ifndef BELAY_ENGINE_APPROVALS_H
-#define BELAY_ENGINE_APPROVALS_H
+#ifndef BELAY_PROXY_APPROVALS_H
+#define BELAY_PROXY_APPROVALS_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <uv.h>
