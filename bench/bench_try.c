@@ -37,7 +37,7 @@
 #include "trial/trial.h"
 #include "trial/trial_diff.h"
 #include "trial/trial_effect.h"
-#include "trial/trial_gate.h"
+#include "trial/trial_route.h"
 #include "trial/trial_mirror.h"
 
 
@@ -210,15 +210,15 @@ int main(int argc, char **argv)
 			trial = median(tr, 3);
 			free(cmd);
 		}
-		/* the gate's route in a proxy: trial_gate_run in this process, its snapshotter kept
+		/* the gate's route in a proxy: trial_route_run in this process, its snapshotter kept
 		 * across trials (gate1: the first trial, gate+: the median of the next four) */
 		double g1 = -1, gw = -1;
 		if (belay) {
-			struct trial_gate *tg = trial_gate_new(ws, state, belay, 0);
+			struct trial_route *tg = trial_route_new(ws, state, belay, 0);
 			double gv[4];
 			for (int r = 0; r < 5; r++) {
 				double t0 = bench_now_ms();
-				cJSON *res = trial_gate_run(tg, "true", NULL);
+				cJSON *res = trial_route_run(tg, "true", NULL);
 				double ms = bench_now_ms() - t0;
 				if (!jx_str(res, "id"))
 					fprintf(stderr, "bench_try: gate trial: %s\n", jx_str(res, "error") ? jx_str(res, "error") : "?");
@@ -233,7 +233,7 @@ int main(int argc, char **argv)
 					gv[r - 1] = ms;
 			}
 			gw = median(gv, 4);
-			trial_gate_free(tg);
+			trial_route_free(tg);
 		}
 		printf("%8d %10.3f %10.3f %10.1f %10.1f %10.1f %10.1f %10.1f %8.0fx %10.1f %10.1f\n", n, mmed, mmax, c1, c2, rh,
 		       copy, trial, mmed > 0 ? copy / mmed : 0.0, g1, gw);

@@ -242,7 +242,7 @@ static void on_step(void *ctx, int index, const cJSON *step, const cJSON *reply)
 
 /* The session's context: the gate learns the run's name, the caller hears every step. */
 struct recording {
-	struct turn_gate *gate;
+	struct admission *gate;
 	void (*step_cb)(void *, int, const cJSON *, const cJSON *);
 	void *ctx;
 };
@@ -267,7 +267,7 @@ int demo_record(const struct demo_paths *p, void (*step_cb)(void *, int, const c
 		char **trace_out, struct err *e)
 {
 	struct sandbox_spec spec;
-	struct turn_gate *gate = NULL;
+	struct admission *gate = NULL;
 	int rc = sandbox_spec_init(&spec, p->ws, SANDBOX_NET_DENY, e);
 	if (rc)
 		return rc;

@@ -85,7 +85,7 @@ int cmd_hook(int argc, char **argv)
 	if (argc < 2 || hook_agent_parse(argv[1], &agent) != 0)
 		return fail_closed(HA_CLAUDE_CODE, "belay hook needs the agent: claude-code, cursor or codex (got '%s')",
 				   argc >= 2 ? argv[1] : "");
-	struct hook_request rq = {.agent = agent, .mode = TURN_GATE_AUDIT, .hold_ms = HOOK_HOLD_MS_DEFAULT};
+	struct hook_request rq = {.agent = agent, .mode = ADMISSION_AUDIT, .hold_ms = HOOK_HOLD_MS_DEFAULT};
 	const char *state = NULL, *trace_dir = getenv("BELAY_TRACE_DIR"), *socket = NULL;
 	int local = getenv("BELAY_HOOK_LOCAL") && *getenv("BELAY_HOOK_LOCAL") && strcmp(getenv("BELAY_HOOK_LOCAL"), "0");
 	int c;
@@ -94,7 +94,7 @@ int cmd_hook(int argc, char **argv)
 	while ((c = cli_getopt(&P, argc, argv)) != -1) {
 		switch (c) {
 		case 'M':
-			if (turn_gate_parse_mode(optarg, &rq.mode) || rq.mode == TURN_GATE_OFF)
+			if (admission_parse_mode(optarg, &rq.mode) || rq.mode == ADMISSION_OFF)
 				return fail_closed(agent, "belay hook: --mode must be audit or enforce, not '%s'", optarg);
 			break;
 		case 'C': rq.contain = 1; break;

@@ -18,7 +18,7 @@
 #include "proxy/loop_spin.h"
 #include "trace/trace_writer.h"
 #include "index/store_writer.h"
-#include "trial/trial_gate.h"
+#include "trial/trial_route.h"
 
 static const struct cli_opt proxy_opts[] = {
 	{"trace-dir", 't', 0, "DIR", "write the trace here (env BELAY_TRACE_DIR; default STATE/traces)"},
@@ -183,12 +183,12 @@ int cmd_proxy(int argc, char **argv)
 	struct err e = {0};
 	int contained = scope && *scope, rc0 = 0;
 	enum sandbox_network net = SANDBOX_NET_DENY;
-	enum turn_gate_mode mode = TURN_GATE_AUDIT; /* the README's "gates calls": plans recorded by default */
+	enum admission_mode mode = ADMISSION_AUDIT; /* the README's "gates calls": plans recorded by default */
 	if (network && *network && !contained)
 		rc0 = cli_fail("proxy: --network needs --scope (an uncontained server is not network-restricted)");
 	else if (contained && network && *network && sandbox_parse_network(network, &net, &e))
 		rc0 = cli_fail("proxy: %s", e.msg);
-	else if (mode_s && turn_gate_parse_mode(mode_s, &mode))
+	else if (mode_s && admission_parse_mode(mode_s, &mode))
 		rc0 = cli_fail("proxy: --mode must be audit, enforce or off, not '%s'", mode_s);
 	if (rc0) {
 		free(expose);
@@ -235,12 +235,12 @@ int cmd_proxy(int argc, char **argv)
 	};
 	/* enforce mode, contained: a call whose only unknown effect is a local program is tried
 	 * in a mirror first, and the agent's refusal carries what it did (docs/TRY.md) */
-	struct trial_gate *trials = NULL;
-	if (mode == TURN_GATE_ENFORCE && contained && !no_trial) {
+	struct trial_route *trials = NULL;
+	if (mode == ADMISSION_ENFORCE && contained && !no_trial) {
 		char *sd = paths_state_dir(state);
-		trials = trial_gate_new(scope, sd, paths_self_exe(), 0);
+		trials = trial_route_new(scope, sd, paths_self_exe(), 0);
 		free(sd);
-		cfg.trial = trial_gate_run;
+		cfg.trial = trial_route_run;
 		cfg.trial_ctx = trials;
 	}
 	rc = runner_start(loop, &cfg, cin, cout, &run.runner, &e);
@@ -248,7 +248,7 @@ int cmd_proxy(int argc, char **argv)
 	if (rc != 0) {
 		uv_run(loop, UV_RUN_DEFAULT); /* lets the failed session's handles close */
 		uv_loop_close(loop);
-		trial_gate_free(trials);
+		trial_route_free(trials);
 		return cli_fail("proxy: %s", e.msg);
 	}
 	if (runner_trace_path(run.runner))
@@ -271,7 +271,7 @@ int cmd_proxy(int argc, char **argv)
 	struct loop_spin_stats sp;
 	runner_spin_stats(run.runner, &sp);
 	runner_free_stats(run.runner, &st, &indexed);
-	trial_gate_free(trials);
+	trial_route_free(trials);
 	/* BELAY_PROXY_STATS: what recording cost, on stderr at exit (bench_proxy reads it);
 	 * BELAY_INDEX_STATS: the index line alone. */
 	int all = getenv("BELAY_PROXY_STATS") != NULL;

@@ -15,11 +15,11 @@
 #include "common/xalloc.h"
 #include "proxy/prestate.h"
 #include "proxy/scripted.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 
 static void started(void *ctx, const char *trace_path)
 {
-	struct turn_gate *g = ctx;
+	struct admission *g = ctx;
 	if (g && trace_path) {
 		const char *base = strrchr(trace_path, '/');
 		prestate_gate_set_run(g, base ? base + 1 : trace_path);
@@ -74,7 +74,7 @@ int cmd_script(int argc, char **argv)
 		return cli_fail("__script: %s is not JSON", argv[optind]);
 	char *state_dir = paths_state_dir(state);
 	struct sandbox_spec spec;
-	struct turn_gate *gate = NULL;
+	struct admission *gate = NULL;
 	enum sandbox_network net = SANDBOX_NET_DENY;
 	if (scope) {
 		if (sandbox_parse_network(network, &net, &e) || sandbox_spec_init(&spec, scope, net, &e) ||
@@ -84,13 +84,13 @@ int cmd_script(int argc, char **argv)
 			return cli_fail("__script: %s", e.msg);
 		}
 	}
-	enum turn_gate_mode mode = TURN_GATE_OFF;
-	if (mode_s && turn_gate_parse_mode(mode_s, &mode))
+	enum admission_mode mode = ADMISSION_OFF;
+	if (mode_s && admission_parse_mode(mode_s, &mode))
 		return cli_fail("__script: bad --mode");
-	if (mode != TURN_GATE_OFF) {
+	if (mode != ADMISSION_OFF) {
 		if (!gate)
-			gate = turn_gate_new(NULL, NULL, NULL);
-		turn_gate_set_policy(gate, mode, NULL, scope ? spec.scope : "/", state_dir, NULL);
+			gate = admission_new(NULL, NULL, NULL);
+		admission_set_policy(gate, mode, NULL, scope ? spec.scope : "/", state_dir, NULL);
 	}
 	char *traces = tdir ? xstrdup(tdir) : fs_join(state_dir, "traces");
 	struct scripted_opts so = {

@@ -15,7 +15,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 #include "gate/gate.h"
 #include "host/cevent.h"
 #include "host/chost.h"
@@ -26,7 +26,7 @@
 #include "index/runq.h"
 #include "index/statedb.h"
 #include "store/store.h"
-#include "trial/trial_gate.h"
+#include "trial/trial_route.h"
 #include "tui/theme.h"
 
 void console_setup_init(struct console_setup *cs)
@@ -100,8 +100,8 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 		return BELAY_EUSAGE;
 	if (cs->expose && cs->expose[0] && !contained)
 		return err_set(e, BELAY_EUSAGE, "--expose needs --scope (an uncontained server sees everything)");
-	enum turn_gate_mode mode = TURN_GATE_AUDIT;
-	if (cs->mode && turn_gate_parse_mode(cs->mode, &mode))
+	enum admission_mode mode = ADMISSION_AUDIT;
+	if (cs->mode && admission_parse_mode(cs->mode, &mode))
 		return err_set(e, BELAY_EUSAGE, "--mode must be audit or enforce, not '%s'", cs->mode);
 	int depth = -1;
 	if (cs->colors) {
@@ -188,9 +188,9 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 		hc.other_ctx = cs->hooks;
 		/* enforce mode, contained: a call whose only unknown effect is a local program is
 		 * tried in a mirror first and held with the trial's report (docs/TRY.md) */
-		if (mode == TURN_GATE_ENFORCE && contained && !cs->no_trial) {
-			cs->trials = trial_gate_new(cs->scope, cs->state_dir, paths_self_exe(), 0);
-			hc.trial = trial_gate_run;
+		if (mode == ADMISSION_ENFORCE && contained && !cs->no_trial) {
+			cs->trials = trial_route_new(cs->scope, cs->state_dir, paths_self_exe(), 0);
+			hc.trial = trial_route_run;
 			hc.trial_ctx = cs->trials;
 		}
 		if ((rc = chost_start(&hc, &cs->host, e)) != 0)
@@ -217,7 +217,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 void console_setup_done(struct console_setup *cs)
 {
 	chost_stop(cs->host);
-	trial_gate_free(cs->trials); /* no run is left to try anything */
+	trial_route_free(cs->trials); /* no run is left to try anything */
 	hook_console_free(cs->hooks);
 	follow_stop(cs->follower);
 	jobs_stop(cs->jobs);

@@ -23,7 +23,7 @@ struct console_setup {
 	struct cqueue *events;
 	struct chost *host;
 	struct hook_console *hooks; /* agents' hook events, hosted on the console's socket */
-	struct trial_gate *trials;  /* the gate's trials of held calls (enforce mode, contained; may be NULL) */
+	struct trial_route *trials;  /* the gate's trials of held calls (enforce mode, contained; may be NULL) */
 	struct follow *follower;
 	struct jobs *jobs;
 	struct console_opts ui;

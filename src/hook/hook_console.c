@@ -17,7 +17,7 @@
 struct held {
 	uint64_t id;
 	char *run;
-	int answered, answer; /* enum turn_gate_answer */
+	int answered, answer; /* enum admission_answer */
 	char *by;
 	struct held *next;
 };

@@ -32,7 +32,7 @@
 #include "hook/hook_trials.h"
 #include "index/runidx.h"
 #include "store/store.h"
-#include "trial/trial_gate.h"
+#include "trial/trial_route.h"
 
 #define RAW_CAP ((size_t)16 << 20) /* bytes of a payload recorded (the rest is counted) */
 #define RUN_LOCK_MS 30000u
@@ -423,7 +423,7 @@ static cJSON *gate_record(int64_t seq, const struct hook_event *ev, const struct
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "request_seq", (double)seq);
 	add_opt(f, "tool", ev->tool);
-	cJSON_AddStringToObject(f, "mode", rq->mode == TURN_GATE_ENFORCE ? "enforce" : "audit");
+	cJSON_AddStringToObject(f, "mode", rq->mode == ADMISSION_ENFORCE ? "enforce" : "audit");
 	cJSON_AddStringToObject(f, "decision", gate_decision_name(effect_plan_decision(plan)));
 	cJSON_AddStringToObject(f, "outcome", outcome);
 	cJSON_AddStringToObject(f, "decided_by", "policy");
@@ -432,7 +432,7 @@ static cJSON *gate_record(int64_t seq, const struct hook_event *ev, const struct
 		cJSON_AddTrueToObject(f, "contained");
 	/* audit mode: a shell call that is only an unknown local effect would be tried in a
 	 * mirror (docs/TRY.md); nothing is run for it */
-	if (rq->mode == TURN_GATE_AUDIT && effect_plan_trial_eligible(plan))
+	if (rq->mode == ADMISSION_AUDIT && effect_plan_trial_eligible(plan))
 		cJSON_AddTrueToObject(f, "would_try");
 	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
 	return f;
@@ -486,13 +486,13 @@ static int try_first(struct hook_ctx *c, struct hook_run *r, const struct hook_r
 {
 	/* resident: the root's gate, warm across events; one-shot: a gate for this trial */
 	const char *launcher = rq->belay ? rq->belay : paths_self_exe();
-	struct trial_gate *tg = c->trials ? hook_trials_get(c->trials, root, rq->state_dir, launcher) : NULL;
-	struct trial_gate *own = tg ? NULL : trial_gate_new(root, rq->state_dir, launcher, HOOK_TRIAL_MS);
+	struct trial_route *tg = c->trials ? hook_trials_get(c->trials, root, rq->state_dir, launcher) : NULL;
+	struct trial_route *own = tg ? NULL : trial_route_new(root, rq->state_dir, launcher, HOOK_TRIAL_MS);
 	if (own)
-		trial_gate_set_shell(own, "/bin/bash");
+		trial_route_set_shell(own, "/bin/bash");
 	hook_run_unlock(r);
-	cJSON *res = trial_gate_run(tg ? tg : own, ev->command, cwd);
-	trial_gate_free(own);
+	cJSON *res = trial_route_run(tg ? tg : own, ev->command, cwd);
+	trial_route_free(own);
 	int rc = hook_run_lock(r, RUN_LOCK_MS, e);
 	if (rc) {
 		cJSON_Delete(res);
@@ -512,7 +512,7 @@ static int try_first(struct hook_ctx *c, struct hook_run *r, const struct hook_r
 	if (!cJSON_GetObjectItemCaseSensitive(res, "command"))
 		cJSON_AddStringToObject(res, "command", ev->command);
 	*trial = cJSON_Duplicate(res, 1);
-	return append(r, "trial", res, e) < 0 ? e->code : 0; /* the trial's fields (trial_gate.h) */
+	return append(r, "trial", res, e) < 0 ? e->code : 0; /* the trial's fields (trial_route.h) */
 }
 
 /* What the agent is told when a person applied the trial's effect instead of letting the
@@ -544,7 +544,7 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 	int mutating = 0;
 	struct effect_plan *plan = hook_plan_event(ev, &ge.g, ge.policy, &mutating);
 	enum gate_decision d = effect_plan_decision(plan);
-	int enforce = rq->mode == TURN_GATE_ENFORCE;
+	int enforce = rq->mode == ADMISSION_ENFORCE;
 	int turn = r->next_turn;
 	char *key = pair_key(ev);
 	int stays_open = !(rq->agent == HA_CURSOR && ev->event && !strcmp(ev->event, "beforeReadFile"));

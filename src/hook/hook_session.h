@@ -28,7 +28,7 @@
 struct hook_observer {
 	/* A call the gate asks about, shown to the operator with its plan and, when it was tried
 	 * in a mirror first, the trial's report (the `trial` record's fields; else NULL); waits
-	 * at most timeout_ms. Returns the answer (enum turn_gate_answer: 1 approved, 0 refused, 2
+	 * at most timeout_ms. Returns the answer (enum admission_answer: 1 approved, 0 refused, 2
 	 * the trial's effect was applied instead), or -1 no answer. *by (new string) names who
 	 * answered. */
 	int (*hold)(void *ctx, const char *run, int64_t seq, const char *tool, const cJSON *plan, const cJSON *trial,

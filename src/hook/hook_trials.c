@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "common/xalloc.h"
-#include "trial/trial_gate.h"
+#include "trial/trial_route.h"
 
 struct entry {
 	char *root, *state_dir;
-	struct trial_gate *g;
+	struct trial_route *g;
 	struct entry *next;
 };
 
@@ -30,7 +30,7 @@ struct hook_trials *hook_trials_new(unsigned timeout_ms, const char *shell)
 	return t;
 }
 
-struct trial_gate *hook_trials_get(struct hook_trials *t, const char *root, const char *state_dir, const char *launcher)
+struct trial_route *hook_trials_get(struct hook_trials *t, const char *root, const char *state_dir, const char *launcher)
 {
 	pthread_mutex_lock(&t->mu);
 	struct entry *e = t->list;
@@ -40,8 +40,8 @@ struct trial_gate *hook_trials_get(struct hook_trials *t, const char *root, cons
 		e = xcalloc(1, sizeof *e);
 		e->root = xstrdup(root);
 		e->state_dir = xstrdup(state_dir);
-		e->g = trial_gate_new(root, state_dir, launcher, t->timeout_ms);
-		trial_gate_set_shell(e->g, t->shell);
+		e->g = trial_route_new(root, state_dir, launcher, t->timeout_ms);
+		trial_route_set_shell(e->g, t->shell);
 		e->next = t->list;
 		t->list = e;
 	}
@@ -56,7 +56,7 @@ void hook_trials_free(struct hook_trials *t)
 	while (t->list) {
 		struct entry *e = t->list;
 		t->list = e->next;
-		trial_gate_free(e->g);
+		trial_route_free(e->g);
 		free(e->root);
 		free(e->state_dir);
 		free(e);

@@ -40,7 +40,7 @@ cJSON *hook_request_json(const struct hook_request *rq)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "agent", hook_agent_name(rq->agent));
-	cJSON_AddStringToObject(o, "mode", rq->mode == TURN_GATE_ENFORCE ? "enforce" : "audit");
+	cJSON_AddStringToObject(o, "mode", rq->mode == ADMISSION_ENFORCE ? "enforce" : "audit");
 	cJSON_AddBoolToObject(o, "contain", rq->contain);
 	cJSON_AddStringToObject(o, "network", rq->net == SANDBOX_NET_ALLOW ? "allow" : "deny");
 	add_opt(o, "root", rq->root);
@@ -73,7 +73,7 @@ int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *
 	if (!cJSON_IsObject(o) || hook_agent_parse(jx_str(o, "agent"), &rq->agent) != 0)
 		return err_set(e, BELAY_EINVAL, "a hook request names no known agent");
 	const char *mode = jx_str(o, "mode");
-	rq->mode = mode && !strcmp(mode, "enforce") ? TURN_GATE_ENFORCE : TURN_GATE_AUDIT;
+	rq->mode = mode && !strcmp(mode, "enforce") ? ADMISSION_ENFORCE : ADMISSION_AUDIT;
 	rq->contain = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "contain"));
 	const char *net = jx_str(o, "network");
 	rq->net = net && !strcmp(net, "allow") ? SANDBOX_NET_ALLOW : SANDBOX_NET_DENY;

@@ -19,7 +19,7 @@
 
 #include "common/buf.h"
 #include "common/err.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 #include "hook/hook_event.h"
 #include "sandbox/sandbox.h"
 
@@ -29,7 +29,7 @@
 /* What one hook process asks (also what it sends a resident handler, as JSON). */
 struct hook_request {
 	enum hook_agent agent;
-	enum turn_gate_mode mode;  /* TURN_GATE_AUDIT or TURN_GATE_ENFORCE */
+	enum admission_mode mode;  /* ADMISSION_AUDIT or ADMISSION_ENFORCE */
 	int contain;               /* rewrite shell commands to run under `belay exec` */
 	enum sandbox_network net;  /* the contained shell's network */
 	const char *root;          /* the project root (--root), or NULL: from the event */

@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		/* what could be read is passed on: belay names the failure in the agent's form */
 		return exec_belay(argc, argv, &in) == 0 ? 0 : 2;
 	}
-	struct hook_request rq = {.mode = TURN_GATE_AUDIT, .hold_ms = HOOK_HOLD_MS_DEFAULT};
+	struct hook_request rq = {.mode = ADMISSION_AUDIT, .hold_ms = HOOK_HOLD_MS_DEFAULT};
 	const char *state = NULL, *trace_dir = getenv("BELAY_TRACE_DIR"), *sock = NULL;
 	int ok = argc >= 2 && hook_agent_parse(argv[1], &rq.agent) == 0;
 	const char *local = getenv("BELAY_HOOK_LOCAL");
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
 	for (int i = 2; ok && i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--mode") && v && (!strcmp(v, "audit") || !strcmp(v, "enforce"))) {
-			rq.mode = !strcmp(v, "enforce") ? TURN_GATE_ENFORCE : TURN_GATE_AUDIT;
+			rq.mode = !strcmp(v, "enforce") ? ADMISSION_ENFORCE : ADMISSION_AUDIT;
 			i++;
 		} else if (!strcmp(a, "--contain")) {
 			rq.contain = 1;

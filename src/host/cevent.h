@@ -25,7 +25,7 @@ enum cevent_kind {
 	CE_RUN_ENDED,     /* run, a = exit code */
 	CE_HOLD,          /* run, a = hold id, b = request seq, text = tool, json = {"plan": effect plan,
 			   * "trial": the report of the trial the call had first (absent when none)} */
-	CE_HOLD_DONE,     /* run, a = hold id, b = the answer (enum turn_gate_answer: 0 refused, 1
+	CE_HOLD_DONE,     /* run, a = hold id, b = the answer (enum admission_answer: 0 refused, 1
 			   * approved, 2 the trial's effect applied instead) / -1 gone (run ended or
 			   * hold over) / -2 nothing was tried for it */
 	CE_VERDICT,       /* run, a = turn, json = provisional verdict (verdict_json shape) */

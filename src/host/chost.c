@@ -58,7 +58,7 @@ struct intent {
 	int kind;
 	char *run;
 	uint64_t hold;
-	int answer; /* enum turn_gate_answer */
+	int answer; /* enum admission_answer */
 	struct intent *next;
 };
 
@@ -767,7 +767,7 @@ const char *chost_socket(const struct chost *h)
 	return h->socket_path;
 }
 
-void chost_resolve(struct chost *h, const char *run, uint64_t hold, enum turn_gate_answer answer)
+void chost_resolve(struct chost *h, const char *run, uint64_t hold, enum admission_answer answer)
 {
 	intent(h, I_RESOLVE, run, hold, (int)answer);
 }

@@ -21,7 +21,7 @@
 
 #include "common/err.h"
 #include "sandbox/sandbox.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 #include "host/cevent.h"
 
 #define CHOST_HELLO_MAX 65536
@@ -33,7 +33,7 @@ struct chost_cfg {
 	const char *scope;        /* contain every server (NULL: uncontained) */
 	enum sandbox_network net;
 	char *const *expose;      /* --expose paths (borrowed for the host's life; may be NULL) */
-	enum turn_gate_mode mode;
+	enum admission_mode mode;
 	const char *policy_file;
 	const char *state_dir;    /* NULL: the default state dir */
 	const char *trace_dir;    /* NULL: STATE/traces */
@@ -45,7 +45,7 @@ struct chost_cfg {
 	 * hook event, hook_client.h) is handed over with the connection (fd taken) and the bytes
 	 * read after the hello line. Host thread; must not block. */
 	void (*adopt)(void *ctx, int fd, const cJSON *hello, const char *rest, size_t rest_len);
-	/* The operator's answer (enum turn_gate_answer) to a hold on a run that is not one of this
+	/* The operator's answer (enum admission_answer) to a hold on a run that is not one of this
 	 * host's connections (a hook run): 0, or -1 when nothing with that id is held; it posts
 	 * the CE_HOLD_DONE itself. Host thread. */
 	int (*resolve)(void *ctx, const char *run, uint64_t hold, int answer, const char *by);
@@ -71,9 +71,9 @@ int chost_bind(const char *path, int check_dir, int *fd, struct err *e);
 int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e);
 const char *chost_socket(const struct chost *h); /* borrowed */
 /* Intents (queued; the outcome comes back as events). */
-/* answer: TURN_GATE_APPROVE, TURN_GATE_REFUSE, or TURN_GATE_APPLIED once the caller has applied
+/* answer: ADMISSION_APPROVE, ADMISSION_REFUSE, or ADMISSION_APPLIED once the caller has applied
  * the held call's trial (its CE_HOLD_DONE's b is the answer, or -1 gone / -2 no trial). */
-void chost_resolve(struct chost *h, const char *run, uint64_t hold, enum turn_gate_answer answer);
+void chost_resolve(struct chost *h, const char *run, uint64_t hold, enum admission_answer answer);
 void chost_stop_run(struct chost *h, const char *run);
 /* Number of runs still live (approximate: read without the loop). */
 int chost_live_runs(struct chost *h);

@@ -1,5 +1,5 @@
 /* runner.c - one recorded, contained, gated and indexed run (see runner.h). The one place
- * that wires sandbox spec, turn gate, approvals, trace and store writer into a session.
+ * that wires sandbox spec, admission step, approvals, trace and store writer into a session.
  *
  * Must not: print, block the loop (the store writer is joined only in runner_free). */
 #include "host/runner.h"
@@ -119,7 +119,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 	r->cfg = *cfg;
 	r->state_dir = paths_state_dir(cfg->state_dir);
 	r->trace_dir = cfg->trace_dir && *cfg->trace_dir ? xstrdup(cfg->trace_dir) : fs_join(r->state_dir, "traces");
-	struct turn_gate *gate = NULL;
+	struct admission *gate = NULL;
 	struct gate_policy *gpol = NULL;
 	int rc = 0;
 	if (!cfg->server || !cfg->server[0]) {
@@ -130,9 +130,9 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		err_wrap(e, "policy");
 		goto fail;
 	}
-	enum turn_gate_mode mode = cfg->mode;
-	if (cfg->policy_file && mode == TURN_GATE_OFF)
-		mode = TURN_GATE_AUDIT;
+	enum admission_mode mode = cfg->mode;
+	if (cfg->policy_file && mode == ADMISSION_OFF)
+		mode = ADMISSION_AUDIT;
 	if (cfg->scope && *cfg->scope) {
 		if ((rc = sandbox_spec_init(&r->spec, cfg->scope, cfg->net, e)) != 0)
 			goto fail;
@@ -181,14 +181,14 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 			cfg->report(cfg->ctx, "another belay is already recording this workspace: calls of either that "
 					      "overlap the other's writes will be UNVERIFIED (WORKSPACE_CHANGED_OUTSIDE)");
 	}
-	if (mode != TURN_GATE_OFF) {
+	if (mode != ADMISSION_OFF) {
 		if (!gate)
-			gate = turn_gate_new(NULL, NULL, NULL);
+			gate = admission_new(NULL, NULL, NULL);
 		char *cwd = getcwd(NULL, 0);
-		turn_gate_set_policy(gate, mode, gpol, r->contained ? r->spec.scope : cwd, r->state_dir, cfg->policy_file);
+		admission_set_policy(gate, mode, gpol, r->contained ? r->spec.scope : cwd, r->state_dir, cfg->policy_file);
 		gpol = NULL;
 		free(cwd);
-		if (mode == TURN_GATE_ENFORCE && cfg->approvals) {
+		if (mode == ADMISSION_ENFORCE && cfg->approvals) {
 			struct err ae = {0};
 			if (approvals_open(loop, r->state_dir, &r->approvals, &ae) != 0) {
 				approvals_close(r->approvals);
@@ -206,7 +206,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 			gate->on_hold = on_hold;
 			gate->hold_ctx = r;
 		}
-		if (mode == TURN_GATE_ENFORCE && r->contained && cfg->trial) {
+		if (mode == ADMISSION_ENFORCE && r->contained && cfg->trial) {
 			gate->trial = cfg->trial;
 			gate->trial_ctx = cfg->trial_ctx;
 		}
@@ -277,7 +277,7 @@ fail:
 	if (cout)
 		endpoint_close(cout);
 	if (gate)
-		turn_gate_free(gate);
+		admission_free(gate);
 	witness_free(r->witness);
 	gate_policy_free(gpol);
 	store_writer_close(r->sw, NULL);
@@ -306,9 +306,9 @@ void runner_terminate(struct runner *r)
 		session_terminate(r->session);
 }
 
-int runner_resolve(struct runner *r, uint64_t hold, enum turn_gate_answer answer, const char *by)
+int runner_resolve(struct runner *r, uint64_t hold, enum admission_answer answer, const char *by)
 {
-	return r->session ? session_gate_resolve(r->session, hold, answer, by) : -1;
+	return r->session ? session_admission_resolve(r->session, hold, answer, by) : -1;
 }
 
 int runner_ended(const struct runner *r)

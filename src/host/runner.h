@@ -15,7 +15,7 @@
 #include "common/err.h"
 #include "mcp/endpoint.h"
 #include "sandbox/sandbox.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 #include "pkgexec/pkgexec.h"
 
 struct runner;
@@ -27,7 +27,7 @@ struct runner_cfg {
 	const char *scope;         /* contain the server, writes confined here (NULL: uncontained) */
 	enum sandbox_network net;  /* for a contained server */
 	char *const *expose;       /* hidden-by-default paths kept in view (--expose; NULL-terminated, may be NULL) */
-	enum turn_gate_mode mode;  /* effect gate */
+	enum admission_mode mode;  /* effect gate */
 	const char *policy_file;   /* the gate's tool-call policy (NULL: built-in) */
 	const char *state_dir;     /* belay's state (snapshots, store, approvals) */
 	const char *trace_dir;     /* where the trace goes (NULL: STATE/traces) */
@@ -47,8 +47,8 @@ struct runner_cfg {
 	 * fetch) unless the caller did it on a worker thread and passes the plan here
 	 * (borrowed; it must be for this very server and cwd). */
 	const struct pkgexec_plan *resolved;
-	/* Contained trials of asked-about calls (enforce mode, a contained run only): the turn_gate's
-	 * trial callback and its context (docs/TRY.md; src/trial/trial_gate.h gives one). The
+	/* Contained trials of asked-about calls (enforce mode, a contained run only): the admission's
+	 * trial callback and its context (docs/TRY.md; src/trial/trial_route.h gives one). The
 	 * context stays the caller's and must outlive the run. NULL: no trials. */
 	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);
 	void *trial_ctx;
@@ -90,9 +90,9 @@ void runner_spin_stats(const struct runner *r, struct loop_spin_stats *st);
 int runner_server_pid(const struct runner *r);
 /* Stops the server (SIGTERM, then SIGKILL after the grace time). No-op once ended. */
 void runner_terminate(struct runner *r);
-/* The operator's answer to a held call: 0, or session_gate_resolve's -1 (nothing with that id
- * is held) / -2 (TURN_GATE_APPLIED for a call that had no trial). */
-int runner_resolve(struct runner *r, uint64_t hold, enum turn_gate_answer answer, const char *by);
+/* The operator's answer to a held call: 0, or session_admission_resolve's -1 (nothing with that id
+ * is held) / -2 (ADMISSION_APPLIED for a call that had no trial). */
+int runner_resolve(struct runner *r, uint64_t hold, enum admission_answer answer, const char *by);
 int runner_ended(const struct runner *r);
 int runner_exit_code(const struct runner *r);
 /* Frees the runner once it has ended: finishes indexing (joins the store writer thread;

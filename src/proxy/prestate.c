@@ -1,4 +1,4 @@
-/* prestate.c - snapshot-backed capture for the turn gate. The capture and warm-up run on
+/* prestate.c - snapshot-backed capture for the admission step. The capture and warm-up run on
  * libuv worker threads, one at a time (the gate serialises them), so the store connection
  * is only ever used by one thread at a time. */
 #include "proxy/prestate.h"
@@ -146,7 +146,7 @@ static void release(void *ctx)
 	free(p);
 }
 
-int prestate_gate_new(const char *state_dir, const char *scope, struct turn_gate **out, struct err *e)
+int prestate_gate_new(const char *state_dir, const char *scope, struct admission **out, struct err *e)
 {
 	struct prestate *p = xcalloc(1, sizeof *p);
 	p->lockfd = -1;
@@ -168,22 +168,22 @@ int prestate_gate_new(const char *state_dir, const char *scope, struct turn_gate
 		close(p->lockfd);
 		p->lockfd = -1;
 	}
-	*out = turn_gate_new(capture, p, release);
+	*out = admission_new(capture, p, release);
 	(*out)->warm = warm;
 	return 0;
 }
 
-int prestate_gate_shared(struct turn_gate *g)
+int prestate_gate_shared(struct admission *g)
 {
 	return workspace_shared(g->capture_ctx);
 }
 
-void prestate_gate_set_witness(struct turn_gate *g, struct witness *w)
+void prestate_gate_set_witness(struct admission *g, struct witness *w)
 {
 	((struct prestate *)g->capture_ctx)->witness = w;
 }
 
-void prestate_gate_set_run(struct turn_gate *g, const char *run_id)
+void prestate_gate_set_run(struct admission *g, const char *run_id)
 {
 	struct prestate *p = g->capture_ctx;
 	free(atomic_exchange(&p->run_id, xstrdup(run_id)));

@@ -1,4 +1,4 @@
-/* prestate.h - the turn gate's capture, backed by the snapshot store: one incremental
+/* prestate.h - the admission step's capture, backed by the snapshot store: one incremental
  * snapshotter on the session's workspace, a warm-up walk when the session starts, a
  * reference from the run to every pre-state it captured (so gc keeps them), and the checks
  * that someone else writes in the workspace: an advisory lock on the workspace directory
@@ -7,20 +7,20 @@
 #ifndef BELAY_PROXY_PRESTATE_H
 #define BELAY_PROXY_PRESTATE_H
 #include "common/err.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 
 /* Opens the store in state_dir (refusing one inside scope) and a snapshotter on scope.
  * Returns a new gate (the session takes it). */
-int prestate_gate_new(const char *state_dir, const char *scope, struct turn_gate **out, struct err *e);
+int prestate_gate_new(const char *state_dir, const char *scope, struct admission **out, struct err *e);
 /* Names the run whose captures these are (the trace file name); call before the loop runs. */
-void prestate_gate_set_run(struct turn_gate *g, const char *run_id);
+void prestate_gate_set_run(struct admission *g, const char *run_id);
 /* What the contained processes were let write (the session's witness, borrowed): each capture
  * then names in its state_handle the changes nobody contained made ("outside_changes"). Call
  * before the loop runs; without it no such check is made. */
 struct witness;
-void prestate_gate_set_witness(struct turn_gate *g, struct witness *w);
+void prestate_gate_set_witness(struct admission *g, struct witness *w);
 /* 1 when another belay holds this workspace's lock too (two recorders on one workspace). Each
  * capture records it in its state_handle ("workspace_shared"). */
-int prestate_gate_shared(struct turn_gate *g);
+int prestate_gate_shared(struct admission *g);
 
 #endif

@@ -182,7 +182,7 @@ int scripted_run(const struct scripted_opts *o, const cJSON *steps, struct scrip
 	memset(out, 0, sizeof *out);
 	out->failed_step = -1;
 	if (!cJSON_IsArray(steps)) {
-		turn_gate_free(o->gate);
+		admission_free(o->gate);
 		return err_set(e, BELAY_EINVAL, "a script is a JSON array of steps");
 	}
 	struct sr r = {.o = o, .steps = steps, .out = out};
@@ -195,7 +195,7 @@ int scripted_run(const struct scripted_opts *o, const cJSON *steps, struct scrip
 	r.timer.data = &r;
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-		turn_gate_free(o->gate);
+		admission_free(o->gate);
 		uv_close((uv_handle_t *)&r.timer, NULL);
 		uv_run(&r.loop, UV_RUN_DEFAULT);
 		uv_loop_close(&r.loop);

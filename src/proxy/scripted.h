@@ -16,7 +16,7 @@
 
 #include "common/err.h"
 #include "sandbox/sandbox.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 
 struct scripted_opts {
 	char *const *argv;        /* the server */
@@ -24,7 +24,7 @@ struct scripted_opts {
 	const char *trace_dir;
 	const char *state_dir;
 	const struct sandbox_spec *sandbox; /* NULL: uncontained */
-	struct turn_gate *gate;   /* taken */
+	struct admission *gate;   /* taken */
 	const char *launcher;
 	unsigned timeout_ms;      /* per reply (default 20 s) */
 	size_t frame_cap;         /* the session's recording cap (0: the default 16 MiB) */

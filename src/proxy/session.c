@@ -1,7 +1,7 @@
 /* session.c - the proxy core: spawn, pump both directions verbatim, record, end cleanly.
  * See session.h for the contract. Loop thread only (the trace writer has its own thread). */
 #include "proxy/session.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -179,7 +179,7 @@ void session_update_reading(struct session *s)
 			 (s->rec_failed || s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
 	} else {
 		c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin && !s->hold_c2s &&
-			 endpoint_queued(s->sin) < QUEUE_HIGH && !session_gate_blocks_reading(s);
+			 endpoint_queued(s->sin) < QUEUE_HIGH && !session_admission_blocks_reading(s);
 		s2c_ok = recorder_ok && !s->server_out_eof &&
 			 (s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
 	}
@@ -235,7 +235,7 @@ static void on_s2c_frame(void *ctx, const char *data, size_t len, size_t total, 
 {
 	struct session *s = ctx;
 	(void)end;
-	session_gate_s2c_frame(s, data, len, truncated);
+	session_admission_s2c_frame(s, data, len, truncated);
 	session_record_frame(s, DIR_S2C, data, len, total, truncated, NULL, NULL);
 }
 
@@ -384,7 +384,7 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 			capture_error(s, DIR_C2S, "StreamEndedMidFrame",
 				      "the client's stream ended inside a frame; %zu byte(s) were forwarded but not recorded",
 				      left);
-		session_gate_c2s_eof(s);
+		session_admission_c2s_eof(s);
 		session_client_input_ended(s);
 		session_maybe_finish(s);
 		return;
@@ -394,7 +394,7 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 	if (s->stopped) {
 		session_lifecycle_c2s(s, data, (size_t)n);
 	} else if (s->gate) {
-		session_gate_c2s_chunk(s, data, (size_t)n);
+		session_admission_c2s_chunk(s, data, (size_t)n);
 	} else {
 		/* forwarded first, its frames recorded after: off the round trip's path */
 		int rc = session_forward_c2s_early(s, data, (size_t)n);
@@ -438,7 +438,7 @@ void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 	/* Forwarded first, its frames recorded after (off the round trip's path) - when nothing
 	 * the frames could make the gate do (answer a held call, release queued ones) would have
 	 * to reach the client before this chunk. */
-	int rc = s->client_out_dead || !session_gate_can_pass(s)
+	int rc = s->client_out_dead || !session_admission_can_pass(s)
 		     ? 1
 		     : endpoint_write_early(s->cout, data, (size_t)n, cout_write_cb, s);
 	framer_feed(&s->fr[DIR_S2C], data, (size_t)n, on_s2c_frame, s);
@@ -492,7 +492,7 @@ void session_add_exit_fields(const struct session *s, cJSON *f)
 void session_unref(struct session *s)
 {
 	if (--s->open_handles == 0) {
-		session_gate_free(s);
+		session_admission_free(s);
 		session_lifecycle_free(s);
 		witness_free(s->o.witness); /* after the gate (its capture reads it) and the supervisor */
 		for (int d = 0; d < 2; d++)
@@ -553,7 +553,7 @@ void session_client_input_ended(struct session *s)
 		s->c2s_reading = 0;
 	}
 	/* Held client bytes (the gate's queue) still go to the server before its end of input. */
-	if (!session_gate_has_queued(s))
+	if (!session_admission_has_queued(s))
 		session_shutdown_server_input(s);
 	else
 		s->shutdown_pending = 1;
@@ -596,8 +596,8 @@ static void finish(struct session *s)
 	if (end)
 		session_record(s, "sandbox_end", end);
 	s->finished = 1;
-	cJSON *final = s->tw ? session_gate_final_state(s) : NULL;
-	session_gate_finish(s);
+	cJSON *final = s->tw ? session_admission_final_state(s) : NULL;
+	session_admission_finish(s);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "phase", "exit");
 	cJSON_AddNumberToObject(f, "pid", s->pid);
@@ -736,13 +736,13 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 {
 	*out = NULL;
 	if (!o->argv || !o->argv[0]) {
-		turn_gate_free(o->gate);
+		admission_free(o->gate);
 		witness_free(o->witness);
 		return err_set(e, BELAY_EUSAGE, "no server command given");
 	}
 	char *exe = fs_which(o->argv[0]);
 	if (!exe) {
-		turn_gate_free(o->gate);
+		admission_free(o->gate);
 		witness_free(o->witness);
 		return err_set(e, BELAY_ENOTFOUND, "server command not found: %s", o->argv[0]);
 	}
@@ -883,7 +883,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 
 	rc = endpoint_read_start(s->serr, stderr_read, s);
 	if (rc == 0) {
-		session_gate_started(s);
+		session_admission_started(s);
 		session_update_reading(s);
 	}
 	*out = s;

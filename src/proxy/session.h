@@ -35,7 +35,7 @@
 
 struct session;
 struct sandbox_spec;
-struct turn_gate;
+struct admission;
 
 struct session_frame {
 	int64_t seq; /* -1 when nothing is recorded */
@@ -91,7 +91,7 @@ struct session_opts {
 	int stderr_fd;            /* where server stderr goes (default 2; -1 discards) */
 	const struct session_observer *obs;
 	const struct sandbox_spec *sandbox; /* NULL: run the server uncontained */
-	struct turn_gate *gate;             /* NULL: no pre-state capture (taken, also on failure) */
+	struct admission *gate;             /* NULL: no pre-state capture (taken, also on failure) */
 	struct witness *witness;  /* what the contained processes were let write (taken, also on
 				   * failure, like gate; may be NULL): the supervisor notes into it,
 				   * the gate's captures read it (proxy/witness.h) */

@@ -1,6 +1,6 @@
 /* session_internal.h - the session struct and the seams between session.c (pumping and
  * lifecycle), session_spawn.c (how the server is started, contained or not) and
- * session_gate.c (the turn gate on the client-to-server path). Engine-internal. */
+ * session_admission.c (the admission step on the client-to-server path). Engine-internal. */
 #ifndef BELAY_PROXY_SESSION_INTERNAL_H
 #define BELAY_PROXY_SESSION_INTERNAL_H
 #include <pthread.h>
@@ -35,8 +35,8 @@ struct session {
 	 * the chunk was forwarded); chunk_time_set only inside a read callback */
 	struct timespec chunk_time;
 	int chunk_time_set;
-	struct turn_gate *gate;
-	void *gate_state; /* owned by session_gate.c */
+	struct admission *gate;
+	void *gate_state; /* owned by session_admission.c */
 	int pid;
 	uint64_t start_ns;
 	uint64_t stderr_bytes;
@@ -99,10 +99,10 @@ int session_forward_c2s_early(struct session *s, char *data, size_t n);
 void session_forward_c2s_done(struct session *s, char *data, size_t n, int rc);
 /* 1 when the gate holds nothing and can hold nothing back (no gate; audit or off mode, no
  * capture, nothing queued): a chunk may then be forwarded before its frames are examined. */
-int session_gate_can_pass(struct session *s);
+int session_admission_can_pass(struct session *s);
 void session_client_input_ended(struct session *s);
 void session_shutdown_server_input(struct session *s);
-int session_gate_has_queued(struct session *s);
+int session_admission_has_queued(struct session *s);
 int64_t session_record_frame(struct session *s, int dir, const char *data, size_t len, size_t total, int truncated,
 			     cJSON *handle, struct trace_rec **defer);
 
@@ -130,16 +130,16 @@ void session_add_exit_fields(const struct session *s, cJSON *f);
  * kill grace time) unless it has exited. */
 void session_stop_server(struct session *s);
 
-/* The turn gate (session_gate.c). All are no-ops when s->gate is NULL. */
-void session_gate_started(struct session *s);
-void session_gate_c2s_chunk(struct session *s, char *data, size_t n); /* takes data */
-void session_gate_c2s_eof(struct session *s);
-void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int truncated);
-int session_gate_blocks_reading(struct session *s);
-void session_gate_finish(struct session *s);
+/* The admission step (session_admission.c). All are no-ops when s->gate is NULL. */
+void session_admission_started(struct session *s);
+void session_admission_c2s_chunk(struct session *s, char *data, size_t n); /* takes data */
+void session_admission_c2s_eof(struct session *s);
+void session_admission_s2c_frame(struct session *s, const char *data, size_t len, int truncated);
+int session_admission_blocks_reading(struct session *s);
+void session_admission_finish(struct session *s);
 /* The workspace as the run left it (the last observed state, for recover's drift check),
  * captured on the loop thread once the server has exited; NULL without a capturing gate. */
-cJSON *session_gate_final_state(struct session *s);
-void session_gate_free(struct session *s);
+cJSON *session_admission_final_state(struct session *s);
+void session_admission_free(struct session *s);
 
 #endif

@@ -46,7 +46,7 @@ CREATE TABLE frames (
 ) WITHOUT ROWID;
 
 -- tools/call exchanges in request order (turn 0 is the first), as `belay trace show` pairs them.
---   gate: what the turn gate did with the call, from the request's state_handle:
+--   gate: what the admission step did with the call, from the request's state_handle:
 --         captured | shared (a read-only predecessor's pre-state) | concurrent | unrestorable | absent
 CREATE TABLE turns (
   run          TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,

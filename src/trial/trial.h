@@ -54,7 +54,7 @@ struct trial_opts {
 	const char *launcher;  /* the belay binary */
 	/* Optional, borrowed, both or neither: an open store and a snapshotter of this very scope
 	 * (realpath) kept by the caller across trials, so a trial's pre-state is an incremental
-	 * capture instead of a first one (trial_gate.c keeps one per gate). NULL: opened and
+	 * capture instead of a first one (trial_route.c keeps one per gate). NULL: opened and
 	 * closed here. Used by one trial at a time. */
 	struct snap_store *store;
 	struct snapshotter *sn;

@@ -68,7 +68,7 @@ static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int ans
 {
 	struct console *c = ctx;
 	if (c->o->host)
-		chost_resolve(c->o->host, r->id, hold, (enum turn_gate_answer)answer);
+		chost_resolve(c->o->host, r->id, hold, (enum admission_answer)answer);
 	else
 		ui_message(&c->ui, 1, "this console hosts no runs: held calls belong to another process");
 }

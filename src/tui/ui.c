@@ -412,7 +412,7 @@ static void cmd_resolve(struct ui *u, int approve)
 
 /* A held call's trial applied instead of the call (docs/TRY.md): asked first; "now" is the
  * confirmed form. The apply runs on the job thread (the trials' apply, conflict-checked, a
- * recover point first); only when it is done is the hold answered TURN_GATE_APPLIED, and the
+ * recover point first); only when it is done is the hold answered ADMISSION_APPLIED, and the
  * agent told (ui_event, CE_TRIAL). A refused apply leaves the call held. */
 static void cmd_apply_instead(struct ui *u, const char *arg)
 {
@@ -469,7 +469,7 @@ static int instead_done(struct ui *u, const struct cevent *ev)
 			   ev->text ? ev->text : "applied");
 		return 1;
 	}
-	u->in.resolve(u->in.ctx, r, hold, 2 /* TURN_GATE_APPLIED */);
+	u->in.resolve(u->in.ctx, r, hold, 2 /* ADMISSION_APPLIED */);
 	ui_message(u, 0, "%s; telling the agent the effect was applied instead", ev->text ? ev->text : "applied");
 	return 1;
 }

@@ -28,7 +28,7 @@ enum pane { PANE_RUNS = 0, PANE_TURNS, PANE_DENIALS, PANE_COUNT };
 struct ui_intents {
 	void (*verify)(void *ctx, const struct cm_run *r, int turn, int from, int coverage_only);
 	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note);
-	/* answer: enum turn_gate_answer (1 approve once, 0 refuse, 2 its trial's effect was
+	/* answer: enum admission_answer (1 approve once, 0 refuse, 2 its trial's effect was
 	 * applied instead) */
 	void (*resolve)(void *ctx, const struct cm_run *r, uint64_t hold, int answer);
 	void (*recover)(void *ctx, const struct cm_run *r, int turn);

@@ -1,4 +1,4 @@
-/* test_gate_hold.c - the turn gate inside a real session (libuv loop, real server child),
+/* test_gate_hold.c - the admission step inside a real session (libuv loop, real server child),
  * with a capture function of the test's own: no byte of a tools/call reaches the server
  * before its capture returns; each call is pinned to its own pre-state; overlapping calls
  * are named (or share the last pre-state when every outstanding call declared
@@ -20,7 +20,7 @@
 #include "proxy/session.h"
 #include "trace/trace_model.h"
 #include "trace/trace_reader.h"
-#include "proxy/turn_gate.h"
+#include "proxy/admission.h"
 #include "tsupport.h"
 
 #define LINES BELAY_BUILD_DIR "/tests/fixture_lines"
@@ -84,7 +84,7 @@ static void *run_loop(void *arg)
 
 static struct session_observer obs;
 /* Set by a test before start(): configures the gate (effect gate, trials, holds). */
-static void (*gate_setup)(struct harness *h, struct turn_gate *g);
+static void (*gate_setup)(struct harness *h, struct admission *g);
 
 static void start(struct harness *h, int delay_ms, const char *tools, int capture_ms)
 {
@@ -109,7 +109,7 @@ static void start(struct harness *h, int delay_ms, const char *tools, int captur
 	argv[3] = (char *)(tools ? tools : "[]");
 	argv[4] = NULL;
 	obs = (struct session_observer){.ended = ended, .ctx = h};
-	struct turn_gate *gate = turn_gate_new(capture, &h->cap, NULL);
+	struct admission *gate = admission_new(capture, &h->cap, NULL);
 	if (gate_setup)
 		gate_setup(h, gate);
 	struct session_opts o = {
@@ -317,15 +317,15 @@ Test(gate_hold, cancellation_retires_and_server_requests_do_not, .timeout = 30)
 
 /*==== a held call tried first (docs/TRY.md): the console's answers ====*/
 
-/* The test's trial (what trial_gate_run would return) and the console's answer, given on
+/* The test's trial (what trial_route_run would return) and the console's answer, given on
  * the loop thread once the hold is reported (as the console host does). */
 static struct {
 	int tried;
 	char command[256];
 	char commands[512]; /* every command tried, in order, ';'-separated */
 	int no_overlay;                /* the trial could not run: {"error": ...} */
-	int answer;                    /* enum turn_gate_answer, given when held */
-	int rc, rc2;                   /* session_gate_resolve's return (first, second answer) */
+	int answer;                    /* enum admission_answer, given when held */
+	int rc, rc2;                   /* session_admission_resolve's return (first, second answer) */
 	uint64_t hold;
 	int held_with_trial;
 	struct session *s;
@@ -355,9 +355,9 @@ static cJSON *fake_trial(void *ctx, const char *command, const char *cwd)
 static void answer_now(uv_timer_t *t)
 {
 	(void)t;
-	T.rc = session_gate_resolve(T.s, T.hold, (enum turn_gate_answer)T.answer, "tester (console)");
+	T.rc = session_admission_resolve(T.s, T.hold, (enum admission_answer)T.answer, "tester (console)");
 	if (T.rc == -2) /* still held: refuse it */
-		T.rc2 = session_gate_resolve(T.s, T.hold, TURN_GATE_REFUSE, "tester (console)");
+		T.rc2 = session_admission_resolve(T.s, T.hold, ADMISSION_REFUSE, "tester (console)");
 	uv_close((uv_handle_t *)&T.timer, NULL);
 }
 
@@ -375,12 +375,12 @@ static void on_hold_cb(void *ctx, struct session *s, uint64_t hold, int64_t seq,
 	uv_timer_start(&T.timer, answer_now, 0, 0);
 }
 
-static void enforce_with_trials(struct harness *h, struct turn_gate *g)
+static void enforce_with_trials(struct harness *h, struct admission *g)
 {
 	cr_assert_eq(ts_sh("printf '#!/bin/sh\\nmkdir -p out && echo built > out/built.txt\\n' > %s/build.sh && chmod 755 %s/build.sh",
 			   h->dir, h->dir),
 		     0);
-	turn_gate_set_policy(g, TURN_GATE_ENFORCE, NULL, h->dir, h->dir, NULL);
+	admission_set_policy(g, ADMISSION_ENFORCE, NULL, h->dir, h->dir, NULL);
 	g->trial = fake_trial;
 	g->on_hold = on_hold_cb;
 	g->hold_ctx = h;
@@ -427,7 +427,7 @@ Test(gate_hold, a_held_call_is_tried_first_and_its_trials_effect_applied_instead
 {
 	struct harness h;
 	struct trace *t;
-	char *reply = held_trial_session(&h, TURN_GATE_APPLIED, 0, &t);
+	char *reply = held_trial_session(&h, ADMISSION_APPLIED, 0, &t);
 	cr_assert_eq(T.tried, 1, "tried once before it was held");
 	cr_assert_str_eq(T.command, "./build.sh");
 	cr_assert(T.held_with_trial, "the hold carries the trial's report");
@@ -466,7 +466,7 @@ Test(gate_hold, applied_instead_is_refused_for_a_call_that_could_not_be_tried, .
 {
 	struct harness h;
 	struct trace *t;
-	char *reply = held_trial_session(&h, TURN_GATE_APPLIED, 1, &t);
+	char *reply = held_trial_session(&h, ADMISSION_APPLIED, 1, &t);
 	cr_assert_eq(T.tried, 1);
 	cr_assert_eq(T.rc, -2, "nothing was tried, so nothing can have been applied");
 	cr_assert_eq(T.rc2, 0, "it stayed held and could still be refused");
@@ -484,7 +484,7 @@ Test(gate_hold, a_held_call_approved_after_its_trial_runs_for_real, .timeout = 3
 {
 	struct harness h;
 	struct trace *t;
-	char *reply = held_trial_session(&h, TURN_GATE_APPROVE, 0, &t);
+	char *reply = held_trial_session(&h, ADMISSION_APPROVE, 0, &t);
 	cr_assert_eq(T.tried, 1);
 	cr_assert_null(strstr(reply, "isError"), "the server's own answer: %s", reply);
 	size_t n;
@@ -495,7 +495,7 @@ Test(gate_hold, a_held_call_approved_after_its_trial_runs_for_real, .timeout = 3
 	cleanup(&h, t);
 }
 
-static void enforce_headless_trials(struct harness *h, struct turn_gate *g)
+static void enforce_headless_trials(struct harness *h, struct admission *g)
 {
 	enforce_with_trials(h, g);
 	g->on_hold = NULL; /* nobody to hold for: refused with the trial's report */

@@ -954,7 +954,7 @@ Test(screens, a_held_calls_trial_is_applied_instead_only_once_the_apply_is_done)
 	trial_done_event(0, TRIAL_ID);
 	cr_assert_eq(F.calls_resolve, 1);
 	cr_assert_eq(F.resolved, 903);
-	cr_assert_eq(F.approved, 2, "TURN_GATE_APPLIED");
+	cr_assert_eq(F.approved, 2, "ADMISSION_APPLIED");
 	cr_assert(strstr(F.u.msg, "telling the agent"), "%s", F.u.msg);
 	teardown_fx();
 }

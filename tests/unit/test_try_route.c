@@ -6,7 +6,7 @@
  * workspace is untouched, and `belay try apply` then gives the workspace that effect. A call
  * that also writes outside, and --no-trial, get no trial. */
 #include "try_harness.h"
-#include "trial/trial_gate.h"
+#include "trial/trial_route.h"
 #include "ts_belay.h"
 
 #define DEMO BELAY_BUILD_DIR "/belay-demo-server"
@@ -174,9 +174,9 @@ Test(try_route, a_call_that_also_writes_outside_and_no_trial_get_no_trial)
 Test(try_route, a_gates_trials_see_every_change_of_the_tree_between_them)
 {
 	setenv("BELAY_SANDBOX_TMP_BASE", dir, 1);
-	struct trial_gate *tg = trial_gate_new(ws, st, BELAY_BIN, 0);
+	struct trial_route *tg = trial_route_new(ws, st, BELAY_BIN, 0);
 	char *h1 = try_tree_hash();
-	cJSON *r1 = trial_gate_run(tg, "cat a.txt > copy.txt", NULL);
+	cJSON *r1 = trial_route_run(tg, "cat a.txt > copy.txt", NULL);
 	cr_assert_str_eq(jx_str(r1, "status"), "done", "%s", jx_str(r1, "error") ? jx_str(r1, "error") : "");
 	cr_assert_str_eq(cJSON_GetStringValue(jx_path(r1, "prestate.tree_hash")), h1);
 	cr_assert_eq(ts_sh("touch -r %s/a.txt %s/stamp && printf 'two\\n' > %s/a.txt && touch -r %s/stamp %s/a.txt && rm %s/stamp",
@@ -184,10 +184,10 @@ Test(try_route, a_gates_trials_see_every_change_of_the_tree_between_them)
 		     0);
 	char *h2 = try_tree_hash();
 	cr_assert_str_neq(h2, h1);
-	cJSON *r2 = trial_gate_run(tg, "cat a.txt > copy.txt", NULL);
+	cJSON *r2 = trial_route_run(tg, "cat a.txt > copy.txt", NULL);
 	cr_assert_str_eq(jx_str(r2, "status"), "done", "not voided: %s", jx_str(r2, "cause") ? jx_str(r2, "cause") : "");
 	cr_assert_str_eq(cJSON_GetStringValue(jx_path(r2, "prestate.tree_hash")), h2, "the second pre-state is the changed tree");
-	trial_gate_free(tg);
+	trial_route_free(tg);
 	cJSON_Delete(r1);
 	cJSON_Delete(r2);
 	free(h1);

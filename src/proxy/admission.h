@@ -1,11 +1,11 @@
-/* turn_gate.h - what the proxy does with a tools/call before the server may see it:
+/* admission.h - what the proxy does with a tools/call before the server may see it:
  * capture the workspace's pre-state (and, with an effect-plan policy, decide whether the
- * call may run at all). One turn_gate serves one session; the session owns and frees it.
+ * call may run at all). One admission serves one session; the session owns and frees it.
  *
  * The capture runs on a libuv worker thread while the loop keeps forwarding server output;
  * the call's bytes, and every client byte after them, wait until it returns. */
-#ifndef BELAY_PROXY_TURN_GATE_H
-#define BELAY_PROXY_TURN_GATE_H
+#ifndef BELAY_PROXY_ADMISSION_H
+#define BELAY_PROXY_ADMISSION_H
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
@@ -13,9 +13,9 @@ struct session;
 struct gate_policy;
 struct approvals;
 
-enum turn_gate_mode { TURN_GATE_OFF = 0, TURN_GATE_AUDIT, TURN_GATE_ENFORCE };
+enum admission_mode { ADMISSION_OFF = 0, ADMISSION_AUDIT, ADMISSION_ENFORCE };
 
-struct turn_gate {
+struct admission {
 	/* Captures the pre-state on a worker thread. Returns a state_handle object
 	 * ({"status":"present",...} or {"status":"unrestorable","cause":...}); never NULL.
 	 * One call at a time per gate. */
@@ -29,7 +29,7 @@ struct turn_gate {
 	/* The effect gate (src/gate): every tools/call is classified into an effect plan before
 	 * its capture. AUDIT records the plan; ENFORCE also refuses `deny` and `ask` (or holds
 	 * `ask` for on_hold, when set). */
-	enum turn_gate_mode mode;
+	enum admission_mode mode;
 	struct gate_policy *policy;    /* owned; NULL = the built-in defaults */
 	char *root, *home, *state_dir; /* owned: the classification context */
 	/* owned, may be NULL: more of belay's own control files - the user's config dir (keys,
@@ -37,7 +37,7 @@ struct turn_gate {
 	char *config_dir, *policy_file;
 	struct approvals *approvals;   /* borrowed: one-shot approvals (may be NULL) */
 	/* Interactive approval (the console): called on the loop thread for a held call; the
-	 * answer comes back through session_gate_resolve. plan is borrowed for the call; trial
+	 * answer comes back through session_admission_resolve. plan is borrowed for the call; trial
 	 * (borrowed, may be NULL) is the report of the trial the call had first (the `trial`
 	 * record's fields, or {"error": ...}), when the trial route below took it. */
 	void (*on_hold)(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,
@@ -50,7 +50,7 @@ struct turn_gate {
 	 * "brief", text for the agent and the approver, and the command line as "command"), or
 	 * {"error": "CAUSE: ..."} when nothing could be tried; never NULL.
 	 * The call waits meanwhile; the trial's report then goes with its refusal, or, when
-	 * on_hold is set, with the held call (then answerable with TURN_GATE_APPLIED). NULL: no
+	 * on_hold is set, with the held call (then answerable with ADMISSION_APPLIED). NULL: no
 	 * trials. */
 	cJSON *(*trial)(void *ctx, const char *command, const char *cwd);
 	void *trial_ctx;
@@ -58,24 +58,24 @@ struct turn_gate {
 
 /* Sets the effect gate's mode and context (strings copied; policy taken; policy_file, the
  * file it came from, may be NULL). */
-void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct gate_policy *policy, const char *root,
+void admission_set_policy(struct admission *g, enum admission_mode mode, struct gate_policy *policy, const char *root,
 			  const char *state_dir, const char *policy_file);
-int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out);
+int admission_parse_mode(const char *s, enum admission_mode *out);
 /* The operator's answer to a held call. */
-enum turn_gate_answer {
-	TURN_GATE_REFUSE = 0,  /* refused: the agent is told by whom */
-	TURN_GATE_APPROVE = 1, /* approved once: the call gets its pre-state and goes to the server */
+enum admission_answer {
+	ADMISSION_REFUSE = 0,  /* refused: the agent is told by whom */
+	ADMISSION_APPROVE = 1, /* approved once: the call gets its pre-state and goes to the server */
 	/* The person applied the effect the call's trial had (trial_apply, done by the caller
 	 * before answering) instead of running it: the server never sees the call and the agent
 	 * gets a refusal that says the effect was applied, with the trial's report. */
-	TURN_GATE_APPLIED = 2,
+	ADMISSION_APPLIED = 2,
 };
 /* The console's answer to a held call (loop thread). Returns 0; -1 when nothing with that id
- * is held; -2 for TURN_GATE_APPLIED on a call that had no trial (nothing is changed). */
-int session_gate_resolve(struct session *s, uint64_t hold, enum turn_gate_answer answer, const char *by);
+ * is held; -2 for ADMISSION_APPLIED on a call that had no trial (nothing is changed). */
+int session_admission_resolve(struct session *s, uint64_t hold, enum admission_answer answer, const char *by);
 
 /* A gate with the given capture function; the session takes ownership. */
-struct turn_gate *turn_gate_new(cJSON *(*capture)(void *ctx), void *ctx, void (*free_ctx)(void *ctx));
-void turn_gate_free(struct turn_gate *g);
+struct admission *admission_new(cJSON *(*capture)(void *ctx), void *ctx, void (*free_ctx)(void *ctx));
+void admission_free(struct admission *g);
 
 #endif

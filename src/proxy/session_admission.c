@@ -1,4 +1,4 @@
-/* session_gate.c - the turn gate on the client-to-server path (loop thread; captures run
+/* session_admission.c - the admission step on the client-to-server path (loop thread; captures run
  * on libuv worker threads).
  *
  * Without a gate, session.c forwards client chunks as read. With one, client bytes are
@@ -28,65 +28,7 @@
 #include "mcp/rpc_msg.h"
 #include "mcp/rpc_peek.h"
 #include "proxy/session_internal.h"
-#include "proxy/turn_gate.h"
-
-struct turn_gate *turn_gate_new(cJSON *(*capture)(void *ctx), void *ctx, void (*free_ctx)(void *ctx))
-{
-	struct turn_gate *g = xcalloc(1, sizeof *g);
-	g->capture = capture;
-	g->capture_ctx = ctx;
-	g->free_ctx = free_ctx;
-	return g;
-}
-
-void turn_gate_free(struct turn_gate *g)
-{
-	if (!g)
-		return;
-	if (g->free_ctx)
-		g->free_ctx(g->capture_ctx);
-	gate_policy_free(g->policy);
-	free(g->root);
-	free(g->home);
-	free(g->state_dir);
-	free(g->config_dir);
-	free(g->policy_file);
-	free(g);
-}
-
-void turn_gate_set_policy(struct turn_gate *g, enum turn_gate_mode mode, struct gate_policy *policy, const char *root,
-			  const char *state_dir, const char *policy_file)
-{
-	g->mode = mode;
-	gate_policy_free(g->policy);
-	g->policy = policy;
-	free(g->root);
-	free(g->state_dir);
-	free(g->home);
-	g->root = root ? xstrdup(root) : NULL;
-	g->state_dir = state_dir ? xstrdup(state_dir) : NULL;
-	const char *home = getenv("HOME");
-	g->home = home && *home ? xstrdup(home) : NULL;
-	free(g->config_dir);
-	free(g->policy_file);
-	g->config_dir = paths_config_dir();
-	g->policy_file = policy_file ? realpath(policy_file, NULL) : NULL;
-	if (policy_file && !g->policy_file)
-		g->policy_file = xstrdup(policy_file);
-}
-
-int turn_gate_parse_mode(const char *s, enum turn_gate_mode *out)
-{
-	if (!strcmp(s, "audit"))
-		*out = TURN_GATE_AUDIT;
-	else if (!strcmp(s, "enforce"))
-		*out = TURN_GATE_ENFORCE;
-	else if (!strcmp(s, "off"))
-		*out = TURN_GATE_OFF;
-	else
-		return -1;
-	return 0;
-}
+#include "proxy/admission.h"
 
 /*==== per-session state ====*/
 
@@ -509,7 +451,7 @@ static void record_decision(struct session *s, int64_t seq, const char *tool, co
 	cJSON_AddNumberToObject(f, "request_seq", (double)seq);
 	if (tool)
 		cJSON_AddStringToObject(f, "tool", tool);
-	cJSON_AddStringToObject(f, "mode", s->gate->mode == TURN_GATE_ENFORCE ? "enforce" : "audit");
+	cJSON_AddStringToObject(f, "mode", s->gate->mode == ADMISSION_ENFORCE ? "enforce" : "audit");
 	cJSON_AddStringToObject(f, "decision", gate_decision_name(effect_plan_decision(plan)));
 	cJSON_AddStringToObject(f, "outcome", outcome);
 	if (approval_id)
@@ -517,7 +459,7 @@ static void record_decision(struct session *s, int64_t seq, const char *tool, co
 	cJSON_AddStringToObject(f, "decided_by", by ? by : "policy");
 	/* audit mode: a plan that is only an unknown local effect would be tried in a mirror
 	 * (docs/TRY.md); nothing is run for it */
-	if (s->gate->mode == TURN_GATE_AUDIT && effect_plan_trial_eligible(plan))
+	if (s->gate->mode == ADMISSION_AUDIT && effect_plan_trial_eligible(plan))
 		cJSON_AddBoolToObject(f, "would_try", 1);
 	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
 	session_record(s, "gate_decision", f);
@@ -570,7 +512,7 @@ static void trial_done(uv_work_t *w, int status)
 		cJSON_AddStringToObject(res, "error", "TRIAL_NO_SANDBOX: the trial was cancelled before it ran");
 	}
 	it->trial = res;
-	/* the trial's fields (turn_gate.h), with the call it tried */
+	/* the trial's fields (admission.h), with the call it tried */
 	cJSON *f = cJSON_Duplicate(res, 1);
 	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);
 	if (it->tool)
@@ -578,10 +520,10 @@ static void trial_done(uv_work_t *w, int status)
 	if (!cJSON_GetObjectItemCaseSensitive(f, "command"))
 		cJSON_AddStringToObject(f, "command", it->cmd);
 	session_record(s, "trial", f);
-	struct turn_gate *tg = s->gate;
+	struct admission *tg = s->gate;
 	if (tg->on_hold) {
 		/* Held for the console with the trial's report: run the call, apply the trial's
-		 * effect instead, or refuse (session_gate_resolve). */
+		 * effect instead, or refuse (session_admission_resolve). */
 		it->state = IT_HELD;
 		record_decision(s, it->seq, it->tool, it->plan, "held", NULL, NULL);
 		cJSON *pj = effect_plan_json(it->plan);
@@ -670,7 +612,7 @@ static void start_trial(struct session *s, struct gate_state *g, const struct rp
 
 static struct effect_plan *classify(struct session *s, struct gate_state *g, const struct rpc_item *call)
 {
-	struct turn_gate *tg = s->gate;
+	struct admission *tg = s->gate;
 	const cJSON *ann = g->tools && call->tool ? cJSON_GetObjectItemCaseSensitive(g->tools, call->tool) : NULL;
 	/* The same control files `belay gate explain` names (the trace may live outside the
 	 * state dir with --trace-dir). */
@@ -708,7 +650,7 @@ static void audit_decide(struct session *s, struct gate_state *g, const struct r
 static int gate_call(struct session *s, struct gate_state *g, const struct rpc_item *call, const char *data, size_t len,
 		     size_t total, int truncated, char **bytes, size_t n)
 {
-	struct turn_gate *tg = s->gate;
+	struct admission *tg = s->gate;
 	struct effect_plan *plan = classify(s, g, call);
 	enum gate_decision d = effect_plan_decision(plan);
 	char key[72], aid[48], by[128];
@@ -842,8 +784,8 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
 	 * after its bytes were handed to the server (below, after flush; passing through, the
 	 * whole chunk was written before it was framed); enforce mode decides first (fail
 	 * closed: nothing of a refused call may reach the server). */
-	int classify_after = calls == 1 && s->gate->mode == TURN_GATE_AUDIT;
-	if (calls == 1 && s->gate->mode != TURN_GATE_OFF && !classify_after &&
+	int classify_after = calls == 1 && s->gate->mode == ADMISSION_AUDIT;
+	if (calls == 1 && s->gate->mode != ADMISSION_OFF && !classify_after &&
 	    !gate_call(s, g, call, data, len, total, truncated, &bytes, n)) {
 		rpc_msg_free(&m);
 		return;
@@ -908,15 +850,15 @@ static void on_client_frame(void *ctx, const char *data, size_t len, size_t tota
  * queue and no partial line is held. */
 static int can_pass_through(struct session *s, struct gate_state *g)
 {
-	return s->gate->mode != TURN_GATE_ENFORCE && !s->gate->capture && !g->head && !g->pend.len;
+	return s->gate->mode != ADMISSION_ENFORCE && !s->gate->capture && !g->head && !g->pend.len;
 }
 
-int session_gate_can_pass(struct session *s)
+int session_admission_can_pass(struct session *s)
 {
 	return !s->gate || can_pass_through(s, gs(s));
 }
 
-void session_gate_c2s_chunk(struct session *s, char *data, size_t n)
+void session_admission_c2s_chunk(struct session *s, char *data, size_t n)
 {
 	struct gate_state *g = gs(s);
 	if (can_pass_through(s, g)) {
@@ -940,7 +882,7 @@ void session_gate_c2s_chunk(struct session *s, char *data, size_t n)
 	flush(s);
 }
 
-void session_gate_c2s_eof(struct session *s)
+void session_admission_c2s_eof(struct session *s)
 {
 	if (!s->gate)
 		return;
@@ -953,7 +895,7 @@ void session_gate_c2s_eof(struct session *s)
 	flush(s);
 }
 
-void session_gate_s2c_frame(struct session *s, const char *data, size_t len, int truncated)
+void session_admission_s2c_frame(struct session *s, const char *data, size_t len, int truncated)
 {
 	if (!s->gate)
 		return;
@@ -1027,7 +969,7 @@ static void reply_applied(struct session *s, const struct item *it, const char *
 	buf_free(&text);
 }
 
-int session_gate_resolve(struct session *s, uint64_t hold, enum turn_gate_answer answer, const char *by)
+int session_admission_resolve(struct session *s, uint64_t hold, enum admission_answer answer, const char *by)
 {
 	struct gate_state *g = s->gate_state;
 	if (!g || g->closing)
@@ -1040,15 +982,15 @@ int session_gate_resolve(struct session *s, uint64_t hold, enum turn_gate_answer
 		}
 	if (!it)
 		return -1;
-	if (answer == TURN_GATE_APPLIED && !jx_str(it->trial, "id"))
+	if (answer == ADMISSION_APPLIED && !jx_str(it->trial, "id"))
 		return -2; /* nothing was tried for it: there is no effect to have applied */
-	int approve = answer == TURN_GATE_APPROVE;
+	int approve = answer == ADMISSION_APPROVE;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);
 	if (it->tool)
 		cJSON_AddStringToObject(f, "tool", it->tool);
 	cJSON_AddBoolToObject(f, "approved", approve);
-	if (answer == TURN_GATE_APPLIED)
+	if (answer == ADMISSION_APPLIED)
 		cJSON_AddStringToObject(f, "applied_trial", jx_str(it->trial, "id"));
 	cJSON_AddStringToObject(f, "by", by ? by : "console");
 	session_record(s, "approval", f);
@@ -1067,7 +1009,7 @@ int session_gate_resolve(struct session *s, uint64_t hold, enum turn_gate_answer
 			trace_writer_set_handle(s->tw, it->rec, NULL);
 		char why[200];
 		snprintf(why, sizeof why, "refused in the console by %s", by ? by : "the operator");
-		if (it->id && answer == TURN_GATE_APPLIED)
+		if (it->id && answer == ADMISSION_APPLIED)
 			reply_applied(s, it, by);
 		else if (it->id)
 			refuse_to_client(s, it->id, it->tool, NULL, NULL, why, it->trial);
@@ -1080,12 +1022,12 @@ int session_gate_resolve(struct session *s, uint64_t hold, enum turn_gate_answer
 	return 0;
 }
 
-int session_gate_has_queued(struct session *s)
+int session_admission_has_queued(struct session *s)
 {
 	return s->gate_state && ((struct gate_state *)s->gate_state)->head != NULL;
 }
 
-int session_gate_blocks_reading(struct session *s)
+int session_admission_blocks_reading(struct session *s)
 {
 	if (!s->gate || !s->gate_state)
 		return 0;
@@ -1114,7 +1056,7 @@ static void warm_done(uv_work_t *w, int status)
 	session_unref(s);
 }
 
-void session_gate_started(struct session *s)
+void session_admission_started(struct session *s)
 {
 	if (!s->gate || !s->gate->warm)
 		return;
@@ -1128,7 +1070,7 @@ void session_gate_started(struct session *s)
 	}
 }
 
-cJSON *session_gate_final_state(struct session *s)
+cJSON *session_admission_final_state(struct session *s)
 {
 	if (!s->gate || !s->gate->capture)
 		return NULL;
@@ -1145,7 +1087,7 @@ cJSON *session_gate_final_state(struct session *s)
 	return s->gate->capture(s->gate->capture_ctx);
 }
 
-void session_gate_finish(struct session *s)
+void session_admission_finish(struct session *s)
 {
 	if (!s->gate_state)
 		return;
@@ -1172,7 +1114,7 @@ void session_gate_finish(struct session *s)
 	g->pending = g->working;
 }
 
-void session_gate_free(struct session *s)
+void session_admission_free(struct session *s)
 {
 	struct gate_state *g = s->gate_state;
 	if (g) {
@@ -1186,6 +1128,6 @@ void session_gate_free(struct session *s)
 		free(g);
 		s->gate_state = NULL;
 	}
-	turn_gate_free(s->gate);
+	admission_free(s->gate);
 	s->gate = NULL;
 }

@@ -1,5 +1,5 @@
-/* trial_gate.c - the effect gate's trial route. See trial_gate.h. */
-#include "trial/trial_gate.h"
+/* trial_route.c - the effect gate's trial route. See trial_route.h. */
+#include "trial/trial_route.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
 
-struct trial_gate {
+struct trial_route {
 	char *scope, *state_dir, *launcher, *shell;
 	unsigned timeout_ms;
 	/* A snapshotter kept across trials (opened by the first), so that a trial's pre-state is
@@ -27,25 +27,25 @@ struct trial_gate {
 #define BRIEF_TAIL_BYTES 1200
 #define BRIEF_PATHS 8
 
-struct trial_gate *trial_gate_new(const char *scope, const char *state_dir, const char *launcher, unsigned timeout_ms)
+struct trial_route *trial_route_new(const char *scope, const char *state_dir, const char *launcher, unsigned timeout_ms)
 {
-	struct trial_gate *g = xcalloc(1, sizeof *g);
+	struct trial_route *g = xcalloc(1, sizeof *g);
 	g->scope = xstrdup(scope);
 	g->state_dir = xstrdup(state_dir);
 	g->launcher = launcher ? xstrdup(launcher) : NULL;
-	g->timeout_ms = timeout_ms ? timeout_ms : TRIAL_GATE_TIMEOUT_MS;
+	g->timeout_ms = timeout_ms ? timeout_ms : TRIAL_ROUTE_TIMEOUT_MS;
 	g->shell = xstrdup("/bin/sh");
 	pthread_mutex_init(&g->mu, NULL);
 	return g;
 }
 
-void trial_gate_set_shell(struct trial_gate *g, const char *shell)
+void trial_route_set_shell(struct trial_route *g, const char *shell)
 {
 	free(g->shell);
 	g->shell = xstrdup(shell);
 }
 
-void trial_gate_free(struct trial_gate *g)
+void trial_route_free(struct trial_route *g)
 {
 	if (!g)
 		return;
@@ -60,7 +60,7 @@ void trial_gate_free(struct trial_gate *g)
 }
 
 /* With mu held: the gate's snapshotter, opened on first use (0), or -1 when it cannot be. */
-static int warm_open(struct trial_gate *g)
+static int warm_open(struct trial_route *g)
 {
 	if (g->sn)
 		return 0;
@@ -79,9 +79,9 @@ static int warm_open(struct trial_gate *g)
 	return g->sn ? 0 : -1;
 }
 
-cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
+cJSON *trial_route_run(void *ctx, const char *command, const char *cwd)
 {
-	struct trial_gate *g = ctx;
+	struct trial_route *g = ctx;
 	char *argv[] = {g->shell, "-c", (char *)command, NULL};
 	struct trial_opts o = {.scope = g->scope,
 			       .state_dir = g->state_dir,
@@ -106,7 +106,7 @@ cJSON *trial_gate_run(void *ctx, const char *command, const char *cwd)
 		return out;
 	}
 	cJSON_Delete(out);
-	char *brief = trial_gate_brief(rec);
+	char *brief = trial_route_brief(rec);
 	cJSON_AddStringToObject(rec, "brief", brief);
 	free(brief);
 	/* the fields of a `trial` trace record: not the record file's own "v" and "kind", and the
@@ -140,7 +140,7 @@ static void brief_tail(struct buf *b, const cJSON *rec, const char *key, const c
 		buf_puts(b, "\n");
 }
 
-char *trial_gate_brief(const cJSON *rec)
+char *trial_route_brief(const cJSON *rec)
 {
 	struct buf b = {0};
 	const char *id = jx_str(rec, "id"), *status = jx_str(rec, "status"), *cause = jx_str(rec, "cause");
