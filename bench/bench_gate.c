@@ -31,7 +31,7 @@ static const char *pick(const char *const *v, size_t n)
 #define PICK(v) pick(v, sizeof v / sizeof v[0])
 
 static const char *const files[] = {
-    "README.md",	   "src/main.c",       "src/gate/lower.c", "package.json", "docs/GATE.md",
+    "README.md",	   "src/bin/belay.c",       "src/gate/lower.c", "package.json", "docs/GATE.md",
     "../shared/notes.txt", "/etc/hosts",       "build/out.o",	   ".env",	   "tests/unit/test_x.c",
     "~/.bashrc",	   "/tmp/scratch.txt", "lib/util.js",	   "Cargo.toml",   "go.mod"};
 static const char *const dirs[] = {".", "src", "tests", "/tmp", "..", "build", "docs", "~", "lib/vendor"};

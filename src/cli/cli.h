@@ -9,7 +9,9 @@
 
 /* Asks question on the terminal ("[y/N]"); 1 for yes. 0 without a terminal on stdin. */
 int cli_confirm(const char *question);
-/* Prints "belay: <msg>" and returns EXIT_USAGE. */
+/* Runs the command argv names (cli_registry.c's tables); returns the exit code. */
+int cli_main(int argc, char **argv);
+/* Prints "belay: <msg>" and returns EXIT_USAGE (cli_main.c). */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The options the store subcommands share, gathered by cli_opt_take in their getopt_long

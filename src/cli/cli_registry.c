@@ -1,8 +1,9 @@
 /* cli_registry.c - belay's commands in the order `belay --help` lists them, each with its
- * table (cli_spec.h) and the function that runs it; and belay's own table. main.c dispatches
- * through it, cli_doc.c writes belay(1), one page per command and the completions from it. */
+ * table (cli_spec.h) and the function that runs it; belay's internal commands; and belay's own
+ * table. cli_main.c dispatches through them, cli_doc.c writes belay(1), one page per command and the completions from it. */
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
+#include "sandbox/sandbox.h"
 
 const struct cli_entry cli_commands[] = {
 	{&cli_demo, cmd_demo},
@@ -35,6 +36,15 @@ const struct cli_entry cli_commands[] = {
 	{&cli_exec, cmd_exec},
 	{&cli_claim, cmd_claim},
 	{NULL, NULL},
+};
+
+const struct cli_internal cli_internal_commands[] = {
+	{"__launch", sandbox_launch_main, "the sandbox launcher stage, when belay-launch is not installed next to belay"},
+	{"__probe", cmd_probe, "a contained probe of what the sandbox allows (belay sandbox check)"},
+	{"__script", cmd_script, "the scripted MCP agent of the demo and the tests"},
+	{"__hookd", cmd_hookd, "the hook helper daemon an agent's hooks talk to"},
+	{"__doc", cmd_doc, "writes the man pages and shell completions at build time"},
+	{NULL, NULL, NULL},
 };
 
 static const struct cli_opt belay_opts[] = {

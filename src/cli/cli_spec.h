@@ -49,6 +49,15 @@ struct cli_entry {
 	int (*run)(int argc, char **argv);
 };
 extern const struct cli_entry cli_commands[]; /* ends with {NULL, NULL} */
+/* belay's internal commands (`belay __NAME`): what belay runs of itself (the sandbox launcher
+ * stage, probes, the hook daemon, the doc writer); not in --help, the man pages or the
+ * completions. */
+struct cli_internal {
+	const char *name; /* "__launch" */
+	int (*run)(int argc, char **argv);
+	const char *purpose; /* one line, for readers of the table */
+};
+extern const struct cli_internal cli_internal_commands[]; /* ends with {NULL, NULL, NULL} */
 extern const struct cli_cmd cli_belay;        /* belay itself: --help, --version */
 
 /* Prints the usage, the description and every documented option (and --help), wrapped to

@@ -1,5 +1,5 @@
 /* cmd_script.c - hidden `belay __script STEPS.json [--scope DIR] [--network ...] [--state DIR]
- * [--trace-dir DIR] [--timeout S] [--mode M] [--frame-cap BYTES] -- SERVER...`: runs the scripted agent (src/proxy/scripted.h) through a
+ * [--trace-dir DIR] [--timeout S] [--mode M] [--frame-cap BYTES] -- SERVER...`: runs the scripted agent (src/demo/scripted.h) through a
  * recorded (and optionally contained) session and prints the trace path. For tests and for
  * reproducing a run exactly. */
 #include <getopt.h>
@@ -14,7 +14,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "proxy/prestate.h"
-#include "proxy/scripted.h"
+#include "demo/scripted.h"
 #include "proxy/admission.h"
 
 static void started(void *ctx, const char *trace_path)

@@ -11,12 +11,13 @@
 
 #include "cli/cli.h"
 #include "cli/console_setup.h"
-#include "cli/demo.h"
+#include "cli/demo_live.h"
+#include "demo/demo.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "proxy/scripted.h"
+#include "demo/scripted.h"
 #include "host/cevent.h"
 
 #define STEP_PAUSE_MS 900 /* so a person can watch the turns arrive */

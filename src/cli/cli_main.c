@@ -1,11 +1,11 @@
-/* main.c - the belay binary: one entry point, commands dispatched from cli_registry.c's table. */
-#include <signal.h>
+/* cli_main.c - belay's command line: dispatches argv to the command of cli_registry.c's tables,
+ * prints the top-level usage, and cli_fail, the one way a command reports a usage error. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "sandbox/sandbox.h"
+#include "cli/cli_spec.h"
 
 int cli_fail(const char *fmt, ...)
 {
@@ -27,21 +27,13 @@ static void usage(FILE *to)
 	fprintf(to, "\nbelay <command> --help shows a command's options; man belay-<command> says more.\n");
 }
 
-int main(int argc, char **argv)
+int cli_main(int argc, char **argv)
 {
-	/* A dead peer must surface as EPIPE, a full disk as EFBIG/ENOSPC, never as a signal. */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
-	if (argc >= 2 && strcmp(argv[1], "__launch") == 0)
-		return sandbox_launch_main(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "__probe") == 0)
-		return cmd_probe(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "__script") == 0)
-		return cmd_script(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "__hookd") == 0)
-		return cmd_hookd(argc - 1, argv + 1);
-	if (argc >= 2 && strcmp(argv[1], "__doc") == 0)
-		return cmd_doc(argc - 1, argv + 1);
+	if (argc >= 2 && !strncmp(argv[1], "__", 2)) {
+		for (const struct cli_internal *c = cli_internal_commands; c->name; c++)
+			if (!strcmp(c->name, argv[1]))
+				return c->run(argc - 1, argv + 1);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -53,7 +45,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
 		return cmd_version();
 	for (const struct cli_entry *c = cli_commands; c->spec; c++)
-		if (strcmp(c->spec->name, argv[1]) == 0)
+		if (!strcmp(c->spec->name, argv[1]))
 			return c->run(argc - 1, argv + 1);
 	return cli_fail("unknown command '%s' (belay --help lists them)", argv[1]);
 }

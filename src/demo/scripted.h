@@ -10,8 +10,8 @@
  *   {"claim": TEXT}                     a `claim` record (the agent says it is done)
  *   {"sleep_ms": N}
  * A step's reply is passed to on_step (may be NULL) on the calling thread. */
-#ifndef BELAY_PROXY_SCRIPTED_H
-#define BELAY_PROXY_SCRIPTED_H
+#ifndef BELAY_DEMO_SCRIPTED_H
+#define BELAY_DEMO_SCRIPTED_H
 #include <cjson/cJSON.h>
 
 #include "common/err.h"

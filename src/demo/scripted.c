@@ -1,5 +1,5 @@
 /* scripted.c - the scripted agent. See scripted.h. */
-#include "proxy/scripted.h"
+#include "demo/scripted.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,8 @@
-/* demo.h - the demo's pieces shared by the headless story and the console. */
-#ifndef BELAY_CLI_DEMO_H
-#define BELAY_CLI_DEMO_H
+/* demo.h - the demo's story: its workspace, the scripted agent's steps and the recorded run,
+ * shared by the headless command (cli/cmd_demo.c) and the console (cli/demo_live.c).
+ * Must not: print. Threads: any, one story at a time per caller. */
+#ifndef BELAY_DEMO_DEMO_H
+#define BELAY_DEMO_DEMO_H
 #include <cjson/cJSON.h>
 
 #include "common/err.h"
@@ -39,7 +41,5 @@ cJSON *demo_script(const struct demo_story *story);
  * trace path (caller frees). */
 int demo_record(const struct demo_paths *p, void (*step_cb)(void *, int, const cJSON *, const cJSON *), void *ctx,
 		char **trace_out, struct err *e);
-/* The live version: the console, with the scripted agent connecting to it. */
-int demo_console(const char *dir, int keep, const struct demo_story *story);
 
 #endif
