@@ -2,7 +2,7 @@
  * server to reach a running `belay console`. It hands its stdin and stdout to the console
  * over the unix socket (SCM_RIGHTS), so the agent's bytes go straight to the console's
  * engine with no extra hop, then waits for the run to end and exits with the server's
- * status. See src/host/chost.h for the protocol. */
+ * status. See src/console_host/chost.h for the protocol. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,7 +21,7 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "host/chost.h"
+#include "console_host/chost.h"
 
 static const struct cli_opt connect_opts[] = {
 	{"wait", 'w', 0, "SECONDS", "wait this long for a console to appear (default 0)"},

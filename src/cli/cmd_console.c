@@ -1,6 +1,6 @@
 /* cmd_console.c - `belay console`: the live console. The engine (a socket listener that
  * turns each `belay connect` into a contained, recorded run) and the UI run in this one
- * process; see src/host/chost.h and src/tui/console.h. Also --follow (traces written by
+ * process; see src/console_host/chost.h and src/tui/console.h. Also --follow (traces written by
  * headless proxies) and --open (browse a finished run). `--events` runs the engine side
  * without a screen and prints its events as JSON lines (for scripts and tests). */
 #include <errno.h>
@@ -22,9 +22,9 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "proxy/loop_slice.h"
-#include "host/cevent.h"
-#include "host/chost.h"
-#include "host/follow.h"
+#include "console_host/cevent.h"
+#include "console_host/chost.h"
+#include "console_host/follow.h"
 #include "index/runidx.h"
 #include "index/statedb.h"
 #include "store/store.h"

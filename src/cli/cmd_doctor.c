@@ -11,7 +11,7 @@
 #include "cli/cli.h"
 #include "common/paths.h"
 #include "doctor/doctor.h"
-#include "host/chost.h"
+#include "console_host/chost.h"
 
 static const struct cli_opt doctor_opts[] = {
 	CLI_OPT_JSON("one JSON object per finding (check, status, what, fix)"),

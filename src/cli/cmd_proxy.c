@@ -13,7 +13,7 @@
 #include "cli/cli_spec.h"
 #include "common/paths.h"
 #include "common/timeutil.h"
-#include "host/runner.h"
+#include "run/runner.h"
 #include "proxy/loop_slice.h"
 #include "proxy/loop_spin.h"
 #include "trace/trace_writer.h"

@@ -1,6 +1,6 @@
 /* cmd_recover.c - `belay recover list|show|apply|undo`: put a workspace back to the
  * pre-state of a recorded turn, after showing what would change, refusing over changes the
- * run does not explain (unless --force), and recording every apply. See src/host/recover.h. */
+ * run does not explain (unless --force), and recording every apply. See src/run/recover.h. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "host/recover.h"
+#include "run/recover.h"
 #include "index/statedb.h"
 #include "store/store.h"
 #include "tui/diffview.h"

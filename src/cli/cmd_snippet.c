@@ -13,7 +13,7 @@
 #include "common/buf.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "host/chost.h"
+#include "console_host/chost.h"
 #include "mcpcfg/mcpcfg.h"
 
 static const struct cli_opt snippet_opts[] = {

@@ -18,7 +18,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "demo/scripted.h"
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 
 #define STEP_PAUSE_MS 900 /* so a person can watch the turns arrive */
 

@@ -12,7 +12,7 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "hook/hook_host.h"
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 
 struct held {
 	uint64_t id;

@@ -19,7 +19,7 @@
 #include "common/xalloc.h"
 #include "hook/hook_client.h"
 #include "hook/hook_host.h"
-#include "host/chost.h"
+#include "console_host/chost.h"
 
 #define START_WAIT_MS 3000u
 #define IDLE_DEFAULT_MS (10u * 60u * 1000u)

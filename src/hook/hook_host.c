@@ -18,7 +18,7 @@
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
-#include "host/chost.h"
+#include "console_host/chost.h"
 
 #define REQUEST_MAX ((size_t)512 << 20)
 #define REQUEST_READ_MS 30000 /* the client sends everything at once */

@@ -13,7 +13,7 @@
 #include "hook/hook_helper.h"
 #include "hook/hook_install.h"
 #include "hook/hook_wire.h"
-#include "host/chost.h"
+#include "console_host/chost.h"
 #include "index/statedb.h"
 #include "store/store.h"
 

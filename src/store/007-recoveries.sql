@@ -1,5 +1,5 @@
 -- 007-recoveries.sql - migration 7 (user_version 6 -> 7): every `recover apply`.
--- Owned by src/host/recover.c. NOT derivable: what an operator did to a workspace after a
+-- Owned by src/run/recover.c. NOT derivable: what an operator did to a workspace after a
 -- run. Never edited once released.
 CREATE TABLE recoveries (
   id               INTEGER PRIMARY KEY,

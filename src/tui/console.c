@@ -16,8 +16,8 @@
 
 #include "common/paths.h"
 #include "common/xalloc.h"
-#include "host/chost.h"
-#include "host/jobs.h"
+#include "console_host/chost.h"
+#include "console_host/jobs.h"
 #include "tui/canvas.h"
 #include "tui/cmodel.h"
 #include "tui/keymap.h"

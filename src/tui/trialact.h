@@ -6,7 +6,7 @@
  * thread (it blocks: the conflict check and the apply walk the trial's effect). */
 #ifndef BELAY_TUI_TRIALACT_H
 #define BELAY_TUI_TRIALACT_H
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 
 struct trialact;
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 #include "tui/canvas.h"
 #include "tui/cmodel.h"
 #include "tui/detail.h"

@@ -1,4 +1,4 @@
-/* test_cqueue.c - the console's event queue (host/cevent.h): a stream of "committed" events
+/* test_cqueue.c - the console's event queue (console_host/cevent.h): a stream of "committed" events
  * is paced (the consumer is woken for commits at most once per CQUEUE_COMMIT_PACE_MS) and
  * coalesced per run, and nothing is lost: every run's last commit is delivered once its
  * producer stops, every other event wakes the consumer without waiting for the pace, and
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "common/timeutil.h"
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 
 static int readable(struct cqueue *q, int ms)
 {

@@ -21,7 +21,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 #include "try_harness.h"
 #include "ts_screen.h"
 #include "tsupport.h"

@@ -5,8 +5,8 @@
  *
  * Must not: print (failures come back in struct err, or through cfg->report), read the
  * terminal. Threads: the loop thread, except the hooks that say otherwise. */
-#ifndef BELAY_HOST_RUNNER_H
-#define BELAY_HOST_RUNNER_H
+#ifndef BELAY_RUN_RUNNER_H
+#define BELAY_RUN_RUNNER_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>

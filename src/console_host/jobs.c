@@ -2,7 +2,7 @@
  * thread. See jobs.h.
  *
  * Must not: print, touch curses, hold the queue lock while working. */
-#include "host/jobs.h"
+#include "console_host/jobs.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
-#include "host/recover.h"
+#include "run/recover.h"
 #include "index/runidx.h"
 #include "index/statedb.h"
 #include "index/verdict_store.h"

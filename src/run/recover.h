@@ -11,8 +11,8 @@
  * against the target's, and records the apply in the store (recoveries).
  *
  * Must not: print, touch anything outside the run's scope. Threads: the caller's. */
-#ifndef BELAY_HOST_RECOVER_H
-#define BELAY_HOST_RECOVER_H
+#ifndef BELAY_RUN_RECOVER_H
+#define BELAY_RUN_RECOVER_H
 #include "common/err.h"
 #include "snapshot/snapshot.h"
 

@@ -13,8 +13,8 @@
  *
  * Must not: touch curses, print. Threads: chost_* from the UI thread; hooks run on the host
  * thread or store writer threads and only post events. */
-#ifndef BELAY_HOST_CHOST_H
-#define BELAY_HOST_CHOST_H
+#ifndef BELAY_CONSOLE_HOST_CHOST_H
+#define BELAY_CONSOLE_HOST_CHOST_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,7 +22,7 @@
 #include "common/err.h"
 #include "sandbox/sandbox.h"
 #include "proxy/admission.h"
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 
 #define CHOST_HELLO_MAX 65536
 

@@ -2,7 +2,7 @@
  * wake-up, coalesced and paced "committed" events). See cevent.h.
  *
  * Must not: block a producer (one short mutex section), call into the UI. */
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 
 #include <pthread.h>
 #include <stdarg.h>

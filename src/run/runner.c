@@ -2,7 +2,7 @@
  * that wires sandbox spec, admission step, approvals, trace and store writer into a session.
  *
  * Must not: print, block the loop (the store writer is joined only in runner_free). */
-#include "host/runner.h"
+#include "run/runner.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  *
  * Must not: block the loop (runner_free joins a store writer, so it runs on the threadpool),
  * print, touch curses. */
-#include "host/chost.h"
+#include "console_host/chost.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -25,7 +25,7 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "proxy/loop_slice.h"
-#include "host/runner.h"
+#include "run/runner.h"
 #include "pkgexec/pkgexec.h"
 
 enum { C_HELLO, C_RUN, C_DONE };

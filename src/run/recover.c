@@ -3,7 +3,7 @@
  *
  * Must not: print; change a path the plan does not list; apply over unexplained drift
  * unless forced. */
-#include "host/recover.h"
+#include "run/recover.h"
 
 #include <stdio.h>
 #include <stdlib.h>

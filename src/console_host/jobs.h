@@ -7,9 +7,9 @@
  *
  * Must not: touch curses, print. Threads: jobs_* from the UI thread; the worker has its
  * own store connection. */
-#ifndef BELAY_HOST_JOBS_H
-#define BELAY_HOST_JOBS_H
-#include "host/cevent.h"
+#ifndef BELAY_CONSOLE_HOST_JOBS_H
+#define BELAY_CONSOLE_HOST_JOBS_H
+#include "console_host/cevent.h"
 #include "verify/policy.h"
 
 struct jobs;

@@ -7,7 +7,7 @@
  * disk); the lines before it are the run.
  *
  * Must not: print, write to a trace, index a partial line. */
-#include "host/follow.h"
+#include "console_host/follow.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -13,8 +13,8 @@
  * server share: docs/CONSOLE.md, "Cost").
  *
  * Threads: cqueue_post from any thread; cqueue_take and cqueue_fd from the consumer. */
-#ifndef BELAY_HOST_CEVENT_H
-#define BELAY_HOST_CEVENT_H
+#ifndef BELAY_CONSOLE_HOST_CEVENT_H
+#define BELAY_CONSOLE_HOST_CEVENT_H
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>

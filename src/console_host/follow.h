@@ -5,10 +5,10 @@
  * when a trace closes (its connection_window close record).
  *
  * Must not: write to a trace, print. Threads: its own; follow_* from the owner. */
-#ifndef BELAY_HOST_FOLLOW_H
-#define BELAY_HOST_FOLLOW_H
+#ifndef BELAY_CONSOLE_HOST_FOLLOW_H
+#define BELAY_CONSOLE_HOST_FOLLOW_H
 #include "common/err.h"
-#include "host/cevent.h"
+#include "console_host/cevent.h"
 
 struct follow;
 
