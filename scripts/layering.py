@@ -7,13 +7,15 @@ Reported, each a failure:
   cycle   A <-> B  A and B include each other (always also a climb)
   unlisted A       a folder of src/ with C sources that src/LAYERS does not list
 Files directly under src/ and in src/bin (the executables) may include anything.
-Usage: scripts/layering.py [--graph]   (--graph also prints every folder edge it found)
+Usage: scripts/layering.py [--graph] [--root DIR]   (--graph also prints every folder edge it found)
 """
 import os
 import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+if "--root" in sys.argv:  # another tree (tests/unit/test_layout.c checks the checker)
+    ROOT = os.path.join(sys.argv[sys.argv.index("--root") + 1], "src")
 TOP = {"bin"}  # entry points: above every layer
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]+"')
 

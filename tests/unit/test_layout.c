@@ -1,0 +1,84 @@
+/* test_layout.c - the source layout is checked, not just written: scripts/layering.py (no
+ * include climbs src/LAYERS, no two folders include each other, every folder is listed) and
+ * scripts/cited_paths.py (every src/ path the docs, scripts and sources cite exists) pass on
+ * this tree, and each fails on a small tree built to break it. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tsupport.h"
+
+static int run(const char *script, const char *root, struct ts_out *o)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/scripts/%s", BELAY_SOURCE_DIR, script);
+	const char *argv[] = {"python3", path, "--root", root ? root : BELAY_SOURCE_DIR, NULL};
+	ts_run(argv, NULL, NULL, NULL, 0, 120, o);
+	return o->status;
+}
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	for (char *s = strchr(p + strlen(root) + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	ts_write_file(p, text, strlen(text));
+}
+
+Test(layout, this_tree_keeps_its_layering_and_cites_only_paths_that_exist)
+{
+	struct ts_out o = {0};
+	cr_assert_eq(run("layering.py", NULL, &o), 0, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, " 0 problems"), "%s", o.out);
+	ts_out_free(&o);
+	cr_assert_eq(run("cited_paths.py", NULL, &o), 0, "%s%s", o.out, o.err);
+	ts_out_free(&o);
+}
+
+Test(layout, an_include_that_climbs_the_order_a_cycle_and_an_unlisted_folder_fail)
+{
+	char *root = ts_tmpdir("layout");
+	put(root, "src/LAYERS", "# lowest first\nlow\nhigh\n");
+	put(root, "src/low/low.c", "#include \"low/low.h\"\n#include \"high/high.h\"\n");
+	put(root, "src/low/low.h", "\n");
+	put(root, "src/high/high.h", "#include \"low/low.h\"\n");
+	put(root, "src/stray/stray.c", "int stray;\n");
+	struct ts_out o = {0};
+	cr_assert_eq(run("layering.py", root, &o), 1, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "climb low -> high: src/low/low.c:2"), "%s", o.out);
+	cr_assert(strstr(o.out, "cycle high <-> low"), "%s", o.out);
+	cr_assert(strstr(o.out, "unlisted stray"), "%s", o.out);
+	ts_out_free(&o);
+
+	/* The same tree in order: low is included by high only. */
+	put(root, "src/low/low.c", "#include \"low/low.h\"\n");
+	put(root, "src/LAYERS", "low\nhigh\nstray\n");
+	cr_assert_eq(run("layering.py", root, &o), 0, "%s%s", o.out, o.err);
+	ts_out_free(&o);
+	free(root);
+}
+
+Test(layout, a_cited_path_that_moved_away_fails)
+{
+	char *root = ts_tmpdir("cited");
+	put(root, "src/proxy/session.c", "/* the queue is in proxy/admission.h */\n");
+	put(root, "src/proxy/admission.h", "\n");
+	put(root, "docs/X.md", "See src/proxy/session.c and src/proxy/*.c, src/proxy/.\nsrc/proxy/{session.c,admission.h}.\n");
+	struct ts_out o = {0};
+	cr_assert_eq(run("cited_paths.py", root, &o), 0, "%s%s", o.out, o.err);
+	ts_out_free(&o);
+	put(root, "docs/X.md", "See src/engine/session.c; the helpers are src/proxy/*.py.\nsrc/proxy/session.{c,h}\n");
+	put(root, "src/proxy/session.c", "/* the queue is in engine/turn_gate.h */\n");
+	cr_assert_eq(run("cited_paths.py", root, &o), 1, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "docs/X.md:1: src/engine/session.c"), "%s", o.out);
+	cr_assert(strstr(o.out, "docs/X.md:1: src/proxy/*.py"), "%s", o.out);
+	cr_assert(strstr(o.out, "src/proxy/session.c:1: engine/turn_gate.h"), "%s", o.out);
+	cr_assert(strstr(o.out, "docs/X.md:2: src/proxy/session.{c,h}"), "%s", o.out);
+	ts_out_free(&o);
+	free(root);
+}
