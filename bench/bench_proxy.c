@@ -20,7 +20,7 @@
  * difference, then per mode the median over the rounds of the difference in median, p98 and
  * p99 (the p98 beside the goals' p99: with Node peers the p99 falls among the garbage
  * collectors' pauses, which are as long direct, and the tail belay thickens shows a step
- * earlier - docs/STORE.md, "Eighth pass"). The proxy's own counters (BELAY_PROXY_STATS:
+ * earlier - docs/PERFORMANCE.md, "Eighth pass"). The proxy's own counters (BELAY_PROXY_STATS:
  * the trace writer's back-pressure count, largest backlog and rescues, the index's
  * read-backs and priority) are printed beside each pair, with the CPU per call of the loop,
  * the trace (idle writer + rescue + serialisers) and the index,
@@ -467,7 +467,7 @@ static const char *px_name(int m)
  * seconds apart, and every row sees the same stretch of the machine's time: rows run one
  * after another (this bench's first form) picked up whatever the machine did meanwhile -
  * the Node --no-trace row's p99 was the worst in 7 of 9 runs that way, and not when
- * interleaved (docs/STORE.md). One direct run per round for all modes was tried: the two
+ * interleaved (docs/PERFORMANCE.md). One direct run per round for all modes was tried: the two
  * direct runs of the noise row, up to a round apart, then differed by 75 us median. */
 static void bench_latency(const struct peer *p, int pairs, int n, int warm)
 {

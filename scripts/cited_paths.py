@@ -30,7 +30,8 @@ def files():
         out = [os.path.relpath(os.path.join(d, n), TOP) for top in ("docs", "scripts", "src", "tests")
                for d, _, ns in os.walk(os.path.join(TOP, top)) for n in ns]
     for f in out:
-        if "node_modules" in f or f.startswith(("tests/golden", "tests/fuzz/seeds", "tests/fuzz/regress")):
+        if "node_modules" in f or f.startswith(("tests/golden", "tests/fuzz/seeds", "tests/fuzz/regress")) \
+                or f == "tests/unit/test_layout.c":  # the checker's own test cites stale paths on purpose
             continue
         if f.endswith((".md", ".sh", ".py", ".txt", ".c", ".h", ".def", ".cmake", ".sql")) or f == "CMakeLists.txt":
             yield f

@@ -56,7 +56,7 @@ static const struct cli_opt console_opts[] = {
 	{"slice-us", 'L', 0, "US",
 	 "the scheduler slice the engine thread asks for, so that it forwards a frame soon after it arrives "
 	 "although the UI thread is drawing (Linux 6.12+; from 100 to 100000; default 0, the kernel's own: on a "
-	 "lightly loaded virtual machine the extra preemptions cost more than they save; docs/STORE.md)"},
+	 "lightly loaded virtual machine the extra preemptions cost more than they save; docs/PERFORMANCE.md)"},
 	CLI_OPT_END,
 };
 

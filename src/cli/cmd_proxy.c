@@ -42,12 +42,12 @@ static const struct cli_opt proxy_opts[] = {
 	{"spin-us", 'W', 0, "US",
 	 "after forwarding a chunk, keep polling up to this many microseconds before sleeping, so that an answer "
 	 "that comes that fast is read without a wake-up; the window follows the recent answers and is none while "
-	 "they take longer (default 400, at most 100000; 0: never; docs/STORE.md)"},
+	 "they take longer (default 400, at most 100000; 0: never; docs/PERFORMANCE.md)"},
 	{"slice-us", 'L', 0, "US",
 	 "ask the kernel to run the forwarding thread in slices this short, so that it runs soon after it is "
 	 "woken although a CPU-bound thread holds its CPU (Linux 6.12+; its share of the CPU is unchanged; the "
 	 "server and belay's other threads keep the default); from 100 to 100000; default 0, the kernel's own: "
-	 "on a lightly loaded virtual machine the extra preemptions cost more than they save (docs/STORE.md)"},
+	 "on a lightly loaded virtual machine the extra preemptions cost more than they save (docs/PERFORMANCE.md)"},
 	{"trace-writer", 'R', CLI_HIDDEN, "idle|normal",
 	 "the trace writer's priority (default idle: SCHED_IDLE; normal is the benchmarks' A/B arm)"},
 	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},

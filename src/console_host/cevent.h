@@ -9,8 +9,7 @@
  * CQUEUE_COMMIT_PACE_MS ago, then when that time is up (it is never lost, and any other
  * event still wakes at once and takes it along). While a run streams, the UI refreshes
  * from the store at most that often instead of on every batch the store writer commits
- * (each refresh and redraw took the console's UI thread ~5 ms of a CPU the agent and its
- * server share: docs/CONSOLE.md, "Cost").
+ * (a refresh and redraw costs CPU the agent and its server share: docs/CONSOLE.md, "Cost").
  *
  * Threads: cqueue_post from any thread; cqueue_take and cqueue_fd from the consumer. */
 #ifndef BELAY_CONSOLE_HOST_CEVENT_H

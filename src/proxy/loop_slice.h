@@ -19,12 +19,8 @@
  * that stops the proxy. No state: the caller keeps the result for its stats.
  *
  * Not asked by default (--slice-us asks): it helps where the forwarding thread shares its
- * CPU with CPU-bound threads, and costs where it does not. On this project's two-vCPU
- * virtual machines a woken thread that preempts a running one sends the other vCPU a
- * reschedule interrupt, a trip through the host: with 100 us, bench_console's paced calls
- * made 33-60% more of them and the console's median round trip rose from ~90 to ~130 us,
- * while beside a CPU hog the p99 wake-up fell from 1.2-2.3 ms to 0.1-0.3 ms
- * (docs/STORE.md, "Sixth pass"). */
+ * CPU with CPU-bound threads, and costs where it does not (a preemption on a small virtual
+ * machine is a trip through the host; the figures: docs/PERFORMANCE.md, "Sixth pass"). */
 #ifndef BELAY_PROXY_LOOP_SLICE_H
 #define BELAY_PROXY_LOOP_SLICE_H
 #include <stddef.h>

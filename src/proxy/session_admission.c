@@ -710,7 +710,7 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 /* A client frame the gate has nothing to do with: no tools/call or tools/list request and
  * no cancellation, read with rpc_peek (no tree). The gate then skips the parse: a full
  * cJSON parse of every (64 KiB) frame on the forwarding thread cost more than forwarding it
- * (docs/STORE.md, "Where the time goes"). Anything rpc_peek is unsure of is parsed. */
+ * (docs/PERFORMANCE.md, "Where the time goes"). Anything rpc_peek is unsure of is parsed. */
 static int gate_ignores(const char *data, size_t len, int truncated)
 {
 	struct rpc_peek p;
