@@ -1,6 +1,6 @@
 /* session_internal.h - the session struct and the seams between session.c (pumping and
  * lifecycle), session_spawn.c (how the server is started, contained or not) and
- * session_admission.c (the admission step on the client-to-server path). Engine-internal. */
+ * session_admission.c (the admission step on the client-to-server path). Proxy-internal. */
 #ifndef BELAY_PROXY_SESSION_INTERNAL_H
 #define BELAY_PROXY_SESSION_INTERNAL_H
 #include <pthread.h>
