@@ -249,14 +249,14 @@ static const char *first_operand(const struct cmd *c, size_t i, const char *cons
  * options that take a value (not pathspecs). The kind is not judged by path (a deletion
  * inside the root is restorable from the pre-state): it is what the hook's identity check
  * of belay's protected files reads (src/hook/hook_protect.c). */
-static void worktree_rewrite(struct gitctx *g, const char *const *argful, const char *why)
+static void worktree_rewrite(struct gitctx *g, size_t from, const char *const *argful, const char *why)
 {
 	struct cmd *c = g->c;
 	struct lower *L = c->L;
 	const char *specs[16];
 	size_t nspec = 0;
 	int whole = 0, dd = 0;
-	for (size_t i = g->i; i < c->argc; i++) {
+	for (size_t i = from; i < c->argc; i++) {
 		const char *s = c->argv[i].s;
 		if (!dd && !strcmp(s, "--")) {
 			dd = 1;
@@ -788,14 +788,16 @@ void decode_git(struct cmd *c, const char *name)
 		worktree_write(&g);
 		if (has_opt(c, g.i, (const char *const[]){"-u", "--include-untracked", "-a", "--all", NULL}) ||
 		    has_short(c, g.i, 'u') || has_short(c, g.i, 'a'))
-			worktree_rewrite(&g, (const char *const[]){"-m", "--message", "--pathspec-from-file", NULL},
+			/* push takes pathspecs; save a message (so: the whole worktree) */
+			worktree_rewrite(&g, !strcmp(a, "push") ? g.i + 1 : !strcmp(a, "save") ? c->argc : g.i,
+					 (const char *const[]){"-m", "--message", "--pathspec-from-file", NULL},
 					 "stashes and removes untracked (with -a, also ignored) files under it");
 		return;
 	}
 	if (!strcmp(sub, "reset")) {
 		if (has_opt(c, g.i, (const char *const[]){"--hard", NULL})) {
 			destructive(&g, "git reset --hard", "discards uncommitted changes in the working tree");
-			worktree_rewrite(&g, (const char *const[]){NULL},
+			worktree_rewrite(&g, g.i, (const char *const[]){NULL},
 					 "rewrites the tracked files under it to the commit, discarding their changes");
 			return;
 		}
@@ -812,7 +814,7 @@ void decode_git(struct cmd *c, const char *name)
 			return;
 		}
 		destructive(&g, "git clean", "deletes untracked files, which git cannot bring back");
-		worktree_rewrite(&g, (const char *const[]){"-e", "--exclude", NULL},
+		worktree_rewrite(&g, g.i, (const char *const[]){"-e", "--exclude", NULL},
 				 "deletes the untracked (with -x/-X, the ignored) files under it");
 		return;
 	}
@@ -829,7 +831,15 @@ void decode_git(struct cmd *c, const char *name)
 		if (force || paths) {
 			destructive(&g, arena_printf(c->L->a, "git %s (discard changes)", sub),
 				    "overwrites working-tree files, discarding uncommitted changes");
-			worktree_rewrite(&g, (const char *const[]){"--pathspec-from-file", "--conflict", NULL},
+			/* the pathspecs are what follows "--"; without one, a first operand may be the
+			 * tree-ish: the whole worktree */
+			size_t from = c->argc;
+			for (size_t k = g.i; dd && k < c->argc; k++)
+				if (!strcmp(c->argv[k].s, "--")) {
+					from = k;
+					break;
+				}
+			worktree_rewrite(&g, from, (const char *const[]){"--pathspec-from-file", "--conflict", NULL},
 					 "overwrites the tracked files under it, discarding their changes");
 			return;
 		}
@@ -845,7 +855,7 @@ void decode_git(struct cmd *c, const char *name)
 			return;
 		}
 		destructive(&g, "git restore", "overwrites working-tree files, discarding uncommitted changes");
-		worktree_rewrite(&g, (const char *const[]){"-s", "--source", "--pathspec-from-file", "--conflict", NULL},
+		worktree_rewrite(&g, g.i, (const char *const[]){"-s", "--source", "--pathspec-from-file", "--conflict", NULL},
 				 "overwrites the tracked files under it, discarding their changes");
 		return;
 	}
