@@ -18,7 +18,9 @@
 #include "hook/hook_answer.h"
 #include "hook/hook_client.h"
 #include "hook/hook_helper.h"
+#include "hook/hook_protect.h"
 #include "hook/hook_session.h"
+#include "hook/hook_tamper.h"
 
 #define STDIN_MAX ((size_t)256 << 20)
 
@@ -45,7 +47,7 @@ static const struct cli_opt hook_opts[] = {
 const struct cli_cmd cli_hook = {
 	.name = "hook",
 	.summary = "handle one hook event of Claude Code, Cursor or Codex (the agent runs this)",
-	.synopsis = "claude-code|cursor|codex [options]",
+	.synopsis = "claude-code|cursor|codex [options] | rearm [--project DIR | --global] [--state DIR]",
 	.about = "Reads one hook event on stdin, records it into the session's run, gates tool calls and answers "
 		 "on stdout in the agent's own form. belay never answers an explicit allow. The agent runs this; "
 		 "`belay init` installs it (docs/HOOKS.md).",
@@ -73,6 +75,65 @@ static int fail_closed(enum hook_agent agent, const char *fmt, const char *arg)
 	return code;
 }
 
+/* `belay hook rearm [--project DIR | --global] [--state DIR]`: a person's answer to a
+ * protected-file alert (docs/HOOKS.md): the trip is lifted and the protected set recorded as
+ * it is now. The gate refuses it from an agent's shell (it runs belay). */
+static int hook_rearm(int argc, char **argv)
+{
+	const char *project = ".", *state = NULL;
+	int global = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--project") && i + 1 < argc)
+			project = argv[++i];
+		else if (!strcmp(argv[i], "--state") && i + 1 < argc)
+			state = argv[++i];
+		else if (!strcmp(argv[i], "--global"))
+			global = 1;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: belay hook rearm [--project DIR | --global] [--state DIR]\n\n"
+			       "After belay's protected files changed without belay (an alert: every tool call of the\n"
+			       "project's hook sessions is refused), check them (`belay status`, re-run `belay init`),\n"
+			       "then rearm: the files are recorded as they are now and the calls go on.\n");
+			return 0;
+		} else
+			return cli_fail("hook rearm: unknown or incomplete option '%s' (belay hook rearm --help)", argv[i]);
+	}
+	const char *home = getenv("HOME");
+	char *root = global ? NULL : realpath(project, NULL);
+	if (!global && !root)
+		return cli_fail("hook rearm: %s is not a directory", project);
+	if (global && !home)
+		return cli_fail("hook rearm: --global needs $HOME");
+	char *sd = paths_state_dir(state);
+	char *key = global ? xasprintf("global:%s", home) : xstrdup(root);
+	cJSON *was = hook_tamper_tripped(sd, key);
+	struct hook_protect *p = hook_protect_new(root, home, sd, NULL);
+	cJSON *rec = NULL;
+	struct err e = {0};
+	int rc = hook_tamper_rearm(p, sd, key, &rec, &e);
+	if (rc == 0) {
+		char *d = was ? hook_tamper_describe(was) : NULL;
+		printf("%s\n", d ? "rearmed after the alert:" : "not tripped; recorded anew:");
+		if (d)
+			printf("  %s\n", d);
+		const cJSON *files = cJSON_GetObjectItemCaseSensitive(rec, "files");
+		for (const cJSON *f = files ? files->child : NULL; f; f = f->next)
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "exists")))
+				printf("  recorded %s (%s)\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "path")),
+				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "role")));
+		free(d);
+	} else {
+		fprintf(stderr, "belay: hook rearm: %s\n", e.msg);
+	}
+	cJSON_Delete(rec);
+	cJSON_Delete(was);
+	hook_protect_free(p);
+	free(key);
+	free(sd);
+	free(root);
+	return rc ? 1 : 0;
+}
+
 int cmd_hook(int argc, char **argv)
 {
 	struct cli_parse P;
@@ -81,6 +142,8 @@ int cmd_hook(int argc, char **argv)
 		cli_help(&cli_hook, stdout);
 		return 0;
 	}
+	if (argc >= 2 && !strcmp(argv[1], "rearm"))
+		return hook_rearm(argc - 1, argv + 1);
 	enum hook_agent agent = HA_CLAUDE_CODE;
 	if (argc < 2 || hook_agent_parse(argv[1], &agent) != 0)
 		return fail_closed(HA_CLAUDE_CODE, "belay hook needs the agent: claude-code, cursor or codex (got '%s')",

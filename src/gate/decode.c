@@ -499,6 +499,22 @@ static void decode_chmod(struct cmd *c, const char *name)
 	}
 }
 
+/* A link to `abs` (inside the root): writes through the link write it, so the link is a
+ * write of it (belay's control files included); a link to a directory that holds belay's
+ * control files reaches them all. */
+static void link_inside(struct cmd *c, const char *abs)
+{
+	struct lower *L = c->L;
+	for (size_t i = 0; i < L->g.ncontrol; i++)
+		if (gpath_under(L->g.control[i], abs) && strcmp(L->g.control[i], abs)) {
+			lower_emit(c, EK_CONTROL_WRITE, abs,
+				   "links to a directory that holds belay's state or an agent's hook configuration: "
+				   "writes through the link reach them");
+			return;
+		}
+	lower_path_lit(c, abs, GPA_WRITE, 0);
+}
+
 /* A link to `t` made at `link` (a path word; NULL when unknown): writes through it reach t.
  * A symbolic link's relative target is relative to the directory the link is in (or the
  * link itself, when it names an existing directory the link goes into); a hard link's is
@@ -508,7 +524,13 @@ static void link_target(struct cmd *c, const struct xword *tw, const struct xwor
 	struct lower *L = c->L;
 	const char *t = xw_lit(tw);
 	if (!t) {
-		lower_indet(c, xw_show(L, tw), "creates a link to a target only known at run time");
+		/* a glob the shell expands against the working directory: writes through the link
+		 * reach whatever it names (a hard link's target is exactly that; a symbolic one's is
+		 * read from the link's own directory, which the gate cannot tell: it also asks) */
+		if (!tw->unknown && !tw->under)
+			lower_path(c, tw, GPA_WRITE, 0);
+		if (symbolic || tw->unknown || tw->under)
+			lower_indet(c, xw_show(L, tw), "creates a link to a target only known at run time");
 		return;
 	}
 	const char *bases[2 * LOWER_MAX_CWDS + 1];
@@ -543,6 +565,7 @@ static void link_target(struct cmd *c, const struct xword *tw, const struct xwor
 				   "creates a link to a target outside the workspace: writes through it leave the root");
 			return;
 		}
+		link_inside(c, abs);
 	}
 }
 

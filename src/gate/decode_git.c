@@ -241,6 +241,52 @@ static const char *first_operand(const struct cmd *c, size_t i, const char *cons
 	return NULL;
 }
 
+/* A command that removes or replaces working-tree files wholesale (stash -u/-a, clean,
+ * checkout/restore of paths, reset --hard): which files it touches depends on what git
+ * tracks, which the gate does not read, so the effect names the directory all of them lie
+ * in, as a deletion there: the pathspecs when every one is a plain literal path, else the
+ * whole worktree (the workspace root when the repository is inside it). `argful` are the
+ * options that take a value (not pathspecs). The kind is not judged by path (a deletion
+ * inside the root is restorable from the pre-state): it is what the hook's identity check
+ * of belay's protected files reads (src/hook/hook_protect.c). */
+static void worktree_rewrite(struct gitctx *g, size_t from, const char *const *argful, const char *why)
+{
+	struct cmd *c = g->c;
+	struct lower *L = c->L;
+	const char *specs[16];
+	size_t nspec = 0;
+	int whole = 0, dd = 0;
+	for (size_t i = from; i < c->argc; i++) {
+		const char *s = c->argv[i].s;
+		if (!dd && !strcmp(s, "--")) {
+			dd = 1;
+			continue;
+		}
+		if (!dd && s[0] == '-') {
+			if (decode_in(s, argful))
+				i++;
+			continue;
+		}
+		const char *lit = xw_lit(&c->argv[i]);
+		if (!lit || lit[0] == ':' || nspec == sizeof specs / sizeof specs[0])
+			whole = 1;
+		else
+			specs[nspec++] = lit;
+	}
+	if (!nspec)
+		whole = 1;
+	for (int k = 0; k < g->nrepo; k++) {
+		int in = inside(g, k);
+		enum effect_kind kind = in ? EK_FS_DESTROY : EK_FS_DESTROY_OUTSIDE;
+		if (whole) {
+			lower_emit(c, kind, in ? L->g.root : g->repo[k], why);
+			continue;
+		}
+		for (size_t j = 0; j < nspec; j++)
+			lower_emit(c, kind, gpath_resolve(L->a, g->repo[k], specs[j], strlen(specs[j])), why);
+	}
+}
+
 static void git_push(struct gitctx *g)
 {
 	struct cmd *c = g->c;
@@ -740,11 +786,19 @@ void decode_git(struct cmd *c, const char *name)
 		}
 		ref_local(&g, "refs/stash", "stashes or re-applies uncommitted work");
 		worktree_write(&g);
+		if (has_opt(c, g.i, (const char *const[]){"-u", "--include-untracked", "-a", "--all", NULL}) ||
+		    has_short(c, g.i, 'u') || has_short(c, g.i, 'a'))
+			/* push takes pathspecs; save a message (so: the whole worktree) */
+			worktree_rewrite(&g, !strcmp(a, "push") ? g.i + 1 : !strcmp(a, "save") ? c->argc : g.i,
+					 (const char *const[]){"-m", "--message", "--pathspec-from-file", NULL},
+					 "stashes and removes untracked (with -a, also ignored) files under it");
 		return;
 	}
 	if (!strcmp(sub, "reset")) {
 		if (has_opt(c, g.i, (const char *const[]){"--hard", NULL})) {
 			destructive(&g, "git reset --hard", "discards uncommitted changes in the working tree");
+			worktree_rewrite(&g, g.i, (const char *const[]){NULL},
+					 "rewrites the tracked files under it to the commit, discarding their changes");
 			return;
 		}
 		ref_local(&g, "HEAD / index", "moves HEAD or resets the index (changes stay in the working tree)");
@@ -760,6 +814,8 @@ void decode_git(struct cmd *c, const char *name)
 			return;
 		}
 		destructive(&g, "git clean", "deletes untracked files, which git cannot bring back");
+		worktree_rewrite(&g, g.i, (const char *const[]){"-e", "--exclude", NULL},
+				 "deletes the untracked (with -x/-X, the ignored) files under it");
 		return;
 	}
 	if (!strcmp(sub, "checkout") || !strcmp(sub, "switch")) {
@@ -775,6 +831,16 @@ void decode_git(struct cmd *c, const char *name)
 		if (force || paths) {
 			destructive(&g, arena_printf(c->L->a, "git %s (discard changes)", sub),
 				    "overwrites working-tree files, discarding uncommitted changes");
+			/* the pathspecs are what follows "--"; without one, a first operand may be the
+			 * tree-ish: the whole worktree */
+			size_t from = c->argc;
+			for (size_t k = g.i; dd && k < c->argc; k++)
+				if (!strcmp(c->argv[k].s, "--")) {
+					from = k;
+					break;
+				}
+			worktree_rewrite(&g, from, (const char *const[]){"--pathspec-from-file", "--conflict", NULL},
+					 "overwrites the tracked files under it, discarding their changes");
 			return;
 		}
 		ref_local(&g, "HEAD", create ? "creates a branch and switches to it" : "switches branches");
@@ -789,6 +855,8 @@ void decode_git(struct cmd *c, const char *name)
 			return;
 		}
 		destructive(&g, "git restore", "overwrites working-tree files, discarding uncommitted changes");
+		worktree_rewrite(&g, g.i, (const char *const[]){"-s", "--source", "--pathspec-from-file", "--conflict", NULL},
+				 "overwrites the tracked files under it, discarding their changes");
 		return;
 	}
 	if (!strcmp(sub, "rm")) {
@@ -935,6 +1003,9 @@ void decode_git(struct cmd *c, const char *name)
 			if (has_opt(c, g.i, (const char *const[]){"--force", "-f", NULL})) {
 				destructive(&g, "git worktree remove --force",
 					    "deletes a worktree with uncommitted changes");
+				const char *p = first_operand(c, g.i + 1, NULL);
+				if (p)
+					lower_path_lit(c, p, GPA_DESTROY, 1);
 				return;
 			}
 			const char *p = first_operand(c, g.i + 1, NULL);

@@ -311,6 +311,22 @@ void effect_plan_finish(struct effect_plan *p)
 			    xstrdup("no effects: the command only computes, prints or inspects"));
 }
 
+void effect_plan_amend(struct effect_plan *p, enum effect_kind k, const char *resource, const char *evidence,
+		       const char *why)
+{
+	effect_plan_add(p, k, resource, evidence, why);
+	for (size_t i = 0; i < p->nreasons; i++)
+		free(p->reasons[i]);
+	free(p->reasons);
+	for (size_t i = 0; i < p->nincomplete; i++)
+		free(p->incomplete[i]);
+	free(p->incomplete);
+	p->reasons = p->incomplete = NULL;
+	p->nreasons = p->nincomplete = 0;
+	p->finished = 0;
+	effect_plan_finish(p);
+}
+
 enum gate_decision effect_plan_decision(const struct effect_plan *plan)
 {
 	return plan->decision;

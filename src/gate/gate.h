@@ -94,6 +94,12 @@ void gate_policy_free(struct gate_policy *p);
 struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char *tool, const cJSON *arguments,
 					const cJSON *annotations, const struct gate_ctx *ctx);
 
+/* Adds an effect found outside the gate's lexical view (the hook's identity check of
+ * belay's protected files, src/hook/hook_protect.h) to a finished plan, and decides again:
+ * the decision only rises. Strings are copied. */
+void effect_plan_amend(struct effect_plan *plan, enum effect_kind k, const char *resource, const char *evidence,
+		       const char *why);
+
 enum gate_decision effect_plan_decision(const struct effect_plan *plan);
 /* 1 when every effect is known ("complete"), 0 when some are indeterminate ("partial"). */
 int effect_plan_complete(const struct effect_plan *plan);

@@ -7,6 +7,7 @@
 #include "gate/gpath.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -338,6 +339,17 @@ static int reaches_any(const struct gpath_target *t, const char *scope, const ch
 	return 0;
 }
 
+/* 1 when a glob pattern can name one of `paths` itself (fnmatch, '/' matched only by '/',
+ * a leading '.' only by a '.' unless the wildcard may match dot entries). */
+static int pattern_names_any(const struct gpath_target *t, const char *const *paths, size_t n)
+{
+	int flags = FNM_PATHNAME | (t->dotwild ? 0 : FNM_PERIOD);
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(t->path, paths[i], flags) == 0)
+			return 1;
+	return 0;
+}
+
 int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum gpath_access acc,
 		   enum effect_kind *kind, const char **why)
 {
@@ -376,7 +388,9 @@ int gpath_classify(const struct gpath_env *g, const struct gpath_target *t, enum
 		return 1;
 	}
 	int destroy = acc == GPA_DESTROY;
-	if (under_control || (destroy && covers_control)) {
+	/* a wildcard write that can expand to a control file writes it (sed -i on .claude/STAR.json) */
+	int glob_control = t->wild && (pattern_names_any(t, g->control, g->ncontrol) || (t->descends && covers_control));
+	if (under_control || (destroy && covers_control) || glob_control) {
 		*kind = EK_CONTROL_WRITE;
 		*why = "writes belay's own state, approvals or policy";
 		return 1;

@@ -10,8 +10,11 @@
 
 #include "common/fsutil.h"
 #include "common/jsonx.h"
+#include "common/paths.h"
 #include "common/xalloc.h"
+#include "hook/hook_protect.h"
 #include "hook/hook_session.h"
+#include "hook/hook_tamper.h"
 
 #define CONFIG_MAX ((size_t)16 << 20)
 
@@ -285,6 +288,27 @@ static int install_mcp(const struct hook_install_opts *o, struct buf *report, st
 	return rc;
 }
 
+/* The protected set as this install leaves it (hook_tamper.h): what every later hook event
+ * compares with. An uninstall records it too (the other agents' hooks may stay). */
+static int record_protected(const struct hook_install_opts *o, struct buf *report, struct err *e)
+{
+	char *state = paths_state_dir(o->state);
+	int rc = paths_ensure_state_dir(state, e);
+	char *key = o->global ? xasprintf("global:%s", o->home) : xstrdup(o->project);
+	if (rc == 0) {
+		struct hook_protect *p = hook_protect_new(o->global ? NULL : o->project, o->home, state, o->belay);
+		rc = hook_tamper_record(p, state, key, NULL, e);
+		if (rc == 0)
+			buf_printf(report, "belay's protected files recorded (%zu: hook configurations, hook programs, "
+					   "state); a change belay does not make stops the hooks' sessions (docs/HOOKS.md)\n",
+				   p->n);
+		hook_protect_free(p);
+	}
+	free(key);
+	free(state);
+	return rc;
+}
+
 int hook_install(const struct hook_install_opts *o, struct buf *report, struct err *e)
 {
 	char *path = hook_install_path(o->agent, o->project, o->home, o->global);
@@ -345,6 +369,8 @@ int hook_install(const struct hook_install_opts *o, struct buf *report, struct e
 	free(after);
 	if (rc == 0 && o->mcp)
 		rc = install_mcp(o, report, e);
+	if (rc == 0 && !o->dry_run)
+		rc = record_protected(o, report, e);
 out:
 	free(before);
 	cJSON_Delete(root);

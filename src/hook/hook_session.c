@@ -28,7 +28,9 @@
 #include "hook/hook_capture.h"
 #include "hook/hook_claim.h"
 #include "hook/hook_plan.h"
+#include "hook/hook_protect.h"
 #include "hook/hook_run.h"
+#include "hook/hook_tamper.h"
 #include "hook/hook_trials.h"
 #include "index/runidx.h"
 #include "store/store.h"
@@ -530,6 +532,89 @@ static void applied_reason(struct buf *why, const cJSON *trial, const char *by)
 		buf_printf(why, "\n\nThe trial's report, from before the effect was applied:\n%s", brief);
 }
 
+/*==== belay's protected files ====*/
+
+/* The keys the protected set of this root was recorded under: the project, and an install
+ * into the home. */
+static void protect_keys(const struct hook_request *rq, const char *root, char *keys[2])
+{
+	keys[0] = xstrdup(root);
+	keys[1] = rq->home ? xasprintf("global:%s", rq->home) : NULL;
+}
+
+/* The protected set against what was recorded (hook_tamper.h): alerts trip the project's
+ * sessions (once: the alert is recorded into the run and told to the console / stderr when
+ * it is new). Returns the alerts the sessions are tripped with (new), or NULL. */
+static cJSON *protect_verify(struct hook_ctx *c, const struct hook_request *rq, const char *root, struct hook_run *r,
+			     struct buf *note, struct err *e, int *rc)
+{
+	char *keys[2];
+	protect_keys(rq, root, keys);
+	cJSON *out = NULL;
+	*rc = 0;
+	for (int k = 0; k < 2 && keys[k]; k++) {
+		cJSON *alerts = NULL;
+		hook_tamper_verify(rq->state_dir, keys[k], &alerts);
+		if (alerts && hook_tamper_trip(rq->state_dir, keys[k], alerts)) {
+			char *d = hook_tamper_describe(alerts);
+			char *msg = xasprintf("belay: ALERT: belay's protected files changed without belay: %s. Every tool "
+					      "call of this project is refused until a person checks them and runs `belay "
+					      "hook rearm --project %s`",
+					      d, root);
+			cJSON *f = cJSON_CreateObject();
+			cJSON_AddStringToObject(f, "agent", hook_agent_name(rq->agent));
+			cJSON_AddStringToObject(f, "phase", "protect_alert");
+			cJSON_AddItemToObject(f, "alerts", cJSON_Duplicate(alerts, 1));
+			cJSON_AddStringToObject(f, "why", msg);
+			if (append(r, "hook", f, e) < 0)
+				*rc = e->code;
+			if (c->obs.log)
+				c->obs.log(c->obs.ctx, msg);
+			if (note)
+				buf_printf(note, "%s\n", msg);
+			free(msg);
+			free(d);
+		}
+		cJSON_Delete(alerts);
+		cJSON *t = hook_tamper_tripped(rq->state_dir, keys[k]);
+		if (t && !out)
+			out = t;
+		else
+			cJSON_Delete(t);
+	}
+	free(keys[0]);
+	free(keys[1]);
+	return out;
+}
+
+/* The plan against belay's protected files: a tripped session refuses everything; else each
+ * path the plan writes or deletes, by identity (hook_protect.h). */
+static void protect_plan(const struct hook_request *rq, const struct hook_event *ev, const char *root,
+			 const cJSON *tripped, struct effect_plan *plan, const char *cwd)
+{
+	if (tripped) {
+		char *d = hook_tamper_describe(tripped);
+		char *why = xasprintf("changed without belay (%s): every call is refused until a person checks them and "
+				      "runs `belay hook rearm --project %s` (the agent cannot: the gate refuses it)",
+				      d, root);
+		effect_plan_amend(plan, EK_CONTROL_WRITE, "belay's protected files", ev->tool, why);
+		free(why);
+		free(d);
+		return;
+	}
+	struct hook_protect *prot = hook_protect_new(root, rq->home, rq->state_dir, rq->belay);
+	char *res = NULL;
+	struct buf why = {0};
+	enum hook_protect_verdict v = hook_protect_check(prot, plan, cwd, &res, &why);
+	if (v == HOOK_PROTECT_HIT)
+		effect_plan_amend(plan, EK_CONTROL_WRITE, res, ev->tool, buf_cstr(&why));
+	else if (v == HOOK_PROTECT_UNRESOLVED)
+		effect_plan_amend(plan, EK_INDETERMINATE, res, ev->tool, buf_cstr(&why));
+	free(res);
+	buf_free(&why);
+	hook_protect_free(prot);
+}
+
 /* A pre-tool event: gate, capture, record; the answer in *ans. Returns 0 or the error that
  * kept it from being recorded. May unlock and re-lock the run while a hold waits. */
 static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct hook_request *rq,
@@ -543,6 +628,15 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 		return rc;
 	int mutating = 0;
 	struct effect_plan *plan = hook_plan_event(ev, &ge.g, ge.policy, &mutating);
+	cJSON *tripped = protect_verify(c, rq, root, r, NULL, e, &rc);
+	if (rc) {
+		cJSON_Delete(tripped);
+		effect_plan_free(plan);
+		gate_env_done(&ge);
+		return rc;
+	}
+	protect_plan(rq, ev, root, tripped, plan, ge.g.cwd);
+	cJSON_Delete(tripped);
 	enum gate_decision d = effect_plan_decision(plan);
 	int enforce = rq->mode == ADMISSION_ENFORCE;
 	int turn = r->next_turn;
@@ -701,8 +795,8 @@ static int error_exit_code(const char *error, long *out)
 	return 1;
 }
 
-static int on_post(struct hook_captures *caps, const struct hook_request *rq, const struct hook_event *ev,
-		   struct hook_run *r, const char *root, struct err *e)
+static int on_post(struct hook_ctx *c, struct hook_captures *caps, const struct hook_request *rq,
+		   const struct hook_event *ev, struct hook_run *r, const char *root, struct buf *note, struct err *e)
 {
 	char *key = pair_key(ev);
 	struct hook_open *op = ev->kind == HK_POST_ONLY ? NULL : hook_run_find_open(r, key);
@@ -725,7 +819,12 @@ static int on_post(struct hook_captures *caps, const struct hook_request *rq, co
 		cJSON_AddItemToObject(f, "post_state", hook_captures_capture(caps, root, r->id));
 	add_raw(f, rq);
 	free(key);
-	return append(r, "hook", f, e) < 0 ? e->code : 0;
+	if (append(r, "hook", f, e) < 0)
+		return e->code;
+	/* after every call the agent made: belay's protected files as they were recorded */
+	int rc;
+	cJSON_Delete(protect_verify(c, rq, root, r, note, e, &rc));
+	return rc;
 }
 
 static int on_other(struct hook_captures *caps, const struct hook_request *rq, const struct hook_event *ev,
@@ -835,6 +934,7 @@ void hook_handle(struct hook_ctx *c, const struct hook_request *rq, struct hook_
 	struct hook_run *r = get_run(c, rq->trace_dir, base, &kept, &e);
 	free(base);
 	struct hook_answer ans = {0};
+	struct buf note = {0}; /* an alert for stderr (what the person sees of the hook) */
 	int rc = r ? 0 : e.code ? e.code : BELAY_EINVAL;
 	int was_started = r && r->started;
 	if (rc == 0)
@@ -844,7 +944,7 @@ void hook_handle(struct hook_ctx *c, const struct hook_request *rq, struct hook_
 		case HK_PRE_TOOL: rc = on_pre(c, caps, rq, &ev, r, root, &ans, &e); break;
 		case HK_POST_TOOL:
 		case HK_POST_TOOL_FAILURE:
-		case HK_POST_ONLY: rc = on_post(caps, rq, &ev, r, root, &e); break;
+		case HK_POST_ONLY: rc = on_post(c, caps, rq, &ev, r, root, &note, &e); break;
 		default: rc = on_other(caps, rq, &ev, r, root, &e); break;
 		}
 	}
@@ -862,6 +962,9 @@ void hook_handle(struct hook_ctx *c, const struct hook_request *rq, struct hook_
 	} else {
 		hook_answer_render(rq->agent, ev.event, ev.kind, &ans, &rp->out, &rp->err, &rp->exit_code);
 	}
+	if (note.len)
+		buf_append(&rp->err, note.p, note.len);
+	buf_free(&note);
 	if (own_caps)
 		hook_captures_free(caps);
 	hook_answer_free(&ans);

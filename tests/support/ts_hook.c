@@ -145,6 +145,49 @@ void ts_driver_free(struct ts_driver *d)
 	ts_out_free(&d->pre);
 	free(d->updated);
 	d->updated = NULL;
+	free(d->installed);
+	d->installed = NULL;
+	free(d->home);
+	d->home = NULL;
+}
+
+void ts_driver_install(struct ts_driver *d, const char *const *extra)
+{
+	const struct ts_world *w = d->w;
+	free(d->home);
+	d->home = xasprintf("%s/home", w->dir);
+	ts_sh("mkdir -p '%s'", d->home);
+	const char *argv[24] = {BELAY_BIN, "init", "claude-code", "--project", w->ws, "--mode", "enforce", "--state", w->state};
+	int n = 9;
+	for (const char *const *x = extra; x && *x && n < 22; x++)
+		argv[n++] = *x;
+	argv[n] = NULL;
+	char *h = xasprintf("HOME=%s", d->home), *rt = xasprintf("XDG_RUNTIME_DIR=%s", w->runtime);
+	const char *env[] = {h, rt, NULL};
+	struct ts_out o;
+	ts_run(argv, env, w->ws, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay init failed: %s%s", o.out, o.err);
+	ts_out_free(&o);
+	free(h);
+	free(rt);
+	char *path = xasprintf("%s/.claude/settings.json", w->ws);
+	size_t len;
+	char *text = ts_read_file(path, &len);
+	cr_assert(text, "no %s after belay init", path);
+	cJSON *j = cJSON_Parse(text);
+	const cJSON *pre = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "hooks"), "PreToolUse");
+	const char *cmd = NULL;
+	for (const cJSON *m = pre ? pre->child : NULL; m && !cmd; m = m->next)
+		for (const cJSON *k = cJSON_GetObjectItemCaseSensitive(m, "hooks") ? cJSON_GetObjectItemCaseSensitive(m, "hooks")->child : NULL;
+		     k && !cmd; k = k->next)
+			if (jx_str(k, "command") && strstr(jx_str(k, "command"), "# belay-hook"))
+				cmd = jx_str(k, "command");
+	cr_assert(cmd, "belay init installed no PreToolUse command: %s", text);
+	free(d->installed);
+	d->installed = xstrdup(cmd);
+	cJSON_Delete(j);
+	free(text);
+	free(path);
 }
 
 static cJSON *base(const struct ts_driver *d, const char *event)
@@ -162,11 +205,27 @@ static cJSON *base(const struct ts_driver *d, const char *event)
 	return o;
 }
 
+/* The installed hook command, as Claude Code runs it: sh -c, the event on stdin, the
+ * project as cwd and $CLAUDE_PROJECT_DIR; no console or helper of anyone else. */
+static int run_installed(const struct ts_driver *d, const char *payload, struct ts_out *out)
+{
+	const char *argv[] = {"/bin/sh", "-c", d->installed, NULL};
+	char *rt = xasprintf("XDG_RUNTIME_DIR=%s", d->w->runtime), *h = xasprintf("HOME=%s", d->home),
+	     *pd = xasprintf("CLAUDE_PROJECT_DIR=%s", d->w->ws);
+	const char *env[] = {rt, h, pd, "BELAY_HOOKD=0", NULL};
+	int rc = ts_run(argv, env, d->w->ws, payload, strlen(payload), 120, out);
+	free(rt);
+	free(h);
+	free(pd);
+	cr_assert(rc == 0 && !out->timed_out, "the installed hook command timed out");
+	return out->status;
+}
+
 static int send_event(struct ts_driver *d, cJSON *o, struct ts_out *out)
 {
 	char *s = jx_print(o);
 	cJSON_Delete(o);
-	int st = ts_hook(d->w, d->agent, d->flags, d->env, s, out);
+	int st = d->installed ? run_installed(d, s, out) : ts_hook(d->w, d->agent, d->flags, d->env, s, out);
 	free(s);
 	return st;
 }
@@ -266,6 +325,8 @@ int ts_drive_bash(struct ts_driver *d, const char *command)
 	struct ts_out out;
 	ts_run(argv, env, d->w->ws, NULL, 0, 120, &out);
 	free(rt);
+	if (d->between)
+		d->between(d, d->between_ctx);
 	if (d->updated) {
 		cJSON_DeleteItemFromObjectCaseSensitive(in, "command");
 		cJSON_AddStringToObject(in, "command", d->updated);

@@ -59,10 +59,23 @@ struct ts_driver {
 	int allowed;               /* the call went ahead (no ask, no deny) */
 	char decision[16];         /* "" none, "ask", "deny" */
 	char *updated;             /* the updatedInput command, when rewritten (owned) */
+	/* ts_driver_install: the command `belay init` installed, which every event is then sent
+	 * to (sh -c, stdin JSON, as Claude Code runs it) instead of `belay hook` (owned) */
+	char *installed;
+	char *home;                /* HOME for the installed command (owned) */
+	/* Run after a let-through Bash command and before its post event (may be NULL): what
+	 * happens meanwhile outside belay's sight. */
+	void (*between)(struct ts_driver *d, void *ctx);
+	void *between_ctx;
 };
 
 void ts_driver_start(struct ts_driver *d, const struct ts_world *w, const char *session);
 void ts_driver_free(struct ts_driver *d);
+/* `belay init claude-code --project WS --mode enforce --state S [extra...]` with HOME at
+ * <world>/home (asserted to succeed), then every later event of d goes to the PreToolUse
+ * command it installed in WS/.claude/settings.json (the same command serves every event),
+ * run by /bin/sh in the workspace with CLAUDE_PROJECT_DIR set, as Claude Code runs it. */
+void ts_driver_install(struct ts_driver *d, const char *const *extra);
 /* A non-tool event: SessionStart, UserPromptSubmit (extra: {"prompt":...}), SessionEnd... */
 void ts_drive_event(struct ts_driver *d, const char *event, const char *extra_json);
 /* Bash: the pre event; when let through, the command run by sh in the workspace (the

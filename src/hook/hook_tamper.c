@@ -1,0 +1,255 @@
+/* hook_tamper.c - the protected set checked after every call. See hook_tamper.h. */
+#include "hook/hook_tamper.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/hash.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+
+#define CONTENT_MAX ((size_t)4 << 20) /* a configuration larger than this is hashed as unreadable */
+
+static char *file_of(const char *state_dir, const char *key, const char *ext)
+{
+	uint8_t h[SHA256_LEN];
+	char hex[2 * SHA256_LEN + 1];
+	sha256(key, strlen(key), h);
+	hex_encode(h, 8, hex);
+	hex[16] = '\0';
+	return xasprintf("%s/protect/%s.%s", state_dir, hex, ext);
+}
+
+/* What a protected file is now. */
+static cJSON *observe(const struct hook_protect_file *f)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", f->path);
+	cJSON_AddStringToObject(o, "role", hook_protect_role_name(f->role));
+	struct stat st;
+	if (lstat(f->path, &st) != 0) {
+		cJSON_AddBoolToObject(o, "exists", 0);
+		return o;
+	}
+	cJSON_AddBoolToObject(o, "exists", 1);
+	cJSON_AddBoolToObject(o, "symlink", S_ISLNK(st.st_mode));
+	cJSON_AddNumberToObject(o, "dev", (double)st.st_dev);
+	cJSON_AddNumberToObject(o, "ino", (double)st.st_ino);
+	cJSON_AddNumberToObject(o, "nlink", S_ISDIR(st.st_mode) ? 1 : (double)st.st_nlink);
+	if (f->role == HP_PROGRAM) {
+		cJSON_AddNumberToObject(o, "size", (double)st.st_size);
+		cJSON_AddNumberToObject(o, "mtime_ns", (double)st.st_mtim.tv_sec * 1e9 + (double)st.st_mtim.tv_nsec);
+	} else if (f->role == HP_CONFIG && S_ISREG(st.st_mode)) {
+		struct buf b = {0};
+		struct err e = {0};
+		char h[72];
+		if (fs_read_file(f->path, CONTENT_MAX, &b, &e) == 0) {
+			sha256_tagged(b.p ? b.p : "", b.len, h);
+			cJSON_AddStringToObject(o, "sha256", h);
+		} else {
+			cJSON_AddStringToObject(o, "sha256", "unreadable");
+		}
+		buf_free(&b);
+	}
+	return o;
+}
+
+static cJSON *observe_all(const struct hook_protect *p)
+{
+	cJSON *files = cJSON_CreateArray();
+	for (size_t i = 0; i < p->n; i++)
+		cJSON_AddItemToArray(files, observe(&p->v[i]));
+	return files;
+}
+
+static int write_json(const char *path, const cJSON *j, struct err *e)
+{
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	int rc = fs_mkdir_p(dir, 0700, e);
+	free(dir);
+	if (rc)
+		return rc;
+	char *s = jx_print(j);
+	rc = fs_write_file_atomic(path, s, strlen(s), 0600, e);
+	free(s);
+	return rc;
+}
+
+static cJSON *read_json(const char *path)
+{
+	struct buf b = {0};
+	struct err e = {0};
+	cJSON *j = NULL;
+	if (fs_read_file(path, 16u << 20, &b, &e) == 0)
+		j = cJSON_ParseWithLength(b.p ? b.p : "", b.len);
+	buf_free(&b);
+	return j;
+}
+
+int hook_tamper_record(const struct hook_protect *p, const char *state_dir, const char *key, cJSON **recorded,
+		       struct err *e)
+{
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "key", key);
+	cJSON_AddItemToObject(r, "files", observe_all(p));
+	char *path = file_of(state_dir, key, "json");
+	int rc = write_json(path, r, e);
+	free(path);
+	if (recorded && rc == 0)
+		*recorded = r;
+	else
+		cJSON_Delete(r);
+	return rc;
+}
+
+void hook_tamper_forget(const char *state_dir, const char *key)
+{
+	char *a = file_of(state_dir, key, "json"), *b = file_of(state_dir, key, "tripped");
+	unlink(a);
+	unlink(b);
+	free(a);
+	free(b);
+}
+
+static void alert(cJSON **alerts, const char *path, const char *role, const char *what)
+{
+	if (!*alerts)
+		*alerts = cJSON_CreateArray();
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "path", path);
+	cJSON_AddStringToObject(a, "role", role);
+	cJSON_AddStringToObject(a, "what", what);
+	cJSON_AddItemToArray(*alerts, a);
+}
+
+static int same_num(const cJSON *a, const cJSON *b, const char *k)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k), *y = cJSON_GetObjectItemCaseSensitive(b, k);
+	if (!x && !y)
+		return 1;
+	return cJSON_IsNumber(x) && cJSON_IsNumber(y) && x->valuedouble == y->valuedouble;
+}
+
+void hook_tamper_verify(const char *state_dir, const char *key, cJSON **alerts)
+{
+	*alerts = NULL;
+	char *path = file_of(state_dir, key, "json");
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		free(path);
+		return; /* never recorded (an install of an older belay, `belay hook` run by hand) */
+	}
+	cJSON *r = read_json(path);
+	const cJSON *files = cJSON_GetObjectItemCaseSensitive(r, "files");
+	if (!cJSON_IsArray(files)) {
+		alert(alerts, path, "belay's record of its protected files", "cannot be read");
+		cJSON_Delete(r);
+		free(path);
+		return;
+	}
+	for (const cJSON *was = files->child; was; was = was->next) {
+		const char *p = jx_str(was, "path"), *role = jx_str(was, "role");
+		if (!p || !role)
+			continue;
+		struct hook_protect_file f = {(char *)p, HP_CONFIG};
+		if (!strcmp(role, hook_protect_role_name(HP_PROGRAM)))
+			f.role = HP_PROGRAM;
+		else if (!strcmp(role, hook_protect_role_name(HP_STATE)))
+			f.role = HP_STATE;
+		cJSON *now = observe(&f);
+		int existed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "exists"));
+		int exists = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(now, "exists"));
+		if (existed && !exists)
+			alert(alerts, p, role, "removed");
+		else if (!existed && exists)
+			alert(alerts, p, role, "created");
+		else if (exists) {
+			if (!same_num(was, now, "dev") || !same_num(was, now, "ino") ||
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(now, "symlink")) !=
+				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "symlink")))
+				alert(alerts, p, role, "replaced by another file");
+			else if (strcmp(jx_str(was, "sha256") ? jx_str(was, "sha256") : "",
+					jx_str(now, "sha256") ? jx_str(now, "sha256") : "") ||
+				 !same_num(was, now, "size") || !same_num(was, now, "mtime_ns"))
+				alert(alerts, p, role, "changed");
+			long long nl;
+			if (jx_int(now, "nlink", 0, 1LL << 40, &nl) && nl > 1) {
+				char *w = xasprintf("has %lld links: a hard link to it elsewhere writes it", nl);
+				alert(alerts, p, role, w);
+				free(w);
+			}
+		}
+		cJSON_Delete(now);
+	}
+	cJSON_Delete(r);
+	free(path);
+}
+
+int hook_tamper_trip(const char *state_dir, const char *key, const cJSON *alerts)
+{
+	char *path = file_of(state_dir, key, "tripped");
+	struct stat st;
+	int fresh = stat(path, &st) != 0;
+	if (fresh) {
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "key", key);
+		cJSON_AddItemToObject(t, "alerts", cJSON_Duplicate(alerts, 1));
+		struct err e = {0};
+		write_json(path, t, &e); /* a trip that cannot be kept still refuses this call */
+		cJSON_Delete(t);
+	}
+	free(path);
+	return fresh;
+}
+
+cJSON *hook_tamper_tripped(const char *state_dir, const char *key)
+{
+	char *path = file_of(state_dir, key, "tripped");
+	struct stat st;
+	cJSON *out = NULL;
+	if (lstat(path, &st) == 0) {
+		cJSON *t = read_json(path);
+		out = cJSON_DetachItemFromObjectCaseSensitive(t, "alerts");
+		if (!cJSON_IsArray(out)) {
+			cJSON_Delete(out);
+			out = NULL;
+			alert(&out, path, "belay's record of a tripped session", "cannot be read");
+		}
+		cJSON_Delete(t);
+	}
+	free(path);
+	return out;
+}
+
+char *hook_tamper_describe(const cJSON *alerts)
+{
+	struct buf b = {0};
+	for (const cJSON *a = alerts ? alerts->child : NULL; a; a = a->next)
+		buf_printf(&b, "%s%s (%s) %s", b.len ? "; " : "", jx_str(a, "path") ? jx_str(a, "path") : "?",
+			   jx_str(a, "role") ? jx_str(a, "role") : "?", jx_str(a, "what") ? jx_str(a, "what") : "?");
+	char *s = xstrdup(buf_cstr(&b));
+	buf_free(&b);
+	return s;
+}
+
+int hook_tamper_rearm(const struct hook_protect *p, const char *state_dir, const char *key, cJSON **recorded,
+		      struct err *e)
+{
+	int rc = hook_tamper_record(p, state_dir, key, recorded, e);
+	if (rc)
+		return rc;
+	char *path = file_of(state_dir, key, "tripped");
+	if (unlink(path) != 0 && errno != ENOENT) {
+		rc = -errno;
+		err_set(e, rc, "cannot remove %s: %s", path, strerror(-rc));
+	}
+	free(path);
+	return rc;
+}
