@@ -220,7 +220,9 @@ static void write_cb(uv_write_t *req, int status)
 {
 	struct wreq *w = (struct wreq *)req;
 	w->ep->queued -= w->n;
-	if (w->cb)
+	/* Closed: libuv cancels the queued writes while it closes the stream, after the owner
+	 * may have gone (endpoint.h: no callback after endpoint_close). */
+	if (w->cb && !w->ep->closing)
 		w->cb(w->ep, status, w->ctx);
 	free(w->data);
 	free(w);

@@ -36,7 +36,9 @@ int endpoint_write_early(struct endpoint *ep, char *data, size_t n, endpoint_wri
 size_t endpoint_queued(const struct endpoint *ep);
 /* Half-close the write side once queued writes are done (pipes/sockets); files: no-op. */
 void endpoint_shutdown(struct endpoint *ep);
-/* Closes and frees (after the loop runs the close callbacks). */
+/* Closes and frees (after the loop runs the close callbacks). From this call on, none of the
+ * endpoint's callbacks runs: writes still queued are dropped without their callback, so the
+ * owner may free their ctx as soon as it has closed the endpoint. */
 void endpoint_close(struct endpoint *ep);
 
 #endif
