@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "assertions/a1_js.h"
+#include "assertions/a1_py.h"
 #include "assertions/testcfg.h"
 #include "assertions/testfiles.h"
 #include "common/buf.h"
@@ -582,6 +583,7 @@ struct cand {
 	cJSON *findings; /* this file's FAIL/UNVERIFIED findings, owned */
 	int compared;
 	int renamed_to; /* cand index, or -1 */
+	int nhelper;    /* findings the helper gave (comparison runs only) */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -1041,6 +1043,42 @@ static void judge_other(struct cand *k, int pre_fd, int post_fd)
 	}
 }
 
+/* A Python test file, both sides read: judged in process (assertions/a1_py.h); a deleted one
+ * against the Python files the call added (ROLE_RENAME). */
+static void judge_python(struct cand *k, struct cand *c, size_t nc, const char *rename_gap)
+{
+	struct a1_py_blob *blobs = xcalloc(nc + 1, sizeof *blobs);
+	int *which = xcalloc(nc + 1, sizeof *which);
+	size_t nb = 0;
+	for (size_t i = 0; k->post != SIDE_FILE && i < nc; i++)
+		if (c[i].role == ROLE_RENAME) {
+			blobs[nb].text = c[i].post_bytes.p ? c[i].post_bytes.p : "";
+			blobs[nb].len = c[i].post_bytes.len;
+			which[nb++] = (int)i;
+		}
+	int renamed = -1, compared = 0;
+	k->nhelper = cJSON_GetArraySize(k->findings);
+	cJSON *found = a1_py_judge(k->path, k->pre_bytes.p ? k->pre_bytes.p : "", k->pre_bytes.len,
+				   k->post == SIDE_FILE ? (k->post_bytes.p ? k->post_bytes.p : "") : NULL, k->post_bytes.len,
+				   blobs, nb, rename_gap, &renamed, &compared);
+	const cJSON *f;
+	cJSON_ArrayForEach(f, found)
+	{
+		cJSON_AddItemToArray(k->findings,
+				     mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"))));
+	}
+	cJSON_Delete(found);
+	k->compared = compared;
+	k->renamed_to = renamed >= 0 ? which[renamed] : -1;
+	free(blobs);
+	free(which);
+}
+
 int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e)
 {
 	if (out)
@@ -1256,8 +1294,6 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 			cJSON_AddItemToArray(hfiles, f);
 			k->req_index = nreq;
 			req_to_cand[nreq++] = (int)i;
-			buf_free(&k->pre_bytes);
-			buf_free(&k->post_bytes);
 		}
 	}
 	if (rename_gap)
@@ -1266,25 +1302,47 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		cJSON_AddNullToObject(hdr, "rename_gap");
 
 	if (judged > 0) {
-		char why[400] = "";
-		buf_puts(&req, HELPER_MAGIC);
-		char *h = cJSON_PrintUnformatted(hdr);
-		buf_puts(&req, h);
-		free(h);
-		buf_putc(&req, '\n');
-		buf_append(&req, payload.p, payload.len);
-		buf_free(&payload);
-		int timeout = in->timeout_ms > 0 ? in->timeout_ms : WEAKENING_TIMEOUT_MS;
-		if (helper_run(in->python, timeout, &req, &answer, why, sizeof why) != 0 ||
-		    take_answer(&answer, c, nc, req_to_cand, nreq, why, sizeof why) != 0) {
-			buf_puts(&msg, "the assertion check could not run: ");
-			put_clean(&msg, why, sizeof why);
-			buf_printf(&msg, "; %d Python test file(s) not judged", python);
-			cJSON_Delete(out->findings);
-			out->findings = cJSON_CreateArray();
-			finish(out, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE, &msg);
-			goto cleanup;
-		}
+#ifdef BELAY_TEST_SWITCHES
+		const char *compare = getenv("BELAY_A1_PY_COMPARE"); /* a file: both judges' findings, one line per file */
+		if (compare && *compare) {
+			char why[400] = "";
+			buf_puts(&req, HELPER_MAGIC);
+			char *h = cJSON_PrintUnformatted(hdr);
+			buf_puts(&req, h);
+			free(h);
+			buf_putc(&req, '\n');
+			buf_append(&req, payload.p, payload.len);
+			int hok = helper_run(in->python, WEAKENING_TIMEOUT_MS, &req, &answer, why, sizeof why) == 0 &&
+				  take_answer(&answer, c, nc, req_to_cand, nreq, why, sizeof why) == 0;
+			FILE *fp = fopen(compare, "a");
+			for (size_t i = 0; fp && i < nc; i++) {
+				if (c[i].role != ROLE_JUDGE)
+					continue;
+				judge_python(&c[i], c, nc, rename_gap);
+				fprintf(fp, "%s\thelper=", c[i].path);
+				const cJSON *f;
+				int nf = 0;
+				cJSON_ArrayForEach(f, c[i].findings)
+				{
+					if (nf++ == c[i].nhelper)
+						fputs("\tinproc=", fp);
+					fprintf(fp, "%s:%s,", cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")),
+						cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding")));
+				}
+				if (nf == c[i].nhelper)
+					fputs("\tinproc=", fp);
+				fprintf(fp, "%s\n", hok ? "" : why);
+				/* the verdict is the in-process judge's */
+				for (int k = 0; k < c[i].nhelper; k++)
+					cJSON_DeleteItemFromArray(c[i].findings, 0);
+			}
+			if (fp)
+				fclose(fp);
+		} else
+#endif
+			for (size_t i = 0; i < nc; i++)
+				if (c[i].role == ROLE_JUDGE)
+					judge_python(&c[i], c, nc, rename_gap);
 	}
 
 	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */
