@@ -963,7 +963,9 @@ static long *rename_functions(const struct a1_py_side *a, const struct a1_py_sid
 		unsigned char *tried = xcalloc(b->nfuncs + 1, 1);
 		for (size_t j = 0; j < b->nfacts; j++) {
 			long c = b->facts[j].fn;
-			if (c < 0 || tried[c] || mapped[c] || find_func(a, b->funcs[c].name) >= 0) {
+			/* a test renamed out of discovery (test_x -> check_x) is no rename: it no longer runs */
+			if (c < 0 || tried[c] || mapped[c] || find_func(a, b->funcs[c].name) >= 0 ||
+			    (is_test_name(a->funcs[fn].name) && !is_test_name(b->funcs[c].name))) {
 				if (c >= 0)
 					tried[c] = 1;
 				continue;
@@ -1140,6 +1142,40 @@ static void judge_markers(struct a1_py_side *a, struct a1_py_side *b, const long
 	free(names);
 }
 
+#define HELPER_DEPTH 8 /* calls followed from a test into the file's functions */
+
+/* Marks the post side's functions that `fn` reaches through calls by name (the last dotted
+ * component: `check(...)` and `self.check(...)` both reach "T.check" or "check"). */
+static void reach(const struct a1_py_side *b, long fn, unsigned char *seen, int depth)
+{
+	if (depth <= 0 || fn < 0)
+		return;
+	const struct a1_py_func *f = &b->funcs[fn];
+	for (size_t i = 0; i < f->ncalls; i++)
+		for (size_t j = 0; j < b->nfuncs; j++) {
+			const char *d = strrchr(b->funcs[j].name, '.');
+			if (!seen[j] && !strcmp(d ? d + 1 : b->funcs[j].name, f->calls[i])) {
+				seen[j] = 1;
+				reach(b, (long)j, seen, depth - 1);
+			}
+		}
+}
+
+/* A lost assertion still asserted, reachably, by a helper the post test calls: 1. *any_live
+ * gets whether such helpers assert anything at all. */
+static int helper_asserts(struct a1_py_side *b, const unsigned char *seen, const char *form, int *any_live)
+{
+	int hit = 0;
+	for (size_t i = 0; i < b->nfacts; i++) {
+		const struct a1_py_fact *f = &b->facts[i];
+		if (f->fn < 0 || !seen[f->fn] || f->state != A1_PY_OK || is_tautology(b, f))
+			continue;
+		*any_live = 1;
+		hit |= !strcmp(f->form, form);
+	}
+	return hit;
+}
+
 static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 {
 	long *map = rename_functions(a, b);
@@ -1239,10 +1275,17 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 		}
 		qsort(pp->lost, pp->nl, sizeof *pp->lost, cmp_lost);
 		pp->gone = xcalloc(pp->ng + 1, 1);
+		unsigned char *seen = xcalloc(b->nfuncs + 1, 1);
+		long qfn = find_func(b, function);
+		for (size_t i = 0; qfn < 0 && i < b->nfuncs; i++)
+			if (map[i] >= 0 && !strcmp(a->funcs[map[i]].name, function))
+				qfn = (long)i;
+		reach(b, qfn, seen, HELPER_DEPTH);
 		for (size_t i = 0; i < pp->nl; i++) {
 			struct F *lo = &pp->lost[i];
-			if (set_has(covered_of(pp), lo->f->form))
-				continue;
+			int helper_live = 0;
+			if (set_has(covered_of(pp), lo->f->form) || helper_asserts(b, seen, lo->f->form, &helper_live))
+				continue; /* still asserted: by the test, or by a helper it calls */
 			size_t k;
 			for (k = 0; k < pp->ng; k++)
 				if (!pp->gone[k] && pp->gained[k].f->kind != lo->f->kind)
@@ -1250,12 +1293,13 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 			if (k < pp->ng) {
 				pp->gone[k] = 1;
 				finding(out, function, "assertion-kind-changed", "UNVERIFIED", lo->f->form, pp->gained[k].f->form, NULL);
-			} else if (!pp->ns) {
+			} else if (!pp->ns && !helper_live) {
 				finding(out, function, "test-function-lost-every-assertion", "FAIL", lo->f->form, NULL, NULL);
 			} else {
 				finding(out, function, "assertion-removed", "FAIL", lo->f->form, NULL, NULL);
 			}
 		}
+		free(seen);
 	}
 	for (size_t i = 0; i < g.n; i++) {
 		free(g.v[i].ps);

@@ -1358,13 +1358,18 @@ static long func_index(struct ex *x, const char *name)
 	return (long)s->nfuncs++;
 }
 
+static void add_name(char ***v, size_t *n, size_t *cap, const char *what, size_t len)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strlen((*v)[i]) == len && !memcmp((*v)[i], what, len))
+			return;
+	*v = xgrow_zeroed(*v, cap, *n, sizeof **v, 4);
+	(*v)[(*n)++] = xstrndup(what, len);
+}
+
 static void add_mock(struct a1_py_func *f, const char *what)
 {
-	for (size_t i = 0; i < f->nmocks; i++)
-		if (!strcmp(f->mocks[i], what))
-			return;
-	f->mocks = xgrow_zeroed(f->mocks, &f->capmocks, f->nmocks, sizeof *f->mocks, 4);
-	f->mocks[f->nmocks++] = xstrdup(what);
+	add_name(&f->mocks, &f->nmocks, &f->capmocks, what, strlen(what));
 }
 
 static void add_fact(struct ex *x, int kind, char *form, TSNode node)
@@ -1632,6 +1637,12 @@ static void visit_call(struct ex *x, TSNode n, unsigned depth)
 		}
 	}
 	TSNode f = field(n, "function");
+	if (x->fn >= 0) { /* what it calls: a helper of the file may assert for it */
+		TSNode nm = a1_py_is(f, "attribute") ? field(f, "attribute") : f;
+		struct a1_py_func *fu = &x->s->funcs[x->fn];
+		if (a1_py_is(nm, "identifier"))
+			add_name(&fu->calls, &fu->ncalls, &fu->capcalls, x->s->src + ts_node_start_byte(nm), nlen(nm));
+	}
 	if (a1_py_is(f, "attribute")) {
 		TSNode obj = field(f, "object");
 		char *name = text_of(x->s, field(f, "attribute"));
@@ -2006,6 +2017,9 @@ void a1_py_side_free(struct a1_py_side *s)
 		for (size_t j = 0; j < s->funcs[i].nmocks; j++)
 			free(s->funcs[i].mocks[j]);
 		free(s->funcs[i].mocks);
+		for (size_t j = 0; j < s->funcs[i].ncalls; j++)
+			free(s->funcs[i].calls[j]);
+		free(s->funcs[i].calls);
 	}
 	free(s->funcs);
 	if (s->tree)

@@ -41,8 +41,10 @@ struct a1_py_fact {
 struct a1_py_func {
 	char *name;   /* "T.test_a" */
 	unsigned marks;
-	char **mocks; /* the unit's names it patches, sorted, unique */
+	char **mocks; /* the unit's names it patches, unique */
 	size_t nmocks, capmocks;
+	char **calls; /* names it calls: f(...), self.f(...) -> "f"; unique */
+	size_t ncalls, capcalls;
 };
 
 /* Why a side was not read. */
