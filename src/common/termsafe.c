@@ -73,6 +73,8 @@ void termsafe_append(struct buf *out, const char *s, size_t n, unsigned flags)
 		size_t len = termsafe_decode(u + i, n - i, &cp, &bad);
 		int keep = !bad && (termsafe_class(cp) == TERMSAFE_PRINT ||
 				    ((flags & TERMSAFE_LINES) && (cp == '\n' || cp == '\t')));
+		if (cp == '\\' && (flags & TERMSAFE_BACKSLASH))
+			keep = 0;
 		if (keep) {
 			i += len;
 			continue;
@@ -80,11 +82,11 @@ void termsafe_append(struct buf *out, const char *s, size_t n, unsigned flags)
 		buf_append(out, s + run, i - run);
 		if (bad || cp < 0x80) {
 			unsigned b = bad ? u[i] : cp;
-			if (b == '\n')
+			if (b == '\n' && !(flags & TERMSAFE_BACKSLASH))
 				buf_puts(out, "\\n");
-			else if (b == '\r')
+			else if (b == '\r' && !(flags & TERMSAFE_BACKSLASH))
 				buf_puts(out, "\\r");
-			else if (b == '\t')
+			else if (b == '\t' && !(flags & TERMSAFE_BACKSLASH))
 				buf_puts(out, "\\t");
 			else
 				buf_printf(out, "\\x%02x", b);
@@ -115,7 +117,8 @@ int termsafe_is_safe(const char *s, size_t n, unsigned flags)
 		int bad;
 		i += termsafe_decode(u + i, n - i, &cp, &bad);
 		if (bad || (termsafe_class(cp) != TERMSAFE_PRINT &&
-			    !((flags & TERMSAFE_LINES) && (cp == '\n' || cp == '\t'))))
+			    !((flags & TERMSAFE_LINES) && (cp == '\n' || cp == '\t'))) ||
+		    (cp == '\\' && (flags & TERMSAFE_BACKSLASH)))
 			return 0;
 	}
 	return 1;

@@ -42,14 +42,16 @@ enum termsafe_class termsafe_class(uint32_t cp);
 
 /* termsafe_append's flags. */
 enum {
-	TERMSAFE_LINES = 1, /* multi-line text (output tails, diffs): '\n' and '\t' stay as they are */
+	TERMSAFE_LINES = 1,     /* multi-line text (output tails, diffs): '\n' and '\t' stay as they are */
+	TERMSAFE_BACKSLASH = 2, /* listings read back by eye or by script: '\\' too, as "\x5c" */
 };
 
 /* Appends s[0..n) to out with every unsafe character escaped: '\n', '\r', '\t' as "\n",
  * "\r", "\t" ('\n' and '\t' unchanged with TERMSAFE_LINES), another ASCII control and an
  * invalid byte as "\xHH" (the byte), a C1 control or an invisible as "\uHHHH"
- * ("\UHHHHHHHH" above U+FFFF). Everything else, a backslash included, is copied unchanged:
- * the escapes are for showing, not for reading back. A NULL s appends nothing. */
+ * ("\UHHHHHHHH" above U+FFFF). Everything else, a backslash included (but with
+ * TERMSAFE_BACKSLASH), is copied unchanged: the escapes are for showing, not for reading
+ * back. A NULL s appends nothing. */
 void termsafe_append(struct buf *out, const char *s, size_t n, unsigned flags);
 
 /* The same into a new NUL-terminated string (the caller frees it); NULL gives "". */

@@ -74,6 +74,9 @@ Test(termsafe, escapes_what_is_unsafe_and_nothing_else)
 	s = termsafe_dup("\363\240\201\201tag", 0);
 	cr_assert_str_eq(s, "\\U000e0041tag", "tag characters (invisible ASCII) are shown");
 	free(s);
+	s = termsafe_dup("a\\b\nc\033", TERMSAFE_BACKSLASH);
+	cr_assert_str_eq(s, "a\\x5cb\\x0ac\\x1b", "listings escape backslashes too, and every control as \\xHH");
+	free(s);
 	s = termsafe_dup(NULL, 0);
 	cr_assert_str_eq(s, "");
 	free(s);
