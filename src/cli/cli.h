@@ -11,7 +11,15 @@
 int cli_confirm(const char *question);
 /* Runs the command argv names (cli_registry.c's tables); returns the exit code. */
 int cli_main(int argc, char **argv);
-/* Prints "belay: <msg>" and returns EXIT_USAGE (cli_main.c). */
+/* s - a string from outside belay (a contained process's file names and output, a trace, an
+ * imported case, a server's or an agent's words) - fit for the terminal: escaped by
+ * termsafe_append (common/termsafe.h; cli_safe_lines keeps newlines and tabs), into one of
+ * 8 buffers of this thread that later calls reuse: valid until the 8th next call, for
+ * printf's arguments. NULL gives NULL. Never for --json output (JSON has its own escaping). */
+const char *cli_safe(const char *s);
+const char *cli_safe_lines(const char *s);
+/* Prints "belay: <msg>" (escaped as cli_safe does: a message may name what a trace, a trial
+ * or an import holds) and returns EXIT_USAGE (cli_main.c). */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The options the store subcommands share, gathered by cli_opt_take in their getopt_long

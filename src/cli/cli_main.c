@@ -6,15 +6,18 @@
 
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
+#include "common/buf.h"
 
 int cli_fail(const char *fmt, ...)
 {
+	/* the message may name what a trace, a trial or an import holds: escaped as a whole */
 	va_list ap;
-	fputs("belay: ", stderr);
+	struct buf b = {0};
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "belay: %s\n", cli_safe(buf_cstr(&b)));
+	buf_free(&b);
 	return EXIT_USAGE;
 }
 

@@ -4,10 +4,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/jsonx.h"
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 
 int cli_opt_take(struct cli_opts *o, int c, char **argv)
@@ -47,6 +49,28 @@ int cli_confirm(const char *question)
 	fprintf(stderr, "%s [y/N] ", question);
 	char line[16];
 	return fgets(line, sizeof line, stdin) && (line[0] == 'y' || line[0] == 'Y');
+}
+
+static const char *safe_ring(const char *s, unsigned flags)
+{
+	static _Thread_local struct buf ring[8];
+	static _Thread_local unsigned next;
+	if (!s)
+		return NULL;
+	struct buf *b = &ring[next++ % 8];
+	buf_reset(b);
+	termsafe_append(b, s, strlen(s), flags);
+	return buf_cstr(b);
+}
+
+const char *cli_safe(const char *s)
+{
+	return safe_ring(s, 0);
+}
+
+const char *cli_safe_lines(const char *s)
+{
+	return safe_ring(s, TERMSAFE_LINES);
 }
 
 void cli_print_json(const cJSON *o)

@@ -47,9 +47,9 @@ int cmd_approve(int argc, char **argv)
 	int rc = approvals_send(sd, id, reply, sizeof reply, &e);
 	free(sd);
 	if (rc == 0) {
-		printf("approved %s: the same call, sent again, goes through once\n", id);
+		printf("approved %s: the same call, sent again, goes through once\n", cli_safe(id));
 		return 0;
 	}
-	fprintf(stderr, "belay: approve: %s\n", e.msg);
+	fprintf(stderr, "belay: approve: %s\n", cli_safe(e.msg));
 	return rc == BELAY_EUSAGE ? EXIT_USAGE : 1;
 }

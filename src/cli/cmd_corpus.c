@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
 #include "index/statedb.h"
@@ -253,8 +254,8 @@ static int do_add(int argc, char **argv)
 			rc = cli_fail("corpus add: %s", e.msg);
 		} else {
 			printf("banked %s of %s: expected %s%s%s, %zu snapshot(s) referenced, in %s\n",
-			       traj ? "the trajectory verdict" : "the turn", trace, vstatus_name(res.status),
-			       res.cause[0] ? " " : "", res.cause, res.snapshots, corpus_state_dir(cp));
+			       traj ? "the trajectory verdict" : "the turn", cli_safe(trace), vstatus_name(res.status),
+			       res.cause[0] ? " " : "", cli_safe(res.cause), res.snapshots, cli_safe(corpus_state_dir(cp)));
 			printf("%s\n", res.id);
 			free(res.id);
 		}
@@ -327,13 +328,16 @@ static void on_result(void *ctx, const struct corpus_result *r)
 		cli_print_json(o);
 		cJSON_Delete(o);
 	} else {
-		printf("%-13s %s\n", corpus_outcome_name(r->outcome), r->id);
+		printf("%-13s %s\n", corpus_outcome_name(r->outcome), cli_safe(r->id));
 		if (r->detail && *r->detail) {
 			const char *s = r->detail;
 			while (*s) {
 				const char *nl = strchr(s, '\n');
 				size_t n = nl ? (size_t)(nl - s) : strlen(s);
-				printf("              %.*s\n", (int)n, s);
+				struct buf lb = {0};
+				termsafe_append(&lb, s, n, TERMSAFE_LINES);
+				printf("              %s\n", buf_cstr(&lb));
+				buf_free(&lb);
 				s += n + (nl ? 1 : 0);
 			}
 		}
@@ -507,11 +511,12 @@ static int do_simple(const char *sub, int argc, char **argv)
 				char label[40];
 				snprintf(label, sizeof label, "%s%s", jx_str(x, "label"),
 					 cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "miss")) ? " MISS" : "");
+				/* six cli_safe buffers, of the eight it keeps */
 				const char *cells[NCOL] = {
-					jx_str(x, "id"), jx_str(x, "expected_status"), label,
-					jx_str(x, "root_cause") ? jx_str(x, "root_cause") : "-",
-					jx_str(x, "last_outcome") ? jx_str(x, "last_outcome") : "-",
-					jx_str(x, "tool") ? jx_str(x, "tool") : "(whole run)"};
+					cli_safe(jx_str(x, "id")), cli_safe(jx_str(x, "expected_status")), cli_safe(label),
+					jx_str(x, "root_cause") ? cli_safe(jx_str(x, "root_cause")) : "-",
+					jx_str(x, "last_outcome") ? cli_safe(jx_str(x, "last_outcome")) : "-",
+					jx_str(x, "tool") ? cli_safe(jx_str(x, "tool")) : "(whole run)"};
 				for (int k = 0; k < NCOL; k++) {
 					const char *v = cells[k] ? cells[k] : "-";
 					if (!pass && (int)strlen(v) > width[k])
@@ -535,50 +540,50 @@ static int do_simple(const char *sub, int argc, char **argv)
 		} else {
 			const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels");
 			const cJSON *last = cJSON_GetArrayItem(labels, cJSON_GetArraySize(labels) - 1);
-			printf("case      %s (%s, from %s, %s)\n", jx_str(o, "id"), jx_str(o, "kind"),
-			       jx_str(o, "origin"), jx_str(o, "created"));
-			printf("run       %s", jx_str(o, "run"));
+			/* an imported case: every string is the exporter's (SF: escaped for the terminal) */
+#define SF(obj, key) (jx_str(obj, key) ? cli_safe(jx_str(obj, key)) : NULL)
+#define SF_OR(obj, key, dflt) (jx_str(obj, key) ? cli_safe(jx_str(obj, key)) : (dflt))
+			printf("case      %s (%s, from %s, %s)\n", SF(o, "id"), SF(o, "kind"), SF(o, "origin"),
+			       SF(o, "created"));
+			printf("run       %s", SF(o, "run"));
 			if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "turn")))
 				printf(", turn %d (%s)", cJSON_GetObjectItemCaseSensitive(o, "turn")->valueint,
-				       jx_str(o, "tool") ? jx_str(o, "tool") : "?");
+				       SF_OR(o, "tool", "?"));
 			printf("\n");
 			char *argv_s = jx_print(cJSON_GetObjectItemCaseSensitive(o, "server_argv"));
-			printf("server    %s\n", argv_s);
+			printf("server    %s\n", cli_safe(argv_s));
 			free(argv_s);
-			printf("workspace %s\n", jx_str(o, "scope") ? jx_str(o, "scope") : "(not recorded)");
+			printf("workspace %s\n", SF_OR(o, "scope", "(not recorded)"));
 			char *pol = jx_print(cJSON_GetObjectItemCaseSensitive(o, "policy"));
-			printf("policy    %s\n", pol);
+			printf("policy    %s\n", cli_safe(pol));
 			free(pol);
-			printf("pre-state %s (task: %s)\n", jx_str(o, "handle") ? jx_str(o, "handle") : "-",
-			       jx_str(o, "task_handle") ? jx_str(o, "task_handle") : "-");
-			printf("label     %s", last ? jx_str(last, "label") : "pending (never labeled)");
+			printf("pre-state %s (task: %s)\n", SF_OR(o, "handle", "-"), SF_OR(o, "task_handle", "-"));
+			printf("label     %s", last ? SF(last, "label") : "pending (never labeled)");
 			if (last && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(last, "miss")))
 				printf(", recorded miss");
 			if (last && jx_str(last, "root_cause"))
-				printf(", root cause %s", jx_str(last, "root_cause"));
+				printf(", root cause %s", SF(last, "root_cause"));
 			printf("\n");
 			for (const cJSON *l = labels ? labels->child : NULL; l; l = l->next)
-				printf("          %s %s by %s%s%s\n", jx_str(l, "at"), jx_str(l, "label"),
-				       jx_str(l, "by"), jx_str(l, "note") ? ": " : "",
-				       jx_str(l, "note") ? jx_str(l, "note") : "");
+				printf("          %s %s by %s%s%s\n", SF(l, "at"), SF(l, "label"), SF(l, "by"),
+				       jx_str(l, "note") ? ": " : "", SF_OR(l, "note", ""));
 			const cJSON *exp = cJSON_GetObjectItemCaseSensitive(o, "expected");
-			printf("expected  %s%s%s\n", jx_str(o, "expected_status"),
-			       jx_str(o, "expected_cause") ? " " : "",
-			       jx_str(o, "expected_cause") ? jx_str(o, "expected_cause") : "");
+			printf("expected  %s%s%s\n", SF(o, "expected_status"), jx_str(o, "expected_cause") ? " " : "",
+			       SF_OR(o, "expected_cause", ""));
 			const cJSON *subs = exp ? cJSON_GetObjectItemCaseSensitive(exp, "verdicts") : NULL;
 			for (const cJSON *s = subs ? subs->child : NULL; s; s = s->next) {
 				char kind[48];
 				snprintf(kind, sizeof kind, "%s %s", jx_str(s, "axis"), jx_str(s, "kind"));
-				printf("    %-20s %-11s %s%s%s%s\n", kind, jx_str(s, "status"), jx_str(s, "message"),
-				       jx_str(s, "cause") ? "  [" : "", jx_str(s, "cause") ? jx_str(s, "cause") : "",
-				       jx_str(s, "cause") ? "]" : "");
+				printf("    %-20s %-11s %s%s%s%s\n", cli_safe(kind), SF(s, "status"), SF(s, "message"),
+				       jx_str(s, "cause") ? "  [" : "", SF_OR(s, "cause", ""), jx_str(s, "cause") ? "]" : "");
 			}
 			const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "results");
 			printf("runs      %d recorded\n", cJSON_GetArraySize(res));
 			for (const cJSON *x = res ? res->child : NULL; x; x = x->next)
-				printf("          %s %s%s%s\n", jx_str(x, "at"), jx_str(x, "outcome"),
-				       jx_str(x, "detail") && *jx_str(x, "detail") ? ": " : "",
-				       jx_str(x, "detail") ? jx_str(x, "detail") : "");
+				printf("          %s %s%s%s\n", SF(x, "at"), SF(x, "outcome"),
+				       jx_str(x, "detail") && *jx_str(x, "detail") ? ": " : "", SF_OR(x, "detail", ""));
+#undef SF
+#undef SF_OR
 		}
 		cJSON_Delete(o);
 	} else if (!strcmp(sub, "export")) {
@@ -597,10 +602,10 @@ static int do_simple(const char *sub, int argc, char **argv)
 			rc = cli_fail("corpus import: %s", e.msg);
 			goto out;
 		}
-		printf("imported %s from %s: %llu object(s), %llu new here; %llu new snapshot(s)\n", id, argv[optind],
+		printf("imported %s from %s: %llu object(s), %llu new here; %llu new snapshot(s)\n", cli_safe(id), argv[optind],
 		       (unsigned long long)xs.objects, (unsigned long long)xs.objects_new,
 		       (unsigned long long)xs.snapshots_new);
-		printf("%s\n", id);
+		printf("%s\n", cli_safe(id));
 		free(id);
 	}
 out:

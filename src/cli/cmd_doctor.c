@@ -79,9 +79,10 @@ int cmd_doctor(int argc, char **argv)
 			cJSON_Delete(o);
 			continue;
 		}
-		printf("%-5s %-8s %s\n", doctor_status_name(f->status), f->check, f->what);
+		/* what and fix may name what the agents' and servers' configurations hold */
+		printf("%-5s %-8s %s\n", doctor_status_name(f->status), f->check, cli_safe(f->what));
 		if (f->status != DOCTOR_OK && f->fix[0])
-			printf("%-5s %-8s   fix: %s\n", "", "", f->fix);
+			printf("%-5s %-8s   fix: %s\n", "", "", cli_safe(f->fix));
 	}
 	enum doctor_status w = doctor_worst(&rep);
 	if (!co.json)

@@ -55,14 +55,14 @@ static void print_text(const cJSON *o)
 	if (!cJSON_GetArraySize(unc))
 		printf("none");
 	for (const cJSON *c = unc ? unc->child : NULL; c; c = c->next)
-		printf("%s%s %d", c == unc->child ? "" : ", ", c->string, c->valueint);
+		printf("%s%s %d", c == unc->child ? "" : ", ", cli_safe(c->string), c->valueint);
 	printf("\n");
 	const cJSON *nc = cJSON_GetObjectItemCaseSensitive(o, "not_covered");
 	printf("coverage         ");
 	if (!cJSON_GetArraySize(nc))
 		printf("no NOT_COVERED sub-verdict on the matched spans");
 	for (const cJSON *c = nc ? nc->child : NULL; c; c = c->next)
-		printf("%sNOT_COVERED %s %d/%ld", c == nc->child ? "" : ", ", c->string, c->valueint, m);
+		printf("%sNOT_COVERED %s %d/%ld", c == nc->child ? "" : ", ", cli_safe(c->string), c->valueint, m);
 	printf("\n\n");
 	for (const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "spans")->child; s; s = s->next) {
 		const cJSON *turn = cJSON_GetObjectItemCaseSensitive(s, "turn_index");
@@ -71,8 +71,9 @@ static void print_text(const cJSON *o)
 			snprintf(tb, sizeof tb, "%s#%d", jx_str(s, "trace"), turn->valueint);
 		else
 			snprintf(tb, sizeof tb, "-");
-		printf("%s  %-32s %-40s %-10s %s\n", jx_str(s, "span_id"), jx_str(s, "name"), tb, jx_str(s, "status"),
-		       jx_str(s, "cause") ? jx_str(s, "cause") : "");
+		/* spans imported from another system: every string is escaped */
+		printf("%s  %-32s %-40s %-10s %s\n", cli_safe(jx_str(s, "span_id")), cli_safe(jx_str(s, "name")), cli_safe(tb),
+		       cli_safe(jx_str(s, "status")), jx_str(s, "cause") ? cli_safe(jx_str(s, "cause")) : "");
 	}
 }
 

@@ -85,23 +85,23 @@ static void print_doc(const struct tdoc *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		char *s = tdoc_line_text(d, i);
-		printf("  %s\n", s);
+		printf("  %s\n", cli_safe_lines(s));
 		free(s);
 	}
 }
 
 static void print_plan(const struct recover_plan *p)
 {
-	printf("run        %s\n", p->run);
-	printf("workspace  %s\n", p->scope);
-	printf("target     turn %d's pre-state %s%s%s\n", p->turn, p->target, p->target_hash ? "  " : "",
-	       p->target_hash ? p->target_hash : "");
+	printf("run        %s\n", cli_safe(p->run));
+	printf("workspace  %s\n", cli_safe(p->scope));
+	printf("target     turn %d's pre-state %s%s%s\n", p->turn, cli_safe(p->target), p->target_hash ? "  " : "",
+	       p->target_hash ? cli_safe(p->target_hash) : "");
 	if (p->final_handle)
 		printf("drift      %s\n", p->drift.n ? "the workspace changed since the run ended:" : "none (the workspace is as the run left it)");
 	else
-		printf("drift      unknown: %s\n", p->final_cause);
+		printf("drift      unknown: %s\n", cli_safe(p->final_cause));
 	for (size_t i = 0; i < p->drift.n && i < 50; i++)
-		printf("             %s\n", p->drift.items[i].path);
+		printf("             %s\n", cli_safe(p->drift.items[i].path));
 	if (!p->changes.n) {
 		printf("changes    none: the workspace already matches turn %d's pre-state\n", p->turn);
 		return;
@@ -125,9 +125,9 @@ static int cmd_list(struct store *st, const char *run)
 			return cli_fail("recover: %s", e.msg);
 		printf("%-36s %-20s %6s  %s\n", "RUN", "STARTED", "TURNS", "WORKSPACE");
 		while (sqlite3_step(q) == SQLITE_ROW)
-			printf("%-36s %-20.19s %6d  %s\n", sqlite3_column_text(q, 0),
-			       sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : "-",
-			       sqlite3_column_int(q, 2), sqlite3_column_text(q, 3));
+			printf("%-36s %-20.19s %6d  %s\n", cli_safe((const char *)sqlite3_column_text(q, 0)),
+			       sqlite3_column_text(q, 1) ? cli_safe((const char *)sqlite3_column_text(q, 1)) : "-",
+			       sqlite3_column_int(q, 2), cli_safe((const char *)sqlite3_column_text(q, 3)));
 		sqlite3_reset(q);
 		return 0;
 	}
@@ -139,8 +139,8 @@ static int cmd_list(struct store *st, const char *run)
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		const char *h = (const char *)sqlite3_column_text(q, 3), *c = (const char *)sqlite3_column_text(q, 4);
 		printf("%5d  %-24s %-12s %s\n", sqlite3_column_int(q, 0),
-		       sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : "?", sqlite3_column_text(q, 2),
-		       h ? h : c ? c : "-");
+		       sqlite3_column_text(q, 1) ? cli_safe((const char *)sqlite3_column_text(q, 1)) : "?",
+		       cli_safe((const char *)sqlite3_column_text(q, 2)), cli_safe(h ? h : c ? c : "-"));
 		n++;
 	}
 	sqlite3_reset(q);

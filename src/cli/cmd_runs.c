@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "index/runq.h"
 #include "index/statedb.h"
@@ -61,10 +62,12 @@ static void argv_text(const cJSON *argv, char *out, size_t max)
 		memcpy(out + max - 4, "...", 4);
 }
 
+/* A field of the store's (from a trace: the server's, the agent's words), escaped for the
+ * terminal (cli_safe: at most 8 in one printf); dflt when absent. */
 static const char *str_or(const cJSON *o, const char *key, const char *dflt)
 {
 	const char *s = jx_str(o, key);
-	return s ? s : dflt;
+	return s ? cli_safe(s) : dflt;
 }
 
 static long long num_or(const cJSON *o, const char *key, long long dflt)
@@ -128,7 +131,7 @@ static int do_runs(const char *state, int json)
 			snprintf(den, sizeof den, "%lld+%lldnet", num_or(r, "denials", 0), net);
 		else
 			snprintf(den, sizeof den, "%lld", num_or(r, "denials", 0));
-		printf("%-36s %-19s %-30s %5lld  %-10s %8s %7s\n", str_or(r, "id", "?"), when, server,
+		printf("%-36s %-19s %-30s %5lld  %-10s %8s %7s\n", str_or(r, "id", "?"), cli_safe(when), cli_safe(server),
 		       num_or(r, "turns", 0), str_or(r, "worst", "-"), verified, den);
 	}
 	cJSON_Delete(runs);
@@ -146,7 +149,7 @@ static void print_verdict(const cJSON *v)
 		snprintf(kind, sizeof kind, "%s %s", str_or(s, "axis", "?"), str_or(s, "kind", "?"));
 		printf("    %-20s %-11s %s", kind, str_or(s, "status", "?"), str_or(s, "message", ""));
 		if (jx_str(s, "cause"))
-			printf("  [%s]", jx_str(s, "cause"));
+			printf("  [%s]", str_or(s, "cause", ""));
 		printf("\n");
 		const char *labels[2] = {"expected", "observed"};
 		for (int k = 0; k < 2; k++) {
@@ -154,7 +157,7 @@ static void print_verdict(const cJSON *v)
 			if (!x)
 				continue;
 			char *t = jx_print(x);
-			printf("        %-9s %.300s%s\n", labels[k], t, strlen(t) > 300 ? "..." : "");
+			printf("        %-9s %.300s%s\n", labels[k], cli_safe(t), strlen(t) > 300 ? "..." : "");
 			free(t);
 		}
 	}
@@ -171,10 +174,11 @@ static void print_frame(const char *label, const cJSON *f)
 	if (!body)
 		body = cJSON_GetObjectItemCaseSensitive(f, "text");
 	if (jx_str(f, "error")) {
-		printf("          %s\n", jx_str(f, "error"));
+		printf("          %s\n", str_or(f, "error", ""));
 		return;
 	}
-	char *t = body ? cJSON_Print(body) : xstrdup("");
+	char *raw = body ? cJSON_Print(body) : NULL, *t = termsafe_dup(raw, TERMSAFE_LINES);
+	free(raw);
 	/* Indent and cap: a frame may be megabytes. */
 	size_t shown = 0, len = strlen(t);
 	printf("          ");
@@ -193,11 +197,11 @@ static void print_denials(const cJSON *list)
 		printf("  seq %-5lld %-15s %-8s %s", num_or(d, "seq", -1), str_or(d, "kind", "?"), str_or(d, "op", "?"),
 		       str_or(d, "target", "?"));
 		if (jx_str(d, "errno"))
-			printf("  %s", jx_str(d, "errno"));
+			printf("  %s", str_or(d, "errno", ""));
 		if (jx_str(d, "outcome"))
-			printf("  %s", jx_str(d, "outcome"));
+			printf("  %s", str_or(d, "outcome", ""));
 		if (jx_str(d, "comm"))
-			printf("  by %s", jx_str(d, "comm"));
+			printf("  by %s", str_or(d, "comm", ""));
 		long long ts = num_or(d, "turn_seq", -1);
 		if (ts >= 0)
 			printf("  (call at seq %lld)", ts);
@@ -222,7 +226,7 @@ static int do_show(const char *state, const char *run, int turn, int json)
 		return 0;
 	}
 	if (turn >= 0) {
-		printf("run       %s\nturn      %d  %s %s\n", run, turn, str_or(o, "method", "?"),
+		printf("run       %s\nturn      %d  %s %s\n", cli_safe(run), turn, str_or(o, "method", "?"),
 		       str_or(o, "tool", "?"));
 		printf("arguments %s\n", str_or(o, "args", "(none)"));
 		long long lat = num_or(o, "latency_us", -1);
@@ -230,7 +234,7 @@ static int do_show(const char *state, const char *run, int turn, int json)
 		if (lat >= 0)
 			printf(", %.3f ms", (double)lat / 1000.0);
 		if (jx_str(o, "error"))
-			printf(", %s", jx_str(o, "error"));
+			printf(", %s", str_or(o, "error", ""));
 		printf("\npre-state %s %s%s\n", str_or(o, "gate", "?"), str_or(o, "handle", ""),
 		       str_or(o, "handle_cause", ""));
 		print_frame("request", cJSON_GetObjectItemCaseSensitive(o, "request"));
@@ -259,20 +263,20 @@ static int do_show(const char *state, const char *run, int turn, int json)
 	printf("run       %s\n", str_or(o, "id", "?"));
 	printf("trace     %s (%lld bytes, %lld records, %lld skipped)\n", str_or(o, "trace_path", "?"),
 	       num_or(o, "indexed_bytes", 0), num_or(o, "records", 0), num_or(o, "skipped", 0));
-	printf("time      %s .. %s\n", t0, jx_str(o, "ended") ? t1 : "(no close record: killed or still running)");
+	printf("time      %s .. %s\n", cli_safe(t0), jx_str(o, "ended") ? cli_safe(t1) : "(no close record: killed or still running)");
 	if (num_or(o, "unindexed_bytes", 0) > 0)
 		printf("tail      %lld byte(s) after the last complete line: %s\n", num_or(o, "unindexed_bytes", 0),
 		       jx_str(o, "ended") ? "not indexed (belay index the trace again)"
 					  : "a line being written, or one cut mid-line (the writer was killed or the disk "
 					    "filled); shown up to the line before");
-	printf("server    %s", server);
+	printf("server    %s", cli_safe(server));
 	if (num_or(o, "exit_status", -1) >= 0)
 		printf("  (exit %lld)", num_or(o, "exit_status", -1));
 	else if (jx_str(o, "exit_signal"))
-		printf("  (%s)", jx_str(o, "exit_signal"));
+		printf("  (%s)", str_or(o, "exit_signal", ""));
 	printf("\n");
 	if (jx_str(o, "scope"))
-		printf("scope     %s (network %s)\n", jx_str(o, "scope"), str_or(o, "network", "?"));
+		printf("scope     %s (network %s)\n", str_or(o, "scope", ""), str_or(o, "network", "?"));
 	const cJSON *turns = cJSON_GetObjectItemCaseSensitive(o, "turn_list");
 	printf("worst     %s\n", str_or(o, "worst", "- (not verified)"));
 	printf("turns     %d\n", cJSON_GetArraySize(turns));
@@ -286,7 +290,7 @@ static int do_show(const char *state, const char *run, int turn, int json)
 		printf("  %-4lld %-22.22s %-10s %10s  %-12s %-10s %-10s %.60s\n", num_or(t, "turn", -1),
 		       str_or(t, "tool", "?"), str_or(t, "status", "?"), lat, str_or(t, "gate", "?"),
 		       str_or(t, "verdict", "-"), str_or(t, "recheck", "-"),
-		       jx_str(t, "error") ? jx_str(t, "error") : str_or(t, "args", ""));
+		       jx_str(t, "error") ? str_or(t, "error", "") : str_or(t, "args", ""));
 	}
 	const cJSON *den = cJSON_GetObjectItemCaseSensitive(o, "denial_list");
 	printf("denials   %d\n", cJSON_GetArraySize(den));

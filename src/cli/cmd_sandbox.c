@@ -1,16 +1,22 @@
 /* cmd_sandbox.c - `belay sandbox check`: proves each containment layer on this machine by
  * using it (a write inside allowed; a write, a chmod, a connect and a signal outside refused
- * AND recorded by name; a snapshot round trip identical), prints a table of facts, and exits
+ * AND recorded by name; this check's SysV shared memory and message queue out of reach; a
+ * snapshot round trip identical), prints a table of facts, and exits
  * non-zero if containment is unavailable. Also the hidden `belay __probe` used as the
  * contained side of the checks (so they need nothing but belay itself). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <mqueue.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -26,7 +32,8 @@
 #include "proxy/sandbox_run.h"
 #include "snapshot/snapshot.h"
 
-/* belay __probe connect HOST PORT | signal PID: one contained action, reported on stdout. */
+/* belay __probe connect HOST PORT | signal PID | ipc SHMID MSQID [MQNAME] | ipc-leave KEY: one
+ * contained action, reported on stdout (exit 0 when it reached what it aimed at). */
 int cmd_probe(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "connect")) {
@@ -42,7 +49,38 @@ int cmd_probe(int argc, char **argv)
 		printf("signal %s\n", rc == 0 ? "OK" : strerror(errno));
 		return rc == 0 ? 0 : 1;
 	}
-	return cli_fail("__probe: connect HOST PORT | signal PID");
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "ipc")) {
+		/* an outside process's SysV segment and queue by id, and its POSIX queue by name */
+		void *m = shmat(atoi(argv[2]), NULL, 0);
+		if (m != (void *)-1) {
+			memcpy(m, "escaped", 8);
+			shmdt(m);
+		}
+		printf("ipc shm %s\n", m != (void *)-1 ? "OK" : strerror(errno));
+		struct {
+			long type;
+			char text[8];
+		} msg = {1, "escaped"};
+		int rc = msgsnd(atoi(argv[3]), &msg, sizeof msg.text, IPC_NOWAIT);
+		printf("ipc msg %s\n", rc == 0 ? "OK" : strerror(errno));
+		int ok = m == (void *)-1 && rc != 0;
+		if (argc == 5) {
+			mqd_t q = mq_open(argv[4], O_WRONLY | O_NONBLOCK);
+			rc = q == (mqd_t)-1 ? -1 : mq_send(q, "escaped", 8, 0);
+			printf("ipc mq %s\n", rc == 0 ? "OK" : strerror(errno));
+			if (q != (mqd_t)-1)
+				mq_close(q);
+			ok &= rc != 0;
+		}
+		return ok ? 1 : 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "ipc-leave")) {
+		/* a segment that would outlive the sandbox if its IPC namespace were the host's */
+		int id = shmget((key_t)strtol(argv[2], NULL, 0), 4096, IPC_CREAT | 0600);
+		printf("ipc-leave %s\n", id >= 0 ? "OK" : strerror(errno));
+		return id >= 0 ? 0 : 1;
+	}
+	return cli_fail("__probe: connect HOST PORT | signal PID | ipc SHMID MSQID [MQNAME] | ipc-leave KEY");
 }
 
 static const struct cli_opt check_opts[] = {
@@ -249,9 +287,12 @@ int cmd_sandbox(int argc, char **argv)
 	char port[16], pid[16];
 	snprintf(port, sizeof port, "%d", ntohs(la.sin_port));
 	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	/* A SysV shared memory segment and message queue of this check's, for the contained side
+	 * to write into and send on (by id: a key names nothing in another IPC namespace). */
+	int shm = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600), msq = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
 	char *script = xasprintf("echo in > '%s'; echo out > '%s'; chmod 600 '%s'; '%s' __probe connect 127.0.0.1 %s; "
-				 "'%s' __probe signal %s; exit 0",
-				 inside, escaped, victim, self, port, self, pid);
+				 "'%s' __probe signal %s; '%s' __probe ipc %d %d; exit 0",
+				 inside, escaped, victim, self, port, self, pid, self, shm, msq);
 	char *argv2[] = {"/bin/sh", "-c", script, NULL};
 	struct sandbox_run_result res;
 	int rc = sandbox_run(&spec, self, argv2, spec.scope, 20000, &res, &e);
@@ -264,8 +305,9 @@ int cmd_sandbox(int argc, char **argv)
 			    sb ? jx_str(sb, "error") : "no report");
 		} else {
 			const cJSON *ly = cJSON_GetObjectItemCaseSensitive(sb, "layers");
-			row(&r, "namespaces", 1, "user%s%s, read-only mounts outside the scope, private /tmp and /dev/shm, "
+			row(&r, "namespaces", 1, "user%s%s%s, read-only mounts outside the scope, private /tmp and /dev/shm, "
 			    "%d host location(s) hidden",
+			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "ipc_namespace")) ? " + ipc" : "",
 			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "network_namespace")) ? " + network" : "",
 			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "pid_namespace")) ? " + pid" : "",
 			    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ly, "hidden")));
@@ -307,10 +349,34 @@ int cmd_sandbox(int argc, char **argv)
 			    : unreachable ? "out of reach (own pid namespace): "
 					  : "refused but NOT recorded: ",
 			    pid);
+			/* SysV IPC (and POSIX message queues) of its own: the check's segment and queue
+			 * cannot be named from inside. */
+			int wrote = 0, sent = 0;
+			void *m = shm >= 0 ? shmat(shm, NULL, SHM_RDONLY) : (void *)-1;
+			if (m != (void *)-1) {
+				wrote = !memcmp(m, "escaped", 8);
+				shmdt(m);
+			}
+			struct {
+				long type;
+				char text[8];
+			} got;
+			sent = msq >= 0 && msgrcv(msq, &got, sizeof got.text, 0, IPC_NOWAIT) >= 0;
+			int own_ipc = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ly, "ipc_namespace"));
+			row(&r, "ipc", shm >= 0 && msq >= 0 && !wrote && !sent && own_ipc, "%sSysV shared memory %d, message queue %d (this check's)%s",
+			    shm < 0 || msq < 0 ? "NOT CHECKED (cannot make them here): "
+			    : wrote || sent    ? "REACHED - NOT ENFORCING: "
+			    : own_ipc	       ? "out of reach (own IPC namespace): "
+					       : "not reached, but no IPC namespace: ",
+			    shm, msq, jx_str(ly, "mqueue") && !strcmp(jx_str(ly, "mqueue"), "private") ? "; /dev/mqueue its own" : "");
 		}
 		sandbox_run_result_free(&res);
 	}
 	close(lfd);
+	if (shm >= 0)
+		shmctl(shm, IPC_RMID, NULL);
+	if (msq >= 0)
+		msgctl(msq, IPC_RMID, NULL);
 	char *state_dir = state ? xstrdup(state) : fs_join(probe, "state");
 	char msg[600];
 	int snap_ok = snapshot_round_trip(state_dir, msg, sizeof msg);

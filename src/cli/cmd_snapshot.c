@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
 
@@ -47,15 +48,14 @@ static int fail(const struct err *e)
 }
 
 /* Prints raw path bytes with non-printable bytes as \xNN. */
+/* A name from the tree, escaped (common/termsafe.h; a backslash too: "\x5c", so that a
+ * listing reads back unambiguously). */
 static void print_bytes(const char *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)p[i];
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			printf("\\x%02x", c);
-		else
-			putchar(c);
-	}
+	struct buf b = {0};
+	termsafe_append(&b, p, n, TERMSAFE_BACKSLASH);
+	fwrite(b.p ? b.p : "", 1, b.len, stdout);
+	buf_free(&b);
 }
 
 static int show_entry(void *ctx, const struct snap_entry *en)

@@ -36,9 +36,9 @@ static void print_listener(const char *name, const cJSON *l)
 	long long pid = 0;
 	int running = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "running"));
 	if (running && jx_int(l, "pid", 1, INT_MAX, &pid))
-		printf("%-10s running, pid %lld (%s)\n", name, pid, jx_str(l, "socket"));
+		printf("%-10s running, pid %lld (%s)\n", name, pid, cli_safe(jx_str(l, "socket")));
 	else
-		printf("%-10s %s (%s)\n", name, running ? "running" : "not running", jx_str(l, "socket"));
+		printf("%-10s %s (%s)\n", name, running ? "running" : "not running", cli_safe(jx_str(l, "socket")));
 }
 
 int cmd_status(int argc, char **argv)
@@ -74,11 +74,12 @@ int cmd_status(int argc, char **argv)
 		for (const cJSON *a = ads ? ads->child : NULL; a; a = a->next) {
 			long long n = 0;
 			jx_int(a, "entries", 0, 1000, &n);
-			printf("  %-12s %-7s %s  %s (%lld hooks)\n", jx_str(a, "agent"), jx_str(a, "scope"), jx_str(a, "path"),
+			printf("  %-12s %-7s %s  %s (%lld hooks)\n", cli_safe(jx_str(a, "agent")), cli_safe(jx_str(a, "scope")),
+			       cli_safe(jx_str(a, "path")),
 			       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "ok")) ? "ok" : "PROBLEM", n);
 			const cJSON *probs = cJSON_GetObjectItemCaseSensitive(a, "problems");
 			for (const cJSON *p = probs ? probs->child : NULL; p; p = p->next)
-				printf("      - %s\n", p->valuestring);
+				printf("      - %s\n", cli_safe(p->valuestring));
 		}
 		const cJSON *con = cJSON_GetObjectItemCaseSensitive(st, "console");
 		const cJSON *hel = cJSON_GetObjectItemCaseSensitive(st, "helper");
@@ -89,8 +90,8 @@ int cmd_status(int argc, char **argv)
 		for (const cJSON *s = ss ? ss->child : NULL; s; s = s->next) {
 			long long turns = 0;
 			jx_int(s, "turns", 0, 1LL << 40, &turns);
-			printf("  %s  %s  started %s  %lld turn(s)\n", jx_str(s, "run"), jx_str(s, "agent"),
-			       jx_str(s, "started") ? jx_str(s, "started") : "-", turns);
+			printf("  %s  %s  started %s  %lld turn(s)\n", cli_safe(jx_str(s, "run")), cli_safe(jx_str(s, "agent")),
+			       jx_str(s, "started") ? cli_safe(jx_str(s, "started")) : "-", turns);
 		}
 	}
 	cJSON_Delete(st);

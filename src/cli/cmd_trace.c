@@ -40,7 +40,7 @@ const struct cli_cmd cli_trace = {
 static void print_argv(const cJSON *argv)
 {
 	for (const cJSON *a = argv ? argv->child : NULL; a; a = a->next)
-		printf(" %s", cJSON_IsString(a) ? a->valuestring : "<bytes>");
+		printf(" %s", cJSON_IsString(a) ? cli_safe(a->valuestring) : "<bytes>");
 }
 
 static const char *outcome(const struct exchange *x, char *buf, size_t n)
@@ -69,7 +69,7 @@ static const char *outcome(const struct exchange *x, char *buf, size_t n)
 
 static void show_human(const struct trace *t, const struct model *m)
 {
-	printf("trace   %s\n", t->path);
+	printf("trace   %s\n", cli_safe(t->path));
 	const cJSON *st = trace_server_start(t), *ex = trace_server_exit(t);
 	if (st) {
 		printf("server ");
@@ -103,7 +103,7 @@ static void show_human(const struct trace *t, const struct model *m)
 	if (t->cut_line) {
 		char cut[600];
 		trace_cut_text(t, cut, sizeof cut);
-		printf("cut     %s\n", cut);
+		printf("cut     %s\n", cli_safe(cut));
 	}
 	printf("turns   %zu tools/call of %zu exchanges\n\n", m->nturns, m->nex);
 	printf("%6s %6s  %-4s %-10s %-34s %10s  %s\n", "turn", "seq", "from", "id", "method", "latency", "result");
@@ -119,21 +119,23 @@ static void show_human(const struct trace *t, const struct model *m)
 			 x->tool ? x->tool : "");
 		printf("%6s %6lld  %-4s %-10.10s %-34.34s %10s  %s\n", turn,
 		       (long long)(x->req_seq >= 0 ? x->req_seq : x->resp_seq), x->origin == DIR_C2S ? "cli" : "srv",
-		       x->id.key[0] ? x->id.key + 2 : "-", name, lat, outcome(x, res, sizeof res));
+		       x->id.key[0] ? cli_safe(x->id.key + 2) : "-", cli_safe(name), lat,
+		       cli_safe(outcome(x, res, sizeof res)));
 	}
 	int errors = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		if (strcmp(t->recs[i].kind, "capture_error") == 0) {
 			if (!errors++)
 				printf("\ncapture errors:\n");
-			printf("  line %d: %s %s\n", t->recs[i].line, jx_str(t->recs[i].obj, "dir") ? jx_str(t->recs[i].obj, "dir") : "-",
-			       jx_str(t->recs[i].obj, "cause") ? jx_str(t->recs[i].obj, "cause") : "?");
+			printf("  line %d: %s %s\n", t->recs[i].line,
+			       jx_str(t->recs[i].obj, "dir") ? cli_safe(jx_str(t->recs[i].obj, "dir")) : "-",
+			       jx_str(t->recs[i].obj, "cause") ? cli_safe(jx_str(t->recs[i].obj, "cause")) : "?");
 		}
 	}
 	if (t->nskips) {
 		printf("\nskipped records (not understood by this reader, kept in the file):\n");
 		for (size_t i = 0; i < t->nskips; i++)
-			printf("  line %d: %s\n", t->skips[i].line, t->skips[i].reason);
+			printf("  line %d: %s\n", t->skips[i].line, cli_safe(t->skips[i].reason));
 	}
 }
 
@@ -247,13 +249,13 @@ int cmd_trace(int argc, char **argv)
 	struct trace *t = NULL;
 	int rc = trace_read(path, &t, &e);
 	if (rc) {
-		fprintf(stderr, "belay: %s\n", e.msg);
+		fprintf(stderr, "belay: %s\n", cli_safe(e.msg));
 		return !strcmp(sub, "check") && rc != -2 /* ENOENT */ ? 1 : EXIT_USAGE;
 	}
 	if (!strcmp(sub, "check")) {
 		rc = trace_validate(t, &e);
 		if (rc) {
-			fprintf(stderr, "belay: %s\n", e.msg);
+			fprintf(stderr, "belay: %s\n", cli_safe(e.msg));
 			trace_free(t);
 			return 1;
 		}
@@ -270,14 +272,14 @@ int cmd_trace(int argc, char **argv)
 			printf(", %zu record(s) skipped as not understood:", t->nskips);
 		printf("\n");
 		for (size_t i = 0; i < t->nskips; i++)
-			printf("  line %d: %s\n", t->skips[i].line, t->skips[i].reason);
+			printf("  line %d: %s\n", t->skips[i].line, cli_safe(t->skips[i].reason));
 		trace_free(t);
 		return 0;
 	}
 	if (t->cut_line) {
 		char cut[600];
 		trace_cut_text(t, cut, sizeof cut);
-		fprintf(stderr, "belay: %s\n", cut);
+		fprintf(stderr, "belay: %s\n", cli_safe(cut));
 	}
 	struct model m;
 	model_init(&m);

@@ -12,6 +12,7 @@
 #include "common/jsonx.h"
 #include "common/fsutil.h"
 #include "common/paths.h"
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
@@ -66,7 +67,7 @@ static void print_tail(const char *what, const cJSON *rec, const char *key)
 	if (!t || !*t)
 		return;
 	printf("%s (last %d KiB at most, secrets scrubbed):\n", what, TRIAL_TAIL_BYTES / 1024);
-	fputs(t, stdout);
+	fputs(cli_safe_lines(t), stdout);
 	if (t[strlen(t) - 1] != '\n')
 		putchar('\n');
 }
@@ -76,12 +77,14 @@ static void print_record(const cJSON *rec)
 	const char *status = jx_str(rec, "status"), *cause = jx_str(rec, "cause");
 	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(rec, "signal");
 	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(rec, "exit");
-	printf("trial    %s (%s%s%s)\n", jx_str(rec, "id"), status ? status : "?", cause ? ": " : "", cause ? cause : "");
+	printf("trial    %s (%s%s%s)\n", cli_safe(jx_str(rec, "id")), status ? cli_safe(status) : "?", cause ? ": " : "",
+	       cause ? cli_safe(cause) : "");
 	if (cause && jx_str(rec, "cause_detail"))
-		printf("         %s\n", jx_str(rec, "cause_detail"));
-	printf("scope    %s (network %s)\n", jx_str(rec, "scope"), jx_str(rec, "network"));
+		printf("         %s\n", cli_safe(jx_str(rec, "cause_detail")));
+	printf("scope    %s (network %s)\n", cli_safe(jx_str(rec, "scope")), cli_safe(jx_str(rec, "network")));
 	if (cJSON_IsNumber(sig))
-		printf("ended    by signal %d (%s)", sig->valueint, jx_str(rec, "signal_name") ? jx_str(rec, "signal_name") : "?");
+		printf("ended    by signal %d (%s)", sig->valueint,
+		       jx_str(rec, "signal_name") ? cli_safe(jx_str(rec, "signal_name")) : "?");
 	else
 		printf("exit     %d", cJSON_IsNumber(ex) ? ex->valueint : -1);
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(rec, "wall_ms");
@@ -95,22 +98,22 @@ static void print_record(const cJSON *rec)
 	       cJSON_GetArraySize(eff) ? "" : " (the command changed nothing in the workspace)");
 	for (const cJSON *it = eff ? eff->child : NULL; it; it = it->next) {
 		const char *mode = jx_str(it, "mode");
-		printf("  %-8s %s%s%s%s\n", jx_str(it, "change"), jx_str(it, "path"), mode ? "  (" : "", mode ? mode : "",
-		       mode ? ")" : "");
+		printf("  %-8s %s%s%s%s\n", cli_safe(jx_str(it, "change")), cli_safe(jx_str(it, "path")), mode ? "  (" : "",
+		       mode ? cli_safe(mode) : "", mode ? ")" : "");
 	}
 	const cJSON *den = cJSON_GetObjectItemCaseSensitive(rec, "denials");
 	printf("denials  %d\n", cJSON_GetArraySize(den));
 	for (const cJSON *d = den ? den->child : NULL; d; d = d->next) {
 		const char *op = jx_str(d, "op"), *path = jx_str(d, "path"), *addr = jx_str(d, "address");
 		const char *er = jx_str(d, "errno"), *layer = jx_str(d, "layer");
-		printf("  %s %s%s%s (%s)\n", op ? op : jx_str(d, "kind"), path ? path : addr ? addr : "", er ? ": " : "",
-		       er ? er : "", layer ? layer : "sandbox");
+		printf("  %s %s%s%s (%s)\n", cli_safe(op ? op : jx_str(d, "kind")), cli_safe(path ? path : addr ? addr : ""),
+		       er ? ": " : "", er ? cli_safe(er) : "", layer ? cli_safe(layer) : "sandbox");
 	}
 	print_tail("stdout", rec, "stdout_tail");
 	print_tail("stderr", rec, "stderr_tail");
 	const char *state = jx_str(rec, "state");
 	if (state)
-		printf("state    %s\n", state);
+		printf("state    %s\n", cli_safe(state));
 }
 
 /* The text diffs the record itself holds (trial_diff.h: bounded, scrubbed), for when the
@@ -125,13 +128,16 @@ static int print_record_diffs(const cJSON *rec, const char *state)
 		if (!text && !bin)
 			continue;
 		if (!any++)
-			printf("diffs    (from the record: the effect's layer is gone, %s)\n", state ? state : "?");
-		printf("  %s %s%s\n", jx_str(it, "change"), jx_str(it, "path"),
+			printf("diffs    (from the record: the effect's layer is gone, %s)\n", state ? cli_safe(state) : "?");
+		printf("  %s %s%s\n", cli_safe(jx_str(it, "change")), cli_safe(jx_str(it, "path")),
 		       bin ? " (binary)" : cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "truncated")) ? " (truncated)" : "");
 		for (const char *l = text; l && *l;) {
 			const char *nl = strchr(l, '\n');
-			int n = nl ? (int)(nl - l) : (int)strlen(l);
-			printf("  %.*s\n", n, l);
+			size_t n = nl ? (size_t)(nl - l) : strlen(l);
+			struct buf lb = {0};
+			termsafe_append(&lb, l, n, TERMSAFE_LINES);
+			printf("  %s\n", buf_cstr(&lb));
+			buf_free(&lb);
 			l += n + (nl != NULL);
 		}
 	}
@@ -147,7 +153,7 @@ static void print_diffs(const char *state_dir, const cJSON *rec)
 	if (td.why[0]) {
 		/* the layer is gone (or unreadable): the record's own diffs (bounded, scrubbed) */
 		if (!print_record_diffs(rec, jx_str(rec, "state")))
-			printf("diffs    not shown: %s\n", td.why);
+			printf("diffs    not shown: %s\n", cli_safe(td.why));
 	} else if (td.df.n) {
 		struct tdoc d;
 		tdoc_init(&d);
@@ -155,7 +161,7 @@ static void print_diffs(const char *state_dir, const cJSON *rec)
 		printf("diffs    (the pre-state against the trial's result; + lines are what apply writes)\n");
 		for (size_t i = 0; i < d.n; i++) {
 			char *line = tdoc_line_text(&d, i);
-			printf("  %s\n", line);
+			printf("  %s\n", cli_safe_lines(line));
 			free(line);
 		}
 		tdoc_free(&d);
@@ -188,7 +194,7 @@ static int run_trial(const char *state_dir, const char *scope, const char *net, 
 	int rc = trial_run(&o, &rec, &e);
 	free(cwd);
 	if (rc) {
-		fprintf(stderr, "belay: try: nothing ran: %s\n", e.msg);
+		fprintf(stderr, "belay: try: nothing ran: %s\n", cli_safe(e.msg));
 		return 126;
 	}
 	if (json)
@@ -196,8 +202,8 @@ static int run_trial(const char *state_dir, const char *scope, const char *net, 
 	else {
 		print_record(rec);
 		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "effect")))
-			printf("diffs    belay try show %s\n", jx_str(rec, "id"));
-		printf("%s\n", jx_str(rec, "id"));
+			printf("diffs    belay try show %s\n", cli_safe(jx_str(rec, "id")));
+		printf("%s\n", cli_safe(jx_str(rec, "id")));
 	}
 	const char *status = jx_str(rec, "status");
 	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(rec, "exit"), *sig = cJSON_GetObjectItemCaseSensitive(rec, "signal");
@@ -219,7 +225,7 @@ static int show(const char *state_dir, const char *id, int json, const char *out
 	struct err e = {0};
 	cJSON *rec = NULL;
 	if (trial_load(state_dir, id, &rec, &e) != 0)
-		return cli_fail("try show: %s", e.msg);
+		return cli_fail("try show: %s", cli_safe(e.msg));
 	static const char *const which[] = {"stdout", "stderr"};
 	struct buf full[2] = {{0}, {0}};
 	int failed = 0;
@@ -228,14 +234,21 @@ static int show(const char *state_dir, const char *id, int json, const char *out
 			continue;
 		struct err oe = {0};
 		if (trial_output_read(state_dir, rec, which[i], &full[i], &oe) != 0) {
-			fprintf(stderr, "belay: try show: %s\n", oe.msg);
+			fprintf(stderr, "belay: try show: %s\n", cli_safe(oe.msg));
 			failed = 1;
 		}
 	}
 	if (output) {
 		const struct buf *b = &full[strcmp(output, "stdout") ? 1 : 0];
-		if (!failed && b->len)
+		if (!failed && b->len && isatty(STDOUT_FILENO)) {
+			/* a terminal gets it escaped; a pipe or a file the raw bytes */
+			struct buf esc = {0};
+			termsafe_append(&esc, b->p, b->len, TERMSAFE_LINES);
+			fwrite(esc.p, 1, esc.len, stdout);
+			buf_free(&esc);
+		} else if (!failed && b->len) {
 			fwrite(b->p, 1, b->len, stdout);
+		}
 	} else if (json) {
 		if (!failed) {
 			cJSON *o = cJSON_AddObjectToObject(rec, "output");
@@ -273,7 +286,7 @@ static int sub_cmd(const char *state_dir, const char *sub, const char *id, int y
 	}
 	cJSON *rec = NULL;
 	if (trial_load(state_dir, id, &rec, &e) != 0)
-		return cli_fail("try apply: %s", e.msg);
+		return cli_fail("try apply: %s", cli_safe(e.msg));
 	print_record(rec);
 	print_diffs(state_dir, rec);
 	cJSON_Delete(rec);
@@ -283,7 +296,7 @@ static int sub_cmd(const char *state_dir, const char *sub, const char *id, int y
 	}
 	struct trial_apply_result r;
 	if (trial_apply(state_dir, id, paths_self_exe(), &r, &e) != 0) {
-		fprintf(stderr, "belay: try apply: %s\n", e.msg);
+		fprintf(stderr, "belay: try apply: %s\n", cli_safe(e.msg));
 		trial_apply_result_free(&r);
 		return 1;
 	}

@@ -108,20 +108,20 @@ static void print_turn(struct cli_state *cs, const struct turn_verdict *v)
 	if (cs->replay_only) {
 		const char *what = !v->replayed ? "not re-executed" : v->status == V_PASS ? "re-executed, result reproduced"
 										       : "re-executed, result differs";
-		printf("turn %-4d %-28s %s%s%s\n", v->turn, v->tool ? v->tool : "?", what, v->cause[0] ? ": " : "",
-		       v->cause);
+		printf("turn %-4d %-28s %s%s%s\n", v->turn, v->tool ? cli_safe(v->tool) : "?", what, v->cause[0] ? ": " : "",
+		       cli_safe(v->cause));
 		fflush(stdout);
 		return;
 	}
-	printf("turn %-4d %-28s %s%s%s\n", v->turn, v->tool ? v->tool : "?", vstatus_name(v->status),
-	       v->cause[0] ? "  " : "", v->cause);
+	printf("turn %-4d %-28s %s%s%s\n", v->turn, v->tool ? cli_safe(v->tool) : "?", vstatus_name(v->status),
+	       v->cause[0] ? "  " : "", cli_safe(v->cause));
 	for (size_t i = 0; i < v->nsubs; i++) {
 		const struct subverdict *s = &v->subs[i];
 		char kind[48];
 		snprintf(kind, sizeof kind, "%s %s", s->axis, s->kind);
-		printf("    %-20s %-11s %s", kind, vstatus_name(s->status), s->message ? s->message : "");
+		printf("    %-20s %-11s %s", cli_safe(kind), vstatus_name(s->status), s->message ? cli_safe(s->message) : "");
 		if (s->cause[0])
-			printf("  [%s]", s->cause);
+			printf("  [%s]", cli_safe(s->cause));
 		printf("\n");
 		if (s->status == V_FAIL || s->status == V_UNVERIFIED) {
 			const cJSON *pair[2] = {s->expected, s->observed};
@@ -130,7 +130,7 @@ static void print_turn(struct cli_state *cs, const struct turn_verdict *v)
 				if (!pair[k])
 					continue;
 				char *txt = jx_print(pair[k]);
-				printf("        %-9s %.300s%s\n", label[k], txt, strlen(txt) > 300 ? "..." : "");
+				printf("        %-9s %.300s%s\n", label[k], cli_safe(txt), strlen(txt) > 300 ? "..." : "");
 				cJSON_free(txt);
 			}
 		}
@@ -206,21 +206,21 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 	if (cJSON_GetArraySize(causes)) {
 		printf("; not judged, by cause:");
 		for (cJSON *c = causes->child; c; c = c->next)
-			printf(" %s %d", c->string, c->valueint);
+			printf(" %s %d", cli_safe(c->string), c->valueint);
 	}
 	printf("\n");
 	if (r->session_ran)
 		printf("session   replayed in order on one server: %zu turn(s) reached in %.0f ms%s%s\n", r->session_turns,
-		       r->session_ms, r->session_note[0] ? "; stopped: " : "", r->session_note);
+		       r->session_ms, r->session_note[0] ? "; stopped: " : "", cli_safe(r->session_note));
 	else if (r->session_note[0])
-		printf("session   not replayed in order: %s\n", r->session_note);
+		printf("session   not replayed in order: %s\n", cli_safe(r->session_note));
 	if (!cs->replay_only) {
 		printf("          network claims judged on %zu turn(s) (tools declaring openWorldHint); NOT_COVERED %zu\n",
 		       net_judged, nc);
 		if (r->has_trajectory) {
 			const struct turn_verdict *t = &r->trajectory;
-			printf("trajectory %s%s%s  %s\n", vstatus_name(t->status), t->cause[0] ? " " : "", t->cause,
-			       t->nsubs ? t->subs[0].message : "");
+			printf("trajectory %s%s%s  %s\n", vstatus_name(t->status), t->cause[0] ? " " : "", cli_safe(t->cause),
+			       t->nsubs && t->subs[0].message ? cli_safe(t->subs[0].message) : "");
 		} else {
 			printf("trajectory %s\n", no_trajectory_why(cs));
 		}

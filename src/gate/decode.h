@@ -70,8 +70,33 @@ void decode_nc(struct cmd *c, const char *name);
 void decode_netprobe(struct cmd *c, const char *name);
 void decode_gh(struct cmd *c, const char *name);
 void decode_httpie(struct cmd *c, const char *name);
-/* Emits a network effect for a URL-ish word (host extracted; loopback known). */
-void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payload, int secret);
+/* The clients decode_net_url knows the protocols of. */
+enum net_client { NC_CURL, NC_WGET, NC_HTTPIE };
+/* What a request does besides naming its URL. */
+struct net_req {
+	enum net_client client;
+	int mutate, payload, secret;
+	int upload;                /* an upload (curl -T): sent to a host, written to a file:// path */
+	const char *upload_name;   /* its local file's last component ("*" when unknown), for a URL ending in '/' */
+	const char *proto_default; /* curl --proto-default (NULL: curl's guess from the host, else http) */
+	int proto_default_unknown; /* --proto-default only known at run time */
+};
+/* Emits the effects of a URL-ish word: by its scheme (or, schemeless, the client's default),
+ * the protocol and which way data goes: a request (read unless a method, data or an upload
+ * sends), a protocol that sends whatever the URL or stdin holds (telnet, dict, gopher, smtp,
+ * WebSocket, ssh-authenticated scp/sftp), or file:// (a read of the path, a write when
+ * uploaded to). A scheme the client does not speak, or that is only known at run time, is
+ * indeterminate. Hosts: extracted, loopback known. */
+void decode_net_url(struct cmd *c, const struct xword *url, const struct net_req *rq);
+/* The same model for a URL given to a tool (which may speak any protocol of the table):
+ * NET_DIR_NONE when it has no scheme, else the protocol's direction (*why: what a sending
+ * protocol sends), NET_DIR_UNKNOWN for a scheme the gate does not model; *after: what
+ * follows the scheme's ':'. */
+enum net_dir { NET_DIR_NONE, NET_DIR_REQUEST, NET_DIR_SENDS, NET_DIR_FILE, NET_DIR_UNKNOWN };
+enum net_dir decode_net_scheme(const char *url, const char **why, const char **after);
+/* The local path of a file: URL (after: what follows "file:"), as curl reads it; NULL when
+ * it names another host or decodes to a NUL. */
+const char *decode_net_file_path(struct lower *L, const char *after);
 
 /* decode_dev.c: build tools, package managers, containers */
 void decode_docker(struct cmd *c, const char *name);

@@ -9,6 +9,7 @@
 #include "gate/gate_secrets.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -20,18 +21,196 @@ static int loopback(const char *h)
 }
 
 
-void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payload, int secret)
+/* Which way a protocol moves data. */
+enum proto_dir {
+	PD_REQUEST, /* a request: reads, unless a method, data or an upload sends (http, ftp, imap...) */
+	PD_SENDS,   /* sends whatever the URL, stdin or the user's keys give it (why says which) */
+	PD_FILE,    /* a local path: read, or written by an upload */
+};
+
+#define C_CURL (1u << NC_CURL)
+#define C_WGET (1u << NC_WGET)
+#define C_HTTPIE (1u << NC_HTTPIE)
+
+/* The schemes the gate models, the clients that speak each, and its direction. Any other
+ * scheme is indeterminate: the gate does not guess what a protocol it does not know sends. */
+static const struct proto {
+	const char *scheme;
+	unsigned clients;
+	enum proto_dir dir;
+	const char *why; /* PD_SENDS: what it sends */
+} PROTOS[] = {
+	{"http", C_CURL | C_WGET | C_HTTPIE, PD_REQUEST, NULL},
+	{"https", C_CURL | C_WGET | C_HTTPIE, PD_REQUEST, NULL},
+	{"ftp", C_CURL | C_WGET, PD_REQUEST, NULL},
+	{"ftps", C_CURL | C_WGET, PD_REQUEST, NULL},
+	{"tftp", C_CURL, PD_REQUEST, NULL},
+	{"imap", C_CURL, PD_REQUEST, NULL},
+	{"imaps", C_CURL, PD_REQUEST, NULL},
+	{"pop3", C_CURL, PD_REQUEST, NULL},
+	{"pop3s", C_CURL, PD_REQUEST, NULL},
+	{"ldap", C_CURL, PD_REQUEST, NULL},
+	{"ldaps", C_CURL, PD_REQUEST, NULL},
+	{"mqtt", C_CURL, PD_REQUEST, NULL},
+	{"rtsp", C_CURL, PD_REQUEST, NULL},
+	{"smb", C_CURL, PD_REQUEST, NULL},
+	{"smbs", C_CURL, PD_REQUEST, NULL},
+	{"scp", C_CURL, PD_SENDS, "transfers over ssh, authenticated with the user's keys"},
+	{"sftp", C_CURL, PD_SENDS, "transfers over ssh, authenticated with the user's keys"},
+	{"smtp", C_CURL, PD_SENDS, "sends mail"},
+	{"smtps", C_CURL, PD_SENDS, "sends mail"},
+	{"telnet", C_CURL, PD_SENDS, "sends what it reads from stdin to the host (telnet://)"},
+	{"dict", C_CURL, PD_SENDS, "sends the URL's words to the server as protocol commands (dict://)"},
+	{"gopher", C_CURL, PD_SENDS, "sends the URL's path to the port as raw bytes (gopher://)"},
+	{"gophers", C_CURL, PD_SENDS, "sends the URL's path to the port as raw bytes (gophers://)"},
+	{"ws", C_CURL, PD_SENDS, "opens a two-way WebSocket channel (ws://)"},
+	{"wss", C_CURL, PD_SENDS, "opens a two-way WebSocket channel (wss://)"},
+	{"file", C_CURL, PD_FILE, NULL},
+};
+
+static const struct proto *proto_find(const char *scheme, size_t n)
+{
+	for (size_t i = 0; i < sizeof PROTOS / sizeof PROTOS[0]; i++)
+		if (strlen(PROTOS[i].scheme) == n && !strncasecmp(PROTOS[i].scheme, scheme, n))
+			return &PROTOS[i];
+	return NULL;
+}
+
+/* The length of s's scheme ("http" of "http://..."; also "file:/p", "telnet:/h": curl takes
+ * a scheme followed by ':' and a slash), 0 when it has none (host:port, a path). */
+static size_t url_scheme_len(const char *s)
+{
+	if (!isalpha((unsigned char)s[0]))
+		return 0;
+	size_t n = 1;
+	while (isalnum((unsigned char)s[n]) || s[n] == '+' || s[n] == '-' || s[n] == '.')
+		n++;
+	return s[n] == ':' && s[n + 1] == '/' ? n : 0;
+}
+
+/* curl's guess for a URL without a scheme: by the host's first label (ftp., dict., ldap.,
+ * imap., smtp., pop3.), else http. */
+static const char *curl_guess(const char *h)
+{
+	static const char *const guess[] = {"ftp", "dict", "ldap", "imap", "smtp", "pop3", NULL};
+	for (int i = 0; guess[i]; i++) {
+		size_t n = strlen(guess[i]);
+		if (!strncasecmp(h, guess[i], n) && h[n] == '.')
+			return guess[i];
+	}
+	return "http";
+}
+
+/* The path of a file: URL: after "file:" and an empty or local host, percent-decoded, query
+ * and fragment cut; NULL when the host is another one (curl refuses it, the gate does not
+ * guess) or the path decodes to a NUL. */
+const char *decode_net_file_path(struct lower *L, const char *rest)
+{
+	const char *p = rest;
+	if (p[0] == '/' && p[1] == '/') {
+		p += 2;
+		size_t hl = strcspn(p, "/");
+		if (hl && !(hl == 9 && !strncasecmp(p, "localhost", 9)) && !(hl == 9 && !strncmp(p, "127.0.0.1", 9)))
+			return NULL;
+		p += hl;
+	}
+	size_t n = strcspn(p, "?#");
+	char *out = arena_alloc(L->a, n + 2), *o = out;
+	if (p[0] != '/')
+		*o++ = '/';
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '%' && isxdigit((unsigned char)p[i + 1]) && isxdigit((unsigned char)p[i + 2])) {
+			char hex[3] = {p[i + 1], p[i + 2], 0};
+			char v = (char)strtol(hex, NULL, 16);
+			if (!v)
+				return NULL;
+			*o++ = v;
+			i += 2;
+		} else {
+			*o++ = p[i];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A file:// URL: the path is read, or written when an upload goes there (a URL ending in '/'
+ * gets the uploaded file's name, as curl appends it). */
+static void file_url(struct cmd *c, const struct xword *url, const char *rest, const struct net_req *rq)
+{
+	struct lower *L = c->L;
+	if (!xm_known(rest)) {
+		lower_indet(c, xw_show(L, url), rq->upload ? "uploads to a local path only known at run time (file://)"
+							     : "reads a local path only known at run time (file://)");
+		return;
+	}
+	const char *path = decode_net_file_path(L, rest);
+	if (!path) {
+		lower_indet(c, xw_show(L, url), "a file:// URL naming another host, or a NUL: the gate does not guess what "
+						"it reaches");
+		return;
+	}
+	if (rq->upload) {
+		size_t n = strlen(path);
+		if (n && path[n - 1] == '/')
+			path = arena_printf(L->a, "%s%s", path, rq->upload_name ? rq->upload_name : "*");
+		lower_path_lit(c, path, GPA_WRITE, 0);
+	} else {
+		lower_path_lit(c, path, GPA_READ, 0);
+	}
+}
+
+enum net_dir decode_net_scheme(const char *url, const char **why, const char **after)
+{
+	size_t n = url_scheme_len(url);
+	*why = NULL;
+	*after = url + (n ? n + 1 : 0);
+	if (!n)
+		return NET_DIR_NONE;
+	const struct proto *pr = proto_find(url, n);
+	if (!pr)
+		return NET_DIR_UNKNOWN;
+	*why = pr->why;
+	return pr->dir == PD_FILE ? NET_DIR_FILE : pr->dir == PD_SENDS ? NET_DIR_SENDS : NET_DIR_REQUEST;
+}
+
+void decode_net_url(struct cmd *c, const struct xword *url, const struct net_req *rq)
 {
 	struct lower *L = c->L;
 	const char *s = url->s;
-	const char *scheme_end = strstr(s, "://");
-	const char *h = scheme_end ? scheme_end + 3 : s;
-	if (scheme_end && !strncasecmp(s, "file", 4) && scheme_end - s == 4) {
-		lower_path_lit(c, h[0] == '/' ? h : arena_printf(L->a, "/%s", h), GPA_READ, 0);
+	int mutate = rq->mutate, payload = rq->payload || rq->upload, secret = rq->secret;
+	size_t sl = url_scheme_len(s);
+	const char *h = s + sl, *scheme;
+	size_t scheme_n;
+	if (sl) {
+		scheme = s, scheme_n = sl;
+		h = s + sl + 1; /* after ':' */
+	} else if (!xm_known(arena_strndup(L->a, s, strcspn(s, "/?#")))) {
+		/* the scheme itself may be what is only known at run time ("$P://host") */
+		lower_indet(c, xw_show(L, url), "the network destination (and its protocol) is only known at run time");
+		return;
+	} else if (rq->client == NC_CURL && rq->proto_default_unknown) {
+		lower_indet(c, xw_show(L, url), "curl --proto-default: the protocol is only known at run time");
+		return;
+	} else {
+		scheme = rq->client != NC_CURL ? "http" : rq->proto_default ? rq->proto_default : curl_guess(s);
+		scheme_n = strlen(scheme);
+	}
+	const struct proto *pr = proto_find(scheme, scheme_n);
+	if (!pr || !(pr->clients & (1u << rq->client)) || !xm_known(arena_strndup(L->a, scheme, scheme_n))) {
+		lower_indet(c, xw_show(L, url),
+			    arena_printf(L->a, "a protocol the gate does not model for this client (%.*s): what it reads or "
+					       "sends is unknown",
+					 (int)(scheme_n > 32 ? 32 : scheme_n), scheme));
 		return;
 	}
-	if (scheme_end && (!strncasecmp(s, "smtp", 4) || !strncasecmp(s, "scp", 3) || !strncasecmp(s, "sftp", 4)))
-		mutate = 1;
+	if (pr->dir == PD_FILE) {
+		file_url(c, url, h, rq);
+		return;
+	}
+	while (*h == '/')
+		h++;
+	const char *sends = pr->dir == PD_SENDS ? pr->why : NULL;
 	size_t hl = strcspn(h, "/?#");
 	const char *at = memchr(h, '@', hl);
 	if (at) {
@@ -64,12 +243,18 @@ void decode_net_url(struct cmd *c, const struct xword *url, int mutate, int payl
 		k = EK_NET_SECRET;
 		why = "sends a secret (credential, key file, .env, token) over the network";
 	} else if (loopback(host)) {
-		k = mutate || payload ? EK_NET_LOCAL : EK_NET_READ;
-		why = mutate || payload ? "sends data to a service on this machine (loopback)"
-					: "reads from a service on this machine (loopback)";
+		k = mutate || payload || sends ? EK_NET_LOCAL : EK_NET_READ;
+		why = sends		 ? arena_printf(L->a, "%s, to a service on this machine (loopback)", sends)
+		      : mutate || payload ? "sends data to a service on this machine (loopback)"
+					  : "reads from a service on this machine (loopback)";
+	} else if (sends) {
+		k = EK_NET_SEND;
+		why = sends;
 	} else if (mutate || payload) {
 		k = EK_NET_SEND;
-		why = payload ? "sends data to a remote host" : "makes a mutating request to a remote host";
+		why = rq->upload ? "uploads a file to a remote host"
+		      : payload  ? "sends data to a remote host"
+				 : "makes a mutating request to a remote host";
 	} else {
 		k = EK_NET_READ;
 		why = "fetches from the network without sending data";
@@ -169,6 +354,7 @@ static const char *const CURL_ARG[] = {"--data",
 				       "--max-redirs",
 				       "--proto",
 				       "--proto-redir",
+				       "--proto-default",
 				       "--oauth2-bearer",
 				       "--aws-sigv4",
 				       "--unix-socket",
@@ -326,15 +512,49 @@ static const char *const CURL_FLAG[] = {"--silent",
 struct curl_group {
 	const struct xword **urls;
 	size_t nurls;
-	int mutate, payload, secret, get;
+	int mutate, payload, secret, get, upload;
+	const char *upload_name;
+	const char *proto_default; /* --proto-default (for every group) */
+	int proto_default_unknown;
 };
 
 static void curl_flush(struct cmd *c, struct curl_group *g)
 {
+	struct net_req rq = {.client = NC_CURL,
+			     .mutate = g->mutate && !(g->get && !g->payload),
+			     .payload = g->payload,
+			     .secret = g->secret,
+			     .upload = g->upload,
+			     .upload_name = g->upload_name,
+			     .proto_default = g->proto_default,
+			     .proto_default_unknown = g->proto_default_unknown};
 	for (size_t i = 0; i < g->nurls; i++)
-		decode_net_url(c, g->urls[i], g->mutate && !(g->get && !g->payload), g->payload, g->secret);
+		decode_net_url(c, g->urls[i], &rq);
 	g->nurls = 0;
-	g->mutate = g->payload = g->secret = g->get = 0;
+	g->mutate = g->payload = g->secret = g->get = g->upload = 0;
+	g->upload_name = NULL;
+}
+
+/* curl --proto-redir: a redirect (-L) may switch to any protocol it adds; only curl's
+ * default redirect protocols (http, https, ftp, ftps) added is what the gate can follow. */
+static int proto_redir_widens(const char *v)
+{
+	if (!xm_known(v))
+		return 1;
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		const char *t = v;
+		int remove = 0;
+		while (n && (*t == '+' || *t == '-' || *t == '=')) {
+			remove = *t == '-';
+			t++, n--;
+		}
+		if (n && !remove && !((n == 4 && !strncasecmp(t, "http", 4)) || (n == 5 && !strncasecmp(t, "https", 5)) ||
+				      (n == 3 && !strncasecmp(t, "ftp", 3)) || (n == 4 && !strncasecmp(t, "ftps", 4))))
+			return 1;
+		v = t + n + (t[n] == ',');
+	}
+	return 0;
 }
 
 void decode_curl(struct cmd *c, const char *name)
@@ -391,9 +611,28 @@ void decode_curl(struct cmd *c, const char *name)
 			continue;
 		}
 		if (IS('T', "--upload-file")) {
-			g.mutate = g.payload = 1;
-			if (o.val && strcmp(o.val->s, "-") && strcmp(o.val->s, ".") && send_file(c, o.val))
-				g.secret = 1;
+			g.mutate = g.payload = g.upload = 1;
+			g.upload_name = "*";
+			if (o.val && strcmp(o.val->s, "-") && strcmp(o.val->s, ".")) {
+				if (send_file(c, o.val))
+					g.secret = 1;
+				const char *f = xw_lit(o.val), *sl = f ? strrchr(f, '/') : NULL;
+				if (f && *(sl ? sl + 1 : f) && !strpbrk(f, "*?[{"))
+					g.upload_name = sl ? sl + 1 : f;
+			}
+			continue;
+		}
+		if (!strcmp(ln, "--proto-default")) {
+			if (o.val && xm_known(o.val->s))
+				g.proto_default = o.val->s;
+			else
+				g.proto_default_unknown = 1;
+			continue;
+		}
+		if (!strcmp(ln, "--proto-redir")) {
+			if (!o.val || proto_redir_widens(o.val->s))
+				lower_indet(c, "curl --proto-redir",
+					    "a redirect may switch to a protocol that sends (telnet, dict, gopher...)");
 			continue;
 		}
 		if (IS('X', "--request")) {
@@ -716,8 +955,9 @@ void decode_wget(struct cmd *c, const char *name)
 		}
 #undef IS
 	}
+	struct net_req rq = {.client = NC_WGET, .mutate = mutate, .payload = payload, .secret = secret};
 	for (size_t i = 0; i < nurls; i++)
-		decode_net_url(c, urls[i], mutate, payload, secret);
+		decode_net_url(c, urls[i], &rq);
 	if (spider || !nurls)
 		return;
 	if (out) {
@@ -1364,7 +1604,8 @@ void decode_httpie(struct cmd *c, const char *name)
 	struct xword u = *url;
 	if (!strstr(u.s, "://") && u.s[0] == ':')
 		u = xw_make(c->L, arena_printf(c->L->a, "localhost%s", u.s));
-	decode_net_url(c, &u, mutate, payload, secret);
+	struct net_req rq = {.client = NC_HTTPIE, .mutate = mutate, .payload = payload, .secret = secret};
+	decode_net_url(c, &u, &rq);
 	if (download)
 		lower_path_lit(c, "*", GPA_WRITE, 0);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gate/decode.h"
 #include "gate/effect_plan.h"
 #include "gate/gate_policy.h"
 #include "gate/lower.h"
@@ -148,8 +149,13 @@ static void tool_path(struct tctx *t, const char *arg, const char *p, enum gpath
 		}
 		const char *rest = p[1] == '/' ? p + 2 : "";
 		abs = gpath_resolve(L->a, L->g.home, rest, strlen(rest));
-	} else if (!strncmp(p, "file://", 7)) {
-		abs = gpath_resolve(L->a, "/", p + 7, strlen(p + 7));
+	} else if (!strncasecmp(p, "file:/", 6)) {
+		const char *fp = decode_net_file_path(L, p + 5); /* localhost and %XX as curl reads them */
+		if (!fp) {
+			tool_emit(t, EK_INDETERMINATE, p, arg, "a file:// URL naming another host: what it reaches is unknown");
+			return;
+		}
+		abs = gpath_resolve(L->a, "/", fp, strlen(fp));
 	} else {
 		abs = gpath_resolve(L->a, t->cwd, p, strlen(p));
 	}
@@ -166,19 +172,33 @@ static void tool_path(struct tctx *t, const char *arg, const char *p, enum gpath
 static void tool_url(struct tctx *t, const char *arg, const char *u, int read_only)
 {
 	struct arena *a = t->L->a;
-	const char *h = strstr(u, "://");
-	h = h ? h + 3 : u;
-	if (!strncasecmp(u, "file://", 7)) {
-		tool_path(t, arg, u, GPA_READ);
+	const char *sends = NULL, *h = u;
+	switch (decode_net_scheme(u, &sends, &h)) {
+	case NET_DIR_FILE: {
+		const char *p = decode_net_file_path(t->L, h);
+		if (p)
+			tool_path(t, arg, p, GPA_READ);
+		else
+			tool_emit(t, EK_INDETERMINATE, u, arg, "a file:// URL naming another host: what it reaches is unknown");
 		return;
 	}
+	case NET_DIR_UNKNOWN:
+		tool_emit(t, EK_INDETERMINATE, u, arg, "a protocol the gate does not model: what the tool sends with it is unknown");
+		return;
+	default:
+		break;
+	}
+	while (*h == '/')
+		h++;
 	const char *at = strchr(h, '@'), *sl = strchr(h, '/');
 	if (at && (!sl || at < sl))
 		h = at + 1;
 	size_t n = strcspn(h, ":/?#");
 	const char *host = n ? arena_strndup(a, h, n) : "(unknown host)";
 	int lb = !strcasecmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, "[::1]");
-	if (read_only)
+	if (sends)
+		tool_emit(t, lb ? EK_NET_LOCAL : EK_NET_SEND, host, arg, sends); /* read-only or not */
+	else if (read_only)
 		tool_emit(t, EK_NET_READ, host, arg, "a read-only tool fetches this address");
 	else
 		tool_emit(t, lb ? EK_NET_LOCAL : EK_NET_SEND, host, arg,

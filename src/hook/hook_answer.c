@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/jsonx.h"
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 
 void hook_answer_set(struct hook_answer *a, enum hook_answer_kind kind, const char *fmt, ...)
@@ -86,8 +87,8 @@ static void cursor_answer(const char *event, enum hook_kind kind, const struct h
 	put_json(out, o);
 }
 
-void hook_answer_render(enum hook_agent agent, const char *event, enum hook_kind kind, const struct hook_answer *a,
-			struct buf *out, struct buf *err, int *exit_code)
+static void answer_render(enum hook_agent agent, const char *event, enum hook_kind kind, const struct hook_answer *a,
+			  struct buf *out, struct buf *err, int *exit_code)
 {
 	*exit_code = 0;
 	if (agent == HA_CURSOR) {
@@ -105,6 +106,19 @@ void hook_answer_render(enum hook_agent agent, const char *event, enum hook_kind
 		/* nothing to refuse after the fact: the message is for the log */
 		buf_printf(err, "%s\n", a->reason);
 	}
+}
+
+void hook_answer_render(enum hook_agent agent, const char *event, enum hook_kind kind, const struct hook_answer *given,
+			struct buf *out, struct buf *err, int *exit_code)
+{
+	/* The reason is shown to a person by the agent's client (a permission prompt, a
+	 * refusal): the command's words, file names and output it quotes are escaped
+	 * (common/termsafe.h), newlines kept. */
+	struct hook_answer safe = *given;
+	char *reason = given->reason ? termsafe_dup(given->reason, TERMSAFE_LINES) : NULL;
+	safe.reason = reason;
+	answer_render(agent, event, kind, &safe, out, err, exit_code);
+	free(reason);
 }
 
 void hook_answer_failure(enum hook_agent agent, const char *event, int pre_tool, const char *cause, struct buf *out,

@@ -34,7 +34,8 @@ void hook_answer_free(struct hook_answer *a);
 const char *hook_answer_kind_name(enum hook_answer_kind k);
 
 /* The bytes for stdout and stderr and the exit status answering `event` (the agent's event
- * name; kind its hook_kind). */
+ * name; kind its hook_kind). The reason goes out escaped (common/termsafe.h, newlines kept):
+ * the agent's client shows it to a person. */
 void hook_answer_render(enum hook_agent agent, const char *event, enum hook_kind kind, const struct hook_answer *a,
 			struct buf *out, struct buf *err, int *exit_code);
 

@@ -7,7 +7,9 @@
  * Three processes, single-threaded each:
  *   - the launcher (belay's child) closes every inherited fd but stdio and the status
  *     channel, creates a user namespace (the caller's uid/gid mapped to themselves), a mount
- *     namespace (sandbox_mounts.c), a network namespace (deny) and a pid namespace, and forks
+ *     namespace (sandbox_mounts.c), an IPC namespace (SysV shared memory, message queues and
+ *     semaphores, POSIX message queues: none of the host's in reach, none left behind), a
+ *     network namespace (deny) and a pid namespace, and forks
  *   - the pid namespace's first process ("init"), which mounts that namespace's /proc,
  *     starts a session of its own (no controlling terminal), installs no_new_privs,
  *     Landlock, an empty capability set and the seccomp filter (sandbox_confine.c), hands
@@ -75,11 +77,13 @@ static int setup_namespaces(struct launch *l)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
-	int net = l->deny && !(l->off & SB_OFF_NETNS), pid = !(l->off & SB_OFF_PIDNS);
-	int flags = CLONE_NEWUSER | CLONE_NEWNS | (net ? CLONE_NEWNET : 0) | (pid ? CLONE_NEWPID : 0);
+	int net = l->deny && !(l->off & SB_OFF_NETNS), pid = !(l->off & SB_OFF_PIDNS), ipc = !(l->off & SB_OFF_IPCNS);
+	int flags = CLONE_NEWUSER | CLONE_NEWNS | (ipc ? CLONE_NEWIPC : 0) | (net ? CLONE_NEWNET : 0) |
+		    (pid ? CLONE_NEWPID : 0);
 	if (unshare(flags) != 0)
-		return launch_refuse(l, "namespaces", "unshare(user + mount%s%s) failed: %s", net ? " + network" : "",
-				     pid ? " + pid" : "", strerror(errno));
+		return launch_refuse(l, "namespaces", "unshare(user + mount%s%s%s) failed: %s", ipc ? " + ipc" : "",
+				     net ? " + network" : "", pid ? " + pid" : "", strerror(errno));
+	l->ipcns = ipc;
 	char map[64];
 	int rc = write_file("/proc/self/setgroups", "deny");
 	if (rc == 0) {
@@ -92,8 +96,8 @@ static int setup_namespaces(struct launch *l)
 	}
 	if (rc)
 		return launch_refuse(l, "user-namespace", "cannot write the uid/gid map: %s", strerror(-rc));
-	buf_printf(&l->layers, "\"user_namespace\":true,\"network_namespace\":%s,\"pid_namespace\":%s,",
-		   net ? "true" : "false", pid ? "true" : "false");
+	buf_printf(&l->layers, "\"user_namespace\":true,\"ipc_namespace\":%s,\"network_namespace\":%s,\"pid_namespace\":%s,",
+		   ipc ? "true" : "false", net ? "true" : "false", pid ? "true" : "false");
 	return 0;
 }
 

@@ -23,6 +23,7 @@ struct launch {
 	struct sandbox_view view; /* what the server sees (built by the mount stage) */
 	int private_dirs;  /* /tmp and /dev/shm are private tmpfs mounts */
 	int devpts;        /* /dev/pts is a private devpts instance (and /dev/ptmx its ptmx) */
+	int ipcns;         /* an IPC namespace of its own (SysV IPC, POSIX message queues) */
 };
 
 /* Prints the refusal, reports it on the status channel and returns 2. */

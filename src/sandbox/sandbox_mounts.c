@@ -14,6 +14,8 @@
  *     ("holes");
  *   - /dev/pts is a private devpts instance (the host's terminals are absent) and /dev/ptmx
  *     its multiplexer;
+ *   - /dev/mqueue, where the host has one, is the IPC namespace's own mqueue instance (the
+ *     host's POSIX message queues are absent);
  *   - belay's state directory vanishes under an empty tmpfs;
  *   - then every mount is made read-only except the writable zones.
  * What was done goes into the layer report and into l->view, which the supervisor decides
@@ -429,6 +431,17 @@ int launch_mounts(struct launch *l)
 		}
 		l->devpts = 1;
 	}
+	/* The IPC namespace's own POSIX message queues at /dev/mqueue, where the host mounts its
+	 * own (whose queues an open there would reach); none when the host has no /dev/mqueue. */
+	int mqueue = 0;
+	if (l->ipcns && stat("/dev/mqueue", &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+			rc = launch_refuse(l, "mount-namespace", "cannot mount the IPC namespace's /dev/mqueue: %s",
+					   strerror(errno));
+			goto out;
+		}
+		mqueue = 1;
+	}
 	/* belay's own state (traces, snapshots, the approval key) vanishes under an empty tmpfs. */
 	int state_hidden = 0;
 	if (l->hide && *l->hide && stat(l->hide, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -496,6 +509,7 @@ int launch_mounts(struct launch *l)
 	json_list(&l->layers, "hidden", &p, 0);
 	json_list(&l->layers, "visible", &p, 2);
 	buf_printf(&l->layers, "\"devpts\":%s,", l->devpts ? "\"private\"" : "\"absent\"");
+	buf_printf(&l->layers, "\"mqueue\":%s,", mqueue ? "\"private\"" : "\"absent\"");
 	if (state_hidden)
 		buf_puts(&l->layers, "\"state_hidden\":true,");
 	if (nscd)

@@ -15,11 +15,12 @@ enum {
 	SB_OFF_LANDLOCK = 1 << 2,   /* Landlock (writes, TCP, scopes) */
 	SB_OFF_SUPERVISOR = 1 << 3, /* the seccomp traps the supervisor answers */
 	SB_OFF_PIDNS = 1 << 4,      /* the pid namespace */
+	SB_OFF_IPCNS = 1 << 5,      /* the IPC namespace (and its /dev/mqueue) */
 };
 
 #define SB_TEST_LAYERS_ENV "BELAY_TEST_LAYERS_OFF"
 
 /* The names, in bit order, for parsing and for the record. */
-static const char *const sb_layer_names[] = {"mounts", "netns", "landlock", "supervisor", "pidns", 0};
+static const char *const sb_layer_names[] = {"mounts", "netns", "landlock", "supervisor", "pidns", "ipcns", 0};
 
 #endif

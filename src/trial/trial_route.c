@@ -7,6 +7,7 @@
 
 #include "common/buf.h"
 #include "common/jsonx.h"
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
@@ -120,6 +121,13 @@ cJSON *trial_route_run(void *ctx, const char *command, const char *cwd)
 	return rec;
 }
 
+/* The brief reaches a person (an agent's permission prompt, a refusal it shows): what the
+ * command wrote and named is escaped (common/termsafe.h). */
+static void put_safe(struct buf *b, const char *s, unsigned flags)
+{
+	termsafe_append(b, s ? s : "", s ? strlen(s) : 0, flags);
+}
+
 static void brief_tail(struct buf *b, const cJSON *rec, const char *key, const char *what)
 {
 	const char *t = jx_str(rec, key);
@@ -135,7 +143,8 @@ static void brief_tail(struct buf *b, const cJSON *rec, const char *key, const c
 		if (nl && nl[1])
 			from = nl + 1;
 	}
-	buf_printf(b, "\n%s%s:\n%s", what, from != t ? " (last lines; the trial record has 16 KiB)" : "", from);
+	buf_printf(b, "\n%s%s:\n", what, from != t ? " (last lines; the trial record has 16 KiB)" : "");
+	put_safe(b, from, TERMSAFE_LINES);
 	if (from[strlen(from) - 1] != '\n')
 		buf_puts(b, "\n");
 }
@@ -158,9 +167,11 @@ char *trial_route_brief(const cJSON *rec)
 		buf_printf(&b, "It exited with status %d", cJSON_IsNumber(ex) ? ex->valueint : -1);
 	buf_printf(&b, " after %.1f s%s.\n", cJSON_IsNumber(w) ? w->valuedouble / 1000 : 0.0,
 		   cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "timed_out")) ? " (timed out and killed)" : "");
-	if (cause)
-		buf_printf(&b, "The trial %s: %s (%s); its effect cannot be applied.\n", status && !strcmp(status, "voided") ? "is void" : "failed",
-			   cause, jx_str(rec, "cause_detail") ? jx_str(rec, "cause_detail") : "");
+	if (cause) {
+		buf_printf(&b, "The trial %s: %s (", status && !strcmp(status, "voided") ? "is void" : "failed", cause);
+		put_safe(&b, jx_str(rec, "cause_detail"), 0);
+		buf_puts(&b, "); its effect cannot be applied.\n");
+	}
 	const cJSON *eff = cJSON_GetObjectItemCaseSensitive(rec, "effect");
 	int counts[4] = {0}, shown = 0;
 	static const char *const kinds[4] = {"added", "changed", "deleted", "mode"};
@@ -174,8 +185,10 @@ char *trial_route_brief(const cJSON *rec)
 	} else {
 		buf_printf(&b, "In the mirror it changed %d path(s): %d added, %d changed, %d deleted, %d mode change(s):", total,
 			   counts[0], counts[1], counts[2], counts[3]);
-		for (const cJSON *it = eff->child; it && shown < BRIEF_PATHS; it = it->next, shown++)
-			buf_printf(&b, "\n  %s %s", jx_str(it, "change"), jx_str(it, "path"));
+		for (const cJSON *it = eff->child; it && shown < BRIEF_PATHS; it = it->next, shown++) {
+			buf_printf(&b, "\n  %s ", jx_str(it, "change") ? jx_str(it, "change") : "?");
+			put_safe(&b, jx_str(it, "path"), 0);
+		}
 		if (total > shown)
 			buf_printf(&b, "\n  ... and %d more (belay try show %s)", total - shown, id ? id : "");
 		buf_puts(&b, "\n");
@@ -189,8 +202,8 @@ char *trial_route_brief(const cJSON *rec)
 		int k = 0;
 		for (const cJSON *d = den->child; d && k < BRIEF_PATHS; d = d->next, k++) {
 			const char *op = jx_str(d, "op"), *path = jx_str(d, "path"), *addr = jx_str(d, "address");
-			buf_printf(&b, "\n  %s %s", op ? op : jx_str(d, "kind") ? jx_str(d, "kind") : "?",
-				   path ? path : addr ? addr : "");
+			buf_printf(&b, "\n  %s ", op ? op : jx_str(d, "kind") ? jx_str(d, "kind") : "?");
+			put_safe(&b, path ? path : addr, 0);
 		}
 		if (nd > k)
 			buf_printf(&b, "\n  ... and %d more", nd - k);

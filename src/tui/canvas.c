@@ -1,9 +1,11 @@
 /* canvas.c - the off-screen cell grid panes draw into, and its golden text dump.
  *
- * Text is decoded by a strict UTF-8 decoder of our own (no mbrtowc, so the result does not
- * depend on the locale's codeset): each invalid byte becomes U+FFFD, and so do C0 controls,
- * DEL and C1 controls (a tab becomes one space), so nothing a server sends reaches the
- * terminal as a control sequence. Widths come from wcwidth(), which needs a UTF-8 LC_CTYPE:
+ * Text is decoded by the strict UTF-8 decoder of common/termsafe.h (no mbrtowc, so the
+ * result does not depend on the locale's codeset), and judged by its definition of what must
+ * not reach a terminal (the one the CLI escapes by): each invalid byte becomes U+FFFD, and so
+ * do C0 controls, DEL and C1 controls (a tab becomes one space), so nothing a server sends
+ * reaches the terminal as a control sequence; bidi controls and invisible format characters
+ * are dropped in any locale. Widths come from wcwidth(), which needs a UTF-8 LC_CTYPE:
  * in a single-byte locale (C/POSIX, MB_CUR_MAX == 1) glibc's wcwidth() returns -1 for every
  * non-ASCII character, so there each one counts as one column (term.c draws them as '?'
  * there anyway). In a UTF-8 locale a character wcwidth() calls unprintable is drawn as
@@ -19,48 +21,17 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "tui/glyphs.h"
 
-#define REPLACEMENT 0xFFFDu
+#define REPLACEMENT TERMSAFE_REPLACEMENT
 
 /*==== decoding and measuring ====*/
 
-/* Decodes one scalar value from s[0..n) (n >= 1) into *out; returns the bytes consumed
- * (>= 1). Overlongs, surrogates, values above U+10FFFF, stray continuation bytes and
- * truncated sequences give U+FFFD for one byte, so decoding resumes at the next byte. */
 static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *out)
 {
-	unsigned c = s[0];
-	size_t len;
-	uint32_t cp, min;
-	if (c < 0x80) {
-		*out = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2, cp = c & 0x1F, min = 0x80;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3, cp = c & 0x0F, min = 0x800;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4, cp = c & 0x07, min = 0x10000;
-	} else {
-		goto bad;
-	}
-	if (n < len)
-		goto bad;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			goto bad;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		goto bad;
-	*out = cp;
-	return len;
-bad:
-	*out = REPLACEMENT;
-	return 1;
+	return termsafe_decode(s, n, out, NULL);
 }
 
 /* What to draw for *cp and how many columns it takes (0: drop it). Rewrites *cp: a tab to
@@ -72,9 +43,14 @@ static int char_width(uint32_t *cp)
 		*cp = ' ';
 		return 1;
 	}
-	if (c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0)) {
+	switch (termsafe_class(c)) {
+	case TERMSAFE_CONTROL:
 		*cp = REPLACEMENT;
 		return 1;
+	case TERMSAFE_INVISIBLE:
+		return 0; /* bidi and zero-width controls: dropped, whatever wcwidth says */
+	case TERMSAFE_PRINT:
+		break;
 	}
 	if (c < 0x7F)
 		return 1;

@@ -2,17 +2,16 @@
  *
  * Responsibility: sort a call's changes inside the scope into test files by each ecosystem's
  * conventions (assertions/testfiles.h) and the rest; read both sides of each test file beneath
- * the two roots without following symlinks; hand the Python ones to the embedded helper
- * verify/weakening.py (python3 -I -B, stdin = an anonymous memory file, stdout/stderr = pipes,
- * own process group, killed at the timeout) and validate its answer strictly; judge test
+ * the two roots without following symlinks; judge the Python ones in process
+ * (assertions/a1_py.h: a deleted one against the Python files the call added) and the
+ * JavaScript / TypeScript ones (assertions/a1_js.h); judge test
  * configuration on its test-relevant keys (assertions/testcfg.h); name every test file in a
  * language or format it does not judge as UNVERIFIED; reduce the findings to PASS /
  * UNVERIFIED (first abstention's cause) / FAIL, the message naming what was judged and what
  * was not.
  * Threads: any; no globals, no signal handlers installed.
  * Must not: print, consult a model, open a network connection, execute or import the files it
- * judges, or write anything but the helper's private memory file. A helper that is missing,
- * crashes, times out or answers out of contract makes the rule abstain, never pass. */
+ * judges, or write anything. A side it cannot read makes the rule abstain, never pass. */
 #include "verify/weakening.h"
 
 #include <errno.h>
@@ -30,17 +29,15 @@
 #include <unistd.h>
 
 #include "assertions/a1_js.h"
+#include "assertions/a1_py.h"
 #include "assertions/testcfg.h"
 #include "assertions/testfiles.h"
 #include "common/buf.h"
-#include "common/embedded.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/linediff.h"
 #include "common/xalloc.h"
 
-#define HELPER_NAME "verify/weakening.py"
-#define HELPER_MAGIC "BELAY-WEAKENING 1\n"
 #define OUT_MAX ((size_t)64 << 20)
 #define ERR_KEEP 2048
 #define MSG_FINDINGS_MAX 20
@@ -251,235 +248,6 @@ static enum side read_beneath(int root, const char *rel, struct buf *out, char *
 	return res;
 }
 
-/*==== the helper child ======================================================================*/
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* An anonymous file holding `data`, positioned at 0; -1 with `why` on failure. */
-static int memfile(const struct buf *data, char *why, size_t whylen)
-{
-	int fd = memfd_create("belay-weakening", MFD_CLOEXEC);
-	if (fd < 0) {
-		char *tmpl = xasprintf("%s/belay-weakening-XXXXXX", fs_scratch_base());
-		fd = mkostemp(tmpl, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(tmpl);
-		free(tmpl);
-	}
-	if (fd < 0) {
-		snprintf(why, whylen, "cannot create the helper's input file: %s", strerror(errno));
-		return -1;
-	}
-	int rc = fs_write_all(fd, data->p, data->len);
-	if (rc != 0 || lseek(fd, 0, SEEK_SET) != 0) {
-		snprintf(why, whylen, "cannot write the helper's input: %s", strerror(rc ? -rc : errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* The last non-empty line of the child's stderr (Python tracebacks end with the exception),
- * with control characters replaced, for a one-line message. */
-static void last_line(const struct buf *b, char *dst, size_t n)
-{
-	size_t k = 0;
-	size_t end = b->len, start;
-	while (end > 0 && (b->p[end - 1] == '\n' || b->p[end - 1] == '\r'))
-		end--;
-	start = end;
-	while (start > 0 && b->p[start - 1] != '\n')
-		start--;
-	for (size_t i = start; i < end && k + 1 < n; i++)
-		dst[k++] = (b->p[i] >= 0x20 && b->p[i] != 0x7f) ? b->p[i] : '?';
-	dst[k] = '\0';
-}
-
-/* Runs the helper on `req`; 0 with the answer in `out`, or -1 with `why` (a sentence). */
-static int helper_run(const char *python_override, int timeout_ms, const struct buf *req, struct buf *out, char *why,
-		      size_t whylen)
-{
-	const struct embedded_file *src = embedded_find(HELPER_NAME);
-	if (!src) {
-		snprintf(why, whylen, "the helper %s is not embedded in this build", HELPER_NAME);
-		return -1;
-	}
-	char *python = python_override ? xstrdup(python_override) : fs_which("python3");
-	if (!python) {
-		snprintf(why, whylen, "python3 was not found on PATH");
-		return -1;
-	}
-	int rc = -1, infd = -1, pout[2] = {-1, -1}, perr[2] = {-1, -1};
-	pid_t pid = -1;
-	struct buf errb = {0};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	int fa_ok = 0, attr_ok = 0;
-	char *envv[4] = {0};
-	int nenv = 0;
-
-	if ((infd = memfile(req, why, whylen)) < 0)
-		goto out;
-	if (pipe2(pout, O_CLOEXEC) != 0 || pipe2(perr, O_CLOEXEC) != 0) {
-		snprintf(why, whylen, "cannot create pipes for the helper: %s", strerror(errno));
-		goto out;
-	}
-	if (posix_spawn_file_actions_init(&fa) != 0 || posix_spawnattr_init(&attr) != 0) {
-		snprintf(why, whylen, "cannot prepare the helper's spawn");
-		goto out;
-	}
-	fa_ok = attr_ok = 1;
-	posix_spawn_file_actions_adddup2(&fa, infd, 0);
-	posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
-	sigset_t none, all;
-	sigemptyset(&none);
-	sigfillset(&all);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &all);
-	posix_spawnattr_setpgroup(&attr, 0);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-
-	/* A minimal environment: -I already ignores PYTHON* variables and the user site. PATH and
-	 * HOME stay so that wrapper launchers (pyenv shims) still find their interpreter. */
-	const char *path = getenv("PATH"), *home = getenv("HOME");
-	envv[nenv++] = xasprintf("PATH=%s", path ? path : "/usr/local/bin:/usr/bin:/bin");
-	if (home)
-		envv[nenv++] = xasprintf("HOME=%s", home);
-	envv[nenv++] = xstrdup("LC_ALL=C.UTF-8");
-	envv[nenv] = NULL;
-	char *argv[] = {python, (char *)"-I", (char *)"-B", (char *)"-c", (char *)src->data, NULL};
-	int sr = posix_spawn(&pid, python, &fa, &attr, argv, envv);
-	if (sr != 0) {
-		pid = -1;
-		snprintf(why, whylen, "cannot start %s: %s", python, strerror(sr));
-		goto out;
-	}
-	close(pout[1]);
-	close(perr[1]);
-	close(infd);
-	pout[1] = perr[1] = infd = -1;
-
-	long long deadline = now_ms() + timeout_ms;
-	int open_out = 1, open_err = 1, timed_out = 0, too_big = 0;
-	char tmp[65536];
-	while (open_out || open_err) {
-		long long left = deadline - now_ms();
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		struct pollfd fds[2];
-		int nf = 0, iout = -1, ierr = -1;
-		if (open_out) {
-			fds[nf] = (struct pollfd){pout[0], POLLIN, 0};
-			iout = nf++;
-		}
-		if (open_err) {
-			fds[nf] = (struct pollfd){perr[0], POLLIN, 0};
-			ierr = nf++;
-		}
-		int pr = poll(fds, (nfds_t)nf, left > 1000 ? 1000 : (int)left);
-		if (pr < 0 && errno != EINTR) {
-			snprintf(why, whylen, "poll failed while waiting for the helper: %s", strerror(errno));
-			timed_out = -1;
-			break;
-		}
-		if (pr <= 0)
-			continue;
-		if (iout >= 0 && fds[iout].revents) {
-			ssize_t r = read(pout[0], tmp, sizeof tmp);
-			if (r > 0) {
-				if (out->len + (size_t)r > OUT_MAX) {
-					too_big = 1;
-					break;
-				}
-				buf_append(out, tmp, (size_t)r);
-			} else if (r == 0 || errno != EINTR) {
-				open_out = 0;
-			}
-		}
-		if (ierr >= 0 && fds[ierr].revents) {
-			ssize_t r = read(perr[0], tmp, sizeof tmp);
-			if (r > 0) {
-				if (errb.len < ERR_KEEP)
-					buf_append(&errb, tmp, (size_t)r);
-			} else if (r == 0 || errno != EINTR) {
-				open_err = 0;
-			}
-		}
-	}
-	/* The pipes may close before the child exits (or never, if it hangs): the deadline holds
-	 * for the exit too. */
-	int st = 0;
-	while (!timed_out && !too_big) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			snprintf(why, whylen, "cannot wait for the helper: %s", strerror(errno));
-			timed_out = -1;
-			break;
-		}
-		if (now_ms() >= deadline) {
-			timed_out = 1;
-			break;
-		}
-		struct timespec nap = {0, 5 * 1000 * 1000};
-		nanosleep(&nap, NULL);
-	}
-	if (timed_out || too_big) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-	}
-	pid = -1;
-	char line[200];
-	last_line(&errb, line, sizeof line);
-	if (timed_out > 0)
-		snprintf(why, whylen, "the helper timed out after %d ms", timeout_ms);
-	else if (timed_out < 0)
-		; /* why already set */
-	else if (too_big)
-		snprintf(why, whylen, "the helper's answer exceeded %zu bytes", OUT_MAX);
-	else if (WIFSIGNALED(st))
-		snprintf(why, whylen, "the helper was killed by signal %d%s%s", WTERMSIG(st), *line ? ": " : "", line);
-	else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		snprintf(why, whylen, "the helper exited with status %d%s%s", WEXITSTATUS(st), *line ? ": " : "", line);
-	else
-		rc = 0;
-out:
-	if (pid > 0) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (pout[i] >= 0)
-			close(pout[i]);
-		if (perr[i] >= 0)
-			close(perr[i]);
-	}
-	if (infd >= 0)
-		close(infd);
-	if (fa_ok)
-		posix_spawn_file_actions_destroy(&fa);
-	if (attr_ok)
-		posix_spawnattr_destroy(&attr);
-	for (int i = 0; i < nenv; i++)
-		free(envv[i]);
-	buf_free(&errb);
-	free(python);
-	return rc;
-}
-
 /*==== messages ==============================================================================*/
 
 static void set_cause(struct weakening_result *out, const char *cause)
@@ -577,8 +345,6 @@ struct cand {
 	struct buf pre_bytes, post_bytes;
 	char note[320]; /* what was judged of a configuration file, or why a file is not a test */
 	enum role role;
-	int req_index; /* index in the helper request, or -1 */
-	int answered;
 	cJSON *findings; /* this file's FAIL/UNVERIFIED findings, owned */
 	int compared;
 	int renamed_to; /* cand index, or -1 */
@@ -612,112 +378,6 @@ static cJSON *mk_unjudged(const char *file, const char *what, const char *cause,
 	cJSON_AddStringToObject(f, "detail", buf_cstr(&d));
 	buf_free(&d);
 	return f;
-}
-
-static const char *const CAUSES[] = {WEAKENING_UNDECIDABLE, WEAKENING_FILE_UNREADABLE, WEAKENING_BUDGET_EXCEEDED, NULL};
-
-static int known_cause(const char *c)
-{
-	for (int i = 0; CAUSES[i]; i++)
-		if (strcmp(CAUSES[i], c) == 0)
-			return 1;
-	return 0;
-}
-
-static int str_or_null(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-	return v && (cJSON_IsString(v) || cJSON_IsNull(v));
-}
-
-/* Validates the helper's answer and files its findings under the candidates. 0, or -1 with
- * `why`: an answer out of contract is a broken helper, never a verdict. */
-static int take_answer(const struct buf *answer, struct cand *c, size_t nc, const int *req_to_cand, int nreq, char *why,
-		       size_t whylen)
-{
-	cJSON *root = cJSON_ParseWithLength(answer->p ? answer->p : "", answer->len);
-	int rc = -1;
-	if (!root || !cJSON_IsObject(root)) {
-		snprintf(why, whylen, "the helper's answer is not a JSON object");
-		goto out;
-	}
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "v");
-	const cJSON *files = cJSON_GetObjectItemCaseSensitive(root, "files");
-	if (!cJSON_IsNumber(v) || v->valuedouble != 1 || !cJSON_IsArray(files)) {
-		snprintf(why, whylen, "the helper's answer has no version-1 \"files\" list");
-		goto out;
-	}
-	const cJSON *fe;
-	cJSON_ArrayForEach(fe, files)
-	{
-		const cJSON *idx = cJSON_GetObjectItemCaseSensitive(fe, "index");
-		const cJSON *cmp = cJSON_GetObjectItemCaseSensitive(fe, "compared");
-		const cJSON *ren = cJSON_GetObjectItemCaseSensitive(fe, "renamed_to");
-		const cJSON *fl = cJSON_GetObjectItemCaseSensitive(fe, "findings");
-		if (!cJSON_IsNumber(idx) || idx->valuedouble < 0 || idx->valuedouble >= nreq ||
-		    idx->valuedouble != (int)idx->valuedouble || !cJSON_IsBool(cmp) || !cJSON_IsArray(fl) ||
-		    !(cJSON_IsNull(ren) || cJSON_IsNumber(ren))) {
-			snprintf(why, whylen, "the helper's answer has a malformed file entry");
-			goto out;
-		}
-		struct cand *k = &c[req_to_cand[(int)idx->valuedouble]];
-		if (k->role != ROLE_JUDGE || k->answered) {
-			snprintf(why, whylen, "the helper answered for a file it was not asked to judge");
-			goto out;
-		}
-		k->answered = 1;
-		k->compared = cJSON_IsTrue(cmp);
-		if (cJSON_IsNumber(ren)) {
-			int r = (int)ren->valuedouble;
-			if (r < 0 || r >= nreq || r != ren->valuedouble || c[req_to_cand[r]].role != ROLE_RENAME ||
-			    k->post != SIDE_ABSENT) {
-				snprintf(why, whylen, "the helper named an impossible rename target");
-				goto out;
-			}
-			k->renamed_to = req_to_cand[r];
-		}
-		const cJSON *f;
-		cJSON_ArrayForEach(f, fl)
-		{
-			const char *what = cJSON_IsObject(f)
-					       ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding"))
-					       : NULL;
-			const char *status =
-			    what ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")) : NULL;
-			const char *cause =
-			    status ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause")) : NULL;
-			int ok = what && status && str_or_null(f, "function") && str_or_null(f, "pre") &&
-				 str_or_null(f, "post") && str_or_null(f, "cause");
-			if (ok && strcmp(status, "FAIL") == 0)
-				ok = cause == NULL;
-			else if (ok && strcmp(status, "UNVERIFIED") == 0)
-				ok = cause && known_cause(cause);
-			else if (ok && strcmp(status, "WARN") == 0)
-				ok = cause && strcmp(cause, WEAKENING_EXPECTATION_CHANGED) == 0;
-			else
-				ok = 0;
-			if (!ok) {
-				snprintf(why, whylen, "the helper's answer has a malformed finding");
-				goto out;
-			}
-			cJSON_AddItemToArray(
-			    k->findings,
-			    mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function")),
-				       what, status, cause,
-				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre")),
-				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"))));
-		}
-	}
-	for (size_t i = 0; i < nc; i++) {
-		if (c[i].role == ROLE_JUDGE && !c[i].answered) {
-			snprintf(why, whylen, "the helper gave no answer for %s", c[i].path);
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	cJSON_Delete(root);
-	return rc;
 }
 
 /*==== the rule ==============================================================================*/
@@ -1041,6 +701,41 @@ static void judge_other(struct cand *k, int pre_fd, int post_fd)
 	}
 }
 
+/* A Python test file, both sides read: judged in process (assertions/a1_py.h); a deleted one
+ * against the Python files the call added (ROLE_RENAME). */
+static void judge_python(struct cand *k, struct cand *c, size_t nc, const char *rename_gap)
+{
+	struct a1_py_blob *blobs = xcalloc(nc + 1, sizeof *blobs);
+	int *which = xcalloc(nc + 1, sizeof *which);
+	size_t nb = 0;
+	for (size_t i = 0; k->post != SIDE_FILE && i < nc; i++)
+		if (c[i].role == ROLE_RENAME) {
+			blobs[nb].text = c[i].post_bytes.p ? c[i].post_bytes.p : "";
+			blobs[nb].len = c[i].post_bytes.len;
+			which[nb++] = (int)i;
+		}
+	int renamed = -1, compared = 0;
+	cJSON *found = a1_py_judge(k->path, k->pre_bytes.p ? k->pre_bytes.p : "", k->pre_bytes.len,
+				   k->post == SIDE_FILE ? (k->post_bytes.p ? k->post_bytes.p : "") : NULL, k->post_bytes.len,
+				   blobs, nb, rename_gap, &renamed, &compared);
+	const cJSON *f;
+	cJSON_ArrayForEach(f, found)
+	{
+		cJSON_AddItemToArray(k->findings,
+				     mk_finding(k->path, cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "status")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "cause")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "pre")),
+						cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "post"))));
+	}
+	cJSON_Delete(found);
+	k->compared = compared;
+	k->renamed_to = renamed >= 0 ? which[renamed] : -1;
+	free(blobs);
+	free(which);
+}
+
 int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e)
 {
 	if (out)
@@ -1086,7 +781,6 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		k->path = paths[i];
 		k->in_scope = weakening_in_scope(paths[i], in->scope);
 		k->how = classify(paths[i], in->scope, in->match_all, &k->tf);
-		k->req_index = -1;
 		k->renamed_to = -1;
 		k->findings = cJSON_CreateArray();
 		candidates += k->how != HOW_NONE;
@@ -1095,9 +789,6 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	}
 	out->in_scope = candidates;
 	const char *scope_name = *in->scope ? in->scope : "(whole tree)";
-	struct buf req = {0}, payload = {0}, answer = {0};
-	cJSON *hdr = cJSON_CreateObject(), *hfiles = cJSON_AddArrayToObject(hdr, "files");
-	int *req_to_cand = xcalloc(nc ? nc : 1, sizeof *req_to_cand);
 	int pre_fd = -1, post_fd = -1;
 
 	if (candidates > WEAKENING_MAX_IN_SCOPE) {
@@ -1137,7 +828,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		goto cleanup;
 	}
 
-	int nreq = 0, deletions = 0, judged = 0, additions = 0, over_budget = 0;
+	int deletions = 0, judged = 0, additions = 0, over_budget = 0;
 	size_t total = 0;
 	const char *rename_gap = NULL;
 
@@ -1227,65 +918,10 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		goto cleanup;
 	}
 
-	/* Build and send the request (judged files first, then rename targets). */
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < nc; i++) {
-			struct cand *k = &c[i];
-			if (k->role != (pass == 0 ? ROLE_JUDGE : ROLE_RENAME))
-				continue;
-			cJSON *f = cJSON_CreateObject();
-			cJSON_AddStringToObject(f, "role", pass == 0 ? "judge" : "rename");
-			if (pass == 0 && is_conftest(k->path))
-				cJSON_AddTrueToObject(f, "conftest");
-			if (pass == 0) {
-				const char *base = strrchr(k->path, '/');
-				cJSON_AddItemToObject(f, "name", jx_bytes(base ? base + 1 : k->path, strlen(base ? base + 1 : k->path)));
-			}
-			if (pass == 0) {
-				cJSON_AddNumberToObject(f, "pre", (double)k->pre_bytes.len);
-				buf_append(&payload, k->pre_bytes.p, k->pre_bytes.len);
-			} else {
-				cJSON_AddNullToObject(f, "pre");
-			}
-			if (k->post == SIDE_FILE) {
-				cJSON_AddNumberToObject(f, "post", (double)k->post_bytes.len);
-				buf_append(&payload, k->post_bytes.p, k->post_bytes.len);
-			} else {
-				cJSON_AddNullToObject(f, "post");
-			}
-			cJSON_AddItemToArray(hfiles, f);
-			k->req_index = nreq;
-			req_to_cand[nreq++] = (int)i;
-			buf_free(&k->pre_bytes);
-			buf_free(&k->post_bytes);
-		}
-	}
-	if (rename_gap)
-		cJSON_AddStringToObject(hdr, "rename_gap", rename_gap);
-	else
-		cJSON_AddNullToObject(hdr, "rename_gap");
-
-	if (judged > 0) {
-		char why[400] = "";
-		buf_puts(&req, HELPER_MAGIC);
-		char *h = cJSON_PrintUnformatted(hdr);
-		buf_puts(&req, h);
-		free(h);
-		buf_putc(&req, '\n');
-		buf_append(&req, payload.p, payload.len);
-		buf_free(&payload);
-		int timeout = in->timeout_ms > 0 ? in->timeout_ms : WEAKENING_TIMEOUT_MS;
-		if (helper_run(in->python, timeout, &req, &answer, why, sizeof why) != 0 ||
-		    take_answer(&answer, c, nc, req_to_cand, nreq, why, sizeof why) != 0) {
-			buf_puts(&msg, "the assertion check could not run: ");
-			put_clean(&msg, why, sizeof why);
-			buf_printf(&msg, "; %d Python test file(s) not judged", python);
-			cJSON_Delete(out->findings);
-			out->findings = cJSON_CreateArray();
-			finish(out, WEAKENING_UNVERIFIED, WEAKENING_CHECK_UNAVAILABLE, &msg);
-			goto cleanup;
-		}
-	}
+	/* Judge the Python test files in process (a deleted one against the rename targets). */
+	for (size_t i = 0; i < nc; i++)
+		if (c[i].role == ROLE_JUDGE)
+			judge_python(&c[i], c, nc, rename_gap);
 
 	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */
 	int fails = 0, fail_files = 0, undecided = 0, warns = 0;
@@ -1389,11 +1025,6 @@ cleanup:
 		cJSON_Delete(c[i].findings);
 	}
 	free(c);
-	free(req_to_cand);
-	cJSON_Delete(hdr);
-	buf_free(&req);
-	buf_free(&payload);
-	buf_free(&answer);
 	buf_free(&msg);
 	free(paths);
 	return 0;

@@ -4,14 +4,14 @@
  * The caller gives the task's first pre-state and the post-state of one replayed call (two
  * directories) and the paths that call changed. Test files are found as each ecosystem finds
  * them (assertions/testfiles.h). Python test files of both states are read (never following
- * symlinks) and the embedded helper verify/weakening.py, run by `python3 -I -B` in a child
- * process with a timeout, extracts assertion facts with Python's `ast` and compares them; test
- * configuration is judged on its test-relevant keys (assertions/testcfg.h); a test file in a
- * language or format the rule cannot judge is UNVERIFIED by name, never PASS. No model is
- * consulted and nothing here touches the network. Without a working python3 the rule
- * abstains with a named cause; it never guesses. See docs/VERDICTS.md, "no-assertion-weakening".
+ * symlinks) and judged in process on tree-sitter (assertions/a1_py.h), JavaScript / TypeScript
+ * ones too (assertions/a1_js.h); test configuration is judged on its test-relevant keys
+ * (assertions/testcfg.h); a test file in a language or format the rule cannot judge is
+ * UNVERIFIED by name, never PASS. No model is consulted, no interpreter is run and nothing here
+ * touches the network; a side it cannot read makes it abstain with a named cause, never guess.
+ * See docs/VERDICTS.md, "no-assertion-weakening".
  *
- * Thread-safe (no globals); blocks for at most the helper timeout. */
+ * Thread-safe (no globals). */
 #ifndef BELAY_VERIFY_WEAKENING_H
 #define BELAY_VERIFY_WEAKENING_H
 #include <cjson/cJSON.h>
@@ -25,7 +25,7 @@
 enum { WEAKENING_PASS = 0, WEAKENING_WARN = 1, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
 
 /* The closed list of UNVERIFIED causes (weakening_result.cause). */
-#define WEAKENING_CHECK_UNAVAILABLE "ASSERTION_CHECK_UNAVAILABLE" /* python3 missing, failing, timed out */
+#define WEAKENING_CHECK_UNAVAILABLE "ASSERTION_CHECK_UNAVAILABLE" /* no longer produced: Python is judged in process */
 #define WEAKENING_UNDECIDABLE "ASSERTION_UNDECIDABLE"		  /* regex changed, kind changed, glob undecidable */
 #define WEAKENING_FILE_UNREADABLE "ASSERTION_FILE_UNREADABLE"	  /* undecodable/unparseable/unreadable file */
 #define WEAKENING_BUDGET_EXCEEDED "IN_SCOPE_BUDGET_EXCEEDED"	  /* > WEAKENING_MAX_IN_SCOPE files, or bytes */
@@ -39,8 +39,7 @@ enum { WEAKENING_PASS = 0, WEAKENING_WARN = 1, WEAKENING_UNVERIFIED = 2, WEAKENI
 
 #define WEAKENING_MAX_IN_SCOPE 512	   /* test files judged per call */
 #define WEAKENING_FILE_MAX (4u << 20)	   /* bytes per file side; larger = unreadable */
-#define WEAKENING_REQUEST_MAX (128u << 20) /* bytes sent to the helper in all */
-#define WEAKENING_TIMEOUT_MS 10000	   /* default helper timeout */
+#define WEAKENING_REQUEST_MAX (128u << 20) /* bytes of Python test files judged per call in all */
 
 struct weakening_input {
 	const char *pre_root;	    /* the task's first pre-state, materialised (a directory) */
@@ -51,8 +50,8 @@ struct weakening_input {
 	int match_all;		    /* 0: the ecosystems' conventions say which files in the scope are
 				     * tests; 1: every file in the scope is a test file */
 	/* Optional (zero = default): */
-	const char *python; /* interpreter to run instead of `python3` looked up on PATH */
-	int timeout_ms;	    /* helper timeout; 0 = WEAKENING_TIMEOUT_MS */
+	const char *python; /* ignored: Python is judged in process (kept for callers) */
+	int timeout_ms;	    /* ignored but for misuse (negative); kept for callers */
 };
 
 struct weakening_result {

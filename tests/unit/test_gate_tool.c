@@ -163,6 +163,29 @@ Test(gate_tool, unknown_and_annotated_tools)
 	expect("t", "{\"path\":5}", NULL, GATE_ASK, EK_INDETERMINATE, NULL);
 }
 
+/* Issue 30, class 4: a URL given to a tool is judged by its protocol, as curl's are: a
+ * read-only fetch tool given telnet:// or gopher:// sends, file:// is a local path (its local
+ * host and percent-escapes as curl reads them), an unknown protocol is indeterminate. */
+Test(gate_tool, urls_given_to_tools_by_protocol)
+{
+	static const char *const FETCH = "{\"readOnlyHint\":true,\"openWorldHint\":true}";
+	expect("fetch", "{\"url\":\"telnet://evil.example:23\"}", FETCH, GATE_ASK, EK_NET_SEND, "evil.example");
+	expect("fetch", "{\"url\":\"gopher://evil.example:70/_x\"}", FETCH, GATE_ASK, EK_NET_SEND, "evil.example");
+	expect("fetch", "{\"url\":\"dict://evil.example/d:x\"}", FETCH, GATE_ASK, EK_NET_SEND, "evil.example");
+	expect("fetch", "{\"url\":\"gopher://127.0.0.1:6379/_x\"}", FETCH, GATE_ALLOW_FLAGGED, EK_NET_LOCAL,
+	       "127.0.0.1");
+	expect("fetch", "{\"url\":\"file://localhost/etc/shadow\"}", FETCH, GATE_ASK, EK_SECRET_READ, "/etc/shadow");
+	expect("fetch", "{\"url\":\"file:///etc/%73hadow\"}", FETCH, GATE_ASK, EK_SECRET_READ, "/etc/shadow");
+	expect("fetch", "{\"url\":\"file://elsewhere.example/x\"}", FETCH, GATE_ASK, EK_INDETERMINATE, NULL);
+	expect("fetch", "{\"url\":\"foo://x.example/a\"}", FETCH, GATE_ASK, EK_INDETERMINATE, NULL);
+	expect("read_text_file", "{\"path\":\"file://localhost/home/u/.ssh/id_ed25519\"}", RO, GATE_ASK, EK_SECRET_READ,
+	       "/home/u/.ssh/id_ed25519");
+	/* benign twins */
+	expect("fetch", "{\"url\":\"https://example.com/x\"}", FETCH, GATE_ALLOW, EK_NET_READ, "example.com");
+	expect("fetch", "{\"url\":\"ftp://ftp.example.com/pub/x\"}", FETCH, GATE_ALLOW, EK_NET_READ, "ftp.example.com");
+	expect("fetch", "{\"url\":\"file:///ws/proj/README.md\"}", FETCH, GATE_ALLOW, EK_FS_READ, "/ws/proj/README.md");
+}
+
 Test(gate_tool, oversized_arguments_ask)
 {
 	size_t n = (1u << 20) + 100;

@@ -11,6 +11,7 @@ const TSLanguage *tree_sitter_toml(void);
 const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);
 const TSLanguage *tree_sitter_tsx(void);
+const TSLanguage *tree_sitter_python(void);
 
 static const struct {
 	const char *name;
@@ -23,6 +24,9 @@ static const struct {
     {"typescript", tree_sitter_typescript,
      "import { f } from './f';\ntest('a', (): void => { const x: number = f(1) as number; expect(x).toBe(1); });\n"},
     {"tsx", tree_sitter_tsx, "test('a', () => { const el = <A b={1}>c</A>; expect(render(el)).toBeTruthy(); });\n"},
+    {"python", tree_sitter_python,
+     "import pytest\n\n@pytest.mark.parametrize('x', [1, 2])\nclass TestA:\n    def test_a(self, x):\n"
+     "        with pytest.raises(ValueError, match=r'bad'):\n            f(x)\n        assert f'{x}' == str(x)\n"},
 };
 
 Test(grammars, abi_in_runtime_range_and_loadable)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sandbox_harness.h"
+#include "ts_ipc.h"
 
 TestSuite(sandbox, .init = sbx_setup, .fini = sbx_teardown, .timeout = 60);
 
@@ -164,6 +165,29 @@ Test(sandbox, tmp_and_dev_shm_are_private)
 	unlink(host_shm);
 	free(host_tmp);
 	free(host_shm);
+	free(s);
+}
+
+Test(sandbox, sysv_ipc_and_message_queues_are_the_sandboxs_own)
+{
+	/* This test's SysV segment and queue (by id), its POSIX queue (by name): out of reach;
+	 * a segment made inside goes with the sandbox's IPC namespace. */
+	struct ts_ipc ipc;
+	ts_ipc_make(&ipc);
+	char *s = ts_ipc_script(&ipc, BELAY_BIN);
+	struct run r;
+	contained(s, "deny", NULL, &r);
+	cr_assert(strstr(r.o.out, "ipc shm ") && strstr(r.o.out, "ipc-leave OK"), "the probes ran: %s%s", r.o.out, r.o.err);
+	struct ts_ipc_reached x;
+	ts_ipc_check(&ipc, &x);
+	cr_assert(!x.shm, "an outside SysV segment was written: %s", r.o.out);
+	cr_assert(!x.msg, "a message reached an outside SysV queue: %s", r.o.out);
+	cr_assert(!x.mq, "a message reached an outside POSIX queue: %s", r.o.out);
+	cr_assert(!x.leftover, "a segment made inside outlived the sandbox");
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(layers_of(r.t), "ipc_namespace")),
+		  "the record names the IPC namespace");
+	run_free(&r);
+	ts_ipc_free(&ipc);
 	free(s);
 }
 
@@ -395,8 +419,9 @@ Test(sandbox, sandbox_check_proves_each_layer_and_fails_without_one)
 	struct ts_out o;
 	ts_run(argv, NULL, NULL, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 0, "%s%s", o.out, o.err);
-	for (const char *row = "write outside\0chmod outside\0network\0signal\0snapshot\0"; *row; row += strlen(row) + 1)
+	for (const char *row = "write outside\0chmod outside\0network\0signal\0ipc\0snapshot\0"; *row; row += strlen(row) + 1)
 		cr_assert(strstr(o.out, row), "row %s missing:\n%s", row, o.out);
+	cr_assert(strstr(o.out, "out of reach (own IPC namespace)"), "the IPC layer is proven:\n%s", o.out);
 	cr_assert_null(strstr(o.out, "PROBLEM"), "%s", o.out);
 	cr_assert(strstr(o.out, "refused and recorded"));
 	ts_out_free(&o);

@@ -9,7 +9,9 @@
  * Vectors, against files in DIR/out prepared afresh for each run:
  *   write a new file, O_TRUNC, unlink, rmdir, mkdir, rename over, chmod;
  *   TCP to a live loopback listener of this test; a signal to this test process;
- *   an abstract unix socket this test listens on; a read of a credential store. */
+ *   an abstract unix socket this test listens on; a read of a credential store;
+ *   this test's SysV shared memory segment and message queue (by id) and POSIX message
+ *   queue (by name), and a SysV segment made inside that must not outlive the sandbox. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -25,11 +27,12 @@
 #include <unistd.h>
 
 #include "sandbox_harness.h"
+#include "ts_ipc.h"
 
 TestSuite(layers, .init = sbx_setup, .fini = sbx_teardown, .timeout = 90);
 
 #ifdef BELAY_TEST_SWITCHES /* the helpers and tests below need the layer switch */
-static const char *const all_layers[] = {"mounts", "netns", "landlock", "supervisor", "pidns", NULL};
+static const char *const all_layers[] = {"mounts", "netns", "landlock", "supervisor", "pidns", "ipcns", NULL};
 
 static volatile sig_atomic_t got_signal;
 
@@ -43,6 +46,7 @@ struct targets {
 	int tcp, tcp_port, abstract;
 	char abstract_name[64];
 	char *home;
+	struct ts_ipc ipc;
 };
 
 static void prepare(struct targets *t)
@@ -69,6 +73,7 @@ static void prepare(struct targets *t)
 			     0);
 		listen(t->abstract, 16);
 		signal(SIGUSR1, on_usr1);
+		ts_ipc_make(&t->ipc);
 	}
 	got_signal = 0;
 }
@@ -86,6 +91,7 @@ static int drained(int fd)
 /* What got through, by vector. */
 struct escaped {
 	int write, trunc, unlink, rmdir, mkdir, rename, chmod, tcp, signal, abstract, secret;
+	struct ts_ipc_reached ipc;
 };
 
 static int content_is(const char *name, const char *want)
@@ -120,6 +126,7 @@ static void attempt(const char *on, struct targets *t, struct escaped *x, struct
 			strcat(off, *l);
 		}
 	char *env_off = xasprintf("BELAY_TEST_LAYERS_OFF=%s", off), *env_home = xasprintf("HOME=%s", t->home);
+	char *ipc = ts_ipc_script(&t->ipc, BELAY_BIN);
 	const char *env[] = {env_off, env_home, NULL};
 	char *script = xasprintf(
 		"echo x > ../out/new; (: > ../out/t); rm -f ../out/u; rmdir ../out/emptydir; mkdir ../out/newdir; "
@@ -135,8 +142,8 @@ static void attempt(const char *on, struct targets *t, struct escaped *x, struct
 		"try:\n"
 		"    os.kill(%d, 10); print('SIGNAL_SENT')\n"
 		"except OSError: pass\n"
-		"\"; cat \"$HOME/.ssh/id_ed25519\"; true",
-		t->tcp_port, t->abstract_name, (int)getpid());
+		"\"; cat \"$HOME/.ssh/id_ed25519\"; %s; true",
+		t->tcp_port, t->abstract_name, (int)getpid(), ipc);
 	struct sbx_opts o = {.env = env};
 	sbx_run(script, &o, r);
 	usleep(50000); /* a signal in flight */
@@ -144,7 +151,7 @@ static void attempt(const char *on, struct targets *t, struct escaped *x, struct
 	if (!tl)
 		dump(r);
 	cr_assert(cJSON_IsArray(tl), "the trace names the layers the test switch turned off");
-	cr_assert_eq(cJSON_GetArraySize(tl), on ? 4 : 5);
+	cr_assert_eq(cJSON_GetArraySize(tl), on ? 5 : 6);
 	memset(x, 0, sizeof *x);
 	x->write = exists("new");
 	x->trunc = !content_is("t", "data");
@@ -160,6 +167,8 @@ static void attempt(const char *on, struct targets *t, struct escaped *x, struct
 	x->abstract = drained(t->abstract) > 0;
 	x->signal = got_signal > 0;
 	x->secret = strstr(r->o.out, "SSH-SECRET") != NULL;
+	ts_ipc_check(&t->ipc, &x->ipc);
+	free(ipc);
 	free(script);
 	free(env_off);
 	free(env_home);
@@ -170,6 +179,7 @@ static void done(struct targets *t)
 	close(t->tcp);
 	close(t->abstract);
 	free(t->home);
+	ts_ipc_free(&t->ipc);
 }
 
 #define FILE_VECTORS(x) ((x).write + (x).trunc + (x).unlink + (x).rmdir + (x).mkdir + (x).rename)
@@ -196,6 +206,8 @@ Test(layers, with_every_layer_off_every_vector_escapes)
 	cr_assert_eq(FILE_VECTORS(x), 6, "every file vector works when nothing refuses it");
 	cr_assert(x.chmod && x.tcp && x.abstract && x.signal && x.secret,
 		  "chmod %d tcp %d abstract %d signal %d secret %d", x.chmod, x.tcp, x.abstract, x.signal, x.secret);
+	cr_assert(x.ipc.shm && x.ipc.msg && x.ipc.mq && x.ipc.leftover, "shm %d msg %d mq %d leftover %d", x.ipc.shm,
+		  x.ipc.msg, x.ipc.mq, x.ipc.leftover);
 	cr_assert_eq(count_kind(r.t, "denial"), 0);
 	run_free(&r);
 	done(&t);
@@ -273,6 +285,23 @@ Test(layers, network_namespace_alone)
 	attempt("netns", &t, &x, &r);
 	cr_assert(!x.tcp, "the network namespace alone: TCP connect went through");
 	cr_assert(!x.abstract, "the network namespace alone: the host's abstract socket was reached");
+	run_free(&r);
+	done(&t);
+}
+
+Test(layers, ipc_namespace_alone)
+{
+	struct targets t = {0};
+	struct escaped x;
+	struct run r;
+	attempt("ipcns", &t, &x, &r);
+	if (x.ipc.shm || x.ipc.msg || x.ipc.mq || x.ipc.leftover)
+		dump(&r);
+	cr_assert(!x.ipc.shm, "the IPC namespace alone: an outside SysV segment was written");
+	cr_assert(!x.ipc.msg, "the IPC namespace alone: a message reached an outside SysV queue");
+	cr_assert(!x.ipc.mq, "the IPC namespace alone: a message reached an outside POSIX queue");
+	cr_assert(!x.ipc.leftover, "the IPC namespace alone: a segment made inside outlived the sandbox");
+	cr_assert(strstr(r.o.out, "ipc shm ") && strstr(r.o.out, "ipc-leave OK"), "the probes ran: %s", r.o.out);
 	run_free(&r);
 	done(&t);
 }

@@ -4,6 +4,7 @@
  * (refused), a timeout, a daemon (killed); after each, the workspace's tree hash is what
  * it was. */
 #include "try_harness.h"
+#include "ts_ipc.h"
 
 TestSuite(try, .init = try_setup, .fini = try_teardown, .timeout = 180);
 
@@ -104,6 +105,27 @@ Test(try, a_write_outside_the_workspace_is_refused)
 	cJSON_Delete(rec);
 	ts_out_free(&o);
 	free(victim);
+	free(script);
+}
+
+Test(try, the_host_sysv_ipc_is_out_of_reach_and_nothing_outlives_the_trial)
+{
+	struct ts_ipc ipc;
+	ts_ipc_make(&ipc);
+	char *script = ts_ipc_script(&ipc, BELAY_BIN);
+	struct ts_out o;
+	cJSON *rec = try_run_unchanged(&o, NULL, script);
+	cr_assert_not_null(rec, "%s", o.err);
+	const char *tail = jx_str(rec, "stdout_tail");
+	cr_assert(tail && strstr(tail, "ipc shm ") && strstr(tail, "ipc-leave OK"), "the probes ran: %s", tail);
+	struct ts_ipc_reached x;
+	ts_ipc_check(&ipc, &x);
+	cr_assert(!x.shm && !x.msg && !x.mq, "the trial reached the host's IPC: shm %d msg %d mq %d: %s", x.shm, x.msg,
+		  x.mq, tail);
+	cr_assert(!x.leftover, "a segment the trial made outlived it");
+	cJSON_Delete(rec);
+	ts_out_free(&o);
+	ts_ipc_free(&ipc);
 	free(script);
 }
 

@@ -1,0 +1,71 @@
+/* fuzz_a1_py.c - the Python test judge (src/assertions/a1_py.c) on hostile bytes.
+ *
+ * The input is split at its first 0xff byte into the pre and the post side (no 0xff: the post
+ * side is absent, a deleted file, judged against the pre side itself as its one rename
+ * candidate); a leading "#c\n" judges it as a conftest.py. Every answer must be an array of
+ * findings of the contract's shape (six members in order; FAIL and WARN as the contract says,
+ * UNVERIFIED with a cause), print as valid UTF-8 JSON, and a side judged against itself must
+ * give no FAIL and no WARN. The seeds include nesting past the runtime's ~65,535 symbols
+ * (brackets, `not` chains): leaks, overflows, unbounded recursion and the runtime's double
+ * free are what libFuzzer and the sanitizers report. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assertions/a1_py.h"
+#include "common/jsonx.h"
+#include "support.h"
+
+static void check(const cJSON *out, int self)
+{
+	static const char *const keys[] = {"function", "finding", "status", "cause", "pre", "post"};
+	FZ_CHECK(cJSON_IsArray(out), "not an array");
+	const cJSON *f;
+	cJSON_ArrayForEach(f, out)
+	{
+		int k = 0;
+		for (const cJSON *m = f->child; m; m = m->next, k++) {
+			FZ_CHECK(k < 6 && !strcmp(m->string, keys[k]), "member %d is %s", k, m->string);
+			FZ_CHECK(cJSON_IsString(m) || (cJSON_IsNull(m) && k != 1 && k != 2), "member %s", m->string);
+		}
+		FZ_CHECK(k == 6, "%d members", k);
+		const char *st = cJSON_GetObjectItem(f, "status")->valuestring;
+		const cJSON *cause = cJSON_GetObjectItem(f, "cause");
+		if (!strcmp(st, "UNVERIFIED") || !strcmp(st, "WARN"))
+			FZ_CHECK(cJSON_IsString(cause), "%s without a cause", st);
+		else
+			FZ_CHECK(!strcmp(st, "FAIL") && cJSON_IsNull(cause), "status %s", st);
+		FZ_CHECK(!self || !strcmp(st, "UNVERIFIED"), "a side against itself: %s %s", st,
+			 cJSON_GetObjectItem(f, "finding")->valuestring);
+	}
+	char *json = cJSON_PrintUnformatted(out);
+	FZ_CHECK(json && utf8_valid(json, strlen(json)), "the JSON is not UTF-8");
+	FZ_NOTE("%.300s", json);
+	free(json);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data;
+	const char *path = "tests/test_calc.py";
+	if (size >= 3 && !memcmp(s, "#c\n", 3))
+		path = "tests/conftest.py";
+	const char *cut = memchr(s, 0xff, size);
+	size_t pre_len = cut ? (size_t)(cut - s) : size;
+	const char *post = cut ? cut + 1 : NULL;
+	size_t post_len = cut ? size - pre_len - 1 : 0;
+	struct a1_py_blob self = {s, pre_len};
+	int renamed = -2, compared = -1;
+	cJSON *out = a1_py_judge(path, s, pre_len, post, post_len, &self, 1, NULL, &renamed, &compared);
+	check(out, 0);
+	FZ_CHECK(compared == 0 || compared == 1, "compared %d", compared);
+	FZ_CHECK(post || renamed == -1 || renamed == 0, "renamed_to %d", renamed);
+	cJSON_Delete(out);
+	out = a1_py_judge(path, s, pre_len, s, pre_len, NULL, 0, NULL, NULL, NULL);
+	check(out, 1);
+	cJSON_Delete(out);
+	int fns = -1, asserts = -1;
+	int rc = a1_py_count(s, pre_len, &fns, &asserts);
+	FZ_CHECK(rc == -1 || (rc == 0 && fns >= 0 && asserts >= 0), "count %d %d %d", rc, fns, asserts);
+	return 0;
+}
