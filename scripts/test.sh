@@ -45,9 +45,9 @@ if [[ $# -eq 0 && $(id -u) -eq 0 ]]; then
 		ulogs=$(mktemp -d "${TMPDIR:-/tmp}/belay-sanitizer-user-XXXXXX")
 		ustate=$(mktemp -d /dev/shm/belay-test-user-state-XXXXXX)
 		chown "$user" "$ulogs" "$ustate"
-		for t in test_sandbox test_sandbox_escape test_sandbox_layers; do
+		for t in test_sandbox test_sandbox_escape test_sandbox_layers test_sandbox_cache; do
 			echo "== $t as $user =="
-			runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 BELAY_STATE_DIR="$ustate/$t" \
+			runuser -u "$user" -- env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 BELAY_STATE_DIR="$ustate/$t" BELAY_CACHE_DIR="$ustate/$t-cache" \
 				ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:log_path=$ulogs/asan" \
 				UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$ulogs/ubsan" \
 				build-asan/tests/$t --jobs 1 || status=1

@@ -37,8 +37,9 @@ static const struct cli_opt try_opts[] = {
 TRY_SUB(spec_try_show, "show", "TRIAL [--json | --output stdout|stderr]",
 	"print a trial's record: its effect with text diffs, denials, output tails, state; --output writes one full "
 	"output, raw, as the command wrote it (from the store)");
-TRY_SUB(spec_try_apply, "apply", "TRIAL [--yes]",
-	"apply the trial's effect to the real workspace (conflict-checked, a recover point first)");
+TRY_SUB(spec_try_apply, "apply", "TRIAL [--yes] [--allow-link PATH]...",
+	"apply the trial's effect to the real workspace (conflict-checked, a recover point first); a link that leads "
+	"out of the workspace is refused unless named with --allow-link PATH");
 TRY_SUB(spec_try_discard, "discard", "TRIAL", "throw the trial's effect away (the record stays)");
 
 const struct cli_cmd cli_try = {
@@ -98,8 +99,12 @@ static void print_record(const cJSON *rec)
 	       cJSON_GetArraySize(eff) ? "" : " (the command changed nothing in the workspace)");
 	for (const cJSON *it = eff ? eff->child : NULL; it; it = it->next) {
 		const char *mode = jx_str(it, "mode");
-		printf("  %-8s %s%s%s%s\n", cli_safe(jx_str(it, "change")), cli_safe(jx_str(it, "path")), mode ? "  (" : "",
-		       mode ? cli_safe(mode) : "", mode ? ")" : "");
+		const char *target = jx_str(it, "target");
+		int leaves = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "leaves_workspace"));
+		printf("  %-8s %s%s%s%s%s%s%s\n", cli_safe(jx_str(it, "change")), cli_safe(jx_str(it, "path")),
+		       mode ? "  (" : "", mode ? cli_safe(mode) : "", mode ? ")" : "", target ? " -> " : "",
+		       target ? cli_safe(target) : "",
+		       leaves ? "  (leads out of the workspace: applied only with --allow-link)" : "");
 	}
 	const cJSON *den = cJSON_GetObjectItemCaseSensitive(rec, "denials");
 	printf("denials  %d\n", cJSON_GetArraySize(den));
@@ -269,7 +274,8 @@ static int show(const char *state_dir, const char *id, int json, const char *out
 	return failed;
 }
 
-static int sub_cmd(const char *state_dir, const char *sub, const char *id, int yes, int json, const char *output)
+static int sub_cmd(const char *state_dir, const char *sub, const char *id, int yes, int json, const char *output,
+		   char *const *allow_links)
 {
 	struct err e = {0};
 	if (!strcmp(sub, "show"))
@@ -295,7 +301,7 @@ static int sub_cmd(const char *state_dir, const char *sub, const char *id, int y
 		return 1;
 	}
 	struct trial_apply_result r;
-	if (trial_apply(state_dir, id, paths_self_exe(), &r, &e) != 0) {
+	if (trial_apply_links(state_dir, id, allow_links, &r, &e) != 0) {
 		fprintf(stderr, "belay: try apply: %s\n", cli_safe(e.msg));
 		trial_apply_result_free(&r);
 		return 1;
@@ -343,9 +349,13 @@ int cmd_try(int argc, char **argv)
 	if (!dashed && (!strcmp(sub, "show") || !strcmp(sub, "apply") || !strcmp(sub, "discard"))) {
 		/* the subcommand's own options may follow its operand */
 		const char *id = NULL, *output = NULL;
+		char **allow = xcalloc((size_t)argc + 1, sizeof *allow);
+		size_t nallow = 0;
 		for (int i = optind + 1; i < argc; i++) {
 			if (!strcmp(argv[i], "--yes") || !strcmp(argv[i], "-y"))
 				yes = 1;
+			else if (!strcmp(argv[i], "--allow-link") && i + 1 < argc && !strcmp(sub, "apply"))
+				allow[nallow++] = argv[++i];
 			else if (!strcmp(argv[i], "--json"))
 				co.json = 1;
 			else if (!strcmp(argv[i], "--output") && i + 1 < argc)
@@ -356,16 +366,21 @@ int cmd_try(int argc, char **argv)
 				co.state = argv[i] + 8;
 			else if (!id && argv[i][0] != '-')
 				id = argv[i];
-			else
+			else {
+				free(allow);
 				return cli_fail("try %s: unexpected '%s' (belay try --help)", sub, argv[i]);
+			}
 		}
-		if (!id)
-			return cli_fail("try %s: which trial? (the id belay try printed)", sub);
-		if (output && strcmp(output, "stdout") != 0 && strcmp(output, "stderr") != 0)
+		if (!id || (output && strcmp(output, "stdout") != 0 && strcmp(output, "stderr") != 0)) {
+			free(allow);
+			if (!id)
+				return cli_fail("try %s: which trial? (the id belay try printed)", sub);
 			return cli_fail("try %s: --output takes stdout or stderr, not '%s'", sub, output);
+		}
 		char *state_dir = paths_state_dir(co.state);
-		int rc = sub_cmd(state_dir, sub, id, yes, co.json, output);
+		int rc = sub_cmd(state_dir, sub, id, yes, co.json, output, allow);
 		free(state_dir);
+		free(allow);
 		return rc;
 	}
 	char *state_dir = paths_state_dir(co.state);

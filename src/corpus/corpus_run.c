@@ -230,6 +230,9 @@ static int run_one(struct corpus *c, const struct corpus_run_opts *o, const char
 	    .timeout_ms = (unsigned)cc.timeout_ms,
 	    .turn = cc.turn,
 	    .launcher = o->launcher,
+	    /* an imported case is hostile: its recorded environment may not inject code, whatever
+	     * it says of itself; a case added here keeps the seal of the trace it came from */
+	    .env_foreign = !cc.origin || strcmp(cc.origin, "add") != 0,
 	};
 	struct verify_report r;
 	struct err ve = {0};

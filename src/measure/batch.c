@@ -325,6 +325,8 @@ static void measure_one(struct run *R, struct item *it, struct wctx *w)
 					 .turn = -1,
 					 .launcher = o->launcher,
 					 .settle_wait = o->settle_wait,
+					 /* a bundle is imported material: its environment may not inject code */
+					 .env_foreign = it->bundle ? 1 : 0,
 					 .pool = R->pool};
 		struct verify_report r;
 		memset(&e, 0, sizeof e);

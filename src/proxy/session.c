@@ -18,6 +18,7 @@
 #include "mcp/model.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_supervisor.h"
+#include "proxy/env_seal.h"
 #include "proxy/server_env.h"
 #include "proxy/witness.h"
 #include "proxy/session_internal.h"
@@ -868,7 +869,16 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	free(cwd);
 	cJSON_AddNumberToObject(f, "pid", s->pid);
 	cJSON_AddItemToObject(f, "env_names", env_names(o->env ? o->env : environ));
-	cJSON_AddItemToObject(f, "env", server_env_record(o->env ? o->env : environ));
+	cJSON *envrec = server_env_record(o->env ? o->env : environ);
+	cJSON_AddItemToObject(f, "env", envrec);
+	if (o->state_dir) {
+		/* This state directory's seal: verify applies a sealed environment as recorded, and
+		 * refuses loader variables in any other (env_seal.h). Without a key, no seal. */
+		char seal[ENV_SEAL_LEN];
+		struct err se = {0};
+		if (env_seal_make(o->state_dir, envrec, seal, &se) == 0)
+			cJSON_AddStringToObject(f, "env_seal", seal);
+	}
 	if (o->launch)
 		cJSON_AddItemToObject(f, "launch", cJSON_Duplicate(o->launch, 1));
 	if (o->state_dir) {

@@ -3,7 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern char **environ;
+
 #include "common/jsonx.h"
+#include "proxy/env_filter.h"
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
 #include "proxy/session_internal.h"
@@ -12,6 +15,23 @@ int session_prepare_spawn(struct session *s, const char *exe, struct spawn_plan 
 {
 	memset(sp, 0, sizeof *sp);
 	sp->extra_fd = -1;
+	/* Contained: the launcher runs with belay's own environment less every variable that
+	 * loads code (env_filter.h), and the server's - recorded or belay's own - goes to it on
+	 * the sandbox's channel, applied inside (sandbox.h). Never the other way round: an
+	 * LD_PRELOAD would run in the launcher, before any layer is in place. */
+	if (s->o.sandbox) {
+		char *const *server_env = s->o.env ? s->o.env : environ;
+		size_t ne = 0, k = 0;
+		while (environ[ne])
+			ne++;
+		sp->env = xcalloc(ne + 1, sizeof *sp->env);
+		for (size_t i = 0; i < ne; i++) {
+			const char *eq = strchr(environ[i], '=');
+			if (!eq || !env_filter_refused_name(environ[i], (size_t)(eq - environ[i])))
+				sp->env[k++] = xstrdup(environ[i]);
+		}
+		return sandbox_prepare_spawn(s->o.sandbox, s->o.launcher, exe, s->o.argv, server_env, sp, e);
+	}
 	if (s->o.env) {
 		size_t ne = 0;
 		while (s->o.env[ne])
@@ -20,8 +40,6 @@ int session_prepare_spawn(struct session *s, const char *exe, struct spawn_plan 
 		for (size_t i = 0; i < ne; i++)
 			sp->env[i] = xstrdup(s->o.env[i]);
 	}
-	if (s->o.sandbox)
-		return sandbox_prepare_spawn(s->o.sandbox, s->o.launcher, exe, s->o.argv, sp, e);
 	size_t n = 0;
 	while (s->o.argv[n])
 		n++;

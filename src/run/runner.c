@@ -142,7 +142,8 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 				goto fail;
 		if (paths_ensure_state_dir(r->state_dir, e) == 0)
 			r->spec.hide = realpath(r->state_dir, NULL); /* the server never sees belay's state */
-		/* The one writable cache of contained processes (npm, pip, ...: sandbox_cache.h).
+		/* The writable cache of contained processes of this scope and network policy (npm,
+		 * pip, ...: sandbox_cache.h).
 		 * Without it the server still runs, and tools in it that must write a cache fail. */
 		struct err ce = {0};
 		if (sandbox_cache_prepare(&r->spec, &ce) == 0 && r->spec.hide && fs_is_under(r->spec.cache, r->spec.hide)) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -260,12 +261,54 @@ static char *launcher_exe(const char *launcher)
 	return xstrdup(launcher);
 }
 
+/* The server's environment into a sealed memfd, sent on the channel (SCM_RIGHTS) for the
+ * launcher to read first: NAME=VALUE entries, each ended by a NUL. */
+static int send_env(int sock, char *const *env, struct err *e)
+{
+	int fd = memfd_create("belay-server-env", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return err_set(e, -errno, "cannot hand the server its environment: memfd_create: %s", strerror(errno));
+	int rc = 0;
+	for (char *const *p = env; rc == 0 && *p; p++)
+		if (fs_write_all(fd, *p, strlen(*p) + 1) != 0)
+			rc = err_set(e, -errno, "cannot hand the server its environment: %s", strerror(errno));
+	if (rc == 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+		rc = err_set(e, -errno, "cannot seal the server's environment: %s", strerror(errno));
+	if (rc == 0) {
+		char tag[4] = "env";
+		struct iovec iov = {tag, sizeof tag};
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(int))];
+		} u;
+		memset(&u, 0, sizeof u);
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+		if (sendmsg(sock, &m, MSG_NOSIGNAL) != (ssize_t)sizeof tag)
+			rc = err_set(e, -errno, "cannot hand the server its environment: %s", strerror(errno));
+	}
+	close(fd);
+	return rc;
+}
+
 int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
-			  char *const *argv, struct spawn_plan *sp, struct err *e)
+			  char *const *argv, char *const *env, struct spawn_plan *sp, struct err *e)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return err_set(e, -errno, "cannot create the supervisor channel: %s", strerror(errno));
+	if (env) {
+		int rc = send_env(sv[0], env, e);
+		if (rc) {
+			close(sv[0]);
+			close(sv[1]);
+			return rc;
+		}
+	}
 	struct sandbox_spawn *p = xcalloc(1, sizeof *p);
 	p->hide = spec->hide ? xstrdup(spec->hide) : NULL;
 	p->cache = spec->cache ? xstrdup(spec->cache) : NULL;
@@ -291,7 +334,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 		nx++;
 	const char *fixed[] = {"belay", "__launch", "--scope", spec->scope, "--tmp", spec->tmpdir, "--net",
 			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
-			       "--cache", p->cache ? p->cache : ""};
+			       "--cache", p->cache ? p->cache : "", "--server-env", env ? "channel" : "inherit"};
 	size_t nf = sizeof fixed / sizeof fixed[0], k = 0;
 	sp->args = xcalloc(nf + 6 + 2 * (nc + nx) + 2 + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)

@@ -55,9 +55,14 @@ int sandbox_spec_overlay(struct sandbox_spec *sp, const char *lower, const char 
 /* Parses "deny"/"deny-all"/"allow"/"allow-all". */
 int sandbox_parse_network(const char *s, enum sandbox_network *out, struct err *e);
 
-/* Fills sp so that uv_spawn runs `launcher __launch ... -- exe argv...`. */
+/* Fills sp so that uv_spawn runs `launcher __launch ... -- exe argv...`. The launcher runs
+ * with the environment the caller puts in sp->env (NULL: the caller's own); `env` (NAME=VALUE, NULL-terminated;
+ * NULL: the launcher's own) is the server's, handed to the launcher on the supervisor
+ * channel (a sealed memfd) and applied only by the pid namespace's init just before it
+ * starts the server, every layer in place: a recorded environment never reaches a process
+ * outside the sandbox (LD_PRELOAD, GCONV_PATH, ... of a trace from elsewhere). */
 int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
-			  char *const *argv, struct spawn_plan *sp, struct err *e);
+			  char *const *argv, char *const *env, struct spawn_plan *sp, struct err *e);
 void sandbox_describe(const void *priv, cJSON *record);
 void sandbox_spawn_free(void *priv);
 /* After a successful spawn: closes the child's end of the supervisor channel and hands our

@@ -1,7 +1,11 @@
-/* sandbox_cache.h - the one writable cache a contained process gets, decided once for
- * every containment (the proxy's and the console's servers; the agent hooks' contained shell
- * and trials are to reuse it): <paths_cache_dir()>/sandbox, per user, created 0700 and
- * refused unless it is a real directory of ours. Inside the sandbox it is writable like the
+/* sandbox_cache.h - the writable cache a contained process gets, decided once for every
+ * containment (the proxy's and the console's servers): <paths_cache_dir()>/sandbox/
+ * <network>-<hash of the scope and the network policy>, one per scope AND network policy
+ * (a file one contained run plants there - a bytecode file, a package - is found only by
+ * later runs of the same scope with the same policy, never by another scope's or by the
+ * same scope's with the network opened), created 0700 (and its parent) and refused unless
+ * it is a real directory of ours. Replays get a throwaway one in their scratch
+ * (src/verify/scratch.c), trials none. Inside the sandbox it is writable like the
  * scope (bind mount, Landlock rule, the supervisor's write roots) but never snapshotted,
  * and tools find it through their usual variables (sandbox_cache_vars): npm, pip, uv, yarn,
  * go, Python's bytecode and anything that honours XDG_CACHE_HOME.
@@ -20,7 +24,8 @@
 
 struct sandbox_spec;
 
-/* Creates (or adopts) the cache and sets spec->cache to it (owned by the spec). */
+/* Creates (or adopts) the cache of spec's scope and network policy (both must be set) and
+ * sets spec->cache to it (owned by the spec). */
 int sandbox_cache_prepare(struct sandbox_spec *spec, struct err *e);
 /* The variables a contained process gets, each {name, subdirectory of the cache} ("" for the
  * cache itself); a {NULL, NULL} pair ends the list. */

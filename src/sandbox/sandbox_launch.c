@@ -1,6 +1,7 @@
 /* sandbox_launch.c - the launcher stage of a contained server, run as
  *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N [--hide DIR]
  *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--cache DIR]
+ *                  [--server-env channel|inherit]
  *                  [--overlay-lower DIR --overlay-upper DIR --overlay-work DIR] -- EXE ARGV0 [ARGS...]
  * between fork and exec (libuv cannot run code in the child, so belay re-executes itself).
  *
@@ -21,6 +22,11 @@
  * same exit code, or the same signal). If belay dies the launcher dies (parent-death
  * signal), and init with it.
  *
+ * The launcher runs with belay's own environment. With --server-env channel, the server's
+ * environment (a recorded one, for a replay) arrives first on the status channel as a sealed
+ * memfd, and init applies it just before it starts the server, every layer in place: no
+ * variable of it (LD_PRELOAD, GCONV_PATH, ...) ever reaches a process outside the sandbox.
+ *
  * Each step names itself; if any fails the failing process reports the layer on the status
  * channel and on stderr and exits 2 without exec: the server never runs bare. */
 #include <errno.h>
@@ -35,6 +41,8 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -182,6 +190,12 @@ static _Noreturn void init_main(struct launch *l, int sync_fd, int report_fd, co
 	close(notify_fd);
 	/* posix_spawn: the server starts in our place on this CPU (vfork-like), not behind a
 	 * scheduler's debit for a new task; its signal mask is the one belay gave us. */
+	if (l->server_env) {
+		clearenv();
+		for (char **p = l->server_env; *p; p++)
+			if (putenv(*p) != 0)
+				_exit(launch_refuse(l, "launcher", "cannot set the server's environment"));
+	}
 	setenv("TMPDIR", l->tmp, 1);
 	setenv("TMP", l->tmp, 1);
 	setenv("TEMP", l->tmp, 1);
@@ -227,6 +241,8 @@ static int parse(struct launch *l, int argc, char **argv)
 			l->status_fd = atoi(v);
 		else if (!strcmp(argv[i - 1], "--hide"))
 			l->hide = v;
+		else if (!strcmp(argv[i - 1], "--server-env"))
+			l->server_env_mode = v;
 		else if (!strcmp(argv[i - 1], "--cache"))
 			l->cache = *v ? v : NULL;
 		else if (!strcmp(argv[i - 1], "--conceal") || !strcmp(argv[i - 1], "--secret")) {
@@ -249,8 +265,67 @@ static int parse(struct launch *l, int argc, char **argv)
 		return launch_refuse(l, "launcher", "usage: belay __launch --scope DIR --tmp DIR --net deny|allow "
 						    "--status-fd N [--hide DIR] [--conceal PATH]... [--secret PATH]... [--expose PATH]... "
 						    "[--cache DIR] -- EXE ARGV0 [ARGS...]");
+	if (l->server_env_mode && strcmp(l->server_env_mode, "channel") && strcmp(l->server_env_mode, "inherit"))
+		return launch_refuse(l, "launcher", "--server-env is channel or inherit");
 	l->argv = argv + i + 1;
 	l->deny = !strcmp(l->net, "deny");
+	return 0;
+}
+
+/* --server-env channel: the first message on the status channel carries a sealed memfd of
+ * NAME=VALUE entries, each ended by a NUL. Read whole, before any inherited fd is closed. */
+static int receive_env(struct launch *l)
+{
+	char tag[4] = "";
+	struct iovec iov = {tag, sizeof tag};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	memset(&u, 0, sizeof u);
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	ssize_t r;
+	while ((r = recvmsg(l->status_fd, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	struct cmsghdr *c = r == (ssize_t)sizeof tag ? CMSG_FIRSTHDR(&m) : NULL;
+	int fd = -1;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	if (fd < 0 || memcmp(tag, "env", 4) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return launch_refuse(l, "launcher", "the server's environment did not arrive on the channel");
+	}
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || seals < 0 || !(seals & F_SEAL_WRITE) ||
+	    st.st_size > (off_t)64 << 20) {
+		close(fd);
+		return launch_refuse(l, "launcher", "the server's environment is not a sealed file of at most 64 MiB");
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	char *block = xmalloc(n + 1);
+	while (got < n) {
+		ssize_t k = pread(fd, block + got, n - got, (off_t)got);
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	if (got != n || (n && block[n - 1] != '\0')) {
+		free(block);
+		return launch_refuse(l, "launcher", "the server's environment cannot be read whole");
+	}
+	block[n] = '\0';
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += block[i] == '\0';
+	l->server_env = xcalloc(count + 1, sizeof *l->server_env);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i += strlen(block + i) + 1)
+		if (strchr(block + i, '=') && block[i] != '=')
+			l->server_env[k++] = block + i;
+	l->server_env_block = block;
 	return 0;
 }
 
@@ -289,6 +364,8 @@ int sandbox_launch_main(int argc, char **argv)
 	struct launch l = {.status_fd = -1};
 	buf_puts(&l.layers, "{");
 	if (parse(&l, argc, argv))
+		return 2;
+	if (l.server_env_mode && !strcmp(l.server_env_mode, "channel") && receive_env(&l))
 		return 2;
 	/* Nothing but stdio and the status channel goes on into the sandbox. */
 	if (l.status_fd > 3)
@@ -333,6 +410,8 @@ int sandbox_launch_main(int argc, char **argv)
 	free(l.conceal);
 	free(l.secret);
 	free(l.expose);
+	free(l.server_env);
+	free(l.server_env_block);
 	int status = relay_until_gone(init), server_status;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 	    read(report[0], &server_status, sizeof server_status) == (ssize_t)sizeof server_status)

@@ -16,6 +16,9 @@ struct launch {
 	const char **expose;  /* locations kept visible, read-only, inside hidden ones */
 	size_t nconceal, nexpose;
 	int status_fd;
+	const char *server_env_mode; /* "channel": the server's environment comes on status_fd; "inherit" */
+	char **server_env;  /* the server's environment (NAME=VALUE, NULL-terminated), or NULL: ours */
+	char *server_env_block; /* what server_env points into */
 	char *const *argv; /* argv[0] = exe path, argv[1..] = the server's argv */
 	int deny;
 	unsigned off;      /* SB_OFF_* (test builds only; 0 otherwise) */

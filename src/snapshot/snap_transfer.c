@@ -406,6 +406,25 @@ static int json_tree_hash(const cJSON *ents, const char *handle, char out[SNAP_T
 	return rc;
 }
 
+int snap_manifest_path_safe(const char *p, size_t len)
+{
+	if (len == 1 && p[0] == '.')
+		return 1; /* the root's own entry */
+	if (len == 0 || p[0] == '/' || memchr(p, '\0', len))
+		return 0;
+	for (size_t i = 0; i < len;) {
+		size_t n = 0;
+		while (i + n < len && p[i + n] != '/')
+			n++;
+		if (n == 0 || (n == 1 && p[i] == '.') || (n == 2 && p[i] == '.' && p[i + 1] == '.'))
+			return 0; /* empty, "." or ".." component (a trailing '/' too) */
+		i += n;
+		if (i < len && ++i == len)
+			return 0;
+	}
+	return 1;
+}
+
 int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e)
 {
 	const char *h = jx_str(m, "handle"), *th = jx_str(m, "tree_hash");
@@ -427,9 +446,19 @@ int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e)
 	for (const cJSON *a = ents->child; a && rc == 0; a = a->next, i++) {
 		struct row r = {0};
 		if ((rc = decode_row(a, &r, i, e)) == 0) {
+			/* a clean relative path, before anything is computed from it (restore would
+			 * otherwise meet '..' or '/' only once the rows were trusted) */
+			if (!snap_manifest_path_safe(r.path.p, r.path.len))
+				rc = err_set(e, BELAY_EREFUSED,
+					     "snapshot %s: manifest entry %zu has an unsafe path (absolute, or with an empty, "
+					     "'.' or '..' component): refused",
+					     h, i);
 			/* path order, no duplicates: the order every reader of a manifest relies on */
 			int c = i ? memcmp(prev.p, r.path.p, prev.len < r.path.len ? prev.len : r.path.len) : -1;
-			if (i && (c > 0 || (c == 0 && prev.len >= r.path.len)))
+			if (rc == 0 && i && c == 0 && prev.len == r.path.len)
+				rc = err_set(e, BELAY_EREFUSED, "snapshot %s: manifest entry %zu is a duplicate entry of its path: refused",
+					     h, i);
+			else if (rc == 0 && i && (c > 0 || (c == 0 && prev.len > r.path.len)))
 				rc = err_set(e, BELAY_EINVAL, "snapshot %s: entries are not in path order", h);
 			prev.len = 0;
 			buf_append(&prev, r.path.p, r.path.len);

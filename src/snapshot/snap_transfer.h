@@ -58,8 +58,13 @@ int snap_object_len(struct snap_store *st, const uint8_t oid[SHA256_LEN], uint64
 
 /*==== import ====*/
 
+/* 1 when p (len bytes) is a clean relative manifest path: "." (the root) or components
+ * that are neither empty, "." nor "..", no leading '/', no NUL. */
+int snap_manifest_path_safe(const char *p, size_t len);
 /* Checks a transferred manifest's shape (nothing is written) and adds the hex oid of every
- * file entry to oids (value 1). BELAY_EINVAL naming what is wrong. */
+ * file entry to oids (value 1). BELAY_EINVAL naming what is wrong; an unsafe path or a
+ * duplicate entry is BELAY_EREFUSED ("unsafe path", "duplicate entry"), found row by row
+ * before the tree hash is computed. */
 int snap_manifest_json_check(const cJSON *m, struct strmap *oids, struct err *e);
 /* 1 when the object is in the store (committed or pending), 0 when not, < 0 on error. */
 int snap_object_present(struct snap_store *st, const uint8_t oid[SHA256_LEN], struct err *e);

@@ -100,6 +100,11 @@ struct trial_apply_result {
  * are dropped. A snapshot of the workspace is taken first (the recover point). */
 int trial_apply(const char *state_dir, const char *id, const char *launcher, struct trial_apply_result *out,
 		struct err *e);
+/* The same, and a link of the effect that leads out of the workspace (trial_links.h) is
+ * refused (BELAY_EREFUSED, naming each with its target) unless its path is one of
+ * allow_links (NULL-terminated, may be NULL): the person named it. trial_apply names none. */
+int trial_apply_links(const char *state_dir, const char *id, char *const *allow_links, struct trial_apply_result *out,
+		      struct err *e);
 void trial_apply_result_free(struct trial_apply_result *r);
 /* Throws the effect away (the layers are removed; the record stays, marked discarded). */
 int trial_discard(const char *state_dir, const char *id, struct err *e);

@@ -5,6 +5,9 @@
  *   - the effect holds no device, FIFO or socket;
  *   - every touched path still equals the trial's pre-state (the stored snapshot), else
  *     refused naming the conflicts;
+ *   - no link of the effect leads out of the workspace (trial_links.h: resolved from the
+ *     root, openat-style, the workspace's links followed only within it), unless the person
+ *     named its path (--allow-link PATH), else refused naming each link and its target;
  *   - a snapshot of the workspace as it is now (the recover point, kept by a reference),
  *     recorded in the trial's apply trace so `belay recover TRACE --turn 0` undoes it;
  *   - then each entry is written from the upper layer: through directory descriptors opened
@@ -30,6 +33,7 @@
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
 #include "trial/trial_mirror.h"
+#include "trial/trial_links.h"
 #include "trial/trial_record.h"
 
 #define MODE_MASK 0777u /* setuid, setgid and sticky are never applied */
@@ -276,10 +280,69 @@ static cJSON *capture(struct snap_store *st, const char *scope, const char *owne
 	return h;
 }
 
+/* Links of the effect that lead out of the workspace (trial_links.h, resolved openat-style
+ * from the root, the workspace's own links followed only within it) and were not named in
+ * allow: refused, naming each with its target. Read from the upper layer, not the record. */
+static int check_links(int ufd, int root, const char *scope, const cJSON *effect, char *const *allow, const char *id,
+		       struct err *e)
+{
+	struct buf names = {0};
+	size_t n = 0;
+	for (const cJSON *it = effect->child; it; it = it->next) {
+		const char *path = jx_str(it, "path"), *type = jx_str(it, "type"), *change = jx_str(it, "change");
+		if (!path || !type || !change || strcmp(type, "symlink") || !strcmp(change, "deleted"))
+			continue;
+		char t[4096];
+		ssize_t k = readlinkat(ufd, path, t, sizeof t - 1);
+		if (k < 0)
+			return err_set(e, BELAY_ENOTFOUND, "the trial's upper layer lacks the link %s", path);
+		t[k] = '\0';
+		if (!trial_link_leaves(scope, root, path, t))
+			continue;
+		int named = 0;
+		for (char *const *a = allow; a && *a && !named; a++)
+			named = !strcmp(*a, path);
+		if (named)
+			continue;
+		if (n < 20)
+			buf_printf(&names, "%s%s -> %s", n ? ", " : "", path, t);
+		n++;
+	}
+	int rc = 0;
+	if (n)
+		rc = err_set(e, BELAY_EREFUSED,
+			     "refusing to apply trial %s: %zu link(s) lead out of the workspace: %s%s (a later write through "
+			     "one lands outside; apply one only by naming it: --allow-link PATH)",
+			     id, n, buf_cstr(&names), n > 20 ? ", ..." : "");
+	buf_free(&names);
+	return rc;
+}
+
+/* Whether a deleted entry went with an ancestor the effect already removed or replaced by
+ * something that is not a directory (the listing names every deletion; apply removes it
+ * once). */
+static int gone_with_ancestor(const cJSON *effect, const cJSON *upto, const char *path)
+{
+	for (const cJSON *it = effect->child; it && it != upto; it = it->next) {
+		const char *p = jx_str(it, "path"), *change = jx_str(it, "change"), *type = jx_str(it, "type");
+		if (!p || !change || !type || !strcmp(p, ".") || !strcmp(p, path) || !under(path, p))
+			continue;
+		if (!strcmp(change, "deleted") || strcmp(type, "dir"))
+			return 1;
+	}
+	return 0;
+}
+
 int trial_apply(const char *state_dir, const char *id, const char *launcher, struct trial_apply_result *out,
 		struct err *e)
 {
 	(void)launcher;
+	return trial_apply_links(state_dir, id, NULL, out, e);
+}
+
+int trial_apply_links(const char *state_dir, const char *id, char *const *allow_links, struct trial_apply_result *out,
+		      struct err *e)
+{
 	memset(out, 0, sizeof *out);
 	struct trial_mirror m;
 	int rc = trial_mirror_open(state_dir, id, &m, e);
@@ -314,6 +377,8 @@ int trial_apply(const char *state_dir, const char *id, const char *launcher, str
 		rc = err_set(e, -errno, "cannot open the workspace %s or the trial's upper layer: %s", scope, strerror(errno));
 		goto out;
 	}
+	if ((rc = check_links(ufd, root, scope, effect, allow_links, id, e)) != 0)
+		goto out;
 	if (!(before = capture(st, scope, "trial-apply", id, e))) {
 		rc = e->code ? e->code : BELAY_EREFUSED;
 		err_wrap(e, "no recover point, nothing applied");
@@ -321,6 +386,11 @@ int trial_apply(const char *state_dir, const char *id, const char *launcher, str
 	}
 	snprintf(out->before, sizeof out->before, "%s", jx_str(before, "handle"));
 	for (const cJSON *it = effect->child; rc == 0 && it; it = it->next) {
+		const char *change = jx_str(it, "change"), *path = jx_str(it, "path");
+		if (change && path && !strcmp(change, "deleted") && gone_with_ancestor(effect, it, path)) {
+			out->paths++;
+			continue;
+		}
 		if ((rc = apply_one(ufd, root, it, e)) == 0)
 			out->paths++;
 	}

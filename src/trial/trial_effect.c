@@ -19,8 +19,10 @@
 #include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "trial/trial_links.h"
 
 struct scan {
+	const char *scope; /* the real tree (the lower layer): links are judged against it */
 	cJSON *items;
 	uint64_t bytes;
 	int special;
@@ -39,7 +41,10 @@ static int is_whiteout(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 0 && minor(st->st_rdev) == 0;
 }
 
-static void add(struct scan *s, const char *rel, const char *change, const struct stat *st)
+static char **names_of_fwd(int dfd, size_t *n);
+static void free_names_fwd(char **v, size_t n);
+
+static cJSON *add(struct scan *s, const char *rel, const char *change, const struct stat *st)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddItemToObject(o, "path", jx_bytes(rel, strlen(rel)));
@@ -55,6 +60,44 @@ static void add(struct scan *s, const char *rel, const char *change, const struc
 			s->special = 1;
 	}
 	cJSON_AddItemToArray(s->items, o);
+	return o;
+}
+
+/* A link's target, and whether it leads out of the workspace (trial_links.h; the target
+ * alone: the tree's own links are followed by apply's check). */
+static void add_target(struct scan *s, cJSON *o, int dfd, const char *name, const char *rel)
+{
+	char t[4096];
+	ssize_t n = readlinkat(dfd, name, t, sizeof t - 1);
+	if (n < 0)
+		return;
+	t[n] = '\0';
+	cJSON_AddItemToObject(o, "target", jx_bytes(t, (size_t)n));
+	cJSON_AddBoolToObject(o, "leaves_workspace", trial_link_leaves(s->scope, -1, rel, t));
+}
+
+/* Every entry beneath the lower directory dfd (at rel) as deleted: a directory removed or
+ * replaced (by a link, a file) takes all of them with it, and the effect says so. */
+static void add_lower_subtree(struct scan *s, int dfd, const char *rel, int depth)
+{
+	size_t n = 0;
+	char **names = depth < 256 ? names_of_fwd(dfd, &n) : NULL;
+	for (size_t i = 0; names && i < n; i++) {
+		struct stat cs;
+		if (fstatat(dfd, names[i], &cs, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		char *p = xasprintf("%s/%s", rel, names[i]);
+		add(s, p, "deleted", &cs);
+		if (S_ISDIR(cs.st_mode)) {
+			int c = openat(dfd, names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (c >= 0) {
+				add_lower_subtree(s, c, p, depth + 1);
+				close(c);
+			}
+		}
+		free(p);
+	}
+	free_names_fwd(names, n);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -97,6 +140,16 @@ static void free_names(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+static char **names_of_fwd(int dfd, size_t *n)
+{
+	return names_of(dfd, n);
+}
+
+static void free_names_fwd(char **v, size_t n)
+{
+	free_names(v, n);
 }
 
 /* Whether two regular files hold the same bytes. */
@@ -150,26 +203,45 @@ static int child(struct scan *s, int ufd, int lfd, const char *rel, const char *
 	}
 	int in_lower = !all_added && lfd >= 0 && fstatat(lfd, name, &ls, AT_SYMLINK_NOFOLLOW) == 0;
 	if (is_whiteout(&us)) {
-		if (in_lower)
+		if (in_lower) {
 			add(s, path, "deleted", &ls);
+			if (S_ISDIR(ls.st_mode)) {
+				int cl = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+				if (cl >= 0) {
+					add_lower_subtree(s, cl, path, 0);
+					close(cl);
+				}
+			}
+		}
 		goto out;
 	}
 	if (S_ISREG(us.st_mode))
 		s->bytes += (uint64_t)us.st_blocks * 512u;
+	cJSON *mine = NULL;
 	if (!in_lower) {
-		add(s, path, "added", &us);
+		mine = add(s, path, "added", &us);
 	} else if ((us.st_mode & S_IFMT) != (ls.st_mode & S_IFMT)) {
-		add(s, path, "changed", &us);
+		mine = add(s, path, "changed", &us);
+		if (S_ISDIR(ls.st_mode) && !S_ISDIR(us.st_mode)) {
+			/* a directory replaced by a file or a link: everything it held is gone */
+			int cl = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cl >= 0) {
+				add_lower_subtree(s, cl, path, 0);
+				close(cl);
+			}
+		}
 		if (S_ISDIR(ls.st_mode) == 0)
 			in_lower = 0; /* a new directory where a file was: its content is all new */
 	} else if (S_ISREG(us.st_mode) &&
 		   (us.st_size != ls.st_size || !same_content(ufd, name, lfd, name, us.st_size))) {
 		add(s, path, "changed", &us);
 	} else if (S_ISLNK(us.st_mode) && !same_target(ufd, name, lfd)) {
-		add(s, path, "changed", &us);
+		mine = add(s, path, "changed", &us);
 	} else if ((us.st_mode & 07777) != (ls.st_mode & 07777)) {
 		add(s, path, "mode", &us);
 	}
+	if (S_ISLNK(us.st_mode) && mine)
+		add_target(s, mine, ufd, name, path);
 	if (S_ISDIR(us.st_mode)) {
 		int cu = openat(ufd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int cl = in_lower && S_ISDIR(ls.st_mode) ? openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
@@ -189,6 +261,13 @@ static int child(struct scan *s, int ufd, int lfd, const char *rel, const char *
 						continue;
 					char *p = xasprintf("%s/%s", path, ln[i]);
 					add(s, p, "deleted", &cs);
+					if (S_ISDIR(cs.st_mode)) {
+						int cc = openat(cl, ln[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+						if (cc >= 0) {
+							add_lower_subtree(s, cc, p, 0);
+							close(cc);
+						}
+					}
 					free(p);
 				}
 				free_names(ln, nl);
@@ -229,7 +308,7 @@ static int cmp_item(const void *a, const void *b)
 int trial_effect_scan(const char *upper, const char *lower, struct trial_effect *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
-	struct scan s = {.items = cJSON_CreateArray(), .e = e};
+	struct scan s = {.scope = lower, .items = cJSON_CreateArray(), .e = e};
 	int ufd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int lfd = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 0;

@@ -123,6 +123,10 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 void inorder_run(struct vctx *c, struct worker *w)
 {
 	c->seq_ran = 0;
+	if (c->env_refused) {
+		c->seq_skipped = "the recorded environment was refused (REPLAY_ENV_REFUSED)";
+		return;
+	}
 	if (!c->argv || !c->scope) {
 		c->seq_skipped = "the trace does not say how to start the server in its workspace";
 		return;

@@ -30,6 +30,7 @@ const struct vcause vcauses[] = {
 	{"REPLAY_NETWORK_REFUSED", "the replay needed the network, which replays never get"},
 	{"REPLAY_CLIENT_ANSWER_MISSING", "the replayed server asked the client something the record holds no answer to"},
 	{"REPLAY_ENVIRONMENT_UNAVAILABLE", "the server was started with a secret the trace withholds and verify lacks"},
+	{"REPLAY_ENV_REFUSED", "material from elsewhere sets a variable that loads code into the server (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, ...): refused, nothing started"},
 	{"WORKSPACE_CHANGED_OUTSIDE", "the workspace changed outside the sandbox while the call ran"},
 	{"SESSION_ORDER_DIVERGED", "the result reproduces on a fresh server but not with the session replayed in order"},
 	{"SESSION_ORDER_NOT_REPLAYED", "the result differs on a fresh server, and the session was not replayed in order up to the call"},

@@ -32,6 +32,8 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "trace/trace_model.h"
+#include "proxy/env_filter.h"
+#include "proxy/env_seal.h"
 #include "verify/answers.h"
 #include "verify/equiv.h"
 #include "verify/scratch_pool.h"
@@ -159,6 +161,14 @@ static int precheck(struct vctx *c, size_t k)
 	}
 	if (strcmp(status, "present") || !jx_str(h, "handle")) {
 		verdict_unverified(v, "PRESTATE_HANDLE_INVALID", "state_handle status %s", status);
+		return 1;
+	}
+	if (c->env_refused) {
+		verdict_unverified(v, "REPLAY_ENV_REFUSED",
+				   "the recorded environment sets %s, which load code into the server before it runs; refused "
+				   "for material from elsewhere (a trace this state directory did not seal, an imported case, "
+				   "a bundle): nothing was started",
+				   c->env_refused);
 		return 1;
 	}
 	if (!c->argv) {
@@ -760,6 +770,11 @@ static int build_context(struct vctx *c, struct err *e)
 	}
 	if (!c->state_dir)
 		c->state_dir = xstrdup(".");
+	/* Material from elsewhere may not set what loads code into the server (env_filter.h):
+	 * only this state directory's seal vouches for a recorded environment. */
+	if (c->env_record &&
+	    (o->env_foreign || !env_seal_check(c->state_dir, c->env_record, start ? jx_str(start, "env_seal") : NULL)))
+		c->env_refused = env_filter_refused(c->env_record);
 	for (size_t i = 0; i < c->m.nex && !c->recorded_protocol; i++) {
 		const struct exchange *x = &c->m.ex[i];
 		if (x->origin == DIR_C2S && x->method && !strcmp(x->method, "initialize") && x->resp_seq >= 0) {
@@ -895,6 +910,7 @@ out:
 	free(c.scope);
 	free(c.rec_tmp);
 	free(c.rec_cache);
+	free(c.env_refused);
 	free(c.state_dir);
 	free(c.env_missing);
 	free(c.recorded_protocol);

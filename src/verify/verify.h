@@ -51,6 +51,11 @@ struct verify_opts {
 	int check_scratch;              /* after every undo + delta, compare the scratch's tree hash
 					 * with the pre-state's (O(tree): for tests and doubt); a
 					 * mismatch is counted and the scratch fully restored */
+	int env_foreign;                /* the trace is material from elsewhere whatever its seal says
+					 * (an imported corpus case, a bundle): loader and interpreter-
+					 * injection variables of its recorded environment are refused
+					 * (REPLAY_ENV_REFUSED). 0: decided by the seal (a trace this
+					 * state directory sealed keeps its environment, proxy/env_seal.h) */
 	struct scratch_pool *pool;      /* scratches kept across calls (scratch_pool.h; the caller's,
 					 * may be shared between threads): workers take theirs from it
 					 * and give them back. NULL: fresh scratches, removed at the end */

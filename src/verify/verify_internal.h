@@ -67,6 +67,8 @@ struct vctx {
 	char *rec_cache;         /* the recorded server's writable cache (owned, may be NULL) */
 	char *state_dir;
 	char *recorded_protocol; /* from the recorded initialize response */
+	char *env_refused;       /* the injection variables of a foreign environment (env_filter.h),
+				  * comma separated: every turn is REPLAY_ENV_REFUSED; NULL: none */
 	const cJSON *env_record; /* the server's recorded environment (borrowed), NULL: not recorded */
 	char *env_missing;       /* withheld variables verify cannot supply (owned), or NULL */
 	char **outside;          /* per turn: the workspace changed outside the sandbox while it ran

@@ -7,7 +7,8 @@
  * holds), and a tree_hash the checker recomputes differently is replaced by the one it
  * names. Then the checker and the import must agree: a manifest the checker accepts must
  * import (the tree hash recomputed from the inserted rows equals the one recomputed from
- * the JSON), and a refusal is a named EINVAL or ECORRUPT. */
+ * the JSON), and a refusal is a named EINVAL or ECORRUPT, or EREFUSED for an unsafe path or a
+ * duplicate entry; an accepted manifest has only clean relative paths, each once. */
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,9 +82,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	FZ_NOTE("check: %d %s", rc, rc ? e.msg : "");
 	if (rc) {
-		FZ_CHECK(rc == BELAY_EINVAL || rc == BELAY_ECORRUPT, "refused with %d: %s", rc, e.msg);
+		FZ_CHECK(rc == BELAY_EINVAL || rc == BELAY_ECORRUPT || rc == BELAY_EREFUSED, "refused with %d: %s", rc, e.msg);
+		FZ_CHECK(rc != BELAY_EREFUSED || strstr(e.msg, "unsafe path") || strstr(e.msg, "duplicate entry"), "%s", e.msg);
 		FZ_CHECK(e.msg[0] != '\0');
 		goto out;
+	}
+	/* accepted: every path is clean and relative, and none appears twice */
+	{
+		const cJSON *ents = cJSON_GetObjectItemCaseSensitive(m, "entries");
+		const char *prev = NULL;
+		for (const cJSON *a = ents ? ents->child : NULL; a; a = a->next) {
+			const cJSON *pj = cJSON_GetArrayItem(a, 0);
+			if (!cJSON_IsString(pj))
+				continue; /* base64 form: checked by the function itself */
+			FZ_CHECK(snap_manifest_path_safe(pj->valuestring, strlen(pj->valuestring)), "accepted %s", pj->valuestring);
+			FZ_CHECK(!prev || strcmp(prev, pj->valuestring) != 0, "accepted a duplicate %s", pj->valuestring);
+			FZ_CHECK(strcmp(pj->valuestring, "..") && strncmp(pj->valuestring, "/", 1), "%s", pj->valuestring);
+			prev = pj->valuestring;
+		}
 	}
 	for (size_t i = 0; i < oids.cap; i++)
 		if (strmap_live(&oids, i))

@@ -631,6 +631,24 @@ static void s_environment_unavailable(void)
 	ts_played_free(&p);
 }
 
+static void s_env_refused(void)
+{
+	/* A trace from elsewhere (its seal stripped: this state directory did not vouch for it)
+	 * whose server was started with PYTHONPATH: refused by name, nothing started. */
+	struct ts_played p = ts_play(dir, "envref", "{\"cwd\":\"@WS@\",\"env\":{\"PYTHONPATH\":\"@WS@\"},"
+						   "\"calls\":[{\"tool\":\"count\"}]}",
+				     stateful, NULL, NULL);
+	size_t len;
+	char *text = ts_read_file(p.trace, &len);
+	char *seal = strstr(text, "\"env_seal\":\"");
+	cr_assert_not_null(seal, "the recording is sealed");
+	memcpy(seal, "\"env_nope\":\"", 12);
+	ts_write_file(p.trace, text, len);
+	free(text);
+	produce_played(&p, 0, "UNVERIFIED", "REPLAY_ENV_REFUSED");
+	ts_played_free(&p);
+}
+
 static void s_session_order_diverged(void)
 {
 	/* The second count's record says what a fresh server would say. */
@@ -951,6 +969,7 @@ static const struct {
 	{"REPLAY_NETWORK_REFUSED", s_network_refused},
 	{"REPLAY_CLIENT_ANSWER_MISSING", s_client_answer_missing},
 	{"REPLAY_ENVIRONMENT_UNAVAILABLE", s_environment_unavailable},
+	{"REPLAY_ENV_REFUSED", s_env_refused},
 	{"SESSION_ORDER_DIVERGED", s_session_order_diverged},
 	{"WORKSPACE_CHANGED_OUTSIDE", s_workspace_changed_outside},
 	{"SESSION_ORDER_NOT_REPLAYED", s_session_order_not_replayed},
@@ -1089,6 +1108,7 @@ SCENARIO(PROTOCOL_VERSION_DRIFT)
 SCENARIO(FRAME_TRUNCATED)
 SCENARIO(REPLAY_CLIENT_ANSWER_MISSING)
 SCENARIO(REPLAY_ENVIRONMENT_UNAVAILABLE)
+SCENARIO(REPLAY_ENV_REFUSED)
 SCENARIO(SESSION_ORDER_DIVERGED)
 SCENARIO(WORKSPACE_CHANGED_OUTSIDE)
 SCENARIO(SESSION_ORDER_NOT_REPLAYED)

@@ -379,6 +379,52 @@ static void rehash(char *data, size_t len)
 	memcpy(data + len - 32, d, SHA256_LEN);
 }
 
+struct forged {
+	const char *what, *want;
+	char *data;
+	size_t len;
+};
+
+/* The case file `good` with the first manifest's root row repeated after itself under the
+ * path `path` (NULL: the same path, a duplicate), its tree hash made to match (asked of a
+ * probe import, as a forger would compute it) and the trailer recomputed. */
+static struct forged forged_entry(const char *good, size_t len, const char *path, const char *s2, const char *want)
+{
+	const char *root = strstr(good + 24, "\"entries\":[[\".\",");
+	cr_assert_not_null(root);
+	root += strlen("\"entries\":[");
+	const char *end = strchr(root, ']') + 1;
+	char *row = xstrndup(root, (size_t)(end - root));
+	char *nrow = path ? xasprintf("[\"%s\"%s", path, row + 4) : xstrdup(row);
+	size_t nl = len + 1 + strlen(nrow);
+	char *x = xmalloc(nl);
+	size_t at = (size_t)(end - good);
+	memcpy(x, good, at);
+	x[at] = ',';
+	memcpy(x + at + 1, nrow, strlen(nrow));
+	memcpy(x + at + 1 + strlen(nrow), good + at, len - at);
+	/* the header grew: its length field, and the trace length after it, move */
+	uint64_t hlen = u64((const unsigned char *)x + 16) + 1 + strlen(nrow);
+	for (int i = 0; i < 8; i++)
+		x[16 + i] = (char)(hlen >> (8 * i));
+	rehash(x, nl);
+	char *p0 = fs_join(s2, "../probe.belay");
+	ts_write_file(p0, x, nl);
+	struct ts_out o;
+	ts_belay(&o, NULL, "corpus", "import", p0, "--state", s2, NULL);
+	const char *hashes = strstr(o.err, "hash to ");
+	if (hashes) {
+		char *th = strstr(x + 24, "\"tree_hash\":\"") + 13;
+		memcpy(th, hashes + 8, 13 + 64);
+		rehash(x, nl);
+	}
+	ts_out_free(&o);
+	free(p0);
+	free(row);
+	free(nrow);
+	return (struct forged){path ? path : "a duplicate entry", want, x, nl};
+}
+
 Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 {
 	char *trace = ts_record_demo(dir, NULL, NULL);
@@ -410,7 +456,7 @@ Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 		const char *what, *want;
 		char *data;
 		size_t len;
-	} v[12];
+	} v[16];
 	int n = 0;
 	char *x;
 	/* an object's content flipped */
@@ -468,6 +514,16 @@ Test(corpus, a_corrupt_or_foreign_case_file_is_named_and_changes_nothing)
 	free(p0);
 	rehash(x, len);
 	v[n++] = (struct variant){"a handle this store has, as another snapshot", "with another tree hash", x, len};
+
+	/* Manifests with a path that is not a clean relative one, or an entry twice: refused by
+	 * name before anything is computed from them - even with the tree hash and the trailer
+	 * recomputed to match (issue 30: such a manifest used to pass and fail only at restore). */
+	struct forged fg[4] = {forged_entry(good, len, "..", s2, "unsafe path"),
+			       forged_entry(good, len, "/etc", s2, "unsafe path"),
+			       forged_entry(good, len, "tests/../x", s2, "unsafe path"),
+			       forged_entry(good, len, NULL, s2, "duplicate entry")};
+	for (int i = 0; i < 4; i++)
+		v[n++] = (struct variant){fg[i].what, fg[i].want, fg[i].data, fg[i].len};
 
 	char *before = ts_db_snapshot(db2), *files_before = ts_tree_listing(s2);
 	for (int i = 0; i < n; i++) {

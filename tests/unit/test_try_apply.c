@@ -46,7 +46,11 @@ Test(try_apply, apply_makes_the_effect_real_and_recover_undoes_it)
 	char *id = trial("mkdir -p build && printf 'obj\\n' > build/x.o && rm a.txt && chmod 4755 run.sh"
 			 " && printf 'more\\n' >> sub/b && ln -s /etc/hostname link");
 	struct ts_out o;
-	cr_assert_eq(try_sub(&o, "apply", id, "--yes"), 0, "%s%s", o.out, o.err);
+	/* the link leaves the workspace: applied only when named */
+	const char *argv_apply[] = {BELAY_BIN, "try", "apply", id, "--state", st, "--yes", "--allow-link", "link", NULL};
+	const char *env_apply[] = {tmpbase, NULL};
+	cr_assert_eq(ts_run(argv_apply, env_apply, ws, NULL, 0, 120, &o), 0);
+	cr_assert_eq(o.status, 0, "%s%s", o.out, o.err);
 	char *x = content("build/x.o"), *b = content("sub/b"), *a = fs_join(ws, "a.txt");
 	cr_assert_str_eq(x, "obj\n");
 	cr_assert_str_eq(b, "b\nmore\n");
@@ -248,5 +252,71 @@ Test(try_apply, belay_gc_removes_a_killed_trials_leftovers_and_nothing_else)
 	cJSON_Delete(rec);
 	ts_out_free(&o);
 	free(left);
+	free(id);
+}
+
+/* Issue 30, class 5: a directory replaced by a link to a directory outside the workspace.
+ * The effect must list what the replacement deletes and where the link points; apply must
+ * refuse a link that leaves the workspace unless it is named with --allow-link. */
+Test(try_apply, a_directory_replaced_by_a_link_outside_is_shown_whole_and_refused_unless_named)
+{
+	char *script = xasprintf("rm -rf sub && ln -s %s sub && ln -s ../../.. up && ln -s a.txt inside", outside);
+	char *id = NULL;
+	{
+		struct ts_out o;
+		cJSON *rec = try_run(&o, NULL, script);
+		cr_assert_not_null(rec, "%s", o.err);
+		cr_assert_str_eq(jx_str(rec, "status"), "done", "%s", o.out);
+		/* every deletion: the directory's own entries are listed, not only the new link */
+		try_assert_change(rec, "sub/b", "deleted");
+		const cJSON *l = try_effect(rec, "sub");
+		cr_assert_not_null(l);
+		cr_assert_str_eq(jx_str(l, "type"), "symlink");
+		cr_assert_str_eq(jx_str(l, "target"), outside, "the link's target is shown");
+		cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(l, "leaves_workspace")), "marked as leaving");
+		const cJSON *u = try_effect(rec, "up");
+		cr_assert(u && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(u, "leaves_workspace")), "a relative escape too");
+		const cJSON *in = try_effect(rec, "inside");
+		cr_assert(in && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "leaves_workspace")), "a link inside is not");
+		id = xstrdup(jx_str(rec, "id"));
+		cJSON_Delete(rec);
+		ts_out_free(&o);
+	}
+	/* the human view names the deletion and the target too */
+	struct ts_out o;
+	cr_assert_eq(try_sub(&o, "show", id, NULL), 0, "%s", o.err);
+	cr_assert(strstr(o.out, "sub/b") && strstr(o.out, outside), "show lists the deletion and the target: %s", o.out);
+	ts_out_free(&o);
+	char *before = try_tree_hash();
+	cr_assert_eq(try_sub(&o, "apply", id, "--yes"), 1, "refused: %s%s", o.out, o.err);
+	cr_assert(strstr(o.err, "sub") && strstr(o.err, "up") && strstr(o.err, "--allow-link"),
+		  "the refusal names the links and the option: %s", o.err);
+	ts_out_free(&o);
+	char *after = try_tree_hash();
+	cr_assert_str_eq(after, before, "nothing applied");
+	free(after);
+	/* naming one of the two is not enough */
+	const char *argv1[] = {BELAY_BIN, "try", "apply", id, "--state", st, "--yes", "--allow-link", "sub", NULL};
+	const char *env[] = {tmpbase, NULL};
+	cr_assert_eq(ts_run(argv1, env, ws, NULL, 0, 120, &o), 0);
+	cr_assert_eq(o.status, 1, "up is still refused: %s%s", o.out, o.err);
+	ts_out_free(&o);
+	after = try_tree_hash();
+	cr_assert_str_eq(after, before, "nothing applied");
+	free(after);
+	const char *argv2[] = {BELAY_BIN, "try", "apply", id, "--state", st, "--yes", "--allow-link", "sub",
+			       "--allow-link", "up", NULL};
+	cr_assert_eq(ts_run(argv2, env, ws, NULL, 0, 120, &o), 0);
+	cr_assert_eq(o.status, 0, "named, both apply: %s%s", o.out, o.err);
+	ts_out_free(&o);
+	char *lp = fs_join(ws, "sub"), tgt[4096] = "";
+	struct stat sb;
+	cr_assert_eq(lstat(lp, &sb), 0);
+	cr_assert(S_ISLNK(sb.st_mode));
+	cr_assert_gt(readlink(lp, tgt, sizeof tgt - 1), 0);
+	cr_assert_str_eq(tgt, outside);
+	free(lp);
+	free(before);
+	free(script);
 	free(id);
 }

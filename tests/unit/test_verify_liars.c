@@ -185,16 +185,11 @@ Test(liars, the_quiet_proof_is_used_only_inside_a_pid_namespace)
 	const cJSON *q = quiet_windows(v);
 	cr_assert_gt(cJSON_GetObjectItem(q, "ended_by_proof")->valueint, 0, "the proof ends windows");
 	cJSON_Delete(v);
-	/* the replay's launcher gets the recorded server environment: the switch goes there */
-	size_t n;
-	char *text = ts_read_file(p.trace, &n), *at = strstr(text, "\"env\":[");
-	cr_assert_not_null(at, "the server record has its environment");
-	char *edited = xasprintf("%.*s\"env\":[{\"name\":\"BELAY_TEST_LAYERS_OFF\",\"value\":\"pidns\"},%s", (int)(at - text),
-				 text, at + 7);
-	ts_write_file(p.trace, edited, strlen(edited));
-	free(edited);
-	free(text);
+	/* the replay's launcher runs with verify's own environment (never the recorded one, which
+	 * reaches only the server, inside: issue 30): the switch goes there */
+	setenv("BELAY_TEST_LAYERS_OFF", "pidns", 1);
 	v = verify(&p, "session");
+	unsetenv("BELAY_TEST_LAYERS_OFF");
 	q = quiet_windows(v);
 	cr_assert_gt(cJSON_GetObjectItem(q, "windows")->valueint, 0);
 	cr_assert_eq(cJSON_GetObjectItem(q, "ended_by_proof")->valueint, 0, "no pid namespace: no proof");
