@@ -14,7 +14,8 @@ struct launch {
 	char *secret;         /* per candidate: 1 for a credential store (--secret), 0 for a socket dir */
 	int secrets_present;  /* some credential store exists (and is hidden): reads are trapped to name it */
 	const char **expose;  /* locations kept visible, read-only, inside hidden ones */
-	size_t nconceal, nexpose;
+	const char **pin;     /* paths inside the scope kept read-only (--pin) */
+	size_t nconceal, nexpose, npin;
 	int status_fd;
 	char *const *argv; /* argv[0] = exe path, argv[1..] = the server's argv */
 	int deny;
