@@ -291,3 +291,49 @@ Test(hook_protect_contained, with_both_layers_off_the_write_lands, .init = setup
 	cr_expect_str_eq(now, "{}\n");
 	free(now);
 }
+
+/* Bash `cmd` is asked about (never run without a person's yes). */
+static void asked(const char *cmd)
+{
+	cr_expect_eq(ts_drive_bash(&d, cmd), -1, "`%s` ran", cmd);
+	cr_expect(!strcmp(d.decision, "ask") || !strcmp(d.decision, "deny"), "`%s` was let through: %s", cmd,
+		  d.pre.out);
+	config_intact(cmd);
+}
+
+/* An archive extracted over the configuration: its member names are not in the command, so
+ * an extraction into a directory that holds a protected file is refused before it runs. */
+Test(hook_protect, archive_extraction_over_the_configuration_is_refused)
+{
+	ts_sh("cd '%s' && mkdir -p sub && tar cf a.tar login.py && rm -f a.zip && python3 -c \"import zipfile; "
+	      "zipfile.ZipFile('a.zip','w').write('login.py')\" && echo login.py | cpio -o > a.cpio 2>/dev/null",
+	      w.ws);
+	refused("tar xf a.tar");
+	refused("tar -xf a.tar -C .");
+	refused("tar -xf a.tar -C .claude");
+	refused("cd .claude && tar xf ../a.tar");
+	refused("unzip -o a.zip");
+	refused("unzip -o a.zip -d .claude");
+	asked("unzip -o a.zip -d .");
+	asked("cpio -i < a.cpio");
+	asked("cpio -idmu < a.cpio");
+	/* nothing protected under the destination: as before */
+	passes("tar xf a.tar -C sub");
+	passes("unzip -o a.zip -d sub");
+}
+
+/* git rewriting the worktree's tracked files (stash, switch, checkout BRANCH, merge, apply)
+ * when the configuration is tracked: asked before it runs. */
+Test(hook_protect, git_rewriting_tracked_files_over_the_configuration_is_asked)
+{
+	ts_sh("cd '%s' && rm -rf .git && git init -q . && git add login.py .claude/settings.json && "
+	      "git -c user.email=t@t -c user.name=t commit -qm init && git branch other && echo change >> login.py",
+	      w.ws);
+	asked("git stash");
+	asked("git stash push -m wip");
+	asked("git switch other");
+	asked("git checkout other");
+	asked("git apply ../x.diff");
+	passes("git stash list");
+	passes("git status --short");
+}
