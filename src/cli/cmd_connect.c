@@ -20,6 +20,7 @@
 #include "common/buf.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
+#include "common/sockpeer.h"
 #include "common/xalloc.h"
 #include "console_host/chost.h"
 
@@ -42,7 +43,7 @@ const struct cli_cmd cli_connect = {
 
 /* Connects to the first of paths[0..n) that answers, trying them all until wait_s has
  * passed; *used is the one. On failure names every place it looked. */
-static int dial(char *const *paths, int n, double wait_s, int *out, const char **used)
+static int dial(char *const *paths, int n, int check_dir, double wait_s, int *out, const char **used)
 {
 	for (int i = 0; i < n; i++)
 		if (strlen(paths[i]) >= sizeof ((struct sockaddr_un *)0)->sun_path)
@@ -53,18 +54,18 @@ static int dial(char *const *paths, int n, double wait_s, int *out, const char *
 	for (;;) {
 		int retry = 0;
 		for (int i = 0; i < n; i++) {
-			struct sockaddr_un a = {.sun_family = AF_UNIX};
-			strcpy(a.sun_path, paths[i]);
-			int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			if (fd < 0)
-				return cli_fail("connect: socket: %s", strerror(errno));
-			if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) {
+			/* a well-known place must be the user's own, and whatever listens must be
+			 * the user's (common/sockpeer.h): the agent's pipes go to nobody else */
+			int fd = -1;
+			struct err e = {0};
+			if (sockpeer_dial(paths[i], check_dir, 0, &fd, &e) == 0) {
 				*out = fd;
 				*used = paths[i];
 				return 0;
 			}
-			errs[i] = errno;
-			close(fd);
+			if (e.code == BELAY_EREFUSED)
+				return cli_fail("connect: refused to use %s: %s", paths[i], e.msg);
+			errs[i] = e.code < 0 && e.code > -4096 ? -e.code : EINVAL;
 			retry |= errs[i] == ENOENT || errs[i] == ECONNREFUSED;
 		}
 		struct timespec t;
@@ -147,7 +148,7 @@ int cmd_connect(int argc, char **argv)
 	else
 		ncand = paths_console_sockets(cands);
 	int fd = -1;
-	int rc = dial(cands, ncand, wait_s, &fd, &path);
+	int rc = dial(cands, ncand, !path, wait_s, &fd, &path);
 	char *def = NULL;
 	if (rc == 0)
 		def = xstrdup(path);

@@ -47,6 +47,9 @@ static const struct cli_opt console_opts[] = {
 	CLI_OPT_STATE,
 	{"trace-dir", 't', 0, "DIR", "where runs' traces go (default STATE/traces)"},
 	{"socket", 'k', 0, "PATH", "listen here (default /run/user/UID/belay/console.sock, or /tmp/belay-UID/console.sock without /run/user/UID)"},
+	{"allow-root", 'R', 0, NULL,
+	 "let root connect to the console's socket too (by default only your own uid may; others are refused by "
+	 "name and logged)"},
 	{"follow", 'f', 0, "DIR", "also show traces that headless `belay proxy` processes write in DIR"},
 	{"open", 'o', 0, "RUN|TRACE", "browse a finished run (no listening unless SERVER_CMD is given)"},
 	{"theme", 'T', 0, "NAME", "dark (default), light, mono, or a file in ~/.config/belay/themes"},
@@ -153,6 +156,7 @@ int cmd_console(int argc, char **argv)
 		case 'a': cs.ascii = 1; break;
 		case 'e': cs.events_only = 1; break;
 		case 'n': cs.no_trial = 1; break;
+		case 'R': cs.allow_root = 1; break;
 		case 'L':
 			if (loop_slice_parse(optarg, &cs.slice_us) != 0) {
 				free(cs.expose);

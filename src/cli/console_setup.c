@@ -180,6 +180,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 				       .socket_path = cs->socket,
 				       .server_stderr_fd = cs->log_fd,
 				       .slice_us = cs->slice_us,
+				       .allow_root = cs->allow_root,
 				       .events = cs->events,
 				       /* agents' hook events on the same socket (docs/HOOKS.md) */
 				       .adopt = hook_console_adopt,

@@ -23,6 +23,7 @@
 #include "common/jsonx.h"
 #include "common/osuser.h"
 #include "common/paths.h"
+#include "common/sockpeer.h"
 #include "common/xalloc.h"
 #include "proxy/loop_slice.h"
 #include "run/runner.h"
@@ -124,18 +125,14 @@ static int private_dir(const char *sock, struct err *e)
 		*slash = '\0';
 		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 			rc = err_set(e, -errno, "cannot create %s: %s", dir, strerror(errno));
-		struct stat st;
-		if (!rc && lstat(dir, &st) != 0)
-			rc = err_set(e, -errno, "%s: %s", dir, strerror(errno));
-		if (!rc && (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)))
-			rc = err_set(e, BELAY_EREFUSED,
-				     "%s must be a directory owned by you and closed to others (mode 0700); it is not", dir);
+		if (!rc)
+			rc = sockpeer_dir_check(sock, e);
 	}
 	free(dir);
 	return rc;
 }
 
-static int listen_on(const char *path, int *out, struct err *e)
+static int listen_on(const char *path, int check_dir, int *out, struct err *e)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	if (strlen(path) >= sizeof a.sun_path)
@@ -168,6 +165,12 @@ static int listen_on(const char *path, int *out, struct err *e)
 		close(fd);
 		return err_set(e, -err, "cannot listen on %s: %s", path, strerror(err));
 	}
+	/* between the check of the directory and now, the path could have been swapped for
+	 * someone else's socket: it must lead to ours */
+	if ((rc = sockpeer_bound_check(path, check_dir, e)) != 0) {
+		close(fd);
+		return rc;
+	}
 	*out = fd;
 	return 0;
 }
@@ -175,7 +178,7 @@ static int listen_on(const char *path, int *out, struct err *e)
 int chost_bind(const char *path, int check_dir, int *fd, struct err *e)
 {
 	int rc = check_dir ? private_dir(path, e) : 0;
-	return rc ? rc : listen_on(path, fd, e);
+	return rc ? rc : listen_on(path, check_dir, fd, e);
 }
 
 /*==== connections ====*/
@@ -574,11 +577,16 @@ static void on_listen_readable(uv_poll_t *p, int status, int events)
 		int fd = accept4(h->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		struct ucred cr;
-		socklen_t cl = sizeof cr;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0 || cr.uid != getuid()) {
-			post(h, cevent_log(1, "refused a connection from uid %d (only uid %d may connect)",
-					   (int)cr.uid, (int)getuid()));
+		struct err pe = {0};
+		if (sockpeer_check(fd, h->cfg.allow_root, NULL, &pe) != 0) {
+			/* refused by name: the peer is told, the console logs it */
+			char why[600];
+			snprintf(why, sizeof why, "belay: refused: %s", pe.msg);
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddFalseToObject(o, "ok");
+			cJSON_AddStringToObject(o, "error", why);
+			send_line(fd, o);
+			post(h, cevent_log(1, "refused a connection to the console's socket: %s", pe.msg));
 			close(fd);
 			continue;
 		}

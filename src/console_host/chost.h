@@ -39,6 +39,7 @@ struct chost_cfg {
 	const char *trace_dir;    /* NULL: STATE/traces */
 	const char *socket_path;  /* NULL: chost_default_socket() */
 	int server_stderr_fd;     /* where servers' stderr goes (-1: discarded) */
+	int allow_root;           /* root may connect too (belay console --allow-root); else only our uid */
 	unsigned slice_us;        /* the engine thread's scheduler slice (proxy/loop_slice.h; 0: the kernel's) */
 	struct cqueue *events;    /* borrowed: where events go */
 	/* Other protocols on the same socket (may be NULL): a hello carrying "hook" (an agent's
@@ -63,10 +64,14 @@ struct chost_cfg {
 char *chost_default_socket(void);
 /* Binds and listens on a unix socket at path (0600, non-blocking): a live listener already
  * there is BELAY_EEXIST, a stale socket file is replaced. check_dir: the directory is
- * created 0700 and refused unless it is ours and closed to others (for well-known paths). */
+ * created 0700 and refused unless it is ours and closed to others (for well-known paths).
+ * After listening, the path must still lead to this process's socket (sockpeer.h): one
+ * replaced meanwhile is BELAY_EREFUSED and nothing listens. */
 int chost_bind(const char *path, int check_dir, int *fd, struct err *e);
 /* Creates the socket's directory (0700, must be ours and private), binds and listens
- * (0600), and starts the host thread. A live console already on that path is
+ * (0600), and starts the host thread. A connection from another uid (or from root unless
+ * cfg.allow_root) is answered {"ok":false,"error":"belay: refused: ..."} naming its uid,
+ * closed, and logged (a CE_LOG event). A live console already on that path is
  * BELAY_EEXIST; a stale socket file is replaced. */
 int chost_start(const struct chost_cfg *cfg, struct chost **out, struct err *e);
 const char *chost_socket(const struct chost *h); /* borrowed */

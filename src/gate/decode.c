@@ -804,6 +804,7 @@ static void lower_extract_into(struct cmd *c, const struct xword *dir, int links
 {
 	if (!dir) {
 		lower_path_lit(c, "*", GPA_WRITE, 1);
+		lower_path_lit(c, ".*", GPA_WRITE, 1); /* members named .x (an agent's configuration) too */
 		for (int k = 0; links && k < c->ncwd; k++)
 			lower_taint_dir(c->L, c->st, c->cwd[k], 1);
 		return;
@@ -812,6 +813,7 @@ static void lower_extract_into(struct cmd *c, const struct xword *dir, int links
 	const char *d = xw_lit(dir);
 	if (d) {
 		lower_path_lit(c, arena_printf(c->L->a, "%s/*", d), GPA_WRITE, 1);
+		lower_path_lit(c, arena_printf(c->L->a, "%s/.*", d), GPA_WRITE, 1);
 		for (int k = 0; links && k < (d[0] == '/' ? 1 : c->ncwd); k++)
 			lower_taint_dir(c->L, c->st, gpath_resolve(c->L->a, d[0] == '/' ? "/" : c->cwd[k], d, strlen(d)), 1);
 	}

@@ -12,6 +12,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "proxy/sandbox_run.h"
+#include "hook/hook_protect.h"
 #include "hook/hook_run.h"
 #include "index/runidx.h"
 #include "store/store.h"
@@ -30,6 +31,40 @@ static int find_run(const struct hook_exec_opts *o, struct hook_run **out, struc
 		*out = NULL;
 		rc = err_set(e, BELAY_EINVAL, "run %s is not a hook run (no agent_session record)", o->run);
 	}
+	return rc;
+}
+
+/* belay's protected files inside the root (hook_protect.h) stay read-only to the kernel in
+ * the sandbox, whatever the gate made of the command: each agent configuration's directory
+ * (.claude, .cursor, .codex: a settings.local.json created beside it would override it, a
+ * rename over it would replace it) or the file itself when it lies in the root, and a hook
+ * program inside the root. The state directory is hidden already. Outside the root every
+ * path is read-only anyway. A pin that cannot be made is an error: nothing runs. */
+static int pin_protected(struct sandbox_spec *spec, const char *root, const char *state_dir, const char *belay,
+			 struct err *e)
+{
+	struct hook_protect *p = hook_protect_new(root, NULL, state_dir, belay);
+	int rc = 0;
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		const struct hook_protect_file *f = &p->v[i];
+		if (f->role == HP_STATE || !fs_is_under(f->path, root))
+			continue;
+		char *pin = xstrdup(f->path);
+		char *slash = strrchr(pin, '/');
+		if (f->role == HP_CONFIG && slash && slash != pin) {
+			*slash = '\0';
+			if (!strcmp(pin, root)) /* a configuration in the root itself: the file */
+				*slash = '/';
+		}
+		struct err pe = {0};
+		rc = sandbox_spec_pin(spec, pin, &pe);
+		if (rc == BELAY_ENOTFOUND)
+			rc = 0; /* nothing there to keep: the after-call check sees one appear */
+		else if (rc)
+			err_set(e, rc, "%s", pe.msg);
+		free(pin);
+	}
+	hook_protect_free(p);
 	return rc;
 }
 
@@ -57,6 +92,12 @@ int hook_exec(const struct hook_exec_opts *o, int *exit_code, void (*report)(voi
 		return rc;
 	}
 	spec.hide = realpath(o->state_dir, NULL); /* the command never sees belay's state (traces, keys) */
+	if ((rc = pin_protected(&spec, spec.scope, o->state_dir, o->launcher, e)) != 0) {
+		sandbox_spec_done(&spec);
+		hook_run_close(r);
+		free(root);
+		return rc;
+	}
 	char *cwd = getcwd(NULL, 0);
 	struct sandbox_run_io io = {.in_fd = 0, .out_fd = 1, .err_fd = 2, .reap = 1};
 	struct sandbox_run_result res;

@@ -54,6 +54,12 @@ static int start_helper(const struct hook_request *rq, const char *sock)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		/* its log (refused connections, late indexing errors): STATE/hookd.log */
+		char *log = xasprintf("%s/hookd.log", rq->state_dir);
+		int lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (lfd >= 0)
+			dup2(lfd, 2);
+		free(log);
 		if (chdir("/") != 0)
 			_exit(1);
 		char *argv[] = {(char *)rq->belay, "__hookd", "--state", (char *)rq->state_dir, "--socket", (char *)sock, NULL};
@@ -87,6 +93,17 @@ int hook_helper_send(const struct hook_request *rq, unsigned timeout_ms, struct 
 	return r;
 }
 
+/* The helper's log is its stderr (STATE/hookd.log when started on demand). */
+static void helper_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	char ts[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	dprintf(2, "%s belay __hookd: %s\n", ts, msg);
+}
+
 static volatile sig_atomic_t stop_helper;
 
 static void on_term(int sig)
@@ -112,7 +129,8 @@ int hook_helper_main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_term};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	struct hook_host *h = hook_host_new(NULL);
+	struct hook_observer obs = {.log = helper_log};
+	struct hook_host *h = hook_host_new(&obs);
 	struct err e = {0};
 	if (hook_host_listen(h, sock, &e) != 0) {
 		hook_host_free(h);

@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
+#include "common/sockpeer.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "console_host/chost.h"
@@ -33,6 +34,8 @@ struct hook_host {
 	int stop_pipe[2];
 	pthread_t listener;
 	int listening;
+	void (*log)(void *ctx, const char *msg); /* the observer's, or NULL */
+	void *log_ctx;
 };
 
 struct conn {
@@ -46,6 +49,10 @@ struct hook_host *hook_host_new(const struct hook_observer *obs)
 {
 	struct hook_host *h = xcalloc(1, sizeof *h);
 	h->ctx = hook_ctx_new(1, obs);
+	if (obs) {
+		h->log = obs->log;
+		h->log_ctx = obs->ctx;
+	}
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);
 	h->lfd = -1;
@@ -227,10 +234,21 @@ static void *listen_main(void *arg)
 		int fd = accept4(h->lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;
-		struct ucred cr;
-		socklen_t cl = sizeof cr;
 		size_t len = 0;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) != 0 || cr.uid != getuid() || read_hello(fd, &len) != 0) {
+		struct err pe = {0};
+		if (sockpeer_check(fd, 0, NULL, &pe) != 0) {
+			/* refused by name, before anything of the request is read */
+			char why[600];
+			snprintf(why, sizeof why, "belay: refused: %s", pe.msg);
+			refuse(fd, why);
+			close(fd);
+			if (h->log) {
+				snprintf(why, sizeof why, "the hook helper refused a connection: %s", pe.msg);
+				h->log(h->log_ctx, why);
+			}
+			continue;
+		}
+		if (read_hello(fd, &len) != 0) {
 			close(fd);
 			continue;
 		}

@@ -20,8 +20,10 @@ struct hook_host *hook_host_new(const struct hook_observer *obs);
 /* Serves a connection whose first line (the hello, with "hook") was already read; `rest`
  * holds the bytes read after that line. Takes fd. */
 void hook_host_adopt(struct hook_host *h, int fd, size_t len, const char *rest, size_t rest_len);
-/* Listens on path (a unix socket in a private directory) and adopts every connection from
- * this uid, on a thread of its own, until hook_host_free. */
+/* Listens on path (a unix socket in a private directory, sockpeer.h) and adopts every
+ * connection from this uid, on a thread of its own, until hook_host_free. A connection
+ * from another uid (root included) is answered {"ok":false,"error":"belay: refused: ..."}
+ * naming its uid, closed, and told to the observer's log. */
 int hook_host_listen(struct hook_host *h, const char *path, struct err *e);
 /* Connections being served now, and the monotonic time of the last one's end (ns). */
 int hook_host_busy(struct hook_host *h);

@@ -123,8 +123,9 @@ static int holds(const char *dir, const char *path)
 	return !strncmp(path, dir, n) && path[n] == '/';
 }
 
-/* One concrete path a plan writes (destroy: or deletes / replaces with all it holds). */
-static int check_path(struct checker *k, const char *path, int destroy)
+/* One concrete path a plan writes (destroy: or deletes / replaces with all it holds;
+ * from_glob: a pattern's match, not a path the command named). */
+static int check_path(struct checker *k, const char *path, int destroy, int from_glob)
 {
 	struct stat st;
 	int have = stat(path, &st) == 0;
@@ -160,6 +161,29 @@ static int check_path(struct checker *k, const char *path, int destroy)
 		if (hit)
 			k->hit_path = d->f->path;
 	}
+	/* A write to a directory that holds a protected file: what lands beneath it is not in
+	 * the plan (an archive extracted there, a recursive copy or rsync into it, git
+	 * rewriting the tracked files of the worktree on stash, switch, checkout BRANCH, merge,
+	 * pull or apply). A pattern that reaches the directory itself (an extraction's "DIR/.*")
+	 * is refused; a directory the command names asks: belay cannot tell from here whether
+	 * the archive, the source tree or the other commit carries the protected file. */
+	for (size_t i = 0; i < k->n && !hit && !destroy && have && S_ISDIR(st.st_mode) && canon; i++) {
+		const struct ident *d = &k->id[i];
+		if (!d->exists || !d->canon || !holds(canon, d->canon))
+			continue;
+		if (from_glob) {
+			hit = 1;
+			k->hit_how = "writes into a directory (whatever an archive or a copy puts there) that holds";
+			k->hit_path = d->f->path;
+		} else if (!k->unresolved) {
+			k->unresolved = 1;
+			free(k->unresolved_why);
+			k->unresolved_why =
+			    xasprintf("it writes beneath %s (an archive, a recursive copy, or git rewriting tracked files), "
+				      "which holds belay's %s %s",
+				      path, hook_protect_role_name(d->f->role), d->f->path);
+		}
+	}
 	free(canon);
 	return hit;
 }
@@ -189,12 +213,12 @@ static int check_resource(struct checker *k, const char *res, int destroy)
 	const char *star2 = strstr(res, "/**");
 	if (star2) {
 		char *dir = star2 == res ? xstrdup("/") : xstrndup(res, (size_t)(star2 - res));
-		int hit = check_path(k, dir, 1);
+		int hit = check_path(k, dir, 1, 0);
 		free(dir);
 		return hit;
 	}
 	if (!has_glob(res))
-		return check_path(k, res, destroy);
+		return check_path(k, res, destroy, 0);
 	glob_t g;
 	memset(&g, 0, sizeof g);
 	int rc = glob(res, GLOB_NOSORT | GLOB_ERR, NULL, &g);
@@ -211,8 +235,14 @@ static int check_resource(struct checker *k, const char *res, int destroy)
 		globfree(&g);
 		return 0;
 	}
-	for (size_t i = 0; i < g.gl_pathc && !hit; i++)
-		hit = check_path(k, g.gl_pathv[i], destroy);
+	for (size_t i = 0; i < g.gl_pathc && !hit; i++) {
+		/* "DIR/.*" matches DIR itself and its parent too: not entries written there */
+		const char *base = strrchr(g.gl_pathv[i], '/');
+		base = base ? base + 1 : g.gl_pathv[i];
+		if (!strcmp(base, ".") || !strcmp(base, ".."))
+			continue;
+		hit = check_path(k, g.gl_pathv[i], destroy, 1);
+	}
 	globfree(&g);
 	return hit;
 }

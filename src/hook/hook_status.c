@@ -19,7 +19,7 @@
 
 pid_t hook_socket_pid(const char *path)
 {
-	int fd = hook_wire_connect(path);
+	int fd = hook_wire_connect(path, NULL);
 	if (fd < 0)
 		return -1;
 	struct ucred cr;

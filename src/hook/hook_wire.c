@@ -15,6 +15,7 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
+#include "common/sockpeer.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "hook/hook_answer.h"
@@ -97,16 +98,14 @@ int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *
 	return 0;
 }
 
-int hook_wire_connect(const char *path)
+int hook_wire_connect(const char *path, struct err *e)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	if (!path || strlen(path) >= sizeof a.sun_path)
+	int fd = -1;
+	struct err de = {0};
+	if (!path || sockpeer_dial(path, 1, 0, &fd, &de) != 0) {
+		if (de.code == BELAY_EREFUSED)
+			err_set(e, de.code, "%s", de.msg);
 		return -1;
-	strcpy(a.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-		close(fd);
-		fd = -1;
 	}
 	return fd;
 }
@@ -114,7 +113,9 @@ int hook_wire_connect(const char *path)
 int hook_wire_send(const char *path, const struct hook_request *rq, unsigned timeout_ms, struct hook_reply *rp,
 		     struct err *e)
 {
-	int fd = hook_wire_connect(path);
+	/* a place that is not ours is as good as nobody listening there: the event goes on to
+	 * the next handler (in the end, the hook's own process), never to that listener */
+	int fd = hook_wire_connect(path, NULL);
 	if (fd < 0)
 		return 0;
 	cJSON *j = hook_request_json(rq);

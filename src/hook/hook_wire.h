@@ -57,8 +57,11 @@ void hook_reply_free(struct hook_reply *rp);
 cJSON *hook_request_json(const struct hook_request *rq);
 int hook_request_from_json(const cJSON *o, struct hook_request *rq, struct buf *payload, struct err *e);
 
-/* A connection to the unix socket at path (close-on-exec), or -1 when nothing listens. */
-int hook_wire_connect(const char *path);
+/* A connection to the unix socket at path (close-on-exec), or -1 when nothing listens or
+ * when the place is not the user's own (sockpeer.h: the directory must be ours and 0700,
+ * the listener our uid): an event is never handed to someone else's listener. e (may be
+ * NULL) names a refusal. */
+int hook_wire_connect(const char *path, struct err *e);
 /* Sends rq to the handler listening at path. Returns 1 answered (rp filled), 0 nobody
  * listens there or it did not take the event (nothing was recorded: the event may go
  * elsewhere), -1 the handler took it and failed (e names why). */

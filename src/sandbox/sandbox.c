@@ -24,6 +24,7 @@ struct sandbox_spawn {
 	char *scope, *tmp, *hide, *cache;
 	char *ov_lower, *ov_upper, *ov_work; /* the trial overlay, or NULL */
 	char **expose; /* NULL-terminated copies */
+	char **pin;    /* read-only paths inside the scope (NULL-terminated copies) */
 	int deny;
 };
 
@@ -177,6 +178,7 @@ void sandbox_spec_done(struct sandbox_spec *sp)
 	free(sp->tmpdir);
 	free(sp->hide);
 	strv_free(sp->expose);
+	strv_free(sp->pin);
 	free(sp->cache);
 	free(sp->overlay_lower);
 	free(sp->overlay_upper);
@@ -243,6 +245,25 @@ int sandbox_spec_expose(struct sandbox_spec *sp, const char *path, struct err *e
 	sp->expose = xrealloc(sp->expose, (n + 2) * sizeof *sp->expose);
 	sp->expose[n] = real;
 	sp->expose[n + 1] = NULL;
+	return 0;
+}
+
+int sandbox_spec_pin(struct sandbox_spec *sp, const char *path, struct err *e)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return err_set(e, BELAY_ENOTFOUND, "cannot keep %s read-only: %s", path, strerror(errno));
+	if (!fs_is_under(real, sp->scope) || !strcmp(real, sp->scope)) {
+		/* outside the scope: read-only to the sandbox anyway; the scope itself: not a pin */
+		free(real);
+		return 0;
+	}
+	size_t n = 0;
+	while (sp->pin && sp->pin[n])
+		n++;
+	sp->pin = xrealloc(sp->pin, (n + 2) * sizeof *sp->pin);
+	sp->pin[n] = real;
+	sp->pin[n + 1] = NULL;
 	return 0;
 }
 
@@ -318,6 +339,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	p->tmp = xstrdup(spec->tmpdir);
 	p->deny = spec->network == SANDBOX_NET_DENY;
 	p->expose = strv_dup(spec->expose);
+	p->pin = strv_dup(spec->pin);
 	if (spec->overlay_upper) {
 		p->ov_lower = xstrdup(spec->overlay_lower ? spec->overlay_lower : spec->scope);
 		p->ov_upper = xstrdup(spec->overlay_upper);
@@ -325,18 +347,20 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	}
 	size_t nsock = 0;
 	char **conceal = sandbox_conceal_list(p->expose, &nsock);
-	size_t n = 0, nc = 0, nx = 0;
+	size_t n = 0, nc = 0, nx = 0, npin = 0;
 	while (argv[n])
 		n++;
 	while (conceal[nc])
 		nc++;
 	while (p->expose[nx])
 		nx++;
+	while (p->pin[npin])
+		npin++;
 	const char *fixed[] = {"belay", "__launch", "--scope", spec->scope, "--tmp", spec->tmpdir, "--net",
 			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
 			       "--cache", p->cache ? p->cache : "", "--server-env", env ? "channel" : "inherit"};
 	size_t nf = sizeof fixed / sizeof fixed[0], k = 0;
-	sp->args = xcalloc(nf + 6 + 2 * (nc + nx) + 2 + n + 1, sizeof *sp->args);
+	sp->args = xcalloc(nf + 6 + 2 * (nc + nx + npin) + 2 + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)
 		sp->args[k++] = xstrdup(fixed[i]);
 	if (p->ov_upper) {
@@ -351,6 +375,10 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	for (size_t i = 0; i < nx; i++) {
 		sp->args[k++] = xstrdup("--expose");
 		sp->args[k++] = xstrdup(p->expose[i]);
+	}
+	for (size_t i = 0; i < npin; i++) {
+		sp->args[k++] = xstrdup("--pin");
+		sp->args[k++] = xstrdup(p->pin[i]);
 	}
 	sp->args[k++] = xstrdup("--");
 	sp->args[k++] = xstrdup(exe);
@@ -406,6 +434,12 @@ void sandbox_describe(const void *priv, cJSON *record)
 			cJSON_AddItemToArray(x, cJSON_CreateString(*q));
 		cJSON_AddItemToObject(o, "expose", x);
 	}
+	if (p->pin[0]) {
+		cJSON *x = cJSON_CreateArray();
+		for (char **q = p->pin; *q; q++)
+			cJSON_AddItemToArray(x, cJSON_CreateString(*q));
+		cJSON_AddItemToObject(o, "read_only", x);
+	}
 	if (p->cache)
 		cJSON_AddStringToObject(o, "cache", p->cache);
 	if (p->ov_upper) {
@@ -427,6 +461,7 @@ void sandbox_spawn_free(void *priv)
 	free(p->tmp);
 	free(p->hide);
 	strv_free(p->expose);
+	strv_free(p->pin);
 	free(p->cache);
 	free(p->ov_lower);
 	free(p->ov_upper);

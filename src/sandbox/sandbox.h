@@ -28,6 +28,11 @@ struct sandbox_spec {
 			   * adopted (the last user removes it when empty); 0: none */
 	char **expose;    /* realpaths kept in view although hidden by default (--expose), NULL-terminated, or NULL */
 	char *cache;      /* the writable per-user cache (sandbox_cache.h), or NULL for none */
+	/* Paths inside the scope that stay read-only to the kernel (sandbox_spec_pin): each is
+	 * bind-mounted onto itself read-only (EROFS; a rename or removal of the mount point is
+	 * EBUSY) and is a read-only zone of the supervisor's view (writes beneath it are refused
+	 * and named). NULL-terminated realpaths, or NULL. */
+	char **pin;
 	/* A trial's mirror (src/trial): when overlay_upper is set, an overlay of overlay_lower
 	 * (NULL: the scope itself) with this private upper layer and overlay_work (an empty
 	 * directory on the upper's filesystem) is mounted at the scope's own path before any
@@ -49,6 +54,11 @@ void sandbox_spec_done(struct sandbox_spec *sp);
  * credential store, a socket directory; sandbox_conceal.h): read-only, like the rest of
  * the host outside the scope. */
 int sandbox_spec_expose(struct sandbox_spec *sp, const char *path, struct err *e);
+/* Keeps `path` (an existing file or directory inside the scope) read-only to the contained
+ * process although the scope is writable: belay's own protected files under `belay init
+ * --contain` (hook_exec.c). A path outside the scope is read-only anyway and is ignored
+ * (0). A path that does not exist is BELAY_ENOTFOUND (nothing to mount over). */
+int sandbox_spec_pin(struct sandbox_spec *sp, const char *path, struct err *e);
 /* Presents the scope as an overlay (see overlay_upper above): upper and work must be
  * existing directories outside the scope, on one filesystem; lower NULL: the scope. */
 int sandbox_spec_overlay(struct sandbox_spec *sp, const char *lower, const char *upper, const char *work, struct err *e);

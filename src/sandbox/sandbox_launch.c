@@ -1,6 +1,6 @@
 /* sandbox_launch.c - the launcher stage of a contained server, run as
  *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N [--hide DIR]
- *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--cache DIR]
+ *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--pin PATH]... [--cache DIR]
  *                  [--server-env channel|inherit]
  *                  [--overlay-lower DIR --overlay-upper DIR --overlay-work DIR] -- EXE ARGV0 [ARGS...]
  * between fork and exec (libuv cannot run code in the child, so belay re-executes itself).
@@ -225,6 +225,7 @@ static int parse(struct launch *l, int argc, char **argv)
 	l->conceal = xcalloc((size_t)argc + 1, sizeof *l->conceal);
 	l->secret = xcalloc((size_t)argc + 1, 1);
 	l->expose = xcalloc((size_t)argc + 1, sizeof *l->expose);
+	l->pin = xcalloc((size_t)argc + 1, sizeof *l->pin);
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
@@ -251,6 +252,8 @@ static int parse(struct launch *l, int argc, char **argv)
 		}
 		else if (!strcmp(argv[i - 1], "--expose"))
 			l->expose[l->nexpose++] = v;
+		else if (!strcmp(argv[i - 1], "--pin"))
+			l->pin[l->npin++] = v;
 		else if (!strcmp(argv[i - 1], "--overlay-lower"))
 			l->ov_lower = v;
 		else if (!strcmp(argv[i - 1], "--overlay-upper"))
@@ -412,6 +415,7 @@ int sandbox_launch_main(int argc, char **argv)
 	free(l.expose);
 	free(l.server_env);
 	free(l.server_env_block);
+	free(l.pin);
 	int status = relay_until_gone(init), server_status;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 	    read(report[0], &server_status, sizeof server_status) == (ssize_t)sizeof server_status)

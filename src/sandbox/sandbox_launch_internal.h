@@ -14,7 +14,8 @@ struct launch {
 	char *secret;         /* per candidate: 1 for a credential store (--secret), 0 for a socket dir */
 	int secrets_present;  /* some credential store exists (and is hidden): reads are trapped to name it */
 	const char **expose;  /* locations kept visible, read-only, inside hidden ones */
-	size_t nconceal, nexpose;
+	const char **pin;     /* paths inside the scope kept read-only (--pin) */
+	size_t nconceal, nexpose, npin;
 	int status_fd;
 	const char *server_env_mode; /* "channel": the server's environment comes on status_fd; "inherit" */
 	char **server_env;  /* the server's environment (NAME=VALUE, NULL-terminated), or NULL: ours */

@@ -17,7 +17,9 @@
  *   - /dev/mqueue, where the host has one, is the IPC namespace's own mqueue instance (the
  *     host's POSIX message queues are absent);
  *   - belay's state directory vanishes under an empty tmpfs;
- *   - then every mount is made read-only except the writable zones.
+ *   - then every mount is made read-only except the writable zones;
+ *   - last, the pinned paths inside the scope (--pin: belay's protected files under
+ *     `belay init --contain`) are bound onto themselves read-only.
  * What was done goes into the layer report and into l->view, which the supervisor decides
  * by. */
 #include <errno.h>
@@ -215,6 +217,47 @@ static int set_attr(const char *path, int recursive, int rdonly)
 	return mount_setattr(AT_FDCWD, path, recursive ? AT_RECURSIVE : 0, &a, sizeof a) == 0 ? 0 : -errno;
 }
 
+/* A pinned path must be what belay named: inside the scope, no link on the way (realpath is
+ * itself), so the read-only mount lands where it was meant to. */
+static int pin_checked(struct launch *l, const char *pin, int *exists)
+{
+	char *real = realpath(pin, NULL);
+	*exists = real != NULL;
+	int ok = !real || (!strcmp(real, pin) && sandbox_path_under(real, l->scope) && strcmp(real, l->scope));
+	free(real);
+	if (!ok)
+		return launch_refuse(l, "mount-namespace", "cannot keep %s read-only: it is not a path inside %s", pin,
+				     l->scope);
+	return 0;
+}
+
+/* The pins: each bound onto itself, then read-only (recursively: a mount beneath it too). A
+ * pin that vanished since belay named it leaves nothing to protect there. */
+static int mount_pins(struct launch *l)
+{
+	buf_puts(&l->layers, "\"read_only\":[");
+	int first = 1, rc = 0;
+	for (size_t i = 0; i < l->npin && !rc; i++) {
+		int exists = 0;
+		if ((rc = pin_checked(l, l->pin[i], &exists)) != 0 || !exists)
+			continue;
+		int r = mount(l->pin[i], l->pin[i], NULL, MS_BIND | MS_REC, NULL) == 0 ? 0 : -errno;
+		if (r == 0)
+			r = set_attr(l->pin[i], 1, 1);
+		if (r) {
+			rc = launch_refuse(l, "mount-namespace", "cannot keep %s read-only: %s", l->pin[i], strerror(-r));
+			break;
+		}
+		sandbox_view_add(&l->view, l->pin[i], SB_ZONE_RO);
+		if (!first)
+			buf_putc(&l->layers, ',');
+		sandbox_json_str(&l->layers, l->pin[i]);
+		first = 0;
+	}
+	buf_puts(&l->layers, "],");
+	return rc;
+}
+
 static void json_list(struct buf *b, const char *key, const struct plan *p, int which)
 {
 	buf_printf(b, "\"%s\":[", key);
@@ -307,6 +350,13 @@ int launch_mounts(struct launch *l)
 		sandbox_view_add(&l->view, l->tmp, SB_ZONE_RW);
 		if (l->cache)
 			sandbox_view_add(&l->view, l->cache, SB_ZONE_RW);
+		for (size_t i = 0; i < l->npin; i++) {
+			int exists = 0;
+			if (pin_checked(l, l->pin[i], &exists) != 0)
+				return 2;
+			if (exists)
+				sandbox_view_add(&l->view, l->pin[i], SB_ZONE_RO);
+		}
 		return 0;
 	}
 	struct plan p = {0};
@@ -503,6 +553,8 @@ int launch_mounts(struct launch *l)
 	sandbox_view_add(&l->view, l->tmp, SB_ZONE_RW);
 	if (l->cache)
 		sandbox_view_add(&l->view, l->cache, SB_ZONE_RW);
+	if ((rc = mount_pins(l)) != 0)
+		goto out;
 	l->private_dirs = 1;
 	buf_puts(&l->layers, "\"read_only_mounts\":true,");
 	json_list(&l->layers, "private", &p, 1);

@@ -321,7 +321,11 @@ int ts_drive_bash(struct ts_driver *d, const char *command)
 	const char *run = d->updated ? d->updated : command;
 	const char *argv[] = {"/bin/sh", "-c", run, NULL};
 	char *rt = xasprintf("XDG_RUNTIME_DIR=%s", d->w->runtime);
-	const char *env[] = {rt, "BELAY_HOOKD=0", NULL};
+	const char *env[16] = {rt, "BELAY_HOOKD=0"};
+	int k = 2;
+	for (const char *const *x = d->env; x && *x && k < 15; x++)
+		env[k++] = *x; /* the tool's own environment too (a contained command's launcher reads it) */
+	env[k] = NULL;
 	struct ts_out out;
 	ts_run(argv, env, d->w->ws, NULL, 0, 120, &out);
 	free(rt);

@@ -51,7 +51,7 @@ struct ts_driver {
 	const struct ts_world *w;
 	const char *agent;         /* "claude-code" (default) or "codex" */
 	const char *const *flags;  /* extra `belay hook` flags (e.g. --mode enforce) */
-	const char *const *env;
+	const char *const *env;    /* extra "K=V": for `belay hook`, and for the Bash commands run */
 	char session[64];
 	int next_id;
 	/* the last pre event's answer */

@@ -204,3 +204,136 @@ Test(hook_protect, a_second_link_to_the_configuration_is_an_alert)
 	cr_expect(strstr(d.pre.out, "link"), "%s", d.pre.out);
 	free(lk);
 }
+
+/* Under `belay init --contain` the protected files inside the root are read-only to the
+ * kernel in the sandbox too, not only to the gate: each layer holds with the other taken
+ * away (the gate off: audit mode answers nothing; the kernel's layers off: the test-only
+ * switch BELAY_TEST_LAYERS_OFF of sandbox_testswitch.h, passed to the contained command). */
+static void setup_contained(const char *mode)
+{
+	ts_world_setup(&w, "hookprotc");
+	ts_world_login(&w);
+	ts_driver_start(&d, &w, "sess-protect-c");
+	const char *extra[] = {"--contain", "--mode", mode, NULL};
+	ts_driver_install(&d, extra);
+	cfg = xasprintf("%s/.claude/settings.json", w.ws);
+	size_t len;
+	cfg_was = ts_read_file(cfg, &len);
+	cr_assert(cfg_was && strstr(cfg_was, "# belay-hook") && strstr(cfg_was, "--contain"), "%s", cfg_was);
+}
+
+static void setup_contained_audit(void)
+{
+	setup_contained("audit");
+}
+
+static void setup_contained_enforce(void)
+{
+	setup_contained("enforce");
+}
+
+/* The write ran (rewritten into the sandbox) and failed there; the configuration is intact. */
+static void kernel_refused(const char *cmd)
+{
+	int st = ts_drive_bash(&d, cmd);
+	cr_expect(d.updated && strstr(d.updated, " exec --run "), "`%s` was not contained: %s", cmd,
+		  d.updated ? d.updated : d.pre.out);
+	cr_expect_str_eq(d.decision, "", "`%s`: the gate answered (audit answers nothing): %s", cmd, d.pre.out);
+	cr_expect_gt(st, 0, "`%s` succeeded in the sandbox", cmd);
+	config_intact(cmd);
+}
+
+Test(hook_protect_contained, the_kernel_keeps_the_configuration_read_only_with_the_gate_off,
+     .init = setup_contained_audit, .fini = teardown, .timeout = 240)
+{
+	kernel_refused("echo '{}' > .claude/settings.json");
+	kernel_refused("sed -i 's/belay-hook/gone/' .claude/settings.json");
+	kernel_refused("f=.claude/settings.json; cp \"$f\" x.json && echo '{}' > x.json && mv x.json \"$f\"");
+	kernel_refused("printf '{\"disableAllHooks\": true}' > .claude/settings.local.json");
+	char *local = xasprintf("%s/.claude/settings.local.json", w.ws);
+	cr_expect_neq(access(local, F_OK), 0, "settings.local.json was created beside the configuration");
+	free(local);
+	kernel_refused("rm -rf .claude");
+	kernel_refused("mv .claude gone");
+	/* what the sandbox refused is named in the run */
+	char *trace = ts_session_trace(&w, &d);
+	size_t len;
+	char *t = ts_read_file(trace, &len);
+	cr_expect(t && strstr(t, "\"kind\":\"denial\"") && strstr(t, "/.claude/settings"), "%s", t);
+	cr_expect(t && strstr(t, "\"read_only\":["), "the sandbox record lists what was kept read-only");
+	free(t);
+	free(trace);
+	/* the rest of the root stays writable */
+	cr_expect_eq(ts_drive_bash(&d, "echo fine > notes.txt && cat .claude/settings.json > /dev/null"), 0, "%s",
+		     d.pre.err);
+}
+
+/* The reverse: the kernel's layers off, the gate alone refuses before anything runs. */
+Test(hook_protect_contained, the_gate_refuses_with_the_kernel_layers_off, .init = setup_contained_enforce,
+     .fini = teardown, .timeout = 240)
+{
+	static const char *const off[] = {"BELAY_TEST_LAYERS_OFF=mounts,supervisor,landlock", NULL};
+	d.env = off;
+	refused("echo '{}' > .claude/settings.json");
+	refused("printf '{\"disableAllHooks\": true}' > .claude/settings.local.json");
+	refused("rm -rf .claude");
+}
+
+/* Both off: the same write lands (the two tests above have something to catch). */
+Test(hook_protect_contained, with_both_layers_off_the_write_lands, .init = setup_contained_audit, .fini = teardown,
+     .timeout = 240)
+{
+	static const char *const off[] = {"BELAY_TEST_LAYERS_OFF=mounts,supervisor,landlock", NULL};
+	d.env = off;
+	cr_expect_eq(ts_drive_bash(&d, "echo '{}' > .claude/settings.json"), 0, "%s", d.pre.out);
+	size_t len;
+	char *now = ts_read_file(cfg, &len);
+	cr_expect_str_eq(now, "{}\n");
+	free(now);
+}
+
+/* Bash `cmd` is asked about (never run without a person's yes). */
+static void asked(const char *cmd)
+{
+	cr_expect_eq(ts_drive_bash(&d, cmd), -1, "`%s` ran", cmd);
+	cr_expect(!strcmp(d.decision, "ask") || !strcmp(d.decision, "deny"), "`%s` was let through: %s", cmd,
+		  d.pre.out);
+	config_intact(cmd);
+}
+
+/* An archive extracted over the configuration: its member names are not in the command, so
+ * an extraction into a directory that holds a protected file is refused before it runs. */
+Test(hook_protect, archive_extraction_over_the_configuration_is_refused)
+{
+	ts_sh("cd '%s' && mkdir -p sub && tar cf a.tar login.py && rm -f a.zip && python3 -c \"import zipfile; "
+	      "zipfile.ZipFile('a.zip','w').write('login.py')\" && echo login.py | cpio -o > a.cpio 2>/dev/null",
+	      w.ws);
+	refused("tar xf a.tar");
+	refused("tar -xf a.tar -C .");
+	refused("tar -xf a.tar -C .claude");
+	refused("cd .claude && tar xf ../a.tar");
+	refused("unzip -o a.zip");
+	refused("unzip -o a.zip -d .claude");
+	asked("unzip -o a.zip -d .");
+	asked("cpio -i < a.cpio");
+	asked("cpio -idmu < a.cpio");
+	/* nothing protected under the destination: as before */
+	passes("tar xf a.tar -C sub");
+	passes("unzip -o a.zip -d sub");
+}
+
+/* git rewriting the worktree's tracked files (stash, switch, checkout BRANCH, merge, apply)
+ * when the configuration is tracked: asked before it runs. */
+Test(hook_protect, git_rewriting_tracked_files_over_the_configuration_is_asked)
+{
+	ts_sh("cd '%s' && rm -rf .git && git init -q . && git add login.py .claude/settings.json && "
+	      "git -c user.email=t@t -c user.name=t commit -qm init && git branch other && echo change >> login.py",
+	      w.ws);
+	asked("git stash");
+	asked("git stash push -m wip");
+	asked("git switch other");
+	asked("git checkout other");
+	asked("git apply ../x.diff");
+	passes("git stash list");
+	passes("git status --short");
+}
