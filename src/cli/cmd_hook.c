@@ -105,30 +105,26 @@ static int hook_rearm(int argc, char **argv)
 	if (global && !home)
 		return cli_fail("hook rearm: --global needs $HOME");
 	char *sd = paths_state_dir(state);
-	char *key = global ? xasprintf("global:%s", home) : xstrdup(root);
-	cJSON *was = hook_tamper_tripped(sd, key);
-	struct hook_protect *p = hook_protect_new(root, home, sd, NULL);
-	cJSON *rec = NULL;
+	cJSON *was = NULL, *rec = NULL;
 	struct err e = {0};
-	int rc = hook_tamper_rearm(p, sd, key, &rec, &e);
+	int rc = hook_tamper_rearm_project(root, home, sd, &was, &rec, &e);
 	if (rc == 0) {
 		char *d = was ? hook_tamper_describe(was) : NULL;
 		printf("%s\n", d ? "rearmed after the alert:" : "not tripped; recorded anew:");
 		if (d)
-			printf("  %s\n", d);
+			printf("  %s\n", cli_safe(d));
 		const cJSON *files = cJSON_GetObjectItemCaseSensitive(rec, "files");
 		for (const cJSON *f = files ? files->child : NULL; f; f = f->next)
 			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "exists")))
-				printf("  recorded %s (%s)\n", cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "path")),
-				       cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "role")));
+				printf("  recorded %s (%s)\n",
+				       cli_safe(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "path"))),
+				       cli_safe(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "role"))));
 		free(d);
 	} else {
-		fprintf(stderr, "belay: hook rearm: %s\n", e.msg);
+		fprintf(stderr, "belay: hook rearm: %s\n", cli_safe(e.msg));
 	}
 	cJSON_Delete(rec);
 	cJSON_Delete(was);
-	hook_protect_free(p);
-	free(key);
 	free(sd);
 	free(root);
 	return rc ? 1 : 0;

@@ -253,3 +253,32 @@ int hook_tamper_rearm(const struct hook_protect *p, const char *state_dir, const
 	free(path);
 	return rc;
 }
+
+int hook_tamper_rearm_project(const char *root, const char *home, const char *state_dir, cJSON **was,
+			      cJSON **recorded, struct err *e)
+{
+	if (!root && !(home && *home))
+		return err_set(e, EINVAL, "the install into the home needs $HOME");
+	char *key = root ? xstrdup(root) : xasprintf("global:%s", home);
+	if (was)
+		*was = hook_tamper_tripped(state_dir, key);
+	struct hook_protect *p = hook_protect_new(root, home, state_dir, NULL);
+	int rc = hook_tamper_rearm(p, state_dir, key, recorded, e);
+	hook_protect_free(p);
+	free(key);
+	return rc;
+}
+
+char *hook_tamper_rearm_summary(const cJSON *was, const cJSON *recorded)
+{
+	int n = 0;
+	const cJSON *files = recorded ? cJSON_GetObjectItemCaseSensitive(recorded, "files") : NULL;
+	for (const cJSON *f = files ? files->child : NULL; f; f = f->next)
+		n += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "exists"));
+	if (!was)
+		return xasprintf("not tripped; recorded %d protected file(s) anew", n);
+	char *d = hook_tamper_describe(was);
+	char *s = xasprintf("rearmed after the alert (%s); recorded %d protected file(s) as they are now", d, n);
+	free(d);
+	return s;
+}

@@ -35,5 +35,13 @@ char *hook_tamper_describe(const cJSON *alerts);
 /* A person's rearm: the trip is removed and the set recorded anew (*recorded as above). */
 int hook_tamper_rearm(const struct hook_protect *p, const char *state_dir, const char *key, cJSON **recorded,
 		      struct err *e);
+/* The same for a project as `belay hook rearm` and the console name it: root (absolute) or,
+ * NULL, the install into home ("global:HOME"). *was (may be NULL) gets the alerts it was
+ * tripped with (new, NULL when it was not tripped); *recorded as above. */
+int hook_tamper_rearm_project(const char *root, const char *home, const char *state_dir, cJSON **was,
+			      cJSON **recorded, struct err *e);
+/* One line for a person after a rearm: "rearmed after the alert: ...; recorded N file(s)" or
+ * "not tripped; recorded N file(s) anew" (new string). */
+char *hook_tamper_rearm_summary(const cJSON *was, const cJSON *recorded);
 
 #endif

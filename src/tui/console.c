@@ -24,6 +24,7 @@
 #include "tui/term.h"
 #include "tui/theme.h"
 #include "tui/tmodel.h"
+#include "tui/rearmact.h"
 #include "tui/trialact.h"
 #include "tui/ui.h"
 
@@ -77,6 +78,18 @@ static void in_recover(void *ctx, const struct cm_run *r, int turn)
 {
 	struct console *c = ctx;
 	jobs_recover(c->o->jobs, r->id, r->trace, turn);
+}
+
+/* The rearm reads and hashes the protected files: on the jobs thread, reported as a CE_LOG. */
+static void in_rearm(void *ctx, const struct cm_run *r)
+{
+	struct console *c = ctx;
+	const char *sd = r->state_dir ? r->state_dir : c->o->state_dir;
+	char *def = sd ? NULL : paths_state_dir(NULL);
+	char what[160];
+	snprintf(what, sizeof what, "rearming %.120s", r->scope);
+	jobs_call(c->o->jobs, what, rearmact_run, rearmact_new(r->scope, sd ? sd : def, getenv("HOME")), rearmact_free);
+	free(def);
 }
 
 /* Apply and discard block (the conflict check, the recover point, the writes): they run
@@ -202,6 +215,7 @@ int console_run(const struct console_opts *o, struct err *e)
 				.label = in_label,
 				.resolve = in_resolve,
 				.recover = in_recover,
+				.rearm = in_rearm,
 				.trial = in_trial,
 				.theme = in_theme,
 				.ctx = c};

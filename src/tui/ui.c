@@ -771,6 +771,25 @@ void ui_command(struct ui *u, const char *line)
 		u->in.recover(u->in.ctx, r, t->turn);
 		break;
 	}
+	case C_HOOK_REARM: {
+		if (!r || !r->scope || r->scope[0] != '/') {
+			ui_message(u, 1, "hook.rearm: focus a run whose project is known");
+			break;
+		}
+		if (!u->in.rearm) {
+			ui_message(u, 1, "hook.rearm is not available here");
+			break;
+		}
+		if (strcmp(arg, "now") != 0) {
+			snprintf(u->confirm, sizeof u->confirm, "hook.rearm now");
+			ui_message(u, 1, "rearm %s? belay's protected files there are recorded as they are now and its hook "
+					 "sessions' calls go on: check them first (belay status) [y/N]",
+				   r->scope);
+			break;
+		}
+		u->in.rearm(u->in.ctx, r);
+		break;
+	}
 	case C_TRIALS:
 		if (!u->tm) {
 			ui_message(u, 1, "trials: this console shows none");

@@ -32,6 +32,8 @@ struct ui_intents {
 	 * applied instead) */
 	void (*resolve)(void *ctx, const struct cm_run *r, uint64_t hold, int answer);
 	void (*recover)(void *ctx, const struct cm_run *r, int turn);
+	/* A person's rearm of the run's project after a protected-file alert (rearmact.h). */
+	void (*rearm)(void *ctx, const struct cm_run *r);
 	/* Applies (apply 1) or discards trial id; the outcome comes back as a CE_TRIAL. */
 	void (*trial)(void *ctx, const char *id, int apply);
 	/* Switches the theme; 0, or an error message in e. */

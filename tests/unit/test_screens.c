@@ -223,7 +223,8 @@ struct fx {
 	struct keymap km;
 	struct ui u;
 	struct canvas c;
-	int calls_recover, calls_quit, calls_verify, calls_resolve, calls_trial;
+	int calls_recover, calls_quit, calls_verify, calls_resolve, calls_trial, calls_rearm;
+	char rearm_scope[64];
 	uint64_t resolved;
 	int approved;
 	char trial_id[64];
@@ -241,6 +242,12 @@ static void in_recover(void *ctx, const struct cm_run *r, int turn)
 {
 	(void)r, (void)turn;
 	((struct fx *)ctx)->calls_recover++;
+}
+static void in_rearm(void *ctx, const struct cm_run *r)
+{
+	struct fx *f = ctx;
+	f->calls_rearm++;
+	snprintf(f->rearm_scope, sizeof f->rearm_scope, "%s", r->scope);
 }
 static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int approve)
 {
@@ -318,7 +325,7 @@ static void build(int w, int h)
 	cJSON_Delete(plan);
 
 	struct ui_intents in = {.verify = in_verify, .resolve = in_resolve, .recover = in_recover, .trial = in_trial,
-				.quit = in_quit, .ctx = &F};
+				.rearm = in_rearm, .quit = in_quit, .ctx = &F};
 	ui_init(&F.u, &F.m, &F.km, &in);
 	F.u.now = NOW;
 	F.u.socket_path = SOCKET;
@@ -1125,6 +1132,26 @@ Test(screens, confirmation_y_does_it_anything_else_cancels)
 	press('Q', 'y', 0);
 	cr_assert_eq(F.calls_quit, 1);
 	cr_assert(F.u.quit);
+	teardown_fx();
+}
+
+Test(screens, rearm_after_a_protected_file_alert_asks_then_rearms_the_runs_project)
+{
+	build(80, 24);
+	press('H', 0);
+	cr_assert(F.u.confirm[0], "H asks first");
+	cr_assert(strstr(F.u.msg, "rearm /work/demo?"), "%s", F.u.msg);
+	press('n', 0);
+	cr_assert_eq(F.calls_rearm, 0, "n cancels");
+	press('H', 'y', 0);
+	cr_assert_eq(F.calls_rearm, 1);
+	cr_assert_str_eq(F.rearm_scope, "/work/demo");
+	/* A run whose project is not known (run a has no scope): nothing to rearm, said so. */
+	ui_focus_run(&F.u, "20261129-181203-7c1e");
+	ui_command(&F.u, "hook.rearm");
+	cr_assert(!F.u.confirm[0]);
+	cr_assert(strstr(F.u.msg, "focus a run whose project is known"), "%s", F.u.msg);
+	cr_assert_eq(F.calls_rearm, 1);
 	teardown_fx();
 }
 
