@@ -59,6 +59,19 @@ static int open_common(const struct term_opts *o, const char *termname, FILE *in
 			       tn ? tn : "(unset)");
 	}
 	set_term(scr);
+	/* The console moves the cursor for every cell it draws: a terminal type that cannot
+	 * (TERM=dumb, an emacs shell buffer) would get the whole UI on one line. */
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (char *)-1) {
+		const char *tn = termname ? termname : getenv("TERM");
+		endwin();
+		delscreen(scr);
+		return err_set(e, BELAY_EINVAL,
+			       "cannot use the terminal (TERM=%s): it cannot move the cursor, and the console draws "
+			       "by moving it (run it in a terminal such as TERM=xterm-256color; --events prints the "
+			       "console's events without a screen)",
+			       tn ? tn : "(unset)");
+	}
 	t->scr = scr;
 	t->in = in;
 	t->out = out;

@@ -366,3 +366,25 @@ Test(term, close_is_idempotent_and_reopen_works)
 	open_term(-1, 0);
 	cr_assert_eq(term_depth(t), DEPTH_256);
 }
+
+/* A terminal that cannot move the cursor (TERM=dumb) would get the whole UI on one line: it is
+ * refused by name, and the next open on a real terminal works (nothing was left half open). */
+Test(term_opts, a_terminal_that_cannot_address_the_cursor_is_refused)
+{
+	setenv("LINES", "24", 1);
+	setenv("COLUMNS", "80", 1);
+	cr_assert_not_null(setlocale(LC_ALL, "C.UTF-8"));
+	int p[2];
+	cr_assert_eq(pipe(p), 0);
+	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	struct err e = {0};
+	struct term *dumb = NULL;
+	cr_assert_neq(term_open_fds(NULL, "dumb", p[0], devnull, &dumb, &e), 0, "TERM=dumb was taken");
+	cr_assert(strstr(e.msg, "TERM=dumb") && strstr(e.msg, "cannot move the cursor"), "%s", e.msg);
+	close(p[0]);
+	close(p[1]);
+	close(devnull);
+	devnull = -1;
+	open_term(-1, 0);
+	cr_assert_eq(term_depth(t), DEPTH_256);
+}
