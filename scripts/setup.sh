@@ -45,6 +45,24 @@ if ! cmp -s grammars/package-lock.json grammars/node_modules/.belay-installed-lo
    cp package-lock.json node_modules/.belay-installed-lock)
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
-echo "setup: built $ROOT/build/belay"
+# One line per step: belay and what the demo needs first (a minute or two on two cores), then
+# the test suite, the benchmarks and the fuzz seeds' tools (several minutes more). Compiler
+# output goes to build/setup-build.log; a failed step prints its tail.
+step() {
+  local what=$1; shift
+  echo "setup: $what"
+  if ! "$@" >>build/setup-build.log 2>&1; then
+    tail -n 40 build/setup-build.log >&2
+    echo "setup: failed: $what (the whole log: $ROOT/build/setup-build.log)" >&2
+    exit 1
+  fi
+}
+mkdir -p build && : >build/setup-build.log
+step "configuring (build/)" cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+step "building belay and the demo's servers" cmake --build build -j"$(nproc)" --target belay belay-launch belay-hook belay-demo-server belay-otlp-post
+echo "setup: built $ROOT/build/belay: the demo runs now (build/belay demo)"
+step "building the test suite and the benchmarks" cmake --build build -j"$(nproc)"
+if grep -q 'warning:' build/setup-build.log; then
+  echo "setup: the compiler warned $(grep -c 'warning:' build/setup-build.log) time(s): build/setup-build.log"
+fi
+echo "setup: done"

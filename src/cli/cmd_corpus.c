@@ -541,8 +541,9 @@ static int do_simple(const char *sub, int argc, char **argv)
 			const cJSON *labels = cJSON_GetObjectItemCaseSensitive(o, "labels");
 			const cJSON *last = cJSON_GetArrayItem(labels, cJSON_GetArraySize(labels) - 1);
 			/* an imported case: every string is the exporter's (SF: escaped for the terminal) */
-#define SF(obj, key) (jx_str(obj, key) ? cli_safe(jx_str(obj, key)) : NULL)
 #define SF_OR(obj, key, dflt) (jx_str(obj, key) ? cli_safe(jx_str(obj, key)) : (dflt))
+/* a field of a stored case (an imported one may lack any): escaped, "?" when absent, never NULL */
+#define SF(obj, key) SF_OR(obj, key, "?")
 			printf("case      %s (%s, from %s, %s)\n", SF(o, "id"), SF(o, "kind"), SF(o, "origin"),
 			       SF(o, "created"));
 			printf("run       %s", SF(o, "run"));

@@ -194,15 +194,17 @@ static void parse_help(const char *text, struct cmd *c)
 		const char *e = strchr(l, '\n');
 		size_t len = e ? (size_t)(e - l) : strlen(l);
 		char pre[80];
-		snprintf(pre, sizeof pre, "belay %s ", c->name);
+		snprintf(pre, sizeof pre, "belay %.63s ", c->name);
 		if (!strncmp(l, pre, strlen(pre)) && memchr(l, ':', len) && strncmp(l, "usage:", 6)) {
 			const char *s = l + strlen(pre);
 			size_t k = strcspn(s, ":");
 			cr_assert_lt(c->nsubs, 16);
 			cur = &c->subs[c->nsubs++];
 			memset(cur, 0, sizeof *cur);
-			snprintf(cur->sub, sizeof cur->sub, "%.*s", (int)k, s);
-			snprintf(cur->name, sizeof cur->name, "%s %.*s", c->name, (int)k, s);
+			snprintf(cur->sub, sizeof cur->sub, "%.*s", (int)(k < 31 ? k : 31), s);
+			char full[sizeof cur->name];
+			snprintf(full, sizeof full, "%.31s %.*s", c->name, (int)(k < 31 ? k : 31), s);
+			memcpy(cur->name, full, sizeof full);
 		}
 		size_t ind = strspn(l, " ");
 		if ((ind == 2 || ind == 4) && ind < len && l[ind] == '-') {
@@ -267,8 +269,8 @@ static void parse_man(const char *text, struct oset *top, struct oset *subs, con
 		if (!strncmp(line, ".SS ", 4)) {
 			cur = NULL;
 			for (int i = 0; i < c->nsubs; i++) {
-				char want[96];
-				snprintf(want, sizeof want, ".SS \"%s %s\"", c->name, c->subs[i].sub);
+				char want[128];
+				snprintf(want, sizeof want, ".SS \"%.63s %.31s\"", c->name, c->subs[i].sub);
 				if (!strcmp(line, want))
 					cur = &subs[i];
 			}
@@ -351,10 +353,10 @@ Test(install, help_man_pages_and_completions_list_the_same_options)
 		struct oset mtop = {0}, msubs[16] = {0};
 		parse_man(man, &mtop, msubs, c);
 		char what[160];
-		snprintf(what, sizeof what, "belay-%s(1) lists", c->name);
+		snprintf(what, sizeof what, "belay-%.63s(1) lists", c->name);
 		assert_same(what, &c->top, &mtop);
 		for (int k = 0; k < c->nsubs; k++) {
-			snprintf(what, sizeof what, "belay-%s(1), %s, lists", c->name, c->subs[k].name);
+			snprintf(what, sizeof what, "belay-%.63s(1), %.63s, lists", c->name, c->subs[k].name);
 			assert_same(what, &c->subs[k].own, &msubs[k]);
 			oset_free(&msubs[k]);
 		}
@@ -379,10 +381,10 @@ Test(install, help_man_pages_and_completions_list_the_same_options)
 					*p = ' ';
 			oset_free(&bash);
 			oset_words(&bash, b, strlen(b));
-			snprintf(what, sizeof what, "bash completes `belay %s -` with", name);
+			snprintf(what, sizeof what, "bash completes `belay %.63s -` with", name);
 			assert_same(what, &want, &bash);
 			char head[128];
-			snprintf(head, sizeof head, "== belay %s -\n", name);
+			snprintf(head, sizeof head, "== belay %.63s -\n", name);
 			char *z = strstr(ztext, head);
 			cr_assert_not_null(z, "zsh answered for belay %s -", name);
 			z += strlen(head);
@@ -392,7 +394,7 @@ Test(install, help_man_pages_and_completions_list_the_same_options)
 				if (z[q] == '\n')
 					z[q] = ' ';
 			oset_words(&zsh, z, zn);
-			snprintf(what, sizeof what, "zsh completes `belay %s -` with", name);
+			snprintf(what, sizeof what, "zsh completes `belay %.63s -` with", name);
 			assert_same(what, &want, &zsh);
 			oset_free(&want);
 			oset_free(&bash);
@@ -434,8 +436,8 @@ Test(install, every_man_page_renders_without_a_warning)
 	size_t len;
 	char *t = ts_read_file(page, &len);
 	for (int i = 0; i < n; i++) {
-		char want[64];
-		snprintf(want, sizeof want, "\\fBbelay\\-%s\\fR(1)", cs[i].name);
+		char want[96];
+		snprintf(want, sizeof want, "\\fBbelay\\-%.63s\\fR(1)", cs[i].name);
 		cr_assert(strstr(t, want), "belay(1) points at belay-%s(1)", cs[i].name);
 		oset_free(&cs[i].top);
 		for (int k = 0; k < cs[i].nsubs; k++)
