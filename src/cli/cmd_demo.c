@@ -20,6 +20,7 @@
 #include "proxy/prestate.h"
 #include "demo/scripted.h"
 #include "verify/policy.h"
+#include "index/verdict_store.h"
 #include "verify/verify.h"
 
 /*==== headless story ====*/
@@ -154,6 +155,11 @@ int cmd_demo(int argc, char **argv)
 				 .launcher = paths_self_exe()};
 	struct verify_report r;
 	rc = verify_trace(trace, &vo, &r, &e);
+	/* What it printed is kept in the demo's store, beside the run and its gate decisions:
+	 * `belay console --open TRACE` (with --dir or --keep) shows the same verdicts. */
+	struct err se = {0};
+	if (rc == 0 && keep && verdict_store_save_trace(p.state, trace, &pol, -1, &r, &se) != 0)
+		fprintf(stderr, "belay: demo: the verdicts were not stored: %s\n", cli_safe(se.msg));
 	policy_free(&pol);
 	if (rc) {
 		free(trace);
@@ -169,11 +175,14 @@ int cmd_demo(int argc, char **argv)
 	printf("\nwhat it shows:\n%s", story->cheat);
 	printf("  turn 4: the summarizer declares readOnlyHint: true and writes .summary-cache: A2 effect FAIL.\n"
 	       "  turn 5: a clock cannot be replayed to the same answer: UNVERIFIED with its cause, never PASS.\n");
-	printf("\ntrace: %s\n", trace);
-	if (keep)
-		printf("kept in %s (try: belay trace show %s; belay verify %s)\n", root, trace, trace);
-	else
+	if (keep) {
+		printf("\ntrace: %s\n", trace);
+		printf("kept in %s (try: belay console --open %s; belay trace show %s; belay verify %s)\n", root, trace,
+		       trace, trace);
+	} else {
+		printf("\nthe scratch directory is removed: --keep or --dir DIR keeps the trace, its store and verdicts\n");
 		fs_remove_tree(root);
+	}
 	verify_report_free(&r);
 	free(trace);
 	demo_paths_free(&p);

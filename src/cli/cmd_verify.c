@@ -237,33 +237,8 @@ static void store_verdicts(const char *trace, const char *state, const struct po
 			   const struct verify_report *r)
 {
 	struct err e = {0};
-	char *dir = statedb_for_trace(state, trace);
-	char *run = runidx_run_id(trace);
-	char *abs = realpath(trace, NULL);
-	struct store *st = NULL;
-	int rc = statedb_open(dir, &st, &e);
-	if (rc == 0) {
-		sqlite3_stmt *q;
-		int known = 0;
-		if ((rc = store_stmt(st, "SELECT 1 FROM runs WHERE id = ?1", &q, &e)) == 0) {
-			store_bind_text(st, q, 1, run, &e);
-			known = sqlite3_step(q) == SQLITE_ROW;
-			sqlite3_reset(q);
-		}
-		if (rc == 0 && !known)
-			rc = runidx_index_file(st, trace, NULL, &e);
-	}
-	int64_t id = 0;
-	if (rc == 0) {
-		struct verdict_save vs = {run, abs ? abs : trace, pol, turn, r};
-		rc = verdict_store_save(st, &vs, &id, &e);
-	}
-	if (rc)
-		fprintf(stderr, "belay: verify: the verdicts were not stored: %s\n", e.msg);
-	store_close(st);
-	free(abs);
-	free(run);
-	free(dir);
+	if (verdict_store_save_trace(state, trace, pol, turn, r, &e) != 0)
+		fprintf(stderr, "belay: verify: the verdicts were not stored: %s\n", cli_safe(e.msg));
 }
 
 int cmd_verify(int argc, char **argv)

@@ -21,6 +21,7 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "proxy/admission.h"
 #include "proxy/prestate.h"
 #include "demo/scripted.h"
 #include "verify/policy.h"
@@ -235,6 +236,9 @@ int demo_record(const struct demo_paths *p, void (*step_cb)(void *, int, const c
 		sandbox_spec_done(&spec);
 		return rc;
 	}
+	/* The effect gate in audit mode, as `belay proxy` runs by default: every call's plan is
+	 * recorded (the console shows each turn's decision), nothing is held. */
+	admission_set_policy(gate, ADMISSION_AUDIT, NULL, spec.scope, p->state, NULL);
 	char *argv[] = {p->server, "all", spec.scope, NULL};
 	struct recording rec = {.gate = gate, .step_cb = step_cb, .ctx = ctx};
 	struct scripted_opts so = {.argv = argv,

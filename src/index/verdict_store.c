@@ -10,6 +10,8 @@
 #include "common/osuser.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
+#include "index/runidx.h"
+#include "index/statedb.h"
 #include "store/store.h"
 
 /*==== JSON ====*/
@@ -287,4 +289,34 @@ int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **ou
 int verdict_store_rechecks(struct store *st, const char *run, int turn, cJSON **out, struct err *e)
 {
 	return latest_of(st, run, turn, 1, out, e);
+}
+
+int verdict_store_save_trace(const char *state_override, const char *trace, const struct policy *pol, int turn_filter,
+			     const struct verify_report *r, struct err *e)
+{
+	char *dir = statedb_for_trace(state_override, trace);
+	char *run = runidx_run_id(trace);
+	char *abs = realpath(trace, NULL);
+	struct store *st = NULL;
+	int rc = statedb_open(dir, &st, e);
+	if (rc == 0) {
+		sqlite3_stmt *q;
+		int known = 0;
+		if ((rc = store_stmt(st, "SELECT 1 FROM runs WHERE id = ?1", &q, e)) == 0) {
+			store_bind_text(st, q, 1, run, e);
+			known = sqlite3_step(q) == SQLITE_ROW;
+			sqlite3_reset(q);
+		}
+		if (rc == 0 && !known)
+			rc = runidx_index_file(st, trace, NULL, e);
+	}
+	if (rc == 0) {
+		struct verdict_save vs = {run, abs ? abs : trace, pol, turn_filter, r};
+		rc = verdict_store_save(st, &vs, NULL, e);
+	}
+	store_close(st);
+	free(abs);
+	free(run);
+	free(dir);
+	return rc;
 }

@@ -38,6 +38,12 @@ struct verdict_save {
 /* Saves one verification and all its verdicts in one transaction. *id (may be NULL) gets
  * the verification's id. */
 int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *id, struct err *e);
+/* The same for a trace on disk, as `belay verify` and the demo keep what they printed: opens
+ * the store of the state dir the trace belongs to (statedb_for_trace: state_override, else
+ * the one it recorded, else the default), indexes the run first when that store has not seen
+ * it, and saves the report (turn_filter as above). */
+int verdict_store_save_trace(const char *state_override, const char *trace, const struct policy *pol, int turn_filter,
+			     const struct verify_report *r, struct err *e);
 
 /* The latest verdict of each turn of a run (turn >= 0: only that one; -1: all, the
  * trajectory included as turn -1), as an array of verdict_full_json objects, each with

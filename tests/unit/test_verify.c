@@ -16,6 +16,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "ts_verify.h"
+#include "ts_belay.h"
 #include "tsupport.h"
 
 #define DEMO BELAY_BUILD_DIR "/belay-demo-server"
@@ -355,4 +356,33 @@ Test(verify, the_verdict_code_links_no_network_or_inference_client)
 		      0, "belay links a network or inference library");
 	free(cmd);
 	free(lib);
+}
+
+/* `belay demo --headless --dir D` keeps what it showed: the run indexed in D's store with the
+ * gate's decision on every call (audit: recorded, nothing held) and the verdicts it printed,
+ * so `belay console --open` on its trace shows them. Without --dir/--keep the scratch
+ * directory goes, and the output does not name a trace that no longer exists. */
+Test(verify, the_headless_demo_keeps_its_verdicts_and_gate_decisions_and_names_no_deleted_trace)
+{
+	char *trace = demo_trace("kept");
+	char *db = xasprintf("%s/kept/state/belay.db", dir);
+	cr_assert_gt(ts_sql_int(db, "SELECT count(*) FROM verdicts"), 0, "the demo's verdicts are not in its store");
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM turns WHERE decision IS NULL"), 0,
+		     "a turn of the demo has no gate decision");
+	cr_assert_gt(ts_sql_int(db, "SELECT count(*) FROM turns"), 4);
+	free(db);
+	free(trace);
+
+	const char *argv[] = {BELAY_BIN, "demo", "--headless", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, NULL, NULL, 0, 120, &o);
+	cr_assert_eq(o.status, 0, "demo failed: %s%s", o.out, o.err);
+	const char *line = strstr(o.out, "\ntrace: ");
+	if (line) {
+		char *path = xstrndup(line + 8, strcspn(line + 8, "\n"));
+		struct stat sb;
+		cr_assert_eq(stat(path, &sb), 0, "the demo names a trace that is gone: %s", path);
+		free(path);
+	}
+	ts_out_free(&o);
 }
