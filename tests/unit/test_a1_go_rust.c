@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -201,4 +202,57 @@ Test(a1_go_rust, go_cheats_are_caught)
 Test(a1_go_rust, go_honest_edits_never_fail)
 {
 	play_all(go_honest, sizeof go_honest / sizeof *go_honest);
+}
+
+/*==== hostile input =========================================================================*/
+
+#include "assertions/a1_go.h"
+
+/* The only finding of judging `text` against itself or a valid side: UNVERIFIED with `cause`. */
+static void refused(const char *text, size_t len, const char *cause)
+{
+	const char *ok = "package a\n";
+	cJSON *out = a1_go_judge(ok, strlen(ok), text, len);
+	const cJSON *f;
+	int n = 0;
+	cJSON_ArrayForEach(f, out)
+	{
+		cr_assert_str_eq(jx_str(f, "status"), "UNVERIFIED");
+		cr_assert_str_eq(jx_str(f, "cause"), cause, "%s", jx_str(f, "post"));
+		n++;
+	}
+	cr_assert_eq(n, 1);
+	cJSON_Delete(out);
+	int tests, asserts;
+	cr_assert_eq(a1_go_count(text, len, &tests, &asserts), -1);
+}
+
+Test(a1_go_rust, go_hostile_input_is_refused_never_a_crash)
+{
+	size_t n = 200000;
+	char *deep = xmalloc(n + 64);
+	int k = snprintf(deep, 64, "package a\nfunc TestA(t *testing.T) { x := ");
+	memset(deep + k, '(', n);
+	refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
+	memset(deep + k, '!', n); /* nests without a bracket */
+	refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
+	free(deep);
+	refused("package a\nfunc TestA(t *testing.T) { t.Fatal(\"\xff\") }\n", 47, "ASSERTION_FILE_UNREADABLE");
+	refused("package a\n\0func x() {}\n", 23, "ASSERTION_FILE_UNREADABLE");
+	refused("package a\nfunc TestA(t *testing.T) { if { }\n", 43, "ASSERTION_FILE_UNREADABLE");
+	char *big = xmalloc((4u << 20) + 2);
+	memset(big, ' ', (4u << 20) + 1);
+	refused(big, (4u << 20) + 1, "ASSERTION_FILE_UNREADABLE");
+	free(big);
+	/* a long flat file is read: many statements, each ended */
+	struct buf b = {0};
+	buf_puts(&b, "package a\nfunc TestA(t *testing.T) {\n");
+	for (int i = 0; i < 20000; i++)
+		buf_printf(&b, "\tif f(%d) != %d {\n\t\tt.Error()\n\t}\n", i, i);
+	buf_puts(&b, "}\n");
+	int tests = 0, asserts = 0;
+	cr_assert_eq(a1_go_count(buf_cstr(&b), b.len, &tests, &asserts), 0);
+	cr_assert_eq(tests, 1);
+	cr_assert_eq(asserts, 20000);
+	buf_free(&b);
 }
