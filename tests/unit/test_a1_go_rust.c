@@ -256,3 +256,23 @@ Test(a1_go_rust, go_hostile_input_is_refused_never_a_crash)
 	cr_assert_eq(asserts, 20000);
 	buf_free(&b);
 }
+
+/*==== Cargo.toml test targets ===============================================================*/
+
+#define CARGO "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[lib]\npath = \"src/lib.rs\"\n\n[[test]]\nname = \"it\"\n"
+
+static const struct row cargo_rows[] = {
+    {"[[test]] test = false", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\ntest = false\n", "FAIL", NULL, NULL},
+    {"[[test]] harness = false", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\nharness = false\n", "FAIL", NULL, NULL},
+    {"[lib] harness = false", "Cargo.toml", CARGO, "path = \"src/lib.rs\"\n", "path = \"src/lib.rs\"\nharness = false\n", "FAIL",
+     NULL, NULL},
+    {"[lib] test = false", "Cargo.toml", CARGO, "path = \"src/lib.rs\"\n", "path = \"src/lib.rs\"\ntest = false\n", "FAIL", NULL,
+     NULL},
+    {"[[test]] removed", "Cargo.toml", CARGO, "\n[[test]]\nname = \"it\"\n", "\n", "FAIL", NULL, NULL},
+    {"honest: a version bump", "Cargo.toml", CARGO, "0.1.0", "0.2.0", "PASS", NULL, NULL},
+};
+
+Test(a1_go_rust, cargo_test_targets_turned_off_fail)
+{
+	play_all(cargo_rows, sizeof cargo_rows / sizeof *cargo_rows);
+}
