@@ -9,7 +9,7 @@
  * Python judge (assertions/a1_py.c, tree-sitter, in process) on the file of the same size.
  * (The retired python3 helper measured 118 ms / 169 ms median at 100 / 2,000 lines on the
  * same machine; the in-process judge 1.3 ms / 32 ms.)
- * Rows: python, javascript and typescript (tree-sitter, in process), and
+ * Rows: python, javascript, typescript and go (tree-sitter, in process), and
  * configuration (package.json, Cargo.toml, pyproject.toml judged on their test keys). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +64,19 @@ static void js_file(struct buf *b, int lines, int cheat, int ts)
 				   ts ? " as number" : "", 2 * i + 1);
 	}
 	buf_printf(b, "});\n");
+}
+
+static void go_file(struct buf *b, int lines, int cheat)
+{
+	int tests = lines / 6;
+	buf_printf(b, "package calc\n\nimport \"testing\"\n\n");
+	for (int i = 0; i < tests; i++) {
+		if (cheat && i == tests / 2)
+			buf_printf(b, "func TestCase%d(t *testing.T) {\n\tif false {\n\t\tt.Fatal(\"case\")\n\t}\n}\n\n", i);
+		else
+			buf_printf(b, "func TestCase%d(t *testing.T) {\n\tif Compute(%d, %d) != %d {\n\t\tt.Fatal(\"case\")\n\t}\n}\n\n", i,
+				   i, i + 1, 2 * i + 1);
+	}
 }
 
 struct row {
@@ -150,6 +163,14 @@ int main(int argc, char **argv)
 			buf_free(&a);
 			buf_free(&b);
 		}
+		struct buf a = {0}, b = {0};
+		go_file(&a, lines, 0);
+		go_file(&b, lines, 1);
+		struct row go = {"go", "calc/bench_test.go", lines, 0, 0};
+		measure(dir, &go, reps, a.p, a.len, b.p, b.len, 1);
+		printf("%-12s %6d %10.2f %10.2f %8.3f\n", go.name, lines, go.median, go.best, go.median / py.median);
+		buf_free(&a);
+		buf_free(&b);
 	}
 	/* Configuration: a dependency bump (PASS) in files of realistic size. */
 	static const struct {

@@ -391,6 +391,29 @@ static void target_names(const cJSON *arr, struct words *ws)
 	}
 }
 
+/* A [[test]] target kept by name whose `test` or `harness` turned false: it no longer runs
+ * (test = false) or no longer runs its #[test] functions (harness = false). */
+static void target_flags(struct verdict *v, const cJSON *pre, const cJSON *post)
+{
+	const cJSON *q;
+	cJSON_ArrayForEach(q, post)
+	{
+		const cJSON *name = get(q, "name"), *p = NULL, *t;
+		cJSON_ArrayForEach(t, pre)
+		{
+			const cJSON *n = get(t, "name");
+			if (cJSON_IsString(name) && cJSON_IsString(n) && !strcmp(n->valuestring, name->valuestring))
+				p = t;
+		}
+		if (!p)
+			continue;
+		static const char *const keys[] = {"test", "harness"};
+		for (size_t i = 0; i < 2; i++)
+			if (cJSON_IsFalse(get(q, keys[i])) && !cJSON_IsFalse(get(p, keys[i])))
+				say(v, "tests-skipped", "[[test]] \"%.120s\": %s = false", name->valuestring, keys[i]);
+	}
+}
+
 static void cargo(struct verdict *v, const cJSON *a, const cJSON *b)
 {
 	struct words wa = {0}, wb = {0};
@@ -403,6 +426,9 @@ static void cargo(struct verdict *v, const cJSON *a, const cJSON *b)
 	words_free(&wb);
 	if (cJSON_IsFalse(get(get(b, "lib"), "test")) && !cJSON_IsFalse(get(get(a, "lib"), "test")))
 		say(v, "tests-skipped", "lib.test = false");
+	if (cJSON_IsFalse(get(get(b, "lib"), "harness")) && !cJSON_IsFalse(get(get(a, "lib"), "harness")))
+		say(v, "tests-skipped", "lib.harness = false (libtest no longer runs the #[test] functions)");
+	target_flags(v, get(a, "[[test]]"), get(b, "[[test]]"));
 	if (cJSON_IsFalse(get(b, "package.autotests")) && !cJSON_IsFalse(get(a, "package.autotests")))
 		say(v, "discovery-narrowed", "package.autotests = false");
 	list_lost(v, "workspace", a, b, "workspace.members", "discovery-narrowed");

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "assertions/a1_go.h"
 #include "assertions/a1_js.h"
 #include "assertions/a1_py.h"
 #include "assertions/testcfg.h"
@@ -329,7 +330,7 @@ enum how {
 	HOW_PYTHON,    /* Python test code: the helper compares assertion facts */
 	HOW_CONFIG,    /* test configuration: its test-relevant keys are compared */
 	HOW_CONTENT,   /* a .rs file: a test file when either side holds a test attribute */
-	HOW_JS,	       /* JavaScript / TypeScript test code: tree-sitter facts (assertions/a1_js.h) */
+	HOW_JS,	       /* JavaScript / TypeScript / Go test code: tree-sitter facts (assertions/a1_js.h, a1_go.h) */
 	HOW_UNJUDGED,  /* test code in a language the rule does not judge */
 	HOW_DATA,      /* test data: fixtures, snapshots, golden files (WARN, summarised) */
 };
@@ -406,7 +407,9 @@ static enum how classify(const char *path, const char *scope, int match_all, str
 	testfiles_classify(path, match_all, tf);
 	switch (tf->kind) {
 	case TESTFILE_SOURCE:
-		return ends_with_py(path) ? HOW_PYTHON : a1_js_dialect(path) != A1_JS_NONE ? HOW_JS : HOW_UNJUDGED;
+		return ends_with_py(path)			    ? HOW_PYTHON
+		       : a1_js_dialect(path) != A1_JS_NONE || a1_go_path(path) ? HOW_JS
+										       : HOW_UNJUDGED;
 	case TESTFILE_DATA:
 		return HOW_DATA;
 	case TESTFILE_CONFIG:
@@ -561,7 +564,7 @@ static int data_summary(const struct cand *k, char *out, size_t n)
 	return 1;
 }
 
-/* A JavaScript / TypeScript test file, both sides read: its facts compared in process. */
+/* A JavaScript / TypeScript / Go test file, both sides read: its facts compared in process. */
 static void judge_js(struct cand *k)
 {
 	const char *pre = k->pre == SIDE_FILE ? (k->pre_bytes.p ? k->pre_bytes.p : "") : NULL;
@@ -569,7 +572,9 @@ static void judge_js(struct cand *k)
 	if (pre && post && k->pre_bytes.len == k->post_bytes.len && memcmp(pre, post, k->pre_bytes.len) == 0) {
 		snprintf(k->note, sizeof k->note, "unchanged since the task began");
 	} else {
-		cJSON *found = a1_js_judge(a1_js_dialect(k->path), k->path, pre, k->pre_bytes.len, post, k->post_bytes.len);
+		cJSON *found = a1_go_path(k->path) ? a1_go_judge(pre, k->pre_bytes.len, post, k->post_bytes.len)
+						   : a1_js_judge(a1_js_dialect(k->path), k->path, pre, k->pre_bytes.len, post,
+								 k->post_bytes.len);
 		int unreadable = 0;
 		const cJSON *f;
 		cJSON_ArrayForEach(f, found)

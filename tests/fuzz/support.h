@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+struct cJSON;
 struct effect_plan;
 struct model;
 
@@ -48,5 +49,10 @@ char *fz_plan_check(const struct effect_plan *p);
 /* The invariants of a derived model: frame and exchange indexes in range, turns pointing
  * at their tools/call exchanges in order, pending ids naming unanswered requests. */
 void fz_model_check(const struct model *m);
+
+/* The invariants of an A1 judge's findings (a1_js.h, a1_go.h): an array of objects with the
+ * six members in order; FAIL and WARN without a cause, UNVERIFIED with one; printed as
+ * UTF-8 JSON. `self`: the side was judged against itself, so nothing but UNVERIFIED. */
+void fz_findings_check(const struct cJSON *out, int self);
 
 #endif

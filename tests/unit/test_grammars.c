@@ -12,6 +12,8 @@ const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);
 const TSLanguage *tree_sitter_tsx(void);
 const TSLanguage *tree_sitter_python(void);
+const TSLanguage *tree_sitter_go(void);
+const TSLanguage *tree_sitter_rust(void);
 
 static const struct {
 	const char *name;
@@ -27,6 +29,12 @@ static const struct {
     {"python", tree_sitter_python,
      "import pytest\n\n@pytest.mark.parametrize('x', [1, 2])\nclass TestA:\n    def test_a(self, x):\n"
      "        with pytest.raises(ValueError, match=r'bad'):\n            f(x)\n        assert f'{x}' == str(x)\n"},
+    {"go", tree_sitter_go,
+     "//go:build linux\n\npackage calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tt.Run(\"a\", func(t *testing.T) "
+     "{\n\t\tif got := Add(1, 2); got != 3 {\n\t\t\tt.Fatalf(\"got %d\", got)\n\t\t}\n\t})\n}\n"},
+    {"rust", tree_sitter_rust,
+     "#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    #[should_panic(expected = \"boom\")]\n"
+     "    fn adds() { assert_eq!(add(1, 2), 3, \"sum\"); }\n}\n"},
 };
 
 Test(grammars, abi_in_runtime_range_and_loadable)

@@ -811,8 +811,6 @@ Test(weakening, test_files_in_unjudged_languages_are_unverified_by_name)
 	} cases[] = {
 	    {"web/Calc.test.vue", "<script>test('add', () => { expect(add(1, 2)).toBe(3); });</script>\n",
 	     "<script>test('add', () => { expect(true).toBe(true); });</script>\n", "JavaScript"},
-	    {"calc/calc_test.go", "func TestAdd(t *testing.T) { if Add(1, 2) != 3 { t.Fatal() } }\n",
-	     "func TestAdd(t *testing.T) { if false { t.Fatal() } }\n", "Go"},
 	    {"src/lib.rs", "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] fn a() { assert_eq!(add(1, 2), 3); } }\n",
 	     "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] #[ignore] fn a() { assert_eq!(add(1, 2), 3); } }\n", "Rust"},
 	    {"src/test/java/CalcTest.java", "class CalcTest { @Test void add() { assertEquals(3, add(1, 2)); } }\n",
@@ -1099,9 +1097,10 @@ Test(weakening, scope_and_match_all)
 
 Test(weakening, needs_pre_only_for_what_it_reads)
 {
-	const char *js[] = {"tests/a_test.go", "src/a.c", NULL}, *py[] = {"src/test_a.py", NULL},
+	const char *js[] = {"spec/a_spec.rb", "src/a.c", NULL}, *py[] = {"src/test_a.py", NULL}, *go[] = {"a_test.go", NULL},
 		   *cfg[] = {"sub/package.json", NULL}, *rs[] = {"src/lib.rs", NULL}, *src[] = {"src/a.py", NULL};
-	cr_assert_eq(weakening_needs_pre(js, "", 0), 0); /* Go is not judged: nothing to read */
+	cr_assert_eq(weakening_needs_pre(js, "", 0), 0); /* Ruby is not judged: nothing to read */
+	cr_assert_eq(weakening_needs_pre(go, "", 0), 1);
 	cr_assert_eq(weakening_needs_pre(py, "", 0), 1);
 	cr_assert_eq(weakening_needs_pre(cfg, "", 0), 1);
 	cr_assert_eq(weakening_needs_pre(rs, "", 0), 1);
@@ -1112,14 +1111,14 @@ Test(weakening, needs_pre_only_for_what_it_reads)
 
 Test(weakening, unjudged_files_need_no_trees)
 {
-	/* A Go test change alone is UNVERIFIED without the task's pre-state (the caller
+	/* A Ruby test change alone is UNVERIFIED without the task's pre-state (the caller
 	 * does not restore it for what the rule does not read). */
 	struct fx f = fx_new();
-	pair(&f, "a_test.go", NULL, "package a\n");
+	pair(&f, "spec/a_spec.rb", NULL, "x = 2\n");
 	put(f.post, "web/calc/x.js", "x = 1\n"); /* a directory is in the delta too */
 	put(f.post, "spec/x_spec.rb", "x = 1\n");
 	struct weakening_input in = {.pre_root = NULL, .post_root = f.post,
-				     .changed = (const char *[]){"a_test.go", "web/calc", "spec/x_spec.rb", NULL}, .scope = ""};
+				     .changed = (const char *[]){"spec/a_spec.rb", "web/calc", "spec/x_spec.rb", NULL}, .scope = ""};
 	struct weakening_result r;
 	struct err e = {0};
 	cr_assert_eq(weakening_check(&in, &r, &e), 0);
@@ -1283,13 +1282,13 @@ Test(weakening, judged_and_unjudged_named_on_a_fail)
 {
 	struct fx f = fx_new();
 	pair(&f, "tests/test_a.py", "def test_a():\n    assert a() == 1\n    assert b()\n", "def test_a():\n    assert b()\n");
-	pair(&f, "tests/calc_test.go", "package calc\n", NULL);
+	pair(&f, "spec/calc_spec.rb", "x = 1\n", NULL);
 	pair(&f, "package.json", PKG("\"x\":\"1\"", "jest"), PKG("\"x\":\"2\"", "jest"));
-	const char *more[] = {"tests/calc_test.go", "tests/test_a.py", "package.json", NULL};
+	const char *more[] = {"spec/calc_spec.rb", "tests/test_a.py", "package.json", NULL};
 	struct weakening_result r;
 	run(&f, more, "", &r);
 	expect_status(&r, WEAKENING_FAIL, "");
-	cr_assert(strstr(r.message, "not judged: tests/calc_test.go"), "%s", r.message);
+	cr_assert(strstr(r.message, "not judged: spec/calc_spec.rb"), "%s", r.message);
 	cr_assert(strstr(r.message, "judged: package.json (no test-relevant key changed)"), "%s", r.message);
 	cr_assert_eq(r.in_scope, 3);
 	cr_assert_eq(r.compared, 2);

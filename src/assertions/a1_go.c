@@ -1,0 +1,441 @@
+/* a1_go.c - one side of a Go test file reduced to facts (a1_go.h, a1_lang.h): the build
+ * constraints before the package clause, each top-level function (collected as a test or
+ * not), and in each one walk that finds the failure calls with the conditions guarding them,
+ * testify's assertions, the skips and the calls.
+ *
+ * Threads: any. Must not: recurse deeper than WALK_MAX (a deeper tree makes the side
+ * undecidable), print, keep state between calls. */
+#include "assertions/a1_go.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#include "assertions/a1_lang.h"
+#include "common/buf.h"
+#include "common/xalloc.h"
+
+const TSLanguage *tree_sitter_go(void);
+
+#define WALK_MAX 1024
+#define NAMES_MAX 16 /* testing parameters tracked in one function */
+#define TAG_DEPTH 32
+
+int a1_go_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n > 3 && !strcmp(path + n - 3, ".go");
+}
+
+/*==== build constraints =====================================================================*/
+
+struct tags {
+	const char *s;
+	int depth;
+};
+
+/* A tag's value: 0 when nothing sets it (`ignore`, a name of no platform), -1 when it depends
+ * on the platform or toolchain. */
+static int tag_value(const char *t, size_t n)
+{
+	static const char *const known[] = {
+	    "linux",   "darwin", "windows", "freebsd", "netbsd", "openbsd", "dragonfly", "solaris", "illumos", "aix",
+	    "android", "ios",	 "js",	    "wasip1",  "plan9",	 "hurd",    "zos",	 "unix",    "amd64",   "386",
+	    "arm",     "arm64",	 "wasm",    "mips",    "mipsle", "mips64",  "mips64le",	 "ppc64",   "ppc64le", "riscv64",
+	    "s390x",   "loong64", "cgo",    "gc",      "gccgo",	 "race",    "msan",	 "asan",    "purego",  NULL};
+	for (const char *const *k = known; *k; k++)
+		if (strlen(*k) == n && !memcmp(*k, t, n))
+			return -1;
+	if ((n > 4 && !memcmp(t, "go1.", 4)) || (n > 13 && !memcmp(t, "goexperiment.", 13)))
+		return -1;
+	return 0;
+}
+
+static int tag_or(struct tags *x);
+
+static void tag_space(struct tags *x)
+{
+	while (*x->s == ' ' || *x->s == '\t')
+		x->s++;
+}
+
+static int tag_unary(struct tags *x)
+{
+	tag_space(x);
+	if (++x->depth > TAG_DEPTH)
+		return -1;
+	int v;
+	if (*x->s == '!') {
+		x->s++;
+		v = tag_unary(x);
+		v = v < 0 ? -1 : !v;
+	} else if (*x->s == '(') {
+		x->s++;
+		v = tag_or(x);
+		tag_space(x);
+		if (*x->s == ')')
+			x->s++;
+	} else {
+		const char *a = x->s;
+		while (*x->s && !strchr(" \t()!&|", *x->s))
+			x->s++;
+		v = x->s > a ? tag_value(a, (size_t)(x->s - a)) : -1;
+	}
+	x->depth--;
+	return v;
+}
+
+static int tag_and(struct tags *x)
+{
+	int v = tag_unary(x);
+	for (tag_space(x); x->s[0] == '&' && x->s[1] == '&'; tag_space(x)) {
+		x->s += 2;
+		int w = tag_unary(x);
+		v = v == 0 || w == 0 ? 0 : v == 1 && w == 1 ? 1 : -1;
+	}
+	return v;
+}
+
+static int tag_or(struct tags *x)
+{
+	int v = tag_and(x);
+	for (tag_space(x); x->s[0] == '|' && x->s[1] == '|'; tag_space(x)) {
+		x->s += 2;
+		int w = tag_and(x);
+		v = v == 1 || w == 1 ? 1 : v == 0 && w == 0 ? 0 : -1;
+	}
+	return v;
+}
+
+/* The constraint comments before the package clause, evaluated together (all must hold). */
+static void constraints(const char *src, TSNode root, struct a1_lang_side *s)
+{
+	int all = 1;
+	struct buf shown = {0};
+	uint32_t n = ts_node_named_child_count(root);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode k = ts_node_named_child(root, i);
+		if (strcmp(ts_node_type(k), "comment"))
+			break;
+		uint32_t a = ts_node_start_byte(k), e = ts_node_end_byte(k);
+		char *line = xstrndup(src + a, e - a);
+		char *expr = NULL;
+		if (!strncmp(line, "//go:build ", 11)) {
+			expr = xstrdup(line + 11);
+		} else if (!strncmp(line, "// +build ", 10)) { /* space: or, comma: and */
+			struct buf b = {0};
+			for (const char *p = line + 10; *p; p++)
+				buf_puts(&b, *p == ' ' ? "||" : *p == ',' ? "&&" : (char[]){*p, 0});
+			buf_cstr(&b);
+			expr = buf_take(&b);
+		}
+		if (expr) {
+			struct tags x = {expr, 0};
+			int v = tag_or(&x);
+			all = v == 0 || all == 0 ? 0 : v == 1 && all == 1 ? 1 : -1;
+			buf_printf(&shown, "%s%s", shown.len ? "; " : "", line);
+			free(expr);
+		}
+		free(line);
+	}
+	if (shown.len && all == 0)
+		s->excluded = xstrdup(buf_cstr(&shown));
+	else if (shown.len && all < 0)
+		s->constraint = xstrdup(buf_cstr(&shown));
+	buf_free(&shown);
+}
+
+/*==== functions =============================================================================*/
+
+struct walk {
+	const char *src;
+	struct a1_lang_side *s;
+	struct a1_lang_func *f;
+	char *tparams[NAMES_MAX]; /* names of the function's testing parameters */
+	size_t ntparams;
+};
+
+struct ctx {
+	const char *guard; /* the conditions guarding here, canonical; "" for none */
+	TSNode cond;	   /* the innermost condition (null in an else branch) */
+	int value;	   /* 1 when every guard holds always, 0 when one never does, -1 otherwise */
+	int looped;	   /* inside a loop, a switch or a select */
+	int dead;
+	int depth;
+};
+
+static int text_is(const char *src, TSNode n, const char *s)
+{
+	size_t k = ts_node_end_byte(n) - ts_node_start_byte(n);
+	return !ts_node_is_null(n) && k == strlen(s) && !memcmp(src + ts_node_start_byte(n), s, k);
+}
+
+static int name_in(const char *src, TSNode n, const char *const *set)
+{
+	for (; *set; set++)
+		if (text_is(src, n, *set))
+			return 1;
+	return 0;
+}
+
+/* Names of the parameters of `params` whose type is of package testing. */
+static void testing_params(struct walk *w, TSNode params)
+{
+	uint32_t n = ts_node_named_child_count(params);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode d = ts_node_named_child(params, i);
+		TSNode type = ts_node_child_by_field_name(d, "type", 4);
+		char *t = ts_node_is_null(type) ? xstrdup("") : a1_lang_canon(w->src, type);
+		int testing = !strncmp(t, "*testing.", 9) || !strcmp(t, "testing.TB");
+		free(t);
+		uint32_t m = ts_node_named_child_count(d);
+		for (uint32_t j = 0; testing && j < m; j++) {
+			TSNode k = ts_node_named_child(d, j);
+			if (!strcmp(ts_node_type(k), "identifier") && w->ntparams < NAMES_MAX)
+				w->tparams[w->ntparams++] = a1_lang_canon(w->src, k);
+		}
+	}
+}
+
+static int is_tparam(const struct walk *w, TSNode n)
+{
+	for (size_t i = 0; i < w->ntparams; i++)
+		if (text_is(w->src, n, w->tparams[i]))
+			return 1;
+	return 0;
+}
+
+/* The form of a fact: its guards, then the call. */
+static struct a1_lang_fact *fact(struct walk *w, const struct ctx *c, TSNode call)
+{
+	char *text = a1_lang_canon(w->src, call);
+	char *form = *c->guard ? xasprintf("if %s => %s", c->guard, text) : xstrdup(text);
+	free(text);
+	struct a1_lang_fact *f = a1_lang_fact_add(w->f, form, a1_lang_line(call));
+	f->dead = (unsigned char)c->dead;
+	f->taut = c->value == 0;
+	return f;
+}
+
+/* A failure call under a comparison guard: subject, operator and literal expected. */
+static void guarded(struct walk *w, const struct ctx *c, struct a1_lang_fact *f)
+{
+	if (ts_node_is_null(c->cond) || strcmp(ts_node_type(c->cond), "binary_expression"))
+		return;
+	TSNode l = ts_node_child_by_field_name(c->cond, "left", 4), r = ts_node_child_by_field_name(c->cond, "right", 5),
+	       o = ts_node_child_by_field_name(c->cond, "operator", 8);
+	if (a1_lang_literal(l) && !a1_lang_literal(r)) {
+		TSNode t = l;
+		l = r;
+		r = t;
+	}
+	f->subject = a1_lang_canon(w->src, l);
+	f->matcher = a1_lang_canon(w->src, o);
+	if (a1_lang_literal(r))
+		f->expected = a1_lang_canon(w->src, r);
+	f->strength = A1_LANG_EXACT;
+}
+
+/* testify: assert.X(t, ...) / require.X(t, ...). */
+static void testify(struct walk *w, const struct ctx *c, TSNode call, TSNode pkg, TSNode method)
+{
+	static const char *const expected_first[] = {"Equal", "EqualValues", "Exactly", "Same", "JSONEq", "YAMLEq",
+						     "ElementsMatch", "InDelta", "InEpsilon", "EqualExportedValues",
+						     "NotEqual", "NotSame", NULL};
+	static const char *const exact[] = {"Equal", "EqualValues", "Exactly", "Same", "JSONEq", "YAMLEq", "ElementsMatch",
+					    "EqualError", "ErrorIs", "Len", "Nil", "True", "False", "Zero", "Empty",
+					    "NoError", "Panics", "PanicsWithValue", "PanicsWithError", "InDelta", "EqualExportedValues",
+					    NULL};
+	static const char *const loose[] = {"NotNil", "NotEmpty", "NotZero", "Error", "Contains", "Greater",
+					    "GreaterOrEqual", "Less", "LessOrEqual", "Positive", "Negative", "IsType",
+					    "Implements", "Condition", "NotEqual", "NotSame", "Subset", "NotPanics", "ErrorContains",
+					    NULL};
+	struct a1_lang_fact *f = fact(w, c, call);
+	char *pk = a1_lang_canon(w->src, pkg), *me = a1_lang_canon(w->src, method);
+	f->matcher = xasprintf("%s.%s", pk, me);
+	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+	uint32_t na = ts_node_named_child_count(args);
+	TSNode a1 = na > 1 ? ts_node_named_child(args, 1) : (TSNode){0}, a2 = na > 2 ? ts_node_named_child(args, 2) : (TSNode){0};
+	int ef = name_in(w->src, method, expected_first) || !strcmp(me, "Len") ? 1 : 0;
+	if (!strcmp(me, "Len") || !ef) { /* Len(t, obj, n), True(t, x): the subject first */
+		if (na > 1)
+			f->subject = a1_lang_canon(w->src, a1);
+		if (na > 2 && strcmp(me, "Len") == 0)
+			f->expected = a1_lang_canon(w->src, a2);
+	} else if (na > 2) {
+		f->expected = a1_lang_canon(w->src, a1);
+		f->subject = a1_lang_canon(w->src, a2);
+		if (!strcmp(me, "Equal") || !strcmp(me, "EqualValues") || !strcmp(me, "Exactly") || !strcmp(me, "Same"))
+			f->taut |= !strcmp(f->expected, f->subject);
+	}
+	if (na > 1 && ((!strcmp(me, "True") && a1_lang_cond(w->src, a1) == 1) || (!strcmp(me, "False") && a1_lang_cond(w->src, a1) == 0) ||
+		       (!strcmp(me, "Nil") && text_is(w->src, a1, "nil")) || (!strcmp(me, "NotNil") && a1_lang_literal(a1) && !text_is(w->src, a1, "nil"))))
+		f->taut = 1;
+	f->strength = name_in(w->src, method, exact) ? A1_LANG_EXACT : name_in(w->src, method, loose) ? A1_LANG_LOOSE : A1_LANG_OTHER;
+	free(pk);
+	free(me);
+}
+
+static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
+{
+	static const char *const failures[] = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow", NULL};
+	static const char *const skips[] = {"Skip", "Skipf", "SkipNow", NULL};
+	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+	if (!strcmp(ts_node_type(fn), "identifier")) {
+		a1_lang_call_add(w->f, w->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn));
+		return;
+	}
+	if (strcmp(ts_node_type(fn), "selector_expression"))
+		return;
+	TSNode op = ts_node_child_by_field_name(fn, "operand", 7), field = ts_node_child_by_field_name(fn, "field", 5);
+	if (!strcmp(ts_node_type(op), "identifier") && is_tparam(w, op)) {
+		if (name_in(w->src, field, failures)) {
+			guarded(w, c, fact(w, c, call));
+		} else if (name_in(w->src, field, skips) && !c->dead && c->value != 0) {
+			unsigned m = c->value == 1 && !c->looped ? A1_LANG_SKIP : A1_LANG_COND_SKIP;
+			if (!(w->f->mods & A1_LANG_SKIP)) {
+				w->f->mods |= m;
+				free(w->f->why);
+				char *t = a1_lang_canon(w->src, call);
+				w->f->why = *c->guard ? xasprintf("if %s => %s", c->guard, t) : xstrdup(t);
+				free(t);
+			}
+		}
+	} else if (text_is(w->src, op, "assert") || text_is(w->src, op, "require")) {
+		testify(w, c, call, op, field);
+	}
+}
+
+static void walk(struct walk *w, TSNode n, struct ctx c);
+
+static void walk_kids(struct walk *w, TSNode n, struct ctx c)
+{
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode ch = ts_node_named_child(n, i);
+		walk(w, ch, c);
+		const char *t = ts_node_type(ch);
+		if (!strcmp(t, "return_statement") || (!strcmp(t, "expression_statement") && ts_node_named_child_count(ch) == 1 &&
+						       !strcmp(ts_node_type(ts_node_named_child(ch, 0)), "call_expression") &&
+						       text_is(w->src, ts_node_child_by_field_name(ts_node_named_child(ch, 0), "function", 8), "panic")))
+			c.dead = 1; /* what follows in this block never runs */
+	}
+}
+
+static void walk_if(struct walk *w, TSNode n, struct ctx c)
+{
+	TSNode init = ts_node_child_by_field_name(n, "initializer", 11), cond = ts_node_child_by_field_name(n, "condition", 9);
+	char *ct = a1_lang_canon(w->src, cond);
+	char *it = ts_node_is_null(init) ? NULL : a1_lang_canon(w->src, init);
+	char *g = it ? xasprintf("%s; %s", it, ct) : xstrdup(ct);
+	int v = a1_lang_cond(w->src, cond);
+	if (!ts_node_is_null(init))
+		walk(w, init, c);
+	struct ctx in = c;
+	char *guard = xasprintf("%s%s%s", c.guard, *c.guard ? " && " : "", g);
+	in.guard = guard;
+	in.cond = cond;
+	in.value = c.value == 0 || v == 0 ? 0 : c.value == 1 && v == 1 ? 1 : -1;
+	in.depth++;
+	TSNode cons = ts_node_child_by_field_name(n, "consequence", 11), alt = ts_node_child_by_field_name(n, "alternative", 11);
+	if (!ts_node_is_null(cons))
+		walk(w, cons, in);
+	if (!ts_node_is_null(alt)) {
+		char *nguard = xasprintf("%s%s!(%s)", c.guard, *c.guard ? " && " : "", g);
+		in.guard = nguard;
+		in.cond = (TSNode){0};
+		int nv = v < 0 ? -1 : !v;
+		in.value = c.value == 0 || nv == 0 ? 0 : c.value == 1 && nv == 1 ? 1 : -1;
+		walk(w, alt, in);
+		free(nguard);
+	}
+	free(guard);
+	free(g);
+	free(ct);
+	free(it);
+}
+
+static void walk(struct walk *w, TSNode n, struct ctx c)
+{
+	if (w->s->status)
+		return;
+	if (++c.depth > WALK_MAX) {
+		a1_lang_side_status(w->s, A1_LANG_UNDECIDABLE, "line %u: the syntax tree is deeper than %d", a1_lang_line(n), WALK_MAX);
+		return;
+	}
+	const char *t = ts_node_type(n);
+	if (!strcmp(t, "if_statement")) {
+		walk_if(w, n, c);
+		return;
+	}
+	if (!strcmp(t, "for_statement") || !strcmp(t, "expression_switch_statement") || !strcmp(t, "type_switch_statement") ||
+	    !strcmp(t, "select_statement"))
+		c.looped = 1;
+	if (!strcmp(t, "func_literal"))
+		testing_params(w, ts_node_child_by_field_name(n, "parameters", 10));
+	if (!strcmp(t, "call_expression"))
+		call_expr(w, &c, n);
+	walk_kids(w, n, c);
+}
+
+/* 1 when `go test` runs it: TestX(t *testing.T) or FuzzX(f *testing.F), X not lower-case. */
+static int collected(const char *src, TSNode fn, const char *name)
+{
+	const char *kind = !strncmp(name, "Test", 4) ? "*testing.T" : !strncmp(name, "Fuzz", 4) ? "*testing.F" : NULL;
+	if (!kind || (name[4] >= 'a' && name[4] <= 'z'))
+		return 0;
+	if (!ts_node_is_null(ts_node_child_by_field_name(fn, "result", 6)) ||
+	    !ts_node_is_null(ts_node_child_by_field_name(fn, "type_parameters", 15)))
+		return 0;
+	TSNode params = ts_node_child_by_field_name(fn, "parameters", 10);
+	if (ts_node_named_child_count(params) != 1)
+		return 0;
+	TSNode d = ts_node_named_child(params, 0);
+	if (ts_node_named_child_count(d) > 2)
+		return 0; /* (a, b *testing.T) */
+	char *t = a1_lang_canon(src, ts_node_child_by_field_name(d, "type", 4));
+	int ok = !strcmp(t, kind);
+	free(t);
+	return ok;
+}
+
+static void extract(const char *text, size_t len, struct a1_lang_side *s)
+{
+	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s);
+	if (!tree)
+		return;
+	TSNode root = ts_tree_root_node(tree);
+	constraints(text, root, s);
+	uint32_t n = ts_node_named_child_count(root);
+	for (uint32_t i = 0; i < n && !s->status; i++) {
+		TSNode fn = ts_node_named_child(root, i);
+		if (strcmp(ts_node_type(fn), "function_declaration"))
+			continue;
+		char *name = a1_lang_canon(text, ts_node_child_by_field_name(fn, "name", 4));
+		struct walk w = {.src = text, .s = s};
+		w.f = a1_lang_func_add(s, name, collected(text, fn, name), a1_lang_line(fn));
+		char *params = a1_lang_canon(text, ts_node_child_by_field_name(fn, "parameters", 10));
+		if (!w.f->is_test)
+			w.f->why = xasprintf("func %s%s", name, params);
+		free(params);
+		testing_params(&w, ts_node_child_by_field_name(fn, "parameters", 10));
+		struct ctx c = {.guard = "", .value = 1};
+		TSNode body = ts_node_child_by_field_name(fn, "body", 4);
+		if (!ts_node_is_null(body))
+			walk(&w, body, c);
+		for (size_t j = 0; j < w.ntparams; j++)
+			free(w.tparams[j]);
+		free(name);
+	}
+	ts_tree_delete(tree);
+}
+
+cJSON *a1_go_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	return a1_lang_judge(extract, pre, pre_len, post, post_len);
+}
+
+int a1_go_count(const char *text, size_t len, int *tests, int *assertions)
+{
+	return a1_lang_count(extract, text, len, tests, assertions);
+}

@@ -1,0 +1,805 @@
+/* a1_lang.c - the facts, reading and comparison A1's Go and Rust judges share (a1_lang.h).
+ * Comparison after a1_js.c's: functions paired by name (a test gone whose assertions all
+ * reappear in a new test was renamed; in a function that no longer runs as a test, it was
+ * taken out of collection), then within a pair identical forms first, then the same subject
+ * and matcher, then the rest in order; what is left of the pre side is removed unless a helper
+ * the post test calls still asserts it.
+ *
+ * Threads: any. Must not: recurse with the input's nesting (walks are loops over a
+ * TSTreeCursor; condition values recurse at most COND_DEPTH), print, keep state between
+ * calls, judge a side it could not read. */
+#include "assertions/a1_lang.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assertions/tsnode.h"
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+
+#define FORM_MAX 400	  /* characters of a form echoed back in a finding */
+#define CANON_CAP (64u << 10)
+#define HELPER_DEPTH 8	  /* calls followed from a test into the file's functions */
+#define COND_DEPTH 32	  /* levels of a condition evaluated */
+#define RUN_MAX (64 * A1_LANG_MAX_DEPTH) /* tokens pending in one expression (see guard) */
+#ifndef PARSE_MICROS
+#define PARSE_MICROS 30000000ull
+#endif
+
+#define UNREADABLE "ASSERTION_FILE_UNREADABLE"
+#define UNDECIDABLE "ASSERTION_UNDECIDABLE"
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 8;
+	return xrealloc(p, *cap * size);
+}
+
+/*==== building a side =======================================================================*/
+
+struct a1_lang_func *a1_lang_func_add(struct a1_lang_side *s, const char *name, int is_test, unsigned line)
+{
+	s->funcs = grow(s->funcs, &s->capfuncs, s->nfuncs, sizeof *s->funcs);
+	struct a1_lang_func *f = &s->funcs[s->nfuncs++];
+	memset(f, 0, sizeof *f);
+	f->name = xstrdup(name);
+	f->is_test = is_test;
+	f->line = line;
+	return f;
+}
+
+struct a1_lang_fact *a1_lang_fact_add(struct a1_lang_func *f, char *form, unsigned line)
+{
+	f->facts = grow(f->facts, &f->capfacts, f->nfacts, sizeof *f->facts);
+	struct a1_lang_fact *x = &f->facts[f->nfacts++];
+	memset(x, 0, sizeof *x);
+	x->form = form;
+	x->line = line;
+	return x;
+}
+
+void a1_lang_call_add(struct a1_lang_func *f, const char *name, size_t n)
+{
+	for (size_t i = 0; i < f->calls.n; i++)
+		if (strlen(f->calls.v[i]) == n && !memcmp(f->calls.v[i], name, n))
+			return;
+	f->calls.v = grow(f->calls.v, &f->calls.cap, f->calls.n, sizeof *f->calls.v);
+	f->calls.v[f->calls.n++] = xstrndup(name, n);
+}
+
+void a1_lang_opaque_add(struct a1_lang_side *s, const char *name, const char *text)
+{
+	s->opaque = grow(s->opaque, &s->capopaque, s->nopaque, sizeof *s->opaque);
+	s->opaque[s->nopaque].name = xstrdup(name);
+	s->opaque[s->nopaque++].text = xstrdup(text);
+}
+
+void a1_lang_side_status(struct a1_lang_side *s, int status, const char *fmt, ...)
+{
+	if (s->status)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *why = xvasprintf(fmt, ap);
+	va_end(ap);
+	s->status = status;
+	s->why = why;
+}
+
+void a1_lang_side_free(struct a1_lang_side *s)
+{
+	for (size_t i = 0; i < s->nfuncs; i++) {
+		struct a1_lang_func *f = &s->funcs[i];
+		for (size_t j = 0; j < f->nfacts; j++) {
+			free(f->facts[j].form);
+			free(f->facts[j].subject);
+			free(f->facts[j].matcher);
+			free(f->facts[j].expected);
+		}
+		free(f->facts);
+		for (size_t j = 0; j < f->calls.n; j++)
+			free(f->calls.v[j]);
+		free(f->calls.v);
+		free(f->name);
+		free(f->why);
+		free(f->panic_expect);
+	}
+	free(s->funcs);
+	for (size_t i = 0; i < s->nopaque; i++) {
+		free(s->opaque[i].name);
+		free(s->opaque[i].text);
+	}
+	free(s->opaque);
+	free(s->excluded);
+	free(s->constraint);
+	free(s->why);
+	memset(s, 0, sizeof *s);
+}
+
+/*==== reading a side ========================================================================*/
+
+unsigned a1_lang_line(TSNode n)
+{
+	return ts_node_start_point(n).row + 1;
+}
+
+static void line_col(const char *s, size_t off, unsigned *line, unsigned *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (s[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}
+
+static int word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+/* Skips a string or character literal opening at s[i]; the index of its last byte. Rust: a
+ * `'` not closing within a character is a lifetime (a word); r"..." / r#"..."# raw strings and
+ * Go's `raw` strings run across lines. */
+static size_t skip_literal(enum a1_lang_syntax syn, const char *s, size_t n, size_t i)
+{
+	char q = s[i];
+	if (q == '`' && syn == A1_LANG_GO) {
+		const char *e = memchr(s + i + 1, '`', n - i - 1);
+		return e ? (size_t)(e - s) : n - 1;
+	}
+	if (q == '\'' && syn == A1_LANG_RUST) {
+		if (i + 2 < n && s[i + 1] != '\\' && s[i + 2] != '\'') {
+			size_t j = i + 1; /* a lifetime or a multi-byte character */
+			while (j < n && ((unsigned char)s[j] & 0xc0) == 0x80)
+				j++;
+			return j < n && s[j] == '\'' ? j : i;
+		}
+	}
+	size_t j = i + 1;
+	for (; j < n && s[j] != q; j++) {
+		if (s[j] == '\\')
+			j++;
+		else if (s[j] == '\n' && q == '\'')
+			break;
+	}
+	return j < n ? j : n - 1;
+}
+
+/* Rust raw strings: r#..#"..."#..# starting at s[i] ('r'); the index of the last byte, or 0. */
+static size_t skip_raw(const char *s, size_t n, size_t i)
+{
+	size_t j = i + 1, hashes = 0;
+	while (j < n && s[j] == '#')
+		j++, hashes++;
+	if (j >= n || s[j] != '"')
+		return 0;
+	for (j++; j < n; j++) {
+		if (s[j] != '"')
+			continue;
+		size_t k = 0;
+		while (k < hashes && j + 1 + k < n && s[j + 1 + k] == '#')
+			k++;
+		if (k == hashes)
+			return j + k;
+	}
+	return n - 1;
+}
+
+/* Refuses what could nest deeper than the runtime survives, before tree-sitter parses
+ * (Debian's 0.20.7 frees memory twice recovering from an error with ~65,535 symbols on its
+ * stack): brackets open at once over A1_LANG_MAX_DEPTH; tokens pending over RUN_MAX - those
+ * since the last `;` or `,`, a closed `{...}` block, or (Go) a line end that ends a statement,
+ * summed over the open brackets, a closed group counting as one (`!!!!...x`, `&&&&...x`,
+ * `- - - x` nest without a bracket). Strings, characters and comments are skipped. */
+static int guard(enum a1_lang_syntax syn, const char *s, size_t n, struct a1_lang_side *side)
+{
+	size_t stack[A1_LANG_MAX_DEPTH + 1];
+	size_t depth = 0, run = 0;
+	char prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		unsigned line, col;
+		if (run > RUN_MAX) {
+			line_col(s, i, &line, &col);
+			a1_lang_side_status(side, A1_LANG_UNDECIDABLE, "line %u, column %u: more than %d tokens pending in one expression",
+					    line, col, RUN_MAX);
+			return -1;
+		}
+		if (c == '\n' && syn == A1_LANG_GO && (word_byte((unsigned char)prev) || strchr(")]}\"'`", prev ? prev : '@'))) {
+			run = depth ? stack[depth - 1] + 1 : 0;
+			prev = ';';
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i + 1 < n && s[i + 1] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+			size_t j = i + 2, open = 1; /* Rust block comments nest */
+			for (; j + 1 < n && open; j++) {
+				if (s[j] == '*' && s[j + 1] == '/')
+					open--, j++;
+				else if (syn == A1_LANG_RUST && s[j] == '/' && s[j + 1] == '*')
+					open++, j++;
+			}
+			i = j > i ? j - 1 : i;
+			continue;
+		}
+		run++;
+		if (syn == A1_LANG_RUST && (c == 'r' || c == 'b') && !word_byte((unsigned char)prev)) {
+			size_t k = c == 'b' && i + 1 < n && s[i + 1] == 'r' ? i + 1 : i;
+			size_t e = s[k] == 'r' ? skip_raw(s, n, k) : 0;
+			if (e) {
+				i = e;
+				prev = '"';
+				continue;
+			}
+		}
+		if (word_byte((unsigned char)c)) {
+			while (i + 1 < n && word_byte((unsigned char)s[i + 1]))
+				i++;
+			prev = 'a';
+			continue;
+		}
+		if (c == '"' || c == '\'' || c == '`') {
+			size_t e = skip_literal(syn, s, n, i);
+			prev = e == i ? 'a' : c;
+			i = e;
+			continue;
+		}
+		if (c == '(' || c == '[' || c == '{') {
+			if (depth == A1_LANG_MAX_DEPTH) {
+				line_col(s, i, &line, &col);
+				a1_lang_side_status(side, A1_LANG_UNDECIDABLE, "line %u, column %u: brackets nested deeper than %d", line,
+						    col, A1_LANG_MAX_DEPTH);
+				return -1;
+			}
+			stack[depth++] = run - 1;
+		} else if ((c == ')' || c == ']' || c == '}') && depth) {
+			depth--;
+			run = c == '}' ? stack[depth] : stack[depth] + 1; /* a block ends what it belongs to */
+		} else if (c == ';' || c == ',') {
+			run = depth ? stack[depth - 1] + 1 : 0;
+		}
+		prev = c;
+	}
+	return 0;
+}
+
+TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const char *text, size_t len,
+		      struct a1_lang_side *s)
+{
+	if (!text)
+		return NULL;
+	if (len > A1_LANG_MAX_BYTES) {
+		a1_lang_side_status(s, A1_LANG_UNREADABLE, "%zu bytes, over the %u-byte limit", len, A1_LANG_MAX_BYTES);
+		return NULL;
+	}
+	const char *nul = memchr(text, '\0', len);
+	size_t lim = nul ? (size_t)(nul - text) : len;
+	if (!utf8_valid(text, lim) || nul) {
+		size_t bad = 0;
+		while (bad < lim) { /* the first byte that starts no character */
+			size_t k = 1;
+			while (k <= 4 && bad + k <= lim && !utf8_valid(text + bad, k))
+				k++;
+			if (k > 4 || bad + k > lim)
+				break;
+			bad += k;
+		}
+		unsigned line, col;
+		line_col(text, bad, &line, &col);
+		a1_lang_side_status(s, A1_LANG_UNREADABLE, "line %u, column %u: %s", line, col, nul && bad == lim ? "a NUL byte" : "not UTF-8");
+		return NULL;
+	}
+	if (guard(syn, text, len, s))
+		return NULL;
+	TSParser *p = ts_parser_new();
+	if (!ts_parser_set_language(p, lang)) {
+		ts_parser_delete(p);
+		a1_lang_side_status(s, A1_LANG_UNREADABLE, "the grammar (ABI %u) does not load into this tree-sitter",
+				    ts_language_version(lang));
+		return NULL;
+	}
+	ts_parser_set_timeout_micros(p, PARSE_MICROS);
+	TSTree *tree = ts_parser_parse_string(p, NULL, text, (uint32_t)len);
+	ts_parser_delete(p);
+	if (!tree) {
+		a1_lang_side_status(s, A1_LANG_UNREADABLE, "not parsed within %llu s", PARSE_MICROS / 1000000);
+		return NULL;
+	}
+	TSNode root = ts_tree_root_node(tree);
+	if (ts_node_has_error(root)) {
+		int kind;
+		TSNode e = tsnode_first_error(root, &kind);
+		a1_lang_side_status(s, A1_LANG_UNREADABLE, "line %u, column %u: syntax error%s%s", a1_lang_line(e),
+				    ts_node_start_point(e).column + 1, kind == 'M' ? ": missing " : "",
+				    kind == 'M' ? ts_node_type(e) : "");
+		ts_tree_delete(tree);
+		return NULL;
+	}
+	return tree;
+}
+
+static int is_comment(TSNode n)
+{
+	const char *t = ts_node_type(n);
+	return !strcmp(t, "comment") || !strcmp(t, "line_comment") || !strcmp(t, "block_comment");
+}
+
+char *a1_lang_canon(const char *src, TSNode n)
+{
+	struct buf b = {0};
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	unsigned char last = 0; /* the last byte written */
+	for (;;) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		int leaf = ts_node_child_count(k) == 0 || is_comment(k);
+		if (leaf && !is_comment(k)) {
+			uint32_t a = ts_node_start_byte(k), e = ts_node_end_byte(k);
+			if (a < e && b.len < CANON_CAP) {
+				if (last && word_byte(last) && word_byte((unsigned char)src[a]))
+					buf_putc(&b, ' ');
+				buf_append(&b, src + a, e - a > CANON_CAP ? CANON_CAP : e - a);
+				last = (unsigned char)src[e - 1];
+			}
+		}
+		if (!leaf && ts_tree_cursor_goto_first_child(&c))
+			continue;
+		for (;;) {
+			if (ts_node_eq(ts_tree_cursor_current_node(&c), n))
+				goto done;
+			if (ts_tree_cursor_goto_next_sibling(&c))
+				break;
+			if (!ts_tree_cursor_goto_parent(&c))
+				goto done;
+		}
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	buf_cstr(&b);
+	return buf_take(&b);
+}
+
+/*==== literals and conditions ===============================================================*/
+
+static int type_in(TSNode n, const char *const *set)
+{
+	const char *t = ts_node_type(n);
+	for (; *set; set++)
+		if (!strcmp(t, *set))
+			return 1;
+	return 0;
+}
+
+static const char *const LITERALS[] = {"int_literal",	   "float_literal",	 "imaginary_literal", "rune_literal",
+				       "interpreted_string_literal", "raw_string_literal", "true", "false", "nil",
+				       "integer_literal",  "string_literal",	 "char_literal",      "boolean_literal",
+				       NULL};
+
+static int not_literal(TSNode k, void *ctx)
+{
+	(void)ctx;
+	if (!ts_node_is_named(k) || type_in(k, LITERALS) || is_comment(k))
+		return 0;
+	static const char *const shells[] = {"unary_expression", "parenthesized_expression", "negative_literal",
+					     "string_content", "interpreted_string_literal_content",
+					     "raw_string_literal_content", "escape_sequence", NULL};
+	return !type_in(k, shells);
+}
+
+int a1_lang_literal(TSNode n)
+{
+	if (ts_node_is_null(n))
+		return 0;
+	return !tsnode_any(n, not_literal, NULL, NULL);
+}
+
+static int same_text(const char *src, TSNode a, TSNode b)
+{
+	char *x = a1_lang_canon(src, a), *y = a1_lang_canon(src, b);
+	int same = !strcmp(x, y);
+	free(x);
+	free(y);
+	return same;
+}
+
+static int text_is(const char *src, TSNode n, const char *s)
+{
+	size_t k = ts_node_end_byte(n) - ts_node_start_byte(n);
+	return k == strlen(s) && !memcmp(src + ts_node_start_byte(n), s, k);
+}
+
+static int cond_at(const char *src, TSNode n, int depth)
+{
+	if (ts_node_is_null(n) || depth > COND_DEPTH)
+		return -1;
+	const char *t = ts_node_type(n);
+	if (!strcmp(t, "true") || (!strcmp(t, "boolean_literal") && text_is(src, n, "true")))
+		return 1;
+	if (!strcmp(t, "false") || (!strcmp(t, "boolean_literal") && text_is(src, n, "false")))
+		return 0;
+	if (!strcmp(t, "parenthesized_expression"))
+		return ts_node_named_child_count(n) == 1 ? cond_at(src, ts_node_named_child(n, 0), depth + 1) : -1;
+	if (!strcmp(t, "unary_expression")) {
+		TSNode op = ts_node_child(n, 0);
+		if (ts_node_child_count(n) != 2 || !text_is(src, op, "!"))
+			return -1;
+		int v = cond_at(src, ts_node_child(n, 1), depth + 1);
+		return v < 0 ? -1 : !v;
+	}
+	if (strcmp(t, "binary_expression"))
+		return -1;
+	TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5),
+	       o = ts_node_child_by_field_name(n, "operator", 8);
+	if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o))
+		return -1;
+	if (text_is(src, o, "&&") || text_is(src, o, "||")) {
+		int a = cond_at(src, l, depth + 1), b = cond_at(src, r, depth + 1), and = text_is(src, o, "&&");
+		if (and)
+			return a == 0 || b == 0 ? 0 : a == 1 && b == 1 ? 1 : -1;
+		return a == 1 || b == 1 ? 1 : a == 0 && b == 0 ? 0 : -1;
+	}
+	static const char *const cmp[] = {"==", "!=", "<", ">", "<=", ">=", NULL};
+	int which = -1;
+	for (int i = 0; cmp[i]; i++)
+		if (text_is(src, o, cmp[i]))
+			which = i;
+	if (which < 0)
+		return -1;
+	int same = same_text(src, l, r);
+	if (same) /* x against itself: ==, <=, >= hold, the others never */
+		return which == 0 || which >= 4;
+	if (a1_lang_literal(l) && a1_lang_literal(r) && which <= 1) {
+		char *x = a1_lang_canon(src, l), *y = a1_lang_canon(src, r);
+		int eq = !strcmp(x, y); /* two distinct literals of one spelling family: not equal */
+		free(x);
+		free(y);
+		return which == 0 ? eq : !eq;
+	}
+	return -1;
+}
+
+int a1_lang_cond(const char *src, TSNode n)
+{
+	return cond_at(src, n, 0);
+}
+
+/*==== judging ===============================================================================*/
+
+static char *clip(const char *s)
+{
+	size_t n = strlen(s);
+	if (n <= FORM_MAX)
+		return xstrdup(s);
+	size_t k = FORM_MAX;
+	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	return xasprintf("%.*s...", (int)k, s);
+}
+
+void a1_lang_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
+		     const char *pre, const char *post)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		FATAL("out of memory");
+	const char *keys[] = {"function", "finding", "status", "cause", "pre", "post"};
+	const char *vals[] = {function, name, status, cause, pre, post};
+	for (size_t i = 0; i < 6; i++) {
+		char *c = vals[i] ? clip(vals[i]) : NULL;
+		cJSON *item = c ? cJSON_CreateString(c) : cJSON_CreateNull();
+		free(c);
+		if (!item)
+			FATAL("out of memory");
+		cJSON_AddItemToObject(o, keys[i], item);
+	}
+	cJSON_AddItemToArray(out, o);
+}
+
+static int eq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static int live(const struct a1_lang_fact *f)
+{
+	return !f->dead && !f->taut;
+}
+
+static const struct a1_lang_func *by_name(const struct a1_lang_side *s, const char *name)
+{
+	for (size_t i = 0; i < s->nfuncs; i++)
+		if (!strcmp(s->funcs[i].name, name))
+			return &s->funcs[i];
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every live form of `need` is in `have` (multisets); 0 when `need` has none. */
+static int holds_all(const struct a1_lang_func *have, const struct a1_lang_func *need)
+{
+	size_t na = 0, nb = 0;
+	const char **a = xmalloc((have->nfacts + 1) * sizeof *a), **b = xmalloc((need->nfacts + 1) * sizeof *b);
+	for (size_t i = 0; i < have->nfacts; i++)
+		if (live(&have->facts[i]))
+			a[na++] = have->facts[i].form;
+	for (size_t i = 0; i < need->nfacts; i++)
+		if (live(&need->facts[i]))
+			b[nb++] = need->facts[i].form;
+	qsort(a, na, sizeof *a, cmp_str);
+	qsort(b, nb, sizeof *b, cmp_str);
+	size_t i = 0, j = 0;
+	while (j < nb && i < na) {
+		int c = strcmp(a[i], b[j]);
+		if (c == 0)
+			i++, j++;
+		else if (c < 0)
+			i++;
+		else
+			break;
+	}
+	free(a);
+	free(b);
+	return nb > 0 && j == nb;
+}
+
+/* The finding for a pair of facts (NULL: none), its status into *status. */
+static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang_fact *q, const char **status)
+{
+	*status = "FAIL";
+	if (q->taut)
+		return "replaced-by-tautology";
+	if (q->dead)
+		return "assertion-unreachable";
+	if (!strcmp(p->form, q->form) || !eq(p->subject, q->subject))
+		return NULL;
+	if (p->strength == A1_LANG_EXACT && q->strength == A1_LANG_LOOSE)
+		return "matcher-loosened";
+	if (!eq(p->matcher, q->matcher) || !p->expected || !q->expected || eq(p->expected, q->expected))
+		return NULL;
+	*status = "WARN";
+	return "expected-value-changed";
+}
+
+/* Marks the functions of `s` that `f` reaches within `depth` calls. */
+static void reach(const struct a1_lang_side *s, const struct a1_lang_func *f, unsigned char *seen, int depth)
+{
+	if (depth <= 0)
+		return;
+	for (size_t i = 0; i < f->calls.n; i++)
+		for (size_t j = 0; j < s->nfuncs; j++)
+			if (!seen[j] && !s->funcs[j].is_test && !strcmp(s->funcs[j].name, f->calls.v[i])) {
+				seen[j] = 1;
+				reach(s, &s->funcs[j], seen, depth - 1);
+			}
+}
+
+static int pair_ok(int pass, const struct a1_lang_fact *p, const struct a1_lang_fact *q)
+{
+	switch (pass) {
+	case 0:
+		return !strcmp(p->form, q->form) && p->dead == q->dead && p->taut == q->taut;
+	case 1:
+		return !strcmp(p->form, q->form);
+	case 2:
+		return eq(p->subject, q->subject) && eq(p->matcher, q->matcher);
+	case 3:
+		return eq(p->subject, q->subject);
+	default:
+		return 1;
+	}
+}
+
+static void compare_facts(const struct a1_lang_side *post, const struct a1_lang_func *P, const struct a1_lang_func *Q,
+			  cJSON *out)
+{
+	size_t np = P->nfacts, nq = Q->nfacts;
+	long *pair = xmalloc((np + 1) * sizeof *pair);
+	unsigned char *used = xcalloc(nq + 1, 1);
+	for (size_t i = 0; i < np; i++)
+		pair[i] = -1;
+	for (int pass = 0; pass < 5; pass++)
+		for (size_t i = 0, j0 = 0; i < np; i++)
+			for (size_t j = pass == 4 ? j0 : 0; pair[i] < 0 && j < nq; j++)
+				if (!used[j] && pair_ok(pass, &P->facts[i], &Q->facts[j])) {
+					pair[i] = (long)j;
+					used[j] = 1;
+					j0 = j + 1;
+				}
+	for (size_t i = 0; i < np; i++) {
+		if (pair[i] < 0 || !live(&P->facts[i]))
+			continue;
+		const char *status, *name = judge_pair(&P->facts[i], &Q->facts[pair[i]], &status);
+		if (name)
+			a1_lang_finding(out, P->name, name, status, NULL, P->facts[i].form, Q->facts[pair[i]].form);
+	}
+	unsigned char *seen = xcalloc(post->nfuncs + 1, 1);
+	reach(post, Q, seen, HELPER_DEPTH);
+	int any_live = 0;
+	for (size_t j = 0; j < nq; j++)
+		any_live |= live(&Q->facts[j]);
+	for (size_t j = 0; j < post->nfuncs; j++)
+		for (size_t k = 0; seen[j] && k < post->funcs[j].nfacts; k++)
+			any_live |= live(&post->funcs[j].facts[k]);
+	for (size_t i = 0; i < np; i++) {
+		if (pair[i] >= 0 || !live(&P->facts[i]))
+			continue;
+		int covered = 0;
+		for (size_t j = 0; j < post->nfuncs && !covered; j++)
+			for (size_t k = 0; seen[j] && k < post->funcs[j].nfacts && !covered; k++)
+				covered = live(&post->funcs[j].facts[k]) && !strcmp(post->funcs[j].facts[k].form, P->facts[i].form);
+		if (covered)
+			continue;
+		if (!any_live) {
+			a1_lang_finding(out, P->name, "test-lost-every-assertion", "FAIL", NULL, P->facts[i].form, NULL);
+			break;
+		}
+		a1_lang_finding(out, P->name, "assertion-removed", "FAIL", NULL, P->facts[i].form, NULL);
+	}
+	free(seen);
+	free(pair);
+	free(used);
+}
+
+/* The post function a pre test became: the same name, else a new function holding all its
+ * assertions (a test renamed, or taken out of collection). */
+static const struct a1_lang_func *counterpart(const struct a1_lang_side *pre, const struct a1_lang_side *post,
+					      const struct a1_lang_func *P, const unsigned char *taken, size_t *at)
+{
+	const struct a1_lang_func *Q = by_name(post, P->name);
+	if (Q) {
+		*at = (size_t)(Q - post->funcs);
+		return Q;
+	}
+	for (int want_test = 1; want_test >= 0; want_test--)
+		for (size_t j = 0; j < post->nfuncs; j++) {
+			const struct a1_lang_func *C = &post->funcs[j];
+			if (taken[j] || C->is_test != want_test || by_name(pre, C->name) || !holds_all(C, P))
+				continue;
+			*at = j;
+			return C;
+		}
+	return NULL;
+}
+
+static void compare_func(const struct a1_lang_side *post, const struct a1_lang_func *P, const struct a1_lang_func *Q,
+			 cJSON *out)
+{
+	if (!Q->is_test || (Q->mods & A1_LANG_UNCOLLECTED)) {
+		a1_lang_finding(out, P->name, "test-not-collected", "FAIL", NULL, "runs as a test",
+				Q->why ? Q->why : Q->name);
+		return;
+	}
+	if (Q->mods & A1_LANG_SKIP) {
+		a1_lang_finding(out, P->name, "test-skipped", "FAIL", NULL, "runs", Q->why ? Q->why : "skipped");
+		return;
+	}
+	if ((Q->mods & A1_LANG_PANICS) && !(P->mods & A1_LANG_PANICS)) {
+		a1_lang_finding(out, P->name, "expected-failure-added", "FAIL", NULL, "must not panic",
+				Q->why ? Q->why : "#[should_panic]");
+		return;
+	}
+	if ((P->mods & A1_LANG_PANICS) && (Q->mods & A1_LANG_PANICS) && P->panic_expect && !eq(P->panic_expect, Q->panic_expect)) {
+		if (!Q->panic_expect || !*Q->panic_expect)
+			a1_lang_finding(out, P->name, "should-panic-expected-removed", "FAIL", NULL, P->panic_expect, "any panic");
+		else if (!strstr(P->panic_expect, Q->panic_expect))
+			a1_lang_finding(out, P->name, "expected-value-changed", "WARN", NULL,
+					P->panic_expect, Q->panic_expect);
+		else /* a substring of the old message: any panic that matched before matches now, and more */
+			a1_lang_finding(out, P->name, "should-panic-expected-removed", "FAIL", NULL, P->panic_expect,
+					Q->panic_expect);
+	}
+	unsigned cond = A1_LANG_COND_SKIP | A1_LANG_COND_CFG;
+	if ((Q->mods & cond) && !(P->mods & cond))
+		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
+				Q->why ? Q->why : "a condition");
+	compare_facts(post, P, Q, out);
+}
+
+static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *post, cJSON *out)
+{
+	if (post->excluded && !eq(pre->excluded, post->excluded) && !pre->excluded)
+		a1_lang_finding(out, NULL, "build-excluded", "FAIL", NULL, pre->constraint, post->excluded);
+	else if (post->constraint && !post->excluded && !pre->excluded && !eq(pre->constraint, post->constraint))
+		a1_lang_finding(out, NULL, "build-constraint-added", "UNVERIFIED", UNDECIDABLE, pre->constraint,
+				post->constraint);
+	if (pre->excluded)
+		return; /* nothing in it ever ran */
+	unsigned char *taken = xcalloc(post->nfuncs + 1, 1);
+	for (size_t i = 0; i < pre->nfuncs; i++)
+		if (by_name(post, pre->funcs[i].name))
+			taken[by_name(post, pre->funcs[i].name) - post->funcs] = 1;
+	for (size_t i = 0; i < pre->nfuncs; i++) {
+		const struct a1_lang_func *P = &pre->funcs[i];
+		if (!P->is_test || (P->mods & (A1_LANG_SKIP | A1_LANG_UNCOLLECTED)))
+			continue;
+		size_t at = 0;
+		const struct a1_lang_func *Q = counterpart(pre, post, P, taken, &at);
+		if (!Q) {
+			char *what = P->nfacts ? xasprintf("%zu assertion(s), first: %s", P->nfacts, P->facts[0].form)
+					       : xstrdup("a test without assertions");
+			a1_lang_finding(out, P->name, "test-deleted", "FAIL", NULL, what, NULL);
+			free(what);
+			continue;
+		}
+		taken[at] = 1;
+		compare_func(post, P, Q, out);
+	}
+	free(taken);
+	/* constructs not looked into: any that changed */
+	for (int side = 0; side < 2; side++) {
+		const struct a1_lang_side *a = side ? post : pre, *b = side ? pre : post;
+		for (size_t i = 0; i < a->nopaque; i++) {
+			size_t j;
+			for (j = 0; j < b->nopaque; j++)
+				if (!strcmp(a->opaque[i].text, b->opaque[j].text))
+					break;
+			if (j < b->nopaque)
+				continue;
+			char *what = xasprintf("%s! (tests it may generate are not judged)", a->opaque[i].name);
+			a1_lang_finding(out, NULL, "macro-changed", "UNVERIFIED", UNDECIDABLE, side ? NULL : what,
+					side ? what : NULL);
+			free(what);
+		}
+	}
+}
+
+static void refused(cJSON *out, const struct a1_lang_side *s, int pre)
+{
+	char *what = xasprintf("%s: %s", pre ? "pre" : "post", s->why ? s->why : "not read");
+	int deep = s->status == A1_LANG_UNDECIDABLE;
+	a1_lang_finding(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
+			deep ? UNDECIDABLE : UNREADABLE, pre ? what : NULL, pre ? NULL : what);
+	free(what);
+}
+
+cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	cJSON *out = cJSON_CreateArray();
+	if (!out)
+		FATAL("out of memory");
+	struct a1_lang_side a = {0}, b = {0};
+	fn(pre, pre_len, &a);
+	fn(post, post_len, &b);
+	if (a.status)
+		refused(out, &a, 1);
+	if (b.status)
+		refused(out, &b, 0);
+	if (!a.status && !b.status)
+		compare(&a, &b, out);
+	a1_lang_side_free(&a);
+	a1_lang_side_free(&b);
+	return out;
+}
+
+int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *tests, int *assertions)
+{
+	struct a1_lang_side s = {0};
+	*tests = *assertions = 0;
+	fn(text ? text : "", text ? len : 0, &s);
+	int rc = s.status ? -1 : 0;
+	for (size_t i = 0; !rc && i < s.nfuncs; i++) {
+		*tests += s.funcs[i].is_test;
+		*assertions += (int)s.funcs[i].nfacts;
+	}
+	a1_lang_side_free(&s);
+	return rc;
+}

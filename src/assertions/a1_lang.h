@@ -1,0 +1,126 @@
+/* a1_lang.h - what A1's judges of Go and Rust test files (a1_go.c, a1_rust.c) share: the facts
+ * one side of a test file is reduced to (its functions - tests and helpers - with their
+ * assertion facts, skip / collection state and calls; the file's build exclusion; the
+ * constructs the judge could not look into), the comparison of two sides into findings of the
+ * shape a1_py / a1_js give, and the reading of a side on tree-sitter (bytes checked, nesting
+ * refused before parsing, syntax errors reported, canonical text of a node, constant
+ * conditions). Internal to the judges; a1_go.h and a1_rust.h are the contracts.
+ *
+ * Threads: any (no globals). Memory: a side owns every string in it (a1_lang_side_free).
+ * Failure: a side that could not be read carries status and why; nothing is printed. */
+#ifndef BELAY_ASSERTIONS_A1_LANG_H
+#define BELAY_ASSERTIONS_A1_LANG_H
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <tree_sitter/api.h>
+
+#define A1_LANG_MAX_BYTES (4u << 20)
+#define A1_LANG_MAX_DEPTH 256 /* brackets open at once */
+
+/* A function's state as the runner sees it. */
+enum {
+	A1_LANG_SKIP = 1,	 /* skipped unconditionally (t.Skip, #[ignore]) */
+	A1_LANG_COND_SKIP = 2,	 /* skipped under a condition the rule cannot evaluate */
+	A1_LANG_UNCOLLECTED = 4, /* not run as a test (no Test prefix, wrong signature, no #[test], cfg'd away) */
+	A1_LANG_COND_CFG = 8,	 /* compiled under a condition the rule cannot evaluate */
+	A1_LANG_PANICS = 16,	 /* expected to fail (#[should_panic]) */
+};
+
+enum { A1_LANG_OTHER = 0, A1_LANG_EXACT, A1_LANG_LOOSE };
+
+struct a1_lang_fact {
+	char *form;	/* the whole assertion, canonical (guards of a failure call included) */
+	char *subject;	/* what is checked; NULL for none */
+	char *matcher;	/* "assert.Equal", "!=", "assert_eq" */
+	char *expected; /* the expected operand; NULL for none */
+	unsigned line;
+	unsigned char dead;	/* after a return, or in a branch that never runs */
+	unsigned char taut;	/* can never fail: a constant condition, x against itself */
+	unsigned char strength; /* A1_LANG_EXACT / LOOSE / OTHER */
+};
+
+struct a1_lang_names {
+	char **v;
+	size_t n, cap;
+};
+
+struct a1_lang_func {
+	char *name;	   /* "TestAdd", "tests::adds" */
+	int is_test;	   /* the runner collects it (given mods) */
+	unsigned mods;	   /* A1_LANG_* */
+	char *why;	   /* what makes it skipped / uncollected / conditional: "t.Skip(\"x\")"; NULL */
+	char *panic_expect; /* #[should_panic(expected = ...)]'s text; NULL for none */
+	unsigned line;
+	struct a1_lang_fact *facts;
+	size_t nfacts, capfacts;
+	struct a1_lang_names calls; /* names it calls */
+};
+
+/* A construct the judge does not look into (a macro that may generate tests): compared as text. */
+struct a1_lang_opaque {
+	char *name, *text;
+};
+
+enum { A1_LANG_OK = 0, A1_LANG_UNREADABLE, A1_LANG_UNDECIDABLE };
+
+struct a1_lang_side {
+	struct a1_lang_func *funcs;
+	size_t nfuncs, capfuncs;
+	struct a1_lang_opaque *opaque;
+	size_t nopaque, capopaque;
+	char *excluded;	  /* the file is never built: the constraint that says so; NULL */
+	char *constraint; /* built only under a condition the rule cannot evaluate; NULL */
+	int status;	  /* A1_LANG_OK, or why the side was not read */
+	char *why;
+};
+
+/* ---- building a side ---- */
+struct a1_lang_func *a1_lang_func_add(struct a1_lang_side *s, const char *name, int is_test, unsigned line);
+struct a1_lang_fact *a1_lang_fact_add(struct a1_lang_func *f, char *form, unsigned line); /* takes form */
+void a1_lang_call_add(struct a1_lang_func *f, const char *name, size_t n);
+void a1_lang_opaque_add(struct a1_lang_side *s, const char *name, const char *text);
+void a1_lang_side_status(struct a1_lang_side *s, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void a1_lang_side_free(struct a1_lang_side *s);
+
+/* ---- reading a side ---- */
+enum a1_lang_syntax { A1_LANG_GO, A1_LANG_RUST };
+
+/* Checks `text` (size, UTF-8, NUL, nesting), parses it and reports a syntax error; on success
+ * returns the tree (the caller deletes it), else NULL with s->status set. `text` NULL = the
+ * side is absent: NULL, status OK. */
+TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const char *text, size_t len,
+		      struct a1_lang_side *s);
+
+/* The node's canonical text: its leaf tokens, comments dropped, a space only between two
+ * word tokens; at most 64 KiB (longer: cut). Never NULL; the caller frees it. */
+char *a1_lang_canon(const char *src, TSNode n);
+
+/* 1 when the node is a literal (number, string, character, true / false / nil, or a
+ * composite of them only). */
+int a1_lang_literal(TSNode n);
+
+/* A condition's value: 1 always true, 0 always false, -1 not known (`x != x` is 0,
+ * `1 == 2` is 0, `!false` is 1, `&&` / `||` of known parts). */
+int a1_lang_cond(const char *src, TSNode n);
+
+/* 1-based line of a node. */
+unsigned a1_lang_line(TSNode n);
+
+/* ---- judging ---- */
+
+/* Reads one side's text (NULL: absent, an empty side) into a zeroed side. */
+typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_side *s);
+
+/* Both sides read with `fn` and compared: a new array of findings (a1_go.h's shape); a side
+ * not read gives its refusal (UNVERIFIED) instead. Never NULL. */
+cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, const char *post, size_t post_len);
+
+/* Tests and facts a side holds; -1 when it is not read. */
+int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *tests, int *assertions);
+
+/* Appends one finding {"function","finding","status","cause","pre","post"} (strings clipped). */
+void a1_lang_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
+		     const char *pre, const char *post);
+
+#endif

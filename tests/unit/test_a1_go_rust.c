@@ -1,0 +1,278 @@
+/* test_a1_go_rust.c - A1's no-assertion-weakening on Go (testing, testify) and Rust (libtest)
+ * test files, through weakening_check on scratch pre/post trees (src/verify/weakening.c with
+ * assertions/a1_go.c and a1_rust.c). A table of cheats, one row per class and language, each
+ * with the finding, status and test it must name; a table of honest edits that must never
+ * FAIL (and PASS where nothing is left to doubt); the Cargo.toml test targets; hostile input
+ * refused as a finding, never a crash. Before the Go and Rust judges every cheat here came
+ * out UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "tsupport.h"
+#include "verify/weakening.h"
+
+struct row {
+	const char *what, *path, *pre, *old, *new_; /* post = pre with the first `old` replaced by `new_` */
+	const char *status;			     /* "FAIL", "WARN", "UNVERIFIED", "PASS" or "!FAIL" */
+	const char *finding, *function;		     /* NULL: not checked */
+};
+
+/* pre with its first `old` replaced by `new_` (new_ NULL: the file is deleted; old NULL: new_
+ * is the whole post side). */
+static char *edit(const char *pre, const char *old, const char *new_)
+{
+	if (!new_)
+		return NULL;
+	if (!old)
+		return xstrdup(new_);
+	const char *at = strstr(pre, old);
+	cr_assert_not_null(at, "\"%s\" is not in the pre side", old);
+	return xasprintf("%.*s%s%s", (int)(at - pre), pre, new_, at + strlen(old));
+}
+
+static void put(const char *root, const char *rel, const char *content)
+{
+	if (!content)
+		return;
+	char *path = fs_join(root, rel);
+	char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	struct err e;
+	cr_assert_eq(fs_mkdir_p(dir, 0755, &e), 0, "%s", e.msg);
+	ts_write_file(path, content, strlen(content));
+	free(dir);
+	free(path);
+}
+
+static const char *status_name(int s)
+{
+	return s == WEAKENING_FAIL ? "FAIL" : s == WEAKENING_UNVERIFIED ? "UNVERIFIED" : s == WEAKENING_WARN ? "WARN" : "PASS";
+}
+
+/* Runs one row: the turn's verdict and, when asked, the finding with its test. */
+static void play(const struct row *r)
+{
+	char *dir = ts_tmpdir("a1gr");
+	char *pre_root = fs_join(dir, "pre"), *post_root = fs_join(dir, "post");
+	cr_assert_eq(mkdir(pre_root, 0755), 0);
+	cr_assert_eq(mkdir(post_root, 0755), 0);
+	char *post = edit(r->pre ? r->pre : "", r->old, r->new_);
+	put(pre_root, r->path, r->pre);
+	put(post_root, r->path, post);
+	const char *changed[] = {r->path, NULL};
+	struct weakening_input in = {.pre_root = pre_root, .post_root = post_root, .changed = changed, .scope = ""};
+	struct weakening_result res = {0};
+	struct err e = {0};
+	cr_assert_eq(weakening_check(&in, &res, &e), 0, "%s: %s", r->what, e.msg);
+	const char *got = status_name(res.status);
+	if (!strcmp(r->status, "!FAIL"))
+		cr_assert_neq(res.status, WEAKENING_FAIL, "%s: %s", r->what, res.message);
+	else
+		cr_assert_str_eq(got, r->status, "%s: %s, want %s: %s", r->what, got, r->status, res.message);
+	if (r->finding) {
+		const cJSON *f, *hit = NULL;
+		cJSON_ArrayForEach(f, res.findings)
+		{
+			const char *w = jx_str(f, "finding");
+			if (w && !strcmp(w, r->finding) && !hit)
+				hit = f;
+		}
+		cr_assert_not_null(hit, "%s: no %s finding: %s", r->what, r->finding, res.message);
+		cr_assert_str_eq(jx_str(hit, "file"), r->path, "%s", r->what);
+		cr_assert_str_eq(jx_str(hit, "status"), r->status, "%s", r->what);
+		if (r->function) {
+			const char *fn = jx_str(hit, "function");
+			cr_assert(fn && !strcmp(fn, r->function), "%s: function %s, want %s", r->what, fn ? fn : "null",
+				  r->function);
+		}
+		if (!strcmp(r->status, "UNVERIFIED"))
+			cr_assert_str_eq(res.cause, "ASSERTION_UNDECIDABLE", "%s: %s", r->what, res.message);
+		cr_assert(strstr(res.message, r->path) && strstr(res.message, r->finding), "%s: %s", r->what, res.message);
+	}
+	weakening_result_free(&res);
+	free(post);
+	ts_rmtree(dir);
+	free(dir);
+	free(pre_root);
+	free(post_root);
+}
+
+static void play_all(const struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		play(&rows[i]);
+}
+
+/*==== Go ====================================================================================*/
+
+#define GO_PRE                                                                                                         \
+	"package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/assert\"\n"                        \
+	"\t\"github.com/stretchr/testify/require\"\n)\n\n"                                                              \
+	"func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n\tif got := Add(2, 2); got != 4 {\n" \
+	"\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\n"                                                                     \
+	"func TestSub(t *testing.T) {\n\tassert.Equal(t, 1, Sub(2, 1))\n\trequire.NoError(t, Check())\n}\n\n"            \
+	"func TestTable(t *testing.T) {\n\tcases := []struct{ a, b, want int }{\n\t\t{1, 2, 3},\n\t}\n"                   \
+	"\tfor _, c := range cases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n"                                     \
+	"\t\t\tt.Errorf(\"%d+%d=%d\", c.a, c.b, got)\n\t\t}\n\t}\n}\n"
+
+static const struct row go_cheats[] = {
+    {"go if false", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if false {", "FAIL", "replaced-by-tautology", "TestAdd"},
+    {"go x != x", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) != Add(1, 2) {", "FAIL",
+     "replaced-by-tautology", "TestAdd"},
+    {"go failure call removed", "calc/calc_test.go", GO_PRE, "\t\tt.Fatal(\"add\")\n", "", "FAIL", "assertion-removed",
+     "TestAdd"},
+    {"go every failure removed", "calc/calc_test.go", GO_PRE, "\t\t\tt.Errorf(\"%d+%d=%d\", c.a, c.b, got)\n", "", "FAIL",
+     "test-lost-every-assertion", "TestTable"},
+    {"go failure made unreachable", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\treturn\n", "FAIL", "assertion-unreachable", "TestAdd"},
+    {"go t.Skip added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tt.Skip(\"flaky\")\n", "FAIL", "test-skipped", "TestAdd"},
+    {"go t.SkipNow added", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T) {\n",
+     "func TestSub(t *testing.T) {\n\tt.SkipNow()\n", "FAIL", "test-skipped", "TestSub"},
+    {"go renamed out of the Test prefix", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func testAdd(", "FAIL",
+     "test-not-collected", "TestAdd"},
+    {"go Testadd is no test", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func Testadd(", "FAIL", "test-not-collected",
+     "TestAdd"},
+    {"go wrong signature", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T)", "func TestSub(t *testing.B)", "FAIL",
+     "test-not-collected", "TestSub"},
+    {"go test deleted", "calc/calc_test.go", GO_PRE,
+     "func TestSub(t *testing.T) {\n\tassert.Equal(t, 1, Sub(2, 1))\n\trequire.NoError(t, Check())\n}\n", "", "FAIL",
+     "test-deleted", "TestSub"},
+    {"go //go:build ignore", "calc/calc_test.go", GO_PRE, "package calc\n", "//go:build ignore\n\npackage calc\n", "FAIL",
+     "build-excluded", NULL},
+    {"go a tag nothing sets", "calc/calc_test.go", GO_PRE, "package calc\n", "//go:build never\n\npackage calc\n", "FAIL",
+     "build-excluded", NULL},
+    {"go // +build", "calc/calc_test.go", GO_PRE, "package calc\n", "// +build skipme\n\npackage calc\n", "FAIL",
+     "build-excluded", NULL},
+    {"go testify assert.Equal -> assert.True(t, true)", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
+     "assert.True(t, true)", "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go testify compared with itself", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
+     "assert.Equal(t, Sub(2, 1), Sub(2, 1))", "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go testify require removed", "calc/calc_test.go", GO_PRE, "\trequire.NoError(t, Check())\n", "", "FAIL",
+     "assertion-removed", "TestSub"},
+    {"go testify Equal -> NotNil", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
+     "assert.NotNil(t, Sub(2, 1))", "FAIL", "matcher-loosened", "TestSub"},
+    {"go expected literal changed", "calc/calc_test.go", GO_PRE, "!= 3 {", "!= 5 {", "WARN", "expected-value-changed",
+     "TestAdd"},
+    {"go testify expected changed", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
+     "assert.Equal(t, 2, Sub(2, 1))", "WARN", "expected-value-changed", "TestSub"},
+    {"go conditional skip", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip()\n\t}\n", "UNVERIFIED", "conditional-skip-added",
+     "TestAdd"},
+    {"go build constraint on a platform", "calc/calc_test.go", GO_PRE, "package calc\n",
+     "//go:build linux\n\npackage calc\n", "UNVERIFIED", "build-constraint-added", NULL},
+    {"go file deleted", "calc/calc_test.go", GO_PRE, "package calc", NULL, "FAIL", "test-deleted", "TestAdd"},
+};
+
+static const struct row go_honest[] = {
+    {"go t.Parallel added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tt.Parallel()\n", "PASS", NULL, NULL},
+    {"go subtest", "calc/calc_test.go", GO_PRE, "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n",
+     "\tt.Run(\"small\", func(t *testing.T) {\n\t\tif Add(1, 2) != 3 {\n\t\t\tt.Fatal(\"add\")\n\t\t}\n\t})\n", "PASS", NULL,
+     NULL},
+    {"go a table row", "calc/calc_test.go", GO_PRE, "\t\t{1, 2, 3},\n", "\t\t{1, 2, 3},\n\t\t{2, 2, 4},\n", "PASS", NULL, NULL},
+    {"go a new test", "calc/calc_test.go", GO_PRE, "func TestTable(",
+     "func TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal()\n\t}\n}\n\nfunc TestTable(", "PASS", NULL, NULL},
+    {"go renamed, still a test", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func TestAddition(", "PASS", NULL, NULL},
+    {"go a stricter check", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
+     "assert.Equal(t, 1, Sub(2, 1))\n\tassert.Equal(t, 0, Sub(1, 1))", "PASS", NULL, NULL},
+    {"go reformatted", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1,2) != 3 {", "PASS", NULL, NULL},
+    {"go a new file", "calc/mul_test.go", NULL, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal()\n\t}\n}\n",
+     "PASS", NULL, NULL},
+    {"go moved into a helper the test calls", "calc/calc_test.go", GO_PRE,
+     "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n",
+     "func checkAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n"
+     "func TestAdd(t *testing.T) {\n\tcheckAdd(t)\n",
+     "PASS", NULL, NULL},
+};
+
+Test(a1_go_rust, go_cheats_are_caught)
+{
+	play_all(go_cheats, sizeof go_cheats / sizeof *go_cheats);
+}
+
+Test(a1_go_rust, go_honest_edits_never_fail)
+{
+	play_all(go_honest, sizeof go_honest / sizeof *go_honest);
+}
+
+/*==== hostile input =========================================================================*/
+
+#include "assertions/a1_go.h"
+
+/* The only finding of judging `text` against itself or a valid side: UNVERIFIED with `cause`. */
+static void refused(const char *text, size_t len, const char *cause)
+{
+	const char *ok = "package a\n";
+	cJSON *out = a1_go_judge(ok, strlen(ok), text, len);
+	const cJSON *f;
+	int n = 0;
+	cJSON_ArrayForEach(f, out)
+	{
+		cr_assert_str_eq(jx_str(f, "status"), "UNVERIFIED");
+		cr_assert_str_eq(jx_str(f, "cause"), cause, "%s", jx_str(f, "post"));
+		n++;
+	}
+	cr_assert_eq(n, 1);
+	cJSON_Delete(out);
+	int tests, asserts;
+	cr_assert_eq(a1_go_count(text, len, &tests, &asserts), -1);
+}
+
+Test(a1_go_rust, go_hostile_input_is_refused_never_a_crash)
+{
+	size_t n = 200000;
+	char *deep = xmalloc(n + 64);
+	int k = snprintf(deep, 64, "package a\nfunc TestA(t *testing.T) { x := ");
+	memset(deep + k, '(', n);
+	refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
+	memset(deep + k, '!', n); /* nests without a bracket */
+	refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
+	free(deep);
+	refused("package a\nfunc TestA(t *testing.T) { t.Fatal(\"\xff\") }\n", 47, "ASSERTION_FILE_UNREADABLE");
+	refused("package a\n\0func x() {}\n", 23, "ASSERTION_FILE_UNREADABLE");
+	refused("package a\nfunc TestA(t *testing.T) { if { }\n", 43, "ASSERTION_FILE_UNREADABLE");
+	char *big = xmalloc((4u << 20) + 2);
+	memset(big, ' ', (4u << 20) + 1);
+	refused(big, (4u << 20) + 1, "ASSERTION_FILE_UNREADABLE");
+	free(big);
+	/* a long flat file is read: many statements, each ended */
+	struct buf b = {0};
+	buf_puts(&b, "package a\nfunc TestA(t *testing.T) {\n");
+	for (int i = 0; i < 20000; i++)
+		buf_printf(&b, "\tif f(%d) != %d {\n\t\tt.Error()\n\t}\n", i, i);
+	buf_puts(&b, "}\n");
+	int tests = 0, asserts = 0;
+	cr_assert_eq(a1_go_count(buf_cstr(&b), b.len, &tests, &asserts), 0);
+	cr_assert_eq(tests, 1);
+	cr_assert_eq(asserts, 20000);
+	buf_free(&b);
+}
+
+/*==== Cargo.toml test targets ===============================================================*/
+
+#define CARGO "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[lib]\npath = \"src/lib.rs\"\n\n[[test]]\nname = \"it\"\n"
+
+static const struct row cargo_rows[] = {
+    {"[[test]] test = false", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\ntest = false\n", "FAIL", NULL, NULL},
+    {"[[test]] harness = false", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\nharness = false\n", "FAIL", NULL, NULL},
+    {"[lib] harness = false", "Cargo.toml", CARGO, "path = \"src/lib.rs\"\n", "path = \"src/lib.rs\"\nharness = false\n", "FAIL",
+     NULL, NULL},
+    {"[lib] test = false", "Cargo.toml", CARGO, "path = \"src/lib.rs\"\n", "path = \"src/lib.rs\"\ntest = false\n", "FAIL", NULL,
+     NULL},
+    {"[[test]] removed", "Cargo.toml", CARGO, "\n[[test]]\nname = \"it\"\n", "\n", "FAIL", NULL, NULL},
+    {"honest: a version bump", "Cargo.toml", CARGO, "0.1.0", "0.2.0", "PASS", NULL, NULL},
+};
+
+Test(a1_go_rust, cargo_test_targets_turned_off_fail)
+{
+	play_all(cargo_rows, sizeof cargo_rows / sizeof *cargo_rows);
+}
