@@ -743,8 +743,8 @@ static void s_assertion_unreadable(void)
 /* A test file in a language the rule does not judge: UNVERIFIED, never PASS. */
 static void s_language_not_judged(void)
 {
-	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"tests/calc_test.go\",\"content\":"
-			 "\"package calc\\n\"}}]",
+	char *t = record("[" INIT LIST "{\"call\":\"write_file\",\"args\":{\"path\":\"spec/calc_spec.rb\",\"content\":"
+			 "\"describe Calc do\\nend\\n\"}}]",
 			 "editor");
 	produce(t, 0, "UNVERIFIED", "ASSERTION_LANGUAGE_NOT_JUDGED");
 	free(t);
