@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <cjson/cJSON.h>
+
 struct effect_plan;
 struct model;
 
@@ -48,5 +50,11 @@ char *fz_plan_check(const struct effect_plan *p);
 /* The invariants of a derived model: frame and exchange indexes in range, turns pointing
  * at their tools/call exchanges in order, pending ids naming unanswered requests. */
 void fz_model_check(const struct model *m);
+
+/* The invariants of an A1 judge's findings (a1_js.h, a1_java.h): an array of objects of six
+ * members in order (function, finding, status, cause, pre, post), FAIL and WARN without a cause,
+ * UNVERIFIED with one, printing as valid UTF-8 JSON; `self` (a side judged against itself):
+ * nothing but UNVERIFIED. */
+void fz_findings_check(const cJSON *out, int self);
 
 #endif
