@@ -12,6 +12,8 @@ const TSLanguage *tree_sitter_javascript(void);
 const TSLanguage *tree_sitter_typescript(void);
 const TSLanguage *tree_sitter_tsx(void);
 const TSLanguage *tree_sitter_python(void);
+const TSLanguage *tree_sitter_java(void);
+const TSLanguage *tree_sitter_java(void);
 
 static const struct {
 	const char *name;
@@ -27,6 +29,9 @@ static const struct {
     {"python", tree_sitter_python,
      "import pytest\n\n@pytest.mark.parametrize('x', [1, 2])\nclass TestA:\n    def test_a(self, x):\n"
      "        with pytest.raises(ValueError, match=r'bad'):\n            f(x)\n        assert f'{x}' == str(x)\n"},
+    {"java", tree_sitter_java,
+     "import static org.junit.jupiter.api.Assertions.*;\n@Disabled class T {\n  @Test void a() throws Exception {\n"
+     "    var s = \"\"\"\n      x\"\"\";\n    assertThrows(E.class, () -> f(s));\n  }\n}\n"},
 };
 
 Test(grammars, abi_in_runtime_range_and_loadable)
