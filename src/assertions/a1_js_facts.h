@@ -94,8 +94,9 @@ void a1_js_side_free(struct a1_js_side *s);
 /* ---- the comparison, shared with the judges of other languages that read into these facts
  * (a1_java.c) ---- */
 
-/* The finding for a pair of assertions whose forms may differ (NULL: none); *status gets
- * "FAIL" or "WARN". Pure. */
+/* The finding for a pair of assertions on the same subject whose forms differ, the post one
+ * reachable, not swallowed and no tautology (a1_js_compare has judged those); NULL: none.
+ * *status gets "FAIL" or "WARN". Pure. */
 typedef const char *(*a1_js_pair_fn)(const struct a1_js_fact *pre, const struct a1_js_fact *post,
 				     const char **status);
 
