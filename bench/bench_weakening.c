@@ -9,7 +9,7 @@
  * Python judge (assertions/a1_py.c, tree-sitter, in process) on the file of the same size.
  * (The retired python3 helper measured 118 ms / 169 ms median at 100 / 2,000 lines on the
  * same machine; the in-process judge 1.3 ms / 32 ms.)
- * Rows: python, javascript, typescript and go (tree-sitter, in process), and
+ * Rows: python, javascript, typescript, go and java (tree-sitter, in process), and
  * configuration (package.json, Cargo.toml, pyproject.toml judged on their test keys). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +77,17 @@ static void go_file(struct buf *b, int lines, int cheat)
 			buf_printf(b, "func TestCase%d(t *testing.T) {\n\tif Compute(%d, %d) != %d {\n\t\tt.Fatal(\"case\")\n\t}\n}\n\n", i,
 				   i, i + 1, 2 * i + 1);
 	}
+}
+
+/* JUnit 5: a class of @Test methods, one assertEquals each (a cheat: assertTrue(true)). */
+static void java_file(struct buf *b, int lines, int cheat)
+{
+	int tests = lines / 5;
+	buf_printf(b, "class BenchTest {\n");
+	for (int i = 0; i < tests; i++)
+		buf_printf(b, "  @Test\n  void case%d() {\n    %s;\n  }\n\n", i,
+			   cheat && i == tests / 2 ? "assertTrue(true)" : "assertEquals(3, compute(1, 2))");
+	buf_printf(b, "}\n");
 }
 
 struct row {
@@ -169,6 +180,13 @@ int main(int argc, char **argv)
 		struct row go = {"go", "calc/bench_test.go", lines, 0, 0};
 		measure(dir, &go, reps, a.p, a.len, b.p, b.len, 1);
 		printf("%-12s %6d %10.2f %10.2f %8.3f\n", go.name, lines, go.median, go.best, go.median / py.median);
+		buf_reset(&a);
+		buf_reset(&b);
+		java_file(&a, lines, 0);
+		java_file(&b, lines, 1);
+		struct row jv = {"java", "src/test/java/BenchTest.java", lines, 0, 0};
+		measure(dir, &jv, reps, a.p, a.len, b.p, b.len, 1);
+		printf("%-12s %6d %10.2f %10.2f %8.3f\n", jv.name, lines, jv.median, jv.best, jv.median / py.median);
 		buf_free(&a);
 		buf_free(&b);
 	}

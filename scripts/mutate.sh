@@ -47,9 +47,10 @@ tests_for() {
 	src/assertions/ini.c) echo 'test_ini|test_weakening' ;;
 	src/assertions/toml.c) echo 'test_toml|test_grammars|test_weakening' ;;
 	src/assertions/pomxml.c) echo 'test_pomxml|test_weakening' ;;
-	src/assertions/a1_js*.c|src/assertions/tsnode.c) echo 'test_a1_js|test_weakening|test_toml' ;;
+	src/assertions/a1_js*.c|src/assertions/tsnode.c) echo 'test_a1_js|test_a1_java|test_a1_go_rust|test_weakening|test_toml' ;;
 	src/assertions/a1_go.c|src/assertions/a1_lang.c) echo 'test_a1_go_rust|test_weakening' ;;
 	src/assertions/a1_py*.c) echo 'test_weakening|test_grammars' ;;
+	src/assertions/a1_java*.c) echo 'test_a1_java|test_weakening' ;;
 	src/assertions/*) echo 'test_testfiles|test_weakening|test_a1_catalogue' ;;
 	src/snapshot/*) echo 'test_snapshot|test_snapshot_incr|test_snapshot_partial|test_snapshot_store|test_recover|test_corpus$' ;;
 	src/corpus/*) echo 'test_corpus_compare|test_corpus_labels|test_corpus$' ;;

@@ -322,20 +322,26 @@ static int live(const struct a1_js_fact *f)
 }
 
 /* The finding for a pair whose forms may differ (NULL: none), into *status. */
-static const char *judge_pair(const struct a1_js_fact *p, const struct a1_js_fact *q, const char **status)
+/* Where the post assertion stands, for any language: a finding, or NULL with *go set when
+ * the matchers are for the language's pair judge to compare (the forms differ, the subject
+ * is the same). */
+static const char *judge_where(const struct a1_js_fact *p, const struct a1_js_fact *q, int *go)
 {
-	*status = "FAIL";
+	*go = 0;
 	if (q->taut)
 		return "replaced-by-tautology";
 	if (q->dead)
 		return "assertion-unreachable";
 	if (q->swallowed)
 		return "failure-swallowed";
-	if (!strcmp(p->form, q->form))
-		return NULL;
-	int same_subject = p->subject ? eq(p->subject, q->subject) : !q->subject;
-	if (!same_subject)
-		return NULL;
+	*go = strcmp(p->form, q->form) && (p->subject ? eq(p->subject, q->subject) : !q->subject);
+	return NULL;
+}
+
+/* JavaScript's matchers, for a pair judge_where passed on. */
+static const char *judge_pair(const struct a1_js_fact *p, const struct a1_js_fact *q, const char **status)
+{
+	*status = "FAIL";
 	struct norm pn, qn;
 	normalize(p->matcher, &pn);
 	normalize(q->matcher, &qn);
@@ -398,7 +404,7 @@ static int has_form(const struct a1_js_facts *l, const char *form, int need_live
 }
 
 static void compare_tests(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
-			  cJSON *out)
+			  a1_js_pair_fn pair_fn, cJSON *out)
 {
 	size_t np = P->facts.n, nq = Q->facts.n;
 	const struct a1_js_fact *p = P->facts.v, *q = Q->facts.v;
@@ -430,7 +436,10 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 	for (size_t i = 0; i < np; i++) {
 		if (pair[i] < 0 || !live(&p[i]))
 			continue;
-		const char *status, *name = judge_pair(&p[i], &q[pair[i]], &status);
+		int go;
+		const char *status = "FAIL", *name = judge_where(&p[i], &q[pair[i]], &go);
+		if (go)
+			name = pair_fn(&p[i], &q[pair[i]], &status);
 		if (name)
 			finding(out, P->name, name, status, NULL, p[i].form, q[pair[i]].form);
 	}
@@ -593,7 +602,8 @@ static char *spec_stem(const char *spec)
 	return s;
 }
 
-static void compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path, cJSON *out)
+static void compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
+		    a1_js_pair_fn pair_fn, cJSON *out)
 {
 	struct index ipre, ipost;
 	index_build(&ipre, pre);
@@ -646,7 +656,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			finding(out, P->name, "expected-failure-added", "FAIL", NULL, "must pass", "expected to fail");
 			continue;
 		}
-		compare_tests(post, P, Q, out);
+		compare_tests(post, P, Q, pair_fn, out);
 	}
 	/* .only: each site the pre side did not have */
 	unsigned char *had = xcalloc(pre->nfocus + 1, 1);
@@ -715,7 +725,7 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 	if (b.status)
 		refused(out, &b, "post");
 	if (!a.status && !b.status)
-		compare(&a, &b, path, out);
+		compare(&a, &b, path, judge_pair, out);
 	a1_js_side_free(&a);
 	a1_js_side_free(&b);
 	return out;
@@ -738,4 +748,18 @@ int a1_js_count(enum a1_js_dialect d, const char *text, size_t len, int *tests, 
 	*assertions = n > 0x7fffffff ? 0x7fffffff : (int)n;
 	a1_js_side_free(&s);
 	return 0;
+}
+
+/* ---- shared with the other judges on these facts (a1_js_facts.h) ---- */
+
+void a1_js_compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
+		   a1_js_pair_fn pair_fn, cJSON *out)
+{
+	compare(pre, post, path, pair_fn, out);
+}
+
+void a1_js_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
+		   const char *pre, const char *post)
+{
+	finding(out, function, name, status, cause, pre, post);
 }

@@ -11,6 +11,8 @@
 #define BELAY_ASSERTIONS_A1_JS_FACTS_H
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "assertions/a1_js.h"
 
 enum { A1_JS_SKIP = 1, A1_JS_TODO = 2, A1_JS_ONLY = 4, A1_JS_FAILING = 8 };
@@ -88,5 +90,25 @@ int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_
 int a1_js_extract_pair(enum a1_js_dialect d, const char *pre, size_t pre_len, const char *post, size_t post_len,
 		       struct a1_js_side *a, struct a1_js_side *b);
 void a1_js_side_free(struct a1_js_side *s);
+
+/* ---- the comparison, shared with the judges of other languages that read into these facts
+ * (a1_java.c) ---- */
+
+/* The finding for a pair of assertions on the same subject whose forms differ, the post one
+ * reachable, not swallowed and no tautology (a1_js_compare has judged those); NULL: none.
+ * *status gets "FAIL" or "WARN". Pure. */
+typedef const char *(*a1_js_pair_fn)(const struct a1_js_fact *pre, const struct a1_js_fact *post,
+				     const char **status);
+
+/* Compares two sides test by test (a1_js.h's rules: pairing by name path, renames, skipped,
+ * deleted, removed, helpers), each pair of assertions judged by `judge_pair`; findings are
+ * appended to `out` in a1_js_judge's shape. `path` names the file (its stem is the unit whose
+ * mocks are judged). */
+void a1_js_compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
+		   a1_js_pair_fn pair_fn, cJSON *out);
+
+/* Appends one finding in that shape (strings clipped; NULL becomes null). */
+void a1_js_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
+		   const char *pre, const char *post);
 
 #endif

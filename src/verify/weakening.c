@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "assertions/a1_go.h"
+#include "assertions/a1_java.h"
 #include "assertions/a1_js.h"
 #include "assertions/a1_py.h"
 #include "assertions/testcfg.h"
@@ -407,6 +408,8 @@ static enum how classify(const char *path, const char *scope, int match_all, str
 	testfiles_classify(path, match_all, tf);
 	switch (tf->kind) {
 	case TESTFILE_SOURCE:
+		if (a1_java_is_source(path))
+			return HOW_JS; /* judged in process on tree-sitter facts too (assertions/a1_java.h) */
 		return ends_with_py(path)			    ? HOW_PYTHON
 		       : a1_js_dialect(path) != A1_JS_NONE || a1_go_path(path) ? HOW_JS
 										       : HOW_UNJUDGED;
@@ -564,7 +567,7 @@ static int data_summary(const struct cand *k, char *out, size_t n)
 	return 1;
 }
 
-/* A JavaScript / TypeScript / Go test file, both sides read: its facts compared in process. */
+/* A JavaScript / TypeScript / Go / Java test file, both sides read: its facts compared in process. */
 static void judge_js(struct cand *k)
 {
 	const char *pre = k->pre == SIDE_FILE ? (k->pre_bytes.p ? k->pre_bytes.p : "") : NULL;
@@ -572,9 +575,10 @@ static void judge_js(struct cand *k)
 	if (pre && post && k->pre_bytes.len == k->post_bytes.len && memcmp(pre, post, k->pre_bytes.len) == 0) {
 		snprintf(k->note, sizeof k->note, "unchanged since the task began");
 	} else {
-		cJSON *found = a1_go_path(k->path) ? a1_go_judge(pre, k->pre_bytes.len, post, k->post_bytes.len)
-						   : a1_js_judge(a1_js_dialect(k->path), k->path, pre, k->pre_bytes.len, post,
-								 k->post_bytes.len);
+		cJSON *found = a1_go_path(k->path)	     ? a1_go_judge(pre, k->pre_bytes.len, post, k->post_bytes.len)
+			       : a1_java_is_source(k->path) ? a1_java_judge(k->path, pre, k->pre_bytes.len, post, k->post_bytes.len)
+							    : a1_js_judge(a1_js_dialect(k->path), k->path, pre, k->pre_bytes.len,
+									  post, k->post_bytes.len);
 		int unreadable = 0;
 		const cJSON *f;
 		cJSON_ArrayForEach(f, found)

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "assertions/a1_js.h"
-#include "common/jsonx.h"
 #include "support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-struct cJSON;
+#include <cjson/cJSON.h>
+
 struct effect_plan;
 struct model;
 
@@ -50,9 +51,10 @@ char *fz_plan_check(const struct effect_plan *p);
  * at their tools/call exchanges in order, pending ids naming unanswered requests. */
 void fz_model_check(const struct model *m);
 
-/* The invariants of an A1 judge's findings (a1_js.h, a1_go.h): an array of objects with the
- * six members in order; FAIL and WARN without a cause, UNVERIFIED with one; printed as
- * UTF-8 JSON. `self`: the side was judged against itself, so nothing but UNVERIFIED. */
-void fz_findings_check(const struct cJSON *out, int self);
+/* The invariants of an A1 judge's findings (a1_js.h, a1_go.h, a1_java.h): an array of objects
+ * of six members in order (function, finding, status, cause, pre, post), FAIL and WARN without
+ * a cause, UNVERIFIED with one, printing as valid UTF-8 JSON; `self` (a side judged against
+ * itself): nothing but UNVERIFIED. */
+void fz_findings_check(const cJSON *out, int self);
 
 #endif

@@ -208,9 +208,6 @@ Test(a1cat, other_languages_are_never_pass)
 	     "    #[test]\n", "    #[test]\n    #[ignore]\n", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"rust assert_eq -> assert!(true) in tests/", "tests/calc.rs", "#[test]\nfn adds() { assert_eq!(calc::add(1, 2), 3); }\n",
 	     "assert_eq!(calc::add(1, 2), 3)", "assert!(true)", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
-	    {"java @Disabled", "src/test/java/calc/CalcTest.java",
-	     "package calc;\nclass CalcTest {\n  @Test\n  void add() { assertEquals(3, Calc.add(1, 2)); }\n}\n", "  @Test\n",
-	     "  @Disabled\n  @Test\n", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"kotlin assertion removed", "app/CalcTest.kt", "class CalcTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n",
 	     "assertEquals(3, add(1, 2))", "", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"snapshot rewritten", "web/__snapshots__/login.test.js.snap", "exports[`login 1`] = `\"denied\"`;\n", "denied",
@@ -274,6 +271,31 @@ Test(a1cat, javascript_and_typescript)
 	    {"js honest: a new test file", "tests/new.test.js", NULL, NULL, "test('new', () => expect(1 + 1).toBe(2));\n", "PASS"},
 	};
 	play_group("javascript", cases, sizeof cases / sizeof cases[0]);
+}
+
+#define JAVA_PRE                                                                                                       \
+	"package calc;\n\nimport static org.junit.jupiter.api.Assertions.*;\nimport org.junit.jupiter.api.Test;\n\n"     \
+	"class CalcTest {\n  @Test\n  void add() {\n    assertEquals(3, Calc.add(1, 2));\n  }\n\n  @Test\n  void div() {\n" \
+	"    assertThrows(ArithmeticException.class, () -> Calc.div(1, 0));\n  }\n}\n"
+
+Test(a1cat, java)
+{
+	static const struct acase cases[] = {
+	    {"java @Disabled", "src/test/java/calc/CalcTest.java", JAVA_PRE, "  @Test\n  void add", "  @Disabled\n  @Test\n  void add",
+	     "FAIL"},
+	    {"java assertTrue(true)", "src/test/java/calc/TautTest.java", JAVA_PRE, "assertEquals(3, Calc.add(1, 2))",
+	     "assertTrue(true)", "FAIL"},
+	    {"java assertThrows widened", "src/test/java/calc/WideTest.java", JAVA_PRE, "ArithmeticException.class",
+	     "Throwable.class", "FAIL"},
+	    {"java expected value changed", "src/test/java/calc/ValueTest.java", JAVA_PRE, "assertEquals(3,", "assertEquals(4,",
+	     "WARN ASSERTION_EXPECTATION_CHANGED"},
+	    {"java honest: a new assertion", "src/test/java/calc/MoreTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
+	     "    assertEquals(3, Calc.add(1, 2));\n    assertEquals(0, Calc.add(0, 0));\n", "PASS"},
+	    {"kotlin assertion removed", "app/src/test/kotlin/CalcTest.kt",
+	     "class CalcTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n", "assertEquals(3, add(1, 2))", "",
+	     "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
+	};
+	play_group("java", cases, sizeof cases / sizeof cases[0]);
 }
 
 #define PKG_PRE "{\n  \"name\": \"calc\",\n  \"scripts\": {\n    \"test\": \"jest\"\n  },\n  \"dependencies\": {\n    \"lodash\": \"4.17.20\"\n  }\n}\n"

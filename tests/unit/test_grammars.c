@@ -14,6 +14,7 @@ const TSLanguage *tree_sitter_tsx(void);
 const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_go(void);
 const TSLanguage *tree_sitter_rust(void);
+const TSLanguage *tree_sitter_java(void);
 
 static const struct {
 	const char *name;
@@ -35,6 +36,9 @@ static const struct {
     {"rust", tree_sitter_rust,
      "#[cfg(test)]\nmod tests {\n    use super::*;\n    #[test]\n    #[should_panic(expected = \"boom\")]\n"
      "    fn adds() { assert_eq!(add(1, 2), 3, \"sum\"); }\n}\n"},
+    {"java", tree_sitter_java,
+     "import static org.junit.jupiter.api.Assertions.*;\n@Disabled class T {\n  @Test void a() throws Exception {\n"
+     "    var s = \"\"\"\n      x\"\"\";\n    assertThrows(E.class, () -> f(s));\n  }\n}\n"},
 };
 
 Test(grammars, abi_in_runtime_range_and_loadable)

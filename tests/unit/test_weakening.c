@@ -813,8 +813,6 @@ Test(weakening, test_files_in_unjudged_languages_are_unverified_by_name)
 	     "<script>test('add', () => { expect(true).toBe(true); });</script>\n", "JavaScript"},
 	    {"src/lib.rs", "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] fn a() { assert_eq!(add(1, 2), 3); } }\n",
 	     "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] #[ignore] fn a() { assert_eq!(add(1, 2), 3); } }\n", "Rust"},
-	    {"src/test/java/CalcTest.java", "class CalcTest { @Test void add() { assertEquals(3, add(1, 2)); } }\n",
-	     "class CalcTest { @Disabled @Test void add() { assertEquals(3, add(1, 2)); } }\n", "Java"},
 	    {"app/CalcTest.kt", "class CalcTest { @Test fun add() { assertEquals(3, add(1, 2)) } }\n",
 	     "class CalcTest { @Ignore @Test fun add() { assertEquals(3, add(1, 2)) } }\n", "Kotlin"},
 	    {"spec/calc_spec.rb", "expect(add(1, 2)).to eq(3)\n", "expect(true).to eq(true)\n", "Ruby"},
@@ -857,6 +855,43 @@ Test(weakening, javascript_and_typescript_are_judged)
 		run(&f, changed, "", &r);
 		expect_status(&r, WEAKENING_FAIL, "");
 		cr_assert_not_null(first_finding(&r, cases[i].finding), "%s: %s", cases[i].path, r.message);
+		cr_assert_eq(r.compared, 1);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+}
+
+/* Java is judged in process (assertions/a1_java.h): @Disabled added, an assertion made
+ * constant, assertThrows widened FAIL naming file and test; a conditional skip is UNVERIFIED. */
+Test(weakening, java_is_judged)
+{
+	static const struct {
+		const char *pre, *post, *finding;
+		int status;
+	} cases[] = {
+	    {"class CalcTest { @Test void add() { assertEquals(3, add(1, 2)); } }\n",
+	     "class CalcTest { @Disabled @Test void add() { assertEquals(3, add(1, 2)); } }\n", "test-skipped", WEAKENING_FAIL},
+	    {"class CalcTest { @Test void add() { assertEquals(3, add(1, 2)); } }\n",
+	     "class CalcTest { @Test void add() { assertTrue(true); } }\n", "replaced-by-tautology", WEAKENING_FAIL},
+	    {"class CalcTest { @Test void d() { assertThrows(ArithmeticException.class, () -> div(1, 0)); } }\n",
+	     "class CalcTest { @Test void d() { assertThrows(Exception.class, () -> div(1, 0)); } }\n", "throws-broadened",
+	     WEAKENING_FAIL},
+	    {"class CalcTest { @Test void add() { assertEquals(3, add(1, 2)); } }\n",
+	     "class CalcTest { @Test @EnabledOnOs(OS.MAC) void add() { assertEquals(3, add(1, 2)); } }\n",
+	     "conditional-skip-added", WEAKENING_UNVERIFIED},
+	};
+	const char *path = "src/test/java/CalcTest.java";
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fx f = fx_new();
+		pair(&f, path, cases[i].pre, cases[i].post);
+		const char *changed[] = {path, NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		cr_assert_eq(r.status, cases[i].status, "%s: %s", cases[i].finding, r.message);
+		const cJSON *fd = first_finding(&r, cases[i].finding);
+		cr_assert_not_null(fd, "%s: %s", cases[i].finding, r.message);
+		cr_assert_str_eq(jx_str(fd, "file"), path);
+		cr_assert_str_eq(jx_str(fd, "function"), i == 2 ? "CalcTest.d" : "CalcTest.add");
 		cr_assert_eq(r.compared, 1);
 		weakening_result_free(&r);
 		fx_free(&f);

@@ -1,0 +1,247 @@
+/* a1_java.c - A1's judge of Java test files (a1_java.h): the two sides' facts
+ * (a1_java_facts.c) compared by the JavaScript judge's rules (a1_js_compare), each pair of
+ * assertions by Java's matchers (judge_pair below); then what only Java has - a test that
+ * lost its @Test but is still a method, and conditions added to a test that ran.
+ *
+ * Threads: any (no globals). Must not: print, keep state between calls, judge a side it
+ * could not read (that is an UNVERIFIED finding, never a PASS). */
+#include "assertions/a1_java.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "assertions/a1_java_facts.h"
+#include "common/xalloc.h"
+
+int a1_java_is_source(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n > 5 && !strcasecmp(path + n - 5, ".java");
+}
+
+static int str_in(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return 1;
+	return 0;
+}
+
+static int eq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* A matcher read for comparison: its positive form and whether it was negated. */
+struct norm {
+	char base[96];
+	int neg;
+};
+
+static void normalize(const char *m, struct norm *o)
+{
+	static const char *const pos[][2] = {
+	    {"assertNotEquals", "assertEquals"}, {"assertFalse", "assertTrue"},	 {"assertNotNull", "assertNull"},
+	    {"assertNotSame", "assertSame"},	 {"isNotEqualTo", "isEqualTo"},	 {"isFalse", "isTrue"},
+	    {"isNotNull", "isNull"},		 {"isNotSameAs", "isSameAs"},	 {"doesNotContain", "contains"},
+	    {"isNotEmpty", "isEmpty"},		 {"isNotIn", "isIn"},		 {"doesNotMatch", "matches"},
+	    {"notNullValue", "nullValue"},	 {"isNotInstanceOf", "isInstanceOf"}, {"isNotBlank", "isBlank"},
+	    {"doesNotHaveSameClassAs", "hasSameClassAs"}, {"isNotZero", "isZero"}, {"isNotPresent", "isPresent"},
+	    {"isEmpty", "isPresent"}};
+	o->neg = 0;
+	while (!strncmp(m, "not.", 4)) {
+		o->neg ^= 1;
+		m += 4;
+	}
+	snprintf(o->base, sizeof o->base, "%s", m);
+	for (size_t i = 0; i < sizeof pos / sizeof *pos; i++)
+		if (!strcmp(o->base, pos[i][0])) {
+			snprintf(o->base, sizeof o->base, "%s", pos[i][1]);
+			o->neg ^= 1;
+			break;
+		}
+}
+
+enum { M_OTHER, M_EXACT, M_LOOSE };
+
+static int strength(const struct norm *n)
+{
+	static const char *const exact[] = {
+	    "assertEquals", "assertArrayEquals", "assertIterableEquals", "assertLinesMatch", "assertSame", "assertNull",
+	    "assertTrue", "assertThrows", "assertThrowsExactly", "fail", "expected", "isEqualTo", "isSameAs", "isNull",
+	    "isTrue", "containsExactly", "containsExactlyInAnyOrder", "containsOnly", "hasSize", "isEmpty",
+	    "hasMessage", "isExactlyInstanceOf", "isEqualByComparingTo", "isCloseTo", "isThrownBy", "isZero",
+	    "isBlank", "is", "equalTo", "sameInstance", "nullValue", "contains", "containsInAnyOrder", "closeTo",
+	    "arrayContaining", "hasLength", "isEqualToIgnoringCase", "containsEntry", "isPresent", "hasValue", NULL};
+	static const char *const loose[] = {
+	    "anything", "isInstanceOf", "instanceOf", "any", "containsString", "startsWith", "endsWith", "hasItem",
+	    "hasItems", "greaterThan", "lessThan", "greaterThanOrEqualTo", "lessThanOrEqualTo", "isGreaterThan",
+	    "isLessThan", "isGreaterThanOrEqualTo", "isLessThanOrEqualTo", "isPositive", "isNegative", "matches",
+	    "containsPattern", "hasSizeGreaterThan", "hasSizeLessThan", "assertDoesNotThrow", "isNotNegative",
+	    "hasMessageContaining", "isInstanceOfAny", "doesNotThrowAnyException", "isPositive", "anyOf", "either",
+	    "", NULL};
+	if (n->neg)
+		return M_LOOSE;
+	if (str_in(n->base, exact))
+		return M_EXACT;
+	if (str_in(n->base, loose))
+		return M_LOOSE;
+	return M_OTHER;
+}
+
+/* A check that an exception of a class is thrown. */
+static int throws_check(const struct norm *n)
+{
+	static const char *const throwers[] = {"assertThrows", "assertThrowsExactly", "expected", "isInstanceOf",
+					       "isExactlyInstanceOf", "isThrownBy", "instanceOf", "assertInstanceOf",
+					       NULL};
+	return str_in(n->base, throwers);
+}
+
+/* An exception class a check expects is a catch-all. */
+static int wide_class(const char *c)
+{
+	static const char *const wide[] = {"Exception.class", "Throwable.class", "RuntimeException.class",
+					   "Error.class", "java.lang.Exception.class", "java.lang.Throwable.class",
+					   "java.lang.RuntimeException.class", "Object.class", NULL};
+	return c && str_in(c, wide);
+}
+
+/* Java's matchers, for a pair a1_js_compare passes on (forms differ, the subject is the same). */
+static const char *judge_pair(const struct a1_js_fact *p, const struct a1_js_fact *q, const char **status)
+{
+	*status = "FAIL";
+	struct norm pn, qn;
+	normalize(p->matcher, &pn);
+	normalize(q->matcher, &qn);
+	if (!strcmp(pn.base, qn.base) && pn.neg != qn.neg)
+		return "assertion-negated";
+	if (!strcmp(pn.base, qn.base) && throws_check(&pn) && !eq(p->exp1, q->exp1)) {
+		if (wide_class(q->exp1))
+			return "throws-broadened";
+		if (wide_class(p->exp1))
+			return NULL; /* narrowed to a specific class */
+	}
+	int ps = strength(&pn), qs = strength(&qn);
+	if (ps == M_EXACT && qs == M_LOOSE)
+		return "matcher-loosened";
+	static const char *const to_loose[][2] = {{"assertThrowsExactly", "assertThrows"},
+						  {"isExactlyInstanceOf", "isInstanceOf"},
+						  {"containsExactly", "contains"},
+						  {"containsExactly", "containsExactlyInAnyOrder"},
+						  {"containsExactly", "containsOnly"},
+						  {"isEqualTo", "isEqualToIgnoringCase"},
+						  {"contains", "containsInAnyOrder"},
+						  {"hasMessage", "hasMessageContaining"}};
+	if (pn.neg == qn.neg)
+		for (size_t i = 0; i < sizeof to_loose / sizeof *to_loose; i++)
+			if (!strcmp(pn.base, to_loose[i][0]) && !strcmp(qn.base, to_loose[i][1]))
+				return "matcher-loosened";
+	if (strcmp(p->matcher, q->matcher) || p->kind != q->kind || eq(p->expected, q->expected) || !p->expected)
+		return NULL;
+	*status = "WARN";
+	return "expected-value-changed";
+}
+
+/* ---- what only Java has ---- */
+
+static int has_name(const struct a1_js_names *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+static long test_index(const struct a1_js_side *s, const char *name)
+{
+	for (size_t i = 0; i < s->ntests; i++)
+		if (!strcmp(s->tests[i].name, name))
+			return (long)i;
+	return -1;
+}
+
+/* A test deleted whose method is still there without @Test is not collected any more. */
+static void annotation_removed(const struct a1_java_side *post, cJSON *out)
+{
+	cJSON *f;
+	cJSON_ArrayForEach(f, out)
+	{
+		const char *what = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding"));
+		const char *fn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function"));
+		if (what && fn && !strcmp(what, "test-deleted") && has_name(&post->methods, fn)) {
+			cJSON_ReplaceItemInObjectCaseSensitive(f, "finding", cJSON_CreateString("test-annotation-removed"));
+			cJSON_ReplaceItemInObjectCaseSensitive(f, "post", cJSON_CreateString("a method without @Test"));
+		}
+	}
+}
+
+/* Each condition the post side puts on a test the pre side ran unconditionally. */
+static void conditions_added(const struct a1_java_side *pre, const struct a1_java_side *post, cJSON *out)
+{
+	for (size_t j = 0; j < post->nconds; j++) {
+		const struct a1_js_site *c = &post->conds[j];
+		long t = test_index(&pre->s, c->name), u = test_index(&post->s, c->name);
+		if (t < 0 || (pre->s.tests[t].mods & A1_JS_SKIP) || (u >= 0 && (post->s.tests[u].mods & A1_JS_SKIP)))
+			continue;
+		size_t i;
+		for (i = 0; i < pre->nconds; i++)
+			if (!strcmp(pre->conds[i].name, c->name) && !strcmp(pre->conds[i].text, c->text))
+				break;
+		if (i == pre->nconds)
+			a1_js_finding(out, c->name, "conditional-skip-added", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
+				      c->text);
+	}
+}
+
+static void refused(cJSON *out, const struct a1_js_side *s, int pre)
+{
+	char *what = xasprintf("%s: %s", pre ? "pre" : "post", s->why ? s->why : "not read");
+	int deep = s->status == A1_JS_UNDECIDABLE;
+	a1_js_finding(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
+		      deep ? "ASSERTION_UNDECIDABLE" : "ASSERTION_FILE_UNREADABLE", pre ? what : NULL, pre ? NULL : what);
+	free(what);
+}
+
+cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	cJSON *out = cJSON_CreateArray();
+	if (!out)
+		FATAL("out of memory");
+	struct a1_java_side a = {0}, b = {0};
+	a1_java_extract(pre, pre_len, &a);
+	a1_java_extract(post, post_len, &b);
+	if (a.s.status)
+		refused(out, &a.s, 1);
+	if (b.s.status)
+		refused(out, &b.s, 0);
+	if (!a.s.status && !b.s.status) {
+		a1_js_compare(&a.s, &b.s, path, judge_pair, out);
+		annotation_removed(&b, out);
+		conditions_added(&a, &b, out);
+	}
+	a1_java_side_free(&a);
+	a1_java_side_free(&b);
+	return out;
+}
+
+int a1_java_count(const char *text, size_t len, int *tests, int *assertions)
+{
+	struct a1_java_side s = {0};
+	*tests = *assertions = 0;
+	if (a1_java_extract(text, len, &s)) {
+		a1_java_side_free(&s);
+		return -1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < s.s.ntests; i++)
+		n += s.s.tests[i].facts.n;
+	for (size_t i = 0; i < s.s.nfuncs; i++)
+		n += s.s.funcs[i].facts.n;
+	*tests = s.s.ntests > 0x7fffffff ? 0x7fffffff : (int)s.s.ntests;
+	*assertions = n > 0x7fffffff ? 0x7fffffff : (int)n;
+	a1_java_side_free(&s);
+	return 0;
+}

@@ -1,0 +1,1007 @@
+/* a1_java_facts.c - one side of a Java test file reduced to the facts a1_java.c compares
+ * (a1_java_facts.h): tree-sitter's syntax tree of the pinned tree-sitter-java, then a walk of
+ * its classes (tests by annotation, skips, conditions, lifecycle methods) and of each method's
+ * body (assertions with where they stand, assumptions, the names it calls).
+ *
+ * Threads: any; each call has its own parser, tree and state.
+ * Must not: recurse deeper than WALK_MAX (brackets nested deeper than A1_JAVA_MAX_DEPTH and
+ * long runs of pending tokens are refused before tree-sitter sees them - Debian's runtime
+ * 0.20.7 frees memory twice when it recovers from an error with ~65,535 symbols on its stack),
+ * spend more than a work budget proportional to the input, print, keep state between calls,
+ * leave anything allocated behind. */
+#include "assertions/a1_java_facts.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#include "assertions/tsnode.h"
+#include "common/buf.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+
+const TSLanguage *tree_sitter_java(void);
+
+#define WALK_MAX (4 * A1_JAVA_MAX_DEPTH) /* tree levels: a + b + ... nests without brackets */
+#define RUN_MAX (64 * A1_JAVA_MAX_DEPTH) /* tokens a statement may keep pending */
+#define FORM_CAP (16u << 10)		 /* canonical text kept of one node */
+#define MAX_ARGS 16
+#define MAX_STEPS 32 /* calls in one assertion chain */
+#ifndef PARSE_MICROS
+#define PARSE_MICROS 30000000ull /* a last resort: inputs are capped and nesting refused first */
+#endif
+
+struct jx {
+	const char *src;
+	size_t len;
+	struct a1_java_side *j;
+	struct buf cb;
+	size_t budget;
+};
+
+/* What a lifecycle method (@BeforeEach ...) found: applied to its class's tests afterwards. */
+struct lifecycle {
+	int skip;
+	struct a1_js_names conds;
+};
+
+struct ctx {
+	long test, func;
+	struct lifecycle *lc; /* in a lifecycle method, else NULL */
+	unsigned char dead, swallowed;
+	unsigned depth;
+};
+
+/* ---- small things ---- */
+
+static int is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+}
+
+static TSNode field(TSNode n, const char *name)
+{
+	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+static int text_is(const struct jx *x, TSNode n, const char *s)
+{
+	size_t k = strlen(s);
+	uint32_t a = ts_node_start_byte(n);
+	return !ts_node_is_null(n) && ts_node_end_byte(n) - a == k && !memcmp(x->src + a, s, k);
+}
+
+static int str_in(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return 1;
+	return 0;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static void set_status(struct jx *x, int status, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void set_status(struct jx *x, int status, unsigned line, unsigned col, const char *fmt, ...)
+{
+	if (x->j->s.status)
+		return;
+	char what[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	x->j->s.status = status;
+	x->j->s.why = xasprintf("line %u, column %u: %s", line, col, what);
+}
+
+static void status_at(struct jx *x, int status, TSNode n, const char *what)
+{
+	TSPoint p = ts_node_start_point(n);
+	set_status(x, status, p.row + 1, p.column + 1, "%s", what);
+}
+
+static int spend(struct jx *x, size_t n, TSNode at)
+{
+	if (x->j->s.status)
+		return 0;
+	if (x->budget < n) {
+		status_at(x, A1_JS_UNDECIDABLE, at, "over the work budget");
+		return 0;
+	}
+	x->budget -= n;
+	return 1;
+}
+
+/* Up to MAX_ARGS named children of an argument list that are not comments; their count. */
+static size_t args_of(TSNode list, TSNode *out)
+{
+	size_t k = 0;
+	uint32_t n = ts_node_is_null(list) ? 0 : ts_node_named_child_count(list);
+	for (uint32_t i = 0; i < n && k < MAX_ARGS; i++) {
+		TSNode c = ts_node_named_child(list, i);
+		if (!is(c, "line_comment") && !is(c, "block_comment"))
+			out[k++] = c;
+	}
+	return k;
+}
+
+/* The identifier a name ends with (`Test` of `org.junit.Test`), copied into out. */
+static void last_name(const struct jx *x, TSNode n, char *out, size_t cap)
+{
+	while (is(n, "scoped_identifier") || is(n, "scoped_type_identifier") || is(n, "field_access")) {
+		TSNode k = field(n, "name");
+		if (ts_node_is_null(k))
+			k = field(n, "field");
+		if (ts_node_is_null(k))
+			k = ts_node_named_child(n, ts_node_named_child_count(n) - 1);
+		n = k;
+	}
+	size_t len = ts_node_is_null(n) ? 0 : ts_node_end_byte(n) - ts_node_start_byte(n);
+	if (len >= cap)
+		len = 0;
+	memcpy(out, len ? x->src + ts_node_start_byte(n) : "", len);
+	out[len] = 0;
+}
+
+/* ---- canonical text: leaf tokens, comments dropped, a space between two word tokens ---- */
+
+static int word(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+	       c >= 0x80;
+}
+
+struct canon_st {
+	struct jx *x;
+	int lastword, inlit;
+};
+
+static int canon_leaf(TSNode k, void *ctx)
+{
+	struct canon_st *st = ctx;
+	struct buf *b = &st->x->cb;
+	if (ts_node_child_count(k) || is(k, "line_comment") || is(k, "block_comment"))
+		return 0;
+	uint32_t a = ts_node_start_byte(k), e = ts_node_end_byte(k);
+	if (a >= e || b->len >= FORM_CAP)
+		return 0;
+	const char *p = st->x->src + a;
+	int lit = is(k, "string_fragment") || is(k, "escape_sequence") || is(k, "multiline_string_fragment");
+	if (!lit && !st->inlit && st->lastword && word((unsigned char)p[0]))
+		buf_putc(b, ' ');
+	buf_append(b, p, e - a);
+	st->lastword = word((unsigned char)p[e - a - 1]);
+	st->inlit = lit;
+	return 0;
+}
+
+static char *canon(struct jx *x, TSNode n)
+{
+	buf_reset(&x->cb);
+	struct canon_st st = {x, 0, 0};
+	size_t visited = 0;
+	tsnode_any(n, canon_leaf, &st, &visited);
+	spend(x, visited, n);
+	return xstrdup(buf_cstr(&x->cb));
+}
+
+/* A condition's value when it is a literal: 1 true, 0 false, -1 not known. */
+static int cond_value(TSNode n)
+{
+	int neg = 0;
+	for (int i = 0; i < 64 && !ts_node_is_null(n); i++) {
+		if (is(n, "parenthesized_expression")) {
+			n = ts_node_named_child(n, 0);
+		} else if (is(n, "unary_expression") && ts_node_child_count(n) == 2 &&
+			   !strcmp(ts_node_type(ts_node_child(n, 0)), "!")) {
+			neg ^= 1;
+			n = field(n, "operand");
+		} else if (is(n, "true") || is(n, "false")) {
+			return is(n, "true") ^ neg;
+		} else {
+			return -1;
+		}
+	}
+	return -1;
+}
+
+static int is_literal(TSNode n)
+{
+	static const char *const lits[] = {"true",
+					   "false",
+					   "null_literal",
+					   "string_literal",
+					   "character_literal",
+					   "decimal_integer_literal",
+					   "hex_integer_literal",
+					   "octal_integer_literal",
+					   "binary_integer_literal",
+					   "decimal_floating_point_literal",
+					   "hex_floating_point_literal",
+					   "class_literal",
+					   NULL};
+	while (is(n, "parenthesized_expression"))
+		n = ts_node_named_child(n, 0);
+	return !ts_node_is_null(n) && str_in(ts_node_type(n), lits);
+}
+
+/* ---- records ---- */
+
+static void names_add(struct a1_js_names *l, const char *s)
+{
+	l->v = xgrow_zeroed(l->v, &l->cap, l->n, sizeof *l->v, 8);
+	l->v[l->n++] = xstrdup(s);
+}
+
+static void names_free(struct a1_js_names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+static struct a1_js_facts *facts_of(struct jx *x, const struct ctx *c)
+{
+	if (c->test >= 0)
+		return &x->j->s.tests[c->test].facts;
+	if (c->func >= 0)
+		return &x->j->s.funcs[c->func].facts;
+	return NULL;
+}
+
+static struct a1_js_names *calls_of(struct jx *x, const struct ctx *c)
+{
+	if (c->test >= 0)
+		return &x->j->s.tests[c->test].calls;
+	if (c->func >= 0)
+		return &x->j->s.funcs[c->func].calls;
+	return NULL;
+}
+
+/* A fact: strings are taken (owned by the side from now on). */
+struct draft {
+	char *form, *subject, *matcher, *expected, *exp1;
+	unsigned kind;
+	int taut;
+};
+
+static void add_fact(struct jx *x, const struct ctx *c, TSNode at, struct draft *d)
+{
+	struct a1_js_facts *l = facts_of(x, c);
+	if (!l) {
+		free(d->form), free(d->subject), free(d->matcher), free(d->expected), free(d->exp1);
+		return;
+	}
+	l->v = xgrow_zeroed(l->v, &l->cap, l->n, sizeof *l->v, 8);
+	struct a1_js_fact *f = &l->v[l->n++];
+	f->form = d->form;
+	f->subject = d->subject;
+	f->matcher = d->matcher ? d->matcher : xstrdup("");
+	f->expected = d->expected;
+	f->exp1 = d->exp1;
+	f->digits = -1;
+	f->kind = d->kind;
+	f->line = ts_node_start_point(at).row + 1;
+	f->dead = c->dead;
+	f->swallowed = c->swallowed;
+	f->taut = (unsigned char)d->taut;
+}
+
+static void add_cond(struct jx *x, const char *test, const char *text)
+{
+	struct a1_java_side *j = x->j;
+	j->conds = xgrow_zeroed(j->conds, &j->capconds, j->nconds, sizeof *j->conds, 4);
+	j->conds[j->nconds].name = xstrdup(test);
+	j->conds[j->nconds++].text = xstrdup(text);
+}
+
+/* ---- assertions ---- */
+
+static void walk(struct jx *x, TSNode n, struct ctx c);
+
+/* Walks the arguments of each call of a chain (not the calls again). */
+static void walk_args(struct jx *x, TSNode *calls, size_t n, struct ctx c)
+{
+	for (size_t i = 0; i < n; i++)
+		walk(x, field(calls[i], "arguments"), c);
+}
+
+static int object_is(const struct jx *x, TSNode obj, const char *const *tails)
+{
+	if (ts_node_is_null(obj))
+		return 1;
+	char nm[64];
+	last_name(x, obj, nm, sizeof nm);
+	return str_in(nm, tails);
+}
+
+/* JUnit's assertX(...) / fail(...): the base arity (arguments besides a message). */
+static int junit_arity(const char *name)
+{
+	static const struct {
+		const char *name;
+		int arity;
+	} t[] = {{"assertEquals", 2},	 {"assertNotEquals", 2},   {"assertArrayEquals", 2}, {"assertIterableEquals", 2},
+		 {"assertLinesMatch", 2}, {"assertSame", 2},	   {"assertNotSame", 2},     {"assertTrue", 1},
+		 {"assertFalse", 1},	 {"assertNull", 1},	   {"assertNotNull", 1},     {"assertThrows", 2},
+		 {"assertThrowsExactly", 2}, {"assertInstanceOf", 2}, {"assertDoesNotThrow", 1}, {"assertTimeout", 2},
+		 {"assertTimeoutPreemptively", 2}, {"fail", 0}};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (!strcmp(name, t[i].name))
+			return t[i].arity;
+	return -1;
+}
+
+static int is_message(TSNode n)
+{
+	return is(n, "string_literal") || is(n, "lambda_expression") || is(n, "binary_expression");
+}
+
+static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, struct ctx c)
+{
+	TSNode a[MAX_ARGS];
+	size_t n = args_of(field(call, "arguments"), a), off = 0;
+	if ((int)n > arity && arity > 0 && is(a[0], "string_literal") && !is_message(a[n - 1]))
+		off = 1; /* JUnit 4: the message first */
+	else if ((int)n > arity && is_message(a[n - 1]))
+		n--; /* JUnit 5: the message last */
+	struct draft d = {.form = canon(x, call), .matcher = xstrdup(name), .kind = A1_JS_K_ASSERT};
+	if (arity == 2 && n >= off + 2) {
+		d.exp1 = canon(x, a[off]);
+		d.subject = canon(x, a[off + 1]);
+		for (size_t i = off + 2; i < n; i++) { /* a delta */
+			char *e = canon(x, a[i]), *sofar = xasprintf("%s,%s", d.exp1, e);
+			free(e);
+			free(d.expected);
+			d.expected = sofar;
+		}
+		if (!d.expected)
+			d.expected = xstrdup(d.exp1);
+		static const char *const eqs[] = {"assertEquals",	  "assertArrayEquals", "assertIterableEquals",
+						  "assertLinesMatch", "assertSame",	       NULL};
+		d.taut = str_in(name, eqs) && !strcmp(d.subject, d.exp1);
+	} else if (arity == 1 && n >= off + 1) {
+		d.subject = canon(x, a[off]);
+		int v = cond_value(a[off]);
+		d.taut = (!strcmp(name, "assertTrue") && v == 1) || (!strcmp(name, "assertFalse") && v == 0) ||
+			 (!strcmp(name, "assertNull") && is(a[off], "null_literal")) ||
+			 (!strcmp(name, "assertNotNull") && is_literal(a[off]) && !is(a[off], "null_literal"));
+	}
+	add_fact(x, &c, call, &d);
+	walk(x, field(call, "arguments"), c);
+}
+
+/* Hamcrest: assertThat([reason,] actual, matcher). */
+static void hamcrest_fact(struct jx *x, TSNode call, struct ctx c)
+{
+	TSNode a[MAX_ARGS];
+	size_t n = args_of(field(call, "arguments"), a);
+	TSNode actual = a[n - 2], m = a[n - 1];
+	struct draft d = {.form = canon(x, call), .subject = canon(x, actual), .kind = A1_JS_K_T};
+	if (!is(m, "method_invocation")) { /* assertThat(String reason, boolean assertion) */
+		free(d.subject);
+		d.subject = canon(x, m);
+		d.matcher = xstrdup("assertTrue");
+		d.kind = A1_JS_K_ASSERT;
+		d.taut = cond_value(m) == 1;
+		add_fact(x, &c, call, &d);
+		walk(x, field(call, "arguments"), c);
+		return;
+	}
+	int neg = 0;
+	char nm[64] = "";
+	for (int i = 0; i < MAX_STEPS && is(m, "method_invocation"); i++) {
+		last_name(x, field(m, "name"), nm, sizeof nm);
+		TSNode in[MAX_ARGS];
+		size_t k = args_of(field(m, "arguments"), in);
+		if (k == 1 && !strcmp(nm, "not") && is(in[0], "method_invocation")) {
+			neg ^= 1;
+			m = in[0];
+		} else if (k == 1 && !strcmp(nm, "is") && is(in[0], "method_invocation")) {
+			m = in[0];
+		} else {
+			break;
+		}
+	}
+	d.matcher = xasprintf("%s%s", neg ? "not." : "", nm);
+	TSNode ea[MAX_ARGS];
+	size_t k = args_of(field(m, "arguments"), ea);
+	if (k) {
+		char *inner = canon(x, field(m, "arguments")); /* "(a,b)" */
+		size_t L = strlen(inner);
+		d.expected = L >= 2 ? xstrndup(inner + 1, L - 2) : xstrdup("");
+		free(inner);
+		d.exp1 = canon(x, ea[0]);
+	}
+	static const char *const eqs[] = {"is", "equalTo", "sameInstance", "samePropertyValuesAs", NULL};
+	d.taut = !neg && str_in(nm, eqs) && k == 1 && !strcmp(d.exp1, d.subject);
+	add_fact(x, &c, call, &d);
+	walk(x, field(call, "arguments"), c);
+}
+
+static int assertj_root(const char *nm)
+{
+	static const char *const roots[] = {"assertThat", "then", "assertWithMessage", "assertAbout", NULL};
+	return str_in(nm, roots) || starts(nm, "assertThat") || starts(nm, "thenThrownBy");
+}
+
+/* A chain step that is only a description (dropped) or that changes the subject (kept in it). */
+static int step_description(const char *nm)
+{
+	static const char *const d[] = {"as",		     "describedAs",	 "withFailMessage",
+					"overridingErrorMessage", "withRepresentation", "inHexadecimal",
+					"inBinary",	     "withThreadDumpOnError", NULL};
+	return str_in(nm, d);
+}
+
+static int step_subject(const char *nm)
+{
+	static const char *const s[] = {"that", "element", "first", "last", "singleElement", "cause", "rootCause",
+					"succeedsWithin", "asString", "asList", "asInstanceOf", "map", "about", "withMessage",
+					NULL};
+	size_t L = strlen(nm);
+	return str_in(nm, s) || starts(nm, "extracting") || starts(nm, "flatExtracting") || starts(nm, "using") ||
+	       starts(nm, "ignoring") || starts(nm, "filteredOn") || starts(nm, "comparing") ||
+	       (L > 4 && !strcmp(nm + L - 4, "That")); /* Truth: hasMessageThat() */
+}
+
+/* AssertJ / Truth: root(actual).step(...).step(...): one fact per matcher step. `top` is the
+ * outermost call. Returns 0 when it is no such chain. */
+static int chain_facts(struct jx *x, TSNode top, struct ctx c)
+{
+	TSNode calls[MAX_STEPS];
+	size_t n = 0;
+	for (TSNode k = top; is(k, "method_invocation") && n < MAX_STEPS; k = field(k, "object"))
+		calls[n++] = k;
+	TSNode root = calls[n - 1];
+	char rn[64];
+	last_name(x, field(root, "name"), rn, sizeof rn);
+	if (!assertj_root(rn) || is(field(root, "object"), "method_invocation"))
+		return 0;
+	if (!strcmp(rn, "then") && !object_is(x, field(root, "object"), (const char *const[]){"BDDAssertions", NULL}))
+		return 0;
+	TSNode ra[MAX_ARGS];
+	size_t rk = args_of(field(root, "arguments"), ra);
+	if (rk > 1 || (n == 1 && !starts(rn, "assertThat")))
+		return 0;
+	struct buf subj = {0};
+	char *exp_class = NULL; /* assertThatExceptionOfType(X.class), assertThatIllegalStateException() */
+	int exc_root = starts(rn, "assertThat") && strstr(rn, "Exception") && strcmp(rn, "assertThatThrownBy");
+	if (exc_root)
+		exp_class = rk ? canon(x, ra[0]) : xasprintf("%s.class", rn + strlen("assertThat"));
+	else if (rk) {
+		char *s = canon(x, ra[0]);
+		buf_puts(&subj, s);
+		free(s);
+	}
+	int lit = rk && is_literal(ra[0]);
+	int made = 0;
+	for (size_t i = n - 1; i-- > 0;) {
+		TSNode st = calls[i];
+		char nm[64];
+		last_name(x, field(st, "name"), nm, sizeof nm);
+		TSNode sa[MAX_ARGS];
+		size_t sk = args_of(field(st, "arguments"), sa);
+		if (step_description(nm))
+			continue;
+		if (exc_root && !strcmp(nm, "isThrownBy") && sk) {
+			char *s = canon(x, sa[0]);
+			buf_puts(&subj, s);
+			free(s);
+		}
+		if (step_subject(nm) && !(exc_root && !strcmp(nm, "isThrownBy"))) {
+			char *s = canon(x, field(st, "arguments"));
+			if (subj.len || strcmp(nm, "that"))
+				buf_printf(&subj, ".%s%s", nm, s);
+			else
+				buf_puts(&subj, s);
+			free(s);
+			lit = 0;
+			continue;
+		}
+		struct draft d = {.kind = A1_JS_K_EXPECT, .matcher = xstrdup(nm)};
+		d.subject = xstrdup(buf_cstr(&subj));
+		char *rt = canon(x, root), *argtext = canon(x, field(st, "arguments"));
+		d.form = xasprintf("%s.%s%s", rt, nm, argtext); /* the root and this step */
+		free(rt);
+		free(argtext);
+		if (exc_root && !strcmp(nm, "isThrownBy")) {
+			d.expected = xstrdup(exp_class);
+			d.exp1 = xstrdup(exp_class);
+		} else if (sk) {
+			char *inner = canon(x, field(st, "arguments"));
+			size_t L = strlen(inner);
+			d.expected = L >= 2 ? xstrndup(inner + 1, L - 2) : xstrdup("");
+			free(inner);
+			d.exp1 = canon(x, sa[0]);
+		}
+		static const char *const eqs[] = {"isEqualTo", "isSameAs", "isEqualByComparingTo", "containsExactly", NULL};
+		if (sk == 1 && str_in(nm, eqs) && d.subject[0] && !strcmp(d.subject, d.exp1))
+			d.taut = 1;
+		if (lit) {
+			TSNode s0 = ra[0];
+			int v = cond_value(s0);
+			d.taut |= (!strcmp(nm, "isTrue") && v == 1) || (!strcmp(nm, "isFalse") && v == 0) ||
+				  (!strcmp(nm, "isNull") && is(s0, "null_literal")) ||
+				  (!strcmp(nm, "isNotNull") && !is(s0, "null_literal")) ||
+				  (sk == 1 && str_in(nm, eqs) && is_literal(sa[0]) && !strcmp(d.subject, d.exp1));
+		}
+		add_fact(x, &c, st, &d);
+		made++;
+	}
+	if (!made && starts(rn, "assertThat")) { /* assertThat(x); checks nothing */
+		struct draft d = {.kind = A1_JS_K_EXPECT, .matcher = xstrdup(""), .taut = 1};
+		d.form = canon(x, top);
+		d.subject = xstrdup(buf_cstr(&subj));
+		add_fact(x, &c, top, &d);
+	}
+	free(exp_class);
+	buf_free(&subj);
+	walk_args(x, calls, n, c);
+	return 1;
+}
+
+/* ---- assumptions ---- */
+
+/* assumeTrue(false), Assume.assumeTrue(false), assumeFalse(true), Assumptions.abort(): the test
+ * is skipped; an assumption on a value: a conditional skip. 0 when it is no assumption. */
+static int assumption(struct jx *x, TSNode call, const char *nm, struct ctx c)
+{
+	static const char *const names[] = {"assumeTrue",	 "assumeFalse",	      "assumeThat", "assumeNotNull",
+					     "assumeNoException", "assumingThat", "abort",	    NULL};
+	static const char *const owners[] = {"Assume", "Assumptions", NULL};
+	if (!str_in(nm, names) || !object_is(x, field(call, "object"), owners))
+		return 0;
+	TSNode a[MAX_ARGS];
+	size_t n = args_of(field(call, "arguments"), a);
+	int v = n ? cond_value(a[0]) : -1;
+	int skip = !strcmp(nm, "abort") || (!strcmp(nm, "assumeTrue") && v == 0) || (!strcmp(nm, "assumeFalse") && v == 1);
+	int none = (!strcmp(nm, "assumeTrue") && v == 1) || (!strcmp(nm, "assumeFalse") && v == 0);
+	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
+		char *form = canon(x, call);
+		if (c.lc && skip)
+			c.lc->skip = 1;
+		else if (c.lc)
+			names_add(&c.lc->conds, form);
+		else if (skip)
+			x->j->s.tests[c.test].mods |= A1_JS_SKIP;
+		else
+			add_cond(x, x->j->s.tests[c.test].name, form);
+		free(form);
+	}
+	walk(x, field(call, "arguments"), c);
+	return 1;
+}
+
+/* ---- bodies ---- */
+
+static void call(struct jx *x, TSNode n, struct ctx c)
+{
+	char nm[64];
+	last_name(x, field(n, "name"), nm, sizeof nm);
+	static const char *const owners[] = {"Assert", "Assertions", "TestCase", NULL};
+	int arity = junit_arity(nm);
+	if (arity >= 0 && object_is(x, field(n, "object"), owners)) {
+		junit_fact(x, n, nm, arity, c);
+		return;
+	}
+	if (!strcmp(nm, "assertThat") && object_is(x, field(n, "object"), (const char *const[]){"MatcherAssert", "Assert", NULL})) {
+		TSNode a[MAX_ARGS];
+		size_t k = args_of(field(n, "arguments"), a);
+		if (k == 2 || k == 3) {
+			hamcrest_fact(x, n, c);
+			return;
+		}
+	}
+	if (!strcmp(nm, "assertAll") && object_is(x, field(n, "object"), owners)) {
+		walk(x, field(n, "arguments"), c); /* its executables hold the assertions */
+		return;
+	}
+	if (assumption(x, n, nm, c) || chain_facts(x, n, c))
+		return;
+	struct a1_js_names *calls = calls_of(x, &c);
+	if (calls)
+		names_add(calls, nm);
+	walk(x, field(n, "object"), c);
+	walk(x, field(n, "arguments"), c);
+}
+
+/* A catch that keeps a failed assertion from the runner: it takes AssertionError (or what
+ * extends it, or Error / Throwable) and neither throws nor fails again. */
+static int swallows(struct jx *x, TSNode try_node)
+{
+	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
+					     "ComparisonFailure", "MultipleFailuresError", NULL};
+	uint32_t n = ts_node_named_child_count(try_node);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode cc = ts_node_named_child(try_node, i);
+		if (!is(cc, "catch_clause"))
+			continue;
+		TSNode par = ts_node_named_child(cc, 0), types = ts_node_named_child(par, 0);
+		int takes = 0;
+		uint32_t k = is(types, "catch_type") ? ts_node_named_child_count(types) : 0;
+		for (uint32_t t = 0; t < k && !takes; t++) {
+			char nm[64];
+			last_name(x, ts_node_named_child(types, t), nm, sizeof nm);
+			takes = str_in(nm, caught);
+		}
+		if (!takes)
+			continue;
+		char *body = canon(x, field(cc, "body"));
+		int again = strstr(body, "throw ") || strstr(body, "fail(") || strstr(body, "assert");
+		free(body);
+		if (!again)
+			return 1;
+	}
+	return 0;
+}
+
+static void walk_block(struct jx *x, TSNode n, struct ctx c)
+{
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k && !x->j->s.status; i++) {
+		TSNode s = ts_node_named_child(n, i);
+		walk(x, s, c);
+		if (is(s, "return_statement") || is(s, "throw_statement"))
+			c.dead = 1;
+	}
+}
+
+static void walk(struct jx *x, TSNode n, struct ctx c)
+{
+	if (ts_node_is_null(n) || x->j->s.status || !spend(x, 1, n))
+		return;
+	if (++c.depth > WALK_MAX) {
+		status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
+		return;
+	}
+	if (is(n, "method_invocation")) {
+		call(x, n, c);
+	} else if (is(n, "block") || is(n, "constructor_body") || is(n, "switch_block_statement_group")) {
+		walk_block(x, n, c);
+	} else if (is(n, "if_statement")) {
+		int v = cond_value(field(n, "condition"));
+		walk(x, field(n, "condition"), c);
+		struct ctx t = c, e = c;
+		t.dead |= v == 0;
+		e.dead |= v == 1;
+		walk(x, field(n, "consequence"), t);
+		walk(x, field(n, "alternative"), e);
+	} else if (is(n, "try_statement") || is(n, "try_with_resources_statement")) {
+		struct ctx b = c;
+		b.swallowed |= swallows(x, n);
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t i = 0; i < k; i++) {
+			TSNode ch = ts_node_named_child(n, i);
+			walk(x, ch, is(ch, "block") && ts_node_eq(ch, field(n, "body")) ? b : c);
+		}
+	} else {
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t i = 0; i < k && !x->j->s.status; i++)
+			walk(x, ts_node_named_child(n, i), c);
+	}
+}
+
+/* ---- classes and methods ---- */
+
+enum {
+	AN_TEST = 1,
+	AN_SKIP = 2,
+	AN_COND = 4,
+	AN_BEFORE = 8,
+	AN_NESTED = 16,
+};
+
+/* The annotations of a declaration: AN_* flags; conditions into *conds (their text);
+ * `expected` gets @Test(expected = X.class)'s value. */
+static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds, TSNode *expected)
+{
+	static const char *const tests[] = {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate",
+					    "Property", "Example", NULL};
+	static const char *const skips[] = {"Disabled", "Ignore", NULL};
+	static const char *const before[] = {"BeforeEach", "Before", "BeforeAll", "BeforeClass", NULL};
+	static const char *const cond_prefixes[] = {"EnabledIf", "DisabledIf", "EnabledOn", "DisabledOn", "EnabledFor",
+						    "DisabledFor", "EnabledIn", "DisabledIn", NULL};
+	unsigned f = 0;
+	*expected = (TSNode){0};
+	TSNode mods = {0};
+	uint32_t k = ts_node_named_child_count(decl);
+	for (uint32_t i = 0; i < k; i++)
+		if (is(ts_node_named_child(decl, i), "modifiers"))
+			mods = ts_node_named_child(decl, i);
+	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < m; i++) {
+		TSNode a = ts_node_named_child(mods, i);
+		if (!is(a, "annotation") && !is(a, "marker_annotation"))
+			continue;
+		char nm[64];
+		last_name(x, field(a, "name"), nm, sizeof nm);
+		if (str_in(nm, tests))
+			f |= AN_TEST;
+		if (str_in(nm, skips))
+			f |= AN_SKIP;
+		if (str_in(nm, before))
+			f |= AN_BEFORE;
+		if (!strcmp(nm, "Nested"))
+			f |= AN_NESTED;
+		for (const char *const *p = cond_prefixes; *p; p++)
+			if (starts(nm, *p)) {
+				char *t = canon(x, a);
+				names_add(conds, t);
+				free(t);
+				f |= AN_COND;
+				break;
+			}
+		if (!strcmp(nm, "Test") && is(a, "annotation")) {
+			TSNode list = field(a, "arguments");
+			uint32_t q = ts_node_named_child_count(list);
+			for (uint32_t j = 0; j < q; j++) {
+				TSNode pair = ts_node_named_child(list, j);
+				if (is(pair, "element_value_pair") && text_is(x, field(pair, "key"), "expected"))
+					*expected = field(pair, "value");
+			}
+		}
+	}
+	return f;
+}
+
+static long new_test(struct jx *x, const char *cls, TSNode name, TSNode at)
+{
+	struct a1_js_side *s = &x->j->s;
+	char *base = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(name) - ts_node_start_byte(name)),
+			       x->src + ts_node_start_byte(name));
+	char *nm = xstrdup(base);
+	for (unsigned rep = 2;; rep++) { /* overloads: "C.m #2" */
+		size_t i;
+		for (i = 0; i < s->ntests && strcmp(s->tests[i].name, nm); i++)
+			;
+		if (i == s->ntests)
+			break;
+		free(nm);
+		nm = xasprintf("%s #%u", base, rep);
+	}
+	free(base);
+	s->tests = xgrow_zeroed(s->tests, &s->captests, s->ntests, sizeof *s->tests, 8);
+	s->tests[s->ntests].name = nm;
+	s->tests[s->ntests].line = ts_node_start_point(at).row + 1;
+	return (long)s->ntests++;
+}
+
+static long new_func(struct jx *x, const char *cls, TSNode name)
+{
+	struct a1_js_side *s = &x->j->s;
+	s->funcs = xgrow_zeroed(s->funcs, &s->capfuncs, s->nfuncs, sizeof *s->funcs, 8);
+	uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
+	s->funcs[s->nfuncs].name = xstrndup(x->src + a, b - a);
+	char *full = xasprintf("%s.%s", cls, s->funcs[s->nfuncs].name);
+	names_add(&x->j->methods, full);
+	free(full);
+	return (long)s->nfuncs++;
+}
+
+static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, const struct a1_js_names *cls_conds,
+		   struct lifecycle *lc, unsigned depth)
+{
+	struct a1_js_names conds = {0};
+	TSNode expected;
+	unsigned f = annotations(x, m, &conds, &expected);
+	struct ctx c = {.test = -1, .func = -1, .depth = depth};
+	if (f & AN_TEST) {
+		c.test = new_test(x, cls, field(m, "name"), m);
+		struct a1_js_test *t = &x->j->s.tests[c.test];
+		t->mods |= (f & AN_SKIP) || (cls_mods & AN_SKIP) ? A1_JS_SKIP : 0;
+		for (size_t i = 0; i < conds.n; i++)
+			add_cond(x, t->name, conds.v[i]);
+		for (size_t i = 0; i < cls_conds->n; i++)
+			add_cond(x, x->j->s.tests[c.test].name, cls_conds->v[i]);
+		if (!ts_node_is_null(expected)) {
+			struct draft d = {.kind = A1_JS_K_ASSERT, .matcher = xstrdup("expected")};
+			d.exp1 = canon(x, expected);
+			d.expected = xstrdup(d.exp1);
+			d.form = xasprintf("@Test(expected=%s)", d.exp1);
+			add_fact(x, &c, m, &d);
+		}
+	} else {
+		c.func = new_func(x, cls, field(m, "name"));
+		c.lc = f & AN_BEFORE ? lc : NULL;
+	}
+	names_free(&conds);
+	walk(x, field(m, "body"), c);
+}
+
+static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, const struct a1_js_names *conds,
+		  unsigned depth)
+{
+	if (depth > WALK_MAX) {
+		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
+		return;
+	}
+	TSNode nm = field(k, "name"), body = field(k, "body");
+	char *cls = outer ? xasprintf("%s.%.*s", outer, (int)(ts_node_end_byte(nm) - ts_node_start_byte(nm)),
+				      x->src + ts_node_start_byte(nm))
+			  : xstrndup(x->src + ts_node_start_byte(nm), ts_node_end_byte(nm) - ts_node_start_byte(nm));
+	struct a1_js_names mine = {0};
+	TSNode expected;
+	unsigned f = annotations(x, k, &mine, &expected);
+	for (size_t i = 0; i < conds->n; i++)
+		names_add(&mine, conds->v[i]);
+	mods |= f & AN_SKIP;
+	struct lifecycle lc = {0};
+	size_t t0 = x->j->s.ntests;
+	uint32_t n = ts_node_named_child_count(body);
+	for (uint32_t i = 0; i < n && !x->j->s.status; i++) {
+		TSNode ch = ts_node_named_child(body, i);
+		if (is(ch, "method_declaration")) {
+			method(x, ch, cls, mods, &mine, &lc, depth);
+		} else if (is(ch, "class_declaration")) {
+			struct a1_js_names none = {0}, cond_here = {0};
+			TSNode e2;
+			unsigned nf = annotations(x, ch, &cond_here, &e2);
+			names_free(&cond_here);
+			int nested = nf & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
+			klass(x, ch, cls, nested ? mods : 0, nested ? &mine : &none, depth + 1);
+		} else {
+			struct ctx c = {.test = -1, .func = -1, .depth = depth};
+			walk(x, ch, c); /* fields, initializers, constructors: nothing a test runs as its own */
+		}
+	}
+	/* what the lifecycle methods assume holds for the class's own tests */
+	size_t L = strlen(cls);
+	for (size_t i = t0; i < x->j->s.ntests; i++) {
+		struct a1_js_test *t = &x->j->s.tests[i];
+		if (strncmp(t->name, cls, L) || t->name[L] != '.' || strchr(t->name + L + 1, '.'))
+			continue;
+		if (lc.skip)
+			t->mods |= A1_JS_SKIP;
+		for (size_t j = 0; j < lc.conds.n; j++)
+			add_cond(x, t->name, lc.conds.v[j]);
+	}
+	names_free(&lc.conds);
+	names_free(&mine);
+	free(cls);
+}
+
+/* ---- before parsing: what could nest deeper than the runtime survives ---- */
+
+/* Brackets open at once over A1_JAVA_MAX_DEPTH, or more than RUN_MAX tokens pending (since
+ * the last `;` or `,` of the open brackets, a closed group counting as one; `else` keeps its
+ * statement pending) - unary operators, lambdas, conditionals, generics and `if` without
+ * braces nest without brackets. Strings, text blocks, characters and comments are skipped. */
+static int check_nesting(struct jx *x)
+{
+	const char *s = x->src;
+	size_t n = x->len, depth = 0, run = 0, line = 1;
+	size_t base[A1_JAVA_MAX_DEPTH + 1];
+	base[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (run > RUN_MAX) {
+			set_status(x, A1_JS_UNDECIDABLE, (unsigned)line, 1, "more than %d tokens pending in one statement",
+				   RUN_MAX);
+			return -1;
+		}
+		if (ch == '\n') {
+			line++;
+			continue;
+		}
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f')
+			continue;
+		if (ch == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) {
+			int block = s[i + 1] == '*';
+			for (i += 2; i < n && (block ? !(s[i] == '*' && i + 1 < n && s[i + 1] == '/') : s[i] != '\n'); i++)
+				line += s[i] == '\n';
+			i += block;
+			if (!block && i < n)
+				line++;
+			continue;
+		}
+		run++;
+		if (word((unsigned char)ch)) {
+			size_t j = i;
+			while (j < n && word((unsigned char)s[j]))
+				j++;
+			if (j - i == 4 && !memcmp(s + i, "else", 4))
+				base[depth] += 4; /* the if it ends stays open */
+			i = j - 1;
+			continue;
+		}
+		if (ch == '"' && i + 2 < n && s[i + 1] == '"' && s[i + 2] == '"') {
+			for (i += 3; i + 2 < n && !(s[i] == '"' && s[i + 1] == '"' && s[i + 2] == '"'); i++)
+				line += s[i] == '\n', i += s[i] == '\\';
+			i += 2;
+			continue;
+		}
+		if (ch == '"' || ch == '\'') {
+			for (i++; i < n && s[i] != ch && s[i] != '\n'; i++)
+				i += s[i] == '\\';
+			continue;
+		}
+		if (ch == '(' || ch == '[' || ch == '{') {
+			if (depth == A1_JAVA_MAX_DEPTH) {
+				set_status(x, A1_JS_UNDECIDABLE, (unsigned)line, 1, "brackets nested deeper than %d",
+					   A1_JAVA_MAX_DEPTH);
+				return -1;
+			}
+			base[++depth] = run;
+		} else if ((ch == ')' || ch == ']' || ch == '}') && depth) {
+			run = base[--depth] + 1; /* the group is one operand now */
+		} else if (ch == ';' || ch == ',') {
+			run = base[depth];
+		}
+	}
+	return 0;
+}
+
+/* ---- a side ---- */
+
+int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
+{
+	struct jx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
+	if (x.len > A1_JAVA_MAX_BYTES) {
+		set_status(&x, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", x.len, A1_JAVA_MAX_BYTES);
+		return j->s.status;
+	}
+	if (x.len >= 3 && !memcmp(x.src, "\xef\xbb\xbf", 3)) {
+		x.src += 3;
+		x.len -= 3;
+	}
+	if (memchr(x.src, 0, x.len) || !utf8_valid(x.src, x.len)) {
+		set_status(&x, A1_JS_UNREADABLE, 1, 1, "%s", memchr(x.src, 0, x.len) ? "a NUL byte" : "not UTF-8");
+		return j->s.status;
+	}
+	if (check_nesting(&x))
+		return j->s.status;
+	TSParser *p = ts_parser_new();
+	if (!ts_parser_set_language(p, tree_sitter_java())) {
+		ts_parser_delete(p);
+		set_status(&x, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
+			   ts_language_version(tree_sitter_java()));
+		return j->s.status;
+	}
+	ts_parser_set_timeout_micros(p, PARSE_MICROS);
+	TSTree *tree = ts_parser_parse_string(p, NULL, x.src, (uint32_t)x.len);
+	if (!tree) {
+		ts_parser_delete(p);
+		set_status(&x, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
+		return j->s.status;
+	}
+	TSNode root = ts_tree_root_node(tree);
+	x.budget = 64 * x.len + (1u << 20);
+	if (ts_node_has_error(root)) {
+		int kind;
+		TSNode e = tsnode_first_error(root, &kind);
+		status_at(&x, A1_JS_UNREADABLE, e, kind == 'M' ? "syntax error: something missing" : "syntax error");
+	} else {
+		struct a1_js_names none = {0};
+		uint32_t k = ts_node_named_child_count(root);
+		for (uint32_t i = 0; i < k && !j->s.status; i++) {
+			TSNode ch = ts_node_named_child(root, i);
+			if (is(ch, "class_declaration"))
+				klass(&x, ch, NULL, 0, &none, 0);
+		}
+	}
+	ts_tree_delete(tree);
+	ts_parser_delete(p);
+	buf_free(&x.cb);
+	return j->s.status;
+}
+
+void a1_java_side_free(struct a1_java_side *j)
+{
+	a1_js_side_free(&j->s);
+	for (size_t i = 0; i < j->nconds; i++) {
+		free(j->conds[i].name);
+		free(j->conds[i].text);
+	}
+	free(j->conds);
+	names_free(&j->methods);
+	memset(j, 0, sizeof *j);
+}

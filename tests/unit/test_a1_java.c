@@ -1,0 +1,237 @@
+/* test_a1_java.c - src/assertions/a1_java.c: the Java test judge. A table of cheats (each
+ * finding class, in JUnit 4 / JUnit 5 / AssertJ / Hamcrest spellings) with the finding, status
+ * and test each must give; a table of honest edits that must give no finding; hostile input
+ * (deep brackets, long operator chains, NUL, invalid UTF-8, oversize, syntax errors) refused as
+ * UNVERIFIED findings, never a crash and never a PASS. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assertions/a1_java.h"
+
+static cJSON *judge(const char *pre, const char *post)
+{
+	return a1_java_judge("src/test/java/CalcTest.java", pre, pre ? strlen(pre) : 0, post, post ? strlen(post) : 0);
+}
+
+/* The first finding named `finding` (any name when NULL). */
+static const cJSON *named(const cJSON *out, const char *finding)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, out)
+	{
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding"));
+		if (!finding || (n && !strcmp(n, finding)))
+			return f;
+	}
+	return NULL;
+}
+
+#define J5 "import static org.junit.jupiter.api.Assertions.*;\nimport org.junit.jupiter.api.*;\n\n"
+#define J4 "import static org.junit.Assert.*;\nimport org.junit.*;\n\n"
+#define AJ "import static org.assertj.core.api.Assertions.*;\nimport org.junit.jupiter.api.Test;\n\n"
+#define HC "import static org.hamcrest.MatcherAssert.assertThat;\nimport static org.hamcrest.Matchers.*;\n\n"
+
+/* class CalcTest { <members> } */
+#define CLS(imports, body) imports "class CalcTest {\n" body "}\n"
+#define ADD(ann, stmts) "  " ann "\n  void add() {\n" stmts "  }\n"
+#define EQ "    assertEquals(3, Calc.add(1, 2));\n"
+#define BASE CLS(J5, ADD("@Test", EQ))
+#define TWO CLS(J5, ADD("@Test", EQ "    assertEquals(0, Calc.add(0, 0));\n"))
+#define DIV(cls) CLS(J5, "  @Test\n  void div() {\n    assertThrows(" cls ", () -> Calc.div(1, 0));\n  }\n")
+#define AJ_ADD(chain) CLS(AJ, ADD("@Test", "    assertThat(Calc.add(1, 2))" chain ";\n"))
+#define HC_ADD(m) CLS(HC "import org.junit.Test;\n", ADD("@Test public", "    assertThat(Calc.add(1, 2), " m ");\n"))
+#define J4_ADD(ann, stmts) CLS(J4, "  " ann "\n  public void add() {\n" stmts "  }\n")
+
+struct cheat {
+	const char *what, *pre, *post, *finding, *status, *function;
+};
+
+static const struct cheat cheats[] = {
+    /* skipped, not collected, deleted */
+    {"@Disabled added", BASE, CLS(J5, ADD("@Disabled @Test", EQ)), "test-skipped", "FAIL", "CalcTest.add"},
+    {"@Disabled on the class", BASE, CLS(J5 "@Disabled(\"later\")\n", ADD("@Test", EQ)), "test-skipped", "FAIL",
+     "CalcTest.add"},
+    {"JUnit 4 @Ignore", J4_ADD("@Test", EQ), J4_ADD("@Ignore @Test", EQ), "test-skipped", "FAIL", "CalcTest.add"},
+    {"assumeTrue(false)", BASE, CLS(J5, ADD("@Test", "    assumeTrue(false);\n" EQ)), "test-skipped", "FAIL",
+     "CalcTest.add"},
+    {"Assume.assumeTrue(false)", J4_ADD("@Test", EQ), J4_ADD("@Test", "    Assume.assumeTrue(false);\n" EQ),
+     "test-skipped", "FAIL", "CalcTest.add"},
+    {"Assumptions.abort()", BASE, CLS(J5, ADD("@Test", "    Assumptions.abort(\"no\");\n" EQ)), "test-skipped",
+     "FAIL", "CalcTest.add"},
+    {"@BeforeEach assumeFalse(true)", BASE,
+     CLS(J5, "  @BeforeEach\n  void setUp() {\n    assumeFalse(true);\n  }\n" ADD("@Test", EQ)), "test-skipped",
+     "FAIL", "CalcTest.add"},
+    {"@Test removed", BASE, CLS(J5, ADD("", EQ)), "test-annotation-removed", "FAIL", "CalcTest.add"},
+    {"test deleted", TWO, CLS(J5, ""), "test-deleted", "FAIL", "CalcTest.add"},
+    {"file deleted", BASE, NULL, "test-deleted", "FAIL", "CalcTest.add"},
+    {"test emptied", BASE, CLS(J5, ADD("@Test", "")), "test-lost-every-assertion", "FAIL", "CalcTest.add"},
+    {"one assertion removed", TWO, BASE, "assertion-removed", "FAIL", "CalcTest.add"},
+    /* constant assertions */
+    {"assertTrue(true)", BASE, CLS(J5, ADD("@Test", "    assertTrue(true);\n")), "replaced-by-tautology", "FAIL",
+     "CalcTest.add"},
+    {"assertEquals(x, x)", BASE, CLS(J5, ADD("@Test", "    int x = Calc.add(1, 2);\n    assertEquals(x, x);\n")),
+     "replaced-by-tautology", "FAIL", "CalcTest.add"},
+    {"AssertJ assertThat(true).isTrue()", AJ_ADD(".isEqualTo(3)"),
+     CLS(AJ, ADD("@Test", "    assertThat(true).isTrue();\n")), "replaced-by-tautology", "FAIL", "CalcTest.add"},
+    {"AssertJ assertThat without a check", AJ_ADD(".isEqualTo(3)"), AJ_ADD(""), "replaced-by-tautology", "FAIL",
+     "CalcTest.add"},
+    {"Hamcrest is(x) of itself", HC_ADD("is(3)"),
+     CLS(HC "import org.junit.Test;\n", ADD("@Test public", "    assertThat(3, is(3));\n")), "replaced-by-tautology",
+     "FAIL", "CalcTest.add"},
+    /* loosened */
+    {"isEqualTo -> isNotNull", AJ_ADD(".isEqualTo(3)"), AJ_ADD(".isNotNull()"), "matcher-loosened", "FAIL",
+     "CalcTest.add"},
+    {"is(x) -> notNullValue()", HC_ADD("is(3)"), HC_ADD("notNullValue()"), "matcher-loosened", "FAIL",
+     "CalcTest.add"},
+    {"is(x) -> is(notNullValue())", HC_ADD("equalTo(3)"), HC_ADD("is(notNullValue())"), "matcher-loosened", "FAIL",
+     "CalcTest.add"},
+    {"assertEquals -> assertNotNull", BASE, CLS(J5, ADD("@Test", "    assertNotNull(Calc.add(1, 2));\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"containsExactly -> contains", CLS(AJ, ADD("@Test", "    assertThat(Calc.all()).containsExactly(1, 2);\n")),
+     CLS(AJ, ADD("@Test", "    assertThat(Calc.all()).contains(1, 2);\n")), "matcher-loosened", "FAIL",
+     "CalcTest.add"},
+    {"assertNull -> assertNotNull", CLS(J5, ADD("@Test", "    assertNull(Calc.none());\n")),
+     CLS(J5, ADD("@Test", "    assertNotNull(Calc.none());\n")), "assertion-negated", "FAIL", "CalcTest.add"},
+    {"assertThrows widened to Exception", DIV("ArithmeticException.class"), DIV("Exception.class"),
+     "throws-broadened", "FAIL", "CalcTest.div"},
+    {"assertThrows widened to Throwable", DIV("ArithmeticException.class"), DIV("Throwable.class"),
+     "throws-broadened", "FAIL", "CalcTest.div"},
+    {"@Test(expected) widened", J4_ADD("@Test(expected = ArithmeticException.class)", "    Calc.div(1, 0);\n"),
+     J4_ADD("@Test(expected = Exception.class)", "    Calc.div(1, 0);\n"), "throws-broadened", "FAIL",
+     "CalcTest.add"},
+    {"assertThatThrownBy widened",
+     CLS(AJ, ADD("@Test", "    assertThatThrownBy(() -> Calc.div(1, 0)).isInstanceOf(ArithmeticException.class);\n")),
+     CLS(AJ, ADD("@Test", "    assertThatThrownBy(() -> Calc.div(1, 0)).isInstanceOf(RuntimeException.class);\n")),
+     "throws-broadened", "FAIL", "CalcTest.add"},
+    {"assertThatExceptionOfType widened",
+     CLS(AJ, ADD("@Test", "    assertThatIllegalStateException().isThrownBy(() -> Calc.div(1, 0));\n")),
+     CLS(AJ, ADD("@Test", "    assertThatExceptionOfType(Throwable.class).isThrownBy(() -> Calc.div(1, 0));\n")),
+     "throws-broadened", "FAIL", "CalcTest.add"},
+    /* where the assertion stands */
+    {"catch (AssertionError)", BASE, CLS(J5, ADD("@Test", "    try {\n  " EQ "    } catch (AssertionError e) {\n    }\n")),
+     "failure-swallowed", "FAIL", "CalcTest.add"},
+    {"catch (AssertionError | Throwable)", BASE,
+     CLS(J5, ADD("@Test", "    try {\n  " EQ "    } catch (IllegalStateException | Throwable e) {\n      // fine\n    }\n")),
+     "failure-swallowed", "FAIL", "CalcTest.add"},
+    {"early return", BASE, CLS(J5, ADD("@Test", "    if (Calc.ready()) {\n      return;\n    }\n    return;\n" EQ)),
+     "assertion-unreachable", "FAIL", "CalcTest.add"},
+    {"if (false)", BASE, CLS(J5, ADD("@Test", "    if (false) {\n  " EQ "    }\n")), "assertion-unreachable", "FAIL",
+     "CalcTest.add"},
+    /* another expected value; conditions */
+    {"expected literal changed", BASE, CLS(J5, ADD("@Test", "    assertEquals(4, Calc.add(1, 2));\n")),
+     "expected-value-changed", "WARN", "CalcTest.add"},
+    {"@EnabledOnOs added", BASE, CLS(J5, ADD("@Test @EnabledOnOs(OS.WINDOWS)", EQ)), "conditional-skip-added",
+     "UNVERIFIED", "CalcTest.add"},
+    {"assumeTrue(value) added", BASE,
+     CLS(J5, ADD("@Test", "    assumeTrue(System.getenv(\"SLOW\") != null);\n" EQ)), "conditional-skip-added",
+     "UNVERIFIED", "CalcTest.add"},
+};
+
+Test(a1_java, each_cheat_is_caught_naming_the_test)
+{
+	for (size_t i = 0; i < sizeof cheats / sizeof *cheats; i++) {
+		const struct cheat *c = &cheats[i];
+		cJSON *out = judge(c->pre, c->post);
+		char *dump = cJSON_PrintUnformatted(out);
+		const cJSON *f = named(out, c->finding);
+		cr_expect_not_null(f, "%s: no %s in %s", c->what, c->finding, dump);
+		if (f) {
+			cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), c->status, "%s: %s", c->what,
+					 dump);
+			cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "function")), c->function, "%s: %s",
+					 c->what, dump);
+		}
+		free(dump);
+		cJSON_Delete(out);
+	}
+}
+
+struct honest {
+	const char *what, *pre, *post;
+};
+
+static const struct honest honest[] = {
+    {"a new test", BASE, CLS(J5, ADD("@Test", EQ) "  @Test\n  void sub() {\n    assertEquals(1, Calc.sub(2, 1));\n  }\n")},
+    {"a new assertion", BASE, TWO},
+    {"stricter: isNotNull -> isEqualTo", AJ_ADD(".isNotNull()"), AJ_ADD(".isEqualTo(3)")},
+    {"stricter: notNullValue -> is", HC_ADD("notNullValue()"), HC_ADD("is(3)")},
+    {"assertThrows narrowed", DIV("RuntimeException.class"), DIV("ArithmeticException.class")},
+    {"a rename", BASE, CLS(J5, "  @Test\n  void addsTwoNumbers() {\n" EQ "  }\n")},
+    {"reformatted, commented", BASE,
+     CLS(J5, "  @Test void add() { // sum\n    assertEquals( 3,\n        Calc.add( 1, 2 ) ); /* same */ }\n")},
+    {"JUnit 5 message added", BASE, CLS(J5, ADD("@Test", "    assertEquals(3, Calc.add(1, 2), \"sum\");\n"))},
+    {"JUnit 4 message added", J4_ADD("@Test", EQ), J4_ADD("@Test", "    assertEquals(\"sum\", 3, Calc.add(1, 2));\n")},
+    {"moved into a helper", BASE,
+     CLS(J5, ADD("@Test", "    check();\n") "  private void check() {\n" EQ "  }\n")},
+    {"parameterized rows gained",
+     CLS(J5, "  @ParameterizedTest\n  @ValueSource(ints = {1, 2})\n  void pos(int v) {\n    assertTrue(v > 0);\n  }\n"),
+     CLS(J5, "  @ParameterizedTest\n  @ValueSource(ints = {1, 2, 3})\n  void pos(int v) {\n    assertTrue(v > 0);\n  }\n")},
+    {"an expected exception the test catches", BASE,
+     CLS(J5, ADD("@Test", EQ "    try {\n      Calc.div(1, 0);\n      fail(\"no\");\n    } catch (ArithmeticException e) {\n"
+		       "    }\n"))},
+    {"a @Nested class of new tests", BASE,
+     CLS(J5, ADD("@Test", EQ) "  @Nested\n  class Sub {\n    @Test\n    void sub() {\n      assertEquals(1, Calc.sub(2, 1));\n"
+			      "    }\n  }\n")},
+    {"a test already disabled, deleted", CLS(J5, ADD("@Test", EQ) "  @Disabled @Test\n  void old() {\n    fail();\n  }\n"),
+     BASE},
+    {"a new file", NULL, BASE},
+};
+
+Test(a1_java, honest_edits_have_no_finding)
+{
+	for (size_t i = 0; i < sizeof honest / sizeof *honest; i++) {
+		cJSON *out = judge(honest[i].pre, honest[i].post);
+		char *dump = cJSON_PrintUnformatted(out);
+		cr_expect_null(named(out, NULL), "%s: %s", honest[i].what, dump);
+		free(dump);
+		cJSON_Delete(out);
+	}
+}
+
+/* What cannot be read is UNVERIFIED, never a crash and never a PASS. */
+Test(a1_java, hostile_input_is_unverified)
+{
+	size_t big = A1_JAVA_MAX_BYTES + 10, deep = 70000;
+	char *huge = malloc(big + 1), *brackets = malloc(2 * deep + 64), *bangs = malloc(deep + 128),
+	     *elses = malloc(deep * 12 + 128);
+	memset(huge, ' ', big);
+	huge[big] = 0;
+	char *p = brackets + sprintf(brackets, "class CalcTest { int x = ");
+	for (size_t i = 0; i < deep; i++)
+		*p++ = '(';
+	strcpy(p, "1;}");
+	p = bangs + sprintf(bangs, "class CalcTest { boolean x = ");
+	memset(p, '!', deep);
+	strcpy(p + deep, "true; }");
+	p = elses + sprintf(elses, "class CalcTest { void f() { if (a) x(); ");
+	for (size_t i = 0; i < deep / 2; i++)
+		p += sprintf(p, "else if (a) ");
+	strcpy(p, "x(); }");
+	const char *bad[] = {huge, brackets, bangs, elses, "class CalcTest { void f( }", "class CalcTest {}\0x",
+			     "class CalcTest { String s = \"\xff\"; }"};
+	const size_t lens[] = {big, strlen(brackets), strlen(bangs), strlen(elses), 26, 20, 35};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		cJSON *out = a1_java_judge("CalcTest.java", BASE, strlen(BASE), bad[i], lens[i]);
+		const cJSON *f = named(out, NULL);
+		cr_assert_not_null(f, "input %zu gave no finding", i);
+		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), "UNVERIFIED", "input %zu", i);
+		int tests, asserts;
+		cr_expect_eq(a1_java_count(bad[i], lens[i], &tests, &asserts), -1, "input %zu", i);
+		cJSON_Delete(out);
+	}
+	free(huge);
+	free(brackets);
+	free(bangs);
+	free(elses);
+}
+
+Test(a1_java, counts_tests_and_assertions)
+{
+	int tests, asserts;
+	cr_assert_eq(a1_java_count(TWO, strlen(TWO), &tests, &asserts), 0);
+	cr_expect_eq(tests, 1);
+	cr_expect_eq(asserts, 2);
+	cr_expect(a1_java_is_source("a/CalcTest.java") && a1_java_is_source("X.JAVA") && !a1_java_is_source("a.kt"));
+}
