@@ -15,11 +15,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "assertions/a1_finding.h"
 #include "assertions/a1_js_facts.h"
 #include "common/buf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
-#define FORM_MAX 400   /* characters of a form echoed back in a finding */
 #define HELPER_DEPTH 8 /* calls followed from a test into the file's functions */
 
 #define UNREADABLE "ASSERTION_FILE_UNREADABLE"
@@ -44,53 +45,6 @@ enum a1_js_dialect a1_js_dialect(const char *path)
 		if (!strcasecmp(dot, map[i].ext))
 			return map[i].d;
 	return A1_JS_NONE;
-}
-
-/* ---- findings ---- */
-
-/* At most FORM_MAX bytes of s, cut at a character boundary, "..." when cut. */
-static char *clip(const char *s)
-{
-	size_t n = strlen(s);
-	if (n <= FORM_MAX)
-		return xstrdup(s);
-	size_t k = FORM_MAX;
-	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	char *o = xmalloc(k + 4);
-	memcpy(o, s, k);
-	memcpy(o + k, "...", 4);
-	return o;
-}
-
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-	cJSON *item;
-	if (v) {
-		char *c = clip(v);
-		item = cJSON_CreateString(c);
-		free(c);
-	} else {
-		item = cJSON_CreateNull();
-	}
-	if (!item)
-		FATAL("out of memory");
-	cJSON_AddItemToObject(o, key, item);
-}
-
-static void finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
-		    const char *pre, const char *post)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		FATAL("out of memory");
-	add_str(o, "function", function);
-	add_str(o, "finding", name);
-	add_str(o, "status", status);
-	add_str(o, "cause", cause);
-	add_str(o, "pre", pre);
-	add_str(o, "post", post);
-	cJSON_AddItemToArray(out, o);
 }
 
 /* ---- matchers ---- */
@@ -432,7 +386,7 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 			continue;
 		const char *status, *name = judge_pair(&p[i], &q[pair[i]], &status);
 		if (name)
-			finding(out, P->name, name, status, NULL, p[i].form, q[pair[i]].form);
+			a1_finding_add(out, P->name, name, status, NULL, p[i].form, q[pair[i]].form);
 	}
 	/* what is left: asserted by a helper the post test calls, or removed */
 	struct reach r = {post, xcalloc(post->nfuncs + 1, 1)};
@@ -454,10 +408,10 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 		if (covered)
 			continue;
 		if (!own_live && !helper_live) {
-			finding(out, P->name, "test-lost-every-assertion", "FAIL", NULL, p[i].form, NULL);
+			a1_finding_add(out, P->name, "test-lost-every-assertion", "FAIL", NULL, p[i].form, NULL);
 			break;
 		}
-		finding(out, P->name, "assertion-removed", "FAIL", NULL, p[i].form, NULL);
+		a1_finding_add(out, P->name, "assertion-removed", "FAIL", NULL, p[i].form, NULL);
 	}
 	free(r.seen);
 	free(pair);
@@ -513,14 +467,6 @@ struct index {
 	size_t cap;
 };
 
-static size_t hash(const char *s)
-{
-	size_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h ^ (h >> 29);
-}
-
 static void index_build(struct index *ix, const struct a1_js_side *s)
 {
 	ix->s = s;
@@ -531,7 +477,7 @@ static void index_build(struct index *ix, const struct a1_js_side *s)
 	for (size_t i = 0; i < ix->cap; i++)
 		ix->slot[i] = -1;
 	for (size_t i = 0; i < s->ntests; i++) {
-		size_t j = hash(s->tests[i].name) & (ix->cap - 1);
+		size_t j = strmap_hash(s->tests[i].name) & (ix->cap - 1);
 		while (ix->slot[j] >= 0 && strcmp(s->tests[ix->slot[j]].name, s->tests[i].name))
 			j = (j + 1) & (ix->cap - 1);
 		if (ix->slot[j] < 0)
@@ -541,7 +487,7 @@ static void index_build(struct index *ix, const struct a1_js_side *s)
 
 static long index_get(const struct index *ix, const char *name)
 {
-	size_t j = hash(name) & (ix->cap - 1);
+	size_t j = strmap_hash(name) & (ix->cap - 1);
 	while (ix->slot[j] >= 0) {
 		if (!strcmp(ix->s->tests[ix->slot[j]].name, name))
 			return ix->slot[j];
@@ -632,18 +578,18 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			char *what = P->facts.n
 					 ? xasprintf("%zu assertion(s), first: %s", P->facts.n, P->facts.v[0].form)
 					 : xstrdup("a test without assertions");
-			finding(out, P->name, "test-deleted", "FAIL", NULL, what, NULL);
+			a1_finding_add(out, P->name, "test-deleted", "FAIL", NULL, what, NULL);
 			free(what);
 			continue;
 		}
 		const struct a1_js_test *Q = &post->tests[match[i]];
 		if (Q->mods & (A1_JS_SKIP | A1_JS_TODO)) {
-			finding(out, P->name, "test-skipped", "FAIL", NULL, "runs",
+			a1_finding_add(out, P->name, "test-skipped", "FAIL", NULL, "runs",
 				Q->mods & A1_JS_SKIP ? "skipped" : "todo");
 			continue;
 		}
 		if (Q->mods & A1_JS_FAILING) {
-			finding(out, P->name, "expected-failure-added", "FAIL", NULL, "must pass", "expected to fail");
+			a1_finding_add(out, P->name, "expected-failure-added", "FAIL", NULL, "must pass", "expected to fail");
 			continue;
 		}
 		compare_tests(post, P, Q, out);
@@ -660,7 +606,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			had[i] = 1;
 			continue;
 		}
-		finding(out, post->focus[j].name, "focus-added", "FAIL", NULL, NULL, post->focus[j].text);
+		a1_finding_add(out, post->focus[j].name, "focus-added", "FAIL", NULL, NULL, post->focus[j].text);
 	}
 	free(had);
 	/* mocks of the unit under test */
@@ -676,7 +622,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			if (!strcmp(pre->mocks[i].name, post->mocks[j].name))
 				break;
 		if (i == pre->nmocks)
-			finding(out, NULL, "unit-under-test-mocked", "FAIL", NULL, NULL, post->mocks[j].text);
+			a1_finding_add(out, NULL, "unit-under-test-mocked", "FAIL", NULL, NULL, post->mocks[j].text);
 	}
 	free(stem);
 	free(match);
@@ -690,7 +636,7 @@ static void refused(cJSON *out, const struct a1_js_side *s, const char *side)
 	char *what = xasprintf("%s: %s", side, s->why ? s->why : "not read");
 	int deep = s->status == A1_JS_UNDECIDABLE;
 	int pre = !strcmp(side, "pre");
-	finding(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
+	a1_finding_add(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
 		deep ? UNDECIDABLE : UNREADABLE, pre ? what : NULL, pre ? NULL : what);
 	free(what);
 }
@@ -704,7 +650,7 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 	if (d == A1_JS_NONE)
 		d = a1_js_dialect(path);
 	if (d == A1_JS_NONE) {
-		finding(out, NULL, "unparseable-source", "UNVERIFIED", UNREADABLE, NULL,
+		a1_finding_add(out, NULL, "unparseable-source", "UNVERIFIED", UNREADABLE, NULL,
 			"not a JavaScript or TypeScript file name");
 		return out;
 	}

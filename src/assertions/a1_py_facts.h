@@ -72,7 +72,6 @@ void a1_py_side_free(struct a1_py_side *s);
 
 /* ---- reading expressions of a read side ---- */
 
-int a1_py_is(TSNode n, const char *type);
 /* The n-th named child that is not a comment (a parenthesized expression's inner one ...). */
 TSNode a1_py_kid(TSNode n, uint32_t i);
 uint32_t a1_py_nkids(TSNode n);

@@ -1,8 +1,37 @@
-/* tsnode.c - pre-order search and first-error descent over tree-sitter trees (see tsnode.h).
- * Threads: any; no state. Must not: recurse (hostile trees are deep). */
+/* tsnode.c - node text, pre-order search and first-error descent over tree-sitter trees (see
+ * tsnode.h). Threads: any; no state. Must not: recurse (hostile trees are deep). */
 #include "assertions/tsnode.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "common/xalloc.h"
+
+int tsnode_is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+}
+
+TSNode tsnode_field(TSNode n, const char *name)
+{
+	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+}
+
+size_t tsnode_len(TSNode n)
+{
+	return ts_node_end_byte(n) - ts_node_start_byte(n);
+}
+
+int tsnode_text_is(const char *src, TSNode n, const char *t)
+{
+	size_t k = strlen(t);
+	return !ts_node_is_null(n) && tsnode_len(n) == k && !memcmp(src + ts_node_start_byte(n), t, k);
+}
+
+char *tsnode_text(const char *src, TSNode n)
+{
+	return xstrndup(src + ts_node_start_byte(n), tsnode_len(n));
+}
 
 int tsnode_any(TSNode n, tsnode_pred pred, void *ctx, size_t *visited)
 {
@@ -62,5 +91,31 @@ TSNode tsnode_first_error(TSNode root, int *kind)
 			break;
 	}
 	ts_tree_cursor_delete(&c);
+	return n;
+}
+
+TSNode tsnode_syntax_error(const char *src, TSNode root, const char *what, char *out, size_t cap, int *kind)
+{
+	TSNode n = tsnode_first_error(root, kind);
+	if (*kind == 'M') {
+		snprintf(out, cap, "%s: missing %s", what, ts_node_type(n));
+		return n;
+	}
+	int w = snprintf(out, cap, "%s at \"", what);
+	size_t o = w < 0 ? 0 : (size_t)w < cap ? (size_t)w : cap - 1;
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	size_t k = 0;
+	while (a + k < b && k < TSNODE_SNIP && src[a + k] != '\n' && src[a + k] != '\r')
+		k++;
+	while (k > 0 && a + k < b && ((unsigned char)src[a + k] & 0xc0) == 0x80)
+		k--;
+	for (size_t i = 0; i < k && o + 6 < cap; i++) {
+		unsigned char ch = (unsigned char)src[a + i];
+		if (ch < 0x20 || ch == 0x7f)
+			o += (size_t)snprintf(out + o, 5, "\\x%02x", ch);
+		else
+			out[o++] = (char)ch;
+	}
+	snprintf(out + o, cap - o, "\"");
 	return n;
 }
