@@ -1558,21 +1558,6 @@ int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_
 	return extract_with(d, text, len, s, NULL, NULL);
 }
 
-/* Row and column of byte offset `off` of `text`, as tree-sitter counts them. */
-static TSPoint point_at(const char *text, size_t off)
-{
-	TSPoint p = {0, 0};
-	for (size_t i = 0; i < off; i++) {
-		if (text[i] == '\n') {
-			p.row++;
-			p.column = 0;
-		} else {
-			p.column++;
-		}
-	}
-	return p;
-}
-
 int a1_js_extract_pair(enum a1_js_dialect d, const char *pre, size_t pre_len, const char *post, size_t post_len,
 		       struct a1_js_side *a, struct a1_js_side *b)
 {
@@ -1581,19 +1566,8 @@ int a1_js_extract_pair(enum a1_js_dialect d, const char *pre, size_t pre_len, co
 	extract_with(d, pre, pre_len, a, NULL, pre && post && !bom ? &pt : NULL);
 	TSTree *old = NULL;
 	if (pt) {
-		/* The edit: what lies between the common prefix and the common suffix. */
-		size_t pfx = 0, max = pre_len < post_len ? pre_len : post_len;
-		while (pfx < max && pre[pfx] == post[pfx])
-			pfx++;
-		size_t sfx = 0;
-		while (sfx < max - pfx && pre[pre_len - 1 - sfx] == post[post_len - 1 - sfx])
-			sfx++;
-		TSInputEdit e = {.start_byte = (uint32_t)pfx,
-				 .old_end_byte = (uint32_t)(pre_len - sfx),
-				 .new_end_byte = (uint32_t)(post_len - sfx),
-				 .start_point = point_at(pre, pfx),
-				 .old_end_point = point_at(pre, pre_len - sfx),
-				 .new_end_point = point_at(post, post_len - sfx)};
+		TSInputEdit e;
+		tsnode_edit_between(pre, pre_len, post, post_len, &e);
 		old = ts_tree_copy(pt);
 		ts_tree_edit(old, &e);
 	}

@@ -857,10 +857,7 @@ static const char *fname(const struct a1_py_side *s, long fn)
 
 static long find_func(const struct a1_py_side *s, const char *name)
 {
-	for (size_t i = 0; name && i < s->nfuncs; i++)
-		if (!strcmp(s->funcs[i].name, name))
-			return (long)i;
-	return -1;
+	return a1_py_find_func(s, name);
 }
 
 static int cmp_keys(const void *a, const void *b)
@@ -1025,16 +1022,18 @@ struct per {
 struct pers {
 	struct per *v;
 	size_t n, cap;
+	struct strmap index; /* function name ("\1" for module level) -> index in v */
 };
 
 static struct per *per_of(struct pers *p, const char *fn)
 {
-	for (size_t i = p->n; i-- > 0;)
-		if (fn ? p->v[i].function && !strcmp(p->v[i].function, fn) : !p->v[i].function)
-			return &p->v[i];
+	int64_t i;
+	if (strmap_get(&p->index, fn ? fn : "\1", &i))
+		return &p->v[i];
 	p->v = xgrow_zeroed(p->v, &p->cap, p->n, sizeof *p->v, 16);
 	p->v[p->n].function = fn;
 	p->v[p->n].order = -1;
+	strmap_put(&p->index, fn ? fn : "\1", (int64_t)p->n);
 	return &p->v[p->n++];
 }
 
@@ -1276,6 +1275,7 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 		set_free(&per.v[i].covered);
 	}
 	free(per.v);
+	strmap_free(&per.index);
 	free(map);
 }
 
@@ -1397,9 +1397,7 @@ cJSON *a1_py_judge(const char *path, const char *pre, size_t pre_len, const char
 		*compared = 0;
 	char *unit = unit_of(path);
 	struct a1_py_side a = {0}, b = {0};
-	a1_py_extract(pre, pre_len, unit, &a);
-	if (post)
-		a1_py_extract(post, post_len, unit, &b);
+	a1_py_extract_pair(pre, pre_len, post, post_len, unit, &a, &b);
 	if (a.status || b.status) {
 		if (a.status)
 			refused(out, &a, 1);

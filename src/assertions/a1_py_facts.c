@@ -391,8 +391,9 @@ static int check_nesting(struct a1_py_side *s)
 	return 0;
 }
 
-/* The deepest level of the tree, counted without recursion; stops past WALK_MAX. */
-static int too_deep(TSNode root, TSNode *at)
+/* The deepest level of the tree, counted without recursion; stops past WALK_MAX. On the
+ * way, *py2 gets whether a Python 2 statement (print, exec) is in it. */
+static int too_deep(TSNode root, TSNode *at, int *py2)
 {
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	unsigned d = 0;
@@ -402,6 +403,10 @@ static int too_deep(TSNode root, TSNode *at)
 			*at = ts_tree_cursor_current_node(&c);
 			deep = 1;
 			break;
+		}
+		if (!*py2) {
+			const char *t = ts_node_type(ts_tree_cursor_current_node(&c));
+			*py2 = (t[0] == 'p' || t[0] == 'e') && (!strcmp(t, "print_statement") || !strcmp(t, "exec_statement"));
 		}
 		if (ts_tree_cursor_goto_first_child(&c)) {
 			d++;
@@ -418,12 +423,6 @@ static int too_deep(TSNode root, TSNode *at)
 	}
 	ts_tree_cursor_delete(&c);
 	return deep;
-}
-
-static int py2_only(TSNode n, void *ctx)
-{
-	(void)ctx;
-	return tsnode_is(n, "print_statement") || tsnode_is(n, "exec_statement");
 }
 
 static void syntax_error(struct a1_py_side *s, TSNode root)
@@ -484,7 +483,10 @@ static void emit(struct canon *c, const char *p, size_t n, int before, int after
 	c->space = after;
 }
 
-static void render(struct canon *c, TSNode n, int bare, unsigned depth);
+/* `par`: n's parent, or a null node where n is named (a named leaf's text does not depend on
+ * its parent; an anonymous one's does, and then the parent is looked up - slow in this
+ * runtime, which walks down from the root). */
+static void render(struct canon *c, TSNode n, TSNode par, int bare, unsigned depth);
 
 /* The prefix letters of a string (lowercase, without u), and whether it is raw / f / bytes. */
 static size_t string_prefix(const struct a1_py_side *s, TSNode str, char *pre, int *raw, int *fstr, int *bytes)
@@ -523,7 +525,7 @@ static void render_string_body(struct canon *c, TSNode str, unsigned depth)
 			if (!ts_node_is_null(e)) {
 				struct buf inner = {0};
 				struct canon ic = {.b = &inner, .s = c->s, .hash = 1469598103934665603ull};
-				render(&ic, e, 1, depth + 1);
+				render(&ic, e, k, 1, depth + 1);
 				put_raw(c, inner.p ? inner.p : "", inner.len);
 				buf_free(&inner);
 			}
@@ -609,7 +611,7 @@ static int spaced_parent(const char *t)
 	return str_in(t, ops);
 }
 
-static void render(struct canon *c, TSNode n, int bare, unsigned depth)
+static void render(struct canon *c, TSNode n, TSNode par, int bare, unsigned depth)
 {
 	if (depth > WALK_MAX || !spend(c->s, 1))
 		return;
@@ -623,7 +625,7 @@ static void render(struct canon *c, TSNode n, int bare, unsigned depth)
 	if (!strcmp(t, "parenthesized_expression") && a1_py_nkids(n) == 1) {
 		TSNode in = a1_py_kid(n, 0);
 		if (bare || atom(in)) {
-			render(c, in, bare, depth + 1);
+			render(c, in, n, bare, depth + 1);
 			return;
 		}
 	}
@@ -633,7 +635,8 @@ static void render(struct canon *c, TSNode n, int bare, unsigned depth)
 		size_t k = tsnode_len(n);
 		if (!ts_node_is_named(n))
 			p = t, k = strlen(t); /* `is   not` is "is not" */
-		TSNode par = ts_node_parent(n);
+		if (ts_node_is_null(par) && !ts_node_is_named(n))
+			par = ts_node_parent(n);
 		const char *pt = ts_node_is_null(par) ? "" : ts_node_type(par);
 		if (k == 1 && *p == ',') {
 			c->comma = 1;
@@ -665,15 +668,17 @@ static void render(struct canon *c, TSNode n, int bare, unsigned depth)
 					  "pair", "subscript", "assert_statement", "return_statement", "with_item",
 					  "parenthesized_expression", NULL};
 	int kids_bare = str_in(t, sep);
-	for (uint32_t i = 0; i < m; i++)
-		render(c, ts_node_child(n, i), kids_bare, depth + 1);
+	TSTreeCursor cur = ts_tree_cursor_new(n);
+	for (int more = ts_tree_cursor_goto_first_child(&cur); more; more = ts_tree_cursor_goto_next_sibling(&cur))
+		render(c, ts_tree_cursor_current_node(&cur), n, kids_bare, depth + 1);
+	ts_tree_cursor_delete(&cur);
 }
 
 static const char *canon_text(struct a1_py_side *s, TSNode n)
 {
 	buf_reset(&s->cb);
 	struct canon c = {.b = &s->cb, .s = s, .hash = 1469598103934665603ull};
-	render(&c, n, 1, 0);
+	render(&c, n, (TSNode){0}, 1, 0);
 	if (c.total > FORM_CAP)
 		buf_printf(&s->cb, "...#%016llx", (unsigned long long)c.hash);
 	return buf_cstr(&s->cb);
@@ -1298,14 +1303,21 @@ struct ex {
 	size_t capcounts;
 };
 
+long a1_py_find_func(const struct a1_py_side *s, const char *name)
+{
+	int64_t i;
+	return name && strmap_get(&s->func_index, name, &i) ? (long)i : -1;
+}
+
 static long func_index(struct ex *x, const char *name)
 {
 	struct a1_py_side *s = x->s;
-	for (size_t i = s->nfuncs; i-- > 0;)
-		if (!strcmp(s->funcs[i].name, name))
-			return (long)i;
+	long i = a1_py_find_func(s, name);
+	if (i >= 0)
+		return i;
 	s->funcs = xgrow_zeroed(s->funcs, &s->capfuncs, s->nfuncs, sizeof *s->funcs, 8);
 	s->funcs[s->nfuncs].name = xstrdup(name);
+	strmap_put(&s->func_index, name, (int64_t)s->nfuncs);
 	return (long)s->nfuncs++;
 }
 
@@ -1347,24 +1359,35 @@ static void add_fact(struct ex *x, int kind, char *form, TSNode node)
 
 static void visit(struct ex *x, TSNode n, unsigned depth);
 
+/* Named children in order (a cursor: ts_node_named_child(n, i) starts from the first child
+ * each time, quadratic over a module of many functions). */
 static void visit_kids(struct ex *x, TSNode n, unsigned depth)
 {
-	uint32_t m = ts_node_named_child_count(n);
-	for (uint32_t i = 0; i < m && !x->s->status; i++)
-		visit(x, ts_node_named_child(n, i), depth + 1);
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	for (int more = ts_tree_cursor_goto_first_child(&c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(&c)) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		if (ts_node_is_named(k))
+			visit(x, k, depth + 1);
+	}
+	ts_tree_cursor_delete(&c);
 }
 
 /* Statements of a block in order; what follows a return or raise never runs. */
 static void body(struct ex *x, TSNode block, unsigned depth)
 {
 	int saved = x->state;
-	uint32_t m = ts_node_named_child_count(block);
-	for (uint32_t i = 0; i < m && !x->s->status; i++) {
-		TSNode st = ts_node_named_child(block, i);
+	if (ts_node_is_null(block))
+		return;
+	TSTreeCursor c = ts_tree_cursor_new(block);
+	for (int more = ts_tree_cursor_goto_first_child(&c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(&c)) {
+		TSNode st = ts_tree_cursor_current_node(&c);
+		if (!ts_node_is_named(st))
+			continue;
 		visit(x, st, depth + 1);
 		if ((tsnode_is(st, "return_statement") || tsnode_is(st, "raise_statement")) && x->state == A1_PY_OK)
 			x->state = A1_PY_DEAD;
 	}
+	ts_tree_cursor_delete(&c);
 	x->state = saved;
 }
 
@@ -1898,7 +1921,8 @@ static void units(struct ex *x, TSNode root, const char *stem)
 	}
 }
 
-int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_side *s)
+/* `base` (may be NULL): a side read before whose tree this one is parsed against. */
+static int extract(const char *text, size_t len, const char *unit, struct a1_py_side *s, const struct a1_py_side *base)
 {
 	if (!text) {
 		s->src = "";
@@ -1924,7 +1948,16 @@ int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_s
 		return s->status;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	s->tree = ts_parser_parse_string(p, NULL, s->src, (uint32_t)s->len);
+	TSTree *old = NULL;
+	if (base && base->tree && !base->status) {
+		TSInputEdit e;
+		tsnode_edit_between(base->src, base->len, s->src, s->len, &e);
+		old = ts_tree_copy(base->tree);
+		ts_tree_edit(old, &e);
+	}
+	s->tree = ts_parser_parse_string(p, old, s->src, (uint32_t)s->len);
+	if (old)
+		ts_tree_delete(old);
 	ts_parser_delete(p);
 	if (!s->tree) {
 		set_why(s, A1_PY_UNPARSEABLE, "unparseable-source", 0, 0, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -1936,13 +1969,13 @@ int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_s
 		syntax_error(s, root);
 		return s->status;
 	}
-	if (too_deep(root, &at)) {
+	int py2 = 0;
+	if (too_deep(root, &at, &py2)) {
 		refuse_at(s, at, "too deeply nested to walk");
 		return s->status;
 	}
 	struct ex x = {.s = s, .fn = -1};
-	size_t visited = 0;
-	if (tsnode_any(root, py2_only, NULL, &visited)) {
+	if (py2) {
 		set_why(s, A1_PY_UNPARSEABLE, "unparseable-source", 0, 0, "Python 2 syntax (a print or exec statement)");
 		return s->status;
 	}
@@ -1956,6 +1989,20 @@ int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_s
 	free(x.counts);
 	buf_free(&x.path);
 	return s->status;
+}
+
+int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_side *s)
+{
+	return extract(text, len, unit, s, NULL);
+}
+
+int a1_py_extract_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, const char *unit,
+		       struct a1_py_side *a, struct a1_py_side *b)
+{
+	extract(pre, pre_len, unit, a, NULL);
+	if (post)
+		extract(post, post_len, unit, b, a);
+	return a->status ? a->status : b->status;
 }
 
 void a1_py_side_free(struct a1_py_side *s)
@@ -1973,6 +2020,7 @@ void a1_py_side_free(struct a1_py_side *s)
 		free(s->funcs[i].calls);
 	}
 	free(s->funcs);
+	strmap_free(&s->func_index);
 	if (s->tree)
 		ts_tree_delete(s->tree);
 	free(s->own);

@@ -119,3 +119,34 @@ TSNode tsnode_syntax_error(const char *src, TSNode root, const char *what, char 
 	snprintf(out + o, cap - o, "\"");
 	return n;
 }
+
+/* Row and column of byte offset `off` of `text`, as tree-sitter counts them. */
+static TSPoint point_at(const char *text, size_t off)
+{
+	TSPoint p = {0, 0};
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			p.row++;
+			p.column = 0;
+		} else {
+			p.column++;
+		}
+	}
+	return p;
+}
+
+void tsnode_edit_between(const char *a, size_t alen, const char *b, size_t blen, TSInputEdit *e)
+{
+	size_t pfx = 0, max = alen < blen ? alen : blen;
+	while (pfx < max && a[pfx] == b[pfx])
+		pfx++;
+	size_t sfx = 0;
+	while (sfx < max - pfx && a[alen - 1 - sfx] == b[blen - 1 - sfx])
+		sfx++;
+	*e = (TSInputEdit){.start_byte = (uint32_t)pfx,
+			   .old_end_byte = (uint32_t)(alen - sfx),
+			   .new_end_byte = (uint32_t)(blen - sfx),
+			   .start_point = point_at(a, pfx),
+			   .old_end_point = point_at(a, alen - sfx),
+			   .new_end_point = point_at(b, blen - sfx)};
+}

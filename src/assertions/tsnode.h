@@ -32,6 +32,11 @@ int tsnode_any(TSNode n, tsnode_pred pred, void *ctx, size_t *visited);
  * (*kind 0). */
 TSNode tsnode_first_error(TSNode root, int *kind);
 
+/* The edit that turns text `a` into text `b`: what lies between their common prefix and their
+ * common suffix (for ts_tree_edit, so that `b` is parsed incrementally against a copy of
+ * `a`'s tree: most edits are local, and only what changed is parsed again). */
+void tsnode_edit_between(const char *a, size_t alen, const char *b, size_t blen, TSInputEdit *e);
+
 #define TSNODE_SNIP 60 /* characters of source a syntax error quotes */
 
 /* The first syntax error of a tree that has one, as a message into out[cap] (cap >= 16;
