@@ -56,6 +56,8 @@ struct ex {
 	struct nameidx names;
 	size_t budget; /* leaves and nodes the walk may still visit */
 	int strict_assert; /* `assert` is node's strict assert here: assert.equal is strictEqual */
+	struct tsnode_cursors cursors; /* walk_kids: one per depth; canon_text: its own */
+	struct tsnode_cursors canon_cursor;
 };
 
 struct ctx {
@@ -225,7 +227,7 @@ static const char *canon_text(struct ex *x, TSNode n, int inner)
 	buf_reset(&x->cb);
 	buf_cstr(&x->cb);
 	struct canon st = {.last = -1, .hash = 1469598103934665603ull};
-	TSTreeCursor c = ts_tree_cursor_new(n);
+	TSTreeCursor *c = tsnode_cursor(&x->canon_cursor, 0, n);
 	uint32_t first = 0, last = 0;
 	if (inner) {
 		uint32_t k = ts_node_child_count(n);
@@ -236,20 +238,19 @@ static const char *canon_text(struct ex *x, TSNode n, int inner)
 	}
 	size_t visited = 0;
 	for (;;) {
-		TSNode k = ts_tree_cursor_current_node(&c);
+		TSNode k = ts_tree_cursor_current_node(c);
 		visited++;
 		if (ts_node_child_count(k) == 0) {
 			if (!inner || (ts_node_start_byte(k) >= first && ts_node_end_byte(k) <= last))
 				canon_leaf(x, &st, k);
-		} else if (ts_tree_cursor_goto_first_child(&c)) {
+		} else if (ts_tree_cursor_goto_first_child(c)) {
 			continue;
 		}
-		while (!ts_tree_cursor_goto_next_sibling(&c))
-			if (!ts_tree_cursor_goto_parent(&c))
+		while (!ts_tree_cursor_goto_next_sibling(c))
+			if (!ts_tree_cursor_goto_parent(c))
 				goto done;
 	}
 done:
-	ts_tree_cursor_delete(&c);
 	spend(x, visited, n);
 	if (st.total > FORM_CAP)
 		buf_printf(&x->cb, "...#%016llx", (unsigned long long)st.hash);
@@ -1138,17 +1139,16 @@ static TSNode defined_name(TSNode n)
 static void walk_kids(struct ex *x, TSNode n, struct ctx c)
 {
 	int block = tsnode_is(n, "statement_block");
-	TSTreeCursor cur = ts_tree_cursor_new(n);
-	for (int more = ts_tree_cursor_goto_first_child(&cur); more && !x->s->status;
-	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
-		TSNode k = ts_tree_cursor_current_node(&cur);
+	TSTreeCursor *cur = tsnode_cursor(&x->cursors, c.depth, n);
+	for (int more = ts_tree_cursor_goto_first_child(cur); more && !x->s->status;
+	     more = ts_tree_cursor_goto_next_sibling(cur)) {
+		TSNode k = ts_tree_cursor_current_node(cur);
 		if (!ts_node_is_named(k))
 			continue;
 		walk(x, k, c);
 		if (block && (tsnode_is(k, "return_statement") || tsnode_is(k, "throw_statement")))
 			c.dead = 1;
 	}
-	ts_tree_cursor_delete(&cur);
 }
 
 static void walk(struct ex *x, TSNode n, struct ctx c)
@@ -1472,9 +1472,11 @@ static void syntax_error(struct ex *x, TSNode root)
  * Only declarations are read (a comment naming assert/strict changes nothing). */
 static int strict_assert_imported(const struct ex *x, TSNode root)
 {
-	uint32_t n = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode k = ts_node_named_child(root, i);
+	size_t n;
+	TSNode *v = tsnode_named_children(root, &n);
+	int r = 0;
+	for (size_t i = 0; i < n && !r; i++) {
+		TSNode k = v[i];
 		if (!tsnode_is(k, "import_statement") && !tsnode_is(k, "lexical_declaration") && !tsnode_is(k, "variable_declaration"))
 			continue;
 		size_t len = tsnode_len(k);
@@ -1487,9 +1489,10 @@ static int strict_assert_imported(const struct ex *x, TSNode root)
 			continue;
 		if (strstr(t, "assert/strict") || strstr(t, "strict as assert") ||
 		    (strstr(t, "require(") && (strstr(t, ").strict") || strstr(t, "strict: assert") || strstr(t, "strict:assert"))))
-			return 1;
+			r = 1;
 	}
-	return 0;
+	free(v);
+	return r;
 }
 
 /* Reads one side; `old` (may be NULL) is an edited tree of the other side to parse against
@@ -1546,6 +1549,8 @@ static int extract_with(enum a1_js_dialect d, const char *text, size_t len, stru
 	ts_parser_delete(p);
 	buf_free(&x.cb);
 	buf_free(&x.path);
+	tsnode_cursors_free(&x.cursors);
+	tsnode_cursors_free(&x.canon_cursor);
 	for (size_t i = 0; i < x.names.cap; i++)
 		free(x.names.key[i]);
 	free(x.names.key);

@@ -668,10 +668,9 @@ static void render(struct canon *c, TSNode n, TSNode par, int bare, unsigned dep
 					  "pair", "subscript", "assert_statement", "return_statement", "with_item",
 					  "parenthesized_expression", NULL};
 	int kids_bare = str_in(t, sep);
-	TSTreeCursor cur = ts_tree_cursor_new(n);
-	for (int more = ts_tree_cursor_goto_first_child(&cur); more; more = ts_tree_cursor_goto_next_sibling(&cur))
-		render(c, ts_tree_cursor_current_node(&cur), n, kids_bare, depth + 1);
-	ts_tree_cursor_delete(&cur);
+	TSTreeCursor *cur = tsnode_cursor(&c->s->render_cursors, depth, n);
+	for (int more = ts_tree_cursor_goto_first_child(cur); more; more = ts_tree_cursor_goto_next_sibling(cur))
+		render(c, ts_tree_cursor_current_node(cur), n, kids_bare, depth + 1);
 }
 
 static const char *canon_text(struct a1_py_side *s, TSNode n)
@@ -1301,6 +1300,7 @@ struct ex {
 	unsigned inherited;
 	unsigned *counts; /* per (function, kind): facts seen, for the ordinals */
 	size_t capcounts;
+	struct tsnode_cursors cursors; /* visit_kids / body: one per depth */
 };
 
 long a1_py_find_func(const struct a1_py_side *s, const char *name)
@@ -1363,13 +1363,12 @@ static void visit(struct ex *x, TSNode n, unsigned depth);
  * each time, quadratic over a module of many functions). */
 static void visit_kids(struct ex *x, TSNode n, unsigned depth)
 {
-	TSTreeCursor c = ts_tree_cursor_new(n);
-	for (int more = ts_tree_cursor_goto_first_child(&c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(&c)) {
-		TSNode k = ts_tree_cursor_current_node(&c);
+	TSTreeCursor *c = tsnode_cursor(&x->cursors, depth, n);
+	for (int more = ts_tree_cursor_goto_first_child(c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(c)) {
+		TSNode k = ts_tree_cursor_current_node(c);
 		if (ts_node_is_named(k))
 			visit(x, k, depth + 1);
 	}
-	ts_tree_cursor_delete(&c);
 }
 
 /* Statements of a block in order; what follows a return or raise never runs. */
@@ -1378,16 +1377,15 @@ static void body(struct ex *x, TSNode block, unsigned depth)
 	int saved = x->state;
 	if (ts_node_is_null(block))
 		return;
-	TSTreeCursor c = ts_tree_cursor_new(block);
-	for (int more = ts_tree_cursor_goto_first_child(&c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(&c)) {
-		TSNode st = ts_tree_cursor_current_node(&c);
+	TSTreeCursor *c = tsnode_cursor(&x->cursors, depth, block);
+	for (int more = ts_tree_cursor_goto_first_child(c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(c)) {
+		TSNode st = ts_tree_cursor_current_node(c);
 		if (!ts_node_is_named(st))
 			continue;
 		visit(x, st, depth + 1);
 		if ((tsnode_is(st, "return_statement") || tsnode_is(st, "raise_statement")) && x->state == A1_PY_OK)
 			x->state = A1_PY_DEAD;
 	}
-	ts_tree_cursor_delete(&c);
 	x->state = saved;
 }
 
@@ -1841,9 +1839,10 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 /* pytestmark = pytest.mark.skip / [..., pytest.mark.skip] at module level. */
 static void module_marks(struct ex *x, TSNode root)
 {
-	uint32_t m = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode st = ts_node_named_child(root, i);
+	size_t m;
+	TSNode *sts = tsnode_named_children(root, &m);
+	for (size_t i = 0; i < m; i++) {
+		TSNode st = sts[i];
 		if (!tsnode_is(st, "expression_statement"))
 			continue;
 		TSNode a = a1_py_kid(st, 0);
@@ -1869,6 +1868,7 @@ static void module_marks(struct ex *x, TSNode root)
 			x->inherited |= marker_of(x, v);
 		}
 	}
+	free(sts);
 }
 
 /* The modules a test file tests: its unit, and each module it imports that the unit's name
@@ -1878,9 +1878,10 @@ static void units(struct ex *x, TSNode root, const char *stem)
 	x->unit = xcalloc(2, sizeof *x->unit);
 	x->unit[x->nunit++] = xstrdup(stem);
 	size_t cap = 2;
-	uint32_t m = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode st = ts_node_named_child(root, i);
+	size_t m;
+	TSNode *sts = tsnode_named_children(root, &m);
+	for (size_t i = 0; i < m; i++) {
+		TSNode st = sts[i];
 		int from = tsnode_is(st, "import_from_statement");
 		if (!from && !tsnode_is(st, "import_statement"))
 			continue;
@@ -1919,6 +1920,7 @@ static void units(struct ex *x, TSNode root, const char *stem)
 			}
 		}
 	}
+	free(sts);
 }
 
 /* `base` (may be NULL): a side read before whose tree this one is parsed against. */
@@ -1988,6 +1990,7 @@ static int extract(const char *text, size_t len, const char *unit, struct a1_py_
 	free(x.unit);
 	free(x.counts);
 	buf_free(&x.path);
+	tsnode_cursors_free(&x.cursors);
 	return s->status;
 }
 
@@ -2026,6 +2029,7 @@ void a1_py_side_free(struct a1_py_side *s)
 	free(s->own);
 	free(s->why);
 	buf_free(&s->cb);
+	tsnode_cursors_free(&s->render_cursors);
 	memset(s, 0, sizeof *s);
 }
 
@@ -2174,9 +2178,10 @@ void a1_py_collection(struct a1_py_side *s, struct a1_py_collection *c)
 		return;
 	TSNode root = ts_tree_root_node(s->tree);
 	size_t cap = 0, capi = 0;
-	uint32_t m = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode st = ts_node_named_child(root, i), def = st;
+	size_t m;
+	TSNode *sts = tsnode_named_children(root, &m);
+	for (size_t i = 0; i < m; i++) {
+		TSNode st = sts[i], def = st;
 		if (tsnode_is(st, "decorated_definition"))
 			def = tsnode_field(st, "definition");
 		int is_def = tsnode_is(def, "function_definition") || tsnode_is(def, "class_definition");
@@ -2202,6 +2207,7 @@ void a1_py_collection(struct a1_py_side *s, struct a1_py_collection *c)
 		}
 		c->drops[c->n++] = (unsigned char)drops;
 	}
+	free(sts);
 	struct ignscan g = {s, c, &capi};
 	tsnode_any(root, ignore_scan, &g, NULL);
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <tree_sitter/api.h>
 
+#include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/strmap.h"
 
@@ -65,6 +66,7 @@ struct a1_py_side {
 	char *why; /* "unparseable-source: line L, column C: ..." when status is not A1_PY_READ */
 	size_t budget;
 	struct buf cb; /* scratch for canonical text */
+	struct tsnode_cursors render_cursors;
 };
 
 /* Reads `text` (NULL = an empty side) into *s (zeroed by the caller); `unit` NULL or the

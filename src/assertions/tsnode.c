@@ -2,7 +2,9 @@
  * tsnode.h). Threads: any; no state. Must not: recurse (hostile trees are deep). */
 #include "assertions/tsnode.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/xalloc.h"
@@ -12,9 +14,26 @@ int tsnode_is(TSNode n, const char *type)
 	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
 }
 
+/* Field names are string literals: each one's id is looked up once per thread and grammar (the
+ * runtime compares the name with every field name of the grammar each time). A cache, not
+ * state: what it answers never depends on what was asked before. */
 TSNode tsnode_field(TSNode n, const char *name)
 {
-	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+	static _Thread_local struct {
+		const TSLanguage *lang;
+		const char *name;
+		TSFieldId id;
+	} memo[128];
+	if (ts_node_is_null(n))
+		return n;
+	const TSLanguage *lang = ts_tree_language(n.tree);
+	size_t h = (((uintptr_t)name >> 3) ^ ((uintptr_t)lang >> 7)) & 127;
+	if (memo[h].name != name || memo[h].lang != lang) {
+		memo[h].lang = lang;
+		memo[h].name = name;
+		memo[h].id = ts_language_field_id_for_name(lang, name, (uint32_t)strlen(name));
+	}
+	return memo[h].id ? ts_node_child_by_field_id(n, memo[h].id) : (TSNode){0};
 }
 
 size_t tsnode_len(TSNode n)
@@ -31,6 +50,56 @@ int tsnode_text_is(const char *src, TSNode n, const char *t)
 char *tsnode_text(const char *src, TSNode n)
 {
 	return xstrndup(src + ts_node_start_byte(n), tsnode_len(n));
+}
+
+TSNode *tsnode_named_children(TSNode n, size_t *count)
+{
+	*count = 0;
+	if (ts_node_is_null(n))
+		return NULL;
+	uint32_t m = ts_node_named_child_count(n);
+	if (!m)
+		return NULL;
+	TSNode *v = xmalloc(m * sizeof *v);
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	for (int more = ts_tree_cursor_goto_first_child(&c); more && *count < m; more = ts_tree_cursor_goto_next_sibling(&c)) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		if (ts_node_is_named(k))
+			v[(*count)++] = k;
+	}
+	ts_tree_cursor_delete(&c);
+	return v;
+}
+
+TSTreeCursor *tsnode_cursor(struct tsnode_cursors *p, size_t level, TSNode n)
+{
+	if (level >= p->cap) {
+		size_t cap = p->cap ? p->cap : 16;
+		while (cap <= level)
+			cap *= 2;
+		p->v = xrealloc(p->v, cap * sizeof *p->v);
+		memset(p->v + p->cap, 0, (cap - p->cap) * sizeof *p->v);
+		p->cap = cap;
+	}
+	if (!p->v[level]) {
+		p->v[level] = xmalloc(sizeof **p->v);
+		*p->v[level] = ts_tree_cursor_new(n);
+	} else {
+		ts_tree_cursor_reset(p->v[level], n);
+	}
+	return p->v[level];
+}
+
+void tsnode_cursors_free(struct tsnode_cursors *p)
+{
+	for (size_t i = 0; i < p->cap; i++)
+		if (p->v[i]) {
+			ts_tree_cursor_delete(p->v[i]);
+			free(p->v[i]);
+		}
+	free(p->v);
+	p->v = NULL;
+	p->cap = 0;
 }
 
 int tsnode_any(TSNode n, tsnode_pred pred, void *ctx, size_t *visited)

@@ -2,7 +2,8 @@
  * node's type, fields and source text, a pre-order search of a subtree, and the descent to a
  * tree's first syntax error and its message. The walks are loops, never recursion: the tree
  * of a hostile input is as deep as its brackets. Pure (nothing allocated but what a function
- * says it returns); threads: any; failure: none (a null node is no match, no text). */
+ * says it returns; tsnode_field keeps a per-thread cache of field ids); threads: any;
+ * failure: none (a null node is no match, no text). */
 #ifndef BELAY_ASSERTIONS_TSNODE_H
 #define BELAY_ASSERTIONS_TSNODE_H
 #include <stddef.h>
@@ -10,7 +11,8 @@
 
 /* 1 when `n` is not null and of type `type`. */
 int tsnode_is(TSNode n, const char *type);
-/* `n`'s child in field `name` (a null node when it has none). */
+/* `n`'s child in field `name` (a null node when it has none, or when `n` is null). `name` must
+ * be a string that outlives the thread (a literal): its id is cached by its address. */
 TSNode tsnode_field(TSNode n, const char *name);
 /* Bytes of source `n` spans. */
 size_t tsnode_len(TSNode n);
@@ -18,6 +20,22 @@ size_t tsnode_len(TSNode n);
 int tsnode_text_is(const char *src, TSNode n, const char *t);
 /* A new string (the caller frees it): `n`'s text in `src`. */
 char *tsnode_text(const char *src, TSNode n);
+
+/* A new array (the caller frees it) of `n`'s named children in order, *count of them (read
+ * with a cursor: ts_node_named_child(n, i) starts from the first child every time, quadratic
+ * over a module's thousand statements). NULL with *count 0 for a null node or none. */
+TSNode *tsnode_named_children(TSNode n, size_t *count);
+
+/* Cursors for a recursive walk, one per recursion level, kept between uses (a new cursor
+ * allocates; a reset one does not). Zero-initialise; free with tsnode_cursors_free. A level
+ * must not be used again while a cursor of it is still being read up the call chain. */
+struct tsnode_cursors {
+	TSTreeCursor **v;
+	size_t cap;
+};
+/* The cursor of `level`, at `n`. Valid until tsnode_cursors_free. */
+TSTreeCursor *tsnode_cursor(struct tsnode_cursors *p, size_t level, TSNode n);
+void tsnode_cursors_free(struct tsnode_cursors *p);
 
 /* 1 stops the search: `n` is what was looked for. */
 typedef int (*tsnode_pred)(TSNode n, void *ctx);
