@@ -351,8 +351,48 @@ static int has_form(const struct a1_js_facts *l, const char *form, int need_live
 	return 0;
 }
 
-static void compare_tests(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
-			  cJSON *out)
+/* A name an assertion helper goes by: expect*, assert*, check*, verify*, ensure*, should*,
+ * validate*, must* as a whole word or followed by an upper-case letter or '_' (expectSum,
+ * assert_valid; not checkout). */
+static int helper_like(const char *name)
+{
+	static const char *const pre[] = {"expect", "assert", "check", "verify", "ensure", "should", "validate", "must", NULL};
+	for (const char *const *p = pre; *p; p++) {
+		size_t k = strlen(*p);
+		if (!strncmp(name, *p, k) && (!name[k] || name[k] == '_' || (name[k] >= 'A' && name[k] <= 'Z')))
+			return 1;
+	}
+	return 0;
+}
+
+static int names_have(const struct a1_js_names *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return 1;
+	return 0;
+}
+
+static int defined_here(const struct a1_js_side *s, const char *name)
+{
+	for (size_t j = 0; j < s->nfuncs; j++)
+		if (!strcmp(s->funcs[j].name, name))
+			return 1;
+	return 0;
+}
+
+/* A hook's assertion moved into a test (it then runs in that test only, not around every one):
+ * not decided here. */
+static int asserted_in_a_test(const struct a1_js_side *post, const char *form)
+{
+	for (size_t i = 0; i < post->ntests; i++)
+		if (!post->tests[i].hook && has_form(&post->tests[i].facts, form, 1))
+			return 1;
+	return 0;
+}
+
+static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side *post, const struct a1_js_test *P,
+			  const struct a1_js_test *Q, cJSON *out)
 {
 	size_t np = P->facts.n, nq = Q->facts.n;
 	const struct a1_js_fact *p = P->facts.v, *q = Q->facts.v;
@@ -399,6 +439,7 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 	int own_live = 0;
 	for (size_t j = 0; j < nq; j++)
 		own_live |= live(&q[j]);
+	int lost_every = 0;
 	for (size_t i = 0; i < np; i++) {
 		if (pair[i] >= 0 || !live(&p[i]))
 			continue;
@@ -407,11 +448,57 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 			covered = r.seen[j] && has_form(&post->funcs[j].facts, p[i].form, 1);
 		if (covered)
 			continue;
+		if (P->hook && asserted_in_a_test(post, p[i].form)) {
+			a1_finding_add(out, P->name, "hook-assertion-moved", "UNVERIFIED", UNDECIDABLE, p[i].form, NULL);
+			continue;
+		}
 		if (!own_live && !helper_live) {
 			a1_finding_add(out, P->name, "test-lost-every-assertion", "FAIL", NULL, p[i].form, NULL);
+			lost_every = 1;
 			break;
 		}
 		a1_finding_add(out, P->name, "assertion-removed", "FAIL", NULL, p[i].form, NULL);
+	}
+	/* What the pre test asserted through the file's helpers it called: each such assertion
+	 * the post test no longer makes, itself or through its helpers. When the post test asserts
+	 * nothing at all that is decided (FAIL); else the helper's arguments may have moved into
+	 * an assertion of the test (UNVERIFIED). */
+	struct reach rp = {pre, xcalloc(pre->nfuncs + 1, 1)};
+	reach_calls(&rp, &P->calls, HELPER_DEPTH);
+	const char *helper_lost = NULL;
+	for (size_t j = 0; j < pre->nfuncs && !helper_lost; j++) {
+		if (!rp.seen[j])
+			continue;
+		const struct a1_js_facts *hf = &pre->funcs[j].facts;
+		for (size_t k = 0; k < hf->n && !helper_lost; k++) {
+			if (!live(&hf->v[k]) || has_form(&Q->facts, hf->v[k].form, 1))
+				continue;
+			int covered = 0;
+			for (size_t m = 0; m < post->nfuncs && !covered; m++)
+				covered = r.seen[m] && has_form(&post->funcs[m].facts, hf->v[k].form, 1);
+			if (!covered)
+				helper_lost = hf->v[k].form;
+		}
+	}
+	if (helper_lost && !lost_every) {
+		if (!own_live && !helper_live)
+			a1_finding_add(out, P->name, "test-lost-every-assertion", "FAIL", NULL, helper_lost, NULL);
+		else
+			a1_finding_add(out, P->name, "assertion-helper-call-removed", "UNVERIFIED", UNDECIDABLE, helper_lost, NULL);
+	}
+	free(rp.seen);
+	/* A call of an assertion helper defined elsewhere (imported: its assertions are not read
+	 * here) that the post test no longer makes. */
+	for (size_t i = 0; i < P->calls.n; i++) {
+		const char *name = P->calls.v[i];
+		int earlier = 0;
+		for (size_t k = 0; k < i && !earlier; k++)
+			earlier = !strcmp(P->calls.v[k], name);
+		if (earlier || !helper_like(name) || defined_here(pre, name) || names_have(&Q->calls, name))
+			continue;
+		char *what = xasprintf("%s(...)", name);
+		a1_finding_add(out, P->name, "assertion-helper-call-removed", "UNVERIFIED", UNDECIDABLE, what, NULL);
+		free(what);
 	}
 	free(r.seen);
 	free(pair);
@@ -559,7 +646,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 				continue;
 			for (size_t j = 0; j < post->ntests; j++) {
 				const struct a1_js_test *Q = &post->tests[j];
-				if (taken[j] || index_get(&ipre, Q->name) >= 0)
+				if (taken[j] || Q->hook != P->hook || index_get(&ipre, Q->name) >= 0)
 					continue;
 				if (pass == 0 ? !strcmp(leaf_name(P->name), leaf_name(Q->name)) &&
 						    superset(&Q->facts, &P->facts)
@@ -574,6 +661,11 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 		const struct a1_js_test *P = &pre->tests[i];
 		if (P->mods & (A1_JS_SKIP | A1_JS_TODO | A1_JS_FAILING))
 			continue; /* it asserted nothing that could fail the run */
+		if (match[i] < 0 && P->hook) { /* a hook gone: what it asserted, lost or moved */
+			struct a1_js_test none = {.name = P->name, .hook = 1};
+			compare_tests(pre, post, P, &none, out);
+			continue;
+		}
 		if (match[i] < 0) {
 			char *what = P->facts.n
 					 ? xasprintf("%zu assertion(s), first: %s", P->facts.n, P->facts.v[0].form)
@@ -592,7 +684,10 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			a1_finding_add(out, P->name, "expected-failure-added", "FAIL", NULL, "must pass", "expected to fail");
 			continue;
 		}
-		compare_tests(post, P, Q, out);
+		if ((Q->mods & A1_JS_SKIPQ) && !(P->mods & A1_JS_SKIPQ))
+			a1_finding_add(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
+				       "skipped when a condition not known here holds");
+		compare_tests(pre, post, P, Q, out);
 	}
 	/* .only: each site the pre side did not have */
 	unsigned char *had = xcalloc(pre->nfocus + 1, 1);
@@ -675,12 +770,14 @@ int a1_js_count(enum a1_js_dialect d, const char *text, size_t len, int *tests, 
 		a1_js_side_free(&s);
 		return -1;
 	}
-	size_t n = 0;
-	for (size_t i = 0; i < s.ntests; i++)
+	size_t n = 0, nt = 0;
+	for (size_t i = 0; i < s.ntests; i++) {
 		n += s.tests[i].facts.n;
+		nt += !s.tests[i].hook;
+	}
 	for (size_t i = 0; i < s.nfuncs; i++)
 		n += s.funcs[i].facts.n;
-	*tests = s.ntests > 0x7fffffff ? 0x7fffffff : (int)s.ntests;
+	*tests = nt > 0x7fffffff ? 0x7fffffff : (int)nt;
 	*assertions = n > 0x7fffffff ? 0x7fffffff : (int)n;
 	a1_js_side_free(&s);
 	return 0;

@@ -927,11 +927,11 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 			if (!tsnode_is(f, "member_expression"))
 				return 0;
 			TSNode prop = tsnode_field(f, "property");
-			if (tsnode_text_is(x->src, prop, "skipIf")) {
-				if (cond_value(x, first_arg(cur)) == 1)
-					mods |= A1_JS_SKIP;
-			} else if (tsnode_text_is(x->src, prop, "runIf")) {
-				if (cond_value(x, first_arg(cur)) == 0)
+			if (tsnode_text_is(x->src, prop, "skipIf") || tsnode_text_is(x->src, prop, "runIf")) {
+				int v = cond_value(x, first_arg(cur)), skip_when = tsnode_text_is(x->src, prop, "skipIf");
+				if (v < 0)
+					mods |= A1_JS_SKIPQ;
+				else if (v == skip_when)
 					mods |= A1_JS_SKIP;
 			} else if (!tsnode_text_is(x->src, prop, "each")) {
 				return 0;
@@ -1062,6 +1062,64 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 	return 1;
 }
 
+/* beforeEach(fn) / afterEach / before / after / beforeAll / afterAll, also as test.X or
+ * t.X (ava, node:test), outside tests: its assertions are recorded in the entry of that hook
+ * kind in the enclosing describe (created on first sight, so that hooks split or merged stay
+ * one entry), and walked with it. */
+static int hook_call(struct ex *x, TSNode n, const struct ctx *c)
+{
+	static const char *const kinds[] = {"beforeEach", "afterEach", "before", "after", "beforeAll", "afterAll", NULL};
+	if (c->test >= 0)
+		return 0;
+	TSNode callee = tsnode_field(n, "function"), args = tsnode_field(n, "arguments");
+	if (tsnode_is(callee, "member_expression")) {
+		TSNode obj = tsnode_field(callee, "object");
+		if (!tsnode_is(obj, "identifier") || !text_in(x, obj, (const char *const[]){"test", "t", NULL}))
+			return 0;
+		callee = tsnode_field(callee, "property");
+	} else if (!tsnode_is(callee, "identifier")) {
+		return 0;
+	}
+	if (!text_in(x, callee, kinds) || !tsnode_is(args, "arguments"))
+		return 0;
+	TSNode av[4], fn = null_node();
+	size_t na = kids(args, av, 4);
+	for (size_t i = 0; i < na && i < 4 && ts_node_is_null(fn); i++)
+		if (is_fn(av[i]))
+			fn = av[i];
+	if (ts_node_is_null(fn))
+		return 0;
+	char *kind = tsnode_text(x->src, callee);
+	char *name = x->path.len ? xasprintf("%s > (%s hook)", buf_cstr(&x->path), kind) : xasprintf("(%s hook)", kind);
+	free(kind);
+	struct a1_js_side *s = x->s;
+	long at = -1;
+	for (size_t i = 0; i < s->ntests && at < 0; i++)
+		if (s->tests[i].hook && !strcmp(s->tests[i].name, name))
+			at = (long)i;
+	if (at < 0) {
+		s->tests = grow(s->tests, &s->captests, s->ntests, sizeof *s->tests);
+		struct a1_js_test *t = &s->tests[s->ntests];
+		t->name = name;
+		t->mods = c->mods;
+		t->line = line_of(n);
+		t->hook = 1;
+		at = (long)s->ntests++;
+	} else {
+		free(name);
+	}
+	struct ctx nc = *c;
+	nc.depth++;
+	nc.test = at;
+	nc.func = -1;
+	nc.dead = nc.swallowed = 0;
+	first_param(x, fn, &nc);
+	TSNode body = tsnode_field(fn, "body");
+	if (!ts_node_is_null(body))
+		walk(x, body, nc);
+	return 1;
+}
+
 /* this.skip(), t.skip(), ctx.skip(), pending(), test.skip(cond), test.fixme(), test.fail(). */
 static void skip_call(struct ex *x, TSNode n, const struct ctx *c)
 {
@@ -1161,7 +1219,7 @@ static void walk(struct ex *x, TSNode n, struct ctx c)
 	}
 	c.depth++;
 	if (tsnode_is(n, "call_expression")) {
-		if (test_call(x, n, &c))
+		if (test_call(x, n, &c) || hook_call(x, n, &c))
 			return;
 		struct chain ch;
 		if (chain(x, n, &c, &ch)) {
