@@ -764,7 +764,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 
 	struct cand *c = xcalloc(n ? n : 1, sizeof *c);
 	size_t nc = n;
-	int candidates = 0, python = 0, needs_trees = 0;
+	int candidates = 0, needs_trees = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct cand *k = &c[i];
 		k->path = paths[i];
@@ -773,7 +773,6 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		k->renamed_to = -1;
 		k->findings = cJSON_CreateArray();
 		candidates += k->how != HOW_NONE;
-		python += k->how == HOW_PYTHON;
 		needs_trees |= reads_trees(k->how);
 	}
 	out->in_scope = candidates;
