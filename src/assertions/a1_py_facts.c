@@ -1339,14 +1339,7 @@ static void add_fact(struct ex *x, int kind, char *form, TSNode node)
 {
 	struct a1_py_side *s = x->s;
 	size_t slot = (size_t)(x->fn + 1) * A1_PY_K_N + (size_t)kind;
-	if (slot >= x->capcounts) {
-		size_t cap = x->capcounts ? x->capcounts : 64;
-		while (cap <= slot)
-			cap *= 2;
-		x->counts = xrealloc(x->counts, cap * sizeof *x->counts);
-		memset(x->counts + x->capcounts, 0, (cap - x->capcounts) * sizeof *x->counts);
-		x->capcounts = cap;
-	}
+	x->counts = xgrow_zeroed(x->counts, &x->capcounts, slot, sizeof *x->counts, 64);
 	s->facts = xgrow_zeroed(s->facts, &s->capfacts, s->nfacts, sizeof *s->facts, 16);
 	struct a1_py_fact *f = &s->facts[s->nfacts++];
 	f->kind = kind;

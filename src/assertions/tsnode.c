@@ -73,14 +73,7 @@ TSNode *tsnode_named_children(TSNode n, size_t *count)
 
 TSTreeCursor *tsnode_cursor(struct tsnode_cursors *p, size_t level, TSNode n)
 {
-	if (level >= p->cap) {
-		size_t cap = p->cap ? p->cap : 16;
-		while (cap <= level)
-			cap *= 2;
-		p->v = xrealloc(p->v, cap * sizeof *p->v);
-		memset(p->v + p->cap, 0, (cap - p->cap) * sizeof *p->v);
-		p->cap = cap;
-	}
+	p->v = xgrow_zeroed(p->v, &p->cap, level, sizeof *p->v, 16);
 	if (!p->v[level]) {
 		p->v[level] = xmalloc(sizeof **p->v);
 		*p->v[level] = ts_tree_cursor_new(n);
