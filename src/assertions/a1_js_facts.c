@@ -238,14 +238,12 @@ static const char *canon_text(struct ex *x, TSNode n, int inner)
 	}
 	size_t visited = 0;
 	for (;;) {
-		TSNode k = ts_tree_cursor_current_node(c);
 		visited++;
-		if (ts_node_child_count(k) == 0) {
-			if (!inner || (ts_node_start_byte(k) >= first && ts_node_end_byte(k) <= last))
-				canon_leaf(x, &st, k);
-		} else if (ts_tree_cursor_goto_first_child(c)) {
-			continue;
-		}
+		if (ts_tree_cursor_goto_first_child(c))
+			continue; /* a node with (visible) children: its leaves follow */
+		TSNode k = ts_tree_cursor_current_node(c);
+		if (!inner || (ts_node_start_byte(k) >= first && ts_node_end_byte(k) <= last))
+			canon_leaf(x, &st, k);
 		while (!ts_tree_cursor_goto_next_sibling(c))
 			if (!ts_tree_cursor_goto_parent(c))
 				goto done;
