@@ -1215,6 +1215,8 @@ static void walk(struct ex *x, TSNode n, struct ctx c)
 		set_status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
 		return;
 	}
+	if (!ts_node_named_child_count(n))
+		return; /* an identifier, a number, `this` ...: no call, no test, nothing below */
 	c.depth++;
 	if (tsnode_is(n, "call_expression")) {
 		if (test_call(x, n, &c) || hook_call(x, n, &c))

@@ -1676,6 +1676,8 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 {
 	if (x->s->status || depth > WALK_MAX || !spend(x->s, 1))
 		return;
+	if (!ts_node_named_child_count(n))
+		return; /* an identifier, a number, a bare `raise` ...: nothing below is read */
 	const char *t = ts_node_type(n);
 	if (!strcmp(t, "comment"))
 		return;
