@@ -8,7 +8,11 @@
  * best of --reps runs, and the ratio to the baseline row measured in the same run: the
  * Python judge (assertions/a1_py.c, tree-sitter, in process) on the file of the same size.
  * (The retired python3 helper measured 118 ms / 169 ms median at 100 / 2,000 lines on the
- * same machine; the in-process judge 1.3 ms / 32 ms.)
+ * same machine; the in-process judge first 1.3 ms / 32 ms, then 0.7 ms / 14.5 ms once its
+ * quadratic walks were gone - CPU time, interleaved with the earlier code on a loaded 2-core
+ * machine; JavaScript 22.9 -> 21 ms, TypeScript 25.5 -> 24 ms at 2,000 lines. Parsing is the
+ * floor: one 2,000-line side takes ~3.8 ms (Python) and ~7.5 ms (JavaScript) in Debian's
+ * tree-sitter 0.20.7 before anything is judged, the post side ~2 ms more incrementally.)
  * Rows: python, javascript, typescript, go and java (tree-sitter, in process), and
  * configuration (package.json, Cargo.toml, pyproject.toml judged on their test keys). */
 #include <stdio.h>

@@ -15,11 +15,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "assertions/a1_finding.h"
 #include "assertions/a1_js_facts.h"
 #include "common/buf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
-#define FORM_MAX 400   /* characters of a form echoed back in a finding */
 #define HELPER_DEPTH 8 /* calls followed from a test into the file's functions */
 
 #define UNREADABLE "ASSERTION_FILE_UNREADABLE"
@@ -44,53 +45,6 @@ enum a1_js_dialect a1_js_dialect(const char *path)
 		if (!strcasecmp(dot, map[i].ext))
 			return map[i].d;
 	return A1_JS_NONE;
-}
-
-/* ---- findings ---- */
-
-/* At most FORM_MAX bytes of s, cut at a character boundary, "..." when cut. */
-static char *clip(const char *s)
-{
-	size_t n = strlen(s);
-	if (n <= FORM_MAX)
-		return xstrdup(s);
-	size_t k = FORM_MAX;
-	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	char *o = xmalloc(k + 4);
-	memcpy(o, s, k);
-	memcpy(o + k, "...", 4);
-	return o;
-}
-
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-	cJSON *item;
-	if (v) {
-		char *c = clip(v);
-		item = cJSON_CreateString(c);
-		free(c);
-	} else {
-		item = cJSON_CreateNull();
-	}
-	if (!item)
-		FATAL("out of memory");
-	cJSON_AddItemToObject(o, key, item);
-}
-
-static void finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
-		    const char *pre, const char *post)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		FATAL("out of memory");
-	add_str(o, "function", function);
-	add_str(o, "finding", name);
-	add_str(o, "status", status);
-	add_str(o, "cause", cause);
-	add_str(o, "pre", pre);
-	add_str(o, "post", post);
-	cJSON_AddItemToArray(out, o);
 }
 
 /* ---- matchers ---- */
@@ -403,8 +357,51 @@ static int has_form(const struct a1_js_facts *l, const char *form, int need_live
 	return 0;
 }
 
-static void compare_tests(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
-			  a1_js_pair_fn pair_fn, cJSON *out)
+/* A name an assertion helper goes by: expect*, assert*, check*, verify*, ensure*, should*,
+ * validate*, must* as a whole word or followed by an upper-case letter or '_' (expectSum,
+ * assert_valid; not checkout). Not the frameworks' own expect / assert / should: a call of
+ * those that is no assertion chain asserts nothing. */
+static int helper_like(const char *name)
+{
+	if (!strcmp(name, "expect") || !strcmp(name, "assert") || !strcmp(name, "should"))
+		return 0;
+	static const char *const pre[] = {"expect", "assert", "check", "verify", "ensure", "should", "validate", "must", NULL};
+	for (const char *const *p = pre; *p; p++) {
+		size_t k = strlen(*p);
+		if (!strncmp(name, *p, k) && (!name[k] || name[k] == '_' || (name[k] >= 'A' && name[k] <= 'Z')))
+			return 1;
+	}
+	return 0;
+}
+
+static int names_have(const struct a1_js_names *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return 1;
+	return 0;
+}
+
+static int defined_here(const struct a1_js_side *s, const char *name)
+{
+	for (size_t j = 0; j < s->nfuncs; j++)
+		if (!strcmp(s->funcs[j].name, name))
+			return 1;
+	return 0;
+}
+
+/* A hook's assertion moved into a test (it then runs in that test only, not around every one):
+ * not decided here. */
+static int asserted_in_a_test(const struct a1_js_side *post, const char *form)
+{
+	for (size_t i = 0; i < post->ntests; i++)
+		if (!post->tests[i].hook && has_form(&post->tests[i].facts, form, 1))
+			return 1;
+	return 0;
+}
+
+static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side *post, const struct a1_js_test *P,
+			  const struct a1_js_test *Q, a1_js_pair_fn pair_fn, cJSON *out)
 {
 	size_t np = P->facts.n, nq = Q->facts.n;
 	const struct a1_js_fact *p = P->facts.v, *q = Q->facts.v;
@@ -441,7 +438,7 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 		if (go)
 			name = pair_fn(&p[i], &q[pair[i]], &status);
 		if (name)
-			finding(out, P->name, name, status, NULL, p[i].form, q[pair[i]].form);
+			a1_finding_add(out, P->name, name, status, NULL, p[i].form, q[pair[i]].form);
 	}
 	/* what is left: asserted by a helper the post test calls, or removed */
 	struct reach r = {post, xcalloc(post->nfuncs + 1, 1)};
@@ -454,6 +451,7 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 	int own_live = 0;
 	for (size_t j = 0; j < nq; j++)
 		own_live |= live(&q[j]);
+	int lost_every = 0;
 	for (size_t i = 0; i < np; i++) {
 		if (pair[i] >= 0 || !live(&p[i]))
 			continue;
@@ -462,11 +460,57 @@ static void compare_tests(const struct a1_js_side *post, const struct a1_js_test
 			covered = r.seen[j] && has_form(&post->funcs[j].facts, p[i].form, 1);
 		if (covered)
 			continue;
+		if (P->hook && asserted_in_a_test(post, p[i].form)) {
+			a1_finding_add(out, P->name, "hook-assertion-moved", "UNVERIFIED", UNDECIDABLE, p[i].form, NULL);
+			continue;
+		}
 		if (!own_live && !helper_live) {
-			finding(out, P->name, "test-lost-every-assertion", "FAIL", NULL, p[i].form, NULL);
+			a1_finding_add(out, P->name, "test-lost-every-assertion", "FAIL", NULL, p[i].form, NULL);
+			lost_every = 1;
 			break;
 		}
-		finding(out, P->name, "assertion-removed", "FAIL", NULL, p[i].form, NULL);
+		a1_finding_add(out, P->name, "assertion-removed", "FAIL", NULL, p[i].form, NULL);
+	}
+	/* What the pre test asserted through the file's helpers it called: each such assertion
+	 * the post test no longer makes, itself or through its helpers. When the post test asserts
+	 * nothing at all that is decided (FAIL); else the helper's arguments may have moved into
+	 * an assertion of the test (UNVERIFIED). */
+	struct reach rp = {pre, xcalloc(pre->nfuncs + 1, 1)};
+	reach_calls(&rp, &P->calls, HELPER_DEPTH);
+	const char *helper_lost = NULL;
+	for (size_t j = 0; j < pre->nfuncs && !helper_lost; j++) {
+		if (!rp.seen[j])
+			continue;
+		const struct a1_js_facts *hf = &pre->funcs[j].facts;
+		for (size_t k = 0; k < hf->n && !helper_lost; k++) {
+			if (!live(&hf->v[k]) || has_form(&Q->facts, hf->v[k].form, 1))
+				continue;
+			int covered = 0;
+			for (size_t m = 0; m < post->nfuncs && !covered; m++)
+				covered = r.seen[m] && has_form(&post->funcs[m].facts, hf->v[k].form, 1);
+			if (!covered)
+				helper_lost = hf->v[k].form;
+		}
+	}
+	if (helper_lost && !lost_every) {
+		if (!own_live && !helper_live)
+			a1_finding_add(out, P->name, "test-lost-every-assertion", "FAIL", NULL, helper_lost, NULL);
+		else
+			a1_finding_add(out, P->name, "assertion-helper-call-removed", "UNVERIFIED", UNDECIDABLE, helper_lost, NULL);
+	}
+	free(rp.seen);
+	/* A call of an assertion helper defined elsewhere (imported: its assertions are not read
+	 * here) that the post test no longer makes. */
+	for (size_t i = 0; i < P->calls.n; i++) {
+		const char *name = P->calls.v[i];
+		int earlier = 0;
+		for (size_t k = 0; k < i && !earlier; k++)
+			earlier = !strcmp(P->calls.v[k], name);
+		if (earlier || !helper_like(name) || defined_here(pre, name) || names_have(&Q->calls, name))
+			continue;
+		char *what = xasprintf("%s(...)", name);
+		a1_finding_add(out, P->name, "assertion-helper-call-removed", "UNVERIFIED", UNDECIDABLE, what, NULL);
+		free(what);
 	}
 	free(r.seen);
 	free(pair);
@@ -522,14 +566,6 @@ struct index {
 	size_t cap;
 };
 
-static size_t hash(const char *s)
-{
-	size_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h ^ (h >> 29);
-}
-
 static void index_build(struct index *ix, const struct a1_js_side *s)
 {
 	ix->s = s;
@@ -540,7 +576,7 @@ static void index_build(struct index *ix, const struct a1_js_side *s)
 	for (size_t i = 0; i < ix->cap; i++)
 		ix->slot[i] = -1;
 	for (size_t i = 0; i < s->ntests; i++) {
-		size_t j = hash(s->tests[i].name) & (ix->cap - 1);
+		size_t j = strmap_hash(s->tests[i].name) & (ix->cap - 1);
 		while (ix->slot[j] >= 0 && strcmp(s->tests[ix->slot[j]].name, s->tests[i].name))
 			j = (j + 1) & (ix->cap - 1);
 		if (ix->slot[j] < 0)
@@ -550,7 +586,7 @@ static void index_build(struct index *ix, const struct a1_js_side *s)
 
 static long index_get(const struct index *ix, const char *name)
 {
-	size_t j = hash(name) & (ix->cap - 1);
+	size_t j = strmap_hash(name) & (ix->cap - 1);
 	while (ix->slot[j] >= 0) {
 		if (!strcmp(ix->s->tests[ix->slot[j]].name, name))
 			return ix->slot[j];
@@ -623,7 +659,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 				continue;
 			for (size_t j = 0; j < post->ntests; j++) {
 				const struct a1_js_test *Q = &post->tests[j];
-				if (taken[j] || index_get(&ipre, Q->name) >= 0)
+				if (taken[j] || Q->hook != P->hook || index_get(&ipre, Q->name) >= 0)
 					continue;
 				if (pass == 0 ? !strcmp(leaf_name(P->name), leaf_name(Q->name)) &&
 						    superset(&Q->facts, &P->facts)
@@ -638,25 +674,33 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 		const struct a1_js_test *P = &pre->tests[i];
 		if (P->mods & (A1_JS_SKIP | A1_JS_TODO | A1_JS_FAILING))
 			continue; /* it asserted nothing that could fail the run */
+		if (match[i] < 0 && P->hook) { /* a hook gone: what it asserted, lost or moved */
+			struct a1_js_test none = {.name = P->name, .hook = 1};
+			compare_tests(pre, post, P, &none, pair_fn, out);
+			continue;
+		}
 		if (match[i] < 0) {
 			char *what = P->facts.n
 					 ? xasprintf("%zu assertion(s), first: %s", P->facts.n, P->facts.v[0].form)
 					 : xstrdup("a test without assertions");
-			finding(out, P->name, "test-deleted", "FAIL", NULL, what, NULL);
+			a1_finding_add(out, P->name, "test-deleted", "FAIL", NULL, what, NULL);
 			free(what);
 			continue;
 		}
 		const struct a1_js_test *Q = &post->tests[match[i]];
 		if (Q->mods & (A1_JS_SKIP | A1_JS_TODO)) {
-			finding(out, P->name, "test-skipped", "FAIL", NULL, "runs",
+			a1_finding_add(out, P->name, "test-skipped", "FAIL", NULL, "runs",
 				Q->mods & A1_JS_SKIP ? "skipped" : "todo");
 			continue;
 		}
 		if (Q->mods & A1_JS_FAILING) {
-			finding(out, P->name, "expected-failure-added", "FAIL", NULL, "must pass", "expected to fail");
+			a1_finding_add(out, P->name, "expected-failure-added", "FAIL", NULL, "must pass", "expected to fail");
 			continue;
 		}
-		compare_tests(post, P, Q, pair_fn, out);
+		if ((Q->mods & A1_JS_SKIPQ) && !(P->mods & A1_JS_SKIPQ))
+			a1_finding_add(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
+				       "skipped when a condition not known here holds");
+		compare_tests(pre, post, P, Q, pair_fn, out);
 	}
 	/* .only: each site the pre side did not have */
 	unsigned char *had = xcalloc(pre->nfocus + 1, 1);
@@ -670,7 +714,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			had[i] = 1;
 			continue;
 		}
-		finding(out, post->focus[j].name, "focus-added", "FAIL", NULL, NULL, post->focus[j].text);
+		a1_finding_add(out, post->focus[j].name, "focus-added", "FAIL", NULL, NULL, post->focus[j].text);
 	}
 	free(had);
 	/* mocks of the unit under test */
@@ -686,7 +730,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			if (!strcmp(pre->mocks[i].name, post->mocks[j].name))
 				break;
 		if (i == pre->nmocks)
-			finding(out, NULL, "unit-under-test-mocked", "FAIL", NULL, NULL, post->mocks[j].text);
+			a1_finding_add(out, NULL, "unit-under-test-mocked", "FAIL", NULL, NULL, post->mocks[j].text);
 	}
 	free(stem);
 	free(match);
@@ -700,7 +744,7 @@ static void refused(cJSON *out, const struct a1_js_side *s, const char *side)
 	char *what = xasprintf("%s: %s", side, s->why ? s->why : "not read");
 	int deep = s->status == A1_JS_UNDECIDABLE;
 	int pre = !strcmp(side, "pre");
-	finding(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
+	a1_finding_add(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
 		deep ? UNDECIDABLE : UNREADABLE, pre ? what : NULL, pre ? NULL : what);
 	free(what);
 }
@@ -714,7 +758,7 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 	if (d == A1_JS_NONE)
 		d = a1_js_dialect(path);
 	if (d == A1_JS_NONE) {
-		finding(out, NULL, "unparseable-source", "UNVERIFIED", UNREADABLE, NULL,
+		a1_finding_add(out, NULL, "unparseable-source", "UNVERIFIED", UNREADABLE, NULL,
 			"not a JavaScript or TypeScript file name");
 		return out;
 	}
@@ -739,12 +783,14 @@ int a1_js_count(enum a1_js_dialect d, const char *text, size_t len, int *tests, 
 		a1_js_side_free(&s);
 		return -1;
 	}
-	size_t n = 0;
-	for (size_t i = 0; i < s.ntests; i++)
+	size_t n = 0, nt = 0;
+	for (size_t i = 0; i < s.ntests; i++) {
 		n += s.tests[i].facts.n;
+		nt += !s.tests[i].hook;
+	}
 	for (size_t i = 0; i < s.nfuncs; i++)
 		n += s.funcs[i].facts.n;
-	*tests = s.ntests > 0x7fffffff ? 0x7fffffff : (int)s.ntests;
+	*tests = nt > 0x7fffffff ? 0x7fffffff : (int)nt;
 	*assertions = n > 0x7fffffff ? 0x7fffffff : (int)n;
 	a1_js_side_free(&s);
 	return 0;

@@ -10,15 +10,20 @@
  * `t.X(...)`) with where they stand (reachable or after an early return / in a dead branch;
  * inside a try whose catch swallows the failure), the functions of the file that tests call
  * (assertions moved into a helper still count), the modules it imports and mocks
- * (`jest.mock`, `vi.mock`). The two sides' facts are compared test by test; the findings
- * (docs/VERDICTS.md, "JavaScript and TypeScript") are:
+ * (`jest.mock`, `vi.mock`), and the assertions of its before/after hooks (one entry per hook
+ * kind and describe block, "calc > (beforeEach hook)", compared like a test). The two sides'
+ * facts are compared test by test; the findings (docs/VERDICTS.md, "JavaScript and
+ * TypeScript") are:
  *   FAIL        test-deleted, test-skipped, focus-added, expected-failure-added,
  *               test-lost-every-assertion, assertion-removed, replaced-by-tautology,
  *               matcher-loosened, assertion-negated, assertion-unreachable,
  *               failure-swallowed, unit-under-test-mocked
  *   WARN        expected-value-changed (the same subject and matcher, another expected value)
- *   UNVERIFIED  unparseable-source (ASSERTION_FILE_UNREADABLE), too-deeply-nested
- *               (ASSERTION_UNDECIDABLE)
+ *   UNVERIFIED  unparseable-source (ASSERTION_FILE_UNREADABLE), too-deeply-nested,
+ *               conditional-skip-added (skipIf / runIf of a condition not known),
+ *               assertion-helper-call-removed (an asserting helper's call dropped while the
+ *               test still asserts something; an imported expect* / assert* / check* ...
+ *               helper's call dropped), hook-assertion-moved (ASSERTION_UNDECIDABLE)
  * Honest edits have no finding: new tests and assertions, stricter matchers, a test renamed
  * with its assertions, assertions moved into a helper the test still calls, formatting,
  * comments, quote style.

@@ -23,6 +23,7 @@
 #include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/jsonx.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 const TSLanguage *tree_sitter_javascript(void);
@@ -39,7 +40,6 @@ const TSLanguage *tree_sitter_tsx(void);
 #ifndef PARSE_MICROS
 #define PARSE_MICROS 30000000ull
 #endif
-#define SNIP 60
 
 struct nameidx {
 	char **key;
@@ -56,6 +56,8 @@ struct ex {
 	struct nameidx names;
 	size_t budget; /* leaves and nodes the walk may still visit */
 	int strict_assert; /* `assert` is node's strict assert here: assert.equal is strictEqual */
+	struct tsnode_cursors cursors; /* walk_kids: one per depth; canon_text: its own */
+	struct tsnode_cursors canon_cursor;
 };
 
 struct ctx {
@@ -69,32 +71,10 @@ struct ctx {
 
 /* ---- small things ---- */
 
-static int is(TSNode n, const char *type)
-{
-	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
-}
-
-static TSNode field(TSNode n, const char *name)
-{
-	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
-}
-
-static size_t nlen(TSNode n)
-{
-	return ts_node_end_byte(n) - ts_node_start_byte(n);
-}
-
-/* The node's source text equals `s`. */
-static int text_is(const struct ex *x, TSNode n, const char *s)
-{
-	size_t k = strlen(s);
-	return !ts_node_is_null(n) && nlen(n) == k && !memcmp(x->src + ts_node_start_byte(n), s, k);
-}
-
 static int text_in(const struct ex *x, TSNode n, const char *const *set)
 {
 	for (; *set; set++)
-		if (text_is(x, n, *set))
+		if (tsnode_text_is(x->src, n, *set))
 			return 1;
 	return 0;
 }
@@ -109,8 +89,8 @@ static int str_in(const char *s, const char *const *set)
 
 static int is_fn(TSNode n)
 {
-	return is(n, "arrow_function") || is(n, "function_expression") || is(n, "function") ||
-	       is(n, "generator_function");
+	return tsnode_is(n, "arrow_function") || tsnode_is(n, "function_expression") || tsnode_is(n, "function") ||
+	       tsnode_is(n, "generator_function");
 }
 
 /* Up to `max` named children of `n` that are not comments; returns how many there are. */
@@ -122,7 +102,7 @@ static size_t kids(TSNode n, TSNode *out, size_t max)
 	TSTreeCursor c = ts_tree_cursor_new(n);
 	for (int more = ts_tree_cursor_goto_first_child(&c); more; more = ts_tree_cursor_goto_next_sibling(&c)) {
 		TSNode ch = ts_tree_cursor_current_node(&c);
-		if (!ts_node_is_named(ch) || is(ch, "comment") || is(ch, "html_comment"))
+		if (!ts_node_is_named(ch) || tsnode_is(ch, "comment") || tsnode_is(ch, "html_comment"))
 			continue;
 		if (k < max)
 			out[k] = ch;
@@ -247,7 +227,7 @@ static const char *canon_text(struct ex *x, TSNode n, int inner)
 	buf_reset(&x->cb);
 	buf_cstr(&x->cb);
 	struct canon st = {.last = -1, .hash = 1469598103934665603ull};
-	TSTreeCursor c = ts_tree_cursor_new(n);
+	TSTreeCursor *c = tsnode_cursor(&x->canon_cursor, 0, n);
 	uint32_t first = 0, last = 0;
 	if (inner) {
 		uint32_t k = ts_node_child_count(n);
@@ -258,20 +238,17 @@ static const char *canon_text(struct ex *x, TSNode n, int inner)
 	}
 	size_t visited = 0;
 	for (;;) {
-		TSNode k = ts_tree_cursor_current_node(&c);
 		visited++;
-		if (ts_node_child_count(k) == 0) {
-			if (!inner || (ts_node_start_byte(k) >= first && ts_node_end_byte(k) <= last))
-				canon_leaf(x, &st, k);
-		} else if (ts_tree_cursor_goto_first_child(&c)) {
-			continue;
-		}
-		while (!ts_tree_cursor_goto_next_sibling(&c))
-			if (!ts_tree_cursor_goto_parent(&c))
+		if (ts_tree_cursor_goto_first_child(c))
+			continue; /* a node with (visible) children: its leaves follow */
+		TSNode k = ts_tree_cursor_current_node(c);
+		if (!inner || (ts_node_start_byte(k) >= first && ts_node_end_byte(k) <= last))
+			canon_leaf(x, &st, k);
+		while (!ts_tree_cursor_goto_next_sibling(c))
+			if (!ts_tree_cursor_goto_parent(c))
 				goto done;
 	}
 done:
-	ts_tree_cursor_delete(&c);
 	spend(x, visited, n);
 	if (st.total > FORM_CAP)
 		buf_printf(&x->cb, "...#%016llx", (unsigned long long)st.hash);
@@ -312,7 +289,7 @@ static int not_literal(TSNode k, void *ctx)
 					 NULL};
 	static const char *const consts[] = {"undefined", "NaN", "Infinity", NULL};
 	struct ex *x = ctx;
-	return ts_node_is_named(k) && !str_in(ts_node_type(k), ok) && !(is(k, "identifier") && text_in(x, k, consts));
+	return ts_node_is_named(k) && !str_in(ts_node_type(k), ok) && !(tsnode_is(k, "identifier") && text_in(x, k, consts));
 }
 
 static int literal(struct ex *x, TSNode n)
@@ -348,22 +325,22 @@ static int pure(struct ex *x, TSNode n)
 static int cond_value(const struct ex *x, TSNode n)
 {
 	for (int i = 0; i < 64 && !ts_node_is_null(n); i++) {
-		if (is(n, "parenthesized_expression")) {
+		if (tsnode_is(n, "parenthesized_expression")) {
 			TSNode k;
 			if (kids(n, &k, 1) != 1)
 				return -1;
 			n = k;
 			continue;
 		}
-		if (is(n, "true"))
+		if (tsnode_is(n, "true"))
 			return 1;
-		if (is(n, "false") || is(n, "null") || is(n, "undefined"))
+		if (tsnode_is(n, "false") || tsnode_is(n, "null") || tsnode_is(n, "undefined"))
 			return 0;
-		if (is(n, "identifier"))
-			return text_is(x, n, "undefined") || text_is(x, n, "NaN") ? 0 : -1;
-		if (is(n, "number")) {
+		if (tsnode_is(n, "identifier"))
+			return tsnode_text_is(x->src, n, "undefined") || tsnode_text_is(x->src, n, "NaN") ? 0 : -1;
+		if (tsnode_is(n, "number")) {
 			const char *p = x->src + ts_node_start_byte(n);
-			size_t k = nlen(n), j = 0;
+			size_t k = tsnode_len(n), j = 0;
 			int hex = k > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
 			for (j = hex ? 2 : 0; j < k; j++) {
 				char ch = p[j];
@@ -375,24 +352,24 @@ static int cond_value(const struct ex *x, TSNode n)
 			}
 			return 0;
 		}
-		if (is(n, "string") || is(n, "template_string")) {
+		if (tsnode_is(n, "string") || tsnode_is(n, "template_string")) {
 			TSNode k[1];
-			if (is(n, "template_string")) {
+			if (tsnode_is(n, "template_string")) {
 				TSNode sub[64];
 				size_t m = kids(n, sub, 64);
 				for (size_t j = 0; j < m && j < 64; j++)
-					if (is(sub[j], "template_substitution"))
+					if (tsnode_is(sub[j], "template_substitution"))
 						return -1;
 			}
 			return kids(n, k, 1) ? 1 : 0;
 		}
-		if (is(n, "array") || is(n, "object") || is_fn(n) || is(n, "regex"))
+		if (tsnode_is(n, "array") || tsnode_is(n, "object") || is_fn(n) || tsnode_is(n, "regex"))
 			return 1;
-		if (is(n, "unary_expression")) {
-			TSNode op = field(n, "operator"), arg = field(n, "argument");
-			if (text_is(x, op, "void"))
+		if (tsnode_is(n, "unary_expression")) {
+			TSNode op = tsnode_field(n, "operator"), arg = tsnode_field(n, "argument");
+			if (tsnode_text_is(x->src, op, "void"))
 				return 0;
-			if (!text_is(x, op, "!"))
+			if (!tsnode_text_is(x->src, op, "!"))
 				return -1;
 			int v = cond_value(x, arg);
 			return v < 0 ? -1 : !v;
@@ -415,14 +392,6 @@ static void names_add(struct a1_js_names *l, const char *s, size_t n)
 	l->v[l->n++] = xstrndup(s, n);
 }
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h ^ (h >> 29);
-}
-
 /* How many times `name` was seen before (then counts it). */
 static unsigned name_seen(struct nameidx *t, const char *name)
 {
@@ -435,7 +404,7 @@ static unsigned name_seen(struct nameidx *t, const char *name)
 		t->count = xcalloc(t->cap, sizeof *t->count);
 		for (size_t i = 0; i < ocap; i++)
 			if (ok[i]) {
-				size_t j = str_hash(ok[i]) & (t->cap - 1);
+				size_t j = strmap_hash(ok[i]) & (t->cap - 1);
 				while (t->key[j])
 					j = (j + 1) & (t->cap - 1);
 				t->key[j] = ok[i];
@@ -444,7 +413,7 @@ static unsigned name_seen(struct nameidx *t, const char *name)
 		free(ok);
 		free(oc);
 	}
-	size_t j = str_hash(name) & (t->cap - 1);
+	size_t j = strmap_hash(name) & (t->cap - 1);
 	while (t->key[j] && strcmp(t->key[j], name))
 		j = (j + 1) & (t->cap - 1);
 	if (!t->key[j]) {
@@ -558,18 +527,18 @@ static TSNode null_node(void)
 static TSNode first_arg(TSNode call)
 {
 	TSNode a[1];
-	if (kids(field(call, "arguments"), a, 1))
+	if (kids(tsnode_field(call, "arguments"), a, 1))
 		return a[0];
 	return null_node();
 }
 
 static int is_param(const struct ex *x, const struct ctx *c, TSNode n)
 {
-	if (!is(n, "identifier"))
+	if (!tsnode_is(n, "identifier"))
 		return 0;
-	if (c->param && nlen(n) == c->param_len && !memcmp(x->src + ts_node_start_byte(n), c->param, c->param_len))
+	if (c->param && tsnode_len(n) == c->param_len && !memcmp(x->src + ts_node_start_byte(n), c->param, c->param_len))
 		return 1;
-	return text_is(x, n, "t");
+	return tsnode_text_is(x->src, n, "t");
 }
 
 /* Reads `n` (a call or member expression) as an assertion chain, without recording. */
@@ -579,21 +548,21 @@ static int chain(const struct ex *x, TSNode n, const struct ctx *c, struct chain
 	size_t ns = 0;
 	TSNode cur = n;
 	memset(ch, 0, sizeof *ch);
-	while (is(cur, "call_expression") || is(cur, "member_expression")) {
+	while (tsnode_is(cur, "call_expression") || tsnode_is(cur, "member_expression")) {
 		if (ns == MAX_STEPS)
 			return 0;
 		st[ns++] = cur;
-		cur = is(cur, "call_expression") ? field(cur, "function") : field(cur, "object");
+		cur = tsnode_is(cur, "call_expression") ? tsnode_field(cur, "function") : tsnode_field(cur, "object");
 		if (ts_node_is_null(cur))
 			return 0;
 	}
 	TSNode base = cur;
 	/* .then / .catch / .finally after the assertion: not part of it */
 	size_t top = 0;
-	while (ns - top >= 3 && is(st[top], "call_expression") && is(st[top + 1], "member_expression") &&
-	       text_in(x, field(st[top + 1], "property"), (const char *const[]){"then", "catch", "finally", NULL}) &&
+	while (ns - top >= 3 && tsnode_is(st[top], "call_expression") && tsnode_is(st[top + 1], "member_expression") &&
+	       text_in(x, tsnode_field(st[top + 1], "property"), (const char *const[]){"then", "catch", "finally", NULL}) &&
 	       ch->nafter < 4) {
-		if (text_is(x, field(st[top + 1], "property"), "catch") && ts_node_is_null(ch->catch_call))
+		if (tsnode_text_is(x->src, tsnode_field(st[top + 1], "property"), "catch") && ts_node_is_null(ch->catch_call))
 			ch->catch_call = st[top];
 		ch->after[ch->nafter++] = st[top];
 		top += 2;
@@ -604,27 +573,27 @@ static int chain(const struct ex *x, TSNode n, const struct ctx *c, struct chain
 		ch->S[i] = st[ns - 1 - i];
 	TSNode *S = ch->S;
 	size_t m = ch->m, i = 0;
-#define MEMBER(k, name) ((k) < m && is(S[k], "member_expression") && text_is(x, field(S[k], "property"), name))
-#define CALL(k) ((k) < m && is(S[k], "call_expression"))
-	int b_expect = text_is(x, base, "expect"), b_assert = text_is(x, base, "assert"), b_should = 0;
-	if (is(base, "identifier") && text_is(x, base, "chai")) {
+#define MEMBER(k, name) ((k) < m && tsnode_is(S[k], "member_expression") && tsnode_text_is(x->src, tsnode_field(S[k], "property"), name))
+#define CALL(k) ((k) < m && tsnode_is(S[k], "call_expression"))
+	int b_expect = tsnode_text_is(x->src, base, "expect"), b_assert = tsnode_text_is(x->src, base, "assert"), b_should = 0;
+	if (tsnode_is(base, "identifier") && tsnode_text_is(x->src, base, "chai")) {
 		if (MEMBER(0, "expect"))
 			b_expect = 1, i = 1;
 		else if (MEMBER(0, "assert"))
 			b_assert = 1, i = 1;
-	} else if (is(base, "identifier") && text_is(x, base, "sinon") && MEMBER(0, "assert")) {
+	} else if (tsnode_is(base, "identifier") && tsnode_text_is(x->src, base, "sinon") && MEMBER(0, "assert")) {
 		b_assert = 1, i = 1;
-	} else if (text_is(x, base, "should")) {
+	} else if (tsnode_text_is(x->src, base, "should")) {
 		b_should = 1;
 	}
-	if (!is(base, "identifier"))
+	if (!tsnode_is(base, "identifier"))
 		b_expect = b_assert = 0;
 	if (b_expect) {
 		if (MEMBER(i, "soft") || MEMBER(i, "poll"))
 			i++;
 		if ((MEMBER(i, "assertions") || MEMBER(i, "hasAssertions")) && CALL(i + 1) && i + 2 == m) {
 			ch->kind = A1_JS_K_COUNT;
-			ch->mname = field(S[i], "property");
+			ch->mname = tsnode_field(S[i], "property");
 			ch->mcall = S[i + 1];
 			ch->subject = null_node();
 			return 1;
@@ -640,13 +609,13 @@ static int chain(const struct ex *x, TSNode n, const struct ctx *c, struct chain
 		if (b_assert && i == 0 && m == 1 && CALL(0)) {
 			ch->name = "assert";
 			ch->mcall = S[0];
-		} else if (i + 2 == m && is(S[i], "member_expression") && CALL(i + 1)) {
-			ch->mname = field(S[i], "property");
+		} else if (i + 2 == m && tsnode_is(S[i], "member_expression") && CALL(i + 1)) {
+			ch->mname = tsnode_field(S[i], "property");
 			ch->mcall = S[i + 1];
 			ch->strict = b_assert && i == 0 && x->strict_assert; /* node's strict assert, imported so */
-		} else if (b_assert && i + 3 == m && MEMBER(i, "strict") && is(S[i + 1], "member_expression") &&
+		} else if (b_assert && i + 3 == m && MEMBER(i, "strict") && tsnode_is(S[i + 1], "member_expression") &&
 			   CALL(i + 2)) {
-			ch->mname = field(S[i + 1], "property");
+			ch->mname = tsnode_field(S[i + 1], "property");
 			ch->mcall = S[i + 2];
 			ch->strict = 1;
 		} else {
@@ -655,17 +624,17 @@ static int chain(const struct ex *x, TSNode n, const struct ctx *c, struct chain
 		ch->subject = first_arg(ch->mcall);
 		return 1;
 	}
-	if (is_param(x, c, base) && m >= 2 && is(S[0], "member_expression")) {
+	if (is_param(x, c, base) && m >= 2 && tsnode_is(S[0], "member_expression")) {
 		ch->kind = A1_JS_K_T;
-		if (MEMBER(0, "assert") && m == 3 && is(S[1], "member_expression") && CALL(2)) {
-			ch->mname = field(S[1], "property");
+		if (MEMBER(0, "assert") && m == 3 && tsnode_is(S[1], "member_expression") && CALL(2)) {
+			ch->mname = tsnode_field(S[1], "property");
 			ch->mcall = S[2];
-		} else if (m == 2 && CALL(1) && text_in(x, field(S[0], "property"), T_ASSERTS)) {
-			ch->mname = field(S[0], "property");
+		} else if (m == 2 && CALL(1) && text_in(x, tsnode_field(S[0], "property"), T_ASSERTS)) {
+			ch->mname = tsnode_field(S[0], "property");
 			ch->mcall = S[1];
 		} else if (m == 2 && CALL(1) && MEMBER(0, "plan")) {
 			ch->kind = A1_JS_K_COUNT;
-			ch->mname = field(S[0], "property");
+			ch->mname = tsnode_field(S[0], "property");
 			ch->mcall = S[1];
 			ch->subject = null_node();
 			return 1;
@@ -681,7 +650,7 @@ static int chain(const struct ex *x, TSNode n, const struct ctx *c, struct chain
 			break;
 	if (i == m)
 		return 0;
-	ch->subject = field(S[i], "object");
+	ch->subject = tsnode_field(S[i], "object");
 	i++;
 matcher:
 	if (i >= m)
@@ -690,12 +659,12 @@ matcher:
 	ch->expect_like = 1;
 	ch->mstart = i;
 	if (CALL(m - 1)) {
-		if (m - 1 <= i || !is(S[m - 2], "member_expression"))
+		if (m - 1 <= i || !tsnode_is(S[m - 2], "member_expression"))
 			return 0;
 		ch->mcall = S[m - 1];
 		return 1;
 	}
-	if (!text_in(x, field(S[m - 1], "property"), CHAI_PROPS))
+	if (!text_in(x, tsnode_field(S[m - 1], "property"), CHAI_PROPS))
 		return 0;
 	ch->mcall = null_node();
 	return 1;
@@ -761,30 +730,30 @@ static void record(struct ex *x, struct chain *ch, const struct ctx *c)
 		f.subject = canon(x, ch->subject, 0);
 	struct buf mb = {0};
 	if (ch->kind == A1_JS_K_COUNT) {
-		if (text_is(x, ch->mname, "plan")) {
+		if (tsnode_text_is(x->src, ch->mname, "plan")) {
 			buf_puts(&mb, "plan");
 		} else {
 			buf_puts(&mb, "expect.");
-			buf_append(&mb, x->src + ts_node_start_byte(ch->mname), nlen(ch->mname));
+			buf_append(&mb, x->src + ts_node_start_byte(ch->mname), tsnode_len(ch->mname));
 		}
-		f.expected = canon(x, field(ch->mcall, "arguments"), 1);
+		f.expected = canon(x, tsnode_field(ch->mcall, "arguments"), 1);
 	} else if (ch->expect_like) {
 		size_t end = ts_node_is_null(ch->mcall) ? ch->m : ch->m - 1;
 		for (size_t k = ch->mstart; k < end; k++) {
 			TSNode s = ch->S[k];
-			if (is(s, "member_expression")) {
+			if (tsnode_is(s, "member_expression")) {
 				if (mb.len)
 					buf_putc(&mb, '.');
-				TSNode p = field(s, "property");
-				buf_append(&mb, x->src + ts_node_start_byte(p), nlen(p));
+				TSNode p = tsnode_field(s, "property");
+				buf_append(&mb, x->src + ts_node_start_byte(p), tsnode_len(p));
 			} else {
 				buf_putc(&mb, '(');
-				buf_puts(&mb, canon_text(x, field(s, "arguments"), 1));
+				buf_puts(&mb, canon_text(x, tsnode_field(s, "arguments"), 1));
 				buf_putc(&mb, ')');
 			}
 		}
 		if (!ts_node_is_null(ch->mcall)) {
-			TSNode args = field(ch->mcall, "arguments"), a[2];
+			TSNode args = tsnode_field(ch->mcall, "arguments"), a[2];
 			size_t na = kids(args, a, 2);
 			f.expected = canon(x, args, 1);
 			if (na)
@@ -794,21 +763,21 @@ static void record(struct ex *x, struct chain *ch, const struct ctx *c)
 			if (!strcmp(last, "toBeCloseTo")) {
 				f.digits = 2;
 				if (na >= 2)
-					f.digits = is(a[1], "number") ? atoi(x->src + ts_node_start_byte(a[1])) : -1;
+					f.digits = tsnode_is(a[1], "number") ? atoi(x->src + ts_node_start_byte(a[1])) : -1;
 			}
 		}
 	} else {
 		if (ch->name)
 			buf_puts(&mb, ch->name);
 		else
-			buf_append(&mb, x->src + ts_node_start_byte(ch->mname), nlen(ch->mname));
+			buf_append(&mb, x->src + ts_node_start_byte(ch->mname), tsnode_len(ch->mname));
 		if (ch->strict) {
 			char *s = xstrdup(strict_name(buf_cstr(&mb)));
 			buf_reset(&mb);
 			buf_puts(&mb, s);
 			free(s);
 		}
-		TSNode args = field(ch->mcall, "arguments"), a[2];
+		TSNode args = tsnode_field(ch->mcall, "arguments"), a[2];
 		size_t na = kids(args, a, 2);
 		if (na >= 2 && !str_in(buf_cstr(&mb), ONE_ARG)) {
 			f.expected = canon(x, a[1], 0);
@@ -839,7 +808,7 @@ static void record(struct ex *x, struct chain *ch, const struct ctx *c)
 static int is_assertion(const struct ex *x, TSNode n, const struct ctx *c)
 {
 	struct chain ch;
-	return (is(n, "call_expression") || is(n, "member_expression")) && chain(x, n, c, &ch);
+	return (tsnode_is(n, "call_expression") || tsnode_is(n, "member_expression")) && chain(x, n, c, &ch);
 }
 
 /* 1 when the handler (a catch clause's body, a .catch callback) passes failures on: it
@@ -853,12 +822,12 @@ static int passes(TSNode k, void *ctx)
 {
 	static const char *const passers[] = {"fail", "done", "reject", "next", NULL};
 	struct pass_ctx *p = ctx;
-	if (is(k, "throw_statement") || is_assertion(p->x, k, p->c))
+	if (tsnode_is(k, "throw_statement") || is_assertion(p->x, k, p->c))
 		return 1;
-	if (is(k, "call_expression")) {
-		TSNode f = field(k, "function");
-		if ((is(f, "identifier") && text_in(p->x, f, passers)) ||
-		    (is(f, "member_expression") && text_in(p->x, field(f, "property"), passers)))
+	if (tsnode_is(k, "call_expression")) {
+		TSNode f = tsnode_field(k, "function");
+		if ((tsnode_is(f, "identifier") && text_in(p->x, f, passers)) ||
+		    (tsnode_is(f, "member_expression") && text_in(p->x, tsnode_field(f, "property"), passers)))
 			return 1;
 	}
 	return 0;
@@ -884,20 +853,20 @@ static void first_param(const struct ex *x, TSNode fn, struct ctx *c)
 	(void)x;
 	c->param = NULL;
 	c->param_len = 0;
-	TSNode p = field(fn, "parameter");
+	TSNode p = tsnode_field(fn, "parameter");
 	if (ts_node_is_null(p)) {
 		TSNode ps[1];
-		if (!kids(field(fn, "parameters"), ps, 1))
+		if (!kids(tsnode_field(fn, "parameters"), ps, 1))
 			return;
 		p = ps[0];
-		if (is(p, "required_parameter") || is(p, "optional_parameter"))
-			p = field(p, "pattern");
-		else if (is(p, "assignment_pattern"))
-			p = field(p, "left");
+		if (tsnode_is(p, "required_parameter") || tsnode_is(p, "optional_parameter"))
+			p = tsnode_field(p, "pattern");
+		else if (tsnode_is(p, "assignment_pattern"))
+			p = tsnode_field(p, "left");
 	}
-	if (is(p, "identifier")) {
+	if (tsnode_is(p, "identifier")) {
 		c->param = x->src + ts_node_start_byte(p);
-		c->param_len = nlen(p);
+		c->param_len = tsnode_len(p);
 	}
 }
 
@@ -908,10 +877,10 @@ static unsigned options(const struct ex *x, TSNode obj)
 	TSNode pairs[32];
 	size_t k = kids(obj, pairs, 32);
 	for (size_t i = 0; i < k && i < 32; i++) {
-		if (!is(pairs[i], "pair"))
+		if (!tsnode_is(pairs[i], "pair"))
 			continue;
-		TSNode key = field(pairs[i], "key"), v = field(pairs[i], "value");
-		if (is(key, "string")) {
+		TSNode key = tsnode_field(pairs[i], "key"), v = tsnode_field(pairs[i], "value");
+		if (tsnode_is(key, "string")) {
 			TSNode s[1];
 			if (kids(key, s, 1) != 1)
 				continue;
@@ -919,13 +888,13 @@ static unsigned options(const struct ex *x, TSNode obj)
 		}
 		if (cond_value(x, v) == 0)
 			continue;
-		if (text_is(x, key, "skip"))
+		if (tsnode_text_is(x->src, key, "skip"))
 			mods |= A1_JS_SKIP;
-		else if (text_is(x, key, "todo"))
+		else if (tsnode_text_is(x->src, key, "todo"))
 			mods |= A1_JS_TODO;
-		else if (text_is(x, key, "only"))
+		else if (tsnode_text_is(x->src, key, "only"))
 			mods |= A1_JS_ONLY;
-		else if (text_is(x, key, "fails") || text_is(x, key, "failing"))
+		else if (tsnode_text_is(x->src, key, "fails") || tsnode_text_is(x->src, key, "failing"))
 			mods |= A1_JS_FAILING;
 	}
 	return mods;
@@ -934,16 +903,16 @@ static unsigned options(const struct ex *x, TSNode obj)
 /* A test's or describe's name: a string's contents, else the canonical text. */
 static char *name_of(struct ex *x, TSNode n)
 {
-	if ((is(n, "string") || is(n, "template_string")) && nlen(n) >= 2)
-		return xstrndup(x->src + ts_node_start_byte(n) + 1, nlen(n) - 2);
+	if ((tsnode_is(n, "string") || tsnode_is(n, "template_string")) && tsnode_len(n) >= 2)
+		return xstrndup(x->src + ts_node_start_byte(n) + 1, tsnode_len(n) - 2);
 	return canon(x, n, 0);
 }
 
 /* test(...) / it.skip(...) / describe.each(t)(...) / t.test(...): recorded and walked. */
 static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 {
-	TSNode callee = field(n, "function"), args = field(n, "arguments");
-	if (!is(args, "arguments"))
+	TSNode callee = tsnode_field(n, "function"), args = tsnode_field(n, "arguments");
+	if (!tsnode_is(args, "arguments"))
 		return 0;
 	unsigned mods = 0;
 	int describe = -1, subtest = 0;
@@ -951,39 +920,39 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 	for (int i = 0;; i++) {
 		if (i > 16)
 			return 0;
-		if (is(cur, "call_expression")) {
-			TSNode f = field(cur, "function");
-			if (!is(f, "member_expression"))
+		if (tsnode_is(cur, "call_expression")) {
+			TSNode f = tsnode_field(cur, "function");
+			if (!tsnode_is(f, "member_expression"))
 				return 0;
-			TSNode prop = field(f, "property");
-			if (text_is(x, prop, "skipIf")) {
-				if (cond_value(x, first_arg(cur)) == 1)
+			TSNode prop = tsnode_field(f, "property");
+			if (tsnode_text_is(x->src, prop, "skipIf") || tsnode_text_is(x->src, prop, "runIf")) {
+				int v = cond_value(x, first_arg(cur)), skip_when = tsnode_text_is(x->src, prop, "skipIf");
+				if (v < 0)
+					mods |= A1_JS_SKIPQ;
+				else if (v == skip_when)
 					mods |= A1_JS_SKIP;
-			} else if (text_is(x, prop, "runIf")) {
-				if (cond_value(x, first_arg(cur)) == 0)
-					mods |= A1_JS_SKIP;
-			} else if (!text_is(x, prop, "each")) {
+			} else if (!tsnode_text_is(x->src, prop, "each")) {
 				return 0;
 			}
-			cur = field(f, "object");
+			cur = tsnode_field(f, "object");
 			continue;
 		}
-		if (is(cur, "member_expression")) {
-			TSNode prop = field(cur, "property"), obj = field(cur, "object");
-			if (text_is(x, prop, "test") && c->test >= 0 && is_param(x, c, obj)) {
+		if (tsnode_is(cur, "member_expression")) {
+			TSNode prop = tsnode_field(cur, "property"), obj = tsnode_field(cur, "object");
+			if (tsnode_text_is(x->src, prop, "test") && c->test >= 0 && is_param(x, c, obj)) {
 				subtest = 1;
 				describe = 0;
 				break;
 			}
-			if (text_is(x, prop, "skip") || text_is(x, prop, "fixme"))
+			if (tsnode_text_is(x->src, prop, "skip") || tsnode_text_is(x->src, prop, "fixme"))
 				mods |= A1_JS_SKIP;
-			else if (text_is(x, prop, "only"))
+			else if (tsnode_text_is(x->src, prop, "only"))
 				mods |= A1_JS_ONLY;
-			else if (text_is(x, prop, "todo"))
+			else if (tsnode_text_is(x->src, prop, "todo"))
 				mods |= A1_JS_TODO;
-			else if (text_is(x, prop, "failing") || text_is(x, prop, "fails") || text_is(x, prop, "fail"))
+			else if (tsnode_text_is(x->src, prop, "failing") || tsnode_text_is(x->src, prop, "fails") || tsnode_text_is(x->src, prop, "fail"))
 				mods |= A1_JS_FAILING;
-			else if (text_is(x, prop, "describe"))
+			else if (tsnode_text_is(x->src, prop, "describe"))
 				describe = 1;
 			else if (!text_in(x, prop,
 					  (const char *const[]){"concurrent", "sequential", "serial", "parallel", "cb",
@@ -992,7 +961,7 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 			cur = obj;
 			continue;
 		}
-		if (!is(cur, "identifier"))
+		if (!tsnode_is(cur, "identifier"))
 			return 0;
 		static const char *const tests[] = {"test", "it", "specify", NULL};
 		static const char *const describes[] = {"describe", "context", "suite", NULL};
@@ -1023,9 +992,9 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 	for (size_t i = 1; i < na; i++) {
 		if (is_fn(av[i]))
 			fn = av[i];
-		else if (is(av[i], "object"))
+		else if (tsnode_is(av[i], "object"))
 			mods |= options(x, av[i]);
-		else if (is(av[i], "identifier") || is(av[i], "member_expression"))
+		else if (tsnode_is(av[i], "identifier") || tsnode_is(av[i], "member_expression"))
 			ref = av[i];
 	}
 	if (describe == 1) {
@@ -1060,7 +1029,7 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 		nc.test = -1;
 		nc.func = -1;
 		nc.dead = nc.swallowed = 0;
-		TSNode body = field(fn, "body");
+		TSNode body = tsnode_field(fn, "body");
 		if (!ts_node_is_null(body))
 			walk(x, body, nc);
 	} else {
@@ -1075,12 +1044,12 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 		nc.func = -1;
 		nc.dead = nc.swallowed = 0;
 		if (!ts_node_is_null(ref)) {
-			TSNode r = is(ref, "member_expression") ? field(ref, "property") : ref;
-			names_add(&t->calls, x->src + ts_node_start_byte(r), nlen(r));
+			TSNode r = tsnode_is(ref, "member_expression") ? tsnode_field(ref, "property") : ref;
+			names_add(&t->calls, x->src + ts_node_start_byte(r), tsnode_len(r));
 		}
 		if (!ts_node_is_null(fn)) {
 			first_param(x, fn, &nc);
-			TSNode body = field(fn, "body");
+			TSNode body = tsnode_field(fn, "body");
 			if (!ts_node_is_null(body))
 				walk(x, body, nc);
 		}
@@ -1091,27 +1060,85 @@ static int test_call(struct ex *x, TSNode n, const struct ctx *c)
 	return 1;
 }
 
+/* beforeEach(fn) / afterEach / before / after / beforeAll / afterAll, also as test.X or
+ * t.X (ava, node:test), outside tests: its assertions are recorded in the entry of that hook
+ * kind in the enclosing describe (created on first sight, so that hooks split or merged stay
+ * one entry), and walked with it. */
+static int hook_call(struct ex *x, TSNode n, const struct ctx *c)
+{
+	static const char *const kinds[] = {"beforeEach", "afterEach", "before", "after", "beforeAll", "afterAll", NULL};
+	if (c->test >= 0)
+		return 0;
+	TSNode callee = tsnode_field(n, "function"), args = tsnode_field(n, "arguments");
+	if (tsnode_is(callee, "member_expression")) {
+		TSNode obj = tsnode_field(callee, "object");
+		if (!tsnode_is(obj, "identifier") || !text_in(x, obj, (const char *const[]){"test", "t", NULL}))
+			return 0;
+		callee = tsnode_field(callee, "property");
+	} else if (!tsnode_is(callee, "identifier")) {
+		return 0;
+	}
+	if (!text_in(x, callee, kinds) || !tsnode_is(args, "arguments"))
+		return 0;
+	TSNode av[4], fn = null_node();
+	size_t na = kids(args, av, 4);
+	for (size_t i = 0; i < na && i < 4 && ts_node_is_null(fn); i++)
+		if (is_fn(av[i]))
+			fn = av[i];
+	if (ts_node_is_null(fn))
+		return 0;
+	char *kind = tsnode_text(x->src, callee);
+	char *name = x->path.len ? xasprintf("%s > (%s hook)", buf_cstr(&x->path), kind) : xasprintf("(%s hook)", kind);
+	free(kind);
+	struct a1_js_side *s = x->s;
+	long at = -1;
+	for (size_t i = 0; i < s->ntests && at < 0; i++)
+		if (s->tests[i].hook && !strcmp(s->tests[i].name, name))
+			at = (long)i;
+	if (at < 0) {
+		s->tests = grow(s->tests, &s->captests, s->ntests, sizeof *s->tests);
+		struct a1_js_test *t = &s->tests[s->ntests];
+		t->name = name;
+		t->mods = c->mods;
+		t->line = line_of(n);
+		t->hook = 1;
+		at = (long)s->ntests++;
+	} else {
+		free(name);
+	}
+	struct ctx nc = *c;
+	nc.depth++;
+	nc.test = at;
+	nc.func = -1;
+	nc.dead = nc.swallowed = 0;
+	first_param(x, fn, &nc);
+	TSNode body = tsnode_field(fn, "body");
+	if (!ts_node_is_null(body))
+		walk(x, body, nc);
+	return 1;
+}
+
 /* this.skip(), t.skip(), ctx.skip(), pending(), test.skip(cond), test.fixme(), test.fail(). */
 static void skip_call(struct ex *x, TSNode n, const struct ctx *c)
 {
 	if (c->test < 0)
 		return;
-	TSNode f = field(n, "function");
+	TSNode f = tsnode_field(n, "function");
 	unsigned mod = 0;
-	if (is(f, "identifier") && text_is(x, f, "pending")) {
+	if (tsnode_is(f, "identifier") && tsnode_text_is(x->src, f, "pending")) {
 		mod = A1_JS_SKIP;
-	} else if (is(f, "member_expression")) {
-		TSNode obj = field(f, "object"), prop = field(f, "property");
-		int who = is(obj, "this") || is_param(x, c, obj) ||
-			  (is(obj, "identifier") && text_in(x, obj, (const char *const[]){"ctx", "context", NULL}));
-		int runner = is(obj, "identifier") && text_in(x, obj, (const char *const[]){"test", "it", NULL});
-		if ((who || runner) && text_is(x, prop, "skip"))
+	} else if (tsnode_is(f, "member_expression")) {
+		TSNode obj = tsnode_field(f, "object"), prop = tsnode_field(f, "property");
+		int who = tsnode_is(obj, "this") || is_param(x, c, obj) ||
+			  (tsnode_is(obj, "identifier") && text_in(x, obj, (const char *const[]){"ctx", "context", NULL}));
+		int runner = tsnode_is(obj, "identifier") && text_in(x, obj, (const char *const[]){"test", "it", NULL});
+		if ((who || runner) && tsnode_text_is(x->src, prop, "skip"))
 			mod = A1_JS_SKIP;
-		else if (who && text_is(x, prop, "todo"))
+		else if (who && tsnode_text_is(x->src, prop, "todo"))
 			mod = A1_JS_TODO;
-		else if (runner && text_is(x, prop, "fixme"))
+		else if (runner && tsnode_text_is(x->src, prop, "fixme"))
 			mod = A1_JS_SKIP;
-		else if (runner && text_is(x, prop, "fail"))
+		else if (runner && tsnode_text_is(x->src, prop, "fail"))
 			mod = A1_JS_FAILING;
 	}
 	x->s->tests[c->test].mods |= mod;
@@ -1120,15 +1147,15 @@ static void skip_call(struct ex *x, TSNode n, const struct ctx *c)
 /* jest.mock('m'), vi.mock('m'), jest.doMock, vi.doMock, jest.unstable_mockModule. */
 static void mock_call(struct ex *x, TSNode n)
 {
-	TSNode f = field(n, "function");
-	if (!is(f, "member_expression"))
+	TSNode f = tsnode_field(n, "function");
+	if (!tsnode_is(f, "member_expression"))
 		return;
-	TSNode obj = field(f, "object"), prop = field(f, "property");
-	if (!is(obj, "identifier") || !text_in(x, obj, (const char *const[]){"jest", "vi", NULL}) ||
+	TSNode obj = tsnode_field(f, "object"), prop = tsnode_field(f, "property");
+	if (!tsnode_is(obj, "identifier") || !text_in(x, obj, (const char *const[]){"jest", "vi", NULL}) ||
 	    !text_in(x, prop, (const char *const[]){"mock", "doMock", "unstable_mockModule", "setMock", NULL}))
 		return;
 	TSNode a = first_arg(n);
-	if (!is(a, "string") && !is(a, "template_string"))
+	if (!tsnode_is(a, "string") && !tsnode_is(a, "template_string"))
 		return;
 	char *spec = name_of(x, a);
 	char *callee = canon(x, f, 0);
@@ -1144,22 +1171,22 @@ static void note_call(struct ex *x, TSNode n, const struct ctx *c)
 	struct a1_js_names *l = calls_of(x, c);
 	if (!l)
 		return;
-	TSNode f = field(n, "function");
-	if (is(f, "member_expression"))
-		f = field(f, "property");
-	if (is(f, "identifier") || is(f, "property_identifier"))
-		names_add(l, x->src + ts_node_start_byte(f), nlen(f));
+	TSNode f = tsnode_field(n, "function");
+	if (tsnode_is(f, "member_expression"))
+		f = tsnode_field(f, "property");
+	if (tsnode_is(f, "identifier") || tsnode_is(f, "property_identifier"))
+		names_add(l, x->src + ts_node_start_byte(f), tsnode_len(f));
 }
 
 /* A function defined outside tests: the node names it (or NULL). */
 static TSNode defined_name(TSNode n)
 {
-	if (is(n, "function_declaration") || is(n, "generator_function_declaration") || is(n, "method_definition"))
-		return field(n, "name");
-	if (is(n, "variable_declarator") && is_fn(field(n, "value")) && is(field(n, "name"), "identifier"))
-		return field(n, "name");
-	if (is(n, "pair") && is_fn(field(n, "value")))
-		return field(n, "key");
+	if (tsnode_is(n, "function_declaration") || tsnode_is(n, "generator_function_declaration") || tsnode_is(n, "method_definition"))
+		return tsnode_field(n, "name");
+	if (tsnode_is(n, "variable_declarator") && is_fn(tsnode_field(n, "value")) && tsnode_is(tsnode_field(n, "name"), "identifier"))
+		return tsnode_field(n, "name");
+	if (tsnode_is(n, "pair") && is_fn(tsnode_field(n, "value")))
+		return tsnode_field(n, "key");
 	return null_node();
 }
 
@@ -1167,18 +1194,17 @@ static TSNode defined_name(TSNode n)
 
 static void walk_kids(struct ex *x, TSNode n, struct ctx c)
 {
-	int block = is(n, "statement_block");
-	TSTreeCursor cur = ts_tree_cursor_new(n);
-	for (int more = ts_tree_cursor_goto_first_child(&cur); more && !x->s->status;
-	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
-		TSNode k = ts_tree_cursor_current_node(&cur);
+	int block = tsnode_is(n, "statement_block");
+	TSTreeCursor *cur = tsnode_cursor(&x->cursors, c.depth, n);
+	for (int more = ts_tree_cursor_goto_first_child(cur); more && !x->s->status;
+	     more = ts_tree_cursor_goto_next_sibling(cur)) {
+		TSNode k = ts_tree_cursor_current_node(cur);
 		if (!ts_node_is_named(k))
 			continue;
 		walk(x, k, c);
-		if (block && (is(k, "return_statement") || is(k, "throw_statement")))
+		if (block && (tsnode_is(k, "return_statement") || tsnode_is(k, "throw_statement")))
 			c.dead = 1;
 	}
-	ts_tree_cursor_delete(&cur);
 }
 
 static void walk(struct ex *x, TSNode n, struct ctx c)
@@ -1189,40 +1215,42 @@ static void walk(struct ex *x, TSNode n, struct ctx c)
 		set_status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
 		return;
 	}
+	if (!ts_node_named_child_count(n))
+		return; /* an identifier, a number, `this` ...: no call, no test, nothing below */
 	c.depth++;
-	if (is(n, "call_expression")) {
-		if (test_call(x, n, &c))
+	if (tsnode_is(n, "call_expression")) {
+		if (test_call(x, n, &c) || hook_call(x, n, &c))
 			return;
 		struct chain ch;
 		if (chain(x, n, &c, &ch)) {
 			struct ctx fc = c;
 			if (!ts_node_is_null(ch.catch_call)) {
 				TSNode h = first_arg(ch.catch_call);
-				if (is_fn(h) && !passes_on(x, field(h, "body"), &c))
+				if (is_fn(h) && !passes_on(x, tsnode_field(h, "body"), &c))
 					fc.swallowed = 1;
 			}
 			record(x, &ch, &fc);
 			for (size_t i = 0; i < ch.m; i++)
-				if (is(ch.S[i], "call_expression"))
-					walk(x, field(ch.S[i], "arguments"), c);
+				if (tsnode_is(ch.S[i], "call_expression"))
+					walk(x, tsnode_field(ch.S[i], "arguments"), c);
 			for (size_t i = 0; i < ch.nafter; i++)
-				walk(x, field(ch.after[i], "arguments"), c);
+				walk(x, tsnode_field(ch.after[i], "arguments"), c);
 			return;
 		}
 		skip_call(x, n, &c);
 		mock_call(x, n);
 		note_call(x, n, &c);
-	} else if (is(n, "member_expression")) {
+	} else if (tsnode_is(n, "member_expression")) {
 		struct chain ch;
 		if (chain(x, n, &c, &ch)) {
 			record(x, &ch, &c);
 			for (size_t i = 0; i < ch.m; i++)
-				if (is(ch.S[i], "call_expression"))
-					walk(x, field(ch.S[i], "arguments"), c);
+				if (tsnode_is(ch.S[i], "call_expression"))
+					walk(x, tsnode_field(ch.S[i], "arguments"), c);
 			return;
 		}
-	} else if (is(n, "if_statement")) {
-		TSNode cond = field(n, "condition"), yes = field(n, "consequence"), no = field(n, "alternative");
+	} else if (tsnode_is(n, "if_statement")) {
+		TSNode cond = tsnode_field(n, "condition"), yes = tsnode_field(n, "consequence"), no = tsnode_field(n, "alternative");
 		int v = cond_value(x, cond);
 		if (!ts_node_is_null(cond))
 			walk(x, cond, c);
@@ -1235,8 +1263,8 @@ static void walk(struct ex *x, TSNode n, struct ctx c)
 		if (!ts_node_is_null(no))
 			walk(x, no, k);
 		return;
-	} else if (is(n, "while_statement")) {
-		TSNode cond = field(n, "condition"), body = field(n, "body");
+	} else if (tsnode_is(n, "while_statement")) {
+		TSNode cond = tsnode_field(n, "condition"), body = tsnode_field(n, "body");
 		struct ctx k = c;
 		k.dead |= cond_value(x, cond) == 0;
 		if (!ts_node_is_null(cond))
@@ -1244,10 +1272,10 @@ static void walk(struct ex *x, TSNode n, struct ctx c)
 		if (!ts_node_is_null(body))
 			walk(x, body, k);
 		return;
-	} else if (is(n, "try_statement")) {
-		TSNode body = field(n, "body"), handler = field(n, "handler"), fin = field(n, "finalizer");
+	} else if (tsnode_is(n, "try_statement")) {
+		TSNode body = tsnode_field(n, "body"), handler = tsnode_field(n, "handler"), fin = tsnode_field(n, "finalizer");
 		struct ctx k = c;
-		if (!ts_node_is_null(handler) && !passes_on(x, field(handler, "body"), &c))
+		if (!ts_node_is_null(handler) && !passes_on(x, tsnode_field(handler, "body"), &c))
 			k.swallowed = 1;
 		if (!ts_node_is_null(body))
 			walk(x, body, k);
@@ -1262,7 +1290,7 @@ static void walk(struct ex *x, TSNode n, struct ctx c)
 			struct a1_js_side *s = x->s;
 			s->funcs = grow(s->funcs, &s->capfuncs, s->nfuncs, sizeof *s->funcs);
 			char *name =
-			    is(nm, "string") ? name_of(x, nm) : xstrndup(x->src + ts_node_start_byte(nm), nlen(nm));
+			    tsnode_is(nm, "string") ? name_of(x, nm) : tsnode_text(x->src, nm);
 			s->funcs[s->nfuncs].name = name;
 			c.func = (long)s->nfuncs++;
 			c.dead = c.swallowed = 0;
@@ -1490,35 +1518,10 @@ static int check_nesting(struct ex *x)
 /* The first ERROR or MISSING node, reported. */
 static void syntax_error(struct ex *x, TSNode root)
 {
+	char what[TSNODE_SNIP * 4 + 40];
 	int kind;
-	TSNode n = tsnode_first_error(root, &kind);
-	if (kind == 'M') {
-		char what[80];
-		snprintf(what, sizeof what, "syntax error: missing %s", ts_node_type(n));
-		set_status_at(x, A1_JS_UNREADABLE, n, what);
-		return;
-	}
-	if (kind != 'E') {
-		set_status_at(x, A1_JS_UNREADABLE, n, "syntax error");
-		return;
-	}
-	char what[SNIP * 4 + 40], *o = what;
-	o += snprintf(what, sizeof what, "syntax error at \"");
-	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-	size_t k = 0;
-	while (a + k < b && k < SNIP && x->src[a + k] != '\n' && x->src[a + k] != '\r')
-		k++;
-	while (k > 0 && a + k < b && ((unsigned char)x->src[a + k] & 0xc0) == 0x80)
-		k--;
-	for (size_t i = 0; i < k; i++) {
-		unsigned char ch = (unsigned char)x->src[a + i];
-		if (ch < 0x20 || ch == 0x7f)
-			o += snprintf(o, 5, "\\x%02x", ch);
-		else
-			*o++ = (char)ch;
-	}
-	snprintf(o, 3, "\"");
-	set_status_at(x, A1_JS_UNREADABLE, n, what);
+	TSNode n = tsnode_syntax_error(x->src, root, "syntax error", what, sizeof what, &kind);
+	set_status_at(x, A1_JS_UNREADABLE, n, kind ? what : "syntax error");
 }
 
 /* 1 when a top-level import or declaration makes `assert` node's strict assert:
@@ -1527,12 +1530,14 @@ static void syntax_error(struct ex *x, TSNode root)
  * Only declarations are read (a comment naming assert/strict changes nothing). */
 static int strict_assert_imported(const struct ex *x, TSNode root)
 {
-	uint32_t n = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode k = ts_node_named_child(root, i);
-		if (!is(k, "import_statement") && !is(k, "lexical_declaration") && !is(k, "variable_declaration"))
+	size_t n;
+	TSNode *v = tsnode_named_children(root, &n);
+	int r = 0;
+	for (size_t i = 0; i < n && !r; i++) {
+		TSNode k = v[i];
+		if (!tsnode_is(k, "import_statement") && !tsnode_is(k, "lexical_declaration") && !tsnode_is(k, "variable_declaration"))
 			continue;
-		size_t len = nlen(k);
+		size_t len = tsnode_len(k);
 		if (len > 400)
 			continue;
 		char t[401];
@@ -1542,9 +1547,10 @@ static int strict_assert_imported(const struct ex *x, TSNode root)
 			continue;
 		if (strstr(t, "assert/strict") || strstr(t, "strict as assert") ||
 		    (strstr(t, "require(") && (strstr(t, ").strict") || strstr(t, "strict: assert") || strstr(t, "strict:assert"))))
-			return 1;
+			r = 1;
 	}
-	return 0;
+	free(v);
+	return r;
 }
 
 /* Reads one side; `old` (may be NULL) is an edited tree of the other side to parse against
@@ -1601,6 +1607,8 @@ static int extract_with(enum a1_js_dialect d, const char *text, size_t len, stru
 	ts_parser_delete(p);
 	buf_free(&x.cb);
 	buf_free(&x.path);
+	tsnode_cursors_free(&x.cursors);
+	tsnode_cursors_free(&x.canon_cursor);
 	for (size_t i = 0; i < x.names.cap; i++)
 		free(x.names.key[i]);
 	free(x.names.key);
@@ -1613,21 +1621,6 @@ int a1_js_extract(enum a1_js_dialect d, const char *text, size_t len, struct a1_
 	return extract_with(d, text, len, s, NULL, NULL);
 }
 
-/* Row and column of byte offset `off` of `text`, as tree-sitter counts them. */
-static TSPoint point_at(const char *text, size_t off)
-{
-	TSPoint p = {0, 0};
-	for (size_t i = 0; i < off; i++) {
-		if (text[i] == '\n') {
-			p.row++;
-			p.column = 0;
-		} else {
-			p.column++;
-		}
-	}
-	return p;
-}
-
 int a1_js_extract_pair(enum a1_js_dialect d, const char *pre, size_t pre_len, const char *post, size_t post_len,
 		       struct a1_js_side *a, struct a1_js_side *b)
 {
@@ -1636,19 +1629,8 @@ int a1_js_extract_pair(enum a1_js_dialect d, const char *pre, size_t pre_len, co
 	extract_with(d, pre, pre_len, a, NULL, pre && post && !bom ? &pt : NULL);
 	TSTree *old = NULL;
 	if (pt) {
-		/* The edit: what lies between the common prefix and the common suffix. */
-		size_t pfx = 0, max = pre_len < post_len ? pre_len : post_len;
-		while (pfx < max && pre[pfx] == post[pfx])
-			pfx++;
-		size_t sfx = 0;
-		while (sfx < max - pfx && pre[pre_len - 1 - sfx] == post[post_len - 1 - sfx])
-			sfx++;
-		TSInputEdit e = {.start_byte = (uint32_t)pfx,
-				 .old_end_byte = (uint32_t)(pre_len - sfx),
-				 .new_end_byte = (uint32_t)(post_len - sfx),
-				 .start_point = point_at(pre, pfx),
-				 .old_end_point = point_at(pre, pre_len - sfx),
-				 .new_end_point = point_at(post, post_len - sfx)};
+		TSInputEdit e;
+		tsnode_edit_between(pre, pre_len, post, post_len, &e);
 		old = ts_tree_copy(pt);
 		ts_tree_edit(old, &e);
 	}

@@ -1,7 +1,7 @@
 /* a1_js_facts.h - the facts a1_js.c compares, read from one side of a JavaScript or
  * TypeScript test file by a1_js_facts.c (internal to the two; a1_js.h is the contract).
  *
- * A side is its tests (name path, modifiers, assertion facts, the names it calls), the
+ * A side is its tests (name path, modifiers, assertion facts, the names it calls) and hooks, the
  * functions defined outside tests (helpers: their facts and calls), the `.only` sites and the
  * modules it mocks. A fact's strings are canonical: the leaf tokens of its node, comments
  * and `;` dropped, quotes unified, a trailing comma dropped, a space only between two word
@@ -15,7 +15,8 @@
 
 #include "assertions/a1_js.h"
 
-enum { A1_JS_SKIP = 1, A1_JS_TODO = 2, A1_JS_ONLY = 4, A1_JS_FAILING = 8 };
+/* A1_JS_SKIPQ: skipped or not by a condition not known here (skipIf / runIf of an expression). */
+enum { A1_JS_SKIP = 1, A1_JS_TODO = 2, A1_JS_ONLY = 4, A1_JS_FAILING = 8, A1_JS_SKIPQ = 16 };
 
 enum a1_js_kind {
 	A1_JS_K_EXPECT, /* expect(x)... (jest, vitest, jasmine, chai), x.should..., should(x)... */
@@ -49,9 +50,11 @@ struct a1_js_names {
 };
 
 struct a1_js_test {
-	char *name;    /* "calc > add" (a repeated path gets " #2", " #3") */
+	char *name;    /* "calc > add" (a repeated path gets " #2", " #3"); a hook: "calc > (beforeEach hook)" */
 	unsigned mods; /* A1_JS_*: its own and its describes' */
 	unsigned line;
+	int hook;      /* the before / after / beforeEach / afterEach / beforeAll / afterAll hooks of one
+			* describe block (or of the file), one entry per kind, their assertions together */
 	struct a1_js_facts facts;
 	struct a1_js_names calls; /* names of what it calls: f(...), x.f(...) -> "f" */
 };

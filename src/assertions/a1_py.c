@@ -17,63 +17,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assertions/a1_finding.h"
 #include "assertions/a1_py_facts.h"
+#include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
-#define FORM_MAX 400 /* bytes of a form echoed back in a finding */
 #define UNREADABLE "ASSERTION_FILE_UNREADABLE"
 #define UNDECIDABLE "ASSERTION_UNDECIDABLE"
 #define EXPECTATION_CHANGED "ASSERTION_EXPECTATION_CHANGED"
 
 /* ---- findings ---- */
 
-static char *clip(const char *s)
-{
-	size_t n = strlen(s);
-	if (n <= FORM_MAX)
-		return xstrdup(s);
-	size_t k = FORM_MAX;
-	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	char *o = xmalloc(k + 4);
-	memcpy(o, s, k);
-	memcpy(o + k, "...", 4);
-	return o;
-}
-
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-	cJSON *item;
-	if (v) {
-		char *c = clip(v);
-		item = cJSON_CreateString(c);
-		free(c);
-	} else {
-		item = cJSON_CreateNull();
-	}
-	if (!item)
-		FATAL("out of memory");
-	cJSON_AddItemToObject(o, key, item);
-}
-
+/* A finding; an UNVERIFIED one without a cause is undecidable, a WARN one an expected value changed. */
 static void finding(cJSON *out, const char *function, const char *name, const char *status, const char *pre,
 		    const char *post, const char *cause)
 {
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		FATAL("out of memory");
 	if (!cause && !strcmp(status, "UNVERIFIED"))
 		cause = UNDECIDABLE;
 	if (!strcmp(status, "WARN"))
 		cause = EXPECTATION_CHANGED;
-	add_str(o, "function", function);
-	add_str(o, "finding", name);
-	add_str(o, "status", status);
-	add_str(o, "cause", cause);
-	add_str(o, "pre", pre);
-	add_str(o, "post", post);
-	cJSON_AddItemToArray(out, o);
+	a1_finding_add(out, function, name, status, cause, pre, post);
 }
 
 static int str_in(const char *s, const char *const *set)
@@ -116,16 +81,16 @@ static int is_tautology(struct a1_py_side *s, const struct a1_py_fact *f)
 	else if (str_in(name, equal) && na >= 2)
 		r = a1_py_same(s, a[0], s, a[1]); /* a value compared with itself */
 	else if (!strcmp(name, "assertIsNone") && na)
-		r = a1_py_is(a1_py_bare(a[0]), "none");
+		r = tsnode_is(a1_py_bare(a[0]), "none");
 	else if (!strcmp(name, "assertIsNotNone") && na) {
 		int t;
 		TSNode b = a1_py_bare(a[0]);
-		r = (a1_py_is(b, "integer") || a1_py_is(b, "float") || a1_py_is(b, "true") || a1_py_is(b, "false") ||
-		     a1_py_is(b, "ellipsis") || ((a1_py_is(b, "string") || a1_py_is(b, "concatenated_string")) &&
+		r = (tsnode_is(b, "integer") || tsnode_is(b, "float") || tsnode_is(b, "true") || tsnode_is(b, "false") ||
+		     tsnode_is(b, "ellipsis") || ((tsnode_is(b, "string") || tsnode_is(b, "concatenated_string")) &&
 						 a1_py_literal(s, b, NULL, &t)));
 	} else if (!strcmp(name, "assertIsInstance") && na >= 2) {
 		TSNode b = a1_py_bare(a[1]);
-		char *c = a1_py_is(b, "identifier") ? a1_py_canon(s, b) : NULL;
+		char *c = tsnode_is(b, "identifier") ? a1_py_canon(s, b) : NULL;
 		r = c && !strcmp(c, "object");
 		free(c);
 	}
@@ -142,19 +107,11 @@ struct strset {
 	size_t nslot;
 };
 
-static uint64_t hstr(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h ^ (h >> 29);
-}
-
 static int set_has(const struct strset *t, const char *s)
 {
 	if (!t->nslot)
 		return 0;
-	for (size_t j = hstr(s) & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1))
+	for (size_t j = strmap_hash(s) & (t->nslot - 1); t->slot[j]; j = (j + 1) & (t->nslot - 1))
 		if (!strcmp(t->v[t->slot[j] - 1], s))
 			return 1;
 	return 0;
@@ -172,7 +129,7 @@ static void set_add(struct strset *t, char *s)
 		t->slot = xcalloc(ns, sizeof *t->slot);
 		t->nslot = ns;
 		for (size_t i = 0; i < t->n; i++) {
-			size_t j = hstr(t->v[i]) & (ns - 1);
+			size_t j = strmap_hash(t->v[i]) & (ns - 1);
 			while (t->slot[j])
 				j = (j + 1) & (ns - 1);
 			t->slot[j] = i + 1;
@@ -180,7 +137,7 @@ static void set_add(struct strset *t, char *s)
 	}
 	t->v = xgrow_zeroed(t->v, &t->cap, t->n, sizeof *t->v, 16);
 	t->v[t->n] = s;
-	size_t j = hstr(s) & (t->nslot - 1);
+	size_t j = strmap_hash(s) & (t->nslot - 1);
 	while (t->slot[j])
 		j = (j + 1) & (t->nslot - 1);
 	t->slot[j] = ++t->n;
@@ -204,22 +161,22 @@ static void asserted_subexpressions(struct a1_py_side *s, TSNode node, struct st
 		TSNode x = stack[--n];
 		set_add(out, a1_py_canon(s, x));
 		TSNode b = a1_py_bare(x);
-		if (a1_py_is(b, "boolean_operator")) {
+		if (tsnode_is(b, "boolean_operator")) {
 			TSNode op = ts_node_child_by_field_name(b, "operator", 8);
 			if (!strcmp(ts_node_type(op), "or"))
 				continue;
 		}
-		if (a1_py_is(b, "not_operator") || a1_py_is(b, "conditional_expression") || a1_py_is(b, "lambda") ||
-		    a1_py_is(b, "string") || a1_py_is(b, "concatenated_string"))
+		if (tsnode_is(b, "not_operator") || tsnode_is(b, "conditional_expression") || tsnode_is(b, "lambda") ||
+		    tsnode_is(b, "string") || tsnode_is(b, "concatenated_string"))
 			continue;
 		uint32_t m = ts_node_named_child_count(b);
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode k = ts_node_named_child(b, i);
-			if (a1_py_is(k, "argument_list")) { /* its positional arguments; keywords are not expressions */
+			if (tsnode_is(k, "argument_list")) { /* its positional arguments; keywords are not expressions */
 				uint32_t mm = ts_node_named_child_count(k);
 				for (uint32_t j = 0; j < mm; j++) {
 					TSNode a = ts_node_named_child(k, j);
-					if (a1_py_is(a, "keyword_argument") || a1_py_is(a, "comment"))
+					if (tsnode_is(a, "keyword_argument") || tsnode_is(a, "comment"))
 						continue;
 					if (n == cap)
 						stack = xrealloc(stack, (cap *= 2) * sizeof *stack);
@@ -227,8 +184,8 @@ static void asserted_subexpressions(struct a1_py_side *s, TSNode node, struct st
 				}
 				continue;
 			}
-			if (a1_py_is(k, "comment") || a1_py_is(k, "keyword_argument") || a1_py_is(k, "for_in_clause") ||
-			    a1_py_is(k, "if_clause") || a1_py_is(k, "lambda_parameters"))
+			if (tsnode_is(k, "comment") || tsnode_is(k, "keyword_argument") || tsnode_is(k, "for_in_clause") ||
+			    tsnode_is(k, "if_clause") || tsnode_is(k, "lambda_parameters"))
 				continue;
 			if (n == cap)
 				stack = xrealloc(stack, (cap *= 2) * sizeof *stack);
@@ -241,7 +198,7 @@ static void asserted_subexpressions(struct a1_py_side *s, TSNode node, struct st
 static void conjuncts(struct a1_py_side *s, TSNode n, struct strset *out, int depth)
 {
 	TSNode b = a1_py_bare(n);
-	if (depth < 1000 && a1_py_is(b, "boolean_operator") &&
+	if (depth < 1000 && tsnode_is(b, "boolean_operator") &&
 	    !strcmp(ts_node_type(ts_node_child_by_field_name(b, "operator", 8)), "and")) {
 		conjuncts(s, ts_node_child_by_field_name(b, "left", 4), out, depth + 1);
 		conjuncts(s, ts_node_child_by_field_name(b, "right", 5), out, depth + 1);
@@ -540,14 +497,14 @@ out:
 static int exact_subject(struct a1_py_side *s, TSNode n, TSNode *S, TSNode *E, int loose)
 {
 	n = a1_py_bare(n);
-	if (!a1_py_is(n, "comparison_operator"))
+	if (!tsnode_is(n, "comparison_operator"))
 		return 0;
 	uint32_t m = ts_node_child_count(n), named = 0;
 	const char *op = NULL;
 	TSNode l = {0}, r = {0};
 	for (uint32_t i = 0; i < m; i++) {
 		TSNode k = ts_node_child(n, i);
-		if (a1_py_is(k, "comment"))
+		if (tsnode_is(k, "comment"))
 			continue;
 		if (!ts_node_is_named(k)) {
 			if (op)
@@ -590,7 +547,7 @@ static int approx_tolerance(struct a1_py_side *s, TSNode n, struct tol *t)
 {
 	memset(t, 0, sizeof *t);
 	n = a1_py_bare(n);
-	if (!a1_py_is(n, "call"))
+	if (!tsnode_is(n, "call"))
 		return 0;
 	char *f = a1_py_canon(s, ts_node_child_by_field_name(n, "function", 8));
 	int ok = !strcmp(f, "pytest.approx") || !strcmp(f, "approx");
@@ -638,7 +595,7 @@ static const char *loosened_assert(struct F *p, struct F *q)
 		free(w);
 	}
 	TSNode qn = a1_py_bare(q->f->node);
-	if (!res && a1_py_is(qn, "call")) {
+	if (!res && tsnode_is(qn, "call")) {
 		char *fn = a1_py_canon(q->s, ts_node_child_by_field_name(qn, "function", 8));
 		TSNode a[1];
 		if ((!strcmp(fn, "isinstance") || !strcmp(fn, "hasattr") || !strcmp(fn, "callable")) && a1_py_args(qn, a, 1) &&
@@ -681,7 +638,7 @@ static int raises_any(const char *m)
 static void exception_names(struct a1_py_side *s, TSNode e, struct strset *out)
 {
 	TSNode b = a1_py_bare(e);
-	if (a1_py_is(b, "tuple")) {
+	if (tsnode_is(b, "tuple")) {
 		uint32_t m = a1_py_nkids(b);
 		for (uint32_t i = 0; i < m; i++)
 			set_add(out, a1_py_canon(s, a1_py_kid(b, i)));
@@ -775,7 +732,7 @@ static int expectation_changed(struct F *p, struct F *q)
 	if (p->f->kind == A1_PY_K_ASSERT) {
 		TSNode S, E, S2, E2;
 		/* one comparison operator each, the same one */
-		if (!a1_py_is(a, "comparison_operator") || !a1_py_is(b, "comparison_operator"))
+		if (!tsnode_is(a, "comparison_operator") || !tsnode_is(b, "comparison_operator"))
 			return 0;
 		const char *oa = NULL, *ob = NULL;
 		uint32_t ka = 0, kb = 0;
@@ -900,10 +857,7 @@ static const char *fname(const struct a1_py_side *s, long fn)
 
 static long find_func(const struct a1_py_side *s, const char *name)
 {
-	for (size_t i = 0; name && i < s->nfuncs; i++)
-		if (!strcmp(s->funcs[i].name, name))
-			return (long)i;
-	return -1;
+	return a1_py_find_func(s, name);
 }
 
 static int cmp_keys(const void *a, const void *b)
@@ -936,6 +890,20 @@ static char *fact_key(const struct a1_py_fact *f, const char *function)
 	return xasprintf("%d\1%s\1%s", f->kind, function ? function : "", f->form);
 }
 
+/* "kind\1form" of each fact of function `fn` from fact `from` on (a new array of new strings). */
+static char **kind_forms(const struct a1_py_side *s, size_t from, long fn, size_t *n)
+{
+	char **v = NULL;
+	size_t cap = 0;
+	*n = 0;
+	for (size_t k = from; k < s->nfacts; k++)
+		if (s->facts[k].fn == fn) {
+			v = xgrow_zeroed(v, &cap, *n, sizeof *v, 8);
+			v[(*n)++] = xasprintf("%d\1%s", s->facts[k].kind, s->facts[k].form);
+		}
+	return v;
+}
+
 /* post function index -> pre function index, for functions only renamed; -1 otherwise. */
 static long *rename_functions(const struct a1_py_side *a, const struct a1_py_side *b)
 {
@@ -953,13 +921,8 @@ static long *rename_functions(const struct a1_py_side *a, const struct a1_py_sid
 			continue;
 		}
 		seen[fn] = 1;
-		char **need = NULL;
-		size_t nn = 0, capn = 0;
-		for (size_t k = i; k < a->nfacts; k++)
-			if (a->facts[k].fn == fn) {
-				need = xgrow_zeroed(need, &capn, nn, sizeof *need, 8);
-				need[nn++] = xasprintf("%d\1%s", a->facts[k].kind, a->facts[k].form);
-			}
+		size_t nn;
+		char **need = kind_forms(a, i, fn, &nn);
 		unsigned char *tried = xcalloc(b->nfuncs + 1, 1);
 		for (size_t j = 0; j < b->nfacts; j++) {
 			long c = b->facts[j].fn;
@@ -971,13 +934,8 @@ static long *rename_functions(const struct a1_py_side *a, const struct a1_py_sid
 				continue;
 			}
 			tried[c] = 1;
-			char **have = NULL;
-			size_t nh = 0, caph = 0;
-			for (size_t k = j; k < b->nfacts; k++)
-				if (b->facts[k].fn == c) {
-					have = xgrow_zeroed(have, &caph, nh, sizeof *have, 8);
-					have[nh++] = xasprintf("%d\1%s", b->facts[k].kind, b->facts[k].form);
-				}
+			size_t nh;
+			char **have = kind_forms(b, j, c, &nh);
 			int ok = multiset_within(need, nn, have, nh);
 			for (size_t k = 0; k < nh; k++)
 				free(have[k]);
@@ -1014,7 +972,7 @@ struct groups {
 
 static size_t gh(const char *fn, int kind)
 {
-	return (size_t)(hstr(fn ? fn : "\1") * 31 + (uint64_t)kind);
+	return (size_t)(strmap_hash(fn ? fn : "\1") * 31 + (uint64_t)kind);
 }
 
 static struct group *group_of(struct groups *g, const char *fn, int kind)
@@ -1064,16 +1022,18 @@ struct per {
 struct pers {
 	struct per *v;
 	size_t n, cap;
+	struct strmap index; /* function name ("\1" for module level) -> index in v */
 };
 
 static struct per *per_of(struct pers *p, const char *fn)
 {
-	for (size_t i = p->n; i-- > 0;)
-		if (fn ? p->v[i].function && !strcmp(p->v[i].function, fn) : !p->v[i].function)
-			return &p->v[i];
+	int64_t i;
+	if (strmap_get(&p->index, fn ? fn : "\1", &i))
+		return &p->v[i];
 	p->v = xgrow_zeroed(p->v, &p->cap, p->n, sizeof *p->v, 16);
 	p->v[p->n].function = fn;
 	p->v[p->n].order = -1;
+	strmap_put(&p->index, fn ? fn : "\1", (int64_t)p->n);
 	return &p->v[p->n++];
 }
 
@@ -1315,6 +1275,7 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 		set_free(&per.v[i].covered);
 	}
 	free(per.v);
+	strmap_free(&per.index);
 	free(map);
 }
 
@@ -1436,9 +1397,7 @@ cJSON *a1_py_judge(const char *path, const char *pre, size_t pre_len, const char
 		*compared = 0;
 	char *unit = unit_of(path);
 	struct a1_py_side a = {0}, b = {0};
-	a1_py_extract(pre, pre_len, unit, &a);
-	if (post)
-		a1_py_extract(post, post_len, unit, &b);
+	a1_py_extract_pair(pre, pre_len, post, post_len, unit, &a, &b);
 	if (a.status || b.status) {
 		if (a.status)
 			refused(out, &a, 1);

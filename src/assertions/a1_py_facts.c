@@ -30,18 +30,12 @@ const TSLanguage *tree_sitter_python(void);
 #define INDENT_MAX 100			/* CPython's own limit ("too many levels of indentation") */
 #define FORM_CAP (64u << 10)		/* canonical text kept; a longer one ends in its hash */
 #define PARSE_MICROS 30000000ull	/* a last resort against a pathological parse */
-#define SNIP 60
 
 /* ==== small things ======================================================================= */
 
-int a1_py_is(TSNode n, const char *type)
-{
-	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
-}
-
 static int is_comment(TSNode n)
 {
-	return a1_py_is(n, "comment");
+	return tsnode_is(n, "comment");
 }
 
 uint32_t a1_py_nkids(TSNode n)
@@ -66,32 +60,11 @@ TSNode a1_py_kid(TSNode n, uint32_t i)
 	return none;
 }
 
-static TSNode field(TSNode n, const char *name)
-{
-	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
-}
-
 TSNode a1_py_bare(TSNode n)
 {
-	for (int i = 0; i < WALK_MAX && a1_py_is(n, "parenthesized_expression") && a1_py_nkids(n) == 1; i++)
+	for (int i = 0; i < WALK_MAX && tsnode_is(n, "parenthesized_expression") && a1_py_nkids(n) == 1; i++)
 		n = a1_py_kid(n, 0);
 	return n;
-}
-
-static size_t nlen(TSNode n)
-{
-	return ts_node_end_byte(n) - ts_node_start_byte(n);
-}
-
-static int text_is(const struct a1_py_side *s, TSNode n, const char *t)
-{
-	size_t k = strlen(t);
-	return !ts_node_is_null(n) && nlen(n) == k && !memcmp(s->src + ts_node_start_byte(n), t, k);
-}
-
-static char *text_of(const struct a1_py_side *s, TSNode n)
-{
-	return xstrndup(s->src + ts_node_start_byte(n), nlen(n));
 }
 
 static int str_in(const char *s, const char *const *set)
@@ -418,8 +391,9 @@ static int check_nesting(struct a1_py_side *s)
 	return 0;
 }
 
-/* The deepest level of the tree, counted without recursion; stops past WALK_MAX. */
-static int too_deep(TSNode root, TSNode *at)
+/* The deepest level of the tree, counted without recursion; stops past WALK_MAX. On the
+ * way, *py2 gets whether a Python 2 statement (print, exec) is in it. */
+static int too_deep(TSNode root, TSNode *at, int *py2)
 {
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	unsigned d = 0;
@@ -429,6 +403,10 @@ static int too_deep(TSNode root, TSNode *at)
 			*at = ts_tree_cursor_current_node(&c);
 			deep = 1;
 			break;
+		}
+		if (!*py2) {
+			const char *t = ts_node_type(ts_tree_cursor_current_node(&c));
+			*py2 = (t[0] == 'p' || t[0] == 'e') && (!strcmp(t, "print_statement") || !strcmp(t, "exec_statement"));
 		}
 		if (ts_tree_cursor_goto_first_child(&c)) {
 			d++;
@@ -447,39 +425,11 @@ static int too_deep(TSNode root, TSNode *at)
 	return deep;
 }
 
-static int py2_only(TSNode n, void *ctx)
-{
-	(void)ctx;
-	return a1_py_is(n, "print_statement") || a1_py_is(n, "exec_statement");
-}
-
 static void syntax_error(struct a1_py_side *s, TSNode root)
 {
+	char what[TSNODE_SNIP * 4 + 40];
 	int kind;
-	TSNode n = tsnode_first_error(root, &kind);
-	if (kind == 'M') {
-		char what[80];
-		snprintf(what, sizeof what, "invalid syntax: missing %s", ts_node_type(n));
-		refuse_at(s, n, what);
-		return;
-	}
-	char what[SNIP * 4 + 40], *o = what;
-	o += snprintf(what, sizeof what, "invalid syntax at \"");
-	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-	size_t k = 0;
-	while (a + k < b && k < SNIP && s->src[a + k] != '\n' && s->src[a + k] != '\r')
-		k++;
-	while (k > 0 && a + k < b && ((unsigned char)s->src[a + k] & 0xc0) == 0x80)
-		k--;
-	for (size_t i = 0; i < k; i++) {
-		unsigned char ch = (unsigned char)s->src[a + i];
-		if (ch < 0x20 || ch == 0x7f)
-			o += snprintf(o, 5, "\\x%02x", ch);
-		else
-			*o++ = (char)ch;
-	}
-	snprintf(o, 3, "\"");
-	refuse_at(s, n, what);
+	refuse_at(s, tsnode_syntax_error(s->src, root, "invalid syntax", what, sizeof what, &kind), what);
 }
 
 /* ==== canonical text ===================================================================== */
@@ -533,7 +483,10 @@ static void emit(struct canon *c, const char *p, size_t n, int before, int after
 	c->space = after;
 }
 
-static void render(struct canon *c, TSNode n, int bare, unsigned depth);
+/* `par`: n's parent, or a null node where n is named (a named leaf's text does not depend on
+ * its parent; an anonymous one's does, and then the parent is looked up - slow in this
+ * runtime, which walks down from the root). */
+static void render(struct canon *c, TSNode n, TSNode par, int bare, unsigned depth);
 
 /* The prefix letters of a string (lowercase, without u), and whether it is raw / f / bytes. */
 static size_t string_prefix(const struct a1_py_side *s, TSNode str, char *pre, int *raw, int *fstr, int *bytes)
@@ -544,7 +497,7 @@ static size_t string_prefix(const struct a1_py_side *s, TSNode str, char *pre, i
 	if (ts_node_is_null(st))
 		return 0;
 	const char *p = s->src + ts_node_start_byte(st);
-	size_t n = nlen(st);
+	size_t n = tsnode_len(st);
 	for (size_t i = 0; i < n && p[i] != '\'' && p[i] != '"'; i++) {
 		char ch = (char)(p[i] | 0x20);
 		*raw |= ch == 'r';
@@ -562,17 +515,17 @@ static void render_string_body(struct canon *c, TSNode str, unsigned depth)
 	uint32_t m = ts_node_child_count(str);
 	for (uint32_t i = 0; i < m; i++) {
 		TSNode k = ts_node_child(str, i);
-		if (a1_py_is(k, "string_start") || a1_py_is(k, "string_end"))
+		if (tsnode_is(k, "string_start") || tsnode_is(k, "string_end"))
 			continue;
-		if (a1_py_is(k, "interpolation")) {
+		if (tsnode_is(k, "interpolation")) {
 			struct buf *saved = c->b;
 			(void)saved;
 			put_raw(c, "{", 1);
-			TSNode e = field(k, "expression");
+			TSNode e = tsnode_field(k, "expression");
 			if (!ts_node_is_null(e)) {
 				struct buf inner = {0};
 				struct canon ic = {.b = &inner, .s = c->s, .hash = 1469598103934665603ull};
-				render(&ic, e, 1, depth + 1);
+				render(&ic, e, k, 1, depth + 1);
 				put_raw(c, inner.p ? inner.p : "", inner.len);
 				buf_free(&inner);
 			}
@@ -580,14 +533,14 @@ static void render_string_body(struct canon *c, TSNode str, unsigned depth)
 			uint32_t kk = ts_node_child_count(k);
 			for (uint32_t j = 0; j < kk; j++) {
 				TSNode t = ts_node_child(k, j);
-				if (a1_py_is(t, "type_conversion") || a1_py_is(t, "format_specifier"))
-					put_raw(c, c->s->src + ts_node_start_byte(t), nlen(t));
+				if (tsnode_is(t, "type_conversion") || tsnode_is(t, "format_specifier"))
+					put_raw(c, c->s->src + ts_node_start_byte(t), tsnode_len(t));
 			}
 			put_raw(c, "}", 1);
 			continue;
 		}
 		const char *p = c->s->src + ts_node_start_byte(k);
-		size_t n = nlen(k);
+		size_t n = tsnode_len(k);
 		for (size_t j = 0; j < n; j++) { /* quotes unified: ' inside is escaped, \" is " */
 			if (p[j] == '\\' && j + 1 < n && p[j + 1] == '"') {
 				put_raw(c, "\"", 1);
@@ -610,7 +563,7 @@ static void render_strings(struct canon *c, TSNode n, unsigned depth)
 {
 	/* one string, or adjacent strings of one prefix joined as Python joins them */
 	TSNode parts[1] = {n};
-	int concat = a1_py_is(n, "concatenated_string");
+	int concat = tsnode_is(n, "concatenated_string");
 	uint32_t m = concat ? a1_py_nkids(n) : 1;
 	char pre0[4] = "", pre[4];
 	int raw, f, b, same = 1;
@@ -658,7 +611,7 @@ static int spaced_parent(const char *t)
 	return str_in(t, ops);
 }
 
-static void render(struct canon *c, TSNode n, int bare, unsigned depth)
+static void render(struct canon *c, TSNode n, TSNode par, int bare, unsigned depth)
 {
 	if (depth > WALK_MAX || !spend(c->s, 1))
 		return;
@@ -672,17 +625,18 @@ static void render(struct canon *c, TSNode n, int bare, unsigned depth)
 	if (!strcmp(t, "parenthesized_expression") && a1_py_nkids(n) == 1) {
 		TSNode in = a1_py_kid(n, 0);
 		if (bare || atom(in)) {
-			render(c, in, bare, depth + 1);
+			render(c, in, n, bare, depth + 1);
 			return;
 		}
 	}
 	uint32_t m = ts_node_child_count(n);
 	if (m == 0) {
 		const char *p = c->s->src + ts_node_start_byte(n);
-		size_t k = nlen(n);
+		size_t k = tsnode_len(n);
 		if (!ts_node_is_named(n))
 			p = t, k = strlen(t); /* `is   not` is "is not" */
-		TSNode par = ts_node_parent(n);
+		if (ts_node_is_null(par) && !ts_node_is_named(n))
+			par = ts_node_parent(n);
 		const char *pt = ts_node_is_null(par) ? "" : ts_node_type(par);
 		if (k == 1 && *p == ',') {
 			c->comma = 1;
@@ -714,15 +668,16 @@ static void render(struct canon *c, TSNode n, int bare, unsigned depth)
 					  "pair", "subscript", "assert_statement", "return_statement", "with_item",
 					  "parenthesized_expression", NULL};
 	int kids_bare = str_in(t, sep);
-	for (uint32_t i = 0; i < m; i++)
-		render(c, ts_node_child(n, i), kids_bare, depth + 1);
+	TSTreeCursor *cur = tsnode_cursor(&c->s->render_cursors, depth, n);
+	for (int more = ts_tree_cursor_goto_first_child(cur); more; more = ts_tree_cursor_goto_next_sibling(cur))
+		render(c, ts_tree_cursor_current_node(cur), n, kids_bare, depth + 1);
 }
 
 static const char *canon_text(struct a1_py_side *s, TSNode n)
 {
 	buf_reset(&s->cb);
 	struct canon c = {.b = &s->cb, .s = s, .hash = 1469598103934665603ull};
-	render(&c, n, 1, 0);
+	render(&c, n, (TSNode){0}, 1, 0);
 	if (c.total > FORM_CAP)
 		buf_printf(&s->cb, "...#%016llx", (unsigned long long)c.hash);
 	return buf_cstr(&s->cb);
@@ -747,15 +702,15 @@ char *a1_py_dotted(const struct a1_py_side *s, TSNode n)
 	TSNode parts[64];
 	size_t k = 0;
 	n = a1_py_bare(n);
-	while (a1_py_is(n, "attribute") && k < 63) {
-		parts[k++] = field(n, "attribute");
-		n = a1_py_bare(field(n, "object"));
+	while (tsnode_is(n, "attribute") && k < 63) {
+		parts[k++] = tsnode_field(n, "attribute");
+		n = a1_py_bare(tsnode_field(n, "object"));
 	}
-	if (!a1_py_is(n, "identifier"))
+	if (!tsnode_is(n, "identifier"))
 		return NULL;
 	parts[k++] = n;
 	while (k--) {
-		buf_append(&b, s->src + ts_node_start_byte(parts[k]), nlen(parts[k]));
+		buf_append(&b, s->src + ts_node_start_byte(parts[k]), tsnode_len(parts[k]));
 		if (k)
 			buf_putc(&b, '.');
 	}
@@ -764,14 +719,14 @@ char *a1_py_dotted(const struct a1_py_side *s, TSNode n)
 
 size_t a1_py_args(TSNode call, TSNode *out, size_t max)
 {
-	TSNode al = field(call, "arguments");
+	TSNode al = tsnode_field(call, "arguments");
 	size_t k = 0;
-	if (!a1_py_is(al, "argument_list"))
-		return a1_py_is(al, "generator_expression") ? (max ? (out[0] = al, 1) : 1) : 0;
+	if (!tsnode_is(al, "argument_list"))
+		return tsnode_is(al, "generator_expression") ? (max ? (out[0] = al, 1) : 1) : 0;
 	uint32_t m = a1_py_nkids(al);
 	for (uint32_t i = 0; i < m; i++) {
 		TSNode a = a1_py_kid(al, i);
-		if (a1_py_is(a, "keyword_argument") || a1_py_is(a, "dictionary_splat"))
+		if (tsnode_is(a, "keyword_argument") || tsnode_is(a, "dictionary_splat"))
 			continue;
 		if (k < max)
 			out[k] = a;
@@ -782,22 +737,22 @@ size_t a1_py_args(TSNode call, TSNode *out, size_t max)
 
 TSNode a1_py_keyword(const struct a1_py_side *s, TSNode call, const char *name)
 {
-	TSNode al = field(call, "arguments"), none = {0};
+	TSNode al = tsnode_field(call, "arguments"), none = {0};
 	uint32_t m = a1_py_nkids(al);
-	for (uint32_t i = 0; a1_py_is(al, "argument_list") && i < m; i++) {
+	for (uint32_t i = 0; tsnode_is(al, "argument_list") && i < m; i++) {
 		TSNode a = a1_py_kid(al, i);
-		if (a1_py_is(a, "keyword_argument") && text_is(s, field(a, "name"), name))
-			return field(a, "value");
+		if (tsnode_is(a, "keyword_argument") && tsnode_text_is(s->src, tsnode_field(a, "name"), name))
+			return tsnode_field(a, "value");
 	}
 	return none;
 }
 
 char *a1_py_method(const struct a1_py_side *s, TSNode call)
 {
-	TSNode f = field(call, "function");
-	if (!a1_py_is(f, "attribute"))
+	TSNode f = tsnode_field(call, "function");
+	if (!tsnode_is(f, "attribute"))
 		return NULL;
-	return text_of(s, field(f, "attribute"));
+	return tsnode_text(s->src, tsnode_field(f, "attribute"));
 }
 
 /* ==== literal values (weakening.py's const_value) ======================================== */
@@ -861,10 +816,10 @@ static void string_body_value(const struct a1_py_side *s, TSNode str, int raw, i
 	uint32_t m = ts_node_child_count(str);
 	for (uint32_t i = 0; i < m; i++) {
 		TSNode k = ts_node_child(str, i);
-		if (a1_py_is(k, "string_start") || a1_py_is(k, "string_end"))
+		if (tsnode_is(k, "string_start") || tsnode_is(k, "string_end"))
 			continue;
 		const char *p = s->src + ts_node_start_byte(k);
-		size_t n = nlen(k);
+		size_t n = tsnode_len(k);
 		for (size_t j = 0; j < n; j++) {
 			if (p[j] != '\\' || raw || j + 1 >= n) {
 				buf_putc(b, p[j]);
@@ -906,7 +861,7 @@ static void string_body_value(const struct a1_py_side *s, TSNode str, int raw, i
 /* The value of a string / concatenated string without interpolation: 1 with *b filled. */
 static int string_value(const struct a1_py_side *s, TSNode n, struct buf *b, int *is_bytes)
 {
-	int concat = a1_py_is(n, "concatenated_string");
+	int concat = tsnode_is(n, "concatenated_string");
 	uint32_t m = concat ? a1_py_nkids(n) : 1;
 	*is_bytes = -1;
 	for (uint32_t i = 0; i < m; i++) {
@@ -925,7 +880,7 @@ static int string_value(const struct a1_py_side *s, TSNode n, struct buf *b, int
 char *a1_py_string_value(const struct a1_py_side *s, TSNode n)
 {
 	n = a1_py_bare(n);
-	if (!a1_py_is(n, "string") && !a1_py_is(n, "concatenated_string"))
+	if (!tsnode_is(n, "string") && !tsnode_is(n, "concatenated_string"))
 		return NULL;
 	struct buf b = {0};
 	int bytes;
@@ -940,7 +895,7 @@ char *a1_py_string_value(const struct a1_py_side *s, TSNode n)
 static int parse_number(const struct a1_py_side *s, TSNode n, struct val *v)
 {
 	char t[80];
-	size_t k = 0, len = nlen(n);
+	size_t k = 0, len = tsnode_len(n);
 	const char *p = s->src + ts_node_start_byte(n);
 	if (len >= sizeof t)
 		return 0;
@@ -954,7 +909,7 @@ static int parse_number(const struct a1_py_side *s, TSNode n, struct val *v)
 		v->f = strtod(t, NULL);
 		return 1;
 	}
-	if (a1_py_is(n, "float")) {
+	if (tsnode_is(n, "float")) {
 		v->k = V_FLOAT;
 		v->f = strtod(t, NULL);
 		return 1;
@@ -1141,7 +1096,7 @@ static int const_value(struct a1_py_side *s, TSNode n, int depth, struct val *v)
 		v->el = xcalloc(m + 1, sizeof *v->el);
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode e = a1_py_kid(n, i);
-			if (a1_py_is(e, "list_splat") || !const_value(s, e, depth + 1, &v->el[v->n])) {
+			if (tsnode_is(e, "list_splat") || !const_value(s, e, depth + 1, &v->el[v->n])) {
 				val_free(v);
 				return 0;
 			}
@@ -1151,7 +1106,7 @@ static int const_value(struct a1_py_side *s, TSNode n, int depth, struct val *v)
 	}
 	if (!strcmp(t, "not_operator")) {
 		struct val x;
-		if (!const_value(s, field(n, "argument"), depth + 1, &x))
+		if (!const_value(s, tsnode_field(n, "argument"), depth + 1, &x))
 			return 0;
 		v->k = V_BOOL;
 		v->i = !truthy(&x);
@@ -1159,15 +1114,15 @@ static int const_value(struct a1_py_side *s, TSNode n, int depth, struct val *v)
 		return 1;
 	}
 	if (!strcmp(t, "unary_operator")) {
-		TSNode op = field(n, "operator");
+		TSNode op = tsnode_field(n, "operator");
 		struct val x;
-		if (text_is(s, op, "~") || !const_value(s, field(n, "argument"), depth + 1, &x))
+		if (tsnode_text_is(s->src, op, "~") || !const_value(s, tsnode_field(n, "argument"), depth + 1, &x))
 			return 0;
 		if (x.k != V_INT && x.k != V_BOOL && x.k != V_FLOAT) {
 			val_free(&x);
 			return 0;
 		}
-		int neg = text_is(s, op, "-");
+		int neg = tsnode_text_is(s->src, op, "-");
 		if (x.k == V_FLOAT) {
 			v->k = V_FLOAT;
 			v->f = neg ? -x.f : x.f;
@@ -1179,13 +1134,13 @@ static int const_value(struct a1_py_side *s, TSNode n, int depth, struct val *v)
 	}
 	if (!strcmp(t, "boolean_operator")) {
 		/* a chain a and b and c nests left: evaluated in source order with short circuit */
-		int is_and = text_is(s, field(n, "operator"), "and");
-		if (!const_value(s, field(n, "left"), depth + 1, v))
+		int is_and = tsnode_text_is(s->src, tsnode_field(n, "operator"), "and");
+		if (!const_value(s, tsnode_field(n, "left"), depth + 1, v))
 			return 0;
 		if (is_and ? !truthy(v) : truthy(v))
 			return 1;
 		val_free(v);
-		return const_value(s, field(n, "right"), depth + 1, v);
+		return const_value(s, tsnode_field(n, "right"), depth + 1, v);
 	}
 	if (!strcmp(t, "comparison_operator")) {
 		/* children: operand (op operand)+ */
@@ -1291,7 +1246,7 @@ int a1_py_always_truthy(struct a1_py_side *s, TSNode n, int depth)
 	if (!strcmp(t, "string")) { /* an f-string with text besides its substitutions */
 		uint32_t m = ts_node_child_count(n);
 		for (uint32_t i = 0; i < m; i++)
-			if (a1_py_is(ts_node_child(n, i), "string_content"))
+			if (tsnode_is(ts_node_child(n, i), "string_content"))
 				return 1;
 		return 0;
 	}
@@ -1317,19 +1272,19 @@ int a1_py_always_truthy(struct a1_py_side *s, TSNode n, int depth)
 		return 0;
 	}
 	if (!strcmp(t, "boolean_operator")) {
-		int is_or = text_is(s, field(n, "operator"), "or");
-		int a = a1_py_always_truthy(s, field(n, "left"), depth + 1);
+		int is_or = tsnode_text_is(s->src, tsnode_field(n, "operator"), "or");
+		int a = a1_py_always_truthy(s, tsnode_field(n, "left"), depth + 1);
 		if (is_or && a)
 			return 1;
 		if (!is_or && !a)
 			return 0;
-		return a1_py_always_truthy(s, field(n, "right"), depth + 1);
+		return a1_py_always_truthy(s, tsnode_field(n, "right"), depth + 1);
 	}
 	if (!strcmp(t, "conditional_expression"))
 		return a1_py_always_truthy(s, a1_py_kid(n, 0), depth + 1) &&
 		       a1_py_always_truthy(s, a1_py_kid(n, 2), depth + 1);
 	if (!strcmp(t, "named_expression"))
-		return a1_py_always_truthy(s, field(n, "value"), depth + 1);
+		return a1_py_always_truthy(s, tsnode_field(n, "value"), depth + 1);
 	return 0;
 }
 
@@ -1345,16 +1300,24 @@ struct ex {
 	unsigned inherited;
 	unsigned *counts; /* per (function, kind): facts seen, for the ordinals */
 	size_t capcounts;
+	struct tsnode_cursors cursors; /* visit_kids / body: one per depth */
 };
+
+long a1_py_find_func(const struct a1_py_side *s, const char *name)
+{
+	int64_t i;
+	return name && strmap_get(&s->func_index, name, &i) ? (long)i : -1;
+}
 
 static long func_index(struct ex *x, const char *name)
 {
 	struct a1_py_side *s = x->s;
-	for (size_t i = s->nfuncs; i-- > 0;)
-		if (!strcmp(s->funcs[i].name, name))
-			return (long)i;
+	long i = a1_py_find_func(s, name);
+	if (i >= 0)
+		return i;
 	s->funcs = xgrow_zeroed(s->funcs, &s->capfuncs, s->nfuncs, sizeof *s->funcs, 8);
 	s->funcs[s->nfuncs].name = xstrdup(name);
+	strmap_put(&s->func_index, name, (int64_t)s->nfuncs);
 	return (long)s->nfuncs++;
 }
 
@@ -1376,14 +1339,7 @@ static void add_fact(struct ex *x, int kind, char *form, TSNode node)
 {
 	struct a1_py_side *s = x->s;
 	size_t slot = (size_t)(x->fn + 1) * A1_PY_K_N + (size_t)kind;
-	if (slot >= x->capcounts) {
-		size_t cap = x->capcounts ? x->capcounts : 64;
-		while (cap <= slot)
-			cap *= 2;
-		x->counts = xrealloc(x->counts, cap * sizeof *x->counts);
-		memset(x->counts + x->capcounts, 0, (cap - x->capcounts) * sizeof *x->counts);
-		x->capcounts = cap;
-	}
+	x->counts = xgrow_zeroed(x->counts, &x->capcounts, slot, sizeof *x->counts, 64);
 	s->facts = xgrow_zeroed(s->facts, &s->capfacts, s->nfacts, sizeof *s->facts, 16);
 	struct a1_py_fact *f = &s->facts[s->nfacts++];
 	f->kind = kind;
@@ -1396,22 +1352,31 @@ static void add_fact(struct ex *x, int kind, char *form, TSNode node)
 
 static void visit(struct ex *x, TSNode n, unsigned depth);
 
+/* Named children in order (a cursor: ts_node_named_child(n, i) starts from the first child
+ * each time, quadratic over a module of many functions). */
 static void visit_kids(struct ex *x, TSNode n, unsigned depth)
 {
-	uint32_t m = ts_node_named_child_count(n);
-	for (uint32_t i = 0; i < m && !x->s->status; i++)
-		visit(x, ts_node_named_child(n, i), depth + 1);
+	TSTreeCursor *c = tsnode_cursor(&x->cursors, depth, n);
+	for (int more = ts_tree_cursor_goto_first_child(c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(c)) {
+		TSNode k = ts_tree_cursor_current_node(c);
+		if (ts_node_is_named(k))
+			visit(x, k, depth + 1);
+	}
 }
 
 /* Statements of a block in order; what follows a return or raise never runs. */
 static void body(struct ex *x, TSNode block, unsigned depth)
 {
 	int saved = x->state;
-	uint32_t m = ts_node_named_child_count(block);
-	for (uint32_t i = 0; i < m && !x->s->status; i++) {
-		TSNode st = ts_node_named_child(block, i);
+	if (ts_node_is_null(block))
+		return;
+	TSTreeCursor *c = tsnode_cursor(&x->cursors, depth, block);
+	for (int more = ts_tree_cursor_goto_first_child(c); more && !x->s->status; more = ts_tree_cursor_goto_next_sibling(c)) {
+		TSNode st = ts_tree_cursor_current_node(c);
+		if (!ts_node_is_named(st))
+			continue;
 		visit(x, st, depth + 1);
-		if ((a1_py_is(st, "return_statement") || a1_py_is(st, "raise_statement")) && x->state == A1_PY_OK)
+		if ((tsnode_is(st, "return_statement") || tsnode_is(st, "raise_statement")) && x->state == A1_PY_OK)
 			x->state = A1_PY_DEAD;
 	}
 	x->state = saved;
@@ -1430,8 +1395,8 @@ static void branch(struct ex *x, TSNode block, int never, unsigned depth)
 static unsigned marker_of(struct ex *x, TSNode d)
 {
 	d = a1_py_bare(d);
-	TSNode call = a1_py_is(d, "call") ? d : (TSNode){0};
-	char *name = a1_py_dotted(x->s, ts_node_is_null(call) ? d : field(call, "function"));
+	TSNode call = tsnode_is(d, "call") ? d : (TSNode){0};
+	char *name = a1_py_dotted(x->s, ts_node_is_null(call) ? d : tsnode_field(call, "function"));
 	if (!name)
 		return 0;
 	const char *leaf = leaf_of(name);
@@ -1469,7 +1434,7 @@ static unsigned marker_of(struct ex *x, TSNode d)
 /* "skip" / "xfail" for a call that ends the test when it runs. */
 static unsigned skip_call(struct ex *x, TSNode call)
 {
-	char *name = a1_py_dotted(x->s, field(call, "function"));
+	char *name = a1_py_dotted(x->s, tsnode_field(call, "function"));
 	unsigned r = 0;
 	if (name && (!strcmp(name, "pytest.skip") || !strcmp(name, "skip") || ends_with(name, ".skipTest")))
 		r = A1_PY_M_SKIP;
@@ -1484,7 +1449,7 @@ static const char *const SWALLOWED[] = {"AssertionError", "Exception", "BaseExce
 static int has_raise(TSNode n, void *ctx)
 {
 	(void)ctx;
-	return a1_py_is(n, "raise_statement");
+	return tsnode_is(n, "raise_statement");
 }
 
 /* An except clause that catches a failing assertion and does not raise again. */
@@ -1494,19 +1459,19 @@ static int swallows(struct ex *x, TSNode h)
 	uint32_t m = a1_py_nkids(h);
 	for (uint32_t i = 0; i < m; i++) {
 		TSNode k = a1_py_kid(h, i);
-		if (!a1_py_is(k, "block")) {
+		if (!tsnode_is(k, "block")) {
 			type = k;
 			break;
 		}
 	}
-	if (a1_py_is(type, "as_pattern"))
+	if (tsnode_is(type, "as_pattern"))
 		type = a1_py_kid(type, 0);
 	type = a1_py_bare(type);
 	if (!ts_node_is_null(type)) {
 		int hit = 0;
-		uint32_t k = a1_py_is(type, "tuple") ? a1_py_nkids(type) : 1;
+		uint32_t k = tsnode_is(type, "tuple") ? a1_py_nkids(type) : 1;
 		for (uint32_t i = 0; i < k && !hit; i++) {
-			char *d = a1_py_dotted(x->s, a1_py_is(type, "tuple") ? a1_py_kid(type, i) : type);
+			char *d = a1_py_dotted(x->s, tsnode_is(type, "tuple") ? a1_py_kid(type, i) : type);
 			hit = d && str_in(leaf_of(d), SWALLOWED);
 			free(d);
 		}
@@ -1520,11 +1485,11 @@ static int swallows(struct ex *x, TSNode h)
 static int suppresses(struct ex *x, TSNode e)
 {
 	e = a1_py_bare(e);
-	if (a1_py_is(e, "as_pattern"))
+	if (tsnode_is(e, "as_pattern"))
 		e = a1_py_bare(a1_py_kid(e, 0));
-	if (!a1_py_is(e, "call"))
+	if (!tsnode_is(e, "call"))
 		return 0;
-	char *name = a1_py_dotted(x->s, field(e, "function"));
+	char *name = a1_py_dotted(x->s, tsnode_field(e, "function"));
 	int r = 0;
 	if (name && (!strcmp(leaf_of(name), "suppress") || !strcmp(name, "pytest.raises"))) {
 		TSNode args[16];
@@ -1545,7 +1510,7 @@ static char *patched(struct ex *x, TSNode call)
 {
 	if (!x->nunit)
 		return NULL;
-	char *name = a1_py_dotted(x->s, field(call, "function"));
+	char *name = a1_py_dotted(x->s, tsnode_field(call, "function"));
 	const char *nm = name ? name : "";
 	const char *leaf = leaf_of(nm);
 	int patcher = ends_with(nm, "monkeypatch.setattr") || !strcmp(leaf, "patch") || ends_with(nm, "patch.object") ||
@@ -1587,7 +1552,7 @@ static void patterns(struct ex *x, TSNode call, int kind)
 	size_t na = a1_py_args(call, args, 64);
 	for (size_t i = 0; i < na && i < 64; i++) {
 		TSNode a = a1_py_bare(args[i]);
-		int seq = a1_py_is(a, "list") || a1_py_is(a, "tuple") || a1_py_is(a, "set");
+		int seq = tsnode_is(a, "list") || tsnode_is(a, "tuple") || tsnode_is(a, "set");
 		uint32_t m = seq ? a1_py_nkids(a) : 1;
 		for (uint32_t j = 0; j < m; j++) {
 			TSNode e = seq ? a1_py_kid(a, j) : a;
@@ -1607,14 +1572,14 @@ static void expectations(struct ex *x, TSNode call)
 	if (na > 64)
 		return;
 	TSNode one = na == 1 ? a1_py_bare(args[0]) : (TSNode){0};
-	if (na == 1 && (a1_py_is(one, "list") || a1_py_is(one, "tuple") || a1_py_is(one, "set"))) {
+	if (na == 1 && (tsnode_is(one, "list") || tsnode_is(one, "tuple") || tsnode_is(one, "set"))) {
 		uint32_t m = a1_py_nkids(one);
 		for (uint32_t j = 0; j < m; j++)
 			add_fact(x, A1_PY_K_EXPECT, a1_py_canon(x->s, a1_py_kid(one, j)), a1_py_kid(one, j));
 		return;
 	}
 	for (size_t i = 0; i < na; i++)
-		if (!a1_py_is(a1_py_bare(args[i]), "call"))
+		if (!tsnode_is(a1_py_bare(args[i]), "call"))
 			return;
 	for (size_t i = 0; i < na; i++)
 		add_fact(x, A1_PY_K_EXPECT, a1_py_canon(x->s, args[i]), args[i]);
@@ -1636,17 +1601,17 @@ static void visit_call(struct ex *x, TSNode n, unsigned depth)
 			free(what);
 		}
 	}
-	TSNode f = field(n, "function");
+	TSNode f = tsnode_field(n, "function");
 	if (x->fn >= 0) { /* what it calls: a helper of the file may assert for it */
-		TSNode nm = a1_py_is(f, "attribute") ? field(f, "attribute") : f;
+		TSNode nm = tsnode_is(f, "attribute") ? tsnode_field(f, "attribute") : f;
 		struct a1_py_func *fu = &x->s->funcs[x->fn];
-		if (a1_py_is(nm, "identifier"))
-			add_name(&fu->calls, &fu->ncalls, &fu->capcalls, x->s->src + ts_node_start_byte(nm), nlen(nm));
+		if (tsnode_is(nm, "identifier"))
+			add_name(&fu->calls, &fu->ncalls, &fu->capcalls, x->s->src + ts_node_start_byte(nm), tsnode_len(nm));
 	}
-	if (a1_py_is(f, "attribute")) {
-		TSNode obj = field(f, "object");
-		char *name = text_of(x->s, field(f, "attribute"));
-		if (a1_py_is(obj, "identifier") && text_is(x->s, obj, "pytest") && (!strcmp(name, "raises") || !strcmp(name, "fail"))) {
+	if (tsnode_is(f, "attribute")) {
+		TSNode obj = tsnode_field(f, "object");
+		char *name = tsnode_text(x->s->src, tsnode_field(f, "attribute"));
+		if (tsnode_is(obj, "identifier") && tsnode_text_is(x->s->src, obj, "pytest") && (!strcmp(name, "raises") || !strcmp(name, "fail"))) {
 			add_fact(x, name[0] == 'r' ? A1_PY_K_RAISES : A1_PY_K_FAIL, a1_py_canon(x->s, n), n);
 			if (name[0] == 'f')
 				expectations(x, n);
@@ -1669,24 +1634,24 @@ static void scope(struct ex *x, TSNode def, TSNode *decs, size_t ndecs, unsigned
 {
 	for (size_t i = 0; i < ndecs; i++)
 		visit(x, decs[i], depth + 1);
-	TSNode name = field(def, "name");
+	TSNode name = tsnode_field(def, "name");
 	uint32_t m = ts_node_named_child_count(def);
 	for (uint32_t i = 0; i < m; i++) {
 		TSNode k = ts_node_named_child(def, i);
-		if (!a1_py_is(k, "block") && !ts_node_eq(k, name))
+		if (!tsnode_is(k, "block") && !ts_node_eq(k, name))
 			visit(x, k, depth + 1);
 	}
 	unsigned marks = x->inherited;
 	size_t path_len = x->path.len;
 	if (path_len)
 		buf_putc(&x->path, '.');
-	buf_append(&x->path, x->s->src + ts_node_start_byte(name), nlen(name));
+	buf_append(&x->path, x->s->src + ts_node_start_byte(name), tsnode_len(name));
 	long saved_fn = x->fn;
 	long fn = func_index(x, buf_cstr(&x->path));
 	for (size_t i = 0; i < ndecs; i++) {
 		TSNode e = a1_py_kid(decs[i], 0);
 		marks |= marker_of(x, e);
-		if (a1_py_is(a1_py_bare(e), "call")) {
+		if (tsnode_is(a1_py_bare(e), "call")) {
 			char *what = patched(x, a1_py_bare(e));
 			if (what) {
 				add_mock(&x->s->funcs[fn], what);
@@ -1700,7 +1665,7 @@ static void scope(struct ex *x, TSNode def, TSNode *decs, size_t ndecs, unsigned
 	x->inherited = marks;
 	x->fn = fn;
 	x->state = A1_PY_OK; /* a function's body runs when it is called */
-	body(x, field(def, "body"), depth);
+	body(x, tsnode_field(def, "body"), depth);
 	x->state = saved_state;
 	x->inherited = saved_inh;
 	x->fn = saved_fn;
@@ -1711,6 +1676,8 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 {
 	if (x->s->status || depth > WALK_MAX || !spend(x->s, 1))
 		return;
+	if (!ts_node_named_child_count(n))
+		return; /* an identifier, a number, a bare `raise` ...: nothing below is read */
 	const char *t = ts_node_type(n);
 	if (!strcmp(t, "comment"))
 		return;
@@ -1724,10 +1691,10 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 		uint32_t m = ts_node_named_child_count(n);
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode k = ts_node_named_child(n, i);
-			if (a1_py_is(k, "decorator") && nd < 64)
+			if (tsnode_is(k, "decorator") && nd < 64)
 				decs[nd++] = k;
 		}
-		scope(x, field(n, "definition"), decs, nd, depth);
+		scope(x, tsnode_field(n, "definition"), decs, nd, depth);
 		return;
 	}
 	if (!strcmp(t, "assert_statement")) {
@@ -1737,9 +1704,9 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 		return;
 	}
 	if (!strcmp(t, "if_statement")) {
-		TSNode cond = field(n, "condition");
+		TSNode cond = tsnode_field(n, "condition");
 		visit(x, cond, depth + 1);
-		branch(x, field(n, "consequence"), a1_py_always_falsy(x->s, cond), depth);
+		branch(x, tsnode_field(n, "consequence"), a1_py_always_falsy(x->s, cond), depth);
 		/* elif / else: each runs only when the conditions before it were false */
 		int saved = x->state;
 		if (a1_py_always_truthy(x->s, cond, 0) && x->state == A1_PY_OK)
@@ -1747,26 +1714,26 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 		uint32_t m = ts_node_named_child_count(n);
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode k = ts_node_named_child(n, i);
-			if (a1_py_is(k, "elif_clause")) {
-				TSNode c = field(k, "condition");
+			if (tsnode_is(k, "elif_clause")) {
+				TSNode c = tsnode_field(k, "condition");
 				visit(x, c, depth + 1);
-				branch(x, field(k, "consequence"), a1_py_always_falsy(x->s, c), depth);
+				branch(x, tsnode_field(k, "consequence"), a1_py_always_falsy(x->s, c), depth);
 				if (a1_py_always_truthy(x->s, c, 0) && x->state == A1_PY_OK)
 					x->state = A1_PY_DEAD;
-			} else if (a1_py_is(k, "else_clause")) {
-				branch(x, field(k, "body"), 0, depth);
+			} else if (tsnode_is(k, "else_clause")) {
+				branch(x, tsnode_field(k, "body"), 0, depth);
 			}
 		}
 		x->state = saved;
 		return;
 	}
 	if (!strcmp(t, "while_statement")) {
-		TSNode cond = field(n, "condition");
+		TSNode cond = tsnode_field(n, "condition");
 		visit(x, cond, depth + 1);
-		branch(x, field(n, "body"), a1_py_always_falsy(x->s, cond), depth);
-		TSNode alt = field(n, "alternative");
+		branch(x, tsnode_field(n, "body"), a1_py_always_falsy(x->s, cond), depth);
+		TSNode alt = tsnode_field(n, "alternative");
 		if (!ts_node_is_null(alt))
-			branch(x, field(alt, "body"), 0, depth);
+			branch(x, tsnode_field(alt, "body"), 0, depth);
 		return;
 	}
 	if (!strcmp(t, "try_statement")) {
@@ -1774,27 +1741,27 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 		uint32_t m = ts_node_named_child_count(n);
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode k = ts_node_named_child(n, i);
-			if (a1_py_is(k, "except_clause") || a1_py_is(k, "except_group_clause"))
+			if (tsnode_is(k, "except_clause") || tsnode_is(k, "except_group_clause"))
 				swallow |= swallows(x, k);
 		}
 		if (x->state == A1_PY_OK && swallow)
 			x->state = A1_PY_SWALLOWED;
-		body(x, field(n, "body"), depth);
+		body(x, tsnode_field(n, "body"), depth);
 		x->state = saved;
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode k = ts_node_named_child(n, i);
-			if (a1_py_is(k, "except_clause") || a1_py_is(k, "except_group_clause")) {
+			if (tsnode_is(k, "except_clause") || tsnode_is(k, "except_group_clause")) {
 				uint32_t kk = ts_node_named_child_count(k);
 				for (uint32_t j = 0; j < kk; j++) {
 					TSNode e = ts_node_named_child(k, j);
-					if (a1_py_is(e, "block"))
+					if (tsnode_is(e, "block"))
 						body(x, e, depth + 1);
 					else
 						visit(x, e, depth + 1);
 				}
-			} else if (a1_py_is(k, "else_clause")) {
-				body(x, field(k, "body"), depth + 1);
-			} else if (a1_py_is(k, "finally_clause")) {
+			} else if (tsnode_is(k, "else_clause")) {
+				body(x, tsnode_field(k, "body"), depth + 1);
+			} else if (tsnode_is(k, "finally_clause")) {
 				body(x, a1_py_kid(k, 0), depth + 1);
 			}
 		}
@@ -1805,33 +1772,33 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 		uint32_t m = ts_node_named_child_count(n);
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode k = ts_node_named_child(n, i);
-			if (!a1_py_is(k, "with_clause"))
+			if (!tsnode_is(k, "with_clause"))
 				continue;
 			uint32_t kk = ts_node_named_child_count(k);
 			for (uint32_t j = 0; j < kk; j++) {
 				TSNode item = ts_node_named_child(k, j);
 				visit(x, item, depth + 1);
-				if (a1_py_is(item, "with_item"))
-					sup |= suppresses(x, field(item, "value"));
+				if (tsnode_is(item, "with_item"))
+					sup |= suppresses(x, tsnode_field(item, "value"));
 			}
 		}
 		if (x->state == A1_PY_OK && sup)
 			x->state = A1_PY_SWALLOWED;
-		body(x, field(n, "body"), depth);
+		body(x, tsnode_field(n, "body"), depth);
 		x->state = saved;
 		return;
 	}
 	if (!strcmp(t, "expression_statement")) {
 		TSNode e = a1_py_kid(n, 0);
-		if (x->fn >= 0 && x->state == A1_PY_OK && a1_py_nkids(n) == 1 && a1_py_is(e, "call"))
+		if (x->fn >= 0 && x->state == A1_PY_OK && a1_py_nkids(n) == 1 && tsnode_is(e, "call"))
 			x->s->funcs[x->fn].marks |= skip_call(x, e);
 		visit_kids(x, n, depth);
 		return;
 	}
 	if (!strcmp(t, "raise_statement")) {
 		TSNode e = a1_py_kid(n, 0);
-		if (x->fn >= 0 && x->state == A1_PY_OK && !ts_node_is_null(e) && !ts_node_eq(e, field(n, "cause"))) {
-			TSNode target = a1_py_is(e, "call") ? field(e, "function") : e;
+		if (x->fn >= 0 && x->state == A1_PY_OK && !ts_node_is_null(e) && !ts_node_eq(e, tsnode_field(n, "cause"))) {
+			TSNode target = tsnode_is(e, "call") ? tsnode_field(e, "function") : e;
 			char *d = a1_py_dotted(x->s, target);
 			if (d && (!strcmp(d, "unittest.SkipTest") || !strcmp(d, "SkipTest") || !strcmp(d, "pytest.skip.Exception")))
 				x->s->funcs[x->fn].marks |= A1_PY_M_SKIP;
@@ -1848,10 +1815,10 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 		uint32_t m = ts_node_named_child_count(n);
 		for (uint32_t i = 0; i < m; i++) {
 			TSNode k = ts_node_named_child(n, i);
-			if (a1_py_is(k, "block"))
+			if (tsnode_is(k, "block"))
 				body(x, k, depth + 1);
-			else if (a1_py_is(k, "else_clause"))
-				body(x, field(k, "body"), depth + 1);
+			else if (tsnode_is(k, "else_clause"))
+				body(x, tsnode_field(k, "body"), depth + 1);
 			else
 				visit(x, k, depth + 1);
 		}
@@ -1867,18 +1834,19 @@ static void visit(struct ex *x, TSNode n, unsigned depth)
 /* pytestmark = pytest.mark.skip / [..., pytest.mark.skip] at module level. */
 static void module_marks(struct ex *x, TSNode root)
 {
-	uint32_t m = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode st = ts_node_named_child(root, i);
-		if (!a1_py_is(st, "expression_statement"))
+	size_t m;
+	TSNode *sts = tsnode_named_children(root, &m);
+	for (size_t i = 0; i < m; i++) {
+		TSNode st = sts[i];
+		if (!tsnode_is(st, "expression_statement"))
 			continue;
 		TSNode a = a1_py_kid(st, 0);
 		int hit = 0;
-		while (a1_py_is(a, "assignment")) {
-			TSNode l = field(a, "left");
-			hit |= a1_py_is(l, "identifier") && text_is(x->s, l, "pytestmark");
-			TSNode r = field(a, "right");
-			if (!a1_py_is(r, "assignment")) {
+		while (tsnode_is(a, "assignment")) {
+			TSNode l = tsnode_field(a, "left");
+			hit |= tsnode_is(l, "identifier") && tsnode_text_is(x->s->src, l, "pytestmark");
+			TSNode r = tsnode_field(a, "right");
+			if (!tsnode_is(r, "assignment")) {
 				a = r;
 				break;
 			}
@@ -1887,7 +1855,7 @@ static void module_marks(struct ex *x, TSNode root)
 		if (!hit || ts_node_is_null(a))
 			continue;
 		TSNode v = a1_py_bare(a);
-		if (a1_py_is(v, "list") || a1_py_is(v, "tuple") || a1_py_is(v, "expression_list")) {
+		if (tsnode_is(v, "list") || tsnode_is(v, "tuple") || tsnode_is(v, "expression_list")) {
 			uint32_t k = a1_py_nkids(v);
 			for (uint32_t j = 0; j < k; j++)
 				x->inherited |= marker_of(x, a1_py_kid(v, j));
@@ -1895,6 +1863,7 @@ static void module_marks(struct ex *x, TSNode root)
 			x->inherited |= marker_of(x, v);
 		}
 	}
+	free(sts);
 }
 
 /* The modules a test file tests: its unit, and each module it imports that the unit's name
@@ -1904,19 +1873,20 @@ static void units(struct ex *x, TSNode root, const char *stem)
 	x->unit = xcalloc(2, sizeof *x->unit);
 	x->unit[x->nunit++] = xstrdup(stem);
 	size_t cap = 2;
-	uint32_t m = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode st = ts_node_named_child(root, i);
-		int from = a1_py_is(st, "import_from_statement");
-		if (!from && !a1_py_is(st, "import_statement"))
+	size_t m;
+	TSNode *sts = tsnode_named_children(root, &m);
+	for (size_t i = 0; i < m; i++) {
+		TSNode st = sts[i];
+		int from = tsnode_is(st, "import_from_statement");
+		if (!from && !tsnode_is(st, "import_statement"))
 			continue;
 		if (from) {
-			TSNode mod = field(st, "module_name");
-			if (a1_py_is(mod, "relative_import")) {
+			TSNode mod = tsnode_field(st, "module_name");
+			if (tsnode_is(mod, "relative_import")) {
 				TSNode dn = {0};
 				uint32_t k = ts_node_named_child_count(mod);
 				for (uint32_t j = 0; j < k; j++)
-					if (a1_py_is(ts_node_named_child(mod, j), "dotted_name"))
+					if (tsnode_is(ts_node_named_child(mod, j), "dotted_name"))
 						dn = ts_node_named_child(mod, j);
 				if (ts_node_is_null(dn))
 					continue; /* from . import x: no module */
@@ -1925,14 +1895,14 @@ static void units(struct ex *x, TSNode root, const char *stem)
 		uint32_t k = ts_node_named_child_count(st);
 		for (uint32_t j = 0; j < k; j++) {
 			TSNode nm = ts_node_named_child(st, j);
-			if (a1_py_is(nm, "aliased_import"))
-				nm = field(nm, "name");
-			if (a1_py_is(nm, "relative_import"))
+			if (tsnode_is(nm, "aliased_import"))
+				nm = tsnode_field(nm, "name");
+			if (tsnode_is(nm, "relative_import"))
 				nm = ts_node_named_child(nm, ts_node_named_child_count(nm) - 1);
-			if (!a1_py_is(nm, "dotted_name"))
+			if (!tsnode_is(nm, "dotted_name"))
 				continue;
 			TSNode last = ts_node_named_child(nm, ts_node_named_child_count(nm) - 1);
-			char *leaf = text_of(x->s, last);
+			char *leaf = tsnode_text(x->s->src, last);
 			size_t ll = strlen(leaf);
 			int hit = !strcmp(stem, leaf) || (!strncmp(stem, leaf, ll) && stem[ll] == '_');
 			for (size_t u = 0; hit && u < x->nunit; u++)
@@ -1945,9 +1915,11 @@ static void units(struct ex *x, TSNode root, const char *stem)
 			}
 		}
 	}
+	free(sts);
 }
 
-int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_side *s)
+/* `base` (may be NULL): a side read before whose tree this one is parsed against. */
+static int extract(const char *text, size_t len, const char *unit, struct a1_py_side *s, const struct a1_py_side *base)
 {
 	if (!text) {
 		s->src = "";
@@ -1973,7 +1945,16 @@ int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_s
 		return s->status;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	s->tree = ts_parser_parse_string(p, NULL, s->src, (uint32_t)s->len);
+	TSTree *old = NULL;
+	if (base && base->tree && !base->status) {
+		TSInputEdit e;
+		tsnode_edit_between(base->src, base->len, s->src, s->len, &e);
+		old = ts_tree_copy(base->tree);
+		ts_tree_edit(old, &e);
+	}
+	s->tree = ts_parser_parse_string(p, old, s->src, (uint32_t)s->len);
+	if (old)
+		ts_tree_delete(old);
 	ts_parser_delete(p);
 	if (!s->tree) {
 		set_why(s, A1_PY_UNPARSEABLE, "unparseable-source", 0, 0, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -1985,13 +1966,13 @@ int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_s
 		syntax_error(s, root);
 		return s->status;
 	}
-	if (too_deep(root, &at)) {
+	int py2 = 0;
+	if (too_deep(root, &at, &py2)) {
 		refuse_at(s, at, "too deeply nested to walk");
 		return s->status;
 	}
 	struct ex x = {.s = s, .fn = -1};
-	size_t visited = 0;
-	if (tsnode_any(root, py2_only, NULL, &visited)) {
+	if (py2) {
 		set_why(s, A1_PY_UNPARSEABLE, "unparseable-source", 0, 0, "Python 2 syntax (a print or exec statement)");
 		return s->status;
 	}
@@ -2004,7 +1985,22 @@ int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_s
 	free(x.unit);
 	free(x.counts);
 	buf_free(&x.path);
+	tsnode_cursors_free(&x.cursors);
 	return s->status;
+}
+
+int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_side *s)
+{
+	return extract(text, len, unit, s, NULL);
+}
+
+int a1_py_extract_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, const char *unit,
+		       struct a1_py_side *a, struct a1_py_side *b)
+{
+	extract(pre, pre_len, unit, a, NULL);
+	if (post)
+		extract(post, post_len, unit, b, a);
+	return a->status ? a->status : b->status;
 }
 
 void a1_py_side_free(struct a1_py_side *s)
@@ -2022,11 +2018,13 @@ void a1_py_side_free(struct a1_py_side *s)
 		free(s->funcs[i].calls);
 	}
 	free(s->funcs);
+	strmap_free(&s->func_index);
 	if (s->tree)
 		ts_tree_delete(s->tree);
 	free(s->own);
 	free(s->why);
 	buf_free(&s->cb);
+	tsnode_cursors_free(&s->render_cursors);
 	memset(s, 0, sizeof *s);
 }
 
@@ -2043,15 +2041,15 @@ struct namehit {
 static int name_in(TSNode n, void *ctx)
 {
 	struct namehit *h = ctx;
-	if (!a1_py_is(n, "identifier"))
+	if (!tsnode_is(n, "identifier"))
 		return 0;
 	TSNode p = ts_node_parent(n);
-	if (a1_py_is(p, "attribute") && ts_node_eq(field(p, "attribute"), n))
+	if (tsnode_is(p, "attribute") && ts_node_eq(tsnode_field(p, "attribute"), n))
 		return 0;
-	if (a1_py_is(p, "keyword_argument") && ts_node_eq(field(p, "name"), n))
+	if (tsnode_is(p, "keyword_argument") && ts_node_eq(tsnode_field(p, "name"), n))
 		return 0;
 	for (const char *const *k = h->names; *k; k++)
-		if (text_is(h->s, n, *k))
+		if (tsnode_text_is(h->s->src, n, *k))
 			return 1;
 	return 0;
 }
@@ -2084,19 +2082,19 @@ static int hook_scan(TSNode n, void *ctx)
 	struct hookscan *h = ctx;
 	const char *t = ts_node_type(n);
 	if (!strcmp(t, "identifier")) {
-		if (text_is(h->s, n, "items"))
+		if (tsnode_text_is(h->s->src, n, "items"))
 			h->items = 1;
-		if (text_is(h->s, n, "pytest_deselected"))
+		if (tsnode_text_is(h->s->src, n, "pytest_deselected"))
 			h->deselected = 1;
-		if (text_is(h->s, n, "pytest_ignore_collect"))
+		if (tsnode_text_is(h->s->src, n, "pytest_ignore_collect"))
 			h->ignore_collect = 1;
 		TSNode p = ts_node_parent(n);
-		if (a1_py_is(p, "attribute") && ts_node_eq(field(p, "attribute"), n) &&
-		    (text_is(h->s, n, "remove") || text_is(h->s, n, "clear") || text_is(h->s, n, "pop")))
+		if (tsnode_is(p, "attribute") && ts_node_eq(tsnode_field(p, "attribute"), n) &&
+		    (tsnode_text_is(h->s->src, n, "remove") || tsnode_text_is(h->s->src, n, "clear") || tsnode_text_is(h->s->src, n, "pop")))
 			h->attr_drop = 1;
 	} else if (!strcmp(t, "subscript")) {
-		TSNode v = field(n, "value");
-		if (a1_py_is(v, "identifier") && text_is(h->s, v, "items"))
+		TSNode v = tsnode_field(n, "value");
+		if (tsnode_is(v, "identifier") && tsnode_text_is(h->s->src, v, "items"))
 			h->items_sub = 1;
 	} else if (!strcmp(t, "slice")) {
 		h->slice = 1;
@@ -2112,7 +2110,7 @@ static int hook_scan(TSNode n, void *ctx)
 static int del_items(TSNode n, void *ctx)
 {
 	struct hookscan *h = ctx;
-	return a1_py_is(n, "delete_statement") && tsnode_any(n, name_in, &(struct namehit){h->s, (const char *const[]){"items", NULL}}, NULL);
+	return tsnode_is(n, "delete_statement") && tsnode_any(n, name_in, &(struct namehit){h->s, (const char *const[]){"items", NULL}}, NULL);
 }
 
 static void ignored_in(struct a1_py_side *s, TSNode value, struct a1_py_collection *c, size_t *cap);
@@ -2125,20 +2123,20 @@ struct ignscan {
 
 static int ignore_name(const struct a1_py_side *s, TSNode n)
 {
-	return a1_py_is(n, "identifier") && (text_is(s, n, "collect_ignore") || text_is(s, n, "collect_ignore_glob"));
+	return tsnode_is(n, "identifier") && (tsnode_text_is(s->src, n, "collect_ignore") || tsnode_text_is(s->src, n, "collect_ignore_glob"));
 }
 
 static int ignore_scan(TSNode n, void *ctx)
 {
 	struct ignscan *g = ctx;
 	TSNode value = {0};
-	if (a1_py_is(n, "assignment") || a1_py_is(n, "augmented_assignment")) {
-		if (ignore_name(g->s, field(n, "left")))
-			value = field(n, "right");
-	} else if (a1_py_is(n, "call")) {
-		TSNode f = field(n, "function");
-		if (a1_py_is(f, "attribute") && ignore_name(g->s, field(f, "object")) &&
-		    (text_is(g->s, field(f, "attribute"), "append") || text_is(g->s, field(f, "attribute"), "extend"))) {
+	if (tsnode_is(n, "assignment") || tsnode_is(n, "augmented_assignment")) {
+		if (ignore_name(g->s, tsnode_field(n, "left")))
+			value = tsnode_field(n, "right");
+	} else if (tsnode_is(n, "call")) {
+		TSNode f = tsnode_field(n, "function");
+		if (tsnode_is(f, "attribute") && ignore_name(g->s, tsnode_field(f, "object")) &&
+		    (tsnode_text_is(g->s->src, tsnode_field(f, "attribute"), "append") || tsnode_text_is(g->s->src, tsnode_field(f, "attribute"), "extend"))) {
 			TSNode args[1];
 			if (a1_py_args(n, args, 1))
 				value = args[0];
@@ -2152,8 +2150,8 @@ static int ignore_scan(TSNode n, void *ctx)
 static int strings_in(TSNode n, void *ctx)
 {
 	struct ignscan *g = ctx;
-	if (a1_py_is(n, "string") || a1_py_is(n, "concatenated_string")) {
-		if (a1_py_is(ts_node_parent(n), "concatenated_string"))
+	if (tsnode_is(n, "string") || tsnode_is(n, "concatenated_string")) {
+		if (tsnode_is(ts_node_parent(n), "concatenated_string"))
 			return 0;
 		char *v = a1_py_string_value(g->s, n);
 		if (v)
@@ -2175,14 +2173,15 @@ void a1_py_collection(struct a1_py_side *s, struct a1_py_collection *c)
 		return;
 	TSNode root = ts_tree_root_node(s->tree);
 	size_t cap = 0, capi = 0;
-	uint32_t m = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode st = ts_node_named_child(root, i), def = st;
-		if (a1_py_is(st, "decorated_definition"))
-			def = field(st, "definition");
-		int is_def = a1_py_is(def, "function_definition") || a1_py_is(def, "class_definition");
-		int hook = a1_py_is(def, "function_definition") && !strncmp(s->src + ts_node_start_byte(field(def, "name")), "pytest_", 7) &&
-			   nlen(field(def, "name")) >= 7;
+	size_t m;
+	TSNode *sts = tsnode_named_children(root, &m);
+	for (size_t i = 0; i < m; i++) {
+		TSNode st = sts[i], def = st;
+		if (tsnode_is(st, "decorated_definition"))
+			def = tsnode_field(st, "definition");
+		int is_def = tsnode_is(def, "function_definition") || tsnode_is(def, "class_definition");
+		int hook = tsnode_is(def, "function_definition") && !strncmp(s->src + ts_node_start_byte(tsnode_field(def, "name")), "pytest_", 7) &&
+			   tsnode_len(tsnode_field(def, "name")) >= 7;
 		struct namehit h = {s, COLLECTION_NAMES};
 		if (!hook && (is_def || is_comment(st) || !tsnode_any(st, name_in, &h, NULL)))
 			continue;
@@ -2191,8 +2190,8 @@ void a1_py_collection(struct a1_py_side *s, struct a1_py_collection *c)
 		c->stmts[c->n] = a1_py_canon(s, st);
 		int drops = 0;
 		if (hook) {
-			TSNode name = field(def, "name");
-			int modify = text_is(s, name, "pytest_collection_modifyitems"), ignore = text_is(s, name, "pytest_ignore_collect");
+			TSNode name = tsnode_field(def, "name");
+			int modify = tsnode_text_is(s->src, name, "pytest_collection_modifyitems"), ignore = tsnode_text_is(s->src, name, "pytest_ignore_collect");
 			if (modify || ignore) {
 				struct hookscan hs = {.s = s};
 				tsnode_any(st, hook_scan, &hs, NULL);
@@ -2203,6 +2202,7 @@ void a1_py_collection(struct a1_py_side *s, struct a1_py_collection *c)
 		}
 		c->drops[c->n++] = (unsigned char)drops;
 	}
+	free(sts);
 	struct ignscan g = {s, c, &capi};
 	tsnode_any(root, ignore_scan, &g, NULL);
 }

@@ -13,7 +13,9 @@
 #include <stdint.h>
 #include <tree_sitter/api.h>
 
+#include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/strmap.h"
 
 enum a1_py_kind {
 	A1_PY_K_ASSERT,	  /* assert X: node = X */
@@ -59,20 +61,29 @@ struct a1_py_side {
 	size_t nfacts, capfacts;
 	struct a1_py_func *funcs;
 	size_t nfuncs, capfuncs;
+	struct strmap func_index; /* funcs[].name -> its index */
 	int status;
 	char *why; /* "unparseable-source: line L, column C: ..." when status is not A1_PY_READ */
 	size_t budget;
 	struct buf cb; /* scratch for canonical text */
+	struct tsnode_cursors render_cursors;
 };
 
 /* Reads `text` (NULL = an empty side) into *s (zeroed by the caller); `unit` NULL or the
  * base name's unit ("calc"). Returns s->status. */
 int a1_py_extract(const char *text, size_t len, const char *unit, struct a1_py_side *s);
+/* Both sides of one file into *a and *b (zeroed by the caller; `post` NULL = absent): the post
+ * side is parsed incrementally against the pre side's tree, edited by the bytes that differ
+ * (the same tree as a parse from scratch, most of it not parsed again). The first non-zero
+ * status. */
+int a1_py_extract_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, const char *unit,
+		       struct a1_py_side *a, struct a1_py_side *b);
 void a1_py_side_free(struct a1_py_side *s);
+/* The index of the function named `name` (NULL: none) in s->funcs, or -1. */
+long a1_py_find_func(const struct a1_py_side *s, const char *name);
 
 /* ---- reading expressions of a read side ---- */
 
-int a1_py_is(TSNode n, const char *type);
 /* The n-th named child that is not a comment (a parenthesized expression's inner one ...). */
 TSNode a1_py_kid(TSNode n, uint32_t i);
 uint32_t a1_py_nkids(TSNode n);

@@ -192,18 +192,13 @@ static void pend_close(struct tp *t)
 
 /* ---- tree-sitter helpers ---- */
 
-static int is(TSNode n, const char *type)
-{
-	return !strcmp(ts_node_type(n), type);
-}
-
 /* The i-th named child that is not a comment (comments are extras: anywhere). */
 static int named(TSNode n, uint32_t want, TSNode *out)
 {
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode c = ts_node_named_child(n, i);
-		if (is(c, "comment"))
+		if (tsnode_is(c, "comment"))
 			continue;
 		if (want-- == 0) {
 			*out = c;
@@ -366,7 +361,7 @@ static int key_path(struct tp *t, TSNode key, struct keypath *kp)
 		if (n == MAX_PARTS)
 			return fail_at(t, key, "key of more than %d parts: nested deeper than %d", MAX_PARTS,
 				       TOML_MAX_DEPTH);
-		if (!is(cur, "dotted_key")) {
+		if (!tsnode_is(cur, "dotted_key")) {
 			parts[n++] = cur;
 			break;
 		}
@@ -380,9 +375,9 @@ static int key_path(struct tp *t, TSNode key, struct keypath *kp)
 		TSNode p = parts[n - 1 - i];
 		uint32_t a = ts_node_start_byte(p), b = ts_node_end_byte(p);
 		kp->pnode[kp->n] = p;
-		if (is(p, "bare_key")) {
+		if (tsnode_is(p, "bare_key")) {
 			kp->part[kp->n++] = xstrndup(t->src + a, b - a);
-		} else if (is(p, "quoted_key")) {
+		} else if (tsnode_is(p, "quoted_key")) {
 			int rc = decode_string(t, a, b);
 			if (rc) {
 				keypath_free(kp);
@@ -523,14 +518,14 @@ static int value(struct tp *t, TSNode n, unsigned depth, cJSON **out)
 		for (int more = ts_tree_cursor_goto_first_child(&cur); more && !rc;
 		     more = ts_tree_cursor_goto_next_sibling(&cur)) {
 			TSNode k = ts_tree_cursor_current_node(&cur);
-			if (!ts_node_is_named(k) || is(k, "comment"))
+			if (!ts_node_is_named(k) || tsnode_is(k, "comment"))
 				continue;
 			if (arr) {
 				cJSON *v;
 				rc = value(t, k, depth + 1, &v);
 				if (!rc)
 					cJSON_AddItemToArray(c, v);
-			} else if (is(k, "pair")) {
+			} else if (tsnode_is(k, "pair")) {
 				rc = insert_pair(t, c, depth, k, 0);
 			} else {
 				rc = fail_at(t, k, "unexpected %s in an inline table", ts_node_type(k));
@@ -689,7 +684,7 @@ static int section(struct tp *t, TSNode sec, cJSON *tab, unsigned depth)
 	for (int more = ts_tree_cursor_goto_first_child(&cur); more && !rc;
 	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
 		TSNode k = ts_tree_cursor_current_node(&cur);
-		if (is(k, "pair"))
+		if (tsnode_is(k, "pair"))
 			rc = insert_pair(t, tab, depth, k, 1);
 	}
 	ts_tree_cursor_delete(&cur);
@@ -703,16 +698,16 @@ static int document(struct tp *t, TSNode doc, cJSON *root)
 	for (int more = ts_tree_cursor_goto_first_child(&cur); more && !rc;
 	     more = ts_tree_cursor_goto_next_sibling(&cur)) {
 		TSNode k = ts_tree_cursor_current_node(&cur);
-		int aot = is(k, "table_array_element");
-		if (is(k, "pair")) {
+		int aot = tsnode_is(k, "table_array_element");
+		if (tsnode_is(k, "pair")) {
 			rc = insert_pair(t, root, 0, k, 1);
-		} else if (aot || is(k, "table")) {
+		} else if (aot || tsnode_is(k, "table")) {
 			cJSON *tab = NULL;
 			unsigned depth = 0;
 			rc = header(t, root, k, aot, &tab, &depth);
 			if (!rc)
 				rc = section(t, k, tab, depth);
-		} else if (ts_node_is_named(k) && !is(k, "comment")) {
+		} else if (ts_node_is_named(k) && !tsnode_is(k, "comment")) {
 			rc = fail_at(t, k, "unexpected %s", ts_node_type(k));
 		}
 	}

@@ -9,7 +9,7 @@
 static char tombstone_key;
 #define TOMBSTONE (&tombstone_key)
 
-static uint64_t hash(const char *s)
+uint64_t strmap_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (; *s; s++)
@@ -46,7 +46,7 @@ static void grow(struct strmap *m)
 		char *k = old.slots[i].key;
 		if (!k || k == TOMBSTONE)
 			continue;
-		size_t j = hash(k) & (m->cap - 1);
+		size_t j = strmap_hash(k) & (m->cap - 1);
 		while (m->slots[j].key)
 			j = (j + 1) & (m->cap - 1);
 		m->slots[j] = old.slots[i];
@@ -60,7 +60,7 @@ static struct strmap_slot *find(const struct strmap *m, const char *key)
 {
 	if (!m->cap)
 		return NULL;
-	size_t j = hash(key) & (m->cap - 1);
+	size_t j = strmap_hash(key) & (m->cap - 1);
 	for (size_t n = 0; n < m->cap; n++) {
 		struct strmap_slot *s = &m->slots[j];
 		if (!s->key)
@@ -81,7 +81,7 @@ void strmap_put(struct strmap *m, const char *key, int64_t val)
 	}
 	if ((m->used + 1) * 4 >= m->cap * 3)
 		grow(m);
-	size_t j = hash(key) & (m->cap - 1);
+	size_t j = strmap_hash(key) & (m->cap - 1);
 	while (m->slots[j].key && m->slots[j].key != TOMBSTONE)
 		j = (j + 1) & (m->cap - 1);
 	if (!m->slots[j].key)

@@ -26,5 +26,7 @@ int strmap_del(struct strmap *m, const char *key);
 size_t strmap_count(const struct strmap *m);
 /* Iteration: for (size_t i = 0; i < m->cap; i++) if (strmap_live(m, i)) ... */
 int strmap_live(const struct strmap *m, size_t i);
+/* FNV-1a of a C string: the map's hash, for callers' own tables too. */
+uint64_t strmap_hash(const char *s);
 
 #endif

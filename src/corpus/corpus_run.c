@@ -20,8 +20,7 @@
 #include "verify/verify.h"
 
 /* Causes that say this machine cannot replay (not that the case changed): SKIP. */
-static const char *const env_causes[] = {"REPLAY_SANDBOX_UNAVAILABLE", "REPLAY_SERVER_FAILED",
-					 "ASSERTION_CHECK_UNAVAILABLE", NULL};
+static const char *const env_causes[] = {"REPLAY_SANDBOX_UNAVAILABLE", "REPLAY_SERVER_FAILED", NULL};
 
 static int is_env_cause(const char *cause)
 {

@@ -45,7 +45,7 @@ const struct vcause vcauses[] = {
 	{"EFFECT_DECLARATION_NON_BOOLEAN", "the tool's readOnlyHint is not a boolean"},
 	{"TOOL_NOT_REEXECUTED", "an agent's own tool that belay records but does not re-execute (Read, Grep, Glob, subagents, web and MCP tools seen through hooks)"},
 	/* A1 invariants */
-	{"ASSERTION_CHECK_UNAVAILABLE", "python3 is missing or failed, so test assertions cannot be compared"},
+	{"ASSERTION_CHECK_UNAVAILABLE", "no longer produced (Python test files are judged in process): python3 was missing or failed, so test assertions could not be compared", 1},
 	{"ASSERTION_UNDECIDABLE", "an assertion, or a conftest.py's collection setting, changed in a way the rule cannot decide"},
 	{"ASSERTION_FILE_UNREADABLE", "a test file could not be decoded or parsed"},
 	{"ASSERTION_LANGUAGE_NOT_JUDGED", "a test file changed in a language or format the rule does not judge (named in the message)"},
@@ -64,7 +64,7 @@ const struct vcause vcauses[] = {
 	{"TEST_DATA_CHANGED", "a fixture, snapshot or golden file where tests live changed (summarised in the message): honest or not, a person decides"},
 	{"PLAN_INCOMPLETE", "the gate's effect plan was partial, so there is no prediction to check against the replay"},
 	{"POST_STATE_UNEXPLAINED", "a hook turn's recorded post-state changed paths its replay (or its edit) does not explain"},
-	{NULL, NULL},
+	{NULL, NULL, 0},
 };
 
 int vcause_known(const char *name)

@@ -15,10 +15,13 @@ enum vstatus { V_PASS = 0, V_WARN = 1, V_UNVERIFIED = 2, V_FAIL = 3, V_NOT_COVER
 const char *vstatus_name(enum vstatus s);
 int vstatus_parse(const char *name, enum vstatus *out);
 
-/* The closed list of causes (an UNVERIFIED, a NOT_COVERED or a WARN names one). */
+/* The closed list of causes (an UNVERIFIED, a NOT_COVERED or a WARN names one). A historical
+ * cause is no longer produced; it stays listed so that verdicts stored when it was (the state
+ * database, corpus cases) still read back. */
 struct vcause {
 	const char *name;
 	const char *meaning;
+	int historical;
 };
 extern const struct vcause vcauses[];
 /* 1 if name is in the closed list. */

@@ -328,7 +328,7 @@ static void describe(struct buf *b, const char *path, const cJSON *f)
 /* How a changed path is judged. */
 enum how {
 	HOW_NONE = 0,  /* not a test file (or outside the scope) */
-	HOW_PYTHON,    /* Python test code: the helper compares assertion facts */
+	HOW_PYTHON,    /* Python test code: assertion facts compared in process (assertions/a1_py.h) */
 	HOW_CONFIG,    /* test configuration: its test-relevant keys are compared */
 	HOW_CONTENT,   /* a .rs file: a test file when either side holds a test attribute */
 	HOW_JS,	       /* JavaScript / TypeScript / Go test code: tree-sitter facts (assertions/a1_js.h, a1_go.h) */
@@ -383,15 +383,6 @@ static cJSON *mk_unjudged(const char *file, const char *what, const char *cause,
 }
 
 /*==== the rule ==============================================================================*/
-
-/* Adds n to the running request size; 0 when it stays within WEAKENING_REQUEST_MAX. */
-static int reserve_bytes(size_t *total, size_t n)
-{
-	if (n > WEAKENING_REQUEST_MAX - *total)
-		return -1;
-	*total += n;
-	return 0;
-}
 
 static int is_conftest(const char *path)
 {
@@ -610,7 +601,7 @@ static void judge_js(struct cand *k)
 	buf_free(&k->post_bytes);
 }
 
-/* Judges a candidate that is not sent to the helper: configuration files, Rust sources, test
+/* Judges a candidate that is not Python test code: configuration files, Rust sources, test
  * files in a language the rule does not judge. Fills k->findings / k->note. */
 static void judge_other(struct cand *k, int pre_fd, int post_fd)
 {
@@ -757,8 +748,6 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 				       "weakening_check: changed path \"%s\" is not a relative path "
 				       "inside the tree",
 				       *p);
-	if (in->timeout_ms < 0)
-		return err_set(e, BELAY_EINVAL, "weakening_check: negative timeout");
 
 	out->findings = cJSON_CreateArray();
 	struct buf msg = {0};
@@ -784,7 +773,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 
 	struct cand *c = xcalloc(n ? n : 1, sizeof *c);
 	size_t nc = n;
-	int candidates = 0, python = 0, needs_trees = 0;
+	int candidates = 0, needs_trees = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct cand *k = &c[i];
 		k->path = paths[i];
@@ -793,7 +782,6 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		k->renamed_to = -1;
 		k->findings = cJSON_CreateArray();
 		candidates += k->how != HOW_NONE;
-		python += k->how == HOW_PYTHON;
 		needs_trees |= reads_trees(k->how);
 	}
 	out->in_scope = candidates;
@@ -837,12 +825,12 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		goto cleanup;
 	}
 
-	int deletions = 0, judged = 0, additions = 0, over_budget = 0;
-	size_t total = 0;
+	int deletions = 0, judged = 0, additions = 0;
 	const char *rename_gap = NULL;
 
-	/* Pass 1: every candidate; Python test files are read for the helper. */
-	for (size_t i = 0; i < nc && !over_budget; i++) {
+	/* Pass 1: every candidate. A Python test file with both sides is judged at once and its
+	 * bytes let go (one file's two sides held at a time); a deleted one waits for pass 2. */
+	for (size_t i = 0; i < nc; i++) {
 		struct cand *k = &c[i];
 		if (k->how == HOW_NONE)
 			continue;
@@ -873,13 +861,15 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 							k->post == SIDE_BAD ? why_post : NULL));
 			continue;
 		}
-		if (reserve_bytes(&total, k->pre_bytes.len + k->post_bytes.len) != 0) {
-			over_budget = 1;
-			break;
-		}
 		k->role = ROLE_JUDGE;
 		judged++;
-		deletions += k->post == SIDE_ABSENT;
+		if (k->post == SIDE_ABSENT) {
+			deletions++;
+			continue;
+		}
+		judge_python(k, c, nc, NULL);
+		buf_free(&k->pre_bytes);
+		buf_free(&k->post_bytes);
 	}
 
 	/* A .rs file without a test attribute on either side was no test file after all. */
@@ -889,7 +879,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	out->in_scope = candidates;
 
 	/* Pass 2: rename targets (any .py added by this call), only when something was deleted. */
-	if (deletions > 0 && !over_budget) {
+	if (deletions > 0) {
 		int targets = 0;
 		for (size_t i = 0; i < nc; i++) {
 			struct cand *k = &c[i];
@@ -911,7 +901,7 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 				rename_gap = WEAKENING_FILE_UNREADABLE;
 			if (k->post != SIDE_FILE)
 				continue;
-			if (targets >= WEAKENING_MAX_IN_SCOPE || reserve_bytes(&total, k->post_bytes.len) != 0) {
+			if (targets >= WEAKENING_MAX_IN_SCOPE) {
 				rename_gap = WEAKENING_BUDGET_EXCEEDED;
 				buf_free(&k->post_bytes);
 				continue;
@@ -921,15 +911,9 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 		}
 	}
 
-	if (over_budget) {
-		buf_printf(&msg, "the Python test files exceed %u bytes in all, so none was judged", WEAKENING_REQUEST_MAX);
-		finish(out, WEAKENING_UNVERIFIED, WEAKENING_BUDGET_EXCEEDED, &msg);
-		goto cleanup;
-	}
-
-	/* Judge the Python test files in process (a deleted one against the rename targets). */
+	/* Judge the deleted Python test files against the rename targets. */
 	for (size_t i = 0; i < nc; i++)
-		if (c[i].role == ROLE_JUDGE)
+		if (c[i].role == ROLE_JUDGE && c[i].post == SIDE_ABSENT)
 			judge_python(&c[i], c, nc, rename_gap);
 
 	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */

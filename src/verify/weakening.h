@@ -25,7 +25,6 @@
 enum { WEAKENING_PASS = 0, WEAKENING_WARN = 1, WEAKENING_UNVERIFIED = 2, WEAKENING_FAIL = 3 };
 
 /* The closed list of UNVERIFIED causes (weakening_result.cause). */
-#define WEAKENING_CHECK_UNAVAILABLE "ASSERTION_CHECK_UNAVAILABLE" /* no longer produced: Python is judged in process */
 #define WEAKENING_UNDECIDABLE "ASSERTION_UNDECIDABLE"		  /* regex changed, kind changed, glob undecidable */
 #define WEAKENING_FILE_UNREADABLE "ASSERTION_FILE_UNREADABLE"	  /* undecodable/unparseable/unreadable file */
 #define WEAKENING_BUDGET_EXCEEDED "IN_SCOPE_BUDGET_EXCEEDED"	  /* > WEAKENING_MAX_IN_SCOPE files, or bytes */
@@ -39,7 +38,6 @@ enum { WEAKENING_PASS = 0, WEAKENING_WARN = 1, WEAKENING_UNVERIFIED = 2, WEAKENI
 
 #define WEAKENING_MAX_IN_SCOPE 512	   /* test files judged per call */
 #define WEAKENING_FILE_MAX (4u << 20)	   /* bytes per file side; larger = unreadable */
-#define WEAKENING_REQUEST_MAX (128u << 20) /* bytes of Python test files judged per call in all */
 
 struct weakening_input {
 	const char *pre_root;	    /* the task's first pre-state, materialised (a directory) */
@@ -49,9 +47,6 @@ struct weakening_input {
 	const char *scope;	    /* "tests": a contiguous run of directory components; "" = whole tree */
 	int match_all;		    /* 0: the ecosystems' conventions say which files in the scope are
 				     * tests; 1: every file in the scope is a test file */
-	/* Optional (zero = default): */
-	const char *python; /* ignored: Python is judged in process (kept for callers) */
-	int timeout_ms;	    /* ignored but for misuse (negative); kept for callers */
 };
 
 struct weakening_result {

@@ -20,10 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *post = cut ? cut + 1 : NULL;
 	size_t post_len = cut ? size - pre_len - 1 : 0;
 	cJSON *out = a1_go_judge(s, pre_len, post, post_len);
-	fz_findings_check(out, 0);
+	fz_findings_check(out, 0, 0);
 	cJSON_Delete(out);
 	out = a1_go_judge(s, pre_len, s, pre_len);
-	fz_findings_check(out, 1);
+	fz_findings_check(out, 1, 0);
 	cJSON_Delete(out);
 	int tests = -1, asserts = -1;
 	int rc = a1_go_count(s, pre_len, &tests, &asserts);

@@ -17,10 +17,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *cut = memchr(s, 0xff, size);
 	size_t pre_len = cut ? (size_t)(cut - s) : size;
 	cJSON *out = a1_java_judge(path, s, pre_len, cut ? cut + 1 : NULL, cut ? size - pre_len - 1 : 0);
-	fz_findings_check(out, 0);
+	fz_findings_check(out, 0, 0);
 	cJSON_Delete(out);
 	out = a1_java_judge(path, s, pre_len, s, pre_len);
-	fz_findings_check(out, 1);
+	fz_findings_check(out, 1, 0);
 	cJSON_Delete(out);
 	int tests = -1, asserts = -1, rc = a1_java_count(s, pre_len, &tests, &asserts);
 	FZ_CHECK(rc == -1 || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);

@@ -13,35 +13,11 @@
 #include <string.h>
 
 #include "assertions/a1_py.h"
-#include "common/jsonx.h"
 #include "support.h"
 
 static void check(const cJSON *out, int self)
 {
-	static const char *const keys[] = {"function", "finding", "status", "cause", "pre", "post"};
-	FZ_CHECK(cJSON_IsArray(out), "not an array");
-	const cJSON *f;
-	cJSON_ArrayForEach(f, out)
-	{
-		int k = 0;
-		for (const cJSON *m = f->child; m; m = m->next, k++) {
-			FZ_CHECK(k < 6 && !strcmp(m->string, keys[k]), "member %d is %s", k, m->string);
-			FZ_CHECK(cJSON_IsString(m) || (cJSON_IsNull(m) && k != 1 && k != 2), "member %s", m->string);
-		}
-		FZ_CHECK(k == 6, "%d members", k);
-		const char *st = cJSON_GetObjectItem(f, "status")->valuestring;
-		const cJSON *cause = cJSON_GetObjectItem(f, "cause");
-		if (!strcmp(st, "UNVERIFIED") || !strcmp(st, "WARN"))
-			FZ_CHECK(cJSON_IsString(cause), "%s without a cause", st);
-		else
-			FZ_CHECK(!strcmp(st, "FAIL") && cJSON_IsNull(cause), "status %s", st);
-		FZ_CHECK(!self || !strcmp(st, "UNVERIFIED"), "a side against itself: %s %s", st,
-			 cJSON_GetObjectItem(f, "finding")->valuestring);
-	}
-	char *json = cJSON_PrintUnformatted(out);
-	FZ_CHECK(json && utf8_valid(json, strlen(json)), "the JSON is not UTF-8");
-	FZ_NOTE("%.300s", json);
-	free(json);
+	fz_findings_check(out, self, 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

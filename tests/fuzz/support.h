@@ -7,6 +7,7 @@
  * -fsanitize=fuzzer,address,undefined (tests/fuzz/CMakeLists.txt). */
 #ifndef BELAY_TESTS_FUZZ_SUPPORT_H
 #define BELAY_TESTS_FUZZ_SUPPORT_H
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,14 +48,14 @@ char *fz_scratch(const char *tag);
  * described; indeterminate effects only in a partial plan, which asks; its JSON prints and
  * parses back. Returns the JSON text (caller frees), so callers can compare two plans. */
 char *fz_plan_check(const struct effect_plan *p);
+/* The invariants of an A1 judge's answer (assertions/a1_finding.h): an array of findings of
+ * six members in order, "finding" and "status" strings; FAIL without a cause, UNVERIFIED
+ * with one, WARN with one when `warn_cause` (Python's judge) and without otherwise (the
+ * JavaScript, Go and Java judges); with `self` (a side judged against itself) nothing but UNVERIFIED; the
+ * JSON prints as valid UTF-8. */
+void fz_findings_check(const cJSON *out, int self, int warn_cause);
 /* The invariants of a derived model: frame and exchange indexes in range, turns pointing
  * at their tools/call exchanges in order, pending ids naming unanswered requests. */
 void fz_model_check(const struct model *m);
-
-/* The invariants of an A1 judge's findings (a1_js.h, a1_go.h, a1_java.h): an array of objects
- * of six members in order (function, finding, status, cause, pre, post), FAIL and WARN without
- * a cause, UNVERIFIED with one, printing as valid UTF-8 JSON; `self` (a side judged against
- * itself): nothing but UNVERIFIED. */
-void fz_findings_check(const cJSON *out, int self);
 
 #endif

@@ -234,6 +234,14 @@ char *ts_peers(void)
 		free(p);
 		return NULL;
 	}
+	/* Named by its real path: a contained server sees the host's /tmp and /dev/shm only at the
+	 * paths its command line names, so a worktree there whose node_modules is a link to a
+	 * checkout elsewhere must name the checkout's. */
+	char *real = realpath(p, NULL);
+	if (real) {
+		free(p);
+		p = real;
+	}
 	return p;
 }
 

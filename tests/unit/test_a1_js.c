@@ -298,27 +298,36 @@ static const struct cheat cheats[] = {
      "matcher-loosened", "FAIL", "calc > adds"},
 };
 
+/* The judge of pre -> post gives `finding` with `status`, `cause` (NULL: null) and `function`
+ * (NULL: null). */
+static void expect_finding(const char *what, const char *path, const char *pre, const char *post, const char *finding,
+			   const char *status, const char *cause, const char *function)
+{
+	cJSON *out = judge(path, pre, post);
+	char *txt = cJSON_Print(out);
+	const cJSON *f = find(out, finding);
+	cr_expect(f != NULL, "%s: no %s in %s", what, finding, txt);
+	if (f) {
+		cr_expect_str_eq(cJSON_GetObjectItem(f, "status")->valuestring, status, "%s: %s", what, txt);
+		const cJSON *fn = cJSON_GetObjectItem(f, "function"), *c = cJSON_GetObjectItem(f, "cause");
+		if (function)
+			cr_expect(cJSON_IsString(fn) && !strcmp(fn->valuestring, function), "%s: function in %s", what, txt);
+		else
+			cr_expect(cJSON_IsNull(fn), "%s: function in %s", what, txt);
+		if (cause)
+			cr_expect(cJSON_IsString(c) && !strcmp(c->valuestring, cause), "%s: cause in %s", what, txt);
+		else
+			cr_expect(cJSON_IsNull(c), "%s: cause in %s", what, txt);
+	}
+	free(txt);
+	cJSON_Delete(out);
+}
+
 Test(a1_js, cheats_are_found)
 {
 	for (size_t i = 0; i < sizeof cheats / sizeof *cheats; i++) {
 		const struct cheat *c = &cheats[i];
-		cJSON *out = judge(c->path, c->pre, c->post);
-		char *txt = cJSON_Print(out);
-		const cJSON *f = find(out, c->finding);
-		cr_expect(f != NULL, "%s: no %s in %s", c->what, c->finding, txt);
-		if (f) {
-			cr_expect_str_eq(cJSON_GetObjectItem(f, "status")->valuestring, c->status, "%s: %s", c->what,
-					 txt);
-			const cJSON *fn = cJSON_GetObjectItem(f, "function");
-			if (c->function)
-				cr_expect(cJSON_IsString(fn) && !strcmp(fn->valuestring, c->function),
-					  "%s: function in %s", c->what, txt);
-			else
-				cr_expect(cJSON_IsNull(fn), "%s: function in %s", c->what, txt);
-			cr_expect(cJSON_IsNull(cJSON_GetObjectItem(f, "cause")), "%s: cause in %s", c->what, txt);
-		}
-		free(txt);
-		cJSON_Delete(out);
+		expect_finding(c->what, c->path, c->pre, c->post, c->finding, c->status, NULL, c->function);
 	}
 }
 
@@ -413,10 +422,11 @@ static const struct honest honest[] = {
     {"an identical file with duplicate names", "calc.test.js", ADD_JEST ADD_JEST, ADD_JEST ADD_JEST, 1},
 };
 
-Test(a1_js, honest_edits_are_not_weakening)
+/* Each edit gives no FAIL and no UNVERIFIED; a quiet one no finding at all. */
+static void expect_honest(const struct honest *v, size_t n)
 {
-	for (size_t i = 0; i < sizeof honest / sizeof *honest; i++) {
-		const struct honest *h = &honest[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct honest *h = &v[i];
 		cJSON *out = judge(h->path, h->pre, h->post);
 		char *txt = cJSON_Print(out);
 		if (h->quiet)
@@ -425,6 +435,114 @@ Test(a1_js, honest_edits_are_not_weakening)
 		free(txt);
 		cJSON_Delete(out);
 	}
+}
+
+Test(a1_js, honest_edits_are_not_weakening)
+{
+	expect_honest(honest, sizeof honest / sizeof *honest);
+}
+
+/* What was a blind spot (a cheat that passed silently) and is now a finding: FAIL where the
+ * change decides it, else UNVERIFIED ASSERTION_UNDECIDABLE naming the test. */
+struct blind {
+	const char *what, *path, *pre, *post, *finding, *status, *cause, *function;
+};
+
+#define HOOK_PRE                                                                                                       \
+	"describe('calc', () => {\n  beforeEach(() => {\n    expect(db.ready()).toBe(true);\n  });\n" ADD_JEST "});\n"
+#define CHAI_IT "  it('adds', function () {\n    expect(add(1, 2)).to.equal(3);\n  });\n"
+#define HELPER_PRE "function check(x) {\n  expect(x).toBe(3);\n}\ntest('adds', () => {\n  check(add(1, 2));\n});\n"
+#define IMPORTED_PRE "import { expectSum } from './helpers';\ntest('adds', () => {\n  expectSum(add(1, 2), 3);\n});\n"
+
+static const struct blind blind[] = {
+    {"skipIf with a condition not known", "calc.test.ts", ADD_JEST,
+     "test.skipIf(process.env.CI)('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n", "conditional-skip-added",
+     "UNVERIFIED", "ASSERTION_UNDECIDABLE", "adds"},
+    {"runIf with a condition not known", "calc.test.js", ADD_JEST,
+     "it.runIf(isLinux())('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n", "conditional-skip-added",
+     "UNVERIFIED", "ASSERTION_UNDECIDABLE", "adds"},
+    {"describe.skipIf with a condition not known", "calc.test.js", "describe('calc', () => {\n" ADD_JEST "});\n",
+     "describe.skipIf(flag)('calc', () => {\n" ADD_JEST "});\n", "conditional-skip-added", "UNVERIFIED",
+     "ASSERTION_UNDECIDABLE", "calc > adds"},
+    {"the call of an asserting helper dropped", "calc.test.js", HELPER_PRE,
+     "function check(x) {\n  expect(x).toBe(3);\n}\ntest('adds', () => {\n  add(1, 2);\n});\n",
+     "test-lost-every-assertion", "FAIL", NULL, "adds"},
+    {"one of two asserting helpers' calls dropped", "calc.test.js",
+     "function check(x) {\n  expect(x).toBe(3);\n}\nfunction positive(x) {\n  expect(x > 0).toBe(true);\n}\n"
+     "test('adds', () => {\n  check(add(1, 2));\n  positive(add(1, 2));\n});\n",
+     "function check(x) {\n  expect(x).toBe(3);\n}\nfunction positive(x) {\n  expect(x > 0).toBe(true);\n}\n"
+     "test('adds', () => {\n  check(add(1, 2));\n});\n",
+     "assertion-helper-call-removed", "UNVERIFIED", "ASSERTION_UNDECIDABLE", "adds"},
+    {"the call of an imported assertion helper dropped", "calc.test.ts", IMPORTED_PRE,
+     "import { expectSum } from './helpers';\ntest('adds', () => {\n  add(1, 2);\n});\n",
+     "assertion-helper-call-removed", "UNVERIFIED", "ASSERTION_UNDECIDABLE", "adds"},
+    {"beforeEach's assertion removed", "calc.test.js", HOOK_PRE,
+     "describe('calc', () => {\n  beforeEach(() => {\n    db.ready();\n  });\n" ADD_JEST "});\n",
+     "test-lost-every-assertion", "FAIL", NULL, "calc > (beforeEach hook)"},
+    {"one of afterEach's assertions removed", "calc.spec.js",
+     "describe('calc', function () {\n  afterEach(function () {\n    expect(db.open()).to.equal(0);\n    "
+     "expect(log.errors()).to.be.empty;\n  });\n" CHAI_IT "});\n",
+     "describe('calc', function () {\n  afterEach(function () {\n    expect(db.open()).to.equal(0);\n  });\n" CHAI_IT
+     "});\n",
+     "assertion-removed", "FAIL", NULL, "calc > (afterEach hook)"},
+    {"a top-level before hook deleted", "calc.spec.js",
+     "before(function () {\n  assert.ok(server.listening);\n});\n" CHAI, CHAI, "test-lost-every-assertion", "FAIL",
+     NULL, "(before hook)"},
+    {"beforeEach's assertion moved into the test", "calc.test.js", HOOK_PRE,
+     "describe('calc', () => {\n  beforeEach(() => {\n    db.ready();\n  });\n"
+     "  test('adds', () => {\n    expect(db.ready()).toBe(true);\n    expect(add(1, 2)).toBe(3);\n  });\n});\n",
+     "hook-assertion-moved", "UNVERIFIED", "ASSERTION_UNDECIDABLE", "calc > (beforeEach hook)"},
+};
+
+Test(a1_js, blind_spots_are_not_passed)
+{
+	for (size_t i = 0; i < sizeof blind / sizeof *blind; i++) {
+		const struct blind *c = &blind[i];
+		expect_finding(c->what, c->path, c->pre, c->post, c->finding, c->status, c->cause, c->function);
+	}
+}
+
+/* The honest counterparts of the blind spots: no finding. */
+static const struct honest honest_blind[] = {
+    {"skipIf(cond) kept", "calc.test.ts", "test.skipIf(process.env.CI)('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
+     "test.skipIf(process.env.CI)('adds', () => {\n  expect(add(1, 2)).toBe(4 - 1);\n});\n", 0},
+    {"skipIf(cond) removed", "calc.test.ts",
+     "test.skipIf(process.env.CI)('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n", ADD_JEST, 1},
+    {"the asserting helper renamed", "calc.test.js", HELPER_PRE,
+     "function expectThree(x) {\n  expect(x).toBe(3);\n}\ntest('adds', () => {\n  expectThree(add(1, 2));\n});\n", 1},
+    {"the asserting helper reached through another", "calc.test.js", HELPER_PRE,
+     "function check(x) {\n  expect(x).toBe(3);\n}\nconst sum = (a, b) => check(add(a, b));\n"
+     "test('adds', () => {\n  sum(1, 2);\n});\n",
+     1},
+    {"the imported helper's call kept", "calc.test.ts", IMPORTED_PRE,
+     "import { expectSum } from './helpers';\ntest('adds', () => {\n  expectSum(add(1, 2), 3);\n  expect(add(0, 0)).toBe(0);\n});\n",
+     1},
+    {"another call dropped", "calc.test.js", "test('adds', () => {\n  setup();\n  expect(add(1, 2)).toBe(3);\n});\n",
+     ADD_JEST, 1},
+    {"a hook reformatted", "calc.test.js", HOOK_PRE,
+     "describe('calc', () => {\n  beforeEach(() => expect(db.ready()).toBe(true));\n" ADD_JEST "});\n", 1},
+    {"two beforeEach hooks merged", "calc.test.js",
+     "describe('calc', () => {\n  beforeEach(() => {\n    expect(db.ready()).toBe(true);\n  });\n"
+     "  beforeEach(() => {\n    expect(cache.size).toBe(0);\n  });\n" ADD_JEST "});\n",
+     "describe('calc', () => {\n  beforeEach(() => {\n    expect(db.ready()).toBe(true);\n    "
+     "expect(cache.size).toBe(0);\n  });\n" ADD_JEST "});\n",
+     1},
+    {"a describe with a hook renamed", "calc.test.js", HOOK_PRE,
+     "describe('calculator', () => {\n  beforeEach(() => {\n    expect(db.ready()).toBe(true);\n  });\n" ADD_JEST
+     "});\n",
+     1},
+    {"a hook without assertions deleted", "calc.test.js",
+     "describe('calc', () => {\n  beforeEach(() => {\n    db.reset();\n  });\n" ADD_JEST "});\n",
+     "describe('calc', () => {\n" ADD_JEST "});\n", 1},
+    {"a hook's assertion made stricter", "calc.test.js", HOOK_PRE,
+     "describe('calc', () => {\n  beforeEach(() => {\n    expect(db.ready()).toBe(true);\n    "
+     "expect(db.size()).toBe(0);\n  });\n" ADD_JEST "});\n",
+     1},
+};
+
+Test(a1_js, honest_counterparts_of_blind_spots)
+{
+	expect_honest(honest_blind, sizeof honest_blind / sizeof *honest_blind);
 }
 
 Test(a1_js, findings_have_the_contract_shape)

@@ -201,12 +201,13 @@ Test(corpus, a_changed_server_is_a_regression_listing_each_divergence)
 	free(trace);
 }
 
+/* An environment that cannot replay is a named SKIP, not a regression: here no Landlock (the
+ * syscall refused), so the replay cannot be contained on this machine. That is this machine,
+ * not the case. */
 Test(corpus, an_environment_that_cannot_replay_is_a_named_skip)
 {
 	char *trace = ts_record_demo(dir, NULL, NULL);
 	char *id = add(trace, 1, state);
-	/* No Landlock here (the syscall refused): the replay cannot be contained on this machine.
-	 * That is this machine, not the case. */
 	const char *argv[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/deny_syscall.py", "landlock_create_ruleset",
 			      BELAY_BIN, "corpus", "run", "--state", state, NULL};
 	struct ts_out o;
@@ -214,6 +215,22 @@ Test(corpus, an_environment_that_cannot_replay_is_a_named_skip)
 	cr_assert_eq(o.status, 0, "a SKIP is not a regression: %s%s", o.out, o.err);
 	cr_assert(strstr(o.out, "SKIP") && strstr(o.out, "REPLAY_SANDBOX_UNAVAILABLE"), "%s", o.out);
 	cr_assert(strstr(o.out, "1 skipped"), "%s", o.out);
+	ts_out_free(&o);
+	free(id);
+	free(trace);
+}
+
+/* A1 runs no interpreter: a machine without python3 replays the demo's case to the same
+ * verdict (it was a SKIP, ASSERTION_CHECK_UNAVAILABLE, while python3 judged Python tests). */
+Test(corpus, a_machine_without_python3_still_judges_a1)
+{
+	char *trace = ts_record_demo(dir, NULL, NULL);
+	char *id = add(trace, 1, state);
+	const char *env[] = {"PATH=/nonexistent", NULL};
+	struct ts_out o;
+	cr_assert_eq(corpus_run(state, env, &o), 0, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "MATCH 1") && !strstr(o.out, "ASSERTION_CHECK_UNAVAILABLE"), "%s", o.out);
+	cr_assert(strstr(o.out, "0 skipped"), "%s", o.out);
 	ts_out_free(&o);
 	free(id);
 	free(trace);

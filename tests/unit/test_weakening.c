@@ -67,25 +67,14 @@ static void pair(struct fx *f, const char *rel, const char *pre, const char *pos
 	put(f->post, rel, post);
 }
 
-static void run_full(struct fx *f, const char *const *changed, const char *scope, const char *python, int timeout_ms,
-		     struct weakening_result *r)
+static void run(struct fx *f, const char *const *changed, const char *scope, struct weakening_result *r)
 {
-	struct weakening_input in = {.pre_root = f->pre,
-				     .post_root = f->post,
-				     .changed = changed,
-				     .scope = scope,
-				     .python = python,
-				     .timeout_ms = timeout_ms};
+	struct weakening_input in = {.pre_root = f->pre, .post_root = f->post, .changed = changed, .scope = scope};
 	struct err e = {0};
 	int rc = weakening_check(&in, r, &e);
 	cr_assert_eq(rc, 0, "weakening_check: %s", e.msg);
 	cr_assert_not_null(r->message);
 	cr_assert_not_null(r->findings);
-}
-
-static void run(struct fx *f, const char *const *changed, const char *scope, struct weakening_result *r)
-{
-	run_full(f, changed, scope, NULL, 0, r);
 }
 
 /* Number of findings named `what` (any file). */
