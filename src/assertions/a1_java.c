@@ -6,6 +6,7 @@
  * Threads: any (no globals). Must not: print, keep state between calls, judge a side it
  * could not read (that is an UNVERIFIED finding, never a PASS). */
 #include "assertions/a1_java.h"
+#include "assertions/a1_finding.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ static void conditions_added(const struct a1_java_side *pre, const struct a1_jav
 			if (!strcmp(pre->conds[i].name, c->name) && !strcmp(pre->conds[i].text, c->text))
 				break;
 		if (i == pre->nconds)
-			a1_js_finding(out, c->name, "conditional-skip-added", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
+			a1_finding_add(out, c->name, "conditional-skip-added", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
 				      c->text);
 	}
 }
@@ -200,7 +201,7 @@ static void refused(cJSON *out, const struct a1_js_side *s, int pre)
 {
 	char *what = xasprintf("%s: %s", pre ? "pre" : "post", s->why ? s->why : "not read");
 	int deep = s->status == A1_JS_UNDECIDABLE;
-	a1_js_finding(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
+	a1_finding_add(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
 		      deep ? "ASSERTION_UNDECIDABLE" : "ASSERTION_FILE_UNREADABLE", pre ? what : NULL, pre ? NULL : what);
 	free(what);
 }

@@ -803,9 +803,3 @@ void a1_js_compare(const struct a1_js_side *pre, const struct a1_js_side *post, 
 {
 	compare(pre, post, path, pair_fn, out);
 }
-
-void a1_js_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
-		   const char *pre, const char *post)
-{
-	finding(out, function, name, status, cause, pre, post);
-}

@@ -110,8 +110,5 @@ typedef const char *(*a1_js_pair_fn)(const struct a1_js_fact *pre, const struct 
 void a1_js_compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
 		   a1_js_pair_fn pair_fn, cJSON *out);
 
-/* Appends one finding in that shape (strings clipped; NULL becomes null). */
-void a1_js_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,
-		   const char *pre, const char *post);
 
 #endif

@@ -222,7 +222,9 @@ static const struct {
     {"web/honest.test.js", "test('add', () => {\n  expect(add(1, 2)).toBe(3);\n});\n", "  expect(add(1, 2)).toBe(3);\n",
      "  expect(add(1, 2)).toBe(3);\n  expect(add(0, 0)).toBe(0);\n", "PASS"},
     {"tests/calc_test.go", "package calc\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal()\n\t}\n}\n",
-     "if Add(1, 2) != 3", "if false", "UNVERIFIED"},
+     "if Add(1, 2) != 3", "if false", "FAIL"},
+    {"spec/calc_spec.rb", "describe Calc do\n  it 'adds' do\n    expect(add(1, 2)).to eq(3)\n  end\nend\n", "eq(3)",
+     "be_truthy", "UNVERIFIED"},
     {"tests/test_honest.py", HOOK_PY, "assert add(1, 2) == 3", "assert add(1, 2) == 3\n    assert add(0, 0) == 0", "PASS"},
 };
 
