@@ -133,8 +133,11 @@ Test(pkgexec, npx_npm_exec_and_pnpm_dlx_of_a_registry_free_tarball_run_contained
 	cr_assert(fs_is_under(argv0, pkgroot), "%s runs from belay's install (%s)", argv0, pkgroot);
 	cr_assert(strstr(argv0, "@modelcontextprotocol/server-filesystem/dist/index.js"), "%s", argv0);
 	cr_assert(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(start, "sandbox")), "contained");
-	char *sbcache = fs_join(cache, "sandbox");
-	cr_assert_str_eq(ts_life_str(start, "sandbox.cache"), sbcache);
+	/* one cache per scope and network policy (docs/THREAT_MODEL.md): <cache>/sandbox/deny-<hash> */
+	char *sbcache = xasprintf("%s/sandbox/deny-", cache);
+	const char *got = ts_life_str(start, "sandbox.cache");
+	cr_assert(got && !strncmp(got, sbcache, strlen(sbcache)) && strlen(got) == strlen(sbcache) + 32,
+		  "the sandbox cache of this scope and policy: %s", got ? got : "(none)");
 	cJSON_Delete(doc);
 	cJSON_Delete(start);
 	ts_out_free(&o);
@@ -302,8 +305,14 @@ Test(pkgexec, npm_inside_the_sandbox_writes_the_sandbox_cache_not_home)
 	const char *env[] = {cache_env, home_env, NULL};
 	struct ts_out o;
 	run_connected(argv, env, ws, &o);
-	char *npmcache = xasprintf("%s/sandbox/npm", cache);
-	cr_assert(strstr(o.out, npmcache), "npm's cache inside is the sandbox's: %s\n%s", o.out, o.err);
+	/* the first line: npm's cache, inside the sandbox cache of this scope and policy
+	 * (<cache>/sandbox/allow-<hash>/npm) */
+	char *prefix = xasprintf("%s/sandbox/allow-", cache);
+	char *npmcache = xstrndup(o.out, strcspn(o.out, "\n"));
+	cr_assert(!strncmp(npmcache, prefix, strlen(prefix)) && strlen(npmcache) == strlen(prefix) + 32 + 4 &&
+			  !strcmp(npmcache + strlen(npmcache) - 4, "/npm"),
+		  "npm's cache inside is the sandbox's: %s\n%s", o.out, o.err);
+	free(prefix);
 	cr_assert(strstr(o.out, "CACHED"), "%s\n%s", o.out, o.err);
 	cr_assert_null(strstr(o.err, "sudo chown"), "%s", o.err);
 	char *cacache = fs_join(npmcache, "_cacache");
