@@ -49,8 +49,10 @@ char *env_filter_refused(const cJSON *record)
 	struct buf out = {0};
 	for (const cJSON *o = cJSON_IsArray(record) ? record->child : NULL; o; o = o->next) {
 		struct buf name = {0};
+		/* A name no environment can hold as one name (NUL, '=': what follows it would be the
+		 * value a loader reads) or that this list cannot name (','): unreadable, refused. */
 		int ok = jx_bytes_decode(cJSON_GetObjectItemCaseSensitive(o, "name"), &name) == 0 && name.len &&
-			 !memchr(name.p, '\0', name.len);
+			 !memchr(name.p, '\0', name.len) && !memchr(name.p, '=', name.len) && !memchr(name.p, ',', name.len);
 		const char *shown = ok ? NULL : "(unreadable name)";
 		if (ok && !env_filter_refused_name(name.p, name.len)) {
 			buf_free(&name);

@@ -17,7 +17,8 @@
 int env_filter_refused_name(const char *name, size_t len);
 /* The refused names a server record's "env" array sets (server_env.h's form), comma
  * separated in record order, each once: a new string, or NULL when none. A malformed entry
- * whose name cannot be read is named "(unreadable name)" (refused too: fail closed). */
+ * whose name cannot be read, or holds NUL, '=' or ',', is named "(unreadable name)" (refused
+ * too: fail closed). */
 char *env_filter_refused(const cJSON *record);
 
 #endif
