@@ -652,7 +652,11 @@ void census_judge(const struct census_run *pre, const struct census_run *post, s
 		if (pre->status != CENSUS_OK && post->status != CENSUS_OK)
 			which = "both states";
 		verdict_add(v, "A1", "census", V_UNVERIFIED, status_cause(bad->status), EVIDENCE(.observed = ev),
-			    "tests-collected (%s): discovery in %s: %s", rn, which, bad->detail);
+			    "tests-collected (%s): discovery in %s: %s%s", rn, which,
+			    bad->status == CENSUS_NETWORK ? "it needed the network, which a census never gets (the sandbox "
+							    "refused it): "
+							  : "",
+			    bad->detail);
 		return;
 	}
 	struct buf dropped = {0}, skipped = {0};
