@@ -40,6 +40,10 @@ static const struct cli_opt verify_opts[] = {
 	{"check-scratch", 'C', 0, NULL,
 	 "after every incremental move of a scratch workspace, compare it with the pre-state by tree hash "
 	 "(O(tree); for doubt)"},
+	{"census", 'c', 0, NULL,
+	 "add the tests-collected rule: run the project's own test runner (pytest, go test) in list mode, "
+	 "contained, in the task's first pre-state and in the run's final state, and FAIL a test dropped or "
+	 "newly skipped (docs/VERDICTS.md; off by default: it runs the project's code, contained)"},
 	CLI_OPT_JSON("one JSON object per turn, then a summary line"),
 	{"no-store", 'N', 0, NULL, "do not save the verdicts in the state directory's store"},
 	CLI_OPT_END,
@@ -187,6 +191,8 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 			cJSON_AddItemToObject(in, "trajectory", verdict_json(&r->trajectory));
 		else if (!cs->replay_only)
 			cJSON_AddStringToObject(in, "trajectory_not_judged", no_trajectory_why(cs));
+		if (r->has_census)
+			cJSON_AddItemToObject(in, "census", verdict_json(&r->census));
 		if (r->cut_line) {
 			cJSON *cut = cJSON_AddObjectToObject(in, "trace_cut");
 			cJSON_AddNumberToObject(cut, "line", r->cut_line);
@@ -224,6 +230,14 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 		} else {
 			printf("trajectory %s\n", no_trajectory_why(cs));
 		}
+		if (r->has_census) {
+			const struct turn_verdict *t = &r->census;
+			printf("census    %s%s%s\n", vstatus_name(t->status), t->cause[0] ? " " : "", cli_safe(t->cause));
+			for (size_t k = 0; k < t->nsubs; k++)
+				printf("    %-11s %s%s%s%s\n", vstatus_name(t->subs[k].status),
+				       t->subs[k].message ? cli_safe(t->subs[k].message) : "", t->subs[k].cause[0] ? "  [" : "",
+				       cli_safe(t->subs[k].cause), t->subs[k].cause[0] ? "]" : "");
+		}
 		printf("\nA2 PASS means the recorded result reproduces from the recorded pre-state, not that the agent\n"
 		       "was right; UNVERIFIED means belay could not check and says why; no model was consulted.\n");
 	}
@@ -248,7 +262,7 @@ int cmd_verify(int argc, char **argv)
 	cli_parse_init(replay_only ? &cli_replay : &cli_verify, &P, 0);
 	struct policy pol = {0};
 	struct err e = {0};
-	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, check_scratch = 0, rc;
+	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, check_scratch = 0, census = 0, rc;
 	double timeout = 10;
 	enum verify_order order = VERIFY_ORDER_BOTH;
 	const char *keep_traces = NULL;
@@ -282,6 +296,7 @@ int cmd_verify(int argc, char **argv)
 		case 'N': no_store = 1; break;
 		case 'F': full_diff = 1; break;
 		case 'C': check_scratch = 1; break;
+		case 'c': census = 1; break;
 		case 'O':
 			if (!strcmp(optarg, "both"))
 				order = VERIFY_ORDER_BOTH;
@@ -316,6 +331,8 @@ int cmd_verify(int argc, char **argv)
 		}
 	if (!no_defaults && !replay_only)
 		policy_add_defaults(&pol);
+	if (census && !replay_only)
+		policy_add_census(&pol);
 	if (replay_only)
 		policy_free(&pol);
 	for (size_t i = 0; i < pol.n; i++)

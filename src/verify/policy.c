@@ -10,7 +10,8 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
-static const char *const rule_names[] = {"read-only", "no-assertion-weakening", "suite-before-success-claim"};
+static const char *const rule_names[] = {"read-only", "no-assertion-weakening", "suite-before-success-claim",
+					 "tests-collected"};
 
 /* Tools that run a test suite when a policy does not list its own. */
 static const char *const default_suite_tools[] = {"run_tests", "run_process", "run_command", "shell", "bash",
@@ -32,7 +33,7 @@ char *policy_label(const struct invariant *inv)
 static void add(struct policy *p, enum rule_kind rule, const char *scope, char **tools, int is_default, int match_all)
 {
 	p->inv = xrealloc(p->inv, (p->n + 1) * sizeof *p->inv);
-	p->inv[p->n++] = (struct invariant){rule, xstrdup(scope), tools, is_default, match_all};
+	p->inv[p->n++] = (struct invariant){rule, xstrdup(scope), tools, is_default, match_all, 0};
 }
 
 int policy_parse(struct policy *p, const char *text, size_t len, const char *origin, struct err *e)
@@ -55,11 +56,14 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 		}
 		for (cJSON *k = it->child; k; k = k->next)
 			if (strcmp(k->string, "scope") && strcmp(k->string, "rule") && strcmp(k->string, "tools") &&
-			    strcmp(k->string, "match")) {
+			    strcmp(k->string, "match") && strcmp(k->string, "timeout")) {
 				rc = err_set(e, BELAY_EINVAL, "%s: item %d: unknown key \"%s\"", origin, i, k->string);
 				goto out;
 			}
 		const cJSON *scope = cJSON_GetObjectItemCaseSensitive(it, "scope");
+		const cJSON *rulev = cJSON_GetObjectItemCaseSensitive(it, "rule");
+		if (!scope && cJSON_IsString(rulev) && !strcmp(rulev->valuestring, "tests-collected"))
+			scope = cJSON_AddStringToObject(it, "scope", ""); /* a whole-run rule: scope is optional */
 		const cJSON *rule = cJSON_GetObjectItemCaseSensitive(it, "rule");
 		if (!cJSON_IsString(scope)) {
 			rc = err_set(e, BELAY_EINVAL, "%s: item %d: \"scope\" must be a string", origin, i);
@@ -75,14 +79,19 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 			goto out;
 		}
 		int kind = -1;
-		for (int r = 0; r < 3; r++)
+		for (int r = 0; r < 4; r++)
 			if (!strcmp(rule->valuestring, rule_names[r]))
 				kind = r;
 		if (kind < 0) {
 			rc = err_set(e, BELAY_EINVAL,
 				     "%s: item %d: unknown rule \"%s\" (known: read-only, no-assertion-weakening, "
-				     "suite-before-success-claim)",
+				     "suite-before-success-claim, tests-collected)",
 				     origin, i, rule->valuestring);
+			goto out;
+		}
+		if (kind == RULE_TESTS_COLLECTED && *scope->valuestring) {
+			rc = err_set(e, BELAY_EINVAL,
+				     "%s: item %d: tests-collected counts the whole workspace's tests: its scope is \"\"", origin, i);
 			goto out;
 		}
 		const cJSON *match = cJSON_GetObjectItemCaseSensitive(it, "match");
@@ -119,7 +128,23 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 				tl[j++] = xstrdup(t->valuestring);
 			}
 		}
+		const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(it, "timeout");
+		unsigned tmo = 0;
+		if (timeout) {
+			if (kind != RULE_TESTS_COLLECTED || !cJSON_IsNumber(timeout) || timeout->valuedouble < 1 ||
+			    timeout->valuedouble > 3600 || timeout->valuedouble != (double)(int)timeout->valuedouble) {
+				for (char **x = tl; x && *x; x++)
+					free(*x);
+				free(tl);
+				rc = err_set(e, BELAY_EINVAL,
+					     "%s: item %d: \"timeout\" is whole seconds (1 to 3600), for tests-collected only", origin,
+					     i);
+				goto out;
+			}
+			tmo = (unsigned)timeout->valuedouble;
+		}
 		add(p, (enum rule_kind)kind, scope->valuestring, tl, 0, match_all);
+		p->inv[p->n - 1].timeout_s = tmo;
 	}
 out:
 	cJSON_Delete(root);
@@ -142,6 +167,20 @@ void policy_add_defaults(struct policy *p)
 	add(p, RULE_SUITE_BEFORE_CLAIM, "", NULL, 1, 0);
 }
 
+void policy_add_census(struct policy *p)
+{
+	if (!policy_census(p))
+		add(p, RULE_TESTS_COLLECTED, "", NULL, 0, 0);
+}
+
+const struct invariant *policy_census(const struct policy *p)
+{
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->inv[i].rule == RULE_TESTS_COLLECTED)
+			return &p->inv[i];
+	return NULL;
+}
+
 cJSON *policy_json(const struct policy *p)
 {
 	cJSON *arr = cJSON_CreateArray();
@@ -151,6 +190,8 @@ cJSON *policy_json(const struct policy *p)
 		cJSON_AddStringToObject(o, "rule", rule_name(p->inv[i].rule));
 		if (p->inv[i].match_all)
 			cJSON_AddStringToObject(o, "match", "all");
+		if (p->inv[i].timeout_s)
+			cJSON_AddNumberToObject(o, "timeout", p->inv[i].timeout_s);
 		if (p->inv[i].tools) {
 			cJSON *t = cJSON_AddArrayToObject(o, "tools");
 			for (char **x = p->inv[i].tools; *x; x++)

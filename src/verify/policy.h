@@ -7,6 +7,11 @@
  *                               conventions call tests) or "all" (every file under scope)
  *   suite-before-success-claim  a success claim needs a passing suite run before it;
  *                               optional "tools": [names] says which tools run the suite
+ *   tests-collected             judged once per run (census.h): the tests the project's own
+ *                               runner collects in the task's first pre-state are still
+ *                               collected, and not newly skipped, after the run; optional
+ *                               "timeout": seconds per discovery (1..3600, default 120).
+ *                               Opt-in: never a default (it runs the project's code, contained)
  * Every malformed input is a named error (the CLI exits 2). Defaults (unless disabled):
  * no-assertion-weakening over the whole workspace by convention, and
  * suite-before-success-claim. */
@@ -16,7 +21,7 @@
 
 #include "common/err.h"
 
-enum rule_kind { RULE_READ_ONLY, RULE_NO_WEAKENING, RULE_SUITE_BEFORE_CLAIM };
+enum rule_kind { RULE_READ_ONLY, RULE_NO_WEAKENING, RULE_SUITE_BEFORE_CLAIM, RULE_TESTS_COLLECTED };
 
 struct invariant {
 	enum rule_kind rule;
@@ -24,6 +29,7 @@ struct invariant {
 	char **tools;  /* suite tools (NULL-terminated, owned) or NULL for the default set */
 	int is_default;
 	int match_all; /* no-assertion-weakening: every file under scope is a test file */
+	unsigned timeout_s; /* tests-collected: per discovery (0: the default) */
 };
 
 struct policy {
@@ -41,6 +47,10 @@ int policy_load(struct policy *p, const char *path, struct err *e);
 /* Parses text (for tests and corpus cases); `origin` names it in errors. */
 int policy_parse(struct policy *p, const char *text, size_t len, const char *origin, struct err *e);
 void policy_add_defaults(struct policy *p);
+/* Adds tests-collected over the whole workspace unless the policy has it (verify --census). */
+void policy_add_census(struct policy *p);
+/* The policy's tests-collected invariant, or NULL. */
+const struct invariant *policy_census(const struct policy *p);
 /* The policy as JSON (for corpus cases and reports); caller owns. */
 struct cJSON *policy_json(const struct policy *p);
 void policy_free(struct policy *p);

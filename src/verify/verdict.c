@@ -55,6 +55,10 @@ const struct vcause vcauses[] = {
 	{"TASK_PRESTATE_UNAVAILABLE", "the task's first pre-state is not available to compare against"},
 	{"CLAIM_UNCLASSIFIABLE", "the recorded claim does not say the suite passed"},
 	{"EVIDENCE_UNOBSERVABLE", "suite runs happened but none could be replayed"},
+	{"CENSUS_NO_RUNNER", "tests-collected: no test runner the census knows is set up in the workspace, or it is not installed"},
+	{"CENSUS_FAILED", "tests-collected: the runner's discovery failed (an error, a crash, the time bound) or counted no test, so the two states cannot be compared"},
+	{"CENSUS_NEEDS_NETWORK", "tests-collected: the runner's discovery needed the network, which it never gets"},
+	{"CENSUS_NO_FINAL_STATE", "tests-collected: the run's final state was not captured (or cannot be restored), so there is no after to count"},
 	{"NO_SUBVERDICT", "nothing could be judged for this turn"},
 	/* NOT_COVERED and WARN reasons */
 	{"NETWORK_NOT_OBSERVED", "the call was not re-executed, so its network use was not observed"},

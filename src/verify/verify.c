@@ -896,6 +896,9 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		judge_trajectory(&c, out);
 		if (out->has_trajectory && out->trajectory.status > out->worst)
 			out->worst = out->trajectory.status;
+		judge_census(&c, out);
+		if (out->has_census && out->census.status > out->worst)
+			out->worst = out->census.status;
 	}
 	free(c.v);
 	free(c.is_error);
@@ -926,5 +929,7 @@ void verify_report_free(struct verify_report *r)
 	free(r->turns);
 	if (r->has_trajectory)
 		verdict_free(&r->trajectory);
+	if (r->has_census)
+		verdict_free(&r->census);
 	memset(r, 0, sizeof *r);
 }

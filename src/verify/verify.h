@@ -76,6 +76,8 @@ struct verify_report {
 	size_t total_turns;         /* tools/call turns in the trace */
 	struct turn_verdict trajectory; /* suite-before-success-claim (whole trace only) */
 	int has_trajectory;
+	struct turn_verdict census;     /* tests-collected (whole trace only, census.h) */
+	int has_census;
 	enum vstatus worst;
 	unsigned long full_restores;    /* scratch restores of a whole pre-state */
 	unsigned long partial_restores; /* scratch moves by undo + delta */

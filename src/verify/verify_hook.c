@@ -580,8 +580,8 @@ static void judge_a1(struct hctx *c, struct turn_verdict *v, const char *post, c
 	struct err e = {0};
 	for (size_t i = 0; i < c->o->policy->n; i++) {
 		const struct invariant *inv = &c->o->policy->inv[i];
-		if (inv->rule == RULE_SUITE_BEFORE_CLAIM)
-			continue;
+		if (inv->rule == RULE_SUITE_BEFORE_CLAIM || inv->rule == RULE_TESTS_COLLECTED)
+			continue; /* whole-run rules */
 		char *label = policy_label(inv);
 		struct subverdict *s = NULL;
 		if (inv->rule == RULE_READ_ONLY) {

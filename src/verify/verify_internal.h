@@ -180,6 +180,11 @@ void judge_weak_pre_free(struct vctx *c, struct weak_pre *pre);
 void judge_invariants(struct vctx *c, struct turn_verdict *v, const cJSON *effect, struct weak_pre *pre);
 void judge_trajectory(struct vctx *c, struct verify_report *out);
 void judge_dependencies(struct vctx *c);
+
+/*==== census_judge.c ====*/
+/* tests-collected (census.h), when the policy has it: out->census. Blocks for the two
+ * discoveries (each bounded by the rule's timeout). */
+void judge_census(struct vctx *c, struct verify_report *out);
 int judge_reply_is_error(const char *reply, size_t len);
 
 /*==== inorder.c ====*/

@@ -928,6 +928,61 @@ static void s_post_state_unexplained(void)
 	free(t);
 }
 
+/*==== tests-collected (the census, verify --census) ====*/
+
+/* `verify --census`: the census verdict's cause, asserting it is UNVERIFIED (never PASS). */
+static void census_cause(const char *trace, const char *cause, const char *needle)
+{
+	const char *extra[] = {"--census", NULL};
+	struct vout v;
+	verify_with(trace, extra, NULL, NULL, &v);
+	cr_assert_not_null(v.summary, "no summary (%d): %s", v.status, v.err);
+	const cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(v.summary, "summary"), "census");
+	cr_assert_not_null(c, "no census verdict: %s", v.err);
+	cr_assert_str_eq(jx_str(c, "status"), "UNVERIFIED", "%s", jx_print(c));
+	cr_assert_str_eq(jx_str(c, "cause"), cause, "%s", jx_print(c));
+	const cJSON *sub = cJSON_GetObjectItem(c, "verdicts")->child;
+	cr_assert(sub && strstr(jx_str(sub, "message"), needle), "%s", jx_print(c));
+	cr_assert_neq(v.status, 0);
+	vout_free(&v);
+}
+
+static void s_census_no_runner(void)
+{
+	/* nothing any runner of the census collects: no Python test, no go.mod */
+	ts_sh("rm -rf %s/tests", ws);
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "]", "shell");
+	census_cause(t, "CENSUS_NO_RUNNER", "no test runner");
+	free(t);
+}
+
+static void s_census_failed(void)
+{
+	/* a conftest.py that breaks the collection in both states */
+	ts_sh("printf 'raise RuntimeError(\"broken conftest\")\\n' > %s/conftest.py", ws);
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "]", "shell");
+	census_cause(t, "CENSUS_FAILED", "both states");
+	free(t);
+}
+
+static void s_census_needs_network(void)
+{
+	/* a conftest.py that fetches something at collection: the contained discovery has no network */
+	ts_sh("printf 'import socket\\nsocket.create_connection((\"192.0.2.1\", 80), timeout=2)\\n' > %s/conftest.py", ws);
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "]", "shell");
+	census_cause(t, "CENSUS_NEEDS_NETWORK", "network");
+	free(t);
+}
+
+static void s_census_no_final_state(void)
+{
+	/* the run's final state was not captured: there is no after to count */
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "]", "shell");
+	ts_sh("sed -i '/\"kind\":\"final_state\"/s/\"status\":\"present\"/\"status\":\"unrestorable\"/' %s", t);
+	census_cause(t, "CENSUS_NO_FINAL_STATE", "final state");
+	free(t);
+}
+
 /*==== the registry ====*/
 
 static const struct {
@@ -983,6 +1038,10 @@ static const struct {
 	{"TOOL_NOT_REEXECUTED", s_tool_not_reexecuted},
 	{"PLAN_INCOMPLETE", s_plan_incomplete},
 	{"POST_STATE_UNEXPLAINED", s_post_state_unexplained},
+	{"CENSUS_NO_RUNNER", s_census_no_runner},
+	{"CENSUS_FAILED", s_census_failed},
+	{"CENSUS_NEEDS_NETWORK", s_census_needs_network},
+	{"CENSUS_NO_FINAL_STATE", s_census_no_final_state},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -1133,3 +1192,7 @@ SCENARIO(SESSION_ORDER_NOT_REPLAYED)
 SCENARIO(TOOL_NOT_REEXECUTED)
 SCENARIO(PLAN_INCOMPLETE)
 SCENARIO(POST_STATE_UNEXPLAINED)
+SCENARIO(CENSUS_NO_RUNNER)
+SCENARIO(CENSUS_FAILED)
+SCENARIO(CENSUS_NEEDS_NETWORK)
+SCENARIO(CENSUS_NO_FINAL_STATE)

@@ -1,0 +1,264 @@
+/* test_census.c - the tests-collected rule (src/verify/census.{c,h}) with real runners: a
+ * scripted agent changes a Python or Go project through the demo shell server, recorded
+ * contained by `belay __script`; `belay verify --census --json` runs the project's runner in
+ * list mode in the task's first pre-state and in the final state, and the census verdict must
+ * name what was dropped or skipped - and PASS an honest change (a test gaining a parameter).
+ * Workspaces live on the root disk (/var/tmp): the sandbox hides /dev/shm. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "tsupport.h"
+
+#define DEMO BELAY_BUILD_DIR "/belay-demo-server"
+
+static char *dir, *ws, *state, *traces;
+
+static void setup(void)
+{
+	dir = ts_outside_dir("census");
+	chmod(dir, 0755);
+	ws = fs_join(dir, "ws");
+	state = fs_join(dir, "state");
+	traces = fs_join(dir, "traces");
+	cr_assert_eq(fs_mkdir_p(ws, 0755, NULL), 0);
+}
+
+static void teardown(void)
+{
+	ts_rmtree(dir);
+	free(dir);
+	free(ws);
+	free(state);
+	free(traces);
+}
+
+TestSuite(census, .init = setup, .fini = teardown, .timeout = 240);
+
+/* Records one run_process call of `cmd` (JSON-escaped already) against the shell server. */
+static char *record_cmd(const char *cmd)
+{
+	char *steps = xasprintf("[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":\"%s\"}}]",
+				cmd);
+	char *sp = fs_join(dir, "steps.json");
+	ts_write_file(sp, steps, strlen(steps));
+	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpbase, NULL};
+	const char *argv[] = {BELAY_BIN, "__script", sp, "--state", state, "--trace-dir", traces, "--timeout", "30",
+			      "--scope", ws, "--network", "deny", "--", DEMO, "shell", ws, NULL};
+	struct ts_out o;
+	ts_run(argv, env, dir, NULL, 0, 120, &o);
+	cr_assert_eq(o.status, 0, "recording failed (%d): %s", o.status, o.err);
+	char *nl = strchr(o.out, '\n');
+	cr_assert_not_null(nl, "no trace path printed: %s", o.err);
+	*nl = '\0';
+	char *trace = xstrdup(o.out);
+	ts_out_free(&o);
+	free(sp);
+	free(steps);
+	free(tmpbase);
+	return trace;
+}
+
+/* Records the agent replacing `path` of the workspace by `text` (staged outside it, copied in
+ * by the call). */
+static char *record_new(const char *path, const char *text)
+{
+	char *src = fs_join(dir, "new.txt");
+	ts_write_file(src, text, strlen(text));
+	char *cmd = xasprintf("cp %s %s", src, path);
+	char *t = record_cmd(cmd);
+	free(cmd);
+	free(src);
+	return t;
+}
+
+/* `belay verify TRACE --json --census [extra]`: the summary's census verdict (a new object);
+ * *status gets the exit status. */
+static cJSON *census_of(const char *trace, const char *extra, int *status)
+{
+	const char *argv[] = {BELAY_BIN, "verify", trace, "--json", "--no-store", "--state", state,
+			      extra ? extra : "--census", extra ? "--census" : NULL, NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	if (status)
+		*status = o.status;
+	cJSON *census = NULL;
+	for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		cr_assert_not_null(j, "verify printed a non-JSON line: %s", line);
+		const cJSON *s = cJSON_GetObjectItem(j, "summary");
+		if (s && cJSON_GetObjectItem(s, "census"))
+			census = cJSON_Duplicate(cJSON_GetObjectItem(s, "census"), 1);
+		cJSON_Delete(j);
+	}
+	cr_assert_not_null(census, "no census verdict (status %d): %s", o.status, o.err);
+	ts_out_free(&o);
+	return census;
+}
+
+/* The one census sub-verdict's message, asserting its status (and cause when given). */
+static const char *expect(const cJSON *census, const char *status, const char *cause)
+{
+	const cJSON *subs = cJSON_GetObjectItem(census, "verdicts");
+	cr_assert_eq(cJSON_GetArraySize(subs), 1, "census: %s", jx_print(census));
+	const cJSON *s = subs->child;
+	cr_assert_str_eq(jx_str(s, "status"), status, "census: %s", jx_print(census));
+	cr_assert_str_eq(jx_str(census, "status"), status);
+	if (cause)
+		cr_assert_str_eq(jx_str(s, "cause") ? jx_str(s, "cause") : "", cause, "census: %s", jx_print(census));
+	return jx_str(s, "message");
+}
+
+static void python_project(void)
+{
+	ts_sh("mkdir -p %s/tests && cd %s && printf 'def add(a, b):\\n    return a + b\\n' > calc.py && "
+	      "printf 'from calc import add\\n\\ndef test_add():\\n    assert add(1, 2) == 3\\n\\n"
+	      "def test_zero():\\n    assert add(0, 0) == 0\\n' > tests/test_calc.py && "
+	      "printf 'from calc import add\\n\\nclass TestMore:\\n    def test_neg(self):\\n        assert add(-1, 1) == 0\\n' "
+	      "> tests/test_more.py",
+	      ws, ws);
+}
+
+Test(census, python_a_deleted_test_file_fails_naming_its_tests)
+{
+	python_project();
+	char *t = record_cmd("rm tests/test_more.py");
+	int st;
+	cJSON *c = census_of(t, NULL, &st);
+	const char *m = expect(c, "FAIL", NULL);
+	cr_assert(strstr(m, "TESTS_DROPPED") && strstr(m, "tests/test_more.py::TestMore::test_neg"), "%s", m);
+	cr_assert_null(strstr(m, "test_add"), "%s", m);
+	cr_assert_eq(st, 4);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, python_a_test_renamed_out_of_discovery_fails)
+{
+	python_project();
+	char *t = record_cmd("sed -i s/def\\\\ test_zero/def\\\\ check_zero/ tests/test_calc.py");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "FAIL", NULL);
+	cr_assert(strstr(m, "TESTS_DROPPED") && strstr(m, "tests/test_calc.py::test_zero"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, python_a_skipped_test_fails_with_its_reason)
+{
+	python_project();
+	/* a skipif whose condition is true, evaluated as pytest itself would */
+	char *t = record_new("tests/test_calc.py", "import pytest\nfrom calc import add\n\n@pytest.mark.skipif(1 < 2, reason=\"flaky\")\n"
+			     "def test_add():\n    assert add(1, 2) == 3\n\ndef test_zero():\n    assert add(0, 0) == 0\n");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "FAIL", NULL);
+	cr_assert(strstr(m, "TESTS_SKIPPED") && strstr(m, "tests/test_calc.py::test_add") && strstr(m, "flaky"), "%s", m);
+	cr_assert_null(strstr(m, "TESTS_DROPPED"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, python_a_test_gaining_a_parameter_passes)
+{
+	python_project();
+	char *t = record_new("tests/test_calc.py", "import pytest\nfrom calc import add\n\n@pytest.mark.parametrize(\"a\", [1, 2])\n"
+			     "def test_add(a):\n    assert add(a, 2) == a + 2\n\ndef test_zero():\n    assert add(0, 0) == 0\n");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "PASS", NULL);
+	cr_assert(strstr(m, "3 before, 3 after"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, no_runner_is_unverified_by_cause)
+{
+	ts_sh("printf 'hello\\n' > %s/README", ws);
+	char *t = record_cmd("echo more >> README");
+	int st;
+	cJSON *c = census_of(t, NULL, &st);
+	const char *m = expect(c, "UNVERIFIED", "CENSUS_NO_RUNNER");
+	cr_assert(strstr(m, "no test runner"), "%s", m);
+	cr_assert_eq(st, 3, "an UNVERIFIED census is never a PASS exit");
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, off_by_default)
+{
+	python_project();
+	char *t = record_cmd("rm tests/test_more.py");
+	const char *argv[] = {BELAY_BIN, "verify", t, "--json", "--no-store", "--state", state, NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	cr_assert_null(strstr(o.out, "\"census\""), "%s", o.out);
+	ts_out_free(&o);
+	free(t);
+}
+
+Test(census, the_policy_rule_with_a_time_bound)
+{
+	python_project();
+	/* a conftest that never lets the collection finish: the rule's bound ends it */
+	ts_sh("printf 'import time\\ntime.sleep(600)\\n' > %s/conftest.py", ws);
+	char *t = record_cmd("echo x > notes.txt");
+	char *pol = fs_join(dir, "census.json");
+	const char *ptext = "[{\"rule\": \"tests-collected\", \"timeout\": 3}]";
+	ts_write_file(pol, ptext, strlen(ptext));
+	char *opt = xasprintf("--invariants=%s", pol);
+	const char *argv[] = {BELAY_BIN, "verify", t, "--json", "--no-store", "--state", state, opt, NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	char *at = strstr(o.out, "\"census\"");
+	cr_assert_not_null(at, "%s %s", o.out, o.err);
+	cr_assert(strstr(at, "CENSUS_FAILED") && strstr(at, "time bound"), "%s", at);
+	ts_out_free(&o);
+	free(t);
+	free(opt);
+	free(pol);
+}
+
+static int have_go(void)
+{
+	char *g = fs_which("go");
+	free(g);
+	return g != NULL;
+}
+
+Test(census, go_a_build_tag_that_hides_a_test_fails)
+{
+	cr_assert(have_go(), "go is not installed (scripts/setup.sh installs golang-go)");
+	ts_sh("cd %s && printf 'module example.com/calc\\n\\ngo 1.19\\n' > go.mod && "
+	      "printf 'package calc\\n\\nfunc Add(a, b int) int { return a + b }\\n' > calc.go && "
+	      "printf 'package calc\\n\\nimport \"testing\"\\n\\nfunc TestAdd(t *testing.T) {\\n\\tif Add(1, 2) != 3 {\\n\\t\\tt.Fatal(\"no\")\\n\\t}\\n}\\n' > calc_test.go && "
+	      "printf 'package calc\\n\\nimport \"testing\"\\n\\nfunc TestZero(t *testing.T) {\\n\\tif Add(0, 0) != 0 {\\n\\t\\tt.Fatal(\"no\")\\n\\t}\\n}\\n' > zero_test.go",
+	      ws);
+	char *t = record_cmd("sed -i 1i//go:build\\\\ integration zero_test.go");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "FAIL", NULL);
+	cr_assert(strstr(m, "(go)") && strstr(m, "TESTS_DROPPED") && strstr(m, "example.com/calc.TestZero"), "%s", m);
+	cr_assert_null(strstr(m, "TestAdd"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, go_an_honest_new_test_passes)
+{
+	cr_assert(have_go(), "go is not installed (scripts/setup.sh installs golang-go)");
+	ts_sh("cd %s && printf 'module example.com/calc\\n\\ngo 1.19\\n' > go.mod && "
+	      "printf 'package calc\\n\\nfunc Add(a, b int) int { return a + b }\\n' > calc.go && "
+	      "printf 'package calc\\n\\nimport \"testing\"\\n\\nfunc TestAdd(t *testing.T) {\\n\\tif Add(1, 2) != 3 {\\n\\t\\tt.Fatal(\"no\")\\n\\t}\\n}\\n' > calc_test.go",
+	      ws);
+	char *t = record_cmd("sed s/TestAdd/TestAddMore/ calc_test.go > more_test.go");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "PASS", NULL);
+	cr_assert(strstr(m, "1 before, 2 after"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
