@@ -489,10 +489,12 @@ void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f)
 		l = r;
 		r = t;
 	}
+	free(f->subject);
+	free(f->matcher);
+	free(f->expected);
 	f->subject = a1_lang_canon(src, l);
 	f->matcher = a1_lang_canon(src, o);
-	if (a1_lang_literal(r))
-		f->expected = a1_lang_canon(src, r);
+	f->expected = a1_lang_literal(r) ? a1_lang_canon(src, r) : NULL;
 	f->strength = A1_LANG_EXACT;
 }
 

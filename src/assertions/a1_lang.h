@@ -107,8 +107,8 @@ int a1_lang_literal(TSNode n);
 int a1_lang_cond(const char *src, TSNode n);
 
 /* A failure call under the condition `cond` (a comparison `a != 3`): the fact's subject,
- * operator as matcher and expected operand (a literal, either side), strength EXACT. Other
- * conditions leave the fact as it is. */
+ * operator as matcher and expected operand (a literal, either side), strength EXACT, in place
+ * of what the fact held. Other conditions leave the fact as it is. */
 void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f);
 
 /* 1-based line of a node. */
