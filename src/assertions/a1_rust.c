@@ -232,23 +232,29 @@ static char *macro_name(const char *src, TSNode m)
 	return a1_lang_canon(src, id);
 }
 
-/* A macro's arguments re-read: "fn f(){g(" ARGS ")}" parsed; the tree (caller deletes) with
- * *args the arguments node, or NULL when they are no expressions. */
+/* A macro's arguments re-read: "fn f(){g(" ARGS "\n)}" parsed (the line end ends a line
+ * comment among them); the tree (caller deletes) with *args the arguments node, or NULL when
+ * they are no expressions. */
 static TSTree *reread(struct walk *w, TSNode tt, char **text, TSNode *args)
 {
 	uint32_t a = ts_node_start_byte(tt), e = ts_node_end_byte(tt);
-	*text = e > a + 1 ? xasprintf("fn f(){g(%.*s)}", (int)(e - a - 2), w->src + a + 1) : xstrdup("fn f(){g()}");
+	*text = e > a + 1 ? xasprintf("fn f(){g(%.*s\n)}", (int)(e - a - 2), w->src + a + 1) : xstrdup("fn f(){g()}");
 	TSTree *t = ts_parser_parse_string(w->sub, NULL, *text, (uint32_t)strlen(*text));
 	if (!t)
 		return NULL;
 	TSNode root = ts_tree_root_node(t);
-	TSNode body = ts_node_child_by_field_name(ts_node_named_child(root, 0), "body", 4);
-	TSNode call = ts_node_named_child(body, 0);
+	TSNode fn = ts_node_named_child_count(root) == 1 ? ts_node_named_child(root, 0) : (TSNode){0};
+	TSNode body = is(fn, "function_item") ? ts_node_child_by_field_name(fn, "body", 4) : (TSNode){0};
+	TSNode call = is(body, "block") && ts_node_named_child_count(body) == 1 ? ts_node_named_child(body, 0) : (TSNode){0};
 	if (ts_node_has_error(root) || !is(call, "call_expression")) {
 		ts_tree_delete(t);
 		return NULL;
 	}
 	*args = ts_node_child_by_field_name(call, "arguments", 9);
+	if (ts_node_is_null(*args)) {
+		ts_tree_delete(t);
+		return NULL;
+	}
 	return t;
 }
 
