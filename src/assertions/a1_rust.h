@@ -34,15 +34,12 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-/* 1 when `path` names a Rust source (".rs"). */
+/* The contract of a1_go.h's three functions, for Rust: a1_rust_path is 1 when `path` ends in
+ * ".rs"; a1_rust_judge gives a new array of findings of that shape (never NULL; a macro's
+ * finding names the macro as its "function"), `pre` / `post` NULL being a side absent;
+ * a1_rust_count the tests and assertion facts of one side, -1 when it is not read. */
 int a1_rust_path(const char *path);
-
-/* Judges one file; `pre` / `post` NULL = absent on that side. Returns a new JSON array of
- * findings of a1_go.h's shape (a macro's finding names the macro as its "function"). Never
- * NULL. */
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len);
-
-/* Tests and assertion facts a side holds (for the bench); -1 when it is not read. */
 int a1_rust_count(const char *text, size_t len, int *tests, int *assertions);
 
 #endif

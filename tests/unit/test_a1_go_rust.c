@@ -340,68 +340,75 @@ static void refused_by(judge_fn judge, count_fn count, const char *ok, const cha
 	cr_assert_eq(count(text, len, &tests, &asserts), -1);
 }
 
-static void refused(const char *text, size_t len, const char *cause)
+struct lang {
+	judge_fn judge;
+	count_fn count;
+	const char *ok;	  /* a valid side */
+	const char *open; /* a test opened, up to an expression */
+	const char *head; /* a test's head, then lines of `line` (one %d twice), then "}\n" */
+	const char *line;
+};
+
+static const struct lang GO = {a1_go_judge, a1_go_count, "package a\n", "package a\nfunc TestA(t *testing.T) { x := ",
+			       "package a\nfunc TestA(t *testing.T) {\n", "\tif f(%d) != %d {\n\t\tt.Error()\n\t}\n"};
+static const struct lang RUST = {a1_rust_judge, a1_rust_count, "fn a() {}\n", "#[test]\nfn a() { let x = ", "#[test]\nfn a() {\n",
+				 "    assert_eq!(f(%d), %d);\n"};
+
+static void refused(const struct lang *l, const char *text, size_t len, const char *cause)
 {
-	refused_by(a1_go_judge, a1_go_count, "package a\n", text, len, cause);
+	refused_by(l->judge, l->count, l->ok, text, len, cause);
 }
 
-Test(a1_go_rust, go_hostile_input_is_refused_never_a_crash)
+/* What every language's judge refuses or reads alike: deep brackets and unbracketed chains,
+ * a side over the size limit (refused); a long flat file (read, every assertion counted). */
+static void hostile(const struct lang *l)
 {
 	size_t n = 200000;
 	char *deep = xmalloc(n + 64);
-	int k = snprintf(deep, 64, "package a\nfunc TestA(t *testing.T) { x := ");
-	memset(deep + k, '(', n);
-	refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
-	memset(deep + k, '!', n); /* nests without a bracket */
-	refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
+	int k = snprintf(deep, 64, "%s", l->open);
+	const char nests[] = "(!{"; /* brackets, a chain without one, blocks */
+	for (const char *c = nests; *c; c++) {
+		memset(deep + k, *c, n);
+		refused(l, deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
+	}
 	free(deep);
-	refused("package a\nfunc TestA(t *testing.T) { t.Fatal(\"\xff\") }\n", 47, "ASSERTION_FILE_UNREADABLE");
-	refused("package a\n\0func x() {}\n", 23, "ASSERTION_FILE_UNREADABLE");
-	refused("package a\nfunc TestA(t *testing.T) { if { }\n", 43, "ASSERTION_FILE_UNREADABLE");
 	char *big = xmalloc((4u << 20) + 2);
 	memset(big, ' ', (4u << 20) + 1);
-	refused(big, (4u << 20) + 1, "ASSERTION_FILE_UNREADABLE");
+	refused(l, big, (4u << 20) + 1, "ASSERTION_FILE_UNREADABLE");
 	free(big);
-	/* a long flat file is read: many statements, each ended */
 	struct buf b = {0};
-	buf_puts(&b, "package a\nfunc TestA(t *testing.T) {\n");
+	buf_puts(&b, l->head);
 	for (int i = 0; i < 20000; i++)
-		buf_printf(&b, "\tif f(%d) != %d {\n\t\tt.Error()\n\t}\n", i, i);
+		buf_printf(&b, l->line, i, i);
 	buf_puts(&b, "}\n");
 	int tests = 0, asserts = 0;
-	cr_assert_eq(a1_go_count(buf_cstr(&b), b.len, &tests, &asserts), 0);
+	cr_assert_eq(l->count(buf_cstr(&b), b.len, &tests, &asserts), 0);
 	cr_assert_eq(tests, 1);
 	cr_assert_eq(asserts, 20000);
 	buf_free(&b);
 }
 
-static void rs_refused(const char *text, size_t len, const char *cause)
+Test(a1_go_rust, go_hostile_input_is_refused_never_a_crash)
 {
-	refused_by(a1_rust_judge, a1_rust_count, "fn a() {}\n", text, len, cause);
+	hostile(&GO);
+	refused(&GO, "package a\nfunc TestA(t *testing.T) { t.Fatal(\"\xff\") }\n", 47, "ASSERTION_FILE_UNREADABLE");
+	refused(&GO, "package a\n\0func x() {}\n", 23, "ASSERTION_FILE_UNREADABLE");
+	refused(&GO, "package a\nfunc TestA(t *testing.T) { if { }\n", 43, "ASSERTION_FILE_UNREADABLE");
 }
 
 Test(a1_go_rust, rust_hostile_input_is_refused_never_a_crash)
 {
-	size_t n = 200000;
-	char *deep = xmalloc(n + 64);
-	int k = snprintf(deep, 64, "#[test]\nfn a() { let x = ");
-	memset(deep + k, '(', n);
-	rs_refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
-	memset(deep + k, '!', n); /* nests without a bracket */
-	rs_refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
-	memset(deep + k, '{', n); /* blocks */
-	rs_refused(deep, (size_t)k + n, "ASSERTION_UNDECIDABLE");
-	free(deep);
+	hostile(&RUST);
 	/* brackets inside a macro's tokens nest the same */
 	struct buf m = {0};
 	buf_puts(&m, "#[test]\nfn a() { assert!");
 	for (int i = 0; i < 5000; i++)
 		buf_puts(&m, "[(");
-	rs_refused(buf_cstr(&m), m.len, "ASSERTION_UNDECIDABLE");
+	refused(&RUST, buf_cstr(&m), m.len, "ASSERTION_UNDECIDABLE");
 	buf_free(&m);
-	rs_refused("#[test]\nfn a() { assert!(\"\xff\"); }\n", 33, "ASSERTION_FILE_UNREADABLE");
-	rs_refused("fn a() {}\n\0#[test] fn b() {}\n", 29, "ASSERTION_FILE_UNREADABLE");
-	rs_refused("#[test]\nfn a() { if { }\n", 24, "ASSERTION_FILE_UNREADABLE");
+	refused(&RUST, "#[test]\nfn a() { assert!(\"\xff\"); }\n", 33, "ASSERTION_FILE_UNREADABLE");
+	refused(&RUST, "fn a() {}\n\0#[test] fn b() {}\n", 29, "ASSERTION_FILE_UNREADABLE");
+	refused(&RUST, "#[test]\nfn a() { if { }\n", 24, "ASSERTION_FILE_UNREADABLE");
 	/* lifetimes, raw strings with brackets and nested comments are no brackets */
 	const char *odd = "/* a /* nested */ comment ((( */\nfn f<'a>(x: &'a str) -> &'a str { x }\n"
 			  "#[test]\nfn a() {\n    let s = r#\"(((\"#;\n    assert_eq!(f(s), \"(((\");\n    assert!('(' != ')');\n}\n";
@@ -409,16 +416,6 @@ Test(a1_go_rust, rust_hostile_input_is_refused_never_a_crash)
 	cr_assert_eq(a1_rust_count(odd, strlen(odd), &tests, &asserts), 0);
 	cr_assert_eq(tests, 1);
 	cr_assert_eq(asserts, 2);
-	/* a long flat file is read */
-	struct buf b = {0};
-	buf_puts(&b, "#[test]\nfn a() {\n");
-	for (int i = 0; i < 20000; i++)
-		buf_printf(&b, "    assert_eq!(f(%d), %d);\n", i, i);
-	buf_puts(&b, "}\n");
-	cr_assert_eq(a1_rust_count(buf_cstr(&b), b.len, &tests, &asserts), 0);
-	cr_assert_eq(tests, 1);
-	cr_assert_eq(asserts, 20000);
-	buf_free(&b);
 }
 
 /*==== Cargo.toml test targets ===============================================================*/
