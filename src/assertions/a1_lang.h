@@ -57,8 +57,10 @@ struct a1_lang_func {
 	struct a1_lang_names calls; /* names it calls */
 };
 
-/* A construct the judge does not look into (a macro that may generate tests): compared as
- * text; `name` ("macro_rules! check", "check!") is the finding's function. */
+/* A construct the judge does not look into: a macro that may generate tests, compared as
+ * text, `name` ("macro_rules! check", "check!") the finding's function; or a module read in
+ * another file, `name` its path ("tests::"), not compared (its tests are judged there). A
+ * test gone while one of these may hold it is UNVERIFIED test-out-of-view. */
 struct a1_lang_opaque {
 	char *name, *text;
 };

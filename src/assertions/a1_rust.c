@@ -471,8 +471,9 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 				why = xstrdup(in.why);
 				sc.why = why;
 				sc.cfg = in.cfg == 0 ? 0 : -1;
-				if (!*sc.mod)
-					*(in.cfg == 0 ? &s->excluded : &s->constraint) = xstrdup(in.why);
+				char **slot = in.cfg == 0 ? &s->excluded : &s->constraint;
+				if (!*sc.mod && !*slot)
+					*slot = xstrdup(in.why);
 			}
 			attrs_free(&in);
 			continue;
@@ -490,13 +491,18 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 				in.why = mwhy = xasprintf("%s mod %s", a.why, mname);
 			if (!ts_node_is_null(body)) {
 				items(src, body, in, s, sub, depth + 1);
-			} else if (strstr(mname, "test")) { /* `mod tests;`: its tests live in another file */
-				char *decl = a1_lang_canon(src, k);
-				struct a1_lang_func *f = a1_lang_func_add(s, decl, 1, a1_lang_line(k));
+			} else { /* `mod tests;`: its tests are read in their own file */
+				char *text = a1_lang_canon(src, k);
+				a1_lang_opaque_add(s, mod, text);
+				free(text);
+			}
+			if (strstr(mname, "test")) { /* the module itself, inline or in another file */
+				char *label = xasprintf("mod %s%s", sc.mod, mname);
+				struct a1_lang_func *f = a1_lang_func_add(s, label, 1, a1_lang_line(k));
 				f->mods |= in.cfg == 0 ? A1_LANG_CFG_OFF | A1_LANG_UNCOLLECTED : in.cfg < 0 ? A1_LANG_COND_CFG : 0;
 				if (in.cfg != 1 && in.why)
 					f->why = xstrdup(in.why);
-				free(decl);
+				free(label);
 			}
 			free(mwhy);
 			free(mod);

@@ -13,14 +13,15 @@
  * around them (`test` holds; `any()`, `not(test)` and a bare name nothing sets never do;
  * `feature = ..`, platforms and the like are not known), the functions each calls, and the
  * `macro_rules!` definitions and item-level macro calls (which may generate tests the judge
- * cannot see: compared as text). The findings (docs/VERDICTS.md, "Go and Rust") are:
+ * cannot see: compared as text; a test gone that such a macro names, or that a `mod x;` now
+ * declared in another file may hold, is out of view). The findings (docs/VERDICTS.md, "Go and Rust") are:
  *   FAIL        test-deleted, test-not-collected, test-skipped, test-lost-every-assertion,
  *               assertion-removed, replaced-by-tautology, assertion-unreachable,
  *               matcher-loosened, assertion-negated, expected-failure-added,
  *               should-panic-expected-removed, build-excluded
  *   WARN        expected-value-changed
  *   UNVERIFIED  build-constraint-added, conditional-skip-added, macro-changed,
- *               test-hidden-in-macro, too-deeply-nested (ASSERTION_UNDECIDABLE);
+ *               test-out-of-view, too-deeply-nested (ASSERTION_UNDECIDABLE);
  *               unparseable-source (ASSERTION_FILE_UNREADABLE)
  * Honest edits have no finding: new tests and assertions, stricter checks, a message added,
  * a test renamed that stays a test, an assertion moved into a helper the test calls,

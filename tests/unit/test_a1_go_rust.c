@@ -273,7 +273,11 @@ static const struct row rs_cheats[] = {
     {"rust a macro-made test's case changed", "tests/calc.rs", RS_MACRO_PRE, "check!(one, 1, 2);", "check!(one, 1, 3);",
      "UNVERIFIED", "macro-changed", "check!"},
     {"rust a test moved into a macro", "tests/calc.rs", RS_MACRO_PRE, "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
-     "check!(adds, 2, 4);\n", "UNVERIFIED", "test-hidden-in-macro", "adds"},
+     "check!(adds, 2, 4);\n", "UNVERIFIED", "test-out-of-view", "adds"},
+    {"rust mod tests; cfg'd away", "src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests;\n",
+     "#[cfg(test)]", "#[cfg(not(test))]", "FAIL", "build-excluded", "mod tests"},
+    {"rust mod tests; removed", "src/lib.rs", "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests;\n",
+     "#[cfg(test)]\nmod tests;\n", "", "FAIL", "test-deleted", "mod tests"},
 };
 
 static const struct row rs_honest[] = {
@@ -299,6 +303,8 @@ static const struct row rs_honest[] = {
      NULL, NULL},
     {"rust a message added", "src/lib.rs", RS_PRE, "assert_eq!(add(1, 2), 3)", "assert_eq!(add(1, 2), 3, \"one and two\")", "!FAIL",
      NULL, NULL},
+    {"rust the test module moved into its own file", "src/lib.rs", RS_PRE, RS_PRE + 110, "mod tests;\n", "UNVERIFIED",
+     "test-out-of-view", "tests::adds"},
     {"rust the macro untouched", "tests/calc.rs", RS_MACRO_PRE, "    assert_eq!(calc::add(1, 2), 3);\n",
      "    assert_eq!(calc::add(1, 2), 3);\n    assert_eq!(calc::add(0, 0), 0);\n", "PASS", NULL, NULL},
 };
