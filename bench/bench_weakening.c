@@ -13,7 +13,7 @@
  * machine; JavaScript 22.9 -> 21 ms, TypeScript 25.5 -> 24 ms at 2,000 lines. Parsing is the
  * floor: one 2,000-line side takes ~3.8 ms (Python) and ~7.5 ms (JavaScript) in Debian's
  * tree-sitter 0.20.7 before anything is judged, the post side ~2 ms more incrementally.)
- * Rows: python, javascript, typescript, go and java (tree-sitter, in process), and
+ * Rows: python, javascript, typescript, go, java and rust (tree-sitter, in process), and
  * configuration (package.json, Cargo.toml, pyproject.toml judged on their test keys). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +83,17 @@ static void go_file(struct buf *b, int lines, int cheat)
 	}
 }
 
+/* libtest: #[test] functions, one assert_eq! each (a cheat: assert!(true)). */
+static void rust_file(struct buf *b, int lines, int cheat)
+{
+	int tests = lines / 5;
+	for (int i = 0; i < tests; i++)
+		if (cheat && i == tests / 2)
+			buf_printf(b, "#[test]\nfn case%d() {\n    assert!(true);\n}\n\n", i);
+		else
+			buf_printf(b, "#[test]\nfn case%d() {\n    assert_eq!(compute(%d, %d), %d);\n}\n\n", i, i, i + 1, 2 * i + 1);
+}
+
 /* JUnit 5: a class of @Test methods, one assertEquals each (a cheat: assertTrue(true)). */
 static void java_file(struct buf *b, int lines, int cheat)
 {
@@ -132,6 +143,21 @@ static void measure(const char *dir, struct row *r, int reps, const char *pre, s
 	free(post_root);
 }
 
+/* One language's row: its file of `lines` lines against the cheat, printed with the ratio to
+ * the Python baseline `base` (ms). */
+static void lang_row(const char *dir, int reps, const char *name, const char *path, void (*fill)(struct buf *, int, int),
+		     int lines, double base)
+{
+	struct buf a = {0}, b = {0};
+	fill(&a, lines, 0);
+	fill(&b, lines, 1);
+	struct row r = {name, path, lines, 0, 0};
+	measure(dir, &r, reps, a.p, a.len, b.p, b.len, 1);
+	printf("%-12s %6d %10.2f %10.2f %8.3f\n", r.name, lines, r.median, r.best, r.median / base);
+	buf_free(&a);
+	buf_free(&b);
+}
+
 int main(int argc, char **argv)
 {
 	int reps = 21;
@@ -178,21 +204,9 @@ int main(int argc, char **argv)
 			buf_free(&a);
 			buf_free(&b);
 		}
-		struct buf a = {0}, b = {0};
-		go_file(&a, lines, 0);
-		go_file(&b, lines, 1);
-		struct row go = {"go", "calc/bench_test.go", lines, 0, 0};
-		measure(dir, &go, reps, a.p, a.len, b.p, b.len, 1);
-		printf("%-12s %6d %10.2f %10.2f %8.3f\n", go.name, lines, go.median, go.best, go.median / py.median);
-		buf_reset(&a);
-		buf_reset(&b);
-		java_file(&a, lines, 0);
-		java_file(&b, lines, 1);
-		struct row jv = {"java", "src/test/java/BenchTest.java", lines, 0, 0};
-		measure(dir, &jv, reps, a.p, a.len, b.p, b.len, 1);
-		printf("%-12s %6d %10.2f %10.2f %8.3f\n", jv.name, lines, jv.median, jv.best, jv.median / py.median);
-		buf_free(&a);
-		buf_free(&b);
+		lang_row(dir, reps, "go", "calc/bench_test.go", go_file, lines, py.median);
+		lang_row(dir, reps, "java", "src/test/java/BenchTest.java", java_file, lines, py.median);
+		lang_row(dir, reps, "rust", "tests/bench.rs", rust_file, lines, py.median);
 	}
 	/* Configuration: a dependency bump (PASS) in files of realistic size. */
 	static const struct {

@@ -48,7 +48,7 @@ tests_for() {
 	src/assertions/toml.c) echo 'test_toml|test_grammars|test_weakening' ;;
 	src/assertions/pomxml.c) echo 'test_pomxml|test_weakening' ;;
 	src/assertions/a1_js*.c|src/assertions/tsnode.c) echo 'test_a1_js|test_a1_java|test_a1_go_rust|test_weakening|test_toml' ;;
-	src/assertions/a1_go.c|src/assertions/a1_lang.c) echo 'test_a1_go_rust|test_weakening' ;;
+	src/assertions/a1_go.c|src/assertions/a1_rust.c|src/assertions/a1_lang.c) echo 'test_a1_go_rust|test_weakening' ;;
 	src/assertions/a1_py*.c) echo 'test_weakening|test_grammars' ;;
 	src/assertions/a1_java*.c) echo 'test_a1_java|test_weakening' ;;
 	src/assertions/*) echo 'test_testfiles|test_weakening|test_a1_catalogue' ;;

@@ -217,25 +217,6 @@ static struct a1_lang_fact *fact(struct walk *w, const struct ctx *c, TSNode cal
 	return f;
 }
 
-/* A failure call under a comparison guard: subject, operator and literal expected. */
-static void guarded(struct walk *w, const struct ctx *c, struct a1_lang_fact *f)
-{
-	if (ts_node_is_null(c->cond) || strcmp(ts_node_type(c->cond), "binary_expression"))
-		return;
-	TSNode l = ts_node_child_by_field_name(c->cond, "left", 4), r = ts_node_child_by_field_name(c->cond, "right", 5),
-	       o = ts_node_child_by_field_name(c->cond, "operator", 8);
-	if (a1_lang_literal(l) && !a1_lang_literal(r)) {
-		TSNode t = l;
-		l = r;
-		r = t;
-	}
-	f->subject = a1_lang_canon(w->src, l);
-	f->matcher = a1_lang_canon(w->src, o);
-	if (a1_lang_literal(r))
-		f->expected = a1_lang_canon(w->src, r);
-	f->strength = A1_LANG_EXACT;
-}
-
 /* testify: assert.X(t, ...) / require.X(t, ...). */
 static void testify(struct walk *w, const struct ctx *c, TSNode call, TSNode pkg, TSNode method)
 {
@@ -290,7 +271,7 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 	TSNode op = ts_node_child_by_field_name(fn, "operand", 7), field = ts_node_child_by_field_name(fn, "field", 5);
 	if (!strcmp(ts_node_type(op), "identifier") && is_tparam(w, op)) {
 		if (name_in(w->src, field, failures)) {
-			guarded(w, c, fact(w, c, call));
+			a1_lang_guarded(w->src, c->cond, fact(w, c, call));
 		} else if (name_in(w->src, field, skips) && !c->dead && c->value != 0) {
 			unsigned m = c->value == 1 && !c->looped ? A1_LANG_SKIP : A1_LANG_COND_SKIP;
 			if (!(w->f->mods & A1_LANG_SKIP)) {

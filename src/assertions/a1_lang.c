@@ -478,6 +478,26 @@ int a1_lang_cond(const char *src, TSNode n)
 	return cond_at(src, n, 0);
 }
 
+void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f)
+{
+	if (ts_node_is_null(cond) || strcmp(ts_node_type(cond), "binary_expression"))
+		return;
+	TSNode l = ts_node_child_by_field_name(cond, "left", 4), r = ts_node_child_by_field_name(cond, "right", 5),
+	       o = ts_node_child_by_field_name(cond, "operator", 8);
+	if (a1_lang_literal(l) && !a1_lang_literal(r)) {
+		TSNode t = l;
+		l = r;
+		r = t;
+	}
+	free(f->subject);
+	free(f->matcher);
+	free(f->expected);
+	f->subject = a1_lang_canon(src, l);
+	f->matcher = a1_lang_canon(src, o);
+	f->expected = a1_lang_literal(r) ? a1_lang_canon(src, r) : NULL;
+	f->strength = A1_LANG_EXACT;
+}
+
 /*==== judging ===============================================================================*/
 
 static char *clip(const char *s)
@@ -561,6 +581,18 @@ static int holds_all(const struct a1_lang_func *have, const struct a1_lang_func 
 	return nb > 0 && j == nb;
 }
 
+/* 1 when matcher `b` checks the opposite of `a` (either way round). */
+static int negation(const char *a, const char *b)
+{
+	static const char *const pairs[][2] = {{"assert_eq", "assert_ne"}, {"debug_assert_eq", "debug_assert_ne"},
+					       {"==", "!="}, {"assert.Equal", "assert.NotEqual"},
+					       {"require.Equal", "require.NotEqual"}};
+	for (size_t i = 0; a && b && i < sizeof pairs / sizeof *pairs; i++)
+		if ((!strcmp(a, pairs[i][0]) && !strcmp(b, pairs[i][1])) || (!strcmp(a, pairs[i][1]) && !strcmp(b, pairs[i][0])))
+			return 1;
+	return 0;
+}
+
 /* The finding for a pair of facts (NULL: none), its status into *status. */
 static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang_fact *q, const char **status)
 {
@@ -571,6 +603,8 @@ static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang
 		return "assertion-unreachable";
 	if (!strcmp(p->form, q->form) || !eq(p->subject, q->subject))
 		return NULL;
+	if (negation(p->matcher, q->matcher) && eq(p->expected, q->expected))
+		return "assertion-negated";
 	if (p->strength == A1_LANG_EXACT && q->strength == A1_LANG_LOOSE)
 		return "matcher-loosened";
 	if (!eq(p->matcher, q->matcher) || !p->expected || !q->expected || eq(p->expected, q->expected))
@@ -683,6 +717,10 @@ static const struct a1_lang_func *counterpart(const struct a1_lang_side *pre, co
 static void compare_func(const struct a1_lang_side *post, const struct a1_lang_func *P, const struct a1_lang_func *Q,
 			 cJSON *out)
 {
+	if ((Q->mods & A1_LANG_CFG_OFF) && !(P->mods & A1_LANG_CFG_OFF)) {
+		a1_lang_finding(out, P->name, "build-excluded", "FAIL", NULL, "built", Q->why ? Q->why : "cfg'd away");
+		return;
+	}
 	if (!Q->is_test || (Q->mods & A1_LANG_UNCOLLECTED)) {
 		a1_lang_finding(out, P->name, "test-not-collected", "FAIL", NULL, "runs as a test",
 				Q->why ? Q->why : Q->name);
@@ -707,11 +745,41 @@ static void compare_func(const struct a1_lang_side *post, const struct a1_lang_f
 			a1_lang_finding(out, P->name, "should-panic-expected-removed", "FAIL", NULL, P->panic_expect,
 					Q->panic_expect);
 	}
-	unsigned cond = A1_LANG_COND_SKIP | A1_LANG_COND_CFG;
-	if ((Q->mods & cond) && !(P->mods & cond))
+	if ((Q->mods & A1_LANG_COND_CFG) && !(P->mods & A1_LANG_COND_CFG))
+		a1_lang_finding(out, P->name, "build-constraint-added", "UNVERIFIED", UNDECIDABLE, "built",
+				Q->why ? Q->why : "a cfg");
+	else if ((Q->mods & A1_LANG_COND_SKIP) && !(P->mods & A1_LANG_COND_SKIP))
 		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				Q->why ? Q->why : "a condition");
 	compare_facts(post, P, Q, out);
+}
+
+/* 1 when opaque `o` is a module declared here and read in another file (its name "tests::"). */
+static int module_decl(const struct a1_lang_opaque *o)
+{
+	size_t n = strlen(o->name);
+	return n > 2 && !strcmp(o->name + n - 2, "::");
+}
+
+/* The text of a construct of `s` not looked into that holds the test `name`: a module of
+ * another file its path lies in, or a macro that names its last `::` part as a word; NULL for
+ * none. */
+static const char *hidden(const struct a1_lang_side *s, const char *name)
+{
+	const char *k = strrchr(name, ':');
+	k = k ? k + 1 : name;
+	size_t n = strlen(k);
+	for (size_t i = 0; n && i < s->nopaque; i++) {
+		if (module_decl(&s->opaque[i])) {
+			if (!strncmp(name, s->opaque[i].name, strlen(s->opaque[i].name)))
+				return s->opaque[i].text;
+			continue;
+		}
+		for (const char *t = strstr(s->opaque[i].text, k); t; t = strstr(t + 1, k))
+			if ((t == s->opaque[i].text || !word_byte((unsigned char)t[-1])) && !word_byte((unsigned char)t[n]))
+				return s->opaque[i].text;
+	}
+	return NULL;
 }
 
 static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *post, cJSON *out)
@@ -733,6 +801,11 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 			continue;
 		size_t at = 0;
 		const struct a1_lang_func *Q = counterpart(pre, post, P, taken, &at);
+		if (!Q && hidden(post, P->name)) {
+			a1_lang_finding(out, P->name, "test-out-of-view", "UNVERIFIED", UNDECIDABLE, "runs as a test",
+					hidden(post, P->name));
+			continue;
+		}
 		if (!Q) {
 			char *what = P->nfacts ? xasprintf("%zu assertion(s), first: %s", P->nfacts, P->facts[0].form)
 					       : xstrdup("a test without assertions");
@@ -749,13 +822,15 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 		const struct a1_lang_side *a = side ? post : pre, *b = side ? pre : post;
 		for (size_t i = 0; i < a->nopaque; i++) {
 			size_t j;
+			if (module_decl(&a->opaque[i]))
+				continue; /* judged in its own file */
 			for (j = 0; j < b->nopaque; j++)
 				if (!strcmp(a->opaque[i].text, b->opaque[j].text))
 					break;
 			if (j < b->nopaque)
 				continue;
-			char *what = xasprintf("%s! (tests it may generate are not judged)", a->opaque[i].name);
-			a1_lang_finding(out, NULL, "macro-changed", "UNVERIFIED", UNDECIDABLE, side ? NULL : what,
+			char *what = xasprintf("%s (tests it may generate are not judged)", a->opaque[i].text);
+			a1_lang_finding(out, a->opaque[i].name, "macro-changed", "UNVERIFIED", UNDECIDABLE, side ? NULL : what,
 					side ? what : NULL);
 			free(what);
 		}

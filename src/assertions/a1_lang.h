@@ -24,6 +24,7 @@ enum {
 	A1_LANG_UNCOLLECTED = 4, /* not run as a test (no Test prefix, wrong signature, no #[test], cfg'd away) */
 	A1_LANG_COND_CFG = 8,	 /* compiled under a condition the rule cannot evaluate */
 	A1_LANG_PANICS = 16,	 /* expected to fail (#[should_panic]) */
+	A1_LANG_CFG_OFF = 32,	 /* never compiled: a cfg that never holds (with UNCOLLECTED) */
 };
 
 enum { A1_LANG_OTHER = 0, A1_LANG_EXACT, A1_LANG_LOOSE };
@@ -56,7 +57,10 @@ struct a1_lang_func {
 	struct a1_lang_names calls; /* names it calls */
 };
 
-/* A construct the judge does not look into (a macro that may generate tests): compared as text. */
+/* A construct the judge does not look into: a macro that may generate tests, compared as
+ * text, `name` ("macro_rules! check", "check!") the finding's function; or a module read in
+ * another file, `name` its path ("tests::"), not compared (its tests are judged there). A
+ * test gone while one of these may hold it is UNVERIFIED test-out-of-view. */
 struct a1_lang_opaque {
 	char *name, *text;
 };
@@ -103,6 +107,11 @@ int a1_lang_literal(TSNode n);
 /* A condition's value: 1 always true, 0 always false, -1 not known (`x != x` is 0,
  * `1 == 2` is 0, `!false` is 1, `&&` / `||` of known parts). */
 int a1_lang_cond(const char *src, TSNode n);
+
+/* A failure call under the condition `cond` (a comparison `a != 3`): the fact's subject,
+ * operator as matcher and expected operand (a literal, either side), strength EXACT, in place
+ * of what the fact held. Other conditions leave the fact as it is. */
+void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f);
 
 /* 1-based line of a node. */
 unsigned a1_lang_line(TSNode n);

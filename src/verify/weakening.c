@@ -30,6 +30,7 @@
 
 #include "assertions/a1_go.h"
 #include "assertions/a1_java.h"
+#include "assertions/a1_rust.h"
 #include "assertions/a1_js.h"
 #include "assertions/a1_py.h"
 #include "assertions/testcfg.h"
@@ -330,8 +331,8 @@ enum how {
 	HOW_NONE = 0,  /* not a test file (or outside the scope) */
 	HOW_PYTHON,    /* Python test code: assertion facts compared in process (assertions/a1_py.h) */
 	HOW_CONFIG,    /* test configuration: its test-relevant keys are compared */
-	HOW_CONTENT,   /* a .rs file: a test file when either side holds a test attribute */
-	HOW_JS,	       /* JavaScript / TypeScript / Go test code: tree-sitter facts (assertions/a1_js.h, a1_go.h) */
+	HOW_CONTENT,   /* a .rs file: a test file when either side holds a test attribute (then HOW_JS) */
+	HOW_JS,	       /* JavaScript / TypeScript / Go / Java / Rust test code: tree-sitter facts (assertions/a1_*.h) */
 	HOW_UNJUDGED,  /* test code in a language the rule does not judge */
 	HOW_DATA,      /* test data: fixtures, snapshots, golden files (WARN, summarised) */
 };
@@ -399,8 +400,8 @@ static enum how classify(const char *path, const char *scope, int match_all, str
 	testfiles_classify(path, match_all, tf);
 	switch (tf->kind) {
 	case TESTFILE_SOURCE:
-		if (a1_java_is_source(path))
-			return HOW_JS; /* judged in process on tree-sitter facts too (assertions/a1_java.h) */
+		if (a1_java_is_source(path) || a1_rust_path(path))
+			return HOW_JS; /* judged in process on tree-sitter facts too (assertions/a1_java.h, a1_rust.h) */
 		return ends_with_py(path)			    ? HOW_PYTHON
 		       : a1_js_dialect(path) != A1_JS_NONE || a1_go_path(path) ? HOW_JS
 										       : HOW_UNJUDGED;
@@ -558,7 +559,7 @@ static int data_summary(const struct cand *k, char *out, size_t n)
 	return 1;
 }
 
-/* A JavaScript / TypeScript / Go / Java test file, both sides read: its facts compared in process. */
+/* A JavaScript / TypeScript / Go / Java / Rust test file, both sides read: its facts compared in process. */
 static void judge_js(struct cand *k)
 {
 	const char *pre = k->pre == SIDE_FILE ? (k->pre_bytes.p ? k->pre_bytes.p : "") : NULL;
@@ -567,6 +568,7 @@ static void judge_js(struct cand *k)
 		snprintf(k->note, sizeof k->note, "unchanged since the task began");
 	} else {
 		cJSON *found = a1_go_path(k->path)	     ? a1_go_judge(pre, k->pre_bytes.len, post, k->post_bytes.len)
+			       : a1_rust_path(k->path)	     ? a1_rust_judge(pre, k->pre_bytes.len, post, k->post_bytes.len)
 			       : a1_java_is_source(k->path) ? a1_java_judge(k->path, pre, k->pre_bytes.len, post, k->post_bytes.len)
 							    : a1_js_judge(a1_js_dialect(k->path), k->path, pre, k->pre_bytes.len,
 									  post, k->post_bytes.len);
@@ -633,7 +635,7 @@ static void judge_other(struct cand *k, int pre_fd, int post_fd)
 			snprintf(k->note, sizeof k->note, "no test attribute");
 			return;
 		}
-		k->how = HOW_UNJUDGED;
+		k->how = HOW_JS; /* judged on its facts (assertions/a1_rust.h) */
 		k->tf.kind = TESTFILE_SOURCE;
 	}
 	if (k->how == HOW_UNJUDGED) {

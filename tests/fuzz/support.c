@@ -128,6 +128,25 @@ void fz_model_check(const struct model *m)
 	}
 }
 
+void fz_a1_lang(const uint8_t *data, size_t size, cJSON *(*judge)(const char *, size_t, const char *, size_t),
+		int (*count)(const char *, size_t, int *, int *))
+{
+	const char *s = (const char *)data;
+	const char *cut = memchr(s, 0xff, size);
+	size_t pre_len = cut ? (size_t)(cut - s) : size;
+	const char *post = cut ? cut + 1 : NULL;
+	size_t post_len = cut ? size - pre_len - 1 : 0;
+	cJSON *out = judge(s, pre_len, post, post_len);
+	fz_findings_check(out, 0, 0);
+	cJSON_Delete(out);
+	out = judge(s, pre_len, s, pre_len);
+	fz_findings_check(out, 1, 0);
+	cJSON_Delete(out);
+	int tests = -1, asserts = -1;
+	int rc = count(s, pre_len, &tests, &asserts);
+	FZ_CHECK(rc == -1 || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
+}
+
 void fz_findings_check(const cJSON *out, int self, int warn_cause)
 {
 	static const char *const keys[] = {"function", "finding", "status", "cause", "pre", "post"};

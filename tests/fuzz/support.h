@@ -54,6 +54,12 @@ char *fz_plan_check(const struct effect_plan *p);
  * JavaScript, Go and Java judges); with `self` (a side judged against itself) nothing but UNVERIFIED; the
  * JSON prints as valid UTF-8. */
 void fz_findings_check(const cJSON *out, int self, int warn_cause);
+/* A judge of a1_lang's family (Go, Rust) on one input: split at its first 0xff byte into the
+ * pre and the post side (no 0xff: the post side is absent), judged and checked
+ * (fz_findings_check), the pre side judged against itself (nothing but UNVERIFIED) and
+ * counted (-1, or counts of 0 or more). */
+void fz_a1_lang(const uint8_t *data, size_t size, cJSON *(*judge)(const char *, size_t, const char *, size_t),
+		int (*count)(const char *, size_t, int *, int *));
 /* The invariants of a derived model: frame and exchange indexes in range, turns pointing
  * at their tools/call exchanges in order, pending ids naming unanswered requests. */
 void fz_model_check(const struct model *m);

@@ -800,8 +800,6 @@ Test(weakening, test_files_in_unjudged_languages_are_unverified_by_name)
 	} cases[] = {
 	    {"web/Calc.test.vue", "<script>test('add', () => { expect(add(1, 2)).toBe(3); });</script>\n",
 	     "<script>test('add', () => { expect(true).toBe(true); });</script>\n", "JavaScript"},
-	    {"src/lib.rs", "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] fn a() { assert_eq!(add(1, 2), 3); } }\n",
-	     "pub fn add() {}\n#[cfg(test)]\nmod t { #[test] #[ignore] fn a() { assert_eq!(add(1, 2), 3); } }\n", "Rust"},
 	    {"app/CalcTest.kt", "class CalcTest { @Test fun add() { assertEquals(3, add(1, 2)) } }\n",
 	     "class CalcTest { @Ignore @Test fun add() { assertEquals(3, add(1, 2)) } }\n", "Kotlin"},
 	    {"spec/calc_spec.rb", "expect(add(1, 2)).to eq(3)\n", "expect(true).to eq(true)\n", "Ruby"},
@@ -963,17 +961,24 @@ Test(weakening, rust_sources_are_tests_by_their_attributes)
 	pair(&f, "src/lib.rs", "pub fn add() {}\n#[cfg(test)]\nmod t {\n  #[test]\n  fn a() {}\n}\n", "pub fn add() {}\n");
 	pair(&f, "src/async.rs", "#[tokio::test]\nasync fn a() {}\n", "#[tokio::test]\nasync fn a() { }\n");
 	pair(&f, "src/plain.rs", "// a test of patience\nfn f() {}\n", "fn g() {}\n");
-	const char *gone[] = {"src/lib.rs", NULL}, *tokio[] = {"src/async.rs", NULL}, *plain[] = {"src/plain.rs", NULL};
+	pair(&f, "src/skip.rs", "#[test]\nfn a() { assert_eq!(1 + 1, 2); }\n", "#[test]\n#[ignore]\nfn a() { assert_eq!(1 + 1, 2); }\n");
+	const char *gone[] = {"src/lib.rs", NULL}, *tokio[] = {"src/async.rs", NULL}, *plain[] = {"src/plain.rs", NULL},
+		   *skip[] = {"src/skip.rs", NULL};
 	struct weakening_result r;
 	run(&f, gone, "", &r);
-	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert_not_null(first_finding(&r, "test-deleted"), "%s", r.message);
 	weakening_result_free(&r);
 	run(&f, tokio, "", &r);
-	expect_status(&r, WEAKENING_UNVERIFIED, WEAKENING_LANGUAGE_NOT_JUDGED);
+	expect_status(&r, WEAKENING_PASS, "");
 	weakening_result_free(&r);
 	run(&f, plain, "", &r);
 	expect_status(&r, WEAKENING_PASS, "");
 	cr_assert(strstr(r.message, "not test files: src/plain.rs"), "%s", r.message);
+	weakening_result_free(&r);
+	run(&f, skip, "", &r);
+	expect_status(&r, WEAKENING_FAIL, "");
+	cr_assert(strstr(r.message, "src/skip.rs") && strstr(r.message, "test-skipped"), "%s", r.message);
 	weakening_result_free(&r);
 	fx_free(&f);
 }

@@ -1,0 +1,555 @@
+/* a1_rust.c - one side of a Rust source reduced to facts (a1_rust.h, a1_lang.h): the items
+ * of the file and of its inline modules with the attributes before each (test, ignore,
+ * should_panic, cfg, cfg_attr), in each function one walk that finds the assertion macros -
+ * their arguments re-read as expressions by a second parser - with the conditions guarding
+ * them and the calls; macro definitions and item-level macro calls kept as text.
+ *
+ * Threads: any. Must not: recurse deeper than WALK_MAX (a deeper tree makes the side
+ * undecidable) or CFG_DEPTH in a cfg predicate, print, keep state between calls. */
+#include "assertions/a1_rust.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#include "assertions/a1_lang.h"
+#include "common/buf.h"
+#include "common/xalloc.h"
+
+const TSLanguage *tree_sitter_rust(void);
+
+#define WALK_MAX 1024
+#define CFG_DEPTH 32
+
+int a1_rust_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n > 3 && !strcmp(path + n - 3, ".rs");
+}
+
+static int is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+}
+
+static int text_is(const char *src, TSNode n, const char *s)
+{
+	size_t k = ts_node_end_byte(n) - ts_node_start_byte(n);
+	return !ts_node_is_null(n) && k == strlen(s) && !memcmp(src + ts_node_start_byte(n), s, k);
+}
+
+/*==== cfg predicates ========================================================================*/
+
+/* A bare cfg name's value: 1 for `test`, -1 for what the platform or the build sets, 0 for a
+ * name nothing sets (`FALSE`, `never`). */
+static int cfg_name(const char *src, TSNode id)
+{
+	static const char *const known[] = {"unix", "windows", "debug_assertions", "miri", "doc", "doctest", "proc_macro",
+					    "target_thread_local", "overflow_checks", "ub_checks", "fuzzing", "loom", NULL};
+	if (text_is(src, id, "test"))
+		return 1;
+	for (const char *const *k = known; *k; k++)
+		if (text_is(src, id, *k))
+			return -1;
+	return 0;
+}
+
+static int cfg_list(const char *src, TSNode tt, char mode, int depth);
+
+/* The predicate starting at child *i of token tree `tt`; *i moves past it. */
+static int cfg_pred(const char *src, TSNode tt, uint32_t *i, uint32_t end, int depth)
+{
+	TSNode id = ts_node_child(tt, *i);
+	if (!is(id, "identifier")) {
+		++*i;
+		return -1;
+	}
+	TSNode next = *i + 1 < end ? ts_node_child(tt, *i + 1) : (TSNode){0};
+	if (is(next, "token_tree")) {
+		*i += 2;
+		char mode = text_is(src, id, "all") ? 'a' : text_is(src, id, "any") ? 'o' : text_is(src, id, "not") ? 'n' : 0;
+		return mode ? cfg_list(src, next, mode, depth + 1) : -1;
+	}
+	if (!ts_node_is_null(next) && text_is(src, next, "=")) {
+		*i += 3; /* feature = "x", target_os = "linux": not known */
+		return -1;
+	}
+	++*i;
+	return cfg_name(src, id);
+}
+
+/* all(...) / any(...) / not(...) over the predicates of `tt`. */
+static int cfg_list(const char *src, TSNode tt, char mode, int depth)
+{
+	if (depth > CFG_DEPTH)
+		return -1;
+	uint32_t n = ts_node_child_count(tt), end = n ? n - 1 : 0; /* the delimiters */
+	int v = mode == 'o' ? 0 : 1, count = 0;
+	for (uint32_t i = 1; i < end;) {
+		if (text_is(src, ts_node_child(tt, i), ",")) {
+			i++;
+			continue;
+		}
+		int w = cfg_pred(src, tt, &i, end, depth);
+		count++;
+		if (mode == 'o')
+			v = v == 1 || w == 1 ? 1 : v == 0 && w == 0 ? 0 : -1;
+		else
+			v = v == 0 || w == 0 ? 0 : v == 1 && w == 1 ? 1 : -1;
+	}
+	if (mode == 'n')
+		return count != 1 || v < 0 ? -1 : !v;
+	return v;
+}
+
+/* The value of `cfg(...)` given its arguments. */
+static int cfg_value(const char *src, TSNode args)
+{
+	return ts_node_is_null(args) ? -1 : cfg_list(src, args, 'a', 0);
+}
+
+/*==== attributes ============================================================================*/
+
+struct attrs {
+	int test, ignore, panics, cond_ignore;
+	int cfg;	  /* 1 compiled, 0 never, -1 not known */
+	char *why;	  /* the attribute that decides the cfg / skip */
+	char *expect;	  /* should_panic's expected text */
+};
+
+static void attrs_free(struct attrs *a)
+{
+	free(a->why);
+	free(a->expect);
+	memset(a, 0, sizeof *a);
+	a->cfg = 1;
+}
+
+static void why_set(char **why, const char *src, TSNode item)
+{
+	if (!*why)
+		*why = a1_lang_canon(src, item);
+}
+
+/* Folds one attribute item (outer or inner) into `a`. */
+static void attr(const char *src, TSNode item, struct attrs *a)
+{
+	TSNode at = ts_node_named_child(item, 0);
+	if (!is(at, "attribute"))
+		return;
+	TSNode path = ts_node_named_child(at, 0), args = ts_node_child_by_field_name(at, "arguments", 9);
+	char *p = a1_lang_canon(src, path);
+	size_t n = strlen(p);
+	if (!strcmp(p, "test") || (n > 6 && !strcmp(p + n - 6, "::test")) || !strcmp(p, "rstest") || !strcmp(p, "test_case") ||
+	    !strcmp(p, "wasm_bindgen_test"))
+		a->test = 1;
+	else if (!strcmp(p, "ignore"))
+		a->ignore = 1, why_set(&a->why, src, item);
+	else if (!strcmp(p, "should_panic")) {
+		a->panics = 1;
+		TSNode value = ts_node_child_by_field_name(at, "value", 5);
+		uint32_t k = ts_node_is_null(args) ? 0 : ts_node_child_count(args);
+		for (uint32_t i = 1; i + 2 < k && ts_node_is_null(value); i++)
+			if (text_is(src, ts_node_child(args, i), "expected") && text_is(src, ts_node_child(args, i + 1), "="))
+				value = ts_node_child(args, i + 2);
+		if (!ts_node_is_null(value) && !a->expect)
+			a->expect = a1_lang_canon(src, value);
+		if (!a->expect)
+			a->expect = xstrdup("");
+	} else if (!strcmp(p, "cfg")) {
+		int v = cfg_value(src, args);
+		if (v <= 0 && a->cfg != 0) {
+			free(a->why);
+			a->why = a1_lang_canon(src, item);
+		}
+		a->cfg = a->cfg == 0 || v == 0 ? 0 : a->cfg == 1 && v == 1 ? 1 : -1;
+	} else if (!strcmp(p, "cfg_attr") && !ts_node_is_null(args)) { /* cfg_attr(pred, ignore) */
+		uint32_t i = 1, k = ts_node_child_count(args);
+		int v = k > 2 ? cfg_pred(src, args, &i, k - 1, 0) : -1;
+		for (; i + 1 < k; i++)
+			if (text_is(src, ts_node_child(args, i), "ignore") && v != 0) {
+				*(v == 1 ? &a->ignore : &a->cond_ignore) = 1;
+				why_set(&a->why, src, item);
+			}
+	}
+	free(p);
+}
+
+/*==== function bodies =======================================================================*/
+
+struct walk {
+	const char *src;
+	struct a1_lang_side *s;
+	struct a1_lang_func *f;
+	TSParser *sub; /* re-reads macro arguments */
+	const char *mod; /* "tests::" */
+};
+
+struct ctx {
+	const char *guard; /* conditions guarding here, canonical; "" for none */
+	TSNode cond;	   /* the innermost condition (null in an else branch) */
+	int dead;	   /* after a return, or in a branch that never runs */
+	int depth;
+};
+
+/* The call of `fn` as a name of this file's functions: "tests::helper". */
+static void call_name(struct walk *w, TSNode fn)
+{
+	char *t = a1_lang_canon(w->src, fn);
+	const char *name = t;
+	struct buf b = {0};
+	if (!strncmp(name, "crate::", 7)) {
+		name += 7;
+	} else {
+		buf_puts(&b, w->mod);
+		for (;;) {
+			if (!strncmp(name, "self::", 6)) {
+				name += 6;
+			} else if (!strncmp(name, "super::", 7)) {
+				name += 7;
+				if (b.len >= 2) { /* drop the last "x::" */
+					size_t k = b.len - 2;
+					while (k > 0 && !(b.p[k - 1] == ':' && b.p[k - 2] == ':'))
+						k--;
+					b.len = k;
+				}
+			} else {
+				break;
+			}
+		}
+	}
+	buf_puts(&b, name);
+	a1_lang_call_add(w->f, buf_cstr(&b), b.len);
+	buf_free(&b);
+	free(t);
+}
+
+static char *macro_name(const char *src, TSNode m)
+{
+	TSNode id = ts_node_child_by_field_name(m, "macro", 5);
+	if (is(id, "scoped_identifier"))
+		id = ts_node_child_by_field_name(id, "name", 4);
+	return a1_lang_canon(src, id);
+}
+
+/* A macro's arguments re-read: "fn f(){g(" ARGS "\n)}" parsed (the line end ends a line
+ * comment among them); the tree (caller deletes) with *args the arguments node, or NULL when
+ * they are no expressions. */
+static TSTree *reread(struct walk *w, TSNode tt, char **text, TSNode *args)
+{
+	uint32_t a = ts_node_start_byte(tt), e = ts_node_end_byte(tt);
+	*text = e > a + 1 ? xasprintf("fn f(){g(%.*s\n)}", (int)(e - a - 2), w->src + a + 1) : xstrdup("fn f(){g()}");
+	TSTree *t = ts_parser_parse_string(w->sub, NULL, *text, (uint32_t)strlen(*text));
+	if (!t)
+		return NULL;
+	TSNode root = ts_tree_root_node(t);
+	TSNode fn = ts_node_named_child_count(root) == 1 ? ts_node_named_child(root, 0) : (TSNode){0};
+	TSNode body = is(fn, "function_item") ? ts_node_child_by_field_name(fn, "body", 4) : (TSNode){0};
+	TSNode call = is(body, "block") && ts_node_named_child_count(body) == 1 ? ts_node_named_child(body, 0) : (TSNode){0};
+	if (ts_node_has_error(root) || !is(call, "call_expression")) {
+		ts_tree_delete(t);
+		return NULL;
+	}
+	*args = ts_node_child_by_field_name(call, "arguments", 9);
+	if (ts_node_is_null(*args)) {
+		ts_tree_delete(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Fills the fact of assertion macro `name` from its re-read arguments. */
+static void assertion(struct a1_lang_fact *f, const char *name, const char *src, TSNode args)
+{
+	uint32_t na = ts_node_named_child_count(args);
+	TSNode a0 = na > 0 ? ts_node_named_child(args, 0) : (TSNode){0}, a1 = na > 1 ? ts_node_named_child(args, 1) : (TSNode){0};
+	const char *base = !strncmp(name, "debug_", 6) ? name + 6 : name;
+	f->matcher = xstrdup(name);
+	if ((!strcmp(base, "assert_eq") || !strcmp(base, "assert_ne")) && na >= 2) {
+		if (a1_lang_literal(a0) && !a1_lang_literal(a1)) {
+			TSNode t = a0;
+			a0 = a1;
+			a1 = t;
+		}
+		f->subject = a1_lang_canon(src, a0);
+		f->expected = a1_lang_canon(src, a1);
+		int same = !strcmp(f->subject, f->expected), lits = a1_lang_literal(a0) && a1_lang_literal(a1);
+		f->taut = base[7] == 'e' ? same : lits && !same;
+		f->strength = base[7] == 'e' ? A1_LANG_EXACT : A1_LANG_LOOSE;
+		return;
+	}
+	if (strcmp(base, "assert") || na < 1) {
+		if (na > 0)
+			f->subject = a1_lang_canon(src, a0);
+		return;
+	}
+	f->taut = a1_lang_cond(src, a0) == 1;
+	if (is(a0, "binary_expression")) {
+		TSNode op = ts_node_child_by_field_name(a0, "operator", 8);
+		static const char *const cmp[] = {"==", "!=", "<", ">", "<=", ">=", NULL};
+		for (const char *const *c = cmp; *c; c++)
+			if (text_is(src, op, *c)) {
+				a1_lang_guarded(src, a0, f);
+				f->strength = !strcmp(*c, "==") ? A1_LANG_EXACT : A1_LANG_LOOSE;
+				return;
+			}
+	} else if (is(a0, "call_expression") && is(ts_node_child_by_field_name(a0, "function", 8), "field_expression")) {
+		TSNode fe = ts_node_child_by_field_name(a0, "function", 8); /* x.is_some(): a loose check of x */
+		f->subject = a1_lang_canon(src, ts_node_child_by_field_name(fe, "value", 5));
+		free(f->matcher);
+		f->matcher = a1_lang_canon(src, ts_node_child_by_field_name(fe, "field", 5));
+		f->strength = !strcmp(f->matcher, "eq") ? A1_LANG_EXACT : A1_LANG_LOOSE;
+		return;
+	}
+	f->subject = a1_lang_canon(src, a0);
+}
+
+static int failure_macro(const char *name)
+{
+	return !strcmp(name, "panic") || !strcmp(name, "unreachable") || !strcmp(name, "todo") || !strcmp(name, "unimplemented");
+}
+
+static void macro(struct walk *w, const struct ctx *c, TSNode m)
+{
+	char *name = macro_name(w->src, m);
+	int fails = failure_macro(name);
+	if (!fails && !strstr(name, "assert")) {
+		free(name);
+		return;
+	}
+	char *text = a1_lang_canon(w->src, m);
+	char *form = *c->guard ? xasprintf("if %s => %s", c->guard, text) : xstrdup(text);
+	free(text);
+	struct a1_lang_fact *f = a1_lang_fact_add(w->f, form, a1_lang_line(m));
+	f->dead = (unsigned char)c->dead;
+	if (fails) {
+		a1_lang_guarded(w->src, c->cond, f);
+	} else {
+		TSNode tt = ts_node_named_child(m, ts_node_named_child_count(m) - 1), args;
+		char *sub = NULL;
+		TSTree *t = is(tt, "token_tree") ? reread(w, tt, &sub, &args) : NULL;
+		if (t) {
+			assertion(f, name, sub, args);
+			ts_tree_delete(t);
+		} else {
+			f->matcher = xstrdup(name);
+		}
+		free(sub);
+	}
+	free(name);
+}
+
+static void walk(struct walk *w, TSNode n, struct ctx c);
+
+/* 1 when statement `st` ends its block: return, panic!, unreachable!. */
+static int ends_block(struct walk *w, TSNode st)
+{
+	TSNode e = is(st, "expression_statement") ? ts_node_named_child(st, 0) : st;
+	if (is(e, "return_expression"))
+		return 1;
+	if (!is(e, "macro_invocation"))
+		return 0;
+	char *name = macro_name(w->src, e);
+	int f = failure_macro(name);
+	free(name);
+	return f;
+}
+
+static void walk_if(struct walk *w, TSNode n, struct ctx c)
+{
+	TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+	int v = is(cond, "let_condition") || is(cond, "let_chain") ? -1 : a1_lang_cond(w->src, cond);
+	walk(w, cond, c);
+	char *g = a1_lang_canon(w->src, cond);
+	char *guard = xasprintf("%s%s%s", c.guard, *c.guard ? " && " : "", g);
+	struct ctx in = c;
+	in.guard = guard;
+	in.cond = cond;
+	in.dead = c.dead || v == 0;
+	walk(w, ts_node_child_by_field_name(n, "consequence", 11), in);
+	TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+	if (!ts_node_is_null(alt)) {
+		char *nguard = xasprintf("%s%s!(%s)", c.guard, *c.guard ? " && " : "", g);
+		in.guard = nguard;
+		in.cond = (TSNode){0};
+		in.dead = c.dead || v == 1;
+		walk(w, alt, in);
+		free(nguard);
+	}
+	free(guard);
+	free(g);
+}
+
+static void walk(struct walk *w, TSNode n, struct ctx c)
+{
+	if (w->s->status || ts_node_is_null(n) || ts_node_named_child_count(n) == 0)
+		return;
+	if (++c.depth > WALK_MAX) {
+		a1_lang_side_status(w->s, A1_LANG_UNDECIDABLE, "line %u: the syntax tree is deeper than %d", a1_lang_line(n), WALK_MAX);
+		return;
+	}
+	const char *t = ts_node_type(n);
+	if (!strcmp(t, "if_expression")) {
+		walk_if(w, n, c);
+		return;
+	}
+	if (!strcmp(t, "macro_invocation")) {
+		macro(w, &c, n);
+		return;
+	}
+	if (!strcmp(t, "call_expression")) {
+		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		if (is(fn, "identifier") || is(fn, "scoped_identifier"))
+			call_name(w, fn);
+	}
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode ch = ts_node_named_child(n, i);
+		walk(w, ch, c);
+		if (!strcmp(t, "block") && ends_block(w, ch))
+			c.dead = 1; /* what follows in this block never runs */
+	}
+}
+
+/*==== items =================================================================================*/
+
+struct scope {
+	const char *mod; /* "" or "tests::" */
+	int cfg;	 /* the enclosing modules' cfg */
+	const char *why;
+};
+
+static void func(const char *src, TSNode fn, struct attrs *a, const struct scope *sc, struct a1_lang_side *s,
+		 TSParser *sub)
+{
+	char *base = a1_lang_canon(src, ts_node_child_by_field_name(fn, "name", 4));
+	char *name = xasprintf("%s%s", sc->mod, base);
+	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod};
+	w.f = a1_lang_func_add(s, name, a->test, a1_lang_line(fn));
+	int cfg = sc->cfg == 0 || a->cfg == 0 ? 0 : sc->cfg == 1 && a->cfg == 1 ? 1 : -1;
+	const char *why = sc->cfg != 1 ? sc->why : a->why;
+	if (cfg == 0)
+		w.f->mods |= A1_LANG_CFG_OFF | A1_LANG_UNCOLLECTED;
+	else if (cfg < 0)
+		w.f->mods |= A1_LANG_COND_CFG;
+	if (a->ignore)
+		w.f->mods |= A1_LANG_SKIP;
+	else if (a->cond_ignore)
+		w.f->mods |= A1_LANG_COND_SKIP;
+	if (a->panics) {
+		w.f->mods |= A1_LANG_PANICS;
+		w.f->panic_expect = xstrdup(a->expect ? a->expect : "");
+	}
+	w.f->why = cfg != 1 && why ? xstrdup(why) : a->why ? xstrdup(a->why) : !a->test ? xasprintf("fn %s without a test attribute", base)
+											: a->panics ? xstrdup("#[should_panic]")
+												    : NULL;
+	struct ctx c = {.guard = ""};
+	walk(&w, ts_node_child_by_field_name(fn, "body", 4), c);
+	free(name);
+	free(base);
+}
+
+static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_side *s, TSParser *sub, int depth)
+{
+	struct attrs a = {.cfg = 1};
+	char *why = NULL;
+	uint32_t n = ts_node_named_child_count(list);
+	for (uint32_t i = 0; i < n && !s->status; i++) {
+		TSNode k = ts_node_named_child(list, i);
+		const char *t = ts_node_type(k);
+		if (!strcmp(t, "attribute_item")) {
+			attr(src, k, &a);
+			continue;
+		}
+		if (!strcmp(t, "line_comment") || !strcmp(t, "block_comment"))
+			continue;
+		if (!strcmp(t, "inner_attribute_item")) { /* #![cfg(..)]: the module or the file */
+			struct attrs in = {.cfg = 1};
+			attr(src, k, &in);
+			if (in.cfg != 1 && sc.cfg != 0) {
+				free(why);
+				why = xstrdup(in.why);
+				sc.why = why;
+				sc.cfg = in.cfg == 0 ? 0 : -1;
+				char **slot = in.cfg == 0 ? &s->excluded : &s->constraint;
+				if (!*sc.mod && !*slot)
+					*slot = xstrdup(in.why);
+			}
+			attrs_free(&in);
+			continue;
+		}
+		if (!strcmp(t, "function_item")) {
+			func(src, k, &a, &sc, s, sub);
+		} else if (!strcmp(t, "mod_item") && depth < WALK_MAX) {
+			char *mname = a1_lang_canon(src, ts_node_child_by_field_name(k, "name", 4));
+			TSNode body = ts_node_child_by_field_name(k, "body", 4);
+			struct scope in = sc;
+			char *mod = xasprintf("%s%s::", sc.mod, mname), *mwhy = NULL;
+			in.mod = mod;
+			in.cfg = sc.cfg == 0 || a.cfg == 0 ? 0 : sc.cfg == 1 && a.cfg == 1 ? 1 : -1;
+			if (sc.cfg == 1 && a.cfg != 1)
+				in.why = mwhy = xasprintf("%s mod %s", a.why, mname);
+			if (!ts_node_is_null(body)) {
+				items(src, body, in, s, sub, depth + 1);
+			} else { /* `mod tests;`: its tests are read in their own file */
+				char *text = a1_lang_canon(src, k);
+				a1_lang_opaque_add(s, mod, text);
+				free(text);
+			}
+			if (strstr(mname, "test")) { /* the module itself, inline or in another file */
+				char *label = xasprintf("mod %s%s", sc.mod, mname);
+				struct a1_lang_func *f = a1_lang_func_add(s, label, 1, a1_lang_line(k));
+				f->mods |= in.cfg == 0 ? A1_LANG_CFG_OFF | A1_LANG_UNCOLLECTED : in.cfg < 0 ? A1_LANG_COND_CFG : 0;
+				if (in.cfg != 1 && in.why)
+					f->why = xstrdup(in.why);
+				free(label);
+			}
+			free(mwhy);
+			free(mod);
+			free(mname);
+		} else if (!strcmp(t, "macro_definition")) {
+			char *mname = a1_lang_canon(src, ts_node_child_by_field_name(k, "name", 4));
+			char *label = xasprintf("macro_rules! %s", mname), *text = a1_lang_canon(src, k);
+			a1_lang_opaque_add(s, label, text);
+			free(label);
+			free(text);
+			free(mname);
+		} else if (!strcmp(t, "macro_invocation") ||
+			   (!strcmp(t, "expression_statement") && is(ts_node_named_child(k, 0), "macro_invocation"))) {
+			TSNode m = !strcmp(t, "macro_invocation") ? k : ts_node_named_child(k, 0);
+			char *mname = macro_name(src, m);
+			char *label = xasprintf("%s!", mname), *text = a1_lang_canon(src, m);
+			a1_lang_opaque_add(s, label, text);
+			free(label);
+			free(text);
+			free(mname);
+		}
+		attrs_free(&a);
+	}
+	attrs_free(&a);
+	free(why);
+}
+
+static void extract(const char *text, size_t len, struct a1_lang_side *s)
+{
+	TSTree *tree = a1_lang_parse(A1_LANG_RUST, tree_sitter_rust(), text, len, s);
+	if (!tree)
+		return;
+	TSParser *sub = ts_parser_new();
+	if (ts_parser_set_language(sub, tree_sitter_rust())) {
+		struct scope sc = {.mod = "", .cfg = 1};
+		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
+	}
+	ts_parser_delete(sub);
+	ts_tree_delete(tree);
+}
+
+cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	return a1_lang_judge(extract, pre, pre_len, post, post_len);
+}
+
+int a1_rust_count(const char *text, size_t len, int *tests, int *assertions)
+{
+	return a1_lang_count(extract, text, len, tests, assertions);
+}

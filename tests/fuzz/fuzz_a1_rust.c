@@ -1,0 +1,17 @@
+/* fuzz_a1_rust.c - the Rust test judge (src/assertions/a1_rust.c, a1_lang.c) on hostile bytes.
+ *
+ * The input is split at its first 0xff byte into the pre and the post side (no 0xff: the post
+ * side is absent, a deleted file); fz_a1_lang checks every answer: an array of findings of
+ * the contract's shape, a side judged against itself giving no FAIL and no WARN.
+ * Leaks, overflows, unbounded recursion and the runtime's own double free are what libFuzzer
+ * and the sanitizers report. */
+#include <stdint.h>
+
+#include "assertions/a1_rust.h"
+#include "support.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fz_a1_lang(data, size, a1_rust_judge, a1_rust_count);
+	return 0;
+}
