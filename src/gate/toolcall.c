@@ -4,7 +4,8 @@
  * Responsible for: finding which arguments carry shell commands, argv arrays, paths,
  * URLs and the working directory (policy roles, per-tool rules, defaults), lowering shell
  * arguments with the shell gate, classifying paths as reads or writes from readOnlyHint /
- * destructiveHint (or the rule), and saying "indeterminate" when a tool that is not
+ * destructiveHint (or the rule; an absent hint takes the MCP default: destructive, open
+ * world), and saying "indeterminate" when a tool that is not
  * declared read-only has nothing the gate recognises. Must not: trust a tool name on its
  * own, or perform I/O. Pure and thread-safe. */
 #include "gate/gate.h"
@@ -241,9 +242,12 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 	const cJSON *ow_hint = annotations && cJSON_IsObject(annotations)
 				   ? cJSON_GetObjectItemCaseSensitive(annotations, "openWorldHint")
 				   : NULL;
+	/* An absent hint has the MCP specification's default (readOnlyHint false,
+	 * destructiveHint true, openWorldHint true): the gate fails closed on it exactly as on
+	 * the explicit value. A hint that is present but not a boolean counts as absent. */
 	int read_only = rule && rule->read_only >= 0 ? rule->read_only : cJSON_IsTrue(ro_hint);
-	int destructive = rule && rule->destructive >= 0 ? rule->destructive : cJSON_IsTrue(de_hint);
-	int open_world = cJSON_IsTrue(ow_hint);
+	int destructive = rule && rule->destructive >= 0 ? rule->destructive : !cJSON_IsFalse(de_hint);
+	int open_world = !cJSON_IsFalse(ow_hint);
 	const cJSON *args = arguments && cJSON_IsObject(arguments) ? arguments : NULL;
 	if (arguments && !args && !cJSON_IsNull(arguments)) {
 		effect_plan_add(plan, EK_INDETERMINATE, "arguments", tool, "the tool arguments are not a JSON object");

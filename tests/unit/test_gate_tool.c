@@ -155,9 +155,10 @@ Test(gate_tool, unknown_and_annotated_tools)
 	       GATE_ALLOW, EK_NET_READ, "example.com");
 	expect("post_webhook", "{\"url\":\"https://hooks.example.com/x\"}", NULL, GATE_ASK, EK_NET_SEND,
 	       "hooks.example.com");
-	/* an unannotated tool with a path: treated as a possible write */
-	expect("do_something", "{\"file\":\"/ws/proj/x\"}", NULL, GATE_ALLOW_FLAGGED, EK_FS_WRITE, "/ws/proj/x");
-	expect("do_something", "{\"file\":\"/etc/x\"}", NULL, GATE_ASK, EK_FS_WRITE_OUTSIDE, "/etc/x");
+	/* an unannotated tool with a path: the MCP defaults (destructive, open world), so a
+	 * possible destruction that may also reach outside this machine (issue 34) */
+	expect("do_something", "{\"file\":\"/ws/proj/x\"}", NULL, GATE_ASK, EK_FS_DESTROY, "/ws/proj/x");
+	expect("do_something", "{\"file\":\"/etc/x\"}", NULL, GATE_ASK, EK_FS_DESTROY_OUTSIDE, "/etc/x");
 	/* arguments that are not an object */
 	expect("t", "[1,2]", NULL, GATE_ASK, EK_INDETERMINATE, NULL);
 	expect("t", "{\"path\":5}", NULL, GATE_ASK, EK_INDETERMINATE, NULL);
@@ -281,4 +282,26 @@ Test(gate_tool, concurrent_classification_is_deterministic)
 			cr_expect_eq(args[i].got[k], args[0].got[k], "%s", mt_cmds[k]);
 	}
 	gate_policy_free(pol);
+}
+
+/* Issue 34: an absent hint has the MCP specification's default (readOnlyHint false,
+ * destructiveHint true, openWorldHint true); the gate fails closed on it, exactly as on the
+ * explicit values. Explicit values are still honoured. */
+Test(gate_tool, absent_hints_take_the_mcp_defaults)
+{
+	const char *const anns[] = {NULL, "{}", "{\"readOnlyHint\":false}", "{\"title\":\"x\"}"};
+	for (size_t i = 0; i < sizeof anns / sizeof *anns; i++) {
+		expect("do_something", "{\"file\":\"/ws/proj/x\"}", anns[i], GATE_ASK, EK_FS_DESTROY, "/ws/proj/x");
+		expect("do_something", "{\"file\":\"/ws/proj/x\"}", anns[i], GATE_ASK, EK_NET_SEND, "(external)");
+	}
+	/* each explicit value on its own */
+	expect("do_something", "{\"file\":\"/ws/proj/x\"}", "{\"destructiveHint\":false,\"openWorldHint\":false}",
+	       GATE_ALLOW_FLAGGED, EK_FS_WRITE, "/ws/proj/x");
+	expect("do_something", "{\"file\":\"/ws/proj/x\"}", "{\"openWorldHint\":false}", GATE_ALLOW_FLAGGED,
+	       EK_FS_DESTROY, "/ws/proj/x");
+	expect("do_something", "{\"file\":\"/ws/proj/x\"}", "{\"destructiveHint\":false}", GATE_ASK, EK_NET_SEND,
+	       "(external)");
+	/* read-only without openWorldHint: it may read from outside this machine */
+	expect("lookup", "{\"q\":\"x\"}", "{\"readOnlyHint\":true}", GATE_ALLOW, EK_NET_READ, "(external)");
+	expect("lookup", "{\"q\":\"x\"}", "{\"readOnlyHint\":true,\"openWorldHint\":false}", GATE_ALLOW, EK_FS_READ, NULL);
 }
