@@ -144,7 +144,8 @@ static void print_turn(struct cli_state *cs, const struct turn_verdict *v)
 
 static void print_summary(struct cli_state *cs, const struct verify_report *r, const char *trace)
 {
-	size_t by[5] = {0}, replayed = 0, nc = 0, net_judged = 0;
+	size_t by[5] = {0}, replayed = 0, nc = 0, net_judged = 0, net_default = 0;
+	size_t eff_declared = 0, eff_default = 0, eff_none = 0; /* effect claims, by where they came from */
 	cJSON *causes = cJSON_CreateObject();
 	for (size_t i = 0; i < r->n; i++) {
 		const struct turn_verdict *v = &r->turns[i];
@@ -159,7 +160,22 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 		}
 		for (size_t k = 0; k < v->nsubs; k++) {
 			nc += v->subs[k].status == V_NOT_COVERED;
-			net_judged += !strcmp(v->subs[k].kind, "effect:network") && v->subs[k].status != V_NOT_COVERED;
+			const struct subverdict *sv = &v->subs[k];
+			int dflt = 0;
+			for (const cJSON *n = sv->notes ? sv->notes->child : NULL; n; n = n->next)
+				dflt |= jx_str(n, "kind") && !strcmp(jx_str(n, "kind"), "MCP_DEFAULT");
+			if (!strcmp(sv->kind, "effect:network") && sv->status != V_NOT_COVERED) {
+				net_judged += !dflt;
+				net_default += dflt;
+			}
+			if (!strcmp(sv->kind, "effect") && strcmp(sv->axis, "A2") == 0) {
+				if (!strcmp(sv->cause, "EFFECT_NOT_DECLARED"))
+					eff_none++;
+				else if (dflt)
+					eff_default++;
+				else if (strcmp(sv->cause, "PRESTATE_NOT_FOUND"))
+					eff_declared++;
+			}
 		}
 	}
 	if (cs->json) {
@@ -172,6 +188,14 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 		cJSON_AddNumberToObject(in, "replayed", (double)replayed);
 		cJSON_AddItemToObject(in, "unverified_causes", causes);
 		cJSON_AddNumberToObject(in, "not_covered", (double)nc);
+		cJSON *cl = cJSON_AddObjectToObject(in, "claims");
+		cJSON *ce = cJSON_AddObjectToObject(cl, "effect");
+		cJSON_AddNumberToObject(ce, "declared", (double)eff_declared);
+		cJSON_AddNumberToObject(ce, "mcp_default", (double)eff_default);
+		cJSON_AddNumberToObject(ce, "undeclared", (double)eff_none);
+		cJSON *cn = cJSON_AddObjectToObject(cl, "network");
+		cJSON_AddNumberToObject(cn, "declared", (double)net_judged);
+		cJSON_AddNumberToObject(cn, "mcp_default", (double)net_default);
 		cJSON_AddStringToObject(in, "worst", r->n ? vstatus_name(r->worst) : "UNVERIFIED");
 		cJSON *sc = cJSON_AddObjectToObject(in, "scratch");
 		cJSON_AddNumberToObject(sc, "full_restores", (double)r->full_restores);
@@ -221,8 +245,11 @@ static void print_summary(struct cli_state *cs, const struct verify_report *r, c
 	else if (r->session_note[0])
 		printf("session   not replayed in order: %s\n", cli_safe(r->session_note));
 	if (!cs->replay_only) {
-		printf("          network claims judged on %zu turn(s) (tools declaring openWorldHint); NOT_COVERED %zu\n",
-		       net_judged, nc);
+		printf("claims    effect: declared %zu, MCP defaults %zu (listed without readOnlyHint), undeclared %zu\n",
+		       eff_declared, eff_default, eff_none);
+		printf("          network claims judged on %zu turn(s) (tools declaring openWorldHint), on %zu by the MCP "
+		       "default; NOT_COVERED %zu\n",
+		       net_judged, net_default, nc);
 		if (r->has_trajectory) {
 			const struct turn_verdict *t = &r->trajectory;
 			printf("trajectory %s%s%s  %s\n", vstatus_name(t->status), t->cause[0] ? " " : "", cli_safe(t->cause),

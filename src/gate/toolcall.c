@@ -4,7 +4,8 @@
  * Responsible for: finding which arguments carry shell commands, argv arrays, paths,
  * URLs and the working directory (policy roles, per-tool rules, defaults), lowering shell
  * arguments with the shell gate, classifying paths as reads or writes from readOnlyHint /
- * destructiveHint (or the rule), and saying "indeterminate" when a tool that is not
+ * destructiveHint (or the rule; an absent hint takes the MCP default: destructive, open
+ * world), and saying "indeterminate" when a tool that is not
  * declared read-only has nothing the gate recognises. Must not: trust a tool name on its
  * own, or perform I/O. Pure and thread-safe. */
 #include "gate/gate.h"
@@ -241,9 +242,19 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 	const cJSON *ow_hint = annotations && cJSON_IsObject(annotations)
 				   ? cJSON_GetObjectItemCaseSensitive(annotations, "openWorldHint")
 				   : NULL;
+	/* A tool the server listed (annotations is an object, empty when it declared none) and
+	 * no policy rule describes: an absent hint has the MCP specification's default
+	 * (readOnlyHint false, destructiveHint true, openWorldHint true), and the gate fails
+	 * closed on it exactly as on the explicit value (a hint that is not a boolean counts as
+	 * absent). A policy rule (the operator's, or belay's own for an agent's built-in tools)
+	 * is a description of the tool: there, and where nothing was listed (NULL), only an
+	 * explicit true counts, as before. */
+	int mcp_defaults = cJSON_IsObject(annotations) && !rule;
 	int read_only = rule && rule->read_only >= 0 ? rule->read_only : cJSON_IsTrue(ro_hint);
-	int destructive = rule && rule->destructive >= 0 ? rule->destructive : cJSON_IsTrue(de_hint);
-	int open_world = cJSON_IsTrue(ow_hint);
+	int destructive = rule && rule->destructive >= 0 ? rule->destructive
+			  : mcp_defaults                  ? !cJSON_IsFalse(de_hint)
+							  : cJSON_IsTrue(de_hint);
+	int open_world = mcp_defaults ? !cJSON_IsFalse(ow_hint) : cJSON_IsTrue(ow_hint);
 	const cJSON *args = arguments && cJSON_IsObject(arguments) ? arguments : NULL;
 	if (arguments && !args && !cJSON_IsNull(arguments)) {
 		effect_plan_add(plan, EK_INDETERMINATE, "arguments", tool, "the tool arguments are not a JSON object");

@@ -1,5 +1,6 @@
 /* effect.c - what a replay did to its scratch workspace, and a replay's signature for the
  * nondeterminism check. See verify_internal.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,3 +172,118 @@ int effect_clock_drift(const char *recorded, size_t rlen, const char *replay_sig
 	return clock;
 }
 
+
+/* The present pre-state handle of turn k, or NULL. */
+static const char *present_handle(const struct vctx *c, size_t k)
+{
+	const struct exchange *x = &c->m.ex[c->m.turns[k]];
+	const struct trace_record *r = plan_frame_rec(c, x->req_frame);
+	const cJSON *h = r ? r->state_handle : NULL;
+	const char *st = h ? jx_str(h, "status") : NULL;
+	return st && !strcmp(st, "present") ? jx_str(h, "handle") : NULL;
+}
+
+static int in_list(const cJSON *paths, const char *p)
+{
+	for (const cJSON *it = paths ? paths->child : NULL; it; it = it->next)
+		if (cJSON_IsString(it) && !strcmp(it->valuestring, p))
+			return 1;
+	return 0;
+}
+
+enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, const char *handle, const cJSON *effect,
+				 char *why, size_t n)
+{
+	const struct exchange *x = &c->m.ex[c->m.turns[k]];
+	if (k + 1 >= c->m.nturns) {
+		snprintf(why, n, "no later pre-state was recorded (the session's last call)");
+		return EFFECT_REC_UNKNOWN;
+	}
+	const struct exchange *y = &c->m.ex[c->m.turns[k + 1]];
+	const char *next = present_handle(c, k + 1);
+	if (!next) {
+		snprintf(why, n, "the next call has no pre-state");
+		return EFFECT_REC_UNKNOWN;
+	}
+	/* Only a call that ran alone: answered before the next began, every earlier one too. */
+	int alone = x->resp_seq >= 0 && x->resp_seq < y->req_seq;
+	for (size_t j = 0; j < k && alone; j++) {
+		const struct exchange *z = &c->m.ex[c->m.turns[j]];
+		alone = z->resp_seq >= 0 && z->resp_seq < x->req_seq;
+	}
+	if (!alone) {
+		snprintf(why, n, "the call overlapped another, so the next pre-state is not its own effect");
+		return EFFECT_REC_UNKNOWN;
+	}
+	const struct trace_record *r = plan_frame_rec(c, y->req_frame);
+	const cJSON *oc = r ? cJSON_GetObjectItemCaseSensitive(r->state_handle, "outside_changes") : NULL;
+	const cJSON *opaths = oc ? cJSON_GetObjectItemCaseSensitive(oc, "paths") : NULL;
+	if ((r && cJSON_GetObjectItemCaseSensitive(r->state_handle, "outside_detection")) ||
+	    (oc && cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(oc, "count")) > cJSON_GetArraySize(opaths))) {
+		snprintf(why, n, "changes made outside the sandbox before the next call are not all named");
+		return EFFECT_REC_UNKNOWN;
+	}
+	/* The paths either side changed: the replay's effect and the recorded delta. */
+	struct snap_paths ps = {0};
+	struct snap_diff d = {0};
+	struct err e = {0};
+	int whole = 0, incomplete = 0;
+	if (snap_delta(w->st, handle, next, &ps, &whole, &e) != 0) {
+		snprintf(why, n, "the recorded delta cannot be read: %s", e.msg);
+		snap_paths_free(&ps);
+		return EFFECT_REC_UNKNOWN;
+	}
+	for (const cJSON *it = effect ? effect->child : NULL; it; it = it->next) {
+		struct buf b = {0};
+		if (jx_bytes_decode(cJSON_GetObjectItemCaseSensitive(it, "path"), &b) == 0)
+			snap_paths_add(&ps, b.p ? b.p : "", b.len, 0);
+		buf_free(&b);
+	}
+	snap_paths_sort(&ps);
+	int rc = snap_diff_handle_paths(w->st, next, w->sc.ws, &ps, &d, &incomplete, &e);
+	snap_paths_free(&ps);
+	if (rc != 0 || incomplete) {
+		snprintf(why, n, "the replay's post-state cannot be compared with the next pre-state%s%s", rc ? ": " : "",
+			 rc ? e.msg : " (hard links)");
+		if (rc == 0)
+			snap_diff_free(&d);
+		return EFFECT_REC_UNKNOWN;
+	}
+	/* What differs between the recorded post-state and the replay's, but times and what
+	 * someone outside the sandbox changed. */
+	struct buf b = {0};
+	int diffs = 0;
+	for (size_t i = 0; i < d.n; i++) {
+		const struct snap_diff_item *it = &d.items[i];
+		if (in_list(opaths, it->path))
+			continue;
+		int real = it->kind != SNAP_DIFF_CHANGED;
+		for (size_t f = 0; f < it->nfields && !real; f++)
+			real = strcmp(it->fields[f], "mtime_ns") != 0;
+		if (!real)
+			continue;
+		if (diffs < 8) {
+			buf_printf(&b, "%s%s (", diffs ? ", " : "", it->path);
+			if (it->kind == SNAP_DIFF_ADDED)
+				buf_puts(&b, "only the replay has it)");
+			else if (it->kind == SNAP_DIFF_REMOVED)
+				buf_puts(&b, "only the recording has it)");
+			else {
+				for (size_t f = 0, m = 0; f < it->nfields; f++)
+					if (strcmp(it->fields[f], "mtime_ns"))
+						buf_printf(&b, "%s%s", m++ ? " " : "", it->fields[f]);
+				buf_puts(&b, " differs)");
+			}
+		}
+		diffs++;
+	}
+	snap_diff_free(&d);
+	if (diffs) {
+		snprintf(why, n, "%s%s", buf_cstr(&b), diffs > 8 ? ", ..." : "");
+		buf_free(&b);
+		return EFFECT_REC_DIFFERS;
+	}
+	buf_free(&b);
+	snprintf(why, n, "the same as the recording");
+	return EFFECT_REC_SAME;
+}

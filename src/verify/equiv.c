@@ -338,7 +338,7 @@ const char *equiv_classify(const char *const *texts, size_t n)
 		if (!varies)
 			continue;
 		const char *this_axis = NULL;
-		int all_time = 1, all_hex = 1, all_num = 1, all_long = 1, all_duration = 1, increasing = 1;
+		int all_time = 1, all_hex = 1, all_num = 1, all_long = 1, all_duration = 1, increasing = 1, all_frac = 1;
 		for (size_t i = 0; i < n; i++) {
 			const struct tok *t = &tk[i].t[col];
 			all_time &= t->kind == TK_TIME;
@@ -346,6 +346,9 @@ const char *equiv_classify(const char *const *texts, size_t n)
 			all_num &= t->kind == TK_NUM;
 			all_long &= t->kind == TK_NUM && strcspn(t->text, ".") >= 10;
 			all_duration &= t->kind == TK_NUM && time_unit(&tk[i], col + 1);
+			/* a full-precision fraction (Math.random(), random.random()): 6 digits or more */
+			const char *dot = t->kind == TK_NUM ? strchr(t->text, '.') : NULL;
+			all_frac &= dot && strlen(dot + 1) >= 6;
 			if (i && t->value < tk[i - 1].t[col].value)
 				increasing = 0;
 		}
@@ -357,6 +360,8 @@ const char *equiv_classify(const char *const *texts, size_t n)
 			this_axis = "RESULT_NONDETERMINISTIC_RANDOM";
 		else if (all_num && all_long && increasing)
 			this_axis = "RESULT_NONDETERMINISTIC_CLOCK";
+		else if (all_num && !all_long && all_frac) /* random floats, not what a process numbers */
+			this_axis = "RESULT_NONDETERMINISTIC_RANDOM";
 		else if (all_num && !all_long)
 			this_axis = "RESULT_NONDETERMINISTIC_PROCESS";
 		if (!this_axis || (axis && strcmp(axis, this_axis)))

@@ -29,7 +29,11 @@ enum equiv_outcome equiv_compare(const char *recorded, size_t rlen, const char *
 				 const struct fold_root *roots, cJSON **rec_out, cJSON **obs_out);
 
 /* Classifies varying replies (folded canonical texts, n >= 2). Returns one of the
- * RESULT_NONDETERMINISTIC_* cause names, or NULL when the texts are all equal. */
+ * RESULT_NONDETERMINISTIC_* cause names, or NULL when the texts are all equal. Per varying
+ * token position: times that move forward, durations and 10+-digit increasing numbers are
+ * CLOCK; UUIDs, long hex and full-precision fractions (6+ decimals: random floats) RANDOM;
+ * other numbers (pids, ports, counts, short decimals) PROCESS; anything else, or positions
+ * of different classes, UNKNOWN. */
 const char *equiv_classify(const char *const *texts, size_t n);
 
 /* 1 when two texts differ, and only in durations: numbers followed by a time unit (s, ms,

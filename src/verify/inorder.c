@@ -116,8 +116,10 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 	c->seq_own_ms += (double)(time_mono_ns() - t0) / 1e6;
 	if (!p->effect)
 		snprintf(p->effect_err, sizeof p->effect_err, "%s", e.msg);
-	else if (!c->o->coverage_only)
+	else if (!c->o->coverage_only) {
+		p->rec = effect_vs_record(c, ic->w, (size_t)k, handle, p->effect, p->rec_why, sizeof p->rec_why);
 		p->weak = judge_prejudge_weakening(c, ic->w, p->effect);
+	}
 }
 
 void inorder_run(struct vctx *c, struct worker *w)

@@ -36,6 +36,54 @@ static int network_attempts(const cJSON *observed, struct buf *b)
 	return attempts;
 }
 
+/* A writer (readOnlyHint false, declared or the MCP default): the declaration allows any
+ * effect, so what is checked is the replay's effect against the recording's (the next
+ * pre-state), reduced as the result is: the in-order pass decides when it compared; when it
+ * differs and the isolated replay matches, the session replay is suspect (UNVERIFIED
+ * SESSION_ORDER_DIVERGED); an isolated difference alone is a FAIL only for the session's
+ * first call (a later one may depend on what the server remembered). passes[0] is the
+ * isolated pass, passes[1] the in-order one. */
+static void judge_writer(struct turn_verdict *v, const struct pass_obs *const *passes, const char *const *names,
+			 size_t n, int defaulted, int changes)
+{
+	const struct pass_obs *iso = n > 0 ? passes[0] : NULL, *seq = n > 1 ? passes[1] : NULL;
+	enum effect_rec ri = iso && iso->effect ? iso->rec : EFFECT_REC_UNKNOWN;
+	enum effect_rec rs = seq && seq->effect ? seq->rec : EFFECT_REC_UNKNOWN;
+	const char *decl = defaulted ? "readOnlyHint absent (MCP default false): any effect allowed, nothing to check"
+				     : "declared readOnlyHint: false, nothing to violate";
+	struct subverdict *s;
+	if (rs == EFFECT_REC_SAME || (rs == EFFECT_REC_UNKNOWN && ri == EFFECT_REC_SAME)) {
+		s = verdict_add(v, "A2", "effect", V_PASS, NULL, NO_EVIDENCE,
+				"%s; the replay changed the same path(s) with the same content as the recording did (%d path(s) "
+				"changed%s%s)",
+				decl, changes, rs == EFFECT_REC_SAME && n > 1 ? ", in the " : "",
+				rs == EFFECT_REC_SAME && n > 1 ? names[1] : "");
+	} else if (rs == EFFECT_REC_DIFFERS && ri == EFFECT_REC_SAME) {
+		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_DIVERGED", NO_EVIDENCE,
+				"%s; the isolated replay wrote what the recording did, the in-order session replay did not: %s",
+				decl, seq->rec_why);
+	} else if (rs == EFFECT_REC_DIFFERS || (ri == EFFECT_REC_DIFFERS && v->turn == 0)) {
+		const struct pass_obs *p = rs == EFFECT_REC_DIFFERS ? seq : iso;
+		s = verdict_add(v, "A2", "effect", V_FAIL, NULL,
+				EVIDENCE(.observed = cJSON_Duplicate(p->effect, 1),
+					 .expected = cJSON_CreateString("the recorded effect (the next pre-state)")),
+				"%s, but the replay's effect is not the recording's%s%s: %s", decl, n > 1 ? " in the " : "",
+				n > 1 ? names[p == seq] : "", p->rec_why);
+	} else if (ri == EFFECT_REC_DIFFERS) {
+		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_NOT_REPLAYED", NO_EVIDENCE,
+				"%s; a fresh server's replay did not write what the recording did (%s), and the session was "
+				"not replayed in order up to this call: what the server remembered may explain it",
+				decl, iso->rec_why);
+	} else {
+		const struct pass_obs *p = seq && seq->effect ? seq : iso;
+		s = verdict_add(v, "A2", "effect", V_PASS, NULL, NO_EVIDENCE,
+				"%s (%d path(s) changed; not compared with the recording: %s)", decl, changes,
+				p && p->rec_why[0] ? p->rec_why : "no pass compared it");
+	}
+	if (defaulted)
+		verdict_note(s, "MCP_DEFAULT", NULL);
+}
+
 void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange *x, const struct pass_obs *const *passes,
 		  const char *const *names, size_t n)
 {
@@ -61,17 +109,19 @@ void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange 
 		return;
 	}
 	const char *in = n > 1 ? wrote_in : "";
-	if (!ro) {
+	/* A tool listed without the hint has the MCP specification's default: readOnlyHint
+	 * false. A tool never listed, or missing from the latest list, has no contract. */
+	int ro_default = ann && !ro;
+	if (!ro && !ann) {
 		verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_NOT_DECLARED", NO_EVIDENCE,
 			    "%s declares no readOnlyHint%s; an absent contract is not a permissive one (%d path(s) changed)",
 			    x->tool ? x->tool : "the tool",
-			    !listed ? " (no tools/list before the call)" : !ann ? " (not in the latest tools/list)" : "", changes);
-	} else if (!cJSON_IsBool(ro)) {
+			    !listed ? " (no tools/list before the call)" : " (not in the latest tools/list)", changes);
+	} else if (ro && !cJSON_IsBool(ro)) {
 		verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_DECLARATION_NON_BOOLEAN", NO_EVIDENCE,
 			    "readOnlyHint is not a boolean");
-	} else if (cJSON_IsFalse(ro)) {
-		verdict_add(v, "A2", "effect", V_PASS, NULL, NO_EVIDENCE,
-			    "declared readOnlyHint: false, nothing to violate (%d path(s) changed)", changes);
+	} else if (ro_default || cJSON_IsFalse(ro)) {
+		judge_writer(v, passes, names, n, ro_default, changes);
 	} else if (changes) {
 		struct buf b = {0};
 		int k = 0;
@@ -89,7 +139,8 @@ void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange 
 	}
 	/* Network: the supervisor observed every attempt of every pass. */
 	const cJSON *ow = ann ? cJSON_GetObjectItemCaseSensitive(ann, "openWorldHint") : NULL;
-	if (cJSON_IsBool(ow)) {
+	int ow_default = ann && !ow; /* listed without it: the MCP default, true */
+	if (cJSON_IsBool(ow) || ow_default) {
 		struct buf b = {0};
 		int attempts = 0;
 		const char *where = "";
@@ -106,7 +157,13 @@ void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange 
 			}
 			buf_free(&pb);
 		}
-		if (cJSON_IsTrue(ow))
+		if (ow_default)
+			verdict_note(verdict_add(v, "A2", "effect:network", V_PASS, NULL, NO_EVIDENCE,
+						 "openWorldHint absent (MCP default true): any network use allowed, nothing "
+						 "to check (%d network attempt(s) observed)",
+						 attempts),
+				     "MCP_DEFAULT", NULL);
+		else if (cJSON_IsTrue(ow))
 			verdict_add(v, "A2", "effect:network", V_PASS, NULL, NO_EVIDENCE,
 				    "declared openWorldHint: true (%d network attempt(s) observed)", attempts);
 		else if (attempts)

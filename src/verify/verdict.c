@@ -38,10 +38,10 @@ const struct vcause vcauses[] = {
 	{"RESULT_NOT_RECORDED", "the original call has no recorded response to compare with"},
 	{"FRAME_TRUNCATED", "the call's request or response was longer than the recording cap: the trace holds only its beginning"},
 	{"RESULT_NONDETERMINISTIC_CLOCK", "the result varies across replays with the wall clock"},
-	{"RESULT_NONDETERMINISTIC_RANDOM", "the result varies across replays with random identifiers"},
+	{"RESULT_NONDETERMINISTIC_RANDOM", "the result varies across replays with random values (identifiers, random floats)"},
 	{"RESULT_NONDETERMINISTIC_PROCESS", "the result varies across replays with process-dependent numbers"},
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", "the result varies across replays for an unknown reason"},
-	{"EFFECT_NOT_DECLARED", "the tool declares no readOnlyHint, so there is no effect claim to check"},
+	{"EFFECT_NOT_DECLARED", "the tool is not in the latest tools/list answered before the call (or none was), so there is no effect claim to check, not even the MCP defaults"},
 	{"EFFECT_DECLARATION_NON_BOOLEAN", "the tool's readOnlyHint is not a boolean"},
 	{"TOOL_NOT_REEXECUTED", "an agent's own tool that belay records but does not re-execute (Read, Grep, Glob, subagents, web and MCP tools seen through hooks)"},
 	/* A1 invariants */

@@ -71,7 +71,8 @@ struct subverdict *verdict_add(struct turn_verdict *v, const char *axis, const c
 	__attribute__((format(printf, 7, 8)));
 /* Attaches a note to a sub-verdict: something a reader must know about how it was reached
  * that does not change its status (e.g. "SESSION_STATE": it reproduced only when replayed
- * in session order; "MASKED_FIELDS": fields shown random were left out of the comparison).
+ * in session order; "MASKED_FIELDS": fields shown random were left out of the comparison;
+ * "MCP_DEFAULT": judged against the MCP default of an absent annotation).
  * kind is one of the documented note kinds; detail (taken, may be NULL) is merged in. */
 void verdict_note(struct subverdict *s, const char *kind, cJSON *detail);
 /* A turn that could not be re-executed: one A2/replay UNVERIFIED with this cause. */

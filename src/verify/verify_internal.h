@@ -33,6 +33,9 @@ struct weak_pre {
 	struct weakening_result wr;
 };
 
+/* A replay's post-state against the recording's (effect_vs_record). */
+enum effect_rec { EFFECT_REC_UNKNOWN = 0, EFFECT_REC_SAME, EFFECT_REC_DIFFERS };
+
 /* One turn as one pass saw it. */
 #define FOLD_ROOTS 10 /* fold_roots' most, with the terminator */
 
@@ -45,6 +48,8 @@ struct pass_obs {
 	cJSON *effect;          /* changed paths (owned); NULL: the effect could not be taken */
 	char effect_err[512];   /* why not */
 	const char *effect_via, *effect_full_why;
+	enum effect_rec rec;    /* the replay's post-state against the recorded one */
+	char rec_why[600];      /* what differs, or why it is unknown */
 	cJSON *observed;        /* denials and network attempts (owned) */
 	int network_refused;
 	size_t answers_missing; /* server requests without a recorded answer */
@@ -167,6 +172,14 @@ char *effect_signature(const char *reply, size_t len, const cJSON *effect, const
 /* 1 if the recorded reply differs from a replay's signature only in clock readings: later
  * timestamps, or durations. */
 int effect_clock_drift(const char *recorded, size_t rlen, const char *replay_sig, const struct fold_root *roots);
+/* Turn k's replay (whose post-state is in w's scratch now, its pre-state `handle`, its
+ * effect `effect`) against the recording: the next turn's pre-state is what the call left
+ * when it ran alone. Compared on the paths either changed, net of the changes made outside
+ * the sandbox that the next pre-state names, times aside. SAME, DIFFERS (why names the
+ * paths and what differs) or UNKNOWN (why says why: the last call, overlapping calls,
+ * outside changes not all named, a store error). Reads the store and the scratch only. */
+enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, const char *handle, const cJSON *effect,
+				 char *why, size_t n);
 /* check_scratch: 1 when the scratch hashes as the pre-state does. */
 int effect_scratch_matches(struct worker *w, const char *handle);
 

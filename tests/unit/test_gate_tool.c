@@ -155,7 +155,7 @@ Test(gate_tool, unknown_and_annotated_tools)
 	       GATE_ALLOW, EK_NET_READ, "example.com");
 	expect("post_webhook", "{\"url\":\"https://hooks.example.com/x\"}", NULL, GATE_ASK, EK_NET_SEND,
 	       "hooks.example.com");
-	/* an unannotated tool with a path: treated as a possible write */
+	/* a tool nobody listed, with a path: treated as a possible write */
 	expect("do_something", "{\"file\":\"/ws/proj/x\"}", NULL, GATE_ALLOW_FLAGGED, EK_FS_WRITE, "/ws/proj/x");
 	expect("do_something", "{\"file\":\"/etc/x\"}", NULL, GATE_ASK, EK_FS_WRITE_OUTSIDE, "/etc/x");
 	/* arguments that are not an object */
@@ -280,5 +280,41 @@ Test(gate_tool, concurrent_classification_is_deterministic)
 		for (size_t k = 0; k < sizeof mt_cmds / sizeof mt_cmds[0]; k++)
 			cr_expect_eq(args[i].got[k], args[0].got[k], "%s", mt_cmds[k]);
 	}
+	gate_policy_free(pol);
+}
+
+/* Issue 34: on a listed tool (annotations an object, {} when it declared none) an absent hint
+ * has the MCP specification's default (readOnlyHint false, destructiveHint true,
+ * openWorldHint true); the gate fails closed on it, exactly as on the explicit values.
+ * Explicit values are still honoured, and a policy rule describes its tool. */
+Test(gate_tool, absent_hints_take_the_mcp_defaults)
+{
+	const char *const anns[] = {"{}", "{\"readOnlyHint\":false}", "{\"title\":\"x\"}"};
+	for (size_t i = 0; i < sizeof anns / sizeof *anns; i++) {
+		expect("do_something", "{\"file\":\"/ws/proj/x\"}", anns[i], GATE_ASK, EK_FS_DESTROY, "/ws/proj/x");
+		expect("do_something", "{\"file\":\"/ws/proj/x\"}", anns[i], GATE_ASK, EK_NET_SEND, "(external)");
+	}
+	/* each explicit value on its own */
+	expect("do_something", "{\"file\":\"/ws/proj/x\"}", "{\"destructiveHint\":false,\"openWorldHint\":false}",
+	       GATE_ALLOW_FLAGGED, EK_FS_WRITE, "/ws/proj/x");
+	expect("do_something", "{\"file\":\"/ws/proj/x\"}", "{\"openWorldHint\":false}", GATE_ALLOW_FLAGGED,
+	       EK_FS_DESTROY, "/ws/proj/x");
+	expect("do_something", "{\"file\":\"/ws/proj/x\"}", "{\"destructiveHint\":false}", GATE_ASK, EK_NET_SEND,
+	       "(external)");
+	/* read-only without openWorldHint: it may read from outside this machine */
+	expect("lookup", "{\"q\":\"x\"}", "{\"readOnlyHint\":true}", GATE_ALLOW, EK_NET_READ, "(external)");
+	expect("lookup", "{\"q\":\"x\"}", "{\"readOnlyHint\":true,\"openWorldHint\":false}", GATE_ALLOW, EK_FS_READ, NULL);
+	/* a policy rule describes the tool: only explicit hints count there */
+	struct gate_policy *pol = NULL;
+	struct err e = {0};
+	static const char rule[] = "{\"version\":1,\"tools\":[{\"name\":\"do_something\",\"write_paths\":[\"file\"]}]}";
+	cr_assert_eq(gate_policy_parse(rule, sizeof rule - 1, "rule.json", &pol, &e), 0, "%s", e.msg);
+	cJSON *a = cJSON_Parse("{\"file\":\"/ws/proj/x\"}"), *n = cJSON_Parse("{}");
+	struct effect_plan *p = gate_plan_tool_call(pol, "do_something", a, n, &ctx);
+	cr_expect_eq(effect_plan_decision(p), GATE_ALLOW_FLAGGED);
+	cr_expect(ts_plan_has(p, EK_FS_WRITE, "/ws/proj/x"));
+	effect_plan_free(p);
+	cJSON_Delete(a);
+	cJSON_Delete(n);
 	gate_policy_free(pol);
 }

@@ -202,3 +202,92 @@ Test(liars, the_quiet_proof_is_used_only_inside_a_pid_namespace)
 #endif
 }
 
+
+/* Issue 34 (3): the order modes reduce the same way. A record that looks like a fresh
+ * server's answer, verified with --order session only: the further isolated replays return
+ * exactly the record, so it is the same SESSION_ORDER_DIVERGED as with both passes, never a
+ * FAIL that says the isolated replays disagree with the record. */
+Test(liars, order_session_weighs_the_isolated_replays_like_both_passes_do)
+{
+	struct ts_played p = play("sessonly", "[{\"tool\":\"count\"},{\"tool\":\"count\"}]");
+	ts_edit_reply(p.trace, 0, "count 2", "count 1");
+	cJSON *v = verify(&p, "session");
+	cr_assert_str_eq(jx_str(ts_turn(v, 0), "status"), "PASS", "%s", jx_print(ts_turn(v, 0)));
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "status"), "UNVERIFIED", "%s", jx_print(ts_turn(v, 1)));
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "cause"), "SESSION_ORDER_DIVERGED");
+	cJSON_Delete(v);
+	/* a reply no pass gives stays FAIL in session mode too */
+	ts_edit_reply(p.trace, 1, "count 1", "count 7");
+	v = verify(&p, "session");
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "status"), "FAIL", "%s", jx_print(ts_turn(v, 1)));
+	cJSON_Delete(v);
+	ts_played_free(&p);
+}
+
+/* Issue 34 (1): a tool listed without annotations is judged against the MCP defaults
+ * (readOnlyHint false, openWorldHint true), and such a PASS means something: the replay must
+ * write what the recording wrote (the next pre-state's delta). A tool never listed stays
+ * EFFECT_NOT_DECLARED. */
+static char *src_file(const char *odir, const char *content)
+{
+	char *src = fs_join(odir, "src.txt");
+	FILE *f = fopen(src, "w");
+	cr_assert(f);
+	fputs(content, f);
+	fclose(f);
+	return src;
+}
+
+Test(liars, a_tool_without_annotations_is_judged_against_the_mcp_defaults)
+{
+	char *odir = ts_outside_dir("bare");
+	char *src = src_file(odir, "copy.txt\nhello\n");
+	char *calls = xasprintf("[{\"tool\":\"bare_copy\",\"arguments\":{\"from\":\"%s\"}},{\"tool\":\"hidden_write\"},"
+				"{\"tool\":\"count\"}]",
+				src);
+	struct ts_played p = play("bare", calls);
+	cJSON *v = verify(&p, "both");
+	cr_assert_str_eq(jx_str(ts_turn(v, 0), "status"), "PASS", "%s", jx_print(ts_turn(v, 0)));
+	cr_assert(strstr(msg_of(v, 0, "effect"), "readOnlyHint absent (MCP default false)"), "%s", msg_of(v, 0, "effect"));
+	cr_assert(strstr(msg_of(v, 0, "effect"), "as the recording did"), "%s", msg_of(v, 0, "effect"));
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect:network", 0), "PASS");
+	cr_assert(strstr(msg_of(v, 0, "effect:network"), "openWorldHint absent (MCP default true)"), "%s",
+		  msg_of(v, 0, "effect:network"));
+	const cJSON *s = ts_sub(ts_turn(v, 0), "A2", "effect", 0);
+	cr_assert_str_eq(jx_str(cJSON_GetArrayItem(cJSON_GetObjectItem(s, "notes"), 0), "kind"), "MCP_DEFAULT");
+	/* never listed: nothing to judge against */
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "status"), "UNVERIFIED", "%s", jx_print(ts_turn(v, 1)));
+	cr_assert_str_eq(jx_str(ts_turn(v, 1), "cause"), "EFFECT_NOT_DECLARED");
+	/* the summary counts the defaulted claims apart */
+	const cJSON *sum = NULL;
+	for (const cJSON *t = v->child; t; t = t->next)
+		if (jx_path(t, "summary.claims"))
+			sum = jx_path(t, "summary.claims");
+	cr_assert(sum, "no claims in the summary");
+	cr_assert_eq(jx_path(sum, "effect.mcp_default")->valueint, 1);
+	cr_assert_eq(jx_path(sum, "effect.undeclared")->valueint, 1);
+	cr_assert_eq(jx_path(sum, "effect.declared")->valueint, 1); /* count */
+	cr_assert_eq(jx_path(sum, "network.mcp_default")->valueint, 1);
+	cJSON_Delete(v);
+	/* the replay now writes other content than the recording did: the result reproduces, the
+	 * effect does not */
+	free(src_file(odir, "copy.txt\nbye\n"));
+	v = verify(&p, "both");
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "replay", 0), "PASS", "%s", jx_print(ts_turn(v, 0)));
+	cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s", jx_print(ts_turn(v, 0)));
+	cr_assert(strstr(msg_of(v, 0, "effect"), "copy.txt"), "%s", msg_of(v, 0, "effect"));
+	cJSON_Delete(v);
+	/* and another path */
+	free(src_file(odir, "other.txt\nhello\n"));
+	for (int i = 0; i < 2; i++) {
+		v = verify(&p, i ? "session" : "both");
+		cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s", jx_print(ts_turn(v, 0)));
+		cr_assert(strstr(msg_of(v, 0, "effect"), "other.txt"), "%s", msg_of(v, 0, "effect"));
+		cJSON_Delete(v);
+	}
+	ts_played_free(&p);
+	free(calls);
+	free(src);
+	ts_rmtree(odir);
+	free(odir);
+}

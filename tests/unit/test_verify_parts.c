@@ -123,6 +123,34 @@ Test(equiv, nondeterminism_axes)
 	cr_assert_null(equiv_classify(same, 2));
 }
 
+/* Issue 34 (6): each kind of varying value is named for what it is, on outputs as real servers
+ * and their JSON give them (a JSON number is flattened by its canonical form). */
+Test(equiv, nondeterminism_causes_name_what_varies)
+{
+	/* Math.random() / random.random(): full-precision floats are random values */
+	const char *flt[] = {"value\x1f" "0.8364571929840938\x1f", "value\x1f" "0.12073304615861726\x1f",
+			     "value\x1f" "0.5590313271307452\x1f"};
+	cr_assert_str_eq(equiv_classify(flt, 3), "RESULT_NONDETERMINISTIC_RANDOM");
+	const char *scaled[] = {"Random number: 73.40587112903612", "Random number: 12.918831207733408"};
+	cr_assert_str_eq(equiv_classify(scaled, 2), "RESULT_NONDETERMINISTIC_RANDOM");
+	/* a uuid4 and a long random hex token */
+	const char *uu[] = {"{\"id\":\"9b2f0c7e-3d41-4c1a-8f7e-2b6a9d0e5c31\"}", "{\"id\":\"1e8d4a90-77c2-4f3b-9a55-c0d1e2f3a4b5\"}"};
+	cr_assert_str_eq(equiv_classify(uu, 2), "RESULT_NONDETERMINISTIC_RANDOM");
+	const char *hex[] = {"token 8f14e45fceea167a5a36dedd4bea2543", "token c9f0f895fb98ab9159f51fd0297e236d"};
+	cr_assert_str_eq(equiv_classify(hex, 2), "RESULT_NONDETERMINISTIC_RANDOM");
+	/* timestamps: ISO, epoch milliseconds */
+	const char *ts[] = {"created 2026-12-06T02:45:42.118Z", "created 2026-12-06T02:45:43.002Z"};
+	cr_assert_str_eq(equiv_classify(ts, 2), "RESULT_NONDETERMINISTIC_CLOCK");
+	const char *ms[] = {"now 1796525142118", "now 1796525142907"};
+	cr_assert_str_eq(equiv_classify(ms, 2), "RESULT_NONDETERMINISTIC_CLOCK");
+	/* pids and ports: small integers of the process */
+	const char *pids[] = {"{\"pid\":31337}", "{\"pid\":31402}", "{\"pid\":31290}"};
+	cr_assert_str_eq(equiv_classify(pids, 3), "RESULT_NONDETERMINISTIC_PROCESS");
+	/* a short decimal (a load, a size in MB) is not shown random */
+	const char *load[] = {"load 0.52", "load 0.61"};
+	cr_assert_str_eq(equiv_classify(load, 2), "RESULT_NONDETERMINISTIC_PROCESS");
+}
+
 /* An MCP reply that differs from the record only in a duration is a clock, not a lie; one
  * that differs in a count beside it is not. */
 Test(equiv, clock_drift_of_a_recorded_reply)
