@@ -272,3 +272,42 @@ Test(lifecycle, a_server_whose_containment_fails_never_starts_and_says_why)
 	free(st);
 	free(tdir);
 }
+
+Test(lifecycle, a_server_under_the_hosts_tmp_dies_and_the_agent_reads_why_and_expose)
+{
+	/* Issue 35: a server installed under /tmp (private inside the sandbox) died at start
+	 * with a module-not-found error, and the agent's error quoted its last stderr line
+	 * ("Node.js v20..."). Now it quotes the line that says why and names --expose. */
+	char tmpl[] = "/tmp/belay-t35-XXXXXX";
+	cr_assert_not_null(mkdtemp(tmpl));
+	char *script = fs_join(tmpl, "server.mjs");
+	/* The script itself stays in view (named on the command line); what it imports beside
+	 * it does not. */
+	cr_assert_eq(ts_sh("echo 'import \"./lib.mjs\"; process.stdin.resume();' > %s && echo 'export {};' > %s/lib.mjs",
+			   script, tmpl),
+		     0);
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "st"), *tdir = fs_join(dir, "tr");
+	fs_mkdir_p(ws, 0700, NULL);
+	const char *server[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tdir, "--", "node", script,
+				NULL};
+	struct ts_out o;
+	cJSON *doc = ts_life_client(NULL, "start", NULL, server, &o);
+	ts_rmtree(tmpl);
+	assert_belay_error(doc, "connect_error", "server_exited");
+	const char *msg = ts_life_str(doc, "connect_error.message");
+	cr_assert(strstr(msg, "Cannot find module"), "the line that says why: %s", msg);
+	cr_assert(strstr(msg, "lib.mjs"), "%s", msg);
+	cr_assert_null(strstr(msg, "line: Node.js v"), "not the last line: %s", msg);
+	cr_assert(strstr(msg, "/tmp"), "%s", msg);
+	cr_assert(strstr(msg, "--expose"), "the way out is named: %s", msg);
+	/* and the console / stderr say the same */
+	cr_assert(strstr(o.err, "belay: the MCP server exited with status 1"), "%s", o.err);
+	cr_assert(strstr(o.err, "belay: why: Error [ERR_MODULE_NOT_FOUND]: Cannot find module"), "%s", o.err);
+	cr_assert(strstr(o.err, "--expose"), "%s", o.err);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	free(script);
+	free(ws);
+	free(st);
+	free(tdir);
+}
