@@ -604,6 +604,10 @@ static void finish(struct session *s)
 	cJSON_AddNumberToObject(f, "pid", s->pid);
 	session_add_exit_fields(s, f);
 	cJSON_AddNumberToObject(f, "stderr_bytes", (double)s->stderr_bytes);
+	/* Writes the contained processes were let make in the workspace, start-up included (a
+	 * run without calls, denials or such writes is a health check: runq.h). */
+	if (s->o.witness)
+		cJSON_AddNumberToObject(f, "workspace_writes", (double)witness_noted(s->o.witness));
 	/* What belay told the client about why the server ended (session_lifecycle.c). */
 	static const char *const why_keys[] = {"error_line", "hidden_path", "expose", NULL};
 	for (const char *const *k = why_keys; *k; k++)

@@ -311,3 +311,54 @@ Test(lifecycle, a_server_under_the_hosts_tmp_dies_and_the_agent_reads_why_and_ex
 	free(st);
 	free(tdir);
 }
+
+/* The run id of the one trace in tdir. */
+static char *run_of(const char *tdir)
+{
+	char *path = ts_find_trace(tdir);
+	cr_assert_not_null(path, "one trace in %s", tdir);
+	const char *base = strrchr(path, '/') + 1;
+	char *id = xstrndup(base, strlen(base) - strlen(".jsonl"));
+	free(path);
+	return id;
+}
+
+Test(lifecycle, a_health_check_is_not_a_run)
+{
+	/* Issue 35: each `claude mcp list` left a 0-turn run in `belay runs`. A connection that
+	 * only initializes and lists the tools is folded (its trace kept); one whose server
+	 * wrote in the workspace at start-up is not. */
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "st"), *ta = fs_join(dir, "tra"), *tb = fs_join(dir, "trb");
+	fs_mkdir_p(ws, 0700, NULL);
+	const char *quiet[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", ta, "--", "node", fs_server,
+			       ws, NULL};
+	char *script = xasprintf("echo up > %s/started.txt && exec node %s %s", ws, fs_server, ws);
+	const char *writer[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tb, "--", "sh", "-c",
+				script, NULL};
+	struct ts_out o;
+	cJSON *doc = ts_life_client(NULL, "start", NULL, quiet, &o);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "connected")), "%s", o.err);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	doc = ts_life_client(NULL, "start", NULL, writer, &o);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "connected")), "%s", o.err);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	char *a = run_of(ta), *b = run_of(tb);
+	struct ts_out r;
+	ts_belay(&r, NULL, "runs", "--state", st, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_null(strstr(r.out, a), "the health check is folded:\n%s", r.out);
+	cr_assert(strstr(r.out, b), "a server that wrote at start-up is shown:\n%s", r.out);
+	cr_assert(strstr(r.out, "1 health check hidden"), "%s", r.out);
+	ts_out_free(&r);
+	ts_belay(&r, NULL, "runs", "--all", "--json", "--state", st, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, a) && strstr(r.out, b), "--all shows both:\n%s", r.out);
+	cr_assert(strstr(r.out, "\"health_check\":true"), "%s", r.out);
+	ts_out_free(&r);
+	char *path = ts_find_trace(ta);
+	cr_assert_not_null(path, "the health check's trace is kept");
+	free(path);
+	free(a), free(b), free(script), free(ws), free(st), free(ta), free(tb);
+}
