@@ -16,6 +16,9 @@
 #include "store/store.h"
 
 static const struct cli_opt runs_opts[] = {
+	{"all", 'a', 0, NULL,
+	 "also the health checks (a connection that made no tools/call, had no denial and wrote nothing in the "
+	 "workspace, such as `claude mcp list`), hidden by default and counted below the list"},
 	CLI_OPT_STATE,
 	CLI_OPT_JSON("one JSON object per run"),
 	CLI_OPT_END,
@@ -32,9 +35,11 @@ static const struct cli_opt show_opts[] = {
 const struct cli_cmd cli_runs = {
 	.name = "runs",
 	.summary = "list the runs in the store (turns, worst verdict, denials)",
-	.synopsis = "[--state DIR] [--json]",
-	.about = "Lists the runs of the store: id, start, server, turns, worst verdict, denials. A read-only state "
-		 "directory is read read-only.",
+	.synopsis = "[--all] [--state DIR] [--json]",
+	.about = "Lists the runs of the store: id, start, server, turns, worst verdict, denials. Health checks (an "
+		 "agent that connects, lists the tools and leaves, having called nothing, been refused nothing and "
+		 "written nothing in the workspace) are left out unless --all; their traces are kept. A read-only "
+		 "state directory is read read-only.",
 	.opts = runs_opts,
 };
 
@@ -97,14 +102,15 @@ static int open_state(const char *state, struct store **st)
 	return 0;
 }
 
-static int do_runs(const char *state, int json)
+static int do_runs(const char *state, int json, int all)
 {
 	struct store *st = NULL;
 	if (open_state(state, &st))
 		return EXIT_USAGE;
 	cJSON *runs = NULL;
 	struct err e = {0};
-	if (runq_list(st, &runs, &e) != 0) {
+	int hidden = 0;
+	if (runq_list(st, all, &runs, &hidden, &e) != 0) {
 		store_close(st);
 		return cli_fail("runs: %s", e.msg);
 	}
@@ -115,8 +121,10 @@ static int do_runs(const char *state, int json)
 		cJSON_Delete(runs);
 		return 0;
 	}
-	if (!runs->child)
+	if (!runs->child && !hidden)
 		printf("no runs in the store (belay proxy records and indexes them; belay index TRACE adds one)\n");
+	else if (!runs->child)
+		printf("no runs but health checks in the store\n");
 	else
 		printf("%-36s %-19s %-30s %5s  %-10s %8s %7s\n", "RUN", "STARTED", "SERVER", "TURNS", "WORST",
 		       "VERIFIED", "DENIALS");
@@ -134,6 +142,8 @@ static int do_runs(const char *state, int json)
 		printf("%-36s %-19s %-30s %5lld  %-10s %8s %7s\n", str_or(r, "id", "?"), cli_safe(when), cli_safe(server),
 		       num_or(r, "turns", 0), str_or(r, "worst", "-"), verified, den);
 	}
+	if (hidden)
+		printf("%d health check%s hidden (belay runs --all shows them)\n", hidden, hidden == 1 ? "" : "s");
 	cJSON_Delete(runs);
 	return 0;
 }
@@ -310,7 +320,7 @@ int cmd_runs(int argc, char **argv)
 	struct cli_parse P;
 	cli_parse_init(show ? &cli_show : &cli_runs, &P, 0);
 	struct cli_opts co = {.cmd = argv[0], .help = argv[0], .spec = show ? &cli_show : &cli_runs};
-	int turn = -1, c, r;
+	int turn = -1, all = 0, c, r;
 	optind = 1;
 	opterr = 0;
 	while ((c = cli_getopt(&P, argc, argv)) != -1) {
@@ -321,6 +331,8 @@ int cmd_runs(int argc, char **argv)
 				return cli_fail("%s: --turn takes a turn number (0-based)%s", argv[0],
 						show ? "" : " and belongs to show");
 			turn = (int)v;
+		} else if (c == 'a' && !show) {
+			all = 1;
 		} else if ((r = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN) {
 			return r;
 		}
@@ -328,7 +340,7 @@ int cmd_runs(int argc, char **argv)
 	if (!show) {
 		if (optind < argc)
 			return cli_fail("runs: unexpected argument '%s'", argv[optind]);
-		return do_runs(co.state, co.json);
+		return do_runs(co.state, co.json, all);
 	}
 	if (optind >= argc)
 		return cli_fail("show: which run? (belay show RUN [--turn N]; belay runs lists them)");

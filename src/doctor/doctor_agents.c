@@ -14,6 +14,7 @@
 #include "common/xalloc.h"
 #include "doctor/doctor.h"
 #include "doctor/doctor_internal.h"
+#include "sandbox/sandbox_conceal.h"
 #include "mcpcfg/mcpcfg.h"
 
 /* cJSON of a TOML text, via python3's tomllib (the embedded helper); NULL and why. */
@@ -44,6 +45,55 @@ static int is_belay(const char *cmd)
 	const char *base = strrchr(cmd, '/');
 	base = base ? base + 1 : cmd;
 	return !strcmp(base, "belay");
+}
+
+/* `belay proxy ... -- SERVER...`: a path of the server's command line under /tmp or
+ * /dev/shm (private inside the sandbox) or a concealed location stays in view itself, but
+ * what lies beside it (a script's modules) does not: the server dies at start. */
+static void check_hidden_paths(struct doctor_report *r, const char *file, const struct mcpcfg_entry *x)
+{
+	const char *scope = NULL;
+	char **expose = xcalloc(1, sizeof *expose);
+	size_t nx = 0;
+	char **a = x->args + 1;
+	for (; *a && strcmp(*a, "--"); a++) {
+		const char *v = a[1];
+		if ((!strcmp(*a, "--scope") || !strcmp(*a, "-S")) && v)
+			scope = v;
+		else if (!strncmp(*a, "--scope=", 8))
+			scope = *a + 8;
+		if (((!strcmp(*a, "--expose") || !strcmp(*a, "-X")) && v) || !strncmp(*a, "--expose=", 9)) {
+			const char *p = (*a)[2] == 'e' && (*a)[8] == '=' ? *a + 9 : v;
+			char *real = realpath(p, NULL);
+			expose = xrealloc(expose, (nx + 2) * sizeof *expose);
+			expose[nx++] = real ? real : xstrdup(p);
+			expose[nx] = NULL;
+		}
+	}
+	if (!scope && !getenv("BELAY_SANDBOX_SCOPE"))
+		a = NULL; /* uncontained: it sees the host's /tmp */
+	for (; a && *a; a++) {
+		if ((*a)[0] != '/')
+			continue;
+		char *hider = sandbox_conceal_hider(*a, scope, expose);
+		if (!hider)
+			continue;
+		size_t hl = strlen(hider);
+		const char *rest = *a + hl + ((*a)[hl] == '/');
+		size_t first = strcspn(rest, "/");
+		char *dir = rest[first] == '/' ? xstrndup(*a, (size_t)(rest - *a) + first) : xstrdup(*a);
+		char fix[700];
+		snprintf(fix, sizeof fix, "install the server outside %s, or add --expose %s before the --", hider, dir);
+		doctor_add(r, "agents", DOCTOR_WARN, fix,
+			   "%s: server \"%s\" runs %s, under %s, which the contained server does not see: the path itself "
+			   "stays in view, what lies beside it (its modules) does not, and it dies at start",
+			   file, x->name, *a, hider);
+		free(dir);
+		free(hider);
+	}
+	for (size_t i = 0; i < nx; i++)
+		free(expose[i]);
+	free(expose);
 }
 
 static void check_entry(const struct doctor_ctx *c, struct doctor_report *r, const char *file, const char *client,
@@ -83,6 +133,7 @@ static void check_entry(const struct doctor_ctx *c, struct doctor_report *r, con
 			doctor_add(r, "agents", state ? DOCTOR_OK : DOCTOR_WARN,
 				   state ? "" : "add --state DIR: an agent-spawned proxy sees no BELAY_STATE_DIR of your shell",
 				   "%s: server \"%s\" runs this belay (proxy%s)", file, x->name, state ? ", with --state" : "");
+			check_hidden_paths(r, file, x);
 		} else {
 			doctor_add(r, "agents", DOCTOR_OK, "", "%s: server \"%s\" runs this belay (%s)", file, x->name, sub);
 		}

@@ -39,8 +39,8 @@ struct runidx {
 	int64_t hook_turns; /* turns of a hook run (hook records; not frames) */
 	char *started, *ended, *writer, *argv, *cwd, *state_dir, *scope, *network, *exit_signal;
 	char *agent, *session; /* a hook run's agent and session */
-	int64_t pid, exit_status;
-	int has_pid, has_exit_status;
+	int64_t pid, exit_status, workspace_writes;
+	int has_pid, has_exit_status, has_workspace_writes;
 };
 
 char *runidx_run_id(const char *trace_path)
@@ -113,7 +113,8 @@ int runidx_flush(struct runidx *ix, struct err *e)
 	    "UPDATE runs SET indexed_bytes = ?2, records = ?3, skipped = ?4, started = ?5, ended = ?6, "
 	    "writer = ?7, server_argv = ?8, server_cwd = ?9, server_pid = ?10, state_dir = ?11, scope = ?12, "
 	    "network = ?13, exit_status = ?14, exit_signal = ?15, frames = ?16, turns = ?17, denials = ?18, "
-	    "network_attempts = ?19, capture_errors = ?20, agent = ?21, session = ?22 WHERE id = ?1",
+	    "network_attempts = ?19, capture_errors = ?20, agent = ?21, session = ?22, workspace_writes = ?23 "
+	    "WHERE id = ?1",
 	    &q, e);
 	if (rc)
 		return rc;
@@ -141,6 +142,8 @@ int runidx_flush(struct runidx *ix, struct err *e)
 	store_bind_i64(st, q, 20, ix->capture_errors, e);
 	store_bind_text(st, q, 21, ix->agent, e);
 	store_bind_text(st, q, 22, ix->session, e);
+	if (ix->has_workspace_writes)
+		store_bind_i64(st, q, 23, ix->workspace_writes, e);
 	return store_step_done(st, q, e, "cannot update the run");
 }
 
@@ -173,6 +176,11 @@ static void on_server(struct runidx *ix, const cJSON *o)
 			ix->has_exit_status = 1;
 		}
 		set_str(&ix->exit_signal, jx_str(o, "signal_name"));
+		long long w;
+		if (jx_int(o, "workspace_writes", 0, LLONG_MAX, &w)) {
+			ix->workspace_writes = w;
+			ix->has_workspace_writes = 1;
+		}
 	}
 }
 

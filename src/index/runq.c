@@ -45,22 +45,30 @@ static void add_worst(cJSON *o, sqlite3_stmt *q, int i)
 	cJSON_AddStringToObject(o, "worst", k >= 0 && k <= 3 ? rank_names[k] : "?");
 }
 
-int runq_list(struct store *st, cJSON **out, struct err *e)
+int runq_list(struct store *st, int all, cJSON **out, int *hidden, struct err *e)
 {
 	*out = NULL;
+	if (hidden)
+		*hidden = 0;
 	sqlite3_stmt *q;
 	int rc =
 	    store_stmt(st,
 		       "SELECT r.id, r.started, r.ended, r.server_argv, r.turns, r.denials, r.network_attempts, "
 		       "r.trace_path, " WORST_SQL ", (SELECT count(DISTINCT turn) FROM verdicts v JOIN verifications w "
-		       "ON w.id = v.verification WHERE v.run = r.id AND v.idx = -1 AND v.turn >= 0 AND w.kind = 'full') "
-		       "FROM runs r ORDER BY r.started, r.id",
+		       "ON w.id = v.verification WHERE v.run = r.id AND v.idx = -1 AND v.turn >= 0 AND w.kind = 'full'), "
+		       "r.workspace_writes, " RUNQ_HEALTH_CHECK_SQL " FROM runs r ORDER BY r.started, r.id",
 		       &q, e);
 	if (rc)
 		return rc;
 	cJSON *arr = cJSON_CreateArray();
 	int r;
 	while ((r = sqlite3_step(q)) == SQLITE_ROW) {
+		int health = sqlite3_column_int(q, 11);
+		if (health && !all) {
+			if (hidden)
+				++*hidden;
+			continue;
+		}
 		cJSON *o = cJSON_CreateObject();
 		store_column_json(o, "id", q, 0);
 		store_column_json(o, "started", q, 1);
@@ -71,6 +79,8 @@ int runq_list(struct store *st, cJSON **out, struct err *e)
 		add_worst(o, q, 8);
 		store_column_json(o, "denials", q, 5);
 		store_column_json(o, "network_attempts", q, 6);
+		store_column_json(o, "workspace_writes", q, 10);
+		cJSON_AddBoolToObject(o, "health_check", health);
 		store_column_json(o, "trace_path", q, 7);
 		cJSON_AddItemToArray(arr, o);
 	}

@@ -12,9 +12,20 @@
 
 struct store;
 
+/* A health check (an agent's `claude mcp list`: connect, initialize, list the tools, close),
+ * as an SQL condition over the runs row `r`: an MCP run (not a hook run) that has ended,
+ * made no tools/call, had no denial and no network attempt, and whose contained server
+ * wrote nothing in the workspace, start-up included (workspace_writes = 0; unknown - an
+ * uncontained run, an older trace - is never a health check). Its trace is kept; only the
+ * run lists fold it. */
+#define RUNQ_HEALTH_CHECK_SQL                                                                                        \
+	"(r.agent IS NULL AND r.ended IS NOT NULL AND r.turns = 0 AND r.denials = 0 AND r.network_attempts = 0 AND " \
+	"r.workspace_writes = 0)"
 /* [{"id","started","ended","server":[argv],"turns","verified_turns","worst"|null,
- *   "denials","network_attempts","trace_path"}] in start order. Caller owns *out. */
-int runq_list(struct store *st, cJSON **out, struct err *e);
+ *   "denials","network_attempts","workspace_writes"|null,"health_check","trace_path"}] in
+ * start order; without `all`, health checks (RUNQ_HEALTH_CHECK_SQL) are left out and counted
+ * in *hidden (may be NULL). Caller owns *out. */
+int runq_list(struct store *st, int all, cJSON **out, int *hidden, struct err *e);
 /* One run: the run row's fields, "unindexed_bytes" (runq_unindexed_bytes), "turns": [{turn,
  * tool, args, status, latency_us, gate, handle, handle_cause, error, req_seq, resp_seq,
  * verdict|null, recheck (when a partial re-check was made since the verdict)}],

@@ -222,6 +222,26 @@ void pkgexec_plan_free(struct pkgexec_plan *p)
 
 /*==== shared plumbing ====*/
 
+/* 1 when an output line of a package manager says why it failed: an error line ("npm
+ * error ...", "npm ERR! ...", "ERROR: ...", "error: ...") other than npm's code, syscall,
+ * errno, stack and log-file lines. */
+static int says_why(const char *l)
+{
+	static const char *const prefixes[] = {"npm error ", "npm ERR! ", "ERROR: ", "error: ", "error ", NULL};
+	static const char *const noise[] = {"code ", "syscall ", "errno ", "A complete log", "Log files", "path ",
+					    "command ", "cwd ", "signal ", NULL};
+	const char *rest = NULL;
+	for (const char *const *p = prefixes; *p && !rest; p++)
+		if (!strncmp(l, *p, strlen(*p)))
+			rest = l + strlen(*p);
+	if (!rest || !*rest || *rest == ' ' || *rest == '\t')
+		return 0;
+	for (const char *const *n = noise; *n; n++)
+		if (!strncmp(rest, *n, strlen(*n)))
+			return 0;
+	return 1;
+}
+
 int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, char *last, size_t n)
 {
 	if (n)
@@ -252,9 +272,10 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 		snprintf(last, n, "cannot run %s: %s", argv[0], strerror(rc));
 		return -1;
 	}
-	/* Pass its output on, keeping the last line for the error message. */
+	/* Pass its output on, keeping the line that says why (or the last) for the error message. */
 	char buf[4096], line[512];
 	size_t ll = 0;
+	int have_why = 0; /* last[] holds the first line that says why: kept */
 	for (;;) {
 		ssize_t r = read(pfd[0], buf, sizeof buf);
 		if (r < 0 && errno == EINTR)
@@ -266,9 +287,10 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 		for (ssize_t k = 0; k < r; k++) {
 			char c = buf[k];
 			if (c == '\n') {
-				if (ll) {
+				if (ll && !have_why) {
 					line[ll] = '\0';
 					snprintf(last, n, "%s", line);
+					have_why = says_why(line);
 				}
 				ll = 0;
 			} else if (ll < sizeof line - 1 && c != '\r') {
@@ -276,7 +298,7 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 			}
 		}
 	}
-	if (ll) {
+	if (ll && !have_why) {
 		line[ll] = '\0';
 		snprintf(last, n, "%s", line);
 	}

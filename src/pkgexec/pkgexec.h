@@ -45,7 +45,7 @@ struct pkgexec_plan {
 int pkgexec_is_launcher(char *const *argv);
 /* Resolves a launcher-style command. Returns 0 with *out filled, or an error naming what
  * could not be resolved (an unsupported option, a package that cannot be fetched - with the
- * package manager's last words -, a package without the program asked for). */
+ * package manager's line that says why -, a package without the program asked for). */
 int pkgexec_resolve(char *const *argv, const struct pkgexec_opts *o, struct pkgexec_plan *out, struct err *e);
 void pkgexec_plan_free(struct pkgexec_plan *p);
 
@@ -69,7 +69,10 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 	       struct err *e);
 /* Runs argv (a package manager) with our environment plus env ("K=V", NULL-terminated; may
  * be NULL), stdin from /dev/null and stdout and stderr to stderr_fd, and waits; returns its
- * exit status (or -1 when it could not start), and its last line of output in last[0..n). */
+ * exit status (or -1 when it could not start), and in last[0..n) the first line of its
+ * output that says why it failed (an error line other than npm's code/errno/log-file
+ * lines: "npm error FetchError: request to ... failed", "ERROR: Could not find a version
+ * ..."), else its last line. */
 int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, char *last, size_t n);
 /* The install directory of a request: <root>/<kind>-<16 hex of the hash of key>. New string. */
 char *pkgexec_dir(const char *root, const char *kind, const char *key);
@@ -80,7 +83,7 @@ int pkgexec_commit(const char *tmp, const char *dir, struct err *e);
 int pkgexec_is_ready(const char *dir);
 /* Notes "belay: TOOL: <doing> into DIR" on stderr_fd, runs the installer argv (with env)
  * that fills tmp, and on success marks tmp ready and commits it to dir; on failure removes
- * tmp and names it "TOOL: <failed> (exit N): <its last line>". */
+ * tmp and names it "TOOL: <failed> (exit N): <its line that says why>". */
 int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
 		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
 		    struct err *e);

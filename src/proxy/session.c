@@ -604,6 +604,15 @@ static void finish(struct session *s)
 	cJSON_AddNumberToObject(f, "pid", s->pid);
 	session_add_exit_fields(s, f);
 	cJSON_AddNumberToObject(f, "stderr_bytes", (double)s->stderr_bytes);
+	/* Writes the contained processes were let make in the workspace, start-up included (a
+	 * run without calls, denials or such writes is a health check: runq.h). */
+	if (s->o.witness)
+		cJSON_AddNumberToObject(f, "workspace_writes", (double)witness_noted(s->o.witness));
+	/* What belay told the client about why the server ended (session_lifecycle.c). */
+	static const char *const why_keys[] = {"error_line", "hidden_path", "expose", NULL};
+	for (const char *const *k = why_keys; *k; k++)
+		if (jx_str(s->stop_detail, *k))
+			cJSON_AddStringToObject(f, *k, jx_str(s->stop_detail, *k));
 	cJSON_AddNumberToObject(f, "duration_ms", (double)(time_mono_ns() - s->start_ns) / 1e6);
 	session_record(s, "server", f);
 	if (final) {
@@ -628,7 +637,8 @@ static void finish(struct session *s)
 	endpoint_close(s->cin);
 	endpoint_close(s->errout);
 	s->cin = s->cout = NULL;
-	close_own(s, (uv_handle_t *)&s->proc);
+	if (s->pid > 0) /* else never spawned (session_opts.not_started) */
+		close_own(s, (uv_handle_t *)&s->proc);
 	close_own(s, (uv_handle_t *)&s->kill_timer);
 	close_own(s, (uv_handle_t *)&s->drain_timer);
 	close_own(s, (uv_handle_t *)&s->linger_timer);
@@ -732,6 +742,60 @@ static void free_pipe_cb(uv_handle_t *h)
 	free(h);
 }
 
+/* The start record's argv, cwd, environment names and launch: how to start this server again. */
+static cJSON *start_record(const struct session_opts *o)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "phase", "start");
+	cJSON *argv = cJSON_CreateArray();
+	for (char *const *a = o->argv; *a; a++)
+		cJSON_AddItemToArray(argv, jx_bytes(*a, strlen(*a)));
+	cJSON_AddItemToObject(f, "argv", argv);
+	return f;
+}
+
+static void add_cwd(const struct session_opts *o, cJSON *f)
+{
+	char *cwd = o->cwd ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
+	if (cwd)
+		cJSON_AddItemToObject(f, "cwd", jx_bytes(cwd, strlen(cwd)));
+	else
+		cJSON_AddNullToObject(f, "cwd");
+	free(cwd);
+}
+
+/* session_opts.not_started: nothing runs; the session stands in for the server from the
+ * start (the stopped state of session_lifecycle.c) and ends once the client is answered. */
+static void start_unspawned(struct session *s)
+{
+	const struct session_opts *o = &s->o;
+	s->open_handles = 5; /* kill_timer, drain_timer, linger_timer, spin, drain_async */
+	uv_timer_init(s->loop, &s->kill_timer);
+	s->kill_timer.data = s;
+	uv_timer_init(s->loop, &s->drain_timer);
+	s->drain_timer.data = s;
+	uv_timer_init(s->loop, &s->linger_timer);
+	s->linger_timer.data = s;
+	loop_spin_init(s->loop, &s->spin, 0);
+	s->server_in_dead = s->server_out_eof = s->server_err_eof = 1;
+	s->exited = s->sandbox_seen = 1;
+	s->exit_status = 2;
+	session_lifecycle_never_spawned(s, o->not_started);
+	cJSON *f = start_record(o);
+	cJSON_AddNullToObject(f, "exe");
+	add_cwd(o, f);
+	cJSON_AddNullToObject(f, "pid");
+	cJSON_AddStringToObject(f, "not_started", o->not_started);
+	if (o->launch)
+		cJSON_AddItemToObject(f, "launch", cJSON_Duplicate(o->launch, 1));
+	cJSON_AddNullToObject(f, "sandbox");
+	session_record(s, "server", f);
+	session_lifecycle_exited(s);
+	session_update_reading(s);
+	/* The end is decided on the loop's next turn (drain_async_cb), not inside the start. */
+	uv_async_send(&s->drain_async);
+}
+
 int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint *cin, struct endpoint *cout,
 		  struct session **out, struct err *e)
 {
@@ -741,8 +805,8 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		witness_free(o->witness);
 		return err_set(e, BELAY_EUSAGE, "no server command given");
 	}
-	char *exe = fs_which(o->argv[0]);
-	if (!exe) {
+	char *exe = o->not_started ? NULL : fs_which(o->argv[0]);
+	if (!exe && !o->not_started) {
 		admission_free(o->gate);
 		witness_free(o->witness);
 		return err_set(e, BELAY_ENOTFOUND, "server command not found: %s", o->argv[0]);
@@ -778,6 +842,12 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		if (rc)
 			goto fail_early;
 		s->trace_path = xstrdup(trace_writer_path(s->tw));
+	}
+
+	if (o->not_started) {
+		start_unspawned(s);
+		*out = s;
+		return 0;
 	}
 
 	/* Spawn. With a sandbox the child is belay itself in launcher mode (see sandbox.h). */
@@ -854,19 +924,9 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		s->errout = NULL;
 
 	/* Lifecycle record: how to start this server again. */
-	cJSON *f = cJSON_CreateObject();
-	cJSON_AddStringToObject(f, "phase", "start");
-	cJSON *argv = cJSON_CreateArray();
-	for (char *const *a = o->argv; *a; a++)
-		cJSON_AddItemToArray(argv, jx_bytes(*a, strlen(*a)));
-	cJSON_AddItemToObject(f, "argv", argv);
+	cJSON *f = start_record(o);
 	cJSON_AddItemToObject(f, "exe", jx_bytes(exe, strlen(exe)));
-	char *cwd = o->cwd ? realpath(o->cwd, NULL) : getcwd(NULL, 0);
-	if (cwd)
-		cJSON_AddItemToObject(f, "cwd", jx_bytes(cwd, strlen(cwd)));
-	else
-		cJSON_AddNullToObject(f, "cwd");
-	free(cwd);
+	add_cwd(o, f);
 	cJSON_AddNumberToObject(f, "pid", s->pid);
 	cJSON_AddItemToObject(f, "env_names", env_names(o->env ? o->env : environ));
 	cJSON *envrec = server_env_record(o->env ? o->env : environ);

@@ -105,6 +105,13 @@ struct session_opts {
 	 * answer (it ended or never started, or recording failed), belay answers each waiting
 	 * request, and each one sent while the session ends, with a JSON-RPC error. */
 	int reply_when_gone;
+	/* The server cannot be run at all, for this cause (a launcher-style command whose
+	 * package could not be resolved: "npx could not fetch PKG ..."). Nothing is spawned;
+	 * the session records a start record with "not_started": CAUSE and, with
+	 * reply_when_gone, answers the client's requests as for a server that never started
+	 * ("server_not_started", the message naming the cause), then ends with status 2.
+	 * NULL: run argv. */
+	const char *not_started;
 	/* After each chunk forwarded either way, keep polling at most this long (microseconds;
 	 * the window follows the recent answers) before the loop sleeps, so that a fast answer
 	 * is read without a wake-up (proxy/loop_spin.h; 0: never spin - replays, tests). */

@@ -61,6 +61,7 @@ struct session {
 	cJSON *stop_detail;       /* and their data.belay detail */
 	uv_timer_t linger_timer;
 	struct buf err_tail;      /* the last bytes of the server's stderr */
+	struct buf err_head;      /* and its first bytes (the line that says why comes early) */
 	char *denials[3];         /* the sandbox's last denials, one line each (a ring) */
 	unsigned ndenials;
 	char *not_started_why;    /* the containment failure, when the server never ran */
@@ -120,6 +121,8 @@ int session_lifecycle_hold_finish(struct session *s);
 void session_lifecycle_stderr(struct session *s, const char *data, size_t n);
 void session_lifecycle_denial(struct session *s, const cJSON *fields);
 void session_lifecycle_not_started(struct session *s, const char *layer, const char *why);
+/* The server was never spawned, for this cause (session_opts.not_started). */
+void session_lifecycle_never_spawned(struct session *s, const char *cause);
 void session_lifecycle_free(struct session *s);
 /* session.c's own, for session_lifecycle.c. */
 void session_update_reading(struct session *s);

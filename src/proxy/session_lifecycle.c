@@ -23,16 +23,21 @@
 #include "common/xalloc.h"
 #include "mcp/model.h"
 #include "proxy/session_internal.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/sandbox_conceal.h"
 
 #define LINGER_MS 1000          /* answer late client requests this long after the server is gone */
 #define ERR_TAIL_BYTES 2048     /* the end of the server's stderr kept for the alert */
 #define ERR_TAIL_LINES 5
+#define ERR_HEAD_BYTES 4096     /* the start of the server's stderr kept for the line that says why */
 #define NDENIALS (sizeof ((struct session *)0)->denials / sizeof(char *))
 
 /*==== what the alert says ====*/
 
 void session_lifecycle_stderr(struct session *s, const char *data, size_t n)
 {
+	if (s->err_head.len < ERR_HEAD_BYTES)
+		buf_append(&s->err_head, data, n < ERR_HEAD_BYTES - s->err_head.len ? n : ERR_HEAD_BYTES - s->err_head.len);
 	if (n >= ERR_TAIL_BYTES) {
 		buf_reset(&s->err_tail);
 		buf_append(&s->err_tail, data + n - ERR_TAIL_BYTES, ERR_TAIL_BYTES);
@@ -66,6 +71,13 @@ void session_lifecycle_not_started(struct session *s, const char *layer, const c
 	s->not_started = 1;
 	free(s->not_started_why);
 	s->not_started_why = xasprintf("its containment failed (%s: %s)", layer ? layer : "?", why ? why : "?");
+}
+
+void session_lifecycle_never_spawned(struct session *s, const char *cause)
+{
+	s->not_started = 1;
+	free(s->not_started_why);
+	s->not_started_why = xstrdup(cause);
 }
 
 /* The last lines of the server's stderr, printable, as a JSON array. */
@@ -109,6 +121,110 @@ static cJSON *stderr_lines(struct session *s)
 	return a;
 }
 
+/* 1 when a stderr line says why a program failed: "Error: ...", "Error [ERR_X]: ...",
+ * "ModuleNotFoundError: ...", "SomeException: ...", "panic: ...", "fatal: ...", "error: ...".
+ * (A Python traceback's "Traceback (most recent call last):" is not: its last line is.) */
+static int says_why(const char *l, size_t n)
+{
+	while (n && (*l == ' ' || *l == '\t'))
+		l++, n--;
+	static const char *const starts[] = {"panic:", "fatal:", "fatal error:", "error:", "ERROR:", "Fatal", NULL};
+	for (const char *const *p = starts; *p; p++)
+		if (n >= strlen(*p) && !strncmp(l, *p, strlen(*p)))
+			return 1;
+	/* A (dotted) identifier ending in Error or Exception, then ':' or " [". */
+	size_t k = 0;
+	while (k < n && (l[k] == '_' || l[k] == '.' || (l[k] >= 'A' && l[k] <= 'Z') || (l[k] >= 'a' && l[k] <= 'z') ||
+			 (l[k] >= '0' && l[k] <= '9')))
+		k++;
+	int named = (k >= 5 && !strncmp(l + k - 5, "Error", 5)) || (k >= 9 && !strncmp(l + k - 9, "Exception", 9));
+	return named && k < n && (l[k] == ':' || (l[k] == ' ' && k + 1 < n && l[k + 1] == '['));
+}
+
+/* The first line of p[0..n) that says why (says_why), printable, or NULL. New string. */
+static char *why_line_in(const char *p, size_t n)
+{
+	const char *e = p + n;
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t len = (size_t)((nl ? nl : e) - p);
+		if (says_why(p, len)) {
+			while (len && (*p == ' ' || *p == '\t'))
+				p++, len--;
+			if (len && p[len - 1] == '\r')
+				len--;
+			if (len > 240)
+				len = 240;
+			char *line = xmalloc(len + 1);
+			for (size_t j = 0; j < len; j++) {
+				unsigned char c = (unsigned char)p[j];
+				line[j] = c < 0x20 || c == 0x7f || c >= 0x80 ? '?' : (char)c;
+			}
+			line[len] = '\0';
+			return line;
+		}
+		p += len + (nl != NULL);
+		if (!nl)
+			break;
+	}
+	return NULL;
+}
+
+/* The line of the server's stderr that says why it failed: the first such line of its
+ * start, else of its end; NULL when none does. New string. */
+static char *why_line(struct session *s)
+{
+	char *l = why_line_in(s->err_head.p, s->err_head.len);
+	return l ? l : why_line_in(s->err_tail.p, s->err_tail.len);
+}
+
+/* The first absolute path in a line (quoted or after a space), or NULL. New string. */
+static char *path_in(const char *line)
+{
+	for (const char *p = line; *p; p++) {
+		if (*p != '/' || (p > line && p[-1] != '\'' && p[-1] != '"' && p[-1] != ' ' && p[-1] != '`'))
+			continue;
+		size_t n = strcspn(p, "'\"` ,:)");
+		if (n > 1)
+			return xstrndup(p, n);
+	}
+	return NULL;
+}
+
+/* When the failure names a path the sandbox hides from the server (a module beside a
+ * script under /tmp: the script, named on the command line, stays in view), says so in detail ("hidden_path", "hidden_by", "expose") and returns
+ * one sentence for the messages; else NULL. New string. */
+static char *hidden_hint(struct session *s, const char *line, cJSON *d)
+{
+	const struct sandbox_spec *sp = s->o.sandbox;
+	if (!sp)
+		return NULL;
+	char *path = line ? path_in(line) : NULL, *hider = NULL;
+	if (path)
+		hider = sandbox_conceal_hider(path, sp->scope, sp->expose);
+	if (!hider) {
+		free(path);
+		return NULL;
+	}
+	/* Keep in view the directory just beneath the hiding location (the install's root). */
+	size_t hl = strlen(hider);
+	const char *rest = path + hl + (path[hl] == '/');
+	size_t first = strcspn(rest, "/");
+	char *expose = rest[first] == '/' ? xstrndup(path, (size_t)(rest - path) + first) : xstrdup(path);
+	cJSON_AddStringToObject(d, "hidden_path", path);
+	cJSON_AddStringToObject(d, "hidden_by", hider);
+	cJSON_AddStringToObject(d, "expose", expose);
+	int priv = !strcmp(hider, "/tmp") || !strcmp(hider, "/dev/shm");
+	char *hint = xasprintf("%s lies under %s, which the sandbox %s: install the server elsewhere, or keep it in view "
+			       "with `belay proxy --expose %s ...`",
+			       path, hider, priv ? "makes private to the server (it sees an empty one)" : "hides from the server",
+			       expose);
+	free(expose);
+	free(hider);
+	free(path);
+	return hint;
+}
+
 static cJSON *denial_lines(struct session *s)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -147,13 +263,23 @@ static void set_exit_message(struct session *s)
 	cJSON_AddItemToObject(d, "denials", denial_lines(s));
 	int nl = cJSON_GetArraySize(lines);
 	const cJSON *last = nl ? cJSON_GetArrayItem(lines, nl - 1) : NULL;
+	char *why = why_line(s);
+	if (why)
+		cJSON_AddStringToObject(d, "error_line", why);
+	char *hint = hidden_hint(s, why, d);
 	struct buf m = {0};
 	if (s->not_started)
 		buf_printf(&m, "belay: the MCP server could not start: %s", s->not_started_why);
 	else
 		buf_printf(&m, "belay: the MCP server %s before it answered", how);
-	if (last)
+	if (why)
+		buf_printf(&m, ": %s", why);
+	else if (last)
 		buf_printf(&m, " (its last stderr line: %s)", last->valuestring);
+	if (hint)
+		buf_printf(&m, "; %s", hint);
+	free(why);
+	free(hint);
 	free(s->stop_msg);
 	s->stop_msg = buf_take(&m);
 	cJSON_Delete(s->stop_detail);
@@ -182,6 +308,13 @@ static void announce_exit(struct session *s, size_t answered)
 		buf_printf(&t, "; belay answered the %zu request(s) still waiting for it with an error", answered);
 	else if (s->o.reply_when_gone && !s->client_eof)
 		buf_puts(&t, "; belay answers the client's requests with an error until the session ends");
+	const char *why = jx_str(s->stop_detail, "error_line"), *hidden = jx_str(s->stop_detail, "hidden_path");
+	if (why)
+		buf_printf(&t, "\nwhy: %s", why);
+	if (hidden)
+		buf_printf(&t, "\n%s lies under %s, out of the contained server's sight: install it elsewhere, or keep it "
+			       "in view with --expose %s",
+			   hidden, jx_str(s->stop_detail, "hidden_by"), jx_str(s->stop_detail, "expose"));
 	const cJSON *lines = cJSON_GetObjectItemCaseSensitive(s->stop_detail, "stderr_tail");
 	if (cJSON_GetArraySize(lines)) {
 		buf_puts(&t, "\nits last stderr line(s):");
@@ -335,6 +468,7 @@ void session_lifecycle_free(struct session *s)
 {
 	inflight_free(&s->inflight);
 	buf_free(&s->err_tail);
+	buf_free(&s->err_head);
 	for (size_t i = 0; i < NDENIALS; i++)
 		free(s->denials[i]);
 	free(s->stop_msg);

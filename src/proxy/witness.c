@@ -14,6 +14,7 @@ struct witness {
 	size_t scope_len;
 	struct strmap paths; /* relative path -> tree flag */
 	int overflow;
+	unsigned long long noted; /* writes noted in the scope since witness_new (never reset) */
 };
 
 struct witness *witness_new(const char *scope)
@@ -46,6 +47,7 @@ void witness_note(struct witness *w, const char *path, int tree)
 	if (!*rel)
 		rel = ".";
 	pthread_mutex_lock(&w->mu);
+	w->noted++;
 	int64_t old = 0;
 	int had = strmap_get(&w->paths, rel, &old);
 	if (!had && strmap_count(&w->paths) >= WITNESS_MAX)
@@ -53,6 +55,16 @@ void witness_note(struct witness *w, const char *path, int tree)
 	else if (!had || (tree && !old))
 		strmap_put(&w->paths, rel, tree ? 1 : 0);
 	pthread_mutex_unlock(&w->mu);
+}
+
+unsigned long long witness_noted(struct witness *w)
+{
+	if (!w)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	unsigned long long n = w->noted;
+	pthread_mutex_unlock(&w->mu);
+	return n;
 }
 
 void witness_note_cb(void *ctx, const char *path, int tree)

@@ -34,6 +34,8 @@ struct witnessed {
 	int overflow;
 };
 void witness_take(struct witness *w, struct witnessed *out);
+/* How many writes in the scope were noted since witness_new, all takes included (0 for NULL). */
+unsigned long long witness_noted(struct witness *w);
 void witnessed_free(struct witnessed *ws);
 /* 1 when a change at `path` (relative) is explained by what was witnessed: the path itself,
  * an ancestor noted as a moved tree, or - for a directory - a witnessed entry directly in it

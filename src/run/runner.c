@@ -122,6 +122,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 	struct admission *gate = NULL;
 	struct gate_policy *gpol = NULL;
 	int rc = 0;
+	char *not_started = NULL; /* a launcher whose package could not be resolved: why */
 	if (!cfg->server || !cfg->server[0]) {
 		rc = err_set(e, BELAY_EUSAGE, "no server command given");
 		goto fail;
@@ -162,8 +163,13 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		 * scripts on: resolve outside it, then run the installed entry point contained. */
 		if (!cfg->resolved && pkgexec_is_launcher(cfg->server)) {
 			struct pkgexec_opts po = {.cwd = cfg->cwd, .stderr_fd = cfg->stderr_fd ? cfg->stderr_fd : 2};
-			if ((rc = pkgexec_resolve(cfg->server, &po, &r->plan, e)) != 0)
-				goto fail;
+			struct err pe = {0};
+			if (pkgexec_resolve(cfg->server, &po, &r->plan, &pe) != 0) {
+				/* Nothing runs; the agent's requests are answered with the cause
+				 * (session_opts.not_started), and the run is recorded. */
+				not_started = xstrdup(pe.msg);
+				goto start;
+			}
 		}
 		/* The installed package stays in view, read-only, wherever it lies (a cache under
 		 * the host's /tmp or /dev/shm is hidden by default); one inside the scope is already. */
@@ -212,6 +218,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 			gate->trial_ctx = cfg->trial_ctx;
 		}
 	}
+start:
 	gate_policy_free(gpol);
 	gpol = NULL;
 	if (!cfg->no_trace && !cfg->no_index) {
@@ -251,11 +258,15 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 		.trace_tap = r->sw ? store_writer_tap : NULL,
 		.trace_tap_ctx = r->sw,
 		.reply_when_gone = 1, /* an agent is never left waiting for a server that cannot answer */
+		.not_started = not_started,
 		.spin_us = cfg->no_spin ? 0 : cfg->spin_us ? cfg->spin_us : LOOP_SPIN_DEFAULT_US,
 	};
 	gate = NULL; /* the session owns it (and the witness) now, even when it fails */
 	r->witness = NULL;
-	if ((rc = session_start(loop, &so, cin, cout, &r->session, e)) != 0)
+	rc = session_start(loop, &so, cin, cout, &r->session, e);
+	free(not_started);
+	not_started = NULL;
+	if (rc != 0)
 		goto fail;
 	const char *tp = session_trace_path(r->session);
 	if (tp) {
@@ -273,6 +284,7 @@ int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint 
 	*out = r;
 	return 0;
 fail:
+	free(not_started);
 	if (cin)
 		endpoint_close(cin);
 	if (cout)

@@ -75,8 +75,11 @@ struct runner_cfg {
 };
 
 /* Validates the configuration, then starts the run. cin/cout are taken (closed on error).
- * Nothing is forwarded and no trace is left behind on failure (a launcher-style server that
- * cannot be resolved is such a failure, named). */
+ * Nothing is forwarded and no trace is left behind on failure. A launcher-style server that
+ * runner_start cannot resolve is not such a failure: the run starts with nothing to run
+ * (session_opts.not_started), answers the client's requests with the cause (reason
+ * "server_not_started", the message naming the package and the package manager's last
+ * words), says it through `alert`, is recorded, and ends with status 2. */
 int runner_start(uv_loop_t *loop, const struct runner_cfg *cfg, struct endpoint *cin, struct endpoint *cout,
 		 struct runner **out, struct err *e);
 const char *runner_trace_path(const struct runner *r); /* NULL without a trace */

@@ -78,3 +78,30 @@ void sandbox_conceal_free(char **list)
 		free(*p);
 	free(list);
 }
+
+char *sandbox_conceal_hider(const char *path, const char *scope, char *const *expose)
+{
+	if (!path || path[0] != '/')
+		return NULL;
+	char *real = realpath(path, NULL);
+	const char *p = real ? real : path;
+	char *hider = NULL;
+	if ((scope && (fs_is_under(p, scope) || fs_is_under(path, scope))) || exposed(p, expose)) {
+		free(real);
+		return NULL;
+	}
+	static const char *const private_dirs[] = {"/tmp", "/dev/shm", NULL};
+	for (const char *const *d = private_dirs; *d && !hider; d++)
+		if (fs_is_under(p, *d) || fs_is_under(path, *d))
+			hider = xstrdup(*d);
+	if (!hider) {
+		size_t ns;
+		char **list = sandbox_conceal_list(expose, &ns);
+		for (char **c = list; *c && !hider; c++)
+			if (fs_is_under(p, *c) || fs_is_under(path, *c))
+				hider = xstrdup(*c);
+		sandbox_conceal_free(list);
+	}
+	free(real);
+	return hider;
+}

@@ -16,6 +16,13 @@
 char **sandbox_conceal_list(char *const *expose, size_t *nsockets);
 void sandbox_conceal_free(char **list);
 
+/* Where the absolute `path` lies out of a contained server's sight: "/tmp" or "/dev/shm"
+ * (the launcher gives the server private, empty ones) or one of sandbox_conceal_list's
+ * locations - unless it lies in `scope` (always in view; may be NULL) or beneath an exposed
+ * path (NULL-terminated realpaths, may be NULL). Returns that location (a new string), or
+ * NULL when the server sees the path. Reads nothing but the path's realpath. */
+char *sandbox_conceal_hider(const char *path, const char *scope, char *const *expose);
+
 /* The credential stores, relative to the home directory (NULL-terminated; for docs and
  * tests). */
 extern const char *const sandbox_credential_stores[];

@@ -177,10 +177,16 @@ static void fill_run(struct cm_run *r, sqlite3_stmt *q, int base)
 int cm_load_runs(struct cmodel *m, struct err *e)
 {
 	sqlite3_stmt *q;
-	int rc = store_stmt(m->st, "SELECT id, " RUN_COLS " FROM runs ORDER BY started, id", &q, e);
+	int rc = store_stmt(m->st, "SELECT id, " RUN_COLS ", " RUNQ_HEALTH_CHECK_SQL " FROM runs r ORDER BY started, id",
+			    &q, e);
 	if (rc)
 		return rc;
+	m->health_checks = 0;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (sqlite3_column_int(q, 14)) {
+			m->health_checks++;
+			continue;
+		}
 		struct cm_run *r = cm_add(m, col_text(q, 0), NULL);
 		fill_run(r, q, 1);
 	}

@@ -114,11 +114,14 @@ struct cmodel {
 	struct cm_run **runs;
 	size_t nruns;
 	unsigned gen;
+	unsigned health_checks; /* runs cm_load_runs left out: health checks (index/runq.h) */
 };
 
 int cm_open(struct cmodel *m, const char *state_dir, struct err *e);
 void cm_close(struct cmodel *m);
-/* Loads every run the store knows (the runs pane), oldest first. */
+/* Loads every run the store knows (the runs pane), oldest first, less the health checks
+ * (RUNQ_HEALTH_CHECK_SQL: connections that called nothing, were refused nothing and wrote
+ * nothing), which it counts in m->health_checks; their traces stay. */
 int cm_load_runs(struct cmodel *m, struct err *e);
 struct cm_run *cm_find(struct cmodel *m, const char *id);
 /* Adds a run the engine announced (the store may not have its row yet). */

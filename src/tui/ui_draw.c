@@ -127,7 +127,11 @@ static void run_counts(const struct cm_run *r, char *out, size_t n)
 static void draw_runs(struct ui *u, struct canvas *c, const struct layout *L)
 {
 	char t[128];
-	snprintf(t, sizeof t, " RUNS (%zu)", u->m->nruns);
+	if (u->m->health_checks)
+		snprintf(t, sizeof t, " RUNS (%zu; %u health check%s hidden)", u->m->nruns, u->m->health_checks,
+			 u->m->health_checks == 1 ? "" : "s");
+	else
+		snprintf(t, sizeof t, " RUNS (%zu)", u->m->nruns);
 	header_row(c, L->runs_y, u->w, t, u->focus == PANE_RUNS);
 	struct list_pos *p = &u->pos[PANE_RUNS];
 	scroll(p, u->m->nruns, L->runs_rows);

@@ -126,3 +126,25 @@ Test(doctor, names_each_problem_with_its_fix_and_passes_once_fixed)
 	cJSON_Delete(f);
 	free(db);
 }
+
+Test(doctor, warns_of_a_contained_server_installed_where_the_sandbox_does_not_look)
+{
+	/* Issue 35: a server installed under /tmp (or /dev/shm) dies contained: the script,
+	 * named on the command line, stays in view, what lies beside it does not. */
+	char *cfg = xasprintf("{\"mcpServers\": {\"tmpsrv\": {\"command\": \"%s\", \"args\": [\"proxy\", \"--state\", \"%s\", "
+			      "\"--scope\", \"%s\", \"--\", \"node\", \"/tmp/belay-t35-srv/dist/index.js\"]}, "
+			      "\"shown\": {\"command\": \"%s\", \"args\": [\"proxy\", \"--state\", \"%s\", \"--scope\", \"%s\", "
+			      "\"--expose\", \"/dev/shm\", \"--\", \"node\", \"/dev/shm/srv/index.js\"]}}}",
+			      BELAY_BIN, state, home, BELAY_BIN, state, home);
+	put(".cursor/mcp.json", cfg);
+	cJSON *f;
+	doctor("agents", &f);
+	const cJSON *x = finding(f, "/tmp/belay-t35-srv/dist/index.js", "warn");
+	cr_assert(strstr(jx_str(x, "what"), "tmpsrv"), "%s", jx_str(x, "what"));
+	cr_assert(strstr(jx_str(x, "fix"), "--expose /tmp/belay-t35-srv"), "%s", jx_str(x, "fix"));
+	/* an exposed one is not warned about */
+	for (const cJSON *g = f->child; g; g = g->next)
+		cr_assert_null(strstr(jx_str(g, "what"), "/dev/shm/srv"), "%s", jx_str(g, "what"));
+	cJSON_Delete(f);
+	free(cfg);
+}

@@ -272,3 +272,93 @@ Test(lifecycle, a_server_whose_containment_fails_never_starts_and_says_why)
 	free(st);
 	free(tdir);
 }
+
+Test(lifecycle, a_server_under_the_hosts_tmp_dies_and_the_agent_reads_why_and_expose)
+{
+	/* Issue 35: a server installed under /tmp (private inside the sandbox) died at start
+	 * with a module-not-found error, and the agent's error quoted its last stderr line
+	 * ("Node.js v20..."). Now it quotes the line that says why and names --expose. */
+	char tmpl[] = "/tmp/belay-t35-XXXXXX";
+	cr_assert_not_null(mkdtemp(tmpl));
+	char *script = fs_join(tmpl, "server.mjs");
+	/* The script itself stays in view (named on the command line); what it imports beside
+	 * it does not. */
+	cr_assert_eq(ts_sh("echo 'import \"./lib.mjs\"; process.stdin.resume();' > %s && echo 'export {};' > %s/lib.mjs",
+			   script, tmpl),
+		     0);
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "st"), *tdir = fs_join(dir, "tr");
+	fs_mkdir_p(ws, 0700, NULL);
+	const char *server[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tdir, "--", "node", script,
+				NULL};
+	struct ts_out o;
+	cJSON *doc = ts_life_client(NULL, "start", NULL, server, &o);
+	ts_rmtree(tmpl);
+	assert_belay_error(doc, "connect_error", "server_exited");
+	const char *msg = ts_life_str(doc, "connect_error.message");
+	cr_assert(strstr(msg, "Cannot find module"), "the line that says why: %s", msg);
+	cr_assert(strstr(msg, "lib.mjs"), "%s", msg);
+	cr_assert_null(strstr(msg, "line: Node.js v"), "not the last line: %s", msg);
+	cr_assert(strstr(msg, "/tmp"), "%s", msg);
+	cr_assert(strstr(msg, "--expose"), "the way out is named: %s", msg);
+	/* and the console / stderr say the same */
+	cr_assert(strstr(o.err, "belay: the MCP server exited with status 1"), "%s", o.err);
+	cr_assert(strstr(o.err, "belay: why: Error [ERR_MODULE_NOT_FOUND]: Cannot find module"), "%s", o.err);
+	cr_assert(strstr(o.err, "--expose"), "%s", o.err);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	free(script);
+	free(ws);
+	free(st);
+	free(tdir);
+}
+
+/* The run id of the one trace in tdir. */
+static char *run_of(const char *tdir)
+{
+	char *path = ts_find_trace(tdir);
+	cr_assert_not_null(path, "one trace in %s", tdir);
+	const char *base = strrchr(path, '/') + 1;
+	char *id = xstrndup(base, strlen(base) - strlen(".jsonl"));
+	free(path);
+	return id;
+}
+
+Test(lifecycle, a_health_check_is_not_a_run)
+{
+	/* Issue 35: each `claude mcp list` left a 0-turn run in `belay runs`. A connection that
+	 * only initializes and lists the tools is folded (its trace kept); one whose server
+	 * wrote in the workspace at start-up is not. */
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "st"), *ta = fs_join(dir, "tra"), *tb = fs_join(dir, "trb");
+	fs_mkdir_p(ws, 0700, NULL);
+	const char *quiet[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", ta, "--", "node", fs_server,
+			       ws, NULL};
+	char *script = xasprintf("echo up > %s/started.txt && exec node %s %s", ws, fs_server, ws);
+	const char *writer[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tb, "--", "sh", "-c",
+				script, NULL};
+	struct ts_out o;
+	cJSON *doc = ts_life_client(NULL, "start", NULL, quiet, &o);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "connected")), "%s", o.err);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	doc = ts_life_client(NULL, "start", NULL, writer, &o);
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "connected")), "%s", o.err);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	char *a = run_of(ta), *b = run_of(tb);
+	struct ts_out r;
+	ts_belay(&r, NULL, "runs", "--state", st, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_null(strstr(r.out, a), "the health check is folded:\n%s", r.out);
+	cr_assert(strstr(r.out, b), "a server that wrote at start-up is shown:\n%s", r.out);
+	cr_assert(strstr(r.out, "1 health check hidden"), "%s", r.out);
+	ts_out_free(&r);
+	ts_belay(&r, NULL, "runs", "--all", "--json", "--state", st, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, a) && strstr(r.out, b), "--all shows both:\n%s", r.out);
+	cr_assert(strstr(r.out, "\"health_check\":true"), "%s", r.out);
+	ts_out_free(&r);
+	char *path = ts_find_trace(ta);
+	cr_assert_not_null(path, "the health check's trace is kept");
+	free(path);
+	free(a), free(b), free(script), free(ws), free(st), free(ta), free(tb);
+}

@@ -133,11 +133,9 @@ Test(pkgexec, npx_npm_exec_and_pnpm_dlx_of_a_registry_free_tarball_run_contained
 	cr_assert(fs_is_under(argv0, pkgroot), "%s runs from belay's install (%s)", argv0, pkgroot);
 	cr_assert(strstr(argv0, "@modelcontextprotocol/server-filesystem/dist/index.js"), "%s", argv0);
 	cr_assert(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(start, "sandbox")), "contained");
-	/* one cache per scope and network policy (docs/THREAT_MODEL.md): <cache>/sandbox/deny-<hash> */
-	char *sbcache = xasprintf("%s/sandbox/deny-", cache);
-	const char *got = ts_life_str(start, "sandbox.cache");
-	cr_assert(got && !strncmp(got, sbcache, strlen(sbcache)) && strlen(got) == strlen(sbcache) + 32,
-		  "the sandbox cache of this scope and policy: %s", got ? got : "(none)");
+	char *sbcache = fs_join(cache, "sandbox");
+	/* one cache per scope and network policy, beneath <cache>/sandbox (sandbox_cache.h) */
+	cr_assert(fs_is_under(ts_life_str(start, "sandbox.cache"), sbcache), "%s", ts_life_str(start, "sandbox.cache"));
 	cJSON_Delete(doc);
 	cJSON_Delete(start);
 	ts_out_free(&o);
@@ -305,14 +303,13 @@ Test(pkgexec, npm_inside_the_sandbox_writes_the_sandbox_cache_not_home)
 	const char *env[] = {cache_env, home_env, NULL};
 	struct ts_out o;
 	run_connected(argv, env, ws, &o);
-	/* the first line: npm's cache, inside the sandbox cache of this scope and policy
-	 * (<cache>/sandbox/allow-<hash>/npm) */
-	char *prefix = xasprintf("%s/sandbox/allow-", cache);
-	char *npmcache = xstrndup(o.out, strcspn(o.out, "\n"));
-	cr_assert(!strncmp(npmcache, prefix, strlen(prefix)) && strlen(npmcache) == strlen(prefix) + 32 + 4 &&
-			  !strcmp(npmcache + strlen(npmcache) - 4, "/npm"),
-		  "npm's cache inside is the sandbox's: %s\n%s", o.out, o.err);
-	free(prefix);
+	/* npm config get cache: <cache>/sandbox/<policy>-<hash>/npm (one cache per scope and policy) */
+	char *sbroot = xasprintf("%s/sandbox/allow-", cache);
+	const char *at = strstr(o.out, sbroot), *nl = at ? strchr(at, '\n') : NULL;
+	cr_assert(at && nl && nl - at > 4 && !strncmp(nl - 4, "/npm", 4), "npm's cache inside is the sandbox's: %s\n%s",
+		  o.out, o.err);
+	char *npmcache = xstrndup(at, (size_t)(nl - at));
+	free(sbroot);
 	cr_assert(strstr(o.out, "CACHED"), "%s\n%s", o.out, o.err);
 	cr_assert_null(strstr(o.err, "sudo chown"), "%s", o.err);
 	char *cacache = fs_join(npmcache, "_cacache");
@@ -332,4 +329,53 @@ Test(pkgexec, npm_inside_the_sandbox_writes_the_sandbox_cache_not_home)
 	free(tdir);
 	free(ws);
 	free(st);
+}
+
+Test(pkgexec, a_package_that_cannot_be_fetched_answers_the_agents_initialize_with_the_cause)
+{
+	/* Issue 35: a launcher whose package cannot be fetched (the registry, on loopback,
+	 * refuses the connection) used to end belay with status 2 and the reason only on its
+	 * stderr, which agents hide; the agent's initialize waited for nothing. Now belay
+	 * answers it with an error naming the package and the cause, and records it. */
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "st"), *tdir = fs_join(dir, "tr");
+	fs_mkdir_p(ws, 0700, NULL);
+	const char *server[] = {BELAY_BIN, "proxy",	   "--scope", ws, "--state", st, "--trace-dir", tdir, "--",
+				"npx",	   "-y",	   "belay-no-such-package-35", NULL};
+	const char *opts[] = {"--cwd", ws, "--timeout", "150000", "--env", cache_env, "--env",
+			      "npm_config_registry=http://127.0.0.1:1/", "--env", "npm_config_fetch_retries=0", NULL};
+	struct ts_out o;
+	cJSON *doc = ts_life_client(NULL, "start", opts, server, &o);
+	char *all = cJSON_PrintUnformatted(doc);
+	cr_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(doc, "connected")), "%s", all);
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(doc, "connect_error");
+	cr_assert_eq(ts_life_num(err, "code"), -32000, "belay's answer, not the SDK's timeout or a closed pipe: %s\n%s",
+		     all, o.err);
+	cr_assert_str_eq(ts_life_str(err, "data.belay.reason"), "server_not_started", "%s", all);
+	const char *msg = ts_life_str(err, "message");
+	cr_assert(strstr(msg, "belay-no-such-package-35"), "the message names the package: %s", msg);
+	cr_assert(strstr(msg, "npm could not fetch"), "and the cause: %s", msg);
+	cr_assert(strstr(msg, "ECONNREFUSED"), "npm's line that says why, not its last one: %s", msg);
+	cr_assert(strstr(o.err, "belay: the MCP server could not start"), "%s", o.err);
+	/* The trace holds the request and belay's answer in the server's place. */
+	char *path = ts_find_trace(tdir);
+	cr_assert_not_null(path, "a trace in %s", tdir);
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(path, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	int answered = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->recs[i].belay_reason && !strcmp(t->recs[i].belay_reason, "server_not_started"))
+			answered++;
+	cr_assert_eq(answered, 1, "initialize answered by belay in the trace");
+	cr_assert(strstr(ts_life_str(trace_server_start(t), "not_started"), "belay-no-such-package-35"),
+		  "the start record says why the server never ran");
+	trace_free(t);
+	free(path);
+	free(all);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	free(ws);
+	free(st);
+	free(tdir);
 }
