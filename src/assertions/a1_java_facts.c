@@ -86,25 +86,11 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-static void set_status(struct jx *x, int status, unsigned line, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void set_status(struct jx *x, int status, unsigned line, unsigned col, const char *fmt, ...)
-{
-	if (x->j->s.status)
-		return;
-	char what[300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	x->j->s.status = status;
-	x->j->s.why = xasprintf("line %u, column %u: %s", line, col, what);
-}
 
 static void status_at(struct jx *x, int status, TSNode n, const char *what)
 {
 	TSPoint p = ts_node_start_point(n);
-	set_status(x, status, p.row + 1, p.column + 1, "%s", what);
+	a1_js_side_refuse(&x->j->s, status, p.row + 1, p.column + 1, "%s", what);
 }
 
 static int spend(struct jx *x, size_t n, TSNode at)
@@ -884,7 +870,7 @@ static int check_nesting(struct jx *x)
 	for (size_t i = 0; i < n; i++) {
 		char ch = s[i];
 		if (run > RUN_MAX) {
-			set_status(x, A1_JS_UNDECIDABLE, (unsigned)line, 1, "more than %d tokens pending in one statement",
+			a1_js_side_refuse(&x->j->s, A1_JS_UNDECIDABLE, (unsigned)line, 1, "more than %d tokens pending in one statement",
 				   RUN_MAX);
 			return -1;
 		}
@@ -926,7 +912,7 @@ static int check_nesting(struct jx *x)
 		}
 		if (ch == '(' || ch == '[' || ch == '{') {
 			if (depth == A1_JAVA_MAX_DEPTH) {
-				set_status(x, A1_JS_UNDECIDABLE, (unsigned)line, 1, "brackets nested deeper than %d",
+				a1_js_side_refuse(&x->j->s, A1_JS_UNDECIDABLE, (unsigned)line, 1, "brackets nested deeper than %d",
 					   A1_JAVA_MAX_DEPTH);
 				return -1;
 			}
@@ -946,7 +932,7 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 {
 	struct jx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
 	if (x.len > A1_JAVA_MAX_BYTES) {
-		set_status(&x, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", x.len, A1_JAVA_MAX_BYTES);
+		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", x.len, A1_JAVA_MAX_BYTES);
 		return j->s.status;
 	}
 	if (x.len >= 3 && !memcmp(x.src, "\xef\xbb\xbf", 3)) {
@@ -954,7 +940,7 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 		x.len -= 3;
 	}
 	if (memchr(x.src, 0, x.len) || !utf8_valid(x.src, x.len)) {
-		set_status(&x, A1_JS_UNREADABLE, 1, 1, "%s", memchr(x.src, 0, x.len) ? "a NUL byte" : "not UTF-8");
+		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "%s", memchr(x.src, 0, x.len) ? "a NUL byte" : "not UTF-8");
 		return j->s.status;
 	}
 	if (check_nesting(&x))
@@ -962,7 +948,7 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 	TSParser *p = ts_parser_new();
 	if (!ts_parser_set_language(p, tree_sitter_java())) {
 		ts_parser_delete(p);
-		set_status(&x, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
+		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
 			   ts_language_version(tree_sitter_java()));
 		return j->s.status;
 	}
@@ -970,7 +956,7 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 	TSTree *tree = ts_parser_parse_string(p, NULL, x.src, (uint32_t)x.len);
 	if (!tree) {
 		ts_parser_delete(p);
-		set_status(&x, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
+		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
 		return j->s.status;
 	}
 	TSNode root = ts_tree_root_node(tree);

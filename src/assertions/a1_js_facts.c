@@ -117,25 +117,23 @@ static unsigned line_of(TSNode n)
 	return ts_node_start_point(n).row + 1;
 }
 
-static void set_status(struct ex *x, int status, unsigned line, unsigned col, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void set_status(struct ex *x, int status, unsigned line, unsigned col, const char *fmt, ...)
+void a1_js_side_refuse(struct a1_js_side *s, int status, unsigned line, unsigned col, const char *fmt, ...)
 {
-	if (x->s->status)
+	if (s->status)
 		return;
 	char what[300];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	x->s->status = status;
-	x->s->why = xasprintf("line %u, column %u: %s", line, col, what);
+	s->status = status;
+	s->why = xasprintf("line %u, column %u: %s", line, col, what);
 }
 
 static void set_status_at(struct ex *x, int status, TSNode n, const char *what)
 {
 	TSPoint p = ts_node_start_point(n);
-	set_status(x, status, p.row + 1, p.column + 1, "%s", what);
+	a1_js_side_refuse(x->s, status, p.row + 1, p.column + 1, "%s", what);
 }
 
 /* Spends `n` of the work budget; 0 once it is gone (the side is then undecidable). */
@@ -1301,20 +1299,6 @@ static void walk(struct ex *x, TSNode n, struct ctx c)
 
 /* ---- refusals before the walk ---- */
 
-static void line_col(const char *s, size_t off, unsigned *line, unsigned *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (s[i] == '\n') {
-			++*line;
-			*col = 1;
-		} else {
-			++*col;
-		}
-	}
-}
-
 /* The first byte that is not UTF-8, or NUL. */
 static int check_bytes(struct ex *x)
 {
@@ -1336,8 +1320,8 @@ static int check_bytes(struct ex *x)
 						break;
 					i += k;
 				}
-				line_col(x->src, i, &line, &col);
-				set_status(x, A1_JS_UNREADABLE, line, col, "not UTF-8 (byte 0x%02x)",
+				tsnode_line_col(x->src, i, &line, &col);
+				a1_js_side_refuse(x->s, A1_JS_UNREADABLE, line, col, "not UTF-8 (byte 0x%02x)",
 					   (unsigned char)x->src[i < le ? i : ls]);
 				return -1;
 			}
@@ -1345,8 +1329,8 @@ static int check_bytes(struct ex *x)
 		}
 	}
 	if (nul) {
-		line_col(x->src, lim, &line, &col);
-		set_status(x, A1_JS_UNREADABLE, line, col, "a NUL byte");
+		tsnode_line_col(x->src, lim, &line, &col);
+		a1_js_side_refuse(x->s, A1_JS_UNREADABLE, line, col, "a NUL byte");
 		return -1;
 	}
 	return 0;
@@ -1379,8 +1363,8 @@ static int word_byte(unsigned char c)
 static int refuse_deep(struct ex *x, size_t off, const char *what, int limit, const char *tail)
 {
 	unsigned line, col;
-	line_col(x->src, off, &line, &col);
-	set_status(x, A1_JS_UNDECIDABLE, line, col, "%s %d%s", what, limit, tail);
+	tsnode_line_col(x->src, off, &line, &col);
+	a1_js_side_refuse(x->s, A1_JS_UNDECIDABLE, line, col, "%s %d%s", what, limit, tail);
 	return -1;
 }
 
@@ -1565,7 +1549,7 @@ static int extract_with(enum a1_js_dialect d, const char *text, size_t len, stru
 	if (!text)
 		return 0;
 	if (len > A1_JS_MAX_BYTES) {
-		set_status(&x, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", len, A1_JS_MAX_BYTES);
+		a1_js_side_refuse(x.s, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", len, A1_JS_MAX_BYTES);
 		return s->status;
 	}
 	if (x.len >= 3 && !memcmp(x.src, "\xef\xbb\xbf", 3)) { /* a byte order mark */
@@ -1580,7 +1564,7 @@ static int extract_with(enum a1_js_dialect d, const char *text, size_t len, stru
 	TSParser *p = ts_parser_new();
 	if (!ts_parser_set_language(p, lang)) {
 		ts_parser_delete(p);
-		set_status(&x, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
+		a1_js_side_refuse(x.s, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
 			   ts_language_version(lang));
 		return s->status;
 	}
@@ -1588,7 +1572,7 @@ static int extract_with(enum a1_js_dialect d, const char *text, size_t len, stru
 	TSTree *tree = ts_parser_parse_string(p, old, x.src, (uint32_t)x.len);
 	if (!tree) {
 		ts_parser_delete(p);
-		set_status(&x, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
+		a1_js_side_refuse(x.s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
 		return s->status;
 	}
 	TSNode root = ts_tree_root_node(tree);

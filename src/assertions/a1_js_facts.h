@@ -111,4 +111,9 @@ void a1_js_compare(const struct a1_js_side *pre, const struct a1_js_side *post, 
 		   a1_js_pair_fn pair_fn, cJSON *out);
 
 
+/* Marks side s refused (status: why it cannot be judged) at line:col, the first refusal
+ * only: s->why = "line L, column C: <fmt...>". */
+void a1_js_side_refuse(struct a1_js_side *s, int status, unsigned line, unsigned col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 #endif

@@ -128,20 +128,6 @@ unsigned a1_lang_line(TSNode n)
 	return ts_node_start_point(n).row + 1;
 }
 
-static void line_col(const char *s, size_t off, unsigned *line, unsigned *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (s[i] == '\n') {
-			++*line;
-			*col = 1;
-		} else {
-			++*col;
-		}
-	}
-}
-
 static int word_byte(unsigned char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
@@ -210,7 +196,7 @@ static int guard(enum a1_lang_syntax syn, const char *s, size_t n, struct a1_lan
 		char c = s[i];
 		unsigned line, col;
 		if (run > RUN_MAX) {
-			line_col(s, i, &line, &col);
+			tsnode_line_col(s, i, &line, &col);
 			a1_lang_side_status(side, A1_LANG_UNDECIDABLE, "line %u, column %u: more than %d tokens pending in one expression",
 					    line, col, RUN_MAX);
 			return -1;
@@ -262,7 +248,7 @@ static int guard(enum a1_lang_syntax syn, const char *s, size_t n, struct a1_lan
 		}
 		if (c == '(' || c == '[' || c == '{') {
 			if (depth == A1_LANG_MAX_DEPTH) {
-				line_col(s, i, &line, &col);
+				tsnode_line_col(s, i, &line, &col);
 				a1_lang_side_status(side, A1_LANG_UNDECIDABLE, "line %u, column %u: brackets nested deeper than %d", line,
 						    col, A1_LANG_MAX_DEPTH);
 				return -1;
@@ -301,7 +287,7 @@ TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const cha
 			bad += k;
 		}
 		unsigned line, col;
-		line_col(text, bad, &line, &col);
+		tsnode_line_col(text, bad, &line, &col);
 		a1_lang_side_status(s, A1_LANG_UNREADABLE, "line %u, column %u: %s", line, col, nul && bad == lim ? "a NUL byte" : "not UTF-8");
 		return NULL;
 	}

@@ -212,3 +212,17 @@ void tsnode_edit_between(const char *a, size_t alen, const char *b, size_t blen,
 			   .old_end_point = point_at(a, alen - sfx),
 			   .new_end_point = point_at(b, blen - sfx)};
 }
+
+void tsnode_line_col(const char *s, size_t off, unsigned *line, unsigned *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (s[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}

@@ -62,6 +62,8 @@ void tsnode_edit_between(const char *a, size_t alen, const char *b, size_t blen,
  * quoting the start of the node's first line in `src` (at most TSNODE_SNIP bytes, cut at a
  * character boundary, control bytes as \xNN). Returns the node (tsnode_first_error), *kind as
  * there. */
+/* The 1-based line and column (in bytes) of byte offset off of s. */
+void tsnode_line_col(const char *s, size_t off, unsigned *line, unsigned *col);
 TSNode tsnode_syntax_error(const char *src, TSNode root, const char *what, char *out, size_t cap, int *kind);
 
 #endif
