@@ -147,12 +147,25 @@ static void constraints(const char *src, TSNode root, struct a1_lang_side *s)
 
 /*==== functions =============================================================================*/
 
+struct go_imports {
+	char *names[NAMES_MAX];
+	const char *pkgs[NAMES_MAX];
+	size_t n;
+};
+
 struct walk {
 	const char *src;
 	struct a1_lang_side *s;
 	struct a1_lang_func *f;
 	char *tparams[NAMES_MAX]; /* names of the function's testing parameters */
 	size_t ntparams;
+	/* testify: the names its packages go by in this file (assert, require, or an import's
+	 * alias; pkgs[i] the package: "assert" | "require"), and the function's objects made by
+	 * assert.New(t) / require.New(t) (objs[i] of package objpkgs[i]) */
+	const struct go_imports *imp;
+	char *objs[NAMES_MAX];
+	const char *objpkgs[NAMES_MAX];
+	size_t nobjs;
 };
 
 struct ctx {
@@ -218,7 +231,7 @@ static struct a1_lang_fact *fact(struct walk *w, const struct ctx *c, TSNode cal
 }
 
 /* testify: assert.X(t, ...) / require.X(t, ...). */
-static void testify(struct walk *w, const struct ctx *c, TSNode call, TSNode pkg, TSNode method)
+static void testify(struct walk *w, const struct ctx *c, TSNode call, const char *pk, TSNode method, uint32_t off)
 {
 	static const char *const expected_first[] = {"Equal", "EqualValues", "Exactly", "Same", "JSONEq", "YAMLEq",
 						     "ElementsMatch", "InDelta", "InEpsilon", "EqualExportedValues",
@@ -232,29 +245,69 @@ static void testify(struct walk *w, const struct ctx *c, TSNode call, TSNode pkg
 					    "Implements", "Condition", "NotEqual", "NotSame", "Subset", "NotPanics", "ErrorContains",
 					    NULL};
 	struct a1_lang_fact *f = fact(w, c, call);
-	char *pk = a1_lang_canon(w->src, pkg), *me = a1_lang_canon(w->src, method);
+	char *me = a1_lang_canon(w->src, method);
 	f->matcher = xasprintf("%s.%s", pk, me);
 	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
 	uint32_t na = ts_node_named_child_count(args);
-	TSNode a1 = na > 1 ? ts_node_named_child(args, 1) : (TSNode){0}, a2 = na > 2 ? ts_node_named_child(args, 2) : (TSNode){0};
+	/* the package form takes t first (off 1); an assert.New(t) object does not (off 0) */
+	na = na >= off ? na - off : 0;
+	TSNode a1 = na > 0 ? ts_node_named_child(args, off) : (TSNode){0},
+	       a2 = na > 1 ? ts_node_named_child(args, off + 1) : (TSNode){0};
 	int ef = name_in(w->src, method, expected_first) || !strcmp(me, "Len") ? 1 : 0;
 	if (!strcmp(me, "Len") || !ef) { /* Len(t, obj, n), True(t, x): the subject first */
-		if (na > 1)
+		if (na > 0)
 			f->subject = a1_lang_canon(w->src, a1);
-		if (na > 2 && strcmp(me, "Len") == 0)
+		if (na > 1 && strcmp(me, "Len") == 0)
 			f->expected = a1_lang_canon(w->src, a2);
-	} else if (na > 2) {
+	} else if (na > 1) {
 		f->expected = a1_lang_canon(w->src, a1);
 		f->subject = a1_lang_canon(w->src, a2);
 		if (!strcmp(me, "Equal") || !strcmp(me, "EqualValues") || !strcmp(me, "Exactly") || !strcmp(me, "Same"))
 			f->taut |= !strcmp(f->expected, f->subject);
 	}
-	if (na > 1 && ((!strcmp(me, "True") && a1_lang_cond(w->src, a1) == 1) || (!strcmp(me, "False") && a1_lang_cond(w->src, a1) == 0) ||
+	if (na > 0 && ((!strcmp(me, "True") && a1_lang_cond(w->src, a1) == 1) || (!strcmp(me, "False") && a1_lang_cond(w->src, a1) == 0) ||
 		       (!strcmp(me, "Nil") && text_is(w->src, a1, "nil")) || (!strcmp(me, "NotNil") && a1_lang_literal(a1) && !text_is(w->src, a1, "nil"))))
 		f->taut = 1;
 	f->strength = name_in(w->src, method, exact) ? A1_LANG_EXACT : name_in(w->src, method, loose) ? A1_LANG_LOOSE : A1_LANG_OTHER;
-	free(pk);
 	free(me);
+}
+
+/* The testify package a name stands for in this file ("assert", "require"), or NULL. */
+static const char *testify_pkg(const struct walk *w, TSNode n)
+{
+	for (size_t i = 0; w->imp && i < w->imp->n; i++)
+		if (text_is(w->src, n, w->imp->names[i]))
+			return w->imp->pkgs[i];
+	return NULL;
+}
+
+/* The package of a testify object (a := assert.New(t)), or NULL. */
+static const char *testify_obj(const struct walk *w, TSNode n)
+{
+	for (size_t i = 0; i < w->nobjs; i++)
+		if (text_is(w->src, n, w->objs[i]))
+			return w->objpkgs[i];
+	return NULL;
+}
+
+/* a := assert.New(t) (or require.New, through any name the package goes by): a is an object
+ * whose methods assert without t. */
+static void testify_new(struct walk *w, TSNode decl)
+{
+	TSNode left = ts_node_child_by_field_name(decl, "left", 4), right = ts_node_child_by_field_name(decl, "right", 5);
+	if (ts_node_named_child_count(left) != 1 || ts_node_named_child_count(right) != 1)
+		return;
+	TSNode name = ts_node_named_child(left, 0), call = ts_node_named_child(right, 0);
+	if (strcmp(ts_node_type(name), "identifier") || strcmp(ts_node_type(call), "call_expression"))
+		return;
+	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+	if (strcmp(ts_node_type(fn), "selector_expression"))
+		return;
+	const char *pk = testify_pkg(w, ts_node_child_by_field_name(fn, "operand", 7));
+	if (pk && text_is(w->src, ts_node_child_by_field_name(fn, "field", 5), "New") && w->nobjs < NAMES_MAX) {
+		w->objpkgs[w->nobjs] = pk;
+		w->objs[w->nobjs++] = a1_lang_canon(w->src, name);
+	}
 }
 
 static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
@@ -282,8 +335,10 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 				free(t);
 			}
 		}
-	} else if (text_is(w->src, op, "assert") || text_is(w->src, op, "require")) {
-		testify(w, c, call, op, field);
+	} else if (testify_pkg(w, op)) {
+		testify(w, c, call, testify_pkg(w, op), field, 1);
+	} else if (!strcmp(ts_node_type(op), "identifier") && testify_obj(w, op)) {
+		testify(w, c, call, testify_obj(w, op), field, 0);
 	}
 }
 
@@ -356,6 +411,8 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		testing_params(w, ts_node_child_by_field_name(n, "parameters", 10));
 	if (!strcmp(t, "call_expression"))
 		call_expr(w, &c, n);
+	if (!strcmp(t, "short_var_declaration") || !strcmp(t, "var_spec") || !strcmp(t, "assignment_statement"))
+		testify_new(w, n);
 	walk_kids(w, n, c);
 }
 
@@ -380,6 +437,46 @@ static int collected(const char *src, TSNode fn, const char *name)
 	return ok;
 }
 
+/* The names testify's assert and require packages go by in this file: their own, or the
+ * alias an import gives them (a dot import or a blank one gives none). */
+static void imports(const char *text, TSNode root, struct go_imports *imp)
+{
+	uint32_t n = ts_node_named_child_count(root);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode d = ts_node_named_child(root, i);
+		if (strcmp(ts_node_type(d), "import_declaration"))
+			continue;
+		TSNode specs[64];
+		uint32_t k = 0, m = ts_node_named_child_count(d);
+		for (uint32_t j = 0; j < m; j++) {
+			TSNode x = ts_node_named_child(d, j);
+			if (!strcmp(ts_node_type(x), "import_spec") && k < 64)
+				specs[k++] = x;
+			else if (!strcmp(ts_node_type(x), "import_spec_list"))
+				for (uint32_t q = 0; q < ts_node_named_child_count(x) && k < 64; q++)
+					if (!strcmp(ts_node_type(ts_node_named_child(x, q)), "import_spec"))
+						specs[k++] = ts_node_named_child(x, q);
+		}
+		for (uint32_t j = 0; j < k && imp->n < NAMES_MAX; j++) {
+			char *path = a1_lang_canon(text, ts_node_child_by_field_name(specs[j], "path", 4));
+			const char *pkg = !strcmp(path, "\"github.com/stretchr/testify/assert\"")    ? "assert"
+					  : !strcmp(path, "\"github.com/stretchr/testify/require\"") ? "require"
+												      : NULL;
+			free(path);
+			if (!pkg)
+				continue;
+			TSNode alias = ts_node_child_by_field_name(specs[j], "name", 4);
+			if (ts_node_is_null(alias)) {
+				imp->pkgs[imp->n] = pkg;
+				imp->names[imp->n++] = xstrdup(pkg);
+			} else if (!strcmp(ts_node_type(alias), "package_identifier")) {
+				imp->pkgs[imp->n] = pkg;
+				imp->names[imp->n++] = a1_lang_canon(text, alias);
+			}
+		}
+	}
+}
+
 static void extract(const char *text, size_t len, struct a1_lang_side *s)
 {
 	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s);
@@ -387,13 +484,15 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 		return;
 	TSNode root = ts_tree_root_node(tree);
 	constraints(text, root, s);
+	struct go_imports imp = {0};
+	imports(text, root, &imp);
 	uint32_t n = ts_node_named_child_count(root);
 	for (uint32_t i = 0; i < n && !s->status; i++) {
 		TSNode fn = ts_node_named_child(root, i);
 		if (strcmp(ts_node_type(fn), "function_declaration"))
 			continue;
 		char *name = a1_lang_canon(text, ts_node_child_by_field_name(fn, "name", 4));
-		struct walk w = {.src = text, .s = s};
+		struct walk w = {.src = text, .s = s, .imp = &imp};
 		w.f = a1_lang_func_add(s, name, collected(text, fn, name), a1_lang_line(fn));
 		char *params = a1_lang_canon(text, ts_node_child_by_field_name(fn, "parameters", 10));
 		if (!w.f->is_test)
@@ -406,8 +505,12 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 			walk(&w, body, c);
 		for (size_t j = 0; j < w.ntparams; j++)
 			free(w.tparams[j]);
+		for (size_t j = 0; j < w.nobjs; j++)
+			free(w.objs[j]);
 		free(name);
 	}
+	for (size_t j = 0; j < imp.n; j++)
+		free(imp.names[j]);
 	ts_tree_delete(tree);
 }
 

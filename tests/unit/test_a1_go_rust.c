@@ -122,6 +122,13 @@ static void play_all(const struct row *rows, size_t n)
 	"\tfor _, c := range cases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n"                                     \
 	"\t\t\tt.Errorf(\"%d+%d=%d\", c.a, c.b, got)\n\t\t}\n\t}\n}\n"
 
+#define GO_PRE_OBJ                                                                                                     \
+	"package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/assert\"\n)\n\n"                      \
+	"func TestSub(t *testing.T) {\n\ta := assert.New(t)\n\ta.Equal(1, Sub(2, 1))\n\ta.NoError(Check())\n}\n"
+#define GO_PRE_ALIAS                                                                                                   \
+	"package calc\n\nimport (\n\t\"testing\"\n\n\ttassert \"github.com/stretchr/testify/assert\"\n)\n\n"               \
+	"func TestSub(t *testing.T) {\n\ttassert.Equal(t, 1, Sub(2, 1))\n\ttassert.NoError(t, Check())\n}\n"
+
 static const struct row go_cheats[] = {
     {"go if false", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if false {", "FAIL", "replaced-by-tautology", "TestAdd"},
     {"go x != x", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) != Add(1, 2) {", "FAIL",
@@ -163,6 +170,18 @@ static const struct row go_cheats[] = {
      "TestAdd"},
     {"go testify expected changed", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
      "assert.Equal(t, 2, Sub(2, 1))", "WARN", "expected-value-changed", "TestSub"},
+    /* testify's object form: a := assert.New(t); a.Equal(1, x) (no t argument) */
+    {"go testify object assertion made constant", "calc/calc_test.go", GO_PRE_OBJ, "a.Equal(1, Sub(2, 1))",
+     "a.True(true)", "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go testify object assertion removed", "calc/calc_test.go", GO_PRE_OBJ, "\ta.Equal(1, Sub(2, 1))\n", "", "FAIL",
+     "assertion-removed", "TestSub"},
+    {"go testify object Equal -> NotNil", "calc/calc_test.go", GO_PRE_OBJ, "a.Equal(1, Sub(2, 1))", "a.NotNil(Sub(2, 1))",
+     "FAIL", "matcher-loosened", "TestSub"},
+    /* an aliased import: import tassert "github.com/stretchr/testify/assert" */
+    {"go testify aliased import made constant", "calc/calc_test.go", GO_PRE_ALIAS, "tassert.Equal(t, 1, Sub(2, 1))",
+     "tassert.True(t, true)", "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go testify aliased assertion removed", "calc/calc_test.go", GO_PRE_ALIAS, "\ttassert.Equal(t, 1, Sub(2, 1))\n", "",
+     "FAIL", "assertion-removed", "TestSub"},
     {"go conditional skip", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
      "func TestAdd(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip()\n\t}\n", "UNVERIFIED", "conditional-skip-added",
      "TestAdd"},
@@ -172,6 +191,8 @@ static const struct row go_cheats[] = {
 };
 
 static const struct row go_honest[] = {
+    {"go testify switched to its object form", "calc/calc_test.go", GO_PRE, "\tassert.Equal(t, 1, Sub(2, 1))\n",
+     "\ta := assert.New(t)\n\ta.Equal(1, Sub(2, 1))\n", "PASS", NULL, NULL},
     {"go t.Parallel added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
      "func TestAdd(t *testing.T) {\n\tt.Parallel()\n", "PASS", NULL, NULL},
     {"go subtest", "calc/calc_test.go", GO_PRE, "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n",
