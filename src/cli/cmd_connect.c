@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "common/sockpeer.h"
 #include "common/xalloc.h"
 #include "console_host/chost.h"
+#include "mcp/mcp_refuse.h"
 
 static const struct cli_opt connect_opts[] = {
 	{"wait", 'w', 0, "SECONDS", "wait this long for a console to appear (default 0)"},
@@ -40,6 +42,27 @@ const struct cli_cmd cli_connect = {
 		 "server's status.",
 	.opts = connect_opts,
 };
+
+/* No run for the agent: says why on stderr (cli_fail) and, when the agent pipes its MCP
+ * messages in (stdin is no terminal), answers each of its requests with a JSON-RPC error
+ * saying the same, until it closes its end. Returns EXIT_USAGE. */
+static int refuse_agent(const char *reason, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int refuse_agent(const char *reason, const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	int rc = cli_fail("%s", buf_cstr(&b));
+	if (!isatty(0)) {
+		char *msg = xasprintf("belay %s", buf_cstr(&b));
+		mcp_refuse_requests(0, 1, reason, msg);
+		free(msg);
+	}
+	buf_free(&b);
+	return rc;
+}
 
 /* Connects to the first of paths[0..n) that answers, trying them all until wait_s has
  * passed; *used is the one. On failure names every place it looked. */
@@ -64,7 +87,7 @@ static int dial(char *const *paths, int n, int check_dir, double wait_s, int *ou
 				return 0;
 			}
 			if (e.code == BELAY_EREFUSED)
-				return cli_fail("connect: refused to use %s: %s", paths[i], e.msg);
+				return refuse_agent("console_refused", "connect: refused to use %s: %s", paths[i], e.msg);
 			errs[i] = e.code < 0 && e.code > -4096 ? -e.code : EINVAL;
 			retry |= errs[i] == ENOENT || errs[i] == ECONNREFUSED;
 		}
@@ -79,8 +102,8 @@ static int dial(char *const *paths, int n, int check_dir, double wait_s, int *ou
 	struct buf b = {0};
 	for (int i = 0; i < n; i++)
 		buf_printf(&b, "%s%s (%s)", i ? ", nor at " : "", paths[i], strerror(errs[i]));
-	int rc = cli_fail("connect: no console is listening at %s; start one with `belay console`%s", buf_cstr(&b),
-			  n > 1 ? ", or give its socket: belay connect SOCKET" : "");
+	int rc = refuse_agent("console_unavailable", "connect: no console is listening at %s; start one with `belay console`%s",
+			      buf_cstr(&b), n > 1 ? ", or give its socket: belay connect SOCKET" : "");
 	buf_free(&b);
 	return rc;
 }
@@ -197,7 +220,7 @@ int cmd_connect(int argc, char **argv)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			rc = cli_fail("connect: cannot talk to the console at %s: %s", path, strerror(errno));
+			rc = refuse_agent("console_unavailable", "connect: cannot talk to the console at %s: %s", path, strerror(errno));
 			buf_free(&line);
 			free(def);
 			return rc;
@@ -208,7 +231,7 @@ int cmd_connect(int argc, char **argv)
 
 	struct buf reply = {0};
 	if (read_line(fd, &reply) != 0) {
-		rc = cli_fail("connect: the console at %s closed the connection without an answer", path);
+		rc = refuse_agent("console_unavailable", "connect: the console at %s closed the connection without an answer", path);
 		buf_free(&reply);
 		free(def);
 		return rc;
@@ -216,7 +239,7 @@ int cmd_connect(int argc, char **argv)
 	cJSON *r = cJSON_ParseWithLength(reply.p, reply.len);
 	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "ok"))) {
 		const char *why = jx_str(r, "error");
-		rc = cli_fail("connect: the console refused: %s", why ? why : "malformed answer");
+		rc = refuse_agent("console_refused", "connect: the console refused: %s", why ? why : "malformed answer");
 		cJSON_Delete(r);
 		buf_free(&reply);
 		free(def);

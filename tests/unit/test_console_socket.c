@@ -130,3 +130,39 @@ Test(console_socket, without_a_console_connect_names_where_it_looked)
 	free(script);
 	ts_out_free(&o);
 }
+
+/* The agent that started `belay connect` gets its answer on the MCP wire, not only on stderr
+ * (which most agents hide): every request it sent is answered with a JSON-RPC error naming
+ * why; a notification gets nothing. */
+Test(console_socket, without_a_console_the_agents_requests_are_answered_with_the_cause)
+{
+	char *tmp = ts_tmpdir("nosock");
+	char *sock = xasprintf("%s/none.sock", tmp);
+	const char in[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n"
+			  "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n"
+			  "{\"jsonrpc\":\"2.0\",\"id\":\"two\",\"method\":\"tools/list\"}\n";
+	const char *argv[] = {BELAY_BIN, "connect", sock, NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, NULL, in, sizeof in - 1, 60, &o);
+	cr_assert_eq(o.status, 2, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.err, "no console is listening"), "%s", o.err);
+	cJSON *a = NULL, *b = NULL;
+	char *nl = strchr(o.out, '\n');
+	cr_assert_not_null(nl, "no answer on the wire: [%s] %s", o.out, o.err);
+	a = cJSON_ParseWithLength(o.out, (size_t)(nl - o.out));
+	b = cJSON_Parse(nl + 1);
+	cr_assert_not_null(a, "%s", o.out);
+	cr_assert_not_null(b, "%s", o.out);
+	cr_assert_eq(cJSON_GetObjectItem(a, "id")->valueint, 1);
+	cr_assert_str_eq(cJSON_GetObjectItem(b, "id")->valuestring, "two");
+	const char *msg = jx_str(cJSON_GetObjectItem(a, "error"), "message");
+	cr_assert(msg && strstr(msg, "no console is listening") && strstr(msg, sock), "%s", o.out);
+	cr_assert_str_eq(ts_life_str(a, "error.data.belay.reason"), "console_unavailable");
+	cr_assert_null(strchr(nl + 1, '\n') ? strchr(strchr(nl + 1, '\n') + 1, '{') : NULL, "one answer per request: %s", o.out);
+	cJSON_Delete(a);
+	cJSON_Delete(b);
+	ts_out_free(&o);
+	ts_rmtree(tmp);
+	free(sock);
+	free(tmp);
+}
