@@ -207,7 +207,7 @@ static void refused(cJSON *out, const struct a1_js_side *s, int pre)
 }
 
 cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len,
-		    a1_jvm_extract_fn extract)
+		    a1_jvm_extract_fn extract, int need_tests)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
@@ -223,6 +223,9 @@ cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const cha
 		a1_js_compare(&a.s, &b.s, path, judge_pair, out);
 		annotation_removed(&b, out);
 		conditions_added(&a, &b, out);
+		if (!a.s.ntests && !b.s.ntests && !cJSON_GetArraySize(out) && (pre_len || post_len) && need_tests)
+			a1_finding_add(out, NULL, "no-tests-read", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
+				      "no test this judge reads on either side (another framework's style?)");
 	}
 	a1_java_side_free(&a);
 	a1_java_side_free(&b);
@@ -231,7 +234,7 @@ cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const cha
 
 cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_java_extract);
+	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_java_extract, 0);
 }
 
 int a1_jvm_count(const char *text, size_t len, int *tests, int *assertions, a1_jvm_extract_fn extract)

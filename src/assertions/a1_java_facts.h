@@ -42,9 +42,11 @@ int a1_jvm_prepare(const char **text, size_t *len, struct a1_js_side *s, int kot
 int a1_jvm_check_nesting(const char *src, size_t len, struct a1_js_side *s, int kotlin);
 
 /* a1_java_judge / a1_java_count with another reader: the same comparison (a1_js_compare with
- * Java's matchers, annotations removed, conditions added). */
+ * Java's matchers, annotations removed, conditions added). `need_tests`: a changed file in
+ * which neither side holds a test the reader knows is UNVERIFIED `no-tests-read` (Kotlin: a
+ * kotest / Spek file is not looked at, so it is never PASS). */
 cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len,
-		    a1_jvm_extract_fn extract);
+		    a1_jvm_extract_fn extract, int need_tests);
 /* The canonical text of a node (leaf tokens, comments dropped, a space only between two word
  * tokens; cb is scratch), new; *visited = the nodes it walked. */
 char *a1_jvm_canon(const char *src, TSNode n, struct buf *cb, size_t *visited);

@@ -571,7 +571,7 @@ int a1_kotlin_is_source(const char *path)
 
 cJSON *a1_kotlin_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_kotlin_extract);
+	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_kotlin_extract, 1);
 }
 
 int a1_kotlin_count(const char *text, size_t len, int *tests, int *assertions)
