@@ -170,12 +170,45 @@ void plan_session_steps(const struct vctx *c, const struct relocation *rl, struc
 			int answered = x && x->resp_seq >= 0 && x->status != EX_CANCELLED;
 			add_step(out, n, b.p ? b.p : "", b.len, answered ? &it->id : NULL,
 				 answered && x->turn >= 0 ? x->turn : -1);
+			if (answered && x->turn >= 0)
+				(*out)[*n - 1].dests = plan_turn_dests(c, x);
 			buf_free(&b);
 			free(text);
 		}
 		cJSON_Delete(batch);
 		rpc_msg_free(&m);
 	}
+}
+
+cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x)
+{
+	if (!x || x->req_seq < 0)
+		return NULL;
+	int64_t end = x->resp_seq >= 0 ? x->resp_seq : INT64_MAX;
+	cJSON *out = NULL;
+	for (size_t i = 0; i < c->t->n; i++) {
+		const struct trace_record *r = &c->t->recs[i];
+		if (strcmp(r->kind, "network_attempt"))
+			continue;
+		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(r->obj, "turn_seq");
+		if (cJSON_IsNumber(ts) ? (int64_t)ts->valuedouble != x->req_seq : r->seq < x->req_seq || r->seq > end)
+			continue;
+		const char *fam = jx_str(r->obj, "family"), *addr = jx_str(r->obj, "address");
+		if (!fam || !addr || (strcmp(fam, "inet") && strcmp(fam, "inet6")))
+			continue;
+		int seen = 0;
+		for (const cJSON *d = out ? out->child : NULL; d && !seen; d = d->next)
+			seen = !strcmp(jx_str(d, "family"), fam) && !strcmp(jx_str(d, "address"), addr);
+		if (seen)
+			continue;
+		if (!out)
+			out = cJSON_CreateArray();
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "family", fam);
+		cJSON_AddStringToObject(d, "address", addr);
+		cJSON_AddItemToArray(out, d);
+	}
+	return out;
 }
 
 void plan_frames_free(struct replay_frame *f, size_t n)

@@ -124,6 +124,54 @@ static void on_write_intent(struct replay_result *out, const cJSON *f)
 	add_write(out, cJSON_GetObjectItemCaseSensitive(f, "to"), moved);
 }
 
+/* The destinations of the step whose reply is awaited now (the isolated target from the
+ * start; in a session, the next turn step not yet answered), NULL when none or settling. */
+static const cJSON *awaited_dests(const struct run *r)
+{
+	if (r->done || r->settle_open)
+		return NULL;
+	if (!session_mode(r))
+		return r->sp->target.dests;
+	for (size_t i = r->cur == SIZE_MAX ? r->next : r->cur; i < r->sp->npre; i++)
+		if (r->sp->pre[i].turn >= 0)
+			return r->sp->pre[i].dests;
+	return NULL;
+}
+
+/* A refused network use (a denial of family inet/inet6) to a destination the recorded call
+ * reached ends the replay now: the recorded call's state is outside the workspace. */
+static void refused_recorded_dest(struct run *r, const cJSON *denial)
+{
+	const cJSON *dests = awaited_dests(r);
+	const char *fam = jx_str(denial, "family"), *addr = jx_str(denial, "address");
+	const char *hit = NULL;
+	struct buf all = {0};
+	for (const cJSON *d = dests ? dests->child : NULL; d; d = d->next) {
+		const char *df = jx_str(d, "family"), *da = jx_str(d, "address");
+		if (!df || !da || strcmp(df, fam))
+			continue;
+		buf_printf(&all, "%s%s", all.len ? ", " : "", da);
+		if (!hit && (!addr || !strcmp(addr, da)))
+			hit = da;
+	}
+	if (hit) {
+		const char *op = jx_str(denial, "op");
+		if (addr)
+			fail(r, "REPLAY_NETWORK_REFUSED",
+			     "the replay was refused the connection to %s that the recorded call made (%s): the call's "
+			     "state lives outside the workspace, in the service at that address, which a replay never "
+			     "reaches, so a lie there cannot be told from an honest turn",
+			     hit, op ? op : "?");
+		else
+			fail(r, "REPLAY_NETWORK_REFUSED",
+			     "the replay was refused an %s socket (%s), and the recorded call connected to %s: the call's "
+			     "state lives outside the workspace, in the service at that address, which a replay never "
+			     "reaches, so a lie there cannot be told from an honest turn",
+			     fam, op ? op : "?", buf_cstr(&all));
+	}
+	buf_free(&all);
+}
+
 static void on_record(void *ctx, struct session *s, int64_t seq, const char *kind, const cJSON *fields)
 {
 	struct run *r = ctx;
@@ -134,8 +182,10 @@ static void on_record(void *ctx, struct session *s, int64_t seq, const char *kin
 		cJSON_AddStringToObject(o, "kind", kind);
 		cJSON_AddItemToArray(r->out->observed, o);
 		const char *fam = jx_str(fields, "family");
-		if (!strcmp(kind, "denial") && fam && (!strcmp(fam, "inet") || !strcmp(fam, "inet6")))
+		if (!strcmp(kind, "denial") && fam && (!strcmp(fam, "inet") || !strcmp(fam, "inet6"))) {
 			r->out->network_refused = 1;
+			refused_recorded_dest(r, fields);
+		}
 		r->records++;
 	} else if (!strcmp(kind, "sandbox")) {
 		cJSON_Delete(r->sandbox);
@@ -338,6 +388,12 @@ static void on_reply(void *ctx, struct mcp_client *c, int status, const char *li
 		return;
 	const struct replay_frame *step = r->cur < r->sp->npre ? &r->sp->pre[r->cur] : &r->sp->target;
 	int target = session_mode(r) ? step->turn >= 0 : r->next > r->sp->npre;
+	if (status != 0 && r->s) {
+		/* A refusal the sandbox already posted names the cause better than the end. */
+		session_drain_posted(r->s);
+		if (r->done)
+			return;
+	}
 	if (status == UV_ETIMEDOUT) {
 		fail(r, "REPLAY_TIMEOUT", "no answer to the %s within %u ms", target ? "call" : "handshake",
 		     r->sp->timeout_ms);
@@ -495,5 +551,6 @@ void replay_result_free(struct replay_result *r)
 void replay_frame_free(struct replay_frame *f)
 {
 	free(f->bytes);
+	cJSON_Delete(f->dests);
 	memset(f, 0, sizeof *f);
 }

@@ -15,6 +15,8 @@
  *     hooks->after runs once a turn step has been answered and the sandbox has been quiet
  *     for a moment (writes the server makes just after its reply belong to the call), with
  *     the step's own reply and observations in the result, which are reset afterwards.
+ * A refused connection the recorded call made ends the replay at once (replay_frame.dests):
+ * it is never waited out to a timeout or to the server's exit.
  * Thread-safe as long as each thread runs its own replay. */
 #ifndef BELAY_VERIFY_REPLAY_H
 #define BELAY_VERIFY_REPLAY_H
@@ -31,6 +33,14 @@ struct replay_frame {
 	size_t len;
 	struct rpc_id await; /* a request: wait for its response; else RPC_ID_ABSENT */
 	int turn;            /* session replays: the turn this step is (>= 0), or -1 */
+	/* A turn step's (the isolated target's): where the recorded call reached the network,
+	 * the addresses of its recorded network_attempt records of family inet or inet6, as an
+	 * array of {"family", "address"} (owned, NULL: none). While this step's reply is awaited
+	 * (isolated: from the start), a refusal of a network use to one of them (a denial naming
+	 * that address, or of a socket of that family, refused before it had a destination)
+	 * ends the replay at once with REPLAY_NETWORK_REFUSED naming the address: the call's
+	 * state lives outside the workspace. Other refusals are only observed. */
+	cJSON *dests;
 };
 
 struct replay_result;

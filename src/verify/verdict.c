@@ -27,7 +27,7 @@ const struct vcause vcauses[] = {
 	{"REPLAY_SERVER_FAILED", "the re-executed server could not be started"},
 	{"REPLAY_SERVER_EXITED", "the re-executed server exited before answering the call"},
 	{"REPLAY_TIMEOUT", "the re-executed server did not answer within the time bound"},
-	{"REPLAY_NETWORK_REFUSED", "the replay needed the network, which replays never get"},
+	{"REPLAY_NETWORK_REFUSED", "the replay needed the network, which replays never get; when it was refused a connection the recorded call made, the call's state lives outside the workspace (named by its address) and a lie there cannot be told from an honest turn"},
 	{"REPLAY_CLIENT_ANSWER_MISSING", "the replayed server asked the client something the record holds no answer to"},
 	{"REPLAY_ENVIRONMENT_UNAVAILABLE", "the server was started with a secret the trace withholds and verify lacks"},
 	{"REPLAY_ENV_REFUSED", "material from elsewhere sets a variable that loads code into the server (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, ...): refused, nothing started"},

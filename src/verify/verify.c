@@ -237,6 +237,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 	target.bytes = buf_take(&tb);
 	target.await = x->id;
 	target.turn = (int)k;
+	target.dests = plan_turn_dests(c, x);
 	/* The server's requests during this call are answered first with what the client
 	 * answered during it. */
 	answers_prefer(su.answers, x->req_seq, x->resp_seq >= 0 ? x->resp_seq : INT64_MAX);

@@ -136,6 +136,11 @@ void plan_handshake(const struct vctx *c, int64_t seq, const struct relocation *
 /* Every client message of the session in recorded order, as steps of a session replay
  * (turns marked); requests the gate refused never reached the server and are left out. */
 void plan_session_steps(const struct vctx *c, const struct relocation *rl, struct replay_frame **out, size_t *n);
+/* Where exchange x reached the network when it was recorded: its network_attempt records
+ * (`turn_seq` = its request; without one, between its request and its response) of family
+ * inet or inet6, as a new array of {"family", "address"} without repeats, or NULL when none
+ * (replay_frame.dests). */
+cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x);
 /* The server's argv / cwd / environment moved to a scratch workspace. */
 char **plan_argv(const struct vctx *c, const struct relocation *rl);
 char *plan_cwd(const struct vctx *c, const struct relocation *rl, const char *fallback);

@@ -519,6 +519,74 @@ static void s_network_refused(void)
 	free(t);
 }
 
+/* A loopback TCP port that accepts (its descriptor in *fd): the recorded call's database. */
+static int listen_loopback(int *fd)
+{
+	*fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(bind(*fd, (void *)&a, sizeof a), 0);
+	cr_assert_eq(listen(*fd, 8), 0);
+	socklen_t l = sizeof a;
+	getsockname(*fd, (void *)&a, &l);
+	return ntohs(a.sin_port);
+}
+
+/* Issue 34: a call whose state lives in a network service (Redis, MySQL) cannot be replayed.
+ * Its replay is refused the connection the recorded call made: the turn is UNVERIFIED with
+ * REPLAY_NETWORK_REFUSED naming the address, at once (the client's retries never end, so
+ * today's REPLAY_TIMEOUT came only after the whole time bound). */
+static void expect_external(struct vout *v, int port)
+{
+	const cJSON *s = expect_cause(v, 0, "UNVERIFIED", "REPLAY_NETWORK_REFUSED");
+	const char *m = jx_str(s, "message");
+	char *addr = xasprintf("127.0.0.1:%d", port);
+	cr_assert(strstr(m, addr), "the message names the address %s: %s", addr, m);
+	cr_assert(strstr(m, "outside the workspace"), "%s", m);
+	cr_assert(strstr(m, "cannot be told"), "%s", m);
+	cr_assert_str_neq(jx_str(turn(v, 0), "status"), "PASS");
+	for (const cJSON *x = cJSON_GetObjectItem(turn(v, 0), "verdicts")->child; x; x = x->next)
+		cr_assert(!jx_str(x, "cause") || (strcmp(jx_str(x, "cause"), "REPLAY_TIMEOUT") &&
+						  strcmp(jx_str(x, "cause"), "REPLAY_SERVER_EXITED")),
+			  "%s", jx_print(turn(v, 0)));
+	free(addr);
+}
+
+Test(causes, external_state_retrying_client_is_named_without_waiting_out_the_timeout)
+{
+	int fd, port = listen_loopback(&fd);
+	/* Like Redis's client: refused, it retries forever. */
+	char *steps = xasprintf("[" INIT LIST RUN("until %s __probe connect 127.0.0.1 %d; do sleep 0.05; done") "]",
+				BELAY_BIN, port);
+	char *t = record_with(steps, "shell", 1, "allow", NULL, 1);
+	const char *extra[] = {"--timeout", "60", NULL};
+	struct vout v;
+	verify_with(t, extra, NULL, NULL, &v);
+	expect_external(&v, port);
+	vout_free(&v);
+	close(fd);
+	free(steps);
+	free(t);
+}
+
+Test(causes, external_state_server_that_exits_when_refused_is_named_not_exited)
+{
+	int fd, port = listen_loopback(&fd);
+	char *steps = xasprintf("[" INIT LIST RUN("%s __probe connect 127.0.0.1 %d") "]", BELAY_BIN, port);
+	char *t = record_with(steps, "shell", 1, "allow", NULL, 1);
+	/* Replayed by a server that connects to the same address at its start and exits when
+	 * refused (like MySQL's). */
+	char *script = xasprintf("%s __probe connect 127.0.0.1 %d || exit 3; exec %s shell \"$0\"", BELAY_BIN, port, DEMO);
+	const char *extra[] = {"--timeout", "60", "--", "/bin/sh", "-c", script, "{workspace}", NULL};
+	struct vout v;
+	verify_with(t, extra, NULL, NULL, &v);
+	expect_external(&v, port);
+	vout_free(&v);
+	close(fd);
+	free(script);
+	free(steps);
+	free(t);
+}
+
 static void s_result_not_recorded(void)
 {
 	/* The agent gives up before the answer (scripted timeout 3 s): no response recorded. */
