@@ -50,3 +50,25 @@ void a1_finding_add(cJSON *out, const char *function, const char *finding, const
 	add_str(o, "post", post);
 	cJSON_AddItemToArray(out, o);
 }
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int a1_forms_cover(const char **have, size_t nh, const char **need, size_t nn)
+{
+	qsort(have, nh, sizeof *have, cmp_str);
+	qsort(need, nn, sizeof *need, cmp_str);
+	size_t i = 0, j = 0;
+	while (j < nn && i < nh) {
+		int c = strcmp(have[i], need[j]);
+		if (c == 0)
+			i++, j++;
+		else if (c < 0)
+			i++;
+		else
+			break;
+	}
+	return j == nn;
+}

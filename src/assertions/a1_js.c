@@ -519,11 +519,6 @@ static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side 
 
 /* ---- tests of the two sides ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Every form of `need` is in `have` as often (multisets). */
 static int superset(const struct a1_js_facts *have, const struct a1_js_facts *need)
 {
@@ -534,21 +529,10 @@ static int superset(const struct a1_js_facts *have, const struct a1_js_facts *ne
 		a[i] = have->v[i].form;
 	for (size_t i = 0; i < need->n; i++)
 		b[i] = need->v[i].form;
-	qsort(a, have->n, sizeof *a, cmp_str);
-	qsort(b, need->n, sizeof *b, cmp_str);
-	size_t i = 0, j = 0;
-	while (j < need->n && i < have->n) {
-		int c = strcmp(a[i], b[j]);
-		if (c == 0)
-			i++, j++;
-		else if (c < 0)
-			i++;
-		else
-			break;
-	}
+	int ok = a1_forms_cover(a, have->n, b, need->n);
 	free(a);
 	free(b);
-	return j == need->n;
+	return ok;
 }
 
 static const char *leaf_name(const char *path)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assertions/a1_finding.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/jsonx.h"
@@ -534,11 +535,6 @@ static const struct a1_lang_func *by_name(const struct a1_lang_side *s, const ch
 	return NULL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Every live form of `need` is in `have` (multisets); 0 when `need` has none. */
 static int holds_all(const struct a1_lang_func *have, const struct a1_lang_func *need)
 {
@@ -550,21 +546,10 @@ static int holds_all(const struct a1_lang_func *have, const struct a1_lang_func 
 	for (size_t i = 0; i < need->nfacts; i++)
 		if (live(&need->facts[i]))
 			b[nb++] = need->facts[i].form;
-	qsort(a, na, sizeof *a, cmp_str);
-	qsort(b, nb, sizeof *b, cmp_str);
-	size_t i = 0, j = 0;
-	while (j < nb && i < na) {
-		int c = strcmp(a[i], b[j]);
-		if (c == 0)
-			i++, j++;
-		else if (c < 0)
-			i++;
-		else
-			break;
-	}
+	int ok = nb > 0 && a1_forms_cover(a, na, b, nb);
 	free(a);
 	free(b);
-	return nb > 0 && j == nb;
+	return ok;
 }
 
 /* 1 when matcher `b` checks the opposite of `a` (either way round). */
