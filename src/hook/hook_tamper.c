@@ -13,8 +13,10 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "hook/hook_cfgkeys.h"
 
 #define CONTENT_MAX ((size_t)4 << 20) /* a configuration larger than this is hashed as unreadable */
+#define RECORD_FORMAT 2 /* 2: configurations by their hook keys, numbers as decimal strings */
 
 static char *file_of(const char *state_dir, const char *key, const char *ext)
 {
@@ -26,7 +28,46 @@ static char *file_of(const char *state_dir, const char *key, const char *ext)
 	return xasprintf("%s/protect/%s.%s", state_dir, hex, ext);
 }
 
-/* What a protected file is now. */
+/* A number of struct stat, exactly: as a decimal string, since a double (cJSON's number)
+ * holds integers only up to 2^53 and cJSON prints 15 digits when they read back "close
+ * enough" (an mtime in nanoseconds, some inode and device numbers are larger). */
+static void add_u64(cJSON *o, const char *k, unsigned long long v)
+{
+	char s[24];
+	snprintf(s, sizeof s, "%llu", v);
+	cJSON_AddStringToObject(o, k, s);
+}
+
+/* The digest of what decides the hooks in a configuration (hook_cfgkeys.h): of its
+ * content when it can be read (through a symbolic link too), of nothing when it is absent. */
+static void observe_config(cJSON *o, const char *path, const struct stat *st)
+{
+	char h[72];
+	const char *what;
+	if (!st) {
+		what = hook_cfgkeys_digest(path, NULL, 0, h);
+	} else {
+		struct buf b = {0};
+		struct err e = {0};
+		struct stat tgt;
+		if (stat(path, &tgt) != 0 || !S_ISREG(tgt.st_mode)) {
+			snprintf(h, sizeof h, "not a regular file");
+			what = "whole file";
+		} else if (fs_read_file(path, CONTENT_MAX, &b, &e) == 0) {
+			what = hook_cfgkeys_digest(path, b.p ? b.p : "", b.len, h);
+		} else {
+			snprintf(h, sizeof h, "unreadable");
+			what = "whole file";
+		}
+		buf_free(&b);
+	}
+	cJSON_AddStringToObject(o, "hook_part", h);
+	cJSON_AddStringToObject(o, "compared", what);
+}
+
+/* What a protected file is now. A configuration is compared by what decides its hooks (the
+ * agent rewrites the rest, often by replacing the file); a program and the state directory
+ * by identity. */
 static cJSON *observe(const struct hook_protect_file *f)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -35,27 +76,24 @@ static cJSON *observe(const struct hook_protect_file *f)
 	struct stat st;
 	if (lstat(f->path, &st) != 0) {
 		cJSON_AddBoolToObject(o, "exists", 0);
+		if (f->role == HP_CONFIG)
+			observe_config(o, f->path, NULL);
 		return o;
 	}
 	cJSON_AddBoolToObject(o, "exists", 1);
 	cJSON_AddBoolToObject(o, "symlink", S_ISLNK(st.st_mode));
-	cJSON_AddNumberToObject(o, "dev", (double)st.st_dev);
-	cJSON_AddNumberToObject(o, "ino", (double)st.st_ino);
-	cJSON_AddNumberToObject(o, "nlink", S_ISDIR(st.st_mode) ? 1 : (double)st.st_nlink);
+	add_u64(o, "nlink", S_ISDIR(st.st_mode) ? 1 : (unsigned long long)st.st_nlink);
+	if (f->role == HP_CONFIG) {
+		observe_config(o, f->path, &st);
+		return o;
+	}
+	add_u64(o, "dev", (unsigned long long)st.st_dev);
+	add_u64(o, "ino", (unsigned long long)st.st_ino);
 	if (f->role == HP_PROGRAM) {
-		cJSON_AddNumberToObject(o, "size", (double)st.st_size);
-		cJSON_AddNumberToObject(o, "mtime_ns", (double)st.st_mtim.tv_sec * 1e9 + (double)st.st_mtim.tv_nsec);
-	} else if (f->role == HP_CONFIG && S_ISREG(st.st_mode)) {
-		struct buf b = {0};
-		struct err e = {0};
-		char h[72];
-		if (fs_read_file(f->path, CONTENT_MAX, &b, &e) == 0) {
-			sha256_tagged(b.p ? b.p : "", b.len, h);
-			cJSON_AddStringToObject(o, "sha256", h);
-		} else {
-			cJSON_AddStringToObject(o, "sha256", "unreadable");
-		}
-		buf_free(&b);
+		add_u64(o, "size", (unsigned long long)st.st_size);
+		char m[48];
+		snprintf(m, sizeof m, "%lld.%09ld", (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+		cJSON_AddStringToObject(o, "mtime", m);
 	}
 	return o;
 }
@@ -98,6 +136,7 @@ int hook_tamper_record(const struct hook_protect *p, const char *state_dir, cons
 {
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "key", key);
+	cJSON_AddNumberToObject(r, "format", RECORD_FORMAT);
 	cJSON_AddItemToObject(r, "files", observe_all(p));
 	char *path = file_of(state_dir, key, "json");
 	int rc = write_json(path, r, e);
@@ -129,12 +168,48 @@ static void alert(cJSON **alerts, const char *path, const char *role, const char
 	cJSON_AddItemToArray(*alerts, a);
 }
 
-static int same_num(const cJSON *a, const cJSON *b, const char *k)
+/* The same value of field k in both, or absent from both (a record of another shape, a
+ * number where a string is kept, differs). */
+static int same_field(const cJSON *a, const cJSON *b, const char *k)
 {
 	const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, k), *y = cJSON_GetObjectItemCaseSensitive(b, k);
 	if (!x && !y)
 		return 1;
-	return cJSON_IsNumber(x) && cJSON_IsNumber(y) && x->valuedouble == y->valuedouble;
+	return cJSON_IsString(x) && cJSON_IsString(y) && !strcmp(x->valuestring, y->valuestring);
+}
+
+static void alert_links(cJSON **alerts, const char *p, const char *role, const cJSON *now)
+{
+	const char *ns = jx_str(now, "nlink");
+	unsigned long long nl = ns ? strtoull(ns, NULL, 10) : 0;
+	if (nl > 1) {
+		char *w = xasprintf("has %llu links: a hard link to it elsewhere writes it", nl);
+		alert(alerts, p, role, w);
+		free(w);
+	}
+}
+
+/* A configuration: its hook part, whether it is a symbolic link, its links. Created,
+ * removed or replaced by the agent's own rewrite, it is an alert only when what decides
+ * the hooks differs. */
+static void compare_config(cJSON **alerts, const char *p, const char *role, const cJSON *was, const cJSON *now)
+{
+	int existed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "exists"));
+	int exists = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(now, "exists"));
+	if (!same_field(was, now, "hook_part")) {
+		const char *compared = jx_str(now, "compared");
+		int whole = compared && !strcmp(compared, "whole file");
+		alert(alerts, p, role,
+		      existed && !exists ? "removed"
+		      : !existed       ? (whole ? "created" : "created with hook settings")
+		      : whole          ? "changed"
+				       : "its hook settings changed");
+	} else if (existed && exists && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(now, "symlink")) !=
+						cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "symlink"))) {
+		alert(alerts, p, role, "replaced by a symbolic link or by a file in its place");
+	}
+	if (exists)
+		alert_links(alerts, p, role, now);
 }
 
 void hook_tamper_verify(const char *state_dir, const char *key, cJSON **alerts)
@@ -154,6 +229,14 @@ void hook_tamper_verify(const char *state_dir, const char *key, cJSON **alerts)
 		free(path);
 		return;
 	}
+	long long format = 0;
+	if (!jx_int(r, "format", 0, 1 << 20, &format) || format != RECORD_FORMAT) {
+		alert(alerts, path, "belay's record of its protected files",
+		      "was written by another version of belay (a person rearms to record the files anew)");
+		cJSON_Delete(r);
+		free(path);
+		return;
+	}
 	for (const cJSON *was = files->child; was; was = was->next) {
 		const char *p = jx_str(was, "path"), *role = jx_str(was, "role");
 		if (!p || !role)
@@ -164,6 +247,11 @@ void hook_tamper_verify(const char *state_dir, const char *key, cJSON **alerts)
 		else if (!strcmp(role, hook_protect_role_name(HP_STATE)))
 			f.role = HP_STATE;
 		cJSON *now = observe(&f);
+		if (f.role == HP_CONFIG) {
+			compare_config(alerts, p, role, was, now);
+			cJSON_Delete(now);
+			continue;
+		}
 		int existed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "exists"));
 		int exists = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(now, "exists"));
 		if (existed && !exists)
@@ -171,20 +259,13 @@ void hook_tamper_verify(const char *state_dir, const char *key, cJSON **alerts)
 		else if (!existed && exists)
 			alert(alerts, p, role, "created");
 		else if (exists) {
-			if (!same_num(was, now, "dev") || !same_num(was, now, "ino") ||
+			if (!same_field(was, now, "dev") || !same_field(was, now, "ino") ||
 			    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(now, "symlink")) !=
 				cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(was, "symlink")))
 				alert(alerts, p, role, "replaced by another file");
-			else if (strcmp(jx_str(was, "sha256") ? jx_str(was, "sha256") : "",
-					jx_str(now, "sha256") ? jx_str(now, "sha256") : "") ||
-				 !same_num(was, now, "size") || !same_num(was, now, "mtime_ns"))
+			else if (!same_field(was, now, "size") || !same_field(was, now, "mtime"))
 				alert(alerts, p, role, "changed");
-			long long nl;
-			if (jx_int(now, "nlink", 0, 1LL << 40, &nl) && nl > 1) {
-				char *w = xasprintf("has %lld links: a hard link to it elsewhere writes it", nl);
-				alert(alerts, p, role, w);
-				free(w);
-			}
+			alert_links(alerts, p, role, now);
 		}
 		cJSON_Delete(now);
 	}

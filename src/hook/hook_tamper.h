@@ -1,7 +1,9 @@
 /* hook_tamper.h - the protected set (hook_protect.h) checked after every tool call: what
- * `belay init` (or a person's `belay hook rearm`) recorded of each protected file — its
- * identity (st_dev, st_ino, link count), and its content hash (hook configurations) or size
- * and mtime (hook programs) — against what is there now. A difference belay did not make is
+ * `belay init` (or a person's `belay hook rearm`) recorded of each protected file against
+ * what is there now: of a hook configuration, the digest of what decides the hooks
+ * (hook_cfgkeys.h: the agent's own rewrites of the rest are not tampering), whether it is a
+ * symbolic link and its link count; of a hook program, its identity (st_dev, st_ino), link
+ * count, size and mtime; of the state directory, its identity. A difference belay did not make is
  * an alert, and the project's hook sessions fail closed: the trip is kept in the state
  * directory until a person rearms (hook_tamper_rearm), and every tool call is refused
  * meanwhile.

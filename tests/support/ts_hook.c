@@ -27,6 +27,30 @@ void ts_world_setup(struct ts_world *w, const char *tag)
 	free(git);
 }
 
+char *ts_world_tripped(const struct ts_world *w)
+{
+	char *dir = xasprintf("%s/protect", w->state);
+	char *out = xstrdup("");
+	DIR *d = opendir(dir);
+	for (struct dirent *de; d && (de = readdir(d));) {
+		size_t n = strlen(de->d_name);
+		if (n < 8 || strcmp(de->d_name + n - 8, ".tripped"))
+			continue;
+		char *p = xasprintf("%s/%s", dir, de->d_name);
+		size_t len;
+		char *t = ts_read_file(p, &len);
+		char *both = xasprintf("%s%s: %s\n", out, de->d_name, t ? t : "(unreadable)");
+		free(out);
+		out = both;
+		free(t);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return out;
+}
+
 void ts_world_teardown(struct ts_world *w)
 {
 	ts_rmtree(w->dir);

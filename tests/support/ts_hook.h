@@ -28,6 +28,9 @@ void ts_world_put(const struct ts_world *w, const char *rel, const char *text);
  * asserts, ts_login_test_py) and run_tests.py (exit 1 when a test fails). */
 void ts_world_login(const struct ts_world *w);
 extern const char ts_login_test_py[];
+/* What the world's protected-file checks are tripped with: the text of every
+ * STATE/protect/ file ending in .tripped, "" when none is (new string). For failure messages. */
+char *ts_world_tripped(const struct ts_world *w);
 
 /* Runs `belay hook AGENT --state S --trace-dir T [flags...]` with the payload on stdin,
  * in the workspace, the world's runtime dir, no helper (BELAY_HOOKD=0) unless flags ask

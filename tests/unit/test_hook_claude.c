@@ -79,12 +79,16 @@ static void login_workspace(const struct ts_world *w)
 	    "    def test_mallory_does_not(self):\n        self.assertFalse(check(\"mallory\", \"s3cret\"))\n");
 }
 
-static void init(const struct ts_world *w, const char *mode)
+/* As a person installs it: with the same HOME as the agent then runs with. */
+static void init(const struct ts_world *w, const char *home, const char *mode)
 {
 	struct ts_out o;
-	ts_belay(&o, NULL, "init", "claude-code", "--project", w->ws, "--mode", mode, "--state", w->state, NULL);
+	char *h = xasprintf("HOME=%s", home);
+	const char *env[] = {h, NULL};
+	ts_belay(&o, env, "init", "claude-code", "--project", w->ws, "--mode", mode, "--state", w->state, NULL);
 	cr_assert_eq(o.status, 0, "belay init: %s", o.err);
 	ts_out_free(&o);
+	free(h);
 }
 
 /* The one hook run in the world (new string). */
@@ -106,7 +110,7 @@ Test(hook_claude, a_real_session_is_recorded_gated_and_verified)
 	mkdir(home, 0700);
 	char *victim = xasprintf("%s/precious", w.dir);
 	ts_sh("mkdir -p '%s' && echo keep > '%s/a'", victim, victim);
-	init(&w, "enforce");
+	init(&w, home, "enforce");
 	char *script = xasprintf(
 	    "[[{\"type\":\"text\",\"text\":\"Let me run the tests.\"},{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"Bash\","
 	    "\"input\":{\"command\":\"python3 -B -m unittest -q\",\"description\":\"run the suite\"}}],"
@@ -133,10 +137,14 @@ Test(hook_claude, a_real_session_is_recorded_gated_and_verified)
 	char *run = the_run(&w);
 	char *q = xasprintf("SELECT turn, tool, status, gate, decision, outcome FROM turns WHERE run = '%s' ORDER BY turn", run);
 	char *rows = ts_sql_dump(w.db, q);
+	char *tripped = ts_world_tripped(&w);
 	cr_expect_str_eq(rows, "0|Bash|answered|captured|allow_flagged|passed\n"
 			       "1|Edit|answered|captured|allow_flagged|passed\n"
 			       "2|Bash|answered|captured|allow_flagged|passed\n"
-			       "3|Bash|unanswered|captured|ask|asked\n");
+			       "3|Bash|unanswered|captured|ask|asked\n",
+			 "protected-file trips: %s", tripped);
+	cr_expect_str_eq(tripped, "", "Claude Code's own writes tripped belay's protected-file check");
+	free(tripped);
 	free(rows);
 	free(q);
 	q = xasprintf("SELECT error FROM turns WHERE run = '%s' AND turn = 0", run);
@@ -238,7 +246,7 @@ Test(hook_claude, every_cheat_class_made_by_edit_is_judged)
 		ts_world_put(&w, hook_cases[i].path, hook_cases[i].pre);
 	char *home = xasprintf("%s/home", w.dir);
 	mkdir(home, 0700);
-	init(&w, "audit");
+	init(&w, home, "audit");
 	cJSON *script = cJSON_CreateArray();
 	for (size_t i = 0; i < n; i++) {
 		cJSON *turn = cJSON_CreateArray(), *use = cJSON_CreateObject(), *in = cJSON_CreateObject();
@@ -322,7 +330,7 @@ static void blocked_by_one_layer(const char *what, const char *fake_belay_script
 	ts_world_setup(&w, "claudefail");
 	char *home = xasprintf("%s/home", w.dir);
 	mkdir(home, 0700);
-	init(&w, "audit");
+	init(&w, home, "audit");
 	char *settings = xasprintf("%s/.claude/settings.json", w.ws);
 	char *fake = xasprintf("%s/fake-belay", w.dir);
 	if (fake_belay_script) {

@@ -104,7 +104,11 @@ Test(hook_codex, a_real_codex_session_is_recorded_gated_and_verified)
 	cr_expect(stat(victim, &st) == 0, "the asked rm was refused (Codex cannot ask) and never ran");
 	char *rows = ts_sql_dump(w.db, "SELECT turn, tool, status, decision, outcome FROM turns t JOIN runs r ON r.id = t.run "
 				       "WHERE r.agent = 'codex' ORDER BY turn");
-	cr_expect_str_eq(rows, "0|Bash|answered|allow_flagged|passed\n1|Bash|unanswered|ask|refused (Codex cannot ask)\n");
+	char *tripped = ts_world_tripped(&w);
+	cr_expect_str_eq(rows, "0|Bash|answered|allow_flagged|passed\n1|Bash|unanswered|ask|refused (Codex cannot ask)\n",
+			 "protected-file trips: %s", tripped);
+	cr_expect_str_eq(tripped, "", "Codex's own writes tripped belay's protected-file check");
+	free(tripped);
 	free(rows);
 	char *trace = ts_sql_dump(w.db, "SELECT trace_path FROM runs WHERE agent = 'codex'");
 	*strchr(trace, '\n') = '\0';
