@@ -341,8 +341,8 @@ static int pytest_parse(struct census_run *cr, const struct crun *r, const char 
 		p = next_line(p, end, &l, &len);
 		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
 			continue;
-		const char *f[5];
-		size_t fl[5];
+		const char *f[5] = {0};
+		size_t fl[5] = {0};
 		int k = fields(l + nl + 1, len - nl - 1, f, fl, 5);
 		if (fl[0] != 1)
 			continue;

@@ -41,6 +41,8 @@ const struct vcause vcauses[] = {
 	{"RESULT_NONDETERMINISTIC_RANDOM", "the result varies across replays with random values (identifiers, random floats)"},
 	{"RESULT_NONDETERMINISTIC_PROCESS", "the result varies across replays with process-dependent numbers"},
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", "the result varies across replays for an unknown reason"},
+	{"EFFECT_NONDETERMINISTIC_CLOCK",
+	 "the replay wrote what the recording did but for later clock readings in file content or names"},
 	{"EFFECT_NOT_DECLARED", "the tool is not in the latest tools/list answered before the call (or none was), so there is no effect claim to check, not even the MCP defaults"},
 	{"EFFECT_DECLARATION_NON_BOOLEAN", "the tool's readOnlyHint is not a boolean"},
 	{"TOOL_NOT_REEXECUTED", "an agent's own tool that belay records but does not re-execute (Read, Grep, Glob, subagents, web and MCP tools seen through hooks)"},

@@ -33,8 +33,9 @@ struct weak_pre {
 	struct weakening_result wr;
 };
 
-/* A replay's post-state against the recording's (effect_vs_record). */
-enum effect_rec { EFFECT_REC_UNKNOWN = 0, EFFECT_REC_SAME, EFFECT_REC_DIFFERS };
+/* A replay's post-state against the recording's (effect_vs_record). SAME: the replay changed what the recording did, as it did; CLOCK: the same paths, contents
+ * differing only in clock readings later than the recording's; DIFFERS: anything else. */
+enum effect_rec { EFFECT_REC_UNKNOWN = 0, EFFECT_REC_SAME, EFFECT_REC_DIFFERS, EFFECT_REC_CLOCK };
 
 /* One turn as one pass saw it. */
 #define FOLD_ROOTS 10 /* fold_roots' most, with the terminator */
@@ -180,8 +181,9 @@ int effect_clock_drift(const char *recorded, size_t rlen, const char *replay_sig
 /* Turn k's replay (whose post-state is in w's scratch now, its pre-state `handle`, its
  * effect `effect`) against the recording: the next turn's pre-state is what the call left
  * when it ran alone. Compared on the paths either changed, net of the changes made outside
- * the sandbox that the next pre-state names, times aside. SAME, DIFFERS (why names the
- * paths and what differs) or UNKNOWN (why says why: the last call, overlapping calls,
+ * the sandbox that the next pre-state names, times aside. SAME, CLOCK (why names the files
+ * whose content differs only in later clock readings), DIFFERS (why names the paths and
+ * what differs) or UNKNOWN (why says why: the last call, overlapping calls,
  * outside changes not all named, a store error). Reads the store and the scratch only. */
 enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, const char *handle, const cJSON *effect,
 				 char *why, size_t n);

@@ -756,6 +756,14 @@ static void s_workspace_changed_outside(void)
 
 /*==== declarations ====*/
 
+static void s_effect_clock(void)
+{
+	/* An honest writer that stamps the time: the replay writes a later stamp. */
+	char *t = record("[" INIT LIST RUN("date +%Y-%m-%dT%H:%M:%S.%N > stamp.txt; echo wrote") "," READ "]", "all");
+	produce(t, 0, "UNVERIFIED", "EFFECT_NONDETERMINISTIC_CLOCK");
+	free(t);
+}
+
 static void s_effect_not_declared(void)
 {
 	char *t = record("[" INIT READ "]", "editor"); /* no tools/list before the call */
@@ -1086,6 +1094,7 @@ static const struct {
 	{"RESULT_NONDETERMINISTIC_RANDOM", s_random},
 	{"RESULT_NONDETERMINISTIC_PROCESS", s_process},
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", s_unknown},
+	{"EFFECT_NONDETERMINISTIC_CLOCK", s_effect_clock},
 	{"EFFECT_NOT_DECLARED", s_effect_not_declared},
 	{"EFFECT_DECLARATION_NON_BOOLEAN", s_effect_non_boolean},
 	{"ASSERTION_UNDECIDABLE", s_assertion_undecidable},
@@ -1234,6 +1243,7 @@ SCENARIO(RESULT_NONDETERMINISTIC_CLOCK)
 SCENARIO(RESULT_NONDETERMINISTIC_RANDOM)
 SCENARIO(RESULT_NONDETERMINISTIC_PROCESS)
 SCENARIO(RESULT_NONDETERMINISTIC_UNKNOWN)
+SCENARIO(EFFECT_NONDETERMINISTIC_CLOCK)
 SCENARIO(EFFECT_NOT_DECLARED)
 SCENARIO(EFFECT_DECLARATION_NON_BOOLEAN)
 SCENARIO(ASSERTION_UNDECIDABLE)
