@@ -1,6 +1,7 @@
 /* census.c - the test census: the table of runners, their contained discovery, the hostile
  * output read line by line, and the comparison of two states. See census.h. */
 #include "verify/census.h"
+#include "verify/census_internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -157,14 +158,6 @@ unsigned census_detect(const char *root)
 
 /*==== the contained run ====*/
 
-struct crun {
-	int exit_code;
-	int timed_out;
-	int net_denied; /* the sandbox refused a network access */
-	struct buf out, err;
-	double ms;
-};
-
 static void read_bounded(int fd, struct buf *b, size_t cap)
 {
 	if (lseek(fd, 0, SEEK_SET) != 0)
@@ -175,7 +168,7 @@ static void read_bounded(int fd, struct buf *b, size_t cap)
 		buf_append(b, tmp, (size_t)n > cap - b->len ? cap - b->len : (size_t)n);
 }
 
-static int contained(const struct census_opts *o, const char *root, char *const *argv, struct crun *r, struct err *e)
+int census_contained(const struct census_opts *o, const char *root, char *const *argv, struct crun *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
 	struct sandbox_spec spec;
@@ -215,7 +208,7 @@ static int contained(const struct census_opts *o, const char *root, char *const 
 	return 0;
 }
 
-static void crun_free(struct crun *r)
+void census_crun_free(struct crun *r)
 {
 	buf_free(&r->out);
 	buf_free(&r->err);
@@ -285,7 +278,7 @@ static void strv_add(char ***v, size_t *n, const char *a, size_t alen, const cha
 }
 
 /* Next line of [p, end) into line and len (without the newline); lines over MAX_LINE are cut. */
-static const char *next_line(const char *p, const char *end, const char **line, size_t *len)
+const char *census_next_line(const char *p, const char *end, const char **line, size_t *len)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	const char *stop = nl ? nl : end;
@@ -297,7 +290,7 @@ static const char *next_line(const char *p, const char *end, const char **line, 
 }
 
 /* Splits a line into at most max tab-separated fields (pointers into the line, lengths). */
-static int fields(const char *l, size_t len, const char **f, size_t *fl, int max)
+int census_fields(const char *l, size_t len, const char **f, size_t *fl, int max)
 {
 	int k = 0;
 	const char *p = l, *end = l + len;
@@ -313,7 +306,7 @@ static int fields(const char *l, size_t len, const char **f, size_t *fl, int max
 	return k;
 }
 
-static void tail(char *dst, size_t cap, const struct buf *b)
+void census_tail(char *dst, size_t cap, const struct buf *b)
 {
 	size_t n = b->len, keep = cap - 1 > 400 ? 400 : cap - 1;
 	const char *s = b->p ? b->p : "";
@@ -327,6 +320,24 @@ static void tail(char *dst, size_t cap, const struct buf *b)
 
 /*==== pytest ====*/
 
+void census_nonce(char out[40])
+{
+	unsigned char rnd[12];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		memset(rnd, 0x5a, sizeof rnd);
+	int n = snprintf(out, 40, "BELAY-CENSUS-");
+	for (size_t i = 0; i < sizeof rnd && n + 2 < 40; i++)
+		n += snprintf(out + n, 40 - (size_t)n, "%02x", rnd[i]);
+}
+
+void census_python_candidates(const char *root, char *cands[4])
+{
+	cands[0] = fs_join(root, ".venv/bin/python");
+	cands[1] = fs_join(root, "venv/bin/python");
+	cands[2] = fs_which("python3");
+	cands[3] = xstrdup("/usr/bin/python3");
+}
+
 /* Parses the plugin's lines; returns 1 when pytest was not importable, 0 otherwise. */
 static int pytest_parse(struct census_run *cr, const struct crun *r, const char *nonce, int *finished, int *exit_rc)
 {
@@ -338,12 +349,12 @@ static int pytest_parse(struct census_run *cr, const struct crun *r, const char 
 	while (p < end) {
 		const char *l;
 		size_t len;
-		p = next_line(p, end, &l, &len);
+		p = census_next_line(p, end, &l, &len);
 		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
 			continue;
 		const char *f[5] = {0};
 		size_t fl[5] = {0};
-		int k = fields(l + nl + 1, len - nl - 1, f, fl, 5);
+		int k = census_fields(l + nl + 1, len - nl - 1, f, fl, 5);
 		if (fl[0] != 1)
 			continue;
 		char kind = f[0][0];
@@ -383,16 +394,10 @@ static int pytest_parse(struct census_run *cr, const struct crun *r, const char 
 
 static void run_pytest(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e)
 {
-	unsigned char rnd[12];
-	char nonce[32] = "BELAY-CENSUS-";
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		memset(rnd, 0x5a, sizeof rnd);
-	for (size_t i = 0; i < sizeof rnd && strlen(nonce) + 2 < sizeof nonce; i++)
-		snprintf(nonce + strlen(nonce), sizeof nonce - strlen(nonce), "%02x", rnd[i]);
-	/* The interpreters tried, in order: the workspace's own virtualenv, python3 on PATH,
-	 * the system's. The first that imports pytest (contained) is the runner. */
-	char *cands[4] = {fs_join(root, ".venv/bin/python"), fs_join(root, "venv/bin/python"), fs_which("python3"),
-			  xstrdup("/usr/bin/python3")};
+	char nonce[40];
+	census_nonce(nonce);
+	char *cands[4];
+	census_python_candidates(root, cands);
 	char *envbin = fs_which("env");
 	struct buf tried = {0};
 	cr->status = CENSUS_NONE;
@@ -408,7 +413,7 @@ static void run_pytest(const struct census_opts *o, const char *root, struct cen
 		char *argv[] = {envbin ? envbin : "/usr/bin/env", "PYTHONDONTWRITEBYTECODE=1", cands[i], "-c",
 				(char *)pytest_script, nonce, NULL};
 		struct crun r;
-		if (contained(o, root, argv, &r, e) != 0) {
+		if (census_contained(o, root, argv, &r, e) != 0) {
 			cr->status = CENSUS_ERROR;
 			snprintf(cr->detail, sizeof cr->detail, "pytest: the contained run could not start: %s", e->msg);
 			break;
@@ -421,7 +426,7 @@ static void run_pytest(const struct census_opts *o, const char *root, struct cen
 		buf_append(&cr->output, r.err.p ? r.err.p : "", r.err.len);
 		cr->timed_out = r.timed_out;
 		if (none && !finished) {
-			crun_free(&r);
+			census_crun_free(&r);
 			continue; /* no pytest there: the next interpreter */
 		}
 		if (finished && (rc == 0 || rc == 5 || rc == 2) && !r.timed_out) {
@@ -429,7 +434,7 @@ static void run_pytest(const struct census_opts *o, const char *root, struct cen
 			fold(cr);
 		} else {
 			char t[420];
-			tail(t, sizeof t, r.err.len ? &r.err : &r.out);
+			census_tail(t, sizeof t, r.err.len ? &r.err : &r.out);
 			cr->status = r.net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
 			snprintf(cr->detail, sizeof cr->detail, "pytest (%s) %s%s%s", cands[i],
 				 r.timed_out ? "did not finish its collection within the time bound"
@@ -449,7 +454,7 @@ static void run_pytest(const struct census_opts *o, const char *root, struct cen
 			snprintf(cr->detail, sizeof cr->detail, "pytest: %zu file(s) did not collect and the sandbox refused a network access",
 				 cr->nbroken);
 		}
-		crun_free(&r);
+		census_crun_free(&r);
 	}
 	if (cr->status == CENSUS_NONE)
 		snprintf(cr->detail, sizeof cr->detail, "pytest: no interpreter that imports pytest (tried: %s)",
@@ -489,7 +494,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 			"GOSUMDB=off", "GOTELEMETRY=off", cache, gopath, home, go, "test", "-list", ".", "-vet=off",
 			"./...", NULL};
 	struct crun r;
-	if (contained(o, root, argv, &r, e) != 0) {
+	if (census_contained(o, root, argv, &r, e) != 0) {
 		cr->status = CENSUS_ERROR;
 		snprintf(cr->detail, sizeof cr->detail, "go: the contained run could not start: %s", e->msg);
 		goto out;
@@ -506,7 +511,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 	while (p < end) {
 		const char *l;
 		size_t len;
-		p = next_line(p, end, &l, &len);
+		p = census_next_line(p, end, &l, &len);
 		if (len > 4 && (!memcmp(l, "ok  \t", 5) || !memcmp(l, "?   \t", 5))) {
 			const char *pk = l + 5, *tab = memchr(pk, '\t', len - 5);
 			size_t pl = tab ? (size_t)(tab - pk) : len - 5;
@@ -547,7 +552,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 		fold(cr);
 	} else {
 		char t[420];
-		tail(t, sizeof t, r.err.len ? &r.err : &r.out);
+		census_tail(t, sizeof t, r.err.len ? &r.err : &r.out);
 		cr->status = net ? CENSUS_NETWORK : CENSUS_ERROR;
 		snprintf(cr->detail, sizeof cr->detail, "go test -list %s (exit %d)%s%s",
 			 r.timed_out ? "did not finish within the time bound" : "listed no package", r.exit_code, *t ? ": " : "", t);
@@ -558,7 +563,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 		}
 		cr->n = 0;
 	}
-	crun_free(&r);
+	census_crun_free(&r);
 out:
 	free(cache);
 	free(gopath);

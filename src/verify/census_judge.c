@@ -15,13 +15,13 @@
 
 #define CENSUS_REF_KIND "census"
 
-static const char *final_handle(const struct vctx *c, const char **why)
+const char *verify_final_handle(const struct trace *t, const char **why)
 {
 	const char *h = NULL;
-	*why = c->t->has_close ? "the run recorded no final state (not contained, or recorded by an older belay)"
+	*why = t->has_close ? "the run recorded no final state (not contained, or recorded by an older belay)"
 			       : "the run did not end cleanly: its last state was never observed";
-	for (size_t i = 0; i < c->t->n; i++) {
-		const struct trace_record *r = &c->t->recs[i];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_record *r = &t->recs[i];
 		if (strcmp(r->kind, "final_state"))
 			continue;
 		const cJSON *sh = cJSON_GetObjectItemCaseSensitive(r->obj, "state_handle");
@@ -70,7 +70,7 @@ void judge_census(struct vctx *c, struct verify_report *out)
 	const char *st0 = r0 && r0->state_handle ? jx_str(r0->state_handle, "status") : NULL;
 	const char *h0 = st0 && !strcmp(st0, "present") ? jx_str(r0->state_handle, "handle") : NULL;
 	const char *why_final;
-	const char *h1 = final_handle(c, &why_final);
+	const char *h1 = verify_final_handle(c->t, &why_final);
 	struct snap_store *st = NULL;
 	struct scratch sc = {0};
 	int sc_open = 0;

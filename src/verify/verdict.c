@@ -60,6 +60,12 @@ const struct vcause vcauses[] = {
 	{"CENSUS_NO_RUNNER", "tests-collected: no test runner the census knows is set up in the workspace, or it is not installed"},
 	{"CENSUS_FAILED", "tests-collected: the runner's discovery failed (an error, a crash, the time bound) or counted no test, so the two states cannot be compared"},
 	{"CENSUS_NEEDS_NETWORK", "tests-collected: the runner's discovery needed the network, which it never gets"},
+	{"CLAIM_SUITE_NO_RUNNER", "claim-rederived: no suite the rule can run is set up in the final state, or its runner is not installed"},
+	{"CLAIM_SUITE_FAILED", "claim-rederived: the suite could not be run on the final state (an internal error, a crash, the time bound)"},
+	{"CLAIM_SUITE_NETWORK", "claim-rederived: tests fail on the final state and the sandbox refused a network access they may need"},
+	{"CLAIM_SUITE_RUNTIME_MISSING", "claim-rederived: tests fail on the final state for want of a module or program the contained run does not have"},
+	{"SUITE_FLAKY", "claim-rederived: a test failed in one of two runs of the same final state and not in the other"},
+	{"CLAIM_NO_FINAL_STATE", "claim-rederived: the run's final state was not captured (or cannot be restored), so the suite cannot be run on it"},
 	{"CENSUS_NO_FINAL_STATE", "tests-collected: the run's final state was not captured (or cannot be restored), so there is no after to count"},
 	{"NO_SUBVERDICT", "nothing could be judged for this turn"},
 	/* NOT_COVERED and WARN reasons */

@@ -205,6 +205,10 @@ void judge_dependencies(struct vctx *c);
 /* tests-collected (census.h), when the policy has it: out->census. Blocks for the two
  * discoveries (each bounded by the rule's timeout). */
 void judge_census(struct vctx *c, struct verify_report *out);
+/* The handle of the run's final state (its last final_state record, present), or NULL with
+ * *why saying why there is none. */
+const char *verify_final_handle(const struct trace *t, const char **why);
+
 int judge_reply_is_error(const char *reply, size_t len);
 
 /*==== inorder.c ====*/

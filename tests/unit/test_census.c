@@ -262,3 +262,105 @@ Test(census, go_an_honest_new_test_passes)
 	cJSON_Delete(c);
 	free(t);
 }
+
+/*==== claim-rederived (verify --rederive): the suite run twice on the final state ====*/
+
+/* Records `cmd` (JSON-escaped already) and then the agent's claim `claim`. */
+static char *record_claim(const char *cmd, const char *claim)
+{
+	char *steps = xasprintf("[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":"
+				"\"%s\"}},{\"claim\":\"%s\"}]",
+				cmd, claim);
+	char *sp = fs_join(dir, "steps.json");
+	ts_write_file(sp, steps, strlen(steps));
+	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpbase, NULL};
+	const char *argv[] = {BELAY_BIN, "__script", sp, "--state", state, "--trace-dir", traces, "--timeout", "30",
+			      "--scope", ws, "--network", "deny", "--", DEMO, "shell", ws, NULL};
+	struct ts_out o;
+	ts_run(argv, env, dir, NULL, 0, 120, &o);
+	cr_assert_eq(o.status, 0, "recording failed (%d): %s", o.status, o.err);
+	char *nl = strchr(o.out, '\n');
+	cr_assert_not_null(nl, "no trace path printed: %s", o.err);
+	*nl = '\0';
+	char *trace = xstrdup(o.out);
+	ts_out_free(&o);
+	free(sp);
+	free(steps);
+	free(tmpbase);
+	return trace;
+}
+
+/* `belay verify TRACE --json --rederive`: the trajectory's claim sub-verdict (a new object). */
+static cJSON *claim_of(const char *trace)
+{
+	const char *argv[] = {BELAY_BIN, "verify", trace, "--json", "--no-store", "--state", state, "--rederive", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	cJSON *claim = NULL;
+	for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		cr_assert_not_null(j, "verify printed a non-JSON line: %s", line);
+		const cJSON *tr = jx_path(j, "summary.trajectory");
+		for (const cJSON *x = tr ? cJSON_GetObjectItem(tr, "verdicts")->child : NULL; x; x = x->next)
+			if (!strcmp(jx_str(x, "kind"), "claim"))
+				claim = cJSON_Duplicate(x, 1);
+		cJSON_Delete(j);
+	}
+	cr_assert_not_null(claim, "no claim verdict (status %d): %s", o.status, o.err);
+	ts_out_free(&o);
+	return claim;
+}
+
+/* The agent replacing `path` by `text` (staged outside the workspace), then claiming. */
+static char *record_claim_new(const char *path, const char *text, const char *claim)
+{
+	char *src = fs_join(dir, "new.txt");
+	ts_write_file(src, text, strlen(text));
+	char *cmd = xasprintf("cp %s %s", src, path);
+	char *t = record_claim(cmd, claim);
+	free(cmd);
+	free(src);
+	return t;
+}
+
+Test(census, a_claim_over_a_red_suite_fails_naming_the_failing_tests)
+{
+	python_project();
+	char *t = record_claim_new("calc.py", "def add(a, b):\n    return a - b\n", "All tests pass now.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "FAIL", "%s", jx_print(c));
+	const char *m = jx_str(c, "message");
+	cr_assert(strstr(m, "tests/test_calc.py::test_add") && strstr(m, "tests/test_more.py::TestMore::test_neg"), "%s", m);
+	cr_assert(strstr(m, "assert -1 == 3"), "the failure is named: %s", m);
+	cr_assert_null(strstr(m, "test_zero"), "a passing test is not named: %s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, a_claim_over_a_green_suite_passes)
+{
+	python_project();
+	char *t = record_claim("echo note > notes.txt", "All tests pass.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "PASS", "%s", jx_print(c));
+	cr_assert(strstr(jx_str(c, "message"), "3 test(s) passed"), "%s", jx_str(c, "message"));
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, a_claim_over_a_suite_that_runs_nothing_fails)
+{
+	python_project();
+	ts_sh("rm %s/tests/test_more.py", ws);
+	char *t = record_claim_new("tests/test_calc.py",
+				   "import pytest\nfrom calc import add\n\npytestmark = pytest.mark.skip(reason=\"later\")\n\n"
+				   "def test_add():\n    assert add(1, 2) == 3\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+				   "All tests pass.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "FAIL", "%s", jx_print(c));
+	cr_assert(strstr(jx_str(c, "message"), "backed by no test") && strstr(jx_str(c, "message"), "2 skipped"), "%s",
+		  jx_str(c, "message"));
+	cJSON_Delete(c);
+	free(t);
+}

@@ -1,0 +1,343 @@
+/* suite.c - the suite run for real, and the claim re-derived from two runs. See suite.h. */
+#include "verify/suite.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/xalloc.h"
+#include "verify/census_internal.h"
+
+#define MAX_TESTS 100000
+#define MAX_LISTED 12
+
+/* Run with `python -c SCRIPT NONCE`: the plugin writes to a duplicate of the original stdout
+ * taken before pytest captures anything; each line is NONCE\tKIND\t..., after a newline of
+ * its own (pytest's progress dots share that stdout and end no line). */
+static const char pytest_run_script[] =
+	"import os, sys\n"
+	"w = os.dup(1)\n"
+	"N = sys.argv[1]\n"
+	"def emit(*f):\n"
+	"    s = '\\t'.join([N] + [str(x).replace('\\t', ' ').replace('\\n', ' ').replace('\\r', ' ')[:1000] for x in f])\n"
+	"    os.write(w, ('\\n' + s + '\\n').encode('utf-8', 'replace'))\n"
+	"try:\n"
+	"    import pytest\n"
+	"except BaseException as e:\n"
+	"    emit('N', repr(e)); sys.exit(0)\n"
+	"def sig(r):\n"
+	"    c = getattr(r.longrepr, 'reprcrash', None)\n"
+	"    m = getattr(c, 'message', None) if c is not None else None\n"
+	"    if not m:\n"
+	"        t = [l for l in str(r.longrepr or '').splitlines() if l.strip()]\n"
+	"        m = t[-1] if t else 'failed'\n"
+	"    return m.strip().splitlines()[0] if m.strip() else 'failed'\n"
+	"class P:\n"
+	"    def pytest_collectreport(self, report):\n"
+	"        if report.failed:\n"
+	"            emit('T', 'F', report.nodeid or '.', sig(report))\n"
+	"    def pytest_runtest_logreport(self, report):\n"
+	"        if report.when != 'call' and report.passed:\n"
+	"            return\n"
+	"        if hasattr(report, 'wasxfail'):\n"
+	"            o = 'x' if report.skipped else 'P'\n"
+	"        else:\n"
+	"            o = 'F' if report.failed else 'S' if report.skipped else 'P'\n"
+	"        emit('T', o, report.nodeid, sig(report) if report.failed else '')\n"
+	"rc = pytest.main(['-q', '-p', 'no:cacheprovider'], plugins=[P()])\n"
+	"emit('X', int(rc))\n";
+
+/* A failure outranks a skip, a skip an expected failure, that a pass: a test's outcome is
+ * the worst of its phases. */
+static int rank(char o)
+{
+	return o == 'F' ? 3 : o == 'S' ? 2 : o == 'x' ? 1 : 0;
+}
+
+static int cmp_test(const void *a, const void *b)
+{
+	return strcmp(((const struct suite_test *)a)->id, ((const struct suite_test *)b)->id);
+}
+
+static void unique(struct suite_run *r)
+{
+	if (!r->n)
+		return;
+	qsort(r->t, r->n, sizeof *r->t, cmp_test);
+	size_t k = 0;
+	for (size_t i = 1; i < r->n; i++) {
+		if (!cmp_test(&r->t[k], &r->t[i])) {
+			if (rank(r->t[i].outcome) > rank(r->t[k].outcome)) {
+				r->t[k].outcome = r->t[i].outcome;
+				free(r->t[k].sig);
+				r->t[k].sig = r->t[i].sig;
+				r->t[i].sig = NULL;
+			}
+			free(r->t[i].id);
+			free(r->t[i].sig);
+		} else {
+			r->t[++k] = r->t[i];
+		}
+	}
+	r->n = k + 1;
+}
+
+static void clear_tests(struct suite_run *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->t[i].id);
+		free(r->t[i].sig);
+	}
+	r->n = 0;
+}
+
+/* Reads the nonce lines; *finished when the run reached its end (*rc pytest's exit code);
+ * returns 1 when the interpreter has no pytest. */
+static int parse(struct suite_run *sr, const struct crun *r, const char *nonce, int *finished, int *rc)
+{
+	size_t nl = strlen(nonce);
+	const char *p = r->out.p ? r->out.p : "", *end = p + r->out.len;
+	int none = 0;
+	*finished = 0;
+	*rc = -1;
+	while (p < end) {
+		const char *l;
+		size_t len;
+		p = census_next_line(p, end, &l, &len);
+		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
+			continue;
+		const char *f[5] = {0};
+		size_t fl[5] = {0};
+		int k = census_fields(l + nl + 1, len - nl - 1, f, fl, 5);
+		if (fl[0] != 1)
+			continue;
+		if (f[0][0] == 'N') {
+			none = 1;
+		} else if (f[0][0] == 'T' && k >= 3 && fl[1] == 1 && strchr("PFSx", f[1][0]) && fl[2] > 0 &&
+			   sr->n < MAX_TESTS) {
+			sr->t = xrealloc(sr->t, (sr->n + 1) * sizeof *sr->t);
+			sr->t[sr->n++] = (struct suite_test){xstrndup(f[2], fl[2]), f[1][0],
+							     k >= 4 && fl[3] ? xstrndup(f[3], fl[3]) : NULL};
+		} else if (f[0][0] == 'X' && k >= 2) {
+			char num[16];
+			snprintf(num, sizeof num, "%.*s", (int)(fl[1] < 15 ? fl[1] : 15), f[1]);
+			*finished = 1;
+			*rc = atoi(num);
+		}
+	}
+	return none;
+}
+
+int suite_take(const struct census_opts *o, const char *root, struct suite_run *out, struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (!o || !o->launcher || !o->tmpdir || !root)
+		return err_set(e, BELAY_EINVAL, "suite: no launcher, temp dir or tree");
+	char nonce[40];
+	census_nonce(nonce);
+	char *cands[4];
+	census_python_candidates(root, cands);
+	char *envbin = fs_which("env");
+	struct buf tried = {0};
+	out->status = CENSUS_NONE;
+	for (int i = 0; i < 4 && out->status == CENSUS_NONE; i++) {
+		if (!cands[i] || access(cands[i], X_OK) != 0)
+			continue;
+		int seen = 0;
+		for (int j = 0; j < i; j++)
+			seen |= cands[j] && !strcmp(cands[j], cands[i]);
+		if (seen)
+			continue;
+		buf_printf(&tried, "%s%s", tried.len ? ", " : "", cands[i]);
+		char *argv[] = {envbin ? envbin : "/usr/bin/env", "PYTHONDONTWRITEBYTECODE=1", cands[i], "-c",
+				(char *)pytest_run_script, nonce, NULL};
+		struct crun r;
+		struct err le = {0};
+		if (census_contained(o, root, argv, &r, &le) != 0) {
+			out->status = CENSUS_ERROR;
+			snprintf(out->detail, sizeof out->detail, "pytest: the contained run could not start: %s", le.msg);
+			break;
+		}
+		out->ms += r.ms;
+		int finished, rc;
+		int none = parse(out, &r, nonce, &finished, &rc);
+		buf_reset(&out->output);
+		buf_append(&out->output, r.out.p ? r.out.p : "", r.out.len);
+		buf_append(&out->output, r.err.p ? r.err.p : "", r.err.len);
+		out->timed_out = r.timed_out;
+		out->net_denied = r.net_denied;
+		census_tail(out->said, sizeof out->said, r.out.len ? &r.out : &r.err);
+		if (none && !finished) {
+			census_crun_free(&r);
+			continue; /* no pytest there: the next interpreter */
+		}
+		/* 0 all passed, 1 some failed, 2 interrupted (collection errors), 5 no tests */
+		if (finished && rc >= 0 && rc <= 5 && rc != 3 && rc != 4 && !r.timed_out) {
+			out->status = CENSUS_OK;
+			unique(out);
+		} else {
+			char t[420];
+			census_tail(t, sizeof t, r.err.len ? &r.err : &r.out);
+			out->status = r.net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
+			snprintf(out->detail, sizeof out->detail, "pytest (%s) %s%s%s", cands[i],
+				 r.timed_out ? "did not finish the suite within the time bound"
+				 : finished  ? "ended with an internal or usage error"
+					     : "did not reach the end of the suite",
+				 *t ? ": " : "", t);
+			clear_tests(out);
+		}
+		census_crun_free(&r);
+	}
+	if (out->status == CENSUS_NONE)
+		snprintf(out->detail, sizeof out->detail, "pytest: no interpreter that imports pytest (tried: %s)",
+			 tried.len ? buf_cstr(&tried) : "none found");
+	buf_free(&tried);
+	for (int i = 0; i < 4; i++)
+		free(cands[i]);
+	free(envbin);
+	return 0;
+}
+
+void suite_run_free(struct suite_run *r)
+{
+	clear_tests(r);
+	free(r->t);
+	buf_free(&r->output);
+	memset(r, 0, sizeof *r);
+}
+
+/*==== the claim ====*/
+
+static const struct suite_test *find(const struct suite_run *r, const char *id)
+{
+	struct suite_test k = {(char *)id, 0, NULL};
+	return r->n ? bsearch(&k, r->t, r->n, sizeof *r->t, cmp_test) : NULL;
+}
+
+/* A failure a missing runtime explains: a module or a program the contained run could not
+ * find (the project's own code that is gone fails otherwise: an assertion, a NameError). */
+static int missing_runtime(const char *sig)
+{
+	static const char *const shapes[] = {"ModuleNotFoundError", "No module named", "command not found",
+					     "FileNotFoundError: [Errno 2] No such file or directory: '/usr",
+					     "ImportError: libc", "cannot open shared object file", NULL};
+	for (const char *const *s = shapes; sig && *s; s++)
+		if (strstr(sig, *s))
+			return 1;
+	return 0;
+}
+
+/* A failure a refused network access may explain (only when the sandbox refused one). */
+static int network_shaped(const char *sig)
+{
+	static const char *const shapes[] = {"Connection", "connection", "socket", "Network", "network", "resolve",
+					     "gaierror", "Name or service", "PermissionError", "Permission denied",
+					     "Operation not permitted", "URLError", "timed out", NULL};
+	for (const char *const *s = shapes; sig && *s; s++)
+		if (strstr(sig, *s))
+			return 1;
+	return 0;
+}
+
+static const char *status_cause(enum census_status s)
+{
+	return s == CENSUS_NONE ? "CLAIM_SUITE_NO_RUNNER" : s == CENSUS_NETWORK ? "CLAIM_SUITE_NETWORK" : "CLAIM_SUITE_FAILED";
+}
+
+void suite_judge_claim(const char *claim, const struct suite_run *a, const struct suite_run *b, struct turn_verdict *v,
+		       cJSON *kept)
+{
+	cJSON *ev = kept ? kept : cJSON_CreateObject();
+	if (a->status != CENSUS_OK || b->status != CENSUS_OK) {
+		const struct suite_run *bad = a->status != CENSUS_OK ? a : b;
+		verdict_add(v, "A1", "claim", V_UNVERIFIED, status_cause(bad->status), EVIDENCE(.observed = ev),
+			    "claim-rederived: the claim \"%s\" could not be checked: the suite did not run on the final state: %s",
+			    claim, bad->detail);
+		return;
+	}
+	size_t passed = 0, skipped = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		passed += a->t[i].outcome == 'P';
+		skipped += a->t[i].outcome == 'S' || a->t[i].outcome == 'x';
+	}
+	struct buf fails = {0}, flaky = {0}, excused = {0};
+	int nf = 0, nfl = 0, nex = 0, net = a->net_denied || b->net_denied;
+	cJSON *findings = cJSON_CreateArray();
+	/* every test of either run: failed in both the same way, or in one only */
+	for (int side = 0; side < 2; side++) {
+		const struct suite_run *x = side ? b : a, *y = side ? a : b;
+		for (size_t i = 0; i < x->n; i++) {
+			const struct suite_test *t = &x->t[i], *u = find(y, t->id);
+			if (side && u)
+				continue; /* seen from a's side */
+			int fx = t->outcome == 'F', fy = u && u->outcome == 'F';
+			if (!fx && !fy)
+				continue;
+			if (fx && fy && !strcmp(t->sig ? t->sig : "", u->sig ? u->sig : "")) {
+				int why_net = net && network_shaped(t->sig), why_rt = missing_runtime(t->sig);
+				if (why_net || why_rt) {
+					if (nex < MAX_LISTED)
+						buf_printf(&excused, "%s%s (%s)", nex ? ", " : "", t->id, t->sig ? t->sig : "failed");
+					nex++;
+					continue;
+				}
+				if (nf < MAX_LISTED)
+					buf_printf(&fails, "%s%s (%s)", nf ? ", " : "", t->id, t->sig ? t->sig : "failed");
+				nf++;
+				cJSON *f = cJSON_CreateObject();
+				cJSON_AddStringToObject(f, "test", t->id);
+				cJSON_AddStringToObject(f, "failure", t->sig ? t->sig : "failed");
+				cJSON_AddItemToArray(findings, f);
+			} else {
+				/* failed in one run only, or differently: not the same failure twice */
+				if (nfl < MAX_LISTED)
+					buf_printf(&flaky, "%s%s", nfl ? ", " : "", t->id);
+				nfl++;
+			}
+		}
+	}
+	cJSON_AddNumberToObject(ev, "tests", (double)a->n);
+	cJSON_AddNumberToObject(ev, "passed", (double)passed);
+	cJSON_AddNumberToObject(ev, "skipped", (double)skipped);
+	if (nf) {
+		verdict_add(v, "A1", "claim", V_FAIL, NULL, EVIDENCE(.observed = findings, .expected = ev),
+			    "claim-rederived: the claim \"%s\" is not what the suite says: %d test(s) fail on the final state, "
+			    "the same way in two contained runs: %s%s",
+			    claim, nf, buf_cstr(&fails), nf > MAX_LISTED ? ", ..." : "");
+	} else if (nfl) {
+		cJSON_Delete(findings);
+		verdict_add(v, "A1", "claim", V_UNVERIFIED, "SUITE_FLAKY", EVIDENCE(.observed = ev),
+			    "claim-rederived: %d test(s) failed in one of two contained runs of the final state and not (or "
+			    "not the same way) in the other: %s%s",
+			    nfl, buf_cstr(&flaky), nfl > MAX_LISTED ? ", ..." : "");
+	} else if (nex) {
+		cJSON_Delete(findings);
+		int why_net = 0;
+		for (size_t i = 0; i < a->n && !why_net; i++)
+			why_net = a->t[i].outcome == 'F' && net && network_shaped(a->t[i].sig);
+		net = why_net;
+		verdict_add(v, "A1", "claim", V_UNVERIFIED, net ? "CLAIM_SUITE_NETWORK" : "CLAIM_SUITE_RUNTIME_MISSING",
+			    EVIDENCE(.observed = ev),
+			    "claim-rederived: %d test(s) fail on the final state %s: %s%s", nex,
+			    net ? "and the sandbox refused a network access they may need"
+				: "for want of a module or program the contained run does not have",
+			    buf_cstr(&excused), nex > MAX_LISTED ? ", ..." : "");
+	} else if (passed == 0) {
+		cJSON_Delete(findings);
+		verdict_add(v, "A1", "claim", V_FAIL, NULL, EVIDENCE(.observed = ev),
+			    "claim-rederived: the claim \"%s\" is backed by no test: the suite ran none on the final state "
+			    "(%zu collected, %zu skipped; the runner said: %s)",
+			    claim, a->n, skipped, a->said);
+	} else {
+		cJSON_Delete(findings);
+		verdict_add(v, "A1", "claim", V_PASS, NULL, EVIDENCE(.expected = ev),
+			    "claim-rederived: the suite passes on the final state in two contained runs: %zu test(s) passed, "
+			    "%zu skipped",
+			    passed, skipped);
+	}
+	buf_free(&fails);
+	buf_free(&flaky);
+	buf_free(&excused);
+}
