@@ -130,11 +130,8 @@ static int parse(struct suite_run *sr, const struct crun *r, const char *nonce, 
 	return none;
 }
 
-int suite_take(const struct census_opts *o, const char *root, struct suite_run *out, struct err *e)
+static void run_pytest(const struct census_opts *o, const char *root, struct suite_run *out)
 {
-	memset(out, 0, sizeof *out);
-	if (!o || !o->launcher || !o->tmpdir || !root)
-		return err_set(e, BELAY_EINVAL, "suite: no launcher, temp dir or tree");
 	char nonce[40];
 	census_nonce(nonce);
 	char *cands[4];
@@ -197,6 +194,138 @@ int suite_take(const struct census_opts *o, const char *root, struct suite_run *
 	for (int i = 0; i < 4; i++)
 		free(cands[i]);
 	free(envbin);
+}
+
+/*==== go ====*/
+
+static void add_go(struct suite_run *r, const char *pkg, const char *test, char outcome, const char *sig)
+{
+	if (r->n >= MAX_TESTS)
+		return;
+	r->t = xrealloc(r->t, (r->n + 1) * sizeof *r->t);
+	r->t[r->n++] = (struct suite_test){test ? xasprintf("%s.%s", pkg, test) : xstrdup(pkg), outcome,
+					   sig ? xstrdup(sig) : NULL};
+}
+
+/* A test's failure line as `go test` prints it ("    calc_test.go:6: add(1, 2) = -1, want 3"):
+ * the first output line naming a _test.go position, trimmed. */
+static int go_failure_line(const char *out, char *sig, size_t cap)
+{
+	const char *p = out;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	const char *c = strstr(p, "_test.go:");
+	if (!c || c - p > 200)
+		return 0;
+	size_t n = strcspn(p, "\n");
+	snprintf(sig, cap, "%.*s", (int)n, p);
+	return 1;
+}
+
+/* `go test -json`: one JSON event per line (Action run/output/pass/fail/skip, Package, Test,
+ * Output); a test's outcome is its last pass/fail/skip, a failure's signature its first
+ * position line; a package that fails with no test failing did not build. */
+static void run_go(const struct census_opts *o, const char *root, struct suite_run *out)
+{
+	char *go = fs_which("go");
+	if (!go) {
+		out->status = CENSUS_NONE;
+		snprintf(out->detail, sizeof out->detail, "go: no go on PATH");
+		return;
+	}
+	char *envbin = fs_which("env");
+	char *cache = xasprintf("GOCACHE=%s/gocache", o->tmpdir), *gopath = xasprintf("GOPATH=%s/gopath", o->tmpdir);
+	char *home = xasprintf("HOME=%s", o->tmpdir);
+	char *argv[] = {envbin ? envbin : "/usr/bin/env", "GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local",
+			"GOSUMDB=off", "GOTELEMETRY=off", cache, gopath, home, go, "test", "-json", "-count=1", "-vet=off",
+			"./...", NULL};
+	struct crun r;
+	struct err le = {0};
+	if (census_contained(o, root, argv, &r, &le) != 0) {
+		out->status = CENSUS_ERROR;
+		snprintf(out->detail, sizeof out->detail, "go: the contained run could not start: %s", le.msg);
+		goto done;
+	}
+	out->ms = r.ms;
+	out->timed_out = r.timed_out;
+	out->net_denied = r.net_denied;
+	buf_append(&out->output, r.out.p ? r.out.p : "", r.out.len);
+	buf_append(&out->output, r.err.p ? r.err.p : "", r.err.len);
+	census_tail(out->said, sizeof out->said, r.err.len ? &r.err : &r.out);
+	/* failure lines seen per test (by "PKG.TEST"), then the outcomes */
+	cJSON *sigs = cJSON_CreateObject(), *pkg_failed = cJSON_CreateObject();
+	const char *p = r.out.p ? r.out.p : "", *end = p + r.out.len;
+	int events = 0;
+	while (p < end) {
+		const char *l;
+		size_t len;
+		p = census_next_line(p, end, &l, &len);
+		cJSON *ev = len && l[0] == '{' ? cJSON_ParseWithLength(l, len) : NULL;
+		const char *action = ev ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "Action")) : NULL;
+		const char *pkg = ev ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "Package")) : NULL;
+		const char *test = ev ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "Test")) : NULL;
+		if (!action || !pkg) {
+			cJSON_Delete(ev);
+			continue;
+		}
+		events++;
+		char key[1100];
+		snprintf(key, sizeof key, "%s.%s", pkg, test ? test : "");
+		if (!strcmp(action, "output") && test) {
+			const char *o2 = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(ev, "Output"));
+			char sig[600];
+			if (o2 && !cJSON_GetObjectItemCaseSensitive(sigs, key) && go_failure_line(o2, sig, sizeof sig))
+				cJSON_AddStringToObject(sigs, key, sig);
+		} else if (test && (!strcmp(action, "pass") || !strcmp(action, "fail") || !strcmp(action, "skip"))) {
+			char oc = action[0] == 'p' ? 'P' : action[0] == 'f' ? 'F' : 'S';
+			add_go(out, pkg, test, oc,
+			       oc == 'F' ? (cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sigs, key)) ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sigs, key)) : "failed") : NULL);
+		} else if (!test && !strcmp(action, "fail") && !cJSON_GetObjectItemCaseSensitive(pkg_failed, pkg)) {
+			cJSON_AddTrueToObject(pkg_failed, pkg);
+		}
+		cJSON_Delete(ev);
+	}
+	/* a failed package none of whose tests failed: it did not build (or its TestMain failed) */
+	for (const cJSON *f = pkg_failed->child; f; f = f->next) {
+		int any = 0;
+		size_t pl = strlen(f->string);
+		for (size_t i = 0; i < out->n && !any; i++)
+			any = !strncmp(out->t[i].id, f->string, pl) && out->t[i].id[pl] == '.' && out->t[i].outcome == 'F';
+		if (!any)
+			add_go(out, f->string, NULL, 'F', "the package did not build or its test binary failed");
+	}
+	cJSON_Delete(sigs);
+	cJSON_Delete(pkg_failed);
+	const char *errs = buf_cstr(&r.err);
+	int net = r.net_denied || strstr(errs, "GOPROXY=off") || strstr(errs, "module lookup disabled");
+	if (events && !r.timed_out) {
+		out->status = CENSUS_OK;
+		unique(out);
+	} else {
+		out->status = net ? CENSUS_NETWORK : CENSUS_ERROR;
+		snprintf(out->detail, sizeof out->detail, "go test %s (exit %d): %s",
+			 r.timed_out ? "did not finish within the time bound" : "reported nothing", r.exit_code, out->said);
+		clear_tests(out);
+	}
+	census_crun_free(&r);
+done:
+	free(cache);
+	free(gopath);
+	free(home);
+	free(envbin);
+	free(go);
+}
+
+int suite_take(const struct census_opts *o, const char *root, unsigned runner, struct suite_run *out, struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (!o || !o->launcher || !o->tmpdir || !root)
+		return err_set(e, BELAY_EINVAL, "suite: no launcher, temp dir or tree");
+	out->runner = runner;
+	if (runner == CENSUS_GO)
+		run_go(o, root, out);
+	else
+		run_pytest(o, root, out);
 	return 0;
 }
 
@@ -250,11 +379,12 @@ void suite_judge_claim(const char *claim, const struct suite_run *a, const struc
 		       cJSON *kept)
 {
 	cJSON *ev = kept ? kept : cJSON_CreateObject();
+	const char *rn = census_runner_name(a->runner);
 	if (a->status != CENSUS_OK || b->status != CENSUS_OK) {
 		const struct suite_run *bad = a->status != CENSUS_OK ? a : b;
 		verdict_add(v, "A1", "claim", V_UNVERIFIED, status_cause(bad->status), EVIDENCE(.observed = ev),
-			    "claim-rederived: the claim \"%s\" could not be checked: the suite did not run on the final state: %s",
-			    claim, bad->detail);
+			    "claim-rederived (%s): the claim \"%s\" could not be checked: the suite did not run on the final state: %s",
+			    rn, claim, bad->detail);
 		return;
 	}
 	size_t passed = 0, skipped = 0;
@@ -303,15 +433,15 @@ void suite_judge_claim(const char *claim, const struct suite_run *a, const struc
 	cJSON_AddNumberToObject(ev, "skipped", (double)skipped);
 	if (nf) {
 		verdict_add(v, "A1", "claim", V_FAIL, NULL, EVIDENCE(.observed = findings, .expected = ev),
-			    "claim-rederived: the claim \"%s\" is not what the suite says: %d test(s) fail on the final state, "
+			    "claim-rederived (%s): the claim \"%s\" is not what the suite says: %d test(s) fail on the final state, "
 			    "the same way in two contained runs: %s%s",
-			    claim, nf, buf_cstr(&fails), nf > MAX_LISTED ? ", ..." : "");
+			    rn, claim, nf, buf_cstr(&fails), nf > MAX_LISTED ? ", ..." : "");
 	} else if (nfl) {
 		cJSON_Delete(findings);
 		verdict_add(v, "A1", "claim", V_UNVERIFIED, "SUITE_FLAKY", EVIDENCE(.observed = ev),
-			    "claim-rederived: %d test(s) failed in one of two contained runs of the final state and not (or "
+			    "claim-rederived (%s): %d test(s) failed in one of two contained runs of the final state and not (or "
 			    "not the same way) in the other: %s%s",
-			    nfl, buf_cstr(&flaky), nfl > MAX_LISTED ? ", ..." : "");
+			    rn, nfl, buf_cstr(&flaky), nfl > MAX_LISTED ? ", ..." : "");
 	} else if (nex) {
 		cJSON_Delete(findings);
 		int why_net = 0;
@@ -320,22 +450,22 @@ void suite_judge_claim(const char *claim, const struct suite_run *a, const struc
 		net = why_net;
 		verdict_add(v, "A1", "claim", V_UNVERIFIED, net ? "CLAIM_SUITE_NETWORK" : "CLAIM_SUITE_RUNTIME_MISSING",
 			    EVIDENCE(.observed = ev),
-			    "claim-rederived: %d test(s) fail on the final state %s: %s%s", nex,
+			    "claim-rederived (%s): %d test(s) fail on the final state %s: %s%s", rn, nex,
 			    net ? "and the sandbox refused a network access they may need"
 				: "for want of a module or program the contained run does not have",
 			    buf_cstr(&excused), nex > MAX_LISTED ? ", ..." : "");
 	} else if (passed == 0) {
 		cJSON_Delete(findings);
 		verdict_add(v, "A1", "claim", V_FAIL, NULL, EVIDENCE(.observed = ev),
-			    "claim-rederived: the claim \"%s\" is backed by no test: the suite ran none on the final state "
+			    "claim-rederived (%s): the claim \"%s\" is backed by no test: the suite ran none on the final state "
 			    "(%zu collected, %zu skipped; the runner said: %s)",
-			    claim, a->n, skipped, a->said);
+			    rn, claim, a->n, skipped, a->said);
 	} else {
 		cJSON_Delete(findings);
 		verdict_add(v, "A1", "claim", V_PASS, NULL, EVIDENCE(.expected = ev),
-			    "claim-rederived: the suite passes on the final state in two contained runs: %zu test(s) passed, "
+			    "claim-rederived (%s): the suite passes on the final state in two contained runs: %zu test(s) passed, "
 			    "%zu skipped",
-			    passed, skipped);
+			    rn, passed, skipped);
 	}
 	buf_free(&fails);
 	buf_free(&flaky);

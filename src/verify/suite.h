@@ -4,7 +4,10 @@
  *
  * Runners: pytest (`python -m pytest -q -p no:cacheprovider` with an in-memory plugin that
  * reports every test's outcome and, for a failure, its one-line signature: the exception
- * pytest reports as the crash). The interpreter is found as the census finds it. Each run is
+ * pytest reports as the crash; the interpreter found as the census finds it); go (`go test
+ * -json -count=1 -vet=off ./...`, offline as the census runs it: a test's last
+ * pass/fail/skip event, a failure's signature its first `_test.go:N:` line, a failed package
+ * with no failed test one failure: it did not build). Each run is
  * one census_contained command (network denied, a time bound, processes reaped).
  *
  * Everything the suite printed is hostile: only lines carrying the run's random nonce are
@@ -23,13 +26,15 @@
 #include "verify/verdict.h"
 
 struct suite_test {
-	char *id;     /* pytest's node id (parametrisations kept: each instance is a test) (owned) */
+	char *id;     /* pytest's node id (parametrisations kept: each instance is a test); go:
+		       * "PACKAGE.TestName" (subtests "PACKAGE.TestName/sub"), or the package (owned) */
 	char outcome; /* 'P' passed, 'F' failed (in setup, call or teardown, or did not collect),
 		       * 'S' skipped, 'x' failed as expected (xfail) */
 	char *sig;    /* a failure's signature ("AssertionError: assert 1 == 2"), else NULL (owned) */
 };
 
 struct suite_run {
+	unsigned runner;           /* one CENSUS_* bit */
 	enum census_status status; /* OK: the suite ran and reported its tests */
 	char detail[600];          /* why not OK */
 	char said[420];            /* the end of what the runner printed, on one line */
@@ -41,8 +46,9 @@ struct suite_run {
 	double ms;
 };
 
-/* Runs the suite in the tree at root (the contained command's cwd and writable scope). */
-int suite_take(const struct census_opts *o, const char *root, struct suite_run *out, struct err *e);
+/* Runs the suite of one runner (a CENSUS_* bit) in the tree at root (the contained command's
+ * cwd and writable scope). */
+int suite_take(const struct census_opts *o, const char *root, unsigned runner, struct suite_run *out, struct err *e);
 void suite_run_free(struct suite_run *r);
 
 /* The claim-rederived verdict from two runs of the suite on the same final state, added to

@@ -116,7 +116,7 @@ void verify_claim_rederive(const struct trace *t, const struct verify_opts *o, c
 	}
 	struct snap_store *st = NULL;
 	struct scratch sc = {0};
-	struct suite_run runs[2] = {{0}};
+	struct suite_run runs[CENSUS_NRUNNERS][2] = {{{0}}};
 	struct err e = {0};
 	int sc_open = 0;
 	if (snap_store_open(state_dir, NULL, &st, &e) != 0) {
@@ -133,6 +133,7 @@ void verify_claim_rederive(const struct trace *t, const struct verify_opts *o, c
 	}
 	sc_open = 1;
 	struct census_opts co = {.launcher = o->launcher, .timeout_ms = inv->timeout_s * 1000u, .tmpdir = sc.tmp};
+	unsigned runners = 0;
 	for (int i = 0; i < 2; i++) {
 		/* each run on a fresh copy of the tree (the first run wrote into it); the private
 		 * temp dir (TMPDIR) stays, as two runs on one machine share /tmp: a test that fails
@@ -145,23 +146,33 @@ void verify_claim_rederive(const struct trace *t, const struct verify_opts *o, c
 			free(w);
 			goto out;
 		}
-		if (!(census_detect(sc.ws) & CENSUS_PYTEST)) {
+		if (i == 0)
+			runners = census_detect(sc.ws) & (CENSUS_PYTEST | CENSUS_GO);
+		if (!runners) {
 			unverified(v, "CLAIM_SUITE_NO_RUNNER",
 				   "no suite the rule knows how to run is set up in the final state (pytest: no Python test "
-				   "file or pytest configuration)");
+				   "file or pytest configuration; go: no go.mod)");
 			goto out;
 		}
-		suite_take(&co, sc.ws, &runs[i], &e);
+		for (int k = 0; k < CENSUS_NRUNNERS; k++)
+			if (runners & (1u << k))
+				suite_take(&co, sc.ws, 1u << k, &runs[k][i], &e);
 	}
 	const char *slash = strrchr(t->path ? t->path : "", '/');
 	const char *owner = slash ? slash + 1 : t->path ? t->path : "trace";
-	cJSON *kept = cJSON_CreateObject();
-	keep_run(st, owner, "first", &runs[0], kept);
-	keep_run(st, owner, "second", &runs[1], kept);
-	suite_judge_claim(claim, &runs[0], &runs[1], v, kept);
+	for (int k = 0; k < CENSUS_NRUNNERS; k++) {
+		if (!(runners & (1u << k)))
+			continue;
+		cJSON *kept = cJSON_CreateObject();
+		keep_run(st, owner, "first", &runs[k][0], kept);
+		keep_run(st, owner, "second", &runs[k][1], kept);
+		suite_judge_claim(claim, &runs[k][0], &runs[k][1], v, kept);
+	}
 out:
-	suite_run_free(&runs[0]);
-	suite_run_free(&runs[1]);
+	for (int k = 0; k < CENSUS_NRUNNERS; k++) {
+		suite_run_free(&runs[k][0]);
+		suite_run_free(&runs[k][1]);
+	}
 	if (sc_open)
 		scratch_close(&sc);
 	snap_store_close(st);

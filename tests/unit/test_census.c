@@ -364,3 +364,32 @@ Test(census, a_claim_over_a_suite_that_runs_nothing_fails)
 	cJSON_Delete(c);
 	free(t);
 }
+
+Test(census, a_claim_over_a_red_go_suite_fails_naming_the_test)
+{
+	cr_assert(have_go(), "go is not installed (scripts/setup.sh installs golang-go)");
+	ts_sh("cd %s && printf 'module example.com/calc\\n\\ngo 1.19\\n' > go.mod && "
+	      "printf 'package calc\\n\\nfunc Add(a, b int) int { return a + b }\\n' > calc.go && "
+	      "printf 'package calc\\n\\nimport \"testing\"\\n\\nfunc TestAdd(t *testing.T) {\\n\\tif got := Add(1, 2); got != 3 {\\n"
+	      "\\t\\tt.Fatalf(\"Add(1, 2) = %%%%d, want 3\", got)\\n\\t}\\n}\\n\\nfunc TestZero(t *testing.T) {\\n\\tif Add(0, 0) != 0 {\\n"
+	      "\\t\\tt.Fatal(\"no\")\\n\\t}\\n}\\n' > calc_test.go",
+	      ws);
+	char *t = record_claim_new("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n", "All tests pass.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "FAIL", "%s", jx_print(c));
+	const char *m = jx_str(c, "message");
+	cr_assert(strstr(m, "(go)") && strstr(m, "example.com/calc.TestAdd") && strstr(m, "Add(1, 2) = -1, want 3"), "%s", m);
+	cr_assert_null(strstr(m, "TestZero"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+	/* the honest fix: the same suite green */
+	python_project(); /* a second suite beside it: both runners judged */
+	t = record_claim_new("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n", "All tests pass.");
+	const char *argv[] = {BELAY_BIN, "verify", t, "--json", "--no-store", "--state", state, "--rederive", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	cr_assert(strstr(o.out, "claim-rederived (go): the suite passes") && strstr(o.out, "claim-rederived (pytest): the suite passes"),
+		  "%s", o.out);
+	ts_out_free(&o);
+	free(t);
+}

@@ -11,7 +11,7 @@
 /* A run from "ID|OUTCOME[|SIGNATURE]" items, sorted by id as suite_take leaves it. */
 static struct suite_run run_of(int net, const char *const *items)
 {
-	struct suite_run r = {.status = CENSUS_OK, .net_denied = net};
+	struct suite_run r = {.runner = CENSUS_PYTEST, .status = CENSUS_OK, .net_denied = net};
 	for (const char *const *it = items; *it; it++) {
 		char *s = xstrdup(*it), *c1 = strchr(s, '|'), *c2 = strchr(c1 + 1, '|');
 		*c1 = '\0';
