@@ -294,6 +294,9 @@ void snap_entry_node(struct snode *n, const struct snap_entry *en, const char *x
 /* Creates the regular file n (absent) named n->name in dirfd: content from the store
  * (verified), owner, mode, xattrs, mtime. */
 int snap_restore_file(struct snap_store *st, int dirfd, const struct snode *n, struct err *e);
+/* A regular file that already holds n's content, open as fd: its owner, mode, xattrs (n's set;
+ * extra ones are the caller's to drop) and mtime made n's, in place. */
+int snap_restore_file_meta(int fd, const struct snode *n, struct err *e);
 /* Creates the symlink n (absent) named n->name in dirfd: target, owner, xattrs, mtime. */
 int snap_restore_symlink(int dirfd, const struct snode *n, struct err *e);
 /* Gives the open directory fd n's owner, mode, xattrs (set, not synced) and mtime. */
