@@ -254,14 +254,8 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	size_t ne = 0, nx = 0;
-	while (environ[ne])
-		ne++;
-	while (env && env[nx])
-		nx++;
-	char **envp = xcalloc(ne + nx + 1, sizeof *envp);
-	memcpy(envp, environ, ne * sizeof *envp);
-	memcpy(envp + ne, env, nx * sizeof *envp);
+	/* npm_config_* keys that move files or run things stay belay's (pkgexec_npmrc.c) */
+	char **envp = pkgexec_npm_environ(env);
 	pid_t pid;
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);

@@ -74,6 +74,20 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
  * lines: "npm error FetchError: request to ... failed", "ERROR: Could not find a version
  * ..."), else its last line. */
 int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, char *last, size_t n);
+/* The npm configuration keys belay's npm takes from the user's and the project's files (key,
+ * n bytes, as an npmrc spells it): registry, @scope:registry, cafile, ca, strict-ssl, the
+ * proxies, and auth (top-level or per registry, //host/:_authToken ...). */
+int pkgexec_npmrc_allowed(const char *key, size_t n);
+/* 1 when an environment entry ("K=V") may reach belay's npm: anything but an npm_config_*
+ * key outside that list (case-insensitive, as npm reads them). */
+int pkgexec_npm_env_allowed(const char *entry);
+/* Our environment without what pkgexec_npm_env_allowed refuses, plus extra ("K=V", may be
+ * NULL): a new array of borrowed strings (free the array only). */
+char **pkgexec_npm_environ(const char *const *extra);
+/* Writes to path (0600) the allowed keys of the three files npm would read without belay:
+ * the global configuration of the user's npm (asked of npm, run in neutral_dir), the user's,
+ * and the project's .npmrc as npm finds it from cwd (NULL: none), later ones winning. */
+int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_dir, const char *path, struct err *e);
 /* The install directory of a request: <root>/<kind>-<16 hex of the hash of key>. New string. */
 char *pkgexec_dir(const char *root, const char *kind, const char *key);
 /* Moves a finished install (tmp) to its place (dir), atomically; a concurrent one that won
