@@ -320,32 +320,6 @@ int pkgexec_is_ready(const char *dir)
 	return ok;
 }
 
-int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
-		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
-		    struct err *e)
-{
-	if (o->stderr_fd >= 0) {
-		char note[700];
-		int n = snprintf(note, sizeof note, "belay: %s: %s into %s\n", rq->tool, doing, dir);
-		(void)!write(o->stderr_fd, note, n > 0 && (size_t)n < sizeof note ? (size_t)n : 0);
-	}
-	char last[400];
-	int st = pkgexec_run_tool(argv, env, o->stderr_fd, last, sizeof last);
-	int rc = 0;
-	if (st != 0)
-		rc = err_set(e, BELAY_ENOTFOUND, "%s: %s (exit %d)%s%s", rq->tool, failed, st, last[0] ? ": " : "", last);
-	if (!rc) {
-		char *mark = fs_join(tmp, ".belay-ready");
-		rc = fs_write_file_atomic(mark, "", 0, 0600, e);
-		free(mark);
-	}
-	if (rc) {
-		fs_remove_tree(tmp);
-		return rc;
-	}
-	return pkgexec_commit(tmp, dir, e);
-}
-
 int pkgexec_commit(const char *tmp, const char *dir, struct err *e)
 {
 	if (rename(tmp, dir) == 0)

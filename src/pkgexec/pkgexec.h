@@ -95,11 +95,19 @@ char *pkgexec_dir(const char *root, const char *kind, const char *key);
 int pkgexec_commit(const char *tmp, const char *dir, struct err *e);
 /* 1 when dir holds a finished install (its ready mark). */
 int pkgexec_is_ready(const char *dir);
-/* Notes "belay: TOOL: <doing> into DIR" on stderr_fd, runs the installer argv (with env)
- * that fills tmp, and on success marks tmp ready and commits it to dir; on failure removes
- * tmp and names it "TOOL: <failed> (exit N): <its line that says why>". */
+/* The fetch of one install directory (pkgexec_fetch.c): one per directory at a time, under
+ * a lock (<dir>.lock), run to completion by a detached process of its own (its own session:
+ * an agent that stops waiting and kills belay does not stop it; bounded by
+ * BELAY_FETCH_LIMIT_S, default 600 s), so that the next start finds it done. Notes "belay:
+ * TOOL: <doing> into DIR" on stderr_fd, runs the installer argv (with env) that fills tmp,
+ * and on success marks tmp ready and commits it to dir; on failure removes tmp and names it
+ * "TOOL: <failed> (exit N): <its line that says why>". The caller waits for its own fetch
+ * however long it takes (a slow first fetch is never an error). When another fetch of the
+ * same directory is under way, waits for it up to BELAY_FETCH_WAIT_S (default 45 s) and
+ * then fails with BELAY_ETIMEOUT "still fetching". secret (may be NULL): a file removed when the
+ * fetch ends, whoever waits (the filtered npm configuration, which may hold tokens). */
 int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
 		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
-		    struct err *e);
+		    const char *secret, struct err *e);
 
 #endif

@@ -229,7 +229,7 @@ static int install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, c
 		static const char *const env[] = {"npm_config_ignore_scripts=true", NULL};
 		char *doing = xasprintf("fetching %s with npm (install scripts off)", specs[0]);
 		char *failed = xasprintf("npm could not fetch %s", specs[0]);
-		rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, e);
+		rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, rcfile, e);
 		free(doing);
 		free(failed);
 		free(cache_opt);

@@ -159,7 +159,7 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 			static const char *const env[] = {"PIP_ONLY_BINARY=:all:", "PIP_ROOT_USER_ACTION=ignore", NULL};
 			char *doing = xasprintf("installing %s with pip (wheels only, no install code)", specs[0]);
 			char *failed = xasprintf("pip could not install %s", specs[0]);
-			rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, e);
+			rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, NULL, e);
 			free(doing);
 			free(failed);
 		} else {

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -203,4 +205,138 @@ Test(npmrc, which_keys_are_taken)
 	cr_expect(!pkgexec_npm_env_allowed("NPM_CONFIG_NODE_OPTIONS=--require=/tmp/evil.js"));
 	cr_expect(!pkgexec_npm_env_allowed("npm_config_git=/tmp/evil"));
 	cr_expect(!pkgexec_npm_env_allowed("npm_config_cache=/elsewhere"));
+}
+
+/*==== issue 35 (3): a slow first fetch, an agent that stops waiting, a retry ====*/
+
+/* The one install directory under belay's cache, once ready (waits up to 90 s); new string. */
+static char *ready_dir(int wait)
+{
+	char *base = fs_join(dir, "belay-cache/pkgexec");
+	for (int i = 0; i < 900; i++) {
+		DIR *d = opendir(base);
+		for (struct dirent *de; d && (de = readdir(d));) {
+			if (strncmp(de->d_name, "npm-", 4) || strchr(de->d_name, '.'))
+				continue;
+			char *p = xasprintf("%s/%s/.belay-ready", base, de->d_name);
+			struct stat st;
+			int ok = stat(p, &st) == 0;
+			free(p);
+			if (ok) {
+				char *r = xasprintf("%s/%s", base, de->d_name);
+				closedir(d);
+				free(base);
+				return r;
+			}
+		}
+		if (d)
+			closedir(d);
+		if (!wait)
+			break;
+		usleep(100 * 1000);
+	}
+	free(base);
+	return NULL;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* Waits (up to 60 s) until the registry log holds needle. */
+static void wait_log(const char *needle)
+{
+	for (int i = 0; i < 600; i++) {
+		char *l = registry_log();
+		int hit = strstr(l, needle) != NULL;
+		free(l);
+		if (hit)
+			return;
+		usleep(100 * 1000);
+	}
+	cr_assert_fail("the registry never saw %s", needle);
+}
+
+/* A child resolving spec, as a belay started by the agent would. */
+static pid_t resolve_in_child(const char *spec)
+{
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct pkgexec_plan plan;
+		struct err e = {0};
+		_exit(resolve(spec, &plan, &e) == 0 ? 0 : 1);
+	}
+	return pid;
+}
+
+Test(npmrc, a_fetch_the_agent_stopped_waiting_for_finishes_and_the_next_start_reuses_it)
+{
+	setenv("TINY_REGISTRY_DELAY_S", "3", 1);
+	registry("belay-tiny-35e", NULL);
+	char *g = fs_join(prefix, "etc/npmrc");
+	write_rc(g, "registry=http://127.0.0.1:%d/\n", port);
+	pid_t first = resolve_in_child("belay-tiny-35e@1.0.0");
+	wait_log("GET /belay-tiny-35e/-/");
+	kill(first, SIGKILL); /* the agent gave up and killed belay mid-fetch */
+	int st;
+	waitpid(first, &st, 0);
+	char *d = ready_dir(1);
+	cr_assert_not_null(d, "the fetch did not go on after belay was killed");
+	struct pkgexec_plan plan;
+	struct err e = {0};
+	cr_assert_eq(resolve("belay-tiny-35e@1.0.0", &plan, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(jx_str(plan.launch, "source"), "reused", "%s", jx_print(plan.launch));
+	char *l = registry_log();
+	cr_assert_eq(count(l, "GET /belay-tiny-35e/-/"), 1, "fetched once: %s", l);
+	free(l);
+	pkgexec_plan_free(&plan);
+	free(d);
+	free(g);
+}
+
+Test(npmrc, a_retry_attaches_to_the_fetch_under_way)
+{
+	setenv("TINY_REGISTRY_DELAY_S", "3", 1);
+	registry("belay-tiny-35f", NULL);
+	char *g = fs_join(prefix, "etc/npmrc");
+	write_rc(g, "registry=http://127.0.0.1:%d/\n", port);
+	pid_t first = resolve_in_child("belay-tiny-35f@1.0.0");
+	wait_log("GET /belay-tiny-35f/-/");
+	setenv("BELAY_FETCH_WAIT_S", "120", 1);
+	struct pkgexec_plan plan;
+	struct err e = {0};
+	cr_assert_eq(resolve("belay-tiny-35f@1.0.0", &plan, &e), 0, "%s", e.msg);
+	int st;
+	waitpid(first, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first start failed");
+	char *l = registry_log();
+	cr_assert_eq(count(l, "GET /belay-tiny-35f/-/"), 1, "the retry did not fetch again: %s", l);
+	free(l);
+	pkgexec_plan_free(&plan);
+	free(g);
+}
+
+Test(npmrc, a_retry_that_cannot_wait_longer_says_still_fetching)
+{
+	setenv("TINY_REGISTRY_DELAY_S", "4", 1);
+	registry("belay-tiny-35g", NULL);
+	char *g = fs_join(prefix, "etc/npmrc");
+	write_rc(g, "registry=http://127.0.0.1:%d/\n", port);
+	pid_t first = resolve_in_child("belay-tiny-35g@1.0.0");
+	wait_log("GET /belay-tiny-35g/-/");
+	setenv("BELAY_FETCH_WAIT_S", "0", 1);
+	struct pkgexec_plan plan;
+	struct err e = {0};
+	cr_assert_neq(resolve("belay-tiny-35g@1.0.0", &plan, &e), 0);
+	cr_assert_eq(e.code, BELAY_ETIMEOUT, "%d %s", e.code, e.msg);
+	cr_assert(strstr(e.msg, "still fetching") && strstr(e.msg, "try again"), "%s", e.msg);
+	int st;
+	waitpid(first, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first start failed");
+	free(g);
 }
