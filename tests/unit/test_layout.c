@@ -1,7 +1,8 @@
 /* test_layout.c - the source layout is checked, not just written: scripts/layering.py (no
  * include climbs src/LAYERS, no two folders include each other, every folder is listed) and
  * scripts/cited_paths.py (every src/ path the docs, scripts and sources cite exists) pass on
- * this tree, and each fails on a small tree built to break it. */
+ * this tree, and each fails on a small tree built to break it; so does scripts/test_tiers.py
+ * (every test is listed in tests/TIERS with the tier its rule gives). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +80,42 @@ Test(layout, a_cited_path_that_moved_away_fails)
 	cr_assert(strstr(o.out, "docs/X.md:1: src/proxy/*.py"), "%s", o.out);
 	cr_assert(strstr(o.out, "src/proxy/session.c:1: engine/turn_gate.h"), "%s", o.out);
 	cr_assert(strstr(o.out, "docs/X.md:2: src/proxy/session.{c,h}"), "%s", o.out);
+	ts_out_free(&o);
+	free(root);
+}
+
+Test(layout, every_test_is_listed_in_the_tier_its_rule_gives)
+{
+	struct ts_out o = {0};
+	cr_assert_eq(run("test_tiers.py", NULL, &o), 0, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, " 0 problems"), "%s", o.out);
+	ts_out_free(&o);
+}
+
+Test(layout, a_test_in_the_wrong_tier_or_in_none_fails)
+{
+	char *root = ts_tmpdir("tiers");
+	/* ts_drive runs belay through a helper of its own; the comment in test_b is no marker. */
+	put(root, "tests/support/ts_x.c",
+	    "static int run_belay(void)\n{\n\treturn system(BELAY_BIN);\n}\n\n"
+	    "int ts_drive(int x)\n{\n\treturn run_belay() + x;\n}\n");
+	put(root, "tests/unit/test_a.c", "Test(a, b)\n{\n\tts_drive(1);\n}\n");
+	put(root, "tests/unit/test_b.c", "/* unlike ts_tmux_start(), a comment */\nTest(b, c)\n{\n\tint x = 1;\n}\n");
+	put(root, "tests/unit/test_c.c", "Test(c, d)\n{\n\tchar *p = ts_peers();\n\tts_tmux_start(p);\n}\n");
+	put(root, "tests/unit/test_d.c", "Test(d, e)\n{\n\tchar *p = ts_peers();\n\tts_drive(0);\n}\n");
+	put(root, "tests/TIERS", "# a comment\ntest_a unit\ntest_b unit\ntest_d end-to-end\ntest_gone unit\n");
+	struct ts_out o = {0};
+	cr_assert_eq(run("test_tiers.py", root, &o), 1, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "tests/TIERS: test_a is unit, its rule says functional"), "%s", o.out);
+	cr_assert(strstr(o.out, "tests/TIERS: test_c is missing (its rule says console)"), "%s", o.out);
+	cr_assert(strstr(o.out, "tests/TIERS: test_gone has no tests/unit/test_gone.c"), "%s", o.out);
+	cr_assert_null(strstr(o.out, "test_b"), "%s", o.out);
+	cr_assert_null(strstr(o.out, "test_d"), "%s", o.out);
+	ts_out_free(&o);
+
+	put(root, "tests/TIERS", "test_a functional\ntest_b unit\ntest_c console\ntest_d end-to-end\n");
+	cr_assert_eq(run("test_tiers.py", root, &o), 0, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "4 tests (1 unit, 1 functional, 1 end-to-end, 1 console), 0 problems"), "%s", o.out);
 	ts_out_free(&o);
 	free(root);
 }
