@@ -119,3 +119,41 @@ Test(layout, a_test_in_the_wrong_tier_or_in_none_fails)
 	ts_out_free(&o);
 	free(root);
 }
+
+Test(layout, sql_stays_with_the_owner_of_its_table_but_for_the_listed_sites)
+{
+	struct ts_out o = {0};
+	cr_assert_eq(run("sql_owners.py", NULL, &o), 0, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, " 0 new"), "%s", o.out);
+	ts_out_free(&o);
+}
+
+Test(layout, a_new_sql_site_outside_the_owner_fails)
+{
+	char *root = ts_tmpdir("sqlown");
+	put(root, "src/store/002-t.sql", "-- 002-t.sql - the t table.\n-- Owned by src/own/own.c.\nCREATE TABLE t (a);\n");
+	put(root, "src/store/store.c", "static const char *m = \"DELETE FROM t\";\n");
+	put(root, "src/own/own.c", "int own_read(void)\n{\n\treturn q(\"SELECT a FROM t\");\n}\n");
+	put(root, "src/other/other.c",
+	    "/* not a site: \"SELECT a FROM t\" in a comment */\n"
+	    "static int other_read(void)\n{\n\treturn q(\"SELECT a \" COLS\n\t\t \" FROM x, t WHERE 1\");\n}\n");
+	put(root, "scripts/sql_owners.allow", "# none yet\n");
+	struct ts_out o = {0};
+	cr_assert_eq(run("sql_owners.py", root, &o), 1, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "src/other/other.c:4: SQL over t in other_read() outside own/"), "%s", o.out);
+	cr_assert(strstr(o.out, "1 SQL sites outside their owners (1 in other/), 1 new"), "%s", o.out);
+	ts_out_free(&o);
+
+	put(root, "scripts/sql_owners.allow", "src/other/other.c other_read t\nsrc/other/other.c gone t\n");
+	cr_assert_eq(run("sql_owners.py", root, &o), 0, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "note: scripts/sql_owners.allow lists 1 more 'src/other/other.c gone t'"), "%s", o.out);
+	ts_out_free(&o);
+
+	/* A second statement over t in the same function is a new site too. */
+	put(root, "src/other/other.c",
+	    "static int other_read(void)\n{\n\tq(\"UPDATE t SET a = 1\");\n\treturn q(\"SELECT a FROM t\");\n}\n");
+	cr_assert_eq(run("sql_owners.py", root, &o), 1, "%s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "src/other/other.c:4: SQL over t in other_read()"), "%s", o.out);
+	ts_out_free(&o);
+	free(root);
+}
