@@ -11,7 +11,7 @@ and the tests/support helpers it calls contain:
                support helpers that do (ts_play*, ts_life_client)
   functional   runs a belay executable or a fixture peer: BELAY_BIN, a path ending in
                /belay-demo-server, /belay-hook, /belay-launch or /belay-otlp-post, a
-               tests/fixture_* program, bench_echo_server, another test program (BELAY_BUILD_DIR
+               tests/fixture_* program or a tests/fixtures/ script, bench_echo_server, another test program (BELAY_BUILD_DIR
                "/tests/test_..."), `cmake --install` (BELAY_CMAKE); and the support helpers
                that do (ts_belay, ts_record_*, ts_hook, ts_driver_*, ts_verify_json, ts_install*)
   unit         none of those: links belay's libraries and runs them in its own process
@@ -44,6 +44,7 @@ TEXT_MARKERS = {
     "functional": [
         r"/belay-(demo-server|hook|launch|otlp-post)\b(?!\.c)",
         r"/tests/fixture_",
+        r"tests/fixtures/",
         r"/bench_echo_server\b",
         r"BELAY_BUILD_DIR\s*\"/tests/test_",
     ],
