@@ -19,6 +19,7 @@
 #include "bench_util.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 
 static int run(char *const argv[], const char *out_path, char **env_add)
 {
@@ -44,6 +45,7 @@ static int run(char *const argv[], const char *out_path, char **env_add)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	const char *belay = NULL, *base = "/var/tmp";
 	int tests = 200, reps = 5;
 	for (int i = 1; i < argc; i++) {

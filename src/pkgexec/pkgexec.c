@@ -247,8 +247,11 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 	if (n)
 		last[0] = '\0';
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return -1;
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		int rc = -errno;
+		snprintf(last, n, "cannot run %s: %s", argv[0], strerror(-rc));
+		return rc;
+	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -264,7 +267,7 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 	if (rc != 0) {
 		close(pfd[0]);
 		snprintf(last, n, "cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
+		return -rc;
 	}
 	/* Pass its output on, keeping the line that says why (or the last) for the error message. */
 	char buf[4096], line[512];

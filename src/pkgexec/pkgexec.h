@@ -69,7 +69,7 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 	       struct err *e);
 /* Runs argv (a package manager) with our environment plus env ("K=V", NULL-terminated; may
  * be NULL), stdin from /dev/null and stdout and stderr to stderr_fd, and waits; returns its
- * exit status (or -1 when it could not start), and in last[0..n) the first line of its
+ * exit status (or a negative errno when it could not start; last says why), and in last[0..n) the first line of its
  * output that says why it failed (an error line other than npm's code/errno/log-file
  * lines: "npm error FetchError: request to ... failed", "ERROR: Could not find a version
  * ..."), else its last line. */

@@ -92,7 +92,9 @@ static void fetcher(const struct pkgexec_req *rq, const struct pkgexec_opts *o, 
 	int st = pkgexec_run_tool(argv, env, o->stderr_fd, last, sizeof last);
 	struct err e = {0};
 	int rc = 0;
-	if (st != 0)
+	if (st < 0) /* it did not start: last says why */
+		rc = err_set(&e, BELAY_ENOTFOUND, "%s: %s%s%s", rq->tool, failed, last[0] ? ": " : "", last);
+	else if (st != 0)
 		rc = err_set(&e, BELAY_ENOTFOUND, "%s: %s (exit %d)%s%s", rq->tool, failed, st, last[0] ? ": " : "", last);
 	if (!rc) {
 		char *mark = fs_join(tmp, ".belay-ready");

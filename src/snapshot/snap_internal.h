@@ -282,7 +282,7 @@ int snap_handle_lookup(struct snap_store *st, const char *handle, struct snap_ha
 int snap_manifest_load(struct snap_store *st, const char *handle, struct snap_tree *t, struct err *e);
 /* Fills en from the current row of a manifest query selecting (path, kind, mode, uid, gid,
  * mtime_ns, size, oid, target, xattrs, link_group); borrowed pointers are valid until the
- * next step. -1 when the row is malformed. */
+ * next step. BELAY_ECORRUPT when the row is malformed. */
 int snap_row_entry(struct sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, size_t *xlen);
 /* Gives n the fields of the manifest entry en and its encoded xattrs (xa, xl; NULL when
  * none): kind, mode, owner, mtime, size, oid, symlink target, link group. Strings are

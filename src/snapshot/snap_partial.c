@@ -27,6 +27,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/strmap.h"
@@ -73,7 +74,7 @@ static int clean_path(const char *p, size_t n)
 int snap_paths_add(struct snap_paths *ps, const char *path, size_t len, int tree)
 {
 	if (!clean_path(path, len))
-		return -1;
+		return BELAY_EINVAL;
 	if (ps->n == ps->cap) {
 		ps->cap = ps->cap ? ps->cap * 2 : 16;
 		ps->v = xrealloc(ps->v, ps->cap * sizeof *ps->v);

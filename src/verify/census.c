@@ -172,8 +172,9 @@ int census_contained(const struct census_opts *o, const char *root, char *const 
 {
 	memset(r, 0, sizeof *r);
 	struct sandbox_spec spec;
-	if (sandbox_spec_init_tmp(&spec, root, o->tmpdir, SANDBOX_NET_DENY, e) != 0)
-		return -1;
+	int rc = sandbox_spec_init_tmp(&spec, root, o->tmpdir, SANDBOX_NET_DENY, e);
+	if (rc != 0)
+		return rc;
 	char *errpath = fs_join(o->tmpdir, ".census-stderr");
 	int errfd = open(errpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	unlink(errpath);
@@ -182,13 +183,13 @@ int census_contained(const struct census_opts *o, const char *root, char *const 
 	struct sandbox_run_io io = {.in_fd = -1, .out_fd = -1, .err_fd = errfd, .reap = 1};
 	struct sandbox_run_result res;
 	uint64_t t0 = time_mono_ns();
-	int rc = sandbox_run_io(&spec, o->launcher, argv, root, tmo, &io, &res, e);
+	rc = sandbox_run_io(&spec, o->launcher, argv, root, tmo, &io, &res, e);
 	r->ms = (double)(time_mono_ns() - t0) / 1e6;
 	sandbox_spec_done(&spec);
 	if (rc != 0) {
 		if (errfd >= 0)
 			close(errfd);
-		return -1;
+		return rc;
 	}
 	r->exit_code = res.exit_code;
 	r->timed_out = r->ms >= tmo;

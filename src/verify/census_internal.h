@@ -20,7 +20,7 @@ struct crun {
 };
 
 /* Runs argv contained (network denied, o's time bound, processes reaped) with root as its
- * cwd and writable scope. 0, or < 0 with e set when the run could not start. */
+ * cwd and writable scope. 0, or e's err.h code (e set) when the run could not start. */
 int census_contained(const struct census_opts *o, const char *root, char *const *argv, struct crun *r, struct err *e);
 void census_crun_free(struct crun *r);
 /* A fresh random marker ("BELAY-CENSUS-" and 24 hex digits) the run's own lines carry. */

@@ -146,8 +146,8 @@ cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x);
 char **plan_argv(const struct vctx *c, const struct relocation *rl);
 char *plan_cwd(const struct vctx *c, const struct relocation *rl, const char *fallback);
 /* NULL env when the trace recorded none (the replay then inherits verify's); *missing names
- * withheld variables verify cannot supply (new string or NULL). Returns -1 on a malformed
- * record. */
+ * withheld variables verify cannot supply (new string or NULL). Returns BELAY_EINVAL on a
+ * malformed record. */
 int plan_env(const struct vctx *c, const struct relocation *rl, char ***env, char **missing);
 /* 1 when the gate (or the console) refused the request at seq: it never reached the server;
  * why gets a description. */
@@ -223,8 +223,8 @@ void inorder_run(struct vctx *c, struct worker *w);
 void fold_roots(const struct vctx *c, const char *ws, const char *tmp, const char *mirror, const char *cache,
 		struct fold_root out[FOLD_ROOTS]);
 void pass_obs_free(struct vctx *c, struct pass_obs *p);
-/* Opens the worker's scratch on first use (taken from o->pool when there is one); 0 or -1
- * (w->sc_err says why). */
+/* Opens the worker's scratch on first use (taken from o->pool when there is one); 0 or
+ * w->sc_err's code (w->sc_err says why; -EIO when what failed gave none). */
 int worker_scratch(const struct vctx *c, struct worker *w);
 
 #endif
