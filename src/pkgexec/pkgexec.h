@@ -88,6 +88,12 @@ char **pkgexec_npm_environ(const char *const *extra);
  * the global configuration of the user's npm (asked of npm, run in neutral_dir), the user's,
  * and the project's .npmrc as npm finds it from cwd (NULL: none), later ones winning. */
 int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_dir, const char *path, struct err *e);
+/* uv's own index setup (UV_DEFAULT_INDEX / UV_INDEX_URL, UV_EXTRA_INDEX_URL, UV_INDEX,
+ * SSL_CERT_FILE, the user's and the project's uv.toml from cwd) as pip options
+ * ("--index-url=...", "--extra-index-url=...", "--cert=..."): a new NULL-terminated array
+ * (pkgexec_uv_pip_args_free), or NULL with e naming an index setting it cannot translate. */
+char **pkgexec_uv_pip_args(const char *cwd, struct err *e);
+void pkgexec_uv_pip_args_free(char **v);
 /* The install directory of a request: <root>/<kind>-<16 hex of the hash of key>. New string. */
 char *pkgexec_dir(const char *root, const char *kind, const char *key);
 /* Moves a finished install (tmp) to its place (dir), atomically; a concurrent one that won

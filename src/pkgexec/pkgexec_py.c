@@ -133,10 +133,17 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 	const char *source = pkgexec_is_ready(dir) ? "reused" : "installed";
 	int rc = 0;
 	if (!strcmp(source, "installed")) {
+		/* uv's index setup, which pip does not read (pip's own it reads itself) */
+		char **uvargs = NULL;
+		if (strncmp(rq->tool, "pipx", 4) && !(uvargs = pkgexec_uv_pip_args(cwd, e))) {
+			err_wrap(e, "%s", rq->tool);
+			rc = e->code;
+		}
 		char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
 		char *tsite = fs_join(tmp, "site"), *cache = fs_join(root, "pip-cache");
 		fs_remove_tree(tmp);
-		rc = fs_mkdir_p(tsite, 0700, e);
+		if (!rc)
+			rc = fs_mkdir_p(tsite, 0700, e);
 		if (!rc) {
 			const char *argv[40];
 			int k = 0;
@@ -153,6 +160,8 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 			argv[k++] = cache;
 			argv[k++] = "--target";
 			argv[k++] = tsite;
+			for (char **a = uvargs; a && *a && k < 30; a++)
+				argv[k++] = *a;
 			for (int i = 0; i < rq->nspecs; i++)
 				argv[k++] = specs[i];
 			argv[k] = NULL;
@@ -168,6 +177,7 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 		free(tmp);
 		free(tsite);
 		free(cache);
+		pkgexec_uv_pip_args_free(uvargs);
 	}
 	char mod[256], attr[256], *dist = NULL;
 	if (!rc && !find_entry(site, rq->cmd, mod, sizeof mod, attr, sizeof attr, &dist))
