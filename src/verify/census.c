@@ -393,7 +393,9 @@ static int pytest_parse(struct census_run *cr, const struct crun *r, const char 
 	return none;
 }
 
-static void run_pytest(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e)
+int census_each_python(const struct census_opts *o, const char *root, const char *script,
+		       int (*take)(void *ctx, const char *interp, const char *nonce, struct crun *r), void *ctx, char *detail,
+		       size_t dn, struct err *e)
 {
 	char nonce[40];
 	census_nonce(nonce);
@@ -401,8 +403,8 @@ static void run_pytest(const struct census_opts *o, const char *root, struct cen
 	census_python_candidates(root, cands);
 	char *envbin = fs_which("env");
 	struct buf tried = {0};
-	cr->status = CENSUS_NONE;
-	for (int i = 0; i < 4 && cr->status == CENSUS_NONE; i++) {
+	int rc = 1;
+	for (int i = 0; i < 4 && rc == 1; i++) {
 		if (!cands[i] || access(cands[i], X_OK) != 0)
 			continue;
 		int seen = 0;
@@ -411,59 +413,73 @@ static void run_pytest(const struct census_opts *o, const char *root, struct cen
 		if (seen)
 			continue;
 		buf_printf(&tried, "%s%s", tried.len ? ", " : "", cands[i]);
-		char *argv[] = {envbin ? envbin : "/usr/bin/env", "PYTHONDONTWRITEBYTECODE=1", cands[i], "-c",
-				(char *)pytest_script, nonce, NULL};
+		char *argv[] = {envbin ? envbin : "/usr/bin/env", "PYTHONDONTWRITEBYTECODE=1", cands[i], "-c", (char *)script,
+				nonce, NULL};
 		struct crun r;
 		if (census_contained(o, root, argv, &r, e) != 0) {
-			cr->status = CENSUS_ERROR;
-			snprintf(cr->detail, sizeof cr->detail, "pytest: the contained run could not start: %s", e->msg);
+			snprintf(detail, dn, "pytest: the contained run could not start: %s", e->msg);
+			rc = -1;
 			break;
 		}
-		cr->ms += r.ms;
-		int finished, rc;
-		int none = pytest_parse(cr, &r, nonce, &finished, &rc);
-		buf_reset(&cr->output);
-		buf_append(&cr->output, r.out.p ? r.out.p : "", r.out.len);
-		buf_append(&cr->output, r.err.p ? r.err.p : "", r.err.len);
-		cr->timed_out = r.timed_out;
-		if (none && !finished) {
-			census_crun_free(&r);
-			continue; /* no pytest there: the next interpreter */
-		}
-		if (finished && (rc == 0 || rc == 5 || rc == 2) && !r.timed_out) {
-			cr->status = CENSUS_OK;
-			fold(cr);
-		} else {
-			char t[420];
-			census_tail(t, sizeof t, r.err.len ? &r.err : &r.out);
-			cr->status = r.net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
-			snprintf(cr->detail, sizeof cr->detail, "pytest (%s) %s%s%s", cands[i],
-				 r.timed_out ? "did not finish its collection within the time bound"
-				 : finished  ? "ended its collection with an error"
-					     : "did not reach the end of its collection",
-				 *t ? ": " : "", t);
-			for (size_t j = 0; j < cr->n; j++) {
-				free(cr->t[j].file);
-				free(cr->t[j].name);
-				free(cr->t[j].why);
-			}
-			cr->n = 0;
-		}
-		/* collection errors with a refused network access: the runner needed the network */
-		if (cr->status == CENSUS_OK && cr->nbroken && r.net_denied) {
-			cr->status = CENSUS_NETWORK;
-			snprintf(cr->detail, sizeof cr->detail, "pytest: %zu file(s) did not collect and the sandbox refused a network access",
-				 cr->nbroken);
-		}
+		rc = take(ctx, cands[i], nonce, &r) ? 1 : 0; /* 1: no pytest there, the next interpreter */
 		census_crun_free(&r);
 	}
-	if (cr->status == CENSUS_NONE)
-		snprintf(cr->detail, sizeof cr->detail, "pytest: no interpreter that imports pytest (tried: %s)",
+	if (rc == 1)
+		snprintf(detail, dn, "pytest: no interpreter that imports pytest (tried: %s)",
 			 tried.len ? buf_cstr(&tried) : "none found");
 	buf_free(&tried);
 	for (int i = 0; i < 4; i++)
 		free(cands[i]);
 	free(envbin);
+	return rc;
+}
+
+/* census_each_python's take for the listing: the census run from one interpreter's output. */
+static int take_listing(void *ctx, const char *interp, const char *nonce, struct crun *r)
+{
+	struct census_run *cr = ctx;
+	cr->ms += r->ms;
+	int finished, rc;
+	int none = pytest_parse(cr, r, nonce, &finished, &rc);
+	buf_reset(&cr->output);
+	buf_append(&cr->output, r->out.p ? r->out.p : "", r->out.len);
+	buf_append(&cr->output, r->err.p ? r->err.p : "", r->err.len);
+	cr->timed_out = r->timed_out;
+	if (none && !finished)
+		return 1;
+	if (finished && (rc == 0 || rc == 5 || rc == 2) && !r->timed_out) {
+		cr->status = CENSUS_OK;
+		fold(cr);
+	} else {
+		char t[420];
+		census_tail(t, sizeof t, r->err.len ? &r->err : &r->out);
+		cr->status = r->net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
+		snprintf(cr->detail, sizeof cr->detail, "pytest (%s) %s%s%s", interp,
+			 r->timed_out ? "did not finish its collection within the time bound"
+			 : finished   ? "ended its collection with an error"
+				      : "did not reach the end of its collection",
+			 *t ? ": " : "", t);
+		for (size_t j = 0; j < cr->n; j++) {
+			free(cr->t[j].file);
+			free(cr->t[j].name);
+			free(cr->t[j].why);
+		}
+		cr->n = 0;
+	}
+	/* collection errors with a refused network access: the runner needed the network */
+	if (cr->status == CENSUS_OK && cr->nbroken && r->net_denied) {
+		cr->status = CENSUS_NETWORK;
+		snprintf(cr->detail, sizeof cr->detail, "pytest: %zu file(s) did not collect and the sandbox refused a network access",
+			 cr->nbroken);
+	}
+	return 0;
+}
+
+static void run_pytest(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e)
+{
+	int rc = census_each_python(o, root, pytest_script, take_listing, cr, cr->detail, sizeof cr->detail, e);
+	if (rc)
+		cr->status = rc > 0 ? CENSUS_NONE : CENSUS_ERROR;
 }
 
 /*==== go ====*/

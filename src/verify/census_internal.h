@@ -28,6 +28,13 @@ void census_nonce(char out[40]);
 /* The interpreters tried for pytest, in order (each new, may be NULL): the workspace's own
  * virtualenvs, python3 on PATH, the system's. The first that imports pytest is the runner. */
 void census_python_candidates(const char *root, char *cands[4]);
+/* Runs `python -c script NONCE` contained with each interpreter of census_python_candidates
+ * in turn, handing each run to take (the crun is freed after); take returns 1 when that
+ * interpreter has no pytest (the next is tried), 0 when it is done. Returns 0 (done), 1 (no
+ * interpreter imports pytest) or -1 (a contained run could not start); both with detail. */
+int census_each_python(const struct census_opts *o, const char *root, const char *script,
+		       int (*take)(void *ctx, const char *interp, const char *nonce, struct crun *r), void *ctx, char *detail,
+		       size_t dn, struct err *e);
 /* The next line of [p, end) (newline excluded, cut at 4 KiB); returns where the next begins. */
 const char *census_next_line(const char *p, const char *end, const char **line, size_t *len);
 /* Splits a line into at most max tab-separated fields; returns how many. */

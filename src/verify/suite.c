@@ -130,70 +130,45 @@ static int parse(struct suite_run *sr, const struct crun *r, const char *nonce, 
 	return none;
 }
 
+/* census_each_python's take for a run: the suite run from one interpreter's output. */
+static int take_run(void *ctx, const char *interp, const char *nonce, struct crun *r)
+{
+	struct suite_run *out = ctx;
+	out->ms += r->ms;
+	int finished, rc;
+	int none = parse(out, r, nonce, &finished, &rc);
+	buf_reset(&out->output);
+	buf_append(&out->output, r->out.p ? r->out.p : "", r->out.len);
+	buf_append(&out->output, r->err.p ? r->err.p : "", r->err.len);
+	out->timed_out = r->timed_out;
+	out->net_denied = r->net_denied;
+	census_tail(out->said, sizeof out->said, r->out.len ? &r->out : &r->err);
+	if (none && !finished)
+		return 1;
+	/* 0 all passed, 1 some failed, 2 interrupted (collection errors), 5 no tests */
+	if (finished && rc >= 0 && rc <= 5 && rc != 3 && rc != 4 && !r->timed_out) {
+		out->status = CENSUS_OK;
+		unique(out);
+	} else {
+		char t[420];
+		census_tail(t, sizeof t, r->err.len ? &r->err : &r->out);
+		out->status = r->net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
+		snprintf(out->detail, sizeof out->detail, "pytest (%s) %s%s%s", interp,
+			 r->timed_out ? "did not finish the suite within the time bound"
+			 : finished   ? "ended with an internal or usage error"
+				      : "did not reach the end of the suite",
+			 *t ? ": " : "", t);
+		clear_tests(out);
+	}
+	return 0;
+}
+
 static void run_pytest(const struct census_opts *o, const char *root, struct suite_run *out)
 {
-	char nonce[40];
-	census_nonce(nonce);
-	char *cands[4];
-	census_python_candidates(root, cands);
-	char *envbin = fs_which("env");
-	struct buf tried = {0};
-	out->status = CENSUS_NONE;
-	for (int i = 0; i < 4 && out->status == CENSUS_NONE; i++) {
-		if (!cands[i] || access(cands[i], X_OK) != 0)
-			continue;
-		int seen = 0;
-		for (int j = 0; j < i; j++)
-			seen |= cands[j] && !strcmp(cands[j], cands[i]);
-		if (seen)
-			continue;
-		buf_printf(&tried, "%s%s", tried.len ? ", " : "", cands[i]);
-		char *argv[] = {envbin ? envbin : "/usr/bin/env", "PYTHONDONTWRITEBYTECODE=1", cands[i], "-c",
-				(char *)pytest_run_script, nonce, NULL};
-		struct crun r;
-		struct err le = {0};
-		if (census_contained(o, root, argv, &r, &le) != 0) {
-			out->status = CENSUS_ERROR;
-			snprintf(out->detail, sizeof out->detail, "pytest: the contained run could not start: %s", le.msg);
-			break;
-		}
-		out->ms += r.ms;
-		int finished, rc;
-		int none = parse(out, &r, nonce, &finished, &rc);
-		buf_reset(&out->output);
-		buf_append(&out->output, r.out.p ? r.out.p : "", r.out.len);
-		buf_append(&out->output, r.err.p ? r.err.p : "", r.err.len);
-		out->timed_out = r.timed_out;
-		out->net_denied = r.net_denied;
-		census_tail(out->said, sizeof out->said, r.out.len ? &r.out : &r.err);
-		if (none && !finished) {
-			census_crun_free(&r);
-			continue; /* no pytest there: the next interpreter */
-		}
-		/* 0 all passed, 1 some failed, 2 interrupted (collection errors), 5 no tests */
-		if (finished && rc >= 0 && rc <= 5 && rc != 3 && rc != 4 && !r.timed_out) {
-			out->status = CENSUS_OK;
-			unique(out);
-		} else {
-			char t[420];
-			census_tail(t, sizeof t, r.err.len ? &r.err : &r.out);
-			out->status = r.net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
-			snprintf(out->detail, sizeof out->detail, "pytest (%s) %s%s%s", cands[i],
-				 r.timed_out ? "did not finish the suite within the time bound"
-				 : finished  ? "ended with an internal or usage error"
-					     : "did not reach the end of the suite",
-				 *t ? ": " : "", t);
-			clear_tests(out);
-		}
-		census_crun_free(&r);
-	}
-	if (out->status == CENSUS_NONE)
-		snprintf(out->detail, sizeof out->detail, "pytest: no interpreter that imports pytest (tried: %s)",
-			 tried.len ? buf_cstr(&tried) : "none found");
-	buf_free(&tried);
-	for (int i = 0; i < 4; i++)
-		free(cands[i]);
-	free(envbin);
+	struct err e = {0};
+	int rc = census_each_python(o, root, pytest_run_script, take_run, out, out->detail, sizeof out->detail, &e);
+	if (rc)
+		out->status = rc > 0 ? CENSUS_NONE : CENSUS_ERROR;
 }
 
 /*==== go ====*/

@@ -73,19 +73,6 @@ static const char *last_claim(const struct trace *t)
 	return text;
 }
 
-static void keep_run(struct snap_store *st, const char *owner, const char *side, const struct suite_run *r, cJSON *kept)
-{
-	cJSON *o = cJSON_AddObjectToObject(kept, side);
-	cJSON_AddNumberToObject(o, "bytes", (double)r->output.len);
-	cJSON_AddNumberToObject(o, "ms", r->ms);
-	char hex[65];
-	struct err e = {0};
-	if (st && snap_object_put(st, r->output.p ? r->output.p : "", r->output.len, CLAIM_REF_KIND, owner, hex, &e) == 0)
-		cJSON_AddStringToObject(o, "object", hex);
-	else
-		cJSON_AddStringToObject(o, "object_error", st ? e.msg : "no store");
-}
-
 static void unverified(struct turn_verdict *v, const char *cause, const char *why)
 {
 	verdict_add(v, "A1", "claim", V_UNVERIFIED, cause, NO_EVIDENCE, "claim-rederived: %s", why);
@@ -164,8 +151,8 @@ void verify_claim_rederive(const struct trace *t, const struct verify_opts *o, c
 		if (!(runners & (1u << k)))
 			continue;
 		cJSON *kept = cJSON_CreateObject();
-		keep_run(st, owner, "first", &runs[k][0], kept);
-		keep_run(st, owner, "second", &runs[k][1], kept);
+		verify_keep_output(st, CLAIM_REF_KIND, owner, "first", &runs[k][0].output, runs[k][0].ms, kept);
+		verify_keep_output(st, CLAIM_REF_KIND, owner, "second", &runs[k][1].output, runs[k][1].ms, kept);
 		suite_judge_claim(claim, &runs[k][0], &runs[k][1], v, kept);
 	}
 out:

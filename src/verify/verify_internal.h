@@ -208,6 +208,10 @@ void judge_census(struct vctx *c, struct verify_report *out);
 /* The handle of the run's final state (its last final_state record, present), or NULL with
  * *why saying why there is none. */
 const char *verify_final_handle(const struct trace *t, const char **why);
+/* Keeps what a runner printed in the snapshot store (owner kind / owner: the trace's file
+ * name) and adds {side: {"bytes", "ms", "object" | "object_error"}} to kept. */
+void verify_keep_output(struct snap_store *st, const char *kind, const char *owner, const char *side,
+			const struct buf *output, double ms, cJSON *kept);
 
 int judge_reply_is_error(const char *reply, size_t len);
 

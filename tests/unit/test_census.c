@@ -41,11 +41,14 @@ static void teardown(void)
 
 TestSuite(census, .init = setup, .fini = teardown, .timeout = 240);
 
-/* Records one run_process call of `cmd` (JSON-escaped already) against the shell server. */
-static char *record_cmd(const char *cmd)
+/* Records one run_process call of `cmd` (JSON-escaped already) against the shell server, then
+ * the agent's claim `claim` when given (NULL: none). */
+static char *record_claim(const char *cmd, const char *claim)
 {
-	char *steps = xasprintf("[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":\"%s\"}}]",
-				cmd);
+	char *tail = claim ? xasprintf(",{\"claim\":\"%s\"}", claim) : xstrdup("");
+	char *steps = xasprintf("[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":"
+				"\"%s\"}}%s]",
+				cmd, tail);
 	char *sp = fs_join(dir, "steps.json");
 	ts_write_file(sp, steps, strlen(steps));
 	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
@@ -62,21 +65,32 @@ static char *record_cmd(const char *cmd)
 	ts_out_free(&o);
 	free(sp);
 	free(steps);
+	free(tail);
 	free(tmpbase);
 	return trace;
 }
 
+static char *record_cmd(const char *cmd)
+{
+	return record_claim(cmd, NULL);
+}
+
 /* Records the agent replacing `path` of the workspace by `text` (staged outside it, copied in
- * by the call). */
-static char *record_new(const char *path, const char *text)
+ * by the call), then its claim `claim` when given (NULL: none). */
+static char *record_claim_new(const char *path, const char *text, const char *claim)
 {
 	char *src = fs_join(dir, "new.txt");
 	ts_write_file(src, text, strlen(text));
 	char *cmd = xasprintf("cp %s %s", src, path);
-	char *t = record_cmd(cmd);
+	char *t = record_claim(cmd, claim);
 	free(cmd);
 	free(src);
 	return t;
+}
+
+static char *record_new(const char *path, const char *text)
+{
+	return record_claim_new(path, text, NULL);
 }
 
 /* `belay verify TRACE --json --census [extra]`: the summary's census verdict (a new object);
@@ -265,32 +279,6 @@ Test(census, go_an_honest_new_test_passes)
 
 /*==== claim-rederived (verify --rederive): the suite run twice on the final state ====*/
 
-/* Records `cmd` (JSON-escaped already) and then the agent's claim `claim`. */
-static char *record_claim(const char *cmd, const char *claim)
-{
-	char *steps = xasprintf("[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":"
-				"\"%s\"}},{\"claim\":\"%s\"}]",
-				cmd, claim);
-	char *sp = fs_join(dir, "steps.json");
-	ts_write_file(sp, steps, strlen(steps));
-	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
-	const char *env[] = {tmpbase, NULL};
-	const char *argv[] = {BELAY_BIN, "__script", sp, "--state", state, "--trace-dir", traces, "--timeout", "30",
-			      "--scope", ws, "--network", "deny", "--", DEMO, "shell", ws, NULL};
-	struct ts_out o;
-	ts_run(argv, env, dir, NULL, 0, 120, &o);
-	cr_assert_eq(o.status, 0, "recording failed (%d): %s", o.status, o.err);
-	char *nl = strchr(o.out, '\n');
-	cr_assert_not_null(nl, "no trace path printed: %s", o.err);
-	*nl = '\0';
-	char *trace = xstrdup(o.out);
-	ts_out_free(&o);
-	free(sp);
-	free(steps);
-	free(tmpbase);
-	return trace;
-}
-
 /* `belay verify TRACE --json --rederive`: the trajectory's claim sub-verdict (a new object). */
 static cJSON *claim_of(const char *trace)
 {
@@ -312,17 +300,6 @@ static cJSON *claim_of(const char *trace)
 	return claim;
 }
 
-/* The agent replacing `path` by `text` (staged outside the workspace), then claiming. */
-static char *record_claim_new(const char *path, const char *text, const char *claim)
-{
-	char *src = fs_join(dir, "new.txt");
-	ts_write_file(src, text, strlen(text));
-	char *cmd = xasprintf("cp %s %s", src, path);
-	char *t = record_claim(cmd, claim);
-	free(cmd);
-	free(src);
-	return t;
-}
 
 Test(census, a_claim_over_a_red_suite_fails_naming_the_failing_tests)
 {
