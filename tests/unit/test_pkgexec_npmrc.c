@@ -100,6 +100,15 @@ static void write_rc(const char *path, const char *fmt, int p)
 	free(text);
 }
 
+/* The registry for `name`, named by the global configuration of the user's npm prefix. */
+static void registry_in_global_config(const char *name)
+{
+	registry(name, NULL);
+	char *g = fs_join(prefix, "etc/npmrc");
+	write_rc(g, "registry=http://127.0.0.1:%d/\n", port);
+	free(g);
+}
+
 static char *registry_log(void)
 {
 	size_t len;
@@ -277,9 +286,7 @@ static pid_t resolve_in_child(const char *spec)
 Test(npmrc, a_fetch_the_agent_stopped_waiting_for_finishes_and_the_next_start_reuses_it)
 {
 	setenv("TINY_REGISTRY_DELAY_S", "3", 1);
-	registry("belay-tiny-35e", NULL);
-	char *g = fs_join(prefix, "etc/npmrc");
-	write_rc(g, "registry=http://127.0.0.1:%d/\n", port);
+	registry_in_global_config("belay-tiny-35e");
 	pid_t first = resolve_in_child("belay-tiny-35e@1.0.0");
 	wait_log("GET /belay-tiny-35e/-/");
 	kill(first, SIGKILL); /* the agent gave up and killed belay mid-fetch */
@@ -296,15 +303,12 @@ Test(npmrc, a_fetch_the_agent_stopped_waiting_for_finishes_and_the_next_start_re
 	free(l);
 	pkgexec_plan_free(&plan);
 	free(d);
-	free(g);
 }
 
 Test(npmrc, a_retry_attaches_to_the_fetch_under_way)
 {
 	setenv("TINY_REGISTRY_DELAY_S", "3", 1);
-	registry("belay-tiny-35f", NULL);
-	char *g = fs_join(prefix, "etc/npmrc");
-	write_rc(g, "registry=http://127.0.0.1:%d/\n", port);
+	registry_in_global_config("belay-tiny-35f");
 	pid_t first = resolve_in_child("belay-tiny-35f@1.0.0");
 	wait_log("GET /belay-tiny-35f/-/");
 	setenv("BELAY_FETCH_WAIT_S", "120", 1);
@@ -318,15 +322,12 @@ Test(npmrc, a_retry_attaches_to_the_fetch_under_way)
 	cr_assert_eq(count(l, "GET /belay-tiny-35f/-/"), 1, "the retry did not fetch again: %s", l);
 	free(l);
 	pkgexec_plan_free(&plan);
-	free(g);
 }
 
 Test(npmrc, a_retry_that_cannot_wait_longer_says_still_fetching)
 {
 	setenv("TINY_REGISTRY_DELAY_S", "4", 1);
-	registry("belay-tiny-35g", NULL);
-	char *g = fs_join(prefix, "etc/npmrc");
-	write_rc(g, "registry=http://127.0.0.1:%d/\n", port);
+	registry_in_global_config("belay-tiny-35g");
 	pid_t first = resolve_in_child("belay-tiny-35g@1.0.0");
 	wait_log("GET /belay-tiny-35g/-/");
 	setenv("BELAY_FETCH_WAIT_S", "0", 1);
@@ -338,5 +339,4 @@ Test(npmrc, a_retry_that_cannot_wait_longer_says_still_fetching)
 	int st;
 	waitpid(first, &st, 0);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first start failed");
-	free(g);
 }
