@@ -307,6 +307,26 @@ int census_fields(const char *l, size_t len, const char **f, size_t *fl, int max
 	return k;
 }
 
+int census_next_record(const char **p, const char *end, const char *nonce, const char **f, size_t *fl, int max)
+{
+	size_t nl = strlen(nonce);
+	while (*p < end) {
+		const char *l;
+		size_t len;
+		*p = census_next_line(*p, end, &l, &len);
+		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
+			continue;
+		for (int i = 0; i < max; i++) {
+			f[i] = NULL;
+			fl[i] = 0;
+		}
+		int k = census_fields(l + nl + 1, len - nl - 1, f, fl, max);
+		if (fl[0] == 1)
+			return k;
+	}
+	return 0;
+}
+
 void census_tail(char *dst, size_t cap, const struct buf *b)
 {
 	size_t n = b->len, keep = cap - 1 > 400 ? 400 : cap - 1;
@@ -342,22 +362,13 @@ void census_python_candidates(const char *root, char *cands[4])
 /* Parses the plugin's lines; returns 1 when pytest was not importable, 0 otherwise. */
 static int pytest_parse(struct census_run *cr, const struct crun *r, const char *nonce, int *finished, int *exit_rc)
 {
-	size_t nl = strlen(nonce);
 	const char *p = r->out.p ? r->out.p : "", *end = p + r->out.len;
-	int none = 0;
+	int none = 0, k;
 	*finished = 0;
 	*exit_rc = -1;
-	while (p < end) {
-		const char *l;
-		size_t len;
-		p = census_next_line(p, end, &l, &len);
-		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
-			continue;
-		const char *f[5] = {0};
-		size_t fl[5] = {0};
-		int k = census_fields(l + nl + 1, len - nl - 1, f, fl, 5);
-		if (fl[0] != 1)
-			continue;
+	const char *f[5] = {0};
+	size_t fl[5] = {0};
+	while ((k = census_next_record(&p, end, nonce, f, fl, 5)) > 0) {
 		char kind = f[0][0];
 		if (kind == 'N') {
 			none = 1;

@@ -39,6 +39,9 @@ int census_each_python(const struct census_opts *o, const char *root, const char
 const char *census_next_line(const char *p, const char *end, const char **line, size_t *len);
 /* Splits a line into at most max tab-separated fields; returns how many. */
 int census_fields(const char *l, size_t len, const char **f, size_t *fl, int max);
+/* The next line of [*p, end) that carries the run's nonce and a one-letter kind: its fields
+ * after the nonce into f/fl (at most max; f[0] is the kind), their count; 0 at the end. */
+int census_next_record(const char **p, const char *end, const char *nonce, const char **f, size_t *fl, int max);
 /* The last 400 bytes of b as one line (newlines and tabs as spaces) into dst. */
 void census_tail(char *dst, size_t cap, const struct buf *b);
 

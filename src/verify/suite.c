@@ -97,22 +97,13 @@ static void clear_tests(struct suite_run *r)
  * returns 1 when the interpreter has no pytest. */
 static int parse(struct suite_run *sr, const struct crun *r, const char *nonce, int *finished, int *rc)
 {
-	size_t nl = strlen(nonce);
 	const char *p = r->out.p ? r->out.p : "", *end = p + r->out.len;
-	int none = 0;
+	int none = 0, k;
 	*finished = 0;
 	*rc = -1;
-	while (p < end) {
-		const char *l;
-		size_t len;
-		p = census_next_line(p, end, &l, &len);
-		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
-			continue;
-		const char *f[5] = {0};
-		size_t fl[5] = {0};
-		int k = census_fields(l + nl + 1, len - nl - 1, f, fl, 5);
-		if (fl[0] != 1)
-			continue;
+	const char *f[5] = {0};
+	size_t fl[5] = {0};
+	while ((k = census_next_record(&p, end, nonce, f, fl, 5)) > 0) {
 		if (f[0][0] == 'N') {
 			none = 1;
 		} else if (f[0][0] == 'T' && k >= 3 && fl[1] == 1 && strchr("PFSx", f[1][0]) && fl[2] > 0 &&
