@@ -86,8 +86,11 @@ int pkgexec_npm_env_allowed(const char *entry);
 char **pkgexec_npm_environ(const char *const *extra);
 /* Writes to path (0600) the allowed keys of the three files npm would read without belay:
  * the global configuration of the user's npm (asked of npm, run in neutral_dir), the user's,
- * and the project's .npmrc as npm finds it from cwd (NULL: none), later ones winning. */
-int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_dir, const char *path, struct err *e);
+ * and the project's .npmrc as npm finds it from cwd (NULL: none), later ones winning; with
+ * yarn, then yarn's own registry, proxy, CA and token settings (~/.yarnrc.yml, the project's
+ * .yarnrc.yml) translated, or an error naming a setting that cannot be (npmScopes). */
+int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_dir, int yarn, const char *path,
+			struct err *e);
 /* uv's own index setup (UV_DEFAULT_INDEX / UV_INDEX_URL, UV_EXTRA_INDEX_URL, UV_INDEX,
  * SSL_CERT_FILE, the user's and the project's uv.toml from cwd) as pip options
  * ("--index-url=...", "--extra-index-url=...", "--cert=..."): a new NULL-terminated array

@@ -202,7 +202,7 @@ static int install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, c
 	if (!rc)
 		rc = fs_write_file_atomic(pj, "{\"private\":true}\n", 17, 0600, e);
 	if (!rc)
-		rc = pkgexec_npmrc_write(npm, o->cwd ? o->cwd : here, tmp, rcfile, e);
+		rc = pkgexec_npmrc_write(npm, o->cwd ? o->cwd : here, tmp, !strcmp(rq->tool, "yarn dlx"), rcfile, e);
 	free(here);
 	if (!rc) {
 		const char *argv[48];

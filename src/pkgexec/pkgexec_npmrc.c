@@ -11,7 +11,9 @@
  * that move files or run things (cache, prefix, globalconfig, userconfig, script-shell,
  * node-options, git, ignore-scripts, ...) stay belay's. belay's npm then reads that file as
  * its user configuration and nothing as its global one. The project's file is the agent's to
- * write: it is hostile, and what it may say is exactly this list. */
+ * write: it is hostile, and what it may say is exactly this list. For `yarn dlx`, yarn's own
+ * fetch settings (.yarnrc.yml of the user and of the project) are translated into the same
+ * keys, or refused by name when they cannot be (per-scope registries). */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -219,7 +221,90 @@ static void ask_npm(const char *npm, const char *dir, char **global, char **user
 	buf_free(&out);
 }
 
-int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_dir, const char *path, struct err *e)
+/* A YAML scalar on one line (quoted or bare), into out. 0 when it is not one. */
+static int yaml_scalar(const char *v, size_t n, struct buf *out)
+{
+	while (n && isspace((unsigned char)*v))
+		v++, n--;
+	while (n && isspace((unsigned char)v[n - 1]))
+		n--;
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+		v++;
+		n -= 2;
+	} else if (!n || *v == '[' || *v == '{' || *v == '|' || *v == '>' || *v == '&' || *v == '*') {
+		return 0;
+	}
+	if (memchr(v, '\n', n) || memchr(v, '\0', n))
+		return 0;
+	buf_append(out, v, n);
+	return 1;
+}
+
+/* Yarn's own fetch settings in a .yarnrc.yml, as npmrc lines: npmRegistryServer (registry),
+ * httpProxy, httpsProxy, caFilePath (cafile), enableStrictSsl (strict-ssl) and npmAuthToken
+ * (for the registry named). Top-level one-line scalars only; per-scope or per-registry
+ * settings (npmScopes, npmRegistries) are refused by name rather than dropped. */
+static int yarnrc_translate(const char *text, size_t len, const char *origin, struct buf *out, struct err *e)
+{
+	static const struct {
+		const char *yarn, *npm;
+	} keys[] = {{"npmRegistryServer", "registry"}, {"httpProxy", "proxy"},	       {"httpsProxy", "https-proxy"},
+		    {"caFilePath", "cafile"},	       {"enableStrictSsl", "strict-ssl"}, {NULL, NULL}};
+	struct buf token = {0}, registry = {0};
+	int kept = 0, rc = 0, lineno = 0;
+	for (const char *p = text, *end = text + len; p < end && rc == 0;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *a = p, *b = nl ? nl : end;
+		p = nl ? nl + 1 : end;
+		lineno++;
+		if (a < b && (*a == ' ' || *a == '\t' || *a == '#' || *a == '-'))
+			continue; /* nested, a comment, a list item */
+		const char *colon = memchr(a, ':', (size_t)(b - a));
+		if (!colon)
+			continue;
+		size_t kn = (size_t)(colon - a);
+		if ((kn == 9 && !memcmp(a, "npmScopes", 9)) || (kn == 13 && !memcmp(a, "npmRegistries", 13))) {
+			rc = err_set(e, BELAY_EINVAL,
+				     "%s line %d: %.*s is not translated for belay's npm: refusing rather than fetching from "
+				     "another registry (set the registry in .npmrc, or run the package yourself)",
+				     origin, lineno, (int)kn, a);
+			break;
+		}
+		struct buf v = {0};
+		if (kn == 12 && !memcmp(a, "npmAuthToken", 12)) {
+			if (yaml_scalar(colon + 1, (size_t)(b - colon - 1), &v))
+				buf_append(&token, v.p, v.len);
+		} else {
+			for (int i = 0; keys[i].yarn; i++)
+				if (strlen(keys[i].yarn) == kn && !memcmp(a, keys[i].yarn, kn) &&
+				    yaml_scalar(colon + 1, (size_t)(b - colon - 1), &v)) {
+					if (!kept++)
+						buf_printf(out, "; from %s\n", origin);
+					buf_printf(out, "%s=%s\n", keys[i].npm, buf_cstr(&v));
+					if (!strcmp(keys[i].npm, "registry")) {
+						buf_reset(&registry);
+						buf_append(&registry, v.p, v.len);
+					}
+				}
+		}
+		buf_free(&v);
+	}
+	if (rc == 0 && token.len) {
+		/* the token belongs to the registry named: //HOST/PATH/:_authToken */
+		const char *r = registry.len ? buf_cstr(&registry) : "https://registry.yarnpkg.com";
+		const char *sl = strstr(r, "//");
+		const char *hostpath = sl ? sl : r;
+		size_t hl = strlen(hostpath);
+		buf_printf(out, "%.*s%s:_authToken=%s\n", (int)hl, hostpath, hl && hostpath[hl - 1] == '/' ? "" : "/",
+			   buf_cstr(&token));
+	}
+	buf_free(&token);
+	buf_free(&registry);
+	return rc;
+}
+
+int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_dir, int yarn, const char *path,
+			struct err *e)
 {
 	char *global, *user;
 	ask_npm(npm, neutral_dir, &global, &user);
@@ -242,7 +327,21 @@ int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_di
 		}
 		buf_free(&b);
 	}
-	int rc = fs_write_file_atomic(path, out.p, out.len, 0600, e);
+	int rc = 0;
+	/* yarn dlx: yarn's own settings (the user's, then the project's) come last: they win */
+	for (int i = 0; yarn && i < 2 && rc == 0; i++) {
+		const char *home = getenv("HOME");
+		char *yp = i == 0 ? (home ? fs_join(home, ".yarnrc.yml") : NULL) : (proj_dir ? fs_join(proj_dir, ".yarnrc.yml") : NULL);
+		struct buf b = {0};
+		struct err le = {0};
+		struct stat st;
+		if (yp && stat(yp, &st) == 0 && S_ISREG(st.st_mode) && fs_read_file(yp, RC_MAX, &b, &le) == 0)
+			rc = yarnrc_translate(b.p ? b.p : "", b.len, yp, &out, e);
+		buf_free(&b);
+		free(yp);
+	}
+	if (rc == 0)
+		rc = fs_write_file_atomic(path, out.p, out.len, 0600, e);
 	buf_free(&out);
 	free(global);
 	free(user);

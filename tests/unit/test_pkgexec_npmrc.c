@@ -340,3 +340,35 @@ Test(npmrc, a_retry_that_cannot_wait_longer_says_still_fetching)
 	waitpid(first, &st, 0);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the first start failed");
 }
+
+/* yarn dlx: yarn's own settings in the project's .yarnrc.yml name the registry (and a token
+ * for it); a per-scope registry setting is refused by name. */
+static int resolve_with(const char *launcher, const char *word, const char *spec, struct pkgexec_plan *plan,
+			struct err *e)
+{
+	char *const argv[] = {(char *)launcher, (char *)word, (char *)spec, NULL};
+	struct pkgexec_opts o = {.cwd = ws, .stderr_fd = -1};
+	memset(plan, 0, sizeof *plan);
+	return pkgexec_resolve(argv, &o, plan, e);
+}
+
+Test(npmrc, yarn_dlx_takes_the_registry_and_token_of_yarnrc_yml)
+{
+	registry("belay-tiny-35h", "yarn-token");
+	char *y = fs_join(ws, ".yarnrc.yml");
+	write_rc(y, "nodeLinker: node-modules\nnpmRegistryServer: \"http://127.0.0.1:%d\"\nnpmAuthToken: yarn-token\n", port);
+	struct pkgexec_plan plan;
+	struct err e = {0};
+	int rc = resolve_with("yarn", "dlx", "belay-tiny-35h@1.0.0", &plan, &e);
+	char *l = registry_log();
+	cr_assert_eq(rc, 0, "%s (registry saw: %s)", e.msg, l);
+	cr_assert_null(strstr(l, "unauthorised"), "%s", l);
+	pkgexec_plan_free(&plan);
+	free(l);
+	write_rc(y, "npmScopes:\n  acme:\n    npmRegistryServer: \"http://127.0.0.1:%d\"\n", port);
+	ts_sh("rm -rf '%s/belay-cache'", dir); /* fetch again: the install above would be reused */
+	rc = resolve_with("yarn", "dlx", "belay-tiny-35h@1.0.0", &plan, &e);
+	cr_assert_neq(rc, 0, "a per-scope registry was dropped silently");
+	cr_assert(strstr(e.msg, "npmScopes") && strstr(e.msg, "refusing"), "%s", e.msg);
+	free(y);
+}
