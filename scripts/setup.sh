@@ -38,6 +38,14 @@ if ! cmp -s tests/peers/package-lock.json tests/peers/node_modules/.belay-instal
    cp package-lock.json node_modules/.belay-installed-lock)
 fi
 
+# A JavaScript project's own test runner (vitest), pinned, for the census's tests: copied with
+# its node_modules into a test's workspace, as a project that installed it would have it.
+if ! cmp -s tests/fixtures/vitest-project/package-lock.json tests/fixtures/vitest-project/node_modules/.belay-installed-lock 2>/dev/null; then
+  echo "setup: installing the pinned vitest of the census's JavaScript project (npm ci)"
+  (cd tests/fixtures/vitest-project && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error &&
+   cp package-lock.json node_modules/.belay-installed-lock)
+fi
+
 # tree-sitter grammars, pinned by grammars/package-lock.json: build inputs compiled into belay
 # (CMakeLists.txt checks their language ABI), so their install scripts (node-gyp-build) stay off.
 if ! cmp -s grammars/package-lock.json grammars/node_modules/.belay-installed-lock 2>/dev/null; then

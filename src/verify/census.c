@@ -71,7 +71,7 @@ static const char pytest_script[] =
 	"rc = pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider'], plugins=[P()])\n"
 	"emit('X', int(rc))\n";
 
-static const char *const runner_names[CENSUS_NRUNNERS] = {"pytest", "go"};
+static const char *const runner_names[CENSUS_NRUNNERS] = {"pytest", "go", "vitest"};
 
 const char *census_runner_name(unsigned runner)
 {
@@ -152,6 +152,8 @@ unsigned census_detect(const char *root)
 	int dup_fd = dup(fd);
 	if (dup_fd >= 0 && py_walk(dup_fd, 0, &budget))
 		r |= CENSUS_PYTEST;
+	if (census_vitest_detect(fd))
+		r |= CENSUS_VITEST;
 	close(fd);
 	return r;
 }
@@ -217,7 +219,7 @@ void census_crun_free(struct crun *r)
 
 /*==== tests: fold, sort, unique ====*/
 
-static void add_test(struct census_run *cr, const char *file, size_t flen, const char *name, size_t nlen, char state,
+void census_add_test(struct census_run *cr, const char *file, size_t flen, const char *name, size_t nlen, char state,
 		     const char *why)
 {
 	if (cr->n >= MAX_TESTS)
@@ -246,7 +248,7 @@ static int rank(char s)
 	return s == 'R' ? 2 : s == 'X' ? 1 : 0;
 }
 
-static void fold(struct census_run *cr)
+void census_fold(struct census_run *cr)
 {
 	if (!cr->n)
 		return;
@@ -384,7 +386,7 @@ static int pytest_parse(struct census_run *cr, const struct crun *r, const char 
 			if (!sep || sep == id)
 				continue;
 			char *why = k >= 4 ? xstrndup(f[3], fl[3]) : NULL;
-			add_test(cr, id, (size_t)(sep - id), sep + 2, idl - (size_t)(sep - id) - 2, f[1][0], why);
+			census_add_test(cr, id, (size_t)(sep - id), sep + 2, idl - (size_t)(sep - id) - 2, f[1][0], why);
 			free(why);
 		} else if ((kind == 'E' || kind == 'K') && k >= 2) {
 			char *why = k >= 3 ? xstrndup(f[2], fl[2]) : NULL;
@@ -460,7 +462,7 @@ static int take_listing(void *ctx, const char *interp, const char *nonce, struct
 		return 1;
 	if (finished && (rc == 0 || rc == 5 || rc == 2) && !r->timed_out) {
 		cr->status = CENSUS_OK;
-		fold(cr);
+		census_fold(cr);
 	} else {
 		char t[420];
 		census_tail(t, sizeof t, r->err.len ? &r->err : &r->out);
@@ -561,7 +563,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 			cr->n = pending;
 			packages++;
 		} else if (go_ident(l, len)) {
-			add_test(cr, "", 0, l, len, 'R', NULL);
+			census_add_test(cr, "", 0, l, len, 'R', NULL);
 		}
 	}
 	for (size_t i = pending; i < cr->n; i++) { /* names no package line claimed */
@@ -577,7 +579,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 		if (cr->status == CENSUS_NETWORK)
 			snprintf(cr->detail, sizeof cr->detail, "go: %zu package(s) did not build, needing modules from the network",
 				 cr->nbroken);
-		fold(cr);
+		census_fold(cr);
 	} else {
 		char t[420];
 		census_tail(t, sizeof t, r.err.len ? &r.err : &r.out);
@@ -614,8 +616,10 @@ int census_take(const struct census_opts *o, const char *root, unsigned runners,
 		struct err le = {0};
 		if (bit == CENSUS_PYTEST)
 			run_pytest(o, root, cr, &le);
-		else
+		else if (bit == CENSUS_GO)
 			run_go(o, root, cr, &le);
+		else
+			census_run_vitest(o, root, cr, &le);
 	}
 	return 0;
 }

@@ -7,7 +7,9 @@
  * One table of runners (census.c): pytest (`python -m pytest --collect-only` with an in-memory
  * plugin that evaluates each item's skip/xfail marks the way pytest's own setup does, and
  * reports collection errors and module-level skips), go (`go test -list . -vet=off ./...`,
- * offline: GOFLAGS=-mod=mod, GOPROXY=off, GOCACHE in the run's private temp dir). Each
+ * offline: GOFLAGS=-mod=mod, GOPROXY=off, GOCACHE in the run's private temp dir), vitest
+ * (the project's own install, `node node_modules/vitest/vitest.mjs list --json
+ * --includeTaskLocation`: census_js.c). Each
  * discovery is one sandbox_run (proxy/sandbox_run.h): network denied, a time bound, processes
  * reaped; the tree it runs in is the caller's disposable copy (it may write there).
  *
@@ -30,7 +32,8 @@
 /* Runner bits (census_detect). */
 #define CENSUS_PYTEST 1u
 #define CENSUS_GO 2u
-#define CENSUS_NRUNNERS 2
+#define CENSUS_VITEST 4u
+#define CENSUS_NRUNNERS 3
 
 enum census_status {
 	CENSUS_OK = 0,  /* the runner listed its tests (some files may not have collected: broken) */
@@ -76,9 +79,10 @@ struct census_opts {
 /* Which runners the tree at root is set up for (CENSUS_* bits): pytest when a Python test
  * file (test_*.py, *_test.py, conftest.py) or a pytest configuration is found (a bounded
  * walk: 20,000 entries, 12 levels; hidden directories, node_modules and virtualenvs
- * skipped); go when root holds go.mod. */
+ * skipped); go when root holds go.mod; vitest when root's package.json names vitest and its
+ * node_modules holds it. */
 unsigned census_detect(const char *root);
-/* The runner's name ("pytest", "go"). */
+/* The runner's name ("pytest", "go", "vitest"). */
 const char *census_runner_name(unsigned runner);
 /* Runs the discovery of every runner in `runners` in the tree at root (the contained
  * command's cwd and writable scope). */

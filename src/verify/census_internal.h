@@ -42,6 +42,14 @@ int census_fields(const char *l, size_t len, const char **f, size_t *fl, int max
 /* The next line of [*p, end) that carries the run's nonce and a one-letter kind: its fields
  * after the nonce into f/fl (at most max; f[0] is the kind), their count; 0 at the end. */
 int census_next_record(const char **p, const char *end, const char *nonce, const char **f, size_t *fl, int max);
+/* A test into cr (a trailing [...] parametrisation of name folded); bounded. */
+void census_add_test(struct census_run *cr, const char *file, size_t flen, const char *name, size_t nlen, char state,
+		     const char *why);
+/* Sorts cr's tests by (file, name) and merges duplicates (one that runs wins). */
+void census_fold(struct census_run *cr);
+/* census_js.c: whether the tree open as dirfd is set up for vitest, and its listing. */
+int census_vitest_detect(int dirfd);
+void census_run_vitest(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e);
 /* The last 400 bytes of b as one line (newlines and tabs as spaces) into dst. */
 void census_tail(char *dst, size_t cap, const struct buf *b);
 

@@ -370,3 +370,64 @@ Test(census, a_claim_over_a_red_go_suite_fails_naming_the_test)
 	ts_out_free(&o);
 	free(t);
 }
+
+/*==== vitest: a JavaScript project with its own pinned runner ====*/
+
+/* The fixture project (tests/fixtures/vitest-project, installed by scripts/setup.sh) copied
+ * into the workspace with two test files. */
+static void vitest_project(void)
+{
+	char *fx = xasprintf("%s/tests/fixtures/vitest-project", BELAY_SOURCE_DIR);
+	char *vm = fs_join(fx, "node_modules/vitest/vitest.mjs");
+	cr_assert_eq(access(vm, F_OK), 0, "the fixture's vitest is not installed: run scripts/setup.sh");
+	ts_sh("cp -a '%s/package.json' '%s/node_modules' '%s/' && mkdir -p '%s/test'", fx, fx, ws, ws);
+	ts_sh("cd '%s' && printf 'export const add = (a, b) => a + b\\n' > calc.js && "
+	      "printf \"import { test, expect, describe } from 'vitest'\\nimport { add } from '../calc.js'\\n\\n"
+	      "test('adds', () => { expect(add(1, 2)).toBe(3) })\\n\\ndescribe('zero', () => {\\n"
+	      "  test('is neutral', () => { expect(add(0, 0)).toBe(0) })\\n})\\n\" > test/calc.test.js && "
+	      "printf \"import { test, expect } from 'vitest'\\nimport { add } from '../calc.js'\\n\\n"
+	      "test('negatives', () => { expect(add(-1, 1)).toBe(0) })\\n\" > test/more.test.js",
+	      ws);
+	free(vm);
+	free(fx);
+}
+
+Test(census, vitest_a_skipped_test_fails_naming_it)
+{
+	vitest_project();
+	char *t = record_new("test/calc.test.js",
+			     "import { test, expect, describe } from 'vitest'\nimport { add } from '../calc.js'\n\n"
+			     "test.skip('adds', () => { expect(add(1, 2)).toBe(3) })\n\ndescribe('zero', () => {\n"
+			     "  test('is neutral', () => { expect(add(0, 0)).toBe(0) })\n})\n");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "FAIL", NULL);
+	cr_assert(strstr(m, "(vitest)") && strstr(m, "TESTS_DROPPED") && strstr(m, "test/calc.test.js::adds"), "%s", m);
+	cr_assert_null(strstr(m, "is neutral"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, vitest_a_narrowed_include_fails_naming_what_it_hides)
+{
+	vitest_project();
+	char *t = record_new("vitest.config.js", "export default { test: { include: ['test/calc.test.js'] } }\n");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "FAIL", NULL);
+	cr_assert(strstr(m, "test/more.test.js::negatives"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, vitest_a_test_gaining_a_parameter_passes)
+{
+	vitest_project();
+	char *t = record_new("test/calc.test.js",
+			     "import { test, expect, describe } from 'vitest'\nimport { add } from '../calc.js'\n\n"
+			     "test.each([1, 2])('adds %i', (a) => { expect(add(a, 2)).toBe(a + 2) })\n\ndescribe('zero', () => {\n"
+			     "  test('is neutral', () => { expect(add(0, 0)).toBe(0) })\n})\n");
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "PASS", NULL);
+	cr_assert(strstr(m, "3 before, 3 after"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
