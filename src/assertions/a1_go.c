@@ -151,6 +151,7 @@ struct go_imports {
 	char *names[NAMES_MAX];
 	const char *pkgs[NAMES_MAX];
 	size_t n;
+	int suite; /* the file imports testify's suite: a suite's TestX() methods are tests */
 };
 
 struct walk {
@@ -166,6 +167,7 @@ struct walk {
 	char *objs[NAMES_MAX];
 	const char *objpkgs[NAMES_MAX];
 	size_t nobjs;
+	char *suite_recv; /* a suite method's receiver: s.T() is its *testing.T (owned, may be NULL) */
 };
 
 struct ctx {
@@ -310,6 +312,25 @@ static void testify_new(struct walk *w, TSNode decl)
 	}
 }
 
+/* When n is s.T(), s.Require() or s.Assert() on a suite method's receiver s: "T",
+ * "Require" or "Assert"; else NULL. */
+static const char *suite_chain(const struct walk *w, TSNode n)
+{
+	if (!w->suite_recv || strcmp(ts_node_type(n), "call_expression"))
+		return NULL;
+	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	if (strcmp(ts_node_type(fn), "selector_expression"))
+		return NULL;
+	TSNode op = ts_node_child_by_field_name(fn, "operand", 7), field = ts_node_child_by_field_name(fn, "field", 5);
+	if (strcmp(ts_node_type(op), "identifier") || !text_is(w->src, op, w->suite_recv))
+		return NULL;
+	static const char *const names[] = {"T", "Require", "Assert", NULL};
+	for (const char *const *k = names; *k; k++)
+		if (text_is(w->src, field, *k))
+			return *k;
+	return NULL;
+}
+
 static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 {
 	static const char *const failures[] = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow", NULL};
@@ -322,7 +343,12 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 	if (strcmp(ts_node_type(fn), "selector_expression"))
 		return;
 	TSNode op = ts_node_child_by_field_name(fn, "operand", 7), field = ts_node_child_by_field_name(fn, "field", 5);
-	if (!strcmp(ts_node_type(op), "identifier") && is_tparam(w, op)) {
+	const char *chained = suite_chain(w, op); /* s.T(), s.Require(), s.Assert() */
+	if (chained && strcmp(chained, "T")) {
+		testify(w, c, call, !strcmp(chained, "Require") ? "require" : "assert", field, 0);
+		return;
+	}
+	if ((!strcmp(ts_node_type(op), "identifier") && is_tparam(w, op)) || chained) {
 		if (name_in(w->src, field, failures)) {
 			a1_lang_guarded(w->src, c->cond, fact(w, c, call));
 		} else if (name_in(w->src, field, skips) && !c->dead && c->value != 0) {
@@ -437,6 +463,27 @@ static int collected(const char *src, TSNode fn, const char *name)
 	return ok;
 }
 
+/* 1 when a testify suite runs it: a method TestX() of no parameters and no result, X not
+ * lower-case (suite.Run calls every such method of the suite). */
+static int collected_method(const char *src, TSNode fn, const char *name)
+{
+	(void)src;
+	if (strncmp(name, "Test", 4) || (name[4] >= 'a' && name[4] <= 'z'))
+		return 0;
+	return ts_node_named_child_count(ts_node_child_by_field_name(fn, "parameters", 10)) == 0 &&
+	       ts_node_is_null(ts_node_child_by_field_name(fn, "result", 6));
+}
+
+/* The receiver's name of a method ((s *CalcSuite) -> "s"), or NULL. New string. */
+static char *receiver_name(const char *src, TSNode fn)
+{
+	TSNode r = ts_node_child_by_field_name(fn, "receiver", 8);
+	if (ts_node_is_null(r) || ts_node_named_child_count(r) != 1)
+		return NULL;
+	TSNode name = ts_node_child_by_field_name(ts_node_named_child(r, 0), "name", 4);
+	return ts_node_is_null(name) ? NULL : a1_lang_canon(src, name);
+}
+
 /* The names testify's assert and require packages go by in this file: their own, or the
  * alias an import gives them (a dot import or a blank one gives none). */
 static void imports(const char *text, TSNode root, struct go_imports *imp)
@@ -459,6 +506,8 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 		}
 		for (uint32_t j = 0; j < k && imp->n < NAMES_MAX; j++) {
 			char *path = a1_lang_canon(text, ts_node_child_by_field_name(specs[j], "path", 4));
+			if (!strcmp(path, "\"github.com/stretchr/testify/suite\""))
+				imp->suite = 1;
 			const char *pkg = !strcmp(path, "\"github.com/stretchr/testify/assert\"")    ? "assert"
 					  : !strcmp(path, "\"github.com/stretchr/testify/require\"") ? "require"
 												      : NULL;
@@ -489,15 +538,23 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 	uint32_t n = ts_node_named_child_count(root);
 	for (uint32_t i = 0; i < n && !s->status; i++) {
 		TSNode fn = ts_node_named_child(root, i);
-		if (strcmp(ts_node_type(fn), "function_declaration"))
+		int method = !strcmp(ts_node_type(fn), "method_declaration");
+		if (strcmp(ts_node_type(fn), "function_declaration") && !(method && imp.suite))
 			continue;
 		char *name = a1_lang_canon(text, ts_node_child_by_field_name(fn, "name", 4));
 		struct walk w = {.src = text, .s = s, .imp = &imp};
-		w.f = a1_lang_func_add(s, name, collected(text, fn, name), a1_lang_line(fn));
+		w.f = a1_lang_func_add(s, name, method ? collected_method(text, fn, name) : collected(text, fn, name),
+				       a1_lang_line(fn));
 		char *params = a1_lang_canon(text, ts_node_child_by_field_name(fn, "parameters", 10));
 		if (!w.f->is_test)
 			w.f->why = xasprintf("func %s%s", name, params);
 		free(params);
+		if (method && (w.suite_recv = receiver_name(text, fn)) != NULL) {
+			/* the suite asserts through its receiver: s.Equal(1, x) */
+			w.objpkgs[0] = "assert";
+			w.objs[0] = xstrdup(w.suite_recv);
+			w.nobjs = 1;
+		}
 		testing_params(&w, ts_node_child_by_field_name(fn, "parameters", 10));
 		struct ctx c = {.guard = "", .value = 1};
 		TSNode body = ts_node_child_by_field_name(fn, "body", 4);
@@ -507,6 +564,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 			free(w.tparams[j]);
 		for (size_t j = 0; j < w.nobjs; j++)
 			free(w.objs[j]);
+		free(w.suite_recv);
 		free(name);
 	}
 	for (size_t j = 0; j < imp.n; j++)

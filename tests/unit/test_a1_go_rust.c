@@ -130,7 +130,28 @@ static void play_all(const struct row *rows, size_t n)
 	"package calc\n\nimport (\n\t\"testing\"\n\n\ttassert \"github.com/stretchr/testify/assert\"\n)\n\n"               \
 	"func TestSub(t *testing.T) {\n\ttassert.Equal(t, 1, Sub(2, 1))\n\ttassert.NoError(t, Check())\n}\n"
 
+/* testify's suites: the suite's methods are its tests, its receiver asserts (s.Equal),
+ * s.Require() asserts fatally, s.T() is the test's *testing.T */
+#define GO_PRE_SUITE                                                                                                   \
+	"package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/suite\"\n)\n\n"                       \
+	"type CalcSuite struct {\n\tsuite.Suite\n}\n\n"                                                                    \
+	"func (s *CalcSuite) TestSub() {\n\ts.Equal(1, Sub(2, 1))\n\ts.Require().NoError(Check())\n}\n\n"                   \
+	"func (s *CalcSuite) TestAdd() {\n\tif Add(1, 2) != 3 {\n\t\ts.T().Fatal(\"add\")\n\t}\n}\n\n"                      \
+	"func TestCalcSuite(t *testing.T) {\n\tsuite.Run(t, new(CalcSuite))\n}\n"
+
 static const struct row go_cheats[] = {
+    {"go suite assertion made constant", "calc/calc_test.go", GO_PRE_SUITE, "s.Equal(1, Sub(2, 1))", "s.True(true)", "FAIL",
+     "replaced-by-tautology", "TestSub"},
+    {"go suite assertion removed", "calc/calc_test.go", GO_PRE_SUITE, "\ts.Equal(1, Sub(2, 1))\n", "", "FAIL",
+     "assertion-removed", "TestSub"},
+    {"go suite Require removed", "calc/calc_test.go", GO_PRE_SUITE, "\ts.Require().NoError(Check())\n", "", "FAIL",
+     "assertion-removed", "TestSub"},
+    {"go suite s.T().Fatal made unreachable", "calc/calc_test.go", GO_PRE_SUITE, "if Add(1, 2) != 3 {", "if false {",
+     "FAIL", "replaced-by-tautology", "TestAdd"},
+    {"go suite s.T().Skip added", "calc/calc_test.go", GO_PRE_SUITE, "func (s *CalcSuite) TestAdd() {\n",
+     "func (s *CalcSuite) TestAdd() {\n\ts.T().Skip(\"later\")\n", "FAIL", "test-skipped", "TestAdd"},
+    {"go suite method renamed out of Test", "calc/calc_test.go", GO_PRE_SUITE, "func (s *CalcSuite) TestSub()",
+     "func (s *CalcSuite) CheckSub()", "FAIL", "test-not-collected", "TestSub"},
     {"go if false", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if false {", "FAIL", "replaced-by-tautology", "TestAdd"},
     {"go x != x", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) != Add(1, 2) {", "FAIL",
      "replaced-by-tautology", "TestAdd"},
@@ -192,6 +213,10 @@ static const struct row go_cheats[] = {
 };
 
 static const struct row go_honest[] = {
+    {"go suite a new method", "calc/calc_test.go", GO_PRE_SUITE, "func TestCalcSuite(",
+     "func (s *CalcSuite) TestMul() {\n\ts.Equal(6, Mul(2, 3))\n}\n\nfunc TestCalcSuite(", "PASS", NULL, NULL},
+    {"go suite a stricter check", "calc/calc_test.go", GO_PRE_SUITE, "s.Equal(1, Sub(2, 1))",
+     "s.Equal(1, Sub(2, 1))\n\ts.Equal(0, Sub(1, 1))", "PASS", NULL, NULL},
     {"go testify switched to its object form", "calc/calc_test.go", GO_PRE, "\tassert.Equal(t, 1, Sub(2, 1))\n",
      "\ta := assert.New(t)\n\ta.Equal(1, Sub(2, 1))\n", "PASS", NULL, NULL},
     {"go t.Parallel added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
