@@ -151,7 +151,6 @@ struct go_imports {
 	char *names[NAMES_MAX];
 	const char *pkgs[NAMES_MAX];
 	size_t n;
-	int suite; /* the file imports testify's suite: a suite's TestX() methods are tests */
 };
 
 struct walk {
@@ -506,8 +505,6 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 		}
 		for (uint32_t j = 0; j < k && imp->n < NAMES_MAX; j++) {
 			char *path = a1_lang_canon(text, ts_node_child_by_field_name(specs[j], "path", 4));
-			if (!strcmp(path, "\"github.com/stretchr/testify/suite\""))
-				imp->suite = 1;
 			const char *pkg = !strcmp(path, "\"github.com/stretchr/testify/assert\"")    ? "assert"
 					  : !strcmp(path, "\"github.com/stretchr/testify/require\"") ? "require"
 												      : NULL;
@@ -539,7 +536,10 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 	for (uint32_t i = 0; i < n && !s->status; i++) {
 		TSNode fn = ts_node_named_child(root, i);
 		int method = !strcmp(ts_node_type(fn), "method_declaration");
-		if (strcmp(ts_node_type(fn), "function_declaration") && !(method && imp.suite))
+		/* methods too: a suite's TestX() methods need not import the suite package (they assert
+		 * through the embedded suite.Suite), so every TestX() method of a test file is taken
+		 * as a suite's test */
+		if (strcmp(ts_node_type(fn), "function_declaration") && !method)
 			continue;
 		char *name = a1_lang_canon(text, ts_node_child_by_field_name(fn, "name", 4));
 		struct walk w = {.src = text, .s = s, .imp = &imp};

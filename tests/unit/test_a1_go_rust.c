@@ -150,6 +150,10 @@ static const struct row go_cheats[] = {
      "FAIL", "replaced-by-tautology", "TestAdd"},
     {"go suite s.T().Skip added", "calc/calc_test.go", GO_PRE_SUITE, "func (s *CalcSuite) TestAdd() {\n",
      "func (s *CalcSuite) TestAdd() {\n\ts.T().Skip(\"later\")\n", "FAIL", "test-skipped", "TestAdd"},
+    /* a suite's methods in a file of their own, which imports nothing of testify */
+    {"go suite method in another file gutted", "calc/more_test.go",
+     "package calc\n\nfunc (s *CalcSuite) TestNeg() {\n\ts.Equal(0, Add(-1, 1))\n}\n", "s.Equal(0, Add(-1, 1))",
+     "s.True(true)", "FAIL", "replaced-by-tautology", "TestNeg"},
     {"go suite method renamed out of Test", "calc/calc_test.go", GO_PRE_SUITE, "func (s *CalcSuite) TestSub()",
      "func (s *CalcSuite) CheckSub()", "FAIL", "test-not-collected", "TestSub"},
     {"go if false", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if false {", "FAIL", "replaced-by-tautology", "TestAdd"},
