@@ -13,6 +13,7 @@
 #include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
+#include "index/runq.h"
 #include "index/statedb.h"
 #include "store/store.h"
 #include "verify/policy.h"
@@ -140,14 +141,7 @@ static char *trace_of_run(const char *state_dir, const char *run)
 	struct err e = {0};
 	if (statedb_open(state_dir, &st, &e) != 0)
 		return NULL;
-	char *path = NULL;
-	sqlite3_stmt *q;
-	if (store_stmt(st, "SELECT trace_path FROM runs WHERE id = ?1", &q, &e) == 0) {
-		store_bind_text(st, q, 1, run, &e);
-		if (sqlite3_step(q) == SQLITE_ROW)
-			path = xstrdup((const char *)sqlite3_column_text(q, 0));
-		sqlite3_reset(q);
-	}
+	char *path = runq_trace_path(st, run, &e);
 	store_close(st);
 	return path;
 }

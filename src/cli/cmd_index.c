@@ -30,18 +30,6 @@ const struct cli_cmd cli_index = {
 	.opts = index_opts,
 };
 
-static int count(struct store *st, const char *sql, const char *run)
-{
-	sqlite3_stmt *q;
-	struct err e;
-	if (store_stmt(st, sql, &q, &e) != 0)
-		return -1;
-	store_bind_text(st, q, 1, run, &e);
-	int n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int(q, 0) : -1;
-	sqlite3_reset(q);
-	return n;
-}
-
 int cmd_index(int argc, char **argv)
 {
 	struct cli_parse P;
@@ -68,10 +56,10 @@ int cmd_index(int argc, char **argv)
 			cli_fail("index: %s", e.msg);
 			failed = 1;
 		} else {
-			printf("indexed %s: %d turn(s), %d frame(s), %d denial(s) -> %s/belay.db\n", run,
-			       count(st, "SELECT turns FROM runs WHERE id = ?1", run),
-			       count(st, "SELECT frames FROM runs WHERE id = ?1", run),
-			       count(st, "SELECT denials + network_attempts FROM runs WHERE id = ?1", run), dir);
+			int turns, frames, denials;
+			runq_counts(st, run, &turns, &frames, &denials);
+			printf("indexed %s: %d turn(s), %d frame(s), %d denial(s) -> %s/belay.db\n", run, turns, frames, denials,
+			       dir);
 			long long tail = runq_unindexed_bytes(st, run);
 			if (tail > 0)
 				fprintf(stderr,

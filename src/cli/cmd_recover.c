@@ -12,6 +12,7 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "index/runq.h"
 #include "run/recover.h"
 #include "index/statedb.h"
 #include "store/store.h"
@@ -50,21 +51,7 @@ static char *find_trace(struct store *st, const char *run, struct err *e)
 	struct stat sb;
 	if (run && stat(run, &sb) == 0 && S_ISREG(sb.st_mode))
 		return xstrdup(run);
-	sqlite3_stmt *q;
-	const char *sql = run ? "SELECT trace_path FROM runs WHERE id = ?1"
-			      : "SELECT trace_path FROM runs WHERE scope IS NOT NULL ORDER BY started DESC, id DESC LIMIT 1";
-	if (store_stmt(st, sql, &q, e) != 0)
-		return NULL;
-	if (run)
-		store_bind_text(st, q, 1, run, e);
-	char *out = NULL;
-	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-		out = xstrdup((const char *)sqlite3_column_text(q, 0));
-	sqlite3_reset(q);
-	if (!out)
-		err_set(e, BELAY_ENOTFOUND, run ? "no run '%s' in the store (belay runs lists them)" : "%s",
-			run ? run : "no contained run in the store");
-	return out;
+	return runq_trace_path(st, run, e);
 }
 
 /* "[RUN:]TURN" */
@@ -119,31 +106,30 @@ static void print_plan(const struct recover_plan *p)
 static int cmd_list(struct store *st, const char *run)
 {
 	struct err e = {0};
-	sqlite3_stmt *q;
+	cJSON *rows = NULL;
 	if (!run) {
-		if (store_stmt(st, "SELECT id, started, turns, scope FROM runs WHERE scope IS NOT NULL ORDER BY started", &q, &e))
+		if (runq_contained_runs(st, &rows, &e))
 			return cli_fail("recover: %s", e.msg);
 		printf("%-36s %-20s %6s  %s\n", "RUN", "STARTED", "TURNS", "WORKSPACE");
-		while (sqlite3_step(q) == SQLITE_ROW)
-			printf("%-36s %-20.19s %6d  %s\n", cli_safe((const char *)sqlite3_column_text(q, 0)),
-			       sqlite3_column_text(q, 1) ? cli_safe((const char *)sqlite3_column_text(q, 1)) : "-",
-			       sqlite3_column_int(q, 2), cli_safe((const char *)sqlite3_column_text(q, 3)));
-		sqlite3_reset(q);
+		for (const cJSON *r = rows->child; r; r = r->next)
+			printf("%-36s %-20.19s %6d  %s\n", cli_safe(jx_str(r, "id") ? jx_str(r, "id") : "?"),
+			       jx_str(r, "started") ? cli_safe(jx_str(r, "started")) : "-",
+			       (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "turns")),
+			       cli_safe(jx_str(r, "scope") ? jx_str(r, "scope") : ""));
+		cJSON_Delete(rows);
 		return 0;
 	}
-	if (store_stmt(st, "SELECT turn, tool, gate, handle, handle_cause, t_req FROM turns WHERE run = ?1 ORDER BY turn", &q, &e))
+	if (runq_turn_states(st, run, &rows, &e))
 		return cli_fail("recover: %s", e.msg);
-	store_bind_text(st, q, 1, run, &e);
 	printf("%5s  %-24s %-12s %s\n", "TURN", "TOOL", "PRE-STATE", "HANDLE / WHY NOT");
 	int n = 0;
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		const char *h = (const char *)sqlite3_column_text(q, 3), *c = (const char *)sqlite3_column_text(q, 4);
-		printf("%5d  %-24s %-12s %s\n", sqlite3_column_int(q, 0),
-		       sqlite3_column_text(q, 1) ? cli_safe((const char *)sqlite3_column_text(q, 1)) : "?",
-		       cli_safe((const char *)sqlite3_column_text(q, 2)), cli_safe(h ? h : c ? c : "-"));
-		n++;
+	for (const cJSON *r = rows->child; r; r = r->next, n++) {
+		const char *h = jx_str(r, "handle"), *c = jx_str(r, "handle_cause");
+		printf("%5d  %-24s %-12s %s\n", (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(r, "turn")),
+		       jx_str(r, "tool") ? cli_safe(jx_str(r, "tool")) : "?", cli_safe(jx_str(r, "gate") ? jx_str(r, "gate") : ""),
+		       cli_safe(h ? h : c ? c : "-"));
 	}
-	sqlite3_reset(q);
+	cJSON_Delete(rows);
 	if (!n)
 		return cli_fail("recover: no turns for run '%s' (belay recover list shows the runs)", run);
 	return 0;
@@ -152,16 +138,13 @@ static int cmd_list(struct store *st, const char *run)
 static int cmd_undo(struct store *st, const char *state_dir, const char *id, int yes)
 {
 	struct err e = {0};
-	sqlite3_stmt *q;
-	if (store_stmt(st, "SELECT workspace, before_handle, run, turn FROM recoveries WHERE id = ?1", &q, &e))
+	char *ws = NULL, *before = NULL;
+	if (recover_saved(st, atoll(id), &ws, &before, &e) != 0)
 		return cli_fail("recover: %s", e.msg);
-	store_bind_i64(st, q, 1, atoll(id), &e);
-	if (sqlite3_step(q) != SQLITE_ROW || !sqlite3_column_text(q, 1)) {
-		sqlite3_reset(q);
+	if (!before) {
+		free(ws);
 		return cli_fail("recover: no recovery %s with a saved workspace", id);
 	}
-	char *ws = xstrdup((const char *)sqlite3_column_text(q, 0)), *before = xstrdup((const char *)sqlite3_column_text(q, 1));
-	sqlite3_reset(q);
 	struct snap_store *ss = NULL;
 	struct snap_diff d = {0};
 	int rc = snap_store_open(state_dir, ws, &ss, &e);

@@ -388,3 +388,79 @@ long long runq_unindexed_bytes(struct store *st, const char *run)
 	sqlite3_reset(q);
 	return n;
 }
+
+char *runq_trace_path(struct store *st, const char *run, struct err *e)
+{
+	sqlite3_stmt *q;
+	const char *sql = run ? "SELECT trace_path FROM runs WHERE id = ?1"
+			      : "SELECT trace_path FROM runs WHERE scope IS NOT NULL ORDER BY started DESC, id DESC LIMIT 1";
+	if (store_stmt(st, sql, &q, e) != 0)
+		return NULL;
+	if (run)
+		store_bind_text(st, q, 1, run, e);
+	char *out = NULL;
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		out = xstrdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_reset(q);
+	if (!out)
+		err_set(e, BELAY_ENOTFOUND, run ? "no run '%s' in the store (belay runs lists them)" : "%s",
+			run ? run : "no contained run in the store");
+	return out;
+}
+
+int runq_contained_runs(struct store *st, cJSON **out, struct err *e)
+{
+	*out = NULL;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st, "SELECT id, started, turns, scope FROM runs WHERE scope IS NOT NULL ORDER BY started", &q, e);
+	if (rc)
+		return rc;
+	cJSON *a = cJSON_CreateArray();
+	static const char *const names[] = {"id", "started", "turns", "scope"};
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+		for (int i = 0; i < 4; i++)
+			store_column_json(o, names[i], q, i);
+		cJSON_AddItemToArray(a, o);
+	}
+	sqlite3_reset(q);
+	*out = a;
+	return 0;
+}
+
+int runq_turn_states(struct store *st, const char *run, cJSON **out, struct err *e)
+{
+	*out = NULL;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st, "SELECT turn, tool, gate, handle, handle_cause FROM turns WHERE run = ?1 ORDER BY turn", &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(st, q, 1, run, e);
+	cJSON *a = cJSON_CreateArray();
+	static const char *const names[] = {"turn", "tool", "gate", "handle", "handle_cause"};
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+		for (int i = 0; i < 5; i++)
+			store_column_json(o, names[i], q, i);
+		cJSON_AddItemToArray(a, o);
+	}
+	sqlite3_reset(q);
+	*out = a;
+	return 0;
+}
+
+void runq_counts(struct store *st, const char *run, int *turns, int *frames, int *denials)
+{
+	*turns = *frames = *denials = -1;
+	sqlite3_stmt *q;
+	struct err e = {0};
+	if (store_stmt(st, "SELECT turns, frames, denials + network_attempts FROM runs WHERE id = ?1", &q, &e) != 0)
+		return;
+	store_bind_text(st, q, 1, run, &e);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		*turns = sqlite3_column_int(q, 0);
+		*frames = sqlite3_column_int(q, 1);
+		*denials = sqlite3_column_int(q, 2);
+	}
+	sqlite3_reset(q);
+}

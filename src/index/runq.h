@@ -37,6 +37,17 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e);
  * latest full one, with sub-verdicts and messages) and "recheck" (a partial re-check made
  * since, or null: shown beside the verdict, never in its place). BELAY_ENOTFOUND for an unknown run or turn. */
 int runq_turn(struct store *st, const char *run, int turn, cJSON **out, struct err *e);
+/* The trace of run (a run id), or with run NULL of the latest contained run (one with a
+ * scope): a new string, or NULL with BELAY_ENOTFOUND naming what is missing. */
+char *runq_trace_path(struct store *st, const char *run, struct err *e);
+/* The contained runs (with a scope), oldest first: [{"id","started","turns","scope"}]. */
+int runq_contained_runs(struct store *st, cJSON **out, struct err *e);
+/* The turns of run with their pre-states: [{"turn","tool","gate","handle","handle_cause"}]
+ * in turn order ([] for an unknown run). */
+int runq_turn_states(struct store *st, const char *run, cJSON **out, struct err *e);
+/* The run row's counts: turns, frames, denials plus network attempts (-1 each when the run
+ * is unknown). */
+void runq_counts(struct store *st, const char *run, int *turns, int *frames, int *denials);
 /* Bytes of the run's trace after its last indexed line (-1 when unknown): a line being
  * written, or one cut mid-line (a killed writer, a full disk) that no reader indexes. */
 long long runq_unindexed_bytes(struct store *st, const char *run);

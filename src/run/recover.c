@@ -279,3 +279,21 @@ int recover_apply(struct recover_plan *p, int force, struct recover_result *out,
 	snap_ref_add(p->st, out->before, "recover", owner, &he); /* gc keeps the undo */
 	return 0;
 }
+
+int recover_saved(struct store *st, long long id, char **ws, char **before, struct err *e)
+{
+	*ws = *before = NULL;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st, "SELECT workspace, before_handle FROM recoveries WHERE id = ?1", &q, e);
+	if (rc)
+		return rc;
+	store_bind_i64(st, q, 1, id, e);
+	if (sqlite3_step(q) != SQLITE_ROW) {
+		sqlite3_reset(q);
+		return err_set(e, BELAY_ENOTFOUND, "no recovery %lld (belay recover list shows the runs)", id);
+	}
+	*ws = sqlite3_column_text(q, 0) ? xstrdup((const char *)sqlite3_column_text(q, 0)) : NULL;
+	*before = sqlite3_column_text(q, 1) ? xstrdup((const char *)sqlite3_column_text(q, 1)) : NULL;
+	sqlite3_reset(q);
+	return 0;
+}

@@ -46,4 +46,9 @@ struct recover_result {
 int recover_apply(struct recover_plan *p, int force, struct recover_result *out, struct err *e);
 void recover_result_free(struct recover_result *r);
 
+struct store;
+/* The workspace and the saved snapshot of recovery `id` (the recoveries row): new strings in
+ * *ws and *before (NULL when the apply saved none). BELAY_ENOTFOUND for an unknown id. */
+int recover_saved(struct store *st, long long id, char **ws, char **before, struct err *e);
+
 #endif
