@@ -1,4 +1,4 @@
-/* hook_event.c - the three agents' hook payloads read into one shape. See hook_event.h. */
+/* hook_event.c - the four agents' hook payloads read into one shape. See hook_event.h. */
 #include "hook/hook_event.h"
 
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
-static const char *const agent_names[HA__COUNT] = {"claude-code", "cursor", "codex"};
+static const char *const agent_names[HA__COUNT] = {"claude-code", "cursor", "codex", "gemini-cli"};
 
 const char *hook_agent_name(enum hook_agent a)
 {
@@ -119,9 +119,26 @@ static const struct event_name codex_events[] = {
 	{NULL, 0},
 };
 
+/* Gemini CLI 0.61 (HookEventName in its core): AfterAgent carries the final message
+ * (prompt_response) and is the claim; the model events are recorded only. */
+static const struct event_name gemini_events[] = {
+	{"SessionStart", HK_SESSION_START},
+	{"SessionEnd", HK_SESSION_END},
+	{"BeforeAgent", HK_PROMPT},
+	{"BeforeTool", HK_PRE_TOOL},
+	{"AfterTool", HK_POST_TOOL},
+	{"AfterAgent", HK_STOP},
+	{"BeforeModel", HK_NOTICE},
+	{"AfterModel", HK_NOTICE},
+	{"BeforeToolSelection", HK_NOTICE},
+	{"PreCompress", HK_NOTICE},
+	{"Notification", HK_NOTICE},
+	{NULL, 0},
+};
+
 static const struct event_name *events_of(enum hook_agent a)
 {
-	return a == HA_CURSOR ? cursor_events : a == HA_CODEX ? codex_events : claude_events;
+	return a == HA_CURSOR ? cursor_events : a == HA_CODEX ? codex_events : a == HA_GEMINI ? gemini_events : claude_events;
 }
 
 /*==== tools ====*/
@@ -145,9 +162,25 @@ enum hook_tool_class hook_tool_classify(enum hook_agent agent, const char *tool)
 					   "read_file",	  "grep",	"glob",	       "ls",	       "view",
 					   "search",	  "codebase_search", "file_search", "list_dir", NULL};
 	static const char *const subagent[] = {"Task", "Agent", NULL};
-	(void)agent;
+	/* Gemini CLI's built-in tools (0.61); its MCP tools are mcp_<server>_<tool> */
+	static const char *const gem_edit[] = {"write_file", "replace", NULL};
+	static const char *const gem_read[] = {"read_file", "read_many_files", "list_directory", "glob",
+					       "grep_search", NULL};
 	if (!tool || !*tool)
 		return HT_OTHER;
+	if (agent == HA_GEMINI) {
+		if (!strcmp(tool, "run_shell_command"))
+			return HT_SHELL;
+		if (!strncmp(tool, "mcp_", 4))
+			return HT_MCP;
+		for (const char *const *n = gem_edit; *n; n++)
+			if (!strcmp(tool, *n))
+				return HT_EDIT;
+		for (const char *const *n = gem_read; *n; n++)
+			if (!strcmp(tool, *n))
+				return HT_READ;
+		return HT_OTHER; /* web_fetch, google_web_search, save_memory, write_todos, ... */
+	}
 	if (!strncmp(tool, "mcp__", 5) || !strncmp(tool, "MCP:", 4))
 		return HT_MCP;
 	if (name_in(tool, shell))
@@ -278,7 +311,7 @@ int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct
 		ev->cwd = ev->roots->child->valuestring;
 	ev->tool_use_id = jx_str(p, "tool_use_id");
 	ev->error = jx_str(p, "error");
-	ev->last_message = jx_str(p, "last_assistant_message");
+	ev->last_message = jx_str(p, agent == HA_GEMINI ? "prompt_response" : "last_assistant_message");
 	ev->stop_active = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "stop_hook_active"));
 	int tool_event = ev->kind == HK_PRE_TOOL || ev->kind == HK_POST_TOOL || ev->kind == HK_POST_TOOL_FAILURE ||
 			 ev->kind == HK_POST_ONLY;
