@@ -1,6 +1,7 @@
 /* hook_event.c - the four agents' hook payloads read into one shape. See hook_event.h. */
 #include "hook/hook_event.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -278,6 +279,62 @@ static void cursor_flat(struct hook_event *ev)
 	}
 }
 
+/* Gemini CLI's AfterTool comes for calls that failed too: the failure is the response's
+ * "error" ({message, type}), or, for run_shell_command, an "Exit Code: N" line among the
+ * lines its own result adds after the output ("Output: ...", then "Error:", "Exit Code:",
+ * "Signal:", "Background PIDs:", "Process Group PGID:", inside <untrusted_context>). The
+ * exit status becomes "Exit code N", the form the rest of belay reads (Claude Code's). */
+static int gemini_exit_code(const char *llm, long *code)
+{
+	static const char *const after[] = {"Signal: ", "Background PIDs: ", "Process Group PGID: ", "</untrusted_context>",
+					    NULL};
+	const char *hit = NULL;
+	for (const char *p = llm; (p = strstr(p, "\nExit Code: ")) != NULL; p++)
+		hit = p;
+	if (!hit)
+		return 0;
+	const char *num = hit + strlen("\nExit Code: ");
+	char *end;
+	long v = strtol(num, &end, 10);
+	if (end == num || (*end != '\n' && *end != '\0'))
+		return 0;
+	/* only Gemini's own lines may follow, so an "Exit Code:" the command printed is not read */
+	for (const char *line = *end ? end + 1 : end; *line;) {
+		const char *const *a = after;
+		for (; *a && strncmp(line, *a, strlen(*a)); a++)
+			;
+		if (!*a)
+			return 0;
+		const char *nl = strchr(line, '\n');
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	*code = v;
+	return 1;
+}
+
+static void gemini_failure(struct hook_event *ev)
+{
+	if (!cJSON_IsObject(ev->response))
+		return;
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(ev->response, "error");
+	const char *llm = jx_str(ev->response, "llmContent");
+	long code;
+	if (ev->cls == HT_SHELL && llm && gemini_exit_code(llm, &code) && code != 0) {
+		if (!ev->synth)
+			ev->synth = cJSON_CreateObject();
+		char msg[48];
+		snprintf(msg, sizeof msg, "Exit code %ld", code);
+		cJSON_AddStringToObject(ev->synth, "error", msg);
+		ev->error = jx_str(ev->synth, "error");
+		ev->kind = HK_POST_TOOL_FAILURE;
+	} else if (err && !cJSON_IsNull(err)) {
+		ev->error = jx_str(err, "message");
+		if (!ev->error)
+			ev->error = cJSON_IsString(err) ? err->valuestring : "the tool failed";
+		ev->kind = HK_POST_TOOL_FAILURE;
+	}
+}
+
 int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct hook_event *ev, struct err *e)
 {
 	memset(ev, 0, sizeof *ev);
@@ -335,6 +392,8 @@ int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct
 			shell_command(ev, ev->input);
 		else if (ev->cls == HT_EDIT && cJSON_IsObject(ev->input) && !strcasecmp(ev->tool, "apply_patch"))
 			shell_command(ev, ev->input); /* Codex: the patch body is tool_input.command */
+		if (agent == HA_GEMINI && ev->kind == HK_POST_TOOL)
+			gemini_failure(ev);
 	}
 	return 0;
 }

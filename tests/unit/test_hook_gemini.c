@@ -151,6 +151,11 @@ Test(hook_gemini, a_real_session_is_recorded_gated_and_verified)
 	free(tripped);
 	free(rows);
 	free(q);
+	q = xasprintf("SELECT error FROM turns WHERE run = '%s' AND turn = 0", run);
+	rows = ts_sql_dump(w.db, q);
+	cr_expect(!strncmp(rows, "tool error: Exit code 1", 23), "the failing suite is recorded as failed: %s", rows);
+	free(rows);
+	free(q);
 	/* the run's trace: the claim from AfterAgent's prompt_response */
 	char *trace = xasprintf("%s/%s.jsonl", w.traces, run);
 	size_t len;
@@ -161,6 +166,11 @@ Test(hook_gemini, a_real_session_is_recorded_gated_and_verified)
 	struct ts_out o;
 	ts_belay(&o, NULL, "verify", trace, NULL);
 	cr_expect(strstr(o.out, "turn 1    replace                      FAIL"), "%s", o.out);
+	cr_expect(strstr(o.out, "applying the recorded replace to the pre-state gives the recorded post-state"), "%s", o.out);
+	/* the failing suite: its exit status (Gemini's "Exit Code: 1") reproduces */
+	cr_expect(strstr(o.out, "turn 0    run_shell_command            PASS"), "%s", o.out);
+	cr_expect(strstr(o.out, "turn 4    run_shell_command            PASS"), "%s", o.out);
+	cr_expect(strstr(o.out, "trajectory PASS"), "%s", o.out);
 	cr_expect(strstr(o.out, "A1 invariant         FAIL        no-assertion-weakening (test files by convention)"), "%s",
 		  o.out);
 	ts_out_free(&o);
