@@ -312,6 +312,47 @@ static int gemini_exit_code(const char *llm, long *code)
 	return 1;
 }
 
+/* Gemini CLI's AfterTool carries the arguments as the call ran, so a command belay rewrote
+ * to run contained (hook_session.c: `'BELAY' exec --run 'R' --turn N ... -- bash -c 'CMD'`)
+ * comes back rewritten: the command the pre event saw is CMD, unquoted (buf_sh_quote's
+ * form), so that pre and post pair. */
+static void gemini_uncontain(struct hook_event *ev)
+{
+	static const char tail[] = " -- bash -c '";
+	const char *c = ev->command;
+	if (!c || c[0] != '\'' || !strstr(c, "' exec --run '"))
+		return;
+	const char *q = strstr(c, tail);
+	if (!q)
+		return;
+	struct buf b = {0};
+	const char *p = q + strlen(tail);
+	for (;;) {
+		if (*p == '\0') { /* unterminated: not belay's form */
+			buf_free(&b);
+			return;
+		}
+		if (*p == '\'') {
+			if (!strncmp(p, "'\\''", 4)) {
+				buf_putc(&b, '\'');
+				p += 4;
+				continue;
+			}
+			break;
+		}
+		buf_putc(&b, *p++);
+	}
+	if (p[1] != '\0') { /* anything after the closing quote: not belay's form */
+		buf_free(&b);
+		return;
+	}
+	if (!ev->synth)
+		ev->synth = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev->synth, "uncontained_command", buf_cstr(&b));
+	ev->command = jx_str(ev->synth, "uncontained_command");
+	buf_free(&b);
+}
+
 static void gemini_failure(struct hook_event *ev)
 {
 	if (!cJSON_IsObject(ev->response))
@@ -392,8 +433,11 @@ int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct
 			shell_command(ev, ev->input);
 		else if (ev->cls == HT_EDIT && cJSON_IsObject(ev->input) && !strcasecmp(ev->tool, "apply_patch"))
 			shell_command(ev, ev->input); /* Codex: the patch body is tool_input.command */
-		if (agent == HA_GEMINI && ev->kind == HK_POST_TOOL)
+		if (agent == HA_GEMINI && ev->kind == HK_POST_TOOL) {
+			if (ev->cls == HT_SHELL)
+				gemini_uncontain(ev);
 			gemini_failure(ev);
+		}
 	}
 	return 0;
 }

@@ -336,6 +336,14 @@ Test(hook_event, gemini_cli_payloads_as_the_cli_sends_them)
 	cr_expect_eq(ev.kind, HK_POST_TOOL);
 	cr_expect_null(ev.error);
 	hook_event_free(&ev);
+	/* a command belay rewrote to run contained comes back rewritten: read as the original */
+	parse_ok(HA_GEMINI,
+		 "{\"session_id\":\"d1\",\"cwd\":\"/ws\",\"hook_event_name\":\"AfterTool\",\"tool_name\":\"run_shell_command\","
+		 "\"tool_input\":{\"command\":\"'/b/belay' exec --run 'hook-gemini-cli-d1' --turn 0 --network deny --state '/s' "
+		 "--trace-dir '/s/traces' -- bash -c 'echo '\\\\''hi'\\\\'' > a.txt'\"},\"tool_response\":{\"llmContent\":\"x\"}}",
+		 &ev);
+	cr_expect_str_eq(ev.command, "echo 'hi' > a.txt");
+	hook_event_free(&ev);
 	/* a tool that failed: its error */
 	parse_ok(HA_GEMINI,
 		 "{\"session_id\":\"d1\",\"cwd\":\"/ws\",\"hook_event_name\":\"AfterTool\",\"tool_name\":\"replace\","

@@ -37,7 +37,14 @@ TestSuite(hook_gemini, .init = setup, .fini = teardown, .timeout = 300);
 
 /* HOME with Gemini CLI's user settings (the API key auth headless mode needs, telemetry and
  * update checks off), and belay's hooks in the project (init --project, with that HOME). */
+static char *gemini_home_with(const struct ts_world *w, const char *mode, const char *extra);
+
 static char *gemini_home(const struct ts_world *w, const char *mode)
+{
+	return gemini_home_with(w, mode, NULL);
+}
+
+static char *gemini_home_with(const struct ts_world *w, const char *mode, const char *extra)
 {
 	char *home = xasprintf("%s/home", w->dir);
 	char *cfg = xasprintf("%s/.gemini/settings.json", home);
@@ -50,7 +57,7 @@ static char *gemini_home(const struct ts_world *w, const char *mode)
 	char *h = xasprintf("HOME=%s", home);
 	const char *env[] = {h, NULL};
 	struct ts_out o;
-	ts_belay(&o, env, "init", "gemini-cli", "--project", w->ws, "--mode", mode, "--state", w->state, NULL);
+	ts_belay(&o, env, "init", "gemini-cli", "--project", w->ws, "--mode", mode, "--state", w->state, extra, NULL);
 	cr_assert_eq(o.status, 0, "belay init gemini-cli: %s", o.err);
 	ts_out_free(&o);
 	free(h);
@@ -208,5 +215,50 @@ Test(hook_gemini, a_missing_belay_blocks)
 	free(settings);
 	free(home);
 	free(script);
+	ts_world_teardown(&w);
+}
+
+/* --contain: the command comes back rewritten through hookSpecificOutput.tool_input (which
+ * Gemini CLI merges over the call's arguments) to run under `belay exec`: in audit mode the
+ * gate refuses nothing, the kernel refuses the write outside the project. */
+Test(hook_gemini, contain_runs_the_command_in_the_sandbox)
+{
+	struct ts_world w;
+	ts_world_setup(&w, "gemcontain");
+	/* outside the root, on the disk (the sandbox has a /tmp and /dev/shm of its own) */
+	char *odir = ts_outside_dir("gemout"), *outside = xasprintf("%s/outside.txt", odir);
+	char *script = xasprintf("[{\"call\":\"run_shell_command\",\"arguments\":{\"command\":\"echo hi > made.txt; "
+				 "touch '%s'; echo after\"}},{\"text\":\"done\"}]",
+				 outside);
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_gemini_api.py", script);
+	char *home = gemini_home_with(&w, "audit", "--contain");
+	static const char *const env[] = {"BELAY_HOOKD=0", NULL};
+	char *out = gemini(&w, &a, home, env);
+	ts_api_stop(&a);
+	char *made = xasprintf("%s/made.txt", w.ws);
+	cr_expect_eq(access(made, F_OK), 0, "the command ran (inside the project)");
+	cr_expect_neq(access(outside, F_OK), 0, "the sandbox refused the write outside the project");
+	char *run = the_run(&w);
+	char *q = xasprintf("SELECT turn, tool, status FROM turns WHERE run = '%s' ORDER BY turn", run);
+	char *rows = ts_sql_dump(w.db, q);
+	cr_expect_str_eq(rows, "0|run_shell_command|answered\n", "one turn, its pre and post paired: %s", rows);
+	free(rows);
+	free(q);
+	char *trace = xasprintf("%s/%s.jsonl", w.traces, run);
+	size_t len;
+	char *text = ts_read_file(trace, &len);
+	cr_expect(strstr(text, "\"contained\":true"), "the gate decision says contained");
+	cr_expect(strstr(text, "\"kind\":\"denial\""), "the refusal is recorded into the run: %s", text);
+	free(text);
+	free(trace);
+	free(run);
+	free(made);
+	free(out);
+	free(home);
+	free(script);
+	free(outside);
+	ts_rmtree(odir);
+	free(odir);
 	ts_world_teardown(&w);
 }
