@@ -22,7 +22,7 @@ static const struct mcpcfg_info clients[MCPC_COUNT] = {
 			   {"~/.codeium/windsurf/mcp_config.json", NULL}},
 	[MCPC_ZED] = {"zed", "Zed (~/.config/zed/settings.json)", MCPF_JSON, "context_servers",
 		      {"~/.config/zed/settings.json", NULL}},
-	[MCPC_GEMINI] = {"gemini-cli", "Gemini CLI (.gemini/settings.json in the project, or ~/.gemini/settings.json)",
+	[MCPC_GEMINI] = {"gemini-cli", "Gemini CLI (.gemini/settings.json, or ~/.gemini/settings.json)",
 			 MCPF_JSON, "mcpServers", {".gemini/settings.json", "~/.gemini/settings.json", NULL}},
 };
 
