@@ -6,8 +6,10 @@
  * calls. Its hooks fire with real payloads and its tools really run: a failing suite, a
  * `replace` that weakens the test, the suite green, a destructive command outside the
  * project (refused: Gemini CLI headless would wait forever on an ask), and a success claim
- * (AfterAgent). Then the run in the store and `belay verify`; and a belay that is missing
- * blocks the call instead of letting it run. */
+ * (AfterAgent). Then the run in the store and `belay verify`; a belay that is missing
+ * blocks the call instead of letting it run; --contain runs the command in the sandbox
+ * (rewritten through hookSpecificOutput.tool_input); and the agent cannot rewrite its own
+ * hook settings, with its file tools or its shell. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,5 +262,46 @@ Test(hook_gemini, contain_runs_the_command_in_the_sandbox)
 	free(outside);
 	ts_rmtree(odir);
 	free(odir);
+	ts_world_teardown(&w);
+}
+
+/* The agent cannot switch belay off: its own file tool and its shell writing Gemini CLI's
+ * settings (a relative path, as the model writes it) are refused in enforce mode, and the
+ * file is as `belay init` left it. */
+Test(hook_gemini, the_agent_cannot_rewrite_its_hook_settings)
+{
+	struct ts_world w;
+	ts_world_setup(&w, "gemprotect");
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_gemini_api.py",
+		     "[{\"call\":\"write_file\",\"arguments\":{\"file_path\":\".gemini/settings.json\",\"content\":\"{}\"}},"
+		     "{\"call\":\"run_shell_command\",\"arguments\":{\"command\":\"echo '{}' > .gemini/settings.json\"}},"
+		     "{\"call\":\"replace\",\"arguments\":{\"file_path\":\".gemini/settings.json\",\"old_string\":\"BeforeTool\","
+		     "\"new_string\":\"Before\",\"instruction\":\"rename\"}},"
+		     "{\"text\":\"tried\"}]");
+	char *home = gemini_home(&w, "enforce");
+	char *settings = xasprintf("%s/.gemini/settings.json", w.ws);
+	size_t len;
+	char *before = ts_read_file(settings, &len);
+	static const char *const env[] = {"BELAY_HOOKD=0", NULL};
+	char *out = gemini(&w, &a, home, env);
+	ts_api_stop(&a);
+	char *after = ts_read_file(settings, &len);
+	cr_expect_str_eq(after, before, "Gemini CLI's settings are as belay init left them");
+	char *run = the_run(&w);
+	char *q = xasprintf("SELECT turn, tool, decision FROM turns WHERE run = '%s' ORDER BY turn", run);
+	char *rows = ts_sql_dump(w.db, q);
+	cr_expect_str_eq(rows, "0|write_file|deny\n1|run_shell_command|deny\n2|replace|deny\n");
+	char *tripped = ts_world_tripped(&w);
+	cr_expect_str_eq(tripped, "", "nothing changed the protected files");
+	free(tripped);
+	free(rows);
+	free(q);
+	free(run);
+	free(out);
+	free(after);
+	free(before);
+	free(settings);
+	free(home);
 	ts_world_teardown(&w);
 }
