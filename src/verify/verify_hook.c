@@ -713,7 +713,13 @@ static void judge_edit(struct hctx *c, struct turn_verdict *v, const struct htur
 {
 	const cJSON *in = tool_input(h);
 	const char *path = jx_str(in, "file_path");
-	char *rel = rel_to_root(c->root, path);
+	/* Gemini CLI's file tools take a path relative to its cwd (the payload's) */
+	const char *cwd = jx_str(h->in_payload, "cwd");
+	char *joined = path && path[0] != '/' && cwd && cwd[0] == '/' ? fs_join(cwd, path) : NULL;
+	char *abs = joined ? fs_normalize(joined) : NULL;
+	free(joined);
+	char *rel = rel_to_root(c->root, abs ? abs : path);
+	free(abs);
 	if (!rel || !h->tool ||
 	    (strcmp(h->tool, "Write") && strcmp(h->tool, "Edit") && strcmp(h->tool, "MultiEdit") &&
 	     strcmp(h->tool, "write_file") && strcmp(h->tool, "replace"))) {

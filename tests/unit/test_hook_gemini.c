@@ -128,14 +128,14 @@ Test(hook_gemini, a_real_session_is_recorded_gated_and_verified)
 	char *home = gemini_home(&w, "enforce");
 	char *script = xasprintf(
 	    "[{\"call\":\"run_shell_command\",\"arguments\":{\"command\":\"python3 -B -m unittest -q\",\"description\":\"run the suite\"}},"
-	    "{\"call\":\"replace\",\"arguments\":{\"file_path\":\"%s/tests/test_login.py\","
+	    "{\"call\":\"replace\",\"arguments\":{\"file_path\":\"tests/test_login.py\","
 	    "\"old_string\":\"self.assertTrue(check(\\\"alice\\\", \\\"s3cret\\\"))\",\"new_string\":\"self.assertTrue(True)  # flaky\","
 	    "\"instruction\":\"make the flaky test pass\"}},"
 	    "{\"call\":\"run_shell_command\",\"arguments\":{\"command\":\"python3 -B -m unittest -q\",\"description\":\"again\"}},"
 	    "{\"call\":\"run_shell_command\",\"arguments\":{\"command\":\"rm -rf '%s'\",\"description\":\"clean up\"}},"
 	    "{\"call\":\"run_shell_command\",\"arguments\":{\"command\":\"echo hi > made.txt; echo done\",\"description\":\"note\"}},"
 	    "{\"text\":\"Fixed: all tests pass now.\"}]",
-	    w.ws, victim);
+	    victim);
 	struct ts_api a;
 	ts_api_start(&a, &w, "fake_gemini_api.py", script);
 	static const char *const env[] = {"BELAY_HOOKD=0", NULL};
