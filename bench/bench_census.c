@@ -7,8 +7,9 @@
  * A Python project of --tests tests (10 per file, half of them parametrised over two values)
  * is recorded through `belay __script` with the demo shell server: one run_process call that
  * adds a file. Then, alternately, --reps times each: `belay verify TRACE --no-store` (plain)
- * and the same with --census. Medians, their ratio, and the census's own part (the median
- * difference). DIR (default /var/tmp) must not be below /dev/shm: the sandbox hides it. */
+ * and the same with --census, and with --rederive (the recorded run ends with a claim that
+ * the suite passed: the suite run twice on the final state). Medians, their ratios, and each
+ * rule's own part (the median difference). DIR (default /var/tmp) must not be below /dev/shm: the sandbox hides it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "bench_util.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 
 static int run(char *const argv[], const char *out_path, char **env_add)
 {
@@ -44,6 +46,7 @@ static int run(char *const argv[], const char *out_path, char **env_add)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	const char *belay = NULL, *base = "/var/tmp";
 	int tests = 200, reps = 5;
 	for (int i = 1; i < argc; i++) {
@@ -99,7 +102,7 @@ int main(int argc, char **argv)
 	char *steps = fs_join(dir, "steps.json");
 	f = fopen(steps, "w");
 	fprintf(f, "[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":\"echo x > "
-		   "notes.txt\"}}]");
+		   "notes.txt\"}},{\"claim\":\"all tests pass\"}]");
 	fclose(f);
 	char *tp = fs_join(dir, "trace.txt");
 	char *tmpb = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
@@ -119,6 +122,10 @@ int main(int argc, char **argv)
 	fclose(f);
 	trace[strcspn(trace, "\n")] = '\0';
 	double *plain = xcalloc((size_t)reps, sizeof *plain), *census = xcalloc((size_t)reps, sizeof *census);
+	double *rederive = xcalloc((size_t)reps, sizeof *rederive);
+	char *vr[] = {(char *)belay, "verify", trace, "--no-store", "--state", state, "--rederive", NULL};
+	char *rout = fs_join(dir, "rederive.out");
+	int rst = 0;
 	char *vp[] = {(char *)belay, "verify", trace, "--no-store", "--state", state, NULL};
 	char *vc[] = {(char *)belay, "verify", trace, "--no-store", "--state", state, "--census", NULL};
 	char *cout = fs_join(dir, "census.out");
@@ -129,12 +136,16 @@ int main(int argc, char **argv)
 		double t1 = bench_now_ms();
 		cst = run(vc, cout, envs);
 		double t2 = bench_now_ms();
+		rst = run(vr, rout, envs);
+		double t3 = bench_now_ms();
 		plain[r] = t1 - t0;
 		census[r] = t2 - t1;
+		rederive[r] = t3 - t2;
 	}
+	qsort(rederive, (size_t)reps, sizeof *rederive, bench_cmp_double);
 	qsort(plain, (size_t)reps, sizeof *plain, bench_cmp_double);
 	qsort(census, (size_t)reps, sizeof *census, bench_cmp_double);
-	double mp = plain[reps / 2], mc = census[reps / 2];
+	double mp = plain[reps / 2], mc = census[reps / 2], mr = rederive[reps / 2];
 	char line[512] = "";
 	f = fopen(cout, "r");
 	while (f && fgets(line, sizeof line, f))
@@ -147,9 +158,22 @@ int main(int argc, char **argv)
 	printf("verify    plain %.0f ms, --census %.0f ms (median of %d; exit %d with --census)\n", mp, mc, reps, cst);
 	printf("ratio     %.2fx; the census's own part %.0f ms per run (two contained discoveries, two restores)\n", mc / mp,
 	       mc - mp);
+	char tline[1024] = "";
+	f = fopen(rout, "r");
+	while (f && fgets(tline, sizeof tline, f))
+		if (!strncmp(tline, "trajectory", 10))
+			break;
+	if (f)
+		fclose(f);
+	printf("rederive  %s", tline[0] ? tline : "(no trajectory line)\n");
+	printf("verify    --rederive %.0f ms (median of %d; exit %d): %.2fx plain; the two contained suite runs and "
+	       "restores %.0f ms per run\n",
+	       mr, reps, rst, mr / mp, mr - mp);
 	fs_remove_tree(dir);
 	free(plain);
 	free(census);
+	free(rederive);
+	free(rout);
 	free(cout);
 	free(tp);
 	free(tmpb);

@@ -70,6 +70,7 @@
 
 #include "bench_util.h"
 #include "common/fsutil.h"
+#include "common/xalloc_cjson.h"
 
 #define GOAL_RATIO 1.10 /* connect / proxy latency */
 #define GOAL_KEY_MS 16.0
@@ -1033,6 +1034,7 @@ static void report_keys(const struct keyres *K, long long turns)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	int seconds = 60, rate = 1000, presses = 200, plain = 0, paired_s = 30;
 	long long turns = 100000;
 	const char *belay_arg = NULL;

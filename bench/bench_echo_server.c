@@ -8,8 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/xalloc_cjson.h"
+
 int main(void)
 {
+	xalloc_cjson_install();
 	static char buf[1 << 20];
 	size_t have = 0;
 	unsigned long long counted = 0;

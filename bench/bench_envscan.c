@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/xalloc_cjson.h"
 #include "mcp/envscan.h"
 
 static double now(void)
@@ -37,6 +38,7 @@ static void make(struct buf *b, size_t n, int dense)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	size_t mib = argc > 1 ? (size_t)atol(argv[1]) : 64;
 	int rounds = argc > 2 ? atoi(argv[2]) : 5;
 	if (mib < 1 || rounds < 1) {

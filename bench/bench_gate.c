@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "common/buf.h"
+#include "common/xalloc_cjson.h"
 #include "gate/gate.h"
 
 static uint64_t rng_state;
@@ -243,6 +244,7 @@ static void report(const char *what, double *t, size_t n)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	size_t n = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000;
 	rng_state = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
 	int rounds = argc > 3 ? atoi(argv[3]) : 3;

@@ -29,6 +29,7 @@
 #include "common/fsutil.h"
 #include "bench_util.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "hook/hook_status.h"
 
 extern char **environ;
@@ -110,6 +111,7 @@ static void report(const char *what, double *v, int n, double base)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	int n = 30;
 	const char *sizes = "400,10000";
 	char self[4096];

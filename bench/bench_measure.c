@@ -28,6 +28,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "measure/batch.h"
 #include "measure/ledger.h"
 #include "measure/merge.h"
@@ -125,6 +126,7 @@ static void bench_merge(const char *dir, int shards, int per)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	int ntraces = 1000, turns = 50, files = 400, merge_only = 0, no_defaults = 0, only_j = 0;
 	const char *pool = "on", *settle = "proof";
 	const char *belay = "build/belay", *keep = NULL;

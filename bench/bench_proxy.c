@@ -53,6 +53,7 @@
 
 #include "bench_util.h"
 #include "common/fsutil.h"
+#include "common/xalloc_cjson.h"
 
 static const char *belay_bin = "build/belay";
 static const char *trace_dir = "/dev/shm/belay-bench-traces";
@@ -623,6 +624,7 @@ static int wanted(const char *only, const char *what)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	int pairs = 5, n = 3000, warm = 300, mib = 256, tpairs = 3;
 	const char *only = NULL;
 	for (int i = 1; i < argc; i++) {

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/xalloc_cjson.h"
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
@@ -33,6 +35,7 @@ static int write_all(int fd, const char *p, size_t n)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	if (argc < 2) {
 		fprintf(stderr, "usage: bench_relay SERVER_CMD [ARGS...]\n");
 		return 2;

@@ -26,6 +26,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "snapshot/snapshot.h"
 
 
@@ -247,6 +248,7 @@ static void bench_tree(const char *where, const char *fsname, char size, int tur
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	const char *sizes = "s,m,l", *shm = "/dev/shm", *disk = "/var/tmp", *disk_size = "m";
 	int turns = 20, copies = 5;
 	for (int i = 1; i < argc; i++) {

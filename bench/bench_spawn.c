@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "common/xalloc_cjson.h"
 #include "sandbox/sandbox.h"
 #include "proxy/sandbox_run.h"
 
@@ -81,6 +82,7 @@ static int parse_loop(const char *out, struct per_call *pc)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	if (argc == 4 && !strcmp(argv[1], "__loop"))
 		return loop(atoi(argv[2]), argv[3]);
 	int n = 200, calls = 2000;

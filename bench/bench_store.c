@@ -28,6 +28,7 @@
 
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "corpus/corpus.h"
 
 static const char *belay = "build/belay";
@@ -615,6 +616,7 @@ static void bench_add(const char *base, int files)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	int turns = 5000, cases = 100000, files = 10000;
 	const char *base = "/dev/shm", *only = NULL;
 	for (int i = 1; i < argc; i++) {

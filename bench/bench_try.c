@@ -33,6 +33,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "snapshot/snapshot.h"
 #include "trial/trial.h"
 #include "trial/trial_diff.h"
@@ -139,6 +140,7 @@ static double shell_ms(const char *cmd)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	const char *sizes = "400,10000,100000", *base = "/dev/shm", *belay = NULL;
 	int reps = 20;
 	for (int i = 1; i + 1 < argc; i += 2) {

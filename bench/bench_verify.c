@@ -16,6 +16,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "verify/policy.h"
 #include "verify/verify.h"
 
@@ -37,6 +38,7 @@ static int cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	int turns = 200, jmin = 1, jmax = 2;
 	const char *belay = "build/belay", *sizes = "400,10000";
 	for (int i = 1; i < argc; i++) {

@@ -17,6 +17,7 @@
 #include "common/fsutil.h"
 #include "bench_util.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "verify/policy.h"
 #include "verify/verify.h"
 
@@ -87,6 +88,7 @@ static double direct_ms(const char *peers, const struct server *s, const char *w
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	/* verify runs in this process: a server gone before its input is written must be EPIPE,
 	 * as in belay itself, not the end of the benchmark */
 	signal(SIGPIPE, SIG_IGN);

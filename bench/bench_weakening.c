@@ -24,6 +24,7 @@
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "verify/weakening.h"
 
 #include "bench_util.h"
@@ -160,6 +161,7 @@ static void lang_row(const char *dir, int reps, const char *name, const char *pa
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	int reps = 21;
 	const char *base = "/dev/shm";
 	for (int i = 1; i < argc; i++) {

@@ -9,8 +9,34 @@
 # found something in it afterwards (a leak is reported at process exit), and many checks
 # run belay as a child process. So every sanitizer report of every process goes to a log
 # directory, and any report there fails the run.
+#
+# scripts/test.sh --tier NAME runs one tier of tests/TIERS alone (unit, functional,
+# end-to-end or console; README.md says which to run when); other arguments go to ctest.
+# Only a run with no arguments at all goes on to the unprivileged rerun, the fuzz harnesses
+# and the package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+tier=
+args=()
+while (($#)); do
+	case $1 in
+	--tier) tier=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
+	--tier=*) tier=${1#--tier=}; shift ;;
+	*) args+=("$1"); shift ;;
+	esac
+done
+case $tier in
+'' | unit | functional | end-to-end | console) ;;
+*)
+	echo "scripts/test.sh: --tier takes unit, functional, end-to-end or console (tests/TIERS), not '$tier'" >&2
+	exit 2
+	;;
+esac
+full=$((${#args[@]} == 0 && ${#tier} == 0))
+if [[ -n $tier ]]; then
+	args=(-L "^$tier\$" "${args[@]}")
+fi
+set -- "${args[@]}"
 # CI checks goldens, it never rewrites them: refuse to run in a rewrite mode, and tell the
 # golden tests they run under CI (each also refuses a rewrite when BELAY_CI is set).
 for v in BELAY_GOLDEN_UPDATE GENERATE BELAY_UPDATE_GOLDENS; do
@@ -34,8 +60,8 @@ status=0
 (cd build-asan && ctest --output-on-failure --timeout 900 -j"${BELAY_TEST_JOBS:-2}" "$@") || status=$?
 
 # The containment tests once more as an unprivileged user (an account CI creates), so that
-# what holds for root holds without privilege too. Only with no ctest arguments (a full run).
-if [[ $# -eq 0 && $(id -u) -eq 0 ]]; then
+# what holds for root holds without privilege too. Only with no arguments (a full run).
+if [[ $full == 1 && $(id -u) -eq 0 ]]; then
 	user=belay-ci
 	id "$user" >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
 	if ! runuser -u "$user" -- test -x build-asan/tests/test_sandbox; then
@@ -79,8 +105,8 @@ rm -rf "$logs"
 
 # The libFuzzer harnesses (tests/fuzz), in a clang build of their own: each replays its seeds
 # and past crashes, then fuzzes for BELAY_FUZZ_SECONDS (default 5); any crash fails the run.
-# BELAY_FUZZ_SECONDS=0 skips the step; a ctest filter given to this script skips it too.
-if [[ ${BELAY_FUZZ_SECONDS:-5} != 0 && $# == 0 ]]; then
+# BELAY_FUZZ_SECONDS=0 skips the step; a ctest filter or a tier given to this script skips it too.
+if [[ ${BELAY_FUZZ_SECONDS:-5} != 0 && $full == 1 ]]; then
 	echo "== fuzz harnesses (tests/fuzz)"
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DBELAY_FUZZ=ON -DBELAY_TESTS=OFF -DBELAY_WERROR=ON \
 		-DBELAY_FUZZ_SECONDS="${BELAY_FUZZ_SECONDS:-5}" >/dev/null
@@ -90,7 +116,7 @@ fi
 # The Debian package, on CI's fresh machine only (it installs into the system): a release
 # build, cpack, dpkg -i, belay sandbox check and belay demo --headless as an unprivileged
 # user, dpkg -r. BELAY_DEB_CHECK=1 runs it elsewhere (as root), =0 skips it.
-if [[ ${BELAY_DEB_CHECK:-${CI:+1}} == 1 && $# == 0 ]]; then
+if [[ ${BELAY_DEB_CHECK:-${CI:+1}} == 1 && $full == 1 ]]; then
 	echo "== the .deb (scripts/deb.sh --check)"
 	scripts/deb.sh --check || status=1
 fi

@@ -39,7 +39,7 @@ int a1_go_path(const char *path);
  * in the order found; empty when no weakening was found. Never NULL. */
 cJSON *a1_go_judge(const char *pre, size_t pre_len, const char *post, size_t post_len);
 
-/* Tests and assertion facts a side holds (for the bench); -1 when it is not read. */
+/* Tests and assertion facts a side holds (for the bench); BELAY_EINVAL when it is not read. */
 int a1_go_count(const char *text, size_t len, int *tests, int *assertions);
 
 #endif

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "assertions/a1_java_facts.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 
 int a1_java_is_source(const char *path)
@@ -234,7 +235,7 @@ int a1_java_count(const char *text, size_t len, int *tests, int *assertions)
 	*tests = *assertions = 0;
 	if (a1_java_extract(text, len, &s)) {
 		a1_java_side_free(&s);
-		return -1;
+		return BELAY_EINVAL;
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < s.s.ntests; i++)

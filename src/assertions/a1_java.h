@@ -49,7 +49,7 @@ int a1_java_is_source(const char *path);
  * no weakening was found. Never NULL. */
 cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len);
 
-/* Number of tests and assertions a side holds (for the bench); -1 when it does not parse. */
+/* Number of tests and assertions a side holds (for the bench); BELAY_EINVAL when it does not parse. */
 int a1_java_count(const char *text, size_t len, int *tests, int *assertions);
 
 #endif

@@ -18,6 +18,7 @@
 #include "assertions/a1_finding.h"
 #include "assertions/a1_js_facts.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
@@ -765,7 +766,7 @@ int a1_js_count(enum a1_js_dialect d, const char *text, size_t len, int *tests, 
 	*tests = *assertions = 0;
 	if (a1_js_extract(d, text ? text : "", text ? len : 0, &s)) {
 		a1_js_side_free(&s);
-		return -1;
+		return BELAY_EINVAL;
 	}
 	size_t n = 0, nt = 0;
 	for (size_t i = 0; i < s.ntests; i++) {

@@ -55,7 +55,7 @@ enum a1_js_dialect a1_js_dialect(const char *path);
 cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size_t pre_len, const char *post,
 		   size_t post_len);
 
-/* Number of tests and assertions a side holds (for exposure and the bench); -1 when it does
+/* Number of tests and assertions a side holds (for exposure and the bench); BELAY_EINVAL when it does
  * not parse. */
 int a1_js_count(enum a1_js_dialect d, const char *text, size_t len, int *tests, int *assertions);
 

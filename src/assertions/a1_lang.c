@@ -18,6 +18,7 @@
 #include "assertions/a1_finding.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
@@ -841,7 +842,7 @@ int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *test
 	struct a1_lang_side s = {0};
 	*tests = *assertions = 0;
 	fn(text ? text : "", text ? len : 0, &s);
-	int rc = s.status ? -1 : 0;
+	int rc = s.status ? BELAY_EINVAL : 0;
 	for (size_t i = 0; !rc && i < s.nfuncs; i++) {
 		*tests += s.funcs[i].is_test;
 		*assertions += (int)s.funcs[i].nfacts;

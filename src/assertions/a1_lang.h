@@ -125,7 +125,7 @@ typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_
  * not read gives its refusal (UNVERIFIED) instead. Never NULL. */
 cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, const char *post, size_t post_len);
 
-/* Tests and facts a side holds; -1 when it is not read. */
+/* Tests and facts a side holds; BELAY_EINVAL when it is not read. */
 int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *tests, int *assertions);
 
 /* Appends one finding {"function","finding","status","cause","pre","post"} (strings clipped). */

@@ -21,6 +21,7 @@
 #include "assertions/a1_py_facts.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
@@ -1467,7 +1468,7 @@ int a1_py_count(const char *text, size_t len, int *functions, int *assertions)
 	*functions = *assertions = 0;
 	if (a1_py_extract(text ? text : "", text ? len : 0, NULL, &s)) {
 		a1_py_side_free(&s);
-		return -1;
+		return BELAY_EINVAL;
 	}
 	*functions = s.nfuncs > 0x7fffffff ? 0x7fffffff : (int)s.nfuncs;
 	*assertions = s.nfacts > 0x7fffffff ? 0x7fffffff : (int)s.nfacts;

@@ -62,7 +62,7 @@ cJSON *a1_py_judge(const char *path, const char *pre, size_t pre_len, const char
 		   const struct a1_py_blob *renames, size_t nrenames, const char *rename_gap, int *renamed_to,
 		   int *compared);
 
-/* Number of functions and assertion facts a side holds (for the bench); -1 when it is not
+/* Number of functions and assertion facts a side holds (for the bench); BELAY_EINVAL when it is not
  * read. */
 int a1_py_count(const char *text, size_t len, int *functions, int *assertions);
 

@@ -38,7 +38,7 @@
 /* The contract of a1_go.h's three functions, for Rust: a1_rust_path is 1 when `path` ends in
  * ".rs"; a1_rust_judge gives a new array of findings of that shape (never NULL; a macro's
  * finding names the macro as its "function"), `pre` / `post` NULL being a side absent;
- * a1_rust_count the tests and assertion facts of one side, -1 when it is not read. */
+ * a1_rust_count the tests and assertion facts of one side, BELAY_EINVAL when it is not read. */
 int a1_rust_path(const char *path);
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len);
 int a1_rust_count(const char *text, size_t len, int *tests, int *assertions);

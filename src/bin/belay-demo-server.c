@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/xalloc_cjson.h"
+
 static const char *kind, *workspace;
 
 static int has(const char *k)
@@ -525,6 +527,7 @@ static void reply(const cJSON *id, cJSON *result, int code, const char *message)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	if (argc < 2 || (strcmp(argv[1], "clock") && argc < 3)) {
 		fprintf(stderr, "usage: belay-demo-server editor|liar|clock|shell|all [WORKSPACE]\n");
 		return 2;

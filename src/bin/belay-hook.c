@@ -22,6 +22,7 @@
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 #include "hook/hook_answer.h"
 #include "hook/hook_wire.h"
 
@@ -69,6 +70,7 @@ static void reply_out(const struct hook_reply *rp)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	struct buf in = {0};
 	struct err e = {0};
 	if (fs_read_fd(0, STDIN_MAX, &in, &e) != 0) {

@@ -44,6 +44,10 @@ static const struct cli_opt verify_opts[] = {
 	 "add the tests-collected rule: run the project's own test runner (pytest, go test) in list mode, "
 	 "contained, in the task's first pre-state and in the run's final state, and FAIL a test dropped or "
 	 "newly skipped (docs/VERDICTS.md; off by default: it runs the project's code, contained)"},
+	{"rederive", 'D', 0, NULL,
+	 "add the claim-rederived rule: when the agent claimed the suite passed, run the suite (pytest) twice "
+	 "on the run's final state, contained, and FAIL the claim when tests fail the same way in both runs "
+	 "(docs/VERDICTS.md; off by default: it runs the project's code, contained)"},
 	CLI_OPT_JSON("one JSON object per turn, then a summary line"),
 	{"no-store", 'N', 0, NULL, "do not save the verdicts in the state directory's store"},
 	CLI_OPT_END,
@@ -289,7 +293,7 @@ int cmd_verify(int argc, char **argv)
 	cli_parse_init(replay_only ? &cli_replay : &cli_verify, &P, 0);
 	struct policy pol = {0};
 	struct err e = {0};
-	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, check_scratch = 0, census = 0, rc;
+	int turn = -1, replays = 3, jobs = 1, no_defaults = 0, no_store = 0, full_diff = 0, check_scratch = 0, census = 0, rederive = 0, rc;
 	double timeout = 10;
 	enum verify_order order = VERIFY_ORDER_BOTH;
 	const char *keep_traces = NULL;
@@ -324,6 +328,7 @@ int cmd_verify(int argc, char **argv)
 		case 'F': full_diff = 1; break;
 		case 'C': check_scratch = 1; break;
 		case 'c': census = 1; break;
+		case 'D': rederive = 1; break;
 		case 'O':
 			if (!strcmp(optarg, "both"))
 				order = VERIFY_ORDER_BOTH;
@@ -360,6 +365,8 @@ int cmd_verify(int argc, char **argv)
 		policy_add_defaults(&pol);
 	if (census && !replay_only)
 		policy_add_census(&pol);
+	if (rederive && !replay_only)
+		policy_add_rederive(&pol);
 	if (replay_only)
 		policy_free(&pol);
 	for (size_t i = 0; i < pol.n; i++)

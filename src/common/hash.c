@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/xalloc.h"
 
 /* SHA-256 fetched once: EVP_sha256() makes every digest fetch the implementation again
@@ -81,10 +82,10 @@ int hex_decode(const char *hex, uint8_t *out, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int hi = hex_digit(hex[2 * i]), lo = hi < 0 ? -1 : hex_digit(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
-			return -1;
+			return BELAY_EINVAL;
 		out[i] = (uint8_t)(hi << 4 | lo);
 	}
-	return hex[2 * n] == '\0' ? 0 : -1;
+	return hex[2 * n] == '\0' ? 0 : BELAY_EINVAL;
 }
 
 void sha256_tagged(const void *data, size_t n, char out[72])
@@ -198,7 +199,7 @@ void base64_encode(const void *in, size_t n, struct buf *out)
 int base64_decode(const char *in, size_t n, struct buf *out)
 {
 	if (n % 4 != 0)
-		return -1;
+		return BELAY_EINVAL;
 	const size_t slice = (size_t)4 << 20;
 	while (n > 0) {
 		size_t take = n > slice ? slice : n;
@@ -211,11 +212,11 @@ int base64_decode(const char *in, size_t n, struct buf *out)
 		}
 		for (size_t i = 0; i < take - pad; i++)
 			if (in[i] == '=')
-				return -1;
+				return BELAY_EINVAL;
 		buf_reserve(out, take / 4 * 3);
 		int w = EVP_DecodeBlock((unsigned char *)out->p + out->len, (const unsigned char *)in, (int)take);
 		if (w < 0 || (size_t)w < pad)
-			return -1;
+			return BELAY_EINVAL;
 		out->len += (size_t)w - pad;
 		in += take;
 		n -= take;

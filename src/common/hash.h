@@ -23,13 +23,13 @@ void hex_encode(const uint8_t *in, size_t n, char *out);
 void sha256_tagged(const void *data, size_t n, char out[72]);
 /* The value of one hex digit (0-15), or -1 for any other character. */
 int hex_digit(char c);
-/* Parses exactly 2*n hex chars; returns 0 or -1. */
+/* Parses exactly 2*n hex chars; returns 0 or BELAY_EINVAL. */
 int hex_decode(const char *hex, uint8_t *out, size_t n);
 
 /* Appends standard base64 (with padding, no newlines) of in to out. */
 void base64_encode(const void *in, size_t n, struct buf *out);
 size_t base64_encoded_len(size_t n);
-/* Decodes standard base64 into out (appended). Returns 0, or -1 on any invalid input. */
+/* Decodes standard base64 into out (appended). Returns 0, or BELAY_EINVAL on any invalid input. */
 int base64_decode(const char *in, size_t n, struct buf *out);
 
 #endif

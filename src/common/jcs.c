@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "common/err.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
@@ -204,7 +205,7 @@ int jcs_serialize(const cJSON *v, struct buf *out)
 	case cJSON_False: buf_puts(out, "false"); return 0;
 	case cJSON_Number: {
 		if (!isfinite(v->valuedouble))
-			return -1;
+			return BELAY_EINVAL;
 		char num[32];
 		jcs_number(v->valuedouble, num);
 		buf_puts(out, num);
@@ -217,7 +218,7 @@ int jcs_serialize(const cJSON *v, struct buf *out)
 			if (c != v->child)
 				buf_putc(out, ',');
 			if (jcs_serialize(c, out))
-				return -1;
+				return BELAY_EINVAL;
 		}
 		buf_putc(out, ']');
 		return 0;
@@ -230,7 +231,7 @@ int jcs_serialize(const cJSON *v, struct buf *out)
 		buf_putc(out, '{');
 		for (i = 0; i < n && rc == 0; i++) {
 			if (i > 0 && strcmp(m[i]->string, m[i - 1]->string) == 0)
-				rc = -1; /* duplicate member name */
+				rc = BELAY_EINVAL; /* duplicate member name */
 			if (i)
 				buf_putc(out, ',');
 			put_string(out, m[i]->string);
@@ -243,7 +244,7 @@ int jcs_serialize(const cJSON *v, struct buf *out)
 		return rc;
 	}
 	default:
-		return -1;
+		return BELAY_EINVAL;
 	}
 }
 
@@ -255,16 +256,16 @@ static int has_escaped_nul(const char *s, size_t n)
 int jcs_canonicalize_ref(const char *json, size_t n, struct buf *out)
 {
 	if (!utf8_valid(json, n) || memchr(json, '\0', n) || has_escaped_nul(json, n))
-		return -1;
+		return BELAY_EINVAL;
 	const char *end = NULL;
 	cJSON *v = cJSON_ParseWithLengthOpts(json, n, &end, 0);
 	if (!v)
-		return -1;
+		return BELAY_EINVAL;
 	/* Only whitespace may follow the value. */
 	for (const char *p = end; p < json + n; p++)
 		if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
 			cJSON_Delete(v);
-			return -1;
+			return BELAY_EINVAL;
 		}
 	size_t mark = out->len;
 	int rc = jcs_serialize(v, out);
@@ -804,7 +805,7 @@ static int fast_canonicalize(const char *json, size_t n, struct buf *out)
 				rc = FAST_BAIL;
 		}
 		if (rc == 0 && (f.high & 0x80) && !utf8_valid(json, n))
-			rc = -1;
+			rc = BELAY_EINVAL;
 		if (rc == 0 && f.lazy)
 			rc = 1;
 	}

@@ -1,7 +1,7 @@
 /* jcs.h - RFC 8785 JSON Canonicalization Scheme (with the semantics of cJSON's parse).
  *
  * The canonical form id written into traces is JCS_FORM_ID. Inputs that RFC 8785 does
- * not define a canonical form for are refused (return -1): invalid UTF-8, duplicate
+ * not define a canonical form for are refused (return BELAY_EINVAL): invalid UTF-8, duplicate
  * member names, lone surrogate escapes, an escaped NUL (cJSON cannot represent it), and
  * numbers cJSON cannot hold. Integers beyond 2^53 canonicalise by their IEEE double value,
  * as RFC 8785 requires. */
@@ -14,7 +14,7 @@
 
 #define JCS_FORM_ID "rfc8785"
 
-/* Appends the canonical text of json[0..n) to out. Returns 0, or -1 when refused. */
+/* Appends the canonical text of json[0..n) to out. Returns 0, or BELAY_EINVAL when refused. */
 int jcs_canonicalize(const char *json, size_t n, struct buf *out);
 /* Same, but when json[0..n) is already its own canonical form it appends nothing and
  * returns 1 (the caller can reuse the input and its hash). */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
 
@@ -125,7 +126,7 @@ int jx_bytes_decode(const cJSON *v, struct buf *out)
 	}
 	const char *b64 = cJSON_IsObject(v) ? jx_str(v, "base64") : NULL;
 	if (!b64)
-		return -1;
+		return BELAY_EINVAL;
 	return base64_decode(b64, strlen(b64), out);
 }
 

@@ -21,7 +21,7 @@ int jx_int(const cJSON *obj, const char *key, long long lo, long long hi, long l
 /* A JSON value for raw bytes: a string when they are valid UTF-8 without NUL, else
  * {"base64": "..."}. Caller owns the result. */
 cJSON *jx_bytes(const char *p, size_t n);
-/* Inverse of jx_bytes: appends the bytes to out; returns 0 or -1 when `v` has neither shape. */
+/* Inverse of jx_bytes: appends the bytes to out; returns 0 or BELAY_EINVAL when `v` has neither shape. */
 int jx_bytes_decode(const cJSON *v, struct buf *out);
 
 /* Prints compactly into a new string (caller frees). */

@@ -4,10 +4,12 @@
  * O(D²) memory; it refuses beyond max_d. */
 #include "common/linediff.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/xalloc.h"
 
 struct lines {
@@ -140,7 +142,7 @@ int linediff(const char *a, size_t alen, const char *b, size_t blen, int context
 	if (!ops) {
 		lines_free(&la);
 		lines_free(&lb);
-		return -1;
+		return -E2BIG;
 	}
 	/* Positions in a and b before each op. */
 	size_t *ia = xmalloc((nops + 1) * sizeof *ia), *ib = xmalloc((nops + 1) * sizeof *ib);

@@ -17,7 +17,7 @@ struct linediff_sink {
 };
 
 /* Equal inputs give no hunks; a side without lines (an added or a removed file) needs no
- * search, whatever the other's length. Returns 0, or -1 (nothing handed out) when more than
+ * search, whatever the other's length. Returns 0, or -E2BIG (nothing handed out) when more than
  * max_d edits would be needed. */
 int linediff(const char *a, size_t alen, const char *b, size_t blen, int context, int max_d,
 	     const struct linediff_sink *k);

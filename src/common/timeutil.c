@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
+
 void time_iso8601(const struct timespec *ts, char out[ISO_TS_LEN])
 {
 	/* The date and time to the second, formatted once per second per thread (the trace
@@ -53,7 +55,7 @@ int time_parse_iso8601(const char *s, struct timespec *out)
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%6d+00:00%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
 		   &tm.tm_min, &tm.tm_sec, &us, &n) != 7 ||
 	    s[n] != '\0')
-		return -1;
+		return BELAY_EINVAL;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	out->tv_sec = timegm(&tm);

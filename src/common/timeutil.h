@@ -11,7 +11,7 @@ void time_iso8601(const struct timespec *ts, char out[ISO_TS_LEN]);
 void time_now_iso8601(char out[ISO_TS_LEN]);
 /* "20261129T173616Z" (compact, for file names). */
 void time_compact_utc(char out[24]);
-/* Parses time_iso8601's format back; returns 0 or -1. */
+/* Parses time_iso8601's format back; returns 0 or BELAY_EINVAL. */
 int time_parse_iso8601(const char *s, struct timespec *out);
 uint64_t time_mono_ns(void);
 /* CPU time a thread of this process has used so far (0: the calling thread), in ns; 0

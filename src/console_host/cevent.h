@@ -25,8 +25,8 @@ enum cevent_kind {
 	CE_HOLD,          /* run, a = hold id, b = request seq, text = tool, json = {"plan": effect plan,
 			   * "trial": the report of the trial the call had first (absent when none)} */
 	CE_HOLD_DONE,     /* run, a = hold id, b = the answer (enum admission_answer: 0 refused, 1
-			   * approved, 2 the trial's effect applied instead) / -1 gone (run ended or
-			   * hold over) / -2 nothing was tried for it */
+			   * approved, 2 the trial's effect applied instead) / CE_HOLD_GONE (run
+			   * ended or hold over) / CE_HOLD_NO_TRIAL nothing was tried for it */
 	CE_VERDICT,       /* run, a = turn, json = provisional verdict (verdict_json shape) */
 	CE_RECHECK,       /* run, a = turn, json = provisional partial re-check (verdict_json shape):
 			   * shown beside the turn's verdict, never in its place */
@@ -41,6 +41,12 @@ enum cevent_kind {
 			   * {"trial": ID, "action": "apply"|"discard", "before": handle, "undo": command}
 			   * (the last two when an apply was done): a trial's apply or discard ended */
 	CE_KINDS          /* the count (tables indexed by kind are checked against it) */
+};
+
+/* CE_HOLD_DONE's b when the call was not answered (an answer is 0 or more). */
+enum {
+	CE_HOLD_GONE = -1,     /* nothing with that id is held (its run ended or its time ran out) */
+	CE_HOLD_NO_TRIAL = -2, /* "apply the trial's effect" for a call that had no trial: still held */
 };
 
 struct cevent {

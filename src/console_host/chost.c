@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/osuser.h"
@@ -641,12 +642,13 @@ static void on_async(uv_async_t *a)
 		if (it->kind == I_RESOLVE) {
 			char *user = os_user_name();
 			char *by = xasprintf("%s (console)", user);
-			int rc = c && c->runner && c->state == C_RUN ? runner_resolve(c->runner, it->hold, it->answer, by) : -1;
+			int rc = c && c->runner && c->state == C_RUN ? runner_resolve(c->runner, it->hold, it->answer, by)
+								     : BELAY_ENOTFOUND;
 			if (!c && h->cfg.resolve) { /* a hook run's hold: its host answers (and tells the UI) */
 				if (h->cfg.resolve(h->cfg.other_ctx, it->run, it->hold, it->answer, by) != 0) {
 					struct cevent *ev = cevent_new(CE_HOLD_DONE, it->run);
 					ev->a = (int64_t)it->hold;
-					ev->b = -1; /* no longer held (the hold's time ran out, or its run ended) */
+					ev->b = CE_HOLD_GONE; /* no longer held (the hold's time ran out, or its run ended) */
 					post(h, ev);
 				}
 				free(by);
@@ -659,7 +661,7 @@ static void on_async(uv_async_t *a)
 			free(user);
 			struct cevent *ev = cevent_new(CE_HOLD_DONE, it->run);
 			ev->a = (int64_t)it->hold;
-			ev->b = rc == 0 ? it->answer : rc;
+			ev->b = rc == 0 ? it->answer : rc == BELAY_EINVAL ? CE_HOLD_NO_TRIAL : CE_HOLD_GONE;
 			post(h, ev);
 		} else if (it->kind == I_STOP_RUN) {
 			if (c && c->runner && c->state == C_RUN)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/xalloc.h"
 
 void doctor_add(struct doctor_report *r, const char *check, enum doctor_status st, const char *fix, const char *fmt, ...)
@@ -54,5 +55,5 @@ int doctor_run(const struct doctor_ctx *c, const char *only, struct doctor_repor
 		k->run(c, r);
 		ran++;
 	}
-	return only && !ran ? -1 : 0;
+	return only && !ran ? BELAY_ENOTFOUND : 0;
 }

@@ -52,7 +52,7 @@ struct doctor_check {
 /* The registry, ended by {NULL}. */
 extern const struct doctor_check doctor_checks[];
 /* Runs every check of the registry in order (only, when not NULL: the one named so; 0, or
- * -1 when no check has that name). */
+ * BELAY_ENOTFOUND when no check has that name). */
 int doctor_run(const struct doctor_ctx *c, const char *only, struct doctor_report *r);
 
 /* The checks (each in its own file). */

@@ -17,11 +17,12 @@ int doctor_exec(const char *const *argv, const char *in, struct buf *out)
 {
 	int o[2], i[2];
 	if (pipe2(o, O_CLOEXEC) != 0)
-		return -1;
+		return -errno;
 	if (pipe2(i, O_CLOEXEC) != 0) {
+		int rc = -errno;
 		close(o[0]);
 		close(o[1]);
-		return -1;
+		return rc;
 	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -36,7 +37,7 @@ int doctor_exec(const char *const *argv, const char *in, struct buf *out)
 	if (rc != 0) {
 		close(i[1]);
 		close(o[0]);
-		return -1;
+		return -rc; /* posix_spawnp's errno */
 	}
 	size_t left = in ? strlen(in) : 0, off = 0;
 	if (!left) {

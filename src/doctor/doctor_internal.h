@@ -4,8 +4,8 @@
 #include "common/buf.h"
 
 /* Runs argv (argv[0] an absolute path or found on PATH) with stdin from `in` (may be NULL),
- * stdout into out, stderr discarded; waits. Returns the exit status (128+signal), or -1 when
- * it could not be started. */
+ * stdout into out, stderr discarded; waits. Returns the exit status (128+signal), or a negative
+ * errno when it could not be started. */
 int doctor_exec(const char *const *argv, const char *in, struct buf *out);
 
 #endif

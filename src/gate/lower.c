@@ -8,6 +8,7 @@
  * nested scripts with a depth cap. Must not: decide what a named command does (decode*.c
  * does) or perform any I/O. Runs on the caller's thread; all memory in L->a. */
 #include "gate/lower.h"
+#include "common/err.h"
 #include "common/secret.h"
 
 #include <ctype.h>
@@ -1175,7 +1176,7 @@ int lower_text(struct lower *L, struct shstate *st, const char *text, size_t n, 
 			effect_plan_add(
 			    L->plan, EK_INDETERMINATE, what, "",
 			    "the shell text contains control bytes (\\x01-\\x06) the gate refuses to analyse");
-			return -1;
+			return BELAY_EINVAL;
 		}
 	}
 	struct sh_node *prog;
@@ -1185,7 +1186,7 @@ int lower_text(struct lower *L, struct shstate *st, const char *text, size_t n, 
 		    arena_printf(L->a, "%s: %s", pe.too_deep ? "over the gate's limits" : "cannot parse", pe.msg);
 		const char *ev = arena_strndup(L->a, text, n > 120 ? 120 : n);
 		effect_plan_add(L->plan, EK_INDETERMINATE, what, ev, why);
-		return -1;
+		return BELAY_EINVAL;
 	}
 	struct cmd_in in = {IN_INHERIT, NULL, 0, NULL};
 	struct cmd_out out = {0};

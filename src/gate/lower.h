@@ -155,7 +155,7 @@ void lower_init(struct lower *L, struct arena *a, struct effect_plan *plan, cons
 const char *lower_cwd(struct lower *L, const struct gate_ctx *ctx, const char *cwd_arg);
 
 /* Lowers text as a shell program into L->plan, starting from state st (which it
- * updates). Returns 0, or -1 after recording why it could not (parse error, limits). */
+ * updates). Returns 0, or BELAY_EINVAL after recording why it could not (parse error, limits). */
 int lower_text(struct lower *L, struct shstate *st, const char *text, size_t n, const char *what);
 /* A fresh state for cwd (absolute) with HOME and PWD known. */
 void lower_state_init(struct lower *L, struct shstate *st, const char *cwd);

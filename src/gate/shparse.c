@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/err.h"
+
 enum tok_type {
 	T_EOF,
 	T_WORD,
@@ -1645,14 +1647,14 @@ int shparse_program(struct arena *a, const char *s, size_t n, const struct shpar
 	if (n > lim->max_input) {
 		snprintf(pe->msg, sizeof pe->msg, "input of %zu bytes exceeds the %zu-byte limit", n, lim->max_input);
 		pe->too_deep = 1;
-		return -1;
+		return BELAY_EINVAL;
 	}
 	if (memchr(s, '\0', n)) {
 		snprintf(pe->msg, sizeof pe->msg, "NUL byte in the command");
-		return -1;
+		return BELAY_EINVAL;
 	}
 	if (setjmp(jb))
-		return -1;
+		return BELAY_EINVAL;
 	struct sh_node *prog = parse_list(&p);
 	struct tok *t = peek(&p);
 	if (t->t != T_EOF)

@@ -133,7 +133,7 @@ struct shparse_error {
 
 /* Parses s[0..n) as a complete program. On success returns 0 and *out (arena-owned; an
  * empty program gives an SH_SEQ with no kids). On a syntax error, an unterminated quote or
- * substitution, or a nesting overflow returns -1 and fills *pe. */
+ * substitution, or a nesting overflow returns BELAY_EINVAL and fills *pe. */
 int shparse_program(struct arena *a, const char *s, size_t n, const struct shparse_limits *lim, struct sh_node **out,
 		    struct shparse_error *pe);
 

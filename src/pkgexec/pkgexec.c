@@ -247,21 +247,18 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 	if (n)
 		last[0] = '\0';
 	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return -1;
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		int rc = -errno;
+		snprintf(last, n, "cannot run %s: %s", argv[0], strerror(-rc));
+		return rc;
+	}
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
-	size_t ne = 0, nx = 0;
-	while (environ[ne])
-		ne++;
-	while (env && env[nx])
-		nx++;
-	char **envp = xcalloc(ne + nx + 1, sizeof *envp);
-	memcpy(envp, environ, ne * sizeof *envp);
-	memcpy(envp + ne, env, nx * sizeof *envp);
+	/* npm_config_* keys that move files or run things stay belay's (pkgexec_npmrc.c) */
+	char **envp = pkgexec_npm_environ(env);
 	pid_t pid;
 	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
 	posix_spawn_file_actions_destroy(&fa);
@@ -270,7 +267,7 @@ int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, c
 	if (rc != 0) {
 		close(pfd[0]);
 		snprintf(last, n, "cannot run %s: %s", argv[0], strerror(rc));
-		return -1;
+		return -rc;
 	}
 	/* Pass its output on, keeping the line that says why (or the last) for the error message. */
 	char buf[4096], line[512];
@@ -324,32 +321,6 @@ int pkgexec_is_ready(const char *dir)
 	int ok = access(ready, F_OK) == 0;
 	free(ready);
 	return ok;
-}
-
-int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
-		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
-		    struct err *e)
-{
-	if (o->stderr_fd >= 0) {
-		char note[700];
-		int n = snprintf(note, sizeof note, "belay: %s: %s into %s\n", rq->tool, doing, dir);
-		(void)!write(o->stderr_fd, note, n > 0 && (size_t)n < sizeof note ? (size_t)n : 0);
-	}
-	char last[400];
-	int st = pkgexec_run_tool(argv, env, o->stderr_fd, last, sizeof last);
-	int rc = 0;
-	if (st != 0)
-		rc = err_set(e, BELAY_ENOTFOUND, "%s: %s (exit %d)%s%s", rq->tool, failed, st, last[0] ? ": " : "", last);
-	if (!rc) {
-		char *mark = fs_join(tmp, ".belay-ready");
-		rc = fs_write_file_atomic(mark, "", 0, 0600, e);
-		free(mark);
-	}
-	if (rc) {
-		fs_remove_tree(tmp);
-		return rc;
-	}
-	return pkgexec_commit(tmp, dir, e);
 }
 
 int pkgexec_commit(const char *tmp, const char *dir, struct err *e)

@@ -69,11 +69,31 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 	       struct err *e);
 /* Runs argv (a package manager) with our environment plus env ("K=V", NULL-terminated; may
  * be NULL), stdin from /dev/null and stdout and stderr to stderr_fd, and waits; returns its
- * exit status (or -1 when it could not start), and in last[0..n) the first line of its
+ * exit status (or a negative errno when it could not start; last says why), and in last[0..n) the first line of its
  * output that says why it failed (an error line other than npm's code/errno/log-file
  * lines: "npm error FetchError: request to ... failed", "ERROR: Could not find a version
  * ..."), else its last line. */
 int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, char *last, size_t n);
+/* The npm configuration keys belay's npm takes from the user's and the project's files (key,
+ * n bytes, as an npmrc spells it): registry, @scope:registry, cafile, ca, strict-ssl, the
+ * proxies, and auth (top-level or per registry, //host/:_authToken ...). */
+int pkgexec_npmrc_allowed(const char *key, size_t n);
+/* 1 when an environment entry ("K=V") may reach belay's npm: anything but an npm_config_*
+ * key outside that list (case-insensitive, as npm reads them). */
+int pkgexec_npm_env_allowed(const char *entry);
+/* Our environment without what pkgexec_npm_env_allowed refuses, plus extra ("K=V", may be
+ * NULL): a new array of borrowed strings (free the array only). */
+char **pkgexec_npm_environ(const char *const *extra);
+/* Writes to path (0600) the allowed keys of the three files npm would read without belay:
+ * the global configuration of the user's npm (asked of npm, run in neutral_dir), the user's,
+ * and the project's .npmrc as npm finds it from cwd (NULL: none), later ones winning. */
+int pkgexec_npmrc_write(const char *npm, const char *cwd, const char *neutral_dir, const char *path, struct err *e);
+/* uv's own index setup (UV_DEFAULT_INDEX / UV_INDEX_URL, UV_EXTRA_INDEX_URL, UV_INDEX,
+ * SSL_CERT_FILE, the user's and the project's uv.toml from cwd) as pip options
+ * ("--index-url=...", "--extra-index-url=...", "--cert=..."): a new NULL-terminated array
+ * (pkgexec_uv_pip_args_free), or NULL with e naming an index setting it cannot translate. */
+char **pkgexec_uv_pip_args(const char *cwd, struct err *e);
+void pkgexec_uv_pip_args_free(char **v);
 /* The install directory of a request: <root>/<kind>-<16 hex of the hash of key>. New string. */
 char *pkgexec_dir(const char *root, const char *kind, const char *key);
 /* Moves a finished install (tmp) to its place (dir), atomically; a concurrent one that won
@@ -81,11 +101,19 @@ char *pkgexec_dir(const char *root, const char *kind, const char *key);
 int pkgexec_commit(const char *tmp, const char *dir, struct err *e);
 /* 1 when dir holds a finished install (its ready mark). */
 int pkgexec_is_ready(const char *dir);
-/* Notes "belay: TOOL: <doing> into DIR" on stderr_fd, runs the installer argv (with env)
- * that fills tmp, and on success marks tmp ready and commits it to dir; on failure removes
- * tmp and names it "TOOL: <failed> (exit N): <its line that says why>". */
+/* The fetch of one install directory (pkgexec_fetch.c): one per directory at a time, under
+ * a lock (<dir>.lock), run to completion by a detached process of its own (its own session:
+ * an agent that stops waiting and kills belay does not stop it; bounded by
+ * BELAY_FETCH_LIMIT_S, default 600 s), so that the next start finds it done. Notes "belay:
+ * TOOL: <doing> into DIR" on stderr_fd, runs the installer argv (with env) that fills tmp,
+ * and on success marks tmp ready and commits it to dir; on failure removes tmp and names it
+ * "TOOL: <failed> (exit N): <its line that says why>". The caller waits for its own fetch
+ * however long it takes (a slow first fetch is never an error). When another fetch of the
+ * same directory is under way, waits for it up to BELAY_FETCH_WAIT_S (default 45 s) and
+ * then fails with BELAY_ETIMEOUT "still fetching". secret (may be NULL): a file removed when the
+ * fetch ends, whoever waits (the filtered npm configuration, which may hold tokens). */
 int pkgexec_install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, char *const *argv,
 		    const char *const *env, const char *doing, const char *failed, const char *tmp, const char *dir,
-		    struct err *e);
+		    const char *secret, struct err *e);
 
 #endif

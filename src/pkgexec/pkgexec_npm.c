@@ -193,9 +193,17 @@ static int install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, c
 	fs_remove_tree(tmp);
 	char *cache = fs_join(root, "npm-cache");
 	char *pj = fs_join(tmp, "package.json");
+	/* the registry setup npm would use without belay, its safe keys only (pkgexec_npmrc.c):
+	 * private to this install (tokens), never inside what contained servers read */
+	char *rcfile = xasprintf("%s/npmrc-%d", root, (int)getpid());
+	char *rc_opt = xasprintf("--userconfig=%s", rcfile);
+	char *here = o->cwd ? NULL : getcwd(NULL, 0);
 	rc = fs_mkdir_p(tmp, 0700, e);
 	if (!rc)
 		rc = fs_write_file_atomic(pj, "{\"private\":true}\n", 17, 0600, e);
+	if (!rc)
+		rc = pkgexec_npmrc_write(npm, o->cwd ? o->cwd : here, tmp, rcfile, e);
+	free(here);
 	if (!rc) {
 		const char *argv[48];
 		int k = 0;
@@ -210,6 +218,8 @@ static int install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, c
 		argv[k++] = "--no-update-notifier";
 		argv[k++] = "--loglevel=warn";
 		argv[k++] = cache_opt;
+		argv[k++] = rc_opt;
+		argv[k++] = "--globalconfig=/dev/null";
 		for (int i = 0; i < rq->nflags; i++)
 			argv[k++] = rq->npm_flags[i];
 		for (int i = 0; i < rq->nspecs; i++)
@@ -219,13 +229,16 @@ static int install(const struct pkgexec_req *rq, const struct pkgexec_opts *o, c
 		static const char *const env[] = {"npm_config_ignore_scripts=true", NULL};
 		char *doing = xasprintf("fetching %s with npm (install scripts off)", specs[0]);
 		char *failed = xasprintf("npm could not fetch %s", specs[0]);
-		rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, e);
+		rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, rcfile, e);
 		free(doing);
 		free(failed);
 		free(cache_opt);
 	} else {
 		fs_remove_tree(tmp);
 	}
+	unlink(rcfile);
+	free(rcfile);
+	free(rc_opt);
 	free(pj);
 	free(cache);
 	free(tmp);

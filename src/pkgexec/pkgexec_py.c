@@ -133,10 +133,17 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 	const char *source = pkgexec_is_ready(dir) ? "reused" : "installed";
 	int rc = 0;
 	if (!strcmp(source, "installed")) {
+		/* uv's index setup, which pip does not read (pip's own it reads itself) */
+		char **uvargs = NULL;
+		if (strncmp(rq->tool, "pipx", 4) && !(uvargs = pkgexec_uv_pip_args(cwd, e))) {
+			err_wrap(e, "%s", rq->tool);
+			rc = e->code;
+		}
 		char *tmp = xasprintf("%s.tmp-%d", dir, (int)getpid());
 		char *tsite = fs_join(tmp, "site"), *cache = fs_join(root, "pip-cache");
 		fs_remove_tree(tmp);
-		rc = fs_mkdir_p(tsite, 0700, e);
+		if (!rc)
+			rc = fs_mkdir_p(tsite, 0700, e);
 		if (!rc) {
 			const char *argv[40];
 			int k = 0;
@@ -153,13 +160,15 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 			argv[k++] = cache;
 			argv[k++] = "--target";
 			argv[k++] = tsite;
+			for (char **a = uvargs; a && *a && k < 30; a++)
+				argv[k++] = *a;
 			for (int i = 0; i < rq->nspecs; i++)
 				argv[k++] = specs[i];
 			argv[k] = NULL;
 			static const char *const env[] = {"PIP_ONLY_BINARY=:all:", "PIP_ROOT_USER_ACTION=ignore", NULL};
 			char *doing = xasprintf("installing %s with pip (wheels only, no install code)", specs[0]);
 			char *failed = xasprintf("pip could not install %s", specs[0]);
-			rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, e);
+			rc = pkgexec_install(rq, o, (char *const *)argv, env, doing, failed, tmp, dir, NULL, e);
 			free(doing);
 			free(failed);
 		} else {
@@ -168,6 +177,7 @@ int pkgexec_py(const struct pkgexec_req *rq, const struct pkgexec_opts *o, const
 		free(tmp);
 		free(tsite);
 		free(cache);
+		pkgexec_uv_pip_args_free(uvargs);
 	}
 	char mod[256], attr[256], *dist = NULL;
 	if (!rc && !find_entry(site, rq->cmd, mod, sizeof mod, attr, sizeof attr, &dist))

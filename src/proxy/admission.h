@@ -70,8 +70,9 @@ enum admission_answer {
 	 * gets a refusal that says the effect was applied, with the trial's report. */
 	ADMISSION_APPLIED = 2,
 };
-/* The console's answer to a held call (loop thread). Returns 0; -1 when nothing with that id
- * is held; -2 for ADMISSION_APPLIED on a call that had no trial (nothing is changed). */
+/* The console's answer to a held call (loop thread). Returns 0; BELAY_ENOTFOUND when nothing
+ * with that id is held; BELAY_EINVAL for ADMISSION_APPLIED on a call that had no trial
+ * (nothing is changed). */
 int session_admission_resolve(struct session *s, uint64_t hold, enum admission_answer answer, const char *by);
 
 /* A gate with the given capture function; the session takes ownership. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/jcs.h"
@@ -295,7 +296,7 @@ int approvals_grant(struct approvals *a, const char *id, const char *by)
 			snprintf(a->p[i].by, sizeof a->p[i].by, "%s", by);
 			return 0;
 		}
-	return -1;
+	return BELAY_ENOTFOUND;
 }
 
 int approvals_take(struct approvals *a, const char *call_key, char id_out[48], char by_out[128])

@@ -102,14 +102,14 @@ int loop_slice_parse(const char *text, unsigned *us)
 {
 	unsigned long v = 0;
 	if (!*text || strlen(text) > 6)
-		return -1;
+		return BELAY_EUSAGE;
 	for (const char *c = text; *c; c++) {
 		if (*c < '0' || *c > '9')
-			return -1;
+			return BELAY_EUSAGE;
 		v = v * 10 + (unsigned long)(*c - '0');
 	}
 	if (v != 0 && (v < LOOP_SLICE_MIN_US || v > LOOP_SLICE_MAX_US))
-		return -1;
+		return BELAY_EUSAGE;
 	*us = (unsigned)v;
 	return 0;
 }

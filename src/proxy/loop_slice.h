@@ -43,7 +43,7 @@ struct loop_slice {
 int loop_slice_set(unsigned us, struct loop_slice *out);
 
 /* A command line's --slice-us: 0 (the kernel's default kept) or LOOP_SLICE_MIN_US..
- * LOOP_SLICE_MAX_US, digits only. 0 and *us set, or -1. */
+ * LOOP_SLICE_MAX_US, digits only. 0 and *us set, or BELAY_EUSAGE. */
 int loop_slice_parse(const char *text, unsigned *us);
 
 /* The slice of thread `tid` (0: the caller) in microseconds, or 0 when the kernel does not

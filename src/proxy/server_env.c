@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/secret.h"
@@ -58,7 +59,7 @@ int server_env_replay(const cJSON *record, char *const *host, char ***out, char 
 	*out = NULL;
 	*missing = NULL;
 	if (!cJSON_IsArray(record))
-		return -1;
+		return BELAY_EINVAL;
 	size_t n = (size_t)cJSON_GetArraySize(record), k = 0;
 	char **env = xcalloc(n + 1, sizeof *env);
 	struct buf miss = {0};
@@ -75,7 +76,7 @@ int server_env_replay(const cJSON *record, char *const *host, char ***out, char 
 			buf_free(&miss);
 			env[k] = NULL;
 			server_env_free(env);
-			return -1;
+			return BELAY_EINVAL;
 		}
 		if (!v) {
 			const char *hv = host_value(host, name.p, name.len);

@@ -20,7 +20,7 @@ cJSON *server_env_record(char *const *env);
  * verify's own environ) has under the same name when its hash matches. *out gets a new
  * NULL-terminated NAME=VALUE list (free with server_env_free). Withheld variables that cannot
  * be supplied are left out and listed in *missing (comma-separated names, a new string; NULL
- * when none). Returns 0, or -1 when the record is malformed (nothing allocated). */
+ * when none). Returns 0, or BELAY_EINVAL when the record is malformed (nothing allocated). */
 int server_env_replay(const cJSON *record, char *const *host, char ***out, char **missing);
 void server_env_free(char **env);
 

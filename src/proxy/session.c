@@ -884,6 +884,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		goto fail_pipes;
 	}
 	s->pid = s->proc.pid;
+	witness_set_root(o->witness, s->pid); /* files it holds open for writing are its own writes */
 	s->open_handles = 6; /* proc, kill_timer, drain_timer, linger_timer, spin, drain_async */
 	if (sp.priv) {
 		/* Contained: the supervisor takes over the launcher's channel; client bytes wait

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/strmap.h"
@@ -973,7 +974,7 @@ int session_admission_resolve(struct session *s, uint64_t hold, enum admission_a
 {
 	struct gate_state *g = s->gate_state;
 	if (!g || g->closing)
-		return -1;
+		return BELAY_ENOTFOUND;
 	struct item **pp = &g->head, *it = NULL, *prev = NULL;
 	for (; *pp; prev = *pp, pp = &(*pp)->next)
 		if ((*pp)->state == IT_HELD && (*pp)->hold == hold) {
@@ -981,9 +982,9 @@ int session_admission_resolve(struct session *s, uint64_t hold, enum admission_a
 			break;
 		}
 	if (!it)
-		return -1;
+		return BELAY_ENOTFOUND;
 	if (answer == ADMISSION_APPLIED && !jx_str(it->trial, "id"))
-		return -2; /* nothing was tried for it: there is no effect to have applied */
+		return BELAY_EINVAL; /* nothing was tried for it: there is no effect to have applied */
 	int approve = answer == ADMISSION_APPROVE;
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "request_seq", (double)it->seq);

@@ -225,6 +225,43 @@ static char *hidden_hint(struct session *s, const char *line, cJSON *d)
 	return hint;
 }
 
+/* The signs of a native addon that was never built (its build is an install script: node-gyp,
+ * prebuild-install, node-pre-gyp), in p[0..n). */
+static int native_sign_in(const char *p, size_t n)
+{
+	static const char *const signs[] = {"Could not locate the bindings file", "No native build was found",
+					    "node-gyp-build", "node-pre-gyp", "prebuild-install", "build/Release/",
+					    "Cannot find module '../build/", "was compiled against a different Node.js version",
+					    NULL};
+	for (const char *const *k = signs; *k; k++)
+		if (n && memmem(p, n, *k, strlen(*k)))
+			return 1;
+	return 0;
+}
+
+/* When the server died for want of a native addon, says so in detail ("native_addon") and
+ * returns one sentence: why it was not built (belay's launcher fetch runs no install
+ * script; so does `npm ci --ignore-scripts`) and the way forward; else NULL. New string. */
+static char *native_hint(struct session *s, cJSON *d)
+{
+	if (!native_sign_in(s->err_head.p, s->err_head.len) && !native_sign_in(s->err_tail.p, s->err_tail.len))
+		return NULL;
+	const char *scripts = jx_str(s->o.launch, "install_scripts");
+	int fetched = scripts && !strcmp(scripts, "not run");
+	cJSON_AddStringToObject(d, "native_addon", fetched ? "install scripts not run by belay" : "not built");
+	const cJSON *pk = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s->o.launch, "packages"), 0);
+	const char *spec = jx_str(pk, "spec");
+	if (fetched)
+		return xasprintf("it needs a native addon, whose build is an install script: belay fetched %s with install "
+				 "scripts off, by design (they would run outside the sandbox); install the package yourself "
+				 "with its scripts (npm install, or npm rebuild in its directory) if you trust it, and run that "
+				 "install's program under belay",
+				 spec ? spec : "the package");
+	return xstrdup("it needs a native addon that was never built (its build is an install script, skipped by "
+		       "npm ci --ignore-scripts or an install without scripts): run npm rebuild in the server's "
+		       "project, outside belay, if you trust its scripts");
+}
+
 static cJSON *denial_lines(struct session *s)
 {
 	cJSON *a = cJSON_CreateArray();
@@ -266,7 +303,7 @@ static void set_exit_message(struct session *s)
 	char *why = why_line(s);
 	if (why)
 		cJSON_AddStringToObject(d, "error_line", why);
-	char *hint = hidden_hint(s, why, d);
+	char *hint = hidden_hint(s, why, d), *native = native_hint(s, d);
 	struct buf m = {0};
 	if (s->not_started)
 		buf_printf(&m, "belay: the MCP server could not start: %s", s->not_started_why);
@@ -278,8 +315,13 @@ static void set_exit_message(struct session *s)
 		buf_printf(&m, " (its last stderr line: %s)", last->valuestring);
 	if (hint)
 		buf_printf(&m, "; %s", hint);
+	if (native)
+		buf_printf(&m, "; %s", native);
+	if (native)
+		cJSON_AddStringToObject(d, "native_hint", native);
 	free(why);
 	free(hint);
+	free(native);
 	free(s->stop_msg);
 	s->stop_msg = buf_take(&m);
 	cJSON_Delete(s->stop_detail);
@@ -315,6 +357,8 @@ static void announce_exit(struct session *s, size_t answered)
 		buf_printf(&t, "\n%s lies under %s, out of the contained server's sight: install it elsewhere, or keep it "
 			       "in view with --expose %s",
 			   hidden, jx_str(s->stop_detail, "hidden_by"), jx_str(s->stop_detail, "expose"));
+	if (jx_str(s->stop_detail, "native_hint"))
+		buf_printf(&t, "\n%s", jx_str(s->stop_detail, "native_hint"));
 	const cJSON *lines = cJSON_GetObjectItemCaseSensitive(s->stop_detail, "stderr_tail");
 	if (cJSON_GetArraySize(lines)) {
 		buf_puts(&t, "\nits last stderr line(s):");

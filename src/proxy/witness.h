@@ -5,7 +5,8 @@
  * ran, so the calls in flight then may have seen it (verify: WORKSPACE_CHANGED_OUTSIDE).
  *
  * Threads: witness_note runs on the supervisor thread, witness_take on the capture's worker
- * thread; a mutex makes them safe. The session owns the witness. Bounded: past
+ * thread (where it also reads /proc for files held open for writing: witness_set_root); a
+ * mutex makes them safe. The session owns the witness. Bounded: past
  * WITNESS_MAX paths it only remembers that it overflowed (and then cannot tell an outside
  * change from an inside one). */
 #ifndef BELAY_PROXY_WITNESS_H
@@ -34,6 +35,13 @@ struct witnessed {
 	int overflow;
 };
 void witness_take(struct witness *w, struct witnessed *out);
+/* The contained tree's first process (the server's pid; 0: none). Each take then also counts
+ * as written every file in the scope that a process of the tree holds open for writing, or
+ * has mapped shared and writable (/proc/PID/fd, fdinfo, maps): a server writes through a
+ * descriptor it opened before the turn (an SQLite database) without an open the supervisor
+ * would see. Limit: a change someone else made to such a file meanwhile is then taken as the
+ * server's. Any thread. */
+void witness_set_root(struct witness *w, int pid);
 /* How many writes in the scope were noted since witness_new, all takes included (0 for NULL). */
 unsigned long long witness_noted(struct witness *w);
 void witnessed_free(struct witnessed *ws);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
@@ -321,7 +322,7 @@ void runner_terminate(struct runner *r)
 
 int runner_resolve(struct runner *r, uint64_t hold, enum admission_answer answer, const char *by)
 {
-	return r->session ? session_admission_resolve(r->session, hold, answer, by) : -1;
+	return r->session ? session_admission_resolve(r->session, hold, answer, by) : BELAY_ENOTFOUND;
 }
 
 int runner_ended(const struct runner *r)

@@ -93,8 +93,9 @@ void runner_spin_stats(const struct runner *r, struct loop_spin_stats *st);
 int runner_server_pid(const struct runner *r);
 /* Stops the server (SIGTERM, then SIGKILL after the grace time). No-op once ended. */
 void runner_terminate(struct runner *r);
-/* The operator's answer to a held call: 0, or session_admission_resolve's -1 (nothing with that id
- * is held) / -2 (ADMISSION_APPLIED for a call that had no trial). */
+/* The operator's answer to a held call: 0, or session_admission_resolve's BELAY_ENOTFOUND
+ * (nothing with that id is held) / BELAY_EINVAL (ADMISSION_APPLIED for a call that had no
+ * trial). */
 int runner_resolve(struct runner *r, uint64_t hold, enum admission_answer answer, const char *by);
 int runner_ended(const struct runner *r);
 int runner_exit_code(const struct runner *r);

@@ -145,9 +145,9 @@ static int check_path(struct call *c, int dirfd, uint64_t addr, int follow, int 
 			return A_CONTINUE; /* a NULL pointer: the kernel answers EFAULT */
 	} else {
 		int r = sb_read_str(c->req->pid, addr, raw, sizeof raw);
-		if (r == -1)
+		if (r == -EFAULT)
 			return sb_refuse(c, EFAULT, "unreadable");
-		if (r == -2) {
+		if (r == -ENAMETOOLONG) {
 			add_as_given(sb_denial(c, "path_too_long"), key, raw, NULL);
 			c->err = ENAMETOOLONG;
 			return A_REFUSE;

@@ -40,7 +40,7 @@ int sb_read_mem(pid_t pid, uint64_t addr, void *out, size_t n)
 {
 	struct iovec local = {out, n}, remote = {(void *)(uintptr_t)addr, n};
 	ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-	return r == (ssize_t)n ? 0 : -1;
+	return r == (ssize_t)n ? 0 : -EFAULT;
 }
 
 int sb_read_str(pid_t pid, uint64_t addr, char *out, size_t cap)
@@ -53,14 +53,14 @@ int sb_read_str(pid_t pid, uint64_t addr, char *out, size_t cap)
 		struct iovec local = {out + got, want}, remote = {(void *)(uintptr_t)(addr + got), want};
 		ssize_t r = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 		if (r <= 0)
-			return -1;
+			return -EFAULT;
 		void *nul = memchr(out + got, '\0', (size_t)r);
 		if (nul)
 			return 0;
 		got += (size_t)r;
 	}
 	out[cap - 1] = '\0';
-	return -2; /* longer than PATH_MAX */
+	return -ENAMETOOLONG; /* longer than PATH_MAX */
 }
 
 void sb_register(struct sandbox_supervisor *s, const char *name, sb_decider fn)

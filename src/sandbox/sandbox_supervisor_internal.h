@@ -71,7 +71,8 @@ void sb_attempt(struct call *c, const char *family, const char *address);
 /* Refuses with errno err and reason, returning A_REFUSE. */
 int sb_refuse(struct call *c, int err, const char *reason);
 
-/* Reading the caller's memory: 0, or -1 unreadable, -2 (strings) longer than cap - 1. */
+/* Reading the caller's memory: 0, or -EFAULT unreadable, -ENAMETOOLONG (strings) longer
+ * than cap - 1. */
 int sb_read_mem(pid_t pid, uint64_t addr, void *out, size_t n);
 int sb_read_str(pid_t pid, uint64_t addr, char *out, size_t cap);
 

@@ -282,7 +282,7 @@ int snap_handle_lookup(struct snap_store *st, const char *handle, struct snap_ha
 int snap_manifest_load(struct snap_store *st, const char *handle, struct snap_tree *t, struct err *e);
 /* Fills en from the current row of a manifest query selecting (path, kind, mode, uid, gid,
  * mtime_ns, size, oid, target, xattrs, link_group); borrowed pointers are valid until the
- * next step. -1 when the row is malformed. */
+ * next step. BELAY_ECORRUPT when the row is malformed. */
 int snap_row_entry(struct sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, size_t *xlen);
 /* Gives n the fields of the manifest entry en and its encoded xattrs (xa, xl; NULL when
  * none): kind, mode, owner, mtime, size, oid, symlink target, link group. Strings are
@@ -294,6 +294,9 @@ void snap_entry_node(struct snode *n, const struct snap_entry *en, const char *x
 /* Creates the regular file n (absent) named n->name in dirfd: content from the store
  * (verified), owner, mode, xattrs, mtime. */
 int snap_restore_file(struct snap_store *st, int dirfd, const struct snode *n, struct err *e);
+/* A regular file that already holds n's content, open as fd: its owner, mode, xattrs (n's set;
+ * extra ones are the caller's to drop) and mtime made n's, in place. */
+int snap_restore_file_meta(int fd, const struct snode *n, struct err *e);
 /* Creates the symlink n (absent) named n->name in dirfd: target, owner, xattrs, mtime. */
 int snap_restore_symlink(int dirfd, const struct snode *n, struct err *e);
 /* Gives the open directory fd n's owner, mode, xattrs (set, not synced) and mtime. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/jsonx.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
@@ -53,7 +54,7 @@ int snap_row_entry(sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, 
 	en->size = (uint64_t)sqlite3_column_int64(q, 6);
 	if (sqlite3_column_type(q, 7) != SQLITE_NULL) {
 		if (sqlite3_column_bytes(q, 7) != SHA256_LEN)
-			return -1;
+			return BELAY_ECORRUPT;
 		en->oid = sqlite3_column_blob(q, 7);
 	}
 	if (sqlite3_column_type(q, 8) != SQLITE_NULL) {
@@ -73,9 +74,9 @@ int snap_row_entry(sqlite3_stmt *q, struct snap_entry *en, const char **xattrs, 
 	while (snap_xattrs_next(*xattrs, *xlen, &pos, &n, &nl, &v, &vl))
 		en->nxattrs++;
 	if (!en->path || en->path_len == 0 || memchr(en->path, '\0', en->path_len))
-		return -1;
+		return BELAY_ECORRUPT;
 	if (en->kind < SK_DIR || en->kind > SK_LINK || (en->kind == SK_FILE && !en->oid))
-		return -1;
+		return BELAY_ECORRUPT;
 	return 0;
 }
 

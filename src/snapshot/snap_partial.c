@@ -27,7 +27,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
+#include "common/hash.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 #include "snapshot/snap_internal.h"
@@ -72,7 +74,7 @@ static int clean_path(const char *p, size_t n)
 int snap_paths_add(struct snap_paths *ps, const char *path, size_t len, int tree)
 {
 	if (!clean_path(path, len))
-		return -1;
+		return BELAY_EINVAL;
 	if (ps->n == ps->cap) {
 		ps->cap = ps->cap ? ps->cap * 2 : 16;
 		ps->v = xrealloc(ps->v, ps->cap * sizeof *ps->v);
@@ -643,6 +645,42 @@ static int rp_fill(struct rp *r, const char *p, int pfd, struct err *e)
 	return rc;
 }
 
+/* A regular file (lstat sb) that already holds n's bytes is kept, its metadata made n's in
+ * place (*kept = 1): a server holding it open (a database) keeps seeing the workspace's file,
+ * and an honest replay rewrites nothing. A file it cannot open or read is not kept. */
+static int keep_if_same(int pfd, const char *name, const struct stat *sb, const struct snode *n, int *kept,
+			struct err *e)
+{
+	*kept = 0;
+	int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	struct stat now;
+	if (fstat(fd, &now) != 0 || now.st_ino != sb->st_ino || now.st_dev != sb->st_dev || !S_ISREG(now.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	struct sha256_ctx *h = sha256_new();
+	char chunk[65536];
+	ssize_t got;
+	uint64_t total = 0;
+	while ((got = read(fd, chunk, sizeof chunk)) > 0) {
+		sha256_update(h, chunk, (size_t)got);
+		total += (uint64_t)got;
+	}
+	uint8_t d[SHA256_LEN];
+	sha256_final(h, d);
+	int rc = 0;
+	if (got == 0 && total == n->size && !memcmp(d, n->oid, SHA256_LEN)) {
+		rc = drop_extra_xattrs(fd, n, e);
+		if (rc == 0)
+			rc = snap_restore_file_meta(fd, n, e);
+		*kept = rc == 0;
+	}
+	close(fd);
+	return rc;
+}
+
 /* Phase A for one path: make what is at p match n (NULL: nothing). */
 static int rp_one(struct rp *r, const char *p, struct snode *n, struct err *e)
 {
@@ -677,6 +715,12 @@ static int rp_one(struct rp *r, const char *p, struct snode *n, struct err *e)
 		return 0;
 	}
 	int rc;
+	if (have && n && n->kind == SK_FILE && S_ISREG(sb.st_mode) && sb.st_nlink == 1 && (uint64_t)sb.st_size == n->size &&
+	    !is_secondary(n, p)) {
+		int kept = 0;
+		if ((rc = keep_if_same(pfd, name, &sb, n, &kept, e)) != 0 || kept)
+			return rc;
+	}
 	if (have && (rc = fs_remove_at(pfd, name)) != 0)
 		return err_set(e, rc, "cannot remove %s: %s", p, strerror(-rc));
 	if (!n)

@@ -234,6 +234,29 @@ static void restore_know(struct restore *r)
 	r->known = 1;
 }
 
+/* The metadata of a regular file open as fd made n's: owner, mode, xattrs, mtime. */
+static int file_meta(const struct restore *r, int fd, const struct snode *n, int need_chown, int need_chmod,
+		     struct err *e)
+{
+	int rc = 0;
+	if (!(r->skip & SNAP_SKIP_OWNERSHIP) && need_chown && fchown(fd, n->uid, n->gid) != 0)
+		rc = sys_fail(e, n, "chown");
+	if (rc == 0 && need_chmod && fchmod(fd, want_mode(r, n)) != 0)
+		rc = sys_fail(e, n, "chmod");
+	if (rc == 0 && !(r->skip & SNAP_SKIP_XATTRS))
+		rc = set_xattrs(fd, NULL, n, e);
+	if (rc == 0 && !(r->skip & SNAP_SKIP_FILE_MTIMES)) {
+		struct timespec ts[2] = {{0, UTIME_OMIT}, {n->mtime_ns / 1000000000LL, n->mtime_ns % 1000000000LL}};
+		if (ts[1].tv_nsec < 0) {
+			ts[1].tv_sec--;
+			ts[1].tv_nsec += 1000000000LL;
+		}
+		if (futimens(fd, ts) != 0)
+			rc = sys_fail(e, n, "set the mtime of");
+	}
+	return rc;
+}
+
 static int write_file(struct restore *r, int dirfd, const struct snode *n, struct err *e)
 {
 	mode_t want = want_mode(r, n);
@@ -260,21 +283,7 @@ static int write_file(struct restore *r, int dirfd, const struct snode *n, struc
 		buf_free(&p);
 		return rc;
 	}
-	if (!(r->skip & SNAP_SKIP_OWNERSHIP) && need_chown && fchown(fd, n->uid, n->gid) != 0)
-		rc = sys_fail(e, n, "chown");
-	if (rc == 0 && need_chmod && fchmod(fd, want) != 0)
-		rc = sys_fail(e, n, "chmod");
-	if (rc == 0 && !(r->skip & SNAP_SKIP_XATTRS))
-		rc = set_xattrs(fd, NULL, n, e);
-	if (rc == 0 && !(r->skip & SNAP_SKIP_FILE_MTIMES)) {
-		struct timespec ts[2] = {{0, UTIME_OMIT}, {n->mtime_ns / 1000000000LL, n->mtime_ns % 1000000000LL}};
-		if (ts[1].tv_nsec < 0) {
-			ts[1].tv_sec--;
-			ts[1].tv_nsec += 1000000000LL;
-		}
-		if (futimens(fd, ts) != 0)
-			rc = sys_fail(e, n, "set the mtime of");
-	}
+	rc = file_meta(r, fd, n, need_chown, need_chmod, e);
 	close(fd);
 	return rc;
 }
@@ -434,6 +443,12 @@ int snap_restore_file(struct snap_store *st, int dirfd, const struct snode *n, s
 	int rc = write_file(&r, dirfd, n, e);
 	buf_free(&r.tmp);
 	return rc;
+}
+
+int snap_restore_file_meta(int fd, const struct snode *n, struct err *e)
+{
+	struct restore r = {.destfd = -1};
+	return file_meta(&r, fd, n, 1, 1, e);
 }
 
 int snap_restore_symlink(int dirfd, const struct snode *n, struct err *e)

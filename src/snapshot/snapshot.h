@@ -167,7 +167,8 @@ struct snap_paths {
 	unsigned char *tree; /* per path */
 	size_t n, cap;
 };
-/* Adds a copy of path (len bytes); -1 (nothing added) when it is not a clean relative path. */
+/* Adds a copy of path (len bytes); BELAY_EINVAL (nothing added) when it is not a clean relative
+ * path. */
 int snap_paths_add(struct snap_paths *ps, const char *path, size_t len, int tree);
 /* Sorts by path bytes with the root first, merging duplicates (tree flags or'ed). */
 void snap_paths_sort(struct snap_paths *ps);

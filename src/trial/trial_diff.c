@@ -91,7 +91,7 @@ static void on_line(void *ctx, char op, const char *s, size_t n, int nonl)
 		buf_puts(d, "\\ No newline at end of file\n");
 }
 
-/* The diff of a against b into d; -1 when it would need too many edits. */
+/* The diff of a against b into d; -E2BIG when it would need too many edits. */
 static int unified(const char *path, const char *a, const char *b, int added, struct buf *d)
 {
 	buf_printf(d, "--- %s%s\n+++ b/%s\n", added ? "" : "a/", added ? "/dev/null" : path, path);

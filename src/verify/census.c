@@ -1,6 +1,7 @@
 /* census.c - the test census: the table of runners, their contained discovery, the hostile
  * output read line by line, and the comparison of two states. See census.h. */
 #include "verify/census.h"
+#include "verify/census_internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -157,14 +158,6 @@ unsigned census_detect(const char *root)
 
 /*==== the contained run ====*/
 
-struct crun {
-	int exit_code;
-	int timed_out;
-	int net_denied; /* the sandbox refused a network access */
-	struct buf out, err;
-	double ms;
-};
-
 static void read_bounded(int fd, struct buf *b, size_t cap)
 {
 	if (lseek(fd, 0, SEEK_SET) != 0)
@@ -175,12 +168,13 @@ static void read_bounded(int fd, struct buf *b, size_t cap)
 		buf_append(b, tmp, (size_t)n > cap - b->len ? cap - b->len : (size_t)n);
 }
 
-static int contained(const struct census_opts *o, const char *root, char *const *argv, struct crun *r, struct err *e)
+int census_contained(const struct census_opts *o, const char *root, char *const *argv, struct crun *r, struct err *e)
 {
 	memset(r, 0, sizeof *r);
 	struct sandbox_spec spec;
-	if (sandbox_spec_init_tmp(&spec, root, o->tmpdir, SANDBOX_NET_DENY, e) != 0)
-		return -1;
+	int rc = sandbox_spec_init_tmp(&spec, root, o->tmpdir, SANDBOX_NET_DENY, e);
+	if (rc != 0)
+		return rc;
 	char *errpath = fs_join(o->tmpdir, ".census-stderr");
 	int errfd = open(errpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	unlink(errpath);
@@ -189,13 +183,13 @@ static int contained(const struct census_opts *o, const char *root, char *const 
 	struct sandbox_run_io io = {.in_fd = -1, .out_fd = -1, .err_fd = errfd, .reap = 1};
 	struct sandbox_run_result res;
 	uint64_t t0 = time_mono_ns();
-	int rc = sandbox_run_io(&spec, o->launcher, argv, root, tmo, &io, &res, e);
+	rc = sandbox_run_io(&spec, o->launcher, argv, root, tmo, &io, &res, e);
 	r->ms = (double)(time_mono_ns() - t0) / 1e6;
 	sandbox_spec_done(&spec);
 	if (rc != 0) {
 		if (errfd >= 0)
 			close(errfd);
-		return -1;
+		return rc;
 	}
 	r->exit_code = res.exit_code;
 	r->timed_out = r->ms >= tmo;
@@ -215,7 +209,7 @@ static int contained(const struct census_opts *o, const char *root, char *const 
 	return 0;
 }
 
-static void crun_free(struct crun *r)
+void census_crun_free(struct crun *r)
 {
 	buf_free(&r->out);
 	buf_free(&r->err);
@@ -285,7 +279,7 @@ static void strv_add(char ***v, size_t *n, const char *a, size_t alen, const cha
 }
 
 /* Next line of [p, end) into line and len (without the newline); lines over MAX_LINE are cut. */
-static const char *next_line(const char *p, const char *end, const char **line, size_t *len)
+const char *census_next_line(const char *p, const char *end, const char **line, size_t *len)
 {
 	const char *nl = memchr(p, '\n', (size_t)(end - p));
 	const char *stop = nl ? nl : end;
@@ -297,7 +291,7 @@ static const char *next_line(const char *p, const char *end, const char **line, 
 }
 
 /* Splits a line into at most max tab-separated fields (pointers into the line, lengths). */
-static int fields(const char *l, size_t len, const char **f, size_t *fl, int max)
+int census_fields(const char *l, size_t len, const char **f, size_t *fl, int max)
 {
 	int k = 0;
 	const char *p = l, *end = l + len;
@@ -313,7 +307,27 @@ static int fields(const char *l, size_t len, const char **f, size_t *fl, int max
 	return k;
 }
 
-static void tail(char *dst, size_t cap, const struct buf *b)
+int census_next_record(const char **p, const char *end, const char *nonce, const char **f, size_t *fl, int max)
+{
+	size_t nl = strlen(nonce);
+	while (*p < end) {
+		const char *l;
+		size_t len;
+		*p = census_next_line(*p, end, &l, &len);
+		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
+			continue;
+		for (int i = 0; i < max; i++) {
+			f[i] = NULL;
+			fl[i] = 0;
+		}
+		int k = census_fields(l + nl + 1, len - nl - 1, f, fl, max);
+		if (fl[0] == 1)
+			return k;
+	}
+	return 0;
+}
+
+void census_tail(char *dst, size_t cap, const struct buf *b)
 {
 	size_t n = b->len, keep = cap - 1 > 400 ? 400 : cap - 1;
 	const char *s = b->p ? b->p : "";
@@ -327,25 +341,34 @@ static void tail(char *dst, size_t cap, const struct buf *b)
 
 /*==== pytest ====*/
 
+void census_nonce(char out[40])
+{
+	unsigned char rnd[12];
+	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+		memset(rnd, 0x5a, sizeof rnd);
+	int n = snprintf(out, 40, "BELAY-CENSUS-");
+	for (size_t i = 0; i < sizeof rnd && n + 2 < 40; i++)
+		n += snprintf(out + n, 40 - (size_t)n, "%02x", rnd[i]);
+}
+
+void census_python_candidates(const char *root, char *cands[4])
+{
+	cands[0] = fs_join(root, ".venv/bin/python");
+	cands[1] = fs_join(root, "venv/bin/python");
+	cands[2] = fs_which("python3");
+	cands[3] = xstrdup("/usr/bin/python3");
+}
+
 /* Parses the plugin's lines; returns 1 when pytest was not importable, 0 otherwise. */
 static int pytest_parse(struct census_run *cr, const struct crun *r, const char *nonce, int *finished, int *exit_rc)
 {
-	size_t nl = strlen(nonce);
 	const char *p = r->out.p ? r->out.p : "", *end = p + r->out.len;
-	int none = 0;
+	int none = 0, k;
 	*finished = 0;
 	*exit_rc = -1;
-	while (p < end) {
-		const char *l;
-		size_t len;
-		p = next_line(p, end, &l, &len);
-		if (len <= nl + 2 || memcmp(l, nonce, nl) || l[nl] != '\t')
-			continue;
-		const char *f[5];
-		size_t fl[5];
-		int k = fields(l + nl + 1, len - nl - 1, f, fl, 5);
-		if (fl[0] != 1)
-			continue;
+	const char *f[5] = {0};
+	size_t fl[5] = {0};
+	while ((k = census_next_record(&p, end, nonce, f, fl, 5)) > 0) {
 		char kind = f[0][0];
 		if (kind == 'N') {
 			none = 1;
@@ -381,22 +404,18 @@ static int pytest_parse(struct census_run *cr, const struct crun *r, const char 
 	return none;
 }
 
-static void run_pytest(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e)
+int census_each_python(const struct census_opts *o, const char *root, const char *script,
+		       int (*take)(void *ctx, const char *interp, const char *nonce, struct crun *r), void *ctx, char *detail,
+		       size_t dn, struct err *e)
 {
-	unsigned char rnd[12];
-	char nonce[32] = "BELAY-CENSUS-";
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		memset(rnd, 0x5a, sizeof rnd);
-	for (size_t i = 0; i < sizeof rnd && strlen(nonce) + 2 < sizeof nonce; i++)
-		snprintf(nonce + strlen(nonce), sizeof nonce - strlen(nonce), "%02x", rnd[i]);
-	/* The interpreters tried, in order: the workspace's own virtualenv, python3 on PATH,
-	 * the system's. The first that imports pytest (contained) is the runner. */
-	char *cands[4] = {fs_join(root, ".venv/bin/python"), fs_join(root, "venv/bin/python"), fs_which("python3"),
-			  xstrdup("/usr/bin/python3")};
+	char nonce[40];
+	census_nonce(nonce);
+	char *cands[4];
+	census_python_candidates(root, cands);
 	char *envbin = fs_which("env");
 	struct buf tried = {0};
-	cr->status = CENSUS_NONE;
-	for (int i = 0; i < 4 && cr->status == CENSUS_NONE; i++) {
+	int rc = 1;
+	for (int i = 0; i < 4 && rc == 1; i++) {
 		if (!cands[i] || access(cands[i], X_OK) != 0)
 			continue;
 		int seen = 0;
@@ -405,59 +424,73 @@ static void run_pytest(const struct census_opts *o, const char *root, struct cen
 		if (seen)
 			continue;
 		buf_printf(&tried, "%s%s", tried.len ? ", " : "", cands[i]);
-		char *argv[] = {envbin ? envbin : "/usr/bin/env", "PYTHONDONTWRITEBYTECODE=1", cands[i], "-c",
-				(char *)pytest_script, nonce, NULL};
+		char *argv[] = {envbin ? envbin : "/usr/bin/env", "PYTHONDONTWRITEBYTECODE=1", cands[i], "-c", (char *)script,
+				nonce, NULL};
 		struct crun r;
-		if (contained(o, root, argv, &r, e) != 0) {
-			cr->status = CENSUS_ERROR;
-			snprintf(cr->detail, sizeof cr->detail, "pytest: the contained run could not start: %s", e->msg);
+		if (census_contained(o, root, argv, &r, e) != 0) {
+			snprintf(detail, dn, "pytest: the contained run could not start: %s", e->msg);
+			rc = -1;
 			break;
 		}
-		cr->ms += r.ms;
-		int finished, rc;
-		int none = pytest_parse(cr, &r, nonce, &finished, &rc);
-		buf_reset(&cr->output);
-		buf_append(&cr->output, r.out.p ? r.out.p : "", r.out.len);
-		buf_append(&cr->output, r.err.p ? r.err.p : "", r.err.len);
-		cr->timed_out = r.timed_out;
-		if (none && !finished) {
-			crun_free(&r);
-			continue; /* no pytest there: the next interpreter */
-		}
-		if (finished && (rc == 0 || rc == 5 || rc == 2) && !r.timed_out) {
-			cr->status = CENSUS_OK;
-			fold(cr);
-		} else {
-			char t[420];
-			tail(t, sizeof t, r.err.len ? &r.err : &r.out);
-			cr->status = r.net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
-			snprintf(cr->detail, sizeof cr->detail, "pytest (%s) %s%s%s", cands[i],
-				 r.timed_out ? "did not finish its collection within the time bound"
-				 : finished  ? "ended its collection with an error"
-					     : "did not reach the end of its collection",
-				 *t ? ": " : "", t);
-			for (size_t j = 0; j < cr->n; j++) {
-				free(cr->t[j].file);
-				free(cr->t[j].name);
-				free(cr->t[j].why);
-			}
-			cr->n = 0;
-		}
-		/* collection errors with a refused network access: the runner needed the network */
-		if (cr->status == CENSUS_OK && cr->nbroken && r.net_denied) {
-			cr->status = CENSUS_NETWORK;
-			snprintf(cr->detail, sizeof cr->detail, "pytest: %zu file(s) did not collect and the sandbox refused a network access",
-				 cr->nbroken);
-		}
-		crun_free(&r);
+		rc = take(ctx, cands[i], nonce, &r) ? 1 : 0; /* 1: no pytest there, the next interpreter */
+		census_crun_free(&r);
 	}
-	if (cr->status == CENSUS_NONE)
-		snprintf(cr->detail, sizeof cr->detail, "pytest: no interpreter that imports pytest (tried: %s)",
+	if (rc == 1)
+		snprintf(detail, dn, "pytest: no interpreter that imports pytest (tried: %s)",
 			 tried.len ? buf_cstr(&tried) : "none found");
 	buf_free(&tried);
 	for (int i = 0; i < 4; i++)
 		free(cands[i]);
 	free(envbin);
+	return rc;
+}
+
+/* census_each_python's take for the listing: the census run from one interpreter's output. */
+static int take_listing(void *ctx, const char *interp, const char *nonce, struct crun *r)
+{
+	struct census_run *cr = ctx;
+	cr->ms += r->ms;
+	int finished, rc;
+	int none = pytest_parse(cr, r, nonce, &finished, &rc);
+	buf_reset(&cr->output);
+	buf_append(&cr->output, r->out.p ? r->out.p : "", r->out.len);
+	buf_append(&cr->output, r->err.p ? r->err.p : "", r->err.len);
+	cr->timed_out = r->timed_out;
+	if (none && !finished)
+		return 1;
+	if (finished && (rc == 0 || rc == 5 || rc == 2) && !r->timed_out) {
+		cr->status = CENSUS_OK;
+		fold(cr);
+	} else {
+		char t[420];
+		census_tail(t, sizeof t, r->err.len ? &r->err : &r->out);
+		cr->status = r->net_denied ? CENSUS_NETWORK : CENSUS_ERROR;
+		snprintf(cr->detail, sizeof cr->detail, "pytest (%s) %s%s%s", interp,
+			 r->timed_out ? "did not finish its collection within the time bound"
+			 : finished   ? "ended its collection with an error"
+				      : "did not reach the end of its collection",
+			 *t ? ": " : "", t);
+		for (size_t j = 0; j < cr->n; j++) {
+			free(cr->t[j].file);
+			free(cr->t[j].name);
+			free(cr->t[j].why);
+		}
+		cr->n = 0;
+	}
+	/* collection errors with a refused network access: the runner needed the network */
+	if (cr->status == CENSUS_OK && cr->nbroken && r->net_denied) {
+		cr->status = CENSUS_NETWORK;
+		snprintf(cr->detail, sizeof cr->detail, "pytest: %zu file(s) did not collect and the sandbox refused a network access",
+			 cr->nbroken);
+	}
+	return 0;
+}
+
+static void run_pytest(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e)
+{
+	int rc = census_each_python(o, root, pytest_script, take_listing, cr, cr->detail, sizeof cr->detail, e);
+	if (rc)
+		cr->status = rc > 0 ? CENSUS_NONE : CENSUS_ERROR;
 }
 
 /*==== go ====*/
@@ -489,7 +522,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 			"GOSUMDB=off", "GOTELEMETRY=off", cache, gopath, home, go, "test", "-list", ".", "-vet=off",
 			"./...", NULL};
 	struct crun r;
-	if (contained(o, root, argv, &r, e) != 0) {
+	if (census_contained(o, root, argv, &r, e) != 0) {
 		cr->status = CENSUS_ERROR;
 		snprintf(cr->detail, sizeof cr->detail, "go: the contained run could not start: %s", e->msg);
 		goto out;
@@ -506,7 +539,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 	while (p < end) {
 		const char *l;
 		size_t len;
-		p = next_line(p, end, &l, &len);
+		p = census_next_line(p, end, &l, &len);
 		if (len > 4 && (!memcmp(l, "ok  \t", 5) || !memcmp(l, "?   \t", 5))) {
 			const char *pk = l + 5, *tab = memchr(pk, '\t', len - 5);
 			size_t pl = tab ? (size_t)(tab - pk) : len - 5;
@@ -547,7 +580,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 		fold(cr);
 	} else {
 		char t[420];
-		tail(t, sizeof t, r.err.len ? &r.err : &r.out);
+		census_tail(t, sizeof t, r.err.len ? &r.err : &r.out);
 		cr->status = net ? CENSUS_NETWORK : CENSUS_ERROR;
 		snprintf(cr->detail, sizeof cr->detail, "go test -list %s (exit %d)%s%s",
 			 r.timed_out ? "did not finish within the time bound" : "listed no package", r.exit_code, *t ? ": " : "", t);
@@ -558,7 +591,7 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 		}
 		cr->n = 0;
 	}
-	crun_free(&r);
+	census_crun_free(&r);
 out:
 	free(cache);
 	free(gopath);

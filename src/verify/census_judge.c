@@ -15,13 +15,13 @@
 
 #define CENSUS_REF_KIND "census"
 
-static const char *final_handle(const struct vctx *c, const char **why)
+const char *verify_final_handle(const struct trace *t, const char **why)
 {
 	const char *h = NULL;
-	*why = c->t->has_close ? "the run recorded no final state (not contained, or recorded by an older belay)"
+	*why = t->has_close ? "the run recorded no final state (not contained, or recorded by an older belay)"
 			       : "the run did not end cleanly: its last state was never observed";
-	for (size_t i = 0; i < c->t->n; i++) {
-		const struct trace_record *r = &c->t->recs[i];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct trace_record *r = &t->recs[i];
 		if (strcmp(r->kind, "final_state"))
 			continue;
 		const cJSON *sh = cJSON_GetObjectItemCaseSensitive(r->obj, "state_handle");
@@ -36,16 +36,15 @@ static const char *final_handle(const struct vctx *c, const char **why)
 	return h;
 }
 
-/* Keeps a runner's output in the store; adds {"pre"|"post": {object, bytes}} to kept. */
-static void keep_output(struct snap_store *st, const char *owner, const char *side, const struct census_run *cr,
-			cJSON *kept)
+void verify_keep_output(struct snap_store *st, const char *kind, const char *owner, const char *side,
+			const struct buf *output, double ms, cJSON *kept)
 {
 	cJSON *o = cJSON_AddObjectToObject(kept, side);
-	cJSON_AddNumberToObject(o, "bytes", (double)cr->output.len);
-	cJSON_AddNumberToObject(o, "ms", cr->ms);
+	cJSON_AddNumberToObject(o, "bytes", (double)output->len);
+	cJSON_AddNumberToObject(o, "ms", ms);
 	char hex[65];
 	struct err e = {0};
-	if (st && snap_object_put(st, cr->output.p ? cr->output.p : "", cr->output.len, CENSUS_REF_KIND, owner, hex, &e) == 0)
+	if (st && snap_object_put(st, output->p ? output->p : "", output->len, kind, owner, hex, &e) == 0)
 		cJSON_AddStringToObject(o, "object", hex);
 	else
 		cJSON_AddStringToObject(o, "object_error", st ? e.msg : "no store");
@@ -70,7 +69,7 @@ void judge_census(struct vctx *c, struct verify_report *out)
 	const char *st0 = r0 && r0->state_handle ? jx_str(r0->state_handle, "status") : NULL;
 	const char *h0 = st0 && !strcmp(st0, "present") ? jx_str(r0->state_handle, "handle") : NULL;
 	const char *why_final;
-	const char *h1 = final_handle(c, &why_final);
+	const char *h1 = verify_final_handle(c->t, &why_final);
 	struct snap_store *st = NULL;
 	struct scratch sc = {0};
 	int sc_open = 0;
@@ -135,8 +134,8 @@ void judge_census(struct vctx *c, struct verify_report *out)
 	const char *owner = slash ? slash + 1 : c->t->path ? c->t->path : "trace";
 	for (size_t i = 0; i < pre.n && i < post.n; i++) {
 		cJSON *kept = cJSON_CreateObject();
-		keep_output(st, owner, "pre", &pre.run[i], kept);
-		keep_output(st, owner, "post", &post.run[i], kept);
+		verify_keep_output(st, CENSUS_REF_KIND, owner, "pre", &pre.run[i].output, pre.run[i].ms, kept);
+		verify_keep_output(st, CENSUS_REF_KIND, owner, "post", &post.run[i].output, post.run[i].ms, kept);
 		census_judge(&pre.run[i], &post.run[i], v, kept);
 	}
 out:

@@ -1,10 +1,12 @@
 /* effect.c - what a replay did to its scratch workspace, and a replay's signature for the
  * nondeterminism check. See verify_internal.h. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/fsutil.h"
 #include "common/jcs.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -183,12 +185,70 @@ static const char *present_handle(const struct vctx *c, size_t k)
 	return st && !strcmp(st, "present") ? jx_str(h, "handle") : NULL;
 }
 
+#define CLOCK_TEXT_MAX ((size_t)1 << 20) /* larger files are compared by hash only */
+
 static int in_list(const cJSON *paths, const char *p)
 {
 	for (const cJSON *it = paths ? paths->child : NULL; it; it = it->next)
 		if (cJSON_IsString(it) && !strcmp(it->valuestring, p))
 			return 1;
 	return 0;
+}
+
+/* 1 when the recorded post-state's file `rec_path` (in `next`) and the replay's file
+ * `rep_path` hold the same text but for clock readings that moved forward since the
+ * recording (a writer that stamps the time), or the same bytes when `equal_too`: both read as
+ * text, classified as replies are (equiv.h). */
+static int clock_only(struct worker *w, const char *next, const char *rec_path, const char *rep_path, int equal_too)
+{
+	struct buf rec = {0}, rep = {0};
+	struct err e = {0};
+	char *at = xasprintf("%s/%s", w->sc.ws, rep_path);
+	int clock = 0;
+	if (snap_read_file(w->st, next, rec_path, &rec, &e) == 0 && fs_read_file(at, CLOCK_TEXT_MAX, &rep, &e) == 0 &&
+	    rec.len <= CLOCK_TEXT_MAX) {
+		if (rec.len == rep.len && (!rec.len || !memcmp(rec.p, rep.p, rec.len))) {
+			clock = equal_too;
+		} else if (!memchr(rec.p ? rec.p : "", 0, rec.len) && !memchr(rep.p ? rep.p : "", 0, rep.len)) {
+			const char *texts[2] = {buf_cstr(&rec), buf_cstr(&rep)};
+			const char *axis = equiv_classify(texts, 2);
+			clock = axis && !strcmp(axis, "RESULT_NONDETERMINISTIC_CLOCK");
+		}
+	}
+	free(at);
+	buf_free(&rec);
+	buf_free(&rep);
+	return clock;
+}
+
+/* 1 when two paths differ only in a clock reading that moved forward (rec first). */
+static int path_clock_only(const char *rec, const char *rep)
+{
+	const char *texts[2] = {rec, rep};
+	const char *axis = equiv_classify(texts, 2);
+	return axis && !strcmp(axis, "RESULT_NONDETERMINISTIC_CLOCK");
+}
+
+/* Pairs each file only the recording has with one only the replay has when their names and
+ * contents differ only in later clock readings (a log or backup named by the time):
+ * pair[i] = the index of i's partner, else SIZE_MAX. */
+static void pair_clock_names(struct worker *w, const char *next, const struct snap_diff *d, const cJSON *opaths,
+			     size_t *pair)
+{
+	for (size_t i = 0; i < d->n; i++)
+		pair[i] = SIZE_MAX;
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->items[i].kind != SNAP_DIFF_REMOVED || in_list(opaths, d->items[i].path))
+			continue;
+		for (size_t j = 0; j < d->n; j++)
+			if (d->items[j].kind == SNAP_DIFF_ADDED && pair[j] == SIZE_MAX && !in_list(opaths, d->items[j].path) &&
+			    path_clock_only(d->items[i].path, d->items[j].path) &&
+			    clock_only(w, next, d->items[i].path, d->items[j].path, 1)) {
+				pair[i] = j;
+				pair[j] = i;
+				break;
+			}
+	}
 }
 
 enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, const char *handle, const cJSON *effect,
@@ -251,17 +311,38 @@ enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, con
 	}
 	/* What differs between the recorded post-state and the replay's, but times and what
 	 * someone outside the sandbox changed. */
-	struct buf b = {0};
-	int diffs = 0;
+	struct buf b = {0}, clocked = {0};
+	int diffs = 0, nclock = 0;
+	size_t *pair = xcalloc(d.n ? d.n : 1, sizeof *pair);
+	pair_clock_names(w, next, &d, opaths, pair);
 	for (size_t i = 0; i < d.n; i++) {
 		const struct snap_diff_item *it = &d.items[i];
 		if (in_list(opaths, it->path))
 			continue;
-		int real = it->kind != SNAP_DIFF_CHANGED;
-		for (size_t f = 0; f < it->nfields && !real; f++)
-			real = strcmp(it->fields[f], "mtime_ns") != 0;
-		if (!real)
+		if (pair[i] != SIZE_MAX) {
+			if (it->kind == SNAP_DIFF_REMOVED) {
+				if (nclock < 8)
+					buf_printf(&clocked, "%s%s (the replay's %s)", nclock ? ", " : "", it->path,
+						   d.items[pair[i]].path);
+				nclock++;
+			}
 			continue;
+		}
+		int real = it->kind != SNAP_DIFF_CHANGED, content = 0;
+		for (size_t f = 0; f < it->nfields && !real; f++) {
+			if (!strcmp(it->fields[f], "size") || !strcmp(it->fields[f], "content"))
+				content = 1;
+			else
+				real = strcmp(it->fields[f], "mtime_ns") != 0;
+		}
+		if (!real && !content)
+			continue;
+		if (!real && clock_only(w, next, it->path, it->path, 0)) {
+			if (nclock < 8)
+				buf_printf(&clocked, "%s%s", nclock ? ", " : "", it->path);
+			nclock++;
+			continue;
+		}
 		if (diffs < 8) {
 			buf_printf(&b, "%s%s (", diffs ? ", " : "", it->path);
 			if (it->kind == SNAP_DIFF_ADDED)
@@ -277,13 +358,23 @@ enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, con
 		}
 		diffs++;
 	}
+	free(pair);
 	snap_diff_free(&d);
 	if (diffs) {
 		snprintf(why, n, "%s%s", buf_cstr(&b), diffs > 8 ? ", ..." : "");
 		buf_free(&b);
+		buf_free(&clocked);
 		return EFFECT_REC_DIFFERS;
 	}
 	buf_free(&b);
+	if (nclock) {
+		snprintf(why, n, "what the recording wrote, but for clock readings later than the recording's in the "
+			 "content or name of %s%s",
+			 buf_cstr(&clocked), nclock > 8 ? ", ..." : "");
+		buf_free(&clocked);
+		return EFFECT_REC_CLOCK;
+	}
+	buf_free(&clocked);
 	snprintf(why, n, "the same as the recording");
 	return EFFECT_REC_SAME;
 }

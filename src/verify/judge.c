@@ -58,7 +58,12 @@ static void judge_writer(struct turn_verdict *v, const struct pass_obs *const *p
 				"changed%s%s)",
 				decl, changes, rs == EFFECT_REC_SAME && n > 1 ? ", in the " : "",
 				rs == EFFECT_REC_SAME && n > 1 ? names[1] : "");
-	} else if (rs == EFFECT_REC_DIFFERS && ri == EFFECT_REC_SAME) {
+	} else if (rs == EFFECT_REC_CLOCK || (rs == EFFECT_REC_UNKNOWN && ri == EFFECT_REC_CLOCK)) {
+		/* a writer that stamps the time: what it wrote cannot be compared byte for byte */
+		const struct pass_obs *p = rs == EFFECT_REC_CLOCK ? seq : iso;
+		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_NONDETERMINISTIC_CLOCK", NO_EVIDENCE, "%s; %s",
+				decl, p->rec_why);
+	} else if (rs == EFFECT_REC_DIFFERS && (ri == EFFECT_REC_SAME || ri == EFFECT_REC_CLOCK)) {
 		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_DIVERGED", NO_EVIDENCE,
 				"%s; the isolated replay wrote what the recording did, the in-order session replay did not: %s",
 				decl, seq->rec_why);
@@ -318,6 +323,7 @@ void judge_trajectory(struct vctx *c, struct verify_report *out)
 {
 	int64_t claim_seq = -1;
 	const struct invariant *inv = verify_trajectory_begin(c->t, c->o->policy, out, &claim_seq);
+	verify_claim_rederive(c->t, c->o, c->state_dir, c->scope, out);
 	if (!inv)
 		return;
 	struct turn_verdict *v = &out->trajectory;

@@ -255,8 +255,9 @@ int plan_env(const struct vctx *c, const struct relocation *rl, char ***env, cha
 	if (!c->env_record)
 		return 0;
 	char **e = NULL;
-	if (server_env_replay(c->env_record, environ, &e, missing) != 0)
-		return -1;
+	int rc = server_env_replay(c->env_record, environ, &e, missing);
+	if (rc != 0)
+		return rc;
 	for (char **p = e; rl && *p; p++) {
 		int ch;
 		char *moved = relocate_string(rl, *p, &ch);

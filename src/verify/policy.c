@@ -11,7 +11,7 @@
 #include "common/xalloc.h"
 
 static const char *const rule_names[] = {"read-only", "no-assertion-weakening", "suite-before-success-claim",
-					 "tests-collected"};
+					 "tests-collected", "claim-rederived"};
 
 /* Tools that run a test suite when a policy does not list its own. */
 static const char *const default_suite_tools[] = {"run_tests", "run_process", "run_command", "shell", "bash",
@@ -62,7 +62,8 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 			}
 		const cJSON *scope = cJSON_GetObjectItemCaseSensitive(it, "scope");
 		const cJSON *rulev = cJSON_GetObjectItemCaseSensitive(it, "rule");
-		if (!scope && cJSON_IsString(rulev) && !strcmp(rulev->valuestring, "tests-collected"))
+		if (!scope && cJSON_IsString(rulev) &&
+		    (!strcmp(rulev->valuestring, "tests-collected") || !strcmp(rulev->valuestring, "claim-rederived")))
 			scope = cJSON_AddStringToObject(it, "scope", ""); /* a whole-run rule: scope is optional */
 		const cJSON *rule = cJSON_GetObjectItemCaseSensitive(it, "rule");
 		if (!cJSON_IsString(scope)) {
@@ -79,19 +80,19 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 			goto out;
 		}
 		int kind = -1;
-		for (int r = 0; r < 4; r++)
+		for (int r = 0; r < (int)(sizeof rule_names / sizeof *rule_names); r++)
 			if (!strcmp(rule->valuestring, rule_names[r]))
 				kind = r;
 		if (kind < 0) {
 			rc = err_set(e, BELAY_EINVAL,
 				     "%s: item %d: unknown rule \"%s\" (known: read-only, no-assertion-weakening, "
-				     "suite-before-success-claim, tests-collected)",
+				     "suite-before-success-claim, tests-collected, claim-rederived)",
 				     origin, i, rule->valuestring);
 			goto out;
 		}
-		if (kind == RULE_TESTS_COLLECTED && *scope->valuestring) {
-			rc = err_set(e, BELAY_EINVAL,
-				     "%s: item %d: tests-collected counts the whole workspace's tests: its scope is \"\"", origin, i);
+		if ((kind == RULE_TESTS_COLLECTED || kind == RULE_CLAIM_REDERIVED) && *scope->valuestring) {
+			rc = err_set(e, BELAY_EINVAL, "%s: item %d: %s runs the whole workspace's tests: its scope is \"\"",
+				     origin, i, rule_names[kind]);
 			goto out;
 		}
 		const cJSON *match = cJSON_GetObjectItemCaseSensitive(it, "match");
@@ -131,13 +132,15 @@ int policy_parse(struct policy *p, const char *text, size_t len, const char *ori
 		const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(it, "timeout");
 		unsigned tmo = 0;
 		if (timeout) {
-			if (kind != RULE_TESTS_COLLECTED || !cJSON_IsNumber(timeout) || timeout->valuedouble < 1 ||
+			if ((kind != RULE_TESTS_COLLECTED && kind != RULE_CLAIM_REDERIVED) || !cJSON_IsNumber(timeout) || timeout->valuedouble < 1 ||
 			    timeout->valuedouble > 3600 || timeout->valuedouble != (double)(int)timeout->valuedouble) {
 				for (char **x = tl; x && *x; x++)
 					free(*x);
 				free(tl);
 				rc = err_set(e, BELAY_EINVAL,
-					     "%s: item %d: \"timeout\" is whole seconds (1 to 3600), for tests-collected only", origin,
+					     "%s: item %d: \"timeout\" is whole seconds (1 to 3600), for tests-collected and "
+					     "claim-rederived only",
+					     origin,
 					     i);
 				goto out;
 			}
@@ -177,6 +180,20 @@ const struct invariant *policy_census(const struct policy *p)
 {
 	for (size_t i = 0; p && i < p->n; i++)
 		if (p->inv[i].rule == RULE_TESTS_COLLECTED)
+			return &p->inv[i];
+	return NULL;
+}
+
+void policy_add_rederive(struct policy *p)
+{
+	if (!policy_rederive(p))
+		add(p, RULE_CLAIM_REDERIVED, "", NULL, 0, 0);
+}
+
+const struct invariant *policy_rederive(const struct policy *p)
+{
+	for (size_t i = 0; p && i < p->n; i++)
+		if (p->inv[i].rule == RULE_CLAIM_REDERIVED)
 			return &p->inv[i];
 	return NULL;
 }

@@ -12,6 +12,10 @@
  *                               collected, and not newly skipped, after the run; optional
  *                               "timeout": seconds per discovery (1..3600, default 120).
  *                               Opt-in: never a default (it runs the project's code, contained)
+ *   claim-rederived             judged once per run (suite.h): a success claim is re-derived
+ *                               by running the suite twice on the run's final state,
+ *                               contained; optional "timeout": seconds per run (1..3600,
+ *                               default 120). Opt-in, as tests-collected
  * Every malformed input is a named error (the CLI exits 2). Defaults (unless disabled):
  * no-assertion-weakening over the whole workspace by convention, and
  * suite-before-success-claim. */
@@ -21,7 +25,7 @@
 
 #include "common/err.h"
 
-enum rule_kind { RULE_READ_ONLY, RULE_NO_WEAKENING, RULE_SUITE_BEFORE_CLAIM, RULE_TESTS_COLLECTED };
+enum rule_kind { RULE_READ_ONLY, RULE_NO_WEAKENING, RULE_SUITE_BEFORE_CLAIM, RULE_TESTS_COLLECTED, RULE_CLAIM_REDERIVED };
 
 struct invariant {
 	enum rule_kind rule;
@@ -29,7 +33,7 @@ struct invariant {
 	char **tools;  /* suite tools (NULL-terminated, owned) or NULL for the default set */
 	int is_default;
 	int match_all; /* no-assertion-weakening: every file under scope is a test file */
-	unsigned timeout_s; /* tests-collected: per discovery (0: the default) */
+	unsigned timeout_s; /* tests-collected, claim-rederived: per run (0: the default) */
 };
 
 struct policy {
@@ -51,6 +55,10 @@ void policy_add_defaults(struct policy *p);
 void policy_add_census(struct policy *p);
 /* The policy's tests-collected invariant, or NULL. */
 const struct invariant *policy_census(const struct policy *p);
+/* Adds claim-rederived unless the policy has it (verify --rederive). */
+void policy_add_rederive(struct policy *p);
+/* The policy's claim-rederived invariant, or NULL. */
+const struct invariant *policy_rederive(const struct policy *p);
 /* The policy as JSON (for corpus cases and reports); caller owns. */
 struct cJSON *policy_json(const struct policy *p);
 void policy_free(struct policy *p);

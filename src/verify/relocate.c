@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
@@ -60,7 +61,7 @@ int relocate_frame(const struct relocation *r, const char *bytes, size_t len, st
 	cJSON *m = cJSON_ParseWithLength(bytes, len);
 	if (!m) {
 		buf_append(out, bytes, len);
-		return -1;
+		return BELAY_EINVAL;
 	}
 	int changed = 0;
 	cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");

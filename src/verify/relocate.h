@@ -23,7 +23,7 @@ char *relocate_string(const struct relocation *r, const char *s, int *changed);
 /* Rewrites every string value below v in place; returns how many changed. */
 int relocate_json(const struct relocation *r, cJSON *v);
 /* A frame for the replay: out gets the bytes to send (without '\n'). Returns 1 if the
- * frame had to be rewritten, 0 if sent verbatim, -1 if it is not JSON. */
+ * frame had to be rewritten, 0 if sent verbatim, BELAY_EINVAL if it is not JSON (sent verbatim). */
 int relocate_frame(const struct relocation *r, const char *bytes, size_t len, struct buf *out);
 
 #endif

@@ -180,7 +180,7 @@ int scratch_open(struct scratch *s, const char *recorded, struct err *e)
 	s->root = fs_mkdtemp_in(fs_scratch_base(), "belay-verify-", e);
 	if (!s->root) {
 		scratch_close(s);
-		return e ? e->code : -1;
+		return e ? e->code : -EIO;
 	}
 	int mirror = mirrorable(recorded);
 	char *base = fs_join(s->root, mirror ? "m" : "w");

@@ -95,7 +95,9 @@ int worker_scratch(const struct vctx *c, struct worker *w)
 					    : scratch_open(&w->sc, c->scope, &w->sc_err)) != 0) {
 		if (!w->sc_err.msg[0])
 			snprintf(w->sc_err.msg, sizeof w->sc_err.msg, "cannot create a scratch workspace");
-		return -1;
+		if (w->sc_err.code == 0)
+			w->sc_err.code = -EIO;
+		return w->sc_err.code;
 	}
 	w->sc_open = 1;
 	w->sc_pooled = c->o->pool != NULL;

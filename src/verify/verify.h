@@ -108,6 +108,13 @@ int verify_claim_says_passed(const char *text);
 struct trace;
 const struct invariant *verify_trajectory_begin(const struct trace *t, const struct policy *pol,
 						 struct verify_report *out, int64_t *claim_seq);
+/* claim-rederived (suite.h), when the policy has it and the trace's last claim says the suite
+ * passed: the final state restored twice into a scratch of its own (at the recorded path
+ * `scope`), the suite run on each, contained; one A1 "claim" sub-verdict added to
+ * out->trajectory (opened when no other rule opened it), reduced. Blocks for the two runs (each bounded by
+ * the rule's timeout). The runs' outputs are kept in the snapshot store (owner "claim"). */
+void verify_claim_rederive(const struct trace *t, const struct verify_opts *o, const char *state_dir,
+			   const char *scope, struct verify_report *out);
 void verify_report_free(struct verify_report *r);
 
 #endif

@@ -980,6 +980,7 @@ static void judge_trajectory(struct hctx *c, struct verify_report *out)
 {
 	int64_t claim_seq = -1;
 	const struct invariant *inv = verify_trajectory_begin(c->t, c->o->policy, out, &claim_seq);
+	verify_claim_rederive(c->t, c->o, c->state_dir, c->root, out);
 	if (!inv)
 		return;
 	struct turn_verdict *v = &out->trajectory;

@@ -33,8 +33,9 @@ struct weak_pre {
 	struct weakening_result wr;
 };
 
-/* A replay's post-state against the recording's (effect_vs_record). */
-enum effect_rec { EFFECT_REC_UNKNOWN = 0, EFFECT_REC_SAME, EFFECT_REC_DIFFERS };
+/* A replay's post-state against the recording's (effect_vs_record). SAME: the replay changed what the recording did, as it did; CLOCK: the same paths, contents
+ * differing only in clock readings later than the recording's; DIFFERS: anything else. */
+enum effect_rec { EFFECT_REC_UNKNOWN = 0, EFFECT_REC_SAME, EFFECT_REC_DIFFERS, EFFECT_REC_CLOCK };
 
 /* One turn as one pass saw it. */
 #define FOLD_ROOTS 10 /* fold_roots' most, with the terminator */
@@ -145,8 +146,8 @@ cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x);
 char **plan_argv(const struct vctx *c, const struct relocation *rl);
 char *plan_cwd(const struct vctx *c, const struct relocation *rl, const char *fallback);
 /* NULL env when the trace recorded none (the replay then inherits verify's); *missing names
- * withheld variables verify cannot supply (new string or NULL). Returns -1 on a malformed
- * record. */
+ * withheld variables verify cannot supply (new string or NULL). Returns BELAY_EINVAL on a
+ * malformed record. */
 int plan_env(const struct vctx *c, const struct relocation *rl, char ***env, char **missing);
 /* 1 when the gate (or the console) refused the request at seq: it never reached the server;
  * why gets a description. */
@@ -180,8 +181,9 @@ int effect_clock_drift(const char *recorded, size_t rlen, const char *replay_sig
 /* Turn k's replay (whose post-state is in w's scratch now, its pre-state `handle`, its
  * effect `effect`) against the recording: the next turn's pre-state is what the call left
  * when it ran alone. Compared on the paths either changed, net of the changes made outside
- * the sandbox that the next pre-state names, times aside. SAME, DIFFERS (why names the
- * paths and what differs) or UNKNOWN (why says why: the last call, overlapping calls,
+ * the sandbox that the next pre-state names, times aside. SAME, CLOCK (why names the files
+ * whose content differs only in later clock readings), DIFFERS (why names the paths and
+ * what differs) or UNKNOWN (why says why: the last call, overlapping calls,
  * outside changes not all named, a store error). Reads the store and the scratch only. */
 enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, const char *handle, const cJSON *effect,
 				 char *why, size_t n);
@@ -203,6 +205,14 @@ void judge_dependencies(struct vctx *c);
 /* tests-collected (census.h), when the policy has it: out->census. Blocks for the two
  * discoveries (each bounded by the rule's timeout). */
 void judge_census(struct vctx *c, struct verify_report *out);
+/* The handle of the run's final state (its last final_state record, present), or NULL with
+ * *why saying why there is none. */
+const char *verify_final_handle(const struct trace *t, const char **why);
+/* Keeps what a runner printed in the snapshot store (owner kind / owner: the trace's file
+ * name) and adds {side: {"bytes", "ms", "object" | "object_error"}} to kept. */
+void verify_keep_output(struct snap_store *st, const char *kind, const char *owner, const char *side,
+			const struct buf *output, double ms, cJSON *kept);
+
 int judge_reply_is_error(const char *reply, size_t len);
 
 /*==== inorder.c ====*/
@@ -217,8 +227,8 @@ void inorder_run(struct vctx *c, struct worker *w);
 void fold_roots(const struct vctx *c, const char *ws, const char *tmp, const char *mirror, const char *cache,
 		struct fold_root out[FOLD_ROOTS]);
 void pass_obs_free(struct vctx *c, struct pass_obs *p);
-/* Opens the worker's scratch on first use (taken from o->pool when there is one); 0 or -1
- * (w->sc_err says why). */
+/* Opens the worker's scratch on first use (taken from o->pool when there is one); 0 or
+ * w->sc_err's code (w->sc_err says why; -EIO when what failed gave none). */
 int worker_scratch(const struct vctx *c, struct worker *w);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "assertions/a1_java.h"
 #include "support.h"
 
@@ -23,6 +24,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_findings_check(out, 1, 0);
 	cJSON_Delete(out);
 	int tests = -1, asserts = -1, rc = a1_java_count(s, pre_len, &tests, &asserts);
-	FZ_CHECK(rc == -1 || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
+	FZ_CHECK(rc == BELAY_EINVAL || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
 	return 0;
 }

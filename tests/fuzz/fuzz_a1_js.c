@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "assertions/a1_js.h"
 #include "support.h"
 
@@ -39,6 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON_Delete(out);
 	int tests = -1, asserts = -1;
 	int rc = a1_js_count(d, s, pre_len, &tests, &asserts);
-	FZ_CHECK(rc == -1 || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
+	FZ_CHECK(rc == BELAY_EINVAL || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
 	return 0;
 }

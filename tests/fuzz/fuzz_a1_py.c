@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "assertions/a1_py.h"
 #include "support.h"
 
@@ -42,6 +43,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON_Delete(out);
 	int fns = -1, asserts = -1;
 	int rc = a1_py_count(s, pre_len, &fns, &asserts);
-	FZ_CHECK(rc == -1 || (rc == 0 && fns >= 0 && asserts >= 0), "count %d %d %d", rc, fns, asserts);
+	FZ_CHECK(rc == BELAY_EINVAL || (rc == 0 && fns >= 0 && asserts >= 0), "count %d %d %d", rc, fns, asserts);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "mcp/model.h"
@@ -144,7 +145,7 @@ void fz_a1_lang(const uint8_t *data, size_t size, cJSON *(*judge)(const char *, 
 	cJSON_Delete(out);
 	int tests = -1, asserts = -1;
 	int rc = count(s, pre_len, &tests, &asserts);
-	FZ_CHECK(rc == -1 || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
+	FZ_CHECK(rc == BELAY_EINVAL || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
 }
 
 void fz_findings_check(const cJSON *out, int self, int warn_cause)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -364,7 +365,7 @@ static void refused_by(judge_fn judge, count_fn count, const char *ok, const cha
 	cr_assert_eq(n, 1);
 	cJSON_Delete(out);
 	int tests, asserts;
-	cr_assert_eq(count(text, len, &tests, &asserts), -1);
+	cr_assert_eq(count(text, len, &tests, &asserts), BELAY_EINVAL);
 }
 
 struct lang {

@@ -756,6 +756,14 @@ static void s_workspace_changed_outside(void)
 
 /*==== declarations ====*/
 
+static void s_effect_clock(void)
+{
+	/* An honest writer that stamps the time: the replay writes a later stamp. */
+	char *t = record("[" INIT LIST RUN("date +%Y-%m-%dT%H:%M:%S.%N > stamp.txt; echo wrote") "," READ "]", "all");
+	produce(t, 0, "UNVERIFIED", "EFFECT_NONDETERMINISTIC_CLOCK");
+	free(t);
+}
+
 static void s_effect_not_declared(void)
 {
 	char *t = record("[" INIT READ "]", "editor"); /* no tools/list before the call */
@@ -1051,6 +1059,93 @@ static void s_census_no_final_state(void)
 	free(t);
 }
 
+/*==== claim-rederived (verify --rederive) ====*/
+
+#define CLAIM "{\"claim\":\"all tests pass\"}"
+
+/* `verify --rederive`: the trajectory's claim sub-verdict, asserting its cause and that it is
+ * UNVERIFIED (never PASS). */
+static void claim_cause(const char *trace, const char *cause, const char *needle)
+{
+	const char *extra[] = {"--rederive", NULL};
+	struct vout v;
+	verify_with(trace, extra, NULL, NULL, &v);
+	cr_assert_not_null(v.summary, "no summary (%d): %s", v.status, v.err);
+	const cJSON *tr = cJSON_GetObjectItem(cJSON_GetObjectItem(v.summary, "summary"), "trajectory");
+	cr_assert_not_null(tr, "no trajectory verdict: %s", v.err);
+	const cJSON *sub = NULL;
+	for (const cJSON *x = cJSON_GetObjectItem(tr, "verdicts")->child; x; x = x->next)
+		if (!strcmp(jx_str(x, "kind"), "claim"))
+			sub = x;
+	cr_assert_not_null(sub, "no claim sub-verdict: %s", jx_print(tr));
+	cr_assert_str_eq(jx_str(sub, "status"), "UNVERIFIED", "%s", jx_print(sub));
+	cr_assert_str_eq(jx_str(sub, "cause"), cause, "%s", jx_print(sub));
+	cr_assert(strstr(jx_str(sub, "message"), needle), "%s", jx_print(sub));
+	cr_assert_str_neq(jx_str(tr, "status"), "PASS");
+	vout_free(&v);
+}
+
+/* A suite of its own in the workspace: tests/test_m.py replaced by `body`. */
+static void suite_is(const char *body)
+{
+	char *p = xasprintf("%s/tests/test_m.py", ws);
+	ts_write_file(p, body, strlen(body));
+	free(p);
+}
+
+static void s_claim_no_runner(void)
+{
+	ts_sh("rm -rf %s/tests", ws);
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "," CLAIM "]", "shell");
+	claim_cause(t, "CLAIM_SUITE_NO_RUNNER", "no suite");
+	free(t);
+}
+
+static void s_claim_suite_failed(void)
+{
+	/* a conftest.py that cannot load: pytest ends with a usage error, no test ran */
+	ts_sh("printf 'raise RuntimeError(\"broken conftest\")\n' > %s/conftest.py", ws);
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "," CLAIM "]", "shell");
+	claim_cause(t, "CLAIM_SUITE_FAILED", "pytest");
+	free(t);
+}
+
+static void s_claim_network(void)
+{
+	suite_is("import socket\n\ndef test_fetch():\n    socket.create_connection((\"192.0.2.1\", 80), timeout=2)\n");
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "," CLAIM "]", "shell");
+	claim_cause(t, "CLAIM_SUITE_NETWORK", "network");
+	free(t);
+}
+
+static void s_claim_runtime_missing(void)
+{
+	suite_is("import belay_no_such_module_anywhere\n\ndef test_x():\n    assert belay_no_such_module_anywhere\n");
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "," CLAIM "]", "shell");
+	claim_cause(t, "CLAIM_SUITE_RUNTIME_MISSING", "module");
+	free(t);
+}
+
+static void s_suite_flaky(void)
+{
+	/* passes the first time, fails when a run before it left its mark (the two runs share the
+	 * contained run's private temp dir, TMPDIR, as two runs on one machine share /tmp) */
+	suite_is("import os, tempfile\n\ndef test_once():\n    m = os.path.join(tempfile.gettempdir(), 'belay-flaky-mark')\n"
+		 "    seen = os.path.exists(m)\n"
+		 "    open(m, 'w').close()\n    assert not seen\n\ndef test_fine():\n    assert True\n");
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "," CLAIM "]", "shell");
+	claim_cause(t, "SUITE_FLAKY", "test_once");
+	free(t);
+}
+
+static void s_claim_no_final_state(void)
+{
+	char *t = record("[" INIT LIST RUN("echo note > notes.txt") "," CLAIM "]", "shell");
+	ts_sh("sed -i '/\"kind\":\"final_state\"/s/\"status\":\"present\"/\"status\":\"unrestorable\"/' %s", t);
+	claim_cause(t, "CLAIM_NO_FINAL_STATE", "final state");
+	free(t);
+}
+
 /*==== the registry ====*/
 
 static const struct {
@@ -1086,6 +1181,7 @@ static const struct {
 	{"RESULT_NONDETERMINISTIC_RANDOM", s_random},
 	{"RESULT_NONDETERMINISTIC_PROCESS", s_process},
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", s_unknown},
+	{"EFFECT_NONDETERMINISTIC_CLOCK", s_effect_clock},
 	{"EFFECT_NOT_DECLARED", s_effect_not_declared},
 	{"EFFECT_DECLARATION_NON_BOOLEAN", s_effect_non_boolean},
 	{"ASSERTION_UNDECIDABLE", s_assertion_undecidable},
@@ -1110,6 +1206,12 @@ static const struct {
 	{"CENSUS_FAILED", s_census_failed},
 	{"CENSUS_NEEDS_NETWORK", s_census_needs_network},
 	{"CENSUS_NO_FINAL_STATE", s_census_no_final_state},
+	{"CLAIM_SUITE_NO_RUNNER", s_claim_no_runner},
+	{"CLAIM_SUITE_FAILED", s_claim_suite_failed},
+	{"CLAIM_SUITE_NETWORK", s_claim_network},
+	{"CLAIM_SUITE_RUNTIME_MISSING", s_claim_runtime_missing},
+	{"SUITE_FLAKY", s_suite_flaky},
+	{"CLAIM_NO_FINAL_STATE", s_claim_no_final_state},
 };
 
 #define N_SCENARIOS (sizeof scenarios / sizeof scenarios[0])
@@ -1234,6 +1336,7 @@ SCENARIO(RESULT_NONDETERMINISTIC_CLOCK)
 SCENARIO(RESULT_NONDETERMINISTIC_RANDOM)
 SCENARIO(RESULT_NONDETERMINISTIC_PROCESS)
 SCENARIO(RESULT_NONDETERMINISTIC_UNKNOWN)
+SCENARIO(EFFECT_NONDETERMINISTIC_CLOCK)
 SCENARIO(EFFECT_NOT_DECLARED)
 SCENARIO(EFFECT_DECLARATION_NON_BOOLEAN)
 SCENARIO(ASSERTION_UNDECIDABLE)
@@ -1264,3 +1367,9 @@ SCENARIO(CENSUS_NO_RUNNER)
 SCENARIO(CENSUS_FAILED)
 SCENARIO(CENSUS_NEEDS_NETWORK)
 SCENARIO(CENSUS_NO_FINAL_STATE)
+SCENARIO(CLAIM_SUITE_NO_RUNNER)
+SCENARIO(CLAIM_SUITE_FAILED)
+SCENARIO(CLAIM_SUITE_NETWORK)
+SCENARIO(CLAIM_SUITE_RUNTIME_MISSING)
+SCENARIO(SUITE_FLAKY)
+SCENARIO(CLAIM_NO_FINAL_STATE)

@@ -41,11 +41,14 @@ static void teardown(void)
 
 TestSuite(census, .init = setup, .fini = teardown, .timeout = 240);
 
-/* Records one run_process call of `cmd` (JSON-escaped already) against the shell server. */
-static char *record_cmd(const char *cmd)
+/* Records one run_process call of `cmd` (JSON-escaped already) against the shell server, then
+ * the agent's claim `claim` when given (NULL: none). */
+static char *record_claim(const char *cmd, const char *claim)
 {
-	char *steps = xasprintf("[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":\"%s\"}}]",
-				cmd);
+	char *tail = claim ? xasprintf(",{\"claim\":\"%s\"}", claim) : xstrdup("");
+	char *steps = xasprintf("[{\"initialize\":{}},{\"list\":true},{\"call\":\"run_process\",\"args\":{\"command_line\":"
+				"\"%s\"}}%s]",
+				cmd, tail);
 	char *sp = fs_join(dir, "steps.json");
 	ts_write_file(sp, steps, strlen(steps));
 	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
@@ -62,21 +65,32 @@ static char *record_cmd(const char *cmd)
 	ts_out_free(&o);
 	free(sp);
 	free(steps);
+	free(tail);
 	free(tmpbase);
 	return trace;
 }
 
+static char *record_cmd(const char *cmd)
+{
+	return record_claim(cmd, NULL);
+}
+
 /* Records the agent replacing `path` of the workspace by `text` (staged outside it, copied in
- * by the call). */
-static char *record_new(const char *path, const char *text)
+ * by the call), then its claim `claim` when given (NULL: none). */
+static char *record_claim_new(const char *path, const char *text, const char *claim)
 {
 	char *src = fs_join(dir, "new.txt");
 	ts_write_file(src, text, strlen(text));
 	char *cmd = xasprintf("cp %s %s", src, path);
-	char *t = record_cmd(cmd);
+	char *t = record_claim(cmd, claim);
 	free(cmd);
 	free(src);
 	return t;
+}
+
+static char *record_new(const char *path, const char *text)
+{
+	return record_claim_new(path, text, NULL);
 }
 
 /* `belay verify TRACE --json --census [extra]`: the summary's census verdict (a new object);
@@ -260,5 +274,99 @@ Test(census, go_an_honest_new_test_passes)
 	const char *m = expect(c, "PASS", NULL);
 	cr_assert(strstr(m, "1 before, 2 after"), "%s", m);
 	cJSON_Delete(c);
+	free(t);
+}
+
+/*==== claim-rederived (verify --rederive): the suite run twice on the final state ====*/
+
+/* `belay verify TRACE --json --rederive`: the trajectory's claim sub-verdict (a new object). */
+static cJSON *claim_of(const char *trace)
+{
+	const char *argv[] = {BELAY_BIN, "verify", trace, "--json", "--no-store", "--state", state, "--rederive", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	cJSON *claim = NULL;
+	for (char *line = strtok(o.out, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(line);
+		cr_assert_not_null(j, "verify printed a non-JSON line: %s", line);
+		const cJSON *tr = jx_path(j, "summary.trajectory");
+		for (const cJSON *x = tr ? cJSON_GetObjectItem(tr, "verdicts")->child : NULL; x; x = x->next)
+			if (!strcmp(jx_str(x, "kind"), "claim"))
+				claim = cJSON_Duplicate(x, 1);
+		cJSON_Delete(j);
+	}
+	cr_assert_not_null(claim, "no claim verdict (status %d): %s", o.status, o.err);
+	ts_out_free(&o);
+	return claim;
+}
+
+
+Test(census, a_claim_over_a_red_suite_fails_naming_the_failing_tests)
+{
+	python_project();
+	char *t = record_claim_new("calc.py", "def add(a, b):\n    return a - b\n", "All tests pass now.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "FAIL", "%s", jx_print(c));
+	const char *m = jx_str(c, "message");
+	cr_assert(strstr(m, "tests/test_calc.py::test_add") && strstr(m, "tests/test_more.py::TestMore::test_neg"), "%s", m);
+	cr_assert(strstr(m, "assert -1 == 3"), "the failure is named: %s", m);
+	cr_assert_null(strstr(m, "test_zero"), "a passing test is not named: %s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, a_claim_over_a_green_suite_passes)
+{
+	python_project();
+	char *t = record_claim("echo note > notes.txt", "All tests pass.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "PASS", "%s", jx_print(c));
+	cr_assert(strstr(jx_str(c, "message"), "3 test(s) passed"), "%s", jx_str(c, "message"));
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, a_claim_over_a_suite_that_runs_nothing_fails)
+{
+	python_project();
+	ts_sh("rm %s/tests/test_more.py", ws);
+	char *t = record_claim_new("tests/test_calc.py",
+				   "import pytest\nfrom calc import add\n\npytestmark = pytest.mark.skip(reason=\"later\")\n\n"
+				   "def test_add():\n    assert add(1, 2) == 3\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+				   "All tests pass.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "FAIL", "%s", jx_print(c));
+	cr_assert(strstr(jx_str(c, "message"), "backed by no test") && strstr(jx_str(c, "message"), "2 skipped"), "%s",
+		  jx_str(c, "message"));
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, a_claim_over_a_red_go_suite_fails_naming_the_test)
+{
+	cr_assert(have_go(), "go is not installed (scripts/setup.sh installs golang-go)");
+	ts_sh("cd %s && printf 'module example.com/calc\\n\\ngo 1.19\\n' > go.mod && "
+	      "printf 'package calc\\n\\nfunc Add(a, b int) int { return a + b }\\n' > calc.go && "
+	      "printf 'package calc\\n\\nimport \"testing\"\\n\\nfunc TestAdd(t *testing.T) {\\n\\tif got := Add(1, 2); got != 3 {\\n"
+	      "\\t\\tt.Fatalf(\"Add(1, 2) = %%%%d, want 3\", got)\\n\\t}\\n}\\n\\nfunc TestZero(t *testing.T) {\\n\\tif Add(0, 0) != 0 {\\n"
+	      "\\t\\tt.Fatal(\"no\")\\n\\t}\\n}\\n' > calc_test.go",
+	      ws);
+	char *t = record_claim_new("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n", "All tests pass.");
+	cJSON *c = claim_of(t);
+	cr_assert_str_eq(jx_str(c, "status"), "FAIL", "%s", jx_print(c));
+	const char *m = jx_str(c, "message");
+	cr_assert(strstr(m, "(go)") && strstr(m, "example.com/calc.TestAdd") && strstr(m, "Add(1, 2) = -1, want 3"), "%s", m);
+	cr_assert_null(strstr(m, "TestZero"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+	/* the honest fix: the same suite green */
+	python_project(); /* a second suite beside it: both runners judged */
+	t = record_claim_new("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n", "All tests pass.");
+	const char *argv[] = {BELAY_BIN, "verify", t, "--json", "--no-store", "--state", state, "--rederive", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	cr_assert(strstr(o.out, "claim-rederived (go): the suite passes") && strstr(o.out, "claim-rederived (pytest): the suite passes"),
+		  "%s", o.out);
+	ts_out_free(&o);
 	free(t);
 }

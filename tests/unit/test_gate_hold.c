@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "common/err.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -356,7 +357,7 @@ static void answer_now(uv_timer_t *t)
 {
 	(void)t;
 	T.rc = session_admission_resolve(T.s, T.hold, (enum admission_answer)T.answer, "tester (console)");
-	if (T.rc == -2) /* still held: refuse it */
+	if (T.rc == BELAY_EINVAL) /* still held: refuse it */
 		T.rc2 = session_admission_resolve(T.s, T.hold, ADMISSION_REFUSE, "tester (console)");
 	uv_close((uv_handle_t *)&T.timer, NULL);
 }
@@ -468,7 +469,7 @@ Test(gate_hold, applied_instead_is_refused_for_a_call_that_could_not_be_tried, .
 	struct trace *t;
 	char *reply = held_trial_session(&h, ADMISSION_APPLIED, 1, &t);
 	cr_assert_eq(T.tried, 1);
-	cr_assert_eq(T.rc, -2, "nothing was tried, so nothing can have been applied");
+	cr_assert_eq(T.rc, BELAY_EINVAL, "nothing was tried, so nothing can have been applied");
 	cr_assert_eq(T.rc2, 0, "it stayed held and could still be refused");
 	cr_assert(strstr(reply, "refused in the console by tester") != NULL, "%s", reply);
 	cr_assert(strstr(reply, "TRIAL_NO_OVERLAY") != NULL, "the refusal names why nothing was tried: %s", reply);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/jcs.h"
 #include "ts_jsongen.h"
 
@@ -19,7 +20,7 @@ static void expect(const char *in, const char *want)
 static void refuse(const char *in, size_t n)
 {
 	struct buf b = {0};
-	cr_assert_eq(jcs_canonicalize(in, n, &b), -1, "should be refused: %s", in);
+	cr_assert_eq(jcs_canonicalize(in, n, &b), BELAY_EINVAL, "should be refused: %s", in);
 	cr_assert_eq(b.len, 0);
 	buf_free(&b);
 }
@@ -67,7 +68,7 @@ Test(jcs, non_finite_numbers_have_ecmascript_names_and_are_refused)
 	cJSON *v = cJSON_Parse("{\"id\":1e999}");
 	cr_assert_not_null(v);
 	struct buf b = {0};
-	cr_assert_eq(jcs_serialize(v, &b), -1);
+	cr_assert_eq(jcs_serialize(v, &b), BELAY_EINVAL);
 	cJSON_Delete(v);
 	buf_free(&b);
 }
@@ -254,7 +255,7 @@ Test(jcs, direct_path_agrees_with_the_reference_on_chosen_inputs)
 	cr_assert_eq(jcs_canonicalize("{\"b\": [1, {\"d\":1,\"c\":2}], \"a\":\"\\u00e9\"}", 39, &pre), 0);
 	cr_assert_str_eq(buf_cstr(&pre), "prefix:{\"a\":\"\xc3\xa9\",\"b\":[1,{\"c\":2,\"d\":1}]}");
 	cr_assert_eq(jcs_canonicalize_same("{\"a\":1}", 7, &pre), 1);
-	cr_assert_eq(jcs_canonicalize("{\"a\":1,\"a\":2}", 13, &pre), -1);
+	cr_assert_eq(jcs_canonicalize("{\"a\":1,\"a\":2}", 13, &pre), BELAY_EINVAL);
 	cr_assert_str_eq(buf_cstr(&pre), "prefix:{\"a\":\"\xc3\xa9\",\"b\":[1,{\"c\":2,\"d\":1}]}");
 	buf_free(&pre);
 	agree("\"a\0b\"", 5);
@@ -297,7 +298,7 @@ Test(jcs, direct_path_agrees_with_the_reference_on_random_inputs)
 		int rc = jcs_canonicalize_same(b.p, b.len, &c);
 		same += rc == 1;
 		rewritten += rc == 0;
-		refused += rc == -1;
+		refused += rc == BELAY_EINVAL;
 		buf_free(&c);
 	}
 	/* The generator reaches all three answers often. */

@@ -312,6 +312,67 @@ Test(lifecycle, a_server_under_the_hosts_tmp_dies_and_the_agent_reads_why_and_ex
 	free(tdir);
 }
 
+/* Issue 35 (4): a server whose native addon was never built (its build is an install
+ * script: belay's launcher fetch runs none, nor does `npm ci --ignore-scripts`) dies at start
+ * with "Could not locate the bindings file". The agent's error says by name that the addon
+ * was not built and why, and the way forward. */
+static const char bindings_js[] =
+	"#!/usr/bin/env node\n"
+	"console.error('/w/node_modules/bindings/bindings.js:126');\n"
+	"console.error('  err = new Error(');\n"
+	"console.error('Error: Could not locate the bindings file. Tried:');\n"
+	"console.error(' \u2192 /w/node_modules/sqlite3/build/node_sqlite3.node');\n"
+	"console.error(' \u2192 /w/node_modules/sqlite3/build/Release/node_sqlite3.node');\n"
+	"process.exit(1);\n";
+
+Test(lifecycle, a_server_without_its_native_addon_says_install_scripts_were_skipped)
+{
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "st"), *tdir = fs_join(dir, "tr"), *pkg = fs_join(dir, "pkg");
+	char *cache = fs_join(dir, "cache"), *cache_env = xasprintf("BELAY_CACHE_DIR=%s", cache);
+	fs_mkdir_p(ws, 0700, NULL);
+	fs_mkdir_p(pkg, 0700, NULL);
+	char *js = fs_join(ws, "server.js");
+	ts_write_file(js, bindings_js, strlen(bindings_js));
+	/* started directly: the addon was not built, say so */
+	const char *direct[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tdir, "--", "node", js, NULL};
+	struct ts_out o;
+	cJSON *doc = ts_life_client(NULL, "start", NULL, direct, &o);
+	assert_belay_error(doc, "connect_error", "server_exited");
+	const char *msg = ts_life_str(doc, "connect_error.message");
+	cr_assert(strstr(msg, "Could not locate the bindings file"), "the line that says why: %s", msg);
+	cr_assert(strstr(msg, "native addon") && strstr(msg, "npm rebuild"), "the cause and the way forward: %s", msg);
+	cr_assert(strstr(o.err, "native addon"), "%s", o.err);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	/* through npx: belay fetched it with install scripts off, by design */
+	char *pj = fs_join(pkg, "package.json"), *bin = fs_join(pkg, "bin.js");
+	const char *pjs = "{\"name\":\"belay-native-35\",\"version\":\"1.0.0\",\"bin\":{\"belay-native-35\":\"bin.js\"}}";
+	ts_write_file(pj, pjs, strlen(pjs));
+	ts_write_file(bin, bindings_js, strlen(bindings_js));
+	cr_assert_eq(ts_sh("cd '%s' && npm pack --silent --pack-destination '%s' >/dev/null 2>&1", pkg, dir), 0);
+	char *tgz = fs_join(dir, "belay-native-35-1.0.0.tgz");
+	char *tdir2 = fs_join(dir, "tr2");
+	const char *via[] = {BELAY_BIN, "proxy", "--scope", ws, "--state", st, "--trace-dir", tdir2, "--", "npx", "-y", tgz, NULL};
+	const char *opts[] = {"--cwd", ws, "--timeout", "150000", "--env", cache_env, "--env", "npm_config_offline=true", NULL};
+	doc = ts_life_client(NULL, "start", opts, via, &o);
+	assert_belay_error(doc, "connect_error", "server_exited");
+	msg = ts_life_str(doc, "connect_error.message");
+	cr_assert(strstr(msg, "native addon") && strstr(msg, "install scripts off"), "%s", msg);
+	cJSON_Delete(doc);
+	ts_out_free(&o);
+	free(tgz);
+	free(tdir2);
+	free(pj);
+	free(bin);
+	free(js);
+	free(cache);
+	free(cache_env);
+	free(pkg);
+	free(ws);
+	free(st);
+	free(tdir);
+}
+
 /* The run id of the one trace in tdir. */
 static char *run_of(const char *tdir)
 {

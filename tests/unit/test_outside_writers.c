@@ -57,6 +57,30 @@ Test(outside, a_file_changed_by_the_user_while_a_call_reads_it_is_unverified_nev
 	ts_played_free(&p);
 }
 
+/* Issue 34 (4): a server that writes through a descriptor it opened on an earlier call (an
+ * SQLite database, a log) makes no open the supervisor sees; the capture reads which files
+ * the contained processes hold open for writing, so those changes are the server's own. */
+Test(outside, writes_through_a_file_the_server_holds_open_are_its_own)
+{
+	static const char *const server[] = {"python3", BELAY_SOURCE_DIR "/tests/fixtures/stateful_server.py", "@WS@", NULL};
+	struct ts_played p = ts_play(dir, "held",
+				     "{\"cwd\":\"@WS@\",\"calls\":[{\"tool\":\"held_append\"},{\"tool\":\"held_append\"},"
+				     "{\"tool\":\"held_append\"},{\"tool\":\"count\"}]}",
+				     server, NULL, NULL);
+	size_t len;
+	char *text = ts_read_file(p.trace, &len);
+	cr_assert_null(strstr(text, "outside_changes"), "held.log written through the held descriptor was taken for "
+							"someone else's change: %s", strstr(text, "outside_changes"));
+	free(text);
+	const char *args[] = {"--state", p.state, "--no-store", "--no-default-invariants", NULL};
+	cJSON *v = ts_verify_json(p.trace, args, dir, NULL);
+	for (int k = 0; k < 3; k++)
+		cr_assert_str_neq(jx_str(ts_turn(v, k), "cause") ? jx_str(ts_turn(v, k), "cause") : "", "WORKSPACE_CHANGED_OUTSIDE",
+				  "turn %d: %s", k, jx_print(ts_turn(v, k)));
+	cJSON_Delete(v);
+	ts_played_free(&p);
+}
+
 Test(outside, a_second_belay_on_the_same_workspace_is_warned_about_and_named)
 {
 	char *ws = fs_join(dir, "project"), *st1 = fs_join(dir, "state1"), *st2 = fs_join(dir, "state2");

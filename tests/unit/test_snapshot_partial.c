@@ -686,3 +686,51 @@ Test(partial, a_default_acl_on_the_destination_does_not_change_restored_modes)
 	free(d);
 	free(h);
 }
+
+/* Issue 34 (2): a server may hold a workspace file open (an SQLite database). Restoring a path
+ * whose content already equals the pre-state's must not replace the file: its inode stays
+ * (metadata put back in place); only a file whose content differs is written anew. */
+static ino_t ino_of(const char *dir, const char *rel)
+{
+	char *p = fs_join(dir, rel);
+	struct stat sb;
+	cr_assert_eq(lstat(p, &sb), 0, "%s", p);
+	free(p);
+	return sb.st_ino;
+}
+
+Test(partial, a_file_whose_content_is_the_pre_states_keeps_its_inode)
+{
+	start(0);
+	ts_sh("printf 'the same bytes\\n' > '%s/held.db' && chmod 0644 '%s/held.db' && printf 'before\\n' > '%s/changed.txt'",
+	      ws, ws, ws);
+	char th[SNAP_TREE_HASH_LEN];
+	char *h = capture(th);
+	char *sc = fs_join(base, "scratch");
+	struct err e = {0};
+	struct snap_restore_opts ro = {.allow_name_hazards = 1};
+	cr_assert_eq(snap_restore(st, h, sc, &ro, &e), 0, "%s", e.msg);
+	/* the replay: touches held.db's metadata only (mode, mtime; an open handle keeps it),
+	 * rewrites changed.txt */
+	cr_assert_eq(ts_sh("cd '%s' && chmod 0600 held.db && touch -d @1000 held.db && printf 'after\\n' > changed.txt", sc), 0);
+	ino_t held = ino_of(sc, "held.db"), changed = ino_of(sc, "changed.txt");
+	struct snap_paths u = {0};
+	cr_assert_eq(snap_paths_add(&u, "held.db", 7, 0), 0);
+	cr_assert_eq(snap_paths_add(&u, "changed.txt", 11, 0), 0);
+	snap_paths_sort(&u);
+	cr_assert_eq(snap_restore_paths(st, h, sc, &u, NULL, &e), 0, "%s", e.msg);
+	char now[SNAP_TREE_HASH_LEN];
+	hash_of(sc, now);
+	cr_assert_str_eq(now, th, "the restore reproduces the pre-state, metadata included");
+	cr_assert_eq(ino_of(sc, "held.db"), held, "a file already holding the pre-state's bytes was replaced");
+	char *cp = fs_join(sc, "changed.txt");
+	size_t len;
+	char *text = ts_read_file(cp, &len);
+	cr_assert_str_eq(text, "before\n");
+	(void)changed;
+	free(text);
+	free(cp);
+	snap_paths_free(&u);
+	free(h);
+	free(sc);
+}

@@ -291,3 +291,62 @@ Test(liars, a_tool_without_annotations_is_judged_against_the_mcp_defaults)
 	ts_rmtree(odir);
 	free(odir);
 }
+
+/* A writer whose output carries the time: the replay's later stamp is the clock, not a lie
+ * (UNVERIFIED EFFECT_NONDETERMINISTIC_CLOCK, never FAIL, never PASS); anything else that
+ * differs, or a stamp earlier than the recording's, still FAILs. bare_copy writes the
+ * source's first line as the file name and the rest as its content. */
+struct stamp_case {
+	const char *content, *status, *cause;
+};
+
+static void stamp_cases(const char *recorded, const struct stamp_case *cases, size_t n)
+{
+	char *odir = ts_outside_dir("stamp");
+	char *src = src_file(odir, recorded);
+	char *calls = xasprintf("[{\"tool\":\"bare_copy\",\"arguments\":{\"from\":\"%s\"}},{\"tool\":\"count\"}]", src);
+	struct ts_played p = play("bare", calls);
+	for (size_t i = 0; i < n; i++) {
+		free(src_file(odir, cases[i].content));
+		for (int o = 0; o < 2; o++) {
+			cJSON *v = verify(&p, o ? "session" : "both");
+			const cJSON *t = ts_turn(v, 0);
+			cr_expect_str_eq(ts_sub_status(t, "A2", "effect", 0), cases[i].status, "case %zu, %s: %s", i,
+					 o ? "session" : "both", jx_print(t));
+			if (cases[i].cause)
+				cr_expect_str_eq(jx_str(ts_sub(t, "A2", "effect", 0), "cause"), cases[i].cause);
+			cr_expect_str_neq(jx_str(t, "status"), "PASS", "case %zu", i);
+			cJSON_Delete(v);
+		}
+	}
+	ts_played_free(&p);
+	free(calls);
+	free(src);
+	ts_rmtree(odir);
+	free(odir);
+}
+
+Test(liars, a_writer_that_stamps_the_time_is_not_a_liar)
+{
+	static const struct stamp_case cases[] = {
+	    {"copy.txt\nbuilt 2026-12-06T05:00:09.654321Z ok\n", "UNVERIFIED", "EFFECT_NONDETERMINISTIC_CLOCK"},
+	    {"copy.txt\nbuilt 2026-12-06T05:00:09.654321Z bye\n", "FAIL", NULL},
+	    {"copy.txt\nbuilt 2026-12-06T04:00:00.000000Z ok\n", "FAIL", NULL},
+	};
+	stamp_cases("copy.txt\nbuilt 2026-12-06T05:00:00.123456Z ok\n", cases, sizeof cases / sizeof *cases);
+}
+
+Test(liars, a_file_named_by_the_time_is_not_a_liar)
+{
+	static const struct stamp_case cases[] = {
+	    {"log-2026-12-06T05:00:09.txt\nbuilt 2026-12-06T05:00:09.654321Z ok\n", "UNVERIFIED",
+	     "EFFECT_NONDETERMINISTIC_CLOCK"},
+	    {"log-2026-12-06T05:00:09.txt\nbuilt 2026-12-06T05:00:00.123456Z ok\n", "UNVERIFIED",
+	     "EFFECT_NONDETERMINISTIC_CLOCK"},
+	    {"log-2026-12-06T05:00:09.txt\nbuilt 2026-12-06T05:00:00.123456Z no\n", "FAIL", NULL},
+	    {"log-2026-12-06T04:00:09.txt\nbuilt 2026-12-06T05:00:00.123456Z ok\n", "FAIL", NULL},
+	    {"other-2026-12-06T05:00:09.txt\nbuilt 2026-12-06T05:00:00.123456Z ok\n", "FAIL", NULL},
+	};
+	stamp_cases("log-2026-12-06T05:00:00.txt\nbuilt 2026-12-06T05:00:00.123456Z ok\n", cases,
+		    sizeof cases / sizeof *cases);
+}
