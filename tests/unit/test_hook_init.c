@@ -343,6 +343,16 @@ Test(hook_init, gemini_status_names_what_switches_belay_off)
 	cr_expect(strstr(o.out, "lists belay's hook in hooksConfig.disabled"), "%s", o.out);
 	cr_expect(strstr(o.out, "Gemini CLI's timeouts are in milliseconds"), "%s", o.out);
 	ts_out_free(&o);
+	/* belay doctor makes the same checks, each with its fix */
+	char *state = xasprintf("%s/state", dir);
+	const char *dargv[] = {BELAY_BIN, "doctor", "--check", "hooks", "--state", state, NULL};
+	ts_run(dargv, env, proj, NULL, 0, 30, &o);
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, "FAIL  hooks") && strstr(o.out, "hooksConfig.enabled to false") &&
+		      strstr(o.out, "fix: belay init gemini-cli"),
+		  "%s", o.out);
+	ts_out_free(&o);
+	free(state);
 	free(h);
 	free(off);
 	free(text);
