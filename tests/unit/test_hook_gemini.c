@@ -193,17 +193,21 @@ Test(hook_gemini, a_real_session_is_recorded_gated_and_verified)
 	ts_world_teardown(&w);
 }
 
-Test(hook_gemini, a_missing_belay_blocks)
+/* A belay that is gone, behind one event or all of them. Gemini CLI runs the call when a
+ * hook exits with anything but 0 or 2 (127 here): the wrapper's exit 2 is what blocks. */
+static void missing_belay(const char *tag, const char *only_event, int want_model_asked)
 {
 	struct ts_world w;
-	ts_world_setup(&w, "geminifail");
+	ts_world_setup(&w, tag);
 	char *script = xstrdup("[{\"call\":\"run_shell_command\",\"arguments\":{\"command\":\"touch ran.txt\"}},{\"text\":\"done\"}]");
 	struct ts_api a;
 	ts_api_start(&a, &w, "fake_gemini_api.py", script);
 	char *home = gemini_home(&w, "audit");
 	char *settings = xasprintf("%s/.gemini/settings.json", w.ws);
-	ts_sh("sed -i -e \"s#'%s-hook' #'/gone/belay-hook' #g\" -e \"s#'%s' hook #'/gone/belay' hook #g\" '%s'", BELAY_BIN,
-	      BELAY_BIN, settings);
+	/* init wrote each event's entry on a line of its own */
+	char *addr = only_event ? xasprintf("/^.%s.: /", only_event) : xstrdup("");
+	ts_sh("sed -i -e \"%ss#'%s-hook' #'/gone/belay-hook' #g\" -e \"%ss#'%s' hook #'/gone/belay' hook #g\" '%s'", addr,
+	      BELAY_BIN, addr, BELAY_BIN, settings);
 	size_t len;
 	char *text = ts_read_file(settings, &len);
 	cr_assert(strstr(text, "/gone/belay"), "the installed command now runs a belay that is gone: %s", text);
@@ -212,12 +216,31 @@ Test(hook_gemini, a_missing_belay_blocks)
 	ts_api_stop(&a);
 	char *ran = xasprintf("%s/ran.txt", w.ws);
 	cr_expect_neq(access(ran, F_OK), 0, "belay missing: Gemini CLI must not run the command");
+	char *logp = xasprintf("%s/api.log", w.dir);
+	char *log = ts_read_file(logp, &len);
+	int asked = log && strstr(log, ":streamGenerateContent");
+	cr_expect_eq(asked, want_model_asked, "%s: the model %s asked: %s", tag, asked ? "was" : "was not", log ? log : "");
+	free(log);
+	free(logp);
 	free(ran);
 	free(out);
+	free(addr);
 	free(settings);
 	free(home);
 	free(script);
 	ts_world_teardown(&w);
+}
+
+/* Only BeforeTool's belay is gone: the model asks for the call, and it is blocked. */
+Test(hook_gemini, a_missing_belay_blocks)
+{
+	missing_belay("geminifail", "BeforeTool", 1);
+}
+
+/* Every event's: BeforeAgent's failure (exit 2) refuses the prompt, the model is never asked. */
+Test(hook_gemini, a_missing_belay_refuses_the_prompt)
+{
+	missing_belay("geminifail2", NULL, 0);
 }
 
 /* --contain: the command comes back rewritten through hookSpecificOutput.tool_input (which
