@@ -212,7 +212,8 @@ static void missing_belay(const char *tag, const char *only_event, int want_mode
 	char *text = ts_read_file(settings, &len);
 	cr_assert(strstr(text, "/gone/belay"), "the installed command now runs a belay that is gone: %s", text);
 	free(text);
-	char *out = gemini(&w, &a, home, NULL);
+	static const char *const env[] = {"BELAY_HOOKD=0", NULL}; /* no helper left behind */
+	char *out = gemini(&w, &a, home, env);
 	ts_api_stop(&a);
 	char *ran = xasprintf("%s/ran.txt", w.ws);
 	cr_expect_neq(access(ran, F_OK), 0, "belay missing: Gemini CLI must not run the command");
