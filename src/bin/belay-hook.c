@@ -8,7 +8,7 @@
  * itself (and starts the helper). A handler that took the event and failed is answered with
  * the deny form, as `belay hook` would.
  *
- *   belay-hook claude-code|cursor|codex [the options of `belay hook`] */
+ *   belay-hook claude-code|cursor|codex|gemini-cli [the options of `belay hook`] */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* cmd_hook.c - `belay hook claude-code|cursor|codex`: one process per hook event. Reads the
+/* cmd_hook.c - `belay hook claude-code|cursor|codex|gemini-cli`: one process per hook event. Reads the
  * agent's hook JSON on stdin, hands it to a running console (or the resident helper) when
  * there is one, else handles it itself, and answers on stdout as the agent's protocol
  * expects (docs/HOOKS.md). Every failure answers with the agent's deny form: the wrapper
@@ -27,7 +27,7 @@
 static const struct cli_opt hook_opts[] = {
 	{"mode", 'M', 0, "audit|enforce",
 	 "audit (default) records what the gate would do and answers nothing; enforce answers ask or deny"},
-	{"contain", 'C', 0, NULL, "run shell commands under `belay exec` (Claude Code, Codex)"},
+	{"contain", 'C', 0, NULL, "run shell commands under `belay exec` (Claude Code, Gemini CLI)"},
 	{"network", 'N', 0, "deny|allow", "the contained shell's network (default deny)"},
 	{"root", 'r', 0, "DIR",
 	 "the project root (default: $CLAUDE_PROJECT_DIR, the workspace root the agent names, or the git checkout "
@@ -46,8 +46,8 @@ static const struct cli_opt hook_opts[] = {
 
 const struct cli_cmd cli_hook = {
 	.name = "hook",
-	.summary = "handle one hook event of Claude Code, Cursor or Codex (the agent runs this)",
-	.synopsis = "claude-code|cursor|codex [options] | rearm [--project DIR | --global] [--state DIR]",
+	.summary = "handle one hook event of Claude Code, Cursor, Codex or Gemini CLI (the agent runs this)",
+	.synopsis = "claude-code|cursor|codex|gemini-cli [options] | rearm [--project DIR | --global] [--state DIR]",
 	.about = "Reads one hook event on stdin, records it into the session's run, gates tool calls and answers "
 		 "on stdout in the agent's own form. belay never answers an explicit allow. The agent runs this; "
 		 "`belay init` installs it (docs/HOOKS.md).",
@@ -142,7 +142,7 @@ int cmd_hook(int argc, char **argv)
 		return hook_rearm(argc - 1, argv + 1);
 	enum hook_agent agent = HA_CLAUDE_CODE;
 	if (argc < 2 || hook_agent_parse(argv[1], &agent) != 0)
-		return fail_closed(HA_CLAUDE_CODE, "belay hook needs the agent: claude-code, cursor or codex (got '%s')",
+		return fail_closed(HA_CLAUDE_CODE, "belay hook needs the agent: claude-code, cursor, codex or gemini-cli (got '%s')",
 				   argc >= 2 ? argv[1] : "");
 	struct hook_request rq = {.agent = agent, .mode = ADMISSION_AUDIT, .hold_ms = HOOK_HOLD_MS_DEFAULT};
 	const char *state = NULL, *trace_dir = getenv("BELAY_TRACE_DIR"), *socket = NULL;

@@ -1,4 +1,4 @@
-/* cmd_init.c - `belay init claude-code|cursor|codex`: installs (or removes) belay's hooks in
+/* cmd_init.c - `belay init claude-code|cursor|codex|gemini-cli`: installs (or removes) belay's hooks in
  * the agent's own configuration (docs/HOOKS.md). */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,10 +17,10 @@ static const struct cli_opt init_opts[] = {
 	{"project", 'p', 0, "DIR", "the project whose configuration to change (default: the current directory)"},
 	{"global", 'g', 0, NULL, "the home directory's configuration instead of a project's"},
 	{"mode", 'M', 0, "audit|enforce", "the hooks' gate: audit (default) records, enforce answers ask or deny"},
-	{"contain", 'C', 0, NULL, "run the agent's shell commands contained, under `belay exec` (Claude Code)"},
+	{"contain", 'C', 0, NULL, "run the agent's shell commands contained, under `belay exec` (Claude Code, Gemini CLI)"},
 	{"network", 'N', 0, "deny|allow", "the contained shell's network (with --contain; default deny)"},
 	CLI_OPT_STATE,
-	{"mcp", 'm', 0, NULL, "also add the `belay connect` MCP server entry"},
+	{"mcp", 'm', 0, NULL, "also add the `belay connect` MCP server entry (not Gemini CLI: see belay snippet)"},
 	{"dry-run", 'n', 0, NULL, "print what would change, write nothing"},
 	{"uninstall", 'u', 0, NULL, "remove exactly belay's entries"},
 	CLI_OPT_END,
@@ -28,13 +28,14 @@ static const struct cli_opt init_opts[] = {
 
 const struct cli_cmd cli_init = {
 	.name = "init",
-	.summary = "install belay's hooks into Claude Code, Cursor or Codex (--uninstall removes them)",
-	.synopsis = "claude-code|cursor|codex [--project DIR | --global] [--mode audit|enforce]\n"
-		    "claude-code|cursor|codex [--contain [--network deny|allow]] [--state DIR] [--mcp] [--dry-run] [--uninstall]",
+	.summary = "install belay's hooks into Claude Code, Cursor, Codex or Gemini CLI (--uninstall removes them)",
+	.synopsis = "claude-code|cursor|codex|gemini-cli [--project DIR | --global] [--mode audit|enforce]\n"
+		    "claude-code|cursor|codex|gemini-cli [--contain [--network deny|allow]] [--state DIR] [--mcp] [--dry-run] [--uninstall]",
 	.about = "Installs belay's hooks into the agent's configuration: Claude Code .claude/settings.json, Cursor "
-		 ".cursor/hooks.json, Codex .codex/hooks.json (the project's, by default the current directory, or "
-		 "with --global the home directory's). Foreign hooks are kept; a second init changes nothing; "
-		 "--uninstall removes exactly belay's entries. A file that does not parse is left untouched (exit "
+		 ".cursor/hooks.json, Codex .codex/hooks.json, Gemini CLI .gemini/settings.json (the project's, by "
+		 "default the current directory, or with --global the home directory's). Foreign hooks are kept; a "
+		 "second init changes nothing; --uninstall removes exactly belay's entries (Gemini CLI's settings, "
+		 "which may hold comments, are edited as text and come back byte for byte). A file that does not parse is left untouched (exit "
 		 "1). Every hook is wrapped so that a failing or missing belay blocks the call (docs/HOOKS.md).",
 	.opts = init_opts,
 };
@@ -49,7 +50,7 @@ int cmd_init(int argc, char **argv)
 	}
 	struct hook_install_opts o = {0};
 	if (argc < 2 || hook_agent_parse(argv[1], &o.agent) != 0)
-		return cli_fail("init: name the agent: claude-code, cursor or codex (belay init --help)");
+		return cli_fail("init: name the agent: claude-code, cursor, codex or gemini-cli (belay init --help)");
 	const char *project = NULL;
 	int c;
 	optind = 2;
@@ -81,10 +82,13 @@ int cmd_init(int argc, char **argv)
 		return cli_fail("init: unexpected argument '%s'", argv[optind]);
 	if (project && o.global)
 		return cli_fail("init: --project and --global exclude each other");
-	if (o.contain && o.agent != HA_CLAUDE_CODE)
-		return cli_fail("init: --contain needs an agent that runs the command belay rewrites: Claude Code. %s",
+	if (o.contain && o.agent != HA_CLAUDE_CODE && o.agent != HA_GEMINI)
+		return cli_fail("init: --contain needs an agent that runs the command belay rewrites: Claude Code or "
+				"Gemini CLI. %s",
 				o.agent == HA_CODEX ? "Codex (0.171) ignores a rewritten command and runs the original"
 						    : "Cursor cannot rewrite a command");
+	if (o.mcp && o.agent == HA_GEMINI)
+		return cli_fail("init: --mcp is not for Gemini CLI: `belay snippet gemini-cli` prints its mcpServers entry");
 	if (o.network && !o.contain)
 		return cli_fail("init: --network is the contained shell's (it needs --contain)");
 	char *proj = realpath(project ? project : ".", NULL);

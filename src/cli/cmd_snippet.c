@@ -29,11 +29,12 @@ static const struct cli_opt snippet_opts[] = {
 const struct cli_cmd cli_snippet = {
 	.name = "snippet",
 	.summary = "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, "
-		   "Windsurf, Zed) start belay",
+		   "Windsurf, Zed, Gemini CLI) start belay",
 	.synopsis = "[CLIENT] [options] [-- SERVER_CMD [ARGS...]]",
 	.about = "Prints the MCP server configuration that makes CLIENT start belay: claude-code (.mcp.json), "
-		 "claude-code-cli (claude mcp add), cursor, vscode, codex, windsurf, zed. Without CLIENT, every "
-		 "one, each under a comment line naming the file it goes in.\n\n"
+		 "claude-code-cli (claude mcp add), cursor, vscode, codex, windsurf, zed, gemini-cli (its project "
+		 "or user settings.json; a server name there must not contain '_'). Without CLIENT, every one, "
+		 "each under a comment line naming the file it goes in.\n\n"
 		 "The snippet connects to a console (belay connect SOCKET); with -- SERVER_CMD it runs a headless "
 		 "recording proxy of that server instead. Paths are absolute: agents start servers with a minimal "
 		 "environment (no BELAY_STATE_DIR, no XDG_RUNTIME_DIR).",
@@ -77,7 +78,7 @@ int cmd_snippet(int argc, char **argv)
 	if (optind < argc && strcmp(argv[optind - 1], "--") != 0) {
 		if ((only = mcpcfg_parse(argv[optind])) < 0)
 			return cli_fail("snippet: unknown client '%s' (claude-code, claude-code-cli, cursor, vscode, codex, "
-					"windsurf, zed)",
+					"windsurf, zed, gemini-cli)",
 					argv[optind]);
 		optind++;
 		if ((rc = take_opts(argc, argv, &o)) >= 0) /* options may follow the client */
@@ -97,6 +98,9 @@ int cmd_snippet(int argc, char **argv)
 		return cli_fail("snippet: --socket belongs to a console snippet (without -- SERVER_CMD)");
 	if (!*name)
 		return cli_fail("snippet: --name must not be empty");
+	const char *why;
+	if (only >= 0 && !mcpcfg_name_ok((enum mcpcfg_client)only, name, &why))
+		return cli_fail("snippet: --name %s: %s", name, why);
 	char *self = command ? xstrdup(command) : xstrdup(paths_self_exe());
 	char *def_sock = NULL, *state_dir = NULL, *scope_abs = NULL;
 	const char **args;
@@ -150,6 +154,10 @@ int cmd_snippet(int argc, char **argv)
 		const struct mcpcfg_info *in = mcpcfg_info((enum mcpcfg_client)i);
 		if (only < 0)
 			buf_printf(&out, "%s# %s\n", i ? "\n" : "", in->title);
+		if (!mcpcfg_name_ok((enum mcpcfg_client)i, name, &why)) {
+			buf_printf(&out, "# (none: %s)\n", why);
+			continue;
+		}
 		mcpcfg_snippet((enum mcpcfg_client)i, name, args, &out);
 	}
 	fwrite(out.p, 1, out.len, stdout);

@@ -286,3 +286,38 @@ int jx_equal(const cJSON *a, const cJSON *b)
 		return 0;
 	}
 }
+
+char *jx_strip_comments(const char *text, size_t len)
+{
+	char *s = xmalloc(len + 1);
+	memcpy(s, text, len);
+	s[len] = '\0';
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"') {
+			for (i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\' && i + 1 < len)
+					i++;
+		} else if (s[i] == '/' && i + 1 < len && s[i + 1] == '/') {
+			for (; i < len && s[i] != '\n'; i++)
+				s[i] = ' ';
+		} else if (s[i] == '/' && i + 1 < len && s[i + 1] == '*') {
+			s[i] = s[i + 1] = ' ';
+			for (i += 2; i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/'); i++)
+				if (s[i] != '\n')
+					s[i] = ' ';
+			if (i < len) { /* the closing star and slash; an unclosed comment runs to the end */
+				s[i] = s[i + 1] = ' ';
+				i++;
+			}
+		}
+	}
+	return s;
+}
+
+cJSON *jx_parse_jsonc(const char *text, size_t len)
+{
+	char *s = jx_strip_comments(text, len);
+	cJSON *o = cJSON_ParseWithLength(s, len);
+	free(s);
+	return o;
+}

@@ -36,4 +36,12 @@ void jx_write_string(const char *s, struct buf *out);
  * make the comparison use the last occurrence, as JSON.parse does. */
 int jx_equal(const cJSON *a, const cJSON *b);
 
+/* JSON with comments (JSONC, as Gemini CLI reads its settings.json: `//` and block comments,
+ * no trailing commas): a copy of text[0..len) with every comment replaced by spaces (its
+ * newlines kept), so byte offsets stay those of the original, NUL-terminated. Strings are
+ * left alone. */
+char *jx_strip_comments(const char *text, size_t len);
+/* cJSON_ParseWithLength of the text with its comments stripped; NULL when it does not parse. */
+cJSON *jx_parse_jsonc(const char *text, size_t len);
+
 #endif

@@ -102,6 +102,12 @@ static void check_entry(const struct doctor_ctx *c, struct doctor_report *r, con
 	if (!x->command || !is_belay(x->command))
 		return;
 	char fix[600];
+	const char *why;
+	int k = mcpcfg_parse(client);
+	if (k >= 0 && !mcpcfg_name_ok((enum mcpcfg_client)k, x->name, &why)) {
+		snprintf(fix, sizeof fix, "rename it without '_' (belay snippet %s --name NAME)", client);
+		doctor_add(r, "agents", DOCTOR_FAIL, fix, "%s: server \"%s\": %s", file, x->name, why);
+	}
 	snprintf(fix, sizeof fix, "belay snippet %s prints the entry with this belay's absolute path", client);
 	char *found = strchr(x->command, '/') ? xstrdup(x->command) : fs_which(x->command);
 	char *real = found ? realpath(found, NULL) : NULL, *self = realpath(c->self, NULL);

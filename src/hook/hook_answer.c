@@ -87,12 +87,38 @@ static void cursor_answer(const char *event, enum hook_kind kind, const struct h
 	put_json(out, o);
 }
 
+/* Gemini CLI 0.61: always one JSON object on stdout (with nothing there it reads stderr,
+ * and text on stderr with exit 0 is an explicit "allow"). BeforeTool takes "deny" and
+ * "ask" (which belay does not send: headless, Gemini waits forever for an answer; the
+ * session turns an ask into a deny) and hookSpecificOutput.tool_input, which is merged
+ * over the call's arguments; BeforeAgent takes "deny". AfterTool's deny would hide the
+ * output from the model and AfterAgent's would make it retry: belay answers neither. */
+static void gemini_answer(enum hook_kind kind, const struct hook_answer *a, struct buf *out, struct buf *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	if ((kind == HK_PRE_TOOL || kind == HK_PROMPT) && a->kind != HANS_NONE) {
+		cJSON_AddStringToObject(o, "decision", kind == HK_PRE_TOOL ? hook_answer_kind_name(a->kind) : "deny");
+		cJSON_AddStringToObject(o, "reason", a->reason ? a->reason : "belay");
+	} else if (a->kind != HANS_NONE && a->reason) {
+		buf_printf(err, "%s\n", a->reason); /* nothing to refuse after the fact: for the log */
+	}
+	if (kind == HK_PRE_TOOL && a->updated_input && a->kind != HANS_DENY) {
+		cJSON *h = cJSON_AddObjectToObject(o, "hookSpecificOutput");
+		cJSON_AddItemToObject(h, "tool_input", cJSON_Duplicate(a->updated_input, 1));
+	}
+	put_json(out, o);
+}
+
 static void answer_render(enum hook_agent agent, const char *event, enum hook_kind kind, const struct hook_answer *a,
 			  struct buf *out, struct buf *err, int *exit_code)
 {
 	*exit_code = 0;
 	if (agent == HA_CURSOR) {
 		cursor_answer(event, kind, a, out);
+		return;
+	}
+	if (agent == HA_GEMINI) {
+		gemini_answer(kind, a, out, err);
 		return;
 	}
 	if (kind == HK_PRE_TOOL) {
@@ -135,6 +161,18 @@ void hook_answer_failure(enum hook_agent agent, const char *event, int pre_tool,
 			cJSON_AddStringToObject(o, "agent_message", msg);
 		}
 		put_json(out, o);
+		buf_printf(err, "%s\n", msg);
+	} else if (agent == HA_GEMINI) {
+		/* a pre-tool event is denied; an unknown event gets the blocking exit, its reason
+		 * on stderr (Gemini reads stderr when stdout is empty); otherwise `{}` */
+		if (pre_tool) {
+			struct hook_answer a = {.kind = HANS_DENY, .reason = msg};
+			gemini_answer(HK_PRE_TOOL, &a, out, err);
+		} else if (!event) {
+			*exit_code = 2;
+		} else {
+			buf_puts(out, "{}\n");
+		}
 		buf_printf(err, "%s\n", msg);
 	} else if (pre_tool) {
 		struct hook_answer a = {.kind = HANS_DENY, .reason = msg};

@@ -2,7 +2,7 @@
  *
  * belay never answers an explicit "allow": in Claude Code an explicit allow skips the
  * user's own permission rules and prompts. A call belay lets through gets no decision at
- * all (Claude Code, Codex: exit 0 and no output; Cursor: `{}`), so the agent's normal
+ * all (Claude Code, Codex: exit 0 and no output; Cursor, Gemini CLI: `{}`), so the agent's normal
  * permission flow still applies; belay only ever adds `ask` or `deny` (or rewrites a shell
  * command to run contained). A failure of belay itself answers with the deny form where
  * the event can be refused (a pre-tool event, or a payload whose event is unknown), and
@@ -25,7 +25,7 @@ enum hook_answer_kind {
 struct hook_answer {
 	enum hook_answer_kind kind;
 	char *reason;          /* owned, may be NULL (shown with ask/deny) */
-	cJSON *updated_input;  /* owned, may be NULL: the tool's input rewritten (Claude Code, Codex) */
+	cJSON *updated_input;  /* owned, may be NULL: the tool's input rewritten (Claude Code, Gemini CLI) */
 };
 
 void hook_answer_set(struct hook_answer *a, enum hook_answer_kind kind, const char *fmt, ...)

@@ -11,12 +11,17 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 
-enum format { F_WHOLE, F_CLAUDE_JSON, F_CODEX_TOML };
+enum format { F_WHOLE, F_CLAUDE_JSON, F_CODEX_TOML, F_GEMINI_JSON };
 
+/* By path, not by name alone: a settings.json in a .gemini directory is Gemini CLI's,
+ * whose hook switches are other keys than Claude Code's. */
 static enum format format_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
+	size_t n = strlen(path), g = strlen(".gemini/settings.json");
+	if (n >= g && !strcmp(path + n - g, ".gemini/settings.json") && (n == g || path[n - g - 1] == '/'))
+		return F_GEMINI_JSON;
 	if (!strcmp(base, "settings.json") || !strcmp(base, "settings.local.json") || !strcmp(base, ".claude.json"))
 		return F_CLAUDE_JSON;
 	if (!strcmp(base, "config.toml"))
@@ -37,6 +42,19 @@ static cJSON *claude_part(const cJSON *doc)
 	cJSON *p = cJSON_CreateObject();
 	keep(p, doc, "hooks", "hooks");
 	keep(p, doc, "disableAllHooks", "disableAllHooks");
+	return p;
+}
+
+/* Gemini CLI 0.61: "hooks" (the hooks), "hooksConfig" (enabled: false runs none; disabled
+ * names hooks that do not run), and security.folderTrust (in a folder it does not trust,
+ * Gemini CLI runs no hook at all, the user's included). */
+static cJSON *gemini_part(const cJSON *doc)
+{
+	cJSON *p = cJSON_CreateObject();
+	keep(p, doc, "hooks", "hooks");
+	keep(p, doc, "hooksConfig", "hooksConfig");
+	const cJSON *sec = cJSON_IsObject(doc) ? cJSON_GetObjectItemCaseSensitive(doc, "security") : NULL;
+	keep(p, sec, "folderTrust", "security.folderTrust");
 	return p;
 }
 
@@ -80,6 +98,11 @@ const char *hook_cfgkeys_digest(const char *path, const char *text, size_t len, 
 		doc = len ? cJSON_ParseWithLength(text, len) : cJSON_CreateObject();
 		if (cJSON_IsObject(doc))
 			part = claude_part(doc);
+	} else if (f == F_GEMINI_JSON) {
+		/* JSON with comments, as Gemini CLI reads it */
+		doc = len ? jx_parse_jsonc(text, len) : cJSON_CreateObject();
+		if (cJSON_IsObject(doc))
+			part = gemini_part(doc);
 	} else if (f == F_CODEX_TOML) {
 		struct err e = {0};
 		if (toml_parse(text, len, &doc, &e) == 0 && cJSON_IsObject(doc))

@@ -9,6 +9,9 @@
  *     "hooks" and "disableAllHooks";
  *   Codex config.toml: the tables "hooks" and "features", "mcp_servers.belay", and the same
  *     keys under each of "profiles";
+ *   Gemini CLI settings (a settings.json in a .gemini directory: decided by the path, not
+ *     the name, which is Claude Code's too), read as JSON with comments: "hooks",
+ *     "hooksConfig" and "security.folderTrust";
  *   a hooks.json (Cursor, Codex): the whole file, byte for byte.
  * A file of another name, or one that does not parse, is compared whole (byte for byte):
  * what cannot be read as a configuration is never assumed harmless.
@@ -19,7 +22,7 @@
 #include <stddef.h>
 
 /* The digest ("sha256:HEX", 71 characters and a NUL) of the hook-deciding part of `text`
- * (len bytes; need not be NUL-terminated) of the configuration at `path` (its name decides
+ * (len bytes; need not be NUL-terminated) of the configuration at `path` (its path decides
  * the format); text NULL is a file that does not exist, which has the digest of an empty
  * part. Returns what was compared: "hook keys" or "whole file". */
 const char *hook_cfgkeys_digest(const char *path, const char *text, size_t len, char out[72]);

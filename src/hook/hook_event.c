@@ -1,6 +1,7 @@
-/* hook_event.c - the three agents' hook payloads read into one shape. See hook_event.h. */
+/* hook_event.c - the four agents' hook payloads read into one shape. See hook_event.h. */
 #include "hook/hook_event.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,7 +10,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 
-static const char *const agent_names[HA__COUNT] = {"claude-code", "cursor", "codex"};
+static const char *const agent_names[HA__COUNT] = {"claude-code", "cursor", "codex", "gemini-cli"};
 
 const char *hook_agent_name(enum hook_agent a)
 {
@@ -119,9 +120,26 @@ static const struct event_name codex_events[] = {
 	{NULL, 0},
 };
 
+/* Gemini CLI 0.61 (HookEventName in its core): AfterAgent carries the final message
+ * (prompt_response) and is the claim; the model events are recorded only. */
+static const struct event_name gemini_events[] = {
+	{"SessionStart", HK_SESSION_START},
+	{"SessionEnd", HK_SESSION_END},
+	{"BeforeAgent", HK_PROMPT},
+	{"BeforeTool", HK_PRE_TOOL},
+	{"AfterTool", HK_POST_TOOL},
+	{"AfterAgent", HK_STOP},
+	{"BeforeModel", HK_NOTICE},
+	{"AfterModel", HK_NOTICE},
+	{"BeforeToolSelection", HK_NOTICE},
+	{"PreCompress", HK_NOTICE},
+	{"Notification", HK_NOTICE},
+	{NULL, 0},
+};
+
 static const struct event_name *events_of(enum hook_agent a)
 {
-	return a == HA_CURSOR ? cursor_events : a == HA_CODEX ? codex_events : claude_events;
+	return a == HA_CURSOR ? cursor_events : a == HA_CODEX ? codex_events : a == HA_GEMINI ? gemini_events : claude_events;
 }
 
 /*==== tools ====*/
@@ -145,9 +163,25 @@ enum hook_tool_class hook_tool_classify(enum hook_agent agent, const char *tool)
 					   "read_file",	  "grep",	"glob",	       "ls",	       "view",
 					   "search",	  "codebase_search", "file_search", "list_dir", NULL};
 	static const char *const subagent[] = {"Task", "Agent", NULL};
-	(void)agent;
+	/* Gemini CLI's built-in tools (0.61); its MCP tools are mcp_<server>_<tool> */
+	static const char *const gem_edit[] = {"write_file", "replace", NULL};
+	static const char *const gem_read[] = {"read_file", "read_many_files", "list_directory", "glob",
+					       "grep_search", NULL};
 	if (!tool || !*tool)
 		return HT_OTHER;
+	if (agent == HA_GEMINI) {
+		if (!strcmp(tool, "run_shell_command"))
+			return HT_SHELL;
+		if (!strncmp(tool, "mcp_", 4))
+			return HT_MCP;
+		for (const char *const *n = gem_edit; *n; n++)
+			if (!strcmp(tool, *n))
+				return HT_EDIT;
+		for (const char *const *n = gem_read; *n; n++)
+			if (!strcmp(tool, *n))
+				return HT_READ;
+		return HT_OTHER; /* web_fetch, google_web_search, save_memory, write_todos, ... */
+	}
 	if (!strncmp(tool, "mcp__", 5) || !strncmp(tool, "MCP:", 4))
 		return HT_MCP;
 	if (name_in(tool, shell))
@@ -245,6 +279,103 @@ static void cursor_flat(struct hook_event *ev)
 	}
 }
 
+/* Gemini CLI's AfterTool comes for calls that failed too: the failure is the response's
+ * "error" ({message, type}), or, for run_shell_command, an "Exit Code: N" line among the
+ * lines its own result adds after the output ("Output: ...", then "Error:", "Exit Code:",
+ * "Signal:", "Background PIDs:", "Process Group PGID:", inside <untrusted_context>). The
+ * exit status becomes "Exit code N", the form the rest of belay reads (Claude Code's). */
+static int gemini_exit_code(const char *llm, long *code)
+{
+	static const char *const after[] = {"Signal: ", "Background PIDs: ", "Process Group PGID: ", "</untrusted_context>",
+					    NULL};
+	const char *hit = NULL;
+	for (const char *p = llm; (p = strstr(p, "\nExit Code: ")) != NULL; p++)
+		hit = p;
+	if (!hit)
+		return 0;
+	const char *num = hit + strlen("\nExit Code: ");
+	char *end;
+	long v = strtol(num, &end, 10);
+	if (end == num || (*end != '\n' && *end != '\0'))
+		return 0;
+	/* only Gemini's own lines may follow, so an "Exit Code:" the command printed is not read */
+	for (const char *line = *end ? end + 1 : end; *line;) {
+		const char *const *a = after;
+		for (; *a && strncmp(line, *a, strlen(*a)); a++)
+			;
+		if (!*a)
+			return 0;
+		const char *nl = strchr(line, '\n');
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	*code = v;
+	return 1;
+}
+
+/* Gemini CLI's AfterTool carries the arguments as the call ran, so a command belay rewrote
+ * to run contained (hook_session.c: `'BELAY' exec --run 'R' --turn N ... -- bash -c 'CMD'`)
+ * comes back rewritten: the command the pre event saw is CMD, unquoted (buf_sh_quote's
+ * form), so that pre and post pair. */
+static void gemini_uncontain(struct hook_event *ev)
+{
+	static const char tail[] = " -- bash -c '";
+	const char *c = ev->command;
+	if (!c || c[0] != '\'' || !strstr(c, "' exec --run '"))
+		return;
+	const char *q = strstr(c, tail);
+	if (!q)
+		return;
+	struct buf b = {0};
+	const char *p = q + strlen(tail);
+	for (;;) {
+		if (*p == '\0') { /* unterminated: not belay's form */
+			buf_free(&b);
+			return;
+		}
+		if (*p == '\'') {
+			if (!strncmp(p, "'\\''", 4)) {
+				buf_putc(&b, '\'');
+				p += 4;
+				continue;
+			}
+			break;
+		}
+		buf_putc(&b, *p++);
+	}
+	if (p[1] != '\0') { /* anything after the closing quote: not belay's form */
+		buf_free(&b);
+		return;
+	}
+	if (!ev->synth)
+		ev->synth = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev->synth, "uncontained_command", buf_cstr(&b));
+	ev->command = jx_str(ev->synth, "uncontained_command");
+	buf_free(&b);
+}
+
+static void gemini_failure(struct hook_event *ev)
+{
+	if (!cJSON_IsObject(ev->response))
+		return;
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(ev->response, "error");
+	const char *llm = jx_str(ev->response, "llmContent");
+	long code;
+	if (ev->cls == HT_SHELL && llm && gemini_exit_code(llm, &code) && code != 0) {
+		if (!ev->synth)
+			ev->synth = cJSON_CreateObject();
+		char msg[48];
+		snprintf(msg, sizeof msg, "Exit code %ld", code);
+		cJSON_AddStringToObject(ev->synth, "error", msg);
+		ev->error = jx_str(ev->synth, "error");
+		ev->kind = HK_POST_TOOL_FAILURE;
+	} else if (err && !cJSON_IsNull(err)) {
+		ev->error = jx_str(err, "message");
+		if (!ev->error)
+			ev->error = cJSON_IsString(err) ? err->valuestring : "the tool failed";
+		ev->kind = HK_POST_TOOL_FAILURE;
+	}
+}
+
 int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct hook_event *ev, struct err *e)
 {
 	memset(ev, 0, sizeof *ev);
@@ -278,7 +409,7 @@ int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct
 		ev->cwd = ev->roots->child->valuestring;
 	ev->tool_use_id = jx_str(p, "tool_use_id");
 	ev->error = jx_str(p, "error");
-	ev->last_message = jx_str(p, "last_assistant_message");
+	ev->last_message = jx_str(p, agent == HA_GEMINI ? "prompt_response" : "last_assistant_message");
 	ev->stop_active = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "stop_hook_active"));
 	int tool_event = ev->kind == HK_PRE_TOOL || ev->kind == HK_POST_TOOL || ev->kind == HK_POST_TOOL_FAILURE ||
 			 ev->kind == HK_POST_ONLY;
@@ -302,6 +433,11 @@ int hook_event_parse(enum hook_agent agent, const char *data, size_t len, struct
 			shell_command(ev, ev->input);
 		else if (ev->cls == HT_EDIT && cJSON_IsObject(ev->input) && !strcasecmp(ev->tool, "apply_patch"))
 			shell_command(ev, ev->input); /* Codex: the patch body is tool_input.command */
+		if (agent == HA_GEMINI && ev->kind == HK_POST_TOOL) {
+			if (ev->cls == HT_SHELL)
+				gemini_uncontain(ev);
+			gemini_failure(ev);
+		}
 	}
 	return 0;
 }

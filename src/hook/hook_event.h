@@ -1,5 +1,5 @@
 /* hook_event.h - what an agent's hook process receives on stdin, read into one shape for
- * the three agents (Claude Code, Cursor, Codex). The payload is kept whole (the trace
+ * the four agents (Claude Code, Cursor, Codex, Gemini CLI). The payload is kept whole (the trace
  * records its bytes); this module only names the parts belay acts on. Formats move between
  * agent versions: unknown fields are ignored, optional ones are never required, and every
  * event name the agents document is known (an unknown one is a named error).
@@ -12,7 +12,7 @@
 
 #include "common/err.h"
 
-enum hook_agent { HA_CLAUDE_CODE = 0, HA_CURSOR, HA_CODEX, HA__COUNT };
+enum hook_agent { HA_CLAUDE_CODE = 0, HA_CURSOR, HA_CODEX, HA_GEMINI, HA__COUNT };
 
 /* What happened, across agents. */
 enum hook_kind {
@@ -55,7 +55,8 @@ struct hook_event {
 	const char *tool_use_id;
 	const cJSON *response;   /* the tool's response (post events) */
 	const char *error;       /* a failure's text (PostToolUseFailure's "error") */
-	const char *last_message; /* the agent's final message (Stop's last_assistant_message) */
+	const char *last_message; /* the agent's final message (Stop's last_assistant_message,
+				   * Gemini CLI's AfterAgent prompt_response) */
 	const cJSON *roots;      /* Cursor's workspace_roots */
 	enum hook_tool_class cls;
 	const char *command;     /* shell tools: the command line */
@@ -63,7 +64,7 @@ struct hook_event {
 };
 
 const char *hook_agent_name(enum hook_agent a);
-/* "claude-code", "cursor", "codex" -> 0, else -1. */
+/* "claude-code", "cursor", "codex", "gemini-cli" -> 0, else -1. */
 int hook_agent_parse(const char *name, enum hook_agent *out);
 const char *hook_kind_name(enum hook_kind k);
 const char *hook_tool_class_name(enum hook_tool_class c);

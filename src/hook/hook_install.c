@@ -40,16 +40,31 @@ static const struct hook_slot cursor_slots[] = {
 	{"sessionStart", 0},	     {"sessionEnd", 0},		 {NULL, 0},
 };
 
+/* Gemini CLI 0.61: timeouts in milliseconds; no fail-closed option of its own (a hook that
+ * fails, times out or exits with anything but 0 and 2 lets the call run: the wrapper's
+ * exit 2 with its message on stderr is what blocks). */
+static const struct hook_slot gemini_slots[] = {
+	{"BeforeTool", 1}, {"AfterTool", 1}, {"BeforeAgent", 0}, {"AfterAgent", 0}, {"SessionStart", 0}, {"SessionEnd", 0},
+	{NULL, 0},
+};
+
 static const struct hook_slot *slots_of(enum hook_agent a)
 {
-	return a == HA_CURSOR ? cursor_slots : a == HA_CODEX ? codex_slots : claude_slots;
+	return a == HA_CURSOR ? cursor_slots : a == HA_CODEX ? codex_slots : a == HA_GEMINI ? gemini_slots : claude_slots;
+}
+
+/* The per-hook timeout belay writes, in the agent's unit. */
+static double timeout_of(enum hook_agent a)
+{
+	return a == HA_GEMINI ? HOOK_TIMEOUT_S * 1000.0 : HOOK_TIMEOUT_S;
 }
 
 char *hook_install_path(enum hook_agent agent, const char *project, const char *home, int global)
 {
 	const char *dir = global ? home : project;
 	const char *rel = agent == HA_CURSOR ? ".cursor/hooks.json" : agent == HA_CODEX ? ".codex/hooks.json"
-											: ".claude/settings.json";
+					  : agent == HA_GEMINI ? ".gemini/settings.json"
+										: ".claude/settings.json";
 	return dir ? xasprintf("%s/%s", dir, rel) : NULL;
 }
 
@@ -133,8 +148,10 @@ static cJSON *our_entry(const struct hook_install_opts *o, const struct hook_slo
 		return h;
 	}
 	cJSON_AddStringToObject(h, "type", "command");
+	if (o->agent == HA_GEMINI)
+		cJSON_AddStringToObject(h, "name", "belay");
 	cJSON_AddStringToObject(h, "command", cmd);
-	cJSON_AddNumberToObject(h, "timeout", HOOK_TIMEOUT_S);
+	cJSON_AddNumberToObject(h, "timeout", timeout_of(o->agent));
 	if (s->on_failure)
 		cJSON_AddStringToObject(h, "onFailure", "block"); /* the agent's own layer, beside the wrapper */
 	cJSON *g = cJSON_CreateObject();
@@ -309,11 +326,240 @@ static int record_protected(const struct hook_install_opts *o, struct buf *repor
 	return rc;
 }
 
+/*==== Gemini CLI: settings.json edited as text ====
+ *
+ * Gemini CLI reads its settings.json as JSON with comments, and the file holds everything
+ * else the user set. belay never re-prints it: each install inserts its entries as spans of
+ * text between two comments of its own (GEM_BEGIN ... GEM_END), right after the opening
+ * bracket of the object or list they go into, and an uninstall (or the next install) cuts
+ * exactly those spans out, so the file is again what it was, byte for byte, comments and
+ * layout included. */
+
+#define GEM_BEGIN "/* belay-hook begin: `belay init gemini-cli --uninstall` removes this */"
+#define GEM_END "/* belay-hook end */"
+
+/* The scanner below runs on the text with its comments blanked out (jx_strip_comments),
+ * which cJSON has already accepted: it only needs to step over values. */
+static size_t sk_ws(const char *t, size_t i)
+{
+	while (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')
+		i++;
+	return i;
+}
+
+static size_t sk_value(const char *t, size_t i)
+{
+	if (t[i] == '"') {
+		for (i++; t[i] && t[i] != '"'; i++)
+			if (t[i] == '\\' && t[i + 1])
+				i++;
+		return t[i] ? i + 1 : i;
+	}
+	if (t[i] == '{' || t[i] == '[') {
+		int depth = 0;
+		for (; t[i]; i++) {
+			if (t[i] == '"') {
+				i = sk_value(t, i) - 1;
+			} else if (t[i] == '{' || t[i] == '[') {
+				depth++;
+			} else if (t[i] == '}' || t[i] == ']') {
+				if (--depth == 0)
+					return i + 1;
+			}
+		}
+		return i;
+	}
+	while (t[i] && !strchr(",}] \t\r\n", t[i]))
+		i++;
+	return i;
+}
+
+/* The offset of member `key`'s value in the object opening at t[open], or 0. */
+static size_t sk_member(const char *t, size_t open, const char *key)
+{
+	size_t i = sk_ws(t, open + 1), kl = strlen(key);
+	while (t[i] == '"') {
+		size_t kend = sk_value(t, i);
+		int match = kend - i == kl + 2 && !strncmp(t + i + 1, key, kl);
+		i = sk_ws(t, kend);
+		if (t[i] != ':')
+			return 0;
+		i = sk_ws(t, i + 1);
+		if (match)
+			return i;
+		i = sk_ws(t, sk_value(t, i));
+		if (t[i] != ',')
+			return 0;
+		i = sk_ws(t, i + 1);
+	}
+	return 0;
+}
+
+static int sk_empty(const char *t, size_t open)
+{
+	char c = t[sk_ws(t, open + 1)];
+	return c == '}' || c == ']';
+}
+
+/* Cuts every span of belay's out of text; -1 when a begin mark has no end. */
+static int gem_cut(struct buf *text)
+{
+	for (;;) {
+		char *s = strstr(buf_cstr(text), GEM_BEGIN);
+		if (!s)
+			return 0;
+		char *t = strstr(s, GEM_END);
+		if (!t)
+			return -1;
+		size_t from = (size_t)(s - text->p), to = (size_t)(t - text->p) + strlen(GEM_END);
+		memmove(text->p + from, text->p + to, text->len - to);
+		text->len -= to - from;
+		text->p[text->len] = '\0';
+	}
+}
+
+struct gem_insert {
+	size_t at;
+	char *text;
+};
+
+static int gem_insert_cmp(const void *a, const void *b)
+{
+	size_t x = ((const struct gem_insert *)a)->at, y = ((const struct gem_insert *)b)->at;
+	return x < y ? 1 : x > y ? -1 : 0; /* from the end, so earlier offsets stay valid */
+}
+
+/* One span: GEM_BEGIN, the members or items, a comma when the container holds others. */
+static char *gem_span(const char *body, int comma)
+{
+	return xasprintf(GEM_BEGIN "\n%s%s\n" GEM_END, body, comma ? "," : "");
+}
+
+static int gem_apply(const struct hook_install_opts *o, const char *path, struct buf *text, struct err *e)
+{
+	if (gem_cut(text) != 0)
+		return err_set(e, BELAY_EINVAL, "%s: a \"belay-hook begin\" mark has no end mark; the file was left untouched",
+			       path);
+	if (o->uninstall)
+		return 0;
+	char *plain = jx_strip_comments(text->p ? text->p : "", text->len);
+	size_t root = sk_ws(plain, 0);
+	if (plain[root] != '{') {
+		free(plain);
+		return err_set(e, BELAY_EINVAL, "%s is not a JSON object belay can read; it was left untouched", path);
+	}
+	char *cmd = hook_install_command(o);
+	struct gem_insert ins[16];
+	size_t nins = 0;
+	size_t hooks = sk_member(plain, root, "hooks");
+	struct buf absent = {0}; /* the events with no list yet, as members of "hooks" */
+	for (const struct hook_slot *sl = gemini_slots; sl->event; sl++) {
+		cJSON *g = our_entry(o, sl, cmd);
+		char *gj = jx_print(g);
+		cJSON_Delete(g);
+		size_t list = hooks && plain[hooks] == '{' ? sk_member(plain, hooks, sl->event) : 0;
+		if (list && plain[list] == '[') {
+			ins[nins].at = list + 1;
+			ins[nins++].text = gem_span(gj, !sk_empty(plain, list));
+		} else {
+			if (absent.len)
+				buf_puts(&absent, ",\n");
+			buf_printf(&absent, "\"%s\": [%s]", sl->event, gj);
+		}
+		free(gj);
+	}
+	free(cmd);
+	if (absent.len && hooks && plain[hooks] == '{') {
+		ins[nins].at = hooks + 1;
+		ins[nins++].text = gem_span(buf_cstr(&absent), !sk_empty(plain, hooks));
+	} else if (absent.len) {
+		char *member = xasprintf("\"hooks\": {\n%s\n}", buf_cstr(&absent));
+		ins[nins].at = root + 1;
+		ins[nins++].text = gem_span(member, !sk_empty(plain, root));
+		free(member);
+	}
+	buf_free(&absent);
+	free(plain);
+	qsort(ins, nins, sizeof ins[0], gem_insert_cmp);
+	for (size_t i = 0; i < nins; i++) {
+		struct buf out = {0};
+		buf_append(&out, text->p, ins[i].at);
+		buf_puts(&out, ins[i].text);
+		buf_append(&out, text->p + ins[i].at, text->len - ins[i].at);
+		buf_free(text);
+		*text = out;
+		free(ins[i].text);
+	}
+	return 0;
+}
+
+/* Gemini CLI's settings.json: checked as JSON with comments, edited as text (above). */
+static int gem_install(const struct hook_install_opts *o, const char *path, struct buf *report, struct err *e)
+{
+	struct stat st;
+	int existed = stat(path, &st) == 0;
+	if (!existed && errno != ENOENT)
+		return err_set(e, -errno, "%s: %s", path, strerror(errno));
+	struct buf text = {0};
+	int rc = existed ? fs_read_file(path, CONFIG_MAX, &text, e) : 0;
+	if (rc) {
+		buf_free(&text);
+		return rc;
+	}
+	if (!existed)
+		buf_puts(&text, "{}\n");
+	struct buf before = {0};
+	buf_append(&before, text.p ? text.p : "", text.len);
+	cJSON *doc = jx_parse_jsonc(buf_cstr(&text), text.len);
+	const cJSON *hooks = cJSON_GetObjectItemCaseSensitive(doc, "hooks");
+	if (!cJSON_IsObject(doc))
+		rc = err_set(e, BELAY_EINVAL,
+			     "%s is not a JSON object belay can read (Gemini CLI's settings: JSON with comments, no "
+			     "trailing commas); it was left untouched",
+			     path);
+	else if (hooks && !cJSON_IsObject(hooks))
+		rc = err_set(e, BELAY_EINVAL, "%s: \"hooks\" is not an object; the file was left untouched", path);
+	for (const struct hook_slot *sl = gemini_slots; rc == 0 && sl->event && hooks; sl++) {
+		const cJSON *list = cJSON_GetObjectItemCaseSensitive(hooks, sl->event);
+		if (list && !cJSON_IsArray(list))
+			rc = err_set(e, BELAY_EINVAL, "%s: hooks.%s is not a list; the file was left untouched", path, sl->event);
+	}
+	cJSON_Delete(doc);
+	if (rc == 0)
+		rc = gem_apply(o, path, &text, e);
+	if (rc == 0) {
+		/* never write what Gemini CLI could not read back, or what lost belay's entries */
+		cJSON *after = jx_parse_jsonc(buf_cstr(&text), text.len);
+		if (!cJSON_IsObject(after))
+			rc = err_set(e, BELAY_EINVAL, "%s: belay's edit would not parse; the file was left untouched", path);
+		cJSON_Delete(after);
+	}
+	if (rc == 0) {
+		int same = existed ? before.len == text.len && !memcmp(buf_cstr(&before), buf_cstr(&text), text.len)
+				   : o->uninstall; /* no file: nothing to remove, none to create */
+		rc = settle(o, path, buf_cstr(&text), same, existed ? st.st_mode & 07777 : 0644,
+			    o->uninstall ? "removed belay's hooks (the rest of the file is as it was, byte for byte)"
+					 : "installed belay's hooks (foreign hooks, other settings and comments kept)",
+			    "unchanged (belay's hooks are already as they should be)", report, e);
+	}
+	buf_free(&before);
+	buf_free(&text);
+	return rc;
+}
+
 int hook_install(const struct hook_install_opts *o, struct buf *report, struct err *e)
 {
 	char *path = hook_install_path(o->agent, o->project, o->home, o->global);
 	if (!path)
 		return err_set(e, BELAY_EUSAGE, "no %s directory to install into", o->global ? "home" : "project");
+	if (o->agent == HA_GEMINI) {
+		/* (no --mcp: cmd_init refuses it; `belay snippet gemini-cli` prints the entry) */
+		int rc = gem_install(o, path, report, e);
+		if (rc == 0 && !o->dry_run)
+			rc = record_protected(o, report, e);
+		free(path);
+		return rc;
+	}
 	cJSON *root;
 	int existed;
 	mode_t mode;
@@ -424,7 +670,8 @@ cJSON *hook_install_check(enum hook_agent agent, const char *path, const char *s
 		struct buf b = {0};
 		struct err e = {0};
 		if (fs_read_file(path, CONFIG_MAX, &b, &e) == 0)
-			root = cJSON_ParseWithLength(b.p ? b.p : "", b.len);
+			root = agent == HA_GEMINI ? jx_parse_jsonc(b.p ? b.p : "", b.len)
+						  : cJSON_ParseWithLength(b.p ? b.p : "", b.len);
 		buf_free(&b);
 	}
 	cJSON_AddBoolToObject(o, "parses", cJSON_IsObject(root));
@@ -475,11 +722,24 @@ cJSON *hook_install_check(enum hook_agent agent, const char *path, const char *s
 			problem(probs, "the %s hook does not set \"onFailure\": \"block\" (the agent's own way to block when "
 				       "the hook fails)%s",
 				s->event, "");
-		if (!jx_int(found, "timeout", 1, 1 << 30, &tmo) || tmo < HOOK_WRAP_TIMEOUT_S + 10)
+		if (!jx_int(found, "timeout", 1, 1 << 30, &tmo) ||
+		    tmo < (HOOK_WRAP_TIMEOUT_S + 10) * (agent == HA_GEMINI ? 1000 : 1))
 			problem(probs, "the %s hook has no timeout above belay's own bound (the agent would run the tool when it "
 				       "expires)%s",
-				s->event, "");
+				s->event, agent == HA_GEMINI ? "; Gemini CLI's timeouts are in milliseconds" : "");
 		free(bin);
+	}
+	if (agent == HA_GEMINI && cJSON_IsObject(root)) {
+		/* Gemini CLI's own switches: hooksConfig.enabled false runs no hook; a hook named in
+		 * hooksConfig.disabled (by its name, "belay") does not run */
+		const cJSON *hc = cJSON_GetObjectItemCaseSensitive(root, "hooksConfig");
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(hc, "enabled")))
+			problem(probs, "%s sets hooksConfig.enabled to false: Gemini CLI runs no hook%s", path, "");
+		const cJSON *dis = cJSON_GetObjectItemCaseSensitive(hc, "disabled");
+		for (const cJSON *d = cJSON_IsArray(dis) ? dis->child : NULL; d; d = d->next)
+			if (cJSON_IsString(d) && (!strcmp(d->valuestring, "belay") || strstr(d->valuestring, HOOK_MARKER)))
+				problem(probs, "%s lists belay's hook in hooksConfig.disabled: Gemini CLI does not run it%s", path,
+					"");
 	}
 	cJSON_AddNumberToObject(o, "entries", entries);
 	cJSON_AddBoolToObject(o, "ok", present && cJSON_GetArraySize(probs) == 0);

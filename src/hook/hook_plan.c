@@ -47,7 +47,18 @@ static const char builtin_policy_json[] =
     "{\"name\":\"EnterPlanMode\",\"read_only\":true},"
     "{\"name\":\"BashOutput\",\"read_only\":true},"
     "{\"name\":\"WebSearch\",\"read_only\":true},"
-    "{\"name\":\"WebFetch\",\"read_only\":true}"
+    "{\"name\":\"WebFetch\",\"read_only\":true},"
+    /* Gemini CLI 0.61's built-in tools (their paths may be relative to its cwd) */
+    "{\"name\":\"write_file\",\"write_paths\":[\"file_path\"]},"
+    "{\"name\":\"replace\",\"write_paths\":[\"file_path\"]},"
+    "{\"name\":\"read_file\",\"read_paths\":[\"file_path\"],\"read_only\":true},"
+    "{\"name\":\"read_many_files\",\"read_only\":true},"
+    "{\"name\":\"list_directory\",\"read_paths\":[\"dir_path\"],\"read_only\":true},"
+    "{\"name\":\"glob\",\"read_paths\":[\"dir_path\"],\"read_only\":true},"
+    "{\"name\":\"grep_search\",\"read_paths\":[\"dir_path\"],\"read_only\":true},"
+    "{\"name\":\"web_fetch\",\"read_only\":true},"
+    "{\"name\":\"google_web_search\",\"read_only\":true},"
+    "{\"name\":\"write_todos\",\"read_only\":true}"
     "]}";
 
 static struct gate_policy *builtin;
@@ -63,9 +74,9 @@ static void builtin_init(void)
 char **hook_plan_agent_configs(const char *root, const char *home)
 {
 	static const char *const in_root[] = {".claude/settings.json", ".claude/settings.local.json", ".cursor/hooks.json",
-					      ".codex/hooks.json", ".codex/config.toml", NULL};
+					      ".codex/hooks.json", ".codex/config.toml", ".gemini/settings.json", NULL};
 	static const char *const in_home[] = {".claude/settings.json", ".claude.json", ".cursor/hooks.json",
-					      ".codex/hooks.json", ".codex/config.toml", NULL};
+					      ".codex/hooks.json", ".codex/config.toml", ".gemini/settings.json", NULL};
 	char **v = xcalloc(16, sizeof *v);
 	size_t n = 0;
 	for (size_t i = 0; root && in_root[i]; i++)

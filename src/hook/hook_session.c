@@ -689,6 +689,10 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 			/* Codex has no ask (a failed hook there, and the command runs) */
 			kind = HANS_DENY;
 			outcome = "refused (Codex cannot ask)";
+		} else if (!held && rq->agent == HA_GEMINI) {
+			/* Gemini CLI 0.61 headless waits forever on a hook's ask (measured) */
+			kind = HANS_DENY;
+			outcome = "refused (Gemini CLI cannot ask headless)";
 		}
 	} else {
 		outcome = "passed";
@@ -711,13 +715,16 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 		 * agent's hook timeout */
 		uint64_t spent = (time_mono_ns() - t0) / 1000000u;
 		hold_ms = hold_ms > spent + 5000u ? hold_ms - spent : 5000u;
-		outcome = held				? "held after a trial"
-			  : kind == HANS_DENY ? "refused after a trial (Codex cannot ask)"
-					      : "asked after a trial";
+		outcome = held				  ? "held after a trial"
+			  : kind == HANS_DENY && rq->agent == HA_GEMINI ? "refused after a trial (Gemini CLI cannot ask headless)"
+			  : kind == HANS_DENY				  ? "refused after a trial (Codex cannot ask)"
+									  : "asked after a trial";
 	}
-	/* only Claude Code takes a rewritten command (Codex ignores updatedInput and runs the
-	 * original: containment there would be a claim, not a fact) */
-	int contained = rq->contain && rq->agent == HA_CLAUDE_CODE && ev->cls == HT_SHELL && ev->command && kind != HANS_DENY;
+	/* only Claude Code (updatedInput) and Gemini CLI (hookSpecificOutput.tool_input) take a
+	 * rewritten command (Codex ignores updatedInput and runs the original: containment there
+	 * would be a claim, not a fact) */
+	int contained = rq->contain && (rq->agent == HA_CLAUDE_CODE || rq->agent == HA_GEMINI) && ev->cls == HT_SHELL &&
+			ev->command && kind != HANS_DENY;
 	if (contained)
 		ans->updated_input = contained_input(rq, ev, r->id, turn);
 	if (append(r, "gate_decision", gate_record(seq, ev, rq, plan, outcome, kind, contained), e) < 0) {
@@ -748,7 +755,8 @@ static int on_pre(struct hook_ctx *c, struct hook_captures *caps, const struct h
 			} else {
 				cJSON_AddStringToObject(af, "outcome", "no answer in the console: the agent asks");
 			}
-			kind = got == 1 ? HANS_NONE : got == 0 || got == 2 || rq->agent == HA_CODEX ? HANS_DENY : HANS_ASK;
+			kind = got == 1 ? HANS_NONE : got == 0 || got == 2 || rq->agent == HA_CODEX || rq->agent == HA_GEMINI ? HANS_DENY
+														 : HANS_ASK;
 			cJSON_AddStringToObject(af, "answer", hook_answer_kind_name(kind));
 			if (append(r, "approval", af, e) < 0)
 				rc = e->code;

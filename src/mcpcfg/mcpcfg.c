@@ -22,6 +22,8 @@ static const struct mcpcfg_info clients[MCPC_COUNT] = {
 			   {"~/.codeium/windsurf/mcp_config.json", NULL}},
 	[MCPC_ZED] = {"zed", "Zed (~/.config/zed/settings.json)", MCPF_JSON, "context_servers",
 		      {"~/.config/zed/settings.json", NULL}},
+	[MCPC_GEMINI] = {"gemini-cli", "Gemini CLI (.gemini/settings.json, or ~/.gemini/settings.json)",
+			 MCPF_JSON, "mcpServers", {".gemini/settings.json", "~/.gemini/settings.json", NULL}},
 };
 
 const struct mcpcfg_info *mcpcfg_info(enum mcpcfg_client c)
@@ -35,6 +37,17 @@ int mcpcfg_parse(const char *id)
 		if (!strcmp(id, clients[i].id))
 			return i;
 	return -1;
+}
+
+int mcpcfg_name_ok(enum mcpcfg_client c, const char *name, const char **why)
+{
+	*why = NULL;
+	if (c == MCPC_GEMINI && strchr(name, '_')) {
+		*why = "Gemini CLI calls a server's tools mcp_<server>_<tool> and reads the server's name up to the first "
+		       "'_': a name with '_' finds no server";
+		return 0;
+	}
+	return 1;
 }
 
 void mcpcfg_connect_argv(const char *belay, const char *socket_path, const char *out[4])

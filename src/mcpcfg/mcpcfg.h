@@ -1,5 +1,5 @@
 /* mcpcfg.h - the MCP server configuration of each agent client belay knows (Claude Code,
- * Cursor, VS Code, Codex, Windsurf, Zed): where the client reads it, and the one place that
+ * Cursor, VS Code, Codex, Windsurf, Zed, Gemini CLI): where the client reads it, and the one place that
  * writes the snippet which makes a client start belay as a stdio server. `belay snippet`,
  * the console's `:snippet` and docs/CONSOLE.md all come from mcpcfg_snippet; `belay doctor`
  * reads the installed files back with mcpcfg_entries.
@@ -25,6 +25,9 @@ enum mcpcfg_client {
 	MCPC_CODEX,           /* ~/.codex/config.toml: [mcp_servers.NAME] */
 	MCPC_WINDSURF,        /* ~/.codeium/windsurf/mcp_config.json */
 	MCPC_ZED,             /* ~/.config/zed/settings.json: "context_servers" */
+	MCPC_GEMINI,          /* .gemini/settings.json or ~/.gemini/settings.json: "mcpServers"; Gemini CLI
+			       * names tools mcp_<server>_<tool> and splits at the first '_', so a
+			       * server name must not hold one (mcpcfg_name_ok) */
 	MCPC_COUNT
 };
 
@@ -43,6 +46,8 @@ struct mcpcfg_info {
 const struct mcpcfg_info *mcpcfg_info(enum mcpcfg_client c);
 /* The client named id (an mcpcfg_info id), or -1. */
 int mcpcfg_parse(const char *id);
+/* 1 when client c can call a server by this name (Gemini CLI: no '_'), else 0 with *why. */
+int mcpcfg_name_ok(enum mcpcfg_client c, const char *name, const char **why);
 
 /* Appends to out the snippet that makes client c start argv[0] argv[1..] (argv[0] should be
  * an absolute path) as the stdio server `name`. JSON and TOML are complete documents of

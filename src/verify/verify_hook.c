@@ -663,7 +663,7 @@ static char *replace(const char *text, const char *old, const char *new, int all
 static char *apply_edit(const char *tool, const cJSON *in, const char *pre, const char **why)
 {
 	*why = NULL;
-	if (!strcmp(tool, "Write")) {
+	if (!strcmp(tool, "Write") || !strcmp(tool, "write_file")) { /* write_file: Gemini CLI's */
 		const char *content = jx_str(in, "content");
 		if (!content)
 			*why = "the Write call carries no content";
@@ -673,9 +673,11 @@ static char *apply_edit(const char *tool, const cJSON *in, const char *pre, cons
 		*why = "the file did not exist before the edit";
 		return NULL;
 	}
-	if (!strcmp(tool, "Edit")) {
+	if (!strcmp(tool, "Edit") || !strcmp(tool, "replace")) { /* replace: Gemini CLI's (allow_multiple) */
 		const char *o = jx_str(in, "old_string"), *n = jx_str(in, "new_string");
-		char *r = o && n ? replace(pre, o, n, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "replace_all"))) : NULL;
+		int all = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "replace_all")) ||
+			  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(in, "allow_multiple"));
+		char *r = o && n ? replace(pre, o, n, all) : NULL;
 		if (!r)
 			*why = "old_string does not occur in the pre-state's file";
 		return r;
@@ -711,8 +713,16 @@ static void judge_edit(struct hctx *c, struct turn_verdict *v, const struct htur
 {
 	const cJSON *in = tool_input(h);
 	const char *path = jx_str(in, "file_path");
-	char *rel = rel_to_root(c->root, path);
-	if (!rel || !h->tool || (strcmp(h->tool, "Write") && strcmp(h->tool, "Edit") && strcmp(h->tool, "MultiEdit"))) {
+	/* Gemini CLI's file tools take a path relative to its cwd (the payload's) */
+	const char *cwd = jx_str(h->in_payload, "cwd");
+	char *joined = path && path[0] != '/' && cwd && cwd[0] == '/' ? fs_join(cwd, path) : NULL;
+	char *abs = joined ? fs_normalize(joined) : NULL;
+	free(joined);
+	char *rel = rel_to_root(c->root, abs ? abs : path);
+	free(abs);
+	if (!rel || !h->tool ||
+	    (strcmp(h->tool, "Write") && strcmp(h->tool, "Edit") && strcmp(h->tool, "MultiEdit") &&
+	     strcmp(h->tool, "write_file") && strcmp(h->tool, "replace"))) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "TOOL_NOT_REEXECUTED", NO_EVIDENCE,
 			    "%s: belay re-applies Write, Edit and MultiEdit of files inside the root only",
 			    h->tool ? h->tool : "the tool");

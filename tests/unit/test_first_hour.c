@@ -194,7 +194,7 @@ Test(first_hour, doctor_a_contained_npm_server_the_console_and_every_snippet)
 			cJSON_Delete(s);
 		clients++;
 	}
-	cr_assert_eq(clients, 7, "Claude Code (.mcp.json and claude mcp add), Cursor, VS Code, Codex, Windsurf, Zed");
+	cr_assert_eq(clients, 8, "Claude Code (.mcp.json and claude mcp add), Cursor, VS Code, Codex, Windsurf, Zed, Gemini CLI");
 	cr_assert_not_null(claude);
 	ts_out_free(&o);
 

@@ -299,3 +299,191 @@ Test(hook_event, the_gate_on_built_in_tools)
 	cr_expect_eq(effect_plan_decision(p), GATE_ASK, "a patch naming no file is indeterminate");
 	effect_plan_free(p);
 }
+
+/*==== Gemini CLI ====*/
+
+/* Payloads recorded from gemini 0.61.0 (tests/peers) with a capturing hook. */
+Test(hook_event, gemini_cli_payloads_as_the_cli_sends_them)
+{
+	struct hook_event ev;
+	parse_ok(HA_GEMINI,
+		 "{\"session_id\":\"def6\",\"transcript_path\":\"/h/.gemini/tmp/ws/chats/s.jsonl\",\"cwd\":\"/ws\","
+		 "\"hook_event_name\":\"BeforeTool\",\"timestamp\":\"2026-12-06T05:02:01.407Z\",\"tool_name\":\"run_shell_command\","
+		 "\"tool_input\":{\"command\":\"echo hi > made2.txt; echo done\"}}",
+		 &ev);
+	cr_expect_eq(ev.kind, HK_PRE_TOOL);
+	cr_expect_eq(ev.cls, HT_SHELL);
+	cr_expect_str_eq(ev.session, "def6");
+	cr_expect_str_eq(ev.command, "echo hi > made2.txt; echo done");
+	cr_expect_null(ev.tool_use_id, "Gemini CLI sends no call id: pre and post pair by command");
+	hook_event_free(&ev);
+	/* a command that exited 3: a failure, its status in the form belay reads */
+	parse_ok(HA_GEMINI,
+		 "{\"session_id\":\"d1\",\"cwd\":\"/ws\",\"hook_event_name\":\"AfterTool\",\"tool_name\":\"run_shell_command\","
+		 "\"tool_input\":{\"command\":\"echo out; echo err >&2; exit 3\"},\"tool_response\":{\"llmContent\":"
+		 "\"<untrusted_context>\\nOutput: out\\nerr\\nExit Code: 3\\nProcess Group PGID: 30229\\n</untrusted_context>\","
+		 "\"returnDisplay\":\"out\\nerr\"}}",
+		 &ev);
+	cr_expect_eq(ev.kind, HK_POST_TOOL_FAILURE);
+	cr_expect_str_eq(ev.error, "Exit code 3");
+	hook_event_free(&ev);
+	/* an "Exit Code:" the command printed itself, with its own output after it, is not read */
+	parse_ok(HA_GEMINI,
+		 "{\"session_id\":\"d1\",\"cwd\":\"/ws\",\"hook_event_name\":\"AfterTool\",\"tool_name\":\"run_shell_command\","
+		 "\"tool_input\":{\"command\":\"cat log\"},\"tool_response\":{\"llmContent\":"
+		 "\"<untrusted_context>\\nOutput: a\\nExit Code: 7\\nmore\\nProcess Group PGID: 1\\n</untrusted_context>\"}}",
+		 &ev);
+	cr_expect_eq(ev.kind, HK_POST_TOOL);
+	cr_expect_null(ev.error);
+	hook_event_free(&ev);
+	/* a command belay rewrote to run contained comes back rewritten: read as the original */
+	parse_ok(HA_GEMINI,
+		 "{\"session_id\":\"d1\",\"cwd\":\"/ws\",\"hook_event_name\":\"AfterTool\",\"tool_name\":\"run_shell_command\","
+		 "\"tool_input\":{\"command\":\"'/b/belay' exec --run 'hook-gemini-cli-d1' --turn 0 --network deny --state '/s' "
+		 "--trace-dir '/s/traces' -- bash -c 'echo '\\\\''hi'\\\\'' > a.txt'\"},\"tool_response\":{\"llmContent\":\"x\"}}",
+		 &ev);
+	cr_expect_str_eq(ev.command, "echo 'hi' > a.txt");
+	hook_event_free(&ev);
+	/* a tool that failed: its error */
+	parse_ok(HA_GEMINI,
+		 "{\"session_id\":\"d1\",\"cwd\":\"/ws\",\"hook_event_name\":\"AfterTool\",\"tool_name\":\"replace\","
+		 "\"tool_input\":{\"file_path\":\"a.py\",\"old_string\":\"x\",\"new_string\":\"y\"},\"tool_response\":{"
+		 "\"llmContent\":\"Error\",\"returnDisplay\":\"Error\",\"error\":{\"message\":\"0 occurrences found\","
+		 "\"type\":\"edit_no_occurrence_found\"}}}",
+		 &ev);
+	cr_expect_eq(ev.kind, HK_POST_TOOL_FAILURE);
+	cr_expect_eq(ev.cls, HT_EDIT);
+	cr_expect_str_eq(ev.error, "0 occurrences found");
+	hook_event_free(&ev);
+	parse_ok(HA_GEMINI,
+		 "{\"session_id\":\"d1\",\"cwd\":\"/ws\",\"hook_event_name\":\"AfterAgent\",\"prompt\":\"fix it\","
+		 "\"prompt_response\":\"All done.\",\"stop_hook_active\":false}",
+		 &ev);
+	cr_expect_eq(ev.kind, HK_STOP);
+	cr_expect_str_eq(ev.last_message, "All done.", "AfterAgent's prompt_response is the claim");
+	hook_event_free(&ev);
+	parse_ok(HA_GEMINI, "{\"session_id\":\"d1\",\"hook_event_name\":\"BeforeAgent\",\"prompt\":\"fix it\"}", &ev);
+	cr_expect_eq(ev.kind, HK_PROMPT);
+	hook_event_free(&ev);
+	parse_ok(HA_GEMINI, "{\"session_id\":\"d1\",\"hook_event_name\":\"BeforeModel\",\"llm_request\":{}}", &ev);
+	cr_expect_eq(ev.kind, HK_NOTICE);
+	hook_event_free(&ev);
+	/* Claude Code's names are not Gemini CLI's */
+	struct err e = {0};
+	const char *p = "{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{}}";
+	cr_expect_neq(hook_event_parse(HA_GEMINI, p, strlen(p), &ev, &e), 0);
+	hook_event_free(&ev);
+	cr_expect_eq(hook_tool_classify(HA_GEMINI, "write_file"), HT_EDIT);
+	cr_expect_eq(hook_tool_classify(HA_GEMINI, "replace"), HT_EDIT);
+	cr_expect_eq(hook_tool_classify(HA_GEMINI, "read_many_files"), HT_READ);
+	cr_expect_eq(hook_tool_classify(HA_GEMINI, "grep_search"), HT_READ);
+	cr_expect_eq(hook_tool_classify(HA_GEMINI, "mcp_fs_write_file"), HT_MCP);
+	cr_expect_eq(hook_tool_classify(HA_GEMINI, "google_web_search"), HT_OTHER);
+	cr_expect_eq(hook_tool_classify(HA_GEMINI, "Bash"), HT_OTHER, "not a Gemini CLI tool");
+}
+
+Test(hook_event, gemini_cli_answers)
+{
+	int code;
+	char *err;
+	/* let through: an empty object (never nothing: Gemini CLI would read stderr instead) */
+	char *s = render(HA_GEMINI, "BeforeTool", HK_PRE_TOOL, HANS_NONE, &code, &err);
+	cr_expect_str_eq(s, "{}\n");
+	cr_expect_eq(code, 0);
+	free(s);
+	free(err);
+	s = render(HA_GEMINI, "BeforeTool", HK_PRE_TOOL, HANS_DENY, &code, &err);
+	cr_expect_str_eq(s, "{\"decision\":\"deny\",\"reason\":\"belay: because\"}\n");
+	cr_expect_str_eq(err, "");
+	free(s);
+	free(err);
+	/* the prompt refused: BeforeAgent's deny */
+	s = render(HA_GEMINI, "BeforeAgent", HK_PROMPT, HANS_DENY, &code, &err);
+	cr_expect_str_eq(s, "{\"decision\":\"deny\",\"reason\":\"belay: because\"}\n");
+	free(s);
+	free(err);
+	/* after the fact nothing is refused: AfterTool's deny would hide the output, AfterAgent's
+	 * would make the model retry */
+	s = render(HA_GEMINI, "AfterTool", HK_POST_TOOL, HANS_DENY, &code, &err);
+	cr_expect_str_eq(s, "{}\n");
+	cr_expect_str_eq(err, "belay: because\n");
+	free(s);
+	free(err);
+	s = render(HA_GEMINI, "AfterAgent", HK_STOP, HANS_DENY, &code, &err);
+	cr_expect_str_eq(s, "{}\n");
+	free(s);
+	free(err);
+	/* a rewritten command (--contain): hookSpecificOutput.tool_input, which Gemini merges */
+	struct hook_answer ans = {0};
+	ans.updated_input = cJSON_Parse("{\"command\":\"belay exec -- bash -c ls\"}");
+	struct buf out = {0}, eb = {0};
+	hook_answer_render(HA_GEMINI, "BeforeTool", HK_PRE_TOOL, &ans, &out, &eb, &code);
+	cr_expect_str_eq(buf_cstr(&out), "{\"hookSpecificOutput\":{\"tool_input\":{\"command\":\"belay exec -- bash -c ls\"}}}\n");
+	hook_answer_free(&ans);
+	buf_reset(&out);
+	buf_reset(&eb);
+	/* belay failing: the deny form on BeforeTool, the blocking exit when the event is unknown */
+	hook_answer_failure(HA_GEMINI, "BeforeTool", 1, "the store is gone", &out, &eb, &code);
+	cr_expect_eq(code, 0);
+	cr_expect(strstr(buf_cstr(&out), "\"decision\":\"deny\"") && strstr(buf_cstr(&out), "the store is gone"), "%s",
+		  buf_cstr(&out));
+	buf_reset(&out);
+	buf_reset(&eb);
+	hook_answer_failure(HA_GEMINI, NULL, 0, "not JSON", &out, &eb, &code);
+	cr_expect_eq(code, 2);
+	cr_expect_str_eq(buf_cstr(&out), "", "stdout empty: Gemini CLI takes stderr as the reason of exit 2");
+	cr_expect(strstr(buf_cstr(&eb), "not JSON"));
+	buf_free(&out);
+	buf_free(&eb);
+}
+
+Test(hook_event, the_gate_on_gemini_cli_tools)
+{
+#define GPRE(tool, input) \
+	"{\"session_id\":\"s\",\"cwd\":\"/ws/proj\",\"hook_event_name\":\"BeforeTool\",\"tool_name\":\"" tool \
+	"\",\"tool_input\":" input "}"
+	static const struct {
+		const char *json;
+		enum gate_decision d;
+		int mut;
+		enum effect_kind k;
+		const char *res;
+	} cases[] = {
+		{GPRE("write_file", "{\"file_path\":\"/ws/proj/a.py\",\"content\":\"rm -rf /\"}"), GATE_ALLOW_FLAGGED, 1,
+		 EK_FS_WRITE, "/ws/proj/a.py"},
+		{GPRE("replace", "{\"file_path\":\"/etc/hosts\",\"old_string\":\"a\",\"new_string\":\"b\"}"), GATE_ASK, 1,
+		 EK_FS_WRITE_OUTSIDE, "/etc/hosts"},
+		/* its own hooks: a control-file write */
+		{GPRE("write_file", "{\"file_path\":\"/ws/proj/.gemini/settings.json\",\"content\":\"{}\"}"), GATE_DENY, 1,
+		 EK_CONTROL_WRITE, "/ws/proj/.gemini/settings.json"},
+		{GPRE("read_file", "{\"file_path\":\"/home/u/.ssh/id_rsa\"}"), GATE_ASK, 0, EK_SECRET_READ, "id_rsa"},
+		{GPRE("list_directory", "{\"dir_path\":\"/ws/proj\"}"), GATE_ALLOW, 0, EK_FS_READ, NULL},
+		{GPRE("run_shell_command", "{\"command\":\"rm -rf ~/notes\"}"), GATE_ASK, 1, EK_FS_DESTROY_OUTSIDE,
+		 "/home/u/notes"},
+	};
+	static const char *const ctl[] = {"/ws/proj/.gemini/settings.json", NULL};
+	struct gate_ctx ctx = {"/ws/proj", "/ws/proj", "/home/u", "/home/u/.local/state/belay", ctl};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct hook_event ev;
+		parse_ok(HA_GEMINI, cases[i].json, &ev);
+		int m = -1;
+		struct effect_plan *p = hook_plan_event(&ev, &ctx, NULL, &m);
+		cr_expect_eq(effect_plan_decision(p), cases[i].d, "%s: %s", cases[i].json, gate_decision_name(effect_plan_decision(p)));
+		cr_expect_eq(m, cases[i].mut, "%s: mutating %d", cases[i].json, m);
+		if (cases[i].res)
+			cr_expect(ts_plan_has(p, cases[i].k, cases[i].res), "%s: no %s %s", cases[i].json,
+				  effect_kind_name(cases[i].k), cases[i].res);
+		effect_plan_free(p);
+		hook_event_free(&ev);
+	}
+	/* the agents' configurations belay protects include Gemini CLI's, project and home */
+	char **v = hook_plan_agent_configs("/ws/proj", "/home/u");
+	int proj = 0, home = 0;
+	for (char **x = v; *x; x++) {
+		proj |= !strcmp(*x, "/ws/proj/.gemini/settings.json");
+		home |= !strcmp(*x, "/home/u/.gemini/settings.json");
+	}
+	cr_expect(proj && home);
+	hook_plan_free_paths(v);
+#undef GPRE
+}

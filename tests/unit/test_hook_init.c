@@ -212,3 +212,149 @@ Test(hook_init, status_fails_on_a_broken_install)
 	free(h);
 	free(path);
 }
+
+/* Gemini CLI's settings.json holds everything else the user set, may hold comments (Gemini
+ * CLI reads it as JSON with comments), and its timeouts are milliseconds: belay edits it as
+ * text, so --uninstall gives it back byte for byte. */
+static const char gemini_user[] =
+    "// my Gemini CLI settings\n"
+    "{\n"
+    "  /* the look */\n"
+    "  \"ui\": { \"theme\": \"GitHub\" }, // keep it\n"
+    "  \"mcpServers\": { \"fs\": { \"command\": \"npx\", \"args\": [\"-y\", \"fs\"] } },\n"
+    "  \"hooks\": {\n"
+    "    \"BeforeTool\": [\n"
+    "      { \"matcher\": \"write_file\", \"hooks\": [ { \"type\": \"command\", \"command\": \"./lint.sh\", \"timeout\": 5000 } ] }\n"
+    "    ],\n"
+    "    \"AfterAgent\": []\n"
+    "  }\n"
+    "}\n";
+
+Test(hook_init, gemini_settings_come_back_byte_for_byte)
+{
+	ts_sh("mkdir -p '%s/.gemini'", proj);
+	char *path = xasprintf("%s/.gemini/settings.json", proj);
+	static const char *const cases[] = {gemini_user, "{}", "{\"ui\": {\"theme\": \"x\"}}\n", "// only\n{ }\n"};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ts_write_file(path, cases[i], strlen(cases[i]));
+		struct ts_out o;
+		cr_assert_eq(init("gemini-cli", "--dry-run", NULL, &o), 0, "%s", o.err);
+		ts_out_free(&o);
+		size_t len;
+		char *now = ts_read_file(path, &len);
+		cr_expect_str_eq(now, cases[i], "--dry-run writes nothing");
+		free(now);
+		cr_assert_eq(init("gemini-cli", NULL, NULL, &o), 0, "%s", o.err);
+		ts_out_free(&o);
+		char *once = ts_read_file(path, &len);
+		cJSON *j = jx_parse_jsonc(once, len);
+		cr_assert(cJSON_IsObject(j), "what Gemini CLI reads (JSON with comments): %s", once);
+		/* every event belay needs, its entry first, in milliseconds; the foreign hook kept */
+		static const char *const events[] = {"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent", "SessionStart",
+						     "SessionEnd"};
+		for (size_t k = 0; k < sizeof events / sizeof events[0]; k++) {
+			const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+								    cJSON_GetObjectItemCaseSensitive(j, "hooks"), events[k]),
+							    0);
+			const cJSON *h = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(first, "hooks"), 0);
+			cr_expect(jx_str(h, "command") && strstr(jx_str(h, "command"), HOOK_MARKER), "%s: %s", events[k], once);
+			long long t = 0;
+			cr_expect(jx_int(h, "timeout", 1, 1 << 30, &t) && t == 120000, "%s: timeout %lld ms", events[k], t);
+		}
+		if (i == 0)
+			cr_expect(strstr(once, "./lint.sh") && strstr(once, "// keep it") && strstr(once, "\"fs\""), "%s", once);
+		cJSON_Delete(j);
+		cr_assert_eq(init("gemini-cli", NULL, NULL, &o), 0);
+		cr_expect(strstr(o.out, "unchanged"), "%s", o.out);
+		ts_out_free(&o);
+		char *twice = ts_read_file(path, &len);
+		cr_expect_str_eq(twice, once, "a second init changes nothing");
+		char *h = xasprintf("HOME=%s", home);
+		const char *env[] = {h, NULL};
+		const char *sargv[] = {BELAY_BIN, "status", "--project", proj, NULL};
+		ts_run(sargv, env, proj, NULL, 0, 30, &o);
+		cr_expect_eq(o.status, 0, "%s", o.out);
+		cr_expect(strstr(o.out, "gemini-cli") && strstr(o.out, "ok (6 hooks)"), "%s", o.out);
+		ts_out_free(&o);
+		free(h);
+		cr_assert_eq(init("gemini-cli", "--uninstall", NULL, &o), 0, "%s", o.err);
+		ts_out_free(&o);
+		char *after = ts_read_file(path, &len);
+		cr_expect_str_eq(after, cases[i], "--uninstall gives the file back byte for byte");
+		free(after);
+		free(once);
+		free(twice);
+	}
+	/* no file: init creates one, --uninstall leaves no belay entry in it */
+	unlink(path);
+	struct ts_out o;
+	cr_assert_eq(init("gemini-cli", "--uninstall", NULL, &o), 0, "%s", o.err);
+	ts_out_free(&o);
+	cr_expect_neq(access(path, F_OK), 0, "nothing to remove, no file made");
+	free(path);
+}
+
+Test(hook_init, gemini_settings_gemini_cannot_read_are_left_untouched)
+{
+	ts_sh("mkdir -p '%s/.gemini'", proj);
+	char *path = xasprintf("%s/.gemini/settings.json", proj);
+	/* a trailing comma, an empty file: Gemini CLI refuses them too */
+	static const char *const bad[] = {"{\"ui\": {},}\n", "", "{\"hooks\": []}\n", "{\"hooks\": {\"BeforeTool\": {}}}\n",
+					  "{\"a\": 1} /* belay-hook begin: `belay init gemini-cli --uninstall` removes this */\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ts_write_file(path, bad[i], strlen(bad[i]));
+		struct ts_out o;
+		cr_expect_eq(init("gemini-cli", NULL, NULL, &o), 1, "%s", bad[i]);
+		cr_expect(strstr(o.err, path) && strstr(o.err, "left untouched"), "%s", o.err);
+		ts_out_free(&o);
+		size_t len;
+		char *now = ts_read_file(path, &len);
+		cr_expect_str_eq(now, bad[i]);
+		free(now);
+	}
+	/* --mcp is not for Gemini CLI (its servers are in this file: belay snippet gemini-cli) */
+	struct ts_out o;
+	cr_expect_eq(init("gemini-cli", "--mcp", NULL, &o), 2, "%s", o.err);
+	cr_expect(strstr(o.err, "belay snippet gemini-cli"), "%s", o.err);
+	ts_out_free(&o);
+	free(path);
+}
+
+Test(hook_init, gemini_status_names_what_switches_belay_off)
+{
+	struct ts_out o;
+	cr_assert_eq(init("gemini-cli", NULL, NULL, &o), 0, "%s", o.err);
+	ts_out_free(&o);
+	char *path = xasprintf("%s/.gemini/settings.json", proj);
+	size_t len;
+	char *text = ts_read_file(path, &len);
+	/* Gemini CLI's own switch, and the timeout in seconds (Gemini reads milliseconds) */
+	char *off = xasprintf("{\"hooksConfig\": {\"enabled\": false, \"disabled\": [\"belay\"]}, %s", strchr(text, '{') + 1);
+	char *p;
+	while ((p = strstr(off, "\"timeout\":120000")) != NULL)
+		memcpy(p, "\"timeout\":   120", 16);
+	ts_write_file(path, off, strlen(off));
+	char *h = xasprintf("HOME=%s", home);
+	const char *env[] = {h, NULL};
+	const char *sargv[] = {BELAY_BIN, "status", "--project", proj, NULL};
+	ts_run(sargv, env, proj, NULL, 0, 30, &o);
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, "hooksConfig.enabled to false"), "%s", o.out);
+	cr_expect(strstr(o.out, "lists belay's hook in hooksConfig.disabled"), "%s", o.out);
+	cr_expect(strstr(o.out, "Gemini CLI's timeouts are in milliseconds"), "%s", o.out);
+	ts_out_free(&o);
+	/* belay doctor makes the same checks, each with its fix */
+	char *state = xasprintf("%s/state", dir);
+	const char *dargv[] = {BELAY_BIN, "doctor", "--check", "hooks", "--state", state, NULL};
+	ts_run(dargv, env, proj, NULL, 0, 30, &o);
+	cr_expect_eq(o.status, 1, "%s", o.out);
+	cr_expect(strstr(o.out, "FAIL  hooks") && strstr(o.out, "hooksConfig.enabled to false") &&
+		      strstr(o.out, "fix: belay init gemini-cli"),
+		  "%s", o.out);
+	ts_out_free(&o);
+	free(state);
+	free(h);
+	free(off);
+	free(text);
+	free(path);
+}

@@ -217,3 +217,54 @@ Test(hook_tamper, a_record_of_another_format_is_an_alert)
 	cJSON_Delete(alerts);
 	free(state);
 }
+
+/* Gemini CLI's settings.json (read as JSON with comments): its hook switches are "hooks",
+ * "hooksConfig" and security.folderTrust; its other keys (model, UI, auth, MCP servers)
+ * change all the time. The same name in .claude/ is Claude Code's, with other keys. */
+static const char gemini_on[] =
+    "// user settings\n{\"ui\": {\"theme\": \"dark\"}, /* mine */\n \"hooks\": {\"BeforeTool\": [{\"matcher\": \"*\", \"hooks\": "
+    "[{\"type\": \"command\", \"name\": \"belay\", \"command\": \"belay-hook gemini-cli # belay-hook\"}]}]}}\n";
+
+Test(hook_tamper, gemini_settings_are_compared_by_their_hook_keys)
+{
+	char *theme = xstrdup(gemini_on);
+	memcpy(strstr(theme, "dark"), "lite", 4);
+	QUIET("ws/.gemini/settings.json", gemini_on, theme);
+	free(theme);
+	char *more = xasprintf("%.*s, \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}, \"model\": {\"name\": "
+			       "\"gemini-3\"}}\n",
+			       (int)(strrchr(gemini_on, '}') - gemini_on), gemini_on);
+	QUIET("home/.gemini/settings.json", gemini_on, more);
+	free(more);
+	/* Claude Code's disableAllHooks means nothing to Gemini CLI ... */
+	char *claude_key = xasprintf("%.*s, \"disableAllHooks\": true}\n", (int)(strrchr(gemini_on, '}') - gemini_on),
+				     gemini_on);
+	QUIET("ws/.gemini/settings.json", gemini_on, claude_key);
+	/* ... and is an alert in Claude Code's file of the same name */
+	ALERT("ws/.claude/settings.json", hooks_on,
+	      "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\".*\",\"hooks\":[{\"type\":\"command\",\"command\":\"belay-hook\"}]}]},"
+	      "\"permissions\":{\"allow\":[]},\"disableAllHooks\":true}",
+	      "hook settings changed");
+	free(claude_key);
+	/* Gemini CLI's own switches */
+	char *off = xasprintf("%.*s, \"hooksConfig\": {\"enabled\": false}}\n", (int)(strrchr(gemini_on, '}') - gemini_on),
+			      gemini_on);
+	ALERT("ws/.gemini/settings.json", gemini_on, off, "hook settings changed");
+	free(off);
+	char *dis = xasprintf("%.*s, \"hooksConfig\": {\"disabled\": [\"belay\"]}}\n",
+			      (int)(strrchr(gemini_on, '}') - gemini_on), gemini_on);
+	ALERT("home/.gemini/settings.json", gemini_on, dis, "hook settings changed");
+	free(dis);
+	char *trust = xasprintf("%.*s, \"security\": {\"folderTrust\": {\"enabled\": true}}}\n",
+				(int)(strrchr(gemini_on, '}') - gemini_on), gemini_on);
+	ALERT("home/.gemini/settings.json", gemini_on, trust, "hook settings changed");
+	free(trust);
+	ALERT("ws/.gemini/settings.json", gemini_on, "// user settings\n{\"ui\": {\"theme\": \"dark\"}}\n",
+	      "hook settings changed");
+	ALERT("ws/.gemini/settings.json", NULL, "{\"hooksConfig\": {\"enabled\": false}}", "created with hook settings");
+	/* plain JSON too: read as Claude Code's, this change would be quiet (no "hooks" changed) */
+	ALERT("ws/.gemini/settings.json", "{\"hooks\": {}}", "{\"hooks\": {}, \"hooksConfig\": {\"enabled\": false}}",
+	      "hook settings changed");
+	/* what does not parse (a trailing comma, which Gemini CLI refuses too) is compared whole */
+	ALERT("ws/.gemini/settings.json", gemini_on, "{\"ui\": {},}", "changed");
+}

