@@ -92,9 +92,23 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 		tdoc_addf(h, ROLE_V_PENDING, "  %s verifying", glyph(G_VERIFYING));
 	if (t->label[0])
 		tdoc_addf(h, ROLE_LABEL, "  [%s]", t->label);
+	if (t->v != CMV_NONE) {
+		/* What the two axes are, one line each (docs/VERDICTS.md). */
+		tdoc_nl(h);
+		tdoc_add(h, ROLE_DIM, "  A1 = the invariants of your policy (e.g. no test assertion weakened)");
+		tdoc_nl(h);
+		tdoc_add(h, ROLE_DIM, "  A2 = a replay of the call agrees with its record and its declarations");
+	}
 	const cJSON *subs = d->verdict ? cJSON_GetObjectItemCaseSensitive(d->verdict, "verdicts") : NULL;
-	for (const cJSON *s = cJSON_IsArray(subs) ? subs->child : NULL; s; s = s->next) {
+	/* The worst rows first (FAIL, UNVERIFIED, WARN, NOT_COVERED, PASS), each rank in the
+	 * verdict's order: a FAIL is never below the fold. */
+	static const enum cm_v rank[] = {CMV_FAIL, CMV_UNVERIFIED, CMV_WARN, CMV_NOT_COVERED, CMV_PASS, CMV_NONE};
+	size_t nsubs = cJSON_IsArray(subs) ? (size_t)cJSON_GetArraySize(subs) : 0;
+	for (size_t k = 0; k < nsubs * (sizeof rank / sizeof *rank); k++) {
+		const cJSON *s = cJSON_GetArrayItem(subs, (int)(k % nsubs));
 		enum cm_v v = cm_v_parse(jx_str(s, "status"));
+		if (v != rank[k / nsubs])
+			continue;
 		tdoc_nl(h);
 		tdoc_addf(h, ROLE_DIM, "  %s %-14s ", jx_str(s, "axis") ? jx_str(s, "axis") : "?",
 			  jx_str(s, "kind") ? jx_str(s, "kind") : "?");

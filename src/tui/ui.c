@@ -198,6 +198,7 @@ void ui_open_turn(struct ui *u, int turn, int tab)
 	detail_load(&u->det, u->m, r, turn);
 	u->det_loaded = 1;
 	memset(u->det_top, 0, sizeof u->det_top);
+	u->head_top = 0;
 	for (int i = 0; i < TAB_COUNT; i++)
 		u->det_cur[i] = 0;
 	if (tab >= 0)
@@ -219,6 +220,7 @@ static void open_hold(struct ui *u, const struct cm_hold *h)
 	detail_load_hold(&u->det, r, h, tt, u->tm ? u->tm->state_dir : NULL);
 	u->det_loaded = 1;
 	memset(u->det_top, 0, sizeof u->det_top);
+	u->head_top = 0;
 	u->tab = TAB_REQUEST;
 	push(u, VIEW_DETAIL);
 }
@@ -725,6 +727,16 @@ void ui_command(struct ui *u, const char *line)
 		ui_message(u, 0, "follow %s", u->follow ? "on: the focus moves to new turns" : "off");
 		break;
 	case C_FOLD: fold_at_cursor(u); break;
+	case C_VERDICTS_DOWN:
+	case C_VERDICTS_UP:
+		if (u->view != VIEW_DETAIL)
+			break;
+		if (c == C_VERDICTS_UP)
+			u->head_top = u->head_top ? u->head_top - 1 : 0;
+		else
+			u->head_top++;
+		ui_detail_head_clamp(u);
+		break;
 	case C_VERIFY_TURN: cmd_verify(u, 0); break;
 	case C_VERIFY_REST: cmd_verify(u, 1); break;
 	case C_VERIFY_RUN: cmd_verify(u, 2); break;

@@ -83,6 +83,7 @@ struct ui {
 	enum dtab tab;
 	size_t det_top[TAB_COUNT];
 	long det_cur[TAB_COUNT];
+	size_t head_top;           /* the first row of the verdict block shown (it scrolls) */
 	/* trials (NULL: this console shows none): the list's position, the open trial */
 	struct tmodel *tm;
 	struct list_pos tpos;

@@ -77,6 +77,19 @@ static void hhmmss(const char *iso, char *out, size_t n)
 	snprintf(out, n, "%.8s", iso && strlen(iso) >= 19 ? iso + 11 : "");
 }
 
+void ui_more_mark(char *out, size_t n, size_t top, size_t shown, size_t total)
+{
+	if (total <= shown || !shown) {
+		if (n)
+			out[0] = '\0';
+		return;
+	}
+	if (top > total - shown)
+		top = total - shown;
+	snprintf(out, n, "  %s%s rows %zu-%zu of %zu", top ? glyph(G_UP) : "", top + shown < total ? glyph(G_DOWN) : "",
+		 top + 1, top + shown, total);
+}
+
 static void header_row(struct canvas *c, int y, int w, const char *title, int focused)
 {
 	canvas_fill(c, y, 0, 1, w, ' ', ROLE_HEADER);
@@ -132,9 +145,11 @@ static void draw_runs(struct ui *u, struct canvas *c, const struct layout *L)
 			 u->m->health_checks == 1 ? "" : "s");
 	else
 		snprintf(t, sizeof t, " RUNS (%zu)", u->m->nruns);
-	header_row(c, L->runs_y, u->w, t, u->focus == PANE_RUNS);
 	struct list_pos *p = &u->pos[PANE_RUNS];
 	scroll(p, u->m->nruns, L->runs_rows);
+	size_t tl = strlen(t);
+	ui_more_mark(t + tl, sizeof t - tl, p->top, (size_t)L->runs_rows, u->m->nruns);
+	header_row(c, L->runs_y, u->w, t, u->focus == PANE_RUNS);
 	if (!u->m->nruns) {
 		canvas_text(c, L->runs_y + 1, 2, u->w - 2, ROLE_DIM,
 			    u->socket_path ? "no run yet: connect an agent (the prompt line says how)" : "no run");
@@ -382,6 +397,10 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 		snprintf(t, sizeof t, " TURNS %zu of %zu  filter: %s", nt, r ? r->nturns : 0, u->filter_text);
 	} else
 		snprintf(t, sizeof t, " TURNS (%zu)", r ? r->nturns : 0);
+	struct list_pos *p = &u->pos[PANE_TURNS];
+	scroll(p, u->nvis, L->turns_rows);
+	size_t tl = strlen(t);
+	ui_more_mark(t + tl, sizeof t - tl, p->top, (size_t)L->turns_rows, u->nvis);
 	header_row(c, L->turns_y, u->w, t, u->focus == PANE_TURNS);
 	/* Column titles share the header row, right of the pane title. */
 	int x = 2 + k.num + k.time + k.tool + k.args;
@@ -394,8 +413,6 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 			x += widths[i];
 		}
 	}
-	struct list_pos *p = &u->pos[PANE_TURNS];
-	scroll(p, u->nvis, L->turns_rows);
 	if (!r || !u->nvis) {
 		canvas_text(c, L->turns_y + 1, 2, u->w - 2, ROLE_DIM,
 			    !r ? "" : u->flt ? "no turn matches the filter (Esc clears it)" : "no tools/call yet");
@@ -477,14 +494,18 @@ static void draw_denials(struct ui *u, struct canvas *c, const struct layout *L)
 	struct cm_run *r = ui_run(u);
 	char t[128];
 	snprintf(t, sizeof t, " DENIALS (%zu)", r ? r->ndenials : 0);
-	header_row(c, L->den_y, u->w, t, u->focus == PANE_DENIALS);
-	if (!r)
+	if (!r) {
+		header_row(c, L->den_y, u->w, t, u->focus == PANE_DENIALS);
 		return;
+	}
 	struct list_pos *p = &u->pos[PANE_DENIALS];
 	/* Without focus the pane shows the newest denials. */
 	if (u->focus != PANE_DENIALS && r->ndenials)
 		p->sel = r->ndenials - 1;
 	scroll(p, r->ndenials, L->den_rows);
+	size_t tl = strlen(t);
+	ui_more_mark(t + tl, sizeof t - tl, p->top, (size_t)L->den_rows, r->ndenials);
+	header_row(c, L->den_y, u->w, t, u->focus == PANE_DENIALS);
 	if (!r->ndenials) {
 		canvas_text(c, L->den_y + 1, 2, u->w - 2, ROLE_DIM,
 			    r->scope ? "none: the sandbox has refused nothing so far" : "the server is not contained (no --scope)");
@@ -567,8 +588,44 @@ static void draw_prompt(struct ui *u, struct canvas *c, int y)
 		return;
 	}
 	if (u->msg[0]) {
-		canvas_text_fit(c, y, 1, u->w - 1,
-				u->msg_level >= 2 ? ROLE_ERROR : u->msg_level == 1 ? ROLE_V_WARN : ROLE_MESSAGE, u->msg, 0);
+		/* A message too long for its line continues on the hints line below (broken
+		 * between words), so a question keeps its [y/N]; longer still, it says where the
+		 * whole of it is. */
+		enum role r = u->msg_level >= 2 ? ROLE_ERROR : u->msg_level == 1 ? ROLE_V_WARN : ROLE_MESSAGE;
+		int w = u->w - 1;
+		if (canvas_width(u->msg) <= w) {
+			canvas_text(c, y, 1, w, r, u->msg);
+			return;
+		}
+		size_t len = strlen(u->msg), cut = 0, brk = 0;
+		while (cut < len) { /* the longest prefix that fits, ending at a blank if it can */
+			size_t next = cut + 1;
+			while (next < len && ((unsigned char)u->msg[next] & 0xC0) == 0x80)
+				next++;
+			char save[512];
+			snprintf(save, sizeof save, "%.*s", (int)next, u->msg);
+			if (canvas_width(save) > w)
+				break;
+			cut = next;
+			if (u->msg[cut] == ' ')
+				brk = cut;
+		}
+		if (brk > len / 4)
+			cut = brk;
+		canvas_textn(c, y, 1, w, r, u->msg, cut);
+		const char *rest = u->msg + cut + (u->msg[cut] == ' ');
+		canvas_fill(c, y + 1, 0, 1, u->w, ' ', ROLE_NORMAL);
+		if (canvas_width(rest) <= w) {
+			canvas_text(c, y + 1, 1, w, r, rest);
+			return;
+		}
+		char tail[64];
+		keymap_keys_for(u->km, KCTX_GLOBAL, "log", tail, sizeof tail);
+		char say[96];
+		snprintf(say, sizeof say, " (%s shows it whole)", tail[0] ? tail : ":log");
+		int sw = canvas_width(say);
+		canvas_text_fit(c, y + 1, 1, w - sw, r, rest, 0);
+		canvas_text(c, y + 1, u->w - sw, sw, ROLE_DIM, say);
 		return;
 	}
 	char s[600];
@@ -669,6 +726,6 @@ void ui_draw(struct ui *u, struct canvas *c)
 		ui_draw_doc(u, c, 1, L.status_y - 1, u->view == VIEW_HELP ? " HELP" : " LOG");
 	}
 	draw_status(u, c, L.status_y);
-	draw_prompt(u, c, L.prompt_y);
 	draw_hints(u, c, L.hints_y);
+	draw_prompt(u, c, L.prompt_y); /* a long message takes the hints line too */
 }

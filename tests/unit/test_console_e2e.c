@@ -157,13 +157,13 @@ Test(console, live_run_through_connect_label_and_quit)
 
 /* `belay demo ARGS` (with env before it) under tmux reaches the cheat turn's diff, each line
  * of story on the screen, and quits. */
-static void demo_reaches(const char *tag, const char *env, const char *args, const char *const *story)
+static void demo_reaches_at(const char *tag, const char *env, const char *args, const char *const *story, int w, int h)
 {
 	char *d = fs_join(dir, tag);
 	char *cmd = xasprintf("env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s %s demo %s --dir %s 2>%s/%s.err",
 			      dir, env, BELAY_BIN, args, d, dir, tag);
 	struct ts_tmux t;
-	cr_assert_eq(ts_tmux_start(&t, dir, 100, 30, cmd), 0);
+	cr_assert_eq(ts_tmux_start(&t, dir, w, h, cmd), 0);
 	free(wait_for(&t, story, 180));
 	ts_tmux_keys(&t, "q q y"); /* the detail, home, then the first view asks before leaving */
 	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
@@ -172,6 +172,20 @@ static void demo_reaches(const char *tag, const char *env, const char *args, con
 	ts_tmux_kill(&t);
 	free(cmd);
 	free(d);
+}
+
+static void demo_reaches(const char *tag, const char *env, const char *args, const char *const *story)
+{
+	demo_reaches_at(tag, env, args, story, 100, 30);
+}
+
+/* issue 36: at 80x24 the cheat turn's A1 FAIL row is on the first screen of its detail (FAIL
+ * rows first), one line each says what A1 and A2 mean, and the demo's message is whole. */
+Test(console, demo_a1_fail_row_is_on_the_80x24_screen)
+{
+	const char *story[] = {"TURN 2", "A1 invariant      ✗ FAIL", "A1 = ", "A2 = ", "verdict rows 1-",
+			       "proves nothing. (q: back)", NULL};
+	demo_reaches_at("demo80", "", "", story, 80, 24);
 }
 
 Test(console, demo_reaches_a2_pass_a1_fail)

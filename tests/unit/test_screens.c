@@ -1439,3 +1439,93 @@ Test(screens, help_wraps_between_words_under_its_column)
 	cr_assert_lt(find_row("turn's de", NULL), 0);
 	teardown_fx();
 }
+
+/*==== issue 36: the demo's punchline at 80x24 ====*/
+
+/* The demo's cheat turn as verify saves it: three A2 rows that pass, then the A1 FAIL with
+ * the long message the judge writes. */
+static const char V_DEMO_CHEAT[] = "{\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[" SUB(
+	"A2", "replay", "PASS", NOC, "the recorded result reproduces") "," SUB("A2", "effect", "PASS", NOC,
+	"declared readOnlyHint: false, nothing to violate; the replay changed the same path(s) with the same content as "
+	"the recording did (1 path(s) changed, in the in-order session replay)") "," SUB("A2", "effect:network", "PASS", NOC,
+	"declared openWorldHint: false and made no network attempt") "," SUB("A1", "invariant", "FAIL", NOC,
+	"no-assertion-weakening (test files by convention): assertions weakened: 1 finding(s) in 1 file(s): "
+	"tests/test_auth.py test_alice_can_log_in: replaced-by-tautology (pre: authenticate('alice', 's3cret') is True; "
+	"post: True); judged: tests/test_auth.py") "]}";
+#define DEMO_MSG "turn 4: A2 PASS - the replay agrees with the record; A1 FAIL - the test's assertion was weakened. " \
+		 "The green suite after it proves nothing. (q: back)"
+
+static void detail_cheat(void)
+{
+	open_detail(TAB_DIFF);
+	cJSON_Delete(F.u.det.verdict);
+	F.u.det.verdict = cJSON_Parse(V_DEMO_CHEAT);
+	cr_assert_not_null(F.u.det.verdict);
+	detail_render_head(&F.u.det, cm_turn_at(ui_run(&F.u), DETAIL_TURN));
+	ui_message(&F.u, 2, "%s", DEMO_MSG);
+	ui_draw(&F.u, &F.c);
+}
+
+Test(screens, detail_cheat) { run_screen("detail_cheat", detail_cheat, 0); }
+
+Test(screens, the_demos_a1_fail_row_and_what_a1_and_a2_mean_are_on_the_80x24_screen)
+{
+	build(80, 24);
+	detail_cheat();
+	int tabs = find_row("1 Request", "2 Response");
+	int fail = find_row("A1 invariant", "FAIL");
+	char *s = screen_text(&F.c);
+	cr_assert(fail >= 0 && fail < tabs, "the A1 FAIL row is in the verdict block as first shown:\n%s", s);
+	int a2 = find_row("A2 replay", "PASS");
+	cr_assert(a2 < 0 || a2 > fail, "FAIL rows come before PASS rows:\n%s", s);
+	int m1 = find_row("A1 = ", NULL), m2 = find_row("A2 = ", NULL);
+	cr_assert(m1 >= 0 && m1 < tabs && m2 >= 0 && m2 < tabs, "one line each says what A1 and A2 mean:\n%s", s);
+	/* The block overflows: it says so, and J scrolls it to its end. */
+	cr_assert_geq(find_row("verdict rows 1-", "J/K scroll"), 0, "the block says it has more:\n%s", s);
+	/* The message is whole: it goes on over the hints line. */
+	cr_assert(find_row("A1 FAIL - the test's", NULL) >= 0 && find_row("proves nothing. (q: back)", NULL) >= 0,
+		  "the demo's message is not cut:\n%s", s);
+	free(s);
+	int judged = 0;
+	for (int i = 0; i < 20; i++) {
+		press('J', 0);
+		judged |= find_row("judged: tests/test_auth.py", NULL) >= 0;
+	}
+	s = screen_text(&F.c);
+	cr_assert(judged, "J scrolls through the FAIL row's whole message");
+	cr_assert_geq(find_row("A2 effect:network", NULL), 0, "and on to the PASS rows after the FAIL:\n%s", s);
+	cr_assert_lt(find_row(glyph(G_DOWN), "verdict rows"), 0, "at the end, nothing more below:\n%s", s);
+	free(s);
+	/* K goes back up; the body's cursor never moved. */
+	for (int i = 0; i < 20; i++)
+		press('K', 0);
+	cr_assert_eq(F.u.head_top, 0);
+	cr_assert_eq(F.u.det_cur[TAB_DIFF], 0);
+	teardown_fx();
+}
+
+Test(screens, every_pane_that_overflows_says_which_rows_it_shows)
+{
+	build(80, 24);
+	/* turns: 30 turns and a held row, from the end */
+	int rows = ui_pane_rows(&F.u, PANE_TURNS);
+	char want[64];
+	snprintf(want, sizeof want, "%s rows %d-31 of 31", glyph(G_UP), 31 - rows + 1);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row(" TURNS (30)", want), 0, "%s\n%s", want, s);
+	cr_assert_geq(find_row(" DENIALS (7)", "rows 5-7 of 7"), 0, "%s", s);
+	free(s);
+	press('g', 0);
+	snprintf(want, sizeof want, "%s rows 1-%d of 31", glyph(G_DOWN), rows);
+	cr_assert_geq(find_row(" TURNS (30)", want), 0, "%s", want);
+	/* help and the log: the title says which rows */
+	press('?', 0);
+	cr_assert_geq(find_row(" HELP", "rows 1-"), 0);
+	press('G', 0);
+	cr_assert_lt(find_row(" HELP", glyph(G_DOWN)), 0, "at the end, nothing more below");
+	teardown_fx();
+	/* a list that fits says nothing */
+	build(200, 60);
+	cr_assert_lt(find_row(" RUNS (2)", "rows"), 0);
+	teardown_fx();
+}
