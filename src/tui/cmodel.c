@@ -556,7 +556,16 @@ void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, c
 	h->id = id;
 	h->seq = seq;
 	h->tool = tool ? xstrdup(tool) : NULL;
-	h->plan = plan ? jx_print(plan) : NULL;
+	const cJSON *args = plan ? cJSON_GetObjectItemCaseSensitive(plan, "arguments") : NULL;
+	if (args) {
+		cJSON *p = cJSON_Duplicate(plan, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(p, "arguments");
+		h->plan = jx_print(p);
+		h->args = jx_print(args);
+		cJSON_Delete(p);
+	} else {
+		h->plan = plan ? jx_print(plan) : NULL;
+	}
 	h->trial_id = dup_str(trial, "id");
 	h->trial_brief = dup_str(trial, "brief");
 	h->trial_error = h->trial_id ? NULL : dup_str(trial, "error");
@@ -576,6 +585,7 @@ void cm_hold_drop(struct cm_run *r, uint64_t id)
 			t->hold = 0;
 		free(r->holds[i].tool);
 		free(r->holds[i].plan);
+		free(r->holds[i].args);
 		free(r->holds[i].trial_id);
 		free(r->holds[i].trial_brief);
 		free(r->holds[i].trial_error);

@@ -70,6 +70,7 @@ struct cm_hold {
 	int64_t seq;
 	char *tool;
 	char *plan; /* compact JSON */
+	char *args; /* the call's arguments as the agent sent them (compact JSON; NULL: not known) */
 	/* the trial the call had first in a mirror (docs/TRY.md), all NULL when none: its id and
 	 * brief when it ran, else the cause it could not */
 	char *trial_id, *trial_brief, *trial_error;
@@ -139,7 +140,8 @@ void cm_apply_recheck(struct cm_run *r, int turn, const cJSON *v, int provisiona
 /* Re-reads the latest corpus labels of the run's turns. */
 int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e);
 void cm_set_label(struct cm_run *r, int turn, const char *label);
-/* plan and trial (the `trial` record's fields, or {"error": ...}) may be NULL. */
+/* plan and trial (the `trial` record's fields, or {"error": ...}) may be NULL; the plan's
+ * "arguments" member (the call's arguments, admission.h) becomes the hold's args. */
 void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, const cJSON *plan, const cJSON *trial);
 void cm_hold_drop(struct cm_run *r, uint64_t id); /* also clears the turn's mark */
 void cm_holds_clear(struct cm_run *r);

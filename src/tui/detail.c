@@ -15,6 +15,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
+#include "tui/argdiff.h"
 #include "tui/glyphs.h"
 #include "tui/look.h"
 #include "tui/diffview.h"
@@ -79,6 +80,10 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 	tdoc_clear(h);
 	if (!t)
 		return;
+	if (t->hold) {
+		tdoc_nl(h);
+		tdoc_addf(h, ROLE_GATE_HELD, "%s HELD: y lets it run once, x refuses it; nothing moves until then", glyph(G_HELD));
+	}
 	tdoc_nl(h);
 	tdoc_add(h, ROLE_DIM, "verdict ");
 	tdoc_addf(h, look_v_role(t->v), "%s %s", look_v_glyph(t->v), t->v == CMV_NONE ? "not verified" : look_v_word(t->v));
@@ -446,6 +451,10 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
 	d->hold = h->id;
 	tdoc_nl(&d->head);
 	tdoc_addf(&d->head, ROLE_GATE_HELD, "%s HELD: %s waits for you", glyph(G_HELD), h->tool ? h->tool : "the call");
+	/* The raw arguments on every tab (the request tab has them as a tree). */
+	tdoc_nl(&d->head);
+	tdoc_add(&d->head, ROLE_DIM, "  arguments ");
+	tdoc_add(&d->head, h->args ? ROLE_NORMAL : ROLE_ERROR, h->args ? h->args : "not known to the console");
 	tdoc_nl(&d->head);
 	if (h->trial_id)
 		tdoc_add(&d->head, ROLE_NORMAL,
@@ -454,6 +463,14 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
 	else
 		tdoc_add(&d->head, ROLE_NORMAL, "  y lets it run once, x refuses it (the agent is told why); nothing moves until then");
 	struct tdoc *doc = &d->tab[TAB_REQUEST];
+	/* What is asked, first: the arguments as the agent sent them, then why the gate asks. */
+	tdoc_nl(doc);
+	if (h->args)
+		tdoc_add(doc, ROLE_TITLE, "the request: its arguments as the agent sent them, then the effect plan");
+	else
+		tdoc_add(doc, ROLE_ERROR, "the request's arguments are not known to the console (the effect plan follows)");
+	tdoc_nl(doc);
+	tdoc_add(doc, ROLE_DIM, "(z or Space on a line folds or unfolds it: long strings start folded)");
 	if (h->trial_brief) {
 		tdoc_nl(doc);
 		tdoc_add(doc, ROLE_TITLE, "tried first in a disposable mirror (diff tab: the trial in full)");
@@ -464,14 +481,20 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
 		tdoc_addf(doc, ROLE_ERROR, "it could not be tried in a mirror first: %s", h->trial_error);
 		tdoc_nl(doc);
 	}
-	tdoc_nl(doc);
-	tdoc_add(doc, ROLE_TITLE, "effect plan (why the gate asks)");
-	cJSON *plan = h->plan ? cJSON_Parse(h->plan) : NULL;
-	d->req = plan;
+	cJSON *plan = h->plan ? cJSON_Parse(h->plan) : NULL, *args = h->args ? cJSON_Parse(h->args) : NULL;
+	d->req = cJSON_CreateObject();
+	cJSON_AddItemToObject(d->req, "arguments", args ? args : cJSON_CreateNull());
+	cJSON_AddItemToObject(d->req, "effect plan (why the gate asks)", plan ? plan : cJSON_CreateNull());
 	detail_render_json(d);
 	for (int i = 1; i < TAB_COUNT; i++) {
 		if (i == TAB_DIFF && trial) {
 			trialdoc_build(&d->tab[i], state_dir, trial);
+			continue;
+		}
+		if (i == TAB_DIFF && !h->trial_id && args && argdiff_render(&d->tab[i], r->scope, args)) {
+			tdoc_nl(&d->tab[i]);
+			tdoc_nl(&d->tab[i]);
+			tdoc_add(&d->tab[i], ROLE_DIM, "the call has not run: it is held before the server sees it");
 			continue;
 		}
 		tdoc_nl(&d->tab[i]);

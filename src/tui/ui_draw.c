@@ -375,7 +375,7 @@ static void hold_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 	canvas_text(c, y, x, k->num, ROLE_GATE_HELD, s);
 	x += k->num + k->time;
 	x = cell(c, y, x, k->tool, ROLE_GATE_HELD, h->tool ? h->tool : "?");
-	x = cell(c, y, x, k->args, ROLE_DIM, h->plan ? h->plan : "");
+	x = cell(c, y, x, k->args, ROLE_DIM, h->args ? h->args : "(arguments not known)");
 	x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, "held");
 	x = cell(c, y, x, k->gate, ROLE_GATE_HELD, "HELD");
 	canvas_text(c, y, x, u->w - x, ROLE_GATE_HELD, "y approves once, x refuses");
@@ -439,7 +439,7 @@ static void draw_focus_line(struct ui *u, struct canvas *c, int y)
 	struct cm_turn *t = ui_focused(u, &h);
 	char s[700];
 	if (h) {
-		snprintf(s, sizeof s, " %s HELD %s: y approves once, x refuses, Enter shows the effect plan", glyph(G_HELD),
+		snprintf(s, sizeof s, " %s HELD %s: y approves once, x refuses, Enter shows its arguments", glyph(G_HELD),
 			 h->tool ? h->tool : "");
 		canvas_text_fit(c, y, 0, u->w, ROLE_GATE_HELD, s, 1);
 		return;
@@ -667,7 +667,28 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 					     {NULL, NULL}};
 	static const struct hint trial[] = {{"trial.apply", "apply"}, {"trial.discard", "discard"}, {"nav.down", "down"},
 					    {"back", "back"},         {"help", "help"},             {NULL, NULL}};
-	const struct hint *hs = u->view == VIEW_HOME       ? home
+	/* A held call focused: what can be done about it comes first. */
+	static const struct hint held_home[] = {{"approve", "approve"}, {"refuse", "refuse"}, {"open", "see it"},
+						{"help", "help"},       {"back", "back"},     {NULL, NULL}};
+	static const struct hint held_detail[] = {{"approve", "approve"}, {"refuse", "refuse"}, {"tab.next", "tab"},
+						  {"fold", "fold"},       {"back", "back"},     {"help", "help"},
+						  {NULL, NULL}};
+	static const struct hint held_trial[] = {{"approve", "approve"}, {"apply.instead", "apply trial"},
+						 {"refuse", "refuse"},   {"tab.next", "tab"},
+						 {"back", "back"},       {"help", "help"},
+						 {NULL, NULL}};
+	const struct cm_hold *fh = NULL;
+	const struct cm_turn *ft = NULL;
+	if ((u->view == VIEW_HOME && u->focus == PANE_TURNS) || u->view == VIEW_DETAIL)
+		ft = ui_focused(u, &fh);
+	struct cm_run *hr = ui_run(u);
+	for (size_t i = 0; !fh && ft && ft->hold && hr && i < hr->nholds; i++)
+		if (hr->holds[i].id == ft->hold)
+			fh = &hr->holds[i];
+	const struct hint *hs = fh && fh->trial_id && u->view != VIEW_HOME ? held_trial
+				: fh && u->view == VIEW_HOME ? held_home
+				: fh			    ? held_detail
+				: u->view == VIEW_HOME       ? home
 				: u->view == VIEW_DETAIL   ? detail
 				: u->view == VIEW_TRIALS ? trials
 				: u->view == VIEW_TRIAL    ? trial

@@ -222,15 +222,69 @@ static void quit_after_agent(struct ts_tmux *t, const char *sock)
 
 /* `belay console --mode enforce --scope WS` over the demo shell server, under tmux, up and
  * drawn; returns its command line (new). */
-static char *start_enforce_console(struct ts_tmux *t, const char *ws, const char *st, const char *sock)
+static char *start_enforce_console_with(struct ts_tmux *t, const char *ws, const char *st, const char *sock,
+					const char *server, int w, int h)
 {
 	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --mode enforce "
-			      "--state %s --socket %s --scope %s -- %s/belay-demo-server shell %s 2>%s/console.err",
-			      dir, dir, BELAY_BIN, st, sock, ws, BELAY_BUILD_DIR, ws, dir);
-	cr_assert_eq(ts_tmux_start(t, dir, 120, 40, cmd), 0);
+			      "--state %s --socket %s --scope %s -- %s/belay-demo-server %s %s 2>%s/console.err",
+			      dir, dir, BELAY_BIN, st, sock, ws, BELAY_BUILD_DIR, server, ws, dir);
+	cr_assert_eq(ts_tmux_start(t, dir, w, h, cmd), 0);
 	const char *up[] = {"belay console", NULL};
 	free(wait_for(t, up, 30));
 	return cmd;
+}
+
+static char *start_enforce_console(struct ts_tmux *t, const char *ws, const char *st, const char *sock)
+{
+	return start_enforce_console_with(t, ws, st, sock, "shell", 120, 40);
+}
+
+/* issue 36: a held write_file is approved after its content was read on screen - the
+ * arguments in the detail, and the diff they describe, labelled as such - at 80x24. */
+Test(console, a_held_write_file_is_read_then_approved)
+{
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *sock = fs_join(dir, "w.sock");
+	fs_mkdir_p(ws, 0755, NULL);
+	cr_assert_eq(ts_sh("printf 'TOKEN=old\\n' > %s/.env", ws), 0);
+	struct ts_tmux t;
+	char *cmd = start_enforce_console_with(&t, ws, st, sock, "editor", 80, 24);
+	char *steps = fs_join(dir, "write.json");
+	const char *s = "[{\"initialize\":{}},{\"list\":true},"
+			"{\"call\":\"write_file\",\"args\":{\"path\":\".env\",\"content\":\"TOKEN=new-secret-42\\nMORE=1\\n\"}}]";
+	ts_write_file(steps, s, strlen(s));
+	ts_sh("%s __script %s --trace-dir %s/wagent --timeout 120000 -- %s connect %s > %s/agent.out 2>&1 &", BELAY_BIN, steps, dir,
+	      BELAY_BIN, sock, dir);
+	const char *held[] = {"HELD", "write_file", NULL};
+	free(wait_for(&t, held, 60));
+	ts_tmux_keys(&t, "G Enter");
+	const char *args[] = {"arguments", "TOKEN=new-secret-42", "y approve", "x refuse", NULL};
+	free(wait_for(&t, args, 20));
+	ts_tmux_keys(&t, "3");
+	const char *diff[] = {"as the arguments describe it; the server may do otherwise", "-TOKEN=old", "+TOKEN=new-secret-42",
+			      "+MORE=1", NULL};
+	free(wait_for(&t, diff, 20));
+	size_t n;
+	char *envp = fs_join(ws, ".env"), *before = ts_read_file(envp, &n);
+	cr_assert_str_eq(before, "TOKEN=old\n", "nothing written while held");
+	free(before);
+	ts_tmux_keys(&t, "y");
+	char *after = NULL;
+	for (int i = 0; i < 300; i++) {
+		free(after);
+		after = ts_read_file(envp, &n);
+		if (after && !strcmp(after, "TOKEN=new-secret-42\nMORE=1\n"))
+			break;
+		usleep(100 * 1000);
+	}
+	cr_assert_str_eq(after ? after : "(none)", "TOKEN=new-secret-42\nMORE=1\n", "approved: the server wrote it");
+	free(after);
+	quit_after_agent(&t, sock);
+	free(envp);
+	free(steps);
+	free(cmd);
+	free(ws);
+	free(st);
+	free(sock);
 }
 
 Test(console, held_calls_are_approved_or_refused_by_key)

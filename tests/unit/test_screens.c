@@ -29,6 +29,8 @@
 #include "common/xalloc.h"
 #include "ts_screen.h"
 #include "tsupport.h"
+#include "common/fsutil.h"
+#include "tui/argdiff.h"
 #include "tui/canvas.h"
 #include "tui/glyphs.h"
 #include "tui/jsonview.h"
@@ -316,11 +318,11 @@ static void build(int w, int h)
 	}
 	/* Two held calls: one the store shows (turn 28), one it does not have yet. */
 	cJSON *plan = cJSON_Parse("{\"tool\":\"write_file\",\"effects\":[{\"op\":\"write\",\"path\":\".env\"}],"
-				  "\"why\":\"writes a dotfile\"}");
+				  "\"why\":\"writes a dotfile\",\"arguments\":{\"path\":\".env\",\"content\":\"TOKEN=...\"}}");
 	cm_hold_add(b, 901, cm_turn_at(b, HELD_TURN)->req_seq, "write_file", plan, NULL);
 	cJSON_Delete(plan);
 	plan = cJSON_Parse("{\"tool\":\"delete_file\",\"effects\":[{\"op\":\"unlink\",\"path\":\"src/calc.py\"}],"
-			   "\"why\":\"deletes a tracked file\"}");
+			   "\"why\":\"deletes a tracked file\",\"arguments\":{\"path\":\"src/calc.py\"}}");
 	cm_hold_add(b, 902, 200, "delete_file", plan, NULL);
 	cJSON_Delete(plan);
 
@@ -890,7 +892,8 @@ static void add_tried_hold(void)
 {
 	struct cm_run *r = ui_run(&F.u);
 	cJSON *plan = cJSON_Parse("{\"decision\":\"ask\",\"effects\":[{\"kind\":\"indeterminate\",\"local\":true,"
-				  "\"why\":\"runs ./build.sh, a program of the workspace\"}]}");
+				  "\"why\":\"runs ./build.sh, a program of the workspace\"}],"
+				  "\"arguments\":{\"command_line\":\"./build.sh\"}}");
 	cJSON *trial = cJSON_CreateObject();
 	cJSON_AddStringToObject(trial, "id", TRIAL_ID);
 	cJSON_AddStringToObject(trial, "brief",
@@ -1528,4 +1531,102 @@ Test(screens, every_pane_that_overflows_says_which_rows_it_shows)
 	build(200, 60);
 	cr_assert_lt(find_row(" RUNS (2)", "rows"), 0);
 	teardown_fx();
+}
+
+/*==== issue 36: approving a held call sees what it approves ====*/
+
+#define HELD_CONTENT "# Notes\n- ship it\n- then rest\n"
+
+/* A held write_file the store does not have yet (as the engine announces it: the plan with
+ * the call's arguments), focused and opened on tab `tab`. */
+static void held_write(enum dtab tab)
+{
+	struct cm_run *r = ui_run(&F.u);
+	cJSON *plan = cJSON_Parse("{\"decision\":\"ask\",\"effects\":[{\"kind\":\"write\",\"path\":\"notes.txt\"}],"
+				  "\"arguments\":{\"path\":\"notes.txt\",\"content\":\"# Notes\\n- ship it\\n- then rest\\n\"}}");
+	cr_assert_not_null(plan);
+	cm_hold_add(r, 904, 202, "write_file", plan, NULL);
+	cJSON_Delete(plan);
+	ui_refilter(&F.u, 1);
+	press('G', 0);
+	const struct cm_hold *h = NULL;
+	ui_focused(&F.u, &h);
+	cr_assert(h && h->id == 904);
+	press(K_ENTER, 0);
+	cr_assert_eq(F.u.view, VIEW_DETAIL);
+	cr_assert_eq(F.u.det.hold, 904);
+	F.u.tab = tab;
+	ui_draw(&F.u, &F.c);
+}
+
+static void detail_held_write(void)
+{
+	held_write(TAB_REQUEST);
+}
+
+Test(screens, detail_held_write) { run_screen("detail_held_write", detail_held_write, 0); }
+
+Test(screens, a_held_calls_arguments_are_shown_and_its_hints_offer_y_and_x)
+{
+	build(80, 24);
+	press('G', 0);
+	/* the row: the arguments, not the plan */
+	int y = find_row(glyph(G_HELD), "delete_file");
+	cr_assert_geq(y, 0);
+	char *t = row_text(&F.c, y, NULL);
+	cr_assert(strstr(t, "{\"path\":\"src/calc.py") && !strstr(t, "\"tool\""), "the row shows the arguments: %s", t);
+	free(t);
+	/* the hints: y and x, on the home screen and in the detail */
+	int hy = F.u.h - 1;
+	t = row_text(&F.c, hy, NULL);
+	cr_assert(strstr(t, "y approve") && strstr(t, "x refuse"), "home hints: %s", t);
+	free(t);
+	press(K_ENTER, 0);
+	t = row_text(&F.c, hy, NULL);
+	cr_assert(strstr(t, "y approve") && strstr(t, "x refuse") && !strstr(t, "v verify") && !strstr(t, "u unverif"),
+		  "detail hints: %s", t);
+	free(t);
+	/* the request tab: the arguments first */
+	int ya = find_row("\"arguments\": {", NULL), yp = find_row("\"path\": \"src/calc.py\"", NULL);
+	int ye = find_row("\"effect plan (why the gate asks)\"", NULL);
+	char *s = screen_text(&F.c);
+	cr_assert(ya >= 0 && yp > ya && ye > yp, "arguments, then the plan:\n%s", s);
+	free(s);
+	teardown_fx();
+}
+
+Test(screens, a_held_write_shows_the_diff_its_arguments_describe_labelled_as_such)
+{
+	char *ws = ts_tmpdir("held-ws");
+	char *f = fs_join(ws, "notes.txt");
+	ts_write_file(f, "# Notes\n- ship it\n", strlen("# Notes\n- ship it\n"));
+	build(120, 40);
+	struct cm_run *r = ui_run(&F.u);
+	free(r->scope);
+	r->scope = xstrdup(ws);
+	held_write(TAB_DIFF);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("writes notes.txt", ARGDIFF_LABEL), 0, "labelled:\n%s", s);
+	cr_assert_geq(find_row("+- then rest", NULL), 0, "the line the content adds:\n%s", s);
+	cr_assert_geq(find_row(" - ship it", NULL), 0, "context from the file as it is:\n%s", s);
+	cr_assert_geq(find_row("has not run", NULL), 0, "%s", s);
+	free(s);
+	teardown_fx();
+	/* A path that leaves the workspace is never read. */
+	build(120, 40);
+	r = ui_run(&F.u);
+	free(r->scope);
+	r->scope = xstrdup(ws);
+	cJSON *plan = cJSON_Parse("{\"arguments\":{\"path\":\"../../../etc/hostname\",\"content\":\"x\\n\"}}");
+	cm_hold_add(r, 905, 203, "write_file", plan, NULL);
+	cJSON_Delete(plan);
+	ui_refilter(&F.u, 1);
+	press('G', K_ENTER, '3', 0);
+	s = screen_text(&F.c);
+	cr_assert_geq(find_row("cannot be shown: the path is outside the workspace", NULL), 0, "%s", s);
+	free(s);
+	teardown_fx();
+	ts_rmtree(ws);
+	free(f);
+	free(ws);
 }
