@@ -5,6 +5,8 @@
 #include "tui/ui.h"
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,15 +58,25 @@ struct cm_run *ui_run(struct ui *u)
 
 void ui_message(struct ui *u, int level, const char *fmt, ...)
 {
+	char text[sizeof u->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(u->msg, sizeof u->msg, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	u->msg_level = level;
+	/* An error on the line stays until seen: what comes after it, less grave, is logged. */
+	if (!(u->msg_sticky && u->msg[0] && level < 2 && !u->confirm[0])) {
+		snprintf(u->msg, sizeof u->msg, "%s", text);
+		u->msg_level = level;
+		u->msg_sticky = level >= 2;
+	}
+	if (level >= 2)
+		u->errors_unseen++;
 	if (u->nlog == u->caplog) {
 		if (u->caplog >= 1000) { /* keep the last 1000 */
 			memmove(u->log, u->log + 1, (u->nlog - 1) * sizeof *u->log);
 			u->nlog--;
+			if (u->log_seen)
+				u->log_seen--;
 		} else {
 			u->caplog = u->caplog ? u->caplog * 2 : 64;
 			u->log = xrealloc(u->log, u->caplog * sizeof *u->log);
@@ -72,7 +84,7 @@ void ui_message(struct ui *u, int level, const char *fmt, ...)
 	}
 	struct log_line *l = &u->log[u->nlog++];
 	l->level = level;
-	snprintf(l->text, sizeof l->text, "%s", u->msg);
+	snprintf(l->text, sizeof l->text, "%s", text);
 	struct tm tm;
 	localtime_r(&u->now, &tm);
 	strftime(l->when, sizeof l->when, "%H:%M:%S", &tm);
@@ -645,7 +657,9 @@ void ui_command(struct ui *u, const char *line)
 		push(u, VIEW_HELP);
 		break;
 	case C_LOG:
-		build_doc(u, 1);
+		build_doc(u, 1); /* marks what is new since the last time */
+		u->log_seen = u->nlog;
+		u->errors_unseen = 0;
 		push(u, VIEW_LOG);
 		break;
 	case C_SNIPPET:
@@ -908,13 +922,48 @@ void ui_key(struct ui *u, int key)
 		prompt_key(u, key);
 		return;
 	}
-	u->msg[0] = '\0';
+	u->msg[0] = '\0'; /* seen */
+	u->msg_sticky = 0;
 	const struct binding *b = keymap_lookup(u->km, context(u), key);
 	if (b && b->cmd != C_COUNT)
 		ui_command(u, b->line);
 }
 
 /*==== engine events ====*/
+
+/* After a run alert: the last lines the servers wrote to their stderr log (a server that
+ * could not start says why there), into the log, each escaped on the way to the screen
+ * like every outside string (the canvas draws control characters as U+FFFD). */
+static void stderr_tail(struct ui *u)
+{
+	if (!u->server_log)
+		return;
+	int fd = open(u->server_log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	char buf[4096];
+	off_t end = lseek(fd, 0, SEEK_END), from = end > (off_t)sizeof buf - 1 ? end - (off_t)sizeof buf + 1 : 0;
+	ssize_t n = end > 0 ? pread(fd, buf, sizeof buf - 1, from) : 0;
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* the last 8 lines (a first partial line dropped) */
+	const char *start = buf;
+	if (from > 0 && strchr(buf, '\n'))
+		start = strchr(buf, '\n') + 1;
+	const char *p = buf + n;
+	int lines = 0;
+	while (p > start && lines < 9)
+		if (*--p == '\n')
+			lines++;
+	if (p > start || *p == '\n')
+		p++;
+	ui_message(u, 1, "the servers' stderr log (%s) ends with:", u->server_log);
+	for (const char *l = p; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] ? 1 : 0))
+		if (strcspn(l, "\n"))
+			ui_message(u, 1, "  | %.*s", (int)strcspn(l, "\n"), l);
+}
 
 static struct cm_run *event_run(struct ui *u, const struct cevent *ev)
 {
@@ -1035,9 +1084,12 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		snprintf(u->job, sizeof u->job, "%s", ev->text ? ev->text : "");
 		break;
 	case CE_LOG: ui_message(u, (int)ev->a, "%s", ev->text ? ev->text : ""); break;
-	case CE_RUN_ALERT: { /* its first line: what happened (the rest is in the trace and on stderr) */
+	case CE_RUN_ALERT: { /* its first line on the message line; every line in the log */
 		const char *t = ev->text ? ev->text : "";
 		ui_message(u, 2, "run %s: %.*s", ev->run ? ev->run : "?", (int)strcspn(t, "\n"), t);
+		for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
+			ui_message(u, 1, "  %.*s", (int)strcspn(l + 1, "\n"), l + 1);
+		stderr_tail(u);
 		break;
 	}
 	case CE_TRIAL: {

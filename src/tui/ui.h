@@ -104,6 +104,9 @@ struct ui {
 	/* messages */
 	char msg[400];
 	int msg_level;             /* 0 info, 1 warning, 2 error */
+	int msg_sticky;            /* an error from an event on the line: it stays until a key */
+	size_t log_seen;           /* log lines before this one were on screen in the log view */
+	unsigned errors_unseen;    /* errors logged since the log view was last opened */
 	struct log_line *log;
 	size_t nlog, caplog;
 	char job[256];
@@ -125,7 +128,9 @@ void ui_key(struct ui *u, int key);
 void ui_command(struct ui *u, const char *line);
 /* An engine event (the ui does not take it). */
 void ui_event(struct ui *u, const struct cevent *ev);
-/* A message in the prompt line, kept in the log too. */
+/* A message in the prompt line, kept in the log too. An error stays on the line until a key
+ * is pressed (a later notice or warning from an event goes to the log only, unless it asks a
+ * question); errors are counted until the log view is opened. */
 void ui_message(struct ui *u, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The trials changed (tmodel_poll said so): the open trial's document is rebuilt. */
 void ui_trials_changed(struct ui *u);

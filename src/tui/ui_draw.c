@@ -308,22 +308,26 @@ static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 	x = 2;
 	char s[64];
 	snprintf(s, sizeof s, "%4d", t->turn);
-	canvas_text(c, y, x, 4, ROLE_DIM, s);
+	canvas_text(c, y, x, 4, t->error ? ROLE_CALL_ERROR : ROLE_DIM, s);
 	canvas_text(c, y, x + 4, 1, ROLE_LABEL, t->label[0] ? glyph(G_MARK) : " ");
 	x += k->num;
 	if (k->time) {
 		hhmmss(t->t_req, s, sizeof s);
 		x = cell(c, y, x, k->time, ROLE_DIM, s);
 	}
+	/* A call that failed (a tool error or a JSON-RPC error) has its own look: number, tool
+	 * and arguments in the error role, "error" where the latency would be. */
 	x = cell(c, y, x, k->tool, t->error ? ROLE_CALL_ERROR : ROLE_NORMAL, t->tool ? t->tool : "?");
-	x = cell(c, y, x, k->args, ROLE_DIM, t->args ? t->args : "");
+	x = cell(c, y, x, k->args, t->error ? ROLE_CALL_ERROR : ROLE_DIM, t->args ? t->args : "");
 	if (t->call == CMC_PENDING)
 		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, look_call_word(r, t));
 	else if (t->call == CMC_CANCELLED && t->resp_seq < 0)
 		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, "cancel");
+	else if (t->error)
+		x = cell(c, y, x, k->lat, ROLE_CALL_ERROR, "error");
 	else {
 		fmt_latency(t->latency_us, s, sizeof s);
-		x = cell(c, y, x, k->lat, t->error ? ROLE_CALL_ERROR : ROLE_NORMAL, s);
+		x = cell(c, y, x, k->lat, ROLE_NORMAL, s);
 	}
 	x = cell(c, y, x, k->gate, look_gate_role(t), look_gate_word(t));
 	const char *pre = look_pre_word(t);
@@ -536,6 +540,22 @@ static void draw_denials(struct ui *u, struct canvas *c, const struct layout *L)
 
 /*==== bottom lines ====*/
 
+static const char *hint_key(const char *k);
+
+/* The errors logged since the log view was last open, and the key that opens it; the
+ * columns used. */
+static int unseen_errors(struct ui *u, struct canvas *c, int y, int x)
+{
+	if (!u->errors_unseen)
+		return 0;
+	char keys[64], s[128];
+	keymap_keys_for(u->km, KCTX_GLOBAL, "log", keys, sizeof keys);
+	keys[strcspn(keys, ",")] = '\0';
+	snprintf(s, sizeof s, "  %u error%s (%s)", u->errors_unseen, u->errors_unseen == 1 ? "" : "s",
+		 keys[0] ? hint_key(keys) : ":log");
+	return canvas_text(c, y, x, u->w - x, ROLE_ERROR, s);
+}
+
 static void draw_status(struct ui *u, struct canvas *c, int y)
 {
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_STATUS);
@@ -546,6 +566,7 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 		size_t idx = u->run < u->m->nruns ? u->run + 1 : u->m->nruns;
 		snprintf(s, sizeof s, "run %zu/%zu%s", idx, u->m->nruns, r->live ? " live" : "");
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS_KEY, s);
+		x += unseen_errors(u, c, y, x);
 		/* Each verdict counted on its own; UNVERIFIED is never folded into PASS. */
 		snprintf(s, sizeof s, "  %zu turns: ", r->nturns);
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, s);
@@ -554,7 +575,7 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 			snprintf(s, sizeof s, "%s%zu ", look_v_glyph(order[i]), r->counts[order[i] + 1]);
 			x += canvas_text(c, y, x, u->w - x, look_v_role(order[i]), s);
 		}
-		snprintf(s, sizeof s, "%s%zu not verified", glyph(G_PENDING), r->counts[0]);
+		snprintf(s, sizeof s, "%s%zu to verify", glyph(G_PENDING), r->counts[0]);
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, s);
 		if (r->denial_count) {
 			snprintf(s, sizeof s, "  %s%lld denied", glyph(G_DENIAL), (long long)r->denial_count);
@@ -566,6 +587,7 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 		}
 	} else {
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, "no run");
+		x += unseen_errors(u, c, y, x);
 	}
 	if (u->job[0]) {
 		snprintf(s, sizeof s, "  %s %s", glyph(G_VERIFYING), u->job);

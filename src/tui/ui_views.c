@@ -255,8 +255,15 @@ void ui_log_doc(struct ui *u, struct tdoc *d)
 		tdoc_nl(d);
 		tdoc_add(d, ROLE_DIM, "nothing yet");
 	}
+	size_t seen = u->log_seen < u->nlog ? u->log_seen : u->nlog;
+	if (u->nlog > seen) {
+		tdoc_nl(d);
+		tdoc_addf(d, u->errors_unseen ? ROLE_ERROR : ROLE_TITLE, "%zu new since the log was last open (%u error%s), marked %s",
+			  u->nlog - seen, u->errors_unseen, u->errors_unseen == 1 ? "" : "s", glyph(G_MARK));
+	}
 	for (size_t i = 0; i < u->nlog; i++) {
 		tdoc_nl(d);
+		tdoc_add(d, ROLE_TITLE, i >= seen ? glyph(G_MARK) : " ");
 		tdoc_addf(d, ROLE_DIM, "%s ", u->log[i].when);
 		tdoc_add(d, u->log[i].level >= 2 ? ROLE_ERROR : u->log[i].level == 1 ? ROLE_V_WARN : ROLE_NORMAL,
 			 u->log[i].text);

@@ -584,7 +584,7 @@ static void tally(const struct tspec *ts, size_t n, size_t out[6])
 	}
 }
 
-/* The status line: "run i/n ...  T turns: ✓P !W ?U ✗F ·N not verified". */
+/* The status line: "run i/n ...  T turns: ✓P !W ?U ✗F ·N to verify". */
 static void check_status(const struct canvas *c, const char *where)
 {
 	struct cm_run *r = ui_run(&F.u);
@@ -1629,4 +1629,119 @@ Test(screens, a_held_write_shows_the_diff_its_arguments_describe_labelled_as_suc
 	ts_rmtree(ws);
 	free(f);
 	free(ws);
+}
+
+/*==== issue 36: errors that stay ====*/
+
+/* A killed server: its alert, then (a moment later) its run's end. */
+static void server_killed(void)
+{
+	struct cm_run *r = ui_run(&F.u);
+	struct cevent *ev = cevent_new(CE_RUN_ALERT, r->id);
+	ev->text = xstrdup("the MCP server was killed by signal 9 (Killed) after 1.6 s, while its client was still "
+			   "connected; belay answered the 1 request(s) still waiting for it with an error\n"
+			   "its last words are in the servers' stderr log");
+	ui_event(&F.u, ev);
+	cevent_free(ev);
+	/* CE_RUN_ENDED re-reads the store (the fixture has none): what it says, as it says it */
+	r->live = 0;
+	ui_message(&F.u, 0, "run %s ended (server exit %d)", r->id, 137);
+	ui_draw(&F.u, &F.c);
+}
+
+static void scr_alert(void)
+{
+	server_killed();
+}
+
+static void scr_log_unseen(void)
+{
+	server_killed();
+	press('E', 0);
+}
+
+Test(screens, alert) { run_screen("alert", scr_alert, 0); }
+Test(screens, log_unseen) { run_screen("log_unseen", scr_log_unseen, 0); }
+
+Test(screens, an_alert_stays_until_a_key_and_the_log_counts_it)
+{
+	char *tmp = ts_tmpdir("stderr-log");
+	char *logf = fs_join(tmp, "console.stderr.log");
+	const char *text = "node: starting\n\x1b[31mError: EADDRINUSE\x1b[0m listen 127.0.0.1:7\n    at Server.listen\n";
+	ts_write_file(logf, text, strlen(text));
+	build(80, 24);
+	F.u.server_log = logf;
+	server_killed();
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("killed by signal 9", NULL), 0, "the alert is not replaced by the run's end:\n%s", s);
+	cr_assert_lt(find_row("ended (server exit 137)", NULL), 0, "%s", s);
+	cr_assert_geq(find_row("1 error (E)", NULL), 0, "the status line counts it and names the key:\n%s", s);
+	free(s);
+	/* the alert's row look */
+	int y = find_row("killed by signal 9", NULL);
+	int *xs;
+	char *row = row_text(&F.c, y, &xs);
+	cr_assert_eq(canvas_at(&F.c, y, xs[strstr(row, "killed") - row])->role, ROLE_ERROR);
+	free(row);
+	free(xs);
+	/* a notice from an event does not replace it either; a question does */
+	ui_message(&F.u, 0, "new run 2");
+	cr_assert(strstr(F.u.msg, "killed by signal 9"), "%s", F.u.msg);
+	/* a key: seen */
+	press('j', 0);
+	cr_assert_eq(F.u.msg[0], '\0');
+	cr_assert_eq(F.u.errors_unseen, 1, "still unseen in the log");
+	/* the log: every line of the alert, the stderr tail (escaped), what is new marked */
+	press('E', 0);
+	s = screen_text(&F.c);
+	cr_assert_geq(find_row("new since the log was last open (1 error)", NULL), 0, "%s", s);
+	cr_assert_geq(find_row("its last words are in the servers' stderr log", NULL), 0, "%s", s);
+	cr_assert_geq(find_row("| ", "Error: EADDRINUSE"), 0, "the servers' stderr tail:\n%s", s);
+	cr_assert_geq(find_row("ended (server exit 137)", NULL), 0, "%s", s);
+	free(s);
+	honesty(&F.c, "log after an alert"); /* nothing unprintable reached the grid */
+	cr_assert_eq(F.u.errors_unseen, 0);
+	press('q', 0);
+	cr_assert_lt(find_row("error (E)", NULL), 0, "the count is gone once the log was seen");
+	teardown_fx();
+	ts_rmtree(tmp);
+	free(logf);
+	free(tmp);
+}
+
+Test(screens, tool_error_rows_have_their_own_look)
+{
+	build(120, 40);
+	press('g', 0);
+	int y = find_row("   7", "missing.txt");
+	cr_assert_geq(y, 0);
+	int *xs;
+	char *row = row_text(&F.c, y, &xs);
+	cr_assert_eq(canvas_at(&F.c, y, xs[strstr(row, "missing.txt") - row])->role, ROLE_CALL_ERROR, "arguments: %s", row);
+	cr_assert_eq(canvas_at(&F.c, y, xs[strstr(row, "7") - row])->role, ROLE_CALL_ERROR, "number: %s", row);
+	cr_assert(strstr(row, " error "), "the latency column says error: %s", row);
+	free(row);
+	free(xs);
+	/* a row without an error keeps the plain look */
+	y = find_row("   1", "src/calc.py");
+	row = row_text(&F.c, y, &xs);
+	cr_assert_neq(canvas_at(&F.c, y, xs[strstr(row, "src/calc.py") - row])->role, ROLE_CALL_ERROR);
+	free(row);
+	free(xs);
+	teardown_fx();
+}
+
+Test(screens, questions_keep_their_y_n_at_80_columns)
+{
+	static const char *const asks[] = {"hook.rearm", "quit", NULL};
+	for (int i = 0; asks[i]; i++) {
+		build(80, 24);
+		ui_command(&F.u, asks[i]);
+		ui_draw(&F.u, &F.c);
+		cr_assert(F.u.confirm[0], "%s asks", asks[i]);
+		char *s = screen_text(&F.c);
+		cr_assert_geq(find_row("[y/N]", NULL), 0, "%s: the question is whole:\n%s", asks[i], s);
+		free(s);
+		teardown_fx();
+	}
 }
