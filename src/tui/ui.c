@@ -578,8 +578,12 @@ static void set_filter(struct ui *u, const char *expr, int quiet)
 	u->dirty++;
 }
 
+static enum kctx context(const struct ui *u);
+
 static void build_doc(struct ui *u, int which)
 {
+	if (which != 1 && u->view != VIEW_HELP)
+		u->help_ctx = context(u); /* help is about the view it is opened from */
 	tdoc_clear(&u->doc);
 	u->doc_top = 0;
 	if (which == 0)

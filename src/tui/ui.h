@@ -93,6 +93,7 @@ struct ui {
 	/* help / log / trial documents (built when shown) */
 	struct tdoc doc;
 	size_t doc_top;
+	enum kctx help_ctx;        /* the keys help lists: those of the view it was opened from */
 	/* prompt */
 	int prompt;                /* 0, ':' or '/' */
 	char pbuf[512];

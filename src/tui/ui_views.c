@@ -194,20 +194,32 @@ void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)
 		ui_snippets(d, u->socket_path);
 		tdoc_nl(d);
 	}
-	enum view from = u->depth ? u->stack[u->depth - 1] : VIEW_HOME;
-	enum kctx ctx = from == VIEW_DETAIL ? KCTX_DETAIL : from == VIEW_TRIALS ? KCTX_TRIALS : from == VIEW_TRIAL ? KCTX_TRIAL : KCTX_TURNS;
+	enum kctx ctx = u->help_ctx;
 	tdoc_nl(d);
 	tdoc_addf(d, ROLE_TITLE, "KEYS (%s view; rebind in ~/.config/belay/keys, see `belay keys`)", kctx_name(ctx));
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_DIM, "  the keys of this view first, then the global keys it does not rebind");
 	struct help_ctx h = {d};
 	keymap_each_help(u->km, ctx, help_line, &h);
 	tdoc_nl(d);
 	tdoc_nl(d);
 	tdoc_add(d, ROLE_TITLE, "COMMANDS (type : then the command)");
 	for (int i = 0; i < C_COUNT; i++) {
+		/* name and arguments in one column; the help after it, continuing under itself (on
+		 * the next line when the arguments take the column) */
+		enum { COLW = 40 };
+		const char *name = command_name((enum command)i), *args = command_args((enum command)i);
 		tdoc_nl(d);
-		tdoc_addf(d, ROLE_NORMAL, "  %-16s", command_name((enum command)i));
-		tdoc_addf(d, ROLE_DIM, " %-44s", command_args((enum command)i));
-		tdoc_addf(d, ROLE_DIM, " %s", command_help((enum command)i));
+		tdoc_addf(d, ROLE_NORMAL, "  %s", name);
+		tdoc_addf(d, ROLE_DIM, "%s%s", *args ? " " : "", args);
+		int used = 2 + (int)strlen(name) + (*args ? 1 + (int)strlen(args) : 0);
+		if (used + 1 > COLW) {
+			tdoc_hang(d, COLW);
+			tdoc_nl(d);
+			used = 0;
+		}
+		tdoc_addf(d, ROLE_DIM, "%*s%s", COLW - used, "", command_help((enum command)i));
+		tdoc_hang(d, COLW);
 	}
 	tdoc_nl(d);
 	tdoc_nl(d);

@@ -1745,3 +1745,90 @@ Test(screens, questions_keep_their_y_n_at_80_columns)
 		teardown_fx();
 	}
 }
+
+/*==== issue 36: help for the view it is opened from ====*/
+
+static void scr_help_detail(void)
+{
+	open_detail(TAB_REQUEST);
+	press('?', 0);
+	cr_assert_eq(F.u.view, VIEW_HELP);
+}
+
+Test(screens, help_detail) { run_screen("help_detail", scr_help_detail, 0); }
+
+/* The help document's text (all of it, not only what is on screen). */
+static char *help_text(void)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < F.u.doc.n; i++) {
+		char *l = tdoc_line_text(&F.u.doc, i);
+		buf_printf(&b, "%s\n", l);
+		free(l);
+	}
+	buf_cstr(&b);
+	char *t = buf_take(&b), *cmds = strstr(t, "COMMANDS (type");
+	if (cmds)
+		*cmds = '\0'; /* the keys part: every command is listed after it, in every view */
+	return t;
+}
+
+Test(screens, help_lists_the_keys_of_the_view_it_is_opened_from)
+{
+	build(120, 40);
+	/* the detail: its tabs, folding, the verdict block's scroll */
+	open_detail(TAB_REQUEST);
+	press('?', 0);
+	char *h = help_text();
+	cr_assert(strstr(h, "KEYS (detail view"), "%s", h);
+	cr_assert(strstr(h, "tab.next") && strstr(h, "tab response") && strstr(h, "fold") && strstr(h, "verdicts.down"),
+		  "the detail's own keys: %s", h);
+	free(h);
+	press('q', 'q', 0);
+	cr_assert_eq(F.u.view, VIEW_HOME);
+	/* the turns pane */
+	press('?', 0);
+	h = help_text();
+	cr_assert(strstr(h, "KEYS (turns view") && strstr(h, "approve") && !strstr(h, "tab.next"), "%s", h);
+	free(h);
+	press('q', 0);
+	/* the runs pane */
+	press(K_STAB, '?', 0);
+	h = help_text();
+	cr_assert(strstr(h, "KEYS (runs view") && strstr(h, "hook.rearm") && !strstr(h, "label true-positive"), "%s", h);
+	free(h);
+	press('q', 0);
+	/* the log */
+	press('E', '?', 0);
+	h = help_text();
+	cr_assert(strstr(h, "KEYS (log view"), "%s", h);
+	free(h);
+	teardown_fx();
+}
+
+Test(screens, help_descriptions_continue_under_their_column)
+{
+	build(80, 24);
+	press('?', 0);
+	/* a command whose help wraps: apply.instead */
+	int y = -1;
+	for (int i = 0; i < 300 && y < 0; i++) {
+		press('j', 0);
+		for (int r = 2; r < F.u.h - 4 && y < 0; r++) { /* its COMMANDS line, not a key's */
+			char *t = row_text(&F.c, r, NULL);
+			if (!strncmp(t, "   apply.instead ", 17))
+				y = r;
+			free(t);
+		}
+	}
+	cr_assert_geq(y, 0);
+	int *xs;
+	char *t = row_text(&F.c, y, &xs);
+	int col = xs[strstr(t, "Apply") - t];
+	free(t);
+	free(xs);
+	t = row_text(&F.c, y + 1, NULL);
+	cr_assert_eq((int)strspn(t, " "), col, "the next row starts under the help (column %d): '%s'", col, t);
+	free(t);
+	teardown_fx();
+}
