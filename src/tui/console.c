@@ -143,7 +143,7 @@ static void demo_event(struct console *c, const struct cevent *ev)
 			if (t->v == CMV_FAIL && t->a1 == CMV_FAIL && t->a2 == CMV_PASS) {
 				c->demo_shown = 1;
 				ui_open_turn(&c->ui, t->turn, 2 /* TAB_DIFF */);
-				ui_message(&c->ui, 2,
+				ui_message(&c->ui, 1,
 					   "turn %d: A2 PASS - the replay agrees with the record; A1 FAIL - the test's "
 					   "assertion was weakened. The green suite after it proves nothing. (q: back)",
 					   t->turn);
@@ -227,6 +227,7 @@ int console_run(const struct console_opts *o, struct err *e)
 	c->ui.socket_path = o->socket_path;
 	c->ui.follow_dir = o->follow_dir;
 	c->ui.server_log = o->server_log;
+	c->ui.enforce = o->enforce;
 	c->ui.theme_name = c->theme.name;
 	c->ui.now = time(NULL);
 	if (o->focus_run)

@@ -4,6 +4,7 @@
  * says what it could not read and why). */
 #include "tui/detail.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,34 @@ static void reset(struct detail *d)
 
 /*==== the verdict summary ====*/
 
+/* A sub-verdict's label: its check ("replay"), qualified when the verdict has more than one
+ * row of that axis and check (A2 replay says whether the result reproduces, and whether the
+ * sandbox refused anything while it ran): by its cause less the check's own prefix
+ * ("replay: denials" for REPLAY_DENIALS), "result" when it has none. */
+static void sub_label(const cJSON *subs, const cJSON *s, char *out, size_t n)
+{
+	const char *axis = jx_str(s, "axis"), *kind = jx_str(s, "kind");
+	snprintf(out, n, "%s", kind ? kind : "?");
+	int same = 0;
+	for (const cJSON *o = subs->child; o && kind; o = o->next) {
+		const char *oa = jx_str(o, "axis"), *ok = jx_str(o, "kind");
+		same += ok && !strcmp(ok, kind) && ((!oa && !axis) || (oa && axis && !strcmp(oa, axis)));
+	}
+	if (same < 2)
+		return;
+	const char *cause = jx_str(s, "cause");
+	char q[48] = "result";
+	if (cause) {
+		size_t kl = strlen(kind);
+		if (!strncasecmp(cause, kind, kl) && cause[kl] == '_')
+			cause += kl + 1;
+		snprintf(q, sizeof q, "%s", cause);
+		for (char *p = q; *p; p++)
+			*p = *p == '_' ? ' ' : (char)tolower((unsigned char)*p);
+	}
+	snprintf(out, n, "%s: %s", kind, q);
+}
+
 static void verdict_line(struct tdoc *h, enum cm_v v, const char *label)
 {
 	tdoc_add(h, ROLE_DIM, label);
@@ -115,8 +144,9 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 		if (v != rank[k / nsubs])
 			continue;
 		tdoc_nl(h);
-		tdoc_addf(h, ROLE_DIM, "  %s %-14s ", jx_str(s, "axis") ? jx_str(s, "axis") : "?",
-			  jx_str(s, "kind") ? jx_str(s, "kind") : "?");
+		char label[64];
+		sub_label(subs, s, label, sizeof label);
+		tdoc_addf(h, ROLE_DIM, "  %s %-14s ", jx_str(s, "axis") ? jx_str(s, "axis") : "?", label);
 		tdoc_addf(h, look_v_role(v), "%s %s", look_v_glyph(v), look_v_word(v));
 		const char *cause = jx_str(s, "cause");
 		if (cause)
@@ -313,9 +343,21 @@ static void load_diff(struct detail *d, struct cm_run *r, const struct cm_turn *
 			tdoc_add(doc, ROLE_DIM, "  nothing");
 		}
 		for (const cJSON *x = eff->child; x; x = x->next) {
+			/* {"path" (text, or bytes as jx_bytes writes them), "change", "fields"} */
 			tdoc_nl(doc);
-			const char *k = jx_str(x, "kind"), *p = jx_str(x, "path");
-			tdoc_addf(doc, ROLE_DIFF_META, "  %-8s %s", k ? k : "?", p ? p : "?");
+			const char *k = jx_str(x, "change");
+			struct buf p = {0};
+			if (jx_bytes_decode(cJSON_GetObjectItemCaseSensitive(x, "path"), &p) != 0)
+				buf_puts(&p, "(a path that cannot be read)");
+			tdoc_addf(doc, ROLE_DIFF_META, "  %-8s %s", k ? k : "changed", buf_cstr(&p));
+			buf_free(&p);
+			const cJSON *f = cJSON_GetObjectItemCaseSensitive(x, "fields");
+			if (cJSON_IsArray(f) && f->child) {
+				tdoc_add(doc, ROLE_DIM, "  (");
+				for (const cJSON *y = f->child; y; y = y->next)
+					tdoc_addf(doc, ROLE_DIM, "%s%s", cJSON_IsString(y) ? y->valuestring : "?", y->next ? ", " : "");
+				tdoc_add(doc, ROLE_DIM, ")");
+			}
 		}
 	}
 }

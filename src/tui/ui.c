@@ -93,6 +93,44 @@ void ui_message(struct ui *u, int level, const char *fmt, ...)
 
 /*==== the visible turns ====*/
 
+static const char *const sort_names[] = {"turn", "verdict", "latency", "tool"};
+
+const char *ui_sort_name(int sort)
+{
+	return sort >= 0 && sort < 4 ? sort_names[sort] : "turn";
+}
+
+/* The run the rows being sorted are of, and the order (the UI thread only). */
+static const struct cm_run *sort_run;
+static int sort_by;
+
+static int v_rank(enum cm_v v)
+{
+	switch (v) { /* the worst first; not yet verified last */
+	case CMV_FAIL: return 0;
+	case CMV_UNVERIFIED: return 1;
+	case CMV_WARN: return 2;
+	case CMV_NOT_COVERED: return 3;
+	case CMV_PASS: return 4;
+	default: return 5;
+	}
+}
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct cm_turn *x = cm_turn_at(sort_run, a), *y = cm_turn_at(sort_run, b);
+	int d = 0;
+	if (sort_by == 1)
+		d = v_rank(x->v) - v_rank(y->v);
+	else if (sort_by == 2) /* slowest first; unknown last */
+		d = x->latency_us == y->latency_us ? 0 : x->latency_us < 0 ? 1 : y->latency_us < 0 ? -1
+			: x->latency_us > y->latency_us ? -1 : 1;
+	else if (sort_by == 3)
+		d = strcmp(x->tool ? x->tool : "", y->tool ? y->tool : "");
+	return d ? d : a < b ? -1 : a > b ? 1 : 0;
+}
+
 /* Rows of the turns list: turn indexes (< nturns), then held calls (nturns + i). */
 void ui_refilter(struct ui *u, int force)
 {
@@ -106,7 +144,7 @@ void ui_refilter(struct ui *u, int force)
 	size_t keep = u->nvis && u->pos[PANE_TURNS].sel < u->nvis ? u->vis[u->pos[PANE_TURNS].sel] : (size_t)-1;
 	int at_end = u->nvis == 0 || u->pos[PANE_TURNS].sel + 1 >= u->nvis;
 	size_t start = 0;
-	if (!force && u->vis_run == u->run && !u->flt && u->nvis) {
+	if (!force && u->vis_run == u->run && !u->flt && !u->sort && u->nvis) {
 		/* Unfiltered and only grown: append (O(new turns)). Held rows are rebuilt. */
 		while (u->nvis && u->vis[u->nvis - 1] >= r->nturns)
 			u->nvis--;
@@ -122,6 +160,11 @@ void ui_refilter(struct ui *u, int force)
 	for (size_t i = start; i < r->nturns; i++)
 		if (filter_match(u->flt, cm_turn_at(r, i)))
 			u->vis[u->nvis++] = i;
+	if (u->sort) { /* held calls stay at the end */
+		sort_run = r;
+		sort_by = u->sort;
+		qsort(u->vis, u->nvis, sizeof *u->vis, sort_cmp);
+	}
 	for (size_t i = 0; i < r->nholds; i++)
 		if (!cm_turn_by_seq(r, r->holds[i].seq)) /* not in the store yet: its own row */
 			u->vis[u->nvis++] = r->nturns + i;
@@ -235,6 +278,38 @@ static void open_hold(struct ui *u, const struct cm_hold *h)
 	u->head_top = 0;
 	u->tab = TAB_REQUEST;
 	push(u, VIEW_DETAIL);
+}
+
+/* In the detail: the next (dir 1) or previous turn of the list as it is shown (filter and
+ * order), on the same tab. */
+static void step_turn(struct ui *u, int dir)
+{
+	struct cm_run *r = ui_run(u);
+	if (u->view != VIEW_DETAIL || !u->det_loaded || u->det.turn < 0 || !r)
+		return;
+	ui_refilter(u, 0);
+	size_t at = (size_t)-1;
+	for (size_t i = 0; i < u->nvis; i++)
+		if (u->vis[i] == (size_t)u->det.turn)
+			at = i;
+	if (at == (size_t)-1) {
+		ui_message(u, 1, "turn %d is not in the list (the filter hides it)", u->det.turn);
+		return;
+	}
+	for (size_t i = at + (size_t)dir; i < u->nvis; i += (size_t)dir) /* wraps below 0 to SIZE_MAX */
+		if (u->vis[i] < r->nturns) {
+			u->pos[PANE_TURNS].sel = i;
+			u->follow = 0;
+			int tab = (int)u->tab;
+			detail_free(&u->det);
+			detail_load(&u->det, u->m, r, (int)u->vis[i]);
+			memset(u->det_top, 0, sizeof u->det_top);
+			memset(u->det_cur, 0, sizeof u->det_cur);
+			u->head_top = 0;
+			u->tab = (enum dtab)tab;
+			return;
+		}
+	ui_message(u, 0, "%s turn of the list", dir > 0 ? "this is the last" : "this is the first");
 }
 
 void ui_focus_run(struct ui *u, const char *id)
@@ -745,6 +820,26 @@ void ui_command(struct ui *u, const char *line)
 		ui_message(u, 0, "follow %s", u->follow ? "on: the focus moves to new turns" : "off");
 		break;
 	case C_FOLD: fold_at_cursor(u); break;
+	case C_SORT: {
+		int to = (u->sort + 1) % 4;
+		if (*arg) {
+			to = -1;
+			for (int i = 0; i < 4; i++)
+				if (!strcmp(arg, sort_names[i]))
+					to = i;
+		}
+		if (to < 0) {
+			ui_message(u, 2, "sort: one of turn, verdict, latency, tool");
+			break;
+		}
+		u->sort = to;
+		ui_refilter(u, 1);
+		ui_message(u, 0, "turns by %s%s", sort_names[to],
+			   to == 1 ? " (worst first)" : to == 2 ? " (slowest first)" : "");
+		break;
+	}
+	case C_TURN_NEXT:
+	case C_TURN_PREV: step_turn(u, c == C_TURN_NEXT ? 1 : -1); break;
 	case C_VERDICTS_DOWN:
 	case C_VERDICTS_UP:
 		if (u->view != VIEW_DETAIL)
@@ -916,11 +1011,16 @@ void ui_key(struct ui *u, int key)
 		char cmd[sizeof u->confirm];
 		snprintf(cmd, sizeof cmd, "%s", u->confirm);
 		u->confirm[0] = '\0';
-		if (key == 'y' || key == 'Y')
+		if (key == 'y' || key == 'Y') {
 			ui_command(u, cmd);
-		else
-			ui_message(u, 0, "cancelled");
-		return;
+			return;
+		}
+		ui_message(u, 0, "cancelled");
+		/* n, q, Esc, Enter answer no; any other key also does what it does (a second q
+		 * pressed too fast, then j, still moves) */
+		if (key == 'n' || key == 'N' || key == 'q' || key == K_ESC || key == K_ENTER || key == K_C('c') ||
+		    key == K_C('g'))
+			return;
 	}
 	if (u->prompt) {
 		prompt_key(u, key);

@@ -72,6 +72,7 @@ struct ui {
 	struct filter *flt;
 	char filter_text[512];     /* as long as the prompt that sets it */
 	int follow;                /* the focus follows new turns */
+	int sort;                  /* the turns' order: 0 by number, 1 verdict, 2 latency, 3 tool */
 	/* the widest tool name and cause of run colw_run at its gen colw_gen; its first
 	 * colw_scanned turns' widest tool name (ui_draw.c) */
 	size_t colw_run, colw_scanned;
@@ -114,6 +115,7 @@ struct ui {
 	/* shown in the title, status and help */
 	const char *socket_path, *follow_dir, *server_log, *theme_name;
 	int live_only;             /* browsing only: no listening socket */
+	int enforce;               /* the console gates its runs in enforce mode (said in the title) */
 	int quit;
 	unsigned dirty;
 };
@@ -137,6 +139,8 @@ void ui_message(struct ui *u, int level, const char *fmt, ...) __attribute__((fo
 void ui_trials_changed(struct ui *u);
 /* The current run (NULL when there is none). */
 struct cm_run *ui_run(struct ui *u);
+/* The name of a turns order (u->sort): "turn", "verdict", "latency", "tool". */
+const char *ui_sort_name(int sort);
 /* Focuses run `id` (and its last turn). */
 void ui_focus_run(struct ui *u, const char *id);
 /* Focuses turn `turn` of the current run and opens its detail on tab `tab` (-1: keep). */

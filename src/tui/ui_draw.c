@@ -112,8 +112,8 @@ static void draw_title(struct ui *u, struct canvas *c)
 	x += canvas_text(c, 0, x, u->w - x, ROLE_TITLE, glyph(G_VLINE));
 	x += canvas_text(c, 0, x, u->w - x, ROLE_TITLE, " ");
 	char where[600];
-	snprintf(where, sizeof where, "  %s%s%s%s", r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
-		 r->network ? " net " : "", r->network ? r->network : "");
+	snprintf(where, sizeof where, "  %s%s%s%s%s", r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
+		 r->network ? " net " : "", r->network ? r->network : "", u->enforce ? "  gate enforce" : "");
 	const char *server = r->server ? r->server : "(server not known yet)";
 	int room = u->w - x - 1, sw = canvas_width(server), ww = canvas_width(where);
 	if (sw + ww > room) {
@@ -401,6 +401,10 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 		snprintf(t, sizeof t, " TURNS %zu of %zu  filter: %s", nt, r ? r->nturns : 0, u->filter_text);
 	} else
 		snprintf(t, sizeof t, " TURNS (%zu)", r ? r->nturns : 0);
+	if (u->sort) {
+		size_t tl0 = strlen(t);
+		snprintf(t + tl0, sizeof t - tl0, " by %s", ui_sort_name(u->sort));
+	}
 	struct list_pos *p = &u->pos[PANE_TURNS];
 	scroll(p, u->nvis, L->turns_rows);
 	size_t tl = strlen(t);

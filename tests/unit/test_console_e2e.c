@@ -157,7 +157,8 @@ Test(console, live_run_through_connect_label_and_quit)
 
 /* `belay demo ARGS` (with env before it) under tmux reaches the cheat turn's diff, each line
  * of story on the screen, and quits. */
-static void demo_reaches_at(const char *tag, const char *env, const char *args, const char *const *story, int w, int h)
+static void demo_reaches_at(const char *tag, const char *env, const char *args, const char *const *story, int w, int h,
+			    void (*then)(struct ts_tmux *t))
 {
 	char *d = fs_join(dir, tag);
 	char *cmd = xasprintf("env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s %s demo %s --dir %s 2>%s/%s.err",
@@ -165,6 +166,8 @@ static void demo_reaches_at(const char *tag, const char *env, const char *args, 
 	struct ts_tmux t;
 	cr_assert_eq(ts_tmux_start(&t, dir, w, h, cmd), 0);
 	free(wait_for(&t, story, 180));
+	if (then)
+		then(&t);
 	ts_tmux_keys(&t, "q q y"); /* the detail, home, then the first view asks before leaving */
 	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
 		usleep(100 * 1000);
@@ -176,7 +179,29 @@ static void demo_reaches_at(const char *tag, const char *env, const char *args, 
 
 static void demo_reaches(const char *tag, const char *env, const char *args, const char *const *story)
 {
-	demo_reaches_at(tag, env, args, story, 100, 30);
+	demo_reaches_at(tag, env, args, story, 100, 30, NULL);
+}
+
+/* In the cheat turn's detail: the verdict block scrolls to the end of the A1 message, ] and [
+ * step through the turns on the same tab, and the replay's own changes end the diff tab. */
+static void demo_walk(struct ts_tmux *t)
+{
+	int judged = 0;
+	for (int i = 0; i < 12 && !judged; i++) {
+		ts_tmux_keys(t, "J");
+		usleep(300 * 1000);
+		char *scr = ts_tmux_capture(t, 0);
+		judged = scr && strstr(scr, "judged: tests/test_auth.py");
+		free(scr);
+	}
+	cr_assert(judged, "J scrolls the verdict block to the end of the A1 FAIL row's message");
+	ts_tmux_keys(t, "]");
+	const char *next[] = {"TURN 3", "Effect diff", NULL};
+	free(wait_for(t, next, 20));
+	ts_tmux_keys(t, "[ G");
+	const char *replay[] = {"TURN 2", "the replay (from the same pre-state) changed:",
+				 "  changed  tests/test_auth.py", NULL};
+	free(wait_for(t, replay, 20));
 }
 
 /* issue 36: at 80x24 the cheat turn's A1 FAIL row is on the first screen of its detail (FAIL
@@ -185,7 +210,7 @@ Test(console, demo_a1_fail_row_is_on_the_80x24_screen)
 {
 	const char *story[] = {"TURN 2", "A1 invariant      ✗ FAIL", "A1 = ", "A2 = ", "verdict rows 1-",
 			       "proves nothing. (q: back)", NULL};
-	demo_reaches_at("demo80", "", "", story, 80, 24);
+	demo_reaches_at("demo80", "", "", story, 80, 24, demo_walk);
 }
 
 Test(console, demo_reaches_a2_pass_a1_fail)

@@ -83,13 +83,13 @@ static const char V_UNV_CLOCK[] = "{\"status\":\"UNVERIFIED\",\"cause\":\"RESULT
 static const char V_FAIL_A1[] = "{\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[" SUB(
 	"A2", "replay", "PASS", NOC, "the recorded result reproduces") "," SUB("A2", "effect", "PASS", NOC,
 									      "changed tests/test_calc.py, as recorded") "," SUB("A1", "invariant", "FAIL", NOC, "read-only tests/: changed tests/test_calc.py") "],"
-	"\"effect\":[{\"kind\":\"changed\",\"path\":\"tests/test_calc.py\"}],"
+	"\"effect\":[{\"path\":\"tests/test_calc.py\",\"change\":\"changed\",\"fields\":[\"size\",\"content\"]}],"
 	"\"denials\":[{\"op\":\"openat\",\"path\":\"/home/user/.netrc\",\"errno\":\"EACCES\"}]}";
 static const char V_FAIL_A2[] = "{\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[" SUB(
 	"A2", "replay", "FAIL", NOC, "the result differs from the record (one replay)") "," SUB("A1", "invariant", "PASS", NOC,
 												"read-only tests/: nothing under it changed") "]}";
 static const char V_WARN_DEN[] = "{\"status\":\"WARN\",\"cause\":\"REPLAY_DENIALS\",\"verdicts\":[" SUB(
-	"A2", "replay", "WARN", "\"REPLAY_DENIALS\"", "the sandbox refused 1 operation during the replay") "," SUB("A1", "invariant", "PASS", NOC, "read-only tests/: nothing under it changed") "]}";
+	"A2", "replay", "PASS", NOC, "the recorded result reproduces") "," SUB("A2", "replay", "WARN", "\"REPLAY_DENIALS\"", "the sandbox refused 1 operation during the replay") "," SUB("A1", "invariant", "PASS", NOC, "read-only tests/: nothing under it changed") "]}";
 static const char V_UNV_NET[] = "{\"status\":\"UNVERIFIED\",\"cause\":\"REPLAY_NETWORK_REFUSED\",\"verdicts\":[" SUB(
 	"A2", "replay", "UNVERIFIED", "\"REPLAY_NETWORK_REFUSED\"", "the replay needed the network") "," SUB("A1", "invariant", "NOT_COVERED", "\"EFFECT_NOT_DECLARED\"", "no rule applies") "]}";
 static const char V_UNV_REFUSED[] = "{\"status\":\"UNVERIFIED\",\"cause\":\"CALL_REFUSED_BY_GATE\",\"verdicts\":[" SUB(
@@ -1830,5 +1830,82 @@ Test(screens, help_descriptions_continue_under_their_column)
 	t = row_text(&F.c, y + 1, NULL);
 	cr_assert_eq((int)strspn(t, " "), col, "the next row starts under the help (column %d): '%s'", col, t);
 	free(t);
+	teardown_fx();
+}
+
+/*==== issue 36: the smaller ones ====*/
+
+static int v_rank_for_test(enum cm_v v)
+{
+	static const enum cm_v order[] = {CMV_FAIL, CMV_UNVERIFIED, CMV_WARN, CMV_NOT_COVERED, CMV_PASS, CMV_NONE};
+	for (int i = 0; i < 6; i++)
+		if (order[i] == v)
+			return i;
+	return 6;
+}
+
+static void scr_sorted(void)
+{
+	press('s', 'g', 0);
+	cr_assert_eq(F.u.sort, 1);
+}
+
+Test(screens, sorted) { run_screen("sorted", scr_sorted, 0); }
+
+Test(screens, sort_orders_the_turns_and_keeps_held_calls_last)
+{
+	build(120, 40);
+	press('s', 0); /* by verdict: the worst first */
+	struct cm_run *r = ui_run(&F.u);
+	cr_assert_geq(find_row(" TURNS (30) by verdict", NULL), 0);
+	cr_assert_eq(cm_turn_at(r, F.u.vis[0])->v, CMV_FAIL);
+	for (size_t i = 1; i + 1 < F.u.nvis; i++) {
+		if (F.u.vis[i] >= r->nturns)
+			break;
+		const struct cm_turn *a = cm_turn_at(r, F.u.vis[i - 1]), *b = cm_turn_at(r, F.u.vis[i]);
+		cr_assert(v_rank_for_test(a->v) <= v_rank_for_test(b->v), "turn %d before %d", a->turn, b->turn);
+	}
+	cr_assert_geq(F.u.vis[F.u.nvis - 1], r->nturns, "the held call the store does not have is last");
+	press('s', 0); /* latency: slowest first */
+	cr_assert_eq(cm_turn_at(r, F.u.vis[0])->latency_us, 5200000);
+	ui_command(&F.u, "sort turn");
+	cr_assert_eq(F.u.vis[0], 0);
+	ui_command(&F.u, "sort sideways");
+	cr_assert_eq(F.u.msg_level, 2);
+	teardown_fx();
+}
+
+Test(screens, a_question_does_not_eat_the_next_key)
+{
+	build(80, 24);
+	open_detail(TAB_REQUEST);
+	press('q', 'q', 0); /* the detail, then the first view asks */
+	cr_assert(F.u.confirm[0]);
+	size_t sel = F.u.pos[PANE_TURNS].sel;
+	press('k', 0);
+	cr_assert(!F.u.confirm[0], "the question is gone");
+	cr_assert_eq(F.calls_quit, 0);
+	cr_assert_eq(F.u.pos[PANE_TURNS].sel, sel - 1, "and k moved up");
+	press('q', 'q', 0);
+	cr_assert_eq(F.calls_quit, 0, "q answers no");
+	press('q', 'y', 0);
+	cr_assert_eq(F.calls_quit, 1);
+	teardown_fx();
+}
+
+Test(screens, two_rows_of_one_check_are_told_apart_and_the_title_says_enforce)
+{
+	build(120, 40);
+	F.u.enforce = 1;
+	open_detail(TAB_DIFF);
+	cJSON_Delete(F.u.det.verdict);
+	F.u.det.verdict = cJSON_Parse(live_turns[5].verdict);
+	detail_render_head(&F.u.det, cm_turn_at(ui_run(&F.u), 5));
+	ui_draw(&F.u, &F.c);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("A2 replay: denials", "WARN"), 0, "%s", s);
+	cr_assert_geq(find_row("A2 replay: result", "PASS"), 0, "%s", s);
+	cr_assert_geq(find_row("gate enforce", NULL), 0, "the title says the console enforces:\n%s", s);
+	free(s);
 	teardown_fx();
 }
