@@ -102,6 +102,19 @@ static void in_trial(void *ctx, const char *id, int apply)
 	jobs_call(c->o->jobs, what, trialact_run, trialact_new(c->o->state_dir, id, paths_self_exe(), apply), trialact_free);
 }
 
+/* The running job and the queued ones (jobs.h); quitting cancels them first, so that the
+ * console is gone within a second and no replay server outlives it. */
+static int in_cancel(void *ctx)
+{
+	struct console *c = ctx;
+	return jobs_cancel(c->o->jobs);
+}
+
+static void in_quit(void *ctx)
+{
+	in_cancel(ctx);
+}
+
 static int in_theme(void *ctx, const char *name, struct err *e)
 {
 	struct console *c = ctx;
@@ -218,6 +231,8 @@ int console_run(const struct console_opts *o, struct err *e)
 				.rearm = in_rearm,
 				.trial = in_trial,
 				.theme = in_theme,
+				.cancel = in_cancel,
+				.quit = in_quit,
 				.ctx = c};
 	ui_init(&c->ui, &c->m, &km, &in);
 	tmodel_init(&c->tm, o->state_dir);

@@ -676,10 +676,13 @@ static void cmd_quit(struct ui *u, const char *arg, int always_ask)
 	int live = 0;
 	for (size_t i = 0; i < u->m->nruns; i++)
 		live += u->m->runs[i]->live;
-	if ((live || always_ask) && strcmp(arg, "now") != 0) {
+	if ((live || always_ask || u->job[0]) && strcmp(arg, "now") != 0) {
 		snprintf(u->confirm, sizeof u->confirm, "quit now");
 		if (live)
-			ui_message(u, 1, "leave the console? %d live run(s) will be stopped [y/N]", live);
+			ui_message(u, 1, "leave the console? %d live run(s) will be stopped%s [y/N]", live,
+				   u->job[0] ? ", the running job cancelled" : "");
+		else if (u->job[0])
+			ui_message(u, 1, "leave the console? the running job is cancelled [y/N]");
 		else
 			ui_message(u, 1, "leave the console? [y/N]");
 		return;
@@ -915,6 +918,18 @@ void ui_command(struct ui *u, const char *line)
 		u->in.rearm(u->in.ctx, r);
 		break;
 	}
+	case C_JOBS_CANCEL:
+		if (!u->in.cancel) {
+			ui_message(u, 1, "jobs.cancel: not available here");
+			break;
+		}
+		if (!u->job[0]) {
+			ui_message(u, 0, "no job is running");
+			break;
+		}
+		ui_message(u, 1, "cancelling %d job(s): a verify stops within a second; nothing of it is saved",
+			   u->in.cancel(u->in.ctx));
+		break;
 	case C_TRIALS:
 		if (!u->tm) {
 			ui_message(u, 1, "trials: this console shows none");

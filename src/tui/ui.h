@@ -38,6 +38,8 @@ struct ui_intents {
 	void (*trial)(void *ctx, const char *id, int apply);
 	/* Switches the theme; 0, or an error message in e. */
 	int (*theme)(void *ctx, const char *name, struct err *e);
+	/* Cancels the running job and drops the queued ones; how many (jobs.h). */
+	int (*cancel)(void *ctx);
 	void (*quit)(void *ctx);
 	void *ctx;
 };

@@ -593,10 +593,7 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, "no run");
 		x += unseen_errors(u, c, y, x);
 	}
-	if (u->job[0]) {
-		snprintf(s, sizeof s, "  %s %s", glyph(G_VERIFYING), u->job);
-		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS_KEY, s);
-	}
+
 	char right[64];
 	snprintf(right, sizeof right, "%s%s ", u->follow ? "follow " : "", u->follow_dir ? "[following dir]" : "");
 	if (canvas_width(right) < u->w - x) /* whole, and apart from the counts, or not at all */
@@ -721,6 +718,19 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 							   : doc;
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HINT);
 	int x = 1;
+	if (u->job[0]) {
+		/* A running job has the line: the key that cancels it, then how far it is. */
+		char keys[64], s[600];
+		keymap_keys_for(u->km, KCTX_GLOBAL, "jobs.cancel", keys, sizeof keys);
+		keys[strcspn(keys, ",")] = '\0';
+		if (keys[0]) {
+			x += canvas_text(c, y, x, u->w - x, ROLE_HINT_KEY, hint_key(keys));
+			x += canvas_text(c, y, x, u->w - x, ROLE_HINT, " cancel  ");
+		}
+		snprintf(s, sizeof s, "%s %s", glyph(G_VERIFYING), u->job);
+		canvas_text_fit(c, y, x, u->w - x, ROLE_STATUS_KEY, s, 0);
+		return;
+	}
 	enum kctx ctx = ui_context(u);
 	for (int i = 0; hs[i].line && x < u->w - 4; i++) {
 		char keys[64];

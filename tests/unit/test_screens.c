@@ -225,7 +225,7 @@ struct fx {
 	struct keymap km;
 	struct ui u;
 	struct canvas c;
-	int calls_recover, calls_quit, calls_verify, calls_resolve, calls_trial, calls_rearm;
+	int calls_recover, calls_quit, calls_verify, calls_resolve, calls_trial, calls_rearm, calls_cancel;
 	char rearm_scope[64];
 	uint64_t resolved;
 	int approved;
@@ -265,6 +265,11 @@ static void in_trial(void *ctx, const char *id, int apply)
 	f->calls_trial++;
 	snprintf(f->trial_id, sizeof f->trial_id, "%s", id);
 	f->trial_apply = apply;
+}
+static int in_cancel(void *ctx)
+{
+	((struct fx *)ctx)->calls_cancel++;
+	return 1;
 }
 static void in_quit(void *ctx)
 {
@@ -327,7 +332,7 @@ static void build(int w, int h)
 	cJSON_Delete(plan);
 
 	struct ui_intents in = {.verify = in_verify, .resolve = in_resolve, .recover = in_recover, .trial = in_trial,
-				.rearm = in_rearm, .quit = in_quit, .ctx = &F};
+				.rearm = in_rearm, .quit = in_quit, .cancel = in_cancel, .ctx = &F};
 	ui_init(&F.u, &F.m, &F.km, &in);
 	F.u.now = NOW;
 	F.u.socket_path = SOCKET;
@@ -1907,5 +1912,48 @@ Test(screens, two_rows_of_one_check_are_told_apart_and_the_title_says_enforce)
 	cr_assert_geq(find_row("A2 replay: result", "PASS"), 0, "%s", s);
 	cr_assert_geq(find_row("gate enforce", NULL), 0, "the title says the console enforces:\n%s", s);
 	free(s);
+	teardown_fx();
+}
+
+/*==== issue 36: jobs you can watch and stop ====*/
+
+static void job_line(const char *text)
+{
+	struct cevent *ev = cevent_new(CE_JOB, NULL);
+	ev->text = xstrdup(text);
+	ui_event(&F.u, ev);
+	cevent_free(ev);
+	ui_draw(&F.u, &F.c);
+}
+
+#define JOB_TEXT "120/10000 replayed, 3.2/s, about 51m33s left: verifying turns 0.. of 20261129-184948-3f2a"
+
+static void scr_job(void)
+{
+	job_line(JOB_TEXT);
+}
+
+Test(screens, job_running) { run_screen("job_running", scr_job, 0); }
+
+Test(screens, a_running_job_shows_its_progress_and_C_cancels_it)
+{
+	build(80, 24);
+	press('C', 0);
+	cr_assert_eq(F.calls_cancel, 0, "nothing to cancel");
+	cr_assert(strstr(F.u.msg, "no job is running"), "%s", F.u.msg);
+	job_line(JOB_TEXT);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("C cancel", "120/10000 replayed, 3.2/s, about 51m33s left"), 0,
+		      "the count, the rate and the time left, with the key that cancels:\n%s", s);
+	free(s);
+	press('C', 0);
+	cr_assert_eq(F.calls_cancel, 1);
+	cr_assert(strstr(F.u.msg, "cancelling"), "%s", F.u.msg);
+	/* quitting during a job asks, and says the job is cancelled */
+	F.u.m->runs[1]->live = 0;
+	press('Q', 0);
+	cr_assert(F.u.confirm[0] && strstr(F.u.msg, "running job is cancelled"), "%s", F.u.msg);
+	press('y', 0);
+	cr_assert_eq(F.calls_quit, 1);
 	teardown_fx();
 }
