@@ -275,8 +275,8 @@ void ui_log_doc(struct ui *u, struct tdoc *d)
 	}
 	for (size_t i = 0; i < u->nlog; i++) {
 		tdoc_nl(d);
-		tdoc_add(d, ROLE_TITLE, i >= seen ? glyph(G_MARK) : " ");
 		tdoc_addf(d, ROLE_DIM, "%s ", u->log[i].when);
+		tdoc_addf(d, ROLE_TITLE, "%s ", i >= seen ? glyph(G_MARK) : " ");
 		tdoc_add(d, u->log[i].level >= 2 ? ROLE_ERROR : u->log[i].level == 1 ? ROLE_V_WARN : ROLE_NORMAL,
 			 u->log[i].text);
 	}
