@@ -69,7 +69,7 @@ void ui_message(struct ui *u, int level, const char *fmt, ...)
 		u->msg_level = level;
 		u->msg_sticky = level >= 2;
 	}
-	if (level >= 2)
+	if (level >= 2 && !u->in_key)
 		u->errors_unseen++;
 	if (u->nlog == u->caplog) {
 		if (u->caplog >= 1000) { /* keep the last 1000 */
@@ -1017,7 +1017,16 @@ static void prompt_key(struct ui *u, int key)
 	u->dirty++;
 }
 
-void ui_key(struct ui *u, int key)
+static void on_key(struct ui *u, int key);
+
+void ui_key(struct ui *u, int k)
+{
+	u->in_key = 1;
+	on_key(u, k);
+	u->in_key = 0;
+}
+
+static void on_key(struct ui *u, int key)
 {
 	u->dirty++;
 	if (key == K_RESIZE)

@@ -110,7 +110,9 @@ struct ui {
 	int msg_level;             /* 0 info, 1 warning, 2 error */
 	int msg_sticky;            /* an error from an event on the line: it stays until a key */
 	size_t log_seen;           /* log lines before this one were on screen in the log view */
-	unsigned errors_unseen;    /* errors logged since the log view was last opened */
+	unsigned errors_unseen;    /* errors from events logged since the log view was last opened
+	                            * (an error answering a key is seen as it is said) */
+	int in_key;                /* inside ui_key */
 	struct log_line *log;
 	size_t nlog, caplog;
 	char job[256];

@@ -1708,6 +1708,12 @@ Test(screens, an_alert_stays_until_a_key_and_the_log_counts_it)
 	cr_assert_eq(F.u.errors_unseen, 0);
 	press('q', 0);
 	cr_assert_lt(find_row("error (E)", NULL), 0, "the count is gone once the log was seen");
+	/* an error answering a key is seen as it is said: not counted */
+	press(':', 0);
+	type("nosuch");
+	press(K_ENTER, 0);
+	cr_assert_eq(F.u.msg_level, 2);
+	cr_assert_eq(F.u.errors_unseen, 0);
 	teardown_fx();
 	ts_rmtree(tmp);
 	free(logf);
