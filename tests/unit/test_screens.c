@@ -1547,6 +1547,7 @@ Test(screens, every_pane_that_overflows_says_which_rows_it_shows)
 static void held_write(enum dtab tab)
 {
 	struct cm_run *r = ui_run(&F.u);
+	F.u.enforce = 1; /* calls are held in enforce mode: the title says so */
 	cJSON *plan = cJSON_Parse("{\"decision\":\"ask\",\"effects\":[{\"kind\":\"write\",\"path\":\"notes.txt\"}],"
 				  "\"arguments\":{\"path\":\"notes.txt\",\"content\":\"# Notes\\n- ship it\\n- then rest\\n\"}}");
 	cr_assert_not_null(plan);
