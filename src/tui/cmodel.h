@@ -79,6 +79,11 @@ struct cm_hold {
 struct cm_run {
 	char *id, *trace;
 	char *server, *scope, *network; /* display strings, owned */
+	/* the server command as the user typed it, when belay resolved it before running it (a
+	 * launcher's `npx -y PACKAGE ...`: the trace's server start record, launch.given); NULL:
+	 * the same as server, or not read yet (typed_read: 1 once the record was seen) */
+	char *typed;
+	int typed_read;
 	char *state_dir;                /* where its pre-states are (owned, may be NULL) */
 	char started[32], ended[32];
 	int live;                       /* a console connection or followed trace still open */
@@ -127,6 +132,9 @@ int cm_load_runs(struct cmodel *m, struct err *e);
 struct cm_run *cm_find(struct cmodel *m, const char *id);
 /* Adds a run the engine announced (the store may not have its row yet). */
 struct cm_run *cm_add(struct cmodel *m, const char *id, const char *trace);
+/* Reads, once, the command the user typed for the run's server from its trace (r->typed):
+ * the first lines only, at most 1 MiB, until the server's start record has been seen. */
+void cm_read_typed(struct cm_run *r);
 /* Re-reads what changed in the store for this run: its row, new turns, turns not yet
  * final, new denials. */
 int cm_refresh(struct cmodel *m, struct cm_run *r, struct err *e);

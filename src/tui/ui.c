@@ -317,6 +317,7 @@ void ui_focus_run(struct ui *u, const char *id)
 	for (size_t i = 0; i < u->m->nruns; i++)
 		if (!strcmp(u->m->runs[i]->id, id)) {
 			u->run = i;
+			cm_read_typed(u->m->runs[i]);
 			u->pos[PANE_RUNS].sel = i;
 			u->pos[PANE_TURNS] = (struct list_pos){0};
 			u->pos[PANE_DENIALS] = (struct list_pos){0};
@@ -1117,6 +1118,8 @@ void ui_event(struct ui *u, const struct cevent *ev)
 			reload = 1;
 		if (cm_refresh(u->m, r, &e) != 0)
 			ui_message(u, 2, "store: %s", e.msg);
+		if (r == ui_run(u))
+			cm_read_typed(r); /* its server's start record may be written by now */
 		if (reload && cm_turn_at(r, u->det.turn)->final) {
 			int turn = u->det.turn;
 			detail_free(&u->det);

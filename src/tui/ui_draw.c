@@ -114,7 +114,8 @@ static void draw_title(struct ui *u, struct canvas *c)
 	char where[600];
 	snprintf(where, sizeof where, "  %s%s%s%s%s", r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
 		 r->network ? " net " : "", r->network ? r->network : "", u->enforce ? "  gate enforce" : "");
-	const char *server = r->server ? r->server : "(server not known yet)";
+	/* the command as typed (npx ...), not the path belay resolved it to */
+	const char *server = r->typed ? r->typed : r->server ? r->server : "(server not known yet)";
 	int room = u->w - x - 1, sw = canvas_width(server), ww = canvas_width(where);
 	if (sw + ww > room) {
 		if (ww <= 2 * room / 3)

@@ -1964,3 +1964,30 @@ Test(screens, a_running_job_shows_its_progress_and_C_cancels_it)
 	cr_assert_eq(F.calls_quit, 1);
 	teardown_fx();
 }
+
+Test(screens, the_title_shows_the_command_the_user_typed_not_the_resolved_one)
+{
+	char *tmp = ts_tmpdir("typed");
+	char *tr = fs_join(tmp, "trace.jsonl");
+	const char *lines =
+		"{\"v\":1,\"kind\":\"connection_window\",\"phase\":\"open\",\"seq\":0}\n"
+		"{\"v\":1,\"kind\":\"server\",\"phase\":\"start\",\"argv\":[\"/home/user/.cache/belay/pkgexec/npm/5f2c/node_modules/"
+		".bin/mcp-server-filesystem\",\"/work/demo\"],\"launch\":{\"tool\":\"npx\",\"given\":[\"npx\",\"-y\","
+		"\"@modelcontextprotocol/server-filesystem\",\"/work/demo\"]},\"seq\":1}\n";
+	ts_write_file(tr, lines, strlen(lines));
+	build(120, 40);
+	struct cm_run *r = ui_run(&F.u);
+	free(r->trace);
+	free(r->server);
+	r->trace = xstrdup(tr);
+	r->server = xstrdup("/home/user/.cache/belay/pkgexec/npm/5f2c/node_modules/.bin/mcp-server-filesystem /work/demo");
+	ui_focus_run(&F.u, r->id);
+	ui_draw(&F.u, &F.c);
+	char *t = row_text(&F.c, 0, NULL);
+	cr_assert(strstr(t, "npx -y @modelcontextprotocol/server-filesystem /work/demo") && !strstr(t, ".cache"), "%s", t);
+	free(t);
+	teardown_fx();
+	ts_rmtree(tmp);
+	free(tr);
+	free(tmp);
+}
