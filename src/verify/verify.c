@@ -873,7 +873,9 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	pthread_mutex_init(&c.mu, NULL);
 	struct pool p = {.c = &c, .decided = xcalloc(nt + 1, 1)};
 	for (size_t k = 0; k < nt; k++)
-		if (verify_wants(o, k))
+		if (o->cancel && atomic_load(o->cancel))
+			break; /* cancelled: the phases below take no turn either */
+		else if (verify_wants(o, k))
 			p.decided[k] = (unsigned char)precheck(&c, k);
 		else
 			c.is_error[k] = -1;
