@@ -212,6 +212,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 	cs->ui.follow_dir = cs->follow;
 	cs->ui.focus_run = cs->open_run;
 	cs->ui.server_log = cs->log_path;
+	cs->ui.enforce = mode == ADMISSION_ENFORCE && cs->host;
 	return 0;
 }
 

@@ -4,13 +4,16 @@
  * Must not: print, touch curses, hold the queue lock while working. */
 #include "console_host/jobs.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/paths.h"
+#include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
 #include "run/recover.h"
@@ -42,6 +45,7 @@ struct jobs {
 	pthread_cond_t cv;
 	struct job *head, **tail;
 	int pending, stopping;
+	atomic_int cancel; /* the running job is cancelled (reset when the next one starts) */
 };
 
 static void job_free(struct job *jb)
@@ -75,7 +79,47 @@ struct vjob {
 	const char *run;
 	int recheck;
 	size_t done;
+	char what[160];      /* "verifying turns 0.. of RUN" */
+	uint64_t t0, last;   /* when the replays began; the last CE_JOB line (ns) */
+	size_t first_done;   /* the count at t0 (the rate is measured from the first turn) */
 };
+
+/* "12m", "1h05m", "40s" */
+static void fmt_left(double s, char *out, size_t n)
+{
+	if (s < 60)
+		snprintf(out, n, "%.0fs", s);
+	else if (s < 3600)
+		snprintf(out, n, "%ldm%02lds", (long)s / 60, (long)s % 60);
+	else
+		snprintf(out, n, "%ldh%02ldm", (long)(s / 3600), ((long)s % 3600) / 60);
+}
+
+/* verify's step (serialised): the job line says turns done of total, the rate and the time
+ * left, at most four times a second. */
+static void on_step(void *ctx, int phase, size_t done, size_t total)
+{
+	struct vjob *vj = ctx;
+	uint64_t now = time_mono_ns();
+	if (!vj->t0) {
+		vj->t0 = now;
+		vj->first_done = done;
+	}
+	if (done < total && now - vj->last < 250000000ull)
+		return;
+	vj->last = now;
+	double secs = (double)(now - vj->t0) / 1e9;
+	size_t since = done - vj->first_done;
+	char rate[48] = "", left[48] = "";
+	if (phase == 1 && since > 0 && secs > 0.5) {
+		double per = (double)since / secs;
+		snprintf(rate, sizeof rate, ", %.1f/s", per);
+		char l[24];
+		fmt_left((double)(total - done) / per, l, sizeof l);
+		snprintf(left, sizeof left, ", about %s left", l);
+	}
+	status(vj->j, "%zu/%zu %s%s%s: %s", done, total, phase == 1 ? "replayed" : "judged", rate, left, vj->what);
+}
 
 /* verify's worker threads, serialised by verify: a provisional verdict (or partial
  * re-check) for the UI. */
@@ -92,11 +136,13 @@ static void on_progress(void *ctx, const struct turn_verdict *v)
 static void run_verify(struct jobs *j, struct job *jb)
 {
 	char *state = statedb_for_trace(j->state_dir, jb->trace);
-	if (jb->turn >= 0)
-		status(j, "verifying turn %d of %s", jb->turn, jb->run);
-	else
-		status(j, "%s turns %d.. of %s", jb->coverage_only ? "replaying" : "verifying", jb->from, jb->run);
 	struct vjob vj = {.j = j, .run = jb->run, .recheck = jb->coverage_only};
+	if (jb->turn >= 0)
+		snprintf(vj.what, sizeof vj.what, "verifying turn %d of %s", jb->turn, jb->run);
+	else
+		snprintf(vj.what, sizeof vj.what, "%s turns %d.. of %s", jb->coverage_only ? "replaying" : "verifying", jb->from,
+			 jb->run);
+	status(j, "%s: starting", vj.what);
 	struct verify_opts vo = {.state_dir = NULL, /* the pre-states are where the run recorded them */
 				 .policy = j->policy,
 				 .replays = 3,
@@ -107,11 +153,22 @@ static void run_verify(struct jobs *j, struct job *jb)
 				 .coverage_only = jb->coverage_only,
 				 .launcher = paths_self_exe(),
 				 .progress = on_progress,
+				 .step = on_step,
+				 .cancel = &j->cancel,
 				 .ctx = &vj};
 	struct verify_report r;
 	struct err e = {0};
-	if (verify_trace(jb->trace, &vo, &r, &e) != 0) {
-		cqueue_post(j->q, cevent_log(2, "verify %s: %s", jb->run, e.msg));
+	int vrc = verify_trace(jb->trace, &vo, &r, &e);
+	if (vrc == 0 && atomic_load(&j->cancel)) { /* a verify that does not stop midway (a hook session's) */
+		verify_report_free(&r);
+		vrc = err_set(&e, -ECANCELED, "cancelled");
+	}
+	if (vrc != 0) {
+		if (e.code == -ECANCELED)
+			cqueue_post(j->q, cevent_log(1, "%s: cancelled after %zu turn(s) replayed; nothing was saved",
+						     vj.what, vj.done));
+		else
+			cqueue_post(j->q, cevent_log(2, "verify %s: %s", jb->run, e.msg));
 		struct cevent *ev = cevent_new(CE_VERDICTS, jb->run); /* drop provisional marks */
 		cqueue_post(j->q, ev);
 		free(state);
@@ -228,6 +285,7 @@ static void *worker(void *arg)
 		j->head = jb->next;
 		if (!j->head)
 			j->tail = &j->head;
+		atomic_store(&j->cancel, 0); /* a cancel was for the jobs before this one */
 		pthread_mutex_unlock(&j->mu);
 		if (jb->kind == J_VERIFY)
 			run_verify(j, jb);
@@ -327,21 +385,57 @@ int jobs_pending(struct jobs *j)
 	return n;
 }
 
+/* Takes the queued jobs off the queue and cancels the running one (under j->mu). */
+static struct job *cancel_locked(struct jobs *j, int *n)
+{
+	struct job *q = j->head;
+	j->head = NULL;
+	j->tail = &j->head;
+	*n = 0;
+	for (struct job *x = q; x; x = x->next)
+		(*n)++;
+	j->pending -= *n;
+	if (j->pending > 0) { /* one is running */
+		atomic_store(&j->cancel, 1);
+		(*n)++;
+	}
+	return q;
+}
+
+int jobs_cancel(struct jobs *j)
+{
+	if (!j)
+		return 0;
+	pthread_mutex_lock(&j->mu);
+	int n;
+	struct job *q = cancel_locked(j, &n);
+	pthread_mutex_unlock(&j->mu);
+	while (q) {
+		struct job *nx = q->next;
+		if (q->kind == J_VERIFY) /* its turns are no longer being verified */
+			cqueue_post(j->q, cevent_new(CE_VERDICTS, q->run));
+		job_free(q);
+		q = nx;
+	}
+	if (n)
+		cqueue_post(j->q, cevent_log(1, "cancelled %d job(s)", n));
+	return n;
+}
+
 void jobs_stop(struct jobs *j)
 {
 	if (!j)
 		return;
 	pthread_mutex_lock(&j->mu);
 	j->stopping = 1;
-	struct job *q = j->head;
-	j->head = NULL;
-	j->tail = &j->head;
+	int n;
+	struct job *q = cancel_locked(j, &n);
 	pthread_cond_signal(&j->cv);
 	pthread_mutex_unlock(&j->mu);
 	while (q) {
-		struct job *n = q->next;
+		struct job *nx = q->next;
 		job_free(q);
-		q = n;
+		q = nx;
 	}
 	pthread_join(j->thread, NULL);
 	pthread_mutex_destroy(&j->mu);

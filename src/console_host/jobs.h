@@ -2,8 +2,10 @@
  * and labelling corpus cases. One worker thread takes jobs in order; each job reports
  * through the console's cqueue (CE_JOB while it runs, CE_VERDICT (or CE_RECHECK)
  * per turn as verify finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_LOG on failure;
- * a jobs_call job posts what its function posts).
- * The UI never waits for a job.
+ * a jobs_call job posts what its function posts). While a verify job runs, its CE_JOB line
+ * says how far it is: turns done of total, the rate and the time left.
+ * The UI never waits for a job; jobs_cancel stops them (a verify within about a second, its
+ * replay servers stopped and reaped, nothing saved).
  *
  * Must not: touch curses, print. Threads: jobs_* from the UI thread; the worker has its
  * own store connection. */
@@ -35,7 +37,13 @@ void jobs_call(struct jobs *j, const char *what, void (*fn)(void *arg, struct cq
 	       void (*free_arg)(void *arg));
 /* Jobs queued or running. */
 int jobs_pending(struct jobs *j);
-/* Drops queued jobs, waits for the running one, joins the thread, frees j. */
+/* Drops the queued jobs (a dropped verify job's run gets a CE_VERDICTS, so its turns are
+ * no longer shown as being verified) and cancels the running one: a verify stops within
+ * about a second (verify_opts.cancel: its replays' servers are terminated and reaped,
+ * nothing is judged or saved); a banking, recover or jobs_call job finishes its current
+ * step first. A CE_LOG says what was cancelled. Returns the number of jobs cancelled. */
+int jobs_cancel(struct jobs *j);
+/* Cancels as jobs_cancel does, waits for the running job to end, joins the thread, frees j. */
 void jobs_stop(struct jobs *j);
 
 #endif

@@ -37,7 +37,8 @@ struct admission {
 	char *config_dir, *policy_file;
 	struct approvals *approvals;   /* borrowed: one-shot approvals (may be NULL) */
 	/* Interactive approval (the console): called on the loop thread for a held call; the
-	 * answer comes back through session_admission_resolve. plan is borrowed for the call; trial
+	 * answer comes back through session_admission_resolve. plan is borrowed for the call (the
+	 * effect plan's JSON plus "arguments": the call's arguments as the agent sent them); trial
 	 * (borrowed, may be NULL) is the report of the trial the call had first (the `trial`
 	 * record's fields, or {"error": ...}), when the trial route below took it. */
 	void (*on_hold)(void *ctx, struct session *s, uint64_t hold, int64_t seq, const char *tool, const cJSON *plan,

@@ -493,6 +493,18 @@ static void unqueue(struct gate_state *g, struct item *it)
 
 static void next_trial(struct session *s, struct gate_state *g);
 
+/* The held call's arguments as the agent sent them (params.arguments of its frame), added
+ * to the plan JSON on_hold gets, so the person deciding sees the request, not only its plan. */
+static void held_arguments(cJSON *pj, const char *frame, size_t len)
+{
+	cJSON *req = frame ? cJSON_ParseWithLength(frame, len) : NULL;
+	cJSON *params = req ? cJSON_GetObjectItemCaseSensitive(req, "params") : NULL;
+	cJSON *args = params ? cJSON_DetachItemFromObjectCaseSensitive(params, "arguments") : NULL;
+	if (args)
+		cJSON_AddItemToObject(pj, "arguments", args);
+	cJSON_Delete(req);
+}
+
 /* Loop thread: the trial is over. Its report is recorded and goes with the refusal (and
  * its approval id), or with the hold; then the next waiting call's trial starts. */
 static void trial_done(uv_work_t *w, int status)
@@ -528,6 +540,7 @@ static void trial_done(uv_work_t *w, int status)
 		it->state = IT_HELD;
 		record_decision(s, it->seq, it->tool, it->plan, "held", NULL, NULL);
 		cJSON *pj = effect_plan_json(it->plan);
+		held_arguments(pj, it->data, it->len);
 		tg->on_hold(tg->hold_ctx, s, it->hold, it->seq, it->tool, pj, res);
 		cJSON_Delete(pj);
 		next_trial(s, g);
@@ -688,6 +701,8 @@ static int gate_call(struct session *s, struct gate_state *g, const struct rpc_i
 		struct item *it = queue_waiting(g, call, IT_HELD, key, rec, seq, bytes, n);
 		ledger_add(g, rpc_id_trackable(&call->id) ? call->id.key : NULL, seq, declared_read_only(g, call->tool));
 		cJSON *pj = effect_plan_json(plan);
+		if (call->arguments)
+			cJSON_AddItemToObject(pj, "arguments", cJSON_Duplicate(call->arguments, 1));
 		tg->on_hold(tg->hold_ctx, s, it->hold, seq, call->tool, pj, NULL);
 		cJSON_Delete(pj);
 		effect_plan_free(plan);

@@ -4,9 +4,11 @@
  * Must not: write to the store (the connection is only ever read), touch curses. */
 #include "tui/cmodel.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/fsutil.h"
@@ -93,6 +95,7 @@ static void run_free(struct cm_run *r)
 	free(r->id);
 	free(r->trace);
 	free(r->server);
+	free(r->typed);
 	free(r->scope);
 	free(r->network);
 	free(r->state_dir);
@@ -145,6 +148,49 @@ static char *argv_display(const char *json)
 	}
 	cJSON_Delete(a);
 	return b.len ? buf_take(&b) : NULL;
+}
+
+void cm_read_typed(struct cm_run *r)
+{
+	if (r->typed_read || !r->trace)
+		return;
+	int fd = open(r->trace, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	struct buf b = {0};
+	char chunk[65536];
+	ssize_t n;
+	size_t scanned = 0;
+	int lines = 0;
+	while (b.len < (1u << 20) && (n = read(fd, chunk, sizeof chunk)) > 0) {
+		buf_append(&b, chunk, (size_t)n);
+		/* whole lines only; the start record comes right after the connection opens */
+		char *nl;
+		while (!r->typed_read && (nl = memchr(b.p + scanned, '\n', b.len - scanned))) {
+			cJSON *o = cJSON_ParseWithLength(b.p + scanned, (size_t)(nl - (b.p + scanned)));
+			const char *kind = jx_str(o, "kind"), *phase = jx_str(o, "phase");
+			if (kind && !strcmp(kind, "server") && phase && !strcmp(phase, "start")) {
+				const cJSON *given = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "launch"), "given");
+				if (cJSON_IsArray(given)) {
+					char *s = jx_print(given);
+					free(r->typed);
+					r->typed = argv_display(s);
+					free(s);
+				}
+				r->typed_read = 1;
+			}
+			cJSON_Delete(o);
+			scanned = (size_t)(nl - b.p) + 1;
+			if (++lines >= 16)
+				r->typed_read = 1; /* it comes second: a trace without one is not read again */
+		}
+		if (r->typed_read)
+			break;
+	}
+	if (b.len >= (1u << 20))
+		r->typed_read = 1; /* not there: not looked for again */
+	close(fd);
+	buf_free(&b);
 }
 
 static void fill_run(struct cm_run *r, sqlite3_stmt *q, int base)
@@ -556,7 +602,16 @@ void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, c
 	h->id = id;
 	h->seq = seq;
 	h->tool = tool ? xstrdup(tool) : NULL;
-	h->plan = plan ? jx_print(plan) : NULL;
+	const cJSON *args = plan ? cJSON_GetObjectItemCaseSensitive(plan, "arguments") : NULL;
+	if (args) {
+		cJSON *p = cJSON_Duplicate(plan, 1);
+		cJSON_DeleteItemFromObjectCaseSensitive(p, "arguments");
+		h->plan = jx_print(p);
+		h->args = jx_print(args);
+		cJSON_Delete(p);
+	} else {
+		h->plan = plan ? jx_print(plan) : NULL;
+	}
 	h->trial_id = dup_str(trial, "id");
 	h->trial_brief = dup_str(trial, "brief");
 	h->trial_error = h->trial_id ? NULL : dup_str(trial, "error");
@@ -576,6 +631,7 @@ void cm_hold_drop(struct cm_run *r, uint64_t id)
 			t->hold = 0;
 		free(r->holds[i].tool);
 		free(r->holds[i].plan);
+		free(r->holds[i].args);
 		free(r->holds[i].trial_id);
 		free(r->holds[i].trial_brief);
 		free(r->holds[i].trial_error);

@@ -70,6 +70,7 @@ struct cm_hold {
 	int64_t seq;
 	char *tool;
 	char *plan; /* compact JSON */
+	char *args; /* the call's arguments as the agent sent them (compact JSON; NULL: not known) */
 	/* the trial the call had first in a mirror (docs/TRY.md), all NULL when none: its id and
 	 * brief when it ran, else the cause it could not */
 	char *trial_id, *trial_brief, *trial_error;
@@ -78,6 +79,11 @@ struct cm_hold {
 struct cm_run {
 	char *id, *trace;
 	char *server, *scope, *network; /* display strings, owned */
+	/* the server command as the user typed it, when belay resolved it before running it (a
+	 * launcher's `npx -y PACKAGE ...`: the trace's server start record, launch.given); NULL:
+	 * the same as server, or not read yet (typed_read: 1 once the record was seen) */
+	char *typed;
+	int typed_read;
 	char *state_dir;                /* where its pre-states are (owned, may be NULL) */
 	char started[32], ended[32];
 	int live;                       /* a console connection or followed trace still open */
@@ -126,6 +132,9 @@ int cm_load_runs(struct cmodel *m, struct err *e);
 struct cm_run *cm_find(struct cmodel *m, const char *id);
 /* Adds a run the engine announced (the store may not have its row yet). */
 struct cm_run *cm_add(struct cmodel *m, const char *id, const char *trace);
+/* Reads, once, the command the user typed for the run's server from its trace (r->typed):
+ * the first lines only, at most 1 MiB, until the server's start record has been seen. */
+void cm_read_typed(struct cm_run *r);
 /* Re-reads what changed in the store for this run: its row, new turns, turns not yet
  * final, new denials. */
 int cm_refresh(struct cmodel *m, struct cm_run *r, struct err *e);
@@ -139,7 +148,8 @@ void cm_apply_recheck(struct cm_run *r, int turn, const cJSON *v, int provisiona
 /* Re-reads the latest corpus labels of the run's turns. */
 int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e);
 void cm_set_label(struct cm_run *r, int turn, const char *label);
-/* plan and trial (the `trial` record's fields, or {"error": ...}) may be NULL. */
+/* plan and trial (the `trial` record's fields, or {"error": ...}) may be NULL; the plan's
+ * "arguments" member (the call's arguments, admission.h) becomes the hold's args. */
 void cm_hold_add(struct cm_run *r, uint64_t id, int64_t seq, const char *tool, const cJSON *plan, const cJSON *trial);
 void cm_hold_drop(struct cm_run *r, uint64_t id); /* also clears the turn's mark */
 void cm_holds_clear(struct cm_run *r);

@@ -102,6 +102,19 @@ static void in_trial(void *ctx, const char *id, int apply)
 	jobs_call(c->o->jobs, what, trialact_run, trialact_new(c->o->state_dir, id, paths_self_exe(), apply), trialact_free);
 }
 
+/* The running job and the queued ones (jobs.h); quitting cancels them first, so that the
+ * console is gone within a second and no replay server outlives it. */
+static int in_cancel(void *ctx)
+{
+	struct console *c = ctx;
+	return jobs_cancel(c->o->jobs);
+}
+
+static void in_quit(void *ctx)
+{
+	in_cancel(ctx);
+}
+
 static int in_theme(void *ctx, const char *name, struct err *e)
 {
 	struct console *c = ctx;
@@ -143,7 +156,7 @@ static void demo_event(struct console *c, const struct cevent *ev)
 			if (t->v == CMV_FAIL && t->a1 == CMV_FAIL && t->a2 == CMV_PASS) {
 				c->demo_shown = 1;
 				ui_open_turn(&c->ui, t->turn, 2 /* TAB_DIFF */);
-				ui_message(&c->ui, 2,
+				ui_message(&c->ui, 1,
 					   "turn %d: A2 PASS - the replay agrees with the record; A1 FAIL - the test's "
 					   "assertion was weakened. The green suite after it proves nothing. (q: back)",
 					   t->turn);
@@ -218,6 +231,8 @@ int console_run(const struct console_opts *o, struct err *e)
 				.rearm = in_rearm,
 				.trial = in_trial,
 				.theme = in_theme,
+				.cancel = in_cancel,
+				.quit = in_quit,
 				.ctx = c};
 	ui_init(&c->ui, &c->m, &km, &in);
 	tmodel_init(&c->tm, o->state_dir);
@@ -227,6 +242,7 @@ int console_run(const struct console_opts *o, struct err *e)
 	c->ui.socket_path = o->socket_path;
 	c->ui.follow_dir = o->follow_dir;
 	c->ui.server_log = o->server_log;
+	c->ui.enforce = o->enforce;
 	c->ui.theme_name = c->theme.name;
 	c->ui.now = time(NULL);
 	if (o->focus_run)

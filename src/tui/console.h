@@ -25,6 +25,7 @@ struct console_opts {
 	const char *follow_dir;      /* shown in the status line when following */
 	const char *focus_run;       /* open this run first (may be NULL) */
 	const char *server_log;      /* where servers' stderr goes (shown in the log) */
+	int enforce;                 /* the console's runs are gated in enforce mode (title bar) */
 	/* The live demo: called once the UI is up (on the UI thread); it starts the scripted
 	 * agent on a thread of its own. NULL otherwise. */
 	void (*demo_start)(void *ctx);

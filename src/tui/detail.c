@@ -4,6 +4,7 @@
  * says what it could not read and why). */
 #include "tui/detail.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "snapshot/snapshot.h"
+#include "tui/argdiff.h"
 #include "tui/glyphs.h"
 #include "tui/look.h"
 #include "tui/diffview.h"
@@ -67,6 +69,34 @@ static void reset(struct detail *d)
 
 /*==== the verdict summary ====*/
 
+/* A sub-verdict's label: its check ("replay"), qualified when the verdict has more than one
+ * row of that axis and check (A2 replay says whether the result reproduces, and whether the
+ * sandbox refused anything while it ran): by its cause less the check's own prefix
+ * ("replay: denials" for REPLAY_DENIALS), "result" when it has none. */
+static void sub_label(const cJSON *subs, const cJSON *s, char *out, size_t n)
+{
+	const char *axis = jx_str(s, "axis"), *kind = jx_str(s, "kind");
+	snprintf(out, n, "%s", kind ? kind : "?");
+	int same = 0;
+	for (const cJSON *o = subs->child; o && kind; o = o->next) {
+		const char *oa = jx_str(o, "axis"), *ok = jx_str(o, "kind");
+		same += ok && !strcmp(ok, kind) && ((!oa && !axis) || (oa && axis && !strcmp(oa, axis)));
+	}
+	if (same < 2)
+		return;
+	const char *cause = jx_str(s, "cause");
+	char q[48] = "result";
+	if (cause) {
+		size_t kl = strlen(kind);
+		if (!strncasecmp(cause, kind, kl) && cause[kl] == '_')
+			cause += kl + 1;
+		snprintf(q, sizeof q, "%s", cause);
+		for (char *p = q; *p; p++)
+			*p = *p == '_' ? ' ' : (char)tolower((unsigned char)*p);
+	}
+	snprintf(out, n, "%s: %s", kind, q);
+}
+
 static void verdict_line(struct tdoc *h, enum cm_v v, const char *label)
 {
 	tdoc_add(h, ROLE_DIM, label);
@@ -79,6 +109,10 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 	tdoc_clear(h);
 	if (!t)
 		return;
+	if (t->hold) {
+		tdoc_nl(h);
+		tdoc_addf(h, ROLE_GATE_HELD, "%s HELD: y lets it run once, x refuses it; nothing moves until then", glyph(G_HELD));
+	}
 	tdoc_nl(h);
 	tdoc_add(h, ROLE_DIM, "verdict ");
 	tdoc_addf(h, look_v_role(t->v), "%s %s", look_v_glyph(t->v), t->v == CMV_NONE ? "not verified" : look_v_word(t->v));
@@ -92,12 +126,27 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 		tdoc_addf(h, ROLE_V_PENDING, "  %s verifying", glyph(G_VERIFYING));
 	if (t->label[0])
 		tdoc_addf(h, ROLE_LABEL, "  [%s]", t->label);
-	const cJSON *subs = d->verdict ? cJSON_GetObjectItemCaseSensitive(d->verdict, "verdicts") : NULL;
-	for (const cJSON *s = cJSON_IsArray(subs) ? subs->child : NULL; s; s = s->next) {
-		enum cm_v v = cm_v_parse(jx_str(s, "status"));
+	if (t->v != CMV_NONE) {
+		/* What the two axes are, one line each (docs/VERDICTS.md). */
 		tdoc_nl(h);
-		tdoc_addf(h, ROLE_DIM, "  %s %-14s ", jx_str(s, "axis") ? jx_str(s, "axis") : "?",
-			  jx_str(s, "kind") ? jx_str(s, "kind") : "?");
+		tdoc_add(h, ROLE_DIM, "  A1 = the invariants of your policy (e.g. no test assertion weakened)");
+		tdoc_nl(h);
+		tdoc_add(h, ROLE_DIM, "  A2 = a replay of the call agrees with its record and its declarations");
+	}
+	const cJSON *subs = d->verdict ? cJSON_GetObjectItemCaseSensitive(d->verdict, "verdicts") : NULL;
+	/* The worst rows first (FAIL, UNVERIFIED, WARN, NOT_COVERED, PASS), each rank in the
+	 * verdict's order: a FAIL is never below the fold. */
+	static const enum cm_v rank[] = {CMV_FAIL, CMV_UNVERIFIED, CMV_WARN, CMV_NOT_COVERED, CMV_PASS, CMV_NONE};
+	size_t nsubs = cJSON_IsArray(subs) ? (size_t)cJSON_GetArraySize(subs) : 0;
+	for (size_t k = 0; k < nsubs * (sizeof rank / sizeof *rank); k++) {
+		const cJSON *s = cJSON_GetArrayItem(subs, (int)(k % nsubs));
+		enum cm_v v = cm_v_parse(jx_str(s, "status"));
+		if (v != rank[k / nsubs])
+			continue;
+		tdoc_nl(h);
+		char label[64];
+		sub_label(subs, s, label, sizeof label);
+		tdoc_addf(h, ROLE_DIM, "  %s %-14s ", jx_str(s, "axis") ? jx_str(s, "axis") : "?", label);
 		tdoc_addf(h, look_v_role(v), "%s %s", look_v_glyph(v), look_v_word(v));
 		const char *cause = jx_str(s, "cause");
 		if (cause)
@@ -294,9 +343,21 @@ static void load_diff(struct detail *d, struct cm_run *r, const struct cm_turn *
 			tdoc_add(doc, ROLE_DIM, "  nothing");
 		}
 		for (const cJSON *x = eff->child; x; x = x->next) {
+			/* {"path" (text, or bytes as jx_bytes writes them), "change", "fields"} */
 			tdoc_nl(doc);
-			const char *k = jx_str(x, "kind"), *p = jx_str(x, "path");
-			tdoc_addf(doc, ROLE_DIFF_META, "  %-8s %s", k ? k : "?", p ? p : "?");
+			const char *k = jx_str(x, "change");
+			struct buf p = {0};
+			if (jx_bytes_decode(cJSON_GetObjectItemCaseSensitive(x, "path"), &p) != 0)
+				buf_puts(&p, "(a path that cannot be read)");
+			tdoc_addf(doc, ROLE_DIFF_META, "  %-8s %s", k ? k : "changed", buf_cstr(&p));
+			buf_free(&p);
+			const cJSON *f = cJSON_GetObjectItemCaseSensitive(x, "fields");
+			if (cJSON_IsArray(f) && f->child) {
+				tdoc_add(doc, ROLE_DIM, "  (");
+				for (const cJSON *y = f->child; y; y = y->next)
+					tdoc_addf(doc, ROLE_DIM, "%s%s", cJSON_IsString(y) ? y->valuestring : "?", y->next ? ", " : "");
+				tdoc_add(doc, ROLE_DIM, ")");
+			}
 		}
 	}
 }
@@ -432,6 +493,10 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
 	d->hold = h->id;
 	tdoc_nl(&d->head);
 	tdoc_addf(&d->head, ROLE_GATE_HELD, "%s HELD: %s waits for you", glyph(G_HELD), h->tool ? h->tool : "the call");
+	/* The raw arguments on every tab (the request tab has them as a tree). */
+	tdoc_nl(&d->head);
+	tdoc_add(&d->head, ROLE_DIM, "  arguments ");
+	tdoc_add(&d->head, h->args ? ROLE_NORMAL : ROLE_ERROR, h->args ? h->args : "not known to the console");
 	tdoc_nl(&d->head);
 	if (h->trial_id)
 		tdoc_add(&d->head, ROLE_NORMAL,
@@ -440,6 +505,14 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
 	else
 		tdoc_add(&d->head, ROLE_NORMAL, "  y lets it run once, x refuses it (the agent is told why); nothing moves until then");
 	struct tdoc *doc = &d->tab[TAB_REQUEST];
+	/* What is asked, first: the arguments as the agent sent them, then why the gate asks. */
+	tdoc_nl(doc);
+	if (h->args)
+		tdoc_add(doc, ROLE_TITLE, "the request: its arguments as the agent sent them, then the effect plan");
+	else
+		tdoc_add(doc, ROLE_ERROR, "the request's arguments are not known to the console (the effect plan follows)");
+	tdoc_nl(doc);
+	tdoc_add(doc, ROLE_DIM, "(z or Space on a line folds or unfolds it: long strings start folded)");
 	if (h->trial_brief) {
 		tdoc_nl(doc);
 		tdoc_add(doc, ROLE_TITLE, "tried first in a disposable mirror (diff tab: the trial in full)");
@@ -450,14 +523,20 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
 		tdoc_addf(doc, ROLE_ERROR, "it could not be tried in a mirror first: %s", h->trial_error);
 		tdoc_nl(doc);
 	}
-	tdoc_nl(doc);
-	tdoc_add(doc, ROLE_TITLE, "effect plan (why the gate asks)");
-	cJSON *plan = h->plan ? cJSON_Parse(h->plan) : NULL;
-	d->req = plan;
+	cJSON *plan = h->plan ? cJSON_Parse(h->plan) : NULL, *args = h->args ? cJSON_Parse(h->args) : NULL;
+	d->req = cJSON_CreateObject();
+	cJSON_AddItemToObject(d->req, "arguments", args ? args : cJSON_CreateNull());
+	cJSON_AddItemToObject(d->req, "effect plan (why the gate asks)", plan ? plan : cJSON_CreateNull());
 	detail_render_json(d);
 	for (int i = 1; i < TAB_COUNT; i++) {
 		if (i == TAB_DIFF && trial) {
 			trialdoc_build(&d->tab[i], state_dir, trial);
+			continue;
+		}
+		if (i == TAB_DIFF && !h->trial_id && args && argdiff_render(&d->tab[i], r->scope, args)) {
+			tdoc_nl(&d->tab[i]);
+			tdoc_nl(&d->tab[i]);
+			tdoc_add(&d->tab[i], ROLE_DIM, "the call has not run: it is held before the server sees it");
 			continue;
 		}
 		tdoc_nl(&d->tab[i]);

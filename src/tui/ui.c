@@ -5,6 +5,8 @@
 #include "tui/ui.h"
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,15 +58,25 @@ struct cm_run *ui_run(struct ui *u)
 
 void ui_message(struct ui *u, int level, const char *fmt, ...)
 {
+	char text[sizeof u->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(u->msg, sizeof u->msg, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	u->msg_level = level;
+	/* An error on the line stays until seen: what comes after it, less grave, is logged. */
+	if (!(u->msg_sticky && u->msg[0] && level < 2 && !u->confirm[0])) {
+		snprintf(u->msg, sizeof u->msg, "%s", text);
+		u->msg_level = level;
+		u->msg_sticky = level >= 2;
+	}
+	if (level >= 2 && !u->in_key)
+		u->errors_unseen++;
 	if (u->nlog == u->caplog) {
 		if (u->caplog >= 1000) { /* keep the last 1000 */
 			memmove(u->log, u->log + 1, (u->nlog - 1) * sizeof *u->log);
 			u->nlog--;
+			if (u->log_seen)
+				u->log_seen--;
 		} else {
 			u->caplog = u->caplog ? u->caplog * 2 : 64;
 			u->log = xrealloc(u->log, u->caplog * sizeof *u->log);
@@ -72,7 +84,7 @@ void ui_message(struct ui *u, int level, const char *fmt, ...)
 	}
 	struct log_line *l = &u->log[u->nlog++];
 	l->level = level;
-	snprintf(l->text, sizeof l->text, "%s", u->msg);
+	snprintf(l->text, sizeof l->text, "%s", text);
 	struct tm tm;
 	localtime_r(&u->now, &tm);
 	strftime(l->when, sizeof l->when, "%H:%M:%S", &tm);
@@ -80,6 +92,44 @@ void ui_message(struct ui *u, int level, const char *fmt, ...)
 }
 
 /*==== the visible turns ====*/
+
+static const char *const sort_names[] = {"turn", "verdict", "latency", "tool"};
+
+const char *ui_sort_name(int sort)
+{
+	return sort >= 0 && sort < 4 ? sort_names[sort] : "turn";
+}
+
+/* The run the rows being sorted are of, and the order (the UI thread only). */
+static const struct cm_run *sort_run;
+static int sort_by;
+
+static int v_rank(enum cm_v v)
+{
+	switch (v) { /* the worst first; not yet verified last */
+	case CMV_FAIL: return 0;
+	case CMV_UNVERIFIED: return 1;
+	case CMV_WARN: return 2;
+	case CMV_NOT_COVERED: return 3;
+	case CMV_PASS: return 4;
+	default: return 5;
+	}
+}
+
+static int sort_cmp(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct cm_turn *x = cm_turn_at(sort_run, a), *y = cm_turn_at(sort_run, b);
+	int d = 0;
+	if (sort_by == 1)
+		d = v_rank(x->v) - v_rank(y->v);
+	else if (sort_by == 2) /* slowest first; unknown last */
+		d = x->latency_us == y->latency_us ? 0 : x->latency_us < 0 ? 1 : y->latency_us < 0 ? -1
+			: x->latency_us > y->latency_us ? -1 : 1;
+	else if (sort_by == 3)
+		d = strcmp(x->tool ? x->tool : "", y->tool ? y->tool : "");
+	return d ? d : a < b ? -1 : a > b ? 1 : 0;
+}
 
 /* Rows of the turns list: turn indexes (< nturns), then held calls (nturns + i). */
 void ui_refilter(struct ui *u, int force)
@@ -94,7 +144,7 @@ void ui_refilter(struct ui *u, int force)
 	size_t keep = u->nvis && u->pos[PANE_TURNS].sel < u->nvis ? u->vis[u->pos[PANE_TURNS].sel] : (size_t)-1;
 	int at_end = u->nvis == 0 || u->pos[PANE_TURNS].sel + 1 >= u->nvis;
 	size_t start = 0;
-	if (!force && u->vis_run == u->run && !u->flt && u->nvis) {
+	if (!force && u->vis_run == u->run && !u->flt && !u->sort && u->nvis) {
 		/* Unfiltered and only grown: append (O(new turns)). Held rows are rebuilt. */
 		while (u->nvis && u->vis[u->nvis - 1] >= r->nturns)
 			u->nvis--;
@@ -110,6 +160,11 @@ void ui_refilter(struct ui *u, int force)
 	for (size_t i = start; i < r->nturns; i++)
 		if (filter_match(u->flt, cm_turn_at(r, i)))
 			u->vis[u->nvis++] = i;
+	if (u->sort) { /* held calls stay at the end */
+		sort_run = r;
+		sort_by = u->sort;
+		qsort(u->vis, u->nvis, sizeof *u->vis, sort_cmp);
+	}
 	for (size_t i = 0; i < r->nholds; i++)
 		if (!cm_turn_by_seq(r, r->holds[i].seq)) /* not in the store yet: its own row */
 			u->vis[u->nvis++] = r->nturns + i;
@@ -198,6 +253,7 @@ void ui_open_turn(struct ui *u, int turn, int tab)
 	detail_load(&u->det, u->m, r, turn);
 	u->det_loaded = 1;
 	memset(u->det_top, 0, sizeof u->det_top);
+	u->head_top = 0;
 	for (int i = 0; i < TAB_COUNT; i++)
 		u->det_cur[i] = 0;
 	if (tab >= 0)
@@ -219,8 +275,41 @@ static void open_hold(struct ui *u, const struct cm_hold *h)
 	detail_load_hold(&u->det, r, h, tt, u->tm ? u->tm->state_dir : NULL);
 	u->det_loaded = 1;
 	memset(u->det_top, 0, sizeof u->det_top);
+	u->head_top = 0;
 	u->tab = TAB_REQUEST;
 	push(u, VIEW_DETAIL);
+}
+
+/* In the detail: the next (dir 1) or previous turn of the list as it is shown (filter and
+ * order), on the same tab. */
+static void step_turn(struct ui *u, int dir)
+{
+	struct cm_run *r = ui_run(u);
+	if (u->view != VIEW_DETAIL || !u->det_loaded || u->det.turn < 0 || !r)
+		return;
+	ui_refilter(u, 0);
+	size_t at = (size_t)-1;
+	for (size_t i = 0; i < u->nvis; i++)
+		if (u->vis[i] == (size_t)u->det.turn)
+			at = i;
+	if (at == (size_t)-1) {
+		ui_message(u, 1, "turn %d is not in the list (the filter hides it)", u->det.turn);
+		return;
+	}
+	for (size_t i = at + (size_t)dir; i < u->nvis; i += (size_t)dir) /* wraps below 0 to SIZE_MAX */
+		if (u->vis[i] < r->nturns) {
+			u->pos[PANE_TURNS].sel = i;
+			u->follow = 0;
+			int tab = (int)u->tab;
+			detail_free(&u->det);
+			detail_load(&u->det, u->m, r, (int)u->vis[i]);
+			memset(u->det_top, 0, sizeof u->det_top);
+			memset(u->det_cur, 0, sizeof u->det_cur);
+			u->head_top = 0;
+			u->tab = (enum dtab)tab;
+			return;
+		}
+	ui_message(u, 0, "%s turn of the list", dir > 0 ? "this is the last" : "this is the first");
 }
 
 void ui_focus_run(struct ui *u, const char *id)
@@ -228,6 +317,7 @@ void ui_focus_run(struct ui *u, const char *id)
 	for (size_t i = 0; i < u->m->nruns; i++)
 		if (!strcmp(u->m->runs[i]->id, id)) {
 			u->run = i;
+			cm_read_typed(u->m->runs[i]);
 			u->pos[PANE_RUNS].sel = i;
 			u->pos[PANE_TURNS] = (struct list_pos){0};
 			u->pos[PANE_DENIALS] = (struct list_pos){0};
@@ -564,8 +654,12 @@ static void set_filter(struct ui *u, const char *expr, int quiet)
 	u->dirty++;
 }
 
+static enum kctx context(const struct ui *u);
+
 static void build_doc(struct ui *u, int which)
 {
+	if (which != 1 && u->view != VIEW_HELP)
+		u->help_ctx = context(u); /* help is about the view it is opened from */
 	tdoc_clear(&u->doc);
 	u->doc_top = 0;
 	if (which == 0)
@@ -583,10 +677,13 @@ static void cmd_quit(struct ui *u, const char *arg, int always_ask)
 	int live = 0;
 	for (size_t i = 0; i < u->m->nruns; i++)
 		live += u->m->runs[i]->live;
-	if ((live || always_ask) && strcmp(arg, "now") != 0) {
+	if ((live || always_ask || u->job[0]) && strcmp(arg, "now") != 0) {
 		snprintf(u->confirm, sizeof u->confirm, "quit now");
 		if (live)
-			ui_message(u, 1, "leave the console? %d live run(s) will be stopped [y/N]", live);
+			ui_message(u, 1, "leave the console? %d live run(s) will be stopped%s [y/N]", live,
+				   u->job[0] ? ", the running job cancelled" : "");
+		else if (u->job[0])
+			ui_message(u, 1, "leave the console? the running job is cancelled [y/N]");
 		else
 			ui_message(u, 1, "leave the console? [y/N]");
 		return;
@@ -643,7 +740,9 @@ void ui_command(struct ui *u, const char *line)
 		push(u, VIEW_HELP);
 		break;
 	case C_LOG:
-		build_doc(u, 1);
+		build_doc(u, 1); /* marks what is new since the last time */
+		u->log_seen = u->nlog;
+		u->errors_unseen = 0;
 		push(u, VIEW_LOG);
 		break;
 	case C_SNIPPET:
@@ -725,6 +824,36 @@ void ui_command(struct ui *u, const char *line)
 		ui_message(u, 0, "follow %s", u->follow ? "on: the focus moves to new turns" : "off");
 		break;
 	case C_FOLD: fold_at_cursor(u); break;
+	case C_SORT: {
+		int to = (u->sort + 1) % 4;
+		if (*arg) {
+			to = -1;
+			for (int i = 0; i < 4; i++)
+				if (!strcmp(arg, sort_names[i]))
+					to = i;
+		}
+		if (to < 0) {
+			ui_message(u, 2, "sort: one of turn, verdict, latency, tool");
+			break;
+		}
+		u->sort = to;
+		ui_refilter(u, 1);
+		ui_message(u, 0, "turns by %s%s", sort_names[to],
+			   to == 1 ? " (worst first)" : to == 2 ? " (slowest first)" : "");
+		break;
+	}
+	case C_TURN_NEXT:
+	case C_TURN_PREV: step_turn(u, c == C_TURN_NEXT ? 1 : -1); break;
+	case C_VERDICTS_DOWN:
+	case C_VERDICTS_UP:
+		if (u->view != VIEW_DETAIL)
+			break;
+		if (c == C_VERDICTS_UP)
+			u->head_top = u->head_top ? u->head_top - 1 : 0;
+		else
+			u->head_top++;
+		ui_detail_head_clamp(u);
+		break;
 	case C_VERIFY_TURN: cmd_verify(u, 0); break;
 	case C_VERIFY_REST: cmd_verify(u, 1); break;
 	case C_VERIFY_RUN: cmd_verify(u, 2); break;
@@ -790,6 +919,18 @@ void ui_command(struct ui *u, const char *line)
 		u->in.rearm(u->in.ctx, r);
 		break;
 	}
+	case C_JOBS_CANCEL:
+		if (!u->in.cancel) {
+			ui_message(u, 1, "jobs.cancel: not available here");
+			break;
+		}
+		if (!u->job[0]) {
+			ui_message(u, 0, "no job is running");
+			break;
+		}
+		ui_message(u, 1, "cancelling %d job(s): a verify stops within a second; nothing of it is saved",
+			   u->in.cancel(u->in.ctx));
+		break;
 	case C_TRIALS:
 		if (!u->tm) {
 			ui_message(u, 1, "trials: this console shows none");
@@ -877,7 +1018,16 @@ static void prompt_key(struct ui *u, int key)
 	u->dirty++;
 }
 
-void ui_key(struct ui *u, int key)
+static void on_key(struct ui *u, int key);
+
+void ui_key(struct ui *u, int k)
+{
+	u->in_key = 1;
+	on_key(u, k);
+	u->in_key = 0;
+}
+
+static void on_key(struct ui *u, int key)
 {
 	u->dirty++;
 	if (key == K_RESIZE)
@@ -886,23 +1036,63 @@ void ui_key(struct ui *u, int key)
 		char cmd[sizeof u->confirm];
 		snprintf(cmd, sizeof cmd, "%s", u->confirm);
 		u->confirm[0] = '\0';
-		if (key == 'y' || key == 'Y')
+		if (key == 'y' || key == 'Y') {
 			ui_command(u, cmd);
-		else
-			ui_message(u, 0, "cancelled");
-		return;
+			return;
+		}
+		ui_message(u, 0, "cancelled");
+		/* n, q, Esc, Enter answer no; any other key also does what it does (a second q
+		 * pressed too fast, then j, still moves) */
+		if (key == 'n' || key == 'N' || key == 'q' || key == K_ESC || key == K_ENTER || key == K_C('c') ||
+		    key == K_C('g'))
+			return;
 	}
 	if (u->prompt) {
 		prompt_key(u, key);
 		return;
 	}
-	u->msg[0] = '\0';
+	u->msg[0] = '\0'; /* seen */
+	u->msg_sticky = 0;
 	const struct binding *b = keymap_lookup(u->km, context(u), key);
 	if (b && b->cmd != C_COUNT)
 		ui_command(u, b->line);
 }
 
 /*==== engine events ====*/
+
+/* After a run alert: the last lines the servers wrote to their stderr log (a server that
+ * could not start says why there), into the log, each escaped on the way to the screen
+ * like every outside string (the canvas draws control characters as U+FFFD). */
+static void stderr_tail(struct ui *u)
+{
+	if (!u->server_log)
+		return;
+	int fd = open(u->server_log, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	char buf[4096];
+	off_t end = lseek(fd, 0, SEEK_END), from = end > (off_t)sizeof buf - 1 ? end - (off_t)sizeof buf + 1 : 0;
+	ssize_t n = end > 0 ? pread(fd, buf, sizeof buf - 1, from) : 0;
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	/* the last 8 lines (a first partial line dropped) */
+	const char *start = buf;
+	if (from > 0 && strchr(buf, '\n'))
+		start = strchr(buf, '\n') + 1;
+	const char *p = buf + n;
+	int lines = 0;
+	while (p > start && lines < 9)
+		if (*--p == '\n')
+			lines++;
+	if (p > start || *p == '\n')
+		p++;
+	ui_message(u, 1, "the servers' stderr log (%s) ends with:", u->server_log);
+	for (const char *l = p; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] ? 1 : 0))
+		if (strcspn(l, "\n"))
+			ui_message(u, 1, "  | %.*s", (int)strcspn(l, "\n"), l);
+}
 
 static struct cm_run *event_run(struct ui *u, const struct cevent *ev)
 {
@@ -928,6 +1118,8 @@ void ui_event(struct ui *u, const struct cevent *ev)
 			reload = 1;
 		if (cm_refresh(u->m, r, &e) != 0)
 			ui_message(u, 2, "store: %s", e.msg);
+		if (r == ui_run(u))
+			cm_read_typed(r); /* its server's start record may be written by now */
 		if (reload && cm_turn_at(r, u->det.turn)->final) {
 			int turn = u->det.turn;
 			detail_free(&u->det);
@@ -1023,9 +1215,12 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		snprintf(u->job, sizeof u->job, "%s", ev->text ? ev->text : "");
 		break;
 	case CE_LOG: ui_message(u, (int)ev->a, "%s", ev->text ? ev->text : ""); break;
-	case CE_RUN_ALERT: { /* its first line: what happened (the rest is in the trace and on stderr) */
+	case CE_RUN_ALERT: { /* its first line on the message line; every line in the log */
 		const char *t = ev->text ? ev->text : "";
 		ui_message(u, 2, "run %s: %.*s", ev->run ? ev->run : "?", (int)strcspn(t, "\n"), t);
+		for (const char *l = strchr(t, '\n'); l && l[1]; l = strchr(l + 1, '\n'))
+			ui_message(u, 1, "  %.*s", (int)strcspn(l + 1, "\n"), l + 1);
+		stderr_tail(u);
 		break;
 	}
 	case CE_TRIAL: {

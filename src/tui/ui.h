@@ -38,6 +38,8 @@ struct ui_intents {
 	void (*trial)(void *ctx, const char *id, int apply);
 	/* Switches the theme; 0, or an error message in e. */
 	int (*theme)(void *ctx, const char *name, struct err *e);
+	/* Cancels the running job and drops the queued ones; how many (jobs.h). */
+	int (*cancel)(void *ctx);
 	void (*quit)(void *ctx);
 	void *ctx;
 };
@@ -72,6 +74,7 @@ struct ui {
 	struct filter *flt;
 	char filter_text[512];     /* as long as the prompt that sets it */
 	int follow;                /* the focus follows new turns */
+	int sort;                  /* the turns' order: 0 by number, 1 verdict, 2 latency, 3 tool */
 	/* the widest tool name and cause of run colw_run at its gen colw_gen; its first
 	 * colw_scanned turns' widest tool name (ui_draw.c) */
 	size_t colw_run, colw_scanned;
@@ -83,6 +86,7 @@ struct ui {
 	enum dtab tab;
 	size_t det_top[TAB_COUNT];
 	long det_cur[TAB_COUNT];
+	size_t head_top;           /* the first row of the verdict block shown (it scrolls) */
 	/* trials (NULL: this console shows none): the list's position, the open trial */
 	struct tmodel *tm;
 	struct list_pos tpos;
@@ -92,6 +96,7 @@ struct ui {
 	/* help / log / trial documents (built when shown) */
 	struct tdoc doc;
 	size_t doc_top;
+	enum kctx help_ctx;        /* the keys help lists: those of the view it was opened from */
 	/* prompt */
 	int prompt;                /* 0, ':' or '/' */
 	char pbuf[512];
@@ -103,12 +108,18 @@ struct ui {
 	/* messages */
 	char msg[400];
 	int msg_level;             /* 0 info, 1 warning, 2 error */
+	int msg_sticky;            /* an error from an event on the line: it stays until a key */
+	size_t log_seen;           /* log lines before this one were on screen in the log view */
+	unsigned errors_unseen;    /* errors from events logged since the log view was last opened
+	                            * (an error answering a key is seen as it is said) */
+	int in_key;                /* inside ui_key */
 	struct log_line *log;
 	size_t nlog, caplog;
 	char job[256];
 	/* shown in the title, status and help */
 	const char *socket_path, *follow_dir, *server_log, *theme_name;
 	int live_only;             /* browsing only: no listening socket */
+	int enforce;               /* the console gates its runs in enforce mode (said in the title) */
 	int quit;
 	unsigned dirty;
 };
@@ -124,12 +135,16 @@ void ui_key(struct ui *u, int key);
 void ui_command(struct ui *u, const char *line);
 /* An engine event (the ui does not take it). */
 void ui_event(struct ui *u, const struct cevent *ev);
-/* A message in the prompt line, kept in the log too. */
+/* A message in the prompt line, kept in the log too. An error stays on the line until a key
+ * is pressed (a later notice or warning from an event goes to the log only, unless it asks a
+ * question); errors are counted until the log view is opened. */
 void ui_message(struct ui *u, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The trials changed (tmodel_poll said so): the open trial's document is rebuilt. */
 void ui_trials_changed(struct ui *u);
 /* The current run (NULL when there is none). */
 struct cm_run *ui_run(struct ui *u);
+/* The name of a turns order (u->sort): "turn", "verdict", "latency", "tool". */
+const char *ui_sort_name(int sort);
 /* Focuses run `id` (and its last turn). */
 void ui_focus_run(struct ui *u, const char *id);
 /* Focuses turn `turn` of the current run and opens its detail on tab `tab` (-1: keep). */

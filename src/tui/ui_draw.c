@@ -77,6 +77,19 @@ static void hhmmss(const char *iso, char *out, size_t n)
 	snprintf(out, n, "%.8s", iso && strlen(iso) >= 19 ? iso + 11 : "");
 }
 
+void ui_more_mark(char *out, size_t n, size_t top, size_t shown, size_t total)
+{
+	if (total <= shown || !shown) {
+		if (n)
+			out[0] = '\0';
+		return;
+	}
+	if (top > total - shown)
+		top = total - shown;
+	snprintf(out, n, "  %s%s rows %zu-%zu of %zu", top ? glyph(G_UP) : "", top + shown < total ? glyph(G_DOWN) : "",
+		 top + 1, top + shown, total);
+}
+
 static void header_row(struct canvas *c, int y, int w, const char *title, int focused)
 {
 	canvas_fill(c, y, 0, 1, w, ' ', ROLE_HEADER);
@@ -99,9 +112,10 @@ static void draw_title(struct ui *u, struct canvas *c)
 	x += canvas_text(c, 0, x, u->w - x, ROLE_TITLE, glyph(G_VLINE));
 	x += canvas_text(c, 0, x, u->w - x, ROLE_TITLE, " ");
 	char where[600];
-	snprintf(where, sizeof where, "  %s%s%s%s", r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
-		 r->network ? " net " : "", r->network ? r->network : "");
-	const char *server = r->server ? r->server : "(server not known yet)";
+	snprintf(where, sizeof where, "  %s%s%s%s%s", r->scope ? "scope " : "uncontained", r->scope ? r->scope : "",
+		 r->network ? " net " : "", r->network ? r->network : "", u->enforce ? "  gate enforce" : "");
+	/* the command as typed (npx ...), not the path belay resolved it to */
+	const char *server = r->typed ? r->typed : r->server ? r->server : "(server not known yet)";
 	int room = u->w - x - 1, sw = canvas_width(server), ww = canvas_width(where);
 	if (sw + ww > room) {
 		if (ww <= 2 * room / 3)
@@ -132,9 +146,11 @@ static void draw_runs(struct ui *u, struct canvas *c, const struct layout *L)
 			 u->m->health_checks == 1 ? "" : "s");
 	else
 		snprintf(t, sizeof t, " RUNS (%zu)", u->m->nruns);
-	header_row(c, L->runs_y, u->w, t, u->focus == PANE_RUNS);
 	struct list_pos *p = &u->pos[PANE_RUNS];
 	scroll(p, u->m->nruns, L->runs_rows);
+	size_t tl = strlen(t);
+	ui_more_mark(t + tl, sizeof t - tl, p->top, (size_t)L->runs_rows, u->m->nruns);
+	header_row(c, L->runs_y, u->w, t, u->focus == PANE_RUNS);
 	if (!u->m->nruns) {
 		canvas_text(c, L->runs_y + 1, 2, u->w - 2, ROLE_DIM,
 			    u->socket_path ? "no run yet: connect an agent (the prompt line says how)" : "no run");
@@ -293,22 +309,26 @@ static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 	x = 2;
 	char s[64];
 	snprintf(s, sizeof s, "%4d", t->turn);
-	canvas_text(c, y, x, 4, ROLE_DIM, s);
+	canvas_text(c, y, x, 4, t->error ? ROLE_CALL_ERROR : ROLE_DIM, s);
 	canvas_text(c, y, x + 4, 1, ROLE_LABEL, t->label[0] ? glyph(G_MARK) : " ");
 	x += k->num;
 	if (k->time) {
 		hhmmss(t->t_req, s, sizeof s);
 		x = cell(c, y, x, k->time, ROLE_DIM, s);
 	}
+	/* A call that failed (a tool error or a JSON-RPC error) has its own look: number, tool
+	 * and arguments in the error role, "error" where the latency would be. */
 	x = cell(c, y, x, k->tool, t->error ? ROLE_CALL_ERROR : ROLE_NORMAL, t->tool ? t->tool : "?");
-	x = cell(c, y, x, k->args, ROLE_DIM, t->args ? t->args : "");
+	x = cell(c, y, x, k->args, t->error ? ROLE_CALL_ERROR : ROLE_DIM, t->args ? t->args : "");
 	if (t->call == CMC_PENDING)
 		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, look_call_word(r, t));
 	else if (t->call == CMC_CANCELLED && t->resp_seq < 0)
 		x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, "cancel");
+	else if (t->error)
+		x = cell(c, y, x, k->lat, ROLE_CALL_ERROR, "error");
 	else {
 		fmt_latency(t->latency_us, s, sizeof s);
-		x = cell(c, y, x, k->lat, t->error ? ROLE_CALL_ERROR : ROLE_NORMAL, s);
+		x = cell(c, y, x, k->lat, ROLE_NORMAL, s);
 	}
 	x = cell(c, y, x, k->gate, look_gate_role(t), look_gate_word(t));
 	const char *pre = look_pre_word(t);
@@ -360,7 +380,7 @@ static void hold_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 	canvas_text(c, y, x, k->num, ROLE_GATE_HELD, s);
 	x += k->num + k->time;
 	x = cell(c, y, x, k->tool, ROLE_GATE_HELD, h->tool ? h->tool : "?");
-	x = cell(c, y, x, k->args, ROLE_DIM, h->plan ? h->plan : "");
+	x = cell(c, y, x, k->args, ROLE_DIM, h->args ? h->args : "(arguments not known)");
 	x = cell(c, y, x, k->lat, ROLE_CALL_PENDING, "held");
 	x = cell(c, y, x, k->gate, ROLE_GATE_HELD, "HELD");
 	canvas_text(c, y, x, u->w - x, ROLE_GATE_HELD, "y approves once, x refuses");
@@ -382,6 +402,14 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 		snprintf(t, sizeof t, " TURNS %zu of %zu  filter: %s", nt, r ? r->nturns : 0, u->filter_text);
 	} else
 		snprintf(t, sizeof t, " TURNS (%zu)", r ? r->nturns : 0);
+	if (u->sort) {
+		size_t tl0 = strlen(t);
+		snprintf(t + tl0, sizeof t - tl0, " by %s", ui_sort_name(u->sort));
+	}
+	struct list_pos *p = &u->pos[PANE_TURNS];
+	scroll(p, u->nvis, L->turns_rows);
+	size_t tl = strlen(t);
+	ui_more_mark(t + tl, sizeof t - tl, p->top, (size_t)L->turns_rows, u->nvis);
 	header_row(c, L->turns_y, u->w, t, u->focus == PANE_TURNS);
 	/* Column titles share the header row, right of the pane title. */
 	int x = 2 + k.num + k.time + k.tool + k.args;
@@ -394,8 +422,6 @@ static void draw_turns(struct ui *u, struct canvas *c, const struct layout *L)
 			x += widths[i];
 		}
 	}
-	struct list_pos *p = &u->pos[PANE_TURNS];
-	scroll(p, u->nvis, L->turns_rows);
 	if (!r || !u->nvis) {
 		canvas_text(c, L->turns_y + 1, 2, u->w - 2, ROLE_DIM,
 			    !r ? "" : u->flt ? "no turn matches the filter (Esc clears it)" : "no tools/call yet");
@@ -422,7 +448,7 @@ static void draw_focus_line(struct ui *u, struct canvas *c, int y)
 	struct cm_turn *t = ui_focused(u, &h);
 	char s[700];
 	if (h) {
-		snprintf(s, sizeof s, " %s HELD %s: y approves once, x refuses, Enter shows the effect plan", glyph(G_HELD),
+		snprintf(s, sizeof s, " %s HELD %s: y approves once, x refuses, Enter shows its arguments", glyph(G_HELD),
 			 h->tool ? h->tool : "");
 		canvas_text_fit(c, y, 0, u->w, ROLE_GATE_HELD, s, 1);
 		return;
@@ -477,14 +503,18 @@ static void draw_denials(struct ui *u, struct canvas *c, const struct layout *L)
 	struct cm_run *r = ui_run(u);
 	char t[128];
 	snprintf(t, sizeof t, " DENIALS (%zu)", r ? r->ndenials : 0);
-	header_row(c, L->den_y, u->w, t, u->focus == PANE_DENIALS);
-	if (!r)
+	if (!r) {
+		header_row(c, L->den_y, u->w, t, u->focus == PANE_DENIALS);
 		return;
+	}
 	struct list_pos *p = &u->pos[PANE_DENIALS];
 	/* Without focus the pane shows the newest denials. */
 	if (u->focus != PANE_DENIALS && r->ndenials)
 		p->sel = r->ndenials - 1;
 	scroll(p, r->ndenials, L->den_rows);
+	size_t tl = strlen(t);
+	ui_more_mark(t + tl, sizeof t - tl, p->top, (size_t)L->den_rows, r->ndenials);
+	header_row(c, L->den_y, u->w, t, u->focus == PANE_DENIALS);
 	if (!r->ndenials) {
 		canvas_text(c, L->den_y + 1, 2, u->w - 2, ROLE_DIM,
 			    r->scope ? "none: the sandbox has refused nothing so far" : "the server is not contained (no --scope)");
@@ -515,6 +545,22 @@ static void draw_denials(struct ui *u, struct canvas *c, const struct layout *L)
 
 /*==== bottom lines ====*/
 
+static const char *hint_key(const char *k);
+
+/* The errors logged since the log view was last open, and the key that opens it; the
+ * columns used. */
+static int unseen_errors(struct ui *u, struct canvas *c, int y, int x)
+{
+	if (!u->errors_unseen)
+		return 0;
+	char keys[64], s[128];
+	keymap_keys_for(u->km, KCTX_GLOBAL, "log", keys, sizeof keys);
+	keys[strcspn(keys, ",")] = '\0';
+	snprintf(s, sizeof s, "  %u error%s (%s)", u->errors_unseen, u->errors_unseen == 1 ? "" : "s",
+		 keys[0] ? hint_key(keys) : ":log");
+	return canvas_text(c, y, x, u->w - x, ROLE_ERROR, s);
+}
+
 static void draw_status(struct ui *u, struct canvas *c, int y)
 {
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_STATUS);
@@ -525,6 +571,7 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 		size_t idx = u->run < u->m->nruns ? u->run + 1 : u->m->nruns;
 		snprintf(s, sizeof s, "run %zu/%zu%s", idx, u->m->nruns, r->live ? " live" : "");
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS_KEY, s);
+		x += unseen_errors(u, c, y, x);
 		/* Each verdict counted on its own; UNVERIFIED is never folded into PASS. */
 		snprintf(s, sizeof s, "  %zu turns: ", r->nturns);
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, s);
@@ -533,7 +580,7 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 			snprintf(s, sizeof s, "%s%zu ", look_v_glyph(order[i]), r->counts[order[i] + 1]);
 			x += canvas_text(c, y, x, u->w - x, look_v_role(order[i]), s);
 		}
-		snprintf(s, sizeof s, "%s%zu not verified", glyph(G_PENDING), r->counts[0]);
+		snprintf(s, sizeof s, "%s%zu to verify", glyph(G_PENDING), r->counts[0]);
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, s);
 		if (r->denial_count) {
 			snprintf(s, sizeof s, "  %s%lld denied", glyph(G_DENIAL), (long long)r->denial_count);
@@ -545,11 +592,9 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 		}
 	} else {
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS, "no run");
+		x += unseen_errors(u, c, y, x);
 	}
-	if (u->job[0]) {
-		snprintf(s, sizeof s, "  %s %s", glyph(G_VERIFYING), u->job);
-		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS_KEY, s);
-	}
+
 	char right[64];
 	snprintf(right, sizeof right, "%s%s ", u->follow ? "follow " : "", u->follow_dir ? "[following dir]" : "");
 	if (canvas_width(right) < u->w - x) /* whole, and apart from the counts, or not at all */
@@ -567,8 +612,44 @@ static void draw_prompt(struct ui *u, struct canvas *c, int y)
 		return;
 	}
 	if (u->msg[0]) {
-		canvas_text_fit(c, y, 1, u->w - 1,
-				u->msg_level >= 2 ? ROLE_ERROR : u->msg_level == 1 ? ROLE_V_WARN : ROLE_MESSAGE, u->msg, 0);
+		/* A message too long for its line continues on the hints line below (broken
+		 * between words), so a question keeps its [y/N]; longer still, it says where the
+		 * whole of it is. */
+		enum role r = u->msg_level >= 2 ? ROLE_ERROR : u->msg_level == 1 ? ROLE_V_WARN : ROLE_MESSAGE;
+		int w = u->w - 1;
+		if (canvas_width(u->msg) <= w) {
+			canvas_text(c, y, 1, w, r, u->msg);
+			return;
+		}
+		size_t len = strlen(u->msg), cut = 0, brk = 0;
+		while (cut < len) { /* the longest prefix that fits, ending at a blank if it can */
+			size_t next = cut + 1;
+			while (next < len && ((unsigned char)u->msg[next] & 0xC0) == 0x80)
+				next++;
+			char save[512];
+			snprintf(save, sizeof save, "%.*s", (int)next, u->msg);
+			if (canvas_width(save) > w)
+				break;
+			cut = next;
+			if (u->msg[cut] == ' ')
+				brk = cut;
+		}
+		if (brk > len / 4)
+			cut = brk;
+		canvas_textn(c, y, 1, w, r, u->msg, cut);
+		const char *rest = u->msg + cut + (u->msg[cut] == ' ');
+		canvas_fill(c, y + 1, 0, 1, u->w, ' ', ROLE_NORMAL);
+		if (canvas_width(rest) <= w) {
+			canvas_text(c, y + 1, 1, w, r, rest);
+			return;
+		}
+		char tail[64];
+		keymap_keys_for(u->km, KCTX_GLOBAL, "log", tail, sizeof tail);
+		char say[96];
+		snprintf(say, sizeof say, " (%s shows it whole)", tail[0] ? tail : ":log");
+		int sw = canvas_width(say);
+		canvas_text_fit(c, y + 1, 1, w - sw, r, rest, 0);
+		canvas_text(c, y + 1, u->w - sw, sw, ROLE_DIM, say);
 		return;
 	}
 	char s[600];
@@ -610,13 +691,47 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 					     {NULL, NULL}};
 	static const struct hint trial[] = {{"trial.apply", "apply"}, {"trial.discard", "discard"}, {"nav.down", "down"},
 					    {"back", "back"},         {"help", "help"},             {NULL, NULL}};
-	const struct hint *hs = u->view == VIEW_HOME       ? home
+	/* A held call focused: what can be done about it comes first. */
+	static const struct hint held_home[] = {{"approve", "approve"}, {"refuse", "refuse"}, {"open", "see it"},
+						{"help", "help"},       {"back", "back"},     {NULL, NULL}};
+	static const struct hint held_detail[] = {{"approve", "approve"}, {"refuse", "refuse"}, {"tab.next", "tab"},
+						  {"fold", "fold"},       {"back", "back"},     {"help", "help"},
+						  {NULL, NULL}};
+	static const struct hint held_trial[] = {{"approve", "approve"}, {"apply.instead", "apply trial"},
+						 {"refuse", "refuse"},   {"tab.next", "tab"},
+						 {"back", "back"},       {"help", "help"},
+						 {NULL, NULL}};
+	const struct cm_hold *fh = NULL;
+	const struct cm_turn *ft = NULL;
+	if ((u->view == VIEW_HOME && u->focus == PANE_TURNS) || u->view == VIEW_DETAIL)
+		ft = ui_focused(u, &fh);
+	struct cm_run *hr = ui_run(u);
+	for (size_t i = 0; !fh && ft && ft->hold && hr && i < hr->nholds; i++)
+		if (hr->holds[i].id == ft->hold)
+			fh = &hr->holds[i];
+	const struct hint *hs = fh && fh->trial_id && u->view != VIEW_HOME ? held_trial
+				: fh && u->view == VIEW_HOME ? held_home
+				: fh			    ? held_detail
+				: u->view == VIEW_HOME       ? home
 				: u->view == VIEW_DETAIL   ? detail
 				: u->view == VIEW_TRIALS ? trials
 				: u->view == VIEW_TRIAL    ? trial
 							   : doc;
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HINT);
 	int x = 1;
+	if (u->job[0]) {
+		/* A running job has the line: the key that cancels it, then how far it is. */
+		char keys[64], s[600];
+		keymap_keys_for(u->km, KCTX_GLOBAL, "jobs.cancel", keys, sizeof keys);
+		keys[strcspn(keys, ",")] = '\0';
+		if (keys[0]) {
+			x += canvas_text(c, y, x, u->w - x, ROLE_HINT_KEY, hint_key(keys));
+			x += canvas_text(c, y, x, u->w - x, ROLE_HINT, " cancel  ");
+		}
+		snprintf(s, sizeof s, "%s %s", glyph(G_VERIFYING), u->job);
+		canvas_text_fit(c, y, x, u->w - x, ROLE_STATUS_KEY, s, 0);
+		return;
+	}
 	enum kctx ctx = ui_context(u);
 	for (int i = 0; hs[i].line && x < u->w - 4; i++) {
 		char keys[64];
@@ -669,6 +784,6 @@ void ui_draw(struct ui *u, struct canvas *c)
 		ui_draw_doc(u, c, 1, L.status_y - 1, u->view == VIEW_HELP ? " HELP" : " LOG");
 	}
 	draw_status(u, c, L.status_y);
-	draw_prompt(u, c, L.prompt_y);
 	draw_hints(u, c, L.hints_y);
+	draw_prompt(u, c, L.prompt_y); /* a long message takes the hints line too */
 }

@@ -10,7 +10,12 @@ enum kctx ui_context(const struct ui *u);
  * the current layout). */
 size_t ui_detail_rows(struct ui *u);
 int ui_detail_width(const struct ui *u);
+/* Keeps u->head_top (the verdict block's scroll) inside the block. */
+void ui_detail_head_clamp(struct ui *u);
 int ui_pane_rows(const struct ui *u, enum pane p);
+/* What a pane shows of a list or document that does not fit: "  ↑↓ rows 4-9 of 12" (the
+ * arrows say which way there is more), into out; "" when all `total` rows are shown. */
+void ui_more_mark(char *out, size_t n, size_t top, size_t shown, size_t total);
 /* The help document (snippet_first: the MCP configuration first) and the log document. */
 void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first);
 void ui_log_doc(struct ui *u, struct tdoc *d);

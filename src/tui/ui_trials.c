@@ -119,6 +119,11 @@ void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h)
 		p->top = p->sel;
 	if (rows > 0 && p->sel >= p->top + (size_t)rows)
 		p->top = p->sel - (size_t)rows + 1;
+	if (rows > 0 && tm->n > (size_t)rows) { /* the title says which rows these are */
+		size_t sl = (size_t)snprintf(s, sizeof s, " TRIALS (%zu)  newest first", tm->n);
+		ui_more_mark(s + sl, sizeof s - sl, p->top, (size_t)rows, tm->n);
+		canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
+	}
 	for (int i = 0; i < rows; i++) {
 		size_t k = p->top + (size_t)i;
 		if (k >= tm->n)

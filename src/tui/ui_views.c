@@ -16,6 +16,7 @@
 
 struct dgeom {
 	int head_y, head_rows, tabs_y, body_y, body_rows;
+	int head_text, head_n; /* rows of the block's text shown, and that it has */
 };
 
 static void geometry(const struct ui *u, int y, int h, struct dgeom *g)
@@ -24,11 +25,24 @@ static void geometry(const struct ui *u, int y, int h, struct dgeom *g)
 	int n = (int)tdoc_rows(&u->det.head, u->w, 1);
 	g->head_y = y + 1;
 	g->head_rows = n < 1 ? 1 : n > maxhead ? maxhead : n;
+	g->head_n = n;
+	/* More rows than room: the last row says so and how to scroll. */
+	g->head_text = n > maxhead ? maxhead - 1 : g->head_rows;
 	g->tabs_y = g->head_y + g->head_rows;
 	g->body_y = g->tabs_y + 1;
 	g->body_rows = y + h - g->body_y;
 	if (g->body_rows < 1)
 		g->body_rows = 1;
+}
+
+/* Keeps the verdict block's first shown row where the block still fills its rows. */
+void ui_detail_head_clamp(struct ui *u)
+{
+	struct dgeom g;
+	geometry(u, 1, u->h - 4, &g); /* as ui_draw gives the detail: row 1 to the status line */
+	size_t max = g.head_n > g.head_text ? (size_t)(g.head_n - g.head_text) : 0;
+	if (u->head_top > max)
+		u->head_top = max;
 }
 
 int ui_detail_width(const struct ui *u)
@@ -67,7 +81,24 @@ void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h)
 		snprintf(s, sizeof s, " HELD CALL  run %s", r ? r->id : "?");
 		canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
 	}
-	tdoc_draw(&u->det.head, c, g.head_y, 0, g.head_rows, u->w, 0, 1, -1);
+	ui_detail_head_clamp(u);
+	tdoc_draw(&u->det.head, c, g.head_y, 0, g.head_text, u->w, u->head_top, 1, -1);
+	if (g.head_text < g.head_rows) {
+		char keys[2][64];
+		keymap_keys_for(u->km, KCTX_DETAIL, "verdicts.down", keys[0], sizeof keys[0]);
+		keymap_keys_for(u->km, KCTX_DETAIL, "verdicts.up", keys[1], sizeof keys[1]);
+		keys[0][strcspn(keys[0], ",")] = keys[1][strcspn(keys[1], ",")] = '\0';
+		int yb = g.head_y + g.head_text, last = (int)u->head_top + g.head_text;
+		canvas_fill(c, yb, 0, 1, u->w, ' ', ROLE_DIM);
+		snprintf(s, sizeof s, "  %s%s", u->head_top ? glyph(G_UP) : "", last < g.head_n ? glyph(G_DOWN) : "");
+		int x = canvas_text(c, yb, 0, u->w, ROLE_TITLE, s);
+		snprintf(s, sizeof s, " verdict rows %zu-%d of %d", u->head_top + 1, last, g.head_n);
+		x += canvas_text(c, yb, x, u->w - x, ROLE_DIM, s);
+		if (keys[0][0] && keys[1][0]) {
+			snprintf(s, sizeof s, ": %s/%s scroll them", keys[0], keys[1]);
+			canvas_text(c, yb, x, u->w - x, ROLE_DIM, s);
+		}
+	}
 	/* tabs */
 	int x = 1;
 	canvas_fill(c, g.tabs_y, 0, 1, u->w, ' ', ROLE_TAB);
@@ -99,7 +130,10 @@ void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h)
 void ui_draw_doc(struct ui *u, struct canvas *c, int y, int h, const char *title)
 {
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HEADER);
-	canvas_text(c, y, 0, u->w, ROLE_TITLE, title);
+	int x = canvas_text(c, y, 0, u->w, ROLE_TITLE, title);
+	char more[96];
+	ui_more_mark(more, sizeof more, u->doc_top, (size_t)(h - 1), tdoc_rows(&u->doc, u->w - 2, 1));
+	canvas_text(c, y, x, u->w - x, ROLE_HEADER, more);
 	tdoc_draw(&u->doc, c, y + 1, 1, h - 1, u->w - 2, u->doc_top, 1, -1);
 }
 
@@ -160,20 +194,32 @@ void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)
 		ui_snippets(d, u->socket_path);
 		tdoc_nl(d);
 	}
-	enum view from = u->depth ? u->stack[u->depth - 1] : VIEW_HOME;
-	enum kctx ctx = from == VIEW_DETAIL ? KCTX_DETAIL : from == VIEW_TRIALS ? KCTX_TRIALS : from == VIEW_TRIAL ? KCTX_TRIAL : KCTX_TURNS;
+	enum kctx ctx = u->help_ctx;
 	tdoc_nl(d);
 	tdoc_addf(d, ROLE_TITLE, "KEYS (%s view; rebind in ~/.config/belay/keys, see `belay keys`)", kctx_name(ctx));
+	tdoc_nl(d);
+	tdoc_add(d, ROLE_DIM, "  the keys of this view first, then the global keys it does not rebind");
 	struct help_ctx h = {d};
 	keymap_each_help(u->km, ctx, help_line, &h);
 	tdoc_nl(d);
 	tdoc_nl(d);
 	tdoc_add(d, ROLE_TITLE, "COMMANDS (type : then the command)");
 	for (int i = 0; i < C_COUNT; i++) {
+		/* name and arguments in one column; the help after it, continuing under itself (on
+		 * the next line when the arguments take the column) */
+		enum { COLW = 40 };
+		const char *name = command_name((enum command)i), *args = command_args((enum command)i);
 		tdoc_nl(d);
-		tdoc_addf(d, ROLE_NORMAL, "  %-16s", command_name((enum command)i));
-		tdoc_addf(d, ROLE_DIM, " %-44s", command_args((enum command)i));
-		tdoc_addf(d, ROLE_DIM, " %s", command_help((enum command)i));
+		tdoc_addf(d, ROLE_NORMAL, "  %s", name);
+		tdoc_addf(d, ROLE_DIM, "%s%s", *args ? " " : "", args);
+		int used = 2 + (int)strlen(name) + (*args ? 1 + (int)strlen(args) : 0);
+		if (used + 1 > COLW) {
+			tdoc_hang(d, COLW);
+			tdoc_nl(d);
+			used = 0;
+		}
+		tdoc_addf(d, ROLE_DIM, "%*s%s", COLW - used, "", command_help((enum command)i));
+		tdoc_hang(d, COLW);
 	}
 	tdoc_nl(d);
 	tdoc_nl(d);
@@ -221,9 +267,16 @@ void ui_log_doc(struct ui *u, struct tdoc *d)
 		tdoc_nl(d);
 		tdoc_add(d, ROLE_DIM, "nothing yet");
 	}
+	size_t seen = u->log_seen < u->nlog ? u->log_seen : u->nlog;
+	if (u->nlog > seen) {
+		tdoc_nl(d);
+		tdoc_addf(d, u->errors_unseen ? ROLE_ERROR : ROLE_TITLE, "%zu new since the log was last open (%u error%s), marked %s",
+			  u->nlog - seen, u->errors_unseen, u->errors_unseen == 1 ? "" : "s", glyph(G_MARK));
+	}
 	for (size_t i = 0; i < u->nlog; i++) {
 		tdoc_nl(d);
 		tdoc_addf(d, ROLE_DIM, "%s ", u->log[i].when);
+		tdoc_addf(d, ROLE_TITLE, "%s ", i >= seen ? glyph(G_MARK) : " ");
 		tdoc_add(d, u->log[i].level >= 2 ? ROLE_ERROR : u->log[i].level == 1 ? ROLE_V_WARN : ROLE_NORMAL,
 			 u->log[i].text);
 	}

@@ -44,6 +44,10 @@ static int before(void *ctx, size_t i)
 	struct ictx *ic = ctx;
 	struct vctx *c = ic->c;
 	int k = ic->steps[i].turn;
+	if (c->o->cancel && atomic_load(c->o->cancel)) {
+		ic->ended = 1; /* cancelled: the session goes no further */
+		return -1;
+	}
 	if (k < 0)
 		return 0;
 	if (k > ic->last_turn) {
@@ -180,6 +184,7 @@ void inorder_run(struct vctx *c, struct worker *w)
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
 		.settle_wait = c->o->settle_wait,
+		.cancel = c->o->cancel,
 	};
 	char *tpath = c->o->replay_trace_dir ? xasprintf("%s/session.jsonl", c->o->replay_trace_dir) : NULL;
 	sp.trace_path = tpath;

@@ -55,6 +55,7 @@ struct run {
 	uv_timer_t probe;
 	uv_idle_t spin;
 	uv_check_t after_poll;
+	uv_timer_t cancel_poll; /* looks at sp->cancel every 100 ms (when there is one) */
 	int probes;
 };
 
@@ -433,6 +434,14 @@ static int proof_possible(const struct run *r)
 	       cJSON_IsTrue(jx_path(r->sandbox, "layers.pid_namespace"));
 }
 
+/* A cancelled verification: the replay stops here (fail terminates its server). */
+static void cancel_poll_cb(uv_timer_t *t)
+{
+	struct run *r = t->data;
+	if (!r->done && atomic_load(r->sp->cancel))
+		fail(r, "REPLAY_CANCELLED", "the verification was cancelled");
+}
+
 static void send_next(struct run *r)
 {
 	size_t last = session_mode(r) ? r->sp->npre : r->sp->npre + 1;
@@ -524,8 +533,22 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 	}
 	struct mcp_client_hooks hooks = {.on_request = answer, .on_notify = on_notify, .ctx = &r};
 	r.c = mcp_client_new(&r.loop, client_side, &hooks);
-	send_next(&r);
+	if (sp->cancel) {
+		/* unreferenced: it never keeps the loop alive; closed below */
+		uv_timer_init(&r.loop, &r.cancel_poll);
+		r.cancel_poll.data = &r;
+		uv_timer_start(&r.cancel_poll, cancel_poll_cb, 100, 100);
+		uv_unref((uv_handle_t *)&r.cancel_poll);
+	}
+	if (sp->cancel && atomic_load(sp->cancel))
+		fail(&r, "REPLAY_CANCELLED", "the verification was cancelled");
+	else
+		send_next(&r);
 	uv_run(&r.loop, UV_RUN_DEFAULT);
+	if (sp->cancel) {
+		uv_close((uv_handle_t *)&r.cancel_poll, NULL);
+		uv_run(&r.loop, UV_RUN_DEFAULT);
+	}
 	if (uv_loop_close(&r.loop) != 0)
 		FATAL("replay loop still has live handles");
 	sandbox_spec_done(&spec);

@@ -21,6 +21,7 @@
 #ifndef BELAY_VERIFY_REPLAY_H
 #define BELAY_VERIFY_REPLAY_H
 #include <cjson/cJSON.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "mcp/rpc_msg.h"
@@ -73,6 +74,9 @@ struct replay_spec {
 	int report_writes;    /* collect the write intents the supervisor lets through */
 	int settle_wait;      /* always wait the quiet window out after a reply, never end it
 	                       * early on a proof that the server is quiet (sandbox_quiet.h) */
+	atomic_int *cancel;   /* may be NULL; set: the replay ends within ~0.1 s with cause
+	                       * REPLAY_CANCELLED (its server terminated and reaped) - verify
+	                       * never judges such a result (verify_opts.cancel) */
 };
 
 struct replay_result {

@@ -259,6 +259,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		.timeout_ms = c->o->timeout_ms,
 		.report_writes = !c->o->full_diff,
 		.settle_wait = c->o->settle_wait,
+		.cancel = c->o->cancel,
 	};
 	char *tpath = NULL;
 	if (c->o->replay_trace_dir) {
@@ -656,6 +657,7 @@ struct pool {
 	struct worker *workers;
 	int phase;         /* 1: replays, 2: judging */
 	int njobs;
+	size_t wanted, done; /* turns asked for, and done in this phase (o->step) */
 	atomic_int next;
 	unsigned char *decided; /* per turn: precheck decided it */
 };
@@ -665,15 +667,33 @@ struct worker_arg {
 	struct worker *w;
 };
 
+/* o->step: job j of the phase is taken (the count is of turns asked for; a turn is counted
+ * as it starts, so the count also moves while the in-order pass runs beside). */
+static void step_done(struct pool *p, int j)
+{
+	struct vctx *c = p->c;
+	size_t k = p->phase == 1 ? (size_t)(j - 1) : (size_t)j;
+	if (!c->o->step || !verify_wants(c->o, k))
+		return;
+	pthread_mutex_lock(&c->mu);
+	p->done++;
+	c->o->step(c->o->ctx, p->phase, p->done, p->wanted);
+	pthread_mutex_unlock(&c->mu);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker_arg *wa = arg;
 	struct pool *p = wa->p;
 	struct vctx *c = p->c;
 	for (;;) {
+		if (c->o->cancel && atomic_load(c->o->cancel))
+			break; /* cancelled: no further turn */
 		int j = atomic_fetch_add(&p->next, 1);
 		if (j >= p->njobs)
 			break;
+		if (j > 0 || p->phase == 2)
+			step_done(p, j);
 		uint64_t t0 = time_mono_ns();
 		if (p->phase == 1 && j == 0) {
 			if (c->o->order == VERIFY_ORDER_ISOLATED)
@@ -707,6 +727,10 @@ static void run_phase(struct pool *p, int phase, int jobs)
 {
 	p->phase = phase;
 	p->njobs = phase == 1 ? (int)p->c->m.nturns + 1 : (int)p->c->m.nturns;
+	p->done = 0;
+	p->wanted = 0;
+	for (size_t k = 0; k < p->c->m.nturns; k++)
+		p->wanted += verify_wants(p->c->o, k) ? 1 : 0;
 	atomic_store(&p->next, 0);
 	pthread_t *th = xcalloc((size_t)jobs, sizeof *th);
 	struct worker_arg *wa = xcalloc((size_t)jobs, sizeof *wa);
@@ -851,7 +875,9 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	pthread_mutex_init(&c.mu, NULL);
 	struct pool p = {.c = &c, .decided = xcalloc(nt + 1, 1)};
 	for (size_t k = 0; k < nt; k++)
-		if (verify_wants(o, k))
+		if (o->cancel && atomic_load(o->cancel))
+			break; /* cancelled: the phases below take no turn either */
+		else if (verify_wants(o, k))
 			p.decided[k] = (unsigned char)precheck(&c, k);
 		else
 			c.is_error[k] = -1;
@@ -864,8 +890,11 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	/* The in-order pass is phase 1's first job: with -j 1 it runs before the isolated
 	 * replays, with more beside them, in the scratch of the worker that takes it. */
 	run_phase(&p, 1, jobs);
-	run_phase(&p, 2, jobs);
-	judge_dependencies(&c);
+	int cancelled = o->cancel && atomic_load(o->cancel);
+	if (!cancelled) { /* a cancelled verification judges nothing */
+		run_phase(&p, 2, jobs);
+		judge_dependencies(&c);
+	}
 	for (int i = 0; i < jobs; i++) {
 		struct worker *w = &p.workers[i];
 		if (w->sc_open) {
@@ -903,7 +932,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	for (size_t k = 0; k < nt; k++) {
 		pass_obs_free(&c, &c.iso[k]);
 		pass_obs_free(&c, &c.seq[k]);
-		if (!verify_wants(o, k)) {
+		if (!verify_wants(o, k) || cancelled) {
 			verdict_free(&c.v[k]);
 			continue;
 		}
@@ -912,7 +941,9 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 		if (c.v[k].status > out->worst)
 			out->worst = c.v[k].status;
 	}
-	if (o->turn < 0 && o->turn_from <= 0) {
+	if (cancelled)
+		rc = err_set(e, -ECANCELED, "cancelled: nothing was judged or saved");
+	else if (o->turn < 0 && o->turn_from <= 0) {
 		judge_trajectory(&c, out);
 		if (out->has_trajectory && out->trajectory.status > out->worst)
 			out->worst = out->trajectory.status;

@@ -11,6 +11,7 @@
  * by a mutex. */
 #ifndef BELAY_VERIFY_VERIFY_H
 #define BELAY_VERIFY_VERIFY_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,7 +61,15 @@ struct verify_opts {
 					 * may be shared between threads): workers take theirs from it
 					 * and give them back. NULL: fresh scratches, removed at the end */
 	void (*progress)(void *ctx, const struct turn_verdict *v);
+	/* Optional, verify's worker threads (serialised): `done` of the `total` turns asked for
+	 * have had their replays (phase 1, the slow part) or their judging (phase 2). */
+	void (*step)(void *ctx, int phase, size_t done, size_t total);
 	void *ctx;
+	/* Optional: set (non-zero) by another thread to cancel. No further turn is replayed; a
+	 * replay in progress ends within ~0.1 s plus its server's stop (its contained server is
+	 * terminated and reaped, its scratch removed as always); nothing is judged and
+	 * verify_trace fails with -ECANCELED. */
+	atomic_int *cancel;
 };
 
 /* Where a replay's dirty set comes from: the supervisor's write intents (the paths the

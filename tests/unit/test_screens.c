@@ -29,6 +29,8 @@
 #include "common/xalloc.h"
 #include "ts_screen.h"
 #include "tsupport.h"
+#include "common/fsutil.h"
+#include "tui/argdiff.h"
 #include "tui/canvas.h"
 #include "tui/glyphs.h"
 #include "tui/jsonview.h"
@@ -81,13 +83,13 @@ static const char V_UNV_CLOCK[] = "{\"status\":\"UNVERIFIED\",\"cause\":\"RESULT
 static const char V_FAIL_A1[] = "{\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[" SUB(
 	"A2", "replay", "PASS", NOC, "the recorded result reproduces") "," SUB("A2", "effect", "PASS", NOC,
 									      "changed tests/test_calc.py, as recorded") "," SUB("A1", "invariant", "FAIL", NOC, "read-only tests/: changed tests/test_calc.py") "],"
-	"\"effect\":[{\"kind\":\"changed\",\"path\":\"tests/test_calc.py\"}],"
+	"\"effect\":[{\"path\":\"tests/test_calc.py\",\"change\":\"changed\",\"fields\":[\"size\",\"content\"]}],"
 	"\"denials\":[{\"op\":\"openat\",\"path\":\"/home/user/.netrc\",\"errno\":\"EACCES\"}]}";
 static const char V_FAIL_A2[] = "{\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[" SUB(
 	"A2", "replay", "FAIL", NOC, "the result differs from the record (one replay)") "," SUB("A1", "invariant", "PASS", NOC,
 												"read-only tests/: nothing under it changed") "]}";
 static const char V_WARN_DEN[] = "{\"status\":\"WARN\",\"cause\":\"REPLAY_DENIALS\",\"verdicts\":[" SUB(
-	"A2", "replay", "WARN", "\"REPLAY_DENIALS\"", "the sandbox refused 1 operation during the replay") "," SUB("A1", "invariant", "PASS", NOC, "read-only tests/: nothing under it changed") "]}";
+	"A2", "replay", "PASS", NOC, "the recorded result reproduces") "," SUB("A2", "replay", "WARN", "\"REPLAY_DENIALS\"", "the sandbox refused 1 operation during the replay") "," SUB("A1", "invariant", "PASS", NOC, "read-only tests/: nothing under it changed") "]}";
 static const char V_UNV_NET[] = "{\"status\":\"UNVERIFIED\",\"cause\":\"REPLAY_NETWORK_REFUSED\",\"verdicts\":[" SUB(
 	"A2", "replay", "UNVERIFIED", "\"REPLAY_NETWORK_REFUSED\"", "the replay needed the network") "," SUB("A1", "invariant", "NOT_COVERED", "\"EFFECT_NOT_DECLARED\"", "no rule applies") "]}";
 static const char V_UNV_REFUSED[] = "{\"status\":\"UNVERIFIED\",\"cause\":\"CALL_REFUSED_BY_GATE\",\"verdicts\":[" SUB(
@@ -223,7 +225,7 @@ struct fx {
 	struct keymap km;
 	struct ui u;
 	struct canvas c;
-	int calls_recover, calls_quit, calls_verify, calls_resolve, calls_trial, calls_rearm;
+	int calls_recover, calls_quit, calls_verify, calls_resolve, calls_trial, calls_rearm, calls_cancel;
 	char rearm_scope[64];
 	uint64_t resolved;
 	int approved;
@@ -263,6 +265,11 @@ static void in_trial(void *ctx, const char *id, int apply)
 	f->calls_trial++;
 	snprintf(f->trial_id, sizeof f->trial_id, "%s", id);
 	f->trial_apply = apply;
+}
+static int in_cancel(void *ctx)
+{
+	((struct fx *)ctx)->calls_cancel++;
+	return 1;
 }
 static void in_quit(void *ctx)
 {
@@ -316,16 +323,16 @@ static void build(int w, int h)
 	}
 	/* Two held calls: one the store shows (turn 28), one it does not have yet. */
 	cJSON *plan = cJSON_Parse("{\"tool\":\"write_file\",\"effects\":[{\"op\":\"write\",\"path\":\".env\"}],"
-				  "\"why\":\"writes a dotfile\"}");
+				  "\"why\":\"writes a dotfile\",\"arguments\":{\"path\":\".env\",\"content\":\"TOKEN=...\"}}");
 	cm_hold_add(b, 901, cm_turn_at(b, HELD_TURN)->req_seq, "write_file", plan, NULL);
 	cJSON_Delete(plan);
 	plan = cJSON_Parse("{\"tool\":\"delete_file\",\"effects\":[{\"op\":\"unlink\",\"path\":\"src/calc.py\"}],"
-			   "\"why\":\"deletes a tracked file\"}");
+			   "\"why\":\"deletes a tracked file\",\"arguments\":{\"path\":\"src/calc.py\"}}");
 	cm_hold_add(b, 902, 200, "delete_file", plan, NULL);
 	cJSON_Delete(plan);
 
 	struct ui_intents in = {.verify = in_verify, .resolve = in_resolve, .recover = in_recover, .trial = in_trial,
-				.rearm = in_rearm, .quit = in_quit, .ctx = &F};
+				.rearm = in_rearm, .quit = in_quit, .cancel = in_cancel, .ctx = &F};
 	ui_init(&F.u, &F.m, &F.km, &in);
 	F.u.now = NOW;
 	F.u.socket_path = SOCKET;
@@ -582,7 +589,7 @@ static void tally(const struct tspec *ts, size_t n, size_t out[6])
 	}
 }
 
-/* The status line: "run i/n ...  T turns: ✓P !W ?U ✗F ·N not verified". */
+/* The status line: "run i/n ...  T turns: ✓P !W ?U ✗F ·N to verify". */
 static void check_status(const struct canvas *c, const char *where)
 {
 	struct cm_run *r = ui_run(&F.u);
@@ -890,7 +897,8 @@ static void add_tried_hold(void)
 {
 	struct cm_run *r = ui_run(&F.u);
 	cJSON *plan = cJSON_Parse("{\"decision\":\"ask\",\"effects\":[{\"kind\":\"indeterminate\",\"local\":true,"
-				  "\"why\":\"runs ./build.sh, a program of the workspace\"}]}");
+				  "\"why\":\"runs ./build.sh, a program of the workspace\"}],"
+				  "\"arguments\":{\"command_line\":\"./build.sh\"}}");
 	cJSON *trial = cJSON_CreateObject();
 	cJSON_AddStringToObject(trial, "id", TRIAL_ID);
 	cJSON_AddStringToObject(trial, "brief",
@@ -1438,4 +1446,548 @@ Test(screens, help_wraps_between_words_under_its_column)
 	free(t);
 	cr_assert_lt(find_row("turn's de", NULL), 0);
 	teardown_fx();
+}
+
+/*==== issue 36: the demo's punchline at 80x24 ====*/
+
+/* The demo's cheat turn as verify saves it: three A2 rows that pass, then the A1 FAIL with
+ * the long message the judge writes. */
+static const char V_DEMO_CHEAT[] = "{\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[" SUB(
+	"A2", "replay", "PASS", NOC, "the recorded result reproduces") "," SUB("A2", "effect", "PASS", NOC,
+	"declared readOnlyHint: false, nothing to violate; the replay changed the same path(s) with the same content as "
+	"the recording did (1 path(s) changed, in the in-order session replay)") "," SUB("A2", "effect:network", "PASS", NOC,
+	"declared openWorldHint: false and made no network attempt") "," SUB("A1", "invariant", "FAIL", NOC,
+	"no-assertion-weakening (test files by convention): assertions weakened: 1 finding(s) in 1 file(s): "
+	"tests/test_auth.py test_alice_can_log_in: replaced-by-tautology (pre: authenticate('alice', 's3cret') is True; "
+	"post: True); judged: tests/test_auth.py") "]}";
+#define DEMO_MSG "turn 4: A2 PASS - the replay agrees with the record; A1 FAIL - the test's assertion was weakened. " \
+		 "The green suite after it proves nothing. (q: back)"
+
+static void detail_cheat(void)
+{
+	open_detail(TAB_DIFF);
+	cJSON_Delete(F.u.det.verdict);
+	F.u.det.verdict = cJSON_Parse(V_DEMO_CHEAT);
+	cr_assert_not_null(F.u.det.verdict);
+	detail_render_head(&F.u.det, cm_turn_at(ui_run(&F.u), DETAIL_TURN));
+	ui_message(&F.u, 2, "%s", DEMO_MSG);
+	ui_draw(&F.u, &F.c);
+}
+
+Test(screens, detail_cheat) { run_screen("detail_cheat", detail_cheat, 0); }
+
+Test(screens, the_demos_a1_fail_row_and_what_a1_and_a2_mean_are_on_the_80x24_screen)
+{
+	build(80, 24);
+	detail_cheat();
+	int tabs = find_row("1 Request", "2 Response");
+	int fail = find_row("A1 invariant", "FAIL");
+	char *s = screen_text(&F.c);
+	cr_assert(fail >= 0 && fail < tabs, "the A1 FAIL row is in the verdict block as first shown:\n%s", s);
+	int a2 = find_row("A2 replay", "PASS");
+	cr_assert(a2 < 0 || a2 > fail, "FAIL rows come before PASS rows:\n%s", s);
+	int m1 = find_row("A1 = ", NULL), m2 = find_row("A2 = ", NULL);
+	cr_assert(m1 >= 0 && m1 < tabs && m2 >= 0 && m2 < tabs, "one line each says what A1 and A2 mean:\n%s", s);
+	/* The block overflows: it says so, and J scrolls it to its end. */
+	cr_assert_geq(find_row("verdict rows 1-", "J/K scroll"), 0, "the block says it has more:\n%s", s);
+	/* The message is whole: it goes on over the hints line. */
+	cr_assert(find_row("A1 FAIL - the test's", NULL) >= 0 && find_row("proves nothing. (q: back)", NULL) >= 0,
+		  "the demo's message is not cut:\n%s", s);
+	free(s);
+	int judged = 0;
+	for (int i = 0; i < 20; i++) {
+		press('J', 0);
+		judged |= find_row("judged: tests/test_auth.py", NULL) >= 0;
+	}
+	s = screen_text(&F.c);
+	cr_assert(judged, "J scrolls through the FAIL row's whole message");
+	cr_assert_geq(find_row("A2 effect:network", NULL), 0, "and on to the PASS rows after the FAIL:\n%s", s);
+	cr_assert_lt(find_row(glyph(G_DOWN), "verdict rows"), 0, "at the end, nothing more below:\n%s", s);
+	free(s);
+	/* K goes back up; the body's cursor never moved. */
+	for (int i = 0; i < 20; i++)
+		press('K', 0);
+	cr_assert_eq(F.u.head_top, 0);
+	cr_assert_eq(F.u.det_cur[TAB_DIFF], 0);
+	teardown_fx();
+}
+
+Test(screens, every_pane_that_overflows_says_which_rows_it_shows)
+{
+	build(80, 24);
+	/* turns: 30 turns and a held row, from the end */
+	int rows = ui_pane_rows(&F.u, PANE_TURNS);
+	char want[64];
+	snprintf(want, sizeof want, "%s rows %d-31 of 31", glyph(G_UP), 31 - rows + 1);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row(" TURNS (30)", want), 0, "%s\n%s", want, s);
+	cr_assert_geq(find_row(" DENIALS (7)", "rows 5-7 of 7"), 0, "%s", s);
+	free(s);
+	press('g', 0);
+	snprintf(want, sizeof want, "%s rows 1-%d of 31", glyph(G_DOWN), rows);
+	cr_assert_geq(find_row(" TURNS (30)", want), 0, "%s", want);
+	/* help and the log: the title says which rows */
+	press('?', 0);
+	cr_assert_geq(find_row(" HELP", "rows 1-"), 0);
+	press('G', 0);
+	cr_assert_lt(find_row(" HELP", glyph(G_DOWN)), 0, "at the end, nothing more below");
+	teardown_fx();
+	/* a list that fits says nothing */
+	build(200, 60);
+	cr_assert_lt(find_row(" RUNS (2)", "rows"), 0);
+	teardown_fx();
+}
+
+/*==== issue 36: approving a held call sees what it approves ====*/
+
+#define HELD_CONTENT "# Notes\n- ship it\n- then rest\n"
+
+/* A held write_file the store does not have yet (as the engine announces it: the plan with
+ * the call's arguments), focused and opened on tab `tab`. */
+static void held_write(enum dtab tab)
+{
+	struct cm_run *r = ui_run(&F.u);
+	F.u.enforce = 1; /* calls are held in enforce mode: the title says so */
+	cJSON *plan = cJSON_Parse("{\"decision\":\"ask\",\"effects\":[{\"kind\":\"write\",\"path\":\"notes.txt\"}],"
+				  "\"arguments\":{\"path\":\"notes.txt\",\"content\":\"# Notes\\n- ship it\\n- then rest\\n\"}}");
+	cr_assert_not_null(plan);
+	cm_hold_add(r, 904, 202, "write_file", plan, NULL);
+	cJSON_Delete(plan);
+	ui_refilter(&F.u, 1);
+	press('G', 0);
+	const struct cm_hold *h = NULL;
+	ui_focused(&F.u, &h);
+	cr_assert(h && h->id == 904);
+	press(K_ENTER, 0);
+	cr_assert_eq(F.u.view, VIEW_DETAIL);
+	cr_assert_eq(F.u.det.hold, 904);
+	F.u.tab = tab;
+	ui_draw(&F.u, &F.c);
+}
+
+static void detail_held_write(void)
+{
+	held_write(TAB_REQUEST);
+}
+
+Test(screens, detail_held_write) { run_screen("detail_held_write", detail_held_write, 0); }
+
+Test(screens, a_held_calls_arguments_are_shown_and_its_hints_offer_y_and_x)
+{
+	build(80, 24);
+	press('G', 0);
+	/* the row: the arguments, not the plan */
+	int y = find_row(glyph(G_HELD), "delete_file");
+	cr_assert_geq(y, 0);
+	char *t = row_text(&F.c, y, NULL);
+	cr_assert(strstr(t, "{\"path\":\"src/calc.py") && !strstr(t, "\"tool\""), "the row shows the arguments: %s", t);
+	free(t);
+	/* the hints: y and x, on the home screen and in the detail */
+	int hy = F.u.h - 1;
+	t = row_text(&F.c, hy, NULL);
+	cr_assert(strstr(t, "y approve") && strstr(t, "x refuse"), "home hints: %s", t);
+	free(t);
+	press(K_ENTER, 0);
+	t = row_text(&F.c, hy, NULL);
+	cr_assert(strstr(t, "y approve") && strstr(t, "x refuse") && !strstr(t, "v verify") && !strstr(t, "u unverif"),
+		  "detail hints: %s", t);
+	free(t);
+	/* the request tab: the arguments first */
+	int ya = find_row("\"arguments\": {", NULL), yp = find_row("\"path\": \"src/calc.py\"", NULL);
+	int ye = find_row("\"effect plan (why the gate asks)\"", NULL);
+	char *s = screen_text(&F.c);
+	cr_assert(ya >= 0 && yp > ya && ye > yp, "arguments, then the plan:\n%s", s);
+	free(s);
+	teardown_fx();
+}
+
+Test(screens, a_held_write_shows_the_diff_its_arguments_describe_labelled_as_such)
+{
+	char *ws = ts_tmpdir("held-ws");
+	char *f = fs_join(ws, "notes.txt");
+	ts_write_file(f, "# Notes\n- ship it\n", strlen("# Notes\n- ship it\n"));
+	build(120, 40);
+	struct cm_run *r = ui_run(&F.u);
+	free(r->scope);
+	r->scope = xstrdup(ws);
+	held_write(TAB_DIFF);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("writes notes.txt", ARGDIFF_LABEL), 0, "labelled:\n%s", s);
+	cr_assert_geq(find_row("+- then rest", NULL), 0, "the line the content adds:\n%s", s);
+	cr_assert_geq(find_row(" - ship it", NULL), 0, "context from the file as it is:\n%s", s);
+	cr_assert_geq(find_row("has not run", NULL), 0, "%s", s);
+	free(s);
+	teardown_fx();
+	/* A path that leaves the workspace is never read. */
+	build(120, 40);
+	r = ui_run(&F.u);
+	free(r->scope);
+	r->scope = xstrdup(ws);
+	cJSON *plan = cJSON_Parse("{\"arguments\":{\"path\":\"../../../etc/hostname\",\"content\":\"x\\n\"}}");
+	cm_hold_add(r, 905, 203, "write_file", plan, NULL);
+	cJSON_Delete(plan);
+	ui_refilter(&F.u, 1);
+	press('G', K_ENTER, '3', 0);
+	s = screen_text(&F.c);
+	cr_assert_geq(find_row("cannot be shown: the path is outside the workspace", NULL), 0, "%s", s);
+	free(s);
+	teardown_fx();
+	ts_rmtree(ws);
+	free(f);
+	free(ws);
+}
+
+/*==== issue 36: errors that stay ====*/
+
+/* A killed server: its alert, then (a moment later) its run's end. */
+static void server_killed(void)
+{
+	struct cm_run *r = ui_run(&F.u);
+	struct cevent *ev = cevent_new(CE_RUN_ALERT, r->id);
+	ev->text = xstrdup("the MCP server was killed by signal 9 (Killed) after 1.6 s, while its client was still "
+			   "connected; belay answered the 1 request(s) still waiting for it with an error\n"
+			   "its last words are in the servers' stderr log");
+	ui_event(&F.u, ev);
+	cevent_free(ev);
+	/* CE_RUN_ENDED re-reads the store (the fixture has none): what it says, as it says it */
+	r->live = 0;
+	ui_message(&F.u, 0, "run %s ended (server exit %d)", r->id, 137);
+	ui_draw(&F.u, &F.c);
+}
+
+static void scr_alert(void)
+{
+	server_killed();
+}
+
+static void scr_log_unseen(void)
+{
+	server_killed();
+	press('E', 0);
+}
+
+Test(screens, alert) { run_screen("alert", scr_alert, 0); }
+Test(screens, log_unseen) { run_screen("log_unseen", scr_log_unseen, 0); }
+
+Test(screens, an_alert_stays_until_a_key_and_the_log_counts_it)
+{
+	char *tmp = ts_tmpdir("stderr-log");
+	char *logf = fs_join(tmp, "console.stderr.log");
+	const char *text = "node: starting\n\x1b[31mError: EADDRINUSE\x1b[0m listen 127.0.0.1:7\n    at Server.listen\n";
+	ts_write_file(logf, text, strlen(text));
+	build(80, 24);
+	F.u.server_log = logf;
+	server_killed();
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("killed by signal 9", NULL), 0, "the alert is not replaced by the run's end:\n%s", s);
+	cr_assert_lt(find_row("ended (server exit 137)", NULL), 0, "%s", s);
+	cr_assert_geq(find_row("1 error (E)", NULL), 0, "the status line counts it and names the key:\n%s", s);
+	free(s);
+	/* the alert's row look */
+	int y = find_row("killed by signal 9", NULL);
+	int *xs;
+	char *row = row_text(&F.c, y, &xs);
+	cr_assert_eq(canvas_at(&F.c, y, xs[strstr(row, "killed") - row])->role, ROLE_ERROR);
+	free(row);
+	free(xs);
+	/* a notice from an event does not replace it either; a question does */
+	ui_message(&F.u, 0, "new run 2");
+	cr_assert(strstr(F.u.msg, "killed by signal 9"), "%s", F.u.msg);
+	/* a key: seen */
+	press('j', 0);
+	cr_assert_eq(F.u.msg[0], '\0');
+	cr_assert_eq(F.u.errors_unseen, 1, "still unseen in the log");
+	/* the log: every line of the alert, the stderr tail (escaped), what is new marked */
+	press('E', 0);
+	s = screen_text(&F.c);
+	cr_assert_geq(find_row("new since the log was last open (1 error)", NULL), 0, "%s", s);
+	cr_assert_geq(find_row("its last words are in the servers' stderr log", NULL), 0, "%s", s);
+	cr_assert_geq(find_row("| ", "Error: EADDRINUSE"), 0, "the servers' stderr tail:\n%s", s);
+	cr_assert_geq(find_row("ended (server exit 137)", NULL), 0, "%s", s);
+	free(s);
+	honesty(&F.c, "log after an alert"); /* nothing unprintable reached the grid */
+	cr_assert_eq(F.u.errors_unseen, 0);
+	press('q', 0);
+	cr_assert_lt(find_row("error (E)", NULL), 0, "the count is gone once the log was seen");
+	/* an error answering a key is seen as it is said: not counted */
+	press(':', 0);
+	type("nosuch");
+	press(K_ENTER, 0);
+	cr_assert_eq(F.u.msg_level, 2);
+	cr_assert_eq(F.u.errors_unseen, 0);
+	teardown_fx();
+	ts_rmtree(tmp);
+	free(logf);
+	free(tmp);
+}
+
+Test(screens, tool_error_rows_have_their_own_look)
+{
+	build(120, 40);
+	press('g', 0);
+	int y = find_row("   7", "missing.txt");
+	cr_assert_geq(y, 0);
+	int *xs;
+	char *row = row_text(&F.c, y, &xs);
+	cr_assert_eq(canvas_at(&F.c, y, xs[strstr(row, "missing.txt") - row])->role, ROLE_CALL_ERROR, "arguments: %s", row);
+	cr_assert_eq(canvas_at(&F.c, y, xs[strstr(row, "7") - row])->role, ROLE_CALL_ERROR, "number: %s", row);
+	cr_assert(strstr(row, " error "), "the latency column says error: %s", row);
+	free(row);
+	free(xs);
+	/* a row without an error keeps the plain look */
+	y = find_row("   1", "src/calc.py");
+	row = row_text(&F.c, y, &xs);
+	cr_assert_neq(canvas_at(&F.c, y, xs[strstr(row, "src/calc.py") - row])->role, ROLE_CALL_ERROR);
+	free(row);
+	free(xs);
+	teardown_fx();
+}
+
+Test(screens, questions_keep_their_y_n_at_80_columns)
+{
+	static const char *const asks[] = {"hook.rearm", "quit", NULL};
+	for (int i = 0; asks[i]; i++) {
+		build(80, 24);
+		ui_command(&F.u, asks[i]);
+		ui_draw(&F.u, &F.c);
+		cr_assert(F.u.confirm[0], "%s asks", asks[i]);
+		char *s = screen_text(&F.c);
+		cr_assert_geq(find_row("[y/N]", NULL), 0, "%s: the question is whole:\n%s", asks[i], s);
+		free(s);
+		teardown_fx();
+	}
+}
+
+/*==== issue 36: help for the view it is opened from ====*/
+
+static void scr_help_detail(void)
+{
+	open_detail(TAB_REQUEST);
+	press('?', 0);
+	cr_assert_eq(F.u.view, VIEW_HELP);
+}
+
+Test(screens, help_detail) { run_screen("help_detail", scr_help_detail, 0); }
+
+/* The help document's text (all of it, not only what is on screen). */
+static char *help_text(void)
+{
+	struct buf b = {0};
+	for (size_t i = 0; i < F.u.doc.n; i++) {
+		char *l = tdoc_line_text(&F.u.doc, i);
+		buf_printf(&b, "%s\n", l);
+		free(l);
+	}
+	buf_cstr(&b);
+	char *t = buf_take(&b), *cmds = strstr(t, "COMMANDS (type");
+	if (cmds)
+		*cmds = '\0'; /* the keys part: every command is listed after it, in every view */
+	return t;
+}
+
+Test(screens, help_lists_the_keys_of_the_view_it_is_opened_from)
+{
+	build(120, 40);
+	/* the detail: its tabs, folding, the verdict block's scroll */
+	open_detail(TAB_REQUEST);
+	press('?', 0);
+	char *h = help_text();
+	cr_assert(strstr(h, "KEYS (detail view"), "%s", h);
+	cr_assert(strstr(h, "tab.next") && strstr(h, "tab response") && strstr(h, "fold") && strstr(h, "verdicts.down"),
+		  "the detail's own keys: %s", h);
+	free(h);
+	press('q', 'q', 0);
+	cr_assert_eq(F.u.view, VIEW_HOME);
+	/* the turns pane */
+	press('?', 0);
+	h = help_text();
+	cr_assert(strstr(h, "KEYS (turns view") && strstr(h, "approve") && !strstr(h, "tab.next"), "%s", h);
+	free(h);
+	press('q', 0);
+	/* the runs pane */
+	press(K_STAB, '?', 0);
+	h = help_text();
+	cr_assert(strstr(h, "KEYS (runs view") && strstr(h, "hook.rearm") && !strstr(h, "label true-positive"), "%s", h);
+	free(h);
+	press('q', 0);
+	/* the log */
+	press('E', '?', 0);
+	h = help_text();
+	cr_assert(strstr(h, "KEYS (log view"), "%s", h);
+	free(h);
+	teardown_fx();
+}
+
+Test(screens, help_descriptions_continue_under_their_column)
+{
+	build(80, 24);
+	press('?', 0);
+	/* a command whose help wraps: apply.instead */
+	int y = -1;
+	for (int i = 0; i < 300 && y < 0; i++) {
+		press('j', 0);
+		for (int r = 2; r < F.u.h - 4 && y < 0; r++) { /* its COMMANDS line, not a key's */
+			char *t = row_text(&F.c, r, NULL);
+			if (!strncmp(t, "   apply.instead ", 17))
+				y = r;
+			free(t);
+		}
+	}
+	cr_assert_geq(y, 0);
+	int *xs;
+	char *t = row_text(&F.c, y, &xs);
+	int col = xs[strstr(t, "Apply") - t];
+	free(t);
+	free(xs);
+	t = row_text(&F.c, y + 1, NULL);
+	cr_assert_eq((int)strspn(t, " "), col, "the next row starts under the help (column %d): '%s'", col, t);
+	free(t);
+	teardown_fx();
+}
+
+/*==== issue 36: the smaller ones ====*/
+
+static int v_rank_for_test(enum cm_v v)
+{
+	static const enum cm_v order[] = {CMV_FAIL, CMV_UNVERIFIED, CMV_WARN, CMV_NOT_COVERED, CMV_PASS, CMV_NONE};
+	for (int i = 0; i < 6; i++)
+		if (order[i] == v)
+			return i;
+	return 6;
+}
+
+static void scr_sorted(void)
+{
+	press('s', 'g', 0);
+	cr_assert_eq(F.u.sort, 1);
+}
+
+Test(screens, sorted) { run_screen("sorted", scr_sorted, 0); }
+
+Test(screens, sort_orders_the_turns_and_keeps_held_calls_last)
+{
+	build(120, 40);
+	press('s', 0); /* by verdict: the worst first */
+	struct cm_run *r = ui_run(&F.u);
+	cr_assert_geq(find_row(" TURNS (30) by verdict", NULL), 0);
+	cr_assert_eq(cm_turn_at(r, F.u.vis[0])->v, CMV_FAIL);
+	for (size_t i = 1; i + 1 < F.u.nvis; i++) {
+		if (F.u.vis[i] >= r->nturns)
+			break;
+		const struct cm_turn *a = cm_turn_at(r, F.u.vis[i - 1]), *b = cm_turn_at(r, F.u.vis[i]);
+		cr_assert(v_rank_for_test(a->v) <= v_rank_for_test(b->v), "turn %d before %d", a->turn, b->turn);
+	}
+	cr_assert_geq(F.u.vis[F.u.nvis - 1], r->nturns, "the held call the store does not have is last");
+	press('s', 0); /* latency: slowest first */
+	cr_assert_eq(cm_turn_at(r, F.u.vis[0])->latency_us, 5200000);
+	ui_command(&F.u, "sort turn");
+	cr_assert_eq(F.u.vis[0], 0);
+	ui_command(&F.u, "sort sideways");
+	cr_assert_eq(F.u.msg_level, 2);
+	teardown_fx();
+}
+
+Test(screens, a_question_does_not_eat_the_next_key)
+{
+	build(80, 24);
+	open_detail(TAB_REQUEST);
+	press('q', 'q', 0); /* the detail, then the first view asks */
+	cr_assert(F.u.confirm[0]);
+	size_t sel = F.u.pos[PANE_TURNS].sel;
+	press('k', 0);
+	cr_assert(!F.u.confirm[0], "the question is gone");
+	cr_assert_eq(F.calls_quit, 0);
+	cr_assert_eq(F.u.pos[PANE_TURNS].sel, sel - 1, "and k moved up");
+	press('q', 'q', 0);
+	cr_assert_eq(F.calls_quit, 0, "q answers no");
+	press('q', 'y', 0);
+	cr_assert_eq(F.calls_quit, 1);
+	teardown_fx();
+}
+
+Test(screens, two_rows_of_one_check_are_told_apart_and_the_title_says_enforce)
+{
+	build(120, 40);
+	F.u.enforce = 1;
+	open_detail(TAB_DIFF);
+	cJSON_Delete(F.u.det.verdict);
+	F.u.det.verdict = cJSON_Parse(live_turns[5].verdict);
+	detail_render_head(&F.u.det, cm_turn_at(ui_run(&F.u), 5));
+	ui_draw(&F.u, &F.c);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("A2 replay: denials", "WARN"), 0, "%s", s);
+	cr_assert_geq(find_row("A2 replay: result", "PASS"), 0, "%s", s);
+	cr_assert_geq(find_row("gate enforce", NULL), 0, "the title says the console enforces:\n%s", s);
+	free(s);
+	teardown_fx();
+}
+
+/*==== issue 36: jobs you can watch and stop ====*/
+
+static void job_line(const char *text)
+{
+	struct cevent *ev = cevent_new(CE_JOB, NULL);
+	ev->text = xstrdup(text);
+	ui_event(&F.u, ev);
+	cevent_free(ev);
+	ui_draw(&F.u, &F.c);
+}
+
+#define JOB_TEXT "120/10000 replayed, 3.2/s, about 51m33s left: verifying turns 0.. of 20261129-184948-3f2a"
+
+static void scr_job(void)
+{
+	job_line(JOB_TEXT);
+}
+
+Test(screens, job_running) { run_screen("job_running", scr_job, 0); }
+
+Test(screens, a_running_job_shows_its_progress_and_C_cancels_it)
+{
+	build(80, 24);
+	press('C', 0);
+	cr_assert_eq(F.calls_cancel, 0, "nothing to cancel");
+	cr_assert(strstr(F.u.msg, "no job is running"), "%s", F.u.msg);
+	job_line(JOB_TEXT);
+	char *s = screen_text(&F.c);
+	cr_assert_geq(find_row("C cancel", "120/10000 replayed, 3.2/s, about 51m33s left"), 0,
+		      "the count, the rate and the time left, with the key that cancels:\n%s", s);
+	free(s);
+	press('C', 0);
+	cr_assert_eq(F.calls_cancel, 1);
+	cr_assert(strstr(F.u.msg, "cancelling"), "%s", F.u.msg);
+	/* quitting during a job asks, and says the job is cancelled */
+	F.u.m->runs[1]->live = 0;
+	press('Q', 0);
+	cr_assert(F.u.confirm[0] && strstr(F.u.msg, "running job is cancelled"), "%s", F.u.msg);
+	press('y', 0);
+	cr_assert_eq(F.calls_quit, 1);
+	teardown_fx();
+}
+
+Test(screens, the_title_shows_the_command_the_user_typed_not_the_resolved_one)
+{
+	char *tmp = ts_tmpdir("typed");
+	char *tr = fs_join(tmp, "trace.jsonl");
+	const char *lines =
+		"{\"v\":1,\"kind\":\"connection_window\",\"phase\":\"open\",\"seq\":0}\n"
+		"{\"v\":1,\"kind\":\"server\",\"phase\":\"start\",\"argv\":[\"/home/user/.cache/belay/pkgexec/npm/5f2c/node_modules/"
+		".bin/mcp-server-filesystem\",\"/work/demo\"],\"launch\":{\"tool\":\"npx\",\"given\":[\"npx\",\"-y\","
+		"\"@modelcontextprotocol/server-filesystem\",\"/work/demo\"]},\"seq\":1}\n";
+	ts_write_file(tr, lines, strlen(lines));
+	build(120, 40);
+	struct cm_run *r = ui_run(&F.u);
+	free(r->trace);
+	free(r->server);
+	r->trace = xstrdup(tr);
+	r->server = xstrdup("/home/user/.cache/belay/pkgexec/npm/5f2c/node_modules/.bin/mcp-server-filesystem /work/demo");
+	ui_focus_run(&F.u, r->id);
+	ui_draw(&F.u, &F.c);
+	char *t = row_text(&F.c, 0, NULL);
+	cr_assert(strstr(t, "npx -y @modelcontextprotocol/server-filesystem /work/demo") && !strstr(t, ".cache"), "%s", t);
+	free(t);
+	teardown_fx();
+	ts_rmtree(tmp);
+	free(tr);
+	free(tmp);
 }
