@@ -524,15 +524,8 @@ static void run_go(const struct census_opts *o, const char *root, struct census_
 			"GOSUMDB=off", "GOTELEMETRY=off", cache, gopath, home, go, "test", "-list", ".", "-vet=off",
 			"./...", NULL};
 	struct crun r;
-	if (census_contained(o, root, argv, &r, e) != 0) {
-		cr->status = CENSUS_ERROR;
-		snprintf(cr->detail, sizeof cr->detail, "go: the contained run could not start: %s", e->msg);
+	if (census_run_listing(o, root, argv, "go", cr, &r, e) != 0)
 		goto out;
-	}
-	cr->ms = r.ms;
-	cr->timed_out = r.timed_out;
-	buf_append(&cr->output, r.out.p ? r.out.p : "", r.out.len);
-	buf_append(&cr->output, r.err.p ? r.err.p : "", r.err.len);
 	/* stdout: per package, its test names then "ok  \tPKG\tTIME" (or "?   \tPKG\t[no test
 	 * files]", "FAIL\tPKG [build failed]"); names are given to the package that follows */
 	const char *p = r.out.p ? r.out.p : "", *end = p + r.out.len;
@@ -600,6 +593,21 @@ out:
 	free(home);
 	free(envbin);
 	free(go);
+}
+
+int census_run_listing(const struct census_opts *o, const char *root, char *const *argv, const char *who,
+		       struct census_run *cr, struct crun *r, struct err *e)
+{
+	if (census_contained(o, root, argv, r, e) != 0) {
+		cr->status = CENSUS_ERROR;
+		snprintf(cr->detail, sizeof cr->detail, "%s: the contained run could not start: %s", who, e->msg);
+		return -1;
+	}
+	cr->ms = r->ms;
+	cr->timed_out = r->timed_out;
+	buf_append(&cr->output, r->out.p ? r->out.p : "", r->out.len);
+	buf_append(&cr->output, r->err.p ? r->err.p : "", r->err.len);
+	return 0;
 }
 
 int census_take(const struct census_opts *o, const char *root, unsigned runners, struct census *out, struct err *e)

@@ -42,6 +42,11 @@ int census_fields(const char *l, size_t len, const char **f, size_t *fl, int max
 /* The next line of [*p, end) that carries the run's nonce and a one-letter kind: its fields
  * after the nonce into f/fl (at most max; f[0] is the kind), their count; 0 at the end. */
 int census_next_record(const char **p, const char *end, const char *nonce, const char **f, size_t *fl, int max);
+/* A listing's contained run: census_contained, and on success cr's time, time-out flag and
+ * output from it (r is the caller's to read and free); -1 with cr's status and detail set
+ * ("WHO: the contained run could not start: ...") when it could not start. */
+int census_run_listing(const struct census_opts *o, const char *root, char *const *argv, const char *who,
+		       struct census_run *cr, struct crun *r, struct err *e);
 /* A test into cr (a trailing [...] parametrisation of name folded); bounded. */
 void census_add_test(struct census_run *cr, const char *file, size_t flen, const char *name, size_t nlen, char state,
 		     const char *why);

@@ -97,15 +97,8 @@ void census_run_vitest(const struct census_opts *o, const char *root, struct cen
 	char *argv[] = {envbin ? envbin : "/usr/bin/env", home, "CI=1", "NO_COLOR=1", node, "node_modules/vitest/vitest.mjs",
 			"list", "--json", "--includeTaskLocation", NULL};
 	struct crun r;
-	if (census_contained(o, root, argv, &r, e) != 0) {
-		cr->status = CENSUS_ERROR;
-		snprintf(cr->detail, sizeof cr->detail, "vitest: the contained run could not start: %s", e->msg);
+	if (census_run_listing(o, root, argv, "vitest", cr, &r, e) != 0)
 		goto out;
-	}
-	cr->ms = r.ms;
-	cr->timed_out = r.timed_out;
-	buf_append(&cr->output, r.out.p ? r.out.p : "", r.out.len);
-	buf_append(&cr->output, r.err.p ? r.err.p : "", r.err.len);
 	const char *s = r.out.p ? r.out.p : "";
 	const char *lb = memchr(s, '[', r.out.len);
 	cJSON *arr = lb ? cJSON_ParseWithLength(lb, r.out.len - (size_t)(lb - s)) : NULL;
