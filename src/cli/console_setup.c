@@ -49,12 +49,9 @@ static int resolve_open(struct console_setup *cs, struct err *e)
 		if (rc)
 			err_wrap(e, "--open");
 	} else {
-		sqlite3_stmt *q;
-		rc = store_stmt(st, "SELECT 1 FROM runs WHERE id = ?1", &q, e);
+		int found = runq_run_exists(st, cs->open, e);
+		rc = found < 0 ? found : 0;
 		if (rc == 0) {
-			store_bind_text(st, q, 1, cs->open, e);
-			int found = sqlite3_step(q) == SQLITE_ROW;
-			sqlite3_reset(q);
 			if (!found)
 				rc = err_set(e, BELAY_ENOTFOUND,
 					     "--open: '%s' is neither a trace file nor a run in %s (belay runs lists them)",

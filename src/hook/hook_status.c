@@ -14,6 +14,7 @@
 #include "hook/hook_install.h"
 #include "hook/hook_wire.h"
 #include "console_host/chost.h"
+#include "index/runq.h"
 #include "index/statedb.h"
 #include "store/store.h"
 
@@ -76,21 +77,10 @@ static cJSON *live_sessions(const char *state_dir)
 	free(db);
 	if (!exists || statedb_open(state_dir, &st, &e) != 0)
 		return arr;
-	sqlite3_stmt *q;
-	if (store_stmt(st,
-		       "SELECT id, agent, session, started, turns FROM runs WHERE agent IS NOT NULL AND ended IS NULL "
-		       "ORDER BY started",
-		       &q, &e) == 0) {
-		while (sqlite3_step(q) == SQLITE_ROW) {
-			cJSON *o = cJSON_CreateObject();
-			store_column_json(o, "run", q, 0);
-			store_column_json(o, "agent", q, 1);
-			store_column_json(o, "session", q, 2);
-			store_column_json(o, "started", q, 3);
-			store_column_json(o, "turns", q, 4);
-			cJSON_AddItemToArray(arr, o);
-		}
-		sqlite3_reset(q);
+	cJSON *open_runs = NULL;
+	if (runq_open_hook_runs(st, &open_runs, &e) == 0) {
+		cJSON_Delete(arr);
+		arr = open_runs;
 	}
 	store_close(st);
 	return arr;

@@ -464,3 +464,38 @@ void runq_counts(struct store *st, const char *run, int *turns, int *frames, int
 	}
 	sqlite3_reset(q);
 }
+
+int runq_run_exists(struct store *st, const char *run, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(st, "SELECT 1 FROM runs WHERE id = ?1", &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(st, q, 1, run, e);
+	int found = sqlite3_step(q) == SQLITE_ROW;
+	sqlite3_reset(q);
+	return found;
+}
+
+int runq_open_hook_runs(struct store *st, cJSON **out, struct err *e)
+{
+	*out = NULL;
+	sqlite3_stmt *q;
+	int rc = store_stmt(st,
+			    "SELECT id, agent, session, started, turns FROM runs WHERE agent IS NOT NULL AND ended IS NULL "
+			    "ORDER BY started",
+			    &q, e);
+	if (rc)
+		return rc;
+	cJSON *a = cJSON_CreateArray();
+	static const char *const names[] = {"run", "agent", "session", "started", "turns"};
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+		for (int i = 0; i < 5; i++)
+			store_column_json(o, names[i], q, i);
+		cJSON_AddItemToArray(a, o);
+	}
+	sqlite3_reset(q);
+	*out = a;
+	return 0;
+}

@@ -45,6 +45,11 @@ int runq_contained_runs(struct store *st, cJSON **out, struct err *e);
 /* The turns of run with their pre-states: [{"turn","tool","gate","handle","handle_cause"}]
  * in turn order ([] for an unknown run). */
 int runq_turn_states(struct store *st, const char *run, cJSON **out, struct err *e);
+/* 1 when the store has run id, 0 when not, < 0 on a store error. */
+int runq_run_exists(struct store *st, const char *run, struct err *e);
+/* Hook runs still open (an agent's, not ended), oldest first:
+ * [{"run","agent","session","started","turns"}]. */
+int runq_open_hook_runs(struct store *st, cJSON **out, struct err *e);
 /* The run row's counts: turns, frames, denials plus network attempts (-1 each when the run
  * is unknown). */
 void runq_counts(struct store *st, const char *run, int *turns, int *frames, int *denials);
