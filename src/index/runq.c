@@ -408,18 +408,21 @@ char *runq_trace_path(struct store *st, const char *run, struct err *e)
 	return out;
 }
 
-int runq_contained_runs(struct store *st, cJSON **out, struct err *e)
+/* The rows of sql (bound to bind when not NULL) as [{names[i]: column i}]. */
+static int rows_json(struct store *st, const char *sql, const char *bind, const char *const *names, int n, cJSON **out,
+		     struct err *e)
 {
 	*out = NULL;
 	sqlite3_stmt *q;
-	int rc = store_stmt(st, "SELECT id, started, turns, scope FROM runs WHERE scope IS NOT NULL ORDER BY started", &q, e);
+	int rc = store_stmt(st, sql, &q, e);
 	if (rc)
 		return rc;
+	if (bind)
+		store_bind_text(st, q, 1, bind, e);
 	cJSON *a = cJSON_CreateArray();
-	static const char *const names[] = {"id", "started", "turns", "scope"};
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		cJSON *o = cJSON_CreateObject();
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < n; i++)
 			store_column_json(o, names[i], q, i);
 		cJSON_AddItemToArray(a, o);
 	}
@@ -428,25 +431,18 @@ int runq_contained_runs(struct store *st, cJSON **out, struct err *e)
 	return 0;
 }
 
+int runq_contained_runs(struct store *st, cJSON **out, struct err *e)
+{
+	static const char *const names[] = {"id", "started", "turns", "scope"};
+	return rows_json(st, "SELECT id, started, turns, scope FROM runs WHERE scope IS NOT NULL ORDER BY started", NULL, names,
+			 4, out, e);
+}
+
 int runq_turn_states(struct store *st, const char *run, cJSON **out, struct err *e)
 {
-	*out = NULL;
-	sqlite3_stmt *q;
-	int rc = store_stmt(st, "SELECT turn, tool, gate, handle, handle_cause FROM turns WHERE run = ?1 ORDER BY turn", &q, e);
-	if (rc)
-		return rc;
-	store_bind_text(st, q, 1, run, e);
-	cJSON *a = cJSON_CreateArray();
 	static const char *const names[] = {"turn", "tool", "gate", "handle", "handle_cause"};
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject();
-		for (int i = 0; i < 5; i++)
-			store_column_json(o, names[i], q, i);
-		cJSON_AddItemToArray(a, o);
-	}
-	sqlite3_reset(q);
-	*out = a;
-	return 0;
+	return rows_json(st, "SELECT turn, tool, gate, handle, handle_cause FROM turns WHERE run = ?1 ORDER BY turn", run,
+			 names, 5, out, e);
 }
 
 void runq_counts(struct store *st, const char *run, int *turns, int *frames, int *denials)
@@ -479,23 +475,9 @@ int runq_run_exists(struct store *st, const char *run, struct err *e)
 
 int runq_open_hook_runs(struct store *st, cJSON **out, struct err *e)
 {
-	*out = NULL;
-	sqlite3_stmt *q;
-	int rc = store_stmt(st,
-			    "SELECT id, agent, session, started, turns FROM runs WHERE agent IS NOT NULL AND ended IS NULL "
-			    "ORDER BY started",
-			    &q, e);
-	if (rc)
-		return rc;
-	cJSON *a = cJSON_CreateArray();
 	static const char *const names[] = {"run", "agent", "session", "started", "turns"};
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject();
-		for (int i = 0; i < 5; i++)
-			store_column_json(o, names[i], q, i);
-		cJSON_AddItemToArray(a, o);
-	}
-	sqlite3_reset(q);
-	*out = a;
-	return 0;
+	return rows_json(st,
+			 "SELECT id, agent, session, started, turns FROM runs WHERE agent IS NOT NULL AND ended IS NULL "
+			 "ORDER BY started",
+			 NULL, names, 5, out, e);
 }
