@@ -15,6 +15,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "index/runq.h"
+#include "index/runrows.h"
 #include "index/statedb.h"
 #include "index/verdict_store.h"
 #include "store/store.h"
@@ -24,12 +25,6 @@
 static const char *col_text(sqlite3_stmt *q, int i)
 {
 	return (const char *)sqlite3_column_text(q, i);
-}
-
-static char *col_dup(sqlite3_stmt *q, int i)
-{
-	const char *s = col_text(q, i);
-	return s ? xstrdup(s) : NULL;
 }
 
 static void copy_to(char *dst, size_t n, const char *s)
@@ -193,52 +188,46 @@ void cm_read_typed(struct cm_run *r)
 	buf_free(&b);
 }
 
-static void fill_run(struct cm_run *r, sqlite3_stmt *q, int base)
+static void fill_run(struct cm_run *r, const struct runrows_run *row)
 {
 	free(r->trace);
-	r->trace = col_dup(q, base + 0);
-	copy_to(r->started, sizeof r->started, col_text(q, base + 1));
-	copy_to(r->ended, sizeof r->ended, col_text(q, base + 2));
+	r->trace = row->trace_path ? xstrdup(row->trace_path) : NULL;
+	copy_to(r->started, sizeof r->started, row->started);
+	copy_to(r->ended, sizeof r->ended, row->ended);
 	free(r->server);
-	r->server = argv_display(col_text(q, base + 3));
+	r->server = argv_display(row->server_argv);
 	free(r->scope);
-	r->scope = col_dup(q, base + 4);
+	r->scope = row->scope ? xstrdup(row->scope) : NULL;
 	free(r->network);
-	r->network = col_dup(q, base + 5);
-	r->has_exit = sqlite3_column_type(q, base + 6) != SQLITE_NULL;
-	r->exit_status = sqlite3_column_int(q, base + 6);
-	copy_to(r->exit_signal, sizeof r->exit_signal, col_text(q, base + 7));
-	r->frames = sqlite3_column_int64(q, base + 8);
-	r->denial_count = sqlite3_column_int64(q, base + 9);
-	r->network_attempts = sqlite3_column_int64(q, base + 10);
-	r->capture_errors = sqlite3_column_int64(q, base + 11);
+	r->network = row->network ? xstrdup(row->network) : NULL;
+	r->has_exit = row->has_exit;
+	r->exit_status = row->exit_status;
+	copy_to(r->exit_signal, sizeof r->exit_signal, row->exit_signal);
+	r->frames = row->frames;
+	r->denial_count = row->denials;
+	r->network_attempts = row->network_attempts;
+	r->capture_errors = row->capture_errors;
 	free(r->state_dir);
-	r->state_dir = col_dup(q, base + 12);
+	r->state_dir = row->state_dir ? xstrdup(row->state_dir) : NULL;
 }
 
-#define RUN_COLS                                                                                              \
-	"trace_path, started, ended, server_argv, scope, network, exit_status, exit_signal, frames, denials, " \
-	"network_attempts, capture_errors, state_dir"
+static int load_run(void *ctx, const struct runrows_run *row)
+{
+	struct cmodel *m = ctx;
+	if (row->health_check) {
+		m->health_checks++;
+		return 0;
+	}
+	fill_run(cm_add(m, row->id, NULL), row);
+	return 0;
+}
 
 int cm_load_runs(struct cmodel *m, struct err *e)
 {
-	sqlite3_stmt *q;
-	int rc = store_stmt(m->st, "SELECT id, " RUN_COLS ", " RUNQ_HEALTH_CHECK_SQL " FROM runs r ORDER BY started, id",
-			    &q, e);
+	m->health_checks = 0;
+	int rc = runrows_runs(m->st, load_run, m, e);
 	if (rc)
 		return rc;
-	m->health_checks = 0;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (sqlite3_column_int(q, 14)) {
-			m->health_checks++;
-			continue;
-		}
-		struct cm_run *r = cm_add(m, col_text(q, 0), NULL);
-		fill_run(r, q, 1);
-	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return store_fail(m->st, e, "cannot list the runs");
 	for (size_t i = 0; i < m->nruns; i++) {
 		struct cm_run *r = m->runs[i];
 		if ((rc = cm_refresh(m, r, e)) != 0 || (rc = cm_reload_verdicts(m, r, e)) != 0 ||
@@ -297,18 +286,23 @@ static char *args_display(const char *s)
 	return o;
 }
 
-static void fill_turn(struct cm_turn *t, sqlite3_stmt *q)
+static char *dup_or_null(const char *s)
 {
-	t->turn = sqlite3_column_int(q, 0);
-	t->req_seq = sqlite3_column_int64(q, 1);
-	t->resp_seq = sqlite3_column_type(q, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 2);
+	return s ? xstrdup(s) : NULL;
+}
+
+static void fill_turn(struct cm_turn *t, const struct runrows_turn *row)
+{
+	t->turn = row->turn;
+	t->req_seq = row->req_seq;
+	t->resp_seq = row->resp_seq;
 	free(t->tool);
-	t->tool = col_dup(q, 3);
+	t->tool = dup_or_null(row->tool);
 	free(t->args);
-	t->args = args_display(col_text(q, 4));
-	copy_to(t->t_req, sizeof t->t_req, col_text(q, 5));
-	t->latency_us = sqlite3_column_type(q, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 6);
-	const char *st = col_text(q, 7);
+	t->args = args_display(row->args);
+	copy_to(t->t_req, sizeof t->t_req, row->t_req);
+	t->latency_us = row->latency_us;
+	const char *st = row->status;
 	t->call = !st                         ? CMC_PENDING
 		  : !strcmp(st, "answered")   ? CMC_ANSWERED
 		  : !strcmp(st, "cancelled")  ? CMC_CANCELLED
@@ -316,116 +310,98 @@ static void fill_turn(struct cm_turn *t, sqlite3_stmt *q)
 		  : !strcmp(st, "answered-by-belay") ? CMC_BY_BELAY
 					      : CMC_PENDING;
 	free(t->error);
-	t->error = col_dup(q, 8);
-	copy_to(t->prestate, sizeof t->prestate, col_text(q, 9));
+	t->error = dup_or_null(row->error);
+	copy_to(t->prestate, sizeof t->prestate, row->gate);
 	free(t->handle);
-	t->handle = col_dup(q, 10);
+	t->handle = dup_or_null(row->handle);
 	free(t->handle_cause);
-	t->handle_cause = col_dup(q, 11);
-	copy_to(t->decision, sizeof t->decision, col_text(q, 12));
-	copy_to(t->outcome, sizeof t->outcome, col_text(q, 13));
-	copy_to(t->approval, sizeof t->approval, col_text(q, 14));
+	t->handle_cause = dup_or_null(row->handle_cause);
+	copy_to(t->decision, sizeof t->decision, row->decision);
+	copy_to(t->outcome, sizeof t->outcome, row->outcome);
+	copy_to(t->approval, sizeof t->approval, row->approval);
 	/* Answered (also after a cancel) or untracked: the row is final. A refused call is
 	 * answered by belay itself. */
 	t->final = t->resp_seq >= 0 || t->call == CMC_UNTRACKED;
 }
 
-#define TURN_COLS                                                                                             \
-	"turn, req_seq, resp_seq, tool, args, t_req, latency_us, status, error, gate, handle, handle_cause, " \
-	"decision, outcome, approval"
+static int add_turn(void *ctx, const struct runrows_turn *row)
+{
+	struct cm_run *r = ctx;
+	size_t k = (size_t)row->turn;
+	if (k < r->nturns) {
+		if (!cm_turn_at(r, k)->final) {
+			fill_turn(cm_turn_at(r, k), row);
+			r->gen++;
+		}
+		return 0;
+	}
+	if (k != r->nturns)
+		return 0; /* a gap cannot happen: turns are inserted in order */
+	struct cm_turn *t = cm_turn_append(r);
+	fill_turn(t, row);
+	r->counts[0]++;
+	/* A held call the store now shows: keep the mark until the hold is answered. */
+	for (size_t i = 0; i < r->nholds; i++)
+		if (r->holds[i].seq == t->req_seq)
+			t->hold = r->holds[i].id;
+	r->gen++;
+	return 0;
+}
 
 static int refresh_turns(struct cmodel *m, struct cm_run *r, struct err *e)
 {
-	sqlite3_stmt *q;
-	int rc = store_stmt(m->st, "SELECT " TURN_COLS " FROM turns WHERE run = ?1 AND turn >= ?2 ORDER BY turn", &q, e);
+	/* Rows from the first one that may still change: new turns and open ones. */
+	int rc = runrows_turns(m->st, r->id, (int64_t)r->first_open, add_turn, r, e);
 	if (rc)
 		return rc;
-	/* Rows from the first one that may still change: new turns and open ones. */
-	store_bind_text(m->st, q, 1, r->id, e);
-	store_bind_i64(m->st, q, 2, (int64_t)r->first_open, e);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		size_t k = (size_t)sqlite3_column_int(q, 0);
-		if (k < r->nturns) {
-			if (!cm_turn_at(r, k)->final) {
-				fill_turn(cm_turn_at(r, k), q);
-				r->gen++;
-			}
-			continue;
-		}
-		if (k != r->nturns)
-			continue; /* a gap cannot happen: turns are inserted in order */
-		struct cm_turn *t = cm_turn_append(r);
-		fill_turn(t, q);
-		r->counts[0]++;
-		/* A held call the store now shows: keep the mark until the hold is answered. */
-		for (size_t i = 0; i < r->nholds; i++)
-			if (r->holds[i].seq == t->req_seq)
-				t->hold = r->holds[i].id;
-		r->gen++;
-	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return store_fail(m->st, e, "cannot read the turns");
 	while (r->first_open < r->nturns && cm_turn_at(r, r->first_open)->final)
 		r->first_open++;
 	return 0;
 }
 
+static int add_denial(void *ctx, const struct runrows_denial *row)
+{
+	struct cm_run *r = ctx;
+	if (r->ndenials == r->capdenials) {
+		r->capdenials = r->capdenials ? r->capdenials * 2 : 64;
+		r->denials = xrealloc(r->denials, r->capdenials * sizeof *r->denials);
+	}
+	struct cm_denial *d = &r->denials[r->ndenials++];
+	memset(d, 0, sizeof *d);
+	d->seq = row->seq;
+	copy_to(d->kind, sizeof d->kind, row->kind);
+	d->op = dup_or_null(row->op);
+	d->target = dup_or_null(row->target);
+	d->err = dup_or_null(row->err);
+	d->outcome = dup_or_null(row->outcome);
+	d->comm = dup_or_null(row->comm);
+	d->turn_seq = row->turn_seq;
+	d->turn = -1;
+	struct cm_turn *t = d->turn_seq >= 0 ? cm_turn_by_seq(r, d->turn_seq) : NULL;
+	if (t) {
+		d->turn = t->turn;
+		if (!strcmp(d->kind, "denial"))
+			t->denials++;
+	}
+	r->gen++;
+	return 0;
+}
+
 static int refresh_denials(struct cmodel *m, struct cm_run *r, struct err *e)
 {
-	sqlite3_stmt *q;
-	int rc = store_stmt(m->st,
-			    "SELECT seq, kind, op, target, errno, outcome, comm, turn_seq FROM denials "
-			    "WHERE run = ?1 AND seq > ?2 ORDER BY seq",
-			    &q, e);
-	if (rc)
-		return rc;
-	store_bind_text(m->st, q, 1, r->id, e);
-	store_bind_i64(m->st, q, 2, r->ndenials ? r->denials[r->ndenials - 1].seq : -1, e);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		if (r->ndenials == r->capdenials) {
-			r->capdenials = r->capdenials ? r->capdenials * 2 : 64;
-			r->denials = xrealloc(r->denials, r->capdenials * sizeof *r->denials);
-		}
-		struct cm_denial *d = &r->denials[r->ndenials++];
-		memset(d, 0, sizeof *d);
-		d->seq = sqlite3_column_int64(q, 0);
-		copy_to(d->kind, sizeof d->kind, col_text(q, 1));
-		d->op = col_dup(q, 2);
-		d->target = col_dup(q, 3);
-		d->err = col_dup(q, 4);
-		d->outcome = col_dup(q, 5);
-		d->comm = col_dup(q, 6);
-		d->turn_seq = sqlite3_column_type(q, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 7);
-		d->turn = -1;
-		struct cm_turn *t = d->turn_seq >= 0 ? cm_turn_by_seq(r, d->turn_seq) : NULL;
-		if (t) {
-			d->turn = t->turn;
-			if (!strcmp(d->kind, "denial"))
-				t->denials++;
-		}
-		r->gen++;
-	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return store_fail(m->st, e, "cannot read the denials");
+	return runrows_denials(m->st, r->id, r->ndenials ? r->denials[r->ndenials - 1].seq : -1, add_denial, r, e);
+}
+
+static int refill_run(void *ctx, const struct runrows_run *row)
+{
+	fill_run(ctx, row);
 	return 0;
 }
 
 int cm_refresh(struct cmodel *m, struct cm_run *r, struct err *e)
 {
-	sqlite3_stmt *q;
-	int rc = store_stmt(m->st, "SELECT " RUN_COLS " FROM runs WHERE id = ?1", &q, e);
-	if (rc)
-		return rc;
-	store_bind_text(m->st, q, 1, r->id, e);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW)
-		fill_run(r, q, 0);
-	sqlite3_reset(q);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(m->st, e, "cannot read the run");
-	if ((rc = refresh_turns(m, r, e)) != 0 || (rc = refresh_denials(m, r, e)) != 0)
+	int rc = runrows_run(m->st, r->id, refill_run, r, e);
+	if (rc || (rc = refresh_turns(m, r, e)) != 0 || (rc = refresh_denials(m, r, e)) != 0)
 		return rc;
 	m->gen++;
 	return 0;
@@ -656,27 +632,18 @@ int cm_frame_bytes(struct cmodel *m, const struct cm_run *r, int64_t seq, struct
 		*meta = NULL;
 	if (!r->trace)
 		return err_set(e, BELAY_ENOTFOUND, "the run has no trace");
-	sqlite3_stmt *q;
-	int rc = store_stmt(m->st, "SELECT off, len, dir, bytes, truncated FROM frames WHERE run = ?1 AND seq = ?2", &q, e);
+	struct runrows_frame f;
+	int rc = runrows_frame(m->st, r->id, seq, &f, e);
 	if (rc)
 		return rc;
-	store_bind_text(m->st, q, 1, r->id, e);
-	store_bind_i64(m->st, q, 2, seq, e);
-	rc = sqlite3_step(q);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(q);
-		return rc == SQLITE_DONE ? err_set(e, BELAY_ENOTFOUND, "no frame with seq %lld in the store", (long long)seq)
-					 : store_fail(m->st, e, "cannot read the frame index");
-	}
-	long long off = sqlite3_column_int64(q, 0), len = sqlite3_column_int64(q, 1);
+	long long off = f.off, len = f.len;
 	if (meta) {
 		*meta = cJSON_CreateObject();
-		cJSON_AddStringToObject(*meta, "dir", col_text(q, 2) ? col_text(q, 2) : "?");
-		cJSON_AddNumberToObject(*meta, "bytes", (double)sqlite3_column_int64(q, 3));
-		cJSON_AddBoolToObject(*meta, "truncated", sqlite3_column_int(q, 4));
+		cJSON_AddStringToObject(*meta, "dir", f.dir);
+		cJSON_AddNumberToObject(*meta, "bytes", (double)f.bytes);
+		cJSON_AddBoolToObject(*meta, "truncated", f.truncated);
 		cJSON_AddNumberToObject(*meta, "off", (double)off);
 	}
-	sqlite3_reset(q);
 	cJSON *rec = NULL;
 	rc = runq_frame_record(r->trace, off, len, out, meta ? &rec : NULL, e);
 	if (rc == 0 && meta) {
