@@ -6,14 +6,13 @@
  * refused or could not be reached, 2 on usage and input errors. */
 #include <errno.h>
 #include <getopt.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
@@ -23,7 +22,6 @@
 #include "verify/policy.h"
 #include "verify/verify.h"
 
-extern char **environ;
 
 static const struct cli_opt otlp_opts[] = {
 	{"out", 'o', 0, "FILE", "write the export there (one request per line)"},
@@ -102,34 +100,20 @@ static int post(const char *url, const char *const *headers, int nh, const char 
 		argv[k++] = headers[i];
 	}
 	argv[k] = NULL;
-	int in[2];
-	if (pipe(in) != 0) {
-		free(full);
-		free(sender);
-		fprintf(stderr, "belay: export otlp: pipe: %s\n", strerror(errno));
-		return 1;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-	posix_spawn_file_actions_addclose(&fa, in[1]);
-	pid_t pid;
-	int rc = posix_spawn(&pid, sender, &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(in[0]);
-	if (rc != 0) {
-		close(in[1]);
-		fprintf(stderr, "belay: export otlp: cannot start %s: %s\n", sender, strerror(rc));
+	struct child_spec sp = CHILD_SPEC_INIT;
+	sp.argv = (char *const *)argv;
+	sp.in = body;
+	sp.in_len = len;
+	sp.out = sp.err = CHILD_INHERIT; /* the sender says itself what went wrong */
+	struct child_result res;
+	struct err e = {0};
+	if (child_run(&sp, NULL, &res, &e) < 0) {
+		fprintf(stderr, "belay: export otlp: %s\n", e.msg);
 		free(full);
 		free(sender);
 		return 1;
 	}
-	int wr = fs_write_all(in[1], body, len);
-	close(in[1]);
-	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	int ok = wr == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	int ok = res.status == 0 && !res.in_short;
 	if (!ok)
 		fprintf(stderr, "belay: export otlp: the export was not accepted by %s (see above)\n", full);
 	free(full);

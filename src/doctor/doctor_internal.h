@@ -4,7 +4,8 @@
 #include "common/buf.h"
 
 /* Runs argv (argv[0] an absolute path or found on PATH) with stdin from `in` (may be NULL),
- * stdout into out, stderr discarded; waits. Returns the exit status (128+signal), or a negative
+ * stdout into out, stderr discarded; waits (a minute at most: then killed, 128+SIGKILL). Returns
+ * the exit status (128+signal), or a negative
  * errno when it could not be started. */
 int doctor_exec(const char *const *argv, const char *in, struct buf *out);
 

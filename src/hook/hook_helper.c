@@ -4,15 +4,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/hash.h"
 #include "common/paths.h"
 #include "common/timeutil.h"
@@ -24,7 +23,6 @@
 #define START_WAIT_MS 3000u
 #define IDLE_DEFAULT_MS (10u * 60u * 1000u)
 
-extern char **environ;
 
 static int helper_wanted(void)
 {
@@ -37,39 +35,14 @@ static int helper_wanted(void)
 static int start_helper(const struct hook_request *rq, const char *sock)
 {
 	if (!rq->belay)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		/* first child: a new session, then the helper as its child (so it is no child of
-		 * the hook process and is reparented to init at once) */
-		setsid();
-		pid_t p2 = fork();
-		if (p2 != 0)
-			_exit(p2 < 0 ? 1 : 0);
-		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		/* its log (refused connections, late indexing errors): STATE/hookd.log */
-		char *log = xasprintf("%s/hookd.log", rq->state_dir);
-		int lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (lfd >= 0)
-			dup2(lfd, 2);
-		free(log);
-		if (chdir("/") != 0)
-			_exit(1);
-		char *argv[] = {(char *)rq->belay, "__hookd", "--state", (char *)rq->state_dir, "--socket", (char *)sock, NULL};
-		execve(rq->belay, argv, environ);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return 0;
+		return BELAY_ENOTFOUND;
+	/* its log (refused connections, late indexing errors): STATE/hookd.log */
+	char *log = xasprintf("%s/hookd.log", rq->state_dir);
+	char *argv[] = {(char *)rq->belay, "__hookd", "--state", (char *)rq->state_dir, "--socket", (char *)sock, NULL};
+	struct err e = {0};
+	int rc = child_detach(argv, NULL, log, &e);
+	free(log);
+	return rc;
 }
 
 int hook_helper_send(const struct hook_request *rq, unsigned timeout_ms, struct hook_reply *rp, struct err *e)

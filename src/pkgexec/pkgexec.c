@@ -4,15 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/hash.h"
 #include "common/jsonx.h"
@@ -242,68 +240,65 @@ static int says_why(const char *l)
 	return 1;
 }
 
+/* The tool's output as it comes: passed on, and the line that says why (or the last) kept
+ * for the error message. */
+struct tool_out {
+	int stderr_fd;
+	char *last;
+	size_t n;
+	char line[512];
+	size_t ll;
+	int have_why; /* last[] holds the first line that says why: kept */
+};
+
+static void tool_line_end(struct tool_out *t)
+{
+	if (t->ll && !t->have_why) {
+		t->line[t->ll] = '\0';
+		snprintf(t->last, t->n, "%s", t->line);
+		t->have_why = says_why(t->line);
+	}
+	t->ll = 0;
+}
+
+static void tool_output(void *ctx, const char *p, size_t n)
+{
+	struct tool_out *t = ctx;
+	if (t->stderr_fd >= 0)
+		(void)!fs_write_all(t->stderr_fd, p, n);
+	for (size_t k = 0; k < n; k++) {
+		char c = p[k];
+		if (c == '\n')
+			tool_line_end(t);
+		else if (t->ll < sizeof t->line - 1 && c != '\r')
+			t->line[t->ll++] = c;
+	}
+}
+
 int pkgexec_run_tool(char *const *argv, const char *const *env, int stderr_fd, char *last, size_t n)
 {
 	if (n)
 		last[0] = '\0';
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		int rc = -errno;
-		snprintf(last, n, "cannot run %s: %s", argv[0], strerror(-rc));
-		return rc;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
+	struct tool_out t = {.stderr_fd = stderr_fd, .last = last, .n = n};
 	/* npm_config_* keys that move files or run things stay belay's (pkgexec_npmrc.c) */
 	char **envp = pkgexec_npm_environ(env);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
+	struct child_spec sp = CHILD_SPEC_INIT;
+	sp.argv = argv;
+	sp.envp = envp;
+	sp.search_path = 1;
+	sp.out = sp.err = CHILD_CAPTURE;
+	sp.on_output = tool_output;
+	sp.ctx = &t;
+	struct child_result res;
+	struct err e = {0};
+	int rc = child_run(&sp, NULL, &res, &e);
 	free(envp);
-	close(pfd[1]);
-	if (rc != 0) {
-		close(pfd[0]);
-		snprintf(last, n, "cannot run %s: %s", argv[0], strerror(rc));
-		return -rc;
+	if (rc < 0) {
+		snprintf(last, n, "%s", e.msg);
+		return rc;
 	}
-	/* Pass its output on, keeping the line that says why (or the last) for the error message. */
-	char buf[4096], line[512];
-	size_t ll = 0;
-	int have_why = 0; /* last[] holds the first line that says why: kept */
-	for (;;) {
-		ssize_t r = read(pfd[0], buf, sizeof buf);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (stderr_fd >= 0)
-			(void)!fs_write_all(stderr_fd, buf, (size_t)r);
-		for (ssize_t k = 0; k < r; k++) {
-			char c = buf[k];
-			if (c == '\n') {
-				if (ll && !have_why) {
-					line[ll] = '\0';
-					snprintf(last, n, "%s", line);
-					have_why = says_why(line);
-				}
-				ll = 0;
-			} else if (ll < sizeof line - 1 && c != '\r') {
-				line[ll++] = c;
-			}
-		}
-	}
-	if (ll && !have_why) {
-		line[ll] = '\0';
-		snprintf(last, n, "%s", line);
-	}
-	close(pfd[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	tool_line_end(&t);
+	return res.status;
 }
 
 char *pkgexec_dir(const char *root, const char *kind, const char *key)

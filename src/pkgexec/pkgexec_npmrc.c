@@ -17,15 +17,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "pkgexec/pkgexec.h"
@@ -175,39 +174,29 @@ char **pkgexec_npm_environ(const char *const *extra)
 	return environ_filtered(extra, 0);
 }
 
+/* npm answers `config get` in well under a second; one that hangs is not waited for. */
+#define NPM_CONFIG_TIMEOUT_MS 30000u
+
 /* `npm config get globalconfig userconfig` in dir: the two paths npm would read (new
  * strings, NULL when npm did not say). */
 static void ask_npm(const char *npm, const char *dir, char **global, char **user)
 {
 	*global = *user = NULL;
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0)
-		return;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addchdir_np(&fa, dir);
 	char *const argv[] = {(char *)npm, "config", "get", "globalconfig", "userconfig", NULL};
 	char **envp = environ_filtered(NULL, 1); /* where the files are: the user's own setting */
-	pid_t pid;
-	int rc = posix_spawn(&pid, npm, &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
-	free(envp);
-	close(pfd[1]);
+	struct child_spec sp = CHILD_SPEC_INIT;
+	sp.argv = argv;
+	sp.envp = envp;
+	sp.cwd = dir;
+	sp.out = CHILD_CAPTURE;
+	sp.out_cap = 65536;
+	sp.timeout_ms = NPM_CONFIG_TIMEOUT_MS;
 	struct buf out = {0};
-	if (rc == 0) {
-		char tmp[4096];
-		ssize_t r;
-		while (out.len < 65536 && ((r = read(pfd[0], tmp, sizeof tmp)) > 0 || (r < 0 && errno == EINTR)))
-			if (r > 0)
-				buf_append(&out, tmp, (size_t)r);
-		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-	}
-	close(pfd[0]);
+	struct child_result res;
+	struct err e = {0};
+	if (child_run(&sp, &out, &res, &e) < 0 || res.timed_out)
+		out.len = 0; /* npm did not say */
+	free(envp);
 	const char *s = buf_cstr(&out);
 	for (const char *l = s; l && *l;) {
 		const char *nl = strchr(l, '\n');
