@@ -3,6 +3,7 @@
 #include "proxy/session.h"
 #include "proxy/admission.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,7 +98,8 @@ static void on_sandbox_status(struct session *s, const cJSON *f)
 {
 	s->sandbox_seen = 1;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "ok"))) {
-		s->hold_c2s = 0;
+		if (s->phase == SESSION_PHASE_CONTAINING)
+			session_set_phase(s, SESSION_PHASE_FORWARDING);
 		return;
 	}
 	/* The launcher refused (and exits 2 without exec): the server never runs. */
@@ -136,9 +138,21 @@ static void drain_inbox(struct session *s)
 	}
 }
 
+void session_set_phase(struct session *s, enum session_phase to)
+{
+	assert(session_phase_allowed(s->phase, to) && "a session lifecycle transition session_phase.h does not allow");
+	s->phase = to;
+}
+
+void session_stand_in(struct session *s)
+{
+	if (s->phase == SESSION_PHASE_CONTAINING || s->phase == SESSION_PHASE_FORWARDING)
+		session_set_phase(s, SESSION_PHASE_STANDING_IN);
+}
+
 void session_drain_posted(struct session *s)
 {
-	if (!s->finished)
+	if (s->phase != SESSION_PHASE_FINISHED)
 		drain_inbox(s);
 }
 
@@ -149,7 +163,7 @@ void session_drain_posted(struct session *s)
 static void drain_async_cb(uv_async_t *a)
 {
 	struct session *s = a->data;
-	if (s->finished)
+	if (s->phase == SESSION_PHASE_FINISHED)
 		return;
 	drain_inbox(s);
 	if (s->tw && !s->rec_failed && trace_writer_failed(s->tw))
@@ -174,12 +188,12 @@ void session_update_reading(struct session *s)
 {
 	int recorder_ok = !s->tw || s->rec_failed || !trace_writer_over_high(s->tw);
 	int c2s_ok, s2c_ok;
-	if (s->stopped) {
+	if (session_phase_stands_in(s->phase)) {
 		c2s_ok = recorder_ok && s->o.reply_when_gone && !s->client_eof && s->cin && !s->client_out_dead;
 		s2c_ok = !s->server_out_eof &&
 			 (s->rec_failed || s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
 	} else {
-		c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin && !s->hold_c2s &&
+		c2s_ok = recorder_ok && !s->client_eof && !s->server_in_dead && s->cin && s->phase != SESSION_PHASE_CONTAINING &&
 			 endpoint_queued(s->sin) < QUEUE_HIGH && !session_admission_blocks_reading(s);
 		s2c_ok = recorder_ok && !s->server_out_eof &&
 			 (s->client_out_dead || endpoint_queued(s->cout) < QUEUE_HIGH);
@@ -277,8 +291,8 @@ static void cout_write_cb(struct endpoint *ep, int status, void *ctx)
 
 void session_forward_c2s(struct session *s, char *data, size_t n)
 {
-	/* Stopped: the server is gone, or what it would be sent could not be recorded. */
-	if (s->server_in_dead || s->stopped || n == 0) {
+	/* Standing in: the server is gone, or what it would be sent could not be recorded. */
+	if (s->server_in_dead || session_phase_stands_in(s->phase) || n == 0) {
 		free(data);
 		return;
 	}
@@ -291,7 +305,7 @@ void session_forward_c2s(struct session *s, char *data, size_t n)
 
 int session_forward_c2s_early(struct session *s, char *data, size_t n)
 {
-	if (s->server_in_dead || s->stopped || n == 0)
+	if (s->server_in_dead || session_phase_stands_in(s->phase) || n == 0)
 		return 1; /* session_forward_c2s_done drops it */
 	return endpoint_write_early(s->sin, data, n, sin_write_cb, s);
 }
@@ -392,7 +406,7 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 	}
 	loop_spin_input(&s->spin, LOOP_SPIN_REQUEST);
 	chunk_time_start(s);
-	if (s->stopped) {
+	if (session_phase_stands_in(s->phase)) {
 		session_lifecycle_c2s(s, data, (size_t)n);
 	} else if (s->gate) {
 		session_admission_c2s_chunk(s, data, (size_t)n);
@@ -403,7 +417,7 @@ void session_c2s_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 		session_forward_c2s_done(s, data, (size_t)n, rc);
 	}
 	s->chunk_time_set = 0;
-	if (!s->stopped && !s->finished)
+	if (s->phase == SESSION_PHASE_CONTAINING || s->phase == SESSION_PHASE_FORWARDING)
 		loop_spin_open(&s->spin, LOOP_SPIN_REPLY); /* the server's answer comes next */
 	session_update_reading(s);
 }
@@ -453,7 +467,7 @@ void session_s2c_read(struct endpoint *ep, char *data, ssize_t n, void *ctx)
 	if (rc < 0) {
 		s->client_out_dead = 1;
 		capture_error(s, DIR_S2C, "ForwardFailed", "cannot write to the client");
-	} else if (!s->finished) {
+	} else if (s->phase != SESSION_PHASE_FINISHED) {
 		loop_spin_open(&s->spin, LOOP_SPIN_REQUEST); /* the client's next request may follow */
 	}
 	session_update_reading(s);
@@ -531,13 +545,13 @@ void session_stop_server(struct session *s)
 {
 	if (!s->server_in_dead)
 		endpoint_shutdown(s->sin);
-	if (!s->exited && !s->finished && !s->term_sent)
+	if (!s->exited && s->phase != SESSION_PHASE_FINISHED && !s->term_sent)
 		uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
 }
 
 void session_terminate(struct session *s)
 {
-	if (s->exited || s->finished)
+	if (s->exited || s->phase == SESSION_PHASE_FINISHED)
 		return;
 	s->term_sent = 1;
 	uv_process_kill(&s->proc, SIGTERM);
@@ -558,7 +572,7 @@ void session_client_input_ended(struct session *s)
 		session_shutdown_server_input(s);
 	else
 		s->shutdown_pending = 1;
-	if (!s->exited && !s->finished)
+	if (!s->exited && s->phase != SESSION_PHASE_FINISHED)
 		uv_timer_start(&s->kill_timer, kill_timer_cb, s->o.kill_grace_ms, 0);
 }
 
@@ -596,7 +610,7 @@ static void finish(struct session *s)
 	drain_inbox(s);
 	if (end)
 		session_record(s, "sandbox_end", end);
-	s->finished = 1;
+	session_set_phase(s, SESSION_PHASE_FINISHED);
 	cJSON *final = s->tw ? session_admission_final_state(s) : NULL;
 	session_admission_finish(s);
 	cJSON *f = cJSON_CreateObject();
@@ -649,7 +663,7 @@ static void finish(struct session *s)
 
 void session_maybe_finish(struct session *s)
 {
-	if (s->finished || !s->exited || s->answering)
+	if (s->phase == SESSION_PHASE_FINISHED || !s->exited || s->answering)
 		return;
 	int streams_done = s->server_out_eof && s->server_err_eof;
 	if (!streams_done && !s->drain_expired)
@@ -813,6 +827,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	}
 
 	struct session *s = xcalloc(1, sizeof *s);
+	s->phase = SESSION_PHASE_FORWARDING; /* a contained start begins CONTAINING instead */
 	s->loop = loop;
 	s->o = *o;
 	if (!s->o.kill_grace_ms)
@@ -903,7 +918,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			.post = session_post,
 			.ctx = s,
 		};
-		s->hold_c2s = 1;
+		s->phase = SESSION_PHASE_CONTAINING; /* its first phase: nothing has happened yet */
 		if (sandbox_supervisor_start(&so, &s->sup) != 0) {
 			/* Without a supervisor the launcher waits forever: stop it, never run bare. */
 			uv_process_kill(&s->proc, SIGKILL);

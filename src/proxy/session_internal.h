@@ -13,6 +13,7 @@
 #include "mcp/inflight.h"
 #include "sandbox/sandbox.h"
 #include "proxy/session.h"
+#include "proxy/session_phase.h"
 #include "proxy/loop_spin.h"
 #include "trace/trace_writer.h"
 
@@ -45,15 +46,14 @@ struct session {
 	unsigned c2s_reading : 1, s2c_reading : 1;
 	unsigned client_eof : 1, client_out_dead : 1;
 	unsigned server_in_dead : 1, server_out_eof : 1, server_err_eof : 1;
-	unsigned exited : 1, term_sent : 1, drain_expired : 1, finished : 1;
-	unsigned hold_c2s : 1; /* client bytes wait until containment reports ready */
+	enum session_phase phase; /* the lifecycle (session_phase.h); changed only by session_set_phase */
+	unsigned exited : 1, term_sent : 1, drain_expired : 1;
 	unsigned shutdown_pending : 1; /* the client ended; close the server's input once the gate drains */
-	/* Belay stands in for the server (session_lifecycle.c): nothing more goes to the server;
-	 * with rec_failed nothing more comes from it either. */
-	unsigned stopped : 1, rec_failed : 1, not_started : 1;
+	/* Why belay stands in for the server (session_lifecycle.c): with rec_failed nothing more
+	 * comes from it either; not_started: it never ran. */
+	unsigned rec_failed : 1, not_started : 1;
 	unsigned sandbox_seen : 1; /* the launcher's status (installed, or the layer that failed) arrived */
 	unsigned answered : 1;  /* the waiting requests were answered (later ones are at once) */
-	unsigned lingering : 1, linger_started : 1; /* the server is gone; client requests are still answered a while */
 	unsigned server_gone_open : 1; /* the server ended while its client was still connected */
 	unsigned answering : 1;        /* belay's replies are being written: do not finish */
 	struct inflight inflight; /* client requests waiting for an answer */
@@ -71,6 +71,11 @@ struct session {
 	pthread_mutex_t inbox_mu;
 	struct inbox_item *inbox_head, **inbox_tail;
 };
+
+/* Moves the lifecycle to `to`; a transition session_phase_allowed refuses is a bug (asserted). */
+void session_set_phase(struct session *s, enum session_phase to);
+/* Belay stands in for the server from here on (a no-op when it already does). */
+void session_stand_in(struct session *s);
 
 /* Drops a reference (handles, worker requests); the last one frees the session. */
 void session_unref(struct session *s);

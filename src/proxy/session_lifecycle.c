@@ -435,15 +435,15 @@ void session_lifecycle_exited(struct session *s)
 		stop_reading_client(s);
 		return;
 	}
-	s->stopped = 1;
-	s->hold_c2s = 0;
+	session_stand_in(s);
 	session_update_reading(s);
 }
 
 static void linger_done(uv_timer_t *t)
 {
 	struct session *s = t->data;
-	s->lingering = 0;
+	if (s->phase == SESSION_PHASE_LINGERING)
+		session_set_phase(s, SESSION_PHASE_LINGERED);
 	session_maybe_finish(s);
 }
 
@@ -459,22 +459,22 @@ int session_lifecycle_hold_finish(struct session *s)
 			announce_exit(s, answer_waiting(s));
 		}
 	}
-	if (!s->linger_started && s->stopped && s->o.reply_when_gone && !s->client_eof && !s->client_out_dead) {
-		s->linger_started = s->lingering = 1;
+	if (s->phase == SESSION_PHASE_STANDING_IN && s->o.reply_when_gone && !s->client_eof && !s->client_out_dead) {
+		session_set_phase(s, SESSION_PHASE_LINGERING);
 		uv_timer_start(&s->linger_timer, linger_done, LINGER_MS, 0);
 	}
-	if (s->lingering && (s->client_eof || s->client_out_dead)) {
-		s->lingering = 0;
+	if (s->phase == SESSION_PHASE_LINGERING && (s->client_eof || s->client_out_dead)) {
+		session_set_phase(s, SESSION_PHASE_LINGERED);
 		uv_timer_stop(&s->linger_timer);
 	}
-	return s->lingering;
+	return s->phase == SESSION_PHASE_LINGERING;
 }
 
 void session_lifecycle_recording_failed(struct session *s)
 {
 	int err = trace_writer_failed(s->tw);
-	s->rec_failed = s->stopped = s->answered = 1;
-	s->hold_c2s = 0;
+	s->rec_failed = s->answered = 1;
+	session_stand_in(s);
 	const char *path = trace_writer_path(s->tw);
 	uint64_t kept = trace_writer_kept_bytes(s->tw);
 	cJSON *d = cJSON_CreateObject();
