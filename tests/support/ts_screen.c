@@ -51,16 +51,11 @@ static void attrs(struct buf *b, unsigned a, int none)
 		buf_puts(b, " none");
 }
 
-static void legend(const struct canvas *c, const struct theme *t, struct buf *b)
+/* Every role's style in theme t. */
+static void legend(const struct theme *t, struct buf *b)
 {
-	int used[ROLE_COUNT] = {0};
-	for (int y = 0; y < c->h; y++)
-		for (int x = 0; x < c->w; x++)
-			used[canvas_at(c, y, x)->role] = 1;
 	buf_printf(b, "-- legend: theme %s --\n", t->name);
 	for (int r = 0; r < ROLE_COUNT; r++) {
-		if (!used[r])
-			continue;
 		const struct style *s256 = &t->s[DEPTH_256][r], *s8 = &t->s[DEPTH_8][r], *sm = &t->s[DEPTH_MONO][r];
 		buf_printf(b, "%s: 256 fg=%d bg=%d", role_name((enum role)r), s256->fg, s256->bg);
 		attrs(b, s256->attrs, 0);
@@ -103,36 +98,50 @@ static void report(const char *path, const char *want, const char *got)
 	buf_free(&ag);
 }
 
-void ts_screen_golden(const struct canvas *c, const char *dir, const char *name)
+/* want against the golden at path, or written there under GENERATE=1. */
+static void check(const char *path, const char *dir, const char *want, size_t n, int gen)
+{
+	if (gen) {
+		ts_sh("mkdir -p '%s'", dir);
+		ts_write_file(path, want, n);
+		return;
+	}
+	size_t have_n;
+	char *have = ts_read_file(path, &have_n);
+	cr_assert_not_null(have, "%s is missing (GENERATE=1 writes it)", path);
+	if (strcmp(have, want))
+		report(path, have, want);
+	free(have);
+}
+
+void ts_screen_golden(const struct canvas *c, const char *name)
 {
 	char where[128];
 	snprintf(where, sizeof where, "%s %dx%d%s", name, c->w, c->h, glyphs_ascii() ? " ascii" : "");
-	struct themes th;
-	load_themes(&th);
 	struct buf dump = {0};
 	canvas_dump(c, &dump);
 	int gen = ts_golden_update("GENERATE");
-	for (int i = 0; i < th.n; i++) {
-		struct buf want = {0};
-		buf_append(&want, dump.p, dump.len);
-		legend(c, &th.t[i], &want);
-		buf_cstr(&want);
-		char path[512];
-		snprintf(path, sizeof path, "%s/%s.%dx%d.%s.screen", dir, name, c->w, c->h, th.t[i].name);
-		if (gen) {
-			ts_sh("mkdir -p '%s'", dir);
-			ts_write_file(path, want.p, want.len);
-		} else {
-			size_t n;
-			char *have = ts_read_file(path, &n);
-			cr_assert_not_null(have, "%s is missing (GENERATE=1 writes it)", path);
-			if (strcmp(have, want.p))
-				report(path, have, want.p);
-			free(have);
-		}
-		buf_free(&want);
-	}
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s.%dx%d.screen", TS_GOLDEN_SCREENS, name, c->w, c->h);
+	check(path, TS_GOLDEN_SCREENS, buf_cstr(&dump), dump.len, gen);
 	buf_free(&dump);
 	if (gen)
 		ts_golden_rewritten("GENERATE", where);
+}
+
+void ts_theme_legends(void)
+{
+	struct themes th;
+	load_themes(&th);
+	int gen = ts_golden_update("GENERATE");
+	for (int i = 0; i < th.n; i++) {
+		struct buf want = {0};
+		legend(&th.t[i], &want);
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s.legend", TS_GOLDEN_THEMES, th.t[i].name);
+		check(path, TS_GOLDEN_THEMES, buf_cstr(&want), want.len, gen);
+		buf_free(&want);
+		if (gen)
+			ts_golden_rewritten("GENERATE", th.t[i].name);
+	}
 }

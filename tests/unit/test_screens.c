@@ -6,9 +6,9 @@
  * every gate decision, captured/shared/unrestorable/concurrent pre-states, denials linked to
  * their turns, corpus labels. Time, ids and the socket path are fixed. Each screen is drawn
  * at 80x24, 120x40 and 200x60 (the "too small" screen at 79x24 and 80x23), in UTF-8 glyphs
- * (and two in ASCII), and compared with tests/tui/golden/NAME.WxH.THEME.screen: the canvas dump
- * (roles inline), then a legend giving, for each role on the screen, its style in that theme
- * at 256 colours, 8 colours and mono - one golden per theme in themes/.
+ * (and two in ASCII), and compared with tests/golden/screens/NAME.WxH.screen: the canvas dump
+ * with its roles inline. What a role looks like in each theme of themes/ is checked once per
+ * theme (tests/golden/themes/THEME.legend: every role at 256 colours, 8 colours and mono).
  *
  * GENERATE=1 rewrites the goldens (refused when CI is set, and by scripts/test.sh); a
  * mismatch prints expected and actual with the first differing row marked. Besides the goldens, honesty is asserted directly on every screen:
@@ -42,7 +42,6 @@
 #include "tui/ui.h"
 #include "tui/ui_internal.h"
 
-#define GOLDEN_DIR BELAY_SOURCE_DIR "/tests/tui/golden"
 #define SOCKET "/run/user/1000/belay/console.sock"
 #define NOW 1795978260 /* 2026-11-29T18:51:00Z */
 
@@ -708,14 +707,14 @@ static void honesty(const struct canvas *c, const char *where)
 
 /*==== goldens ====*/
 
-/* Compares the screen with its goldens (one per theme, ts_screen.h), after the honesty checks. */
+/* Compares the screen with its golden (ts_screen.h), after the honesty checks. */
 static void golden(const char *name)
 {
 	const struct canvas *c = &F.c;
 	char where[128];
 	snprintf(where, sizeof where, "%s %dx%d%s", name, c->w, c->h, glyphs_ascii() ? " ascii" : "");
 	honesty(c, where);
-	ts_screen_golden(c, GOLDEN_DIR, name);
+	ts_screen_golden(c, name);
 }
 
 /*==== the screens ====*/
@@ -830,6 +829,7 @@ static void run_screen(const char *name, void (*fn)(void), int ascii)
 	glyphs_set_ascii(0);
 }
 
+Test(screens, theme_legends) { ts_theme_legends(); }
 Test(screens, home_runs) { run_screen("home_runs", scr_home_runs, 0); }
 Test(screens, home_turns) { run_screen("home_turns", scr_home_turns, 0); }
 Test(screens, home_turns_ascii) { run_screen("home_turns_ascii", scr_home_turns, 1); }

@@ -1,6 +1,6 @@
 /* test_trial_view.c - the console's trials view (tui/ui_trials.c, trialdoc.c, trialact.c,
  * tmodel.c) over trials made by the real `belay try`: the list and a trial's detail against
- * goldens (tests/tui/golden/trial*.screen, ts_screen.h), a failed trial never in a clean
+ * goldens (tests/golden/screens/trial*.screen, ts_screen.h), a failed trial never in a clean
  * one's look, and the keys: apply (asked first; the workspace then holds the trial's effect,
  * the recover point is shown and undoes it), apply over a conflicting change (refused, the
  * conflict named, the workspace unchanged), discard, and what the keys say for a trial that
@@ -32,7 +32,6 @@
 #include "tui/trialact.h"
 #include "tui/ui.h"
 
-#define GOLDEN_DIR BELAY_SOURCE_DIR "/tests/tui/golden"
 #define NOW 1795978260
 
 static char dir_t[] = "/dev/shm/btv-XXXXXX", out_t[] = "/var/tmp/btv-XXXXXX";
@@ -175,7 +174,7 @@ static void golden(const char *name)
 	}
 	subst(dir, "/dev/shm/btv-000000");
 	subst(outside, "/var/tmp/btv-000000");
-	ts_screen_golden(&C, GOLDEN_DIR, name);
+	ts_screen_golden(&C, name);
 }
 
 /* Start and wall times as one fixed run would have them (the rest is what belay try recorded). */
