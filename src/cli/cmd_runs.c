@@ -310,6 +310,11 @@ static int do_show(const char *state, const char *run, int turn, int json)
 		printf("trajectory ");
 		print_verdict(traj);
 	}
+	const cJSON *census = cJSON_GetObjectItemCaseSensitive(o, "census");
+	if (census) {
+		printf("census    ");
+		print_verdict(census);
+	}
 	cJSON_Delete(o);
 	return 0;
 }

@@ -192,7 +192,7 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 	for (cJSON *v = verdicts->child; v; v = v->next) {
 		int k = cJSON_GetObjectItemCaseSensitive(v, "turn")->valueint;
 		if (k < 0) {
-			cJSON_AddItemToObject(o, "trajectory", cJSON_Duplicate(v, 1));
+			cJSON_AddItemToObject(o, k == VERDICT_TURN_CENSUS ? "census" : "trajectory", cJSON_Duplicate(v, 1));
 			continue;
 		}
 		cJSON *x = cJSON_GetArrayItem(turns, k);

@@ -100,9 +100,10 @@ static int save_row(struct store *st, int64_t ver, const char *run, int turn, in
 	return store_step_done(st, q, e, "cannot save a verdict");
 }
 
-static int save_turn(struct store *st, int64_t ver, const char *run, const struct turn_verdict *v, struct err *e)
+/* One verdict under turn number `turn` (the turn's, or VERDICT_TURN_*). */
+static int save_turn(struct store *st, int64_t ver, const char *run, const struct turn_verdict *v, int turn,
+		     struct err *e)
 {
-	int turn = v->turn < 0 ? -1 : v->turn;
 	/* The reduced row's `observed` keeps what the replay itself did: the files it changed and
 	 * what the sandbox refused it (the console's diff and denials tabs show them). */
 	cJSON *seen = NULL;
@@ -150,7 +151,7 @@ int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *
 	if (v->turn_filter >= 0)
 		store_bind_i64(st, q, 5, v->turn_filter, e);
 	store_bind_text(st, q, 6, policy, e);
-	store_bind_text(st, q, 7, r->n || r->has_trajectory ? vstatus_name(r->worst) : "UNVERIFIED", e);
+	store_bind_text(st, q, 7, r->n || r->has_trajectory || r->has_census ? vstatus_name(r->worst) : "UNVERIFIED", e);
 	store_bind_text(st, q, 8, by, e);
 	store_bind_text(st, q, 9, v->recheck ? "recheck" : "full", e);
 	free(policy);
@@ -159,9 +160,12 @@ int verdict_store_save(struct store *st, const struct verdict_save *v, int64_t *
 		goto fail;
 	int64_t ver = sqlite3_last_insert_rowid(store_db(st));
 	for (size_t i = 0; i < r->n && rc == 0; i++)
-		rc = save_turn(st, ver, v->run, &r->turns[i], e);
+		rc = save_turn(st, ver, v->run, &r->turns[i], r->turns[i].turn < 0 ? VERDICT_TURN_TRAJECTORY : r->turns[i].turn,
+			       e);
 	if (rc == 0 && r->has_trajectory)
-		rc = save_turn(st, ver, v->run, &r->trajectory, e);
+		rc = save_turn(st, ver, v->run, &r->trajectory, VERDICT_TURN_TRAJECTORY, e);
+	if (rc == 0 && r->has_census)
+		rc = save_turn(st, ver, v->run, &r->census, VERDICT_TURN_CENSUS, e);
 	if (rc)
 		goto fail;
 	if ((rc = store_commit(st, e)) != 0)
@@ -208,12 +212,12 @@ static int latest_of(struct store *st, const char *run, int turn, int rechecks, 
 		       "(SELECT max(x.verification) FROM verdicts x JOIN verifications xw ON xw.id = x.verification "
 		       "WHERE x.run = v.run AND x.turn = v.turn AND x.idx = -1 AND xw.kind = 'recheck') "
 		       "AND v.verification > coalesce(" LATEST_FULL("v") ", 0) "
-		       "ORDER BY v.turn = -1, v.turn, v.idx"
+		       "ORDER BY v.turn < 0, v.turn, v.idx"
 		     : "SELECT v.turn, v.idx, v.tool, v.axis, v.kind, v.status, v.cause, v.message, v.observed, "
 		       "v.expected, v.rule, v.verification, w.at, w.belay_version FROM verdicts v "
 		       "JOIN verifications w ON w.id = v.verification "
 		       "WHERE v.run = ?1 AND (?2 IS NULL OR v.turn = ?2) AND v.verification = " LATEST_FULL("v") " "
-		       "ORDER BY v.turn = -1, v.turn, v.idx",
+		       "ORDER BY v.turn < 0, v.turn, v.idx",
 	    &q, e);
 	if (rc)
 		return rc;

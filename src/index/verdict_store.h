@@ -20,6 +20,11 @@
 
 struct store;
 
+/* The turn numbers run-level verdicts are kept under: the trajectory (the rules about the
+ * run's success claim) and the census (the tests the project's runner collects). */
+#define VERDICT_TURN_TRAJECTORY (-1)
+#define VERDICT_TURN_CENSUS (-2)
+
 /* The JSON shape of a full verdict is verdict_json's (verify/verdict.h): turn, tool, status,
  * cause, and every sub-verdict with axis, kind, rule, status, cause, message, observed and
  * expected. This is its inverse (into a zeroed v; verdict_free releases it): 0, or
@@ -46,7 +51,7 @@ int verdict_store_save_trace(const char *state_override, const char *trace, cons
 			     const struct verify_report *r, struct err *e);
 
 /* The latest verdict of each turn of a run (turn >= 0: only that one; -1: all, the
- * trajectory included as turn -1), as an array of verdict_full_json objects, each with
+ * run-level ones included as VERDICT_TURN_TRAJECTORY and VERDICT_TURN_CENSUS), as an array of verdict_full_json objects, each with
  * "verification", "at" and "belay_version" added. Only full verifications make verdicts: a
  * re-check never replaces one. Caller owns *out. */
 int verdict_store_latest(struct store *st, const char *run, int turn, cJSON **out, struct err *e);

@@ -87,6 +87,7 @@ static void run_free(struct cm_run *r)
 		free(d->comm);
 	}
 	free(r->denials);
+	cJSON_Delete(r->runv);
 	free(r->id);
 	free(r->trace);
 	free(r->server);
@@ -478,10 +479,17 @@ int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e)
 	int rc = verdict_store_latest(m->st, r->id, -1, &arr, e);
 	if (rc)
 		return rc;
+	cJSON_Delete(r->runv);
+	r->runv = NULL;
 	for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next) {
 		long long turn;
-		if (jx_int(v, "turn", 0, 1 << 30, &turn))
+		if (jx_int(v, "turn", 0, 1 << 30, &turn)) {
 			cm_apply_verdict(r, (int)turn, v, 0);
+		} else if (jx_int(v, "turn", VERDICT_TURN_CENSUS, VERDICT_TURN_TRAJECTORY, &turn)) {
+			if (!r->runv)
+				r->runv = cJSON_CreateArray();
+			cJSON_AddItemToArray(r->runv, cJSON_Duplicate(v, 1));
+		}
 	}
 	cJSON_Delete(arr);
 	/* The re-checks made since: one superseded by a later verdict is gone. */

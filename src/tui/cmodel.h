@@ -101,6 +101,9 @@ struct cm_run {
 	struct cm_hold *holds;
 	size_t nholds;
 	size_t counts[6];               /* turns by verdict: index cm_v + 1 (0 = none) */
+	/* The run-level verdicts of the latest full verification (the success claim's rules, the
+	 * census of collected tests), as verdict_store_latest gives them; owned, NULL: none. */
+	cJSON *runv;
 	unsigned gen;                   /* bumped on every change (views re-filter) */
 };
 

@@ -19,6 +19,7 @@
 #include "tui/argdiff.h"
 #include "tui/glyphs.h"
 #include "tui/look.h"
+#include "tui/runv.h"
 #include "tui/diffview.h"
 #include "tui/trialdoc.h"
 
@@ -51,6 +52,7 @@ void detail_free(struct detail *d)
 	cJSON_Delete(d->resp);
 	cJSON_Delete(d->verdict);
 	cJSON_Delete(d->recheck);
+	cJSON_Delete(d->runv);
 	jfold_free(&d->fold[0]);
 	jfold_free(&d->fold[1]);
 	tdoc_free(&d->head);
@@ -177,6 +179,7 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 		tdoc_nl(h);
 		tdoc_add(h, ROLE_DIM, "  not verified yet: v verifies this turn (replay from its pre-state + invariants)");
 	}
+	runv_detail(h, d->runv);
 	if (t->error) {
 		tdoc_nl(h);
 		tdoc_addf(h, ROLE_CALL_ERROR, "  %s", t->error);
@@ -465,6 +468,7 @@ void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn)
 	struct cm_turn *t = cm_turn_at(r, turn);
 	d->verdict = cm_verdict_full(m, r, turn);
 	d->recheck = cm_recheck_full(m, r, turn);
+	d->runv = r->runv ? cJSON_Duplicate(r->runv, 1) : NULL;
 	cJSON *req_meta = NULL;
 	d->req = load_frame(m, r, t->req_seq, "request", &d->tab[TAB_REQUEST], &d->tab[TAB_RAW], &req_meta);
 	if (t->resp_seq >= 0) {

@@ -24,6 +24,7 @@ struct detail {
 	struct jfold fold[2];  /* request, response */
 	cJSON *verdict;        /* the latest saved verdict (NULL: none) */
 	cJSON *recheck;        /* a partial re-check since (replay-from-here; NULL: none) */
+	cJSON *runv;           /* the run-level verdicts when it was opened (cm_run.runv's copy) */
 	struct tdoc head;      /* the verdict summary shown above the tabs */
 	struct tdoc tab[TAB_COUNT];
 };

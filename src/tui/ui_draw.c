@@ -9,6 +9,7 @@
 
 #include "tui/glyphs.h"
 #include "tui/look.h"
+#include "tui/runv.h"
 #include "tui/ui_internal.h"
 
 void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h);
@@ -18,6 +19,7 @@ struct layout {
 	int runs_y, runs_rows;
 	int turns_y, turns_rows;
 	int focus_y;
+	int runv_y; /* the run-level verdicts' line (-1: the run has none) */
 	int den_y, den_rows;
 	int status_y, prompt_y, hints_y;
 };
@@ -36,7 +38,10 @@ static void layout(const struct ui *u, struct layout *L)
 	L->status_y = h - 3;
 	L->den_y = L->status_y - 1 - L->den_rows;
 	L->focus_y = L->den_y - 1;
-	L->turns_rows = L->focus_y - (L->turns_y + 1);
+	/* the run's own verdicts (claim, census), when it has any: a line above the focused turn's */
+	const struct cm_run *r = ui_run((struct ui *)u);
+	L->runv_y = r && r->runv && r->runv->child ? L->focus_y - 1 : -1;
+	L->turns_rows = (L->runv_y >= 0 ? L->runv_y : L->focus_y) - (L->turns_y + 1);
 }
 
 int ui_pane_rows(const struct ui *u, enum pane p)
@@ -496,6 +501,25 @@ static void draw_focus_line(struct ui *u, struct canvas *c, int y)
 		canvas_text_fit(c, y, x + 2, u->w - x - 2, ROLE_CALL_ERROR, t->error, 0);
 }
 
+/* One line about the run as a whole: its success claim and its census, each whole or not
+ * at all after the first. */
+static void draw_runv_line(struct ui *u, struct canvas *c, int y)
+{
+	struct runv_item it[2];
+	size_t n = runv_items(ui_run(u)->runv, it, 2);
+	int x = canvas_text(c, y, 0, u->w, ROLE_NORMAL, " run: ");
+	for (size_t i = 0; i < n; i++) {
+		char lab[32];
+		snprintf(lab, sizeof lab, "%s%s ", i ? "  " : "", it[i].what);
+		if (i && canvas_width(lab) + canvas_width(it[i].text) > u->w - x)
+			break;
+		x += canvas_text(c, y, x, u->w - x, ROLE_DIM, lab);
+		x += canvas_text_fit(c, y, x, u->w - x, look_v_role(it[i].v), it[i].text, 0);
+	}
+	if (x < u->w)
+		canvas_fill(c, y, x, 1, u->w - x, ' ', ROLE_NORMAL);
+}
+
 /*==== denials ====*/
 
 static void draw_denials(struct ui *u, struct canvas *c, const struct layout *L)
@@ -770,6 +794,8 @@ void ui_draw(struct ui *u, struct canvas *c)
 	if (u->view == VIEW_HOME) {
 		draw_runs(u, c, &L);
 		draw_turns(u, c, &L);
+		if (L.runv_y >= 0)
+			draw_runv_line(u, c, L.runv_y);
 		draw_focus_line(u, c, L.focus_y);
 		draw_denials(u, c, &L);
 	} else if (u->view == VIEW_DETAIL) {

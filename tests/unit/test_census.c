@@ -15,6 +15,8 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "tsupport.h"
+#include "tui/cmodel.h"
+#include "tui/runv.h"
 
 #define DEMO BELAY_BUILD_DIR "/belay-demo-server"
 
@@ -151,6 +153,53 @@ Test(census, python_a_deleted_test_file_fails_naming_its_tests)
 	cr_assert_null(strstr(m, "test_add"), "%s", m);
 	cr_assert_eq(st, 4);
 	cJSON_Delete(c);
+	free(t);
+}
+
+/* The census is kept with the verification (turn VERDICT_TURN_CENSUS): `belay show RUN --json`
+ * gives it back beside the trajectory, the run's worst counts it, and the console reads it
+ * from there (cm_run.runv: the run line and a turn's detail, test_screens). */
+Test(census, kept_in_the_store_and_shown_with_the_run)
+{
+	python_project();
+	char *t = record_cmd("rm tests/test_more.py");
+	const char *argv[] = {BELAY_BIN, "verify", t, "--json", "--state", state, "--census", NULL};
+	struct ts_out o;
+	ts_run(argv, NULL, dir, NULL, 0, 200, &o);
+	cr_assert_eq(o.status, 4, "%s", o.err);
+	ts_out_free(&o);
+	char run[256];
+	const char *base = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
+	snprintf(run, sizeof run, "%.*s", (int)(strlen(base) - 6), base); /* without .jsonl */
+	const char *show[] = {BELAY_BIN, "show", run, "--json", "--state", state, NULL};
+	ts_run(show, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cJSON *j = cJSON_Parse(o.out);
+	cr_assert_not_null(j, "%s", o.out);
+	const cJSON *c = cJSON_GetObjectItem(j, "census");
+	cr_assert_not_null(c, "belay show has no census: %s", o.out);
+	cr_assert_str_eq(jx_str(c, "status"), "FAIL");
+	const cJSON *s = cJSON_GetObjectItem(c, "verdicts")->child;
+	cr_assert(s && strstr(jx_str(s, "message"), "tests/test_more.py::TestMore::test_neg"), "%s", o.out);
+	const cJSON *ev = cJSON_GetObjectItem(s, "expected");
+	cr_assert_eq(cJSON_GetObjectItem(ev, "collected_before")->valueint, 3, "%s", o.out);
+	cr_assert_eq(cJSON_GetObjectItem(ev, "collected_after")->valueint, 2, "%s", o.out);
+	cr_assert_str_eq(jx_str(j, "worst"), "FAIL", "the run's worst counts the census: %s", o.out);
+	cJSON_Delete(j);
+	/* the console's model of the run has it as a run-level verdict, the census counted */
+	struct cmodel m = {0};
+	struct err e = {0};
+	cr_assert_eq(cm_open(&m, state, &e), 0, "%s", e.msg);
+	cr_assert_eq(cm_load_runs(&m, &e), 0, "%s", e.msg);
+	struct cm_run *r = cm_find(&m, run);
+	cr_assert_not_null(r);
+	struct runv_item it[2];
+	cr_assert_eq(runv_items(r->runv, it, 2), 1, "the census alone (no claim was made)");
+	cr_assert_str_eq(it[0].what, "census");
+	cr_assert_eq(it[0].v, CMV_FAIL);
+	cr_assert(strstr(it[0].text, "1 dropped, 0 skipped (3 ") && strstr(it[0].text, " 2 collected)"), "%s", it[0].text);
+	cm_close(&m);
+	ts_out_free(&o);
 	free(t);
 }
 

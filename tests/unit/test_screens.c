@@ -750,6 +750,33 @@ static void scr_filtered(void)
 	cr_assert_str_eq(F.u.filter_text, "verdict:unverified");
 }
 
+/* The run-level verdicts as the store gives them (verdict_store_latest): the success claim
+ * re-derived and failed, the census dropping two tests and skipping one. */
+#define RUN_VERDICTS                                                                                                   \
+	"[{\"turn\":-2,\"tool\":null,\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[{\"axis\":\"A1\",\"kind\":"      \
+	"\"census\",\"rule\":\"census\",\"status\":\"FAIL\",\"message\":\"tests-collected (pytest): TESTS_DROPPED 2 "        \
+	"test(s) collected in the task's first pre-state are not collected after the run: tests/test_calc.py::test_div, "    \
+	"tests/test_calc.py::test_neg; TESTS_SKIPPED 1 test(s) that ran are skipped after the run: "                         \
+	"tests/test_calc.py::test_add (now skipped: flaky)\",\"observed\":[{\"finding\":\"TESTS_DROPPED\",\"test\":\"a\"},"  \
+	"{\"finding\":\"TESTS_DROPPED\",\"test\":\"b\"},{\"finding\":\"TESTS_SKIPPED\",\"test\":\"c\"}],\"expected\":"       \
+	"{\"runner\":\"pytest\",\"collected_before\":41,\"collected_after\":39,\"to_run_before\":41,\"to_run_after\":38}}]},"  \
+	"{\"turn\":-1,\"tool\":null,\"status\":\"FAIL\",\"cause\":null,\"verdicts\":[{\"axis\":\"A1\",\"kind\":\"claim\"," \
+	"\"rule\":\"claim-rederived\",\"status\":\"FAIL\",\"message\":\"the agent said \\\"all tests pass\\\"; the suite "    \
+	"failed twice the same way on the run's final state: tests/test_calc.py::test_mul (AssertionError)\"}]}]"
+
+static void with_run_verdicts(void)
+{
+	struct cm_run *r = ui_run(&F.u);
+	r->runv = cJSON_Parse(RUN_VERDICTS);
+	cr_assert_not_null(r->runv);
+}
+
+static void scr_run_verdicts(void)
+{
+	with_run_verdicts();
+	press('g', 'j', 'j', 'j', 0);
+}
+
 static void scr_detail(enum dtab tab, int down)
 {
 	open_detail(tab);
@@ -789,6 +816,15 @@ static void scr_prompt(void)
 	press(':', 0);
 	type("verify.tu");
 	cr_assert_eq(F.u.prompt, ':');
+}
+
+static void detail_run_verdicts(void)
+{
+	with_run_verdicts();
+	scr_detail(TAB_REQUEST, 0);
+	struct detail *d = &F.u.det;
+	d->runv = cJSON_Duplicate(ui_run(&F.u)->runv, 1);
+	detail_render_head(d, cm_turn_at(ui_run(&F.u), DETAIL_TURN));
 }
 
 static void detail_request(void)
@@ -833,6 +869,8 @@ Test(screens, theme_legends) { ts_theme_legends(); }
 Test(screens, home_runs) { run_screen("home_runs", scr_home_runs, 0); }
 Test(screens, home_turns) { run_screen("home_turns", scr_home_turns, 0); }
 Test(screens, home_turns_ascii) { run_screen("home_turns_ascii", scr_home_turns, 1); }
+Test(screens, home_run_verdicts) { run_screen("home_run_verdicts", scr_run_verdicts, 0); }
+Test(screens, detail_run_verdicts) { run_screen("detail_run_verdicts", detail_run_verdicts, 0); }
 Test(screens, home_denials) { run_screen("home_denials", scr_home_denials, 0); }
 Test(screens, filtered) { run_screen("filtered", scr_filtered, 0); }
 Test(screens, detail_request) { run_screen("detail_request", detail_request, 0); }
