@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "common/jsonx.h"
-#include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
 #include "tui/glyphs.h"
@@ -124,14 +123,19 @@ int ui_corpus_set_filter(struct ui *u, const char *expr, int quiet)
 
 /*==== the case document ====*/
 
+/* "40s", "12m", "3h", "2d" since iso (the corpus writes UTC: "...T18:50:00+00:00"). */
 static void age_of(time_t now, const char *iso, char *out, size_t n)
 {
-	struct timespec ts;
-	if (!iso || time_parse_iso8601(iso, &ts) != 0) {
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	if (!iso || sscanf(iso, "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+			   &tm.tm_sec) != 6) {
 		snprintf(out, n, "?");
 		return;
 	}
-	long s = (long)(now - ts.tv_sec);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	long s = (long)(now - timegm(&tm));
 	if (s < 0)
 		s = 0;
 	if (s < 60)
@@ -664,17 +668,16 @@ static void draw_score(struct ui *u, struct canvas *c, int y)
 	for (int i = 0; i < 3; i++) {
 		x += canvas_text(c, y, x, u->w - x, ROLE_DIM, names[i]);
 		x += canvas_text(c, y, x, u->w - x, ROLE_STATUS_KEY, vals[i]);
-		snprintf(line, sizeof line, " (%ld/%ld)   ", num[i], den[i]);
+		snprintf(line, sizeof line, " (%ld/%ld)  ", num[i], den[i]);
 		x += canvas_text(c, y, x, u->w - x, ROLE_DIM, line);
 	}
+	/* what is counted apart first: the TP/FP/FN counts are in the fractions above */
+	snprintf(line, sizeof line, " apart: %ld unlabelled, %ld unverifiable, %ld UNVERIFIED   ", s->pending,
+		 s->unverifiable, s->unverified);
+	x = canvas_text(c, y + 1, 0, u->w, ROLE_DIM, line);
 	snprintf(line, sizeof line, "TP %ld  FP %ld  FN %ld (%ld missed)  TN %ld", s->tp, s->fp, s->fn, s->fn_missed,
 		 s->tn);
-	canvas_text_fit(c, y, x, u->w - x, ROLE_NORMAL, line, 0);
-	snprintf(line, sizeof line,
-		 " counted apart: %ld unlabelled, %ld unverifiable, %ld UNVERIFIED by the engine (of %ld case(s); %ld "
-		 "judged)",
-		 s->pending, s->unverifiable, s->unverified, s->cases, judged);
-	canvas_text_fit(c, y + 1, 0, u->w, ROLE_DIM, line, 0);
+	canvas_text_fit(c, y + 1, x, u->w - x, ROLE_NORMAL, line, 0);
 }
 
 void ui_corpus_draw(struct ui *u, struct canvas *c, int y, int h)
@@ -700,7 +703,7 @@ void ui_corpus_draw(struct ui *u, struct canvas *c, int y, int h)
 		return;
 	}
 	/* columns: the label, the verdict and the last re-run are never cut; the tool gets up to
-	 * 18, the case id (run and turn) what is left, then the age */
+	 * 18, the turn and run what is left, then the age */
 	int labw = 14, vw = 12, agew = 4, lastw = 12, toolw = 4;
 	for (size_t i = 0; i < cc->n; i++) {
 		int n = canvas_width(cc->c[i].tool ? cc->c[i].tool : "(whole run)");
@@ -718,7 +721,7 @@ void ui_corpus_draw(struct ui *u, struct canvas *c, int y, int h)
 	x = cellw(c, ly, x, labw, ROLE_HEADER, "label");
 	x = cellw(c, ly, x, vw, ROLE_HEADER, "verdict");
 	x = cellw(c, ly, x, toolw, ROLE_HEADER, "tool");
-	x = cellw(c, ly, x, idw, ROLE_HEADER, "case (run-turn)");
+	x = cellw(c, ly, x, idw, ROLE_HEADER, "turn, run");
 	x = cellw(c, ly, x, agew, ROLE_HEADER, "age");
 	cellw(c, ly, x, lastw, ROLE_HEADER, "last run");
 	focused(u);
@@ -746,7 +749,11 @@ void ui_corpus_draw(struct ui *u, struct canvas *c, int y, int h)
 		x = cellw(c, ry, x, vw, look_v_role(v), s);
 		int keep_end = x;
 		x = cellw(c, ry, x, toolw, ROLE_NORMAL, cs->tool ? cs->tool : "(whole run)");
-		x = cellw(c, ry, x, idw, ROLE_DIM, cs->id);
+		if (cs->turn >= 0) /* the turn first: ids of one run differ only at their end */
+			snprintf(s, sizeof s, "#%d %s", cs->turn, cs->run ? cs->run : cs->id);
+		else
+			snprintf(s, sizeof s, "all %s", cs->run ? cs->run : cs->id);
+		x = cellw(c, ry, x, idw, ROLE_DIM, s);
 		age_of(u->now, cs->created, s, sizeof s);
 		x = cellw(c, ry, x, agew, ROLE_DIM, s);
 		const char *oc = cs->outcome ? cs->outcome : cs->last;
