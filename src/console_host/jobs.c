@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
@@ -29,7 +30,7 @@ enum { J_VERIFY, J_LABEL, J_RECOVER, J_CALL, J_CASE_LABEL, J_CASE_DELETE, J_CORP
 struct job {
 	int kind;
 	char *run, *trace, *label, *note;
-	int turn, from, coverage_only, miss;
+	int turn, from, coverage_only, miss, meaning;
 	char *state;   /* J_CASE_*, J_CORPUS_RUN: the state dir; run is the case id */
 	char **ids;    /* J_CORPUS_RUN (NULL: every case) */
 	size_t nids;
@@ -233,6 +234,17 @@ static void run_label(struct jobs *j, struct job *jb)
 				rc = 0;
 			free(ar.id);
 		}
+	}
+	if (rc == 0 && jb->label && jb->meaning >= 0) { /* the label the meaning is on what was banked */
+		cJSON *shown = NULL;
+		const char *label = NULL;
+		if ((rc = corpus_show(c, id, &shown, &e)) == 0 &&
+		    (rc = corpus_label_meaning(jx_str(shown, "expected_status"), (enum corpus_meaning)jb->meaning, &label,
+					       &jb->miss, &e)) == 0) {
+			free(jb->label);
+			jb->label = xstrdup(label);
+		}
+		cJSON_Delete(shown);
 	}
 	if (rc == 0 && jb->label)
 		rc = corpus_label_set(c, id, jb->label, jb->note, NULL, jb->miss, &e);
@@ -443,7 +455,7 @@ void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, i
 }
 
 void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note,
-		int miss)
+		int miss, int meaning)
 {
 	struct job *jb = xcalloc(1, sizeof *jb);
 	jb->kind = J_LABEL;
@@ -453,6 +465,7 @@ void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, co
 	jb->label = label ? xstrdup(label) : NULL;
 	jb->note = note ? xstrdup(note) : NULL;
 	jb->miss = miss;
+	jb->meaning = meaning;
 	enqueue(j, jb);
 }
 

@@ -27,9 +27,10 @@ struct jobs *jobs_start(const char *state_dir, const struct policy *policy, stru
 void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, int from, int coverage_only);
 /* Banks turn `turn` of the run as a corpus case (replaying it, unless already banked) and,
  * when label is not NULL, appends the label (with note, may be NULL; miss: a recorded miss)
- * to its history. */
+ * to its history. meaning >= 0 (enum corpus_meaning): the label is what it means on the
+ * banked case's expected status (corpus_label_meaning), whatever label says. */
 void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note,
-		int miss);
+		int miss, int meaning);
 /* The corpus of state_dir, by case id (docs/CORPUS.md); each ends with a CE_CORPUS whose
  * json says {"what": "label"|"delete"|"run"} (a CE_LOG says why when it failed).
  * Appends a label to case id's history (corpus_label_set). */

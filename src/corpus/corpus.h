@@ -77,6 +77,14 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
  * status is not FAIL). `by` is the OS user. The one and only writer of labels. */
 int corpus_label_set(struct corpus *c, const char *id, const char *label, const char *note, const char *root_cause,
 		     int miss, struct err *e);
+/* What a person means, whatever the verdict: "right" (the verdict is), "wrong" (it is not),
+ * "missed" (a verdict that did not flag hid a real failure). */
+enum corpus_meaning { CORPUS_RIGHT = 0, CORPUS_WRONG, CORPUS_MISSED };
+/* The label a meaning is on a case whose expected status is `status` (pure): on a FAIL,
+ * right is true-positive and wrong false-positive; on anything else (PASS, WARN,
+ * UNVERIFIED), right is false-positive (nothing failed) and wrong or missed is
+ * true-positive with miss set. Missed on a FAIL is BELAY_EUSAGE, saying why. */
+int corpus_label_meaning(const char *status, enum corpus_meaning m, const char **label, int *miss, struct err *e);
 /* Deletes a case and everything that is its own: its label history, its run results, its
  * trace, its snapshot list and its snapshot references (so gc may take pre-states no one
  * else needs). A person's act (`belay corpus delete`, the console's delete key), like a

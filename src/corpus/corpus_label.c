@@ -118,6 +118,27 @@ fail:
 	return rc;
 }
 
+int corpus_label_meaning(const char *status, enum corpus_meaning m, const char **label, int *miss, struct err *e)
+{
+	int fail = status && !strcmp(status, "FAIL");
+	*label = NULL;
+	*miss = 0;
+	if (m == CORPUS_RIGHT) {
+		*label = fail ? "true-positive" : "false-positive";
+		return 0;
+	}
+	if (m == CORPUS_WRONG && fail) {
+		*label = "false-positive";
+		return 0;
+	}
+	if (m == CORPUS_MISSED && fail)
+		return err_set(e, BELAY_EUSAGE,
+			       "a FAIL was flagged, so it cannot be a miss: right (a real failure) or wrong (not one)");
+	*label = "true-positive"; /* wrong or missed on a verdict that did not flag: a miss */
+	*miss = 1;
+	return 0;
+}
+
 /* One DELETE of a case's rows in table `sql` (case_id = ?1). */
 static int delete_rows(struct store *db, const char *sql, const char *id, struct err *e)
 {

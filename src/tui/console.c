@@ -59,10 +59,11 @@ static void in_verify(void *ctx, const struct cm_run *r, int turn, int from, int
 	jobs_verify(c->o->jobs, r->id, r->trace, turn, from, coverage_only);
 }
 
-static void in_label(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss)
+static void in_label(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss,
+		     int meaning)
 {
 	struct console *c = ctx;
-	jobs_label(c->o->jobs, r->id, r->trace, turn, label, note, miss);
+	jobs_label(c->o->jobs, r->id, r->trace, turn, label, note, miss, meaning);
 }
 
 /* The corpus view's work, by case id, on the console's state directory (its store is the

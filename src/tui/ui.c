@@ -461,7 +461,7 @@ static void cmd_verify(struct ui *u, int which)
 		ui_message(u, 0, "replaying from turn %d on (results compared, nothing else judged): queued", t->turn);
 }
 
-static void cmd_label(struct ui *u, const char *label, const char *note, int miss)
+static void cmd_label(struct ui *u, const char *label, const char *note, int miss, int meaning)
 {
 	struct cm_run *r;
 	if (!need_run(u, &r) || !u->in.label)
@@ -481,7 +481,14 @@ static void cmd_label(struct ui *u, const char *label, const char *note, int mis
 		label = t->label;
 		miss = t->label_miss;
 	}
-	u->in.label(u->in.ctx, r, t->turn, label, note, miss);
+	u->in.label(u->in.ctx, r, t->turn, label, note, miss, meaning);
+	if (meaning >= 0 && t->v == CMV_NONE) {
+		static const char *const words[] = {"right", "wrong", "missed"};
+		ui_message(u, 0, "turn %d: banking it, then labelling it %s on the verdict the replay banks (not verified "
+				 "yet)",
+			   t->turn, words[meaning % 3]);
+		return;
+	}
 	ui_message(u, 0, "turn %d: %s%s%s%s (banking replays the turn first; the label is stored when it is done)",
 		   t->turn, label ? "labelling " : "banking", label ? label : "", miss ? " --miss (missed)" : "",
 		   note ? " with a note" : "");
@@ -501,7 +508,8 @@ static void cmd_label_meaning(struct ui *u, enum command which)
 		ui_message(u, 1, "turn %d: %s", t->turn, why);
 		return;
 	}
-	cmd_label(u, label, NULL, miss);
+	/* the job decides on the verdict the case banks (the one the score reads) */
+	cmd_label(u, label, NULL, miss, (int)ui_meaning_of(which));
 }
 
 /* The focused held call (NULL, with a message naming `what`, when none). */
@@ -899,7 +907,7 @@ void ui_command(struct ui *u, const char *line)
 	case C_VERIFY_REST: cmd_verify(u, 1); break;
 	case C_VERIFY_RUN: cmd_verify(u, 2); break;
 	case C_REPLAY_FROM: cmd_verify(u, 3); break;
-	case C_CORPUS_ADD: cmd_label(u, NULL, NULL, 0); break;
+	case C_CORPUS_ADD: cmd_label(u, NULL, NULL, 0, -1); break;
 	case C_LABEL_RIGHT:
 	case C_LABEL_WRONG:
 	case C_LABEL_MISSED: cmd_label_meaning(u, (enum command)c); break;
@@ -912,13 +920,13 @@ void ui_command(struct ui *u, const char *line)
 		if (strcmp(arg, "true-positive") && strcmp(arg, "false-positive") && strcmp(arg, "unverifiable"))
 			ui_message(u, 2, "label: one of true-positive, false-positive, unverifiable");
 		else
-			cmd_label(u, arg, NULL, 0);
+			cmd_label(u, arg, NULL, 0, -1);
 		break;
 	case C_NOTE:
 		if (!*arg)
 			ui_message(u, 2, "note: type the note after the command (:note the replay was right)");
 		else
-			cmd_label(u, NULL, arg, 0);
+			cmd_label(u, NULL, arg, 0, -1);
 		break;
 	case C_APPROVE: cmd_resolve(u, 1); break;
 	case C_APPLY_INSTEAD: cmd_apply_instead(u, arg); break;

@@ -28,8 +28,11 @@ enum pane { PANE_RUNS = 0, PANE_TURNS, PANE_DENIALS, PANE_COUNT };
 struct ui_intents {
 	void (*verify)(void *ctx, const struct cm_run *r, int turn, int from, int coverage_only);
 	/* Banks the turn (when it is not a case yet) and, with label, labels it (miss: a recorded
-	 * miss, true-positive --miss). */
-	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss);
+	 * miss, true-positive --miss). meaning >= 0 (enum corpus_meaning): the label is what that
+	 * meaning is on the case's banked verdict, decided once it is banked (label is then only
+	 * what the UI expects). */
+	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss,
+		      int meaning);
 	/* The corpus (docs/CORPUS.md), by case id, as jobs; each answers with CE_CORPUS events.
 	 * Labels case `id` (corpus_label_set); deletes it (corpus_delete); re-runs the n cases
 	 * of ids (n 0: every case; corpus_run). */

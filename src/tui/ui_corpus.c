@@ -16,25 +16,18 @@
 #include "tui/look.h"
 #include "tui/ui_internal.h"
 
+enum corpus_meaning ui_meaning_of(enum command which)
+{
+	return which == C_LABEL_RIGHT ? CORPUS_RIGHT : which == C_LABEL_WRONG ? CORPUS_WRONG : CORPUS_MISSED;
+}
+
 int ui_label_meaning(enum cm_v v, enum command which, const char **label, int *miss, char *why, size_t n)
 {
-	int fail = v == CMV_FAIL;
-	*label = NULL;
-	*miss = 0;
-	if (which == C_LABEL_RIGHT) {
-		*label = fail ? "true-positive" : "false-positive";
-		return 0;
-	}
-	if (which == C_LABEL_WRONG && fail) {
-		*label = "false-positive";
-		return 0;
-	}
-	if (which == C_LABEL_MISSED && fail) {
-		snprintf(why, n, "a FAIL was flagged, so it cannot be a miss: right (a real failure) or wrong (not one)");
+	struct err e = {0};
+	if (corpus_label_meaning(v == CMV_NONE ? NULL : cm_v_word(v), ui_meaning_of(which), label, miss, &e) != 0) {
+		snprintf(why, n, "%s", e.msg);
 		return -1;
 	}
-	*label = "true-positive"; /* wrong or missed on a verdict that did not flag: a miss */
-	*miss = 1;
 	return 0;
 }
 

@@ -27,11 +27,12 @@ struct ui_corpus {
 };
 
 /* What a label key means on a verdict (a turn's, or a case's expected one): which is one of
- * C_LABEL_RIGHT, C_LABEL_WRONG, C_LABEL_MISSED. Right on a FAIL is true-positive, wrong on a
- * FAIL false-positive; on a PASS, WARN or UNVERIFIED (or a turn not verified yet), right is
- * false-positive (nothing failed) and wrong or missed is true-positive with miss set. Missed
- * on a FAIL is refused: 0 and *label, *miss, or -1 with why (a sentence) in why. */
+ * C_LABEL_RIGHT, C_LABEL_WRONG, C_LABEL_MISSED; corpus_label_meaning's table (right on a FAIL
+ * is true-positive, ...). Missed on a FAIL is refused: 0 and *label, *miss, or -1 with why
+ * (a sentence) in why. */
 int ui_label_meaning(enum cm_v v, enum command which, const char **label, int *miss, char *why, size_t n);
+/* CORPUS_RIGHT, CORPUS_WRONG or CORPUS_MISSED for C_LABEL_RIGHT, C_LABEL_WRONG, C_LABEL_MISSED. */
+enum corpus_meaning ui_meaning_of(enum command which);
 
 /* The hooks ui.c calls. */
 /* 1 when cmd was the corpus view's to handle (it did), 0 when ui.c handles it. */

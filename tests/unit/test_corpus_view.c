@@ -43,7 +43,7 @@ TestSuite(corpus_view, .init = setup);
 
 struct call {
 	char id[200], label[32], note[200];
-	int miss, turn;
+	int miss, turn, meaning;
 };
 
 static struct {
@@ -59,12 +59,14 @@ static struct {
 	char run_ids[8][200];
 } F;
 
-static void in_label(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss)
+static void in_label(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss,
+		     int meaning)
 {
 	(void)ctx;
 	(void)r;
 	(void)note;
 	struct call *c = &F.labels[F.nlabels++];
+	c->meaning = meaning;
 	snprintf(c->id, sizeof c->id, "turn");
 	snprintf(c->label, sizeof c->label, "%s", label ? label : "(bank)");
 	c->miss = miss;
@@ -342,6 +344,7 @@ Test(corpus_view, the_turn_keys_label_by_meaning_and_the_row_says_which)
 	cr_assert_eq(F.nlabels, 1);
 	cr_assert_str_eq(F.labels[0].label, "false-positive");
 	cr_assert_eq(F.labels[0].miss, 0);
+	cr_assert_eq(F.labels[0].meaning, CORPUS_WRONG, "the job decides on the verdict the case banks");
 	/* missed on a FAIL is refused, nothing sent */
 	press('m', 0);
 	cr_assert_eq(F.nlabels, 1);
@@ -352,6 +355,7 @@ Test(corpus_view, the_turn_keys_label_by_meaning_and_the_row_says_which)
 	cr_assert_str_eq(F.labels[1].label, "true-positive");
 	cr_assert_eq(F.labels[1].miss, 1);
 	cr_assert_eq(F.labels[1].turn, 1);
+	cr_assert_eq(F.labels[1].meaning, CORPUS_MISSED);
 	press('t', 0);
 	cr_assert_str_eq(F.labels[2].label, "false-positive");
 	/* the job's answer: the row shows M for the miss, F for the false-positive */
