@@ -53,6 +53,7 @@ struct cm_turn {
 	/* operator */
 	char label[16];            /* true-positive | false-positive | unverifiable | pending | "" */
 	int label_miss;            /* the label declares a recorded miss (true-positive --miss) */
+	int marked;                /* marked for a bulk action (ui_corpus.c) */
 	uint64_t hold;             /* held for the operator (0: not held) */
 	int final;                 /* answered/cancelled/untracked: its row will not change */
 };

@@ -518,6 +518,126 @@ static void cmd_mark(struct ui *u, int all)
 	cv->cc.gen++;
 }
 
+/*==== marked turns ====*/
+
+static size_t turns_marked(struct cm_run *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; r && i < r->nturns; i++)
+		n += cm_turn_at(r, i)->marked != 0;
+	return n;
+}
+
+static void cmd_mark_turns(struct ui *u, int all)
+{
+	struct cm_run *r = ui_run(u);
+	if (!r)
+		return;
+	if (!all) {
+		struct cm_turn *t = ui_focused(u, NULL);
+		if (!t) {
+			ui_message(u, 1, "mark: no turn is focused");
+			return;
+		}
+		t->marked = !t->marked;
+		u->follow = 0;
+		ui_refilter(u, 0);
+		if (u->pos[PANE_TURNS].sel + 1 < u->nvis)
+			u->pos[PANE_TURNS].sel++;
+	} else {
+		ui_refilter(u, 0);
+		int every = u->nvis > 0;
+		for (size_t i = 0; i < u->nvis; i++)
+			if (u->vis[i] < r->nturns)
+				every &= cm_turn_at(r, u->vis[i])->marked;
+		for (size_t i = 0; i < u->nvis; i++)
+			if (u->vis[i] < r->nturns)
+				cm_turn_at(r, u->vis[i])->marked = !every;
+	}
+	r->gen++;
+	size_t n = turns_marked(r);
+	ui_message(u, 0, "%zu turn(s) marked%s", n, n ? ": c banks, t/f/m/u label, v verifies all of them" : "");
+}
+
+/* A bulk action on the marked turns of the current run: asked once, then one intent per
+ * turn, then the marks are cleared. 1 when it was one (there were marks). */
+static int bulk_turns(struct ui *u, enum command cmd, const char *arg)
+{
+	struct cm_run *r = ui_run(u);
+	size_t n = turns_marked(r);
+	if (!n || (u->view != VIEW_HOME && u->view != VIEW_DETAIL))
+		return 0;
+	int now = take_now(&arg);
+	if (cmd == C_LABEL && strcmp(arg, "true-positive") && strcmp(arg, "false-positive") &&
+	    strcmp(arg, "unverifiable")) {
+		ui_message(u, 2, "label: one of true-positive, false-positive, unverifiable");
+		return 1;
+	}
+	if (cmd == C_NOTE && !*arg) {
+		ui_message(u, 2, "note: type the note after the command (:note the replay was right)");
+		return 1;
+	}
+	const char *what = cmd == C_LABEL_RIGHT ? "right" : cmd == C_LABEL_WRONG ? "wrong" : cmd == C_LABEL_MISSED ? "missed"
+			  : cmd == C_CORPUS_ADD ? "banked" : cmd == C_VERIFY_TURN ? "verified" : cmd == C_NOTE ? "noted" : arg;
+	if (!now) {
+		snprintf(u->confirm, sizeof u->confirm, "%s now%s%s", command_name(cmd), *arg ? " " : "", arg);
+		ui_message(u, 1, "%zu marked turn(s) %s%s? [y/N]", n, what,
+			   cmd == C_LABEL_RIGHT || cmd == C_LABEL_WRONG || cmd == C_LABEL_MISSED
+				   ? ", each by its own verdict (banked first)"
+				   : "");
+		return 1;
+	}
+	size_t done = 0, skipped = 0;
+	for (size_t i = 0; i < r->nturns; i++) {
+		struct cm_turn *t = cm_turn_at(r, i);
+		if (!t->marked)
+			continue;
+		t->marked = 0;
+		if (t->call == CMC_PENDING) {
+			skipped++;
+			continue;
+		}
+		const char *label = NULL;
+		int miss = 0, meaning = -1;
+		char why[200];
+		if (cmd == C_VERIFY_TURN) {
+			if (u->in.verify) {
+				u->in.verify(u->in.ctx, r, t->turn, t->turn, 0);
+				t->verifying = 1;
+			}
+			done++;
+			continue;
+		}
+		if (cmd == C_LABEL) {
+			label = arg;
+		} else if (cmd == C_NOTE) {
+			if (!t->label[0]) {
+				skipped++;
+				continue;
+			}
+			label = t->label;
+			miss = t->label_miss;
+		} else if (cmd != C_CORPUS_ADD) {
+			if (ui_label_meaning(t->v, cmd, &label, &miss, why, sizeof why) != 0) {
+				skipped++;
+				continue;
+			}
+			meaning = (int)ui_meaning_of(cmd);
+		}
+		if (u->in.label)
+			u->in.label(u->in.ctx, r, t->turn, label, cmd == C_NOTE ? arg : NULL, miss, meaning);
+		done++;
+	}
+	r->gen++;
+	if (skipped)
+		ui_message(u, 1, "%zu turn(s) %s: queued; left out %zu (unanswered, a FAIL for missed, or without a label "
+				 "for a note)",
+			   done, what, skipped);
+	else
+		ui_message(u, 0, "%zu turn(s) %s: queued", done, what);
+	return 1;
+}
+
 static void cmd_toggle(struct ui *u)
 {
 	if (u->view == VIEW_CORPUS || u->view == VIEW_CASE) {
@@ -536,6 +656,14 @@ int ui_corpus_command(struct ui *u, enum command cmd, const char *arg)
 		return 1;
 	}
 	if (u->view != VIEW_CORPUS && u->view != VIEW_CASE) {
+		int on_turns = u->view == VIEW_HOME && u->focus == PANE_TURNS;
+		if ((cmd == C_MARK || cmd == C_MARK_ALL) && on_turns) {
+			cmd_mark_turns(u, cmd == C_MARK_ALL);
+			return 1;
+		}
+		if (cmd == C_LABEL_RIGHT || cmd == C_LABEL_WRONG || cmd == C_LABEL_MISSED || cmd == C_LABEL ||
+		    cmd == C_NOTE || cmd == C_CORPUS_ADD || cmd == C_VERIFY_TURN)
+			return bulk_turns(u, cmd, arg);
 		if (cmd == C_CORPUS_RUN || cmd == C_CASE_DELETE || cmd == C_MARK || cmd == C_MARK_ALL) {
 			char keys[64];
 			keymap_keys_for(u->km, KCTX_GLOBAL, "corpus", keys, sizeof keys);

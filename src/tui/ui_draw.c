@@ -307,6 +307,8 @@ static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 {
 	int x = 0;
 	canvas_text(c, y, 0, 2, ROLE_NORMAL, sel ? glyph(G_FOCUS) : " ");
+	if (t->marked) /* marked for a bulk action */
+		canvas_text(c, y, 1, 1, ROLE_LABEL, glyph(G_MARK));
 	x = 2;
 	char s[64];
 	snprintf(s, sizeof s, "%4d", t->turn);

@@ -487,3 +487,33 @@ Test(corpus_view, help_lists_the_label_keys_of_each_view)
 	free(s);
 	teardown_fx();
 }
+
+Test(corpus_view, marked_turns_are_labelled_banked_or_verified_at_once_after_one_question)
+{
+	build(120, 40);
+	press('g', K_SPACE, K_SPACE, K_SPACE, 0); /* turns 0 (FAIL), 1 (PASS), 2 (UNVERIFIED) */
+	char *row = row_with("   1 ", "read_file");
+	cr_assert(row && !strncmp(row, " ●", strlen(" ●")), "a marked row says so: '%s'", row);
+	free(row);
+	press('f', 0);
+	cr_assert_eq(F.nlabels, 0, "nothing before the answer");
+	cr_assert(strstr(F.u.msg, "3 marked turn(s) wrong"), "%s", F.u.msg);
+	press('y', 0);
+	cr_assert_eq(F.nlabels, 3, "one label per marked turn");
+	cr_assert_str_eq(F.labels[0].label, "false-positive"); /* the FAIL: wrong */
+	cr_assert_eq(F.labels[0].meaning, CORPUS_WRONG);
+	cr_assert_str_eq(F.labels[1].label, "true-positive"); /* the PASS: a miss */
+	cr_assert_eq(F.labels[1].miss, 1);
+	cr_assert_eq(F.labels[2].turn, 2);
+	cr_assert_eq(F.labels[2].miss, 1);
+	/* the marks are gone: f now labels the focused turn alone, without a question */
+	press('f', 0);
+	cr_assert_eq(F.nlabels, 4);
+	/* a marks every turn the filter shows, again unmarks them; c banks the marked ones */
+	press('a', 'a', 0);
+	press('a', 'c', 'y', 0);
+	cr_assert_eq(F.nlabels, 7, "three banked");
+	cr_assert_str_eq(F.labels[6].label, "(bank)");
+	cr_assert_eq(F.labels[6].meaning, -1);
+	teardown_fx();
+}
