@@ -808,7 +808,8 @@ void ui_corpus_draw(struct ui *u, struct canvas *c, int y, int h)
 	char s[600];
 	int sl = snprintf(s, sizeof s, " CORPUS (%zu case%s)  newest first", cc->n, cc->n == 1 ? "" : "s");
 	if (cc->flt)
-		sl += snprintf(s + sl, sizeof s - (size_t)sl, "  %zu shown by the filter", cc->nvis);
+		sl += snprintf(s + sl, sizeof s - (size_t)sl, "  %zu shown by the filter: %.200s", cc->nvis,
+			       cc->filter_text);
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HEADER);
 	canvas_text_fit(c, y, 0, u->w, ROLE_TITLE, s, 0);
 	draw_score(u, c, y + 1);
