@@ -23,11 +23,6 @@
 
 #define ARGS_SHOWN 160 /* bytes of an arguments summary kept per turn */
 
-static const char *col_text(sqlite3_stmt *q, int i)
-{
-	return (const char *)sqlite3_column_text(q, i);
-}
-
 static void copy_to(char *dst, size_t n, const char *s)
 {
 	snprintf(dst, n, "%s", s ? s : "");
