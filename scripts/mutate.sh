@@ -53,7 +53,7 @@ tests_for() {
 	src/assertions/a1_java*.c) echo 'test_a1_java|test_weakening' ;;
 	src/assertions/*) echo 'test_testfiles|test_weakening|test_a1_catalogue' ;;
 	src/snapshot/*) echo 'test_snapshot|test_snapshot_incr|test_snapshot_partial|test_snapshot_store|test_recover|test_corpus$' ;;
-	src/corpus/*) echo 'test_corpus_compare|test_corpus_labels|test_corpus$' ;;
+	src/corpus/*) echo 'test_corpus_compare|test_corpus_labels|test_corpus_cancel|test_corpus$' ;;
 	src/proxy/session_admission.c) echo 'test_gate_hold|test_gate_proxy|test_gate_forwarding|test_try_route' ;;
 	src/trial/trial_route.c) echo 'test_try_route|test_try_gate' ;;
 	src/index/store_writer.c) echo 'test_live_index|test_runindex' ;;

@@ -88,7 +88,7 @@ static const char *kind_name(enum cevent_kind k)
 {
 	static const char *names[] = {"run_started", "run_committed", "run_ended", "hold", "hold_done", "verdict",
 				      "recheck",     "verdicts",      "labeled",   "job",  "log",       "run_alert",
-				      "trial"};
+				      "trial",       "corpus"};
 	_Static_assert(sizeof names / sizeof names[0] == CE_KINDS, "one name per console event kind");
 	return (size_t)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }

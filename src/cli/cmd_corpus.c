@@ -105,14 +105,20 @@ static const struct cli_cmd spec_corpus_import = {
 	.synopsis = "FILE",
 	.opts = transfer_opts,
 };
+static const struct cli_cmd spec_corpus_delete = {
+	.name = "corpus delete",
+	.summary = "delete one case with its label history and results (a person's act, like a label)",
+	.synopsis = "ID",
+	.opts = transfer_opts,
+};
 
 const struct cli_cmd cli_corpus = {
 	.name = "corpus",
-	.summary = "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import)",
+	.summary = "bank, label, replay and score failure cases (add|label|run|score|list|show|export|import|delete)",
 	.about = "The corpus keeps the turns whose verdict matters as cases that replay on their own, labels them, "
 		 "and scores the engine against the labels (docs/CORPUS.md). Every subcommand takes --state DIR.",
 	.subs = (const struct cli_cmd *const[]){&spec_corpus_add, &spec_corpus_label, &spec_corpus_run, &spec_corpus_score, &spec_corpus_list,
-						&spec_corpus_show, &spec_corpus_export, &spec_corpus_import, NULL},
+						&spec_corpus_show, &spec_corpus_export, &spec_corpus_import, &spec_corpus_delete, NULL},
 };
 
 static int open_corpus(const char *state_dir, struct corpus **c)
@@ -416,7 +422,9 @@ static int do_simple(const char *sub, int argc, char **argv)
 		if ((rc = cli_opt_take(&co, c, argv)) != CLI_OPT_TAKEN)
 			return rc;
 	int json = co.json;
-	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "export") ? 2 : !strcmp(sub, "import") ? 1 : 0;
+	int want = !strcmp(sub, "show") ? 1 : !strcmp(sub, "export") ? 2 : !strcmp(sub, "import") ? 1
+		 : !strcmp(sub, "delete") ? 1
+					  : 0;
 	if (argc - optind != want)
 		return cli_fail("corpus %s: wrong arguments (belay corpus --help)", sub);
 	struct corpus *cp = NULL;
@@ -602,6 +610,12 @@ static int do_simple(const char *sub, int argc, char **argv)
 		       (unsigned long long)xs.snapshots_new);
 		printf("%s\n", cli_safe(id));
 		free(id);
+	} else if (!strcmp(sub, "delete")) {
+		if (corpus_delete(cp, argv[optind], &e) != 0) {
+			rc = cli_fail("corpus delete: %s", e.msg);
+			goto out;
+		}
+		printf("deleted case %s with its labels and results\n", cli_safe(argv[optind]));
 	}
 out:
 	corpus_close(cp);
@@ -622,7 +636,7 @@ int cmd_corpus(int argc, char **argv)
 	if (!strcmp(sub, "run"))
 		return do_run(argc - 1, argv + 1);
 	if (!strcmp(sub, "score") || !strcmp(sub, "list") || !strcmp(sub, "show") || !strcmp(sub, "export") ||
-	    !strcmp(sub, "import"))
+	    !strcmp(sub, "import") || !strcmp(sub, "delete"))
 		return do_simple(sub, argc - 1, argv + 1);
 	return cli_fail("corpus: unknown subcommand '%s' (belay corpus --help)", sub);
 }

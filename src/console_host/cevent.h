@@ -40,6 +40,9 @@ enum cevent_kind {
 	CE_TRIAL,         /* a = 0 done, 1 refused, 2 failed; text = what happened (one line); json =
 			   * {"trial": ID, "action": "apply"|"discard", "before": handle, "undo": command}
 			   * (the last two when an apply was done): a trial's apply or discard ended */
+	CE_CORPUS,        /* the corpus changed: text = case id, json = {"outcome","detail"} as a
+			   * re-run judges one case; text NULL, json = {"what": ...} when a label,
+			   * delete or re-run job ended (the cases and score are read again) */
 	CE_KINDS          /* the count (tables indexed by kind are checked against it) */
 };
 

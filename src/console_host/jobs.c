@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
@@ -24,12 +25,15 @@
 #include "verify/verdict.h"
 #include "verify/verify.h"
 
-enum { J_VERIFY, J_LABEL, J_RECOVER, J_CALL };
+enum { J_VERIFY, J_LABEL, J_RECOVER, J_CALL, J_CASE_LABEL, J_CASE_DELETE, J_CORPUS_RUN };
 
 struct job {
 	int kind;
 	char *run, *trace, *label, *note;
-	int turn, from, coverage_only;
+	int turn, from, coverage_only, miss, meaning;
+	char *state;   /* J_CASE_*, J_CORPUS_RUN: the state dir; run is the case id */
+	char **ids;    /* J_CORPUS_RUN (NULL: every case) */
+	size_t nids;
 	void (*fn)(void *arg, struct cqueue *q); /* J_CALL */
 	void *arg;
 	void (*free_arg)(void *arg);
@@ -54,6 +58,10 @@ static void job_free(struct job *jb)
 	free(jb->trace);
 	free(jb->label);
 	free(jb->note);
+	free(jb->state);
+	for (size_t i = 0; i < jb->nids; i++)
+		free(jb->ids[i]);
+	free(jb->ids);
 	if (jb->free_arg)
 		jb->free_arg(jb->arg);
 	free(jb);
@@ -227,8 +235,19 @@ static void run_label(struct jobs *j, struct job *jb)
 			free(ar.id);
 		}
 	}
+	if (rc == 0 && jb->label && jb->meaning >= 0) { /* the label the meaning is on what was banked */
+		cJSON *shown = NULL;
+		const char *label = NULL;
+		if ((rc = corpus_show(c, id, &shown, &e)) == 0 &&
+		    (rc = corpus_label_meaning(jx_str(shown, "expected_status"), (enum corpus_meaning)jb->meaning, &label,
+					       &jb->miss, &e)) == 0) {
+			free(jb->label);
+			jb->label = xstrdup(label);
+		}
+		cJSON_Delete(shown);
+	}
 	if (rc == 0 && jb->label)
-		rc = corpus_label_set(c, id, jb->label, jb->note, NULL, 0, &e);
+		rc = corpus_label_set(c, id, jb->label, jb->note, NULL, jb->miss, &e);
 	corpus_close(c);
 	if (rc) {
 		cqueue_post(j->q, cevent_log(2, "corpus: turn %d of %s: %s", jb->turn, jb->run, e.msg));
@@ -241,10 +260,98 @@ static void run_label(struct jobs *j, struct job *jb)
 			cJSON_AddStringToObject(ev->json, "label", jb->label);
 		if (jb->note)
 			cJSON_AddStringToObject(ev->json, "note", jb->note);
+		if (jb->label)
+			cJSON_AddBoolToObject(ev->json, "miss", jb->miss);
 		cqueue_post(j->q, ev);
 	}
 	free(id);
 	free(state);
+}
+
+static void corpus_done(struct jobs *j, const char *what)
+{
+	struct cevent *ev = cevent_new(CE_CORPUS, NULL);
+	ev->json = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev->json, "what", what);
+	cqueue_post(j->q, ev);
+}
+
+static void run_case(struct jobs *j, struct job *jb)
+{
+	struct corpus *c = NULL;
+	struct err e = {0};
+	int rc = corpus_open(jb->state, &c, &e);
+	if (rc == 0 && jb->kind == J_CASE_LABEL)
+		rc = corpus_label_set(c, jb->run, jb->label, jb->note, NULL, jb->miss, &e);
+	else if (rc == 0)
+		rc = corpus_delete(c, jb->run, &e);
+	corpus_close(c);
+	if (rc)
+		cqueue_post(j->q, cevent_log(2, "corpus: case %s: %s", jb->run, e.msg));
+	else if (jb->kind == J_CASE_LABEL)
+		cqueue_post(j->q, cevent_log(0, "case %s labelled %s%s%s", jb->run, jb->label, jb->miss ? " --miss" : "",
+					     jb->note ? " with a note" : ""));
+	else
+		cqueue_post(j->q, cevent_log(0, "case %s deleted with its labels and results", jb->run));
+	corpus_done(j, jb->kind == J_CASE_LABEL ? "label" : "delete");
+}
+
+struct crun {
+	struct jobs *j;
+	size_t done, total;
+};
+
+static void on_case(void *ctx, const struct corpus_result *r)
+{
+	struct crun *cr = ctx;
+	cr->done++;
+	struct cevent *ev = cevent_new(CE_CORPUS, NULL);
+	ev->text = xstrdup(r->id);
+	ev->json = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev->json, "outcome", corpus_outcome_name(r->outcome));
+	cJSON_AddStringToObject(ev->json, "detail", r->detail ? r->detail : "");
+	cqueue_post(cr->j->q, ev);
+	status(cr->j, "%zu/%zu cases re-run (corpus run)", cr->done, cr->total);
+}
+
+static void run_corpus(struct jobs *j, struct job *jb)
+{
+	struct corpus *c = NULL;
+	struct err e = {0};
+	struct crun cr = {.j = j, .total = jb->nids};
+	int rc = corpus_open(jb->state, &c, &e);
+	if (rc == 0 && !jb->ids) {
+		cJSON *list = NULL;
+		if ((rc = corpus_list(c, &list, &e)) == 0)
+			cr.total = (size_t)cJSON_GetArraySize(list);
+		cJSON_Delete(list);
+	}
+	struct corpus_run_report rep = {0};
+	if (rc == 0) {
+		status(j, "0/%zu cases re-run (corpus run)", cr.total);
+		struct corpus_run_opts ro = {.ids = jb->ids,
+					     .nids = jb->nids,
+					     .jobs = 2,
+					     .launcher = paths_self_exe(),
+					     .progress = on_case,
+					     .ctx = &cr,
+					     .cancel = &j->cancel};
+		rc = corpus_run(c, &ro, &rep, &e);
+	}
+	corpus_close(c);
+	if (rc == -ECANCELED)
+		cqueue_post(j->q, cevent_log(1, "corpus run: cancelled after %zu of %zu case(s); those are saved", cr.done,
+					     cr.total));
+	else if (rc)
+		cqueue_post(j->q, cevent_log(2, "corpus run: %s", e.msg));
+	else
+		cqueue_post(j->q, cevent_log(rep.counts[CO_REGRESSION] ? 1 : 0,
+					     "corpus run: %zu case(s): %zu MATCH, %zu REGRESSION, %zu SKIP, %zu "
+					     "STILL_MISSED, %zu MISS_CLOSED",
+					     rep.n, rep.counts[CO_MATCH], rep.counts[CO_REGRESSION], rep.counts[CO_SKIP],
+					     rep.counts[CO_STILL_MISSED], rep.counts[CO_MISS_CLOSED]));
+	corpus_run_report_free(&rep);
+	corpus_done(j, "run");
 }
 
 /*==== recover ====*/
@@ -293,6 +400,10 @@ static void *worker(void *arg)
 			run_label(j, jb);
 		else if (jb->kind == J_RECOVER)
 			run_recover(j, jb);
+		else if (jb->kind == J_CASE_LABEL || jb->kind == J_CASE_DELETE)
+			run_case(j, jb);
+		else if (jb->kind == J_CORPUS_RUN)
+			run_corpus(j, jb);
 		else {
 			status(j, "%s", jb->label);
 			jb->fn(jb->arg, j->q);
@@ -343,7 +454,8 @@ void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, i
 	enqueue(j, jb);
 }
 
-void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note)
+void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note,
+		int miss, int meaning)
 {
 	struct job *jb = xcalloc(1, sizeof *jb);
 	jb->kind = J_LABEL;
@@ -352,6 +464,44 @@ void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, co
 	jb->turn = turn;
 	jb->label = label ? xstrdup(label) : NULL;
 	jb->note = note ? xstrdup(note) : NULL;
+	jb->miss = miss;
+	jb->meaning = meaning;
+	enqueue(j, jb);
+}
+
+void jobs_case_label(struct jobs *j, const char *state_dir, const char *id, const char *label, const char *note,
+		     int miss)
+{
+	struct job *jb = xcalloc(1, sizeof *jb);
+	jb->kind = J_CASE_LABEL;
+	jb->state = xstrdup(state_dir);
+	jb->run = xstrdup(id);
+	jb->label = xstrdup(label);
+	jb->note = note ? xstrdup(note) : NULL;
+	jb->miss = miss;
+	enqueue(j, jb);
+}
+
+void jobs_case_delete(struct jobs *j, const char *state_dir, const char *id)
+{
+	struct job *jb = xcalloc(1, sizeof *jb);
+	jb->kind = J_CASE_DELETE;
+	jb->state = xstrdup(state_dir);
+	jb->run = xstrdup(id);
+	enqueue(j, jb);
+}
+
+void jobs_corpus_run(struct jobs *j, const char *state_dir, const char *const *ids, size_t n)
+{
+	struct job *jb = xcalloc(1, sizeof *jb);
+	jb->kind = J_CORPUS_RUN;
+	jb->state = xstrdup(state_dir);
+	if (ids && n) {
+		jb->ids = xcalloc(n, sizeof *jb->ids);
+		for (size_t i = 0; i < n; i++)
+			jb->ids[i] = xstrdup(ids[i]);
+		jb->nids = n;
+	}
 	enqueue(j, jb);
 }
 
@@ -414,6 +564,8 @@ int jobs_cancel(struct jobs *j)
 		struct job *nx = q->next;
 		if (q->kind == J_VERIFY) /* its turns are no longer being verified */
 			cqueue_post(j->q, cevent_new(CE_VERDICTS, q->run));
+		else if (q->kind == J_CORPUS_RUN || q->kind == J_CASE_LABEL || q->kind == J_CASE_DELETE)
+			corpus_done(j, "cancelled");
 		job_free(q);
 		q = nx;
 	}

@@ -1,7 +1,8 @@
 /* jobs.h - the console's background work: verifying turns (replay + invariants) and banking
  * and labelling corpus cases. One worker thread takes jobs in order; each job reports
  * through the console's cqueue (CE_JOB while it runs, CE_VERDICT (or CE_RECHECK)
- * per turn as verify finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_LOG on failure;
+ * per turn as verify finishes it, CE_VERDICTS once the verdicts are saved, CE_LABELED, CE_CORPUS
+ * per case a corpus re-run judges and when a case job ends, CE_LOG on failure;
  * a jobs_call job posts what its function posts). While a verify job runs, its CE_JOB line
  * says how far it is: turns done of total, the rate and the time left.
  * The UI never waits for a job; jobs_cancel stops them (a verify within about a second, its
@@ -25,8 +26,23 @@ struct jobs *jobs_start(const char *state_dir, const struct policy *policy, stru
  * never as the turns' verdicts. */
 void jobs_verify(struct jobs *j, const char *run, const char *trace, int turn, int from, int coverage_only);
 /* Banks turn `turn` of the run as a corpus case (replaying it, unless already banked) and,
- * when label is not NULL, appends the label (with note, may be NULL) to its history. */
-void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note);
+ * when label is not NULL, appends the label (with note, may be NULL; miss: a recorded miss)
+ * to its history. meaning >= 0 (enum corpus_meaning): the label is what it means on the
+ * banked case's expected status (corpus_label_meaning), whatever label says. */
+void jobs_label(struct jobs *j, const char *run, const char *trace, int turn, const char *label, const char *note,
+		int miss, int meaning);
+/* The corpus of state_dir, by case id (docs/CORPUS.md); each ends with a CE_CORPUS whose
+ * json says {"what": "label"|"delete"|"run"} (a CE_LOG says why when it failed).
+ * Appends a label to case id's history (corpus_label_set). */
+void jobs_case_label(struct jobs *j, const char *state_dir, const char *id, const char *label, const char *note,
+		     int miss);
+/* Deletes case id (corpus_delete). */
+void jobs_case_delete(struct jobs *j, const char *state_dir, const char *id);
+/* Re-runs the n cases of ids (n 0: every case) as `belay corpus run` does (corpus_run): a
+ * CE_CORPUS per case judged (text = id, json = {"outcome","detail"}), the job line says how
+ * many of how many; jobs_cancel stops it within a replay (the cases judged so far are
+ * saved, the one running is not). */
+void jobs_corpus_run(struct jobs *j, const char *state_dir, const char *const *ids, size_t n);
 /* Restores the run's workspace to turn `turn`'s pre-state (recover.h), refusing over
  * changes the run does not explain; the outcome comes back as a CE_LOG. */
 void jobs_recover(struct jobs *j, const char *run, const char *trace, int turn);

@@ -15,6 +15,7 @@
 #ifndef BELAY_CORPUS_CORPUS_H
 #define BELAY_CORPUS_CORPUS_H
 #include <cjson/cJSON.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,10 @@ int corpus_open(const char *state_dir, struct corpus **out, struct err *e);
 /* For reading only (list, show, score): the database alone, opened by statedb_open_read (so a
  * read-only state directory works). Nothing that needs the snapshots may be called on it. */
 int corpus_open_read(const char *state_dir, struct corpus **out, struct err *e);
+/* A read-only corpus over a connection the caller owns and keeps open (the console's model
+ * reads the cases, labels and score on its own connection): list, show, score and
+ * corpus_turn_labels only. corpus_close frees the wrapper and leaves db open. */
+struct corpus *corpus_borrow(struct store *db, const char *state_dir);
 void corpus_close(struct corpus *c);
 struct store *corpus_db(struct corpus *c);	       /* borrowed */
 struct snap_store *corpus_snapshots(struct corpus *c); /* borrowed */
@@ -72,6 +77,19 @@ int corpus_add(struct corpus *c, const struct corpus_add_opts *o, struct corpus_
  * status is not FAIL). `by` is the OS user. The one and only writer of labels. */
 int corpus_label_set(struct corpus *c, const char *id, const char *label, const char *note, const char *root_cause,
 		     int miss, struct err *e);
+/* What a person means, whatever the verdict: "right" (the verdict is), "wrong" (it is not),
+ * "missed" (a verdict that did not flag hid a real failure). */
+enum corpus_meaning { CORPUS_RIGHT = 0, CORPUS_WRONG, CORPUS_MISSED };
+/* The label a meaning is on a case whose expected status is `status` (pure): on a FAIL,
+ * right is true-positive and wrong false-positive; on anything else (PASS, WARN,
+ * UNVERIFIED), right is false-positive (nothing failed) and wrong or missed is
+ * true-positive with miss set. Missed on a FAIL is BELAY_EUSAGE, saying why. */
+int corpus_label_meaning(const char *status, enum corpus_meaning m, const char **label, int *miss, struct err *e);
+/* Deletes a case and everything that is its own: its label history, its run results, its
+ * trace, its snapshot list and its snapshot references (so gc may take pre-states no one
+ * else needs). A person's act (`belay corpus delete`, the console's delete key), like a
+ * label; BELAY_ENOTFOUND when there is no such case. */
+int corpus_delete(struct corpus *c, const char *id, struct err *e);
 /* Installs the authorizer that refuses writes to the labels table on this connection
  * unless they come from corpus_label_set. corpus_open does this. */
 void corpus_label_guard(struct store *db);
@@ -84,6 +102,11 @@ int corpus_list(struct corpus *c, cJSON **out, struct err *e);
 /* One case in full: its row, "expected" (the verdict with messages), "policy",
  * "snapshots", "labels" (history, oldest first), "results" (last 10 runs). */
 int corpus_show(struct corpus *c, const char *id, cJSON **out, struct err *e);
+
+/* The current label of every turn case of run `run`: fn(ctx, turn, label, miss) per case,
+ * label "pending" when it has no label row. */
+int corpus_turn_labels(struct corpus *c, const char *run, void (*fn)(void *ctx, int turn, const char *label, int miss),
+		       void *ctx, struct err *e);
 
 /*==== the regression suite ====*/
 
@@ -105,6 +128,10 @@ struct corpus_run_opts {
 	const char *scratch; /* where case traces are written for replay (NULL: fs_scratch_base) */
 	void (*progress)(void *ctx, const struct corpus_result *r); /* after each case */
 	void *ctx;
+	/* Optional: set by another thread to stop: the running replay stops (verify_opts.cancel)
+	 * and no further case starts; corpus_run then returns -ECANCELED with the cases judged
+	 * so far in the report (the cancelled case is neither judged nor saved). */
+	atomic_int *cancel;
 };
 struct corpus_run_report {
 	struct corpus_result *r;

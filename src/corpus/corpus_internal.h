@@ -14,6 +14,7 @@ struct corpus {
 	struct snap_store *snap;
 	struct store *db; /* the snap store's connection; its own when snap is NULL (corpus_open_read) */
 	char *dir;
+	int borrowed; /* db belongs to the caller (corpus_borrow) */
 };
 
 /* One row of `cases` (JSON columns kept as text). Every string is owned. */

@@ -1,22 +1,26 @@
 /* corpus_label.c - human labels: the ONE place that writes the labels table. `belay corpus
- * label` calls corpus_label_set, and so will the console's label keys; nothing else may.
+ * label` and the console's label keys call corpus_label_set (the INSERT); `belay corpus
+ * delete` and the console's delete key call corpus_delete, which removes a case with its
+ * label history (the one DELETE); nothing else may.
  * Two guards keep it so: tests/unit/test_corpus_labels.c scans every source file for SQL
  * that writes labels and finds exactly the statement below, and the authorizer installed
  * on every corpus connection refuses (SQLITE_DENY) a write to labels prepared while this
  * function is not running.
  *
- * Must not: be called by the engine (verify, add, run, import never label). Threads: the
+ * Must not: be called by the engine (verify, add, run, import never label nor delete). Threads: the
  * caller's; the flag is per thread. */
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonx.h"
 #include "common/osuser.h"
 #include "common/testhook.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "corpus/corpus_internal.h"
+#include "snapshot/snapshot.h"
 #include "store/store.h"
 
 static _Thread_local int label_writer_active;
@@ -112,4 +116,76 @@ int corpus_label_set(struct corpus *c, const char *id, const char *label, const 
 fail:
 	store_rollback(db);
 	return rc;
+}
+
+int corpus_label_meaning(const char *status, enum corpus_meaning m, const char **label, int *miss, struct err *e)
+{
+	int fail = status && !strcmp(status, "FAIL");
+	*label = NULL;
+	*miss = 0;
+	if (m == CORPUS_RIGHT) {
+		*label = fail ? "true-positive" : "false-positive";
+		return 0;
+	}
+	if (m == CORPUS_WRONG && fail) {
+		*label = "false-positive";
+		return 0;
+	}
+	if (m == CORPUS_MISSED && fail)
+		return err_set(e, BELAY_EUSAGE,
+			       "a FAIL was flagged, so it cannot be a miss: right (a real failure) or wrong (not one)");
+	*label = "true-positive"; /* wrong or missed on a verdict that did not flag: a miss */
+	*miss = 1;
+	return 0;
+}
+
+/* One DELETE of a case's rows in table `sql` (case_id = ?1). */
+static int delete_rows(struct store *db, const char *sql, const char *id, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(db, sql, &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(db, q, 1, id, e);
+	return store_step_done(db, q, e, "cannot delete the case");
+}
+
+int corpus_delete(struct corpus *c, const char *id, struct err *e)
+{
+	if (!c->snap)
+		return err_set(e, BELAY_EINVAL, "the corpus was opened for reading only");
+	struct store *db = c->db;
+	int rc = store_begin(db, e);
+	if (rc)
+		return rc;
+	cJSON *handles = NULL;
+	int have = ccase_exists(c, id, e);
+	if (have <= 0) {
+		rc = have < 0 ? have : err_set(e, BELAY_ENOTFOUND, "no case %s (belay corpus list shows them)", id);
+		goto out;
+	}
+	if ((rc = ccase_handles(c, id, &handles, e)) != 0)
+		goto out;
+	for (const cJSON *h = handles->child; h && rc == 0; h = h->next)
+		rc = snap_ref_drop(c->snap, jx_str(h, "handle"), "case", id, e);
+	if (rc == 0)
+		rc = delete_rows(db, "DELETE FROM case_results WHERE case_id = ?1", id, e);
+	if (rc == 0)
+		rc = delete_rows(db, "DELETE FROM case_snapshots WHERE case_id = ?1", id, e);
+	if (rc == 0)
+		rc = delete_rows(db, "DELETE FROM case_traces WHERE case_id = ?1", id, e);
+	if (rc == 0) {
+		label_writer_active = 1;
+		rc = delete_rows(db, "DELETE FROM labels WHERE case_id = ?1", id, e);
+		label_writer_active = 0;
+	}
+	if (rc == 0)
+		rc = delete_rows(db, "DELETE FROM cases WHERE id = ?1", id, e);
+out:
+	cJSON_Delete(handles);
+	if (rc) {
+		store_rollback(db);
+		return rc;
+	}
+	return store_commit(db, e);
 }

@@ -157,3 +157,20 @@ int corpus_score(struct corpus *c, struct corpus_score *s, struct err *e)
 	strmap_free(&keys);
 	return r == SQLITE_DONE ? 0 : store_fail(c->db, e, "cannot read cases for the score");
 }
+
+int corpus_turn_labels(struct corpus *c, const char *run, void (*fn)(void *ctx, int turn, const char *label, int miss),
+		       void *ctx, struct err *e)
+{
+	sqlite3_stmt *q;
+	int rc = store_stmt(c->db,
+			    "SELECT c.turn, coalesce(l.label, 'pending'), coalesce(l.miss, 0) FROM cases c " CURRENT_LABEL
+			    "WHERE c.run = ?1 AND c.kind = 'turn'",
+			    &q, e);
+	if (rc)
+		return rc;
+	store_bind_text(c->db, q, 1, run, e);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		fn(ctx, sqlite3_column_int(q, 0), (const char *)sqlite3_column_text(q, 1), sqlite3_column_int(q, 2));
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : store_fail(c->db, e, "cannot read the corpus labels");
+}

@@ -4,6 +4,7 @@
  *
  * Must not: read labels other than the recorded-miss declaration; write anything but
  * case_results. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,7 @@ static int run_one(struct corpus *c, const struct corpus_run_opts *o, const char
 	    .timeout_ms = (unsigned)cc.timeout_ms,
 	    .turn = cc.turn,
 	    .launcher = o->launcher,
+	    .cancel = o->cancel,
 	    /* an imported case is hostile: its recorded environment may not inject code, whatever
 	     * it says of itself; a case added here keeps the seal of the trace it came from */
 	    .env_foreign = !cc.origin || strcmp(cc.origin, "add") != 0,
@@ -236,6 +238,10 @@ static int run_one(struct corpus *c, const struct corpus_run_opts *o, const char
 	struct verify_report r;
 	struct err ve = {0};
 	if (verify_trace(path, &vo, &r, &ve) != 0) {
+		if (o->cancel && atomic_load(o->cancel)) {
+			rc = err_set(e, -ECANCELED, "cancelled");
+			goto out;
+		}
 		res->outcome = CO_REGRESSION;
 		res->detail = xasprintf("the case no longer replays: %s", ve.msg);
 		goto out;
@@ -294,6 +300,10 @@ int corpus_run(struct corpus *c, const struct corpus_run_opts *o, struct corpus_
 	}
 	out->r = xcalloc(n + 1, sizeof *out->r);
 	for (size_t i = 0; i < n; i++) {
+		if (o->cancel && atomic_load(o->cancel)) {
+			rc = err_set(e, -ECANCELED, "cancelled");
+			break;
+		}
 		struct corpus_result *res = &out->r[out->n];
 		if ((rc = run_one(c, o, dir, ids[i], res, e)) != 0) {
 			free(res->id);

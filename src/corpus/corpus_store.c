@@ -45,11 +45,22 @@ int corpus_open_read(const char *state_dir, struct corpus **out, struct err *e)
 	return 0;
 }
 
+struct corpus *corpus_borrow(struct store *db, const char *state_dir)
+{
+	struct corpus *c = xcalloc(1, sizeof *c);
+	c->db = db;
+	c->dir = xstrdup(state_dir ? state_dir : "");
+	c->borrowed = 1;
+	return c;
+}
+
 void corpus_close(struct corpus *c)
 {
 	if (!c)
 		return;
-	if (c->snap)
+	if (c->borrowed)
+		;
+	else if (c->snap)
 		snap_store_close(c->snap);
 	else
 		store_close(c->db);

@@ -14,6 +14,7 @@
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "corpus/corpus.h"
 #include "index/runq.h"
 #include "index/runrows.h"
 #include "index/statedb.h"
@@ -21,11 +22,6 @@
 #include "store/store.h"
 
 #define ARGS_SHOWN 160 /* bytes of an arguments summary kept per turn */
-
-static const char *col_text(sqlite3_stmt *q, int i)
-{
-	return (const char *)sqlite3_column_text(q, i);
-}
 
 static void copy_to(char *dst, size_t n, const char *s)
 {
@@ -552,24 +548,25 @@ void cm_set_label(struct cm_run *r, int turn, const char *label)
 	r->gen++;
 }
 
+static void on_turn_label(void *ctx, int turn, const char *label, int miss)
+{
+	struct cm_run *r = ctx;
+	cm_set_label(r, turn, label);
+	if (turn >= 0 && (size_t)turn < r->nturns)
+		cm_turn_at(r, turn)->label_miss = miss;
+}
+
 int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e)
 {
-	sqlite3_stmt *q;
-	int rc = store_stmt(m->st,
-			    "SELECT c.turn, (SELECT l.label FROM labels l WHERE l.case_id = c.id ORDER BY l.id DESC "
-			    "LIMIT 1) FROM cases c WHERE c.run = ?1 AND c.kind = 'turn'",
-			    &q, e);
-	if (rc)
-		return rc;
-	store_bind_text(m->st, q, 1, r->id, e);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *l = col_text(q, 1);
-		cm_set_label(r, sqlite3_column_int(q, 0), l ? l : "pending");
+	for (size_t i = 0; i < r->nturns; i++) { /* a deleted case takes its label with it */
+		cm_turn_at(r, i)->label[0] = '\0';
+		cm_turn_at(r, i)->label_miss = 0;
 	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return store_fail(m->st, e, "cannot read the corpus labels");
-	return 0;
+	r->gen++;
+	struct corpus *c = corpus_borrow(m->st, NULL); /* the corpus's query, on this connection */
+	int rc = corpus_turn_labels(c, r->id, on_turn_label, r, e);
+	corpus_close(c);
+	return rc;
 }
 
 static char *dup_str(const cJSON *o, const char *key)

@@ -52,6 +52,8 @@ struct cm_turn {
 	int rc_provisional;
 	/* operator */
 	char label[16];            /* true-positive | false-positive | unverifiable | pending | "" */
+	int label_miss;            /* the label declares a recorded miss (true-positive --miss) */
+	int marked;                /* marked for a bulk action (ui_corpus.c) */
 	uint64_t hold;             /* held for the operator (0: not held) */
 	int final;                 /* answered/cancelled/untracked: its row will not change */
 };
@@ -148,7 +150,7 @@ int cm_reload_verdicts(struct cmodel *m, struct cm_run *r, struct err *e);
 void cm_apply_verdict(struct cm_run *r, int turn, const cJSON *v, int provisional);
 /* A partial re-check (verdict_json shape; NULL clears it): never touches the verdict. */
 void cm_apply_recheck(struct cm_run *r, int turn, const cJSON *v, int provisional);
-/* Re-reads the latest corpus labels of the run's turns. */
+/* Re-reads the latest corpus labels of the run's turns (corpus_turn_labels). */
 int cm_reload_labels(struct cmodel *m, struct cm_run *r, struct err *e);
 void cm_set_label(struct cm_run *r, int turn, const char *label);
 /* plan and trial (the `trial` record's fields, or {"error": ...}) may be NULL; the plan's

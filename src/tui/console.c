@@ -59,10 +59,31 @@ static void in_verify(void *ctx, const struct cm_run *r, int turn, int from, int
 	jobs_verify(c->o->jobs, r->id, r->trace, turn, from, coverage_only);
 }
 
-static void in_label(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note)
+static void in_label(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss,
+		     int meaning)
 {
 	struct console *c = ctx;
-	jobs_label(c->o->jobs, r->id, r->trace, turn, label, note);
+	jobs_label(c->o->jobs, r->id, r->trace, turn, label, note, miss, meaning);
+}
+
+/* The corpus view's work, by case id, on the console's state directory (its store is the
+ * one the view reads). */
+static void in_case_label(void *ctx, const char *id, const char *label, const char *note, int miss)
+{
+	struct console *c = ctx;
+	jobs_case_label(c->o->jobs, c->o->state_dir, id, label, note, miss);
+}
+
+static void in_case_delete(void *ctx, const char *id)
+{
+	struct console *c = ctx;
+	jobs_case_delete(c->o->jobs, c->o->state_dir, id);
+}
+
+static void in_corpus_run(void *ctx, const char *const *ids, size_t n)
+{
+	struct console *c = ctx;
+	jobs_corpus_run(c->o->jobs, c->o->state_dir, ids, n);
 }
 
 static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int answer)
@@ -226,6 +247,9 @@ int console_run(const struct console_opts *o, struct err *e)
 	term_apply_theme(c->term, &c->theme);
 	struct ui_intents in = {.verify = in_verify,
 				.label = in_label,
+				.case_label = in_case_label,
+				.case_delete = in_case_delete,
+				.corpus_run = in_corpus_run,
 				.resolve = in_resolve,
 				.recover = in_recover,
 				.rearm = in_rearm,

@@ -126,7 +126,9 @@ void detail_render_head(struct detail *d, const struct cm_turn *t)
 	}
 	if (t->verifying || t->provisional)
 		tdoc_addf(h, ROLE_V_PENDING, "  %s verifying", glyph(G_VERIFYING));
-	if (t->label[0])
+	if (t->label[0] && t->label_miss)
+		tdoc_addf(h, ROLE_LABEL, "  [missed: true-positive --miss]");
+	else if (t->label[0])
 		tdoc_addf(h, ROLE_LABEL, "  [%s]", t->label);
 	if (t->v != CMV_NONE) {
 		/* What the two axes are, one line each (docs/VERDICTS.md). */

@@ -33,7 +33,7 @@ static const char *keys[] = {[F_TOOL] = "tool",   [F_VERDICT] = "verdict", [F_ST
 static const char *verdicts[] = {"pass", "warn", "unverified", "fail", "not_covered", "none", NULL};
 static const char *statuses[] = {"pending", "answered", "error", "cancelled", "held", "refused", NULL};
 static const char *gates[] = {"allow", "flagged", "ask", "deny", NULL};
-static const char *labels[] = {"true-positive", "false-positive", "unverifiable", "pending", "none", NULL};
+static const char *labels[] = {"true-positive", "false-positive", "unverifiable", "pending", "none", "missed", NULL};
 static const char *has[] = {"denials", "error", "label", NULL};
 
 static int pick(const char *const *list, const char *v)
@@ -205,6 +205,8 @@ static int term_match(const struct fterm *t, const struct cm_turn *x, const unsi
 		default: return !strcmp(x->decision, "deny");
 		}
 	case F_LABEL:
+		if (t->ival == 5) /* a recorded miss */
+			return x->label_miss && !strcmp(x->label, "true-positive");
 		return t->ival == 4 ? x->label[0] == '\0' : !strcasecmp(x->label, labels[t->ival]);
 	case F_HAS:
 		return t->ival == 0 ? x->denials > 0 : t->ival == 1 ? x->error != NULL : x->label[0] != '\0';

@@ -9,6 +9,7 @@
  *          | status   pending | answered | error | cancelled | held | refused
  *          | gate     allow | flagged | ask | deny
  *          | label    true-positive | false-positive | unverifiable | pending | none
+ *                   | missed (a true-positive recorded as a miss)
  *          | has      denials | error | label
  * Unknown keys and values are errors that name the term and list what is allowed. */
 #ifndef BELAY_TUI_FILTER_H

@@ -25,7 +25,8 @@
 
 #define MAX_KEYS_FILE (1u << 20)
 
-static const char *const kctx_names[KCTX_COUNT] = {"global", "runs", "turns", "detail", "denials", "help", "log", "trials", "trial"};
+static const char *const kctx_names[KCTX_COUNT] = {"global", "runs", "turns", "detail", "denials", "help", "log", "trials", "trial",
+						   "corpus", "case"};
 
 static const struct {
 	const char *name, *args, *help;

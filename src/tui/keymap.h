@@ -21,7 +21,7 @@
 #include "common/err.h"
 
 enum kctx { KCTX_GLOBAL = 0, KCTX_RUNS, KCTX_TURNS, KCTX_DETAIL, KCTX_DENIALS, KCTX_HELP, KCTX_LOG, KCTX_TRIALS, KCTX_TRIAL,
-	    KCTX_COUNT };
+	    KCTX_CORPUS, KCTX_CASE, KCTX_COUNT };
 
 enum command {
 #define CMD(id, name, args, help) id,

@@ -100,3 +100,16 @@ const char *look_call_word(const struct cm_run *r, const struct cm_turn *t)
 		return "held";
 	return r && r->live ? "pending" : "no resp"; /* 7 columns: the detail view says it whole */
 }
+
+const char *look_label_letter(const char *label, int miss)
+{
+	if (!label || !label[0])
+		return " ";
+	if (!strcmp(label, "true-positive"))
+		return miss ? "M" : "T";
+	if (!strcmp(label, "false-positive"))
+		return "F";
+	if (!strcmp(label, "unverifiable"))
+		return "U";
+	return glyph(G_MARK); /* banked, pending */
+}

@@ -17,6 +17,11 @@ const char *look_gate_word(const struct cm_turn *t);
 /* The pre-state column: "snap", "shared", "concurrent", "unrestorable", "-". */
 const char *look_pre_word(const struct cm_turn *t);
 
+/* A turn's corpus label in one cell, so the row says which it is: "T" true-positive, "F"
+ * false-positive, "M" a recorded miss (true-positive --miss), "U" unverifiable, the mark
+ * glyph for a case not labelled yet, " " when the turn is not a case. */
+const char *look_label_letter(const char *label, int miss);
+
 /* A call with no reply: "held" (by the gate), "pending" (its run is live) or "no resp" (the
  * run ended, or its trace is read after the fact, with the call unanswered: never "pending"
  * forever). */

@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "tui/filter.h"
 #include "tui/trialdoc.h"
+#include "tui/ui_corpus.h"
 #include "tui/ui_internal.h"
 
 void ui_init(struct ui *u, struct cmodel *m, const struct keymap *km, const struct ui_intents *in)
@@ -40,6 +41,7 @@ void ui_free(struct ui *u)
 	if (u->det_loaded)
 		detail_free(&u->det);
 	tdoc_free(&u->doc);
+	ui_corpus_free(u);
 	free(u->log);
 	memset(u, 0, sizeof *u);
 }
@@ -239,6 +241,16 @@ static void pop(struct ui *u)
 	u->dirty++;
 }
 
+void ui_view_push(struct ui *u, enum view v)
+{
+	push(u, v);
+}
+
+void ui_view_pop(struct ui *u)
+{
+	pop(u);
+}
+
 void ui_open_turn(struct ui *u, int turn, int tab)
 {
 	struct cm_run *r = ui_run(u);
@@ -344,6 +356,8 @@ static size_t list_len(struct ui *u, enum pane p)
 
 static void move(struct ui *u, long delta, int to_end)
 {
+	if (ui_corpus_move(u, delta, to_end))
+		return;
 	if (u->view == VIEW_DETAIL) {
 		long *cur = &u->det_cur[u->tab];
 		size_t rows = ui_detail_rows(u);
@@ -367,7 +381,7 @@ static void move(struct ui *u, long delta, int to_end)
 		u->dirty++;
 		return;
 	}
-	if (u->view == VIEW_HELP || u->view == VIEW_LOG || u->view == VIEW_TRIAL) {
+	if (u->view == VIEW_HELP || u->view == VIEW_LOG || u->view == VIEW_TRIAL || u->view == VIEW_CASE) {
 		long top = (long)u->doc_top + (to_end ? (to_end > 0 ? 1 << 30 : -(1 << 30)) : delta);
 		/* In rows, as drawn (long lines wrap), so the end can be reached; it fills the page. */
 		long max = (long)tdoc_rows(&u->doc, u->w - 2, 1) - (u->h - 5);
@@ -447,7 +461,7 @@ static void cmd_verify(struct ui *u, int which)
 		ui_message(u, 0, "replaying from turn %d on (results compared, nothing else judged): queued", t->turn);
 }
 
-static void cmd_label(struct ui *u, const char *label, const char *note)
+static void cmd_label(struct ui *u, const char *label, const char *note, int miss, int meaning)
 {
 	struct cm_run *r;
 	if (!need_run(u, &r) || !u->in.label)
@@ -465,10 +479,37 @@ static void cmd_label(struct ui *u, const char *label, const char *note)
 			return;
 		}
 		label = t->label;
+		miss = t->label_miss;
 	}
-	u->in.label(u->in.ctx, r, t->turn, label, note);
-	ui_message(u, 0, "turn %d: %s%s%s (banking replays the turn first; the label is stored when it is done)",
-		   t->turn, label ? "labelling " : "banking", label ? label : "", note ? " with a note" : "");
+	u->in.label(u->in.ctx, r, t->turn, label, note, miss, meaning);
+	if (meaning >= 0 && t->v == CMV_NONE) {
+		static const char *const words[] = {"right", "wrong", "missed"};
+		ui_message(u, 0, "turn %d: banking it, then labelling it %s on the verdict the replay banks (not verified "
+				 "yet)",
+			   t->turn, words[meaning % 3]);
+		return;
+	}
+	ui_message(u, 0, "turn %d: %s%s%s%s (banking replays the turn first; the label is stored when it is done)",
+		   t->turn, label ? "labelling " : "banking", label ? label : "", miss ? " --miss (missed)" : "",
+		   note ? " with a note" : "");
+}
+
+/* label.right, label.wrong, label.missed on a turn: what they mean follows its verdict
+ * (ui_label_meaning). */
+static void cmd_label_meaning(struct ui *u, enum command which)
+{
+	struct cm_turn *t = need_turn(u, "label");
+	if (!t)
+		return;
+	const char *label;
+	int miss;
+	char why[200];
+	if (ui_label_meaning(t->v, which, &label, &miss, why, sizeof why) != 0) {
+		ui_message(u, 1, "turn %d: %s", t->turn, why);
+		return;
+	}
+	/* the job decides on the verdict the case banks (the one the score reads) */
+	cmd_label(u, label, NULL, miss, (int)ui_meaning_of(which));
 }
 
 /* The focused held call (NULL, with a message naming `what`, when none). */
@@ -640,6 +681,10 @@ static char filter_before[sizeof ((struct ui *)0)->filter_text];
 
 static void set_filter(struct ui *u, const char *expr, int quiet)
 {
+	if (u->view == VIEW_CORPUS) { /* the cases' own filter, in the same language */
+		ui_corpus_set_filter(u, expr, quiet);
+		return;
+	}
 	struct err e = {0};
 	struct filter *f = NULL;
 	if (filter_parse(expr, &f, &e) != 0) {
@@ -725,6 +770,8 @@ void ui_command(struct ui *u, const char *line)
 	}
 	struct cm_run *r = ui_run(u);
 	u->dirty++;
+	if (ui_corpus_command(u, (enum command)c, arg)) /* the corpus view's, or a corpus command */
+		return;
 	switch ((enum command)c) {
 	case C_QUIT: cmd_quit(u, arg, 0); break;
 	case C_BACK:
@@ -807,8 +854,10 @@ void ui_command(struct ui *u, const char *line)
 	}
 	case C_PROMPT_FILTER:
 		u->prompt = '/';
-		snprintf(filter_before, sizeof filter_before, "%s", u->filter_text);
-		snprintf(u->pbuf, sizeof u->pbuf, "%s", u->filter_text);
+		snprintf(filter_before, sizeof filter_before, "%s",
+			 u->view == VIEW_CORPUS ? ui_corpus_filter_text(u) : u->filter_text);
+		snprintf(u->pbuf, sizeof u->pbuf, "%s",
+			 u->view == VIEW_CORPUS ? ui_corpus_filter_text(u) : u->filter_text);
 		u->plen = strlen(u->pbuf);
 		break;
 	case C_PROMPT_COMMAND:
@@ -858,18 +907,26 @@ void ui_command(struct ui *u, const char *line)
 	case C_VERIFY_REST: cmd_verify(u, 1); break;
 	case C_VERIFY_RUN: cmd_verify(u, 2); break;
 	case C_REPLAY_FROM: cmd_verify(u, 3); break;
-	case C_CORPUS_ADD: cmd_label(u, NULL, NULL); break;
+	case C_CORPUS_ADD: cmd_label(u, NULL, NULL, 0, -1); break;
+	case C_LABEL_RIGHT:
+	case C_LABEL_WRONG:
+	case C_LABEL_MISSED: cmd_label_meaning(u, (enum command)c); break;
+	case C_CORPUS: /* ui_corpus_command took these */
+	case C_CORPUS_RUN:
+	case C_CASE_DELETE:
+	case C_MARK:
+	case C_MARK_ALL: break;
 	case C_LABEL:
 		if (strcmp(arg, "true-positive") && strcmp(arg, "false-positive") && strcmp(arg, "unverifiable"))
 			ui_message(u, 2, "label: one of true-positive, false-positive, unverifiable");
 		else
-			cmd_label(u, arg, NULL);
+			cmd_label(u, arg, NULL, 0, -1);
 		break;
 	case C_NOTE:
 		if (!*arg)
 			ui_message(u, 2, "note: type the note after the command (:note the replay was right)");
 		else
-			cmd_label(u, NULL, arg);
+			cmd_label(u, NULL, arg, 0, -1);
 		break;
 	case C_APPROVE: cmd_resolve(u, 1); break;
 	case C_APPLY_INSTEAD: cmd_apply_instead(u, arg); break;
@@ -968,6 +1025,8 @@ static enum kctx context(const struct ui *u)
 	case VIEW_LOG: return KCTX_LOG;
 	case VIEW_TRIALS: return KCTX_TRIALS;
 	case VIEW_TRIAL: return KCTX_TRIAL;
+	case VIEW_CORPUS: return KCTX_CORPUS;
+	case VIEW_CASE: return KCTX_CASE;
 	default: return u->focus == PANE_RUNS ? KCTX_RUNS : u->focus == PANE_DENIALS ? KCTX_DENIALS : KCTX_TURNS;
 	}
 }
@@ -1201,14 +1260,27 @@ void ui_event(struct ui *u, const struct cevent *ev)
 	case CE_LABELED: {
 		const char *label = jx_str(ev->json, "label");
 		struct cm_turn *t = ev->a >= 0 && (size_t)ev->a < r->nturns ? cm_turn_at(r, ev->a) : NULL;
+		int miss = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev->json, "miss"));
 		if (label)
 			cm_set_label(r, (int)ev->a, label);
 		else if (t && !t->label[0])
 			cm_set_label(r, (int)ev->a, "pending");
-		ui_message(u, 0, "case %s %s%s", ev->text ? ev->text : "?", label ? "labelled " : "banked",
-			   label ? label : "");
+		if (label && t)
+			t->label_miss = miss;
+		ui_message(u, 0, "case %s %s%s%s", ev->text ? ev->text : "?", label ? "labelled " : "banked",
+			   label ? label : "", miss ? " --miss (missed)" : "");
 		if (u->det_loaded && u->det.turn == ev->a && t)
 			detail_render_head(&u->det, t);
+		if (u->cv)
+			ui_corpus_event(u, ev); /* the case list and score follow */
+		break;
+	}
+	case CE_CORPUS: {
+		ui_corpus_event(u, ev);
+		/* a label or delete by case id: the turns' labels follow */
+		for (size_t i = 0; !ev->text && i < u->m->nruns; i++)
+			if (u->m->st && cm_reload_labels(u->m, u->m->runs[i], &e) != 0)
+				ui_message(u, 2, "store: %s", e.msg);
 		break;
 	}
 	case CE_JOB:

@@ -18,7 +18,7 @@
 #include "tui/tdoc.h"
 #include "tui/tmodel.h"
 
-enum view { VIEW_HOME = 0, VIEW_DETAIL, VIEW_HELP, VIEW_LOG, VIEW_TRIALS, VIEW_TRIAL };
+enum view { VIEW_HOME = 0, VIEW_DETAIL, VIEW_HELP, VIEW_LOG, VIEW_TRIALS, VIEW_TRIAL, VIEW_CORPUS, VIEW_CASE };
 enum pane { PANE_RUNS = 0, PANE_TURNS, PANE_DENIALS, PANE_COUNT };
 
 #define UI_MIN_W 80
@@ -27,7 +27,18 @@ enum pane { PANE_RUNS = 0, PANE_TURNS, PANE_DENIALS, PANE_COUNT };
 /* What the UI asks of the engine side (all asynchronous; answers come back as events). */
 struct ui_intents {
 	void (*verify)(void *ctx, const struct cm_run *r, int turn, int from, int coverage_only);
-	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note);
+	/* Banks the turn (when it is not a case yet) and, with label, labels it (miss: a recorded
+	 * miss, true-positive --miss). meaning >= 0 (enum corpus_meaning): the label is what that
+	 * meaning is on the case's banked verdict, decided once it is banked (label is then only
+	 * what the UI expects). */
+	void (*label)(void *ctx, const struct cm_run *r, int turn, const char *label, const char *note, int miss,
+		      int meaning);
+	/* The corpus (docs/CORPUS.md), by case id, as jobs; each answers with CE_CORPUS events.
+	 * Labels case `id` (corpus_label_set); deletes it (corpus_delete); re-runs the n cases
+	 * of ids (n 0: every case; corpus_run). */
+	void (*case_label)(void *ctx, const char *id, const char *label, const char *note, int miss);
+	void (*case_delete)(void *ctx, const char *id);
+	void (*corpus_run)(void *ctx, const char *const *ids, size_t n);
 	/* answer: enum admission_answer (1 approve once, 0 refuse, 2 its trial's effect was
 	 * applied instead) */
 	void (*resolve)(void *ctx, const struct cm_run *r, uint64_t hold, int answer);
@@ -122,6 +133,7 @@ struct ui {
 	int enforce;               /* the console gates its runs in enforce mode (said in the title) */
 	int quit;
 	unsigned dirty;
+	struct ui_corpus *cv;      /* the corpus view (ui_corpus.h); NULL until first shown */
 };
 
 void ui_init(struct ui *u, struct cmodel *m, const struct keymap *km, const struct ui_intents *in);

@@ -10,6 +10,7 @@
 #include "tui/glyphs.h"
 #include "tui/look.h"
 #include "tui/runv.h"
+#include "tui/ui_corpus.h"
 #include "tui/ui_internal.h"
 
 void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h);
@@ -311,11 +312,13 @@ static void turn_row(struct ui *u, struct canvas *c, int y, const struct tcols *
 {
 	int x = 0;
 	canvas_text(c, y, 0, 2, ROLE_NORMAL, sel ? glyph(G_FOCUS) : " ");
+	if (t->marked) /* marked for a bulk action */
+		canvas_text(c, y, 1, 1, ROLE_LABEL, glyph(G_MARK));
 	x = 2;
 	char s[64];
 	snprintf(s, sizeof s, "%4d", t->turn);
 	canvas_text(c, y, x, 4, t->error ? ROLE_CALL_ERROR : ROLE_DIM, s);
-	canvas_text(c, y, x + 4, 1, ROLE_LABEL, t->label[0] ? glyph(G_MARK) : " ");
+	canvas_text(c, y, x + 4, 1, ROLE_LABEL, look_label_letter(t->label, t->label_miss));
 	x += k->num;
 	if (k->time) {
 		hhmmss(t->t_req, s, sizeof s);
@@ -702,13 +705,23 @@ static const char *hint_key(const char *k)
 static void draw_hints(struct ui *u, struct canvas *c, int y)
 {
 	static const struct hint home[] = {{"help", "help"},     {"prompt.filter", "filter"}, {"open", "open"},
-					   {"verify.turn", "verify"}, {"label true-positive", "TP"},
-					   {"label false-positive", "FP"}, {"approve", "approve"}, {"trials", "trials"},
+					   {"verify.turn", "verify"}, {"label.right", "right"},
+					   {"label.wrong", "wrong"}, {"label.missed", "missed"}, {"corpus", "corpus"},
+					   {"approve", "approve"}, {"trials", "trials"},
 					   {"back", "back"},          {NULL, NULL}};
 	static const struct hint detail[] = {{"tab.next", "tab"},      {"fold", "fold"},
-					     {"verify.turn", "verify"}, {"label true-positive", "TP"},
-					     {"label unverifiable", "unverifiable"}, {"back", "back"},
+					     {"verify.turn", "verify"}, {"label.right", "right"},
+					     {"label.wrong", "wrong"}, {"label.missed", "missed"}, {"back", "back"},
 					     {"help", "help"},          {NULL, NULL}};
+	static const struct hint corpus[] = {{"open", "open"},	       {"label.right", "right"},
+					     {"label.wrong", "wrong"},     {"label.missed", "missed"},
+					     {"corpus.run", "re-run"},     {"mark", "mark"},
+					     {"prompt.filter", "filter"}, {"help", "help"},
+					     {NULL, NULL}};
+	static const struct hint kase[] = {{"open", "its turn"},	 {"label.right", "right"},
+					   {"label.wrong", "wrong"},	 {"label.missed", "missed"},
+					   {"corpus.run", "re-run"},	 {"case.delete", "delete"},
+					   {"back", "back"},		 {NULL, NULL}};
 	static const struct hint doc[] = {{"nav.down", "down"}, {"nav.up", "up"}, {"back", "back"}, {NULL, NULL}};
 	static const struct hint trials[] = {{"open", "open"},         {"trial.apply", "apply"}, {"trial.discard", "discard"},
 					     {"nav.down", "down"},     {"back", "back"},         {"help", "help"},
@@ -740,6 +753,8 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 				: u->view == VIEW_DETAIL   ? detail
 				: u->view == VIEW_TRIALS ? trials
 				: u->view == VIEW_TRIAL    ? trial
+				: u->view == VIEW_CORPUS   ? corpus
+				: u->view == VIEW_CASE     ? kase
 							   : doc;
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_HINT);
 	int x = 1;
@@ -802,6 +817,12 @@ void ui_draw(struct ui *u, struct canvas *c)
 		ui_draw_detail(u, c, 1, L.status_y - 1);
 	} else if (u->view == VIEW_TRIALS) {
 		ui_draw_trials(u, c, 1, L.status_y - 1);
+	} else if (u->view == VIEW_CORPUS) {
+		ui_corpus_draw(u, c, 1, L.status_y - 1);
+	} else if (u->view == VIEW_CASE) {
+		char t[300];
+		snprintf(t, sizeof t, " CASE %s", ui_corpus_of(u)->open);
+		ui_draw_doc(u, c, 1, L.status_y - 1, t);
 	} else if (u->view == VIEW_TRIAL) {
 		char t[120];
 		snprintf(t, sizeof t, " TRIAL %s", u->trial_id);

@@ -4,6 +4,9 @@
 #include "tui/ui.h"
 
 void ui_refilter(struct ui *u, int force);
+/* Shows view v (back returns to the one before) / goes back one view. */
+void ui_view_push(struct ui *u, enum view v);
+void ui_view_pop(struct ui *u);
 struct cm_turn *ui_focused(struct ui *u, const struct cm_hold **hold);
 enum kctx ui_context(const struct ui *u);
 /* Rows of the detail's current tab, its text width, and the list rows of a home pane (from

@@ -228,7 +228,7 @@ void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)
 		"  a word           matches the tool, arguments, error, verdict and cause",
 		"  tool:NAME        verdict:pass|warn|fail|unverified|not_covered|none",
 		"  status:pending|answered|error|cancelled|held|refused",
-		"  gate:allow|flagged|ask|deny   label:true-positive|false-positive|unverifiable|pending|none",
+		"  gate:allow|flagged|ask|deny   label:true-positive|false-positive|unverifiable|pending|none|missed",
 		"  has:denials|error|label       example: verdict:unverified !tool:now",
 		NULL};
 	for (int i = 0; filt[i]; i++) {

@@ -17,6 +17,7 @@
 #include "common/xalloc.h"
 #include "corpus/corpus.h"
 #include "trace/trace_reader.h"
+#include "ts_belay.h"
 #include "ts_tmux.h"
 #include "tsupport.h"
 
@@ -127,9 +128,10 @@ Test(console, live_run_through_connect_label_and_quit)
 	ts_tmux_keys(&t, "g j j Enter 3");
 	const char *diff[] = {"TURN 2", "edit_file", "-line two", "+line 2", NULL};
 	free(wait_for(&t, diff, 20));
-	/* Label it: banking replays it, then the label is stored. */
+	/* Label it right: banking replays it, then the label is stored; its verdict is a PASS,
+	 * so "right" means nothing failed: false-positive. */
 	ts_tmux_keys(&t, "t");
-	const char *labelled[] = {"labelled true-positive", NULL};
+	const char *labelled[] = {"labelled false-positive", NULL};
 	free(wait_for(&t, labelled, 180));
 	ts_tmux_keys(&t, "q q y"); /* the detail, home, then the first view asks before leaving */
 	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
@@ -146,7 +148,7 @@ Test(console, live_run_through_connect_label_and_quit)
 	cr_assert_eq(cJSON_GetArraySize(list), 1);
 	const cJSON *k = cJSON_GetArrayItem(list, 0);
 	cr_assert_eq((int)cJSON_GetObjectItem(k, "turn")->valuedouble, 2);
-	cr_assert_str_eq(jx_str(k, "label"), "true-positive");
+	cr_assert_str_eq(jx_str(k, "label"), "false-positive");
 	cJSON_Delete(list);
 	corpus_close(c);
 	ts_out_free(&o);
@@ -654,6 +656,120 @@ Test(console, a_long_verify_shows_progress_and_is_cancelled_then_quit_during_one
 	free(sp);
 	free(cmd);
 	free(scratch);
+	free(ws);
+	free(st);
+	free(sock);
+}
+
+/* The corpus in the console, with the real binary: three turns banked from the turns list
+ * (one labelled right, one only banked, one labelled missed), the corpus view (B) shows them
+ * with the score, every case is re-run as a job (R, y: MATCH, and STILL_MISSED for the
+ * miss), the unlabelled case is labelled missed in the view and the score moves, and
+ * `belay corpus score` outside the console agrees with the numbers on the screen. */
+Test(console, the_corpus_view_banks_labels_reruns_and_scores_like_belay_corpus_score)
+{
+	char *ws = fs_join(dir, "ws"), *st = fs_join(dir, "state"), *sock = fs_join(dir, "c.sock");
+	char *fs_server = xasprintf("%s/@modelcontextprotocol/server-filesystem/dist/index.js", peers);
+	fs_mkdir_p(ws, 0755, NULL);
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console --state %s "
+			      "--socket %s --scope %s -- node %s %s 2>%s/console.err",
+			      dir, dir, BELAY_BIN, st, sock, ws, fs_server, ws, dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
+	const char *up[] = {"belay console", "belay connect", NULL};
+	free(wait_for(&t, up, 30));
+	char *client = xasprintf("%s/tests/peers/console-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, ws, "--", BELAY_BIN, "connect", sock, NULL};
+	struct ts_out o;
+	cr_assert_eq(ts_run(argv, NULL, NULL, NULL, 0, 120, &o), 0);
+	cr_assert_eq(o.status, 0, "client failed: %s", o.err);
+	ts_out_free(&o);
+	const char *turns[] = {"TURNS (4)", "describe_file", "edit_file", NULL};
+	free(wait_for(&t, turns, 30));
+	sleep(2);
+	ts_tmux_keys(&t, "W");
+	const char *judged[] = {"✓3 !0 ?1 ✗0", NULL};
+	free(wait_for(&t, judged, 180));
+
+	/* Bank three turns (all PASS): write_file right, read_text_file only banked, edit_file
+	 * missed. */
+	ts_tmux_keys(&t, "g t");
+	const char *l0[] = {"-turn0 labelled false-positive", NULL};
+	free(wait_for(&t, l0, 180));
+	ts_tmux_keys(&t, "j c");
+	const char *l1[] = {"-turn1 banked", NULL};
+	free(wait_for(&t, l1, 180));
+	ts_tmux_keys(&t, "j m");
+	const char *l2[] = {"-turn2 labelled true-positive --miss (missed)", NULL};
+	char *scr = wait_for(&t, l2, 180);
+	char *row = line_with(scr, "edit_file");
+	cr_assert(row && strstr(row, "   2M"), "the row says the turn is a recorded miss: %s", row);
+	free(row);
+	free(scr);
+
+	/* The corpus view: the three cases and the score (one TN, one FN that is a miss). */
+	ts_tmux_keys(&t, "B");
+	const char *view[] = {"CORPUS (3 cases)", "precision n/a (0/0)", "recall 0.00 (0/1)", "coverage 1.00 (2/2)",
+			      "apart: 1 unlabelled", NULL};
+	free(wait_for(&t, view, 20));
+	/* Re-run every case, after one question. */
+	ts_tmux_keys(&t, "R");
+	const char *ask[] = {"re-run every one of the 3 case(s)?", NULL};
+	free(wait_for(&t, ask, 10));
+	ts_tmux_keys(&t, "y");
+	const char *ran[] = {"re-ran 3 of 3 case(s): 2 MATCH, 0 MISMATCH", NULL};
+	scr = wait_for(&t, ran, 240);
+	row = line_with(scr, "edit_file");
+	cr_assert(row && strstr(row, "missed") && strstr(row, "STILL_MISSED"), "the miss is still missed: %s", row);
+	free(row);
+	row = line_with(scr, "write_file");
+	cr_assert(row && strstr(row, "false-positive") && strstr(row, "MATCH"), "%s", row);
+	free(row);
+	free(scr);
+	/* The unlabelled case, found with the filter, labelled missed: the score moves. */
+	ts_tmux_keys(&t, "/");
+	ts_tmux_type(&t, "label:pending");
+	ts_tmux_keys(&t, "Enter");
+	const char *one[] = {"1 shown by the filter", NULL};
+	free(wait_for(&t, one, 10));
+	ts_tmux_keys(&t, "m");
+	const char *moved[] = {"recall 0.00 (0/2)", "coverage 1.00 (3/3)", "apart: 0 unlabelled", NULL};
+	free(wait_for(&t, moved, 60));
+	ts_tmux_keys(&t, "Escape");
+	scr = ts_tmux_capture(&t, 0);
+	char *score_line = line_with(scr, "precision");
+	cr_assert_not_null(score_line, "%s", scr);
+
+	/* `belay corpus score` outside agrees with every number on the screen. */
+	ts_belay(&o, NULL, "corpus", "score", "--json", "--state", st, NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cJSON *js = cJSON_Parse(o.out);
+	cr_assert_not_null(js, "%s", o.out);
+	const char *names[] = {"precision", "recall", "coverage"};
+	for (int i = 0; i < 3; i++) {
+		const cJSON *x = cJSON_GetObjectItem(js, names[i]);
+		long num = (long)cJSON_GetObjectItem(x, "numerator")->valuedouble,
+		     den = (long)cJSON_GetObjectItem(x, "denominator")->valuedouble;
+		char want[96], val[16];
+		corpus_ratio(num, den, val);
+		snprintf(want, sizeof want, "%s %s (%ld/%ld)", names[i], val, num, den);
+		cr_assert(strstr(score_line, want), "the console shows '%s' as belay corpus score does: %s", want, score_line);
+	}
+	cr_assert_eq((long)cJSON_GetObjectItem(js, "fn")->valuedouble, 2);
+	cr_assert_eq((long)cJSON_GetObjectItem(js, "fn_recorded_misses")->valuedouble, 2);
+	cr_assert_eq((long)cJSON_GetObjectItem(js, "tn")->valuedouble, 1);
+	cJSON_Delete(js);
+	ts_out_free(&o);
+	free(score_line);
+	free(scr);
+	ts_tmux_keys(&t, "Q");
+	ts_tmux_keys(&t, "y");
+	for (int i = 0; i < 100 && ts_tmux_alive(&t); i++)
+		usleep(100 * 1000);
+	ts_tmux_kill(&t);
+	free(client);
+	free(cmd);
+	free(fs_server);
 	free(ws);
 	free(st);
 	free(sock);

@@ -1,6 +1,7 @@
 /* test_console_labels.c - every labelling key of the console, pressed in a real terminal
  * (tmux) on a recorded run, and the label each one stored, read back from the corpus: `t`
- * true-positive, `f` false-positive, `u` unverifiable, `n` a note on the latest label, `c`
+ * the verdict is right, `f` it is wrong (what label each is follows the verdict the case
+ * banked: corpus_label_meaning), `u` unverifiable, `n` a note on the latest label, `c`
  * banked without a human label (`pending`). (The console end-to-end test presses only `t`.) */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -72,8 +73,8 @@ Test(console_labels, every_labelling_key_stores_its_label)
 	cr_assert_eq(ts_tmux_start(&t, dir, 160, 40, cmd), 0);
 	const char *up[] = {"TURNS (5)", NULL};
 	wait_for(&t, up, 30);
-	press(&t, "g t", "labelled true-positive", run, 0);
-	press(&t, "j f", "labelled false-positive", run, 1);
+	press(&t, "g t", "labelled", run, 0);
+	press(&t, "j f", "labelled", run, 1);
 	press(&t, "j u", "labelled unverifiable", run, 2);
 	/* n opens the command prompt with "note " typed in; the text and Enter add it. */
 	ts_tmux_keys(&t, "n");
@@ -104,7 +105,19 @@ Test(console_labels, every_labelling_key_stores_its_label)
 	cJSON *list = NULL;
 	cr_assert_eq(corpus_list(c, &list, &e), 0, "%s", e.msg);
 	cr_assert_eq(cJSON_GetArraySize(list), 4, "four turns banked");
-	const char *want[] = {"true-positive", "false-positive", "unverifiable"};
+	/* t (right) and f (wrong) mean the label their case's banked verdict makes them */
+	const char *want[3] = {NULL, NULL, "unverifiable"};
+	int want_miss[3] = {0, 0, 0};
+	for (int k = 0; k < 2; k++) {
+		const cJSON *kase = case_of(list, k);
+		cr_assert_not_null(kase, "turn %d was banked", k);
+		cr_assert_eq(corpus_label_meaning(jx_str(kase, "expected_status"), k ? CORPUS_WRONG : CORPUS_RIGHT, &want[k],
+						  &want_miss[k], &e),
+			     0);
+		cr_assert_eq(cJSON_IsTrue(cJSON_GetObjectItem(kase, "miss")), want_miss[k], "turn %d's miss flag", k);
+	}
+	cr_assert_str_eq(want[0], strcmp(jx_str(case_of(list, 0), "expected_status"), "FAIL") ? "false-positive"
+											       : "true-positive");
 	for (int k = 0; k < 3; k++) {
 		const cJSON *kase = case_of(list, k);
 		cr_assert_not_null(kase, "turn %d was banked", k);

@@ -95,6 +95,39 @@ Test(labels, history_is_kept_with_who_and_when)
 	free(trace);
 }
 
+Test(labels, a_deleted_case_takes_its_history_and_snapshot_refs_with_it)
+{
+	char *trace = ts_record_demo(dir, NULL, NULL);
+	char *id = add(trace, "1");
+	char *other = add(trace, "2");
+	cr_assert_eq(label(id, "true-positive", "real"), 0);
+	cr_assert_eq(label(other, "false-positive", NULL), 0);
+	struct ts_out o;
+	ts_belay(&o, NULL, "corpus", "run", id, "--state", state, NULL);
+	ts_out_free(&o);
+	cr_assert_gt(ts_sql_int(db, "SELECT count(*) FROM snapshot_refs WHERE owner_kind = 'case'"), 0);
+	ts_belay(&o, NULL, "corpus", "delete", id, "--state", state, NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+	char *q = xasprintf("SELECT (SELECT count(*) FROM cases WHERE id = '%s') + (SELECT count(*) FROM labels WHERE "
+			    "case_id = '%s') + (SELECT count(*) FROM case_results WHERE case_id = '%s') + (SELECT "
+			    "count(*) FROM case_traces WHERE case_id = '%s') + (SELECT count(*) FROM case_snapshots "
+			    "WHERE case_id = '%s') + (SELECT count(*) FROM snapshot_refs WHERE owner_kind = 'case' AND "
+			    "owner_id = '%s')",
+			    id, id, id, id, id, id);
+	cr_assert_eq(ts_sql_int(db, q), 0, "nothing of the case is left");
+	free(q);
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM labels"), 1, "the other case keeps its label");
+	cr_assert_eq(ts_sql_int(db, "SELECT count(*) FROM cases"), 1);
+	ts_belay(&o, NULL, "corpus", "delete", id, "--state", state, NULL);
+	cr_assert_eq(o.status, 2, "a second delete names the missing case");
+	cr_assert(strstr(o.err, "no case"), "%s", o.err);
+	ts_out_free(&o);
+	free(other);
+	free(id);
+	free(trace);
+}
+
 Test(labels, bad_labels_are_usage_errors_that_change_nothing)
 {
 	char *trace = ts_record_demo(dir, NULL, NULL);
@@ -190,6 +223,7 @@ struct scan {
 	char where[4096];
 	int writes_in_label_file;
 	int writes_in_label_fn;
+	int writes_in_delete_fn;
 };
 
 static void scan_dir(const char *path, struct scan *sc)
@@ -221,6 +255,16 @@ static void scan_dir(const char *path, struct scan *sc)
 					cr_assert_not_null(end);
 					char *body = normalize(fn, (size_t)(end - fn));
 					sc->writes_in_label_fn += count_writes(body);
+					free(body);
+					/* the person's delete of a case takes its label history with it */
+					fn = strstr(text, "\nint corpus_delete(");
+					cr_assert_not_null(fn, "corpus_delete is defined in corpus_label.c");
+					end = strstr(fn, "\n}\n");
+					cr_assert_not_null(end);
+					body = normalize(fn, (size_t)(end - fn));
+					sc->writes_in_delete_fn += count_writes(body);
+					cr_assert_not_null(strstr(body, "delete from labels where case_id = ?1"),
+							   "corpus_delete's one write is the DELETE of the case's own rows");
 					free(body);
 				} else if (w) {
 					sc->writes_elsewhere += w;
@@ -254,7 +298,8 @@ Test(labels, only_corpus_label_set_writes_labels_in_every_source_file)
 	cr_assert_gt(sc.files, 80, "the scan read the sources (%d files)", sc.files);
 	cr_assert_eq(sc.writes_elsewhere, 0, "SQL that writes labels outside corpus_label_set:%s", sc.where);
 	cr_assert_eq(sc.writes_in_label_fn, 1, "corpus_label_set holds the one INSERT");
-	cr_assert_eq(sc.writes_in_label_file, 1, "and corpus_label.c nothing else");
+	cr_assert_eq(sc.writes_in_delete_fn, 1, "corpus_delete holds the one DELETE (a deleted case's history)");
+	cr_assert_eq(sc.writes_in_label_file, 2, "and corpus_label.c nothing else");
 }
 
 Test(labels, the_authorizer_refuses_every_other_writer)

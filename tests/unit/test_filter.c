@@ -75,7 +75,7 @@ Test(filter, bad_value_names_the_term_and_lists_values)
 	static const char *v[] = {"pass", "warn", "unverified", "fail", "not_covered", "none", NULL};
 	static const char *s[] = {"pending", "answered", "error", "cancelled", "held", "refused", NULL};
 	static const char *g[] = {"allow", "flagged", "ask", "deny", NULL};
-	static const char *l[] = {"true-positive", "false-positive", "unverifiable", "pending", "none", NULL};
+	static const char *l[] = {"true-positive", "false-positive", "unverifiable", "pending", "none", "missed", NULL};
 	static const char *h[] = {"denials", "error", "label", NULL};
 	expect_values("verdict:maybe", "verdict:maybe", v);
 	expect_values("tool:x status:done", "status:done", s);
@@ -242,6 +242,21 @@ Test(filter, every_label_value)
 			cr_assert_eq(m(e, &t), i == j, "%s on label '%s'", e, labels[i]);
 		}
 	}
+}
+
+Test(filter, label_missed_is_a_true_positive_recorded_as_a_miss)
+{
+	struct cm_turn tp = mk(0, "x", NULL), miss = mk(1, "x", NULL), fp = mk(2, "x", NULL);
+	snprintf(tp.label, sizeof tp.label, "true-positive");
+	snprintf(miss.label, sizeof miss.label, "true-positive");
+	miss.label_miss = 1;
+	snprintf(fp.label, sizeof fp.label, "false-positive");
+	fp.label_miss = 1; /* a stale flag on another label is no miss */
+	cr_assert(!m("label:missed", &tp));
+	cr_assert(m("label:missed", &miss));
+	cr_assert(!m("label:missed", &fp));
+	cr_assert(m("label:true-positive", &miss), "a miss is a true-positive");
+	cr_assert(m("!label:missed", &tp));
 }
 
 Test(filter, every_has_value)

@@ -68,7 +68,13 @@ Test(keymap, default_keymap_loads)
 	cr_assert_str_eq(cmd_at(&km, KCTX_GLOBAL, "Q"), "quit");
 	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "j"), "nav.down");
 	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "<c-d>"), "nav.pagedown");
-	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "t"), "label true-positive");
+	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "t"), "label.right");
+	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "f"), "label.wrong");
+	cr_assert_str_eq(cmd_at(&km, KCTX_DETAIL, "m"), "label.missed");
+	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "B"), "corpus");
+	cr_assert_str_eq(cmd_at(&km, KCTX_CORPUS, "m"), "label.missed");
+	cr_assert_str_eq(cmd_at(&km, KCTX_CORPUS, "<space>"), "mark");
+	cr_assert_str_eq(cmd_at(&km, KCTX_CASE, "D"), "case.delete");
 	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "n"), "prompt.command note");
 	cr_assert_str_eq(cmd_at(&km, KCTX_DETAIL, "<tab>"), "tab.next");
 	cr_assert_str_eq(cmd_at(&km, KCTX_TURNS, "<tab>"), "focus.next");
@@ -81,7 +87,7 @@ Test(keymap, default_keymap_loads)
 	b = keymap_lookup(&km, KCTX_TURNS, key("x"));
 	cr_assert(b && b->cmd == C_REFUSE && !strcmp(b->help, command_help(C_REFUSE)), "default help");
 	b = keymap_lookup(&km, KCTX_TURNS, key("f"));
-	cr_assert(b && b->cmd == C_LABEL && strstr(b->help, "wrong"), "help from the file");
+	cr_assert(b && b->cmd == C_LABEL_WRONG && strstr(b->help, "(true-positive --miss)"), "help from the file");
 	keymap_free(&km);
 	keymap_free(&km);
 }
