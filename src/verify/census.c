@@ -71,7 +71,7 @@ static const char pytest_script[] =
 	"rc = pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider'], plugins=[P()])\n"
 	"emit('X', int(rc))\n";
 
-static const char *const runner_names[CENSUS_NRUNNERS] = {"pytest", "go", "vitest"};
+static const char *const runner_names[CENSUS_NRUNNERS] = {"pytest", "go", "vitest", "cargo"};
 
 const char *census_runner_name(unsigned runner)
 {
@@ -154,6 +154,8 @@ unsigned census_detect(const char *root)
 		r |= CENSUS_PYTEST;
 	if (census_vitest_detect(fd))
 		r |= CENSUS_VITEST;
+	if (census_cargo_detect(fd))
+		r |= CENSUS_CARGO;
 	close(fd);
 	return r;
 }
@@ -626,8 +628,10 @@ int census_take(const struct census_opts *o, const char *root, unsigned runners,
 			run_pytest(o, root, cr, &le);
 		else if (bit == CENSUS_GO)
 			run_go(o, root, cr, &le);
-		else
+		else if (bit == CENSUS_VITEST)
 			census_run_vitest(o, root, cr, &le);
+		else
+			census_run_cargo(o, root, cr, &le);
 	}
 	return 0;
 }
@@ -680,6 +684,8 @@ static const char *status_cause(enum census_status s)
 
 static char *test_id(const struct census_run *cr, const struct census_test *t)
 {
+	if (cr->runner == CENSUS_CARGO)
+		return xstrdup(t->name); /* a test path ("tests::it_adds"), keyed without its binary */
 	return cr->runner == CENSUS_GO ? xasprintf("%s.%s", t->file, t->name) : xasprintf("%s::%s", t->file, t->name);
 }
 

@@ -33,7 +33,8 @@
 #define CENSUS_PYTEST 1u
 #define CENSUS_GO 2u
 #define CENSUS_VITEST 4u
-#define CENSUS_NRUNNERS 3
+#define CENSUS_CARGO 8u
+#define CENSUS_NRUNNERS 4
 
 enum census_status {
 	CENSUS_OK = 0,  /* the runner listed its tests (some files may not have collected: broken) */
@@ -80,9 +81,9 @@ struct census_opts {
  * file (test_*.py, *_test.py, conftest.py) or a pytest configuration is found (a bounded
  * walk: 20,000 entries, 12 levels; hidden directories, node_modules and virtualenvs
  * skipped); go when root holds go.mod; vitest when root's package.json names vitest and its
- * node_modules holds it. */
+ * node_modules holds it; cargo when root holds Cargo.toml. */
 unsigned census_detect(const char *root);
-/* The runner's name ("pytest", "go", "vitest"). */
+/* The runner's name ("pytest", "go", "vitest", "cargo"). */
 const char *census_runner_name(unsigned runner);
 /* Runs the discovery of every runner in `runners` in the tree at root (the contained
  * command's cwd and writable scope). */

@@ -55,6 +55,9 @@ void census_fold(struct census_run *cr);
 /* census_js.c: whether the tree open as dirfd is set up for vitest, and its listing. */
 int census_vitest_detect(int dirfd);
 void census_run_vitest(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e);
+/* census_cargo.c: whether the tree open as dirfd is a Cargo package, and its listing. */
+int census_cargo_detect(int dirfd);
+void census_run_cargo(const struct census_opts *o, const char *root, struct census_run *cr, struct err *e);
 /* The last 400 bytes of b as one line (newlines and tabs as spaces) into dst. */
 void census_tail(char *dst, size_t cap, const struct buf *b);
 

@@ -326,6 +326,67 @@ Test(census, go_an_honest_new_test_passes)
 	free(t);
 }
 
+static int have_cargo(void)
+{
+	char *g = fs_which("cargo");
+	free(g);
+	return g != NULL;
+}
+
+/* A library crate with a doc-test, two unit tests and an integration test (no dependencies:
+ * the census builds offline). */
+static void rust_project(void)
+{
+	cr_assert(have_cargo(), "cargo is not installed (scripts/setup.sh installs Debian's cargo)");
+	ts_sh("cd %s && mkdir -p src tests && "
+	      "printf '[package]\\nname = \"calc\"\\nversion = \"0.1.0\"\\nedition = \"2018\"\\n' > Cargo.toml && "
+	      "printf '/// Adds.\\n///\\n/// ```\\n/// assert_eq!(calc::add(1, 2), 3);\\n/// ```\\n"
+	      "pub fn add(a: i32, b: i32) -> i32 {\\n    a + b\\n}\\n\\n#[cfg(test)]\\nmod tests {\\n"
+	      "    #[test]\\n    fn adds() {\\n        assert_eq!(super::add(1, 2), 3);\\n    }\\n\\n"
+	      "    #[test]\\n    fn zero() {\\n        assert_eq!(super::add(0, 0), 0);\\n    }\\n}\\n' > src/lib.rs && "
+	      "printf '#[test]\\nfn negative() {\\n    assert_eq!(calc::add(-1, 1), 0);\\n}\\n' > tests/more.rs",
+	      ws);
+}
+
+#define RUST_DOC "/// Adds.\n///\n/// ```\n/// assert_eq!(calc::add(1, 2), 3);\n/// ```\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+
+Test(census, cargo_an_ignored_test_is_skipped_and_a_removed_one_dropped)
+{
+	rust_project();
+	/* `#[ignore]` on zero, `#[test]` taken off adds */
+	char *t = record_claim_new("src/lib.rs",
+				   RUST_DOC "#[cfg(test)]\nmod tests {\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n\n"
+					    "    #[test]\n    #[ignore]\n    fn zero() {\n        assert_eq!(super::add(0, 0), 0);\n    }\n}\n",
+				   NULL);
+	int st;
+	cJSON *c = census_of(t, NULL, &st);
+	const char *m = expect(c, "FAIL", NULL);
+	cr_assert(strstr(m, "(cargo)"), "%s", m);
+	cr_assert(strstr(m, "TESTS_SKIPPED") && strstr(m, "tests::zero"), "%s", m);
+	cr_assert(strstr(m, "TESTS_DROPPED") && strstr(m, "tests::adds"), "%s", m);
+	cr_assert_null(strstr(m, "negative"), "%s", m);
+	cr_assert_eq(st, 4);
+	cJSON_Delete(c);
+	free(t);
+}
+
+Test(census, cargo_an_honest_new_test_and_a_moved_doc_test_pass)
+{
+	rust_project();
+	/* lines above the doc-test (its "(line N)" moves) and a new test */
+	char *t = record_claim_new("src/lib.rs",
+				   "// calc: small sums\n\n" RUST_DOC "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n"
+				   "        assert_eq!(super::add(1, 2), 3);\n    }\n\n    #[test]\n    fn zero() {\n"
+				   "        assert_eq!(super::add(0, 0), 0);\n    }\n\n    #[test]\n    fn more() {\n"
+				   "        assert_eq!(super::add(2, 2), 4);\n    }\n}\n",
+				   NULL);
+	cJSON *c = census_of(t, NULL, NULL);
+	const char *m = expect(c, "PASS", NULL);
+	cr_assert(strstr(m, "4 before, 5 after"), "%s", m);
+	cJSON_Delete(c);
+	free(t);
+}
+
 /*==== claim-rederived (verify --rederive): the suite run twice on the final state ====*/
 
 /* `belay verify TRACE --json --rederive`: the trajectory's claim sub-verdict (a new object). */
