@@ -106,6 +106,7 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 		p->cause = rr->cause;
 		snprintf(p->detail, sizeof p->detail, "%s", rr->detail);
 		snprintf(c->seq_stop, sizeof c->seq_stop, "turn %d: %s", k, rr->detail);
+		c->seq_stop_cause = rr->cause;
 		return;
 	}
 	p->reply = rr->reply;
@@ -198,6 +199,8 @@ void inorder_run(struct vctx *c, struct worker *w)
 	sc->keep_tmp = 0;
 	if (rr.cause && !c->seq_stop[0])
 		snprintf(c->seq_stop, sizeof c->seq_stop, "%s", rr.detail);
+	if (rr.cause && !c->seq_stop_cause)
+		c->seq_stop_cause = rr.cause;
 	/* The next user of this scratch (the worker's isolated replays) may trust it only when
 	 * the server left nothing behind after the last effect was taken. */
 	struct snap_paths late = {0};

@@ -77,7 +77,8 @@ static void judge_writer(struct turn_verdict *v, const struct pass_obs *const *p
 	} else if (ri == EFFECT_REC_DIFFERS) {
 		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_NOT_REPLAYED", NO_EVIDENCE,
 				"%s; a fresh server's replay did not write what the recording did (%s), and the session was "
-				"not replayed in order up to this call: what the server remembered may explain it",
+				"not replayed in order up to this call: what the server remembered may explain it, or the "
+				"record is false (a lie cannot be told from that state without the in-order pass)",
 				decl, iso->rec_why);
 	} else {
 		const struct pass_obs *p = seq && seq->effect ? seq : iso;

@@ -40,7 +40,10 @@ struct replay_frame {
 	 * (isolated: from the start), a refusal of a network use to one of them (a denial naming
 	 * that address, or of a socket of that family, refused before it had a destination)
 	 * ends the replay at once with REPLAY_NETWORK_REFUSED naming the address: the call's
-	 * state lives outside the workspace. Other refusals are only observed. */
+	 * state lives outside the workspace. Entries with "held": true are connections the
+	 * server made before the call, in no call (at its start), which the call may have used
+	 * without connecting again: refused, they end the replay the same way. Other refusals
+	 * are only observed. */
 	cJSON *dests;
 };
 

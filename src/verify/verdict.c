@@ -33,7 +33,7 @@ const struct vcause vcauses[] = {
 	{"REPLAY_ENV_REFUSED", "material from elsewhere sets a variable that loads code into the server (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, ...): refused, nothing started"},
 	{"WORKSPACE_CHANGED_OUTSIDE", "the workspace changed outside the sandbox while the call ran"},
 	{"SESSION_ORDER_DIVERGED", "the result reproduces on a fresh server but not with the session replayed in order"},
-	{"SESSION_ORDER_NOT_REPLAYED", "the result differs on a fresh server, and the session was not replayed in order up to the call"},
+	{"SESSION_ORDER_NOT_REPLAYED", "the result differs on a fresh server, and the session was not replayed in order up to the call: state the server kept may explain it, or a lie may hide there"},
 	/* re-executed, but the result cannot be judged */
 	{"RESULT_NOT_RECORDED", "the original call has no recorded response to compare with"},
 	{"FRAME_TRUNCATED", "the call's request or response was longer than the recording cap: the trace holds only its beginning"},

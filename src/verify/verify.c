@@ -449,7 +449,8 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result does not reproduce on a fresh server (%d isolated replays agree with each other, not "
 			    "with the record), and the session was not replayed in order up to this call (%s): state the "
-			    "server kept from the %zu earlier call(s) may explain it",
+			    "server kept from the %zu earlier call(s) may explain it, or the record is false: a lie cannot be "
+			    "told from that state without the in-order pass (the default order makes it)",
 			    got, c->seq_skipped ? c->seq_skipped : "the in-order pass did not reach it", k);
 	} else if (further_eq) {
 		/* some isolated replays reproduce the record and others do not, yet their
@@ -532,6 +533,11 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 		const struct pass_obs *p = iso && iso->cause ? iso : seq && seq->cause ? seq : NULL;
 		if (p)
 			verdict_add(v, "A2", "replay", V_UNVERIFIED, p->cause, NO_EVIDENCE, "%s", p->detail);
+		else if (c->seq_stop_cause && !strcmp(c->seq_stop_cause, "REPLAY_NETWORK_REFUSED"))
+			/* The session replay ended when the server was refused the service it keeps its
+			 * state in: what stopped it holds for the calls after it too. */
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED", NO_EVIDENCE,
+				    "the session replayed in order ended before this call: %s", c->seq_stop);
 		else
 			verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_SERVER_FAILED", NO_EVIDENCE,
 				    "no replay re-executed this call: %s",
@@ -539,7 +545,9 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 	} else if ((iso && iso->network_refused) || (seq && seq->network_refused)) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED",
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
-			    "the result differs and the replay was refused the network it asked for");
+			    "the result differs and the replay was refused the network it asked for: what the call "
+			    "depends on may live outside the workspace, where a replay never reaches, and a lie there "
+			    "cannot be told from an honest turn");
 	} else if ((iso && iso->answers_missing) || (seq && seq->answers_missing)) {
 		const struct pass_obs *p = iso && iso->answers_missing ? iso : seq;
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_CLIENT_ANSWER_MISSING",
@@ -584,7 +592,13 @@ static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 	v->replayed = main != NULL;
 	if (!iso && !seq) {
 		const char *why = c->seq_stop[0] ? c->seq_stop : c->seq_skipped ? c->seq_skipped : "it was not reached";
-		verdict_unverified(v, "REPLAY_SERVER_FAILED", "no replay re-executed this call: %s", why);
+		if (c->seq_stop_cause && !strcmp(c->seq_stop_cause, "REPLAY_NETWORK_REFUSED"))
+			/* The session replay ended when the server was refused the service it keeps its
+			 * state in: what stopped it holds for the calls after it too. */
+			verdict_unverified(v, "REPLAY_NETWORK_REFUSED", "the session replayed in order ended before this call: %s",
+					   why);
+		else
+			verdict_unverified(v, "REPLAY_SERVER_FAILED", "no replay re-executed this call: %s", why);
 		goto done;
 	}
 	for (int i = 0; i < 2; i++) {

@@ -86,6 +86,7 @@ struct vctx {
 	int seq_ran;             /* the in-order pass ran */
 	const char *seq_skipped; /* why it did not (static), or NULL */
 	char seq_stop[700];      /* why it stopped before the end (""): later turns were not reached */
+	const char *seq_stop_cause; /* the cause that stopped it (static), or NULL */
 	double seq_ms, seq_server_ms; /* its wall time, and the time its steps waited on replies */
 	double seq_own_ms;       /* belay's own work in it: restoring pre-states, taking effects */
 	size_t seq_turns;        /* turns it reached */
@@ -140,7 +141,9 @@ void plan_session_steps(const struct vctx *c, const struct relocation *rl, struc
 /* Where exchange x reached the network when it was recorded: its network_attempt records
  * (`turn_seq` = its request; without one, between its request and its response) of family
  * inet or inet6, as a new array of {"family", "address"} without repeats, or NULL when none
- * (replay_frame.dests). */
+ * (replay_frame.dests); plus the connections the server made before the call in no call (at
+ * its start: a database client's pool the call may use without connecting again), allowed
+ * when recorded, marked "held": true. */
 cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x);
 /* The server's argv / cwd / environment moved to a scratch workspace. */
 char **plan_argv(const struct vctx *c, const struct relocation *rl);

@@ -104,6 +104,20 @@ static void tally_free(struct tally *t)
 	buf_free(&t->others);
 }
 
+/* A forged result of turn k stays caught in mode m: FAIL, or, with --order isolated (only
+ * fresh servers asked), UNVERIFIED SESSION_ORDER_NOT_REPLAYED saying a lie may hide there. */
+static void assert_lie_caught(int m, const cJSON *v, int k)
+{
+	const cJSON *t = ts_turn(v, k);
+	const char *st = jx_str(t, "status"), *cause = jx_str(t, "cause");
+	char *s = jx_print(t);
+	if (m == 2 && !strcmp(st, "UNVERIFIED") && cause && !strcmp(cause, "SESSION_ORDER_NOT_REPLAYED"))
+		cr_assert(strstr(s, "the record is false"), "%s: %s", mode_names[m], s);
+	else
+		cr_assert_str_eq(st, "FAIL", "%s: %s", mode_names[m], s);
+	free(s);
+}
+
 /* An honest offline session: in every order mode no FAIL and at least 90% PASS or WARN. */
 static void assert_honest_offline(const char *name, const struct ts_played *p)
 {
@@ -150,7 +164,7 @@ Test(kinds, a_lie_of_the_shell_command_server_is_caught)
 	ts_edit_reply(p.trace, 0, "line one\\nline two", "line one\\nline 2!!");
 	for (int m = 0; m < 3; m++) {
 		cJSON *v = verify(&p, modes[m]);
-		cr_assert_str_eq(jx_str(ts_turn(v, 1), "status"), "FAIL", "%s: %s", mode_names[m], jx_print(ts_turn(v, 1)));
+		assert_lie_caught(m, v, 1);
 		cJSON_Delete(v);
 	}
 	ts_played_free(&p);
@@ -171,7 +185,7 @@ Test(kinds, a_lie_of_the_sqlite_server_is_caught)
 	ts_edit_reply(p.trace, 0, "\\\"n\\\": 3", "\\\"n\\\": 4");
 	for (int m = 0; m < 3; m++) {
 		cJSON *v = verify(&p, modes[m]);
-		cr_assert_str_eq(jx_str(ts_turn(v, 8), "status"), "FAIL", "%s: %s", mode_names[m], jx_print(ts_turn(v, 8)));
+		assert_lie_caught(m, v, 8);
 		cJSON_Delete(v);
 	}
 	ts_played_free(&p);
@@ -310,10 +324,11 @@ Test(kinds, a_server_on_a_local_postgresql_is_named_external_state_in_every_orde
 	}
 	/* A lie about the database's rows: the replay cannot reach it, so the turn says a lie
 	 * could hide there rather than PASS. */
-	ts_edit_reply(p.trace, 0, "\\\"n\\\": 3", "\\\"n\\\": 4");
+	/* turn 1 inserted 2 rows: the record now says 3 */
+	ts_edit_reply(p.trace, 0, "\\\"count\\\": 2", "\\\"count\\\": 3");
 	for (int m = 0; m < 3; m++) {
 		cJSON *v = verify(&p, modes[m]);
-		assert_external(mode_names[m], v, 8);
+		assert_external(mode_names[m], v, 1);
 		cJSON_Delete(v);
 	}
 	ts_played_free(&p);
