@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mcp/rpc_msg.h"
 #include "sandbox/sandbox.h"
@@ -48,10 +49,21 @@ struct replay_frame {
 };
 
 struct replay_result;
+struct sandbox_quiet_sample;
+
+/* The running server's tree and the sample of it taken before the last step reached it (the
+ * `since` of sandbox_quiet_proven), for a hook that must know the server is quiet. */
+struct replay_quiet {
+	int pid;
+	const struct sandbox_quiet_sample *since; /* may be NULL: nothing sent yet */
+	uint64_t since_ns;
+};
 
 struct replay_hooks {
-	/* Before step i is sent. Returns 0, or -1 to end the session replay here. */
-	int (*before)(void *ctx, size_t i);
+	/* Before step i is sent. q: what proves the server quiet now (sandbox_quiet.h), or NULL
+	 * when its quiet cannot be proven (no pid namespace, the network allowed). Returns 0, or
+	 * -1 to end the session replay here. */
+	int (*before)(void *ctx, size_t i, const struct replay_quiet *q);
 	/* After turn step i: r holds its reply (or r->cause) and what was observed since it was
 	 * sent. Borrowed; reset when after returns. */
 	void (*after)(void *ctx, size_t i, struct replay_result *r);

@@ -442,7 +442,7 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 			    "the result differs from the record only in clock readings (timestamps later than it, or "
 			    "durations; %d replays)",
 			    got);
-	} else if (!seq_f && k > 0) {
+	} else if ((!seq_f || inorder_unfaithful(c, (int)k)) && k > 0) {
 		/* Only fresh servers were asked, and the recorded one had served earlier calls: the
 		 * replays did not have the conditions the call had (what the server remembered). */
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "SESSION_ORDER_NOT_REPLAYED",
@@ -451,7 +451,12 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 			    "with the record), and the session was not replayed in order up to this call (%s): state the "
 			    "server kept from the %zu earlier call(s) may explain it, or the record is false: a lie cannot be "
 			    "told from that state without the in-order pass (the default order makes it)",
-			    got, c->seq_skipped ? c->seq_skipped : "the in-order pass did not reach it", k);
+			    got,
+			    c->seq_skipped                       ? c->seq_skipped
+			    : !seq_f                             ? "the in-order pass did not reach it"
+			    : c->seq_fresh_from >= 0 && (int)k >= c->seq_fresh_from ? c->seq_restart
+										    : "a file the server holds was restored in place under it, which it may not have seen",
+			    k);
 	} else if (further_eq) {
 		/* some isolated replays reproduce the record and others do not, yet their
 		 * signatures agree: never a FAIL */
@@ -852,7 +857,7 @@ static int build_context(struct vctx *c, struct err *e)
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
-	struct vctx c = {.o = o};
+	struct vctx c = {.o = o, .seq_inplace_turn = -1, .seq_fresh_from = -1};
 	int rc = trace_read(trace_path, &c.t, e);
 	if (rc == 0)
 		rc = trace_validate(c.t, e); /* the checks of trace check and index: a record removed is refused */
@@ -940,8 +945,10 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->session_ms = c.seq_ms;
 	out->session_server_ms = c.seq_server_ms;
 	out->session_own_ms = c.seq_own_ms;
-	snprintf(out->session_note, sizeof out->session_note, "%s",
-		 c.seq_skipped ? c.seq_skipped : c.seq_stop[0] ? c.seq_stop : "");
+	int nn = snprintf(out->session_note, sizeof out->session_note, "%s%s%s",
+		 c.seq_skipped ? c.seq_skipped : c.seq_stop[0] ? c.seq_stop : "",
+		 c.seq_restart[0] && !c.seq_skipped && c.seq_stop[0] ? "; " : "", c.seq_restart[0] && !c.seq_skipped ? c.seq_restart : "");
+	(void)nn; /* cut when long */
 	out->worst = V_PASS;
 	for (size_t k = 0; k < nt; k++) {
 		pass_obs_free(&c, &c.iso[k]);

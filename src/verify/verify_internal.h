@@ -87,6 +87,13 @@ struct vctx {
 	const char *seq_skipped; /* why it did not (static), or NULL */
 	char seq_stop[700];      /* why it stopped before the end (""): later turns were not reached */
 	const char *seq_stop_cause; /* the cause that stopped it (static), or NULL */
+	int seq_inplace_turn;    /* the first turn before which it restored a file the server holds
+				  * in place (-1: none): from there on it may not have seen that, so
+				  * a difference in that pass is never a FAIL */
+	char seq_inplace_what[300]; /* which files, for the messages */
+	int seq_fresh_from;      /* the first turn a fresh server was restarted for, mid-pass (-1:
+				  * none): from there the pass is isolated, never a FAIL */
+	char seq_restart[300];   /* why (the last restart), for the summary */
 	double seq_ms, seq_server_ms; /* its wall time, and the time its steps waited on replies */
 	double seq_own_ms;       /* belay's own work in it: restoring pre-states, taking effects */
 	size_t seq_turns;        /* turns it reached */
@@ -138,6 +145,10 @@ void plan_handshake(const struct vctx *c, int64_t seq, const struct relocation *
 /* Every client message of the session in recorded order, as steps of a session replay
  * (turns marked); requests the gate refused never reached the server and are left out. */
 void plan_session_steps(const struct vctx *c, const struct relocation *rl, struct replay_frame **out, size_t *n);
+/* 1 when the in-order pass reached turn k on a server that may not have had the session's
+ * conditions: restarted mid-pass before it, or a file it holds restored in place under it. A
+ * difference there is never a FAIL (SESSION_ORDER_NOT_REPLAYED). */
+int inorder_unfaithful(const struct vctx *c, int k);
 /* Where exchange x reached the network when it was recorded: its network_attempt records
  * (`turn_seq` = its request; without one, between its request and its response) of family
  * inet or inet6, as a new array of {"family", "address"} without repeats, or NULL when none
