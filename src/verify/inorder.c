@@ -226,6 +226,8 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 		snprintf(p->effect_err, sizeof p->effect_err, "%s", e.msg);
 	else if (!c->o->coverage_only) {
 		p->rec = effect_vs_record(c, ic->w, (size_t)k, handle, p->effect, p->rec_why, sizeof p->rec_why);
+		if (p->rec == EFFECT_REC_DIFFERS)
+			p->wrote = effect_digests(ic->w->sc.ws, p->effect);
 		p->weak = judge_prejudge_weakening(c, ic->w, p->effect);
 	}
 }

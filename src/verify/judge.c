@@ -67,6 +67,14 @@ static void judge_writer(struct turn_verdict *v, const struct pass_obs *const *p
 		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_DIVERGED", NO_EVIDENCE,
 				"%s; the isolated replay wrote what the recording did, the in-order session replay did not: %s",
 				decl, seq->rec_why);
+	} else if ((rs == EFFECT_REC_DIFFERS || ri == EFFECT_REC_DIFFERS) &&
+		   ((seq && seq->wrote_varies) || (iso && iso->wrote_varies))) {
+		const struct pass_obs *p = rs == EFFECT_REC_DIFFERS ? seq : iso;
+		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_NONDETERMINISTIC", NO_EVIDENCE,
+				"%s; the replay did not write what the recording did (%s), and two replays from the same "
+				"pre-state wrote different bytes too: the writer is nondeterministic (random content), so "
+				"what it wrote cannot be compared, and a lie in it cannot be told from the randomness",
+				decl, p->rec_why);
 	} else if ((rs == EFFECT_REC_DIFFERS && (v->turn == 0 || !unfaithful)) ||
 		   (ri == EFFECT_REC_DIFFERS && v->turn == 0)) {
 		const struct pass_obs *p = rs == EFFECT_REC_DIFFERS ? seq : iso;

@@ -41,6 +41,7 @@ const struct vcause vcauses[] = {
 	{"RESULT_NONDETERMINISTIC_RANDOM", "the result varies across replays with random values (identifiers, random floats)"},
 	{"RESULT_NONDETERMINISTIC_PROCESS", "the result varies across replays with process-dependent numbers"},
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", "the result varies across replays for an unknown reason"},
+	{"EFFECT_NONDETERMINISTIC", "the replays wrote other bytes than the recording and than each other from the same pre-state (random content): what the call wrote cannot be compared, and a lie in it cannot be told from the randomness"},
 	{"EFFECT_NONDETERMINISTIC_CLOCK",
 	 "the replay wrote what the recording did but for later clock readings in file content or names"},
 	{"EFFECT_NOT_DECLARED", "the tool is not in the latest tools/list answered before the call (or none was), so there is no effect claim to check, not even the MCP defaults"},

@@ -80,6 +80,7 @@ void pass_obs_free(struct vctx *c, struct pass_obs *p)
 	free(p->tmp);
 	free(p->reply);
 	cJSON_Delete(p->effect);
+	cJSON_Delete(p->wrote);
 	cJSON_Delete(p->observed);
 	free(p->protocol_version);
 	judge_weak_pre_free(c, p->weak);
@@ -325,6 +326,8 @@ static void isolated_first(struct vctx *c, struct worker *w, size_t k)
 		snprintf(p->effect_err, sizeof p->effect_err, "%s", e.msg);
 	else if (!c->o->coverage_only) {
 		p->rec = effect_vs_record(c, w, k, turn_handle(c, k), p->effect, p->rec_why, sizeof p->rec_why);
+		if (p->rec == EFFECT_REC_DIFFERS)
+			p->wrote = effect_digests(w->sc.ws, p->effect);
 		p->weak = judge_prejudge_weakening(c, w, p->effect); /* the post-state is still there */
 	}
 	replay_result_free(&rr);
@@ -584,6 +587,35 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 
 static void finish_turn(struct vctx *c, size_t k, uint64_t t0);
 
+/* A writer whose replays differ from the recorded effect, and none matched it: one more
+ * isolated replay from the same pre-state tells a nondeterministic writer (other bytes each
+ * time at a path both wrote: wrote_varies) from a record that is simply not the replay's. */
+static void writer_variation(struct vctx *c, struct worker *w, size_t k)
+{
+	struct pass_obs *iso = &c->iso[k], *seq = &c->seq[k];
+	enum effect_rec ri = iso->effect ? iso->rec : EFFECT_REC_UNKNOWN, rs = seq->effect ? seq->rec : EFFECT_REC_UNKNOWN;
+	if ((ri != EFFECT_REC_DIFFERS && rs != EFFECT_REC_DIFFERS) || ri == EFFECT_REC_SAME || rs == EFFECT_REC_SAME ||
+	    ri == EFFECT_REC_CLOCK || rs == EFFECT_REC_CLOCK || !w->store_ok)
+		return;
+	const cJSON *a = iso->wrote ? iso->wrote : seq->wrote;
+	if (!a)
+		return;
+	struct replay_result rr;
+	replay_isolated(c, w, k, 1, &rr);
+	c->v[k].ms_server += rr.ms_server;
+	if (!rr.cause) {
+		struct err e = {0};
+		const char *via = NULL, *why = NULL;
+		cJSON *eff = effect_of(c, w, turn_handle(c, k), &rr, 0, &via, &why, &e);
+		cJSON *d = eff ? effect_digests(w->sc.ws, eff) : NULL;
+		if (d && effect_digests_differ(a, d))
+			iso->wrote_varies = seq->wrote_varies = 1;
+		cJSON_Delete(d);
+		cJSON_Delete(eff);
+	}
+	replay_result_free(&rr);
+}
+
 /* Phase 2 job: turn k's verdict. */
 static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 {
@@ -627,6 +659,7 @@ static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 			    "the pre-state cannot be compared with the replay: %s", main->effect_err);
 	}
 	if (eff && !c->o->coverage_only) {
+		writer_variation(c, w, k);
 		const struct pass_obs *passes[2] = {iso, seq};
 		judge_effect(c, v, x, passes, pass_names, 2);
 		judge_invariants(c, v, eff->effect, eff->weak);

@@ -51,6 +51,10 @@ struct pass_obs {
 	const char *effect_via, *effect_full_why;
 	enum effect_rec rec;    /* the replay's post-state against the recorded one */
 	char rec_why[600];      /* what differs, or why it is unknown */
+	cJSON *wrote;           /* the effect's files after the replay: {path: "sha256:..." or null
+				  * when not a regular file} (owned; NULL: not taken) */
+	int wrote_varies;       /* another replay of the call from the same pre-state wrote other
+				  * bytes at a path both wrote: the writer is nondeterministic */
 	cJSON *observed;        /* denials and network attempts (owned) */
 	int network_refused;
 	size_t answers_missing; /* server requests without a recorded answer */
@@ -185,6 +189,11 @@ void plan_outside_changes(struct vctx *c);
 /*==== effect.c ====*/
 /* The effect of a replay relative to the pre-state `handle` (see verify.c). live: the
  * server is still running (a session replay), so surviving processes are expected. */
+/* What the files of `effect` (effect_of's) hold now in ws: {path: "sha256:HEX", or null when
+ * not a regular file or not readable} (new object). */
+cJSON *effect_digests(const char *ws, const cJSON *effect);
+/* 1 when a and b (effect_digests) name a common path with different content. */
+int effect_digests_differ(const cJSON *a, const cJSON *b);
 cJSON *effect_of(struct vctx *c, struct worker *w, const char *handle, const struct replay_result *rr, int live,
 		 const char **via, const char **why_full, struct err *e);
 /* A signature of one replay for the nondeterminism check. */
