@@ -601,7 +601,7 @@ static void writer_variation(struct vctx *c, struct worker *w, size_t k)
 	if (!a)
 		return;
 	struct replay_result rr;
-	replay_isolated(c, w, k, 1, &rr);
+	replay_isolated(c, w, k, 0, &rr); /* undo + delta: no extra full restore */
 	c->v[k].ms_server += rr.ms_server;
 	if (!rr.cause) {
 		struct err e = {0};
