@@ -100,7 +100,7 @@ static int plan_in_place(struct ictx *ic, const char *handle, const struct repla
 	held_free(&h);
 	if (rc == 0 && inplace->n) {
 		/* Quiet since the last message reached it, and for longer than the restore takes. */
-		const char *qwhy = "nothing was sent to it yet";
+		const char *qwhy = "its quiet cannot be proven here (no pid namespace, or the window is always waited out)";
 		if (!rq->since || !sandbox_quiet_proven(pid, rq->since, rq->since_ns, time_mono_ns() + 30 * 1000000ull, &qwhy)) {
 			snprintf(why, whylen, "%s, which the server holds open, must change, and the server was not proven "
 				 "quiet (%s)", buf_cstr(&names), qwhy);
@@ -311,7 +311,12 @@ void inorder_run(struct vctx *c, struct worker *w)
 	/* A turn's pre-state changes a file the server holds and cannot be restored under it
 	 * faithfully: a fresh server from that turn on (the client's handshake, then the rest
 	 * of the session), started on the pre-state restored in full. */
-	for (int restarts = 0; ic.restart_at != SIZE_MAX && restarts < 16; restarts++) {
+	for (int restarts = 0; ic.restart_at != SIZE_MAX; restarts++) {
+		if (restarts == 16) {
+			snprintf(c->seq_stop, sizeof c->seq_stop, "the server was restarted 16 times; the in-order pass ends at "
+				 "turn %d", ic.steps[ic.restart_at].turn);
+			break;
+		}
 		int k = ic.steps[ic.restart_at].turn;
 		/* the index in `all` of the step asked for */
 		size_t from = ic.steps == all ? ic.restart_at : ic.base + (ic.restart_at - ic.nhs);

@@ -452,9 +452,10 @@ static void send_next(struct run *r)
 	while (!r->done && r->next < last) {
 		size_t i = r->next;
 		const struct replay_frame *f = i < r->sp->npre ? &r->sp->pre[i] : &r->sp->target;
-		struct replay_quiet q = {r->s ? session_server_pid(r->s) : 0, r->q0, r->q0_ns};
+		int provable = r->s && proof_possible(r) && !r->sp->settle_wait;
+		struct replay_quiet q = {r->s ? session_server_pid(r->s) : 0, provable ? r->q0 : NULL, r->q0_ns};
 		if (session_mode(r) && r->sp->hooks->before &&
-		    r->sp->hooks->before(r->sp->hooks->ctx, i, r->s && proof_possible(r) && !r->sp->settle_wait ? &q : NULL) != 0) {
+		    r->sp->hooks->before(r->sp->hooks->ctx, i, r->s ? &q : NULL) != 0) {
 			end_run(r);
 			return;
 		}

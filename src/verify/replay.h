@@ -55,14 +55,15 @@ struct sandbox_quiet_sample;
  * `since` of sandbox_quiet_proven), for a hook that must know the server is quiet. */
 struct replay_quiet {
 	int pid;
-	const struct sandbox_quiet_sample *since; /* may be NULL: nothing sent yet */
+	const struct sandbox_quiet_sample *since; /* NULL: nothing sent yet, or no proof possible */
 	uint64_t since_ns;
 };
 
 struct replay_hooks {
-	/* Before step i is sent. q: what proves the server quiet now (sandbox_quiet.h), or NULL
-	 * when its quiet cannot be proven (no pid namespace, the network allowed). Returns 0, or
-	 * -1 to end the session replay here. */
+	/* Before step i is sent. q: the running server (NULL: none), with what proves it quiet
+	 * now (sandbox_quiet.h; q->since NULL when its quiet cannot be proven: no pid namespace,
+	 * the network allowed, the window always waited out). Returns 0, or -1 to end the
+	 * session replay here. */
 	int (*before)(void *ctx, size_t i, const struct replay_quiet *q);
 	/* After turn step i: r holds its reply (or r->cause) and what was observed since it was
 	 * sent. Borrowed; reset when after returns. */
