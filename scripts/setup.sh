@@ -13,7 +13,8 @@ PKGS=(build-essential cmake pkg-config git
       nodejs npm python3 tmux procps util-linux iproute2 attr valgrind
       clang libclang-rt-14-dev llvm  # the libFuzzer harnesses (tests/fuzz): compiler, runtime, symbolizer
       zsh groff-base  # test_install: the zsh completion driven in a real zsh; man pages rendered by groff
-      python3-pytest golang-go cargo)  # test_census: the real runners the tests-collected census asks (pytest, go test, cargo test)
+      python3-pytest golang-go cargo  # test_census: the real runners the tests-collected census asks (pytest, go test, cargo test)
+      postgresql)  # test_real_kinds: a local network database (its own cluster in a temp dir, loopback port)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -681,6 +681,41 @@ static int keep_if_same(int pfd, const char *name, const struct stat *sb, const 
 	return rc;
 }
 
+static int named_in_place(const struct rp *r, const char *p)
+{
+	const struct snap_paths *ip = r->o ? r->o->in_place : NULL;
+	for (size_t i = 0; ip && i < ip->n; i++)
+		if (!strcmp(ip->v[i], p))
+			return 1;
+	return 0;
+}
+
+/* The regular file `name` (lstat sb, one link) gets n's bytes and metadata in place: the
+ * content written over it from offset 0, then cut to n's size (its inode stays). */
+static int rewrite_in_place(struct rp *r, int pfd, const char *name, const struct stat *sb, const struct snode *n,
+			    struct err *e)
+{
+	int fd = openat(pfd, name, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return err_set(e, -errno, "cannot open %s to restore it in place: %s", name, strerror(errno));
+	struct stat now;
+	int rc = 0;
+	if (fstat(fd, &now) != 0 || now.st_ino != sb->st_ino || now.st_dev != sb->st_dev || !S_ISREG(now.st_mode))
+		rc = err_set(e, BELAY_EINVAL, "%s changed while it was restored in place", name);
+	if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)
+		rc = err_set(e, -errno, "cannot seek %s: %s", name, strerror(errno));
+	if (rc == 0)
+		rc = snap_store_read_object(r->pt.st, n->oid, fd, NULL, e);
+	if (rc == 0 && ftruncate(fd, (off_t)n->size) != 0)
+		rc = err_set(e, -errno, "cannot cut %s to its size: %s", name, strerror(errno));
+	if (rc == 0)
+		rc = drop_extra_xattrs(fd, n, e);
+	if (rc == 0)
+		rc = snap_restore_file_meta(fd, n, e);
+	close(fd);
+	return rc;
+}
+
 /* Phase A for one path: make what is at p match n (NULL: nothing). */
 static int rp_one(struct rp *r, const char *p, struct snode *n, struct err *e)
 {
@@ -721,6 +756,9 @@ static int rp_one(struct rp *r, const char *p, struct snode *n, struct err *e)
 		if ((rc = keep_if_same(pfd, name, &sb, n, &kept, e)) != 0 || kept)
 			return rc;
 	}
+	if (have && n && n->kind == SK_FILE && S_ISREG(sb.st_mode) && sb.st_nlink == 1 && !is_secondary(n, p) &&
+	    named_in_place(r, p))
+		return rewrite_in_place(r, pfd, name, &sb, n, e);
 	if (have && (rc = fs_remove_at(pfd, name)) != 0)
 		return err_set(e, rc, "cannot remove %s: %s", p, strerror(-rc));
 	if (!n)

@@ -187,6 +187,12 @@ struct snap_partial_opts {
 	 * it); may be NULL. */
 	void (*created_dir)(void *ctx, const char *path);
 	void *ctx;
+	/* Paths (relative, may be NULL) whose file, when it must change and is a regular file
+	 * with one link on both sides, is rewritten in place (the same inode: the content
+	 * written over it, the length cut, the metadata set) instead of replaced by a new inode:
+	 * a server that holds it open (a database) then reads the restored bytes through its
+	 * descriptor. The caller proves the holder quiet meanwhile (verify/inorder.c). */
+	const struct snap_paths *in_place;
 };
 /* Makes `paths` of dest (an existing directory holding some other state) match snapshot
  * `handle`, and touches nothing else: an entry the snapshot has is created or replaced
@@ -197,7 +203,8 @@ struct snap_partial_opts {
  * hardlink group one of the paths (or a restored subtree) belongs to is linked to the
  * group's primary again. Then the ancestors of the paths and every directory touched get
  * the snapshot's owner, mode, xattrs and mtime, deepest first, the root last. Never follows
- * a symlink inside dest. Files are always rewritten (a new inode), whatever dest holds.
+ * a symlink inside dest. A file that already holds the snapshot's bytes is kept (its
+ * metadata set); any other is rewritten as a new inode, or in place when o->in_place names it.
  * On failure dest is in an unknown state: the caller discards it. */
 int snap_restore_paths(struct snap_store *st, const char *handle, const char *dest, const struct snap_paths *paths,
 		       const struct snap_partial_opts *o, struct err *e);

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/hash.h"
 #include "common/jcs.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
@@ -377,4 +379,42 @@ enum effect_rec effect_vs_record(struct vctx *c, struct worker *w, size_t k, con
 	buf_free(&clocked);
 	snprintf(why, n, "the same as the recording");
 	return EFFECT_REC_SAME;
+}
+
+cJSON *effect_digests(const char *ws, const cJSON *effect)
+{
+	cJSON *out = cJSON_CreateObject();
+	for (const cJSON *it = effect ? effect->child : NULL; it; it = it->next) {
+		struct buf rel = {0}, data = {0};
+		if (jx_bytes_decode(cJSON_GetObjectItemCaseSensitive(it, "path"), &rel) != 0 || !rel.len ||
+		    memchr(rel.p, '\0', rel.len)) {
+			buf_free(&rel);
+			continue;
+		}
+		char *rels = buf_take(&rel);
+		char *abs = fs_join(ws, rels);
+		struct stat sb;
+		struct err e = {0};
+		if (lstat(abs, &sb) == 0 && S_ISREG(sb.st_mode) && fs_read_file(abs, (size_t)64 << 20, &data, &e) == 0) {
+			char h[72];
+			sha256_tagged(data.p ? data.p : "", data.len, h);
+			cJSON_AddStringToObject(out, rels, h);
+		} else {
+			cJSON_AddNullToObject(out, rels);
+		}
+		buf_free(&data);
+		free(abs);
+		free(rels);
+	}
+	return out;
+}
+
+int effect_digests_differ(const cJSON *a, const cJSON *b)
+{
+	for (const cJSON *x = a ? a->child : NULL; x; x = x->next) {
+		const cJSON *y = b ? cJSON_GetObjectItemCaseSensitive(b, x->string) : NULL;
+		if (cJSON_IsString(x) && cJSON_IsString(y) && strcmp(x->valuestring, y->valuestring))
+			return 1;
+	}
+	return 0;
 }

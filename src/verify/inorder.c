@@ -14,10 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
+#include "sandbox/sandbox_quiet.h"
 #include "verify/answers.h"
+#include "verify/held.h"
 #include "verify/verify_internal.h"
 
 struct ictx {
@@ -27,6 +33,10 @@ struct ictx {
 	size_t nsteps;
 	int last_turn;  /* no step after this turn is needed */
 	int ended;      /* before() refused to go on */
+	size_t restart_at; /* before() asks for a fresh server from this step (SIZE_MAX: no) */
+	size_t nhs, base;  /* after a restart: steps = nhs handshake steps, then all[base..] */
+	int restarted_turn; /* the turn a fresh server was started for (-1: none) */
+	char restart_why[400];
 };
 
 /* The present pre-state handle of turn k, or NULL. */
@@ -39,7 +49,72 @@ static const char *turn_handle(const struct vctx *c, int k)
 	return st && !strcmp(st, "present") ? jx_str(h, "handle") : NULL;
 }
 
-static int before(void *ctx, size_t i)
+/* The files the server holds that turn k's pre-state changes, to be restored in place (into
+ * *inplace); 0, or -1 with *why when that cannot be done faithfully: a held file that would be
+ * created or removed under it, or one it has mapped (its pages are its own), or a server not
+ * proven quiet (it could read a half-restored file). An SQLite database's companions (-wal,
+ * -shm, -journal) are held files like the database when open, and restored with it in the
+ * same pass either way. */
+static int plan_in_place(struct ictx *ic, const char *handle, const struct replay_quiet *rq, struct snap_paths *inplace,
+			 char *why, size_t whylen)
+{
+	int pid = rq ? rq->pid : 0;
+	struct vctx *c = ic->c;
+	struct scratch *sc = &ic->w->sc;
+	if (pid <= 0)
+		return 0; /* nothing can be known: restored as before (new inodes) */
+	struct held h;
+	if (held_collect(pid, sc->ws, &h) != 0) {
+		held_free(&h);
+		return 0;
+	}
+	int rc = 0;
+	struct buf names = {0};
+	for (size_t i = 0; i < h.n && rc == 0; i++) {
+		char *abs = fs_join(sc->ws, h.rel[i]);
+		struct buf have = {0}, want = {0};
+		struct stat sb;
+		struct err e = {0};
+		int is_file = lstat(abs, &sb) == 0 && S_ISREG(sb.st_mode);
+		int read_ok = is_file && fs_read_file(abs, (size_t)1 << 30, &have, &e) == 0;
+		int found = snap_read_file(ic->w->st, handle, h.rel[i], &want, &e) == 0;
+		if (!is_file && !found) {
+			/* a directory, a device, or gone on both sides: not a file to restore */
+		} else if (found && read_ok && have.len == want.len && !memcmp(have.p, want.p, want.len)) {
+			/* the same bytes: kept as it is (keep_if_same) */
+		} else if (!found || !read_ok) {
+			snprintf(why, whylen, "%s, which the server holds open, would be %s under it", h.rel[i],
+				 found ? "created" : "removed");
+			rc = -1;
+		} else if (h.mapped[i]) {
+			snprintf(why, whylen, "%s, which the server has mapped, would change under it", h.rel[i]);
+			rc = -1;
+		} else {
+			snap_paths_add(inplace, h.rel[i], strlen(h.rel[i]), 0);
+			buf_printf(&names, "%s%s", names.len ? ", " : "", h.rel[i]);
+		}
+		buf_free(&have);
+		buf_free(&want);
+		free(abs);
+	}
+	held_free(&h);
+	if (rc == 0 && inplace->n) {
+		/* Quiet since the last message reached it, and for longer than the restore takes. */
+		const char *qwhy = "its quiet cannot be proven here (no pid namespace, or the window is always waited out)";
+		if (!rq->since || !sandbox_quiet_proven(pid, rq->since, rq->since_ns, time_mono_ns() + 30 * 1000000ull, &qwhy)) {
+			snprintf(why, whylen, "%s, which the server holds open, must change, and the server was not proven "
+				 "quiet (%s)", buf_cstr(&names), qwhy);
+			rc = -1;
+		}
+		snap_paths_sort(inplace);
+		if (rc == 0 && c->seq_inplace_turn < 0)
+			snprintf(c->seq_inplace_what, sizeof c->seq_inplace_what, "%s", buf_cstr(&names));
+	}
+	buf_free(&names);
+	return rc;
+}
+
+static int before(void *ctx, size_t i, const struct replay_quiet *server_pid)
 {
 	struct ictx *ic = ctx;
 	struct vctx *c = ic->c;
@@ -69,7 +144,35 @@ static int before(void *ctx, size_t i)
 	}
 	struct err e = {0};
 	uint64_t t0 = time_mono_ns();
-	if (scratch_prepare(&ic->w->sc, ic->w->st, handle, NULL, &e) != 0) {
+	/* A file the server holds open that this pre-state changes is rewritten in place, while
+	 * the server is proven quiet; when that cannot be done faithfully the server is restarted
+	 * here on the restored pre-state (named; from there the pass is isolated), rather than
+	 * replace the file by a new inode the server would never read. */
+	struct snap_paths inplace = {0};
+	char whyin[400] = "";
+	int unsafe = plan_in_place(ic, handle, server_pid, &inplace, whyin, sizeof whyin) != 0;
+	if (unsafe && ic->restarted_turn != k) {
+		/* A fresh server from here, started on the restored pre-state (inorder_run). */
+		snap_paths_free(&inplace);
+		snprintf(ic->restart_why, sizeof ic->restart_why, "%s", whyin);
+		ic->restart_at = i;
+		return -1;
+	} else if (unsafe) {
+		snprintf(c->seq_stop, sizeof c->seq_stop,
+			 "turn %d's pre-state could not be restored faithfully under the running server: %s; the in-order "
+			 "pass ends there",
+			 k, whyin);
+		snap_paths_free(&inplace);
+		ic->ended = 1;
+		return -1;
+	}
+	if (inplace.n && c->seq_inplace_turn < 0)
+		c->seq_inplace_turn = k;
+	ic->w->sc.in_place = inplace.n ? &inplace : NULL;
+	int prc = scratch_prepare(&ic->w->sc, ic->w->st, handle, NULL, &e);
+	ic->w->sc.in_place = NULL;
+	snap_paths_free(&inplace);
+	if (prc != 0) {
 		snprintf(c->seq_stop, sizeof c->seq_stop, "turn %d's pre-state could not be restored under the running server: %s",
 			 k, e.msg);
 		ic->ended = 1;
@@ -106,6 +209,7 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 		p->cause = rr->cause;
 		snprintf(p->detail, sizeof p->detail, "%s", rr->detail);
 		snprintf(c->seq_stop, sizeof c->seq_stop, "turn %d: %s", k, rr->detail);
+		c->seq_stop_cause = rr->cause;
 		return;
 	}
 	p->reply = rr->reply;
@@ -122,8 +226,15 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 		snprintf(p->effect_err, sizeof p->effect_err, "%s", e.msg);
 	else if (!c->o->coverage_only) {
 		p->rec = effect_vs_record(c, ic->w, (size_t)k, handle, p->effect, p->rec_why, sizeof p->rec_why);
+		if (p->rec == EFFECT_REC_DIFFERS)
+			p->wrote = effect_digests(ic->w->sc.ws, p->effect);
 		p->weak = judge_prejudge_weakening(c, ic->w, p->effect);
 	}
+}
+
+int inorder_unfaithful(const struct vctx *c, int k)
+{
+	return (c->seq_inplace_turn >= 0 && k >= c->seq_inplace_turn) || (c->seq_fresh_from >= 0 && k >= c->seq_fresh_from);
 }
 
 void inorder_run(struct vctx *c, struct worker *w)
@@ -192,12 +303,68 @@ void inorder_run(struct vctx *c, struct worker *w)
 	scratch_arm(sc);
 	struct replay_result rr;
 	uint64_t t0 = time_mono_ns();
+	struct replay_frame *all = ic.steps;
+	size_t nall = ic.nsteps;
+	ic.restart_at = SIZE_MAX;
+	ic.restarted_turn = -1;
 	replay_run(&sp, &rr);
+	/* A turn's pre-state changes a file the server holds and cannot be restored under it
+	 * faithfully: a fresh server from that turn on (the client's handshake, then the rest
+	 * of the session), started on the pre-state restored in full. */
+	for (int restarts = 0; ic.restart_at != SIZE_MAX; restarts++) {
+		if (restarts == 16) {
+			snprintf(c->seq_stop, sizeof c->seq_stop, "the server was restarted 16 times; the in-order pass ends at "
+				 "turn %d", ic.steps[ic.restart_at].turn);
+			break;
+		}
+		int k = ic.steps[ic.restart_at].turn;
+		/* the index in `all` of the step asked for */
+		size_t from = ic.steps == all ? ic.restart_at : ic.base + (ic.restart_at - ic.nhs);
+		if (c->seq_fresh_from < 0)
+			c->seq_fresh_from = k;
+		int nr = snprintf(c->seq_restart, sizeof c->seq_restart, "the server was restarted before turn %d: %s", k,
+				  ic.restart_why);
+		(void)nr; /* cut when long */
+		replay_result_free(&rr);
+		if (ic.steps != all)
+			plan_frames_free(ic.steps, ic.nhs); /* the handshake's own, and the array */
+		struct err e2 = {0};
+		scratch_invalidate(sc);
+		if (scratch_prepare(sc, w->st, turn_handle(c, k), NULL, &e2) != 0) {
+			snprintf(c->seq_stop, sizeof c->seq_stop, "turn %d's pre-state could not be restored: %s", k, e2.msg);
+			ic.steps = all;
+			memset(&rr, 0, sizeof rr);
+			break;
+		}
+		struct replay_frame *hs;
+		size_t nhs;
+		plan_handshake(c, INT64_MAX, &rl, &hs, &nhs);
+		ic.steps = xcalloc(nhs + (nall - from), sizeof *ic.steps);
+		memcpy(ic.steps, hs, nhs * sizeof *hs);
+		memcpy(ic.steps + nhs, all + from, (nall - from) * sizeof *all); /* borrowed from `all` */
+		free(hs);
+		ic.nsteps = nhs + (nall - from);
+		ic.nhs = nhs;
+		ic.base = from;
+		ic.restart_at = SIZE_MAX;
+		ic.restarted_turn = k;
+		sp.pre = ic.steps;
+		sp.npre = ic.nsteps;
+		scratch_arm(sc);
+		replay_run(&sp, &rr);
+	}
+	if (ic.steps != all) {
+		plan_frames_free(ic.steps, ic.nhs); /* the handshake's own, and the array; the rest are `all`'s */
+		ic.steps = all;
+		ic.nsteps = nall;
+	}
 	c->seq_ms = (double)(time_mono_ns() - t0) / 1e6;
 	free(tpath);
 	sc->keep_tmp = 0;
 	if (rr.cause && !c->seq_stop[0])
 		snprintf(c->seq_stop, sizeof c->seq_stop, "%s", rr.detail);
+	if (rr.cause && !c->seq_stop_cause)
+		c->seq_stop_cause = rr.cause;
 	/* The next user of this scratch (the worker's isolated replays) may trust it only when
 	 * the server left nothing behind after the last effect was taken. */
 	struct snap_paths late = {0};

@@ -44,7 +44,7 @@ static int network_attempts(const cJSON *observed, struct buf *b)
  * first call (a later one may depend on what the server remembered). passes[0] is the
  * isolated pass, passes[1] the in-order one. */
 static void judge_writer(struct turn_verdict *v, const struct pass_obs *const *passes, const char *const *names,
-			 size_t n, int defaulted, int changes)
+			 size_t n, int defaulted, int changes, int unfaithful)
 {
 	const struct pass_obs *iso = n > 0 ? passes[0] : NULL, *seq = n > 1 ? passes[1] : NULL;
 	enum effect_rec ri = iso && iso->effect ? iso->rec : EFFECT_REC_UNKNOWN;
@@ -67,17 +67,33 @@ static void judge_writer(struct turn_verdict *v, const struct pass_obs *const *p
 		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_DIVERGED", NO_EVIDENCE,
 				"%s; the isolated replay wrote what the recording did, the in-order session replay did not: %s",
 				decl, seq->rec_why);
-	} else if (rs == EFFECT_REC_DIFFERS || (ri == EFFECT_REC_DIFFERS && v->turn == 0)) {
+	} else if ((rs == EFFECT_REC_DIFFERS || ri == EFFECT_REC_DIFFERS) &&
+		   ((seq && seq->wrote_varies) || (iso && iso->wrote_varies))) {
+		const struct pass_obs *p = rs == EFFECT_REC_DIFFERS ? seq : iso;
+		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_NONDETERMINISTIC", NO_EVIDENCE,
+				"%s; the replay did not write what the recording did (%s), and two replays from the same "
+				"pre-state wrote different bytes too: the writer is nondeterministic (random content), so "
+				"what it wrote cannot be compared, and a lie in it cannot be told from the randomness",
+				decl, p->rec_why);
+	} else if ((rs == EFFECT_REC_DIFFERS && (v->turn == 0 || !unfaithful)) ||
+		   (ri == EFFECT_REC_DIFFERS && v->turn == 0)) {
 		const struct pass_obs *p = rs == EFFECT_REC_DIFFERS ? seq : iso;
 		s = verdict_add(v, "A2", "effect", V_FAIL, NULL,
 				EVIDENCE(.observed = cJSON_Duplicate(p->effect, 1),
 					 .expected = cJSON_CreateString("the recorded effect (the next pre-state)")),
 				"%s, but the replay's effect is not the recording's%s%s: %s", decl, n > 1 ? " in the " : "",
 				n > 1 ? names[p == seq] : "", p->rec_why);
+	} else if (rs == EFFECT_REC_DIFFERS && ri != EFFECT_REC_SAME) {
+		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_NOT_REPLAYED", NO_EVIDENCE,
+				"%s; the in-order replay did not write what the recording did (%s), on a server restarted or "
+				"with a file restored in place under it before this call: what the server remembered may "
+				"explain it, or the record is false (a lie cannot be told from that state)",
+				decl, seq->rec_why);
 	} else if (ri == EFFECT_REC_DIFFERS) {
 		s = verdict_add(v, "A2", "effect", V_UNVERIFIED, "SESSION_ORDER_NOT_REPLAYED", NO_EVIDENCE,
 				"%s; a fresh server's replay did not write what the recording did (%s), and the session was "
-				"not replayed in order up to this call: what the server remembered may explain it",
+				"not replayed in order up to this call: what the server remembered may explain it, or the "
+				"record is false (a lie cannot be told from that state without the in-order pass)",
 				decl, iso->rec_why);
 	} else {
 		const struct pass_obs *p = seq && seq->effect ? seq : iso;
@@ -126,7 +142,7 @@ void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange 
 		verdict_add(v, "A2", "effect", V_UNVERIFIED, "EFFECT_DECLARATION_NON_BOOLEAN", NO_EVIDENCE,
 			    "readOnlyHint is not a boolean");
 	} else if (ro_default || cJSON_IsFalse(ro)) {
-		judge_writer(v, passes, names, n, ro_default, changes);
+		judge_writer(v, passes, names, n, ro_default, changes, inorder_unfaithful(c, v->turn));
 	} else if (changes) {
 		struct buf b = {0};
 		int k = 0;

@@ -191,7 +191,12 @@ cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x)
 		if (strcmp(r->kind, "network_attempt"))
 			continue;
 		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(r->obj, "turn_seq");
-		if (cJSON_IsNumber(ts) ? (int64_t)ts->valuedouble != x->req_seq : r->seq < x->req_seq || r->seq > end)
+		const char *outcome = jx_str(r->obj, "outcome");
+		/* The server's own connection made before the call, in no call (at its start, like a
+		 * database client's pool): the call may use it without connecting again. Only one
+		 * the recording allowed: a refused one was refused then too. */
+		int held = !cJSON_IsNumber(ts) && r->seq < x->req_seq && (!outcome || !strcmp(outcome, "allowed"));
+		if (!held && (cJSON_IsNumber(ts) ? (int64_t)ts->valuedouble != x->req_seq : r->seq < x->req_seq || r->seq > end))
 			continue;
 		const char *fam = jx_str(r->obj, "family"), *addr = jx_str(r->obj, "address");
 		if (!fam || !addr || (strcmp(fam, "inet") && strcmp(fam, "inet6")))
@@ -206,6 +211,8 @@ cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x)
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "family", fam);
 		cJSON_AddStringToObject(d, "address", addr);
+		if (held)
+			cJSON_AddTrueToObject(d, "held");
 		cJSON_AddItemToArray(out, d);
 	}
 	return out;

@@ -14,6 +14,18 @@ static int path_char(char c)
 	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
 }
 
+/* 1 when s[0..i) ends in "SCHEME://" with an empty authority: the path that follows is a
+ * local one (RFC 3986: a scheme is a letter, then letters, digits, '+', '-', '.'). */
+static int after_scheme(const char *s, size_t i)
+{
+	if (i < 4 || strncmp(s + i - 3, "://", 3))
+		return 0;
+	size_t b = i - 3;
+	while (b > 0 && (isalnum((unsigned char)s[b - 1]) || s[b - 1] == '+' || s[b - 1] == '-' || s[b - 1] == '.'))
+		b--;
+	return b < i - 3 && isalpha((unsigned char)s[b]);
+}
+
 char *relocate_string(const struct relocation *r, const char *s, int *changed)
 {
 	*changed = 0;
@@ -25,8 +37,9 @@ char *relocate_string(const struct relocation *r, const char *s, int *changed)
 	struct buf out = {0};
 	size_t i = 0;
 	while (i < n) {
-		/* The root at the start of a path: after a non-path character, or after "file://". */
-		int starts = i == 0 || !(path_char(s[i - 1]) || s[i - 1] == '/') || (i >= 7 && !strncmp(s + i - 7, "file://", 7));
+		/* The root at the start of a path: after a non-path character, or right after a
+		 * URI's "SCHEME://" (file://, and a database's sqlite:///PATH DSN). */
+		int starts = i == 0 || !(path_char(s[i - 1]) || s[i - 1] == '/') || after_scheme(s, i);
 		if (starts && strncmp(s + i, r->from, fl) == 0 &&
 		    (s[i + fl] == '\0' || s[i + fl] == '/' || !path_char(s[i + fl]))) {
 			buf_puts(&out, r->to);

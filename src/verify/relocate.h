@@ -4,7 +4,8 @@
  * workspace root to the scratch root: a token equal to the root or beneath it (component
  * aligned) is prefix-swapped; "{workspace}" as a whole argv token means the root. Inside
  * argument strings the root is also swapped where it appears as a whole path (bounded by
- * non-path characters), which covers shell command lines. A frame that needs no change is
+ * non-path characters) or right after a URI's "SCHEME://" (file://, a database DSN such as
+ * sqlite:///PATH), which covers shell command lines. A frame that needs no change is
  * sent byte for byte; one that changes is re-serialised (cJSON keeps member order). Pure. */
 #ifndef BELAY_VERIFY_RELOCATE_H
 #define BELAY_VERIFY_RELOCATE_H

@@ -146,29 +146,33 @@ static void refused_recorded_dest(struct run *r, const cJSON *denial)
 	const cJSON *dests = awaited_dests(r);
 	const char *fam = jx_str(denial, "family"), *addr = jx_str(denial, "address");
 	const char *hit = NULL;
+	int held = 0;
 	struct buf all = {0};
 	for (const cJSON *d = dests ? dests->child : NULL; d; d = d->next) {
 		const char *df = jx_str(d, "family"), *da = jx_str(d, "address");
 		if (!df || !da || strcmp(df, fam))
 			continue;
 		buf_printf(&all, "%s%s", all.len ? ", " : "", da);
-		if (!hit && (!addr || !strcmp(addr, da)))
+		if (!hit && (!addr || !strcmp(addr, da))) {
 			hit = da;
+			held = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "held"));
+		}
 	}
 	if (hit) {
 		const char *op = jx_str(denial, "op");
 		if (addr)
 			fail(r, "REPLAY_NETWORK_REFUSED",
-			     "the replay was refused the connection to %s that the recorded call made (%s): the call's "
+			     "the replay was refused the connection to %s that the recorded %s (%s): the call's "
 			     "state lives outside the workspace, in the service at that address, which a replay never "
 			     "reaches, so a lie there cannot be told from an honest turn",
-			     hit, op ? op : "?");
+			     hit, held ? "server made before the call and could use for it" : "call made", op ? op : "?");
 		else
 			fail(r, "REPLAY_NETWORK_REFUSED",
-			     "the replay was refused an %s socket (%s), and the recorded call connected to %s: the call's "
+			     "the replay was refused an %s socket (%s), and the recorded %s connected to %s: the call's "
 			     "state lives outside the workspace, in the service at that address, which a replay never "
 			     "reaches, so a lie there cannot be told from an honest turn",
-			     fam, op ? op : "?", buf_cstr(&all));
+			     fam, op ? op : "?", held ? "server (before the call, which could use that connection)" : "call",
+			     buf_cstr(&all));
 	}
 	buf_free(&all);
 }
@@ -448,7 +452,10 @@ static void send_next(struct run *r)
 	while (!r->done && r->next < last) {
 		size_t i = r->next;
 		const struct replay_frame *f = i < r->sp->npre ? &r->sp->pre[i] : &r->sp->target;
-		if (session_mode(r) && r->sp->hooks->before && r->sp->hooks->before(r->sp->hooks->ctx, i) != 0) {
+		int provable = r->s && proof_possible(r) && !r->sp->settle_wait;
+		struct replay_quiet q = {r->s ? session_server_pid(r->s) : 0, provable ? r->q0 : NULL, r->q0_ns};
+		if (session_mode(r) && r->sp->hooks->before &&
+		    r->sp->hooks->before(r->sp->hooks->ctx, i, r->s ? &q : NULL) != 0) {
 			end_run(r);
 			return;
 		}

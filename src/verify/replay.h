@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mcp/rpc_msg.h"
 #include "sandbox/sandbox.h"
@@ -40,15 +41,30 @@ struct replay_frame {
 	 * (isolated: from the start), a refusal of a network use to one of them (a denial naming
 	 * that address, or of a socket of that family, refused before it had a destination)
 	 * ends the replay at once with REPLAY_NETWORK_REFUSED naming the address: the call's
-	 * state lives outside the workspace. Other refusals are only observed. */
+	 * state lives outside the workspace. Entries with "held": true are connections the
+	 * server made before the call, in no call (at its start), which the call may have used
+	 * without connecting again: refused, they end the replay the same way. Other refusals
+	 * are only observed. */
 	cJSON *dests;
 };
 
 struct replay_result;
+struct sandbox_quiet_sample;
+
+/* The running server's tree and the sample of it taken before the last step reached it (the
+ * `since` of sandbox_quiet_proven), for a hook that must know the server is quiet. */
+struct replay_quiet {
+	int pid;
+	const struct sandbox_quiet_sample *since; /* NULL: nothing sent yet, or no proof possible */
+	uint64_t since_ns;
+};
 
 struct replay_hooks {
-	/* Before step i is sent. Returns 0, or -1 to end the session replay here. */
-	int (*before)(void *ctx, size_t i);
+	/* Before step i is sent. q: the running server (NULL: none), with what proves it quiet
+	 * now (sandbox_quiet.h; q->since NULL when its quiet cannot be proven: no pid namespace,
+	 * the network allowed, the window always waited out). Returns 0, or -1 to end the
+	 * session replay here. */
+	int (*before)(void *ctx, size_t i, const struct replay_quiet *q);
 	/* After turn step i: r holds its reply (or r->cause) and what was observed since it was
 	 * sent. Borrowed; reset when after returns. */
 	void (*after)(void *ctx, size_t i, struct replay_result *r);

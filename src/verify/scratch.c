@@ -287,7 +287,7 @@ static int prepare_partial(struct scratch *s, struct snap_store *st, const char 
 			rc = err_set(e, -errno, "cannot open %s: %s", s->ws, strerror(errno));
 		} else {
 			struct created c = {s, wsfd};
-			struct snap_partial_opts o = {.created_dir = on_created_dir, .ctx = &c};
+			struct snap_partial_opts o = {.created_dir = on_created_dir, .ctx = &c, .in_place = s->in_place};
 			rc = snap_restore_paths(st, handle, s->ws, &u, &o, e);
 			/* A directory the replay created and the pre-state also has was kept: watch it
 			 * (an existing watch is only re-pointed). */

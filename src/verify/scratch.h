@@ -45,6 +45,8 @@ struct scratch {
 	const char *watch_off; /* why inotify tracking is off (static), NULL while on */
 	int keep_tmp;          /* scratch_prepare leaves tmp alone (a session replay's server
 				* is still running and owns it) */
+	const struct snap_paths *in_place; /* the next prepare rewrites these files in place when
+				* they must change (snap_partial_opts.in_place; borrowed, NULL: none) */
 	/* counters, for benchmarks and tests */
 	unsigned long full_restores, partial_restores, task_restores;
 };

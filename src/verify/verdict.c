@@ -33,7 +33,7 @@ const struct vcause vcauses[] = {
 	{"REPLAY_ENV_REFUSED", "material from elsewhere sets a variable that loads code into the server (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, ...): refused, nothing started"},
 	{"WORKSPACE_CHANGED_OUTSIDE", "the workspace changed outside the sandbox while the call ran"},
 	{"SESSION_ORDER_DIVERGED", "the result reproduces on a fresh server but not with the session replayed in order"},
-	{"SESSION_ORDER_NOT_REPLAYED", "the result differs on a fresh server, and the session was not replayed in order up to the call"},
+	{"SESSION_ORDER_NOT_REPLAYED", "the result differs on a fresh server, and the session was not replayed in order up to the call: state the server kept may explain it, or a lie may hide there"},
 	/* re-executed, but the result cannot be judged */
 	{"RESULT_NOT_RECORDED", "the original call has no recorded response to compare with"},
 	{"FRAME_TRUNCATED", "the call's request or response was longer than the recording cap: the trace holds only its beginning"},
@@ -41,6 +41,7 @@ const struct vcause vcauses[] = {
 	{"RESULT_NONDETERMINISTIC_RANDOM", "the result varies across replays with random values (identifiers, random floats)"},
 	{"RESULT_NONDETERMINISTIC_PROCESS", "the result varies across replays with process-dependent numbers"},
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", "the result varies across replays for an unknown reason"},
+	{"EFFECT_NONDETERMINISTIC", "the replays wrote other bytes than the recording and than each other from the same pre-state (random content): what the call wrote cannot be compared, and a lie in it cannot be told from the randomness"},
 	{"EFFECT_NONDETERMINISTIC_CLOCK",
 	 "the replay wrote what the recording did but for later clock readings in file content or names"},
 	{"EFFECT_NOT_DECLARED", "the tool is not in the latest tools/list answered before the call (or none was), so there is no effect claim to check, not even the MCP defaults"},

@@ -80,6 +80,7 @@ void pass_obs_free(struct vctx *c, struct pass_obs *p)
 	free(p->tmp);
 	free(p->reply);
 	cJSON_Delete(p->effect);
+	cJSON_Delete(p->wrote);
 	cJSON_Delete(p->observed);
 	free(p->protocol_version);
 	judge_weak_pre_free(c, p->weak);
@@ -325,6 +326,8 @@ static void isolated_first(struct vctx *c, struct worker *w, size_t k)
 		snprintf(p->effect_err, sizeof p->effect_err, "%s", e.msg);
 	else if (!c->o->coverage_only) {
 		p->rec = effect_vs_record(c, w, k, turn_handle(c, k), p->effect, p->rec_why, sizeof p->rec_why);
+		if (p->rec == EFFECT_REC_DIFFERS)
+			p->wrote = effect_digests(w->sc.ws, p->effect);
 		p->weak = judge_prejudge_weakening(c, w, p->effect); /* the post-state is still there */
 	}
 	replay_result_free(&rr);
@@ -442,15 +445,21 @@ static void judge_divergence(struct vctx *c, struct worker *w, size_t k, enum di
 			    "the result differs from the record only in clock readings (timestamps later than it, or "
 			    "durations; %d replays)",
 			    got);
-	} else if (!seq_f && k > 0) {
+	} else if ((!seq_f || inorder_unfaithful(c, (int)k)) && k > 0) {
 		/* Only fresh servers were asked, and the recorded one had served earlier calls: the
 		 * replays did not have the conditions the call had (what the server remembered). */
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "SESSION_ORDER_NOT_REPLAYED",
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
 			    "the result does not reproduce on a fresh server (%d isolated replays agree with each other, not "
 			    "with the record), and the session was not replayed in order up to this call (%s): state the "
-			    "server kept from the %zu earlier call(s) may explain it",
-			    got, c->seq_skipped ? c->seq_skipped : "the in-order pass did not reach it", k);
+			    "server kept from the %zu earlier call(s) may explain it, or the record is false: a lie cannot be "
+			    "told from that state without the in-order pass (the default order makes it)",
+			    got,
+			    c->seq_skipped                       ? c->seq_skipped
+			    : !seq_f                             ? "the in-order pass did not reach it"
+			    : c->seq_fresh_from >= 0 && (int)k >= c->seq_fresh_from ? c->seq_restart
+										    : "a file the server holds was restored in place under it, which it may not have seen",
+			    k);
 	} else if (further_eq) {
 		/* some isolated replays reproduce the record and others do not, yet their
 		 * signatures agree: never a FAIL */
@@ -532,6 +541,11 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 		const struct pass_obs *p = iso && iso->cause ? iso : seq && seq->cause ? seq : NULL;
 		if (p)
 			verdict_add(v, "A2", "replay", V_UNVERIFIED, p->cause, NO_EVIDENCE, "%s", p->detail);
+		else if (c->seq_stop_cause && !strcmp(c->seq_stop_cause, "REPLAY_NETWORK_REFUSED"))
+			/* The session replay ended when the server was refused the service it keeps its
+			 * state in: what stopped it holds for the calls after it too. */
+			verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED", NO_EVIDENCE,
+				    "the session replayed in order ended before this call: %s", c->seq_stop);
 		else
 			verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_SERVER_FAILED", NO_EVIDENCE,
 				    "no replay re-executed this call: %s",
@@ -539,7 +553,9 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 	} else if ((iso && iso->network_refused) || (seq && seq->network_refused)) {
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_NETWORK_REFUSED",
 			    EVIDENCE(.observed = jdup(shown), .expected = jdup(rec)),
-			    "the result differs and the replay was refused the network it asked for");
+			    "the result differs and the replay was refused the network it asked for: what the call "
+			    "depends on may live outside the workspace, where a replay never reaches, and a lie there "
+			    "cannot be told from an honest turn");
 	} else if ((iso && iso->answers_missing) || (seq && seq->answers_missing)) {
 		const struct pass_obs *p = iso && iso->answers_missing ? iso : seq;
 		verdict_add(v, "A2", "replay", V_UNVERIFIED, "REPLAY_CLIENT_ANSWER_MISSING",
@@ -571,6 +587,35 @@ static void judge_replay(struct vctx *c, struct worker *w, size_t k, const struc
 
 static void finish_turn(struct vctx *c, size_t k, uint64_t t0);
 
+/* A writer whose replays differ from the recorded effect, and none matched it: one more
+ * isolated replay from the same pre-state tells a nondeterministic writer (other bytes each
+ * time at a path both wrote: wrote_varies) from a record that is simply not the replay's. */
+static void writer_variation(struct vctx *c, struct worker *w, size_t k)
+{
+	struct pass_obs *iso = &c->iso[k], *seq = &c->seq[k];
+	enum effect_rec ri = iso->effect ? iso->rec : EFFECT_REC_UNKNOWN, rs = seq->effect ? seq->rec : EFFECT_REC_UNKNOWN;
+	if ((ri != EFFECT_REC_DIFFERS && rs != EFFECT_REC_DIFFERS) || ri == EFFECT_REC_SAME || rs == EFFECT_REC_SAME ||
+	    ri == EFFECT_REC_CLOCK || rs == EFFECT_REC_CLOCK || !w->store_ok)
+		return;
+	const cJSON *a = iso->wrote ? iso->wrote : seq->wrote;
+	if (!a)
+		return;
+	struct replay_result rr;
+	replay_isolated(c, w, k, 0, &rr); /* undo + delta: no extra full restore */
+	c->v[k].ms_server += rr.ms_server;
+	if (!rr.cause) {
+		struct err e = {0};
+		const char *via = NULL, *why = NULL;
+		cJSON *eff = effect_of(c, w, turn_handle(c, k), &rr, 0, &via, &why, &e);
+		cJSON *d = eff ? effect_digests(w->sc.ws, eff) : NULL;
+		if (d && effect_digests_differ(a, d))
+			iso->wrote_varies = seq->wrote_varies = 1;
+		cJSON_Delete(d);
+		cJSON_Delete(eff);
+	}
+	replay_result_free(&rr);
+}
+
 /* Phase 2 job: turn k's verdict. */
 static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 {
@@ -584,7 +629,13 @@ static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 	v->replayed = main != NULL;
 	if (!iso && !seq) {
 		const char *why = c->seq_stop[0] ? c->seq_stop : c->seq_skipped ? c->seq_skipped : "it was not reached";
-		verdict_unverified(v, "REPLAY_SERVER_FAILED", "no replay re-executed this call: %s", why);
+		if (c->seq_stop_cause && !strcmp(c->seq_stop_cause, "REPLAY_NETWORK_REFUSED"))
+			/* The session replay ended when the server was refused the service it keeps its
+			 * state in: what stopped it holds for the calls after it too. */
+			verdict_unverified(v, "REPLAY_NETWORK_REFUSED", "the session replayed in order ended before this call: %s",
+					   why);
+		else
+			verdict_unverified(v, "REPLAY_SERVER_FAILED", "no replay re-executed this call: %s", why);
 		goto done;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -608,6 +659,7 @@ static void judge_turn(struct vctx *c, struct worker *w, size_t k)
 			    "the pre-state cannot be compared with the replay: %s", main->effect_err);
 	}
 	if (eff && !c->o->coverage_only) {
+		writer_variation(c, w, k);
 		const struct pass_obs *passes[2] = {iso, seq};
 		judge_effect(c, v, x, passes, pass_names, 2);
 		judge_invariants(c, v, eff->effect, eff->weak);
@@ -838,7 +890,7 @@ static int build_context(struct vctx *c, struct err *e)
 int verify_trace(const char *trace_path, const struct verify_opts *o, struct verify_report *out, struct err *e)
 {
 	memset(out, 0, sizeof *out);
-	struct vctx c = {.o = o};
+	struct vctx c = {.o = o, .seq_inplace_turn = -1, .seq_fresh_from = -1};
 	int rc = trace_read(trace_path, &c.t, e);
 	if (rc == 0)
 		rc = trace_validate(c.t, e); /* the checks of trace check and index: a record removed is refused */
@@ -926,8 +978,10 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	out->session_ms = c.seq_ms;
 	out->session_server_ms = c.seq_server_ms;
 	out->session_own_ms = c.seq_own_ms;
-	snprintf(out->session_note, sizeof out->session_note, "%s",
-		 c.seq_skipped ? c.seq_skipped : c.seq_stop[0] ? c.seq_stop : "");
+	int nn = snprintf(out->session_note, sizeof out->session_note, "%s%s%s",
+		 c.seq_skipped ? c.seq_skipped : c.seq_stop[0] ? c.seq_stop : "",
+		 c.seq_restart[0] && !c.seq_skipped && c.seq_stop[0] ? "; " : "", c.seq_restart[0] && !c.seq_skipped ? c.seq_restart : "");
+	(void)nn; /* cut when long */
 	out->worst = V_PASS;
 	for (size_t k = 0; k < nt; k++) {
 		pass_obs_free(&c, &c.iso[k]);

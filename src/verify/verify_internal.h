@@ -51,6 +51,10 @@ struct pass_obs {
 	const char *effect_via, *effect_full_why;
 	enum effect_rec rec;    /* the replay's post-state against the recorded one */
 	char rec_why[600];      /* what differs, or why it is unknown */
+	cJSON *wrote;           /* the effect's files after the replay: {path: "sha256:..." or null
+				  * when not a regular file} (owned; NULL: not taken) */
+	int wrote_varies;       /* another replay of the call from the same pre-state wrote other
+				  * bytes at a path both wrote: the writer is nondeterministic */
 	cJSON *observed;        /* denials and network attempts (owned) */
 	int network_refused;
 	size_t answers_missing; /* server requests without a recorded answer */
@@ -86,6 +90,14 @@ struct vctx {
 	int seq_ran;             /* the in-order pass ran */
 	const char *seq_skipped; /* why it did not (static), or NULL */
 	char seq_stop[700];      /* why it stopped before the end (""): later turns were not reached */
+	const char *seq_stop_cause; /* the cause that stopped it (static), or NULL */
+	int seq_inplace_turn;    /* the first turn before which it restored a file the server holds
+				  * in place (-1: none): from there on it may not have seen that, so
+				  * a difference in that pass is never a FAIL */
+	char seq_inplace_what[300]; /* which files, for the messages */
+	int seq_fresh_from;      /* the first turn a fresh server was restarted for, mid-pass (-1:
+				  * none): from there the pass is isolated, never a FAIL */
+	char seq_restart[300];   /* why (the last restart), for the summary */
 	double seq_ms, seq_server_ms; /* its wall time, and the time its steps waited on replies */
 	double seq_own_ms;       /* belay's own work in it: restoring pre-states, taking effects */
 	size_t seq_turns;        /* turns it reached */
@@ -137,10 +149,16 @@ void plan_handshake(const struct vctx *c, int64_t seq, const struct relocation *
 /* Every client message of the session in recorded order, as steps of a session replay
  * (turns marked); requests the gate refused never reached the server and are left out. */
 void plan_session_steps(const struct vctx *c, const struct relocation *rl, struct replay_frame **out, size_t *n);
+/* 1 when the in-order pass reached turn k on a server that may not have had the session's
+ * conditions: restarted mid-pass before it, or a file it holds restored in place under it. A
+ * difference there is never a FAIL (SESSION_ORDER_NOT_REPLAYED). */
+int inorder_unfaithful(const struct vctx *c, int k);
 /* Where exchange x reached the network when it was recorded: its network_attempt records
  * (`turn_seq` = its request; without one, between its request and its response) of family
  * inet or inet6, as a new array of {"family", "address"} without repeats, or NULL when none
- * (replay_frame.dests). */
+ * (replay_frame.dests); plus the connections the server made before the call in no call (at
+ * its start: a database client's pool the call may use without connecting again), allowed
+ * when recorded, marked "held": true. */
 cJSON *plan_turn_dests(const struct vctx *c, const struct exchange *x);
 /* The server's argv / cwd / environment moved to a scratch workspace. */
 char **plan_argv(const struct vctx *c, const struct relocation *rl);
@@ -171,6 +189,11 @@ void plan_outside_changes(struct vctx *c);
 /*==== effect.c ====*/
 /* The effect of a replay relative to the pre-state `handle` (see verify.c). live: the
  * server is still running (a session replay), so surviving processes are expected. */
+/* What the files of `effect` (effect_of's) hold now in ws: {path: "sha256:HEX", or null when
+ * not a regular file or not readable} (new object). */
+cJSON *effect_digests(const char *ws, const cJSON *effect);
+/* 1 when a and b (effect_digests) name a common path with different content. */
+int effect_digests_differ(const cJSON *a, const cJSON *b);
 cJSON *effect_of(struct vctx *c, struct worker *w, const char *handle, const struct replay_result *rr, int live,
 		 const char **via, const char **why_full, struct err *e);
 /* A signature of one replay for the nondeterminism check. */

@@ -764,6 +764,14 @@ static void s_effect_clock(void)
 	free(t);
 }
 
+static void s_effect_nondeterministic(void)
+{
+	/* An honest writer of random bytes: every replay writes others, none the recording's. */
+	char *t = record("[" INIT LIST RUN("head -c 16 /dev/urandom | od -An -tx1 > rand.txt; echo wrote") "," READ "]", "all");
+	produce(t, 0, "UNVERIFIED", "EFFECT_NONDETERMINISTIC");
+	free(t);
+}
+
 static void s_effect_not_declared(void)
 {
 	char *t = record("[" INIT READ "]", "editor"); /* no tools/list before the call */
@@ -1182,6 +1190,7 @@ static const struct {
 	{"RESULT_NONDETERMINISTIC_PROCESS", s_process},
 	{"RESULT_NONDETERMINISTIC_UNKNOWN", s_unknown},
 	{"EFFECT_NONDETERMINISTIC_CLOCK", s_effect_clock},
+	{"EFFECT_NONDETERMINISTIC", s_effect_nondeterministic},
 	{"EFFECT_NOT_DECLARED", s_effect_not_declared},
 	{"EFFECT_DECLARATION_NON_BOOLEAN", s_effect_non_boolean},
 	{"ASSERTION_UNDECIDABLE", s_assertion_undecidable},
@@ -1337,6 +1346,7 @@ SCENARIO(RESULT_NONDETERMINISTIC_RANDOM)
 SCENARIO(RESULT_NONDETERMINISTIC_PROCESS)
 SCENARIO(RESULT_NONDETERMINISTIC_UNKNOWN)
 SCENARIO(EFFECT_NONDETERMINISTIC_CLOCK)
+SCENARIO(EFFECT_NONDETERMINISTIC)
 SCENARIO(EFFECT_NOT_DECLARED)
 SCENARIO(EFFECT_DECLARATION_NON_BOOLEAN)
 SCENARIO(ASSERTION_UNDECIDABLE)

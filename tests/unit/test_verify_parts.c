@@ -240,6 +240,15 @@ Test(relocate, argv_and_arguments)
 	s = relocate_string(&r, "file:///home/u/proj", &ch);
 	cr_assert_str_eq(s, "file:///dev/shm/s/ws", "roots are URIs");
 	free(s);
+	s = relocate_string(&r, "sqlite:///home/u/proj/data.db", &ch);
+	cr_assert_str_eq(s, "sqlite:///dev/shm/s/ws/data.db", "any scheme's URI holds a path (a database DSN)");
+	free(s);
+	s = relocate_string(&r, "--db=sqlite+aiosqlite:///home/u/proj/a.db", &ch);
+	cr_assert_str_eq(s, "--db=sqlite+aiosqlite:///dev/shm/s/ws/a.db");
+	free(s);
+	s = relocate_string(&r, "http://host/home/u/proj", &ch);
+	cr_assert(!ch, "a URI's path below an authority is not a host path");
+	free(s);
 	s = relocate_string(&r, "/x/home/u/proj", &ch);
 	cr_assert(!ch, "not at the start of a path");
 	free(s);
