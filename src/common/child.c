@@ -73,11 +73,11 @@ static int remaining_ms(uint64_t deadline)
 	return ms > 60000 ? 60000 : (int)ms;
 }
 
-/* Feeds stdin and drains the capture pipe until both are done or the deadline passes. */
-static void pump(const struct child_spec *sp, pid_t pid, int *in_w, int *cap_r, struct buf *out,
+/* Feeds stdin and drains the capture pipe until both are done or the deadline (0: none)
+ * passes. */
+static void pump(const struct child_spec *sp, pid_t pid, uint64_t deadline, int *in_w, int *cap_r, struct buf *out,
 		 struct child_result *res)
 {
-	uint64_t deadline = sp->timeout_ms ? time_mono_ns() + (uint64_t)sp->timeout_ms * 1000000u : 0;
 	const char *in = sp->in;
 	size_t off = 0;
 	char b[8192];
@@ -181,7 +181,8 @@ int child_run(const struct child_spec *sp, struct buf *out, struct child_result 
 		close_fd(&in_p[1]);
 	else if (feed) /* a write takes what the pipe holds, never waits for the child to read it all */
 		fcntl(in_p[1], F_SETFL, fcntl(in_p[1], F_GETFL) | O_NONBLOCK);
-	pump(sp, pid, &in_p[1], &cap_p[0], out, res);
+	uint64_t deadline = sp->timeout_ms ? time_mono_ns() + (uint64_t)sp->timeout_ms * 1000000u : 0;
+	pump(sp, pid, deadline, &in_p[1], &cap_p[0], out, res);
 
 	/* a SIGPIPE our write caused is consumed here, never delivered */
 	struct timespec zero = {0, 0};
@@ -190,8 +191,25 @@ int child_run(const struct child_spec *sp, struct buf *out, struct child_result 
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	int st = 0;
+	/* Its output may have ended before it did (it closed its stdout, or never had one): the
+	 * timeout holds until it is reaped. */
+	while (deadline && !res->timed_out) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			goto reaped;
+		if (w < 0 && errno != EINTR)
+			break;
+		if (remaining_ms(deadline) == 0) {
+			kill(-pid, SIGKILL);
+			res->timed_out = 1;
+			break;
+		}
+		struct timespec nap = {0, 5 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+reaped:
 	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (out)
 		buf_cstr(out);

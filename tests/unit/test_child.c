@@ -19,6 +19,9 @@
 #include "common/fsutil.h"
 #include "tsupport.h"
 
+/* a runner that waits past a timeout fails here instead of hanging the suite */
+TestSuite(child, .timeout = 60);
+
 static int run_sh(const char *script, struct child_spec *sp, struct buf *out, struct child_result *res)
 {
 	char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
@@ -176,6 +179,22 @@ Test(child, the_timeout_kills_the_whole_process_group)
 	buf_free(&out);
 	unlink(pidpath);
 	rmdir(dir);
+}
+
+Test(child, the_timeout_holds_after_the_output_ended)
+{
+	/* it closes its stdout at once and goes on: the runner is done reading, not waiting */
+	struct child_spec sp = CHILD_SPEC_INIT;
+	sp.out = CHILD_CAPTURE;
+	sp.err = CHILD_CAPTURE;
+	sp.timeout_ms = 300;
+	struct buf out = {0};
+	struct child_result res;
+	run_sh("echo bye; exec >/dev/null 2>&1; sleep 300", &sp, &out, &res);
+	cr_assert(res.timed_out, "waited for a child past its timeout");
+	cr_assert_eq(res.status, 128 + SIGKILL);
+	cr_assert_str_eq(out.p, "bye\n");
+	buf_free(&out);
 }
 
 Test(child, no_timeout_no_group_of_its_own)
