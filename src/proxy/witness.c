@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/proctree.h"
 #include "common/strmap.h"
 #include "common/xalloc.h"
 
@@ -85,87 +86,13 @@ void witness_set_root(struct witness *w, int pid)
 		atomic_store(&w->root, pid);
 }
 
-/* Notes, as a write, each file in the scope that process pid holds open for writing (a
- * descriptor opened O_WRONLY or O_RDWR) or has mapped shared and writable: it may have been
- * written through since, without a new open the supervisor would see. */
-static void note_held(struct witness *w, int pid)
+/* Notes, as a write, each file in the scope that a process of the contained tree holds open
+ * for writing (a descriptor opened O_WRONLY or O_RDWR) or has mapped shared and writable: it
+ * may have been written through since, without a new open the supervisor would see. */
+static void note_held(void *ctx, const struct proctree_file *f)
 {
-	char dirp[64], lp[320], fp[320], target[PATH_MAX];
-	snprintf(dirp, sizeof dirp, "/proc/%d/fd", pid);
-	DIR *d = opendir(dirp);
-	for (struct dirent *de; d && (de = readdir(d));) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(lp, sizeof lp, "/proc/%d/fd/%s", pid, de->d_name);
-		ssize_t n = readlink(lp, target, sizeof target - 1);
-		if (n <= 0 || target[0] != '/')
-			continue;
-		target[n] = '\0';
-		snprintf(fp, sizeof fp, "/proc/%d/fdinfo/%s", pid, de->d_name);
-		FILE *f = fopen(fp, "re");
-		char line[128];
-		unsigned long flags = 0;
-		int have = 0;
-		while (f && fgets(line, sizeof line, f))
-			if (sscanf(line, "flags: %lo", &flags) == 1) {
-				have = 1;
-				break;
-			}
-		if (f)
-			fclose(f);
-		if (have && (flags & O_ACCMODE) != O_RDONLY)
-			witness_note(w, target, 0);
-	}
-	if (d)
-		closedir(d);
-	char mp[64];
-	snprintf(mp, sizeof mp, "/proc/%d/maps", pid);
-	FILE *m = fopen(mp, "re");
-	char line[PATH_MAX + 128];
-	while (m && fgets(line, sizeof line, m)) {
-		char perms[8];
-		int off = 0;
-		if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &off) != 1 || !off || perms[1] != 'w' || perms[3] != 's')
-			continue;
-		char *path = line + off;
-		path[strcspn(path, "\n")] = '\0';
-		if (path[0] == '/' && !strstr(path, " (deleted)"))
-			witness_note(w, path, 0);
-	}
-	if (m)
-		fclose(m);
-}
-
-/* The contained tree from root: root and its descendants (/proc/PID/task/TID/children),
- * breadth first, at most 4096 processes. */
-static void note_held_tree(struct witness *w, int root)
-{
-	int *q = xcalloc(4096, sizeof *q);
-	size_t head = 0, tail = 0;
-	q[tail++] = root;
-	while (head < tail) {
-		int pid = q[head++];
-		note_held(w, pid);
-		char tp[64];
-		snprintf(tp, sizeof tp, "/proc/%d/task", pid);
-		DIR *d = opendir(tp);
-		for (struct dirent *de; d && (de = readdir(d));) {
-			if (de->d_name[0] == '.')
-				continue;
-			char cp[320];
-			snprintf(cp, sizeof cp, "/proc/%d/task/%s/children", pid, de->d_name);
-			FILE *f = fopen(cp, "re");
-			int child;
-			while (f && fscanf(f, "%d", &child) == 1)
-				if (tail < 4096)
-					q[tail++] = child;
-			if (f)
-				fclose(f);
-		}
-		if (d)
-			closedir(d);
-	}
-	free(q);
+	if (f->mapped ? f->writable && f->shared : f->writable)
+		witness_note(ctx, f->path, 0);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -178,7 +105,7 @@ void witness_take(struct witness *w, struct witnessed *out)
 	memset(out, 0, sizeof *out);
 	int root = atomic_load(&w->root);
 	if (root > 0)
-		note_held_tree(w, root);
+		(void)proctree_files(root, 4096, note_held, w); /* a partial tree: what was read is noted */
 	pthread_mutex_lock(&w->mu);
 	size_t n = strmap_count(&w->paths);
 	out->paths = xcalloc(n + 1, sizeof *out->paths);
