@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/child.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "console_host/chost.h"
@@ -103,14 +104,20 @@ static int in_clipboard(void *ctx, const char *p, size_t n, struct err *e)
 	struct console *c = ctx;
 	char tmux[32] = "", why[200];
 	int in_tmux = getenv("TMUX") && *getenv("TMUX");
-	if (in_tmux) {
-		FILE *f = popen("tmux show-options -gv set-clipboard 2>/dev/null", "r");
-		if (f) {
-			if (!fgets(tmux, sizeof tmux, f))
-				tmux[0] = '\0';
-			pclose(f);
-		}
-		tmux[strcspn(tmux, "\r\n")] = '\0';
+	if (in_tmux) { /* tmux's own option decides (export.h) */
+		char *const argv[] = {"tmux", "show-options", "-gv", "set-clipboard", NULL};
+		struct child_spec spec = CHILD_SPEC_INIT;
+		spec.argv = argv;
+		spec.search_path = 1;
+		spec.out = CHILD_CAPTURE;
+		spec.out_cap = sizeof tmux - 1;
+		spec.timeout_ms = 2000;
+		struct buf out = {0};
+		struct child_result res;
+		struct err ce = {0};
+		if (child_run(&spec, &out, &res, &ce) == 0 && res.status == 0 && out.p)
+			snprintf(tmux, sizeof tmux, "%.*s", (int)strcspn(out.p, "\r\n"), out.p);
+		buf_free(&out);
 	}
 	if (!export_clipboard_ok(term_cap_clipboard(c->term), in_tmux ? tmux : NULL, why, sizeof why))
 		return err_set(e, BELAY_EINVAL, "%s", why);
