@@ -729,7 +729,7 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 	static const struct hint detail[] = {{"tab.next", "tab"},      {"fold", "fold"},
 					     {"verify.turn", "verify"}, {"label.right", "right"},
 					     {"label.wrong", "wrong"}, {"label.missed", "missed"}, {"back", "back"},
-					     {"help", "help"},          {NULL, NULL}};
+					     {"help", "help"},          {"prompt.search", "search"}, {NULL, NULL}};
 	static const struct hint corpus[] = {{"open", "open"},	       {"label.right", "right"},
 					     {"label.wrong", "wrong"},     {"label.missed", "missed"},
 					     {"corpus.run", "re-run"},     {"mark", "mark"},
