@@ -3,6 +3,7 @@
  * Must not: call curses, read the clock. */
 #include "tui/mouse.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "tui/ui_internal.h"
@@ -82,6 +83,18 @@ static int detail_click(struct ui *u, const struct mouse_ev *ev)
 	return 0;
 }
 
+/* A press on the trials list: that trial focused. 1 when it landed on one. */
+static int trials_click(struct ui *u, const struct mouse_ev *ev)
+{
+	long k = ui_trials_row_at(u, ev->y);
+	if (k < 0)
+		return 0;
+	u->tpos.sel = (size_t)k;
+	snprintf(u->tsel, sizeof u->tsel, "%s", u->tm->t[k].id);
+	u->dirty++;
+	return 1;
+}
+
 void mouse_apply(struct ui *u, const struct mouse_ev *ev, long long now_ms)
 {
 	if (u->prompt || u->confirm[0] || u->w < UI_MIN_W || u->h < UI_MIN_H)
@@ -102,6 +115,8 @@ void mouse_apply(struct ui *u, const struct mouse_ev *ev, long long now_ms)
 		on_row = home_click(u, ev);
 	else if (u->view == VIEW_DETAIL)
 		on_row = detail_click(u, ev);
+	else if (u->view == VIEW_TRIALS)
+		on_row = trials_click(u, ev);
 	if (twice && on_row && u->view == before)
 		ui_command(u, u->view == VIEW_DETAIL ? "fold" : "open");
 }

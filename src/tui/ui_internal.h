@@ -22,6 +22,8 @@ int ui_pane_rows(const struct ui *u, enum pane p);
  * verdict block, else 0. */
 int ui_home_pane_at(const struct ui *u, int y, enum pane *p, int *row);
 int ui_detail_hit(const struct ui *u, int y, int x, int *tab, size_t *row);
+/* The trial of the trials list on screen row y, or -1. */
+long ui_trials_row_at(const struct ui *u, int y);
 /* What a pane shows of a list or document that does not fit: "  ↑↓ rows 4-9 of 12" (the
  * arrows say which way there is more), into out; "" when all `total` rows are shown. */
 void ui_more_mark(char *out, size_t n, size_t top, size_t shown, size_t total);
