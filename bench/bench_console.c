@@ -3,6 +3,7 @@
  *
  *   bench_console [--seconds 60] [--rate 1000] [--turns 100000] [--keys 200]
  *                 [--paired-seconds 30] [--belay PATH] [--plain-proxy] [--keep] [--slice-us US]
+ *                 [--search-mb 10] [--search-only]
  *
  * The agent is this program: newline-delimited JSON-RPC over pipes (initialize,
  * notifications/initialized, tools/list, then tools/call "echo"), one call at a time, to
@@ -18,6 +19,11 @@
  * Nothing is contained (no --scope): the figures are the proxy path, trace, gate and store,
  * not snapshots.
  *
+ * Phase 0: in this process, the console's UI code on a 120x40 canvas: a turn whose response
+ *          is about --search-mb MiB (0: skip) of items, once in structuredContent and once as
+ *          one JSON string in content[0].text (then shown parsed, p); the time of each key of a
+ *          typed search, its Enter (folded JSON holding a match opened), a search with many
+ *          matches, n/N and j, each with its redraw. --search-only stops after it.
  * Phase 1: one second of warm-up, then --rate calls per second for --seconds seconds, paced
  *          on an absolute schedule (a call that is due is sent as soon as the previous one
  *          is answered); each call's round trip is measured (median, p99, max, and the median
@@ -69,8 +75,15 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/xalloc.h"
 #include "common/xalloc_cjson.h"
+#include "tui/cmodel.h"
+#include "tui/detail.h"
+#include "tui/keymap.h"
+#include "tui/ui.h"
+#include "tui/ui_internal.h"
 
 #define GOAL_RATIO 1.10 /* connect / proxy latency */
 #define GOAL_KEY_MS 16.0
@@ -982,12 +995,163 @@ static void run_console(const char *belay, const char *echo, int seconds, int ra
 	close(t.fd);
 }
 
-/*==== report ====*/
-
 static const char *met(int ok)
 {
 	return ok ? "met" : "MISSED";
 }
+
+/*==== phase 0: search inside a large response (in this process) ====*/
+
+/* A tools/call reply of about `mb` MiB: structuredContent.items (objects of id, name, size,
+ * tags) and, when as_text, the same items as one JSON string in content[0].text (what most
+ * MCP servers send). */
+static char *big_reply(int mb, int as_text, size_t *items_out)
+{
+	struct buf items = {0};
+	size_t i = 0;
+	buf_putc(&items, '[');
+	while (items.len < (size_t)mb * 1024 * 1024) {
+		buf_printf(&items, "%s{\"id\":\"item-%zu\",\"name\":\"Item number %zu of the catalog\",\"size\":%zu,"
+				   "\"tags\":[\"red\",\"blue\",\"tag-%zu\"]}",
+			   i ? "," : "", i, i, i * 17, i % 97);
+		i++;
+	}
+	buf_putc(&items, ']');
+	buf_cstr(&items);
+	*items_out = i;
+	cJSON *root = cJSON_CreateObject(), *result = cJSON_AddObjectToObject(root, "result");
+	cJSON_AddStringToObject(root, "jsonrpc", "2.0");
+	cJSON_AddNumberToObject(root, "id", 7);
+	cJSON *content = cJSON_AddArrayToObject(result, "content"), *t = cJSON_CreateObject();
+	cJSON_AddStringToObject(t, "type", "text");
+	cJSON_AddStringToObject(t, "text", as_text ? items.p : "the items are in structuredContent");
+	cJSON_AddItemToArray(content, t);
+	if (!as_text) {
+		cJSON *sc = cJSON_AddObjectToObject(result, "structuredContent");
+		cJSON_AddItemToObject(sc, "items", cJSON_Parse(items.p));
+	}
+	char *s = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	buf_free(&items);
+	return s;
+}
+
+struct sfix {
+	struct cmodel m;
+	struct keymap km;
+	struct ui u;
+	struct canvas c;
+};
+
+static void sfix_open(struct sfix *F, const char *reply)
+{
+	memset(F, 0, sizeof *F);
+	struct err e = {0};
+	if (keymap_load(&F->km, &e) != 0)
+		die("keys: %s", e.msg);
+	struct cm_run *r = cm_add(&F->m, "bench-run", "/nonexistent");
+	struct cm_turn *t = cm_turn_append(r);
+	t->turn = 0;
+	t->req_seq = 1;
+	t->resp_seq = 2;
+	t->call = CMC_ANSWERED;
+	ui_init(&F->u, &F->m, &F->km, NULL);
+	ui_resize(&F->u, 120, 40);
+	ui_focus_run(&F->u, r->id);
+	struct detail *d = &F->u.det;
+	d->run = xstrdup(r->id);
+	d->turn = 0;
+	d->resp = cJSON_Parse(reply);
+	if (!d->resp)
+		die("the reply does not parse");
+	tdoc_nl(&d->tab[TAB_RESPONSE]);
+	tdoc_add(&d->tab[TAB_RESPONSE], ROLE_TITLE, "response");
+	detail_render_json(d);
+	F->u.det_loaded = 1;
+	F->u.tab = TAB_RESPONSE;
+	F->u.view = VIEW_DETAIL;
+	F->u.depth = 1;
+	canvas_init(&F->c, 120, 40);
+}
+
+static void sfix_close(struct sfix *F)
+{
+	canvas_free(&F->c);
+	ui_free(&F->u);
+	keymap_free(&F->km);
+	cm_close(&F->m);
+}
+
+/* A key or command and the redraw after it, in ms (what the UI thread spends before the
+ * screen can change). */
+static double timed(struct sfix *F, int key, const char *cmd)
+{
+	double t0 = now_us();
+	if (cmd)
+		ui_command(&F->u, cmd);
+	else
+		ui_key(&F->u, key);
+	ui_draw(&F->u, &F->c);
+	return (now_us() - t0) / 1e3;
+}
+
+static void search_case(int mb, int as_text)
+{
+	size_t nitems;
+	char *reply = big_reply(mb, as_text, &nitems);
+	size_t len = strlen(reply);
+	struct sfix F;
+	double t0 = now_us();
+	sfix_open(&F, reply);
+	double open_ms = (now_us() - t0) / 1e3;
+	double first_draw = timed(&F, K_RESIZE, NULL);
+	printf("  %s: %.1f MiB, %zu items, %zu document lines; parse + render %.1f ms, first draw %.1f ms\n",
+	       as_text ? "the items as one JSON string in content[0].text" : "the items in structuredContent",
+	       (double)len / (1024 * 1024), nitems, F.u.det.tab[TAB_RESPONSE].n, open_ms, first_draw);
+	if (as_text) {
+		double p = timed(&F, 'p', NULL);
+		printf("    p (JSON inside the string, parsed): %.1f ms, %zu document lines\n", p, F.u.det.tab[TAB_RESPONSE].n);
+	}
+	/* Typing a search (each key searches what is shown and redraws), then Enter (opens folded
+	 * JSON holding a match, searches, redraws), then n and N. */
+	const char *word = "item-30000\"";
+	double typing[32];
+	size_t nt = 0;
+	typing[nt++] = timed(&F, '/', NULL);
+	for (const char *c = word; *c && nt < 32; c++)
+		typing[nt++] = timed(&F, (unsigned char)*c, NULL);
+	double enter = timed(&F, K_ENTER, NULL);
+	char cnt[64];
+	ui_search_bar(&F.u, cnt, sizeof cnt);
+	struct stats ts = summarize(typing, nt);
+	printf("    typing /%s: median %.2f ms, max %.2f ms a key; Enter %.2f ms (%s)\n", word, ts.med, ts.max, enter, cnt);
+	double enter2 = timed(&F, 0, "search item-3");
+	ui_search_bar(&F.u, cnt, sizeof cnt);
+	printf("    :search item-3 (many matches, folds opened): %.1f ms (%s)\n", enter2, cnt);
+	double steps[40];
+	for (int i = 0; i < 40; i++)
+		steps[i] = timed(&F, i % 4 == 3 ? 'N' : 'n', NULL);
+	struct stats ss = summarize(steps, 40);
+	printf("    n/N: median %.2f ms, max %.2f ms (goal %.0f ms: %s)\n", ss.med, ss.max, GOAL_KEY_MS, met(ss.max <= GOAL_KEY_MS));
+	double j[20];
+	for (int i = 0; i < 20; i++)
+		j[i] = timed(&F, 'j', NULL);
+	struct stats sj = summarize(j, 20);
+	printf("    j in that document: median %.2f ms, max %.2f ms\n", sj.med, sj.max);
+	sfix_close(&F);
+	free(reply);
+}
+
+static void search_run(int mb)
+{
+	printf("\nSearch inside a response (in this process: the UI's own code, a 120x40 canvas, no terminal), each "
+	       "figure a key or command and the redraw after it\n");
+	search_case(mb, 0);
+	search_case(mb, 1);
+}
+
+/*==== report ====*/
+
 
 static void report_keys(const struct keyres *K, long long turns)
 {
@@ -1035,7 +1199,7 @@ static void report_keys(const struct keyres *K, long long turns)
 int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
-	int seconds = 60, rate = 1000, presses = 200, plain = 0, paired_s = 30;
+	int seconds = 60, rate = 1000, presses = 200, plain = 0, paired_s = 30, search_mb = 10, search_only = 0;
 	long long turns = 100000;
 	const char *belay_arg = NULL;
 	for (int i = 1; i < argc; i++) {
@@ -1057,10 +1221,15 @@ int main(int argc, char **argv)
 			keep_scratch = 1;
 		else if (!strcmp(argv[i], "--slice-us") && i + 1 < argc)
 			slice_arg = argv[++i];
+		else if (!strcmp(argv[i], "--search-mb") && i + 1 < argc)
+			search_mb = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--search-only"))
+			search_only = 1;
 		else {
 			fprintf(stderr,
 				"usage: bench_console [--seconds 60] [--rate 1000] [--turns 100000] [--keys 200] "
-				"[--paired-seconds 30] [--belay PATH] [--plain-proxy] [--keep] [--slice-us US]\n");
+				"[--paired-seconds 30] [--belay PATH] [--plain-proxy] [--keep] [--slice-us US] [--search-mb 10] "
+				"[--search-only]\n");
 			return 2;
 		}
 	}
@@ -1098,6 +1267,12 @@ int main(int argc, char **argv)
 	       "trace, audit gate and store, not snapshots\n",
 	       belay, sysconf(_SC_NPROCESSORS_ONLN));
 	print_load("at the start");
+	if (search_mb > 0)
+		search_run(search_mb);
+	if (search_only) {
+		cleanup();
+		return 0;
+	}
 	printf("  scratch %s\n\nPhase 1: paced round trips (agent -> belay -> bench_echo_server -> back)\n", scratch);
 	fflush(stdout);
 

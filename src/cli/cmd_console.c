@@ -55,6 +55,9 @@ static const struct cli_opt console_opts[] = {
 	{"theme", 'T', 0, "NAME", "dark (default), light, mono, or a file in ~/.config/belay/themes"},
 	{"colors", 'c', 0, "256|8|mono", "force a colour depth (NO_COLOR is honoured)"},
 	{"ascii", 'a', 0, NULL, "ASCII symbols only"},
+	{"no-mouse", 'm', 0, NULL,
+	 "leave mouse reporting off (the wheel, clicks; also BELAY_MOUSE=off in the environment): the terminal's "
+	 "own selection then works without its modifier key"},
 	{"events", 'e', 0, NULL, "no screen: print the engine's events as JSON lines"},
 	{"slice-us", 'L', 0, "US",
 	 "the scheduler slice the engine thread asks for, so that it forwards a frame soon after it arrives "
@@ -154,6 +157,7 @@ int cmd_console(int argc, char **argv)
 		case 'T': cs.theme = optarg; break;
 		case 'c': cs.colors = optarg; break;
 		case 'a': cs.ascii = 1; break;
+		case 'm': cs.no_mouse = 1; break;
 		case 'e': cs.events_only = 1; break;
 		case 'n': cs.no_trial = 1; break;
 		case 'R': cs.allow_root = 1; break;

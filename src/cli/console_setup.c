@@ -205,6 +205,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 	cs->ui.theme = cs->theme;
 	cs->ui.force_depth = depth;
 	cs->ui.force_ascii = cs->ascii;
+	cs->ui.no_mouse = cs->no_mouse;
 	cs->ui.socket_path = cs->host ? chost_socket(cs->host) : NULL;
 	cs->ui.follow_dir = cs->follow;
 	cs->ui.focus_run = cs->open_run;

@@ -15,6 +15,7 @@ struct console_setup {
 	const char *follow, *open, *theme, *colors;
 	char **expose; /* --expose paths, NULL-terminated (owned array of borrowed strings) */
 	int ascii, events_only, listen_without_server, no_trial;
+	int no_mouse; /* --no-mouse */
 	int allow_root; /* --allow-root: root may connect to the socket too */
 	unsigned slice_us; /* the engine thread's scheduler slice (proxy/loop_slice.h; 0: the kernel's) */
 	/* started */

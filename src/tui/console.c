@@ -14,13 +14,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/child.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "console_host/chost.h"
 #include "console_host/jobs.h"
 #include "tui/canvas.h"
 #include "tui/cmodel.h"
+#include "tui/export.h"
 #include "tui/keymap.h"
+#include "tui/mouse.h"
 #include "tui/term.h"
 #include "tui/theme.h"
 #include "tui/tmodel.h"
@@ -93,6 +96,36 @@ static void in_resolve(void *ctx, const struct cm_run *r, uint64_t hold, int ans
 		chost_resolve(c->o->host, r->id, hold, (enum admission_answer)answer);
 	else
 		ui_message(&c->ui, 1, "this console hosts no runs: held calls belong to another process");
+}
+
+/* The clipboard (OSC 52), only when the terminal says it takes it (export.h). */
+static int in_clipboard(void *ctx, const char *p, size_t n, struct err *e)
+{
+	struct console *c = ctx;
+	char tmux[32] = "", why[200];
+	int in_tmux = getenv("TMUX") && *getenv("TMUX");
+	if (in_tmux) { /* tmux's own option decides (export.h) */
+		char *const argv[] = {"tmux", "show-options", "-gv", "set-clipboard", NULL};
+		struct child_spec spec = CHILD_SPEC_INIT;
+		spec.argv = argv;
+		spec.search_path = 1;
+		spec.out = CHILD_CAPTURE;
+		spec.out_cap = sizeof tmux - 1;
+		spec.timeout_ms = 2000;
+		struct buf out = {0};
+		struct child_result res;
+		struct err ce = {0};
+		if (child_run(&spec, &out, &res, &ce) == 0 && res.status == 0 && out.p)
+			snprintf(tmux, sizeof tmux, "%.*s", (int)strcspn(out.p, "\r\n"), out.p);
+		buf_free(&out);
+	}
+	if (!export_clipboard_ok(term_cap_clipboard(c->term), in_tmux ? tmux : NULL, why, sizeof why))
+		return err_set(e, BELAY_EINVAL, "%s", why);
+	struct buf b = {0};
+	export_osc52(&b, p, n);
+	int rc = term_write_raw(c->term, b.p, b.len);
+	buf_free(&b);
+	return rc ? err_set(e, -EIO, "cannot write to the terminal") : 0;
 }
 
 static void in_recover(void *ctx, const struct cm_run *r, int turn)
@@ -245,6 +278,9 @@ int console_run(const struct console_opts *o, struct err *e)
 		return rc;
 	}
 	term_apply_theme(c->term, &c->theme);
+	const char *bm = getenv("BELAY_MOUSE");
+	if (!o->no_mouse && !(bm && (!strcmp(bm, "off") || !strcmp(bm, "0") || !strcmp(bm, "no"))))
+		term_mouse(c->term, 1); /* stays off where the terminal cannot report it */
 	struct ui_intents in = {.verify = in_verify,
 				.label = in_label,
 				.case_label = in_case_label,
@@ -257,6 +293,7 @@ int console_run(const struct console_opts *o, struct err *e)
 				.theme = in_theme,
 				.cancel = in_cancel,
 				.quit = in_quit,
+				.clipboard = in_clipboard,
 				.ctx = c};
 	ui_init(&c->ui, &c->m, &km, &in);
 	tmodel_init(&c->tm, o->state_dir);
@@ -301,6 +338,15 @@ int console_run(const struct console_opts *o, struct err *e)
 		while (k++ < KEYS_PER_ITERATION && term_read_key(c->term, &key)) {
 			if (key == K_RESIZE)
 				c->ui.dirty++;
+			if (key == K_MOUSE) {
+				struct mouse_ev mev;
+				if (term_mouse_event(c->term, &mev)) {
+					struct timespec ts;
+					clock_gettime(CLOCK_MONOTONIC, &ts);
+					mouse_apply(&c->ui, &mev, (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+				}
+				continue;
+			}
 			ui_key(&c->ui, key);
 			if (c->ui.quit)
 				break;

@@ -21,6 +21,7 @@ struct console_opts {
 	const char *theme;           /* NULL: "dark" */
 	int force_depth;             /* -1: detect */
 	int force_ascii;
+	int no_mouse;                /* leave mouse reporting off (also BELAY_MOUSE=off) */
 	const char *socket_path;     /* shown with the connection snippet (NULL: none) */
 	const char *follow_dir;      /* shown in the status line when following */
 	const char *focus_run;       /* open this run first (may be NULL) */

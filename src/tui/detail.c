@@ -50,6 +50,8 @@ void detail_free(struct detail *d)
 	free(d->run);
 	cJSON_Delete(d->req);
 	cJSON_Delete(d->resp);
+	cJSON_Delete(d->sent[0]);
+	cJSON_Delete(d->sent[1]);
 	cJSON_Delete(d->verdict);
 	cJSON_Delete(d->recheck);
 	cJSON_Delete(d->runv);
@@ -260,13 +262,44 @@ static cJSON *load_frame(struct cmodel *m, struct cm_run *r, int64_t seq, const 
 	return j;
 }
 
+#define PARSED_NOTE (-2)
+
+int detail_parse_strings(struct detail *d, int tab)
+{
+	cJSON **root = tab == 0 ? &d->req : &d->resp;
+	if (!*root)
+		return 0;
+	int n = -1;
+	struct jfold f = {0};
+	if (d->sent[tab]) { /* back to the frame as sent */
+		cJSON_Delete(*root);
+		*root = d->sent[tab];
+		d->sent[tab] = NULL;
+	} else {
+		cJSON *copy = cJSON_Duplicate(*root, 1);
+		n = jsonview_parse_strings(copy, &f);
+		if (!n) {
+			cJSON_Delete(copy);
+			jfold_free(&f);
+			return 0;
+		}
+		d->sent[tab] = *root;
+		*root = copy;
+	}
+	jfold_free(&d->fold[tab]); /* the nodes are numbered anew */
+	d->fold[tab] = f;
+	detail_render_json(d);
+	return n;
+}
+
 void detail_render_json(struct detail *d)
 {
 	for (int i = 0; i < 2; i++) {
 		struct tdoc *t = &d->tab[i];
-		/* Keep the header lines (up to the first JSON line, tagged >= 0). */
+		/* Keep the header lines (up to the first JSON line, tagged >= 0, or the note that JSON
+		 * inside strings is shown parsed, tagged PARSED_NOTE). */
 		size_t keep = 0;
-		while (keep < t->n && t->lines[keep].tag < 0)
+		while (keep < t->n && t->lines[keep].tag < 0 && t->lines[keep].tag != PARSED_NOTE)
 			keep++;
 		while (t->n > keep) {
 			struct tline *l = &t->lines[--t->n];
@@ -274,7 +307,13 @@ void detail_render_json(struct detail *d)
 				free(l->sp[k].text);
 			free(l->sp);
 		}
+		t->gen++; /* lines were taken off */
 		cJSON *j = i == 0 ? d->req : d->resp;
+		if (j && d->sent[i]) {
+			tdoc_nl(t);
+			t->lines[t->n - 1].tag = PARSED_NOTE;
+			tdoc_add(t, ROLE_V_WARN, "JSON inside strings is shown parsed, not as sent (p shows it as sent)");
+		}
 		if (j)
 			jsonview_render(t, j, &d->fold[i]);
 	}

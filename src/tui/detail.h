@@ -22,6 +22,8 @@ struct detail {
 	uint64_t hold;
 	cJSON *req, *resp;     /* parsed frames (NULL when absent or not JSON) */
 	struct jfold fold[2];  /* request, response */
+	cJSON *sent[2];        /* while JSON inside strings is shown parsed: the frames as sent
+	                        * (req/resp then hold the parsed copies); NULL otherwise */
 	cJSON *verdict;        /* the latest saved verdict (NULL: none) */
 	cJSON *recheck;        /* a partial re-check since (replay-from-here; NULL: none) */
 	cJSON *runv;           /* the run-level verdicts when it was opened (cm_run.runv's copy) */
@@ -42,6 +44,10 @@ void detail_load(struct detail *d, struct cmodel *m, struct cm_run *r, int turn)
 struct tm_trial;
 void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_hold *h, const struct tm_trial *trial,
 		      const char *state_dir);
+/* Shows the JSON held inside strings of the request (tab 0) or response (1) parsed as a tree,
+ * or as sent again (it toggles; folds start over). Returns how many strings it parsed (0:
+ * none holds JSON, nothing changed), or -1 when it went back to the frame as sent. */
+int detail_parse_strings(struct detail *d, int tab);
 /* Re-renders the request/response tabs after a fold change. */
 void detail_render_json(struct detail *d);
 /* Rebuilds the verdict summary (after a verdict arrived for this turn). */

@@ -22,4 +22,15 @@ void jsonview_render(struct tdoc *d, const cJSON *root, struct jfold *f);
 /* Toggles node's fold; returns 0, or -1 when the node cannot fold (a scalar). */
 int jsonview_toggle(struct jfold *f, const cJSON *root, int node);
 
+/* Replaces, in root (in place), every string whose text is a JSON object or array (an MCP
+ * tool's text result often is) by that value parsed, and so on inside it; f (may be NULL)
+ * gets each parsed value and the nodes around it unfolded (its own nodes fold as usual).
+ * Returns how many strings it replaced. */
+int jsonview_parse_strings(cJSON *root, struct jfold *f);
+/* Unfolds every folded node whose text holds a match (match(arg, text, n) != 0 for a key or
+ * a string as shown, escaped and quoted) and every folded node around one, so a search finds
+ * what folding hid. Returns how many nodes it unfolded. */
+int jsonview_unfold_where(struct jfold *f, const cJSON *root, int (*match)(void *arg, const char *text, size_t n),
+			  void *arg);
+
 #endif

@@ -35,6 +35,7 @@ enum {
 	K_ENTER = -1, K_ESC = -2, K_TAB = -3, K_STAB = -4, K_SPACE = -5, K_BS = -6, K_DEL = -7,
 	K_UP = -8, K_DOWN = -9, K_LEFT = -10, K_RIGHT = -11, K_PGUP = -12, K_PGDN = -13,
 	K_HOME = -14, K_END = -15, K_RESIZE = -16,
+	K_MOUSE = -17, /* a mouse event: term_mouse_event (term.h) has it; never bound */
 	K_F1 = -101,  /* .. K_F12 = -112 */
 	K_CTRL = -200, /* K_CTRL - 'a' .. K_CTRL - 'z' */
 	K_ALT = 0x40000000, /* K_ALT | ch */

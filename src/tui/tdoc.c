@@ -12,6 +12,14 @@
 #include "common/buf.h"
 #include "common/xalloc.h"
 
+struct tdoc_rows {
+	int w, wrap;
+	unsigned gen;
+	size_t n;      /* lines counted */
+	size_t *start; /* start[i]: the first row of line i; start[n]: the rows of all */
+	size_t cap;
+};
+
 void tdoc_init(struct tdoc *d)
 {
 	memset(d, 0, sizeof *d);
@@ -25,28 +33,36 @@ void tdoc_clear(struct tdoc *d)
 		free(d->lines[i].sp);
 	}
 	d->n = 0;
+	d->gen++;
 }
 
 void tdoc_free(struct tdoc *d)
 {
 	tdoc_clear(d);
+	if (d->rows)
+		free(d->rows->start);
+	free(d->rows);
 	free(d->lines);
 	memset(d, 0, sizeof *d);
 }
 
 void tdoc_nl(struct tdoc *d)
 {
+	if (!d->rows)
+		d->rows = xcalloc(1, sizeof *d->rows);
 	if (d->n == d->cap) {
 		d->cap = d->cap ? d->cap * 2 : 64;
 		d->lines = xrealloc(d->lines, d->cap * sizeof *d->lines);
 	}
 	d->lines[d->n++] = (struct tline){.tag = -1};
+	d->gen++;
 }
 
 void tdoc_addn(struct tdoc *d, enum role r, const char *text, size_t n)
 {
 	if (!d->n)
 		tdoc_nl(d);
+	d->gen++;
 	struct tline *l = &d->lines[d->n - 1];
 	if (l->n && l->sp[l->n - 1].role == r) { /* extend the last span */
 		struct tspan *s = &l->sp[l->n - 1];
@@ -68,6 +84,7 @@ void tdoc_hang(struct tdoc *d, int cols)
 	if (!d->n)
 		tdoc_nl(d);
 	d->lines[d->n - 1].hang = cols;
+	d->gen++;
 }
 
 void tdoc_add(struct tdoc *d, enum role r, const char *text)
@@ -205,52 +222,123 @@ static size_t line_rows(const struct tline *l, int w, int wrap)
 	return rows;
 }
 
+/* Where each line's rows start at width w (NULL for a document without lines). */
+static const size_t *row_starts(const struct tdoc *d, int w, int wrap)
+{
+	struct tdoc_rows *c = d->rows;
+	if (!c || !d->n)
+		return NULL;
+	if (c->start && c->w == w && c->wrap == wrap && c->gen == d->gen && c->n == d->n)
+		return c->start;
+	if (d->n + 1 > c->cap) {
+		c->cap = d->n + 1 + 64;
+		c->start = xrealloc(c->start, c->cap * sizeof *c->start);
+	}
+	size_t row = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		c->start[i] = row;
+		row += line_rows(&d->lines[i], w, wrap);
+	}
+	c->start[d->n] = row;
+	c->w = w;
+	c->wrap = wrap;
+	c->gen = d->gen;
+	c->n = d->n;
+	return c->start;
+}
+
 size_t tdoc_rows(const struct tdoc *d, int w, int wrap)
 {
-	if (!wrap)
+	const size_t *st = row_starts(d, w, wrap);
+	return st ? st[d->n] : 0;
+}
+
+/* The line that row `row` belongs to (d->n when past the end). */
+static size_t line_of_row(const struct tdoc *d, const size_t *st, size_t row)
+{
+	if (!st || row >= st[d->n])
 		return d->n;
-	size_t rows = 0;
-	for (size_t i = 0; i < d->n; i++)
-		rows += line_rows(&d->lines[i], w, wrap);
-	return rows;
+	size_t lo = 0, hi = d->n; /* the last line whose start <= row */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st[mid] <= row)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 size_t tdoc_line_at_row(const struct tdoc *d, int w, int wrap, size_t row)
 {
-	size_t r = 0;
-	for (size_t i = 0; i < d->n; i++) {
-		size_t k = line_rows(&d->lines[i], w, wrap);
-		if (row < r + k)
-			return i;
-		r += k;
-	}
-	return (size_t)-1;
+	size_t l = line_of_row(d, row_starts(d, w, wrap), row);
+	return l < d->n ? l : (size_t)-1;
 }
 
-/* Draws the text of l from a up to b into one row of at most w columns at (y, x). */
-static void draw_range(const struct tline *l, struct canvas *c, int y, int x, int w, struct tpos a, struct tpos b)
+/* The marks of one line (a slice of a sorted array). */
+struct lmarks {
+	const struct tmark *m;
+	size_t n;
+};
+
+/* Draws the text of l from a up to b into one row of at most w columns at (y, x): each piece
+ * in its mark's role, else in its span's role (or `plain` when it is not ROLE_COUNT: the
+ * cursor row). */
+static void draw_range(const struct tline *l, struct canvas *c, int y, int x, int w, struct tpos a, struct tpos b,
+		       const struct lmarks *lm, int plain)
 {
 	int used = 0;
+	size_t base = 0; /* the line offset of span k's first byte */
+	for (int k = 0; k < a.k && k < l->n; k++)
+		base += strlen(l->sp[k].text);
+	size_t mi = 0;
 	for (int k = a.k; k < l->n && k <= b.k && used < w; k++) {
 		const char *s = l->sp[k].text;
 		size_t from = k == a.k ? a.off : 0, to = k == b.k ? b.off : strlen(s);
-		if (to > from)
-			used += canvas_textn(c, y, x + used, w - used, (enum role)l->sp[k].role, s + from, to - from);
+		while (from < to && used < w) {
+			enum role r = plain != ROLE_COUNT ? (enum role)plain : (enum role)l->sp[k].role;
+			size_t end = to, at = base + from;
+			while (mi < lm->n && lm->m[mi].off + lm->m[mi].len <= at)
+				mi++;
+			if (mi < lm->n && lm->m[mi].off <= at) {
+				r = (enum role)lm->m[mi].role;
+				if (lm->m[mi].off + lm->m[mi].len - base < end)
+					end = lm->m[mi].off + lm->m[mi].len - base;
+			} else if (mi < lm->n && lm->m[mi].off - base < end) {
+				end = lm->m[mi].off - base;
+			}
+			used += canvas_textn(c, y, x + used, w - used, r, s + from, end - from);
+			from = end;
+		}
+		base += strlen(s);
 	}
 }
 
-size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, int w, size_t top, int wrap,
-		 long cursor)
+size_t tdoc_draw_marked(const struct tdoc *d, struct canvas *c, int y, int x, int h, int w, size_t top, int wrap,
+			long cursor, const struct tmark *marks, size_t nmarks)
 {
-	size_t row = 0;
+	const size_t *st = row_starts(d, w, wrap);
+	if (!st)
+		return 0;
+	size_t first = line_of_row(d, st, top), mi = 0;
+	size_t row = first < d->n ? st[first] : st[d->n];
+	for (size_t lo = 0, hi = nmarks; lo < hi;) { /* the first mark on a line >= first */
+		size_t mid = lo + (hi - lo) / 2;
+		if (marks[mid].line < first)
+			lo = mid + 1;
+		else
+			hi = mid;
+		mi = lo;
+	}
 	int drawn = 0;
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = first; i < d->n && drawn < h; i++) {
 		const struct tline *l = &d->lines[i];
-		size_t k = line_rows(l, w, wrap);
-		if (row + k <= top || drawn >= h) {
-			row += k;
-			continue;
-		}
+		size_t k = st[i + 1] - st[i];
+		while (mi < nmarks && marks[mi].line < i)
+			mi++;
+		struct lmarks lm = {marks + mi, 0};
+		while (mi + lm.n < nmarks && marks[mi + lm.n].line == i)
+			lm.n++;
 		struct tpos p = {0, 0}, end = {l->n, 0};
 		for (size_t j = 0; j < k; j++, row++) {
 			if (j)
@@ -264,10 +352,45 @@ size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, in
 			if (row < top || drawn >= h)
 				continue;
 			int yy = y + drawn++;
-			draw_range(l, c, yy, x + indent, w - indent, from, p);
-			if (cursor >= 0 && (size_t)cursor == row)
+			int cur = cursor >= 0 && (size_t)cursor == row;
+			if (cur)
 				canvas_set_role(c, yy, x, w, ROLE_SELECTED);
+			draw_range(l, c, yy, x + indent, w - indent, from, p, &lm, cur ? ROLE_SELECTED : ROLE_COUNT);
 		}
 	}
-	return row;
+	return st[d->n];
+}
+
+size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, int w, size_t top, int wrap,
+		 long cursor)
+{
+	return tdoc_draw_marked(d, c, y, x, h, w, top, wrap, cursor, NULL, 0);
+}
+
+size_t tdoc_row_of(const struct tdoc *d, int w, int wrap, size_t line, size_t off)
+{
+	const size_t *st = row_starts(d, w, wrap);
+	if (!st)
+		return 0;
+	if (line >= d->n)
+		return st[d->n];
+	size_t row = st[line];
+	const struct tline *l = &d->lines[line];
+	size_t k = st[line + 1] - row;
+	if (k <= 1)
+		return row;
+	struct tpos p = {0, 0};
+	for (size_t j = 0; j < k; j++) {
+		if (j)
+			skip_spaces(l, &p);
+		int indent = j ? hang(l, w) : 0;
+		fit_row(l, &p, w - indent);
+		size_t at = 0; /* p as a line offset */
+		for (int s = 0; s < p.k && s < l->n; s++)
+			at += strlen(l->sp[s].text);
+		at += p.k < l->n ? p.off : 0;
+		if (off < at || j + 1 == k)
+			return row + j;
+	}
+	return row + k - 1;
 }

@@ -22,9 +22,23 @@ struct tline {
 	int hang; /* columns a wrapped line's continuation rows are indented by (0: 2) */
 };
 
+struct tdoc_rows;
+
 struct tdoc {
 	struct tline *lines;
 	size_t n, cap;
+	unsigned gen; /* changes with every change to the document (what was computed from it is stale):
+	               * code that edits lines itself bumps it */
+	struct tdoc_rows *rows; /* where each line's rows start at the width last asked (owned;
+	                         * kept while gen and the width stay): a large document draws
+	                         * and scrolls in the time of what is shown */
+};
+
+/* A highlighted range of one line: bytes [off, off+len) of the line's plain text (its spans
+ * concatenated, as tdoc_line_text gives it), drawn in `role` over whatever it had. */
+struct tmark {
+	size_t line, off, len;
+	unsigned char role;
 };
 
 void tdoc_init(struct tdoc *d);
@@ -51,6 +65,12 @@ size_t tdoc_rows(const struct tdoc *d, int w, int wrap);
  * -1) is drawn in ROLE_SELECTED. Returns the number of rows the document has. */
 size_t tdoc_draw(const struct tdoc *d, struct canvas *c, int y, int x, int h, int w, size_t top, int wrap,
 		 long cursor);
+/* tdoc_draw with marks (sorted by line, then off; they do not overlap): each marked range is
+ * drawn in its mark's role, on the cursor row too. */
+size_t tdoc_draw_marked(const struct tdoc *d, struct canvas *c, int y, int x, int h, int w, size_t top, int wrap,
+			long cursor, const struct tmark *marks, size_t nmarks);
+/* The row on which byte `off` of line `line` is drawn (at width w, wrap as tdoc_draw). */
+size_t tdoc_row_of(const struct tdoc *d, int w, int wrap, size_t line, size_t off);
 /* The line shown on row `row` (for folding under the cursor), or SIZE_MAX. */
 size_t tdoc_line_at_row(const struct tdoc *d, int w, int wrap, size_t row);
 

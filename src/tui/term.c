@@ -32,6 +32,7 @@
 
 #include "tui/glyphs.h"
 #include "tui/keymap.h"
+#include "tui/mouse.h"
 
 struct term {
 	int open;
@@ -41,6 +42,9 @@ struct term {
 	int utf8;
 	attr_t attr[ROLE_COUNT];
 	short pair[ROLE_COUNT];
+	int mouse;       /* reporting is on */
+	MEVENT mev;      /* the last mouse event read */
+	int mev_ok;
 };
 
 static struct term the_term;
@@ -327,6 +331,8 @@ static int map_keycode(wint_t k)
 		return K_ENTER;
 	case KEY_RESIZE:
 		return K_RESIZE;
+	case KEY_MOUSE:
+		return K_MOUSE;
 	default:
 		break;
 	}
@@ -370,6 +376,11 @@ int term_read_key(struct term *t, int *key)
 		if (rc == ERR)
 			return 0;
 		int k = rc == KEY_CODE_YES ? map_keycode(wc) : map_char(wc);
+		if (k == K_MOUSE) {
+			t->mev_ok = getmouse(&t->mev) == OK;
+			if (!t->mev_ok || !t->mouse)
+				continue;
+		}
 		if (k == 0)
 			continue; /* a key we have no name for */
 		if (k == K_ESC) {
@@ -390,6 +401,61 @@ int term_read_key(struct term *t, int *key)
 		*key = k;
 		return 1;
 	}
+}
+
+int term_mouse(struct term *t, int on)
+{
+	if (!t->open)
+		return 0;
+	if (!on) {
+		mousemask(0, NULL);
+		t->mouse = 0;
+		return 0;
+	}
+	/* The first button and the wheel, each as it comes (no click resolution: mouse.c tells
+	 * a double click); a click is taken at its release, presses are dropped. */
+	mmask_t want = BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, got = 0;
+	mouseinterval(0);
+	got = mousemask(want, NULL);
+	t->mouse = got != 0 && has_mouse();
+	if (!t->mouse)
+		mousemask(0, NULL);
+	return t->mouse;
+}
+
+int term_mouse_event(struct term *t, struct mouse_ev *ev)
+{
+	if (!t->mev_ok)
+		return 0;
+	t->mev_ok = 0;
+	ev->y = t->mev.y;
+	ev->x = t->mev.x;
+	if (t->mev.bstate & BUTTON4_PRESSED)
+		ev->kind = MOUSE_WHEEL_UP;
+	else if (t->mev.bstate & BUTTON5_PRESSED)
+		ev->kind = MOUSE_WHEEL_DOWN;
+	else if (t->mev.bstate & (BUTTON1_RELEASED | BUTTON1_CLICKED))
+		ev->kind = MOUSE_CLICK; /* a click is its release: a press and its release read together come as the release alone */
+	else
+		return 0;
+	return 1;
+}
+
+const char *term_cap_clipboard(struct term *t)
+{
+	if (!t->open)
+		return NULL;
+	const char *ms = tigetstr("Ms");
+	return ms && ms != (char *)-1 && *ms ? ms : NULL;
+}
+
+int term_write_raw(struct term *t, const void *p, size_t n)
+{
+	if (!t->open || !t->out)
+		return -1;
+	fflush(t->out);
+	int ok = fwrite(p, 1, n, t->out) == n;
+	return fflush(t->out) == 0 && ok ? 0 : -1;
 }
 
 void term_beep(struct term *t)

@@ -46,6 +46,20 @@ int term_input_fd(const struct term *t);
  * comes as K_RESIZE (the curses screen is already resized). Alt+x (ESC then x quickly)
  * comes as K_ALT|x. */
 int term_read_key(struct term *t, int *key);
+/* Turns mouse reporting on (button presses and the wheel, SGR 1006 reports where terminfo
+ * knows them: xterm's kmous "\E[<") or off. Returns 1 when it is on: 0 when off, or when
+ * the terminal cannot report the mouse (it then stays off). While on, a mouse event comes
+ * from term_read_key as K_MOUSE, and term_mouse_event gives it. */
+int term_mouse(struct term *t, int on);
+struct mouse_ev;
+/* The mouse event of the last K_MOUSE: 1 and *ev, or 0 when it was none the console uses
+ * (a release, a motion). */
+int term_mouse_event(struct term *t, struct mouse_ev *ev);
+/* terminfo's Ms (the terminal takes OSC 52 clipboard writes), or NULL when it has none. */
+const char *term_cap_clipboard(struct term *t);
+/* Writes bytes to the terminal as they are (an OSC 52 sequence), after what curses drew; 0
+ * or -1. */
+int term_write_raw(struct term *t, const void *p, size_t n);
 /* Rings the bell (a refused action). */
 void term_beep(struct term *t);
 

@@ -38,6 +38,7 @@ void ui_free(struct ui *u)
 {
 	free(u->vis);
 	filter_free(u->flt);
+	ui_search_free(u);
 	if (u->det_loaded)
 		detail_free(&u->det);
 	tdoc_free(&u->doc);
@@ -793,6 +794,10 @@ void ui_command(struct ui *u, const char *line)
 		push(u, VIEW_LOG);
 		break;
 	case C_SNIPPET:
+		if (!strncmp(arg, "copy", 4) && (arg[4] == ' ' || !arg[4])) {
+			ui_snippet_copy(u, arg + 4);
+			break;
+		}
 		build_doc(u, 2);
 		push(u, VIEW_HELP);
 		break;
@@ -866,6 +871,27 @@ void ui_command(struct ui *u, const char *line)
 		u->plen = strlen(u->pbuf);
 		break;
 	case C_FILTER: set_filter(u, arg, 0); break;
+	case C_PROMPT_SEARCH: ui_search_open(u); break;
+	case C_EXPORT: ui_export(u, arg); break;
+	case C_JSON_STRINGS:
+		if (u->view != VIEW_DETAIL || (u->tab != TAB_REQUEST && u->tab != TAB_RESPONSE)) {
+			ui_message(u, 1, "json.strings: in a turn's request or response tab");
+		} else {
+			int n = detail_parse_strings(&u->det, u->tab);
+			u->det_top[u->tab] = 0;
+			u->det_cur[u->tab] = 0;
+			if (n > 0)
+				ui_message(u, 0, "%d string%s holding JSON shown parsed (not as sent)", n, n == 1 ? "" : "s");
+			else if (n < 0)
+				ui_message(u, 0, "the %s as sent", dtab_name(u->tab));
+			else
+				ui_message(u, 1, "no string in the %s holds a JSON object or array", dtab_name(u->tab));
+		}
+		break;
+	case C_COPY: ui_copy(u); break;
+	case C_SEARCH: ui_search_command(u, arg); break;
+	case C_SEARCH_NEXT:
+	case C_SEARCH_PREV: ui_search_step(u, c == C_SEARCH_NEXT ? 1 : -1); break;
 	case C_FOLLOW:
 		u->follow = !u->follow;
 		if (u->follow)
@@ -1041,6 +1067,8 @@ static void prompt_key(struct ui *u, int key)
 	if (key == K_ESC || key == K_C('c') || key == K_C('g')) {
 		if (u->prompt == '/')
 			set_filter(u, filter_before, 1); /* back to the filter before typing */
+		else if (u->prompt == UI_PROMPT_SEARCH)
+			ui_search_cancel(u);
 		u->prompt = 0;
 	} else if (key == K_ENTER) {
 		char line[sizeof u->pbuf];
@@ -1049,6 +1077,8 @@ static void prompt_key(struct ui *u, int key)
 		u->prompt = 0;
 		if (p == '/') {
 			set_filter(u, line, 0);
+		} else if (p == UI_PROMPT_SEARCH) {
+			ui_search_enter(u, line);
 		} else {
 			ui_command(u, line);
 		}
@@ -1058,6 +1088,8 @@ static void prompt_key(struct ui *u, int key)
 		if (u->plen)
 			u->plen--;
 		u->pbuf[u->plen] = '\0';
+	} else if (key == K_C('r') && u->prompt == UI_PROMPT_SEARCH) {
+		ui_search_toggle_regex(u);
 	} else if (key == K_C('u')) {
 		u->plen = 0;
 		u->pbuf[0] = '\0';
@@ -1074,6 +1106,8 @@ static void prompt_key(struct ui *u, int key)
 	/* The filter follows what is typed (an incomplete expression keeps the last good one). */
 	if (u->prompt == '/')
 		set_filter(u, u->pbuf, 1);
+	else if (u->prompt == UI_PROMPT_SEARCH)
+		ui_search_typed(u);
 	u->dirty++;
 }
 

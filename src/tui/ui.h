@@ -52,6 +52,9 @@ struct ui_intents {
 	/* Cancels the running job and drops the queued ones; how many (jobs.h). */
 	int (*cancel)(void *ctx);
 	void (*quit)(void *ctx);
+	/* Sends n bytes to the terminal's clipboard (OSC 52), when it says it takes them; 0, or
+	 * an error saying why not. Nothing confirms that they arrived. */
+	int (*clipboard)(void *ctx, const char *p, size_t n, struct err *e);
 	void *ctx;
 };
 
@@ -109,7 +112,7 @@ struct ui {
 	size_t doc_top;
 	enum kctx help_ctx;        /* the keys help lists: those of the view it was opened from */
 	/* prompt */
-	int prompt;                /* 0, ':' or '/' */
+	int prompt;                /* 0, ':', '/' (the filter) or UI_PROMPT_SEARCH */
 	char pbuf[512];
 	size_t plen;
 	char confirm[128];         /* a command waiting for y (with its question in msg) */
@@ -134,7 +137,12 @@ struct ui {
 	int quit;
 	unsigned dirty;
 	struct ui_corpus *cv;      /* the corpus view (ui_corpus.h); NULL until first shown */
+	struct ui_find *find;      /* search inside the view (ui_search.c); NULL until used */
+	long long click_ms;        /* the last mouse press (mouse.c: double clicks), 0 none */
+	int click_y, click_x;
 };
+
+#define UI_PROMPT_SEARCH 'S' /* u->prompt while typing a search */
 
 void ui_init(struct ui *u, struct cmodel *m, const struct keymap *km, const struct ui_intents *in);
 void ui_free(struct ui *u);

@@ -45,6 +45,20 @@ static void layout(const struct ui *u, struct layout *L)
 	L->turns_rows = (L->runv_y >= 0 ? L->runv_y : L->focus_y) - (L->turns_y + 1);
 }
 
+int ui_home_pane_at(const struct ui *u, int y, enum pane *p, int *row)
+{
+	struct layout L;
+	layout(u, &L);
+	const int ys[PANE_COUNT] = {L.runs_y, L.turns_y, L.den_y}, rows[PANE_COUNT] = {L.runs_rows, L.turns_rows, L.den_rows};
+	for (int i = 0; i < PANE_COUNT; i++)
+		if (y >= ys[i] && y <= ys[i] + rows[i]) {
+			*p = (enum pane)i;
+			*row = y - ys[i] - 1;
+			return 1;
+		}
+	return 0;
+}
+
 int ui_pane_rows(const struct ui *u, enum pane p)
 {
 	struct layout L;
@@ -624,8 +638,10 @@ static void draw_status(struct ui *u, struct canvas *c, int y)
 
 	char right[64];
 	snprintf(right, sizeof right, "%s%s ", u->follow ? "follow " : "", u->follow_dir ? "[following dir]" : "");
-	if (canvas_width(right) < u->w - x) /* whole, and apart from the counts, or not at all */
-		canvas_text_right(c, y, x, u->w - x, ROLE_STATUS, right);
+	char found[128]; /* a search in this view: it and its count ("/item-30 3/11") instead */
+	int searching = ui_search_bar(u, found, sizeof found);
+	if (canvas_width(searching ? found : right) < u->w - x) /* whole, and apart from the counts, or not at all */
+		canvas_text_right(c, y, x, u->w - x, searching ? ROLE_STATUS_KEY : ROLE_STATUS, searching ? found : right);
 }
 
 static void draw_prompt(struct ui *u, struct canvas *c, int y)
@@ -633,7 +649,8 @@ static void draw_prompt(struct ui *u, struct canvas *c, int y)
 	canvas_fill(c, y, 0, 1, u->w, ' ', ROLE_NORMAL);
 	if (u->prompt) {
 		char p[2] = {(char)u->prompt, 0};
-		int x = canvas_text(c, y, 0, 1, ROLE_PROMPT, p);
+		const char *label = u->prompt == UI_PROMPT_SEARCH ? ui_search_prompt_label(u) : p;
+		int x = canvas_text(c, y, 0, 4, ROLE_PROMPT, label);
 		x += canvas_text(c, y, x, u->w - x - 1, ROLE_PROMPT, u->pbuf);
 		canvas_fill(c, y, x, 1, 1, ' ', ROLE_SELECTED); /* the cursor */
 		return;
@@ -712,7 +729,7 @@ static void draw_hints(struct ui *u, struct canvas *c, int y)
 	static const struct hint detail[] = {{"tab.next", "tab"},      {"fold", "fold"},
 					     {"verify.turn", "verify"}, {"label.right", "right"},
 					     {"label.wrong", "wrong"}, {"label.missed", "missed"}, {"back", "back"},
-					     {"help", "help"},          {NULL, NULL}};
+					     {"help", "help"},          {"prompt.search", "search"}, {NULL, NULL}};
 	static const struct hint corpus[] = {{"open", "open"},	       {"label.right", "right"},
 					     {"label.wrong", "wrong"},     {"label.missed", "missed"},
 					     {"corpus.run", "re-run"},     {"mark", "mark"},

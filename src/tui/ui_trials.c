@@ -59,6 +59,17 @@ static int cellw(struct canvas *c, int y, int x, int w, enum role r, const char 
 	return x + w + 1;
 }
 
+/* As ui_draw draws the list: its title on row 1, the column headers on row 2, rows from 3
+ * to the status line. */
+long ui_trials_row_at(const struct ui *u, int y)
+{
+	int first = 1 + 2, rows = (u->h - 4) - 2;
+	if (!u->tm || y < first || y >= first + rows)
+		return -1;
+	size_t k = u->tpos.top + (size_t)(y - first);
+	return k < u->tm->n ? (long)k : -1;
+}
+
 void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h)
 {
 	struct tmodel *tm = u->tm;

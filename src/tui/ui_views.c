@@ -45,6 +45,32 @@ void ui_detail_head_clamp(struct ui *u)
 		u->head_top = max;
 }
 
+int ui_detail_hit(const struct ui *u, int y, int x, int *tab, size_t *row)
+{
+	struct dgeom g;
+	geometry(u, 1, u->h - 4, &g);
+	if (y == g.tabs_y) {
+		*tab = -1;
+		int tx = 1;
+		for (int i = 0; i < TAB_COUNT; i++) {
+			char s[64];
+			snprintf(s, sizeof s, " %d %s ", i + 1, dtab_title((enum dtab)i));
+			int w = canvas_width(s);
+			if (x >= tx && x < tx + w)
+				*tab = i;
+			tx += w + canvas_width(glyph(G_VLINE));
+		}
+		return 1;
+	}
+	if (y >= g.body_y && y < g.body_y + g.body_rows) {
+		*row = u->det_top[u->tab] + (size_t)(y - g.body_y);
+		return 2;
+	}
+	if (y >= g.head_y && y < g.tabs_y)
+		return 3;
+	return 0;
+}
+
 int ui_detail_width(const struct ui *u)
 {
 	return u->w - 1;
@@ -119,7 +145,9 @@ void ui_draw_detail(struct ui *u, struct canvas *c, int y, int h)
 		*top = (size_t)*cur;
 	if ((size_t)*cur >= *top + (size_t)g.body_rows)
 		*top = (size_t)*cur - (size_t)g.body_rows + 1;
-	tdoc_draw(d, c, g.body_y, 0, g.body_rows, w, *top, 1, *cur);
+	size_t nmarks;
+	const struct tmark *marks = ui_search_marks(u, d, &nmarks);
+	tdoc_draw_marked(d, c, g.body_y, 0, g.body_rows, w, *top, 1, *cur, marks, nmarks);
 	if (rows > (size_t)g.body_rows) { /* a scroll indicator in the last column */
 		size_t pos = rows > 1 ? (size_t)*cur * (size_t)(g.body_rows - 1) / (rows - 1) : 0;
 		canvas_vline(c, g.body_y, u->w - 1, g.body_rows, ROLE_BORDER);
@@ -134,7 +162,9 @@ void ui_draw_doc(struct ui *u, struct canvas *c, int y, int h, const char *title
 	char more[96];
 	ui_more_mark(more, sizeof more, u->doc_top, (size_t)(h - 1), tdoc_rows(&u->doc, u->w - 2, 1));
 	canvas_text(c, y, x, u->w - x, ROLE_HEADER, more);
-	tdoc_draw(&u->doc, c, y + 1, 1, h - 1, u->w - 2, u->doc_top, 1, -1);
+	size_t nmarks;
+	const struct tmark *marks = ui_search_marks(u, &u->doc, &nmarks);
+	tdoc_draw_marked(&u->doc, c, y + 1, 1, h - 1, u->w - 2, u->doc_top, 1, -1, marks, nmarks);
 }
 
 /*==== help ====*/

@@ -368,7 +368,7 @@ Test(keymap, every_bindable_command_is_bound)
 	struct err e = {0};
 	cr_assert_eq(keymap_load(&km, &e), 0, "%s", e.msg);
 	/* Commands that only make sense with text typed at the ':' prompt. */
-	const int prompt_only[] = {C_FILTER, C_THEME, C_NOTE, C_SNIPPET};
+	const int prompt_only[] = {C_FILTER, C_THEME, C_NOTE, C_SNIPPET, C_SEARCH};
 	for (int c = 0; c < C_COUNT; c++) {
 		int skip = 0;
 		for (size_t i = 0; i < sizeof prompt_only / sizeof prompt_only[0]; i++)

@@ -30,6 +30,7 @@
 #include "tui/keymap.h"
 #include "tui/tmodel.h"
 #include "tui/trialact.h"
+#include "tui/mouse.h"
 #include "tui/ui.h"
 
 #define NOW 1795978260
@@ -436,4 +437,28 @@ Test(trial_view, try_show_prints_the_content_diffs)
 		  "%s", o.out);
 	ts_out_free(&o);
 	free(id);
+}
+
+Test(trial_view, a_click_focuses_a_trial_and_a_double_click_opens_it)
+{
+	char *clean = make_trial(NULL, BUILD);
+	const char *t1[] = {"--timeout", "1", NULL};
+	char *failed = make_trial(t1, "echo started; sleep 30");
+	open_ui(120, 40);
+	press('T');
+	draw();
+	int yc = row_with(clean);
+	cr_assert_geq(yc, 0);
+	struct mouse_ev ev = {yc, 4, MOUSE_CLICK};
+	mouse_apply(&U, &ev, 1000);
+	draw();
+	cr_assert_str_eq(U.tsel, clean, "the clicked trial is focused");
+	cr_assert_eq(U.view, VIEW_TRIALS);
+	mouse_apply(&U, &ev, 1200);
+	draw();
+	cr_assert_eq(U.view, VIEW_TRIAL, "a double click opens it");
+	cr_assert_str_eq(U.trial_id, clean);
+	close_ui();
+	free(clean);
+	free(failed);
 }

@@ -1,0 +1,252 @@
+/* search.c - finding text inside a document (see search.h).
+ *
+ * Must not: touch curses, print. */
+
+#include "tui/search.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xalloc.h"
+
+void search_init(struct search *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+static void drop_re(struct search *s)
+{
+	if (s->re_ok)
+		regfree(&s->re);
+	s->re_ok = 0;
+}
+
+void search_free(struct search *s)
+{
+	drop_re(s);
+	free(s->m);
+	free(s->scratch);
+	free(s->cand);
+	memset(s, 0, sizeof *s);
+}
+
+int search_set(struct search *s, const char *pat, int regex, struct err *e)
+{
+	int icase = 1;
+	for (const char *p = pat; *p; p++)
+		if (isupper((unsigned char)*p))
+			icase = 0;
+	if (regex && *pat) {
+		regex_t re;
+		int rc = regcomp(&re, pat, REG_EXTENDED | REG_NEWLINE | (icase ? REG_ICASE : 0));
+		if (rc != 0) {
+			char why[160];
+			regerror(rc, &re, why, sizeof why);
+			return err_set(e, BELAY_EINVAL, "search: bad regular expression \"%.100s\": %s", pat, why);
+		}
+		drop_re(s);
+		s->re = re;
+		s->re_ok = 1;
+	} else {
+		drop_re(s);
+	}
+	/* Typing on: the lines the last pattern matched are the only candidates. */
+	s->cand_ok = !regex && !s->regex && s->pat[0] && s->doc && !s->more && strlen(pat) >= strlen(s->pat) &&
+		     !strncmp(pat, s->pat, strlen(s->pat));
+	if (s->cand_ok) {
+		s->ncand = 0;
+		for (size_t i = 0; i < s->n; i++) {
+			if (s->ncand && s->cand[s->ncand - 1] == s->m[i].line)
+				continue;
+			if (s->ncand == s->capcand) {
+				s->capcand = s->capcand ? s->capcand * 2 : 64;
+				s->cand = xrealloc(s->cand, s->capcand * sizeof *s->cand);
+			}
+			s->cand[s->ncand++] = s->m[i].line;
+		}
+		s->cand_doc = s->doc;
+		s->cand_gen = s->gen;
+	}
+	snprintf(s->pat, sizeof s->pat, "%s", pat);
+	s->regex = regex && *pat;
+	s->icase = icase;
+	s->n = 0;
+	s->cur = 0;
+	s->more = 0;
+	s->doc = NULL; /* found again on the next sync */
+	return 0;
+}
+
+static void add(struct search *s, size_t line, size_t off, size_t len)
+{
+	if (s->n >= SEARCH_MAX) {
+		s->more = 1;
+		return;
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 64;
+		s->m = xrealloc(s->m, s->cap * sizeof *s->m);
+	}
+	s->m[s->n++] = (struct tmark){.line = line, .off = off, .len = len, .role = ROLE_MATCH};
+}
+
+/* The matches in t (n bytes, NUL-terminated), each passed to fn; stops when fn returns 1.
+ * Returns 1 when fn stopped it. */
+static int scan(struct search *s, char *t, size_t n, int (*fn)(void *arg, size_t off, size_t len), void *arg)
+{
+	size_t plen = strlen(s->pat);
+	if (!plen)
+		return 0;
+	if (s->regex) {
+		size_t at = 0;
+		while (at <= n) {
+			regmatch_t m;
+			if (regexec(&s->re, t + at, 1, &m, at ? REG_NOTBOL : 0) != 0)
+				return 0;
+			size_t a = at + (size_t)m.rm_so, b = at + (size_t)m.rm_eo;
+			if (b > a && fn(arg, a, b - a))
+				return 1;
+			at = b > a ? b : a + 1;
+			while (at < n && ((unsigned char)t[at] & 0xC0) == 0x80)
+				at++;
+		}
+		return 0;
+	}
+	if (s->icase)
+		for (size_t i = 0; i < n; i++)
+			t[i] = (char)tolower((unsigned char)t[i]);
+	const char *p = t, *end = t + n;
+	while ((p = memmem(p, (size_t)(end - p), s->pat, plen))) {
+		if (fn(arg, (size_t)(p - t), plen))
+			return 1;
+		p += plen;
+	}
+	return 0;
+}
+
+struct add_ctx {
+	struct search *s;
+	size_t line;
+};
+
+static int add_one(void *arg, size_t off, size_t len)
+{
+	struct add_ctx *a = arg;
+	add(a->s, a->line, off, len);
+	return a->s->more;
+}
+
+static int stop_at_first(void *arg, size_t off, size_t len)
+{
+	(void)arg, (void)off, (void)len;
+	return 1;
+}
+
+/* The plain text of line l into s->scratch; its length. */
+static size_t line_text(struct search *s, const struct tline *l)
+{
+	size_t n = 0;
+	for (int k = 0; k < l->n; k++)
+		n += strlen(l->sp[k].text);
+	if (n + 1 > s->scap) {
+		s->scap = n + 1 + 256;
+		s->scratch = xrealloc(s->scratch, s->scap);
+	}
+	size_t at = 0;
+	for (int k = 0; k < l->n; k++) {
+		size_t len = strlen(l->sp[k].text);
+		memcpy(s->scratch + at, l->sp[k].text, len);
+		at += len;
+	}
+	s->scratch[at] = '\0';
+	return at;
+}
+
+size_t search_sync(struct search *s, const struct tdoc *d)
+{
+	if (s->doc == d && s->gen == d->gen)
+		return s->n;
+	size_t keep_line = s->n && s->cur < s->n ? s->m[s->cur].line : 0;
+	s->doc = d;
+	s->gen = d->gen;
+	s->n = 0;
+	s->more = 0;
+	int narrow = s->cand_ok && s->cand_doc == d && s->cand_gen == d->gen;
+	s->cand_ok = 0;
+	size_t lines = narrow ? s->ncand : d->n;
+	for (size_t k = 0; s->pat[0] && k < lines && !s->more; k++) {
+		size_t i = narrow ? s->cand[k] : k;
+		if (i >= d->n)
+			break;
+		size_t len = line_text(s, &d->lines[i]);
+		struct add_ctx a = {s, i};
+		scan(s, s->scratch, len, add_one, &a);
+	}
+	s->cur = 0;
+	if (s->n)
+		search_from_line(s, keep_line);
+	return s->n;
+}
+
+int search_from_line(struct search *s, size_t line)
+{
+	if (!s->n)
+		return -1;
+	size_t lo = 0, hi = s->n; /* the first match on a line >= line */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->m[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->n) {
+		s->m[s->cur < s->n ? s->cur : 0].role = ROLE_MATCH;
+		s->cur = lo < s->n ? lo : 0;
+		s->m[s->cur].role = ROLE_MATCH_CUR;
+	}
+	return 0;
+}
+
+int search_step(struct search *s, int dir)
+{
+	if (!s->n)
+		return -1;
+	int wrapped = 0;
+	s->m[s->cur].role = ROLE_MATCH;
+	if (dir > 0) {
+		s->cur++;
+		if (s->cur >= s->n)
+			s->cur = 0, wrapped = 1;
+	} else {
+		if (s->cur == 0)
+			s->cur = s->n - 1, wrapped = 1;
+		else
+			s->cur--;
+	}
+	s->m[s->cur].role = ROLE_MATCH_CUR;
+	return wrapped;
+}
+
+void search_count(const struct search *s, char *out, size_t n)
+{
+	if (!s->n)
+		snprintf(out, n, "0/0");
+	else
+		snprintf(out, n, "%zu/%zu%s", s->cur + 1, s->n, s->more ? "+" : "");
+}
+
+int search_match_text(struct search *s, const char *t, size_t n)
+{
+	if (!s->pat[0])
+		return 0;
+	if (n + 1 > s->scap) {
+		s->scap = n + 1 + 256;
+		s->scratch = xrealloc(s->scratch, s->scap);
+	}
+	memcpy(s->scratch, t, n);
+	s->scratch[n] = '\0';
+	return scan(s, s->scratch, n, stop_at_first, NULL);
+}
