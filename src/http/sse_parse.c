@@ -82,6 +82,7 @@ static int dispatch(struct sse_parse *p, sse_parse_cb cb, void *ctx)
 	buf_reset(&p->data);
 	buf_reset(&p->type);
 	p->block_id = 0;
+	p->lead_lf = 0;
 	p->retry = -1;
 	return rc;
 }
@@ -106,10 +107,16 @@ int sse_parse_feed(struct sse_parse *p, const char *s, size_t n, sse_parse_cb cb
 		char c = s[i];
 		if (p->after_cr) {
 			p->after_cr = 0;
-			if (c == '\n')
-				continue; /* the rest of a CRLF */
+			if (c == '\n') {
+				/* the rest of a CRLF; when it ended a block in the last chunk, it opens
+				 * this one and does not count against the limit (as it would not have
+				 * had the two come in one chunk) */
+				if (p->raw.len == 0 && i == span)
+					p->lead_lf = 1;
+				continue;
+			}
 		}
-		if (p->raw.len + (i + 1 - span) > p->max_block) {
+		if (p->raw.len + (i + 1 - span) > p->max_block + (size_t)p->lead_lf) {
 			p->failed = 1;
 			return err_set(e, BELAY_EINVAL, "an event of the stream is longer than %zu bytes", p->max_block);
 		}
@@ -119,7 +126,7 @@ int sse_parse_feed(struct sse_parse *p, const char *s, size_t n, sse_parse_cb cb
 			while (end < s + n && *end != '\r' && *end != '\n')
 				end++;
 			size_t take = (size_t)(end - (s + i));
-			if (p->raw.len + (i + take - span) > p->max_block) {
+			if (p->raw.len + (i + take - span) > p->max_block + (size_t)p->lead_lf) {
 				p->failed = 1;
 				return err_set(e, BELAY_EINVAL, "an event of the stream is longer than %zu bytes", p->max_block);
 			}

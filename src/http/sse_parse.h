@@ -50,6 +50,7 @@ struct sse_parse {
 	int started_bom;     /* bytes of a BOM matched so far */
 	int after_cr;	     /* the last byte was a CR that ended a line */
 	int has_id, block_id;
+	int lead_lf;	     /* the block opened with the LF of the last block's CRLF */
 	long long retry;
 	int failed;
 };
