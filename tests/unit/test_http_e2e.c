@@ -1,0 +1,392 @@
+/* test_http_e2e.c - `belay proxy --http URL` between the real SDK client and the real
+ * server-everything over HTTP (both pinned in tests/peers): Streamable HTTP
+ * (StreamableHTTPClientTransport, server-everything `streamableHttp`) and the old HTTP+SSE
+ * transport (SSEClientTransport, `sse`). The client (tests/peers/http-client.mjs) lists the
+ * tools, calls several (a progress stream, a sampling request answered by the client) and
+ * prints every JSON-RPC message it sent and received; the trace must hold exactly those, in
+ * the client's order, each request before its response, the run must be in the index, and
+ * the Authorization header the client sent must be nowhere in the trace, the store or an
+ * export (only its name and hash). The listener refuses a foreign Host or Origin, a wrong
+ * secret, an unknown path and other methods, by name.
+ *
+ * Ports are chosen free at run time; every wait is for a condition (with a generous
+ * deadline that only turns a hang into a failure), never a measured time. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/fsutil.h"
+#include "common/hash.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "tsupport.h"
+
+#define AUTH "belay-e2e-credential-7f3a9c"
+
+static char *dir, *peers;
+
+static void setup(void)
+{
+	peers = ts_peers();
+	cr_assert_not_null(peers, "npm test peers missing: run scripts/setup.sh (npm ci in tests/peers)");
+	dir = ts_tmpdir("http-e2e");
+}
+
+static void teardown(void)
+{
+	ts_rmtree(dir);
+	free(dir);
+	free(peers);
+}
+
+TestSuite(http_e2e, .init = setup, .fini = teardown, .timeout = 300);
+
+static unsigned free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t n = sizeof a;
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &n), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+static int try_connect(unsigned port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static time_t deadline(int s)
+{
+	return time(NULL) + s;
+}
+
+/* Waits until something listens on port (the server started). */
+static void wait_listening(unsigned port)
+{
+	time_t until = deadline(60);
+	for (;;) {
+		int fd = try_connect(port);
+		if (fd >= 0) {
+			close(fd);
+			return;
+		}
+		cr_assert(time(NULL) < until, "nothing listens on %u", port);
+		poll(NULL, 0, 50);
+	}
+}
+
+struct proc {
+	pid_t pid;
+	int fds[3];
+	struct ts_out o;
+};
+
+/* Reads the process's stderr until it holds `want` (a substring); returns a pointer into it. */
+static const char *wait_stderr(struct proc *p, const char *want)
+{
+	time_t until = deadline(120);
+	for (;;) {
+		const char *hit = p->o.err ? strstr(p->o.err, want) : NULL;
+		if (hit)
+			return hit;
+		cr_assert(time(NULL) < until, "never said '%s'; said:\n%s", want, p->o.err ? p->o.err : "");
+		struct pollfd pf = {.fd = p->fds[2], .events = POLLIN};
+		if (poll(&pf, 1, 200) > 0 && !ts_read_some(p->fds[2], &p->o.err, &p->o.err_len))
+			cr_assert(strstr(p->o.err ? p->o.err : "", want), "ended without saying '%s':\n%s", want,
+				  p->o.err ? p->o.err : "");
+	}
+}
+
+static void stop(struct proc *p)
+{
+	kill(p->pid, SIGTERM);
+	for (int i = 0; i < 3; i++)
+		if (p->fds[i] >= 0)
+			close(p->fds[i]);
+	ts_reap(p->pid, &p->o);
+}
+
+/* Starts server-everything in `mode` on a free port; returns the port. */
+static unsigned start_server(struct proc *srv, const char *mode)
+{
+	unsigned port = free_port();
+	char *cmd = xasprintf("exec node %s/@modelcontextprotocol/server-everything/dist/index.js %s >%s/server-%s.log 2>&1",
+			      peers, mode, dir, mode);
+	char *env_port = xasprintf("PORT=%u", port);
+	const char *argv[] = {"sh", "-c", cmd, NULL};
+	const char *env[] = {env_port, NULL};
+	srv->pid = ts_spawn(argv, env, dir, &srv->o, srv->fds);
+	cr_assert_gt(srv->pid, 0);
+	wait_listening(port);
+	free(cmd);
+	free(env_port);
+	return port;
+}
+
+/* Starts `belay proxy --http upstream --listen 0`; returns belay's URL (new string) and its port. */
+static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port)
+{
+	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--listen", "0", "--state", state,
+			      "--trace-dir", traces, NULL};
+	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
+	cr_assert_gt(b->pid, 0);
+	const char *at = wait_stderr(b, "belay: listening on ");
+	at += strlen("belay: listening on ");
+	size_t n = strcspn(at, " \n");
+	char *url = xstrndup(at, n);
+	cr_assert_eq(sscanf(url, "http://127.0.0.1:%u/", port), 1, "%s", url);
+	return url;
+}
+
+/* One frame of the trace: its seq and its message. */
+struct frame {
+	long long seq;
+	int c2s;
+	cJSON *msg;
+};
+
+static size_t read_frames(const char *trace, struct frame *out, size_t max)
+{
+	size_t len = 0, n = 0;
+	char *text = ts_read_file(trace, &len);
+	cr_assert_not_null(text, "%s", trace);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *o = cJSON_Parse(line);
+		cr_assert_not_null(o, "a trace line that is not JSON: %s", line);
+		if (!strcmp(jx_str(o, "kind"), "frame")) {
+			cr_assert_lt(n, max);
+			struct buf raw = {0};
+			const char *b64 = jx_str(o, "raw");
+			cr_assert_eq(base64_decode(b64, strlen(b64), &raw), 0);
+			out[n].seq = (long long)cJSON_GetObjectItem(o, "seq")->valuedouble;
+			out[n].c2s = !strcmp(jx_str(o, "dir"), "c2s");
+			out[n].msg = cJSON_ParseWithLength(raw.p ? raw.p : "", raw.len);
+			cr_assert_not_null(out[n].msg, "a frame that is not JSON: %.*s", (int)raw.len, raw.p);
+			buf_free(&raw);
+			n++;
+		}
+		cJSON_Delete(o);
+	}
+	free(text);
+	return n;
+}
+
+/* The frames of one direction must be exactly the client's messages of it, in order. */
+static void same_messages(const struct frame *f, size_t nf, int c2s, const cJSON *want, const char *what)
+{
+	const cJSON *m = want->child;
+	size_t k = 0;
+	for (size_t i = 0; i < nf; i++) {
+		if (f[i].c2s != c2s)
+			continue;
+		char *got = cJSON_PrintUnformatted(f[i].msg);
+		cr_assert_not_null(m, "%s: the trace holds a message the client never %s: %s", what,
+				   c2s ? "sent" : "received", got);
+		char *exp = cJSON_PrintUnformatted(m);
+		cr_assert(cJSON_Compare(f[i].msg, m, 1), "%s: message %zu differs:\n trace:  %s\n client: %s", what, k,
+			  got, exp);
+		free(got);
+		free(exp);
+		m = m->next;
+		k++;
+	}
+	cr_assert_null(m, "%s: the client %s more messages than the trace holds (%zu)", what, c2s ? "sent" : "received",
+		       k);
+	cr_assert_gt(k, 5, "%s: too few messages to mean anything", what);
+}
+
+/* Every response's request was recorded before it (same id, other direction, lower seq). */
+static void requests_before_responses(const struct frame *f, size_t nf)
+{
+	for (size_t i = 0; i < nf; i++) {
+		const cJSON *id = cJSON_GetObjectItem(f[i].msg, "id");
+		if (!id || cJSON_GetObjectItem(f[i].msg, "method"))
+			continue;
+		int found = 0;
+		for (size_t j = 0; j < nf && !found; j++)
+			found = f[j].c2s != f[i].c2s && cJSON_GetObjectItem(f[j].msg, "method") &&
+				cJSON_Compare(cJSON_GetObjectItem(f[j].msg, "id"), id, 1) && f[j].seq < f[i].seq;
+		char *s = cJSON_PrintUnformatted(f[i].msg);
+		cr_assert(found, "no request recorded before the response %s", s);
+		free(s);
+	}
+}
+
+/* The status of one raw HTTP request to belay's listener. */
+static int http_status(unsigned port, const char *req)
+{
+	int fd = try_connect(port);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	char buf[512] = {0};
+	size_t got = 0;
+	while (got < sizeof buf - 1 && !memchr(buf, '\n', got)) {
+		ssize_t r = read(fd, buf + got, sizeof buf - 1 - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	int status = 0;
+	sscanf(buf, "HTTP/1.%*d %d", &status);
+	return status;
+}
+
+/* The whole session through belay: returns the trace's path (new string). */
+static char *session(const char *mode, const char *upstream_path, const char *state, const char *traces,
+		     cJSON **client_out)
+{
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, !strcmp(mode, "sse") ? "sse" : "streamableHttp"), bport = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u%s", sport, upstream_path);
+	char *url = start_belay(&bel, upstream, state, traces, &bport);
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, mode, url, AUTH, NULL};
+	struct ts_out o = {0};
+	ts_run(argv, NULL, dir, NULL, 0, 180, &o);
+	cr_assert_eq(o.status, 0, "the client failed (%d):\n%s\nbelay said:\n%s", o.status, o.err, bel.o.err);
+	*client_out = cJSON_Parse(o.out);
+	cr_assert_not_null(*client_out, "%s", o.out);
+	/* the run ends: DELETE (Streamable HTTP) or the stream's connection closing (old transport) */
+	const char *closed = wait_stderr(&bel, "belay: closed ");
+	char *trace = xstrndup(closed + strlen("belay: closed "), strcspn(closed + strlen("belay: closed "), "\n"));
+
+	/* the listener's own guard, by name, while it runs */
+	char *secret_path = xstrndup(strstr(url, "/") ? strchr(url + 7, '/') : "/", strlen(strchr(url + 7, '/')));
+	char *req = xasprintf("GET %s HTTP/1.1\r\nHost: evil.example:%u\r\n\r\n", secret_path, bport);
+	cr_assert_eq(http_status(bport, req), 403, "a foreign Host (DNS rebinding) must be refused");
+	free(req);
+	req = xasprintf("GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nOrigin: https://evil.example\r\n\r\n", secret_path,
+			bport);
+	cr_assert_eq(http_status(bport, req), 403, "a web page's Origin must be refused");
+	free(req);
+	req = xasprintf("GET /00000000000000000000000000000000/mcp HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", bport);
+	cr_assert_eq(http_status(bport, req), 404, "a wrong secret must be refused");
+	free(req);
+	req = xasprintf("GET %.*s/other HTTP/1.1\r\nHost: localhost:%u\r\n\r\n", (int)(strlen(secret_path) - 4),
+			secret_path, bport);
+	cr_assert_eq(http_status(bport, req), 404, "a path belay does not serve must be refused");
+	free(req);
+	req = xasprintf("PUT %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Length: 0\r\n\r\n", secret_path, bport);
+	cr_assert_eq(http_status(bport, req), 405, "only POST, GET and DELETE");
+	free(req);
+	free(secret_path);
+
+	stop(&bel);
+	cr_assert_eq(bel.o.status, 0, "belay-http ended with %d:\n%s", bel.o.status, bel.o.err);
+	cr_assert_null(strstr(bel.o.err ? bel.o.err : "", AUTH), "belay printed the credential");
+	stop(&srv);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	ts_out_free(&o);
+	free(client);
+	free(url);
+	free(upstream);
+	return trace;
+}
+
+static void check_session(const char *mode, const char *upstream_path)
+{
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	cJSON *out = NULL;
+	char *trace = session(mode, upstream_path, state, traces, &out);
+
+	/* what the client saw: the server answered through belay */
+	const cJSON *tools = cJSON_GetObjectItem(out, "tools");
+	int has_echo = 0;
+	for (const cJSON *t = tools ? tools->child : NULL; t; t = t->next)
+		has_echo |= !strcmp(t->valuestring, "echo");
+	cr_assert(has_echo, "tools/list through belay lacks echo");
+	char *sum = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sum"));
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42"), "%s", sum);
+	free(sum);
+	cr_assert_geq(cJSON_GetObjectItem(out, "progress")->valueint, 1, "no progress notification came through");
+	char *sampling = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sampling"));
+	cr_assert(strstr(sampling, "echo: 1 message"), "the sampling answer did not reach the server: %s", sampling);
+	free(sampling);
+
+	/* the trace: exactly the client's messages, each direction in order, requests first */
+	struct frame f[256];
+	size_t nf = read_frames(trace, f, 256);
+	same_messages(f, nf, 1, cJSON_GetObjectItem(out, "sent"), mode);
+	same_messages(f, nf, 0, cJSON_GetObjectItem(out, "received"), mode);
+	requests_before_responses(f, nf);
+	for (size_t i = 0; i < nf; i++)
+		cJSON_Delete(f[i].msg);
+
+	/* it checks as a trace, and the run is in the index like a stdio run */
+	struct ts_out o = {0};
+	const char *check[] = {BELAY_BIN, "trace", "check", trace, NULL};
+	ts_run(check, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay trace check: %s%s", o.out, o.err);
+	ts_out_free(&o);
+	const char *runs[] = {BELAY_BIN, "runs", "--all", "--json", "--state", state, NULL};
+	ts_run(runs, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	char *base = strrchr(trace, '/') + 1;
+	char *id = xstrndup(base, strlen(base) - strlen(".jsonl"));
+	cr_assert(strstr(o.out, id), "belay runs does not list %s:\n%s", id, o.out);
+	ts_out_free(&o);
+	const char *show[] = {BELAY_BIN, "show", id, "--state", state, NULL};
+	ts_run(show, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay show %s: %s", id, o.err);
+	cr_assert(strstr(o.out, "echo"), "belay show lacks the echo call:\n%s", o.out);
+	ts_out_free(&o);
+
+	/* the credential: its name and hash are in the trace (it did cross), its value nowhere */
+	char want_hash[72];
+	sha256_tagged("Bearer " AUTH, strlen("Bearer " AUTH), want_hash);
+	size_t len = 0;
+	char *text = ts_read_file(trace, &len);
+	cr_assert(strstr(text, want_hash), "the Authorization header's hash is not in the trace");
+	cr_assert_null(memmem(text, len, AUTH, strlen(AUTH)), "the Authorization value reached the trace");
+	free(text);
+	cr_assert_neq(ts_sh("grep -r -a -q -F '%s' %s %s", AUTH, state, traces), 0,
+		      "the Authorization value reached the state directory (the index) or a trace");
+	char *export = fs_join(dir, "export.json");
+	const char *exp[] = {BELAY_BIN, "export", "otlp", trace, "--out", export, "--state", state, NULL};
+	ts_run(exp, NULL, dir, NULL, 0, 120, &o);
+	cr_assert_eq(o.status, 0, "belay export otlp: %s", o.err);
+	cr_assert_neq(ts_sh("grep -a -q -F '%s' %s", AUTH, export), 0, "the Authorization value reached an export");
+	cr_assert_eq(ts_sh("test -s %s", export), 0, "the export is empty");
+	ts_out_free(&o);
+	free(export);
+	free(id);
+	free(trace);
+	cJSON_Delete(out);
+	free(state);
+	free(traces);
+}
+
+Test(http_e2e, streamable_http_through_belay)
+{
+	check_session("streamable", "/mcp");
+}
+
+Test(http_e2e, old_sse_transport_through_belay)
+{
+	/* the endpoint event is rewritten: had the client posted upstream, its messages would be
+	 * missing from the trace and same_messages would fail */
+	check_session("sse", "/sse");
+}
