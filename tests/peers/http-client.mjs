@@ -1,8 +1,10 @@
-// http-client.mjs -- MODE URL [AUTH]
+// http-client.mjs -- MODE URL [AUTH [TAG [keep]]]
 // Drives an MCP server over HTTP with the SDK Client: MODE "streamable"
 // (StreamableHTTPClientTransport) or "sse" (SSEClientTransport, the old transport). Lists
 // the tools, calls several (a progress stream among them) and answers a sampling request;
-// with AUTH, every request carries "Authorization: Bearer AUTH". Prints one JSON document:
+// with AUTH, every request carries "Authorization: Bearer AUTH"; TAG goes into the echo
+// call (to tell concurrent clients apart); "keep" leaves the session without a DELETE (for
+// the idle timeout to end it). Prints one JSON document:
 // what it saw, and every JSON-RPC message it sent and received, in order (test_http_e2e
 // checks the trace against them).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -10,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
-const [mode, url, auth] = process.argv.slice(2);
+const [mode, url, auth, tag, keep] = process.argv.slice(2);
 const requestInit = auth ? { headers: { Authorization: `Bearer ${auth}` } } : undefined;
 const transport = mode === "sse"
   ? new SSEClientTransport(new URL(url), { requestInit })
@@ -31,14 +33,14 @@ const out = {};
 await client.connect(transport);
 const tools = await client.listTools();
 out.tools = tools.tools.map((t) => t.name).sort();
-out.echo = await client.callTool({ name: "echo", arguments: { message: "hi through belay over http" } });
+out.echo = await client.callTool({ name: "echo", arguments: { message: `hi through belay over http${tag ? " from " + tag : ""}` } });
 out.sum = await client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } });
 const progress = [];
 out.long = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
   undefined, { onprogress: (p) => progress.push([p.progress, p.total]) });
 out.progress = progress.length;
 out.sampling = await client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "say hi", maxTokens: 10 } });
-if (mode !== "sse") await transport.terminateSession();
+if (mode !== "sse" && keep !== "keep") await transport.terminateSession();
 await client.close();
 out.sent = sent;
 out.received = received;

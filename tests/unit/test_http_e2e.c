@@ -145,10 +145,11 @@ static unsigned start_server(struct proc *srv, const char *mode)
 }
 
 /* Starts `belay proxy --http upstream --listen 0`; returns belay's URL (new string) and its port. */
-static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port)
+static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port,
+			 const char *idle)
 {
 	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--listen", "0", "--state", state,
-			      "--trace-dir", traces, NULL};
+			      "--trace-dir", traces, "--idle-timeout", idle ? idle : "600", NULL};
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
 	cr_assert_gt(b->pid, 0);
 	const char *at = wait_stderr(b, "belay: listening on ");
@@ -171,7 +172,8 @@ static size_t read_frames(const char *trace, struct frame *out, size_t max)
 	size_t len = 0, n = 0;
 	char *text = ts_read_file(trace, &len);
 	cr_assert_not_null(text, "%s", trace);
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		cJSON *o = cJSON_Parse(line);
 		cr_assert_not_null(o, "a trace line that is not JSON: %s", line);
 		if (!strcmp(jx_str(o, "kind"), "frame")) {
@@ -260,7 +262,7 @@ static char *session(const char *mode, const char *upstream_path, const char *st
 	struct proc srv = {0}, bel = {0};
 	unsigned sport = start_server(&srv, !strcmp(mode, "sse") ? "sse" : "streamableHttp"), bport = 0;
 	char *upstream = xasprintf("http://127.0.0.1:%u%s", sport, upstream_path);
-	char *url = start_belay(&bel, upstream, state, traces, &bport);
+	char *url = start_belay(&bel, upstream, state, traces, &bport, NULL);
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, mode, url, AUTH, NULL};
 	struct ts_out o = {0};
@@ -389,4 +391,127 @@ Test(http_e2e, old_sse_transport_through_belay)
 	/* the endpoint event is rewritten: had the client posted upstream, its messages would be
 	 * missing from the trace and same_messages would fail */
 	check_session("sse", "/sse");
+}
+
+/* The trace of one run: its frames' messages, and its end reason (new string). */
+static char *end_reason(const char *trace)
+{
+	size_t len = 0;
+	char *text = ts_read_file(trace, &len);
+	char *r = strstr(text, "\"event\":\"end\",\"reason\":\"");
+	cr_assert_not_null(r, "%s has no end record", trace);
+	r += strlen("\"event\":\"end\",\"reason\":\"");
+	char *out = xstrndup(r, strcspn(r, "\""));
+	free(text);
+	return out;
+}
+
+Test(http_e2e, several_clients_one_listener_one_run_each)
+{
+	/* two agents at once on one listener: one run (trace) per session, each exactly its
+	 * client's messages; one ends with its DELETE, the other (no DELETE) when idle */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	struct proc srv = {0}, bel = {0}, cl[2] = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), bport = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, state, traces, &bport, "1");
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *tags[2] = {"client-A", "client-B"};
+	for (int i = 0; i < 2; i++) {
+		const char *argv[] = {"node", client, "streamable", url, AUTH, tags[i], i ? "keep" : "delete", NULL};
+		cl[i].pid = ts_spawn(argv, NULL, dir, &cl[i].o, cl[i].fds);
+		cr_assert_gt(cl[i].pid, 0);
+		close(cl[i].fds[0]);
+		cl[i].fds[0] = -1;
+	}
+	cJSON *out[2];
+	for (int i = 0; i < 2; i++) {
+		/* read both outputs to their end, then reap */
+		struct pollfd pf[2] = {{.fd = cl[i].fds[1], .events = POLLIN}, {.fd = cl[i].fds[2], .events = POLLIN}};
+		int open_fds = 2;
+		time_t until = deadline(180);
+		while (open_fds) {
+			cr_assert(time(NULL) < until, "client %d never ended", i);
+			if (poll(pf, 2, 200) <= 0)
+				continue;
+			for (int k = 0; k < 2; k++)
+				if (pf[k].fd >= 0 && pf[k].revents) {
+					int more = k ? ts_read_some(pf[k].fd, &cl[i].o.err, &cl[i].o.err_len)
+						     : ts_read_some(pf[k].fd, &cl[i].o.out, &cl[i].o.out_len);
+					if (!more) {
+						close(pf[k].fd);
+						pf[k].fd = -1;
+						open_fds--;
+					}
+				}
+		}
+		cl[i].fds[1] = cl[i].fds[2] = -1;
+		ts_reap(cl[i].pid, &cl[i].o);
+		cr_assert_eq(cl[i].o.status, 0, "client %d failed:\n%s", i, cl[i].o.err);
+		out[i] = cJSON_Parse(cl[i].o.out);
+		cr_assert_not_null(out[i]);
+	}
+	/* both runs end: one on its DELETE, the other after the idle timeout */
+	wait_stderr(&bel, "belay: closed ");
+	time_t until = deadline(120);
+	while (!strstr(strstr(bel.o.err, "belay: closed ") + 1, "belay: closed ")) {
+		cr_assert(time(NULL) < until, "the second run never ended:\n%s", bel.o.err);
+		struct pollfd pf = {.fd = bel.fds[2], .events = POLLIN};
+		if (poll(&pf, 1, 200) > 0)
+			ts_read_some(bel.fds[2], &bel.o.err, &bel.o.err_len);
+	}
+	stop(&bel);
+	stop(&srv);
+	/* two traces, one per client, each exactly its messages */
+	char *list = NULL;
+	struct ts_out o = {0};
+	const char *ls[] = {"sh", "-c", "ls traces/*.jsonl", NULL};
+	ts_run(ls, NULL, dir, NULL, 0, 30, &o);
+	list = o.out;
+	int n = 0, seen[2] = {0, 0};
+	const char *reasons[2] = {"delete", "idle"};
+	char *save = NULL;
+	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		char *trace = fs_join(dir, line);
+		struct frame f[256];
+		size_t nf = read_frames(trace, f, 256);
+		int who = 1;
+		for (size_t i = 0; i < nf; i++) {
+			char *m = cJSON_PrintUnformatted(f[i].msg);
+			if (strstr(m, tags[0]))
+				who = 0;
+			free(m);
+		}
+		cr_assert(!seen[who], "two runs for one client");
+		seen[who] = 1;
+		int has_tag = 0;
+		for (size_t i = 0; i < nf; i++) {
+			char *m = cJSON_PrintUnformatted(f[i].msg);
+			has_tag |= strstr(m, tags[who]) != NULL;
+			cr_assert_null(strstr(m, tags[1 - who]), "the run of %s holds a message of the other client", tags[who]);
+			free(m);
+		}
+		cr_assert(has_tag, "the run holds neither client's echo");
+		same_messages(f, nf, 1, cJSON_GetObjectItem(out[who], "sent"), tags[who]);
+		same_messages(f, nf, 0, cJSON_GetObjectItem(out[who], "received"), tags[who]);
+		for (size_t i = 0; i < nf; i++)
+			cJSON_Delete(f[i].msg);
+		char *why = end_reason(trace);
+		cr_assert_str_eq(why, reasons[who], "%s's run ended by %s", tags[who], why);
+		free(why);
+		free(trace);
+	}
+	cr_assert_eq(n, 2, "%d trace(s) for two sessions", n);
+	ts_out_free(&o);
+	for (int i = 0; i < 2; i++) {
+		cJSON_Delete(out[i]);
+		ts_out_free(&cl[i].o);
+	}
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(client);
+	free(url);
+	free(upstream);
+	free(state);
+	free(traces);
 }
