@@ -22,6 +22,8 @@
 #include "common/buf.h"
 #include "common/hash.h"
 #include "common/xalloc.h"
+#include "gate/effect_plan.h"
+#include "gate/gate.h"
 #include "http/http_guard.h"
 #include "http/http_hdr.h"
 #include "http/http_run.h"
@@ -41,6 +43,7 @@ struct hp_run {
 	const char *ending;   /* why it ends (static), or NULL */
 	uint64_t last_ns;     /* last activity, monotonic */
 	uint64_t next_stream; /* the run's request counter */
+	cJSON *tools;	      /* tool name -> annotations, from the last tools/list answer */
 	struct hp_run *next;
 };
 
@@ -251,6 +254,82 @@ static char *resolve_endpoint(const char *base, const char *ref)
 	return xasprintf("%.*s%s%s", (int)keep, base, slash ? "" : "/", ref);
 }
 
+/*==== the gate: effect plans of a remote server's calls ====*/
+
+/* A server message that answers tools/list: keep each tool's annotations (any thread). */
+static void note_tools(struct http_proxy *p, struct hp_run *run, const char *data, size_t len)
+{
+	if (!memmem(data, len, "\"tools\"", 7))
+		return;
+	cJSON *o = cJSON_ParseWithLength(data, len);
+	const cJSON *tools = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "result"), "tools");
+	if (cJSON_IsArray(tools)) {
+		cJSON *map = cJSON_CreateObject();
+		for (const cJSON *t = tools->child; t; t = t->next) {
+			const cJSON *name = cJSON_GetObjectItemCaseSensitive(t, "name");
+			const cJSON *ann = cJSON_GetObjectItemCaseSensitive(t, "annotations");
+			if (cJSON_IsString(name) && !cJSON_GetObjectItemCaseSensitive(map, name->valuestring))
+				cJSON_AddItemToObject(map, name->valuestring,
+						      cJSON_IsObject(ann) ? cJSON_Duplicate(ann, 1) : cJSON_CreateObject());
+		}
+		pthread_mutex_lock(&p->mu);
+		cJSON_Delete(run->tools);
+		run->tools = map;
+		pthread_mutex_unlock(&p->mu);
+	}
+	cJSON_Delete(o);
+}
+
+static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq)
+{
+	const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
+	if (!cJSON_IsString(method) || strcmp(method->valuestring, "tools/call"))
+		return;
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const char *tool = cJSON_IsString(name) ? name->valuestring : NULL;
+	cJSON *ann = NULL;
+	pthread_mutex_lock(&p->mu);
+	if (tool && run->tools) {
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(run->tools, tool);
+		ann = a ? cJSON_Duplicate(a, 1) : NULL;
+	}
+	pthread_mutex_unlock(&p->mu);
+	/* the server runs elsewhere: its path and command arguments are not effects here */
+	struct gate_ctx ctx = {.root = "/", .home = getenv("HOME"), .state_dir = p->state_dir, .remote = 1};
+	struct effect_plan *plan =
+		gate_plan_tool_call(NULL, tool, cJSON_GetObjectItemCaseSensitive(params, "arguments"), ann, &ctx);
+	cJSON_Delete(ann);
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddNumberToObject(f, "request_seq", (double)seq);
+	if (tool)
+		cJSON_AddStringToObject(f, "tool", tool);
+	cJSON_AddStringToObject(f, "mode", "audit");
+	cJSON_AddStringToObject(f, "decision", gate_decision_name(effect_plan_decision(plan)));
+	cJSON_AddStringToObject(f, "outcome",
+				effect_plan_decision(plan) >= GATE_ASK ? "forwarded (audit)" : "forwarded");
+	cJSON_AddStringToObject(f, "decided_by", "policy");
+	cJSON_AddBoolToObject(f, "remote", 1);
+	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
+	effect_plan_free(plan);
+	http_run_decision(run->run, f);
+}
+
+/* The effect plans of the tools/call requests in a client message (recorded at seq). */
+static void plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq)
+{
+	if (!memmem(body, len, "tools/call", 10))
+		return;
+	cJSON *o = cJSON_ParseWithLength(body, len);
+	if (cJSON_IsArray(o)) {
+		for (const cJSON *m = o->child; m; m = m->next)
+			plan_call(p, run, m, seq);
+	} else if (cJSON_IsObject(o)) {
+		plan_call(p, run, o, seq);
+	}
+	cJSON_Delete(o);
+}
+
 /* Upstream thread, x->mu held: one block of an event stream. */
 static int on_block(void *ctx, const struct sse_block *b)
 {
@@ -300,6 +379,7 @@ static int on_block(void *ctx, const struct sse_block *b)
 	}
 	if (message) {
 		http_run_frame(x->run->run, "s2c", b->data, b->data_len);
+		note_tools(p, x->run, b->data, b->data_len);
 		x->events++;
 	}
 	buf_append(&x->out, b->raw, b->raw_len);
@@ -445,6 +525,7 @@ static void xfer_finish(struct hp_xfer *x, CURLcode res)
 			const char *ct = x->content_type;
 			if (ct && !strncasecmp(ct, "application/json", 16)) {
 				http_run_frame(x->run->run, "s2c", x->body_in.p, x->body_in.len);
+				note_tools(x->p, x->run, x->body_in.p, x->body_in.len);
 			} else {
 				cJSON *f = fact("body", x);
 				char h[72];
@@ -588,6 +669,7 @@ static void close_runs(struct http_proxy *p, struct hp_run *list)
 			p->cfg.run_event(p->cfg.ctx, "close", path);
 		free(path);
 		free(h->sid);
+		cJSON_Delete(h->tools);
 		free(h);
 	}
 }
@@ -826,8 +908,10 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	else
 		cJSON_Delete(w.cred);
 	http_run_fact(run->run, f);
-	if (q->body.len)
-		http_run_frame(run->run, "c2s", q->body.p, q->body.len);
+	if (q->body.len) {
+		uint64_t seq = http_run_frame(run->run, "c2s", q->body.p, q->body.len);
+		plan_calls(p, run, q->body.p, q->body.len, seq);
+	}
 	if (http_run_failed(run->run)) {
 		pthread_mutex_lock(&x->mu);
 		x->done = x->failed = 1;

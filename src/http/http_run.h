@@ -40,6 +40,8 @@ const char *http_run_id(const struct http_run *r);	   /* borrowed */
 uint64_t http_run_frame(struct http_run *r, const char *dir, const char *data, size_t len);
 /* An `http` record with these fields (taken), "event" among them. Returns its seq. */
 uint64_t http_run_fact(struct http_run *r, cJSON *fields);
+/* A `gate_decision` record (fields taken): the effect plan of a tools/call. Returns its seq. */
+uint64_t http_run_decision(struct http_run *r, cJSON *fields);
 /* 1 once recording failed (the run forwards nothing more). */
 int http_run_failed(struct http_run *r);
 /* Adds {"event":"end","reason":reason}, closes the trace and finishes indexing; frees r. */

@@ -194,6 +194,35 @@ static size_t read_frames(const char *trace, struct frame *out, size_t max)
 	return n;
 }
 
+/* Every tools/call has its effect plan, recorded as a remote server's (audit mode). */
+static void every_call_planned(const char *trace, const struct frame *f, size_t nf)
+{
+	size_t len = 0, calls = 0, plans = 0;
+	for (size_t i = 0; i < nf; i++) {
+		const cJSON *m = cJSON_GetObjectItem(f[i].msg, "method");
+		calls += f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "tools/call");
+	}
+	char *text = ts_read_file(trace, &len), *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *o = cJSON_Parse(line);
+		if (!strcmp(jx_str(o, "kind"), "gate_decision")) {
+			plans++;
+			long long rs = (long long)cJSON_GetObjectItem(o, "request_seq")->valuedouble;
+			int found = 0;
+			for (size_t i = 0; i < nf; i++)
+				found |= f[i].seq == rs && f[i].c2s &&
+					 !strcmp(cJSON_GetObjectItem(f[i].msg, "method")->valuestring, "tools/call");
+			cr_assert(found, "a gate_decision names seq %lld, which is no tools/call", rs);
+			cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(o, "remote")), "%s", line);
+			cr_assert_not_null(cJSON_GetObjectItem(o, "plan"), "%s", line);
+		}
+		cJSON_Delete(o);
+	}
+	free(text);
+	cr_assert_eq(plans, calls, "%zu plan(s) for %zu tools/call(s)", plans, calls);
+	cr_assert_gt(calls, 3);
+}
+
 /* The frames of one direction must be exactly the client's messages of it, in order. */
 static void same_messages(const struct frame *f, size_t nf, int c2s, const cJSON *want, const char *what)
 {
@@ -334,6 +363,7 @@ static void check_session(const char *mode, const char *upstream_path)
 	same_messages(f, nf, 1, cJSON_GetObjectItem(out, "sent"), mode);
 	same_messages(f, nf, 0, cJSON_GetObjectItem(out, "received"), mode);
 	requests_before_responses(f, nf);
+	every_call_planned(trace, f, nf);
 	for (size_t i = 0; i < nf; i++)
 		cJSON_Delete(f[i].msg);
 
