@@ -386,6 +386,26 @@ static void check_session(const char *mode, const char *upstream_path)
 	cr_assert(strstr(o.out, "echo"), "belay show lacks the echo call:\n%s", o.out);
 	ts_out_free(&o);
 
+	/* verify: a remote server's turns are UNVERIFIED with the network/external-state cause,
+	 * and nothing is re-sent (verify links no network client: test_verify; the upstream
+	 * server is already gone here) */
+	const char *ver[] = {BELAY_BIN, "verify", trace, "--json", "--state", state, NULL};
+	ts_run(ver, NULL, dir, NULL, 0, 120, &o);
+	int turns = 0;
+	char *vsave = NULL;
+	for (char *line = strtok_r(o.out, "\n", &vsave); line; line = strtok_r(NULL, "\n", &vsave)) {
+		cJSON *t = cJSON_Parse(line);
+		cr_assert_not_null(t, "belay verify --json printed %s", line);
+		if (cJSON_GetObjectItem(t, "turn")) {
+			turns++;
+			cr_assert_str_eq(jx_str(t, "status"), "UNVERIFIED");
+			cr_assert_str_eq(jx_str(t, "cause"), "REPLAY_NETWORK_REFUSED", "turn cause %s", jx_str(t, "cause"));
+		}
+		cJSON_Delete(t);
+	}
+	cr_assert_geq(turns, 4, "verify judged %d turn(s): %s", turns, o.err);
+	ts_out_free(&o);
+
 	/* the credential: its name and hash are in the trace (it did cross), its value nowhere */
 	char want_hash[72];
 	sha256_tagged("Bearer " AUTH, strlen("Bearer " AUTH), want_hash);
