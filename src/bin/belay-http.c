@@ -4,7 +4,10 @@
  *
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
  *              [--idle-timeout SECONDS]
+ *   belay-http --upstream URL [--state DIR] --print-url
  *
+ * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
+ * exits without listening: what `belay snippet CLIENT --http URL` writes into a configuration.
  * Listens on 127.0.0.1 only: on PORT, or on the upstream's stable port (http_listen.h; when
  * another program holds it, on a free one, saved as the new stable port). Prints the URL an
  * agent is to use, "belay: listening on http://127.0.0.1:PORT/SECRET/mcp", then one line per
@@ -50,7 +53,7 @@ static void on_run(void *ctx, const char *what, const char *path)
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
-			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS]\n",
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--print-url]\n",
 		why);
 	return 2;
 }
@@ -60,12 +63,16 @@ int main(int argc, char **argv)
 	xalloc_cjson_install();
 	const char *upstream = NULL, *state = NULL, *trace_dir = NULL;
 	long port = -1, idle = 600;
-	int no_index = 0;
+	int no_index = 0, print_url = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
 		if (!strcmp(a, "--no-index")) {
 			no_index = 1;
+			continue;
+		}
+		if (!strcmp(a, "--print-url")) {
+			print_url = 1;
 			continue;
 		}
 		if (!v)
@@ -106,6 +113,13 @@ int main(int argc, char **argv)
 		free(sd);
 		free(td);
 		return 1;
+	}
+
+	if (print_url) {
+		printf("http://127.0.0.1:%u/%s/mcp\n", l.port, l.secret);
+		free(sd);
+		free(td);
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 
 	/* the signals are taken by sigwait below, in this thread only */

@@ -4,13 +4,17 @@
  * (`belay connect SOCKET`); with `-- SERVER...` it runs a headless `belay proxy` with its
  * --state (and --scope) spelled out, since an agent-spawned server sees none of the user's
  * shell variables. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/buf.h"
+#include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "console_host/chost.h"
@@ -23,6 +27,10 @@ static const struct cli_opt snippet_opts[] = {
 	{"state", 's', 0, "DIR",
 	 "with -- SERVER_CMD: the proxy's state directory (default: the one belay uses now, written out)"},
 	{"scope", 'S', 0, "DIR", "with -- SERVER_CMD: contain the server, writes confined to DIR"},
+	{"http", 'H', 0, "URL",
+	 "a server the client reaches over HTTP at URL: the snippet points the client at belay's listener for it "
+	 "(its stable URL, with the listener's secret; start the listener with `belay proxy --http URL`, "
+	 "docs/HTTP.md)"},
 	CLI_OPT_END,
 };
 
@@ -30,7 +38,7 @@ const struct cli_cmd cli_snippet = {
 	.name = "snippet",
 	.summary = "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, "
 		   "Windsurf, Zed, Gemini CLI) start belay",
-	.synopsis = "[CLIENT] [options] [-- SERVER_CMD [ARGS...]]",
+	.synopsis = "[CLIENT] [options] [-- SERVER_CMD [ARGS...]]\n[CLIENT] [options] --http URL",
 	.about = "Prints the MCP server configuration that makes CLIENT start belay: claude-code (.mcp.json), "
 		 "claude-code-cli (claude mcp add), cursor, vscode, codex, windsurf, zed, gemini-cli (its project "
 		 "or user settings.json; a server name there must not contain '_'). Without CLIENT, every one, "
@@ -42,7 +50,7 @@ const struct cli_cmd cli_snippet = {
 };
 
 struct sopts {
-	const char *sock, *name, *command, *state, *scope;
+	const char *sock, *name, *command, *state, *scope, *http;
 };
 
 /* getopt_long over argv from optind; -1 when parsing goes on, else the exit status. */
@@ -58,12 +66,69 @@ static int take_opts(int argc, char **argv, struct sopts *o)
 		case 'c': o->command = optarg; break;
 		case 's': o->state = optarg; break;
 		case 'S': o->scope = optarg; break;
+		case 'H': o->http = optarg; break;
 		case 'h': cli_help(&cli_snippet, stdout); return 0;
 		default:
 			return cli_fail("snippet: unknown or incomplete option '%s' (belay snippet --help)", argv[optind - 1]);
 		}
 	}
 	return -1;
+}
+
+/* belay-http next to this belay (or on PATH) prints the upstream's stable listener URL
+ * (src/http/http_listen.h owns it). New string, or NULL with *why set. */
+static char *listener_url(const char *upstream, const char *state, const char **why)
+{
+	char *bin = NULL;
+	const char *self = paths_self_exe();
+	if (self && strrchr(self, '/')) {
+		char *dir = xstrndup(self, (size_t)(strrchr(self, '/') - self));
+		bin = fs_join(dir, "belay-http");
+		free(dir);
+		if (access(bin, X_OK) != 0) {
+			free(bin);
+			bin = NULL;
+		}
+	}
+	if (!bin && !(bin = fs_which("belay-http"))) {
+		*why = "belay-http is not installed next to belay or on PATH";
+		return NULL;
+	}
+	int fds[2];
+	if (pipe(fds) != 0) {
+		free(bin);
+		*why = strerror(errno);
+		return NULL;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		const char *args[] = {bin, "--upstream", upstream, "--print-url", state ? "--state" : NULL, state, NULL};
+		execv(bin, (char *const *)args);
+		_exit(127);
+	}
+	close(fds[1]);
+	free(bin);
+	struct buf b = {0};
+	char chunk[512];
+	ssize_t r;
+	while ((r = read(fds[0], chunk, sizeof chunk)) > 0 || (r < 0 && errno == EINTR))
+		if (r > 0)
+			buf_append(&b, chunk, (size_t)r);
+	close(fds[0]);
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || b.len < 8) {
+		buf_free(&b);
+		*why = "belay-http could not make the listener's URL (its message is above)";
+		return NULL;
+	}
+	b.len = strcspn(buf_cstr(&b), "\n");
+	return buf_take(&b);
 }
 
 int cmd_snippet(int argc, char **argv)
@@ -86,6 +151,42 @@ int cmd_snippet(int argc, char **argv)
 	}
 	const char *sock = o.sock, *name = o.name, *command = o.command, *state = o.state, *scope = o.scope;
 	char **server = NULL;
+	if (o.http) {
+		if (optind < argc)
+			return cli_fail("snippet: --http points the client at a server over HTTP: give no server command too");
+		if (sock || scope || command)
+			return cli_fail("snippet: --socket, --scope and --command do not go with --http");
+		if (strncmp(o.http, "http://", 7) && strncmp(o.http, "https://", 8))
+			return cli_fail("snippet: --http needs an http:// or https:// URL, not '%s'", o.http);
+		if (!*name)
+			return cli_fail("snippet: --name must not be empty");
+		const char *why;
+		if (only >= 0 && !mcpcfg_name_ok((enum mcpcfg_client)only, name, &why))
+			return cli_fail("snippet: --name %s: %s", name, why);
+		char *url = listener_url(o.http, state, &why);
+		if (!url)
+			return cli_fail("snippet: %s", why);
+		struct buf out = {0};
+		for (int i = 0; i < MCPC_COUNT; i++) {
+			if (only >= 0 && i != only)
+				continue;
+			const struct mcpcfg_info *in = mcpcfg_info((enum mcpcfg_client)i);
+			if (only < 0)
+				buf_printf(&out, "%s# %s\n", i ? "\n" : "", in->title);
+			if (!mcpcfg_name_ok((enum mcpcfg_client)i, name, &why)) {
+				buf_printf(&out, "# (none: %s)\n", why);
+				continue;
+			}
+			mcpcfg_snippet_url((enum mcpcfg_client)i, name, url, &out);
+		}
+		fwrite(out.p, 1, out.len, stdout);
+		fprintf(stderr, "belay: the client reaches the server through belay's listener; start it with: belay proxy "
+				"--http %s%s%s (it keeps this URL)\n",
+			o.http, state ? " --state " : "", state ? state : "");
+		buf_free(&out);
+		free(url);
+		return 0;
+	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return cli_fail("snippet: unexpected argument '%s' (the server command goes after --)", argv[optind]);

@@ -148,8 +148,10 @@ static unsigned start_server(struct proc *srv, const char *mode)
 static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port,
 			 const char *idle)
 {
-	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--listen", "0", "--state", state,
-			      "--trace-dir", traces, "--idle-timeout", idle ? idle : "600", NULL};
+	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--state", state, "--trace-dir", traces,
+			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL};
+	if (idle && !strcmp(idle, "stable"))
+		argv[8] = argv[9] = argv[10] = argv[11] = NULL; /* the upstream's stable port */
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
 	cr_assert_gt(b->pid, 0);
 	const char *at = wait_stderr(b, "belay: listening on ");
@@ -562,6 +564,44 @@ Test(http_e2e, several_clients_one_listener_one_run_each)
 	free(client);
 	free(url);
 	free(upstream);
+	free(state);
+	free(traces);
+}
+
+Test(http_e2e, snippet_url_is_the_listeners_and_stays_across_restarts)
+{
+	/* `belay snippet CLIENT --http URL` writes the URL belay's listener for URL serves, and
+	 * a restarted listener keeps it (port and secret kept in the state directory) */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	unsigned port = 0;
+	const char *upstream = "http://127.0.0.1:9/mcp"; /* never contacted here */
+	struct proc b1 = {0}, b2 = {0};
+	char *url1 = start_belay(&b1, upstream, state, traces, &port, "stable");
+	struct ts_out o = {0};
+	const char *snip[] = {BELAY_BIN, "snippet", "claude-code-cli", "--http", upstream, "--state", state, NULL};
+	ts_run(snip, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	char *want = xasprintf("claude mcp add --transport http belay %s\n", url1);
+	cr_assert_str_eq(o.out, want);
+	cr_assert(strstr(o.err, "belay proxy --http"), "the snippet says how to start the listener: %s", o.err);
+	ts_out_free(&o);
+	stop(&b1);
+	char *url2 = start_belay(&b2, upstream, state, traces, &port, "stable");
+	cr_assert_str_eq(url2, url1, "a restarted listener must keep its URL");
+	stop(&b2);
+	/* another upstream, another URL */
+	const char *snip2[] = {BELAY_BIN, "snippet", "vscode", "--http", "http://127.0.0.1:9/other", "--state", state,
+			       NULL};
+	ts_run(snip2, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, "\"type\": \"http\""), "%s", o.out);
+	cr_assert_null(strstr(o.out, url1), "two upstreams share a URL");
+	ts_out_free(&o);
+	ts_out_free(&b1.o);
+	ts_out_free(&b2.o);
+	free(want);
+	free(url1);
+	free(url2);
 	free(state);
 	free(traces);
 }
