@@ -72,3 +72,30 @@ char *http_hdr_redact_url(const char *url)
 	}
 	return buf_take(&b);
 }
+
+char *http_hdr_resolve(const char *base, const char *ref)
+{
+	if (strstr(ref, "://"))
+		return xstrdup(ref);
+	const char *host = strstr(base, "://");
+	host = host ? host + 3 : base;
+	const char *path = host + strcspn(host, "/?#");
+	if (ref[0] == '/')
+		return xasprintf("%.*s%s", (int)(path - base), base, ref);
+	size_t pl = strcspn(path, "?#");
+	const char *slash = NULL;
+	for (const char *s = path; s < path + pl; s++)
+		if (*s == '/')
+			slash = s;
+	size_t keep = slash ? (size_t)(slash + 1 - base) : (size_t)(path - base);
+	return xasprintf("%.*s%s%s", (int)keep, base, slash ? "" : "/", ref);
+}
+
+int http_hdr_same_origin(const char *a, const char *b)
+{
+	const char *ha = strstr(a, "://"), *hb = strstr(b, "://");
+	if (!ha || !hb)
+		return 0;
+	size_t la = (size_t)(ha + 3 - a) + strcspn(ha + 3, "/?#"), lb = (size_t)(hb + 3 - b) + strcspn(hb + 3, "/?#");
+	return la == lb && !strncasecmp(a, b, la);
+}

@@ -1,4 +1,5 @@
-/* http_hdr.h - what of an HTTP header or URL may reach a trace. Credentials (Authorization,
+/* http_hdr.h - what of an HTTP header or URL may reach a trace (and the URL helpers the
+ * proxy needs: resolving the old transport's endpoint, comparing origins). Credentials (Authorization,
  * Proxy-Authorization, Cookie, Set-Cookie, and any header whose name or value looks like a
  * token: common/secret.h) are recorded only by name and the SHA-256 of their value; the
  * MCP facts (Mcp-Session-Id, MCP-Protocol-Version, Content-Type, Last-Event-ID) in clear;
@@ -22,5 +23,10 @@ void http_hdr_add_credential(cJSON *arr, const char *name, const char *value);
 /* The URL as it may be recorded: scheme://host[:port]/path, userinfo dropped, a query or
  * fragment replaced by "?sha256:HEX" of what it held. */
 char *http_hdr_redact_url(const char *url);
+/* ref (an absolute URL, an absolute path or a relative one: the old transport's `endpoint`
+ * event) resolved against base. */
+char *http_hdr_resolve(const char *base, const char *ref);
+/* 1 when both URLs have the same scheme://host[:port] (compared without case). */
+int http_hdr_same_origin(const char *a, const char *b);
 
 #endif

@@ -235,25 +235,6 @@ static cJSON *fact(const char *event, const struct hp_xfer *x)
 	return f;
 }
 
-/* The old transport's endpoint, resolved against the upstream URL. New string. */
-static char *resolve_endpoint(const char *base, const char *ref)
-{
-	if (strstr(ref, "://"))
-		return xstrdup(ref);
-	const char *host = strstr(base, "://");
-	host = host ? host + 3 : base;
-	const char *path = host + strcspn(host, "/?#");
-	if (ref[0] == '/')
-		return xasprintf("%.*s%s", (int)(path - base), base, ref);
-	size_t pl = strcspn(path, "?#");
-	const char *slash = NULL;
-	for (const char *s = path; s < path + pl; s++)
-		if (*s == '/')
-			slash = s;
-	size_t keep = slash ? (size_t)(slash + 1 - base) : (size_t)(path - base);
-	return xasprintf("%.*s%s%s", (int)keep, base, slash ? "" : "/", ref);
-}
-
 /*==== the gate: effect plans of a remote server's calls ====*/
 
 /* A server message that answers tools/list: keep each tool's annotations (any thread). */
@@ -340,9 +321,21 @@ static int on_block(void *ctx, const struct sse_block *b)
 		char tok[HTTP_GUARD_TOKEN_HEX + 1];
 		if (http_guard_random_hex(tok, HTTP_GUARD_TOKEN_HEX) != 0)
 			return BELAY_EREFUSED;
+		char *target = http_hdr_resolve(x->url, b->data);
+		if (!http_hdr_same_origin(target, x->url)) {
+			/* the SDK's client refuses it too: a message endpoint elsewhere than the
+			 * server would send the agent's messages to a third party */
+			cJSON *f = fact("endpoint_refused", x);
+			char *rec = http_hdr_redact_url(target);
+			cJSON_AddStringToObject(f, "upstream", rec);
+			free(rec);
+			http_run_fact(x->run->run, f);
+			free(target);
+			return 0; /* the event is not forwarded */
+		}
 		struct hp_token *t = xcalloc(1, sizeof *t);
 		memcpy(t->token, tok, sizeof tok);
-		t->url = resolve_endpoint(x->url, b->data);
+		t->url = target;
 		t->run = x->run;
 		cJSON *f = fact("endpoint", x);
 		char *rec = http_hdr_redact_url(t->url);
@@ -521,7 +514,7 @@ static void xfer_finish(struct hp_xfer *x, CURLcode res)
 	if (res != CURLE_OK && !x->cancelled)
 		x->failed = 1;
 	if (!x->cancelled) {
-		if (!x->is_sse && x->headers_done && x->body_in.len) {
+		if (!x->is_sse && x->headers_done && x->body_in.len && !x->failed) {
 			const char *ct = x->content_type;
 			if (ct && !strncasecmp(ct, "application/json", 16)) {
 				http_run_frame(x->run->run, "s2c", x->body_in.p, x->body_in.len);
@@ -959,6 +952,14 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		char why[CURL_ERROR_SIZE + 80];
 		snprintf(why, sizeof why, "the upstream server could not be reached: %s",
 			 x->errbuf[0] ? x->errbuf : "no response");
+		pthread_mutex_unlock(&x->mu);
+		return refuse(c, MHD_HTTP_BAD_GATEWAY, why);
+	}
+	if (!x->is_sse && x->failed) {
+		/* a JSON answer cut short (or over the limit): nothing of it is forwarded */
+		char why[CURL_ERROR_SIZE + 80];
+		snprintf(why, sizeof why, "the upstream server's answer was cut short: %s",
+			 x->errbuf[0] ? x->errbuf : "over belay's 64 MiB limit");
 		pthread_mutex_unlock(&x->mu);
 		return refuse(c, MHD_HTTP_BAD_GATEWAY, why);
 	}

@@ -588,7 +588,21 @@ Test(http_e2e, snippet_url_is_the_listeners_and_stays_across_restarts)
 	stop(&b1);
 	char *url2 = start_belay(&b2, upstream, state, traces, &port, "stable");
 	cr_assert_str_eq(url2, url1, "a restarted listener must keep its URL");
+	/* nothing listens upstream: the client gets a 502 naming it, and the run records it */
+	const char *body = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}";
+	char *req = xasprintf("POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+			      "Content-Length: %zu\r\n\r\n%s",
+			      strchr(url2 + 7, '/'), port, strlen(body), body);
+	cr_assert_eq(http_status(port, req), 502, "an unreachable upstream is a 502");
+	free(req);
+	const char *closed = wait_stderr(&b2, "belay: recording to ");
+	char *trace = xstrndup(closed + strlen("belay: recording to "), strcspn(closed + strlen("belay: recording to "), "\n"));
 	stop(&b2);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"event\":\"upstream_error\""), "%s", text);
+	free(text);
+	free(trace);
 	/* another upstream, another URL */
 	const char *snip2[] = {BELAY_BIN, "snippet", "vscode", "--http", "http://127.0.0.1:9/other", "--state", state,
 			       NULL};

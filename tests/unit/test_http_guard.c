@@ -136,3 +136,24 @@ Test(http_listen, one_stable_url_per_upstream)
 	ts_rmtree(dir);
 	free(dir);
 }
+
+Test(http_hdr, endpoints_resolve_and_stay_on_the_servers_origin)
+{
+	char *u = http_hdr_resolve("http://127.0.0.1:3001/sse", "/message?sessionId=abc");
+	cr_assert_str_eq(u, "http://127.0.0.1:3001/message?sessionId=abc");
+	free(u);
+	u = http_hdr_resolve("http://h:1/a/b/sse?x=1", "message?s=2");
+	cr_assert_str_eq(u, "http://h:1/a/b/message?s=2");
+	free(u);
+	u = http_hdr_resolve("http://h:1", "message");
+	cr_assert_str_eq(u, "http://h:1/message");
+	free(u);
+	u = http_hdr_resolve("http://h:1/sse", "https://elsewhere.example/m");
+	cr_assert_str_eq(u, "https://elsewhere.example/m");
+	cr_assert(!http_hdr_same_origin(u, "http://h:1/sse"), "another origin");
+	free(u);
+	cr_assert(http_hdr_same_origin("http://H:1/message", "http://h:1/sse"));
+	cr_assert(!http_hdr_same_origin("http://h:2/message", "http://h:1/sse"));
+	cr_assert(!http_hdr_same_origin("https://h:1/message", "http://h:1/sse"));
+	cr_assert(!http_hdr_same_origin("http://h:1.evil/m", "http://h:1/sse"));
+}
