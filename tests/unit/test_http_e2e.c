@@ -7,7 +7,10 @@
  * the client's order, each request before its response, the run must be in the index, and
  * the Authorization header the client sent must be nowhere in the trace, the store or an
  * export (only its name and hash). The listener refuses a foreign Host or Origin, a wrong
- * secret, an unknown path and other methods, by name.
+ * secret, an unknown path and other methods, by name. Two agents at once get a run each
+ * (one ended by its DELETE, one by the idle timeout); verify judges every turn UNVERIFIED
+ * REPLAY_NETWORK_REFUSED; `belay snippet --http` writes the listener's URL, which survives a
+ * restart; the pinned Claude Code CLI's `claude mcp list` connects through belay.
  *
  * Ports are chosen free at run time; every wait is for a condition (with a generous
  * deadline that only turns a hang into a failure), never a measured time. */
@@ -618,4 +621,74 @@ Test(http_e2e, snippet_url_is_the_listeners_and_stays_across_restarts)
 	free(url2);
 	free(state);
 	free(traces);
+}
+
+Test(http_e2e, claude_code_lists_a_server_over_http_through_belay)
+{
+	/* the pinned Claude Code CLI, configured by `belay snippet claude-code --http URL`
+	 * (.mcp.json, "type": "http"), health-checks the server through belay: it connects, and
+	 * its messages are in a run's trace */
+	char *claude = fs_join(peers, "@anthropic-ai/claude-code-linux-x64/claude");
+	if (access(claude, X_OK) != 0) {
+		free(claude);
+		cr_skip_test("the pinned Claude Code CLI is not installed (scripts/setup.sh installs it)");
+	}
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *home = fs_join(dir, "home"), *proj = fs_join(dir, "proj");
+	cr_assert_eq(ts_sh("mkdir -p %s/.claude %s", home, proj), 0);
+	char *settings = fs_join(home, ".claude/settings.json");
+	const char *allow = "{\"enableAllProjectMcpServers\": true}\n";
+	ts_write_file(settings, allow, strlen(allow));
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), bport = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, state, traces, &bport, "stable");
+	struct ts_out o = {0};
+	const char *snip[] = {BELAY_BIN, "snippet", "claude-code", "--http", upstream, "--state", state, NULL};
+	ts_run(snip, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, url), "the snippet names the running listener's URL %s:\n%s", url, o.out);
+	char *mcp = fs_join(proj, ".mcp.json");
+	ts_write_file(mcp, o.out, o.out_len);
+	ts_out_free(&o);
+	char *h = xasprintf("HOME=%s", home);
+	const char *env[] = {h, "LOGNAME=belay-test", "USER=belay-test", "SHELL=/bin/sh", "TERM=dumb",
+			     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "PATH=/usr/bin:/bin", NULL};
+	const char *argv[] = {claude, "mcp", "list", NULL};
+	cr_assert_eq(ts_run(argv, env, proj, NULL, 0, 120, &o), 0);
+	const char *line = strstr(o.out, url);
+	cr_assert(line, "claude mcp list names belay's URL:\n%s\n%s", o.out, o.err);
+	cr_assert(strstr(line, "Connected"), "Claude Code's health check connected through belay:\n%s", o.out);
+	ts_out_free(&o);
+	/* its initialize and the answer are in a run's trace (Claude Code may probe first, with a
+	 * request of a newer protocol: a run of its own) */
+	wait_stderr(&bel, "belay: recording to ");
+	stop(&bel);
+	stop(&srv);
+	struct ts_out ls = {0};
+	const char *lsv[] = {"sh", "-c", "ls traces/*.jsonl", NULL};
+	ts_run(lsv, NULL, dir, NULL, 0, 30, &ls);
+	int init = 0, answered = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(ls.out, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+		char *trace = fs_join(dir, t);
+		struct frame f[64];
+		size_t nf = read_frames(trace, f, 64);
+		int has_init = 0;
+		for (size_t i = 0; i < nf; i++) {
+			const cJSON *m = cJSON_GetObjectItem(f[i].msg, "method");
+			has_init |= f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "initialize");
+			if (has_init && !f[i].c2s && cJSON_GetObjectItem(f[i].msg, "result"))
+				answered = 1;
+			cJSON_Delete(f[i].msg);
+		}
+		init |= has_init;
+		free(trace);
+	}
+	ts_out_free(&ls);
+	cr_assert(init && answered, "no trace holds Claude Code's initialize and its answer");
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(h), free(mcp), free(url), free(upstream), free(settings), free(home), free(proj);
+	free(state), free(traces), free(claude);
 }
