@@ -478,7 +478,7 @@ static size_t on_header(char *line, size_t size, size_t n, void *ctx)
 			const char *www = rh_get(x, "www-authenticate");
 			if (code == 401 && www)
 				cJSON_AddStringToObject(f, "refused", "the server asks for OAuth (WWW-Authenticate), which belay "
-								   "does not relay yet");
+								   "does not relay yet: the client got a 403 naming it");
 			http_run_fact(x->run->run, f);
 			if (sid) {
 				struct http_proxy *p = x->p;
@@ -954,6 +954,15 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 			 x->errbuf[0] ? x->errbuf : "no response");
 		pthread_mutex_unlock(&x->mu);
 		return refuse(c, MHD_HTTP_BAD_GATEWAY, why);
+	}
+	if (x->status == 401 && rh_get(x, "www-authenticate")) {
+		/* an OAuth flow: relaying it is issue 42; passed through, the client would start
+		 * it against belay's own listener */
+		pthread_mutex_unlock(&x->mu);
+		return refuse(c, MHD_HTTP_FORBIDDEN,
+			      "the server asks for OAuth authorization (401 with WWW-Authenticate), which belay does "
+			      "not relay yet: connect to it directly, or give the agent a token it sends as an "
+			      "Authorization header");
 	}
 	if (!x->is_sse && x->failed) {
 		/* a JSON answer cut short (or over the limit): nothing of it is forwarded */

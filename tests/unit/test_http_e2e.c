@@ -10,7 +10,8 @@
  * secret, an unknown path and other methods, by name. Two agents at once get a run each
  * (one ended by its DELETE, one by the idle timeout); verify judges every turn UNVERIFIED
  * REPLAY_NETWORK_REFUSED; `belay snippet --http` writes the listener's URL, which survives a
- * restart; the pinned Claude Code CLI's `claude mcp list` connects through belay.
+ * restart; the pinned Claude Code CLI's `claude mcp list` connects through belay; a server
+ * asking for OAuth is refused by name.
  *
  * Ports are chosen free at run time; every wait is for a condition (with a generous
  * deadline that only turns a hang into a failure), never a measured time. */
@@ -691,4 +692,49 @@ Test(http_e2e, claude_code_lists_a_server_over_http_through_belay)
 	ts_out_free(&srv.o);
 	free(h), free(mcp), free(url), free(upstream), free(settings), free(home), free(proj);
 	free(state), free(traces), free(claude);
+}
+
+Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
+{
+	/* OAuth is issue 42: until then such a server is refused, by name, not relayed (the
+	 * client would start its flow against belay's own listener). No real peer asks for it:
+	 * a few lines of node answer 401 with WWW-Authenticate. */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	unsigned sport = free_port(), bport = 0;
+	char *js = xasprintf("require('http').createServer((q, r) => { r.writeHead(401, {'WWW-Authenticate': "
+			     "'Bearer resource_metadata=\"http://127.0.0.1:%u/.well-known/oauth-protected-resource\"', "
+			     "'Content-Type': 'application/json'}); r.end('{\"error\":\"invalid_token\"}'); })"
+			     ".listen(%u, '127.0.0.1')",
+			     sport, sport);
+	const char *argv[] = {"node", "-e", js, NULL};
+	struct proc srv = {0}, bel = {0};
+	srv.pid = ts_spawn(argv, NULL, dir, &srv.o, srv.fds);
+	wait_listening(sport);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, state, traces, &bport, NULL);
+	const char *body = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}";
+	char *req = xasprintf("POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+			      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+			      strchr(url + 7, '/'), bport, strlen(body), body);
+	int fd = try_connect(bport);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	char *resp = NULL;
+	size_t rlen = 0;
+	while (ts_read_some(fd, &resp, &rlen))
+		;
+	close(fd);
+	cr_assert(resp && !strncmp(resp, "HTTP/1.1 403", 12), "%s", resp ? resp : "(nothing)");
+	cr_assert(strstr(resp, "OAuth"), "the refusal names OAuth: %s", resp);
+	cr_assert_null(strcasestr(resp, "\nWWW-Authenticate:"), "the server's challenge is not relayed: %s", resp);
+	const char *rec = wait_stderr(&bel, "belay: recording to ");
+	char *trace = xstrndup(rec + strlen("belay: recording to "), strcspn(rec + strlen("belay: recording to "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"status\":401") && strstr(text, "\"refused\":"), "%s", text);
+	free(text), free(trace), free(resp), free(req), free(url), free(upstream), free(js), free(state), free(traces);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
 }
