@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1113,14 +1114,31 @@ int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, 
 	p->quit_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	p->multi = curl_multi_init();
 
+	/* the socket is bound here, so that the port is known before any listener thread runs */
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port)};
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	p->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0, NULL,
-				  NULL, on_request, p, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin,
-				  MHD_OPTION_NOTIFY_COMPLETED, on_completed, p, MHD_OPTION_NOTIFY_CONNECTION,
-				  on_connection, p, MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+	socklen_t sl = sizeof sin;
+	int one = 1, en = 0;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		en = errno;
+	else if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+		 bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0 || listen(fd, 64) != 0 ||
+		 getsockname(fd, (struct sockaddr *)&sin, &sl) != 0)
+		en = errno;
+	if (!en) {
+		p->port = ntohs(sin.sin_port);
+		snprintf(p->listener, sizeof p->listener, "127.0.0.1:%u", p->port);
+		p->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL, 0,
+					  NULL, NULL, on_request, p, MHD_OPTION_LISTEN_SOCKET, fd,
+					  MHD_OPTION_NOTIFY_COMPLETED, on_completed, p, MHD_OPTION_NOTIFY_CONNECTION,
+					  on_connection, p, MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
+		if (!p->mhd)
+			en = errno ? errno : EINVAL;
+	}
 	if (!p->mhd) {
-		int en = errno ? errno : EADDRINUSE;
+		if (fd >= 0)
+			close(fd);
 		curl_multi_cleanup(p->multi);
 		close(p->quit_efd);
 		free(p->upstream);
@@ -1128,12 +1146,11 @@ int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, 
 		free(p->secret);
 		free(p->trace_dir);
 		free(p->state_dir);
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->reap);
 		free(p);
 		return err_set(e, -en, "cannot listen on 127.0.0.1:%u: %s", cfg->port, strerror(en));
 	}
-	const union MHD_DaemonInfo *di = MHD_get_daemon_info(p->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	p->port = di ? di->port : cfg->port;
-	snprintf(p->listener, sizeof p->listener, "127.0.0.1:%u", p->port);
 	pthread_create(&p->upstream_thread, NULL, upstream_main, p);
 	pthread_create(&p->reaper_thread, NULL, reaper_main, p);
 	*out = p;
