@@ -2,8 +2,9 @@
  * server-everything over HTTP (both pinned in tests/peers): Streamable HTTP
  * (StreamableHTTPClientTransport, server-everything `streamableHttp`) and the old HTTP+SSE
  * transport (SSEClientTransport, `sse`). The client (tests/peers/http-client.mjs) lists the
- * tools, calls several (a progress stream, a sampling request answered by the client) and
- * prints every JSON-RPC message it sent and received; the trace must hold exactly those, in
+ * tools, calls every one (a progress stream, sampling, elicitation and roots answered by the
+ * client, the toggles, an error result) and prints every JSON-RPC message it sent and
+ * received; the trace must hold exactly those, in
  * the client's order, each request before its response, the run must be in the index, and
  * the Authorization header the client sent must be nowhere in the trace, the store or an
  * export (only its name and hash). The listener refuses a foreign Host or Origin, a wrong
@@ -299,7 +300,7 @@ static char *session(const char *mode, const char *upstream_path, const char *st
 	char *upstream = xasprintf("http://127.0.0.1:%u%s", sport, upstream_path);
 	char *url = start_belay(&bel, upstream, state, traces, &bport, NULL);
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
-	const char *argv[] = {"node", client, mode, url, AUTH, NULL};
+	const char *argv[] = {"node", client, mode, url, AUTH, "main", "all", NULL};
 	struct ts_out o = {0};
 	ts_run(argv, NULL, dir, NULL, 0, 180, &o);
 	cr_assert_eq(o.status, 0, "the client failed (%d):\n%s\nbelay said:\n%s", o.status, o.err, bel.o.err);
@@ -362,6 +363,20 @@ static void check_session(const char *mode, const char *upstream_path)
 	char *sampling = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sampling"));
 	cr_assert(strstr(sampling, "echo: 1 message"), "the sampling answer did not reach the server: %s", sampling);
 	free(sampling);
+	/* every tool of server-everything (roots, elicitation, the toggles among them): all
+	 * answered, the one called with bad arguments as an error result */
+	const cJSON *all = cJSON_GetObjectItem(out, "all");
+	int calls = 0, errors = 0, ok = 0;
+	for (const cJSON *c = all ? all->child : NULL; c; c = c->next, calls++) {
+		const char *how = cJSON_GetArrayItem(c, 1)->valuestring;
+		errors += !strcmp(how, "error");
+		ok += !strcmp(how, "ok");
+		if (strcmp(how, "ok") && strcmp(how, "error"))
+			cr_log_info("%s: %s %s", mode, cJSON_GetArrayItem(c, 0)->valuestring, how);
+	}
+	cr_assert_geq(calls, 19, "every tool was called (%d)", calls);
+	cr_assert_eq(errors, 1, "only get-sum with a bad argument fails (%d errors)", errors);
+	cr_assert_geq(ok, 17, "%d of %d calls answered", ok, calls);
 
 	/* the trace: exactly the client's messages, each direction in order, requests first */
 	struct frame f[256];
