@@ -63,6 +63,7 @@ struct http_proxy {
 	struct MHD_Daemon *mhd;
 	int quit_efd; /* readable once the proxy stops */
 	atomic_int quitting;
+	atomic_int listener_gone; /* no listener thread is left to hand over a transfer */
 
 	pthread_mutex_t mu; /* runs, tokens, inbox, cond */
 	pthread_cond_t reap;
@@ -590,8 +591,14 @@ static void *upstream_main(void *arg)
 				curl_easy_pause(x->h, CURLPAUSE_CONT);
 			pp = &x->next;
 		}
-		if (quitting && !active)
-			break;
+		if (quitting && !active && atomic_load(&p->listener_gone)) {
+			pthread_mutex_lock(&p->mu);
+			int more = p->inbox != NULL;
+			pthread_mutex_unlock(&p->mu);
+			if (!more)
+				break; /* nothing can come any more: every transfer is finished */
+			continue;
+		}
 		int running = 0;
 		curl_multi_perform(p->multi, &running);
 		CURLMsg *m;
@@ -1170,6 +1177,10 @@ void http_proxy_stop(struct http_proxy *p)
 	(void)w;
 	curl_multi_wakeup(p->multi);
 	MHD_stop_daemon(p->mhd);
+	/* the listener's threads are gone: what they handed over is in the inbox or active, and
+	 * the upstream thread finishes it all before it ends (runs then have no reference left) */
+	atomic_store(&p->listener_gone, 1);
+	curl_multi_wakeup(p->multi);
 	pthread_join(p->upstream_thread, NULL);
 	pthread_mutex_lock(&p->mu);
 	pthread_cond_signal(&p->reap);
