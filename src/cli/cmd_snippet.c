@@ -4,16 +4,15 @@
  * (`belay connect SOCKET`); with `-- SERVER...` it runs a headless `belay proxy` with its
  * --state (and --scope) spelled out, since an agent-spawned server sees none of the user's
  * shell variables. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/buf.h"
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
@@ -94,37 +93,21 @@ static char *listener_url(const char *upstream, const char *state, const char **
 		*why = "belay-http is not installed next to belay or on PATH";
 		return NULL;
 	}
-	int fds[2];
-	if (pipe(fds) != 0) {
-		free(bin);
-		*why = strerror(errno);
-		return NULL;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		const char *args[] = {bin, "--upstream", upstream, "--print-url", state ? "--state" : NULL, state, NULL};
-		execv(bin, (char *const *)args);
-		_exit(127);
-	}
-	close(fds[1]);
-	free(bin);
+	const char *args[] = {bin, "--upstream", upstream, "--print-url", state ? "--state" : NULL, state, NULL};
+	struct child_spec spec = CHILD_SPEC_INIT;
+	spec.argv = (char *const *)args;
+	spec.out = CHILD_CAPTURE;
+	spec.err = CHILD_INHERIT; /* belay-http names its own failure */
+	spec.out_cap = 4096;
+	spec.timeout_ms = 30000;
 	struct buf b = {0};
-	char chunk[512];
-	ssize_t r;
-	while ((r = read(fds[0], chunk, sizeof chunk)) > 0 || (r < 0 && errno == EINTR))
-		if (r > 0)
-			buf_append(&b, chunk, (size_t)r);
-	close(fds[0]);
-	int st = 0;
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || b.len < 8) {
+	struct child_result res = {0};
+	struct err ce = {0};
+	int rc = child_run(&spec, &b, &res, &ce);
+	free(bin);
+	if (rc < 0 || res.status != 0 || b.len < 8) {
 		buf_free(&b);
-		*why = "belay-http could not make the listener's URL (its message is above)";
+		*why = rc < 0 ? "belay-http could not be started" : "belay-http could not make the listener's URL (its message is above)";
 		return NULL;
 	}
 	b.len = strcspn(buf_cstr(&b), "\n");
