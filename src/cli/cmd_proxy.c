@@ -258,7 +258,11 @@ int cmd_proxy(int argc, char **argv)
 		if (no_trace)
 			return cli_fail("proxy: --http always records (--no-trace is for stdio servers)");
 		if (mode_s && strcmp(mode_s, "audit"))
-			return cli_fail("proxy: --http records every call; it does not gate them yet (--mode %s)", mode_s);
+			return cli_fail("proxy: with --http every tools/call gets its effect plan, recorded (audit); holding or "
+					"refusing calls is not done yet (--mode %s)",
+					mode_s);
+		if (policy_file)
+			return cli_fail("proxy: --policy is not read with --http yet (the built-in rules plan the calls)");
 		return proxy_http(http, listen, idle, state, trace_dir, no_index);
 	}
 	if (listen || idle) {
