@@ -3,7 +3,7 @@
  * not link (its verdict code stays free of network clients; tests/unit/test_verify.c).
  *
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
- *              [--idle-timeout SECONDS]
+ *              [--idle-timeout SECONDS] [--policy FILE]
  *   belay-http --upstream URL [--state DIR] --print-url
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
@@ -25,6 +25,7 @@
 #include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "common/xalloc_cjson.h"
+#include "gate/gate.h"
 #include "http/http_listen.h"
 #include "http/http_proxy.h"
 
@@ -53,7 +54,7 @@ static void on_run(void *ctx, const char *what, const char *path)
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
-			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--print-url]\n",
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--print-url]\n",
 		why);
 	return 2;
 }
@@ -61,7 +62,7 @@ static int usage(const char *why)
 int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
-	const char *upstream = NULL, *state = NULL, *trace_dir = NULL;
+	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
 	long port = -1, idle = 600;
 	int no_index = 0, print_url = 0;
 	for (int i = 1; i < argc; i++) {
@@ -84,6 +85,8 @@ int main(int argc, char **argv)
 			state = v;
 		} else if (!strcmp(a, "--trace-dir")) {
 			trace_dir = v;
+		} else if (!strcmp(a, "--policy")) {
+			policy_file = v;
 		} else if (!strcmp(a, "--listen")) {
 			port = strtol(v, &end, 10);
 			if (!*v || *end || port < 0 || port > 65535)
@@ -99,8 +102,13 @@ int main(int argc, char **argv)
 	if (!upstream || (strncmp(upstream, "http://", 7) && strncmp(upstream, "https://", 8)))
 		return usage("--upstream must be an http:// or https:// URL");
 
-	char *sd = paths_state_dir(state);
 	struct err e = {0};
+	struct gate_policy *policy = NULL;
+	if (policy_file && gate_policy_load(policy_file, &policy, &e) != 0) {
+		fprintf(stderr, "belay: http: %s\n", e.msg);
+		return 2;
+	}
+	char *sd = paths_state_dir(state);
 	if (paths_ensure_state_dir(sd, &e) != 0) {
 		fprintf(stderr, "belay: http: %s\n", e.msg);
 		free(sd);
@@ -139,6 +147,7 @@ int main(int argc, char **argv)
 		.state_dir = sd,
 		.no_index = no_index,
 		.idle_s = (unsigned)idle,
+		.policy = policy,
 		.report = on_report,
 		.run_event = on_run,
 	};
@@ -173,6 +182,7 @@ int main(int argc, char **argv)
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	http_proxy_stop(p);
+	gate_policy_free(policy);
 	free(sd);
 	free(td);
 	return 0;

@@ -149,7 +149,7 @@ static char *find_http_proxy(void)
 /* `belay proxy --http URL`: the listener is belay-http (src/http; it links the HTTP
  * libraries, which belay itself does not), run in this process's place. */
 static int proxy_http(const char *url, const char *listen, const char *idle, const char *state, const char *trace_dir,
-		      int no_index)
+		      int no_index, const char *policy)
 {
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return cli_fail("proxy: --http needs an http:// or https:// URL, not '%s'", url);
@@ -178,6 +178,8 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 		args[k++] = "--trace-dir", args[k++] = trace_dir;
 	if (no_index)
 		args[k++] = "--no-index";
+	if (policy)
+		args[k++] = "--policy", args[k++] = policy;
 	args[k] = NULL;
 	fflush(NULL);
 	execv(bin, (char *const *)args);
@@ -261,9 +263,7 @@ int cmd_proxy(int argc, char **argv)
 			return cli_fail("proxy: with --http every tools/call gets its effect plan, recorded (audit); holding or "
 					"refusing calls is not done yet (--mode %s)",
 					mode_s);
-		if (policy_file)
-			return cli_fail("proxy: --policy is not read with --http yet (the built-in rules plan the calls)");
-		return proxy_http(http, listen, idle, state, trace_dir, no_index);
+		return proxy_http(http, listen, idle, state, trace_dir, no_index, policy_file);
 	}
 	if (listen || idle) {
 		free(expose);

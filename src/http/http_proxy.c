@@ -281,7 +281,7 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	/* the server runs elsewhere: its path and command arguments are not effects here */
 	struct gate_ctx ctx = {.root = "/", .home = getenv("HOME"), .state_dir = p->state_dir, .remote = 1};
 	struct effect_plan *plan =
-		gate_plan_tool_call(NULL, tool, cJSON_GetObjectItemCaseSensitive(params, "arguments"), ann, &ctx);
+		gate_plan_tool_call(p->cfg.policy, tool, cJSON_GetObjectItemCaseSensitive(params, "arguments"), ann, &ctx);
 	cJSON_Delete(ann);
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "request_seq", (double)seq);

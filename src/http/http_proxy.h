@@ -37,6 +37,7 @@
 #include "common/err.h"
 
 struct http_proxy;
+struct gate_policy;
 
 struct http_proxy_cfg {
 	const char *upstream;  /* the server's URL (http or https) */
@@ -46,6 +47,9 @@ struct http_proxy_cfg {
 	const char *state_dir; /* the store runs are indexed into */
 	int no_index;
 	unsigned idle_s;       /* a run with nothing in flight ends after this long (0: never) */
+	/* The gate's tool-call policy (borrowed; must outlive the proxy; NULL: the built-in
+	 * rules): every tools/call's effect plan is recorded (audit), made for a remote server. */
+	const struct gate_policy *policy;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
 	/* A run's trace was opened / closed (any thread). May be NULL. */

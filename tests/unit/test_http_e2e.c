@@ -150,13 +150,18 @@ static unsigned start_server(struct proc *srv, const char *mode)
 }
 
 /* Starts `belay proxy --http upstream --listen 0`; returns belay's URL (new string) and its port. */
+/* A gate policy file for the next start_belay (NULL: none). */
+static const char *belay_policy;
+
 static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port,
 			 const char *idle)
 {
 	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--state", state, "--trace-dir", traces,
-			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL};
+			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL, NULL, NULL};
 	if (idle && !strcmp(idle, "stable"))
 		argv[8] = argv[9] = argv[10] = argv[11] = NULL; /* the upstream's stable port */
+	else if (belay_policy)
+		argv[12] = "--policy", argv[13] = belay_policy;
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
 	cr_assert_gt(b->pid, 0);
 	const char *at = wait_stderr(b, "belay: listening on ");
@@ -222,6 +227,8 @@ static void every_call_planned(const char *trace, const struct frame *f, size_t 
 			cr_assert(found, "a gate_decision names seq %lld, which is no tools/call", rs);
 			cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(o, "remote")), "%s", line);
 			cr_assert_not_null(cJSON_GetObjectItem(o, "plan"), "%s", line);
+			if (!strcmp(jx_str(o, "tool"), "get-sum"))
+				cr_assert_str_eq(jx_str(o, "decision"), "deny", "the policy's floor was not applied: %s", line);
 		}
 		cJSON_Delete(o);
 	}
@@ -370,8 +377,14 @@ static char *session(const char *mode, const char *upstream_path, const char *st
 static void check_session(const char *mode, const char *upstream_path)
 {
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	/* the operator's policy is read: get-sum is to be refused whatever it does */
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	belay_policy = policy;
 	cJSON *out = NULL;
 	char *trace = session(mode, upstream_path, state, traces, &out);
+	belay_policy = NULL;
 
 	/* what the client saw: the server answered through belay */
 	const cJSON *tools = cJSON_GetObjectItem(out, "tools");
@@ -473,6 +486,7 @@ static void check_session(const char *mode, const char *upstream_path)
 	cJSON_Delete(out);
 	free(state);
 	free(traces);
+	free(policy);
 }
 
 Test(http_e2e, streamable_http_through_belay)
