@@ -9,7 +9,11 @@
  * rewrote in that stream's `endpoint` event so the client never posts upstream itself).
  * Request bodies are recorded before they are forwarded; a JSON response body is recorded
  * whole before the client gets it; an event stream (text/event-stream) is parsed by
- * sse_parse as it arrives and each event is recorded, then forwarded, one at a time.
+ * sse_parse as it arrives and each event is recorded, then forwarded, one at a time. Every
+ * tools/call gets an effect plan made for a remote server (gate_ctx.remote), recorded as a
+ * `gate_decision` (audit: nothing is held). Refused by name, never relayed: a 401 asking for
+ * OAuth (issue 42), an `endpoint` event naming another origin, a JSON answer cut short (502),
+ * an unreachable upstream (502).
  *
  * Runs: a request with an Mcp-Session-Id belongs to that session's run (a session belay has
  * not seen, after a restart, gets a run of its own); an initialize POST without one opens a
@@ -57,7 +61,8 @@ struct http_proxy_cfg {
 	void *ctx;
 };
 
-/* Binds 127.0.0.1:port and starts the threads. On a port in use: -EADDRINUSE. */
+/* Binds 127.0.0.1:port (before any thread starts, so the port is known to them) and starts
+ * the threads. On a port in use: -EADDRINUSE. */
 int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, struct err *e);
 /* The port it listens on. */
 unsigned http_proxy_port(const struct http_proxy *p);
