@@ -4,7 +4,9 @@
 // the tools, calls several (a progress stream among them) and answers a sampling request;
 // with AUTH, every request carries "Authorization: Bearer AUTH"; TAG goes into the echo
 // call (to tell concurrent clients apart); FLAGS, comma-separated: "keep" leaves the session
-// without a DELETE (for the idle timeout to end it), "all" then calls every tool of
+// without a DELETE (for the idle timeout to end it), "pause" prints "PAUSED" after the first
+// call and waits for a line on stdin before the rest (a test restarts belay meanwhile), "all"
+// then calls every tool of
 // server-everything as tests/peers/sessions/everything.json lists them (roots, elicitation,
 // the toggles, an error result among them). Prints one JSON document:
 // what it saw, and every JSON-RPC message it sent and received, in order (test_http_e2e
@@ -45,6 +47,11 @@ await client.connect(transport);
 const tools = await client.listTools();
 out.tools = tools.tools.map((t) => t.name).sort();
 out.echo = await client.callTool({ name: "echo", arguments: { message: `hi through belay over http${tag ? " from " + tag : ""}` } });
+if (flags.includes("pause")) {
+  process.stdout.write("PAUSED\n");
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  process.stdin.pause();
+}
 out.sum = await client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } });
 const progress = [];
 out.long = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
@@ -68,3 +75,4 @@ await client.close();
 out.sent = sent;
 out.received = received;
 process.stdout.write(JSON.stringify(out) + "\n");
+process.exit(0); // stdin may still be open (pause)

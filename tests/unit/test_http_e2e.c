@@ -790,3 +790,90 @@ Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 	ts_out_free(&bel.o);
 	ts_out_free(&srv.o);
 }
+
+Test(http_e2e, a_session_outlives_a_restart_of_belay)
+{
+	/* the agent keeps its URL and its Mcp-Session-Id while belay restarts: the listener comes
+	 * back on the same URL, the session's next requests open a run of their own ("session")
+	 * and the agent goes on as if nothing happened */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	struct proc srv = {0}, b1 = {0}, b2 = {0}, cl = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&b1, upstream, state, traces, &port, "stable");
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, "streamable", url, AUTH, "restart", "pause", NULL};
+	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
+	cr_assert_gt(cl.pid, 0);
+	time_t until = deadline(120);
+	while (!cl.o.out || !strstr(cl.o.out, "PAUSED\n")) {
+		cr_assert(time(NULL) < until, "the client never paused: %s", cl.o.err ? cl.o.err : "");
+		struct pollfd pf[2] = {{.fd = cl.fds[1], .events = POLLIN}, {.fd = cl.fds[2], .events = POLLIN}};
+		if (poll(pf, 2, 200) > 0) {
+			if (pf[0].revents)
+				cr_assert(ts_read_some(cl.fds[1], &cl.o.out, &cl.o.out_len), "the client ended: %s", cl.o.err);
+			if (pf[1].revents)
+				ts_read_some(cl.fds[2], &cl.o.err, &cl.o.err_len);
+		}
+	}
+	stop(&b1);
+	char *url2 = start_belay(&b2, upstream, state, traces, &port, "stable");
+	cr_assert_str_eq(url2, url, "the restarted listener has another URL");
+	cr_assert_eq(write(cl.fds[0], "go\n", 3), 3);
+	close(cl.fds[0]);
+	cl.fds[0] = -1;
+	/* the rest of the session, through the new listener */
+	struct pollfd pf[2] = {{.fd = cl.fds[1], .events = POLLIN}, {.fd = cl.fds[2], .events = POLLIN}};
+	int open_fds = 2;
+	until = deadline(180);
+	while (open_fds) {
+		cr_assert(time(NULL) < until, "the client never ended");
+		if (poll(pf, 2, 200) <= 0)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (pf[k].fd >= 0 && pf[k].revents) {
+				int more = k ? ts_read_some(pf[k].fd, &cl.o.err, &cl.o.err_len)
+					     : ts_read_some(pf[k].fd, &cl.o.out, &cl.o.out_len);
+				if (!more) {
+					close(pf[k].fd);
+					pf[k].fd = -1;
+					open_fds--;
+				}
+			}
+	}
+	cl.fds[1] = cl.fds[2] = -1;
+	ts_reap(cl.pid, &cl.o);
+	cr_assert_eq(cl.o.status, 0, "the client failed after belay restarted:\n%s", cl.o.err);
+	cJSON *out = cJSON_Parse(strstr(cl.o.out, "PAUSED\n") + 7);
+	cr_assert_not_null(out, "%s", cl.o.out);
+	char *sum = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sum"));
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42"), "%s", sum);
+	free(sum);
+	/* the second listener's run: adopted from the session, ended by the DELETE */
+	const char *rec = wait_stderr(&b2, "belay: closed ");
+	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
+	stop(&b2);
+	stop(&srv);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"why\":\"session\""), "the run after the restart was not opened for the session:\n%s",
+		  text);
+	cr_assert(strstr(text, "\"event\":\"end\",\"reason\":\"delete\""), "%s", text);
+	free(text);
+	struct frame f[128];
+	size_t nf = read_frames(trace, f, 128);
+	int sum_call = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char *m = cJSON_PrintUnformatted(f[i].msg);
+		sum_call |= f[i].c2s && strstr(m, "get-sum") != NULL;
+		free(m);
+		cJSON_Delete(f[i].msg);
+	}
+	cr_assert(sum_call, "the call made after the restart is not in the new run");
+	cJSON_Delete(out);
+	ts_out_free(&cl.o);
+	ts_out_free(&b1.o);
+	ts_out_free(&b2.o);
+	ts_out_free(&srv.o);
+	free(trace), free(url2), free(url), free(client), free(upstream), free(state), free(traces);
+}
