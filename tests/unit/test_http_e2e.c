@@ -11,8 +11,9 @@
  * secret, an unknown path and other methods, by name. Two agents at once get a run each
  * (one ended by its DELETE, one by the idle timeout); verify judges every turn UNVERIFIED
  * REPLAY_NETWORK_REFUSED; `belay snippet --http` writes the listener's URL, which survives a
- * restart; the pinned Claude Code CLI's `claude mcp list` connects through belay; a server
- * asking for OAuth is refused by name.
+ * restart, and so does a session (its next requests in a run of its own); the pinned Claude
+ * Code CLI's `claude mcp list` connects through belay; a server asking for OAuth is refused
+ * by name; the operator's --policy shapes the recorded plans.
  *
  * Ports are chosen free at run time; every wait is for a condition (with a generous
  * deadline that only turns a hang into a failure), never a measured time. */
