@@ -63,6 +63,19 @@ static int listening(unsigned port)
 	return ok;
 }
 
+/* What it started, ended at exit however it exits (a failed round leaves nothing behind). */
+static pid_t started[8];
+static int nstarted;
+
+static void end_started(void)
+{
+	for (int i = 0; i < nstarted; i++)
+		if (started[i] > 0) {
+			kill(started[i], SIGTERM);
+			waitpid(started[i], NULL, 0);
+		}
+}
+
 /* Starts argv with stdout and stderr on pipes (env: one extra "K=V" or NULL). */
 static struct proc start(char *const *argv, const char *env)
 {
@@ -83,6 +96,8 @@ static struct proc start(char *const *argv, const char *env)
 	}
 	close(o[1]);
 	close(e[1]);
+	if (nstarted < 8)
+		started[nstarted++] = pid;
 	return (struct proc){pid, o[0], e[0]};
 }
 
@@ -109,6 +124,9 @@ static char *read_until(int fd, const char *want, const char *who)
 
 static void stop(struct proc *p)
 {
+	for (int i = 0; i < nstarted; i++)
+		if (started[i] == p->pid)
+			started[i] = 0;
 	kill(p->pid, SIGTERM);
 	waitpid(p->pid, NULL, 0);
 	if (p->out >= 0)
@@ -150,6 +168,7 @@ int main(int argc, char **argv)
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
+	atexit(end_started);
 	unsigned sport = free_port();
 	char *server = xasprintf("%s/node_modules/@modelcontextprotocol/server-everything/dist/index.js", peers);
 	char *env_port = xasprintf("PORT=%u", sport);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,8 +32,34 @@ static void setup(void)
 	dir = ts_tmpdir("http-console");
 }
 
+/* Every process a test started, so that a failing test leaves none behind (teardown runs
+ * after a failed assertion too). */
+static pid_t started[32];
+
+static void track(pid_t pid)
+{
+	for (int i = 0; i < 32; i++)
+		if (!started[i]) {
+			started[i] = pid;
+			return;
+		}
+}
+
+static void untrack(pid_t pid)
+{
+	for (int i = 0; i < 32; i++)
+		if (started[i] == pid)
+			started[i] = 0;
+}
+
 static void teardown(void)
 {
+	for (int i = 0; i < 32; i++)
+		if (started[i] > 0) {
+			kill(started[i], SIGKILL);
+			waitpid(started[i], NULL, 0);
+			started[i] = 0;
+		}
 	ts_rmtree(dir);
 	free(dir);
 	free(peers);
@@ -75,6 +102,7 @@ struct proc {
 
 static void stop(struct proc *p)
 {
+	untrack(p->pid);
 	kill(p->pid, SIGTERM);
 	for (int i = 0; i < 3; i++)
 		close(p->fds[i]);
@@ -104,11 +132,13 @@ Test(http_console, an_http_run_streams_into_the_console)
 	const char *sargv[] = {"sh", "-c", scmd, NULL};
 	const char *senv[] = {env_port, NULL};
 	srv.pid = ts_spawn(sargv, senv, dir, &srv.o, srv.fds);
+	track(srv.pid);
 	wait_listening(sport);
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
 	const char *bargv[] = {BELAY_BIN, "proxy", "--http", upstream, "--listen", "0", "--state", pstate, "--trace-dir",
 			       traces, NULL};
 	bel.pid = ts_spawn(bargv, NULL, dir, &bel.o, bel.fds);
+	track(bel.pid);
 	time_t until = time(NULL) + 60;
 	while (!bel.o.err || !strstr(bel.o.err, "belay: listening on ")) {
 		cr_assert(time(NULL) < until, "belay-http never listened: %s", bel.o.err ? bel.o.err : "");

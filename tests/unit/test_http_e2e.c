@@ -49,8 +49,34 @@ static void setup(void)
 	dir = ts_tmpdir("http-e2e");
 }
 
+/* Every process a test started, so that a failing test leaves none behind (teardown runs
+ * after a failed assertion too). */
+static pid_t started[32];
+
+static void track(pid_t pid)
+{
+	for (int i = 0; i < 32; i++)
+		if (!started[i]) {
+			started[i] = pid;
+			return;
+		}
+}
+
+static void untrack(pid_t pid)
+{
+	for (int i = 0; i < 32; i++)
+		if (started[i] == pid)
+			started[i] = 0;
+}
+
 static void teardown(void)
 {
+	for (int i = 0; i < 32; i++)
+		if (started[i] > 0) {
+			kill(started[i], SIGKILL);
+			waitpid(started[i], NULL, 0);
+			started[i] = 0;
+		}
 	ts_rmtree(dir);
 	free(dir);
 	free(peers);
@@ -126,6 +152,7 @@ static const char *wait_stderr(struct proc *p, const char *want)
 
 static void stop(struct proc *p)
 {
+	untrack(p->pid);
 	kill(p->pid, SIGTERM);
 	for (int i = 0; i < 3; i++)
 		if (p->fds[i] >= 0)
@@ -143,6 +170,7 @@ static unsigned start_server(struct proc *srv, const char *mode)
 	const char *argv[] = {"sh", "-c", cmd, NULL};
 	const char *env[] = {env_port, NULL};
 	srv->pid = ts_spawn(argv, env, dir, &srv->o, srv->fds);
+	track(srv->pid);
 	cr_assert_gt(srv->pid, 0);
 	wait_listening(port);
 	free(cmd);
@@ -164,6 +192,7 @@ static char *start_belay(struct proc *b, const char *upstream, const char *state
 	else if (belay_policy)
 		argv[12] = "--policy", argv[13] = belay_policy;
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
+	track(b->pid);
 	cr_assert_gt(b->pid, 0);
 	const char *at = wait_stderr(b, "belay: listening on ");
 	at += strlen("belay: listening on ");
@@ -529,6 +558,7 @@ Test(http_e2e, several_clients_one_listener_one_run_each)
 	for (int i = 0; i < 2; i++) {
 		const char *argv[] = {"node", client, "streamable", url, AUTH, tags[i], i ? "keep" : "delete", NULL};
 		cl[i].pid = ts_spawn(argv, NULL, dir, &cl[i].o, cl[i].fds);
+		track(cl[i].pid);
 		cr_assert_gt(cl[i].pid, 0);
 		close(cl[i].fds[0]);
 		cl[i].fds[0] = -1;
@@ -555,6 +585,7 @@ Test(http_e2e, several_clients_one_listener_one_run_each)
 				}
 		}
 		cl[i].fds[1] = cl[i].fds[2] = -1;
+		untrack(cl[i].pid);
 		ts_reap(cl[i].pid, &cl[i].o);
 		cr_assert_eq(cl[i].o.status, 0, "client %d failed:\n%s", i, cl[i].o.err);
 		out[i] = cJSON_Parse(cl[i].o.out);
@@ -762,6 +793,7 @@ Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 	const char *argv[] = {"node", "-e", js, NULL};
 	struct proc srv = {0}, bel = {0};
 	srv.pid = ts_spawn(argv, NULL, dir, &srv.o, srv.fds);
+	track(srv.pid);
 	wait_listening(sport);
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
 	char *url = start_belay(&bel, upstream, state, traces, &bport, NULL);
@@ -805,6 +837,7 @@ Test(http_e2e, a_session_outlives_a_restart_of_belay)
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, "streamable", url, AUTH, "restart", "pause", NULL};
 	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
+	track(cl.pid);
 	cr_assert_gt(cl.pid, 0);
 	time_t until = deadline(120);
 	while (!cl.o.out || !strstr(cl.o.out, "PAUSED\n")) {
@@ -843,6 +876,7 @@ Test(http_e2e, a_session_outlives_a_restart_of_belay)
 			}
 	}
 	cl.fds[1] = cl.fds[2] = -1;
+	untrack(cl.pid);
 	ts_reap(cl.pid, &cl.o);
 	cr_assert_eq(cl.o.status, 0, "the client failed after belay restarted:\n%s", cl.o.err);
 	cJSON *out = cJSON_Parse(strstr(cl.o.out, "PAUSED\n") + 7);
