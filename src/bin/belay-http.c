@@ -3,7 +3,7 @@
  * not link (its verdict code stays free of network clients; tests/unit/test_verify.c).
  *
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
- *              [--idle-timeout SECONDS] [--policy FILE]
+ *              [--idle-timeout SECONDS] [--policy FILE] [--enforce]
  *   belay-http --upstream URL [--state DIR] --print-url
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
@@ -54,7 +54,7 @@ static void on_run(void *ctx, const char *what, const char *path)
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
-			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--print-url]\n",
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--print-url]\n",
 		why);
 	return 2;
 }
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	xalloc_cjson_install();
 	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
 	long port = -1, idle = 600;
-	int no_index = 0, print_url = 0;
+	int no_index = 0, print_url = 0, enforce = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
@@ -74,6 +74,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--print-url")) {
 			print_url = 1;
+			continue;
+		}
+		if (!strcmp(a, "--enforce")) {
+			enforce = 1;
 			continue;
 		}
 		if (!v)
@@ -148,6 +152,7 @@ int main(int argc, char **argv)
 		.no_index = no_index,
 		.idle_s = (unsigned)idle,
 		.policy = policy,
+		.enforce = enforce,
 		.report = on_report,
 		.run_event = on_run,
 	};

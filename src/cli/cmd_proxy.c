@@ -149,7 +149,7 @@ static char *find_http_proxy(void)
 /* `belay proxy --http URL`: the listener is belay-http (src/http; it links the HTTP
  * libraries, which belay itself does not), run in this process's place. */
 static int proxy_http(const char *url, const char *listen, const char *idle, const char *state, const char *trace_dir,
-		      int no_index, const char *policy)
+		      int no_index, const char *policy, int enforce)
 {
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return cli_fail("proxy: --http needs an http:// or https:// URL, not '%s'", url);
@@ -163,7 +163,7 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 	if (!bin)
 		return cli_fail("proxy: belay-http is not installed next to belay or on PATH (it is built with belay; "
 				"scripts/setup.sh installs libmicrohttpd and libcurl, which it needs)");
-	const char *args[16];
+	const char *args[20];
 	int k = 0;
 	args[k++] = bin;
 	args[k++] = "--upstream";
@@ -180,6 +180,8 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 		args[k++] = "--no-index";
 	if (policy)
 		args[k++] = "--policy", args[k++] = policy;
+	if (enforce)
+		args[k++] = "--enforce";
 	args[k] = NULL;
 	fflush(NULL);
 	execv(bin, (char *const *)args);
@@ -259,11 +261,12 @@ int cmd_proxy(int argc, char **argv)
 					"URL runs elsewhere");
 		if (no_trace)
 			return cli_fail("proxy: --http always records (--no-trace is for stdio servers)");
-		if (mode_s && strcmp(mode_s, "audit"))
-			return cli_fail("proxy: with --http every tools/call gets its effect plan, recorded (audit); holding or "
-					"refusing calls is not done yet (--mode %s)",
+		if (mode_s && strcmp(mode_s, "audit") && strcmp(mode_s, "enforce"))
+			return cli_fail("proxy: with --http every tools/call gets its effect plan: --mode audit (recorded) or "
+					"enforce (calls that ask or deny refused, approvable once), not '%s'",
 					mode_s);
-		return proxy_http(http, listen, idle, state, trace_dir, no_index, policy_file);
+		return proxy_http(http, listen, idle, state, trace_dir, no_index, policy_file,
+				  mode_s && !strcmp(mode_s, "enforce"));
 	}
 	if (listen || idle) {
 		free(expose);

@@ -25,6 +25,7 @@
 #include "common/xalloc.h"
 #include "gate/effect_plan.h"
 #include "gate/gate.h"
+#include "http/http_gate.h"
 #include "http/http_guard.h"
 #include "http/http_hdr.h"
 #include "http/http_run.h"
@@ -71,6 +72,7 @@ struct http_proxy {
 	struct hp_token *tokens;
 	struct hp_xfer *inbox; /* transfers for the upstream thread to start */
 
+	struct http_gate *gate; /* enforce mode's approvals */
 	CURLM *multi; /* the upstream thread's */
 	pthread_t upstream_thread, reaper_thread;
 	int threads;
@@ -263,13 +265,16 @@ static void note_tools(struct http_proxy *p, struct hp_run *run, const char *dat
 	cJSON_Delete(o);
 }
 
-static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq)
+/* Plans one message of a client body; in enforce mode, a call the gate refuses (and nobody
+ * approved once) gets its refusal appended to *refusals (a JSON array, made on first use). */
+static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq, cJSON **refusals)
 {
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
 	if (!cJSON_IsString(method) || strcmp(method->valuestring, "tools/call"))
 		return;
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(m, "params");
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(params, "name");
+	const cJSON *arguments = cJSON_GetObjectItemCaseSensitive(params, "arguments");
 	const char *tool = cJSON_IsString(name) ? name->valuestring : NULL;
 	cJSON *ann = NULL;
 	pthread_mutex_lock(&p->mu);
@@ -280,37 +285,82 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	pthread_mutex_unlock(&p->mu);
 	/* the server runs elsewhere: its path and command arguments are not effects here */
 	struct gate_ctx ctx = {.root = "/", .home = getenv("HOME"), .state_dir = p->state_dir, .remote = 1};
-	struct effect_plan *plan =
-		gate_plan_tool_call(p->cfg.policy, tool, cJSON_GetObjectItemCaseSensitive(params, "arguments"), ann, &ctx);
+	struct effect_plan *plan = gate_plan_tool_call(p->cfg.policy, tool, arguments, ann, &ctx);
 	cJSON_Delete(ann);
+	enum gate_decision d = effect_plan_decision(plan);
+	const char *outcome = d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
+	char id[48] = "", by[128] = "";
+	int refused = 0;
+	if (p->cfg.enforce && d >= GATE_ASK) {
+		if (p->gate && http_gate_decide(p->gate, tool, arguments, id, by)) {
+			outcome = "forwarded (approved once)";
+		} else {
+			outcome = "refused";
+			refused = 1;
+		}
+	}
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddNumberToObject(f, "request_seq", (double)seq);
 	if (tool)
 		cJSON_AddStringToObject(f, "tool", tool);
-	cJSON_AddStringToObject(f, "mode", "audit");
-	cJSON_AddStringToObject(f, "decision", gate_decision_name(effect_plan_decision(plan)));
-	cJSON_AddStringToObject(f, "outcome",
-				effect_plan_decision(plan) >= GATE_ASK ? "forwarded (audit)" : "forwarded");
-	cJSON_AddStringToObject(f, "decided_by", "policy");
+	cJSON_AddStringToObject(f, "mode", p->cfg.enforce ? "enforce" : "audit");
+	cJSON_AddStringToObject(f, "decision", gate_decision_name(d));
+	cJSON_AddStringToObject(f, "outcome", outcome);
+	if (refused && id[0])
+		cJSON_AddStringToObject(f, "approval_id", id);
+	cJSON_AddStringToObject(f, "decided_by", by[0] ? by : "policy");
 	cJSON_AddBoolToObject(f, "remote", 1);
 	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
+	if (refused) {
+		/* the tool error the client gets instead of the call's result */
+		struct buf text = {0};
+		buf_printf(&text, "belay refused the call to %s (%s).", tool ? tool : "this tool", gate_decision_name(d));
+		for (size_t i = 0; i < effect_plan_reason_count(plan); i++)
+			buf_printf(&text, " %s", effect_plan_reason(plan, i));
+		if (id[0])
+			buf_printf(&text, " To let this exact call through once: belay approve %s", id);
+		cJSON *r = cJSON_CreateObject();
+		cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+		const cJSON *rid = cJSON_GetObjectItemCaseSensitive(m, "id");
+		cJSON_AddItemToObject(r, "id", rid ? cJSON_Duplicate(rid, 1) : cJSON_CreateNull());
+		cJSON *res = cJSON_AddObjectToObject(r, "result");
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "type", "text");
+		cJSON_AddStringToObject(c, "text", buf_cstr(&text));
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "content"), c);
+		cJSON_AddBoolToObject(res, "isError", 1);
+		buf_free(&text);
+		if (!*refusals)
+			*refusals = cJSON_CreateArray();
+		cJSON_AddItemToArray(*refusals, r);
+	}
 	effect_plan_free(plan);
 	http_run_decision(run->run, f);
 }
 
-/* The effect plans of the tools/call requests in a client message (recorded at seq). */
-static void plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq)
+/* The effect plans of the tools/call requests in a client message (recorded at seq). In
+ * enforce mode, the answer belay sends instead of forwarding it when the gate refused a call
+ * in it (new string: one JSON-RPC message, or an array for a batch), else NULL. A batch with
+ * a refused call is refused whole (each of its calls answered, nothing forwarded). */
+static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq)
 {
 	if (!memmem(body, len, "tools/call", 10))
-		return;
-	cJSON *o = cJSON_ParseWithLength(body, len);
-	if (cJSON_IsArray(o)) {
+		return NULL;
+	cJSON *o = cJSON_ParseWithLength(body, len), *refusals = NULL;
+	int batch = cJSON_IsArray(o);
+	if (batch) {
 		for (const cJSON *m = o->child; m; m = m->next)
-			plan_call(p, run, m, seq);
+			plan_call(p, run, m, seq, &refusals);
 	} else if (cJSON_IsObject(o)) {
-		plan_call(p, run, o, seq);
+		plan_call(p, run, o, seq, &refusals);
 	}
 	cJSON_Delete(o);
+	if (!refusals)
+		return NULL;
+	char *out = batch || cJSON_GetArraySize(refusals) > 1 ? cJSON_PrintUnformatted(refusals)
+									 : cJSON_PrintUnformatted(refusals->child);
+	cJSON_Delete(refusals);
+	return out;
 }
 
 /* Upstream thread, x->mu held: one block of an event stream. */
@@ -909,9 +959,29 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	else
 		cJSON_Delete(w.cred);
 	http_run_fact(run->run, f);
+	char *refusal = NULL;
 	if (q->body.len) {
 		uint64_t seq = http_run_frame(run->run, "c2s", q->body.p, q->body.len);
-		plan_calls(p, run, q->body.p, q->body.len, seq);
+		refusal = plan_calls(p, run, q->body.p, q->body.len, seq);
+	}
+	if (refusal) {
+		/* enforce mode: not forwarded; belay answers it itself */
+		http_run_reply(run->run, refusal, strlen(refusal), "gate_refused");
+		cJSON *rf = fact("response", x);
+		cJSON_AddNumberToObject(rf, "status", 200);
+		cJSON_AddStringToObject(rf, "content_type", "application/json");
+		cJSON_AddStringToObject(rf, "from", "belay");
+		http_run_fact(run->run, rf);
+		pthread_mutex_lock(&x->mu);
+		x->done = 1;
+		pthread_mutex_unlock(&x->mu);
+		xfer_unref(x); /* the upstream side never starts */
+		run_unref(p, run, NULL);
+		struct MHD_Response *r = MHD_create_response_from_buffer(strlen(refusal), refusal, MHD_RESPMEM_MUST_FREE);
+		MHD_add_response_header(r, "Content-Type", "application/json");
+		enum MHD_Result rc = MHD_queue_response(c, MHD_HTTP_OK, r);
+		MHD_destroy_response(r);
+		return rc;
 	}
 	if (http_run_failed(run->run)) {
 		pthread_mutex_lock(&x->mu);
@@ -1158,6 +1228,11 @@ int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, 
 		free(p);
 		return err_set(e, -en, "cannot listen on 127.0.0.1:%u: %s", cfg->port, strerror(en));
 	}
+	if (cfg->enforce) {
+		struct err ge = {0};
+		if (http_gate_open(p->state_dir, &p->gate, &ge) != 0)
+			report(p, "approvals unavailable (%s); refused calls cannot be approved", ge.msg);
+	}
 	pthread_create(&p->upstream_thread, NULL, upstream_main, p);
 	pthread_create(&p->reaper_thread, NULL, reaper_main, p);
 	*out = p;
@@ -1190,6 +1265,7 @@ void http_proxy_stop(struct http_proxy *p)
 	struct hp_run *all = take_over(p, 1);
 	pthread_mutex_unlock(&p->mu);
 	close_runs(p, all);
+	http_gate_close(p->gate);
 	curl_multi_cleanup(p->multi);
 	close(p->quit_efd);
 	pthread_mutex_destroy(&p->mu);

@@ -11,7 +11,8 @@
  * whole before the client gets it; an event stream (text/event-stream) is parsed by
  * sse_parse as it arrives and each event is recorded, then forwarded, one at a time. Every
  * tools/call gets an effect plan made for a remote server (gate_ctx.remote), recorded as a
- * `gate_decision` (audit: nothing is held). Refused by name, never relayed: a 401 asking for
+ * `gate_decision`; in enforce mode a call the plan asks or denies is answered by belay with a
+ * tool error and an approval id (http_gate.h), not forwarded; nothing is held for a person. Refused by name, never relayed: a 401 asking for
  * OAuth (issue 42), an `endpoint` event naming another origin, a JSON answer cut short (502),
  * an unreachable upstream (502).
  *
@@ -54,6 +55,10 @@ struct http_proxy_cfg {
 	/* The gate's tool-call policy (borrowed; must outlive the proxy; NULL: the built-in
 	 * rules): every tools/call's effect plan is recorded (audit), made for a remote server. */
 	const struct gate_policy *policy;
+	/* Enforce mode: a tools/call the gate decides ask or deny for is not forwarded; belay
+	 * answers it with a tool error naming the plan and an approval id (`belay approve ID`
+	 * lets the next identical call through once). Nothing is held for a person yet. */
+	int enforce;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
 	/* A run's trace was opened / closed (any thread). May be NULL. */

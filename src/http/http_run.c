@@ -87,6 +87,11 @@ uint64_t http_run_fact(struct http_run *r, cJSON *fields)
 	return trace_writer_add(r->tw, "http", fields);
 }
 
+uint64_t http_run_reply(struct http_run *r, const char *data, size_t len, const char *reason)
+{
+	return trace_writer_frame_from_belay(r->tw, "s2c", data, len, reason);
+}
+
 uint64_t http_run_decision(struct http_run *r, cJSON *fields)
 {
 	return trace_writer_add(r->tw, "gate_decision", fields);

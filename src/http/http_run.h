@@ -40,6 +40,9 @@ const char *http_run_id(const struct http_run *r);	   /* borrowed */
 uint64_t http_run_frame(struct http_run *r, const char *dir, const char *data, size_t len);
 /* An `http` record with these fields (taken), "event" among them. Returns its seq. */
 uint64_t http_run_fact(struct http_run *r, cJSON *fields);
+/* A message belay sent the client itself (a refusal of the gate): a frame with "origin":
+ * "belay" and "belay_reason": reason (static). Returns its seq. */
+uint64_t http_run_reply(struct http_run *r, const char *data, size_t len, const char *reason);
 /* A `gate_decision` record (fields taken): the effect plan of a tools/call. Returns its seq. */
 uint64_t http_run_decision(struct http_run *r, cJSON *fields);
 /* 1 once recording failed (the run forwards nothing more). */

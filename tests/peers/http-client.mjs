@@ -5,7 +5,9 @@
 // with AUTH, every request carries "Authorization: Bearer AUTH"; TAG goes into the echo
 // call (to tell concurrent clients apart); FLAGS, comma-separated: "keep" leaves the session
 // without a DELETE (for the idle timeout to end it), "pause" prints "PAUSED" after the first
-// call and waits for a line on stdin before the rest (a test restarts belay meanwhile), "all"
+// call and waits for a line on stdin before the rest (a test restarts belay meanwhile),
+// "again" prints "SUM" and the get-sum result after that call, waits for a line on stdin (a
+// test approves the refused call meanwhile) and calls it once more (out.sum2), "all"
 // then calls every tool of
 // server-everything as tests/peers/sessions/everything.json lists them (roots, elicitation,
 // the toggles, an error result among them). Prints one JSON document:
@@ -53,6 +55,12 @@ if (flags.includes("pause")) {
   process.stdin.pause();
 }
 out.sum = await client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } });
+if (flags.includes("again")) {
+  process.stdout.write("SUM " + JSON.stringify(out.sum) + "\n");
+  await new Promise((resolve) => process.stdin.once("data", resolve));
+  process.stdin.pause();
+  out.sum2 = await client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } });
+}
 const progress = [];
 out.long = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
   undefined, { onprogress: (p) => progress.push([p.progress, p.total]) });

@@ -36,6 +36,7 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "ts_belay.h"
 #include "tsupport.h"
 
 #define AUTH "belay-e2e-credential-7f3a9c"
@@ -179,18 +180,23 @@ static unsigned start_server(struct proc *srv, const char *mode)
 }
 
 /* Starts `belay proxy --http upstream --listen 0`; returns belay's URL (new string) and its port. */
-/* A gate policy file for the next start_belay (NULL: none). */
+/* A gate policy file for the next start_belay (NULL: none), and enforce mode. */
 static const char *belay_policy;
+static int belay_enforce;
 
 static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port,
 			 const char *idle)
 {
 	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--state", state, "--trace-dir", traces,
-			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL, NULL, NULL};
+			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL, NULL, NULL, NULL, NULL};
+	int k = 12;
 	if (idle && !strcmp(idle, "stable"))
-		argv[8] = argv[9] = argv[10] = argv[11] = NULL; /* the upstream's stable port */
-	else if (belay_policy)
-		argv[12] = "--policy", argv[13] = belay_policy;
+		argv[k = 8] = NULL; /* the upstream's stable port */
+	if (belay_policy)
+		argv[k++] = "--policy", argv[k++] = belay_policy;
+	if (belay_enforce)
+		argv[k++] = "--mode", argv[k++] = "enforce";
+	argv[k] = NULL;
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
 	track(b->pid);
 	cr_assert_gt(b->pid, 0);
@@ -911,4 +917,108 @@ Test(http_e2e, a_session_outlives_a_restart_of_belay)
 	ts_out_free(&b2.o);
 	ts_out_free(&srv.o);
 	free(trace), free(url2), free(url), free(client), free(upstream), free(state), free(traces);
+}
+
+Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_once)
+{
+	/* --mode enforce: a call the gate denies (the operator's floor on get-sum) is not sent to
+	 * the server; the agent gets a tool error naming the approval id; `belay approve ID` lets
+	 * the next identical call through once */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0}, cl = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, "streamable", url, AUTH, "enforce", "again", NULL};
+	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
+	track(cl.pid);
+	time_t until = deadline(120);
+	while (!cl.o.out || !strstr(cl.o.out, "SUM ") || !strchr(strstr(cl.o.out, "SUM "), '\n')) {
+		cr_assert(time(NULL) < until, "the client never reached get-sum: %s", cl.o.err ? cl.o.err : "");
+		struct pollfd pf[2] = {{.fd = cl.fds[1], .events = POLLIN}, {.fd = cl.fds[2], .events = POLLIN}};
+		if (poll(pf, 2, 200) > 0) {
+			if (pf[0].revents)
+				cr_assert(ts_read_some(cl.fds[1], &cl.o.out, &cl.o.out_len), "the client ended: %s", cl.o.err);
+			if (pf[1].revents)
+				ts_read_some(cl.fds[2], &cl.o.err, &cl.o.err_len);
+		}
+	}
+	const char *sum = strstr(cl.o.out, "SUM ") + 4;
+	cr_assert(strstr(sum, "belay refused the call to get-sum") && strstr(sum, "\"isError\":true"),
+		  "the agent did not get the refusal: %.300s", sum);
+	const char *ap = strstr(sum, "belay approve ");
+	cr_assert_not_null(ap, "the refusal names no approval id: %.300s", sum);
+	ap += strlen("belay approve ");
+	char *id = xstrndup(ap, strspn(ap, "0123456789abcdef-"));
+	struct ts_out o = {0};
+	const char *approve[] = {BELAY_BIN, "approve", id, "--state", state, NULL};
+	ts_run(approve, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay approve %s: %s%s", id, o.out, o.err);
+	ts_out_free(&o);
+	cr_assert_eq(write(cl.fds[0], "go\n", 3), 3);
+	close(cl.fds[0]);
+	cl.fds[0] = -1;
+	struct pollfd pf[2] = {{.fd = cl.fds[1], .events = POLLIN}, {.fd = cl.fds[2], .events = POLLIN}};
+	int open_fds = 2;
+	until = deadline(180);
+	while (open_fds) {
+		cr_assert(time(NULL) < until, "the client never ended");
+		if (poll(pf, 2, 200) <= 0)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (pf[k].fd >= 0 && pf[k].revents) {
+				int more = k ? ts_read_some(pf[k].fd, &cl.o.err, &cl.o.err_len)
+					     : ts_read_some(pf[k].fd, &cl.o.out, &cl.o.out_len);
+				if (!more) {
+					close(pf[k].fd);
+					pf[k].fd = -1;
+					open_fds--;
+				}
+			}
+	}
+	cl.fds[1] = cl.fds[2] = -1;
+	untrack(cl.pid);
+	ts_reap(cl.pid, &cl.o);
+	cr_assert_eq(cl.o.status, 0, "the client failed: %s", cl.o.err);
+	char *lastl = ts_last_line(cl.o.out);
+	cJSON *out = cJSON_Parse(lastl);
+	cr_assert_not_null(out, "%s", cl.o.out);
+	char *sum2 = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sum2"));
+	cr_assert(strstr(sum2, "The sum of 2 and 40 is 42"), "the approved call did not go through: %s", sum2);
+	free(sum2);
+	const char *rec = wait_stderr(&bel, "belay: closed ");
+	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"outcome\":\"refused\""), "no refused decision recorded");
+	cr_assert(strstr(text, "\"outcome\":\"forwarded (approved once)\""), "no approved decision recorded");
+	cr_assert(strstr(text, "\"origin\":\"belay\""), "the refusal belay sent is not recorded as its own frame");
+	free(text);
+	/* the server saw the get-sum call once: the approved one */
+	struct frame f[256];
+	size_t nf = read_frames(trace, f, 256);
+	int answers = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char *m = cJSON_PrintUnformatted(f[i].msg);
+		answers += !f[i].c2s && strstr(m, "The sum of 2 and 40 is 42") != NULL;
+		free(m);
+		cJSON_Delete(f[i].msg);
+	}
+	cr_assert_eq(answers, 1, "the server answered get-sum %d time(s)", answers);
+	cJSON_Delete(out);
+	free(lastl), free(trace), free(id), free(client), free(url), free(upstream), free(policy), free(state);
+	free(traces);
+	ts_out_free(&cl.o);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
 }
