@@ -996,7 +996,12 @@ Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_onc
 	free(sum2);
 	const char *rec = wait_stderr(&bel, "belay: closed ");
 	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
-	stop(&bel);
+	untrack(bel.pid);
+	kill(bel.pid, SIGTERM);
+	for (int i = 0; i < 3; i++)
+		close(bel.fds[i]);
+	ts_reap(bel.pid, &bel.o);
+	cr_assert_eq(bel.o.status, 0, "belay-http in enforce mode did not end cleanly (%d)", bel.o.status);
 	stop(&srv);
 	size_t tl = 0;
 	char *text = ts_read_file(trace, &tl);
