@@ -1,8 +1,9 @@
 /* bench_http.c - what belay's HTTP recording proxy (`belay proxy --http`, belay-http) adds per
  * call, against the same server directly and behind a relay floor, in the same run.
  *
- *   bench_http [--pairs 3] [--n 1000] [--warm 100] [--belay-http PATH] [--peers DIR]
- *              [--trace-dir DIR] [--state DIR]
+ *   bench_http [--pairs 3] [--n 1000] [--warm 100] [--mib 64] [--belay-http PATH] [--peers DIR]
+ *              [--bench-peers DIR] [--trace-dir DIR] [--state DIR]
+ * (run from the source tree: tests/peers and bench/peers by default)
  *
  * server-everything (`streamableHttp`, from tests/peers) on a free loopback port; the relay
  * floor tests/peers/http-relay.mjs (a process that only forwards: the least any HTTP proxy
@@ -11,7 +12,9 @@
  * by call (so all three see the same machine), `warm` untimed and `n` timed sequential
  * `echo` calls each, in a rotating order; every round prints each arm's median and p99 and
  * their difference to direct, and the end the median over the rounds of those differences.
- * SSE streaming throughput is not measured yet (server-everything streams nothing large).
+ * Throughput: bench/peers/sse_stream.mjs answers a POST with an event stream of `mib` MiB of
+ * 64 KiB notifications (no real server streams that much), read whole directly, through the
+ * relay and through belay (recording every event), in each round, in a rotating order.
  * Build belay-http optimised for figures that mean anything (the ASan build's are not). */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -145,7 +148,8 @@ int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
 	int pairs = 3, n = 1000, warm = 100;
-	const char *belay_http = "build/belay-http", *peers = "tests/peers";
+	int mib = 64;
+	const char *belay_http = "build/belay-http", *peers = "tests/peers", *bench_peers = "bench/peers";
 	const char *trace_dir = "/dev/shm/belay-bench-http-traces", *state = "/dev/shm/belay-bench-http-state";
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--pairs"))
@@ -154,10 +158,14 @@ int main(int argc, char **argv)
 			n = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--warm"))
 			warm = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--mib"))
+			mib = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--belay-http"))
 			belay_http = argv[i + 1];
 		else if (!strcmp(argv[i], "--peers"))
 			peers = argv[i + 1];
+		else if (!strcmp(argv[i], "--bench-peers"))
+			bench_peers = argv[i + 1];
 		else if (!strcmp(argv[i], "--trace-dir"))
 			trace_dir = argv[i + 1];
 		else if (!strcmp(argv[i], "--state"))
@@ -244,7 +252,63 @@ int main(int argc, char **argv)
 			dp99[a][r] = p99[a + 1] - p99[0];
 		}
 	}
+	/* throughput: the stream server, its relay and its belay */
+	char *stream_js = xasprintf("%s/sse_stream.mjs", bench_peers);
+	struct proc ss = start((char *[]){"node", stream_js, "serve", NULL}, NULL);
+	char *ssport = read_until(ss.out, "\n", "the stream server");
+	char *sdirect = xasprintf("http://127.0.0.1:%u/mcp", (unsigned)atoi(ssport));
+	struct proc srel = start((char *[]){"node", relay_js, sdirect, NULL}, NULL);
+	char *srport = read_until(srel.out, "\n", "the stream relay");
+	char *srelay = xasprintf("http://127.0.0.1:%u/mcp", (unsigned)atoi(srport));
+	char *sstate = xasprintf("%s-stream", state), *straces = xasprintf("%s-stream", trace_dir);
+	struct proc sbel = start((char *[]){(char *)belay_http, "--upstream", sdirect, "--listen", "0", "--state", sstate,
+					    "--trace-dir", straces, NULL},
+				 NULL);
+	char *ssaid = read_until(sbel.err, "/mcp for ", "belay-http (stream)");
+	char *sat = strstr(ssaid, "listening on ") + strlen("listening on ");
+	char *sthrough = xstrndup(sat, strcspn(sat, " \n"));
+	const char *surls[3] = {sdirect, srelay, sthrough};
+	double tput[3][64];
+	char mibs[16];
+	snprintf(mibs, sizeof mibs, "%d", mib);
+	for (int r = 0; r < pairs && r < 64; r++) {
+		int order[3];
+		for (int k = 0; k < 3; k++)
+			order[k] = (k + r) % 3;
+		char *targv[] = {"node", stream_js, "fetch", mibs, (char *)surls[order[0]], (char *)surls[order[1]],
+				 (char *)surls[order[2]], NULL};
+		struct child_spec spec = CHILD_SPEC_INIT;
+		spec.argv = targv;
+		spec.search_path = 1;
+		spec.out = CHILD_CAPTURE;
+		spec.err = CHILD_INHERIT;
+		struct buf out = {0};
+		struct child_result res = {0};
+		struct err e = {0};
+		if (child_run(&spec, &out, &res, &e) != 0 || res.status != 0) {
+			fprintf(stderr, "bench_http: the stream client failed (%d) %s\n", res.status, e.msg);
+			return 1;
+		}
+		int k = 0;
+		for (char *line = strtok(out.p, "\n"); line && k < 3; line = strtok(NULL, "\n"), k++) {
+			cJSON *o = cJSON_Parse(line);
+			tput[order[k]][r] = cJSON_GetObjectItem(o, "mib_s")->valuedouble;
+			cJSON_Delete(o);
+		}
+		buf_free(&out);
+		printf("stream round %d (%d MiB of events): direct %.0f MiB/s  relay %.0f MiB/s  belay %.0f MiB/s\n", r + 1,
+		       mib, tput[0][r], tput[1][r], tput[2][r]);
+		fflush(stdout);
+	}
 	int rounds = pairs < 64 ? pairs : 64;
+	printf("median over %d round(s) of the event-stream throughput: direct %.0f MiB/s, relay floor %.0f MiB/s, "
+	       "belay %.0f MiB/s (recording every event)\n",
+	       rounds, median(tput[0], rounds), median(tput[1], rounds), median(tput[2], rounds));
+	stop(&sbel);
+	stop(&srel);
+	stop(&ss);
+	free(stream_js), free(ssport), free(sdirect), free(srport), free(srelay), free(sstate), free(straces);
+	free(ssaid), free(sthrough);
 	printf("median over %d round(s) of the added latency: relay floor %+.0f us (p99 %+.0f), belay %+.0f us (p99 %+.0f)\n",
 	       rounds, median(dmed[0], rounds), median(dp99[0], rounds), median(dmed[1], rounds),
 	       median(dp99[1], rounds));
