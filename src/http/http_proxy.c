@@ -193,6 +193,7 @@ struct hp_xfer {
 	struct buf body_in; /* a JSON response body, recorded whole at the end */
 	struct sse_parse sse;
 	uint64_t events;
+	uint64_t pauses; /* times the upstream was paused for a slow client */
 	struct hp_xfer *next; /* inbox, then the upstream thread's active list */
 };
 
@@ -444,6 +445,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 	if (x->is_sse) {
 		if (x->out.len > HP_OUT_HIGH) {
 			x->paused = 1;
+			x->pauses++;
 			pthread_mutex_unlock(&x->mu);
 			return CURL_WRITEFUNC_PAUSE;
 		}
@@ -587,6 +589,8 @@ static void xfer_finish(struct hp_xfer *x, CURLcode res)
 				cJSON_AddStringToObject(f, "error", x->errbuf[0] ? x->errbuf : curl_easy_strerror(res));
 			if (x->is_sse) {
 				cJSON_AddNumberToObject(f, "messages", (double)x->events);
+				if (x->pauses)
+					cJSON_AddNumberToObject(f, "paused", (double)x->pauses);
 				if (sse_parse_pending(&x->sse))
 					cJSON_AddNumberToObject(f, "unfinished_bytes", (double)sse_parse_pending(&x->sse));
 			}
