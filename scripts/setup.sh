@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 PKGS=(build-essential cmake pkg-config git
-      libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev libicu-dev libcurl4-openssl-dev
+      libuv1-dev libcjson-dev libsqlite3-dev libncurses-dev libseccomp-dev libssl-dev libcriterion-dev libicu-dev libcurl4-openssl-dev libmicrohttpd-dev
       libtree-sitter-dev libxml2-dev  # A1: the tree-sitter runtime (grammars come from grammars/), pom.xml
       nodejs npm python3 tmux procps util-linux iproute2 attr valgrind
       clang libclang-rt-14-dev llvm  # the libFuzzer harnesses (tests/fuzz): compiler, runtime, symbolizer

@@ -1,18 +1,22 @@
 /* cmd_proxy.c - `belay proxy`: the headless recording proxy an agent launches as its MCP
  * server command. Validates everything before any byte moves; exits with the server's
  * status (128+signal when it was killed). */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <uv.h>
 
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
+#include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/timeutil.h"
+#include "common/xalloc.h"
 #include "run/runner.h"
 #include "proxy/loop_slice.h"
 #include "proxy/loop_spin.h"
@@ -48,6 +52,15 @@ static const struct cli_opt proxy_opts[] = {
 	 "woken although a CPU-bound thread holds its CPU (Linux 6.12+; its share of the CPU is unchanged; the "
 	 "server and belay's other threads keep the default); from 100 to 100000; default 0, the kernel's own: "
 	 "on a lightly loaded virtual machine the extra preemptions cost more than they save (docs/PERFORMANCE.md)"},
+	{"http", 'H', 0, "URL",
+	 "proxy an MCP server spoken to over HTTP (Streamable HTTP, or the old HTTP+SSE transport) at URL instead of "
+	 "starting one: belay listens on 127.0.0.1 and prints the URL the agent is to use (`belay snippet CLIENT --http "
+	 "URL` writes it into the agent's configuration); every run (one per Mcp-Session-Id) is recorded like a stdio "
+	 "run (docs/HTTP.md)"},
+	{"listen", 'O', 0, "PORT",
+	 "with --http: listen on this port (0: any free one; default the upstream's own stable port, kept in STATE/http)"},
+	{"idle-timeout", 'D', 0, "SECONDS",
+	 "with --http: a run with no request in flight ends after this long (default 600; 0: never)"},
 	{"trace-writer", 'R', CLI_HIDDEN, "idle|normal",
 	 "the trace writer's priority (default idle: SCHED_IDLE; normal is the benchmarks' A/B arm)"},
 	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},
@@ -57,7 +70,7 @@ static const struct cli_opt proxy_opts[] = {
 const struct cli_cmd cli_proxy = {
 	.name = "proxy",
 	.summary = "proxy an MCP server over stdio, recording every frame",
-	.synopsis = "[options] -- SERVER_CMD [ARGS...]",
+	.synopsis = "[options] -- SERVER_CMD [ARGS...]\n[options] --http URL",
 	.about = "Runs SERVER_CMD as an MCP server over stdio, forwards stdin/stdout verbatim and records every "
 		 "frame into an append-only trace. This is the command an agent starts as its MCP server "
 		 "(`belay snippet CLIENT -- SERVER_CMD` prints the configuration). Exits with the server's status "
@@ -113,6 +126,70 @@ static void on_signal(uv_signal_t *h, int sig)
 	runner_terminate(r->runner);
 }
 
+/* belay-http next to the running belay, else on PATH. New string or NULL. */
+static char *find_http_proxy(void)
+{
+	const char *self = paths_self_exe();
+	if (self) {
+		char *dir = xstrdup(self), *slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = 0;
+			char *p = fs_join(dir, "belay-http");
+			free(dir);
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		} else {
+			free(dir);
+		}
+	}
+	return fs_which("belay-http");
+}
+
+/* `belay proxy --http URL`: the listener is belay-http (src/http; it links the HTTP
+ * libraries, which belay itself does not), run in this process's place. */
+static int proxy_http(const char *url, const char *listen, const char *idle, const char *state, const char *trace_dir,
+		      int no_index, const char *policy, int enforce)
+{
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return cli_fail("proxy: --http needs an http:// or https:// URL, not '%s'", url);
+	char *end;
+	long v;
+	if (listen && (v = strtol(listen, &end, 10), !*listen || *end || v < 0 || v > 65535))
+		return cli_fail("proxy: --listen must be a port from 0 to 65535, not '%s'", listen);
+	if (idle && (v = strtol(idle, &end, 10), !*idle || *end || v < 0 || v > 7 * 86400))
+		return cli_fail("proxy: --idle-timeout must be a whole number of seconds (0: never), not '%s'", idle);
+	char *bin = find_http_proxy();
+	if (!bin)
+		return cli_fail("proxy: belay-http is not installed next to belay or on PATH (it is built with belay; "
+				"scripts/setup.sh installs libmicrohttpd and libcurl, which it needs)");
+	const char *args[20];
+	int k = 0;
+	args[k++] = bin;
+	args[k++] = "--upstream";
+	args[k++] = url;
+	if (listen)
+		args[k++] = "--listen", args[k++] = listen;
+	if (idle)
+		args[k++] = "--idle-timeout", args[k++] = idle;
+	if (state)
+		args[k++] = "--state", args[k++] = state;
+	if (trace_dir && *trace_dir)
+		args[k++] = "--trace-dir", args[k++] = trace_dir;
+	if (no_index)
+		args[k++] = "--no-index";
+	if (policy)
+		args[k++] = "--policy", args[k++] = policy;
+	if (enforce)
+		args[k++] = "--enforce";
+	args[k] = NULL;
+	fflush(NULL);
+	execv(bin, (char *const *)args);
+	int en = errno;
+	free(bin);
+	return cli_fail("proxy: cannot run belay-http: %s", strerror(en));
+}
+
 int cmd_proxy(int argc, char **argv)
 {
 	struct cli_parse P;
@@ -121,7 +198,7 @@ int cmd_proxy(int argc, char **argv)
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
 	int no_trace = 0, no_index = 0, no_trial = 0, spin_us = -1, writer_normal = 0;
 	unsigned slice_us = 0; /* the kernel's: see proxy/loop_slice.h for when asking helps */
-	const char *mode_s = NULL, *policy_file = NULL;
+	const char *mode_s = NULL, *policy_file = NULL, *http = NULL, *listen = NULL, *idle = NULL;
 	size_t frame_cap = 0;
 	char **expose = NULL;
 	int c;
@@ -166,11 +243,34 @@ int cmd_proxy(int argc, char **argv)
 			writer_normal = strcmp(optarg, "normal") == 0;
 			break;
 		case 'X': cli_push(&expose, optarg); break;
+		case 'H': http = optarg; break;
+		case 'O': listen = optarg; break;
+		case 'D': idle = optarg; break;
 		case 'h': free(expose); cli_help(&cli_proxy, stdout); return 0;
 		default:
 			free(expose);
 			return cli_fail("proxy: unknown or incomplete option '%s' (belay proxy --help)", argv[optind - 1]);
 		}
+	}
+	if (http) {
+		free(expose);
+		if (optind < argc)
+			return cli_fail("proxy: --http proxies a server at a URL: give no server command too");
+		if ((scope && *scope) || expose || (network && *network))
+			return cli_fail("proxy: --scope, --network and --expose contain a server belay starts; a server at a "
+					"URL runs elsewhere");
+		if (no_trace)
+			return cli_fail("proxy: --http always records (--no-trace is for stdio servers)");
+		if (mode_s && strcmp(mode_s, "audit") && strcmp(mode_s, "enforce"))
+			return cli_fail("proxy: with --http every tools/call gets its effect plan: --mode audit (recorded) or "
+					"enforce (calls that ask or deny refused, approvable once), not '%s'",
+					mode_s);
+		return proxy_http(http, listen, idle, state, trace_dir, no_index, policy_file,
+				  mode_s && !strcmp(mode_s, "enforce"));
+	}
+	if (listen || idle) {
+		free(expose);
+		return cli_fail("proxy: --listen and --idle-timeout go with --http URL");
 	}
 	int bad = optind >= argc ? 1 : expose && !(scope && *scope) ? 2 : 0;
 	if (bad) {

@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/buf.h"
+#include "common/child.h"
+#include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "console_host/chost.h"
@@ -23,6 +26,10 @@ static const struct cli_opt snippet_opts[] = {
 	{"state", 's', 0, "DIR",
 	 "with -- SERVER_CMD: the proxy's state directory (default: the one belay uses now, written out)"},
 	{"scope", 'S', 0, "DIR", "with -- SERVER_CMD: contain the server, writes confined to DIR"},
+	{"http", 'H', 0, "URL",
+	 "a server the client reaches over HTTP at URL: the snippet points the client at belay's listener for it "
+	 "(its stable URL, with the listener's secret; start the listener with `belay proxy --http URL`, "
+	 "docs/HTTP.md)"},
 	CLI_OPT_END,
 };
 
@@ -30,7 +37,7 @@ const struct cli_cmd cli_snippet = {
 	.name = "snippet",
 	.summary = "print the MCP configuration that makes an agent client (Claude Code, Cursor, VS Code, Codex, "
 		   "Windsurf, Zed, Gemini CLI) start belay",
-	.synopsis = "[CLIENT] [options] [-- SERVER_CMD [ARGS...]]",
+	.synopsis = "[CLIENT] [options] [-- SERVER_CMD [ARGS...]]\n[CLIENT] [options] --http URL",
 	.about = "Prints the MCP server configuration that makes CLIENT start belay: claude-code (.mcp.json), "
 		 "claude-code-cli (claude mcp add), cursor, vscode, codex, windsurf, zed, gemini-cli (its project "
 		 "or user settings.json; a server name there must not contain '_'). Without CLIENT, every one, "
@@ -42,7 +49,7 @@ const struct cli_cmd cli_snippet = {
 };
 
 struct sopts {
-	const char *sock, *name, *command, *state, *scope;
+	const char *sock, *name, *command, *state, *scope, *http;
 };
 
 /* getopt_long over argv from optind; -1 when parsing goes on, else the exit status. */
@@ -58,12 +65,53 @@ static int take_opts(int argc, char **argv, struct sopts *o)
 		case 'c': o->command = optarg; break;
 		case 's': o->state = optarg; break;
 		case 'S': o->scope = optarg; break;
+		case 'H': o->http = optarg; break;
 		case 'h': cli_help(&cli_snippet, stdout); return 0;
 		default:
 			return cli_fail("snippet: unknown or incomplete option '%s' (belay snippet --help)", argv[optind - 1]);
 		}
 	}
 	return -1;
+}
+
+/* belay-http next to this belay (or on PATH) prints the upstream's stable listener URL
+ * (src/http/http_listen.h owns it). New string, or NULL with *why set. */
+static char *listener_url(const char *upstream, const char *state, const char **why)
+{
+	char *bin = NULL;
+	const char *self = paths_self_exe();
+	if (self && strrchr(self, '/')) {
+		char *dir = xstrndup(self, (size_t)(strrchr(self, '/') - self));
+		bin = fs_join(dir, "belay-http");
+		free(dir);
+		if (access(bin, X_OK) != 0) {
+			free(bin);
+			bin = NULL;
+		}
+	}
+	if (!bin && !(bin = fs_which("belay-http"))) {
+		*why = "belay-http is not installed next to belay or on PATH";
+		return NULL;
+	}
+	const char *args[] = {bin, "--upstream", upstream, "--print-url", state ? "--state" : NULL, state, NULL};
+	struct child_spec spec = CHILD_SPEC_INIT;
+	spec.argv = (char *const *)args;
+	spec.out = CHILD_CAPTURE;
+	spec.err = CHILD_INHERIT; /* belay-http names its own failure */
+	spec.out_cap = 4096;
+	spec.timeout_ms = 30000;
+	struct buf b = {0};
+	struct child_result res = {0};
+	struct err ce = {0};
+	int rc = child_run(&spec, &b, &res, &ce);
+	free(bin);
+	if (rc < 0 || res.status != 0 || b.len < 8) {
+		buf_free(&b);
+		*why = rc < 0 ? "belay-http could not be started" : "belay-http could not make the listener's URL (its message is above)";
+		return NULL;
+	}
+	b.len = strcspn(buf_cstr(&b), "\n");
+	return buf_take(&b);
 }
 
 int cmd_snippet(int argc, char **argv)
@@ -86,6 +134,42 @@ int cmd_snippet(int argc, char **argv)
 	}
 	const char *sock = o.sock, *name = o.name, *command = o.command, *state = o.state, *scope = o.scope;
 	char **server = NULL;
+	if (o.http) {
+		if (optind < argc)
+			return cli_fail("snippet: --http points the client at a server over HTTP: give no server command too");
+		if (sock || scope || command)
+			return cli_fail("snippet: --socket, --scope and --command do not go with --http");
+		if (strncmp(o.http, "http://", 7) && strncmp(o.http, "https://", 8))
+			return cli_fail("snippet: --http needs an http:// or https:// URL, not '%s'", o.http);
+		if (!*name)
+			return cli_fail("snippet: --name must not be empty");
+		const char *why;
+		if (only >= 0 && !mcpcfg_name_ok((enum mcpcfg_client)only, name, &why))
+			return cli_fail("snippet: --name %s: %s", name, why);
+		char *url = listener_url(o.http, state, &why);
+		if (!url)
+			return cli_fail("snippet: %s", why);
+		struct buf out = {0};
+		for (int i = 0; i < MCPC_COUNT; i++) {
+			if (only >= 0 && i != only)
+				continue;
+			const struct mcpcfg_info *in = mcpcfg_info((enum mcpcfg_client)i);
+			if (only < 0)
+				buf_printf(&out, "%s# %s\n", i ? "\n" : "", in->title);
+			if (!mcpcfg_name_ok((enum mcpcfg_client)i, name, &why)) {
+				buf_printf(&out, "# (none: %s)\n", why);
+				continue;
+			}
+			mcpcfg_snippet_url((enum mcpcfg_client)i, name, url, &out);
+		}
+		fwrite(out.p, 1, out.len, stdout);
+		fprintf(stderr, "belay: the client reaches the server through belay's listener; start it with: belay proxy "
+				"--http %s%s%s (it keeps this URL)\n",
+			o.http, state ? " --state " : "", state ? state : "");
+		buf_free(&out);
+		free(url);
+		return 0;
+	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return cli_fail("snippet: unexpected argument '%s' (the server command goes after --)", argv[optind]);

@@ -54,6 +54,12 @@ struct gate_ctx {
 	 * a caller that classifies many calls in one context (the proxy's session); NULL = they
 	 * are prepared on every call. */
 	const struct gate_env *env;
+	/* The server runs on another machine (a server spoken to over HTTP, src/http): a tool's
+	 * path, command and working-directory arguments name things on that machine, not
+	 * effects here. Each is planned as a remote effect, resource "remote:VALUE": a read over
+	 * the network when the argument only reads or the tool is declared read-only, a change
+	 * somewhere else (EK_NET_SEND, ask) otherwise. Nothing is resolved against root. */
+	int remote;
 };
 
 /* root, home, state_dir and control_paths of ctx resolved once (ctx->env and cwd are not

@@ -213,6 +213,19 @@ static void tool_shell(struct tctx *t, const char *arg, const char *text)
 	lower_run(t->plan, text, strlen(text), t->ctx, t->cwd_arg, what);
 }
 
+/* A remote server's argument (gate_ctx.remote): an effect on its machine, not here. */
+static void tool_remote(struct tctx *t, const char *arg, const cJSON *v, int reads)
+{
+	const char *val = cJSON_IsString(v) ? v->valuestring : NULL;
+	size_t n = val ? strlen(val) : 0;
+	const char *res = arena_printf(t->L->a, "remote:%.*s%s", (int)(n > 200 ? 200 : n), val ? val : arg,
+				       n > 200 ? "..." : "");
+	tool_emit(t, reads ? EK_NET_READ : EK_NET_SEND, res, arg,
+		  reads ? "remote: the server runs elsewhere; this names something it reads on its own machine"
+			: "remote: the server runs elsewhere; this names something on its own machine that the call "
+			  "may change, not a local effect");
+}
+
 struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char *tool, const cJSON *arguments,
 					const cJSON *annotations, const struct gate_ctx *ctx)
 {
@@ -279,6 +292,21 @@ struct effect_plan *gate_plan_tool_call(const struct gate_policy *p, const char 
 		int role = role_of(p, rule, m->string);
 		if (role < 0 && !strcmp(m->string, "args") && cJSON_IsArray(m) && looks_like_runner(tool))
 			role = ROLE_ARGV;
+		if (ctx->remote && (role == ROLE_SHELL || role == ROLE_ARGV || role == ROLE_PATHS || role == ROLE_READ_PATHS ||
+				    role == ROLE_WRITE_PATHS || role == ROLE_CWD)) {
+			recognised = 1;
+			if (role == ROLE_SHELL || role == ROLE_ARGV)
+				has_shell = 1;
+			int reads = role == ROLE_READ_PATHS || role == ROLE_CWD || (read_only && role != ROLE_WRITE_PATHS &&
+											 role != ROLE_SHELL && role != ROLE_ARGV);
+			if (cJSON_IsArray(m) && role != ROLE_ARGV) {
+				for (const cJSON *e = m->child; e; e = e->next)
+					tool_remote(&t, m->string, e, reads);
+			} else {
+				tool_remote(&t, m->string, m, reads);
+			}
+			continue;
+		}
 		switch (role) {
 		case ROLE_SHELL:
 			recognised = has_shell = 1;

@@ -179,6 +179,48 @@ void mcpcfg_snippet(enum mcpcfg_client c, const char *name, const char *const *a
 	}
 }
 
+/* The key under which each client takes a server's URL (an MCP server over HTTP). */
+static const char *url_key(enum mcpcfg_client c)
+{
+	switch (c) {
+	case MCPC_WINDSURF: return "serverUrl";
+	case MCPC_GEMINI: return "httpUrl";
+	default: return "url";
+	}
+}
+
+void mcpcfg_snippet_url(enum mcpcfg_client c, const char *name, const char *url, struct buf *out)
+{
+	switch (clients[c].format) {
+	case MCPF_JSON:
+		buf_printf(out, "{\n  \"%s\": {\n    ", clients[c].key);
+		json_str(out, name);
+		buf_puts(out, ": {\n");
+		if (c == MCPC_VSCODE || c == MCPC_CLAUDE_CODE)
+			buf_puts(out, "      \"type\": \"http\",\n");
+		if (c == MCPC_ZED)
+			buf_puts(out, "      \"source\": \"custom\",\n");
+		buf_printf(out, "      \"%s\": ", url_key(c));
+		json_str(out, url);
+		buf_puts(out, "\n    }\n  }\n}\n");
+		break;
+	case MCPF_TOML:
+		buf_puts(out, "[mcp_servers.");
+		toml_key(out, name);
+		buf_puts(out, "]\nurl = ");
+		toml_str(out, url);
+		buf_puts(out, "\n");
+		break;
+	case MCPF_SHELL:
+		buf_puts(out, "claude mcp add --transport http ");
+		sh_word(out, name);
+		buf_putc(out, ' ');
+		sh_word(out, url);
+		buf_putc(out, '\n');
+		break;
+	}
+}
+
 /*==== reading ====*/
 
 /* The index of the first byte at or after i that is neither a blank nor inside a comment;

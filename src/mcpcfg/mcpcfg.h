@@ -55,6 +55,11 @@ int mcpcfg_name_ok(enum mcpcfg_client c, const char *name, const char **why);
  * quoted for a POSIX shell. Ends with a newline. */
 void mcpcfg_snippet(enum mcpcfg_client c, const char *name, const char *const *argv, struct buf *out);
 
+/* The same for a server the client reaches over HTTP at url (belay's HTTP listener: `belay
+ * proxy --http`, docs/HTTP.md): each client's own form ("type": "http" and "url", Windsurf's
+ * "serverUrl", Gemini CLI's "httpUrl", Codex's url =, `claude mcp add --transport http`). */
+void mcpcfg_snippet_url(enum mcpcfg_client c, const char *name, const char *url, struct buf *out);
+
 /* The argv of a snippet that connects an agent to the console listening at socket_path,
  * belay being `belay` (absolute path). Borrowed strings; out must hold 4 pointers. */
 void mcpcfg_connect_argv(const char *belay, const char *socket_path, const char *out[4]);

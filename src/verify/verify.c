@@ -144,6 +144,15 @@ static int precheck(struct vctx *c, size_t k)
 		verdict_unverified(v, "CALL_REFUSED_BY_GATE", "%s", why);
 		return 1;
 	}
+	if (c->remote) {
+		/* verify links no network client: a remote server's call is never re-sent */
+		verdict_unverified(v, "REPLAY_NETWORK_REFUSED",
+				   "the server runs elsewhere (%s, over HTTP): its state lives outside any snapshot and a "
+				   "replay never reaches the network, so the call is not re-sent and a lie there cannot be "
+				   "told from an honest turn",
+				   c->remote);
+		return 1;
+	}
 	if (x->req_truncated) {
 		verdict_unverified(v, "FRAME_TRUNCATED", "the request was %zu bytes, over the recording cap: only its first %zu were "
 				   "recorded, so it cannot be re-executed", req->total, req->len);
@@ -855,11 +864,18 @@ static int build_context(struct vctx *c, struct err *e)
 			return err_set(e, BELAY_EINVAL, "%s: the server record's \"env\" is malformed", c->t->path);
 		plan_strv_free(env);
 	}
-	for (size_t i = 0; i < c->t->n; i++)
+	for (size_t i = 0; i < c->t->n; i++) {
 		if (!strcmp(c->t->recs[i].kind, "sandbox") && jx_str(c->t->recs[i].obj, "scope")) {
 			free(c->scope);
 			c->scope = xstrdup(jx_str(c->t->recs[i].obj, "scope"));
 		}
+		/* a server over HTTP (docs/HTTP.md): it runs elsewhere */
+		const char *ev = !strcmp(c->t->recs[i].kind, "http") ? jx_str(c->t->recs[i].obj, "event") : NULL;
+		if (ev && !strcmp(ev, "run") && !c->remote) {
+			const char *up = jx_str(c->t->recs[i].obj, "upstream");
+			c->remote = xstrdup(up ? up : "(unknown URL)");
+		}
+	}
 	if (o->state_dir) {
 		free(c->state_dir);
 		c->state_dir = xstrdup(o->state_dir);
@@ -1018,6 +1034,7 @@ out:
 	free(c.scope);
 	free(c.rec_tmp);
 	free(c.rec_cache);
+	free(c.remote);
 	free(c.env_refused);
 	free(c.state_dir);
 	free(c.env_missing);

@@ -95,6 +95,15 @@ def main():
     put("framer", "demo-cap-5", b"\x05\x33" + stream[:2000])
     put("framer", "crlf-blank-tail", b"\x09\x51" + b"\r\n\n{\"a\":1}\r\n\r\r\n\n\nabcdefghijklmnop\nno newline")
 
+    # sse_parse: limit byte, chunking byte, stream (the SDK servers' shapes: a priming event,
+    # message events with ids, the old transport's endpoint event, CRLF and CR endings, a BOM).
+    sse = (b"id: p1\ndata: \n\nevent: message\nid: e1\ndata: " + stream.split(b"\n")[0] + b"\n\n"
+           b": keep-alive\n\nevent: endpoint\ndata: /message?sessionId=abc\n\nretry: 3000\n\n")
+    put("sse_parse", "sdk-stream", b"\x00\x00" + sse)
+    put("sse_parse", "sdk-stream-cut", b"\x00\x05" + sse)
+    put("sse_parse", "crlf-cr-bom", b"\x00\x0b" + b"\xef\xbb\xbfdata: a\r\ndata: b\r\n\r\ndata: c\r\rid: x\x00y\ndata\n\n")
+    put("sse_parse", "limit-20", b"\x14\x03" + b"data: 12345\n\ndata: 1234567890123456789\n\n")
+
     # trace_reader: repair flag, trace file.
     put("trace_reader", "demo-trace", b"\x00" + tbytes)
     put("trace_reader", "demo-trace-repair", b"\x01" + tbytes)

@@ -318,3 +318,55 @@ Test(gate_tool, absent_hints_take_the_mcp_defaults)
 	cJSON_Delete(n);
 	gate_policy_free(pol);
 }
+
+/* A server spoken to over HTTP runs elsewhere (gate_ctx.remote): its path and command
+ * arguments name things on its machine. They are planned as remote effects, never as local
+ * reads and writes against this workspace. */
+static struct effect_plan *remote_call(const char *tool, const char *args, const char *ann)
+{
+	static const struct gate_ctx rctx = {.root = "/ws/proj", .home = "/home/u",
+					     .state_dir = "/home/u/.local/state/belay", .remote = 1};
+	cJSON *a = cJSON_Parse(args), *n = ann ? cJSON_Parse(ann) : NULL;
+	struct effect_plan *p = gate_plan_tool_call(NULL, tool, a, n, &rctx);
+	cJSON_Delete(a);
+	cJSON_Delete(n);
+	return p;
+}
+
+static int has_local_fs(const struct effect_plan *p)
+{
+	for (size_t i = 0; i < effect_plan_count(p); i++) {
+		enum effect_kind k = effect_plan_effect(p, i)->kind;
+		if (k == EK_FS_READ || k == EK_FS_READ_OUTSIDE || k == EK_FS_WRITE || k == EK_FS_DESTROY ||
+		    k == EK_FS_WRITE_OUTSIDE || k == EK_FS_DESTROY_OUTSIDE || k == EK_SECRET_READ || k == EK_SECRET_WRITE ||
+		    k == EK_CONTROL_WRITE || k == EK_PROC_SPAWN)
+			return 1;
+	}
+	return 0;
+}
+
+Test(gate_tool, a_remote_servers_arguments_are_remote_effects)
+{
+	struct effect_plan *p = remote_call("write_file", "{\"path\":\"/ws/proj/a.txt\",\"content\":\"x\"}", WRITE_FILE);
+	cr_expect_eq(effect_plan_decision(p), GATE_ASK);
+	cr_expect(ts_plan_has(p, EK_NET_SEND, "remote:/ws/proj/a.txt"));
+	cr_expect(!has_local_fs(p), "a remote write planned as a local one");
+	effect_plan_free(p);
+	/* its own secrets are not ours: a read on its machine */
+	p = remote_call("read_text_file", "{\"path\":\"/home/u/.ssh/id_ed25519\"}", RO);
+	cr_expect_eq(effect_plan_decision(p), GATE_ALLOW);
+	cr_expect(ts_plan_has(p, EK_NET_READ, "remote:/home/u/.ssh/id_ed25519"));
+	cr_expect(!has_local_fs(p));
+	effect_plan_free(p);
+	/* a command runs there, not here */
+	p = remote_call("run_process", "{\"command_line\":\"rm -rf /ws/proj\",\"cwd\":\"/ws/proj\"}", NULL);
+	cr_expect_eq(effect_plan_decision(p), GATE_ASK);
+	cr_expect(ts_plan_has(p, EK_NET_SEND, "remote:rm -rf /ws/proj"));
+	cr_expect(!has_local_fs(p), "a remote command lowered as a local one");
+	cr_expect_null(effect_plan_command(p, NULL), "nothing local to try in a mirror");
+	effect_plan_free(p);
+	/* the same calls on a local server stay local effects */
+	p = call("write_file", "{\"path\":\"/ws/proj/a.txt\",\"content\":\"x\"}", WRITE_FILE);
+	cr_expect(has_local_fs(p));
+	effect_plan_free(p);
+}

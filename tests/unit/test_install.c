@@ -62,7 +62,7 @@ static int belay(struct ts_out *o, const char *cwd, const char *const *extra, co
 
 Test(install, the_installed_belay_works_from_any_directory)
 {
-	static const char *const files[] = {"bin/belay", "bin/belay-launch", "bin/belay-demo-server",
+	static const char *const files[] = {"bin/belay", "bin/belay-launch", "bin/belay-http", "bin/belay-demo-server",
 					    "share/man/man1/belay.1", "share/man/man1/belay-proxy.1",
 					    "share/bash-completion/completions/belay", "share/zsh/vendor-completions/_belay",
 					    "share/doc/belay/README.md", NULL};

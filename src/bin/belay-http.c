@@ -1,0 +1,194 @@
+/* belay-http.c - the HTTP recording proxy as its own executable (what `belay proxy --http
+ * URL` runs): src/http/ linked with libmicrohttpd and libcurl, which the belay binary does
+ * not link (its verdict code stays free of network clients; tests/unit/test_verify.c).
+ *
+ *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
+ *              [--idle-timeout SECONDS] [--policy FILE] [--enforce]
+ *   belay-http --upstream URL [--state DIR] --print-url
+ *
+ * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
+ * exits without listening: what `belay snippet CLIENT --http URL` writes into a configuration.
+ * Listens on 127.0.0.1 only: on PORT, or on the upstream's stable port (http_listen.h; when
+ * another program holds it, on a free one, saved as the new stable port). Prints the URL an
+ * agent is to use, "belay: listening on http://127.0.0.1:PORT/SECRET/mcp", then one line per
+ * run opened and closed, on stderr. Ends on SIGINT, SIGTERM or SIGHUP (every run's trace is
+ * closed). Exit 0, 1 when it cannot listen or record, 2 on usage errors. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/fsutil.h"
+#include "common/paths.h"
+#include "common/termsafe.h"
+#include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
+#include "gate/gate.h"
+#include "http/http_listen.h"
+#include "http/http_proxy.h"
+
+static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void say(const char *fmt, const char *a)
+{
+	pthread_mutex_lock(&out_mu);
+	fprintf(stderr, fmt, a);
+	fflush(stderr);
+	pthread_mutex_unlock(&out_mu);
+}
+
+static void on_report(void *ctx, const char *msg)
+{
+	(void)ctx;
+	say("belay: http: %s\n", msg);
+}
+
+static void on_run(void *ctx, const char *what, const char *path)
+{
+	(void)ctx;
+	say(!strcmp(what, "open") ? "belay: recording to %s\n" : "belay: closed %s\n", path);
+}
+
+static int usage(const char *why)
+{
+	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--print-url]\n",
+		why);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	xalloc_cjson_install();
+	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
+	long port = -1, idle = 600;
+	int no_index = 0, print_url = 0, enforce = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end;
+		if (!strcmp(a, "--no-index")) {
+			no_index = 1;
+			continue;
+		}
+		if (!strcmp(a, "--print-url")) {
+			print_url = 1;
+			continue;
+		}
+		if (!strcmp(a, "--enforce")) {
+			enforce = 1;
+			continue;
+		}
+		if (!v)
+			return usage("an option lacks its value");
+		i++;
+		if (!strcmp(a, "--upstream")) {
+			upstream = v;
+		} else if (!strcmp(a, "--state")) {
+			state = v;
+		} else if (!strcmp(a, "--trace-dir")) {
+			trace_dir = v;
+		} else if (!strcmp(a, "--policy")) {
+			policy_file = v;
+		} else if (!strcmp(a, "--listen")) {
+			port = strtol(v, &end, 10);
+			if (!*v || *end || port < 0 || port > 65535)
+				return usage("--listen must be a port from 0 to 65535");
+		} else if (!strcmp(a, "--idle-timeout")) {
+			idle = strtol(v, &end, 10);
+			if (!*v || *end || idle < 0 || idle > 86400 * 7)
+				return usage("--idle-timeout must be a whole number of seconds (0: never)");
+		} else {
+			return usage("unknown option");
+		}
+	}
+	if (!upstream || (strncmp(upstream, "http://", 7) && strncmp(upstream, "https://", 8)))
+		return usage("--upstream must be an http:// or https:// URL");
+
+	struct err e = {0};
+	struct gate_policy *policy = NULL;
+	if (policy_file && gate_policy_load(policy_file, &policy, &e) != 0) {
+		fprintf(stderr, "belay: http: %s\n", e.msg);
+		return 2;
+	}
+	char *sd = paths_state_dir(state);
+	if (paths_ensure_state_dir(sd, &e) != 0) {
+		fprintf(stderr, "belay: http: %s\n", e.msg);
+		free(sd);
+		return 1;
+	}
+	char *td = trace_dir && *trace_dir ? xstrdup(trace_dir) : fs_join(sd, "traces");
+	struct http_listen l;
+	if (http_listen_load(sd, upstream, &l, &e) != 0) {
+		fprintf(stderr, "belay: http: %s\n", e.msg);
+		free(sd);
+		free(td);
+		return 1;
+	}
+
+	if (print_url) {
+		printf("http://127.0.0.1:%u/%s/mcp\n", l.port, l.secret);
+		free(sd);
+		free(td);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+
+	/* the signals are taken by sigwait below, in this thread only */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct http_proxy_cfg cfg = {
+		.upstream = upstream,
+		.port = port >= 0 ? (unsigned)port : l.port,
+		.secret = l.secret,
+		.trace_dir = td,
+		.state_dir = sd,
+		.no_index = no_index,
+		.idle_s = (unsigned)idle,
+		.policy = policy,
+		.enforce = enforce,
+		.report = on_report,
+		.run_event = on_run,
+	};
+	struct http_proxy *p = NULL;
+	int rc = http_proxy_start(&cfg, &p, &e);
+	if (rc == -EADDRINUSE && port < 0) {
+		/* another program holds the stable port: take a free one and keep it from now on */
+		cfg.port = 0;
+		rc = http_proxy_start(&cfg, &p, &e);
+		if (rc == 0) {
+			l.port = http_proxy_port(p);
+			struct err se = {0};
+			if (http_listen_save(sd, upstream, &l, &se) != 0)
+				fprintf(stderr, "belay: http: %s\n", se.msg);
+		}
+	}
+	if (rc != 0) {
+		fprintf(stderr, "belay: http: %s\n", e.msg);
+		free(sd);
+		free(td);
+		return 1;
+	}
+	char *url = xasprintf("http://127.0.0.1:%u/%s/mcp", http_proxy_port(p), l.secret);
+	struct buf safe = {0};
+	termsafe_append(&safe, upstream, strlen(upstream), 0);
+	pthread_mutex_lock(&out_mu);
+	fprintf(stderr, "belay: listening on %s for %s\n", url, buf_cstr(&safe));
+	fflush(stderr);
+	pthread_mutex_unlock(&out_mu);
+	buf_free(&safe);
+	free(url);
+	int sig = 0;
+	sigwait(&sigs, &sig);
+	http_proxy_stop(p);
+	gate_policy_free(policy);
+	free(sd);
+	free(td);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* http_proxy.h - belay's recording proxy for an MCP server spoken to over HTTP (Streamable
+ * HTTP, and the old HTTP+SSE transport): a listener on 127.0.0.1 that the agent's
+ * configuration points at, forwarding every request to one upstream URL and recording every
+ * JSON-RPC message into a trace per run (http_run.h).
+ *
+ * The listener (libmicrohttpd) accepts only requests http_guard admits (Host, Origin, the
+ * secret path) and serves POST, GET and DELETE on /SECRET/mcp (forwarded to the upstream
+ * URL) and POST on /SECRET/m/TOKEN (the old transport's message endpoint, which belay
+ * rewrote in that stream's `endpoint` event so the client never posts upstream itself).
+ * Request bodies are recorded before they are forwarded; a JSON response body is recorded
+ * whole before the client gets it; an event stream (text/event-stream) is parsed by
+ * sse_parse as it arrives and each event is recorded, then forwarded, one at a time. Every
+ * tools/call gets an effect plan made for a remote server (gate_ctx.remote), recorded as a
+ * `gate_decision`; in enforce mode a call the plan asks or denies is answered by belay with a
+ * tool error and an approval id (http_gate.h), not forwarded; nothing is held for a person. Refused by name, never relayed: a 401 asking for
+ * OAuth (issue 42), an `endpoint` event naming another origin, a JSON answer cut short (502),
+ * an unreachable upstream (502).
+ *
+ * Runs: a request with an Mcp-Session-Id belongs to that session's run (a session belay has
+ * not seen, after a restart, gets a run of its own); an initialize POST without one opens a
+ * new run, bound to the session id its response carries; any other request without one
+ * belongs to its connection's run (a server without sessions: one run per connection; the
+ * old transport: one run per event stream, its message POSTs routed by TOKEN). A run ends
+ * when a DELETE of its session was answered, when its connection closes (runs without a
+ * session), after idle_s seconds with no request in flight (idle_s 0: never), or when the
+ * proxy stops; its trace is then closed and its index finished.
+ *
+ * Threads, and what each owns:
+ *   - the listener's threads (libmicrohttpd, one per client connection): a request's
+ *     admission, body, recording of the request and the client side of its transfer;
+ *     they block only in poll(2) on the transfer's eventfd, the client socket and the
+ *     proxy's quit eventfd;
+ *   - the upstream thread: the libcurl multi handle and every easy handle on it (nothing
+ *     else touches them); it records responses and events as they arrive;
+ *   - the reaper thread: closes ended and idle runs (trace close, index finish);
+ *   - the caller: http_proxy_start and http_proxy_stop only.
+ * The run table and the message tokens are under the proxy's mutex; a transfer's buffers
+ * under its own. Must not: print (failures go to cfg.report). */
+#ifndef BELAY_HTTP_HTTP_PROXY_H
+#define BELAY_HTTP_HTTP_PROXY_H
+
+#include "common/err.h"
+
+struct http_proxy;
+struct gate_policy;
+
+struct http_proxy_cfg {
+	const char *upstream;  /* the server's URL (http or https) */
+	unsigned port;	       /* 0: any free port */
+	const char *secret;    /* the path secret (HTTP_GUARD_SECRET_HEX hex digits) */
+	const char *trace_dir; /* where each run's trace goes */
+	const char *state_dir; /* the store runs are indexed into */
+	int no_index;
+	unsigned idle_s;       /* a run with nothing in flight ends after this long (0: never) */
+	/* The gate's tool-call policy (borrowed; must outlive the proxy; NULL: the built-in
+	 * rules): every tools/call's effect plan is recorded (audit), made for a remote server. */
+	const struct gate_policy *policy;
+	/* Enforce mode: a tools/call the gate decides ask or deny for is not forwarded; belay
+	 * answers it with a tool error naming the plan and an approval id (`belay approve ID`
+	 * lets the next identical call through once). Nothing is held for a person yet. */
+	int enforce;
+	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
+	void (*report)(void *ctx, const char *msg);
+	/* A run's trace was opened / closed (any thread). May be NULL. */
+	void (*run_event)(void *ctx, const char *what, const char *trace_path);
+	void *ctx;
+};
+
+/* Binds 127.0.0.1:port (before any thread starts, so the port is known to them) and starts
+ * the threads. On a port in use: -EADDRINUSE. */
+int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, struct err *e);
+/* The port it listens on. */
+unsigned http_proxy_port(const struct http_proxy *p);
+/* Stops listening, ends every transfer and closes every run ("shutdown"); frees p. */
+void http_proxy_stop(struct http_proxy *p);
+
+#endif
