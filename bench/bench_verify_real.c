@@ -1,8 +1,9 @@
 /* bench_verify_real.c - what verification costs per turn on the real npm servers: each honest
  * session of tests/peers/sessions (server-everything, -filesystem, -memory,
  * -sequential-thinking, mcp-server-commands, dbhub on SQLite) is recorded through `belay proxy --scope` by the SDK client, then
- * verified in the same process three ways: both passes (the default), isolated only, in order
- * only. For each it prints the wall time per turn, and for the isolated pass the split between
+ * verified in the same process four ways: the default (in order first, then alone on a fresh
+ * server only the turns that need it), full (both passes for every turn), isolated only, in
+ * order only. For each it prints the wall time per turn, and for the isolated pass the split between
  * belay's own work (restores, diffs, judging) and the replay sessions (sandboxed spawn, the
  * server's start-up, the call, its exit), next to the baseline the server costs anyway: one
  * direct start + initialize + call + exit of the same server, uncontained, measured here.
@@ -165,9 +166,10 @@ int main(int argc, char **argv)
 			base[i] = direct_ms(rpeers, s, ws);
 		qsort(base, 3, sizeof base[0], bench_cmp_double);
 		printf("\n%s: direct start + initialize + exit, uncontained: %.0f ms (median of 3)\n", s->name, base[1]);
-		static const char *const names[] = {"both passes", "isolated only", "in order only"};
-		static const enum verify_order orders[] = {VERIFY_ORDER_BOTH, VERIFY_ORDER_ISOLATED, VERIFY_ORDER_SESSION};
-		for (int oi = 0; oi < 3; oi++) {
+		static const char *const names[] = {"both (default)", "full", "isolated only", "in order only"};
+		static const enum verify_order orders[] = {VERIFY_ORDER_BOTH, VERIFY_ORDER_FULL, VERIFY_ORDER_ISOLATED,
+							   VERIFY_ORDER_SESSION};
+		for (int oi = 0; oi < 4; oi++) {
 			struct policy pol = {0};
 			policy_add_defaults(&pol);
 			struct verify_opts vo = {.state_dir = st, .policy = &pol, .replays = 3, .jobs = 1, .timeout_ms = 20000,
@@ -179,7 +181,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			double wall = bench_now_ms() - t0;
-			size_t pass = 0, fail = 0, unv = 0;
+			size_t pass = 0, fail = 0, unv = 0, alone = 0;
 			double *own = xcalloc(r.n + 1, sizeof *own), *srv = xcalloc(r.n + 1, sizeof *srv);
 			for (size_t i = 0; i < r.n; i++) {
 				pass += r.turns[i].status == V_PASS;
@@ -187,14 +189,16 @@ int main(int argc, char **argv)
 				unv += r.turns[i].status == V_UNVERIFIED;
 				own[i] = r.turns[i].ms_total - r.turns[i].ms_server;
 				srv[i] = r.turns[i].ms_server;
+				alone += r.turns[i].ms_server > 0; /* a fresh server was started for it */
 			}
 			qsort(own, r.n, sizeof *own, bench_cmp_double);
 			qsort(srv, r.n, sizeof *srv, bench_cmp_double);
 			printf("  %-14s %zu turns: %.0f ms (%.0f ms/turn); %zu PASS, %zu UNVERIFIED, %zu FAIL", names[oi], r.n, wall,
 			       wall / (double)(r.n ? r.n : 1), pass, unv, fail);
 			if (orders[oi] != VERIFY_ORDER_SESSION)
-				printf("; isolated per turn median: replay session %.0f ms, belay own %.1f ms", srv[r.n / 2],
-				       own[r.n / 2]);
+				printf("; replayed alone: %zu turns; isolated per turn median: replay session %.0f ms, belay own "
+				       "%.1f ms",
+				       alone, srv[r.n / 2], own[r.n / 2]);
 			if (r.session_ran)
 				printf("; in order: %.0f ms for %zu turns (%.0f waiting on replies, belay own %.1f)", r.session_ms,
 				       r.session_turns, r.session_server_ms, r.session_own_ms);
