@@ -1,13 +1,15 @@
 /* verify.c - verification by re-execution: the passes, their workers, and how a turn's
  * evidence becomes its verdict. See verify.h and verify_internal.h.
  *
- * Phase 1 replays every call twice over, on worker threads:
- *   - isolated: each turn alone on a fresh server from its own pre-state (one job per turn,
- *     any number of workers; each worker's persistent scratch moves from pre-state to
- *     pre-state by undo + delta);
+ * Phase 1 replays the calls on worker threads:
  *   - in order: the whole session on one warm server (one job, inorder.c), so a call whose
  *     result depends on what the server remembers from earlier calls is replayed with that
- *     memory.
+ *     memory;
+ *   - isolated (--order isolated and full): each turn alone on a fresh server from its own
+ *     pre-state (one job per turn, any number of workers; each worker's persistent scratch
+ *     moves from pre-state to pre-state by undo + delta). The default order makes a turn's
+ *     isolated replay in phase 2, before judging it, and only when the in-order pass did not
+ *     settle its verdict (isolated_needed).
  * Phase 2 judges each turn from both: the result reproduces when it reproduces in isolation,
  * or (noted: it depends on session state) in order; when it reproduces in neither, further
  * isolated replays, each from a freshly restored pre-state, tell a lie (they agree with each
