@@ -30,10 +30,11 @@ static const struct cli_opt verify_opts[] = {
 	{"full-diff", 'F', 0, NULL,
 	 "compute every replay's effect by a full diff of the scratch workspace instead of from its dirty set "
 	 "(slower; the dirty set falls back to it by itself when it cannot be trusted)"},
-	{"order", 'O', 0, "both|isolated|session",
+	{"order", 'O', 0, "both|isolated|session|full",
 	 "how calls are re-executed: each alone on a fresh server (isolated), the whole session in recorded order "
-	 "on one warm server (session: one server start per run), or both (default: a call that reproduces only "
-	 "in order depends on session state)"},
+	 "on one warm server (session: one server start per run), or both (default: in order first, then alone on "
+	 "a fresh server only the calls whose verdict depends on it), or full (every call both ways: also notes "
+	 "which reproducing calls depend on session state; a server start per call)"},
 	{"keep-replay-traces", 'K', 0, "DIR",
 	 "keep the trace each replay's own session records (what the re-executed server was sent and answered) in "
 	 "DIR"},
@@ -336,8 +337,10 @@ int cmd_verify(int argc, char **argv)
 				order = VERIFY_ORDER_ISOLATED;
 			else if (!strcmp(optarg, "session"))
 				order = VERIFY_ORDER_SESSION;
+			else if (!strcmp(optarg, "full"))
+				order = VERIFY_ORDER_FULL;
 			else
-				return cli_fail("%s: --order is both, isolated or session, not '%s'", argv[0], optarg);
+				return cli_fail("%s: --order is both, isolated, session or full, not '%s'", argv[0], optarg);
 			break;
 		case 'K': keep_traces = optarg; break;
 		case 'h': cli_help(replay_only ? &cli_replay : &cli_verify, stdout); return 0;

@@ -130,6 +130,8 @@ void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange 
 		return;
 	}
 	const char *in = n > 1 ? wrote_in : "";
+	/* the default order did not replay it alone (verify.c, isolated_needed) */
+	int skipped = n > 1 && !passes[0] && v->turn >= 0 && c->iso[v->turn].skipped;
 	/* A tool listed without the hint has the MCP specification's default: readOnlyHint
 	 * false. A tool never listed, or missing from the latest list, has no contract. */
 	int ro_default = ann && !ro;
@@ -156,7 +158,10 @@ void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange 
 		buf_free(&b);
 	} else {
 		verdict_add(v, "A2", "effect", V_PASS, NULL, NO_EVIDENCE, "declared readOnlyHint: true and changed nothing%s",
-			    n > 1 ? " (in every pass)" : "");
+			    skipped ? " in the in-order session replay (not replayed alone on a fresh server: a change "
+				      "made only there was not looked for)"
+			    : n > 1 ? " (in every pass)"
+				    : "");
 	}
 	/* Network: the supervisor observed every attempt of every pass. */
 	const cJSON *ow = ann ? cJSON_GetObjectItemCaseSensitive(ann, "openWorldHint") : NULL;
@@ -193,7 +198,10 @@ void judge_effect(struct vctx *c, struct turn_verdict *v, const struct exchange 
 				    where);
 		else
 			verdict_add(v, "A2", "effect:network", V_PASS, NULL, NO_EVIDENCE,
-				    "declared openWorldHint: false and made no network attempt");
+				    "declared openWorldHint: false and made no network attempt%s",
+				    skipped ? " in the in-order session replay (not replayed alone on a fresh server: an "
+					      "attempt made only there was not looked for)"
+					    : "");
 		buf_free(&b);
 	}
 	cJSON_Delete(ann);

@@ -19,10 +19,13 @@
 #include "verify/policy.h"
 #include "verify/verdict.h"
 
-/* Which passes re-execute the calls (see verify.c): both by default; `session` alone is the
- * fast way with servers that are slow to start (one start per session, not per turn), and
- * its verdicts say so; `isolated` alone is the behaviour of earlier versions. */
-enum verify_order { VERIFY_ORDER_BOTH = 0, VERIFY_ORDER_ISOLATED = 1, VERIFY_ORDER_SESSION = 2 };
+/* Which passes re-execute the calls (see verify.c): both by default — the in-order pass
+ * first, then the isolated one only for the turns whose verdict depends on it (docs/VERDICTS.md,
+ * "When the isolated replay is skipped"); `full` replays every call in both passes (a fresh
+ * server per turn: the SESSION_STATE note on every turn that needs the session); `session`
+ * alone is the fast way with servers that are slow to start (one start per session, not per
+ * turn), and its verdicts say so; `isolated` alone is the behaviour of earlier versions. */
+enum verify_order { VERIFY_ORDER_BOTH = 0, VERIFY_ORDER_ISOLATED = 1, VERIFY_ORDER_SESSION = 2, VERIFY_ORDER_FULL = 3 };
 
 struct scratch_pool;
 

@@ -42,6 +42,8 @@ enum effect_rec { EFFECT_REC_UNKNOWN = 0, EFFECT_REC_SAME, EFFECT_REC_DIFFERS, E
 
 struct pass_obs {
 	int ran;                /* the pass re-executed the call */
+	int skipped;            /* isolated, default order: not run, the in-order replay reproduced
+				  * the result and the effect (verify.c, isolated_needed) */
 	const char *cause;      /* the call has no reply in this pass: why (a closed-list cause) */
 	char detail[600];
 	char *reply;            /* the reply line (owned) */
