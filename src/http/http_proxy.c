@@ -266,6 +266,32 @@ static void note_tools(struct http_proxy *p, struct hp_run *run, const char *dat
 	cJSON_Delete(o);
 }
 
+/* A call being held for a person: recorded (an `http` record "hold") and told (cfg.report). */
+struct hold_ctx {
+	struct http_proxy *p;
+	struct hp_run *run;
+	uint64_t seq;
+	const char *tool;
+	int held;
+};
+
+/* Listener thread, before the hold's wait. */
+static void on_held(void *ctx, const char *id)
+{
+	struct hold_ctx *h = ctx;
+	h->held = 1;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "event", "hold");
+	cJSON_AddNumberToObject(f, "request_seq", (double)h->seq);
+	if (h->tool)
+		cJSON_AddStringToObject(f, "tool", h->tool);
+	cJSON_AddStringToObject(f, "approval_id", id);
+	cJSON_AddNumberToObject(f, "hold_s", h->p->cfg.hold_s);
+	http_run_fact(h->run->run, f);
+	report(h->p, "holding the call to %s for up to %u s; to let it through: belay approve %s",
+	       h->tool ? h->tool : "a tool", h->p->cfg.hold_s, id);
+}
+
 /* Plans one message of a client body; in enforce mode, a call the gate refuses (and nobody
  * approved once) gets its refusal appended to *refusals (a JSON array, made on first use). */
 static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq, cJSON **refusals)
@@ -291,13 +317,18 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	enum gate_decision d = effect_plan_decision(plan);
 	const char *outcome = d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
 	char id[48] = "", by[128] = "";
-	int refused = 0;
+	int refused = 0, expired = 0;
 	if (p->cfg.enforce && d >= GATE_ASK) {
-		if (p->gate && http_gate_decide(p->gate, tool, arguments, id, by)) {
-			outcome = "forwarded (approved once)";
+		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool};
+		enum http_gate_answer a = p->gate ? http_gate_decide(p->gate, tool, arguments, p->cfg.hold_s * 1000u,
+								     on_held, &hc, id, by)
+						  : HTTP_GATE_REFUSED;
+		if (a == HTTP_GATE_APPROVED) {
+			outcome = hc.held ? "forwarded (approved while held)" : "forwarded (approved once)";
 		} else {
-			outcome = "refused";
+			outcome = a == HTTP_GATE_EXPIRED ? "refused (hold expired)" : "refused";
 			refused = 1;
+			expired = a == HTTP_GATE_EXPIRED;
 		}
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -315,7 +346,12 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	if (refused) {
 		/* the tool error the client gets instead of the call's result */
 		struct buf text = {0};
-		buf_printf(&text, "belay refused the call to %s (%s).", tool ? tool : "this tool", gate_decision_name(d));
+		if (expired)
+			buf_printf(&text, "belay held the call to %s for %u s and nobody approved it (hold_expired): refused "
+					  "(%s).", tool ? tool : "this tool", p->cfg.hold_s, gate_decision_name(d));
+		else
+			buf_printf(&text, "belay refused the call to %s (%s).", tool ? tool : "this tool",
+				   gate_decision_name(d));
 		for (size_t i = 0; i < effect_plan_reason_count(plan); i++)
 			buf_printf(&text, " %s", effect_plan_reason(plan, i));
 		if (id[0])
@@ -1251,6 +1287,7 @@ unsigned http_proxy_port(const struct http_proxy *p)
 void http_proxy_stop(struct http_proxy *p)
 {
 	atomic_store(&p->quitting, 1);
+	http_gate_release(p->gate); /* a held call's thread would keep the listener from stopping */
 	uint64_t one = 1;
 	ssize_t w = write(p->quit_efd, &one, sizeof one);
 	(void)w;

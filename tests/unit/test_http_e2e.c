@@ -37,6 +37,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "ts_belay.h"
+#include "ts_hook.h"
 #include "tsupport.h"
 
 #define AUTH "belay-e2e-credential-7f3a9c"
@@ -782,6 +783,111 @@ Test(http_e2e, claude_code_lists_a_server_over_http_through_belay)
 	ts_out_free(&srv.o);
 	free(h), free(mcp), free(url), free(upstream), free(settings), free(home), free(proj);
 	free(state), free(traces), free(claude);
+}
+
+Test(http_e2e, claude_code_calls_a_tool_of_a_server_over_http_through_belay)
+{
+	/* the pinned Claude Code CLI, headless (`claude -p`), its model a local stand-in for the
+	 * Messages API (tests/fixtures/fake_messages_api.py, as test_hook_claude.c drives it)
+	 * that answers with a tool_use of the server's echo tool; the server configured by `belay
+	 * snippet claude-code --http URL`: the call goes through belay, the server answers, the
+	 * answer goes back to the model, and the trace holds the tools/call and its result */
+	char *claude = fs_join(peers, "@anthropic-ai/claude-code-linux-x64/claude");
+	if (access(claude, X_OK) != 0) {
+		free(claude);
+		cr_skip_test("the pinned Claude Code CLI is not installed (scripts/setup.sh installs it)");
+	}
+	struct ts_world w;
+	ts_world_setup(&w, "http-claude");
+	char *home = fs_join(w.dir, "home");
+	cr_assert_eq(ts_sh("mkdir -p %s/.claude", home), 0);
+	char *settings = fs_join(home, ".claude/settings.json");
+	const char *allow = "{\"enableAllProjectMcpServers\": true}\n";
+	ts_write_file(settings, allow, strlen(allow));
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), bport = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, w.state, w.traces, &bport, "stable");
+	struct ts_out o = {0};
+	const char *snip[] = {BELAY_BIN, "snippet", "claude-code", "--http", upstream, "--state", w.state, NULL};
+	ts_run(snip, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	char *mcp = fs_join(w.ws, ".mcp.json");
+	ts_write_file(mcp, o.out, o.out_len);
+	ts_out_free(&o);
+	const char *script = "[[{\"type\":\"text\",\"text\":\"Asking the server.\"},{\"type\":\"tool_use\",\"id\":\"toolu_h1\","
+			     "\"name\":\"mcp__belay__echo\",\"input\":{\"message\":\"over http through belay\"}}],"
+			     "[{\"type\":\"text\",\"text\":\"The server echoed it.\"}]]";
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_messages_api.py", script);
+	char *h = xasprintf("HOME=%s", home), *api = xasprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", a.port);
+	char *rt = xasprintf("XDG_RUNTIME_DIR=%s", w.runtime);
+	const char *env[] = {h, "LOGNAME=belay-test", "USER=belay-test", "SHELL=/bin/sh", "TERM=dumb", api, rt,
+			     "ANTHROPIC_API_KEY=sk-belay-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			     "PATH=/usr/bin:/bin", NULL};
+	const char *argv[] = {claude, "-p", "echo something through the server", "--output-format", "json",
+			      "--allowedTools", "mcp__belay__echo", NULL};
+	ts_run(argv, env, w.ws, NULL, 0, 180, &o);
+	ts_api_stop(&a);
+	cr_assert(!o.timed_out, "claude timed out: %s", o.err);
+	cJSON *r = cJSON_Parse(o.out);
+	cr_assert(r, "claude printed no JSON result (exit %d): %s / %s", o.status, o.out, o.err);
+	cr_expect_str_eq(jx_str(r, "result"), "The server echoed it.", "%s", o.out);
+	char *denials = jx_print(cJSON_GetObjectItemCaseSensitive(r, "permission_denials"));
+	cr_expect(!strstr(denials, "toolu_h1"), "the MCP call was refused: %s", denials);
+	free(denials);
+	cJSON_Delete(r);
+	ts_out_free(&o);
+	/* the model got the tool's result back */
+	char *log = fs_join(w.dir, "api.log");
+	size_t len = 0;
+	char *api_log = ts_read_file(log, &len);
+	cr_assert(api_log && strstr(api_log, "tool_result"), "no tool_result went back to the model:\n%s",
+		  api_log ? api_log : "");
+	free(api_log), free(log);
+	stop(&bel);
+	stop(&srv);
+	/* one trace holds the tools/call (the echo, its arguments as the model gave them) and, after
+	 * it, the server's result for the same id */
+	struct ts_out ls = {0};
+	char *lscmd = xasprintf("ls %s/*.jsonl", w.traces);
+	const char *lsv[] = {"sh", "-c", lscmd, NULL};
+	ts_run(lsv, NULL, dir, NULL, 0, 30, &ls);
+	int called = 0, result = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(ls.out, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+		struct frame f[128];
+		size_t nf = read_frames(t, f, 128);
+		const cJSON *id = NULL;
+		for (size_t i = 0; i < nf; i++) {
+			const cJSON *m = cJSON_GetObjectItem(f[i].msg, "method");
+			if (f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "tools/call")) {
+				const cJSON *p = cJSON_GetObjectItem(f[i].msg, "params");
+				if (!strcmp(jx_str(p, "name"), "echo") &&
+				    !strcmp(jx_str(cJSON_GetObjectItem(p, "arguments"), "message"), "over http through belay")) {
+					called++;
+					id = cJSON_GetObjectItem(f[i].msg, "id");
+				}
+			} else if (!f[i].c2s && id && cJSON_Compare(cJSON_GetObjectItem(f[i].msg, "id"), id, 1)) {
+				char *res = jx_print(cJSON_GetObjectItem(f[i].msg, "result"));
+				result += strstr(res, "Echo: over http through belay") != NULL;
+				free(res);
+			}
+		}
+		if (called && !result)
+			for (size_t i = 0; i < nf; i++)
+				cr_log_error("%s %s", f[i].c2s ? ">" : "<", jx_print(f[i].msg));
+		for (size_t i = 0; i < nf; i++)
+			cJSON_Delete(f[i].msg);
+	}
+	ts_out_free(&ls);
+	cr_assert_eq(called, 1, "the trace holds Claude Code's tools/call of echo once (%d)", called);
+	cr_assert_eq(result, 1, "the trace holds the server's result of that call after it");
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(lscmd), free(h), free(api), free(rt), free(mcp), free(url), free(upstream), free(settings), free(home);
+	free(claude);
+	ts_world_teardown(&w);
 }
 
 Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
