@@ -184,12 +184,13 @@ static unsigned start_server(struct proc *srv, const char *mode)
 /* A gate policy file for the next start_belay (NULL: none), and enforce mode. */
 static const char *belay_policy;
 static int belay_enforce;
+static const char *belay_hold; /* --hold SECONDS (NULL: belay's default) */
 
 static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port,
 			 const char *idle)
 {
 	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--state", state, "--trace-dir", traces,
-			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL, NULL, NULL, NULL, NULL};
+			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 	int k = 12;
 	if (idle && !strcmp(idle, "stable"))
 		argv[k = 8] = NULL; /* the upstream's stable port */
@@ -197,6 +198,8 @@ static char *start_belay(struct proc *b, const char *upstream, const char *state
 		argv[k++] = "--policy", argv[k++] = belay_policy;
 	if (belay_enforce)
 		argv[k++] = "--mode", argv[k++] = "enforce";
+	if (belay_hold)
+		argv[k++] = "--hold", argv[k++] = belay_hold;
 	argv[k] = NULL;
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
 	track(b->pid);
@@ -1025,9 +1028,9 @@ Test(http_e2e, a_session_outlives_a_restart_of_belay)
 	free(trace), free(url2), free(url), free(client), free(upstream), free(state), free(traces);
 }
 
-Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_once)
+Test(http_e2e, enforce_mode_without_a_hold_refuses_a_call_and_belay_approve_lets_it_through_once)
 {
-	/* --mode enforce: a call the gate denies (the operator's floor on get-sum) is not sent to
+	/* --mode enforce --hold 0: a call the gate denies (the operator's floor on get-sum) is not sent to
 	 * the server; the agent gets a tool error naming the approval id; `belay approve ID` lets
 	 * the next identical call through once */
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
@@ -1039,9 +1042,11 @@ Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_onc
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
 	belay_policy = policy;
 	belay_enforce = 1;
+	belay_hold = "0"; /* refused at once */
 	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
 	belay_policy = NULL;
 	belay_enforce = 0;
+	belay_hold = NULL;
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, "streamable", url, AUTH, "enforce", "again", NULL};
 	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
@@ -1132,4 +1137,143 @@ Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_onc
 	ts_out_free(&cl.o);
 	ts_out_free(&bel.o);
 	ts_out_free(&srv.o);
+}
+
+/* Reads a client's stdout and stderr to their end and reaps it. */
+static void drain(struct proc *cl)
+{
+	struct pollfd pf[2] = {{.fd = cl->fds[1], .events = POLLIN}, {.fd = cl->fds[2], .events = POLLIN}};
+	int open_fds = 2;
+	time_t until = deadline(180);
+	while (open_fds) {
+		cr_assert(time(NULL) < until, "the client never ended");
+		if (poll(pf, 2, 200) <= 0)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (pf[k].fd >= 0 && pf[k].revents) {
+				int more = k ? ts_read_some(pf[k].fd, &cl->o.err, &cl->o.err_len)
+					     : ts_read_some(pf[k].fd, &cl->o.out, &cl->o.out_len);
+				if (!more) {
+					close(pf[k].fd);
+					pf[k].fd = -1;
+					open_fds--;
+				}
+			}
+	}
+	close(cl->fds[0]);
+	cl->fds[0] = cl->fds[1] = cl->fds[2] = -1;
+	untrack(cl->pid);
+	ts_reap(cl->pid, &cl->o);
+}
+
+/* The enforce-mode session of the hold tests: get-sum denied by the operator's floor, held
+ * up to `hold` seconds. approve: approve it while it is held (from the id belay prints).
+ * Returns the trace; *sum the client's get-sum result (new strings). */
+static char *held_session(const char *hold, int approve, char **sum)
+{
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0}, cl = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = hold;
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, "streamable", url, AUTH, "held", "sumonly", NULL};
+	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
+	track(cl.pid);
+	size_t at = (size_t)(wait_stderr(&bel, "holding the call to get-sum for up to ") - bel.o.err);
+	if (approve) {
+		time_t until = deadline(60);
+		while (!strchr(bel.o.err + at, '\n')) { /* the whole line */
+			cr_assert(time(NULL) < until, "%s", bel.o.err + at);
+			struct pollfd pf = {.fd = bel.fds[2], .events = POLLIN};
+			if (poll(&pf, 1, 200) > 0)
+				cr_assert(ts_read_some(bel.fds[2], &bel.o.err, &bel.o.err_len), "belay-http ended");
+		}
+		const char *ap = strstr(bel.o.err + at, "belay approve ");
+		cr_assert_not_null(ap, "%s", bel.o.err + at);
+		ap += strlen("belay approve ");
+		char *id = xstrndup(ap, strspn(ap, "0123456789abcdef-"));
+		struct ts_out o = {0};
+		const char *av[] = {BELAY_BIN, "approve", id, "--state", state, NULL};
+		ts_run(av, NULL, dir, NULL, 0, 60, &o);
+		cr_assert_eq(o.status, 0, "belay approve %s while held: %s%s", id, o.out, o.err);
+		ts_out_free(&o);
+		free(id);
+	}
+	drain(&cl);
+	cr_assert_eq(cl.o.status, 0, "the client failed: %s", cl.o.err);
+	char *lastl = ts_last_line(cl.o.out);
+	cJSON *out = cJSON_Parse(lastl);
+	cr_assert_not_null(out, "%s", cl.o.out);
+	*sum = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sum"));
+	const char *rec = wait_stderr(&bel, "belay: closed ");
+	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	cJSON_Delete(out);
+	free(lastl), free(client), free(url), free(upstream), free(policy), free(state), free(traces);
+	ts_out_free(&cl.o);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	return trace;
+}
+
+/* How many times the server answered get-sum in the trace. */
+static int sums_answered(const char *trace)
+{
+	struct frame f[256];
+	size_t nf = read_frames(trace, f, 256);
+	int answers = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char *m = cJSON_PrintUnformatted(f[i].msg);
+		answers += !f[i].c2s && strstr(m, "The sum of 2 and 40 is 42") != NULL;
+		free(m);
+		cJSON_Delete(f[i].msg);
+	}
+	return answers;
+}
+
+Test(http_e2e, enforce_mode_holds_a_call_until_a_person_approves_it)
+{
+	/* the call the gate denies is held, its request unanswered, until `belay approve ID`
+	 * (the id belay prints and records as it holds it): then it is forwarded, the server sees
+	 * it once, and the client gets the server's result of that same request */
+	char *sum = NULL;
+	char *trace = held_session("120", 1, &sum);
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42") && !strstr(sum, "isError\":true"),
+		  "the held call, approved, did not get the server's result: %s", sum);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"event\":\"hold\""), "the hold is not recorded");
+	cr_assert(strstr(text, "\"outcome\":\"forwarded (approved while held)\""), "no approved-while-held decision");
+	cr_assert_null(strstr(text, "\"origin\":\"belay\""), "belay answered the held call itself");
+	free(text);
+	cr_assert_eq(sums_answered(trace), 1, "the server did not answer the held call exactly once");
+	free(sum), free(trace);
+}
+
+Test(http_e2e, enforce_mode_refuses_a_held_call_nobody_decides_by_name)
+{
+	/* nobody approves: when the hold's bound passes the call is refused with hold_expired,
+	 * never sent to the server */
+	char *sum = NULL;
+	char *trace = held_session("1", 0, &sum);
+	cr_assert(strstr(sum, "hold_expired") && strstr(sum, "\"isError\":true") && strstr(sum, "belay approve "),
+		  "the client did not get the named refusal: %s", sum);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"event\":\"hold\""), "the hold is not recorded");
+	cr_assert(strstr(text, "\"outcome\":\"refused (hold expired)\""), "no expired decision recorded");
+	free(text);
+	cr_assert_eq(sums_answered(trace), 0, "the server saw the refused call");
+	free(sum), free(trace);
 }
