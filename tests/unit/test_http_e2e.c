@@ -12,8 +12,12 @@
  * (one ended by its DELETE, one by the idle timeout); verify judges every turn UNVERIFIED
  * REPLAY_NETWORK_REFUSED; `belay snippet --http` writes the listener's URL, which survives a
  * restart, and so does a session (its next requests in a run of its own); the pinned Claude
- * Code CLI's `claude mcp list` connects through belay; a server asking for OAuth is refused
- * by name; the operator's --policy shapes the recorded plans.
+ * Code CLI's `claude mcp list` connects through belay, and `claude -p` (its model a local
+ * stand-in, tests/fixtures/fake_messages_api.py) calls a tool through it; a server asking for
+ * OAuth is refused by name; the operator's --policy shapes the recorded plans; enforce mode
+ * holds a refused call until `belay approve` (or refuses it by name at the bound); a stream
+ * the server cuts is resumed with Last-Event-ID (the SDK's own server transport and event
+ * store, tests/peers/http-resume-server.mjs) and the trace keeps order and pairing.
  *
  * Ports are chosen free at run time; every wait is for a condition (with a generous
  * deadline that only turns a hang into a failure), never a measured time. */
@@ -1276,4 +1280,103 @@ Test(http_e2e, enforce_mode_refuses_a_held_call_nobody_decides_by_name)
 	free(text);
 	cr_assert_eq(sums_answered(trace), 0, "the server saw the refused call");
 	free(sum), free(trace);
+}
+
+Test(http_e2e, a_dropped_stream_resumed_with_last_event_id_keeps_order_and_pairing)
+{
+	/* the SDK's server transport and its example in-memory event store (whose replay works;
+	 * tests/peers/http-resume-server.mjs) cut a call's event stream after 2 of 6 progress
+	 * notifications; the SDK client resumes by itself, a GET with Last-Event-ID through belay:
+	 * the client gets 1..6 and the result, and the trace holds them in that order, once each,
+	 * the GET carrying the id of the last event recorded before the cut, the call's result
+	 * after its request and every progress notification */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	struct proc srv = {0}, bel = {0}, cl = {0};
+	unsigned sport = free_port(), port = 0;
+	char *server = xasprintf("%s/tests/peers/http-resume-server.mjs", BELAY_SOURCE_DIR);
+	char *sp = xasprintf("%u", sport);
+	const char *sv[] = {"node", server, sp, NULL};
+	srv.pid = ts_spawn(sv, NULL, dir, &srv.o, srv.fds);
+	track(srv.pid);
+	wait_listening(sport);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	char *client = xasprintf("%s/tests/peers/http-resume.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, url, "6", "2", NULL};
+	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
+	track(cl.pid);
+	drain(&cl);
+	cr_assert_eq(cl.o.status, 0, "the client failed: %s", cl.o.err);
+	cJSON *out = cJSON_Parse(cl.o.out);
+	cr_assert_not_null(out, "%s", cl.o.out);
+	char *progress = jx_print(cJSON_GetObjectItem(out, "progress"));
+	cr_assert_str_eq(progress, "[1,2,3,4,5,6]", "the client's progress through the cut");
+	char *result = jx_print(cJSON_GetObjectItem(out, "result"));
+	cr_assert(strstr(result, "counted to 6"), "%s", result);
+	const char *rec = wait_stderr(&bel, "belay: closed ");
+	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	/* the messages: exactly what the client received, each response after its request */
+	struct frame f[128];
+	size_t nf = read_frames(trace, f, 128);
+	same_messages(f, nf, 0, cJSON_GetObjectItem(out, "received"), "resumed");
+	requests_before_responses(f, nf);
+	long long call_seq = -1, result_seq = -1, last_progress_seq = -1;
+	int next = 1;
+	const cJSON *call_id = NULL;
+	for (size_t i = 0; i < nf; i++) {
+		const cJSON *m = cJSON_GetObjectItem(f[i].msg, "method");
+		if (f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "tools/call")) {
+			cr_assert_eq(call_seq, -1, "the call was sent twice (a resumption must not re-send it)");
+			call_seq = f[i].seq;
+			call_id = cJSON_GetObjectItem(f[i].msg, "id");
+		} else if (!f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "notifications/progress")) {
+			int v = (int)cJSON_GetObjectItem(cJSON_GetObjectItem(f[i].msg, "params"), "progress")->valuedouble;
+			cr_assert_eq(v, next, "progress %d recorded where %d was due (seq %lld)", v, next, f[i].seq);
+			cr_assert_gt(f[i].seq, call_seq);
+			next++;
+			last_progress_seq = f[i].seq;
+		} else if (!f[i].c2s && call_id && cJSON_Compare(cJSON_GetObjectItem(f[i].msg, "id"), call_id, 1)) {
+			cr_assert_eq(result_seq, -1, "the call was answered twice");
+			result_seq = f[i].seq;
+		}
+	}
+	cr_assert_eq(next, 7, "the trace holds %d progress notifications, not 6", next - 1);
+	cr_assert_gt(result_seq, last_progress_seq, "the result is not after the last progress");
+	for (size_t i = 0; i < nf; i++)
+		cJSON_Delete(f[i].msg);
+	/* the HTTP: the cut stream's end, then the GET resuming from the last event id recorded
+	 * on it before the cut */
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	char *save = NULL, *last_id = NULL;
+	int cut_seen = 0, resumed = 0;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *o = cJSON_Parse(line);
+		if (!strcmp(jx_str(o, "kind"), "http")) {
+			const char *ev = jx_str(o, "event");
+			double seq = cJSON_GetObjectItem(o, "seq")->valuedouble;
+			if (!strcmp(ev, "sse") && seq > call_seq && !cut_seen && *jx_str(o, "id")) {
+				free(last_id);
+				last_id = xstrdup(jx_str(o, "id"));
+			} else if (!strcmp(ev, "stream_end") && seq > call_seq && !cut_seen) {
+				cut_seen = 1;
+			} else if (!strcmp(ev, "request") && cut_seen && !strcmp(jx_str(o, "method"), "GET") &&
+				   *jx_str(o, "last_event_id")) {
+				cr_assert_str_eq(jx_str(o, "last_event_id"), last_id ? last_id : "",
+						 "the resumption is not from the last event recorded before the cut");
+				resumed++;
+			}
+		}
+		cJSON_Delete(o);
+	}
+	cr_assert(cut_seen, "the cut stream's end is not recorded");
+	cr_assert_eq(resumed, 1, "one GET with Last-Event-ID after the cut (%d)", resumed);
+	free(text), free(last_id), free(trace), free(progress), free(result);
+	cJSON_Delete(out);
+	ts_out_free(&cl.o);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(client), free(url), free(upstream), free(sp), free(server), free(state), free(traces);
 }
