@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uv.h>
 
 #include "common/xalloc.h"
@@ -18,7 +19,7 @@ struct job {
 	const char *tool;
 	unsigned hold_ms;
 	uint64_t until; /* loop time the hold ends */
-	int held, done;
+	int held, done, cancel; /* cancel: its client hung up (under mu) */
 	enum http_gate_answer answer;
 	char id[48], by[128];
 	struct job *next;
@@ -58,8 +59,13 @@ static void on_tick(uv_timer_t *t)
 	for (struct job **pj = &g->held; *pj;) {
 		struct job *j = *pj;
 		enum http_gate_answer a;
+		pthread_mutex_lock(&g->mu);
+		int cancel = j->cancel;
+		pthread_mutex_unlock(&g->mu);
 		if (g->a && approvals_take(g->a, j->key, j->id, j->by))
 			a = HTTP_GATE_APPROVED;
+		else if (cancel)
+			a = HTTP_GATE_GONE;
 		else if (released)
 			a = HTTP_GATE_REFUSED;
 		else if (now >= j->until)
@@ -148,7 +154,8 @@ int http_gate_open(const char *state_dir, struct http_gate **out, struct err *e)
 }
 
 enum http_gate_answer http_gate_decide(struct http_gate *g, const char *tool, const cJSON *arguments, unsigned hold_ms,
-				       void (*held)(void *ctx, const char *id), void *ctx, char id[48], char by[128])
+				       void (*held)(void *ctx, const char *id), int (*gone)(void *ctx), void *ctx,
+				       char id[48], char by[128])
 {
 	struct job j = {.tool = tool, .hold_ms = hold_ms};
 	approvals_call_key(tool ? tool : "", arguments, j.key);
@@ -167,8 +174,21 @@ enum http_gate_answer http_gate_decide(struct http_gate *g, const char *tool, co
 		held(ctx, hid);
 		pthread_mutex_lock(&g->mu);
 	}
-	while (!j.done)
-		pthread_cond_wait(&g->answered, &g->mu);
+	while (!j.done) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250 * 1000000L;
+		if (until.tv_nsec >= 1000000000L)
+			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		pthread_cond_timedwait(&g->answered, &g->mu, &until);
+		if (!j.done && !j.cancel && gone) {
+			pthread_mutex_unlock(&g->mu);
+			int hung_up = gone(ctx);
+			pthread_mutex_lock(&g->mu);
+			if (hung_up)
+				j.cancel = 1; /* the loop's next tick answers it */
+		}
+	}
 	pthread_mutex_unlock(&g->mu);
 	memcpy(id, j.id, 48);
 	memcpy(by, j.by, 128);

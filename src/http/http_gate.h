@@ -20,6 +20,7 @@ enum http_gate_answer {
 	HTTP_GATE_REFUSED = 0,  /* not approved, nothing held (hold_ms 0, or the gate released) */
 	HTTP_GATE_APPROVED = 1, /* approved once before, or while it was held */
 	HTTP_GATE_EXPIRED = 2,  /* held hold_ms and nobody approved it */
+	HTTP_GATE_GONE = 3,     /* its client hung up while it was held */
 };
 
 int http_gate_open(const char *state_dir, struct http_gate **out, struct err *e);
@@ -27,9 +28,12 @@ int http_gate_open(const char *state_dir, struct http_gate **out, struct err *e)
  * this exact call (tool and canonical arguments) was approved once; else it gets a new
  * approval id (id, 48 bytes) and, with hold_ms > 0, is held: held(ctx, id) is called (on the
  * caller's thread, before the wait: record it, tell the person) and the call waits until
- * `belay approve ID` approves it (APPROVED) or hold_ms pass (EXPIRED). */
+ * `belay approve ID` approves it (APPROVED), hold_ms pass (EXPIRED) or gone(ctx), asked
+ * every few hundred milliseconds on the caller's thread while it waits (may be NULL), says
+ * its client hung up (GONE). */
 enum http_gate_answer http_gate_decide(struct http_gate *g, const char *tool, const cJSON *arguments, unsigned hold_ms,
-				       void (*held)(void *ctx, const char *id), void *ctx, char id[48], char by[128]);
+				       void (*held)(void *ctx, const char *id), int (*gone)(void *ctx), void *ctx,
+				       char id[48], char by[128]);
 /* Ends every hold (those calls REFUSED) and holds nothing more: the proxy is stopping. */
 void http_gate_release(struct http_gate *g);
 void http_gate_close(struct http_gate *g);

@@ -272,8 +272,19 @@ struct hold_ctx {
 	struct hp_run *run;
 	uint64_t seq;
 	const char *tool;
+	int client_fd; /* the held request's connection (-1: unknown) */
 	int held;
 };
+
+/* Listener thread, while the call is held: 1 once its client hung up. */
+static int held_client_gone(void *ctx)
+{
+	struct hold_ctx *h = ctx;
+	if (h->client_fd < 0)
+		return 0;
+	struct pollfd pf = {.fd = h->client_fd, .events = POLLRDHUP};
+	return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
 
 /* Listener thread, before the hold's wait. */
 static void on_held(void *ctx, const char *id)
@@ -294,7 +305,8 @@ static void on_held(void *ctx, const char *id)
 
 /* Plans one message of a client body; in enforce mode, a call the gate refuses (and nobody
  * approved once) gets its refusal appended to *refusals (a JSON array, made on first use). */
-static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq, cJSON **refusals)
+static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq, int client_fd,
+		      cJSON **refusals)
 {
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
 	if (!cJSON_IsString(method) || strcmp(method->valuestring, "tools/call"))
@@ -319,14 +331,16 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	char id[48] = "", by[128] = "";
 	int refused = 0, expired = 0;
 	if (p->cfg.enforce && d >= GATE_ASK) {
-		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool};
+		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool, .client_fd = client_fd};
 		enum http_gate_answer a = p->gate ? http_gate_decide(p->gate, tool, arguments, p->cfg.hold_s * 1000u,
-								     on_held, &hc, id, by)
+								     on_held, held_client_gone, &hc, id, by)
 						  : HTTP_GATE_REFUSED;
 		if (a == HTTP_GATE_APPROVED) {
 			outcome = hc.held ? "forwarded (approved while held)" : "forwarded (approved once)";
 		} else {
-			outcome = a == HTTP_GATE_EXPIRED ? "refused (hold expired)" : "refused";
+			outcome = a == HTTP_GATE_EXPIRED ? "refused (hold expired)"
+				  : a == HTTP_GATE_GONE	   ? "refused (client gone)"
+							   : "refused";
 			refused = 1;
 			expired = a == HTTP_GATE_EXPIRED;
 		}
@@ -379,7 +393,8 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
  * enforce mode, the answer belay sends instead of forwarding it when the gate refused a call
  * in it (new string: one JSON-RPC message, or an array for a batch), else NULL. A batch with
  * a refused call is refused whole (each of its calls answered, nothing forwarded). */
-static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq)
+static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq,
+			int client_fd)
 {
 	if (!memmem(body, len, "tools/call", 10))
 		return NULL;
@@ -387,9 +402,9 @@ static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *bo
 	int batch = cJSON_IsArray(o);
 	if (batch) {
 		for (const cJSON *m = o->child; m; m = m->next)
-			plan_call(p, run, m, seq, &refusals);
+			plan_call(p, run, m, seq, client_fd, &refusals);
 	} else if (cJSON_IsObject(o)) {
-		plan_call(p, run, o, seq, &refusals);
+		plan_call(p, run, o, seq, client_fd, &refusals);
 	}
 	cJSON_Delete(o);
 	if (!refusals)
@@ -1002,7 +1017,7 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	char *refusal = NULL;
 	if (q->body.len) {
 		uint64_t seq = http_run_frame(run->run, "c2s", q->body.p, q->body.len);
-		refusal = plan_calls(p, run, q->body.p, q->body.len, seq);
+		refusal = plan_calls(p, run, q->body.p, q->body.len, seq, x->client_fd);
 	}
 	if (refusal) {
 		/* enforce mode: not forwarded; belay answers it itself */
