@@ -343,6 +343,8 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 							   : "refused";
 			refused = 1;
 			expired = a == HTTP_GATE_EXPIRED;
+			if (a == HTTP_GATE_GONE)
+				report(p, "the client of the held call to %s hung up: refused, never sent", tool ? tool : "a tool");
 		}
 	}
 	cJSON *f = cJSON_CreateObject();

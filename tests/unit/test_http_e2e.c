@@ -1380,3 +1380,50 @@ Test(http_e2e, a_dropped_stream_resumed_with_last_event_id_keeps_order_and_pairi
 	ts_out_free(&srv.o);
 	free(client), free(url), free(upstream), free(sp), free(server), free(state), free(traces);
 }
+
+Test(http_e2e, enforce_mode_refuses_a_held_call_whose_client_hangs_up)
+{
+	/* the client gives up while its call is held (curl --max-time, its own timeout): belay
+	 * refuses the call then, recorded as such, and never sends it, rather than holding it to
+	 * the bound and forwarding an approved call whose answer would go nowhere */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = "600";
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	int rc = ts_sh("cd '%s' && H=$(mktemp) && A='accept: application/json, text/event-stream' && "
+		       "C='content-type: application/json' && "
+		       "curl -s -D $H -o /dev/null -H \"$A\" -H \"$C\" --data '{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+		       "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":"
+		       "{\"name\":\"curl\",\"version\":\"1\"}}}' '%s' && "
+		       "S=$(grep -i '^mcp-session-id:' $H | tr -d '\\r' | cut -d' ' -f2) && "
+		       "curl -s -o /dev/null -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data "
+		       "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' '%s' && "
+		       "curl -s --max-time 3 -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data '{\"jsonrpc\":\"2.0\","
+		       "\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"get-sum\",\"arguments\":{\"a\":2,\"b\":40}}}' '%s'",
+		       dir, url, url, url);
+	cr_assert_eq(rc, 28, "curl's call was not left unanswered until its own timeout (%d)", rc);
+	wait_stderr(&bel, "the client of the held call to get-sum hung up");
+	const char *rec = wait_stderr(&bel, "belay: recording to ");
+	char *trace = xstrndup(rec + strlen("belay: recording to "), strcspn(rec + strlen("belay: recording to "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"event\":\"hold\""), "the hold is not recorded");
+	cr_assert(strstr(text, "\"outcome\":\"refused (client gone)\""), "no client-gone decision recorded:\n%s", text);
+	free(text);
+	cr_assert_eq(sums_answered(trace), 0, "the server saw the call");
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(trace), free(url), free(upstream), free(policy), free(state), free(traces);
+}
