@@ -62,7 +62,8 @@ struct http_proxy_cfg {
 	int enforce;
 	/* Enforce mode: how long such a call is held (its HTTP request unanswered) for a person
 	 * to approve it (`belay approve ID`, the id in an `http` "hold" record and in
-	 * cfg.report) before it is refused with "hold_expired"; 0: refused at once. Keep it
+	 * cfg.report) before it is refused with "hold_expired" (at once when its client hangs
+	 * up); 0: refused at once. Keep it
 	 * below the agent's own request timeout (the SDK's default is 60 s). */
 	unsigned hold_s;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
