@@ -1427,3 +1427,19 @@ Test(http_e2e, enforce_mode_refuses_a_held_call_whose_client_hangs_up)
 	ts_out_free(&srv.o);
 	free(trace), free(url), free(upstream), free(policy), free(state), free(traces);
 }
+
+Test(http_e2e, proxy_refuses_a_bad_hold_by_name)
+{
+	/* --hold is a whole number of seconds up to an hour, and goes with --http */
+	struct ts_out o = {0};
+	const char *bad[] = {BELAY_BIN, "proxy", "--http", "http://127.0.0.1:1/mcp", "--hold", "soon", NULL};
+	ts_run(bad, NULL, dir, NULL, 0, 30, &o);
+	cr_assert_neq(o.status, 0);
+	cr_assert(strstr(o.err, "--hold must be a whole number of seconds"), "%s", o.err);
+	ts_out_free(&o);
+	const char *stdio[] = {BELAY_BIN, "proxy", "--hold", "5", "--", "true", NULL};
+	ts_run(stdio, NULL, dir, NULL, 0, 30, &o);
+	cr_assert_neq(o.status, 0);
+	cr_assert(strstr(o.err, "--hold go with --http URL"), "%s", o.err);
+	ts_out_free(&o);
+}
