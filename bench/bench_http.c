@@ -1,8 +1,8 @@
 /* bench_http.c - what belay's HTTP recording proxy (`belay proxy --http`, belay-http) adds per
  * call, against the same server directly and behind a relay floor, in the same run.
  *
- *   bench_http [--pairs 3] [--n 1000] [--warm 100] [--mib 64] [--belay-http PATH] [--peers DIR]
- *              [--bench-peers DIR] [--trace-dir DIR] [--state DIR]
+ *   bench_http [--pairs 3] [--n 1000] [--warm 100] [--mib 64] [--belay-http PATH] [--belay PATH]
+ *              [--peers DIR] [--bench-peers DIR] [--trace-dir DIR] [--state DIR]
  * (run from the source tree: tests/peers and bench/peers by default)
  *
  * server-everything (`streamableHttp`, from tests/peers) on a free loopback port; the relay
@@ -12,6 +12,11 @@
  * by call (so all three see the same machine), `warm` untimed and `n` timed sequential
  * `echo` calls each, in a rotating order; every round prints each arm's median and p99 and
  * their difference to direct, and the end the median over the rounds of those differences.
+ * The stdio figures in the same run (the issue's goal: HTTP within 2x of stdio): the same
+ * client, in the same turns, also calls server-everything over stdio, started directly and
+ * through `belay proxy --` (the belay binary, --belay, next to belay-http by default,
+ * recording and indexing); each round prints belay's added latency over HTTP divided by its
+ * added latency over stdio (median and p99), and the end the median of those ratios.
  * Throughput: bench/peers/sse_stream.mjs answers a POST with an event stream of `mib` MiB of
  * 64 KiB notifications (no real server streams that much), read whole directly, through the
  * relay and through belay (recording every event), in each round, in a rotating order.
@@ -149,7 +154,7 @@ int main(int argc, char **argv)
 	xalloc_cjson_install();
 	int pairs = 3, n = 1000, warm = 100;
 	int mib = 64;
-	const char *belay_http = "build/belay-http", *peers = "tests/peers", *bench_peers = "bench/peers";
+	const char *belay_http = "build/belay-http", *belay_bin = NULL, *peers = "tests/peers", *bench_peers = "bench/peers";
 	const char *trace_dir = "/dev/shm/belay-bench-http-traces", *state = "/dev/shm/belay-bench-http-state";
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--pairs"))
@@ -162,6 +167,8 @@ int main(int argc, char **argv)
 			mib = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--belay-http"))
 			belay_http = argv[i + 1];
+		else if (!strcmp(argv[i], "--belay"))
+			belay_bin = argv[i + 1];
 		else if (!strcmp(argv[i], "--peers"))
 			peers = argv[i + 1];
 		else if (!strcmp(argv[i], "--bench-peers"))
@@ -204,22 +211,40 @@ int main(int argc, char **argv)
 	char *at = strstr(said, "listening on ") + strlen("listening on ");
 	char *through = xstrndup(at, strcspn(at, " \n"));
 	fprintf(stderr, "bench_http: direct %s, relay %s, belay %s\n", direct, relay, through);
-	const char *names[3] = {"direct", "relay", "belay"};
-	const char *urls[3] = {direct, relay, through};
+	/* the stdio arms: server-everything started by the client, directly and through belay */
+	char *bbin = belay_bin ? xstrdup(belay_bin) : NULL;
+	if (!bbin) {
+		const char *slash = strrchr(belay_http, '/');
+		bbin = slash ? xasprintf("%.*s/belay", (int)(slash - belay_http), belay_http) : xstrdup("belay");
+	}
+	char *stdio_state = xasprintf("%s-stdio", state), *stdio_traces = xasprintf("%s-stdio", trace_dir);
+	cJSON *sd = cJSON_CreateArray(), *sb = cJSON_CreateArray();
+	cJSON_AddItemToArray(sd, cJSON_CreateString("node"));
+	cJSON_AddItemToArray(sd, cJSON_CreateString(server));
+	cJSON_AddItemToArray(sd, cJSON_CreateString("stdio"));
+	const char *bpre[] = {bbin, "proxy", "--state", stdio_state, "--trace-dir", stdio_traces, "--", "node", server, "stdio"};
+	for (size_t i = 0; i < sizeof bpre / sizeof *bpre; i++)
+		cJSON_AddItemToArray(sb, cJSON_CreateString(bpre[i]));
+	char *sdj = cJSON_PrintUnformatted(sd), *sbj = cJSON_PrintUnformatted(sb);
+	char *stdio_direct = xasprintf("stdio:%s", sdj), *stdio_belay = xasprintf("stdio:%s", sbj);
+	cJSON_Delete(sd), cJSON_Delete(sb), free(sdj), free(sbj);
+	const char *names[5] = {"direct", "relay", "belay", "stdio-direct", "stdio-belay"};
+	const char *urls[5] = {direct, relay, through, stdio_direct, stdio_belay};
+	double ratio_med[64], ratio_p99[64], sdmed[64], sdp99[64]; /* per round; ratios only printed */
 	char *client = xasprintf("%s/http-bench-client.mjs", peers);
 	double dmed[2][64], dp99[2][64];
 	printf("bench_http: %d round(s) of %d timed echo calls per arm (%d untimed first), server-everything "
 	       "streamableHttp, the SDK client\n",
 	       pairs, n, warm);
 	for (int r = 0; r < pairs && r < 64; r++) {
-		int order[3];
-		for (int k = 0; k < 3; k++)
-			order[k] = (k + r) % 3;
+		int order[5];
+		for (int k = 0; k < 5; k++)
+			order[k] = (k + r) % 5;
 		char ns[16], ws[16];
 		snprintf(ns, sizeof ns, "%d", n);
 		snprintf(ws, sizeof ws, "%d", warm);
 		char *cargv[] = {"node", client, "--n", ns, "--warm", ws, (char *)urls[order[0]], (char *)urls[order[1]],
-				 (char *)urls[order[2]], NULL};
+				 (char *)urls[order[2]], (char *)urls[order[3]], (char *)urls[order[4]], NULL};
 		struct child_spec spec = CHILD_SPEC_INIT;
 		spec.argv = cargv;
 		spec.search_path = 1;
@@ -232,9 +257,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "bench_http: the client failed (%d) %s\n", res.status, e.msg);
 			return 1;
 		}
-		double med[3] = {0}, p99[3] = {0};
+		double med[5] = {0}, p99[5] = {0};
 		int k = 0;
-		for (char *line = strtok(out.p, "\n"); line && k < 3; line = strtok(NULL, "\n"), k++) {
+		for (char *line = strtok(out.p, "\n"); line && k < 5; line = strtok(NULL, "\n"), k++) {
 			cJSON *o = cJSON_Parse(line);
 			med[order[k]] = cJSON_GetObjectItem(o, "median_us")->valuedouble;
 			p99[order[k]] = cJSON_GetObjectItem(o, "p99_us")->valuedouble;
@@ -242,10 +267,21 @@ int main(int argc, char **argv)
 		}
 		buf_free(&out);
 		printf("round %d:", r + 1);
-		for (int a = 0; a < 3; a++)
+		for (int a = 0; a < 5; a++)
 			printf("  %s %.0f/%.0f us", names[a], med[a], p99[a]);
-		printf("  | relay-direct %+.0f/%+.0f  belay-direct %+.0f/%+.0f (median/p99)\n", med[1] - med[0],
-		       p99[1] - p99[0], med[2] - med[0], p99[2] - p99[0]);
+		sdmed[r] = med[4] - med[3];
+		sdp99[r] = p99[4] - p99[3];
+		ratio_med[r] = sdmed[r] > 0 ? (med[2] - med[0]) / sdmed[r] : 0;
+		ratio_p99[r] = sdp99[r] > 0 ? (p99[2] - p99[0]) / sdp99[r] : 0;
+		/* a ratio only where stdio added something (a noisy round can have it below direct) */
+		char rm[16] = "n/a", rp[16] = "n/a";
+		if (sdmed[r] > 0)
+			snprintf(rm, sizeof rm, "%.2fx", ratio_med[r]);
+		if (sdp99[r] > 0)
+			snprintf(rp, sizeof rp, "%.2fx", ratio_p99[r]);
+		printf("  | relay-direct %+.0f/%+.0f  belay-direct %+.0f/%+.0f  stdio belay-direct %+.0f/%+.0f (median/p99)"
+		       "  http/stdio added %s/%s\n",
+		       med[1] - med[0], p99[1] - p99[0], med[2] - med[0], p99[2] - p99[0], sdmed[r], sdp99[r], rm, rp);
 		fflush(stdout);
 		for (int a = 0; a < 2; a++) {
 			dmed[a][r] = med[a + 1] - med[0];
@@ -312,6 +348,18 @@ int main(int argc, char **argv)
 	printf("median over %d round(s) of the added latency: relay floor %+.0f us (p99 %+.0f), belay %+.0f us (p99 %+.0f)\n",
 	       rounds, median(dmed[0], rounds), median(dp99[0], rounds), median(dmed[1], rounds),
 	       median(dp99[1], rounds));
+	/* the ratio of the medians over the rounds (robust to a round where stdio added nothing) */
+	double hm = median(dmed[1], rounds), hp = median(dp99[1], rounds);
+	double sm = median(sdmed, rounds), sp = median(sdp99, rounds);
+	printf("median over %d round(s) of belay's added latency over stdio in the same run: %+.0f us (p99 %+.0f)\n", rounds,
+	       sm, sp);
+	if (sm > 0 && sp > 0)
+		printf("HTTP/stdio ratio of belay's added latency (medians over the rounds): median %.2fx, p99 %.2fx "
+		       "(goal: within 2x)\n",
+		       hm / sm, hp / sp);
+	else
+		printf("HTTP/stdio ratio of belay's added latency: n/a (stdio added nothing measurable in this run)\n");
+	free(bbin), free(stdio_state), free(stdio_traces), free(stdio_direct), free(stdio_belay);
 	stop(&bel);
 	stop(&rel);
 	stop(&srv);

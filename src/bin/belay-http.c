@@ -3,7 +3,7 @@
  * not link (its verdict code stays free of network clients; tests/unit/test_verify.c).
  *
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
- *              [--idle-timeout SECONDS] [--policy FILE] [--enforce]
+ *              [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS]
  *   belay-http --upstream URL [--state DIR] --print-url
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
@@ -54,7 +54,7 @@ static void on_run(void *ctx, const char *what, const char *path)
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
-			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--print-url]\n",
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--print-url]\n",
 		why);
 	return 2;
 }
@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
 	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
-	long port = -1, idle = 600;
+	long port = -1, idle = 600, hold = 50;
 	int no_index = 0, print_url = 0, enforce = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -95,6 +95,10 @@ int main(int argc, char **argv)
 			port = strtol(v, &end, 10);
 			if (!*v || *end || port < 0 || port > 65535)
 				return usage("--listen must be a port from 0 to 65535");
+		} else if (!strcmp(a, "--hold")) {
+			hold = strtol(v, &end, 10);
+			if (!*v || *end || hold < 0 || hold > 3600)
+				return usage("--hold must be a whole number of seconds from 0 to 3600");
 		} else if (!strcmp(a, "--idle-timeout")) {
 			idle = strtol(v, &end, 10);
 			if (!*v || *end || idle < 0 || idle > 86400 * 7)
@@ -153,6 +157,7 @@ int main(int argc, char **argv)
 		.idle_s = (unsigned)idle,
 		.policy = policy,
 		.enforce = enforce,
+		.hold_s = (unsigned)hold,
 		.report = on_report,
 		.run_event = on_run,
 	};

@@ -20,7 +20,8 @@ const struct cli_cmd cli_approve = {
 	.summary = "allow once a call the gate refused (run outside the sandbox)",
 	.synopsis = "ID [--state DIR]",
 	.about = "A person outside the sandbox allows one call that `belay proxy --mode enforce` refused: the "
-		 "refusal names ID. The same call, sent again, goes through once. Approving proves knowledge of the "
+		 "refusal names ID. The same call, sent again, goes through once; a call `belay proxy --http` is holding "
+		 "for ID goes on at once (docs/HTTP.md). Approving proves knowledge of the "
 		 "state directory's approval key, which the sandboxed server cannot read.",
 	.opts = approve_opts,
 };
@@ -47,7 +48,8 @@ int cmd_approve(int argc, char **argv)
 	int rc = approvals_send(sd, id, reply, sizeof reply, &e);
 	free(sd);
 	if (rc == 0) {
-		printf("approved %s: the same call, sent again, goes through once\n", cli_safe(id));
+		printf("approved %s: a call held for it goes on now; else the same call, sent again, goes through once\n",
+		       cli_safe(id));
 		return 0;
 	}
 	fprintf(stderr, "belay: approve: %s\n", cli_safe(e.msg));

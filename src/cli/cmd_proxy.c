@@ -61,6 +61,9 @@ static const struct cli_opt proxy_opts[] = {
 	 "with --http: listen on this port (0: any free one; default the upstream's own stable port, kept in STATE/http)"},
 	{"idle-timeout", 'D', 0, "SECONDS",
 	 "with --http: a run with no request in flight ends after this long (default 600; 0: never)"},
+	{"hold", 'Y', 0, "SECONDS",
+	 "with --http and --mode enforce: hold a call the gate refuses (its request waits) this long for `belay "
+	 "approve ID` before refusing it (default 50, below the MCP SDK's 60 s request timeout; 0: refuse at once)"},
 	{"trace-writer", 'R', CLI_HIDDEN, "idle|normal",
 	 "the trace writer's priority (default idle: SCHED_IDLE; normal is the benchmarks' A/B arm)"},
 	{"frame-cap", 'F', CLI_HIDDEN, "BYTES", "largest frame (tests)"},
@@ -148,8 +151,8 @@ static char *find_http_proxy(void)
 
 /* `belay proxy --http URL`: the listener is belay-http (src/http; it links the HTTP
  * libraries, which belay itself does not), run in this process's place. */
-static int proxy_http(const char *url, const char *listen, const char *idle, const char *state, const char *trace_dir,
-		      int no_index, const char *policy, int enforce)
+static int proxy_http(const char *url, const char *listen, const char *idle, const char *hold, const char *state,
+		      const char *trace_dir, int no_index, const char *policy, int enforce)
 {
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return cli_fail("proxy: --http needs an http:// or https:// URL, not '%s'", url);
@@ -159,6 +162,8 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 		return cli_fail("proxy: --listen must be a port from 0 to 65535, not '%s'", listen);
 	if (idle && (v = strtol(idle, &end, 10), !*idle || *end || v < 0 || v > 7 * 86400))
 		return cli_fail("proxy: --idle-timeout must be a whole number of seconds (0: never), not '%s'", idle);
+	if (hold && (v = strtol(hold, &end, 10), !*hold || *end || v < 0 || v > 3600))
+		return cli_fail("proxy: --hold must be a whole number of seconds from 0 to 3600, not '%s'", hold);
 	char *bin = find_http_proxy();
 	if (!bin)
 		return cli_fail("proxy: belay-http is not installed next to belay or on PATH (it is built with belay; "
@@ -182,6 +187,8 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 		args[k++] = "--policy", args[k++] = policy;
 	if (enforce)
 		args[k++] = "--enforce";
+	if (hold)
+		args[k++] = "--hold", args[k++] = hold;
 	args[k] = NULL;
 	fflush(NULL);
 	execv(bin, (char *const *)args);
@@ -198,7 +205,7 @@ int cmd_proxy(int argc, char **argv)
 	const char *network = getenv("BELAY_SANDBOX_NETWORK");
 	int no_trace = 0, no_index = 0, no_trial = 0, spin_us = -1, writer_normal = 0;
 	unsigned slice_us = 0; /* the kernel's: see proxy/loop_slice.h for when asking helps */
-	const char *mode_s = NULL, *policy_file = NULL, *http = NULL, *listen = NULL, *idle = NULL;
+	const char *mode_s = NULL, *policy_file = NULL, *http = NULL, *listen = NULL, *idle = NULL, *hold = NULL;
 	size_t frame_cap = 0;
 	char **expose = NULL;
 	int c;
@@ -246,6 +253,7 @@ int cmd_proxy(int argc, char **argv)
 		case 'H': http = optarg; break;
 		case 'O': listen = optarg; break;
 		case 'D': idle = optarg; break;
+		case 'Y': hold = optarg; break;
 		case 'h': free(expose); cli_help(&cli_proxy, stdout); return 0;
 		default:
 			free(expose);
@@ -265,12 +273,12 @@ int cmd_proxy(int argc, char **argv)
 			return cli_fail("proxy: with --http every tools/call gets its effect plan: --mode audit (recorded) or "
 					"enforce (calls that ask or deny refused, approvable once), not '%s'",
 					mode_s);
-		return proxy_http(http, listen, idle, state, trace_dir, no_index, policy_file,
+		return proxy_http(http, listen, idle, hold, state, trace_dir, no_index, policy_file,
 				  mode_s && !strcmp(mode_s, "enforce"));
 	}
-	if (listen || idle) {
+	if (listen || idle || hold) {
 		free(expose);
-		return cli_fail("proxy: --listen and --idle-timeout go with --http URL");
+		return cli_fail("proxy: --listen, --idle-timeout and --hold go with --http URL");
 	}
 	int bad = optind >= argc ? 1 : expose && !(scope && *scope) ? 2 : 0;
 	if (bad) {

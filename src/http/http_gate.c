@@ -1,18 +1,26 @@
-/* http_gate.c - approvals on a loop thread of their own (http_gate.h). */
+/* http_gate.c - approvals on a loop thread of their own, and the hold (http_gate.h). */
 #include "http/http_gate.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <uv.h>
 
 #include "common/xalloc.h"
 #include "proxy/approvals.h"
 
+/* How often the loop looks whether a held call was approved (approvals.h tells no one). */
+#define HOLD_POLL_MS 50
+
 struct job {
 	char key[72];
 	const char *tool;
-	int approved, done;
+	unsigned hold_ms;
+	uint64_t until; /* loop time the hold ends */
+	int held, done, cancel; /* cancel: its client hung up (under mu) */
+	enum http_gate_answer answer;
 	char id[48], by[128];
 	struct job *next;
 };
@@ -20,13 +28,58 @@ struct job {
 struct http_gate {
 	uv_loop_t loop;
 	uv_async_t wake;
+	uv_timer_t tick;
 	pthread_t thread;
 	struct approvals *a;
 	pthread_mutex_t mu;
 	pthread_cond_t answered;
-	struct job *jobs;
-	int closing;
+	struct job *jobs; /* new questions (under mu) */
+	struct job *held; /* held calls (loop thread) */
+	int closing, released;
 };
+
+/* Loop thread: j answered. */
+static void finish(struct http_gate *g, struct job *j, enum http_gate_answer a)
+{
+	pthread_mutex_lock(&g->mu);
+	j->answer = a;
+	j->done = 1;
+	pthread_cond_broadcast(&g->answered);
+	pthread_mutex_unlock(&g->mu);
+}
+
+/* Loop thread: every held call approved since, or past its bound, or released, is answered. */
+static void on_tick(uv_timer_t *t)
+{
+	struct http_gate *g = t->data;
+	pthread_mutex_lock(&g->mu);
+	int released = g->released || g->closing;
+	pthread_mutex_unlock(&g->mu);
+	uint64_t now = uv_now(&g->loop);
+	for (struct job **pj = &g->held; *pj;) {
+		struct job *j = *pj;
+		enum http_gate_answer a;
+		pthread_mutex_lock(&g->mu);
+		int cancel = j->cancel;
+		pthread_mutex_unlock(&g->mu);
+		if (g->a && approvals_take(g->a, j->key, j->id, j->by))
+			a = HTTP_GATE_APPROVED;
+		else if (cancel)
+			a = HTTP_GATE_GONE;
+		else if (released)
+			a = HTTP_GATE_REFUSED;
+		else if (now >= j->until)
+			a = HTTP_GATE_EXPIRED;
+		else {
+			pj = &j->next;
+			continue;
+		}
+		*pj = j->next;
+		finish(g, j, a);
+	}
+	if (!g->held)
+		uv_timer_stop(&g->tick);
+}
 
 /* Loop thread. */
 static void on_wake(uv_async_t *h)
@@ -35,20 +88,35 @@ static void on_wake(uv_async_t *h)
 	pthread_mutex_lock(&g->mu);
 	struct job *j = g->jobs;
 	g->jobs = NULL;
-	int closing = g->closing;
+	int closing = g->closing, released = g->released || closing;
 	pthread_mutex_unlock(&g->mu);
 	while (j) {
 		struct job *next = j->next;
-		j->approved = approvals_take(g->a, j->key, j->id, j->by);
-		if (!j->approved)
+		if (approvals_take(g->a, j->key, j->id, j->by)) {
+			finish(g, j, HTTP_GATE_APPROVED);
+		} else {
 			approvals_request(g->a, j->key, j->tool ? j->tool : "", j->id);
-		pthread_mutex_lock(&g->mu);
-		j->done = 1;
-		pthread_cond_broadcast(&g->answered);
-		pthread_mutex_unlock(&g->mu);
+			if (!j->hold_ms || released) {
+				finish(g, j, HTTP_GATE_REFUSED);
+			} else {
+				j->until = uv_now(&g->loop) + j->hold_ms;
+				j->next = g->held;
+				g->held = j;
+				pthread_mutex_lock(&g->mu);
+				j->held = 1;
+				pthread_cond_broadcast(&g->answered);
+				pthread_mutex_unlock(&g->mu);
+				if (!uv_is_active((uv_handle_t *)&g->tick))
+					uv_timer_start(&g->tick, on_tick, HOLD_POLL_MS, HOLD_POLL_MS);
+			}
+		}
 		j = next;
 	}
+	if (released && g->held)
+		on_tick(&g->tick);
 	if (closing) {
+		uv_timer_stop(&g->tick);
+		uv_close((uv_handle_t *)&g->tick, NULL);
 		approvals_close(g->a);
 		g->a = NULL;
 		uv_close((uv_handle_t *)&g->wake, NULL);
@@ -76,6 +144,8 @@ int http_gate_open(const char *state_dir, struct http_gate **out, struct err *e)
 	}
 	uv_async_init(&g->loop, &g->wake, on_wake);
 	g->wake.data = g;
+	uv_timer_init(&g->loop, &g->tick);
+	g->tick.data = g;
 	pthread_mutex_init(&g->mu, NULL);
 	pthread_cond_init(&g->answered, NULL);
 	pthread_create(&g->thread, NULL, run, g);
@@ -83,9 +153,11 @@ int http_gate_open(const char *state_dir, struct http_gate **out, struct err *e)
 	return 0;
 }
 
-int http_gate_decide(struct http_gate *g, const char *tool, const cJSON *arguments, char id[48], char by[128])
+enum http_gate_answer http_gate_decide(struct http_gate *g, const char *tool, const cJSON *arguments, unsigned hold_ms,
+				       void (*held)(void *ctx, const char *id), int (*gone)(void *ctx), void *ctx,
+				       char id[48], char by[128])
 {
-	struct job j = {.tool = tool};
+	struct job j = {.tool = tool, .hold_ms = hold_ms};
 	approvals_call_key(tool ? tool : "", arguments, j.key);
 	pthread_mutex_lock(&g->mu);
 	j.next = g->jobs;
@@ -93,12 +165,44 @@ int http_gate_decide(struct http_gate *g, const char *tool, const cJSON *argumen
 	pthread_mutex_unlock(&g->mu);
 	uv_async_send(&g->wake);
 	pthread_mutex_lock(&g->mu);
-	while (!j.done)
+	while (!j.done && !j.held)
 		pthread_cond_wait(&g->answered, &g->mu);
+	if (!j.done && held) {
+		char hid[48];
+		memcpy(hid, j.id, 48);
+		pthread_mutex_unlock(&g->mu);
+		held(ctx, hid);
+		pthread_mutex_lock(&g->mu);
+	}
+	while (!j.done) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250 * 1000000L;
+		if (until.tv_nsec >= 1000000000L)
+			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		pthread_cond_timedwait(&g->answered, &g->mu, &until);
+		if (!j.done && !j.cancel && gone) {
+			pthread_mutex_unlock(&g->mu);
+			int hung_up = gone(ctx);
+			pthread_mutex_lock(&g->mu);
+			if (hung_up)
+				j.cancel = 1; /* the loop's next tick answers it */
+		}
+	}
 	pthread_mutex_unlock(&g->mu);
 	memcpy(id, j.id, 48);
 	memcpy(by, j.by, 128);
-	return j.approved;
+	return j.answer;
+}
+
+void http_gate_release(struct http_gate *g)
+{
+	if (!g)
+		return;
+	pthread_mutex_lock(&g->mu);
+	g->released = 1;
+	pthread_mutex_unlock(&g->mu);
+	uv_async_send(&g->wake);
 }
 
 void http_gate_close(struct http_gate *g)

@@ -1,9 +1,12 @@
 /* http_gate.h - enforce mode of the HTTP proxy: one-shot approvals (proxy/approvals.h) for the
- * calls the gate refuses, reachable from the listener's threads. approvals.h is loop-thread
- * only; this runs that loop on a thread of its own and hands it each question. `belay approve
- * ID` reaches it as it reaches a stdio proxy (the socket named by this process's pid).
+ * calls the gate refuses, reachable from the listener's threads, and the hold: a refused call
+ * waits (its HTTP request unanswered) while a person decides, up to a bound. approvals.h is
+ * loop-thread only; this runs that loop on a thread of its own and hands it each question.
+ * `belay approve ID` reaches it as it reaches a stdio proxy (the socket named by this
+ * process's pid); a held call it approves goes through at once.
  *
- * Threads: http_gate_decide from any thread (it waits for the loop thread's answer);
+ * Threads: http_gate_decide from any thread (it waits for the loop thread's answer, and for
+ * the hold); http_gate_release from the owner, any time (a held call is refused at once);
  * open and close from the owner. Must not: print. */
 #ifndef BELAY_HTTP_HTTP_GATE_H
 #define BELAY_HTTP_HTTP_GATE_H
@@ -13,11 +16,26 @@
 
 struct http_gate;
 
+enum http_gate_answer {
+	HTTP_GATE_REFUSED = 0,  /* not approved, nothing held (hold_ms 0, or the gate released) */
+	HTTP_GATE_APPROVED = 1, /* approved once before, or while it was held */
+	HTTP_GATE_EXPIRED = 2,  /* held hold_ms and nobody approved it */
+	HTTP_GATE_GONE = 3,     /* its client hung up while it was held */
+};
+
 int http_gate_open(const char *state_dir, struct http_gate **out, struct err *e);
-/* A call the gate refused: 1 when this exact call (tool and canonical arguments) was approved
- * once (the approval is used up; *by names who approved it), else 0 with a new approval id
- * for it in id (48 bytes). */
-int http_gate_decide(struct http_gate *g, const char *tool, const cJSON *arguments, char id[48], char by[128]);
+/* A call the gate refused. Approved (the approval is used up; by names who approved it) when
+ * this exact call (tool and canonical arguments) was approved once; else it gets a new
+ * approval id (id, 48 bytes) and, with hold_ms > 0, is held: held(ctx, id) is called (on the
+ * caller's thread, before the wait: record it, tell the person) and the call waits until
+ * `belay approve ID` approves it (APPROVED), hold_ms pass (EXPIRED) or gone(ctx), asked
+ * every few hundred milliseconds on the caller's thread while it waits (may be NULL), says
+ * its client hung up (GONE). */
+enum http_gate_answer http_gate_decide(struct http_gate *g, const char *tool, const cJSON *arguments, unsigned hold_ms,
+				       void (*held)(void *ctx, const char *id), int (*gone)(void *ctx), void *ctx,
+				       char id[48], char by[128]);
+/* Ends every hold (those calls REFUSED) and holds nothing more: the proxy is stopping. */
+void http_gate_release(struct http_gate *g);
 void http_gate_close(struct http_gate *g);
 
 #endif

@@ -266,9 +266,47 @@ static void note_tools(struct http_proxy *p, struct hp_run *run, const char *dat
 	cJSON_Delete(o);
 }
 
+/* A call being held for a person: recorded (an `http` record "hold") and told (cfg.report). */
+struct hold_ctx {
+	struct http_proxy *p;
+	struct hp_run *run;
+	uint64_t seq;
+	const char *tool;
+	int client_fd; /* the held request's connection (-1: unknown) */
+	int held;
+};
+
+/* Listener thread, while the call is held: 1 once its client hung up. */
+static int held_client_gone(void *ctx)
+{
+	struct hold_ctx *h = ctx;
+	if (h->client_fd < 0)
+		return 0;
+	struct pollfd pf = {.fd = h->client_fd, .events = POLLRDHUP};
+	return poll(&pf, 1, 0) > 0 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* Listener thread, before the hold's wait. */
+static void on_held(void *ctx, const char *id)
+{
+	struct hold_ctx *h = ctx;
+	h->held = 1;
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "event", "hold");
+	cJSON_AddNumberToObject(f, "request_seq", (double)h->seq);
+	if (h->tool)
+		cJSON_AddStringToObject(f, "tool", h->tool);
+	cJSON_AddStringToObject(f, "approval_id", id);
+	cJSON_AddNumberToObject(f, "hold_s", h->p->cfg.hold_s);
+	http_run_fact(h->run->run, f);
+	report(h->p, "holding the call to %s for up to %u s; to let it through: belay approve %s",
+	       h->tool ? h->tool : "a tool", h->p->cfg.hold_s, id);
+}
+
 /* Plans one message of a client body; in enforce mode, a call the gate refuses (and nobody
  * approved once) gets its refusal appended to *refusals (a JSON array, made on first use). */
-static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq, cJSON **refusals)
+static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, uint64_t seq, int client_fd,
+		      cJSON **refusals)
 {
 	const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
 	if (!cJSON_IsString(method) || strcmp(method->valuestring, "tools/call"))
@@ -291,13 +329,22 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	enum gate_decision d = effect_plan_decision(plan);
 	const char *outcome = d >= GATE_ASK ? "forwarded (audit)" : "forwarded";
 	char id[48] = "", by[128] = "";
-	int refused = 0;
+	int refused = 0, expired = 0;
 	if (p->cfg.enforce && d >= GATE_ASK) {
-		if (p->gate && http_gate_decide(p->gate, tool, arguments, id, by)) {
-			outcome = "forwarded (approved once)";
+		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool, .client_fd = client_fd};
+		enum http_gate_answer a = p->gate ? http_gate_decide(p->gate, tool, arguments, p->cfg.hold_s * 1000u,
+								     on_held, held_client_gone, &hc, id, by)
+						  : HTTP_GATE_REFUSED;
+		if (a == HTTP_GATE_APPROVED) {
+			outcome = hc.held ? "forwarded (approved while held)" : "forwarded (approved once)";
 		} else {
-			outcome = "refused";
+			outcome = a == HTTP_GATE_EXPIRED ? "refused (hold expired)"
+				  : a == HTTP_GATE_GONE	   ? "refused (client gone)"
+							   : "refused";
 			refused = 1;
+			expired = a == HTTP_GATE_EXPIRED;
+			if (a == HTTP_GATE_GONE)
+				report(p, "the client of the held call to %s hung up: refused, never sent", tool ? tool : "a tool");
 		}
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -315,7 +362,12 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	if (refused) {
 		/* the tool error the client gets instead of the call's result */
 		struct buf text = {0};
-		buf_printf(&text, "belay refused the call to %s (%s).", tool ? tool : "this tool", gate_decision_name(d));
+		if (expired)
+			buf_printf(&text, "belay held the call to %s for %u s and nobody approved it (hold_expired): refused "
+					  "(%s).", tool ? tool : "this tool", p->cfg.hold_s, gate_decision_name(d));
+		else
+			buf_printf(&text, "belay refused the call to %s (%s).", tool ? tool : "this tool",
+				   gate_decision_name(d));
 		for (size_t i = 0; i < effect_plan_reason_count(plan); i++)
 			buf_printf(&text, " %s", effect_plan_reason(plan, i));
 		if (id[0])
@@ -343,7 +395,8 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
  * enforce mode, the answer belay sends instead of forwarding it when the gate refused a call
  * in it (new string: one JSON-RPC message, or an array for a batch), else NULL. A batch with
  * a refused call is refused whole (each of its calls answered, nothing forwarded). */
-static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq)
+static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq,
+			int client_fd)
 {
 	if (!memmem(body, len, "tools/call", 10))
 		return NULL;
@@ -351,9 +404,9 @@ static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *bo
 	int batch = cJSON_IsArray(o);
 	if (batch) {
 		for (const cJSON *m = o->child; m; m = m->next)
-			plan_call(p, run, m, seq, &refusals);
+			plan_call(p, run, m, seq, client_fd, &refusals);
 	} else if (cJSON_IsObject(o)) {
-		plan_call(p, run, o, seq, &refusals);
+		plan_call(p, run, o, seq, client_fd, &refusals);
 	}
 	cJSON_Delete(o);
 	if (!refusals)
@@ -966,7 +1019,7 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	char *refusal = NULL;
 	if (q->body.len) {
 		uint64_t seq = http_run_frame(run->run, "c2s", q->body.p, q->body.len);
-		refusal = plan_calls(p, run, q->body.p, q->body.len, seq);
+		refusal = plan_calls(p, run, q->body.p, q->body.len, seq, x->client_fd);
 	}
 	if (refusal) {
 		/* enforce mode: not forwarded; belay answers it itself */
@@ -1251,6 +1304,7 @@ unsigned http_proxy_port(const struct http_proxy *p)
 void http_proxy_stop(struct http_proxy *p)
 {
 	atomic_store(&p->quitting, 1);
+	http_gate_release(p->gate); /* a held call's thread would keep the listener from stopping */
 	uint64_t one = 1;
 	ssize_t w = write(p->quit_efd, &one, sizeof one);
 	(void)w;

@@ -11,8 +11,9 @@
  * whole before the client gets it; an event stream (text/event-stream) is parsed by
  * sse_parse as it arrives and each event is recorded, then forwarded, one at a time. Every
  * tools/call gets an effect plan made for a remote server (gate_ctx.remote), recorded as a
- * `gate_decision`; in enforce mode a call the plan asks or denies is answered by belay with a
- * tool error and an approval id (http_gate.h), not forwarded; nothing is held for a person. Refused by name, never relayed: a 401 asking for
+ * `gate_decision`; in enforce mode a call the plan asks or denies is held for a person up to
+ * cfg.hold_s, then (not approved) answered by belay with a tool error and an approval id
+ * (http_gate.h), never forwarded. Refused by name, never relayed: a 401 asking for
  * OAuth (issue 42), an `endpoint` event naming another origin, a JSON answer cut short (502),
  * an unreachable upstream (502).
  *
@@ -57,8 +58,14 @@ struct http_proxy_cfg {
 	const struct gate_policy *policy;
 	/* Enforce mode: a tools/call the gate decides ask or deny for is not forwarded; belay
 	 * answers it with a tool error naming the plan and an approval id (`belay approve ID`
-	 * lets the next identical call through once). Nothing is held for a person yet. */
+	 * lets the next identical call through once). */
 	int enforce;
+	/* Enforce mode: how long such a call is held (its HTTP request unanswered) for a person
+	 * to approve it (`belay approve ID`, the id in an `http` "hold" record and in
+	 * cfg.report) before it is refused with "hold_expired" (at once when its client hangs
+	 * up); 0: refused at once. Keep it
+	 * below the agent's own request timeout (the SDK's default is 60 s). */
+	unsigned hold_s;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
 	/* A run's trace was opened / closed (any thread). May be NULL. */

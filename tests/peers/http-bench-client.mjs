@@ -3,9 +3,12 @@
 // per URL — the server directly, and the same server through `belay proxy --http` — each
 // sending W untimed and then N timed sequential tools/call requests of `echo`, the clients
 // taking turns call by call so that both see the same machine. Prints one JSON line per URL
-// in the order given: {"url", "n", "median_us", "p99_us"}.
+// in the order given: {"url", "n", "median_us", "p99_us"}. A URL "stdio:[COMMAND, ARGS...]" (a
+// JSON array) is a stdio server the client starts (StdioClientTransport): bench_http measures
+// the stdio figures (the server directly, and through `belay proxy --`) in the same run.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const argv = process.argv.slice(2);
 const o = { "--n": "2000", "--warm": "200" };
@@ -18,7 +21,14 @@ const n = Number(o["--n"]), warm = Number(o["--warm"]);
 const clients = [];
 for (const u of urls) {
   const c = new Client({ name: "belay-http-bench", version: "1.0.0" }, { capabilities: {} });
-  await c.connect(new StreamableHTTPClientTransport(new URL(u)));
+  let t;
+  if (u.startsWith("stdio:")) {
+    const [command, ...args] = JSON.parse(u.slice(6));
+    t = new StdioClientTransport({ command, args, stderr: "ignore" });
+  } else {
+    t = new StreamableHTTPClientTransport(new URL(u));
+  }
+  await c.connect(t);
   clients.push({ u, c, t: [] });
 }
 for (let i = 0; i < warm + n; i++) {

@@ -6,7 +6,7 @@
 // call (to tell concurrent clients apart); FLAGS, comma-separated: "keep" leaves the session
 // without a DELETE (for the idle timeout to end it), "pause" prints "PAUSED" after the first
 // call and waits for a line on stdin before the rest (a test restarts belay meanwhile),
-// "again" prints "SUM" and the get-sum result after that call, waits for a line on stdin (a
+// "sumonly" ends the session after get-sum (the hold tests), "again" prints "SUM" and the get-sum result after that call, waits for a line on stdin (a
 // test approves the refused call meanwhile) and calls it once more (out.sum2), "all"
 // then calls every tool of
 // server-everything as tests/peers/sessions/everything.json lists them (roots, elicitation,
@@ -61,11 +61,12 @@ if (flags.includes("again")) {
   process.stdin.pause();
   out.sum2 = await client.callTool({ name: "get-sum", arguments: { a: 2, b: 40 } });
 }
+const rest = !flags.includes("sumonly");
 const progress = [];
-out.long = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
+if (rest) out.long = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
   undefined, { onprogress: (p) => progress.push([p.progress, p.total]) });
 out.progress = progress.length;
-out.sampling = await client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "say hi", maxTokens: 10 } });
+if (rest) out.sampling = await client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "say hi", maxTokens: 10 } });
 if (flags.includes("all")) {
   out.all = [];
   for (const c of script.calls) {

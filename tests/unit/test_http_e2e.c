@@ -12,8 +12,12 @@
  * (one ended by its DELETE, one by the idle timeout); verify judges every turn UNVERIFIED
  * REPLAY_NETWORK_REFUSED; `belay snippet --http` writes the listener's URL, which survives a
  * restart, and so does a session (its next requests in a run of its own); the pinned Claude
- * Code CLI's `claude mcp list` connects through belay; a server asking for OAuth is refused
- * by name; the operator's --policy shapes the recorded plans.
+ * Code CLI's `claude mcp list` connects through belay, and `claude -p` (its model a local
+ * stand-in, tests/fixtures/fake_messages_api.py) calls a tool through it; a server asking for
+ * OAuth is refused by name; the operator's --policy shapes the recorded plans; enforce mode
+ * holds a refused call until `belay approve` (or refuses it by name at the bound); a stream
+ * the server cuts is resumed with Last-Event-ID (the SDK's own server transport and event
+ * store, tests/peers/http-resume-server.mjs) and the trace keeps order and pairing.
  *
  * Ports are chosen free at run time; every wait is for a condition (with a generous
  * deadline that only turns a hang into a failure), never a measured time. */
@@ -37,6 +41,7 @@
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "ts_belay.h"
+#include "ts_hook.h"
 #include "tsupport.h"
 
 #define AUTH "belay-e2e-credential-7f3a9c"
@@ -183,12 +188,13 @@ static unsigned start_server(struct proc *srv, const char *mode)
 /* A gate policy file for the next start_belay (NULL: none), and enforce mode. */
 static const char *belay_policy;
 static int belay_enforce;
+static const char *belay_hold; /* --hold SECONDS (NULL: belay's default) */
 
 static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces, unsigned *port,
 			 const char *idle)
 {
 	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--state", state, "--trace-dir", traces,
-			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL, NULL, NULL, NULL, NULL};
+			      "--idle-timeout", idle ? idle : "600", "--listen", "0", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
 	int k = 12;
 	if (idle && !strcmp(idle, "stable"))
 		argv[k = 8] = NULL; /* the upstream's stable port */
@@ -196,6 +202,8 @@ static char *start_belay(struct proc *b, const char *upstream, const char *state
 		argv[k++] = "--policy", argv[k++] = belay_policy;
 	if (belay_enforce)
 		argv[k++] = "--mode", argv[k++] = "enforce";
+	if (belay_hold)
+		argv[k++] = "--hold", argv[k++] = belay_hold;
 	argv[k] = NULL;
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
 	track(b->pid);
@@ -784,6 +792,111 @@ Test(http_e2e, claude_code_lists_a_server_over_http_through_belay)
 	free(state), free(traces), free(claude);
 }
 
+Test(http_e2e, claude_code_calls_a_tool_of_a_server_over_http_through_belay)
+{
+	/* the pinned Claude Code CLI, headless (`claude -p`), its model a local stand-in for the
+	 * Messages API (tests/fixtures/fake_messages_api.py, as test_hook_claude.c drives it)
+	 * that answers with a tool_use of the server's echo tool; the server configured by `belay
+	 * snippet claude-code --http URL`: the call goes through belay, the server answers, the
+	 * answer goes back to the model, and the trace holds the tools/call and its result */
+	char *claude = fs_join(peers, "@anthropic-ai/claude-code-linux-x64/claude");
+	if (access(claude, X_OK) != 0) {
+		free(claude);
+		cr_skip_test("the pinned Claude Code CLI is not installed (scripts/setup.sh installs it)");
+	}
+	struct ts_world w;
+	ts_world_setup(&w, "http-claude");
+	char *home = fs_join(w.dir, "home");
+	cr_assert_eq(ts_sh("mkdir -p %s/.claude", home), 0);
+	char *settings = fs_join(home, ".claude/settings.json");
+	const char *allow = "{\"enableAllProjectMcpServers\": true}\n";
+	ts_write_file(settings, allow, strlen(allow));
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), bport = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, w.state, w.traces, &bport, "stable");
+	struct ts_out o = {0};
+	const char *snip[] = {BELAY_BIN, "snippet", "claude-code", "--http", upstream, "--state", w.state, NULL};
+	ts_run(snip, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	char *mcp = fs_join(w.ws, ".mcp.json");
+	ts_write_file(mcp, o.out, o.out_len);
+	ts_out_free(&o);
+	const char *script = "[[{\"type\":\"text\",\"text\":\"Asking the server.\"},{\"type\":\"tool_use\",\"id\":\"toolu_h1\","
+			     "\"name\":\"mcp__belay__echo\",\"input\":{\"message\":\"over http through belay\"}}],"
+			     "[{\"type\":\"text\",\"text\":\"The server echoed it.\"}]]";
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_messages_api.py", script);
+	char *h = xasprintf("HOME=%s", home), *api = xasprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", a.port);
+	char *rt = xasprintf("XDG_RUNTIME_DIR=%s", w.runtime);
+	const char *env[] = {h, "LOGNAME=belay-test", "USER=belay-test", "SHELL=/bin/sh", "TERM=dumb", api, rt,
+			     "ANTHROPIC_API_KEY=sk-belay-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			     "PATH=/usr/bin:/bin", NULL};
+	const char *argv[] = {claude, "-p", "echo something through the server", "--output-format", "json",
+			      "--allowedTools", "mcp__belay__echo", NULL};
+	ts_run(argv, env, w.ws, NULL, 0, 180, &o);
+	ts_api_stop(&a);
+	cr_assert(!o.timed_out, "claude timed out: %s", o.err);
+	cJSON *r = cJSON_Parse(o.out);
+	cr_assert(r, "claude printed no JSON result (exit %d): %s / %s", o.status, o.out, o.err);
+	cr_expect_str_eq(jx_str(r, "result"), "The server echoed it.", "%s", o.out);
+	char *denials = jx_print(cJSON_GetObjectItemCaseSensitive(r, "permission_denials"));
+	cr_expect(!strstr(denials, "toolu_h1"), "the MCP call was refused: %s", denials);
+	free(denials);
+	cJSON_Delete(r);
+	ts_out_free(&o);
+	/* the model got the tool's result back */
+	char *log = fs_join(w.dir, "api.log");
+	size_t len = 0;
+	char *api_log = ts_read_file(log, &len);
+	cr_assert(api_log && strstr(api_log, "tool_result"), "no tool_result went back to the model:\n%s",
+		  api_log ? api_log : "");
+	free(api_log), free(log);
+	stop(&bel);
+	stop(&srv);
+	/* one trace holds the tools/call (the echo, its arguments as the model gave them) and, after
+	 * it, the server's result for the same id */
+	struct ts_out ls = {0};
+	char *lscmd = xasprintf("ls %s/*.jsonl", w.traces);
+	const char *lsv[] = {"sh", "-c", lscmd, NULL};
+	ts_run(lsv, NULL, dir, NULL, 0, 30, &ls);
+	int called = 0, result = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(ls.out, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+		struct frame f[128];
+		size_t nf = read_frames(t, f, 128);
+		const cJSON *id = NULL;
+		for (size_t i = 0; i < nf; i++) {
+			const cJSON *m = cJSON_GetObjectItem(f[i].msg, "method");
+			if (f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "tools/call")) {
+				const cJSON *p = cJSON_GetObjectItem(f[i].msg, "params");
+				if (!strcmp(jx_str(p, "name"), "echo") &&
+				    !strcmp(jx_str(cJSON_GetObjectItem(p, "arguments"), "message"), "over http through belay")) {
+					called++;
+					id = cJSON_GetObjectItem(f[i].msg, "id");
+				}
+			} else if (!f[i].c2s && id && cJSON_Compare(cJSON_GetObjectItem(f[i].msg, "id"), id, 1)) {
+				char *res = jx_print(cJSON_GetObjectItem(f[i].msg, "result"));
+				result += strstr(res, "Echo: over http through belay") != NULL;
+				free(res);
+			}
+		}
+		if (called && !result)
+			for (size_t i = 0; i < nf; i++)
+				cr_log_error("%s %s", f[i].c2s ? ">" : "<", jx_print(f[i].msg));
+		for (size_t i = 0; i < nf; i++)
+			cJSON_Delete(f[i].msg);
+	}
+	ts_out_free(&ls);
+	cr_assert_eq(called, 1, "the trace holds Claude Code's tools/call of echo once (%d)", called);
+	cr_assert_eq(result, 1, "the trace holds the server's result of that call after it");
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(lscmd), free(h), free(api), free(rt), free(mcp), free(url), free(upstream), free(settings), free(home);
+	free(claude);
+	ts_world_teardown(&w);
+}
+
 Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 {
 	/* OAuth is issue 42: until then such a server is refused, by name, not relayed (the
@@ -919,9 +1032,9 @@ Test(http_e2e, a_session_outlives_a_restart_of_belay)
 	free(trace), free(url2), free(url), free(client), free(upstream), free(state), free(traces);
 }
 
-Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_once)
+Test(http_e2e, enforce_mode_without_a_hold_refuses_a_call_and_belay_approve_lets_it_through_once)
 {
-	/* --mode enforce: a call the gate denies (the operator's floor on get-sum) is not sent to
+	/* --mode enforce --hold 0: a call the gate denies (the operator's floor on get-sum) is not sent to
 	 * the server; the agent gets a tool error naming the approval id; `belay approve ID` lets
 	 * the next identical call through once */
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
@@ -933,9 +1046,11 @@ Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_onc
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
 	belay_policy = policy;
 	belay_enforce = 1;
+	belay_hold = "0"; /* refused at once */
 	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
 	belay_policy = NULL;
 	belay_enforce = 0;
+	belay_hold = NULL;
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, "streamable", url, AUTH, "enforce", "again", NULL};
 	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
@@ -1026,4 +1141,305 @@ Test(http_e2e, enforce_mode_refuses_a_call_and_belay_approve_lets_it_through_onc
 	ts_out_free(&cl.o);
 	ts_out_free(&bel.o);
 	ts_out_free(&srv.o);
+}
+
+/* Reads a client's stdout and stderr to their end and reaps it. */
+static void drain(struct proc *cl)
+{
+	struct pollfd pf[2] = {{.fd = cl->fds[1], .events = POLLIN}, {.fd = cl->fds[2], .events = POLLIN}};
+	int open_fds = 2;
+	time_t until = deadline(180);
+	while (open_fds) {
+		cr_assert(time(NULL) < until, "the client never ended");
+		if (poll(pf, 2, 200) <= 0)
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (pf[k].fd >= 0 && pf[k].revents) {
+				int more = k ? ts_read_some(pf[k].fd, &cl->o.err, &cl->o.err_len)
+					     : ts_read_some(pf[k].fd, &cl->o.out, &cl->o.out_len);
+				if (!more) {
+					close(pf[k].fd);
+					pf[k].fd = -1;
+					open_fds--;
+				}
+			}
+	}
+	close(cl->fds[0]);
+	cl->fds[0] = cl->fds[1] = cl->fds[2] = -1;
+	untrack(cl->pid);
+	ts_reap(cl->pid, &cl->o);
+}
+
+/* The enforce-mode session of the hold tests: get-sum denied by the operator's floor, held
+ * up to `hold` seconds. approve: approve it while it is held (from the id belay prints).
+ * Returns the trace; *sum the client's get-sum result (new strings). */
+static char *held_session(const char *hold, int approve, char **sum)
+{
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0}, cl = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = hold;
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, "streamable", url, AUTH, "held", "sumonly", NULL};
+	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
+	track(cl.pid);
+	size_t at = (size_t)(wait_stderr(&bel, "holding the call to get-sum for up to ") - bel.o.err);
+	if (approve) {
+		time_t until = deadline(60);
+		while (!strchr(bel.o.err + at, '\n')) { /* the whole line */
+			cr_assert(time(NULL) < until, "%s", bel.o.err + at);
+			struct pollfd pf = {.fd = bel.fds[2], .events = POLLIN};
+			if (poll(&pf, 1, 200) > 0)
+				cr_assert(ts_read_some(bel.fds[2], &bel.o.err, &bel.o.err_len), "belay-http ended");
+		}
+		const char *ap = strstr(bel.o.err + at, "belay approve ");
+		cr_assert_not_null(ap, "%s", bel.o.err + at);
+		ap += strlen("belay approve ");
+		char *id = xstrndup(ap, strspn(ap, "0123456789abcdef-"));
+		struct ts_out o = {0};
+		const char *av[] = {BELAY_BIN, "approve", id, "--state", state, NULL};
+		ts_run(av, NULL, dir, NULL, 0, 60, &o);
+		cr_assert_eq(o.status, 0, "belay approve %s while held: %s%s", id, o.out, o.err);
+		ts_out_free(&o);
+		free(id);
+	}
+	drain(&cl);
+	cr_assert_eq(cl.o.status, 0, "the client failed: %s", cl.o.err);
+	char *lastl = ts_last_line(cl.o.out);
+	cJSON *out = cJSON_Parse(lastl);
+	cr_assert_not_null(out, "%s", cl.o.out);
+	*sum = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sum"));
+	const char *rec = wait_stderr(&bel, "belay: closed ");
+	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	cJSON_Delete(out);
+	free(lastl), free(client), free(url), free(upstream), free(policy), free(state), free(traces);
+	ts_out_free(&cl.o);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	return trace;
+}
+
+/* How many times the server answered get-sum in the trace. */
+static int sums_answered(const char *trace)
+{
+	struct frame f[256];
+	size_t nf = read_frames(trace, f, 256);
+	int answers = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char *m = cJSON_PrintUnformatted(f[i].msg);
+		answers += !f[i].c2s && strstr(m, "The sum of 2 and 40 is 42") != NULL;
+		free(m);
+		cJSON_Delete(f[i].msg);
+	}
+	return answers;
+}
+
+Test(http_e2e, enforce_mode_holds_a_call_until_a_person_approves_it)
+{
+	/* the call the gate denies is held, its request unanswered, until `belay approve ID`
+	 * (the id belay prints and records as it holds it): then it is forwarded, the server sees
+	 * it once, and the client gets the server's result of that same request */
+	char *sum = NULL;
+	char *trace = held_session("120", 1, &sum);
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42") && !strstr(sum, "isError\":true"),
+		  "the held call, approved, did not get the server's result: %s", sum);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"event\":\"hold\""), "the hold is not recorded");
+	cr_assert(strstr(text, "\"outcome\":\"forwarded (approved while held)\""), "no approved-while-held decision");
+	cr_assert_null(strstr(text, "\"origin\":\"belay\""), "belay answered the held call itself");
+	free(text);
+	cr_assert_eq(sums_answered(trace), 1, "the server did not answer the held call exactly once");
+	free(sum), free(trace);
+}
+
+Test(http_e2e, enforce_mode_refuses_a_held_call_nobody_decides_by_name)
+{
+	/* nobody approves: when the hold's bound passes the call is refused with hold_expired,
+	 * never sent to the server */
+	char *sum = NULL;
+	char *trace = held_session("1", 0, &sum);
+	cr_assert(strstr(sum, "hold_expired") && strstr(sum, "\"isError\":true") && strstr(sum, "belay approve "),
+		  "the client did not get the named refusal: %s", sum);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"event\":\"hold\""), "the hold is not recorded");
+	cr_assert(strstr(text, "\"outcome\":\"refused (hold expired)\""), "no expired decision recorded");
+	free(text);
+	cr_assert_eq(sums_answered(trace), 0, "the server saw the refused call");
+	free(sum), free(trace);
+}
+
+Test(http_e2e, a_dropped_stream_resumed_with_last_event_id_keeps_order_and_pairing)
+{
+	/* the SDK's server transport and its example in-memory event store (whose replay works;
+	 * tests/peers/http-resume-server.mjs) cut a call's event stream after 2 of 6 progress
+	 * notifications; the SDK client resumes by itself, a GET with Last-Event-ID through belay:
+	 * the client gets 1..6 and the result, and the trace holds them in that order, once each,
+	 * the GET carrying the id of the last event recorded before the cut, the call's result
+	 * after its request and every progress notification */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	struct proc srv = {0}, bel = {0}, cl = {0};
+	unsigned sport = free_port(), port = 0;
+	char *server = xasprintf("%s/tests/peers/http-resume-server.mjs", BELAY_SOURCE_DIR);
+	char *sp = xasprintf("%u", sport);
+	const char *sv[] = {"node", server, sp, NULL};
+	srv.pid = ts_spawn(sv, NULL, dir, &srv.o, srv.fds);
+	track(srv.pid);
+	wait_listening(sport);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	char *client = xasprintf("%s/tests/peers/http-resume.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", client, url, "6", "2", NULL};
+	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
+	track(cl.pid);
+	drain(&cl);
+	cr_assert_eq(cl.o.status, 0, "the client failed: %s", cl.o.err);
+	cJSON *out = cJSON_Parse(cl.o.out);
+	cr_assert_not_null(out, "%s", cl.o.out);
+	char *progress = jx_print(cJSON_GetObjectItem(out, "progress"));
+	cr_assert_str_eq(progress, "[1,2,3,4,5,6]", "the client's progress through the cut");
+	char *result = jx_print(cJSON_GetObjectItem(out, "result"));
+	cr_assert(strstr(result, "counted to 6"), "%s", result);
+	const char *rec = wait_stderr(&bel, "belay: closed ");
+	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	/* the messages: exactly what the client received, each response after its request */
+	struct frame f[128];
+	size_t nf = read_frames(trace, f, 128);
+	same_messages(f, nf, 0, cJSON_GetObjectItem(out, "received"), "resumed");
+	requests_before_responses(f, nf);
+	long long call_seq = -1, result_seq = -1, last_progress_seq = -1;
+	int next = 1;
+	const cJSON *call_id = NULL;
+	for (size_t i = 0; i < nf; i++) {
+		const cJSON *m = cJSON_GetObjectItem(f[i].msg, "method");
+		if (f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "tools/call")) {
+			cr_assert_eq(call_seq, -1, "the call was sent twice (a resumption must not re-send it)");
+			call_seq = f[i].seq;
+			call_id = cJSON_GetObjectItem(f[i].msg, "id");
+		} else if (!f[i].c2s && cJSON_IsString(m) && !strcmp(m->valuestring, "notifications/progress")) {
+			int v = (int)cJSON_GetObjectItem(cJSON_GetObjectItem(f[i].msg, "params"), "progress")->valuedouble;
+			cr_assert_eq(v, next, "progress %d recorded where %d was due (seq %lld)", v, next, f[i].seq);
+			cr_assert_gt(f[i].seq, call_seq);
+			next++;
+			last_progress_seq = f[i].seq;
+		} else if (!f[i].c2s && call_id && cJSON_Compare(cJSON_GetObjectItem(f[i].msg, "id"), call_id, 1)) {
+			cr_assert_eq(result_seq, -1, "the call was answered twice");
+			result_seq = f[i].seq;
+		}
+	}
+	cr_assert_eq(next, 7, "the trace holds %d progress notifications, not 6", next - 1);
+	cr_assert_gt(result_seq, last_progress_seq, "the result is not after the last progress");
+	for (size_t i = 0; i < nf; i++)
+		cJSON_Delete(f[i].msg);
+	/* the HTTP: the cut stream's end, then the GET resuming from the last event id recorded
+	 * on it before the cut */
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	char *save = NULL, *last_id = NULL;
+	int cut_seen = 0, resumed = 0;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *o = cJSON_Parse(line);
+		if (!strcmp(jx_str(o, "kind"), "http")) {
+			const char *ev = jx_str(o, "event");
+			double seq = cJSON_GetObjectItem(o, "seq")->valuedouble;
+			if (!strcmp(ev, "sse") && seq > call_seq && !cut_seen && *jx_str(o, "id")) {
+				free(last_id);
+				last_id = xstrdup(jx_str(o, "id"));
+			} else if (!strcmp(ev, "stream_end") && seq > call_seq && !cut_seen) {
+				cut_seen = 1;
+			} else if (!strcmp(ev, "request") && cut_seen && !strcmp(jx_str(o, "method"), "GET") &&
+				   *jx_str(o, "last_event_id")) {
+				cr_assert_str_eq(jx_str(o, "last_event_id"), last_id ? last_id : "",
+						 "the resumption is not from the last event recorded before the cut");
+				resumed++;
+			}
+		}
+		cJSON_Delete(o);
+	}
+	cr_assert(cut_seen, "the cut stream's end is not recorded");
+	cr_assert_eq(resumed, 1, "one GET with Last-Event-ID after the cut (%d)", resumed);
+	free(text), free(last_id), free(trace), free(progress), free(result);
+	cJSON_Delete(out);
+	ts_out_free(&cl.o);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(client), free(url), free(upstream), free(sp), free(server), free(state), free(traces);
+}
+
+Test(http_e2e, enforce_mode_refuses_a_held_call_whose_client_hangs_up)
+{
+	/* the client gives up while its call is held (curl --max-time, its own timeout): belay
+	 * refuses the call then, recorded as such, and never sends it, rather than holding it to
+	 * the bound and forwarding an approved call whose answer would go nowhere */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = "600";
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	int rc = ts_sh("cd '%s' && H=$(mktemp) && A='accept: application/json, text/event-stream' && "
+		       "C='content-type: application/json' && "
+		       "curl -s -D $H -o /dev/null -H \"$A\" -H \"$C\" --data '{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+		       "\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":"
+		       "{\"name\":\"curl\",\"version\":\"1\"}}}' '%s' && "
+		       "S=$(grep -i '^mcp-session-id:' $H | tr -d '\\r' | cut -d' ' -f2) && "
+		       "curl -s -o /dev/null -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data "
+		       "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' '%s' && "
+		       "curl -s --max-time 3 -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data '{\"jsonrpc\":\"2.0\","
+		       "\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"get-sum\",\"arguments\":{\"a\":2,\"b\":40}}}' '%s'",
+		       dir, url, url, url);
+	cr_assert_eq(rc, 28, "curl's call was not left unanswered until its own timeout (%d)", rc);
+	wait_stderr(&bel, "the client of the held call to get-sum hung up");
+	const char *rec = wait_stderr(&bel, "belay: recording to ");
+	char *trace = xstrndup(rec + strlen("belay: recording to "), strcspn(rec + strlen("belay: recording to "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"event\":\"hold\""), "the hold is not recorded");
+	cr_assert(strstr(text, "\"outcome\":\"refused (client gone)\""), "no client-gone decision recorded:\n%s", text);
+	free(text);
+	cr_assert_eq(sums_answered(trace), 0, "the server saw the call");
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(trace), free(url), free(upstream), free(policy), free(state), free(traces);
+}
+
+Test(http_e2e, proxy_refuses_a_bad_hold_by_name)
+{
+	/* --hold is a whole number of seconds up to an hour, and goes with --http */
+	struct ts_out o = {0};
+	const char *bad[] = {BELAY_BIN, "proxy", "--http", "http://127.0.0.1:1/mcp", "--hold", "soon", NULL};
+	ts_run(bad, NULL, dir, NULL, 0, 30, &o);
+	cr_assert_neq(o.status, 0);
+	cr_assert(strstr(o.err, "--hold must be a whole number of seconds"), "%s", o.err);
+	ts_out_free(&o);
+	const char *stdio[] = {BELAY_BIN, "proxy", "--hold", "5", "--", "true", NULL};
+	ts_run(stdio, NULL, dir, NULL, 0, 30, &o);
+	cr_assert_neq(o.status, 0);
+	cr_assert(strstr(o.err, "--hold go with --http URL"), "%s", o.err);
+	ts_out_free(&o);
 }
