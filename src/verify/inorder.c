@@ -193,6 +193,7 @@ static void after(void *ctx, size_t i, struct replay_result *rr)
 	struct pass_obs *p = &c->seq[k];
 	p->ran = 1;
 	c->seq_turns++;
+	verify_inorder_progress(c, k);
 	c->seq_server_ms += rr->ms_server;
 	count_settle(c, rr);
 	p->ws = xstrdup(ic->w->sc.ws);

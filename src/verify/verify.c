@@ -796,6 +796,18 @@ static void step_done(struct pool *p, int j)
 	pthread_mutex_unlock(&c->mu);
 }
 
+/* Where the in-order pass is phase 1's only replay, it is what phase 1's count counts. */
+static int inorder_counts(const struct vctx *c)
+{
+	return c->o->order == VERIFY_ORDER_BOTH || c->o->order == VERIFY_ORDER_SESSION;
+}
+
+void verify_inorder_progress(struct vctx *c, int k)
+{
+	if (c->pool && c->pool->phase == 1 && inorder_counts(c))
+		step_done(c->pool, k + 1);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker_arg *wa = arg;
@@ -807,7 +819,7 @@ static void *worker_main(void *arg)
 		int j = atomic_fetch_add(&p->next, 1);
 		if (j >= p->njobs)
 			break;
-		if (j > 0 || p->phase == 2)
+		if ((j > 0 && !inorder_counts(c)) || p->phase == 2)
 			step_done(p, j);
 		uint64_t t0 = time_mono_ns();
 		if (p->phase == 1 && j == 0) {
@@ -997,6 +1009,7 @@ int verify_trace(const char *trace_path, const struct verify_opts *o, struct ver
 	c.seq = xcalloc(nt + 1, sizeof *c.seq);
 	pthread_mutex_init(&c.mu, NULL);
 	struct pool p = {.c = &c, .decided = xcalloc(nt + 1, 1)};
+	c.pool = &p;
 	for (size_t k = 0; k < nt; k++)
 		if (o->cancel && atomic_load(o->cancel))
 			break; /* cancelled: the phases below take no turn either */

@@ -68,7 +68,10 @@ struct pass_obs {
 	char *cache;            /* the scratch's cache dir (owned) */
 };
 
+struct pool;
+
 struct vctx {
+	struct pool *pool; /* the phase running (verify.c), for the in-order pass's progress */
 	const struct verify_opts *o;
 	struct trace *t;
 	struct model m;
@@ -256,5 +259,9 @@ void pass_obs_free(struct vctx *c, struct pass_obs *p);
 /* Opens the worker's scratch on first use (taken from o->pool when there is one); 0 or
  * w->sc_err's code (w->sc_err says why; -EIO when what failed gave none). */
 int worker_scratch(const struct vctx *c, struct worker *w);
+
+/* The in-order pass replayed turn k (inorder.c): where it is phase 1's only replay (the default
+ * and session orders), the job line counts it. */
+void verify_inorder_progress(struct vctx *c, int k);
 
 #endif

@@ -607,8 +607,8 @@ Test(console, a_long_verify_shows_progress_and_is_cancelled_then_quit_during_one
 	cr_assert_eq(ts_tmux_start(&t, dir, 120, 40, cmd), 0);
 	const char *up[] = {"belay console", NULL};
 	free(wait_for(&t, up, 30));
-	/* 40 calls of half a second each: each replayed on a fresh contained server, in order
-	 * and alone (long enough to stop midway) */
+	/* 40 calls of half a second each, replayed in order on one contained server (20 s: long
+	 * enough to stop midway; the in-order pass counts its turns on the job line) */
 	struct buf steps = {0};
 	buf_puts(&steps, "[{\"initialize\":{}},{\"list\":true}");
 	for (int i = 0; i < 40; i++)
