@@ -51,26 +51,6 @@ const struct cli_cmd cli_export = {
 		 "and input errors.",
 };
 
-/* The sender next to the running belay, else on PATH. New string or NULL. */
-static char *find_sender(void)
-{
-	const char *self = paths_self_exe();
-	if (self) {
-		char *dir = xstrdup(self), *slash = strrchr(dir, '/');
-		if (slash) {
-			*slash = 0;
-			char *p = fs_join(dir, "belay-otlp-post");
-			free(dir);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		} else {
-			free(dir);
-		}
-	}
-	return fs_which("belay-otlp-post");
-}
-
 static char *traces_url(const char *url)
 {
 	const char *hostpart = strstr(url, "://");
@@ -84,7 +64,7 @@ static char *traces_url(const char *url)
 
 static int post(const char *url, const char *const *headers, int nh, const char *body, size_t len)
 {
-	char *sender = find_sender();
+	char *sender = paths_sibling_exe("belay-otlp-post");
 	if (!sender) {
 		fprintf(stderr, "belay: export otlp: belay-otlp-post is not installed next to belay or on PATH (it is "
 				"built when libcurl is present); use --out FILE instead\n");

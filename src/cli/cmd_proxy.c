@@ -129,26 +129,6 @@ static void on_signal(uv_signal_t *h, int sig)
 	runner_terminate(r->runner);
 }
 
-/* belay-http next to the running belay, else on PATH. New string or NULL. */
-static char *find_http_proxy(void)
-{
-	const char *self = paths_self_exe();
-	if (self) {
-		char *dir = xstrdup(self), *slash = strrchr(dir, '/');
-		if (slash) {
-			*slash = 0;
-			char *p = fs_join(dir, "belay-http");
-			free(dir);
-			if (access(p, X_OK) == 0)
-				return p;
-			free(p);
-		} else {
-			free(dir);
-		}
-	}
-	return fs_which("belay-http");
-}
-
 /* `belay proxy --http URL`: the listener is belay-http (src/http; it links the HTTP
  * libraries, which belay itself does not), run in this process's place. */
 static int proxy_http(const char *url, const char *listen, const char *idle, const char *hold, const char *state,
@@ -164,7 +144,7 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 		return cli_fail("proxy: --idle-timeout must be a whole number of seconds (0: never), not '%s'", idle);
 	if (hold && (v = strtol(hold, &end, 10), !*hold || *end || v < 0 || v > 3600))
 		return cli_fail("proxy: --hold must be a whole number of seconds from 0 to 3600, not '%s'", hold);
-	char *bin = find_http_proxy();
+	char *bin = paths_sibling_exe("belay-http");
 	if (!bin)
 		return cli_fail("proxy: belay-http is not installed next to belay or on PATH (it is built with belay; "
 				"scripts/setup.sh installs libmicrohttpd and libcurl, which it needs)");

@@ -8,6 +8,7 @@
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,4 +95,20 @@ const char *paths_self_exe(void)
 		buf[n] = '\0';
 	}
 	return buf;
+}
+
+char *paths_sibling_exe(const char *name)
+{
+	char *dir = xstrdup(paths_self_exe()), *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		char *p = fs_join(dir, name);
+		free(dir);
+		if (access(p, X_OK) == 0)
+			return p;
+		free(p);
+	} else {
+		free(dir);
+	}
+	return fs_which(name);
 }

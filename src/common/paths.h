@@ -30,5 +30,8 @@ int paths_console_sockets(char *out[PATHS_CONSOLE_SOCKETS]);
 char *paths_console_socket(void);
 /* Absolute path of the running belay binary (for re-exec as the sandbox launcher). */
 const char *paths_self_exe(void);
+/* A companion program of belay (belay-http, belay-otlp-post): the executable `name` in the
+ * running belay's directory, else found on PATH. New string, or NULL when neither has it. */
+char *paths_sibling_exe(const char *name);
 
 #endif
