@@ -21,6 +21,7 @@
 #include "common/fsutil.h"
 #include "common/xalloc.h"
 #include "ts_tmux.h"
+#include "ts_net.h"
 #include "tsupport.h"
 
 static char *dir, *peers;
@@ -32,67 +33,15 @@ static void setup(void)
 	dir = ts_tmpdir("http-console");
 }
 
-/* Every process a test started, so that a failing test leaves none behind (teardown runs
- * after a failed assertion too). */
-static pid_t started[32];
-
-static void track(pid_t pid)
-{
-	for (int i = 0; i < 32; i++)
-		if (!started[i]) {
-			started[i] = pid;
-			return;
-		}
-}
-
-static void untrack(pid_t pid)
-{
-	for (int i = 0; i < 32; i++)
-		if (started[i] == pid)
-			started[i] = 0;
-}
-
 static void teardown(void)
 {
-	for (int i = 0; i < 32; i++)
-		if (started[i] > 0) {
-			kill(started[i], SIGKILL);
-			waitpid(started[i], NULL, 0);
-			started[i] = 0;
-		}
+	ts_reap_tracked(); /* what a failed test left running */
 	ts_rmtree(dir);
 	free(dir);
 	free(peers);
 }
 
 TestSuite(http_console, .init = setup, .fini = teardown, .timeout = 300);
-
-static unsigned free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t n = sizeof a;
-	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &n), 0);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-static void wait_listening(unsigned port)
-{
-	time_t until = time(NULL) + 60;
-	for (;;) {
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-					.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-		int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-		close(fd);
-		if (ok)
-			return;
-		cr_assert(time(NULL) < until, "nothing listens on %u", port);
-		poll(NULL, 0, 50);
-	}
-}
 
 struct proc {
 	pid_t pid;
@@ -102,7 +51,7 @@ struct proc {
 
 static void stop(struct proc *p)
 {
-	untrack(p->pid);
+	ts_untrack(p->pid);
 	kill(p->pid, SIGTERM);
 	for (int i = 0; i < 3; i++)
 		close(p->fds[i]);
@@ -124,7 +73,7 @@ Test(http_console, an_http_run_streams_into_the_console)
 
 	/* server-everything over Streamable HTTP, and belay's listener for it */
 	struct proc srv = {0}, bel = {0};
-	unsigned sport = free_port();
+	unsigned sport = ts_free_port();
 	char *scmd = xasprintf("exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp "
 			       ">%s/server.log 2>&1",
 			       peers, dir);
@@ -132,13 +81,13 @@ Test(http_console, an_http_run_streams_into_the_console)
 	const char *sargv[] = {"sh", "-c", scmd, NULL};
 	const char *senv[] = {env_port, NULL};
 	srv.pid = ts_spawn(sargv, senv, dir, &srv.o, srv.fds);
-	track(srv.pid);
-	wait_listening(sport);
+	ts_track(srv.pid);
+	ts_wait_listening(sport, 60);
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
 	const char *bargv[] = {BELAY_BIN, "proxy", "--http", upstream, "--listen", "0", "--state", pstate, "--trace-dir",
 			       traces, NULL};
 	bel.pid = ts_spawn(bargv, NULL, dir, &bel.o, bel.fds);
-	track(bel.pid);
+	ts_track(bel.pid);
 	time_t until = time(NULL) + 60;
 	while (!bel.o.err || !strstr(bel.o.err, "belay: listening on ")) {
 		cr_assert(time(NULL) < until, "belay-http never listened: %s", bel.o.err ? bel.o.err : "");

@@ -42,6 +42,7 @@
 #include "common/xalloc.h"
 #include "ts_belay.h"
 #include "ts_hook.h"
+#include "ts_net.h"
 #include "tsupport.h"
 
 #define AUTH "belay-e2e-credential-7f3a9c"
@@ -55,34 +56,9 @@ static void setup(void)
 	dir = ts_tmpdir("http-e2e");
 }
 
-/* Every process a test started, so that a failing test leaves none behind (teardown runs
- * after a failed assertion too). */
-static pid_t started[32];
-
-static void track(pid_t pid)
-{
-	for (int i = 0; i < 32; i++)
-		if (!started[i]) {
-			started[i] = pid;
-			return;
-		}
-}
-
-static void untrack(pid_t pid)
-{
-	for (int i = 0; i < 32; i++)
-		if (started[i] == pid)
-			started[i] = 0;
-}
-
 static void teardown(void)
 {
-	for (int i = 0; i < 32; i++)
-		if (started[i] > 0) {
-			kill(started[i], SIGKILL);
-			waitpid(started[i], NULL, 0);
-			started[i] = 0;
-		}
+	ts_reap_tracked(); /* what a failed test left running */
 	ts_rmtree(dir);
 	free(dir);
 	free(peers);
@@ -90,48 +66,9 @@ static void teardown(void)
 
 TestSuite(http_e2e, .init = setup, .fini = teardown, .timeout = 300);
 
-static unsigned free_port(void)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t n = sizeof a;
-	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &n), 0);
-	close(fd);
-	return ntohs(a.sin_port);
-}
-
-static int try_connect(unsigned port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
-	if (!ok) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static time_t deadline(int s)
 {
 	return time(NULL) + s;
-}
-
-/* Waits until something listens on port (the server started). */
-static void wait_listening(unsigned port)
-{
-	time_t until = deadline(60);
-	for (;;) {
-		int fd = try_connect(port);
-		if (fd >= 0) {
-			close(fd);
-			return;
-		}
-		cr_assert(time(NULL) < until, "nothing listens on %u", port);
-		poll(NULL, 0, 50);
-	}
 }
 
 struct proc {
@@ -158,7 +95,7 @@ static const char *wait_stderr(struct proc *p, const char *want)
 
 static void stop(struct proc *p)
 {
-	untrack(p->pid);
+	ts_untrack(p->pid);
 	kill(p->pid, SIGTERM);
 	for (int i = 0; i < 3; i++)
 		if (p->fds[i] >= 0)
@@ -169,16 +106,16 @@ static void stop(struct proc *p)
 /* Starts server-everything in `mode` on a free port; returns the port. */
 static unsigned start_server(struct proc *srv, const char *mode)
 {
-	unsigned port = free_port();
+	unsigned port = ts_free_port();
 	char *cmd = xasprintf("exec node %s/@modelcontextprotocol/server-everything/dist/index.js %s >%s/server-%s.log 2>&1",
 			      peers, mode, dir, mode);
 	char *env_port = xasprintf("PORT=%u", port);
 	const char *argv[] = {"sh", "-c", cmd, NULL};
 	const char *env[] = {env_port, NULL};
 	srv->pid = ts_spawn(argv, env, dir, &srv->o, srv->fds);
-	track(srv->pid);
+	ts_track(srv->pid);
 	cr_assert_gt(srv->pid, 0);
-	wait_listening(port);
+	ts_wait_listening(port, 60);
 	free(cmd);
 	free(env_port);
 	return port;
@@ -206,7 +143,7 @@ static char *start_belay(struct proc *b, const char *upstream, const char *state
 		argv[k++] = "--hold", argv[k++] = belay_hold;
 	argv[k] = NULL;
 	b->pid = ts_spawn(argv, NULL, dir, &b->o, b->fds);
-	track(b->pid);
+	ts_track(b->pid);
 	cr_assert_gt(b->pid, 0);
 	const char *at = wait_stderr(b, "belay: listening on ");
 	at += strlen("belay: listening on ");
@@ -348,7 +285,7 @@ static void requests_before_responses(const struct frame *f, size_t nf)
 /* The status of one raw HTTP request to belay's listener. */
 static int http_status(unsigned port, const char *req)
 {
-	int fd = try_connect(port);
+	int fd = ts_try_connect(port);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
 	char buf[512] = {0};
@@ -572,7 +509,7 @@ Test(http_e2e, several_clients_one_listener_one_run_each)
 	for (int i = 0; i < 2; i++) {
 		const char *argv[] = {"node", client, "streamable", url, AUTH, tags[i], i ? "keep" : "delete", NULL};
 		cl[i].pid = ts_spawn(argv, NULL, dir, &cl[i].o, cl[i].fds);
-		track(cl[i].pid);
+		ts_track(cl[i].pid);
 		cr_assert_gt(cl[i].pid, 0);
 		close(cl[i].fds[0]);
 		cl[i].fds[0] = -1;
@@ -599,7 +536,7 @@ Test(http_e2e, several_clients_one_listener_one_run_each)
 				}
 		}
 		cl[i].fds[1] = cl[i].fds[2] = -1;
-		untrack(cl[i].pid);
+		ts_untrack(cl[i].pid);
 		ts_reap(cl[i].pid, &cl[i].o);
 		cr_assert_eq(cl[i].o.status, 0, "client %d failed:\n%s", i, cl[i].o.err);
 		out[i] = cJSON_Parse(cl[i].o.out);
@@ -903,7 +840,7 @@ Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 	 * client would start its flow against belay's own listener). No real peer asks for it:
 	 * a few lines of node answer 401 with WWW-Authenticate. */
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
-	unsigned sport = free_port(), bport = 0;
+	unsigned sport = ts_free_port(), bport = 0;
 	char *js = xasprintf("require('http').createServer((q, r) => { r.writeHead(401, {'WWW-Authenticate': "
 			     "'Bearer resource_metadata=\"http://127.0.0.1:%u/.well-known/oauth-protected-resource\"', "
 			     "'Content-Type': 'application/json'}); r.end('{\"error\":\"invalid_token\"}'); })"
@@ -912,15 +849,15 @@ Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 	const char *argv[] = {"node", "-e", js, NULL};
 	struct proc srv = {0}, bel = {0};
 	srv.pid = ts_spawn(argv, NULL, dir, &srv.o, srv.fds);
-	track(srv.pid);
-	wait_listening(sport);
+	ts_track(srv.pid);
+	ts_wait_listening(sport, 60);
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
 	char *url = start_belay(&bel, upstream, state, traces, &bport, NULL);
 	const char *body = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}";
 	char *req = xasprintf("POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
 			      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
 			      strchr(url + 7, '/'), bport, strlen(body), body);
-	int fd = try_connect(bport);
+	int fd = ts_try_connect(bport);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
 	char *resp = NULL;
@@ -956,7 +893,7 @@ Test(http_e2e, a_session_outlives_a_restart_of_belay)
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, "streamable", url, AUTH, "restart", "pause", NULL};
 	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
-	track(cl.pid);
+	ts_track(cl.pid);
 	cr_assert_gt(cl.pid, 0);
 	time_t until = deadline(120);
 	while (!cl.o.out || !strstr(cl.o.out, "PAUSED\n")) {
@@ -995,7 +932,7 @@ Test(http_e2e, a_session_outlives_a_restart_of_belay)
 			}
 	}
 	cl.fds[1] = cl.fds[2] = -1;
-	untrack(cl.pid);
+	ts_untrack(cl.pid);
 	ts_reap(cl.pid, &cl.o);
 	cr_assert_eq(cl.o.status, 0, "the client failed after belay restarted:\n%s", cl.o.err);
 	cJSON *out = cJSON_Parse(strstr(cl.o.out, "PAUSED\n") + 7);
@@ -1054,7 +991,7 @@ Test(http_e2e, enforce_mode_without_a_hold_refuses_a_call_and_belay_approve_lets
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, "streamable", url, AUTH, "enforce", "again", NULL};
 	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
-	track(cl.pid);
+	ts_track(cl.pid);
 	time_t until = deadline(120);
 	while (!cl.o.out || !strstr(cl.o.out, "SUM ") || !strchr(strstr(cl.o.out, "SUM "), '\n')) {
 		cr_assert(time(NULL) < until, "the client never reached get-sum: %s", cl.o.err ? cl.o.err : "");
@@ -1100,7 +1037,7 @@ Test(http_e2e, enforce_mode_without_a_hold_refuses_a_call_and_belay_approve_lets
 			}
 	}
 	cl.fds[1] = cl.fds[2] = -1;
-	untrack(cl.pid);
+	ts_untrack(cl.pid);
 	ts_reap(cl.pid, &cl.o);
 	cr_assert_eq(cl.o.status, 0, "the client failed: %s", cl.o.err);
 	char *lastl = ts_last_line(cl.o.out);
@@ -1111,7 +1048,7 @@ Test(http_e2e, enforce_mode_without_a_hold_refuses_a_call_and_belay_approve_lets
 	free(sum2);
 	const char *rec = wait_stderr(&bel, "belay: closed ");
 	char *trace = xstrndup(rec + strlen("belay: closed "), strcspn(rec + strlen("belay: closed "), "\n"));
-	untrack(bel.pid);
+	ts_untrack(bel.pid);
 	kill(bel.pid, SIGTERM);
 	for (int i = 0; i < 3; i++)
 		close(bel.fds[i]);
@@ -1166,7 +1103,7 @@ static void drain(struct proc *cl)
 	}
 	close(cl->fds[0]);
 	cl->fds[0] = cl->fds[1] = cl->fds[2] = -1;
-	untrack(cl->pid);
+	ts_untrack(cl->pid);
 	ts_reap(cl->pid, &cl->o);
 }
 
@@ -1192,7 +1129,7 @@ static char *held_session(const char *hold, int approve, char **sum)
 	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, "streamable", url, AUTH, "held", "sumonly", NULL};
 	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
-	track(cl.pid);
+	ts_track(cl.pid);
 	size_t at = (size_t)(wait_stderr(&bel, "holding the call to get-sum for up to ") - bel.o.err);
 	if (approve) {
 		time_t until = deadline(60);
@@ -1292,19 +1229,19 @@ Test(http_e2e, a_dropped_stream_resumed_with_last_event_id_keeps_order_and_pairi
 	 * after its request and every progress notification */
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
 	struct proc srv = {0}, bel = {0}, cl = {0};
-	unsigned sport = free_port(), port = 0;
+	unsigned sport = ts_free_port(), port = 0;
 	char *server = xasprintf("%s/tests/peers/http-resume-server.mjs", BELAY_SOURCE_DIR);
 	char *sp = xasprintf("%u", sport);
 	const char *sv[] = {"node", server, sp, NULL};
 	srv.pid = ts_spawn(sv, NULL, dir, &srv.o, srv.fds);
-	track(srv.pid);
-	wait_listening(sport);
+	ts_track(srv.pid);
+	ts_wait_listening(sport, 60);
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
 	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
 	char *client = xasprintf("%s/tests/peers/http-resume.mjs", BELAY_SOURCE_DIR);
 	const char *argv[] = {"node", client, url, "6", "2", NULL};
 	cl.pid = ts_spawn(argv, NULL, dir, &cl.o, cl.fds);
-	track(cl.pid);
+	ts_track(cl.pid);
 	drain(&cl);
 	cr_assert_eq(cl.o.status, 0, "the client failed: %s", cl.o.err);
 	cJSON *out = cJSON_Parse(cl.o.out);
