@@ -911,6 +911,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			.tmp = sandbox_spawn_tmp(sp.priv),
 			.cache = sandbox_spawn_cache(sp.priv),
 			.deny_network = sandbox_spawn_denies_network(sp.priv),
+			.loopback_port = sandbox_spawn_loopback_port(sp.priv),
 			.turn_seq = &s->turn_seq,
 			.report_writes = o->report_writes,
 			.on_write = o->witness ? witness_note_cb : NULL,

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/fsutil.h"
@@ -26,6 +27,8 @@ struct sandbox_spawn {
 	char **expose; /* NULL-terminated copies */
 	char **pin;    /* read-only paths inside the scope (NULL-terminated copies) */
 	int deny;
+	unsigned loopback_port;
+	int conn_parent, conn_child; /* the connector socket's ends, or -1 */
 };
 
 static char **strv_dup(char *const *v)
@@ -319,18 +322,38 @@ static int send_env(int sock, char *const *env, struct err *e)
 int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher, const char *exe,
 			  char *const *argv, char *const *env, struct spawn_plan *sp, struct err *e)
 {
+	if (spec->loopback_port && spec->network != SANDBOX_NET_DENY)
+		return err_set(e, BELAY_EUSAGE,
+			       "a server listening on the sandbox's loopback needs --network deny: under allow its port "
+			       "would be on the host's loopback, reachable by any local program around belay");
+	int cv[2] = {-1, -1};
+	if (spec->loopback_port && spec->connector && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, cv) != 0)
+		return err_set(e, -errno, "cannot create the connector socket: %s", strerror(errno));
 	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-		return err_set(e, -errno, "cannot create the supervisor channel: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+		int en = errno;
+		if (cv[0] >= 0) {
+			close(cv[0]);
+			close(cv[1]);
+		}
+		return err_set(e, -en, "cannot create the supervisor channel: %s", strerror(en));
+	}
 	if (env) {
 		int rc = send_env(sv[0], env, e);
 		if (rc) {
 			close(sv[0]);
 			close(sv[1]);
+			if (cv[0] >= 0) {
+				close(cv[0]);
+				close(cv[1]);
+			}
 			return rc;
 		}
 	}
 	struct sandbox_spawn *p = xcalloc(1, sizeof *p);
+	p->loopback_port = spec->loopback_port;
+	p->conn_parent = cv[0];
+	p->conn_child = cv[1];
 	p->hide = spec->hide ? xstrdup(spec->hide) : NULL;
 	p->cache = spec->cache ? xstrdup(spec->cache) : NULL;
 	p->parent_sock = sv[0];
@@ -360,9 +383,17 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 			       p->deny ? "deny" : "allow", "--status-fd", "3", "--hide", p->hide ? p->hide : "",
 			       "--cache", p->cache ? p->cache : "", "--server-env", env ? "channel" : "inherit"};
 	size_t nf = sizeof fixed / sizeof fixed[0], k = 0;
-	sp->args = xcalloc(nf + 6 + 2 * (nc + nx + npin) + 2 + n + 1, sizeof *sp->args);
+	sp->args = xcalloc(nf + 6 + 4 + 2 * (nc + nx + npin) + 2 + n + 1, sizeof *sp->args);
 	for (size_t i = 0; i < nf; i++)
 		sp->args[k++] = xstrdup(fixed[i]);
+	if (p->loopback_port) {
+		sp->args[k++] = xstrdup("--loopback");
+		sp->args[k++] = xasprintf("%u", p->loopback_port);
+		if (p->conn_child >= 0) {
+			sp->args[k++] = xstrdup("--connector-fd");
+			sp->args[k++] = xstrdup("4");
+		}
+	}
 	if (p->ov_upper) {
 		const char *ov[] = {"--overlay-lower", p->ov_lower, "--overlay-upper", p->ov_upper, "--overlay-work", p->ov_work};
 		for (size_t i = 0; i < 6; i++)
@@ -387,6 +418,7 @@ int sandbox_prepare_spawn(const struct sandbox_spec *spec, const char *launcher,
 	sandbox_conceal_free(conceal);
 	sp->file = launcher_exe(launcher);
 	sp->extra_fd = sv[1];
+	sp->connector_fd = p->conn_child;
 	sp->priv = p;
 	return 0;
 }
@@ -421,6 +453,54 @@ int sandbox_spawn_denies_network(const void *priv)
 	return ((const struct sandbox_spawn *)priv)->deny;
 }
 
+unsigned sandbox_spawn_loopback_port(const void *priv)
+{
+	return ((const struct sandbox_spawn *)priv)->loopback_port;
+}
+
+int sandbox_spawn_take_connector(void *priv)
+{
+	struct sandbox_spawn *p = priv;
+	if (p->conn_child >= 0)
+		close(p->conn_child);
+	p->conn_child = -1;
+	int fd = p->conn_parent;
+	p->conn_parent = -1;
+	return fd;
+}
+
+int sandbox_connector_connect(int connector)
+{
+	char c = 'c';
+	if (send(connector, &c, 1, MSG_NOSIGNAL) != 1)
+		return -errno;
+	int32_t code = 0;
+	struct iovec iov = {&code, sizeof code};
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	memset(&u, 0, sizeof u);
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
+	ssize_t r;
+	while ((r = recvmsg(connector, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		return -EPIPE;
+	if (r != (ssize_t)sizeof code)
+		return r < 0 ? -errno : -EPROTO;
+	struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+	int fd = -1;
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS && h->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(h), sizeof fd);
+	if (code != 0 || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return code > 0 ? -code : -EPROTO;
+	}
+	return fd;
+}
+
 void sandbox_describe(const void *priv, cJSON *record)
 {
 	const struct sandbox_spawn *p = priv;
@@ -442,6 +522,8 @@ void sandbox_describe(const void *priv, cJSON *record)
 	}
 	if (p->cache)
 		cJSON_AddStringToObject(o, "cache", p->cache);
+	if (p->loopback_port)
+		cJSON_AddNumberToObject(o, "loopback_port", p->loopback_port);
 	if (p->ov_upper) {
 		cJSON *ov = cJSON_AddObjectToObject(o, "overlay");
 		cJSON_AddStringToObject(ov, "lower", p->ov_lower);
@@ -457,6 +539,10 @@ void sandbox_spawn_free(void *priv)
 		close(p->parent_sock);
 	if (p->child_sock >= 0)
 		close(p->child_sock);
+	if (p->conn_parent >= 0)
+		close(p->conn_parent);
+	if (p->conn_child >= 0)
+		close(p->conn_child);
 	free(p->scope);
 	free(p->tmp);
 	free(p->hide);

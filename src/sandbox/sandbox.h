@@ -14,6 +14,8 @@ struct spawn_plan {
 	char **args;
 	char **env;   /* NULL: inherit */
 	int extra_fd; /* inherited by the child as fd 3 (-1: none) */
+	int connector_fd; /* with sandbox_spec.connector: inherited by the child as fd 4 (-1, or
+			   * 0 when the plan was zeroed: none); the caller must place it there */
 	void *priv;   /* sandbox launcher state (owned) */
 };
 
@@ -39,6 +41,17 @@ struct sandbox_spec {
 	 * other mount of the view, so every write to the scope lands in the upper layer and the
 	 * real tree is never written. NULL: no overlay (the scope is the real tree). */
 	char *overlay_lower, *overlay_upper, *overlay_work;
+	/* A server that listens on the sandbox's own loopback (docs/HTTP.md, "Contained local
+	 * servers"): under deny only, `lo` is brought up in its network namespace, and the
+	 * server may make TCP sockets and bind this one port (Landlock and the supervisor) and
+	 * connect nowhere. 0: none. */
+	unsigned loopback_port;
+	/* With loopback_port: a connector (sandbox_loopback.c) is started in that namespace, and
+	 * sandbox_spawn_take_connector gives its socket: each byte written on it is answered by
+	 * a socket connected to the port inside the sandbox (SCM_RIGHTS; the message carries an
+	 * int32 errno, 0 with a descriptor). The spawn plan's connector_fd must be the child's
+	 * fd 4. */
+	int connector;
 };
 
 /* Builds a spec for scope (must be an existing directory): resolves it, creates/adopts the
@@ -82,6 +95,14 @@ const char *sandbox_spawn_scope(const void *priv); /* borrowed */
 const char *sandbox_spawn_tmp(const void *priv);   /* borrowed */
 const char *sandbox_spawn_cache(const void *priv); /* borrowed; NULL without a cache */
 int sandbox_spawn_denies_network(const void *priv);
+unsigned sandbox_spawn_loopback_port(const void *priv); /* 0: none */
+/* After a successful spawn with spec.connector: our end of the connector socket (the
+ * caller's to close), -1 without one. Closes the child's end. */
+int sandbox_spawn_take_connector(void *priv);
+/* A socket connected to the contained server's loopback port through the connector
+ * (blocking, any thread that owns `connector`; one request at a time): the fd, or -errno
+ * (-EPIPE once the sandbox is gone). */
+int sandbox_connector_connect(int connector);
 
 /* The launcher stage: called by main() for "belay __launch"; never returns on success
  * (execs the server); on any failure prints "belay: refusing to run unsandboxed: ..."

@@ -53,6 +53,16 @@ static int setup_landlock(struct launch *l)
 	int rfd = (int)syscall(__NR_landlock_create_ruleset, &ra, sizeof ra, 0);
 	if (rfd < 0)
 		return launch_refuse(l, "landlock", "cannot create a ruleset: %s", strerror(errno));
+	/* A server on the sandbox's loopback: bind on its one port; connect stays denied on all. */
+	if (l->deny && l->loopback_port) {
+		struct ll_net_port_attr np = {.allowed_access = LL_NET_BIND_TCP, .port = l->loopback_port};
+		if (syscall(__NR_landlock_add_rule, rfd, LL_RULE_NET_PORT, &np, 0) != 0) {
+			int err = errno;
+			close(rfd);
+			return launch_refuse(l, "landlock", "cannot allow bind on port %u: %s", l->loopback_port,
+					     strerror(err));
+		}
+	}
 	/* Write rights beneath the writable zones, file rights on the devices: exactly the
 	 * view the supervisor decides by. */
 	for (size_t i = 0; i < l->view.n; i++) {
@@ -73,8 +83,11 @@ static int setup_landlock(struct launch *l)
 	}
 	close(rfd);
 	buf_printf(&l->layers,
-		   "\"landlock\":{\"abi\":%d,\"fs_write\":true,\"tcp\":%s,\"scopes\":[\"signal\",\"abstract_unix_socket\"]},",
+		   "\"landlock\":{\"abi\":%d,\"fs_write\":true,\"tcp\":%s,\"scopes\":[\"signal\",\"abstract_unix_socket\"]",
 		   abi, l->deny ? "\"denied\"" : "\"allowed\"");
+	if (l->deny && l->loopback_port)
+		buf_printf(&l->layers, ",\"tcp_bind_port\":%u", l->loopback_port);
+	buf_puts(&l->layers, "},");
 	return 0;
 }
 

@@ -1,7 +1,7 @@
 /* sandbox_launch.c - the launcher stage of a contained server, run as
  *   belay __launch --scope DIR --tmp DIR --net deny|allow --status-fd N [--hide DIR]
  *                  [--conceal PATH]... [--secret PATH]... [--expose PATH]... [--pin PATH]... [--cache DIR]
- *                  [--server-env channel|inherit]
+ *                  [--server-env channel|inherit] [--loopback PORT [--connector-fd N]]
  *                  [--overlay-lower DIR --overlay-upper DIR --overlay-work DIR] -- EXE ARGV0 [ARGS...]
  * between fork and exec (libuv cannot run code in the child, so belay re-executes itself).
  *
@@ -16,6 +16,9 @@
  *     Landlock, an empty capability set and the seccomp filter (sandbox_confine.c), hands
  *     the filter's listener to the supervisor, and forks
  *   - the server, which execs EXE.
+ * With --loopback (under deny) the launcher also brings `lo` up in the network namespace and
+ * forks the connector (sandbox_loopback.c) before it makes the pid namespace; the server may
+ * then bind that one TCP port (Landlock, seccomp) and connect nowhere.
  * Init reaps orphans and passes signals on to the server; when the server ends it reports
  * the wait status to the launcher and exits, which ends every process in the namespace.
  * The launcher passes belay's signals on to init and ends the way the server ended (the
@@ -86,8 +89,11 @@ static int setup_namespaces(struct launch *l)
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	int net = l->deny && !(l->off & SB_OFF_NETNS), pid = !(l->off & SB_OFF_PIDNS), ipc = !(l->off & SB_OFF_IPCNS);
+	/* With a loopback port the pid namespace comes after `lo` and the connector (which must
+	 * not be its first process): unshared on its own, below. */
+	int later_pid = pid && l->loopback_port;
 	int flags = CLONE_NEWUSER | CLONE_NEWNS | (ipc ? CLONE_NEWIPC : 0) | (net ? CLONE_NEWNET : 0) |
-		    (pid ? CLONE_NEWPID : 0);
+		    (pid && !later_pid ? CLONE_NEWPID : 0);
 	if (unshare(flags) != 0)
 		return launch_refuse(l, "namespaces", "unshare(user + mount%s%s%s) failed: %s", ipc ? " + ipc" : "",
 				     net ? " + network" : "", pid ? " + pid" : "", strerror(errno));
@@ -104,6 +110,10 @@ static int setup_namespaces(struct launch *l)
 	}
 	if (rc)
 		return launch_refuse(l, "user-namespace", "cannot write the uid/gid map: %s", strerror(-rc));
+	if (l->loopback_port && launch_loopback(l))
+		return 2;
+	if (later_pid && unshare(CLONE_NEWPID) != 0)
+		return launch_refuse(l, "namespaces", "unshare(pid) failed: %s", strerror(errno));
 	buf_printf(&l->layers, "\"user_namespace\":true,\"ipc_namespace\":%s,\"network_namespace\":%s,\"pid_namespace\":%s,",
 		   ipc ? "true" : "false", net ? "true" : "false", pid ? "true" : "false");
 	return 0;
@@ -260,11 +270,16 @@ static int parse(struct launch *l, int argc, char **argv)
 			l->ov_upper = v;
 		else if (!strcmp(argv[i - 1], "--overlay-work"))
 			l->ov_work = v;
+		else if (!strcmp(argv[i - 1], "--loopback"))
+			l->loopback_port = (unsigned)atoi(v);
+		else if (!strcmp(argv[i - 1], "--connector-fd"))
+			l->connector_fd = atoi(v);
 		else
 			return launch_refuse(l, "launcher", "unknown option %s", argv[i - 1]);
 	}
 	if (i >= argc - 2 || !l->scope || !l->tmp || !l->net || (strcmp(l->net, "deny") && strcmp(l->net, "allow")) ||
-	    l->status_fd < 3 || (l->ov_upper && (!l->ov_lower || !l->ov_work)))
+	    l->status_fd < 3 || (l->ov_upper && (!l->ov_lower || !l->ov_work)) || l->loopback_port > 65535 ||
+	    (l->connector_fd >= 0 && (l->connector_fd <= l->status_fd || !l->loopback_port)))
 		return launch_refuse(l, "launcher", "usage: belay __launch --scope DIR --tmp DIR --net deny|allow "
 						    "--status-fd N [--hide DIR] [--conceal PATH]... [--secret PATH]... [--expose PATH]... "
 						    "[--cache DIR] -- EXE ARGV0 [ARGS...]");
@@ -364,7 +379,7 @@ static void test_switch(struct launch *l)
 
 int sandbox_launch_main(int argc, char **argv)
 {
-	struct launch l = {.status_fd = -1};
+	struct launch l = {.status_fd = -1, .connector_fd = -1};
 	buf_puts(&l.layers, "{");
 	if (parse(&l, argc, argv))
 		return 2;
@@ -373,7 +388,9 @@ int sandbox_launch_main(int argc, char **argv)
 	/* Nothing but stdio and the status channel goes on into the sandbox. */
 	if (l.status_fd > 3)
 		close_range(3, (unsigned)l.status_fd - 1, 0);
-	close_range((unsigned)l.status_fd + 1, ~0U, 0);
+	if (l.connector_fd > l.status_fd + 1)
+		close_range((unsigned)l.status_fd + 1, (unsigned)l.connector_fd - 1, 0);
+	close_range((unsigned)(l.connector_fd > l.status_fd ? l.connector_fd : l.status_fd) + 1, ~0U, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	test_switch(&l);
 	/* Once a pid namespace is unshared, a refusal ends with _exit: a normal exit runs atexit

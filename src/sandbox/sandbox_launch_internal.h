@@ -28,6 +28,8 @@ struct launch {
 	int private_dirs;  /* /tmp and /dev/shm are private tmpfs mounts */
 	int devpts;        /* /dev/pts is a private devpts instance (and /dev/ptmx its ptmx) */
 	int ipcns;         /* an IPC namespace of its own (SysV IPC, POSIX message queues) */
+	unsigned loopback_port; /* the server may listen on this TCP port of the sandbox's lo (0: none) */
+	int connector_fd;  /* belay's connector socket (sandbox_loopback.c), or -1 */
 };
 
 /* Prints the refusal, reports it on the status channel and returns 2. */
@@ -39,6 +41,10 @@ int launch_overlay(struct launch *l);
 int launch_mounts(struct launch *l);
 /* A fresh, read-only /proc for the pid namespace (in its first process). */
 int launch_proc(struct launch *l);
+/* With --loopback: `lo` up in the sandbox's network namespace and, with --connector-fd,
+ * the connector forked (sandbox_loopback.c). In the launcher, after the user and network
+ * namespaces, before the pid namespace and any confinement. */
+int launch_loopback(struct launch *l);
 /* no_new_privs, Landlock, an empty capability set, the seccomp filter: its listener in
  * *notify_fd. (In the pid namespace's first process, after launch_proc.) */
 int launch_confine(struct launch *l, int *notify_fd);

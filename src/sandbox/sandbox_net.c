@@ -4,7 +4,11 @@
  * and netlink route queries (in the sandbox's own network namespace) are made; datagram
  * unix sockets are refused too, because a datagram send picks its destination per message
  * from memory the server can change after the supervisor has read it. Under allow, inet
- * sockets (not raw ones) and unix sockets of any type; every other family is refused.
+ * sockets (not raw ones) and unix sockets of any type; every other family is refused. A
+ * server given a loopback port (sandbox_loopback.c) may also make inet and inet6 stream
+ * sockets under deny, and bind them to that one port on a loopback or wildcard address of
+ * the sandbox's own network namespace; any other bind, and every inet connect, is refused
+ * and named as under deny.
  *
  * connect() on a unix socket is never let through on the strength of what the supervisor
  * read: it reads the address once, resolves it in the server's view, and if the socket is
@@ -83,7 +87,8 @@ static int family_allowed(const struct call *c, int d, int t, int proto, int pai
 	if (d == AF_NETLINK)
 		return proto == NETLINK_ROUTE; /* addresses and routes of the (sandbox's) network stack */
 	if (d == AF_INET || d == AF_INET6)
-		return !c->s->o.deny_network && t != SOCK_RAW && t != SOCK_PACKET;
+		return c->s->o.deny_network ? c->s->o.loopback_port && t == SOCK_STREAM && (proto == 0 || proto == 6)
+					    : t != SOCK_RAW && t != SOCK_PACKET;
 	return 0;
 }
 
@@ -317,6 +322,23 @@ static int d_sendmmsg(struct call *c)
 
 /*==== bind ====*/
 
+/* The server's own loopback port, on a loopback or wildcard address (its network namespace
+ * has nothing but lo). */
+static int loopback_bind(const struct call *c, const struct addr *a)
+{
+	unsigned port = c->s->o.loopback_port;
+	if (!port)
+		return 0;
+	if (a->ss.ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const void *)&a->ss;
+		uint32_t ip = ntohl(in->sin_addr.s_addr);
+		return ntohs(in->sin_port) == port && (ip == INADDR_ANY || (ip >> 24) == 127);
+	}
+	const struct sockaddr_in6 *in6 = (const void *)&a->ss;
+	return ntohs(in6->sin6_port) == port &&
+	       (IN6_IS_ADDR_UNSPECIFIED(&in6->sin6_addr) || IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr));
+}
+
 static int d_bind(struct call *c)
 {
 	struct addr a;
@@ -339,6 +361,8 @@ static int d_bind(struct call *c)
 		return A_REFUSE;
 	}
 	if (a.kind == AK_INET && c->s->o.deny_network) {
+		if (loopback_bind(c, &a))
+			return A_CONTINUE;
 		addr_denial(c, "network_denied", &a, NULL, -1);
 		c->err = EACCES;
 		return A_REFUSE;

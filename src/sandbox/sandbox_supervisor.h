@@ -32,6 +32,10 @@ struct sandbox_supervisor_opts {
 	const char *scope, *tmp;  /* realpaths */
 	const char *cache;        /* realpath of the writable cache (sandbox_cache.h), or NULL */
 	int deny_network;
+	/* Under deny: the server may make TCP sockets (inet, inet6) and bind this port on a
+	 * loopback or wildcard address of its own network namespace (0: no TCP at all).
+	 * Connects stay refused. */
+	unsigned loopback_port;
 	_Atomic int64_t *turn_seq; /* the tools/call in flight (-1 when none); may be NULL */
 	/* Opt-in (verification replays; off for proxying): also post a "write_intent" record for
 	 * every write-intent call let through that names a path inside the scope:
