@@ -5,6 +5,14 @@
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
  *              [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS]
  *   belay-http --upstream URL [--state DIR] --print-url
+ *   belay-http --upstream http://127.0.0.1:PORT/PATH --scope DIR [--network deny] [--expose PATH]...
+ *              [the options above] -- SERVER [ARGS...]
+ *
+ * With a server command, belay-http starts that server itself, contained (http_local.h):
+ * in belay's sandbox under network deny, listening on PORT of its sandbox's own loopback,
+ * reached only through the sandbox's connector; its sandbox records (the layers, every
+ * denial) go into the runs' traces. Its stable URL is keyed by the scope, the command and
+ * the URL. It ends when the server ends (exit 1).
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
  * exits without listening: what `belay snippet CLIENT --http URL` writes into a configuration.
@@ -19,14 +27,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/jsonx.h"
 #include "common/paths.h"
 #include "common/termsafe.h"
 #include "common/xalloc.h"
 #include "common/xalloc_cjson.h"
 #include "gate/gate.h"
 #include "http/http_listen.h"
+#include "http/http_local.h"
 #include "http/http_proxy.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -51,6 +64,61 @@ static void on_run(void *ctx, const char *what, const char *path)
 	say(!strcmp(what, "open") ? "belay: recording to %s\n" : "belay: closed %s\n", path);
 }
 
+/* The contained server's sandbox records go to the proxy once it runs; before, they wait. */
+static pthread_mutex_t sink_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct http_proxy *sink;
+static cJSON *early; /* [[kind, fields]...] posted before the proxy started */
+
+static void to_proxy(const char *kind, cJSON *fields)
+{
+	if (!strcmp(kind, "sandbox"))
+		http_proxy_record_every_run(sink, kind, fields);
+	else
+		http_proxy_record(sink, kind, fields);
+}
+
+static void on_sandbox(void *ctx, const char *kind, cJSON *fields)
+{
+	(void)ctx;
+	pthread_mutex_lock(&sink_mu);
+	if (sink) {
+		to_proxy(kind, fields);
+	} else {
+		if (!early)
+			early = cJSON_CreateArray();
+		cJSON *pair = cJSON_CreateArray();
+		cJSON_AddItemToArray(pair, cJSON_CreateString(kind));
+		cJSON_AddItemToArray(pair, fields);
+		cJSON_AddItemToArray(early, pair);
+	}
+	pthread_mutex_unlock(&sink_mu);
+	if (!strcmp(kind, "denial"))
+		say("belay: http: the contained server was refused: %s\n", jx_str(fields, "reason") ? jx_str(fields, "reason") : "?");
+}
+
+static void set_sink(struct http_proxy *p)
+{
+	pthread_mutex_lock(&sink_mu);
+	sink = p;
+	cJSON *it, *list = p ? early : NULL;
+	cJSON_ArrayForEach(it, list)
+	{
+		to_proxy(cJSON_GetArrayItem(it, 0)->valuestring, cJSON_DetachItemFromArray(it, 1));
+	}
+	cJSON_Delete(early);
+	early = NULL;
+	pthread_mutex_unlock(&sink_mu);
+}
+
+static volatile int server_status = -1;
+
+static void on_server_end(void *ctx, int status)
+{
+	(void)ctx;
+	server_status = status;
+	kill(getpid(), SIGTERM); /* main's sigwait */
+}
+
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
@@ -62,12 +130,18 @@ static int usage(const char *why)
 int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
-	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
+	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL, *scope = NULL, *network = NULL;
 	long port = -1, idle = 600, hold = 50;
 	int no_index = 0, print_url = 0, enforce = 0;
+	char **server = NULL, **expose = xcalloc((size_t)argc + 1, sizeof *expose);
+	size_t nexpose = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
+		if (!strcmp(a, "--")) {
+			server = argv + i + 1;
+			break;
+		}
 		if (!strcmp(a, "--no-index")) {
 			no_index = 1;
 			continue;
@@ -91,6 +165,12 @@ int main(int argc, char **argv)
 			trace_dir = v;
 		} else if (!strcmp(a, "--policy")) {
 			policy_file = v;
+		} else if (!strcmp(a, "--scope")) {
+			scope = v;
+		} else if (!strcmp(a, "--network")) {
+			network = v;
+		} else if (!strcmp(a, "--expose")) {
+			expose[nexpose++] = (char *)v;
 		} else if (!strcmp(a, "--listen")) {
 			port = strtol(v, &end, 10);
 			if (!*v || *end || port < 0 || port > 65535)
@@ -109,6 +189,10 @@ int main(int argc, char **argv)
 	}
 	if (!upstream || (strncmp(upstream, "http://", 7) && strncmp(upstream, "https://", 8)))
 		return usage("--upstream must be an http:// or https:// URL");
+	if (server && (!*server || !scope))
+		return usage("a server belay starts needs --scope DIR and its command after --");
+	if (!server && (scope || network || nexpose))
+		return usage("--scope, --network and --expose contain a server belay starts (after --)");
 
 	struct err e = {0};
 	struct gate_policy *policy = NULL;
@@ -123,8 +207,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	char *td = trace_dir && *trace_dir ? xstrdup(trace_dir) : fs_join(sd, "traces");
+	/* a server belay starts: its stable URL is its own (scope, command, URL), not the URL's,
+	 * which every such server on the same inside port would share */
+	struct buf key = {0};
+	buf_puts(&key, upstream);
+	if (server) {
+		char *rs = realpath(scope, NULL);
+		buf_printf(&key, "\nlocal\n%s", rs ? rs : scope);
+		free(rs);
+		for (char **a = server; *a; a++)
+			buf_printf(&key, "\n%s", *a);
+	}
 	struct http_listen l;
-	if (http_listen_load(sd, upstream, &l, &e) != 0) {
+	if (http_listen_load(sd, buf_cstr(&key), &l, &e) != 0) {
 		fprintf(stderr, "belay: http: %s\n", e.msg);
 		free(sd);
 		free(td);
@@ -147,7 +242,31 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	struct http_local *local = NULL;
+	if (server) {
+		struct http_local_cfg lc = {
+			.upstream = upstream,
+			.scope = scope,
+			.network = network,
+			.argv = server,
+			.expose = expose,
+			.state_dir = sd,
+			.post = on_sandbox,
+			.ended = on_server_end,
+		};
+		if (http_local_start(&lc, &local, &e) != 0) {
+			fprintf(stderr, "belay: http: %s\n", e.msg);
+			set_sink(NULL);
+			free(sd);
+			free(td);
+			buf_free(&key);
+			free(expose);
+			return e.code == BELAY_EUSAGE ? 2 : 1;
+		}
+		say("belay: http: started %s contained (its sandbox's loopback)\n", server[0]);
+	}
 	struct http_proxy_cfg cfg = {
+		.upstream_fd = {.socket = local ? http_local_socket : NULL, .ctx = local},
 		.upstream = upstream,
 		.port = port >= 0 ? (unsigned)port : l.port,
 		.secret = l.secret,
@@ -170,16 +289,21 @@ int main(int argc, char **argv)
 		if (rc == 0) {
 			l.port = http_proxy_port(p);
 			struct err se = {0};
-			if (http_listen_save(sd, upstream, &l, &se) != 0)
+			if (http_listen_save(sd, buf_cstr(&key), &l, &se) != 0)
 				fprintf(stderr, "belay: http: %s\n", se.msg);
 		}
 	}
 	if (rc != 0) {
 		fprintf(stderr, "belay: http: %s\n", e.msg);
+		http_local_stop(local);
 		free(sd);
 		free(td);
+		buf_free(&key);
+		free(expose);
 		return 1;
 	}
+	if (local)
+		set_sink(p);
 	char *url = xasprintf("http://127.0.0.1:%u/%s/mcp", http_proxy_port(p), l.secret);
 	struct buf safe = {0};
 	termsafe_append(&safe, upstream, strlen(upstream), 0);
@@ -192,6 +316,17 @@ int main(int argc, char **argv)
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	http_proxy_stop(p);
+	http_local_stop(local); /* after the proxy: no transfer asks the connector any more */
+	buf_free(&key);
+	free(expose);
+	if (server_status != -1) {
+		say("belay: http: the contained server ended (%s)\n",
+		    WIFEXITED(server_status) ? "its exit" : "a signal");
+		gate_policy_free(policy);
+		free(sd);
+		free(td);
+		return 1;
+	}
 	gate_policy_free(policy);
 	free(sd);
 	free(td);

@@ -56,7 +56,9 @@ static const struct cli_opt proxy_opts[] = {
 	 "proxy an MCP server spoken to over HTTP (Streamable HTTP, or the old HTTP+SSE transport) at URL instead of "
 	 "starting one: belay listens on 127.0.0.1 and prints the URL the agent is to use (`belay snippet CLIENT --http "
 	 "URL` writes it into the agent's configuration); every run (one per Mcp-Session-Id) is recorded like a stdio "
-	 "run (docs/HTTP.md)"},
+	 "run (docs/HTTP.md). With --scope and a SERVER_CMD, belay starts that server itself, contained, listening on "
+	 "URL's port (http://127.0.0.1:PORT/PATH) of its sandbox's own loopback, which only belay reaches (network "
+	 "deny only; docs/HTTP.md, \"Contained local servers\")"},
 	{"listen", 'O', 0, "PORT",
 	 "with --http: listen on this port (0: any free one; default the upstream's own stable port, kept in STATE/http)"},
 	{"idle-timeout", 'D', 0, "SECONDS",
@@ -73,7 +75,7 @@ static const struct cli_opt proxy_opts[] = {
 const struct cli_cmd cli_proxy = {
 	.name = "proxy",
 	.summary = "proxy an MCP server over stdio, recording every frame",
-	.synopsis = "[options] -- SERVER_CMD [ARGS...]\n[options] --http URL",
+	.synopsis = "[options] -- SERVER_CMD [ARGS...]\n[options] --http URL\n[options] --http URL --scope DIR -- SERVER_CMD [ARGS...]",
 	.about = "Runs SERVER_CMD as an MCP server over stdio, forwards stdin/stdout verbatim and records every "
 		 "frame into an append-only trace. This is the command an agent starts as its MCP server "
 		 "(`belay snippet CLIENT -- SERVER_CMD` prints the configuration). Exits with the server's status "
@@ -129,10 +131,16 @@ static void on_signal(uv_signal_t *h, int sig)
 	runner_terminate(r->runner);
 }
 
+/* A server `belay proxy --http URL --scope DIR -- SERVER...` starts (belay-http contains it). */
+struct http_local_args {
+	const char *scope, *network;
+	char **expose, **server; /* NULL-terminated; server NULL: a server at a URL */
+};
+
 /* `belay proxy --http URL`: the listener is belay-http (src/http; it links the HTTP
  * libraries, which belay itself does not), run in this process's place. */
 static int proxy_http(const char *url, const char *listen, const char *idle, const char *hold, const char *state,
-		      const char *trace_dir, int no_index, const char *policy, int enforce)
+		      const char *trace_dir, int no_index, const char *policy, int enforce, const struct http_local_args *la)
 {
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return cli_fail("proxy: --http needs an http:// or https:// URL, not '%s'", url);
@@ -148,7 +156,12 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 	if (!bin)
 		return cli_fail("proxy: belay-http is not installed next to belay or on PATH (it is built with belay; "
 				"scripts/setup.sh installs libmicrohttpd and libcurl, which it needs)");
-	const char *args[20];
+	size_t nla = 0;
+	for (char **x = la->expose; x && *x; x++)
+		nla += 2;
+	for (char **x = la->server; x && *x; x++)
+		nla++;
+	const char **args = xcalloc(24 + nla + 6, sizeof *args);
 	int k = 0;
 	args[k++] = bin;
 	args[k++] = "--upstream";
@@ -169,10 +182,21 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 		args[k++] = "--enforce";
 	if (hold)
 		args[k++] = "--hold", args[k++] = hold;
+	if (la->server) {
+		args[k++] = "--scope", args[k++] = la->scope;
+		if (la->network)
+			args[k++] = "--network", args[k++] = la->network;
+		for (char **x = la->expose; x && *x; x++)
+			args[k++] = "--expose", args[k++] = *x;
+		args[k++] = "--";
+		for (char **x = la->server; *x; x++)
+			args[k++] = *x;
+	}
 	args[k] = NULL;
 	fflush(NULL);
 	execv(bin, (char *const *)args);
 	int en = errno;
+	free(args);
 	free(bin);
 	return cli_fail("proxy: cannot run belay-http: %s", strerror(en));
 }
@@ -241,20 +265,44 @@ int cmd_proxy(int argc, char **argv)
 		}
 	}
 	if (http) {
-		free(expose);
-		if (optind < argc)
-			return cli_fail("proxy: --http proxies a server at a URL: give no server command too");
-		if ((scope && *scope) || expose || (network && *network))
-			return cli_fail("proxy: --scope, --network and --expose contain a server belay starts; a server at a "
-					"URL runs elsewhere");
-		if (no_trace)
+		struct http_local_args la = {0};
+		if (optind < argc) {
+			if (!(scope && *scope)) {
+				free(expose);
+				return cli_fail("proxy: --http URL with a server command starts that server contained: give "
+						"--scope DIR too (belay proxy --http http://127.0.0.1:PORT/mcp --scope DIR -- "
+						"SERVER_CMD)");
+			}
+			if (network && *network && strcmp(network, "deny") && strcmp(network, "deny-all")) {
+				free(expose);
+				return cli_fail("proxy: --network %s with a server belay starts over HTTP is refused: its port "
+						"would be on the host's loopback, where any local program reaches it around "
+						"belay; it runs under deny, listening on its sandbox's own loopback "
+						"(docs/HTTP.md)",
+						network);
+			}
+			la.scope = scope;
+			la.network = "deny";
+			la.expose = expose;
+			la.server = argv + optind;
+		} else if ((scope && *scope) || expose || (network && *network)) {
+			free(expose);
+			return cli_fail("proxy: --scope, --network and --expose contain a server belay starts (give its "
+					"command after --); a server at a URL runs elsewhere");
+		}
+		int bad_trace = no_trace, bad_mode = mode_s && strcmp(mode_s, "audit") && strcmp(mode_s, "enforce");
+		if (bad_trace || bad_mode)
+			free(expose);
+		if (bad_trace)
 			return cli_fail("proxy: --http always records (--no-trace is for stdio servers)");
-		if (mode_s && strcmp(mode_s, "audit") && strcmp(mode_s, "enforce"))
+		if (bad_mode)
 			return cli_fail("proxy: with --http every tools/call gets its effect plan: --mode audit (recorded) or "
 					"enforce (calls that ask or deny refused, approvable once), not '%s'",
 					mode_s);
-		return proxy_http(http, listen, idle, hold, state, trace_dir, no_index, policy_file,
-				  mode_s && !strcmp(mode_s, "enforce"));
+		int rc_http = proxy_http(http, listen, idle, hold, state, trace_dir, no_index, policy_file,
+					 mode_s && !strcmp(mode_s, "enforce"), &la);
+		free(expose);
+		return rc_http;
 	}
 	if (listen || idle || hold) {
 		free(expose);

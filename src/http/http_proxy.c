@@ -72,6 +72,7 @@ struct http_proxy {
 	struct hp_token *tokens;
 	struct hp_xfer *inbox; /* transfers for the upstream thread to start */
 
+	cJSON *every_run, *pending; /* http_proxy_record*: [[kind, fields]...], under mu */
 	struct http_gate *gate; /* enforce mode's approvals */
 	CURLM *multi; /* the upstream thread's */
 	pthread_t upstream_thread, reaper_thread;
@@ -103,6 +104,8 @@ static void run_report(void *ctx, const char *msg)
 	report(ctx, "%s", msg);
 }
 
+static void records_into_new_run(struct http_proxy *p, struct http_run *r);
+
 /* Under p->mu. A new run, or NULL (reported). */
 static struct hp_run *run_new(struct http_proxy *p, const char *why)
 {
@@ -127,6 +130,7 @@ static struct hp_run *run_new(struct http_proxy *p, const char *why)
 	h->last_ns = now_ns();
 	h->next = p->runs;
 	p->runs = h;
+	records_into_new_run(p, r);
 	if (p->cfg.run_event)
 		p->cfg.run_event(p->cfg.ctx, "open", http_run_trace_path(r));
 	return h;
@@ -1061,6 +1065,7 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 0L);
+	http_upstream_fd_use(x->h, &p->cfg.upstream_fd);
 	if (!strcmp(method, "POST")) {
 		x->body = q->body.p ? q->body.p : xstrdup("");
 		x->body_len = q->body.len;
@@ -1324,6 +1329,8 @@ void http_proxy_stop(struct http_proxy *p)
 	pthread_mutex_unlock(&p->mu);
 	close_runs(p, all);
 	http_gate_close(p->gate);
+	cJSON_Delete(p->every_run);
+	cJSON_Delete(p->pending);
 	curl_multi_cleanup(p->multi);
 	close(p->quit_efd);
 	pthread_mutex_destroy(&p->mu);
@@ -1334,4 +1341,62 @@ void http_proxy_stop(struct http_proxy *p)
 	free(p->trace_dir);
 	free(p->state_dir);
 	free(p);
+}
+
+/*==== records from outside the HTTP exchange (a contained server's sandbox) ====*/
+
+/* Under p->mu: what every run starts with, then what waited for a run. */
+static void records_into_new_run(struct http_proxy *p, struct http_run *r)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, p->every_run)
+	{
+		http_run_record(r, cJSON_GetArrayItem(it, 0)->valuestring, cJSON_Duplicate(cJSON_GetArrayItem(it, 1), 1));
+	}
+	cJSON_ArrayForEach(it, p->pending)
+	{
+		http_run_record(r, cJSON_GetArrayItem(it, 0)->valuestring, cJSON_Duplicate(cJSON_GetArrayItem(it, 1), 1));
+	}
+	cJSON_Delete(p->pending);
+	p->pending = NULL;
+}
+
+/* Under p->mu: into every open run; the number of runs. */
+static int record_open_runs(struct http_proxy *p, const char *kind, const cJSON *fields)
+{
+	int n = 0;
+	for (struct hp_run *h = p->runs; h; h = h->next)
+		if (!h->ending) {
+			http_run_record(h->run, kind, cJSON_Duplicate(fields, 1));
+			n++;
+		}
+	return n;
+}
+
+static void keep(cJSON **list, const char *kind, cJSON *fields)
+{
+	if (!*list)
+		*list = cJSON_CreateArray();
+	cJSON *pair = cJSON_CreateArray();
+	cJSON_AddItemToArray(pair, cJSON_CreateString(kind));
+	cJSON_AddItemToArray(pair, fields);
+	cJSON_AddItemToArray(*list, pair);
+}
+
+void http_proxy_record(struct http_proxy *p, const char *kind, cJSON *fields)
+{
+	pthread_mutex_lock(&p->mu);
+	if (record_open_runs(p, kind, fields) > 0)
+		cJSON_Delete(fields);
+	else
+		keep(&p->pending, kind, fields);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void http_proxy_record_every_run(struct http_proxy *p, const char *kind, cJSON *fields)
+{
+	pthread_mutex_lock(&p->mu);
+	record_open_runs(p, kind, fields);
+	keep(&p->every_run, kind, fields);
+	pthread_mutex_unlock(&p->mu);
 }

@@ -40,7 +40,10 @@
 #ifndef BELAY_HTTP_HTTP_PROXY_H
 #define BELAY_HTTP_HTTP_PROXY_H
 
+#include <cjson/cJSON.h>
+
 #include "common/err.h"
+#include "http/http_upstream_fd.h"
 
 struct http_proxy;
 struct gate_policy;
@@ -66,6 +69,9 @@ struct http_proxy_cfg {
 	 * up); 0: refused at once. Keep it
 	 * below the agent's own request timeout (the SDK's default is 60 s). */
 	unsigned hold_s;
+	/* A contained local server (http_local.h): the sockets to the upstream come from the
+	 * sandbox's connector (connect NULL: libcurl connects to the URL itself). */
+	struct http_upstream_fd upstream_fd;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
 	/* A run's trace was opened / closed (any thread). May be NULL. */
@@ -78,6 +84,12 @@ struct http_proxy_cfg {
 int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, struct err *e);
 /* The port it listens on. */
 unsigned http_proxy_port(const struct http_proxy *p);
+/* Records from outside the HTTP exchange (any thread; fields taken). http_proxy_record:
+ * into every open run, or, with none open, kept for the next run to open (a contained
+ * server's denials: docs/HTTP.md). http_proxy_record_every_run: into every open run and at
+ * the start of every run opened later (the contained server's "sandbox" record). */
+void http_proxy_record(struct http_proxy *p, const char *kind, cJSON *fields);
+void http_proxy_record_every_run(struct http_proxy *p, const char *kind, cJSON *fields);
 /* Stops listening, ends every transfer and closes every run ("shutdown"); frees p. */
 void http_proxy_stop(struct http_proxy *p);
 

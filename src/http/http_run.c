@@ -97,6 +97,11 @@ uint64_t http_run_decision(struct http_run *r, cJSON *fields)
 	return trace_writer_add(r->tw, "gate_decision", fields);
 }
 
+uint64_t http_run_record(struct http_run *r, const char *kind, cJSON *fields)
+{
+	return trace_writer_add(r->tw, kind, fields);
+}
+
 int http_run_failed(struct http_run *r)
 {
 	return trace_writer_failed(r->tw) != 0;

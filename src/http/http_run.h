@@ -45,6 +45,9 @@ uint64_t http_run_fact(struct http_run *r, cJSON *fields);
 uint64_t http_run_reply(struct http_run *r, const char *data, size_t len, const char *reason);
 /* A `gate_decision` record (fields taken): the effect plan of a tools/call. Returns its seq. */
 uint64_t http_run_decision(struct http_run *r, cJSON *fields);
+/* A record of another kind (fields taken): the sandbox's own ("sandbox", "denial",
+ * "network_attempt") for a contained local server (http_local.h). Returns its seq. */
+uint64_t http_run_record(struct http_run *r, const char *kind, cJSON *fields);
 /* 1 once recording failed (the run forwards nothing more). */
 int http_run_failed(struct http_run *r);
 /* Adds {"event":"end","reason":reason}, closes the trace and finishes indexing; frees r. */

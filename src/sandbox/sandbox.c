@@ -469,10 +469,9 @@ int sandbox_spawn_take_connector(void *priv)
 	return fd;
 }
 
-int sandbox_connector_connect(int connector)
+int sandbox_connector_socket(int connector, char what)
 {
-	char c = 'c';
-	if (send(connector, &c, 1, MSG_NOSIGNAL) != 1)
+	if (send(connector, &what, 1, MSG_NOSIGNAL) != 1)
 		return -errno;
 	int32_t code = 0;
 	struct iovec iov = {&code, sizeof code};

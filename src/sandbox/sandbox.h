@@ -99,10 +99,11 @@ unsigned sandbox_spawn_loopback_port(const void *priv); /* 0: none */
 /* After a successful spawn with spec.connector: our end of the connector socket (the
  * caller's to close), -1 without one. Closes the child's end. */
 int sandbox_spawn_take_connector(void *priv);
-/* A socket connected to the contained server's loopback port through the connector
- * (blocking, any thread that owns `connector`; one request at a time): the fd, or -errno
- * (-EPIPE once the sandbox is gone). */
-int sandbox_connector_connect(int connector);
+/* Through the connector (blocking, one request at a time): what = 'c', a socket connected
+ * to the contained server's loopback port; '4' or '6', an inet or inet6 stream socket made
+ * in the sandbox's network namespace, not connected (its connect reaches that namespace's
+ * loopback only). The fd, or -errno (-EPIPE once the sandbox is gone). */
+int sandbox_connector_socket(int connector, char what);
 
 /* The launcher stage: called by main() for "belay __launch"; never returns on success
  * (execs the server); on any failure prints "belay: refusing to run unsandboxed: ..."

@@ -8,11 +8,13 @@
  * in that network namespace but outside the server's Landlock domain and seccomp filter
  * (forked before either exists, and before the pid namespace), with no capability left and
  * no_new_privs. Its only work: for each byte belay writes on the connector socket, make a
- * TCP socket, connect it to 127.0.0.1:PORT (then [::1]:PORT) inside the namespace, and send
- * it back with SCM_RIGHTS (or the connect's errno without a descriptor). It reads nothing
- * but that byte and names no other address or port, so belay reaches the server's port and
- * nothing else through it. It ends when belay closes its end, or with the launcher
- * (parent-death signal). */
+ * TCP socket in the namespace and send it back with SCM_RIGHTS (or an errno without a
+ * descriptor): for 'c', connected to 127.0.0.1:PORT (then [::1]:PORT); for '4' or '6', an
+ * inet or inet6 stream socket not yet connected, which belay's HTTP client connects itself
+ * (a socket stays in the network namespace it was made in, so that connect reaches the
+ * sandbox's loopback, where only the server's port can be listening: libcurl 7.88, Debian
+ * 12's, cannot take a socket already connected, curl/curl#10626). It reads nothing but that
+ * byte. It ends when belay closes its end, or with the launcher (parent-death signal). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/capability.h>
@@ -93,7 +95,11 @@ static _Noreturn void connector_main(int cfd, unsigned port)
 			continue;
 		if (r <= 0)
 			_exit(0);
-		int s = connect_port(port);
+		int s = c == 'c' ? connect_port(port)
+			: c == '4' || c == '6' ? socket(c == '4' ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0)
+					       : -EINVAL;
+		if (s == -1 && c != 'c')
+			s = -errno;
 		int32_t code = s < 0 ? -s : 0;
 		struct iovec iov = {&code, sizeof code};
 		union {
