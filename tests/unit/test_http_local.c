@@ -1,0 +1,263 @@
+/* test_http_local.c - a local server in an HTTP mode, contained by belay (`belay proxy
+ * --http http://127.0.0.1:PORT/mcp --scope DIR -- SERVER...`; docs/HTTP.md, "Contained local
+ * servers"): the real server-everything in `streamableHttp` mode runs in belay's sandbox
+ * under network deny, listening on its sandbox's own loopback, and the real SDK client
+ * (tests/peers/http-client.mjs, StreamableHTTPClientTransport) drives it through belay: the
+ * tools listed, every one called (sampling, elicitation, roots answered by the client), the
+ * trace holding the sandbox's record and the messages. Before it starts the server, the
+ * server's command writes outside the scope and connects to a listener of this test on the
+ * host's loopback: both refused and named in the trace (the write's path, the connect's
+ * address), the file never written, the listener never reached. `--network allow` with a
+ * server belay starts is refused by name, and so is a URL not on loopback.
+ *
+ * Ports are chosen free at run time; every wait is for a condition, never a measured time. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fsutil.h"
+#include "common/jsonx.h"
+#include "common/xalloc.h"
+#include "trace/trace_reader.h"
+#include "ts_net.h"
+#include "tsupport.h"
+
+static char *dir, *peers;
+
+static void setup(void)
+{
+	peers = ts_peers();
+	cr_assert_not_null(peers, "npm test peers missing: run scripts/setup.sh (npm ci in tests/peers)");
+	/* not under /tmp: the sandbox gives the server a private /tmp, where "outside" would not be */
+	struct err e = {0};
+	const char *b = getenv("BELAY_TEST_VISIBLE_BASE");
+	dir = fs_mkdtemp_in(b && *b ? b : "/var/tmp", "belay-test-http-local-", &e);
+	cr_assert_not_null(dir, "%s", e.msg);
+	chmod(dir, 0755);
+}
+
+static void teardown(void)
+{
+	ts_reap_tracked();
+	ts_rmtree(dir);
+	free(dir);
+	free(peers);
+}
+
+TestSuite(http_local, .init = setup, .fini = teardown, .timeout = 300);
+
+struct proc {
+	pid_t pid;
+	int fds[3];
+	struct ts_out o;
+};
+
+static const char *wait_stderr(struct proc *p, const char *want)
+{
+	time_t until = time(NULL) + 120;
+	for (;;) {
+		const char *hit = p->o.err ? strstr(p->o.err, want) : NULL;
+		if (hit)
+			return hit;
+		cr_assert(time(NULL) < until, "never said '%s'; said:\n%s", want, p->o.err ? p->o.err : "");
+		struct pollfd pf = {.fd = p->fds[2], .events = POLLIN};
+		if (poll(&pf, 1, 200) > 0 && !ts_read_some(p->fds[2], &p->o.err, &p->o.err_len))
+			cr_assert(strstr(p->o.err ? p->o.err : "", want), "ended without saying '%s':\n%s", want,
+				  p->o.err ? p->o.err : "");
+	}
+}
+
+static void stop(struct proc *p)
+{
+	ts_untrack(p->pid);
+	kill(p->pid, SIGTERM);
+	for (int i = 0; i < 3; i++)
+		if (p->fds[i] >= 0)
+			close(p->fds[i]);
+	ts_reap(p->pid, &p->o);
+}
+
+static int accepted(int fd)
+{
+	int n = 0, c;
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		n++;
+		close(c);
+	}
+	return n;
+}
+
+static const cJSON *denial(const struct trace *t, const char *key, const char *value)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const char *v = jx_str(t->recs[i].obj, key);
+		if (!strcmp(t->recs[i].kind, "denial") && v && !strcmp(v, value))
+			return t->recs[i].obj;
+	}
+	return NULL;
+}
+
+Test(http_local, server_everything_contained_over_streamable_http_with_denials_named)
+{
+	char *ws = fs_join(dir, "ws"), *out = fs_join(dir, "out"), *state = fs_join(dir, "state"),
+	     *traces = fs_join(dir, "traces"), *escape = fs_join(out, "escape");
+	fs_mkdir_p(ws, 0755, NULL);
+	fs_mkdir_p(out, 0755, NULL);
+	/* a listener of this test on the host's loopback: "another port" for the server */
+	int host = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(bind(host, (void *)&a, sizeof a), 0);
+	listen(host, 8);
+	socklen_t al = sizeof a;
+	getsockname(host, (void *)&a, &al);
+	unsigned host_port = ntohs(a.sin_port), inside = 3001;
+	char *cmd = xasprintf("echo pwned > %s; python3 -c \"import socket\ntry:\n    socket.create_connection(('127.0.0.1', "
+			      "%u), 2); print('REACHED')\nexcept OSError: pass\"; "
+			      "exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp",
+			      escape, host_port, peers);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", inside);
+	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--scope", ws, "--state", state, "--trace-dir",
+			      traces, "--listen", "0", "--", "sh", "-c", cmd, NULL};
+	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
+	const char *env[] = {tmpbase, NULL};
+	struct proc b = {0};
+	b.pid = ts_spawn(argv, env, ws, &b.o, b.fds);
+	ts_track(b.pid);
+	cr_assert_gt(b.pid, 0);
+	const char *at = wait_stderr(&b, "belay: listening on ") + strlen("belay: listening on ");
+	char *url = xstrndup(at, strcspn(at, " \n"));
+
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *cargv[] = {"node", client, "streamable", url, "", "main", "all", NULL};
+	struct ts_out o = {0};
+	ts_run(cargv, NULL, dir, NULL, 0, 180, &o);
+	cr_assert_eq(o.status, 0, "the client failed (%d):\n%s\nbelay said:\n%s", o.status, o.err, b.o.err);
+	cJSON *res = cJSON_Parse(o.out);
+	cr_assert_not_null(res, "%s", o.out);
+	const char *closed = wait_stderr(&b, "belay: closed ") + strlen("belay: closed ");
+	char *trace = xstrndup(closed, strcspn(closed, "\n"));
+	stop(&b);
+	cr_assert_eq(b.o.status, 0, "belay-http ended with %d:\n%s", b.o.status, b.o.err);
+
+	/* the client saw the contained server: every tool listed and called */
+	int has_echo = 0;
+	for (const cJSON *t = cJSON_GetObjectItem(res, "tools")->child; t; t = t->next)
+		has_echo |= !strcmp(t->valuestring, "echo");
+	cr_assert(has_echo, "tools/list through belay lacks echo");
+	char *sum = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "sum"));
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42"), "%s", sum);
+	free(sum);
+	char *sampling = cJSON_PrintUnformatted(cJSON_GetObjectItem(res, "sampling"));
+	cr_assert(strstr(sampling, "echo: 1 message"), "the sampling answer did not reach the server: %s", sampling);
+	free(sampling);
+	int calls = 0, ok = 0, errors = 0;
+	for (const cJSON *c = cJSON_GetObjectItem(res, "all")->child; c; c = c->next, calls++) {
+		const char *how = cJSON_GetArrayItem(c, 1)->valuestring;
+		ok += !strcmp(how, "ok");
+		errors += !strcmp(how, "error");
+	}
+	cr_log_info("contained: %d calls, %d ok, %d error results", calls, ok, errors);
+	cr_assert_geq(calls, 19, "every tool was called (%d)", calls);
+	cr_assert_eq(errors, 1, "only get-sum with a bad argument fails (%d errors)", errors);
+	cr_assert_geq(ok, 17, "%d of %d calls answered", ok, calls);
+
+	/* the trace: the sandbox as installed, the denials named, the messages */
+	struct trace *t = NULL;
+	struct err e = {0};
+	cr_assert_eq(trace_read(trace, &t, &e), 0, "%s", e.msg);
+	cr_assert_eq(trace_validate(t, &e), 0, "%s", e.msg);
+	const cJSON *sb = NULL;
+	size_t frames = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (!strcmp(t->recs[i].kind, "sandbox") && !sb)
+			sb = t->recs[i].obj;
+		frames += !strcmp(t->recs[i].kind, "frame");
+	}
+	cr_assert_not_null(sb, "the run's trace has no sandbox record");
+	cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(sb, "ok")));
+	cr_assert(cJSON_IsTrue(jx_path(sb, "layers.network_namespace")), "not in a network namespace of its own");
+	cr_assert_eq(jx_path(sb, "layers.loopback.port")->valueint, (int)inside);
+	cr_assert_eq(jx_path(sb, "layers.landlock.tcp_bind_port")->valueint, (int)inside);
+	cr_assert_str_eq(jx_str(sb, "network"), "deny");
+	cr_assert_geq(frames, 50, "%zu frames", frames);
+	const cJSON *w = denial(t, "path", escape);
+	cr_assert_not_null(w, "the write outside the scope is not named in the trace:\n%s", b.o.err);
+	cr_assert_str_eq(jx_str(w, "reason"), "outside_scope");
+	char addr[32];
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", host_port);
+	const cJSON *c = denial(t, "address", addr);
+	cr_assert_not_null(c, "the connect to another port is not named in the trace");
+	cr_assert_str_eq(jx_str(c, "op"), "connect");
+	cr_assert_str_eq(jx_str(c, "reason"), "network_denied");
+	struct stat st;
+	cr_assert_neq(stat(escape, &st), 0, "the write outside the scope happened");
+	cr_assert_eq(accepted(host), 0, "the host's listener was reached from the sandbox");
+	cr_assert_null(strstr(b.o.err, "REACHED"), "the server reached the host's listener");
+
+	/* it checks as a trace, and the run is in the index */
+	ts_out_free(&o);
+	const char *check[] = {BELAY_BIN, "trace", "check", trace, NULL};
+	ts_run(check, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay trace check: %s%s", o.out, o.err);
+	ts_out_free(&o);
+
+	trace_free(t);
+	cJSON_Delete(res);
+	close(host);
+	free(trace);
+	free(client);
+	free(url);
+	free(tmpbase);
+	free(upstream);
+	free(cmd);
+	ts_out_free(&b.o);
+	free(ws);
+	free(out);
+	free(state);
+	free(traces);
+	free(escape);
+}
+
+Test(http_local, network_allow_with_a_server_belay_starts_is_refused_by_name)
+{
+	char *ws = fs_join(dir, "ws");
+	fs_mkdir_p(ws, 0755, NULL);
+	const char *argv[] = {BELAY_BIN, "proxy", "--http", "http://127.0.0.1:3001/mcp", "--scope", ws, "--network",
+			      "allow", "--", "true", NULL};
+	struct ts_out o = {0};
+	ts_run(argv, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_neq(o.status, 0);
+	cr_assert(strstr(o.err, "--network allow") && strstr(o.err, "host's loopback"), "%s", o.err);
+	ts_out_free(&o);
+	/* belay-http itself refuses it too (the check does not live only in the command line) */
+	char *bin = xstrdup(BELAY_BIN);
+	*strrchr(bin, '/') = '\0';
+	char *http = xasprintf("%s/belay-http", bin);
+	char *state = fs_join(dir, "state");
+	const char *argv2[] = {http, "--upstream", "http://127.0.0.1:3001/mcp", "--state", state, "--scope", ws,
+			       "--network", "allow", "--", "true", NULL};
+	ts_run(argv2, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 2, "%s", o.err);
+	cr_assert(strstr(o.err, "--network allow") && strstr(o.err, "host's loopback"), "%s", o.err);
+	ts_out_free(&o);
+	/* a URL that is not the sandbox's loopback */
+	const char *argv3[] = {BELAY_BIN, "proxy", "--http", "http://example.com:3001/mcp", "--scope", ws, "--state",
+			       state, "--", "true", NULL};
+	ts_run(argv3, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_neq(o.status, 0);
+	cr_assert(strstr(o.err, "its sandbox's own loopback"), "%s", o.err);
+	ts_out_free(&o);
+	free(state);
+	free(http);
+	free(bin);
+	free(ws);
+}
