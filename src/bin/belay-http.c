@@ -40,6 +40,7 @@
 #include "gate/gate.h"
 #include "http/http_listen.h"
 #include "http/http_local.h"
+#include "http/http_prestate.h"
 #include "http/http_proxy.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -265,8 +266,20 @@ int main(int argc, char **argv)
 		}
 		say("belay: http: started %s contained (its sandbox's loopback)\n", server[0]);
 	}
+	struct http_prestate *pre = NULL;
+	if (server && http_prestate_open(sd, scope, &pre, &e) != 0) {
+		fprintf(stderr, "belay: http: no pre-states: %s\n", e.msg);
+		http_local_stop(local);
+		free(sd);
+		free(td);
+		buf_free(&key);
+		free(expose);
+		return 1;
+	}
 	struct http_proxy_cfg cfg = {
 		.upstream_fd = {.socket = local ? http_local_socket : NULL, .ctx = local},
+		.prestate = pre ? http_prestate_capture : NULL,
+		.prestate_ctx = pre,
 		.upstream = upstream,
 		.port = port >= 0 ? (unsigned)port : l.port,
 		.secret = l.secret,
@@ -296,6 +309,7 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		fprintf(stderr, "belay: http: %s\n", e.msg);
 		http_local_stop(local);
+		http_prestate_close(pre);
 		free(sd);
 		free(td);
 		buf_free(&key);
@@ -317,6 +331,7 @@ int main(int argc, char **argv)
 	sigwait(&sigs, &sig);
 	http_proxy_stop(p);
 	http_local_stop(local); /* after the proxy: no transfer asks the connector any more */
+	http_prestate_close(pre);
 	buf_free(&key);
 	free(expose);
 	if (server_status != -1) {

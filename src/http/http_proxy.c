@@ -105,6 +105,7 @@ static void run_report(void *ctx, const char *msg)
 }
 
 static void records_into_new_run(struct http_proxy *p, struct http_run *r);
+static int has_tools_call(const char *body, size_t len);
 
 /* Under p->mu. A new run, or NULL (reported). */
 static struct hp_run *run_new(struct http_proxy *p, const char *why)
@@ -1022,8 +1023,14 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	http_run_fact(run->run, f);
 	char *refusal = NULL;
 	if (q->body.len) {
-		uint64_t seq = http_run_frame(run->run, "c2s", q->body.p, q->body.len);
+		struct trace_rec *defer = NULL;
+		uint64_t seq = p->cfg.prestate && has_tools_call(q->body.p, q->body.len)
+				       ? http_run_frame_deferred(run->run, q->body.p, q->body.len, &defer)
+				       : http_run_frame(run->run, "c2s", q->body.p, q->body.len);
 		refusal = plan_calls(p, run, q->body.p, q->body.len, seq, x->client_fd);
+		if (defer) /* held until its pre-state is captured; a refused call never runs: none */
+			http_run_set_handle(run->run, defer,
+					    refusal ? NULL : p->cfg.prestate(p->cfg.prestate_ctx, http_run_id(run->run)));
 	}
 	if (refusal) {
 		/* enforce mode: not forwarded; belay answers it itself */
@@ -1399,4 +1406,21 @@ void http_proxy_record_every_run(struct http_proxy *p, const char *kind, cJSON *
 	record_open_runs(p, kind, fields);
 	keep(&p->every_run, kind, fields);
 	pthread_mutex_unlock(&p->mu);
+}
+
+/* A client message with a tools/call request in it (one message or a batch). */
+static int has_tools_call(const char *body, size_t len)
+{
+	if (!memmem(body, len, "tools/call", 10))
+		return 0;
+	cJSON *o = cJSON_ParseWithLength(body, len);
+	int found = 0;
+	const cJSON *m = cJSON_IsArray(o) ? o->child : o;
+	for (; m && !found; m = cJSON_IsArray(o) ? m->next : NULL) {
+		const cJSON *method = cJSON_GetObjectItemCaseSensitive(m, "method");
+		found = cJSON_IsString(method) && !strcmp(method->valuestring, "tools/call") &&
+			cJSON_GetObjectItemCaseSensitive(m, "id") != NULL;
+	}
+	cJSON_Delete(o);
+	return found;
 }

@@ -72,6 +72,12 @@ struct http_proxy_cfg {
 	/* A contained local server (http_local.h): the sockets to the upstream come from the
 	 * sandbox's connector (connect NULL: libcurl connects to the URL itself). */
 	struct http_upstream_fd upstream_fd;
+	/* A contained local server: the workspace's pre-state, captured before each tools/call is
+	 * forwarded (the call waits; listener thread, any number at once: the callee serialises),
+	 * a state_handle object for the request's frame (docs/TRACE_FORMAT.md); run_id names the
+	 * run the capture belongs to. NULL: none (a server elsewhere has no workspace here). */
+	cJSON *(*prestate)(void *ctx, const char *run_id);
+	void *prestate_ctx;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
 	/* A run's trace was opened / closed (any thread). May be NULL. */

@@ -82,6 +82,19 @@ uint64_t http_run_frame(struct http_run *r, const char *dir, const char *data, s
 	return trace_writer_frame(r->tw, dir, data, keep, len, keep < len, &now, NULL, NULL);
 }
 
+uint64_t http_run_frame_deferred(struct http_run *r, const char *data, size_t len, struct trace_rec **defer)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	size_t keep = len > FRAMER_DEFAULT_CAP ? FRAMER_DEFAULT_CAP : len;
+	return trace_writer_frame(r->tw, "c2s", data, keep, len, keep < len, &now, NULL, defer);
+}
+
+void http_run_set_handle(struct http_run *r, struct trace_rec *defer, cJSON *handle)
+{
+	trace_writer_set_handle(r->tw, defer, handle);
+}
+
 uint64_t http_run_fact(struct http_run *r, cJSON *fields)
 {
 	return trace_writer_add(r->tw, "http", fields);

@@ -38,6 +38,12 @@ const char *http_run_trace_path(const struct http_run *r); /* borrowed */
 const char *http_run_id(const struct http_run *r);	   /* borrowed */
 /* A JSON-RPC message as it crossed: dir "c2s" or "s2c". Returns its seq. */
 uint64_t http_run_frame(struct http_run *r, const char *dir, const char *data, size_t len);
+/* A client message whose pre-state is still being captured (a tools/call to a contained
+ * server): its record waits (and the records after it) until http_run_set_handle gives its
+ * state_handle (taken; NULL: {"status":"absent"}). Returns its seq. */
+struct trace_rec;
+uint64_t http_run_frame_deferred(struct http_run *r, const char *data, size_t len, struct trace_rec **defer);
+void http_run_set_handle(struct http_run *r, struct trace_rec *defer, cJSON *handle);
 /* An `http` record with these fields (taken), "event" among them. Returns its seq. */
 uint64_t http_run_fact(struct http_run *r, cJSON *fields);
 /* A message belay sent the client itself (a refusal of the gate): a frame with "origin":

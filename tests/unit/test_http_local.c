@@ -24,7 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/fsutil.h"
+#include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
 #include "trace/trace_reader.h"
@@ -189,6 +191,33 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	cr_assert_eq(jx_path(sb, "layers.landlock.tcp_bind_port")->valueint, (int)inside);
 	cr_assert_str_eq(jx_str(sb, "network"), "deny");
 	cr_assert_geq(frames, 50, "%zu frames", frames);
+	/* each tools/call was held until its pre-state was captured: the request's frame has it */
+	int with_prestate = 0, tool_calls = 0;
+	size_t tlen = 0;
+	char *text = ts_read_file(trace, &tlen), *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		cJSON *r = cJSON_Parse(line);
+		const char *kind = jx_str(r, "kind"), *d = jx_str(r, "dir"), *b64 = jx_str(r, "raw");
+		if (kind && !strcmp(kind, "frame") && d && !strcmp(d, "c2s") && b64) {
+			struct buf raw = {0};
+			cr_assert_eq(base64_decode(b64, strlen(b64), &raw), 0);
+			cJSON *m = cJSON_ParseWithLength(raw.p ? raw.p : "", raw.len);
+			const char *method = jx_str(m, "method");
+			if (method && !strcmp(method, "tools/call")) {
+				tool_calls++;
+				const char *st = jx_str(cJSON_GetObjectItem(r, "state_handle"), "status");
+				with_prestate += st && !strcmp(st, "present");
+			}
+			cJSON_Delete(m);
+			buf_free(&raw);
+		}
+		cJSON_Delete(r);
+	}
+	free(text);
+	cr_log_info("contained: %d tools/call request(s), %d with a captured pre-state", tool_calls, with_prestate);
+	cr_assert_geq(tool_calls, 20, "%d tools/call requests in the trace", tool_calls);
+	cr_assert_eq(with_prestate, tool_calls, "only %d of %d calls have a captured pre-state", with_prestate,
+		     tool_calls);
 	const cJSON *w = denial(t, "path", escape);
 	cr_assert_not_null(w, "the write outside the scope is not named in the trace:\n%s", b.o.err);
 	cr_assert_str_eq(jx_str(w, "reason"), "outside_scope");
