@@ -266,9 +266,11 @@ int main(int argc, char **argv)
 		}
 		say("belay: http: started %s contained (its sandbox's loopback)\n", server[0]);
 	}
+	char *root = server ? realpath(scope, NULL) : NULL;
 	struct http_prestate *pre = NULL;
 	if (server && http_prestate_open(sd, scope, &pre, &e) != 0) {
 		fprintf(stderr, "belay: http: no pre-states: %s\n", e.msg);
+		free(root);
 		http_local_stop(local);
 		free(sd);
 		free(td);
@@ -280,6 +282,7 @@ int main(int argc, char **argv)
 		.upstream_fd = {.socket = local ? http_local_socket : NULL, .ctx = local},
 		.prestate = pre ? http_prestate_capture : NULL,
 		.prestate_ctx = pre,
+		.local_root = root,
 		.upstream = upstream,
 		.port = port >= 0 ? (unsigned)port : l.port,
 		.secret = l.secret,
@@ -310,6 +313,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "belay: http: %s\n", e.msg);
 		http_local_stop(local);
 		http_prestate_close(pre);
+		free(root);
 		free(sd);
 		free(td);
 		buf_free(&key);
@@ -332,6 +336,7 @@ int main(int argc, char **argv)
 	http_proxy_stop(p);
 	http_local_stop(local); /* after the proxy: no transfer asks the connector any more */
 	http_prestate_close(pre);
+	free(root);
 	buf_free(&key);
 	free(expose);
 	if (server_status != -1) {

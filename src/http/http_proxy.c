@@ -327,8 +327,10 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 		ann = a ? cJSON_Duplicate(a, 1) : NULL;
 	}
 	pthread_mutex_unlock(&p->mu);
-	/* the server runs elsewhere: its path and command arguments are not effects here */
-	struct gate_ctx ctx = {.root = "/", .home = getenv("HOME"), .state_dir = p->state_dir, .remote = 1};
+	/* the server runs elsewhere: its path and command arguments are not effects here; a
+	 * contained local server's are, in its workspace */
+	struct gate_ctx ctx = {.root = p->cfg.local_root ? p->cfg.local_root : "/", .home = getenv("HOME"),
+			       .state_dir = p->state_dir, .remote = !p->cfg.local_root};
 	struct effect_plan *plan = gate_plan_tool_call(p->cfg.policy, tool, arguments, ann, &ctx);
 	cJSON_Delete(ann);
 	enum gate_decision d = effect_plan_decision(plan);
@@ -362,7 +364,7 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	if (refused && id[0])
 		cJSON_AddStringToObject(f, "approval_id", id);
 	cJSON_AddStringToObject(f, "decided_by", by[0] ? by : "policy");
-	cJSON_AddBoolToObject(f, "remote", 1);
+	cJSON_AddBoolToObject(f, "remote", !p->cfg.local_root);
 	cJSON_AddItemToObject(f, "plan", effect_plan_json(plan));
 	if (refused) {
 		/* the tool error the client gets instead of the call's result */

@@ -78,6 +78,9 @@ struct http_proxy_cfg {
 	 * run the capture belongs to. NULL: none (a server elsewhere has no workspace here). */
 	cJSON *(*prestate)(void *ctx, const char *run_id);
 	void *prestate_ctx;
+	/* A contained local server's workspace (realpath): its calls are planned as a stdio
+	 * server's are, paths against this root (gate_ctx.remote off). NULL: a remote server. */
+	const char *local_root;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
 	/* A run's trace was opened / closed (any thread). May be NULL. */

@@ -192,12 +192,17 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	cr_assert_str_eq(jx_str(sb, "network"), "deny");
 	cr_assert_geq(frames, 50, "%zu frames", frames);
 	/* each tools/call was held until its pre-state was captured: the request's frame has it */
-	int with_prestate = 0, tool_calls = 0;
+	int with_prestate = 0, tool_calls = 0, decisions = 0;
 	size_t tlen = 0;
 	char *text = ts_read_file(trace, &tlen), *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		cJSON *r = cJSON_Parse(line);
 		const char *kind = jx_str(r, "kind"), *d = jx_str(r, "dir"), *b64 = jx_str(r, "raw");
+		if (kind && !strcmp(kind, "gate_decision")) {
+			decisions++;
+			cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(r, "remote")),
+				  "a contained server's call is planned as a remote one: %s", line);
+		}
 		if (kind && !strcmp(kind, "frame") && d && !strcmp(d, "c2s") && b64) {
 			struct buf raw = {0};
 			cr_assert_eq(base64_decode(b64, strlen(b64), &raw), 0);
@@ -216,6 +221,7 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	free(text);
 	cr_log_info("contained: %d tools/call request(s), %d with a captured pre-state", tool_calls, with_prestate);
 	cr_assert_geq(tool_calls, 20, "%d tools/call requests in the trace", tool_calls);
+	cr_assert_eq(decisions, tool_calls, "%d effect plans for %d calls", decisions, tool_calls);
 	cr_assert_eq(with_prestate, tool_calls, "only %d of %d calls have a captured pre-state", with_prestate,
 		     tool_calls);
 	const cJSON *w = denial(t, "path", escape);
