@@ -72,7 +72,7 @@ static cJSON *early; /* [[kind, fields]...] posted before the proxy started */
 
 static void to_proxy(const char *kind, cJSON *fields)
 {
-	if (!strcmp(kind, "sandbox"))
+	if (!strcmp(kind, "sandbox") || !strcmp(kind, "server"))
 		http_proxy_record_every_run(sink, kind, fields);
 	else
 		http_proxy_record(sink, kind, fields);

@@ -20,6 +20,8 @@
 #include "common/timeutil.h"
 #include "common/xalloc.h"
 #include "proxy/env_filter.h"
+#include "proxy/env_seal.h"
+#include "proxy/server_env.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_supervisor.h"
 
@@ -193,6 +195,45 @@ static int spawn(struct http_local *l, struct spawn_plan *sp, struct err *e)
 	return 0;
 }
 
+/* The server's start, as a stdio run's `server` record has it (what verify starts again),
+ * with "transport": "http" and the URL it listens on inside its sandbox. */
+static cJSON *start_record(const struct http_local *l, const char *exe, const struct spawn_plan *sp)
+{
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "phase", "start");
+	cJSON *argv = cJSON_AddArrayToObject(f, "argv");
+	for (char *const *a = l->cfg.argv; *a; a++)
+		cJSON_AddItemToArray(argv, jx_bytes(*a, strlen(*a)));
+	cJSON_AddItemToObject(f, "exe", jx_bytes(exe, strlen(exe)));
+	char *cwd = getcwd(NULL, 0);
+	if (cwd)
+		cJSON_AddItemToObject(f, "cwd", jx_bytes(cwd, strlen(cwd)));
+	else
+		cJSON_AddNullToObject(f, "cwd");
+	free(cwd);
+	cJSON_AddNumberToObject(f, "pid", l->pid);
+	cJSON *names = cJSON_AddArrayToObject(f, "env_names");
+	for (char **e = environ; *e; e++) {
+		const char *eq = strchr(*e, '=');
+		cJSON_AddItemToArray(names, jx_bytes(*e, eq ? (size_t)(eq - *e) : strlen(*e)));
+	}
+	cJSON *envrec = server_env_record(environ);
+	cJSON_AddItemToObject(f, "env", envrec);
+	if (l->cfg.state_dir) {
+		char seal[ENV_SEAL_LEN];
+		struct err se = {0};
+		if (env_seal_make(l->cfg.state_dir, envrec, seal, &se) == 0)
+			cJSON_AddStringToObject(f, "env_seal", seal);
+		char *sd = realpath(l->cfg.state_dir, NULL);
+		cJSON_AddStringToObject(f, "state_dir", sd ? sd : l->cfg.state_dir);
+		free(sd);
+	}
+	cJSON_AddStringToObject(f, "transport", "http");
+	cJSON_AddStringToObject(f, "url", l->cfg.upstream);
+	sandbox_describe(sp->priv, f);
+	return f;
+}
+
 static void plan_free(struct spawn_plan *sp)
 {
 	for (char **p = sp->args; p && *p; p++)
@@ -258,7 +299,6 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 		sp.env = lenv; /* after: sandbox_prepare_spawn leaves it alone */
 	}
 	free(launcher);
-	free(exe);
 	struct http_local *l = xcalloc(1, sizeof *l);
 	l->cfg = *cfg;
 	l->port = port;
@@ -268,6 +308,11 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 	if (rc == 0)
 		rc = spawn(l, &sp, e);
 	if (rc == 0) {
+		cJSON *start = start_record(l, exe, &sp);
+		if (cfg->post)
+			cfg->post(cfg->ctx, "server", start);
+		else
+			cJSON_Delete(start);
 		l->conn = sandbox_spawn_take_connector(sp.priv);
 		struct sandbox_supervisor_opts so = {
 			.sock = sandbox_spawn_take_channel(sp.priv),
@@ -287,6 +332,7 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 		}
 	}
 	plan_free(&sp);
+	free(exe);
 	l->spec = spec;
 	l->have_spec = 1;
 	if (rc) {

@@ -5,6 +5,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_supervisor.h"
 #include "proxy/env_seal.h"
+#include "proxy/http_bridge.h"
 #include "proxy/server_env.h"
 #include "proxy/witness.h"
 #include "proxy/session_internal.h"
@@ -867,12 +869,16 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 
 	/* Spawn. With a sandbox the child is belay itself in launcher mode (see sandbox.h). */
 	uv_pipe_t *pin = new_pipe(loop), *pout = new_pipe(loop), *perr = new_pipe(loop);
-	uv_stdio_container_t stdio[4] = {
+	int http = o->http_url && o->sandbox;
+	uv_stdio_container_t stdio[5] = {
 		{.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)pin},
 		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)pout},
 		{.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)perr},
 		{.flags = UV_IGNORE},
+		{.flags = UV_IGNORE},
 	};
+	if (http) /* it speaks over HTTP: its stdin and stdout carry nothing */
+		stdio[0].flags = stdio[1].flags = UV_IGNORE;
 	struct spawn_plan sp = {0};
 	rc = session_prepare_spawn(s, exe, &sp, e);
 	if (rc)
@@ -881,13 +887,17 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		stdio[3].flags = UV_INHERIT_FD;
 		stdio[3].data.fd = sp.extra_fd;
 	}
+	if (http && sp.connector_fd > 0) {
+		stdio[4].flags = UV_INHERIT_FD;
+		stdio[4].data.fd = sp.connector_fd;
+	}
 	uv_process_options_t po = {
 		.exit_cb = exit_cb,
 		.file = sp.file,
 		.args = sp.args,
 		.env = sp.env,
 		.cwd = o->cwd,
-		.stdio_count = sp.extra_fd >= 0 ? 4 : 3,
+		.stdio_count = http && sp.connector_fd > 0 ? 5 : sp.extra_fd >= 0 ? 4 : 3,
 		.stdio = stdio,
 	};
 	s->proc.data = s;
@@ -933,8 +943,31 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	uv_timer_init(loop, &s->linger_timer);
 	s->linger_timer.data = s;
 	loop_spin_init(loop, &s->spin, o->spin_us);
-	s->sin = endpoint_from_stream((uv_stream_t *)pin);
-	s->sout = endpoint_from_stream((uv_stream_t *)pout);
+	if (http) {
+		/* the server side is the HTTP bridge, over two pipes */
+		int to[2] = {-1, -1}, from[2] = {-1, -1}, conn = sp.priv ? sandbox_spawn_take_connector(sp.priv) : -1;
+		struct err be = {0};
+		if (conn < 0 || pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0 ||
+		    http_bridge_start(to[0], from[1], conn, o->http_url, &be) != 0) {
+			for (int i = 0; i < 2; i++) {
+				if (to[i] >= 0)
+					close(to[i]);
+				if (from[i] >= 0)
+					close(from[i]);
+			}
+			if (conn >= 0)
+				close(conn);
+			to[1] = from[0] = -1;
+		}
+		if (to[1] < 0 || endpoint_open_fd(loop, to[1], 1, &s->sin) != 0 ||
+		    endpoint_open_fd(loop, from[0], 1, &s->sout) != 0)
+			FATAL("cannot make the HTTP bridge of a contained server");
+		uv_close((uv_handle_t *)pin, free_pipe_cb);
+		uv_close((uv_handle_t *)pout, free_pipe_cb);
+	} else {
+		s->sin = endpoint_from_stream((uv_stream_t *)pin);
+		s->sout = endpoint_from_stream((uv_stream_t *)pout);
+	}
 	s->serr = endpoint_from_stream((uv_stream_t *)perr);
 	int errfd = o->stderr_fd ? o->stderr_fd : 2;
 	if (errfd >= 0 && endpoint_open_fd(loop, errfd, 0, &s->errout) != 0)

@@ -119,6 +119,11 @@ struct session_opts {
 	/* Optional: every trace line as written (trace writer thread; see trace_writer_opts). */
 	void (*trace_tap)(void *ctx, uint64_t off, const char *line, size_t len);
 	void *trace_tap_ctx;
+	/* With sandbox: the server speaks MCP over HTTP at this URL inside its sandbox
+	 * (http://127.0.0.1:PORT/PATH; a contained local server's run, docs/HTTP.md): it gets
+	 * the URL's port on the sandbox's own loopback and the connector, its stdin and stdout
+	 * nothing, and the session's server side is an HTTP bridge (http_bridge.h). NULL: stdio. */
+	const char *http_url;
 	/* Verification replays only (off for proxying): */
 	int report_writes;        /* the supervisor records "write_intent"s (sandbox_supervisor.h) */
 	int reap_contained;       /* at the end, SIGKILL contained processes that outlive the server

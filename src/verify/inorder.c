@@ -289,6 +289,7 @@ void inorder_run(struct vctx *c, struct worker *w)
 		.tmpdir = sc->tmp,
 		.cache = c->rec_cache ? sc->cache : NULL,
 		.network = SANDBOX_NET_DENY,
+		.http_url = c->http_url,
 		.pre = ic.steps,
 		.npre = ic.nsteps,
 		.answers = su.answers,

@@ -514,6 +514,12 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 	 * replay gets one too, its own and empty, never the user's shared one. */
 	if (sp->cache)
 		spec.cache = xstrdup(sp->cache);
+	if (sp->http_url) {
+		/* the URL's port, on the sandbox's own loopback; belay's way in is the connector */
+		const char *port = strrchr(sp->http_url + (strncmp(sp->http_url, "http://", 7) ? 0 : 7), ':');
+		spec.loopback_port = port ? (unsigned)strtoul(port + 1, NULL, 10) : 0;
+		spec.connector = 1;
+	}
 	struct session_observer obs = {.record = on_record, .ended = on_ended, .ctx = &r};
 	struct session_opts so = {
 		.argv = sp->argv,
@@ -527,6 +533,7 @@ int replay_run(const struct replay_spec *sp, struct replay_result *out)
 		.kill_grace_ms = 500, /* the call and its settle are over: only shutdown is left */
 		.report_writes = sp->report_writes,
 		.reap_contained = 1,
+		.http_url = sp->http_url,
 	};
 	if (session_start(&r.loop, &so, server_side, server_side, &r.s, &e) != 0) {
 		out->cause = "REPLAY_SERVER_FAILED";

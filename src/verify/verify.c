@@ -264,6 +264,7 @@ static void replay_isolated(struct vctx *c, struct worker *w, size_t k, int fres
 		.tmpdir = sc->tmp,
 		.cache = c->rec_cache ? sc->cache : NULL,
 		.network = SANDBOX_NET_DENY,
+		.http_url = c->http_url,
 		.pre = pre,
 		.npre = npre,
 		.target = target,
@@ -918,6 +919,10 @@ static int build_context(struct vctx *c, struct err *e)
 			c->state_dir = xstrdup(sd);
 		if (!o->server_override)
 			c->env_record = cJSON_GetObjectItemCaseSensitive(start, "env");
+		/* a contained local server over HTTP (docs/HTTP.md): replayed over HTTP, in a sandbox */
+		const char *tr = jx_str(start, "transport"), *url = jx_str(start, "url");
+		if (tr && !strcmp(tr, "http") && url && !o->server_override)
+			c->http_url = xstrdup(url);
 		const char *tmp = jx_str(cJSON_GetObjectItemCaseSensitive(start, "sandbox"), "tmpdir");
 		if (tmp)
 			c->rec_tmp = xstrdup(tmp);
@@ -938,7 +943,7 @@ static int build_context(struct vctx *c, struct err *e)
 		}
 		/* a server over HTTP (docs/HTTP.md): it runs elsewhere */
 		const char *ev = !strcmp(c->t->recs[i].kind, "http") ? jx_str(c->t->recs[i].obj, "event") : NULL;
-		if (ev && !strcmp(ev, "run") && !c->remote) {
+		if (ev && !strcmp(ev, "run") && !c->remote && !c->http_url) {
 			const char *up = jx_str(c->t->recs[i].obj, "upstream");
 			c->remote = xstrdup(up ? up : "(unknown URL)");
 		}
@@ -1103,6 +1108,7 @@ out:
 	free(c.rec_tmp);
 	free(c.rec_cache);
 	free(c.remote);
+	free(c.http_url);
 	free(c.env_refused);
 	free(c.state_dir);
 	free(c.env_missing);

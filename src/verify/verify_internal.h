@@ -81,6 +81,7 @@ struct vctx {
 	char *rec_tmp;           /* the recorded server's private temp dir (owned, may be NULL) */
 	char *rec_cache;         /* the recorded server's writable cache (owned, may be NULL) */
 	char *remote;            /* a server over HTTP: its URL as recorded (owned; NULL: a local server) */
+	char *http_url;          /* a contained local server over HTTP: its URL inside its sandbox (owned; NULL: stdio) */
 	char *state_dir;
 	char *recorded_protocol; /* from the recorded initialize response */
 	char *env_refused;       /* the injection variables of a foreign environment (env_filter.h),
