@@ -25,6 +25,7 @@ struct bridge {
 	int running; /* request threads, and the reader */
 	char *sid, *protocol;
 	int out_dead;
+	int get_started; /* the session's GET stream */
 };
 
 struct request {
@@ -248,7 +249,13 @@ static void emit_json(struct bridge *b, const struct buf *body, int initialize)
 
 /* Connects and sends one message (the reader's thread, in the order the session wrote
  * them); the socket, or -1. */
+static int send_method(struct bridge *b, const char *method, const char *body, size_t len);
 static int send_request(struct bridge *b, const char *body, size_t len)
+{
+	return send_method(b, "POST", body, len);
+}
+
+static int send_method(struct bridge *b, const char *method, const char *body, size_t len)
 {
 	/* a server just started may not listen yet: tried again until it does, the sandbox is
 	 * gone, or a minute passed (the replay's own deadlines end it sooner) */
@@ -262,17 +269,22 @@ static int send_request(struct bridge *b, const char *body, size_t len)
 	}
 	pthread_mutex_lock(&b->mu);
 	struct buf req = {0};
-	buf_printf(&req,
-		   "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
-		   "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\nConnection: close\r\n",
-		   b->path, b->host, len);
+	if (body)
+		buf_printf(&req,
+			   "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+			   "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\nConnection: close\r\n",
+			   method, b->path, b->host, len);
+	else
+		buf_printf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nConnection: close\r\n",
+			   method, b->path, b->host);
 	if (b->sid)
 		buf_printf(&req, "Mcp-Session-Id: %s\r\n", b->sid);
 	if (b->protocol)
 		buf_printf(&req, "MCP-Protocol-Version: %s\r\n", b->protocol);
 	pthread_mutex_unlock(&b->mu);
 	buf_puts(&req, "\r\n");
-	buf_append(&req, body, len);
+	if (body)
+		buf_append(&req, body, len);
 	int ok = fd >= 0;
 	for (size_t off = 0; ok && off < req.len;) {
 		ssize_t w = send(fd, req.p + off, req.len - off, MSG_NOSIGNAL);
@@ -348,6 +360,18 @@ static void *request_main(void *arg)
 		}
 	}
 	close(fd);
+	/* the session's own event stream (the server's requests and notifications that belong
+	 * to no call: roots/list, logging...), opened once the initialize answer gave a session */
+	pthread_mutex_lock(&b->mu);
+	int stream = q->initialize && b->sid && !b->get_started;
+	b->get_started |= stream;
+	pthread_mutex_unlock(&b->mu);
+	int gfd = stream ? send_method(b, "GET", NULL, 0) : -1;
+	if (gfd >= 0) {
+		q->fd = gfd;
+		q->initialize = 0;
+		return request_main(q); /* read like any answer, on this thread */
+	}
 	free(q);
 	bridge_unref(b);
 	return NULL;
