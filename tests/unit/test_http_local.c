@@ -7,8 +7,11 @@
  * trace holding the sandbox's record and the messages. Before it starts the server, the
  * server's command writes outside the scope and connects to a listener of this test on the
  * host's loopback: both refused and named in the trace (the write's path, the connect's
- * address), the file never written, the listener never reached. `--network allow` with a
- * server belay starts is refused by name, and so is a URL not on loopback.
+ * address), the file never written, the listener never reached. Every tools/call was held
+ * for its pre-state and planned in the workspace. `belay verify` replays the run over HTTP
+ * in a fresh sandbox (proxy/http_bridge.c): every deterministic turn PASSes; a recorded
+ * answer forged afterwards (get-sum says 43) FAILs. `--network allow` with a server belay
+ * starts is refused by name, and so is a URL not on loopback.
  *
  * Ports are chosen free at run time; every wait is for a condition, never a measured time. */
 #include <criterion/criterion.h>
@@ -31,6 +34,7 @@
 #include "common/xalloc.h"
 #include "trace/trace_reader.h"
 #include "ts_net.h"
+#include "ts_verify.h"
 #include "tsupport.h"
 
 static char *dir, *peers;
@@ -122,8 +126,10 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	socklen_t al = sizeof a;
 	getsockname(host, (void *)&a, &al);
 	unsigned host_port = ntohs(a.sin_port), inside = 3001;
-	char *cmd = xasprintf("echo pwned > %s; python3 -c \"import socket\ntry:\n    socket.create_connection(('127.0.0.1', "
-			      "%u), 2); print('REACHED')\nexcept OSError: pass\"; "
+	/* the probes run at the first start only: the replays start from pre-states that hold
+	 * .started (a start-up connect would otherwise be every replayed call's network use) */
+	char *cmd = xasprintf("if [ ! -e .started ]; then : > .started; echo pwned > %s; python3 -c \"import socket\ntry:\n"
+			      "    socket.create_connection(('127.0.0.1', %u), 2); print('REACHED')\nexcept OSError: pass\"; fi; "
 			      "exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp",
 			      escape, host_port, peers);
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", inside);
@@ -238,12 +244,51 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	cr_assert_eq(accepted(host), 0, "the host's listener was reached from the sandbox");
 	cr_assert_null(strstr(b.o.err, "REACHED"), "the server reached the host's listener");
 
-	/* it checks as a trace, and the run is in the index */
+	/* it checks as a trace */
 	ts_out_free(&o);
 	const char *check[] = {BELAY_BIN, "trace", "check", trace, NULL};
 	ts_run(check, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 0, "belay trace check: %s%s", o.out, o.err);
 	ts_out_free(&o);
+
+	/* verify replays it over HTTP in a fresh sandbox: every turn re-executed, the
+	 * deterministic ones PASS (the two toggles' second answers say a random thing), none FAIL */
+	const char *const vextra[] = {"--state", state, NULL};
+	int vstatus = 0;
+	cJSON *v = ts_verify_json(trace, vextra, ws, &vstatus);
+	int turns = 0, pass = 0, random = 0, sum_turn = -1;
+	for (const cJSON *j = v->child; j; j = j->next) {
+		if (!cJSON_GetObjectItem(j, "turn"))
+			continue;
+		turns++;
+		const char *vs = jx_str(j, "status"), *cause = jx_str(j, "cause");
+		char *line = cJSON_PrintUnformatted(j);
+		cr_assert_str_neq(vs, "FAIL", "an honest turn failed: %s", line);
+		pass += !strcmp(vs, "PASS");
+		if (!strcmp(vs, "UNVERIFIED")) {
+			cr_assert(cause && !strcmp(cause, "RESULT_NONDETERMINISTIC_RANDOM"), "%s", line);
+			random++;
+		}
+		if (sum_turn < 0 && jx_str(j, "tool") && !strcmp(jx_str(j, "tool"), "get-sum"))
+			sum_turn = cJSON_GetObjectItem(j, "turn")->valueint;
+		free(line);
+	}
+	cr_log_info("contained: verify by replay over HTTP: %d turn(s), %d PASS, %d UNVERIFIED (random)", turns, pass,
+		    random);
+	cr_assert_eq(turns, tool_calls, "verify judged %d of %d calls", turns, tool_calls);
+	cr_assert_geq(pass, 20, "%d of %d turns PASS", pass, turns);
+	cr_assert_geq(sum_turn, 0);
+	cJSON_Delete(v);
+
+	/* a lie: the record says get-sum answered 43; the replay says 42 */
+	ts_edit_reply(trace, 0, "The sum of 2 and 40 is 42", "The sum of 2 and 40 is 43");
+	v = ts_verify_json(trace, vextra, ws, &vstatus);
+	const cJSON *lie = ts_turn(v, sum_turn);
+	char *lie_text = cJSON_PrintUnformatted(lie);
+	cr_assert_str_eq(jx_str(lie, "status"), "FAIL", "the lie was not caught: %s", lie_text);
+	cr_assert_neq(vstatus, 0, "verify exits non-zero on a FAIL");
+	free(lie_text);
+	cJSON_Delete(v);
 
 	trace_free(t);
 	cJSON_Delete(res);
