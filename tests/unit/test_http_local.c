@@ -10,7 +10,8 @@
  * address), the file never written, the listener never reached. Every tools/call was held
  * for its pre-state and planned in the workspace. `belay verify` replays the run over HTTP
  * in a fresh sandbox (proxy/http_bridge.c): every deterministic turn PASSes; a recorded
- * answer forged afterwards (get-sum says 43) FAILs. `--network allow` with a server belay
+ * answer forged afterwards (get-sum says 43) FAILs. The get-sum turn banked as a corpus case
+ * replays on its own (MATCH). `--network allow` with a server belay
  * starts is refused by name, and so is a URL not on loopback.
  *
  * Ports are chosen free at run time; every wait is for a condition, never a measured time. */
@@ -279,6 +280,20 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	cr_assert_geq(pass, 20, "%d of %d turns PASS", pass, turns);
 	cr_assert_geq(sum_turn, 0);
 	cJSON_Delete(v);
+
+	/* banked as a corpus case, it replays over HTTP on its own (a stdio run's case would too) */
+	char *turn_arg = xasprintf("%d", sum_turn);
+	const char *add[] = {BELAY_BIN, "corpus", "add", trace, "--turn", turn_arg, "--state", state, NULL};
+	ts_run(add, NULL, ws, NULL, 0, 300, &o);
+	cr_assert_eq(o.status, 0, "belay corpus add: %s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "expected PASS") || strstr(o.err, "expected PASS"), "%s%s", o.out, o.err);
+	ts_out_free(&o);
+	const char *crun[] = {BELAY_BIN, "corpus", "run", "--state", state, NULL};
+	ts_run(crun, NULL, ws, NULL, 0, 300, &o);
+	cr_assert_eq(o.status, 0, "belay corpus run: %s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "MATCH 1"), "the banked case did not replay: %s%s", o.out, o.err);
+	ts_out_free(&o);
+	free(turn_arg);
 
 	/* a lie: the record says get-sum answered 43; the replay says 42 */
 	ts_edit_reply(trace, 0, "The sum of 2 and 40 is 42", "The sum of 2 and 40 is 43");
