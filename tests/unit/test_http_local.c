@@ -60,7 +60,7 @@ static void teardown(void)
 	free(peers);
 }
 
-TestSuite(http_local, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(http_local, .init = setup, .fini = teardown, .timeout = 600);
 
 struct proc {
 	pid_t pid;
@@ -251,6 +251,29 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	ts_run(check, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 0, "belay trace check: %s%s", o.out, o.err);
 	ts_out_free(&o);
+
+	/* the index has it as a stdio run: its server command, its denials */
+	const char *runs[] = {BELAY_BIN, "runs", "--all", "--json", "--state", state, NULL};
+	ts_run(runs, NULL, ws, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	const char *base = strrchr(trace, '/') + 1;
+	char *id = xstrndup(base, strlen(base) - strlen(".jsonl"));
+	int listed = 0;
+	char *rsave = NULL;
+	for (char *l = strtok_r(o.out, "\n", &rsave); l; l = strtok_r(NULL, "\n", &rsave)) {
+		cJSON *row = cJSON_Parse(l);
+		if (row && jx_str(row, "id") && !strcmp(jx_str(row, "id"), id)) {
+			listed = 1;
+			char *rt = cJSON_PrintUnformatted(row);
+			cr_assert_geq(cJSON_GetObjectItem(row, "denials")->valueint, 2, "%s", rt);
+			cr_assert(cJSON_IsArray(cJSON_GetObjectItem(row, "server")), "no server for the run: %s", rt);
+			free(rt);
+		}
+		cJSON_Delete(row);
+	}
+	cr_assert(listed, "belay runs does not list %s", id);
+	ts_out_free(&o);
+	free(id);
 
 	/* verify replays it over HTTP in a fresh sandbox: every turn re-executed, the
 	 * deterministic ones PASS (the two toggles' second answers say a random thing), none FAIL */
