@@ -901,10 +901,26 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		.stdio = stdio,
 	};
 	s->proc.data = s;
+	int hto[2] = {-1, -1}, hfrom[2] = {-1, -1}; /* the HTTP bridge's pipes (http) */
+	if (http && (!sp.priv || pipe2(hto, O_CLOEXEC) != 0 || pipe2(hfrom, O_CLOEXEC) != 0)) {
+		err_set(e, -errno, "cannot make the HTTP bridge of a contained server: %s", strerror(errno));
+		for (int i = 0; i < 2; i++) {
+			if (hto[i] >= 0)
+				close(hto[i]);
+			if (hfrom[i] >= 0)
+				close(hfrom[i]);
+		}
+		session_spawn_done(&sp);
+		goto fail_pipes;
+	}
 	rc = uv_spawn(loop, &s->proc, &po);
 	if (rc) {
 		err_set(e, rc == UV_ENOENT ? BELAY_ENOTFOUND : rc, "cannot start server %s: %s", o->argv[0],
 			uv_strerror(rc));
+		for (int i = 0; http && i < 2; i++) {
+			close(hto[i]);
+			close(hfrom[i]);
+		}
 		session_spawn_done(&sp);
 		goto fail_pipes;
 	}
@@ -944,24 +960,25 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	s->linger_timer.data = s;
 	loop_spin_init(loop, &s->spin, o->spin_us);
 	if (http) {
-		/* the server side is the HTTP bridge, over two pipes */
-		int to[2] = {-1, -1}, from[2] = {-1, -1}, conn = sp.priv ? sandbox_spawn_take_connector(sp.priv) : -1;
+		/* the server side is the HTTP bridge, over the two pipes made before the spawn; a
+		 * bridge that cannot start leaves them readerless: the server is stopped, never
+		 * left running unreached */
+		int conn = sandbox_spawn_take_connector(sp.priv);
 		struct err be = {0};
-		if (conn < 0 || pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0 ||
-		    http_bridge_start(to[0], from[1], conn, o->http_url, &be) != 0) {
-			for (int i = 0; i < 2; i++) {
-				if (to[i] >= 0)
-					close(to[i]);
-				if (from[i] >= 0)
-					close(from[i]);
-			}
-			if (conn >= 0)
-				close(conn);
-			to[1] = from[0] = -1;
+		if (conn < 0)
+			err_set(&be, BELAY_EINVAL, "the sandbox has no connector");
+		else if (http_bridge_start(hto[0], hfrom[1], conn, o->http_url, &be) != 0)
+			close(conn);
+		else
+			hto[0] = hfrom[1] = -1; /* the bridge's now */
+		if (hto[0] >= 0) {
+			close(hto[0]);
+			close(hfrom[1]);
+			uv_process_kill(&s->proc, SIGKILL);
+			session_lifecycle_not_started(s, "http-bridge", be.msg);
 		}
-		if (to[1] < 0 || endpoint_open_fd(loop, to[1], 1, &s->sin) != 0 ||
-		    endpoint_open_fd(loop, from[0], 1, &s->sout) != 0)
-			FATAL("cannot make the HTTP bridge of a contained server");
+		if (endpoint_open_fd(loop, hto[1], 1, &s->sin) != 0 || endpoint_open_fd(loop, hfrom[0], 1, &s->sout) != 0)
+			FATAL("cannot wrap the HTTP bridge's pipes");
 		uv_close((uv_handle_t *)pin, free_pipe_cb);
 		uv_close((uv_handle_t *)pout, free_pipe_cb);
 	} else {
