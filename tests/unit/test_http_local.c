@@ -302,6 +302,7 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	cr_assert_eq(turns, tool_calls, "verify judged %d of %d calls", turns, tool_calls);
 	cr_assert_geq(pass, 20, "%d of %d turns PASS", pass, turns);
 	cr_assert_geq(sum_turn, 0);
+	cr_assert_eq(vstatus, random ? 3 : 0, "verify's exit status %d: its worst verdict", vstatus);
 	cJSON_Delete(v);
 
 	/* banked as a corpus case, it replays over HTTP on its own (a stdio run's case would too) */
@@ -324,7 +325,7 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	const cJSON *lie = ts_turn(v, sum_turn);
 	char *lie_text = cJSON_PrintUnformatted(lie);
 	cr_assert_str_eq(jx_str(lie, "status"), "FAIL", "the lie was not caught: %s", lie_text);
-	cr_assert_neq(vstatus, 0, "verify exits non-zero on a FAIL");
+	cr_assert_eq(vstatus, 4, "verify exits 4 on a FAIL (%d)", vstatus);
 	free(lie_text);
 	cJSON_Delete(v);
 
