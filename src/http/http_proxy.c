@@ -338,9 +338,10 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 		if (a == HTTP_GATE_APPROVED) {
 			outcome = hc.held ? "forwarded (approved while held)" : "forwarded (approved once)";
 		} else {
-			outcome = a == HTTP_GATE_EXPIRED ? "refused (hold expired)"
-				  : a == HTTP_GATE_GONE	   ? "refused (client gone)"
-							   : "refused";
+			outcome = a == HTTP_GATE_EXPIRED  ? "refused (hold expired)"
+				  : a == HTTP_GATE_GONE	    ? "refused (client gone)"
+				  : a == HTTP_GATE_DENIED   ? "refused (refused while held)"
+							    : "refused";
 			refused = 1;
 			expired = a == HTTP_GATE_EXPIRED;
 			if (a == HTTP_GATE_GONE)
