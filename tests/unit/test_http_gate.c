@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/xalloc.h"
 #include "http/http_gate.h"
@@ -108,6 +109,9 @@ Test(http_gate, an_approval_releases_its_own_held_call_not_an_identical_one)
 	/* `belay approve ID` of the first call held: that call goes on, the second stays held */
 	char reply[256];
 	cr_assert_eq(approvals_send(dir, first.held_id, reply, sizeof reply, &e), 0, "%s", e.msg);
+	while (!is_done(&first) && !is_done(&second))
+		nanosleep(&(struct timespec){0, 10 * 1000000L}, NULL);
+	cr_assert(is_done(&first), "the approval of the first held call released the second, identical one instead");
 	pthread_join(first.t, NULL);
 	first.t = 0;
 	cr_assert_eq(first.answer, HTTP_GATE_APPROVED, "the approved call was not released (%d)", first.answer);
