@@ -3,7 +3,7 @@
  * not link (its verdict code stays free of network clients; tests/unit/test_verify.c).
  *
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
- *              [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS]
+ *              [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--console]
  *   belay-http --upstream URL [--state DIR] --print-url
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
@@ -12,13 +12,21 @@
  * another program holds it, on a free one, saved as the new stable port). Prints the URL an
  * agent is to use, "belay: listening on http://127.0.0.1:PORT/SECRET/mcp", then one line per
  * run opened and closed, on stderr. Ends on SIGINT, SIGTERM or SIGHUP (every run's trace is
- * closed). Exit 0, 1 when it cannot listen or record, 2 on usage errors. */
+ * closed). Exit 0, 1 when it cannot listen or record, 2 on usage errors.
+ *
+ * --console: run by `belay console --http URL` (src/console_host/chttp.h), which owns both
+ * ends of its stdin and stdout. Its stdout is JSON lines: {"event": "listening", "url"}
+ * once, then each held call's {"event": "hold", ...} and {"event": "hold_done",
+ * ...} (http_proxy_cfg.hold_event). Its stdin takes "approve ID" and "refuse ID" lines (the
+ * console's y and x on a held call); at its end (the console quit, or died) it stops as on
+ * SIGTERM, so it never outlives the console. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/fsutil.h"
 #include "common/paths.h"
@@ -51,10 +59,43 @@ static void on_run(void *ctx, const char *what, const char *path)
 	say(!strcmp(what, "open") ? "belay: recording to %s\n" : "belay: closed %s\n", path);
 }
 
+/* --console: one JSON line on stdout. */
+static void emit(const cJSON *ev)
+{
+	char *line = cJSON_PrintUnformatted(ev);
+	pthread_mutex_lock(&out_mu);
+	printf("%s\n", line);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_mu);
+	cJSON_free(line);
+}
+
+static void on_hold(void *ctx, const cJSON *ev)
+{
+	(void)ctx;
+	emit(ev);
+}
+
+/* --console: the console's answers on stdin, one per line; its end stops belay-http. */
+static void *console_in(void *arg)
+{
+	struct http_proxy *p = arg;
+	char line[256];
+	while (fgets(line, sizeof line, stdin)) {
+		char verb[16], id[48];
+		if (sscanf(line, "%15s %47s", verb, id) != 2)
+			continue;
+		if (!strcmp(verb, "approve") || !strcmp(verb, "refuse"))
+			http_proxy_answer(p, id, !strcmp(verb, "approve"), "the console");
+	}
+	kill(getpid(), SIGTERM); /* taken by the main thread's sigwait */
+	return NULL;
+}
+
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
-			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--print-url]\n",
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--console] [--print-url]\n",
 		why);
 	return 2;
 }
@@ -64,7 +105,7 @@ int main(int argc, char **argv)
 	xalloc_cjson_install();
 	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
 	long port = -1, idle = 600, hold = 50;
-	int no_index = 0, print_url = 0, enforce = 0;
+	int no_index = 0, print_url = 0, enforce = 0, console = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
@@ -78,6 +119,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--enforce")) {
 			enforce = 1;
+			continue;
+		}
+		if (!strcmp(a, "--console")) {
+			console = 1;
 			continue;
 		}
 		if (!v)
@@ -160,6 +205,7 @@ int main(int argc, char **argv)
 		.hold_s = (unsigned)hold,
 		.report = on_report,
 		.run_event = on_run,
+		.hold_event = console ? on_hold : NULL,
 	};
 	struct http_proxy *p = NULL;
 	int rc = http_proxy_start(&cfg, &p, &e);
@@ -188,6 +234,16 @@ int main(int argc, char **argv)
 	fflush(stderr);
 	pthread_mutex_unlock(&out_mu);
 	buf_free(&safe);
+	if (console) {
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "event", "listening");
+		cJSON_AddStringToObject(ev, "url", url);
+		emit(ev);
+		cJSON_Delete(ev);
+		pthread_t t;
+		if (pthread_create(&t, NULL, console_in, p) == 0)
+			pthread_detach(t);
+	}
 	free(url);
 	int sig = 0;
 	sigwait(&sigs, &sig);

@@ -272,6 +272,7 @@ struct hold_ctx {
 	struct hp_run *run;
 	uint64_t seq;
 	const char *tool;
+	const struct effect_plan *plan;
 	int client_fd; /* the held request's connection (-1: unknown) */
 	int held;
 };
@@ -298,7 +299,14 @@ static void on_held(void *ctx, const char *id)
 		cJSON_AddStringToObject(f, "tool", h->tool);
 	cJSON_AddStringToObject(f, "approval_id", id);
 	cJSON_AddNumberToObject(f, "hold_s", h->p->cfg.hold_s);
+	cJSON *ev = h->p->cfg.hold_event ? cJSON_Duplicate(f, 1) : NULL;
 	http_run_fact(h->run->run, f);
+	if (ev) { /* a console hosting the listener lists it (cfg.hold_event) */
+		cJSON_AddStringToObject(ev, "trace", http_run_trace_path(h->run->run));
+		cJSON_AddItemToObject(ev, "plan", effect_plan_json(h->plan));
+		h->p->cfg.hold_event(h->p->cfg.ctx, ev);
+		cJSON_Delete(ev);
+	}
 	report(h->p, "holding the call to %s for up to %u s; to let it through: belay approve %s",
 	       h->tool ? h->tool : "a tool", h->p->cfg.hold_s, id);
 }
@@ -331,7 +339,7 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	char id[48] = "", by[128] = "";
 	int refused = 0, expired = 0;
 	if (p->cfg.enforce && d >= GATE_ASK) {
-		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool, .client_fd = client_fd};
+		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool, .plan = plan, .client_fd = client_fd};
 		enum http_gate_answer a = p->gate ? http_gate_decide(p->gate, tool, arguments, p->cfg.hold_s * 1000u,
 								     on_held, held_client_gone, &hc, id, by)
 						  : HTTP_GATE_REFUSED;
@@ -346,6 +354,14 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 			expired = a == HTTP_GATE_EXPIRED;
 			if (a == HTTP_GATE_GONE)
 				report(p, "the client of the held call to %s hung up: refused, never sent", tool ? tool : "a tool");
+		}
+		if (hc.held && p->cfg.hold_event) {
+			cJSON *hd = cJSON_CreateObject();
+			cJSON_AddStringToObject(hd, "event", "hold_done");
+			cJSON_AddStringToObject(hd, "approval_id", id);
+			cJSON_AddStringToObject(hd, "outcome", outcome);
+			p->cfg.hold_event(p->cfg.ctx, hd);
+			cJSON_Delete(hd);
 		}
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -1295,6 +1311,11 @@ int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, 
 	pthread_create(&p->reaper_thread, NULL, reaper_main, p);
 	*out = p;
 	return 0;
+}
+
+void http_proxy_answer(struct http_proxy *p, const char *approval_id, int approve, const char *by)
+{
+	http_gate_answer(p->gate, approval_id, approve, by);
 }
 
 unsigned http_proxy_port(const struct http_proxy *p)

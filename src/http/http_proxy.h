@@ -40,6 +40,8 @@
 #ifndef BELAY_HTTP_HTTP_PROXY_H
 #define BELAY_HTTP_HTTP_PROXY_H
 
+#include <cjson/cJSON.h>
+
 #include "common/err.h"
 
 struct http_proxy;
@@ -68,6 +70,11 @@ struct http_proxy_cfg {
 	unsigned hold_s;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
+	/* Enforce mode, a console hosting the listener: a call is held, ev {"event": "hold",
+	 * "request_seq", "tool", "approval_id", "hold_s", "trace", "plan"}, and its hold is over,
+	 * ev {"event": "hold_done", "approval_id", "outcome"} (the listener thread of the call;
+	 * ev borrowed for the call). May be NULL. */
+	void (*hold_event)(void *ctx, const cJSON *ev);
 	/* A run's trace was opened / closed (any thread). May be NULL. */
 	void (*run_event)(void *ctx, const char *what, const char *trace_path);
 	void *ctx;
@@ -78,6 +85,9 @@ struct http_proxy_cfg {
 int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, struct err *e);
 /* The port it listens on. */
 unsigned http_proxy_port(const struct http_proxy *p);
+/* A person's answer to the call held for approval_id (any thread): approve lets that call
+ * go on, refuse answers it at once (http_gate_answer). */
+void http_proxy_answer(struct http_proxy *p, const char *approval_id, int approve, const char *by);
 /* Stops listening, ends every transfer and closes every run ("shutdown"); frees p. */
 void http_proxy_stop(struct http_proxy *p);
 
