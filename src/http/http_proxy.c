@@ -411,7 +411,9 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 /* The effect plans of the tools/call requests in a client message (recorded at seq). In
  * enforce mode, the answer belay sends instead of forwarding it when the gate refused a call
  * in it (new string: one JSON-RPC message, or an array for a batch), else NULL. A batch with
- * a refused call is refused whole (each of its calls answered, nothing forwarded). */
+ * a refused call is refused whole: nothing of it is forwarded, and every request in it is
+ * answered, each refused call with its refusal and every other request with an error saying
+ * so (a client waits for an answer to each of its requests). */
 static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq,
 			int client_fd)
 {
@@ -424,6 +426,33 @@ static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *bo
 			plan_call(p, run, m, seq, client_fd, &refusals);
 	} else if (cJSON_IsObject(o)) {
 		plan_call(p, run, o, seq, client_fd, &refusals);
+	}
+	if (refusals && batch) { /* every request of the batch gets its answer, in the batch's order */
+		cJSON *all = cJSON_CreateArray();
+		for (const cJSON *m = o->child; m; m = m->next) {
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+			if (!id || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(m, "method")))
+				continue; /* a notification or a response: nothing answers it */
+			cJSON *mine = NULL;
+			for (cJSON *r = refusals->child; r && !mine; r = r->next)
+				if (cJSON_Compare(cJSON_GetObjectItemCaseSensitive(r, "id"), id, 1))
+					mine = r;
+			if (mine) {
+				cJSON_DetachItemViaPointer(refusals, mine);
+				cJSON_AddItemToArray(all, mine);
+				continue;
+			}
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+			cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, 1));
+			cJSON *err = cJSON_AddObjectToObject(r, "error");
+			cJSON_AddNumberToObject(err, "code", -32600);
+			cJSON_AddStringToObject(err, "message", "belay did not send this request: a call in the same batch was refused, "
+								"and a batch is sent whole or not at all");
+			cJSON_AddItemToArray(all, r);
+		}
+		cJSON_Delete(refusals);
+		refusals = all;
 	}
 	cJSON_Delete(o);
 	if (!refusals)

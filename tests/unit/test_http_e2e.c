@@ -1365,6 +1365,66 @@ Test(http_e2e, enforce_mode_refuses_a_held_call_whose_client_hangs_up)
 	free(trace), free(url), free(upstream), free(policy), free(state), free(traces);
 }
 
+Test(http_e2e, a_batch_with_a_refused_call_gets_an_answer_for_every_request)
+{
+	/* a batch (the 2025-03-26 revision allows them) holding a call the gate refuses is not
+	 * sent, and its answer holds one for each of its requests: the refusal for the call, an
+	 * error for the others (a client waits for each of them); the notification gets none */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json"), *answer = fs_join(dir, "batch.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = "0";
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	int rc = ts_sh("cd '%s' && H=$(mktemp) && A='accept: application/json, text/event-stream' && "
+		       "C='content-type: application/json' && "
+		       "curl -s -D $H -o /dev/null -H \"$A\" -H \"$C\" --data '{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+		       "\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":"
+		       "{\"name\":\"curl\",\"version\":\"1\"}}}' '%s' && "
+		       "S=$(grep -i '^mcp-session-id:' $H | tr -d '\\r' | cut -d' ' -f2) && "
+		       "curl -s -o /dev/null -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data "
+		       "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' '%s' && "
+		       "curl -s --max-time 60 -o '%s' -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data '["
+		       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+		       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get-sum\",\"arguments\":{\"a\":2,\"b\":40}}},"
+		       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":9,\"progress\":1}},"
+		       "{\"jsonrpc\":\"2.0\",\"id\":\"three\",\"method\":\"tools/list\"}]' '%s'",
+		       dir, url, url, answer, url);
+	cr_assert_eq(rc, 0, "curl's batch got no answer (%d)", rc);
+	size_t n = 0;
+	char *text = ts_read_file(answer, &n);
+	cJSON *a = cJSON_Parse(text);
+	cr_assert(cJSON_IsArray(a), "the batch's answer is not an array: %s", text);
+	cr_assert_eq(cJSON_GetArraySize(a), 3, "not one answer per request of the batch: %s", text);
+	const cJSON *r1 = cJSON_GetArrayItem(a, 0), *r2 = cJSON_GetArrayItem(a, 1), *r3 = cJSON_GetArrayItem(a, 2);
+	cr_assert_eq(cJSON_GetObjectItem(r1, "id")->valuedouble, 1, "%s", text);
+	cr_assert_not_null(cJSON_GetObjectItem(r1, "error"), "the ping of a refused batch has no error: %s", text);
+	cr_assert_eq(cJSON_GetObjectItem(r2, "id")->valuedouble, 2, "%s", text);
+	char *r2s = cJSON_PrintUnformatted(r2);
+	cr_assert(strstr(r2s, "belay refused the call to get-sum") && strstr(r2s, "\"isError\":true"), "%s", r2s);
+	cr_assert_str_eq(jx_str(r3, "id"), "three", "%s", text);
+	cr_assert_not_null(cJSON_GetObjectItem(r3, "error"), "%s", text);
+	free(r2s);
+	cJSON_Delete(a);
+	free(text);
+	const char *rec = wait_stderr(&bel, "belay: recording to ");
+	char *trace = xstrndup(rec + strlen("belay: recording to "), strcspn(rec + strlen("belay: recording to "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	cr_assert_eq(sums_answered(trace), 0, "the server saw the refused call");
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(trace), free(url), free(upstream), free(policy), free(answer), free(state), free(traces);
+}
+
 Test(http_e2e, proxy_refuses_a_bad_hold_by_name)
 {
 	/* --hold is a whole number of seconds up to an hour, and goes with --http */
