@@ -1318,6 +1318,76 @@ Test(http_e2e, a_dropped_stream_resumed_with_last_event_id_keeps_order_and_pairi
 	free(client), free(url), free(upstream), free(sp), free(server), free(state), free(traces);
 }
 
+/* The approval id of the n-th (from 1) call belay said it holds (new string); waits for it. */
+static char *nth_hold(struct proc *bel, int n)
+{
+	time_t until = deadline(120);
+	for (;;) {
+		const char *at = bel->o.err;
+		int k = 0;
+		while (at && (at = strstr(at, "to let it through: belay approve ")) != NULL) {
+			at += strlen("to let it through: belay approve ");
+			if (++k == n && strchr(at, '\n'))
+				return xstrndup(at, strspn(at, "0123456789abcdef-"));
+		}
+		cr_assert(time(NULL) < until, "belay never held call %d:\n%s", n, bel->o.err ? bel->o.err : "");
+		struct pollfd pf = {.fd = bel->fds[2], .events = POLLIN};
+		if (poll(&pf, 1, 200) > 0)
+			cr_assert(ts_read_some(bel->fds[2], &bel->o.err, &bel->o.err_len), "belay-http ended");
+	}
+}
+
+Test(http_e2e, two_identical_held_calls_each_wait_for_their_own_approval)
+{
+	/* two clients send the very same call (get-sum 2 40), both held: approving the first one's
+	 * id lets that call through and leaves the other held (before, an approval matched any
+	 * identical call: the later one could take it), until its own id is approved */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0}, c1 = {0}, c2 = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = "600";
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv1[] = {"node", client, "streamable", url, AUTH, "one", "sumonly", NULL};
+	c1.pid = ts_spawn(argv1, NULL, dir, &c1.o, c1.fds);
+	ts_track(c1.pid);
+	char *id1 = nth_hold(&bel, 1);
+	const char *argv2[] = {"node", client, "streamable", url, AUTH, "two", "sumonly", NULL};
+	c2.pid = ts_spawn(argv2, NULL, dir, &c2.o, c2.fds);
+	ts_track(c2.pid);
+	char *id2 = nth_hold(&bel, 2);
+	cr_assert_str_neq(id1, id2);
+	struct ts_out o = {0};
+	const char *av1[] = {BELAY_BIN, "approve", id1, "--state", state, NULL};
+	ts_run(av1, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay approve %s: %s%s", id1, o.out, o.err);
+	ts_out_free(&o);
+	drain(&c1); /* its own approval released it (else this waits out its 600 s hold and fails) */
+	cr_assert_eq(c1.o.status, 0, "the first client failed: %s", c1.o.err);
+	cr_assert(strstr(c1.o.out, "The sum of 2 and 40 is 42"), "the approved call got no result: %s", c1.o.out);
+	cr_assert_eq(waitpid(c2.pid, NULL, WNOHANG), 0, "the second, identical call was released by the first's approval");
+	const char *av2[] = {BELAY_BIN, "approve", id2, "--state", state, NULL};
+	ts_run(av2, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay approve %s: %s%s", id2, o.out, o.err);
+	ts_out_free(&o);
+	drain(&c2);
+	cr_assert_eq(c2.o.status, 0, "the second client failed: %s", c2.o.err);
+	cr_assert(strstr(c2.o.out, "The sum of 2 and 40 is 42"), "the second call got no result: %s", c2.o.out);
+	stop(&bel);
+	stop(&srv);
+	ts_out_free(&c1.o), ts_out_free(&c2.o), ts_out_free(&bel.o), ts_out_free(&srv.o);
+	free(id1), free(id2), free(client), free(url), free(upstream), free(policy), free(state), free(traces);
+}
+
 Test(http_e2e, enforce_mode_refuses_a_held_call_whose_client_hangs_up)
 {
 	/* the client gives up while its call is held (curl --max-time, its own timeout): belay
