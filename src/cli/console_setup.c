@@ -251,7 +251,8 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 void console_setup_done(struct console_setup *cs)
 {
 	chost_stop(cs->host);
-	chttp_stop(cs->http_host); /* every held call refused, every run's trace closed */
+	chttp_stop(cs->http_host); /* every held call refused, every run's trace closed (the follower,
+				    * stopped below, indexes their last lines) */
 	trial_route_free(cs->trials); /* no run is left to try anything */
 	hook_console_free(cs->hooks);
 	follow_stop(cs->follower);
