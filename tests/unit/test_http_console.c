@@ -253,6 +253,14 @@ Test(http_console, the_console_hosts_the_listener_and_answers_held_calls_with_y_
 	ts_run(rargv, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 0, "%s", o.err);
 	cr_assert(strstr(o.out, upstream), "belay runs does not name the HTTP run's URL:\n%s", o.out);
+	char *run = xstrndup(strchr(o.out, '\n') + 1, strcspn(strchr(o.out, '\n') + 1, " "));
+	ts_out_free(&o);
+	const char *sargv[] = {BELAY_BIN, "show", run, "--state", cstate, NULL};
+	ts_run(sargv, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	char *says = xasprintf("server    %s over HTTP, through belay's listener 127.0.0.1:", upstream);
+	cr_assert(strstr(o.out, says), "belay show does not name the HTTP run's URL and listener:\n%s", o.out);
+	free(says), free(run);
 	ts_out_free(&o);
 
 	/* q (and y, when it asks) quits the console, and its listener with it */
