@@ -31,13 +31,20 @@
 #include "tui/theme.h"
 
 /* A hold on a run that is not one of the host's connections: belay-http's (--http), else a
- * hook run's (chost_cfg.resolve). Host thread. */
+ * hook run's (chost_cfg.resolve; its other_ctx is the setup, for both callbacks). Host thread. */
 static int other_resolve(void *ctx, const char *run, uint64_t hold, int answer, const char *by)
 {
 	struct console_setup *cs = ctx;
 	if (cs->http_host && chttp_resolve(cs->http_host, run, hold, answer) == 0)
 		return 0;
 	return cs->hooks ? hook_console_resolve(cs->hooks, run, hold, answer, by) : -1;
+}
+
+/* An agent's hook connection on the console's socket (chost_cfg.adopt): the hooks' host's. */
+static void other_adopt(void *ctx, int fd, const cJSON *hello, const char *rest, size_t rest_len)
+{
+	struct console_setup *cs = ctx;
+	hook_console_adopt(cs->hooks, fd, hello, rest, rest_len);
 }
 
 void console_setup_init(struct console_setup *cs)
@@ -198,7 +205,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 							   tail));
 	}
 	/* Listen unless only browsing a finished run. */
-	if (!cs->open || cs->server || cs->listen_without_server) {
+	if (!cs->open || cs->server || cs->listen_without_server || cs->http) {
 		struct chost_cfg hc = {.server = cs->server,
 				       .scope = contained ? cs->scope : NULL,
 				       .net = net,
@@ -213,7 +220,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 				       .allow_root = cs->allow_root,
 				       .events = cs->events,
 				       /* agents' hook events on the same socket (docs/HOOKS.md) */
-				       .adopt = hook_console_adopt,
+				       .adopt = other_adopt,
 				       .resolve = other_resolve};
 		cs->hooks = hook_console_new(cs->events, cs->state_dir);
 		hc.other_ctx = cs;
