@@ -210,11 +210,24 @@ Test(http_console, the_console_hosts_the_listener_and_answers_held_calls_with_y_
 	cr_assert_eq(ts_tmux_start(&t, dir, 200, 45, cmd), 0);
 	char *url = url_on_screen(&t);
 
+	/* :snippet gives the clients' configurations for the listener too */
+	ts_tmux_type(&t, ":snippet");
+	ts_tmux_keys(&t, "Enter");
+	ts_tmux_type(&t, ":search CONNECT AN AGENT OVER HTTP");
+	ts_tmux_keys(&t, "Enter");
+	char *addline = xasprintf("claude mcp add --transport http belay %s", url);
+	const char *snip[] = {addline, NULL};
+	char *last = NULL, *screen = ts_tmux_wait(&t, snip, 30, &last);
+	cr_assert_not_null(screen, ":snippet does not give the HTTP listener's configuration:\n%s", last ? last : "");
+	free(screen), free(last), last = NULL;
+	free(addline);
+	ts_tmux_keys(&t, "q");
+
 	/* y: the held call goes on, the client gets the server's answer */
 	pid_t c1 = start_client(url, "one");
 	char *title = xasprintf("%s via 127.0.0.1:", upstream);
 	const char *held[] = {"HELD", "get-sum", title, NULL};
-	char *last = NULL, *screen = ts_tmux_wait(&t, held, 90, &last);
+	screen = ts_tmux_wait(&t, held, 90, &last);
 	cr_assert_not_null(screen, "the console did not list the held HTTP call with its server's URL:\n%s",
 			   last ? last : "");
 	free(screen), free(last), last = NULL;
