@@ -38,8 +38,8 @@ struct chttp {
 	pthread_cond_t cv;
 	int listening, ended, status;
 	char *url;
-	struct buf line;   /* a line of its output being gathered (the thread's) */
-	char last[512];    /* its last stderr line (under mu) */
+	struct buf line;    /* a line of its output being gathered (the thread's) */
+	char last[512];	    /* its last stderr line (under mu) */
 	struct hold *holds; /* (under mu) */
 	uint64_t next_hold;
 };
@@ -87,7 +87,7 @@ static void on_event(struct chttp *c, const cJSON *ev)
 		struct cevent *ce = cevent_new(CE_HOLD_DONE, h->run);
 		ce->a = (int64_t)h->n;
 		/* approved: went on; refused by the person; else its time ran out or its client left */
-		ce->b = outcome && !strncmp(outcome, "forwarded", 9)		    ? 1
+		ce->b = outcome && !strncmp(outcome, "forwarded", 9)		      ? 1
 			: outcome && !strcmp(outcome, "refused (refused while held)") ? 0
 										      : CE_HOLD_GONE;
 		cqueue_post(c->cfg.events, ce);
@@ -118,8 +118,8 @@ static void on_line(struct chttp *c, const char *l, size_t n)
 	/* its own reports (not the per-run lines, nor the hold's line: the console says it) */
 	static const char pfx[] = "belay: http: ";
 	if (n > sizeof pfx - 1 && !memcmp(l, pfx, sizeof pfx - 1) && !memmem(l, n, "holding the call", 16))
-		cqueue_post(c->cfg.events, cevent_log(1, "http listener: %.*s", (int)(n - (sizeof pfx - 1)),
-						      l + sizeof pfx - 1));
+		cqueue_post(c->cfg.events,
+			    cevent_log(1, "http listener: %.*s", (int)(n - (sizeof pfx - 1)), l + sizeof pfx - 1));
 }
 
 static void on_output(void *ctx, const char *p, size_t n)
@@ -179,7 +179,8 @@ static void *run(void *arg)
 		free(h);
 	}
 	if (was_listening && !stopping) /* it ended while the console runs */
-		cqueue_post(c->cfg.events, cevent_log(2, "the HTTP listener ended (status %d): %s", c->status, c->last));
+		cqueue_post(c->cfg.events,
+			    cevent_log(2, "the HTTP listener ended (status %d): %s", c->status, c->last));
 	return NULL;
 }
 
@@ -259,7 +260,8 @@ int chttp_start(const struct chttp_cfg *cfg, struct chttp **out, struct err *e)
 		chttp_stop(c); /* its stdin closed: it stops if it still runs */
 		if (ended)
 			return err_set(e, BELAY_EINVAL, "--http: belay-http ended (status %d): %s", status, last);
-		return err_set(e, BELAY_EINVAL, "--http: belay-http did not listen within %d s: %s", CHTTP_START_S, last);
+		return err_set(e, BELAY_EINVAL, "--http: belay-http did not listen within %d s: %s", CHTTP_START_S,
+			       last);
 	}
 	*out = c;
 	return 0;
