@@ -11,7 +11,8 @@
  * the traces, the state directory (the index's SQLite file, the flow's log) other than the
  * token file itself, an OTLP export and everything belay printed: found nowhere. Without a
  * login the agent gets a 403 naming `belay http login`, never the server's challenge; the
- * pinned Claude Code CLI connects through belay to the protected server.
+ * pinned Claude Code CLI connects through belay to the protected server and calls one of its
+ * tools (`claude -p`, its model the hook tests' local stand-in for the Messages API).
  *
  * Ports are chosen free at run time; every wait is for a condition, never a measured time. */
 #include <criterion/criterion.h>
@@ -29,6 +30,7 @@
 #include "common/hash.h"
 #include "common/jsonx.h"
 #include "common/xalloc.h"
+#include "ts_hook.h"
 #include "ts_net.h"
 #include "tsupport.h"
 
@@ -223,6 +225,37 @@ static void nowhere(const char *what, const char *paths)
 		      "a token, code or verifier reached %s (%s)", what, paths);
 }
 
+/* Every frame's message of the traces in traces_dir, decoded (a frame's bytes are base64 in
+ * the trace), one per line, into out. */
+static void decoded_frames(const char *traces_dir, const char *out)
+{
+	struct ts_out o = {0};
+	char *cmd = xasprintf("cat %s/*.jsonl", traces_dir);
+	const char *argv[] = {"sh", "-c", cmd, NULL};
+	ts_run(argv, NULL, dir, NULL, 0, 30, &o);
+	struct buf all = {0};
+	int n = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(o.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		cJSON *r = cJSON_Parse(l);
+		const char *kind = jx_str(r, "kind"), *raw = jx_str(r, "raw");
+		if (kind && !strcmp(kind, "frame") && raw) {
+			struct buf m = {0};
+			cr_assert_eq(base64_decode(raw, strlen(raw), &m), 0);
+			buf_append(&all, m.p, m.len);
+			buf_putc(&all, '\n');
+			buf_free(&m);
+			n++;
+		}
+		cJSON_Delete(r);
+	}
+	cr_assert_gt(n, 0, "no frame in %s", traces_dir);
+	ts_write_file(out, all.p ? all.p : "", all.len);
+	buf_free(&all);
+	ts_out_free(&o);
+	free(cmd);
+}
+
 Test(http_oauth, the_sdk_client_calls_tools_through_belay_after_login_and_after_a_restart_with_refresh)
 {
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
@@ -293,6 +326,10 @@ Test(http_oauth, the_sdk_client_calls_tools_through_belay_after_login_and_after_
 
 	/* no token, code or verifier anywhere but the token file */
 	nowhere("a trace", traces);
+	char *frames = fs_join(dir, "frames.txt");
+	decoded_frames(traces, frames);
+	nowhere("a message of a trace", frames);
+	free(frames);
 	nowhere("the state directory (the index, the flow's log)", state);
 	char *export = fs_join(dir, "export.json");
 	cmd = xasprintf("for t in %s/*.jsonl; do %s export otlp \"$t\" --out %s.$(basename $t) --state %s || exit 1; done",
@@ -359,49 +396,89 @@ Test(http_oauth, without_a_login_the_agent_gets_a_refusal_naming_belay_http_logi
 	ts_out_free(&srv.o), ts_out_free(&bel.o);
 }
 
-Test(http_oauth, claude_code_lists_a_protected_server_through_belay_after_login)
+Test(http_oauth, claude_code_lists_and_calls_a_protected_server_through_belay_after_login)
 {
+	/* the pinned Claude Code CLI, configured by `belay snippet claude-code --http URL`: its
+	 * health check (`claude mcp list`) connects through belay, and headless (`claude -p`, its
+	 * model the local stand-in for the Messages API, tests/fixtures/fake_messages_api.py) it
+	 * calls the protected server's echo tool through belay; it never held a token */
 	char *claude = fs_join(peers, "@anthropic-ai/claude-code-linux-x64/claude");
 	if (access(claude, X_OK) != 0) {
 		free(claude);
 		cr_skip_test("the pinned Claude Code CLI is not installed (scripts/setup.sh installs it)");
 	}
-	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
-	char *home = fs_join(dir, "home"), *proj = fs_join(dir, "proj");
-	cr_assert_eq(ts_sh("mkdir -p %s/.claude %s", home, proj), 0);
+	struct ts_world w;
+	ts_world_setup(&w, "http-oauth-claude");
+	char *home = fs_join(w.dir, "home");
+	cr_assert_eq(ts_sh("mkdir -p %s/.claude", home), 0);
 	char *settings = fs_join(home, ".claude/settings.json");
 	const char *allow = "{\"enableAllProjectMcpServers\": true}\n";
 	ts_write_file(settings, allow, strlen(allow));
 	struct proc srv = {0}, lg = {0}, bel = {0};
 	char *upstream = start_server(&srv, "3600");
-	login(upstream, state, &lg);
-	char *url = start_belay(&bel, upstream, state, traces);
+	login(upstream, w.state, &lg);
+	char *url = start_belay(&bel, upstream, w.state, w.traces);
 	struct ts_out o = {0};
-	const char *snip[] = {BELAY_BIN, "snippet", "claude-code", "--http", upstream, "--state", state, NULL};
+	const char *snip[] = {BELAY_BIN, "snippet", "claude-code", "--http", upstream, "--state", w.state, NULL};
 	ts_run(snip, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 0, "%s", o.err);
-	char *mcp = fs_join(proj, ".mcp.json");
+	char *mcp = fs_join(w.ws, ".mcp.json");
 	ts_write_file(mcp, o.out, o.out_len);
 	ts_out_free(&o);
 	char *h = xasprintf("HOME=%s", home);
-	const char *env[] = {h, "LOGNAME=belay-test", "USER=belay-test", "SHELL=/bin/sh", "TERM=dumb",
-			     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "PATH=/usr/bin:/bin", NULL};
-	const char *argv[] = {claude, "mcp", "list", NULL};
-	cr_assert_eq(ts_run(argv, env, proj, NULL, 0, 120, &o), 0);
+	const char *env0[] = {h, "LOGNAME=belay-test", "USER=belay-test", "SHELL=/bin/sh", "TERM=dumb",
+			      "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "PATH=/usr/bin:/bin", NULL};
+	const char *list[] = {claude, "mcp", "list", NULL};
+	cr_assert_eq(ts_run(list, env0, w.ws, NULL, 0, 120, &o), 0);
 	const char *line = strstr(o.out, url);
 	cr_assert(line, "claude mcp list names belay's URL:\n%s\n%s", o.out, o.err);
 	cr_assert(strstr(line, "Connected"), "Claude Code connected to the protected server through belay:\n%s", o.out);
 	ts_out_free(&o);
+
+	const char *script = "[[{\"type\":\"text\",\"text\":\"Asking the server.\"},{\"type\":\"tool_use\",\"id\":\"toolu_o1\","
+			     "\"name\":\"mcp__belay__echo\",\"input\":{\"message\":\"behind oauth through belay\"}}],"
+			     "[{\"type\":\"text\",\"text\":\"The server echoed it.\"}]]";
+	struct ts_api a;
+	ts_api_start(&a, &w, "fake_messages_api.py", script);
+	char *api = xasprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", a.port);
+	char *rt = xasprintf("XDG_RUNTIME_DIR=%s", w.runtime);
+	const char *env[] = {h, "LOGNAME=belay-test", "USER=belay-test", "SHELL=/bin/sh", "TERM=dumb", api, rt,
+			     "ANTHROPIC_API_KEY=sk-belay-test", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+			     "PATH=/usr/bin:/bin", NULL};
+	const char *argv[] = {claude, "-p", "echo something through the server", "--output-format", "json",
+			      "--allowedTools", "mcp__belay__echo", NULL};
+	ts_run(argv, env, w.ws, NULL, 0, 180, &o);
+	ts_api_stop(&a);
+	cr_assert(!o.timed_out, "claude timed out: %s", o.err);
+	cJSON *r = cJSON_Parse(o.out);
+	cr_assert(r, "claude printed no JSON result (exit %d): %s / %s", o.status, o.out, o.err);
+	cr_expect_str_eq(jx_str(r, "result"), "The server echoed it.", "%s", o.out);
+	cJSON_Delete(r);
+	ts_out_free(&o);
+	char *log = fs_join(w.dir, "api.log");
+	size_t len = 0;
+	char *api_log = ts_read_file(log, &len);
+	cr_assert(api_log && strstr(api_log, "tool_result"), "no tool_result went back to the model:\n%s",
+		  api_log ? api_log : "");
+	free(api_log), free(log);
 	stop(&bel);
-	cr_assert_eq(ts_sh("grep -q '\"initialize\"' %s/*.jsonl", traces), 0, "Claude Code's initialize is in a trace");
+	char *frames = fs_join(w.dir, "frames.txt");
+	decoded_frames(w.traces, frames);
+	size_t fl = 0;
+	char *ftext = ts_read_file(frames, &fl);
+	cr_assert(ftext && strstr(ftext, "Echo: behind oauth through belay"), "the trace holds the protected server's answer");
+	free(ftext);
 	/* Claude Code holds no token: none in its home (its configuration, its caches) */
-	int r = 0;
+	int refreshes = 0;
 	struct buf hs = {0};
-	secrets(&r, &hs);
+	secrets(&refreshes, &hs);
 	buf_free(&hs);
 	nowhere("Claude Code's home", home);
+	nowhere("a trace", w.traces);
+	nowhere("a message of the trace", frames);
+	free(frames);
 	stop(&srv);
-	free(h), free(mcp), free(url), free(upstream), free(settings), free(home), free(proj);
-	free(state), free(traces), free(claude);
+	free(h), free(api), free(rt), free(mcp), free(url), free(upstream), free(settings), free(home), free(claude);
 	ts_out_free(&srv.o), ts_out_free(&lg.o), ts_out_free(&bel.o);
+	ts_world_teardown(&w);
 }
