@@ -171,6 +171,24 @@ static int discover_resource(struct flow *f, struct err *e)
 	return rc;
 }
 
+/* https, or http to this machine's loopback (OAuth 2.1: codes and tokens never cross a network
+ * in clear) */
+static int secure_url(const char *u)
+{
+	if (!strncasecmp(u, "https://", 8))
+		return 1;
+	if (strncasecmp(u, "http://", 7))
+		return 0;
+	const char *h = u + 7;
+	static const char *const loop[] = {"127.0.0.1", "localhost", "[::1]", NULL};
+	for (const char *const *l = loop; *l; l++) {
+		size_t n = strlen(*l);
+		if (!strncasecmp(h, *l, n) && (h[n] == ':' || h[n] == '/' || !h[n]))
+			return 1;
+	}
+	return 0;
+}
+
 /* 2. the authorization server's metadata */
 static int discover_server(struct flow *f, struct err *e)
 {
@@ -205,6 +223,10 @@ static int discover_server(struct flow *f, struct err *e)
 		s256 |= cJSON_IsString(m) && !strcmp(m->valuestring, "S256");
 	if (!ae || !te)
 		rc = err_set(e, BELAY_EINVAL, "the authorization server's metadata lacks its authorization or token endpoint");
+	else if (!secure_url(ae) || !secure_url(te) || (re && !secure_url(re)))
+		rc = err_set(e, BELAY_EREFUSED,
+			     "the authorization server's endpoints are not https (nor on this machine's loopback): belay "
+			     "sends no code or token over a network in clear");
 	else if (!s256)
 		rc = err_set(e, BELAY_EREFUSED,
 			     "the authorization server does not offer PKCE with S256, which the MCP authorization "

@@ -15,8 +15,8 @@
  * cfg.hold_s, then (not approved) answered by belay with a tool error and an approval id
  * (http_gate.h), never forwarded. belay is the OAuth client of a protected upstream
  * (cfg.oauth): its token goes upstream, never to the agent. Refused by name, never relayed:
- * a 401 asking for OAuth (a 403 naming `belay http login`), an `endpoint` event naming another origin, a JSON answer cut short (502),
- * an unreachable upstream (502).
+ * a 401 asking for OAuth (a 403 naming `belay http login`), an `endpoint` event naming
+ * another origin, a JSON answer cut short (502), an unreachable upstream (502).
  *
  * Runs: a request with an Mcp-Session-Id belongs to that session's run (a session belay has
  * not seen, after a restart, gets a run of its own); an initialize POST without one opens a

@@ -482,3 +482,46 @@ Test(http_oauth, claude_code_lists_and_calls_a_protected_server_through_belay_af
 	ts_out_free(&srv.o), ts_out_free(&lg.o), ts_out_free(&bel.o);
 	ts_world_teardown(&w);
 }
+
+/* A server of a few lines whose metadata is wrong in one way: `belay http login` must refuse to
+ * authorize, naming why, before any browser is involved. */
+static void login_refused(const char *resource, const char *auth_endpoint, const char *want)
+{
+	unsigned port = ts_free_port();
+	char *js = xasprintf(
+		"const b = 'http://127.0.0.1:%u';"
+		"require('http').createServer((q, r) => {"
+		" const j = (o) => { r.writeHead(200, {'Content-Type': 'application/json'}); r.end(JSON.stringify(o)); };"
+		" if (q.url === '/.well-known/oauth-protected-resource/mcp') return j({resource: '%s' || b + '/mcp', authorization_servers: [b + '/']});"
+		" if (q.url === '/.well-known/oauth-authorization-server') return j({issuer: b + '/', authorization_endpoint: '%s' || b + '/authorize',"
+		"  token_endpoint: b + '/token', registration_endpoint: b + '/register', code_challenge_methods_supported: ['S256']});"
+		" r.writeHead(401, {'WWW-Authenticate': 'Bearer resource_metadata=\"' + b + '/.well-known/oauth-protected-resource/mcp\"'}); r.end();"
+		"}).listen(%u, '127.0.0.1')",
+		port, resource, auth_endpoint, port);
+	const char *argv[] = {"node", "-e", js, NULL};
+	struct proc srv = {0};
+	srv.pid = ts_spawn(argv, NULL, dir, &srv.o, srv.fds);
+	ts_track(srv.pid);
+	ts_wait_listening(port, 60);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", port), *state = fs_join(dir, "state");
+	const char *lg[] = {BELAY_BIN, "http", "login", "--no-browser", "--timeout", "5", "--state", state, upstream, NULL};
+	struct ts_out o = {0};
+	ts_run(lg, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 1, "belay http login must fail (%d):\n%s\n%s", o.status, o.out, o.err);
+	cr_assert(strstr(o.err, want), "the failure names why (%s):\n%s", want, o.err);
+	cr_assert_null(strstr(o.out, "open this URL"), "no authorization was started:\n%s", o.out);
+	cr_assert_neq(ts_sh("ls %s/http/*.oauth 2>/dev/null", state), 0, "no token file");
+	stop(&srv);
+	ts_out_free(&o), ts_out_free(&srv.o);
+	free(js), free(upstream), free(state);
+}
+
+Test(http_oauth, login_refuses_metadata_naming_another_resource)
+{
+	login_refused("https://evil.example/mcp", "", "names the resource 'https://evil.example/mcp'");
+}
+
+Test(http_oauth, login_refuses_an_authorization_server_without_https)
+{
+	login_refused("", "http://auth.example.com/authorize", "not https");
+}
