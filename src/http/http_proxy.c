@@ -975,6 +975,7 @@ static enum MHD_Result hp_oauth_refuse(struct http_proxy *p, struct MHD_Connecti
 			 "retry (docs/HTTP.md)",
 			 p->upstream_rec);
 	}
+	report(p, "%s", why);
 	return refuse(c, MHD_HTTP_FORBIDDEN, why);
 }
 
@@ -1050,6 +1051,8 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	cJSON *f = fact("request", x);
 	if (x->bearer || oauth_rc)
 		hp_oauth_fact(f, x->bearer, refreshed, oauth_rc ? oe.msg : NULL);
+	if (refreshed || oauth_rc)
+		report(p, "%s", oauth_rc ? oe.msg : "refreshed belay's OAuth token (saved for the next start)");
 	cJSON_AddStringToObject(f, "method", method);
 	if (q->route == HTTP_ROUTE_MESSAGE)
 		cJSON_AddStringToObject(f, "endpoint", "message");

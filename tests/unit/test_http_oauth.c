@@ -294,6 +294,7 @@ Test(http_oauth, the_sdk_client_calls_tools_through_belay_after_login_and_after_
 	cr_assert_str_eq(url2, url, "the listener's URL stays across the restart");
 	cJSON *second = client(url2, &bel2);
 	stop(&bel2);
+	cr_assert(strstr(bel2.o.err, "refreshed belay's OAuth token"), "the restarted belay says it refreshed:\n%s", bel2.o.err);
 	int n = secrets(&after, &hashes);
 	cr_assert_gt(after, before, "the restarted belay used the refresh token (%d refresh grants before, %d after)",
 		     before, after);
@@ -389,6 +390,7 @@ Test(http_oauth, without_a_login_the_agent_gets_a_refusal_naming_belay_http_logi
 	cr_assert_null(strcasestr(resp, "\nWWW-Authenticate:"), "the server's challenge is not relayed: %s", resp);
 	cr_assert_null(strstr(resp, "resource_metadata"), "nor its metadata's address: %s", resp);
 	stop(&bel);
+	cr_assert(strstr(bel.o.err, want), "belay's own output names the command too:\n%s", bel.o.err);
 	cr_assert_eq(ts_sh("grep -q '\"status\":401' %s/*.jsonl && grep -q 'belay http login' %s/*.jsonl", traces, traces),
 		     0, "the trace records the 401 and the refusal");
 	stop(&srv);
