@@ -260,7 +260,7 @@ Test(http_oauth, the_sdk_client_calls_tools_through_belay_after_login_and_after_
 {
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
 	struct proc srv = {0}, lg = {0}, bel = {0}, bel2 = {0};
-	char *upstream = start_server(&srv, "6");
+	char *upstream = start_server(&srv, "10"); /* token lifetime, s: a refresh is due after 7.5 */
 	login(upstream, state, &lg);
 
 	/* the tokens are belay's, 0600 */
