@@ -111,6 +111,8 @@ static int discover_resource(struct flow *f, struct err *e)
 	if (rc)
 		return rc;
 	char *prm = r.www_authenticate ? http_oauth_net_www_param(r.www_authenticate, "resource_metadata") : NULL;
+	/* the scope the challenge names comes first (the MCP specification's scope selection) */
+	char *challenge_scope = r.www_authenticate ? http_oauth_net_www_param(r.www_authenticate, "scope") : NULL;
 	long probe_status = r.status;
 	http_oauth_resp_free(&r);
 	char *origin = origin_of(up), *path = path_of(up);
@@ -144,7 +146,10 @@ static int discover_resource(struct flow *f, struct err *e)
 			f->resource = xstrdup(res);
 			f->as_url = xstrdup(as0->valuestring);
 			cJSON *sc = cJSON_GetObjectItemCaseSensitive(meta, "scopes_supported");
-			if (!f->c->scope && cJSON_IsArray(sc)) {
+			if (!f->c->scope && challenge_scope) {
+				f->scope = challenge_scope;
+				challenge_scope = NULL;
+			} else if (!f->c->scope && cJSON_IsArray(sc)) {
 				struct buf s = {0};
 				for (cJSON *x = sc->child; x; x = x->next)
 					if (cJSON_IsString(x))
@@ -166,6 +171,11 @@ static int discover_resource(struct flow *f, struct err *e)
 	}
 	if (!rc && f->c->scope)
 		f->scope = xstrdup(f->c->scope);
+	else if (!rc && !f->scope && challenge_scope) {
+		f->scope = challenge_scope;
+		challenge_scope = NULL;
+	}
+	free(challenge_scope);
 	free(origin);
 	free(path);
 	return rc;

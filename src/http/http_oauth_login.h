@@ -5,6 +5,8 @@
  *   1. the server's 401 names its protected-resource metadata (WWW-Authenticate
  *      resource_metadata=...), else .well-known/oauth-protected-resource is tried; the
  *      metadata's `resource` must be the server's own URL; it names the authorization server;
+ *      the scope asked for is cfg.scope, else the challenge's `scope`, else the metadata's
+ *      scopes_supported;
  *   2. the authorization server's metadata (RFC 8414, then OpenID discovery); PKCE S256 must
  *      be offered;
  *   3. a client: the one given (cfg.client_id), else registered dynamically (RFC 7591) as a
@@ -29,7 +31,7 @@ struct http_oauth_login_cfg {
 	const char *state_dir;	   /* where the tokens and the flow's log go */
 	const char *client_id;	   /* a client registered by hand; NULL: dynamic registration */
 	const char *client_secret; /* its secret, if it has one; NULL: none */
-	const char *scope;	   /* NULL: the metadata's scopes_supported, if any */
+	const char *scope;	   /* NULL: the 401's scope, else the metadata's scopes_supported */
 	unsigned redirect_port;	   /* the loopback redirect's port; 0: any free one */
 	unsigned timeout_s;	   /* how long to wait for the browser's redirect */
 	/* A line for the user (the URL to open, what was saved). */

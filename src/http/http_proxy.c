@@ -588,7 +588,10 @@ static size_t on_header(char *line, size_t size, size_t n, void *ctx)
 			else
 				cJSON_Delete(cred);
 			const char *www = rh_get(x, "www-authenticate");
-			if (code == 401 && www)
+			if (code == 403 && www && strstr(www, "insufficient_scope"))
+				cJSON_AddStringToObject(f, "refused", "the server wants more scope than belay's OAuth token "
+								   "has: the client got a 403 naming `belay http login --scope`");
+			else if (code == 401 && www)
 				cJSON_AddStringToObject(f, "refused", x->bearer ? "the server refused belay's OAuth token: the "
 										  "client got a 403 naming it"
 									: "the server asks for OAuth and belay holds no "
@@ -962,7 +965,16 @@ static void hp_oauth_fact(cJSON *f, const char *bearer, int refreshed, const cha
 static enum MHD_Result hp_oauth_refuse(struct http_proxy *p, struct MHD_Connection *c, struct hp_xfer *x)
 {
 	char why[1024];
-	if (x->bearer) {
+	if (x->status == 403) {
+		const char *www = rh_get(x, "www-authenticate");
+		const char *sc = strstr(www, "scope=\"");
+		const char *scope = sc ? sc + 7 : "SCOPES"; /* what a new login must ask for */
+		int n = sc ? (int)strcspn(scope, "\"'") : 6;
+		snprintf(why, sizeof why,
+			 "the server wants a token with more scope than belay's (403 insufficient_scope): run `belay "
+			 "http login --scope '%.*s' %s` in a shell, then retry",
+			 n, scope, p->upstream_rec);
+	} else if (x->bearer) {
 		http_oauth_rejected(p->cfg.oauth, x->bearer);
 		snprintf(why, sizeof why,
 			 "the server refused belay's OAuth token (401); belay refreshes it at the next request: retry, "
@@ -1153,9 +1165,11 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		pthread_mutex_unlock(&x->mu);
 		return refuse(c, MHD_HTTP_BAD_GATEWAY, why);
 	}
-	if (x->status == 401 && rh_get(x, "www-authenticate")) {
+	if ((x->status == 401 && rh_get(x, "www-authenticate")) ||
+	    (x->status == 403 && rh_get(x, "www-authenticate") && strstr(rh_get(x, "www-authenticate"), "insufficient_scope"))) {
 		/* OAuth: belay is the client (http_oauth.h), never the agent; passed through, the
-		 * challenge would start the agent's own flow against belay's listener */
+		 * challenge (or a step-up's, 403 insufficient_scope) would start the agent's own flow
+		 * against belay's listener */
 		pthread_mutex_unlock(&x->mu);
 		return hp_oauth_refuse(p, c, x);
 	}

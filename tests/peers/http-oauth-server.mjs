@@ -2,7 +2,7 @@
 // An OAuth-protected MCP server on 127.0.0.1:PORT, made of the SDK's own halves: the
 // authorization server of its examples (DemoInMemoryAuthProvider behind mcpAuthRouter:
 // metadata, dynamic client registration, authorize, token) and a resource server whose /mcp
-// is server-everything's own server (createServer) behind requireBearerAuth, which answers
+// is server-everything's own server (createServer) behind requireBearerAuth (scope mcp:tools), which answers
 // 401 with WWW-Authenticate naming the protected-resource metadata. The demo provider's
 // authorize approves at once (it redirects to the client's redirect_uri with a code), so a
 // test's "browser" is one HTTP GET. Two things the demo lacks are added: access tokens live
@@ -82,7 +82,8 @@ app.use((req, _res, next) => {
 });
 app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }));
 
-const auth = requireBearerAuth({ verifier: provider, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
+const auth = requireBearerAuth({ verifier: provider, requiredScopes: ["mcp:tools"],
+  resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
   expectedResource: mcpUrl });
 const transports = new Map();
 app.all("/mcp", auth, express.json(), async (req, res) => {

@@ -111,10 +111,14 @@ static char *start_server(struct proc *srv, const char *ttl)
 	return xasprintf("http://127.0.0.1:%u/mcp", port);
 }
 
-/* `belay http login`, its browser being curl following the printed URL; returns its output. */
-static void login(const char *upstream, const char *state, struct proc *lg)
+/* `belay http login` (with --scope SCOPE unless NULL), its browser being curl following the
+ * printed URL; lg holds its output. */
+static void login_scoped(const char *upstream, const char *state, struct proc *lg, const char *scope)
 {
-	const char *argv[] = {BELAY_BIN, "http", "login", "--no-browser", "--timeout", "120", "--state", state, upstream, NULL};
+	const char *argv[] = {BELAY_BIN, "http", "login", "--no-browser", "--timeout", "120", "--state", state, upstream,
+			      NULL, NULL, NULL};
+	if (scope)
+		argv[9] = "--scope", argv[10] = scope;
 	lg->pid = ts_spawn(argv, NULL, dir, &lg->o, lg->fds);
 	cr_assert_gt(lg->pid, 0);
 	ts_track(lg->pid);
@@ -133,6 +137,11 @@ static void login(const char *upstream, const char *state, struct proc *lg)
 	finish(lg);
 	cr_assert_eq(lg->o.status, 0, "belay http login failed (%d):\n%s\n%s", lg->o.status, lg->o.out, lg->o.err);
 	free(url);
+}
+
+static void login(const char *upstream, const char *state, struct proc *lg)
+{
+	login_scoped(upstream, state, lg, NULL);
 }
 
 static char *start_belay(struct proc *b, const char *upstream, const char *state, const char *traces)
@@ -526,4 +535,30 @@ Test(http_oauth, login_refuses_metadata_naming_another_resource)
 Test(http_oauth, login_refuses_an_authorization_server_without_https)
 {
 	login_refused("", "http://auth.example.com/authorize", "not https");
+}
+
+Test(http_oauth, a_token_without_the_scope_the_server_wants_is_refused_naming_the_login_that_mends_it)
+{
+	/* the server requires mcp:tools; belay logged in asking for another scope: the server's
+	 * 403 insufficient_scope (a step-up challenge) is not passed through either */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	struct proc srv = {0}, lg = {0}, bel = {0};
+	char *upstream = start_server(&srv, "3600");
+	login_scoped(upstream, state, &lg, "other");
+	char *url = start_belay(&bel, upstream, state, traces);
+	char *script = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv[] = {"node", script, "streamable", url, NULL};
+	struct ts_out o = {0};
+	ts_run(argv, NULL, dir, NULL, 0, 180, &o);
+	cr_assert_neq(o.status, 0, "the client cannot initialize");
+	char *want = xasprintf("belay http login --scope 'mcp:tools' %s", upstream);
+	cr_assert(strstr(o.err, want), "the client's error names the login with the scope the server wants:\n%s", o.err);
+	stop(&bel);
+	cr_assert(strstr(bel.o.err, want), "so does belay's own output:\n%s", bel.o.err);
+	cr_assert_eq(ts_sh("grep -q '\"status\":403' %s/*.jsonl && grep -q 'wants more scope' %s/*.jsonl", traces, traces), 0,
+		     "the trace records the 403 and the refusal");
+	stop(&srv);
+	ts_out_free(&o);
+	free(want), free(script), free(url), free(upstream), free(state), free(traces);
+	ts_out_free(&srv.o), ts_out_free(&lg.o), ts_out_free(&bel.o);
 }
