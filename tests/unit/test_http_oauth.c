@@ -562,3 +562,16 @@ Test(http_oauth, a_token_without_the_scope_the_server_wants_is_refused_naming_th
 	free(want), free(script), free(url), free(upstream), free(state), free(traces);
 	ts_out_free(&srv.o), ts_out_free(&lg.o), ts_out_free(&bel.o);
 }
+
+Test(http_oauth, belay_links_no_network_client_the_login_runs_in_belay_http)
+{
+	/* `belay http login` executes belay-http: the belay binary itself stays free of network
+	 * clients (as tests/unit/test_verify.c checks for the verdict code) */
+	cr_assert_neq(ts_sh("ldd %s | grep -E -i 'libcurl|libmicrohttpd|libssl|libgnutls' >/dev/null", BELAY_BIN), 0,
+		      "belay links a network library");
+	cr_assert_eq(ts_sh("ldd %s/belay-http | grep -q libcurl", BELAY_BUILD_DIR), 0, "belay-http does the network");
+	cr_assert_eq(ts_sh("strings -a %s/belay-http | grep -q 'oauth-protected-resource'", BELAY_BUILD_DIR), 0,
+		     "the flow is in belay-http");
+	cr_assert_neq(ts_sh("strings -a %s | grep -q 'oauth-protected-resource'", BELAY_BIN), 0,
+		      "and not in belay");
+}
