@@ -12,7 +12,10 @@
  * token file itself, an OTLP export and everything belay printed: found nowhere. Without a
  * login the agent gets a 403 naming `belay http login`, never the server's challenge; the
  * pinned Claude Code CLI connects through belay to the protected server and calls one of its
- * tools (`claude -p`, its model the hook tests' local stand-in for the Messages API).
+ * tools (`claude -p`, its model the hook tests' local stand-in for the Messages API). A token
+ * lacking the scope the server wants gets the agent a 403 naming the login with that scope; a
+ * login refuses metadata naming another resource and endpoints without https; the belay binary
+ * links no network client (the flow is in belay-http).
  *
  * Ports are chosen free at run time; every wait is for a condition, never a measured time. */
 #include <criterion/criterion.h>
