@@ -5,9 +5,17 @@
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
  *              [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--console]
  *   belay-http --upstream URL [--state DIR] --print-url
+ *   belay-http --upstream URL [--state DIR] --login [--client-id ID] [--redirect-port PORT]
+ *              [--scope SCOPE] [--timeout SECONDS] [--no-browser]
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
  * exits without listening: what `belay snippet CLIENT --http URL` writes into a configuration.
+ * --login authorizes belay with an OAuth-protected upstream (http_oauth_login.h: what `belay
+ * http login URL` runs): it prints the URL to open on stdout, tries a browser when a display
+ * is there (xdg-open) unless --no-browser, waits for the redirect on 127.0.0.1, keeps the
+ * tokens in STATE/http (0600) and exits 0, or 1 naming what failed. A client secret of a
+ * client registered by hand comes from BELAY_OAUTH_CLIENT_SECRET (never argv). When belay
+ * holds tokens for the upstream, the listener adds them to every upstream request (http_oauth.h).
  * Listens on 127.0.0.1 only: on PORT, or on the upstream's stable port (http_listen.h; when
  * another program holds it, on a free one, saved as the new stable port). Prints the URL an
  * agent is to use, "belay: listening on http://127.0.0.1:PORT/SECRET/mcp", then one line per
@@ -20,6 +28,7 @@
  * ...} (http_proxy_cfg.hold_event). Its stdin takes "approve ID" and "refuse ID" lines (the
  * console's y and x on a held call); at its end (the console quit, or died) it stops as on
  * SIGTERM, so it never outlives the console. */
+#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -28,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/paths.h"
 #include "common/termsafe.h"
@@ -35,6 +45,8 @@
 #include "common/xalloc_cjson.h"
 #include "gate/gate.h"
 #include "http/http_listen.h"
+#include "http/http_oauth.h"
+#include "http/http_oauth_login.h"
 #include "http/http_proxy.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -92,10 +104,67 @@ static void *console_in(void *arg)
 	return NULL;
 }
 
+static void login_say(void *ctx, const char *line)
+{
+	(void)ctx;
+	struct buf safe = {0};
+	termsafe_append(&safe, line, strlen(line), 0);
+	printf("%s\n", buf_cstr(&safe));
+	fflush(stdout);
+	buf_free(&safe);
+}
+
+/* A browser, when there is a display to show it on (the URL holds no secret: PKCE's
+ * challenge and the state, which only match this flow's redirect). */
+static void login_open(void *ctx, const char *url)
+{
+	(void)ctx;
+	const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+	if ((!d || !*d) && (!w || !*w))
+		return;
+	char *bin = fs_which("xdg-open");
+	if (!bin)
+		return;
+	char *const argv[] = {bin, (char *)url, NULL};
+	struct err e = {0};
+	if (child_detach(argv, NULL, NULL, &e) == 0)
+		printf("belay: asked xdg-open to show it\n");
+	free(bin);
+}
+
+static int login(const char *upstream, const char *sd, const char *client_id, const char *scope, long redirect_port,
+		 long timeout, int no_browser)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	struct http_oauth_login_cfg c = {
+		.upstream = upstream,
+		.state_dir = sd,
+		.client_id = client_id,
+		.client_secret = client_id ? getenv("BELAY_OAUTH_CLIENT_SECRET") : NULL,
+		.scope = scope,
+		.redirect_port = (unsigned)redirect_port,
+		.timeout_s = (unsigned)timeout,
+		.say = login_say,
+		.open_url = no_browser ? NULL : login_open,
+	};
+	struct err e = {0};
+	int rc = http_oauth_login(&c, &e);
+	if (rc) {
+		struct buf safe = {0};
+		termsafe_append(&safe, e.msg, strlen(e.msg), 0);
+		fprintf(stderr, "belay: http login: %s\n", buf_cstr(&safe));
+		buf_free(&safe);
+	}
+	curl_global_cleanup();
+	return rc ? 1 : 0;
+}
+
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
-			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--console] [--print-url]\n",
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--console] [--print-url]\n"
+			"       belay-http --upstream URL [--state DIR] --login [--client-id ID] [--redirect-port PORT] "
+			"[--scope SCOPE] [--timeout SECONDS] [--no-browser]\n",
 		why);
 	return 2;
 }
@@ -104,8 +173,9 @@ int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
 	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
-	long port = -1, idle = 600, hold = 50;
-	int no_index = 0, print_url = 0, enforce = 0, console = 0;
+	const char *client_id = NULL, *scope = NULL;
+	long port = -1, idle = 600, hold = 50, redirect_port = 0, timeout = 300;
+	int no_index = 0, print_url = 0, enforce = 0, do_login = 0, no_browser = 0, console = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end;
@@ -125,6 +195,14 @@ int main(int argc, char **argv)
 			console = 1;
 			continue;
 		}
+		if (!strcmp(a, "--login")) {
+			do_login = 1;
+			continue;
+		}
+		if (!strcmp(a, "--no-browser")) {
+			no_browser = 1;
+			continue;
+		}
 		if (!v)
 			return usage("an option lacks its value");
 		i++;
@@ -134,6 +212,18 @@ int main(int argc, char **argv)
 			state = v;
 		} else if (!strcmp(a, "--trace-dir")) {
 			trace_dir = v;
+		} else if (!strcmp(a, "--client-id")) {
+			client_id = v;
+		} else if (!strcmp(a, "--scope")) {
+			scope = v;
+		} else if (!strcmp(a, "--redirect-port")) {
+			redirect_port = strtol(v, &end, 10);
+			if (!*v || *end || redirect_port < 0 || redirect_port > 65535)
+				return usage("--redirect-port must be a port from 0 to 65535");
+		} else if (!strcmp(a, "--timeout")) {
+			timeout = strtol(v, &end, 10);
+			if (!*v || *end || timeout < 1 || timeout > 86400)
+				return usage("--timeout must be a whole number of seconds from 1 to 86400");
 		} else if (!strcmp(a, "--policy")) {
 			policy_file = v;
 		} else if (!strcmp(a, "--listen")) {
@@ -167,6 +257,12 @@ int main(int argc, char **argv)
 		free(sd);
 		return 1;
 	}
+	if (do_login) {
+		int lrc = login(upstream, sd, client_id, scope, redirect_port, timeout, no_browser);
+		gate_policy_free(policy);
+		free(sd);
+		return lrc;
+	}
 	char *td = trace_dir && *trace_dir ? xstrdup(trace_dir) : fs_join(sd, "traces");
 	struct http_listen l;
 	if (http_listen_load(sd, upstream, &l, &e) != 0) {
@@ -192,6 +288,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	struct http_oauth *oauth = http_oauth_new(sd, upstream);
 	struct http_proxy_cfg cfg = {
 		.upstream = upstream,
 		.port = port >= 0 ? (unsigned)port : l.port,
@@ -203,6 +300,7 @@ int main(int argc, char **argv)
 		.policy = policy,
 		.enforce = enforce,
 		.hold_s = (unsigned)hold,
+		.oauth = oauth,
 		.report = on_report,
 		.run_event = on_run,
 		.hold_event = console ? on_hold : NULL,
@@ -222,6 +320,7 @@ int main(int argc, char **argv)
 	}
 	if (rc != 0) {
 		fprintf(stderr, "belay: http: %s\n", e.msg);
+		http_oauth_free(oauth);
 		free(sd);
 		free(td);
 		return 1;
@@ -248,6 +347,7 @@ int main(int argc, char **argv)
 	int sig = 0;
 	sigwait(&sigs, &sig);
 	http_proxy_stop(p);
+	http_oauth_free(oauth);
 	gate_policy_free(policy);
 	free(sd);
 	free(td);

@@ -28,6 +28,7 @@
 #include "http/http_gate.h"
 #include "http/http_guard.h"
 #include "http/http_hdr.h"
+#include "http/http_oauth.h"
 #include "http/http_run.h"
 #include "http/sse_parse.h"
 
@@ -179,6 +180,7 @@ struct hp_xfer {
 	int client_fd; /* the client's socket (watched for a hang-up) */
 	CURL *h;
 	struct curl_slist *hdrs;
+	char *bearer; /* belay's own Authorization value upstream (http_oauth.h), or NULL */
 	char errbuf[CURL_ERROR_SIZE];
 
 	pthread_mutex_t mu; /* everything below */
@@ -214,6 +216,9 @@ static void xfer_unref(struct hp_xfer *x)
 	if (x->h)
 		curl_easy_cleanup(x->h);
 	curl_slist_free_all(x->hdrs);
+	if (x->bearer)
+		explicit_bzero(x->bearer, strlen(x->bearer));
+	free(x->bearer);
 	for (size_t i = 0; i < x->nrh; i++) {
 		free(x->rh[i].name);
 		free(x->rh[i].value);
@@ -629,9 +634,15 @@ static size_t on_header(char *line, size_t size, size_t n, void *ctx)
 			else
 				cJSON_Delete(cred);
 			const char *www = rh_get(x, "www-authenticate");
-			if (code == 401 && www)
-				cJSON_AddStringToObject(f, "refused", "the server asks for OAuth (WWW-Authenticate), which belay "
-								   "does not relay yet: the client got a 403 naming it");
+			if (code == 403 && www && strstr(www, "insufficient_scope"))
+				cJSON_AddStringToObject(f, "refused", "the server wants more scope than belay's OAuth token "
+								   "has: the client got a 403 naming `belay http login --scope`");
+			else if (code == 401 && www)
+				cJSON_AddStringToObject(f, "refused", x->bearer ? "the server refused belay's OAuth token: the "
+										  "client got a 403 naming it"
+									: "the server asks for OAuth and belay holds no "
+									  "token for it: the client got a 403 naming "
+									  "`belay http login`");
 			http_run_fact(x->run->run, f);
 			if (sid) {
 				struct http_proxy *p = x->p;
@@ -873,6 +884,7 @@ static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const c
 struct hdr_walk {
 	struct hp_xfer *x;
 	cJSON *cred;
+	int drop_auth; /* belay sends its own Authorization (OAuth) */
 };
 
 static enum MHD_Result walk_header(void *ctx, enum MHD_ValueKind kind, const char *name, const char *value)
@@ -886,6 +898,8 @@ static enum MHD_Result walk_header(void *ctx, enum MHD_ValueKind kind, const cha
 		return MHD_YES;
 	if (http_hdr_credential(name, value))
 		http_hdr_add_credential(w->cred, name, value);
+	if (w->drop_auth && !strcasecmp(name, "authorization"))
+		return MHD_YES;
 	char *line = *value ? xasprintf("%s: %s", name, value) : xasprintf("%s;", name);
 	w->x->hdrs = curl_slist_append(w->x->hdrs, line);
 	free(line);
@@ -978,6 +992,51 @@ static int is_initialize(const char *body, size_t len)
 	return yes;
 }
 
+/* What the request record says of belay's OAuth token: its hash, whether it was just
+ * refreshed, or why it could not be (never the token). */
+static void hp_oauth_fact(cJSON *f, const char *bearer, int refreshed, const char *error)
+{
+	cJSON *o = cJSON_AddObjectToObject(f, "oauth");
+	if (bearer) {
+		char h[72];
+		sha256_tagged(bearer, strlen(bearer), h);
+		cJSON_AddStringToObject(o, "authorization_sha256", h);
+		cJSON_AddBoolToObject(o, "refreshed", refreshed);
+	}
+	if (error)
+		cJSON_AddStringToObject(o, "error", error);
+}
+
+/* The upstream answered 401 with a challenge: the agent gets a 403 naming what to do. */
+static enum MHD_Result hp_oauth_refuse(struct http_proxy *p, struct MHD_Connection *c, struct hp_xfer *x)
+{
+	char why[1024];
+	if (x->status == 403) {
+		const char *www = rh_get(x, "www-authenticate");
+		const char *sc = strstr(www, "scope=\"");
+		const char *scope = sc ? sc + 7 : "SCOPES"; /* what a new login must ask for */
+		int n = sc ? (int)strcspn(scope, "\"'") : 6;
+		snprintf(why, sizeof why,
+			 "the server wants a token with more scope than belay's (403 insufficient_scope): run `belay "
+			 "http login --scope '%.*s' %s` in a shell, then retry",
+			 n, scope, p->upstream_rec);
+	} else if (x->bearer) {
+		http_oauth_rejected(p->cfg.oauth, x->bearer);
+		snprintf(why, sizeof why,
+			 "the server refused belay's OAuth token (401); belay refreshes it at the next request: retry, "
+			 "and if it is refused again run `belay http login %s` in a shell",
+			 p->upstream_rec);
+	} else {
+		snprintf(why, sizeof why,
+			 "the server asks for OAuth authorization (401 with WWW-Authenticate) and belay holds no token "
+			 "for it: belay is the OAuth client, not the agent; run `belay http login %s` in a shell, then "
+			 "retry (docs/HTTP.md)",
+			 p->upstream_rec);
+	}
+	report(p, "%s", why);
+	return refuse(c, MHD_HTTP_FORBIDDEN, why);
+}
+
 static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, struct hp_req *q, const char *method)
 {
 	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
@@ -1039,11 +1098,19 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	q->x = x;
 	q->is_delete = !strcmp(method, "DELETE");
 
+	/* belay's own OAuth token (http_oauth.h; refreshed here when due) replaces the agent's */
+	int refreshed = 0;
+	struct err oe = {0};
+	int oauth_rc = p->cfg.oauth ? http_oauth_bearer(p->cfg.oauth, &x->bearer, &refreshed, &oe) : 0;
 	/* the request, recorded before it is forwarded */
-	struct hdr_walk w = {.x = x, .cred = cJSON_CreateArray()};
+	struct hdr_walk w = {.x = x, .cred = cJSON_CreateArray(), .drop_auth = x->bearer != NULL};
 	MHD_get_connection_values(c, MHD_HEADER_KIND, walk_header, &w);
 	x->hdrs = curl_slist_append(x->hdrs, "Expect:");
 	cJSON *f = fact("request", x);
+	if (x->bearer || oauth_rc)
+		hp_oauth_fact(f, x->bearer, refreshed, oauth_rc ? oe.msg : NULL);
+	if (refreshed || oauth_rc)
+		report(p, "%s", oauth_rc ? oe.msg : "refreshed belay's OAuth token (saved for the next start)");
 	cJSON_AddStringToObject(f, "method", method);
 	if (q->route == HTTP_ROUTE_MESSAGE)
 		cJSON_AddStringToObject(f, "endpoint", "message");
@@ -1062,6 +1129,12 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	else
 		cJSON_Delete(w.cred);
 	http_run_fact(run->run, f);
+	if (x->bearer) {
+		char *line = xasprintf("Authorization: %s", x->bearer);
+		x->hdrs = curl_slist_append(x->hdrs, line);
+		explicit_bzero(line, strlen(line));
+		free(line);
+	}
 	char *refusal = NULL;
 	if (q->body.len) {
 		uint64_t seq = http_run_frame(run->run, "c2s", q->body.p, q->body.len);
@@ -1086,12 +1159,14 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		MHD_destroy_response(r);
 		return rc;
 	}
-	if (http_run_failed(run->run)) {
+	if (oauth_rc || http_run_failed(run->run)) {
 		pthread_mutex_lock(&x->mu);
 		x->done = x->failed = 1;
 		pthread_mutex_unlock(&x->mu);
 		xfer_unref(x); /* the upstream side never starts */
 		run_unref(p, run, NULL);
+		if (oauth_rc)
+			return refuse(c, MHD_HTTP_FORBIDDEN, oe.msg);
 		return refuse(c, MHD_HTTP_SERVICE_UNAVAILABLE, "recording failed: belay forwards nothing it cannot record");
 	}
 
@@ -1136,14 +1211,13 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		pthread_mutex_unlock(&x->mu);
 		return refuse(c, MHD_HTTP_BAD_GATEWAY, why);
 	}
-	if (x->status == 401 && rh_get(x, "www-authenticate")) {
-		/* an OAuth flow: relaying it is issue 42; passed through, the client would start
-		 * it against belay's own listener */
+	if ((x->status == 401 && rh_get(x, "www-authenticate")) ||
+	    (x->status == 403 && rh_get(x, "www-authenticate") && strstr(rh_get(x, "www-authenticate"), "insufficient_scope"))) {
+		/* OAuth: belay is the client (http_oauth.h), never the agent; passed through, the
+		 * challenge (or a step-up's, 403 insufficient_scope) would start the agent's own flow
+		 * against belay's listener */
 		pthread_mutex_unlock(&x->mu);
-		return refuse(c, MHD_HTTP_FORBIDDEN,
-			      "the server asks for OAuth authorization (401 with WWW-Authenticate), which belay does "
-			      "not relay yet: connect to it directly, or give the agent a token it sends as an "
-			      "Authorization header");
+		return hp_oauth_refuse(p, c, x);
 	}
 	if (!x->is_sse && x->failed) {
 		/* a JSON answer cut short (or over the limit): nothing of it is forwarded */

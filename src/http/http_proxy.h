@@ -13,9 +13,10 @@
  * tools/call gets an effect plan made for a remote server (gate_ctx.remote), recorded as a
  * `gate_decision`; in enforce mode a call the plan asks or denies is held for a person up to
  * cfg.hold_s, then (not approved) answered by belay with a tool error and an approval id
- * (http_gate.h), never forwarded. Refused by name, never relayed: a 401 asking for
- * OAuth (issue 42), an `endpoint` event naming another origin, a JSON answer cut short (502),
- * an unreachable upstream (502).
+ * (http_gate.h), never forwarded. belay is the OAuth client of a protected upstream
+ * (cfg.oauth): its token goes upstream, never to the agent. Refused by name, never relayed:
+ * a 401 asking for OAuth (a 403 naming `belay http login`), an `endpoint` event naming
+ * another origin, a JSON answer cut short (502), an unreachable upstream (502).
  *
  * Runs: a request with an Mcp-Session-Id belongs to that session's run (a session belay has
  * not seen, after a restart, gets a run of its own); an initialize POST without one opens a
@@ -46,6 +47,7 @@
 
 struct http_proxy;
 struct gate_policy;
+struct http_oauth;
 
 struct http_proxy_cfg {
 	const char *upstream;  /* the server's URL (http or https) */
@@ -68,6 +70,10 @@ struct http_proxy_cfg {
 	 * up); 0: refused at once. Keep it
 	 * below the agent's own request timeout (the SDK's default is 60 s). */
 	unsigned hold_s;
+	/* belay's OAuth authorization with the upstream (borrowed; NULL: none): its token is added
+	 * to every upstream request in place of any the agent sent; a 401 is answered with a 403
+	 * naming `belay http login` (http_oauth.h). */
+	struct http_oauth *oauth;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
 	/* Enforce mode, a console hosting the listener: a call is held, ev {"event": "hold",

@@ -836,9 +836,9 @@ Test(http_e2e, claude_code_calls_a_tool_of_a_server_over_http_through_belay)
 
 Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 {
-	/* OAuth is issue 42: until then such a server is refused, by name, not relayed (the
-	 * client would start its flow against belay's own listener). No real peer asks for it:
-	 * a few lines of node answer 401 with WWW-Authenticate. */
+	/* A server asking for OAuth that nobody logged in to (belay http login, test_http_oauth)
+	 * is refused by name, its challenge not relayed (the client would start its flow against
+	 * belay's own listener). A few lines of node answer 401 with WWW-Authenticate. */
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
 	unsigned sport = ts_free_port(), bport = 0;
 	char *js = xasprintf("require('http').createServer((q, r) => { r.writeHead(401, {'WWW-Authenticate': "
