@@ -298,12 +298,12 @@ int chttp_resolve(struct chttp *c, const char *run, uint64_t hold, int answer)
 			snprintf(line, sizeof line, "%s %s\n", answer == 1 ? "approve" : "refuse", h->id);
 			break;
 		}
-	int fd = c->in_w;
-	pthread_mutex_unlock(&c->mu);
-	if (!line[0] || fd < 0)
-		return -1;
+	/* under the lock: chttp_stop does not close the descriptor meanwhile; a line under
+	 * PIPE_BUF is written whole, and belay-http reads its stdin all along */
 	size_t n = strlen(line);
-	return write(fd, line, n) == (ssize_t)n ? 0 : -1; /* a line under PIPE_BUF: written whole */
+	int rc = line[0] && c->in_w >= 0 && write(c->in_w, line, n) == (ssize_t)n ? 0 : -1;
+	pthread_mutex_unlock(&c->mu);
+	return rc;
 }
 
 void chttp_stop(struct chttp *c)
