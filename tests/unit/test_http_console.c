@@ -247,8 +247,10 @@ Test(http_console, the_console_hosts_the_listener_and_answers_held_calls_with_y_
 	ts_tmux_keys(&t, "G");
 	ts_tmux_keys(&t, "x");
 	sum = client_sum(c2, "two");
+	if (!strstr(sum, "belay refused the call to get-sum"))
+		last = ts_tmux_capture(&t, 0);
 	cr_assert(strstr(sum, "isError\":true") && strstr(sum, "belay refused the call to get-sum"),
-		  "x did not refuse the held call: %s", sum);
+		  "x did not refuse the held call: %s\nthe screen then:\n%s", sum, last ? last : "");
 	free(sum);
 
 	/* the traces the console's listener wrote: one approved while held, one refused by the person */
