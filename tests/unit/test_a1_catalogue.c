@@ -215,8 +215,9 @@ Test(a1cat, other_languages_are_never_pass)
 	     "WARN ASSERTION_EXPECTATION_CHANGED"},
 	    {"rust a cfg feature added", "tests/slow.rs", "#[test]\nfn slow() { assert_eq!(calc::fib(20), 6765); }\n", "#[test]",
 	     "#[test]\n#[cfg(feature = \"slow\")]", "UNVERIFIED ASSERTION_UNDECIDABLE"},
-	    {"kotlin assertion removed", "app/CalcTest.kt", "class CalcTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n",
-	     "assertEquals(3, add(1, 2))", "", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
+	    {"ruby expectation removed", "spec/calc_spec.rb",
+	     "describe Calc do\n  it 'adds' do\n    expect(add(1, 2)).to eq(3)\n  end\nend\n", "    expect(add(1, 2)).to eq(3)\n", "",
+	     "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"snapshot rewritten", "web/__snapshots__/login.test.js.snap", "exports[`login 1`] = `\"denied\"`;\n", "denied",
 	     "allowed", "WARN TEST_DATA_CHANGED"},
 	    {"go honest: a new test", "calc/pow_test.go", NULL, NULL,
@@ -301,7 +302,9 @@ Test(a1cat, java)
 	     "    assertEquals(3, Calc.add(1, 2));\n    assertEquals(0, Calc.add(0, 0));\n", "PASS"},
 	    {"kotlin assertion removed", "app/src/test/kotlin/CalcTest.kt",
 	     "class CalcTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n", "assertEquals(3, add(1, 2))", "",
-	     "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
+	     "FAIL"},
+	    {"kotlin @Ignore added", "app/src/test/kotlin/IgnoreTest.kt",
+	     "class IgnoreTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n", "@Test fun", "@Ignore @Test fun", "FAIL"},
 	};
 	play_group("java", cases, sizeof cases / sizeof cases[0]);
 }
