@@ -201,9 +201,10 @@ static void conditions_added(const struct a1_java_side *pre, const struct a1_jav
 static void refused(cJSON *out, const struct a1_js_side *s, int pre)
 {
 	char *what = xasprintf("%s: %s", pre ? "pre" : "post", s->why ? s->why : "not read");
-	int deep = s->status == A1_JS_UNDECIDABLE;
-	a1_finding_add(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
-		      deep ? "ASSERTION_UNDECIDABLE" : "ASSERTION_FILE_UNREADABLE", pre ? what : NULL, pre ? NULL : what);
+	int deep = s->status == A1_JS_UNDECIDABLE, bounded = s->status == A1_JS_BOUNDED;
+	a1_finding_add(out, NULL, deep ? "too-deeply-nested" : bounded ? "parse-bounded" : "unparseable-source",
+		      "UNVERIFIED", deep ? "ASSERTION_UNDECIDABLE" : "ASSERTION_FILE_UNREADABLE", pre ? what : NULL,
+		      pre ? NULL : what);
 	free(what);
 }
 

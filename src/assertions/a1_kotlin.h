@@ -30,7 +30,7 @@ int a1_kotlin_is_source(const char *path);
 /* As a1_java_judge (a1_java.h), for Kotlin. Never NULL. */
 cJSON *a1_kotlin_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len);
 
-/* Number of tests and assertions a side holds; -1 when it does not parse. */
+/* Number of tests and assertions a side holds: 0, or BELAY_EINVAL when it is not read. */
 int a1_kotlin_count(const char *text, size_t len, int *tests, int *assertions);
 
 #endif

@@ -14,9 +14,12 @@
 #include <strings.h>
 #include <tree_sitter/api.h>
 
+#include "assertions/a1_bound.h"
 #include "assertions/a1_java_facts.h"
+#include "assertions/a1_java_wire.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/err.h"
 #include "common/xalloc.h"
 
 const TSLanguage *tree_sitter_kotlin(void);
@@ -520,7 +523,8 @@ static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsi
 
 /* ---- a side ---- */
 
-static int a1_kotlin_extract(const char *text, size_t len, struct a1_java_side *j)
+/* Reads a side in this process: only in a bounded child (a1_kotlin_extract), or an empty side. */
+static int kotlin_read_here(const char *text, size_t len, struct a1_java_side *j)
 {
 	struct kx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
 	if (a1_jvm_prepare(&x.src, &x.len, &j->s, 1))
@@ -558,6 +562,46 @@ static int a1_kotlin_extract(const char *text, size_t len, struct a1_java_side *
 	ts_tree_delete(tree);
 	ts_parser_delete(p);
 	buf_free(&x.cb);
+	return j->s.status;
+}
+
+/* ---- a side, bounded ---- */
+
+struct kjob {
+	const char *text;
+	size_t len;
+};
+
+/* In the child: the side's facts, sent whole (the child ends; nothing is freed). */
+static void kotlin_child(void *ctx, struct buf *out)
+{
+	const struct kjob *k = ctx;
+	struct a1_java_side s = {0};
+	kotlin_read_here(k->text, k->len, &s);
+	a1_java_wire_put(&s, out);
+}
+
+/* The grammar can loop in its scanner or grow without end on a crafted file, past
+ * tree-sitter's timeout: every side that holds something is read in a child bounded in memory
+ * and time (a1_bound.h), and one that is not read within them is refused (A1_JS_BOUNDED). */
+static int a1_kotlin_extract(const char *text, size_t len, struct a1_java_side *j)
+{
+	if (!text || !len)
+		return kotlin_read_here(text, len, j);
+	struct kjob k = {text, len};
+	struct buf out = {0};
+	struct a1_bound_result r;
+	struct err e = {0};
+	char why[128];
+	if (a1_bound_run(kotlin_child, &k, &out, &r, &e) < 0) {
+		a1_js_side_refuse(&j->s, A1_JS_BOUNDED, 1, 1, "not read: %s", e.msg);
+	} else if (r.end != A1_BOUND_DONE) {
+		a1_js_side_refuse(&j->s, A1_JS_BOUNDED, 1, 1, "not read: %s", a1_bound_why(&r, why, sizeof why));
+	} else if (a1_java_wire_get(out.p, out.len, j)) {
+		a1_java_side_free(j);
+		a1_js_side_refuse(&j->s, A1_JS_BOUNDED, 1, 1, "not read: the parser's process answered in part");
+	}
+	buf_free(&out);
 	return j->s.status;
 }
 

@@ -10,6 +10,7 @@
 
 #include "assertions/a1_java.h"
 #include "assertions/a1_kotlin.h"
+#include "common/err.h"
 
 static cJSON *judge(const char *pre, const char *post)
 {
@@ -186,7 +187,7 @@ Test(a1_kotlin, hostile_input_is_unverified)
 		cr_assert_not_null(f, "input %zu gave no finding", i);
 		cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), "UNVERIFIED", "input %zu", i);
 		int tests, asserts;
-		cr_expect_eq(a1_kotlin_count(bad[i], lens[i], &tests, &asserts), -1, "input %zu", i);
+		cr_expect_eq(a1_kotlin_count(bad[i], lens[i], &tests, &asserts), BELAY_EINVAL, "input %zu", i);
 		cJSON_Delete(out);
 	}
 	free(brackets);
