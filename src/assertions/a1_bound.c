@@ -65,6 +65,27 @@ static size_t statm(pid_t pid, int k)
 	return (size_t)v[k] * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* CPU time (user + system) of process pid in ms, or 0 when it cannot be read. */
+static unsigned long cpu_ms(pid_t pid)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	line[n] = 0;
+	const char *p = strrchr(line, ')'); /* the name may hold spaces and parentheses */
+	unsigned long ut = 0, st = 0;
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 ? (ut + st) * 1000ul / (unsigned long)hz : 0;
+}
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n) {
@@ -128,7 +149,7 @@ int a1_bound_run(void (*fn)(void *ctx, struct buf *out), void *ctx, struct buf *
 		child(p[1], fn, ctx, ms, mib);
 	}
 	close(p[1]);
-	uint64_t deadline = time_mono_ns() + (2ull * ms + 1000) * 1000000ull;
+	uint64_t deadline = time_mono_ns() + (3ull * ms + 1000) * 1000000ull; /* a child starved of CPU */
 	size_t start = out->len;
 	int eof = 0, killed = 0;
 	while (!eof && !killed) {
@@ -152,7 +173,7 @@ int a1_bound_run(void (*fn)(void *ctx, struct buf *out), void *ctx, struct buf *
 				break;
 			}
 		}
-		if (time_mono_ns() > deadline) {
+		if (time_mono_ns() > deadline || (r == 0 && cpu_ms(pid) > ms)) {
 			res->end = A1_BOUND_TIME;
 			killed = 1;
 		} else if (r == 0 && base && statm(pid, 1) > cap) {

@@ -7,13 +7,15 @@
  * a1_bound_run forks; the child (belay's own code, no exec) sets RLIMIT_AS to what it holds
  * plus the memory bound (not under AddressSanitizer, whose shadow mapping the limit would
  * break) and RLIMIT_CPU, sends its stderr to /dev/null, runs fn and writes the bytes fn
- * appended back over a pipe, then _exit(0)s. The parent reads them while it waits: past the
- * wall bound, or once the child's resident memory exceeds the parent's plus the bound (the
- * check that also holds under AddressSanitizer), it SIGKILLs the child. Reaped always.
+ * appended back over a pipe, then _exit(0)s. The parent reads them while it waits, and every
+ * 20 ms without an answer looks at the child: past its CPU bound, past the wall bound (three
+ * times the CPU bound and a second: a child starved of CPU), or once its resident memory
+ * exceeds the parent's plus the bound (the check that also holds under AddressSanitizer), it
+ * SIGKILLs the child. Reaped always.
  * What fn sends is the facts the judge needs, never a tree (a1_java_wire.h).
  *
  * The bounds are A1_BOUND_* unless BELAY_A1_PARSE_MS / BELAY_A1_PARSE_MIB (positive integers)
- * set them for this call (CPU time; the wall bound is twice it plus a second).
+ * set them for this call.
  *
  * Threads: any; blocks the calling thread until the child is reaped. The child of a threaded
  * process runs only fn (which must use nothing another thread may have held locked at the
