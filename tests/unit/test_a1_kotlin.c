@@ -242,3 +242,35 @@ Test(a1_kotlin, scanner_loop_is_unverified_parse_bounded)
 	cJSON_Delete(out);
 	unsetenv("BELAY_A1_PARSE_MS");
 }
+
+/* On other inputs the same grammar grows without end (fuzz_a1_kotlin: ~1 GB in 8 s under ASan;
+ * the first one found reached ~3 GB past 120 s): the child is stopped at its memory bound
+ * (RLIMIT_AS, or the parent's watch of its resident memory under ASan), UNVERIFIED
+ * parse-bounded. The memory bound is lowered for the test, the CPU bound raised so that memory
+ * is what stops it. */
+Test(a1_kotlin, parser_growth_is_unverified_parse_bounded)
+{
+	setenv("BELAY_A1_PARSE_MIB", "64", 1);
+	setenv("BELAY_A1_PARSE_MS", "60000", 1);
+	static const char grows[] =
+	    "ocT {\n"
+	    " @T est nua fslT T {\n"
+	    "  @Tts Q0esa\n"
+	    " aw \n"
+	    "]T   sa\n"
+	    " aw T {\n"
+	    " externalEinitalclatt {\n"
+	    "  @IgnoIgnognore @Te  lateinu quaclassstpdnt~(/{\n"
+	    "s\n"
+	    " ";
+	cJSON *out = judge(BASE, grows);
+	const cJSON *f = named(out, "parse-bounded");
+	char *s = cJSON_PrintUnformatted(out);
+	cr_assert_not_null(f, "%s", s);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), "UNVERIFIED");
+	cr_expect_not_null(strstr(s, "its bound of 64 MiB of memory"), "%s", s);
+	free(s);
+	cJSON_Delete(out);
+	unsetenv("BELAY_A1_PARSE_MIB");
+	unsetenv("BELAY_A1_PARSE_MS");
+}
