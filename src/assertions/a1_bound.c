@@ -100,7 +100,13 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
-static void __attribute__((noreturn)) child(int fd, void (*fn)(void *, struct buf *), void *ctx, unsigned ms,
+void a1_bound_send(struct a1_bound_chan *ch, const void *p, size_t n)
+{
+	if (write_all(ch->fd, p, n))
+		_exit(3); /* the parent is gone or gave up */
+}
+
+static void __attribute__((noreturn)) child(int fd, void (*fn)(void *, struct a1_bound_chan *), void *ctx, unsigned ms,
 					    unsigned mib)
 {
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -115,9 +121,9 @@ static void __attribute__((noreturn)) child(int fd, void (*fn)(void *, struct bu
 		if (have)
 			setrlimit(RLIMIT_AS, &as);
 	}
-	struct buf out = {0};
-	fn(ctx, &out);
-	_exit(write_all(fd, out.p ? out.p : "", out.len) ? 3 : 0);
+	struct a1_bound_chan ch = {fd};
+	fn(ctx, &ch);
+	_exit(0);
 }
 
 static void reap(pid_t pid, int *st)
@@ -126,8 +132,8 @@ static void reap(pid_t pid, int *st)
 		;
 }
 
-int a1_bound_run(void (*fn)(void *ctx, struct buf *out), void *ctx, struct buf *out, struct a1_bound_result *res,
-		 struct err *e)
+int a1_bound_run(void (*fn)(void *ctx, struct a1_bound_chan *ch), void *ctx, struct buf *out,
+		 struct a1_bound_result *res, struct err *e)
 {
 	unsigned ms = env_uint("BELAY_A1_PARSE_MS", A1_BOUND_MS), mib = env_uint("BELAY_A1_PARSE_MIB", A1_BOUND_MIB);
 	memset(res, 0, sizeof *res);
@@ -201,8 +207,6 @@ int a1_bound_run(void (*fn)(void *ctx, struct buf *out), void *ctx, struct buf *
 			res->end = A1_BOUND_DIED;
 		}
 	}
-	if (res->end != A1_BOUND_DONE)
-		out->len = start;
 	return 0;
 }
 

@@ -6,8 +6,8 @@
  *
  * a1_bound_run forks; the child (belay's own code, no exec) sets RLIMIT_AS to what it holds
  * plus the memory bound (not under AddressSanitizer, whose shadow mapping the limit would
- * break) and RLIMIT_CPU, sends its stderr to /dev/null, runs fn and writes the bytes fn
- * appended back over a pipe, then _exit(0)s. The parent reads them while it waits, and every
+ * break) and RLIMIT_CPU, sends its stderr to /dev/null, runs fn - which sends its answer over
+ * a pipe (a1_bound_send) - then _exit(0)s. The parent reads them while it waits, and every
  * 20 ms without an answer looks at the child: past its CPU bound, past the wall bound (three
  * times the CPU bound and a second: a child starved of CPU), or once its resident memory
  * exceeds the parent's plus the bound (the check that also holds under AddressSanitizer), it
@@ -44,11 +44,21 @@ struct a1_bound_result {
 	int signal;	      /* the signal that ended it, else 0 */
 };
 
-/* Runs fn(ctx, out) in a bounded child; what fn appended to its buffer is appended to *out
- * when res->end is A1_BOUND_DONE. 0 with *res filled once the child ran; < 0 (errno of
- * pipe / fork) when it could not be started, *e set. */
-int a1_bound_run(void (*fn)(void *ctx, struct buf *out), void *ctx, struct buf *out, struct a1_bound_result *res,
-		 struct err *e);
+/* The child's end of the pipe (only fn, in the child, has one). */
+struct a1_bound_chan {
+	int fd;
+};
+
+/* In the child: sends n bytes to the parent at once (so that what was sent before a bound
+ * stops the child still arrives). A pipe that cannot be written ends the child. */
+void a1_bound_send(struct a1_bound_chan *ch, const void *p, size_t n);
+
+/* Runs fn(ctx, ch) in a bounded child; every byte it sent is appended to *out, whether it ended
+ * well (res->end A1_BOUND_DONE) or not (then *out holds what arrived before the end: the caller
+ * trusts only whole frames of it). 0 with *res filled once the child ran; < 0 (errno of pipe /
+ * fork) when it could not be started, *e set. */
+int a1_bound_run(void (*fn)(void *ctx, struct a1_bound_chan *ch), void *ctx, struct buf *out,
+		 struct a1_bound_result *res, struct err *e);
 
 /* One line of why a child did not answer: "stopped at its bound of 256 MiB" (no trailing dot). */
 const char *a1_bound_why(const struct a1_bound_result *res, char *buf, size_t cap);

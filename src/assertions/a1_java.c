@@ -209,14 +209,13 @@ static void refused(cJSON *out, const struct a1_js_side *s, int pre)
 }
 
 cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len,
-		    a1_jvm_extract_fn extract, int need_tests)
+		    a1_jvm_pair_fn extract_pair, int need_tests)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
 		FATAL("out of memory");
 	struct a1_java_side a = {0}, b = {0};
-	extract(pre, pre_len, &a);
-	extract(post, post_len, &b);
+	extract_pair(pre, pre_len, post, post_len, &a, &b);
 	if (a.s.status)
 		refused(out, &a.s, 1);
 	if (b.s.status)
@@ -236,7 +235,7 @@ cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const cha
 
 cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_java_extract, 0);
+	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_java_extract_pair, 0);
 }
 
 int a1_jvm_count(const char *text, size_t len, int *tests, int *assertions, a1_jvm_extract_fn extract)

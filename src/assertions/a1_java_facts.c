@@ -999,9 +999,13 @@ int a1_jvm_prepare(const char **text, size_t *len, struct a1_js_side *s, int kot
 
 /* ---- a side ---- */
 
-int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
+/* Reads a side; `old` (may be NULL) is an edited tree of the other side to parse against;
+ * with `keep`, the tree is handed back instead of deleted (NULL when the side was not read). */
+static int java_read(const char *text, size_t len, struct a1_java_side *j, TSTree *old, TSTree **keep)
 {
 	struct jx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
+	if (keep)
+		*keep = NULL;
 	if (a1_jvm_prepare(&x.src, &x.len, &j->s, 0))
 		return j->s.status;
 	TSParser *p = ts_parser_new();
@@ -1012,7 +1016,7 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 		return j->s.status;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	TSTree *tree = ts_parser_parse_string(p, NULL, x.src, (uint32_t)x.len);
+	TSTree *tree = ts_parser_parse_string(p, old, x.src, (uint32_t)x.len);
 	if (!tree) {
 		ts_parser_delete(p);
 		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -1033,10 +1037,47 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 				klass(&x, ch, NULL, 0, &none, 0);
 		}
 	}
-	ts_tree_delete(tree);
+	if (keep && !j->s.status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 	ts_parser_delete(p);
 	buf_free(&x.cb);
 	return j->s.status;
+}
+
+int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
+{
+	return java_read(text, len, j, NULL, NULL);
+}
+
+void a1_jvm_read_pair(a1_jvm_read_fn read, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		      struct a1_java_side *a, struct a1_java_side *b,
+		      void (*pre_done)(void *ctx, const struct a1_java_side *a), void *ctx)
+{
+	TSTree *pt = NULL, *old = NULL;
+	int bom = (pre && pre_len >= 3 && !memcmp(pre, "\xef\xbb\xbf", 3)) ||
+		  (post && post_len >= 3 && !memcmp(post, "\xef\xbb\xbf", 3)); /* skipped: offsets would shift */
+	read(pre, pre_len, a, NULL, pre && pre_len && post && post_len && !bom ? &pt : NULL);
+	if (pre_done)
+		pre_done(ctx, a);
+	if (pt) {
+		TSInputEdit e;
+		tsnode_edit_between(pre, pre_len, post, post_len, &e);
+		old = ts_tree_copy(pt);
+		ts_tree_edit(old, &e);
+	}
+	read(post, post_len, b, old, NULL);
+	if (old)
+		ts_tree_delete(old);
+	if (pt)
+		ts_tree_delete(pt);
+}
+
+void a1_java_extract_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, struct a1_java_side *a,
+			  struct a1_java_side *b)
+{
+	a1_jvm_read_pair(java_read, pre, pre_len, post, post_len, a, b, NULL, NULL);
 }
 
 void a1_java_side_free(struct a1_java_side *j)

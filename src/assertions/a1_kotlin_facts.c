@@ -523,10 +523,14 @@ static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsi
 
 /* ---- a side ---- */
 
-/* Reads a side in this process: only in a bounded child (a1_kotlin_extract), or an empty side. */
-static int kotlin_read_here(const char *text, size_t len, struct a1_java_side *j)
+/* Reads a side in this process: only in a bounded child, or an empty side. `old` (may be
+ * NULL) is an edited tree of the other side to parse against; with `keep`, the tree is handed
+ * back instead of deleted (NULL when the side was not read). */
+static int kotlin_read_here(const char *text, size_t len, struct a1_java_side *j, TSTree *old, TSTree **keep)
 {
 	struct kx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
+	if (keep)
+		*keep = NULL;
 	if (a1_jvm_prepare(&x.src, &x.len, &j->s, 1))
 		return j->s.status;
 	TSParser *p = ts_parser_new();
@@ -537,7 +541,7 @@ static int kotlin_read_here(const char *text, size_t len, struct a1_java_side *j
 		return j->s.status;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	TSTree *tree = ts_parser_parse_string(p, NULL, x.src, (uint32_t)x.len);
+	TSTree *tree = ts_parser_parse_string(p, old, x.src, (uint32_t)x.len);
 	if (!tree) {
 		ts_parser_delete(p);
 		a1_js_side_refuse(&j->s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -559,49 +563,133 @@ static int kotlin_read_here(const char *text, size_t len, struct a1_java_side *j
 				function(&x, ch, "", 0, 0); /* top-level helpers */
 		}
 	}
-	ts_tree_delete(tree);
+	if (keep && !j->s.status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 	ts_parser_delete(p);
 	buf_free(&x.cb);
 	return j->s.status;
 }
 
-/* ---- a side, bounded ---- */
-
-struct kjob {
-	const char *text;
-	size_t len;
-};
-
-/* In the child: the side's facts, sent whole (the child ends; nothing is freed). */
-static void kotlin_child(void *ctx, struct buf *out)
-{
-	const struct kjob *k = ctx;
-	struct a1_java_side s = {0};
-	kotlin_read_here(k->text, k->len, &s);
-	a1_java_wire_put(&s, out);
-}
+/* ---- the sides, bounded ---- */
 
 /* The grammar can loop in its scanner or grow without end on a crafted file, past
  * tree-sitter's timeout: every side that holds something is read in a child bounded in memory
- * and time (a1_bound.h), and one that is not read within them is refused (A1_JS_BOUNDED). */
-static int a1_kotlin_extract(const char *text, size_t len, struct a1_java_side *j)
+ * and time (a1_bound.h), both sides of a file in one child (one fork; the post side parsed
+ * against the pre side's tree), each sent as it is read: a frame of its length and its facts
+ * (a1_java_wire.h). A side not read within the bounds is refused (A1_JS_BOUNDED). */
+
+struct kjob {
+	const char *pre, *post; /* pre NULL: read only post */
+	size_t pre_len, post_len;
+};
+
+static void send_side(void *ctx, const struct a1_java_side *s)
 {
-	if (!text || !len)
-		return kotlin_read_here(text, len, j);
-	struct kjob k = {text, len};
+	struct buf b = {0};
+	a1_java_wire_put(s, &b);
+	unsigned char n[4] = {(unsigned char)b.len, (unsigned char)(b.len >> 8), (unsigned char)(b.len >> 16),
+			      (unsigned char)(b.len >> 24)};
+	a1_bound_send(ctx, n, 4);
+	a1_bound_send(ctx, b.p, b.len);
+	buf_free(&b);
+}
+
+/* In the child. Nothing is freed: the child ends. */
+static void kotlin_child(void *ctx, struct a1_bound_chan *ch)
+{
+	const struct kjob *k = ctx;
+	struct a1_java_side a = {0}, b = {0};
+	if (!k->pre) {
+		kotlin_read_here(k->post, k->post_len, &b, NULL, NULL);
+	} else {
+		a1_jvm_read_pair(kotlin_read_here, k->pre, k->pre_len, k->post, k->post_len, &a, &b, send_side, ch);
+	}
+	send_side(ch, &b);
+}
+
+/* The next whole frame of *p into *s (zeroed): 0, or -1 when there is none. */
+static int take_side(const char **p, size_t *n, struct a1_java_side *s)
+{
+	if (*n < 4)
+		return -1;
+	const unsigned char *u = (const unsigned char *)*p;
+	size_t len = (size_t)u[0] | (size_t)u[1] << 8 | (size_t)u[2] << 16 | (size_t)u[3] << 24;
+	if (len > *n - 4)
+		return -1;
+	if (a1_java_wire_get(*p + 4, len, s)) {
+		a1_java_side_free(s);
+		return -1;
+	}
+	*p += 4 + len;
+	*n -= 4 + len;
+	return 0;
+}
+
+static void refuse_bounded(struct a1_java_side *s, int rc, const struct err *e, const struct a1_bound_result *r)
+{
+	char why[128];
+	a1_js_side_refuse(&s->s, A1_JS_BOUNDED, 1, 1, "not read: %s",
+			  rc < 0			 ? e->msg
+			  : r->end != A1_BOUND_DONE ? a1_bound_why(r, why, sizeof why)
+						 : "the parser's process answered in part");
+}
+
+/* One side alone in a bounded child. */
+static void read_one_bounded(const char *text, size_t len, struct a1_java_side *s)
+{
+	struct kjob k = {NULL, text, 0, len};
 	struct buf out = {0};
 	struct a1_bound_result r;
 	struct err e = {0};
-	char why[128];
-	if (a1_bound_run(kotlin_child, &k, &out, &r, &e) < 0) {
-		a1_js_side_refuse(&j->s, A1_JS_BOUNDED, 1, 1, "not read: %s", e.msg);
-	} else if (r.end != A1_BOUND_DONE) {
-		a1_js_side_refuse(&j->s, A1_JS_BOUNDED, 1, 1, "not read: %s", a1_bound_why(&r, why, sizeof why));
-	} else if (a1_java_wire_get(out.p, out.len, j)) {
-		a1_java_side_free(j);
-		a1_js_side_refuse(&j->s, A1_JS_BOUNDED, 1, 1, "not read: the parser's process answered in part");
+	int rc = a1_bound_run(kotlin_child, &k, &out, &r, &e);
+	const char *p = out.p;
+	size_t n = out.len;
+	if (rc < 0 || r.end != A1_BOUND_DONE || take_side(&p, &n, s) || n)
+		refuse_bounded(s, rc, &e, &r);
+	buf_free(&out);
+}
+
+static void kotlin_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, struct a1_java_side *a,
+			struct a1_java_side *b)
+{
+	int has_pre = pre && pre_len, has_post = post && post_len;
+	if (!has_pre || !has_post) { /* an empty side is read here: there is nothing to parse */
+		if (has_pre)
+			read_one_bounded(pre, pre_len, a);
+		else
+			kotlin_read_here(pre, pre_len, a, NULL, NULL);
+		if (has_post)
+			read_one_bounded(post, post_len, b);
+		else
+			kotlin_read_here(post, post_len, b, NULL, NULL);
+		return;
+	}
+	struct kjob k = {pre, post, pre_len, post_len};
+	struct buf out = {0};
+	struct a1_bound_result r;
+	struct err e = {0};
+	int rc = a1_bound_run(kotlin_child, &k, &out, &r, &e);
+	const char *p = out.p;
+	size_t n = out.len;
+	if (rc < 0 || take_side(&p, &n, a)) {
+		refuse_bounded(a, rc, &e, &r);
+		if (rc == 0)
+			read_one_bounded(post, post_len, b); /* the post side on its own: it may be fine */
+		else
+			refuse_bounded(b, rc, &e, &r);
+	} else if (r.end != A1_BOUND_DONE || take_side(&p, &n, b) || n) {
+		refuse_bounded(b, rc, &e, &r);
 	}
 	buf_free(&out);
+}
+
+static int a1_kotlin_extract(const char *text, size_t len, struct a1_java_side *j)
+{
+	if (!text || !len)
+		return kotlin_read_here(text, len, j, NULL, NULL);
+	read_one_bounded(text, len, j);
 	return j->s.status;
 }
 
@@ -615,7 +703,7 @@ int a1_kotlin_is_source(const char *path)
 
 cJSON *a1_kotlin_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_kotlin_extract, 1);
+	return a1_jvm_judge(path, pre, pre_len, post, post_len, kotlin_pair, 1);
 }
 
 int a1_kotlin_count(const char *text, size_t len, int *tests, int *assertions)
