@@ -523,9 +523,11 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 	}
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep)
 {
-	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s);
+	if (keep)
+		*keep = NULL;
+	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s, old);
 	if (!tree)
 		return;
 	TSNode root = ts_tree_root_node(tree);
@@ -569,7 +571,10 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 	}
 	for (size_t j = 0; j < imp.n; j++)
 		free(imp.names[j]);
-	ts_tree_delete(tree);
+	if (keep && !s->status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 }
 
 cJSON *a1_go_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)

@@ -268,7 +268,7 @@ static int guard(enum a1_lang_syntax syn, const char *s, size_t n, struct a1_lan
 }
 
 TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const char *text, size_t len,
-		      struct a1_lang_side *s)
+		      struct a1_lang_side *s, TSTree *old)
 {
 	if (!text)
 		return NULL;
@@ -303,7 +303,7 @@ TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const cha
 		return NULL;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	TSTree *tree = ts_parser_parse_string(p, NULL, text, (uint32_t)len);
+	TSTree *tree = ts_parser_parse_string(p, old, text, (uint32_t)len);
 	ts_parser_delete(p);
 	if (!tree) {
 		a1_lang_side_status(s, A1_LANG_UNREADABLE, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -824,8 +824,19 @@ cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, con
 	if (!out)
 		FATAL("out of memory");
 	struct a1_lang_side a = {0}, b = {0};
-	fn(pre, pre_len, &a);
-	fn(post, post_len, &b);
+	TSTree *pt = NULL, *old = NULL;
+	fn(pre, pre_len, &a, NULL, pre && pre_len && post && post_len ? &pt : NULL);
+	if (pt) {
+		TSInputEdit e;
+		tsnode_edit_between(pre, pre_len, post, post_len, &e);
+		old = ts_tree_copy(pt);
+		ts_tree_edit(old, &e);
+	}
+	fn(post, post_len, &b, old, NULL);
+	if (old)
+		ts_tree_delete(old);
+	if (pt)
+		ts_tree_delete(pt);
 	if (a.status)
 		refused(out, &a, 1);
 	if (b.status)
@@ -841,7 +852,7 @@ int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *test
 {
 	struct a1_lang_side s = {0};
 	*tests = *assertions = 0;
-	fn(text ? text : "", text ? len : 0, &s);
+	fn(text ? text : "", text ? len : 0, &s, NULL, NULL);
 	int rc = s.status ? BELAY_EINVAL : 0;
 	for (size_t i = 0; !rc && i < s.nfuncs; i++) {
 		*tests += s.funcs[i].is_test;

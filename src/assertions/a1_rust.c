@@ -530,9 +530,11 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 	free(why);
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep)
 {
-	TSTree *tree = a1_lang_parse(A1_LANG_RUST, tree_sitter_rust(), text, len, s);
+	if (keep)
+		*keep = NULL;
+	TSTree *tree = a1_lang_parse(A1_LANG_RUST, tree_sitter_rust(), text, len, s, old);
 	if (!tree)
 		return;
 	TSParser *sub = ts_parser_new();
@@ -541,7 +543,10 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
 	}
 	ts_parser_delete(sub);
-	ts_tree_delete(tree);
+	if (keep && !s->status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 }
 
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
