@@ -12,6 +12,7 @@
 #include <tree_sitter/api.h>
 
 #include "assertions/a1_lang.h"
+#include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 
@@ -534,9 +535,10 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 	constraints(text, root, s);
 	struct go_imports imp = {0};
 	imports(text, root, &imp);
-	uint32_t n = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < n && !s->status; i++) {
-		TSNode fn = ts_node_named_child(root, i);
+	size_t n;
+	TSNode *kids = tsnode_named_children(root, &n); /* by index: quadratic over a file of functions */
+	for (size_t i = 0; i < n && !s->status; i++) {
+		TSNode fn = kids[i];
 		int method = !strcmp(ts_node_type(fn), "method_declaration");
 		/* methods too: a suite's TestX() methods need not import the suite package (they assert
 		 * through the embedded suite.Suite), so every TestX() method of a test file is taken
@@ -569,6 +571,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		free(w.suite_recv);
 		free(name);
 	}
+	free(kids);
 	for (size_t j = 0; j < imp.n; j++)
 		free(imp.names[j]);
 	if (keep && !s->status)

@@ -58,7 +58,10 @@ struct ctx {
 
 static int is(TSNode n, const char *type)
 {
-	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+	if (ts_node_is_null(n))
+		return 0;
+	const char *t = ts_node_type(n);
+	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
 }
 
 static TSNode field(TSNode n, const char *name)
@@ -154,14 +157,18 @@ static int canon_leaf(TSNode k, void *ctx)
 {
 	struct canon_st *st = ctx;
 	struct buf *b = st->b;
-	if (ts_node_child_count(k) || is(k, "line_comment") || is(k, "block_comment"))
+	if (ts_node_child_count(k))
+		return 0;
+	/* the type once, told apart by its first byte before any strcmp: this runs on every leaf */
+	const char *t = ts_node_type(k);
+	if ((t[0] == 'l' && !strcmp(t, "line_comment")) || (t[0] == 'b' && !strcmp(t, "block_comment")))
 		return 0;
 	uint32_t a = ts_node_start_byte(k), e = ts_node_end_byte(k);
 	if (a >= e || b->len >= FORM_CAP)
 		return 0;
 	const char *p = st->src + a;
-	int lit = is(k, "string_fragment") || is(k, "escape_sequence") || is(k, "multiline_string_fragment") ||
-		  is(k, "string_content"); /* Kotlin's */
+	int lit = (t[0] == 's' && (!strcmp(t, "string_fragment") || !strcmp(t, "string_content"))) || /* Kotlin's */
+		  (t[0] == 'e' && !strcmp(t, "escape_sequence")) || (t[0] == 'm' && !strcmp(t, "multiline_string_fragment"));
 	if (!lit && !st->inlit && st->lastword && word((unsigned char)p[0]))
 		buf_putc(b, ' ');
 	buf_append(b, p, e - a);
@@ -835,9 +842,10 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 	mods |= f & AN_SKIP;
 	struct lifecycle lc = {0};
 	size_t t0 = x->j->s.ntests;
-	uint32_t n = ts_node_named_child_count(body);
-	for (uint32_t i = 0; i < n && !x->j->s.status; i++) {
-		TSNode ch = ts_node_named_child(body, i);
+	size_t n;
+	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of methods */
+	for (size_t i = 0; i < n && !x->j->s.status; i++) {
+		TSNode ch = kids[i];
 		if (is(ch, "method_declaration")) {
 			method(x, ch, cls, mods, &mine, &lc, depth);
 		} else if (is(ch, "class_declaration")) {
@@ -852,6 +860,7 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 			walk(x, ch, c); /* fields, initializers, constructors: nothing a test runs as its own */
 		}
 	}
+	free(kids);
 	/* what the lifecycle methods assume holds for the class's own tests */
 	size_t L = strlen(cls);
 	for (size_t i = t0; i < x->j->s.ntests; i++) {

@@ -13,6 +13,7 @@
 #include <tree_sitter/api.h>
 
 #include "assertions/a1_lang.h"
+#include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 
@@ -29,7 +30,10 @@ int a1_rust_path(const char *path)
 
 static int is(TSNode n, const char *type)
 {
-	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+	if (ts_node_is_null(n))
+		return 0;
+	const char *t = ts_node_type(n);
+	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
 }
 
 static int text_is(const char *src, TSNode n, const char *s)
@@ -453,9 +457,10 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 {
 	struct attrs a = {.cfg = 1};
 	char *why = NULL;
-	uint32_t n = ts_node_named_child_count(list);
-	for (uint32_t i = 0; i < n && !s->status; i++) {
-		TSNode k = ts_node_named_child(list, i);
+	size_t n;
+	TSNode *kids = tsnode_named_children(list, &n); /* by index: quadratic over a file of items */
+	for (size_t i = 0; i < n && !s->status; i++) {
+		TSNode k = kids[i];
 		const char *t = ts_node_type(k);
 		if (!strcmp(t, "attribute_item")) {
 			attr(src, k, &a);
@@ -528,6 +533,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 	}
 	attrs_free(&a);
 	free(why);
+	free(kids);
 }
 
 static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep)
