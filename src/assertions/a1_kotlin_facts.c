@@ -135,9 +135,9 @@ static int cond_value(const struct kx *x, TSNode n)
 	for (int i = 0; i < 64 && !ts_node_is_null(n); i++) {
 		if (is(n, "parenthesized_expression")) {
 			n = ts_node_named_child(n, 0);
-		} else if (is(n, "unary_expression") && text_is(x, ts_node_child_by_field_name(n, "operator", 8), "!")) {
+		} else if (is(n, "unary_expression") && text_is(x, tsnode_field(n, "operator"), "!")) {
 			neg ^= 1;
-			n = ts_node_child_by_field_name(n, "argument", 8);
+			n = tsnode_field(n, "argument");
 		} else if (text_is(x, n, "true") || text_is(x, n, "false")) {
 			return text_is(x, n, "true") ^ neg;
 		} else {
@@ -356,12 +356,12 @@ static void call(struct kx *x, TSNode n, struct ctx c)
  * (assertFailsWith < E) > { ... }. Returns 0 when n is no such thing. */
 static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
 {
-	TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5);
+	TSNode l = tsnode_field(n, "left"), r = tsnode_field(n, "right");
 	if (!is(l, "binary_expression") || !is(r, "lambda_literal") ||
-	    !text_is(x, ts_node_child_by_field_name(n, "operator", 8), ">") ||
-	    !text_is(x, ts_node_child_by_field_name(l, "operator", 8), "<"))
+	    !text_is(x, tsnode_field(n, "operator"), ">") ||
+	    !text_is(x, tsnode_field(l, "operator"), "<"))
 		return 0;
-	TSNode f = ts_node_child_by_field_name(l, "left", 4), type = ts_node_child_by_field_name(l, "right", 5);
+	TSNode f = tsnode_field(l, "left"), type = tsnode_field(l, "right");
 	char name[64], owner[64] = "";
 	last_name(x, f, name, sizeof name);
 	if (is(f, "navigation_expression"))
@@ -427,7 +427,7 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 	} else if (is(n, "block") || is(n, "lambda_literal")) {
 		walk_block(x, n, c);
 	} else if (is(n, "if_expression")) {
-		TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+		TSNode cond = tsnode_field(n, "condition");
 		int v = cond_value(x, cond), branch = 0;
 		walk(x, cond, c);
 		uint32_t k = ts_node_named_child_count(n);
@@ -483,7 +483,7 @@ static unsigned annotations(struct kx *x, TSNode decl)
 static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
 {
 	unsigned f = annotations(x, m);
-	TSNode name = ts_node_child_by_field_name(m, "name", 4);
+	TSNode name = tsnode_field(m, "name");
 	if (ts_node_is_null(name))
 		return;
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
@@ -502,7 +502,7 @@ static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsi
 		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
 		return;
 	}
-	TSNode nm = ts_node_child_by_field_name(k, "name", 4), body = child(k, "class_body");
+	TSNode nm = tsnode_field(k, "name"), body = child(k, "class_body");
 	char *own = ts_node_is_null(nm) ? xstrdup("Companion")
 					: xstrndup(x->src + ts_node_start_byte(nm), ts_node_end_byte(nm) - ts_node_start_byte(nm));
 	char *cls = outer ? xasprintf("%s.%s", outer, own) : xstrdup(own);

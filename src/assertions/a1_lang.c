@@ -325,7 +325,16 @@ TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const cha
 static int is_comment(TSNode n)
 {
 	const char *t = ts_node_type(n);
-	return !strcmp(t, "comment") || !strcmp(t, "line_comment") || !strcmp(t, "block_comment");
+	switch (t[0]) { /* runs on every node a canonical text reads: no strcmp unless it may match */
+	case 'c':
+		return !strcmp(t, "comment");
+	case 'l':
+		return !strcmp(t, "line_comment");
+	case 'b':
+		return !strcmp(t, "block_comment");
+	default:
+		return 0;
+	}
 }
 
 char *a1_lang_canon(const char *src, TSNode n)
@@ -333,10 +342,11 @@ char *a1_lang_canon(const char *src, TSNode n)
 	struct buf b = {0};
 	TSTreeCursor c = ts_tree_cursor_new(n);
 	unsigned char last = 0; /* the last byte written */
+	size_t depth = 0;	/* below n: back at 0, the walk is done */
 	for (;;) {
 		TSNode k = ts_tree_cursor_current_node(&c);
-		int leaf = ts_node_child_count(k) == 0 || is_comment(k);
-		if (leaf && !is_comment(k)) {
+		int comment = is_comment(k), leaf = comment || ts_node_child_count(k) == 0;
+		if (leaf && !comment) {
 			uint32_t a = ts_node_start_byte(k), e = ts_node_end_byte(k);
 			if (a < e && b.len < CANON_CAP) {
 				if (last && word_byte(last) && word_byte((unsigned char)src[a]))
@@ -345,15 +355,18 @@ char *a1_lang_canon(const char *src, TSNode n)
 				last = (unsigned char)src[e - 1];
 			}
 		}
-		if (!leaf && ts_tree_cursor_goto_first_child(&c))
+		if (!leaf && ts_tree_cursor_goto_first_child(&c)) {
+			depth++;
 			continue;
+		}
 		for (;;) {
-			if (ts_node_eq(ts_tree_cursor_current_node(&c), n))
+			if (!depth)
 				goto done;
 			if (ts_tree_cursor_goto_next_sibling(&c))
 				break;
 			if (!ts_tree_cursor_goto_parent(&c))
 				goto done;
+			depth--;
 		}
 	}
 done:
@@ -431,8 +444,8 @@ static int cond_at(const char *src, TSNode n, int depth)
 	}
 	if (strcmp(t, "binary_expression"))
 		return -1;
-	TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5),
-	       o = ts_node_child_by_field_name(n, "operator", 8);
+	TSNode l = tsnode_field(n, "left"), r = tsnode_field(n, "right"),
+	       o = tsnode_field(n, "operator");
 	if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o))
 		return -1;
 	if (text_is(src, o, "&&") || text_is(src, o, "||")) {
@@ -470,8 +483,8 @@ void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f)
 {
 	if (ts_node_is_null(cond) || strcmp(ts_node_type(cond), "binary_expression"))
 		return;
-	TSNode l = ts_node_child_by_field_name(cond, "left", 4), r = ts_node_child_by_field_name(cond, "right", 5),
-	       o = ts_node_child_by_field_name(cond, "operator", 8);
+	TSNode l = tsnode_field(cond, "left"), r = tsnode_field(cond, "right"),
+	       o = tsnode_field(cond, "operator");
 	if (a1_lang_literal(l) && !a1_lang_literal(r)) {
 		TSNode t = l;
 		l = r;

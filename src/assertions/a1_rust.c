@@ -141,7 +141,7 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 	TSNode at = ts_node_named_child(item, 0);
 	if (!is(at, "attribute"))
 		return;
-	TSNode path = ts_node_named_child(at, 0), args = ts_node_child_by_field_name(at, "arguments", 9);
+	TSNode path = ts_node_named_child(at, 0), args = tsnode_field(at, "arguments");
 	char *p = a1_lang_canon(src, path);
 	size_t n = strlen(p);
 	if (!strcmp(p, "test") || (n > 6 && !strcmp(p + n - 6, "::test")) || !strcmp(p, "rstest") || !strcmp(p, "test_case") ||
@@ -151,7 +151,7 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 		a->ignore = 1, why_set(&a->why, src, item);
 	else if (!strcmp(p, "should_panic")) {
 		a->panics = 1;
-		TSNode value = ts_node_child_by_field_name(at, "value", 5);
+		TSNode value = tsnode_field(at, "value");
 		uint32_t k = ts_node_is_null(args) ? 0 : ts_node_child_count(args);
 		for (uint32_t i = 1; i + 2 < k && ts_node_is_null(value); i++)
 			if (text_is(src, ts_node_child(args, i), "expected") && text_is(src, ts_node_child(args, i + 1), "="))
@@ -230,9 +230,9 @@ static void call_name(struct walk *w, TSNode fn)
 
 static char *macro_name(const char *src, TSNode m)
 {
-	TSNode id = ts_node_child_by_field_name(m, "macro", 5);
+	TSNode id = tsnode_field(m, "macro");
 	if (is(id, "scoped_identifier"))
-		id = ts_node_child_by_field_name(id, "name", 4);
+		id = tsnode_field(id, "name");
 	return a1_lang_canon(src, id);
 }
 
@@ -248,13 +248,13 @@ static TSTree *reread(struct walk *w, TSNode tt, char **text, TSNode *args)
 		return NULL;
 	TSNode root = ts_tree_root_node(t);
 	TSNode fn = ts_node_named_child_count(root) == 1 ? ts_node_named_child(root, 0) : (TSNode){0};
-	TSNode body = is(fn, "function_item") ? ts_node_child_by_field_name(fn, "body", 4) : (TSNode){0};
+	TSNode body = is(fn, "function_item") ? tsnode_field(fn, "body") : (TSNode){0};
 	TSNode call = is(body, "block") && ts_node_named_child_count(body) == 1 ? ts_node_named_child(body, 0) : (TSNode){0};
 	if (ts_node_has_error(root) || !is(call, "call_expression")) {
 		ts_tree_delete(t);
 		return NULL;
 	}
-	*args = ts_node_child_by_field_name(call, "arguments", 9);
+	*args = tsnode_field(call, "arguments");
 	if (ts_node_is_null(*args)) {
 		ts_tree_delete(t);
 		return NULL;
@@ -289,7 +289,7 @@ static void assertion(struct a1_lang_fact *f, const char *name, const char *src,
 	}
 	f->taut = a1_lang_cond(src, a0) == 1;
 	if (is(a0, "binary_expression")) {
-		TSNode op = ts_node_child_by_field_name(a0, "operator", 8);
+		TSNode op = tsnode_field(a0, "operator");
 		static const char *const cmp[] = {"==", "!=", "<", ">", "<=", ">=", NULL};
 		for (const char *const *c = cmp; *c; c++)
 			if (text_is(src, op, *c)) {
@@ -297,11 +297,11 @@ static void assertion(struct a1_lang_fact *f, const char *name, const char *src,
 				f->strength = !strcmp(*c, "==") ? A1_LANG_EXACT : A1_LANG_LOOSE;
 				return;
 			}
-	} else if (is(a0, "call_expression") && is(ts_node_child_by_field_name(a0, "function", 8), "field_expression")) {
-		TSNode fe = ts_node_child_by_field_name(a0, "function", 8); /* x.is_some(): a loose check of x */
-		f->subject = a1_lang_canon(src, ts_node_child_by_field_name(fe, "value", 5));
+	} else if (is(a0, "call_expression") && is(tsnode_field(a0, "function"), "field_expression")) {
+		TSNode fe = tsnode_field(a0, "function"); /* x.is_some(): a loose check of x */
+		f->subject = a1_lang_canon(src, tsnode_field(fe, "value"));
 		free(f->matcher);
-		f->matcher = a1_lang_canon(src, ts_node_child_by_field_name(fe, "field", 5));
+		f->matcher = a1_lang_canon(src, tsnode_field(fe, "field"));
 		f->strength = !strcmp(f->matcher, "eq") ? A1_LANG_EXACT : A1_LANG_LOOSE;
 		return;
 	}
@@ -361,7 +361,7 @@ static int ends_block(struct walk *w, TSNode st)
 
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
 {
-	TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+	TSNode cond = tsnode_field(n, "condition");
 	int v = is(cond, "let_condition") || is(cond, "let_chain") ? -1 : a1_lang_cond(w->src, cond);
 	walk(w, cond, c);
 	char *g = a1_lang_canon(w->src, cond);
@@ -370,8 +370,8 @@ static void walk_if(struct walk *w, TSNode n, struct ctx c)
 	in.guard = guard;
 	in.cond = cond;
 	in.dead = c.dead || v == 0;
-	walk(w, ts_node_child_by_field_name(n, "consequence", 11), in);
-	TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+	walk(w, tsnode_field(n, "consequence"), in);
+	TSNode alt = tsnode_field(n, "alternative");
 	if (!ts_node_is_null(alt)) {
 		char *nguard = xasprintf("%s%s!(%s)", c.guard, *c.guard ? " && " : "", g);
 		in.guard = nguard;
@@ -402,7 +402,7 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		return;
 	}
 	if (!strcmp(t, "call_expression")) {
-		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		TSNode fn = tsnode_field(n, "function");
 		if (is(fn, "identifier") || is(fn, "scoped_identifier"))
 			call_name(w, fn);
 	}
@@ -426,7 +426,7 @@ struct scope {
 static void func(const char *src, TSNode fn, struct attrs *a, const struct scope *sc, struct a1_lang_side *s,
 		 TSParser *sub)
 {
-	char *base = a1_lang_canon(src, ts_node_child_by_field_name(fn, "name", 4));
+	char *base = a1_lang_canon(src, tsnode_field(fn, "name"));
 	char *name = xasprintf("%s%s", sc->mod, base);
 	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod};
 	w.f = a1_lang_func_add(s, name, a->test, a1_lang_line(fn));
@@ -448,7 +448,7 @@ static void func(const char *src, TSNode fn, struct attrs *a, const struct scope
 											: a->panics ? xstrdup("#[should_panic]")
 												    : NULL;
 	struct ctx c = {.guard = ""};
-	walk(&w, ts_node_child_by_field_name(fn, "body", 4), c);
+	walk(&w, tsnode_field(fn, "body"), c);
 	free(name);
 	free(base);
 }
@@ -486,8 +486,8 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 		if (!strcmp(t, "function_item")) {
 			func(src, k, &a, &sc, s, sub);
 		} else if (!strcmp(t, "mod_item") && depth < WALK_MAX) {
-			char *mname = a1_lang_canon(src, ts_node_child_by_field_name(k, "name", 4));
-			TSNode body = ts_node_child_by_field_name(k, "body", 4);
+			char *mname = a1_lang_canon(src, tsnode_field(k, "name"));
+			TSNode body = tsnode_field(k, "body");
 			struct scope in = sc;
 			char *mod = xasprintf("%s%s::", sc.mod, mname), *mwhy = NULL;
 			in.mod = mod;
@@ -513,7 +513,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 			free(mod);
 			free(mname);
 		} else if (!strcmp(t, "macro_definition")) {
-			char *mname = a1_lang_canon(src, ts_node_child_by_field_name(k, "name", 4));
+			char *mname = a1_lang_canon(src, tsnode_field(k, "name"));
 			char *label = xasprintf("macro_rules! %s", mname), *text = a1_lang_canon(src, k);
 			a1_lang_opaque_add(s, label, text);
 			free(label);
