@@ -132,7 +132,7 @@ static char *get_str(struct rd *r)
 	uint32_t n = get_u32(r);
 	if (r->bad || n == WIRE_NULL)
 		return NULL;
-	if (n > r->n) {
+	if (n > r->n || memchr(r->p, 0, n)) { /* a string with a NUL was never a C string */
 		r->bad = 1;
 		return NULL;
 	}
@@ -160,6 +160,8 @@ static void get_facts(struct rd *r, struct a1_js_facts *l)
 		f->kind = get_u32(r);
 		f->line = get_u32(r);
 		uint32_t flags = get_u32(r);
+		if (flags >> 24)
+			r->bad = 1; /* three flags of a byte each, nothing above */
 		f->dead = (unsigned char)flags;
 		f->swallowed = (unsigned char)(flags >> 8);
 		f->taut = (unsigned char)(flags >> 16);
