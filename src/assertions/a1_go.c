@@ -524,8 +524,9 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 	}
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx)
 {
+	(void)ctx;
 	if (keep)
 		*keep = NULL;
 	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s, old);
@@ -582,10 +583,10 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 
 cJSON *a1_go_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_lang_judge(extract, pre, pre_len, post, post_len);
+	return a1_lang_judge(extract, NULL, pre, pre_len, post, post_len);
 }
 
 int a1_go_count(const char *text, size_t len, int *tests, int *assertions)
 {
-	return a1_lang_count(extract, text, len, tests, assertions);
+	return a1_lang_count(extract, NULL, text, len, tests, assertions);
 }

@@ -831,21 +831,22 @@ static void refused(cJSON *out, const struct a1_lang_side *s, int pre)
 	free(what);
 }
 
-cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, const char *post, size_t post_len)
+cJSON *a1_lang_judge(a1_lang_extract_fn fn, void *ctx, const char *pre, size_t pre_len, const char *post,
+		     size_t post_len)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
 		FATAL("out of memory");
 	struct a1_lang_side a = {0}, b = {0};
 	TSTree *pt = NULL, *old = NULL;
-	fn(pre, pre_len, &a, NULL, pre && pre_len && post && post_len ? &pt : NULL);
+	fn(pre, pre_len, &a, NULL, pre && pre_len && post && post_len ? &pt : NULL, ctx);
 	if (pt) {
 		TSInputEdit e;
 		tsnode_edit_between(pre, pre_len, post, post_len, &e);
 		old = ts_tree_copy(pt);
 		ts_tree_edit(old, &e);
 	}
-	fn(post, post_len, &b, old, NULL);
+	fn(post, post_len, &b, old, NULL, ctx);
 	if (old)
 		ts_tree_delete(old);
 	if (pt)
@@ -861,11 +862,11 @@ cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, con
 	return out;
 }
 
-int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *tests, int *assertions)
+int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions)
 {
 	struct a1_lang_side s = {0};
 	*tests = *assertions = 0;
-	fn(text ? text : "", text ? len : 0, &s, NULL, NULL);
+	fn(text ? text : "", text ? len : 0, &s, NULL, NULL, ctx);
 	int rc = s.status ? BELAY_EINVAL : 0;
 	for (size_t i = 0; !rc && i < s.nfuncs; i++) {
 		*tests += s.funcs[i].is_test;

@@ -120,16 +120,19 @@ unsigned a1_lang_line(TSNode n);
 /* ---- judging ---- */
 
 /* Reads one side's text (NULL: absent, an empty side) into a zeroed side, parsing against
- * `old` (NULL: from scratch); given `keep`, hands its tree back (NULL when not read). */
-typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep);
+ * `old` (NULL: from scratch); given `keep`, hands its tree back (NULL when not read). `ctx`:
+ * what the caller of a1_lang_judge / a1_lang_count passed (the same for both sides). */
+typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep,
+				   void *ctx);
 
 /* Both sides read with `fn` (the post side parsed against the pre side's tree, edited by the
  * bytes that differ) and compared: a new array of findings (a1_go.h's shape); a side not read
  * gives its refusal (UNVERIFIED) instead. Never NULL. */
-cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, const char *post, size_t post_len);
+cJSON *a1_lang_judge(a1_lang_extract_fn fn, void *ctx, const char *pre, size_t pre_len, const char *post,
+		     size_t post_len);
 
 /* Tests and facts a side holds; BELAY_EINVAL when it is not read. */
-int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *tests, int *assertions);
+int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions);
 
 /* Appends one finding {"function","finding","status","cause","pre","post"} (strings clipped). */
 void a1_lang_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,

@@ -15,6 +15,7 @@
 #include "assertions/a1_lang.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 const TSLanguage *tree_sitter_rust(void);
@@ -181,10 +182,39 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 
 /*==== function bodies =======================================================================*/
 
+/* What an assertion macro's arguments gave its fact, by the macro's name and token text: the
+ * two sides of a file share most of their macros, and reading one again is a parse. */
+struct rmemo_val {
+	char *subject, *matcher, *expected;
+	unsigned char taut, strength;
+};
+struct rmemo {
+	struct strmap idx; /* key -> index into v */
+	struct rmemo_val *v;
+	size_t n, cap;
+};
+
+static void rmemo_free(struct rmemo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].subject);
+		free(m->v[i].matcher);
+		free(m->v[i].expected);
+	}
+	free(m->v);
+	strmap_free(&m->idx);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 struct walk {
 	const char *src;
 	struct a1_lang_side *s;
 	struct a1_lang_func *f;
+	struct rmemo *memo; /* NULL: none */
 	TSParser *sub; /* re-reads macro arguments */
 	const char *mod; /* "tests::" */
 };
@@ -330,15 +360,36 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 		a1_lang_guarded(w->src, c->cond, f);
 	} else {
 		TSNode tt = ts_node_named_child(m, ts_node_named_child_count(m) - 1), args;
-		char *sub = NULL;
-		TSTree *t = is(tt, "token_tree") ? reread(w, tt, &sub, &args) : NULL;
-		if (t) {
-			assertion(f, name, sub, args);
-			ts_tree_delete(t);
+		char *key = w->memo && is(tt, "token_tree")
+				? xasprintf("%s\x1f%.*s", name, (int)tsnode_len(tt), w->src + ts_node_start_byte(tt))
+				: NULL;
+		int64_t k;
+		if (key && strmap_get(&w->memo->idx, key, &k)) {
+			const struct rmemo_val *v = &w->memo->v[k];
+			f->subject = dup_or_null(v->subject);
+			f->matcher = dup_or_null(v->matcher);
+			f->expected = dup_or_null(v->expected);
+			f->taut = v->taut;
+			f->strength = v->strength;
 		} else {
-			f->matcher = xstrdup(name);
+			char *sub = NULL;
+			TSTree *t = is(tt, "token_tree") ? reread(w, tt, &sub, &args) : NULL;
+			if (t) {
+				assertion(f, name, sub, args);
+				ts_tree_delete(t);
+			} else {
+				f->matcher = xstrdup(name);
+			}
+			free(sub);
+			if (key) {
+				struct rmemo *mm = w->memo;
+				mm->v = xgrow_zeroed(mm->v, &mm->cap, mm->n, sizeof *mm->v, 64);
+				mm->v[mm->n] = (struct rmemo_val){dup_or_null(f->subject), dup_or_null(f->matcher),
+								  dup_or_null(f->expected), f->taut, f->strength};
+				strmap_put(&mm->idx, key, (int64_t)mm->n++);
+			}
 		}
-		free(sub);
+		free(key);
 	}
 	free(name);
 }
@@ -421,6 +472,7 @@ struct scope {
 	const char *mod; /* "" or "tests::" */
 	int cfg;	 /* the enclosing modules' cfg */
 	const char *why;
+	struct rmemo *memo; /* the judge's, shared by both sides; NULL: none */
 };
 
 static void func(const char *src, TSNode fn, struct attrs *a, const struct scope *sc, struct a1_lang_side *s,
@@ -428,7 +480,7 @@ static void func(const char *src, TSNode fn, struct attrs *a, const struct scope
 {
 	char *base = a1_lang_canon(src, tsnode_field(fn, "name"));
 	char *name = xasprintf("%s%s", sc->mod, base);
-	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod};
+	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo};
 	w.f = a1_lang_func_add(s, name, a->test, a1_lang_line(fn));
 	int cfg = sc->cfg == 0 || a->cfg == 0 ? 0 : sc->cfg == 1 && a->cfg == 1 ? 1 : -1;
 	const char *why = sc->cfg != 1 ? sc->why : a->why;
@@ -536,7 +588,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 	free(kids);
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx)
 {
 	if (keep)
 		*keep = NULL;
@@ -545,7 +597,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		return;
 	TSParser *sub = ts_parser_new();
 	if (ts_parser_set_language(sub, tree_sitter_rust())) {
-		struct scope sc = {.mod = "", .cfg = 1};
+		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx};
 		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
 	}
 	ts_parser_delete(sub);
@@ -557,10 +609,14 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_lang_judge(extract, pre, pre_len, post, post_len);
+	struct rmemo m = {0};
+	strmap_init(&m.idx);
+	cJSON *out = a1_lang_judge(extract, &m, pre, pre_len, post, post_len);
+	rmemo_free(&m);
+	return out;
 }
 
 int a1_rust_count(const char *text, size_t len, int *tests, int *assertions)
 {
-	return a1_lang_count(extract, text, len, tests, assertions);
+	return a1_lang_count(extract, NULL, text, len, tests, assertions);
 }
