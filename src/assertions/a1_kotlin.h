@@ -1,6 +1,8 @@
 /* a1_kotlin.h - A1's judge of Kotlin test files (JUnit 4 / 5 on Kotlin, kotlin.test), on
- * tree-sitter (the pinned @tree-sitter-grammars/tree-sitter-kotlin compiled into belay). In
- * process; no JVM, no Kotlin compiler.
+ * tree-sitter (the pinned @tree-sitter-grammars/tree-sitter-kotlin compiled into belay). No
+ * JVM, no Kotlin compiler; the grammar is read in a forked child of belay bounded in memory
+ * and time (a1_bound.h), because on crafted files its scanner loops and its parse grows
+ * without end where tree-sitter's timeout does not reach.
  *
  * One changed file's two sides are read into the facts Java's judge compares
  * (a1_kotlin_facts.c into struct a1_java_side) and judged by it (a1_jvm_judge: the JavaScript
@@ -17,8 +19,9 @@
  *
  * Input is hostile: the same bounds as Java's (A1_JAVA_MAX_BYTES, A1_JAVA_MAX_DEPTH, pending
  * tokens, the walk bound), checked before parsing with Kotlin's nesting comments and string
- * templates - each an UNVERIFIED finding, never a crash and never a PASS. Threads: any.
- * Memory: the caller owns what a call returns. */
+ * templates - each an UNVERIFIED finding, never a crash and never a PASS; a side whose reading
+ * was stopped at a bound is UNVERIFIED parse-bounded. Threads: any (each call forks: at most
+ * one child per call, reaped before it returns). Memory: the caller owns what a call returns. */
 #ifndef BELAY_ASSERTIONS_A1_KOTLIN_H
 #define BELAY_ASSERTIONS_A1_KOTLIN_H
 #include <cjson/cJSON.h>

@@ -4,7 +4,9 @@
  * they stand, the names it calls). What is the same as Java's - the checks before parsing,
  * canonical text, names of tests and helpers, the comparison - is Java's (a1_java_facts.h).
  *
- * Threads: any; each call has its own parser, tree and state.
+ * Every non-empty side is read in a bounded child (a1_bound.h): both sides of a file in one,
+ * the pre side sent back as soon as it is read, the post side parsed against its tree.
+ * Threads: any; each call has its own parser, tree and state, and its own child.
  * Must not: recurse deeper than WALK_MAX, spend more than a work budget proportional to the
  * input, print, keep state between calls, leave anything allocated behind. */
 #include "assertions/a1_kotlin.h"
