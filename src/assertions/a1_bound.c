@@ -29,8 +29,8 @@
 #define A1_BOUND_ASAN 0
 #endif
 
-#define SLICE_MS 20		 /* how often the parent looks at the child's memory */
-#define OUT_MAX (256u << 20)	 /* an answer longer than this is not an answer */
+#define SLICE_MS 20	     /* how often the parent looks at the child's memory */
+#define OUT_MAX (256u << 20) /* an answer longer than this is not an answer */
 
 static unsigned env_uint(const char *name, unsigned dflt)
 {
@@ -106,8 +106,8 @@ void a1_bound_send(struct a1_bound_chan *ch, const void *p, size_t n)
 		_exit(3); /* the parent is gone or gave up */
 }
 
-static void __attribute__((noreturn)) child(int fd, void (*fn)(void *, struct a1_bound_chan *), void *ctx, unsigned ms,
-					    unsigned mib)
+static void __attribute__((noreturn))
+child(int fd, void (*fn)(void *, struct a1_bound_chan *), void *ctx, unsigned ms, unsigned mib)
 {
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (null >= 0)
@@ -200,9 +200,9 @@ int a1_bound_run(void (*fn)(void *ctx, struct a1_bound_chan *ch), void *ctx, str
 		} else if (WIFSIGNALED(st)) {
 			int sig = WTERMSIG(st);
 			res->signal = sig;
-			res->end = sig == SIGXCPU || sig == SIGKILL ? A1_BOUND_TIME
+			res->end = sig == SIGXCPU || sig == SIGKILL   ? A1_BOUND_TIME
 				   : sig == SIGABRT && !A1_BOUND_ASAN ? A1_BOUND_MEMORY /* an allocation refused */
-								       : A1_BOUND_DIED;
+								      : A1_BOUND_DIED;
 		} else {
 			res->end = A1_BOUND_DIED;
 		}

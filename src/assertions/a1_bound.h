@@ -39,9 +39,9 @@ enum a1_bound_end {
 
 struct a1_bound_result {
 	enum a1_bound_end end;
-	unsigned ms;	      /* the bound it ran under (CPU ms) */
-	unsigned mib;	      /* the memory bound */
-	int signal;	      /* the signal that ended it, else 0 */
+	unsigned ms;  /* the bound it ran under (CPU ms) */
+	unsigned mib; /* the memory bound */
+	int signal;   /* the signal that ended it, else 0 */
 };
 
 /* The child's end of the pipe (only fn, in the child, has one). */

@@ -79,7 +79,8 @@ Test(a1_bound, a_child_that_spins_is_stopped_at_its_cpu_bound)
 	cr_expect_eq(r.ms, 200);
 	cr_expect_eq(out.len, 0);
 	char why[128];
-	cr_expect_str_eq(a1_bound_why(&r, why, sizeof why), "the parser was stopped at its bound of 200 ms of CPU time");
+	cr_expect_str_eq(a1_bound_why(&r, why, sizeof why),
+			 "the parser was stopped at its bound of 200 ms of CPU time");
 	unsetenv("BELAY_A1_PARSE_MS");
 }
 
@@ -102,15 +103,16 @@ Test(a1_bound, a_child_that_ends_otherwise_gives_no_answer)
 	struct buf out = {0};
 	struct a1_bound_result r = run(die, &out);
 	cr_expect_eq(r.end, A1_BOUND_DIED);
-	cr_expect(out.len == 14 && !memcmp(out.p, "half an answer", 14), "what was sent arrives; the end says it is not whole");
+	cr_expect(out.len == 14 && !memcmp(out.p, "half an answer", 14),
+		  "what was sent arrives; the end says it is not whole");
 	buf_free(&out);
 }
 
-#define JAVA                                                                                                   \
-	"import org.junit.jupiter.api.*;\nimport static org.junit.jupiter.api.Assertions.*;\n"               \
-	"class CalcTest {\n  @Test @Disabled void add() { assertEquals(3, Calc.add(1, 2)); }\n"               \
-	"  @Test @EnabledIf(\"fast\") void sub() { if (false) { assertTrue(Calc.sub(2, 1) == 1); } }\n"       \
-	"  @Test void div() { assertThrows(ArithmeticException.class, () -> Calc.div(1, 0)); helper(); }\n" \
+#define JAVA                                                                                                           \
+	"import org.junit.jupiter.api.*;\nimport static org.junit.jupiter.api.Assertions.*;\n"                         \
+	"class CalcTest {\n  @Test @Disabled void add() { assertEquals(3, Calc.add(1, 2)); }\n"                        \
+	"  @Test @EnabledIf(\"fast\") void sub() { if (false) { assertTrue(Calc.sub(2, 1) == 1); } }\n"                \
+	"  @Test void div() { assertThrows(ArithmeticException.class, () -> Calc.div(1, 0)); helper(); }\n"            \
 	"  void helper() { assertNotNull(Calc.zero()); }\n}\n"
 
 Test(a1_bound, a_sides_facts_survive_the_wire_and_no_prefix_decodes)
