@@ -13,7 +13,8 @@
  * machine; JavaScript 22.9 -> 21 ms, TypeScript 25.5 -> 24 ms at 2,000 lines. Parsing is the
  * floor: one 2,000-line side takes ~3.8 ms (Python) and ~7.5 ms (JavaScript) in Debian's
  * tree-sitter 0.20.7 before anything is judged, the post side ~2 ms more incrementally.)
- * Rows: python, javascript, typescript, go, java and rust (tree-sitter, in process), and
+ * Rows: python, javascript, typescript, go, java and rust (tree-sitter, in process), kotlin
+ * (tree-sitter, each side in a bounded child: assertions/a1_bound.h), and
  * configuration (package.json, Cargo.toml, pyproject.toml judged on their test keys). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,17 @@ static void java_file(struct buf *b, int lines, int cheat)
 	buf_printf(b, "class BenchTest {\n");
 	for (int i = 0; i < tests; i++)
 		buf_printf(b, "  @Test\n  void case%d() {\n    %s;\n  }\n\n", i,
+			   cheat && i == tests / 2 ? "assertTrue(true)" : "assertEquals(3, compute(1, 2))");
+	buf_printf(b, "}\n");
+}
+
+/* kotlin.test: a class of @Test functions, one assertEquals each (a cheat: assertTrue(true)). */
+static void kotlin_file(struct buf *b, int lines, int cheat)
+{
+	int tests = lines / 5;
+	buf_printf(b, "class BenchTest {\n");
+	for (int i = 0; i < tests; i++)
+		buf_printf(b, "  @Test\n  fun case%d() {\n    %s\n  }\n\n", i,
 			   cheat && i == tests / 2 ? "assertTrue(true)" : "assertEquals(3, compute(1, 2))");
 	buf_printf(b, "}\n");
 }
@@ -209,6 +221,7 @@ int main(int argc, char **argv)
 		lang_row(dir, reps, "go", "calc/bench_test.go", go_file, lines, py.median);
 		lang_row(dir, reps, "java", "src/test/java/BenchTest.java", java_file, lines, py.median);
 		lang_row(dir, reps, "rust", "tests/bench.rs", rust_file, lines, py.median);
+		lang_row(dir, reps, "kotlin", "src/test/kotlin/BenchTest.kt", kotlin_file, lines, py.median);
 	}
 	/* Configuration: a dependency bump (PASS) in files of realistic size. */
 	static const struct {

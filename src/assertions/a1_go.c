@@ -12,6 +12,7 @@
 #include <tree_sitter/api.h>
 
 #include "assertions/a1_lang.h"
+#include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/xalloc.h"
 
@@ -198,7 +199,7 @@ static void testing_params(struct walk *w, TSNode params)
 	uint32_t n = ts_node_named_child_count(params);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode d = ts_node_named_child(params, i);
-		TSNode type = ts_node_child_by_field_name(d, "type", 4);
+		TSNode type = tsnode_field(d, "type");
 		char *t = ts_node_is_null(type) ? xstrdup("") : a1_lang_canon(w->src, type);
 		int testing = !strncmp(t, "*testing.", 9) || !strcmp(t, "testing.TB");
 		free(t);
@@ -248,7 +249,7 @@ static void testify(struct walk *w, const struct ctx *c, TSNode call, const char
 	struct a1_lang_fact *f = fact(w, c, call);
 	char *me = a1_lang_canon(w->src, method);
 	f->matcher = xasprintf("%s.%s", pk, me);
-	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+	TSNode args = tsnode_field(call, "arguments");
 	uint32_t na = ts_node_named_child_count(args);
 	/* the package form takes t first (off 1); an assert.New(t) object does not (off 0) */
 	na = na >= off ? na - off : 0;
@@ -295,17 +296,17 @@ static const char *testify_obj(const struct walk *w, TSNode n)
  * whose methods assert without t. */
 static void testify_new(struct walk *w, TSNode decl)
 {
-	TSNode left = ts_node_child_by_field_name(decl, "left", 4), right = ts_node_child_by_field_name(decl, "right", 5);
+	TSNode left = tsnode_field(decl, "left"), right = tsnode_field(decl, "right");
 	if (ts_node_named_child_count(left) != 1 || ts_node_named_child_count(right) != 1)
 		return;
 	TSNode name = ts_node_named_child(left, 0), call = ts_node_named_child(right, 0);
 	if (strcmp(ts_node_type(name), "identifier") || strcmp(ts_node_type(call), "call_expression"))
 		return;
-	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+	TSNode fn = tsnode_field(call, "function");
 	if (strcmp(ts_node_type(fn), "selector_expression"))
 		return;
-	const char *pk = testify_pkg(w, ts_node_child_by_field_name(fn, "operand", 7));
-	if (pk && text_is(w->src, ts_node_child_by_field_name(fn, "field", 5), "New") && w->nobjs < NAMES_MAX) {
+	const char *pk = testify_pkg(w, tsnode_field(fn, "operand"));
+	if (pk && text_is(w->src, tsnode_field(fn, "field"), "New") && w->nobjs < NAMES_MAX) {
 		w->objpkgs[w->nobjs] = pk;
 		w->objs[w->nobjs++] = a1_lang_canon(w->src, name);
 	}
@@ -317,10 +318,10 @@ static const char *suite_chain(const struct walk *w, TSNode n)
 {
 	if (!w->suite_recv || strcmp(ts_node_type(n), "call_expression"))
 		return NULL;
-	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	TSNode fn = tsnode_field(n, "function");
 	if (strcmp(ts_node_type(fn), "selector_expression"))
 		return NULL;
-	TSNode op = ts_node_child_by_field_name(fn, "operand", 7), field = ts_node_child_by_field_name(fn, "field", 5);
+	TSNode op = tsnode_field(fn, "operand"), field = tsnode_field(fn, "field");
 	if (strcmp(ts_node_type(op), "identifier") || !text_is(w->src, op, w->suite_recv))
 		return NULL;
 	static const char *const names[] = {"T", "Require", "Assert", NULL};
@@ -334,14 +335,14 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 {
 	static const char *const failures[] = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow", NULL};
 	static const char *const skips[] = {"Skip", "Skipf", "SkipNow", NULL};
-	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+	TSNode fn = tsnode_field(call, "function");
 	if (!strcmp(ts_node_type(fn), "identifier")) {
 		a1_lang_call_add(w->f, w->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn));
 		return;
 	}
 	if (strcmp(ts_node_type(fn), "selector_expression"))
 		return;
-	TSNode op = ts_node_child_by_field_name(fn, "operand", 7), field = ts_node_child_by_field_name(fn, "field", 5);
+	TSNode op = tsnode_field(fn, "operand"), field = tsnode_field(fn, "field");
 	const char *chained = suite_chain(w, op); /* s.T(), s.Require(), s.Assert() */
 	if (chained && strcmp(chained, "T")) {
 		testify(w, c, call, !strcmp(chained, "Require") ? "require" : "assert", field, 0);
@@ -378,14 +379,14 @@ static void walk_kids(struct walk *w, TSNode n, struct ctx c)
 		const char *t = ts_node_type(ch);
 		if (!strcmp(t, "return_statement") || (!strcmp(t, "expression_statement") && ts_node_named_child_count(ch) == 1 &&
 						       !strcmp(ts_node_type(ts_node_named_child(ch, 0)), "call_expression") &&
-						       text_is(w->src, ts_node_child_by_field_name(ts_node_named_child(ch, 0), "function", 8), "panic")))
+						       text_is(w->src, tsnode_field(ts_node_named_child(ch, 0), "function"), "panic")))
 			c.dead = 1; /* what follows in this block never runs */
 	}
 }
 
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
 {
-	TSNode init = ts_node_child_by_field_name(n, "initializer", 11), cond = ts_node_child_by_field_name(n, "condition", 9);
+	TSNode init = tsnode_field(n, "initializer"), cond = tsnode_field(n, "condition");
 	char *ct = a1_lang_canon(w->src, cond);
 	char *it = ts_node_is_null(init) ? NULL : a1_lang_canon(w->src, init);
 	char *g = it ? xasprintf("%s; %s", it, ct) : xstrdup(ct);
@@ -398,7 +399,7 @@ static void walk_if(struct walk *w, TSNode n, struct ctx c)
 	in.cond = cond;
 	in.value = c.value == 0 || v == 0 ? 0 : c.value == 1 && v == 1 ? 1 : -1;
 	in.depth++;
-	TSNode cons = ts_node_child_by_field_name(n, "consequence", 11), alt = ts_node_child_by_field_name(n, "alternative", 11);
+	TSNode cons = tsnode_field(n, "consequence"), alt = tsnode_field(n, "alternative");
 	if (!ts_node_is_null(cons))
 		walk(w, cons, in);
 	if (!ts_node_is_null(alt)) {
@@ -433,7 +434,7 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 	    !strcmp(t, "select_statement"))
 		c.looped = 1;
 	if (!strcmp(t, "func_literal"))
-		testing_params(w, ts_node_child_by_field_name(n, "parameters", 10));
+		testing_params(w, tsnode_field(n, "parameters"));
 	if (!strcmp(t, "call_expression"))
 		call_expr(w, &c, n);
 	if (!strcmp(t, "short_var_declaration") || !strcmp(t, "var_spec") || !strcmp(t, "assignment_statement"))
@@ -447,16 +448,16 @@ static int collected(const char *src, TSNode fn, const char *name)
 	const char *kind = !strncmp(name, "Test", 4) ? "*testing.T" : !strncmp(name, "Fuzz", 4) ? "*testing.F" : NULL;
 	if (!kind || (name[4] >= 'a' && name[4] <= 'z'))
 		return 0;
-	if (!ts_node_is_null(ts_node_child_by_field_name(fn, "result", 6)) ||
-	    !ts_node_is_null(ts_node_child_by_field_name(fn, "type_parameters", 15)))
+	if (!ts_node_is_null(tsnode_field(fn, "result")) ||
+	    !ts_node_is_null(tsnode_field(fn, "type_parameters")))
 		return 0;
-	TSNode params = ts_node_child_by_field_name(fn, "parameters", 10);
+	TSNode params = tsnode_field(fn, "parameters");
 	if (ts_node_named_child_count(params) != 1)
 		return 0;
 	TSNode d = ts_node_named_child(params, 0);
 	if (ts_node_named_child_count(d) > 2)
 		return 0; /* (a, b *testing.T) */
-	char *t = a1_lang_canon(src, ts_node_child_by_field_name(d, "type", 4));
+	char *t = a1_lang_canon(src, tsnode_field(d, "type"));
 	int ok = !strcmp(t, kind);
 	free(t);
 	return ok;
@@ -469,17 +470,17 @@ static int collected_method(const char *src, TSNode fn, const char *name)
 	(void)src;
 	if (strncmp(name, "Test", 4) || (name[4] >= 'a' && name[4] <= 'z'))
 		return 0;
-	return ts_node_named_child_count(ts_node_child_by_field_name(fn, "parameters", 10)) == 0 &&
-	       ts_node_is_null(ts_node_child_by_field_name(fn, "result", 6));
+	return ts_node_named_child_count(tsnode_field(fn, "parameters")) == 0 &&
+	       ts_node_is_null(tsnode_field(fn, "result"));
 }
 
 /* The receiver's name of a method ((s *CalcSuite) -> "s"), or NULL. New string. */
 static char *receiver_name(const char *src, TSNode fn)
 {
-	TSNode r = ts_node_child_by_field_name(fn, "receiver", 8);
+	TSNode r = tsnode_field(fn, "receiver");
 	if (ts_node_is_null(r) || ts_node_named_child_count(r) != 1)
 		return NULL;
-	TSNode name = ts_node_child_by_field_name(ts_node_named_child(r, 0), "name", 4);
+	TSNode name = tsnode_field(ts_node_named_child(r, 0), "name");
 	return ts_node_is_null(name) ? NULL : a1_lang_canon(src, name);
 }
 
@@ -504,14 +505,14 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 						specs[k++] = ts_node_named_child(x, q);
 		}
 		for (uint32_t j = 0; j < k && imp->n < NAMES_MAX; j++) {
-			char *path = a1_lang_canon(text, ts_node_child_by_field_name(specs[j], "path", 4));
+			char *path = a1_lang_canon(text, tsnode_field(specs[j], "path"));
 			const char *pkg = !strcmp(path, "\"github.com/stretchr/testify/assert\"")    ? "assert"
 					  : !strcmp(path, "\"github.com/stretchr/testify/require\"") ? "require"
 												      : NULL;
 			free(path);
 			if (!pkg)
 				continue;
-			TSNode alias = ts_node_child_by_field_name(specs[j], "name", 4);
+			TSNode alias = tsnode_field(specs[j], "name");
 			if (ts_node_is_null(alias)) {
 				imp->pkgs[imp->n] = pkg;
 				imp->names[imp->n++] = xstrdup(pkg);
@@ -523,29 +524,33 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 	}
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx)
 {
-	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s);
+	(void)ctx;
+	if (keep)
+		*keep = NULL;
+	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s, old);
 	if (!tree)
 		return;
 	TSNode root = ts_tree_root_node(tree);
 	constraints(text, root, s);
 	struct go_imports imp = {0};
 	imports(text, root, &imp);
-	uint32_t n = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < n && !s->status; i++) {
-		TSNode fn = ts_node_named_child(root, i);
+	size_t n;
+	TSNode *kids = tsnode_named_children(root, &n); /* by index: quadratic over a file of functions */
+	for (size_t i = 0; i < n && !s->status; i++) {
+		TSNode fn = kids[i];
 		int method = !strcmp(ts_node_type(fn), "method_declaration");
 		/* methods too: a suite's TestX() methods need not import the suite package (they assert
 		 * through the embedded suite.Suite), so every TestX() method of a test file is taken
 		 * as a suite's test */
 		if (strcmp(ts_node_type(fn), "function_declaration") && !method)
 			continue;
-		char *name = a1_lang_canon(text, ts_node_child_by_field_name(fn, "name", 4));
+		char *name = a1_lang_canon(text, tsnode_field(fn, "name"));
 		struct walk w = {.src = text, .s = s, .imp = &imp};
 		w.f = a1_lang_func_add(s, name, method ? collected_method(text, fn, name) : collected(text, fn, name),
 				       a1_lang_line(fn));
-		char *params = a1_lang_canon(text, ts_node_child_by_field_name(fn, "parameters", 10));
+		char *params = a1_lang_canon(text, tsnode_field(fn, "parameters"));
 		if (!w.f->is_test)
 			w.f->why = xasprintf("func %s%s", name, params);
 		free(params);
@@ -555,9 +560,9 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 			w.objs[0] = xstrdup(w.suite_recv);
 			w.nobjs = 1;
 		}
-		testing_params(&w, ts_node_child_by_field_name(fn, "parameters", 10));
+		testing_params(&w, tsnode_field(fn, "parameters"));
 		struct ctx c = {.guard = "", .value = 1};
-		TSNode body = ts_node_child_by_field_name(fn, "body", 4);
+		TSNode body = tsnode_field(fn, "body");
 		if (!ts_node_is_null(body))
 			walk(&w, body, c);
 		for (size_t j = 0; j < w.ntparams; j++)
@@ -567,17 +572,21 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s)
 		free(w.suite_recv);
 		free(name);
 	}
+	free(kids);
 	for (size_t j = 0; j < imp.n; j++)
 		free(imp.names[j]);
-	ts_tree_delete(tree);
+	if (keep && !s->status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 }
 
 cJSON *a1_go_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_lang_judge(extract, pre, pre_len, post, post_len);
+	return a1_lang_judge(extract, NULL, pre, pre_len, post, post_len);
 }
 
 int a1_go_count(const char *text, size_t len, int *tests, int *assertions)
 {
-	return a1_lang_count(extract, text, len, tests, assertions);
+	return a1_lang_count(extract, NULL, text, len, tests, assertions);
 }

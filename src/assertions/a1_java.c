@@ -201,20 +201,21 @@ static void conditions_added(const struct a1_java_side *pre, const struct a1_jav
 static void refused(cJSON *out, const struct a1_js_side *s, int pre)
 {
 	char *what = xasprintf("%s: %s", pre ? "pre" : "post", s->why ? s->why : "not read");
-	int deep = s->status == A1_JS_UNDECIDABLE;
-	a1_finding_add(out, NULL, deep ? "too-deeply-nested" : "unparseable-source", "UNVERIFIED",
-		      deep ? "ASSERTION_UNDECIDABLE" : "ASSERTION_FILE_UNREADABLE", pre ? what : NULL, pre ? NULL : what);
+	int deep = s->status == A1_JS_UNDECIDABLE, bounded = s->status == A1_JS_BOUNDED;
+	a1_finding_add(out, NULL, deep ? "too-deeply-nested" : bounded ? "parse-bounded" : "unparseable-source",
+		      "UNVERIFIED", deep ? "ASSERTION_UNDECIDABLE" : "ASSERTION_FILE_UNREADABLE", pre ? what : NULL,
+		      pre ? NULL : what);
 	free(what);
 }
 
-cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
+cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		    a1_jvm_pair_fn extract_pair, int need_tests)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
 		FATAL("out of memory");
 	struct a1_java_side a = {0}, b = {0};
-	a1_java_extract(pre, pre_len, &a);
-	a1_java_extract(post, post_len, &b);
+	extract_pair(pre, pre_len, post, post_len, &a, &b);
 	if (a.s.status)
 		refused(out, &a.s, 1);
 	if (b.s.status)
@@ -223,17 +224,25 @@ cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const ch
 		a1_js_compare(&a.s, &b.s, path, judge_pair, out);
 		annotation_removed(&b, out);
 		conditions_added(&a, &b, out);
+		if (!a.s.ntests && !b.s.ntests && !cJSON_GetArraySize(out) && (pre_len || post_len) && need_tests)
+			a1_finding_add(out, NULL, "no-tests-read", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
+				      "no test this judge reads on either side (another framework's style?)");
 	}
 	a1_java_side_free(&a);
 	a1_java_side_free(&b);
 	return out;
 }
 
-int a1_java_count(const char *text, size_t len, int *tests, int *assertions)
+cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_java_extract_pair, 0);
+}
+
+int a1_jvm_count(const char *text, size_t len, int *tests, int *assertions, a1_jvm_extract_fn extract)
 {
 	struct a1_java_side s = {0};
 	*tests = *assertions = 0;
-	if (a1_java_extract(text, len, &s)) {
+	if (extract(text, len, &s)) {
 		a1_java_side_free(&s);
 		return BELAY_EINVAL;
 	}
@@ -246,4 +255,9 @@ int a1_java_count(const char *text, size_t len, int *tests, int *assertions)
 	*assertions = n > 0x7fffffff ? 0x7fffffff : (int)n;
 	a1_java_side_free(&s);
 	return 0;
+}
+
+int a1_java_count(const char *text, size_t len, int *tests, int *assertions)
+{
+	return a1_jvm_count(text, len, tests, assertions, a1_java_extract);
 }

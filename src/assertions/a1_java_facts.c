@@ -58,7 +58,10 @@ struct ctx {
 
 static int is(TSNode n, const char *type)
 {
-	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+	if (ts_node_is_null(n))
+		return 0;
+	const char *t = ts_node_type(n);
+	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
 }
 
 static TSNode field(TSNode n, const char *name)
@@ -145,21 +148,27 @@ static int word(unsigned char c)
 }
 
 struct canon_st {
-	struct jx *x;
+	const char *src;
+	struct buf *b;
 	int lastword, inlit;
 };
 
 static int canon_leaf(TSNode k, void *ctx)
 {
 	struct canon_st *st = ctx;
-	struct buf *b = &st->x->cb;
-	if (ts_node_child_count(k) || is(k, "line_comment") || is(k, "block_comment"))
+	struct buf *b = st->b;
+	if (ts_node_child_count(k))
+		return 0;
+	/* the type once, told apart by its first byte before any strcmp: this runs on every leaf */
+	const char *t = ts_node_type(k);
+	if ((t[0] == 'l' && !strcmp(t, "line_comment")) || (t[0] == 'b' && !strcmp(t, "block_comment")))
 		return 0;
 	uint32_t a = ts_node_start_byte(k), e = ts_node_end_byte(k);
 	if (a >= e || b->len >= FORM_CAP)
 		return 0;
-	const char *p = st->x->src + a;
-	int lit = is(k, "string_fragment") || is(k, "escape_sequence") || is(k, "multiline_string_fragment");
+	const char *p = st->src + a;
+	int lit = (t[0] == 's' && (!strcmp(t, "string_fragment") || !strcmp(t, "string_content"))) || /* Kotlin's */
+		  (t[0] == 'e' && !strcmp(t, "escape_sequence")) || (t[0] == 'm' && !strcmp(t, "multiline_string_fragment"));
 	if (!lit && !st->inlit && st->lastword && word((unsigned char)p[0]))
 		buf_putc(b, ' ');
 	buf_append(b, p, e - a);
@@ -168,14 +177,21 @@ static int canon_leaf(TSNode k, void *ctx)
 	return 0;
 }
 
+char *a1_jvm_canon(const char *src, TSNode n, struct buf *cb, size_t *visited)
+{
+	buf_reset(cb);
+	struct canon_st st = {src, cb, 0, 0};
+	*visited = 0;
+	tsnode_any(n, canon_leaf, &st, visited);
+	return xstrdup(buf_cstr(cb));
+}
+
 static char *canon(struct jx *x, TSNode n)
 {
-	buf_reset(&x->cb);
-	struct canon_st st = {x, 0, 0};
-	size_t visited = 0;
-	tsnode_any(n, canon_leaf, &st, &visited);
+	size_t visited;
+	char *t = a1_jvm_canon(x->src, n, &x->cb, &visited);
 	spend(x, visited, n);
-	return xstrdup(buf_cstr(&x->cb));
+	return t;
 }
 
 /* A condition's value when it is a literal: 1 true, 0 false, -1 not known. */
@@ -220,13 +236,13 @@ static int is_literal(TSNode n)
 
 /* ---- records ---- */
 
-static void names_add(struct a1_js_names *l, const char *s)
+void a1_jvm_names_add(struct a1_js_names *l, const char *s)
 {
 	l->v = xgrow_zeroed(l->v, &l->cap, l->n, sizeof *l->v, 8);
 	l->v[l->n++] = xstrdup(s);
 }
 
-static void names_free(struct a1_js_names *l)
+void a1_jvm_names_free(struct a1_js_names *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i]);
@@ -283,7 +299,11 @@ static void add_fact(struct jx *x, const struct ctx *c, TSNode at, struct draft 
 
 static void add_cond(struct jx *x, const char *test, const char *text)
 {
-	struct a1_java_side *j = x->j;
+	a1_jvm_add_cond(x->j, test, text);
+}
+
+void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text)
+{
 	j->conds = xgrow_zeroed(j->conds, &j->capconds, j->nconds, sizeof *j->conds, 4);
 	j->conds[j->nconds].name = xstrdup(test);
 	j->conds[j->nconds++].text = xstrdup(text);
@@ -556,7 +576,7 @@ static int assumption(struct jx *x, TSNode call, const char *nm, struct ctx c)
 		if (c.lc && skip)
 			c.lc->skip = 1;
 		else if (c.lc)
-			names_add(&c.lc->conds, form);
+			a1_jvm_names_add(&c.lc->conds, form);
 		else if (skip)
 			x->j->s.tests[c.test].mods |= A1_JS_SKIP;
 		else
@@ -595,7 +615,7 @@ static void call(struct jx *x, TSNode n, struct ctx c)
 		return;
 	struct a1_js_names *calls = calls_of(x, &c);
 	if (calls)
-		names_add(calls, nm);
+		a1_jvm_names_add(calls, nm);
 	walk(x, field(n, "object"), c);
 	walk(x, field(n, "arguments"), c);
 }
@@ -721,7 +741,7 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 		for (const char *const *p = cond_prefixes; *p; p++)
 			if (starts(nm, *p)) {
 				char *t = canon(x, a);
-				names_add(conds, t);
+				a1_jvm_names_add(conds, t);
 				free(t);
 				f |= AN_COND;
 				break;
@@ -739,11 +759,11 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 	return f;
 }
 
-static long new_test(struct jx *x, const char *cls, TSNode name, TSNode at)
+long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at)
 {
-	struct a1_js_side *s = &x->j->s;
+	struct a1_js_side *s = &j->s;
 	char *base = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(name) - ts_node_start_byte(name)),
-			       x->src + ts_node_start_byte(name));
+			       src + ts_node_start_byte(name));
 	char *nm = xstrdup(base);
 	for (unsigned rep = 2;; rep++) { /* overloads: "C.m #2" */
 		size_t i;
@@ -761,14 +781,14 @@ static long new_test(struct jx *x, const char *cls, TSNode name, TSNode at)
 	return (long)s->ntests++;
 }
 
-static long new_func(struct jx *x, const char *cls, TSNode name)
+long a1_jvm_new_func(struct a1_java_side *j, const char *src, const char *cls, TSNode name)
 {
-	struct a1_js_side *s = &x->j->s;
+	struct a1_js_side *s = &j->s;
 	s->funcs = xgrow_zeroed(s->funcs, &s->capfuncs, s->nfuncs, sizeof *s->funcs, 8);
 	uint32_t a = ts_node_start_byte(name), b = ts_node_end_byte(name);
-	s->funcs[s->nfuncs].name = xstrndup(x->src + a, b - a);
+	s->funcs[s->nfuncs].name = xstrndup(src + a, b - a);
 	char *full = xasprintf("%s.%s", cls, s->funcs[s->nfuncs].name);
-	names_add(&x->j->methods, full);
+	a1_jvm_names_add(&j->methods, full);
 	free(full);
 	return (long)s->nfuncs++;
 }
@@ -781,7 +801,7 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 	unsigned f = annotations(x, m, &conds, &expected);
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
 	if (f & AN_TEST) {
-		c.test = new_test(x, cls, field(m, "name"), m);
+		c.test = a1_jvm_new_test(x->j, x->src, cls, field(m, "name"), m);
 		struct a1_js_test *t = &x->j->s.tests[c.test];
 		t->mods |= (f & AN_SKIP) || (cls_mods & AN_SKIP) ? A1_JS_SKIP : 0;
 		for (size_t i = 0; i < conds.n; i++)
@@ -796,10 +816,10 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 			add_fact(x, &c, m, &d);
 		}
 	} else {
-		c.func = new_func(x, cls, field(m, "name"));
+		c.func = a1_jvm_new_func(x->j, x->src, cls, field(m, "name"));
 		c.lc = f & AN_BEFORE ? lc : NULL;
 	}
-	names_free(&conds);
+	a1_jvm_names_free(&conds);
 	walk(x, field(m, "body"), c);
 }
 
@@ -818,20 +838,21 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 	TSNode expected;
 	unsigned f = annotations(x, k, &mine, &expected);
 	for (size_t i = 0; i < conds->n; i++)
-		names_add(&mine, conds->v[i]);
+		a1_jvm_names_add(&mine, conds->v[i]);
 	mods |= f & AN_SKIP;
 	struct lifecycle lc = {0};
 	size_t t0 = x->j->s.ntests;
-	uint32_t n = ts_node_named_child_count(body);
-	for (uint32_t i = 0; i < n && !x->j->s.status; i++) {
-		TSNode ch = ts_node_named_child(body, i);
+	size_t n;
+	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of methods */
+	for (size_t i = 0; i < n && !x->j->s.status; i++) {
+		TSNode ch = kids[i];
 		if (is(ch, "method_declaration")) {
 			method(x, ch, cls, mods, &mine, &lc, depth);
 		} else if (is(ch, "class_declaration")) {
 			struct a1_js_names none = {0}, cond_here = {0};
 			TSNode e2;
 			unsigned nf = annotations(x, ch, &cond_here, &e2);
-			names_free(&cond_here);
+			a1_jvm_names_free(&cond_here);
 			int nested = nf & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
 			klass(x, ch, cls, nested ? mods : 0, nested ? &mine : &none, depth + 1);
 		} else {
@@ -839,6 +860,7 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 			walk(x, ch, c); /* fields, initializers, constructors: nothing a test runs as its own */
 		}
 	}
+	free(kids);
 	/* what the lifecycle methods assume holds for the class's own tests */
 	size_t L = strlen(cls);
 	for (size_t i = t0; i < x->j->s.ntests; i++) {
@@ -850,28 +872,53 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 		for (size_t j = 0; j < lc.conds.n; j++)
 			add_cond(x, t->name, lc.conds.v[j]);
 	}
-	names_free(&lc.conds);
-	names_free(&mine);
+	a1_jvm_names_free(&lc.conds);
+	a1_jvm_names_free(&mine);
 	free(cls);
 }
 
 /* ---- before parsing: what could nest deeper than the runtime survives ---- */
 
+/* Skips a string's body from s[i], just past its opening quote(s): `q` is the quote, `triple`
+ * for a text block / raw string. Returns the index of its last byte, or in Kotlin (`kotlin`) of
+ * the `{` of a `${` template (then *tmpl = 1: the string resumes when that group closes). */
+static size_t skip_string(const char *s, size_t n, size_t i, char q, int triple, int kotlin, size_t *line, int *tmpl)
+{
+	*tmpl = 0;
+	for (; i < n; i++) {
+		if (triple ? i + 2 < n && s[i] == q && s[i + 1] == q && s[i + 2] == q : s[i] == q)
+			return i + (triple ? 2 : 0);
+		if (!triple && s[i] == '\n')
+			return i - 1; /* unterminated: the line ends it */
+		if (kotlin && q == '"' && s[i] == '$' && i + 1 < n && s[i + 1] == '{') {
+			*tmpl = 1;
+			return i + 1;
+		}
+		*line += s[i] == '\n';
+		if (s[i] == '\\' && !(kotlin && triple))
+			i++;
+	}
+	return n;
+}
+
 /* Brackets open at once over A1_JAVA_MAX_DEPTH, or more than RUN_MAX tokens pending (since
  * the last `;` or `,` of the open brackets, a closed group counting as one; `else` keeps its
  * statement pending) - unary operators, lambdas, conditionals, generics and `if` without
- * braces nest without brackets. Strings, text blocks, characters and comments are skipped. */
-static int check_nesting(struct jx *x)
+ * braces nest without brackets. Strings, text blocks, characters and comments are skipped;
+ * in Kotlin a `${...}` of a string is code (its brackets count) and comments nest. */
+int a1_jvm_check_nesting(const char *s, size_t n, struct a1_js_side *side, int kotlin)
 {
-	const char *s = x->src;
-	size_t n = x->len, depth = 0, run = 0, line = 1;
+	size_t depth = 0, run = 0, line = 1;
 	size_t base[A1_JAVA_MAX_DEPTH + 1];
+	unsigned char resume[A1_JAVA_MAX_DEPTH + 1]; /* 1 / 3: the group is a template of a "..." / """...""" */
 	base[0] = 0;
+	resume[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		char ch = s[i];
+		int tmpl = 0;
 		if (run > RUN_MAX) {
-			a1_js_side_refuse(&x->j->s, A1_JS_UNDECIDABLE, (unsigned)line, 1, "more than %d tokens pending in one statement",
-				   RUN_MAX);
+			a1_js_side_refuse(side, A1_JS_UNDECIDABLE, (unsigned)line, 1, "more than %d tokens pending in one statement",
+					  RUN_MAX);
 			return -1;
 		}
 		if (ch == '\n') {
@@ -880,13 +927,23 @@ static int check_nesting(struct jx *x)
 		}
 		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f')
 			continue;
-		if (ch == '/' && i + 1 < n && (s[i + 1] == '/' || s[i + 1] == '*')) {
-			int block = s[i + 1] == '*';
-			for (i += 2; i < n && (block ? !(s[i] == '*' && i + 1 < n && s[i + 1] == '/') : s[i] != '\n'); i++)
-				line += s[i] == '\n';
-			i += block;
-			if (!block && i < n)
-				line++;
+		if (ch == '/' && i + 1 < n && s[i + 1] == '/') {
+			while (i < n && s[i] != '\n')
+				i++;
+			line += i < n;
+			continue;
+		}
+		if (ch == '/' && i + 1 < n && s[i + 1] == '*') {
+			size_t open = 1;
+			for (i += 2; i < n && open; i++) {
+				if (s[i] == '*' && i + 1 < n && s[i + 1] == '/')
+					open--, i++;
+				else if (kotlin && s[i] == '/' && i + 1 < n && s[i + 1] == '*')
+					open++, i++;
+				else
+					line += s[i] == '\n';
+			}
+			i--;
 			continue;
 		}
 		run++;
@@ -899,51 +956,66 @@ static int check_nesting(struct jx *x)
 			i = j - 1;
 			continue;
 		}
+		int kind = 0;
 		if (ch == '"' && i + 2 < n && s[i + 1] == '"' && s[i + 2] == '"') {
-			for (i += 3; i + 2 < n && !(s[i] == '"' && s[i + 1] == '"' && s[i + 2] == '"'); i++)
-				line += s[i] == '\n', i += s[i] == '\\';
-			i += 2;
-			continue;
+			kind = 3;
+			i = skip_string(s, n, i + 3, '"', 1, kotlin, &line, &tmpl);
+		} else if (ch == '"' || ch == '\'') {
+			kind = ch == '"';
+			i = skip_string(s, n, i + 1, ch, 0, kotlin, &line, &tmpl);
+		} else if (ch == '(' || ch == '[' || ch == '{') {
+			tmpl = -1;
+		} else if ((ch == ')' || ch == ']' || ch == '}') && depth) {
+			int again = resume[depth];
+			run = base[--depth] + 1; /* the group is one operand now */
+			if (again) {
+				kind = again;
+				i = skip_string(s, n, i + 1, '"', again == 3, kotlin, &line, &tmpl);
+			}
+		} else if (ch == ';' || ch == ',') {
+			run = base[depth];
 		}
-		if (ch == '"' || ch == '\'') {
-			for (i++; i < n && s[i] != ch && s[i] != '\n'; i++)
-				i += s[i] == '\\';
-			continue;
-		}
-		if (ch == '(' || ch == '[' || ch == '{') {
+		if (tmpl) { /* a bracket opens: a group, or a template resuming its string when it closes */
 			if (depth == A1_JAVA_MAX_DEPTH) {
-				a1_js_side_refuse(&x->j->s, A1_JS_UNDECIDABLE, (unsigned)line, 1, "brackets nested deeper than %d",
-					   A1_JAVA_MAX_DEPTH);
+				a1_js_side_refuse(side, A1_JS_UNDECIDABLE, (unsigned)line, 1, "brackets nested deeper than %d",
+						  A1_JAVA_MAX_DEPTH);
 				return -1;
 			}
 			base[++depth] = run;
-		} else if ((ch == ')' || ch == ']' || ch == '}') && depth) {
-			run = base[--depth] + 1; /* the group is one operand now */
-		} else if (ch == ';' || ch == ',') {
-			run = base[depth];
+			resume[depth] = (unsigned char)(tmpl > 0 ? kind : 0);
 		}
 	}
 	return 0;
 }
 
+int a1_jvm_prepare(const char **text, size_t *len, struct a1_js_side *s, int kotlin)
+{
+	if (*len > A1_JAVA_MAX_BYTES) {
+		a1_js_side_refuse(s, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", *len, A1_JAVA_MAX_BYTES);
+		return s->status;
+	}
+	if (*len >= 3 && !memcmp(*text, "\xef\xbb\xbf", 3)) {
+		*text += 3;
+		*len -= 3;
+	}
+	if (memchr(*text, 0, *len) || !utf8_valid(*text, *len)) {
+		a1_js_side_refuse(s, A1_JS_UNREADABLE, 1, 1, "%s", memchr(*text, 0, *len) ? "a NUL byte" : "not UTF-8");
+		return s->status;
+	}
+	a1_jvm_check_nesting(*text, *len, s, kotlin);
+	return s->status;
+}
+
 /* ---- a side ---- */
 
-int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
+/* Reads a side; `old` (may be NULL) is an edited tree of the other side to parse against;
+ * with `keep`, the tree is handed back instead of deleted (NULL when the side was not read). */
+static int java_read(const char *text, size_t len, struct a1_java_side *j, TSTree *old, TSTree **keep)
 {
 	struct jx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
-	if (x.len > A1_JAVA_MAX_BYTES) {
-		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "%zu bytes, over the %u-byte limit", x.len, A1_JAVA_MAX_BYTES);
-		return j->s.status;
-	}
-	if (x.len >= 3 && !memcmp(x.src, "\xef\xbb\xbf", 3)) {
-		x.src += 3;
-		x.len -= 3;
-	}
-	if (memchr(x.src, 0, x.len) || !utf8_valid(x.src, x.len)) {
-		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "%s", memchr(x.src, 0, x.len) ? "a NUL byte" : "not UTF-8");
-		return j->s.status;
-	}
-	if (check_nesting(&x))
+	if (keep)
+		*keep = NULL;
+	if (a1_jvm_prepare(&x.src, &x.len, &j->s, 0))
 		return j->s.status;
 	TSParser *p = ts_parser_new();
 	if (!ts_parser_set_language(p, tree_sitter_java())) {
@@ -953,7 +1025,7 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 		return j->s.status;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	TSTree *tree = ts_parser_parse_string(p, NULL, x.src, (uint32_t)x.len);
+	TSTree *tree = ts_parser_parse_string(p, old, x.src, (uint32_t)x.len);
 	if (!tree) {
 		ts_parser_delete(p);
 		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -974,10 +1046,47 @@ int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
 				klass(&x, ch, NULL, 0, &none, 0);
 		}
 	}
-	ts_tree_delete(tree);
+	if (keep && !j->s.status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 	ts_parser_delete(p);
 	buf_free(&x.cb);
 	return j->s.status;
+}
+
+int a1_java_extract(const char *text, size_t len, struct a1_java_side *j)
+{
+	return java_read(text, len, j, NULL, NULL);
+}
+
+void a1_jvm_read_pair(a1_jvm_read_fn read, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		      struct a1_java_side *a, struct a1_java_side *b,
+		      void (*pre_done)(void *ctx, const struct a1_java_side *a), void *ctx)
+{
+	TSTree *pt = NULL, *old = NULL;
+	int bom = (pre && pre_len >= 3 && !memcmp(pre, "\xef\xbb\xbf", 3)) ||
+		  (post && post_len >= 3 && !memcmp(post, "\xef\xbb\xbf", 3)); /* skipped: offsets would shift */
+	read(pre, pre_len, a, NULL, pre && pre_len && post && post_len && !bom ? &pt : NULL);
+	if (pre_done)
+		pre_done(ctx, a);
+	if (pt) {
+		TSInputEdit e;
+		tsnode_edit_between(pre, pre_len, post, post_len, &e);
+		old = ts_tree_copy(pt);
+		ts_tree_edit(old, &e);
+	}
+	read(post, post_len, b, old, NULL);
+	if (old)
+		ts_tree_delete(old);
+	if (pt)
+		ts_tree_delete(pt);
+}
+
+void a1_java_extract_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, struct a1_java_side *a,
+			  struct a1_java_side *b)
+{
+	a1_jvm_read_pair(java_read, pre, pre_len, post, post_len, a, b, NULL, NULL);
 }
 
 void a1_java_side_free(struct a1_java_side *j)
@@ -988,6 +1097,6 @@ void a1_java_side_free(struct a1_java_side *j)
 		free(j->conds[i].text);
 	}
 	free(j->conds);
-	names_free(&j->methods);
+	a1_jvm_names_free(&j->methods);
 	memset(j, 0, sizeof *j);
 }

@@ -8,9 +8,11 @@
 #ifndef BELAY_ASSERTIONS_A1_JAVA_FACTS_H
 #define BELAY_ASSERTIONS_A1_JAVA_FACTS_H
 #include <stddef.h>
+#include <tree_sitter/api.h>
 
 #include "assertions/a1_java.h"
 #include "assertions/a1_js_facts.h"
+#include "common/buf.h"
 
 struct a1_java_side {
 	struct a1_js_side s;	     /* tests, helpers (by simple name), status */
@@ -23,5 +25,57 @@ struct a1_java_side {
  * Returns s->s.status (A1_JS_OK, A1_JS_UNREADABLE, A1_JS_UNDECIDABLE). */
 int a1_java_extract(const char *text, size_t len, struct a1_java_side *s);
 void a1_java_side_free(struct a1_java_side *s);
+
+/* Both sides into *a and *b (zeroed by the caller): the post side parsed incrementally against
+ * the pre side's tree, edited by the bytes that differ (most edits are local, so most of the
+ * post side is not parsed again). */
+void a1_java_extract_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, struct a1_java_side *a,
+			  struct a1_java_side *b);
+
+/* ---- shared with Kotlin (a1_kotlin_facts.c reads a side into the same facts) ---- */
+
+/* A reader of one side: a1_java_extract, a1_kotlin_extract. */
+typedef int (*a1_jvm_extract_fn)(const char *text, size_t len, struct a1_java_side *s);
+/* A reader of both sides: a1_java_extract_pair, Kotlin's bounded one. */
+typedef void (*a1_jvm_pair_fn)(const char *pre, size_t pre_len, const char *post, size_t post_len,
+			       struct a1_java_side *a, struct a1_java_side *b);
+/* A reader of one side that parses against `old` (an edited tree of the other side; NULL:
+ * from scratch) and, given `keep`, hands its tree back (NULL when the side was not read). */
+typedef int (*a1_jvm_read_fn)(const char *text, size_t len, struct a1_java_side *s, TSTree *old, TSTree **keep);
+/* Both sides with `read`, the post side parsed against the pre side's edited tree (no reuse
+ * when either side is empty or starts with a byte order mark); pre_done (may be NULL) is
+ * called with the pre side once it is read, before the post side is. */
+void a1_jvm_read_pair(a1_jvm_read_fn read, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		      struct a1_java_side *a, struct a1_java_side *b,
+		      void (*pre_done)(void *ctx, const struct a1_java_side *a), void *ctx);
+
+/* Before parsing: refuses into *s a side over A1_JAVA_MAX_BYTES, with a NUL byte or not UTF-8,
+ * or nested past what the runtime survives (a1_jvm_check_nesting); skips a UTF-8 BOM (moves
+ * *text, *len). Returns s->status. */
+int a1_jvm_prepare(const char **text, size_t *len, struct a1_js_side *s, int kotlin);
+
+/* Brackets open at once over A1_JAVA_MAX_DEPTH, or a statement keeping too many tokens
+ * pending: refused into *s (A1_JS_UNDECIDABLE), -1. `kotlin`: comments nest and a string's
+ * `${...}` is code. */
+int a1_jvm_check_nesting(const char *src, size_t len, struct a1_js_side *s, int kotlin);
+
+/* a1_java_judge / a1_java_count with other readers: the same comparison (a1_js_compare with
+ * Java's matchers, annotations removed, conditions added). `need_tests`: a changed file in
+ * which neither side holds a test the reader knows is UNVERIFIED `no-tests-read` (Kotlin: a
+ * kotest / Spek file is not looked at, so it is never PASS). */
+cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		    a1_jvm_pair_fn extract_pair, int need_tests);
+/* The canonical text of a node (leaf tokens, comments dropped, a space only between two word
+ * tokens; cb is scratch), new; *visited = the nodes it walked. */
+char *a1_jvm_canon(const char *src, TSNode n, struct buf *cb, size_t *visited);
+void a1_jvm_names_add(struct a1_js_names *l, const char *s);
+void a1_jvm_names_free(struct a1_js_names *l);
+/* A conditional skip of a test (copied). */
+void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text);
+/* A new test "cls.name" (an overload "cls.name #2"), a new helper "name" (methods: "cls.name"):
+ * its index. */
+long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at);
+long a1_jvm_new_func(struct a1_java_side *j, const char *src, const char *cls, TSNode name);
+int a1_jvm_count(const char *text, size_t len, int *tests, int *assertions, a1_jvm_extract_fn extract);
 
 #endif

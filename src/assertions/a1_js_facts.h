@@ -71,7 +71,9 @@ struct a1_js_site {
 	unsigned line;
 };
 
-enum { A1_JS_OK = 0, A1_JS_UNREADABLE, A1_JS_UNDECIDABLE };
+/* A1_JS_BOUNDED: not read because its reading was stopped at a bound of memory or time
+ * (a1_bound.h; Kotlin). */
+enum { A1_JS_OK = 0, A1_JS_UNREADABLE, A1_JS_UNDECIDABLE, A1_JS_BOUNDED };
 
 struct a1_js_side {
 	struct a1_js_test *tests;

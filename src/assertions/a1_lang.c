@@ -268,7 +268,7 @@ static int guard(enum a1_lang_syntax syn, const char *s, size_t n, struct a1_lan
 }
 
 TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const char *text, size_t len,
-		      struct a1_lang_side *s)
+		      struct a1_lang_side *s, TSTree *old)
 {
 	if (!text)
 		return NULL;
@@ -303,7 +303,7 @@ TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const cha
 		return NULL;
 	}
 	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	TSTree *tree = ts_parser_parse_string(p, NULL, text, (uint32_t)len);
+	TSTree *tree = ts_parser_parse_string(p, old, text, (uint32_t)len);
 	ts_parser_delete(p);
 	if (!tree) {
 		a1_lang_side_status(s, A1_LANG_UNREADABLE, "not parsed within %llu s", PARSE_MICROS / 1000000);
@@ -325,7 +325,16 @@ TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const cha
 static int is_comment(TSNode n)
 {
 	const char *t = ts_node_type(n);
-	return !strcmp(t, "comment") || !strcmp(t, "line_comment") || !strcmp(t, "block_comment");
+	switch (t[0]) { /* runs on every node a canonical text reads: no strcmp unless it may match */
+	case 'c':
+		return !strcmp(t, "comment");
+	case 'l':
+		return !strcmp(t, "line_comment");
+	case 'b':
+		return !strcmp(t, "block_comment");
+	default:
+		return 0;
+	}
 }
 
 char *a1_lang_canon(const char *src, TSNode n)
@@ -333,10 +342,11 @@ char *a1_lang_canon(const char *src, TSNode n)
 	struct buf b = {0};
 	TSTreeCursor c = ts_tree_cursor_new(n);
 	unsigned char last = 0; /* the last byte written */
+	size_t depth = 0;	/* below n: back at 0, the walk is done */
 	for (;;) {
 		TSNode k = ts_tree_cursor_current_node(&c);
-		int leaf = ts_node_child_count(k) == 0 || is_comment(k);
-		if (leaf && !is_comment(k)) {
+		int comment = is_comment(k), leaf = comment || ts_node_child_count(k) == 0;
+		if (leaf && !comment) {
 			uint32_t a = ts_node_start_byte(k), e = ts_node_end_byte(k);
 			if (a < e && b.len < CANON_CAP) {
 				if (last && word_byte(last) && word_byte((unsigned char)src[a]))
@@ -345,15 +355,18 @@ char *a1_lang_canon(const char *src, TSNode n)
 				last = (unsigned char)src[e - 1];
 			}
 		}
-		if (!leaf && ts_tree_cursor_goto_first_child(&c))
+		if (!leaf && ts_tree_cursor_goto_first_child(&c)) {
+			depth++;
 			continue;
+		}
 		for (;;) {
-			if (ts_node_eq(ts_tree_cursor_current_node(&c), n))
+			if (!depth)
 				goto done;
 			if (ts_tree_cursor_goto_next_sibling(&c))
 				break;
 			if (!ts_tree_cursor_goto_parent(&c))
 				goto done;
+			depth--;
 		}
 	}
 done:
@@ -431,8 +444,8 @@ static int cond_at(const char *src, TSNode n, int depth)
 	}
 	if (strcmp(t, "binary_expression"))
 		return -1;
-	TSNode l = ts_node_child_by_field_name(n, "left", 4), r = ts_node_child_by_field_name(n, "right", 5),
-	       o = ts_node_child_by_field_name(n, "operator", 8);
+	TSNode l = tsnode_field(n, "left"), r = tsnode_field(n, "right"),
+	       o = tsnode_field(n, "operator");
 	if (ts_node_is_null(l) || ts_node_is_null(r) || ts_node_is_null(o))
 		return -1;
 	if (text_is(src, o, "&&") || text_is(src, o, "||")) {
@@ -470,8 +483,8 @@ void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f)
 {
 	if (ts_node_is_null(cond) || strcmp(ts_node_type(cond), "binary_expression"))
 		return;
-	TSNode l = ts_node_child_by_field_name(cond, "left", 4), r = ts_node_child_by_field_name(cond, "right", 5),
-	       o = ts_node_child_by_field_name(cond, "operator", 8);
+	TSNode l = tsnode_field(cond, "left"), r = tsnode_field(cond, "right"),
+	       o = tsnode_field(cond, "operator");
 	if (a1_lang_literal(l) && !a1_lang_literal(r)) {
 		TSNode t = l;
 		l = r;
@@ -818,14 +831,26 @@ static void refused(cJSON *out, const struct a1_lang_side *s, int pre)
 	free(what);
 }
 
-cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, const char *post, size_t post_len)
+cJSON *a1_lang_judge(a1_lang_extract_fn fn, void *ctx, const char *pre, size_t pre_len, const char *post,
+		     size_t post_len)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
 		FATAL("out of memory");
 	struct a1_lang_side a = {0}, b = {0};
-	fn(pre, pre_len, &a);
-	fn(post, post_len, &b);
+	TSTree *pt = NULL, *old = NULL;
+	fn(pre, pre_len, &a, NULL, pre && pre_len && post && post_len ? &pt : NULL, ctx);
+	if (pt) {
+		TSInputEdit e;
+		tsnode_edit_between(pre, pre_len, post, post_len, &e);
+		old = ts_tree_copy(pt);
+		ts_tree_edit(old, &e);
+	}
+	fn(post, post_len, &b, old, NULL, ctx);
+	if (old)
+		ts_tree_delete(old);
+	if (pt)
+		ts_tree_delete(pt);
 	if (a.status)
 		refused(out, &a, 1);
 	if (b.status)
@@ -837,11 +862,11 @@ cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, con
 	return out;
 }
 
-int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *tests, int *assertions)
+int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions)
 {
 	struct a1_lang_side s = {0};
 	*tests = *assertions = 0;
-	fn(text ? text : "", text ? len : 0, &s);
+	fn(text ? text : "", text ? len : 0, &s, NULL, NULL, ctx);
 	int rc = s.status ? BELAY_EINVAL : 0;
 	for (size_t i = 0; !rc && i < s.nfuncs; i++) {
 		*tests += s.funcs[i].is_test;

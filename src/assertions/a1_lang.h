@@ -92,9 +92,10 @@ enum a1_lang_syntax { A1_LANG_GO, A1_LANG_RUST };
 
 /* Checks `text` (size, UTF-8, NUL, nesting), parses it and reports a syntax error; on success
  * returns the tree (the caller deletes it), else NULL with s->status set. `text` NULL = the
- * side is absent: NULL, status OK. */
+ * side is absent: NULL, status OK. `old` (may be NULL): an edited tree of the other side to
+ * parse against (tree-sitter's incremental parse: only what changed is parsed again). */
 TSTree *a1_lang_parse(enum a1_lang_syntax syn, const TSLanguage *lang, const char *text, size_t len,
-		      struct a1_lang_side *s);
+		      struct a1_lang_side *s, TSTree *old);
 
 /* The node's canonical text: its leaf tokens, comments dropped, a space only between two
  * word tokens; at most 64 KiB (longer: cut). Never NULL; the caller frees it. */
@@ -118,15 +119,20 @@ unsigned a1_lang_line(TSNode n);
 
 /* ---- judging ---- */
 
-/* Reads one side's text (NULL: absent, an empty side) into a zeroed side. */
-typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_side *s);
+/* Reads one side's text (NULL: absent, an empty side) into a zeroed side, parsing against
+ * `old` (NULL: from scratch); given `keep`, hands its tree back (NULL when not read). `ctx`:
+ * what the caller of a1_lang_judge / a1_lang_count passed (the same for both sides). */
+typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep,
+				   void *ctx);
 
-/* Both sides read with `fn` and compared: a new array of findings (a1_go.h's shape); a side
- * not read gives its refusal (UNVERIFIED) instead. Never NULL. */
-cJSON *a1_lang_judge(a1_lang_extract_fn fn, const char *pre, size_t pre_len, const char *post, size_t post_len);
+/* Both sides read with `fn` (the post side parsed against the pre side's tree, edited by the
+ * bytes that differ) and compared: a new array of findings (a1_go.h's shape); a side not read
+ * gives its refusal (UNVERIFIED) instead. Never NULL. */
+cJSON *a1_lang_judge(a1_lang_extract_fn fn, void *ctx, const char *pre, size_t pre_len, const char *post,
+		     size_t post_len);
 
 /* Tests and facts a side holds; BELAY_EINVAL when it is not read. */
-int a1_lang_count(a1_lang_extract_fn fn, const char *text, size_t len, int *tests, int *assertions);
+int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions);
 
 /* Appends one finding {"function","finding","status","cause","pre","post"} (strings clipped). */
 void a1_lang_finding(cJSON *out, const char *function, const char *name, const char *status, const char *cause,

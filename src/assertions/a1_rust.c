@@ -13,7 +13,9 @@
 #include <tree_sitter/api.h>
 
 #include "assertions/a1_lang.h"
+#include "assertions/tsnode.h"
 #include "common/buf.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 const TSLanguage *tree_sitter_rust(void);
@@ -29,7 +31,10 @@ int a1_rust_path(const char *path)
 
 static int is(TSNode n, const char *type)
 {
-	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+	if (ts_node_is_null(n))
+		return 0;
+	const char *t = ts_node_type(n);
+	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
 }
 
 static int text_is(const char *src, TSNode n, const char *s)
@@ -137,7 +142,7 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 	TSNode at = ts_node_named_child(item, 0);
 	if (!is(at, "attribute"))
 		return;
-	TSNode path = ts_node_named_child(at, 0), args = ts_node_child_by_field_name(at, "arguments", 9);
+	TSNode path = ts_node_named_child(at, 0), args = tsnode_field(at, "arguments");
 	char *p = a1_lang_canon(src, path);
 	size_t n = strlen(p);
 	if (!strcmp(p, "test") || (n > 6 && !strcmp(p + n - 6, "::test")) || !strcmp(p, "rstest") || !strcmp(p, "test_case") ||
@@ -147,7 +152,7 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 		a->ignore = 1, why_set(&a->why, src, item);
 	else if (!strcmp(p, "should_panic")) {
 		a->panics = 1;
-		TSNode value = ts_node_child_by_field_name(at, "value", 5);
+		TSNode value = tsnode_field(at, "value");
 		uint32_t k = ts_node_is_null(args) ? 0 : ts_node_child_count(args);
 		for (uint32_t i = 1; i + 2 < k && ts_node_is_null(value); i++)
 			if (text_is(src, ts_node_child(args, i), "expected") && text_is(src, ts_node_child(args, i + 1), "="))
@@ -177,10 +182,39 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 
 /*==== function bodies =======================================================================*/
 
+/* What an assertion macro's arguments gave its fact, by the macro's name and token text: the
+ * two sides of a file share most of their macros, and reading one again is a parse. */
+struct rmemo_val {
+	char *subject, *matcher, *expected;
+	unsigned char taut, strength;
+};
+struct rmemo {
+	struct strmap idx; /* key -> index into v */
+	struct rmemo_val *v;
+	size_t n, cap;
+};
+
+static void rmemo_free(struct rmemo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].subject);
+		free(m->v[i].matcher);
+		free(m->v[i].expected);
+	}
+	free(m->v);
+	strmap_free(&m->idx);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 struct walk {
 	const char *src;
 	struct a1_lang_side *s;
 	struct a1_lang_func *f;
+	struct rmemo *memo; /* NULL: none */
 	TSParser *sub; /* re-reads macro arguments */
 	const char *mod; /* "tests::" */
 };
@@ -226,9 +260,9 @@ static void call_name(struct walk *w, TSNode fn)
 
 static char *macro_name(const char *src, TSNode m)
 {
-	TSNode id = ts_node_child_by_field_name(m, "macro", 5);
+	TSNode id = tsnode_field(m, "macro");
 	if (is(id, "scoped_identifier"))
-		id = ts_node_child_by_field_name(id, "name", 4);
+		id = tsnode_field(id, "name");
 	return a1_lang_canon(src, id);
 }
 
@@ -244,13 +278,13 @@ static TSTree *reread(struct walk *w, TSNode tt, char **text, TSNode *args)
 		return NULL;
 	TSNode root = ts_tree_root_node(t);
 	TSNode fn = ts_node_named_child_count(root) == 1 ? ts_node_named_child(root, 0) : (TSNode){0};
-	TSNode body = is(fn, "function_item") ? ts_node_child_by_field_name(fn, "body", 4) : (TSNode){0};
+	TSNode body = is(fn, "function_item") ? tsnode_field(fn, "body") : (TSNode){0};
 	TSNode call = is(body, "block") && ts_node_named_child_count(body) == 1 ? ts_node_named_child(body, 0) : (TSNode){0};
 	if (ts_node_has_error(root) || !is(call, "call_expression")) {
 		ts_tree_delete(t);
 		return NULL;
 	}
-	*args = ts_node_child_by_field_name(call, "arguments", 9);
+	*args = tsnode_field(call, "arguments");
 	if (ts_node_is_null(*args)) {
 		ts_tree_delete(t);
 		return NULL;
@@ -285,7 +319,7 @@ static void assertion(struct a1_lang_fact *f, const char *name, const char *src,
 	}
 	f->taut = a1_lang_cond(src, a0) == 1;
 	if (is(a0, "binary_expression")) {
-		TSNode op = ts_node_child_by_field_name(a0, "operator", 8);
+		TSNode op = tsnode_field(a0, "operator");
 		static const char *const cmp[] = {"==", "!=", "<", ">", "<=", ">=", NULL};
 		for (const char *const *c = cmp; *c; c++)
 			if (text_is(src, op, *c)) {
@@ -293,11 +327,11 @@ static void assertion(struct a1_lang_fact *f, const char *name, const char *src,
 				f->strength = !strcmp(*c, "==") ? A1_LANG_EXACT : A1_LANG_LOOSE;
 				return;
 			}
-	} else if (is(a0, "call_expression") && is(ts_node_child_by_field_name(a0, "function", 8), "field_expression")) {
-		TSNode fe = ts_node_child_by_field_name(a0, "function", 8); /* x.is_some(): a loose check of x */
-		f->subject = a1_lang_canon(src, ts_node_child_by_field_name(fe, "value", 5));
+	} else if (is(a0, "call_expression") && is(tsnode_field(a0, "function"), "field_expression")) {
+		TSNode fe = tsnode_field(a0, "function"); /* x.is_some(): a loose check of x */
+		f->subject = a1_lang_canon(src, tsnode_field(fe, "value"));
 		free(f->matcher);
-		f->matcher = a1_lang_canon(src, ts_node_child_by_field_name(fe, "field", 5));
+		f->matcher = a1_lang_canon(src, tsnode_field(fe, "field"));
 		f->strength = !strcmp(f->matcher, "eq") ? A1_LANG_EXACT : A1_LANG_LOOSE;
 		return;
 	}
@@ -326,15 +360,36 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 		a1_lang_guarded(w->src, c->cond, f);
 	} else {
 		TSNode tt = ts_node_named_child(m, ts_node_named_child_count(m) - 1), args;
-		char *sub = NULL;
-		TSTree *t = is(tt, "token_tree") ? reread(w, tt, &sub, &args) : NULL;
-		if (t) {
-			assertion(f, name, sub, args);
-			ts_tree_delete(t);
+		char *key = w->memo && is(tt, "token_tree")
+				? xasprintf("%s\x1f%.*s", name, (int)tsnode_len(tt), w->src + ts_node_start_byte(tt))
+				: NULL;
+		int64_t k;
+		if (key && strmap_get(&w->memo->idx, key, &k)) {
+			const struct rmemo_val *v = &w->memo->v[k];
+			f->subject = dup_or_null(v->subject);
+			f->matcher = dup_or_null(v->matcher);
+			f->expected = dup_or_null(v->expected);
+			f->taut = v->taut;
+			f->strength = v->strength;
 		} else {
-			f->matcher = xstrdup(name);
+			char *sub = NULL;
+			TSTree *t = is(tt, "token_tree") ? reread(w, tt, &sub, &args) : NULL;
+			if (t) {
+				assertion(f, name, sub, args);
+				ts_tree_delete(t);
+			} else {
+				f->matcher = xstrdup(name);
+			}
+			free(sub);
+			if (key) {
+				struct rmemo *mm = w->memo;
+				mm->v = xgrow_zeroed(mm->v, &mm->cap, mm->n, sizeof *mm->v, 64);
+				mm->v[mm->n] = (struct rmemo_val){dup_or_null(f->subject), dup_or_null(f->matcher),
+								  dup_or_null(f->expected), f->taut, f->strength};
+				strmap_put(&mm->idx, key, (int64_t)mm->n++);
+			}
 		}
-		free(sub);
+		free(key);
 	}
 	free(name);
 }
@@ -357,7 +412,7 @@ static int ends_block(struct walk *w, TSNode st)
 
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
 {
-	TSNode cond = ts_node_child_by_field_name(n, "condition", 9);
+	TSNode cond = tsnode_field(n, "condition");
 	int v = is(cond, "let_condition") || is(cond, "let_chain") ? -1 : a1_lang_cond(w->src, cond);
 	walk(w, cond, c);
 	char *g = a1_lang_canon(w->src, cond);
@@ -366,8 +421,8 @@ static void walk_if(struct walk *w, TSNode n, struct ctx c)
 	in.guard = guard;
 	in.cond = cond;
 	in.dead = c.dead || v == 0;
-	walk(w, ts_node_child_by_field_name(n, "consequence", 11), in);
-	TSNode alt = ts_node_child_by_field_name(n, "alternative", 11);
+	walk(w, tsnode_field(n, "consequence"), in);
+	TSNode alt = tsnode_field(n, "alternative");
 	if (!ts_node_is_null(alt)) {
 		char *nguard = xasprintf("%s%s!(%s)", c.guard, *c.guard ? " && " : "", g);
 		in.guard = nguard;
@@ -398,7 +453,7 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		return;
 	}
 	if (!strcmp(t, "call_expression")) {
-		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		TSNode fn = tsnode_field(n, "function");
 		if (is(fn, "identifier") || is(fn, "scoped_identifier"))
 			call_name(w, fn);
 	}
@@ -417,14 +472,15 @@ struct scope {
 	const char *mod; /* "" or "tests::" */
 	int cfg;	 /* the enclosing modules' cfg */
 	const char *why;
+	struct rmemo *memo; /* the judge's, shared by both sides; NULL: none */
 };
 
 static void func(const char *src, TSNode fn, struct attrs *a, const struct scope *sc, struct a1_lang_side *s,
 		 TSParser *sub)
 {
-	char *base = a1_lang_canon(src, ts_node_child_by_field_name(fn, "name", 4));
+	char *base = a1_lang_canon(src, tsnode_field(fn, "name"));
 	char *name = xasprintf("%s%s", sc->mod, base);
-	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod};
+	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo};
 	w.f = a1_lang_func_add(s, name, a->test, a1_lang_line(fn));
 	int cfg = sc->cfg == 0 || a->cfg == 0 ? 0 : sc->cfg == 1 && a->cfg == 1 ? 1 : -1;
 	const char *why = sc->cfg != 1 ? sc->why : a->why;
@@ -444,7 +500,7 @@ static void func(const char *src, TSNode fn, struct attrs *a, const struct scope
 											: a->panics ? xstrdup("#[should_panic]")
 												    : NULL;
 	struct ctx c = {.guard = ""};
-	walk(&w, ts_node_child_by_field_name(fn, "body", 4), c);
+	walk(&w, tsnode_field(fn, "body"), c);
 	free(name);
 	free(base);
 }
@@ -453,9 +509,10 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 {
 	struct attrs a = {.cfg = 1};
 	char *why = NULL;
-	uint32_t n = ts_node_named_child_count(list);
-	for (uint32_t i = 0; i < n && !s->status; i++) {
-		TSNode k = ts_node_named_child(list, i);
+	size_t n;
+	TSNode *kids = tsnode_named_children(list, &n); /* by index: quadratic over a file of items */
+	for (size_t i = 0; i < n && !s->status; i++) {
+		TSNode k = kids[i];
 		const char *t = ts_node_type(k);
 		if (!strcmp(t, "attribute_item")) {
 			attr(src, k, &a);
@@ -481,8 +538,8 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 		if (!strcmp(t, "function_item")) {
 			func(src, k, &a, &sc, s, sub);
 		} else if (!strcmp(t, "mod_item") && depth < WALK_MAX) {
-			char *mname = a1_lang_canon(src, ts_node_child_by_field_name(k, "name", 4));
-			TSNode body = ts_node_child_by_field_name(k, "body", 4);
+			char *mname = a1_lang_canon(src, tsnode_field(k, "name"));
+			TSNode body = tsnode_field(k, "body");
 			struct scope in = sc;
 			char *mod = xasprintf("%s%s::", sc.mod, mname), *mwhy = NULL;
 			in.mod = mod;
@@ -508,7 +565,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 			free(mod);
 			free(mname);
 		} else if (!strcmp(t, "macro_definition")) {
-			char *mname = a1_lang_canon(src, ts_node_child_by_field_name(k, "name", 4));
+			char *mname = a1_lang_canon(src, tsnode_field(k, "name"));
 			char *label = xasprintf("macro_rules! %s", mname), *text = a1_lang_canon(src, k);
 			a1_lang_opaque_add(s, label, text);
 			free(label);
@@ -528,28 +585,38 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 	}
 	attrs_free(&a);
 	free(why);
+	free(kids);
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx)
 {
-	TSTree *tree = a1_lang_parse(A1_LANG_RUST, tree_sitter_rust(), text, len, s);
+	if (keep)
+		*keep = NULL;
+	TSTree *tree = a1_lang_parse(A1_LANG_RUST, tree_sitter_rust(), text, len, s, old);
 	if (!tree)
 		return;
 	TSParser *sub = ts_parser_new();
 	if (ts_parser_set_language(sub, tree_sitter_rust())) {
-		struct scope sc = {.mod = "", .cfg = 1};
+		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx};
 		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
 	}
 	ts_parser_delete(sub);
-	ts_tree_delete(tree);
+	if (keep && !s->status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
 }
 
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_lang_judge(extract, pre, pre_len, post, post_len);
+	struct rmemo m = {0};
+	strmap_init(&m.idx);
+	cJSON *out = a1_lang_judge(extract, &m, pre, pre_len, post, post_len);
+	rmemo_free(&m);
+	return out;
 }
 
 int a1_rust_count(const char *text, size_t len, int *tests, int *assertions)
 {
-	return a1_lang_count(extract, text, len, tests, assertions);
+	return a1_lang_count(extract, NULL, text, len, tests, assertions);
 }

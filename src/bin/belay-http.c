@@ -3,9 +3,9 @@
  * not link (its verdict code stays free of network clients; tests/unit/test_verify.c).
  *
  *   belay-http --upstream URL [--listen PORT] [--state DIR] [--trace-dir DIR] [--no-index]
- *              [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS]
+ *              [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--console]
  *   belay-http --upstream URL [--state DIR] --print-url
- *   belay-http --upstream http://127.0.0.1:PORT/PATH --scope DIR [--network deny] [--expose PATH]...
+ *   belay-http --upstream http://127.0.0.1:PORT/PATH --contain DIR [--network deny] [--expose PATH]...
  *              [the options above] -- SERVER [ARGS...]
  *
  * With a server command, belay-http starts that server itself, contained (http_local.h):
@@ -13,14 +13,30 @@
  * reached only through the sandbox's connector; its sandbox records (the layers, every
  * denial) go into the runs' traces. Its stable URL is keyed by the scope, the command and
  * the URL. It ends when the server ends (exit 1).
+ *   belay-http --upstream URL [--state DIR] --login [--client-id ID] [--redirect-port PORT]
+ *              [--scope SCOPE] [--timeout SECONDS] [--no-browser]
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
  * exits without listening: what `belay snippet CLIENT --http URL` writes into a configuration.
+ * --login authorizes belay with an OAuth-protected upstream (http_oauth_login.h: what `belay
+ * http login URL` runs): it prints the URL to open on stdout, tries a browser when a display
+ * is there (xdg-open) unless --no-browser, waits for the redirect on 127.0.0.1, keeps the
+ * tokens in STATE/http (0600) and exits 0, or 1 naming what failed. A client secret of a
+ * client registered by hand comes from BELAY_OAUTH_CLIENT_SECRET (never argv). When belay
+ * holds tokens for the upstream, the listener adds them to every upstream request (http_oauth.h).
  * Listens on 127.0.0.1 only: on PORT, or on the upstream's stable port (http_listen.h; when
  * another program holds it, on a free one, saved as the new stable port). Prints the URL an
  * agent is to use, "belay: listening on http://127.0.0.1:PORT/SECRET/mcp", then one line per
  * run opened and closed, on stderr. Ends on SIGINT, SIGTERM or SIGHUP (every run's trace is
- * closed). Exit 0, 1 when it cannot listen or record, 2 on usage errors. */
+ * closed). Exit 0, 1 when it cannot listen or record, 2 on usage errors.
+ *
+ * --console: run by `belay console --http URL` (src/console_host/chttp.h), which owns both
+ * ends of its stdin and stdout. Its stdout is JSON lines: {"event": "listening", "url"}
+ * once, then each held call's {"event": "hold", ...} and {"event": "hold_done",
+ * ...} (http_proxy_cfg.hold_event). Its stdin takes "approve ID" and "refuse ID" lines (the
+ * console's y and x on a held call); at its end (the console quit, or died) it stops as on
+ * SIGTERM, so it never outlives the console. */
+#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -31,6 +47,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/child.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
 #include "common/paths.h"
@@ -41,6 +58,8 @@
 #include "http/http_listen.h"
 #include "http/http_local.h"
 #include "http/http_prestate.h"
+#include "http/http_oauth.h"
+#include "http/http_oauth_login.h"
 #include "http/http_proxy.h"
 
 static pthread_mutex_t out_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -120,10 +139,102 @@ static void on_server_end(void *ctx, int status)
 	kill(getpid(), SIGTERM); /* main's sigwait */
 }
 
+/* --console: one JSON line on stdout. */
+static void emit(const cJSON *ev)
+{
+	char *line = cJSON_PrintUnformatted(ev);
+	pthread_mutex_lock(&out_mu);
+	printf("%s\n", line);
+	fflush(stdout);
+	pthread_mutex_unlock(&out_mu);
+	cJSON_free(line);
+}
+
+static void on_hold(void *ctx, const cJSON *ev)
+{
+	(void)ctx;
+	emit(ev);
+}
+
+/* --console: the console's answers on stdin, one per line; its end stops belay-http. */
+static void *console_in(void *arg)
+{
+	struct http_proxy *p = arg;
+	char line[256];
+	while (fgets(line, sizeof line, stdin)) {
+		char verb[16], id[48];
+		if (sscanf(line, "%15s %47s", verb, id) != 2)
+			continue;
+		if (!strcmp(verb, "approve") || !strcmp(verb, "refuse"))
+			http_proxy_answer(p, id, !strcmp(verb, "approve"), "the console");
+	}
+	kill(getpid(), SIGTERM); /* taken by the main thread's sigwait */
+	return NULL;
+}
+
+static void login_say(void *ctx, const char *line)
+{
+	(void)ctx;
+	struct buf safe = {0};
+	termsafe_append(&safe, line, strlen(line), 0);
+	printf("%s\n", buf_cstr(&safe));
+	fflush(stdout);
+	buf_free(&safe);
+}
+
+/* A browser, when there is a display to show it on (the URL holds no secret: PKCE's
+ * challenge and the state, which only match this flow's redirect). */
+static void login_open(void *ctx, const char *url)
+{
+	(void)ctx;
+	const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+	if ((!d || !*d) && (!w || !*w))
+		return;
+	char *bin = fs_which("xdg-open");
+	if (!bin)
+		return;
+	char *const argv[] = {bin, (char *)url, NULL};
+	struct err e = {0};
+	if (child_detach(argv, NULL, NULL, &e) == 0)
+		printf("belay: asked xdg-open to show it\n");
+	free(bin);
+}
+
+static int login(const char *upstream, const char *sd, const char *client_id, const char *scope, long redirect_port,
+		 long timeout, int no_browser)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	struct http_oauth_login_cfg c = {
+		.upstream = upstream,
+		.state_dir = sd,
+		.client_id = client_id,
+		.client_secret = client_id ? getenv("BELAY_OAUTH_CLIENT_SECRET") : NULL,
+		.scope = scope,
+		.redirect_port = (unsigned)redirect_port,
+		.timeout_s = (unsigned)timeout,
+		.say = login_say,
+		.open_url = no_browser ? NULL : login_open,
+	};
+	struct err e = {0};
+	int rc = http_oauth_login(&c, &e);
+	if (rc) {
+		struct buf safe = {0};
+		termsafe_append(&safe, e.msg, strlen(e.msg), 0);
+		fprintf(stderr, "belay: http login: %s\n", buf_cstr(&safe));
+		buf_free(&safe);
+	}
+	curl_global_cleanup();
+	return rc ? 1 : 0;
+}
+
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
-			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--print-url]\n",
+			"[--trace-dir DIR] [--no-index] [--idle-timeout SECONDS] [--policy FILE] [--enforce] [--hold SECONDS] [--console] [--print-url]\n"
+			"       belay-http --upstream URL [--state DIR] --login [--client-id ID] [--redirect-port PORT] "
+			"[--scope SCOPE] [--timeout SECONDS] [--no-browser]\n"
+			"       belay-http --upstream http://127.0.0.1:PORT/PATH --contain DIR [--network deny] [--expose PATH]... "
+			"[options] -- SERVER [ARGS...]\n",
 		why);
 	return 2;
 }
@@ -131,9 +242,10 @@ static int usage(const char *why)
 int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
-	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL, *scope = NULL, *network = NULL;
-	long port = -1, idle = 600, hold = 50;
-	int no_index = 0, print_url = 0, enforce = 0;
+	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
+	const char *client_id = NULL, *scope = NULL, *contain = NULL, *network = NULL;
+	long port = -1, idle = 600, hold = 50, redirect_port = 0, timeout = 300;
+	int no_index = 0, print_url = 0, enforce = 0, do_login = 0, no_browser = 0, console = 0;
 	/* held in statics: what the early returns leave is still reachable, not a leak */
 	static char **expose;
 	static struct buf key;
@@ -159,6 +271,18 @@ int main(int argc, char **argv)
 			enforce = 1;
 			continue;
 		}
+		if (!strcmp(a, "--console")) {
+			console = 1;
+			continue;
+		}
+		if (!strcmp(a, "--login")) {
+			do_login = 1;
+			continue;
+		}
+		if (!strcmp(a, "--no-browser")) {
+			no_browser = 1;
+			continue;
+		}
 		if (!v)
 			return usage("an option lacks its value");
 		i++;
@@ -168,10 +292,22 @@ int main(int argc, char **argv)
 			state = v;
 		} else if (!strcmp(a, "--trace-dir")) {
 			trace_dir = v;
-		} else if (!strcmp(a, "--policy")) {
-			policy_file = v;
+		} else if (!strcmp(a, "--client-id")) {
+			client_id = v;
 		} else if (!strcmp(a, "--scope")) {
 			scope = v;
+		} else if (!strcmp(a, "--redirect-port")) {
+			redirect_port = strtol(v, &end, 10);
+			if (!*v || *end || redirect_port < 0 || redirect_port > 65535)
+				return usage("--redirect-port must be a port from 0 to 65535");
+		} else if (!strcmp(a, "--timeout")) {
+			timeout = strtol(v, &end, 10);
+			if (!*v || *end || timeout < 1 || timeout > 86400)
+				return usage("--timeout must be a whole number of seconds from 1 to 86400");
+		} else if (!strcmp(a, "--policy")) {
+			policy_file = v;
+		} else if (!strcmp(a, "--contain")) {
+			contain = v;
 		} else if (!strcmp(a, "--network")) {
 			network = v;
 		} else if (!strcmp(a, "--expose")) {
@@ -194,10 +330,10 @@ int main(int argc, char **argv)
 	}
 	if (!upstream || (strncmp(upstream, "http://", 7) && strncmp(upstream, "https://", 8)))
 		return usage("--upstream must be an http:// or https:// URL");
-	if (server && (!*server || !scope))
-		return usage("a server belay starts needs --scope DIR and its command after --");
-	if (!server && (scope || network || nexpose))
-		return usage("--scope, --network and --expose contain a server belay starts (after --)");
+	if (server && (!*server || !contain))
+		return usage("a server belay starts needs --contain DIR and its command after --");
+	if (!server && (contain || network || nexpose))
+		return usage("--contain, --network and --expose contain a server belay starts (after --)");
 
 	struct err e = {0};
 	struct gate_policy *policy = NULL;
@@ -211,13 +347,19 @@ int main(int argc, char **argv)
 		free(sd);
 		return 1;
 	}
+	if (do_login) {
+		int lrc = login(upstream, sd, client_id, scope, redirect_port, timeout, no_browser);
+		gate_policy_free(policy);
+		free(sd);
+		return lrc;
+	}
 	char *td = trace_dir && *trace_dir ? xstrdup(trace_dir) : fs_join(sd, "traces");
 	/* a server belay starts: its stable URL is its own (scope, command, URL), not the URL's,
 	 * which every such server on the same inside port would share */
 	buf_puts(&key, upstream);
 	if (server) {
-		char *rs = realpath(scope, NULL);
-		buf_printf(&key, "\nlocal\n%s", rs ? rs : scope);
+		char *rs = realpath(contain, NULL);
+		buf_printf(&key, "\nlocal\n%s", rs ? rs : contain);
 		free(rs);
 		for (char **a = server; *a; a++)
 			buf_printf(&key, "\n%s", *a);
@@ -250,7 +392,7 @@ int main(int argc, char **argv)
 	if (server) {
 		struct http_local_cfg lc = {
 			.upstream = upstream,
-			.scope = scope,
+			.scope = contain,
 			.network = network,
 			.argv = server,
 			.expose = expose,
@@ -269,9 +411,9 @@ int main(int argc, char **argv)
 		}
 		say("belay: http: started %s contained (its sandbox's loopback)\n", server[0]);
 	}
-	char *root = server ? realpath(scope, NULL) : NULL;
+	char *root = server ? realpath(contain, NULL) : NULL;
 	struct http_prestate *pre = NULL;
-	if (server && http_prestate_open(sd, scope, &pre, &e) != 0) {
+	if (server && http_prestate_open(sd, contain, &pre, &e) != 0) {
 		fprintf(stderr, "belay: http: no pre-states: %s\n", e.msg);
 		free(root);
 		http_local_stop(local);
@@ -281,6 +423,7 @@ int main(int argc, char **argv)
 		free(expose);
 		return 1;
 	}
+	struct http_oauth *oauth = http_oauth_new(sd, upstream);
 	struct http_proxy_cfg cfg = {
 		.upstream_fd = {.socket = local ? http_local_socket : NULL, .ctx = local},
 		.prestate = pre ? http_prestate_capture : NULL,
@@ -296,8 +439,10 @@ int main(int argc, char **argv)
 		.policy = policy,
 		.enforce = enforce,
 		.hold_s = (unsigned)hold,
+		.oauth = oauth,
 		.report = on_report,
 		.run_event = on_run,
+		.hold_event = console ? on_hold : NULL,
 	};
 	struct http_proxy *p = NULL;
 	int rc = http_proxy_start(&cfg, &p, &e);
@@ -317,6 +462,7 @@ int main(int argc, char **argv)
 		http_local_stop(local);
 		http_prestate_close(pre);
 		free(root);
+		http_oauth_free(oauth);
 		free(sd);
 		free(td);
 		buf_free(&key);
@@ -333,6 +479,16 @@ int main(int argc, char **argv)
 	fflush(stderr);
 	pthread_mutex_unlock(&out_mu);
 	buf_free(&safe);
+	if (console) {
+		cJSON *ev = cJSON_CreateObject();
+		cJSON_AddStringToObject(ev, "event", "listening");
+		cJSON_AddStringToObject(ev, "url", url);
+		emit(ev);
+		cJSON_Delete(ev);
+		pthread_t t;
+		if (pthread_create(&t, NULL, console_in, p) == 0)
+			pthread_detach(t);
+	}
 	free(url);
 	int sig = 0;
 	sigwait(&sigs, &sig);
@@ -345,11 +501,13 @@ int main(int argc, char **argv)
 	if (server_status != -1) {
 		say("belay: http: the contained server ended (%s)\n",
 		    WIFEXITED(server_status) ? "its exit" : "a signal");
+		http_oauth_free(oauth);
 		gate_policy_free(policy);
 		free(sd);
 		free(td);
 		return 1;
 	}
+	http_oauth_free(oauth);
 	gate_policy_free(policy);
 	free(sd);
 	free(td);

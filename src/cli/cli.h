@@ -110,6 +110,7 @@ int cmd_status(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_claim(int argc, char **argv);
 int cmd_try(int argc, char **argv);
+int cmd_http(int argc, char **argv);
 /* belay __doc man DIR | bash FILE | zsh FILE (cli_doc.c) */
 int cmd_doc(int argc, char **argv);
 
@@ -117,6 +118,6 @@ int cmd_doc(int argc, char **argv);
 extern const struct cli_cmd cli_demo, cli_proxy, cli_trace, cli_verify, cli_replay, cli_snapshot, cli_sandbox,
 	cli_gc, cli_console, cli_connect, cli_recover, cli_approve, cli_gate, cli_index, cli_runs, cli_show,
 	cli_corpus, cli_doctor, cli_snippet, cli_measure, cli_export, cli_interop, cli_keys,
-	cli_hook, cli_init, cli_status, cli_exec, cli_claim, cli_try;
+	cli_hook, cli_init, cli_status, cli_exec, cli_claim, cli_try, cli_http;
 
 #endif

@@ -8,6 +8,7 @@
 const struct cli_entry cli_commands[] = {
 	{&cli_demo, cmd_demo},
 	{&cli_proxy, cmd_proxy},
+	{&cli_http, cmd_http},
 	{&cli_trace, cmd_trace},
 	{&cli_verify, cmd_verify},
 	{&cli_replay, cmd_verify},

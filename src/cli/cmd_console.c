@@ -24,6 +24,7 @@
 #include "proxy/loop_slice.h"
 #include "console_host/cevent.h"
 #include "console_host/chost.h"
+#include "console_host/chttp.h"
 #include "console_host/follow.h"
 #include "index/runidx.h"
 #include "index/statedb.h"
@@ -51,6 +52,10 @@ static const struct cli_opt console_opts[] = {
 	 "let root connect to the console's socket too (by default only your own uid may; others are refused by "
 	 "name and logged)"},
 	{"follow", 'f', 0, "DIR", "also show traces that headless `belay proxy` processes write in DIR"},
+	{"http", 'H', 0, "URL",
+	 "also host belay's HTTP listener for the MCP server at URL (belay-http, stopped with the console): agents "
+	 "configured with the listener's URL (shown at the bottom; belay snippet CLIENT --http URL writes it) are "
+	 "recorded, shown live and, with --mode enforce, their held calls answered with y and x (docs/HTTP.md)"},
 	{"open", 'o', 0, "RUN|TRACE", "browse a finished run (no listening unless SERVER_CMD is given)"},
 	{"theme", 'T', 0, "NAME", "dark (default), light, mono, or a file in ~/.config/belay/themes"},
 	{"colors", 'c', 0, "256|8|mono", "force a colour depth (NO_COLOR is honoured)"},
@@ -153,6 +158,7 @@ int cmd_console(int argc, char **argv)
 		case 't': cs.trace_dir = optarg; break;
 		case 'k': cs.socket = optarg; break;
 		case 'f': cs.follow = optarg; break;
+		case 'H': cs.http = optarg; break;
 		case 'o': cs.open = optarg; break;
 		case 'T': cs.theme = optarg; break;
 		case 'c': cs.colors = optarg; break;
@@ -196,6 +202,8 @@ int cmd_console(int argc, char **argv)
 	if (cs.events_only) {
 		if (cs.host)
 			fprintf(stderr, "belay: console listening at %s\n", chost_socket(cs.host));
+		if (cs.http_host)
+			fprintf(stderr, "belay: console's HTTP listener at %s for %s\n", chttp_url(cs.http_host), cli_safe(cs.http));
 		print_events(cs.events);
 	} else if ((rc = console_run(&cs.ui, &e)) != 0) {
 		console_setup_done(&cs);

@@ -183,7 +183,7 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 	if (hold)
 		args[k++] = "--hold", args[k++] = hold;
 	if (la->server) {
-		args[k++] = "--scope", args[k++] = la->scope;
+		args[k++] = "--contain", args[k++] = la->scope;
 		if (la->network)
 			args[k++] = "--network", args[k++] = la->network;
 		for (char **x = la->expose; x && *x; x++)

@@ -132,6 +132,8 @@ static int do_runs(const char *state, int json, int all)
 		char when[20], server[31], verified[24];
 		short_time(jx_str(r, "started"), when);
 		argv_text(cJSON_GetObjectItemCaseSensitive(r, "server"), server, sizeof server);
+		if (jx_str(r, "server_url")) /* a run over HTTP: its server is a URL */
+			snprintf(server, sizeof server, "%s", jx_str(r, "server_url"));
 		snprintf(verified, sizeof verified, "%lld/%lld", num_or(r, "verified_turns", 0), num_or(r, "turns", 0));
 		long long net = num_or(r, "network_attempts", 0);
 		char den[32];
@@ -268,6 +270,9 @@ static int do_show(const char *state, const char *run, int turn, int json)
 	}
 	char server[512], t0[20], t1[20];
 	argv_text(cJSON_GetObjectItemCaseSensitive(o, "server"), server, sizeof server);
+	if (jx_str(o, "server_url")) /* a run over HTTP (docs/HTTP.md) */
+		snprintf(server, sizeof server, "%s over HTTP, through belay's listener %s", jx_str(o, "server_url"),
+			 str_or(o, "listener", "?"));
 	short_time(jx_str(o, "started"), t0);
 	short_time(jx_str(o, "ended"), t1);
 	printf("run       %s\n", str_or(o, "id", "?"));

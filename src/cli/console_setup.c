@@ -19,6 +19,7 @@
 #include "gate/gate.h"
 #include "console_host/cevent.h"
 #include "console_host/chost.h"
+#include "console_host/chttp.h"
 #include "console_host/follow.h"
 #include "hook/hook_console.h"
 #include "console_host/jobs.h"
@@ -28,6 +29,23 @@
 #include "store/store.h"
 #include "trial/trial_route.h"
 #include "tui/theme.h"
+
+/* A hold on a run that is not one of the host's connections: belay-http's (--http), else a
+ * hook run's (chost_cfg.resolve; its other_ctx is the setup, for both callbacks). Host thread. */
+static int other_resolve(void *ctx, const char *run, uint64_t hold, int answer, const char *by)
+{
+	struct console_setup *cs = ctx;
+	if (cs->http_host && chttp_resolve(cs->http_host, run, hold, answer) == 0)
+		return 0;
+	return cs->hooks ? hook_console_resolve(cs->hooks, run, hold, answer, by) : -1;
+}
+
+/* An agent's hook connection on the console's socket (chost_cfg.adopt): the hooks' host's. */
+static void other_adopt(void *ctx, int fd, const cJSON *hello, const char *rest, size_t rest_len)
+{
+	struct console_setup *cs = ctx;
+	hook_console_adopt(cs->hooks, fd, hello, rest, rest_len);
+}
 
 void console_setup_init(struct console_setup *cs)
 {
@@ -153,6 +171,28 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 	if ((rc = open_log(cs, e)) != 0)
 		return rc;
 	cs->events = cqueue_new();
+	if (cs->http) {
+		if (strncmp(cs->http, "http://", 7) && strncmp(cs->http, "https://", 8))
+			return err_set(e, BELAY_EUSAGE, "--http must be an http:// or https:// URL, not '%s'", cs->http);
+		/* belay-http writes its runs' traces where the console follows them: --follow's
+		 * directory, else a directory of its own beside the console's traces */
+		cs->http_traces = cs->follow ? xstrdup(cs->follow)
+			: cs->trace_dir ? fs_join(cs->trace_dir, "http")
+					: fs_join(cs->state_dir, "traces/http");
+		if ((rc = fs_mkdir_p(cs->http_traces, 0700, e)) != 0)
+			return rc;
+		struct chttp_cfg tc = {.upstream = cs->http,
+				       .state_dir = cs->state_dir,
+				       .trace_dir = cs->http_traces,
+				       .policy_file = cs->policy_file,
+				       .enforce = mode == ADMISSION_ENFORCE,
+				       .log_fd = cs->log_fd,
+				       .events = cs->events};
+		if ((rc = chttp_start(&tc, &cs->http_host, e)) != 0)
+			return rc;
+		if (!cs->follow)
+			cs->follow = cs->http_traces;
+	}
 	if (cs->open_run) {
 		struct store *ost = NULL;
 		struct err oe = {0};
@@ -165,7 +205,7 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 							   tail));
 	}
 	/* Listen unless only browsing a finished run. */
-	if (!cs->open || cs->server || cs->listen_without_server) {
+	if (!cs->open || cs->server || cs->listen_without_server || cs->http) {
 		struct chost_cfg hc = {.server = cs->server,
 				       .scope = contained ? cs->scope : NULL,
 				       .net = net,
@@ -180,10 +220,10 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 				       .allow_root = cs->allow_root,
 				       .events = cs->events,
 				       /* agents' hook events on the same socket (docs/HOOKS.md) */
-				       .adopt = hook_console_adopt,
-				       .resolve = hook_console_resolve};
+				       .adopt = other_adopt,
+				       .resolve = other_resolve};
 		cs->hooks = hook_console_new(cs->events, cs->state_dir);
-		hc.other_ctx = cs->hooks;
+		hc.other_ctx = cs;
 		/* enforce mode, contained: a call whose only unknown effect is a local program is
 		 * tried in a mirror first and held with the trial's report (docs/TRY.md) */
 		if (mode == ADMISSION_ENFORCE && contained && !cs->no_trial) {
@@ -208,15 +248,18 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 	cs->ui.no_mouse = cs->no_mouse;
 	cs->ui.socket_path = cs->host ? chost_socket(cs->host) : NULL;
 	cs->ui.follow_dir = cs->follow;
+	cs->ui.http_url = chttp_url(cs->http_host);
 	cs->ui.focus_run = cs->open_run;
 	cs->ui.server_log = cs->log_path;
-	cs->ui.enforce = mode == ADMISSION_ENFORCE && cs->host;
+	cs->ui.enforce = mode == ADMISSION_ENFORCE && (cs->host || cs->http_host);
 	return 0;
 }
 
 void console_setup_done(struct console_setup *cs)
 {
 	chost_stop(cs->host);
+	chttp_stop(cs->http_host); /* every held call refused, every run's trace closed (the follower,
+				    * stopped below, indexes their last lines) */
 	trial_route_free(cs->trials); /* no run is left to try anything */
 	hook_console_free(cs->hooks);
 	follow_stop(cs->follower);
@@ -228,6 +271,7 @@ void console_setup_done(struct console_setup *cs)
 	free(cs->state_dir);
 	free(cs->log_path);
 	free(cs->open_run);
+	free(cs->http_traces);
 	memset(cs, 0, sizeof *cs);
 	cs->log_fd = -1;
 }

@@ -13,6 +13,7 @@ struct console_setup {
 	char *const *server;
 	const char *scope, *network, *mode, *policy_file, *invariants, *state, *trace_dir, *socket;
 	const char *follow, *open, *theme, *colors;
+	const char *http; /* --http URL: host belay's HTTP listener for URL (console_host/chttp.h) */
 	char **expose; /* --expose paths, NULL-terminated (owned array of borrowed strings) */
 	int ascii, events_only, listen_without_server, no_trial;
 	int no_mouse; /* --no-mouse */
@@ -27,6 +28,8 @@ struct console_setup {
 	struct hook_console *hooks; /* agents' hook events, hosted on the console's socket */
 	struct trial_route *trials;  /* the gate's trials of held calls (enforce mode, contained; may be NULL) */
 	struct follow *follower;
+	struct chttp *http_host; /* belay-http, for --http */
+	char *http_traces;       /* where it writes traces (the followed directory; owned) */
 	struct jobs *jobs;
 	struct console_opts ui;
 };

@@ -141,26 +141,32 @@ static void scan(struct follow *f)
 	closedir(d);
 }
 
+/* One look at the directory and every trace in it. */
+static void pass(struct follow *f)
+{
+	scan(f);
+	for (struct tailed *t = f->traces; t; t = t->next) {
+		if (!t->sw)
+			continue;
+		int was_closed = t->closed;
+		pump(f, t);
+		if (t->closed && !was_closed) {
+			/* The run is over: finish its indexing, then say so. */
+			store_writer_close(t->sw, NULL);
+			t->sw = NULL;
+			cqueue_post(f->q, cevent_new(CE_RUN_COMMITTED, t->run));
+			cqueue_post(f->q, cevent_new(CE_RUN_ENDED, t->run));
+		}
+	}
+}
+
 static void *follow_main(void *arg)
 {
 	struct follow *f = arg;
 	pthread_mutex_lock(&f->mu);
 	while (!f->stopping) {
 		pthread_mutex_unlock(&f->mu);
-		scan(f);
-		for (struct tailed *t = f->traces; t; t = t->next) {
-			if (!t->sw)
-				continue;
-			int was_closed = t->closed;
-			pump(f, t);
-			if (t->closed && !was_closed) {
-				/* The run is over: finish its indexing, then say so. */
-				store_writer_close(t->sw, NULL);
-				t->sw = NULL;
-				cqueue_post(f->q, cevent_new(CE_RUN_COMMITTED, t->run));
-				cqueue_post(f->q, cevent_new(CE_RUN_ENDED, t->run));
-			}
-		}
+		pass(f);
 		pthread_mutex_lock(&f->mu);
 		struct timespec until;
 		time_realtime_after(200u * 1000 * 1000, &until);
@@ -168,6 +174,9 @@ static void *follow_main(void *arg)
 			pthread_cond_timedwait(&f->cv, &f->mu, &until);
 	}
 	pthread_mutex_unlock(&f->mu);
+	/* A last look: what the writers wrote as they stopped (the console's own HTTP listener
+	 * closes its runs' traces just before the follower stops) is indexed too. */
+	pass(f);
 	return NULL;
 }
 

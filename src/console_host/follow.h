@@ -14,6 +14,7 @@ struct follow;
 
 /* Starts following dir (which must exist), indexing into the store of state_dir. */
 int follow_start(const char *dir, const char *state_dir, struct cqueue *events, struct follow **out, struct err *e);
+/* Indexes what the traces hold by now (one last pass), then stops. */
 void follow_stop(struct follow *f);
 
 #endif

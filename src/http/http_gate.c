@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,9 +21,17 @@ struct job {
 	unsigned hold_ms;
 	uint64_t until; /* loop time the hold ends */
 	int held, done, cancel; /* cancel: its client hung up (under mu) */
+	int refuse;		/* a person refused it while held (loop thread) */
 	enum http_gate_answer answer;
 	char id[48], by[128];
 	struct job *next;
+};
+
+/* A person's answer to a held call, by its approval id (http_gate_answer). */
+struct answer {
+	char id[48], by[128];
+	int approve;
+	struct answer *next;
 };
 
 struct http_gate {
@@ -35,6 +44,7 @@ struct http_gate {
 	pthread_cond_t answered;
 	struct job *jobs; /* new questions (under mu) */
 	struct job *held; /* held calls (loop thread) */
+	struct answer *answers; /* people's answers not yet applied (under mu) */
 	int closing, released;
 };
 
@@ -62,8 +72,11 @@ static void on_tick(uv_timer_t *t)
 		pthread_mutex_lock(&g->mu);
 		int cancel = j->cancel;
 		pthread_mutex_unlock(&g->mu);
-		if (g->a && approvals_take(g->a, j->key, j->id, j->by))
+		/* by its own id: of two identical calls held at once, an approval releases one */
+		if (g->a && approvals_take_id(g->a, j->id, j->by))
 			a = HTTP_GATE_APPROVED;
+		else if (j->refuse)
+			a = HTTP_GATE_DENIED;
 		else if (cancel)
 			a = HTTP_GATE_GONE;
 		else if (released)
@@ -88,8 +101,29 @@ static void on_wake(uv_async_t *h)
 	pthread_mutex_lock(&g->mu);
 	struct job *j = g->jobs;
 	g->jobs = NULL;
+	struct answer *ans = g->answers;
+	g->answers = NULL;
 	int closing = g->closing, released = g->released || closing;
 	pthread_mutex_unlock(&g->mu);
+	/* people's answers first, and the held calls they release, so that a new identical call
+	 * cannot take an approval given to a held one */
+	while (ans) {
+		struct answer *next = ans->next;
+		if (ans->approve) {
+			if (g->a)
+				approvals_grant(g->a, ans->id, ans->by);
+		} else {
+			for (struct job *hj = g->held; hj; hj = hj->next)
+				if (!strcmp(hj->id, ans->id)) {
+					hj->refuse = 1;
+					snprintf(hj->by, sizeof hj->by, "%s", ans->by);
+				}
+		}
+		free(ans);
+		ans = next;
+	}
+	if (g->held)
+		on_tick(&g->tick);
 	while (j) {
 		struct job *next = j->next;
 		if (approvals_take(g->a, j->key, j->id, j->by)) {
@@ -195,6 +229,21 @@ enum http_gate_answer http_gate_decide(struct http_gate *g, const char *tool, co
 	return j.answer;
 }
 
+void http_gate_answer(struct http_gate *g, const char *id, int approve, const char *by)
+{
+	if (!g || !id)
+		return;
+	struct answer *a = xcalloc(1, sizeof *a);
+	snprintf(a->id, sizeof a->id, "%s", id);
+	snprintf(a->by, sizeof a->by, "%s", by ? by : "");
+	a->approve = approve;
+	pthread_mutex_lock(&g->mu);
+	a->next = g->answers;
+	g->answers = a;
+	pthread_mutex_unlock(&g->mu);
+	uv_async_send(&g->wake);
+}
+
 void http_gate_release(struct http_gate *g)
 {
 	if (!g)
@@ -215,6 +264,10 @@ void http_gate_close(struct http_gate *g)
 	uv_async_send(&g->wake);
 	pthread_join(g->thread, NULL);
 	uv_loop_close(&g->loop);
+	for (struct answer *a = g->answers, *n; a; a = n) {
+		n = a->next;
+		free(a);
+	}
 	pthread_mutex_destroy(&g->mu);
 	pthread_cond_destroy(&g->answered);
 	free(g);

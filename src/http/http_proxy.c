@@ -28,6 +28,7 @@
 #include "http/http_gate.h"
 #include "http/http_guard.h"
 #include "http/http_hdr.h"
+#include "http/http_oauth.h"
 #include "http/http_run.h"
 #include "http/sse_parse.h"
 
@@ -184,6 +185,7 @@ struct hp_xfer {
 	int client_fd; /* the client's socket (watched for a hang-up) */
 	CURL *h;
 	struct curl_slist *hdrs;
+	char *bearer; /* belay's own Authorization value upstream (http_oauth.h), or NULL */
 	char errbuf[CURL_ERROR_SIZE];
 
 	pthread_mutex_t mu; /* everything below */
@@ -219,6 +221,9 @@ static void xfer_unref(struct hp_xfer *x)
 	if (x->h)
 		curl_easy_cleanup(x->h);
 	curl_slist_free_all(x->hdrs);
+	if (x->bearer)
+		explicit_bzero(x->bearer, strlen(x->bearer));
+	free(x->bearer);
 	for (size_t i = 0; i < x->nrh; i++) {
 		free(x->rh[i].name);
 		free(x->rh[i].value);
@@ -277,6 +282,7 @@ struct hold_ctx {
 	struct hp_run *run;
 	uint64_t seq;
 	const char *tool;
+	const struct effect_plan *plan;
 	int client_fd; /* the held request's connection (-1: unknown) */
 	int held;
 };
@@ -303,7 +309,14 @@ static void on_held(void *ctx, const char *id)
 		cJSON_AddStringToObject(f, "tool", h->tool);
 	cJSON_AddStringToObject(f, "approval_id", id);
 	cJSON_AddNumberToObject(f, "hold_s", h->p->cfg.hold_s);
+	cJSON *ev = h->p->cfg.hold_event ? cJSON_Duplicate(f, 1) : NULL;
 	http_run_fact(h->run->run, f);
+	if (ev) { /* a console hosting the listener lists it (cfg.hold_event) */
+		cJSON_AddStringToObject(ev, "trace", http_run_trace_path(h->run->run));
+		cJSON_AddItemToObject(ev, "plan", effect_plan_json(h->plan));
+		h->p->cfg.hold_event(h->p->cfg.ctx, ev);
+		cJSON_Delete(ev);
+	}
 	report(h->p, "holding the call to %s for up to %u s; to let it through: belay approve %s",
 	       h->tool ? h->tool : "a tool", h->p->cfg.hold_s, id);
 }
@@ -338,20 +351,29 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 	char id[48] = "", by[128] = "";
 	int refused = 0, expired = 0;
 	if (p->cfg.enforce && d >= GATE_ASK) {
-		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool, .client_fd = client_fd};
+		struct hold_ctx hc = {.p = p, .run = run, .seq = seq, .tool = tool, .plan = plan, .client_fd = client_fd};
 		enum http_gate_answer a = p->gate ? http_gate_decide(p->gate, tool, arguments, p->cfg.hold_s * 1000u,
 								     on_held, held_client_gone, &hc, id, by)
 						  : HTTP_GATE_REFUSED;
 		if (a == HTTP_GATE_APPROVED) {
 			outcome = hc.held ? "forwarded (approved while held)" : "forwarded (approved once)";
 		} else {
-			outcome = a == HTTP_GATE_EXPIRED ? "refused (hold expired)"
-				  : a == HTTP_GATE_GONE	   ? "refused (client gone)"
-							   : "refused";
+			outcome = a == HTTP_GATE_EXPIRED  ? "refused (hold expired)"
+				  : a == HTTP_GATE_GONE	    ? "refused (client gone)"
+				  : a == HTTP_GATE_DENIED   ? "refused (refused while held)"
+							    : "refused";
 			refused = 1;
 			expired = a == HTTP_GATE_EXPIRED;
 			if (a == HTTP_GATE_GONE)
 				report(p, "the client of the held call to %s hung up: refused, never sent", tool ? tool : "a tool");
+		}
+		if (hc.held && p->cfg.hold_event) {
+			cJSON *hd = cJSON_CreateObject();
+			cJSON_AddStringToObject(hd, "event", "hold_done");
+			cJSON_AddStringToObject(hd, "approval_id", id);
+			cJSON_AddStringToObject(hd, "outcome", outcome);
+			p->cfg.hold_event(p->cfg.ctx, hd);
+			cJSON_Delete(hd);
 		}
 	}
 	cJSON *f = cJSON_CreateObject();
@@ -401,7 +423,9 @@ static void plan_call(struct http_proxy *p, struct hp_run *run, const cJSON *m, 
 /* The effect plans of the tools/call requests in a client message (recorded at seq). In
  * enforce mode, the answer belay sends instead of forwarding it when the gate refused a call
  * in it (new string: one JSON-RPC message, or an array for a batch), else NULL. A batch with
- * a refused call is refused whole (each of its calls answered, nothing forwarded). */
+ * a refused call is refused whole: nothing of it is forwarded, and every request in it is
+ * answered, each refused call with its refusal and every other request with an error saying
+ * so (a client waits for an answer to each of its requests). */
 static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *body, size_t len, uint64_t seq,
 			int client_fd)
 {
@@ -414,6 +438,33 @@ static char *plan_calls(struct http_proxy *p, struct hp_run *run, const char *bo
 			plan_call(p, run, m, seq, client_fd, &refusals);
 	} else if (cJSON_IsObject(o)) {
 		plan_call(p, run, o, seq, client_fd, &refusals);
+	}
+	if (refusals && batch) { /* every request of the batch gets its answer, in the batch's order */
+		cJSON *all = cJSON_CreateArray();
+		for (const cJSON *m = o->child; m; m = m->next) {
+			const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "id");
+			if (!id || !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(m, "method")))
+				continue; /* a notification or a response: nothing answers it */
+			cJSON *mine = NULL;
+			for (cJSON *r = refusals->child; r && !mine; r = r->next)
+				if (cJSON_Compare(cJSON_GetObjectItemCaseSensitive(r, "id"), id, 1))
+					mine = r;
+			if (mine) {
+				cJSON_DetachItemViaPointer(refusals, mine);
+				cJSON_AddItemToArray(all, mine);
+				continue;
+			}
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "jsonrpc", "2.0");
+			cJSON_AddItemToObject(r, "id", cJSON_Duplicate(id, 1));
+			cJSON *err = cJSON_AddObjectToObject(r, "error");
+			cJSON_AddNumberToObject(err, "code", -32600);
+			cJSON_AddStringToObject(err, "message", "belay did not send this request: a call in the same batch was refused, "
+								"and a batch is sent whole or not at all");
+			cJSON_AddItemToArray(all, r);
+		}
+		cJSON_Delete(refusals);
+		refusals = all;
 	}
 	cJSON_Delete(o);
 	if (!refusals)
@@ -590,9 +641,15 @@ static size_t on_header(char *line, size_t size, size_t n, void *ctx)
 			else
 				cJSON_Delete(cred);
 			const char *www = rh_get(x, "www-authenticate");
-			if (code == 401 && www)
-				cJSON_AddStringToObject(f, "refused", "the server asks for OAuth (WWW-Authenticate), which belay "
-								   "does not relay yet: the client got a 403 naming it");
+			if (code == 403 && www && strstr(www, "insufficient_scope"))
+				cJSON_AddStringToObject(f, "refused", "the server wants more scope than belay's OAuth token "
+								   "has: the client got a 403 naming `belay http login --scope`");
+			else if (code == 401 && www)
+				cJSON_AddStringToObject(f, "refused", x->bearer ? "the server refused belay's OAuth token: the "
+										  "client got a 403 naming it"
+									: "the server asks for OAuth and belay holds no "
+									  "token for it: the client got a 403 naming "
+									  "`belay http login`");
 			http_run_fact(x->run->run, f);
 			if (sid) {
 				struct http_proxy *p = x->p;
@@ -834,6 +891,7 @@ static enum MHD_Result refuse(struct MHD_Connection *c, unsigned status, const c
 struct hdr_walk {
 	struct hp_xfer *x;
 	cJSON *cred;
+	int drop_auth; /* belay sends its own Authorization (OAuth) */
 };
 
 static enum MHD_Result walk_header(void *ctx, enum MHD_ValueKind kind, const char *name, const char *value)
@@ -847,6 +905,8 @@ static enum MHD_Result walk_header(void *ctx, enum MHD_ValueKind kind, const cha
 		return MHD_YES;
 	if (http_hdr_credential(name, value))
 		http_hdr_add_credential(w->cred, name, value);
+	if (w->drop_auth && !strcasecmp(name, "authorization"))
+		return MHD_YES;
 	char *line = *value ? xasprintf("%s: %s", name, value) : xasprintf("%s;", name);
 	w->x->hdrs = curl_slist_append(w->x->hdrs, line);
 	free(line);
@@ -939,6 +999,51 @@ static int is_initialize(const char *body, size_t len)
 	return yes;
 }
 
+/* What the request record says of belay's OAuth token: its hash, whether it was just
+ * refreshed, or why it could not be (never the token). */
+static void hp_oauth_fact(cJSON *f, const char *bearer, int refreshed, const char *error)
+{
+	cJSON *o = cJSON_AddObjectToObject(f, "oauth");
+	if (bearer) {
+		char h[72];
+		sha256_tagged(bearer, strlen(bearer), h);
+		cJSON_AddStringToObject(o, "authorization_sha256", h);
+		cJSON_AddBoolToObject(o, "refreshed", refreshed);
+	}
+	if (error)
+		cJSON_AddStringToObject(o, "error", error);
+}
+
+/* The upstream answered 401 with a challenge: the agent gets a 403 naming what to do. */
+static enum MHD_Result hp_oauth_refuse(struct http_proxy *p, struct MHD_Connection *c, struct hp_xfer *x)
+{
+	char why[1024];
+	if (x->status == 403) {
+		const char *www = rh_get(x, "www-authenticate");
+		const char *sc = strstr(www, "scope=\"");
+		const char *scope = sc ? sc + 7 : "SCOPES"; /* what a new login must ask for */
+		int n = sc ? (int)strcspn(scope, "\"'") : 6;
+		snprintf(why, sizeof why,
+			 "the server wants a token with more scope than belay's (403 insufficient_scope): run `belay "
+			 "http login --scope '%.*s' %s` in a shell, then retry",
+			 n, scope, p->upstream_rec);
+	} else if (x->bearer) {
+		http_oauth_rejected(p->cfg.oauth, x->bearer);
+		snprintf(why, sizeof why,
+			 "the server refused belay's OAuth token (401); belay refreshes it at the next request: retry, "
+			 "and if it is refused again run `belay http login %s` in a shell",
+			 p->upstream_rec);
+	} else {
+		snprintf(why, sizeof why,
+			 "the server asks for OAuth authorization (401 with WWW-Authenticate) and belay holds no token "
+			 "for it: belay is the OAuth client, not the agent; run `belay http login %s` in a shell, then "
+			 "retry (docs/HTTP.md)",
+			 p->upstream_rec);
+	}
+	report(p, "%s", why);
+	return refuse(c, MHD_HTTP_FORBIDDEN, why);
+}
+
 static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, struct hp_req *q, const char *method)
 {
 	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
@@ -1000,11 +1105,19 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	q->x = x;
 	q->is_delete = !strcmp(method, "DELETE");
 
+	/* belay's own OAuth token (http_oauth.h; refreshed here when due) replaces the agent's */
+	int refreshed = 0;
+	struct err oe = {0};
+	int oauth_rc = p->cfg.oauth ? http_oauth_bearer(p->cfg.oauth, &x->bearer, &refreshed, &oe) : 0;
 	/* the request, recorded before it is forwarded */
-	struct hdr_walk w = {.x = x, .cred = cJSON_CreateArray()};
+	struct hdr_walk w = {.x = x, .cred = cJSON_CreateArray(), .drop_auth = x->bearer != NULL};
 	MHD_get_connection_values(c, MHD_HEADER_KIND, walk_header, &w);
 	x->hdrs = curl_slist_append(x->hdrs, "Expect:");
 	cJSON *f = fact("request", x);
+	if (x->bearer || oauth_rc)
+		hp_oauth_fact(f, x->bearer, refreshed, oauth_rc ? oe.msg : NULL);
+	if (refreshed || oauth_rc)
+		report(p, "%s", oauth_rc ? oe.msg : "refreshed belay's OAuth token (saved for the next start)");
 	cJSON_AddStringToObject(f, "method", method);
 	if (q->route == HTTP_ROUTE_MESSAGE)
 		cJSON_AddStringToObject(f, "endpoint", "message");
@@ -1023,6 +1136,12 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 	else
 		cJSON_Delete(w.cred);
 	http_run_fact(run->run, f);
+	if (x->bearer) {
+		char *line = xasprintf("Authorization: %s", x->bearer);
+		x->hdrs = curl_slist_append(x->hdrs, line);
+		explicit_bzero(line, strlen(line));
+		free(line);
+	}
 	char *refusal = NULL;
 	if (q->body.len) {
 		struct trace_rec *defer = NULL;
@@ -1053,12 +1172,14 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		MHD_destroy_response(r);
 		return rc;
 	}
-	if (http_run_failed(run->run)) {
+	if (oauth_rc || http_run_failed(run->run)) {
 		pthread_mutex_lock(&x->mu);
 		x->done = x->failed = 1;
 		pthread_mutex_unlock(&x->mu);
 		xfer_unref(x); /* the upstream side never starts */
 		run_unref(p, run, NULL);
+		if (oauth_rc)
+			return refuse(c, MHD_HTTP_FORBIDDEN, oe.msg);
 		return refuse(c, MHD_HTTP_SERVICE_UNAVAILABLE, "recording failed: belay forwards nothing it cannot record");
 	}
 
@@ -1104,14 +1225,13 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		pthread_mutex_unlock(&x->mu);
 		return refuse(c, MHD_HTTP_BAD_GATEWAY, why);
 	}
-	if (x->status == 401 && rh_get(x, "www-authenticate")) {
-		/* an OAuth flow: relaying it is issue 42; passed through, the client would start
-		 * it against belay's own listener */
+	if ((x->status == 401 && rh_get(x, "www-authenticate")) ||
+	    (x->status == 403 && rh_get(x, "www-authenticate") && strstr(rh_get(x, "www-authenticate"), "insufficient_scope"))) {
+		/* OAuth: belay is the client (http_oauth.h), never the agent; passed through, the
+		 * challenge (or a step-up's, 403 insufficient_scope) would start the agent's own flow
+		 * against belay's listener */
 		pthread_mutex_unlock(&x->mu);
-		return refuse(c, MHD_HTTP_FORBIDDEN,
-			      "the server asks for OAuth authorization (401 with WWW-Authenticate), which belay does "
-			      "not relay yet: connect to it directly, or give the agent a token it sends as an "
-			      "Authorization header");
+		return hp_oauth_refuse(p, c, x);
 	}
 	if (!x->is_sse && x->failed) {
 		/* a JSON answer cut short (or over the limit): nothing of it is forwarded */
@@ -1308,6 +1428,11 @@ int http_proxy_start(const struct http_proxy_cfg *cfg, struct http_proxy **out, 
 	pthread_create(&p->reaper_thread, NULL, reaper_main, p);
 	*out = p;
 	return 0;
+}
+
+void http_proxy_answer(struct http_proxy *p, const char *approval_id, int approve, const char *by)
+{
+	http_gate_answer(p->gate, approval_id, approve, by);
 }
 
 unsigned http_proxy_port(const struct http_proxy *p)

@@ -13,9 +13,10 @@
  * tools/call gets an effect plan made for a remote server (gate_ctx.remote), recorded as a
  * `gate_decision`; in enforce mode a call the plan asks or denies is held for a person up to
  * cfg.hold_s, then (not approved) answered by belay with a tool error and an approval id
- * (http_gate.h), never forwarded. Refused by name, never relayed: a 401 asking for
- * OAuth (issue 42), an `endpoint` event naming another origin, a JSON answer cut short (502),
- * an unreachable upstream (502).
+ * (http_gate.h), never forwarded. belay is the OAuth client of a protected upstream
+ * (cfg.oauth): its token goes upstream, never to the agent. Refused by name, never relayed:
+ * a 401 asking for OAuth (a 403 naming `belay http login`), an `endpoint` event naming
+ * another origin, a JSON answer cut short (502), an unreachable upstream (502).
  *
  * Runs: a request with an Mcp-Session-Id belongs to that session's run (a session belay has
  * not seen, after a restart, gets a run of its own); an initialize POST without one opens a
@@ -47,6 +48,7 @@
 
 struct http_proxy;
 struct gate_policy;
+struct http_oauth;
 
 struct http_proxy_cfg {
 	const char *upstream;  /* the server's URL (http or https) */
@@ -81,8 +83,17 @@ struct http_proxy_cfg {
 	/* A contained local server's workspace (realpath): its calls are planned as a stdio
 	 * server's are, paths against this root (gate_ctx.remote off). NULL: a remote server. */
 	const char *local_root;
+	/* belay's OAuth authorization with the upstream (borrowed; NULL: none): its token is added
+	 * to every upstream request in place of any the agent sent; a 401 is answered with a 403
+	 * naming `belay http login` (http_oauth.h). */
+	struct http_oauth *oauth;
 	/* Something went wrong that the user should know (any thread; one line). May be NULL. */
 	void (*report)(void *ctx, const char *msg);
+	/* Enforce mode, a console hosting the listener: a call is held, ev {"event": "hold",
+	 * "request_seq", "tool", "approval_id", "hold_s", "trace", "plan"}, and its hold is over,
+	 * ev {"event": "hold_done", "approval_id", "outcome"} (the listener thread of the call;
+	 * ev borrowed for the call). May be NULL. */
+	void (*hold_event)(void *ctx, const cJSON *ev);
 	/* A run's trace was opened / closed (any thread). May be NULL. */
 	void (*run_event)(void *ctx, const char *what, const char *trace_path);
 	void *ctx;
@@ -99,6 +110,9 @@ unsigned http_proxy_port(const struct http_proxy *p);
  * the start of every run opened later (the contained server's "sandbox" record). */
 void http_proxy_record(struct http_proxy *p, const char *kind, cJSON *fields);
 void http_proxy_record_every_run(struct http_proxy *p, const char *kind, cJSON *fields);
+/* A person's answer to the call held for approval_id (any thread): approve lets that call
+ * go on, refuse answers it at once (http_gate_answer). */
+void http_proxy_answer(struct http_proxy *p, const char *approval_id, int approve, const char *by);
 /* Stops listening, ends every transfer and closes every run ("shutdown"); frees p. */
 void http_proxy_stop(struct http_proxy *p);
 

@@ -39,6 +39,7 @@ struct runidx {
 	int64_t hook_turns; /* turns of a hook run (hook records; not frames) */
 	char *started, *ended, *writer, *argv, *cwd, *state_dir, *scope, *network, *exit_signal;
 	char *agent, *session; /* a hook run's agent and session */
+	char *http_upstream, *http_listener; /* an HTTP run's server URL and belay's listener */
 	int64_t pid, exit_status, workspace_writes;
 	int has_pid, has_exit_status, has_workspace_writes;
 };
@@ -98,7 +99,8 @@ void runidx_free(struct runidx *ix)
 	model_free(&ix->m);
 	free(ix->open);
 	char **strs[] = {&ix->run,   &ix->started, &ix->ended,	 &ix->writer,	   &ix->argv,  &ix->cwd,
-			 &ix->state_dir, &ix->scope,	   &ix->network, &ix->exit_signal, &ix->agent, &ix->session};
+			 &ix->state_dir, &ix->scope,	   &ix->network, &ix->exit_signal, &ix->agent, &ix->session,
+			 &ix->http_upstream, &ix->http_listener};
 	for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
 		free(*strs[i]);
 	free(ix);
@@ -113,8 +115,8 @@ int runidx_flush(struct runidx *ix, struct err *e)
 	    "UPDATE runs SET indexed_bytes = ?2, records = ?3, skipped = ?4, started = ?5, ended = ?6, "
 	    "writer = ?7, server_argv = ?8, server_cwd = ?9, server_pid = ?10, state_dir = ?11, scope = ?12, "
 	    "network = ?13, exit_status = ?14, exit_signal = ?15, frames = ?16, turns = ?17, denials = ?18, "
-	    "network_attempts = ?19, capture_errors = ?20, agent = ?21, session = ?22, workspace_writes = ?23 "
-	    "WHERE id = ?1",
+	    "network_attempts = ?19, capture_errors = ?20, agent = ?21, session = ?22, workspace_writes = ?23, "
+	    "http_upstream = ?24, http_listener = ?25 WHERE id = ?1",
 	    &q, e);
 	if (rc)
 		return rc;
@@ -144,6 +146,8 @@ int runidx_flush(struct runidx *ix, struct err *e)
 	store_bind_text(st, q, 22, ix->session, e);
 	if (ix->has_workspace_writes)
 		store_bind_i64(st, q, 23, ix->workspace_writes, e);
+	store_bind_text(st, q, 24, ix->http_upstream, e);
+	store_bind_text(st, q, 25, ix->http_listener, e);
 	return store_step_done(st, q, e, "cannot update the run");
 }
 
@@ -728,6 +732,12 @@ int runidx_line(struct runidx *ix, uint64_t off, const char *line, size_t len, s
 		on_agent_session(ix, o);
 	} else if (!strcmp(kind, "hook")) {
 		rc = on_hook(ix, off, len, seq, o, e);
+	} else if (!strcmp(kind, "http")) {
+		const char *ev = jx_str(o, "event");
+		if (ev && !strcmp(ev, "run")) { /* the server is a URL (docs/HTTP.md), never a command */
+			set_str(&ix->http_upstream, jx_str(o, "upstream"));
+			set_str(&ix->http_listener, jx_str(o, "listener"));
+		}
 	}
 	cJSON_Delete(o);
 	return rc;

@@ -56,7 +56,7 @@ int runq_list(struct store *st, int all, cJSON **out, int *hidden, struct err *e
 		       "SELECT r.id, r.started, r.ended, r.server_argv, r.turns, r.denials, r.network_attempts, "
 		       "r.trace_path, " WORST_SQL ", (SELECT count(DISTINCT turn) FROM verdicts v JOIN verifications w "
 		       "ON w.id = v.verification WHERE v.run = r.id AND v.idx = -1 AND v.turn >= 0 AND w.kind = 'full'), "
-		       "r.workspace_writes, " RUNQ_HEALTH_CHECK_SQL " FROM runs r ORDER BY r.started, r.id",
+		       "r.workspace_writes, " RUNQ_HEALTH_CHECK_SQL ", r.http_upstream FROM runs r ORDER BY r.started, r.id",
 		       &q, e);
 	if (rc)
 		return rc;
@@ -74,6 +74,8 @@ int runq_list(struct store *st, int all, cJSON **out, int *hidden, struct err *e
 		store_column_json(o, "started", q, 1);
 		store_column_json(o, "ended", q, 2);
 		add_json_col(o, "server", q, 3);
+		if (sqlite3_column_type(q, 12) != SQLITE_NULL) /* a run over HTTP: its server is a URL */
+			store_column_json(o, "server_url", q, 12);
 		store_column_json(o, "turns", q, 4);
 		store_column_json(o, "verified_turns", q, 9);
 		add_worst(o, q, 8);
@@ -135,7 +137,7 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 	    "SELECT r.id, r.trace_path, r.indexed_bytes, r.records, r.skipped, r.started, r.ended, r.writer, "
 	    "r.server_argv, r.server_cwd, r.server_pid, r.state_dir, r.scope, r.network, r.exit_status, "
 	    "r.exit_signal, r.frames, r.turns, r.denials, r.network_attempts, r.capture_errors, " WORST_SQL
-	    " FROM runs r WHERE r.id = ?1",
+	    ", r.http_upstream, r.http_listener FROM runs r WHERE r.id = ?1",
 	    &q, e);
 	if (rc)
 		return rc;
@@ -162,6 +164,10 @@ int runq_run(struct store *st, const char *run, cJSON **out, struct err *e)
 			store_column_json(o, names[i], q, i);
 	}
 	add_worst(o, q, 21);
+	if (sqlite3_column_type(q, 22) != SQLITE_NULL) { /* a run over HTTP (docs/HTTP.md) */
+		store_column_json(o, "server_url", q, 22);
+		store_column_json(o, "listener", q, 23);
+	}
 	sqlite3_reset(q);
 	const cJSON *tp = cJSON_GetObjectItemCaseSensitive(o, "trace_path"), *ib = cJSON_GetObjectItemCaseSensitive(o, "indexed_bytes");
 	struct stat sb;

@@ -20,7 +20,7 @@ static int64_t i64_or(sqlite3_stmt *q, int i, int64_t none)
 
 #define RUN_COLS                                                                                                 \
 	"id, trace_path, started, ended, server_argv, scope, network, exit_status, exit_signal, frames, denials, " \
-	"network_attempts, capture_errors, state_dir, " RUNQ_HEALTH_CHECK_SQL
+	"network_attempts, capture_errors, state_dir, " RUNQ_HEALTH_CHECK_SQL ", http_upstream, http_listener"
 
 static void fill_run(sqlite3_stmt *q, struct runrows_run *r)
 {
@@ -40,6 +40,8 @@ static void fill_run(sqlite3_stmt *q, struct runrows_run *r)
 	r->capture_errors = sqlite3_column_int64(q, 12);
 	r->state_dir = text(q, 13);
 	r->health_check = sqlite3_column_int(q, 14);
+	r->http_upstream = text(q, 15);
+	r->http_listener = text(q, 16);
 }
 
 /* Steps q to the end, calling each(q) per row; resets q whatever happens. */

@@ -17,6 +17,7 @@ struct store;
 
 struct runrows_run {
 	const char *id, *trace_path, *started, *ended, *server_argv, *scope, *network, *exit_signal, *state_dir;
+	const char *http_upstream, *http_listener; /* a run over HTTP: its server's URL, belay's listener */
 	int has_exit, exit_status;
 	int64_t frames, denials, network_attempts, capture_errors;
 	int health_check; /* RUNQ_HEALTH_CHECK_SQL holds for the row */

@@ -311,6 +311,17 @@ int approvals_take(struct approvals *a, const char *call_key, char id_out[48], c
 	return 0;
 }
 
+int approvals_take_id(struct approvals *a, const char *id, char by_out[128])
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->p[i].approved && !strcmp(a->p[i].id, id)) {
+			snprintf(by_out, 128, "%s", a->p[i].by);
+			a->p[i] = a->p[--a->n]; /* one shot */
+			return 1;
+		}
+	return 0;
+}
+
 static void server_closed(uv_handle_t *h)
 {
 	struct approvals *a = h->data;

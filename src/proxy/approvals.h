@@ -29,6 +29,9 @@ void approvals_call_key(const char *tool, const cJSON *arguments, char out[72]);
 void approvals_request(struct approvals *a, const char *call_key, const char *tool, char id_out[48]);
 /* 1 (and consumes the approval) if this exact call was approved once; *id_out names it. */
 int approvals_take(struct approvals *a, const char *call_key, char id_out[48], char by_out[128]);
+/* 1 (and consumes the approval) if the call given id was approved: a held call waits for
+ * its own id (two identical calls held at once are two approvals). */
+int approvals_take_id(struct approvals *a, const char *id, char by_out[128]);
 /* Marks a pending id approved in-process (the console's key). Returns 0 or BELAY_ENOTFOUND if unknown. */
 int approvals_grant(struct approvals *a, const char *id, const char *by);
 void approvals_close(struct approvals *a);

@@ -245,15 +245,25 @@ static const char *process_timer(pid_t pid)
 	return why;
 }
 
-static const char *thread_quiet(const struct qthread *t, const struct sandbox_quiet_sample *since, uint64_t since_ns,
-				uint64_t until_ns)
+/* The thread's scheduler state letter (R, S, D, Z, ...), '?' when unparsable, 0 when it
+ * cannot be read. */
+static char thread_state(const struct qthread *t)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)t->pid, (int)t->tid);
 	if (read_small(path, buf, sizeof buf) < 0)
-		return "a thread cannot be read";
+		return 0;
 	const char *rp = strrchr(buf, ')');
-	char state = rp && rp[1] == ' ' ? rp[2] : '?';
+	return rp && rp[1] == ' ' ? rp[2] : '?';
+}
+
+static const char *thread_quiet(const struct qthread *t, const struct sandbox_quiet_sample *since, uint64_t since_ns,
+				uint64_t until_ns)
+{
+	char path[64], buf[512];
+	char state = thread_state(t);
+	if (!state)
+		return "a thread cannot be read";
 	if (state == 'Z' || state == 'X')
 		return NULL; /* dead: runs nothing more */
 	if (state != 'S')
@@ -317,4 +327,28 @@ int sandbox_quiet_proven(pid_t root, const struct sandbox_quiet_sample *since, u
 	}
 	sandbox_quiet_sample_free(first);
 	return *why == NULL;
+}
+
+int sandbox_quiet_runnable(pid_t root, const char **why)
+{
+	*why = NULL;
+	struct sandbox_quiet_sample *s = xcalloc(1, sizeof *s);
+	if (walk(s, root, 0) != 0 || s->n == 0) {
+		sandbox_quiet_sample_free(s);
+		*why = "the process tree cannot be read";
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < s->n && rc == 0; i++) {
+		char state = thread_state(&s->t[i]); /* 0: gone since the walk, it runs nothing more */
+		if (state == 'R') {
+			*why = "a thread of the server is runnable";
+			rc = 1;
+		} else if (state == 'D') {
+			*why = "a thread of the server is in an uninterruptible sleep";
+			rc = 1;
+		}
+	}
+	sandbox_quiet_sample_free(s);
+	return rc;
 }

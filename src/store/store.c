@@ -35,6 +35,7 @@ static const struct migration {
 	{9, "store/009-hooks.sql"},           /* runs recorded from agents' hooks: agent, session, post-states */
 	{10, "store/010-object-refs.sql"},    /* objects kept for an owner of their own (a trial's output) */
 	{11, "store/011-health-checks.sql"},  /* runs.workspace_writes: health checks can be folded */
+	{12, "store/012-http-runs.sql"},      /* runs.http_upstream, http_listener: a server that is a URL */
 };
 #define NMIGRATIONS (sizeof migrations / sizeof migrations[0])
 

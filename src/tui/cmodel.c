@@ -193,6 +193,9 @@ static void fill_run(struct cm_run *r, const struct runrows_run *row)
 	copy_to(r->ended, sizeof r->ended, row->ended);
 	free(r->server);
 	r->server = argv_display(row->server_argv);
+	if (!r->server && row->http_upstream) /* a run over HTTP: its server is a URL (docs/HTTP.md) */
+		r->server = row->http_listener ? xasprintf("%s via %s", row->http_upstream, row->http_listener)
+					       : xstrdup(row->http_upstream);
 	free(r->scope);
 	r->scope = row->scope ? xstrdup(row->scope) : NULL;
 	free(r->network);

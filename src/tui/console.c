@@ -302,6 +302,7 @@ int console_run(const struct console_opts *o, struct err *e)
 	c->ui.tm = &c->tm;
 	c->ui.socket_path = o->socket_path;
 	c->ui.follow_dir = o->follow_dir;
+	c->ui.http_url = o->http_url;
 	c->ui.server_log = o->server_log;
 	c->ui.enforce = o->enforce;
 	c->ui.theme_name = c->theme.name;

@@ -24,6 +24,7 @@ struct console_opts {
 	int no_mouse;                /* leave mouse reporting off (also BELAY_MOUSE=off) */
 	const char *socket_path;     /* shown with the connection snippet (NULL: none) */
 	const char *follow_dir;      /* shown in the status line when following */
+	const char *http_url;        /* the HTTP listener the console hosts (belay console --http; NULL: none) */
 	const char *focus_run;       /* open this run first (may be NULL) */
 	const char *server_log;      /* where servers' stderr goes (shown in the log) */
 	int enforce;                 /* the console's runs are gated in enforce mode (title bar) */

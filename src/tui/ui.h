@@ -132,6 +132,7 @@ struct ui {
 	char job[256];
 	/* shown in the title, status and help */
 	const char *socket_path, *follow_dir, *server_log, *theme_name;
+	const char *http_url; /* the HTTP listener this console hosts (NULL: none) */
 	int live_only;             /* browsing only: no listening socket */
 	int enforce;               /* the console gates its runs in enforce mode (said in the title) */
 	int quit;

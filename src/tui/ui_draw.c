@@ -696,8 +696,11 @@ static void draw_prompt(struct ui *u, struct canvas *c, int y)
 		canvas_text(c, y + 1, u->w - sw, sw, ROLE_DIM, say);
 		return;
 	}
-	char s[600];
-	if (u->socket_path)
+	char s[800];
+	if (u->http_url && u->socket_path) /* belay console --http URL: agents over HTTP first */
+		snprintf(s, sizeof s, "agents over HTTP use %s   stdio agents: belay connect %s", u->http_url,
+			 u->socket_path);
+	else if (u->socket_path)
 		snprintf(s, sizeof s, "agents connect with: belay connect %s   (:snippet shows the MCP config)", u->socket_path);
 	else
 		snprintf(s, sizeof s, "browsing recorded runs (no agent can connect to this console)");

@@ -31,7 +31,7 @@ void ui_more_mark(char *out, size_t n, size_t top, size_t shown, size_t total);
 void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first);
 void ui_log_doc(struct ui *u, struct tdoc *d);
 /* The MCP configuration snippets for connecting an agent to socket (into d). */
-void ui_snippets(struct tdoc *d, const char *socket_path);
+void ui_snippets(struct tdoc *d, const char *socket_path, const char *http_url);
 
 /* The trials view (ui_trials.c): the list, and the open trial's document into u->doc. */
 void ui_draw_trials(struct ui *u, struct canvas *c, int y, int h);

@@ -183,7 +183,7 @@ static void help_line(void *arg, const char *keys, const char *line, const char 
 	tdoc_hang(h->d, 2 + 22 + 1 + 26 + 1); /* under the help text */
 }
 
-void ui_snippets(struct tdoc *d, const char *socket_path)
+void ui_snippets(struct tdoc *d, const char *socket_path, const char *http_url)
 {
 	tdoc_nl(d);
 	tdoc_add(d, ROLE_TITLE, "CONNECT AN AGENT");
@@ -212,16 +212,38 @@ void ui_snippets(struct tdoc *d, const char *socket_path)
 			tdoc_addf(d, ROLE_NORMAL, "    %.*s", (int)(nl ? nl - line : (long)strlen(line)), line);
 		}
 	}
-	buf_free(&b);
 	tdoc_nl(d);
 	tdoc_nl(d);
 	tdoc_add(d, ROLE_DIM, "  (after connect SOCKET, `-- SERVER_CMD ARGS...` runs that server instead of the console's)");
+	if (http_url) { /* belay console --http URL: the listener it hosts (docs/HTTP.md) */
+		tdoc_nl(d);
+		tdoc_nl(d);
+		tdoc_add(d, ROLE_TITLE, "CONNECT AN AGENT OVER HTTP");
+		tdoc_nl(d);
+		tdoc_add(d, ROLE_DIM, "  This console hosts belay's HTTP listener: each session is one run, recorded and shown");
+		tdoc_nl(d);
+		tdoc_add(d, ROLE_DIM, "  here. `belay snippet CLIENT --http URL` prints the same, with this stable URL.");
+		for (int i = 0; i < MCPC_COUNT; i++) {
+			tdoc_nl(d);
+			tdoc_nl(d);
+			tdoc_addf(d, ROLE_HEADER, "  %s:", mcpcfg_info((enum mcpcfg_client)i)->title);
+			buf_reset(&b);
+			mcpcfg_snippet_url((enum mcpcfg_client)i, "belay", http_url, &b);
+			buf_cstr(&b);
+			for (char *line = b.p, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+				nl = strchr(line, '\n');
+				tdoc_nl(d);
+				tdoc_addf(d, ROLE_NORMAL, "    %.*s", (int)(nl ? nl - line : (long)strlen(line)), line);
+			}
+		}
+	}
+	buf_free(&b);
 }
 
 void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)
 {
 	if (snippet_first) {
-		ui_snippets(d, u->socket_path);
+		ui_snippets(d, u->socket_path, u->http_url);
 		tdoc_nl(d);
 	}
 	enum kctx ctx = u->help_ctx;
@@ -282,7 +304,7 @@ void ui_help_doc(struct ui *u, struct tdoc *d, int snippet_first)
 	}
 	if (!snippet_first) {
 		tdoc_nl(d);
-		ui_snippets(d, u->socket_path);
+		ui_snippets(d, u->socket_path, u->http_url);
 	}
 	if (u->server_log) {
 		tdoc_nl(d);

@@ -24,6 +24,9 @@
  * wait for the answer before they exit. */
 #define SETTLE_MS 30
 #define SETTLE_MAX_MS 1000
+/* A window over by the clock while a thread of the server can still run is looked at again
+ * after this long (settle_cb). */
+#define SETTLE_RUNNABLE_MS 5
 /* The window ends early when the server's process tree is proven quiet until it would have
  * closed (sandbox_quiet.h): nothing it could still do in the window is then missed. The
  * proof is tried right after the reply, then every PROBE_MS, at most PROBE_TRIES times per
@@ -314,6 +317,14 @@ static void settle_cb(uv_timer_t *t)
 		r->settle_quiet_t0 = time_mono_ns();
 		uv_timer_start(&r->settle, settle_cb, SETTLE_MS, 0);
 		restart_probes(r);
+		return;
+	}
+	/* Quiet by the clock, but a thread of the server that can run (a timer's thread woken and
+	 * waiting for a CPU on a loaded machine, work not finished) may still write: look again
+	 * shortly rather than end. An unreadable tree ends it as before. */
+	const char *why = NULL;
+	if (waited < SETTLE_MAX_MS && r->s && sandbox_quiet_runnable(session_server_pid(r->s), &why) == 1) {
+		uv_timer_start(&r->settle, settle_cb, SETTLE_RUNNABLE_MS, 0);
 		return;
 	}
 	end_settle(r);

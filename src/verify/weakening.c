@@ -30,6 +30,7 @@
 
 #include "assertions/a1_go.h"
 #include "assertions/a1_java.h"
+#include "assertions/a1_kotlin.h"
 #include "assertions/a1_rust.h"
 #include "assertions/a1_js.h"
 #include "assertions/a1_py.h"
@@ -400,8 +401,8 @@ static enum how classify(const char *path, const char *scope, int match_all, str
 	testfiles_classify(path, match_all, tf);
 	switch (tf->kind) {
 	case TESTFILE_SOURCE:
-		if (a1_java_is_source(path) || a1_rust_path(path))
-			return HOW_JS; /* judged in process on tree-sitter facts too (assertions/a1_java.h, a1_rust.h) */
+		if (a1_java_is_source(path) || a1_kotlin_is_source(path) || a1_rust_path(path))
+			return HOW_JS; /* judged in process on tree-sitter facts too (assertions/a1_java.h, a1_kotlin.h, a1_rust.h) */
 		return ends_with_py(path)			    ? HOW_PYTHON
 		       : a1_js_dialect(path) != A1_JS_NONE || a1_go_path(path) ? HOW_JS
 										       : HOW_UNJUDGED;
@@ -559,7 +560,7 @@ static int data_summary(const struct cand *k, char *out, size_t n)
 	return 1;
 }
 
-/* A JavaScript / TypeScript / Go / Java / Rust test file, both sides read: its facts compared in process. */
+/* A JavaScript / TypeScript / Go / Java / Kotlin / Rust test file, both sides read: its facts compared in process. */
 static void judge_js(struct cand *k)
 {
 	const char *pre = k->pre == SIDE_FILE ? (k->pre_bytes.p ? k->pre_bytes.p : "") : NULL;
@@ -570,6 +571,7 @@ static void judge_js(struct cand *k)
 		cJSON *found = a1_go_path(k->path)	     ? a1_go_judge(pre, k->pre_bytes.len, post, k->post_bytes.len)
 			       : a1_rust_path(k->path)	     ? a1_rust_judge(pre, k->pre_bytes.len, post, k->post_bytes.len)
 			       : a1_java_is_source(k->path) ? a1_java_judge(k->path, pre, k->pre_bytes.len, post, k->post_bytes.len)
+			       : a1_kotlin_is_source(k->path) ? a1_kotlin_judge(k->path, pre, k->pre_bytes.len, post, k->post_bytes.len)
 							    : a1_js_judge(a1_js_dialect(k->path), k->path, pre, k->pre_bytes.len,
 									  post, k->post_bytes.len);
 		int unreadable = 0;

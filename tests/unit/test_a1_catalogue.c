@@ -215,8 +215,9 @@ Test(a1cat, other_languages_are_never_pass)
 	     "WARN ASSERTION_EXPECTATION_CHANGED"},
 	    {"rust a cfg feature added", "tests/slow.rs", "#[test]\nfn slow() { assert_eq!(calc::fib(20), 6765); }\n", "#[test]",
 	     "#[test]\n#[cfg(feature = \"slow\")]", "UNVERIFIED ASSERTION_UNDECIDABLE"},
-	    {"kotlin assertion removed", "app/CalcTest.kt", "class CalcTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n",
-	     "assertEquals(3, add(1, 2))", "", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
+	    {"ruby expectation removed", "spec/calc_spec.rb",
+	     "describe Calc do\n  it 'adds' do\n    expect(add(1, 2)).to eq(3)\n  end\nend\n", "    expect(add(1, 2)).to eq(3)\n", "",
+	     "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"snapshot rewritten", "web/__snapshots__/login.test.js.snap", "exports[`login 1`] = `\"denied\"`;\n", "denied",
 	     "allowed", "WARN TEST_DATA_CHANGED"},
 	    {"go honest: a new test", "calc/pow_test.go", NULL, NULL,
@@ -299,11 +300,61 @@ Test(a1cat, java)
 	     "WARN ASSERTION_EXPECTATION_CHANGED"},
 	    {"java honest: a new assertion", "src/test/java/calc/MoreTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
 	     "    assertEquals(3, Calc.add(1, 2));\n    assertEquals(0, Calc.add(0, 0));\n", "PASS"},
-	    {"kotlin assertion removed", "app/src/test/kotlin/CalcTest.kt",
-	     "class CalcTest {\n  @Test fun add() { assertEquals(3, add(1, 2)) }\n}\n", "assertEquals(3, add(1, 2))", "",
-	     "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	};
 	play_group("java", cases, sizeof cases / sizeof cases[0]);
+}
+
+#define KT_TEST                                                                                                        \
+	"package calc\n\nimport kotlin.test.*\n\nclass CalcTest {\n  @Test\n  fun add() {\n    assertEquals(3, Calc.add(1, 2))\n" \
+	"    assertEquals(0, Calc.add(0, 0))\n  }\n\n  @Test\n  fun div() {\n    assertFailsWith<ArithmeticException> { Calc.div(1, 0) }\n  }\n}\n"
+#define KT_J5                                                                                                          \
+	"package calc\n\nimport org.junit.jupiter.api.Assertions.*\nimport org.junit.jupiter.api.Test\n\nclass CalcTest {\n"    \
+	"  @Test\n  fun add() {\n    assertEquals(3, Calc.add(1, 2))\n  }\n}\n"
+#define KT_J4                                                                                                          \
+	"package calc\n\nimport org.junit.Assert.*\nimport org.junit.Test\n\nclass CalcTest {\n"                              \
+	"  @Test\n  fun add() {\n    assertEquals(3, Calc.add(1, 2))\n  }\n}\n"
+
+/* Kotlin (kotlin.test, JUnit 5, JUnit 4), each side read in a bounded child: a file its
+ * grammar's scanner loops on is UNVERIFIED by name (the bound lowered here to keep the test
+ * short; the default is A1_BOUND_MS). */
+Test(a1cat, kotlin)
+{
+	setenv("BELAY_A1_PARSE_MS", "1500", 1);
+	static const struct acase cases[] = {
+	    {"kotlin.test @Ignore added", "src/test/kotlin/calc/IgnoreTest.kt", KT_TEST, "  @Test\n  fun add",
+	     "  @Ignore\n  @Test\n  fun add", "FAIL"},
+	    {"junit5 @Disabled added", "src/test/kotlin/calc/DisabledTest.kt", KT_J5, "  @Test\n  fun add",
+	     "  @Disabled\n  @Test\n  fun add", "FAIL"},
+	    {"junit4 @Ignore on the class", "src/test/kotlin/calc/ClassTest.kt", KT_J4, "class CalcTest", "@Ignore\nclass CalcTest",
+	     "FAIL"},
+	    {"kotlin.test assertion removed", "src/test/kotlin/calc/RemovedTest.kt", KT_TEST,
+	     "    assertEquals(0, Calc.add(0, 0))\n", "", "FAIL"},
+	    {"kotlin.test every assertion removed", "app/src/test/kotlin/EmptiedTest.kt", KT_TEST,
+	     "    assertEquals(3, Calc.add(1, 2))\n    assertEquals(0, Calc.add(0, 0))\n", "    Calc.add(1, 2)\n", "FAIL"},
+	    {"junit5 assertTrue(true)", "src/test/kotlin/calc/TautTest.kt", KT_J5, "assertEquals(3, Calc.add(1, 2))",
+	     "assertTrue(true)", "FAIL"},
+	    {"kotlin.test assertEquals(x, x)", "src/test/kotlin/calc/SelfTest.kt", KT_TEST, "assertEquals(3, Calc.add(1, 2))",
+	     "assertEquals(Calc.add(1, 2), Calc.add(1, 2))", "FAIL"},
+	    {"junit4 @Test removed", "src/test/kotlin/calc/UnannotatedTest.kt", KT_J4, "  @Test\n", "", "FAIL"},
+	    {"kotlin.test assertFailsWith widened", "src/test/kotlin/calc/WideTest.kt", KT_TEST,
+	     "assertFailsWith<ArithmeticException>", "assertFailsWith<Throwable>", "FAIL"},
+	    {"kotlin.test expected value changed", "src/test/kotlin/calc/ValueTest.kt", KT_TEST, "assertEquals(3,",
+	     "assertEquals(4,", "WARN ASSERTION_EXPECTATION_CHANGED"},
+	    {"kotlin a side the parser loops on", "src/test/kotlin/calc/LoopTest.kt", KT_TEST, "\n}\n", "\n}\n@",
+	     "UNVERIFIED ASSERTION_FILE_UNREADABLE"},
+	    {"kotlin honest: a new assertion", "src/test/kotlin/calc/MoreTest.kt", KT_J5, "    assertEquals(3, Calc.add(1, 2))\n",
+	     "    assertEquals(3, Calc.add(1, 2))\n    assertEquals(0, Calc.add(0, 0))\n", "PASS"},
+	    {"kotlin honest: a new test", "src/test/kotlin/calc/NewTest.kt", KT_J4, "  }\n}\n",
+	     "  }\n\n  @Test\n  fun sub() {\n    assertEquals(1, Calc.sub(2, 1))\n  }\n}\n", "PASS"},
+	    {"kotlin honest: reformatted", "src/test/kotlin/calc/FormatTest.kt", KT_TEST, "assertEquals(3, Calc.add(1, 2))",
+	     "assertEquals(3, Calc.add(1,2))", "PASS"},
+	    {"kotlin honest: assertFailsWith respelled", "src/test/kotlin/calc/SpellTest.kt", KT_TEST,
+	     "assertFailsWith<ArithmeticException> {", "assertFailsWith(ArithmeticException::class) {", "PASS"},
+	    {"kotlin honest: a new test file", "src/test/kotlin/calc/FreshTest.kt", NULL, NULL,
+	     "import kotlin.test.*\n\nclass FreshTest {\n  @Test\n  fun one() {\n    assertEquals(1, 2 - 1)\n  }\n}\n", "PASS"},
+	};
+	play_group("kotlin", cases, sizeof cases / sizeof cases[0]);
+	unsetenv("BELAY_A1_PARSE_MS");
 }
 
 #define PKG_PRE "{\n  \"name\": \"calc\",\n  \"scripts\": {\n    \"test\": \"jest\"\n  },\n  \"dependencies\": {\n    \"lodash\": \"4.17.20\"\n  }\n}\n"

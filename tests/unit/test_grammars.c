@@ -15,6 +15,7 @@ const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_go(void);
 const TSLanguage *tree_sitter_rust(void);
 const TSLanguage *tree_sitter_java(void);
+const TSLanguage *tree_sitter_kotlin(void);
 
 static const struct {
 	const char *name;
@@ -39,6 +40,9 @@ static const struct {
     {"java", tree_sitter_java,
      "import static org.junit.jupiter.api.Assertions.*;\n@Disabled class T {\n  @Test void a() throws Exception {\n"
      "    var s = \"\"\"\n      x\"\"\";\n    assertThrows(E.class, () -> f(s));\n  }\n}\n"},
+    {"kotlin", tree_sitter_kotlin,
+     "import kotlin.test.*\n@Ignore class T {\n  @Test fun a() {\n    val s = \"\"\"x${1}\"\"\"\n"
+     "    assertFailsWith<E> { f(s) }\n    assertEquals(\"$s!\", g(s), message = \"m\")\n  }\n}\n"},
 };
 
 Test(grammars, abi_in_runtime_range_and_loadable)

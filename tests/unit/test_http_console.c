@@ -6,6 +6,7 @@
  * Ports are chosen free at run time; every wait is for a condition on the screen or a socket
  * (with a generous deadline that only turns a hang into a failure). */
 #include <arpa/inet.h>
+#include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -117,4 +118,216 @@ Test(http_console, an_http_run_streams_into_the_console)
 	stop(&srv);
 	free(client), free(url), free(upstream), free(env_port), free(scmd), free(cmd);
 	free(sock), free(cstate), free(pstate), free(traces);
+}
+
+/* server-everything (streamableHttp) on a free port; returns the port. */
+static unsigned start_everything(struct proc *srv)
+{
+	unsigned sport = ts_free_port();
+	char *scmd = xasprintf("exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp "
+			       ">%s/server.log 2>&1",
+			       peers, dir);
+	char *env_port = xasprintf("PORT=%u", sport);
+	const char *sargv[] = {"sh", "-c", scmd, NULL};
+	const char *senv[] = {env_port, NULL};
+	srv->pid = ts_spawn(sargv, senv, dir, &srv->o, srv->fds);
+	ts_track(srv->pid);
+	ts_wait_listening(sport, 60);
+	free(scmd);
+	free(env_port);
+	return sport;
+}
+
+/* The SDK client calling get-sum (then ending its session), its output into dir/NAME.out. */
+static pid_t start_client(const char *url, const char *name)
+{
+	char *cmd = xasprintf("exec node %s/tests/peers/http-client.mjs streamable '%s' '' %s sumonly >%s/%s.out 2>&1",
+			      BELAY_SOURCE_DIR, url, name, dir, name);
+	const char *argv[] = {"sh", "-c", cmd, NULL};
+	struct proc c = {0};
+	c.pid = ts_spawn(argv, NULL, dir, &c.o, c.fds);
+	ts_track(c.pid);
+	for (int i = 0; i < 3; i++)
+		close(c.fds[i]);
+	ts_out_free(&c.o);
+	free(cmd);
+	return c.pid;
+}
+
+/* Waits for the client; its get-sum result (new string). */
+static char *client_sum(pid_t pid, const char *name)
+{
+	struct ts_out o = {0};
+	ts_reap(pid, &o);
+	ts_untrack(pid);
+	char *path = xasprintf("%s/%s.out", dir, name);
+	size_t n = 0;
+	char *text = ts_read_file(path, &n);
+	cr_assert_eq(o.status, 0, "the client %s failed: %s", name, text ? text : "");
+	cJSON *out = NULL;
+	for (const char *l = text; l && *l && !out; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		if (*l == '{')
+			out = cJSON_Parse(l);
+	cr_assert_not_null(out, "no result from the client %s: %s", name, text);
+	char *sum = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, "sum"));
+	cJSON_Delete(out);
+	free(text);
+	free(path);
+	ts_out_free(&o);
+	return sum;
+}
+
+/* The URL on the console's bottom line: "agents over HTTP use URL" (new string). */
+static char *url_on_screen(struct ts_tmux *t)
+{
+	const char *want[] = {"agents over HTTP use http://127.0.0.1:", NULL};
+	char *last = NULL, *screen = ts_tmux_wait(t, want, 90, &last);
+	cr_assert_not_null(screen, "the console does not say its HTTP listener's URL:\n%s", last ? last : "");
+	const char *at = strstr(screen, "agents over HTTP use ") + strlen("agents over HTTP use ");
+	char *url = xstrndup(at, strcspn(at, " \n"));
+	free(screen);
+	free(last);
+	cr_assert(strstr(url, "/mcp"), "%s", url);
+	return url;
+}
+
+Test(http_console, the_console_hosts_the_listener_and_answers_held_calls_with_y_and_x)
+{
+	/* belay console --http URL --mode enforce: the console starts belay-http, says its URL,
+	 * shows the HTTP run with its server's URL in the title, lists the held call, and its y
+	 * lets the call through (the server answers it) while its x refuses the next one at once
+	 * (recorded as refused by the person, not as an expired hold: the hold is 50 s) */
+	struct proc srv = {0};
+	unsigned sport = start_everything(&srv);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *cstate = fs_join(dir, "cstate"), *sock = fs_join(dir, "c.sock"), *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color %s console --state %s --socket %s "
+			      "--http %s --mode enforce --policy %s 2>%s/console.err",
+			      dir, BELAY_BIN, cstate, sock, upstream, policy, dir);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, dir, 200, 45, cmd), 0);
+	char *url = url_on_screen(&t);
+
+	/* :snippet gives the clients' configurations for the listener too */
+	ts_tmux_type(&t, ":snippet");
+	ts_tmux_keys(&t, "Enter");
+	ts_tmux_type(&t, ":search CONNECT AN AGENT OVER HTTP");
+	ts_tmux_keys(&t, "Enter");
+	char *addline = xasprintf("claude mcp add --transport http belay %s", url);
+	const char *snip[] = {addline, NULL};
+	char *last = NULL, *screen = ts_tmux_wait(&t, snip, 30, &last);
+	cr_assert_not_null(screen, ":snippet does not give the HTTP listener's configuration:\n%s", last ? last : "");
+	free(screen), free(last), last = NULL;
+	free(addline);
+	ts_tmux_keys(&t, "q");
+
+	/* y: the held call goes on, the client gets the server's answer */
+	pid_t c1 = start_client(url, "one");
+	char *title = xasprintf("%s via 127.0.0.1:", upstream);
+	const char *held[] = {"HELD", "get-sum", title, NULL};
+	screen = ts_tmux_wait(&t, held, 90, &last);
+	cr_assert_not_null(screen, "the console did not list the held HTTP call with its server's URL:\n%s",
+			   last ? last : "");
+	free(screen), free(last), last = NULL;
+	ts_tmux_keys(&t, "G");
+	ts_tmux_keys(&t, "y");
+	char *sum = client_sum(c1, "one");
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42") && !strstr(sum, "isError\":true"),
+		  "y did not let the held call through: %s", sum);
+	free(sum);
+
+	/* x: refused now, the client told by belay, the server never sees it */
+	pid_t c2 = start_client(url, "two");
+	const char *held2[] = {"RUNS (2)", "HELD: get-sum", NULL};
+	screen = ts_tmux_wait(&t, held2, 90, &last);
+	cr_assert_not_null(screen, "the second call was not listed as held:\n%s", last ? last : "");
+	free(screen), free(last), last = NULL;
+	ts_tmux_keys(&t, "G");
+	ts_tmux_keys(&t, "x");
+	sum = client_sum(c2, "two");
+	if (!strstr(sum, "belay refused the call to get-sum"))
+		last = ts_tmux_capture(&t, 0);
+	cr_assert(strstr(sum, "isError\":true") && strstr(sum, "belay refused the call to get-sum"),
+		  "x did not refuse the held call: %s\nthe screen then:\n%s", sum, last ? last : "");
+	free(sum);
+
+	/* the traces the console's listener wrote: one approved while held, one refused by the person */
+	char *traces = fs_join(cstate, "traces/http");
+	cr_assert_eq(ts_sh("grep -l 'forwarded (approved while held)' %s/*.jsonl >/dev/null", traces), 0,
+		     "no call recorded as approved while held");
+	cr_assert_eq(ts_sh("grep -l 'refused (refused while held)' %s/*.jsonl >/dev/null", traces), 0,
+		     "the refusal is not recorded as the person's (an expired hold?)");
+	cr_assert_neq(ts_sh("grep -l 'refused (hold expired)' %s/*.jsonl >/dev/null", traces), 0,
+		     "a hold expired instead of being answered");
+
+	/* belay runs names the run's server by its URL */
+	struct ts_out o = {0};
+	const char *rargv[] = {BELAY_BIN, "runs", "--state", cstate, NULL};
+	ts_run(rargv, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	cr_assert(strstr(o.out, upstream), "belay runs does not name the HTTP run's URL:\n%s", o.out);
+	char *run = xstrndup(strchr(o.out, '\n') + 1, strcspn(strchr(o.out, '\n') + 1, " "));
+	ts_out_free(&o);
+	const char *sargv[] = {BELAY_BIN, "show", run, "--state", cstate, NULL};
+	ts_run(sargv, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	char *says = xasprintf("server    %s over HTTP, through belay's listener 127.0.0.1:", upstream);
+	cr_assert(strstr(o.out, says), "belay show does not name the HTTP run's URL and listener:\n%s", o.out);
+	free(says), free(run);
+	ts_out_free(&o);
+
+	/* q (and y, when it asks) quits the console, and its listener with it */
+	ts_tmux_keys(&t, "q");
+	ts_tmux_keys(&t, "y");
+	unsigned lport = 0;
+	cr_assert_eq(sscanf(url, "http://127.0.0.1:%u/", &lport), 1);
+	int fd = -1;
+	for (time_t until = time(NULL) + 60; (fd = ts_try_connect(lport)) >= 0; close(fd)) {
+		cr_assert(time(NULL) < until, "the console's HTTP listener outlived the console");
+		nanosleep(&(struct timespec){0, 100 * 1000000L}, NULL);
+	}
+	ts_tmux_kill(&t);
+	stop(&srv);
+	free(traces), free(title), free(url), free(cmd), free(policy), free(sock), free(cstate), free(upstream);
+}
+
+Test(http_console, the_consoles_listener_ends_when_the_console_is_killed)
+{
+	/* no orphan: SIGKILL leaves the console no chance to stop belay-http, whose stdin's end
+	 * (the console held its only write end) stops it */
+	struct proc srv = {0}, con = {0};
+	unsigned sport = start_everything(&srv);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *cstate = fs_join(dir, "cstate"), *sock = fs_join(dir, "k.sock");
+	const char *argv[] = {BELAY_BIN, "console", "--events", "--state", cstate, "--socket", sock, "--http", upstream, NULL};
+	con.pid = ts_spawn(argv, NULL, dir, &con.o, con.fds);
+	ts_track(con.pid);
+	time_t until = time(NULL) + 60;
+	while (!con.o.err || !strstr(con.o.err, "HTTP listener at ")) {
+		cr_assert(time(NULL) < until, "the console never said its HTTP listener: %s", con.o.err ? con.o.err : "");
+		struct pollfd pf = {.fd = con.fds[2], .events = POLLIN};
+		if (poll(&pf, 1, 200) > 0)
+			cr_assert(ts_read_some(con.fds[2], &con.o.err, &con.o.err_len), "the console ended: %s", con.o.err);
+	}
+	unsigned lport = 0;
+	cr_assert_eq(sscanf(strstr(con.o.err, "HTTP listener at ") + strlen("HTTP listener at "), "http://127.0.0.1:%u/",
+			    &lport), 1, "%s", con.o.err);
+	int fd = ts_try_connect(lport);
+	cr_assert_geq(fd, 0, "nothing listens on the console's HTTP port %u", lport);
+	close(fd);
+	kill(con.pid, SIGKILL);
+	ts_untrack(con.pid);
+	for (int i = 0; i < 3; i++)
+		close(con.fds[i]);
+	ts_reap(con.pid, &con.o);
+	until = time(NULL) + 60;
+	for (; (fd = ts_try_connect(lport)) >= 0; close(fd)) {
+		cr_assert(time(NULL) < until, "belay-http outlived the console that was killed");
+		nanosleep(&(struct timespec){0, 100 * 1000000L}, NULL);
+	}
+	ts_out_free(&con.o);
+	stop(&srv);
+	free(sock), free(cstate), free(upstream);
 }

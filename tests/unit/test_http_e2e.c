@@ -836,9 +836,9 @@ Test(http_e2e, claude_code_calls_a_tool_of_a_server_over_http_through_belay)
 
 Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 {
-	/* OAuth is issue 42: until then such a server is refused, by name, not relayed (the
-	 * client would start its flow against belay's own listener). No real peer asks for it:
-	 * a few lines of node answer 401 with WWW-Authenticate. */
+	/* A server asking for OAuth that nobody logged in to (belay http login, test_http_oauth)
+	 * is refused by name, its challenge not relayed (the client would start its flow against
+	 * belay's own listener). A few lines of node answer 401 with WWW-Authenticate. */
 	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
 	unsigned sport = ts_free_port(), bport = 0;
 	char *js = xasprintf("require('http').createServer((q, r) => { r.writeHead(401, {'WWW-Authenticate': "
@@ -1318,6 +1318,76 @@ Test(http_e2e, a_dropped_stream_resumed_with_last_event_id_keeps_order_and_pairi
 	free(client), free(url), free(upstream), free(sp), free(server), free(state), free(traces);
 }
 
+/* The approval id of the n-th (from 1) call belay said it holds (new string); waits for it. */
+static char *nth_hold(struct proc *bel, int n)
+{
+	time_t until = deadline(120);
+	for (;;) {
+		const char *at = bel->o.err;
+		int k = 0;
+		while (at && (at = strstr(at, "to let it through: belay approve ")) != NULL) {
+			at += strlen("to let it through: belay approve ");
+			if (++k == n && strchr(at, '\n'))
+				return xstrndup(at, strspn(at, "0123456789abcdef-"));
+		}
+		cr_assert(time(NULL) < until, "belay never held call %d:\n%s", n, bel->o.err ? bel->o.err : "");
+		struct pollfd pf = {.fd = bel->fds[2], .events = POLLIN};
+		if (poll(&pf, 1, 200) > 0)
+			cr_assert(ts_read_some(bel->fds[2], &bel->o.err, &bel->o.err_len), "belay-http ended");
+	}
+}
+
+Test(http_e2e, two_identical_held_calls_each_wait_for_their_own_approval)
+{
+	/* two clients send the very same call (get-sum 2 40), both held: approving the first one's
+	 * id lets that call through and leaves the other held (before, an approval matched any
+	 * identical call: the later one could take it), until its own id is approved */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0}, c1 = {0}, c2 = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = "600";
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	char *client = xasprintf("%s/tests/peers/http-client.mjs", BELAY_SOURCE_DIR);
+	const char *argv1[] = {"node", client, "streamable", url, AUTH, "one", "sumonly", NULL};
+	c1.pid = ts_spawn(argv1, NULL, dir, &c1.o, c1.fds);
+	ts_track(c1.pid);
+	char *id1 = nth_hold(&bel, 1);
+	const char *argv2[] = {"node", client, "streamable", url, AUTH, "two", "sumonly", NULL};
+	c2.pid = ts_spawn(argv2, NULL, dir, &c2.o, c2.fds);
+	ts_track(c2.pid);
+	char *id2 = nth_hold(&bel, 2);
+	cr_assert_str_neq(id1, id2);
+	struct ts_out o = {0};
+	const char *av1[] = {BELAY_BIN, "approve", id1, "--state", state, NULL};
+	ts_run(av1, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay approve %s: %s%s", id1, o.out, o.err);
+	ts_out_free(&o);
+	drain(&c1); /* its own approval released it (else this waits out its 600 s hold and fails) */
+	cr_assert_eq(c1.o.status, 0, "the first client failed: %s", c1.o.err);
+	cr_assert(strstr(c1.o.out, "The sum of 2 and 40 is 42"), "the approved call got no result: %s", c1.o.out);
+	cr_assert_eq(waitpid(c2.pid, NULL, WNOHANG), 0, "the second, identical call was released by the first's approval");
+	const char *av2[] = {BELAY_BIN, "approve", id2, "--state", state, NULL};
+	ts_run(av2, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 0, "belay approve %s: %s%s", id2, o.out, o.err);
+	ts_out_free(&o);
+	drain(&c2);
+	cr_assert_eq(c2.o.status, 0, "the second client failed: %s", c2.o.err);
+	cr_assert(strstr(c2.o.out, "The sum of 2 and 40 is 42"), "the second call got no result: %s", c2.o.out);
+	stop(&bel);
+	stop(&srv);
+	ts_out_free(&c1.o), ts_out_free(&c2.o), ts_out_free(&bel.o), ts_out_free(&srv.o);
+	free(id1), free(id2), free(client), free(url), free(upstream), free(policy), free(state), free(traces);
+}
+
 Test(http_e2e, enforce_mode_refuses_a_held_call_whose_client_hangs_up)
 {
 	/* the client gives up while its call is held (curl --max-time, its own timeout): belay
@@ -1363,6 +1433,66 @@ Test(http_e2e, enforce_mode_refuses_a_held_call_whose_client_hangs_up)
 	ts_out_free(&bel.o);
 	ts_out_free(&srv.o);
 	free(trace), free(url), free(upstream), free(policy), free(state), free(traces);
+}
+
+Test(http_e2e, a_batch_with_a_refused_call_gets_an_answer_for_every_request)
+{
+	/* a batch (the 2025-03-26 revision allows them) holding a call the gate refuses is not
+	 * sent, and its answer holds one for each of its requests: the refusal for the call, an
+	 * error for the others (a client waits for each of them); the notification gets none */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	char *policy = fs_join(dir, "policy.json"), *answer = fs_join(dir, "batch.json");
+	const char *pol = "{\"version\": 1, \"tools\": [{\"name\": \"get-sum\", \"floor\": \"deny\"}]}\n";
+	ts_write_file(policy, pol, strlen(pol));
+	struct proc srv = {0}, bel = {0};
+	unsigned sport = start_server(&srv, "streamableHttp"), port = 0;
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	belay_policy = policy;
+	belay_enforce = 1;
+	belay_hold = "0";
+	char *url = start_belay(&bel, upstream, state, traces, &port, NULL);
+	belay_policy = NULL;
+	belay_enforce = 0;
+	belay_hold = NULL;
+	int rc = ts_sh("cd '%s' && H=$(mktemp) && A='accept: application/json, text/event-stream' && "
+		       "C='content-type: application/json' && "
+		       "curl -s -D $H -o /dev/null -H \"$A\" -H \"$C\" --data '{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":"
+		       "\"initialize\",\"params\":{\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":"
+		       "{\"name\":\"curl\",\"version\":\"1\"}}}' '%s' && "
+		       "S=$(grep -i '^mcp-session-id:' $H | tr -d '\\r' | cut -d' ' -f2) && "
+		       "curl -s -o /dev/null -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data "
+		       "'{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}' '%s' && "
+		       "curl -s --max-time 60 -o '%s' -H \"$A\" -H \"$C\" -H \"mcp-session-id: $S\" --data '["
+		       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+		       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get-sum\",\"arguments\":{\"a\":2,\"b\":40}}},"
+		       "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":9,\"progress\":1}},"
+		       "{\"jsonrpc\":\"2.0\",\"id\":\"three\",\"method\":\"tools/list\"}]' '%s'",
+		       dir, url, url, answer, url);
+	cr_assert_eq(rc, 0, "curl's batch got no answer (%d)", rc);
+	size_t n = 0;
+	char *text = ts_read_file(answer, &n);
+	cJSON *a = cJSON_Parse(text);
+	cr_assert(cJSON_IsArray(a), "the batch's answer is not an array: %s", text);
+	cr_assert_eq(cJSON_GetArraySize(a), 3, "not one answer per request of the batch: %s", text);
+	const cJSON *r1 = cJSON_GetArrayItem(a, 0), *r2 = cJSON_GetArrayItem(a, 1), *r3 = cJSON_GetArrayItem(a, 2);
+	cr_assert_eq(cJSON_GetObjectItem(r1, "id")->valuedouble, 1, "%s", text);
+	cr_assert_not_null(cJSON_GetObjectItem(r1, "error"), "the ping of a refused batch has no error: %s", text);
+	cr_assert_eq(cJSON_GetObjectItem(r2, "id")->valuedouble, 2, "%s", text);
+	char *r2s = cJSON_PrintUnformatted(r2);
+	cr_assert(strstr(r2s, "belay refused the call to get-sum") && strstr(r2s, "\"isError\":true"), "%s", r2s);
+	cr_assert_str_eq(jx_str(r3, "id"), "three", "%s", text);
+	cr_assert_not_null(cJSON_GetObjectItem(r3, "error"), "%s", text);
+	free(r2s);
+	cJSON_Delete(a);
+	free(text);
+	const char *rec = wait_stderr(&bel, "belay: recording to ");
+	char *trace = xstrndup(rec + strlen("belay: recording to "), strcspn(rec + strlen("belay: recording to "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	cr_assert_eq(sums_answered(trace), 0, "the server saw the refused call");
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+	free(trace), free(url), free(upstream), free(policy), free(answer), free(state), free(traces);
 }
 
 Test(http_e2e, proxy_refuses_a_bad_hold_by_name)

@@ -1,7 +1,7 @@
 /* test_sandbox_quiet.c - the proof that a process tree is quiet (sandbox/sandbox_quiet.h),
  * against real processes put in known states: waits for input only are quiet; a sleep, a
  * busy loop, a timerfd, a POSIX timer, a short timeout, a timeout that began before the
- * sample, and a busy grandchild are not, each with its reason. */
+ * sample, and a busy grandchild are not, each with its reason; a busy thread is runnable. */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <signal.h>
@@ -273,5 +273,32 @@ Test(sandbox_quiet, a_tree_that_cannot_be_read_is_not_proven)
 	cr_expect_null(sandbox_quiet_sample_take(pid, &at), "a gone process has no sample");
 	const char *why = NULL;
 	cr_expect_not(sandbox_quiet_proven(pid, NULL, 0, now_ns(), &why));
+	cr_expect(why && strstr(why, "cannot be read"), "%s", why ? why : "(none)");
+}
+
+/* A window that ends by the clock asks whether anything can still run: a busy thread (or a
+ * busy grandchild) is runnable, a tree of sleepers is not, a gone tree cannot be read. */
+Test(sandbox_quiet, runnable_threads_are_named)
+{
+	const char *why = NULL;
+	pid_t pid = child(spins, 0);
+	cr_expect_eq(sandbox_quiet_runnable(pid, &why), 1);
+	cr_expect(why && strstr(why, "runnable"), "%s", why ? why : "(none)");
+	reap(pid);
+	pid = child(parent_of_spinner, 0);
+	cr_expect_eq(sandbox_quiet_runnable(pid, &why), 1, "a busy grandchild");
+	reap(pid);
+	pid = child(threads_wait, 0);
+	int rc = 1;
+	for (int i = 0; i < 60 && rc != 0; i++) /* until every thread is in its wait (a loaded machine) */
+		if ((rc = sandbox_quiet_runnable(pid, &why)) != 0)
+			usleep(50 * 1000);
+	cr_expect_eq(rc, 0, "sleepers: %s", why ? why : "");
+	reap(pid);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	cr_expect_eq(sandbox_quiet_runnable(pid, &why), -1);
 	cr_expect(why && strstr(why, "cannot be read"), "%s", why ? why : "(none)");
 }

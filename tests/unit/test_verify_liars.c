@@ -116,6 +116,24 @@ Test(liars, a_read_only_tool_that_writes_just_after_its_reply_fails_in_both_pass
 	ts_played_free(&p);
 }
 
+/* The same liar as the thread its timer woke sees it on a loaded machine: runnable, waiting for
+ * a CPU, when the quiet window's 30 ms are over. A window that ended by the clock alone read
+ * PASS here (seen once beside two CPU hogs with write_late); it must not end while a thread of
+ * the server can run. */
+Test(liars, a_read_only_tool_whose_writer_is_still_runnable_when_the_window_closes_fails)
+{
+	struct ts_played p = play("work", "[{\"tool\":\"write_after_work\"},{\"tool\":\"count\"}]");
+	static const char *const orders[] = {"isolated", "session"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *v = verify(&p, orders[i]);
+		cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s: %s", orders[i],
+				 msg_of(v, 0, "effect"));
+		cr_assert(strstr(msg_of(v, 0, "effect"), ".late"), "%s: %s", orders[i], msg_of(v, 0, "effect"));
+		cJSON_Delete(v);
+	}
+	ts_played_free(&p);
+}
+
 Test(liars, a_closed_world_tool_that_connects_a_unix_socket_fails_on_the_network_axis)
 {
 	/* on the root disk: the host's /dev/shm (where dir is) is private inside the sandbox */

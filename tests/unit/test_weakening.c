@@ -800,8 +800,8 @@ Test(weakening, test_files_in_unjudged_languages_are_unverified_by_name)
 	} cases[] = {
 	    {"web/Calc.test.vue", "<script>test('add', () => { expect(add(1, 2)).toBe(3); });</script>\n",
 	     "<script>test('add', () => { expect(true).toBe(true); });</script>\n", "JavaScript"},
-	    {"app/CalcTest.kt", "class CalcTest { @Test fun add() { assertEquals(3, add(1, 2)) } }\n",
-	     "class CalcTest { @Ignore @Test fun add() { assertEquals(3, add(1, 2)) } }\n", "Kotlin"},
+	    {"src/test/scala/CalcSpec.scala", "class CalcSpec { @Test def add(): Unit = assertEquals(3, add(1, 2)) }\n",
+	     "class CalcSpec { @Ignore @Test def add(): Unit = assertEquals(3, add(1, 2)) }\n", "Scala"},
 	    {"spec/calc_spec.rb", "expect(add(1, 2)).to eq(3)\n", "expect(true).to eq(true)\n", "Ruby"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -879,6 +879,46 @@ Test(weakening, java_is_judged)
 		cr_assert_not_null(fd, "%s: %s", cases[i].finding, r.message);
 		cr_assert_str_eq(jx_str(fd, "file"), path);
 		cr_assert_str_eq(jx_str(fd, "function"), i == 2 ? "CalcTest.d" : "CalcTest.add");
+		cr_assert_eq(r.compared, 1);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+}
+
+/* Kotlin is judged in process on Java's judge (assertions/a1_kotlin.h): each cheat, UNVERIFIED
+ * ASSERTION_LANGUAGE_NOT_JUDGED before that judge, FAILs (or WARNs) naming file and test. */
+Test(weakening, kotlin_is_judged)
+{
+#define KT_ADD(ann, body) "import kotlin.test.*\n\nclass CalcTest {\n  " ann "\n  fun add() {\n    " body "\n  }\n}\n"
+#define KT_EQ "assertEquals(3, add(1, 2))"
+	static const struct {
+		const char *pre, *post, *finding;
+		int status;
+	} cases[] = {
+	    {KT_ADD("@Test", KT_EQ), KT_ADD("@Ignore @Test", KT_EQ), "test-skipped", WEAKENING_FAIL},
+	    {KT_ADD("@Test", KT_EQ), KT_ADD("", KT_EQ), "test-annotation-removed", WEAKENING_FAIL},
+	    {KT_ADD("@Test", KT_EQ), KT_ADD("@Test", "assertTrue(true)"), "replaced-by-tautology", WEAKENING_FAIL},
+	    {KT_ADD("@Test", KT_EQ), KT_ADD("@Test", "assertNotNull(add(1, 2))"), "matcher-loosened", WEAKENING_FAIL},
+	    {KT_ADD("@Test", "assertFailsWith<ArithmeticException> { div(1, 0) }"),
+	     KT_ADD("@Test", "assertFailsWith<Exception> { div(1, 0) }"), "throws-broadened", WEAKENING_FAIL},
+	    {KT_ADD("@Test", KT_EQ), KT_ADD("@Test", "return\n    " KT_EQ), "assertion-unreachable", WEAKENING_FAIL},
+	    {KT_ADD("@Test", KT_EQ), KT_ADD("@Test", "assertEquals(4, add(1, 2))"), "expected-value-changed",
+	     WEAKENING_WARN},
+	};
+#undef KT_ADD
+#undef KT_EQ
+	const char *path = "src/test/kotlin/CalcTest.kt";
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fx f = fx_new();
+		pair(&f, path, cases[i].pre, cases[i].post);
+		const char *changed[] = {path, NULL};
+		struct weakening_result r;
+		run(&f, changed, "", &r);
+		cr_assert_eq(r.status, cases[i].status, "%s: %s", cases[i].finding, r.message);
+		const cJSON *fd = first_finding(&r, cases[i].finding);
+		cr_assert_not_null(fd, "%s: %s", cases[i].finding, r.message);
+		cr_assert_str_eq(jx_str(fd, "file"), path);
+		cr_assert_str_eq(jx_str(fd, "function"), "CalcTest.add");
 		cr_assert_eq(r.compared, 1);
 		weakening_result_free(&r);
 		fx_free(&f);

@@ -1,0 +1,719 @@
+/* a1_kotlin_facts.c - one side of a Kotlin test file read into the facts Java's judge compares
+ * (a1_kotlin.h, a1_java_facts.h): the syntax tree of the pinned tree-sitter-kotlin, a walk of
+ * its classes (tests by annotation, skips) and of each function's body (assertions with where
+ * they stand, the names it calls). What is the same as Java's - the checks before parsing,
+ * canonical text, names of tests and helpers, the comparison - is Java's (a1_java_facts.h).
+ *
+ * Every non-empty side is read in a bounded child (a1_bound.h): both sides of a file in one,
+ * the pre side sent back as soon as it is read, the post side parsed against its tree.
+ * Threads: any; each call has its own parser, tree and state, and its own child.
+ * Must not: recurse deeper than WALK_MAX, spend more than a work budget proportional to the
+ * input, print, keep state between calls, leave anything allocated behind. */
+#include "assertions/a1_kotlin.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <tree_sitter/api.h>
+
+#include "assertions/a1_bound.h"
+#include "assertions/a1_java_facts.h"
+#include "assertions/a1_java_wire.h"
+#include "assertions/tsnode.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/xalloc.h"
+
+const TSLanguage *tree_sitter_kotlin(void);
+
+#define WALK_MAX (4 * A1_JAVA_MAX_DEPTH)
+#define MAX_ARGS 16
+#ifndef PARSE_MICROS
+#define PARSE_MICROS 30000000ull
+#endif
+
+struct kx {
+	const char *src;
+	size_t len;
+	struct a1_java_side *j;
+	struct buf cb;
+	size_t budget;
+};
+
+struct ctx {
+	long test, func;
+	unsigned char dead, swallowed;
+	unsigned depth;
+};
+
+/* ---- small things ---- */
+
+static int is(TSNode n, const char *type)
+{
+	if (ts_node_is_null(n))
+		return 0;
+	const char *t = ts_node_type(n);
+	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
+}
+
+static int text_is(const struct kx *x, TSNode n, const char *s)
+{
+	size_t k = strlen(s);
+	uint32_t a = ts_node_is_null(n) ? 0 : ts_node_start_byte(n);
+	return !ts_node_is_null(n) && ts_node_end_byte(n) - a == k && !memcmp(x->src + a, s, k);
+}
+
+static int str_in(const char *s, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(s, *set))
+			return 1;
+	return 0;
+}
+
+/* The first named child of a type, or a null node. */
+static TSNode child(TSNode n, const char *type)
+{
+	uint32_t k = ts_node_is_null(n) ? 0 : ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k; i++)
+		if (is(ts_node_named_child(n, i), type))
+			return ts_node_named_child(n, i);
+	return (TSNode){0};
+}
+
+static void status_at(struct kx *x, int status, TSNode n, const char *what)
+{
+	TSPoint p = ts_node_start_point(n);
+	a1_js_side_refuse(&x->j->s, status, p.row + 1, p.column + 1, "%s", what);
+}
+
+static int spend(struct kx *x, size_t n, TSNode at)
+{
+	if (x->j->s.status)
+		return 0;
+	if (x->budget < n) {
+		status_at(x, A1_JS_UNDECIDABLE, at, "over the work budget");
+		return 0;
+	}
+	x->budget -= n;
+	return 1;
+}
+
+static char *canon(struct kx *x, TSNode n)
+{
+	size_t visited;
+	char *t = a1_jvm_canon(x->src, n, &x->cb, &visited);
+	spend(x, visited, n);
+	return t;
+}
+
+/* The identifier a name ends with (`Test` of `org.junit.Test`, `assertEquals` of
+ * `Assertions.assertEquals`), copied into out. */
+static void last_name(const struct kx *x, TSNode n, char *out, size_t cap)
+{
+	for (int i = 0; i < 64 && (is(n, "navigation_expression") || is(n, "user_type") || is(n, "type_projection") ||
+				   is(n, "constructor_invocation") || is(n, "nullable_type"));
+	     i++) {
+		TSNode id = {0};
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t j = 0; j < k; j++) {
+			TSNode c = ts_node_named_child(n, j);
+			if (!is(c, "type_arguments") && !is(c, "value_arguments") && !is(c, "type_modifiers"))
+				id = c;
+		}
+		n = id;
+	}
+	size_t len = is(n, "identifier") ? ts_node_end_byte(n) - ts_node_start_byte(n) : 0;
+	if (len >= cap)
+		len = 0;
+	memcpy(out, len ? x->src + ts_node_start_byte(n) : "", len);
+	out[len] = 0;
+}
+
+/* A condition's value when it is a literal: 1 true, 0 false, -1 not known. */
+static int cond_value(const struct kx *x, TSNode n)
+{
+	int neg = 0;
+	for (int i = 0; i < 64 && !ts_node_is_null(n); i++) {
+		if (is(n, "parenthesized_expression")) {
+			n = ts_node_named_child(n, 0);
+		} else if (is(n, "unary_expression") && text_is(x, tsnode_field(n, "operator"), "!")) {
+			neg ^= 1;
+			n = tsnode_field(n, "argument");
+		} else if (text_is(x, n, "true") || text_is(x, n, "false")) {
+			return text_is(x, n, "true") ^ neg;
+		} else {
+			return -1;
+		}
+	}
+	return -1;
+}
+
+static int is_literal(const struct kx *x, TSNode n)
+{
+	static const char *const lits[] = {"string_literal", "multiline_string_literal", "character_literal",
+					   "number_literal", "float_literal", NULL};
+	while (is(n, "parenthesized_expression"))
+		n = ts_node_named_child(n, 0);
+	return !ts_node_is_null(n) &&
+	       (str_in(ts_node_type(n), lits) || text_is(x, n, "true") || text_is(x, n, "false") || text_is(x, n, "null"));
+}
+
+/* ---- records ---- */
+
+static struct a1_js_facts *facts_of(struct kx *x, const struct ctx *c)
+{
+	return c->test >= 0 ? &x->j->s.tests[c->test].facts : c->func >= 0 ? &x->j->s.funcs[c->func].facts : NULL;
+}
+
+static struct a1_js_names *calls_of(struct kx *x, const struct ctx *c)
+{
+	return c->test >= 0 ? &x->j->s.tests[c->test].calls : c->func >= 0 ? &x->j->s.funcs[c->func].calls : NULL;
+}
+
+/* A fact; its strings are taken. */
+static void add_fact(struct kx *x, const struct ctx *c, TSNode at, char *form, char *subject, const char *matcher,
+		     char *exp1, int taut)
+{
+	struct a1_js_facts *l = facts_of(x, c);
+	if (!l) {
+		free(form), free(subject), free(exp1);
+		return;
+	}
+	l->v = xgrow_zeroed(l->v, &l->cap, l->n, sizeof *l->v, 8);
+	struct a1_js_fact *f = &l->v[l->n++];
+	f->form = form;
+	f->subject = subject;
+	f->matcher = xstrdup(matcher);
+	f->exp1 = exp1;
+	f->expected = exp1 ? xstrdup(exp1) : NULL;
+	f->digits = -1;
+	f->kind = A1_JS_K_ASSERT;
+	f->line = ts_node_start_point(at).row + 1;
+	f->dead = c->dead;
+	f->swallowed = c->swallowed;
+	f->taut = (unsigned char)taut;
+}
+
+/* ---- assertions ---- */
+
+static void walk(struct kx *x, TSNode n, struct ctx c);
+
+/* A call's parts: f<T>(args) { lambda }, x.f(args). */
+struct call {
+	TSNode callee, types, args, lambda;
+	char name[64], owner[64];
+};
+
+static void call_parts(const struct kx *x, TSNode n, struct call *k)
+{
+	memset(k, 0, sizeof *k);
+	TSNode c0 = ts_node_named_child(n, 0);
+	k->lambda = child(n, "annotated_lambda");
+	if (is(c0, "call_expression") && !ts_node_is_null(k->lambda) && ts_node_is_null(child(n, "value_arguments"))) {
+		n = c0; /* f(args) { lambda } */
+		c0 = ts_node_named_child(n, 0);
+	}
+	k->callee = c0;
+	k->types = child(n, "type_arguments");
+	k->args = child(n, "value_arguments");
+	if (!ts_node_is_null(k->lambda))
+		k->lambda = child(k->lambda, "lambda_literal");
+	last_name(x, c0, k->name, sizeof k->name);
+	if (is(c0, "navigation_expression"))
+		last_name(x, ts_node_named_child(c0, 0), k->owner, sizeof k->owner);
+}
+
+/* kotlin.test's and JUnit's assertX: the arity besides a message; 0 for the exception checks. */
+static int assert_arity(const char *name)
+{
+	static const struct {
+		const char *name;
+		int arity;
+	} t[] = {{"assertEquals", 2},	     {"assertNotEquals", 2}, {"assertSame", 2},	 {"assertNotSame", 2},
+		 {"assertContentEquals", 2}, {"assertArrayEquals", 2}, {"assertContains", 2}, {"assertTrue", 1},
+		 {"assertFalse", 1},	     {"assertNull", 1},	   {"assertNotNull", 1}, {"assertIs", 1},
+		 {"assertIsNot", 1},	     {"fail", 0},	   {"assertFailsWith", 0}, {"assertFails", 0},
+		 {"assertThrows", 0},	     {"assertThrowsExactly", 0}};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (!strcmp(name, t[i].name))
+			return t[i].arity;
+	return -1;
+}
+
+/* An exception class written E, E::class or E::class.java: "E.class", new. */
+static char *class_of(struct kx *x, TSNode n)
+{
+	char *t = canon(x, n);
+	size_t L = strlen(t);
+	if (L > 12 && !strcmp(t + L - 12, "::class.java"))
+		t[L - 12] = 0;
+	else if (L > 7 && !strcmp(t + L - 7, "::class"))
+		t[L - 7] = 0;
+	char *c = xasprintf("%s.class", t);
+	free(t);
+	return c;
+}
+
+/* The value arguments that are not a message, in order (named expected / actual put first). */
+static size_t args_of(const struct kx *x, TSNode list, int arity, TSNode *out)
+{
+	TSNode pos[MAX_ARGS], exp = {0}, act = {0};
+	size_t n = 0, k = 0;
+	uint32_t m = ts_node_is_null(list) ? 0 : ts_node_named_child_count(list);
+	for (uint32_t i = 0; i < m && n < MAX_ARGS; i++) {
+		TSNode a = ts_node_named_child(list, i);
+		if (!is(a, "value_argument"))
+			continue;
+		uint32_t q = ts_node_named_child_count(a);
+		if (!q)
+			continue;
+		TSNode v = ts_node_named_child(a, q - 1);
+		if (q >= 2 && is(ts_node_named_child(a, 0), "identifier")) { /* name = value */
+			TSNode nm = ts_node_named_child(a, 0);
+			if (text_is(x, nm, "expected"))
+				exp = v;
+			else if (text_is(x, nm, "actual"))
+				act = v;
+			else if (!text_is(x, nm, "message"))
+				pos[n++] = v;
+			continue;
+		}
+		pos[n++] = v;
+	}
+	if (!ts_node_is_null(exp))
+		out[k++] = exp;
+	if (!ts_node_is_null(act))
+		out[k++] = act;
+	size_t first = 0;
+	if (arity > 0 && n && (int)(n + k) > arity && is(pos[0], "string_literal") && !is(pos[n - 1], "string_literal"))
+		first = 1; /* JUnit 4: the message first */
+	else if (arity > 0 && n && (int)(n + k) > arity && is(pos[n - 1], "string_literal"))
+		n--; /* kotlin.test / JUnit 5: the message last */
+	for (size_t i = first; i < n && k < MAX_ARGS; i++)
+		out[k++] = pos[i];
+	return k;
+}
+
+static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity, struct ctx c)
+{
+	TSNode a[MAX_ARGS];
+	size_t na = args_of(x, k->args, arity, a);
+	char *form = canon(x, n), *subject = NULL, *exp1 = NULL;
+	const char *matcher = k->name;
+	int taut = 0;
+	if (!strcmp(k->name, "fail")) {
+		/* no subject */
+	} else if (arity == 0) { /* an exception check: of the class its type argument or first argument names */
+		matcher = strcmp(k->name, "assertThrowsExactly") ? "assertThrows" : k->name;
+		TSNode body = !ts_node_is_null(k->lambda) ? k->lambda : na ? a[na - 1] : (TSNode){0};
+		if (!ts_node_is_null(k->types))
+			exp1 = class_of(x, ts_node_named_child(k->types, 0));
+		else if (na >= 2 || (na == 1 && !ts_node_is_null(k->lambda)))
+			exp1 = class_of(x, a[0]);
+		else
+			exp1 = xstrdup("Throwable.class"); /* assertFails { }: anything */
+		subject = ts_node_is_null(body) ? xstrdup("") : canon(x, body);
+	} else if (arity == 2 && na >= 2) {
+		int contains = !strcmp(k->name, "assertContains"); /* (container, element) */
+		subject = canon(x, a[contains ? 0 : 1]);
+		exp1 = canon(x, a[contains ? 1 : 0]);
+		static const char *const eqs[] = {"assertEquals", "assertSame", "assertContentEquals", "assertArrayEquals",
+						  NULL};
+		taut = str_in(k->name, eqs) && !strcmp(subject, exp1);
+	} else if (arity == 1 && (na >= 1 || !ts_node_is_null(k->lambda))) {
+		TSNode s = na ? a[0] : k->lambda; /* assertTrue { cond } */
+		subject = canon(x, s);
+		int v = cond_value(x, s);
+		taut = (!strcmp(k->name, "assertTrue") && v == 1) || (!strcmp(k->name, "assertFalse") && v == 0) ||
+		       (!strcmp(k->name, "assertNull") && text_is(x, s, "null")) ||
+		       (!strcmp(k->name, "assertNotNull") && is_literal(x, s) && !text_is(x, s, "null"));
+		if (!ts_node_is_null(k->types)) /* assertIs<T>(x) */
+			exp1 = canon(x, k->types);
+	}
+	add_fact(x, &c, n, form, subject, matcher, exp1, taut);
+	walk(x, k->args, c);
+	walk(x, k->lambda, c);
+}
+
+static void call(struct kx *x, TSNode n, struct ctx c)
+{
+	struct call k;
+	call_parts(x, n, &k);
+	static const char *const owners[] = {"", "Assertions", "Assert", "test", "TestCase", NULL};
+	int arity = assert_arity(k.name);
+	if (arity >= 0 && str_in(k.owner, owners)) {
+		assert_fact(x, n, &k, arity, c);
+		return;
+	}
+	struct a1_js_names *calls = calls_of(x, &c);
+	if (calls && k.name[0])
+		a1_jvm_names_add(calls, k.name);
+	uint32_t m = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < m && !x->j->s.status; i++)
+		walk(x, ts_node_named_child(n, i), c);
+}
+
+/* `assertFailsWith<E> { ... }` without parentheses: the grammar reads it as
+ * (assertFailsWith < E) > { ... }. Returns 0 when n is no such thing. */
+static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
+{
+	TSNode l = tsnode_field(n, "left"), r = tsnode_field(n, "right");
+	if (!is(l, "binary_expression") || !is(r, "lambda_literal") ||
+	    !text_is(x, tsnode_field(n, "operator"), ">") ||
+	    !text_is(x, tsnode_field(l, "operator"), "<"))
+		return 0;
+	TSNode f = tsnode_field(l, "left"), type = tsnode_field(l, "right");
+	char name[64], owner[64] = "";
+	last_name(x, f, name, sizeof name);
+	if (is(f, "navigation_expression"))
+		last_name(x, ts_node_named_child(f, 0), owner, sizeof owner);
+	static const char *const owners[] = {"", "Assertions", "test", NULL};
+	static const char *const checks[] = {"assertFailsWith", "assertThrows", "assertThrowsExactly", NULL};
+	if (!str_in(name, checks) || !str_in(owner, owners))
+		return 0;
+	char *form = canon(x, n), *subject = canon(x, r), *exp1 = class_of(x, type);
+	add_fact(x, &c, n, form, subject, strcmp(name, "assertThrowsExactly") ? "assertThrows" : name, exp1, 0);
+	walk(x, r, c);
+	return 1;
+}
+
+/* A catch that keeps a failed assertion from the runner: it takes AssertionError (or what
+ * extends it, or Error / Throwable) and neither throws nor fails again. */
+static int swallows(struct kx *x, TSNode try_node)
+{
+	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
+					     "ComparisonFailure", "MultipleFailuresError", NULL};
+	uint32_t n = ts_node_named_child_count(try_node);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode cc = ts_node_named_child(try_node, i);
+		if (!is(cc, "catch_block"))
+			continue;
+		char nm[64];
+		last_name(x, child(cc, "user_type"), nm, sizeof nm);
+		if (!str_in(nm, caught))
+			continue;
+		char *body = canon(x, child(cc, "block"));
+		int again = strstr(body, "throw ") || strstr(body, "fail(") || strstr(body, "assert");
+		free(body);
+		if (!again)
+			return 1;
+	}
+	return 0;
+}
+
+/* Statements in order: those after a return / throw are dead. */
+static void walk_block(struct kx *x, TSNode n, struct ctx c)
+{
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k && !x->j->s.status; i++) {
+		TSNode s = ts_node_named_child(n, i);
+		walk(x, s, c);
+		if (is(s, "return_expression") || is(s, "throw_expression"))
+			c.dead = 1;
+	}
+}
+
+static void walk(struct kx *x, TSNode n, struct ctx c)
+{
+	if (ts_node_is_null(n) || x->j->s.status || !spend(x, 1, n))
+		return;
+	if (++c.depth > WALK_MAX) {
+		status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
+		return;
+	}
+	if (is(n, "call_expression")) {
+		call(x, n, c);
+	} else if (is(n, "binary_expression") && generic_lambda_call(x, n, c)) {
+		/* read */
+	} else if (is(n, "block") || is(n, "lambda_literal")) {
+		walk_block(x, n, c);
+	} else if (is(n, "if_expression")) {
+		TSNode cond = tsnode_field(n, "condition");
+		int v = cond_value(x, cond), branch = 0;
+		walk(x, cond, c);
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t i = 0; i < k; i++) {
+			TSNode b = ts_node_named_child(n, i);
+			if (ts_node_eq(b, cond))
+				continue;
+			struct ctx t = c;
+			t.dead |= branch++ == 0 ? v == 0 : v == 1;
+			walk(x, b, t);
+		}
+	} else if (is(n, "try_expression")) {
+		struct ctx b = c;
+		b.swallowed |= swallows(x, n);
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t i = 0; i < k; i++) {
+			TSNode ch = ts_node_named_child(n, i);
+			walk(x, ch, is(ch, "block") ? b : c);
+		}
+	} else {
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t i = 0; i < k && !x->j->s.status; i++)
+			walk(x, ts_node_named_child(n, i), c);
+	}
+}
+
+/* ---- classes and functions ---- */
+
+enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4 };
+
+static unsigned annotations(struct kx *x, TSNode decl)
+{
+	static const char *const tests[] = {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate",
+					    NULL};
+	static const char *const skips[] = {"Disabled", "Ignore", NULL};
+	unsigned f = 0;
+	TSNode mods = child(decl, "modifiers");
+	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < m; i++) {
+		TSNode a = ts_node_named_child(mods, i);
+		if (!is(a, "annotation"))
+			continue;
+		TSNode t = child(a, "constructor_invocation");
+		char nm[64];
+		last_name(x, ts_node_is_null(t) ? child(a, "user_type") : t, nm, sizeof nm);
+		f |= str_in(nm, tests) ? AN_TEST : 0;
+		f |= str_in(nm, skips) ? AN_SKIP : 0;
+		f |= !strcmp(nm, "Nested") ? AN_NESTED : 0;
+	}
+	return f;
+}
+
+static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
+{
+	unsigned f = annotations(x, m);
+	TSNode name = tsnode_field(m, "name");
+	if (ts_node_is_null(name))
+		return;
+	struct ctx c = {.test = -1, .func = -1, .depth = depth};
+	if (f & AN_TEST) {
+		c.test = a1_jvm_new_test(x->j, x->src, cls, name, m);
+		x->j->s.tests[c.test].mods |= (f | cls_mods) & AN_SKIP ? A1_JS_SKIP : 0;
+	} else {
+		c.func = a1_jvm_new_func(x->j, x->src, cls, name);
+	}
+	walk(x, child(m, "function_body"), c);
+}
+
+static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsigned depth)
+{
+	if (depth > WALK_MAX) {
+		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
+		return;
+	}
+	TSNode nm = tsnode_field(k, "name"), body = child(k, "class_body");
+	char *own = ts_node_is_null(nm) ? xstrdup("Companion")
+					: xstrndup(x->src + ts_node_start_byte(nm), ts_node_end_byte(nm) - ts_node_start_byte(nm));
+	char *cls = outer ? xasprintf("%s.%s", outer, own) : xstrdup(own);
+	free(own);
+	mods |= annotations(x, k) & AN_SKIP;
+	size_t n;
+	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of functions */
+	for (size_t i = 0; i < n && !x->j->s.status; i++) {
+		TSNode ch = kids[i];
+		if (is(ch, "function_declaration")) {
+			function(x, ch, cls, mods, depth);
+		} else if (is(ch, "class_declaration") || is(ch, "object_declaration") || is(ch, "companion_object")) {
+			int nested = annotations(x, ch) & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
+			klass(x, ch, cls, nested ? mods : 0, depth + 1);
+		} else {
+			struct ctx c = {.test = -1, .func = -1, .depth = depth};
+			walk(x, ch, c); /* properties, initializers: nothing a test runs as its own */
+		}
+	}
+	free(kids);
+	free(cls);
+}
+
+/* ---- a side ---- */
+
+/* Reads a side in this process: only in a bounded child, or an empty side. `old` (may be
+ * NULL) is an edited tree of the other side to parse against; with `keep`, the tree is handed
+ * back instead of deleted (NULL when the side was not read). */
+static int kotlin_read_here(const char *text, size_t len, struct a1_java_side *j, TSTree *old, TSTree **keep)
+{
+	struct kx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
+	if (keep)
+		*keep = NULL;
+	if (a1_jvm_prepare(&x.src, &x.len, &j->s, 1))
+		return j->s.status;
+	TSParser *p = ts_parser_new();
+	if (!ts_parser_set_language(p, tree_sitter_kotlin())) {
+		ts_parser_delete(p);
+		a1_js_side_refuse(&j->s, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
+				  ts_language_version(tree_sitter_kotlin()));
+		return j->s.status;
+	}
+	ts_parser_set_timeout_micros(p, PARSE_MICROS);
+	TSTree *tree = ts_parser_parse_string(p, old, x.src, (uint32_t)x.len);
+	if (!tree) {
+		ts_parser_delete(p);
+		a1_js_side_refuse(&j->s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
+		return j->s.status;
+	}
+	TSNode root = ts_tree_root_node(tree);
+	x.budget = 64 * x.len + (1u << 20);
+	if (ts_node_has_error(root)) {
+		int kind;
+		TSNode e = tsnode_first_error(root, &kind);
+		status_at(&x, A1_JS_UNREADABLE, e, kind == 'M' ? "syntax error: something missing" : "syntax error");
+	} else {
+		uint32_t k = ts_node_named_child_count(root);
+		for (uint32_t i = 0; i < k && !j->s.status; i++) {
+			TSNode ch = ts_node_named_child(root, i);
+			if (is(ch, "class_declaration") || is(ch, "object_declaration"))
+				klass(&x, ch, NULL, 0, 0);
+			else if (is(ch, "function_declaration"))
+				function(&x, ch, "", 0, 0); /* top-level helpers */
+		}
+	}
+	if (keep && !j->s.status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
+	ts_parser_delete(p);
+	buf_free(&x.cb);
+	return j->s.status;
+}
+
+/* ---- the sides, bounded ---- */
+
+/* The grammar can loop in its scanner or grow without end on a crafted file, past
+ * tree-sitter's timeout: every side that holds something is read in a child bounded in memory
+ * and time (a1_bound.h), both sides of a file in one child (one fork; the post side parsed
+ * against the pre side's tree), each sent as it is read: a frame of its length and its facts
+ * (a1_java_wire.h). A side not read within the bounds is refused (A1_JS_BOUNDED). */
+
+struct kjob {
+	const char *pre, *post; /* pre NULL: read only post */
+	size_t pre_len, post_len;
+};
+
+static void send_side(void *ctx, const struct a1_java_side *s)
+{
+	struct buf b = {0};
+	a1_java_wire_put(s, &b);
+	unsigned char n[4] = {(unsigned char)b.len, (unsigned char)(b.len >> 8), (unsigned char)(b.len >> 16),
+			      (unsigned char)(b.len >> 24)};
+	a1_bound_send(ctx, n, 4);
+	a1_bound_send(ctx, b.p, b.len);
+	buf_free(&b);
+}
+
+/* In the child. Nothing is freed: the child ends. */
+static void kotlin_child(void *ctx, struct a1_bound_chan *ch)
+{
+	const struct kjob *k = ctx;
+	struct a1_java_side a = {0}, b = {0};
+	if (!k->pre) {
+		kotlin_read_here(k->post, k->post_len, &b, NULL, NULL);
+	} else {
+		a1_jvm_read_pair(kotlin_read_here, k->pre, k->pre_len, k->post, k->post_len, &a, &b, send_side, ch);
+	}
+	send_side(ch, &b);
+}
+
+/* The next whole frame of *p into *s (zeroed): 0, or -1 when there is none. */
+static int take_side(const char **p, size_t *n, struct a1_java_side *s)
+{
+	if (*n < 4)
+		return -1;
+	const unsigned char *u = (const unsigned char *)*p;
+	size_t len = (size_t)u[0] | (size_t)u[1] << 8 | (size_t)u[2] << 16 | (size_t)u[3] << 24;
+	if (len > *n - 4)
+		return -1;
+	if (a1_java_wire_get(*p + 4, len, s)) {
+		a1_java_side_free(s);
+		return -1;
+	}
+	*p += 4 + len;
+	*n -= 4 + len;
+	return 0;
+}
+
+static void refuse_bounded(struct a1_java_side *s, int rc, const struct err *e, const struct a1_bound_result *r)
+{
+	char why[128];
+	a1_js_side_refuse(&s->s, A1_JS_BOUNDED, 1, 1, "not read: %s",
+			  rc < 0			 ? e->msg
+			  : r->end != A1_BOUND_DONE ? a1_bound_why(r, why, sizeof why)
+						 : "the parser's process answered in part");
+}
+
+/* One side alone in a bounded child. */
+static void read_one_bounded(const char *text, size_t len, struct a1_java_side *s)
+{
+	struct kjob k = {NULL, text, 0, len};
+	struct buf out = {0};
+	struct a1_bound_result r;
+	struct err e = {0};
+	int rc = a1_bound_run(kotlin_child, &k, &out, &r, &e);
+	const char *p = out.p;
+	size_t n = out.len;
+	if (rc < 0 || r.end != A1_BOUND_DONE || take_side(&p, &n, s) || n)
+		refuse_bounded(s, rc, &e, &r);
+	buf_free(&out);
+}
+
+static void kotlin_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, struct a1_java_side *a,
+			struct a1_java_side *b)
+{
+	int has_pre = pre && pre_len, has_post = post && post_len;
+	if (!has_pre || !has_post) { /* an empty side is read here: there is nothing to parse */
+		if (has_pre)
+			read_one_bounded(pre, pre_len, a);
+		else
+			kotlin_read_here(pre, pre_len, a, NULL, NULL);
+		if (has_post)
+			read_one_bounded(post, post_len, b);
+		else
+			kotlin_read_here(post, post_len, b, NULL, NULL);
+		return;
+	}
+	struct kjob k = {pre, post, pre_len, post_len};
+	struct buf out = {0};
+	struct a1_bound_result r;
+	struct err e = {0};
+	int rc = a1_bound_run(kotlin_child, &k, &out, &r, &e);
+	const char *p = out.p;
+	size_t n = out.len;
+	if (rc < 0 || take_side(&p, &n, a)) {
+		refuse_bounded(a, rc, &e, &r);
+		if (rc == 0)
+			read_one_bounded(post, post_len, b); /* the post side on its own: it may be fine */
+		else
+			refuse_bounded(b, rc, &e, &r);
+	} else if (r.end != A1_BOUND_DONE || take_side(&p, &n, b) || n) {
+		refuse_bounded(b, rc, &e, &r);
+	}
+	buf_free(&out);
+}
+
+static int a1_kotlin_extract(const char *text, size_t len, struct a1_java_side *j)
+{
+	if (!text || !len)
+		return kotlin_read_here(text, len, j, NULL, NULL);
+	read_one_bounded(text, len, j);
+	return j->s.status;
+}
+
+/* ---- the judge: Java's ---- */
+
+int a1_kotlin_is_source(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+	return n > 3 && !strcasecmp(path + n - 3, ".kt");
+}
+
+cJSON *a1_kotlin_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	return a1_jvm_judge(path, pre, pre_len, post, post_len, kotlin_pair, 1);
+}
+
+int a1_kotlin_count(const char *text, size_t len, int *tests, int *assertions)
+{
+	return a1_jvm_count(text, len, tests, assertions, a1_kotlin_extract);
+}

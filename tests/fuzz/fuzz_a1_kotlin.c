@@ -1,0 +1,39 @@
+/* fuzz_a1_kotlin.c - the Kotlin test judge (src/assertions/a1_kotlin.h) on hostile bytes.
+ *
+ * The input is split at its first 0xff byte into the pre and the post side (no 0xff: the
+ * post side is absent, a deleted file). Every answer must hold fz_findings_check's
+ * invariants, and a side judged against itself must give no FAIL and no WARN; counting a side
+ * either refuses it or counts something.
+ *
+ * Each side is read in a bounded child (a1_bound.h): the grammar's scanner loops for ever on
+ * inputs as short as `class T \n @Testss` (regress/a1_kotlin holds those found), which must come
+ * back UNVERIFIED parse-bounded, not hang the judge. The bound is lowered here to 1 s so
+ * that one such input costs a second, not libFuzzer's timeout. The child's coverage does not
+ * reach libFuzzer (it is another process): what is steered by coverage here is the parent's
+ * side - the runner, the facts off the wire (fuzz_a1_wire fuzzes their decoding alone), the
+ * judge. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assertions/a1_kotlin.h"
+#include "support.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	setenv("BELAY_A1_PARSE_MS", "1000", 1);
+	return 0;
+}
+
+static cJSON *judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	return a1_kotlin_judge("src/test/kotlin/CalcTest.kt", pre, pre_len, post, post_len);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fz_a1_lang(data, size, judge, a1_kotlin_count);
+	return 0;
+}
