@@ -362,7 +362,7 @@ Test(http_local, network_allow_with_a_server_belay_starts_is_refused_by_name)
 	*strrchr(bin, '/') = '\0';
 	char *http = xasprintf("%s/belay-http", bin);
 	char *state = fs_join(dir, "state");
-	const char *argv2[] = {http, "--upstream", "http://127.0.0.1:3001/mcp", "--state", state, "--scope", ws,
+	const char *argv2[] = {http, "--upstream", "http://127.0.0.1:3001/mcp", "--state", state, "--contain", ws,
 			       "--network", "allow", "--", "true", NULL};
 	ts_run(argv2, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 2, "%s", o.err);
