@@ -30,14 +30,14 @@ extern char **environ;
 struct http_local {
 	struct http_local_cfg cfg;
 	unsigned port;
-	pid_t pid;           /* the launcher */
-	int conn;            /* the connector socket */
+	pid_t pid; /* the launcher */
+	int conn;  /* the connector socket */
 	struct sandbox_supervisor *sup;
 	struct sandbox_spec spec; /* kept while the server runs (its temp dir is held) */
 	int have_spec;
 	pthread_t watcher;
 	int watching;
-	pthread_mutex_t mu;  /* everything below, and the connector's use */
+	pthread_mutex_t mu; /* everything below, and the connector's use */
 	pthread_cond_t cond;
 	int status_seen, status_ok, exited, stopping;
 	char status_msg[512];
@@ -50,7 +50,8 @@ static unsigned loopback_port(const char *url, struct err *e)
 	if (!strncmp(url, "http://", 7))
 		h = url + 7;
 	if (!h) {
-		err_set(e, BELAY_EUSAGE, "a server belay starts is spoken to as http://127.0.0.1:PORT/PATH, not '%s'", url);
+		err_set(e, BELAY_EUSAGE, "a server belay starts is spoken to as http://127.0.0.1:PORT/PATH, not '%s'",
+			url);
 		return 0;
 	}
 	static const char *const hosts[] = {"127.0.0.1:", "localhost:", "[::1]:"};
@@ -60,7 +61,8 @@ static unsigned loopback_port(const char *url, struct err *e)
 			p = h + strlen(hosts[i]);
 	if (!p) {
 		err_set(e, BELAY_EUSAGE,
-			"a server belay starts listens on its sandbox's own loopback: its URL is http://127.0.0.1:PORT/PATH "
+			"a server belay starts listens on its sandbox's own loopback: its URL is "
+			"http://127.0.0.1:PORT/PATH "
 			"(or localhost, [::1]), not '%s'",
 			url);
 		return 0;
@@ -68,8 +70,8 @@ static unsigned loopback_port(const char *url, struct err *e)
 	char *end;
 	long v = strtol(p, &end, 10);
 	if (end == p || v < 1 || v > 65535 || (*end && *end != '/')) {
-		err_set(e, BELAY_EUSAGE, "the server's URL '%s' needs the port it listens on (http://127.0.0.1:PORT/PATH)",
-			url);
+		err_set(e, BELAY_EUSAGE,
+			"the server's URL '%s' needs the port it listens on (http://127.0.0.1:PORT/PATH)", url);
 		return 0;
 	}
 	return (unsigned)v;
@@ -84,7 +86,8 @@ static void on_post(void *ctx, const char *kind, cJSON *fields)
 			l->status_seen = 1;
 			l->status_ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fields, "ok"));
 			if (!l->status_ok)
-				snprintf(l->status_msg, sizeof l->status_msg, "%s: %s", jx_str(fields, "layer") ? jx_str(fields, "layer") : "?",
+				snprintf(l->status_msg, sizeof l->status_msg, "%s: %s",
+					 jx_str(fields, "layer") ? jx_str(fields, "layer") : "?",
 					 jx_str(fields, "error") ? jx_str(fields, "error") : "?");
 			else
 				cJSON_AddNumberToObject(fields, "loopback_port", l->port);
@@ -254,10 +257,11 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 	if (cfg->network && sandbox_parse_network(cfg->network, &net, e))
 		return BELAY_EUSAGE;
 	if (net != SANDBOX_NET_DENY)
-		return err_set(e, BELAY_EUSAGE,
-			       "--network allow with a server belay starts over HTTP is refused: its port would be on the "
-			       "host's loopback, where any local program reaches it around belay (unrecorded); it runs "
-			       "under deny, listening on its sandbox's own loopback");
+		return err_set(
+		    e, BELAY_EUSAGE,
+		    "--network allow with a server belay starts over HTTP is refused: its port would be on the "
+		    "host's loopback, where any local program reaches it around belay (unrecorded); it runs "
+		    "under deny, listening on its sandbox's own loopback");
 	unsigned port = loopback_port(cfg->upstream, e);
 	if (!port)
 		return BELAY_EUSAGE;
@@ -281,8 +285,9 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 	struct spawn_plan sp = {0};
 	sp.extra_fd = sp.connector_fd = -1;
 	if (rc == 0 && !launcher)
-		rc = err_set(e, BELAY_ENOTFOUND, "the belay executable (the sandbox's launcher) is not next to belay-http "
-						 "or on PATH");
+		rc = err_set(e, BELAY_ENOTFOUND,
+			     "the belay executable (the sandbox's launcher) is not next to belay-http "
+			     "or on PATH");
 	if (rc == 0) {
 		/* The launcher runs with belay's environment less what loads code; the server's comes
 		 * on the sandbox's channel, applied inside (as for a stdio server: session_spawn.c). */
@@ -315,14 +320,14 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 			cJSON_Delete(start);
 		l->conn = sandbox_spawn_take_connector(sp.priv);
 		struct sandbox_supervisor_opts so = {
-			.sock = sandbox_spawn_take_channel(sp.priv),
-			.launcher_pid = l->pid,
-			.scope = sandbox_spawn_scope(sp.priv),
-			.tmp = sandbox_spawn_tmp(sp.priv),
-			.deny_network = 1,
-			.loopback_port = port,
-			.post = on_post,
-			.ctx = l,
+		    .sock = sandbox_spawn_take_channel(sp.priv),
+		    .launcher_pid = l->pid,
+		    .scope = sandbox_spawn_scope(sp.priv),
+		    .tmp = sandbox_spawn_tmp(sp.priv),
+		    .deny_network = 1,
+		    .loopback_port = port,
+		    .post = on_post,
+		    .ctx = l,
 		};
 		pthread_create(&l->watcher, NULL, watch_main, l);
 		l->watching = 1;
@@ -349,7 +354,9 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 	pthread_mutex_unlock(&l->mu);
 	if (!ok) {
 		rc = err_set(e, BELAY_ESANDBOX, "refusing to run the server unsandboxed: %s",
-			     !seen ? "the sandbox did not report" : msg[0] ? msg : "the launcher ended before it reported");
+			     !seen    ? "the sandbox did not report"
+			     : msg[0] ? msg
+				      : "the launcher ended before it reported");
 		http_local_stop(l);
 		return rc;
 	}
@@ -366,7 +373,8 @@ int http_local_start(const struct http_local_cfg *cfg, struct http_local **out, 
 		int gone = l->exited;
 		pthread_mutex_unlock(&l->mu);
 		if (gone || time_mono_ns() >= deadline) {
-			rc = err_set(e, BELAY_EREFUSED, "the server %s did not listen on port %u of its sandbox's loopback%s",
+			rc = err_set(e, BELAY_EREFUSED,
+				     "the server %s did not listen on port %u of its sandbox's loopback%s",
 				     cfg->argv[0], port, gone ? " (it ended)" : " in time");
 			http_local_stop(l);
 			return rc;

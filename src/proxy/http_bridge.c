@@ -19,7 +19,7 @@
 
 struct bridge {
 	int in_fd, out_fd, conn;
-	char *host, *path; /* "127.0.0.1:PORT", "/mcp" */
+	char *host, *path;  /* "127.0.0.1:PORT", "/mcp" */
 	pthread_mutex_t mu; /* below, the connector, writes to out_fd */
 	pthread_cond_t idle;
 	int running; /* request threads, and the reader */
@@ -270,10 +270,11 @@ static int send_method(struct bridge *b, const char *method, const char *body, s
 	pthread_mutex_lock(&b->mu);
 	struct buf req = {0};
 	if (body)
-		buf_printf(&req,
-			   "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
-			   "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\nConnection: close\r\n",
-			   method, b->path, b->host, len);
+		buf_printf(
+		    &req,
+		    "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
+		    "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\nConnection: close\r\n",
+		    method, b->path, b->host, len);
 	else
 		buf_printf(&req, "%s %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nConnection: close\r\n",
 			   method, b->path, b->host);

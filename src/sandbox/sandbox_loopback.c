@@ -68,7 +68,8 @@ static int connect_port(unsigned port)
 			en = errno;
 			continue;
 		}
-		int rc = i ? connect(s, (struct sockaddr *)&in6, sizeof in6) : connect(s, (struct sockaddr *)&in4, sizeof in4);
+		int rc = i ? connect(s, (struct sockaddr *)&in6, sizeof in6)
+			   : connect(s, (struct sockaddr *)&in4, sizeof in4);
 		if (rc == 0)
 			return s;
 		en = errno;
@@ -95,7 +96,7 @@ static _Noreturn void connector_main(int cfd, unsigned port)
 			continue;
 		if (r <= 0)
 			_exit(0);
-		int s = c == 'c' ? connect_port(port)
+		int s = c == 'c'	       ? connect_port(port)
 			: c == '4' || c == '6' ? socket(c == '4' ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0)
 					       : -EINVAL;
 		if (s == -1 && c != 'c')
@@ -130,8 +131,9 @@ int launch_loopback(struct launch *l)
 	if (!l->loopback_port)
 		return 0;
 	if (!l->deny)
-		return launch_refuse(l, "loopback", "a server listening on the sandbox's loopback needs --network deny "
-						    "(under allow its port would be on the host's loopback)");
+		return launch_refuse(l, "loopback",
+				     "a server listening on the sandbox's loopback needs --network deny "
+				     "(under allow its port would be on the host's loopback)");
 	int netns = !(l->off & SB_OFF_NETNS);
 	if (netns && lo_up(l))
 		return 2;

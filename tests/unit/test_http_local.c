@@ -129,13 +129,15 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	unsigned host_port = ntohs(a.sin_port), inside = 3001;
 	/* the probes run at the first start only: the replays start from pre-states that hold
 	 * .started (a start-up connect would otherwise be every replayed call's network use) */
-	char *cmd = xasprintf("if [ ! -e .started ]; then : > .started; echo pwned > %s; python3 -c \"import socket\ntry:\n"
-			      "    socket.create_connection(('127.0.0.1', %u), 2); print('REACHED')\nexcept OSError: pass\"; fi; "
-			      "exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp",
-			      escape, host_port, peers);
+	char *cmd = xasprintf(
+	    "if [ ! -e .started ]; then : > .started; echo pwned > %s; python3 -c \"import socket\ntry:\n"
+	    "    socket.create_connection(('127.0.0.1', %u), 2); print('REACHED')\nexcept OSError: pass\"; fi; "
+	    "exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp",
+	    escape, host_port, peers);
 	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", inside);
-	const char *argv[] = {BELAY_BIN, "proxy", "--http", upstream, "--scope", ws, "--state", state, "--trace-dir",
-			      traces, "--listen", "0", "--", "sh", "-c", cmd, NULL};
+	const char *argv[] = {BELAY_BIN, "proxy", "--http",	 upstream, "--scope",  ws,
+			      "--state", state,	  "--trace-dir", traces,   "--listen", "0",
+			      "--",	 "sh",	  "-c",		 cmd,	   NULL};
 	char *tmpbase = xasprintf("BELAY_SANDBOX_TMP_BASE=%s", dir);
 	const char *env[] = {tmpbase, NULL};
 	struct proc b = {0};
@@ -350,8 +352,9 @@ Test(http_local, network_allow_with_a_server_belay_starts_is_refused_by_name)
 {
 	char *ws = fs_join(dir, "ws");
 	fs_mkdir_p(ws, 0755, NULL);
-	const char *argv[] = {BELAY_BIN, "proxy", "--http", "http://127.0.0.1:3001/mcp", "--scope", ws, "--network",
-			      "allow", "--", "true", NULL};
+	const char *argv[] = {BELAY_BIN, "proxy", "--http",    "http://127.0.0.1:3001/mcp",
+			      "--scope", ws,	  "--network", "allow",
+			      "--",	 "true",  NULL};
 	struct ts_out o = {0};
 	ts_run(argv, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_neq(o.status, 0);
@@ -362,15 +365,18 @@ Test(http_local, network_allow_with_a_server_belay_starts_is_refused_by_name)
 	*strrchr(bin, '/') = '\0';
 	char *http = xasprintf("%s/belay-http", bin);
 	char *state = fs_join(dir, "state");
-	const char *argv2[] = {http, "--upstream", "http://127.0.0.1:3001/mcp", "--state", state, "--contain", ws,
-			       "--network", "allow", "--", "true", NULL};
+	const char *argv2[] = {http,	  "--upstream", "http://127.0.0.1:3001/mcp",
+			       "--state", state,	"--contain",
+			       ws,	  "--network",	"allow",
+			       "--",	  "true",	NULL};
 	ts_run(argv2, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_eq(o.status, 2, "%s", o.err);
 	cr_assert(strstr(o.err, "--network allow") && strstr(o.err, "host's loopback"), "%s", o.err);
 	ts_out_free(&o);
 	/* a URL that is not the sandbox's loopback */
-	const char *argv3[] = {BELAY_BIN, "proxy", "--http", "http://example.com:3001/mcp", "--scope", ws, "--state",
-			       state, "--", "true", NULL};
+	const char *argv3[] = {BELAY_BIN, "proxy", "--http",  "http://example.com:3001/mcp",
+			       "--scope", ws,	   "--state", state,
+			       "--",	  "true",  NULL};
 	ts_run(argv3, NULL, dir, NULL, 0, 60, &o);
 	cr_assert_neq(o.status, 0);
 	cr_assert(strstr(o.err, "its sandbox's own loopback"), "%s", o.err);

@@ -106,7 +106,7 @@ static void attempt(const char *network, const char *off, struct outcome *o)
 		unsetenv("BELAY_TEST_LAYERS_OFF");
 	char *argv[] = {"python3", "-c", script, NULL};
 	memset(o, 0, sizeof *o);
-	int rc = sandbox_run(&spec, BELAY_BIN, argv, spec.scope, 30000, &o->res, &e);
+	int rc = sandbox_run(&spec, BELAY_BIN, argv, spec.scope, 120000, &o->res, &e);
 	unsetenv("BELAY_TEST_LAYERS_OFF");
 	sandbox_spec_done(&spec);
 	free(script);
@@ -136,7 +136,7 @@ Test(loopback, the_server_listens_on_its_port_and_reaches_nothing_else_named)
 {
 	struct outcome o;
 	attempt("deny", NULL, &o);
-	cr_assert(o.bind_ok, "the server could not listen on its loopback port: %s", o.res.out.p);
+	cr_assert(o.bind_ok, "the server could not listen on its loopback port (exit %d): %s", o.res.exit_code, o.res.out.p);
 	cr_assert(!o.other_bind_ok, "another port could be bound");
 	cr_assert(!o.host_ok && !o.host_reached, "the host's loopback listener was reached");
 	cr_assert(!o.self_ok, "a connect to its own port went through");
