@@ -317,10 +317,15 @@ int main(int argc, char **argv)
 			snprintf(rm, sizeof rm, "%.2fx", ratio_med[r]);
 		if (sdp99[r] > 0)
 			snprintf(rp, sizeof rp, "%.2fx", ratio_p99[r]);
+		char cm_[16] = "n/a", cp_[16] = "n/a"; /* belay's added latency to the C floor's */
+		if (med[5] > med[0])
+			snprintf(cm_, sizeof cm_, "%.2fx", (med[2] - med[0]) / (med[5] - med[0]));
+		if (p99[5] > p99[0])
+			snprintf(cp_, sizeof cp_, "%.2fx", (p99[2] - p99[0]) / (p99[5] - p99[0]));
 		printf("  | relay-direct %+.0f/%+.0f  c-relay-direct %+.0f/%+.0f  belay-direct %+.0f/%+.0f  stdio "
-		       "belay-direct %+.0f/%+.0f (median/p99)  http/stdio added %s/%s\n",
+		       "belay-direct %+.0f/%+.0f (median/p99)  belay added: to stdio's %s/%s, to the C floor's %s/%s\n",
 		       med[1] - med[0], p99[1] - p99[0], med[5] - med[0], p99[5] - p99[0], med[2] - med[0], p99[2] - p99[0],
-		       sdmed[r], sdp99[r], rm, rp);
+		       sdmed[r], sdp99[r], rm, rp, cm_, cp_);
 		fflush(stdout);
 		cmpmed[r] = med[6] - med[0];
 		cmpp99[r] = p99[6] - p99[0];
