@@ -163,7 +163,10 @@ static void run_unref(struct http_proxy *p, struct hp_run *h, const char *end_re
 	h->last_ns = now_ns();
 	if (end_reason && !h->ending)
 		h->ending = end_reason;
-	pthread_cond_signal(&p->reap);
+	/* the reaper is woken only for a run that is over (an idle one its timed wait finds):
+	 * waking it at every request would cost a thread switch per call */
+	if (!h->refs && h->ending)
+		pthread_cond_signal(&p->reap);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -191,6 +194,7 @@ struct hp_xfer {
 	pthread_mutex_t mu; /* everything below */
 	int refs;	    /* the connection side and the upstream side */
 	int headers_done, done, failed, cancelled, paused, want_unpause;
+	int signal_due; /* something for the connection thread, signalled after the perform round */
 	long status;
 	struct hp_hdr *rh;
 	size_t nrh;
@@ -567,8 +571,8 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 			cJSON_AddStringToObject(f, "error", e.msg[0] ? e.msg : "a block of the stream could not be handled");
 			http_run_fact(x->run->run, f);
 			x->failed = 1;
+			x->signal_due = 1;
 			pthread_mutex_unlock(&x->mu);
-			xfer_signal(x);
 			return 0;
 		}
 	} else {
@@ -579,9 +583,9 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 		}
 		buf_append(&x->body_in, data, len);
 	}
-	pthread_mutex_unlock(&x->mu);
 	if (x->is_sse)
-		xfer_signal(x);
+		x->signal_due = 1;
+	pthread_mutex_unlock(&x->mu);
 	return len;
 }
 
@@ -661,8 +665,8 @@ static size_t on_header(char *line, size_t size, size_t n, void *ctx)
 				pthread_mutex_unlock(&p->mu);
 			}
 			x->headers_done = 1;
+			x->signal_due = 1;
 			pthread_mutex_unlock(&x->mu);
-			xfer_signal(x);
 			return len;
 		}
 	} else {
@@ -717,6 +721,7 @@ static void xfer_finish(struct hp_xfer *x, CURLcode res)
 		http_run_fact(x->run->run, fact("client_gone", x));
 	}
 	x->done = 1;
+	x->signal_due = 0;
 	pthread_mutex_unlock(&x->mu);
 	xfer_signal(x);
 }
@@ -790,6 +795,16 @@ static void *upstream_main(void *arg)
 			struct hp_run *run = x->run;
 			xfer_unref(x);
 			run_unref(p, run, NULL);
+		}
+		/* one wake-up per transfer and round, after all its callbacks ran: an answer whose
+		 * headers, events and end came in one read is handed over whole, once */
+		for (struct hp_xfer *x = active; x; x = x->next) {
+			pthread_mutex_lock(&x->mu);
+			int due = x->signal_due;
+			x->signal_due = 0;
+			pthread_mutex_unlock(&x->mu);
+			if (due)
+				xfer_signal(x);
 		}
 		curl_multi_poll(p->multi, NULL, 0, 1000, NULL);
 	}
@@ -1242,9 +1257,11 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		return refuse(c, MHD_HTTP_BAD_GATEWAY, why);
 	}
 	status = (unsigned)x->status;
-	if (x->is_sse) {
+	if (x->is_sse && !(x->done && !x->failed)) {
 		r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, read_stream, x, free_stream);
 	} else {
+		/* a JSON answer, or an event stream the server already ended (a POST's answer,
+		 * usually): sent with its length, headers and body in one write */
 		r = MHD_create_response_from_buffer(x->out.len, x->out.p ? x->out.p : "", MHD_RESPMEM_MUST_COPY);
 		buf_reset(&x->out);
 	}

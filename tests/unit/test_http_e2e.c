@@ -17,7 +17,8 @@
  * OAuth is refused by name; the operator's --policy shapes the recorded plans; enforce mode
  * holds a refused call until `belay approve` (or refuses it by name at the bound); a stream
  * the server cuts is resumed with Last-Event-ID (the SDK's own server transport and event
- * store, tests/peers/http-resume-server.mjs) and the trace keeps order and pairing.
+ * store, tests/peers/http-resume-server.mjs) and the trace keeps order and pairing; an event
+ * stream the server already ended goes to the client whole, with its length.
  *
  * Ports are chosen free at run time; every wait is for a condition (with a generous
  * deadline that only turns a hang into a failure), never a measured time. */
@@ -876,6 +877,65 @@ Test(http_e2e, a_server_asking_for_oauth_is_refused_by_name)
 	char *text = ts_read_file(trace, &tl);
 	cr_assert(strstr(text, "\"status\":401") && strstr(text, "\"refused\":"), "%s", text);
 	free(text), free(trace), free(resp), free(req), free(url), free(upstream), free(js), free(state), free(traces);
+	ts_out_free(&bel.o);
+	ts_out_free(&srv.o);
+}
+
+Test(http_e2e, an_event_stream_the_server_already_ended_goes_out_whole_with_its_length)
+{
+	/* A POST's answer as an event stream that the server ended in the same write as its
+	 * headers (server-everything's usual answer to a call: one message, then the end) is
+	 * sent to the client whole, with Content-Length, not chunk by chunk: the client wakes once
+	 * (docs/HTTP.md, "Where belay-http's time goes"). A few lines of node write the whole
+	 * answer, chunked, in one write. */
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	unsigned sport = ts_free_port(), bport = 0;
+	const char *ev = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\"}}\n\n";
+	char *js = xasprintf("const ev = %s;"
+			     "require('net').createServer((s) => s.once('data', () => s.end('HTTP/1.1 200 OK\\r\\n"
+			     "Content-Type: text/event-stream\\r\\nTransfer-Encoding: chunked\\r\\nConnection: close\\r\\n\\r\\n' + "
+			     "Buffer.byteLength(ev).toString(16) + '\\r\\n' + ev + '\\r\\n0\\r\\n\\r\\n')))"
+			     ".listen(%u, '127.0.0.1')",
+			     "'event: message\\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-06-18\"}}\\n\\n'",
+			     sport);
+	const char *argv[] = {"node", "-e", js, NULL};
+	struct proc srv = {0}, bel = {0};
+	srv.pid = ts_spawn(argv, NULL, dir, &srv.o, srv.fds);
+	ts_track(srv.pid);
+	ts_wait_listening(sport, 60);
+	char *upstream = xasprintf("http://127.0.0.1:%u/mcp", sport);
+	char *url = start_belay(&bel, upstream, state, traces, &bport, NULL);
+	const char *body = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}";
+	char *req = xasprintf("POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+			      "Accept: application/json, text/event-stream\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+			      strchr(url + 7, '/'), bport, strlen(body), body);
+	int fd = ts_try_connect(bport);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	char *resp = NULL;
+	size_t rlen = 0;
+	while (ts_read_some(fd, &resp, &rlen))
+		;
+	close(fd);
+	cr_assert(resp && !strncmp(resp, "HTTP/1.1 200", 12), "%s", resp ? resp : "(nothing)");
+	const char *end = strstr(resp, "\r\n\r\n");
+	cr_assert_not_null(end, "%s", resp);
+	char *head = xstrndup(resp, (size_t)(end - resp));
+	char *cl = xasprintf("\ncontent-length: %zu", strlen(ev));
+	cr_assert_not_null(strcasestr(head, cl), "sent with its length (%s): %s", cl + 1, head);
+	cr_assert_null(strcasestr(head, "chunked"), "not chunk by chunk: %s", head);
+	cr_assert_not_null(strcasestr(head, "\ncontent-type: text/event-stream"), "%s", head);
+	cr_assert_str_eq(end + 4, ev, "the stream, whole and unchanged");
+	const char *rec = wait_stderr(&bel, "belay: recording to ");
+	char *trace = xstrndup(rec + strlen("belay: recording to "), strcspn(rec + strlen("belay: recording to "), "\n"));
+	stop(&bel);
+	stop(&srv);
+	size_t tl = 0;
+	char *text = ts_read_file(trace, &tl);
+	cr_assert(strstr(text, "\"dir\":\"s2c\"") && strstr(text, "\"event\":\"stream_end\",\"stream\":1,\"messages\":1"),
+		  "the message and the stream's end are recorded: %s", text);
+	free(text), free(trace), free(resp), free(req), free(url), free(upstream), free(js), free(state), free(traces);
+	free(head), free(cl);
 	ts_out_free(&bel.o);
 	ts_out_free(&srv.o);
 }
