@@ -34,6 +34,8 @@ void search_free(struct search *s)
 
 int search_set(struct search *s, const char *pat, int regex, struct err *e)
 {
+	if (*pat && !strcmp(pat, s->pat) && !regex == !s->regex)
+		return 0; /* the same search: its matches stay (search_sync brings them up to date) */
 	int icase = 1;
 	for (const char *p = pat; *p; p++)
 		if (isupper((unsigned char)*p))
@@ -115,8 +117,8 @@ static int scan(struct search *s, char *t, size_t n, int (*fn)(void *arg, size_t
 		return 0;
 	}
 	if (s->icase)
-		for (size_t i = 0; i < n; i++)
-			t[i] = (char)tolower((unsigned char)t[i]);
+		for (size_t i = 0; i < n; i++) /* ASCII, as the pattern's own case was judged */
+			t[i] = (char)((unsigned)((unsigned char)t[i] - 'A') < 26u ? t[i] + 32 : t[i]);
 	const char *p = t, *end = t + n;
 	while ((p = memmem(p, (size_t)(end - p), s->pat, plen))) {
 		if (fn(arg, (size_t)(p - t), plen))
@@ -147,27 +149,90 @@ static int stop_at_first(void *arg, size_t off, size_t len)
 /* The plain text of line l into s->scratch; its length. */
 static size_t line_text(struct search *s, const struct tline *l)
 {
-	size_t n = 0;
-	for (int k = 0; k < l->n; k++)
-		n += strlen(l->sp[k].text);
-	if (n + 1 > s->scap) {
-		s->scap = n + 1 + 256;
-		s->scratch = xrealloc(s->scratch, s->scap);
-	}
 	size_t at = 0;
+	if (!s->scratch) {
+		s->scap = 256;
+		s->scratch = xmalloc(s->scap);
+	}
 	for (int k = 0; k < l->n; k++) {
-		size_t len = strlen(l->sp[k].text);
-		memcpy(s->scratch + at, l->sp[k].text, len);
-		at += len;
+		const char *t = l->sp[k].text;
+		for (;;) { /* copies up to the NUL, growing the scratch as needed */
+			char *end = memccpy(s->scratch + at, t, '\0', s->scap - at);
+			if (end) {
+				at = (size_t)(end - s->scratch) - 1;
+				break;
+			}
+			size_t done = s->scap - at;
+			t += done;
+			at += done;
+			s->scap = s->scap * 2 + 256;
+			s->scratch = xrealloc(s->scratch, s->scap);
+		}
+	}
+	if (at + 1 > s->scap) {
+		s->scap = at + 1 + 256;
+		s->scratch = xrealloc(s->scratch, s->scap);
 	}
 	s->scratch[at] = '\0';
 	return at;
+}
+
+/* Where old line `line` went in the last splice of d (a removed line: where its piece's new
+ * lines start). */
+static size_t moved_line(const struct tdoc *d, size_t line)
+{
+	size_t delta = 0;
+	for (size_t k = 0; k < d->nedits; k++) {
+		const struct tdoc_edit *e = &d->edits[k];
+		if (line < e->at)
+			break;
+		if (line < e->at + e->removed)
+			return e->at + delta;
+		delta += e->added - e->removed;
+	}
+	return line + delta;
+}
+
+/* Brings the matches over d's last splice: the ones on kept lines move with them, the new
+ * lines are searched (what a fold opened costs what it shows). */
+static void sync_spliced(struct search *s, const struct tdoc *d)
+{
+	size_t keep_line = s->n && s->cur < s->n ? moved_line(d, s->m[s->cur].line) : 0;
+	struct tmark *old = s->m;
+	size_t nold = s->n, i = 0, delta = 0;
+	s->m = NULL;
+	s->n = s->cap = 0;
+	for (size_t k = 0; k <= d->nedits; k++) {
+		const struct tdoc_edit *e = k < d->nedits ? &d->edits[k] : NULL;
+		for (; i < nold && (!e || old[i].line < e->at); i++)
+			add(s, old[i].line + delta, old[i].off, old[i].len);
+		if (!e)
+			break;
+		while (i < nold && old[i].line < e->at + e->removed)
+			i++;
+		for (size_t l = e->at + delta; l < e->at + delta + e->added && !s->more; l++) {
+			size_t len = line_text(s, &d->lines[l]);
+			struct add_ctx a = {s, l};
+			scan(s, s->scratch, len, add_one, &a);
+		}
+		delta += e->added - e->removed;
+	}
+	free(old);
+	s->doc = d;
+	s->gen = d->gen;
+	s->cur = 0;
+	if (s->n)
+		search_from_line(s, keep_line);
 }
 
 size_t search_sync(struct search *s, const struct tdoc *d)
 {
 	if (s->doc == d && s->gen == d->gen)
 		return s->n;
+	if (s->doc == d && s->gen == d->edit_from && d->gen == d->edit_to && !s->more && s->pat[0]) {
+		sync_spliced(s, d);
+		return s->n;
+	}
 	size_t keep_line = s->n && s->cur < s->n ? s->m[s->cur].line : 0;
 	s->doc = d;
 	s->gen = d->gen;
@@ -249,4 +314,36 @@ int search_match_text(struct search *s, const char *t, size_t n)
 	memcpy(s->scratch, t, n);
 	s->scratch[n] = '\0';
 	return scan(s, s->scratch, n, stop_at_first, NULL);
+}
+
+size_t search_scan_buffer(struct search *s, const char *text, const char *lower, size_t n, int (*fn)(void *arg, size_t off),
+			  void *arg)
+{
+	size_t plen = strlen(s->pat), hits = 0;
+	if (!plen)
+		return 0;
+	if (s->regex || (s->icase && !lower)) {
+		size_t at = 0;
+		while (at < n) {
+			/* One line at a time: a regular expression never reaches past its line. */
+			const char *nl = memchr(text + at, '\n', n - at);
+			size_t end = nl ? (size_t)(nl - text) : n;
+			if (search_match_text(s, text + at, end - at)) {
+				hits++;
+				if (fn(arg, at))
+					return hits;
+			}
+			at = end + 1;
+		}
+		return hits;
+	}
+	const char *t = s->icase ? lower : text; /* an ignore-case pattern is lower-case */
+	const char *p = t, *end = t + n;
+	while ((p = memmem(p, (size_t)(end - p), s->pat, plen))) {
+		hits++;
+		if (fn(arg, (size_t)(p - t)))
+			return hits;
+		p += plen;
+	}
+	return hits;
 }

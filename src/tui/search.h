@@ -65,4 +65,11 @@ void search_count(const struct search *s, char *out, size_t n);
  * shown, as folded JSON). */
 int search_match_text(struct search *s, const char *t, size_t n);
 
+/* Finds the pattern in a large text of lines ('\n' between them; a match never spans two):
+ * fn(arg, off) for each match's first byte (in line order), until fn returns nonzero. lower
+ * (may be NULL) is the same text lower-cased (ASCII) as a case-blind search needs it. Returns
+ * how many it found. */
+size_t search_scan_buffer(struct search *s, const char *text, const char *lower, size_t n, int (*fn)(void *arg, size_t off),
+			  void *arg);
+
 #endif

@@ -749,7 +749,7 @@ static void fold_at_cursor(struct ui *u)
 		return;
 	cJSON *root = u->tab == TAB_REQUEST ? u->det.req : u->det.resp;
 	if (jsonview_toggle(&u->det.fold[u->tab], root, d->lines[line].tag) == 0) {
-		detail_render_json(&u->det);
+		detail_refold(&u->det);
 		u->dirty++;
 	}
 }

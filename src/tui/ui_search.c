@@ -90,9 +90,38 @@ static void show_current(struct ui *u, const struct tdoc *d)
 	u->dirty++;
 }
 
-static int match_cb(void *arg, const char *text, size_t n)
+struct offs {
+	size_t *v;
+	size_t n, cap;
+};
+
+static int off_cb(void *arg, size_t off)
 {
-	return search_match_text(arg, text, n);
+	struct offs *o = arg;
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 64;
+		o->v = xrealloc(o->v, o->cap * sizeof *o->v);
+	}
+	o->v[o->n++] = off;
+	return 0;
+}
+
+/* Opens the folded JSON of the focused tab that holds a match; returns how many nodes. The
+ * text of every node is kept beside the tree (jsonview_text), so this is one pass of the
+ * search over it, and only the opened nodes are rendered again. */
+static int unfold_matches(struct ui *u, struct search *s)
+{
+	cJSON *root = u->tab == TAB_REQUEST ? u->det.req : u->det.resp;
+	struct jfold *fold = &u->det.fold[u->tab];
+	size_t n;
+	const char *lower, *text = jsonview_text(fold, root, &n, &lower);
+	struct offs o = {0};
+	search_scan_buffer(s, text, lower, n, off_cb, &o);
+	int opened = jsonview_unfold_at(fold, root, o.v, o.n);
+	free(o.v);
+	if (opened)
+		detail_refold(&u->det);
+	return opened;
 }
 
 /* Sets the pattern and finds it from the view's place; quiet: while typing (a bad regex
@@ -111,10 +140,7 @@ static long run(struct ui *u, const char *pat, int regex, int quiet, int open_fo
 		return 0;
 	int opened = 0;
 	if (open_folds && u->view == VIEW_DETAIL && (u->tab == TAB_REQUEST || u->tab == TAB_RESPONSE)) {
-		cJSON *root = u->tab == TAB_REQUEST ? u->det.req : u->det.resp;
-		opened = jsonview_unfold_where(&u->det.fold[u->tab], root, match_cb, &f->s);
-		if (opened)
-			detail_render_json(&u->det);
+		opened = unfold_matches(u, &f->s);
 	}
 	search_sync(&f->s, d);
 	search_from_line(&f->s, view_line(u, d));
