@@ -1,5 +1,5 @@
 /* ui_search.c - search inside what the view shows (the detail's tab, the log, help, a
- * trial): the search prompt (as you type, Enter keeps it, Esc goes back, Ctrl-R switches to
+ * trial, a corpus case): the search prompt (as you type, Enter keeps it, Esc goes back, Ctrl-R switches to
  * a regular expression), n/N, the count, the highlighted matches, scrolling to the current
  * one, and opening folded JSON that holds a match. The matching itself is search.c.
  *
@@ -44,7 +44,7 @@ struct tdoc *ui_search_doc(struct ui *u)
 {
 	if (u->view == VIEW_DETAIL)
 		return u->det_loaded ? &u->det.tab[u->tab] : NULL;
-	if (u->view == VIEW_LOG || u->view == VIEW_HELP || u->view == VIEW_TRIAL)
+	if (u->view == VIEW_LOG || u->view == VIEW_HELP || u->view == VIEW_TRIAL || u->view == VIEW_CASE)
 		return &u->doc;
 	return NULL;
 }
@@ -55,7 +55,11 @@ static const char *where(struct ui *u, char *out, size_t n)
 	if (u->view == VIEW_DETAIL)
 		snprintf(out, n, "the %s tab", dtab_name(u->tab));
 	else
-		snprintf(out, n, "the %s", u->view == VIEW_LOG ? "log" : u->view == VIEW_HELP ? "help" : "trial");
+		snprintf(out, n, "the %s",
+			 u->view == VIEW_LOG    ? "log"
+			 : u->view == VIEW_HELP ? "help"
+			 : u->view == VIEW_CASE ? "case"
+						: "trial");
 	return out;
 }
 
