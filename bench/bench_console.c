@@ -1112,6 +1112,19 @@ static void search_case(int mb, int as_text)
 		double p = timed(&F, 'p', NULL);
 		printf("    p (JSON inside the string, parsed): %.1f ms, %zu document lines\n", p, F.u.det.tab[TAB_RESPONSE].n);
 	}
+	/* What the console does while no key waits (between opening the turn and the first key):
+	 * the shown document's text made ready for a search, a step at a time. */
+	double idle_ms = 0, idle_max = 0;
+	int nidle = 0;
+	for (int more = 1; more; nidle++) {
+		double t = now_us();
+		more = ui_search_idle(&F.u);
+		double ms = (now_us() - t) / 1e3;
+		idle_ms += ms;
+		idle_max = ms > idle_max ? ms : idle_max;
+	}
+	printf("    while idle, made ready for a search: %.1f ms in %d steps (the longest %.2f ms)\n", idle_ms, nidle,
+	       idle_max);
 	/* Typing a search (each key searches what is shown and redraws), then Enter (opens folded
 	 * JSON holding a match, searches, redraws), then n and N. */
 	const char *word = "item-30000\"";

@@ -29,6 +29,8 @@ void search_free(struct search *s)
 	free(s->m);
 	free(s->scratch);
 	free(s->cand);
+	free(s->flat);
+	free(s->flat_off);
 	memset(s, 0, sizeof *s);
 }
 
@@ -225,6 +227,93 @@ static void sync_spliced(struct search *s, const struct tdoc *d)
 		search_from_line(s, keep_line);
 }
 
+/* The document's text flat (see search.h) up to line `upto` (at least; in steps, so a search
+ * that stops at SEARCH_MAX matches builds only what it looked at); started again when d
+ * changed. */
+static int flat_valid(const struct search *s, const struct tdoc *d, int icase)
+{
+	return s->flat && s->flat_doc == d && s->flat_gen == d->gen && s->flat_icase == icase;
+}
+
+static void flat_build(struct search *s, const struct tdoc *d, size_t upto, int icase)
+{
+	if (!flat_valid(s, d, icase)) {
+		s->flat_doc = d;
+		s->flat_gen = d->gen;
+		s->flat_icase = icase;
+		s->flat_lines = 0;
+		s->flat_len = 0;
+	}
+	if (upto > d->n)
+		upto = d->n;
+	if (s->flat_lines >= upto && s->flat)
+		return;
+	if (d->n + 1 > s->flat_offcap) {
+		s->flat_offcap = d->n + 1 + 64;
+		s->flat_off = xrealloc(s->flat_off, s->flat_offcap * sizeof *s->flat_off);
+	}
+	size_t at = s->flat_len, from = at;
+	for (size_t i = s->flat_lines; i < upto; i++) {
+		s->flat_off[i] = at;
+		const struct tline *l = &d->lines[i];
+		for (int k = 0; k < l->n; k++) {
+			size_t len = strlen(l->sp[k].text);
+			if (at + len + 2 > s->flat_cap) {
+				s->flat_cap = (at + len + 2) * 2;
+				s->flat = xrealloc(s->flat, s->flat_cap);
+			}
+			memcpy(s->flat + at, l->sp[k].text, len);
+			at += len;
+		}
+		if (at + 2 > s->flat_cap) {
+			s->flat_cap = (at + 2) * 2;
+			s->flat = xrealloc(s->flat, s->flat_cap);
+		}
+		s->flat[at++] = '\n';
+	}
+	if (!s->flat) {
+		s->flat_cap = 64;
+		s->flat = xmalloc(s->flat_cap);
+	}
+	s->flat[at] = '\0';
+	s->flat_off[upto] = at;
+	if (icase)
+		for (size_t i = from; i < at; i++) /* ASCII, as scan folds a line */
+			s->flat[i] = (char)((unsigned)((unsigned char)s->flat[i] - 'A') < 26u ? s->flat[i] + 32 : s->flat[i]);
+	s->flat_len = at;
+	s->flat_lines = upto;
+}
+
+#define FLAT_STEP 8192 /* lines built at a time */
+
+/* Every match of a plain pattern in d: memmem over its flat text, built as far as the search
+ * goes (a match never spans two lines: the pattern holds no newline). */
+static void sync_flat(struct search *s, const struct tdoc *d)
+{
+	size_t plen = strlen(s->pat), line = 0, pos = 0;
+	while (!s->more) {
+		size_t built = flat_valid(s, d, s->icase) ? s->flat_lines : 0;
+		if (pos >= (built ? s->flat_off[built] : 0) || !built) { /* looked at all that is built */
+			if (built >= d->n && s->flat)
+				break;
+			flat_build(s, d, built + FLAT_STEP, s->icase);
+		}
+		const char *t = s->flat, *end = t + s->flat_off[s->flat_lines];
+		const char *p = memmem(t + pos, (size_t)(end - (t + pos)), s->pat, plen);
+		if (!p) {
+			pos = (size_t)(end - t);
+			if (s->flat_lines >= d->n)
+				break;
+			continue;
+		}
+		size_t off = (size_t)(p - t);
+		while (s->flat_off[line + 1] <= off)
+			line++;
+		add(s, line, off - s->flat_off[line], plen);
+		pos = off + plen;
+	}
+}
+
 size_t search_sync(struct search *s, const struct tdoc *d)
 {
 	if (s->doc == d && s->gen == d->gen)
@@ -240,11 +329,28 @@ size_t search_sync(struct search *s, const struct tdoc *d)
 	s->more = 0;
 	int narrow = s->cand_ok && s->cand_doc == d && s->cand_gen == d->gen;
 	s->cand_ok = 0;
+	if (!narrow && !s->regex && s->pat[0]) {
+		sync_flat(s, d);
+		s->cur = 0;
+		if (s->n)
+			search_from_line(s, keep_line);
+		return s->n;
+	}
 	size_t lines = narrow ? s->ncand : d->n;
+	int flat = !s->regex && flat_valid(s, d, s->icase); /* the candidates' text is there already */
+	size_t plen = strlen(s->pat);
 	for (size_t k = 0; s->pat[0] && k < lines && !s->more; k++) {
 		size_t i = narrow ? s->cand[k] : k;
 		if (i >= d->n)
 			break;
+		if (flat && i < s->flat_lines) {
+			const char *t = s->flat + s->flat_off[i], *end = s->flat + s->flat_off[i + 1] - 1, *p = t;
+			while (!s->more && (p = memmem(p, (size_t)(end - p), s->pat, plen))) {
+				add(s, i, (size_t)(p - t), plen);
+				p += plen;
+			}
+			continue;
+		}
 		size_t len = line_text(s, &d->lines[i]);
 		struct add_ctx a = {s, i};
 		scan(s, s->scratch, len, add_one, &a);
@@ -346,4 +452,14 @@ size_t search_scan_buffer(struct search *s, const char *text, const char *lower,
 		p += plen;
 	}
 	return hits;
+}
+
+int search_prepare(struct search *s, const struct tdoc *d, size_t lines)
+{
+	int icase = s->pat[0] ? s->icase : 1; /* most searches are typed in lower case */
+	size_t built = flat_valid(s, d, icase) ? s->flat_lines : 0;
+	if (built >= d->n && s->flat)
+		return 0;
+	flat_build(s, d, built + lines, icase);
+	return s->flat_lines < d->n;
 }

@@ -42,6 +42,17 @@ struct search {
 	const struct tdoc *cand_doc;
 	unsigned cand_gen;
 	int cand_ok;
+	/* A plain pattern over a whole document: the document's text kept flat ('\n' after each
+	 * line; lower-cased for an ignore-case pattern) while it does not change, so a search
+	 * typed anew is one memmem over it, not a copy of every line. */
+	const struct tdoc *flat_doc;
+	unsigned flat_gen;
+	int flat_icase;
+	char *flat;
+	size_t flat_len, flat_cap;
+	size_t flat_lines; /* the lines built so far (built as far as a search looks) */
+	size_t *flat_off; /* where line i starts; flat_off[flat_lines] = flat_len */
+	size_t flat_offcap;
 };
 
 void search_init(struct search *s);
@@ -65,6 +76,9 @@ void search_count(const struct search *s, char *out, size_t n);
  * shown, as folded JSON). */
 int search_match_text(struct search *s, const char *t, size_t n);
 
+/* Builds `lines` more lines of d's flat text (see the struct) ahead of a search, as the view
+ * does while idle; returns 1 while more remains. */
+int search_prepare(struct search *s, const struct tdoc *d, size_t lines);
 /* Finds the pattern in a large text of lines ('\n' between them; a match never spans two):
  * fn(arg, off) for each match's first byte (in line order), until fn returns nonzero. lower
  * (may be NULL) is the same text lower-cased (ASCII) as a case-blind search needs it. Returns

@@ -282,6 +282,17 @@ int ui_search_bar(struct ui *u, char *out, size_t n)
 	return 1;
 }
 
+#define IDLE_MIN_LINES 20000 /* smaller documents are searched fast enough from scratch */
+#define IDLE_STEP 4096         /* lines a step: well under a millisecond */
+
+int ui_search_idle(struct ui *u)
+{
+	struct tdoc *d = ui_search_doc(u);
+	if (!d || d->n < IDLE_MIN_LINES)
+		return 0;
+	return search_prepare(&find(u)->s, d, IDLE_STEP);
+}
+
 const char *ui_search_prompt_label(struct ui *u)
 {
 	return find(u)->regex ? "re/" : "/";
