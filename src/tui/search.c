@@ -71,6 +71,7 @@ int search_set(struct search *s, const char *pat, int regex, struct err *e)
 			s->cand[s->ncand++] = s->m[i].line;
 		}
 		s->cand_doc = s->doc;
+		s->cand_serial = s->serial;
 		s->cand_gen = s->gen;
 	}
 	snprintf(s->pat, sizeof s->pat, "%s", pat);
@@ -221,6 +222,7 @@ static void sync_spliced(struct search *s, const struct tdoc *d)
 	}
 	free(old);
 	s->doc = d;
+	s->serial = d->serial;
 	s->gen = d->gen;
 	s->cur = 0;
 	if (s->n)
@@ -232,13 +234,14 @@ static void sync_spliced(struct search *s, const struct tdoc *d)
  * changed. */
 static int flat_valid(const struct search *s, const struct tdoc *d, int icase)
 {
-	return s->flat && s->flat_doc == d && s->flat_gen == d->gen && s->flat_icase == icase;
+	return s->flat && s->flat_doc == d && s->flat_serial == d->serial && s->flat_gen == d->gen && s->flat_icase == icase;
 }
 
 static void flat_build(struct search *s, const struct tdoc *d, size_t upto, int icase)
 {
 	if (!flat_valid(s, d, icase)) {
 		s->flat_doc = d;
+		s->flat_serial = d->serial;
 		s->flat_gen = d->gen;
 		s->flat_icase = icase;
 		s->flat_lines = 0;
@@ -316,18 +319,20 @@ static void sync_flat(struct search *s, const struct tdoc *d)
 
 size_t search_sync(struct search *s, const struct tdoc *d)
 {
-	if (s->doc == d && s->gen == d->gen)
+	int same = s->doc == d && s->serial == d->serial;
+	if (same && s->gen == d->gen)
 		return s->n;
-	if (s->doc == d && s->gen == d->edit_from && d->gen == d->edit_to && !s->more && s->pat[0]) {
+	if (same && s->gen == d->edit_from && d->gen == d->edit_to && !s->more && s->pat[0]) {
 		sync_spliced(s, d);
 		return s->n;
 	}
 	size_t keep_line = s->n && s->cur < s->n ? s->m[s->cur].line : 0;
 	s->doc = d;
+	s->serial = d->serial;
 	s->gen = d->gen;
 	s->n = 0;
 	s->more = 0;
-	int narrow = s->cand_ok && s->cand_doc == d && s->cand_gen == d->gen;
+	int narrow = s->cand_ok && s->cand_doc == d && s->cand_serial == d->serial && s->cand_gen == d->gen;
 	s->cand_ok = 0;
 	if (!narrow && !s->regex && s->pat[0]) {
 		sync_flat(s, d);

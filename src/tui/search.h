@@ -31,7 +31,8 @@ struct search {
 	size_t n, cap;
 	int more;            /* more than SEARCH_MAX matched */
 	size_t cur;          /* the current match (when n) */
-	const struct tdoc *doc; /* the document and generation the matches are of */
+	const struct tdoc *doc; /* the document (and its serial) and generation the matches are of */
+	unsigned long serial;
 	unsigned gen;
 	char *scratch;       /* a line's text, reused */
 	size_t scap;
@@ -40,12 +41,14 @@ struct search {
 	size_t *cand;
 	size_t ncand, capcand;
 	const struct tdoc *cand_doc;
+	unsigned long cand_serial;
 	unsigned cand_gen;
 	int cand_ok;
 	/* A plain pattern over a whole document: the document's text kept flat ('\n' after each
 	 * line; lower-cased for an ignore-case pattern) while it does not change, so a search
 	 * typed anew is one memmem over it, not a copy of every line. */
 	const struct tdoc *flat_doc;
+	unsigned long flat_serial;
 	unsigned flat_gen;
 	int flat_icase;
 	char *flat;

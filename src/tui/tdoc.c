@@ -5,6 +5,7 @@
 #include "tui/tdoc.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,12 @@ void tdoc_free(struct tdoc *d)
 	memset(d, 0, sizeof *d);
 }
 
+static atomic_ulong serials;
+
 void tdoc_nl(struct tdoc *d)
 {
+	if (!d->serial)
+		d->serial = atomic_fetch_add(&serials, 1) + 1;
 	if (!d->rows)
 		d->rows = xcalloc(1, sizeof *d->rows);
 	if (d->n == d->cap) {

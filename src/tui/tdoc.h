@@ -35,6 +35,8 @@ struct tdoc {
 	size_t n, cap;
 	unsigned gen; /* changes with every change to the document (what was computed from it is stale):
 	               * code that edits lines itself bumps it */
+	unsigned long serial; /* which document this is: new with the first line after tdoc_init or
+	                       * tdoc_free (gen alone starts again at 0 in a struct used again) */
 	struct tdoc_rows *rows; /* where each line's rows start at the width last asked (owned;
 	                         * kept while gen and the width stay): a large document draws
 	                         * and scrolls in the time of what is shown */

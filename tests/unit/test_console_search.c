@@ -134,6 +134,27 @@ Test(search, the_flat_text_finds_what_each_line_holds_built_ahead_or_as_it_goes_
 	tdoc_free(&d);
 }
 
+Test(search, a_document_built_again_in_the_same_struct_is_searched_again)
+{
+	/* The detail's tabs are freed and built again in place for each turn: two documents of the
+	 * same shape reach the same generation; the search must not take one for the other. */
+	static const char *const A[] = {"alpha beta", "gamma", NULL}, *const B[] = {"delta beta", "beta!", NULL};
+	struct tdoc d;
+	doc_of(&d, A);
+	struct search s;
+	search_init(&s);
+	search_set(&s, "beta", 0, NULL);
+	cr_assert_eq(search_sync(&s, &d), 1);
+	unsigned gen = d.gen;
+	tdoc_free(&d);
+	doc_of(&d, B);
+	cr_assert_eq(d.gen, gen, "the same generation (what made the two alike)");
+	cr_assert_eq(search_sync(&s, &d), 2, "the new document's matches: %zu", s.n);
+	cr_assert_eq(s.m[1].line, 1);
+	search_free(&s);
+	tdoc_free(&d);
+}
+
 Test(search, regex_count_and_stepping_wrap)
 {
 	struct tdoc d;
