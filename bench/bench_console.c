@@ -1125,17 +1125,19 @@ static void search_case(int mb, int as_text)
 	}
 	/* What the console does while no key waits (between opening the turn and the first key):
 	 * the shown document's text made ready for a search, a step at a time. */
-	double idle_ms = 0, idle_max = 0;
+	double idle_ms = 0, idle_max = 0, idle_cpu = 0, idle_cpu_max = 0;
 	int nidle = 0;
 	for (int more = 1; more; nidle++) {
-		double t = now_us();
+		double t = now_us(), c = thread_cpu_ms();
 		more = ui_search_idle(&F.u);
-		double ms = (now_us() - t) / 1e3;
+		double ms = (now_us() - t) / 1e3, cms = thread_cpu_ms() - c;
 		idle_ms += ms;
 		idle_max = ms > idle_max ? ms : idle_max;
+		idle_cpu += cms;
+		idle_cpu_max = cms > idle_cpu_max ? cms : idle_cpu_max;
 	}
-	printf("    while idle, made ready for a search: %.1f ms in %d steps (the longest %.2f ms)\n", idle_ms, nidle,
-	       idle_max);
+	printf("    while idle, made ready for a search: %.1f ms (CPU %.1f) in %d steps, the longest %.2f ms (CPU %.2f)\n",
+	       idle_ms, idle_cpu, nidle, idle_max, idle_cpu_max);
 	/* Typing a search (each key searches what is shown and redraws), then Enter (opens folded
 	 * JSON holding a match, searches, redraws), then n and N. */
 	const char *word = "item-30000\"";

@@ -14,15 +14,27 @@
 #define FOLD_DEPTH 3
 #define FOLD_STRING 240
 
+/* Where the build of the index stands: the containers being walked, each with the next of
+ * its members to visit (a build goes on a step at a time, while the console is idle). */
+struct ixframe {
+	const cJSON *next;
+	int node, depth, obj;
+};
+
 struct jindex {
 	const cJSON *root;
 	size_t n;            /* nodes */
 	const cJSON **v;     /* per node */
 	int *parent;         /* -1 for the root */
 	unsigned short *depth;
-	size_t *off;         /* where each node's line starts in text; off[n] = len */
-	char *text, *lower;
+	size_t *off;         /* where each node's line starts in text; off[n] = len (when done) */
+	char *text, *lower;  /* lower: as far as text was when the last step ended */
 	size_t len;
+	int done;
+	size_t cap, lcap;
+	struct buf b;        /* text while it is built */
+	struct ixframe *st;
+	size_t sp, scap;
 };
 
 static void jindex_free(struct jindex *ix)
@@ -35,6 +47,8 @@ static void jindex_free(struct jindex *ix)
 	free(ix->off);
 	free(ix->text);
 	free(ix->lower);
+	buf_free(&ix->b);
+	free(ix->st);
 	free(ix);
 }
 
@@ -277,9 +291,8 @@ void jsonview_render(struct tdoc *d, const cJSON *root, struct jfold *f)
 	ensure_spans(f, root);
 	f->ndirty = 0;
 	render(d, root, f, 0, 0, 0);
-	jindex_free(f->ix);
+	jindex_free(f->ix); /* built again when needed, or ahead while idle (jsonview_prepare) */
 	f->ix = NULL;
-	index_of(f, root); /* now, so the first search that opens folds costs what it opens */
 }
 
 /*==== rendering again what changed ====*/
@@ -475,53 +488,98 @@ static void put_member(struct buf *b, const char *key, const cJSON *v)
 	}
 }
 
-struct ixb {
-	struct jindex *ix;
-	size_t cap;
-	struct buf text;
-};
-
-static void ix_walk(struct ixb *x, const char *key, const cJSON *v, int parent, int depth)
+/* Adds node v (its key when its container is an object) to the index. */
+static int ix_add(struct jindex *ix, const char *key, const cJSON *v, int parent, int depth)
 {
-	struct jindex *ix = x->ix;
-	if (ix->n == x->cap) {
-		x->cap = x->cap ? x->cap * 2 : 1024;
-		ix->v = xrealloc(ix->v, x->cap * sizeof *ix->v);
-		ix->parent = xrealloc(ix->parent, x->cap * sizeof *ix->parent);
-		ix->depth = xrealloc(ix->depth, x->cap * sizeof *ix->depth);
-		ix->off = xrealloc(ix->off, (x->cap + 1) * sizeof *ix->off);
+	if (ix->n == ix->cap) {
+		ix->cap = ix->cap ? ix->cap * 2 : 1024;
+		ix->v = xrealloc(ix->v, ix->cap * sizeof *ix->v);
+		ix->parent = xrealloc(ix->parent, ix->cap * sizeof *ix->parent);
+		ix->depth = xrealloc(ix->depth, ix->cap * sizeof *ix->depth);
+		ix->off = xrealloc(ix->off, (ix->cap + 1) * sizeof *ix->off);
 	}
 	int node = (int)ix->n++;
 	ix->v[node] = v;
 	ix->parent[node] = parent;
 	ix->depth[node] = (unsigned short)(depth > 65535 ? 65535 : depth);
-	ix->off[node] = x->text.len;
-	put_member(&x->text, key, v);
-	buf_putc(&x->text, '\n');
-	if (cJSON_IsObject(v) || cJSON_IsArray(v))
-		for (const cJSON *c = v->child; c; c = c->next)
-			ix_walk(x, cJSON_IsObject(v) ? c->string ? c->string : "" : NULL, c, node, depth + 1);
+	ix->off[node] = ix->b.len;
+	put_member(&ix->b, key, v);
+	buf_putc(&ix->b, '\n');
+	if ((cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child) {
+		if (ix->sp == ix->scap) {
+			ix->scap = ix->scap ? ix->scap * 2 : 64;
+			ix->st = xrealloc(ix->st, ix->scap * sizeof *ix->st);
+		}
+		ix->st[ix->sp++] = (struct ixframe){.next = v->child, .node = node, .depth = depth, .obj = cJSON_IsObject(v)};
+	}
+	return node;
+}
+
+/* Goes on with the index's build for up to `nodes` nodes; returns 1 while more remains. */
+static int ix_step(struct jindex *ix, size_t nodes)
+{
+	if (ix->done)
+		return 0;
+	if (!ix->n)
+		ix_add(ix, NULL, ix->root, -1, 0);
+	size_t k = 0;
+	while (k < nodes && ix->sp) {
+		struct ixframe *fr = &ix->st[ix->sp - 1];
+		if (!fr->next) { /* this container is done */
+			ix->sp--;
+			continue;
+		}
+		const cJSON *v = fr->next;
+		fr->next = v->next;
+		ix_add(ix, fr->obj ? v->string ? v->string : "" : NULL, v, fr->node, fr->depth + 1);
+		k++;
+	}
+	while (ix->sp && !ix->st[ix->sp - 1].next)
+		ix->sp--;
+	/* The lower-cased copy follows the text as far as it goes. */
+	if (ix->b.len + 1 > ix->lcap) {
+		ix->lcap = (ix->b.len + 1) * 2;
+		ix->lower = xrealloc(ix->lower, ix->lcap);
+	}
+	for (size_t i = ix->len; i < ix->b.len; i++) {
+		unsigned char c = (unsigned char)ix->b.p[i];
+		ix->lower[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+	}
+	ix->len = ix->b.len;
+	ix->lower[ix->len] = '\0';
+	if (ix->sp)
+		return 1;
+	ix->off[ix->n] = ix->len;
+	ix->text = ix->b.p ? buf_take(&ix->b) : xstrdup("");
+	ix->done = 1;
+	return 0;
+}
+
+/* The index of root, started when there is none (or it is of another tree); built whole when
+ * whole (else as far as it is). */
+static struct jindex *index_for(struct jfold *f, const cJSON *root, int whole)
+{
+	if (!f->ix || f->ix->root != root) {
+		jindex_free(f->ix);
+		f->ix = xcalloc(1, sizeof *f->ix);
+		f->ix->root = root;
+	}
+	if (whole)
+		while (ix_step(f->ix, (size_t)1 << 20))
+			;
+	return f->ix;
 }
 
 static struct jindex *index_of(struct jfold *f, const cJSON *root)
 {
-	if (f->ix && f->ix->root == root)
-		return f->ix;
-	jindex_free(f->ix);
-	struct ixb x = {xcalloc(1, sizeof *x.ix), 0, {0}};
-	x.ix->root = root;
-	ix_walk(&x, NULL, root, -1, 0);
-	struct jindex *ix = x.ix;
-	ix->off[ix->n] = x.text.len;
-	ix->len = x.text.len;
-	ix->text = x.text.p ? x.text.p : xstrdup("");
-	ix->lower = xmalloc(ix->len + 1);
-	for (size_t i = 0; i <= ix->len; i++) {
-		unsigned char c = (unsigned char)ix->text[i];
-		ix->lower[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	f->ix = ix;
-	return ix;
+	return index_for(f, root, 1);
+}
+
+int jsonview_prepare(struct jfold *f, const cJSON *root, size_t nodes)
+{
+	if (!root)
+		return 0;
+	return ix_step(index_for(f, root, 0), nodes);
 }
 
 const char *jsonview_text(struct jfold *f, const cJSON *root, size_t *n, const char **lower)

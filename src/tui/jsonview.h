@@ -31,8 +31,8 @@ struct jfold {
 
 void jfold_free(struct jfold *f);
 /* Appends the rendering of root to d (indent: spaces per level), and keeps in f what later
- * calls with the same root use: each node's size and the text of every node for searching
- * what folds hide (jsonview_text). Call it again when root changed (another tree). */
+ * calls with the same root use: each node's size (and, once built, the text of every node for
+ * searching what folds hide: jsonview_text). Call it again when root changed (another tree). */
 void jsonview_render(struct tdoc *d, const cJSON *root, struct jfold *f);
 /* Brings d (holding root's rendering, from jsonview_render, after lines of its own) up to
  * date with the folds changed since (jsonview_toggle, jsonview_unfold_*): only the nodes
@@ -55,8 +55,12 @@ int jsonview_unfold_where(struct jfold *f, const cJSON *root, int (*match)(void 
 
 /* Every node's line as it shows unfolded (`"key": value`, a container as its opening
  * bracket), one line each in document order, '\n' after each; *lower the same lower-cased
- * (ASCII). Built by jsonview_render (or the first call) once per root and kept in f. */
+ * (ASCII). Built once per root and kept in f: by the first call (the whole tree), or ahead a
+ * step at a time by jsonview_prepare. */
 const char *jsonview_text(struct jfold *f, const cJSON *root, size_t *n, const char **lower);
+/* Builds up to `nodes` more nodes of jsonview_text's text (as the console does while idle);
+ * returns 1 while more remains. */
+int jsonview_prepare(struct jfold *f, const cJSON *root, size_t nodes);
 /* Unfolds the folded nodes whose line in jsonview_text holds one of the byte offsets
  * (ascending) and every folded node around them. Returns how many nodes it unfolded. */
 int jsonview_unfold_at(struct jfold *f, const cJSON *root, const size_t *off, size_t n);

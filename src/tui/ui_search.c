@@ -284,11 +284,18 @@ int ui_search_bar(struct ui *u, char *out, size_t n)
 
 #define IDLE_MIN_LINES 20000 /* smaller documents are searched fast enough from scratch */
 #define IDLE_STEP 4096         /* lines a step: well under a millisecond */
+#define IDLE_NODES 16384       /* JSON nodes a step: about as long */
 
 int ui_search_idle(struct ui *u)
 {
 	struct tdoc *d = ui_search_doc(u);
-	if (!d || d->n < IDLE_MIN_LINES)
+	if (!d)
+		return 0;
+	/* A request or response: the text of every node, for finding what folds hide. */
+	if (u->view == VIEW_DETAIL && (u->tab == TAB_REQUEST || u->tab == TAB_RESPONSE) &&
+	    jsonview_prepare(&u->det.fold[u->tab], u->tab == TAB_REQUEST ? u->det.req : u->det.resp, IDLE_NODES))
+		return 1;
+	if (d->n < IDLE_MIN_LINES)
 		return 0;
 	return search_prepare(&find(u)->s, d, IDLE_STEP);
 }

@@ -530,7 +530,7 @@ static char *mixed_doc(void)
 	struct buf js = {0};
 	buf_puts(&js, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"items\":[");
 	for (int i = 0; i < 40; i++) {
-		buf_printf(&js, "%s{\"id\":\"item-%d\",\"n\":%d,\"f\":%g,\"e\":{},\"z\":[],\"q\\\"k\":null,", i ? "," : "", i, i,
+		buf_printf(&js, "%s{\"id\":\"item-%d\",\"Name\":\"Deep Thought\",\"n\":%d,\"f\":%g,\"e\":{},\"z\":[],\"q\\\"k\":null,", i ? "," : "", i, i,
 			   i * 0.25);
 		buf_printf(&js, "\"deep\":{\"a\":{\"b\":{\"c\":[1,2,{\"d\":\"item-%d-deep\"}]}}},", i);
 		buf_puts(&js, "\"long\":\"");
@@ -665,4 +665,50 @@ Test(jsonview, unfold_at_opens_the_node_holding_the_offset_and_around_it)
 	cJSON_Delete(j);
 	tdoc_free(&d);
 	jfold_free(&f);
+}
+
+Test(jsonview, the_text_of_every_node_built_a_step_at_a_time_is_the_text_built_whole)
+{
+	char *js = mixed_doc();
+	cJSON *j = cJSON_Parse(js);
+	struct jfold whole = {0}, steps = {0};
+	size_t n1, n2;
+	const char *lower1, *lower2;
+	const char *t1 = jsonview_text(&whole, j, &n1, &lower1);
+	int calls = 0;
+	while (jsonview_prepare(&steps, j, 7)) /* 7 nodes a step: every kind of place to stop */
+		calls++;
+	cr_assert_gt(calls, 50, "%d steps", calls);
+	cr_assert_eq(jsonview_prepare(&steps, j, 7), 0, "done stays done");
+	const char *t2 = jsonview_text(&steps, j, &n2, &lower2);
+	cr_assert_eq(n1, n2);
+	cr_assert(!memcmp(t1, t2, n1), "the same text");
+	cr_assert(!memcmp(lower1, lower2, n1), "the same lower-cased text");
+	for (size_t i = 0; i < n2; i++)
+		cr_assert_eq(lower2[i], (t2[i] >= 'A' && t2[i] <= 'Z') ? t2[i] + 32 : t2[i], "byte %zu lower-cased", i);
+	cr_assert(strstr(t2, "\"q\\\"k\": null\n"), "a key as shown, escaped");
+	cr_assert_eq(strlen(t2), n2);
+	/* Unfolding by it agrees too: every item opened where "item-1" is. */
+	struct tdoc d1, d2;
+	tdoc_init(&d1);
+	tdoc_init(&d2);
+	jsonview_render(&d1, j, &whole);
+	jsonview_render(&d2, j, &steps);
+	while (jsonview_prepare(&steps, j, 5))
+		;
+	jsonview_unfold_where(&whole, j, match_item, "item-1");
+	jsonview_unfold_where(&steps, j, match_item, "item-1");
+	jsonview_update(&d1, j, &whole);
+	jsonview_update(&d2, j, &steps);
+	char *a = tagged(&d1), *b = tagged(&d2);
+	cr_assert_str_eq(a, b);
+	cr_assert(strstr(a, "item-1-deep"), "the deep match was opened");
+	free(a);
+	free(b);
+	tdoc_free(&d1);
+	tdoc_free(&d2);
+	jfold_free(&whole);
+	jfold_free(&steps);
+	cJSON_Delete(j);
+	free(js);
 }
