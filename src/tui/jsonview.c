@@ -561,8 +561,15 @@ static struct jindex *index_for(struct jfold *f, const cJSON *root, int whole)
 {
 	if (!f->ix || f->ix->root != root) {
 		jindex_free(f->ix);
-		f->ix = xcalloc(1, sizeof *f->ix);
-		f->ix->root = root;
+		struct jindex *ix = f->ix = xcalloc(1, sizeof *f->ix);
+		ix->root = root;
+		if (f->span && f->span_root == root) { /* the nodes are known: room for all of them */
+			ix->cap = (size_t)f->span[0];
+			ix->v = xmalloc(ix->cap * sizeof *ix->v);
+			ix->parent = xmalloc(ix->cap * sizeof *ix->parent);
+			ix->depth = xmalloc(ix->cap * sizeof *ix->depth);
+			ix->off = xmalloc((ix->cap + 1) * sizeof *ix->off);
+		}
 	}
 	if (whole)
 		while (ix_step(f->ix, (size_t)1 << 20))

@@ -280,6 +280,15 @@ static void flat_build(struct search *s, const struct tdoc *d, size_t upto, int 
 	}
 	s->flat[at] = '\0';
 	s->flat_off[upto] = at;
+	if (!s->flat_lines && upto < d->n && upto) {
+		/* The first step: room for the whole text at this step's bytes a line, so the later
+		 * steps do not copy what is built (a step stays short). */
+		size_t want = (size_t)((double)at / (double)upto * (double)d->n * 1.25) + 4096;
+		if (want > s->flat_cap) {
+			s->flat_cap = want;
+			s->flat = xrealloc(s->flat, s->flat_cap);
+		}
+	}
 	if (icase)
 		for (size_t i = from; i < at; i++) /* ASCII, as scan folds a line */
 			s->flat[i] = (char)((unsigned)((unsigned char)s->flat[i] - 'A') < 26u ? s->flat[i] + 32 : s->flat[i]);
