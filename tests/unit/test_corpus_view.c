@@ -18,6 +18,7 @@
 #include "ts_screen.h"
 #include "tui/canvas.h"
 #include "tui/ccorpus.h"
+#include "tui/filter.h"
 #include "tui/glyphs.h"
 #include "tui/keymap.h"
 #include "tui/mouse.h"
@@ -624,5 +625,46 @@ Test(corpus_view, a_click_focuses_a_case_row_and_a_double_click_opens_it)
 	mouse_apply(&F.u, &ev, 20000 + MOUSE_DOUBLE_MS - 1);
 	cr_assert_eq(F.u.view, VIEW_CASE);
 	cr_assert_str_eq(ui_corpus_of(&F.u)->open, RUN "-turn7", "the case above it, clicked twice");
+	teardown_fx();
+}
+
+/*==== the turns filter typed on ====*/
+
+/* Typing on looks only at the rows the filter kept (filter_narrows); each key's rows are the
+ * ones a filter typed at once shows. */
+Test(corpus_view, the_turns_filter_typed_on_shows_what_it_shows_typed_at_once)
+{
+	build(120, 40);
+	struct cm_run *r = ui_run(&F.u);
+	static const char *tools[] = {"write_file", "read_file", "write_log", "edit_file", "wrap"};
+	for (int i = 3; i < 400; i++)
+		add_turn(r, i, tools[i % 5], i % 3 ? CMV_PASS : CMV_FAIL);
+	r->gen++;
+	ui_refilter(&F.u, 1);
+	press('/', 0);
+	const char *typed = "wri tool:w verdict:fail";
+	char sofar[64] = "";
+	for (const char *c = typed; *c; c++) {
+		size_t n = strlen(sofar);
+		sofar[n] = *c;
+		sofar[n + 1] = '\0';
+		type((char[]){*c, 0});
+		if (strcmp(F.u.filter_text, sofar))
+			continue; /* not a filter yet ("tool:", "verdict:f"): the last one stays */
+		struct filter *f = NULL;
+		struct err e = {0};
+		cr_assert_eq(filter_parse(sofar, &f, &e), 0, "%s", e.msg);
+		size_t k = 0;
+		for (size_t i = 0; i < r->nturns; i++)
+			if (filter_match(f, cm_turn_at(r, i))) {
+				cr_assert_lt(k, F.u.nvis, "\"%s\": more rows than shown", sofar);
+				cr_assert_eq(F.u.vis[k], i, "\"%s\": row %zu", sofar, k);
+				k++;
+			}
+		cr_assert_eq(k, F.u.nvis, "\"%s\": %zu rows, typed at once %zu", sofar, F.u.nvis, k);
+		filter_free(f);
+	}
+	cr_assert_str_eq(F.u.filter_text, typed);
+	cr_assert_gt(F.u.nvis, 0);
 	teardown_fx();
 }
