@@ -6,9 +6,11 @@
  * Case: a pattern with no upper-case letter matches either case ("smart case", as in less
  * and vim); one with an upper-case letter matches exactly. Matches do not overlap; an empty
  * regex match is not a match. At most SEARCH_MAX matches are kept (the count then says
- * "N+"). Results are tied to the document's generation: search_sync runs the search again
- * when the document changed (a fold, another tab). A plain pattern that extends the one
- * before (typing on) looks again only at the lines that one matched.
+ * "N+"). Results are tied to the document (its serial) and its generation: search_sync runs
+ * the search again when the document changed (another tab, another turn), or, after a
+ * tdoc_splice (folds opened), searches only the new lines. A plain pattern that extends the
+ * one before (typing on) looks again only at the lines that one matched; a plain pattern over
+ * a whole document is one memmem over the document's text kept flat.
  *
  * Must not: touch curses, print. Owns its matches and compiled expression.
  * Threads: one search, one thread. */
