@@ -322,6 +322,7 @@ int console_run(const struct console_opts *o, struct err *e)
 	struct canvas cv;
 	canvas_init(&cv, 1, 1);
 	c->ui.dirty = 1;
+	int idle = 0; /* idle work remains (ui_search_idle): poll without waiting */
 	while (!c->ui.quit && !stop_signal) {
 		if (c->ui.dirty) {
 			redraw(c, &cv);
@@ -329,7 +330,12 @@ int console_run(const struct console_opts *o, struct err *e)
 		}
 		struct pollfd p[2] = {{.fd = term_input_fd(c->term), .events = POLLIN},
 				      {.fd = cqueue_fd(o->events), .events = POLLIN}};
-		int n = poll(p, 2, 1000);
+		int n = poll(p, 2, idle ? 0 : 1000);
+		if (n == 0 && idle) {
+			idle = ui_search_idle(&c->ui);
+			continue;
+		}
+		idle = 1; /* after a key or an event, see whether there is some */
 		if (n < 0 && errno != EINTR)
 			break;
 		/* Keys and events are stamped (the log's times) with now, not the last redraw's

@@ -319,6 +319,12 @@ void detail_render_json(struct detail *d)
 	}
 }
 
+void detail_refold(struct detail *d)
+{
+	jsonview_update(&d->tab[0], d->req, &d->fold[0]);
+	jsonview_update(&d->tab[1], d->resp, &d->fold[1]);
+}
+
 /*==== effect diff ====*/
 
 static void load_diff(struct detail *d, struct cm_run *r, const struct cm_turn *t)

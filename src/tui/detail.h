@@ -48,8 +48,11 @@ void detail_load_hold(struct detail *d, const struct cm_run *r, const struct cm_
  * or as sent again (it toggles; folds start over). Returns how many strings it parsed (0:
  * none holds JSON, nothing changed), or -1 when it went back to the frame as sent. */
 int detail_parse_strings(struct detail *d, int tab);
-/* Re-renders the request/response tabs after a fold change. */
+/* Re-renders the request/response tabs whole (after the JSON itself changed). */
 void detail_render_json(struct detail *d);
+/* Brings the request/response tabs up to date after fold changes (jsonview_toggle,
+ * jsonview_unfold_*): only what changed is rendered again (jsonview_update). */
+void detail_refold(struct detail *d);
 /* Rebuilds the verdict summary (after a verdict arrived for this turn). */
 void detail_render_head(struct detail *d, const struct cm_turn *t);
 void detail_free(struct detail *d);

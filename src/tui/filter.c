@@ -223,3 +223,39 @@ int filter_match(const struct filter *f, const struct cm_turn *t)
 			return 0;
 	return 1;
 }
+
+/* The last term of expression e (after its last blank), and its length. */
+static const char *last_term(const char *e, size_t n, size_t *len)
+{
+	size_t a = n;
+	while (a > 0 && e[a - 1] != ' ' && e[a - 1] != '\t')
+		a--;
+	*len = n - a;
+	return e + a;
+}
+
+/* A term whose value matches as a substring: a word, or tool:VALUE (any case of the key). */
+static int substring_term(const char *t, size_t n)
+{
+	const char *colon = memchr(t, ':', n);
+	return !colon || ((size_t)(colon - t) == 4 && !strncasecmp(t, "tool", 4) && colon + 1 < t + n);
+}
+
+int filter_narrows(const char *before, const char *after)
+{
+	size_t bn = strlen(before), an = strlen(after);
+	while (bn && (before[bn - 1] == ' ' || before[bn - 1] == '\t'))
+		bn--;
+	if (!bn || an < bn || strncmp(before, after, bn) || strchr(after, '!'))
+		return 0;
+	if (after[bn] == '\0' || after[bn] == ' ' || after[bn] == '\t')
+		return 1; /* the same terms, and maybe more: each must match too */
+	/* The last term goes on: both it and what it becomes must match as substrings. */
+	size_t tl, ul;
+	const char *t = last_term(before, bn, &tl);
+	size_t end = bn;
+	while (end < an && after[end] != ' ' && after[end] != '\t')
+		end++;
+	const char *u = last_term(after, end, &ul);
+	return substring_term(t, tl) && substring_term(u, ul) && (memchr(t, ':', tl) != NULL) == (memchr(u, ':', ul) != NULL);
+}

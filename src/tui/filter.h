@@ -23,5 +23,10 @@ struct filter;
 int filter_parse(const char *expr, struct filter **out, struct err *e);
 void filter_free(struct filter *f);
 int filter_match(const struct filter *f, const struct cm_turn *t);
+/* Whether every turn `after` matches is one `before` matches, judged from the text alone (as
+ * typing on does: `before` and then more), so a refilter need only look at what `before`
+ * kept: `after` extends `before` with more terms, or extends its last term's value when that
+ * is a word or tool: (substrings: longer, fewer); nothing negated. 0 when not sure. */
+int filter_narrows(const char *before, const char *after);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/ui_corpus.h"
 #include "tui/ui_internal.h"
 
 static void repeat(struct ui *u, const char *cmd, int n)
@@ -95,6 +96,16 @@ static int trials_click(struct ui *u, const struct mouse_ev *ev)
 	return 1;
 }
 
+/* A press on the corpus list: that case focused. 1 when it landed on one. */
+static int corpus_click(struct ui *u, const struct mouse_ev *ev)
+{
+	long k = ui_corpus_row_at(u, ev->y);
+	if (k < 0)
+		return 0;
+	ui_corpus_select(u, (size_t)k);
+	return 1;
+}
+
 void mouse_apply(struct ui *u, const struct mouse_ev *ev, long long now_ms)
 {
 	if (u->prompt || u->confirm[0] || u->w < UI_MIN_W || u->h < UI_MIN_H)
@@ -117,6 +128,8 @@ void mouse_apply(struct ui *u, const struct mouse_ev *ev, long long now_ms)
 		on_row = detail_click(u, ev);
 	else if (u->view == VIEW_TRIALS)
 		on_row = trials_click(u, ev);
+	else if (u->view == VIEW_CORPUS)
+		on_row = corpus_click(u, ev);
 	if (twice && on_row && u->view == before)
 		ui_command(u, u->view == VIEW_DETAIL ? "fold" : "open");
 }

@@ -1,8 +1,8 @@
 /* mouse.h - what a mouse event does in the console: the wheel scrolls the pane under the
  * pointer (three rows a notch; the verdict block one), a click focuses the pane and the row
- * under it, or the detail tab under it, and a double click (a second click on the same cell
- * within MOUSE_DOUBLE_MS) opens what a click focused (Enter; in a detail tab, folds the JSON
- * node). term.c turns the terminal's reports (SGR 1006) into struct mouse_ev; this file only
+ * under it (a run, a turn, a denial, a trial, a corpus case), or the detail tab under it,
+ * and a double click (a second click on the same cell within MOUSE_DOUBLE_MS) opens what a
+ * click focused (Enter; in a detail tab, folds the JSON node). term.c turns the terminal's reports (SGR 1006) into struct mouse_ev; this file only
  * maps them to the UI's own commands, so a click does what its key would.
  *
  * Must not: call curses, read the clock (the caller gives the time). Threads: the UI thread. */

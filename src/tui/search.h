@@ -6,9 +6,11 @@
  * Case: a pattern with no upper-case letter matches either case ("smart case", as in less
  * and vim); one with an upper-case letter matches exactly. Matches do not overlap; an empty
  * regex match is not a match. At most SEARCH_MAX matches are kept (the count then says
- * "N+"). Results are tied to the document's generation: search_sync runs the search again
- * when the document changed (a fold, another tab). A plain pattern that extends the one
- * before (typing on) looks again only at the lines that one matched.
+ * "N+"). Results are tied to the document (its serial) and its generation: search_sync runs
+ * the search again when the document changed (another tab, another turn), or, after a
+ * tdoc_splice (folds opened), searches only the new lines. A plain pattern that extends the
+ * one before (typing on) looks again only at the lines that one matched; a plain pattern over
+ * a whole document is one memmem over the document's text kept flat.
  *
  * Must not: touch curses, print. Owns its matches and compiled expression.
  * Threads: one search, one thread. */
@@ -31,7 +33,8 @@ struct search {
 	size_t n, cap;
 	int more;            /* more than SEARCH_MAX matched */
 	size_t cur;          /* the current match (when n) */
-	const struct tdoc *doc; /* the document and generation the matches are of */
+	const struct tdoc *doc; /* the document (and its serial) and generation the matches are of */
+	unsigned long serial;
 	unsigned gen;
 	char *scratch;       /* a line's text, reused */
 	size_t scap;
@@ -40,8 +43,21 @@ struct search {
 	size_t *cand;
 	size_t ncand, capcand;
 	const struct tdoc *cand_doc;
+	unsigned long cand_serial;
 	unsigned cand_gen;
 	int cand_ok;
+	/* A plain pattern over a whole document: the document's text kept flat ('\n' after each
+	 * line; lower-cased for an ignore-case pattern) while it does not change, so a search
+	 * typed anew is one memmem over it, not a copy of every line. */
+	const struct tdoc *flat_doc;
+	unsigned long flat_serial;
+	unsigned flat_gen;
+	int flat_icase;
+	char *flat;
+	size_t flat_len, flat_cap;
+	size_t flat_lines; /* the lines built so far (built as far as a search looks) */
+	size_t *flat_off; /* where line i starts; flat_off[flat_lines] = flat_len */
+	size_t flat_offcap;
 };
 
 void search_init(struct search *s);
@@ -64,5 +80,15 @@ void search_count(const struct search *s, char *out, size_t n);
 /* Whether pattern p matches somewhere in the n bytes at t (for finding matches in text not
  * shown, as folded JSON). */
 int search_match_text(struct search *s, const char *t, size_t n);
+
+/* Builds `lines` more lines of d's flat text (see the struct) ahead of a search, as the view
+ * does while idle; returns 1 while more remains. */
+int search_prepare(struct search *s, const struct tdoc *d, size_t lines);
+/* Finds the pattern in a large text of lines ('\n' between them; a match never spans two):
+ * fn(arg, off) for each match's first byte (in line order), until fn returns nonzero. lower
+ * (may be NULL) is the same text lower-cased (ASCII) as a case-blind search needs it. Returns
+ * how many it found. */
+size_t search_scan_buffer(struct search *s, const char *text, const char *lower, size_t n, int (*fn)(void *arg, size_t off),
+			  void *arg);
 
 #endif

@@ -5,6 +5,7 @@
 #include "tui/tdoc.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +44,16 @@ void tdoc_free(struct tdoc *d)
 		free(d->rows->start);
 	free(d->rows);
 	free(d->lines);
+	free(d->edits);
 	memset(d, 0, sizeof *d);
 }
 
+static atomic_ulong serials;
+
 void tdoc_nl(struct tdoc *d)
 {
+	if (!d->serial)
+		d->serial = atomic_fetch_add(&serials, 1) + 1;
 	if (!d->rows)
 		d->rows = xcalloc(1, sizeof *d->rows);
 	if (d->n == d->cap) {
@@ -245,6 +251,76 @@ static const size_t *row_starts(const struct tdoc *d, int w, int wrap)
 	c->gen = d->gen;
 	c->n = d->n;
 	return c->start;
+}
+
+static void free_line(struct tline *l)
+{
+	for (int k = 0; k < l->n; k++)
+		free(l->sp[k].text);
+	free(l->sp);
+}
+
+void tdoc_splice(struct tdoc *d, const struct tdoc_piece *p, size_t n)
+{
+	if (!n)
+		return;
+	if (!d->rows)
+		d->rows = xcalloc(1, sizeof *d->rows);
+	size_t old_n = d->n, new_n = old_n;
+	for (size_t k = 0; k < n; k++)
+		new_n = new_n - p[k].removed + p[k].src->n;
+	struct tdoc_rows *c = d->rows;
+	int rows_ok = c->start && c->gen == d->gen && c->n == old_n;
+	size_t *start = rows_ok ? xmalloc((new_n + 1 + 64) * sizeof *start) : NULL;
+	struct tline *lines = xmalloc((new_n + 64) * sizeof *lines);
+	if (n > d->capedits) {
+		d->capedits = n + 16;
+		d->edits = xrealloc(d->edits, d->capedits * sizeof *d->edits);
+	}
+	size_t from = 0, to = 0, row = 0;
+	for (size_t k = 0; k <= n; k++) {
+		size_t at = k < n ? p[k].at : old_n;
+		/* The lines kept up to this piece: moved, their rows as they were. */
+		memcpy(lines + to, d->lines + from, (at - from) * sizeof *lines);
+		if (start)
+			for (size_t i = from; i < at; i++, to++) {
+				start[to] = row;
+				row += c->start[i + 1] - c->start[i];
+			}
+		else
+			to += at - from;
+		if (k == n)
+			break;
+		for (size_t i = at; i < at + p[k].removed; i++)
+			free_line(&d->lines[i]);
+		struct tdoc *src = p[k].src;
+		memcpy(lines + to, src->lines, src->n * sizeof *lines);
+		for (size_t i = 0; i < src->n; i++, to++)
+			if (start) {
+				start[to] = row;
+				row += line_rows(&lines[to], c->w, c->wrap);
+			}
+		d->edits[k] = (struct tdoc_edit){.at = at, .removed = p[k].removed, .added = src->n};
+		src->n = 0;
+		src->gen++;
+		from = at + p[k].removed;
+	}
+	free(d->lines);
+	d->lines = lines;
+	d->n = new_n;
+	d->cap = new_n + 64;
+	d->nedits = n;
+	d->edit_from = d->gen;
+	d->gen++;
+	d->edit_to = d->gen;
+	if (start) {
+		start[new_n] = row;
+		free(c->start);
+		c->start = start;
+		c->cap = new_n + 1 + 64;
+		c->n = new_n;
+		c->gen = d->gen;
+	}
 }
 
 size_t tdoc_rows(const struct tdoc *d, int w, int wrap)

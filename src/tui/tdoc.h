@@ -24,14 +24,28 @@ struct tline {
 
 struct tdoc_rows;
 
+/* One replacement of lines: [at, at+removed) of the document as it was became `added` new
+ * lines there. */
+struct tdoc_edit {
+	size_t at, removed, added;
+};
+
 struct tdoc {
 	struct tline *lines;
 	size_t n, cap;
 	unsigned gen; /* changes with every change to the document (what was computed from it is stale):
 	               * code that edits lines itself bumps it */
+	unsigned long serial; /* which document this is: new with the first line after tdoc_init or
+	                       * tdoc_free (gen alone starts again at 0 in a struct used again) */
 	struct tdoc_rows *rows; /* where each line's rows start at the width last asked (owned;
 	                         * kept while gen and the width stay): a large document draws
 	                         * and scrolls in the time of what is shown */
+	/* The last tdoc_splice: its edits (ascending, old line numbers) took the document from
+	 * generation edit_from to edit_to, so what was computed at edit_from (search matches) can
+	 * be brought up to date by looking at the new lines only. */
+	struct tdoc_edit *edits;
+	size_t nedits, capedits;
+	unsigned edit_from, edit_to;
 };
 
 /* A highlighted range of one line: bytes [off, off+len) of the line's plain text (its spans
@@ -55,6 +69,15 @@ void tdoc_addf(struct tdoc *d, enum role r, const char *fmt, ...) __attribute__(
 void tdoc_hang(struct tdoc *d, int cols);
 /* Appends text that may hold newlines: each becomes a new line in role r. */
 void tdoc_text(struct tdoc *d, enum role r, const char *text);
+/* Replaces lines in place: pieces (ascending by at, not overlapping; at and removed in the
+ * document's present line numbers) each take the lines of src[k] (moved: src[k] is left
+ * empty). Costs what changes: the rows cached for a width are carried over, only the new
+ * lines are measured; the edits are kept (edits, edit_from, edit_to). */
+struct tdoc_piece {
+	size_t at, removed;
+	struct tdoc *src;
+};
+void tdoc_splice(struct tdoc *d, const struct tdoc_piece *p, size_t n);
 /* The plain text of line i (new string). */
 char *tdoc_line_text(const struct tdoc *d, size_t i);
 

@@ -152,6 +152,14 @@ void ui_refilter(struct ui *u, int force)
 		while (u->nvis && u->vis[u->nvis - 1] >= r->nturns)
 			u->nvis--;
 		start = u->nvis ? u->vis[u->nvis - 1] + 1 : 0;
+	} else if (force == 2 && u->vis_run == u->run && u->vis_gen == r->gen && !u->sort) {
+		/* A filter typed on (filter_narrows): only the rows the last one kept can match. */
+		size_t k = 0;
+		for (size_t i = 0; i < u->nvis; i++)
+			if (u->vis[i] < r->nturns && filter_match(u->flt, cm_turn_at(r, u->vis[i])))
+				u->vis[k++] = u->vis[i];
+		u->nvis = k;
+		start = r->nturns;
 	} else {
 		u->nvis = 0;
 	}
@@ -693,10 +701,11 @@ static void set_filter(struct ui *u, const char *expr, int quiet)
 			ui_message(u, 2, "%s", e.msg);
 		return;
 	}
+	int narrows = u->flt && f && filter_narrows(u->filter_text, expr);
 	filter_free(u->flt);
 	u->flt = f;
 	snprintf(u->filter_text, sizeof u->filter_text, "%s", f ? expr : "");
-	ui_refilter(u, 1);
+	ui_refilter(u, narrows ? 2 : 1);
 	u->dirty++;
 }
 
@@ -749,7 +758,7 @@ static void fold_at_cursor(struct ui *u)
 		return;
 	cJSON *root = u->tab == TAB_REQUEST ? u->det.req : u->det.resp;
 	if (jsonview_toggle(&u->det.fold[u->tab], root, d->lines[line].tag) == 0) {
-		detail_render_json(&u->det);
+		detail_refold(&u->det);
 		u->dirty++;
 	}
 }

@@ -160,6 +160,10 @@ void ui_event(struct ui *u, const struct cevent *ev);
  * is pressed (a later notice or warning from an event goes to the log only, unless it asks a
  * question); errors are counted until the log view is opened. */
 void ui_message(struct ui *u, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Work done while no key waits, a step at a time: what a search of the document shown needs
+ * is made ready (a request's or response's text of every node, a large document's text
+ * flat; ui_search.c). Returns 1 while more remains (call again when idle). */
+int ui_search_idle(struct ui *u);
 /* The trials changed (tmodel_poll said so): the open trial's document is rebuilt. */
 void ui_trials_changed(struct ui *u);
 /* The current run (NULL when there is none). */

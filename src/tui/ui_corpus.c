@@ -801,6 +801,28 @@ static void draw_score(struct ui *u, struct canvas *c, int y)
 	canvas_text_fit(c, y + 1, x, u->w - x, ROLE_NORMAL, line, 0);
 }
 
+/* ui_draw gives the view rows 1 to the status line (h - 3): the title, the score, a blank,
+ * the column heads, then the cases (ui_corpus_draw's layout). */
+long ui_corpus_row_at(struct ui *u, int y)
+{
+	struct ui_corpus *cv = ui_corpus_of(u);
+	int first = 1 + 3 + 1, rows = (u->h - 4) - 4;
+	if (u->view != VIEW_CORPUS || y < first || y >= first + rows)
+		return -1;
+	size_t k = cv->pos.top + (size_t)(y - first);
+	return k < cv->cc.nvis ? (long)k : -1;
+}
+
+void ui_corpus_select(struct ui *u, size_t k)
+{
+	struct ui_corpus *cv = ui_corpus_of(u);
+	if (k >= cv->cc.nvis)
+		return;
+	cv->pos.sel = k;
+	snprintf(cv->sel, sizeof cv->sel, "%s", cv->cc.c[cv->cc.vis[k]].id);
+	u->dirty++;
+}
+
 void ui_corpus_draw(struct ui *u, struct canvas *c, int y, int h)
 {
 	struct ui_corpus *cv = ui_corpus_of(u);

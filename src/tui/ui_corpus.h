@@ -45,6 +45,11 @@ int ui_corpus_set_filter(struct ui *u, const char *expr, int quiet);
 /* CE_CORPUS and CE_LABELED: the cases and score are read again. */
 void ui_corpus_event(struct ui *u, const struct cevent *ev);
 void ui_corpus_draw(struct ui *u, struct canvas *c, int y, int h);
+/* The case row drawn on screen row y of the corpus list (an index into the cases the filter
+ * shows), or -1 (the title, the score, the column heads, below the last case). */
+long ui_corpus_row_at(struct ui *u, int y);
+/* Focuses the k-th case the filter shows (a click on its row). */
+void ui_corpus_select(struct ui *u, size_t k);
 void ui_corpus_free(struct ui *u);
 
 /* The view's state (created when first needed). */

@@ -3,6 +3,8 @@
 #define BELAY_TUI_UI_INTERNAL_H
 #include "tui/ui.h"
 
+/* The turns the filter shows (u->vis) brought up to date with the run; force: look at every
+ * turn again (1), or only at the rows shown, the filter having narrowed (2: filter_narrows). */
 void ui_refilter(struct ui *u, int force);
 /* Shows view v (back returns to the one before) / goes back one view. */
 void ui_view_push(struct ui *u, enum view v);

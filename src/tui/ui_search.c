@@ -1,5 +1,5 @@
 /* ui_search.c - search inside what the view shows (the detail's tab, the log, help, a
- * trial): the search prompt (as you type, Enter keeps it, Esc goes back, Ctrl-R switches to
+ * trial, a corpus case): the search prompt (as you type, Enter keeps it, Esc goes back, Ctrl-R switches to
  * a regular expression), n/N, the count, the highlighted matches, scrolling to the current
  * one, and opening folded JSON that holds a match. The matching itself is search.c.
  *
@@ -44,7 +44,7 @@ struct tdoc *ui_search_doc(struct ui *u)
 {
 	if (u->view == VIEW_DETAIL)
 		return u->det_loaded ? &u->det.tab[u->tab] : NULL;
-	if (u->view == VIEW_LOG || u->view == VIEW_HELP || u->view == VIEW_TRIAL)
+	if (u->view == VIEW_LOG || u->view == VIEW_HELP || u->view == VIEW_TRIAL || u->view == VIEW_CASE)
 		return &u->doc;
 	return NULL;
 }
@@ -55,7 +55,11 @@ static const char *where(struct ui *u, char *out, size_t n)
 	if (u->view == VIEW_DETAIL)
 		snprintf(out, n, "the %s tab", dtab_name(u->tab));
 	else
-		snprintf(out, n, "the %s", u->view == VIEW_LOG ? "log" : u->view == VIEW_HELP ? "help" : "trial");
+		snprintf(out, n, "the %s",
+			 u->view == VIEW_LOG    ? "log"
+			 : u->view == VIEW_HELP ? "help"
+			 : u->view == VIEW_CASE ? "case"
+						: "trial");
 	return out;
 }
 
@@ -90,9 +94,38 @@ static void show_current(struct ui *u, const struct tdoc *d)
 	u->dirty++;
 }
 
-static int match_cb(void *arg, const char *text, size_t n)
+struct offs {
+	size_t *v;
+	size_t n, cap;
+};
+
+static int off_cb(void *arg, size_t off)
 {
-	return search_match_text(arg, text, n);
+	struct offs *o = arg;
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 64;
+		o->v = xrealloc(o->v, o->cap * sizeof *o->v);
+	}
+	o->v[o->n++] = off;
+	return 0;
+}
+
+/* Opens the folded JSON of the focused tab that holds a match; returns how many nodes. The
+ * text of every node is kept beside the tree (jsonview_text), so this is one pass of the
+ * search over it, and only the opened nodes are rendered again. */
+static int unfold_matches(struct ui *u, struct search *s)
+{
+	cJSON *root = u->tab == TAB_REQUEST ? u->det.req : u->det.resp;
+	struct jfold *fold = &u->det.fold[u->tab];
+	size_t n;
+	const char *lower, *text = jsonview_text(fold, root, &n, &lower);
+	struct offs o = {0};
+	search_scan_buffer(s, text, lower, n, off_cb, &o);
+	int opened = jsonview_unfold_at(fold, root, o.v, o.n);
+	free(o.v);
+	if (opened)
+		detail_refold(&u->det);
+	return opened;
 }
 
 /* Sets the pattern and finds it from the view's place; quiet: while typing (a bad regex
@@ -111,10 +144,7 @@ static long run(struct ui *u, const char *pat, int regex, int quiet, int open_fo
 		return 0;
 	int opened = 0;
 	if (open_folds && u->view == VIEW_DETAIL && (u->tab == TAB_REQUEST || u->tab == TAB_RESPONSE)) {
-		cJSON *root = u->tab == TAB_REQUEST ? u->det.req : u->det.resp;
-		opened = jsonview_unfold_where(&u->det.fold[u->tab], root, match_cb, &f->s);
-		if (opened)
-			detail_render_json(&u->det);
+		opened = unfold_matches(u, &f->s);
 	}
 	search_sync(&f->s, d);
 	search_from_line(&f->s, view_line(u, d));
@@ -250,6 +280,24 @@ int ui_search_bar(struct ui *u, char *out, size_t n)
 	snprintf(out, n, " %s%.40s%s %s ", u->find->s.regex ? "re/" : "/", u->find->s.pat,
 		 strlen(u->find->s.pat) > 40 ? glyph(G_ELLIPSIS) : "", cnt);
 	return 1;
+}
+
+#define IDLE_MIN_LINES 20000 /* smaller documents are searched fast enough from scratch */
+#define IDLE_STEP 4096         /* lines a step: well under a millisecond */
+#define IDLE_NODES 16384       /* JSON nodes a step: about as long */
+
+int ui_search_idle(struct ui *u)
+{
+	struct tdoc *d = ui_search_doc(u);
+	if (!d)
+		return 0;
+	/* A request or response: the text of every node, for finding what folds hide. */
+	if (u->view == VIEW_DETAIL && (u->tab == TAB_REQUEST || u->tab == TAB_RESPONSE) &&
+	    jsonview_prepare(&u->det.fold[u->tab], u->tab == TAB_REQUEST ? u->det.req : u->det.resp, IDLE_NODES))
+		return 1;
+	if (d->n < IDLE_MIN_LINES)
+		return 0;
+	return search_prepare(&find(u)->s, d, IDLE_STEP);
 }
 
 const char *ui_search_prompt_label(struct ui *u)

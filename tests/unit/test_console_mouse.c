@@ -5,7 +5,9 @@
  * click focuses the write_file turn, the wheel over the turns pane moves three rows each
  * way, a double click opens the turn, a click on a tab shows it; then Y copies the response
  * through OSC 52 and tmux (set-clipboard on) holds exactly the frame the trace recorded.
- * With --no-mouse (or BELAY_MOUSE=off) reporting stays off. */
+ * In the corpus view (two turns banked with `belay corpus add`) a click focuses a case's
+ * row, a double click opens the case, and / searches its document. With --no-mouse (or
+ * BELAY_MOUSE=off) reporting stays off. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +218,74 @@ Test(mouse, no_mouse_leaves_reporting_off)
 	flags = tmux_out(&t, "display -p '#{mouse_standard_flag} #{mouse_sgr_flag}'");
 	cr_assert_str_eq(flags, "1 1\n", "%s", flags);
 	free(flags);
+	ts_tmux_kill(&t);
+	free(trace);
+}
+
+/* The screen's row holding s (new string). */
+static char *row_of(const char *scr, const char *s)
+{
+	const char *p = strstr(scr, s);
+	cr_assert_not_null(p, "\"%s\" is on the screen:\n%s", s, scr);
+	while (p > scr && p[-1] != '\n')
+		p--;
+	return xstrndup(p, strcspn(p, "\n"));
+}
+
+Test(mouse, a_click_focuses_a_corpus_case_a_double_click_opens_it_and_slash_searches_it)
+{
+	char *trace = ts_record_demo(dir, NULL, NULL);
+	struct ts_out o;
+	ts_belay(&o, NULL, "index", "--state", state, trace, NULL);
+	cr_assert_eq(o.status, 0, "%s", o.err);
+	ts_out_free(&o);
+	const char *bank[] = {"0", "1"};
+	for (int i = 0; i < 2; i++) {
+		ts_belay(&o, NULL, "corpus", "add", trace, "--turn", bank[i], "--state", state, NULL);
+		cr_assert_eq(o.status, 0, "corpus add --turn %s: %s%s", bank[i], o.out, o.err);
+		ts_out_free(&o);
+	}
+	struct ts_tmux t;
+	free(start(&t, trace, ""));
+	ts_tmux_keys(&t, "B");
+	const char *list[] = {"CORPUS (2 cases)", "#0 ", "#1 ", NULL};
+	char *scr = wait_for(&t, list, 20);
+	/* Newest first: turn 1 is focused on the first row; a click on turn 0's row focuses it. */
+	char *r1 = row_of(scr, "#1 ");
+	cr_assert(!strncmp(r1, "\xe2\x96\xb6", 3), "the newest case is focused: %s", r1);
+	free(r1);
+	int row, col;
+	where(scr, "#0 ", &row, &col);
+	free(scr);
+	click(&t, row, col);
+	const char *moved[] = {"\xe2\x96\xb6 ", NULL};
+	for (int tries = 0;; tries++) {
+		scr = wait_for(&t, moved, 10);
+		char *r0 = row_of(scr, "#0 ");
+		int on = !strncmp(r0, "\xe2\x96\xb6", 3);
+		free(r0);
+		if (on)
+			break;
+		free(scr);
+		cr_assert_lt(tries, 50, "the click did not focus turn 0's case");
+		usleep(100 * 1000);
+	}
+	r1 = row_of(scr, "#1 ");
+	cr_assert(strncmp(r1, "\xe2\x96\xb6", 3), "the focus left the first row: %s", r1);
+	free(r1);
+	free(scr);
+	/* A double click opens it. */
+	click(&t, row, col);
+	usleep(60 * 1000);
+	click(&t, row, col);
+	const char *opened[] = {"CASE ", "-turn0", "turn 0 of run", NULL};
+	free(wait_for(&t, opened, 10));
+	/* / searches the case's document: the match counted in the status line. */
+	ts_tmux_keys(&t, "/");
+	ts_tmux_type(&t, "workspace");
+	ts_tmux_keys(&t, "Enter");
+	const char *found[] = {" /workspace 1/1", "1/1: \"workspace\" in the case", NULL};
+	free(wait_for(&t, found, 10));
 	ts_tmux_kill(&t);
 	free(trace);
 }

@@ -76,6 +76,85 @@ Test(search, plain_text_smart_case_and_spans)
 	tdoc_free(&d);
 }
 
+/* The matches of pat in d found line by line (the reference the flat text must agree with). */
+static size_t by_lines(const struct tdoc *d, const char *pat, int icase, size_t *lines, size_t *offs, size_t cap)
+{
+	size_t n = 0, pl = strlen(pat);
+	for (size_t i = 0; i < d->n; i++) {
+		char *t = tdoc_line_text(d, i);
+		for (char *c = t; icase && *c; c++)
+			*c = (char)((*c >= 'A' && *c <= 'Z') ? *c + 32 : *c);
+		for (char *p = t; (p = strstr(p, pat)); p += pl) {
+			if (n < cap)
+				lines[n] = i, offs[n] = (size_t)(p - t);
+			n++;
+		}
+		free(t);
+	}
+	return n;
+}
+
+Test(search, the_flat_text_finds_what_each_line_holds_built_ahead_or_as_it_goes_and_anew_after_a_change)
+{
+	/* 30,000 lines (past the flat text's steps), two spans each, mixed case. */
+	struct tdoc d;
+	tdoc_init(&d);
+	for (int i = 0; i < 30000; i++) {
+		tdoc_nl(&d);
+		tdoc_addf(&d, ROLE_NORMAL, "  \"id\": \"Item-%d\", ", i);
+		tdoc_addf(&d, ROLE_DIM, "\"kindOf\": \"%s\"", i % 3 ? "blue" : "Red");
+	}
+	static size_t lw[120000], ow[120000];
+	/* Typed on (each narrows to where the last matched), then anew; "kindO" turns exact. */
+	const char *pats[] = {"i", "it", "item-2", "item-29", "red", "Red", "\", \"kind", "k", "kind", "kindO", "kindOf",
+			      "item-2999"};
+	for (int ahead = 0; ahead < 2; ahead++) {
+		struct search s;
+		search_init(&s);
+		if (ahead) /* as the console does while idle */
+			while (search_prepare(&s, &d, 4096))
+				;
+		for (size_t k = 0; k < sizeof pats / sizeof *pats; k++) {
+			int icase = strpbrk(pats[k], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == NULL;
+			size_t want = by_lines(&d, pats[k], icase, lw, ow, 120000);
+			cr_assert_eq(search_set(&s, pats[k], 0, NULL), 0);
+			cr_assert_eq(search_sync(&s, &d), want, "%s (ahead %d): %zu, line by line %zu", pats[k], ahead, s.n, want);
+			for (size_t i = 0; i < s.n; i++)
+				cr_assert(s.m[i].line == lw[i] && s.m[i].off == ow[i], "%s: match %zu at %zu:%zu, want %zu:%zu", pats[k],
+					  i, s.m[i].line, s.m[i].off, lw[i], ow[i]);
+		}
+		/* A changed line: found at once (the flat text is built again). */
+		tdoc_add(&d, ROLE_NORMAL, " item-29 again");
+		search_set(&s, "item-29", 0, NULL);
+		size_t want = by_lines(&d, "item-29", 1, lw, ow, 120000);
+		cr_assert_eq(search_sync(&s, &d), want);
+		cr_assert_eq(s.m[s.n - 1].line, d.n - 1, "the changed last line is matched");
+		search_free(&s);
+	}
+	tdoc_free(&d);
+}
+
+Test(search, a_document_built_again_in_the_same_struct_is_searched_again)
+{
+	/* The detail's tabs are freed and built again in place for each turn: two documents of the
+	 * same shape reach the same generation; the search must not take one for the other. */
+	static const char *const A[] = {"alpha beta", "gamma", NULL}, *const B[] = {"delta beta", "beta!", NULL};
+	struct tdoc d;
+	doc_of(&d, A);
+	struct search s;
+	search_init(&s);
+	search_set(&s, "beta", 0, NULL);
+	cr_assert_eq(search_sync(&s, &d), 1);
+	unsigned gen = d.gen;
+	tdoc_free(&d);
+	doc_of(&d, B);
+	cr_assert_eq(d.gen, gen, "the same generation (what made the two alike)");
+	cr_assert_eq(search_sync(&s, &d), 2, "the new document's matches: %zu", s.n);
+	cr_assert_eq(s.m[1].line, 1);
+	search_free(&s);
+	tdoc_free(&d);
+}
+
 Test(search, regex_count_and_stepping_wrap)
 {
 	struct tdoc d;

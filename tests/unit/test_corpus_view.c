@@ -18,8 +18,10 @@
 #include "ts_screen.h"
 #include "tui/canvas.h"
 #include "tui/ccorpus.h"
+#include "tui/filter.h"
 #include "tui/glyphs.h"
 #include "tui/keymap.h"
+#include "tui/mouse.h"
 #include "tui/ui.h"
 #include "tui/ui_corpus.h"
 #include "tui/ui_internal.h"
@@ -274,7 +276,26 @@ static void run_screen(const char *name, void (*fn)(void))
 	}
 }
 
+/* In a case's document: / searches it (two labels by ana), n goes to the next match. */
+static void scr_case_search(void)
+{
+	scr_case();
+	press('/', 0);
+	type("ana");
+	press(K_ENTER, 'n', 0);
+}
+
+static void scr_case_search_none(void)
+{
+	scr_case();
+	press('/', 0);
+	type("nowhere");
+	press(K_ENTER, 0);
+}
+
 Test(corpus_view, corpus_list) { run_screen("corpus_list", scr_list); }
+Test(corpus_view, corpus_case_search) { run_screen("corpus_case_search", scr_case_search); }
+Test(corpus_view, corpus_case_search_none) { run_screen("corpus_case_search_none", scr_case_search_none); }
 Test(corpus_view, corpus_case) { run_screen("corpus_case", scr_case); }
 Test(corpus_view, corpus_filtered) { run_screen("corpus_filtered", scr_filtered); }
 
@@ -514,5 +535,136 @@ Test(corpus_view, marked_turns_are_labelled_banked_or_verified_at_once_after_one
 	cr_assert_eq(F.nlabels, 7, "three banked");
 	cr_assert_str_eq(F.labels[6].label, "(bank)");
 	cr_assert_eq(F.labels[6].meaning, -1);
+	teardown_fx();
+}
+
+/*==== search in a case, the mouse on the list ====*/
+
+/* The cells drawn in role r. */
+static int cells_in(int r)
+{
+	int n = 0;
+	for (int y = 0; y < F.c.h; y++)
+		for (int x = 0; x < F.c.w; x++)
+			n += F.c.cells[y * F.c.w + x].role == r;
+	return n;
+}
+
+Test(corpus_view, slash_in_a_case_searches_its_document_n_steps_and_e_adds_the_note)
+{
+	build(120, 40);
+	scr_case();
+	press('/', 0);
+	type("ana");
+	press(K_ENTER, 0);
+	char bar[128];
+	ui_search_bar(&F.u, bar, sizeof bar);
+	cr_assert_str_eq(bar, " /ana 1/2 ", "both labels by ana counted: [%s]", bar);
+	cr_assert_eq(cells_in(ROLE_MATCH_CUR), 3, "the current match highlighted");
+	cr_assert_eq(cells_in(ROLE_MATCH), 3, "the other one too");
+	press('n', 0);
+	ui_search_bar(&F.u, bar, sizeof bar);
+	cr_assert_str_eq(bar, " /ana 2/2 ");
+	cr_assert(strstr(F.u.msg, "2/2"), "%s", F.u.msg);
+	press('N', 0);
+	ui_search_bar(&F.u, bar, sizeof bar);
+	cr_assert_str_eq(bar, " /ana 1/2 ");
+	cr_assert_eq(F.u.view, VIEW_CASE, "n and N stay in the case");
+	/* No match: said, and counted 0/0. */
+	press('/', 0);
+	type("nowhere");
+	press(K_ENTER, 0);
+	cr_assert(strstr(F.u.msg, "no match for \"nowhere\" in the case"), "%s", F.u.msg);
+	ui_search_bar(&F.u, bar, sizeof bar);
+	cr_assert_str_eq(bar, " /nowhere 0/0 ");
+	/* The note moved to e (n is the next match here). */
+	press('e', 0);
+	cr_assert_eq(F.u.prompt, ':');
+	cr_assert_str_eq(F.u.pbuf, "note ");
+	teardown_fx();
+}
+
+Test(corpus_view, a_click_focuses_a_case_row_and_a_double_click_opens_it)
+{
+	build(120, 40);
+	press('B', 0);
+	cr_assert_eq(F.u.view, VIEW_CORPUS);
+	/* The row drawn with the third case (turn 3 of the run; newest first). */
+	int y = -1;
+	char *s = screen_text();
+	int row = 0;
+	for (char *p = s, *nl; *p; p = nl + 1, row++) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		if (strstr(p, "#3 " RUN))
+			y = row;
+	}
+	free(s);
+	cr_assert_geq(y, 0, "the case's row is on screen");
+	struct mouse_ev ev = {.y = y, .x = 30, .kind = MOUSE_CLICK};
+	mouse_apply(&F.u, &ev, 1000);
+	ui_draw(&F.u, &F.c);
+	cr_assert_eq(ui_corpus_of(&F.u)->pos.sel, 2, "the clicked case is focused");
+	cr_assert_str_eq(ui_corpus_of(&F.u)->sel, RUN "-turn3");
+	char *r = row_with("#3 " RUN, NULL);
+	cr_assert_not_null(r);
+	free(r);
+	cr_assert_eq(F.c.cells[y * F.c.w + 0].role, ROLE_SELECTED, "its row is drawn selected");
+	/* A click on the column heads or below the last case focuses nothing. */
+	ev.y = 4;
+	mouse_apply(&F.u, &ev, 5000);
+	ev.y = 30;
+	mouse_apply(&F.u, &ev, 9000);
+	cr_assert_eq(ui_corpus_of(&F.u)->pos.sel, 2);
+	cr_assert_eq(F.u.view, VIEW_CORPUS);
+	/* A double click (the same cell within MOUSE_DOUBLE_MS) opens the case. */
+	ev.y = y - 1;
+	mouse_apply(&F.u, &ev, 20000);
+	mouse_apply(&F.u, &ev, 20000 + MOUSE_DOUBLE_MS - 1);
+	cr_assert_eq(F.u.view, VIEW_CASE);
+	cr_assert_str_eq(ui_corpus_of(&F.u)->open, RUN "-turn7", "the case above it, clicked twice");
+	teardown_fx();
+}
+
+/*==== the turns filter typed on ====*/
+
+/* Typing on looks only at the rows the filter kept (filter_narrows); each key's rows are the
+ * ones a filter typed at once shows. */
+Test(corpus_view, the_turns_filter_typed_on_shows_what_it_shows_typed_at_once)
+{
+	build(120, 40);
+	struct cm_run *r = ui_run(&F.u);
+	static const char *tools[] = {"write_file", "read_file", "write_log", "edit_file", "wrap"};
+	for (int i = 3; i < 400; i++)
+		add_turn(r, i, tools[i % 5], i % 3 ? CMV_PASS : CMV_FAIL);
+	r->gen++;
+	ui_refilter(&F.u, 1);
+	press('/', 0);
+	const char *typed = "wri tool:w verdict:fail";
+	char sofar[64] = "";
+	for (const char *c = typed; *c; c++) {
+		size_t n = strlen(sofar);
+		sofar[n] = *c;
+		sofar[n + 1] = '\0';
+		type((char[]){*c, 0});
+		if (strcmp(F.u.filter_text, sofar))
+			continue; /* not a filter yet ("tool:", "verdict:f"): the last one stays */
+		struct filter *f = NULL;
+		struct err e = {0};
+		cr_assert_eq(filter_parse(sofar, &f, &e), 0, "%s", e.msg);
+		size_t k = 0;
+		for (size_t i = 0; i < r->nturns; i++)
+			if (filter_match(f, cm_turn_at(r, i))) {
+				cr_assert_lt(k, F.u.nvis, "\"%s\": more rows than shown", sofar);
+				cr_assert_eq(F.u.vis[k], i, "\"%s\": row %zu", sofar, k);
+				k++;
+			}
+		cr_assert_eq(k, F.u.nvis, "\"%s\": %zu rows, typed at once %zu", sofar, F.u.nvis, k);
+		filter_free(f);
+	}
+	cr_assert_str_eq(F.u.filter_text, typed);
+	cr_assert_gt(F.u.nvis, 0);
 	teardown_fx();
 }

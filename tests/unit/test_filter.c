@@ -395,3 +395,27 @@ Test(filter, a_value_may_hold_a_colon_and_text_terms_no_colon)
 	cr_assert(m("tool:a:b", &t));
 	cr_assert(!m("tool:b:a", &t));
 }
+
+/*==== typing on ====*/
+
+Test(filter, narrows_only_when_every_later_match_was_an_earlier_one)
+{
+	/* a word or tool: value typed on, or more terms */
+	cr_assert(filter_narrows("t", "to"));
+	cr_assert(filter_narrows("to", "tool"));
+	cr_assert(filter_narrows("tool:ec", "tool:echo"));
+	cr_assert(filter_narrows("Tool:ec", "Tool:echo"));
+	cr_assert(filter_narrows("verdict:fail", "verdict:fail tool:w"));
+	cr_assert(filter_narrows("verdict:fail ", "verdict:fail tool:w"));
+	cr_assert(filter_narrows("a b", "a bc"));
+	cr_assert(filter_narrows("a", "a"));
+	/* not: a word become a key, an exact value, a negation, no common start, an empty one */
+	cr_assert(!filter_narrows("tool", "tool:x"));
+	cr_assert(!filter_narrows("has:error", "has:errors"));
+	cr_assert(!filter_narrows("label:none", "label:nonex"));
+	cr_assert(!filter_narrows("!wr", "!wri"));
+	cr_assert(!filter_narrows("wr", "wr !x"));
+	cr_assert(!filter_narrows("write", "read"));
+	cr_assert(!filter_narrows("", "x"));
+	cr_assert(!filter_narrows("writ", "wri"));
+}

@@ -11,6 +11,7 @@
 #include "common/buf.h"
 #include "tui/glyphs.h"
 #include "tui/jsonview.h"
+#include "tui/search.h"
 
 static void setup(void)
 {
@@ -159,6 +160,7 @@ Test(jsonview, appends_after_existing_lines)
 	cr_assert_eq(d.lines[0].tag, -1, "the header is not a node");
 	cr_assert_eq(d.lines[1].tag, 0);
 	tdoc_free(&d);
+	jfold_free(&f);
 }
 
 /*==== escapes ====*/
@@ -183,6 +185,7 @@ Test(jsonview, escapes_controls_quotes_and_keeps_utf8)
 		cr_assert((unsigned char)*p >= 0x20 || *p == '\n', "a raw control byte 0x%02x in:\n%s", *p, t);
 	free(t);
 	tdoc_free(&d);
+	jfold_free(&f);
 }
 
 /*==== default folds ====*/
@@ -516,4 +519,196 @@ Test(jsonview, ten_thousand_items)
 	buf_free(&js);
 	tdoc_free(&d);
 	jfold_free(&f);
+}
+
+/*==== folds changed in place (jsonview_update) ====*/
+
+/* A document of every kind of node: nested objects and arrays past the default fold depth,
+ * long strings, empty containers, keys needing escapes. */
+static char *mixed_doc(void)
+{
+	struct buf js = {0};
+	buf_puts(&js, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"items\":[");
+	for (int i = 0; i < 40; i++) {
+		buf_printf(&js, "%s{\"id\":\"item-%d\",\"Name\":\"Deep Thought\",\"n\":%d,\"f\":%g,\"e\":{},\"z\":[],\"q\\\"k\":null,", i ? "," : "", i, i,
+			   i * 0.25);
+		buf_printf(&js, "\"deep\":{\"a\":{\"b\":{\"c\":[1,2,{\"d\":\"item-%d-deep\"}]}}},", i);
+		buf_puts(&js, "\"long\":\"");
+		for (int k = 0; k < 30; k++)
+			buf_printf(&js, "word%d item-%d ", k, i);
+		buf_puts(&js, "\"}");
+	}
+	buf_puts(&js, "],\"tail\":[true,false]}}");
+	return buf_take(&js);
+}
+
+/* What a whole rendering with the same folds gives (new string). */
+static char *fresh(const cJSON *j, struct jfold *f)
+{
+	struct jfold copy = {0};
+	copy.n = f->n;
+	copy.state = malloc(f->n ? f->n : 1);
+	if (f->n)
+		memcpy(copy.state, f->state, f->n);
+	struct tdoc d;
+	tdoc_init(&d);
+	tdoc_nl(&d);
+	tdoc_add(&d, ROLE_TITLE, "header");
+	jsonview_render(&d, j, &copy);
+	char *t = tagged(&d);
+	tdoc_free(&d);
+	jfold_free(&copy);
+	return t;
+}
+
+static int match_item(void *arg, const char *text, size_t n)
+{
+	const char *want = arg;
+	size_t wl = strlen(want);
+	for (size_t i = 0; i + wl <= n; i++)
+		if (!memcmp(text + i, want, wl))
+			return 1;
+	return 0;
+}
+
+Test(jsonview, update_in_place_equals_a_whole_rendering)
+{
+	char *js = mixed_doc();
+	cJSON *j = cJSON_Parse(js);
+	cr_assert_not_null(j);
+	struct tdoc d;
+	tdoc_init(&d);
+	tdoc_nl(&d);
+	tdoc_add(&d, ROLE_TITLE, "header");
+	struct jfold f = {0};
+	jsonview_render(&d, j, &f);
+	size_t rows0 = tdoc_rows(&d, 50, 1); /* rows cached at a width: carried over by the splices */
+	cr_assert_gt(rows0, 0);
+	struct search s;
+	search_init(&s);
+	cr_assert_eq(search_set(&s, "item-1", 0, NULL), 0);
+	search_sync(&s, &d);
+	unsigned seed = 12345;
+	int spliced = 0;
+	for (int step = 0; step < 300; step++) {
+		seed = seed * 1103515245u + 12345u;
+		int what = (int)(seed >> 16) % 10;
+		if (what < 8) { /* toggle what a line shows, as z does at the cursor */
+			size_t line = (seed >> 4) % d.n;
+			if (d.lines[line].tag >= 0)
+				jsonview_toggle(&f, j, d.lines[line].tag);
+			if (what == 0) /* and a node that may be hidden */
+				jsonview_toggle(&f, j, (int)((seed >> 8) % 500));
+		} else { /* open what holds a match, as a search does */
+			char want[32];
+			snprintf(want, sizeof want, "item-%u", (seed >> 8) % 45);
+			jsonview_unfold_where(&f, j, match_item, want);
+		}
+		unsigned gen = d.gen;
+		spliced += jsonview_update(&d, j, &f) > 0;
+		char *got = tagged(&d), *want = fresh(j, &f);
+		cr_assert_str_eq(got, want, "step %d: in place\n%s\n--- whole:\n%s", step, got, want);
+		free(got);
+		free(want);
+		/* The rows at the cached width agree with counting them anew. */
+		struct tdoc d2;
+		tdoc_init(&d2);
+		for (size_t i = 0; i < d.n; i++) {
+			tdoc_nl(&d2);
+			for (int k = 0; k < d.lines[i].n; k++)
+				tdoc_add(&d2, d.lines[i].sp[k].role, d.lines[i].sp[k].text);
+		}
+		cr_assert_eq(tdoc_rows(&d, 50, 1), tdoc_rows(&d2, 50, 1), "step %d: rows", step);
+		tdoc_free(&d2);
+		if (d.gen != gen)
+			cr_assert_eq(d.edit_to, d.gen, "a splice says what it changed");
+		/* The matches brought over the splice are the ones a search from scratch finds. */
+		search_sync(&s, &d);
+		struct search s2;
+		search_init(&s2);
+		search_set(&s2, "item-1", 0, NULL);
+		search_sync(&s2, &d);
+		cr_assert_eq(s.n, s2.n, "step %d: %zu matches brought over, %zu found anew", step, s.n, s2.n);
+		for (size_t i = 0; i < s.n; i++)
+			cr_assert(s.m[i].line == s2.m[i].line && s.m[i].off == s2.m[i].off && s.m[i].len == s2.m[i].len,
+				  "step %d: match %zu", step, i);
+		search_free(&s2);
+	}
+	search_free(&s);
+	cr_assert_gt(spliced, 100, "the steps changed the document (%d)", spliced);
+	cJSON_Delete(j);
+	free(js);
+	tdoc_free(&d);
+	jfold_free(&f);
+}
+
+Test(jsonview, unfold_at_opens_the_node_holding_the_offset_and_around_it)
+{
+	cJSON *j = cJSON_Parse("{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":\"needle\"}}}},\"z\":1}");
+	struct tdoc d;
+	tdoc_init(&d);
+	struct jfold f = {0};
+	jsonview_render(&d, j, &f);
+	char *t = tagged(&d);
+	cr_assert(strstr(t, "\"d\": {\xe2\x80\xa6}"), "d starts folded:\n%s", t);
+	free(t);
+	size_t n;
+	const char *lower, *text = jsonview_text(&f, j, &n, &lower);
+	cr_assert_str_eq(text, "{\n\"a\": {\n\"b\": {\n\"c\": {\n\"d\": {\n\"e\": \"needle\"\n\"z\": 1\n");
+	cr_assert_eq(strlen(lower), n);
+	size_t off = (size_t)(strstr(text, "needle") - text);
+	cr_assert_eq(jsonview_unfold_at(&f, j, &off, 1), 1, "d opened (a, b, c were open)");
+	cr_assert_eq(jsonview_update(&d, j, &f), 1);
+	t = tagged(&d);
+	cr_assert(strstr(t, "5:          \"e\": \"needle\"\n"), "%s", t);
+	free(t);
+	cJSON_Delete(j);
+	tdoc_free(&d);
+	jfold_free(&f);
+}
+
+Test(jsonview, the_text_of_every_node_built_a_step_at_a_time_is_the_text_built_whole)
+{
+	char *js = mixed_doc();
+	cJSON *j = cJSON_Parse(js);
+	struct jfold whole = {0}, steps = {0};
+	size_t n1, n2;
+	const char *lower1, *lower2;
+	const char *t1 = jsonview_text(&whole, j, &n1, &lower1);
+	int calls = 0;
+	while (jsonview_prepare(&steps, j, 7)) /* 7 nodes a step: every kind of place to stop */
+		calls++;
+	cr_assert_gt(calls, 50, "%d steps", calls);
+	cr_assert_eq(jsonview_prepare(&steps, j, 7), 0, "done stays done");
+	const char *t2 = jsonview_text(&steps, j, &n2, &lower2);
+	cr_assert_eq(n1, n2);
+	cr_assert(!memcmp(t1, t2, n1), "the same text");
+	cr_assert(!memcmp(lower1, lower2, n1), "the same lower-cased text");
+	for (size_t i = 0; i < n2; i++)
+		cr_assert_eq(lower2[i], (t2[i] >= 'A' && t2[i] <= 'Z') ? t2[i] + 32 : t2[i], "byte %zu lower-cased", i);
+	cr_assert(strstr(t2, "\"q\\\"k\": null\n"), "a key as shown, escaped");
+	cr_assert_eq(strlen(t2), n2);
+	/* Unfolding by it agrees too: every item opened where "item-1" is. */
+	struct tdoc d1, d2;
+	tdoc_init(&d1);
+	tdoc_init(&d2);
+	jsonview_render(&d1, j, &whole);
+	jsonview_render(&d2, j, &steps);
+	while (jsonview_prepare(&steps, j, 5))
+		;
+	jsonview_unfold_where(&whole, j, match_item, "item-1");
+	jsonview_unfold_where(&steps, j, match_item, "item-1");
+	jsonview_update(&d1, j, &whole);
+	jsonview_update(&d2, j, &steps);
+	char *a = tagged(&d1), *b = tagged(&d2);
+	cr_assert_str_eq(a, b);
+	cr_assert(strstr(a, "item-1-deep"), "the deep match was opened");
+	free(a);
+	free(b);
+	tdoc_free(&d1);
+	tdoc_free(&d2);
+	jfold_free(&whole);
+	jfold_free(&steps);
+	cJSON_Delete(j);
+	free(js);
 }
