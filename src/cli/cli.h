@@ -21,6 +21,11 @@ const char *cli_safe_lines(const char *s);
 /* Prints "belay: <msg>" (escaped as cli_safe does: a message may name what a trace, a trial
  * or an import holds) and returns EXIT_USAGE (cli_main.c). */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* 1 when s is a whole decimal number from lo to hi (nothing before or after it), else 0. */
+int cli_long_in(const char *s, long lo, long hi);
+/* belay-http next to belay or on PATH (paths_sibling_exe; the caller frees it), or NULL after
+ * saying, as `cmd`'s error, that it is not installed and what it needs (cli_main.c). */
+char *cli_belay_http(const char *cmd);
 
 /* The options the store subcommands share, gathered by cli_opt_take in their getopt_long
  * loops (option table: {"state", required_argument, NULL, 's'}, {"json", no_argument,

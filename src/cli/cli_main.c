@@ -1,10 +1,13 @@
 /* cli_main.c - belay's command line: dispatches argv to the command of cli_registry.c's tables,
  * prints the top-level usage, and cli_fail, the one way a command reports a usage error. */
+#include <errno.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/paths.h"
 #include "cli/cli_spec.h"
 #include "common/buf.h"
 
@@ -19,6 +22,24 @@ int cli_fail(const char *fmt, ...)
 	fprintf(stderr, "belay: %s\n", cli_safe(buf_cstr(&b)));
 	buf_free(&b);
 	return EXIT_USAGE;
+}
+
+int cli_long_in(const char *s, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	return *s && !*end && !errno && v >= lo && v <= hi;
+}
+
+char *cli_belay_http(const char *cmd)
+{
+	char *bin = paths_sibling_exe("belay-http");
+	if (!bin)
+		cli_fail("%s: belay-http is not installed next to belay or on PATH (it is built with belay; "
+			 "scripts/setup.sh installs libmicrohttpd and libcurl, which it needs)",
+			 cmd);
+	return bin;
 }
 
 static void usage(FILE *to)

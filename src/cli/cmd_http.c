@@ -9,7 +9,6 @@
 
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
-#include "common/paths.h"
 
 static const struct cli_opt login_opts[] = {
 	CLI_OPT_STATE,
@@ -75,16 +74,13 @@ static int http_login(int argc, char **argv)
 	const char *url = argv[optind];
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return cli_fail("http login: the server's URL must be http:// or https://, not '%s'", url);
-	char *end;
-	long v;
-	if (redirect_port && (v = strtol(redirect_port, &end, 10), !*redirect_port || *end || v < 0 || v > 65535))
+	if (redirect_port && !cli_long_in(redirect_port, 0, 65535))
 		return cli_fail("http login: --redirect-port must be a port from 0 to 65535, not '%s'", redirect_port);
-	if (timeout && (v = strtol(timeout, &end, 10), !*timeout || *end || v < 1 || v > 86400))
+	if (timeout && !cli_long_in(timeout, 1, 86400))
 		return cli_fail("http login: --timeout must be a whole number of seconds from 1 to 86400, not '%s'", timeout);
-	char *bin = paths_sibling_exe("belay-http");
+	char *bin = cli_belay_http("http login");
 	if (!bin)
-		return cli_fail("http login: belay-http is not installed next to belay or on PATH (it is built with belay; "
-				"scripts/setup.sh installs libmicrohttpd and libcurl, which it needs)");
+		return EXIT_USAGE;
 	const char *args[20];
 	int k = 0;
 	args[k++] = bin;

@@ -144,18 +144,15 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 {
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return cli_fail("proxy: --http needs an http:// or https:// URL, not '%s'", url);
-	char *end;
-	long v;
-	if (listen && (v = strtol(listen, &end, 10), !*listen || *end || v < 0 || v > 65535))
+	if (listen && !cli_long_in(listen, 0, 65535))
 		return cli_fail("proxy: --listen must be a port from 0 to 65535, not '%s'", listen);
-	if (idle && (v = strtol(idle, &end, 10), !*idle || *end || v < 0 || v > 7 * 86400))
+	if (idle && !cli_long_in(idle, 0, 7 * 86400))
 		return cli_fail("proxy: --idle-timeout must be a whole number of seconds (0: never), not '%s'", idle);
-	if (hold && (v = strtol(hold, &end, 10), !*hold || *end || v < 0 || v > 3600))
+	if (hold && !cli_long_in(hold, 0, 3600))
 		return cli_fail("proxy: --hold must be a whole number of seconds from 0 to 3600, not '%s'", hold);
-	char *bin = paths_sibling_exe("belay-http");
+	char *bin = cli_belay_http("proxy");
 	if (!bin)
-		return cli_fail("proxy: belay-http is not installed next to belay or on PATH (it is built with belay; "
-				"scripts/setup.sh installs libmicrohttpd and libcurl, which it needs)");
+		return EXIT_USAGE;
 	size_t nla = 0;
 	for (char **x = la->expose; x && *x; x++)
 		nla += 2;
