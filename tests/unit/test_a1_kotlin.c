@@ -178,9 +178,13 @@ Test(a1_kotlin, hostile_input_is_unverified)
 	*p++ = '1';
 	memset(p, ')', 300);
 	strcpy(p + 300, "\n}\n");
-	const char *bad[] = {brackets, bangs, tmpl, comments, "class CalcTest {\n  fun f( \n}\n", "class CalcTest {}\0x",
-			     "class CalcTest { val s = \"\xff\" }"};
-	const size_t lens[] = {strlen(brackets), strlen(bangs), strlen(tmpl), strlen(comments), 28, 20, 33};
+#define UNCLOSED "class CalcTest {\n  fun f( \n}\n"
+#define NUL_INSIDE "class CalcTest {}\0x"
+#define NOT_UTF8 "class CalcTest { val s = \"\xff\" }"
+	const char *bad[] = {brackets, bangs, tmpl, comments, UNCLOSED, NUL_INSIDE, NOT_UTF8};
+	/* the literals' own lengths (a hand-counted 33 read 3 bytes past the last one: ASan) */
+	const size_t lens[] = {strlen(brackets), strlen(bangs),		strlen(tmpl),	     strlen(comments),
+			       sizeof UNCLOSED - 1, sizeof NUL_INSIDE - 1, sizeof NOT_UTF8 - 1};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		cJSON *out = a1_kotlin_judge("CalcTest.kt", BASE, strlen(BASE), bad[i], lens[i]);
 		const cJSON *f = named(out, NULL);
