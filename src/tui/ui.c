@@ -37,6 +37,7 @@ void ui_init(struct ui *u, struct cmodel *m, const struct keymap *km, const stru
 void ui_free(struct ui *u)
 {
 	free(u->vis);
+	free(u->vis_holds);
 	filter_free(u->flt);
 	ui_search_free(u);
 	if (u->det_loaded)
@@ -145,6 +146,11 @@ void ui_refilter(struct ui *u, int force)
 	if (!force && u->vis_run == u->run && u->vis_gen == r->gen)
 		return;
 	size_t keep = u->nvis && u->pos[PANE_TURNS].sel < u->nvis ? u->vis[u->pos[PANE_TURNS].sel] : (size_t)-1;
+	/* A held call's own row is kept by the hold's id: once turns arrive its value means
+	 * another row (and once its own turn is in the store, that turn is its row). */
+	uint64_t keep_hold = 0;
+	if (keep != (size_t)-1 && u->vis_run == u->run && keep >= u->vis_nturns && keep - u->vis_nturns < u->vis_nholds)
+		keep_hold = u->vis_holds[keep - u->vis_nturns];
 	int at_end = u->nvis == 0 || u->pos[PANE_TURNS].sel + 1 >= u->nvis;
 	size_t start = 0;
 	if (!force && u->vis_run == u->run && !u->flt && !u->sort && u->nvis) {
@@ -181,7 +187,20 @@ void ui_refilter(struct ui *u, int force)
 			u->vis[u->nvis++] = r->nturns + i;
 	u->vis_run = u->run;
 	u->vis_gen = r->gen;
+	u->vis_nturns = r->nturns;
+	u->vis_holds = xrealloc(u->vis_holds, (r->nholds ? r->nholds : 1) * sizeof *u->vis_holds);
+	u->vis_nholds = r->nholds;
+	for (size_t i = 0; i < r->nholds; i++)
+		u->vis_holds[i] = r->holds[i].id;
 	struct list_pos *p = &u->pos[PANE_TURNS];
+	if (keep_hold && !(u->follow && at_end)) {
+		keep = (size_t)-1;
+		for (size_t i = 0; i < u->nvis && keep == (size_t)-1; i++) {
+			size_t k = u->vis[i];
+			if (k < r->nturns ? cm_turn_at(r, k)->hold == keep_hold : r->holds[k - r->nturns].id == keep_hold)
+				keep = k;
+		}
+	}
 	if (u->follow && at_end && u->nvis) {
 		p->sel = u->nvis - 1;
 	} else if (keep != (size_t)-1) {

@@ -85,6 +85,10 @@ struct ui {
 	size_t nvis, capvis;
 	unsigned vis_gen;          /* the run gen vis was computed from */
 	size_t vis_run;
+	/* the run's turn count and hold ids when vis was computed: a held call's row (vis value
+	 * vis_nturns + i) is kept by its id, not its place, when turns arrive (ui_refilter) */
+	size_t vis_nturns, vis_nholds;
+	uint64_t *vis_holds;
 	struct filter *flt;
 	char filter_text[512];     /* as long as the prompt that sets it */
 	int follow;                /* the focus follows new turns */

@@ -1062,6 +1062,51 @@ Test(screens, focused_unverified_cause_on_the_80x24_home_screen)
 	teardown_fx();
 }
 
+/* A held call's row stays selected when turns arrive above it (its place in the list moves;
+ * before, the selection stayed on the place and landed on the new turn, so y/x said "not
+ * held" — or, with another held row there, answered the wrong call). */
+Test(screens, a_selected_held_row_stays_selected_when_turns_arrive)
+{
+	build(120, 40);
+	struct cm_run *b = ui_run(&F.u);
+	cJSON *plan = cJSON_Parse("{\"tool\":\"move_file\",\"effects\":[]}");
+	cm_hold_add(b, 903, 300, "move_file", plan, NULL);
+	cJSON_Delete(plan);
+	b->gen++;
+	press('G', 'k', 0); /* the delete_file row (902), one above the last */
+	const struct cm_hold *h = NULL;
+	cr_assert_null(ui_focused(&F.u, &h));
+	cr_assert(h && h->id == 902, "the focus is on hold 902 (%llu)", h ? (unsigned long long)h->id : 0ull);
+	for (int i = 0; i < 3; i++) { /* three turns the store indexed meanwhile */
+		struct cm_turn *t = cm_turn_append(b);
+		t->turn = (int)b->nturns - 1;
+		t->req_seq = 100 + 2 * i;
+		t->resp_seq = t->req_seq + 1;
+		t->tool = xstrdup("read_file");
+		t->call = CMC_ANSWERED;
+		b->gen++;
+		ui_draw(&F.u, &F.c);
+	}
+	h = NULL;
+	cr_assert_null(ui_focused(&F.u, &h), "the focus moved to a turn");
+	cr_assert(h && h->id == 902, "the focus left hold 902 (%llu)", h ? (unsigned long long)h->id : 0ull);
+	/* once its own turn is in the store, that turn's row is the one kept */
+	struct cm_turn *t = cm_turn_append(b);
+	t->turn = (int)b->nturns - 1;
+	t->req_seq = 200;
+	t->resp_seq = -1;
+	t->tool = xstrdup("delete_file");
+	t->hold = 902;
+	b->gen++;
+	ui_draw(&F.u, &F.c);
+	h = NULL;
+	struct cm_turn *ft = ui_focused(&F.u, &h);
+	cr_assert(ft && ft->hold == 902, "the focus is not on hold 902's turn");
+	press('y', 0);
+	cr_assert_eq(F.resolved, 902);
+	teardown_fx();
+}
+
 Test(screens, held_rows_show_HELD)
 {
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
