@@ -611,7 +611,7 @@ cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t p
 {
 	struct rmemo m = {0};
 	strmap_init(&m.idx);
-	cJSON *out = a1_lang_judge(extract, &m, pre, pre_len, post, post_len);
+	cJSON *out = a1_lang_judge("rust", tree_sitter_rust(), extract, &m, pre, pre_len, post, post_len);
 	rmemo_free(&m);
 	return out;
 }
