@@ -28,7 +28,7 @@
  * formatting and comments.
  *
  * Input is hostile: the limits and refusals of a1_go.h hold (a1_lang_parse). Threads: any
- * (parsers per call, no globals). Memory: the caller owns the returned array. Failure:
+ * (parsers per call; a side read is remembered by its bytes in a1_cache.h, a locked table). Memory: the caller owns the returned array. Failure:
  * findings; nothing printed. */
 #ifndef BELAY_ASSERTIONS_A1_RUST_H
 #define BELAY_ASSERTIONS_A1_RUST_H
