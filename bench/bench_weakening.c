@@ -148,7 +148,8 @@ static double one_run(const struct row *r, const char *pre_root, const char *pos
 
 /* Cold: every run reads both sides (the cache emptied first). Warm, as in a verify run of
  * many turns (the pre side is the task's pre-state every turn): the pre side read once
- * before, each run's post side new bytes (the cheat plus a comment naming the run). */
+ * before, each run's post side new bytes (the cheat plus a comment naming the run, on a line
+ * of its own before the cheat's). */
 static void measure(const char *dir, struct row *r, int reps, const char *pre, size_t pre_n, const char *post, size_t post_n,
 		    int want_fail)
 {
@@ -163,10 +164,16 @@ static void measure(const char *dir, struct row *r, int reps, const char *pre, s
 	a1_cache_clear();
 	one_run(r, pre_root, post_root, want_fail, 0); /* the pre side read: an earlier turn */
 	const char *note = strstr(r->path, ".py") ? "#" : "//";
+	size_t at = 0; /* the start of the line the cheat is on: each run's comment goes there */
+	while (at < pre_n && at < post_n && pre[at] == post[at])
+		at++;
+	while (at && post[at - 1] != '\n')
+		at--;
 	for (int i = 0; i < reps; i++) {
 		struct buf b = {0};
-		buf_append(&b, post, post_n);
+		buf_append(&b, post, at);
 		buf_printf(&b, "%s turn %d\n", note, i);
+		buf_append(&b, post + at, post_n - at);
 		put(post_root, r->path, b.p, b.len);
 		w[i] = one_run(r, pre_root, post_root, want_fail, i == 0);
 		buf_free(&b);
