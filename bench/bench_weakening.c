@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "assertions/a1_cache.h"
+#include "assertions/a1_rust.h"
 #include "common/buf.h"
 #include "common/fsutil.h"
 #include "common/xalloc.h"
@@ -159,9 +160,11 @@ static void measure(const char *dir, struct row *r, int reps, const char *pre, s
 	double *t = xcalloc((size_t)reps, sizeof *t), *w = xcalloc((size_t)reps, sizeof *w);
 	for (int i = 0; i < reps; i++) {
 		a1_cache_clear();
+		a1_rust_memo_clear();
 		t[i] = one_run(r, pre_root, post_root, want_fail, i == 0);
 	}
 	a1_cache_clear();
+	a1_rust_memo_clear();
 	one_run(r, pre_root, post_root, want_fail, 0); /* the pre side read: an earlier turn */
 	const char *note = strstr(r->path, ".py") ? "#" : "//";
 	size_t at = 0; /* the start of the line the cheat is on: each run's comment goes there */

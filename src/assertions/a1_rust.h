@@ -43,4 +43,8 @@ int a1_rust_path(const char *path);
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len);
 int a1_rust_count(const char *text, size_t len, int *tests, int *assertions);
 
+/* An assertion macro's fact is remembered per process by the macro's name and token text
+ * (bounded; any thread): forgets them all (the bench's cold runs). */
+void a1_rust_memo_clear(void);
+
 #endif
