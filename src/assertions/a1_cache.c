@@ -14,9 +14,9 @@ struct a1_cache_ref {
 	void (*free_facts)(void *);
 	TSTree *tree;
 	size_t cost;
-	unsigned refs;	       /* holders, the table included */
-	int listed;	       /* in the table */
-	unsigned long used;    /* tick of the last use */
+	unsigned refs;	    /* holders, the table included */
+	int listed;	    /* in the table */
+	unsigned long used; /* tick of the last use */
 };
 
 static pthread_mutex_t a1_cache_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -83,8 +83,8 @@ struct a1_cache_ref *a1_cache_get(const struct a1_cache_key *k, const void **fac
 	return hit;
 }
 
-struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, void (*free_facts)(void *), const TSTree *tree,
-				  size_t bytes)
+struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, void (*free_facts)(void *),
+				  const TSTree *tree, size_t bytes)
 {
 	struct a1_cache_ref *r = xcalloc(1, sizeof *r);
 	r->key = *k;
@@ -100,7 +100,8 @@ struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, voi
 		dup = a1_cache_same(&a1_cache_tab[i]->key, k);
 	if (!dup && r->cost <= A1_CACHE_MAX_COST) {
 		/* make room: the least recently used entries first */
-		while (a1_cache_n && (a1_cache_n == A1_CACHE_MAX_ENTRIES || a1_cache_cost + r->cost > A1_CACHE_MAX_COST)) {
+		while (a1_cache_n &&
+		       (a1_cache_n == A1_CACHE_MAX_ENTRIES || a1_cache_cost + r->cost > A1_CACHE_MAX_COST)) {
 			size_t old = 0;
 			for (size_t i = 1; i < a1_cache_n; i++)
 				if (a1_cache_tab[i]->used < a1_cache_tab[old]->used)

@@ -44,8 +44,8 @@ struct a1_cache_ref *a1_cache_get(const struct a1_cache_key *k, const void **fac
  * (may be NULL; not taken) under `k`, `bytes` the side's size. Returns the entry, held. When
  * an equal key was stored meanwhile, the new facts are kept in a held entry of their own all
  * the same (freed on release). */
-struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, void (*free_facts)(void *), const TSTree *tree,
-				  size_t bytes);
+struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, void (*free_facts)(void *),
+				  const TSTree *tree, size_t bytes);
 
 /* Releases a reference (NULL: nothing). */
 void a1_cache_release(struct a1_cache_ref *r);
