@@ -5,8 +5,12 @@
  * For each language the rule judges, a test file of 100 and of 2,000 lines is written into a
  * pre tree and, with one assertion replaced by a tautology in its middle, into a post tree;
  * weakening_check judges that one changed path (a FAIL). Printed per row: the median and the
- * best of --reps runs, and the ratio to the baseline row measured in the same run: the
+ * best of --reps runs cold (neither side read before: assertions/a1_cache.h and Rust's macro
+ * memo emptied each run) and warm (the pre side read in an earlier turn, each run's post side
+ * new bytes: a verify run's second and later turns, whose pre side is the task's pre-state),
+ * and the ratio of the cold median to the baseline row measured in the same run: the
  * Python judge (assertions/a1_py.c, tree-sitter, in process) on the file of the same size.
+ * Go, Java and Rust remember sides (a1_cache.h); the others read both sides every time.
  * (The retired python3 helper measured 118 ms / 169 ms median at 100 / 2,000 lines on the
  * same machine; the in-process judge first 1.3 ms / 32 ms, then 0.7 ms / 14.5 ms once its
  * quadratic walks were gone - CPU time, interleaved with the earlier code on a loaded 2-core
