@@ -87,7 +87,8 @@ struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, voi
 				  const TSTree *tree, size_t bytes)
 {
 	struct a1_cache_ref *r = xcalloc(1, sizeof *r);
-	r->key = *k;
+	if (k)
+		r->key = *k;
 	r->facts = facts;
 	r->free_facts = free_facts;
 	r->tree = tree ? ts_tree_copy(tree) : NULL;
@@ -96,9 +97,9 @@ struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, voi
 	r->refs = 1;
 	pthread_mutex_lock(&a1_cache_mu);
 	int dup = 0;
-	for (size_t i = 0; i < a1_cache_n && !dup; i++)
+	for (size_t i = 0; k && i < a1_cache_n && !dup; i++)
 		dup = a1_cache_same(&a1_cache_tab[i]->key, k);
-	if (!dup && r->cost <= A1_CACHE_MAX_COST) {
+	if (k && !dup && r->cost <= A1_CACHE_MAX_COST) {
 		/* make room: the least recently used entries first */
 		while (a1_cache_n &&
 		       (a1_cache_n == A1_CACHE_MAX_ENTRIES || a1_cache_cost + r->cost > A1_CACHE_MAX_COST)) {

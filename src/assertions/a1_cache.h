@@ -42,8 +42,9 @@ struct a1_cache_ref *a1_cache_get(const struct a1_cache_key *k, const void **fac
 
 /* Stores `facts` (taken; freed with free_facts when the entry goes) and a copy of `tree`
  * (may be NULL; not taken) under `k`, `bytes` the side's size. Returns the entry, held. When
- * an equal key was stored meanwhile, the new facts are kept in a held entry of their own all
- * the same (freed on release). */
+ * an equal key was stored meanwhile, or `k` is NULL (a side the judge refused: a parse that
+ * timed out might not next time, so refusals are never remembered), the facts are kept in a
+ * held entry of their own all the same, freed on release. */
 struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, void (*free_facts)(void *),
 				  const TSTree *tree, size_t bytes);
 

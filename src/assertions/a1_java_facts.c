@@ -1102,7 +1102,7 @@ static struct a1_cache_ref *java_read_stored(const struct a1_cache_key *k, const
 	struct a1_java_side *j = xcalloc(1, sizeof *j);
 	TSTree *t = NULL;
 	java_read(text, len, j, old, &t);
-	struct a1_cache_ref *r = a1_cache_put(k, j, java_side_free_heap, t, len);
+	struct a1_cache_ref *r = a1_cache_put(j->s.status ? NULL : k, j, java_side_free_heap, t, len);
 	if (tree)
 		*tree = t;
 	else if (t)

@@ -846,7 +846,7 @@ static struct a1_cache_ref *side_read(const struct a1_cache_key *k, a1_lang_extr
 	struct a1_lang_side *s = xcalloc(1, sizeof *s);
 	TSTree *t = NULL;
 	fn(text, len, s, old, &t, ctx);
-	struct a1_cache_ref *r = a1_cache_put(k, s, side_free_heap, t, len);
+	struct a1_cache_ref *r = a1_cache_put(s->status ? NULL : k, s, side_free_heap, t, len);
 	if (tree)
 		*tree = t;
 	else if (t)

@@ -559,3 +559,21 @@ Test(a1_go_rust, a_remembered_side_judges_as_a_fresh_read)
 	};
 	remembered_as_fresh(a1_rust_judge, rpre, rust, 3);
 }
+
+/* A refused side (a syntax error here; a parse that timed out alike) is never remembered: read
+ * again, it might be read. */
+Test(a1_go_rust, a_refused_side_is_not_remembered)
+{
+	a1_cache_clear();
+	const char *bad = "package calc\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n";
+	unsigned long h0, s0, h1, s1;
+	a1_cache_stats(&h0, &s0);
+	for (int i = 0; i < 2; i++) {
+		cJSON *o = a1_go_judge(bad, strlen(bad), bad, strlen(bad));
+		cr_expect_gt(cJSON_GetArraySize(o), 0, "a refusal is a finding");
+		cJSON_Delete(o);
+	}
+	a1_cache_stats(&h1, &s1);
+	cr_expect_eq(s1 - s0, 0, "stored %lu", s1 - s0);
+	cr_expect_eq(h1 - h0, 0, "hits %lu", h1 - h0);
+}
