@@ -583,7 +583,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 
 cJSON *a1_go_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_lang_judge(extract, NULL, pre, pre_len, post, post_len);
+	return a1_lang_judge("go", tree_sitter_go(), extract, NULL, pre, pre_len, post, post_len);
 }
 
 int a1_go_count(const char *text, size_t len, int *tests, int *assertions)

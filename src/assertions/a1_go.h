@@ -22,8 +22,8 @@
  *
  * Input is hostile: sides over A1_LANG_MAX_BYTES, brackets over A1_LANG_MAX_DEPTH and
  * unbracketed chains the Debian runtime would double-free on are refused before parsing,
- * each an UNVERIFIED finding, never a crash or a PASS. Threads: any (a parser per call, no
- * globals). Memory: the caller owns the returned array. Failure: findings; nothing printed. */
+ * each an UNVERIFIED finding, never a crash or a PASS. Threads: any (a parser per call;
+ * a side read is remembered by its bytes in a1_cache.h, a locked table: read once per process). Memory: the caller owns the returned array. Failure: findings; nothing printed. */
 #ifndef BELAY_ASSERTIONS_A1_GO_H
 #define BELAY_ASSERTIONS_A1_GO_H
 #include <cjson/cJSON.h>

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "assertions/a1_cache.h"
 #include "assertions/a1_java_facts.h"
 #include "common/err.h"
 #include "common/xalloc.h"
@@ -208,26 +209,33 @@ static void refused(cJSON *out, const struct a1_js_side *s, int pre)
 	free(what);
 }
 
-cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len,
-		    a1_jvm_pair_fn extract_pair, int need_tests)
+static cJSON *judge_sides(const char *path, const struct a1_java_side *a, const struct a1_java_side *b, size_t pre_len,
+			  size_t post_len, int need_tests)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
 		FATAL("out of memory");
-	struct a1_java_side a = {0}, b = {0};
-	extract_pair(pre, pre_len, post, post_len, &a, &b);
-	if (a.s.status)
-		refused(out, &a.s, 1);
-	if (b.s.status)
-		refused(out, &b.s, 0);
-	if (!a.s.status && !b.s.status) {
-		a1_js_compare(&a.s, &b.s, path, judge_pair, out);
-		annotation_removed(&b, out);
-		conditions_added(&a, &b, out);
-		if (!a.s.ntests && !b.s.ntests && !cJSON_GetArraySize(out) && (pre_len || post_len) && need_tests)
+	if (a->s.status)
+		refused(out, &a->s, 1);
+	if (b->s.status)
+		refused(out, &b->s, 0);
+	if (!a->s.status && !b->s.status) {
+		a1_js_compare(&a->s, &b->s, path, judge_pair, out);
+		annotation_removed(b, out);
+		conditions_added(a, b, out);
+		if (!a->s.ntests && !b->s.ntests && !cJSON_GetArraySize(out) && (pre_len || post_len) && need_tests)
 			a1_finding_add(out, NULL, "no-tests-read", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
 				      "no test this judge reads on either side (another framework's style?)");
 	}
+	return out;
+}
+
+cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len,
+		    a1_jvm_pair_fn extract_pair, int need_tests)
+{
+	struct a1_java_side a = {0}, b = {0};
+	extract_pair(pre, pre_len, post, post_len, &a, &b);
+	cJSON *out = judge_sides(path, &a, &b, pre_len, post_len, need_tests);
 	a1_java_side_free(&a);
 	a1_java_side_free(&b);
 	return out;
@@ -235,7 +243,13 @@ cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const cha
 
 cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	return a1_jvm_judge(path, pre, pre_len, post, post_len, a1_java_extract_pair, 0);
+	const struct a1_java_side *a, *b;
+	struct a1_cache_ref *ra, *rb;
+	a1_java_read_pair_cached(pre, pre_len, post, post_len, &a, &b, &ra, &rb);
+	cJSON *out = judge_sides(path, a, b, pre_len, post_len, 0);
+	a1_cache_release(ra);
+	a1_cache_release(rb);
+	return out;
 }
 
 int a1_jvm_count(const char *text, size_t len, int *tests, int *assertions, a1_jvm_extract_fn extract)

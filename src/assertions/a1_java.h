@@ -29,7 +29,7 @@
  * runs of tokens a statement keeps pending (Debian's tree-sitter 0.20.7 double-frees with
  * ~65,535 symbols on its stack) are refused before parsing, trees deeper than the walk bound
  * after - each an UNVERIFIED finding, never a crash and never a PASS. Threads: any (a parser per
- * call, no globals). Memory: the caller owns what a call returns. Failure: reported as
+ * call; a side read is remembered by its bytes in a1_cache.h, a locked table: read once per process). Memory: the caller owns what a call returns. Failure: reported as
  * findings; nothing is printed. */
 #ifndef BELAY_ASSERTIONS_A1_JAVA_H
 #define BELAY_ASSERTIONS_A1_JAVA_H

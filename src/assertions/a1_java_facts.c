@@ -17,6 +17,7 @@
 #include <string.h>
 #include <tree_sitter/api.h>
 
+#include "assertions/a1_cache.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/jsonx.h"
@@ -1087,6 +1088,57 @@ void a1_java_extract_pair(const char *pre, size_t pre_len, const char *post, siz
 			  struct a1_java_side *b)
 {
 	a1_jvm_read_pair(java_read, pre, pre_len, post, post_len, a, b, NULL, NULL);
+}
+
+static void java_side_free_heap(void *p)
+{
+	a1_java_side_free(p);
+	free(p);
+}
+
+static struct a1_cache_ref *java_read_stored(const struct a1_cache_key *k, const char *text, size_t len, TSTree *old,
+					     TSTree **tree, const struct a1_java_side **out)
+{
+	struct a1_java_side *j = xcalloc(1, sizeof *j);
+	TSTree *t = NULL;
+	java_read(text, len, j, old, &t);
+	struct a1_cache_ref *r = a1_cache_put(j->s.status ? NULL : k, j, java_side_free_heap, t, len);
+	if (tree)
+		*tree = t;
+	else if (t)
+		ts_tree_delete(t);
+	*out = j;
+	return r;
+}
+
+void a1_java_read_pair_cached(const char *pre, size_t pre_len, const char *post, size_t post_len,
+			      const struct a1_java_side **a, const struct a1_java_side **b, struct a1_cache_ref **ra,
+			      struct a1_cache_ref **rb)
+{
+	struct a1_cache_key ka, kb;
+	a1_cache_key(&ka, "java", tree_sitter_java(), pre, pre_len);
+	a1_cache_key(&kb, "java", tree_sitter_java(), post, post_len);
+	const void *fa = NULL, *fb = NULL;
+	*rb = a1_cache_get(&kb, &fb, NULL, 0);
+	int bom = (pre && pre_len >= 3 && !memcmp(pre, "\xef\xbb\xbf", 3)) ||
+		  (post && post_len >= 3 && !memcmp(post, "\xef\xbb\xbf", 3)); /* skipped: offsets would shift */
+	int reuse = !*rb && pre && pre_len && post && post_len && !bom;
+	TSTree *pt = NULL;
+	*ra = a1_cache_get(&ka, &fa, reuse ? &pt : NULL, reuse);
+	*a = fa;
+	*b = fb;
+	if (!*ra)
+		*ra = java_read_stored(&ka, pre, pre_len, NULL, reuse ? &pt : NULL, a);
+	if (!*rb) {
+		if (pt) {
+			TSInputEdit e;
+			tsnode_edit_between(pre, pre_len, post, post_len, &e);
+			ts_tree_edit(pt, &e);
+		}
+		*rb = java_read_stored(&kb, post, post_len, pt, NULL, b);
+	}
+	if (pt)
+		ts_tree_delete(pt);
 }
 
 void a1_java_side_free(struct a1_java_side *j)

@@ -32,6 +32,15 @@ void a1_java_side_free(struct a1_java_side *s);
 void a1_java_extract_pair(const char *pre, size_t pre_len, const char *post, size_t post_len, struct a1_java_side *a,
 			  struct a1_java_side *b);
 
+/* a1_java_extract_pair through a1_cache.h's memory: a side read before in this process is not
+ * read again (its tree, kept, is what the other side is parsed against); a side read is
+ * stored. The facts are read-only and live while the held entries *ra / *rb do (release them:
+ * a1_cache_release). */
+struct a1_cache_ref;
+void a1_java_read_pair_cached(const char *pre, size_t pre_len, const char *post, size_t post_len,
+			      const struct a1_java_side **a, const struct a1_java_side **b, struct a1_cache_ref **ra,
+			      struct a1_cache_ref **rb);
+
 /* ---- shared with Kotlin (a1_kotlin_facts.c reads a side into the same facts) ---- */
 
 /* A reader of one side: a1_java_extract, a1_kotlin_extract. */

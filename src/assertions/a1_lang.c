@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assertions/a1_cache.h"
 #include "assertions/a1_finding.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
@@ -831,34 +832,65 @@ static void refused(cJSON *out, const struct a1_lang_side *s, int pre)
 	free(what);
 }
 
-cJSON *a1_lang_judge(a1_lang_extract_fn fn, void *ctx, const char *pre, size_t pre_len, const char *post,
-		     size_t post_len)
+static void side_free_heap(void *p)
+{
+	a1_lang_side_free(p);
+	free(p);
+}
+
+/* One side read with `fn` against `old` (NULL: from scratch) and stored under `k`: the entry,
+ * held, its facts into *out; its tree into *tree when asked (the caller deletes it). */
+static struct a1_cache_ref *side_read(const struct a1_cache_key *k, a1_lang_extract_fn fn, void *ctx, const char *text,
+				      size_t len, TSTree *old, TSTree **tree, const struct a1_lang_side **out)
+{
+	struct a1_lang_side *s = xcalloc(1, sizeof *s);
+	TSTree *t = NULL;
+	fn(text, len, s, old, &t, ctx);
+	struct a1_cache_ref *r = a1_cache_put(s->status ? NULL : k, s, side_free_heap, t, len);
+	if (tree)
+		*tree = t;
+	else if (t)
+		ts_tree_delete(t);
+	*out = s;
+	return r;
+}
+
+cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
+		     size_t pre_len, const char *post, size_t post_len)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
 		FATAL("out of memory");
-	struct a1_lang_side a = {0}, b = {0};
-	TSTree *pt = NULL, *old = NULL;
-	fn(pre, pre_len, &a, NULL, pre && pre_len && post && post_len ? &pt : NULL, ctx);
-	if (pt) {
-		TSInputEdit e;
-		tsnode_edit_between(pre, pre_len, post, post_len, &e);
-		old = ts_tree_copy(pt);
-		ts_tree_edit(old, &e);
+	struct a1_cache_key ka, kb;
+	a1_cache_key(&ka, kind, lang, pre, pre_len);
+	a1_cache_key(&kb, kind, lang, post, post_len);
+	const void *fa = NULL, *fb = NULL;
+	/* the post side first: when it is known, the pre side's tree is not needed */
+	struct a1_cache_ref *rb = a1_cache_get(&kb, &fb, NULL, 0);
+	int reuse = !rb && pre && pre_len && post && post_len;
+	TSTree *pt = NULL;
+	struct a1_cache_ref *ra = a1_cache_get(&ka, &fa, reuse ? &pt : NULL, reuse);
+	const struct a1_lang_side *a = fa, *b = fb;
+	if (!ra)
+		ra = side_read(&ka, fn, ctx, pre, pre_len, NULL, reuse ? &pt : NULL, &a);
+	if (!rb) {
+		if (pt) {
+			TSInputEdit e;
+			tsnode_edit_between(pre, pre_len, post, post_len, &e);
+			ts_tree_edit(pt, &e);
+		}
+		rb = side_read(&kb, fn, ctx, post, post_len, pt, NULL, &b);
 	}
-	fn(post, post_len, &b, old, NULL, ctx);
-	if (old)
-		ts_tree_delete(old);
 	if (pt)
 		ts_tree_delete(pt);
-	if (a.status)
-		refused(out, &a, 1);
-	if (b.status)
-		refused(out, &b, 0);
-	if (!a.status && !b.status)
-		compare(&a, &b, out);
-	a1_lang_side_free(&a);
-	a1_lang_side_free(&b);
+	if (a->status)
+		refused(out, a, 1);
+	if (b->status)
+		refused(out, b, 0);
+	if (!a->status && !b->status)
+		compare(a, b, out);
+	a1_cache_release(ra);
+	a1_cache_release(rb);
 	return out;
 }
 

@@ -127,9 +127,12 @@ typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_
 
 /* Both sides read with `fn` (the post side parsed against the pre side's tree, edited by the
  * bytes that differ) and compared: a new array of findings (a1_go.h's shape); a side not read
- * gives its refusal (UNVERIFIED) instead. Never NULL. */
-cJSON *a1_lang_judge(a1_lang_extract_fn fn, void *ctx, const char *pre, size_t pre_len, const char *post,
-		     size_t post_len);
+ * gives its refusal (UNVERIFIED) instead. Never NULL. A side already read in this process by
+ * `kind` ("go", "rust") with `lang`'s grammar is taken from a1_cache.h's memory (its tree too,
+ * for the other side to parse against), a side read and not refused is stored there: `fn`
+ * must read the same bytes into the same facts whatever `ctx` and `old` are. */
+cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
+		     size_t pre_len, const char *post, size_t post_len);
 
 /* Tests and facts a side holds; BELAY_EINVAL when it is not read. */
 int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions);

@@ -8,6 +8,7 @@
  * undecidable) or CFG_DEPTH in a cfg predicate, print, keep state between calls. */
 #include "assertions/a1_rust.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tree_sitter/api.h>
@@ -183,7 +184,10 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 /*==== function bodies =======================================================================*/
 
 /* What an assertion macro's arguments gave its fact, by the macro's name and token text: the
- * two sides of a file share most of their macros, and reading one again is a parse. */
+ * two sides of a file, and the sides of one file turn after turn, share most of their macros,
+ * and reading one again is a parse. One memo per process (the fact is a function of the key
+ * alone), under a mutex, emptied when it reaches RMEMO_MAX entries. */
+#define RMEMO_MAX 65536
 struct rmemo_val {
 	char *subject, *matcher, *expected;
 	unsigned char taut, strength;
@@ -210,11 +214,66 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+static pthread_mutex_t rust_memo_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct rmemo rust_memo;
+static int rust_memo_ready;
+
+void a1_rust_memo_clear(void)
+{
+	pthread_mutex_lock(&rust_memo_mu);
+	if (rust_memo_ready)
+		rmemo_free(&rust_memo);
+	rust_memo = (struct rmemo){0};
+	rust_memo_ready = 0;
+	pthread_mutex_unlock(&rust_memo_mu);
+}
+
+/* The remembered fact of `key` copied into f: 1, else 0. */
+static int rust_memo_get(const char *key, struct a1_lang_fact *f)
+{
+	int64_t k;
+	pthread_mutex_lock(&rust_memo_mu);
+	int hit = rust_memo_ready && strmap_get(&rust_memo.idx, key, &k);
+	if (hit) {
+		const struct rmemo_val *v = &rust_memo.v[k];
+		f->subject = dup_or_null(v->subject);
+		f->matcher = dup_or_null(v->matcher);
+		f->expected = dup_or_null(v->expected);
+		f->taut = v->taut;
+		f->strength = v->strength;
+	}
+	pthread_mutex_unlock(&rust_memo_mu);
+	return hit;
+}
+
+static void rust_memo_put(const char *key, const struct a1_lang_fact *f)
+{
+	int64_t k;
+	pthread_mutex_lock(&rust_memo_mu);
+	if (rust_memo_ready && rust_memo.n >= RMEMO_MAX) {
+		rmemo_free(&rust_memo);
+		rust_memo_ready = 0;
+	}
+	if (!rust_memo_ready) {
+		rust_memo = (struct rmemo){0};
+		strmap_init(&rust_memo.idx);
+		rust_memo_ready = 1;
+	}
+	if (!strmap_get(&rust_memo.idx, key, &k)) {
+		struct rmemo *mm = &rust_memo;
+		mm->v = xgrow_zeroed(mm->v, &mm->cap, mm->n, sizeof *mm->v, 64);
+		mm->v[mm->n] = (struct rmemo_val){dup_or_null(f->subject), dup_or_null(f->matcher), dup_or_null(f->expected),
+						  f->taut, f->strength};
+		strmap_put(&mm->idx, key, (int64_t)mm->n++);
+	}
+	pthread_mutex_unlock(&rust_memo_mu);
+}
+
 struct walk {
 	const char *src;
 	struct a1_lang_side *s;
 	struct a1_lang_func *f;
-	struct rmemo *memo; /* NULL: none */
+	const void *memo; /* non-NULL: macros go through the process's memo (rust_memo_get) */
 	TSParser *sub; /* re-reads macro arguments */
 	const char *mod; /* "tests::" */
 };
@@ -363,14 +422,7 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 		char *key = w->memo && is(tt, "token_tree")
 				? xasprintf("%s\x1f%.*s", name, (int)tsnode_len(tt), w->src + ts_node_start_byte(tt))
 				: NULL;
-		int64_t k;
-		if (key && strmap_get(&w->memo->idx, key, &k)) {
-			const struct rmemo_val *v = &w->memo->v[k];
-			f->subject = dup_or_null(v->subject);
-			f->matcher = dup_or_null(v->matcher);
-			f->expected = dup_or_null(v->expected);
-			f->taut = v->taut;
-			f->strength = v->strength;
+		if (key && rust_memo_get(key, f)) {
 		} else {
 			char *sub = NULL;
 			TSTree *t = is(tt, "token_tree") ? reread(w, tt, &sub, &args) : NULL;
@@ -381,13 +433,8 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 				f->matcher = xstrdup(name);
 			}
 			free(sub);
-			if (key) {
-				struct rmemo *mm = w->memo;
-				mm->v = xgrow_zeroed(mm->v, &mm->cap, mm->n, sizeof *mm->v, 64);
-				mm->v[mm->n] = (struct rmemo_val){dup_or_null(f->subject), dup_or_null(f->matcher),
-								  dup_or_null(f->expected), f->taut, f->strength};
-				strmap_put(&mm->idx, key, (int64_t)mm->n++);
-			}
+			if (key)
+				rust_memo_put(key, f);
 		}
 		free(key);
 	}
@@ -472,7 +519,7 @@ struct scope {
 	const char *mod; /* "" or "tests::" */
 	int cfg;	 /* the enclosing modules' cfg */
 	const char *why;
-	struct rmemo *memo; /* the judge's, shared by both sides; NULL: none */
+	const void *memo; /* non-NULL: the process's memo is used; NULL: none */
 };
 
 static void func(const char *src, TSNode fn, struct attrs *a, const struct scope *sc, struct a1_lang_side *s,
@@ -609,11 +656,8 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)
 {
-	struct rmemo m = {0};
-	strmap_init(&m.idx);
-	cJSON *out = a1_lang_judge(extract, &m, pre, pre_len, post, post_len);
-	rmemo_free(&m);
-	return out;
+	static int use_memo = 1;
+	return a1_lang_judge("rust", tree_sitter_rust(), extract, &use_memo, pre, pre_len, post, post_len);
 }
 
 int a1_rust_count(const char *text, size_t len, int *tests, int *assertions)

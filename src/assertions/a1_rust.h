@@ -28,7 +28,7 @@
  * formatting and comments.
  *
  * Input is hostile: the limits and refusals of a1_go.h hold (a1_lang_parse). Threads: any
- * (parsers per call, no globals). Memory: the caller owns the returned array. Failure:
+ * (parsers per call; a side read is remembered by its bytes in a1_cache.h, a locked table). Memory: the caller owns the returned array. Failure:
  * findings; nothing printed. */
 #ifndef BELAY_ASSERTIONS_A1_RUST_H
 #define BELAY_ASSERTIONS_A1_RUST_H
@@ -42,5 +42,9 @@
 int a1_rust_path(const char *path);
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len);
 int a1_rust_count(const char *text, size_t len, int *tests, int *assertions);
+
+/* An assertion macro's fact is remembered per process by the macro's name and token text
+ * (bounded; any thread): forgets them all (the bench's cold runs). */
+void a1_rust_memo_clear(void);
 
 #endif

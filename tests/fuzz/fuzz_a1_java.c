@@ -4,12 +4,14 @@
  * post side is absent, a deleted file). Every answer must hold fz_findings_check's
  * invariants, and a side judged against itself must give no FAIL and no WARN; counting a side
  * either refuses it or counts something; the post side read incrementally against the pre
- * side's tree gives the same facts as read from scratch. Leaks, overflows, unbounded recursion and the
+ * side's tree gives the same facts as read from scratch, and so do sides remembered by their
+ * bytes (a1_cache.h): the pre side alone, then both. Leaks, overflows, unbounded recursion and the
  * runtime's own double free are what libFuzzer and the sanitizers report. */
 #include <stdint.h>
 #include <string.h>
 
 #include "common/err.h"
+#include "assertions/a1_cache.h"
 #include "assertions/a1_java.h"
 #include "assertions/a1_java_facts.h"
 #include "assertions/a1_java_wire.h"
@@ -39,6 +41,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_CHECK(wb.len == wc.len && !memcmp(wb.p, wc.p, wb.len), "the incremental post side differs from scratch");
 		buf_free(&wb);
 		buf_free(&wc);
+		/* remembered sides read as fresh ones: the pre side alone (the post side parsed
+		 * against its kept tree), then both */
+		struct a1_java_side d = {0};
+		a1_java_extract(s, pre_len, &d);
+		a1_cache_clear();
+		const struct a1_java_side *ra_s, *rb_s;
+		struct a1_cache_ref *ra, *rb;
+		a1_java_read_pair_cached(s, pre_len, s, pre_len, &ra_s, &rb_s, &ra, &rb);
+		a1_cache_release(ra);
+		a1_cache_release(rb);
+		for (int round = 0; round < 2; round++) {
+			a1_java_read_pair_cached(s, pre_len, cut + 1, size - pre_len - 1, &ra_s, &rb_s, &ra, &rb);
+			struct buf w1 = {0}, w2 = {0}, w3 = {0}, w4 = {0};
+			a1_java_wire_put(ra_s, &w1);
+			a1_java_wire_put(&d, &w2);
+			a1_java_wire_put(rb_s, &w3);
+			a1_java_wire_put(&c, &w4);
+			FZ_CHECK(w1.len == w2.len && !memcmp(w1.p, w2.p, w1.len), "a remembered pre side differs (round %d)", round);
+			FZ_CHECK(w3.len == w4.len && !memcmp(w3.p, w4.p, w3.len), "a remembered post side differs (round %d)", round);
+			buf_free(&w1);
+			buf_free(&w2);
+			buf_free(&w3);
+			buf_free(&w4);
+			a1_cache_release(ra);
+			a1_cache_release(rb);
+		}
+		a1_cache_clear();
+		a1_java_side_free(&d);
 		a1_java_side_free(&a);
 		a1_java_side_free(&b);
 		a1_java_side_free(&c);

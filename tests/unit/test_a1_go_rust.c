@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "assertions/a1_cache.h"
+#include "assertions/a1_go.h"
+#include "assertions/a1_rust.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/fsutil.h"
@@ -493,4 +496,84 @@ static const struct row cargo_rows[] = {
 Test(a1_go_rust, cargo_test_targets_turned_off_fail)
 {
 	play_all(cargo_rows, sizeof cargo_rows / sizeof *cargo_rows);
+}
+
+/* ---- a1_cache.h: a side remembered by its bytes judges as a fresh read does ---- */
+
+typedef cJSON *(*lang_judge_fn)(const char *, size_t, const char *, size_t);
+
+static char *judged(lang_judge_fn judge, const char *pre, const char *post)
+{
+	cJSON *o = judge(pre, strlen(pre), post, strlen(post));
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* pre against each post, first with nothing remembered, then in one run where the pre side
+ * (and, the second time round, every post side) is remembered: the same findings each time. */
+static void remembered_as_fresh(lang_judge_fn judge, const char *pre, const char *const *posts, size_t n)
+{
+	char **cold = xcalloc(n, sizeof *cold);
+	for (size_t i = 0; i < n; i++) {
+		a1_cache_clear();
+		cold[i] = judged(judge, pre, posts[i]);
+	}
+	cr_assert_str_neq(cold[0], cold[1], "the posts must judge differently for the check to bite");
+	a1_cache_clear();
+	unsigned long h0, h1, st;
+	a1_cache_stats(&h0, &st);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < n; i++) {
+			char *warm = judged(judge, pre, posts[i]);
+			cr_expect_str_eq(warm, cold[i], "round %d post %zu remembered: %s, fresh: %s", round, i, warm, cold[i]);
+			free(warm);
+		}
+	a1_cache_stats(&h1, &st);
+	cr_expect_geq(h1 - h0, 2 * n - 1 + n, "hits %lu", h1 - h0);
+	for (size_t i = 0; i < n; i++)
+		free(cold[i]);
+	free(cold);
+	a1_cache_clear();
+}
+
+Test(a1_go_rust, a_remembered_side_judges_as_a_fresh_read)
+{
+	const char *pre = "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 "
+			  "{\n\t\tt.Fatal(\"add\")\n\t}\n}\n";
+	/* the same length: a key of the size alone would mistake one for the other */
+	const char *go[] = {
+	    "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif false          "
+	    "{\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+	    "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 "
+	    "{\n\t\tt.Fatal(\"sum\")\n\t}\n}\n",
+	    "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 4 "
+	    "{\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+	};
+	remembered_as_fresh(a1_go_judge, pre, go, 3);
+	const char *rpre = "#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n}\n";
+	const char *rust[] = {
+	    "#[test]\nfn adds() {\n    assert!(true);           \n}\n",
+	    "#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n}\n\n",
+	    "#[test]\n#[ignore]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n}\n",
+	};
+	remembered_as_fresh(a1_rust_judge, rpre, rust, 3);
+}
+
+/* A refused side (a syntax error here; a parse that timed out alike) is never remembered: read
+ * again, it might be read. */
+Test(a1_go_rust, a_refused_side_is_not_remembered)
+{
+	a1_cache_clear();
+	const char *bad = "package calc\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n";
+	unsigned long h0, s0, h1, s1;
+	a1_cache_stats(&h0, &s0);
+	for (int i = 0; i < 2; i++) {
+		cJSON *o = a1_go_judge(bad, strlen(bad), bad, strlen(bad));
+		cr_expect_gt(cJSON_GetArraySize(o), 0, "a refusal is a finding");
+		cJSON_Delete(o);
+	}
+	a1_cache_stats(&h1, &s1);
+	cr_expect_eq(s1 - s0, 0, "stored %lu", s1 - s0);
+	cr_expect_eq(h1 - h0, 0, "hits %lu", h1 - h0);
 }

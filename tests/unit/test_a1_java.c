@@ -10,6 +10,7 @@
 
 #include "common/err.h"
 #include "assertions/a1_java.h"
+#include "assertions/a1_cache.h"
 
 static cJSON *judge(const char *pre, const char *post)
 {
@@ -235,4 +236,40 @@ Test(a1_java, counts_tests_and_assertions)
 	cr_expect_eq(tests, 1);
 	cr_expect_eq(asserts, 2);
 	cr_expect(a1_java_is_source("a/CalcTest.java") && a1_java_is_source("X.JAVA") && !a1_java_is_source("a.kt"));
+}
+
+/* a1_cache.h: a side remembered by its bytes (and its tree, the next side parsed against it)
+ * judges as a fresh read does; two posts of the same length, so a key of the size alone would
+ * mistake one for the other. */
+Test(a1_java, a_remembered_side_judges_as_a_fresh_read)
+{
+	const char *pre = "class CalcTest {\n  @Test\n  void adds() {\n    assertEquals(3, add(1, 2));\n  }\n}\n";
+	const char *posts[] = {
+	    "class CalcTest {\n  @Test\n  void adds() {\n    assertTrue(true);          \n  }\n}\n",
+	    "class CalcTest {\n  @Test\n  void adds() {\n    assertEquals(3, add(2, 1));\n  }\n}\n",
+	};
+	char *cold[2];
+	for (int i = 0; i < 2; i++) {
+		a1_cache_clear();
+		cJSON *o = judge(pre, posts[i]);
+		cold[i] = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+	}
+	cr_assert_str_neq(cold[0], cold[1]);
+	a1_cache_clear();
+	unsigned long h0, h1, st;
+	a1_cache_stats(&h0, &st);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 2; i++) {
+			cJSON *o = judge(pre, posts[i]);
+			char *warm = cJSON_PrintUnformatted(o);
+			cJSON_Delete(o);
+			cr_expect_str_eq(warm, cold[i], "round %d post %d remembered: %s, fresh: %s", round, i, warm, cold[i]);
+			free(warm);
+		}
+	a1_cache_stats(&h1, &st);
+	cr_expect_eq(h1 - h0, 5, "hits %lu", h1 - h0);
+	free(cold[0]);
+	free(cold[1]);
+	a1_cache_clear();
 }
