@@ -699,15 +699,11 @@ static void bridge_exit_cb(uv_process_t *p, int64_t status, int sig)
 		close_own(s, (uv_handle_t *)&s->bridge);
 }
 
-/* The server side of a contained HTTP server: belay-http --bridge URL, its stdin and stdout the
- * two pipes, the sandbox's connector its descriptor 3 (belay itself links no network client,
- * tests/unit/test_verify.c). 0, or an error saying why not. */
-static int start_bridge(struct session *s, int in_fd, int out_fd, int conn, struct err *e)
+/* The server side of a contained HTTP server: belay-http --bridge URL (bin), its stdin and
+ * stdout the two pipes, the sandbox's connector its descriptor 3 (belay itself links no
+ * network client, tests/unit/test_verify.c). 0, or an error saying why not. */
+static int start_bridge(struct session *s, char *bin, int in_fd, int out_fd, int conn, struct err *e)
 {
-	char *bin = paths_sibling_exe("belay-http");
-	if (!bin)
-		return err_set(e, BELAY_ENOTFOUND,
-			       "belay-http is not installed next to belay: it speaks HTTP to a contained server");
 	char *args[] = {bin, "--bridge", (char *)s->o.http_url, "--connector-fd", "3", NULL};
 	uv_stdio_container_t stdio[4] = {
 	    {.flags = UV_INHERIT_FD, .data.fd = in_fd},
@@ -724,7 +720,6 @@ static int start_bridge(struct session *s, int in_fd, int out_fd, int conn, stru
 	};
 	s->bridge.data = s;
 	int rc = uv_spawn(s->loop, &s->bridge, &po);
-	free(bin);
 	if (rc)
 		return err_set(e, rc, "cannot start belay-http: %s", uv_strerror(rc));
 	s->bridge_spawned = s->bridge_running = 1;
@@ -928,10 +923,21 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	};
 	if (http) /* it speaks over HTTP: its stdin and stdout carry nothing */
 		stdio[0].flags = stdio[1].flags = UV_IGNORE;
+	/* belay speaks HTTP to it through belay-http (it links no network client itself): without
+	 * belay-http the server is not started at all, the refusal naming it */
+	char *bridge_bin = http ? paths_sibling_exe("belay-http") : NULL;
+	if (http && !bridge_bin) {
+		rc = err_set(e, BELAY_ENOTFOUND,
+			     "belay-http is not installed next to belay (nor on PATH): belay speaks HTTP to a "
+			     "contained server only through it");
+		goto fail_pipes;
+	}
 	struct spawn_plan sp = {0};
 	rc = session_prepare_spawn(s, exe, &sp, e);
-	if (rc)
+	if (rc) {
+		free(bridge_bin);
 		goto fail_pipes;
+	}
 	if (sp.extra_fd >= 0) {
 		stdio[3].flags = UV_INHERIT_FD;
 		stdio[3].data.fd = sp.extra_fd;
@@ -960,6 +966,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 				close(hfrom[i]);
 		}
 		session_spawn_done(&sp);
+		free(bridge_bin);
 		goto fail_pipes;
 	}
 	rc = uv_spawn(loop, &s->proc, &po);
@@ -971,6 +978,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			close(hfrom[i]);
 		}
 		session_spawn_done(&sp);
+		free(bridge_bin);
 		goto fail_pipes;
 	}
 	s->pid = s->proc.pid;
@@ -1017,11 +1025,12 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 		if (conn < 0)
 			err_set(&be, BELAY_EINVAL, "the sandbox has no connector");
 		else
-			start_bridge(s, hto[0], hfrom[1], conn, &be);
+			start_bridge(s, bridge_bin, hto[0], hfrom[1], conn, &be);
 		if (conn >= 0)
 			close(conn); /* the bridge's own copy is its descriptor 3 */
 		close(hto[0]);
 		close(hfrom[1]);
+		free(bridge_bin);
 		if (!s->bridge_spawned) {
 			uv_process_kill(&s->proc, SIGKILL);
 			session_lifecycle_not_started(s, "http-bridge", be.msg);
