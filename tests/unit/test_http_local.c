@@ -340,7 +340,8 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 			if (!lone_turns++)
 				cr_log_info("without belay-http: %s", l);
 			char *line = cJSON_PrintUnformatted(j);
-			cr_assert_str_eq(jx_str(j, "status"), "UNVERIFIED", "a turn judged without belay-http: %s", line);
+			cr_assert_str_eq(jx_str(j, "status"), "UNVERIFIED", "a turn judged without belay-http: %s",
+					 line);
 			cr_assert_not_null(jx_str(j, "cause"), "%s", line);
 			free(line);
 		}
