@@ -15,6 +15,14 @@
  * the URL. It ends when the server ends (exit 1).
  *   belay-http --upstream URL [--state DIR] --login [--client-id ID] [--redirect-port PORT]
  *              [--scope SCOPE] [--timeout SECONDS] [--no-browser]
+ *   belay-http --bridge URL [--connector-fd N]
+ *
+ * --bridge speaks to the MCP server at URL as a stdio server would be spoken to
+ * (http_bridge.h): JSON-RPC messages one per line on stdin, each POSTed; every message of the
+ * answers one per line on stdout; it exits when stdin has ended and the transfers are done
+ * (0), or 1 naming what failed. With --connector-fd, its sockets come from that contained
+ * server's sandbox connector (sandbox.h), inherited as descriptor N: what verify's replay of
+ * a contained run starts (src/proxy/session.c). It ends with its parent (SIGKILL).
  *
  * --print-url prints the upstream's stable URL (made and saved on first use) on stdout and
  * exits without listening: what `belay snippet CLIENT --http URL` writes into a configuration.
@@ -40,6 +48,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +64,7 @@
 #include "common/xalloc.h"
 #include "common/xalloc_cjson.h"
 #include "gate/gate.h"
+#include "http/http_bridge.h"
 #include "http/http_listen.h"
 #include "http/http_local.h"
 #include "http/http_prestate.h"
@@ -227,6 +237,32 @@ static int login(const char *upstream, const char *sd, const char *client_id, co
 	return rc ? 1 : 0;
 }
 
+static int usage(const char *why);
+
+/* --bridge: stdin and stdout to the server at url (http_bridge.h). */
+static int run_bridge(const char *url, int connector_fd, int other)
+{
+	if (other)
+		return usage("--bridge takes no --upstream and no server command");
+	if (strncmp(url, "http://", 7))
+		return usage("--bridge must be an http:// URL");
+	/* it ends with whoever started it, never orphaned on a server's stream */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	struct http_bridge_cfg c = {.url = url, .in_fd = 0, .out_fd = 1, .connector = connector_fd};
+	struct err e = {0};
+	int rc = http_bridge_run(&c, &e);
+	if (rc)
+		fprintf(stderr, "belay-http: bridge: %s\n", e.msg);
+	curl_global_cleanup();
+	if (connector_fd >= 0)
+		close(connector_fd);
+	return rc ? 1 : 0;
+}
+
 static int usage(const char *why)
 {
 	fprintf(stderr, "belay-http: %s\nusage: belay-http --upstream URL [--listen PORT] [--state DIR] "
@@ -234,7 +270,8 @@ static int usage(const char *why)
 			"       belay-http --upstream URL [--state DIR] --login [--client-id ID] [--redirect-port PORT] "
 			"[--scope SCOPE] [--timeout SECONDS] [--no-browser]\n"
 			"       belay-http --upstream http://127.0.0.1:PORT/PATH --contain DIR [--network deny] [--expose PATH]... "
-			"[options] -- SERVER [ARGS...]\n",
+			"[options] -- SERVER [ARGS...]\n"
+			"       belay-http --bridge URL [--connector-fd N]\n",
 		why);
 	return 2;
 }
@@ -243,8 +280,8 @@ int main(int argc, char **argv)
 {
 	xalloc_cjson_install();
 	const char *upstream = NULL, *state = NULL, *trace_dir = NULL, *policy_file = NULL;
-	const char *client_id = NULL, *scope = NULL, *contain = NULL, *network = NULL;
-	long port = -1, idle = 600, hold = 50, redirect_port = 0, timeout = 300;
+	const char *client_id = NULL, *scope = NULL, *contain = NULL, *network = NULL, *bridge = NULL;
+	long port = -1, connector_fd = -1, idle = 600, hold = 50, redirect_port = 0, timeout = 300;
 	int no_index = 0, print_url = 0, enforce = 0, do_login = 0, no_browser = 0, console = 0;
 	/* held in statics: what the early returns leave is still reachable, not a leak */
 	static char **expose;
@@ -288,6 +325,12 @@ int main(int argc, char **argv)
 		i++;
 		if (!strcmp(a, "--upstream")) {
 			upstream = v;
+		} else if (!strcmp(a, "--bridge")) {
+			bridge = v;
+		} else if (!strcmp(a, "--connector-fd")) {
+			connector_fd = strtol(v, &end, 10);
+			if (!*v || *end || connector_fd < 3 || connector_fd > 1023)
+				return usage("--connector-fd must be a descriptor from 3 to 1023");
 		} else if (!strcmp(a, "--state")) {
 			state = v;
 		} else if (!strcmp(a, "--trace-dir")) {
@@ -328,6 +371,10 @@ int main(int argc, char **argv)
 			return usage("unknown option");
 		}
 	}
+	if (bridge)
+		return run_bridge(bridge, (int)connector_fd, upstream || server);
+	if (connector_fd >= 0)
+		return usage("--connector-fd goes with --bridge");
 	if (!upstream || (strncmp(upstream, "http://", 7) && strncmp(upstream, "https://", 8)))
 		return usage("--upstream must be an http:// or https:// URL");
 	if (server && (!*server || !contain))

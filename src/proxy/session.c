@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/fsutil.h"
+#include "common/paths.h"
 #include "common/jsonx.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
@@ -21,7 +22,6 @@
 #include "sandbox/sandbox.h"
 #include "sandbox/sandbox_supervisor.h"
 #include "proxy/env_seal.h"
-#include "proxy/http_bridge.h"
 #include "proxy/server_env.h"
 #include "proxy/witness.h"
 #include "proxy/session_internal.h"
@@ -655,6 +655,10 @@ static void finish(struct session *s)
 	s->cin = s->cout = NULL;
 	if (s->pid > 0) /* else never spawned (session_opts.not_started) */
 		close_own(s, (uv_handle_t *)&s->proc);
+	if (s->bridge_spawned && s->bridge_running)
+		uv_process_kill(&s->bridge, SIGKILL); /* closed when it is reaped (bridge_exit_cb) */
+	else if (s->bridge_spawned)
+		close_own(s, (uv_handle_t *)&s->bridge);
 	close_own(s, (uv_handle_t *)&s->kill_timer);
 	close_own(s, (uv_handle_t *)&s->drain_timer);
 	close_own(s, (uv_handle_t *)&s->linger_timer);
@@ -681,6 +685,46 @@ void session_maybe_finish(struct session *s)
 	int client_flushed = s->client_out_dead || endpoint_queued(s->cout) == 0;
 	if (client_flushed || s->drain_expired)
 		finish(s);
+}
+
+/* belay-http --bridge ended: it ends when the session closes its input and its transfers are
+ * done (or with the contained server), or is killed when the session finishes first. */
+static void bridge_exit_cb(uv_process_t *p, int64_t status, int sig)
+{
+	(void)status;
+	(void)sig;
+	struct session *s = p->data;
+	s->bridge_running = 0;
+	if (s->phase == SESSION_PHASE_FINISHED)
+		close_own(s, (uv_handle_t *)&s->bridge);
+}
+
+/* The server side of a contained HTTP server: belay-http --bridge URL (bin), its stdin and
+ * stdout the two pipes, the sandbox's connector its descriptor 3 (belay itself links no
+ * network client, tests/unit/test_verify.c). 0, or an error saying why not. */
+static int start_bridge(struct session *s, char *bin, int in_fd, int out_fd, int conn, struct err *e)
+{
+	char *args[] = {bin, "--bridge", (char *)s->o.http_url, "--connector-fd", "3", NULL};
+	uv_stdio_container_t stdio[4] = {
+	    {.flags = UV_INHERIT_FD, .data.fd = in_fd},
+	    {.flags = UV_INHERIT_FD, .data.fd = out_fd},
+	    {.flags = UV_INHERIT_FD, .data.fd = 2},
+	    {.flags = UV_INHERIT_FD, .data.fd = conn},
+	};
+	uv_process_options_t po = {
+	    .exit_cb = bridge_exit_cb,
+	    .file = bin,
+	    .args = args,
+	    .stdio_count = 4,
+	    .stdio = stdio,
+	};
+	s->bridge.data = s;
+	int rc = uv_spawn(s->loop, &s->bridge, &po);
+	if (rc)
+		return err_set(e, rc, "cannot start belay-http: %s", uv_strerror(rc));
+	s->bridge_spawned = s->bridge_running = 1;
+	s->open_handles++;
+	return 0;
 }
 
 static void exit_cb(uv_process_t *p, int64_t status, int sig)
@@ -879,10 +923,21 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	};
 	if (http) /* it speaks over HTTP: its stdin and stdout carry nothing */
 		stdio[0].flags = stdio[1].flags = UV_IGNORE;
+	/* belay speaks HTTP to it through belay-http (it links no network client itself): without
+	 * belay-http the server is not started at all, the refusal naming it */
+	char *bridge_bin = http ? paths_sibling_exe("belay-http") : NULL;
+	if (http && !bridge_bin) {
+		rc = err_set(e, BELAY_ENOTFOUND,
+			     "belay-http is not installed next to belay (nor on PATH): belay speaks HTTP to a "
+			     "contained server only through it");
+		goto fail_pipes;
+	}
 	struct spawn_plan sp = {0};
 	rc = session_prepare_spawn(s, exe, &sp, e);
-	if (rc)
+	if (rc) {
+		free(bridge_bin);
 		goto fail_pipes;
+	}
 	if (sp.extra_fd >= 0) {
 		stdio[3].flags = UV_INHERIT_FD;
 		stdio[3].data.fd = sp.extra_fd;
@@ -911,6 +966,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 				close(hfrom[i]);
 		}
 		session_spawn_done(&sp);
+		free(bridge_bin);
 		goto fail_pipes;
 	}
 	rc = uv_spawn(loop, &s->proc, &po);
@@ -922,6 +978,7 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 			close(hfrom[i]);
 		}
 		session_spawn_done(&sp);
+		free(bridge_bin);
 		goto fail_pipes;
 	}
 	s->pid = s->proc.pid;
@@ -960,20 +1017,21 @@ int session_start(uv_loop_t *loop, const struct session_opts *o, struct endpoint
 	s->linger_timer.data = s;
 	loop_spin_init(loop, &s->spin, o->spin_us);
 	if (http) {
-		/* the server side is the HTTP bridge, over the two pipes made before the spawn; a
-		 * bridge that cannot start leaves them readerless: the server is stopped, never
+		/* the server side is belay-http's bridge, over the two pipes made before the spawn;
+		 * a bridge that cannot start leaves them readerless: the server is stopped, never
 		 * left running unreached */
 		int conn = sandbox_spawn_take_connector(sp.priv);
 		struct err be = {0};
 		if (conn < 0)
 			err_set(&be, BELAY_EINVAL, "the sandbox has no connector");
-		else if (http_bridge_start(hto[0], hfrom[1], conn, o->http_url, &be) != 0)
-			close(conn);
 		else
-			hto[0] = hfrom[1] = -1; /* the bridge's now */
-		if (hto[0] >= 0) {
-			close(hto[0]);
-			close(hfrom[1]);
+			start_bridge(s, bridge_bin, hto[0], hfrom[1], conn, &be);
+		if (conn >= 0)
+			close(conn); /* the bridge's own copy is its descriptor 3 */
+		close(hto[0]);
+		close(hfrom[1]);
+		free(bridge_bin);
+		if (!s->bridge_spawned) {
 			uv_process_kill(&s->proc, SIGKILL);
 			session_lifecycle_not_started(s, "http-bridge", be.msg);
 		}

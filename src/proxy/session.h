@@ -122,7 +122,7 @@ struct session_opts {
 	/* With sandbox: the server speaks MCP over HTTP at this URL inside its sandbox
 	 * (http://127.0.0.1:PORT/PATH; a contained local server's run, docs/HTTP.md): it gets
 	 * the URL's port on the sandbox's own loopback and the connector, its stdin and stdout
-	 * nothing, and the session's server side is an HTTP bridge (http_bridge.h). NULL: stdio. */
+	 * nothing, and the session's server side is belay-http --bridge (http/http_bridge.h). NULL: stdio. */
 	const char *http_url;
 	/* Verification replays only (off for proxying): */
 	int report_writes;        /* the supervisor records "write_intent"s (sandbox_supervisor.h) */

@@ -24,6 +24,9 @@ struct session {
 	struct endpoint *sin, *sout, *serr; /* server pipes */
 	struct endpoint *errout;           /* where server stderr is passed through */
 	uv_process_t proc;
+	/* session_opts.http_url: belay-http --bridge, the server side's stdio (http_bridge.h) */
+	uv_process_t bridge;
+	unsigned bridge_spawned : 1, bridge_running : 1;
 	uv_timer_t kill_timer, drain_timer;
 	struct loop_spin spin; /* after each forwarded chunk, poll a while before sleeping */
 	uv_async_t drain_async;

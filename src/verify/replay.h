@@ -81,7 +81,7 @@ struct replay_spec {
 	const char *cache;   /* the server's writable cache (sandbox_cache.h; empty), or NULL */
 	enum sandbox_network network;
 	/* A contained local server over HTTP: its URL inside its sandbox (the port it listens on
-	 * there); the session drives it through an HTTP bridge (proxy/http_bridge.h). NULL: stdio. */
+	 * there); the session drives it through belay-http --bridge (http/http_bridge.h). NULL: stdio. */
 	const char *http_url;
 	struct replay_frame *pre; /* isolated: the handshake frames, in order; session: every step */
 	size_t npre;

@@ -9,7 +9,8 @@
  * host's loopback: both refused and named in the trace (the write's path, the connect's
  * address), the file never written, the listener never reached. Every tools/call was held
  * for its pre-state and planned in the workspace. `belay verify` replays the run over HTTP
- * in a fresh sandbox (proxy/http_bridge.c): every deterministic turn PASSes; a recorded
+ * in a fresh sandbox (belay-http --bridge, src/http/http_bridge.c): every deterministic turn
+ * PASSes (without belay-http, none: refused by name); a recorded
  * answer forged afterwards (get-sum says 43) FAILs. The get-sum turn banked as a corpus case
  * replays on its own (MATCH). `--network allow` with a server belay
  * starts is refused by name, and so is a URL not on loopback.
@@ -320,6 +321,38 @@ Test(http_local, server_everything_contained_over_streamable_http_with_denials_n
 	cr_assert(strstr(o.out, "MATCH 1"), "the banked case did not replay: %s%s", o.out, o.err);
 	ts_out_free(&o);
 	free(turn_arg);
+
+	/* without belay-http (which speaks HTTP for the replay: belay links no network client)
+	 * the replay is refused by name: nothing PASSes, every turn UNVERIFIED with a cause */
+	char *lone = fs_join(dir, "lone");
+	fs_mkdir_p(lone, 0755, NULL);
+	cr_assert_eq(ts_sh("cp '%s' '%s/belay'", BELAY_BIN, lone), 0);
+	char *lone_bin = fs_join(lone, "belay");
+	const char *lv[] = {lone_bin, "verify", trace, "--json", "--state", state, NULL};
+	const char *const lenv[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
+	ts_run(lv, lenv, ws, NULL, 0, 600, &o);
+	int lone_turns = 0;
+	cr_assert(strstr(o.out, "belay-http is not installed"), "the refusal does not name belay-http:\n%s%s", o.out,
+		  o.err);
+	for (char *l = strtok(o.out, "\n"); l; l = strtok(NULL, "\n")) {
+		cJSON *j = cJSON_Parse(l);
+		if (j && cJSON_GetObjectItem(j, "turn")) {
+			if (!lone_turns++)
+				cr_log_info("without belay-http: %s", l);
+			char *line = cJSON_PrintUnformatted(j);
+			cr_assert_str_eq(jx_str(j, "status"), "UNVERIFIED", "a turn judged without belay-http: %s",
+					 line);
+			cr_assert_not_null(jx_str(j, "cause"), "%s", line);
+			free(line);
+		}
+		cJSON_Delete(j);
+	}
+	cr_log_info("without belay-http: %d turn(s) UNVERIFIED", lone_turns);
+	cr_assert_eq(lone_turns, tool_calls, "verify judged %d of %d calls without belay-http:\n%s", lone_turns,
+		     tool_calls, o.err);
+	ts_out_free(&o);
+	free(lone_bin);
+	free(lone);
 
 	/* a lie: the record says get-sum answered 43; the replay says 42 */
 	ts_edit_reply(trace, 0, "The sum of 2 and 40 is 42", "The sum of 2 and 40 is 43");
