@@ -1268,6 +1268,10 @@ void ui_event(struct ui *u, const struct cevent *ev)
 		if (u->follow && ui_run(u) == r) {
 			ui_refilter(u, 1);
 			u->pos[PANE_TURNS].sel = u->nvis ? u->nvis - 1 : 0;
+		} else if (u->follow && u->view == VIEW_HOME) {
+			/* following: the hold is where the action is (an HTTP run's hold comes before
+			 * its trace's run does); the y or x pressed on seeing HELD must reach it */
+			ui_focus_run(u, r->id);
 		}
 		break;
 	}

@@ -1107,6 +1107,35 @@ Test(screens, a_selected_held_row_stays_selected_when_turns_arrive)
 	teardown_fx();
 }
 
+/* A call held on a run the console is not showing (an HTTP run's hold reaches the console
+ * before its trace's run does): following, the console goes to it, so the y or x a person
+ * presses on seeing "HELD" answers it; not following, it stays where the person is. */
+Test(screens, a_hold_on_another_run_is_followed_to)
+{
+	build(120, 40);
+	ui_focus_run(&F.u, "20261129-181203-7c1e"); /* the ended run */
+	cr_assert(F.u.follow);
+	struct cevent *ev = cevent_hold("20261206-120000-http", 77, 9, "get-sum", NULL, NULL);
+	ui_event(&F.u, ev);
+	cevent_free(ev);
+	ui_draw(&F.u, &F.c);
+	cr_assert_str_eq(ui_run(&F.u)->id, "20261206-120000-http");
+	const struct cm_hold *h = NULL;
+	cr_assert_null(ui_focused(&F.u, &h));
+	cr_assert(h && h->id == 77, "the focus is not on the held call");
+	press('x', 0);
+	cr_assert_eq(F.resolved, 77);
+	cr_assert_eq(F.approved, 0);
+	/* not following: a second hold elsewhere leaves the person where they are */
+	ui_focus_run(&F.u, "20261129-181203-7c1e");
+	F.u.follow = 0;
+	ev = cevent_hold("20261206-120000-http", 78, 11, "get-sum", NULL, NULL);
+	ui_event(&F.u, ev);
+	cevent_free(ev);
+	cr_assert_str_eq(ui_run(&F.u)->id, "20261129-181203-7c1e");
+	teardown_fx();
+}
+
 Test(screens, held_rows_show_HELD)
 {
 	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
