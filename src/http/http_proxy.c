@@ -1059,6 +1059,102 @@ static enum MHD_Result hp_oauth_refuse(struct http_proxy *p, struct MHD_Connecti
 	return refuse(c, MHD_HTTP_FORBIDDEN, why);
 }
 
+/* A transfer of `run` (whose refs it takes, two: the connection side and the upstream
+ * side), owning url. Under p->mu (the run's stream count). */
+static struct hp_xfer *xfer_new(struct http_proxy *p, struct hp_run *run, const char *method, char *url, int client_fd)
+{
+	run->refs += 2;
+	run->last_ns = now_ns();
+	struct hp_xfer *x = xcalloc(1, sizeof *x);
+	x->stream = ++run->next_stream;
+	x->p = p;
+	x->run = run;
+	x->method = method;
+	x->url = url;
+	x->refs = 2;
+	x->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_mutex_init(&x->mu, NULL);
+	sse_parse_init(&x->sse, 0);
+	x->client_fd = client_fd;
+	return x;
+}
+
+/* Hands a transfer whose request is recorded (url, method, headers, body set) to the
+ * upstream thread. Connection thread. */
+static void xfer_submit(struct http_proxy *p, struct hp_xfer *x)
+{
+	x->h = curl_easy_init();
+	curl_easy_setopt(x->h, CURLOPT_URL, x->url);
+	curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdrs);
+	curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->h, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 0L);
+	http_upstream_fd_use(x->h, &p->cfg.upstream_fd);
+	if (!strcmp(x->method, "POST")) {
+		curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->body);
+		curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
+	} else if (!strcmp(x->method, "DELETE")) {
+		curl_easy_setopt(x->h, CURLOPT_CUSTOMREQUEST, "DELETE");
+	} else {
+		curl_easy_setopt(x->h, CURLOPT_HTTPGET, 1L);
+	}
+	pthread_mutex_lock(&p->mu);
+	x->next = p->inbox;
+	p->inbox = x;
+	pthread_mutex_unlock(&p->mu);
+	curl_multi_wakeup(p->multi);
+}
+
+/* The upstream refused belay's own token (401) before it expired (revoked, or its server
+ * restarted): the token is refreshed and the request sent again, once, as a transfer of its
+ * own recorded with retry_of (the server never acted on the refused one: its messages are
+ * not recorded again). NULL when no other token can be had: the agent is then refused.
+ * Connection thread. */
+static struct hp_xfer *hp_oauth_retry(struct http_proxy *p, struct hp_xfer *x)
+{
+	http_oauth_rejected(p->cfg.oauth, x->bearer);
+	char *bearer = NULL;
+	int refreshed = 0;
+	struct err e = {0};
+	if (http_oauth_bearer(p->cfg.oauth, &bearer, &refreshed, &e) != 0 || !bearer || !strcmp(bearer, x->bearer)) {
+		if (bearer)
+			explicit_bzero(bearer, strlen(bearer));
+		free(bearer);
+		return NULL;
+	}
+	pthread_mutex_lock(&p->mu);
+	struct hp_xfer *y = xfer_new(p, x->run, x->method, xstrdup(x->url), x->client_fd);
+	pthread_mutex_unlock(&p->mu);
+	y->bearer = bearer;
+	for (const struct curl_slist *h = x->hdrs; h; h = h->next)
+		if (strncasecmp(h->data, "Authorization:", 14))
+			y->hdrs = curl_slist_append(y->hdrs, h->data);
+	char *line = xasprintf("Authorization: %s", bearer);
+	y->hdrs = curl_slist_append(y->hdrs, line);
+	explicit_bzero(line, strlen(line));
+	free(line);
+	if (x->body) {
+		y->body = xmalloc(x->body_len + 1);
+		memcpy(y->body, x->body, x->body_len);
+		y->body[x->body_len] = 0;
+		y->body_len = x->body_len;
+	}
+	cJSON *f = fact("request", y);
+	hp_oauth_fact(f, bearer, refreshed, NULL);
+	cJSON_AddStringToObject(f, "method", y->method);
+	cJSON_AddNumberToObject(f, "retry_of", (double)x->stream);
+	http_run_fact(y->run->run, f);
+	report(p, "the server refused belay's OAuth token (401): belay refreshed it and sent the request again");
+	xfer_submit(p, y);
+	return y;
+}
+
 static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, struct hp_req *q, const char *method)
 {
 	const char *sid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Mcp-Session-Id");
@@ -1101,22 +1197,9 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 								       "so it is not forwarded");
 		}
 	}
-	run->refs += 2; /* the connection side and the upstream side */
-	run->last_ns = now_ns();
-	struct hp_xfer *x = xcalloc(1, sizeof *x);
-	x->stream = ++run->next_stream;
-	pthread_mutex_unlock(&p->mu);
-
-	x->p = p;
-	x->run = run;
-	x->method = method;
-	x->url = url;
-	x->refs = 2;
-	x->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	pthread_mutex_init(&x->mu, NULL);
-	sse_parse_init(&x->sse, 0);
 	const union MHD_ConnectionInfo *fdi = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	x->client_fd = fdi ? fdi->connect_fd : -1;
+	struct hp_xfer *x = xfer_new(p, run, method, url, fdi ? fdi->connect_fd : -1);
+	pthread_mutex_unlock(&p->mu);
 	q->x = x;
 	q->is_delete = !strcmp(method, "DELETE");
 
@@ -1198,41 +1281,35 @@ static enum MHD_Result forward(struct http_proxy *p, struct MHD_Connection *c, s
 		return refuse(c, MHD_HTTP_SERVICE_UNAVAILABLE, "recording failed: belay forwards nothing it cannot record");
 	}
 
-	x->h = curl_easy_init();
-	curl_easy_setopt(x->h, CURLOPT_URL, x->url);
-	curl_easy_setopt(x->h, CURLOPT_PRIVATE, x);
-	curl_easy_setopt(x->h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(x->h, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(x->h, CURLOPT_HTTPHEADER, x->hdrs);
-	curl_easy_setopt(x->h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(x->h, CURLOPT_HEADERDATA, x);
-	curl_easy_setopt(x->h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(x->h, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(x->h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(x->h, CURLOPT_FOLLOWLOCATION, 0L);
-	http_upstream_fd_use(x->h, &p->cfg.upstream_fd);
 	if (!strcmp(method, "POST")) {
 		x->body = q->body.p ? q->body.p : xstrdup("");
 		x->body_len = q->body.len;
 		q->body = (struct buf){0};
-		curl_easy_setopt(x->h, CURLOPT_POSTFIELDS, x->body);
-		curl_easy_setopt(x->h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
-	} else if (!strcmp(method, "DELETE")) {
-		curl_easy_setopt(x->h, CURLOPT_CUSTOMREQUEST, "DELETE");
-	} else {
-		curl_easy_setopt(x->h, CURLOPT_HTTPGET, 1L);
 	}
-	pthread_mutex_lock(&p->mu);
-	x->next = p->inbox;
-	p->inbox = x;
-	pthread_mutex_unlock(&p->mu);
-	curl_multi_wakeup(p->multi);
+	xfer_submit(p, x);
 
+	int retried = 0;
+again:
 	if (xfer_wait(x, ready_headers) != 0)
 		return MHD_NO; /* the client left, or belay stops: the completion cancels the transfer */
 	pthread_mutex_lock(&x->mu);
 	struct MHD_Response *r;
 	unsigned status;
+	if (!retried && x->headers_done && x->status == 401 && x->bearer && rh_get(x, "www-authenticate")) {
+		pthread_mutex_unlock(&x->mu);
+		struct hp_xfer *y = hp_oauth_retry(p, x);
+		if (y) {
+			/* the refused transfer is over (its answer was whole): its connection side goes */
+			struct hp_run *xrun = x->run;
+			q->x = y;
+			xfer_unref(x);
+			run_unref(p, xrun, NULL);
+			x = y;
+			retried = 1;
+			goto again;
+		}
+		pthread_mutex_lock(&x->mu);
+	}
 	if (!x->headers_done) {
 		char why[CURL_ERROR_SIZE + 80];
 		snprintf(why, sizeof why, "the upstream server could not be reached: %s",

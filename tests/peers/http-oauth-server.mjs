@@ -9,7 +9,7 @@
 // TTL_SECONDS (default 3600; a test makes them short to prove refresh) and come with a
 // refresh token, which the refresh grant honours (rotating it). Tokens are bound to the
 // resource (RFC 8707): a token issued for another resource than http://127.0.0.1:PORT/mcp
-// is refused.
+// is refused. POST /test/revoke invalidates every access token issued so far.
 //
 // Every secret it hands out or receives (authorization codes, PKCE verifiers, access and
 // refresh tokens, client secrets) is appended to SECRETS_FILE as a JSON line {kind, value},
@@ -21,6 +21,7 @@ import express from "express";
 import { DemoInMemoryAuthProvider } from "@modelcontextprotocol/sdk/examples/server/demoInMemoryOAuthProvider.js";
 import { mcpAuthRouter, getOAuthProtectedResourceMetadataUrl } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
+import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createServer } from "@modelcontextprotocol/server-everything/dist/server/index.js";
@@ -57,6 +58,13 @@ class Provider extends DemoInMemoryAuthProvider {
     this.tokens.delete(t.access_token);
     return this.issue(client.client_id, data.scopes, data.resource);
   }
+  // the demo throws a plain Error for a token it does not know (a 500); a resource server
+  // answers 401 invalid_token (RFC 6750), which is what a client must handle
+  async verifyAccessToken(token) {
+    const t = this.tokens.get(token);
+    if (!t || t.expiresAt < Date.now()) throw new InvalidTokenError("Invalid or expired token");
+    return super.verifyAccessToken(token);
+  }
   async exchangeRefreshToken(client, refreshToken, scopes, resource) {
     const r = this.refresh.get(refreshToken);
     if (!r || r.clientId !== client.client_id) throw new Error("Invalid refresh token");
@@ -79,6 +87,12 @@ app.use((req, _res, next) => {
       next();
     });
   } else next();
+});
+// A test's lever: every access token issued so far stops being valid (as when an
+// authorization server revokes them or restarts), refresh tokens stay.
+app.post("/test/revoke", (_req, res) => {
+  for (const [k, v] of provider.tokens) if (v.type === "access") provider.tokens.delete(k);
+  res.json({ revoked: true });
 });
 app.use(mcpAuthRouter({ provider, issuerUrl: base, resourceServerUrl: mcpUrl, scopesSupported: ["mcp:tools"] }));
 

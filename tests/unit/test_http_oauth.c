@@ -15,7 +15,8 @@
  * tools (`claude -p`, its model the hook tests' local stand-in for the Messages API). A token
  * lacking the scope the server wants gets the agent a 403 naming the login with that scope; a
  * login refuses metadata naming another resource and endpoints without https; the belay binary
- * links no network client (the flow is in belay-http).
+ * links no network client (the flow is in belay-http). A token the server revoked before it
+ * expired is refreshed and the request sent again: the agent never sees the 401.
  *
  * Ports are chosen free at run time; every wait is for a condition, never a measured time. */
 #include <criterion/criterion.h>
@@ -374,6 +375,42 @@ Test(http_oauth, the_sdk_client_calls_tools_through_belay_after_login_and_after_
 	cJSON_Delete(second);
 	free(url), free(url2), free(upstream), free(state), free(traces);
 	ts_out_free(&srv.o), ts_out_free(&lg.o), ts_out_free(&bel.o), ts_out_free(&bel2.o);
+}
+
+/* The server stops taking belay's token before it expires (revoked, or the authorization
+ * server restarted): the request it refused with 401 is sent again once, with a refreshed
+ * token, and the agent never sees the refusal. */
+Test(http_oauth, a_token_the_server_revoked_is_refreshed_and_the_request_sent_again)
+{
+	char *state = fs_join(dir, "state"), *traces = fs_join(dir, "traces");
+	struct proc srv = {0}, lg = {0}, bel = {0};
+	char *upstream = start_server(&srv, "3600");
+	login(upstream, state, &lg);
+	char *url = start_belay(&bel, upstream, state, traces);
+	cJSON *first = client(url, &bel);
+	int before = 0, after = 0;
+	struct buf hashes = {0};
+	secrets(&before, &hashes);
+	char *revoke = xasprintf("curl -sS -f -X POST %.*s/test/revoke >/dev/null", (int)(strlen(upstream) - 4), upstream);
+	cr_assert_eq(ts_sh("%s", revoke), 0, "the test server's revoke");
+	cJSON *second = client(url, &bel);
+	stop(&bel);
+	secrets(&after, &hashes);
+	cr_assert_eq(after, before + 1, "belay refreshed once (%d refresh grants before, %d after)", before, after);
+	cr_assert(strstr(bel.o.err, "sent the request again"), "belay says it sent the request again:\n%s", bel.o.err);
+	struct ts_out ls = {0};
+	const char *lsv[] = {"sh", "-c", "cat traces/*.jsonl", NULL};
+	ts_run(lsv, NULL, dir, NULL, 0, 30, &ls);
+	cr_assert(strstr(ls.out, "\"retry_of\":"), "a request record says which request it sends again");
+	cr_assert(strstr(ls.out, "\"status\":401"), "the refused answer is recorded");
+	nowhere("a trace", traces);
+	ts_out_free(&ls);
+	stop(&srv);
+	buf_free(&hashes);
+	cJSON_Delete(first);
+	cJSON_Delete(second);
+	free(revoke), free(url), free(upstream), free(state), free(traces);
+	ts_out_free(&srv.o), ts_out_free(&lg.o), ts_out_free(&bel.o);
 }
 
 Test(http_oauth, without_a_login_the_agent_gets_a_refusal_naming_belay_http_login)
