@@ -2,10 +2,12 @@
 #include "support.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "assertions/a1_cache.h"
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/jsonx.h"
@@ -129,6 +131,34 @@ void fz_model_check(const struct model *m)
 	}
 }
 
+static char *judged(cJSON *(*judge)(const char *, size_t, const char *, size_t), const char *pre, size_t pre_len,
+		   const char *post, size_t post_len)
+{
+	cJSON *o = judge(pre, pre_len, post, post_len);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* A side remembered by its bytes (a1_cache.h, its tree the other side is parsed against)
+ * judges as one read afresh: the same findings with nothing, the pre side, or both sides
+ * remembered. */
+static void remembered_as_fresh(cJSON *(*judge)(const char *, size_t, const char *, size_t), const char *pre,
+				size_t pre_len, const char *post, size_t post_len)
+{
+	a1_cache_clear();
+	char *cold = judged(judge, pre, pre_len, post, post_len);
+	a1_cache_clear();
+	free(judged(judge, pre, pre_len, pre, pre_len)); /* the pre side remembered, with its tree */
+	char *pre_warm = judged(judge, pre, pre_len, post, post_len), *both_warm = judged(judge, pre, pre_len, post, post_len);
+	FZ_CHECK(!strcmp(cold, pre_warm), "pre side remembered: %s, fresh: %s", pre_warm, cold);
+	FZ_CHECK(!strcmp(cold, both_warm), "both sides remembered: %s, fresh: %s", both_warm, cold);
+	free(cold);
+	free(pre_warm);
+	free(both_warm);
+	a1_cache_clear();
+}
+
 void fz_a1_lang(const uint8_t *data, size_t size, cJSON *(*judge)(const char *, size_t, const char *, size_t),
 		int (*count)(const char *, size_t, int *, int *))
 {
@@ -146,6 +176,8 @@ void fz_a1_lang(const uint8_t *data, size_t size, cJSON *(*judge)(const char *, 
 	int tests = -1, asserts = -1;
 	int rc = count(s, pre_len, &tests, &asserts);
 	FZ_CHECK(rc == BELAY_EINVAL || (rc == 0 && tests >= 0 && asserts >= 0), "count %d %d %d", rc, tests, asserts);
+	if (cut)
+		remembered_as_fresh(judge, s, pre_len, post, post_len);
 }
 
 void fz_findings_check(const cJSON *out, int self, int warn_cause)

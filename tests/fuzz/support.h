@@ -57,7 +57,8 @@ void fz_findings_check(const cJSON *out, int self, int warn_cause);
 /* A judge of a1_lang's family (Go, Rust) on one input: split at its first 0xff byte into the
  * pre and the post side (no 0xff: the post side is absent), judged and checked
  * (fz_findings_check), the pre side judged against itself (nothing but UNVERIFIED) and
- * counted (-1, or counts of 0 or more). */
+ * counted (-1, or counts of 0 or more); with both sides, a side remembered by its bytes
+ * (a1_cache.h) judges as one read afresh. */
 void fz_a1_lang(const uint8_t *data, size_t size, cJSON *(*judge)(const char *, size_t, const char *, size_t),
 		int (*count)(const char *, size_t, int *, int *));
 /* The invariants of a derived model: frame and exchange indexes in range, turns pointing
