@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/xalloc.h"
+#include "common/xalloc_cjson.h"
 
 /* one side of a forwarded connection: its socket, and the socket its bytes go to */
 struct side {
@@ -65,6 +66,7 @@ static void side_close(int ep, struct side *s)
 
 int main(int argc, char **argv)
 {
+	xalloc_cjson_install();
 	if (argc != 2 || strncmp(argv[1], "http://", 7)) {
 		fprintf(stderr, "usage: bench_http_relay http://HOST:PORT/PATH\n");
 		return 2;
