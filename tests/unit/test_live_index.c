@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -304,7 +305,17 @@ Test(live_index, the_gather_wait_ends_at_a_pause_or_at_the_bound)
 /* Feeds one small frame every 5 ms for `feed_ms` through a trace writer tapped by a store
  * writer with these bounds; returns how many batches were committed while the frames came,
  * and (after closing) the stats; every frame is indexed in the end. */
-static int feed_steadily(unsigned quiet_ms, unsigned batch_ms, int feed_ms, struct store_writer_stats *st)
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* *stalls (when not NULL): how many times the feeding thread itself was held up for half the
+ * quiet bound or more between two lines (a loaded machine): a pause the writer may rightly
+ * take for one. */
+static int feed_steadily(unsigned quiet_ms, unsigned batch_ms, int feed_ms, struct store_writer_stats *st, int *stalls)
 {
 	char *trace = fs_join(dir, "steady.jsonl");
 	struct store_writer_opts so = {.quiet_ms = quiet_ms, .batch_ms = batch_ms, .committed = on_committed};
@@ -313,8 +324,15 @@ static int feed_steadily(unsigned quiet_ms, unsigned batch_ms, int feed_ms, stru
 	struct err e = {0};
 	usleep(50 * 1000); /* the open record's batch */
 	int before = __atomic_load_n(&commits, __ATOMIC_SEQ_CST), n = 0;
+	uint64_t last = mono_ms();
+	if (stalls)
+		*stalls = 0;
 	for (int t = 0; t < feed_ms; t += 5, n++) {
 		const char *f = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+		uint64_t now = mono_ms();
+		if (stalls && n > 0 && now - last >= quiet_ms / 2)
+			++*stalls;
+		last = now;
 		trace_writer_frame(tw, "c2s", f, strlen(f), strlen(f), 0, NULL, NULL, NULL);
 		usleep(5000);
 	}
@@ -334,10 +352,13 @@ static int feed_steadily(unsigned quiet_ms, unsigned batch_ms, int feed_ms, stru
 Test(live_index, a_burst_is_indexed_once_the_lines_pause)
 {
 	/* Lines every 5 ms, a pause of 400 ms needed: nothing is indexed while they come (one
-	 * batch allowed, should the feeding thread itself be stalled that long once). */
+	 * batch allowed, and one more for each time the feeding thread itself was held up long
+	 * enough to look like a pause: it failed once beside two CPU hogs and a build). */
 	struct store_writer_stats st;
-	int during = feed_steadily(400, 60000, 1500, &st);
-	cr_assert_leq(during, 1, "%d batch(es) committed while the lines came", during);
+	int stalls = 0;
+	int during = feed_steadily(400, 60000, 1500, &st, &stalls);
+	cr_assert_leq(during, 1 + stalls, "%d batch(es) committed while the lines came (the feeder stalled %d time(s))",
+		      during, stalls);
 	cr_assert_eq(st.lagged, 0);
 	cr_assert_geq(st.paused, 1);
 }
@@ -347,7 +368,7 @@ Test(live_index, traffic_that_never_pauses_is_indexed_at_least_every_batch_ms)
 	/* Lines every 5 ms, a pause of a minute needed, at most 100 ms of waiting: ~15 batches
 	 * in 1.5 s (at least 4 asked, for a busy machine). */
 	struct store_writer_stats st;
-	int during = feed_steadily(60000, 100, 1500, &st);
+	int during = feed_steadily(60000, 100, 1500, &st, NULL);
 	cr_assert_geq(during, 4, "only %d batch(es) committed while the lines came", during);
 	cr_assert_geq(st.lagged, 4);
 	cr_assert_geq(st.max_wait_ns, 100 * 1000000ull);
