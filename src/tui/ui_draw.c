@@ -468,6 +468,10 @@ static void draw_focus_line(struct ui *u, struct canvas *c, int y)
 {
 	const struct cm_hold *h = NULL;
 	struct cm_turn *t = ui_focused(u, &h);
+	const struct cm_run *r = ui_run(u);
+	for (size_t i = 0; !h && t && t->hold && r && i < r->nholds; i++) /* a held call the store has */
+		if (r->holds[i].id == t->hold)
+			h = &r->holds[i];
 	char s[700];
 	if (h) {
 		snprintf(s, sizeof s, " %s HELD %s: y approves once, x refuses, Enter shows its arguments", glyph(G_HELD),

@@ -1164,6 +1164,8 @@ Test(screens, held_rows_show_HELD)
 		cr_assert_eq(F.approved, 1);
 		press('k', 'k', 0);
 		cr_assert_eq(F.u.vis[F.u.pos[PANE_TURNS].sel], HELD_TURN);
+		/* a held call the store has: its turn's focus line says it is held, as its own row's does */
+		cr_assert_geq(find_row("HELD write_file", "y approves once"), 0, "the held turn's focus line");
 		press('x', 0);
 		cr_assert_eq(F.calls_resolve, 2);
 		cr_assert_eq(F.resolved, 901);
