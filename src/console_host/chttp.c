@@ -117,9 +117,12 @@ static void on_line(struct chttp *c, const char *l, size_t n)
 	pthread_mutex_lock(&c->mu);
 	snprintf(c->last, sizeof c->last, "%.*s", (int)(n < sizeof c->last ? n : sizeof c->last - 1), l);
 	pthread_mutex_unlock(&c->mu);
-	/* its own reports (not the per-run lines, nor the hold's line: the console says it) */
-	static const char pfx[] = "belay: http: ";
-	if (n > sizeof pfx - 1 && !memcmp(l, pfx, sizeof pfx - 1) && !memmem(l, n, "holding the call", 16))
+	/* its own reports (not the per-run lines, nor the hold's line: the console says it; nor
+	 * that it started its contained server: the runs' title says so, and the bottom line keeps
+	 * the URL agents use) */
+	static const char pfx[] = "belay: http: ", started[] = "belay: http: started ";
+	if (n > sizeof pfx - 1 && !memcmp(l, pfx, sizeof pfx - 1) && !memmem(l, n, "holding the call", 16) &&
+	    !(n > sizeof started - 1 && !memcmp(l, started, sizeof started - 1)))
 		cqueue_post(c->cfg.events,
 			    cevent_log(1, "http listener: %.*s", (int)(n - (sizeof pfx - 1)), l + sizeof pfx - 1));
 }
