@@ -528,3 +528,25 @@ Test(http_console, a_contained_local_http_server_is_a_run_like_a_stdio_one)
 	free(scope), free(target), free(url), free(cmd), free(script), free(serve), free(sock), free(cstate);
 	free(escape), free(out), free(ws);
 }
+
+Test(http_console, network_allow_or_no_scope_with_a_server_the_console_starts_is_refused_by_name)
+{
+	/* as belay proxy: the server's port would be on the host's loopback; and a server belay
+	 * starts over HTTP is always contained */
+	char *ws = fs_join(dir, "ws"), *cstate = fs_join(dir, "cstate"), *sock = fs_join(dir, "n.sock");
+	fs_mkdir_p(ws, 0755, NULL);
+	const char *argv[] = {BELAY_BIN, "console", "--events", "--state", cstate, "--socket", sock, "--http",
+			      "http://127.0.0.1:3001/mcp", "--scope", ws, "--network", "allow", "--", "true", NULL};
+	struct ts_out o = {0};
+	ts_run(argv, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 2, "%s", o.err);
+	cr_assert(strstr(o.err, "--network allow") && strstr(o.err, "host's loopback"), "%s", o.err);
+	ts_out_free(&o);
+	const char *argv2[] = {BELAY_BIN, "console", "--events", "--state", cstate, "--socket", sock, "--http",
+			       "http://127.0.0.1:3001/mcp", "--", "true", NULL};
+	ts_run(argv2, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 2, "%s", o.err);
+	cr_assert(strstr(o.err, "give --scope DIR"), "%s", o.err);
+	ts_out_free(&o);
+	free(sock), free(cstate), free(ws);
+}
