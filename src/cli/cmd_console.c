@@ -55,7 +55,10 @@ static const struct cli_opt console_opts[] = {
 	{"http", 'H', 0, "URL",
 	 "also host belay's HTTP listener for the MCP server at URL (belay-http, stopped with the console): agents "
 	 "configured with the listener's URL (shown at the bottom; belay snippet CLIENT --http URL writes it) are "
-	 "recorded, shown live and, with --mode enforce, their held calls answered with y and x (docs/HTTP.md)"},
+	 "recorded, shown live and, with --mode enforce, their held calls answered with y and x (docs/HTTP.md). With "
+	 "--scope DIR and a SERVER_CMD, a local server in an HTTP mode (URL http://127.0.0.1:PORT/mcp): belay "
+	 "starts it contained, listening on its sandbox's own loopback (network deny only), and stops it with the "
+	 "console"},
 	{"open", 'o', 0, "RUN|TRACE", "browse a finished run (no listening unless SERVER_CMD is given)"},
 	{"theme", 'T', 0, "NAME", "dark (default), light, mono, or a file in ~/.config/belay/themes"},
 	{"colors", 'c', 0, "256|8|mono", "force a colour depth (NO_COLOR is honoured)"},
@@ -74,7 +77,7 @@ static const struct cli_opt console_opts[] = {
 const struct cli_cmd cli_console = {
 	.name = "console",
 	.summary = "the live console: runs, turns, denials and verdicts as they happen",
-	.synopsis = "[options] [-- SERVER_CMD [ARGS...]]",
+	.synopsis = "[options] [-- SERVER_CMD [ARGS...]]\n[options] --http URL [--scope DIR -- SERVER_CMD [ARGS...]]",
 	.about = "The live console. Agents connect with `belay connect` as their MCP server command; each "
 		 "connection is one run of SERVER_CMD (contained with --scope), recorded and shown live: turns, "
 		 "denials, gate decisions, verdicts. It needs a terminal of 80x24 or more. Keys: press ? inside, "

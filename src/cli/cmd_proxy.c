@@ -17,6 +17,7 @@
 #include "common/paths.h"
 #include "common/timeutil.h"
 #include "common/xalloc.h"
+#include "run/httpcmd.h"
 #include "run/runner.h"
 #include "proxy/loop_slice.h"
 #include "proxy/loop_spin.h"
@@ -153,47 +154,24 @@ static int proxy_http(const char *url, const char *listen, const char *idle, con
 	char *bin = cli_belay_http("proxy");
 	if (!bin)
 		return EXIT_USAGE;
-	size_t nla = 0;
-	for (char **x = la->expose; x && *x; x++)
-		nla += 2;
-	for (char **x = la->server; x && *x; x++)
-		nla++;
-	const char **args = xcalloc(24 + nla + 6, sizeof *args);
-	int k = 0;
-	args[k++] = bin;
-	args[k++] = "--upstream";
-	args[k++] = url;
-	if (listen)
-		args[k++] = "--listen", args[k++] = listen;
-	if (idle)
-		args[k++] = "--idle-timeout", args[k++] = idle;
-	if (state)
-		args[k++] = "--state", args[k++] = state;
-	if (trace_dir && *trace_dir)
-		args[k++] = "--trace-dir", args[k++] = trace_dir;
-	if (no_index)
-		args[k++] = "--no-index";
-	if (policy)
-		args[k++] = "--policy", args[k++] = policy;
-	if (enforce)
-		args[k++] = "--enforce";
-	if (hold)
-		args[k++] = "--hold", args[k++] = hold;
-	if (la->server) {
-		args[k++] = "--contain", args[k++] = la->scope;
-		if (la->network)
-			args[k++] = "--network", args[k++] = la->network;
-		for (char **x = la->expose; x && *x; x++)
-			args[k++] = "--expose", args[k++] = *x;
-		args[k++] = "--";
-		for (char **x = la->server; *x; x++)
-			args[k++] = *x;
-	}
-	args[k] = NULL;
+	struct httpcmd hc = {.upstream = url,
+			     .listen = listen,
+			     .idle = idle,
+			     .hold = hold,
+			     .state = state,
+			     .trace_dir = trace_dir,
+			     .policy = policy,
+			     .no_index = no_index,
+			     .enforce = enforce,
+			     .scope = la->scope,
+			     .network = la->network,
+			     .expose = la->expose,
+			     .server = la->server};
+	char **args = httpcmd_argv(bin, &hc);
 	fflush(NULL);
-	execv(bin, (char *const *)args);
+	execv(bin, args);
 	int en = errno;
-	free(args);
+	httpcmd_free(args);
 	free(bin);
 	return cli_fail("proxy: cannot run belay-http: %s", strerror(en));
 }
@@ -270,13 +248,10 @@ int cmd_proxy(int argc, char **argv)
 						"--scope DIR too (belay proxy --http http://127.0.0.1:PORT/mcp --scope DIR -- "
 						"SERVER_CMD)");
 			}
-			if (network && *network && strcmp(network, "deny") && strcmp(network, "deny-all")) {
+			struct err ne = {0};
+			if (httpcmd_check_network(network, &ne)) {
 				free(expose);
-				return cli_fail("proxy: --network %s with a server belay starts over HTTP is refused: its port "
-						"would be on the host's loopback, where any local program reaches it around "
-						"belay; it runs under deny, listening on its sandbox's own loopback "
-						"(docs/HTTP.md)",
-						network);
+				return cli_fail("proxy: %s", ne.msg);
 			}
 			la.scope = scope;
 			la.network = "deny";

@@ -16,6 +16,7 @@
 #include "common/xalloc.h"
 #include "sandbox/sandbox.h"
 #include "proxy/admission.h"
+#include "run/httpcmd.h"
 #include "gate/gate.h"
 #include "console_host/cevent.h"
 #include "console_host/chost.h"
@@ -109,6 +110,14 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 {
 	enum sandbox_network net = SANDBOX_NET_DENY;
 	int contained = cs->scope && *cs->scope;
+	/* --http URL -- SERVER...: belay-http starts the server, contained (as belay proxy does) */
+	int http_local = cs->http && cs->server && cs->server[0];
+	if (http_local && !contained)
+		return err_set(e, BELAY_EUSAGE,
+			       "--http URL with a server command starts that server contained: give --scope DIR too "
+			       "(belay console --http http://127.0.0.1:PORT/mcp --scope DIR -- SERVER_CMD)");
+	if (http_local && httpcmd_check_network(cs->network, e))
+		return BELAY_EUSAGE;
 	if (cs->network && !contained)
 		return err_set(e, BELAY_EUSAGE, "--network needs --scope (an uncontained server is not network-restricted)");
 	if (cs->network && sandbox_parse_network(cs->network, &net, e))
@@ -182,6 +191,9 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 		if ((rc = fs_mkdir_p(cs->http_traces, 0700, e)) != 0)
 			return rc;
 		struct chttp_cfg tc = {.upstream = cs->http,
+				       .server = http_local ? cs->server : NULL,
+				       .scope = http_local ? cs->scope : NULL,
+				       .expose = http_local ? cs->expose : NULL,
 				       .state_dir = cs->state_dir,
 				       .trace_dir = cs->http_traces,
 				       .policy_file = cs->policy_file,
@@ -206,7 +218,8 @@ int console_setup_start(struct console_setup *cs, struct err *e)
 	}
 	/* Listen unless only browsing a finished run. */
 	if (!cs->open || cs->server || cs->listen_without_server || cs->http) {
-		struct chost_cfg hc = {.server = cs->server,
+		/* the server of --http URL -- SERVER is belay-http's: `belay connect` names its own */
+		struct chost_cfg hc = {.server = http_local ? NULL : cs->server,
 				       .scope = contained ? cs->scope : NULL,
 				       .net = net,
 				       .expose = cs->expose,

@@ -17,9 +17,11 @@
 #include "common/paths.h"
 #include "common/xalloc.h"
 #include "index/runidx.h"
+#include "run/httpcmd.h"
 
-/* How long belay-http may take to listen before the console gives up on it. */
-#define CHTTP_START_S 30
+/* How long belay-http may take to listen before the console gives up on it (a contained
+ * server it starts is set up and listening first). */
+#define CHTTP_START_S 120
 
 struct hold {
 	uint64_t n; /* the console's hold id */
@@ -115,9 +117,12 @@ static void on_line(struct chttp *c, const char *l, size_t n)
 	pthread_mutex_lock(&c->mu);
 	snprintf(c->last, sizeof c->last, "%.*s", (int)(n < sizeof c->last ? n : sizeof c->last - 1), l);
 	pthread_mutex_unlock(&c->mu);
-	/* its own reports (not the per-run lines, nor the hold's line: the console says it) */
-	static const char pfx[] = "belay: http: ";
-	if (n > sizeof pfx - 1 && !memcmp(l, pfx, sizeof pfx - 1) && !memmem(l, n, "holding the call", 16))
+	/* its own reports (not the per-run lines, nor the hold's line: the console says it; nor
+	 * that it started its contained server: the runs' title says so, and the bottom line keeps
+	 * the URL agents use) */
+	static const char pfx[] = "belay: http: ", started[] = "belay: http: started ";
+	if (n > sizeof pfx - 1 && !memcmp(l, pfx, sizeof pfx - 1) && !memmem(l, n, "holding the call", 16) &&
+	    !(n > sizeof started - 1 && !memcmp(l, started, sizeof started - 1)))
 		cqueue_post(c->cfg.events,
 			    cevent_log(1, "http listener: %.*s", (int)(n - (sizeof pfx - 1)), l + sizeof pfx - 1));
 }
@@ -186,9 +191,7 @@ static void *run(void *arg)
 
 static void free_c(struct chttp *c)
 {
-	for (char **a = c->argv; a && *a; a++)
-		free(*a);
-	free(c->argv);
+	httpcmd_free(c->argv);
 	for (struct hold *h = c->holds, *n; h; h = n) {
 		n = h->next;
 		free(h->run);
@@ -213,23 +216,19 @@ int chttp_start(const struct chttp_cfg *cfg, struct chttp **out, struct err *e)
 	c->in_w = c->in_r = -1;
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->cv, NULL);
-	char **v = xcalloc(16, sizeof *v);
-	int k = 0;
-	v[k++] = bin;
-	v[k++] = xstrdup("--upstream");
-	v[k++] = xstrdup(cfg->upstream);
-	v[k++] = xstrdup("--state");
-	v[k++] = xstrdup(cfg->state_dir);
-	v[k++] = xstrdup("--trace-dir");
-	v[k++] = xstrdup(cfg->trace_dir);
-	v[k++] = xstrdup("--no-index"); /* the console's follower indexes the traces */
-	v[k++] = xstrdup("--console");
-	if (cfg->enforce)
-		v[k++] = xstrdup("--enforce");
-	if (cfg->policy_file) {
-		v[k++] = xstrdup("--policy");
-		v[k++] = xstrdup(cfg->policy_file);
-	}
+	struct httpcmd hc = {.upstream = cfg->upstream,
+			     .state = cfg->state_dir,
+			     .trace_dir = cfg->trace_dir,
+			     .no_index = 1, /* the console's follower indexes the traces */
+			     .console = 1,
+			     .enforce = cfg->enforce,
+			     .policy = cfg->policy_file,
+			     .scope = cfg->scope,
+			     .network = cfg->server ? "deny" : NULL,
+			     .expose = cfg->expose,
+			     .server = cfg->server};
+	char **v = httpcmd_argv(bin, &hc);
+	free(bin);
 	c->argv = v;
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) != 0) {

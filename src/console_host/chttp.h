@@ -6,6 +6,9 @@
  * to them on its stdin. The console owns the only write end of that stdin: when the console
  * quits or dies, belay-http sees its end and stops (no orphan).
  *
+ * With a server command belay-http starts that server itself, contained (its --contain), and
+ * ends it when it ends.
+ *
  * Holds: each call belay-http holds is posted as a CE_HOLD on its run (the run id of its
  * trace) with a hold id of this host's; chttp_resolve sends the person's answer for it, and
  * the CE_HOLD_DONE is posted when belay-http says how the hold ended.
@@ -23,6 +26,12 @@ struct chttp;
 
 struct chttp_cfg {
 	const char *upstream;	 /* the server's URL (http:// or https://) */
+	/* a local server belay-http starts contained (`belay console --http URL --scope DIR --
+	 * SERVER...`; server NULL: a server at the URL runs elsewhere): it listens at upstream's
+	 * port on its sandbox's own loopback, under network deny (docs/HTTP.md) */
+	char *const *server;	 /* NULL-terminated (borrowed) */
+	const char *scope;	 /* its writes confined here */
+	char *const *expose;	 /* --expose paths, NULL-terminated (may be NULL) */
 	const char *state_dir;	 /* belay-http's --state (its stable URL and approval key live there) */
 	const char *trace_dir;	 /* where its runs' traces go (the console follows it) */
 	const char *policy_file; /* --policy (may be NULL) */

@@ -1,12 +1,17 @@
 /* test_http_console.c - an HTTP run in the console, live: `belay console --follow DIR` under
  * tmux follows the traces `belay proxy --http` writes there, and the run of the real SDK
  * client driving server-everything (streamableHttp) through belay shows up with its calls
- * while the session is open (the client keeps its session: the run has not ended).
+ * while the session is open (the client keeps its session: the run has not ended). The console
+ * hosts the listener itself (`--http URL`): its URL shown, held calls answered with y and x,
+ * gone with the console; and for a local server it starts contained (`--http URL --scope WS
+ * -- SERVER`), the run is like a stdio one: scope, denials named, v's verdict by replay over
+ * HTTP, nothing left running when the console quits.
  *
  * Ports are chosen free at run time; every wait is for a condition on the screen or a socket
  * (with a generous deadline that only turns a hang into a failure). */
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <criterion/criterion.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -15,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +32,10 @@
 #include "tsupport.h"
 
 static char *dir, *peers;
+/* a console a failed test leaves running, and its directory outside /tmp (teardown ends both) */
+static struct ts_tmux left;
+static int left_on;
+static char *vis;
 
 static void setup(void)
 {
@@ -36,6 +46,12 @@ static void setup(void)
 
 static void teardown(void)
 {
+	if (left_on)
+		ts_tmux_kill(&left);
+	left_on = 0;
+	ts_rmtree(vis);
+	free(vis);
+	vis = NULL;
 	ts_reap_tracked(); /* what a failed test left running */
 	ts_rmtree(dir);
 	free(dir);
@@ -331,4 +347,206 @@ Test(http_console, the_consoles_listener_ends_when_the_console_is_killed)
 	ts_out_free(&con.o);
 	stop(&srv);
 	free(sock), free(cstate), free(upstream);
+}
+
+/* The pids of `pid` and of every process under it (at most n; returns how many), from
+ * each process's parent in /proc/PID/stat. */
+static size_t proc_tree(pid_t pid, pid_t *out, size_t n)
+{
+	size_t k = 0;
+	out[k++] = pid;
+	for (int grew = 1; grew && k < n;) {
+		grew = 0;
+		DIR *d = opendir("/proc");
+		for (struct dirent *de; d && (de = readdir(d)) && k < n;) {
+			long p = strtol(de->d_name, NULL, 10), pp = 0;
+			if (p <= 0)
+				continue;
+			char *path = xasprintf("/proc/%ld/stat", p);
+			size_t len = 0;
+			char *st = ts_read_file(path, &len);
+			free(path);
+			const char *rp = st ? strrchr(st, ')') : NULL;
+			if (rp && sscanf(rp + 1, " %*c %ld", &pp) == 1) {
+				int have = 0, under = 0;
+				for (size_t i = 0; i < k; i++)
+					have |= out[i] == (pid_t)p, under |= out[i] == (pid_t)pp;
+				if (under && !have)
+					out[k++] = (pid_t)p, grew = 1;
+			}
+			free(st);
+		}
+		if (d)
+			closedir(d);
+	}
+	return k;
+}
+
+/* The pid of the belay-http whose command line names `needle` (0: none). */
+static pid_t find_belay_http(const char *needle)
+{
+	FILE *f = popen("for p in /proc/[0-9]*; do printf '%s ' \"${p#/proc/}\"; tr '\\0' ' ' 2>/dev/null <\"$p/cmdline\" "
+			"2>/dev/null; echo; done",
+			"r");
+	char line[8192];
+	pid_t found = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (strstr(line, "belay-http ") && strstr(line, "--contain") && strstr(line, needle))
+			found = (pid_t)strtol(line, NULL, 10);
+	if (f)
+		pclose(f);
+	return found;
+}
+
+/* A process is gone: no /proc entry, or a zombie nobody of this test's waits for. */
+static int gone(pid_t pid)
+{
+	char *path = xasprintf("/proc/%d/stat", (int)pid);
+	size_t len = 0;
+	char *st = ts_read_file(path, &len);
+	free(path);
+	const char *rp = st ? strrchr(st, ')') : NULL;
+	int g = !rp || rp[1] == '\0' || rp[2] == 'Z' || rp[2] == 'X';
+	free(st);
+	return g;
+}
+
+Test(http_console, a_contained_local_http_server_is_a_run_like_a_stdio_one)
+{
+	/* belay console --http http://127.0.0.1:PORT/mcp --scope WS -- SERVER: the console's
+	 * listener starts server-everything (streamableHttp) contained, listening on its sandbox's
+	 * own loopback; the SDK client drives it through the console's URL; the run shows its
+	 * turns, its scope in the title and its denials (a write outside the scope, a connect to
+	 * another port: the server's command tries both before it starts); v verifies a turn by
+	 * replay over HTTP (PASS); quitting the console ends belay-http and the server */
+	const char *vb = getenv("BELAY_TEST_VISIBLE_BASE");
+	struct err e = {0};
+	/* not under /tmp: the sandbox gives the server a private /tmp, where "outside" would not be */
+	vis = fs_mkdtemp_in(vb && *vb ? vb : "/var/tmp", "belay-test-http-console-", &e);
+	cr_assert_not_null(vis, "%s", e.msg);
+	chmod(vis, 0755);
+	char *ws = fs_join(vis, "ws"), *out = fs_join(vis, "out"), *escape = fs_join(out, "escape");
+	char *cstate = fs_join(vis, "cstate"), *sock = fs_join(vis, "c.sock"), *serve = fs_join(vis, "serve.sh");
+	fs_mkdir_p(ws, 0755, NULL);
+	fs_mkdir_p(out, 0755, NULL);
+	/* a listener of this test on the host's loopback: "another port" for the server */
+	int host = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(bind(host, (void *)&a, sizeof a), 0);
+	listen(host, 8);
+	socklen_t al = sizeof a;
+	getsockname(host, (void *)&a, &al);
+	unsigned host_port = ntohs(a.sin_port);
+	/* the probes run at the first start only (a replay starts from a pre-state with .started) */
+	char *script = xasprintf(
+	    "if [ ! -e .started ]; then : > .started; echo pwned > %s; python3 -c \"import socket\ntry:\n"
+	    "    socket.create_connection(('127.0.0.1', %u), 2); print('REACHED')\nexcept OSError: pass\"; fi\n"
+	    "exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp\n",
+	    escape, host_port, peers);
+	ts_write_file(serve, script, strlen(script));
+	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console "
+			      "--state %s --socket %s --http http://127.0.0.1:3001/mcp --scope %s -- sh %s "
+			      "2>%s/console.err",
+			      ws, vis, BELAY_BIN, cstate, sock, ws, serve, vis);
+	struct ts_tmux t;
+	cr_assert_eq(ts_tmux_start(&t, vis, 200, 50, cmd), 0);
+	left = t, left_on = 1;
+	/* the bottom line says the URL unless a notice covers it (the start-up's denials are
+	 * reported there: "the contained server was refused"); a key (j: nothing to move) clears one */
+	char *url = NULL;
+	for (time_t until = time(NULL) + 90; !url;) {
+		char *screen = ts_tmux_capture(&t, 0);
+		const char *at = strstr(screen, "agents over HTTP use ");
+		if (at) {
+			at += strlen("agents over HTTP use ");
+			url = xstrndup(at, strcspn(at, " \n"));
+		} else {
+			cr_assert(time(NULL) < until, "the console does not say its HTTP listener's URL:\n%s", screen);
+			ts_tmux_keys(&t, "j");
+			nanosleep(&(struct timespec){0, 300 * 1000000L}, NULL);
+		}
+		free(screen);
+	}
+	cr_assert(strstr(url, "http://127.0.0.1:") && strstr(url, "/mcp"), "%s", url);
+	pid_t bh = find_belay_http(ws);
+	cr_assert_gt(bh, 0, "no belay-http --contain %s runs", ws);
+	pid_t tree[64];
+	size_t ntree = proc_tree(bh, tree, 64);
+	cr_log_info("contained local server: belay-http %d with %zu process(es) under it", (int)bh, ntree - 1);
+	cr_assert_geq(ntree, 2, "belay-http started nothing");
+
+	/* the SDK client through the console's listener: echo and get-sum, then its session ends */
+	pid_t c1 = start_client(url, "one");
+	char *sum = client_sum(c1, "one");
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42"), "the contained server did not answer: %s", sum);
+	free(sum);
+	char *scope = xasprintf("scope %s", ws), *target = xasprintf("127.0.0.1:%u", host_port);
+	const char *shown[] = {"echo", "get-sum", scope, "DENIALS (2)", target, "escape", NULL};
+	char *last = NULL, *screen = ts_tmux_wait(&t, shown, 90, &last);
+	cr_assert_not_null(screen, "the console does not show the contained HTTP run with its scope and denials:\n%s",
+			   last ? last : "");
+	free(screen), free(last), last = NULL;
+	struct stat sb;
+	cr_assert_neq(stat(escape, &sb), 0, "the write outside the scope happened");
+	int reached = 0, cfd;
+	while ((cfd = accept(host, NULL, NULL)) >= 0)
+		reached++, close(cfd);
+	cr_assert_eq(reached, 0, "the host's listener was reached from the sandbox");
+
+	/* v on the get-sum turn (focused: the console follows the newest turn): replayed over
+	 * HTTP in a fresh sandbox from its pre-state, PASS */
+	const char *focused[] = {"TURNS (2)", "turn 1 get-sum: not verified", NULL};
+	screen = ts_tmux_wait(&t, focused, 60, &last);
+	cr_assert_not_null(screen, "get-sum is not the focused turn:\n%s", last ? last : "");
+	free(screen), free(last), last = NULL;
+	ts_tmux_keys(&t, "v");
+	const char *judged[] = {"turn 1 get-sum: ✓ PASS", NULL};
+	screen = ts_tmux_wait(&t, judged, 300, &last);
+	if (!screen) {
+		ts_tmux_keys(&t, "E");
+		free(last);
+		last = ts_tmux_capture(&t, 0);
+	}
+	cr_assert_not_null(screen, "v gave get-sum no PASS:\n%s", last ? last : "");
+	free(screen), free(last), last = NULL;
+
+	/* quitting the console ends belay-http and everything it started */
+	ts_tmux_keys(&t, "Q");
+	ts_tmux_keys(&t, "y");
+	for (time_t until = time(NULL) + 60;;) {
+		size_t alive = 0;
+		for (size_t i = 0; i < ntree; i++)
+			alive += !gone(tree[i]);
+		if (!alive)
+			break;
+		cr_assert(time(NULL) < until, "%zu of belay-http's %zu processes outlived the console", alive, ntree);
+		nanosleep(&(struct timespec){0, 100 * 1000000L}, NULL);
+	}
+	ts_tmux_kill(&t);
+	left_on = 0;
+	close(host);
+	free(scope), free(target), free(url), free(cmd), free(script), free(serve), free(sock), free(cstate);
+	free(escape), free(out), free(ws);
+}
+
+Test(http_console, network_allow_or_no_scope_with_a_server_the_console_starts_is_refused_by_name)
+{
+	/* as belay proxy: the server's port would be on the host's loopback; and a server belay
+	 * starts over HTTP is always contained */
+	char *ws = fs_join(dir, "ws"), *cstate = fs_join(dir, "cstate"), *sock = fs_join(dir, "n.sock");
+	fs_mkdir_p(ws, 0755, NULL);
+	const char *argv[] = {BELAY_BIN, "console", "--events", "--state", cstate, "--socket", sock, "--http",
+			      "http://127.0.0.1:3001/mcp", "--scope", ws, "--network", "allow", "--", "true", NULL};
+	struct ts_out o = {0};
+	ts_run(argv, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 2, "%s", o.err);
+	cr_assert(strstr(o.err, "--network allow") && strstr(o.err, "host's loopback"), "%s", o.err);
+	ts_out_free(&o);
+	const char *argv2[] = {BELAY_BIN, "console", "--events", "--state", cstate, "--socket", sock, "--http",
+			       "http://127.0.0.1:3001/mcp", "--", "true", NULL};
+	ts_run(argv2, NULL, dir, NULL, 0, 60, &o);
+	cr_assert_eq(o.status, 2, "%s", o.err);
+	cr_assert(strstr(o.err, "give --scope DIR"), "%s", o.err);
+	ts_out_free(&o);
+	free(sock), free(cstate), free(ws);
 }
