@@ -256,8 +256,10 @@ Test(http_console, the_console_hosts_the_listener_and_answers_held_calls_with_y_
 
 	/* x: refused now, the client told by belay, the server never sees it */
 	pid_t c2 = start_client(url, "two");
-	/* the focus line on the held call, not only the message: x answers what is focused */
-	const char *held2[] = {"RUNS (2)", "HELD: get-sum", "y approves once", NULL};
+	/* the focus line on the held call ("HELD get-sum: y approves once"): x answers what is
+	 * focused. Not the message line: another run's end may replace "HELD: get-sum waits" there
+	 * (the first client's run ends when its trace is read, which may be after this hold) */
+	const char *held2[] = {"RUNS (2)", "HELD get-sum: y approves once", NULL};
 	screen = ts_tmux_wait(&t, held2, 90, &last);
 	cr_assert_not_null(screen, "the second call was not listed as held:\n%s", last ? last : "");
 	free(screen), free(last), last = NULL;
