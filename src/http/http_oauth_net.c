@@ -6,7 +6,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +63,36 @@ static cJSON *redacted(const cJSON *o)
 	return r;
 }
 
+/* The log open for appending `add` bytes, locked; rotated to LOG.1 first when they would take
+ * it past HTTP_OAUTH_LOG_MAX. Another process may have rotated it while this one waited for
+ * the lock: the path then names a newer file, opened in turn. -1 when it cannot be opened. */
+static int log_open(const char *log, size_t add)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return -1;
+		struct stat fst, pst;
+		if (flock(fd, LOCK_EX) != 0 || fstat(fd, &fst) != 0) {
+			close(fd);
+			return -1;
+		}
+		if (stat(log, &pst) != 0 || pst.st_ino != fst.st_ino || pst.st_dev != fst.st_dev) {
+			close(fd); /* rotated away while this one waited */
+			continue;
+		}
+		if (fst.st_size == 0 || (uint64_t)fst.st_size + add <= HTTP_OAUTH_LOG_MAX)
+			return fd;
+		char *old = xasprintf("%s.1", log);
+		int moved = rename(log, old);
+		free(old);
+		close(fd);
+		if (moved != 0)
+			return -1;
+	}
+	return -1;
+}
+
 static void log_line(const char *log, cJSON *line)
 {
 	if (!log) {
@@ -73,10 +106,10 @@ static void log_line(const char *log, cJSON *line)
 	jx_print_buf(line, &b);
 	buf_putc(&b, '\n');
 	cJSON_Delete(line);
-	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = log_open(log, b.len);
 	if (fd >= 0) {
 		(void)fs_write_all(fd, b.p, b.len);
-		close(fd);
+		close(fd); /* and its lock */
 	}
 	buf_free(&b);
 }

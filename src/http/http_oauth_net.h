@@ -4,7 +4,9 @@
  * step, method, URL (http_hdr_redact_url), what was sent, the status and what came back. A
  * field that is a secret by name (code, code_verifier, state, access_token, refresh_token,
  * id_token, client_secret, registration_access_token) or looks like one (common/secret.h) is
- * logged as {"sha256": "sha256:HEX"} only.
+ * logged as {"sha256": "sha256:HEX"} only. A line that would take the log past
+ * HTTP_OAUTH_LOG_MAX bytes first moves it to LOG.1 (replacing the one before): at most two
+ * generations, ~2 MiB, whatever the number of refreshes; appends are serialised by flock.
  *
  * Threads: any (each call uses its own libcurl easy handle; curl_global_init must have run,
  * as belay-http's main does). Blocks for up to 30 s per request. Must not: print. */
@@ -14,6 +16,8 @@
 
 #include "common/err.h"
 #include "http/http_oauth_store.h"
+
+#define HTTP_OAUTH_LOG_MAX (1 << 20)
 
 struct http_oauth_resp {
 	long status;

@@ -117,6 +117,49 @@ Test(http_oauth_store, the_flows_log_holds_secrets_by_name_and_hash_only)
 	free(log);
 }
 
+/* The log of a long-lived upstream's refreshes does not grow without end: past
+ * HTTP_OAUTH_LOG_MAX it moves to LOG.1 (the one before that dropped), nothing written lost. */
+Test(http_oauth_store, the_flows_log_is_rotated_past_its_bound_and_keeps_one_generation)
+{
+	char *log = http_oauth_store_log_path(dir, UP);
+	char *old = xasprintf("%s.1", log);
+	cr_assert_eq(ts_sh("mkdir -p %s/http", dir), 0);
+	size_t lines = 0, i;
+	for (i = 0; i < 40000; i++) {
+		cJSON *f = cJSON_CreateObject();
+		cJSON_AddNumberToObject(f, "n", (double)i);
+		cJSON_AddStringToObject(f, "pad", "refresh of a token for a server the agent uses every day");
+		http_oauth_net_note(log, "refresh", f);
+		struct stat st;
+		cr_assert_eq(stat(log, &st), 0);
+		cr_assert_leq(st.st_size, HTTP_OAUTH_LOG_MAX + 4096, "the log grew past its bound: %lld bytes",
+			      (long long)st.st_size);
+		cr_assert_eq(st.st_mode & 0777, 0600);
+		if (!stat(old, &st))
+			cr_assert_eq(st.st_mode & 0777, 0600);
+	}
+	/* both generations: the newest lines whole, in order, the last one written present */
+	size_t n0 = 0, n1 = 0;
+	char *t0 = ts_read_file(log, &n0), *t1 = ts_read_file(old, &n1);
+	cr_assert_not_null(t1, "%llu notes (> %d bytes) and no %s", (unsigned long long)i, HTTP_OAUTH_LOG_MAX, old);
+	cr_assert_not_null(t0);
+	for (const char *p = t0; *p; p++)
+		lines += *p == '\n';
+	for (const char *p = t1; *p; p++)
+		lines += *p == '\n';
+	cr_assert(strstr(t0, "\"n\":39999,"), "the last note is not in the log");
+	cr_assert_eq(t0[n0 - 1], '\n');
+	cr_assert_eq(t1[n1 - 1], '\n');
+	/* the older generation ends where the newer begins */
+	const char *first = strstr(t0, "\"n\":");
+	long k0 = strtol(first + 4, NULL, 10);
+	char *want = xasprintf("\"n\":%ld,", k0 - 1);
+	cr_assert(strstr(t1, want), "a note between the generations was lost (%s)", want);
+	cr_assert_lt(lines, (size_t)40000, "nothing was dropped: the log was never rotated twice");
+	cr_assert_eq(ts_sh("ls %s/http | grep -c oauth.log | grep -qx 2", dir), 0, "more than two generations");
+	free(want), free(t0), free(t1), free(old), free(log);
+}
+
 Test(http_oauth_store, www_authenticate_names_the_metadata)
 {
 	char *v = http_oauth_net_www_param("Bearer error=\"invalid_token\", error_description=\"Missing\", "
