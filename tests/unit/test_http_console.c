@@ -603,15 +603,29 @@ Test(http_console, a_contained_local_http_server_is_a_run_like_a_stdio_one)
 	contained_free(&cx);
 }
 
-/* The screen after E (the console's log: a job's error is there), for a failure's message. */
-static char *with_log(struct ts_tmux *t, char *last)
+/* The screen after E (the console's log: a job's outcome and error are there). */
+static char *with_log(struct ts_tmux *t)
 {
-	free(last);
 	ts_tmux_keys(t, "E");
 	const char *log[] = {"LOG", NULL};
 	char *l = NULL, *screen = ts_tmux_wait(t, log, 10, &l);
-	free(screen ? l : NULL);
 	return screen ? screen : l;
+}
+
+/* A judgement on screen: waits (wait_row) for the line holding `row` to end in one of
+ * `any`, then asserts it says `want`; a failure names `what` and shows the log. */
+static void judged(struct ts_tmux *t, const char *const *on, const char *row, const char *const *any,
+		   const char *want, const char *what)
+{
+	char *last = NULL, *line = wait_row(t, on, row, any, 150, &last);
+	if (!line || !strstr(line, want)) {
+		free(last);
+		last = with_log(t);
+	}
+	cr_assert_not_null(line, "%s: nothing came of it:\n%s", what, last);
+	cr_assert(strstr(line, want), "%s: not %s but: %s\n%s", what, want, line, last);
+	free(line);
+	free(last);
 }
 
 Test(http_console, replay_from_here_and_banking_on_a_contained_http_run_are_a_stdio_runs, .timeout = 560)
@@ -628,15 +642,7 @@ Test(http_console, replay_from_here_and_banking_on_a_contained_http_run_are_a_st
 	 * line; the row's verdict cell gets the re-check's mark */
 	ts_tmux_keys(&cx.t, "r");
 	const char *home[] = {"TURNS (2)", NULL}, *rechecked[] = {"re-check ↻", NULL};
-	char *last = NULL, *line = wait_row(&cx.t, home, "turn 1 get-sum: not verified", rechecked, 150, &last);
-	if (!line)
-		last = with_log(&cx.t, last);
-	cr_assert_not_null(line, "r on the HTTP run's get-sum gave no re-check:\n%s", last ? last : "");
-	if (!strstr(line, "re-check ↻ ✓ PASS"))
-		last = with_log(&cx.t, last);
-	cr_assert(strstr(line, "re-check ↻ ✓ PASS"), "the re-check of the HTTP run's get-sum is no PASS: %s\n%s", line,
-		  last ? last : "");
-	free(line);
+	judged(&cx.t, home, "turn 1 get-sum: not verified", rechecked, "re-check ↻ ✓ PASS", "r's re-check of get-sum");
 	char *screen = ts_tmux_capture(&cx.t, 0), *row = line_with(screen, "get-sum");
 	cr_assert(row && strstr(row, "↻✓"), "the get-sum row has no re-check mark: %s", row ? row : screen);
 	free(row), free(screen);
@@ -645,26 +651,12 @@ Test(http_console, replay_from_here_and_banking_on_a_contained_http_run_are_a_st
 	ts_tmux_keys(&cx.t, "c");
 	ts_tmux_keys(&cx.t, "B");
 	const char *view[] = {"CORPUS (1 case)", NULL}, *verdicts[] = {"PASS", "WARN", "UNVERIFIED", "FAIL", NULL};
-	row = wait_row(&cx.t, view, "get-sum", verdicts, 150, &last);
-	if (!row)
-		last = with_log(&cx.t, last);
-	cr_assert_not_null(row, "the corpus view does not list the banked HTTP turn:\n%s", last ? last : "");
-	if (!strstr(row, "✓ PASS"))
-		last = with_log(&cx.t, last);
-	cr_assert(strstr(row, "✓ PASS"), "the banked HTTP turn is no PASS: %s\n%s", row, last ? last : "");
-	free(row);
+	judged(&cx.t, view, "get-sum", verdicts, "✓ PASS", "the banked case in the corpus view");
 
 	/* r in the corpus view: the case re-runs over HTTP, MATCH on its row */
 	ts_tmux_keys(&cx.t, "r");
 	const char *outcomes[] = {"MATCH", "REGRESSION", "SKIP", "STILL_MISSED", "MISS_CLOSED", NULL};
-	row = wait_row(&cx.t, view, "get-sum", outcomes, 150, &last);
-	if (!row)
-		last = with_log(&cx.t, last);
-	cr_assert_not_null(row, "the banked HTTP case was not re-run in the corpus view:\n%s", last ? last : "");
-	if (!strstr(row, "MATCH"))
-		last = with_log(&cx.t, last);
-	cr_assert(strstr(row, "MATCH"), "the banked HTTP case re-ran to no MATCH: %s\n%s", row, last ? last : "");
-	free(row);
+	judged(&cx.t, view, "get-sum", outcomes, "MATCH", "the case's re-run in the corpus view");
 	contained_quit(&cx);
 
 	/* outside the console: belay corpus run replays it over HTTP too */
