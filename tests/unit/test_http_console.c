@@ -5,7 +5,8 @@
  * hosts the listener itself (`--http URL`): its URL shown, held calls answered with y and x,
  * gone with the console; and for a local server it starts contained (`--http URL --scope WS
  * -- SERVER`), the run is like a stdio one: scope, denials named, v's verdict by replay over
- * HTTP, nothing left running when the console quits.
+ * HTTP, r's re-check (replay from here) over HTTP, c's banked case re-run over HTTP to MATCH
+ * (in the corpus view and by belay corpus run), nothing left running when the console quits.
  *
  * Ports are chosen free at run time; every wait is for a condition on the screen or a socket
  * (with a generous deadline that only turns a hang into a failure). */
