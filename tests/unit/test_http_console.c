@@ -580,7 +580,7 @@ Test(http_console, a_contained_local_http_server_is_a_run_like_a_stdio_one)
 	 * pre-state, PASS */
 	ts_tmux_keys(&cx.t, "v");
 	const char *judged[] = {"turn 1 get-sum: ✓ PASS", NULL};
-	screen = ts_tmux_wait(&cx.t, judged, 300, &last);
+	screen = ts_tmux_wait(&cx.t, judged, 150, &last); /* under the test's 300 s: a failure shows its screen */
 	if (!screen) {
 		ts_tmux_keys(&cx.t, "E");
 		free(last);
