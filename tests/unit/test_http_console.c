@@ -5,7 +5,8 @@
  * hosts the listener itself (`--http URL`): its URL shown, held calls answered with y and x,
  * gone with the console; and for a local server it starts contained (`--http URL --scope WS
  * -- SERVER`), the run is like a stdio one: scope, denials named, v's verdict by replay over
- * HTTP, nothing left running when the console quits.
+ * HTTP, r's re-check (replay from here) over HTTP, c's banked case re-run over HTTP to MATCH
+ * (in the corpus view and by belay corpus run), nothing left running when the console quits.
  *
  * Ports are chosen free at run time; every wait is for a condition on the screen or a socket
  * (with a generous deadline that only turns a hang into a failure). */
@@ -413,6 +414,137 @@ static int gone(pid_t pid)
 	return g;
 }
 
+/* The line of `screen` holding `needle` (new string; NULL: none). */
+static char *line_with(const char *screen, const char *needle)
+{
+	const char *at = strstr(screen, needle);
+	if (!at)
+		return NULL;
+	const char *b = at;
+	while (b > screen && b[-1] != '\n')
+		b--;
+	return xstrndup(b, strcspn(b, "\n"));
+}
+
+/* Waits up to timeout_s for a screen with every one of `on` (NULL-terminated) whose line
+ * holding `row` holds one of `any` too (what a judgement ends in, good or bad, so a wrong one
+ * fails at once); that line (new string) or NULL (then *last gets the last screen). */
+static char *wait_row(struct ts_tmux *t, const char *const *on, const char *row, const char *const *any, int timeout_s,
+		      char **last)
+{
+	for (time_t until = time(NULL) + timeout_s;;) {
+		char *screen = ts_tmux_wait(t, on, 1, NULL);
+		char *line = screen ? line_with(screen, row) : NULL;
+		for (const char *const *w = any; line && *w; w++)
+			if (strstr(line, *w)) {
+				free(screen);
+				return line;
+			}
+		free(line);
+		if (time(NULL) >= until) {
+			*last = screen ? screen : ts_tmux_capture(t, 0);
+			return NULL;
+		}
+		free(screen);
+		nanosleep(&(struct timespec){0, 200 * 1000000L}, NULL);
+	}
+}
+
+/* A console whose listener starts server-everything (streamableHttp) contained: `belay
+ * console --http http://127.0.0.1:3001/mcp --scope WS -- sh serve.sh` under tmux, in a
+ * directory outside /tmp (vis: the sandbox gives the server a private /tmp, where "outside"
+ * would not be). serve.sh tries a write outside the scope and a connect to another port (a
+ * listener of this test on the host's loopback) at its first start only, then execs the
+ * server. */
+struct contained {
+	struct ts_tmux t;
+	char *ws, *out, *escape, *cstate, *sock, *serve, *script, *cmd;
+	char *url;	    /* the console's listener, from its bottom line */
+	int host;	    /* the test's listener: "another port" for the server */
+	unsigned host_port;
+};
+
+static void contained_start(struct contained *cx)
+{
+	const char *vb = getenv("BELAY_TEST_VISIBLE_BASE");
+	struct err e = {0};
+	vis = fs_mkdtemp_in(vb && *vb ? vb : "/var/tmp", "belay-test-http-console-", &e);
+	cr_assert_not_null(vis, "%s", e.msg);
+	chmod(vis, 0755);
+	cx->ws = fs_join(vis, "ws"), cx->out = fs_join(vis, "out"), cx->escape = fs_join(cx->out, "escape");
+	cx->cstate = fs_join(vis, "cstate"), cx->sock = fs_join(vis, "c.sock"), cx->serve = fs_join(vis, "serve.sh");
+	fs_mkdir_p(cx->ws, 0755, NULL);
+	fs_mkdir_p(cx->out, 0755, NULL);
+	cx->host = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(bind(cx->host, (void *)&a, sizeof a), 0);
+	listen(cx->host, 8);
+	socklen_t al = sizeof a;
+	getsockname(cx->host, (void *)&a, &al);
+	cx->host_port = ntohs(a.sin_port);
+	/* the probes run at the first start only (a replay starts from a pre-state with .started) */
+	cx->script = xasprintf(
+	    "if [ ! -e .started ]; then : > .started; echo pwned > %s; python3 -c \"import socket\ntry:\n"
+	    "    socket.create_connection(('127.0.0.1', %u), 2); print('REACHED')\nexcept OSError: pass\"; fi\n"
+	    "exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp\n",
+	    cx->escape, cx->host_port, peers);
+	ts_write_file(cx->serve, cx->script, strlen(cx->script));
+	cx->cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console "
+			    "--state %s --socket %s --http http://127.0.0.1:3001/mcp --scope %s -- sh %s "
+			    "2>%s/console.err",
+			    cx->ws, vis, BELAY_BIN, cx->cstate, cx->sock, cx->ws, cx->serve, vis);
+	cr_assert_eq(ts_tmux_start(&cx->t, vis, 200, 50, cx->cmd), 0);
+	left = cx->t, left_on = 1;
+	/* the bottom line says the URL unless a notice covers it (the start-up's denials are
+	 * reported there: "the contained server was refused"); a key (j: nothing to move) clears one */
+	for (time_t until = time(NULL) + 90; !cx->url;) {
+		char *screen = ts_tmux_capture(&cx->t, 0);
+		const char *at = strstr(screen, "agents over HTTP use ");
+		if (at) {
+			at += strlen("agents over HTTP use ");
+			cx->url = xstrndup(at, strcspn(at, " \n"));
+		} else {
+			cr_assert(time(NULL) < until, "the console does not say its HTTP listener's URL:\n%s", screen);
+			ts_tmux_keys(&cx->t, "j");
+			nanosleep(&(struct timespec){0, 300 * 1000000L}, NULL);
+		}
+		free(screen);
+	}
+	cr_assert(strstr(cx->url, "http://127.0.0.1:") && strstr(cx->url, "/mcp"), "%s", cx->url);
+}
+
+/* The SDK client through the console's listener (echo and get-sum, then its session ends),
+ * and the run's two turns listed, get-sum focused (the console follows the newest turn), the
+ * run ended on its row: the console has read every answer (a turn listed before its answer
+ * is read refuses v, r and c: "no response yet") */
+static void contained_drive(struct contained *cx)
+{
+	pid_t c1 = start_client(cx->url, "one");
+	char *sum = client_sum(c1, "one");
+	cr_assert(strstr(sum, "The sum of 2 and 40 is 42"), "the contained server did not answer: %s", sum);
+	free(sum);
+	const char *focused[] = {"TURNS (2)", "echo", "turn 1 get-sum: not verified", NULL}, *end[] = {"ended", "exit ", NULL};
+	char *last = NULL, *row = wait_row(&cx->t, focused, "2 turns ✓", end, 90, &last);
+	cr_assert_not_null(row, "the run's turns are not listed with get-sum focused, the run ended:\n%s", last ? last : "");
+	free(row);
+}
+
+/* Q, y: the console quits (its listener and the server with it). */
+static void contained_quit(struct contained *cx)
+{
+	ts_tmux_keys(&cx->t, "Q");
+	ts_tmux_keys(&cx->t, "y");
+}
+
+static void contained_free(struct contained *cx)
+{
+	ts_tmux_kill(&cx->t);
+	left_on = 0;
+	close(cx->host);
+	free(cx->url), free(cx->cmd), free(cx->script), free(cx->serve), free(cx->sock), free(cx->cstate);
+	free(cx->escape), free(cx->out), free(cx->ws);
+}
+
 Test(http_console, a_contained_local_http_server_is_a_run_like_a_stdio_one)
 {
 	/* belay console --http http://127.0.0.1:PORT/mcp --scope WS -- SERVER: the console's
@@ -421,100 +553,44 @@ Test(http_console, a_contained_local_http_server_is_a_run_like_a_stdio_one)
 	 * turns, its scope in the title and its denials (a write outside the scope, a connect to
 	 * another port: the server's command tries both before it starts); v verifies a turn by
 	 * replay over HTTP (PASS); quitting the console ends belay-http and the server */
-	const char *vb = getenv("BELAY_TEST_VISIBLE_BASE");
-	struct err e = {0};
-	/* not under /tmp: the sandbox gives the server a private /tmp, where "outside" would not be */
-	vis = fs_mkdtemp_in(vb && *vb ? vb : "/var/tmp", "belay-test-http-console-", &e);
-	cr_assert_not_null(vis, "%s", e.msg);
-	chmod(vis, 0755);
-	char *ws = fs_join(vis, "ws"), *out = fs_join(vis, "out"), *escape = fs_join(out, "escape");
-	char *cstate = fs_join(vis, "cstate"), *sock = fs_join(vis, "c.sock"), *serve = fs_join(vis, "serve.sh");
-	fs_mkdir_p(ws, 0755, NULL);
-	fs_mkdir_p(out, 0755, NULL);
-	/* a listener of this test on the host's loopback: "another port" for the server */
-	int host = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	cr_assert_eq(bind(host, (void *)&a, sizeof a), 0);
-	listen(host, 8);
-	socklen_t al = sizeof a;
-	getsockname(host, (void *)&a, &al);
-	unsigned host_port = ntohs(a.sin_port);
-	/* the probes run at the first start only (a replay starts from a pre-state with .started) */
-	char *script = xasprintf(
-	    "if [ ! -e .started ]; then : > .started; echo pwned > %s; python3 -c \"import socket\ntry:\n"
-	    "    socket.create_connection(('127.0.0.1', %u), 2); print('REACHED')\nexcept OSError: pass\"; fi\n"
-	    "exec node %s/@modelcontextprotocol/server-everything/dist/index.js streamableHttp\n",
-	    escape, host_port, peers);
-	ts_write_file(serve, script, strlen(script));
-	char *cmd = xasprintf("cd %s && env LANG=C.UTF-8 TERM=xterm-256color BELAY_SANDBOX_TMP_BASE=%s %s console "
-			      "--state %s --socket %s --http http://127.0.0.1:3001/mcp --scope %s -- sh %s "
-			      "2>%s/console.err",
-			      ws, vis, BELAY_BIN, cstate, sock, ws, serve, vis);
-	struct ts_tmux t;
-	cr_assert_eq(ts_tmux_start(&t, vis, 200, 50, cmd), 0);
-	left = t, left_on = 1;
-	/* the bottom line says the URL unless a notice covers it (the start-up's denials are
-	 * reported there: "the contained server was refused"); a key (j: nothing to move) clears one */
-	char *url = NULL;
-	for (time_t until = time(NULL) + 90; !url;) {
-		char *screen = ts_tmux_capture(&t, 0);
-		const char *at = strstr(screen, "agents over HTTP use ");
-		if (at) {
-			at += strlen("agents over HTTP use ");
-			url = xstrndup(at, strcspn(at, " \n"));
-		} else {
-			cr_assert(time(NULL) < until, "the console does not say its HTTP listener's URL:\n%s", screen);
-			ts_tmux_keys(&t, "j");
-			nanosleep(&(struct timespec){0, 300 * 1000000L}, NULL);
-		}
-		free(screen);
-	}
-	cr_assert(strstr(url, "http://127.0.0.1:") && strstr(url, "/mcp"), "%s", url);
-	pid_t bh = find_belay_http(ws);
-	cr_assert_gt(bh, 0, "no belay-http --contain %s runs", ws);
+	struct contained cx = {0};
+	contained_start(&cx);
+	pid_t bh = find_belay_http(cx.ws);
+	cr_assert_gt(bh, 0, "no belay-http --contain %s runs", cx.ws);
 	pid_t tree[64];
 	size_t ntree = proc_tree(bh, tree, 64);
 	cr_log_info("contained local server: belay-http %d with %zu process(es) under it", (int)bh, ntree - 1);
 	cr_assert_geq(ntree, 2, "belay-http started nothing");
 
-	/* the SDK client through the console's listener: echo and get-sum, then its session ends */
-	pid_t c1 = start_client(url, "one");
-	char *sum = client_sum(c1, "one");
-	cr_assert(strstr(sum, "The sum of 2 and 40 is 42"), "the contained server did not answer: %s", sum);
-	free(sum);
-	char *scope = xasprintf("scope %s", ws), *target = xasprintf("127.0.0.1:%u", host_port);
+	contained_drive(&cx);
+	char *scope = xasprintf("scope %s", cx.ws), *target = xasprintf("127.0.0.1:%u", cx.host_port);
 	const char *shown[] = {"echo", "get-sum", scope, "DENIALS (2)", target, "escape", NULL};
-	char *last = NULL, *screen = ts_tmux_wait(&t, shown, 90, &last);
+	char *last = NULL, *screen = ts_tmux_wait(&cx.t, shown, 90, &last);
 	cr_assert_not_null(screen, "the console does not show the contained HTTP run with its scope and denials:\n%s",
 			   last ? last : "");
 	free(screen), free(last), last = NULL;
 	struct stat sb;
-	cr_assert_neq(stat(escape, &sb), 0, "the write outside the scope happened");
+	cr_assert_neq(stat(cx.escape, &sb), 0, "the write outside the scope happened");
 	int reached = 0, cfd;
-	while ((cfd = accept(host, NULL, NULL)) >= 0)
+	while ((cfd = accept(cx.host, NULL, NULL)) >= 0)
 		reached++, close(cfd);
 	cr_assert_eq(reached, 0, "the host's listener was reached from the sandbox");
 
-	/* v on the get-sum turn (focused: the console follows the newest turn): replayed over
-	 * HTTP in a fresh sandbox from its pre-state, PASS */
-	const char *focused[] = {"TURNS (2)", "turn 1 get-sum: not verified", NULL};
-	screen = ts_tmux_wait(&t, focused, 60, &last);
-	cr_assert_not_null(screen, "get-sum is not the focused turn:\n%s", last ? last : "");
-	free(screen), free(last), last = NULL;
-	ts_tmux_keys(&t, "v");
+	/* v on the get-sum turn (focused): replayed over HTTP in a fresh sandbox from its
+	 * pre-state, PASS */
+	ts_tmux_keys(&cx.t, "v");
 	const char *judged[] = {"turn 1 get-sum: ✓ PASS", NULL};
-	screen = ts_tmux_wait(&t, judged, 300, &last);
+	screen = ts_tmux_wait(&cx.t, judged, 150, &last); /* under the test's 300 s: a failure shows its screen */
 	if (!screen) {
-		ts_tmux_keys(&t, "E");
+		ts_tmux_keys(&cx.t, "E");
 		free(last);
-		last = ts_tmux_capture(&t, 0);
+		last = ts_tmux_capture(&cx.t, 0);
 	}
 	cr_assert_not_null(screen, "v gave get-sum no PASS:\n%s", last ? last : "");
 	free(screen), free(last), last = NULL;
 
 	/* quitting the console ends belay-http and everything it started */
-	ts_tmux_keys(&t, "Q");
-	ts_tmux_keys(&t, "y");
+	contained_quit(&cx);
 	for (time_t until = time(NULL) + 60;;) {
 		size_t alive = 0;
 		for (size_t i = 0; i < ntree; i++)
@@ -524,11 +600,75 @@ Test(http_console, a_contained_local_http_server_is_a_run_like_a_stdio_one)
 		cr_assert(time(NULL) < until, "%zu of belay-http's %zu processes outlived the console", alive, ntree);
 		nanosleep(&(struct timespec){0, 100 * 1000000L}, NULL);
 	}
-	ts_tmux_kill(&t);
-	left_on = 0;
-	close(host);
-	free(scope), free(target), free(url), free(cmd), free(script), free(serve), free(sock), free(cstate);
-	free(escape), free(out), free(ws);
+	free(scope), free(target);
+	contained_free(&cx);
+}
+
+/* The screen after E (the console's log: a job's outcome and error are there). */
+static char *with_log(struct ts_tmux *t)
+{
+	ts_tmux_keys(t, "E");
+	const char *log[] = {"LOG", NULL};
+	char *l = NULL, *screen = ts_tmux_wait(t, log, 10, &l);
+	return screen ? screen : l;
+}
+
+/* A judgement on screen: waits (wait_row) for the line holding `row` to end in one of
+ * `any`, then asserts it says `want`; a failure names `what` and shows the log. */
+static void judged(struct ts_tmux *t, const char *const *on, const char *row, const char *const *any,
+		   const char *want, const char *what)
+{
+	char *last = NULL, *line = wait_row(t, on, row, any, 150, &last);
+	if (!line || !strstr(line, want)) {
+		free(last);
+		last = with_log(t);
+	}
+	cr_assert_not_null(line, "%s: nothing came of it:\n%s", what, last);
+	cr_assert(strstr(line, want), "%s: not %s but: %s\n%s", what, want, line, last);
+	free(line);
+	free(last);
+}
+
+Test(http_console, replay_from_here_and_banking_on_a_contained_http_run_are_a_stdio_runs, .timeout = 560)
+{
+	/* on the contained HTTP run, as on a stdio run: r replays from the focused turn on (over
+	 * HTTP, in a fresh sandbox) and the focus line shows the re-check beside the verdict; c
+	 * banks the turn, the corpus view (B) lists the case with the PASS its replay banked, and
+	 * the case re-runs over HTTP, MATCH, in the view (r) and with belay corpus run */
+	struct contained cx = {0};
+	contained_start(&cx);
+	contained_drive(&cx);
+
+	/* r on get-sum: a re-check (result comparison only) beside "not verified" on the focus
+	 * line; the row's verdict cell gets the re-check's mark */
+	ts_tmux_keys(&cx.t, "r");
+	const char *home[] = {"TURNS (2)", NULL}, *rechecked[] = {"re-check ↻", NULL};
+	judged(&cx.t, home, "turn 1 get-sum: not verified", rechecked, "re-check ↻ ✓ PASS", "r's re-check of get-sum");
+	char *screen = ts_tmux_capture(&cx.t, 0), *row = line_with(screen, "get-sum");
+	cr_assert(row && strstr(row, "↻✓"), "the get-sum row has no re-check mark: %s", row ? row : screen);
+	free(row), free(screen);
+
+	/* c banks get-sum; the corpus view lists it with the verdict its replay banked */
+	ts_tmux_keys(&cx.t, "c");
+	ts_tmux_keys(&cx.t, "B");
+	const char *view[] = {"CORPUS (1 case)", NULL}, *verdicts[] = {"PASS", "WARN", "UNVERIFIED", "FAIL", NULL};
+	judged(&cx.t, view, "get-sum", verdicts, "✓ PASS", "the banked case in the corpus view");
+
+	/* r in the corpus view: the case re-runs over HTTP, MATCH on its row */
+	ts_tmux_keys(&cx.t, "r");
+	const char *outcomes[] = {"MATCH", "REGRESSION", "SKIP", "STILL_MISSED", "MISS_CLOSED", NULL};
+	judged(&cx.t, view, "get-sum", outcomes, "MATCH", "the case's re-run in the corpus view");
+	contained_quit(&cx);
+
+	/* outside the console: belay corpus run replays it over HTTP too */
+	const char *crun[] = {BELAY_BIN, "corpus", "run", "--state", cx.cstate, NULL};
+	struct ts_out o = {0};
+	ts_run(crun, NULL, cx.ws, NULL, 0, 300, &o);
+	cr_assert_eq(o.status, 0, "belay corpus run: %s%s", o.out, o.err);
+	cr_assert(strstr(o.out, "MATCH 1 ") && strstr(o.out, "-turn1"), "the banked case did not replay: %s%s", o.out,
+		  o.err);
+	ts_out_free(&o);
+	contained_free(&cx);
 }
 
 Test(http_console, network_allow_or_no_scope_with_a_server_the_console_starts_is_refused_by_name)
