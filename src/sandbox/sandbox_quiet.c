@@ -329,6 +329,17 @@ int sandbox_quiet_proven(pid_t root, const struct sandbox_quiet_sample *since, u
 	return *why == NULL;
 }
 
+/* 1 when the thread sleeps in a seccomp user notification (its wchan), 0 otherwise or when
+ * the kernel does not say. */
+static int held_by_supervisor(const struct qthread *t)
+{
+	char path[64], buf[128];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/wchan", (int)t->pid, (int)t->tid);
+	if (read_small(path, buf, sizeof buf) < 0)
+		return 0;
+	return !strncmp(buf, "seccomp_do_user_notification", 28);
+}
+
 int sandbox_quiet_runnable(pid_t root, const char **why)
 {
 	*why = NULL;
@@ -346,6 +357,9 @@ int sandbox_quiet_runnable(pid_t root, const char **why)
 			rc = 1;
 		} else if (state == 'D') {
 			*why = "a thread of the server is in an uninterruptible sleep";
+			rc = 1;
+		} else if (state == 'S' && held_by_supervisor(&s->t[i])) {
+			*why = "a thread of the server waits for the supervisor's answer to a system call";
 			rc = 1;
 		}
 	}

@@ -37,11 +37,14 @@ void sandbox_quiet_sample_free(struct sandbox_quiet_sample *s);
 int sandbox_quiet_proven(pid_t root, const struct sandbox_quiet_sample *since, uint64_t since_ns,
 			 uint64_t until_ns, const char **why);
 
-/* 1 when some thread of the tree under `root` is runnable or in an uninterruptible sleep (it
- * will run without any input: a timer that fired and woke it, work it has not finished), 0
- * when every thread sleeps or is stopped or dead, -1 when the tree cannot be read. A window
- * that ends by the clock must not end on 1: on a loaded machine a woken thread can wait for a
- * CPU longer than the window lasts. *why (static text) names what was seen on 1 or -1. */
+/* 1 when some thread of the tree under `root` is runnable, in an uninterruptible sleep, or
+ * waiting for a seccomp supervisor's answer (/proc's wchan: it goes on once answered, e.g. an
+ * open for writing belay's supervisor decides) - it will run without any input: a timer that
+ * fired and woke it, work it has not finished; 0 when every thread sleeps otherwise or is
+ * stopped or dead, -1 when the tree cannot be read. A window that ends by the clock must not
+ * end on 1: on a loaded machine a woken thread can wait for a CPU, and a held syscall for the
+ * supervisor, longer than the window lasts. A thread whose wchan cannot be read is taken by
+ * its state letter alone. *why (static text) names what was seen on 1 or -1. */
 int sandbox_quiet_runnable(pid_t root, const char **why);
 
 #endif

@@ -34,6 +34,7 @@ struct sandbox_supervisor {
 	_Atomic int ready;      /* listener and userns are set (release by the thread) */
 	unsigned long nintents; /* write_intent records posted (supervisor thread only) */
 	int overflowed;
+	long test_delay_ms; /* test builds only: sandbox_testswitch.h */
 	struct sandbox_view view; /* the server's filesystem view (from the launcher) */
 	int private_netns;        /* the sandbox has a network namespace of its own */
 	int *zone_fd;             /* per view zone: an O_PATH fd of a writable zone in that view, or -1 */

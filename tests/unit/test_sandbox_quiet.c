@@ -4,11 +4,13 @@
  * sample, and a busy grandchild are not, each with its reason; a busy thread is runnable. */
 #include <criterion/criterion.h>
 #include <pthread.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -274,6 +276,46 @@ Test(sandbox_quiet, a_tree_that_cannot_be_read_is_not_proven)
 	const char *why = NULL;
 	cr_expect_not(sandbox_quiet_proven(pid, NULL, 0, now_ns(), &why));
 	cr_expect(why && strstr(why, "cannot be read"), "%s", why ? why : "(none)");
+}
+
+/* A supervisor that never answers: a grandchild's getppid waits on it in an interruptible
+ * sleep (as a server's open for writing waits on belay's supervisor); ready once the
+ * notification has reached the supervisor, i.e. the grandchild is in that wait. */
+static void held_by_supervisor(int unused)
+{
+	(void)unused;
+	scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+	if (!c || seccomp_rule_add(c, SCMP_ACT_NOTIFY, SCMP_SYS(getppid), 0) != 0 || seccomp_load(c) != 0)
+		_exit(4);
+	int fd = seccomp_notify_fd(c);
+	pid_t g = fork();
+	if (g == 0) {
+		syscall(SYS_getppid);
+		_exit(0);
+	}
+	struct seccomp_notif *req = NULL;
+	struct seccomp_notif_resp *resp = NULL;
+	if (g < 0 || fd < 0 || seccomp_notify_alloc(&req, &resp) != 0 || seccomp_notify_receive(fd, req) != 0)
+		_exit(5);
+	ready_now();
+	for (;;)
+		pause();
+}
+
+/* A window over by the clock while a thread of the server waits for belay's supervisor to
+ * decide a syscall (an open for writing: the thread sleeps, interruptibly, in the seccomp
+ * notification) must not end: once answered it goes on to write (the liar that wrote after
+ * its reply read PASS beside two CPU hogs: its writer was held there, not runnable). */
+Test(sandbox_quiet, a_thread_held_by_the_supervisor_can_still_run)
+{
+	const char *why = NULL;
+	pid_t pid = child(held_by_supervisor, 0);
+	int rc = sandbox_quiet_runnable(pid, &why);
+	cr_expect_eq(rc, 1, "a thread waiting for the supervisor's answer: %d (%s)", rc, why ? why : "none");
+	cr_expect(why && strstr(why, "supervisor"), "%s", why ? why : "(none)");
+	const char *pwhy = NULL;
+	cr_expect_not(sandbox_quiet_proven(pid, NULL, 0, 0, &pwhy), "proven quiet while held: it is not");
+	reap(pid);
 }
 
 /* A window that ends by the clock asks whether anything can still run: a busy thread (or a

@@ -134,6 +134,27 @@ Test(liars, a_read_only_tool_whose_writer_is_still_runnable_when_the_window_clos
 	ts_played_free(&p);
 }
 
+/* The same liar when belay's supervisor is slow to decide its open for writing (starved of
+ * CPU beside busy neighbours: its thread shares the machine with the replay's): the writer
+ * then sleeps in the seccomp notification, neither runnable nor in a wait for input, when the
+ * window is over by the clock. Read PASS before the window asked about such threads (seen
+ * beside two CPU hogs); the test build's supervisor delay makes it happen every time. */
+Test(liars, a_read_only_tool_whose_write_waits_for_the_supervisor_when_the_window_closes_fails)
+{
+	struct ts_played p = play("held", "[{\"tool\":\"write_after_work\"},{\"tool\":\"count\"}]");
+	cr_assert_eq(setenv("BELAY_TEST_SUPERVISOR_DELAY_MS", "150", 1), 0);
+	static const char *const orders[] = {"isolated", "session"};
+	for (int i = 0; i < 2; i++) {
+		cJSON *v = verify(&p, orders[i]);
+		cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s: %s", orders[i],
+				 msg_of(v, 0, "effect"));
+		cr_assert(strstr(msg_of(v, 0, "effect"), ".late"), "%s: %s", orders[i], msg_of(v, 0, "effect"));
+		cJSON_Delete(v);
+	}
+	unsetenv("BELAY_TEST_SUPERVISOR_DELAY_MS");
+	ts_played_free(&p);
+}
+
 Test(liars, a_closed_world_tool_that_connects_a_unix_socket_fails_on_the_network_axis)
 {
 	/* on the root disk: the host's /dev/shm (where dir is) is private inside the sandbox */
