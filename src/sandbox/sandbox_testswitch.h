@@ -20,9 +20,9 @@ enum {
 
 #define SB_TEST_LAYERS_ENV "BELAY_TEST_LAYERS_OFF"
 
-/* Also compiled in only then: the supervisor thread (sandbox_supervisor.c) lets each write it
- * allows through BELAY_TEST_SUPERVISOR_DELAY_MS (1-10000) late (before recording it), as a supervisor starved of CPU on a
- * loaded machine does (tests/unit/test_verify_liars.c). */
+/* Also compiled in only then: the supervisor thread (sandbox_supervisor.c) lets each write
+ * it allows through BELAY_TEST_SUPERVISOR_DELAY_MS (1-10000) late, before recording it, as a
+ * supervisor starved of CPU on a loaded machine does (tests/unit/test_verify_liars.c). */
 #define SB_TEST_DELAY_ENV "BELAY_TEST_SUPERVISOR_DELAY_MS"
 
 /* The names, in bit order, for parsing and for the record. */
