@@ -556,6 +556,8 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		}
 		uint32_t start = run != UINT32_MAX ? run : ts_node_start_byte(fn);
 		run = UINT32_MAX;
+		if (a1_lang_skip(plan, fn, start))
+			continue;
 		char *name = a1_lang_canon(text, tsnode_field(fn, "name"));
 		struct walk w = {.src = text, .s = s, .imp = &imp};
 		w.f = a1_lang_func_add(s, name, method ? collected_method(text, fn, name) : collected(text, fn, name),
@@ -564,7 +566,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		if (!w.f->is_test)
 			w.f->why = xasprintf("func %s%s", name, params);
 		free(params);
-		if (!a1_lang_want(plan, w.f, fn, start)) {
+		if (!a1_lang_want(plan, s, fn, start)) {
 			free(name);
 			continue;
 		}

@@ -851,6 +851,8 @@ struct unit {
 	TSNode node;
 	char *name;
 	int need;
+	size_t sidx, ridx; /* its function in the survey's side, in the reading's */
+	int read;	   /* the reading walked it (ridx set) */
 };
 
 struct a1_lang_plan {
@@ -859,7 +861,7 @@ struct a1_lang_plan {
 	int all;      /* walk every unit */
 	int abort;    /* the judge cannot promise what a1_lang_want asks */
 	struct unit *u;
-	size_t n, cap, next;
+	size_t n, cap, next, cur;
 };
 
 static void plan_free(struct a1_lang_plan *p)
@@ -894,25 +896,41 @@ void a1_lang_plan_abort(struct a1_lang_plan *p)
 		p->abort = 1;
 }
 
-int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_func *f, TSNode fn, uint32_t start)
+int a1_lang_skip(struct a1_lang_plan *p, TSNode fn, uint32_t start)
+{
+	(void)fn;
+	if (!p || p->survey || p->abort)
+		return 0;
+	size_t i = p->next++;
+	if (i >= p->n || p->u[i].a != start) {
+		p->abort = 1; /* not the units the survey saw: never expected */
+		return 0;
+	}
+	p->cur = i;
+	return !p->all && !p->u[i].need;
+}
+
+int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_side *s, TSNode fn, uint32_t start)
 {
 	if (!p)
 		return 1;
+	struct a1_lang_func *f = &s->funcs[s->nfuncs - 1];
 	if (p->survey) {
 		p->u = grow(p->u, &p->cap, p->n, sizeof *p->u);
-		p->u[p->n++] = (struct unit){start, ts_node_end_byte(fn), fn, xstrdup(f->name), 0};
+		p->u[p->n++] = (struct unit){start, ts_node_end_byte(fn), fn, xstrdup(f->name), 0, s->nfuncs - 1, 0, 0};
 		f->lazy = 1;
 		return 0;
 	}
-	size_t i = p->next++;
-	if (i >= p->n || p->u[i].a != start || strcmp(p->u[i].name, f->name)) {
-		p->abort = 1; /* not the units the survey saw: never expected */
+	if (p->abort)
+		return 1;
+	struct unit *u = &p->u[p->cur];
+	if (strcmp(u->name, f->name)) {
+		p->abort = 1;
 		return 1;
 	}
-	if (p->all || p->u[i].need)
-		return 1;
-	f->lazy = 1;
-	return 0;
+	u->ridx = s->nfuncs - 1;
+	u->read = 1;
+	return 1;
 }
 
 /* The unit of `p` holding byte `at`, or -1 (units are in document order, disjoint). */
@@ -1272,6 +1290,49 @@ static struct a1_lang_side *plan_read(a1_lang_extract_fn fn, void *ctx, const ch
 	return s;
 }
 
+/* The side of `plan` (decided) walked: the survey's side *survey (taken) with the needed
+ * units' functions walked in place of its lazy ones, or, when the plan walks everything, a
+ * side read whole. */
+static struct a1_lang_side *plan_walk(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len,
+				      struct a1_lang_plan *plan, struct a1_lang_side **survey)
+{
+	plan->next = 0;
+	for (size_t i = 0; i < plan->n; i++)
+		plan->u[i].read = 0;
+	struct a1_lang_side *r = plan_read(fn, ctx, text, len, plan, NULL, NULL);
+	for (size_t i = 0; i < plan->n && !plan->abort && !plan->all; i++)
+		if (plan->u[i].need && !plan->u[i].read)
+			plan->abort = 1;
+	if (!plan->abort && plan->next != plan->n)
+		plan->abort = 1;
+	if (plan->abort && !plan->all) { /* never expected: the survey's units were not met again */
+		side_free_heap(r);
+		plan->all = 1;
+		plan->abort = 0;
+		plan->next = 0;
+		r = plan_read(fn, ctx, text, len, plan, NULL, NULL);
+	}
+	if (plan->all)
+		return r;
+	struct a1_lang_side *s = *survey;
+	*survey = NULL;
+	s->partial = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct unit *u = &plan->u[i];
+		if (!u->need) {
+			s->partial = 1;
+			continue;
+		}
+		struct a1_lang_func t = s->funcs[u->sidx];
+		s->funcs[u->sidx] = r->funcs[u->ridx];
+		r->funcs[u->ridx] = t;
+	}
+	if (r->status) /* a walk refused the side (too deep) */
+		a1_lang_side_status(s, r->status, "%s", r->why);
+	side_free_heap(r);
+	return s;
+}
+
 /* Both sides of a pair, not both whole in the cache, read lazily (a1_lang_judge): the trees
  * from the cache or parsed (the post side against the pre side's, edited), each side's units
  * surveyed, plan_decide's units walked; the sides read are stored (whole or partial, with
@@ -1310,24 +1371,10 @@ static void read_lazily(const struct a1_cache_key *ka, const struct a1_cache_key
 		pa.all = pb.all = all;
 		pa.tree = pt;
 		pb.tree = qt;
-		if (!a || a->partial) {
-			a = na = plan_read(fn, ctx, pre, pre_len, &pa, NULL, NULL);
-			if (pa.abort) { /* never expected: the survey's units were not met again */
-				a1_lang_side_free(na);
-				free(na);
-				pa.all = 1;
-				a = na = plan_read(fn, ctx, pre, pre_len, &pa, NULL, NULL);
-			}
-		}
-		if (!b || b->partial) {
-			b = nb = plan_read(fn, ctx, post, post_len, &pb, NULL, NULL);
-			if (pb.abort) {
-				a1_lang_side_free(nb);
-				free(nb);
-				pb.all = 1;
-				b = nb = plan_read(fn, ctx, post, post_len, &pb, NULL, NULL);
-			}
-		}
+		if (!a || a->partial)
+			a = na = plan_walk(fn, ctx, pre, pre_len, &pa, &sa);
+		if (!b || b->partial)
+			b = nb = plan_walk(fn, ctx, post, post_len, &pb, &sb);
 	}
 	if (sa)
 		side_free_heap(sa);

@@ -55,7 +55,7 @@ struct a1_lang_func {
 	struct a1_lang_fact *facts;
 	size_t nfacts, capfacts;
 	struct a1_lang_names calls; /* names it calls */
-	unsigned char lazy; /* not walked (a lazy reading: byte-identical on both sides, see a1_lang_want):
+	unsigned char lazy; /* not walked (a lazy reading: byte-identical on both sides, see a1_lang_skip):
 			     * name, is_test and line only, no facts, no calls */
 };
 
@@ -136,14 +136,18 @@ TSTree *a1_lang_plan_parse(struct a1_lang_plan *p, enum a1_lang_syntax syn, cons
  * deletes it; a plan's own tree is left alone. */
 void a1_lang_plan_done(struct a1_lang_plan *p, TSTree *tree, TSTree **keep, const struct a1_lang_side *s);
 
-/* Called by a judge for each unit in document order, after adding its function `f` (name, is_test,
- * mods, line set) and before walking it: `fn` the function's node, `start` the first byte of
- * the attributes / comments read with it. 1: walk it; 0: do not (f is marked lazy). The judge
+/* A unit: a top-level function or method with the comments and attributes right before it
+ * (Rust: a fn in a mod too). A judge calls, for each unit in document order, a1_lang_skip
+ * before reading anything of it (`fn` the function's node, `start` the first byte of the
+ * attributes / comments read with it): 1 = skip it altogether (a1_lang_judge holds it from
+ * its survey). Else, having added its function (the last of s->funcs: name, is_test, mods,
+ * line set), a1_lang_want: 1 = walk it; 0 = do not (the function is marked lazy). The judge
  * must read everything outside its units (imports, a module's attributes and name...) the
- * same way whatever this returns, and a unit's facts must depend only on its own bytes and
+ * same way whatever these return, and a unit's facts must depend only on its own bytes and
  * on what lies outside every unit; when it cannot promise that for a side, it calls
- * a1_lang_plan_abort (the side is then walked whole). */
-int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_func *f, TSNode fn, uint32_t start);
+ * a1_lang_plan_abort (every unit is then walked). */
+int a1_lang_skip(struct a1_lang_plan *p, TSNode fn, uint32_t start);
+int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_side *s, TSNode fn, uint32_t start);
 void a1_lang_plan_abort(struct a1_lang_plan *p);
 
 /* ---- judging ---- */
@@ -151,7 +155,7 @@ void a1_lang_plan_abort(struct a1_lang_plan *p);
 /* Reads one side's text (NULL: absent, an empty side) into a zeroed side, parsing against
  * `old` (NULL: from scratch); given `keep`, hands its tree back (NULL when not read). `ctx`:
  * what the caller of a1_lang_judge / a1_lang_count passed (the same for both sides). `plan`
- * (may be NULL): see a1_lang_want - its tree replaces the parse. */
+ * (may be NULL): see a1_lang_skip - its tree replaces the parse. */
 typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep,
 				   void *ctx, struct a1_lang_plan *plan);
 

@@ -526,6 +526,8 @@ struct scope {
 static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, const struct scope *sc,
 		 struct a1_lang_side *s, TSParser *sub)
 {
+	if (a1_lang_skip(sc->plan, fn, start))
+		return;
 	char *base = a1_lang_canon(src, tsnode_field(fn, "name"));
 	char *name = xasprintf("%s%s", sc->mod, base);
 	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo};
@@ -547,7 +549,7 @@ static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, co
 	w.f->why = cfg != 1 && why ? xstrdup(why) : a->why ? xstrdup(a->why) : !a->test ? xasprintf("fn %s without a test attribute", base)
 											: a->panics ? xstrdup("#[should_panic]")
 												    : NULL;
-	if (!a1_lang_want(sc->plan, w.f, fn, start)) {
+	if (!a1_lang_want(sc->plan, s, fn, start)) {
 		free(name);
 		free(base);
 		return;
