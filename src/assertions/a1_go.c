@@ -562,10 +562,11 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		struct walk w = {.src = text, .s = s, .imp = &imp};
 		w.f = a1_lang_func_add(s, name, method ? collected_method(text, fn, name) : collected(text, fn, name),
 				       a1_lang_line(fn));
-		char *params = a1_lang_canon(text, tsnode_field(fn, "parameters"));
-		if (!w.f->is_test)
+		if (!w.f->is_test) {
+			char *params = a1_lang_canon(text, tsnode_field(fn, "parameters"));
 			w.f->why = xasprintf("func %s%s", name, params);
-		free(params);
+			free(params);
+		}
 		if (!a1_lang_want(plan, s, fn, start)) {
 			free(name);
 			continue;

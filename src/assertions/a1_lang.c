@@ -543,14 +543,6 @@ static int live(const struct a1_lang_fact *f)
 	return !f->dead && !f->taut;
 }
 
-static const struct a1_lang_func *by_name(const struct a1_lang_side *s, const char *name)
-{
-	for (size_t i = 0; i < s->nfuncs; i++)
-		if (!strcmp(s->funcs[i].name, name))
-			return &s->funcs[i];
-	return NULL;
-}
-
 /* Every live form of `need` is in `have` (multisets); 0 when `need` has none. */
 static int holds_all(const struct a1_lang_func *have, const struct a1_lang_func *need)
 {
@@ -680,20 +672,55 @@ static void compare_facts(const struct a1_lang_side *post, const struct a1_lang_
 	free(used);
 }
 
-/* The post function a pre test became: the same name, else a new function holding all its
- * assertions (a test renamed, or taken out of collection). */
-static const struct a1_lang_func *counterpart(const struct a1_lang_side *pre, const struct a1_lang_side *post,
-					      const struct a1_lang_func *P, const unsigned char *taken, size_t *at)
+/* A side's functions by name: the first of each name, and after each the next of its name. */
+struct names {
+	struct strmap first;
+	long *next;
+};
+
+static void names_index(struct names *x, const struct a1_lang_side *s)
 {
-	const struct a1_lang_func *Q = by_name(post, P->name);
-	if (Q) {
-		*at = (size_t)(Q - post->funcs);
-		return Q;
+	strmap_init(&x->first);
+	x->next = xmalloc((s->nfuncs + 1) * sizeof *x->next);
+	for (size_t j = s->nfuncs; j-- > 0;) {
+		int64_t v;
+		x->next[j] = strmap_get(&x->first, s->funcs[j].name, &v) ? (long)v : -1;
+		strmap_put(&x->first, s->funcs[j].name, (int64_t)j);
+	}
+}
+
+static void names_free(struct names *x)
+{
+	strmap_free(&x->first);
+	free(x->next);
+}
+
+/* The index of the nth (0-based) function named `name`, or -1. */
+static long names_nth(const struct names *x, const char *name, size_t nth)
+{
+	int64_t v;
+	if (!strmap_get(&x->first, name, &v))
+		return -1;
+	long j = (long)v;
+	while (j >= 0 && nth--)
+		j = x->next[j];
+	return j;
+}
+
+/* The post function a pre test became: the one of the same name (`q`: the nth of its name
+ * for the nth pre function of that name, or -1), else a new function holding all its
+ * assertions (a test renamed, or taken out of collection). */
+static const struct a1_lang_func *counterpart(const struct names *pre_ix, const struct a1_lang_side *post,
+					      const struct a1_lang_func *P, long q, const unsigned char *taken, size_t *at)
+{
+	if (q >= 0) {
+		*at = (size_t)q;
+		return &post->funcs[q];
 	}
 	for (int want_test = 1; want_test >= 0; want_test--)
 		for (size_t j = 0; j < post->nfuncs; j++) {
 			const struct a1_lang_func *C = &post->funcs[j];
-			if (taken[j] || C->is_test != want_test || by_name(pre, C->name) || !holds_all(C, P))
+			if (taken[j] || C->is_test != want_test || names_nth(pre_ix, C->name, 0) >= 0 || !holds_all(C, P))
 				continue;
 			*at = j;
 			return C;
@@ -778,16 +805,29 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 				post->constraint);
 	if (pre->excluded)
 		return; /* nothing in it ever ran */
+	/* functions paired by name, the nth of a name on one side with the nth on the other */
+	struct names pre_ix, post_ix;
+	names_index(&pre_ix, pre);
+	names_index(&post_ix, post);
+	long *q = xmalloc((pre->nfuncs + 1) * sizeof *q);
+	struct strmap seen;
+	strmap_init(&seen);
 	unsigned char *taken = xcalloc(post->nfuncs + 1, 1);
-	for (size_t i = 0; i < pre->nfuncs; i++)
-		if (by_name(post, pre->funcs[i].name))
-			taken[by_name(post, pre->funcs[i].name) - post->funcs] = 1;
+	for (size_t i = 0; i < pre->nfuncs; i++) {
+		int64_t nth = 0;
+		strmap_get(&seen, pre->funcs[i].name, &nth);
+		strmap_put(&seen, pre->funcs[i].name, nth + 1);
+		q[i] = names_nth(&post_ix, pre->funcs[i].name, (size_t)nth);
+		if (q[i] >= 0)
+			taken[q[i]] = 1;
+	}
+	strmap_free(&seen);
 	for (size_t i = 0; i < pre->nfuncs; i++) {
 		const struct a1_lang_func *P = &pre->funcs[i];
 		if (!P->is_test || (P->mods & (A1_LANG_SKIP | A1_LANG_UNCOLLECTED)))
 			continue;
 		size_t at = 0;
-		const struct a1_lang_func *Q = counterpart(pre, post, P, taken, &at);
+		const struct a1_lang_func *Q = counterpart(&pre_ix, post, P, q[i], taken, &at);
 		if (!Q && hidden(post, P->name)) {
 			a1_lang_finding(out, P->name, "test-out-of-view", "UNVERIFIED", UNDECIDABLE, "runs as a test",
 					hidden(post, P->name));
@@ -806,6 +846,9 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 		compare_func(post, P, Q, out);
 	}
 	free(taken);
+	free(q);
+	names_free(&pre_ix);
+	names_free(&post_ix);
 	/* constructs not looked into: any that changed */
 	for (int side = 0; side < 2; side++) {
 		const struct a1_lang_side *a = side ? post : pre, *b = side ? pre : post;
@@ -1079,7 +1122,7 @@ static int deeper(TSNode n, unsigned max)
  * a side's judge aborted, the context differs, or the units outside the edit `e` are not the
  * same on both sides, in the same order, under the same names. */
 static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len, struct a1_lang_plan *pb,
-		       const char *post, size_t post_len, const TSInputEdit *e)
+		       const char *post, size_t post_len, const TSInputEdit *e, int *shallow)
 {
 	if (pa->abort || pb->abort)
 		return -1;
@@ -1119,7 +1162,7 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 		callers(&nd, pb, post, post_len, name);
 		free(name);
 	}
-	/* a name two units share: by_name pairs them the way it pairs them */
+	/* a name two units share: walked, as pairing by name and helpers found by name see them all */
 	for (int side = 0; ok && side < 2; side++) {
 		const struct a1_lang_plan *p = side ? pb : pa;
 		struct strmap seen;
@@ -1189,11 +1232,19 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 		for (size_t k = 0; k < p->n; k++) {
 			int64_t x;
 			p->u[k].need = strmap_get(&nd.set, p->u[k].name, &x);
-			/* a unit left unwalked could not have been refused as too deep */
-			if (!p->u[k].need && side && deeper(p->u[k].node, LAZY_DEPTH))
-				ok = 0;
 		}
 	}
+	/* a unit left unwalked could not have been refused as too deep: the pre side's units
+	 * checked once (those left unwalked are the same bytes on both sides), the answer
+	 * remembered with the side */
+	int deep = 0;
+	for (size_t k = 0; ok && !*shallow && k < pa->n; k++)
+		if (deeper(pa->u[k].node, LAZY_DEPTH)) {
+			deep = 1;
+			ok = pa->u[k].need;
+		}
+	if (ok && !deep)
+		*shallow = 1;
 	for (size_t k = 0; k < nd.n; k++)
 		free(nd.v[k]);
 	free(nd.v);
@@ -1366,13 +1417,16 @@ static void read_lazily(const struct a1_cache_key *ka, const struct a1_cache_key
 		if (!b || b->partial)
 			b = nb = sb, sb = NULL;
 	} else {
-		int all = plan_decide(&pa, pre, pre_len, &pb, post, post_len, &e) < 0;
+		int shallow = a && a->shallow;
+		int all = plan_decide(&pa, pre, pre_len, &pb, post, post_len, &e, &shallow) < 0;
 		pa.survey = pb.survey = 0;
 		pa.all = pb.all = all;
 		pa.tree = pt;
 		pb.tree = qt;
-		if (!a || a->partial)
+		if (!a || a->partial) {
 			a = na = plan_walk(fn, ctx, pre, pre_len, &pa, &sa);
+			na->shallow = shallow;
+		}
 		if (!b || b->partial)
 			b = nb = plan_walk(fn, ctx, post, post_len, &pb, &sb);
 	}

@@ -79,6 +79,7 @@ struct a1_lang_side {
 	int status;	  /* A1_LANG_OK, or why the side was not read */
 	char *why;
 	int partial; /* some function is lazy: not the whole side (a1_cache.h holds it for its tree) */
+	int shallow; /* a lazy reading found no unit of it too deep to leave unwalked (remembered with it) */
 };
 
 /* ---- building a side ---- */

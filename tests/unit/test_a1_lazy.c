@@ -314,3 +314,25 @@ Test(a1_lazy, rust_random_edits_of_a_2000_line_file)
 {
 	random_edits("tests/big.rs", rs_big, 0, 160);
 }
+
+/* Two functions of one name (Go: methods of two suites; Rust: what the compiler refuses, but
+ * the judge reads what it is given) pair in order, the nth with the nth: a side judged against
+ * itself gives nothing, and a change to the second is found on the second (found by
+ * fuzz_a1_rust: both paired with the first, a side against itself gave a WARN). */
+Test(a1_lazy, functions_of_one_name_pair_in_order)
+{
+	const char *rs = "#[test]\n#[should_panic(expected = \"overflow\")]\nfn overflows() {\n    add(i32::MAX, 1);\n}\n\n"
+			 "#[test]\n#[should_panic]\nfn overflows() {\n    add(i32::MAX, 1);\n}\n";
+	for (int eager = 0; eager < 2; eager++) {
+		char *self = ts_a1lazy_findings("tests/dup.rs", rs, strlen(rs), rs, strlen(rs), eager, 1);
+		cr_assert_str_eq(self, "[]", "%s", self);
+		free(self);
+	}
+	char *post = edit(GO_HELPERS, "\ts.Equal(3, Sub(4, 1))\n", "");
+	char *f = ts_a1lazy_findings("calc/calc_test.go", GO_HELPERS, strlen(GO_HELPERS), post, strlen(post), 0, 1);
+	cr_assert(strstr(f, "\"function\":\"TestM\",\"finding\":\"assertion-removed\"") && strstr(f, "Sub(4,1)"), "%s", f);
+	cr_assert_null(strstr(f, "Sub(3,1)"), "%s", f);
+	free(f);
+	free(post);
+	same("go the second of two methods of one name edited", "calc/calc_test.go", GO_HELPERS, GO_HELPERS);
+}
