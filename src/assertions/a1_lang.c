@@ -1,9 +1,11 @@
 /* a1_lang.c - the facts, reading and comparison A1's Go and Rust judges share (a1_lang.h).
- * Comparison after a1_js.c's: functions paired by name (a test gone whose assertions all
- * reappear in a new test was renamed; in a function that no longer runs as a test, it was
- * taken out of collection), then within a pair identical forms first, then the same subject
- * and matcher, then the rest in order; what is left of the pre side is removed unless a helper
- * the post test calls still asserts it.
+ * Comparison after a1_js.c's: functions paired by name (the nth of a name with the nth; a test
+ * gone whose assertions all reappear in a new test was renamed; in a function that no longer
+ * runs as a test, it was taken out of collection), then within a pair identical forms first,
+ * then the same subject and matcher, then the rest in order; what is left of the pre side is
+ * removed unless a helper the post test calls still asserts it. Reading is lazy (a1_lang_judge):
+ * a survey of both sides' units, plan_decide's choice of those an edit can reach, only those
+ * walked - a pair of lazy functions is identical and compared as such (no finding).
  *
  * Threads: any. Must not: recurse with the input's nesting (walks are loops over a
  * TSTreeCursor; condition values recurse at most COND_DEPTH), print, keep state between
@@ -990,6 +992,11 @@ static long unit_at(const struct a1_lang_plan *p, uint32_t at)
 	return lo < p->n && p->u[lo].a <= at ? (long)lo : -1;
 }
 
+static int blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 /* What lies outside the units of `p`: each gap between them with its blank ends cut, the empty
  * ones dropped (a unit added or removed leaves the rest as it was). */
 static char *context(const struct a1_lang_plan *p, const char *text, size_t len)
@@ -998,9 +1005,9 @@ static char *context(const struct a1_lang_plan *p, const char *text, size_t len)
 	size_t at = 0;
 	for (size_t i = 0; i <= p->n; i++) {
 		size_t a = at, e = i < p->n ? p->u[i].a : len;
-		while (a < e && strchr(" \t\r\n", text[a]))
+		while (a < e && blank(text[a]))
 			a++;
-		while (e > a && strchr(" \t\r\n", text[e - 1]))
+		while (e > a && blank(text[e - 1]))
 			e--;
 		if (e > a) {
 			buf_append(&b, text + a, e - a);
@@ -1080,15 +1087,15 @@ static void callees(struct needs *nd, const struct strmap *by_word, char **names
 		uint32_t j = i;
 		while (j < u->e && word_byte((unsigned char)text[j]))
 			j++;
-		char word[128];
-		if (j - i < sizeof word) {
-			memcpy(word, text + i, j - i);
-			word[j - i] = 0;
-			int64_t at;
-			if (strmap_get(by_word, word, &at))
-				for (char **nm = names + at; *nm; nm++)
-					need(nd, *nm);
-		}
+		char buf[128], *word = j - i < sizeof buf ? buf : xmalloc(j - i + 1);
+		memcpy(word, text + i, j - i);
+		word[j - i] = 0;
+		int64_t at;
+		if (strmap_get(by_word, word, &at))
+			for (char **nm = names + at; *nm; nm++)
+				need(nd, *nm);
+		if (word != buf)
+			free(word);
 		i = j;
 	}
 }

@@ -79,6 +79,19 @@ Test(a1_lazy, go_cases_aimed_at_each_rule)
 	      "func TestNew(t *testing.T) {\n\tassert.Equal(t, 0, Sub(1, 1))\n}\n\nfunc TestAdd(");
 	case_("go a test renamed", "calc/calc_test.go", GO_HELPERS, "func TestOther(", "func TestOther2(");
 	case_("go a test renamed out of collection", "calc/calc_test.go", GO_HELPERS, "func TestOther(", "func other(");
+	/* a helper whose name is longer than any word buffer */
+	char name[201];
+	memset(name, 'x', 200);
+	name[0] = 'h', name[200] = 0;
+	char *pre = xasprintf("package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n"
+			      "\t\tt.Fatal(\"add\")\n\t}\n}\n\nfunc %s(t *testing.T) {\n\tif Add(1, 2) != 3 {\n"
+			      "\t\tt.Fatal(\"add\")\n\t}\n}\n",
+			      name);
+	char *call = xasprintf("\t%s(t)\n}\n", name);
+	case_("go assertion moved into a helper of a long name", "calc/long_test.go", pre,
+	      "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n", call);
+	free(call);
+	free(pre);
 	/* a unit too deep to walk, away from the edit: the eager reading refuses the side */
 	struct buf b = {0};
 	buf_puts(&b, "package calc\n\nimport \"testing\"\n\nfunc TestDeep(t *testing.T) {\n\tif a {\n");
