@@ -548,7 +548,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		 * as a suite's test */
 		if (strcmp(ts_node_type(fn), "function_declaration") && !method) {
 			/* comments after the package clause are read by nothing: a function's unit holds
-			 * those right before it (a1_lang_want) */
+			 * those right before it (a1_lang_skip) */
 			int comment = !strcmp(ts_node_type(fn), "comment") && i > 0 &&
 				      strcmp(ts_node_type(kids[i - 1]), "comment");
 			run = comment ? ts_node_start_byte(fn) : !strcmp(ts_node_type(fn), "comment") ? run : UINT32_MAX;

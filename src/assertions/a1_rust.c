@@ -565,6 +565,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 	struct attrs a = {.cfg = 1};
 	char *why = NULL;
 	uint32_t run = UINT32_MAX; /* the first byte of the attributes and comments read with the next item */
+	int run_attrs = 0;	   /* that run holds attributes */
 	size_t n;
 	TSNode *kids = tsnode_named_children(list, &n); /* by index: quadratic over a file of items */
 	for (size_t i = 0; i < n && !s->status; i++) {
@@ -572,6 +573,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 		const char *t = ts_node_type(k);
 		if (!strcmp(t, "attribute_item")) {
 			run = run != UINT32_MAX ? run : ts_node_start_byte(k);
+			run_attrs = 1;
 			attr(src, k, &a);
 			continue;
 		}
@@ -580,8 +582,9 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 			continue;
 		}
 		if (!strcmp(t, "inner_attribute_item")) { /* #![cfg(..)]: the module or the file */
-			if (run != UINT32_MAX) /* inside what a unit would hold: its effect on the rest unseen */
+			if (run_attrs) /* inside what a unit would hold: its effect on the rest unseen */
 				a1_lang_plan_abort(sc.plan);
+			run = UINT32_MAX; /* comments before it: outside every unit */
 			struct attrs in = {.cfg = 1};
 			attr(src, k, &in);
 			if (in.cfg != 1 && sc.cfg != 0) {
@@ -644,6 +647,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 		}
 		attrs_free(&a);
 		run = UINT32_MAX;
+		run_attrs = 0;
 	}
 	attrs_free(&a);
 	free(why);

@@ -131,6 +131,18 @@ Test(a1_lazy, rust_cases_aimed_at_each_rule)
 	case_("rust an inner attribute among a test's attributes", "tests/calc.rs", RS_HELPERS, "    // a comment\n",
 	      "    // a comment\n    #![cfg(any())]\n");
 	case_("rust a comment edited", "tests/calc.rs", RS_HELPERS, "// a comment", "// the comment");
+	case_("rust a comment and an inner attribute before the first item", "tests/calc.rs", RS_HELPERS, "use calc::add;\n",
+	      "// Copyright\n#![cfg(test)]\nuse calc::add;\n");
+	const char *inner = "// Copyright\n#![allow(unused)]\n\n" RS_HELPERS;
+	case_("rust a test edited below a comment and an inner attribute", "tests/calc.rs", inner, "assert_eq!(add(2, 2), 4)",
+	      "assert!(true)");
+	case_("rust an outer attribute moved above an inner one", "tests/calc.rs", inner, "// Copyright\n",
+	      "#[test]\n");
+	/* an inner attribute among a fn's attributes rules the items after it: not inside a unit */
+	case_("rust an inner cfg among a test's attributes turned off", "tests/calc.rs",
+	      "mod m {\n    #[test]\n    #![cfg(all())]\n    fn a() {\n        assert_eq!(1, x());\n    }\n\n"
+	      "    #[test]\n    fn b() {\n        assert_eq!(2, y());\n    }\n}\n",
+	      "cfg(all())", "cfg(any())");
 	case_("rust the same name in two modules", "tests/calc.rs", RS_HELPERS, "assert_eq!(calc::add(1, 1), 2)", "assert!(true)");
 }
 
