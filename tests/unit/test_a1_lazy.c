@@ -332,12 +332,12 @@ static void random_edits(const char *path, char *(*big)(int), int go, int rounds
 
 Test(a1_lazy, go_random_edits_of_a_2000_line_file)
 {
-	random_edits("calc/big_test.go", go_big, 1, 160);
+	random_edits("calc/big_test.go", go_big, 1, 128);
 }
 
 Test(a1_lazy, rust_random_edits_of_a_2000_line_file)
 {
-	random_edits("tests/big.rs", rs_big, 0, 160);
+	random_edits("tests/big.rs", rs_big, 0, 128);
 }
 
 /* Two functions of one name (Go: methods of two suites; Rust: what the compiler refuses, but
