@@ -1,6 +1,6 @@
 /* bench_weakening.c - what A1's no-assertion-weakening costs per changed test file.
  *
- *   bench_weakening [--reps 21] [--dir /dev/shm]
+ *   bench_weakening [--reps 21] [--dir /dev/shm] [--only go]
  *
  * For each language the rule judges, a test file of 100 and of 2,000 lines is written into a
  * pre tree and, with one assertion replaced by a tautology in its middle, into a post tree;
@@ -200,9 +200,13 @@ static void measure(const char *dir, struct row *r, int reps, const char *pre, s
 
 /* One language's row: its file of `lines` lines against the cheat, printed with the ratio to
  * the Python baseline `base` (ms). */
+static const char *only; /* --only: the one judge's rows (and the python baseline) */
+
 static void lang_row(const char *dir, int reps, const char *name, const char *path, void (*fill)(struct buf *, int, int),
 		     int lines, double base)
 {
+	if (only && strcmp(only, name))
+		return;
 	struct buf a = {0}, b = {0};
 	fill(&a, lines, 0);
 	fill(&b, lines, 1);
@@ -224,8 +228,10 @@ int main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
 			base = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
 		else {
-			fprintf(stderr, "usage: bench_weakening [--reps N] [--dir DIR]\n");
+			fprintf(stderr, "usage: bench_weakening [--reps N] [--dir DIR] [--only JUDGE]\n");
 			return 2;
 		}
 	}
@@ -255,6 +261,8 @@ int main(int argc, char **argv)
 		buf_free(&pre);
 		buf_free(&post);
 		for (int ts = 0; ts < 2; ts++) {
+			if (only && strcmp(only, ts ? "typescript" : "javascript"))
+				continue;
 			struct buf a = {0}, b = {0};
 			js_file(&a, lines, 0, ts);
 			js_file(&b, lines, 1, ts);

@@ -524,12 +524,13 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 	}
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx,
+		    struct a1_lang_plan *plan)
 {
 	(void)ctx;
 	if (keep)
 		*keep = NULL;
-	TSTree *tree = a1_lang_parse(A1_LANG_GO, tree_sitter_go(), text, len, s, old);
+	TSTree *tree = a1_lang_plan_parse(plan, A1_LANG_GO, tree_sitter_go(), text, len, s, old);
 	if (!tree)
 		return;
 	TSNode root = ts_tree_root_node(tree);
@@ -538,22 +539,38 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 	imports(text, root, &imp);
 	size_t n;
 	TSNode *kids = tsnode_named_children(root, &n); /* by index: quadratic over a file of functions */
+	uint32_t run = UINT32_MAX; /* the first byte of the comments right before a function */
 	for (size_t i = 0; i < n && !s->status; i++) {
 		TSNode fn = kids[i];
 		int method = !strcmp(ts_node_type(fn), "method_declaration");
 		/* methods too: a suite's TestX() methods need not import the suite package (they assert
 		 * through the embedded suite.Suite), so every TestX() method of a test file is taken
 		 * as a suite's test */
-		if (strcmp(ts_node_type(fn), "function_declaration") && !method)
+		if (strcmp(ts_node_type(fn), "function_declaration") && !method) {
+			/* comments after the package clause are read by nothing: a function's unit holds
+			 * those right before it (a1_lang_skip) */
+			int comment = !strcmp(ts_node_type(fn), "comment") && i > 0 &&
+				      strcmp(ts_node_type(kids[i - 1]), "comment");
+			run = comment ? ts_node_start_byte(fn) : !strcmp(ts_node_type(fn), "comment") ? run : UINT32_MAX;
+			continue;
+		}
+		uint32_t start = run != UINT32_MAX ? run : ts_node_start_byte(fn);
+		run = UINT32_MAX;
+		if (a1_lang_skip(plan, fn, start))
 			continue;
 		char *name = a1_lang_canon(text, tsnode_field(fn, "name"));
 		struct walk w = {.src = text, .s = s, .imp = &imp};
 		w.f = a1_lang_func_add(s, name, method ? collected_method(text, fn, name) : collected(text, fn, name),
 				       a1_lang_line(fn));
-		char *params = a1_lang_canon(text, tsnode_field(fn, "parameters"));
-		if (!w.f->is_test)
+		if (!w.f->is_test) {
+			char *params = a1_lang_canon(text, tsnode_field(fn, "parameters"));
 			w.f->why = xasprintf("func %s%s", name, params);
-		free(params);
+			free(params);
+		}
+		if (!a1_lang_want(plan, s, fn, start)) {
+			free(name);
+			continue;
+		}
 		if (method && (w.suite_recv = receiver_name(text, fn)) != NULL) {
 			/* the suite asserts through its receiver: s.Equal(1, x) */
 			w.objpkgs[0] = "assert";
@@ -575,10 +592,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 	free(kids);
 	for (size_t j = 0; j < imp.n; j++)
 		free(imp.names[j]);
-	if (keep && !s->status)
-		*keep = tree;
-	else
-		ts_tree_delete(tree);
+	a1_lang_plan_done(plan, tree, keep, s);
 }
 
 cJSON *a1_go_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)

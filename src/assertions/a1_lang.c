@@ -1,9 +1,11 @@
 /* a1_lang.c - the facts, reading and comparison A1's Go and Rust judges share (a1_lang.h).
- * Comparison after a1_js.c's: functions paired by name (a test gone whose assertions all
- * reappear in a new test was renamed; in a function that no longer runs as a test, it was
- * taken out of collection), then within a pair identical forms first, then the same subject
- * and matcher, then the rest in order; what is left of the pre side is removed unless a helper
- * the post test calls still asserts it.
+ * Comparison after a1_js.c's: functions paired by name (the nth of a name with the nth; a test
+ * gone whose assertions all reappear in a new test was renamed; in a function that no longer
+ * runs as a test, it was taken out of collection), then within a pair identical forms first,
+ * then the same subject and matcher, then the rest in order; what is left of the pre side is
+ * removed unless a helper the post test calls still asserts it. Reading is lazy (a1_lang_judge):
+ * a survey of both sides' units, plan_decide's choice of those an edit can reach, only those
+ * walked - a pair of lazy functions is identical and compared as such (no finding).
  *
  * Threads: any. Must not: recurse with the input's nesting (walks are loops over a
  * TSTreeCursor; condition values recurse at most COND_DEPTH), print, keep state between
@@ -21,6 +23,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/jsonx.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #define FORM_MAX 400	  /* characters of a form echoed back in a finding */
@@ -542,14 +545,6 @@ static int live(const struct a1_lang_fact *f)
 	return !f->dead && !f->taut;
 }
 
-static const struct a1_lang_func *by_name(const struct a1_lang_side *s, const char *name)
-{
-	for (size_t i = 0; i < s->nfuncs; i++)
-		if (!strcmp(s->funcs[i].name, name))
-			return &s->funcs[i];
-	return NULL;
-}
-
 /* Every live form of `need` is in `have` (multisets); 0 when `need` has none. */
 static int holds_all(const struct a1_lang_func *have, const struct a1_lang_func *need)
 {
@@ -679,20 +674,55 @@ static void compare_facts(const struct a1_lang_side *post, const struct a1_lang_
 	free(used);
 }
 
-/* The post function a pre test became: the same name, else a new function holding all its
- * assertions (a test renamed, or taken out of collection). */
-static const struct a1_lang_func *counterpart(const struct a1_lang_side *pre, const struct a1_lang_side *post,
-					      const struct a1_lang_func *P, const unsigned char *taken, size_t *at)
+/* A side's functions by name: the first of each name, and after each the next of its name. */
+struct names {
+	struct strmap first;
+	long *next;
+};
+
+static void names_index(struct names *x, const struct a1_lang_side *s)
 {
-	const struct a1_lang_func *Q = by_name(post, P->name);
-	if (Q) {
-		*at = (size_t)(Q - post->funcs);
-		return Q;
+	strmap_init(&x->first);
+	x->next = xmalloc((s->nfuncs + 1) * sizeof *x->next);
+	for (size_t j = s->nfuncs; j-- > 0;) {
+		int64_t v;
+		x->next[j] = strmap_get(&x->first, s->funcs[j].name, &v) ? (long)v : -1;
+		strmap_put(&x->first, s->funcs[j].name, (int64_t)j);
+	}
+}
+
+static void names_free(struct names *x)
+{
+	strmap_free(&x->first);
+	free(x->next);
+}
+
+/* The index of the nth (0-based) function named `name`, or -1. */
+static long names_nth(const struct names *x, const char *name, size_t nth)
+{
+	int64_t v;
+	if (!strmap_get(&x->first, name, &v))
+		return -1;
+	long j = (long)v;
+	while (j >= 0 && nth--)
+		j = x->next[j];
+	return j;
+}
+
+/* The post function a pre test became: the one of the same name (`q`: the nth of its name
+ * for the nth pre function of that name, or -1), else a new function holding all its
+ * assertions (a test renamed, or taken out of collection). */
+static const struct a1_lang_func *counterpart(const struct names *pre_ix, const struct a1_lang_side *post,
+					      const struct a1_lang_func *P, long q, const unsigned char *taken, size_t *at)
+{
+	if (q >= 0) {
+		*at = (size_t)q;
+		return &post->funcs[q];
 	}
 	for (int want_test = 1; want_test >= 0; want_test--)
 		for (size_t j = 0; j < post->nfuncs; j++) {
 			const struct a1_lang_func *C = &post->funcs[j];
-			if (taken[j] || C->is_test != want_test || by_name(pre, C->name) || !holds_all(C, P))
+			if (taken[j] || C->is_test != want_test || names_nth(pre_ix, C->name, 0) >= 0 || !holds_all(C, P))
 				continue;
 			*at = j;
 			return C;
@@ -777,16 +807,29 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 				post->constraint);
 	if (pre->excluded)
 		return; /* nothing in it ever ran */
+	/* functions paired by name, the nth of a name on one side with the nth on the other */
+	struct names pre_ix, post_ix;
+	names_index(&pre_ix, pre);
+	names_index(&post_ix, post);
+	long *q = xmalloc((pre->nfuncs + 1) * sizeof *q);
+	struct strmap seen;
+	strmap_init(&seen);
 	unsigned char *taken = xcalloc(post->nfuncs + 1, 1);
-	for (size_t i = 0; i < pre->nfuncs; i++)
-		if (by_name(post, pre->funcs[i].name))
-			taken[by_name(post, pre->funcs[i].name) - post->funcs] = 1;
+	for (size_t i = 0; i < pre->nfuncs; i++) {
+		int64_t nth = 0;
+		strmap_get(&seen, pre->funcs[i].name, &nth);
+		strmap_put(&seen, pre->funcs[i].name, nth + 1);
+		q[i] = names_nth(&post_ix, pre->funcs[i].name, (size_t)nth);
+		if (q[i] >= 0)
+			taken[q[i]] = 1;
+	}
+	strmap_free(&seen);
 	for (size_t i = 0; i < pre->nfuncs; i++) {
 		const struct a1_lang_func *P = &pre->funcs[i];
 		if (!P->is_test || (P->mods & (A1_LANG_SKIP | A1_LANG_UNCOLLECTED)))
 			continue;
 		size_t at = 0;
-		const struct a1_lang_func *Q = counterpart(pre, post, P, taken, &at);
+		const struct a1_lang_func *Q = counterpart(&pre_ix, post, P, q[i], taken, &at);
 		if (!Q && hidden(post, P->name)) {
 			a1_lang_finding(out, P->name, "test-out-of-view", "UNVERIFIED", UNDECIDABLE, "runs as a test",
 					hidden(post, P->name));
@@ -800,9 +843,14 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 			continue;
 		}
 		taken[at] = 1;
+		if (P->lazy || Q->lazy)
+			continue; /* byte-identical on both sides, as is all it reads (a1_lang_want) */
 		compare_func(post, P, Q, out);
 	}
 	free(taken);
+	free(q);
+	names_free(&pre_ix);
+	names_free(&post_ix);
 	/* constructs not looked into: any that changed */
 	for (int side = 0; side < 2; side++) {
 		const struct a1_lang_side *a = side ? post : pre, *b = side ? pre : post;
@@ -838,6 +886,386 @@ static void side_free_heap(void *p)
 	free(p);
 }
 
+/*==== reading lazily ========================================================================*/
+
+#define LAZY_DEPTH 256 /* tree levels a unit left unwalked may have: a walk counts at most two per
+			* level (Go's if), and refuses past WALK_MAX (1024) - a deeper unit is walked */
+
+struct unit {
+	uint32_t a, e; /* its bytes: [a, e) */
+	TSNode node;
+	char *name;
+	int need;
+	size_t sidx, ridx; /* its function in the survey's side, in the reading's */
+	int read;	   /* the reading walked it (ridx set) */
+};
+
+struct a1_lang_plan {
+	TSTree *tree; /* the side's tree (not owned), NULL: parse */
+	int survey;   /* record the units, walk none */
+	int all;      /* walk every unit */
+	int abort;    /* the judge cannot promise what a1_lang_want asks */
+	struct unit *u;
+	size_t n, cap, next, cur;
+};
+
+static void plan_free(struct a1_lang_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->u[i].name);
+	free(p->u);
+	memset(p, 0, sizeof *p);
+}
+
+TSTree *a1_lang_plan_parse(struct a1_lang_plan *p, enum a1_lang_syntax syn, const TSLanguage *lang, const char *text,
+			   size_t len, struct a1_lang_side *s, TSTree *old)
+{
+	if (p && p->tree)
+		return p->tree;
+	return a1_lang_parse(syn, lang, text, len, s, old);
+}
+
+void a1_lang_plan_done(struct a1_lang_plan *p, TSTree *tree, TSTree **keep, const struct a1_lang_side *s)
+{
+	if (!tree || (p && p->tree == tree))
+		return;
+	if (keep && !s->status)
+		*keep = tree;
+	else
+		ts_tree_delete(tree);
+}
+
+void a1_lang_plan_abort(struct a1_lang_plan *p)
+{
+	if (p)
+		p->abort = 1;
+}
+
+int a1_lang_skip(struct a1_lang_plan *p, TSNode fn, uint32_t start)
+{
+	(void)fn;
+	if (!p || p->survey || p->abort)
+		return 0;
+	size_t i = p->next++;
+	if (i >= p->n || p->u[i].a != start) {
+		p->abort = 1; /* not the units the survey saw: never expected */
+		return 0;
+	}
+	p->cur = i;
+	return !p->all && !p->u[i].need;
+}
+
+int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_side *s, TSNode fn, uint32_t start)
+{
+	if (!p)
+		return 1;
+	struct a1_lang_func *f = &s->funcs[s->nfuncs - 1];
+	if (p->survey) {
+		p->u = grow(p->u, &p->cap, p->n, sizeof *p->u);
+		p->u[p->n++] = (struct unit){start, ts_node_end_byte(fn), fn, xstrdup(f->name), 0, s->nfuncs - 1, 0, 0};
+		f->lazy = 1;
+		return 0;
+	}
+	if (p->abort)
+		return 1;
+	struct unit *u = &p->u[p->cur];
+	if (strcmp(u->name, f->name)) {
+		p->abort = 1;
+		return 1;
+	}
+	u->ridx = s->nfuncs - 1;
+	u->read = 1;
+	return 1;
+}
+
+/* The unit of `p` holding byte `at`, or -1 (units are in document order, disjoint). */
+static long unit_at(const struct a1_lang_plan *p, uint32_t at)
+{
+	size_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->u[mid].e <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->n && p->u[lo].a <= at ? (long)lo : -1;
+}
+
+static int blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* What lies outside the units of `p`: each gap between them with its blank ends cut, the empty
+ * ones dropped (a unit added or removed leaves the rest as it was). */
+static char *context(const struct a1_lang_plan *p, const char *text, size_t len)
+{
+	struct buf b = {0};
+	size_t at = 0;
+	for (size_t i = 0; i <= p->n; i++) {
+		size_t a = at, e = i < p->n ? p->u[i].a : len;
+		while (a < e && blank(text[a]))
+			a++;
+		while (e > a && blank(text[e - 1]))
+			e--;
+		if (e > a) {
+			buf_append(&b, text + a, e - a);
+			buf_append(&b, "\0", 1);
+		}
+		if (i < p->n)
+			at = p->u[i].e;
+	}
+	/* NULs separate the gaps: the length goes in front */
+	char *r = xmalloc(b.len + sizeof(size_t));
+	memcpy(r, &b.len, sizeof(size_t));
+	if (b.len)
+		memcpy(r + sizeof(size_t), b.p, b.len);
+	buf_free(&b);
+	return r;
+}
+
+static int context_same(const char *x, const char *y)
+{
+	size_t a, b;
+	memcpy(&a, x, sizeof a);
+	memcpy(&b, y, sizeof b);
+	return a == b && !memcmp(x + sizeof a, y + sizeof b, a);
+}
+
+/* The word a name is called by: its last `::` or `.` part. */
+static const char *last_part(const char *name, size_t *n)
+{
+	const char *k = name;
+	for (const char *c = name; *c; c++)
+		if (*c == ':' || *c == '.')
+			k = c + 1;
+	*n = strlen(k);
+	return k;
+}
+
+struct needs {
+	struct strmap set; /* names needed */
+	char **v;	   /* in the order added */
+	size_t n, cap;
+};
+
+static void need(struct needs *nd, const char *name)
+{
+	int64_t x;
+	if (strmap_get(&nd->set, name, &x))
+		return;
+	strmap_put(&nd->set, name, 1);
+	nd->v = grow(nd->v, &nd->cap, nd->n, sizeof *nd->v);
+	nd->v[nd->n++] = xstrdup(name);
+}
+
+/* Marks, for needed name `name`, the units of `p` whose text mentions it as a word (its callers). */
+static void callers(struct needs *nd, const struct a1_lang_plan *p, const char *text, size_t len, const char *name)
+{
+	size_t k;
+	const char *w = last_part(name, &k);
+	if (!k)
+		return;
+	for (const char *t = text; (t = memmem(t, len - (size_t)(t - text), w, k)) != NULL; t++) {
+		if ((t > text && word_byte((unsigned char)t[-1])) || (t + k < text + len && word_byte((unsigned char)t[k])))
+			continue;
+		long u = unit_at(p, (uint32_t)(t - text));
+		if (u >= 0)
+			need(nd, p->u[u].name);
+	}
+}
+
+/* Marks the units whose name's last part is a word of unit `u`'s text (its callees). */
+static void callees(struct needs *nd, const struct strmap *by_word, char **names, const char *text, const struct unit *u)
+{
+	for (uint32_t i = u->a; i < u->e;) {
+		if (!word_byte((unsigned char)text[i])) {
+			i++;
+			continue;
+		}
+		uint32_t j = i;
+		while (j < u->e && word_byte((unsigned char)text[j]))
+			j++;
+		char buf[128], *word = j - i < sizeof buf ? buf : xmalloc(j - i + 1);
+		memcpy(word, text + i, j - i);
+		word[j - i] = 0;
+		int64_t at;
+		if (strmap_get(by_word, word, &at))
+			for (char **nm = names + at; *nm; nm++)
+				need(nd, *nm);
+		if (word != buf)
+			free(word);
+		i = j;
+	}
+}
+
+/* The deepest level under `n` exceeds `max`. */
+static int deeper(TSNode n, unsigned max)
+{
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	unsigned depth = 0;
+	int deep = 0;
+	for (;;) {
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			if (++depth > max) {
+				deep = 1;
+				break;
+			}
+			continue;
+		}
+		while (depth && !ts_tree_cursor_goto_next_sibling(&c)) {
+			ts_tree_cursor_goto_parent(&c);
+			depth--;
+		}
+		if (!depth)
+			break;
+	}
+	ts_tree_cursor_delete(&c);
+	return deep;
+}
+
+/* Decides which units both sides walk (sets need); 0, or -1 when everything must be walked:
+ * a side's judge aborted, the context differs, or the units outside the edit `e` are not the
+ * same on both sides, in the same order, under the same names. */
+static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len, struct a1_lang_plan *pb,
+		       const char *post, size_t post_len, const TSInputEdit *e, int *shallow)
+{
+	if (pa->abort || pb->abort)
+		return -1;
+	char *ca = context(pa, pre, pre_len), *cb = context(pb, post, post_len);
+	int same = context_same(ca, cb);
+	free(ca);
+	free(cb);
+	if (!same)
+		return -1;
+	uint32_t s = e->start_byte, oe = e->old_end_byte, ne = e->new_end_byte;
+	long delta = (long)ne - (long)oe;
+	struct needs nd = {0};
+	strmap_init(&nd.set);
+	/* the units outside the edit, pairwise: before it at the same bytes, after it shifted */
+	size_t i = 0, j = 0;
+	int ok = 1;
+	for (;;) {
+		while (i < pa->n && !(pa->u[i].e < s || pa->u[i].a > oe)) /* touching counts as inside */
+			need(&nd, pa->u[i++].name);
+		while (j < pb->n && !(pb->u[j].e < s || pb->u[j].a > ne))
+			need(&nd, pb->u[j++].name);
+		if (i == pa->n || j == pb->n) {
+			ok = i == pa->n && j == pb->n;
+			break;
+		}
+		const struct unit *x = &pa->u[i++], *y = &pb->u[j++];
+		long sh = x->e < s ? 0 : delta;
+		if ((long)y->a != (long)x->a + sh || (long)y->e != (long)x->e + sh || strcmp(x->name, y->name)) {
+			ok = 0;
+			break;
+		}
+	}
+	/* the callers of what changed, transitively */
+	for (size_t k = 0; ok && k < nd.n; k++) {
+		char *name = xstrdup(nd.v[k]);
+		callers(&nd, pa, pre, pre_len, name);
+		callers(&nd, pb, post, post_len, name);
+		free(name);
+	}
+	/* a name two units share: walked, as pairing by name and helpers found by name see them all */
+	for (int side = 0; ok && side < 2; side++) {
+		const struct a1_lang_plan *p = side ? pb : pa;
+		struct strmap seen;
+		strmap_init(&seen);
+		for (size_t k = 0; k < p->n; k++) {
+			int64_t x;
+			if (strmap_get(&seen, p->u[k].name, &x))
+				need(&nd, p->u[k].name);
+			strmap_put(&seen, p->u[k].name, 1);
+		}
+		strmap_free(&seen);
+	}
+	/* what the needed units call, transitively: names by their last part, both sides' units */
+	if (ok) {
+		struct strmap by_word;
+		strmap_init(&by_word);
+		size_t nn = pa->n + pb->n;
+		char **names = xcalloc(2 * nn + 1, sizeof *names);
+		/* group names by last part: a NULL-ended run per word in `names` */
+		struct strmap count;
+		strmap_init(&count);
+		for (int side = 0; side < 2; side++) {
+			const struct a1_lang_plan *p = side ? pb : pa;
+			for (size_t k = 0; k < p->n; k++) {
+				size_t wn;
+				const char *w = last_part(p->u[k].name, &wn);
+				int64_t c = 0;
+				strmap_get(&count, w, &c);
+				strmap_put(&count, w, c + 1);
+			}
+		}
+		size_t at = 0;
+		for (size_t k = 0; k < count.cap; k++)
+			if (strmap_live(&count, k)) {
+				strmap_put(&by_word, count.slots[k].key, (int64_t)at);
+				at += (size_t)count.slots[k].val + 1;
+			}
+		for (int side = 0; side < 2; side++) {
+			const struct a1_lang_plan *p = side ? pb : pa;
+			for (size_t k = 0; k < p->n; k++) {
+				size_t wn;
+				const char *w = last_part(p->u[k].name, &wn);
+				int64_t off;
+				strmap_get(&by_word, w, &off);
+				char **slot = names + off;
+				while (*slot && strcmp(*slot, p->u[k].name))
+					slot++;
+				*slot = p->u[k].name;
+			}
+		}
+		strmap_free(&count);
+		for (size_t k = 0; k < nd.n; k++) {
+			char *name = xstrdup(nd.v[k]);
+			for (int side = 0; side < 2; side++) {
+				const struct a1_lang_plan *p = side ? pb : pa;
+				for (size_t u = 0; u < p->n; u++)
+					if (!strcmp(p->u[u].name, name))
+						callees(&nd, &by_word, names, side ? post : pre, &p->u[u]);
+			}
+			free(name);
+		}
+		free(names);
+		strmap_free(&by_word);
+	}
+	for (int side = 0; ok && side < 2; side++) {
+		struct a1_lang_plan *p = side ? pb : pa;
+		for (size_t k = 0; k < p->n; k++) {
+			int64_t x;
+			p->u[k].need = strmap_get(&nd.set, p->u[k].name, &x);
+		}
+	}
+	/* a unit left unwalked could not have been refused as too deep: the pre side's units
+	 * checked once (those left unwalked are the same bytes on both sides), the answer
+	 * remembered with the side */
+	int deep = 0;
+	for (size_t k = 0; ok && !*shallow && k < pa->n; k++)
+		if (deeper(pa->u[k].node, LAZY_DEPTH)) {
+			deep = 1;
+			ok = pa->u[k].need;
+		}
+	if (ok && !deep)
+		*shallow = 1;
+	for (size_t k = 0; k < nd.n; k++)
+		free(nd.v[k]);
+	free(nd.v);
+	strmap_free(&nd.set);
+	return ok ? 0 : -1;
+}
+
+/* 1 when A1's judges walk every unit (env BELAY_A1_EAGER=1: the differential tests). */
+static int eager(void)
+{
+	const char *v = getenv("BELAY_A1_EAGER");
+	return v && *v == '1';
+}
+
 /* One side read with `fn` against `old` (NULL: from scratch) and stored under `k`: the entry,
  * held, its facts into *out; its tree into *tree when asked (the caller deletes it). */
 static struct a1_cache_ref *side_read(const struct a1_cache_key *k, a1_lang_extract_fn fn, void *ctx, const char *text,
@@ -845,7 +1273,7 @@ static struct a1_cache_ref *side_read(const struct a1_cache_key *k, a1_lang_extr
 {
 	struct a1_lang_side *s = xcalloc(1, sizeof *s);
 	TSTree *t = NULL;
-	fn(text, len, s, old, &t, ctx);
+	fn(text, len, s, old, &t, ctx, NULL);
 	struct a1_cache_ref *r = a1_cache_put(s->status ? NULL : k, s, side_free_heap, t, len);
 	if (tree)
 		*tree = t;
@@ -855,8 +1283,23 @@ static struct a1_cache_ref *side_read(const struct a1_cache_key *k, a1_lang_extr
 	return r;
 }
 
-cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
-		     size_t pre_len, const char *post, size_t post_len)
+/* A cached side's facts, or NULL (with the reference released) when they are not whole. */
+static struct a1_cache_ref *whole(struct a1_cache_ref *r, const void **facts, TSTree **tree)
+{
+	if (r && ((const struct a1_lang_side *)*facts)->partial) {
+		a1_cache_release(r);
+		*facts = NULL;
+		if (tree && *tree)
+			ts_tree_delete(*tree);
+		if (tree)
+			*tree = NULL;
+		return NULL;
+	}
+	return r;
+}
+
+static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
+			  size_t pre_len, const char *post, size_t post_len)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
@@ -866,10 +1309,10 @@ cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_f
 	a1_cache_key(&kb, kind, lang, post, post_len);
 	const void *fa = NULL, *fb = NULL;
 	/* the post side first: when it is known, the pre side's tree is not needed */
-	struct a1_cache_ref *rb = a1_cache_get(&kb, &fb, NULL, 0);
+	struct a1_cache_ref *rb = whole(a1_cache_get(&kb, &fb, NULL, 0), &fb, NULL);
 	int reuse = !rb && pre && pre_len && post && post_len;
 	TSTree *pt = NULL;
-	struct a1_cache_ref *ra = a1_cache_get(&ka, &fa, reuse ? &pt : NULL, reuse);
+	struct a1_cache_ref *ra = whole(a1_cache_get(&ka, &fa, reuse ? &pt : NULL, reuse), &fa, reuse ? &pt : NULL);
 	const struct a1_lang_side *a = fa, *b = fb;
 	if (!ra)
 		ra = side_read(&ka, fn, ctx, pre, pre_len, NULL, reuse ? &pt : NULL, &a);
@@ -894,11 +1337,162 @@ cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_f
 	return out;
 }
 
+/* Reads a side with `plan` (its tree given, or parsed against `old`): a new side. */
+static struct a1_lang_side *plan_read(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len,
+				      struct a1_lang_plan *plan, TSTree *old, TSTree **keep)
+{
+	struct a1_lang_side *s = xcalloc(1, sizeof *s);
+	fn(text, len, s, old, keep, ctx, plan);
+	for (size_t i = 0; i < s->nfuncs && !s->partial; i++)
+		s->partial = s->funcs[i].lazy;
+	return s;
+}
+
+/* The side of `plan` (decided) walked: the survey's side *survey (taken) with the needed
+ * units' functions walked in place of its lazy ones, or, when the plan walks everything, a
+ * side read whole. */
+static struct a1_lang_side *plan_walk(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len,
+				      struct a1_lang_plan *plan, struct a1_lang_side **survey)
+{
+	plan->next = 0;
+	for (size_t i = 0; i < plan->n; i++)
+		plan->u[i].read = 0;
+	struct a1_lang_side *r = plan_read(fn, ctx, text, len, plan, NULL, NULL);
+	for (size_t i = 0; i < plan->n && !plan->abort && !plan->all; i++)
+		if (plan->u[i].need && !plan->u[i].read)
+			plan->abort = 1;
+	if (!plan->abort && plan->next != plan->n)
+		plan->abort = 1;
+	if (plan->abort && !plan->all) { /* never expected: the survey's units were not met again */
+		side_free_heap(r);
+		plan->all = 1;
+		plan->abort = 0;
+		plan->next = 0;
+		r = plan_read(fn, ctx, text, len, plan, NULL, NULL);
+	}
+	if (plan->all)
+		return r;
+	struct a1_lang_side *s = *survey;
+	*survey = NULL;
+	s->partial = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct unit *u = &plan->u[i];
+		if (!u->need) {
+			s->partial = 1;
+			continue;
+		}
+		struct a1_lang_func t = s->funcs[u->sidx];
+		s->funcs[u->sidx] = r->funcs[u->ridx];
+		r->funcs[u->ridx] = t;
+	}
+	if (r->status) /* a walk refused the side (too deep) */
+		a1_lang_side_status(s, r->status, "%s", r->why);
+	side_free_heap(r);
+	return s;
+}
+
+/* Both sides of a pair, not both whole in the cache, read lazily (a1_lang_judge): the trees
+ * from the cache or parsed (the post side against the pre side's, edited), each side's units
+ * surveyed, plan_decide's units walked; the sides read are stored (whole or partial, with
+ * their trees). *a / *b: the cached facts or NULL in, the sides to compare out; *ra / *rb the
+ * entries holding them; *pt / *qt the trees (the caller deletes them). */
+static void read_lazily(const struct a1_cache_key *ka, const struct a1_cache_key *kb, a1_lang_extract_fn fn, void *ctx,
+			const char *pre, size_t pre_len, const char *post, size_t post_len, struct a1_cache_ref **ra,
+			struct a1_cache_ref **rb, const struct a1_lang_side **a_out, const struct a1_lang_side **b_out,
+			TSTree **pt_io, TSTree **qt_io)
+{
+	const struct a1_lang_side *a = *a_out, *b = *b_out;
+	TSTree *pt = *pt_io, *qt = *qt_io;
+	struct a1_lang_side *na = NULL, *nb = NULL; /* sides read here */
+	/* survey: both trees, their units, nothing walked */
+	struct a1_lang_plan pa = {.tree = pt, .survey = 1}, pb = {.survey = 1};
+	struct a1_lang_side *sa = plan_read(fn, ctx, pre, pre_len, &pa, NULL, pt ? NULL : &pt);
+	TSInputEdit e;
+	tsnode_edit_between(pre, pre_len, post, post_len, &e);
+	TSTree *old = NULL;
+	if (!qt && pt) {
+		old = ts_tree_copy(pt);
+		ts_tree_edit(old, &e);
+	}
+	pb.tree = qt;
+	struct a1_lang_side *sb = plan_read(fn, ctx, post, post_len, &pb, old, qt ? NULL : &qt);
+	if (old)
+		ts_tree_delete(old);
+	if (sa->status || sb->status) { /* refused: the survey's reading is the side's */
+		if (!a || a->partial)
+			a = na = sa, sa = NULL;
+		if (!b || b->partial)
+			b = nb = sb, sb = NULL;
+	} else {
+		int shallow = a && a->shallow;
+		int all = plan_decide(&pa, pre, pre_len, &pb, post, post_len, &e, &shallow) < 0;
+		pa.survey = pb.survey = 0;
+		pa.all = pb.all = all;
+		pa.tree = pt;
+		pb.tree = qt;
+		if (!a || a->partial) {
+			a = na = plan_walk(fn, ctx, pre, pre_len, &pa, &sa);
+			na->shallow = shallow;
+		}
+		if (!b || b->partial)
+			b = nb = plan_walk(fn, ctx, post, post_len, &pb, &sb);
+	}
+	if (sa)
+		side_free_heap(sa);
+	if (sb)
+		side_free_heap(sb);
+	plan_free(&pa);
+	plan_free(&pb);
+	if (na) {
+		a1_cache_release(*ra);
+		*ra = a1_cache_put(na->status ? NULL : ka, na, side_free_heap, pt, pre_len);
+	}
+	if (nb) {
+		a1_cache_release(*rb);
+		*rb = a1_cache_put(nb->status ? NULL : kb, nb, side_free_heap, qt, post_len);
+	}
+	*a_out = a;
+	*b_out = b;
+	*pt_io = pt;
+	*qt_io = qt;
+}
+
+cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
+		     size_t pre_len, const char *post, size_t post_len)
+{
+	if (eager() || !pre || !pre_len || !post || !post_len)
+		return judge_eager(kind, lang, fn, ctx, pre, pre_len, post, post_len);
+	cJSON *out = cJSON_CreateArray();
+	if (!out)
+		FATAL("out of memory");
+	struct a1_cache_key ka, kb;
+	a1_cache_key(&ka, kind, lang, pre, pre_len);
+	a1_cache_key(&kb, kind, lang, post, post_len);
+	const void *fa = NULL, *fb = NULL;
+	TSTree *pt = NULL, *qt = NULL;
+	struct a1_cache_ref *ra = a1_cache_get(&ka, &fa, &pt, 1), *rb = a1_cache_get(&kb, &fb, &qt, 1);
+	const struct a1_lang_side *a = fa, *b = fb;
+	if (!a || !b || a->partial || b->partial)
+		read_lazily(&ka, &kb, fn, ctx, pre, pre_len, post, post_len, &ra, &rb, &a, &b, &pt, &qt);
+	if (pt)
+		ts_tree_delete(pt);
+	if (qt)
+		ts_tree_delete(qt);
+	if (a->status)
+		refused(out, a, 1);
+	if (b->status)
+		refused(out, b, 0);
+	if (!a->status && !b->status)
+		compare(a, b, out);
+	a1_cache_release(ra);
+	a1_cache_release(rb);
+	return out;
+}
 int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions)
 {
 	struct a1_lang_side s = {0};
 	*tests = *assertions = 0;
-	fn(text ? text : "", text ? len : 0, &s, NULL, NULL, ctx);
+	fn(text ? text : "", text ? len : 0, &s, NULL, NULL, ctx, NULL);
 	int rc = s.status ? BELAY_EINVAL : 0;
 	for (size_t i = 0; !rc && i < s.nfuncs; i++) {
 		*tests += s.funcs[i].is_test;

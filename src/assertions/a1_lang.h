@@ -55,6 +55,8 @@ struct a1_lang_func {
 	struct a1_lang_fact *facts;
 	size_t nfacts, capfacts;
 	struct a1_lang_names calls; /* names it calls */
+	unsigned char lazy; /* not walked (a lazy reading: byte-identical on both sides, see a1_lang_skip):
+			     * name, is_test and line only, no facts, no calls */
 };
 
 /* A construct the judge does not look into: a macro that may generate tests, compared as
@@ -76,6 +78,8 @@ struct a1_lang_side {
 	char *constraint; /* built only under a condition the rule cannot evaluate; NULL */
 	int status;	  /* A1_LANG_OK, or why the side was not read */
 	char *why;
+	int partial; /* some function is lazy: not the whole side (a1_cache.h holds it for its tree) */
+	int shallow; /* a lazy reading found no unit of it too deep to leave unwalked (remembered with it) */
 };
 
 /* ---- building a side ---- */
@@ -117,20 +121,56 @@ void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f);
 /* 1-based line of a node. */
 unsigned a1_lang_line(TSNode n);
 
+/* ---- reading lazily (a1_lang_judge) ---- */
+
+/* A plan for reading one side of a judged pair: which of its units (a top-level function or
+ * method with the comments and attributes right before it; Rust: a fn in a mod too) to walk.
+ * Opaque to the judges; NULL = walk everything (a1_lang_count, BELAY_A1_EAGER=1). */
+struct a1_lang_plan;
+
+/* The side's tree: the plan's when it has one (already parsed and checked: nothing is parsed
+ * again), else a1_lang_parse's. Hand it back with a1_lang_plan_done. */
+TSTree *a1_lang_plan_parse(struct a1_lang_plan *p, enum a1_lang_syntax syn, const TSLanguage *lang, const char *text,
+			   size_t len, struct a1_lang_side *s, TSTree *old);
+
+/* Gives the tree from a1_lang_plan_parse to *keep (when asked and the side was not refused) or
+ * deletes it; a plan's own tree is left alone. */
+void a1_lang_plan_done(struct a1_lang_plan *p, TSTree *tree, TSTree **keep, const struct a1_lang_side *s);
+
+/* A unit: a top-level function or method with the comments and attributes right before it
+ * (Rust: a fn in a mod too). A judge calls, for each unit in document order, a1_lang_skip
+ * before reading anything of it (`fn` the function's node, `start` the first byte of the
+ * attributes / comments read with it): 1 = skip it altogether (a1_lang_judge holds it from
+ * its survey). Else, having added its function (the last of s->funcs: name, is_test, mods,
+ * line set), a1_lang_want: 1 = walk it; 0 = do not (the function is marked lazy). The judge
+ * must read everything outside its units (imports, a module's attributes and name...) the
+ * same way whatever these return, and a unit's facts must depend only on its own bytes and
+ * on what lies outside every unit; when it cannot promise that for a side, it calls
+ * a1_lang_plan_abort (every unit is then walked). */
+int a1_lang_skip(struct a1_lang_plan *p, TSNode fn, uint32_t start);
+int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_side *s, TSNode fn, uint32_t start);
+void a1_lang_plan_abort(struct a1_lang_plan *p);
+
 /* ---- judging ---- */
 
 /* Reads one side's text (NULL: absent, an empty side) into a zeroed side, parsing against
  * `old` (NULL: from scratch); given `keep`, hands its tree back (NULL when not read). `ctx`:
- * what the caller of a1_lang_judge / a1_lang_count passed (the same for both sides). */
+ * what the caller of a1_lang_judge / a1_lang_count passed (the same for both sides). `plan`
+ * (may be NULL): see a1_lang_skip - its tree replaces the parse. */
 typedef void (*a1_lang_extract_fn)(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep,
-				   void *ctx);
+				   void *ctx, struct a1_lang_plan *plan);
 
 /* Both sides read with `fn` (the post side parsed against the pre side's tree, edited by the
- * bytes that differ) and compared: a new array of findings (a1_go.h's shape); a side not read
+ * bytes that differ) and compared - lazily: a unit outside the edited bytes, whose context
+ * (everything outside the units) is the same on both sides and which neither calls nor is
+ * called by (transitively) a unit inside them, is not walked on either side and its pair is
+ * taken as equal (docs/PERFORMANCE.md, issue 32; env BELAY_A1_EAGER=1 walks everything; the
+ * findings are the same either way). A new array of findings (a1_go.h's shape); a side not read
  * gives its refusal (UNVERIFIED) instead. Never NULL. A side already read in this process by
  * `kind` ("go", "rust") with `lang`'s grammar is taken from a1_cache.h's memory (its tree too,
- * for the other side to parse against), a side read and not refused is stored there: `fn`
- * must read the same bytes into the same facts whatever `ctx` and `old` are. */
+ * for the other side to parse against), a side read and not refused is stored there (a
+ * partial side for its tree only: its facts are used only when whole): `fn` must read the
+ * same bytes into the same facts whatever `ctx` and `old` are. */
 cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
 		     size_t pre_len, const char *post, size_t post_len);
 

@@ -520,11 +520,14 @@ struct scope {
 	int cfg;	 /* the enclosing modules' cfg */
 	const char *why;
 	const void *memo; /* non-NULL: the process's memo is used; NULL: none */
+	struct a1_lang_plan *plan;
 };
 
-static void func(const char *src, TSNode fn, struct attrs *a, const struct scope *sc, struct a1_lang_side *s,
-		 TSParser *sub)
+static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, const struct scope *sc,
+		 struct a1_lang_side *s, TSParser *sub)
 {
+	if (a1_lang_skip(sc->plan, fn, start))
+		return;
 	char *base = a1_lang_canon(src, tsnode_field(fn, "name"));
 	char *name = xasprintf("%s%s", sc->mod, base);
 	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo};
@@ -546,6 +549,11 @@ static void func(const char *src, TSNode fn, struct attrs *a, const struct scope
 	w.f->why = cfg != 1 && why ? xstrdup(why) : a->why ? xstrdup(a->why) : !a->test ? xasprintf("fn %s without a test attribute", base)
 											: a->panics ? xstrdup("#[should_panic]")
 												    : NULL;
+	if (!a1_lang_want(sc->plan, s, fn, start)) {
+		free(name);
+		free(base);
+		return;
+	}
 	struct ctx c = {.guard = ""};
 	walk(&w, tsnode_field(fn, "body"), c);
 	free(name);
@@ -556,18 +564,27 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 {
 	struct attrs a = {.cfg = 1};
 	char *why = NULL;
+	uint32_t run = UINT32_MAX; /* the first byte of the attributes and comments read with the next item */
+	int run_attrs = 0;	   /* that run holds attributes */
 	size_t n;
 	TSNode *kids = tsnode_named_children(list, &n); /* by index: quadratic over a file of items */
 	for (size_t i = 0; i < n && !s->status; i++) {
 		TSNode k = kids[i];
 		const char *t = ts_node_type(k);
 		if (!strcmp(t, "attribute_item")) {
+			run = run != UINT32_MAX ? run : ts_node_start_byte(k);
+			run_attrs = 1;
 			attr(src, k, &a);
 			continue;
 		}
-		if (!strcmp(t, "line_comment") || !strcmp(t, "block_comment"))
+		if (!strcmp(t, "line_comment") || !strcmp(t, "block_comment")) {
+			run = run != UINT32_MAX ? run : ts_node_start_byte(k);
 			continue;
+		}
 		if (!strcmp(t, "inner_attribute_item")) { /* #![cfg(..)]: the module or the file */
+			if (run_attrs) /* inside what a unit would hold: its effect on the rest unseen */
+				a1_lang_plan_abort(sc.plan);
+			run = UINT32_MAX; /* comments before it: outside every unit */
 			struct attrs in = {.cfg = 1};
 			attr(src, k, &in);
 			if (in.cfg != 1 && sc.cfg != 0) {
@@ -583,7 +600,7 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 			continue;
 		}
 		if (!strcmp(t, "function_item")) {
-			func(src, k, &a, &sc, s, sub);
+			func(src, k, run != UINT32_MAX ? run : ts_node_start_byte(k), &a, &sc, s, sub);
 		} else if (!strcmp(t, "mod_item") && depth < WALK_MAX) {
 			char *mname = a1_lang_canon(src, tsnode_field(k, "name"));
 			TSNode body = tsnode_field(k, "body");
@@ -629,29 +646,29 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 			free(mname);
 		}
 		attrs_free(&a);
+		run = UINT32_MAX;
+		run_attrs = 0;
 	}
 	attrs_free(&a);
 	free(why);
 	free(kids);
 }
 
-static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx)
+static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx,
+		    struct a1_lang_plan *plan)
 {
 	if (keep)
 		*keep = NULL;
-	TSTree *tree = a1_lang_parse(A1_LANG_RUST, tree_sitter_rust(), text, len, s, old);
+	TSTree *tree = a1_lang_plan_parse(plan, A1_LANG_RUST, tree_sitter_rust(), text, len, s, old);
 	if (!tree)
 		return;
 	TSParser *sub = ts_parser_new();
 	if (ts_parser_set_language(sub, tree_sitter_rust())) {
-		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx};
+		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx, .plan = plan};
 		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
 	}
 	ts_parser_delete(sub);
-	if (keep && !s->status)
-		*keep = tree;
-	else
-		ts_tree_delete(tree);
+	a1_lang_plan_done(plan, tree, keep, s);
 }
 
 cJSON *a1_rust_judge(const char *pre, size_t pre_len, const char *post, size_t post_len)

@@ -4,7 +4,8 @@
  * side is absent, a deleted file); fz_a1_lang checks every answer: an array of findings of
  * the contract's shape, a side judged against itself giving no FAIL and no WARN; a side
  * remembered by its bytes (a1_cache.h, its tree the other side is parsed against) judges as
- * read afresh: the same findings with nothing, the pre side, or both sides remembered.
+ * read afresh: the same findings with nothing, the pre side, or both sides remembered; the
+ * lazy reading (units outside the edit not walked) judges as the eager one (BELAY_A1_EAGER=1).
  * Leaks, overflows, unbounded recursion and the runtime's own double free are what libFuzzer
  * and the sanitizers report. */
 #include <stdint.h>

@@ -142,7 +142,8 @@ static char *judged(cJSON *(*judge)(const char *, size_t, const char *, size_t),
 
 /* A side remembered by its bytes (a1_cache.h, its tree the other side is parsed against)
  * judges as one read afresh: the same findings with nothing, the pre side, or both sides
- * remembered. */
+ * remembered; and the lazy reading (a1_lang.h: units outside the edit not walked) as the
+ * eager one (BELAY_A1_EAGER=1), cold and warm. */
 static void remembered_as_fresh(cJSON *(*judge)(const char *, size_t, const char *, size_t), const char *pre,
 				size_t pre_len, const char *post, size_t post_len)
 {
@@ -153,6 +154,12 @@ static void remembered_as_fresh(cJSON *(*judge)(const char *, size_t, const char
 	char *pre_warm = judged(judge, pre, pre_len, post, post_len), *both_warm = judged(judge, pre, pre_len, post, post_len);
 	FZ_CHECK(!strcmp(cold, pre_warm), "pre side remembered: %s, fresh: %s", pre_warm, cold);
 	FZ_CHECK(!strcmp(cold, both_warm), "both sides remembered: %s, fresh: %s", both_warm, cold);
+	a1_cache_clear();
+	setenv("BELAY_A1_EAGER", "1", 1);
+	char *eager = judged(judge, pre, pre_len, post, post_len);
+	unsetenv("BELAY_A1_EAGER");
+	FZ_CHECK(!strcmp(cold, eager), "lazy: %s, eager: %s", cold, eager);
+	free(eager);
 	free(cold);
 	free(pre_warm);
 	free(both_warm);
