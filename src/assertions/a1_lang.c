@@ -623,10 +623,33 @@ static int pair_ok(int pass, const struct a1_lang_fact *p, const struct a1_lang_
 	}
 }
 
-static void compare_facts(const struct a1_lang_side *post, const struct a1_lang_func *P, const struct a1_lang_func *Q,
-			  cJSON *out)
+/* The facts a test asserts: its own, then those of the file's helpers it calls (followed
+ * HELPER_DEPTH calls deep), each helper once. An assertion taken out of a helper the test
+ * still calls is taken out of the test. */
+static const struct a1_lang_fact **asserted(const struct a1_lang_side *s, const struct a1_lang_func *f, size_t *n)
 {
-	size_t np = P->nfacts, nq = Q->nfacts;
+	unsigned char *seen = xcalloc(s->nfuncs + 1, 1);
+	reach(s, f, seen, HELPER_DEPTH);
+	size_t k = f->nfacts;
+	for (size_t j = 0; j < s->nfuncs; j++)
+		k += seen[j] ? s->funcs[j].nfacts : 0;
+	const struct a1_lang_fact **v = xmalloc((k + 1) * sizeof *v);
+	k = 0;
+	for (size_t i = 0; i < f->nfacts; i++)
+		v[k++] = &f->facts[i];
+	for (size_t j = 0; j < s->nfuncs; j++)
+		for (size_t i = 0; seen[j] && i < s->funcs[j].nfacts; i++)
+			v[k++] = &s->funcs[j].facts[i];
+	free(seen);
+	*n = k;
+	return v;
+}
+
+static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_side *post,
+			  const struct a1_lang_func *P, const struct a1_lang_func *Q, cJSON *out)
+{
+	size_t np, nq;
+	const struct a1_lang_fact **pf = asserted(pre, P, &np), **qf = asserted(post, Q, &nq);
 	long *pair = xmalloc((np + 1) * sizeof *pair);
 	unsigned char *used = xcalloc(nq + 1, 1);
 	for (size_t i = 0; i < np; i++)
@@ -634,42 +657,32 @@ static void compare_facts(const struct a1_lang_side *post, const struct a1_lang_
 	for (int pass = 0; pass < 5; pass++)
 		for (size_t i = 0, j0 = 0; i < np; i++)
 			for (size_t j = pass == 4 ? j0 : 0; pair[i] < 0 && j < nq; j++)
-				if (!used[j] && pair_ok(pass, &P->facts[i], &Q->facts[j])) {
+				if (!used[j] && pair_ok(pass, pf[i], qf[j])) {
 					pair[i] = (long)j;
 					used[j] = 1;
 					j0 = j + 1;
 				}
 	for (size_t i = 0; i < np; i++) {
-		if (pair[i] < 0 || !live(&P->facts[i]))
+		if (pair[i] < 0 || !live(pf[i]))
 			continue;
-		const char *status, *name = judge_pair(&P->facts[i], &Q->facts[pair[i]], &status);
+		const char *status, *name = judge_pair(pf[i], qf[pair[i]], &status);
 		if (name)
-			a1_lang_finding(out, P->name, name, status, NULL, P->facts[i].form, Q->facts[pair[i]].form);
+			a1_lang_finding(out, P->name, name, status, NULL, pf[i]->form, qf[pair[i]]->form);
 	}
-	unsigned char *seen = xcalloc(post->nfuncs + 1, 1);
-	reach(post, Q, seen, HELPER_DEPTH);
 	int any_live = 0;
 	for (size_t j = 0; j < nq; j++)
-		any_live |= live(&Q->facts[j]);
-	for (size_t j = 0; j < post->nfuncs; j++)
-		for (size_t k = 0; seen[j] && k < post->funcs[j].nfacts; k++)
-			any_live |= live(&post->funcs[j].facts[k]);
+		any_live |= live(qf[j]);
 	for (size_t i = 0; i < np; i++) {
-		if (pair[i] >= 0 || !live(&P->facts[i]))
-			continue;
-		int covered = 0;
-		for (size_t j = 0; j < post->nfuncs && !covered; j++)
-			for (size_t k = 0; seen[j] && k < post->funcs[j].nfacts && !covered; k++)
-				covered = live(&post->funcs[j].facts[k]) && !strcmp(post->funcs[j].facts[k].form, P->facts[i].form);
-		if (covered)
+		if (pair[i] >= 0 || !live(pf[i]))
 			continue;
 		if (!any_live) {
-			a1_lang_finding(out, P->name, "test-lost-every-assertion", "FAIL", NULL, P->facts[i].form, NULL);
+			a1_lang_finding(out, P->name, "test-lost-every-assertion", "FAIL", NULL, pf[i]->form, NULL);
 			break;
 		}
-		a1_lang_finding(out, P->name, "assertion-removed", "FAIL", NULL, P->facts[i].form, NULL);
+		a1_lang_finding(out, P->name, "assertion-removed", "FAIL", NULL, pf[i]->form, NULL);
 	}
-	free(seen);
+	free(pf);
+	free(qf);
 	free(pair);
 	free(used);
 }
@@ -730,8 +743,8 @@ static const struct a1_lang_func *counterpart(const struct names *pre_ix, const 
 	return NULL;
 }
 
-static void compare_func(const struct a1_lang_side *post, const struct a1_lang_func *P, const struct a1_lang_func *Q,
-			 cJSON *out)
+static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
+			 const struct a1_lang_func *Q, cJSON *out)
 {
 	if ((Q->mods & A1_LANG_CFG_OFF) && !(P->mods & A1_LANG_CFG_OFF)) {
 		a1_lang_finding(out, P->name, "build-excluded", "FAIL", NULL, "built", Q->why ? Q->why : "cfg'd away");
@@ -767,7 +780,7 @@ static void compare_func(const struct a1_lang_side *post, const struct a1_lang_f
 	else if ((Q->mods & A1_LANG_COND_SKIP) && !(P->mods & A1_LANG_COND_SKIP))
 		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				Q->why ? Q->why : "a condition");
-	compare_facts(post, P, Q, out);
+	compare_facts(pre, post, P, Q, out);
 }
 
 /* 1 when opaque `o` is a module declared here and read in another file (its name "tests::"). */
@@ -845,7 +858,7 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 		taken[at] = 1;
 		if (P->lazy || Q->lazy)
 			continue; /* byte-identical on both sides, as is all it reads (a1_lang_want) */
-		compare_func(post, P, Q, out);
+		compare_func(pre, post, P, Q, out);
 	}
 	free(taken);
 	free(q);

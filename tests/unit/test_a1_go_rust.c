@@ -145,7 +145,21 @@ static void play_all(const struct row *rows, size_t n)
 	"func (s *CalcSuite) TestAdd() {\n\tif Add(1, 2) != 3 {\n\t\ts.T().Fatal(\"add\")\n\t}\n}\n\n"                      \
 	"func TestCalcSuite(t *testing.T) {\n\tsuite.Run(t, new(CalcSuite))\n}\n"
 
+/* a test that asserts through a helper of the file (the helper is no test) */
+#define GO_PRE_HELPER                                                                                                  \
+	"package calc\n\nimport \"testing\"\n\nfunc checkAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n" \
+	"func TestAdd(t *testing.T) {\n\tcheckAdd(t)\n}\n"
+#define RS_PRE_HELPER                                                                                                  \
+	"pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n"               \
+	"    fn check_add() {\n        assert_eq!(add(1, 2), 3);\n    }\n\n"                                          \
+	"    #[test]\n    fn adds() {\n        check_add();\n    }\n}\n"
+
 static const struct row go_cheats[] = {
+    /* the test's text unchanged, the helper it calls weakened: the test is (was PASS) */
+    {"go assertion removed from the helper the test calls", "calc/calc_test.go", GO_PRE_HELPER,
+     "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n", "", "FAIL", "test-lost-every-assertion", "TestAdd"},
+    {"go the helper's check made constant", "calc/calc_test.go", GO_PRE_HELPER, "if Add(1, 2) != 3 {", "if false {",
+     "FAIL", NULL, "TestAdd"},
     {"go suite assertion made constant", "calc/calc_test.go", GO_PRE_SUITE, "s.Equal(1, Sub(2, 1))", "s.True(true)", "FAIL",
      "replaced-by-tautology", "TestSub"},
     {"go suite assertion removed", "calc/calc_test.go", GO_PRE_SUITE, "\ts.Equal(1, Sub(2, 1))\n", "", "FAIL",
@@ -223,6 +237,11 @@ static const struct row go_cheats[] = {
 };
 
 static const struct row go_honest[] = {
+    {"go the helper gains a check", "calc/calc_test.go", GO_PRE_HELPER, "\t\tt.Fatal(\"add\")\n\t}\n",
+     "\t\tt.Fatal(\"add\")\n\t}\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"add2\")\n\t}\n", "PASS", NULL, NULL},
+    {"go the helper renamed with its call", "calc/calc_test.go", GO_PRE_HELPER, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc verifyAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n"
+     "func TestAdd(t *testing.T) {\n\tverifyAdd(t)\n}\n", "PASS", NULL, NULL},
     {"go suite a new method", "calc/calc_test.go", GO_PRE_SUITE, "func TestCalcSuite(",
      "func (s *CalcSuite) TestMul() {\n\ts.Equal(6, Mul(2, 3))\n}\n\nfunc TestCalcSuite(", "PASS", NULL, NULL},
     {"go suite a stricter check", "calc/calc_test.go", GO_PRE_SUITE, "s.Equal(1, Sub(2, 1))",
@@ -278,6 +297,10 @@ Test(a1_go_rust, go_honest_edits_never_fail)
 	"#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n"
 
 static const struct row rs_cheats[] = {
+    {"rust assertion removed from the helper the test calls", "src/lib.rs", RS_PRE_HELPER,
+     "        assert_eq!(add(1, 2), 3);\n", "", "FAIL", "test-lost-every-assertion", "tests::adds"},
+    {"rust the helper's assertion made constant", "src/lib.rs", RS_PRE_HELPER, "assert_eq!(add(1, 2), 3);",
+     "assert!(true);", "FAIL", NULL, "tests::adds"},
     {"rust assert_eq! removed", "src/lib.rs", RS_PRE, "        assert_eq!(add(1, 2), 3);\n", "", "FAIL", "assertion-removed",
      "tests::adds"},
     {"rust every assertion removed", "src/lib.rs", RS_PRE, "        if add(1, 1) != 2 {\n            panic!(\"add\");\n        }\n",
@@ -338,6 +361,8 @@ static const struct row rs_cheats[] = {
 };
 
 static const struct row rs_honest[] = {
+    {"rust the helper gains an assertion", "src/lib.rs", RS_PRE_HELPER, "        assert_eq!(add(1, 2), 3);\n",
+     "        assert_eq!(add(1, 2), 3);\n        assert_eq!(add(2, 2), 4);\n", "PASS", NULL, NULL},
     {"rust a new test", "src/lib.rs", RS_PRE, "    #[test]\n    fn finds",
      "    #[test]\n    fn adds_zero() {\n        assert_eq!(add(0, 0), 0);\n    }\n\n    #[test]\n    fn finds", "PASS", NULL, NULL},
     {"rust a new assertion", "src/lib.rs", RS_PRE, "        assert!(add(2, 2) == 4);\n",
