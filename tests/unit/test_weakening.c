@@ -1507,3 +1507,33 @@ Test(weakening, expectation_elements_and_exception_tuples)
 	weakening_result_free(&r);
 	fx_free(&f);
 }
+
+/* A test's text unchanged, the helper of its file it asserts through emptied: the test no
+ * longer asserts, in every judged language (Go and Rust read PASS here before). */
+Test(weakening, an_assertion_taken_out_of_a_helper_the_test_calls_fails_in_every_language)
+{
+	struct fx f = fx_new();
+	pair(&f, "h_test.go",
+	     "package calc\n\nimport \"testing\"\n\nfunc check(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal()\n\t}\n}\n\n"
+	     "func TestAdd(t *testing.T) {\n\tcheck(t)\n}\n",
+	     "package calc\n\nimport \"testing\"\n\nfunc check(t *testing.T) {\n}\n\nfunc TestAdd(t *testing.T) {\n\tcheck(t)\n}\n");
+	pair(&f, "src/h.rs", "fn check() {\n    assert_eq!(add(1, 2), 3);\n}\n\n#[test]\nfn adds() {\n    check();\n}\n",
+	     "fn check() {\n}\n\n#[test]\nfn adds() {\n    check();\n}\n");
+	pair(&f, "tests/test_h.py", "def check():\n    assert add(1, 2) == 3\n\ndef test_add():\n    check()\n",
+	     "def check():\n    pass\n\ndef test_add():\n    check()\n");
+	pair(&f, "tests/h.test.js", "function check() { expect(add(1, 2)).toBe(3); }\ntest('x', () => { check(); });\n",
+	     "function check() { }\ntest('x', () => { check(); });\n");
+	pair(&f, "src/test/java/HTest.java",
+	     "class HTest { void check() { assertEquals(3, add(1, 2)); } @Test void n() { check(); } }\n",
+	     "class HTest { void check() { } @Test void n() { check(); } }\n");
+	const char *each[][2] = {{"h_test.go", NULL},	    {"src/h.rs", NULL},
+				 {"tests/test_h.py", NULL}, {"tests/h.test.js", NULL},
+				 {"src/test/java/HTest.java", NULL}};
+	for (size_t i = 0; i < sizeof each / sizeof *each; i++) {
+		struct weakening_result r;
+		run(&f, each[i], "", &r);
+		cr_expect_eq(r.status, WEAKENING_FAIL, "%s: %s", each[i][0], r.message);
+		weakening_result_free(&r);
+	}
+	fx_free(&f);
+}
