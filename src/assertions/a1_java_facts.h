@@ -19,6 +19,7 @@ struct a1_java_side {
 	struct a1_js_site *conds;    /* conditional skips: name = test path, text = the condition */
 	size_t nconds, capconds;
 	struct a1_js_names methods; /* "Class.method" of every method that is not a test */
+	int partial; /* some test or helper is lazy: not the whole side (a1_cache.h holds it for its tree) */
 };
 
 /* Reads `text` (not NUL-terminated; NULL = an empty side) into *s (zeroed by the caller).
