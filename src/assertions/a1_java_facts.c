@@ -778,15 +778,11 @@ long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, T
 	char *base = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(name) - ts_node_start_byte(name)),
 			       src + ts_node_start_byte(name));
 	char *nm = xstrdup(base);
-	for (unsigned rep = 2;; rep++) { /* overloads: "C.m #2" */
-		size_t i;
-		for (i = 0; i < s->ntests && strcmp(s->tests[i].name, nm); i++)
-			;
-		if (i == s->ntests)
-			break;
+	for (unsigned rep = 2; strmap_get(&j->test_names, nm, NULL); rep++) { /* overloads: "C.m #2" */
 		free(nm);
 		nm = xasprintf("%s #%u", base, rep);
 	}
+	strmap_put(&j->test_names, nm, 1);
 	free(base);
 	s->tests = xgrow_zeroed(s->tests, &s->captests, s->ntests, sizeof *s->tests, 8);
 	s->tests[s->ntests].name = nm;
@@ -1305,10 +1301,10 @@ static void read_lazily(const struct a1_cache_key *ka, const struct a1_cache_key
 			ts_tree_delete(old);
 	}
 	struct jplan pa = {0}, pb = {0};
+	int shallow = *a && (*a)->shallow;
 	if (pt && qt) {
 		survey(pre, pre_len, pt, &pa);
 		survey(post, post_len, qt, &pb);
-		int shallow = 0;
 		pa.all = pb.all = pa.abort || pb.abort ||
 				  a1_lang_decide(pa.u, pa.n, pre, pre_len, pb.u, pb.n, post, post_len, &e, &shallow) < 0;
 		pa.abort = pb.abort = 0;
@@ -1319,6 +1315,7 @@ static void read_lazily(const struct a1_cache_key *ka, const struct a1_cache_key
 		if (!na)
 			na = xcalloc(1, sizeof *na);
 		walk_planned(pre, pre_len, pt, na, &pa);
+		na->shallow = shallow;
 	}
 	if (qt && want_b) {
 		if (!nb)
@@ -1402,5 +1399,6 @@ void a1_java_side_free(struct a1_java_side *j)
 	}
 	free(j->conds);
 	a1_jvm_names_free(&j->methods);
+	strmap_free(&j->test_names);
 	memset(j, 0, sizeof *j);
 }
