@@ -1173,20 +1173,10 @@ static struct a1_cache_ref *java_read_stored(const struct a1_cache_key *k, const
 	return r;
 }
 
-/* A cached side's facts, or NULL (with the reference released) when they are not whole (a
- * lazy reading's: its tree only is of use). */
+/* A cached side's facts, or NULL (with the reference released) when they are not whole. */
 static struct a1_cache_ref *whole(struct a1_cache_ref *r, const void **facts, TSTree **tree)
 {
-	if (r && ((const struct a1_java_side *)*facts)->partial) {
-		a1_cache_release(r);
-		*facts = NULL;
-		if (tree && *tree)
-			ts_tree_delete(*tree);
-		if (tree)
-			*tree = NULL;
-		return NULL;
-	}
-	return r;
+	return a1_cache_whole(r, r && ((const struct a1_java_side *)*facts)->partial, facts, tree);
 }
 
 /* ---- reading lazily (a1_java_read_pair_cached) ---- */

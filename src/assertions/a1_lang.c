@@ -1303,16 +1303,7 @@ static struct a1_cache_ref *side_read(const struct a1_cache_key *k, a1_lang_extr
 /* A cached side's facts, or NULL (with the reference released) when they are not whole. */
 static struct a1_cache_ref *whole(struct a1_cache_ref *r, const void **facts, TSTree **tree)
 {
-	if (r && ((const struct a1_lang_side *)*facts)->partial) {
-		a1_cache_release(r);
-		*facts = NULL;
-		if (tree && *tree)
-			ts_tree_delete(*tree);
-		if (tree)
-			*tree = NULL;
-		return NULL;
-	}
-	return r;
+	return a1_cache_whole(r, r && ((const struct a1_lang_side *)*facts)->partial, facts, tree);
 }
 
 static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
