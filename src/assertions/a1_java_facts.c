@@ -1,7 +1,13 @@
 /* a1_java_facts.c - one side of a Java test file reduced to the facts a1_java.c compares
  * (a1_java_facts.h): tree-sitter's syntax tree of the pinned tree-sitter-java, then a walk of
  * its classes (tests by annotation, skips, conditions, lifecycle methods) and of each method's
- * body (assertions with where they stand, assumptions, the names it calls).
+ * body (assertions with where they stand, assumptions, the names it calls). A pair is read
+ * lazily (a1_java_read_pair_cached): each side's methods surveyed as units, a1_lang_decide
+ * (a1_lang.h) says which both sides walk; the others' bodies are not walked (their tests and
+ * helpers marked lazy; a1_js_compare skips such a pair). Everything outside the units - the
+ * package, imports, class headers and annotations, fields, initializers, constructors, nested
+ * types that are no class, lifecycle methods - is read as it always is, and a unit's facts
+ * depend only on its own bytes and on that context.
  *
  * Threads: any; each call has its own parser, tree and state.
  * Must not: recurse deeper than WALK_MAX (brackets nested deeper than A1_JAVA_MAX_DEPTH and
