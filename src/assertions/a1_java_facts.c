@@ -738,13 +738,13 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 	unsigned f = 0;
 	*expected = (TSNode){0};
 	TSNode mods = {0};
-	uint32_t k = ts_node_named_child_count(decl);
-	for (uint32_t i = 0; i < k; i++)
-		if (is(ts_node_named_child(decl, i), "modifiers"))
-			mods = ts_node_named_child(decl, i);
-	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode a = ts_node_named_child(mods, i);
+	for (TSNode c = ts_node_named_child(decl, 0); !ts_node_is_null(c); c = ts_node_next_named_sibling(c))
+		if (is(c, "modifiers")) { /* one at most; siblings, not indexes (quadratic) */
+			mods = c;
+			break;
+		}
+	TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0);
+	for (; !ts_node_is_null(a); a = ts_node_next_named_sibling(a)) {
 		if (!is(a, "annotation") && !is(a, "marker_annotation"))
 			continue;
 		char nm[64];
