@@ -808,12 +808,24 @@ long a1_jvm_new_func(struct a1_java_side *j, const char *src, const char *cls, T
 	return (long)s->nfuncs++;
 }
 
-/* 1 when the plan leaves method `m` (annotations `f`) unwalked: its name, mods and annotations
- * are read, its body is not. */
-static int unit_lazy(struct jx *x, TSNode m, unsigned f)
+/* 1 when method `m` may be a lifecycle method (@BeforeEach ...: what it finds holds for every
+ * test of its class): "Before" anywhere in its modifiers. Such a method is no unit of a lazy
+ * reading - always walked, compared as context. */
+static int lifecycle_like(const struct jx *x, TSNode m)
+{
+	TSNode mods = ts_node_named_child(m, 0);
+	if (ts_node_is_null(mods) || !is(mods, "modifiers"))
+		return 0;
+	uint32_t a = ts_node_start_byte(mods), b = ts_node_end_byte(mods);
+	return memmem(x->src + a, b - a, "Before", 6) != NULL;
+}
+
+/* 1 when the plan leaves method `m` unwalked: its name, mods and annotations are read, its
+ * body is not. */
+static int unit_lazy(struct jx *x, TSNode m)
 {
 	struct jplan *p = x->plan;
-	if (!p || (f & AN_BEFORE) || p->abort)
+	if (!p || p->abort || lifecycle_like(x, m))
 		return 0;
 	size_t i = p->next++;
 	if (i >= p->n || ts_node_start_byte(p->u[i].node) != ts_node_start_byte(m)) {
@@ -850,7 +862,7 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 		c.lc = f & AN_BEFORE ? lc : NULL;
 	}
 	a1_jvm_names_free(&conds);
-	if (unit_lazy(x, m, f)) {
+	if (unit_lazy(x, m)) {
 		if (c.test >= 0)
 			x->j->s.tests[c.test].lazy = 1;
 		else
@@ -1209,11 +1221,7 @@ static void survey_class(struct jx *x, TSNode k, const char *outer, struct jplan
 			continue;
 		}
 		if (is(ch, "method_declaration")) {
-			struct a1_js_names conds = {0};
-			TSNode e;
-			unsigned f = annotations(x, ch, &conds, &e);
-			a1_jvm_names_free(&conds);
-			if (!(f & AN_BEFORE)) {
+			if (!lifecycle_like(x, ch)) {
 				TSNode nm = field(ch, "name");
 				uint32_t a = ts_node_start_byte(nm), b = ts_node_end_byte(nm);
 				p->u = xgrow_zeroed(p->u, &p->cap, p->n, sizeof *p->u, 16);
