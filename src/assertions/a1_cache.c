@@ -120,6 +120,19 @@ struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, voi
 	return r;
 }
 
+struct a1_cache_ref *a1_cache_whole(struct a1_cache_ref *r, int partial, const void **facts, TSTree **tree)
+{
+	if (!r || !partial)
+		return r;
+	a1_cache_release(r);
+	*facts = NULL;
+	if (tree && *tree)
+		ts_tree_delete(*tree);
+	if (tree)
+		*tree = NULL;
+	return NULL;
+}
+
 void a1_cache_release(struct a1_cache_ref *r)
 {
 	if (!r)

@@ -48,6 +48,11 @@ struct a1_cache_ref *a1_cache_get(const struct a1_cache_key *k, const void **fac
 struct a1_cache_ref *a1_cache_put(const struct a1_cache_key *k, void *facts, void (*free_facts)(void *),
 				  const TSTree *tree, size_t bytes);
 
+/* `r` as it is when the facts it holds are whole; when they are `partial` (a lazy reading's:
+ * only the tree is of use), NULL, with `r` released, *facts NULL and *tree (when given) deleted
+ * and NULL. */
+struct a1_cache_ref *a1_cache_whole(struct a1_cache_ref *r, int partial, const void **facts, TSTree **tree);
+
 /* Releases a reference (NULL: nothing). */
 void a1_cache_release(struct a1_cache_ref *r);
 

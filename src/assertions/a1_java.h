@@ -29,7 +29,10 @@
  * runs of tokens a statement keeps pending (Debian's tree-sitter 0.20.7 double-frees with
  * ~65,535 symbols on its stack) are refused before parsing, trees deeper than the walk bound
  * after - each an UNVERIFIED finding, never a crash and never a PASS. Threads: any (a parser per
- * call; a side read is remembered by its bytes in a1_cache.h, a locked table: read once per process). Memory: the caller owns what a call returns. Failure: reported as
+ * call; a side read is remembered by its bytes in a1_cache.h, a locked table: read once per process). Reading
+ * is lazy (a1_java_facts.c): a method outside the edited bytes, in the same context, that no
+ * changed method calls or is called by, has its body walked on neither side; the findings are
+ * those of walking everything (env BELAY_A1_EAGER=1). Memory: the caller owns what a call returns. Failure: reported as
  * findings; nothing is printed. */
 #ifndef BELAY_ASSERTIONS_A1_JAVA_H
 #define BELAY_ASSERTIONS_A1_JAVA_H

@@ -1,7 +1,13 @@
 /* a1_java_facts.c - one side of a Java test file reduced to the facts a1_java.c compares
  * (a1_java_facts.h): tree-sitter's syntax tree of the pinned tree-sitter-java, then a walk of
  * its classes (tests by annotation, skips, conditions, lifecycle methods) and of each method's
- * body (assertions with where they stand, assumptions, the names it calls).
+ * body (assertions with where they stand, assumptions, the names it calls). A pair is read
+ * lazily (a1_java_read_pair_cached): each side's methods surveyed as units, a1_lang_decide
+ * (a1_lang.h) says which both sides walk; the others' bodies are not walked (their tests and
+ * helpers marked lazy; a1_js_compare skips such a pair). Everything outside the units - the
+ * package, imports, class headers and annotations, fields, initializers, constructors, nested
+ * types that are no class, lifecycle methods - is read as it always is, and a unit's facts
+ * depend only on its own bytes and on that context.
  *
  * Threads: any; each call has its own parser, tree and state.
  * Must not: recurse deeper than WALK_MAX (brackets nested deeper than A1_JAVA_MAX_DEPTH and
@@ -18,6 +24,7 @@
 #include <tree_sitter/api.h>
 
 #include "assertions/a1_cache.h"
+#include "assertions/a1_lang.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/jsonx.h"
@@ -34,12 +41,23 @@ const TSLanguage *tree_sitter_java(void);
 #define PARSE_MICROS 30000000ull /* a last resort: inputs are capped and nesting refused first */
 #endif
 
+/* A lazy reading's plan for one side (a1_java_read_pair_cached): its units - the methods of
+ * classes, lifecycle methods excepted, each with the comments right before it - and which to
+ * walk (a1_lang_decide). */
+struct jplan {
+	struct a1_lang_unit *u;
+	size_t n, cap, next;
+	int all;   /* walk every unit */
+	int abort; /* the walk did not meet the survey's units: never expected */
+};
+
 struct jx {
 	const char *src;
 	size_t len;
 	struct a1_java_side *j;
 	struct buf cb;
 	size_t budget;
+	struct jplan *plan; /* NULL: walk every method */
 };
 
 /* What a lifecycle method (@BeforeEach ...) found: applied to its class's tests afterwards. */
@@ -720,13 +738,13 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 	unsigned f = 0;
 	*expected = (TSNode){0};
 	TSNode mods = {0};
-	uint32_t k = ts_node_named_child_count(decl);
-	for (uint32_t i = 0; i < k; i++)
-		if (is(ts_node_named_child(decl, i), "modifiers"))
-			mods = ts_node_named_child(decl, i);
-	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
-	for (uint32_t i = 0; i < m; i++) {
-		TSNode a = ts_node_named_child(mods, i);
+	for (TSNode c = ts_node_named_child(decl, 0); !ts_node_is_null(c); c = ts_node_next_named_sibling(c))
+		if (is(c, "modifiers")) { /* one at most; siblings, not indexes (quadratic) */
+			mods = c;
+			break;
+		}
+	TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0);
+	for (; !ts_node_is_null(a); a = ts_node_next_named_sibling(a)) {
 		if (!is(a, "annotation") && !is(a, "marker_annotation"))
 			continue;
 		char nm[64];
@@ -766,15 +784,11 @@ long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, T
 	char *base = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(name) - ts_node_start_byte(name)),
 			       src + ts_node_start_byte(name));
 	char *nm = xstrdup(base);
-	for (unsigned rep = 2;; rep++) { /* overloads: "C.m #2" */
-		size_t i;
-		for (i = 0; i < s->ntests && strcmp(s->tests[i].name, nm); i++)
-			;
-		if (i == s->ntests)
-			break;
+	for (unsigned rep = 2; strmap_get(&j->test_names, nm, NULL); rep++) { /* overloads: "C.m #2" */
 		free(nm);
 		nm = xasprintf("%s #%u", base, rep);
 	}
+	strmap_put(&j->test_names, nm, 1);
 	free(base);
 	s->tests = xgrow_zeroed(s->tests, &s->captests, s->ntests, sizeof *s->tests, 8);
 	s->tests[s->ntests].name = nm;
@@ -792,6 +806,33 @@ long a1_jvm_new_func(struct a1_java_side *j, const char *src, const char *cls, T
 	a1_jvm_names_add(&j->methods, full);
 	free(full);
 	return (long)s->nfuncs++;
+}
+
+/* 1 when method `m` may be a lifecycle method (@BeforeEach ...: what it finds holds for every
+ * test of its class): "Before" anywhere in its modifiers. Such a method is no unit of a lazy
+ * reading - always walked, compared as context. */
+static int lifecycle_like(const struct jx *x, TSNode m)
+{
+	TSNode mods = ts_node_named_child(m, 0);
+	if (ts_node_is_null(mods) || !is(mods, "modifiers"))
+		return 0;
+	uint32_t a = ts_node_start_byte(mods), b = ts_node_end_byte(mods);
+	return memmem(x->src + a, b - a, "Before", 6) != NULL;
+}
+
+/* 1 when the plan leaves method `m` unwalked: its name, mods and annotations are read, its
+ * body is not. */
+static int unit_lazy(struct jx *x, TSNode m)
+{
+	struct jplan *p = x->plan;
+	if (!p || p->abort || lifecycle_like(x, m))
+		return 0;
+	size_t i = p->next++;
+	if (i >= p->n || ts_node_start_byte(p->u[i].node) != ts_node_start_byte(m)) {
+		p->abort = 1;
+		return 0;
+	}
+	return !p->all && !p->u[i].need;
 }
 
 static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, const struct a1_js_names *cls_conds,
@@ -821,7 +862,23 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 		c.lc = f & AN_BEFORE ? lc : NULL;
 	}
 	a1_jvm_names_free(&conds);
+	if (unit_lazy(x, m)) {
+		if (c.test >= 0)
+			x->j->s.tests[c.test].lazy = 1;
+		else
+			x->j->s.funcs[c.func].lazy = 1;
+		x->j->partial = 1;
+		return;
+	}
 	walk(x, field(m, "body"), c);
+}
+
+/* "Outer.Inner" of class `k` (new). */
+static char *class_name(const struct jx *x, TSNode k, const char *outer)
+{
+	TSNode nm = field(k, "name");
+	uint32_t a = ts_node_start_byte(nm), b = ts_node_end_byte(nm);
+	return outer ? xasprintf("%s.%.*s", outer, (int)(b - a), x->src + a) : xstrndup(x->src + a, b - a);
 }
 
 static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, const struct a1_js_names *conds,
@@ -831,10 +888,8 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
 		return;
 	}
-	TSNode nm = field(k, "name"), body = field(k, "body");
-	char *cls = outer ? xasprintf("%s.%.*s", outer, (int)(ts_node_end_byte(nm) - ts_node_start_byte(nm)),
-				      x->src + ts_node_start_byte(nm))
-			  : xstrndup(x->src + ts_node_start_byte(nm), ts_node_end_byte(nm) - ts_node_start_byte(nm));
+	TSNode body = field(k, "body");
+	char *cls = class_name(x, k, outer);
 	struct a1_js_names mine = {0};
 	TSNode expected;
 	unsigned f = annotations(x, k, &mine, &expected);
@@ -1009,50 +1064,75 @@ int a1_jvm_prepare(const char **text, size_t *len, struct a1_js_side *s, int kot
 
 /* ---- a side ---- */
 
+/* Checks and parses a side (*text / *len: past a byte order mark): its tree, or NULL with
+ * j->s.status set. `old` (may be NULL) is an edited tree of the other side to parse against. */
+static TSTree *java_parse(const char **text, size_t *len, struct a1_java_side *j, TSTree *old)
+{
+	if (a1_jvm_prepare(text, len, &j->s, 0))
+		return NULL;
+	TSParser *p = ts_parser_new();
+	if (!ts_parser_set_language(p, tree_sitter_java())) {
+		ts_parser_delete(p);
+		a1_js_side_refuse(&j->s, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
+			   ts_language_version(tree_sitter_java()));
+		return NULL;
+	}
+	ts_parser_set_timeout_micros(p, PARSE_MICROS);
+	TSTree *tree = ts_parser_parse_string(p, old, *text, (uint32_t)*len);
+	ts_parser_delete(p);
+	if (!tree) {
+		a1_js_side_refuse(&j->s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
+		return NULL;
+	}
+	TSNode root = ts_tree_root_node(tree);
+	if (ts_node_has_error(root)) {
+		int kind;
+		TSNode e = tsnode_first_error(root, &kind);
+		TSPoint at = ts_node_start_point(e);
+		a1_js_side_refuse(&j->s, A1_JS_UNREADABLE, at.row + 1, at.column + 1, "%s",
+			   kind == 'M' ? "syntax error: something missing" : "syntax error");
+		ts_tree_delete(tree);
+		return NULL;
+	}
+	return tree;
+}
+
+/* Walks a parsed side's classes into j (zeroed), `plan` (may be NULL: every method) saying
+ * which methods' bodies; returns j->s.status. */
+static int java_walk(const char *src, size_t len, TSTree *tree, struct a1_java_side *j, struct jplan *plan)
+{
+	struct jx x = {.src = src, .len = len, .j = j, .plan = plan};
+	x.budget = 64 * x.len + (1u << 20);
+	if (plan)
+		plan->next = 0;
+	struct a1_js_names none = {0};
+	TSNode root = ts_tree_root_node(tree);
+	uint32_t k = ts_node_named_child_count(root);
+	for (uint32_t i = 0; i < k && !j->s.status; i++) {
+		TSNode ch = ts_node_named_child(root, i);
+		if (is(ch, "class_declaration"))
+			klass(&x, ch, NULL, 0, &none, 0);
+	}
+	buf_free(&x.cb);
+	return j->s.status;
+}
+
 /* Reads a side; `old` (may be NULL) is an edited tree of the other side to parse against;
  * with `keep`, the tree is handed back instead of deleted (NULL when the side was not read). */
 static int java_read(const char *text, size_t len, struct a1_java_side *j, TSTree *old, TSTree **keep)
 {
-	struct jx x = {.src = text ? text : "", .len = text ? len : 0, .j = j};
+	const char *src = text ? text : "";
+	size_t n = text ? len : 0;
 	if (keep)
 		*keep = NULL;
-	if (a1_jvm_prepare(&x.src, &x.len, &j->s, 0))
+	TSTree *tree = java_parse(&src, &n, j, old);
+	if (!tree)
 		return j->s.status;
-	TSParser *p = ts_parser_new();
-	if (!ts_parser_set_language(p, tree_sitter_java())) {
-		ts_parser_delete(p);
-		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "the grammar (ABI %u) does not load into this tree-sitter",
-			   ts_language_version(tree_sitter_java()));
-		return j->s.status;
-	}
-	ts_parser_set_timeout_micros(p, PARSE_MICROS);
-	TSTree *tree = ts_parser_parse_string(p, old, x.src, (uint32_t)x.len);
-	if (!tree) {
-		ts_parser_delete(p);
-		a1_js_side_refuse(&x.j->s, A1_JS_UNREADABLE, 1, 1, "not parsed within %llu s", PARSE_MICROS / 1000000);
-		return j->s.status;
-	}
-	TSNode root = ts_tree_root_node(tree);
-	x.budget = 64 * x.len + (1u << 20);
-	if (ts_node_has_error(root)) {
-		int kind;
-		TSNode e = tsnode_first_error(root, &kind);
-		status_at(&x, A1_JS_UNREADABLE, e, kind == 'M' ? "syntax error: something missing" : "syntax error");
-	} else {
-		struct a1_js_names none = {0};
-		uint32_t k = ts_node_named_child_count(root);
-		for (uint32_t i = 0; i < k && !j->s.status; i++) {
-			TSNode ch = ts_node_named_child(root, i);
-			if (is(ch, "class_declaration"))
-				klass(&x, ch, NULL, 0, &none, 0);
-		}
-	}
+	java_walk(src, n, tree, j, NULL);
 	if (keep && !j->s.status)
 		*keep = tree;
 	else
 		ts_tree_delete(tree);
-	ts_parser_delete(p);
-	buf_free(&x.cb);
 	return j->s.status;
 }
 
@@ -1111,6 +1191,163 @@ static struct a1_cache_ref *java_read_stored(const struct a1_cache_key *k, const
 	return r;
 }
 
+/* A cached side's facts, or NULL (with the reference released) when they are not whole. */
+static struct a1_cache_ref *whole(struct a1_cache_ref *r, const void **facts, TSTree **tree)
+{
+	return a1_cache_whole(r, r && ((const struct a1_java_side *)*facts)->partial, facts, tree);
+}
+
+/* ---- reading lazily (a1_java_read_pair_cached) ---- */
+
+/* The units of class `k` (and of the classes declared in it, as klass reads them) into p:
+ * each method but the lifecycle ones (their findings hold for every test of the class: they
+ * are context), with the comments right before it. */
+static void survey_class(struct jx *x, TSNode k, const char *outer, struct jplan *p, unsigned depth)
+{
+	if (depth > WALK_MAX) {
+		p->abort = 1;
+		return;
+	}
+	char *cls = class_name(x, k, outer);
+	size_t n, lead = 0;
+	int run = 0;
+	TSNode *kids = tsnode_named_children(field(k, "body"), &n);
+	for (size_t i = 0; i < n && !p->abort; i++) {
+		TSNode ch = kids[i];
+		if (is(ch, "line_comment") || is(ch, "block_comment")) {
+			if (!run)
+				lead = i;
+			run = 1;
+			continue;
+		}
+		if (is(ch, "method_declaration")) {
+			if (!lifecycle_like(x, ch)) {
+				TSNode nm = field(ch, "name");
+				uint32_t a = ts_node_start_byte(nm), b = ts_node_end_byte(nm);
+				p->u = xgrow_zeroed(p->u, &p->cap, p->n, sizeof *p->u, 16);
+				p->u[p->n++] = (struct a1_lang_unit){
+				    .a = ts_node_start_byte(run ? kids[lead] : ch),
+				    .e = ts_node_end_byte(ch),
+				    .node = ch,
+				    .name = xasprintf("%s.%.*s", cls, (int)(b - a), x->src + a),
+				};
+			}
+		} else if (is(ch, "class_declaration")) {
+			survey_class(x, ch, cls, p, depth + 1);
+		}
+		run = 0;
+	}
+	free(kids);
+	free(cls);
+}
+
+static void survey(const char *src, size_t len, TSTree *tree, struct jplan *p)
+{
+	struct a1_java_side scratch = {0};
+	struct jx x = {.src = src, .len = len, .j = &scratch, .budget = (size_t)-1};
+	TSNode root = ts_tree_root_node(tree);
+	uint32_t k = ts_node_named_child_count(root);
+	for (uint32_t i = 0; i < k && !p->abort; i++) {
+		TSNode ch = ts_node_named_child(root, i);
+		if (is(ch, "class_declaration"))
+			survey_class(&x, ch, NULL, p, 0);
+	}
+	if (scratch.s.status)
+		p->abort = 1;
+	a1_java_side_free(&scratch);
+	buf_free(&x.cb);
+}
+
+static void jplan_free(struct jplan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->u[i].name);
+	free(p->u);
+}
+
+/* Walks a parsed side into j (zeroed) by `plan` (NULL: every method); when the walk did not
+ * meet the survey's units or a walk refused the side (a budget spent on fewer units than an
+ * eager walk's), it is walked again whole. */
+static void walk_planned(const char *text, size_t len, TSTree *tree, struct a1_java_side *j, struct jplan *plan)
+{
+	java_walk(text, len, tree, j, plan);
+	if (plan && !plan->all && (plan->abort || plan->next != plan->n || j->s.status)) {
+		a1_java_side_free(j);
+		java_walk(text, len, tree, j, NULL);
+	}
+}
+
+/* Both sides, not both whole in the cache, read lazily: the trees from the cache or parsed
+ * (the post side against the pre side's, edited), the units of each surveyed, a1_lang_decide's
+ * walked; a side read is stored (whole or partial, with its tree). *a / *b: the cached facts
+ * or NULL in, the sides to judge out; *ra / *rb the entries holding them. */
+static void read_lazily(const struct a1_cache_key *ka, const struct a1_cache_key *kb, const char *pre, size_t pre_len,
+			const char *post, size_t post_len, const struct a1_java_side **a, const struct a1_java_side **b,
+			struct a1_cache_ref **ra, struct a1_cache_ref **rb, TSTree *pt, TSTree *qt)
+{
+	struct a1_java_side *na = NULL, *nb = NULL; /* sides read here */
+	int want_a = !*a || (*a)->partial, want_b = !*b || (*b)->partial;
+	TSInputEdit e;
+	tsnode_edit_between(pre, pre_len, post, post_len, &e);
+	if (!pt) {
+		na = xcalloc(1, sizeof *na);
+		pt = java_parse(&pre, &pre_len, na, NULL);
+	}
+	if (!qt) {
+		nb = xcalloc(1, sizeof *nb);
+		TSTree *old = NULL;
+		if (pt) {
+			old = ts_tree_copy(pt);
+			ts_tree_edit(old, &e);
+		}
+		qt = java_parse(&post, &post_len, nb, old);
+		if (old)
+			ts_tree_delete(old);
+	}
+	struct jplan pa = {0}, pb = {0};
+	int shallow = *a && (*a)->shallow;
+	if (pt && qt) {
+		survey(pre, pre_len, pt, &pa);
+		survey(post, post_len, qt, &pb);
+		pa.all = pb.all = pa.abort || pb.abort ||
+				  a1_lang_decide(pa.u, pa.n, pre, pre_len, pb.u, pb.n, post, post_len, &e, &shallow) < 0;
+		pa.abort = pb.abort = 0;
+	} else {
+		pa.all = pb.all = 1;
+	}
+	if (pt && want_a) {
+		if (!na)
+			na = xcalloc(1, sizeof *na);
+		walk_planned(pre, pre_len, pt, na, &pa);
+		na->shallow = shallow;
+	}
+	if (qt && want_b) {
+		if (!nb)
+			nb = xcalloc(1, sizeof *nb);
+		walk_planned(post, post_len, qt, nb, &pb);
+	}
+	jplan_free(&pa);
+	jplan_free(&pb);
+	if (na && (want_a || na->s.status)) {
+		a1_cache_release(*ra);
+		*ra = a1_cache_put(na->s.status ? NULL : ka, na, java_side_free_heap, pt, pre_len);
+		*a = na;
+	} else if (na) {
+		java_side_free_heap(na);
+	}
+	if (nb && (want_b || nb->s.status)) {
+		a1_cache_release(*rb);
+		*rb = a1_cache_put(nb->s.status ? NULL : kb, nb, java_side_free_heap, qt, post_len);
+		*b = nb;
+	} else if (nb) {
+		java_side_free_heap(nb);
+	}
+	if (pt)
+		ts_tree_delete(pt);
+	if (qt)
+		ts_tree_delete(qt);
+}
+
 void a1_java_read_pair_cached(const char *pre, size_t pre_len, const char *post, size_t post_len,
 			      const struct a1_java_side **a, const struct a1_java_side **b, struct a1_cache_ref **ra,
 			      struct a1_cache_ref **rb)
@@ -1119,12 +1356,28 @@ void a1_java_read_pair_cached(const char *pre, size_t pre_len, const char *post,
 	a1_cache_key(&ka, "java", tree_sitter_java(), pre, pre_len);
 	a1_cache_key(&kb, "java", tree_sitter_java(), post, post_len);
 	const void *fa = NULL, *fb = NULL;
-	*rb = a1_cache_get(&kb, &fb, NULL, 0);
 	int bom = (pre && pre_len >= 3 && !memcmp(pre, "\xef\xbb\xbf", 3)) ||
 		  (post && post_len >= 3 && !memcmp(post, "\xef\xbb\xbf", 3)); /* skipped: offsets would shift */
+	if (!a1_lang_eager() && !bom && pre && pre_len && post && post_len) {
+		TSTree *pt = NULL, *qt = NULL;
+		*ra = a1_cache_get(&ka, &fa, &pt, 1);
+		*rb = a1_cache_get(&kb, &fb, &qt, 1);
+		*a = fa;
+		*b = fb;
+		if (*a && *b && !(*a)->partial && !(*b)->partial) {
+			if (pt)
+				ts_tree_delete(pt);
+			if (qt)
+				ts_tree_delete(qt);
+			return;
+		}
+		read_lazily(&ka, &kb, pre, pre_len, post, post_len, a, b, ra, rb, pt, qt);
+		return;
+	}
+	*rb = whole(a1_cache_get(&kb, &fb, NULL, 0), &fb, NULL);
 	int reuse = !*rb && pre && pre_len && post && post_len && !bom;
 	TSTree *pt = NULL;
-	*ra = a1_cache_get(&ka, &fa, reuse ? &pt : NULL, reuse);
+	*ra = whole(a1_cache_get(&ka, &fa, reuse ? &pt : NULL, reuse), &fa, reuse ? &pt : NULL);
 	*a = fa;
 	*b = fb;
 	if (!*ra)
@@ -1150,5 +1403,6 @@ void a1_java_side_free(struct a1_java_side *j)
 	}
 	free(j->conds);
 	a1_jvm_names_free(&j->methods);
+	strmap_free(&j->test_names);
 	memset(j, 0, sizeof *j);
 }

@@ -13,12 +13,16 @@
 #include "assertions/a1_java.h"
 #include "assertions/a1_js_facts.h"
 #include "common/buf.h"
+#include "common/strmap.h"
 
 struct a1_java_side {
 	struct a1_js_side s;	     /* tests, helpers (by simple name), status */
 	struct a1_js_site *conds;    /* conditional skips: name = test path, text = the condition */
 	size_t nconds, capconds;
 	struct a1_js_names methods; /* "Class.method" of every method that is not a test */
+	struct strmap test_names; /* every test's name (an overload numbered without a scan) */
+	int partial; /* some test or helper is lazy: not the whole side (a1_cache.h holds it for its tree) */
+	int shallow; /* a lazy reading found no method of it too deep to leave unwalked (remembered with it) */
 };
 
 /* Reads `text` (not NUL-terminated; NULL = an empty side) into *s (zeroed by the caller).

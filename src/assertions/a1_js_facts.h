@@ -57,12 +57,15 @@ struct a1_js_test {
 			* describe block (or of the file), one entry per kind, their assertions together */
 	struct a1_js_facts facts;
 	struct a1_js_names calls; /* names of what it calls: f(...), x.f(...) -> "f" */
+	unsigned char lazy; /* not walked (Java's lazy reading: byte-identical on both sides): name,
+			     * mods, line and annotations' facts only; a1_js_compare skips a lazy pair */
 };
 
 struct a1_js_func {
 	char *name;
 	struct a1_js_facts facts;
 	struct a1_js_names calls;
+	unsigned char lazy; /* not walked (see a1_js_test): no facts, no calls */
 };
 
 struct a1_js_site {

@@ -904,13 +904,10 @@ static void side_free_heap(void *p)
 #define LAZY_DEPTH 256 /* tree levels a unit left unwalked may have: a walk counts at most two per
 			* level (Go's if), and refuses past WALK_MAX (1024) - a deeper unit is walked */
 
-struct unit {
-	uint32_t a, e; /* its bytes: [a, e) */
-	TSNode node;
-	char *name;
-	int need;
-	size_t sidx, ridx; /* its function in the survey's side, in the reading's */
-	int read;	   /* the reading walked it (ridx set) */
+/* A side's units as a1_lang_decide sees them. */
+struct uset {
+	struct a1_lang_unit *u;
+	size_t n;
 };
 
 struct a1_lang_plan {
@@ -918,7 +915,7 @@ struct a1_lang_plan {
 	int survey;   /* record the units, walk none */
 	int all;      /* walk every unit */
 	int abort;    /* the judge cannot promise what a1_lang_want asks */
-	struct unit *u;
+	struct a1_lang_unit *u;
 	size_t n, cap, next, cur;
 };
 
@@ -975,13 +972,13 @@ int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_side *s, TSNode fn, uint
 	struct a1_lang_func *f = &s->funcs[s->nfuncs - 1];
 	if (p->survey) {
 		p->u = grow(p->u, &p->cap, p->n, sizeof *p->u);
-		p->u[p->n++] = (struct unit){start, ts_node_end_byte(fn), fn, xstrdup(f->name), 0, s->nfuncs - 1, 0, 0};
+		p->u[p->n++] = (struct a1_lang_unit){start, ts_node_end_byte(fn), fn, xstrdup(f->name), 0, s->nfuncs - 1, 0, 0};
 		f->lazy = 1;
 		return 0;
 	}
 	if (p->abort)
 		return 1;
-	struct unit *u = &p->u[p->cur];
+	struct a1_lang_unit *u = &p->u[p->cur];
 	if (strcmp(u->name, f->name)) {
 		p->abort = 1;
 		return 1;
@@ -992,7 +989,7 @@ int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_side *s, TSNode fn, uint
 }
 
 /* The unit of `p` holding byte `at`, or -1 (units are in document order, disjoint). */
-static long unit_at(const struct a1_lang_plan *p, uint32_t at)
+static long unit_at(const struct uset *p, uint32_t at)
 {
 	size_t lo = 0, hi = p->n;
 	while (lo < hi) {
@@ -1012,7 +1009,7 @@ static int blank(char c)
 
 /* What lies outside the units of `p`: each gap between them with its blank ends cut, the empty
  * ones dropped (a unit added or removed leaves the rest as it was). */
-static char *context(const struct a1_lang_plan *p, const char *text, size_t len)
+static char *context(const struct uset *p, const char *text, size_t len)
 {
 	struct buf b = {0};
 	size_t at = 0;
@@ -1074,7 +1071,7 @@ static void need(struct needs *nd, const char *name)
 }
 
 /* Marks, for needed name `name`, the units of `p` whose text mentions it as a word (its callers). */
-static void callers(struct needs *nd, const struct a1_lang_plan *p, const char *text, size_t len, const char *name)
+static void callers(struct needs *nd, const struct uset *p, const char *text, size_t len, const char *name)
 {
 	size_t k;
 	const char *w = last_part(name, &k);
@@ -1090,7 +1087,7 @@ static void callers(struct needs *nd, const struct a1_lang_plan *p, const char *
 }
 
 /* Marks the units whose name's last part is a word of unit `u`'s text (its callees). */
-static void callees(struct needs *nd, const struct strmap *by_word, char **names, const char *text, const struct unit *u)
+static void callees(struct needs *nd, const struct strmap *by_word, char **names, const char *text, const struct a1_lang_unit *u)
 {
 	for (uint32_t i = u->a; i < u->e;) {
 		if (!word_byte((unsigned char)text[i])) {
@@ -1141,11 +1138,10 @@ static int deeper(TSNode n, unsigned max)
 /* Decides which units both sides walk (sets need); 0, or -1 when everything must be walked:
  * a side's judge aborted, the context differs, or the units outside the edit `e` are not the
  * same on both sides, in the same order, under the same names. */
-static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len, struct a1_lang_plan *pb,
-		       const char *post, size_t post_len, const TSInputEdit *e, int *shallow)
+int a1_lang_decide(struct a1_lang_unit *ua, size_t na, const char *pre, size_t pre_len, struct a1_lang_unit *ub,
+		   size_t nb, const char *post, size_t post_len, const TSInputEdit *e, int *shallow)
 {
-	if (pa->abort || pb->abort)
-		return -1;
+	struct uset sa = {ua, na}, sb = {ub, nb}, *pa = &sa, *pb = &sb;
 	char *ca = context(pa, pre, pre_len), *cb = context(pb, post, post_len);
 	int same = context_same(ca, cb);
 	free(ca);
@@ -1168,7 +1164,7 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 			ok = i == pa->n && j == pb->n;
 			break;
 		}
-		const struct unit *x = &pa->u[i++], *y = &pb->u[j++];
+		const struct a1_lang_unit *x = &pa->u[i++], *y = &pb->u[j++];
 		long sh = x->e < s ? 0 : delta;
 		if ((long)y->a != (long)x->a + sh || (long)y->e != (long)x->e + sh || strcmp(x->name, y->name)) {
 			ok = 0;
@@ -1184,7 +1180,7 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 	}
 	/* a name two units share: walked, as pairing by name and helpers found by name see them all */
 	for (int side = 0; ok && side < 2; side++) {
-		const struct a1_lang_plan *p = side ? pb : pa;
+		const struct uset *p = side ? pb : pa;
 		struct strmap seen;
 		strmap_init(&seen);
 		for (size_t k = 0; k < p->n; k++) {
@@ -1205,7 +1201,7 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 		struct strmap count;
 		strmap_init(&count);
 		for (int side = 0; side < 2; side++) {
-			const struct a1_lang_plan *p = side ? pb : pa;
+			const struct uset *p = side ? pb : pa;
 			for (size_t k = 0; k < p->n; k++) {
 				size_t wn;
 				const char *w = last_part(p->u[k].name, &wn);
@@ -1221,7 +1217,7 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 				at += (size_t)count.slots[k].val + 1;
 			}
 		for (int side = 0; side < 2; side++) {
-			const struct a1_lang_plan *p = side ? pb : pa;
+			const struct uset *p = side ? pb : pa;
 			for (size_t k = 0; k < p->n; k++) {
 				size_t wn;
 				const char *w = last_part(p->u[k].name, &wn);
@@ -1237,7 +1233,7 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 		for (size_t k = 0; k < nd.n; k++) {
 			char *name = xstrdup(nd.v[k]);
 			for (int side = 0; side < 2; side++) {
-				const struct a1_lang_plan *p = side ? pb : pa;
+				const struct uset *p = side ? pb : pa;
 				for (size_t u = 0; u < p->n; u++)
 					if (!strcmp(p->u[u].name, name))
 						callees(&nd, &by_word, names, side ? post : pre, &p->u[u]);
@@ -1248,7 +1244,7 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 		strmap_free(&by_word);
 	}
 	for (int side = 0; ok && side < 2; side++) {
-		struct a1_lang_plan *p = side ? pb : pa;
+		struct uset *p = side ? pb : pa;
 		for (size_t k = 0; k < p->n; k++) {
 			int64_t x;
 			p->u[k].need = strmap_get(&nd.set, p->u[k].name, &x);
@@ -1272,8 +1268,16 @@ static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len,
 	return ok ? 0 : -1;
 }
 
+static int plan_decide(struct a1_lang_plan *pa, const char *pre, size_t pre_len, struct a1_lang_plan *pb,
+		       const char *post, size_t post_len, const TSInputEdit *e, int *shallow)
+{
+	if (pa->abort || pb->abort)
+		return -1;
+	return a1_lang_decide(pa->u, pa->n, pre, pre_len, pb->u, pb->n, post, post_len, e, shallow);
+}
+
 /* 1 when A1's judges walk every unit (env BELAY_A1_EAGER=1: the differential tests). */
-static int eager(void)
+int a1_lang_eager(void)
 {
 	const char *v = getenv("BELAY_A1_EAGER");
 	return v && *v == '1';
@@ -1299,16 +1303,7 @@ static struct a1_cache_ref *side_read(const struct a1_cache_key *k, a1_lang_extr
 /* A cached side's facts, or NULL (with the reference released) when they are not whole. */
 static struct a1_cache_ref *whole(struct a1_cache_ref *r, const void **facts, TSTree **tree)
 {
-	if (r && ((const struct a1_lang_side *)*facts)->partial) {
-		a1_cache_release(r);
-		*facts = NULL;
-		if (tree && *tree)
-			ts_tree_delete(*tree);
-		if (tree)
-			*tree = NULL;
-		return NULL;
-	}
-	return r;
+	return a1_cache_whole(r, r && ((const struct a1_lang_side *)*facts)->partial, facts, tree);
 }
 
 static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
@@ -1389,7 +1384,7 @@ static struct a1_lang_side *plan_walk(a1_lang_extract_fn fn, void *ctx, const ch
 	*survey = NULL;
 	s->partial = 0;
 	for (size_t i = 0; i < plan->n; i++) {
-		const struct unit *u = &plan->u[i];
+		const struct a1_lang_unit *u = &plan->u[i];
 		if (!u->need) {
 			s->partial = 1;
 			continue;
@@ -1473,7 +1468,7 @@ static void read_lazily(const struct a1_cache_key *ka, const struct a1_cache_key
 cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
 		     size_t pre_len, const char *post, size_t post_len)
 {
-	if (eager() || !pre || !pre_len || !post || !post_len)
+	if (a1_lang_eager() || !pre || !pre_len || !post || !post_len)
 		return judge_eager(kind, lang, fn, ctx, pre, pre_len, post, post_len);
 	cJSON *out = cJSON_CreateArray();
 	if (!out)

@@ -151,6 +151,33 @@ int a1_lang_skip(struct a1_lang_plan *p, TSNode fn, uint32_t start);
 int a1_lang_want(struct a1_lang_plan *p, struct a1_lang_side *s, TSNode fn, uint32_t start);
 void a1_lang_plan_abort(struct a1_lang_plan *p);
 
+/* A unit as a1_lang_decide sees it (shared with the Java judge, a1_java_facts.c, which reads
+ * into other facts): its bytes [a, e) with the comments and attributes / annotations read with
+ * it, its node, its name ("Class.method": callers and callees are found by the last `.` / `::`
+ * part). sidx / ridx / read: a1_lang_judge's own bookkeeping (ignored by a1_lang_decide). */
+struct a1_lang_unit {
+	uint32_t a, e;
+	TSNode node;
+	char *name;
+	int need; /* out: walk it */
+	size_t sidx, ridx; /* its function in the survey's side, in the reading's */
+	int read;	   /* the reading walked it (ridx set) */
+};
+
+/* Decides which units of the two sides (each in document order, disjoint) are walked: sets
+ * every unit's need. 0, or -1 when everything must be walked: the context (everything outside
+ * the units, blank ends of its gaps cut) differs, or the units outside the edit `e` are not
+ * the same on both sides, in the same order, at the same (shifted) bytes, under the same
+ * names. Needed: the units touching the edit, their callers and callees (transitively, by a
+ * name's last part as a word of a unit's text), every unit whose name another shares. A
+ * unit left unwalked is no deeper than 256 levels: *shallow (in: 1 = the pre side's units are
+ * known to be, skip the check) is set when none is deeper; a deeper one unneeded gives -1. */
+int a1_lang_decide(struct a1_lang_unit *ua, size_t na, const char *pre, size_t pre_len, struct a1_lang_unit *ub,
+		   size_t nb, const char *post, size_t post_len, const TSInputEdit *e, int *shallow);
+
+/* 1 when A1's judges walk every unit (env BELAY_A1_EAGER=1: the differential tests). */
+int a1_lang_eager(void);
+
 /* ---- judging ---- */
 
 /* Reads one side's text (NULL: absent, an empty side) into a zeroed side, parsing against

@@ -5,9 +5,11 @@
  * invariants, and a side judged against itself must give no FAIL and no WARN; counting a side
  * either refuses it or counts something; the post side read incrementally against the pre
  * side's tree gives the same facts as read from scratch, and so do sides remembered by their
- * bytes (a1_cache.h): the pre side alone, then both. Leaks, overflows, unbounded recursion and the
+ * bytes (a1_cache.h): the pre side alone, then both; the lazy reading (methods outside the
+ * edit not walked) judges as the eager one (BELAY_A1_EAGER=1), cold and warm. Leaks, overflows, unbounded recursion and the
  * runtime's own double free are what libFuzzer and the sanitizers report. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
@@ -16,6 +18,38 @@
 #include "assertions/a1_java_facts.h"
 #include "assertions/a1_java_wire.h"
 #include "support.h"
+
+static char *judged(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	cJSON *out = a1_java_judge(path, pre, pre_len, post, post_len);
+	char *t = cJSON_PrintUnformatted(out);
+	cJSON_Delete(out);
+	FZ_CHECK(t != NULL, "out of memory");
+	return t;
+}
+
+/* The lazy reading (a1_java_facts.c: methods outside the edit not walked) judges as the eager
+ * one (BELAY_A1_EAGER=1): cold, both sides remembered (partial), the pre side remembered whole. */
+static void lazy_as_eager(const char *path, const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	a1_cache_clear();
+	setenv("BELAY_A1_EAGER", "1", 1);
+	char *eager = judged(path, pre, pre_len, post, post_len);
+	a1_cache_clear();
+	free(judged(path, pre, pre_len, pre, pre_len)); /* the pre side remembered whole */
+	unsetenv("BELAY_A1_EAGER");
+	char *whole = judged(path, pre, pre_len, post, post_len);
+	a1_cache_clear();
+	char *cold = judged(path, pre, pre_len, post, post_len), *warm = judged(path, pre, pre_len, post, post_len);
+	FZ_CHECK(!strcmp(cold, eager), "lazy: %s, eager: %s", cold, eager);
+	FZ_CHECK(!strcmp(warm, eager), "lazy (warm): %s, eager: %s", warm, eager);
+	FZ_CHECK(!strcmp(whole, eager), "lazy (pre side whole): %s, eager: %s", whole, eager);
+	free(eager);
+	free(whole);
+	free(cold);
+	free(warm);
+	a1_cache_clear();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,7 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		buf_free(&wb);
 		buf_free(&wc);
 		/* remembered sides read as fresh ones: the pre side alone (the post side parsed
-		 * against its kept tree), then both */
+		 * against its kept tree), then both - read eagerly (a lazy reading's sides are
+		 * partial: judged below by their findings) */
+		setenv("BELAY_A1_EAGER", "1", 1);
 		struct a1_java_side d = {0};
 		a1_java_extract(s, pre_len, &d);
 		a1_cache_clear();
@@ -68,6 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			a1_cache_release(rb);
 		}
 		a1_cache_clear();
+		unsetenv("BELAY_A1_EAGER");
+		lazy_as_eager(path, s, pre_len, cut + 1, size - pre_len - 1);
 		a1_java_side_free(&d);
 		a1_java_side_free(&a);
 		a1_java_side_free(&b);

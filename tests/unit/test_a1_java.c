@@ -2,7 +2,8 @@
  * finding class, in JUnit 4 / JUnit 5 / AssertJ / Hamcrest spellings) with the finding, status
  * and test each must give; a table of honest edits that must give no finding; hostile input
  * (deep brackets, long operator chains, NUL, invalid UTF-8, oversize, syntax errors) refused as
- * UNVERIFIED findings, never a crash and never a PASS. */
+ * UNVERIFIED findings, never a crash and never a PASS. Every cheat and honest row is judged
+ * lazily and eagerly too (ts_a1lazy.h): the same findings. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +12,17 @@
 #include "common/err.h"
 #include "assertions/a1_java.h"
 #include "assertions/a1_cache.h"
+#include "ts_a1lazy.h"
 
 static cJSON *judge(const char *pre, const char *post)
 {
 	return a1_java_judge("src/test/java/CalcTest.java", pre, pre ? strlen(pre) : 0, post, post ? strlen(post) : 0);
+}
+
+/* The lazy reading judges the row as the eager one (ts_a1lazy.h: cold, warm, pre side whole). */
+static void lazy_same(const char *what, const char *pre, const char *post)
+{
+	ts_a1lazy_same(what, "src/test/java/CalcTest.java", pre, pre ? strlen(pre) : 0, post, post ? strlen(post) : 0);
 }
 
 /* The first finding named `finding` (any name when NULL). */
@@ -135,6 +143,7 @@ Test(a1_java, each_cheat_is_caught_naming_the_test)
 {
 	for (size_t i = 0; i < sizeof cheats / sizeof *cheats; i++) {
 		const struct cheat *c = &cheats[i];
+		lazy_same(c->what, c->pre, c->post);
 		cJSON *out = judge(c->pre, c->post);
 		char *dump = cJSON_PrintUnformatted(out);
 		const cJSON *f = named(out, c->finding);
@@ -184,6 +193,7 @@ static const struct honest honest[] = {
 Test(a1_java, honest_edits_have_no_finding)
 {
 	for (size_t i = 0; i < sizeof honest / sizeof *honest; i++) {
+		lazy_same(honest[i].what, honest[i].pre, honest[i].post);
 		cJSON *out = judge(honest[i].pre, honest[i].post);
 		char *dump = cJSON_PrintUnformatted(out);
 		cr_expect_null(named(out, NULL), "%s: %s", honest[i].what, dump);

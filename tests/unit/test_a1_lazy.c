@@ -7,8 +7,11 @@
  * a build constraint; a unit too deep to walk left out of the edit), then a few hundred random
  * single-region edits (a line deleted or duplicated, a literal changed, a function renamed,
  * an import dropped, an attribute removed or added, a helper edited) of 2,000-line Go and
- * Rust files with helpers, modules and testify. test_a1_go_rust runs every row of its
- * catalogue through the same check. */
+ * Rust files with helpers, modules and testify. Java (a1_java_facts.c's lazy reading, the
+ * same decision): cases aimed at its rules (lifecycle methods, class and nested-class
+ * annotations, fields and imports are context; helpers and their callers; overloads) and 128
+ * random edits of a 2,000-line JUnit 5 file. test_a1_go_rust and test_a1_catalogue run every
+ * row of their catalogues through the same check. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -305,13 +308,14 @@ static char *mutate(const char *pre, int go, const char **kind)
 	}
 }
 
-static void random_edits(const char *path, char *(*big)(int), int go, int rounds)
+static void random_edits(const char *path, char *(*big)(int), char *(*mut)(const char *, int, const char **), int go,
+			 int rounds)
 {
 	char *pre = big(2000);
 	cr_assert_gt(line_count(pre), 1900);
 	for (int r = 0; r < rounds; r++) {
 		const char *kind = NULL;
-		char *post = mutate(pre, go, &kind);
+		char *post = mut(pre, go, &kind);
 		char *what = xasprintf("%s edit %d (%s)", path, r, kind);
 		size_t pn = strlen(pre), qn = strlen(post);
 		char *want = ts_a1lazy_findings(path, pre, pn, post, qn, 1, 1);
@@ -332,12 +336,12 @@ static void random_edits(const char *path, char *(*big)(int), int go, int rounds
 
 Test(a1_lazy, go_random_edits_of_a_2000_line_file)
 {
-	random_edits("calc/big_test.go", go_big, 1, 128);
+	random_edits("calc/big_test.go", go_big, mutate, 1, 128);
 }
 
 Test(a1_lazy, rust_random_edits_of_a_2000_line_file)
 {
-	random_edits("tests/big.rs", rs_big, 0, 128);
+	random_edits("tests/big.rs", rs_big, mutate, 0, 128);
 }
 
 /* Two functions of one name (Go: methods of two suites; Rust: what the compiler refuses, but
@@ -360,4 +364,157 @@ Test(a1_lazy, functions_of_one_name_pair_in_order)
 	free(f);
 	free(post);
 	same("go the second of two methods of one name edited", "calc/calc_test.go", GO_HELPERS, GO_HELPERS);
+}
+
+/* ---- Java (a1_java_facts.c: the methods of classes are the units; lifecycle methods,
+ * fields, class headers and annotations, imports are context) ---- */
+
+#define JAVA_HELPERS                                                                                                   \
+	"package calc;\n\nimport static org.junit.jupiter.api.Assertions.*;\nimport org.junit.jupiter.api.Test;\n\n"       \
+	"class CalcTest {\n  private int base = 1;\n\n  @BeforeEach\n  void setUp() {\n    base = 1;\n  }\n\n"              \
+	"  void checkAdd() {\n    assertEquals(3, Calc.add(1, 2));\n  }\n\n"                                              \
+	"  @Test\n  void other() {\n    assertEquals(1, Calc.sub(2, 1));\n  }\n\n"                                        \
+	"  void outer() {\n    inner();\n  }\n\n"                                                                         \
+	"  void inner() {\n    assertEquals(4, Calc.add(2, 2));\n  }\n\n"                                                 \
+	"  @Test\n  void usesHelper() {\n    checkAdd();\n  }\n\n"                                                        \
+	"  @Test\n  void usesOuter() {\n    outer();\n  }\n\n"                                                            \
+	"  // adds\n  @Test\n  void add() {\n    assertEquals(3, Calc.add(1, 2));\n    assertEquals(4, Calc.add(2, 2));\n  }\n\n" \
+	"  @Test\n  void twice() {\n    assertEquals(2, Calc.add(1, 1));\n  }\n\n"                                        \
+	"  @Test\n  void twice(int x) {\n    assertEquals(x, Calc.add(x, 0));\n  }\n\n"                                   \
+	"  @Nested\n  class Inner {\n    @Test\n    void sub() {\n      assertEquals(2, Calc.sub(3, 1));\n    }\n  }\n}\n"
+
+Test(a1_lazy, java_cases_aimed_at_each_rule)
+{
+	const char *P = "src/test/java/calc/CalcTest.java";
+	/* callees: the removed assertion is asserted by a helper outside the edit */
+	case_("java assertion moved into an unchanged helper", P, JAVA_HELPERS,
+	      "    assertEquals(3, Calc.add(1, 2));\n    assertEquals(4, Calc.add(2, 2));\n  }\n\n  @Test\n  void twice()",
+	      "    checkAdd();\n    assertEquals(4, Calc.add(2, 2));\n  }\n\n  @Test\n  void twice()");
+	case_("java assertion moved into a helper's helper", P, JAVA_HELPERS,
+	      "    assertEquals(3, Calc.add(1, 2));\n    assertEquals(4, Calc.add(2, 2));\n  }\n\n  @Test\n  void twice()",
+	      "    assertEquals(3, Calc.add(1, 2));\n    outer();\n  }\n\n  @Test\n  void twice()");
+	/* callers: an unchanged test whose helper changed */
+	case_("java a helper's assertion made constant under an unchanged test", P, JAVA_HELPERS,
+	      "    assertEquals(3, Calc.add(1, 2));\n  }\n\n  @Test\n  void other()", "    assertTrue(true);\n  }\n\n  @Test\n  void other()");
+	case_("java a helper's helper stops asserting", P, JAVA_HELPERS, "    assertEquals(4, Calc.add(2, 2));\n  }\n\n  @Test\n  void usesHelper",
+	      "  }\n\n  @Test\n  void usesHelper");
+	/* context */
+	case_("java an import dropped", P, JAVA_HELPERS, "import org.junit.jupiter.api.Test;\n", "");
+	case_("java a class annotation added (@Disabled)", P, JAVA_HELPERS, "class CalcTest {", "@Disabled\nclass CalcTest {");
+	case_("java a class annotation added (@Ignore)", P, JAVA_HELPERS, "class CalcTest {", "@Ignore(\"later\")\nclass CalcTest {");
+	case_("java a nested class disabled", P, JAVA_HELPERS, "  @Nested\n  class Inner", "  @Nested\n  @Disabled\n  class Inner");
+	case_("java a nested class loses @Nested", P, JAVA_HELPERS, "  @Nested\n  class Inner", "  class Inner");
+	case_("java a field changed", P, JAVA_HELPERS, "private int base = 1;", "private int base = 2;");
+	case_("java a lifecycle method assumes false", P, JAVA_HELPERS, "    base = 1;\n", "    assumeTrue(false);\n");
+	case_("java a lifecycle method loses @BeforeEach", P, JAVA_HELPERS, "  @BeforeEach\n  void setUp", "  void setUp");
+	case_("java the package changed", P, JAVA_HELPERS, "package calc;", "package calc2;");
+	/* units */
+	case_("java @Disabled added to a test", P, JAVA_HELPERS, "  @Test\n  void other()", "  @Disabled\n  @Test\n  void other()");
+	case_("java @Test removed", P, JAVA_HELPERS, "  @Test\n  void other()", "  void other()");
+	case_("java a test's assertion made constant", P, JAVA_HELPERS, "assertEquals(1, Calc.sub(2, 1))", "assertTrue(true)");
+	case_("java a nested test's assertion dropped", P, JAVA_HELPERS, "      assertEquals(2, Calc.sub(3, 1));\n", "");
+	case_("java a comment before a test edited", P, JAVA_HELPERS, "// adds", "// sums");
+	case_("java a comment before a test added", P, JAVA_HELPERS, "  @Test\n  void other()", "  // other\n  @Test\n  void other()");
+	case_("java a test added", P, JAVA_HELPERS, "  @Test\n  void other()",
+	      "  @Test\n  void more() {\n    assertEquals(5, Calc.add(2, 3));\n  }\n\n  @Test\n  void other()");
+	case_("java a test renamed", P, JAVA_HELPERS, "void other()", "void other2()");
+	case_("java a test renamed with its assertion dropped", P, JAVA_HELPERS,
+	      "void other() {\n    assertEquals(1, Calc.sub(2, 1));\n", "void other2() {\n");
+	/* overloads: one name, two units */
+	case_("java the second of two overloads weakened", P, JAVA_HELPERS, "assertEquals(x, Calc.add(x, 0))", "assertTrue(true)");
+	case_("java the first of two overloads weakened", P, JAVA_HELPERS, "assertEquals(2, Calc.add(1, 1))", "assertTrue(true)");
+	case_("java a test turned into a helper's overload", P, JAVA_HELPERS, "  @Test\n  void twice(int x)", "  void twice(int x)");
+}
+
+/* A JUnit 5 file of about `lines` lines: imports, a class with a field and a @BeforeEach,
+ * helpers (some calling others), tests asserting directly (JUnit, AssertJ) or through a
+ * helper, and a @Nested class of its own. */
+static char *java_big(int lines)
+{
+	struct buf b = {0};
+	buf_puts(&b, "package calc;\n\nimport static org.junit.jupiter.api.Assertions.*;\nimport static org.assertj.core.api.Assertions.assertThat;\n"
+		     "import org.junit.jupiter.api.Test;\n\nclass BigTest {\n  private final Calc calc = new Calc();\n\n"
+		     "  @BeforeEach\n  void setUp() {\n    calc.reset();\n  }\n\n");
+	int i = 0;
+	for (; (int)b.len / 26 < lines / 2; i++) {
+		switch (i % 4) {
+		case 0:
+			buf_printf(&b, "  void check%d(int x) {\n    assertEquals(%d, x);\n  }\n\n", i, i);
+			break;
+		case 1:
+			buf_printf(&b, "  // case %d\n  @Test\n  void case%d() {\n    assertEquals(%d, calc.add(%d, %d));\n    check%d(%d);\n  }\n\n", i,
+				   i, 2 * i + 1, i, i + 1, i - 1, i - 1);
+			break;
+		case 2:
+			buf_printf(&b, "  @Test\n  void chain%d() {\n    assertThat(calc.sub(%d, 1)).isEqualTo(%d);\n  }\n\n", i, i, i - 1);
+			break;
+		default:
+			buf_printf(&b, "  @Test\n  void helped%d() {\n    check%d(calc.add(%d, 0));\n  }\n\n", i, i - 3, i - 3);
+		}
+	}
+	buf_puts(&b, "  @Nested\n  class More {\n");
+	for (; (int)b.len / 26 < lines; i++) {
+		if (i % 3 == 0)
+			buf_printf(&b, "    void more%d() {\n      assertTrue(calc.sub(%d, 1) == %d);\n    }\n\n", i, i, i - 1);
+		else
+			buf_printf(&b, "    @Test\n    void inner%d() {\n      assertNotNull(calc);\n      more%d();\n    }\n\n", i, i - i % 3);
+	}
+	buf_puts(&b, "  }\n}\n");
+	return buf_take(&b);
+}
+
+/* One random single-region edit of a Java side: a new post side, its kind into *kind. */
+static char *java_mutate(const char *pre, int unused, const char **kind)
+{
+	(void)unused;
+	size_t n = strlen(pre), lines = line_count(pre);
+	size_t k = (size_t)(rnd() % lines), a = line_at(pre, n, k), e = line_at(pre, n, k + 1);
+	const char *f;
+	switch (rnd() % 10) {
+	case 0:
+		*kind = "a line deleted";
+		return xasprintf("%.*s%s", (int)a, pre, pre + e);
+	case 1:
+		*kind = "a line duplicated";
+		return xasprintf("%.*s%.*s%s", (int)e, pre, (int)(e - a), pre + a, pre + e);
+	case 2:
+		*kind = "a literal changed";
+		for (size_t i = a; i < n; i++)
+			if (pre[i] >= '0' && pre[i] <= '9')
+				return xasprintf("%.*s%c%s", (int)i, pre, pre[i] == '9' ? '0' : pre[i] + 1, pre + i + 1);
+		return xstrdup(pre);
+	case 3:
+		*kind = "a method renamed";
+		f = strstr(pre + a, "  void ");
+		return f ? xasprintf("%.*s  void renamed%s", (int)(f - pre), pre, f + 7) : xstrdup(pre);
+	case 4:
+		*kind = "an import dropped";
+		return edit(pre, "import org.junit.jupiter.api.Test;\n", "");
+	case 5:
+		*kind = "a test disabled";
+		f = strstr(pre + a, "@Test\n");
+		return f ? xasprintf("%.*s@Disabled @Test\n%s", (int)(f - pre), pre, f + 6) : xstrdup(pre);
+	case 6:
+		*kind = "a helper's assertion made constant";
+		f = strstr(pre + a, "assertEquals(");
+		if (!f)
+			return xstrdup(pre);
+		return xasprintf("%.*sassertTrue(true);%s", (int)(f - pre), pre, strchr(f, '\n'));
+	case 7:
+		*kind = "a class annotation added";
+		return rnd() % 2 ? edit(pre, "class BigTest {", "@Disabled\nclass BigTest {")
+				 : edit(pre, "  @Nested\n  class More", "  @Nested\n  @Ignore\n  class More");
+	case 8:
+		*kind = "a field changed";
+		return edit(pre, "new Calc()", "new Calc(1)");
+	default:
+		*kind = "@Test removed";
+		f = strstr(pre + a, "@Test\n");
+		return f ? xasprintf("%.*s%s", (int)(f - pre), pre, f + 6) : xstrdup(pre);
+	}
+}
+
+Test(a1_lazy, java_random_edits_of_a_2000_line_file)
+{
+	random_edits("src/test/java/calc/BigTest.java", java_big, java_mutate, 0, 128);
 }
