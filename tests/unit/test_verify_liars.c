@@ -99,50 +99,15 @@ Test(liars, a_tool_that_lies_only_on_its_second_call_is_caught_in_order_and_only
 	ts_played_free(&p);
 }
 
-/* The write comes 15 ms after the reply, from a timer thread: the replay's quiet window must
- * not be cut short by the proof that the server is idle (the timer thread sleeps with a
- * timeout), in either pass. */
-Test(liars, a_read_only_tool_that_writes_just_after_its_reply_fails_in_both_passes)
+/* A session of `tool` then count, verified in both orders (the supervisor answering
+ * `delay_ms` late in the replays when not NULL): `tool`'s write of .late after its reply is
+ * its own effect (A2 FAIL naming it), never the next turn's or nobody's. */
+static void late_write_fails_in_both_orders(const char *tag, const char *tool, const char *delay_ms)
 {
-	struct ts_played p = play("late", "[{\"tool\":\"write_late\"},{\"tool\":\"count\"}]");
-	static const char *const orders[] = {"isolated", "session"};
-	for (int i = 0; i < 2; i++) {
-		cJSON *v = verify(&p, orders[i]);
-		cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s: %s", orders[i],
-				 msg_of(v, 0, "effect"));
-		cr_assert(strstr(msg_of(v, 0, "effect"), ".late"), "%s: %s", orders[i], msg_of(v, 0, "effect"));
-		cJSON_Delete(v);
-	}
-	ts_played_free(&p);
-}
-
-/* The same liar as the thread its timer woke sees it on a loaded machine: runnable, waiting for
- * a CPU, when the quiet window's 30 ms are over. A window that ended by the clock alone read
- * PASS here (seen once beside two CPU hogs with write_late); it must not end while a thread of
- * the server can run. */
-Test(liars, a_read_only_tool_whose_writer_is_still_runnable_when_the_window_closes_fails)
-{
-	struct ts_played p = play("work", "[{\"tool\":\"write_after_work\"},{\"tool\":\"count\"}]");
-	static const char *const orders[] = {"isolated", "session"};
-	for (int i = 0; i < 2; i++) {
-		cJSON *v = verify(&p, orders[i]);
-		cr_assert_str_eq(ts_sub_status(ts_turn(v, 0), "A2", "effect", 0), "FAIL", "%s: %s", orders[i],
-				 msg_of(v, 0, "effect"));
-		cr_assert(strstr(msg_of(v, 0, "effect"), ".late"), "%s: %s", orders[i], msg_of(v, 0, "effect"));
-		cJSON_Delete(v);
-	}
-	ts_played_free(&p);
-}
-
-/* The same liar when belay's supervisor is slow to decide its open for writing (starved of
- * CPU beside busy neighbours: its thread shares the machine with the replay's): the writer
- * then sleeps in the seccomp notification, neither runnable nor in a wait for input, when the
- * window is over by the clock. Read PASS before the window asked about such threads (seen
- * beside two CPU hogs); the test build's supervisor delay makes it happen every time. */
-Test(liars, a_read_only_tool_whose_write_waits_for_the_supervisor_when_the_window_closes_fails)
-{
-	struct ts_played p = play("held", "[{\"tool\":\"write_after_work\"},{\"tool\":\"count\"}]");
-	cr_assert_eq(setenv("BELAY_TEST_SUPERVISOR_DELAY_MS", "150", 1), 0);
+	char *calls = xasprintf("[{\"tool\":\"%s\"},{\"tool\":\"count\"}]", tool);
+	struct ts_played p = play(tag, calls);
+	if (delay_ms)
+		cr_assert_eq(setenv("BELAY_TEST_SUPERVISOR_DELAY_MS", delay_ms, 1), 0);
 	static const char *const orders[] = {"isolated", "session"};
 	for (int i = 0; i < 2; i++) {
 		cJSON *v = verify(&p, orders[i]);
@@ -153,6 +118,34 @@ Test(liars, a_read_only_tool_whose_write_waits_for_the_supervisor_when_the_windo
 	}
 	unsetenv("BELAY_TEST_SUPERVISOR_DELAY_MS");
 	ts_played_free(&p);
+	free(calls);
+}
+
+/* The write comes 15 ms after the reply, from a timer thread: the replay's quiet window must
+ * not be cut short by the proof that the server is idle (the timer thread sleeps with a
+ * timeout), in either pass. */
+Test(liars, a_read_only_tool_that_writes_just_after_its_reply_fails_in_both_passes)
+{
+	late_write_fails_in_both_orders("late", "write_late", NULL);
+}
+
+/* The same liar as the thread its timer woke sees it on a loaded machine: runnable, waiting for
+ * a CPU, when the quiet window's 30 ms are over. A window that ended by the clock alone read
+ * PASS here (seen once beside two CPU hogs with write_late); it must not end while a thread of
+ * the server can run. */
+Test(liars, a_read_only_tool_whose_writer_is_still_runnable_when_the_window_closes_fails)
+{
+	late_write_fails_in_both_orders("work", "write_after_work", NULL);
+}
+
+/* The same liar when belay's supervisor is slow to decide its open for writing (starved of
+ * CPU beside busy neighbours: its thread shares the machine with the replay's): the writer
+ * then sleeps in the seccomp notification, neither runnable nor in a wait for input, when the
+ * window is over by the clock. Read PASS before the window asked about such threads (seen
+ * beside two CPU hogs); the test build's supervisor delay makes it happen every time. */
+Test(liars, a_read_only_tool_whose_write_waits_for_the_supervisor_when_the_window_closes_fails)
+{
+	late_write_fails_in_both_orders("held", "write_after_work", "150");
 }
 
 Test(liars, a_closed_world_tool_that_connects_a_unix_socket_fails_on_the_network_axis)
