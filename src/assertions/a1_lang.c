@@ -1306,6 +1306,22 @@ static struct a1_cache_ref *whole(struct a1_cache_ref *r, const void **facts, TS
 	return a1_cache_whole(r, r && ((const struct a1_lang_side *)*facts)->partial, facts, tree);
 }
 
+/* The findings of two sides read (a side not read gives its refusal instead) into `out`; the
+ * cache references released. Returns `out`. */
+static cJSON *judged(cJSON *out, const struct a1_lang_side *a, const struct a1_lang_side *b, struct a1_cache_ref *ra,
+		     struct a1_cache_ref *rb)
+{
+	if (a->status)
+		refused(out, a, 1);
+	if (b->status)
+		refused(out, b, 0);
+	if (!a->status && !b->status)
+		compare(a, b, out);
+	a1_cache_release(ra);
+	a1_cache_release(rb);
+	return out;
+}
+
 static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
 			  size_t pre_len, const char *post, size_t post_len)
 {
@@ -1334,15 +1350,7 @@ static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extr
 	}
 	if (pt)
 		ts_tree_delete(pt);
-	if (a->status)
-		refused(out, a, 1);
-	if (b->status)
-		refused(out, b, 0);
-	if (!a->status && !b->status)
-		compare(a, b, out);
-	a1_cache_release(ra);
-	a1_cache_release(rb);
-	return out;
+	return judged(out, a, b, ra, rb);
 }
 
 /* Reads a side with `plan` (its tree given, or parsed against `old`): a new side. */
@@ -1486,16 +1494,9 @@ cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_f
 		ts_tree_delete(pt);
 	if (qt)
 		ts_tree_delete(qt);
-	if (a->status)
-		refused(out, a, 1);
-	if (b->status)
-		refused(out, b, 0);
-	if (!a->status && !b->status)
-		compare(a, b, out);
-	a1_cache_release(ra);
-	a1_cache_release(rb);
-	return out;
+	return judged(out, a, b, ra, rb);
 }
+
 int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions)
 {
 	struct a1_lang_side s = {0};
