@@ -1322,15 +1322,23 @@ static cJSON *judged(cJSON *out, const struct a1_lang_side *a, const struct a1_l
 	return out;
 }
 
-static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
-			  size_t pre_len, const char *post, size_t post_len)
+/* A judgement begun: both sides' cache keys, and the findings' array (new). */
+static cJSON *judge_start(const char *kind, const TSLanguage *lang, const char *pre, size_t pre_len, const char *post,
+			  size_t post_len, struct a1_cache_key *ka, struct a1_cache_key *kb)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
 		FATAL("out of memory");
+	a1_cache_key(ka, kind, lang, pre, pre_len);
+	a1_cache_key(kb, kind, lang, post, post_len);
+	return out;
+}
+
+static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extract_fn fn, void *ctx, const char *pre,
+			  size_t pre_len, const char *post, size_t post_len)
+{
 	struct a1_cache_key ka, kb;
-	a1_cache_key(&ka, kind, lang, pre, pre_len);
-	a1_cache_key(&kb, kind, lang, post, post_len);
+	cJSON *out = judge_start(kind, lang, pre, pre_len, post, post_len, &ka, &kb);
 	const void *fa = NULL, *fb = NULL;
 	/* the post side first: when it is known, the pre side's tree is not needed */
 	struct a1_cache_ref *rb = whole(a1_cache_get(&kb, &fb, NULL, 0), &fb, NULL);
@@ -1478,12 +1486,8 @@ cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_f
 {
 	if (a1_lang_eager() || !pre || !pre_len || !post || !post_len)
 		return judge_eager(kind, lang, fn, ctx, pre, pre_len, post, post_len);
-	cJSON *out = cJSON_CreateArray();
-	if (!out)
-		FATAL("out of memory");
 	struct a1_cache_key ka, kb;
-	a1_cache_key(&ka, kind, lang, pre, pre_len);
-	a1_cache_key(&kb, kind, lang, post, post_len);
+	cJSON *out = judge_start(kind, lang, pre, pre_len, post, post_len, &ka, &kb);
 	const void *fa = NULL, *fb = NULL;
 	TSTree *pt = NULL, *qt = NULL;
 	struct a1_cache_ref *ra = a1_cache_get(&ka, &fa, &pt, 1), *rb = a1_cache_get(&kb, &fb, &qt, 1);
