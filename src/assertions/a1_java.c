@@ -84,7 +84,7 @@ static int strength(const struct norm *n)
 	    "isLessThan", "isGreaterThanOrEqualTo", "isLessThanOrEqualTo", "isPositive", "isNegative", "matches",
 	    "containsPattern", "hasSizeGreaterThan", "hasSizeLessThan", "assertDoesNotThrow", "isNotNegative",
 	    "hasMessageContaining", "isInstanceOfAny", "doesNotThrowAnyException", "isPositive", "anyOf", "either",
-	    "", NULL};
+	    "isIn", "isOneOf", "isInstanceOf", "assertInstanceOf", "assertIs", "", NULL};
 	if (n->neg)
 		return M_LOOSE;
 	if (str_in(n->base, exact))
@@ -181,6 +181,78 @@ static void annotation_removed(const struct a1_java_side *post, cJSON *out)
 	}
 }
 
+static const struct a1_js_site *site_named(const struct a1_js_site *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (eq(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+/* A test deleted or unannotated whose method is still there, but in a form JUnit does not run
+ * (private, static, returning a value, in an inner class without @Nested): not collected. */
+static void not_collected(const struct a1_java_side *post, cJSON *out)
+{
+	cJSON *f;
+	cJSON_ArrayForEach(f, out)
+	{
+		const char *what = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "finding"));
+		const char *fn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "function"));
+		const struct a1_js_site *d = fn ? site_named(post->dropped, post->ndropped, fn) : NULL;
+		if (what && d && d->text && (!strcmp(what, "test-deleted") || !strcmp(what, "test-annotation-removed"))) {
+			cJSON_ReplaceItemInObjectCaseSensitive(f, "finding", cJSON_CreateString("test-not-collected"));
+			cJSON_ReplaceItemInObjectCaseSensitive(f, "post", cJSON_CreateString(d->text));
+		}
+	}
+}
+
+/* A parameterized test's rows (a1_java_side.rows), pre against post by name: fewer rows than
+ * before is a test case removed (FAIL); as many, some of them other, is another expected value
+ * (WARN: the specification may have changed, a person decides). */
+static void rows_changed(const struct a1_java_side *pre, const struct a1_java_side *post, cJSON *out)
+{
+	unsigned char *used = xcalloc(post->nrows + 1, 1), *done = xcalloc(pre->nrows + 1, 1);
+	for (size_t i = 0; i < pre->nrows; i++) {
+		const char *test = pre->rows[i].name;
+		if (done[i] || !test)
+			continue;
+		long t = test_index(&pre->s, test), u = test_index(&post->s, test);
+		if (t < 0 || u < 0 || (pre->s.tests[t].mods & A1_JS_SKIP) || (post->s.tests[u].mods & A1_JS_SKIP))
+			continue; /* deleted, skipped, renamed: judged as such */
+		size_t removed = 0, added = 0;
+		const char *first = NULL;
+		for (size_t k = i; k < pre->nrows; k++) {
+			if (!eq(pre->rows[k].name, test))
+				continue;
+			done[k] = 1;
+			size_t m;
+			for (m = 0; m < post->nrows; m++)
+				if (!used[m] && eq(post->rows[m].name, test) && eq(post->rows[m].text, pre->rows[k].text))
+					break;
+			if (m < post->nrows) {
+				used[m] = 1;
+			} else {
+				removed++;
+				first = first ? first : pre->rows[k].text;
+			}
+		}
+		for (size_t m = 0; m < post->nrows; m++)
+			added += !used[m] && eq(post->rows[m].name, test);
+		if (!removed)
+			continue;
+		char *what = xasprintf("%zu row(s) gone, first: %s", removed, first ? first : "");
+		char *now = xasprintf("%zu row(s) new", added);
+		if (removed > added)
+			a1_finding_add(out, test, "test-case-removed", "FAIL", NULL, what, now);
+		else
+			a1_finding_add(out, test, "expected-value-changed", "WARN", NULL, what, now);
+		free(what);
+		free(now);
+	}
+	free(used);
+	free(done);
+}
+
 /* Each condition the post side puts on a test the pre side ran unconditionally. */
 static void conditions_added(const struct a1_java_side *pre, const struct a1_java_side *post, cJSON *out)
 {
@@ -222,7 +294,9 @@ static cJSON *judge_sides(const char *path, const struct a1_java_side *a, const 
 	if (!a->s.status && !b->s.status) {
 		a1_js_compare(&a->s, &b->s, path, judge_pair, out);
 		annotation_removed(b, out);
+		not_collected(b, out);
 		conditions_added(a, b, out);
+		rows_changed(a, b, out);
 		if (!a->s.ntests && !b->s.ntests && !cJSON_GetArraySize(out) && (pre_len || post_len) && need_tests)
 			a1_finding_add(out, NULL, "no-tests-read", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
 				      "no test this judge reads on either side (another framework's style?)");

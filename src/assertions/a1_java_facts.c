@@ -213,6 +213,8 @@ static char *canon(struct jx *x, TSNode n)
 	return t;
 }
 
+static int is_literal(TSNode n);
+
 /* A condition's value when it is a literal: 1 true, 0 false, -1 not known. */
 static int cond_value(TSNode n)
 {
@@ -226,11 +228,40 @@ static int cond_value(TSNode n)
 			n = field(n, "operand");
 		} else if (is(n, "true") || is(n, "false")) {
 			return is(n, "true") ^ neg;
+		} else if (is(n, "binary_expression") && ts_node_child_count(n) == 3) {
+			/* x || true is true, x && false is false, whatever x is */
+			const char *op = ts_node_type(ts_node_child(n, 1));
+			int l = cond_value(field(n, "left")), r = cond_value(field(n, "right"));
+			int v = !strcmp(op, "||")   ? (l == 1 || r == 1 ? 1 : l == 0 && r == 0 ? 0 : -1)
+				: !strcmp(op, "&&") ? (l == 0 || r == 0 ? 0 : l == 1 && r == 1 ? 1 : -1)
+						    : -1;
+			return v < 0 ? -1 : v ^ neg;
 		} else {
 			return -1;
 		}
 	}
 	return -1;
+}
+
+/* 1 when expression n is made of literals and operators only (1 + 2, "a" + 1, 1 < 2): its value
+ * is the same on every run, so an assertion of it checks nothing the code does. */
+static int constant(TSNode n, int depth)
+{
+	static const char *const ops[] = {"binary_expression", "unary_expression", "parenthesized_expression",
+					  "ternary_expression", "string_fragment", "escape_sequence",
+					  "multiline_string_fragment", NULL};
+	if (ts_node_is_null(n) || depth > 64)
+		return 0;
+	if (is_literal(n) && !is(n, "class_literal"))
+		return !is(n, "string_literal") || ts_node_named_child_count(n) == 0 ||
+		       constant(ts_node_named_child(n, 0), depth + 1);
+	if (!str_in(ts_node_type(n), ops))
+		return 0;
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k; i++)
+		if (!constant(ts_node_named_child(n, i), depth + 1))
+			return 0;
+	return 1;
 }
 
 static int is_literal(TSNode n)
@@ -321,6 +352,31 @@ static void add_cond(struct jx *x, const char *test, const char *text)
 	a1_jvm_add_cond(x->j, test, text);
 }
 
+void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *name, const char *text)
+{
+	*v = xgrow_zeroed(*v, cap, *n, sizeof **v, 4);
+	(*v)[*n].name = xstrdup(name);
+	(*v)[(*n)++].text = xstrdup(text);
+}
+
+int a1_jvm_catches_failure(const char *cls)
+{
+	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
+					     "ComparisonFailure", "MultipleFailuresError", NULL};
+	if (!cls)
+		return 0;
+	const char *dot = strrchr(cls, '.');
+	char nm[96];
+	snprintf(nm, sizeof nm, "%s", cls);
+	if (dot && !strcmp(dot, ".class")) { /* X.class, java.lang.X.class */
+		nm[dot - cls] = 0;
+		const char *d2 = strrchr(nm, '.');
+		if (d2)
+			memmove(nm, d2 + 1, strlen(d2));
+	}
+	return str_in(nm, caught);
+}
+
 void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text)
 {
 	j->conds = xgrow_zeroed(j->conds, &j->capconds, j->nconds, sizeof *j->conds, 4);
@@ -379,6 +435,7 @@ static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, s
 	else if ((int)n > arity && is_message(a[n - 1]))
 		n--; /* JUnit 5: the message last */
 	struct draft d = {.form = canon(x, call), .matcher = xstrdup(name), .kind = A1_JS_K_ASSERT};
+	int swallow_args = 0;
 	if (arity == 2 && n >= off + 2) {
 		d.exp1 = canon(x, a[off]);
 		d.subject = canon(x, a[off + 1]);
@@ -392,15 +449,20 @@ static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, s
 			d.expected = xstrdup(d.exp1);
 		static const char *const eqs[] = {"assertEquals",	  "assertArrayEquals", "assertIterableEquals",
 						  "assertLinesMatch", "assertSame",	       NULL};
-		d.taut = str_in(name, eqs) && !strcmp(d.subject, d.exp1);
+		d.taut = str_in(name, eqs) && (!strcmp(d.subject, d.exp1) || (constant(a[off], 0) && constant(a[off + 1], 0)));
+		/* assertThrows(AssertionError.class, () -> assertEquals(..)): passes when the assertion fails */
+		swallow_args = (!strcmp(name, "assertThrows") || !strcmp(name, "assertThrowsExactly")) &&
+			       a1_jvm_catches_failure(d.exp1);
 	} else if (arity == 1 && n >= off + 1) {
 		d.subject = canon(x, a[off]);
 		int v = cond_value(a[off]);
-		d.taut = (!strcmp(name, "assertTrue") && v == 1) || (!strcmp(name, "assertFalse") && v == 0) ||
+		d.taut = (!strcmp(name, "assertTrue") && (v == 1 || (v < 0 && constant(a[off], 0)))) ||
+			 (!strcmp(name, "assertFalse") && (v == 0 || (v < 0 && constant(a[off], 0)))) ||
 			 (!strcmp(name, "assertNull") && is(a[off], "null_literal")) ||
 			 (!strcmp(name, "assertNotNull") && is_literal(a[off]) && !is(a[off], "null_literal"));
 	}
 	add_fact(x, &c, call, &d);
+	c.swallowed |= swallow_args;
 	walk(x, field(call, "arguments"), c);
 }
 
@@ -447,7 +509,7 @@ static void hamcrest_fact(struct jx *x, TSNode call, struct ctx c)
 		d.exp1 = canon(x, ea[0]);
 	}
 	static const char *const eqs[] = {"is", "equalTo", "sameInstance", "samePropertyValuesAs", NULL};
-	d.taut = !neg && str_in(nm, eqs) && k == 1 && !strcmp(d.exp1, d.subject);
+	d.taut = !neg && str_in(nm, eqs) && k == 1 && (!strcmp(d.exp1, d.subject) || (constant(actual, 0) && constant(ea[0], 0)));
 	add_fact(x, &c, call, &d);
 	walk(x, field(call, "arguments"), c);
 }
@@ -507,8 +569,8 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 		buf_puts(&subj, s);
 		free(s);
 	}
-	int lit = rk && is_literal(ra[0]);
-	int made = 0;
+	int lit = rk && (is_literal(ra[0]) || constant(ra[0], 0));
+	int made = 0, swallow_args = exc_root && a1_jvm_catches_failure(exp_class);
 	for (size_t i = n - 1; i-- > 0;) {
 		TSNode st = calls[i];
 		char nm[64];
@@ -517,6 +579,12 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 		size_t sk = args_of(field(st, "arguments"), sa);
 		if (step_description(nm))
 			continue;
+		if (!strcmp(rn, "assertThatThrownBy") && (!strcmp(nm, "isInstanceOf") || !strcmp(nm, "isExactlyInstanceOf")) &&
+		    sk == 1) {
+			char *k = canon(x, sa[0]);
+			swallow_args |= a1_jvm_catches_failure(k);
+			free(k);
+		}
 		if (exc_root && !strcmp(nm, "isThrownBy") && sk) {
 			char *s = canon(x, sa[0]);
 			buf_puts(&subj, s);
@@ -557,7 +625,7 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			d.taut |= (!strcmp(nm, "isTrue") && v == 1) || (!strcmp(nm, "isFalse") && v == 0) ||
 				  (!strcmp(nm, "isNull") && is(s0, "null_literal")) ||
 				  (!strcmp(nm, "isNotNull") && !is(s0, "null_literal")) ||
-				  (sk == 1 && str_in(nm, eqs) && is_literal(sa[0]) && !strcmp(d.subject, d.exp1));
+				  (sk == 1 && str_in(nm, eqs) && (is_literal(sa[0]) || constant(sa[0], 0)));
 		}
 		add_fact(x, &c, st, &d);
 		made++;
@@ -570,6 +638,7 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 	}
 	free(exp_class);
 	buf_free(&subj);
+	c.swallowed |= swallow_args; /* assertThatThrownBy(() -> assertEquals(..)).isInstanceOf(AssertionError.class) */
 	walk_args(x, calls, n, c);
 	return 1;
 }
@@ -587,7 +656,8 @@ static int assumption(struct jx *x, TSNode call, const char *nm, struct ctx c)
 		return 0;
 	TSNode a[MAX_ARGS];
 	size_t n = args_of(field(call, "arguments"), a);
-	int v = n ? cond_value(a[0]) : -1;
+	TSNode cond = n == 2 && is(a[0], "string_literal") ? a[1] : a[0]; /* JUnit 4: the message first */
+	int v = n ? cond_value(cond) : -1;
 	int skip = !strcmp(nm, "abort") || (!strcmp(nm, "assumeTrue") && v == 0) || (!strcmp(nm, "assumeFalse") && v == 1);
 	int none = (!strcmp(nm, "assumeTrue") && v == 1) || (!strcmp(nm, "assumeFalse") && v == 0);
 	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
@@ -630,6 +700,14 @@ static void call(struct jx *x, TSNode n, struct ctx c)
 		walk(x, field(n, "arguments"), c); /* its executables hold the assertions */
 		return;
 	}
+	TSNode none[MAX_ARGS];
+	if (!strcmp(nm, "assertAll") && !args_of(field(n, "arguments"), none)) {
+		/* softly.assertAll(): AssertJ's soft assertions fail only here */
+		struct draft d = {.form = canon(x, n), .subject = canon(x, field(n, "object")), .matcher = xstrdup(nm),
+				  .kind = A1_JS_K_ASSERT};
+		add_fact(x, &c, n, &d);
+		return;
+	}
 	if (assumption(x, n, nm, c) || chain_facts(x, n, c))
 		return;
 	struct a1_js_names *calls = calls_of(x, &c);
@@ -643,20 +721,23 @@ static void call(struct jx *x, TSNode n, struct ctx c)
  * extends it, or Error / Throwable) and neither throws nor fails again. */
 static int swallows(struct jx *x, TSNode try_node)
 {
-	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
-					     "ComparisonFailure", "MultipleFailuresError", NULL};
 	uint32_t n = ts_node_named_child_count(try_node);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode cc = ts_node_named_child(try_node, i);
 		if (!is(cc, "catch_clause"))
 			continue;
-		TSNode par = ts_node_named_child(cc, 0), types = ts_node_named_child(par, 0);
+		TSNode par = ts_node_named_child(cc, 0), types = {0};
+		for (TSNode t = ts_node_named_child(par, 0); !ts_node_is_null(t); t = ts_node_next_named_sibling(t))
+			if (is(t, "catch_type")) { /* after `final` or an annotation */
+				types = t;
+				break;
+			}
 		int takes = 0;
 		uint32_t k = is(types, "catch_type") ? ts_node_named_child_count(types) : 0;
 		for (uint32_t t = 0; t < k && !takes; t++) {
 			char nm[64];
 			last_name(x, ts_node_named_child(types, t), nm, sizeof nm);
-			takes = str_in(nm, caught);
+			takes = a1_jvm_catches_failure(nm);
 		}
 		if (!takes)
 			continue;
@@ -669,13 +750,35 @@ static int swallows(struct jx *x, TSNode try_node)
 	return 0;
 }
 
+/* 1 when statement s always leaves the method: a return or throw, a block holding one, an if
+ * whose condition is a constant (`if (true) return;`) or whose both branches leave. */
+static int leaves(TSNode s, int depth)
+{
+	if (ts_node_is_null(s) || depth > 64)
+		return 0;
+	if (is(s, "return_statement") || is(s, "throw_statement"))
+		return 1;
+	if (is(s, "block")) {
+		for (TSNode k = ts_node_named_child(s, 0); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
+			if (leaves(k, depth + 1))
+				return 1;
+		return 0;
+	}
+	if (is(s, "if_statement")) {
+		int v = cond_value(field(s, "condition"));
+		TSNode t = field(s, "consequence"), e = field(s, "alternative");
+		return v == 1 ? leaves(t, depth + 1) : v == 0 ? leaves(e, depth + 1) : leaves(t, depth + 1) && leaves(e, depth + 1);
+	}
+	return 0;
+}
+
 static void walk_block(struct jx *x, TSNode n, struct ctx c)
 {
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k && !x->j->s.status; i++) {
 		TSNode s = ts_node_named_child(n, i);
 		walk(x, s, c);
-		if (is(s, "return_statement") || is(s, "throw_statement"))
+		if (leaves(s, 0))
 			c.dead = 1;
 	}
 }
@@ -723,7 +826,106 @@ enum {
 	AN_COND = 4,
 	AN_BEFORE = 8,
 	AN_NESTED = 16,
+	AN_FACTORY = 32, /* @TestFactory: returns its tests */
+	AN_RUNWITH = 64, /* @RunWith: a runner that may run what JUnit itself does not (inner classes) */
+	AN_INNER = 128,	 /* (a class's) an inner class without @Nested: JUnit runs none of its tests */
 };
+
+/* The modifiers node of a declaration, or a null node. */
+static TSNode modifiers_of(TSNode decl)
+{
+	for (TSNode c = ts_node_named_child(decl, 0); !ts_node_is_null(c); c = ts_node_next_named_sibling(c))
+		if (is(c, "modifiers")) /* one at most; siblings, not indexes (quadratic) */
+			return c;
+	return (TSNode){0};
+}
+
+/* 1 when a declaration's modifiers hold the keyword `word` (private, static). */
+static int has_modifier(TSNode decl, const char *word)
+{
+	TSNode mods = modifiers_of(decl);
+	uint32_t k = ts_node_is_null(mods) ? 0 : ts_node_child_count(mods);
+	for (uint32_t i = 0; i < k; i++)
+		if (is(ts_node_child(mods, i), word))
+			return 1;
+	return 0;
+}
+
+/* The rows of a parameterized test into j->rows: each element of @ValueSource / @CsvSource
+ * (each line of a text block, comments left out) as "key:row"; any other source whole. */
+static void add_row(struct jx *x, const char *test, const char *key, const char *row)
+{
+	char *t = xasprintf("%s:%s", key, row);
+	a1_jvm_add_site(&x->j->rows, &x->j->nrows, &x->j->caprows, test, t);
+	free(t);
+}
+
+static void rows_value(struct jx *x, const char *test, const char *key, TSNode v)
+{
+	if (is(v, "element_value_array_initializer")) {
+		for (TSNode e = ts_node_named_child(v, 0); !ts_node_is_null(e); e = ts_node_next_named_sibling(e))
+			if (!is(e, "line_comment") && !is(e, "block_comment"))
+				rows_value(x, test, key, e);
+		return;
+	}
+	uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
+	if (b - a >= 6 && !memcmp(x->src + a, "\"\"\"", 3)) { /* a text block: a row a line */
+		const char *p = x->src + a + 3, *end = x->src + b - 3;
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *e = nl ? nl : end, *q = p;
+			while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+				q++;
+			const char *r = e;
+			while (r > q && (r[-1] == ' ' || r[-1] == '\t' || r[-1] == '\r'))
+				r--;
+			if (r > q && *q != '#') {
+				char *row = xstrndup(q, (size_t)(r - q));
+				add_row(x, test, key, row);
+				free(row);
+			}
+			p = e + 1;
+		}
+		return;
+	}
+	char *row = canon(x, v);
+	add_row(x, test, key, row);
+	free(row);
+}
+
+static void rows_of(struct jx *x, TSNode decl, const char *test)
+{
+	TSNode mods = modifiers_of(decl);
+	for (TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0); !ts_node_is_null(a);
+	     a = ts_node_next_named_sibling(a)) {
+		if (!is(a, "annotation") && !is(a, "marker_annotation"))
+			continue;
+		char nm[64];
+		last_name(x, field(a, "name"), nm, sizeof nm);
+		size_t L = strlen(nm);
+		if (L < 6 || strcmp(nm + L - 6, "Source"))
+			continue;
+		if (strcmp(nm, "ValueSource") && strcmp(nm, "CsvSource")) {
+			char *t = canon(x, a);
+			add_row(x, test, nm, t);
+			free(t);
+			continue;
+		}
+		TSNode list = field(a, "arguments");
+		for (TSNode e = ts_node_is_null(list) ? list : ts_node_named_child(list, 0); !ts_node_is_null(e);
+		     e = ts_node_next_named_sibling(e)) {
+			if (is(e, "line_comment") || is(e, "block_comment"))
+				continue;
+			if (is(e, "element_value_pair")) {
+				char *k = canon(x, field(e, "key"));
+				rows_value(x, test, k, field(e, "value"));
+				free(k);
+			} else {
+				rows_value(x, test, "value", e);
+			}
+		}
+	}
+}
 
 /* The annotations of a declaration: AN_* flags; conditions into *conds (their text);
  * `expected` gets @Test(expected = X.class)'s value. */
@@ -751,6 +953,10 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 		last_name(x, field(a, "name"), nm, sizeof nm);
 		if (str_in(nm, tests))
 			f |= AN_TEST;
+		if (!strcmp(nm, "TestFactory"))
+			f |= AN_FACTORY;
+		if (!strcmp(nm, "RunWith"))
+			f |= AN_RUNWITH;
 		if (str_in(nm, skips))
 			f |= AN_SKIP;
 		if (str_in(nm, before))
@@ -842,8 +1048,26 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 	TSNode expected;
 	unsigned f = annotations(x, m, &conds, &expected);
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
+	/* JUnit runs no test that is private or static, returns a value (but a @TestFactory) or
+	 * stands in an inner class without @Nested: such a method is read as a helper, and named */
+	TSNode type = field(m, "type");
+	const char *not_run = !(f & AN_TEST)			      ? NULL
+			      : cls_mods & AN_INNER		      ? "in an inner class without @Nested: not run"
+			      : has_modifier(m, "private")	      ? "private: not run"
+			      : has_modifier(m, "static")	      ? "static: not run"
+			      : !(f & AN_FACTORY) && !is(type, "void_type") ? "returns a value: not run"
+								      : NULL;
+	if (not_run) {
+		TSNode nm = field(m, "name");
+		char *full = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(nm) - ts_node_start_byte(nm)),
+				       x->src + ts_node_start_byte(nm));
+		a1_jvm_add_site(&x->j->dropped, &x->j->ndropped, &x->j->capdropped, full, not_run);
+		free(full);
+		f &= ~(unsigned)AN_TEST;
+	}
 	if (f & AN_TEST) {
 		c.test = a1_jvm_new_test(x->j, x->src, cls, field(m, "name"), m);
+		rows_of(x, m, x->j->s.tests[c.test].name);
 		struct a1_js_test *t = &x->j->s.tests[c.test];
 		t->mods |= (f & AN_SKIP) || (cls_mods & AN_SKIP) ? A1_JS_SKIP : 0;
 		for (size_t i = 0; i < conds.n; i++)
@@ -855,7 +1079,9 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 			d.exp1 = canon(x, expected);
 			d.expected = xstrdup(d.exp1);
 			d.form = xasprintf("@Test(expected=%s)", d.exp1);
+			int swallow = a1_jvm_catches_failure(d.exp1); /* passes when an assertion fails */
 			add_fact(x, &c, m, &d);
+			c.swallowed = (unsigned char)swallow;
 		}
 	} else {
 		c.func = a1_jvm_new_func(x->j, x->src, cls, field(m, "name"));
@@ -895,7 +1121,7 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 	unsigned f = annotations(x, k, &mine, &expected);
 	for (size_t i = 0; i < conds->n; i++)
 		a1_jvm_names_add(&mine, conds->v[i]);
-	mods |= f & AN_SKIP;
+	mods |= f & (AN_SKIP | AN_RUNWITH);
 	struct lifecycle lc = {0};
 	size_t t0 = x->j->s.ntests;
 	size_t n;
@@ -910,7 +1136,19 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 			unsigned nf = annotations(x, ch, &cond_here, &e2);
 			a1_jvm_names_free(&cond_here);
 			int nested = nf & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
-			klass(x, ch, cls, nested ? mods : 0, nested ? &mine : &none, depth + 1);
+			int stat = has_modifier(ch, "static");
+			unsigned inner = !nested && !stat && !(mods & AN_RUNWITH) ? AN_INNER : 0;
+			if (nested && stat) /* JUnit 5 does not nest it: run alone where static nested classes are collected */
+				a1_jvm_names_add(&cond_here, "static @Nested class (not run by Maven Surefire's default excludes)");
+			unsigned keep = (nested ? mods : 0) | (mods & AN_RUNWITH) | inner;
+			if (nested && stat) {
+				for (size_t q = 0; q < mine.n; q++)
+					a1_jvm_names_add(&cond_here, mine.v[q]);
+				klass(x, ch, cls, keep, &cond_here, depth + 1);
+			} else {
+				klass(x, ch, cls, keep, nested ? &mine : &none, depth + 1);
+			}
+			a1_jvm_names_free(&cond_here);
 		} else {
 			struct ctx c = {.test = -1, .func = -1, .depth = depth};
 			walk(x, ch, c); /* fields, initializers, constructors: nothing a test runs as its own */
@@ -1403,6 +1641,16 @@ void a1_java_side_free(struct a1_java_side *j)
 	}
 	free(j->conds);
 	a1_jvm_names_free(&j->methods);
+	for (size_t i = 0; i < j->ndropped; i++) {
+		free(j->dropped[i].name);
+		free(j->dropped[i].text);
+	}
+	free(j->dropped);
+	for (size_t i = 0; i < j->nrows; i++) {
+		free(j->rows[i].name);
+		free(j->rows[i].text);
+	}
+	free(j->rows);
 	strmap_free(&j->test_names);
 	memset(j, 0, sizeof *j);
 }

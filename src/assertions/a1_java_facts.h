@@ -20,6 +20,13 @@ struct a1_java_side {
 	struct a1_js_site *conds;    /* conditional skips: name = test path, text = the condition */
 	size_t nconds, capconds;
 	struct a1_js_names methods; /* "Class.method" of every method that is not a test */
+	struct a1_js_site *dropped; /* tests JUnit does not run (private, static, a value returned, an
+				     * inner class without @Nested): name = "Class.method", text = why;
+				     * each is read as a helper of s.funcs */
+	size_t ndropped, capdropped;
+	struct a1_js_site *rows; /* a parameterized test's rows (@ValueSource, @CsvSource ...): name =
+				  * the test, text = one row ("ints:3"; another source whole) */
+	size_t nrows, caprows;
 	struct strmap test_names; /* every test's name (an overload numbered without a scan) */
 	int partial; /* some test or helper is lazy: not the whole side (a1_cache.h holds it for its tree) */
 	int shallow; /* a lazy reading found no method of it too deep to leave unwalked (remembered with it) */
@@ -85,6 +92,11 @@ void a1_jvm_names_add(struct a1_js_names *l, const char *s);
 void a1_jvm_names_free(struct a1_js_names *l);
 /* A conditional skip of a test (copied). */
 void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text);
+/* A site (copied) appended to *v: dropped tests, rows. */
+void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *name, const char *text);
+/* 1 when `cls` is a class whose catch takes a failed assertion (AssertionError, Error,
+ * Throwable ... : its last name, with or without ".class"). */
+int a1_jvm_catches_failure(const char *cls);
 /* A new test "cls.name" (an overload "cls.name #2"), a new helper "name" (methods: "cls.name"):
  * its index. */
 long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at);
