@@ -142,11 +142,40 @@ static int cond_value(const struct kx *x, TSNode n)
 			n = tsnode_field(n, "argument");
 		} else if (text_is(x, n, "true") || text_is(x, n, "false")) {
 			return text_is(x, n, "true") ^ neg;
+		} else if (is(n, "binary_expression")) {
+			/* x || true is true, x && false is false, whatever x is */
+			TSNode op = tsnode_field(n, "operator");
+			int l = cond_value(x, tsnode_field(n, "left")), r = cond_value(x, tsnode_field(n, "right"));
+			int v = text_is(x, op, "||")   ? (l == 1 || r == 1 ? 1 : l == 0 && r == 0 ? 0 : -1)
+				: text_is(x, op, "&&") ? (l == 0 || r == 0 ? 0 : l == 1 && r == 1 ? 1 : -1)
+						       : -1;
+			return v < 0 ? -1 : v ^ neg;
 		} else {
 			return -1;
 		}
 	}
 	return -1;
+}
+
+/* 1 when expression n is made of literals and operators only (1 + 2, "a" + 1, 1 < 2): its value
+ * is the same on every run, so an assertion of it checks nothing the code does. */
+static int constant(const struct kx *x, TSNode n, int depth)
+{
+	static const char *const ok[] = {"binary_expression", "unary_expression", "parenthesized_expression",
+					 "string_literal", "string_content", "number_literal", "float_literal",
+					 "character_literal", "escape_sequence", "multiline_string_literal", NULL};
+	if (ts_node_is_null(n) || depth > 64)
+		return 0;
+	uint32_t k = ts_node_named_child_count(n);
+	if (!k)
+		return str_in(ts_node_type(n), ok) || text_is(x, n, "true") || text_is(x, n, "false") ||
+		       text_is(x, n, "null");
+	if (!str_in(ts_node_type(n), ok))
+		return 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (!constant(x, ts_node_named_child(n, i), depth + 1))
+			return 0;
+	return 1;
 }
 
 static int is_literal(const struct kx *x, TSNode n)
@@ -320,20 +349,53 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 		exp1 = canon(x, a[contains ? 1 : 0]);
 		static const char *const eqs[] = {"assertEquals", "assertSame", "assertContentEquals", "assertArrayEquals",
 						  NULL};
-		taut = str_in(k->name, eqs) && !strcmp(subject, exp1);
+		taut = str_in(k->name, eqs) &&
+		       (!strcmp(subject, exp1) || (constant(x, a[0], 0) && constant(x, a[1], 0)));
 	} else if (arity == 1 && (na >= 1 || !ts_node_is_null(k->lambda))) {
 		TSNode s = na ? a[0] : k->lambda; /* assertTrue { cond } */
 		subject = canon(x, s);
-		int v = cond_value(x, s);
-		taut = (!strcmp(k->name, "assertTrue") && v == 1) || (!strcmp(k->name, "assertFalse") && v == 0) ||
+		int v = cond_value(x, s), cst = v < 0 && na && constant(x, s, 0);
+		taut = (!strcmp(k->name, "assertTrue") && (v == 1 || cst)) || (!strcmp(k->name, "assertFalse") && (v == 0 || cst)) ||
 		       (!strcmp(k->name, "assertNull") && text_is(x, s, "null")) ||
 		       (!strcmp(k->name, "assertNotNull") && is_literal(x, s) && !text_is(x, s, "null"));
 		if (!ts_node_is_null(k->types)) /* assertIs<T>(x) */
 			exp1 = canon(x, k->types);
 	}
+	/* assertFailsWith<AssertionError> { assertEquals(..) }, assertFails { .. }: pass when it fails */
+	int swallow = arity == 0 && exp1 && a1_jvm_catches_failure(exp1);
 	add_fact(x, &c, n, form, subject, matcher, exp1, taut);
+	c.swallowed |= (unsigned char)swallow;
 	walk(x, k->args, c);
 	walk(x, k->lambda, c);
+}
+
+/* assumeTrue(false), Assume.assumeTrue(false), assumeFalse(true), Assumptions.abort(): the test
+ * is skipped; an assumption on a value: a conditional skip. 0 when it is no assumption. */
+static int assumption(struct kx *x, TSNode n, const struct call *k, struct ctx c)
+{
+	static const char *const names[] = {"assumeTrue",	 "assumeFalse",	      "assumeThat", "assumeNotNull",
+					     "assumeNoException", "assumingThat", "abort",	    NULL};
+	static const char *const owners[] = {"", "Assume", "Assumptions", NULL};
+	if (!str_in(k->name, names) || !str_in(k->owner, owners))
+		return 0;
+	TSNode a[MAX_ARGS];
+	size_t na = args_of(x, k->args, 1, a); /* the message first (JUnit 4) or last (JUnit 5) left out */
+	int v = na ? cond_value(x, a[0]) : -1;
+	int skip = !strcmp(k->name, "abort") || (!strcmp(k->name, "assumeTrue") && v == 0) ||
+		   (!strcmp(k->name, "assumeFalse") && v == 1);
+	int none = (!strcmp(k->name, "assumeTrue") && v == 1) || (!strcmp(k->name, "assumeFalse") && v == 0);
+	if (!c.dead && !none && c.test >= 0) {
+		if (skip) {
+			x->j->s.tests[c.test].mods |= A1_JS_SKIP;
+		} else {
+			char *form = canon(x, n);
+			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, form);
+			free(form);
+		}
+	}
+	walk(x, k->args, c);
+	walk(x, k->lambda, c);
+	return 1;
 }
 
 static void call(struct kx *x, TSNode n, struct ctx c)
@@ -346,6 +408,8 @@ static void call(struct kx *x, TSNode n, struct ctx c)
 		assert_fact(x, n, &k, arity, c);
 		return;
 	}
+	if (assumption(x, n, &k, c))
+		return;
 	struct a1_js_names *calls = calls_of(x, &c);
 	if (calls && k.name[0])
 		a1_jvm_names_add(calls, k.name);
@@ -359,6 +423,21 @@ static void call(struct kx *x, TSNode n, struct ctx c)
 static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
 {
 	TSNode l = tsnode_field(n, "left"), r = tsnode_field(n, "right");
+	if (is(l, "binary_expression") && is(r, "parenthesized_expression") && text_is(x, tsnode_field(n, "operator"), ">") &&
+	    text_is(x, tsnode_field(l, "operator"), "<")) { /* assertIs<T>(x): (assertIs < T) > (x) */
+		TSNode f = tsnode_field(l, "left");
+		char name[64], owner[64] = "";
+		last_name(x, f, name, sizeof name);
+		if (is(f, "navigation_expression"))
+			last_name(x, ts_node_named_child(f, 0), owner, sizeof owner);
+		if ((strcmp(name, "assertIs") && strcmp(name, "assertIsNot")) || (owner[0] && strcmp(owner, "test")))
+			return 0;
+		char *form = canon(x, n), *subject = canon(x, ts_node_named_child(r, 0)),
+		     *exp1 = canon(x, tsnode_field(l, "right"));
+		add_fact(x, &c, n, form, subject, name, exp1, 0);
+		walk(x, r, c);
+		return 1;
+	}
 	if (!is(l, "binary_expression") || !is(r, "lambda_literal") ||
 	    !text_is(x, tsnode_field(n, "operator"), ">") ||
 	    !text_is(x, tsnode_field(l, "operator"), "<"))
@@ -373,7 +452,9 @@ static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
 	if (!str_in(name, checks) || !str_in(owner, owners))
 		return 0;
 	char *form = canon(x, n), *subject = canon(x, r), *exp1 = class_of(x, type);
+	int swallow = a1_jvm_catches_failure(exp1); /* assertFailsWith<AssertionError> { assertEquals(..) } */
 	add_fact(x, &c, n, form, subject, strcmp(name, "assertThrowsExactly") ? "assertThrows" : name, exp1, 0);
+	c.swallowed |= (unsigned char)swallow;
 	walk(x, r, c);
 	return 1;
 }
@@ -382,8 +463,6 @@ static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
  * extends it, or Error / Throwable) and neither throws nor fails again. */
 static int swallows(struct kx *x, TSNode try_node)
 {
-	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
-					     "ComparisonFailure", "MultipleFailuresError", NULL};
 	uint32_t n = ts_node_named_child_count(try_node);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode cc = ts_node_named_child(try_node, i);
@@ -391,7 +470,7 @@ static int swallows(struct kx *x, TSNode try_node)
 			continue;
 		char nm[64];
 		last_name(x, child(cc, "user_type"), nm, sizeof nm);
-		if (!str_in(nm, caught))
+		if (!a1_jvm_catches_failure(nm))
 			continue;
 		char *body = canon(x, child(cc, "block"));
 		int again = strstr(body, "throw ") || strstr(body, "fail(") || strstr(body, "assert");
@@ -402,14 +481,50 @@ static int swallows(struct kx *x, TSNode try_node)
 	return 0;
 }
 
-/* Statements in order: those after a return / throw are dead. */
+/* 1 when statement s always leaves the function: a return or throw, a block holding one, an
+ * if whose condition is a constant (`if (true) return`) or whose both branches leave. */
+static int leaves(const struct kx *x, TSNode s, int depth)
+{
+	if (ts_node_is_null(s) || depth > 64)
+		return 0;
+	if (is(s, "return_expression") || is(s, "throw_expression"))
+		return 1;
+	if (is(s, "block")) {
+		for (TSNode k = ts_node_named_child(s, 0); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
+			if (leaves(x, k, depth + 1))
+				return 1;
+		return 0;
+	}
+	if (is(s, "if_expression")) {
+		TSNode cond = tsnode_field(s, "condition"), br[2];
+		memset(br, 0, sizeof br);
+		int nb = 0;
+		for (TSNode k = ts_node_named_child(s, 0); !ts_node_is_null(k) && nb < 2; k = ts_node_next_named_sibling(k))
+			if (!ts_node_eq(k, cond))
+				br[nb++] = k;
+		int v = cond_value(x, cond);
+		return v == 1 ? leaves(x, br[0], depth + 1)
+		       : v == 0 ? leaves(x, br[1], depth + 1)
+				: leaves(x, br[0], depth + 1) && leaves(x, br[1], depth + 1);
+	}
+	return 0;
+}
+
+/* Statements in order: those after a return / throw are dead. A `runCatching { }` standing as
+ * a statement keeps every failure inside it from the runner. */
 static void walk_block(struct kx *x, TSNode n, struct ctx c)
 {
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k && !x->j->s.status; i++) {
 		TSNode s = ts_node_named_child(n, i);
-		walk(x, s, c);
-		if (is(s, "return_expression") || is(s, "throw_expression"))
+		struct ctx sc = c;
+		if (is(s, "call_expression")) {
+			struct call kc;
+			call_parts(x, s, &kc);
+			sc.swallowed |= !strcmp(kc.name, "runCatching") && !kc.owner[0];
+		}
+		walk(x, s, sc);
+		if (leaves(x, s, 0))
 			c.dead = 1;
 	}
 }
@@ -458,13 +573,28 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 
 /* ---- classes and functions ---- */
 
-enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4 };
+enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4, AN_INNER = 8, AN_RUNWITH = 16 };
 
-static unsigned annotations(struct kx *x, TSNode decl)
+/* 1 when a declaration's modifiers hold the keyword `word` (private, inner). */
+static int has_modifier(const struct kx *x, TSNode decl, const char *word)
+{
+	TSNode mods = child(decl, "modifiers");
+	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < m; i++)
+		if (text_is(x, ts_node_named_child(mods, i), word))
+			return 1;
+	return 0;
+}
+
+/* The annotations of a declaration: AN_* flags; conditions (@EnabledIf..., @DisabledOnOs ...)
+ * into *conds (their text) when conds is not NULL. */
+static unsigned annotations_c(struct kx *x, TSNode decl, struct a1_js_names *conds)
 {
 	static const char *const tests[] = {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate",
 					    NULL};
 	static const char *const skips[] = {"Disabled", "Ignore", NULL};
+	static const char *const cond_prefixes[] = {"EnabledIf", "DisabledIf", "EnabledOn", "DisabledOn", "EnabledFor",
+						    "DisabledFor", "EnabledIn", "DisabledIn", NULL};
 	unsigned f = 0;
 	TSNode mods = child(decl, "modifiers");
 	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
@@ -478,27 +608,69 @@ static unsigned annotations(struct kx *x, TSNode decl)
 		f |= str_in(nm, tests) ? AN_TEST : 0;
 		f |= str_in(nm, skips) ? AN_SKIP : 0;
 		f |= !strcmp(nm, "Nested") ? AN_NESTED : 0;
+		f |= !strcmp(nm, "RunWith") ? AN_RUNWITH : 0;
+		for (const char *const *p = cond_prefixes; conds && *p; p++)
+			if (!strncmp(nm, *p, strlen(*p))) {
+				char *text = canon(x, a);
+				a1_jvm_names_add(conds, text);
+				free(text);
+				break;
+			}
 	}
 	return f;
 }
 
-static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
+static unsigned annotations(struct kx *x, TSNode decl)
 {
-	unsigned f = annotations(x, m);
+	return annotations_c(x, decl, NULL);
+}
+
+/* A function of class `cls` (mods: the class's AN_SKIP / AN_INNER / AN_RUNWITH, cls_conds its
+ * conditions). JUnit runs no private test, nor one in an inner class without @Nested: such a
+ * function is read as a helper, and named (a1_java_side.dropped). */
+static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, const struct a1_js_names *cls_conds,
+			unsigned depth)
+{
+	struct a1_js_names conds = {0};
+	unsigned f = annotations_c(x, m, &conds);
 	TSNode name = tsnode_field(m, "name");
-	if (ts_node_is_null(name))
+	if (ts_node_is_null(name)) {
+		a1_jvm_names_free(&conds);
 		return;
+	}
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
+	const char *not_run = !(f & AN_TEST)		? NULL
+			      : cls_mods & AN_INNER	? "in an inner class without @Nested: not run"
+			      : has_modifier(x, m, "private") ? "private: not run"
+							: NULL;
+	if (not_run) {
+		char *full = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(name) - ts_node_start_byte(name)),
+				       x->src + ts_node_start_byte(name));
+		a1_jvm_add_site(&x->j->dropped, &x->j->ndropped, &x->j->capdropped, full, not_run);
+		free(full);
+		f &= ~(unsigned)AN_TEST;
+	}
 	if (f & AN_TEST) {
 		c.test = a1_jvm_new_test(x->j, x->src, cls, name, m);
 		x->j->s.tests[c.test].mods |= (f | cls_mods) & AN_SKIP ? A1_JS_SKIP : 0;
+		for (size_t i = 0; i < conds.n; i++)
+			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, conds.v[i]);
+		for (size_t i = 0; cls_conds && i < cls_conds->n; i++)
+			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, cls_conds->v[i]);
 	} else {
 		c.func = a1_jvm_new_func(x->j, x->src, cls, name);
 	}
+	a1_jvm_names_free(&conds);
 	walk(x, child(m, "function_body"), c);
 }
 
-static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsigned depth)
+static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
+{
+	function_in(x, m, cls, cls_mods, NULL, depth);
+}
+
+static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, const struct a1_js_names *conds,
+		     unsigned depth)
 {
 	if (depth > WALK_MAX) {
 		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
@@ -509,23 +681,42 @@ static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsi
 					: xstrndup(x->src + ts_node_start_byte(nm), ts_node_end_byte(nm) - ts_node_start_byte(nm));
 	char *cls = outer ? xasprintf("%s.%s", outer, own) : xstrdup(own);
 	free(own);
-	mods |= annotations(x, k) & AN_SKIP;
+	struct a1_js_names mine = {0};
+	mods |= annotations_c(x, k, &mine) & (AN_SKIP | AN_RUNWITH);
+	for (size_t i = 0; conds && i < conds->n; i++)
+		a1_jvm_names_add(&mine, conds->v[i]);
 	size_t n;
 	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of functions */
 	for (size_t i = 0; i < n && !x->j->s.status; i++) {
 		TSNode ch = kids[i];
 		if (is(ch, "function_declaration")) {
-			function(x, ch, cls, mods, depth);
+			function_in(x, ch, cls, mods, &mine, depth);
 		} else if (is(ch, "class_declaration") || is(ch, "object_declaration") || is(ch, "companion_object")) {
 			int nested = annotations(x, ch) & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
-			klass(x, ch, cls, nested ? mods : 0, depth + 1);
+			int inner = is(ch, "class_declaration") && has_modifier(x, ch, "inner");
+			unsigned keep = (nested ? mods : 0) | (mods & AN_RUNWITH) |
+					(inner && !nested && !(mods & AN_RUNWITH) ? AN_INNER : 0);
+			struct a1_js_names none = {0}, stat = {0};
+			if (nested && !inner) { /* a Kotlin nested class is static: JUnit 5 does not nest it */
+				a1_jvm_names_add(&stat, "@Nested class that is not inner (not run by Maven Surefire's default excludes)");
+				for (size_t q = 0; q < mine.n; q++)
+					a1_jvm_names_add(&stat, mine.v[q]);
+			}
+			klass_in(x, ch, cls, keep, nested && !inner ? &stat : nested ? &mine : &none, depth + 1);
+			a1_jvm_names_free(&stat);
 		} else {
 			struct ctx c = {.test = -1, .func = -1, .depth = depth};
 			walk(x, ch, c); /* properties, initializers: nothing a test runs as its own */
 		}
 	}
 	free(kids);
+	a1_jvm_names_free(&mine);
 	free(cls);
+}
+
+static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsigned depth)
+{
+	klass_in(x, k, outer, mods, NULL, depth);
 }
 
 /* ---- a side ---- */
