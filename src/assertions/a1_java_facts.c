@@ -701,6 +701,23 @@ static void call(struct jx *x, TSNode n, struct ctx c)
 		return;
 	}
 	TSNode none[MAX_ARGS];
+	if (!strcmp(nm, "assertSoftly") && args_of(field(n, "arguments"), none) == 1 && is(none[0], "lambda_expression")) {
+		/* assertSoftly(softly -> { .. }) ends with softly.assertAll(): the same fact, so that the
+		 * one respelled as the other is no assertion removed */
+		TSNode par = field(none[0], "parameters");
+		if (is(par, "inferred_parameters") || is(par, "formal_parameters"))
+			par = ts_node_named_child(par, 0);
+		if (is(par, "formal_parameter"))
+			par = field(par, "name");
+		if (is(par, "identifier")) {
+			char *p = canon(x, par);
+			struct draft d = {.form = xasprintf("%s.assertAll()", p), .subject = p, .matcher = xstrdup("assertAll"),
+					  .kind = A1_JS_K_ASSERT};
+			add_fact(x, &c, n, &d);
+		}
+		walk(x, field(n, "arguments"), c);
+		return;
+	}
 	if (!strcmp(nm, "assertAll") && !args_of(field(n, "arguments"), none)) {
 		/* softly.assertAll(): AssertJ's soft assertions fail only here */
 		struct draft d = {.form = canon(x, n), .subject = canon(x, field(n, "object")), .matcher = xstrdup(nm),

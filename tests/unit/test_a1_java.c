@@ -313,6 +313,10 @@ static const struct honest honest[] = {
      CLS(J5, "  @ParameterizedTest\n  @CsvSource({\"1, 2, 3\"})\n  void add(int a, int b, int c) {\n"
 	     "    assertEquals(c, Calc.add(a, b));\n  }\n")},
     {"a constant assertion added beside the real one", BASE, CLS(J5, ADD("@Test", EQ "    assertTrue(Calc.ready() || true);\n"))},
+    {"soft assertions respelled assertSoftly",
+     CLS(AJ, ADD("@Test", "    SoftAssertions softly = new SoftAssertions();\n    softly.assertThat(Calc.add(1, 2)).isEqualTo(3);\n"
+		      "    softly.assertAll();\n")),
+     CLS(AJ, ADD("@Test", "    SoftAssertions.assertSoftly(softly -> {\n      softly.assertThat(Calc.add(1, 2)).isEqualTo(3);\n    });\n"))},
     {"assertThrows(AssertionError) of a custom assertion, kept",
      CLS(J5, ADD("@Test", "    assertThrows(AssertionError.class, () -> Check.positive(-1));\n")),
      CLS(J5, ADD("@Test", "    assertThrows(AssertionError.class, () -> Check.positive(-1), \"rejects\");\n"))},
