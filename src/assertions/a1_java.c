@@ -253,20 +253,36 @@ static void rows_changed(const struct a1_java_side *pre, const struct a1_java_si
 	free(done);
 }
 
+/* The pre test a post test `name` may have been renamed from with its class: the same method
+ * name, in a class of another name, gone from the post side. -1: none. */
+static long renamed_from(const struct a1_java_side *pre, const struct a1_java_side *post, const char *name)
+{
+	const char *leaf = strchr(name, '.');
+	for (size_t i = 0; leaf && i < pre->s.ntests; i++) {
+		const char *p = strchr(pre->s.tests[i].name, '.');
+		if (p && !strcmp(p, leaf) && test_index(&post->s, pre->s.tests[i].name) < 0)
+			return (long)i;
+	}
+	return -1;
+}
+
 /* Each condition the post side puts on a test the pre side ran unconditionally. */
 static void conditions_added(const struct a1_java_side *pre, const struct a1_java_side *post, cJSON *out)
 {
 	for (size_t j = 0; j < post->nconds; j++) {
 		const struct a1_js_site *c = &post->conds[j];
 		long t = test_index(&pre->s, c->name), u = test_index(&post->s, c->name);
+		if (t < 0 && !strcmp(c->text, A1_JVM_SUREFIRE_COND))
+			t = renamed_from(pre, post, c->name); /* its class renamed out of Surefire's names */
 		if (t < 0 || (pre->s.tests[t].mods & A1_JS_SKIP) || (u >= 0 && (post->s.tests[u].mods & A1_JS_SKIP)))
 			continue;
+		const char *name = pre->s.tests[t].name;
 		size_t i;
 		for (i = 0; i < pre->nconds; i++)
-			if (!strcmp(pre->conds[i].name, c->name) && !strcmp(pre->conds[i].text, c->text))
+			if (!strcmp(pre->conds[i].name, name) && !strcmp(pre->conds[i].text, c->text))
 				break;
 		if (i == pre->nconds)
-			a1_finding_add(out, c->name, "conditional-skip-added", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
+			a1_finding_add(out, name, "conditional-skip-added", "UNVERIFIED", "ASSERTION_UNDECIDABLE", NULL,
 				      c->text);
 	}
 }

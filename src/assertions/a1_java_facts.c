@@ -51,6 +51,13 @@ struct jplan {
 	int abort; /* the walk did not meet the survey's units: never expected */
 };
 
+/* A local variable of the method walked: what it was initialized with, when it is assigned
+ * nowhere else (bad: declared twice or assigned again - not known). */
+struct local {
+	char *name, *text;
+	int cst, bad;
+};
+
 struct jx {
 	const char *src;
 	size_t len;
@@ -58,6 +65,9 @@ struct jx {
 	struct buf cb;
 	size_t budget;
 	struct jplan *plan; /* NULL: walk every method */
+	struct local *loc;  /* the locals of the method walked */
+	size_t nloc, caploc;
+	int junit4; /* `Test` is imported from org.junit (JUnit 4's) */
 };
 
 /* What a lifecycle method (@BeforeEach ...) found: applied to its class's tests afterwards. */
@@ -213,6 +223,58 @@ static char *canon(struct jx *x, TSNode n)
 	return t;
 }
 
+static int constant(TSNode n, int depth);
+
+static void locals_free(struct jx *x)
+{
+	for (size_t i = 0; i < x->nloc; i++) {
+		free(x->loc[i].name);
+		free(x->loc[i].text);
+	}
+	x->nloc = 0;
+}
+
+static struct local *local_named(struct jx *x, TSNode id)
+{
+	if (!is(id, "identifier"))
+		return NULL;
+	uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
+	for (size_t i = 0; i < x->nloc; i++)
+		if (strlen(x->loc[i].name) == b - a && !memcmp(x->loc[i].name, x->src + a, b - a))
+			return &x->loc[i];
+	return NULL;
+}
+
+/* `T name = value;` seen: remembered (a second declaration of the name makes it not known). */
+static void local_declared(struct jx *x, TSNode id, TSNode value)
+{
+	struct local *l = local_named(x, id);
+	if (l) {
+		l->bad = 1;
+		return;
+	}
+	x->loc = xgrow_zeroed(x->loc, &x->caploc, x->nloc, sizeof *x->loc, 8);
+	l = &x->loc[x->nloc++];
+	l->name = xstrndup(x->src + ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id));
+	l->bad = ts_node_is_null(value);
+	l->text = l->bad ? NULL : canon(x, value);
+	l->cst = !l->bad && constant(value, 0);
+}
+
+/* An argument as an assertion compares it: a local assigned once is its value (`int want = 4;
+ * assertEquals(want, add(1, 2))` expects 4; `int got = 3; assertEquals(3, got)` checks a
+ * constant). New; *cst = 1 when that value is a constant. */
+static char *resolved(struct jx *x, TSNode n, int *cst)
+{
+	struct local *l = local_named(x, n);
+	if (l && !l->bad) {
+		*cst = l->cst;
+		return xstrdup(l->text);
+	}
+	*cst = constant(n, 0);
+	return canon(x, n);
+}
+
 static int is_literal(TSNode n);
 
 /* A condition's value when it is a literal: 1 true, 0 false, -1 not known. */
@@ -359,6 +421,14 @@ void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *
 	(*v)[(*n)++].text = xstrdup(text);
 }
 
+int a1_jvm_surefire_name(const char *cls)
+{
+	size_t n = strlen(cls);
+	return starts(cls, "Test") || (n >= 4 && !strcmp(cls + n - 4, "Test")) || (n >= 5 && !strcmp(cls + n - 5, "Tests")) ||
+	       (n >= 8 && !strcmp(cls + n - 8, "TestCase")) || starts(cls, "IT") || (n >= 2 && !strcmp(cls + n - 2, "IT")) ||
+	       (n >= 6 && !strcmp(cls + n - 6, "ITCase"));
+}
+
 int a1_jvm_catches_failure(const char *cls)
 {
 	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
@@ -436,9 +506,15 @@ static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, s
 		n--; /* JUnit 5: the message last */
 	struct draft d = {.form = canon(x, call), .matcher = xstrdup(name), .kind = A1_JS_K_ASSERT};
 	int swallow_args = 0;
+	int c1 = 0, c2 = 0;
 	if (arity == 2 && n >= off + 2) {
-		d.exp1 = canon(x, a[off]);
-		d.subject = canon(x, a[off + 1]);
+		d.exp1 = resolved(x, a[off], &c1);
+		d.subject = resolved(x, a[off + 1], &c2);
+		if (local_named(x, a[off]) || local_named(x, a[off + 1])) { /* the values compared, in the form */
+			char *f = xasprintf("%s /* %s, %s */", d.form, d.exp1, d.subject);
+			free(d.form);
+			d.form = f;
+		}
 		for (size_t i = off + 2; i < n; i++) { /* a delta */
 			char *e = canon(x, a[i]), *sofar = xasprintf("%s,%s", d.exp1, e);
 			free(e);
@@ -449,15 +525,20 @@ static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, s
 			d.expected = xstrdup(d.exp1);
 		static const char *const eqs[] = {"assertEquals",	  "assertArrayEquals", "assertIterableEquals",
 						  "assertLinesMatch", "assertSame",	       NULL};
-		d.taut = str_in(name, eqs) && (!strcmp(d.subject, d.exp1) || (constant(a[off], 0) && constant(a[off + 1], 0)));
+		d.taut = str_in(name, eqs) && (!strcmp(d.subject, d.exp1) || (c1 && c2));
 		/* assertThrows(AssertionError.class, () -> assertEquals(..)): passes when the assertion fails */
 		swallow_args = (!strcmp(name, "assertThrows") || !strcmp(name, "assertThrowsExactly")) &&
 			       a1_jvm_catches_failure(d.exp1);
 	} else if (arity == 1 && n >= off + 1) {
-		d.subject = canon(x, a[off]);
+		d.subject = resolved(x, a[off], &c1);
+		if (local_named(x, a[off])) {
+			char *f = xasprintf("%s /* %s */", d.form, d.subject);
+			free(d.form);
+			d.form = f;
+		}
 		int v = cond_value(a[off]);
-		d.taut = (!strcmp(name, "assertTrue") && (v == 1 || (v < 0 && constant(a[off], 0)))) ||
-			 (!strcmp(name, "assertFalse") && (v == 0 || (v < 0 && constant(a[off], 0)))) ||
+		d.taut = (!strcmp(name, "assertTrue") && (v == 1 || (v < 0 && c1))) ||
+			 (!strcmp(name, "assertFalse") && (v == 0 || (v < 0 && c1))) ||
 			 (!strcmp(name, "assertNull") && is(a[off], "null_literal")) ||
 			 (!strcmp(name, "assertNotNull") && is_literal(a[off]) && !is(a[off], "null_literal"));
 	}
@@ -564,12 +645,13 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 	int exc_root = starts(rn, "assertThat") && strstr(rn, "Exception") && strcmp(rn, "assertThatThrownBy");
 	if (exc_root)
 		exp_class = rk ? canon(x, ra[0]) : xasprintf("%s.class", rn + strlen("assertThat"));
-	else if (rk) {
-		char *s = canon(x, ra[0]);
+	int rcst = 0;
+	if (!exc_root && rk) {
+		char *s = resolved(x, ra[0], &rcst);
 		buf_puts(&subj, s);
 		free(s);
 	}
-	int lit = rk && (is_literal(ra[0]) || constant(ra[0], 0));
+	int lit = rk && (is_literal(ra[0]) || rcst);
 	int made = 0, swallow_args = exc_root && a1_jvm_catches_failure(exp_class);
 	for (size_t i = n - 1; i-- > 0;) {
 		TSNode st = calls[i];
@@ -614,7 +696,17 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			size_t L = strlen(inner);
 			d.expected = L >= 2 ? xstrndup(inner + 1, L - 2) : xstrdup("");
 			free(inner);
-			d.exp1 = canon(x, sa[0]);
+			int ecst = 0;
+			d.exp1 = resolved(x, sa[0], &ecst);
+			if (sk == 1 && local_named(x, sa[0])) {
+				free(d.expected);
+				d.expected = xstrdup(d.exp1);
+			}
+		}
+		if ((rk && local_named(x, ra[0])) || (sk && local_named(x, sa[0]))) { /* the values compared, in the form */
+			char *f = xasprintf("%s /* %s, %s */", d.form, d.subject, d.exp1 ? d.exp1 : "");
+			free(d.form);
+			d.form = f;
 		}
 		static const char *const eqs[] = {"isEqualTo", "isSameAs", "isEqualByComparingTo", "containsExactly", NULL};
 		if (sk == 1 && str_in(nm, eqs) && d.subject[0] && !strcmp(d.subject, d.exp1))
@@ -625,7 +717,9 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			d.taut |= (!strcmp(nm, "isTrue") && v == 1) || (!strcmp(nm, "isFalse") && v == 0) ||
 				  (!strcmp(nm, "isNull") && is(s0, "null_literal")) ||
 				  (!strcmp(nm, "isNotNull") && !is(s0, "null_literal")) ||
-				  (sk == 1 && str_in(nm, eqs) && (is_literal(sa[0]) || constant(sa[0], 0)));
+				  (sk == 1 && str_in(nm, eqs) && (is_literal(sa[0]) || constant(sa[0], 0) ||
+								   (local_named(x, sa[0]) && local_named(x, sa[0])->cst &&
+								    !local_named(x, sa[0])->bad)));
 		}
 		add_fact(x, &c, st, &d);
 		made++;
@@ -701,6 +795,15 @@ static void call(struct jx *x, TSNode n, struct ctx c)
 		return;
 	}
 	TSNode none[MAX_ARGS];
+	if (!strcmp(nm, "expect") && is(field(n, "object"), "identifier") && args_of(field(n, "arguments"), none) == 1 &&
+	    is(none[0], "class_literal")) {
+		/* JUnit 4's ExpectedException rule, thrown.expect(X.class): as @Test(expected = X.class) */
+		struct draft d = {.form = canon(x, n), .matcher = xstrdup("expected"), .kind = A1_JS_K_ASSERT};
+		d.exp1 = canon(x, none[0]);
+		d.expected = xstrdup(d.exp1);
+		add_fact(x, &c, n, &d);
+		return;
+	}
 	if (!strcmp(nm, "assertSoftly") && args_of(field(n, "arguments"), none) == 1 && is(none[0], "lambda_expression")) {
 		/* assertSoftly(softly -> { .. }) ends with softly.assertAll(): the same fact, so that the
 		 * one respelled as the other is no assertion removed */
@@ -810,7 +913,18 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 	}
 	if (is(n, "method_invocation")) {
 		call(x, n, c);
-	} else if (is(n, "block") || is(n, "constructor_body") || is(n, "switch_block_statement_group")) {
+		return;
+	}
+	if (is(n, "local_variable_declaration")) {
+		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d))
+			if (is(d, "variable_declarator"))
+				local_declared(x, field(d, "name"), field(d, "value"));
+	} else if (is(n, "assignment_expression") || is(n, "update_expression")) {
+		struct local *l = local_named(x, is(n, "assignment_expression") ? field(n, "left") : ts_node_named_child(n, 0));
+		if (l)
+			l->bad = 1;
+	}
+	if (is(n, "block") || is(n, "constructor_body") || is(n, "switch_block_statement_group")) {
 		walk_block(x, n, c);
 	} else if (is(n, "if_statement")) {
 		int v = cond_value(field(n, "condition"));
@@ -846,6 +960,7 @@ enum {
 	AN_FACTORY = 32, /* @TestFactory: returns its tests */
 	AN_RUNWITH = 64, /* @RunWith: a runner that may run what JUnit itself does not (inner classes) */
 	AN_INNER = 128,	 /* (a class's) an inner class without @Nested: JUnit runs none of its tests */
+	AN_J4TEST = 256, /* @Test is JUnit 4's (org.junit.Test) */
 };
 
 /* The modifiers node of a declaration, or a null node. */
@@ -972,6 +1087,8 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 			f |= AN_TEST;
 		if (!strcmp(nm, "TestFactory"))
 			f |= AN_FACTORY;
+		if (!strcmp(nm, "Test") && (is(field(a, "name"), "identifier") ? x->junit4 : text_is(x, field(a, "name"), "org.junit.Test")))
+			f |= AN_J4TEST;
 		if (!strcmp(nm, "RunWith"))
 			f |= AN_RUNWITH;
 		if (str_in(nm, skips))
@@ -1091,6 +1208,8 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 			add_cond(x, t->name, conds.v[i]);
 		for (size_t i = 0; i < cls_conds->n; i++)
 			add_cond(x, x->j->s.tests[c.test].name, cls_conds->v[i]);
+		if (f & AN_J4TEST) /* in a JUnit 5 build only the vintage engine runs it */
+			add_cond(x, t->name, "JUnit 4's @Test (org.junit.Test): run only where JUnit 4 or the vintage engine is");
 		if (!ts_node_is_null(expected)) {
 			struct draft d = {.kind = A1_JS_K_ASSERT, .matcher = xstrdup("expected")};
 			d.exp1 = canon(x, expected);
@@ -1105,6 +1224,7 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 		c.lc = f & AN_BEFORE ? lc : NULL;
 	}
 	a1_jvm_names_free(&conds);
+	locals_free(x);
 	if (unit_lazy(x, m)) {
 		if (c.test >= 0)
 			x->j->s.tests[c.test].lazy = 1;
@@ -1139,6 +1259,10 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 	for (size_t i = 0; i < conds->n; i++)
 		a1_jvm_names_add(&mine, conds->v[i]);
 	mods |= f & (AN_SKIP | AN_RUNWITH);
+	if (has_modifier(k, "abstract"))
+		a1_jvm_names_add(&mine, "abstract class: its tests run only in a subclass");
+	if (!outer && !a1_jvm_surefire_name(cls))
+		a1_jvm_names_add(&mine, A1_JVM_SUREFIRE_COND);
 	struct lifecycle lc = {0};
 	size_t t0 = x->j->s.ntests;
 	size_t n;
@@ -1363,12 +1487,31 @@ static int java_walk(const char *src, size_t len, TSTree *tree, struct a1_java_s
 	struct a1_js_names none = {0};
 	TSNode root = ts_tree_root_node(tree);
 	uint32_t k = ts_node_named_child_count(root);
+	int j4 = 0, j5 = 0, j4all = 0;
+	for (uint32_t i = 0; i < k; i++) { /* which @Test the file means */
+		TSNode im = ts_node_named_child(root, i);
+		if (!is(im, "import_declaration"))
+			continue;
+		TSNode id = ts_node_named_child(im, 0);
+		int all = 0;
+		for (uint32_t q = 0; q < ts_node_child_count(im); q++)
+			all |= is(ts_node_child(im, q), "asterisk");
+		if (text_is(&x, id, "org.junit.Test"))
+			j4 = 1;
+		else if (text_is(&x, id, "org.junit.jupiter.api.Test"))
+			j5 = 1;
+		else if (all && text_is(&x, id, "org.junit"))
+			j4all = 1;
+	}
+	x.junit4 = !j5 && (j4 || j4all);
 	for (uint32_t i = 0; i < k && !j->s.status; i++) {
 		TSNode ch = ts_node_named_child(root, i);
 		if (is(ch, "class_declaration"))
 			klass(&x, ch, NULL, 0, &none, 0);
 	}
 	buf_free(&x.cb);
+	locals_free(&x);
+	free(x.loc);
 	return j->s.status;
 }
 

@@ -97,6 +97,11 @@ void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *
 /* 1 when `cls` is a class whose catch takes a failed assertion (AssertionError, Error,
  * Throwable ... : its last name, with or without ".class"). */
 int a1_jvm_catches_failure(const char *cls);
+/* 1 when a top-level class name matches Maven Surefire's and Failsafe's default includes
+ * (Test*, *Test, *Tests, *TestCase; IT*, *IT, *ITCase); a test of a class that does not carries
+ * the condition A1_JVM_SUREFIRE_COND. */
+int a1_jvm_surefire_name(const char *cls);
+#define A1_JVM_SUREFIRE_COND "a class name Maven Surefire's default includes do not match (Test*, *Test, *Tests, *TestCase)"
 /* A new test "cls.name" (an overload "cls.name #2"), a new helper "name" (methods: "cls.name"):
  * its index. */
 long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at);
