@@ -32,12 +32,21 @@ const TSLanguage *tree_sitter_kotlin(void);
 #define PARSE_MICROS 30000000ull
 #endif
 
+/* A local `val` / `var` of the function walked: what it was initialized with, when it is
+ * assigned nowhere else (bad: declared twice or assigned again - not known). */
+struct klocal {
+	char *name, *text;
+	int cst, bad;
+};
+
 struct kx {
 	const char *src;
 	size_t len;
 	struct a1_java_side *j;
 	struct buf cb;
 	size_t budget;
+	struct klocal *loc; /* the locals of the function walked */
+	size_t nloc, caploc;
 };
 
 struct ctx {
@@ -186,6 +195,65 @@ static int is_literal(const struct kx *x, TSNode n)
 		n = ts_node_named_child(n, 0);
 	return !ts_node_is_null(n) &&
 	       (str_in(ts_node_type(n), lits) || text_is(x, n, "true") || text_is(x, n, "false") || text_is(x, n, "null"));
+}
+
+/* ---- locals ---- */
+
+static void locals_free(struct kx *x)
+{
+	for (size_t i = 0; i < x->nloc; i++) {
+		free(x->loc[i].name);
+		free(x->loc[i].text);
+	}
+	x->nloc = 0;
+}
+
+static struct klocal *local_named(struct kx *x, TSNode id)
+{
+	if (!is(id, "identifier"))
+		return NULL;
+	uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
+	for (size_t i = 0; i < x->nloc; i++)
+		if (strlen(x->loc[i].name) == b - a && !memcmp(x->loc[i].name, x->src + a, b - a))
+			return &x->loc[i];
+	return NULL;
+}
+
+static int constant(const struct kx *x, TSNode n, int depth);
+
+/* `val name = value` seen: remembered (a second declaration of the name makes it not known). */
+static void local_declared(struct kx *x, TSNode decl)
+{
+	TSNode vd = child(decl, "variable_declaration"), id = child(vd, "identifier"), value = {0};
+	if (ts_node_is_null(id))
+		return;
+	for (TSNode k = ts_node_next_named_sibling(vd); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
+		if (ts_node_is_null(value))
+			value = k;
+	struct klocal *l = local_named(x, id);
+	if (l) {
+		l->bad = 1;
+		return;
+	}
+	x->loc = xgrow_zeroed(x->loc, &x->caploc, x->nloc, sizeof *x->loc, 8);
+	l = &x->loc[x->nloc++];
+	l->name = xstrndup(x->src + ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id));
+	l->bad = ts_node_is_null(value) || is(value, "property_delegate") || is(value, "getter");
+	l->text = l->bad ? NULL : canon(x, value);
+	l->cst = !l->bad && constant(x, value, 0);
+}
+
+/* An argument as an assertion compares it: a local assigned once is its value. New; *cst = 1
+ * when that value is a constant. */
+static char *resolved(struct kx *x, TSNode n, int *cst)
+{
+	struct klocal *l = local_named(x, n);
+	if (l && !l->bad) {
+		*cst = l->cst;
+		return xstrdup(l->text);
+	}
+	*cst = constant(x, n, 0);
+	return canon(x, n);
 }
 
 /* ---- records ---- */
@@ -345,16 +413,27 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 		subject = ts_node_is_null(body) ? xstrdup("") : canon(x, body);
 	} else if (arity == 2 && na >= 2) {
 		int contains = !strcmp(k->name, "assertContains"); /* (container, element) */
-		subject = canon(x, a[contains ? 0 : 1]);
-		exp1 = canon(x, a[contains ? 1 : 0]);
+		int cs = 0, ce = 0;
+		subject = resolved(x, a[contains ? 0 : 1], &cs);
+		exp1 = resolved(x, a[contains ? 1 : 0], &ce);
+		if (local_named(x, a[0]) || local_named(x, a[1])) { /* the values compared, in the form */
+			char *f = xasprintf("%s /* %s, %s */", form, exp1, subject);
+			free(form);
+			form = f;
+		}
 		static const char *const eqs[] = {"assertEquals", "assertSame", "assertContentEquals", "assertArrayEquals",
 						  NULL};
-		taut = str_in(k->name, eqs) &&
-		       (!strcmp(subject, exp1) || (constant(x, a[0], 0) && constant(x, a[1], 0)));
+		taut = str_in(k->name, eqs) && (!strcmp(subject, exp1) || (cs && ce));
 	} else if (arity == 1 && (na >= 1 || !ts_node_is_null(k->lambda))) {
 		TSNode s = na ? a[0] : k->lambda; /* assertTrue { cond } */
-		subject = canon(x, s);
-		int v = cond_value(x, s), cst = v < 0 && na && constant(x, s, 0);
+		int rc = 0;
+		subject = na ? resolved(x, s, &rc) : canon(x, s);
+		if (na && local_named(x, s)) {
+			char *f = xasprintf("%s /* %s */", form, subject);
+			free(form);
+			form = f;
+		}
+		int v = cond_value(x, s), cst = v < 0 && na && rc;
 		taut = (!strcmp(k->name, "assertTrue") && (v == 1 || cst)) || (!strcmp(k->name, "assertFalse") && (v == 0 || cst)) ||
 		       (!strcmp(k->name, "assertNull") && text_is(x, s, "null")) ||
 		       (!strcmp(k->name, "assertNotNull") && is_literal(x, s) && !text_is(x, s, "null"));
@@ -537,6 +616,14 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
 		return;
 	}
+	if (is(n, "property_declaration") && (c.test >= 0 || c.func >= 0)) {
+		local_declared(x, n);
+	} else if (is(n, "assignment") || is(n, "postfix_expression") || is(n, "prefix_expression")) {
+		TSNode target = is(n, "assignment") ? tsnode_field(n, "left") : ts_node_named_child(n, 0);
+		struct klocal *l = local_named(x, target);
+		if (l)
+			l->bad = 1;
+	}
 	if (is(n, "call_expression")) {
 		call(x, n, c);
 	} else if (is(n, "binary_expression") && generic_lambda_call(x, n, c)) {
@@ -573,7 +660,7 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 
 /* ---- classes and functions ---- */
 
-enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4, AN_INNER = 8, AN_RUNWITH = 16 };
+enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4, AN_INNER = 8, AN_RUNWITH = 16, AN_OBJECT = 32 };
 
 /* 1 when a declaration's modifiers hold the keyword `word` (private, inner). */
 static int has_modifier(const struct kx *x, TSNode decl, const char *word)
@@ -641,6 +728,7 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
 	const char *not_run = !(f & AN_TEST)		? NULL
 			      : cls_mods & AN_INNER	? "in an inner class without @Nested: not run"
+			      : cls_mods & AN_OBJECT	? "in a companion or nested object: not run"
 			      : has_modifier(x, m, "private") ? "private: not run"
 							: NULL;
 	if (not_run) {
@@ -661,7 +749,12 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 		c.func = a1_jvm_new_func(x->j, x->src, cls, name);
 	}
 	a1_jvm_names_free(&conds);
+	locals_free(x);
 	walk(x, child(m, "function_body"), c);
+	locals_free(x);
+	free(x->loc); /* locals live within one function */
+	x->loc = NULL;
+	x->caploc = 0;
 }
 
 static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
@@ -683,6 +776,10 @@ static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, c
 	free(own);
 	struct a1_js_names mine = {0};
 	mods |= annotations_c(x, k, &mine) & (AN_SKIP | AN_RUNWITH);
+	if (has_modifier(x, k, "abstract"))
+		a1_jvm_names_add(&mine, "abstract class: its tests run only in a subclass");
+	if (!outer && !a1_jvm_surefire_name(cls))
+		a1_jvm_names_add(&mine, A1_JVM_SUREFIRE_COND);
 	for (size_t i = 0; conds && i < conds->n; i++)
 		a1_jvm_names_add(&mine, conds->v[i]);
 	size_t n;
@@ -695,7 +792,8 @@ static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, c
 			int nested = annotations(x, ch) & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
 			int inner = is(ch, "class_declaration") && has_modifier(x, ch, "inner");
 			unsigned keep = (nested ? mods : 0) | (mods & AN_RUNWITH) |
-					(inner && !nested && !(mods & AN_RUNWITH) ? AN_INNER : 0);
+					(inner && !nested && !(mods & AN_RUNWITH) ? AN_INNER : 0) |
+					(is(ch, "companion_object") || is(ch, "object_declaration") ? AN_OBJECT : 0);
 			struct a1_js_names none = {0}, stat = {0};
 			if (nested && !inner) { /* a Kotlin nested class is static: JUnit 5 does not nest it */
 				a1_jvm_names_add(&stat, "@Nested class that is not inner (not run by Maven Surefire's default excludes)");

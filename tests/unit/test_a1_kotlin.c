@@ -134,6 +134,21 @@ static const struct cheat cheats[] = {
      "object CalcSpec : Spek({\n  describe(\"add\") {\n    it(\"sums\") {\n      assertEquals(3, add(1, 2))\n    }\n  }\n})\n",
      "object CalcSpec : Spek({\n  describe(\"add\") {\n    it(\"sums\") {\n      assertTrue(true)\n    }\n  }\n})\n",
      "no-tests-read", "UNVERIFIED", NULL},
+    {"expected value changed through a local", CLS(KT, ADD("@Test", "    val want = 3\n    assertEquals(want, Calc.add(1, 2))\n")),
+     CLS(KT, ADD("@Test", "    val want = 4\n    assertEquals(want, Calc.add(1, 2))\n")), "expected-value-changed", "WARN",
+     "CalcTest.add"},
+    {"the actual value replaced by a constant local", CLS(KT, ADD("@Test", "    val got = Calc.add(1, 2)\n    assertEquals(3, got)\n")),
+     CLS(KT, ADD("@Test", "    val got = 3 // Calc.add(1, 2)\n    assertEquals(3, got)\n")), "replaced-by-tautology", "FAIL",
+     "CalcTest.add"},
+    {"a test moved into the companion object", BASE,
+     CLS(KT, "  companion object {\n    @Test\n    fun add() {\n  " EQ "    }\n  }\n"), "test-deleted", "FAIL", "CalcTest.add"},
+    {"class renamed out of Surefire's names", BASE, KT "class Calc {\n" ADD("@Test", EQ) "}\n", "conditional-skip-added",
+     "UNVERIFIED", "CalcTest.add"},
+    {"class made abstract", BASE, KT "abstract class CalcTest {\n" ADD("@Test", EQ) "}\n", "conditional-skip-added",
+     "UNVERIFIED", "CalcTest.add"},
+    {"@Nested on a class that is not inner", CLS(J5, "  @Nested\n  inner class Sub {\n    @Test\n    fun sub() {\n      assertEquals(1, Calc.sub(2, 1))\n    }\n  }\n"),
+     CLS(J5, "  @Nested\n  class Sub {\n    @Test\n    fun sub() {\n      assertEquals(1, Calc.sub(2, 1))\n    }\n  }\n"),
+     "conditional-skip-added", "UNVERIFIED", "CalcTest.Sub.sub"},
 };
 
 Test(a1_kotlin, each_cheat_is_caught_naming_the_test)
@@ -192,6 +207,11 @@ static const struct honest honest[] = {
     {"a constant assertion added beside the real one", BASE, CLS(KT, ADD("@Test", EQ "    assertTrue(Calc.ready() || true)\n"))},
     {"a test moved into a @Nested inner class", CLS(J5, ADD("@Test", EQ)),
      CLS(J5, "  @Nested\n  inner class Sums {\n" ADD("@Test", EQ) "  }\n")},
+    {"a local renamed", CLS(KT, ADD("@Test", "    val want = 3\n    assertEquals(want, Calc.add(1, 2))\n")),
+     CLS(KT, ADD("@Test", "    val expected = 3\n    assertEquals(expected, Calc.add(1, 2))\n"))},
+    {"a local brought in for the actual value", BASE,
+     CLS(KT, ADD("@Test", "    val got = Calc.add(1, 2)\n    assertEquals(3, got)\n"))},
+    {"a class renamed within Surefire's names", BASE, KT "class CalculatorTest {\n" ADD("@Test", EQ) "}\n"},
     {"an assumption kept", CLS(J5, ADD("@Test", "    Assumptions.assumeTrue(Calc.ready())\n" EQ)),
      CLS(J5, ADD("@Test", "    Assumptions.assumeTrue(Calc.ready())\n" EQ "    assertEquals(0, Calc.add(0, 0))\n"))},
 };
