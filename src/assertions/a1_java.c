@@ -266,6 +266,21 @@ static long renamed_from(const struct a1_java_side *pre, const struct a1_java_si
 	return -1;
 }
 
+/* 1 when a live assertion of `facts` has the form `text` ("only when|unless <cond>: <form>")
+ * ends with. */
+static int made_unconditionally(const struct a1_js_facts *facts, const char *text)
+{
+	size_t L = strlen(text);
+	for (size_t i = 0; i < facts->n; i++) {
+		const struct a1_js_fact *f = &facts->v[i];
+		size_t k = strlen(f->form);
+		if (!f->dead && !f->swallowed && !f->taut && L > k + 2 && !strcmp(text + L - k, f->form) &&
+		    !memcmp(text + L - k - 2, ": ", 2))
+			return 1;
+	}
+	return 0;
+}
+
 /* Each condition the post side puts on a test the pre side ran unconditionally. */
 static void conditions_added(const struct a1_java_side *pre, const struct a1_java_side *post, cJSON *out)
 {
@@ -277,6 +292,10 @@ static void conditions_added(const struct a1_java_side *pre, const struct a1_jav
 		if (t < 0 || (pre->s.tests[t].mods & A1_JS_SKIP) || (u >= 0 && (post->s.tests[u].mods & A1_JS_SKIP)))
 			continue;
 		const char *name = pre->s.tests[t].name;
+		if ((!strncmp(c->text, A1_JVM_ONLY_WHEN " ", strlen(A1_JVM_ONLY_WHEN) + 1) ||
+		     !strncmp(c->text, A1_JVM_ONLY_UNLESS " ", strlen(A1_JVM_ONLY_UNLESS) + 1)) &&
+		    !made_unconditionally(&pre->s.tests[t].facts, c->text))
+			continue; /* a new assertion under an `if`: nothing the pre test asserted is made conditional */
 		size_t i;
 		for (i = 0; i < pre->nconds; i++)
 			if (!strcmp(pre->conds[i].name, name) && !strcmp(pre->conds[i].text, c->text))

@@ -447,6 +447,21 @@ int a1_jvm_catches_failure(const char *cls)
 	return str_in(nm, caught);
 }
 
+void a1_jvm_branch_conds(struct a1_java_side *j, long test, const char *cond, size_t n0, size_t n1, size_t n2)
+{
+	if (test < 0 || (n1 > n0) == (n2 > n1)) /* in both branches, or in neither */
+		return;
+	const struct a1_js_facts *f = &j->s.tests[test].facts;
+	int when = n1 > n0;
+	for (size_t i = when ? n0 : n1; i < (when ? n1 : n2) && i < f->n; i++) {
+		if (f->v[i].dead || f->v[i].swallowed)
+			continue;
+		char *text = xasprintf("%s %s: %s", when ? A1_JVM_ONLY_WHEN : A1_JVM_ONLY_UNLESS, cond, f->v[i].form);
+		a1_jvm_add_cond(j, j->s.tests[test].name, text);
+		free(text);
+	}
+}
+
 void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text)
 {
 	j->conds = xgrow_zeroed(j->conds, &j->capconds, j->nconds, sizeof *j->conds, 4);
@@ -932,8 +947,16 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		struct ctx t = c, e = c;
 		t.dead |= v == 0;
 		e.dead |= v == 1;
+		size_t n0 = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
 		walk(x, field(n, "consequence"), t);
+		size_t n1 = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
 		walk(x, field(n, "alternative"), e);
+		if (v < 0 && c.test >= 0 && !x->j->s.status) {
+			char *cond = canon(x, field(n, "condition")), *what = xasprintf("if %s", cond);
+			a1_jvm_branch_conds(x->j, c.test, what, n0, n1, x->j->s.tests[c.test].facts.n);
+			free(cond);
+			free(what);
+		}
 	} else if (is(n, "try_statement") || is(n, "try_with_resources_statement")) {
 		struct ctx b = c;
 		b.swallowed |= swallows(x, n);

@@ -635,13 +635,25 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		int v = cond_value(x, cond), branch = 0;
 		walk(x, cond, c);
 		uint32_t k = ts_node_named_child_count(n);
+		size_t nf[3] = {0, 0, 0}; /* the test's facts before the first branch, after it, after the second */
+		nf[0] = nf[1] = nf[2] = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
 		for (uint32_t i = 0; i < k; i++) {
 			TSNode b = ts_node_named_child(n, i);
 			if (ts_node_eq(b, cond))
 				continue;
 			struct ctx t = c;
-			t.dead |= branch++ == 0 ? v == 0 : v == 1;
+			t.dead |= branch == 0 ? v == 0 : v == 1;
 			walk(x, b, t);
+			if (c.test >= 0 && branch < 2)
+				for (int q = branch + 1; q < 3; q++)
+					nf[q] = x->j->s.tests[c.test].facts.n;
+			branch++;
+		}
+		if (v < 0 && c.test >= 0 && !x->j->s.status) {
+			char *ct = canon(x, cond), *what = xasprintf("if (%s)", ct);
+			a1_jvm_branch_conds(x->j, c.test, what, nf[0], nf[1], nf[2]);
+			free(ct);
+			free(what);
 		}
 	} else if (is(n, "try_expression")) {
 		struct ctx b = c;

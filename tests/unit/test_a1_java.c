@@ -256,6 +256,12 @@ static const struct cheat cheats[] = {
      "CalcTest.add"},
     {"class renamed out of Surefire's names", BASE, J5 "class Calc {\n" ADD("@Test", EQ) "}\n", "conditional-skip-added",
      "UNVERIFIED", "CalcTest.add"},
+    {"an assertion put under an if of the environment", BASE,
+     CLS(J5, ADD("@Test", "    if (System.getenv(\"CI\") == null) {\n  " EQ "    }\n")), "conditional-skip-added", "UNVERIFIED",
+     "CalcTest.add"},
+    {"an assertion put in an else", BASE,
+     CLS(J5, ADD("@Test", "    if (Calc.ready()) {\n      Calc.reset();\n    } else {\n  " EQ "    }\n")),
+     "conditional-skip-added", "UNVERIFIED", "CalcTest.add"},
     {"class made abstract", BASE, J5 "abstract class CalcTest {\n" ADD("@Test", EQ) "}\n", "conditional-skip-added",
      "UNVERIFIED", "CalcTest.add"},
 };
@@ -342,6 +348,10 @@ static const struct honest honest[] = {
      CLS(J5, "  @ParameterizedTest\n  @CsvSource({\"1, 2, 3\"})\n  void add(int a, int b, int c) {\n"
 	     "    assertEquals(c, Calc.add(a, b));\n  }\n")},
     {"a constant assertion added beside the real one", BASE, CLS(J5, ADD("@Test", EQ "    assertTrue(Calc.ready() || true);\n"))},
+    {"a new assertion under an if", BASE,
+     CLS(J5, ADD("@Test", EQ "    if (Calc.ready()) {\n      assertEquals(1, Calc.sub(2, 1));\n    }\n"))},
+    {"an assertion under an if whose else fails", BASE,
+     CLS(J5, ADD("@Test", "    if (Calc.ready()) {\n  " EQ "    } else {\n      fail(\"not ready\");\n    }\n"))},
     {"a local renamed", CLS(J5, ADD("@Test", "    int want = 3;\n    assertEquals(want, Calc.add(1, 2));\n")),
      CLS(J5, ADD("@Test", "    int expected = 3;\n    assertEquals(expected, Calc.add(1, 2));\n"))},
     {"a local brought in for the actual value", BASE,
