@@ -41,6 +41,7 @@ static int eq(const char *a, const char *b)
 struct norm {
 	char base[96];
 	int neg;
+	int lenient; /* an AssertJ ignoring...() step before it */
 };
 
 static void normalize(const char *m, struct norm *o)
@@ -53,7 +54,11 @@ static void normalize(const char *m, struct norm *o)
 	    {"notNullValue", "nullValue"},	 {"isNotInstanceOf", "isInstanceOf"}, {"isNotBlank", "isBlank"},
 	    {"doesNotHaveSameClassAs", "hasSameClassAs"}, {"isNotZero", "isZero"}, {"isNotPresent", "isPresent"},
 	    {"isEmpty", "isPresent"}};
-	o->neg = 0;
+	o->neg = o->lenient = 0;
+	if (!strncmp(m, "ignoring.", 9)) {
+		o->lenient = 1;
+		m += 9;
+	}
 	while (!strncmp(m, "not.", 4)) {
 		o->neg ^= 1;
 		m += 4;
@@ -84,7 +89,7 @@ static int strength(const struct norm *n)
 	    "isLessThan", "isGreaterThanOrEqualTo", "isLessThanOrEqualTo", "isPositive", "isNegative", "matches",
 	    "containsPattern", "hasSizeGreaterThan", "hasSizeLessThan", "assertDoesNotThrow", "isNotNegative",
 	    "hasMessageContaining", "isInstanceOfAny", "doesNotThrowAnyException", "isPositive", "anyOf", "either",
-	    "isIn", "isOneOf", "isInstanceOf", "assertInstanceOf", "assertIs", "", NULL};
+	    "isIn", "isOneOf", "isInstanceOf", "assertInstanceOf", "assertIs", "or", "", NULL};
 	if (n->neg)
 		return M_LOOSE;
 	if (str_in(n->base, exact))
@@ -112,6 +117,23 @@ static int wide_class(const char *c)
 	return c && str_in(c, wide);
 }
 
+/* The tolerance of a comparison with one: assertEquals(a, b, delta), isCloseTo(a, within(d)),
+ * closeTo(a, d) - what follows the expected value, its first number. 0 when there is none. */
+static int tolerance(const struct a1_js_fact *f, double *t)
+{
+	static const char *const with[] = {"assertEquals", "assertArrayEquals", "isCloseTo", "closeTo", "isNotCloseTo", NULL};
+	size_t k = f->exp1 ? strlen(f->exp1) : 0;
+	if (!f->expected || !f->exp1 || !str_in(f->matcher, with) || strncmp(f->expected, f->exp1, k) ||
+	    f->expected[k] != ',')
+		return 0;
+	const char *p = f->expected + k + 1;
+	while (*p && !((*p >= '0' && *p <= '9') || *p == '.'))
+		p++;
+	char *end;
+	*t = strtod(p, &end);
+	return end != p;
+}
+
 /* Java's matchers, for a pair a1_js_compare passes on (forms differ, the subject is the same). */
 static const char *judge_pair(const struct a1_js_fact *p, const struct a1_js_fact *q, const char **status)
 {
@@ -121,6 +143,8 @@ static const char *judge_pair(const struct a1_js_fact *p, const struct a1_js_fac
 	normalize(q->matcher, &qn);
 	if (!strcmp(pn.base, qn.base) && pn.neg != qn.neg)
 		return "assertion-negated";
+	if (qn.lenient && !pn.lenient)
+		return "matcher-loosened"; /* usingRecursiveComparison().ignoringFields(..) added */
 	if (!strcmp(pn.base, qn.base) && throws_check(&pn) && !eq(p->exp1, q->exp1)) {
 		if (wide_class(q->exp1))
 			return "throws-broadened";
@@ -144,6 +168,9 @@ static const char *judge_pair(const struct a1_js_fact *p, const struct a1_js_fac
 				return "matcher-loosened";
 	if (strcmp(p->matcher, q->matcher) || p->kind != q->kind || eq(p->expected, q->expected) || !p->expected)
 		return NULL;
+	double tp, tq;
+	if (eq(p->exp1, q->exp1) && tolerance(p, &tp) && tolerance(q, &tq))
+		return tq > tp ? "tolerance-widened" : NULL; /* narrowed: stricter */
 	*status = "WARN";
 	return "expected-value-changed";
 }

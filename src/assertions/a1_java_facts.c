@@ -655,7 +655,7 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 	size_t rk = args_of(field(root, "arguments"), ra);
 	if (rk > 1 || (n == 1 && !starts(rn, "assertThat")))
 		return 0;
-	struct buf subj = {0};
+	struct buf subj = {0}, ign = {0};
 	char *exp_class = NULL; /* assertThatExceptionOfType(X.class), assertThatIllegalStateException() */
 	int exc_root = starts(rn, "assertThat") && strstr(rn, "Exception") && strcmp(rn, "assertThatThrownBy");
 	if (exc_root)
@@ -687,6 +687,12 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			buf_puts(&subj, s);
 			free(s);
 		}
+		if (starts(nm, "ignoring")) { /* ignoringFields("total"): what the check then leaves out */
+			char *s = canon(x, field(st, "arguments"));
+			buf_printf(&ign, ".%s%s", nm, s);
+			free(s);
+			continue;
+		}
 		if (step_subject(nm) && !(exc_root && !strcmp(nm, "isThrownBy"))) {
 			char *s = canon(x, field(st, "arguments"));
 			if (subj.len || strcmp(nm, "that"))
@@ -697,10 +703,10 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			lit = 0;
 			continue;
 		}
-		struct draft d = {.kind = A1_JS_K_EXPECT, .matcher = xstrdup(nm)};
+		struct draft d = {.kind = A1_JS_K_EXPECT, .matcher = ign.len ? xasprintf("ignoring.%s", nm) : xstrdup(nm)};
 		d.subject = xstrdup(buf_cstr(&subj));
 		char *rt = canon(x, root), *argtext = canon(x, field(st, "arguments"));
-		d.form = xasprintf("%s.%s%s", rt, nm, argtext); /* the root and this step */
+		d.form = xasprintf("%s%s.%s%s", rt, buf_cstr(&ign), nm, argtext); /* the root, what it ignores, this step */
 		free(rt);
 		free(argtext);
 		if (exc_root && !strcmp(nm, "isThrownBy")) {
@@ -747,6 +753,7 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 	}
 	free(exp_class);
 	buf_free(&subj);
+	buf_free(&ign);
 	c.swallowed |= swallow_args; /* assertThatThrownBy(() -> assertEquals(..)).isInstanceOf(AssertionError.class) */
 	walk_args(x, calls, n, c);
 	return 1;
@@ -1141,6 +1148,35 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 	return f;
 }
 
+/* A test's time limit, @Timeout(..) or JUnit 4's @Test(timeout = N): a check of its own (raised:
+ * another expected value; removed: an assertion removed). */
+static void timeouts(struct jx *x, TSNode m, const struct ctx *c)
+{
+	TSNode mods = modifiers_of(m);
+	for (TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0); !ts_node_is_null(a);
+	     a = ts_node_next_named_sibling(a)) {
+		if (!is(a, "annotation"))
+			continue;
+		char nm[64];
+		last_name(x, field(a, "name"), nm, sizeof nm);
+		TSNode list = field(a, "arguments"), value = {0};
+		if (!strcmp(nm, "Timeout")) {
+			value = list;
+		} else if (!strcmp(nm, "Test")) {
+			for (TSNode p = ts_node_named_child(list, 0); !ts_node_is_null(p); p = ts_node_next_named_sibling(p))
+				if (is(p, "element_value_pair") && text_is(x, field(p, "key"), "timeout"))
+					value = field(p, "value");
+		}
+		if (ts_node_is_null(value))
+			continue;
+		struct draft d = {.kind = A1_JS_K_ASSERT, .matcher = xstrdup("timeout")};
+		d.exp1 = canon(x, value);
+		d.expected = xstrdup(d.exp1);
+		d.form = !strcmp(nm, "Test") ? xasprintf("@Test(timeout=%s)", d.exp1) : canon(x, a);
+		add_fact(x, c, a, &d);
+	}
+}
+
 long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at)
 {
 	struct a1_js_side *s = &j->s;
@@ -1242,6 +1278,7 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 			add_fact(x, &c, m, &d);
 			c.swallowed = (unsigned char)swallow;
 		}
+		timeouts(x, m, &c);
 	} else {
 		c.func = a1_jvm_new_func(x->j, x->src, cls, field(m, "name"));
 		c.lc = f & AN_BEFORE ? lc : NULL;
