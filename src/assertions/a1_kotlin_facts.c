@@ -442,7 +442,14 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 	}
 	/* assertFailsWith<AssertionError> { assertEquals(..) }, assertFails { .. }: pass when it fails */
 	int swallow = arity == 0 && exp1 && a1_jvm_catches_failure(exp1);
+	char *tol = arity == 2 && na >= 3 && exp1 ? canon(x, a[2]) : NULL; /* assertEquals(a, b, absoluteTolerance) */
 	add_fact(x, &c, n, form, subject, matcher, exp1, taut);
+	struct a1_js_facts *l = facts_of(x, &c);
+	if (tol && l && l->n) {
+		free(l->v[l->n - 1].expected);
+		l->v[l->n - 1].expected = xasprintf("%s,%s", l->v[l->n - 1].exp1, tol);
+	}
+	free(tol);
 	c.swallowed |= (unsigned char)swallow;
 	walk(x, k->args, c);
 	walk(x, k->lambda, c);
@@ -724,6 +731,25 @@ static unsigned annotations(struct kx *x, TSNode decl)
 	return annotations_c(x, decl, NULL);
 }
 
+/* A test's @Timeout(..): a check of its own (raised: another expected value; removed: an
+ * assertion removed). */
+static void timeouts(struct kx *x, TSNode m, const struct ctx *c)
+{
+	TSNode mods = child(m, "modifiers");
+	uint32_t k = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode a = ts_node_named_child(mods, i), t = child(a, "constructor_invocation");
+		char nm[64];
+		if (!is(a, "annotation") || ts_node_is_null(t))
+			continue;
+		last_name(x, t, nm, sizeof nm);
+		if (strcmp(nm, "Timeout"))
+			continue;
+		char *form = canon(x, a), *exp1 = canon(x, child(t, "value_arguments"));
+		add_fact(x, c, a, form, NULL, "timeout", exp1, 0);
+	}
+}
+
 /* A function of class `cls` (mods: the class's AN_SKIP / AN_INNER / AN_RUNWITH, cls_conds its
  * conditions). JUnit runs no private test, nor one in an inner class without @Nested: such a
  * function is read as a helper, and named (a1_java_side.dropped). */
@@ -753,6 +779,7 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 	if (f & AN_TEST) {
 		c.test = a1_jvm_new_test(x->j, x->src, cls, name, m);
 		x->j->s.tests[c.test].mods |= (f | cls_mods) & AN_SKIP ? A1_JS_SKIP : 0;
+		timeouts(x, m, &c);
 		for (size_t i = 0; i < conds.n; i++)
 			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, conds.v[i]);
 		for (size_t i = 0; cls_conds && i < cls_conds->n; i++)
