@@ -731,6 +731,55 @@ static unsigned annotations(struct kx *x, TSNode decl)
 	return annotations_c(x, decl, NULL);
 }
 
+/* The rows of a parameterized test into j->rows: each element of @ValueSource / @CsvSource
+ * (`ints = [1, 2]`, `["1, 2", "3, 4"]`) as "key:row", any other source whole (as Java's). */
+static void add_row(struct kx *x, const char *test, const char *key, TSNode v)
+{
+	char *row = canon(x, v), *t = xasprintf("%s:%s", key, row);
+	a1_jvm_add_site(&x->j->rows, &x->j->nrows, &x->j->caprows, test, t);
+	free(row);
+	free(t);
+}
+
+static void rows_of(struct kx *x, TSNode m, const char *test)
+{
+	TSNode mods = child(m, "modifiers");
+	uint32_t k = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode a = ts_node_named_child(mods, i), t = child(a, "constructor_invocation");
+		char nm[64];
+		if (!is(a, "annotation"))
+			continue;
+		last_name(x, ts_node_is_null(t) ? child(a, "user_type") : t, nm, sizeof nm);
+		size_t L = strlen(nm);
+		if (L < 6 || strcmp(nm + L - 6, "Source"))
+			continue;
+		if (ts_node_is_null(t) || (strcmp(nm, "ValueSource") && strcmp(nm, "CsvSource"))) {
+			add_row(x, test, nm, a);
+			continue;
+		}
+		TSNode args = child(t, "value_arguments");
+		uint32_t q = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+		for (uint32_t j = 0; j < q; j++) {
+			TSNode va = ts_node_named_child(args, j);
+			uint32_t r = is(va, "value_argument") ? ts_node_named_child_count(va) : 0;
+			if (!r)
+				continue;
+			TSNode v = ts_node_named_child(va, r - 1), key = r >= 2 ? ts_node_named_child(va, 0) : (TSNode){0};
+			char kn[64] = "value";
+			if (is(key, "identifier"))
+				last_name(x, key, kn, sizeof kn);
+			if (is(v, "collection_literal")) {
+				for (TSNode e = ts_node_named_child(v, 0); !ts_node_is_null(e); e = ts_node_next_named_sibling(e))
+					if (!is(e, "line_comment") && !is(e, "block_comment"))
+						add_row(x, test, kn, e);
+			} else {
+				add_row(x, test, kn, v);
+			}
+		}
+	}
+}
+
 /* A test's @Timeout(..): a check of its own (raised: another expected value; removed: an
  * assertion removed). */
 static void timeouts(struct kx *x, TSNode m, const struct ctx *c)
@@ -780,6 +829,7 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 		c.test = a1_jvm_new_test(x->j, x->src, cls, name, m);
 		x->j->s.tests[c.test].mods |= (f | cls_mods) & AN_SKIP ? A1_JS_SKIP : 0;
 		timeouts(x, m, &c);
+		rows_of(x, m, x->j->s.tests[c.test].name);
 		for (size_t i = 0; i < conds.n; i++)
 			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, conds.v[i]);
 		for (size_t i = 0; cls_conds && i < cls_conds->n; i++)
