@@ -343,6 +343,12 @@ Test(a1cat, java)
 	     "\"2, 2, 4\", \"0, 0, 0\"", "PASS"},
 	    {"java honest: @DisplayName added", "src/test/java/calc/NamedTest.java", JAVA_PRE, "  @Test\n  void add",
 	     "  @Test\n  @DisplayName(\"adds\")\n  void add", "PASS"},
+	    {"java assertion put under an if", "src/test/java/calc/EnvTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
+	     "    if (System.getenv(\"CI\") == null) {\n      assertEquals(3, Calc.add(1, 2));\n    }\n",
+	     "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"java the actual made a constant local", "src/test/java/calc/LocalTest.java", JAVA_PRE,
+	     "    assertEquals(3, Calc.add(1, 2));\n", "    int got = 3;\n    assertEquals(3, got);\n", "FAIL"},
+
 	};
 	play_group("java", cases, sizeof cases / sizeof cases[0]);
 }
@@ -404,6 +410,12 @@ Test(a1cat, kotlin)
 	     "assertEquals(3, Calc.add(1, 2))", "assertFails { assertEquals(3, Calc.add(1, 2)) }", "FAIL"},
 	    {"junit5 @EnabledOnOs added", "src/test/kotlin/calc/OsTest.kt", KT_J5, "  @Test\n  fun add",
 	     "  @Test\n  @EnabledOnOs(OS.AIX)\n  fun add", "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"kotlin.test expected changed through a local", "src/test/kotlin/calc/LocalTest.kt", KT_TEST,
+	     "    assertEquals(3, Calc.add(1, 2))\n", "    val want = 4\n    assertEquals(want, Calc.add(1, 2))\n",
+	     "WARN ASSERTION_EXPECTATION_CHANGED"},
+	    {"kotlin.test test moved into the companion object", "src/test/kotlin/calc/CompanionTest.kt", KT_J5,
+	     "  @Test\n  fun add() {\n    assertEquals(3, Calc.add(1, 2))\n  }\n",
+	     "  companion object {\n    @Test\n    fun add() {\n      assertEquals(3, Calc.add(1, 2))\n    }\n  }\n", "FAIL"},
 	    {"kotlin honest: an internal test", "src/test/kotlin/calc/InternalTest.kt", KT_TEST, "  @Test\n  fun add",
 	     "  @Test\n  internal fun add", "PASS"},
 	    {"kotlin honest: a new test file", "src/test/kotlin/calc/FreshTest.kt", NULL, NULL,
