@@ -279,6 +279,12 @@ static const struct cheat cheats[] = {
     {"@Timeout removed", CLS(J5, ADD("@Test @Timeout(1)", EQ)), BASE, "assertion-removed", "FAIL", "CalcTest.add"},
     {"JUnit 4 @Test(timeout) removed", J4_ADD("@Test(timeout = 100)", EQ), J4_ADD("@Test", EQ), "assertion-removed", "FAIL",
      "CalcTest.add"},
+    {"an assertion moved into a new test that is disabled", TWO,
+     CLS(J5, ADD("@Test", EQ) "  @Test @Disabled\n  void addZero() {\n    assertEquals(0, Calc.add(0, 0));\n  }\n"),
+     "assertion-removed", "FAIL", "CalcTest.add"},
+    {"an assertion moved into a new private test", TWO,
+     CLS(J5, ADD("@Test", EQ) "  @Test\n  private void addZero() {\n    assertEquals(0, Calc.add(0, 0));\n  }\n"),
+     "assertion-removed", "FAIL", "CalcTest.add"},
     {"class made abstract", BASE, J5 "abstract class CalcTest {\n" ADD("@Test", EQ) "}\n", "conditional-skip-added",
      "UNVERIFIED", "CalcTest.add"},
 };
@@ -376,6 +382,8 @@ static const struct honest honest[] = {
      CLS(AJ, ADD("@Test", "    assertThat(Calc.order()).usingRecursiveComparison().ignoringFields(\"id\").isEqualTo(Order.of(3));\n")),
      CLS(AJ, ADD("@Test", "    assertThat(Calc.order()).usingRecursiveComparison().ignoringFields(\"id\").isEqualTo(Order.of(3));\n"
 		       "    assertThat(Calc.order().total()).isEqualTo(3);\n"))},
+    {"a test split in two", TWO,
+     CLS(J5, ADD("@Test", EQ) "  @Test\n  void addZero() {\n    assertEquals(0, Calc.add(0, 0));\n  }\n")},
     {"a local renamed", CLS(J5, ADD("@Test", "    int want = 3;\n    assertEquals(want, Calc.add(1, 2));\n")),
      CLS(J5, ADD("@Test", "    int expected = 3;\n    assertEquals(expected, Calc.add(1, 2));\n"))},
     {"a local brought in for the actual value", BASE,

@@ -164,6 +164,9 @@ static const struct cheat cheats[] = {
      CLS(J5, "  @ParameterizedTest\n  @CsvSource(\"1, 2, 3\")\n  fun add(a: Int, b: Int, c: Int) {\n"
 	     "    assertEquals(c, Calc.add(a, b))\n  }\n"),
      "test-case-removed", "FAIL", "CalcTest.add"},
+    {"an assertion moved into a new test that is ignored", TWO,
+     CLS(KT, ADD("@Test", EQ) "  @Ignore\n  @Test\n  fun addZero() {\n    assertEquals(0, Calc.add(0, 0))\n  }\n"),
+     "assertion-removed", "FAIL", "CalcTest.add"},
     {"class made abstract", BASE, KT "abstract class CalcTest {\n" ADD("@Test", EQ) "}\n", "conditional-skip-added",
      "UNVERIFIED", "CalcTest.add"},
     {"@Nested on a class that is not inner", CLS(J5, "  @Nested\n  inner class Sub {\n    @Test\n    fun sub() {\n      assertEquals(1, Calc.sub(2, 1))\n    }\n  }\n"),
@@ -237,6 +240,8 @@ static const struct honest honest[] = {
     {"@ValueSource rows added",
      CLS(J5, "  @ParameterizedTest\n  @ValueSource(ints = [1, 2])\n  fun pos(v: Int) {\n    assertTrue(Calc.abs(v) > 0)\n  }\n"),
      CLS(J5, "  @ParameterizedTest\n  @ValueSource(ints = [2, 1, 3])\n  fun pos(v: Int) {\n    assertTrue(Calc.abs(v) > 0)\n  }\n")},
+    {"a test split in two", TWO,
+     CLS(KT, ADD("@Test", EQ) "  @Test\n  fun addZero() {\n    assertEquals(0, Calc.add(0, 0))\n  }\n")},
     {"a local renamed", CLS(KT, ADD("@Test", "    val want = 3\n    assertEquals(want, Calc.add(1, 2))\n")),
      CLS(KT, ADD("@Test", "    val expected = 3\n    assertEquals(expected, Calc.add(1, 2))\n"))},
     {"a local brought in for the actual value", BASE,
