@@ -4,7 +4,7 @@
  * renamed); within a pair, identical assertion forms pair first as a multiset, then the same
  * subject, then the rest in order; a pair is judged (tautology, unreachable, swallowed,
  * negated, loosened, another expected value), what is left of the pre side is removed
- * unless a helper the post test calls still asserts it.
+ * unless a helper the post test calls, or a new test that runs, still asserts it.
  *
  * Threads: any (no globals). Must not: print, keep state between calls, judge a side it
  * could not read (that is an UNVERIFIED finding, never a PASS). */
