@@ -774,6 +774,19 @@ static int assumption(struct jx *x, TSNode call, const char *nm, struct ctx c)
 	size_t n = args_of(field(call, "arguments"), a);
 	TSNode cond = n == 2 && is(a[0], "string_literal") ? a[1] : a[0]; /* JUnit 4: the message first */
 	int v = n ? cond_value(cond) : -1;
+	if (!strcmp(nm, "assumingThat")) { /* assumingThat(cond, () -> ..): runs what it holds only when cond */
+		struct ctx in = c;
+		in.dead |= v == 0;
+		size_t n0 = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
+		walk(x, field(call, "arguments"), in);
+		if (v < 0 && c.test >= 0 && !x->j->s.status && n) {
+			char *ct = canon(x, a[0]), *what = xasprintf("assumingThat(%s)", ct);
+			a1_jvm_branch_conds(x->j, c.test, what, n0, x->j->s.tests[c.test].facts.n, x->j->s.tests[c.test].facts.n);
+			free(ct);
+			free(what);
+		}
+		return 1;
+	}
 	int skip = !strcmp(nm, "abort") || (!strcmp(nm, "assumeTrue") && v == 0) || (!strcmp(nm, "assumeFalse") && v == 1);
 	int none = (!strcmp(nm, "assumeTrue") && v == 1) || (!strcmp(nm, "assumeFalse") && v == 0);
 	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
@@ -937,6 +950,22 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		call(x, n, c);
 		return;
 	}
+	if (is(n, "throw_statement") && !c.dead && (c.test >= 0 || c.lc)) {
+		/* throw new TestAbortedException(): the test is skipped (JUnit 5; JUnit 4's
+		 * AssumptionViolatedException) */
+		TSNode e = ts_node_named_child(n, 0);
+		char tn[64] = "";
+		if (is(e, "object_creation_expression"))
+			last_name(x, field(e, "type"), tn, sizeof tn);
+		static const char *const aborts[] = {"TestAbortedException", "AssumptionViolatedException", "TestSkippedException",
+						     "SkipException", NULL};
+		if (str_in(tn, aborts)) {
+			if (c.lc)
+				c.lc->skip = 1;
+			else
+				x->j->s.tests[c.test].mods |= A1_JS_SKIP;
+		}
+	}
 	if (is(n, "local_variable_declaration")) {
 		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d))
 			if (is(d, "variable_declarator"))
@@ -991,6 +1020,7 @@ enum {
 	AN_RUNWITH = 64, /* @RunWith: a runner that may run what JUnit itself does not (inner classes) */
 	AN_INNER = 128,	 /* (a class's) an inner class without @Nested: JUnit runs none of its tests */
 	AN_J4TEST = 256, /* @Test is JUnit 4's (org.junit.Test) */
+	AN_JUNIT3 = 512, /* (a class's) it extends TestCase: its public void test*() methods are tests */
 };
 
 /* The modifiers node of a declaration, or a null node. */
@@ -1127,6 +1157,16 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 			f |= AN_BEFORE;
 		if (!strcmp(nm, "Nested"))
 			f |= AN_NESTED;
+		if ((!strcmp(nm, "EnabledIf") || !strcmp(nm, "DisabledIf")) && is(a, "annotation")) {
+			/* Spring's @EnabledIf("false") / @DisabledIf("true") (an expression): never run */
+			TSNode list = field(a, "arguments"), v = ts_node_named_child(list, 0);
+			if (is(v, "element_value_pair") && (text_is(x, field(v, "key"), "expression") || text_is(x, field(v, "key"), "value")))
+				v = field(v, "value");
+			if (ts_node_named_child_count(list) == 1 && text_is(x, v, nm[0] == 'E' ? "\"false\"" : "\"true\"")) {
+				f |= AN_SKIP;
+				continue;
+			}
+		}
 		for (const char *const *p = cond_prefixes; *p; p++)
 			if (starts(nm, *p)) {
 				char *t = canon(x, a);
@@ -1241,11 +1281,21 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 	TSNode expected;
 	unsigned f = annotations(x, m, &conds, &expected);
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
+	int junit3 = 0;
+	if ((cls_mods & AN_JUNIT3) && !(f & AN_TEST)) { /* JUnit 3: public void test*() */
+		TSNode nm = field(m, "name"), ps = field(m, "parameters");
+		uint32_t a = ts_node_start_byte(nm), b = ts_node_end_byte(nm);
+		if (b - a > 4 && !memcmp(x->src + a, "test", 4) && ts_node_named_child_count(ps) == 0) {
+			f |= AN_TEST;
+			junit3 = 1;
+		}
+	}
 	/* JUnit runs no test that is private or static, returns a value (but a @TestFactory) or
 	 * stands in an inner class without @Nested: such a method is read as a helper, and named */
 	TSNode type = field(m, "type");
 	const char *not_run = !(f & AN_TEST)			      ? NULL
 			      : cls_mods & AN_INNER		      ? "in an inner class without @Nested: not run"
+			      : junit3 && !has_modifier(m, "public") ? "not public: JUnit 3 runs public test methods only"
 			      : has_modifier(m, "private")	      ? "private: not run"
 			      : has_modifier(m, "static")	      ? "static: not run"
 			      : !(f & AN_FACTORY) && !is(type, "void_type") ? "returns a value: not run"
@@ -1319,6 +1369,15 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 	for (size_t i = 0; i < conds->n; i++)
 		a1_jvm_names_add(&mine, conds->v[i]);
 	mods |= f & (AN_SKIP | AN_RUNWITH);
+	mods &= ~(unsigned)AN_JUNIT3;
+	TSNode sup = field(k, "superclass");
+	char sn[64] = "";
+	if (!ts_node_is_null(sup)) {
+		TSNode t = ts_node_named_child(sup, 0);
+		last_name(x, is(t, "generic_type") ? ts_node_named_child(t, 0) : t, sn, sizeof sn);
+	}
+	if (!strcmp(sn, "TestCase"))
+		mods |= AN_JUNIT3;
 	if (has_modifier(k, "abstract"))
 		a1_jvm_names_add(&mine, "abstract class: its tests run only in a subclass");
 	if (!outer && !a1_jvm_surefire_name(cls))

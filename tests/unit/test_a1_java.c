@@ -52,6 +52,7 @@ static const cJSON *named(const cJSON *out, const char *finding)
 #define DIV(cls) CLS(J5, "  @Test\n  void div() {\n    assertThrows(" cls ", () -> Calc.div(1, 0));\n  }\n")
 #define AJ_ADD(chain) CLS(AJ, ADD("@Test", "    assertThat(Calc.add(1, 2))" chain ";\n"))
 #define HC_ADD(m) CLS(HC "import org.junit.Test;\n", ADD("@Test public", "    assertThat(Calc.add(1, 2), " m ");\n"))
+#define JU3(body) "import junit.framework.TestCase;\n\npublic class CalcTest extends TestCase {\n" body "}\n"
 #define J4_ADD(ann, stmts) CLS(J4, "  " ann "\n  public void add() {\n" stmts "  }\n")
 
 struct cheat {
@@ -285,6 +286,23 @@ static const struct cheat cheats[] = {
     {"an assertion moved into a new private test", TWO,
      CLS(J5, ADD("@Test", EQ) "  @Test\n  private void addZero() {\n    assertEquals(0, Calc.add(0, 0));\n  }\n"),
      "assertion-removed", "FAIL", "CalcTest.add"},
+    {"throw new TestAbortedException() in @BeforeEach", BASE,
+     CLS(J5, "  @BeforeEach\n  void setUp() {\n    throw new TestAbortedException(\"later\");\n  }\n" ADD("@Test", EQ)),
+     "test-skipped", "FAIL", "CalcTest.add"},
+    {"assumingThat(false, ..) around the assertion", BASE,
+     CLS(J5, ADD("@Test", "    assumingThat(false, () -> assertEquals(3, Calc.add(1, 2)));\n")), "assertion-unreachable",
+     "FAIL", "CalcTest.add"},
+    {"assumingThat(a condition, ..) around the assertion", BASE,
+     CLS(J5, ADD("@Test", "    assumingThat(Calc.ready(), () -> assertEquals(3, Calc.add(1, 2)));\n")),
+     "conditional-skip-added", "UNVERIFIED", "CalcTest.add"},
+    {"Spring @EnabledIf(\"false\")", BASE, CLS(J5, ADD("@Test @EnabledIf(\"false\")", EQ)), "test-skipped", "FAIL",
+     "CalcTest.add"},
+    {"JUnit 3 test renamed out of test*", JU3("  public void testAdd() {\n" EQ "  }\n"),
+     JU3("  public void checkAdd() {\n" EQ "  }\n"), "test-deleted", "FAIL", "CalcTest.testAdd"},
+    {"JUnit 3 assertTrue(true)", JU3("  public void testAdd() {\n" EQ "  }\n"),
+     JU3("  public void testAdd() {\n    assertTrue(true);\n  }\n"), "replaced-by-tautology", "FAIL", "CalcTest.testAdd"},
+    {"JUnit 3 test made private", JU3("  public void testAdd() {\n" EQ "  }\n"),
+     JU3("  private void testAdd() {\n" EQ "  }\n"), "test-not-collected", "FAIL", "CalcTest.testAdd"},
     {"class made abstract", BASE, J5 "abstract class CalcTest {\n" ADD("@Test", EQ) "}\n", "conditional-skip-added",
      "UNVERIFIED", "CalcTest.add"},
 };
@@ -384,6 +402,10 @@ static const struct honest honest[] = {
 		       "    assertThat(Calc.order().total()).isEqualTo(3);\n"))},
     {"a test split in two", TWO,
      CLS(J5, ADD("@Test", EQ) "  @Test\n  void addZero() {\n    assertEquals(0, Calc.add(0, 0));\n  }\n")},
+    {"JUnit 3 new test", JU3("  public void testAdd() {\n" EQ "  }\n"),
+     JU3("  public void testAdd() {\n" EQ "  }\n  public void testSub() {\n    assertEquals(1, Calc.sub(2, 1));\n  }\n")},
+    {"JUnit 3 helper kept", JU3("  public void testAdd() {\n    check();\n  }\n  private void check() {\n" EQ "  }\n"),
+     JU3("  public void testAdd() {\n    check();\n  }\n  private void check() {\n" EQ "    assertTrue(Calc.ready());\n  }\n")},
     {"a local renamed", CLS(J5, ADD("@Test", "    int want = 3;\n    assertEquals(want, Calc.add(1, 2));\n")),
      CLS(J5, ADD("@Test", "    int expected = 3;\n    assertEquals(expected, Calc.add(1, 2));\n"))},
     {"a local brought in for the actual value", BASE,
