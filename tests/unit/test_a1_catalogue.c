@@ -346,6 +346,10 @@ Test(a1cat, java)
 	    {"java assertion put under an if", "src/test/java/calc/EnvTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
 	     "    if (System.getenv(\"CI\") == null) {\n      assertEquals(3, Calc.add(1, 2));\n    }\n",
 	     "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"java JUnit 3 assertTrue(true)", "src/test/java/calc/LegacyTest.java",
+	     "package calc;\n\nimport junit.framework.TestCase;\n\npublic class LegacyTest extends TestCase {\n"
+	     "  public void testAdd() {\n    assertEquals(3, Calc.add(1, 2));\n  }\n}\n",
+	     "assertEquals(3, Calc.add(1, 2))", "assertTrue(true)", "FAIL"},
 	    {"java the actual made a constant local", "src/test/java/calc/LocalTest.java", JAVA_PRE,
 	     "    assertEquals(3, Calc.add(1, 2));\n", "    int got = 3;\n    assertEquals(3, got);\n", "FAIL"},
 
