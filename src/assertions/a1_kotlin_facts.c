@@ -49,8 +49,15 @@ struct kx {
 	size_t nloc, caploc;
 };
 
+/* What a lifecycle function (@BeforeEach ...) found: applied to its class's tests afterwards. */
+struct klife {
+	int skip;
+	struct a1_js_names conds;
+};
+
 struct ctx {
 	long test, func;
+	struct klife *lc; /* in a lifecycle function, else NULL */
 	unsigned char dead, swallowed;
 	unsigned depth;
 };
@@ -470,14 +477,17 @@ static int assumption(struct kx *x, TSNode n, const struct call *k, struct ctx c
 	int skip = !strcmp(k->name, "abort") || (!strcmp(k->name, "assumeTrue") && v == 0) ||
 		   (!strcmp(k->name, "assumeFalse") && v == 1);
 	int none = (!strcmp(k->name, "assumeTrue") && v == 1) || (!strcmp(k->name, "assumeFalse") && v == 0);
-	if (!c.dead && !none && c.test >= 0) {
-		if (skip) {
+	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
+		char *form = canon(x, n);
+		if (c.lc && skip)
+			c.lc->skip = 1;
+		else if (c.lc)
+			a1_jvm_names_add(&c.lc->conds, form);
+		else if (skip)
 			x->j->s.tests[c.test].mods |= A1_JS_SKIP;
-		} else {
-			char *form = canon(x, n);
+		else
 			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, form);
-			free(form);
-		}
+		free(form);
 	}
 	walk(x, k->args, c);
 	walk(x, k->lambda, c);
@@ -623,6 +633,22 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
 		return;
 	}
+	if (is(n, "throw_expression") && !c.dead && (c.test >= 0 || c.lc)) {
+		/* throw TestAbortedException(..): the test is skipped (JUnit 4's AssumptionViolatedException) */
+		TSNode e = ts_node_named_child(n, 0);
+		static const char *const aborts[] = {"TestAbortedException", "AssumptionViolatedException", "TestSkippedException",
+						     NULL};
+		if (is(e, "call_expression")) {
+			struct call kc;
+			call_parts(x, e, &kc);
+			if (str_in(kc.name, aborts)) {
+				if (c.lc)
+					c.lc->skip = 1;
+				else
+					x->j->s.tests[c.test].mods |= A1_JS_SKIP;
+			}
+		}
+	}
 	if (is(n, "property_declaration") && (c.test >= 0 || c.func >= 0)) {
 		local_declared(x, n);
 	} else if (is(n, "assignment") || is(n, "postfix_expression") || is(n, "prefix_expression")) {
@@ -679,7 +705,7 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 
 /* ---- classes and functions ---- */
 
-enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4, AN_INNER = 8, AN_RUNWITH = 16, AN_OBJECT = 32 };
+enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4, AN_INNER = 8, AN_RUNWITH = 16, AN_OBJECT = 32, AN_BEFORE = 64 };
 
 /* 1 when a declaration's modifiers hold the keyword `word` (private, inner). */
 static int has_modifier(const struct kx *x, TSNode decl, const char *word)
@@ -715,6 +741,9 @@ static unsigned annotations_c(struct kx *x, TSNode decl, struct a1_js_names *con
 		f |= str_in(nm, skips) ? AN_SKIP : 0;
 		f |= !strcmp(nm, "Nested") ? AN_NESTED : 0;
 		f |= !strcmp(nm, "RunWith") ? AN_RUNWITH : 0;
+		f |= !strcmp(nm, "BeforeEach") || !strcmp(nm, "Before") || !strcmp(nm, "BeforeAll") || !strcmp(nm, "BeforeClass")
+			 ? AN_BEFORE
+			 : 0;
 		for (const char *const *p = cond_prefixes; conds && *p; p++)
 			if (!strncmp(nm, *p, strlen(*p))) {
 				char *text = canon(x, a);
@@ -803,7 +832,7 @@ static void timeouts(struct kx *x, TSNode m, const struct ctx *c)
  * conditions). JUnit runs no private test, nor one in an inner class without @Nested: such a
  * function is read as a helper, and named (a1_java_side.dropped). */
 static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, const struct a1_js_names *cls_conds,
-			unsigned depth)
+			struct klife *lc, unsigned depth)
 {
 	struct a1_js_names conds = {0};
 	unsigned f = annotations_c(x, m, &conds);
@@ -836,6 +865,7 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, cls_conds->v[i]);
 	} else {
 		c.func = a1_jvm_new_func(x->j, x->src, cls, name);
+		c.lc = f & AN_BEFORE ? lc : NULL;
 	}
 	a1_jvm_names_free(&conds);
 	locals_free(x);
@@ -848,11 +878,13 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 
 static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
 {
-	function_in(x, m, cls, cls_mods, NULL, depth);
+	function_in(x, m, cls, cls_mods, NULL, NULL, depth);
 }
 
+/* A class (its lifecycle functions' findings into *up when given: a companion object's
+ * @BeforeAll holds for its class's tests). */
 static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, const struct a1_js_names *conds,
-		     unsigned depth)
+		     struct klife *up, unsigned depth)
 {
 	if (depth > WALK_MAX) {
 		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
@@ -871,12 +903,14 @@ static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, c
 		a1_jvm_names_add(&mine, A1_JVM_SUREFIRE_COND);
 	for (size_t i = 0; conds && i < conds->n; i++)
 		a1_jvm_names_add(&mine, conds->v[i]);
+	struct klife own_lc = {0}, *lc = up ? up : &own_lc;
+	size_t t0 = x->j->s.ntests;
 	size_t n;
 	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of functions */
 	for (size_t i = 0; i < n && !x->j->s.status; i++) {
 		TSNode ch = kids[i];
 		if (is(ch, "function_declaration")) {
-			function_in(x, ch, cls, mods, &mine, depth);
+			function_in(x, ch, cls, mods, &mine, lc, depth);
 		} else if (is(ch, "class_declaration") || is(ch, "object_declaration") || is(ch, "companion_object")) {
 			int nested = annotations(x, ch) & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
 			int inner = is(ch, "class_declaration") && has_modifier(x, ch, "inner");
@@ -889,7 +923,8 @@ static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, c
 				for (size_t q = 0; q < mine.n; q++)
 					a1_jvm_names_add(&stat, mine.v[q]);
 			}
-			klass_in(x, ch, cls, keep, nested && !inner ? &stat : nested ? &mine : &none, depth + 1);
+			klass_in(x, ch, cls, keep, nested && !inner ? &stat : nested ? &mine : &none,
+				 is(ch, "companion_object") ? lc : NULL, depth + 1);
 			a1_jvm_names_free(&stat);
 		} else {
 			struct ctx c = {.test = -1, .func = -1, .depth = depth};
@@ -897,13 +932,25 @@ static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, c
 		}
 	}
 	free(kids);
+	/* what the lifecycle functions assume holds for the class's own tests */
+	size_t L = strlen(cls);
+	for (size_t i = t0; !up && i < x->j->s.ntests; i++) {
+		struct a1_js_test *t = &x->j->s.tests[i];
+		if (strncmp(t->name, cls, L) || t->name[L] != '.' || strchr(t->name + L + 1, '.'))
+			continue;
+		if (own_lc.skip)
+			t->mods |= A1_JS_SKIP;
+		for (size_t j = 0; j < own_lc.conds.n; j++)
+			a1_jvm_add_cond(x->j, t->name, own_lc.conds.v[j]);
+	}
+	a1_jvm_names_free(&own_lc.conds);
 	a1_jvm_names_free(&mine);
 	free(cls);
 }
 
 static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsigned depth)
 {
-	klass_in(x, k, outer, mods, NULL, depth);
+	klass_in(x, k, outer, mods, NULL, NULL, depth);
 }
 
 /* ---- a side ---- */
