@@ -17,6 +17,7 @@
  * leave anything allocated behind. */
 #include "assertions/a1_java_facts.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,20 @@ struct jx {
 	struct local *loc;  /* the locals of the method walked */
 	size_t nloc, caploc;
 	int junit4; /* `Test` is imported from org.junit (JUnit 4's) */
+	uint32_t body_end; /* the end of the method walked */
 };
+
+/* 1 when identifier `name` (bytes a..b) is named again in src[from, to) (a lambda held in a local
+ * that nothing calls: what it asserts never runs). Comments and strings count: never less. */
+static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, uint32_t to)
+{
+	size_t k = b - a;
+	for (uint32_t i = from; k && i + k <= to; i++)
+		if (!memcmp(src + i, src + a, k) && (i == 0 || !(isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_' || src[i - 1] == '$')) &&
+		    !(isalnum((unsigned char)src[i + k]) || src[i + k] == '_' || src[i + k] == '$'))
+			return 1;
+	return 0;
+}
 
 /* What a lifecycle method (@BeforeEach ...) found: applied to its class's tests afterwards. */
 struct lifecycle {
@@ -419,6 +433,17 @@ void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *
 	*v = xgrow_zeroed(*v, cap, *n, sizeof **v, 4);
 	(*v)[*n].name = xstrdup(name);
 	(*v)[(*n)++].text = xstrdup(text);
+}
+
+int a1_jvm_word_in(const char *s, const char *w)
+{
+	size_t k = strlen(w);
+	if (!k)
+		return 0;
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w))
+		if ((p == s || !word((unsigned char)p[-1])) && !word((unsigned char)p[k]))
+			return 1;
+	return 0;
 }
 
 int a1_jvm_surefire_name(const char *cls)
@@ -896,9 +921,12 @@ static int swallows(struct jx *x, TSNode try_node)
 		}
 		if (!takes)
 			continue;
-		char *body = canon(x, field(cc, "body"));
-		int again = strstr(body, "throw ") || strstr(body, "fail(") || strstr(body, "assert");
+		char *body = canon(x, field(cc, "body")), *var = canon(x, field(par, "name"));
+		/* an assertion of what was caught (assertNotNull(e)) passes whatever failed */
+		int again = strstr(body, "throw ") || strstr(body, "fail(") ||
+			    (strstr(body, "assert") && !a1_jvm_word_in(body, var));
 		free(body);
+		free(var);
 		if (!again)
 			return 1;
 	}
@@ -966,10 +994,27 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 				x->j->s.tests[c.test].mods |= A1_JS_SKIP;
 		}
 	}
+	if (is(n, "assert_statement")) { /* Java's assert: runs under -ea (Surefire's and Gradle's default) */
+		TSNode e = ts_node_named_child(n, 0);
+		int cst = 0, v = cond_value(e);
+		struct draft d = {.form = canon(x, n), .subject = resolved(x, e, &cst), .matcher = xstrdup("assertTrue"),
+				  .kind = A1_JS_K_ASSERT};
+		d.taut = v == 1 || (v < 0 && cst);
+		add_fact(x, &c, n, &d);
+	}
 	if (is(n, "local_variable_declaration")) {
 		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d))
 			if (is(d, "variable_declarator"))
 				local_declared(x, field(d, "name"), field(d, "value"));
+		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d)) {
+			TSNode nm = field(d, "name"), v = field(d, "value");
+			struct ctx dc = c;
+			if (is(d, "variable_declarator") && is(v, "lambda_expression") && x->body_end &&
+			    !named_later(x->src, ts_node_start_byte(nm), ts_node_end_byte(nm), ts_node_end_byte(d), x->body_end))
+				dc.dead = 1; /* Runnable r = () -> assertEquals(..); and r never named again */
+			walk(x, d, dc);
+		}
+		return;
 	} else if (is(n, "assignment_expression") || is(n, "update_expression")) {
 		struct local *l = local_named(x, is(n, "assignment_expression") ? field(n, "left") : ts_node_named_child(n, 0));
 		if (l)
@@ -1335,6 +1380,7 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 	}
 	a1_jvm_names_free(&conds);
 	locals_free(x);
+	x->body_end = ts_node_end_byte(m);
 	if (unit_lazy(x, m)) {
 		if (c.test >= 0)
 			x->j->s.tests[c.test].lazy = 1;
@@ -1411,6 +1457,7 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 			a1_jvm_names_free(&cond_here);
 		} else {
 			struct ctx c = {.test = -1, .func = -1, .depth = depth};
+			x->body_end = 0;
 			walk(x, ch, c); /* fields, initializers, constructors: nothing a test runs as its own */
 		}
 	}

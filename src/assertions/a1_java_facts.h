@@ -108,6 +108,8 @@ int a1_jvm_catches_failure(const char *cls);
  * (Test*, *Test, *Tests, *TestCase; IT*, *IT, *ITCase); a test of a class that does not carries
  * the condition A1_JVM_SUREFIRE_COND. */
 int a1_jvm_surefire_name(const char *cls);
+/* 1 when the identifier w stands in s as a whole word. */
+int a1_jvm_word_in(const char *s, const char *w);
 #define A1_JVM_SUREFIRE_COND "a class name Maven Surefire's default includes do not match (Test*, *Test, *Tests, *TestCase)"
 /* A new test "cls.name" (an overload "cls.name #2"), a new helper "name" (methods: "cls.name"):
  * its index. */

@@ -11,6 +11,7 @@
  * input, print, keep state between calls, leave anything allocated behind. */
 #include "assertions/a1_kotlin.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -47,6 +48,7 @@ struct kx {
 	size_t budget;
 	struct klocal *loc; /* the locals of the function walked */
 	size_t nloc, caploc;
+	uint32_t body_end; /* the end of the function walked (0: none) */
 };
 
 /* What a lifecycle function (@BeforeEach ...) found: applied to its class's tests afterwards. */
@@ -206,6 +208,17 @@ static int is_literal(const struct kx *x, TSNode n)
 
 /* ---- locals ---- */
 
+/* 1 when identifier src[a, b) is named again in src[from, to) (comments and strings count). */
+static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, uint32_t to)
+{
+	size_t k = b - a;
+	for (uint32_t i = from; k && i + k <= to; i++)
+		if (!memcmp(src + i, src + a, k) && (i == 0 || !(isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_')) &&
+		    !(isalnum((unsigned char)src[i + k]) || src[i + k] == '_'))
+			return 1;
+	return 0;
+}
+
 static void locals_free(struct kx *x)
 {
 	for (size_t i = 0; i < x->nloc; i++) {
@@ -338,7 +351,7 @@ static int assert_arity(const char *name)
 		 {"assertContentEquals", 2}, {"assertArrayEquals", 2}, {"assertContains", 2}, {"assertTrue", 1},
 		 {"assertFalse", 1},	     {"assertNull", 1},	   {"assertNotNull", 1}, {"assertIs", 1},
 		 {"assertIsNot", 1},	     {"fail", 0},	   {"assertFailsWith", 0}, {"assertFails", 0},
-		 {"assertThrows", 0},	     {"assertThrowsExactly", 0}};
+		 {"assertThrows", 0},	     {"assertThrowsExactly", 0}, {"assert", 1}};
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
 		if (!strcmp(name, t[i].name))
 			return t[i].arity;
@@ -404,7 +417,7 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 	TSNode a[MAX_ARGS];
 	size_t na = args_of(x, k->args, arity, a);
 	char *form = canon(x, n), *subject = NULL, *exp1 = NULL;
-	const char *matcher = k->name;
+	const char *matcher = strcmp(k->name, "assert") ? k->name : "assertTrue"; /* Kotlin's assert(cond): under -ea */
 	int taut = 0;
 	if (!strcmp(k->name, "fail")) {
 		/* no subject */
@@ -441,7 +454,7 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 			form = f;
 		}
 		int v = cond_value(x, s), cst = v < 0 && na && rc;
-		taut = (!strcmp(k->name, "assertTrue") && (v == 1 || cst)) || (!strcmp(k->name, "assertFalse") && (v == 0 || cst)) ||
+		taut = (!strcmp(matcher, "assertTrue") && (v == 1 || cst)) || (!strcmp(k->name, "assertFalse") && (v == 0 || cst)) ||
 		       (!strcmp(k->name, "assertNull") && text_is(x, s, "null")) ||
 		       (!strcmp(k->name, "assertNotNull") && is_literal(x, s) && !text_is(x, s, "null"));
 		if (!ts_node_is_null(k->types)) /* assertIs<T>(x) */
@@ -568,9 +581,12 @@ static int swallows(struct kx *x, TSNode try_node)
 		last_name(x, child(cc, "user_type"), nm, sizeof nm);
 		if (!a1_jvm_catches_failure(nm))
 			continue;
-		char *body = canon(x, child(cc, "block"));
-		int again = strstr(body, "throw ") || strstr(body, "fail(") || strstr(body, "assert");
+		char *body = canon(x, child(cc, "block")), *var = canon(x, child(cc, "identifier"));
+		/* an assertion of what was caught (assertNotNull(e)) passes whatever failed */
+		int again = strstr(body, "throw ") || strstr(body, "fail(") ||
+			    (strstr(body, "assert") && !a1_jvm_word_in(body, var));
 		free(body);
+		free(var);
 		if (!again)
 			return 1;
 	}
@@ -651,6 +667,16 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 	}
 	if (is(n, "property_declaration") && (c.test >= 0 || c.func >= 0)) {
 		local_declared(x, n);
+		TSNode vd = child(n, "variable_declaration"), id = child(vd, "identifier"), lam = child(n, "lambda_literal");
+		if (!ts_node_is_null(id) && !ts_node_is_null(lam) && x->body_end &&
+		    !named_later(x->src, ts_node_start_byte(id), ts_node_end_byte(id), ts_node_end_byte(n), x->body_end)) {
+			struct ctx dc = c; /* val check = { assertEquals(..) } and check never named again */
+			dc.dead = 1;
+			uint32_t k = ts_node_named_child_count(n);
+			for (uint32_t i = 0; i < k && !x->j->s.status; i++)
+				walk(x, ts_node_named_child(n, i), dc);
+			return;
+		}
 	} else if (is(n, "assignment") || is(n, "postfix_expression") || is(n, "prefix_expression")) {
 		TSNode target = is(n, "assignment") ? tsnode_field(n, "left") : ts_node_named_child(n, 0);
 		struct klocal *l = local_named(x, target);
@@ -869,7 +895,9 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 	}
 	a1_jvm_names_free(&conds);
 	locals_free(x);
+	x->body_end = ts_node_end_byte(m);
 	walk(x, child(m, "function_body"), c);
+	x->body_end = 0;
 	locals_free(x);
 	free(x->loc); /* locals live within one function */
 	x->loc = NULL;
