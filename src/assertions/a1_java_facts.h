@@ -108,8 +108,12 @@ int a1_jvm_catches_failure(const char *cls);
  * (Test*, *Test, *Tests, *TestCase; IT*, *IT, *ITCase); a test of a class that does not carries
  * the condition A1_JVM_SUREFIRE_COND. */
 int a1_jvm_surefire_name(const char *cls);
-/* 1 when the identifier w stands in s as a whole word. */
-int a1_jvm_word_in(const char *s, const char *w);
+/* 1 when a catch's body (canonical text) asserts nothing but that what it caught, `var`, is there
+ * (assertNotNull(e) ...): it passes whatever failed. */
+int a1_jvm_asserts_only_caught(const char *body, const char *var);
+/* 1 when canonical text t makes an object (`new Point(1,2)`, Kotlin's `Point(1,2)`): two locals
+ * so made are two objects however alike their text. */
+int a1_jvm_constructed(const char *t);
 #define A1_JVM_SUREFIRE_COND "a class name Maven Surefire's default includes do not match (Test*, *Test, *Tests, *TestCase)"
 /* A new test "cls.name" (an overload "cls.name #2"), a new helper "name" (methods: "cls.name"):
  * its index. */

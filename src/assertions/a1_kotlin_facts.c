@@ -443,7 +443,8 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 		}
 		static const char *const eqs[] = {"assertEquals", "assertSame", "assertContentEquals", "assertArrayEquals",
 						  NULL};
-		taut = str_in(k->name, eqs) && (!strcmp(subject, exp1) || (cs && ce));
+		int objects = (local_named(x, a[0]) || local_named(x, a[1])) && a1_jvm_constructed(subject);
+		taut = str_in(k->name, eqs) && ((!strcmp(subject, exp1) && !objects) || (cs && ce));
 	} else if (arity == 1 && (na >= 1 || !ts_node_is_null(k->lambda))) {
 		TSNode s = na ? a[0] : k->lambda; /* assertTrue { cond } */
 		int rc = 0;
@@ -584,7 +585,7 @@ static int swallows(struct kx *x, TSNode try_node)
 		char *body = canon(x, child(cc, "block")), *var = canon(x, child(cc, "identifier"));
 		/* an assertion of what was caught (assertNotNull(e)) passes whatever failed */
 		int again = strstr(body, "throw ") || strstr(body, "fail(") ||
-			    (strstr(body, "assert") && !a1_jvm_word_in(body, var));
+			    (strstr(body, "assert") && !a1_jvm_asserts_only_caught(body, var));
 		free(body);
 		free(var);
 		if (!again)

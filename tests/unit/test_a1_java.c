@@ -413,6 +413,12 @@ static const struct honest honest[] = {
      JU3("  public void testAdd() {\n" EQ "  }\n  public void testSub() {\n    assertEquals(1, Calc.sub(2, 1));\n  }\n")},
     {"JUnit 3 helper kept", JU3("  public void testAdd() {\n    check();\n  }\n  private void check() {\n" EQ "  }\n"),
      JU3("  public void testAdd() {\n    check();\n  }\n  private void check() {\n" EQ "    assertTrue(Calc.ready());\n  }\n")},
+    {"try/fail/catch checking the caught message", CLS(J5, ADD("@Test", "    assertThrows(AssertionError.class, () -> Check.positive(-1));\n")),
+     CLS(J5, ADD("@Test", "    try {\n      Check.positive(-1);\n      fail(\"no\");\n    } catch (AssertionError e) {\n"
+		       "      assertEquals(\"-1 is not positive\", e.getMessage());\n    }\n"))},
+    {"an equals() test's fixtures made locals",
+     CLS(J5, "  Point p1 = new Point(1, 2);\n  Point p2 = new Point(1, 2);\n" ADD("@Test", "    assertEquals(p1, p2);\n")),
+     CLS(J5, ADD("@Test", "    Point p1 = new Point(1, 2);\n    Point p2 = new Point(1, 2);\n    assertEquals(p1, p2);\n"))},
     {"the assertion in a lambda that is run", BASE,
      CLS(J5, ADD("@Test", "    Runnable check = () -> assertEquals(3, Calc.add(1, 2));\n    check.run();\n"))},
     {"assertEquals respelled Java's assert", CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3);\n")),
