@@ -16,6 +16,7 @@
 #include "assertions/a1_cache.h"
 #include "assertions/a1_java_facts.h"
 #include "common/err.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 int a1_java_is_source(const char *path)
@@ -236,48 +237,85 @@ static void not_collected(const struct a1_java_side *post, cJSON *out)
 /* A parameterized test's rows (a1_java_side.rows), pre against post by name: fewer rows than
  * before is a test case removed (FAIL); as many, some of them other, is another expected value
  * (WARN: the specification may have changed, a person decides). */
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* name -> index of each test of a side, and of the first row of each run of rows (a test's rows
+ * are contiguous: read in one go). */
+static void index_tests(const struct a1_java_side *j, struct strmap *tests, struct strmap *runs)
+{
+	strmap_init(tests);
+	strmap_init(runs);
+	for (size_t i = 0; i < j->s.ntests; i++)
+		strmap_put(tests, j->s.tests[i].name, (int64_t)i);
+	for (size_t i = 0; i < j->nrows; i++)
+		if (j->rows[i].name && j->rows[i].text && (i == 0 || !eq(j->rows[i - 1].name, j->rows[i].name)))
+			strmap_put(runs, j->rows[i].name, (int64_t)i);
+}
+
+/* The texts of the run of rows from `start` (new array of *n pointers into j, sorted). */
+static const char **run_texts(const struct a1_java_side *j, size_t start, size_t *n)
+{
+	size_t e = start;
+	while (e < j->nrows && j->rows[e].text && eq(j->rows[e].name, j->rows[start].name))
+		e++;
+	const char **v = xmalloc((e - start + 1) * sizeof *v);
+	for (size_t i = start; i < e; i++)
+		v[i - start] = j->rows[i].text;
+	*n = e - start;
+	qsort(v, *n, sizeof *v, cmp_text);
+	return v;
+}
+
 static void rows_changed(const struct a1_java_side *pre, const struct a1_java_side *post, cJSON *out)
 {
-	unsigned char *used = xcalloc(post->nrows + 1, 1), *done = xcalloc(pre->nrows + 1, 1);
+	struct strmap pt, pr, qt, qr;
+	index_tests(pre, &pt, &pr);
+	index_tests(post, &qt, &qr);
 	for (size_t i = 0; i < pre->nrows; i++) {
 		const char *test = pre->rows[i].name;
-		if (done[i] || !test)
-			continue;
-		long t = test_index(&pre->s, test), u = test_index(&post->s, test);
-		if (t < 0 || u < 0 || (pre->s.tests[t].mods & A1_JS_SKIP) || (post->s.tests[u].mods & A1_JS_SKIP))
+		int64_t start, t, u, q0 = -1;
+		if (!test || !pre->rows[i].text || !strmap_get(&pr, test, &start) || (size_t)start != i)
+			continue; /* not the first row of its run */
+		if (!strmap_get(&pt, test, &t) || !strmap_get(&qt, test, &u) || (pre->s.tests[t].mods & A1_JS_SKIP) ||
+		    (post->s.tests[u].mods & A1_JS_SKIP))
 			continue; /* deleted, skipped, renamed: judged as such */
-		size_t removed = 0, added = 0;
+		size_t na, nb = 0;
+		const char **a = run_texts(pre, i, &na), **b = NULL;
+		if (strmap_get(&qr, test, &q0))
+			b = run_texts(post, (size_t)q0, &nb);
+		size_t removed = 0, added = 0, x = 0, y = 0;
 		const char *first = NULL;
-		for (size_t k = i; k < pre->nrows; k++) {
-			if (!eq(pre->rows[k].name, test))
-				continue;
-			done[k] = 1;
-			size_t m;
-			for (m = 0; m < post->nrows; m++)
-				if (!used[m] && eq(post->rows[m].name, test) && eq(post->rows[m].text, pre->rows[k].text))
-					break;
-			if (m < post->nrows) {
-				used[m] = 1;
+		while (x < na || y < nb) { /* a merge of the two sorted multisets */
+			int c = x == na ? 1 : y == nb ? -1 : strcmp(a[x], b[y]);
+			if (c < 0) {
+				first = first ? first : a[x];
+				removed++, x++;
+			} else if (c > 0) {
+				added++, y++;
 			} else {
-				removed++;
-				first = first ? first : pre->rows[k].text;
+				x++, y++;
 			}
 		}
-		for (size_t m = 0; m < post->nrows; m++)
-			added += !used[m] && eq(post->rows[m].name, test);
-		if (!removed)
-			continue;
-		char *what = xasprintf("%zu row(s) gone, first: %s", removed, first ? first : "");
-		char *now = xasprintf("%zu row(s) new", added);
-		if (removed > added)
-			a1_finding_add(out, test, "test-case-removed", "FAIL", NULL, what, now);
-		else
-			a1_finding_add(out, test, "expected-value-changed", "WARN", NULL, what, now);
-		free(what);
-		free(now);
+		if (removed) {
+			char *what = xasprintf("%zu row(s) gone, first: %s", removed, first);
+			char *now = xasprintf("%zu row(s) new", added);
+			if (removed > added)
+				a1_finding_add(out, test, "test-case-removed", "FAIL", NULL, what, now);
+			else
+				a1_finding_add(out, test, "expected-value-changed", "WARN", NULL, what, now);
+			free(what);
+			free(now);
+		}
+		free(a);
+		free(b);
 	}
-	free(used);
-	free(done);
+	strmap_free(&pt);
+	strmap_free(&pr);
+	strmap_free(&qt);
+	strmap_free(&qr);
 }
 
 /* The pre test a post test `name` may have been renamed from with its class: the same method

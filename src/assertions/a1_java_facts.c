@@ -77,10 +77,13 @@ struct jx {
 static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, uint32_t to)
 {
 	size_t k = b - a;
-	for (uint32_t i = from; k && i + k <= to; i++)
-		if (!memcmp(src + i, src + a, k) && (i == 0 || !(isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_' || src[i - 1] == '$')) &&
-		    !(isalnum((unsigned char)src[i + k]) || src[i + k] == '_' || src[i + k] == '$'))
+	const char *p = src + from, *end = src + to;
+	while (k && p < end && (p = memmem(p, (size_t)(end - p), src + a, k))) {
+		unsigned char c0 = p > src ? (unsigned char)p[-1] : ' ', c1 = p + k < end ? (unsigned char)p[k] : (unsigned char)' ';
+		if (!(isalnum(c0) || c0 == '_' || c0 == '$') && !(isalnum(c1) || c1 == '_' || c1 == '$'))
 			return 1;
+		p++;
+	}
 	return 0;
 }
 
@@ -489,19 +492,28 @@ int a1_jvm_catches_failure(const char *cls)
 	return str_in(nm, caught);
 }
 
-void a1_jvm_branch_conds(struct a1_java_side *j, long test, const char *cond, size_t n0, size_t n1, size_t n2)
+size_t a1_jvm_branch_conds(struct a1_java_side *j, long test, const char *cond, size_t n0, size_t n1, size_t n2)
 {
 	if (test < 0 || (n1 > n0) == (n2 > n1)) /* in both branches, or in neither */
-		return;
+		return 0;
 	const struct a1_js_facts *f = &j->s.tests[test].facts;
+	const char *name = j->s.tests[test].name;
+	/* the test's conditions so far: appended while its body is walked, so the last ones */
+	size_t have = 0;
+	for (size_t k = j->nconds; k-- > 0 && !strcmp(j->conds[k].name, name);)
+		have++;
 	int when = n1 > n0;
-	for (size_t i = when ? n0 : n1; i < (when ? n1 : n2) && i < f->n; i++) {
+	size_t bytes = 0;
+	for (size_t i = when ? n0 : n1; i < (when ? n1 : n2) && i < f->n && have < A1_JVM_BRANCH_CONDS_MAX; i++) {
 		if (f->v[i].dead || f->v[i].swallowed)
 			continue;
 		char *text = xasprintf("%s %s: %s", when ? A1_JVM_ONLY_WHEN : A1_JVM_ONLY_UNLESS, cond, f->v[i].form);
-		a1_jvm_add_cond(j, j->s.tests[test].name, text);
+		bytes += strlen(text);
+		a1_jvm_add_cond(j, name, text);
 		free(text);
+		have++;
 	}
+	return bytes;
 }
 
 void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text)
@@ -826,7 +838,8 @@ static int assumption(struct jx *x, TSNode call, const char *nm, struct ctx c)
 		walk(x, field(call, "arguments"), in);
 		if (v < 0 && c.test >= 0 && !x->j->s.status && n) {
 			char *ct = canon(x, a[0]), *what = xasprintf("assumingThat(%s)", ct);
-			a1_jvm_branch_conds(x->j, c.test, what, n0, x->j->s.tests[c.test].facts.n, x->j->s.tests[c.test].facts.n);
+			spend(x, a1_jvm_branch_conds(x->j, c.test, what, n0, x->j->s.tests[c.test].facts.n, x->j->s.tests[c.test].facts.n),
+			      call);
 			free(ct);
 			free(what);
 		}
@@ -1030,6 +1043,7 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 			TSNode nm = field(d, "name"), v = field(d, "value");
 			struct ctx dc = c;
 			if (is(d, "variable_declarator") && is(v, "lambda_expression") && x->body_end &&
+			    spend(x, x->body_end - ts_node_end_byte(d) + 1, d) &&
 			    !named_later(x->src, ts_node_start_byte(nm), ts_node_end_byte(nm), ts_node_end_byte(d), x->body_end))
 				dc.dead = 1; /* Runnable r = () -> assertEquals(..); and r never named again */
 			walk(x, d, dc);
@@ -1054,7 +1068,7 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		walk(x, field(n, "alternative"), e);
 		if (v < 0 && c.test >= 0 && !x->j->s.status) {
 			char *cond = canon(x, field(n, "condition")), *what = xasprintf("if %s", cond);
-			a1_jvm_branch_conds(x->j, c.test, what, n0, n1, x->j->s.tests[c.test].facts.n);
+			spend(x, a1_jvm_branch_conds(x->j, c.test, what, n0, n1, x->j->s.tests[c.test].facts.n), n);
 			free(cond);
 			free(what);
 		}

@@ -95,10 +95,12 @@ void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text)
 /* An `if` of a condition not known whose one branch holds assertions of test `test` (its facts
  * n0..n1 in the first branch, n1..n2 in the second) and the other none: a condition on each
  * such assertion, "only when <cond>: <form>" / "only unless <cond>: <form>" (a1_java.c reports
- * one only when the pre test made that assertion unconditionally). */
+ * one only when the pre test made that assertion unconditionally). At most
+ * A1_JVM_BRANCH_CONDS_MAX conditions of a test; returns the bytes added (the caller's budget). */
 #define A1_JVM_ONLY_WHEN "only when"
 #define A1_JVM_ONLY_UNLESS "only unless"
-void a1_jvm_branch_conds(struct a1_java_side *j, long test, const char *cond, size_t n0, size_t n1, size_t n2);
+#define A1_JVM_BRANCH_CONDS_MAX 16 /* per test: a bound on their number (and the comparison's work) */
+size_t a1_jvm_branch_conds(struct a1_java_side *j, long test, const char *cond, size_t n0, size_t n1, size_t n2);
 /* A site (copied) appended to *v: dropped tests, rows. */
 void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *name, const char *text);
 /* 1 when `cls` is a class whose catch takes a failed assertion (AssertionError, Error,

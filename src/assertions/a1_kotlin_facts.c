@@ -212,10 +212,13 @@ static int is_literal(const struct kx *x, TSNode n)
 static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, uint32_t to)
 {
 	size_t k = b - a;
-	for (uint32_t i = from; k && i + k <= to; i++)
-		if (!memcmp(src + i, src + a, k) && (i == 0 || !(isalnum((unsigned char)src[i - 1]) || src[i - 1] == '_')) &&
-		    !(isalnum((unsigned char)src[i + k]) || src[i + k] == '_'))
+	const char *p = src + from, *end = src + to;
+	while (k && p < end && (p = memmem(p, (size_t)(end - p), src + a, k))) {
+		unsigned char c0 = p > src ? (unsigned char)p[-1] : ' ', c1 = p + k < end ? (unsigned char)p[k] : (unsigned char)' ';
+		if (!(isalnum(c0) || c0 == '_') && !(isalnum(c1) || c1 == '_'))
 			return 1;
+		p++;
+	}
 	return 0;
 }
 
@@ -670,6 +673,7 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		local_declared(x, n);
 		TSNode vd = child(n, "variable_declaration"), id = child(vd, "identifier"), lam = child(n, "lambda_literal");
 		if (!ts_node_is_null(id) && !ts_node_is_null(lam) && x->body_end &&
+		    spend(x, x->body_end - ts_node_end_byte(n) + 1, n) &&
 		    !named_later(x->src, ts_node_start_byte(id), ts_node_end_byte(id), ts_node_end_byte(n), x->body_end)) {
 			struct ctx dc = c; /* val check = { assertEquals(..) } and check never named again */
 			dc.dead = 1;
@@ -711,7 +715,7 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		}
 		if (v < 0 && c.test >= 0 && !x->j->s.status) {
 			char *ct = canon(x, cond), *what = xasprintf("if (%s)", ct);
-			a1_jvm_branch_conds(x->j, c.test, what, nf[0], nf[1], nf[2]);
+			spend(x, a1_jvm_branch_conds(x->j, c.test, what, nf[0], nf[1], nf[2]), n);
 			free(ct);
 			free(what);
 		}
