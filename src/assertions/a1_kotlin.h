@@ -5,7 +5,7 @@
  * tree-sitter's timeout does not reach: a long-lived worker (a1_worker.h) bounded per request,
  * which remembers recent sides (their trees and facts, by their bytes) so that a pre side read
  * in an earlier turn is not read again and the post side is parsed against its tree; while
- * another thread's file holds the worker, a one-shot child (a1_bound.h).
+ * another thread's file holds the worker past A1_WORKER_WAIT_MS, a one-shot child (a1_bound.h).
  *
  * One changed file's two sides are read into the facts Java's judge compares
  * (a1_kotlin_facts.c into struct a1_java_side) and judged by it (a1_jvm_judge: the JavaScript
@@ -23,10 +23,10 @@
  * Input is hostile: the same bounds as Java's (A1_JAVA_MAX_BYTES, A1_JAVA_MAX_DEPTH, pending
  * tokens, the walk bound), checked before parsing with Kotlin's nesting comments and string
  * templates - each an UNVERIFIED finding, never a crash and never a PASS; a side whose reading
- * was stopped at a bound is UNVERIFIED parse-bounded (and the worker that read it is ended: the
- * next file starts a new one). Threads: any (one file at a time in the worker; the others each
- * in a one-shot child, reaped before the call returns). Memory: the caller owns what a call
- * returns. */
+ * was stopped at a bound is UNVERIFIED parse-bounded (and the worker that read it is ended:
+ * the next file starts a new one). Threads: any (one file at a time in the worker; a file
+ * that waited A1_WORKER_WAIT_MS for it in a one-shot child, reaped before the call returns).
+ * Memory: the caller owns what a call returns. */
 #ifndef BELAY_ASSERTIONS_A1_KOTLIN_H
 #define BELAY_ASSERTIONS_A1_KOTLIN_H
 #include <cjson/cJSON.h>

@@ -4,11 +4,13 @@
  * they stand, the names it calls). What is the same as Java's - the checks before parsing,
  * canonical text, names of tests and helpers, the comparison - is Java's (a1_java_facts.h).
  *
- * Every non-empty side is read in a bounded child (a1_bound.h): both sides of a file in one,
- * the pre side sent back as soon as it is read, the post side parsed against its tree.
- * Threads: any; each call has its own parser, tree and state, and its own child.
+ * Every non-empty side is read in a bounded child: both sides of a file in one request to the
+ * worker (a1_worker.h; a one-shot a1_bound.h child while it is busy), the pre side sent back
+ * as soon as it is read, the post side parsed against its tree. Only the worker keeps state
+ * between calls: the sides it remembers (kmem, in its own process).
+ * Threads: any; each call has its own parser, tree and state.
  * Must not: recurse deeper than WALK_MAX, spend more than a work budget proportional to the
- * input, print, keep state between calls, leave anything allocated behind. */
+ * input, print, leave anything allocated behind in belay's process. */
 #include "assertions/a1_kotlin.h"
 
 #include <pthread.h>

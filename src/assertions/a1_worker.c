@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/timeutil.h"
@@ -284,7 +285,12 @@ static int exchange(struct a1_worker *w, const void *req, size_t n, struct buf *
 int a1_worker_call(struct a1_worker *w, const void *req, size_t n, struct buf *out, struct a1_bound_result *res,
 		   struct err *e)
 {
-	if (pthread_mutex_trylock(&w->mu))
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += A1_WORKER_WAIT_MS * 1000000l;
+	until.tv_sec += until.tv_nsec / 1000000000l;
+	until.tv_nsec %= 1000000000l;
+	if (pthread_mutex_clocklock(&w->mu, CLOCK_MONOTONIC, &until))
 		return A1_WORKER_BUSY;
 	memset(res, 0, sizeof *res);
 	a1_bound_limits(&res->ms, &res->mib);

@@ -27,9 +27,9 @@
  * a dead worker is never a SIGPIPE.
  *
  * Threads: any. One request at a time per worker (a mutex): a call that finds the worker busy
- * does not wait - it returns A1_WORKER_BUSY at once and the caller reads in a one-shot
- * a1_bound_run child instead (a hostile file can hold the worker for its whole bound; a
- * benign file must not queue behind it). The worker itself is single-threaded; serve runs
+ * waits at most A1_WORKER_WAIT_MS (a few benign files' time) and then returns A1_WORKER_BUSY,
+ * the caller reading in a one-shot a1_bound_run child instead (a hostile file can hold the
+ * worker for its whole bound; a benign file must not queue behind it for that long). The worker itself is single-threaded; serve runs
  * only there and may keep state in its own statics (they are the child's copy).
  * Must not: print; leave a child behind (EOF, PDEATHSIG, a1_worker_stop, and every kill is
  * reaped). */
@@ -44,6 +44,7 @@
 #include "common/err.h"
 
 #define A1_WORKER_BUSY 1	     /* a1_worker_call: another thread's request is being served */
+#define A1_WORKER_WAIT_MS 50	     /* how long a call waits for another thread's request */
 #define A1_WORKER_MAX_HOLD_MIB 512u /* a worker grown by more than this is replaced */
 
 /* In the worker: one request's bytes (n == 0: forget what you remember), answered through ch. */

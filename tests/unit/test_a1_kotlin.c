@@ -423,8 +423,8 @@ Test(a1_kotlin, a_side_that_loops_ends_the_worker_and_the_next_file_gets_a_new_o
 	unsetenv("BELAY_A1_PARSE_MS");
 }
 
-/* Threads judging at once: one in the worker, the others in one-shot children while it is
- * busy; every answer right. */
+/* Threads judging at once: in turn in the worker, or in one-shot children when it stays busy
+ * past A1_WORKER_WAIT_MS; every answer right. */
 static void *judge_cheats(void *arg)
 {
 	long bad = 0;

@@ -3,7 +3,8 @@
  * stopped at its CPU bound and one that grows at its memory bound, the worker ended and the
  * next request answered by a new one; a worker whose forking thread ended (PDEATHSIG) is
  * started again and the request answered; the worker does not outlive the process that
- * started it even while it is busy; a second thread finds it busy and is told so at once. */
+ * started it even while it is busy; a second thread that finds it busy past
+ * A1_WORKER_WAIT_MS is told so. */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <signal.h>
@@ -239,7 +240,7 @@ static void *spin_call(void *arg)
 	return NULL;
 }
 
-Test(a1_worker, a_busy_worker_is_said_busy_at_once)
+Test(a1_worker, a_worker_busy_past_the_wait_is_said_busy)
 {
 	setenv("BELAY_A1_PARSE_MS", "1500", 1);
 	expect_answer("count", "1");
