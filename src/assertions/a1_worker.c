@@ -246,6 +246,11 @@ static int exchange(struct a1_worker *w, const void *req, size_t n, struct buf *
 				done = 1;
 				break;
 			}
+			if (raw.len - at > OUT_MAX) { /* a frame announced longer than any answer */
+				res->end = A1_BOUND_DIED;
+				killed = 1;
+				break;
+			}
 			if (at > (1u << 20)) { /* keep what is left of raw small */
 				memmove(raw.p, raw.p + at, raw.len - at);
 				raw.len -= at;
