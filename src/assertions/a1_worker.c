@@ -197,8 +197,9 @@ static int take_frames(struct buf *raw, size_t *at, struct buf *out, size_t star
 	return 0;
 }
 
-/* One request to the running worker. Returns 1 when it ended before any of the answer arrived
- * without being stopped at a bound (worth one more try with a new worker), else 0. */
+/* One request to the running worker. Returns 1 when it ended without being stopped at a bound
+ * before any of the answer arrived, or at any point killed by a SIGKILL not ours (worth one
+ * more try with a new worker, the answer anew), else 0. */
 static int exchange(struct a1_worker *w, const void *req, size_t n, struct buf *out, size_t start,
 		    struct a1_bound_result *res)
 {
@@ -279,9 +280,12 @@ static int exchange(struct a1_worker *w, const void *req, size_t n, struct buf *
 		res->end = a1_bound_ended(st, &res->signal);
 		if (res->end == A1_BOUND_DONE) /* it exited 0 without an answer */
 			res->end = A1_BOUND_DIED;
-		if (res->signal == SIGKILL) /* not ours: its forking thread ended (PDEATHSIG), or the OOM killer */
+		/* a SIGKILL not ours: its forking thread ended (PDEATHSIG; another thread's request may
+		 * be half answered then), or the OOM killer - worth one more try, the answer anew */
+		int theirs = res->signal == SIGKILL;
+		if (theirs)
 			res->end = A1_BOUND_DIED;
-		again = out->len == start && res->end == A1_BOUND_DIED;
+		again = res->end == A1_BOUND_DIED && (out->len == start || theirs);
 	}
 	buf_free(&raw);
 	return again;

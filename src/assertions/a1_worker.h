@@ -20,9 +20,11 @@
  * held when the request began plus the bound; past any, it SIGKILLs and reaps the worker
  * (the next call starts a new one) and the result names the bound, *out holding the frames
  * that arrived before. A worker that ended without the end mark before anything of the
- * answer arrived (its forking thread ended, an EPIPE on the request) is started again and the
- * request sent once more; one that ended otherwise is A1_BOUND_DIED (or TIME / MEMORY by its
- * signal, as a1_bound_run). A worker whose resident memory grew past A1_WORKER_MAX_HOLD_MIB
+ * answer arrived (an EPIPE on the request), or that a SIGKILL not the parent's ended at any
+ * point (its forking thread ended: PDEATHSIG, maybe while another thread's request was half
+ * answered), is started again and the request sent once more, *out cut back to what it held;
+ * one that ended otherwise is A1_BOUND_DIED (or TIME / MEMORY by its signal, as
+ * a1_bound_run). A worker whose resident memory grew past A1_WORKER_MAX_HOLD_MIB
  * since it started is replaced before the next request. The parent writes with MSG_NOSIGNAL:
  * a dead worker is never a SIGPIPE.
  *

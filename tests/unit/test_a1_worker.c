@@ -2,7 +2,7 @@
  * remembers survives between requests and is forgotten on request; a request that spins is
  * stopped at its CPU bound and one that grows at its memory bound, the worker ended and the
  * next request answered by a new one; a worker whose forking thread ended (PDEATHSIG) is
- * started again and the request answered; the worker does not outlive the process that
+ * started again and the request answered, even one it had half answered; the worker does not outlive the process that
  * started it even while it is busy; a second thread that finds it busy past
  * A1_WORKER_WAIT_MS is told so. */
 #include <criterion/criterion.h>
@@ -43,6 +43,11 @@ static void serve(const char *req, size_t n, struct a1_bound_chan *ch)
 		}
 	} else if (n == 3 && !memcmp(req, "die", 3)) {
 		_exit(7);
+	} else if (n == 4 && !memcmp(req, "slow", 4)) {
+		a1_bound_send(ch, "part", 4);
+		struct timespec t = {0, 600 * 1000 * 1000};
+		nanosleep(&t, NULL);
+		a1_bound_send(ch, "rest", 4);
 	}
 }
 
@@ -174,6 +179,39 @@ Test(a1_worker, a_worker_whose_forking_thread_ended_is_started_again)
 	cr_assert_gt(pid, 0);
 	cr_assert(ends_within(pid, 5), "the worker ends with its forking thread");
 	expect_answer("count", "1");
+	unsigned long s1;
+	cr_expect_neq(a1_worker_pid(&w, &s1), pid);
+	cr_expect_eq(s1, s0 + 1);
+	a1_worker_stop(&w);
+}
+
+static int counted_once; /* start_and_end_soon's request answered */
+
+static void *start_and_end_soon(void *arg)
+{
+	(void)arg;
+	expect_answer("count", "1");
+	__atomic_store_n(&counted_once, 1, __ATOMIC_SEQ_CST);
+	struct timespec t = {0, 200 * 1000 * 1000};
+	nanosleep(&t, NULL); /* the main thread's "slow" request is half answered then */
+	return NULL;
+}
+
+/* The forking thread ends while another thread's request is half answered: that request is
+ * sent again to a new worker and answered whole. */
+Test(a1_worker, a_request_cut_by_the_forking_threads_end_is_sent_again)
+{
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, start_and_end_soon, NULL), 0);
+	for (int i = 0; i < 5000 && !__atomic_load_n(&counted_once, __ATOMIC_SEQ_CST); i++) {
+		struct timespec d = {0, 2 * 1000 * 1000};
+		nanosleep(&d, NULL);
+	}
+	unsigned long s0 = 0;
+	pid_t pid = a1_worker_pid(&w, &s0);
+	cr_assert_gt(pid, 0);
+	expect_answer("slow", "partrest");
+	pthread_join(t, NULL);
 	unsigned long s1;
 	cr_expect_neq(a1_worker_pid(&w, &s1), pid);
 	cr_expect_eq(s1, s0 + 1);
