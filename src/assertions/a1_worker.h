@@ -7,7 +7,8 @@
  * The worker is forked on first use from the calling thread. It closes every descriptor but
  * its end of a socketpair (fd 0) and /dev/null (fd 2) - a long-lived child must not hold
  * another child's pipe open - asks for SIGKILL when its parent dies (PR_SET_PDEATHSIG; it
- * fires when the THREAD that forked it ends, so a worker found dead is started again, below),
+ * fires when the THREAD that forked it ends, so a worker found dead is started again, below;
+ * until the next call finds it, a worker so ended is an unreaped child of belay's),
  * and serves: a request is the bytes the caller gives plus the bounds of this call; before
  * serve runs, the worker sets its soft RLIMIT_CPU to the CPU time it has used plus the bound
  * and its soft RLIMIT_AS to what it holds plus the memory bound (not under AddressSanitizer,
