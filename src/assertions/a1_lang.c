@@ -582,6 +582,12 @@ static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang
 		return "replaced-by-tautology";
 	if (q->dead)
 		return "assertion-unreachable";
+	if (q->swallowed > p->swallowed) {
+		if (q->swallowed == A1_LANG_SWALLOWED)
+			return "failure-swallowed";
+		*status = "UNVERIFIED";
+		return "assertion-may-be-unseen";
+	}
 	if (!strcmp(p->form, q->form) || !eq(p->subject, q->subject))
 		return NULL;
 	if (negation(p->matcher, q->matcher) && eq(p->expected, q->expected))
@@ -611,7 +617,7 @@ static int pair_ok(int pass, const struct a1_lang_fact *p, const struct a1_lang_
 {
 	switch (pass) {
 	case 0:
-		return !strcmp(p->form, q->form) && p->dead == q->dead && p->taut == q->taut;
+		return !strcmp(p->form, q->form) && p->dead == q->dead && p->taut == q->taut && p->swallowed == q->swallowed;
 	case 1:
 		return !strcmp(p->form, q->form);
 	case 2:
@@ -667,7 +673,8 @@ static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_s
 			continue;
 		const char *status, *name = judge_pair(pf[i], qf[pair[i]], &status);
 		if (name)
-			a1_lang_finding(out, P->name, name, status, NULL, pf[i]->form, qf[pair[i]]->form);
+			a1_lang_finding(out, P->name, name, status, !strcmp(status, "UNVERIFIED") ? UNDECIDABLE : NULL, pf[i]->form,
+					qf[pair[i]]->form);
 	}
 	int any_live = 0;
 	for (size_t j = 0; j < nq; j++)
@@ -743,6 +750,19 @@ static const struct a1_lang_func *counterpart(const struct names *pre_ix, const 
 	return NULL;
 }
 
+/* 1 when string `big` holds `small` - #[should_panic(expected = ..)]'s texts, their quotes
+ * cut when both are plain string literals. */
+static int panic_holds(const char *big, const char *small)
+{
+	size_t nb = strlen(big), ns = strlen(small);
+	int quoted = nb >= 2 && ns >= 2 && big[0] == '"' && small[0] == '"' && big[nb - 1] == '"' && small[ns - 1] == '"';
+	char *b = quoted ? xstrndup(big + 1, nb - 2) : xstrdup(big), *s = quoted ? xstrndup(small + 1, ns - 2) : xstrdup(small);
+	int ok = strstr(b, s) != NULL;
+	free(b);
+	free(s);
+	return ok;
+}
+
 static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
 			 const struct a1_lang_func *Q, cJSON *out)
 {
@@ -765,15 +785,20 @@ static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_si
 		return;
 	}
 	if ((P->mods & A1_LANG_PANICS) && (Q->mods & A1_LANG_PANICS) && P->panic_expect && !eq(P->panic_expect, Q->panic_expect)) {
-		if (!Q->panic_expect || !*Q->panic_expect)
+		if (!Q->panic_expect || !*Q->panic_expect || !strcmp(Q->panic_expect, "\"\""))
 			a1_lang_finding(out, P->name, "should-panic-expected-removed", "FAIL", NULL, P->panic_expect, "any panic");
-		else if (!strstr(P->panic_expect, Q->panic_expect))
+		else if (panic_holds(Q->panic_expect, P->panic_expect))
+			; /* more specific: any panic that matches now matched before */
+		else if (!panic_holds(P->panic_expect, Q->panic_expect))
 			a1_lang_finding(out, P->name, "expected-value-changed", "WARN", NULL,
 					P->panic_expect, Q->panic_expect);
 		else /* a substring of the old message: any panic that matched before matches now, and more */
 			a1_lang_finding(out, P->name, "should-panic-expected-removed", "FAIL", NULL, P->panic_expect,
 					Q->panic_expect);
 	}
+	if ((Q->mods & A1_LANG_SWALLOWS) && !(P->mods & A1_LANG_SWALLOWS))
+		a1_lang_finding(out, P->name, "failure-swallowed", "FAIL", NULL, "a panic fails the test",
+				Q->why ? Q->why : "a deferred recover()");
 	if ((Q->mods & A1_LANG_COND_CFG) && !(P->mods & A1_LANG_COND_CFG))
 		a1_lang_finding(out, P->name, "build-constraint-added", "UNVERIFIED", UNDECIDABLE, "built",
 				Q->why ? Q->why : "a cfg");
@@ -859,6 +884,19 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 		if (P->lazy || Q->lazy)
 			continue; /* byte-identical on both sides, as is all it reads (a1_lang_want) */
 		compare_func(pre, post, P, Q, out);
+	}
+	/* Go's TestMain(m): the package's tests run only through its m.Run() */
+	for (size_t j = 0; j < post->nfuncs; j++) {
+		const struct a1_lang_func *Q = &post->funcs[j];
+		if (Q->lazy || !(Q->mods & (A1_LANG_NO_RUN | A1_LANG_COND_RUN)))
+			continue;
+		long i = names_nth(&pre_ix, Q->name, 0);
+		unsigned before = i >= 0 ? pre->funcs[i].mods : 0;
+		const char *was = i >= 0 ? "runs the tests (m.Run())" : "no TestMain: the tests run";
+		if ((Q->mods & A1_LANG_NO_RUN) && !(before & A1_LANG_NO_RUN))
+			a1_lang_finding(out, Q->name, "tests-not-run", "FAIL", NULL, was, Q->why);
+		else if ((Q->mods & A1_LANG_COND_RUN) && !(before & (A1_LANG_NO_RUN | A1_LANG_COND_RUN)))
+			a1_lang_finding(out, Q->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, was, Q->why);
 	}
 	free(taken);
 	free(q);

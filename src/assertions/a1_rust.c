@@ -283,6 +283,8 @@ struct ctx {
 	TSNode cond;	   /* the innermost condition (null in an else branch) */
 	int dead;	   /* after a return, or in a branch that never runs */
 	int depth;
+	int swallow;	 /* in a closure of catch_unwind / spawn: A1_LANG_SWALLOWED or _MAYBE_ */
+	const char *ret; /* after `if X { return; }` of a condition not known: "if X => return" */
 };
 
 /* The call of `fn` as a name of this file's functions: "tests::helper". */
@@ -415,6 +417,13 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 	free(text);
 	struct a1_lang_fact *f = a1_lang_fact_add(w->f, form, a1_lang_line(m));
 	f->dead = (unsigned char)c->dead;
+	f->swallowed = (unsigned char)c->swallow;
+	if (c->ret && !c->dead && !(w->f->mods & (A1_LANG_SKIP | A1_LANG_COND_SKIP))) {
+		/* the test may return before it: a skip under that condition */
+		w->f->mods |= A1_LANG_COND_SKIP;
+		free(w->f->why);
+		w->f->why = xstrdup(c->ret);
+	}
 	if (fails) {
 		a1_lang_guarded(w->src, c->cond, f);
 	} else {
@@ -443,18 +452,85 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 
 static void walk(struct walk *w, TSNode n, struct ctx c);
 
-/* 1 when statement `st` ends its block: return, panic!, unreachable!. */
+/* 1 when statement `st` ends its block: return, panic!, unreachable!, process::exit(..),
+ * process::abort(). */
 static int ends_block(struct walk *w, TSNode st)
 {
 	TSNode e = is(st, "expression_statement") ? ts_node_named_child(st, 0) : st;
 	if (is(e, "return_expression"))
 		return 1;
+	if (is(e, "call_expression")) {
+		char *fn = a1_lang_canon(w->src, tsnode_field(e, "function"));
+		size_t n = strlen(fn);
+		int exits = (n >= 13 && !strcmp(fn + n - 13, "process::exit")) || (n >= 14 && !strcmp(fn + n - 14, "process::abort"));
+		free(fn);
+		return exits;
+	}
 	if (!is(e, "macro_invocation"))
 		return 0;
 	char *name = macro_name(w->src, e);
 	int f = failure_macro(name);
 	free(name);
 	return f;
+}
+
+/* When `st` is `if X { ...; return; }` (no else) that asserted nothing: X's value where it
+ * stands (1 always, -1 not known; 0 none), its text into *why. */
+static int returns_if(struct walk *w, TSNode st, size_t facts_before, char **why)
+{
+	TSNode e = is(st, "expression_statement") ? ts_node_named_child(st, 0) : st;
+	if (!is(e, "if_expression") || !ts_node_is_null(tsnode_field(e, "alternative")) || w->f->nfacts != facts_before)
+		return 0;
+	TSNode cons = tsnode_field(e, "consequence"), cond = tsnode_field(e, "condition");
+	uint32_t k = ts_node_is_null(cons) ? 0 : ts_node_named_child_count(cons);
+	if (!k || !ends_block(w, ts_node_named_child(cons, k - 1)))
+		return 0;
+	int v = is(cond, "let_condition") || is(cond, "let_chain") ? -1 : a1_lang_cond(w->src, cond);
+	if (v < 0) {
+		char *t = a1_lang_canon(w->src, cond);
+		*why = xasprintf("if %s => return", t);
+		free(t);
+	}
+	return v;
+}
+
+/* How a closure passed to call `n` may lose a panic: catch_unwind(..) or a thread / task
+ * spawned, whose result is dropped (`let _ =`, a statement, `.ok()`: A1_LANG_SWALLOWED) or
+ * kept (A1_LANG_MAYBE_SWALLOWED); propagated again (`.unwrap()`, `.expect(..)`, `?`, `.join()`
+ * of it unwrapped) or another call: A1_LANG_SEEN. */
+static int swallows(struct walk *w, TSNode n)
+{
+	char *fn = a1_lang_canon(w->src, tsnode_field(n, "function"));
+	size_t k = strlen(fn);
+	int catcher = (k >= 12 && !strcmp(fn + k - 12, "catch_unwind")) || !strcmp(fn, "thread::spawn") ||
+		      !strcmp(fn, "std::thread::spawn") || !strcmp(fn, "tokio::spawn") || !strcmp(fn, "tokio::task::spawn");
+	free(fn);
+	if (!catcher)
+		return A1_LANG_SEEN;
+	/* up the method chain on its result: .join(), .ok(), .unwrap(), .await, ? */
+	TSNode top = n;
+	for (int i = 0; i < 16; i++) {
+		TSNode p = ts_node_parent(top);
+		if (!is(p, "field_expression") && !is(p, "call_expression") && !is(p, "try_expression") && !is(p, "await_expression"))
+			break;
+		if (is(p, "try_expression"))
+			return A1_LANG_SEEN;
+		if (is(p, "field_expression")) {
+			TSNode f = tsnode_field(p, "field");
+			if (text_is(w->src, f, "unwrap") || text_is(w->src, f, "expect") || text_is(w->src, f, "unwrap_err") ||
+			    text_is(w->src, f, "is_err") || text_is(w->src, f, "is_ok") || text_is(w->src, f, "expect_err"))
+				return A1_LANG_SEEN;
+		}
+		top = p;
+	}
+	TSNode p = ts_node_parent(top);
+	if (is(p, "expression_statement"))
+		return A1_LANG_SWALLOWED;
+	if (is(p, "let_declaration")) {
+		TSNode pat = tsnode_field(p, "pattern");
+		return text_is(w->src, pat, "_") ? A1_LANG_SWALLOWED : A1_LANG_MAYBE_SWALLOWED;
+	}
+	return A1_LANG_MAYBE_SWALLOWED;
 }
 
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
@@ -503,14 +579,25 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		TSNode fn = tsnode_field(n, "function");
 		if (is(fn, "identifier") || is(fn, "scoped_identifier"))
 			call_name(w, fn);
+		int sw = swallows(w, n);
+		if (sw > c.swallow)
+			c.swallow = sw;
 	}
+	char *ret = NULL;
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode ch = ts_node_named_child(n, i);
+		size_t before = w->f->nfacts;
 		walk(w, ch, c);
-		if (!strcmp(t, "block") && ends_block(w, ch))
+		char *why = NULL;
+		int r = !strcmp(t, "block") && !c.dead ? returns_if(w, ch, before, &why) : 0;
+		if (!strcmp(t, "block") && (ends_block(w, ch) || r == 1))
 			c.dead = 1; /* what follows in this block never runs */
+		else if (r < 0 && !c.ret)
+			c.ret = ret = why, why = NULL;
+		free(why);
 	}
+	free(ret);
 }
 
 /*==== items =================================================================================*/

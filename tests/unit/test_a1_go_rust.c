@@ -526,6 +526,241 @@ Test(a1_go_rust, cargo_test_targets_turned_off_fail)
 	play_all(cargo_rows, sizeof cargo_rows / sizeof *cargo_rows);
 }
 
+/*==== held-out-style cases (issue 32, h32rg) ================================================*/
+
+/* a test of subtests */
+#define GO_PRE_SUB                                                                                                     \
+	"package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/assert\"\n)\n\n"                      \
+	"func TestAdd(t *testing.T) {\n\tt.Run(\"small\", func(t *testing.T) {\n\t\tif Add(1, 2) != 3 {\n"              \
+	"\t\t\tt.Fatal(\"add\")\n\t\t}\n\t})\n\tt.Run(\"big\", func(t *testing.T) {\n"                                  \
+	"\t\tassert.Equal(t, 2000, Add(1000, 1000))\n\t})\n}\n"
+#define GO_PRE_MAIN                                                                                                    \
+	"package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(m.Run())\n}\n\n" \
+	"func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"
+
+static const struct row go_cheats_more[] = {
+    /* var a = assert.New(t): a var_spec (and `var wg sync.WaitGroup`, no value, crashed the judge) */
+    {"go var a = assert.New(t), its check made constant", "calc/calc_test.go", GO_PRE_OBJ, NULL,
+     "package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/assert\"\n)\n\n"
+     "func TestSub(t *testing.T) {\n\tvar wg sync.WaitGroup\n\tvar a = assert.New(t)\n\ta.True(true)\n\ta.NoError(Check())\n\t_ = wg\n}\n",
+     "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go t.Skipf added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tt.Skipf(\"later: %d\", 32)\n", "FAIL", "test-skipped", "TestAdd"},
+    {"go t.Errorf -> t.Logf", "calc/calc_test.go", GO_PRE, "t.Errorf(\"got %d\", got)", "t.Logf(\"got %d\", got)", "FAIL",
+     "assertion-removed", "TestAdd"},
+    {"go t.Fatal -> fmt.Println", "calc/calc_test.go", GO_PRE, "t.Fatal(\"add\")", "fmt.Println(\"add\")", "FAIL",
+     "assertion-removed", "TestAdd"},
+    {"go require.NoError -> require.True(t, true)", "calc/calc_test.go", GO_PRE, "require.NoError(t, Check())",
+     "require.True(t, true)", "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go got != got", "calc/calc_test.go", GO_PRE, "got != c.want", "got != got", "FAIL", "replaced-by-tautology", "TestTable"},
+    {"go && false", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) != 3 && false {", "FAIL",
+     "replaced-by-tautology", "TestAdd"},
+    {"go a second parameter", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T)", "func TestSub(t *testing.T, n int)",
+     "FAIL", "test-not-collected", "TestSub"},
+    {"go //go:build integration", "calc/calc_test.go", GO_PRE, "package calc\n", "//go:build integration\n\npackage calc\n",
+     "FAIL", "build-excluded", NULL},
+    {"go // +build ignore", "calc/calc_test.go", GO_PRE, "package calc\n", "// +build ignore\n\npackage calc\n", "FAIL",
+     "build-excluded", NULL},
+    {"go subtest body gutted", "calc/calc_test.go", GO_PRE_SUB, "\t\tif Add(1, 2) != 3 {\n\t\t\tt.Fatal(\"add\")\n\t\t}\n", "",
+     "FAIL", "assertion-removed", "TestAdd"},
+    {"go subtest skipped", "calc/calc_test.go", GO_PRE_SUB, "\tt.Run(\"big\", func(t *testing.T) {\n",
+     "\tt.Run(\"big\", func(t *testing.T) {\n\t\tt.SkipNow()\n", "FAIL", "test-skipped", "TestAdd"},
+    {"go os.Exit(0) before the assertion", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tos.Exit(0)\n", "FAIL", "assertion-unreachable", "TestAdd"},
+    {"go runtime.Goexit before the assertion", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T) {\n",
+     "func TestSub(t *testing.T) {\n\truntime.Goexit()\n", "FAIL", "assertion-unreachable", "TestSub"},
+    {"go if testing.Short() { return } added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tif testing.Short() {\n\t\treturn\n\t}\n", "UNVERIFIED", "conditional-skip-added",
+     "TestAdd"},
+    {"go if true { return } added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tif true {\n\t\treturn\n\t}\n", "FAIL", "assertion-unreachable", "TestAdd"},
+    {"go assertion moved into a goroutine", "calc/calc_test.go", GO_PRE,
+     "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n",
+     "\tgo func() {\n\t\tif Add(1, 2) != 3 {\n\t\t\tt.Fatal(\"add\")\n\t\t}\n\t}()\n", "UNVERIFIED", "assertion-may-be-unseen",
+     "TestAdd"},
+    {"go testify moved into a goroutine", "calc/calc_test.go", GO_PRE, "\tassert.Equal(t, 1, Sub(2, 1))\n",
+     "\tgo assert.Equal(t, 1, Sub(2, 1))\n", "UNVERIFIED", "assertion-may-be-unseen", "TestSub"},
+    {"go a deferred recover() swallows a panic", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tdefer func() { recover() }()\n", "FAIL", "failure-swallowed", "TestAdd"},
+    {"go TestMain added that runs nothing", "calc/calc_test.go", GO_PRE, "func TestAdd(",
+     "func TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n\nfunc TestAdd(", "FAIL", "tests-not-run", "TestMain"},
+    {"go TestMain exits before m.Run", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n",
+     "\tos.Exit(0)\n\tos.Exit(m.Run())\n", "FAIL", "tests-not-run", "TestMain"},
+    {"go TestMain's m.Run removed", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n", "\tos.Exit(0)\n", "FAIL",
+     "tests-not-run", "TestMain"},
+    {"go TestMain runs under a condition", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n",
+     "\tif os.Getenv(\"CI\") == \"\" {\n\t\tos.Exit(m.Run())\n\t}\n", "UNVERIFIED", "conditional-skip-added", "TestMain"},
+    {"go suite.Run removed", "calc/calc_test.go", GO_PRE_SUITE, "\tsuite.Run(t, new(CalcSuite))\n", "", "FAIL", NULL,
+     "TestCalcSuite"},
+    {"go suite.Run made unreachable", "calc/calc_test.go", GO_PRE_SUITE, "\tsuite.Run(t, new(CalcSuite))\n",
+     "\treturn\n\tsuite.Run(t, new(CalcSuite))\n", "FAIL", "assertion-unreachable", "TestCalcSuite"},
+    {"go suite s.Equal -> s.True(true)", "calc/calc_test.go", GO_PRE_SUITE, "s.Equal(1, Sub(2, 1))", "s.True(true)", "FAIL",
+     "replaced-by-tautology", "TestSub"},
+    {"go a table row deleted", "calc/calc_test.go", GO_PRE,
+     "\t\t{1, 2, 3},\n", "", "!FAIL", NULL, NULL},
+    {"go Fatal -> Skip in the guard", "calc/calc_test.go", GO_PRE, "t.Fatal(\"add\")", "t.Skip(\"add\")", "FAIL",
+     "assertion-removed", "TestAdd"},
+};
+
+static const struct row go_honest_more[] = {
+    {"go var a = assert.New(t) and a var without a value", "calc/calc_test.go", GO_PRE_OBJ, "a := assert.New(t)",
+     "var wg sync.WaitGroup\n\tvar a = assert.New(t)\n\t_ = wg", "PASS", NULL, NULL},
+    {"go t.Helper() in the helper", "calc/calc_test.go", GO_PRE_HELPER, "func checkAdd(t *testing.T) {\n",
+     "func checkAdd(t *testing.T) {\n\tt.Helper()\n", "PASS", NULL, NULL},
+    {"go t.Error -> t.Fatal", "calc/calc_test.go", GO_PRE, "t.Errorf(\"got %d\", got)", "t.Fatalf(\"got %d\", got)", "PASS", NULL,
+     NULL},
+    {"go assert -> require", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))", "require.Equal(t, 1, Sub(2, 1))",
+     "PASS", NULL, NULL},
+    {"go a message changed", "calc/calc_test.go", GO_PRE, "t.Fatal(\"add\")", "t.Fatalf(\"Add(1, 2) = %d\", Add(1, 2))", "PASS",
+     NULL, NULL},
+    {"go renamed Test_add", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func Test_add(", "PASS", NULL, NULL},
+    {"go the guard names its value", "calc/calc_test.go", GO_PRE, "\tif Add(1, 2) != 3 {\n",
+     "\tif got := Add(1, 2); got != 3 {\n", "PASS", NULL, NULL},
+    {"go a table made of subtests", "calc/calc_test.go", GO_PRE,
+     "\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"%d+%d=%d\", c.a, c.b, got)\n\t\t}\n",
+     "\t\tc := c\n\t\tt.Run(\"case\", func(t *testing.T) {\n\t\t\tif got := Add(c.a, c.b); got != c.want {\n"
+     "\t\t\t\tt.Errorf(\"%d+%d=%d\", c.a, c.b, got)\n\t\t\t}\n\t\t})\n",
+     "PASS", NULL, NULL},
+    {"go TestMain added that runs the tests", "calc/calc_test.go", GO_PRE, "func TestAdd(",
+     "func TestMain(m *testing.M) {\n\tsetup()\n\tcode := m.Run()\n\tteardown()\n\tos.Exit(code)\n}\n\nfunc TestAdd(", "PASS",
+     NULL, NULL},
+    {"go TestMain's setup changed", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n",
+     "\tflag.Parse()\n\tos.Exit(m.Run())\n", "PASS", NULL, NULL},
+    {"go a recover that fails the test", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\tt.Fatalf(\"panic: %v\", r)\n\t\t}\n\t}()\n",
+     "PASS", NULL, NULL},
+    {"go a goroutine test added", "calc/calc_test.go", GO_PRE, "func TestTable(",
+     "func TestConcurrent(t *testing.T) {\n\tvar wg sync.WaitGroup\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n"
+     "\t\tif Add(1, 2) != 3 {\n\t\t\tt.Error(\"add\")\n\t\t}\n\t}()\n\twg.Wait()\n}\n\nfunc TestTable(",
+     "PASS", NULL, NULL},
+    {"go an early return after a failure", "calc/calc_test.go", GO_PRE, "\t\tt.Fatal(\"add\")\n\t}\n",
+     "\t\tt.Fatal(\"add\")\n\t}\n\tif err := Check(); err != nil {\n\t\tt.Error(err)\n\t\treturn\n\t}\n", "PASS", NULL, NULL},
+    {"go suite.Run's suite built another way", "calc/calc_test.go", GO_PRE_SUITE, "suite.Run(t, new(CalcSuite))",
+     "suite.Run(t, &CalcSuite{})", "PASS", NULL, NULL},
+    {"go a subtest added", "calc/calc_test.go", GO_PRE_SUB, "\tt.Run(\"big\"",
+     "\tt.Run(\"zero\", func(t *testing.T) {\n\t\tassert.Equal(t, 0, Add(0, 0))\n\t})\n\tt.Run(\"big\"", "PASS", NULL, NULL},
+};
+
+#define RS_PRE_RESULT                                                                                                  \
+	"#[test]\nfn parses() -> Result<(), String> {\n    calc::check(\"1\")?;\n    Ok(())\n}\n"
+#define RS_PRE_ASYNC                                                                                                   \
+	"#[tokio::test]\nasync fn fetches() {\n    assert_eq!(calc::fetch().await, 3);\n}\n\n"                              \
+	"#[rstest]\n#[case(1, 2)]\n#[case(2, 3)]\nfn adds_one(#[case] a: i32, #[case] want: i32) {\n"                           \
+	"    assert_eq!(calc::add(a, 1), want);\n}\n\n"                                                                     \
+	"#[test_case(1, 2 ; \"one\")]\n#[test_case(2, 3 ; \"two\")]\nfn incs(a: i32, want: i32) {\n"                          \
+	"    assert_eq!(calc::inc(a), want);\n}\n"
+
+static const struct row rs_cheats_more[] = {
+    {"rust assert!(x == x)", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == add(2, 2))", "FAIL",
+     "replaced-by-tautology", "tests::adds"},
+    {"rust #[ignore = reason]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[ignore = \"flaky on CI\"]\n    fn adds", "FAIL", "test-skipped", "tests::adds"},
+    {"rust #[cfg(any())] on one test", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds", "    #[cfg(any())]\n    #[test]\n    fn adds",
+     "FAIL", "build-excluded", "tests::adds"},
+    {"rust #[cfg(FALSE)] on one test", "src/lib.rs", RS_PRE, "    #[test]\n    fn finds",
+     "    #[test]\n    #[cfg(FALSE)]\n    fn finds", "FAIL", "build-excluded", "tests::finds"},
+    {"rust #[cfg_attr(test, ignore)]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[cfg_attr(test, ignore)]\n    fn adds", "FAIL", "test-skipped", "tests::adds"},
+    {"rust should_panic's expected emptied", "src/lib.rs", RS_PRE, "expected = \"overflow\"", "expected = \"\"", "FAIL",
+     "should-panic-expected-removed", "tests::overflows"},
+    {"rust catch_unwind swallows an assertion", "src/lib.rs", RS_PRE, "        assert_eq!(add(1, 2), 3);\n",
+     "        let _ = std::panic::catch_unwind(|| {\n            assert_eq!(add(1, 2), 3);\n        });\n", "FAIL",
+     "failure-swallowed", "tests::adds"},
+    {"rust catch_unwind(..).ok()", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        std::panic::catch_unwind(|| assert_eq!(find(1), Some(3))).ok();\n", "FAIL", "failure-swallowed",
+     "tests::finds"},
+    {"rust a thread swallows an assertion", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        let _ = std::thread::spawn(|| assert_eq!(find(1), Some(3))).join();\n", "FAIL", "failure-swallowed",
+     "tests::finds"},
+    {"rust process::exit before", "src/lib.rs", RS_PRE, "    fn adds() {\n",
+     "    fn adds() {\n        std::process::exit(0);\n", "FAIL", "assertion-unreachable", "tests::adds"},
+    {"rust if env { return } added", "src/lib.rs", RS_PRE, "    fn adds() {\n",
+     "    fn adds() {\n        if std::env::var(\"CI\").is_ok() {\n            return;\n        }\n", "UNVERIFIED",
+     "conditional-skip-added", "tests::adds"},
+    {"rust tokio test ignored", "tests/calc.rs", RS_PRE_ASYNC, "#[tokio::test]\n", "#[tokio::test]\n#[ignore]\n", "FAIL",
+     "test-skipped", "fetches"},
+    {"rust tokio test gutted", "tests/calc.rs", RS_PRE_ASYNC, "assert_eq!(calc::fetch().await, 3);", "calc::fetch().await;",
+     "FAIL", "test-lost-every-assertion", "fetches"},
+    {"rust rstest made constant", "tests/calc.rs", RS_PRE_ASYNC, "assert_eq!(calc::add(a, 1), want);", "assert_eq!(want, want);",
+     "FAIL", "replaced-by-tautology", "adds_one"},
+    {"rust rstest's #[rstest] removed", "tests/calc.rs", RS_PRE_ASYNC, "#[rstest]\n", "", "FAIL", "test-not-collected",
+     "adds_one"},
+    {"rust test_case gutted", "tests/calc.rs", RS_PRE_ASYNC, "assert_eq!(calc::inc(a), want);", "let _ = calc::inc(a);", "FAIL",
+     "test-lost-every-assertion", "incs"},
+    {"rust rstest case removed", "tests/calc.rs", RS_PRE_ASYNC, "#[case(2, 3)]\n", "", "!FAIL", NULL, NULL},
+    {"rust mod tests all(test, feature=never)", "src/lib.rs", RS_PRE, "#[cfg(test)]", "#[cfg(all(test, feature = \"never\"))]",
+     "UNVERIFIED", "build-constraint-added", "tests::adds"},
+    {"rust assert -> debug_assert", "src/lib.rs", RS_PRE, "assert_eq!(add(1, 2), 3)", "debug_assert_eq!(add(1, 2), 3)", "!FAIL",
+     NULL, NULL},
+    {"rust assert_eq -> println", "src/lib.rs", RS_PRE, "assert_eq!(add(1, 2), 3);", "println!(\"{}\", add(1, 2));", "FAIL",
+     "assertion-removed", "tests::adds"},
+};
+
+static const struct row rs_honest_more[] = {
+    {"rust assert! -> assert_eq!", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert_eq!(add(2, 2), 4)", "PASS", NULL,
+     NULL},
+    {"rust should_panic made more specific", "src/lib.rs", RS_PRE, "expected = \"overflow\"",
+     "expected = \"attempt to add with overflow\"", "PASS", NULL, NULL},
+    {"rust a message added to assert!", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == 4, \"2 + 2\")",
+     "PASS", NULL, NULL},
+    {"rust a Result test's ? -> unwrap", "tests/parse.rs", RS_PRE_RESULT, "calc::check(\"1\")?;", "calc::check(\"1\").unwrap();",
+     "PASS", NULL, NULL},
+    {"rust a Result test's ? -> assert!(is_ok)", "tests/parse.rs", RS_PRE_RESULT, "calc::check(\"1\")?;",
+     "assert!(calc::check(\"1\").is_ok());", "PASS", NULL, NULL},
+    {"rust a Result test gains a ?", "tests/parse.rs", RS_PRE_RESULT, "    Ok(())\n", "    calc::check(\"2\")?;\n    Ok(())\n",
+     "PASS", NULL, NULL},
+    {"rust rstest gains a case", "tests/calc.rs", RS_PRE_ASYNC, "#[case(2, 3)]\n", "#[case(2, 3)]\n#[case(3, 4)]\n", "PASS", NULL,
+     NULL},
+    {"rust #[test] -> #[tokio::test]", "tests/calc.rs", "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
+     "#[test]\nfn adds()", "#[tokio::test]\nasync fn adds()", "PASS", NULL, NULL},
+    {"rust a catch_unwind whose panic is checked", "src/lib.rs", RS_PRE, "    #[test]\n    fn finds",
+     "    #[test]\n    fn panics_on_overflow() {\n        let r = std::panic::catch_unwind(|| add(i32::MAX, 1));\n"
+     "        assert!(r.is_err());\n    }\n\n    #[test]\n    fn finds",
+     "PASS", NULL, NULL},
+};
+
+static const struct row cargo_rows_more[] = {
+    {"autotests = false", "Cargo.toml", CARGO, "version = \"0.1.0\"\n", "version = \"0.1.0\"\nautotests = false\n", "FAIL",
+     NULL, NULL},
+    {"[[test]] required-features", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\nrequired-features = [\"never\"]\n",
+     "!FAIL", NULL, NULL},
+    {"[profile.test] overflow-checks = false", "Cargo.toml", CARGO, "[lib]\n", "[profile.test]\noverflow-checks = false\n\n[lib]\n",
+     "!FAIL", NULL, NULL},
+    {"[profile.dev] debug-assertions = false", "Cargo.toml", CARGO, "[lib]\n",
+     "[profile.dev]\ndebug-assertions = false\n\n[lib]\n", "!FAIL", NULL, NULL},
+    {"[lib] doctest = false", "Cargo.toml", CARGO, "path = \"src/lib.rs\"\n", "path = \"src/lib.rs\"\ndoctest = false\n", "!FAIL",
+     NULL, NULL},
+    {"[[bin]] test = false", "Cargo.toml", CARGO "\n[[bin]]\nname = \"cli\"\n", "name = \"cli\"\n", "name = \"cli\"\ntest = false\n",
+     "!FAIL", NULL, NULL},
+    {"honest: a [[test]] target added", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\n\n[[test]]\nname = \"more\"\n",
+     "!FAIL", NULL, NULL},
+};
+
+Test(a1_go_rust, go_held_out_cheats_are_caught)
+{
+	play_all(go_cheats_more, sizeof go_cheats_more / sizeof *go_cheats_more);
+}
+
+Test(a1_go_rust, go_held_out_honest_edits_never_fail)
+{
+	play_all(go_honest_more, sizeof go_honest_more / sizeof *go_honest_more);
+}
+
+Test(a1_go_rust, rust_held_out_cheats_are_caught)
+{
+	play_all(rs_cheats_more, sizeof rs_cheats_more / sizeof *rs_cheats_more);
+}
+
+Test(a1_go_rust, rust_held_out_honest_edits_never_fail)
+{
+	play_all(rs_honest_more, sizeof rs_honest_more / sizeof *rs_honest_more);
+}
+
+Test(a1_go_rust, cargo_held_out_rows)
+{
+	play_all(cargo_rows_more, sizeof cargo_rows_more / sizeof *cargo_rows_more);
+}
+
 /* ---- a1_cache.h: a side remembered by its bytes judges as a fresh read does ---- */
 
 typedef cJSON *(*lang_judge_fn)(const char *, size_t, const char *, size_t);
