@@ -46,6 +46,8 @@ struct a1_lang_fact {
 	unsigned char swallowed; /* A1_LANG_SWALLOWED: its failure is caught and dropped (catch_unwind,
 				  * a thread never joined); A1_LANG_MAYBE_SWALLOWED: it runs where the
 				  * test may not see it (a goroutine, a thread's handle kept) */
+	unsigned char soft;	 /* a check by the way (Rust's `x?`, `x.unwrap()`, `x.expect(..)`): never
+				  * reported removed alone, only when its test is left with no check at all */
 };
 
 struct a1_lang_names {

@@ -474,7 +474,7 @@ static int ends_block(struct walk *w, TSNode st)
 	return f;
 }
 
-/* When `st` is `if X { ...; return; }` (no else) that asserted nothing: X's value where it
+/* When `st` is `if X { ...; return; }` (no else; or process::exit(0)) that asserted nothing: X's value where it
  * stands (1 always, -1 not known; 0 none), its text into *why. */
 static int returns_if(struct walk *w, TSNode st, size_t facts_before, char **why)
 {
@@ -483,7 +483,14 @@ static int returns_if(struct walk *w, TSNode st, size_t facts_before, char **why
 		return 0;
 	TSNode cons = tsnode_field(e, "consequence"), cond = tsnode_field(e, "condition");
 	uint32_t k = ts_node_is_null(cons) ? 0 : ts_node_named_child_count(cons);
-	if (!k || !ends_block(w, ts_node_named_child(cons, k - 1)))
+	TSNode last = k ? ts_node_named_child(cons, k - 1) : (TSNode){0};
+	last = is(last, "expression_statement") ? ts_node_named_child(last, 0) : last;
+	char *lt = k ? a1_lang_canon(w->src, last) : NULL;
+	size_t n = lt ? strlen(lt) : 0;
+	/* a return, or an exit that passes: panic!, process::exit(1) fail the test */
+	int quiet = k && (is(last, "return_expression") || (n >= 16 && !strcmp(lt + n - 16, "process::exit(0)")));
+	free(lt);
+	if (!quiet)
 		return 0;
 	int v = is(cond, "let_condition") || is(cond, "let_chain") ? -1 : a1_lang_cond(w->src, cond);
 	if (v < 0) {
@@ -531,6 +538,36 @@ static int swallows(struct walk *w, TSNode n)
 		return text_is(w->src, pat, "_") ? A1_LANG_SWALLOWED : A1_LANG_MAYBE_SWALLOWED;
 	}
 	return A1_LANG_MAYBE_SWALLOWED;
+}
+
+/* `x?`, `x.unwrap()`, `x.expect(..)` (`_err` ones: "?err"): a soft fact "? x" - the panic or
+ * the error returned fails the test. */
+static void soft_check(struct walk *w, const struct ctx *c, TSNode n)
+{
+	TSNode operand = {0};
+	const char *kind = "?";
+	if (is(n, "try_expression")) {
+		operand = ts_node_named_child(n, 0);
+	} else {
+		TSNode fn = tsnode_field(n, "function");
+		TSNode field = is(fn, "field_expression") ? tsnode_field(fn, "field") : (TSNode){0};
+		if (ts_node_is_null(field))
+			return;
+		if (text_is(w->src, field, "unwrap_err") || text_is(w->src, field, "expect_err"))
+			kind = "?err";
+		else if (!text_is(w->src, field, "unwrap") && !text_is(w->src, field, "expect"))
+			return;
+		operand = tsnode_field(fn, "value");
+	}
+	if (ts_node_is_null(operand))
+		return;
+	char *text = a1_lang_canon(w->src, operand);
+	char *form = *c->guard ? xasprintf("if %s => %s %s", c->guard, kind, text) : xasprintf("%s %s", kind, text);
+	free(text);
+	struct a1_lang_fact *f = a1_lang_fact_add(w->f, form, a1_lang_line(n));
+	f->soft = 1;
+	f->dead = (unsigned char)c->dead;
+	f->swallowed = (unsigned char)c->swallow;
 }
 
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
@@ -582,7 +619,10 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		int sw = swallows(w, n);
 		if (sw > c.swallow)
 			c.swallow = sw;
+		soft_check(w, &c, n);
 	}
+	if (!strcmp(t, "try_expression"))
+		soft_check(w, &c, n);
 	char *ret = NULL;
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
