@@ -171,6 +171,8 @@ struct walk {
 	char *mparam;	  /* TestMain(m *testing.M)'s m (owned, may be NULL) */
 	int ran;	  /* m.Run() called: 0 never, 1 always, -1 under a condition */
 	unsigned recovers; /* recover() calls seen */
+	char *gone[NAMES_MAX]; /* testing parameters bound again (t = &testing.T{}) */
+	size_t ngone;
 };
 
 struct ctx {
@@ -225,6 +227,37 @@ static int is_tparam(const struct walk *w, TSNode n)
 	return 0;
 }
 
+/* 1 when `n` is a testing value made on the spot (&testing.T{}, new(testing.T)): what fails
+ * on it fails no test. */
+static int dummy_t(const char *src, TSNode n)
+{
+	if (ts_node_is_null(n))
+		return 0;
+	char *t = a1_lang_canon(src, n);
+	int yes = !strncmp(t, "&testing.", 9) || !strncmp(t, "new(testing.", 12) || !strncmp(t, "testing.T{", 10);
+	free(t);
+	return yes;
+}
+
+/* 1 when a call's arguments hold a dummy testing value. */
+static int dummy_arg(const char *src, TSNode call)
+{
+	TSNode args = tsnode_field(call, "arguments");
+	uint32_t n = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < n; i++)
+		if (dummy_t(src, ts_node_named_child(args, i)))
+			return 1;
+	return 0;
+}
+
+static int is_gone(const struct walk *w, TSNode n)
+{
+	for (size_t i = 0; i < w->ngone; i++)
+		if (text_is(w->src, n, w->gone[i]))
+			return 1;
+	return 0;
+}
+
 /* The form of a fact: its guards, then the call. */
 static struct a1_lang_fact *fact(struct walk *w, const struct ctx *c, TSNode call)
 {
@@ -262,6 +295,9 @@ static void testify(struct walk *w, const struct ctx *c, TSNode call, const char
 	char *me = a1_lang_canon(w->src, method);
 	f->matcher = xasprintf("%s.%s", pk, me);
 	TSNode args = tsnode_field(call, "arguments");
+	if (off == 1 && ts_node_named_child_count(args) > 0 &&
+	    (dummy_t(w->src, ts_node_named_child(args, 0)) || is_gone(w, ts_node_named_child(args, 0))))
+		f->swallowed = A1_LANG_SWALLOWED; /* assert.Equal(&testing.T{}, ..) fails no test */
 	uint32_t na = ts_node_named_child_count(args);
 	/* the package form takes t first (off 1); an assert.New(t) object does not (off 0) */
 	na = na >= off ? na - off : 0;
@@ -321,7 +357,7 @@ static void testify_new(struct walk *w, TSNode decl)
 	if (strcmp(ts_node_type(fn), "selector_expression"))
 		return;
 	const char *pk = testify_pkg(w, tsnode_field(fn, "operand"));
-	if (pk && text_is(w->src, tsnode_field(fn, "field"), "New") && w->nobjs < NAMES_MAX) {
+	if (pk && text_is(w->src, tsnode_field(fn, "field"), "New") && w->nobjs < NAMES_MAX && !dummy_arg(w->src, call)) {
 		w->objpkgs[w->nobjs] = pk;
 		w->objs[w->nobjs++] = a1_lang_canon(w->src, name);
 	}
@@ -346,6 +382,31 @@ static const char *suite_chain(const struct walk *w, TSNode n)
 	return NULL;
 }
 
+/* t = x, t := x (var t = x): t is no longer the test's testing value (a dummy, most likely),
+ * what fails on it after fails nothing. */
+static void rebound(struct walk *w, TSNode decl)
+{
+	int spec = !strcmp(ts_node_type(decl), "var_spec");
+	TSNode left = tsnode_field(decl, spec ? "name" : "left"), right = tsnode_field(decl, spec ? "value" : "right");
+	if (ts_node_is_null(left) || ts_node_is_null(right))
+		return;
+	uint32_t n = spec ? 1 : ts_node_named_child_count(left);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode name = spec ? left : ts_node_named_child(left, i);
+		TSNode value = i < ts_node_named_child_count(right) ? ts_node_named_child(right, i) : (TSNode){0};
+		if (strcmp(ts_node_type(name), "identifier") || (!ts_node_is_null(value) && is_tparam(w, value)))
+			continue; /* t := t: the same */
+		for (size_t j = 0; j < w->ntparams; j++)
+			if (text_is(w->src, name, w->tparams[j])) {
+				if (w->ngone < NAMES_MAX)
+					w->gone[w->ngone++] = w->tparams[j];
+				else
+					free(w->tparams[j]);
+				w->tparams[j] = xstrdup("");
+			}
+	}
+}
+
 static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 {
 	static const char *const failures[] = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow", NULL};
@@ -353,7 +414,7 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 	TSNode fn = tsnode_field(call, "function");
 	if (!strcmp(ts_node_type(fn), "identifier") && text_is(w->src, fn, "recover"))
 		w->recovers++;
-	if (!strcmp(ts_node_type(fn), "identifier")) {
+	if (!strcmp(ts_node_type(fn), "identifier") && !dummy_arg(w->src, call)) { /* checkAdd(&testing.T{}): asserts nothing */
 		a1_lang_call_add(w->f, w->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn));
 		return;
 	}
@@ -535,8 +596,14 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 	}
 	if (!strcmp(t, "call_expression"))
 		call_expr(w, &c, n);
-	if (!strcmp(t, "short_var_declaration") || !strcmp(t, "var_spec") || !strcmp(t, "assignment_statement"))
+	if (!strcmp(t, "short_var_declaration") || !strcmp(t, "var_spec") || !strcmp(t, "assignment_statement")) {
 		testify_new(w, n);
+		rebound(w, n);
+		TSNode left = tsnode_field(n, "left"), right = tsnode_field(n, "right");
+		if (!ts_node_is_null(left) && ts_node_named_child_count(left) == 1 && text_is(w->src, ts_node_named_child(left, 0), "_") &&
+		    ts_node_named_child_count(right) == 1 && !strcmp(ts_node_type(ts_node_named_child(right, 0)), "func_literal"))
+			c.dead = 1; /* _ = func() { .. }: never called */
+	}
 	walk_kids(w, n, c);
 }
 
@@ -708,6 +775,8 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 			free(w.tparams[j]);
 		for (size_t j = 0; j < w.nobjs; j++)
 			free(w.objs[j]);
+		for (size_t j = 0; j < w.ngone; j++)
+			free(w.gone[j]);
 		free(w.suite_recv);
 		free(name);
 	}

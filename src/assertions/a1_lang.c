@@ -731,9 +731,29 @@ static long names_nth(const struct names *x, const char *name, size_t nth)
 	return j;
 }
 
+/* A test's name after its modules ("tests::adds" -> "adds"); a module's "mod a::tests" -> "mod". */
+static const char *base_name(const char *name)
+{
+	if (!strncmp(name, "mod ", 4))
+		return "mod";
+	const char *k = strrchr(name, ':');
+	return k ? k + 1 : name;
+}
+
+/* 1 when `f` has a live fact. */
+static int any_live_fact(const struct a1_lang_func *f)
+{
+	for (size_t i = 0; i < f->nfacts; i++)
+		if (live(&f->facts[i]))
+			return 1;
+	return 0;
+}
+
 /* The post function a pre test became: the one of the same name (`q`: the nth of its name
  * for the nth pre function of that name, or -1), else a new function holding all its
- * assertions (a test renamed, or taken out of collection). */
+ * assertions (a test renamed, or taken out of collection); for a test with no assertion to
+ * know it by (a #[should_panic] test, a test module itself), a new test of its base name (its
+ * module renamed: tests::x -> unit_tests::x, mod tests -> mod unit_tests). */
 static const struct a1_lang_func *counterpart(const struct names *pre_ix, const struct a1_lang_side *post,
 					      const struct a1_lang_func *P, long q, const unsigned char *taken, size_t *at)
 {
@@ -749,6 +769,13 @@ static const struct a1_lang_func *counterpart(const struct names *pre_ix, const 
 			*at = j;
 			return C;
 		}
+	for (size_t j = 0; !any_live_fact(P) && j < post->nfuncs; j++) {
+		const struct a1_lang_func *C = &post->funcs[j];
+		if (!taken[j] && C->is_test && names_nth(pre_ix, C->name, 0) < 0 && !strcmp(base_name(C->name), base_name(P->name))) {
+			*at = j;
+			return C;
+		}
+	}
 	return NULL;
 }
 

@@ -38,6 +38,11 @@ static int is(TSNode n, const char *type)
 	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
 }
 
+static int is_word(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || (unsigned char)c >= 0x80;
+}
+
 static int text_is(const char *src, TSNode n, const char *s)
 {
 	size_t k = ts_node_end_byte(n) - ts_node_start_byte(n);
@@ -176,6 +181,14 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 			if (text_is(src, ts_node_child(args, i), "ignore") && v != 0) {
 				*(v == 1 ? &a->ignore : &a->cond_ignore) = 1;
 				why_set(&a->why, src, item);
+			} else if (text_is(src, ts_node_child(args, i), "should_panic") && v != 0) {
+				/* cfg_attr(test, should_panic): any panic passes; under a condition not known:
+				 * a conditional change of what passes */
+				if (v == 1 && !a->panics)
+					a->panics = 1, a->expect = a->expect ? a->expect : xstrdup("");
+				else if (v < 0)
+					a->cond_ignore = 1;
+				why_set(&a->why, src, item);
 			}
 	}
 	free(p);
@@ -276,6 +289,7 @@ struct walk {
 	const void *memo; /* non-NULL: macros go through the process's memo (rust_memo_get) */
 	TSParser *sub; /* re-reads macro arguments */
 	const char *mod; /* "tests::" */
+	TSNode body;	 /* the function's body */
 };
 
 struct ctx {
@@ -570,6 +584,26 @@ static void soft_check(struct walk *w, const struct ctx *c, TSNode n)
 	f->swallowed = (unsigned char)c->swallow;
 }
 
+/* 1 when let_declaration `n` binds a closure to `_`, or to a `_name` the function's body
+ * names nowhere else: it is never called. */
+static int unused_closure(struct walk *w, TSNode n)
+{
+	TSNode pat = tsnode_field(n, "pattern"), value = tsnode_field(n, "value");
+	if (!is(value, "closure_expression") || ts_node_is_null(pat))
+		return 0;
+	if (text_is(w->src, pat, "_"))
+		return 1;
+	if (!is(pat, "identifier") || w->src[ts_node_start_byte(pat)] != '_' || ts_node_is_null(w->body))
+		return 0;
+	uint32_t a = ts_node_start_byte(w->body), e = ts_node_end_byte(w->body), pn = ts_node_end_byte(pat) - ts_node_start_byte(pat);
+	const char *name = w->src + ts_node_start_byte(pat);
+	int uses = 0;
+	for (uint32_t i = a; i + pn <= e; i++)
+		if (!memcmp(w->src + i, name, pn) && (i == a || !is_word(w->src[i - 1])) && (i + pn == e || !is_word(w->src[i + pn])))
+			uses++;
+	return uses <= 1;
+}
+
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
 {
 	TSNode cond = tsnode_field(n, "condition");
@@ -623,12 +657,24 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 	}
 	if (!strcmp(t, "try_expression"))
 		soft_check(w, &c, n);
+	if (!strcmp(t, "let_declaration") && unused_closure(w, n))
+		c.dead = 1; /* let _ = || assert!(..): never called */
 	char *ret = NULL;
+	int cfg_off = 0;
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode ch = ts_node_named_child(n, i);
 		size_t before = w->f->nfacts;
-		walk(w, ch, c);
+		struct ctx cc = c;
+		cc.dead |= cfg_off; /* #[cfg(any())] on the statement: never compiled */
+		cfg_off = 0;
+		walk(w, ch, cc);
+		if (!strcmp(t, "block") && is(ch, "attribute_item")) {
+			struct attrs a = {.cfg = 1};
+			attr(w->src, ch, &a);
+			cfg_off = a.cfg == 0;
+			attrs_free(&a);
+		}
 		char *why = NULL;
 		int r = !strcmp(t, "block") && !c.dead ? returns_if(w, ch, before, &why) : 0;
 		if (!strcmp(t, "block") && (ends_block(w, ch) || r == 1))
@@ -682,7 +728,8 @@ static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, co
 		return;
 	}
 	struct ctx c = {.guard = ""};
-	walk(&w, tsnode_field(fn, "body"), c);
+	w.body = tsnode_field(fn, "body");
+	walk(&w, w.body, c);
 	free(name);
 	free(base);
 }

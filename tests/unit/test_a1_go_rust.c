@@ -539,6 +539,25 @@ Test(a1_go_rust, cargo_test_targets_turned_off_fail)
 	"func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"
 
 static const struct row go_cheats_more[] = {
+    /* the failures sent to a testing value that is no test's */
+    {"go helper given a dummy testing.T", "calc/calc_test.go", GO_PRE_HELPER, "\tcheckAdd(t)\n", "\tcheckAdd(&testing.T{})\n", "FAIL",
+     "test-lost-every-assertion", "TestAdd"},
+    {"go testify given a dummy testing.T", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
+     "assert.Equal(new(testing.T), 1, Sub(2, 1))", "FAIL", "failure-swallowed", "TestSub"},
+    {"go assert.New of a dummy", "calc/calc_test.go", GO_PRE_OBJ, "a := assert.New(t)", "a := assert.New(&testing.T{})", "FAIL",
+     "assertion-removed", "TestSub"},
+    {"go t bound to a dummy", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tt = &testing.T{}\n", "FAIL", "test-lost-every-assertion", "TestAdd"},
+    {"go t shadowed by a dummy for testify", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T) {\n",
+     "func TestSub(t *testing.T) {\n\tt := new(testing.T)\n", "FAIL", "failure-swallowed", "TestSub"},
+    {"go guard negated", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) == 3 {", "FAIL", "assertion-negated",
+     "TestAdd"},
+    {"go moved into a helper never called", "calc/calc_test.go", GO_PRE,
+     "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n",
+     "func checkAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\nfunc TestAdd(t *testing.T) {\n", "FAIL",
+     "assertion-removed", "TestAdd"},
+    {"go moved into a func literal never called", "calc/calc_test.go", GO_PRE, "\tassert.Equal(t, 1, Sub(2, 1))\n",
+     "\t_ = func() { assert.Equal(t, 1, Sub(2, 1)) }\n", "FAIL", "assertion-unreachable", "TestSub"},
     /* var a = assert.New(t): a var_spec (and `var wg sync.WaitGroup`, no value, crashed the judge) */
     {"go var a = assert.New(t), its check made constant", "calc/calc_test.go", GO_PRE_OBJ, NULL,
      "package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/assert\"\n)\n\n"
@@ -603,6 +622,10 @@ static const struct row go_cheats_more[] = {
 };
 
 static const struct row go_honest_more[] = {
+    {"go the guard made < (a looser check, not judged)", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) < 0 {",
+     "!FAIL", NULL, NULL},
+    {"go t := t in a closure", "calc/calc_test.go", GO_PRE_SUB, "\t\tassert.Equal(t, 2000, Add(1000, 1000))\n",
+     "\t\tt := t\n\t\tassert.Equal(t, 2000, Add(1000, 1000))\n", "PASS", NULL, NULL},
     {"go var a = assert.New(t) and a var without a value", "calc/calc_test.go", GO_PRE_OBJ, "a := assert.New(t)",
      "var wg sync.WaitGroup\n\tvar a = assert.New(t)\n\t_ = wg", "PASS", NULL, NULL},
     {"go t.Helper() in the helper", "calc/calc_test.go", GO_PRE_HELPER, "func checkAdd(t *testing.T) {\n",
@@ -653,6 +676,24 @@ static const struct row go_honest_more[] = {
 	"    assert_eq!(calc::inc(a), want);\n}\n"
 
 static const struct row rs_cheats_more[] = {
+    {"rust || true", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == 4 || true)", "FAIL",
+     "replaced-by-tautology", "tests::adds"},
+    {"rust == -> >=", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) >= 4)", "FAIL", "matcher-loosened",
+     "tests::adds"},
+    {"rust #[test] -> #[bench]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds", "    #[bench]\n    fn adds", "FAIL",
+     "test-not-collected", "tests::adds"},
+    {"rust #[cfg_attr(test, should_panic)]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[cfg_attr(test, should_panic)]\n    fn adds", "FAIL", "expected-failure-added", "tests::adds"},
+    {"rust #[cfg_attr(unix, should_panic)]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[cfg_attr(unix, should_panic)]\n    fn adds", "UNVERIFIED", "conditional-skip-added", "tests::adds"},
+    {"rust #[cfg(any())] on a statement", "src/lib.rs", RS_PRE, "        assert_eq!(add(1, 2), 3);\n",
+     "        #[cfg(any())]\n        assert_eq!(add(1, 2), 3);\n", "FAIL", "assertion-unreachable", "tests::adds"},
+    {"rust moved into a closure never called", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        let _check = || assert_eq!(find(1), Some(3));\n", "FAIL", "assertion-unreachable", "tests::finds"},
+    {"rust catch_unwind's result kept", "src/lib.rs", RS_PRE, "        assert_eq!(add(1, 2), 3);\n",
+     "        let r = std::panic::catch_unwind(|| {\n            assert_eq!(add(1, 2), 3);\n        });\n"
+     "        if let Err(e) = r {\n            std::panic::resume_unwind(e);\n        }\n", "UNVERIFIED", "assertion-may-be-unseen",
+     "tests::adds"},
     {"rust assert!(x == x)", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == add(2, 2))", "FAIL",
      "replaced-by-tautology", "tests::adds"},
     {"rust #[ignore = reason]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
@@ -710,6 +751,15 @@ static const struct row rs_cheats_more[] = {
 };
 
 static const struct row rs_honest_more[] = {
+    {"rust the test module renamed", "src/lib.rs", RS_PRE, "mod tests {", "mod unit_tests {", "PASS", NULL, NULL},
+    {"rust a test moved into a nested module", "src/lib.rs", RS_PRE,
+     "    #[test]\n    fn finds() {\n        assert_eq!(find(1), Some(3));\n    }\n",
+     "    mod more {\n        use super::*;\n        #[test]\n        fn finds() {\n            assert_eq!(find(1), Some(3));\n        }\n    }\n",
+     "PASS", NULL, NULL},
+    {"rust a thread joined and unwrapped", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        std::thread::spawn(|| assert_eq!(find(1), Some(3))).join().unwrap();\n", "PASS", NULL, NULL},
+    {"rust a closure called", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        let _check = || assert_eq!(find(1), Some(3));\n        _check();\n", "PASS", NULL, NULL},
     {"rust exit(1) on a setup error", "src/lib.rs", RS_PRE, "    fn adds() {\n",
      "    fn adds() {\n        if setup().is_err() {\n            std::process::exit(1);\n        }\n", "PASS", NULL, NULL},
     {"rust an unwrap dropped for an assertion", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
