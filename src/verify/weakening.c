@@ -740,6 +740,143 @@ static void judge_python(struct cand *k, struct cand *c, size_t nc, const char *
 	free(which);
 }
 
+/*==== Go and Rust tests moved between files ================================================*/
+
+#define MOVE_TARGETS 16 /* other changed files a deleted test is looked for in */
+
+static int same_dir(const char *a, const char *b)
+{
+	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
+	size_t n = x ? (size_t)(x - a) : 0, m = y ? (size_t)(y - b) : 0;
+	return n == m && !memcmp(a, b, n);
+}
+
+/* 1 when `text` defines a function named `name`'s last part (`fn adds(`, `func TestAdd(`). */
+static int defines(const char *text, size_t len, const char *name, int go)
+{
+	const char *k = strrchr(name, ':');
+	k = k ? k + 1 : name;
+	char *pat = xasprintf("%s %s(", go ? "func" : "fn", k);
+	int hit = memmem(text, len, pat, strlen(pat)) != NULL;
+	free(pat);
+	return hit;
+}
+
+/* A Go or Rust test a file lost (test-deleted), found in another test file this call changed
+ * (Go: of its package's directory; Rust: any): judged against that file's post side - its
+ * findings there replace the deletion (none: the test moved with its assertions). Found only
+ * by name, with assertions that read differently there (Rust's `super::f` became `calc::f`):
+ * UNVERIFIED test-moved. */
+static void moved_tests(struct cand *c, size_t nc, int pre_fd, int post_fd)
+{
+	for (size_t i = 0; i < nc; i++) {
+		struct cand *k = &c[i];
+		int go = a1_go_path(k->path);
+		if (k->how != HOW_JS || (!go && !a1_rust_path(k->path)) || !k->findings)
+			continue;
+		int deleted = 0;
+		const cJSON *f;
+		cJSON_ArrayForEach(f, k->findings)
+		deleted |= !strcmp(jx_str(f, "finding") ? jx_str(f, "finding") : "", "test-deleted") && jx_str(f, "function");
+		if (!deleted)
+			continue;
+		struct buf pre = {0};
+		char why[200];
+		if (read_beneath(pre_fd, k->path, &pre, why, sizeof why) != SIDE_FILE) {
+			buf_free(&pre);
+			continue;
+		}
+		cJSON *kept = cJSON_CreateArray();
+		cJSON *moved = cJSON_CreateArray(); /* findings of the tests found elsewhere */
+		struct buf post[MOVE_TARGETS] = {{0}};
+		cJSON *cross[MOVE_TARGETS] = {0};
+		size_t at[MOVE_TARGETS], nt = 0;
+		for (size_t j = 0; j < nc && nt < MOVE_TARGETS; j++) {
+			if (j == i || c[j].how != HOW_JS || (go ? !a1_go_path(c[j].path) || !same_dir(c[j].path, k->path)
+								: !a1_rust_path(c[j].path)))
+				continue;
+			if (read_beneath(post_fd, c[j].path, &post[nt], why, sizeof why) != SIDE_FILE) {
+				buf_free(&post[nt]);
+				continue;
+			}
+			const char *a = pre.p ? pre.p : "", *b = post[nt].p ? post[nt].p : "";
+			cross[nt] = go ? a1_go_judge(a, pre.len, b, post[nt].len) : a1_rust_judge(a, pre.len, b, post[nt].len);
+			at[nt++] = j;
+		}
+		cJSON *g;
+		struct buf went = {0}; /* "\n"-separated names of the tests found elsewhere */
+		cJSON_ArrayForEach(g, k->findings)
+		{
+			const char *fn = jx_str(g, "function"), *what = jx_str(g, "finding");
+			if (fn && !strncmp(fn, "mod ", 4))
+				continue; /* a module: after its tests */
+			size_t t = nt;
+			int named = 0;
+			for (size_t q = 0; fn && what && !strcmp(what, "test-deleted") && q < nt && t == nt; q++) {
+				int gone = 0;
+				const cJSON *h;
+				cJSON_ArrayForEach(h, cross[q])
+				gone |= jx_str(h, "function") && !strcmp(jx_str(h, "function"), fn) && jx_str(h, "finding") &&
+					(!strcmp(jx_str(h, "finding"), "test-deleted") || !strcmp(jx_str(h, "finding"), "test-out-of-view"));
+				if (!gone)
+					t = q;
+				else if (defines(post[q].p ? post[q].p : "", post[q].len, fn, go))
+					named = (int)q + 1;
+			}
+			if (t < nt || named)
+				buf_printf(&went, "\n%s", fn);
+			if (t < nt) { /* moved: judged where it went */
+				const cJSON *h;
+				cJSON_ArrayForEach(h, cross[t])
+				if (jx_str(h, "function") && !strcmp(jx_str(h, "function"), fn)) {
+					const char *st = jx_str(h, "status");
+					const char *cause = !strcmp(st, "FAIL") ? NULL : !strcmp(st, "WARN") ? WEAKENING_EXPECTATION_CHANGED
+									       : jx_str(h, "cause") ? jx_str(h, "cause") : WEAKENING_UNDECIDABLE;
+					char *pre_s = xasprintf("moved to %s; %s", c[at[t]].path, jx_str(h, "pre") ? jx_str(h, "pre") : "");
+					cJSON_AddItemToArray(moved, mk_finding(k->path, fn, jx_str(h, "finding"), st, cause, pre_s,
+									       jx_str(h, "post")));
+					free(pre_s);
+				}
+				continue;
+			}
+			if (named) {
+				char *post_s = xasprintf("a test %s in %s, its assertions read differently", fn, c[at[named - 1]].path);
+				cJSON_AddItemToArray(moved, mk_finding(k->path, fn, "test-moved", "UNVERIFIED", WEAKENING_UNDECIDABLE,
+								       jx_str(g, "pre"), post_s));
+				free(post_s);
+				continue;
+			}
+			cJSON_AddItemToArray(kept, cJSON_Duplicate(g, 1));
+		}
+		/* a test module gone whose tests went elsewhere: moved too, its cfg unseen there */
+		cJSON_ArrayForEach(g, k->findings)
+		{
+			const char *fn = jx_str(g, "function"), *what = jx_str(g, "finding");
+			if (!fn || strncmp(fn, "mod ", 4))
+				continue;
+			char *prefix = xasprintf("\n%s::", fn + 4);
+			if (what && !strcmp(what, "test-deleted") && went.len && strstr(buf_cstr(&went), prefix))
+				cJSON_AddItemToArray(moved, mk_finding(k->path, fn, "test-moved", "UNVERIFIED", WEAKENING_UNDECIDABLE,
+								       jx_str(g, "pre"), "its tests are in other files"));
+			else
+				cJSON_AddItemToArray(kept, cJSON_Duplicate(g, 1));
+			free(prefix);
+		}
+		buf_free(&went);
+		cJSON *h;
+		while ((h = cJSON_DetachItemFromArray(moved, 0)) != NULL)
+			cJSON_AddItemToArray(kept, h);
+		cJSON_Delete(moved);
+		cJSON_Delete(k->findings);
+		k->findings = kept;
+		for (size_t q = 0; q < nt; q++) {
+			cJSON_Delete(cross[q]);
+			buf_free(&post[q]);
+		}
+		buf_free(&pre);
+	}
+}
+
 int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e)
 {
 	if (out)
@@ -919,6 +1056,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	for (size_t i = 0; i < nc; i++)
 		if (c[i].role == ROLE_JUDGE && c[i].post == SIDE_ABSENT)
 			judge_python(&c[i], c, nc, rename_gap);
+
+	moved_tests(c, nc, pre_fd, post_fd);
 
 	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */
 	int fails = 0, fail_files = 0, undecided = 0, warns = 0;

@@ -838,6 +838,79 @@ Test(a1_go_rust, cargo_held_out_rows)
 	play_all(cargo_rows_more, sizeof cargo_rows_more / sizeof *cargo_rows_more);
 }
 
+/*==== tests moved between files (weakening.c's moved_tests) ===============================*/
+
+struct move_row {
+	const char *what;
+	const char *p1, *pre1, *post1, *p2, *pre2, *post2; /* NULL side: absent */
+	const char *status, *finding;
+};
+
+static void play_move(const struct move_row *r)
+{
+	char *dir = ts_tmpdir("a1mv");
+	char *pre_root = fs_join(dir, "pre"), *post_root = fs_join(dir, "post");
+	cr_assert_eq(mkdir(pre_root, 0755), 0);
+	cr_assert_eq(mkdir(post_root, 0755), 0);
+	put(pre_root, r->p1, r->pre1);
+	put(post_root, r->p1, r->post1);
+	put(pre_root, r->p2, r->pre2);
+	put(post_root, r->p2, r->post2);
+	const char *changed[] = {r->p1, r->p2, NULL};
+	struct weakening_input in = {.pre_root = pre_root, .post_root = post_root, .changed = changed, .scope = ""};
+	struct weakening_result res = {0};
+	struct err e = {0};
+	cr_assert_eq(weakening_check(&in, &res, &e), 0, "%s: %s", r->what, e.msg);
+	const char *got = status_name(res.status);
+	if (!strcmp(r->status, "!FAIL"))
+		cr_assert_neq(res.status, WEAKENING_FAIL, "%s: %s", r->what, res.message);
+	else
+		cr_assert_str_eq(got, r->status, "%s: %s, want %s: %s", r->what, got, r->status, res.message);
+	if (r->finding)
+		cr_assert(strstr(res.message, r->finding), "%s: no %s: %s", r->what, r->finding, res.message);
+	weakening_result_free(&res);
+	ts_rmtree(dir);
+	free(dir);
+	free(pre_root);
+	free(post_root);
+}
+
+#define GO_FILE(body) "package calc\n\nimport \"testing\"\n\n" body
+#define GO_TADD "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"
+#define GO_TSUB "func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n"
+#define RS_LIB "pub fn add(a: i32, b: i32) -> i32 { a + b }\n"
+#define RS_UNIT "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n"
+#define RS_IT "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n"
+
+static const struct move_row moves[] = {
+    /* honest: before, each a FAIL test-deleted */
+    {"go a test moved to another file of its package", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB),
+     "calc/add_test.go", NULL, GO_FILE(GO_TADD), "PASS", NULL},
+    {"go a test file renamed (move_file)", "calc/calc_test.go", GO_FILE(GO_TADD), NULL, "calc/add_test.go", NULL, GO_FILE(GO_TADD),
+     "PASS", NULL},
+    {"rust a test moved between integration files", "tests/a.rs", RS_IT, "", "tests/b.rs", NULL, RS_IT, "PASS", NULL},
+    {"rust unit tests moved to tests/ (super:: became calc::)", "src/lib.rs", RS_LIB "\n" RS_UNIT, RS_LIB, "tests/add.rs", NULL,
+     RS_IT, "UNVERIFIED", "test-moved"},
+    /* cheats */
+    {"go a test file renamed out of _test.go", "calc/calc_test.go", GO_FILE(GO_TADD), NULL, "calc/calc_helpers.go", NULL,
+     GO_FILE(GO_TADD), "FAIL", "test-deleted"},
+    {"go a test moved to another package", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "other/add_test.go",
+     NULL, GO_FILE(GO_TADD), "FAIL", "test-deleted"},
+    {"go a test moved and weakened", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "calc/add_test.go", NULL,
+     GO_FILE("func TestAdd(t *testing.T) {\n\tif false {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"), "FAIL", "replaced-by-tautology"},
+    {"go a test moved and skipped", "calc/calc_test.go", GO_FILE(GO_TADD), NULL, "calc/add_test.go", NULL,
+     GO_FILE("func TestAdd(t *testing.T) {\n\tt.Skip()\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"), "FAIL",
+     "test-skipped"},
+    {"rust a test moved and ignored", "tests/a.rs", RS_IT, "", "tests/b.rs", NULL, "#[test]\n#[ignore]\n" RS_IT + 8, "FAIL",
+     "test-skipped"},
+};
+
+Test(a1_go_rust, tests_moved_between_files)
+{
+	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++)
+		play_move(&moves[i]);
+}
+
 /* ---- a1_cache.h: a side remembered by its bytes judges as a fresh read does ---- */
 
 typedef cJSON *(*lang_judge_fn)(const char *, size_t, const char *, size_t);
