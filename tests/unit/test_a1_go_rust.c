@@ -844,6 +844,7 @@ struct move_row {
 	const char *what;
 	const char *p1, *pre1, *post1, *p2, *pre2, *post2; /* NULL side: absent */
 	const char *status, *finding;
+	int earlier; /* p2 changed by an earlier call of the task: only p1 is this call's change */
 };
 
 static void play_move(const struct move_row *r)
@@ -856,7 +857,7 @@ static void play_move(const struct move_row *r)
 	put(post_root, r->p1, r->post1);
 	put(pre_root, r->p2, r->pre2);
 	put(post_root, r->p2, r->post2);
-	const char *changed[] = {r->p1, r->p2, NULL};
+	const char *changed[] = {r->p1, r->earlier ? NULL : r->p2, NULL};
 	struct weakening_input in = {.pre_root = pre_root, .post_root = post_root, .changed = changed, .scope = ""};
 	struct weakening_result res = {0};
 	struct err e = {0};
@@ -901,6 +902,19 @@ static const struct move_row moves[] = {
     {"go a test moved and skipped", "calc/calc_test.go", GO_FILE(GO_TADD), NULL, "calc/add_test.go", NULL,
      GO_FILE("func TestAdd(t *testing.T) {\n\tt.Skip()\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"), "FAIL",
      "test-skipped"},
+    /* a move in two calls: the new file written first, the test then deleted from the old */
+    {"go a test moved in two calls", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "calc/add_test.go", NULL,
+     GO_FILE(GO_TADD), "PASS", NULL, 1},
+    {"rust a test moved in two calls", "tests/a.rs", RS_IT, "", "tests/b.rs", NULL, RS_IT, "PASS", NULL, 1},
+    {"rust unit tests moved to the crate's tests/ in two calls", "calc/src/lib.rs", RS_LIB "\n" RS_UNIT, RS_LIB, "calc/tests/add.rs",
+     NULL, RS_IT, "UNVERIFIED", "test-moved", 1},
+    {"go a test moved in two calls and weakened", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB),
+     "calc/add_test.go", NULL, GO_FILE("func TestAdd(t *testing.T) {\n\tif false {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"), "FAIL",
+     "replaced-by-tautology", 1},
+    {"go deleted while an unchanged file of the package defines it", "calc/calc_test.go",
+     GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "calc/add_test.go", GO_FILE(GO_TADD), GO_FILE(GO_TADD), "FAIL", "test-deleted", 1},
+    {"rust deleted while another changed file already had its name", "tests/a.rs", RS_IT, "", "tests/b.rs", RS_IT,
+     RS_IT "\n#[test]\nfn subs() {\n    assert_eq!(calc::sub(2, 1), 1);\n}\n", "FAIL", "test-deleted"},
     {"rust a test moved and ignored", "tests/a.rs", RS_IT, "", "tests/b.rs", NULL, "#[test]\n#[ignore]\n" RS_IT + 8, "FAIL",
      "test-skipped"},
 };
