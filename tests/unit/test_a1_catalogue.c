@@ -276,6 +276,13 @@ Test(a1cat, go_and_rust_held_out)
 	     GO_T("TestConcurrent", "\tvar wg sync.WaitGroup\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n\t\tif Add(1, 2) != 3 {\n"
 				    "\t\t\tt.Error(\"add\")\n\t\t}\n\t}()\n\twg.Wait()\n"),
 	     "PASS"},
+	    /* a test moved in two calls: the new file written, then the test deleted from the old
+	     * one (judged on its own, it was FAIL test-deleted) */
+	    {"go honest: a test moved, its new file", "mv/add_test.go", NULL, NULL,
+	     GO_T("TestAdd", "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n"), "PASS"},
+	    {"go honest: a test moved, gone from the old file", "mv/calc_test.go",
+	     GO_T("TestAdd", "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n") "\nfunc TestSub(t *testing.T) {}\n",
+	     "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n", "", "PASS"},
 	    {"rust catch_unwind swallows the assertion", "tests/unwind.rs", "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
 	     "    assert_eq!(calc::add(1, 2), 3);\n",
 	     "    let _ = std::panic::catch_unwind(|| {\n        assert_eq!(calc::add(1, 2), 3);\n    });\n", "FAIL"},
