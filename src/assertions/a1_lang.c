@@ -792,6 +792,26 @@ static int panic_holds(const char *big, const char *small)
 	return ok;
 }
 
+/* The skip / exit state of the helpers `f` calls (followed HELPER_DEPTH calls deep): their
+ * A1_LANG_SKIP, COND_SKIP and EXITS, the first helper's name and why into *name / *why. */
+static unsigned helper_mods(const struct a1_lang_side *s, const struct a1_lang_func *f, unsigned want, const char **name,
+			    const char **why)
+{
+	unsigned char *seen = xcalloc(s->nfuncs + 1, 1);
+	reach(s, f, seen, HELPER_DEPTH);
+	unsigned m = 0;
+	for (size_t j = 0; j < s->nfuncs; j++)
+		if (seen[j] && (s->funcs[j].mods & want)) {
+			if (!(m & want) && name) {
+				*name = s->funcs[j].name;
+				*why = s->funcs[j].why;
+			}
+			m |= s->funcs[j].mods & (A1_LANG_SKIP | A1_LANG_COND_SKIP | A1_LANG_EXITS);
+		}
+	free(seen);
+	return m;
+}
+
 static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
 			 const struct a1_lang_func *Q, cJSON *out)
 {
@@ -807,6 +827,22 @@ static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_si
 	if (Q->mods & A1_LANG_SKIP) {
 		a1_lang_finding(out, P->name, "test-skipped", "FAIL", NULL, "runs", Q->why ? Q->why : "skipped");
 		return;
+	}
+	/* a helper it calls skips it, or ends the run, where none did */
+	const char *hname = NULL, *hwhy = NULL;
+	unsigned hp = helper_mods(pre, P, A1_LANG_SKIP | A1_LANG_COND_SKIP | A1_LANG_EXITS, NULL, NULL);
+	unsigned hard = A1_LANG_SKIP | A1_LANG_EXITS;
+	if (!(hp & hard) && helper_mods(post, Q, hard, &hname, &hwhy)) {
+		char *what = xasprintf("calls %s: %s", hname, hwhy ? hwhy : "skipped");
+		a1_lang_finding(out, P->name, "test-skipped", "FAIL", NULL, "runs", what);
+		free(what);
+		return;
+	}
+	if (!(hp & (hard | A1_LANG_COND_SKIP)) && !((P->mods | Q->mods) & A1_LANG_COND_SKIP) &&
+	    helper_mods(post, Q, A1_LANG_COND_SKIP, &hname, &hwhy)) {
+		char *what = xasprintf("calls %s: %s", hname, hwhy ? hwhy : "a condition");
+		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs", what);
+		free(what);
 	}
 	if ((Q->mods & A1_LANG_PANICS) && !(P->mods & A1_LANG_PANICS)) {
 		a1_lang_finding(out, P->name, "expected-failure-added", "FAIL", NULL, "must not panic",

@@ -28,6 +28,8 @@ enum {
 	A1_LANG_NO_RUN = 64,	 /* Go's TestMain(m) that never calls m.Run(): no test of the package runs */
 	A1_LANG_COND_RUN = 128,	 /* ... that calls it only under a condition the rule cannot evaluate */
 	A1_LANG_SWALLOWS = 256,	 /* a deferred recover() that fails nothing: a panic ends the test as passed */
+	A1_LANG_EXITS = 512,	 /* its body ends the process (os.Exit, process::exit) or goroutine
+				  * (runtime.Goexit) at its top level, whatever it is called with */
 };
 
 enum { A1_LANG_SEEN = 0, A1_LANG_SWALLOWED, A1_LANG_MAYBE_SWALLOWED }; /* a fact's swallowed */

@@ -539,6 +539,15 @@ Test(a1_go_rust, cargo_test_targets_turned_off_fail)
 	"func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"
 
 static const struct row go_cheats_more[] = {
+    /* a helper the test calls skips it */
+    {"go t.Skip in a new helper", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func skipSlow(t *testing.T) {\n\tt.Skip(\"slow\")\n}\n\nfunc TestAdd(t *testing.T) {\n\tskipSlow(t)\n", "FAIL",
+     "test-skipped", "TestAdd"},
+    {"go a conditional skip in a new helper", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func skipShort(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip(\"slow\")\n\t}\n}\n\nfunc TestAdd(t *testing.T) {\n\tskipShort(t)\n",
+     "UNVERIFIED", "conditional-skip-added", "TestAdd"},
+    {"go the helper the test calls starts skipping", "calc/calc_test.go", GO_PRE_HELPER, "func checkAdd(t *testing.T) {\n",
+     "func checkAdd(t *testing.T) {\n\tt.SkipNow()\n", "FAIL", "test-skipped", "TestAdd"},
     /* the failures sent to a testing value that is no test's */
     {"go helper given a dummy testing.T", "calc/calc_test.go", GO_PRE_HELPER, "\tcheckAdd(t)\n", "\tcheckAdd(&testing.T{})\n", "FAIL",
      "test-lost-every-assertion", "TestAdd"},
@@ -622,6 +631,8 @@ static const struct row go_cheats_more[] = {
 };
 
 static const struct row go_honest_more[] = {
+    {"go a helper that skips, kept", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func skipSlow(t *testing.T) {\n\tt.Skip()\n}\n\nfunc TestAdd(",
+     "PASS", NULL, NULL},
     {"go the guard made < (a looser check, not judged)", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) < 0 {",
      "!FAIL", NULL, NULL},
     {"go t := t in a closure", "calc/calc_test.go", GO_PRE_SUB, "\t\tassert.Equal(t, 2000, Add(1000, 1000))\n",
@@ -676,6 +687,9 @@ static const struct row go_honest_more[] = {
 	"    assert_eq!(calc::inc(a), want);\n}\n"
 
 static const struct row rs_cheats_more[] = {
+    {"rust process::exit(0) in a new helper", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds() {\n",
+     "    fn done() {\n        std::process::exit(0);\n    }\n\n    #[test]\n    fn adds() {\n        done();\n", "FAIL", "test-skipped",
+     "tests::adds"},
     {"rust || true", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == 4 || true)", "FAIL",
      "replaced-by-tautology", "tests::adds"},
     {"rust == -> >=", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) >= 4)", "FAIL", "matcher-loosened",
