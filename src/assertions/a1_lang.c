@@ -582,7 +582,7 @@ static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang
 		return "replaced-by-tautology";
 	if (q->dead)
 		return "assertion-unreachable";
-	if (q->swallowed > p->swallowed) {
+	if (q->swallowed > p->swallowed && !q->soft) { /* an unwrap moved into a spawned task: no check lost */
 		if (q->swallowed == A1_LANG_SWALLOWED)
 			return "failure-swallowed";
 		*status = "UNVERIFIED";

@@ -765,6 +765,9 @@ static const struct row rs_cheats_more[] = {
 };
 
 static const struct row rs_honest_more[] = {
+    {"rust an unwrap moved into a spawned task", "tests/parse.rs",
+     "#[test]\nfn sends() {\n    calc::send(1).unwrap();\n    assert_eq!(calc::count(), 1);\n}\n", "    calc::send(1).unwrap();\n",
+     "    let _ = std::thread::spawn(move || {\n        calc::send(1).unwrap();\n    });\n", "!FAIL", NULL, NULL},
     {"rust the test module renamed", "src/lib.rs", RS_PRE, "mod tests {", "mod unit_tests {", "PASS", NULL, NULL},
     {"rust a test moved into a nested module", "src/lib.rs", RS_PRE,
      "    #[test]\n    fn finds() {\n        assert_eq!(find(1), Some(3));\n    }\n",
