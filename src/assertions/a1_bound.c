@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,8 +44,7 @@ static unsigned env_uint(const char *name, unsigned dflt)
 	return errno || *end || n == 0 || n > 3600000ul ? dflt : (unsigned)n;
 }
 
-/* Field `k` (0: size, 1: resident) of /proc/PID/statm in bytes, or 0 when it cannot be read. */
-static size_t statm(pid_t pid, int k)
+size_t a1_bound_statm(pid_t pid, int k)
 {
 	char path[64], line[128];
 	if (pid)
@@ -65,8 +65,7 @@ static size_t statm(pid_t pid, int k)
 	return (size_t)v[k] * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-/* CPU time (user + system) of process pid in ms, or 0 when it cannot be read. */
-static unsigned long cpu_ms(pid_t pid)
+unsigned long a1_bound_cpu_ms(pid_t pid)
 {
 	char path[64], line[1024];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -102,8 +101,59 @@ static int write_all(int fd, const char *p, size_t n)
 
 void a1_bound_send(struct a1_bound_chan *ch, const void *p, size_t n)
 {
+	if (ch->framed) {
+		while (n) { /* a frame: its length, then its bytes (a1_worker.c reads them) */
+			size_t k = n > A1_BOUND_FRAME_MAX ? A1_BOUND_FRAME_MAX : n;
+			unsigned char h[4] = {(unsigned char)k, (unsigned char)(k >> 8), (unsigned char)(k >> 16),
+					      (unsigned char)(k >> 24)};
+			if (write_all(ch->fd, (const char *)h, 4) || write_all(ch->fd, p, k))
+				_exit(3);
+			p = (const char *)p + k;
+			n -= k;
+		}
+		return;
+	}
 	if (write_all(ch->fd, p, n))
 		_exit(3); /* the parent is gone or gave up */
+}
+
+void a1_bound_limits(unsigned *ms, unsigned *mib)
+{
+	*ms = env_uint("BELAY_A1_PARSE_MS", A1_BOUND_MS);
+	*mib = env_uint("BELAY_A1_PARSE_MIB", A1_BOUND_MIB);
+}
+
+void a1_bound_limit_self(unsigned ms, unsigned mib)
+{
+	struct rlimit old, now;
+	struct rusage ru;
+	if (!getrusage(RUSAGE_SELF, &ru) && !getrlimit(RLIMIT_CPU, &old)) {
+		rlim_t used = (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + 1; /* a started second counts */
+		now.rlim_cur = used + (ms + 999) / 1000;
+		now.rlim_max = old.rlim_max;
+		if (old.rlim_max == RLIM_INFINITY || now.rlim_cur <= old.rlim_max)
+			setrlimit(RLIMIT_CPU, &now);
+	}
+	size_t have = a1_bound_statm(0, 0);
+	if (!A1_BOUND_ASAN && have && !getrlimit(RLIMIT_AS, &old)) {
+		now.rlim_cur = have + ((size_t)mib << 20);
+		now.rlim_max = old.rlim_max;
+		if (old.rlim_max == RLIM_INFINITY || now.rlim_cur <= old.rlim_max)
+			setrlimit(RLIMIT_AS, &now);
+	}
+}
+
+enum a1_bound_end a1_bound_ended(int st, int *sig)
+{
+	*sig = 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return A1_BOUND_DONE;
+	if (!WIFSIGNALED(st))
+		return A1_BOUND_DIED;
+	*sig = WTERMSIG(st);
+	return *sig == SIGXCPU || *sig == SIGKILL   ? A1_BOUND_TIME
+	       : *sig == SIGABRT && !A1_BOUND_ASAN ? A1_BOUND_MEMORY /* an allocation refused */
+						   : A1_BOUND_DIED;
 }
 
 static void __attribute__((noreturn))
@@ -116,12 +166,12 @@ child(int fd, void (*fn)(void *, struct a1_bound_chan *), void *ctx, unsigned ms
 	setrlimit(RLIMIT_CORE, &core);
 	setrlimit(RLIMIT_CPU, &cpu);
 	if (!A1_BOUND_ASAN) {
-		size_t have = statm(0, 0);
+		size_t have = a1_bound_statm(0, 0);
 		struct rlimit as = {have + ((size_t)mib << 20), have + ((size_t)mib << 20)};
 		if (have)
 			setrlimit(RLIMIT_AS, &as);
 	}
-	struct a1_bound_chan ch = {fd};
+	struct a1_bound_chan ch = {fd, 0};
 	fn(ctx, &ch);
 	_exit(0);
 }
@@ -135,14 +185,15 @@ static void reap(pid_t pid, int *st)
 int a1_bound_run(void (*fn)(void *ctx, struct a1_bound_chan *ch), void *ctx, struct buf *out,
 		 struct a1_bound_result *res, struct err *e)
 {
-	unsigned ms = env_uint("BELAY_A1_PARSE_MS", A1_BOUND_MS), mib = env_uint("BELAY_A1_PARSE_MIB", A1_BOUND_MIB);
+	unsigned ms, mib;
+	a1_bound_limits(&ms, &mib);
 	memset(res, 0, sizeof *res);
 	res->ms = ms;
 	res->mib = mib;
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return err_set(e, -errno, "cannot make a pipe for the bounded reading: %s", strerror(errno));
-	size_t base = statm(0, 1), cap = base + ((size_t)mib << 20);
+	size_t base = a1_bound_statm(0, 1), cap = base + ((size_t)mib << 20);
 	pid_t pid = fork();
 	if (pid < 0) {
 		int rc = -errno;
@@ -179,10 +230,10 @@ int a1_bound_run(void (*fn)(void *ctx, struct a1_bound_chan *ch), void *ctx, str
 				break;
 			}
 		}
-		if (time_mono_ns() > deadline || (r == 0 && cpu_ms(pid) > ms)) {
+		if (time_mono_ns() > deadline || (r == 0 && a1_bound_cpu_ms(pid) > ms)) {
 			res->end = A1_BOUND_TIME;
 			killed = 1;
-		} else if (r == 0 && base && statm(pid, 1) > cap) {
+		} else if (r == 0 && base && a1_bound_statm(pid, 1) > cap) {
 			res->end = A1_BOUND_MEMORY;
 			killed = 1;
 		}
@@ -194,19 +245,8 @@ int a1_bound_run(void (*fn)(void *ctx, struct a1_bound_chan *ch), void *ctx, str
 	close(p[0]);
 	int st = 0;
 	reap(pid, &st);
-	if (!killed) {
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-			res->end = A1_BOUND_DONE;
-		} else if (WIFSIGNALED(st)) {
-			int sig = WTERMSIG(st);
-			res->signal = sig;
-			res->end = sig == SIGXCPU || sig == SIGKILL   ? A1_BOUND_TIME
-				   : sig == SIGABRT && !A1_BOUND_ASAN ? A1_BOUND_MEMORY /* an allocation refused */
-								      : A1_BOUND_DIED;
-		} else {
-			res->end = A1_BOUND_DIED;
-		}
-	}
+	if (!killed)
+		res->end = a1_bound_ended(st, &res->signal);
 	return 0;
 }
 

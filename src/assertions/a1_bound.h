@@ -23,6 +23,7 @@
 #ifndef BELAY_ASSERTIONS_A1_BOUND_H
 #define BELAY_ASSERTIONS_A1_BOUND_H
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "common/buf.h"
 #include "common/err.h"
@@ -44,10 +45,13 @@ struct a1_bound_result {
 	int signal;   /* the signal that ended it, else 0 */
 };
 
-/* The child's end of the pipe (only fn, in the child, has one). */
+/* The child's end of the pipe (only fn, in the child, has one). `framed`: a1_worker.h's
+ * worker, whose every send is a frame of its length (up to A1_BOUND_FRAME_MAX) and bytes. */
 struct a1_bound_chan {
 	int fd;
+	int framed;
 };
+#define A1_BOUND_FRAME_MAX (1u << 30)
 
 /* In the child: sends n bytes to the parent at once (so that what was sent before a bound
  * stops the child still arrives). A pipe that cannot be written ends the child. */
@@ -62,5 +66,19 @@ int a1_bound_run(void (*fn)(void *ctx, struct a1_bound_chan *ch), void *ctx, str
 
 /* One line of why a child did not answer: "stopped at its bound of 256 MiB" (no trailing dot). */
 const char *a1_bound_why(const struct a1_bound_result *res, char *buf, size_t cap);
+
+/* ---- shared with a1_worker.c ---- */
+
+/* The bounds of this call: A1_BOUND_* or BELAY_A1_PARSE_MS / _MIB. */
+void a1_bound_limits(unsigned *ms, unsigned *mib);
+/* Field k (0: size, 1: resident) of /proc/PID/statm (pid 0: this process) in bytes; 0 unread. */
+size_t a1_bound_statm(pid_t pid, int k);
+/* CPU time (user + system) process pid has used, in ms; 0 unread. */
+unsigned long a1_bound_cpu_ms(pid_t pid);
+/* In a child: soft RLIMIT_CPU to the CPU time used so far plus ms, soft RLIMIT_AS to what it
+ * holds plus mib MiB (not under AddressSanitizer); hard limits as they were. */
+void a1_bound_limit_self(unsigned ms, unsigned mib);
+/* How a child with wait status st ended, by a1_bound_run's reading; *sig its signal or 0. */
+enum a1_bound_end a1_bound_ended(int st, int *sig);
 
 #endif

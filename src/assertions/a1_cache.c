@@ -142,12 +142,29 @@ void a1_cache_release(struct a1_cache_ref *r)
 	pthread_mutex_unlock(&a1_cache_mu);
 }
 
+static void (*a1_cache_hooks[4])(void);
+static size_t a1_cache_nhooks;
+
+void a1_cache_on_clear(void (*fn)(void))
+{
+	pthread_mutex_lock(&a1_cache_mu);
+	int dup = 0;
+	for (size_t i = 0; i < a1_cache_nhooks; i++)
+		dup |= a1_cache_hooks[i] == fn;
+	if (!dup && a1_cache_nhooks < sizeof a1_cache_hooks / sizeof *a1_cache_hooks)
+		a1_cache_hooks[a1_cache_nhooks++] = fn;
+	pthread_mutex_unlock(&a1_cache_mu);
+}
+
 void a1_cache_clear(void)
 {
 	pthread_mutex_lock(&a1_cache_mu);
 	while (a1_cache_n)
 		a1_cache_unlist(a1_cache_n - 1);
+	size_t n = a1_cache_nhooks;
 	pthread_mutex_unlock(&a1_cache_mu);
+	for (size_t i = 0; i < n; i++)
+		a1_cache_hooks[i](); /* outside the mutex: a hook may wait (a1_worker_forget) */
 }
 
 void a1_cache_stats(unsigned long *hits, unsigned long *stores)

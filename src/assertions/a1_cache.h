@@ -56,8 +56,14 @@ struct a1_cache_ref *a1_cache_whole(struct a1_cache_ref *r, int partial, const v
 /* Releases a reference (NULL: nothing). */
 void a1_cache_release(struct a1_cache_ref *r);
 
-/* Forgets every entry (held ones live on until released). For the bench and tests. */
+/* Forgets every entry (held ones live on until released), then calls each a1_cache_on_clear
+ * hook. For the bench and tests. */
 void a1_cache_clear(void);
+
+/* fn (at most 4 of them; the same fn once) is called by every a1_cache_clear, outside the
+ * cache's mutex: a reader that remembers sides elsewhere (Kotlin's worker, a1_worker.h)
+ * forgets them too. */
+void a1_cache_on_clear(void (*fn)(void));
 
 /* Lookups that hit and entries stored since the process started (tests, the bench). */
 void a1_cache_stats(unsigned long *hits, unsigned long *stores);

@@ -168,6 +168,11 @@ struct walk {
 	const char *objpkgs[NAMES_MAX];
 	size_t nobjs;
 	char *suite_recv; /* a suite method's receiver: s.T() is its *testing.T (owned, may be NULL) */
+	char *mparam;	  /* TestMain(m *testing.M)'s m (owned, may be NULL) */
+	int ran;	  /* m.Run() called: 0 never, 1 always, -1 under a condition */
+	unsigned recovers; /* recover() calls seen */
+	char *gone[NAMES_MAX]; /* testing parameters bound again (t = &testing.T{}) */
+	size_t ngone;
 };
 
 struct ctx {
@@ -177,6 +182,8 @@ struct ctx {
 	int looped;	   /* inside a loop, a switch or a select */
 	int dead;
 	int depth;
+	int swallow;	 /* in a goroutine: A1_LANG_MAYBE_SWALLOWED */
+	const char *ret; /* after `if X { return }` of a condition not known: "if X => return" */
 };
 
 static int text_is(const char *src, TSNode n, const char *s)
@@ -220,6 +227,37 @@ static int is_tparam(const struct walk *w, TSNode n)
 	return 0;
 }
 
+/* 1 when `n` is a testing value made on the spot (&testing.T{}, new(testing.T)): what fails
+ * on it fails no test. */
+static int dummy_t(const char *src, TSNode n)
+{
+	if (ts_node_is_null(n))
+		return 0;
+	char *t = a1_lang_canon(src, n);
+	int yes = !strncmp(t, "&testing.", 9) || !strncmp(t, "new(testing.", 12) || !strncmp(t, "testing.T{", 10);
+	free(t);
+	return yes;
+}
+
+/* 1 when a call's arguments hold a dummy testing value. */
+static int dummy_arg(const char *src, TSNode call)
+{
+	TSNode args = tsnode_field(call, "arguments");
+	uint32_t n = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < n; i++)
+		if (dummy_t(src, ts_node_named_child(args, i)))
+			return 1;
+	return 0;
+}
+
+static int is_gone(const struct walk *w, TSNode n)
+{
+	for (size_t i = 0; i < w->ngone; i++)
+		if (text_is(w->src, n, w->gone[i]))
+			return 1;
+	return 0;
+}
+
 /* The form of a fact: its guards, then the call. */
 static struct a1_lang_fact *fact(struct walk *w, const struct ctx *c, TSNode call)
 {
@@ -229,6 +267,13 @@ static struct a1_lang_fact *fact(struct walk *w, const struct ctx *c, TSNode cal
 	struct a1_lang_fact *f = a1_lang_fact_add(w->f, form, a1_lang_line(call));
 	f->dead = (unsigned char)c->dead;
 	f->taut = c->value == 0;
+	f->swallowed = (unsigned char)c->swallow;
+	if (c->ret && !c->dead && !(w->f->mods & (A1_LANG_SKIP | A1_LANG_COND_SKIP))) {
+		/* the test may return before it: a skip under that condition */
+		w->f->mods |= A1_LANG_COND_SKIP;
+		free(w->f->why);
+		w->f->why = xstrdup(c->ret);
+	}
 	return f;
 }
 
@@ -250,6 +295,9 @@ static void testify(struct walk *w, const struct ctx *c, TSNode call, const char
 	char *me = a1_lang_canon(w->src, method);
 	f->matcher = xasprintf("%s.%s", pk, me);
 	TSNode args = tsnode_field(call, "arguments");
+	if (off == 1 && ts_node_named_child_count(args) > 0 &&
+	    (dummy_t(w->src, ts_node_named_child(args, 0)) || is_gone(w, ts_node_named_child(args, 0))))
+		f->swallowed = A1_LANG_SWALLOWED; /* assert.Equal(&testing.T{}, ..) fails no test */
 	uint32_t na = ts_node_named_child_count(args);
 	/* the package form takes t first (off 1); an assert.New(t) object does not (off 0) */
 	na = na >= off ? na - off : 0;
@@ -296,17 +344,20 @@ static const char *testify_obj(const struct walk *w, TSNode n)
  * whose methods assert without t. */
 static void testify_new(struct walk *w, TSNode decl)
 {
-	TSNode left = tsnode_field(decl, "left"), right = tsnode_field(decl, "right");
-	if (ts_node_named_child_count(left) != 1 || ts_node_named_child_count(right) != 1)
+	/* a := x, a = x: left and right; var a = x: name and value (var a T has no value) */
+	int spec = !strcmp(ts_node_type(decl), "var_spec");
+	TSNode left = tsnode_field(decl, spec ? "name" : "left"), right = tsnode_field(decl, spec ? "value" : "right");
+	if (ts_node_is_null(left) || ts_node_is_null(right) || ts_node_named_child_count(right) != 1 ||
+	    (!spec && ts_node_named_child_count(left) != 1))
 		return;
-	TSNode name = ts_node_named_child(left, 0), call = ts_node_named_child(right, 0);
+	TSNode name = spec ? left : ts_node_named_child(left, 0), call = ts_node_named_child(right, 0);
 	if (strcmp(ts_node_type(name), "identifier") || strcmp(ts_node_type(call), "call_expression"))
 		return;
 	TSNode fn = tsnode_field(call, "function");
 	if (strcmp(ts_node_type(fn), "selector_expression"))
 		return;
 	const char *pk = testify_pkg(w, tsnode_field(fn, "operand"));
-	if (pk && text_is(w->src, tsnode_field(fn, "field"), "New") && w->nobjs < NAMES_MAX) {
+	if (pk && text_is(w->src, tsnode_field(fn, "field"), "New") && w->nobjs < NAMES_MAX && !dummy_arg(w->src, call)) {
 		w->objpkgs[w->nobjs] = pk;
 		w->objs[w->nobjs++] = a1_lang_canon(w->src, name);
 	}
@@ -331,18 +382,51 @@ static const char *suite_chain(const struct walk *w, TSNode n)
 	return NULL;
 }
 
+/* t = x, t := x (var t = x): t is no longer the test's testing value (a dummy, most likely),
+ * what fails on it after fails nothing. */
+static void rebound(struct walk *w, TSNode decl)
+{
+	int spec = !strcmp(ts_node_type(decl), "var_spec");
+	TSNode left = tsnode_field(decl, spec ? "name" : "left"), right = tsnode_field(decl, spec ? "value" : "right");
+	if (ts_node_is_null(left) || ts_node_is_null(right))
+		return;
+	uint32_t n = spec ? 1 : ts_node_named_child_count(left);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode name = spec ? left : ts_node_named_child(left, i);
+		TSNode value = i < ts_node_named_child_count(right) ? ts_node_named_child(right, i) : (TSNode){0};
+		if (strcmp(ts_node_type(name), "identifier") || (!ts_node_is_null(value) && is_tparam(w, value)))
+			continue; /* t := t: the same */
+		for (size_t j = 0; j < w->ntparams; j++)
+			if (text_is(w->src, name, w->tparams[j])) {
+				if (w->ngone < NAMES_MAX)
+					w->gone[w->ngone++] = w->tparams[j];
+				else
+					free(w->tparams[j]);
+				w->tparams[j] = xstrdup("");
+			}
+	}
+}
+
 static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 {
 	static const char *const failures[] = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow", NULL};
 	static const char *const skips[] = {"Skip", "Skipf", "SkipNow", NULL};
 	TSNode fn = tsnode_field(call, "function");
-	if (!strcmp(ts_node_type(fn), "identifier")) {
+	if (!strcmp(ts_node_type(fn), "identifier") && text_is(w->src, fn, "recover"))
+		w->recovers++;
+	if (!strcmp(ts_node_type(fn), "identifier") && !dummy_arg(w->src, call)) { /* checkAdd(&testing.T{}): asserts nothing */
 		a1_lang_call_add(w->f, w->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn));
 		return;
 	}
 	if (strcmp(ts_node_type(fn), "selector_expression"))
 		return;
 	TSNode op = tsnode_field(fn, "operand"), field = tsnode_field(fn, "field");
+	if (w->mparam && !strcmp(ts_node_type(op), "identifier") && text_is(w->src, op, w->mparam) &&
+	    text_is(w->src, field, "Run")) { /* TestMain's m.Run() */
+		int now = c->dead || c->value == 0 ? 0 : c->value == 1 && !c->looped ? 1 : -1;
+		w->ran = w->ran == 1 || now == 1 ? 1 : w->ran == -1 || now == -1 ? -1 : 0;
+		return;
+	}
 	const char *chained = suite_chain(w, op); /* s.T(), s.Require(), s.Assert() */
 	if (chained && strcmp(chained, "T")) {
 		testify(w, c, call, !strcmp(chained, "Require") ? "require" : "assert", field, 0);
@@ -361,6 +445,11 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 				free(t);
 			}
 		}
+	} else if (testify_pkg(w, op) && !strcmp(testify_pkg(w, op), "suite")) {
+		if (text_is(w->src, field, "Run")) { /* suite.Run(t, s): the suite's tests run only through it */
+			struct a1_lang_fact *f = fact(w, c, call);
+			f->matcher = xstrdup("suite.Run");
+		}
 	} else if (testify_pkg(w, op)) {
 		testify(w, c, call, testify_pkg(w, op), field, 1);
 	} else if (!strcmp(ts_node_type(op), "identifier") && testify_obj(w, op)) {
@@ -370,18 +459,74 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 
 static void walk(struct walk *w, TSNode n, struct ctx c);
 
+/* 1 when statement `st` ends what runs of its function: return, panic(..), os.Exit(..),
+ * runtime.Goexit(), log.Fatal*(..), log.Panic*(..). */
+static int ends_func(const struct walk *w, TSNode st)
+{
+	static const char *const enders[] = {"panic",	   "os.Exit",	"runtime.Goexit", "log.Fatal", "log.Fatalf",
+					     "log.Fatalln", "log.Panic", "log.Panicf",	   "log.Panicln", NULL};
+	if (!strcmp(ts_node_type(st), "return_statement"))
+		return 1;
+	if (strcmp(ts_node_type(st), "expression_statement") || ts_node_named_child_count(st) != 1 ||
+	    strcmp(ts_node_type(ts_node_named_child(st, 0)), "call_expression"))
+		return 0;
+	char *fn = a1_lang_canon(w->src, tsnode_field(ts_node_named_child(st, 0), "function"));
+	int yes = 0;
+	for (const char *const *e = enders; *e && !yes; e++)
+		yes = !strcmp(fn, *e);
+	free(fn);
+	return yes;
+}
+
+/* When `st` is `if X { ...; return }` (no else; or os.Exit(0), runtime.Goexit()) that fails nothing: X's value where it stands
+ * (1 always, -1 not known; 0 none), its text into *why. */
+static int returns_if(struct walk *w, const struct ctx *c, TSNode st, size_t facts_before, char **why)
+{
+	if (strcmp(ts_node_type(st), "if_statement") || !ts_node_is_null(tsnode_field(st, "alternative")) ||
+	    w->f->nfacts != facts_before || c->value == 0)
+		return 0;
+	TSNode cons = tsnode_field(st, "consequence");
+	uint32_t k = ts_node_is_null(cons) ? 0 : ts_node_named_child_count(cons);
+	TSNode last = k ? ts_node_named_child(cons, k - 1) : (TSNode){0};
+	if (!k || !strcmp(ts_node_type(last), "statement_list")) {
+		k = k ? ts_node_named_child_count(last) : 0;
+		last = k ? ts_node_named_child(last, k - 1) : (TSNode){0};
+	}
+	/* a return, or an exit that passes: panic, log.Fatal, os.Exit(1) fail the test */
+	char *lt = k ? a1_lang_canon(w->src, last) : NULL;
+	int quiet = k && (!strcmp(ts_node_type(last), "return_statement") || !strcmp(lt, "runtime.Goexit()") ||
+			  !strcmp(lt, "os.Exit(0)"));
+	free(lt);
+	if (!quiet)
+		return 0;
+	TSNode cond = tsnode_field(st, "condition");
+	int v = a1_lang_cond(w->src, cond);
+	v = v == 0 ? 0 : v == 1 && c->value == 1 ? 1 : -1;
+	if (v < 0) {
+		char *t = a1_lang_canon(w->src, cond);
+		*why = xasprintf("if %s => return", t);
+		free(t);
+	}
+	return v;
+}
+
 static void walk_kids(struct walk *w, TSNode n, struct ctx c)
 {
+	char *ret = NULL;
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode ch = ts_node_named_child(n, i);
+		size_t before = w->f->nfacts;
 		walk(w, ch, c);
-		const char *t = ts_node_type(ch);
-		if (!strcmp(t, "return_statement") || (!strcmp(t, "expression_statement") && ts_node_named_child_count(ch) == 1 &&
-						       !strcmp(ts_node_type(ts_node_named_child(ch, 0)), "call_expression") &&
-						       text_is(w->src, tsnode_field(ts_node_named_child(ch, 0), "function"), "panic")))
+		char *why = NULL;
+		int r = c.dead ? 0 : returns_if(w, &c, ch, before, &why);
+		if (ends_func(w, ch) || r == 1)
 			c.dead = 1; /* what follows in this block never runs */
+		else if (r < 0 && !c.ret)
+			c.ret = ret = why, why = NULL;
+		free(why);
 	}
+	free(ret);
 }
 
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
@@ -435,10 +580,30 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		c.looped = 1;
 	if (!strcmp(t, "func_literal"))
 		testing_params(w, tsnode_field(n, "parameters"));
+	if (!strcmp(t, "go_statement"))
+		c.swallow = A1_LANG_MAYBE_SWALLOWED; /* the test may end before it runs */
+	if (!strcmp(t, "defer_statement")) {
+		/* defer func() { recover() }() that fails nothing: a panic ends the test as passed */
+		size_t facts = w->f->nfacts;
+		unsigned rec = w->recovers;
+		walk_kids(w, n, c);
+		if (w->recovers != rec && w->f->nfacts == facts && !c.dead && !(w->f->mods & A1_LANG_SWALLOWS)) {
+			w->f->mods |= A1_LANG_SWALLOWS;
+			if (!w->f->why)
+				w->f->why = a1_lang_canon(w->src, n);
+		}
+		return;
+	}
 	if (!strcmp(t, "call_expression"))
 		call_expr(w, &c, n);
-	if (!strcmp(t, "short_var_declaration") || !strcmp(t, "var_spec") || !strcmp(t, "assignment_statement"))
+	if (!strcmp(t, "short_var_declaration") || !strcmp(t, "var_spec") || !strcmp(t, "assignment_statement")) {
 		testify_new(w, n);
+		rebound(w, n);
+		TSNode left = tsnode_field(n, "left"), right = tsnode_field(n, "right");
+		if (!ts_node_is_null(left) && ts_node_named_child_count(left) == 1 && text_is(w->src, ts_node_named_child(left, 0), "_") &&
+		    ts_node_named_child_count(right) == 1 && !strcmp(ts_node_type(ts_node_named_child(right, 0)), "func_literal"))
+			c.dead = 1; /* _ = func() { .. }: never called */
+	}
 	walk_kids(w, n, c);
 }
 
@@ -472,6 +637,20 @@ static int collected_method(const char *src, TSNode fn, const char *name)
 		return 0;
 	return ts_node_named_child_count(tsnode_field(fn, "parameters")) == 0 &&
 	       ts_node_is_null(tsnode_field(fn, "result"));
+}
+
+/* TestMain(m *testing.M)'s m, or NULL. New string. */
+static char *main_param(const char *src, TSNode fn)
+{
+	TSNode params = tsnode_field(fn, "parameters");
+	if (ts_node_named_child_count(params) != 1)
+		return NULL;
+	TSNode d = ts_node_named_child(params, 0);
+	char *t = a1_lang_canon(src, tsnode_field(d, "type"));
+	TSNode name = tsnode_field(d, "name");
+	char *m = !strcmp(t, "*testing.M") && !ts_node_is_null(name) ? a1_lang_canon(src, name) : NULL;
+	free(t);
+	return m;
 }
 
 /* The receiver's name of a method ((s *CalcSuite) -> "s"), or NULL. New string. */
@@ -508,6 +687,7 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 			char *path = a1_lang_canon(text, tsnode_field(specs[j], "path"));
 			const char *pkg = !strcmp(path, "\"github.com/stretchr/testify/assert\"")    ? "assert"
 					  : !strcmp(path, "\"github.com/stretchr/testify/require\"") ? "require"
+					  : !strcmp(path, "\"github.com/stretchr/testify/suite\"")   ? "suite"
 												      : NULL;
 			free(path);
 			if (!pkg)
@@ -578,14 +758,25 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 			w.nobjs = 1;
 		}
 		testing_params(&w, tsnode_field(fn, "parameters"));
+		if (!method && !strcmp(name, "TestMain"))
+			w.mparam = main_param(text, fn);
 		struct ctx c = {.guard = "", .value = 1};
 		TSNode body = tsnode_field(fn, "body");
 		if (!ts_node_is_null(body))
 			walk(&w, body, c);
+		if (w.mparam && w.ran != 1) { /* no test of the package runs, or only sometimes */
+			w.f->mods |= w.ran == 0 ? A1_LANG_NO_RUN : A1_LANG_COND_RUN;
+			free(w.f->why);
+			w.f->why = xasprintf(w.ran == 0 ? "TestMain never calls %s.Run()" : "TestMain calls %s.Run() only under a condition",
+					     w.mparam);
+		}
+		free(w.mparam);
 		for (size_t j = 0; j < w.ntparams; j++)
 			free(w.tparams[j]);
 		for (size_t j = 0; j < w.nobjs; j++)
 			free(w.objs[j]);
+		for (size_t j = 0; j < w.ngone; j++)
+			free(w.gone[j]);
 		free(w.suite_recv);
 		free(name);
 	}

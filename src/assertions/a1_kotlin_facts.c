@@ -4,22 +4,28 @@
  * they stand, the names it calls). What is the same as Java's - the checks before parsing,
  * canonical text, names of tests and helpers, the comparison - is Java's (a1_java_facts.h).
  *
- * Every non-empty side is read in a bounded child (a1_bound.h): both sides of a file in one,
- * the pre side sent back as soon as it is read, the post side parsed against its tree.
- * Threads: any; each call has its own parser, tree and state, and its own child.
+ * Every non-empty side is read in a bounded child: both sides of a file in one request to the
+ * worker (a1_worker.h; a one-shot a1_bound.h child while it is busy), the pre side sent back
+ * as soon as it is read, the post side parsed against its tree. Only the worker keeps state
+ * between calls: the sides it remembers (kmem, in its own process).
+ * Threads: any; each call has its own parser, tree and state.
  * Must not: recurse deeper than WALK_MAX, spend more than a work budget proportional to the
- * input, print, keep state between calls, leave anything allocated behind. */
+ * input, print, leave anything allocated behind in belay's process. */
 #include "assertions/a1_kotlin.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <tree_sitter/api.h>
 
 #include "assertions/a1_bound.h"
+#include "assertions/a1_cache.h"
 #include "assertions/a1_java_facts.h"
 #include "assertions/a1_java_wire.h"
+#include "assertions/a1_worker.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -1101,14 +1107,226 @@ static void refuse_bounded(struct a1_java_side *s, int rc, const struct err *e, 
 						 : "the parser's process answered in part");
 }
 
-/* One side alone in a bounded child. */
+/* ---- the worker: a long-lived bounded child that remembers recent sides (a1_worker.h) ----
+ *
+ * A request: 'P', the pre side's length (32-bit little-endian; 0: read only the post side),
+ * the pre side's bytes, the post side's. The answer is what kotlin_child sends (a frame per
+ * side), so the parent reads both alike. The worker remembers up to KMEM_MAX sides (KMEM_COST
+ * bytes, estimated; least recently used first out) that it read within their bounds: their
+ * bytes (compared whole: a remembered side is never taken for other bytes), their tree (the
+ * next post side is parsed against it) and their facts as sent. So a file's pre side read in
+ * an earlier turn costs nothing but its frame; the post side is parsed against its tree and
+ * walked. A side refused is not remembered (as a1_cache.h). The worker uses no lock (it is a
+ * fork of a threaded process: only malloc and tree-sitter, as kotlin_child). */
+
+#define KMEM_MAX 16
+#define KMEM_COST (128u << 20)
+
+struct kside {
+	uint64_t h;
+	char *text;
+	size_t len, cost;
+	TSTree *tree; /* NULL: not parsed (refused before, or a side left unparsed) */
+	struct buf wire; /* the frame sent: its length and its facts */
+	int ok, listed;
+	unsigned long used;
+};
+
+static struct kside *kmem[KMEM_MAX];
+static size_t kmem_n, kmem_cost;
+static unsigned long kmem_tick;
+
+static uint64_t kmem_hash(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a: only to find a candidate; the bytes decide */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+static void kside_free(struct kside *k)
+{
+	if (k->tree)
+		ts_tree_delete(k->tree);
+	buf_free(&k->wire);
+	free(k->text);
+	free(k);
+}
+
+static void kmem_drop(size_t i)
+{
+	struct kside *k = kmem[i];
+	kmem[i] = kmem[--kmem_n];
+	kmem_cost -= k->cost;
+	kside_free(k);
+}
+
+static void kmem_forget(void)
+{
+	while (kmem_n)
+		kmem_drop(kmem_n - 1);
+}
+
+static struct kside *kmem_find(const char *text, size_t len, uint64_t h)
+{
+	for (size_t i = 0; i < kmem_n; i++)
+		if (kmem[i]->h == h && kmem[i]->len == len && !memcmp(kmem[i]->text, text, len)) {
+			kmem[i]->used = ++kmem_tick;
+			return kmem[i];
+		}
+	return NULL;
+}
+
+/* Remembers k when it was read within its bounds and fits, else frees it. */
+static void kmem_keep(struct kside *k)
+{
+	if (k->listed)
+		return;
+	if (!k->ok || k->cost > KMEM_COST) {
+		kside_free(k);
+		return;
+	}
+	while (kmem_n && (kmem_n == KMEM_MAX || kmem_cost + k->cost > KMEM_COST)) {
+		size_t old = 0;
+		for (size_t i = 1; i < kmem_n; i++)
+			if (kmem[i]->used < kmem[old]->used)
+				old = i;
+		kmem_drop(old);
+	}
+	k->listed = 1;
+	k->used = ++kmem_tick;
+	kmem[kmem_n++] = k;
+	kmem_cost += k->cost;
+}
+
+/* The side of these bytes: remembered, or read now (against `old`, an edited tree of the other
+ * side, may be NULL; `keep`: keep its tree) - not yet remembered then (kmem_keep). */
+static struct kside *kside_of(const char *text, size_t len, TSTree *old, int keep)
+{
+	uint64_t h = kmem_hash(text, len);
+	struct kside *k = kmem_find(text, len, h);
+	if (k)
+		return k;
+	k = xcalloc(1, sizeof *k);
+	struct a1_java_side j = {0};
+	kotlin_read_here(text, len, &j, old, keep ? &k->tree : NULL);
+	struct buf w = {0};
+	a1_java_wire_put(&j, &w);
+	unsigned char n[4] = {(unsigned char)w.len, (unsigned char)(w.len >> 8), (unsigned char)(w.len >> 16),
+			      (unsigned char)(w.len >> 24)};
+	buf_append(&k->wire, (const char *)n, 4);
+	buf_append(&k->wire, w.p, w.len);
+	buf_free(&w);
+	k->ok = j.s.status == 0;
+	a1_java_side_free(&j);
+	k->h = h;
+	k->len = len;
+	k->text = xmalloc(len ? len : 1);
+	memcpy(k->text, text, len);
+	/* the bytes, the facts as sent and a tree-sitter tree (~10-20 bytes per source byte) */
+	k->cost = len * 25 + k->wire.len + 4096;
+	return k;
+}
+
+static int has_bom(const char *p, size_t n)
+{
+	return n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3);
+}
+
+/* In the worker: one request (n == 0: forget every side). */
+static void kotlin_serve(const char *req, size_t n, struct a1_bound_chan *ch)
+{
+	if (!n) {
+		kmem_forget();
+		return;
+	}
+	const unsigned char *u = (const unsigned char *)req;
+	if (n < 5 || req[0] != 'P')
+		return; /* no frame: the parent refuses */
+	size_t pre_len = (size_t)u[1] | (size_t)u[2] << 8 | (size_t)u[3] << 16 | (size_t)u[4] << 24;
+	if (pre_len > n - 5)
+		return;
+	const char *pre = req + 5, *post = pre + pre_len;
+	size_t post_len = n - 5 - pre_len;
+	TSTree *old = NULL;
+	if (pre_len) { /* as a1_jvm_read_pair: the post side parsed against the pre side's edited tree */
+		int bom = has_bom(pre, pre_len) || has_bom(post, post_len); /* skipped: offsets would shift */
+		struct kside *a = kside_of(pre, pre_len, NULL, 1);
+		a1_bound_send(ch, a->wire.p, a->wire.len);
+		if (a->tree && post_len && !bom) {
+			TSInputEdit e;
+			tsnode_edit_between(pre, pre_len, post, post_len, &e);
+			old = ts_tree_copy(a->tree);
+			ts_tree_edit(old, &e);
+		}
+		kmem_keep(a);
+	}
+	struct kside *b = kside_of(post, post_len, old, 1);
+	if (old)
+		ts_tree_delete(old);
+	a1_bound_send(ch, b->wire.p, b->wire.len);
+	kmem_keep(b);
+}
+
+static struct a1_worker kworker = A1_WORKER_INIT(kotlin_serve);
+static int kworker_off; /* a1_kotlin_worker_use(0): every reading in a one-shot child */
+static pthread_once_t kworker_once = PTHREAD_ONCE_INIT;
+
+void a1_kotlin_worker_forget(void)
+{
+	a1_worker_forget(&kworker);
+}
+
+static void kworker_hook(void)
+{
+	a1_cache_on_clear(a1_kotlin_worker_forget); /* the bench's cold runs forget the worker's sides too */
+}
+
+void a1_kotlin_worker_stop(void)
+{
+	a1_worker_stop(&kworker);
+}
+
+void a1_kotlin_worker_use(int on)
+{
+	__atomic_store_n(&kworker_off, !on, __ATOMIC_RELAXED);
+}
+
+pid_t a1_kotlin_worker_pid(unsigned long *started)
+{
+	return a1_worker_pid(&kworker, started);
+}
+
+/* A job's reading: by the worker, or in a one-shot child when it is busy with another
+ * thread's (or turned off). The same answer either way. */
+static int kotlin_run(struct kjob *k, struct buf *out, struct a1_bound_result *r, struct err *e)
+{
+	if (!__atomic_load_n(&kworker_off, __ATOMIC_RELAXED)) {
+		pthread_once(&kworker_once, kworker_hook);
+		struct buf q = {0};
+		size_t pl = k->pre ? k->pre_len : 0;
+		unsigned char h[5] = {'P', (unsigned char)pl, (unsigned char)(pl >> 8), (unsigned char)(pl >> 16),
+				      (unsigned char)(pl >> 24)};
+		buf_reserve(&q, 5 + pl + k->post_len);
+		buf_append(&q, (const char *)h, 5);
+		buf_append(&q, k->pre ? k->pre : "", pl);
+		buf_append(&q, k->post, k->post_len);
+		int rc = a1_worker_call(&kworker, q.p, q.len, out, r, e);
+		buf_free(&q);
+		if (rc != A1_WORKER_BUSY)
+			return rc;
+	}
+	return a1_bound_run(kotlin_child, k, out, r, e);
+}
+
+/* One side alone, bounded. */
 static void read_one_bounded(const char *text, size_t len, struct a1_java_side *s)
 {
 	struct kjob k = {NULL, text, 0, len};
 	struct buf out = {0};
 	struct a1_bound_result r;
 	struct err e = {0};
-	int rc = a1_bound_run(kotlin_child, &k, &out, &r, &e);
+	int rc = kotlin_run(&k, &out, &r, &e);
 	const char *p = out.p;
 	size_t n = out.len;
 	if (rc < 0 || r.end != A1_BOUND_DONE || take_side(&p, &n, s) || n)
@@ -1135,7 +1353,7 @@ static void kotlin_pair(const char *pre, size_t pre_len, const char *post, size_
 	struct buf out = {0};
 	struct a1_bound_result r;
 	struct err e = {0};
-	int rc = a1_bound_run(kotlin_child, &k, &out, &r, &e);
+	int rc = kotlin_run(&k, &out, &r, &e);
 	const char *p = out.p;
 	size_t n = out.len;
 	if (rc < 0 || take_side(&p, &n, a)) {

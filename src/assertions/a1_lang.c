@@ -582,6 +582,12 @@ static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang
 		return "replaced-by-tautology";
 	if (q->dead)
 		return "assertion-unreachable";
+	if (q->swallowed > p->swallowed && !q->soft) { /* an unwrap moved into a spawned task: no check lost */
+		if (q->swallowed == A1_LANG_SWALLOWED)
+			return "failure-swallowed";
+		*status = "UNVERIFIED";
+		return "assertion-may-be-unseen";
+	}
 	if (!strcmp(p->form, q->form) || !eq(p->subject, q->subject))
 		return NULL;
 	if (negation(p->matcher, q->matcher) && eq(p->expected, q->expected))
@@ -609,9 +615,11 @@ static void reach(const struct a1_lang_side *s, const struct a1_lang_func *f, un
 
 static int pair_ok(int pass, const struct a1_lang_fact *p, const struct a1_lang_fact *q)
 {
+	if (p->soft != q->soft)
+		return 0; /* a `?` stands for no assertion */
 	switch (pass) {
 	case 0:
-		return !strcmp(p->form, q->form) && p->dead == q->dead && p->taut == q->taut;
+		return !strcmp(p->form, q->form) && p->dead == q->dead && p->taut == q->taut && p->swallowed == q->swallowed;
 	case 1:
 		return !strcmp(p->form, q->form);
 	case 2:
@@ -667,13 +675,14 @@ static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_s
 			continue;
 		const char *status, *name = judge_pair(pf[i], qf[pair[i]], &status);
 		if (name)
-			a1_lang_finding(out, P->name, name, status, NULL, pf[i]->form, qf[pair[i]]->form);
+			a1_lang_finding(out, P->name, name, status, !strcmp(status, "UNVERIFIED") ? UNDECIDABLE : NULL, pf[i]->form,
+					qf[pair[i]]->form);
 	}
 	int any_live = 0;
 	for (size_t j = 0; j < nq; j++)
 		any_live |= live(qf[j]);
 	for (size_t i = 0; i < np; i++) {
-		if (pair[i] >= 0 || !live(pf[i]))
+		if (pair[i] >= 0 || !live(pf[i]) || (pf[i]->soft && any_live))
 			continue;
 		if (!any_live) {
 			a1_lang_finding(out, P->name, "test-lost-every-assertion", "FAIL", NULL, pf[i]->form, NULL);
@@ -722,9 +731,29 @@ static long names_nth(const struct names *x, const char *name, size_t nth)
 	return j;
 }
 
+/* A test's name after its modules ("tests::adds" -> "adds"); a module's "mod a::tests" -> "mod". */
+static const char *base_name(const char *name)
+{
+	if (!strncmp(name, "mod ", 4))
+		return "mod";
+	const char *k = strrchr(name, ':');
+	return k ? k + 1 : name;
+}
+
+/* 1 when `f` has a live fact. */
+static int any_live_fact(const struct a1_lang_func *f)
+{
+	for (size_t i = 0; i < f->nfacts; i++)
+		if (live(&f->facts[i]))
+			return 1;
+	return 0;
+}
+
 /* The post function a pre test became: the one of the same name (`q`: the nth of its name
  * for the nth pre function of that name, or -1), else a new function holding all its
- * assertions (a test renamed, or taken out of collection). */
+ * assertions (a test renamed, or taken out of collection); for a test with no assertion to
+ * know it by (a #[should_panic] test, a test module itself), a new test of its base name (its
+ * module renamed: tests::x -> unit_tests::x, mod tests -> mod unit_tests). */
 static const struct a1_lang_func *counterpart(const struct names *pre_ix, const struct a1_lang_side *post,
 					      const struct a1_lang_func *P, long q, const unsigned char *taken, size_t *at)
 {
@@ -740,7 +769,47 @@ static const struct a1_lang_func *counterpart(const struct names *pre_ix, const 
 			*at = j;
 			return C;
 		}
+	for (size_t j = 0; !any_live_fact(P) && j < post->nfuncs; j++) {
+		const struct a1_lang_func *C = &post->funcs[j];
+		if (!taken[j] && C->is_test && names_nth(pre_ix, C->name, 0) < 0 && !strcmp(base_name(C->name), base_name(P->name))) {
+			*at = j;
+			return C;
+		}
+	}
 	return NULL;
+}
+
+/* 1 when string `big` holds `small` - #[should_panic(expected = ..)]'s texts, their quotes
+ * cut when both are plain string literals. */
+static int panic_holds(const char *big, const char *small)
+{
+	size_t nb = strlen(big), ns = strlen(small);
+	int quoted = nb >= 2 && ns >= 2 && big[0] == '"' && small[0] == '"' && big[nb - 1] == '"' && small[ns - 1] == '"';
+	char *b = quoted ? xstrndup(big + 1, nb - 2) : xstrdup(big), *s = quoted ? xstrndup(small + 1, ns - 2) : xstrdup(small);
+	int ok = strstr(b, s) != NULL;
+	free(b);
+	free(s);
+	return ok;
+}
+
+/* The skip / exit state of the helpers `f` calls (followed HELPER_DEPTH calls deep): their
+ * A1_LANG_SKIP, COND_SKIP and EXITS, the first helper's name and why into *name / *why. */
+static unsigned helper_mods(const struct a1_lang_side *s, const struct a1_lang_func *f, unsigned want, const char **name,
+			    const char **why)
+{
+	unsigned char *seen = xcalloc(s->nfuncs + 1, 1);
+	reach(s, f, seen, HELPER_DEPTH);
+	unsigned m = 0;
+	for (size_t j = 0; j < s->nfuncs; j++)
+		if (seen[j] && (s->funcs[j].mods & want)) {
+			if (!(m & want) && name) {
+				*name = s->funcs[j].name;
+				*why = s->funcs[j].why;
+			}
+			m |= s->funcs[j].mods & (A1_LANG_SKIP | A1_LANG_COND_SKIP | A1_LANG_EXITS);
+		}
+	free(seen);
+	return m;
 }
 
 static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
@@ -759,21 +828,42 @@ static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_si
 		a1_lang_finding(out, P->name, "test-skipped", "FAIL", NULL, "runs", Q->why ? Q->why : "skipped");
 		return;
 	}
+	/* a helper it calls skips it, or ends the run, where none did */
+	const char *hname = NULL, *hwhy = NULL;
+	unsigned hp = helper_mods(pre, P, A1_LANG_SKIP | A1_LANG_COND_SKIP | A1_LANG_EXITS, NULL, NULL);
+	unsigned hard = A1_LANG_SKIP | A1_LANG_EXITS;
+	if (!(hp & hard) && helper_mods(post, Q, hard, &hname, &hwhy)) {
+		char *what = xasprintf("calls %s: %s", hname, hwhy ? hwhy : "skipped");
+		a1_lang_finding(out, P->name, "test-skipped", "FAIL", NULL, "runs", what);
+		free(what);
+		return;
+	}
+	if (!(hp & (hard | A1_LANG_COND_SKIP)) && !((P->mods | Q->mods) & A1_LANG_COND_SKIP) &&
+	    helper_mods(post, Q, A1_LANG_COND_SKIP, &hname, &hwhy)) {
+		char *what = xasprintf("calls %s: %s", hname, hwhy ? hwhy : "a condition");
+		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs", what);
+		free(what);
+	}
 	if ((Q->mods & A1_LANG_PANICS) && !(P->mods & A1_LANG_PANICS)) {
 		a1_lang_finding(out, P->name, "expected-failure-added", "FAIL", NULL, "must not panic",
 				Q->why ? Q->why : "#[should_panic]");
 		return;
 	}
 	if ((P->mods & A1_LANG_PANICS) && (Q->mods & A1_LANG_PANICS) && P->panic_expect && !eq(P->panic_expect, Q->panic_expect)) {
-		if (!Q->panic_expect || !*Q->panic_expect)
+		if (!Q->panic_expect || !*Q->panic_expect || !strcmp(Q->panic_expect, "\"\""))
 			a1_lang_finding(out, P->name, "should-panic-expected-removed", "FAIL", NULL, P->panic_expect, "any panic");
-		else if (!strstr(P->panic_expect, Q->panic_expect))
+		else if (panic_holds(Q->panic_expect, P->panic_expect))
+			; /* more specific: any panic that matches now matched before */
+		else if (!panic_holds(P->panic_expect, Q->panic_expect))
 			a1_lang_finding(out, P->name, "expected-value-changed", "WARN", NULL,
 					P->panic_expect, Q->panic_expect);
 		else /* a substring of the old message: any panic that matched before matches now, and more */
 			a1_lang_finding(out, P->name, "should-panic-expected-removed", "FAIL", NULL, P->panic_expect,
 					Q->panic_expect);
 	}
+	if ((Q->mods & A1_LANG_SWALLOWS) && !(P->mods & A1_LANG_SWALLOWS))
+		a1_lang_finding(out, P->name, "failure-swallowed", "FAIL", NULL, "a panic fails the test",
+				Q->why ? Q->why : "a deferred recover()");
 	if ((Q->mods & A1_LANG_COND_CFG) && !(P->mods & A1_LANG_COND_CFG))
 		a1_lang_finding(out, P->name, "build-constraint-added", "UNVERIFIED", UNDECIDABLE, "built",
 				Q->why ? Q->why : "a cfg");
@@ -859,6 +949,19 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 		if (P->lazy || Q->lazy)
 			continue; /* byte-identical on both sides, as is all it reads (a1_lang_want) */
 		compare_func(pre, post, P, Q, out);
+	}
+	/* Go's TestMain(m): the package's tests run only through its m.Run() */
+	for (size_t j = 0; j < post->nfuncs; j++) {
+		const struct a1_lang_func *Q = &post->funcs[j];
+		if (Q->lazy || !(Q->mods & (A1_LANG_NO_RUN | A1_LANG_COND_RUN)))
+			continue;
+		long i = names_nth(&pre_ix, Q->name, 0);
+		unsigned before = i >= 0 ? pre->funcs[i].mods : 0;
+		const char *was = i >= 0 ? "runs the tests (m.Run())" : "no TestMain: the tests run";
+		if ((Q->mods & A1_LANG_NO_RUN) && !(before & A1_LANG_NO_RUN))
+			a1_lang_finding(out, Q->name, "tests-not-run", "FAIL", NULL, was, Q->why);
+		else if ((Q->mods & A1_LANG_COND_RUN) && !(before & (A1_LANG_NO_RUN | A1_LANG_COND_RUN)))
+			a1_lang_finding(out, Q->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, was, Q->why);
 	}
 	free(taken);
 	free(q);
@@ -1509,7 +1612,8 @@ int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len
 	int rc = s.status ? BELAY_EINVAL : 0;
 	for (size_t i = 0; !rc && i < s.nfuncs; i++) {
 		*tests += s.funcs[i].is_test;
-		*assertions += (int)s.funcs[i].nfacts;
+		for (size_t j = 0; j < s.funcs[i].nfacts; j++)
+			*assertions += !s.funcs[i].facts[j].soft;
 	}
 	a1_lang_side_free(&s);
 	return rc;

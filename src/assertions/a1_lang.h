@@ -25,7 +25,14 @@ enum {
 	A1_LANG_COND_CFG = 8,	 /* compiled under a condition the rule cannot evaluate */
 	A1_LANG_PANICS = 16,	 /* expected to fail (#[should_panic]) */
 	A1_LANG_CFG_OFF = 32,	 /* never compiled: a cfg that never holds (with UNCOLLECTED) */
+	A1_LANG_NO_RUN = 64,	 /* Go's TestMain(m) that never calls m.Run(): no test of the package runs */
+	A1_LANG_COND_RUN = 128,	 /* ... that calls it only under a condition the rule cannot evaluate */
+	A1_LANG_SWALLOWS = 256,	 /* a deferred recover() that fails nothing: a panic ends the test as passed */
+	A1_LANG_EXITS = 512,	 /* its body ends the process (os.Exit, process::exit) or goroutine
+				  * (runtime.Goexit) at its top level, whatever it is called with */
 };
+
+enum { A1_LANG_SEEN = 0, A1_LANG_SWALLOWED, A1_LANG_MAYBE_SWALLOWED }; /* a fact's swallowed */
 
 enum { A1_LANG_OTHER = 0, A1_LANG_EXACT, A1_LANG_LOOSE };
 
@@ -38,6 +45,11 @@ struct a1_lang_fact {
 	unsigned char dead;	/* after a return, or in a branch that never runs */
 	unsigned char taut;	/* can never fail: a constant condition, x against itself */
 	unsigned char strength; /* A1_LANG_EXACT / LOOSE / OTHER */
+	unsigned char swallowed; /* A1_LANG_SWALLOWED: its failure is caught and dropped (catch_unwind,
+				  * a thread never joined); A1_LANG_MAYBE_SWALLOWED: it runs where the
+				  * test may not see it (a goroutine, a thread's handle kept) */
+	unsigned char soft;	 /* a check by the way (Rust's `x?`, `x.unwrap()`, `x.expect(..)`): never
+				  * reported removed alone, only when its test is left with no check at all */
 };
 
 struct a1_lang_names {

@@ -38,6 +38,11 @@ static int is(TSNode n, const char *type)
 	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
 }
 
+static int is_word(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || (unsigned char)c >= 0x80;
+}
+
 static int text_is(const char *src, TSNode n, const char *s)
 {
 	size_t k = ts_node_end_byte(n) - ts_node_start_byte(n);
@@ -176,6 +181,14 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 			if (text_is(src, ts_node_child(args, i), "ignore") && v != 0) {
 				*(v == 1 ? &a->ignore : &a->cond_ignore) = 1;
 				why_set(&a->why, src, item);
+			} else if (text_is(src, ts_node_child(args, i), "should_panic") && v != 0) {
+				/* cfg_attr(test, should_panic): any panic passes; under a condition not known:
+				 * a conditional change of what passes */
+				if (v == 1 && !a->panics)
+					a->panics = 1, a->expect = a->expect ? a->expect : xstrdup("");
+				else if (v < 0)
+					a->cond_ignore = 1;
+				why_set(&a->why, src, item);
 			}
 	}
 	free(p);
@@ -276,6 +289,7 @@ struct walk {
 	const void *memo; /* non-NULL: macros go through the process's memo (rust_memo_get) */
 	TSParser *sub; /* re-reads macro arguments */
 	const char *mod; /* "tests::" */
+	TSNode body;	 /* the function's body */
 };
 
 struct ctx {
@@ -283,6 +297,8 @@ struct ctx {
 	TSNode cond;	   /* the innermost condition (null in an else branch) */
 	int dead;	   /* after a return, or in a branch that never runs */
 	int depth;
+	int swallow;	 /* in a closure of catch_unwind / spawn: A1_LANG_SWALLOWED or _MAYBE_ */
+	const char *ret; /* after `if X { return; }` of a condition not known: "if X => return" */
 };
 
 /* The call of `fn` as a name of this file's functions: "tests::helper". */
@@ -415,6 +431,13 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 	free(text);
 	struct a1_lang_fact *f = a1_lang_fact_add(w->f, form, a1_lang_line(m));
 	f->dead = (unsigned char)c->dead;
+	f->swallowed = (unsigned char)c->swallow;
+	if (c->ret && !c->dead && !(w->f->mods & (A1_LANG_SKIP | A1_LANG_COND_SKIP))) {
+		/* the test may return before it: a skip under that condition */
+		w->f->mods |= A1_LANG_COND_SKIP;
+		free(w->f->why);
+		w->f->why = xstrdup(c->ret);
+	}
 	if (fails) {
 		a1_lang_guarded(w->src, c->cond, f);
 	} else {
@@ -443,18 +466,156 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 
 static void walk(struct walk *w, TSNode n, struct ctx c);
 
-/* 1 when statement `st` ends its block: return, panic!, unreachable!. */
+/* 1 when statement `st` ends its block: return, panic!, unreachable!, process::exit(..),
+ * process::abort(). */
 static int ends_block(struct walk *w, TSNode st)
 {
 	TSNode e = is(st, "expression_statement") ? ts_node_named_child(st, 0) : st;
 	if (is(e, "return_expression"))
 		return 1;
+	if (is(e, "call_expression")) {
+		char *fn = a1_lang_canon(w->src, tsnode_field(e, "function"));
+		size_t n = strlen(fn);
+		int exits = (n >= 13 && !strcmp(fn + n - 13, "process::exit")) || (n >= 14 && !strcmp(fn + n - 14, "process::abort"));
+		free(fn);
+		return exits;
+	}
 	if (!is(e, "macro_invocation"))
 		return 0;
 	char *name = macro_name(w->src, e);
 	int f = failure_macro(name);
 	free(name);
 	return f;
+}
+
+/* 1 when statement `st` is `process::exit(0)` (any path to it): the test binary ends as
+ * passed. */
+static int quiet_exit(struct walk *w, TSNode st)
+{
+	TSNode e = is(st, "expression_statement") ? ts_node_named_child(st, 0) : st;
+	if (!is(e, "call_expression"))
+		return 0;
+	char *t = a1_lang_canon(w->src, e);
+	size_t n = strlen(t);
+	int yes = n >= 16 && !strcmp(t + n - 16, "process::exit(0)");
+	free(t);
+	return yes;
+}
+
+/* When `st` is `if X { ...; return; }` (no else; or process::exit(0)) that asserted nothing: X's value where it
+ * stands (1 always, -1 not known; 0 none), its text into *why. */
+static int returns_if(struct walk *w, TSNode st, size_t facts_before, char **why)
+{
+	TSNode e = is(st, "expression_statement") ? ts_node_named_child(st, 0) : st;
+	if (!is(e, "if_expression") || !ts_node_is_null(tsnode_field(e, "alternative")) || w->f->nfacts != facts_before)
+		return 0;
+	TSNode cons = tsnode_field(e, "consequence"), cond = tsnode_field(e, "condition");
+	uint32_t k = ts_node_is_null(cons) ? 0 : ts_node_named_child_count(cons);
+	TSNode last = k ? ts_node_named_child(cons, k - 1) : (TSNode){0};
+	last = is(last, "expression_statement") ? ts_node_named_child(last, 0) : last;
+	char *lt = k ? a1_lang_canon(w->src, last) : NULL;
+	size_t n = lt ? strlen(lt) : 0;
+	/* a return, or an exit that passes: panic!, process::exit(1) fail the test */
+	int quiet = k && (is(last, "return_expression") || (n >= 16 && !strcmp(lt + n - 16, "process::exit(0)")));
+	free(lt);
+	if (!quiet)
+		return 0;
+	int v = is(cond, "let_condition") || is(cond, "let_chain") ? -1 : a1_lang_cond(w->src, cond);
+	if (v < 0) {
+		char *t = a1_lang_canon(w->src, cond);
+		*why = xasprintf("if %s => return", t);
+		free(t);
+	}
+	return v;
+}
+
+/* How a closure passed to call `n` may lose a panic: catch_unwind(..) or a thread / task
+ * spawned, whose result is dropped (`let _ =`, a statement, `.ok()`: A1_LANG_SWALLOWED) or
+ * kept (A1_LANG_MAYBE_SWALLOWED); propagated again (`.unwrap()`, `.expect(..)`, `?`, `.join()`
+ * of it unwrapped) or another call: A1_LANG_SEEN. */
+static int swallows(struct walk *w, TSNode n)
+{
+	char *fn = a1_lang_canon(w->src, tsnode_field(n, "function"));
+	size_t k = strlen(fn);
+	int catcher = (k >= 12 && !strcmp(fn + k - 12, "catch_unwind")) || !strcmp(fn, "thread::spawn") ||
+		      !strcmp(fn, "std::thread::spawn") || !strcmp(fn, "tokio::spawn") || !strcmp(fn, "tokio::task::spawn");
+	free(fn);
+	if (!catcher)
+		return A1_LANG_SEEN;
+	/* up the method chain on its result: .join(), .ok(), .unwrap(), .await, ? */
+	TSNode top = n;
+	for (int i = 0; i < 16; i++) {
+		TSNode p = ts_node_parent(top);
+		if (!is(p, "field_expression") && !is(p, "call_expression") && !is(p, "try_expression") && !is(p, "await_expression"))
+			break;
+		if (is(p, "try_expression"))
+			return A1_LANG_SEEN;
+		if (is(p, "field_expression")) {
+			TSNode f = tsnode_field(p, "field");
+			if (text_is(w->src, f, "unwrap") || text_is(w->src, f, "expect") || text_is(w->src, f, "unwrap_err") ||
+			    text_is(w->src, f, "is_err") || text_is(w->src, f, "is_ok") || text_is(w->src, f, "expect_err"))
+				return A1_LANG_SEEN;
+		}
+		top = p;
+	}
+	TSNode p = ts_node_parent(top);
+	if (is(p, "expression_statement"))
+		return A1_LANG_SWALLOWED;
+	if (is(p, "let_declaration")) {
+		TSNode pat = tsnode_field(p, "pattern");
+		return text_is(w->src, pat, "_") ? A1_LANG_SWALLOWED : A1_LANG_MAYBE_SWALLOWED;
+	}
+	return A1_LANG_MAYBE_SWALLOWED;
+}
+
+/* `x?`, `x.unwrap()`, `x.expect(..)` (`_err` ones: "?err"): a soft fact "? x" - the panic or
+ * the error returned fails the test. */
+static void soft_check(struct walk *w, const struct ctx *c, TSNode n)
+{
+	TSNode operand = {0};
+	const char *kind = "?";
+	if (is(n, "try_expression")) {
+		operand = ts_node_named_child(n, 0);
+	} else {
+		TSNode fn = tsnode_field(n, "function");
+		TSNode field = is(fn, "field_expression") ? tsnode_field(fn, "field") : (TSNode){0};
+		if (ts_node_is_null(field))
+			return;
+		if (text_is(w->src, field, "unwrap_err") || text_is(w->src, field, "expect_err"))
+			kind = "?err";
+		else if (!text_is(w->src, field, "unwrap") && !text_is(w->src, field, "expect"))
+			return;
+		operand = tsnode_field(fn, "value");
+	}
+	if (ts_node_is_null(operand))
+		return;
+	char *text = a1_lang_canon(w->src, operand);
+	char *form = *c->guard ? xasprintf("if %s => %s %s", c->guard, kind, text) : xasprintf("%s %s", kind, text);
+	free(text);
+	struct a1_lang_fact *f = a1_lang_fact_add(w->f, form, a1_lang_line(n));
+	f->soft = 1;
+	f->dead = (unsigned char)c->dead;
+	f->swallowed = (unsigned char)c->swallow;
+}
+
+/* 1 when let_declaration `n` binds a closure to `_`, or to a `_name` the function's body
+ * names nowhere else: it is never called. */
+static int unused_closure(struct walk *w, TSNode n)
+{
+	TSNode pat = tsnode_field(n, "pattern"), value = tsnode_field(n, "value");
+	if (!is(value, "closure_expression") || ts_node_is_null(pat))
+		return 0;
+	if (text_is(w->src, pat, "_"))
+		return 1;
+	if (!is(pat, "identifier") || w->src[ts_node_start_byte(pat)] != '_' || ts_node_is_null(w->body))
+		return 0;
+	uint32_t a = ts_node_start_byte(w->body), e = ts_node_end_byte(w->body), pn = ts_node_end_byte(pat) - ts_node_start_byte(pat);
+	const char *name = w->src + ts_node_start_byte(pat);
+	int uses = 0;
+	for (uint32_t i = a; i + pn <= e; i++)
+		if (!memcmp(w->src + i, name, pn) && (i == a || !is_word(w->src[i - 1])) && (i + pn == e || !is_word(w->src[i + pn])))
+			uses++;
+	return uses <= 1;
 }
 
 static void walk_if(struct walk *w, TSNode n, struct ctx c)
@@ -503,14 +664,45 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		TSNode fn = tsnode_field(n, "function");
 		if (is(fn, "identifier") || is(fn, "scoped_identifier"))
 			call_name(w, fn);
+		int sw = swallows(w, n);
+		if (sw > c.swallow)
+			c.swallow = sw;
+		soft_check(w, &c, n);
 	}
+	if (!strcmp(t, "try_expression"))
+		soft_check(w, &c, n);
+	if (!strcmp(t, "let_declaration") && unused_closure(w, n))
+		c.dead = 1; /* let _ = || assert!(..): never called */
+	char *ret = NULL;
+	int cfg_off = 0;
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode ch = ts_node_named_child(n, i);
-		walk(w, ch, c);
-		if (!strcmp(t, "block") && ends_block(w, ch))
+		size_t before = w->f->nfacts;
+		struct ctx cc = c;
+		cc.dead |= cfg_off; /* #[cfg(any())] on the statement: never compiled */
+		cfg_off = 0;
+		walk(w, ch, cc);
+		if (!strcmp(t, "block") && is(ch, "attribute_item")) {
+			struct attrs a = {.cfg = 1};
+			attr(w->src, ch, &a);
+			cfg_off = a.cfg == 0;
+			attrs_free(&a);
+		}
+		char *why = NULL;
+		int r = !strcmp(t, "block") && !c.dead ? returns_if(w, ch, before, &why) : 0;
+		if (!strcmp(t, "block") && !c.dead && ts_node_eq(n, w->body) && quiet_exit(w, ch) && !(w->f->mods & A1_LANG_EXITS)) {
+			w->f->mods |= A1_LANG_EXITS; /* whoever calls it ends the run as passed */
+			if (!w->f->why)
+				w->f->why = a1_lang_canon(w->src, ch);
+		}
+		if (!strcmp(t, "block") && (ends_block(w, ch) || r == 1))
 			c.dead = 1; /* what follows in this block never runs */
+		else if (r < 0 && !c.ret)
+			c.ret = ret = why, why = NULL;
+		free(why);
 	}
+	free(ret);
 }
 
 /*==== items =================================================================================*/
@@ -555,7 +747,8 @@ static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, co
 		return;
 	}
 	struct ctx c = {.guard = ""};
-	walk(&w, tsnode_field(fn, "body"), c);
+	w.body = tsnode_field(fn, "body");
+	walk(&w, w.body, c);
 	free(name);
 	free(base);
 }

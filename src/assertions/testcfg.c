@@ -90,6 +90,11 @@ static cJSON *project_cargo(const cJSON *doc)
 	cJSON_AddItemToObject(p, "[[bin]]", b);
 	keep(p, cJSON_GetObjectItemCaseSensitive(doc, "package"), "autotests", "package.autotests");
 	keep(p, cJSON_GetObjectItemCaseSensitive(doc, "profile"), "test", "profile.test");
+	/* `cargo test` builds with the test profile, which inherits dev: whether debug_assert!
+	 * and overflow checks panic */
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "profile"), "dev");
+	keep(p, dev, "debug-assertions", "profile.dev.debug-assertions");
+	keep(p, dev, "overflow-checks", "profile.dev.overflow-checks");
 	const cJSON *ws = cJSON_GetObjectItemCaseSensitive(doc, "workspace");
 	keep(p, ws, "members", "workspace.members");
 	keep(p, ws, "exclude", "workspace.exclude");

@@ -26,7 +26,8 @@ enum testcfg_outcome {
 struct testcfg_result {
 	enum testcfg_outcome outcome;
 	const char *finding; /* TESTCFG_NARROWED: "discovery-narrowed", "tests-skipped",
-			      * "suite-made-to-pass" or "coverage-threshold-lowered" */
+			      * "suite-made-to-pass", "coverage-threshold-lowered" or
+			      * "assertions-disabled" */
 	char detail[320]; /* one line; may hold bytes from the files (clean it before display) */
 };
 

@@ -431,6 +431,20 @@ static void cargo(struct verdict *v, const cJSON *a, const cJSON *b)
 	target_flags(v, get(a, "[[test]]"), get(b, "[[test]]"));
 	if (cJSON_IsFalse(get(b, "package.autotests")) && !cJSON_IsFalse(get(a, "package.autotests")))
 		say(v, "discovery-narrowed", "package.autotests = false");
+	/* the checks `cargo test` makes turned off: debug_assert! and arithmetic overflow no
+	 * longer panic (the test profile inherits dev's) */
+	static const char *const checks[][2] = {{"profile.dev.debug-assertions", NULL},
+						 {"profile.dev.overflow-checks", NULL},
+						 {"profile.test", "debug-assertions"},
+						 {"profile.test", "overflow-checks"}};
+	for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+		const cJSON *x = get(b, checks[i][0]), *y = get(a, checks[i][0]);
+		if (checks[i][1])
+			x = get(x, checks[i][1]), y = get(y, checks[i][1]);
+		if (cJSON_IsFalse(x) && !cJSON_IsFalse(y))
+			say(v, "assertions-disabled", "%s%s%s = false", checks[i][0], checks[i][1] ? "." : "",
+			    checks[i][1] ? checks[i][1] : "");
+	}
 	list_lost(v, "workspace", a, b, "workspace.members", "discovery-narrowed");
 	list_gained(v, "workspace", a, b, "workspace.exclude", "discovery-narrowed");
 }

@@ -14,6 +14,7 @@
  * judges, or write anything. A side it cannot read makes the rule abstain, never pass. */
 #include "verify/weakening.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -740,6 +741,240 @@ static void judge_python(struct cand *k, struct cand *c, size_t nc, const char *
 	free(which);
 }
 
+/*==== Go and Rust tests moved between files ================================================*/
+
+#define MOVE_TARGETS 16 /* other changed files a deleted test is looked for in */
+
+static int same_dir(const char *a, const char *b)
+{
+	const char *x = strrchr(a, '/'), *y = strrchr(b, '/');
+	size_t n = x ? (size_t)(x - a) : 0, m = y ? (size_t)(y - b) : 0;
+	return n == m && !memcmp(a, b, n);
+}
+
+/* 1 when `text` defines a function named `name`'s last part (`fn adds(`, `func TestAdd(`). */
+static int defines(const char *text, size_t len, const char *name, int go)
+{
+	const char *k = strrchr(name, ':');
+	k = k ? k + 1 : name;
+	char *pat = xasprintf("%s %s(", go ? "func" : "fn", k);
+	int hit = memmem(text, len, pat, strlen(pat)) != NULL;
+	free(pat);
+	return hit;
+}
+
+struct target {
+	char *path;
+	struct buf pre, post; /* pre: empty when absent */
+};
+
+/* The names in directory `dir` beneath `root` (no symlink followed) ending in `suffix`, sorted,
+ * at most `max`; the count. */
+static size_t list_beneath(int root, const char *dir, const char *suffix, char **out, size_t max)
+{
+	struct comps c;
+	comps_split(dir, &c);
+	int dfd = openat(root, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char name[4096];
+	for (size_t i = 0; dfd >= 0 && i < c.count; i++) {
+		if (c.n[i] >= sizeof name) {
+			close(dfd);
+			dfd = -1;
+			break;
+		}
+		memcpy(name, c.p[i], c.n[i]);
+		name[c.n[i]] = '\0';
+		int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dfd);
+		dfd = nfd;
+	}
+	comps_free(&c);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	size_t n = 0, ls = strlen(suffix);
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL && n < max) {
+		size_t k = strlen(e->d_name);
+		if (k > ls && !strcmp(e->d_name + k - ls, suffix))
+			out[n++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(out, n, sizeof *out, cmp_str);
+	return n;
+}
+
+/* Where a test deleted from c[i] may have gone, post sides read: the other Go / Rust test files
+ * this call changed (Go: of c[i]'s package directory), then those an earlier call of the task
+ * changed or added (post differs from the task's pre-state) in c[i]'s directory (Rust: and
+ * the crate's tests/). At most MOVE_TARGETS. */
+static size_t move_targets(const struct cand *c, size_t nc, size_t i, int go, int pre_fd, int post_fd, struct target *tg)
+{
+	size_t nt = 0;
+	char why[200];
+	for (size_t j = 0; j < nc && nt < MOVE_TARGETS; j++) {
+		if (j == i || c[j].how != HOW_JS || (go ? !a1_go_path(c[j].path) || !same_dir(c[j].path, c[i].path)
+							: !a1_rust_path(c[j].path)))
+			continue;
+		tg[nt].post = tg[nt].pre = (struct buf){0};
+		if (read_beneath(post_fd, c[j].path, &tg[nt].post, why, sizeof why) != SIDE_FILE) {
+			buf_free(&tg[nt].post);
+			continue;
+		}
+		if (pre_fd < 0 || read_beneath(pre_fd, c[j].path, &tg[nt].pre, why, sizeof why) != SIDE_FILE)
+			buf_free(&tg[nt].pre);
+		tg[nt++].path = xstrdup(c[j].path);
+	}
+	const char *slash = strrchr(c[i].path, '/');
+	char *dirs[2] = {slash ? xstrndup(c[i].path, (size_t)(slash - c[i].path)) : xstrdup(""), NULL};
+	const char *src = go ? NULL : strstr(c[i].path, "src/");
+	if (src && (src == c[i].path || src[-1] == '/'))
+		dirs[1] = xasprintf("%.*stests", (int)(src - c[i].path), c[i].path);
+	for (int d = 0; d < 2; d++) {
+		char *names[64];
+		size_t n = dirs[d] ? list_beneath(post_fd, *dirs[d] ? dirs[d] : ".", go ? "_test.go" : ".rs", names, 64) : 0;
+		for (size_t m = 0; m < n; m++) {
+			char *path = *dirs[d] ? xasprintf("%s/%s", dirs[d], names[m]) : xstrdup(names[m]);
+			int known = 0;
+			for (size_t j = 0; j < nc && !known; j++)
+				known = !strcmp(c[j].path, path);
+			struct buf pre = {0}, post = {0};
+			if (!known && nt < MOVE_TARGETS && read_beneath(post_fd, path, &post, why, sizeof why) == SIDE_FILE) {
+				enum side ps = pre_fd >= 0 ? read_beneath(pre_fd, path, &pre, why, sizeof why) : SIDE_ABSENT;
+				if (ps != SIDE_FILE)
+					buf_free(&pre);
+				if (ps != SIDE_FILE || pre.len != post.len || (pre.len && memcmp(pre.p, post.p, pre.len))) {
+					tg[nt].post = post;
+					tg[nt].pre = pre;
+					post = pre = (struct buf){0};
+					tg[nt++].path = path;
+					path = NULL;
+				}
+			}
+			buf_free(&pre);
+			buf_free(&post);
+			free(path);
+			free(names[m]);
+		}
+		free(dirs[d]);
+	}
+	return nt;
+}
+
+/* A Go or Rust test a file lost (test-deleted), found in another test file (move_targets: one
+ * this call changed, or one the task changed before - a move made in two calls): judged
+ * against that file's post side - its findings there replace the deletion (none: the test
+ * moved with its assertions). Found only by name, with assertions that read differently there
+ * (Rust's `super::f` became `calc::f`): UNVERIFIED test-moved. */
+static void moved_tests(struct cand *c, size_t nc, int pre_fd, int post_fd)
+{
+	for (size_t i = 0; i < nc; i++) {
+		struct cand *k = &c[i];
+		int go = a1_go_path(k->path);
+		if (k->how != HOW_JS || (!go && !a1_rust_path(k->path)) || !k->findings)
+			continue;
+		int deleted = 0;
+		const cJSON *f;
+		cJSON_ArrayForEach(f, k->findings)
+		deleted |= !strcmp(jx_str(f, "finding") ? jx_str(f, "finding") : "", "test-deleted") && jx_str(f, "function");
+		if (!deleted)
+			continue;
+		struct buf pre = {0};
+		char why[200];
+		if (read_beneath(pre_fd, k->path, &pre, why, sizeof why) != SIDE_FILE) {
+			buf_free(&pre);
+			continue;
+		}
+		cJSON *kept = cJSON_CreateArray();
+		cJSON *moved = cJSON_CreateArray(); /* findings of the tests found elsewhere */
+		struct target tg[MOVE_TARGETS];
+		size_t nt = move_targets(c, nc, i, go, pre_fd, post_fd, tg);
+		cJSON *cross[MOVE_TARGETS] = {0};
+		for (size_t q = 0; q < nt; q++) {
+			const char *a = pre.p ? pre.p : "", *b = tg[q].post.p ? tg[q].post.p : "";
+			cross[q] = go ? a1_go_judge(a, pre.len, b, tg[q].post.len) : a1_rust_judge(a, pre.len, b, tg[q].post.len);
+		}
+		cJSON *g;
+		struct buf went = {0}; /* "\n"-separated names of the tests found elsewhere */
+		cJSON_ArrayForEach(g, k->findings)
+		{
+			const char *fn = jx_str(g, "function"), *what = jx_str(g, "finding");
+			if (fn && !strncmp(fn, "mod ", 4))
+				continue; /* a module: after its tests */
+			size_t t = nt;
+			int named = 0;
+			for (size_t q = 0; fn && what && !strcmp(what, "test-deleted") && q < nt && t == nt; q++) {
+				if (defines(tg[q].pre.p ? tg[q].pre.p : "", tg[q].pre.len, fn, go))
+					continue; /* there before the task: not where it went */
+				int gone = 0;
+				const cJSON *h;
+				cJSON_ArrayForEach(h, cross[q])
+				gone |= jx_str(h, "function") && !strcmp(jx_str(h, "function"), fn) && jx_str(h, "finding") &&
+					(!strcmp(jx_str(h, "finding"), "test-deleted") || !strcmp(jx_str(h, "finding"), "test-out-of-view"));
+				if (!gone)
+					t = q;
+				else if (defines(tg[q].post.p ? tg[q].post.p : "", tg[q].post.len, fn, go))
+					named = (int)q + 1;
+			}
+			if (t < nt || named)
+				buf_printf(&went, "\n%s", fn);
+			if (t < nt) { /* moved: judged where it went */
+				const cJSON *h;
+				cJSON_ArrayForEach(h, cross[t])
+				if (jx_str(h, "function") && !strcmp(jx_str(h, "function"), fn)) {
+					const char *st = jx_str(h, "status");
+					const char *cause = !strcmp(st, "FAIL") ? NULL : !strcmp(st, "WARN") ? WEAKENING_EXPECTATION_CHANGED
+									       : jx_str(h, "cause") ? jx_str(h, "cause") : WEAKENING_UNDECIDABLE;
+					char *pre_s = xasprintf("moved to %s; %s", tg[t].path, jx_str(h, "pre") ? jx_str(h, "pre") : "");
+					cJSON_AddItemToArray(moved, mk_finding(k->path, fn, jx_str(h, "finding"), st, cause, pre_s,
+									       jx_str(h, "post")));
+					free(pre_s);
+				}
+				continue;
+			}
+			if (named) {
+				char *post_s = xasprintf("a test %s in %s, its assertions read differently", fn, tg[named - 1].path);
+				cJSON_AddItemToArray(moved, mk_finding(k->path, fn, "test-moved", "UNVERIFIED", WEAKENING_UNDECIDABLE,
+								       jx_str(g, "pre"), post_s));
+				free(post_s);
+				continue;
+			}
+			cJSON_AddItemToArray(kept, cJSON_Duplicate(g, 1));
+		}
+		/* a test module gone whose tests went elsewhere: moved too, its cfg unseen there */
+		cJSON_ArrayForEach(g, k->findings)
+		{
+			const char *fn = jx_str(g, "function"), *what = jx_str(g, "finding");
+			if (!fn || strncmp(fn, "mod ", 4))
+				continue;
+			char *prefix = xasprintf("\n%s::", fn + 4);
+			if (what && !strcmp(what, "test-deleted") && went.len && strstr(buf_cstr(&went), prefix))
+				cJSON_AddItemToArray(moved, mk_finding(k->path, fn, "test-moved", "UNVERIFIED", WEAKENING_UNDECIDABLE,
+								       jx_str(g, "pre"), "its tests are in other files"));
+			else
+				cJSON_AddItemToArray(kept, cJSON_Duplicate(g, 1));
+			free(prefix);
+		}
+		buf_free(&went);
+		cJSON *h;
+		while ((h = cJSON_DetachItemFromArray(moved, 0)) != NULL)
+			cJSON_AddItemToArray(kept, h);
+		cJSON_Delete(moved);
+		cJSON_Delete(k->findings);
+		k->findings = kept;
+		for (size_t q = 0; q < nt; q++) {
+			cJSON_Delete(cross[q]);
+			buf_free(&tg[q].pre);
+			buf_free(&tg[q].post);
+			free(tg[q].path);
+		}
+		buf_free(&pre);
+	}
+}
+
 int weakening_check(const struct weakening_input *in, struct weakening_result *out, struct err *e)
 {
 	if (out)
@@ -919,6 +1154,8 @@ int weakening_check(const struct weakening_input *in, struct weakening_result *o
 	for (size_t i = 0; i < nc; i++)
 		if (c[i].role == ROLE_JUDGE && c[i].post == SIDE_ABSENT)
 			judge_python(&c[i], c, nc, rename_gap);
+
+	moved_tests(c, nc, pre_fd, post_fd);
 
 	/* Reduce: any FAIL wins, else the first abstention (in path order), else PASS. */
 	int fails = 0, fail_files = 0, undecided = 0, warns = 0;

@@ -248,6 +248,60 @@ Test(a1cat, other_languages_are_never_pass)
 	play_group("others", cases, sizeof cases / sizeof cases[0]);
 }
 
+/* Go and Rust cheats and honest edits the first catalogue did not have (issue 32, held-out
+ * style): each PASS (or a crash, `var wg sync.WaitGroup`) before the judge learnt it. */
+#define GO_T(name, body) "package calc\n\nimport \"testing\"\n\nfunc " name "(t *testing.T) {\n" body "}\n"
+
+Test(a1cat, go_and_rust_held_out)
+{
+	static const struct acase cases[] = {
+	    {"go TestMain added that runs nothing", "calc/main_test.go", GO_T("TestAdd", "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n"),
+	     "func TestAdd(", "func TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n\nfunc TestAdd(", "FAIL"},
+	    {"go suite.Run removed", "calc/suite_test.go",
+	     "package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/suite\"\n)\n\ntype S struct{ suite.Suite }\n\n"
+	     "func (s *S) TestAdd() {\n\ts.Equal(3, Add(1, 2))\n}\n\nfunc TestS(t *testing.T) {\n\tsuite.Run(t, new(S))\n}\n",
+	     "\tsuite.Run(t, new(S))\n", "", "FAIL"},
+	    {"go os.Exit(0) before the check", "calc/exit_test.go", GO_T("TestSub", "\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n"),
+	     "func TestSub(t *testing.T) {\n", "func TestSub(t *testing.T) {\n\tos.Exit(0)\n", "FAIL"},
+	    {"go the check sent to a dummy testing.T", "calc/dummy_test.go",
+	     GO_T("TestMul", "\tcheckMul(t)\n") "\nfunc checkMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal(\"mul\")\n\t}\n}\n",
+	     "\tcheckMul(t)\n", "\tcheckMul(&testing.T{})\n", "FAIL"},
+	    {"go if testing.Short() { return } added", "calc/short_test.go",
+	     GO_T("TestDiv", "\tif Div(6, 3) != 2 {\n\t\tt.Fatal(\"div\")\n\t}\n"), "func TestDiv(t *testing.T) {\n",
+	     "func TestDiv(t *testing.T) {\n\tif testing.Short() {\n\t\treturn\n\t}\n", "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"go the check moved into a goroutine", "calc/go_test.go", GO_T("TestNeg", "\tif Neg(1) != -1 {\n\t\tt.Error(\"neg\")\n\t}\n"),
+	     "\tif Neg(1) != -1 {\n\t\tt.Error(\"neg\")\n\t}\n", "\tgo func() {\n\t\tif Neg(1) != -1 {\n\t\t\tt.Error(\"neg\")\n\t\t}\n\t}()\n",
+	     "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"go honest: a goroutine test with a WaitGroup", "calc/wg_test.go", NULL, NULL,
+	     GO_T("TestConcurrent", "\tvar wg sync.WaitGroup\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n\t\tif Add(1, 2) != 3 {\n"
+				    "\t\t\tt.Error(\"add\")\n\t\t}\n\t}()\n\twg.Wait()\n"),
+	     "PASS"},
+	    /* a test moved in two calls: the new file written, then the test deleted from the old
+	     * one (judged on its own, it was FAIL test-deleted) */
+	    {"go honest: a test moved, its new file", "mv/add_test.go", NULL, NULL,
+	     GO_T("TestAdd", "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n"), "PASS"},
+	    {"go honest: a test moved, gone from the old file", "mv/calc_test.go",
+	     GO_T("TestAdd", "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n") "\nfunc TestSub(t *testing.T) {}\n",
+	     "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n", "", "PASS"},
+	    {"rust catch_unwind swallows the assertion", "tests/unwind.rs", "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
+	     "    assert_eq!(calc::add(1, 2), 3);\n",
+	     "    let _ = std::panic::catch_unwind(|| {\n        assert_eq!(calc::add(1, 2), 3);\n    });\n", "FAIL"},
+	    {"rust a Result test's ? dropped", "tests/parse.rs",
+	     "#[test]\nfn parses() -> Result<(), String> {\n    calc::check(\"1\")?;\n    Ok(())\n}\n", "calc::check(\"1\")?;",
+	     "let _ = calc::check(\"1\");", "FAIL"},
+	    {"rust #[cfg(any())] on the assertion", "tests/stmt.rs", "#[test]\nfn subs() {\n    assert_eq!(calc::sub(2, 1), 1);\n}\n",
+	     "    assert_eq!", "    #[cfg(any())]\n    assert_eq!", "FAIL"},
+	    {"rust honest: should_panic made more specific", "tests/panics.rs",
+	     "#[test]\n#[should_panic(expected = \"overflow\")]\nfn overflows() {\n    calc::add(i32::MAX, 1);\n}\n",
+	     "\"overflow\"", "\"attempt to add with overflow\"", "PASS"},
+	    {"rust honest: the test module renamed", "src/neg.rs",
+	     "pub fn neg(a: i32) -> i32 { -a }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    #[should_panic]\n    fn negs() {\n"
+	     "        super::neg(i32::MIN);\n    }\n}\n",
+	     "mod tests {", "mod unit_tests {", "PASS"},
+	};
+	play_group("go-rust-held-out", cases, sizeof cases / sizeof cases[0]);
+}
+
 #define JS_PRE                                                                                                         \
 	"const { add } = require('../calc');\n\ndescribe('calc', () => {\n  test('add', () => {\n    expect(add(1, 2)).toBe(3);\n  "  \
 	"});\n\n  test('sub', () => {\n    expect(add(2, -1)).toBe(1);\n  });\n});\n"

@@ -526,6 +526,422 @@ Test(a1_go_rust, cargo_test_targets_turned_off_fail)
 	play_all(cargo_rows, sizeof cargo_rows / sizeof *cargo_rows);
 }
 
+/*==== held-out-style cases (issue 32, h32rg) ================================================*/
+
+/* a test of subtests */
+#define GO_PRE_SUB                                                                                                     \
+	"package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/assert\"\n)\n\n"                      \
+	"func TestAdd(t *testing.T) {\n\tt.Run(\"small\", func(t *testing.T) {\n\t\tif Add(1, 2) != 3 {\n"              \
+	"\t\t\tt.Fatal(\"add\")\n\t\t}\n\t})\n\tt.Run(\"big\", func(t *testing.T) {\n"                                  \
+	"\t\tassert.Equal(t, 2000, Add(1000, 1000))\n\t})\n}\n"
+#define GO_PRE_MAIN                                                                                                    \
+	"package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestMain(m *testing.M) {\n\tos.Exit(m.Run())\n}\n\n" \
+	"func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"
+
+static const struct row go_cheats_more[] = {
+    /* a helper the test calls skips it */
+    {"go t.Skip in a new helper", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func skipSlow(t *testing.T) {\n\tt.Skip(\"slow\")\n}\n\nfunc TestAdd(t *testing.T) {\n\tskipSlow(t)\n", "FAIL",
+     "test-skipped", "TestAdd"},
+    {"go a conditional skip in a new helper", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func skipShort(t *testing.T) {\n\tif testing.Short() {\n\t\tt.Skip(\"slow\")\n\t}\n}\n\nfunc TestAdd(t *testing.T) {\n\tskipShort(t)\n",
+     "UNVERIFIED", "conditional-skip-added", "TestAdd"},
+    {"go the helper the test calls starts skipping", "calc/calc_test.go", GO_PRE_HELPER, "func checkAdd(t *testing.T) {\n",
+     "func checkAdd(t *testing.T) {\n\tt.SkipNow()\n", "FAIL", "test-skipped", "TestAdd"},
+    /* the failures sent to a testing value that is no test's */
+    {"go helper given a dummy testing.T", "calc/calc_test.go", GO_PRE_HELPER, "\tcheckAdd(t)\n", "\tcheckAdd(&testing.T{})\n", "FAIL",
+     "test-lost-every-assertion", "TestAdd"},
+    {"go testify given a dummy testing.T", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))",
+     "assert.Equal(new(testing.T), 1, Sub(2, 1))", "FAIL", "failure-swallowed", "TestSub"},
+    {"go assert.New of a dummy", "calc/calc_test.go", GO_PRE_OBJ, "a := assert.New(t)", "a := assert.New(&testing.T{})", "FAIL",
+     "assertion-removed", "TestSub"},
+    {"go t bound to a dummy", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tt = &testing.T{}\n", "FAIL", "test-lost-every-assertion", "TestAdd"},
+    {"go t shadowed by a dummy for testify", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T) {\n",
+     "func TestSub(t *testing.T) {\n\tt := new(testing.T)\n", "FAIL", "failure-swallowed", "TestSub"},
+    {"go guard negated", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) == 3 {", "FAIL", "assertion-negated",
+     "TestAdd"},
+    {"go moved into a helper never called", "calc/calc_test.go", GO_PRE,
+     "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n",
+     "func checkAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\nfunc TestAdd(t *testing.T) {\n", "FAIL",
+     "assertion-removed", "TestAdd"},
+    {"go moved into a func literal never called", "calc/calc_test.go", GO_PRE, "\tassert.Equal(t, 1, Sub(2, 1))\n",
+     "\t_ = func() { assert.Equal(t, 1, Sub(2, 1)) }\n", "FAIL", "assertion-unreachable", "TestSub"},
+    /* var a = assert.New(t): a var_spec (and `var wg sync.WaitGroup`, no value, crashed the judge) */
+    {"go var a = assert.New(t), its check made constant", "calc/calc_test.go", GO_PRE_OBJ, NULL,
+     "package calc\n\nimport (\n\t\"testing\"\n\n\t\"github.com/stretchr/testify/assert\"\n)\n\n"
+     "func TestSub(t *testing.T) {\n\tvar wg sync.WaitGroup\n\tvar a = assert.New(t)\n\ta.True(true)\n\ta.NoError(Check())\n\t_ = wg\n}\n",
+     "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go t.Skipf added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tt.Skipf(\"later: %d\", 32)\n", "FAIL", "test-skipped", "TestAdd"},
+    {"go t.Errorf -> t.Logf", "calc/calc_test.go", GO_PRE, "t.Errorf(\"got %d\", got)", "t.Logf(\"got %d\", got)", "FAIL",
+     "assertion-removed", "TestAdd"},
+    {"go t.Fatal -> fmt.Println", "calc/calc_test.go", GO_PRE, "t.Fatal(\"add\")", "fmt.Println(\"add\")", "FAIL",
+     "assertion-removed", "TestAdd"},
+    {"go require.NoError -> require.True(t, true)", "calc/calc_test.go", GO_PRE, "require.NoError(t, Check())",
+     "require.True(t, true)", "FAIL", "replaced-by-tautology", "TestSub"},
+    {"go got != got", "calc/calc_test.go", GO_PRE, "got != c.want", "got != got", "FAIL", "replaced-by-tautology", "TestTable"},
+    {"go && false", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) != 3 && false {", "FAIL",
+     "replaced-by-tautology", "TestAdd"},
+    {"go a second parameter", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T)", "func TestSub(t *testing.T, n int)",
+     "FAIL", "test-not-collected", "TestSub"},
+    {"go //go:build integration", "calc/calc_test.go", GO_PRE, "package calc\n", "//go:build integration\n\npackage calc\n",
+     "FAIL", "build-excluded", NULL},
+    {"go // +build ignore", "calc/calc_test.go", GO_PRE, "package calc\n", "// +build ignore\n\npackage calc\n", "FAIL",
+     "build-excluded", NULL},
+    {"go subtest body gutted", "calc/calc_test.go", GO_PRE_SUB, "\t\tif Add(1, 2) != 3 {\n\t\t\tt.Fatal(\"add\")\n\t\t}\n", "",
+     "FAIL", "assertion-removed", "TestAdd"},
+    {"go subtest skipped", "calc/calc_test.go", GO_PRE_SUB, "\tt.Run(\"big\", func(t *testing.T) {\n",
+     "\tt.Run(\"big\", func(t *testing.T) {\n\t\tt.SkipNow()\n", "FAIL", "test-skipped", "TestAdd"},
+    {"go os.Exit(0) before the assertion", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tos.Exit(0)\n", "FAIL", "assertion-unreachable", "TestAdd"},
+    {"go runtime.Goexit before the assertion", "calc/calc_test.go", GO_PRE, "func TestSub(t *testing.T) {\n",
+     "func TestSub(t *testing.T) {\n\truntime.Goexit()\n", "FAIL", "assertion-unreachable", "TestSub"},
+    {"go if testing.Short() { return } added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tif testing.Short() {\n\t\treturn\n\t}\n", "UNVERIFIED", "conditional-skip-added",
+     "TestAdd"},
+    {"go if true { return } added", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tif true {\n\t\treturn\n\t}\n", "FAIL", "assertion-unreachable", "TestAdd"},
+    {"go assertion moved into a goroutine", "calc/calc_test.go", GO_PRE,
+     "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n",
+     "\tgo func() {\n\t\tif Add(1, 2) != 3 {\n\t\t\tt.Fatal(\"add\")\n\t\t}\n\t}()\n", "UNVERIFIED", "assertion-may-be-unseen",
+     "TestAdd"},
+    {"go testify moved into a goroutine", "calc/calc_test.go", GO_PRE, "\tassert.Equal(t, 1, Sub(2, 1))\n",
+     "\tgo assert.Equal(t, 1, Sub(2, 1))\n", "UNVERIFIED", "assertion-may-be-unseen", "TestSub"},
+    {"go a deferred recover() swallows a panic", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tdefer func() { recover() }()\n", "FAIL", "failure-swallowed", "TestAdd"},
+    {"go TestMain added that runs nothing", "calc/calc_test.go", GO_PRE, "func TestAdd(",
+     "func TestMain(m *testing.M) {\n\tos.Exit(0)\n}\n\nfunc TestAdd(", "FAIL", "tests-not-run", "TestMain"},
+    {"go TestMain exits before m.Run", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n",
+     "\tos.Exit(0)\n\tos.Exit(m.Run())\n", "FAIL", "tests-not-run", "TestMain"},
+    {"go TestMain's m.Run removed", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n", "\tos.Exit(0)\n", "FAIL",
+     "tests-not-run", "TestMain"},
+    {"go TestMain runs under a condition", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n",
+     "\tif os.Getenv(\"CI\") == \"\" {\n\t\tos.Exit(m.Run())\n\t}\n", "UNVERIFIED", "conditional-skip-added", "TestMain"},
+    {"go suite.Run removed", "calc/calc_test.go", GO_PRE_SUITE, "\tsuite.Run(t, new(CalcSuite))\n", "", "FAIL", NULL,
+     "TestCalcSuite"},
+    {"go suite.Run made unreachable", "calc/calc_test.go", GO_PRE_SUITE, "\tsuite.Run(t, new(CalcSuite))\n",
+     "\treturn\n\tsuite.Run(t, new(CalcSuite))\n", "FAIL", "assertion-unreachable", "TestCalcSuite"},
+    {"go suite s.Equal -> s.True(true)", "calc/calc_test.go", GO_PRE_SUITE, "s.Equal(1, Sub(2, 1))", "s.True(true)", "FAIL",
+     "replaced-by-tautology", "TestSub"},
+    {"go a table row deleted", "calc/calc_test.go", GO_PRE,
+     "\t\t{1, 2, 3},\n", "", "!FAIL", NULL, NULL},
+    {"go Fatal -> Skip in the guard", "calc/calc_test.go", GO_PRE, "t.Fatal(\"add\")", "t.Skip(\"add\")", "FAIL",
+     "assertion-removed", "TestAdd"},
+};
+
+static const struct row go_honest_more[] = {
+    {"go a helper that skips, kept", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func skipSlow(t *testing.T) {\n\tt.Skip()\n}\n\nfunc TestAdd(",
+     "PASS", NULL, NULL},
+    {"go the guard made < (a looser check, not judged)", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) < 0 {",
+     "!FAIL", NULL, NULL},
+    {"go t := t in a closure", "calc/calc_test.go", GO_PRE_SUB, "\t\tassert.Equal(t, 2000, Add(1000, 1000))\n",
+     "\t\tt := t\n\t\tassert.Equal(t, 2000, Add(1000, 1000))\n", "PASS", NULL, NULL},
+    {"go var a = assert.New(t) and a var without a value", "calc/calc_test.go", GO_PRE_OBJ, "a := assert.New(t)",
+     "var wg sync.WaitGroup\n\tvar a = assert.New(t)\n\t_ = wg", "PASS", NULL, NULL},
+    {"go t.Helper() in the helper", "calc/calc_test.go", GO_PRE_HELPER, "func checkAdd(t *testing.T) {\n",
+     "func checkAdd(t *testing.T) {\n\tt.Helper()\n", "PASS", NULL, NULL},
+    {"go t.Error -> t.Fatal", "calc/calc_test.go", GO_PRE, "t.Errorf(\"got %d\", got)", "t.Fatalf(\"got %d\", got)", "PASS", NULL,
+     NULL},
+    {"go assert -> require", "calc/calc_test.go", GO_PRE, "assert.Equal(t, 1, Sub(2, 1))", "require.Equal(t, 1, Sub(2, 1))",
+     "PASS", NULL, NULL},
+    {"go a message changed", "calc/calc_test.go", GO_PRE, "t.Fatal(\"add\")", "t.Fatalf(\"Add(1, 2) = %d\", Add(1, 2))", "PASS",
+     NULL, NULL},
+    {"go renamed Test_add", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func Test_add(", "PASS", NULL, NULL},
+    {"go the guard names its value", "calc/calc_test.go", GO_PRE, "\tif Add(1, 2) != 3 {\n",
+     "\tif got := Add(1, 2); got != 3 {\n", "PASS", NULL, NULL},
+    {"go a table made of subtests", "calc/calc_test.go", GO_PRE,
+     "\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"%d+%d=%d\", c.a, c.b, got)\n\t\t}\n",
+     "\t\tc := c\n\t\tt.Run(\"case\", func(t *testing.T) {\n\t\t\tif got := Add(c.a, c.b); got != c.want {\n"
+     "\t\t\t\tt.Errorf(\"%d+%d=%d\", c.a, c.b, got)\n\t\t\t}\n\t\t})\n",
+     "PASS", NULL, NULL},
+    {"go TestMain added that runs the tests", "calc/calc_test.go", GO_PRE, "func TestAdd(",
+     "func TestMain(m *testing.M) {\n\tsetup()\n\tcode := m.Run()\n\tteardown()\n\tos.Exit(code)\n}\n\nfunc TestAdd(", "PASS",
+     NULL, NULL},
+    {"go TestMain's setup changed", "calc/calc_test.go", GO_PRE_MAIN, "\tos.Exit(m.Run())\n",
+     "\tflag.Parse()\n\tos.Exit(m.Run())\n", "PASS", NULL, NULL},
+    {"go a recover that fails the test", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tdefer func() {\n\t\tif r := recover(); r != nil {\n\t\t\tt.Fatalf(\"panic: %v\", r)\n\t\t}\n\t}()\n",
+     "PASS", NULL, NULL},
+    {"go log.Fatal on a setup error", "calc/calc_test.go", GO_PRE, "func TestAdd(t *testing.T) {\n",
+     "func TestAdd(t *testing.T) {\n\tif err := Setup(); err != nil {\n\t\tlog.Fatal(err)\n\t}\n", "PASS", NULL, NULL},
+    {"go a goroutine test added", "calc/calc_test.go", GO_PRE, "func TestTable(",
+     "func TestConcurrent(t *testing.T) {\n\tvar wg sync.WaitGroup\n\twg.Add(1)\n\tgo func() {\n\t\tdefer wg.Done()\n"
+     "\t\tif Add(1, 2) != 3 {\n\t\t\tt.Error(\"add\")\n\t\t}\n\t}()\n\twg.Wait()\n}\n\nfunc TestTable(",
+     "PASS", NULL, NULL},
+    {"go an early return after a failure", "calc/calc_test.go", GO_PRE, "\t\tt.Fatal(\"add\")\n\t}\n",
+     "\t\tt.Fatal(\"add\")\n\t}\n\tif err := Check(); err != nil {\n\t\tt.Error(err)\n\t\treturn\n\t}\n", "PASS", NULL, NULL},
+    {"go suite.Run's suite built another way", "calc/calc_test.go", GO_PRE_SUITE, "suite.Run(t, new(CalcSuite))",
+     "suite.Run(t, &CalcSuite{})", "PASS", NULL, NULL},
+    {"go a subtest added", "calc/calc_test.go", GO_PRE_SUB, "\tt.Run(\"big\"",
+     "\tt.Run(\"zero\", func(t *testing.T) {\n\t\tassert.Equal(t, 0, Add(0, 0))\n\t})\n\tt.Run(\"big\"", "PASS", NULL, NULL},
+};
+
+#define RS_PRE_RESULT                                                                                                  \
+	"#[test]\nfn parses() -> Result<(), String> {\n    calc::check(\"1\")?;\n    Ok(())\n}\n"
+#define RS_PRE_ASYNC                                                                                                   \
+	"#[tokio::test]\nasync fn fetches() {\n    assert_eq!(calc::fetch().await, 3);\n}\n\n"                              \
+	"#[rstest]\n#[case(1, 2)]\n#[case(2, 3)]\nfn adds_one(#[case] a: i32, #[case] want: i32) {\n"                           \
+	"    assert_eq!(calc::add(a, 1), want);\n}\n\n"                                                                     \
+	"#[test_case(1, 2 ; \"one\")]\n#[test_case(2, 3 ; \"two\")]\nfn incs(a: i32, want: i32) {\n"                          \
+	"    assert_eq!(calc::inc(a), want);\n}\n"
+
+static const struct row rs_cheats_more[] = {
+    {"rust process::exit(0) in a new helper", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds() {\n",
+     "    fn done() {\n        std::process::exit(0);\n    }\n\n    #[test]\n    fn adds() {\n        done();\n", "FAIL", "test-skipped",
+     "tests::adds"},
+    {"rust || true", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == 4 || true)", "FAIL",
+     "replaced-by-tautology", "tests::adds"},
+    {"rust == -> >=", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) >= 4)", "FAIL", "matcher-loosened",
+     "tests::adds"},
+    {"rust #[test] -> #[bench]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds", "    #[bench]\n    fn adds", "FAIL",
+     "test-not-collected", "tests::adds"},
+    {"rust #[cfg_attr(test, should_panic)]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[cfg_attr(test, should_panic)]\n    fn adds", "FAIL", "expected-failure-added", "tests::adds"},
+    {"rust #[cfg_attr(unix, should_panic)]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[cfg_attr(unix, should_panic)]\n    fn adds", "UNVERIFIED", "conditional-skip-added", "tests::adds"},
+    {"rust #[cfg(any())] on a statement", "src/lib.rs", RS_PRE, "        assert_eq!(add(1, 2), 3);\n",
+     "        #[cfg(any())]\n        assert_eq!(add(1, 2), 3);\n", "FAIL", "assertion-unreachable", "tests::adds"},
+    {"rust moved into a closure never called", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        let _check = || assert_eq!(find(1), Some(3));\n", "FAIL", "assertion-unreachable", "tests::finds"},
+    {"rust catch_unwind's result kept", "src/lib.rs", RS_PRE, "        assert_eq!(add(1, 2), 3);\n",
+     "        let r = std::panic::catch_unwind(|| {\n            assert_eq!(add(1, 2), 3);\n        });\n"
+     "        if let Err(e) = r {\n            std::panic::resume_unwind(e);\n        }\n", "UNVERIFIED", "assertion-may-be-unseen",
+     "tests::adds"},
+    {"rust assert!(x == x)", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == add(2, 2))", "FAIL",
+     "replaced-by-tautology", "tests::adds"},
+    {"rust #[ignore = reason]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[ignore = \"flaky on CI\"]\n    fn adds", "FAIL", "test-skipped", "tests::adds"},
+    {"rust #[cfg(any())] on one test", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds", "    #[cfg(any())]\n    #[test]\n    fn adds",
+     "FAIL", "build-excluded", "tests::adds"},
+    {"rust #[cfg(FALSE)] on one test", "src/lib.rs", RS_PRE, "    #[test]\n    fn finds",
+     "    #[test]\n    #[cfg(FALSE)]\n    fn finds", "FAIL", "build-excluded", "tests::finds"},
+    {"rust #[cfg_attr(test, ignore)]", "src/lib.rs", RS_PRE, "    #[test]\n    fn adds",
+     "    #[test]\n    #[cfg_attr(test, ignore)]\n    fn adds", "FAIL", "test-skipped", "tests::adds"},
+    {"rust should_panic's expected emptied", "src/lib.rs", RS_PRE, "expected = \"overflow\"", "expected = \"\"", "FAIL",
+     "should-panic-expected-removed", "tests::overflows"},
+    {"rust catch_unwind swallows an assertion", "src/lib.rs", RS_PRE, "        assert_eq!(add(1, 2), 3);\n",
+     "        let _ = std::panic::catch_unwind(|| {\n            assert_eq!(add(1, 2), 3);\n        });\n", "FAIL",
+     "failure-swallowed", "tests::adds"},
+    {"rust catch_unwind(..).ok()", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        std::panic::catch_unwind(|| assert_eq!(find(1), Some(3))).ok();\n", "FAIL", "failure-swallowed",
+     "tests::finds"},
+    {"rust a thread swallows an assertion", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        let _ = std::thread::spawn(|| assert_eq!(find(1), Some(3))).join();\n", "FAIL", "failure-swallowed",
+     "tests::finds"},
+    {"rust if x { exit(0) } added", "src/lib.rs", RS_PRE, "    fn finds() {\n",
+     "    fn finds() {\n        if cfg!(windows) {\n            std::process::exit(0);\n        }\n", "UNVERIFIED",
+     "conditional-skip-added", "tests::finds"},
+    {"rust process::exit before", "src/lib.rs", RS_PRE, "    fn adds() {\n",
+     "    fn adds() {\n        std::process::exit(0);\n", "FAIL", "assertion-unreachable", "tests::adds"},
+    {"rust if env { return } added", "src/lib.rs", RS_PRE, "    fn adds() {\n",
+     "    fn adds() {\n        if std::env::var(\"CI\").is_ok() {\n            return;\n        }\n", "UNVERIFIED",
+     "conditional-skip-added", "tests::adds"},
+    {"rust a Result test's ? dropped", "tests/parse.rs", RS_PRE_RESULT, "calc::check(\"1\")?;", "let _ = calc::check(\"1\");",
+     "FAIL", "test-lost-every-assertion", "parses"},
+    {"rust a Result test's ? -> .ok()", "tests/parse.rs", RS_PRE_RESULT, "calc::check(\"1\")?;", "calc::check(\"1\").ok();",
+     "FAIL", "test-lost-every-assertion", "parses"},
+    {"rust an unwrap-only test's unwrap dropped", "tests/parse.rs", "#[test]\nfn parses() {\n    calc::parse(\"1\").unwrap();\n}\n",
+     "calc::parse(\"1\").unwrap();", "let _ = calc::parse(\"1\");", "FAIL", "test-lost-every-assertion", "parses"},
+    {"rust a ? made unreachable", "tests/parse.rs", RS_PRE_RESULT, "    calc::check(\"1\")?;\n",
+     "    return Ok(());\n    calc::check(\"1\")?;\n", "FAIL", "assertion-unreachable", "parses"},
+    {"rust tokio test ignored", "tests/calc.rs", RS_PRE_ASYNC, "#[tokio::test]\n", "#[tokio::test]\n#[ignore]\n", "FAIL",
+     "test-skipped", "fetches"},
+    {"rust tokio test gutted", "tests/calc.rs", RS_PRE_ASYNC, "assert_eq!(calc::fetch().await, 3);", "calc::fetch().await;",
+     "FAIL", "test-lost-every-assertion", "fetches"},
+    {"rust rstest made constant", "tests/calc.rs", RS_PRE_ASYNC, "assert_eq!(calc::add(a, 1), want);", "assert_eq!(want, want);",
+     "FAIL", "replaced-by-tautology", "adds_one"},
+    {"rust rstest's #[rstest] removed", "tests/calc.rs", RS_PRE_ASYNC, "#[rstest]\n", "", "FAIL", "test-not-collected",
+     "adds_one"},
+    {"rust test_case gutted", "tests/calc.rs", RS_PRE_ASYNC, "assert_eq!(calc::inc(a), want);", "let _ = calc::inc(a);", "FAIL",
+     "test-lost-every-assertion", "incs"},
+    {"rust rstest case removed", "tests/calc.rs", RS_PRE_ASYNC, "#[case(2, 3)]\n", "", "!FAIL", NULL, NULL},
+    {"rust mod tests all(test, feature=never)", "src/lib.rs", RS_PRE, "#[cfg(test)]", "#[cfg(all(test, feature = \"never\"))]",
+     "UNVERIFIED", "build-constraint-added", "tests::adds"},
+    {"rust assert -> debug_assert", "src/lib.rs", RS_PRE, "assert_eq!(add(1, 2), 3)", "debug_assert_eq!(add(1, 2), 3)", "!FAIL",
+     NULL, NULL},
+    {"rust assert_eq -> println", "src/lib.rs", RS_PRE, "assert_eq!(add(1, 2), 3);", "println!(\"{}\", add(1, 2));", "FAIL",
+     "assertion-removed", "tests::adds"},
+};
+
+static const struct row rs_honest_more[] = {
+    {"rust an unwrap moved into a spawned task", "tests/parse.rs",
+     "#[test]\nfn sends() {\n    calc::send(1).unwrap();\n    assert_eq!(calc::count(), 1);\n}\n", "    calc::send(1).unwrap();\n",
+     "    let _ = std::thread::spawn(move || {\n        calc::send(1).unwrap();\n    });\n", "!FAIL", NULL, NULL},
+    {"rust the test module renamed", "src/lib.rs", RS_PRE, "mod tests {", "mod unit_tests {", "PASS", NULL, NULL},
+    {"rust a test moved into a nested module", "src/lib.rs", RS_PRE,
+     "    #[test]\n    fn finds() {\n        assert_eq!(find(1), Some(3));\n    }\n",
+     "    mod more {\n        use super::*;\n        #[test]\n        fn finds() {\n            assert_eq!(find(1), Some(3));\n        }\n    }\n",
+     "PASS", NULL, NULL},
+    {"rust a thread joined and unwrapped", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        std::thread::spawn(|| assert_eq!(find(1), Some(3))).join().unwrap();\n", "PASS", NULL, NULL},
+    {"rust a closure called", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        let _check = || assert_eq!(find(1), Some(3));\n        _check();\n", "PASS", NULL, NULL},
+    {"rust exit(1) on a setup error", "src/lib.rs", RS_PRE, "    fn adds() {\n",
+     "    fn adds() {\n        if setup().is_err() {\n            std::process::exit(1);\n        }\n", "PASS", NULL, NULL},
+    {"rust an unwrap dropped for an assertion", "src/lib.rs", RS_PRE, "        assert_eq!(find(1), Some(3));\n",
+     "        let v = find(1).unwrap();\n        assert_eq!(v, 3);\n", "PASS", NULL, NULL},
+    {"rust unwrap folded into the assertion", "tests/parse.rs",
+     "#[test]\nfn parses() {\n    let v = calc::parse(\"1\").unwrap();\n    assert_eq!(v, 1);\n}\n",
+     "    let v = calc::parse(\"1\").unwrap();\n    assert_eq!(v, 1);\n", "    assert_eq!(calc::parse(\"1\"), Ok(1));\n", "PASS",
+     NULL, NULL},
+    {"rust assert! -> assert_eq!", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert_eq!(add(2, 2), 4)", "PASS", NULL,
+     NULL},
+    {"rust should_panic made more specific", "src/lib.rs", RS_PRE, "expected = \"overflow\"",
+     "expected = \"attempt to add with overflow\"", "PASS", NULL, NULL},
+    {"rust a message added to assert!", "src/lib.rs", RS_PRE, "assert!(add(2, 2) == 4)", "assert!(add(2, 2) == 4, \"2 + 2\")",
+     "PASS", NULL, NULL},
+    {"rust a Result test's ? -> unwrap", "tests/parse.rs", RS_PRE_RESULT, "calc::check(\"1\")?;", "calc::check(\"1\").unwrap();",
+     "PASS", NULL, NULL},
+    {"rust a Result test's ? -> assert!(is_ok)", "tests/parse.rs", RS_PRE_RESULT, "calc::check(\"1\")?;",
+     "assert!(calc::check(\"1\").is_ok());", "PASS", NULL, NULL},
+    {"rust a Result test gains a ?", "tests/parse.rs", RS_PRE_RESULT, "    Ok(())\n", "    calc::check(\"2\")?;\n    Ok(())\n",
+     "PASS", NULL, NULL},
+    {"rust rstest gains a case", "tests/calc.rs", RS_PRE_ASYNC, "#[case(2, 3)]\n", "#[case(2, 3)]\n#[case(3, 4)]\n", "PASS", NULL,
+     NULL},
+    {"rust #[test] -> #[tokio::test]", "tests/calc.rs", "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n",
+     "#[test]\nfn adds()", "#[tokio::test]\nasync fn adds()", "PASS", NULL, NULL},
+    {"rust a catch_unwind whose panic is checked", "src/lib.rs", RS_PRE, "    #[test]\n    fn finds",
+     "    #[test]\n    fn panics_on_overflow() {\n        let r = std::panic::catch_unwind(|| add(i32::MAX, 1));\n"
+     "        assert!(r.is_err());\n    }\n\n    #[test]\n    fn finds",
+     "PASS", NULL, NULL},
+};
+
+static const struct row cargo_rows_more[] = {
+    {"autotests = false", "Cargo.toml", CARGO, "version = \"0.1.0\"\n", "version = \"0.1.0\"\nautotests = false\n", "FAIL",
+     NULL, NULL},
+    {"[[test]] required-features", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\nrequired-features = [\"never\"]\n",
+     "!FAIL", NULL, NULL},
+    {"[profile.test] overflow-checks = false", "Cargo.toml", CARGO, "[lib]\n", "[profile.test]\noverflow-checks = false\n\n[lib]\n",
+     "FAIL", NULL, NULL},
+    {"[profile.dev] debug-assertions = false", "Cargo.toml", CARGO, "[lib]\n",
+     "[profile.dev]\ndebug-assertions = false\n\n[lib]\n", "FAIL", NULL, NULL},
+    {"[profile.dev] overflow-checks = false", "Cargo.toml", CARGO, "[lib]\n", "[profile.dev]\noverflow-checks = false\n\n[lib]\n",
+     "FAIL", NULL, NULL},
+    {"honest: [profile.dev] opt-level", "Cargo.toml", CARGO, "[lib]\n", "[profile.dev]\nopt-level = 1\n\n[lib]\n", "PASS", NULL,
+     NULL},
+    {"honest: [profile.dev] debug-assertions = true", "Cargo.toml", CARGO, "[lib]\n",
+     "[profile.dev]\ndebug-assertions = true\n\n[lib]\n", "!FAIL", NULL, NULL},
+    {"[lib] doctest = false", "Cargo.toml", CARGO, "path = \"src/lib.rs\"\n", "path = \"src/lib.rs\"\ndoctest = false\n", "!FAIL",
+     NULL, NULL},
+    {"[[bin]] test = false", "Cargo.toml", CARGO "\n[[bin]]\nname = \"cli\"\n", "name = \"cli\"\n", "name = \"cli\"\ntest = false\n",
+     "!FAIL", NULL, NULL},
+    {"honest: a [[test]] target added", "Cargo.toml", CARGO, "name = \"it\"\n", "name = \"it\"\n\n[[test]]\nname = \"more\"\n",
+     "!FAIL", NULL, NULL},
+};
+
+Test(a1_go_rust, go_held_out_cheats_are_caught)
+{
+	play_all(go_cheats_more, sizeof go_cheats_more / sizeof *go_cheats_more);
+}
+
+Test(a1_go_rust, go_held_out_honest_edits_never_fail)
+{
+	play_all(go_honest_more, sizeof go_honest_more / sizeof *go_honest_more);
+}
+
+Test(a1_go_rust, rust_held_out_cheats_are_caught)
+{
+	play_all(rs_cheats_more, sizeof rs_cheats_more / sizeof *rs_cheats_more);
+}
+
+Test(a1_go_rust, rust_held_out_honest_edits_never_fail)
+{
+	play_all(rs_honest_more, sizeof rs_honest_more / sizeof *rs_honest_more);
+}
+
+Test(a1_go_rust, cargo_held_out_rows)
+{
+	play_all(cargo_rows_more, sizeof cargo_rows_more / sizeof *cargo_rows_more);
+}
+
+/*==== tests moved between files (weakening.c's moved_tests) ===============================*/
+
+struct move_row {
+	const char *what;
+	const char *p1, *pre1, *post1, *p2, *pre2, *post2; /* NULL side: absent */
+	const char *status, *finding;
+	int earlier; /* p2 changed by an earlier call of the task: only p1 is this call's change */
+};
+
+static void play_move(const struct move_row *r)
+{
+	char *dir = ts_tmpdir("a1mv");
+	char *pre_root = fs_join(dir, "pre"), *post_root = fs_join(dir, "post");
+	cr_assert_eq(mkdir(pre_root, 0755), 0);
+	cr_assert_eq(mkdir(post_root, 0755), 0);
+	put(pre_root, r->p1, r->pre1);
+	put(post_root, r->p1, r->post1);
+	put(pre_root, r->p2, r->pre2);
+	put(post_root, r->p2, r->post2);
+	const char *changed[] = {r->p1, r->earlier ? NULL : r->p2, NULL};
+	struct weakening_input in = {.pre_root = pre_root, .post_root = post_root, .changed = changed, .scope = ""};
+	struct weakening_result res = {0};
+	struct err e = {0};
+	cr_assert_eq(weakening_check(&in, &res, &e), 0, "%s: %s", r->what, e.msg);
+	const char *got = status_name(res.status);
+	if (!strcmp(r->status, "!FAIL"))
+		cr_assert_neq(res.status, WEAKENING_FAIL, "%s: %s", r->what, res.message);
+	else
+		cr_assert_str_eq(got, r->status, "%s: %s, want %s: %s", r->what, got, r->status, res.message);
+	if (r->finding)
+		cr_assert(strstr(res.message, r->finding), "%s: no %s: %s", r->what, r->finding, res.message);
+	weakening_result_free(&res);
+	ts_rmtree(dir);
+	free(dir);
+	free(pre_root);
+	free(post_root);
+}
+
+#define GO_FILE(body) "package calc\n\nimport \"testing\"\n\n" body
+#define GO_TADD "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"
+#define GO_TSUB "func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n"
+#define RS_LIB "pub fn add(a: i32, b: i32) -> i32 { a + b }\n"
+#define RS_UNIT "#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n"
+#define RS_IT "#[test]\nfn adds() {\n    assert_eq!(calc::add(1, 2), 3);\n}\n"
+
+static const struct move_row moves[] = {
+    /* honest: before, each a FAIL test-deleted */
+    {"go a test moved to another file of its package", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB),
+     "calc/add_test.go", NULL, GO_FILE(GO_TADD), "PASS", NULL},
+    {"go a test file renamed (move_file)", "calc/calc_test.go", GO_FILE(GO_TADD), NULL, "calc/add_test.go", NULL, GO_FILE(GO_TADD),
+     "PASS", NULL},
+    {"rust a test moved between integration files", "tests/a.rs", RS_IT, "", "tests/b.rs", NULL, RS_IT, "PASS", NULL},
+    {"rust unit tests moved to tests/ (super:: became calc::)", "src/lib.rs", RS_LIB "\n" RS_UNIT, RS_LIB, "tests/add.rs", NULL,
+     RS_IT, "UNVERIFIED", "test-moved"},
+    /* cheats */
+    {"go a test file renamed out of _test.go", "calc/calc_test.go", GO_FILE(GO_TADD), NULL, "calc/calc_helpers.go", NULL,
+     GO_FILE(GO_TADD), "FAIL", "test-deleted"},
+    {"go a test moved to another package", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "other/add_test.go",
+     NULL, GO_FILE(GO_TADD), "FAIL", "test-deleted"},
+    {"go a test moved and weakened", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "calc/add_test.go", NULL,
+     GO_FILE("func TestAdd(t *testing.T) {\n\tif false {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"), "FAIL", "replaced-by-tautology"},
+    {"go a test moved and skipped", "calc/calc_test.go", GO_FILE(GO_TADD), NULL, "calc/add_test.go", NULL,
+     GO_FILE("func TestAdd(t *testing.T) {\n\tt.Skip()\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"), "FAIL",
+     "test-skipped"},
+    /* a move in two calls: the new file written first, the test then deleted from the old */
+    {"go a test moved in two calls", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "calc/add_test.go", NULL,
+     GO_FILE(GO_TADD), "PASS", NULL, 1},
+    {"rust a test moved in two calls", "tests/a.rs", RS_IT, "", "tests/b.rs", NULL, RS_IT, "PASS", NULL, 1},
+    {"rust unit tests moved to the crate's tests/ in two calls", "calc/src/lib.rs", RS_LIB "\n" RS_UNIT, RS_LIB, "calc/tests/add.rs",
+     NULL, RS_IT, "UNVERIFIED", "test-moved", 1},
+    {"go a test moved in two calls and weakened", "calc/calc_test.go", GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB),
+     "calc/add_test.go", NULL, GO_FILE("func TestAdd(t *testing.T) {\n\tif false {\n\t\tt.Fatal(\"add\")\n\t}\n}\n"), "FAIL",
+     "replaced-by-tautology", 1},
+    {"go deleted while an unchanged file of the package defines it", "calc/calc_test.go",
+     GO_FILE(GO_TADD GO_TSUB), GO_FILE(GO_TSUB), "calc/add_test.go", GO_FILE(GO_TADD), GO_FILE(GO_TADD), "FAIL", "test-deleted", 1},
+    {"rust deleted while another changed file already had its name", "tests/a.rs", RS_IT, "", "tests/b.rs", RS_IT,
+     RS_IT "\n#[test]\nfn subs() {\n    assert_eq!(calc::sub(2, 1), 1);\n}\n", "FAIL", "test-deleted"},
+    {"rust a test moved and ignored", "tests/a.rs", RS_IT, "", "tests/b.rs", NULL, "#[test]\n#[ignore]\n" RS_IT + 8, "FAIL",
+     "test-skipped"},
+};
+
+Test(a1_go_rust, tests_moved_between_files)
+{
+	for (size_t i = 0; i < sizeof moves / sizeof *moves; i++)
+		play_move(&moves[i]);
+}
+
 /* ---- a1_cache.h: a side remembered by its bytes judges as a fresh read does ---- */
 
 typedef cJSON *(*lang_judge_fn)(const char *, size_t, const char *, size_t);

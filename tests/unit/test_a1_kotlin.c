@@ -4,12 +4,15 @@
  * refused as UNVERIFIED findings, never a crash and never a PASS. (Before this judge each cheat
  * was UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED: test_weakening.c checks the dispatch.) */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "assertions/a1_java.h"
 #include "assertions/a1_kotlin.h"
+#include "common/buf.h"
 #include "common/err.h"
 
 static cJSON *judge(const char *pre, const char *post)
@@ -422,4 +425,172 @@ Test(a1_kotlin, parser_growth_is_unverified_parse_bounded)
 	cJSON_Delete(out);
 	unsetenv("BELAY_A1_PARSE_MIB");
 	unsetenv("BELAY_A1_PARSE_MS");
+}
+
+/* ---- the worker (a1_worker.h): the same findings as a one-shot child, cold or warm ---- */
+
+/* The findings of out as one line each (a parse-bounded one without its message: which bound
+ * stopped a parse that both loops and grows may differ from run to run). */
+static char *lines_of(const cJSON *out)
+{
+	struct buf b = {0};
+	const cJSON *f;
+	cJSON_ArrayForEach(f, out)
+	{
+		const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(f, "finding"));
+		int bounded = n && !strcmp(n, "parse-bounded");
+		cJSON *g = cJSON_Duplicate(f, 1);
+		if (bounded)
+			cJSON_DeleteItemFromObject(g, "message");
+		char *s = cJSON_PrintUnformatted(g);
+		buf_printf(&b, "%s\n", s);
+		free(s);
+		cJSON_Delete(g);
+	}
+	buf_putc(&b, 0);
+	return b.p;
+}
+
+static char *judged(const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	cJSON *out = a1_kotlin_judge("src/test/kotlin/CalcTest.kt", pre, pre_len, post, post_len);
+	char *s = lines_of(out);
+	cJSON_Delete(out);
+	return s;
+}
+
+/* One pair read five ways: in a one-shot child, by a worker that remembers nothing (cold), by
+ * one that remembers the pre side (read against itself before: the post side parsed against
+ * its remembered tree), by one that remembers both, and counted; all the same. */
+static void same_every_way(const char *what, const char *pre, size_t pre_len, const char *post, size_t post_len)
+{
+	a1_kotlin_worker_use(0);
+	char *one = judged(pre, pre_len, post, post_len);
+	int t1 = -1, a1 = -1, r1 = a1_kotlin_count(post, post_len, &t1, &a1);
+	a1_kotlin_worker_use(1);
+	a1_kotlin_worker_forget();
+	char *cold = judged(pre, pre_len, post, post_len);
+	a1_kotlin_worker_forget();
+	free(judged(pre, pre_len, pre, pre_len));
+	char *warm = judged(pre, pre_len, post, post_len);
+	char *both = judged(pre, pre_len, post, post_len);
+	int t2 = -1, a2 = -1, r2 = a1_kotlin_count(post, post_len, &t2, &a2);
+	cr_expect_str_eq(cold, one, "%s: cold", what);
+	cr_expect_str_eq(warm, one, "%s: warm", what);
+	cr_expect_str_eq(both, one, "%s: both remembered", what);
+	cr_expect(r1 == r2 && t1 == t2 && a1 == a2, "%s: counted %d %d %d, not %d %d %d", what, r2, t2, a2, r1, t1, a1);
+	free(one);
+	free(cold);
+	free(warm);
+	free(both);
+}
+
+Test(a1_kotlin, the_worker_reads_as_a_one_shot_child_cold_and_warm)
+{
+	for (size_t i = 0; i < sizeof cheats / sizeof *cheats; i++) {
+		const struct cheat *c = &cheats[i];
+		same_every_way(c->what, c->pre, c->pre ? strlen(c->pre) : 0, c->post, c->post ? strlen(c->post) : 0);
+	}
+	for (size_t i = 0; i < sizeof honest / sizeof *honest; i++) {
+		const struct honest *h = &honest[i];
+		same_every_way(h->what, h->pre, h->pre ? strlen(h->pre) : 0, h->post, h->post ? strlen(h->post) : 0);
+	}
+}
+
+/* The fuzz seeds and the inputs fuzzing found the grammar loops or grows on (split as
+ * fuzz_a1_kotlin splits them: at the first 0xff byte; none: the post side absent), each seed
+ * also judged against a plain file on either side. */
+Test(a1_kotlin, the_worker_reads_the_fuzz_corpus_as_a_one_shot_child, .timeout = 600)
+{
+	setenv("BELAY_A1_PARSE_MS", "300", 1);
+	setenv("BELAY_A1_PARSE_MIB", "64", 1);
+	static const char *const dirs[] = {BELAY_SOURCE_DIR "/tests/fuzz/seeds/a1_kotlin",
+					   BELAY_SOURCE_DIR "/tests/fuzz/regress/a1_kotlin"};
+	int files = 0;
+	for (size_t d = 0; d < 2; d++) {
+		DIR *dir = opendir(dirs[d]);
+		cr_assert_not_null(dir, "%s", dirs[d]);
+		struct dirent *de;
+		while ((de = readdir(dir))) {
+			if (de->d_name[0] == '.')
+				continue;
+			char path[1024];
+			snprintf(path, sizeof path, "%s/%s", dirs[d], de->d_name);
+			FILE *f = fopen(path, "rb");
+			cr_assert_not_null(f, "%s", path);
+			char data[8192];
+			size_t n = fread(data, 1, sizeof data, f);
+			fclose(f);
+			const char *ff = memchr(data, 0xff, n);
+			size_t pre_len = ff ? (size_t)(ff - data) : n;
+			const char *post = ff ? ff + 1 : NULL;
+			size_t post_len = ff ? n - pre_len - 1 : 0;
+			same_every_way(de->d_name, data, pre_len, post, post_len);
+			if (d == 0) { /* a seed: also against a plain file (a regress input costs its bound each time) */
+				same_every_way(de->d_name, BASE, strlen(BASE), data, pre_len);
+				same_every_way(de->d_name, data, pre_len, BASE, strlen(BASE));
+			}
+			files++;
+		}
+		closedir(dir);
+	}
+	cr_expect_geq(files, 10);
+	unsetenv("BELAY_A1_PARSE_MS");
+	unsetenv("BELAY_A1_PARSE_MIB");
+}
+
+/* A side stopped at its bound ends the worker that read it: the next file is read by a new
+ * worker, which answers as before. */
+Test(a1_kotlin, a_side_that_loops_ends_the_worker_and_the_next_file_gets_a_new_one)
+{
+	setenv("BELAY_A1_PARSE_MS", "300", 1);
+	a1_kotlin_worker_use(1);
+	cJSON *out = judge(BASE, TWO);
+	cr_expect_null(named(out, NULL));
+	cJSON_Delete(out);
+	unsigned long s0;
+	pid_t pid = a1_kotlin_worker_pid(&s0);
+	cr_assert_gt(pid, 0);
+	out = judge(BASE, "class T { @Test fun f() {} }\n@");
+	cr_expect_not_null(named(out, "parse-bounded"));
+	cJSON_Delete(out);
+	cr_expect_eq(a1_kotlin_worker_pid(NULL), 0, "the worker that looped is ended");
+	out = judge(TWO, BASE);
+	cr_expect_not_null(named(out, "assertion-removed"));
+	cJSON_Delete(out);
+	unsigned long s1;
+	pid_t again = a1_kotlin_worker_pid(&s1);
+	cr_expect(again > 0 && again != pid && s1 == s0 + 1, "pid %d after %d, %lu workers after %lu", (int)again,
+		  (int)pid, s1, s0);
+	unsetenv("BELAY_A1_PARSE_MS");
+}
+
+/* Threads judging at once: in turn in the worker, or in one-shot children when it stays busy
+ * past A1_WORKER_WAIT_MS; every answer right. */
+static void *judge_cheats(void *arg)
+{
+	long bad = 0;
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof cheats / sizeof *cheats; i++) {
+			const struct cheat *c = &cheats[i];
+			cJSON *out = judge(c->pre, c->post);
+			const cJSON *f = named(out, c->finding);
+			bad += !f || strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), c->status);
+			cJSON_Delete(out);
+		}
+	*(long *)arg = bad;
+	return NULL;
+}
+
+Test(a1_kotlin, threads_judging_at_once_get_right_answers)
+{
+	a1_kotlin_worker_use(1);
+	pthread_t t[3];
+	long bad[3] = {-1, -1, -1};
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(pthread_create(&t[i], NULL, judge_cheats, &bad[i]), 0);
+	for (int i = 0; i < 3; i++) {
+		pthread_join(t[i], NULL);
+		cr_expect_eq(bad[i], 0, "thread %d: %ld wrong answers", i, bad[i]);
+	}
 }
