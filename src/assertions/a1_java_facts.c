@@ -17,6 +17,7 @@
  * leave anything allocated behind. */
 #include "assertions/a1_java_facts.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,13 @@ struct jplan {
 	int abort; /* the walk did not meet the survey's units: never expected */
 };
 
+/* A local variable of the method walked: what it was initialized with, when it is assigned
+ * nowhere else (bad: declared twice or assigned again - not known). */
+struct local {
+	char *name, *text;
+	int cst, bad;
+};
+
 struct jx {
 	const char *src;
 	size_t len;
@@ -58,7 +66,26 @@ struct jx {
 	struct buf cb;
 	size_t budget;
 	struct jplan *plan; /* NULL: walk every method */
+	struct local *loc;  /* the locals of the method walked */
+	size_t nloc, caploc;
+	int junit4; /* `Test` is imported from org.junit (JUnit 4's) */
+	uint32_t body_end; /* the end of the method walked */
 };
+
+/* 1 when identifier `name` (bytes a..b) is named again in src[from, to) (a lambda held in a local
+ * that nothing calls: what it asserts never runs). Comments and strings count: never less. */
+static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, uint32_t to)
+{
+	size_t k = b - a;
+	const char *p = src + from, *end = src + to;
+	while (k && p < end && (p = memmem(p, (size_t)(end - p), src + a, k))) {
+		unsigned char c0 = p > src ? (unsigned char)p[-1] : ' ', c1 = p + k < end ? (unsigned char)p[k] : (unsigned char)' ';
+		if (!(isalnum(c0) || c0 == '_' || c0 == '$') && !(isalnum(c1) || c1 == '_' || c1 == '$'))
+			return 1;
+		p++;
+	}
+	return 0;
+}
 
 /* What a lifecycle method (@BeforeEach ...) found: applied to its class's tests afterwards. */
 struct lifecycle {
@@ -213,6 +240,60 @@ static char *canon(struct jx *x, TSNode n)
 	return t;
 }
 
+static int constant(TSNode n, int depth);
+
+static void locals_free(struct jx *x)
+{
+	for (size_t i = 0; i < x->nloc; i++) {
+		free(x->loc[i].name);
+		free(x->loc[i].text);
+	}
+	x->nloc = 0;
+}
+
+static struct local *local_named(struct jx *x, TSNode id)
+{
+	if (!is(id, "identifier"))
+		return NULL;
+	uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
+	for (size_t i = 0; i < x->nloc; i++)
+		if (strlen(x->loc[i].name) == b - a && !memcmp(x->loc[i].name, x->src + a, b - a))
+			return &x->loc[i];
+	return NULL;
+}
+
+/* `T name = value;` seen: remembered (a second declaration of the name makes it not known). */
+static void local_declared(struct jx *x, TSNode id, TSNode value)
+{
+	struct local *l = local_named(x, id);
+	if (l) {
+		l->bad = 1;
+		return;
+	}
+	x->loc = xgrow_zeroed(x->loc, &x->caploc, x->nloc, sizeof *x->loc, 8);
+	l = &x->loc[x->nloc++];
+	l->name = xstrndup(x->src + ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id));
+	l->bad = ts_node_is_null(value);
+	l->text = l->bad ? NULL : canon(x, value);
+	l->cst = !l->bad && constant(value, 0);
+}
+
+/* An argument as an assertion compares it: a local assigned once is its value (`int want = 4;
+ * assertEquals(want, add(1, 2))` expects 4; `int got = 3; assertEquals(3, got)` checks a
+ * constant). New; *cst = 1 when that value is a constant. */
+static char *resolved(struct jx *x, TSNode n, int *cst)
+{
+	struct local *l = local_named(x, n);
+	if (l && !l->bad) {
+		*cst = l->cst;
+		return xstrdup(l->text);
+	}
+	*cst = constant(n, 0);
+	return canon(x, n);
+}
+
+static int is_literal(TSNode n);
+
 /* A condition's value when it is a literal: 1 true, 0 false, -1 not known. */
 static int cond_value(TSNode n)
 {
@@ -226,11 +307,40 @@ static int cond_value(TSNode n)
 			n = field(n, "operand");
 		} else if (is(n, "true") || is(n, "false")) {
 			return is(n, "true") ^ neg;
+		} else if (is(n, "binary_expression") && ts_node_child_count(n) == 3) {
+			/* x || true is true, x && false is false, whatever x is */
+			const char *op = ts_node_type(ts_node_child(n, 1));
+			int l = cond_value(field(n, "left")), r = cond_value(field(n, "right"));
+			int v = !strcmp(op, "||")   ? (l == 1 || r == 1 ? 1 : l == 0 && r == 0 ? 0 : -1)
+				: !strcmp(op, "&&") ? (l == 0 || r == 0 ? 0 : l == 1 && r == 1 ? 1 : -1)
+						    : -1;
+			return v < 0 ? -1 : v ^ neg;
 		} else {
 			return -1;
 		}
 	}
 	return -1;
+}
+
+/* 1 when expression n is made of literals and operators only (1 + 2, "a" + 1, 1 < 2): its value
+ * is the same on every run, so an assertion of it checks nothing the code does. */
+static int constant(TSNode n, int depth)
+{
+	static const char *const ops[] = {"binary_expression", "unary_expression", "parenthesized_expression",
+					  "ternary_expression", "string_fragment", "escape_sequence",
+					  "multiline_string_fragment", NULL};
+	if (ts_node_is_null(n) || depth > 64)
+		return 0;
+	if (is_literal(n) && !is(n, "class_literal"))
+		return !is(n, "string_literal") || ts_node_named_child_count(n) == 0 ||
+		       constant(ts_node_named_child(n, 0), depth + 1);
+	if (!str_in(ts_node_type(n), ops))
+		return 0;
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k; i++)
+		if (!constant(ts_node_named_child(n, i), depth + 1))
+			return 0;
+	return 1;
 }
 
 static int is_literal(TSNode n)
@@ -321,6 +431,91 @@ static void add_cond(struct jx *x, const char *test, const char *text)
 	a1_jvm_add_cond(x->j, test, text);
 }
 
+void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *name, const char *text)
+{
+	*v = xgrow_zeroed(*v, cap, *n, sizeof **v, 4);
+	(*v)[*n].name = xstrdup(name);
+	(*v)[(*n)++].text = xstrdup(text);
+}
+
+int a1_jvm_constructed(const char *t)
+{
+	if (!strncmp(t, "new ", 4))
+		return 1;
+	if (!(*t >= 'A' && *t <= 'Z'))
+		return 0;
+	while (word((unsigned char)*t))
+		t++;
+	return *t == '(' || *t == '<'; /* Kotlin's Point(1, 2), Box<Int>(1) */
+}
+
+int a1_jvm_asserts_only_caught(const char *body, const char *var)
+{
+	static const char *const forms[] = {"{assertNotNull(%s)}",	   "{assertNotNull(%s);}",
+					    "{assertTrue(%s!=null)}",	   "{assertTrue(%s!=null);}",
+					    "{assertThat(%s).isNotNull()}", "{assertThat(%s).isNotNull();}",
+					    "{assertThat(%s,notNullValue())}", "{assertThat(%s,notNullValue());}", NULL};
+	if (!var || !*var || strlen(var) > 64)
+		return 0;
+	for (const char *const *f = forms; *f; f++) {
+		char want[160];
+		snprintf(want, sizeof want, *f, var);
+		if (!strcmp(body, want))
+			return 1;
+	}
+	return 0;
+}
+
+int a1_jvm_surefire_name(const char *cls)
+{
+	size_t n = strlen(cls);
+	return starts(cls, "Test") || (n >= 4 && !strcmp(cls + n - 4, "Test")) || (n >= 5 && !strcmp(cls + n - 5, "Tests")) ||
+	       (n >= 8 && !strcmp(cls + n - 8, "TestCase")) || starts(cls, "IT") || (n >= 2 && !strcmp(cls + n - 2, "IT")) ||
+	       (n >= 6 && !strcmp(cls + n - 6, "ITCase"));
+}
+
+int a1_jvm_catches_failure(const char *cls)
+{
+	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
+					     "ComparisonFailure", "MultipleFailuresError", NULL};
+	if (!cls)
+		return 0;
+	const char *dot = strrchr(cls, '.');
+	char nm[96];
+	snprintf(nm, sizeof nm, "%s", cls);
+	if (dot && !strcmp(dot, ".class")) { /* X.class, java.lang.X.class */
+		nm[dot - cls] = 0;
+		const char *d2 = strrchr(nm, '.');
+		if (d2)
+			memmove(nm, d2 + 1, strlen(d2));
+	}
+	return str_in(nm, caught);
+}
+
+size_t a1_jvm_branch_conds(struct a1_java_side *j, long test, const char *cond, size_t n0, size_t n1, size_t n2)
+{
+	if (test < 0 || (n1 > n0) == (n2 > n1)) /* in both branches, or in neither */
+		return 0;
+	const struct a1_js_facts *f = &j->s.tests[test].facts;
+	const char *name = j->s.tests[test].name;
+	/* the test's conditions so far: appended while its body is walked, so the last ones */
+	size_t have = 0;
+	for (size_t k = j->nconds; k-- > 0 && !strcmp(j->conds[k].name, name);)
+		have++;
+	int when = n1 > n0;
+	size_t bytes = 0;
+	for (size_t i = when ? n0 : n1; i < (when ? n1 : n2) && i < f->n && have < A1_JVM_BRANCH_CONDS_MAX; i++) {
+		if (f->v[i].dead || f->v[i].swallowed)
+			continue;
+		char *text = xasprintf("%s %s: %s", when ? A1_JVM_ONLY_WHEN : A1_JVM_ONLY_UNLESS, cond, f->v[i].form);
+		bytes += strlen(text);
+		a1_jvm_add_cond(j, name, text);
+		free(text);
+		have++;
+	}
+	return bytes;
+}
+
 void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text)
 {
 	j->conds = xgrow_zeroed(j->conds, &j->capconds, j->nconds, sizeof *j->conds, 4);
@@ -379,9 +574,16 @@ static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, s
 	else if ((int)n > arity && is_message(a[n - 1]))
 		n--; /* JUnit 5: the message last */
 	struct draft d = {.form = canon(x, call), .matcher = xstrdup(name), .kind = A1_JS_K_ASSERT};
+	int swallow_args = 0;
+	int c1 = 0, c2 = 0;
 	if (arity == 2 && n >= off + 2) {
-		d.exp1 = canon(x, a[off]);
-		d.subject = canon(x, a[off + 1]);
+		d.exp1 = resolved(x, a[off], &c1);
+		d.subject = resolved(x, a[off + 1], &c2);
+		if (local_named(x, a[off]) || local_named(x, a[off + 1])) { /* the values compared, in the form */
+			char *f = xasprintf("%s /* %s, %s */", d.form, d.exp1, d.subject);
+			free(d.form);
+			d.form = f;
+		}
 		for (size_t i = off + 2; i < n; i++) { /* a delta */
 			char *e = canon(x, a[i]), *sofar = xasprintf("%s,%s", d.exp1, e);
 			free(e);
@@ -392,15 +594,27 @@ static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, s
 			d.expected = xstrdup(d.exp1);
 		static const char *const eqs[] = {"assertEquals",	  "assertArrayEquals", "assertIterableEquals",
 						  "assertLinesMatch", "assertSame",	       NULL};
-		d.taut = str_in(name, eqs) && !strcmp(d.subject, d.exp1);
+		/* two locals each made by `new Point(1, 2)` are two objects: an equals() test, no tautology */
+		int objects = (local_named(x, a[off]) || local_named(x, a[off + 1])) && a1_jvm_constructed(d.subject);
+		d.taut = str_in(name, eqs) && ((!strcmp(d.subject, d.exp1) && !objects) || (c1 && c2));
+		/* assertThrows(AssertionError.class, () -> assertEquals(..)): passes when the assertion fails */
+		swallow_args = (!strcmp(name, "assertThrows") || !strcmp(name, "assertThrowsExactly")) &&
+			       a1_jvm_catches_failure(d.exp1);
 	} else if (arity == 1 && n >= off + 1) {
-		d.subject = canon(x, a[off]);
+		d.subject = resolved(x, a[off], &c1);
+		if (local_named(x, a[off])) {
+			char *f = xasprintf("%s /* %s */", d.form, d.subject);
+			free(d.form);
+			d.form = f;
+		}
 		int v = cond_value(a[off]);
-		d.taut = (!strcmp(name, "assertTrue") && v == 1) || (!strcmp(name, "assertFalse") && v == 0) ||
+		d.taut = (!strcmp(name, "assertTrue") && (v == 1 || (v < 0 && c1))) ||
+			 (!strcmp(name, "assertFalse") && (v == 0 || (v < 0 && c1))) ||
 			 (!strcmp(name, "assertNull") && is(a[off], "null_literal")) ||
 			 (!strcmp(name, "assertNotNull") && is_literal(a[off]) && !is(a[off], "null_literal"));
 	}
 	add_fact(x, &c, call, &d);
+	c.swallowed |= swallow_args;
 	walk(x, field(call, "arguments"), c);
 }
 
@@ -447,7 +661,7 @@ static void hamcrest_fact(struct jx *x, TSNode call, struct ctx c)
 		d.exp1 = canon(x, ea[0]);
 	}
 	static const char *const eqs[] = {"is", "equalTo", "sameInstance", "samePropertyValuesAs", NULL};
-	d.taut = !neg && str_in(nm, eqs) && k == 1 && !strcmp(d.exp1, d.subject);
+	d.taut = !neg && str_in(nm, eqs) && k == 1 && (!strcmp(d.exp1, d.subject) || (constant(actual, 0) && constant(ea[0], 0)));
 	add_fact(x, &c, call, &d);
 	walk(x, field(call, "arguments"), c);
 }
@@ -497,18 +711,19 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 	size_t rk = args_of(field(root, "arguments"), ra);
 	if (rk > 1 || (n == 1 && !starts(rn, "assertThat")))
 		return 0;
-	struct buf subj = {0};
+	struct buf subj = {0}, ign = {0};
 	char *exp_class = NULL; /* assertThatExceptionOfType(X.class), assertThatIllegalStateException() */
 	int exc_root = starts(rn, "assertThat") && strstr(rn, "Exception") && strcmp(rn, "assertThatThrownBy");
 	if (exc_root)
 		exp_class = rk ? canon(x, ra[0]) : xasprintf("%s.class", rn + strlen("assertThat"));
-	else if (rk) {
-		char *s = canon(x, ra[0]);
+	int rcst = 0;
+	if (!exc_root && rk) {
+		char *s = resolved(x, ra[0], &rcst);
 		buf_puts(&subj, s);
 		free(s);
 	}
-	int lit = rk && is_literal(ra[0]);
-	int made = 0;
+	int lit = rk && (is_literal(ra[0]) || rcst);
+	int made = 0, swallow_args = exc_root && a1_jvm_catches_failure(exp_class);
 	for (size_t i = n - 1; i-- > 0;) {
 		TSNode st = calls[i];
 		char nm[64];
@@ -517,10 +732,22 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 		size_t sk = args_of(field(st, "arguments"), sa);
 		if (step_description(nm))
 			continue;
+		if (!strcmp(rn, "assertThatThrownBy") && (!strcmp(nm, "isInstanceOf") || !strcmp(nm, "isExactlyInstanceOf")) &&
+		    sk == 1) {
+			char *k = canon(x, sa[0]);
+			swallow_args |= a1_jvm_catches_failure(k);
+			free(k);
+		}
 		if (exc_root && !strcmp(nm, "isThrownBy") && sk) {
 			char *s = canon(x, sa[0]);
 			buf_puts(&subj, s);
 			free(s);
+		}
+		if (starts(nm, "ignoring")) { /* ignoringFields("total"): what the check then leaves out */
+			char *s = canon(x, field(st, "arguments"));
+			buf_printf(&ign, ".%s%s", nm, s);
+			free(s);
+			continue;
 		}
 		if (step_subject(nm) && !(exc_root && !strcmp(nm, "isThrownBy"))) {
 			char *s = canon(x, field(st, "arguments"));
@@ -532,10 +759,10 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			lit = 0;
 			continue;
 		}
-		struct draft d = {.kind = A1_JS_K_EXPECT, .matcher = xstrdup(nm)};
+		struct draft d = {.kind = A1_JS_K_EXPECT, .matcher = ign.len ? xasprintf("ignoring.%s", nm) : xstrdup(nm)};
 		d.subject = xstrdup(buf_cstr(&subj));
 		char *rt = canon(x, root), *argtext = canon(x, field(st, "arguments"));
-		d.form = xasprintf("%s.%s%s", rt, nm, argtext); /* the root and this step */
+		d.form = xasprintf("%s%s.%s%s", rt, buf_cstr(&ign), nm, argtext); /* the root, what it ignores, this step */
 		free(rt);
 		free(argtext);
 		if (exc_root && !strcmp(nm, "isThrownBy")) {
@@ -546,10 +773,21 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			size_t L = strlen(inner);
 			d.expected = L >= 2 ? xstrndup(inner + 1, L - 2) : xstrdup("");
 			free(inner);
-			d.exp1 = canon(x, sa[0]);
+			int ecst = 0;
+			d.exp1 = resolved(x, sa[0], &ecst);
+			if (sk == 1 && local_named(x, sa[0])) {
+				free(d.expected);
+				d.expected = xstrdup(d.exp1);
+			}
+		}
+		if ((rk && local_named(x, ra[0])) || (sk && local_named(x, sa[0]))) { /* the values compared, in the form */
+			char *f = xasprintf("%s /* %s, %s */", d.form, d.subject, d.exp1 ? d.exp1 : "");
+			free(d.form);
+			d.form = f;
 		}
 		static const char *const eqs[] = {"isEqualTo", "isSameAs", "isEqualByComparingTo", "containsExactly", NULL};
-		if (sk == 1 && str_in(nm, eqs) && d.subject[0] && !strcmp(d.subject, d.exp1))
+		if (sk == 1 && str_in(nm, eqs) && d.subject[0] && !strcmp(d.subject, d.exp1) &&
+		    !((local_named(x, sa[0]) || (rk && local_named(x, ra[0]))) && a1_jvm_constructed(d.subject)))
 			d.taut = 1;
 		if (lit) {
 			TSNode s0 = ra[0];
@@ -557,7 +795,9 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 			d.taut |= (!strcmp(nm, "isTrue") && v == 1) || (!strcmp(nm, "isFalse") && v == 0) ||
 				  (!strcmp(nm, "isNull") && is(s0, "null_literal")) ||
 				  (!strcmp(nm, "isNotNull") && !is(s0, "null_literal")) ||
-				  (sk == 1 && str_in(nm, eqs) && is_literal(sa[0]) && !strcmp(d.subject, d.exp1));
+				  (sk == 1 && str_in(nm, eqs) && (is_literal(sa[0]) || constant(sa[0], 0) ||
+								   (local_named(x, sa[0]) && local_named(x, sa[0])->cst &&
+								    !local_named(x, sa[0])->bad)));
 		}
 		add_fact(x, &c, st, &d);
 		made++;
@@ -570,6 +810,8 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 	}
 	free(exp_class);
 	buf_free(&subj);
+	buf_free(&ign);
+	c.swallowed |= swallow_args; /* assertThatThrownBy(() -> assertEquals(..)).isInstanceOf(AssertionError.class) */
 	walk_args(x, calls, n, c);
 	return 1;
 }
@@ -587,7 +829,22 @@ static int assumption(struct jx *x, TSNode call, const char *nm, struct ctx c)
 		return 0;
 	TSNode a[MAX_ARGS];
 	size_t n = args_of(field(call, "arguments"), a);
-	int v = n ? cond_value(a[0]) : -1;
+	TSNode cond = n == 2 && is(a[0], "string_literal") ? a[1] : a[0]; /* JUnit 4: the message first */
+	int v = n ? cond_value(cond) : -1;
+	if (!strcmp(nm, "assumingThat")) { /* assumingThat(cond, () -> ..): runs what it holds only when cond */
+		struct ctx in = c;
+		in.dead |= v == 0;
+		size_t n0 = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
+		walk(x, field(call, "arguments"), in);
+		if (v < 0 && c.test >= 0 && !x->j->s.status && n) {
+			char *ct = canon(x, a[0]), *what = xasprintf("assumingThat(%s)", ct);
+			spend(x, a1_jvm_branch_conds(x->j, c.test, what, n0, x->j->s.tests[c.test].facts.n, x->j->s.tests[c.test].facts.n),
+			      call);
+			free(ct);
+			free(what);
+		}
+		return 1;
+	}
 	int skip = !strcmp(nm, "abort") || (!strcmp(nm, "assumeTrue") && v == 0) || (!strcmp(nm, "assumeFalse") && v == 1);
 	int none = (!strcmp(nm, "assumeTrue") && v == 1) || (!strcmp(nm, "assumeFalse") && v == 0);
 	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
@@ -630,6 +887,40 @@ static void call(struct jx *x, TSNode n, struct ctx c)
 		walk(x, field(n, "arguments"), c); /* its executables hold the assertions */
 		return;
 	}
+	TSNode none[MAX_ARGS];
+	if (!strcmp(nm, "expect") && is(field(n, "object"), "identifier") && args_of(field(n, "arguments"), none) == 1 &&
+	    is(none[0], "class_literal")) {
+		/* JUnit 4's ExpectedException rule, thrown.expect(X.class): as @Test(expected = X.class) */
+		struct draft d = {.form = canon(x, n), .matcher = xstrdup("expected"), .kind = A1_JS_K_ASSERT};
+		d.exp1 = canon(x, none[0]);
+		d.expected = xstrdup(d.exp1);
+		add_fact(x, &c, n, &d);
+		return;
+	}
+	if (!strcmp(nm, "assertSoftly") && args_of(field(n, "arguments"), none) == 1 && is(none[0], "lambda_expression")) {
+		/* assertSoftly(softly -> { .. }) ends with softly.assertAll(): the same fact, so that the
+		 * one respelled as the other is no assertion removed */
+		TSNode par = field(none[0], "parameters");
+		if (is(par, "inferred_parameters") || is(par, "formal_parameters"))
+			par = ts_node_named_child(par, 0);
+		if (is(par, "formal_parameter"))
+			par = field(par, "name");
+		if (is(par, "identifier")) {
+			char *p = canon(x, par);
+			struct draft d = {.form = xasprintf("%s.assertAll()", p), .subject = p, .matcher = xstrdup("assertAll"),
+					  .kind = A1_JS_K_ASSERT};
+			add_fact(x, &c, n, &d);
+		}
+		walk(x, field(n, "arguments"), c);
+		return;
+	}
+	if (!strcmp(nm, "assertAll") && !args_of(field(n, "arguments"), none)) {
+		/* softly.assertAll(): AssertJ's soft assertions fail only here */
+		struct draft d = {.form = canon(x, n), .subject = canon(x, field(n, "object")), .matcher = xstrdup(nm),
+				  .kind = A1_JS_K_ASSERT};
+		add_fact(x, &c, n, &d);
+		return;
+	}
 	if (assumption(x, n, nm, c) || chain_facts(x, n, c))
 		return;
 	struct a1_js_names *calls = calls_of(x, &c);
@@ -643,28 +934,56 @@ static void call(struct jx *x, TSNode n, struct ctx c)
  * extends it, or Error / Throwable) and neither throws nor fails again. */
 static int swallows(struct jx *x, TSNode try_node)
 {
-	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
-					     "ComparisonFailure", "MultipleFailuresError", NULL};
 	uint32_t n = ts_node_named_child_count(try_node);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode cc = ts_node_named_child(try_node, i);
 		if (!is(cc, "catch_clause"))
 			continue;
-		TSNode par = ts_node_named_child(cc, 0), types = ts_node_named_child(par, 0);
+		TSNode par = ts_node_named_child(cc, 0), types = {0};
+		for (TSNode t = ts_node_named_child(par, 0); !ts_node_is_null(t); t = ts_node_next_named_sibling(t))
+			if (is(t, "catch_type")) { /* after `final` or an annotation */
+				types = t;
+				break;
+			}
 		int takes = 0;
 		uint32_t k = is(types, "catch_type") ? ts_node_named_child_count(types) : 0;
 		for (uint32_t t = 0; t < k && !takes; t++) {
 			char nm[64];
 			last_name(x, ts_node_named_child(types, t), nm, sizeof nm);
-			takes = str_in(nm, caught);
+			takes = a1_jvm_catches_failure(nm);
 		}
 		if (!takes)
 			continue;
-		char *body = canon(x, field(cc, "body"));
-		int again = strstr(body, "throw ") || strstr(body, "fail(") || strstr(body, "assert");
+		char *body = canon(x, field(cc, "body")), *var = canon(x, field(par, "name"));
+		/* an assertion of what was caught (assertNotNull(e)) passes whatever failed */
+		int again = strstr(body, "throw ") || strstr(body, "fail(") ||
+			    (strstr(body, "assert") && !a1_jvm_asserts_only_caught(body, var));
 		free(body);
+		free(var);
 		if (!again)
 			return 1;
+	}
+	return 0;
+}
+
+/* 1 when statement s always leaves the method: a return or throw, a block holding one, an if
+ * whose condition is a constant (`if (true) return;`) or whose both branches leave. */
+static int leaves(TSNode s, int depth)
+{
+	if (ts_node_is_null(s) || depth > 64)
+		return 0;
+	if (is(s, "return_statement") || is(s, "throw_statement"))
+		return 1;
+	if (is(s, "block")) {
+		for (TSNode k = ts_node_named_child(s, 0); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
+			if (leaves(k, depth + 1))
+				return 1;
+		return 0;
+	}
+	if (is(s, "if_statement")) {
+		int v = cond_value(field(s, "condition"));
+		TSNode t = field(s, "consequence"), e = field(s, "alternative");
+		return v == 1 ? leaves(t, depth + 1) : v == 0 ? leaves(e, depth + 1) : leaves(t, depth + 1) && leaves(e, depth + 1);
 	}
 	return 0;
 }
@@ -675,7 +994,7 @@ static void walk_block(struct jx *x, TSNode n, struct ctx c)
 	for (uint32_t i = 0; i < k && !x->j->s.status; i++) {
 		TSNode s = ts_node_named_child(n, i);
 		walk(x, s, c);
-		if (is(s, "return_statement") || is(s, "throw_statement"))
+		if (leaves(s, 0))
 			c.dead = 1;
 	}
 }
@@ -690,7 +1009,52 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 	}
 	if (is(n, "method_invocation")) {
 		call(x, n, c);
-	} else if (is(n, "block") || is(n, "constructor_body") || is(n, "switch_block_statement_group")) {
+		return;
+	}
+	if (is(n, "throw_statement") && !c.dead && (c.test >= 0 || c.lc)) {
+		/* throw new TestAbortedException(): the test is skipped (JUnit 5; JUnit 4's
+		 * AssumptionViolatedException) */
+		TSNode e = ts_node_named_child(n, 0);
+		char tn[64] = "";
+		if (is(e, "object_creation_expression"))
+			last_name(x, field(e, "type"), tn, sizeof tn);
+		static const char *const aborts[] = {"TestAbortedException", "AssumptionViolatedException", "TestSkippedException",
+						     "SkipException", NULL};
+		if (str_in(tn, aborts)) {
+			if (c.lc)
+				c.lc->skip = 1;
+			else
+				x->j->s.tests[c.test].mods |= A1_JS_SKIP;
+		}
+	}
+	if (is(n, "assert_statement")) { /* Java's assert: runs under -ea (Surefire's and Gradle's default) */
+		TSNode e = ts_node_named_child(n, 0);
+		int cst = 0, v = cond_value(e);
+		struct draft d = {.form = canon(x, n), .subject = resolved(x, e, &cst), .matcher = xstrdup("assertTrue"),
+				  .kind = A1_JS_K_ASSERT};
+		d.taut = v == 1 || (v < 0 && cst);
+		add_fact(x, &c, n, &d);
+	}
+	if (is(n, "local_variable_declaration")) {
+		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d))
+			if (is(d, "variable_declarator"))
+				local_declared(x, field(d, "name"), field(d, "value"));
+		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d)) {
+			TSNode nm = field(d, "name"), v = field(d, "value");
+			struct ctx dc = c;
+			if (is(d, "variable_declarator") && is(v, "lambda_expression") && x->body_end &&
+			    spend(x, x->body_end - ts_node_end_byte(d) + 1, d) &&
+			    !named_later(x->src, ts_node_start_byte(nm), ts_node_end_byte(nm), ts_node_end_byte(d), x->body_end))
+				dc.dead = 1; /* Runnable r = () -> assertEquals(..); and r never named again */
+			walk(x, d, dc);
+		}
+		return;
+	} else if (is(n, "assignment_expression") || is(n, "update_expression")) {
+		struct local *l = local_named(x, is(n, "assignment_expression") ? field(n, "left") : ts_node_named_child(n, 0));
+		if (l)
+			l->bad = 1;
+	}
+	if (is(n, "block") || is(n, "constructor_body") || is(n, "switch_block_statement_group")) {
 		walk_block(x, n, c);
 	} else if (is(n, "if_statement")) {
 		int v = cond_value(field(n, "condition"));
@@ -698,8 +1062,16 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		struct ctx t = c, e = c;
 		t.dead |= v == 0;
 		e.dead |= v == 1;
+		size_t n0 = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
 		walk(x, field(n, "consequence"), t);
+		size_t n1 = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
 		walk(x, field(n, "alternative"), e);
+		if (v < 0 && c.test >= 0 && !x->j->s.status) {
+			char *cond = canon(x, field(n, "condition")), *what = xasprintf("if %s", cond);
+			spend(x, a1_jvm_branch_conds(x->j, c.test, what, n0, n1, x->j->s.tests[c.test].facts.n), n);
+			free(cond);
+			free(what);
+		}
 	} else if (is(n, "try_statement") || is(n, "try_with_resources_statement")) {
 		struct ctx b = c;
 		b.swallowed |= swallows(x, n);
@@ -723,7 +1095,108 @@ enum {
 	AN_COND = 4,
 	AN_BEFORE = 8,
 	AN_NESTED = 16,
+	AN_FACTORY = 32, /* @TestFactory: returns its tests */
+	AN_RUNWITH = 64, /* @RunWith: a runner that may run what JUnit itself does not (inner classes) */
+	AN_INNER = 128,	 /* (a class's) an inner class without @Nested: JUnit runs none of its tests */
+	AN_J4TEST = 256, /* @Test is JUnit 4's (org.junit.Test) */
+	AN_JUNIT3 = 512, /* (a class's) it extends TestCase: its public void test*() methods are tests */
 };
+
+/* The modifiers node of a declaration, or a null node. */
+static TSNode modifiers_of(TSNode decl)
+{
+	for (TSNode c = ts_node_named_child(decl, 0); !ts_node_is_null(c); c = ts_node_next_named_sibling(c))
+		if (is(c, "modifiers")) /* one at most; siblings, not indexes (quadratic) */
+			return c;
+	return (TSNode){0};
+}
+
+/* 1 when a declaration's modifiers hold the keyword `word` (private, static). */
+static int has_modifier(TSNode decl, const char *word)
+{
+	TSNode mods = modifiers_of(decl);
+	uint32_t k = ts_node_is_null(mods) ? 0 : ts_node_child_count(mods);
+	for (uint32_t i = 0; i < k; i++)
+		if (is(ts_node_child(mods, i), word))
+			return 1;
+	return 0;
+}
+
+/* The rows of a parameterized test into j->rows: each element of @ValueSource / @CsvSource
+ * (each line of a text block, comments left out) as "key:row"; any other source whole. */
+static void add_row(struct jx *x, const char *test, const char *key, const char *row)
+{
+	char *t = xasprintf("%s:%s", key, row);
+	a1_jvm_add_site(&x->j->rows, &x->j->nrows, &x->j->caprows, test, t);
+	free(t);
+}
+
+static void rows_value(struct jx *x, const char *test, const char *key, TSNode v)
+{
+	if (is(v, "element_value_array_initializer")) {
+		for (TSNode e = ts_node_named_child(v, 0); !ts_node_is_null(e); e = ts_node_next_named_sibling(e))
+			if (!is(e, "line_comment") && !is(e, "block_comment"))
+				rows_value(x, test, key, e);
+		return;
+	}
+	uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
+	if (b - a >= 6 && !memcmp(x->src + a, "\"\"\"", 3)) { /* a text block: a row a line */
+		const char *p = x->src + a + 3, *end = x->src + b - 3;
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *e = nl ? nl : end, *q = p;
+			while (q < e && (*q == ' ' || *q == '\t' || *q == '\r'))
+				q++;
+			const char *r = e;
+			while (r > q && (r[-1] == ' ' || r[-1] == '\t' || r[-1] == '\r'))
+				r--;
+			if (r > q && *q != '#') {
+				char *row = xstrndup(q, (size_t)(r - q));
+				add_row(x, test, key, row);
+				free(row);
+			}
+			p = e + 1;
+		}
+		return;
+	}
+	char *row = canon(x, v);
+	add_row(x, test, key, row);
+	free(row);
+}
+
+static void rows_of(struct jx *x, TSNode decl, const char *test)
+{
+	TSNode mods = modifiers_of(decl);
+	for (TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0); !ts_node_is_null(a);
+	     a = ts_node_next_named_sibling(a)) {
+		if (!is(a, "annotation") && !is(a, "marker_annotation"))
+			continue;
+		char nm[64];
+		last_name(x, field(a, "name"), nm, sizeof nm);
+		size_t L = strlen(nm);
+		if (L < 6 || strcmp(nm + L - 6, "Source"))
+			continue;
+		if (strcmp(nm, "ValueSource") && strcmp(nm, "CsvSource")) {
+			char *t = canon(x, a);
+			add_row(x, test, nm, t);
+			free(t);
+			continue;
+		}
+		TSNode list = field(a, "arguments");
+		for (TSNode e = ts_node_is_null(list) ? list : ts_node_named_child(list, 0); !ts_node_is_null(e);
+		     e = ts_node_next_named_sibling(e)) {
+			if (is(e, "line_comment") || is(e, "block_comment"))
+				continue;
+			if (is(e, "element_value_pair")) {
+				char *k = canon(x, field(e, "key"));
+				rows_value(x, test, k, field(e, "value"));
+				free(k);
+			} else {
+				rows_value(x, test, "value", e);
+			}
+		}
+	}
+}
 
 /* The annotations of a declaration: AN_* flags; conditions into *conds (their text);
  * `expected` gets @Test(expected = X.class)'s value. */
@@ -751,12 +1224,28 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 		last_name(x, field(a, "name"), nm, sizeof nm);
 		if (str_in(nm, tests))
 			f |= AN_TEST;
+		if (!strcmp(nm, "TestFactory"))
+			f |= AN_FACTORY;
+		if (!strcmp(nm, "Test") && (is(field(a, "name"), "identifier") ? x->junit4 : text_is(x, field(a, "name"), "org.junit.Test")))
+			f |= AN_J4TEST;
+		if (!strcmp(nm, "RunWith"))
+			f |= AN_RUNWITH;
 		if (str_in(nm, skips))
 			f |= AN_SKIP;
 		if (str_in(nm, before))
 			f |= AN_BEFORE;
 		if (!strcmp(nm, "Nested"))
 			f |= AN_NESTED;
+		if ((!strcmp(nm, "EnabledIf") || !strcmp(nm, "DisabledIf")) && is(a, "annotation")) {
+			/* Spring's @EnabledIf("false") / @DisabledIf("true") (an expression): never run */
+			TSNode list = field(a, "arguments"), v = ts_node_named_child(list, 0);
+			if (is(v, "element_value_pair") && (text_is(x, field(v, "key"), "expression") || text_is(x, field(v, "key"), "value")))
+				v = field(v, "value");
+			if (ts_node_named_child_count(list) == 1 && text_is(x, v, nm[0] == 'E' ? "\"false\"" : "\"true\"")) {
+				f |= AN_SKIP;
+				continue;
+			}
+		}
 		for (const char *const *p = cond_prefixes; *p; p++)
 			if (starts(nm, *p)) {
 				char *t = canon(x, a);
@@ -776,6 +1265,35 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 		}
 	}
 	return f;
+}
+
+/* A test's time limit, @Timeout(..) or JUnit 4's @Test(timeout = N): a check of its own (raised:
+ * another expected value; removed: an assertion removed). */
+static void timeouts(struct jx *x, TSNode m, const struct ctx *c)
+{
+	TSNode mods = modifiers_of(m);
+	for (TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0); !ts_node_is_null(a);
+	     a = ts_node_next_named_sibling(a)) {
+		if (!is(a, "annotation"))
+			continue;
+		char nm[64];
+		last_name(x, field(a, "name"), nm, sizeof nm);
+		TSNode list = field(a, "arguments"), value = {0};
+		if (!strcmp(nm, "Timeout")) {
+			value = list;
+		} else if (!strcmp(nm, "Test")) {
+			for (TSNode p = ts_node_named_child(list, 0); !ts_node_is_null(p); p = ts_node_next_named_sibling(p))
+				if (is(p, "element_value_pair") && text_is(x, field(p, "key"), "timeout"))
+					value = field(p, "value");
+		}
+		if (ts_node_is_null(value))
+			continue;
+		struct draft d = {.kind = A1_JS_K_ASSERT, .matcher = xstrdup("timeout")};
+		d.exp1 = canon(x, value);
+		d.expected = xstrdup(d.exp1);
+		d.form = !strcmp(nm, "Test") ? xasprintf("@Test(timeout=%s)", d.exp1) : canon(x, a);
+		add_fact(x, c, a, &d);
+	}
 }
 
 long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at)
@@ -842,26 +1360,61 @@ static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, c
 	TSNode expected;
 	unsigned f = annotations(x, m, &conds, &expected);
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
+	int junit3 = 0;
+	if ((cls_mods & AN_JUNIT3) && !(f & AN_TEST)) { /* JUnit 3: public void test*() */
+		TSNode nm = field(m, "name"), ps = field(m, "parameters");
+		uint32_t a = ts_node_start_byte(nm), b = ts_node_end_byte(nm);
+		if (b - a > 4 && !memcmp(x->src + a, "test", 4) && ts_node_named_child_count(ps) == 0) {
+			f |= AN_TEST;
+			junit3 = 1;
+		}
+	}
+	/* JUnit runs no test that is private or static, returns a value (but a @TestFactory) or
+	 * stands in an inner class without @Nested: such a method is read as a helper, and named */
+	TSNode type = field(m, "type");
+	const char *not_run = !(f & AN_TEST)			      ? NULL
+			      : cls_mods & AN_INNER		      ? "in an inner class without @Nested: not run"
+			      : junit3 && !has_modifier(m, "public") ? "not public: JUnit 3 runs public test methods only"
+			      : has_modifier(m, "private")	      ? "private: not run"
+			      : has_modifier(m, "static")	      ? "static: not run"
+			      : !(f & AN_FACTORY) && !is(type, "void_type") ? "returns a value: not run"
+								      : NULL;
+	if (not_run) {
+		TSNode nm = field(m, "name");
+		char *full = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(nm) - ts_node_start_byte(nm)),
+				       x->src + ts_node_start_byte(nm));
+		a1_jvm_add_site(&x->j->dropped, &x->j->ndropped, &x->j->capdropped, full, not_run);
+		free(full);
+		f &= ~(unsigned)AN_TEST;
+	}
 	if (f & AN_TEST) {
 		c.test = a1_jvm_new_test(x->j, x->src, cls, field(m, "name"), m);
+		rows_of(x, m, x->j->s.tests[c.test].name);
 		struct a1_js_test *t = &x->j->s.tests[c.test];
 		t->mods |= (f & AN_SKIP) || (cls_mods & AN_SKIP) ? A1_JS_SKIP : 0;
 		for (size_t i = 0; i < conds.n; i++)
 			add_cond(x, t->name, conds.v[i]);
 		for (size_t i = 0; i < cls_conds->n; i++)
 			add_cond(x, x->j->s.tests[c.test].name, cls_conds->v[i]);
+		if (f & AN_J4TEST) /* in a JUnit 5 build only the vintage engine runs it */
+			add_cond(x, t->name, "JUnit 4's @Test (org.junit.Test): run only where JUnit 4 or the vintage engine is");
 		if (!ts_node_is_null(expected)) {
 			struct draft d = {.kind = A1_JS_K_ASSERT, .matcher = xstrdup("expected")};
 			d.exp1 = canon(x, expected);
 			d.expected = xstrdup(d.exp1);
 			d.form = xasprintf("@Test(expected=%s)", d.exp1);
+			int swallow = a1_jvm_catches_failure(d.exp1); /* passes when an assertion fails */
 			add_fact(x, &c, m, &d);
+			c.swallowed = (unsigned char)swallow;
 		}
+		timeouts(x, m, &c);
 	} else {
 		c.func = a1_jvm_new_func(x->j, x->src, cls, field(m, "name"));
 		c.lc = f & AN_BEFORE ? lc : NULL;
 	}
 	a1_jvm_names_free(&conds);
+	locals_free(x);
+	x->body_end = ts_node_end_byte(m);
 	if (unit_lazy(x, m)) {
 		if (c.test >= 0)
 			x->j->s.tests[c.test].lazy = 1;
@@ -895,7 +1448,20 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 	unsigned f = annotations(x, k, &mine, &expected);
 	for (size_t i = 0; i < conds->n; i++)
 		a1_jvm_names_add(&mine, conds->v[i]);
-	mods |= f & AN_SKIP;
+	mods |= f & (AN_SKIP | AN_RUNWITH);
+	mods &= ~(unsigned)AN_JUNIT3;
+	TSNode sup = field(k, "superclass");
+	char sn[64] = "";
+	if (!ts_node_is_null(sup)) {
+		TSNode t = ts_node_named_child(sup, 0);
+		last_name(x, is(t, "generic_type") ? ts_node_named_child(t, 0) : t, sn, sizeof sn);
+	}
+	if (!strcmp(sn, "TestCase"))
+		mods |= AN_JUNIT3;
+	if (has_modifier(k, "abstract"))
+		a1_jvm_names_add(&mine, "abstract class: its tests run only in a subclass");
+	if (!outer && !a1_jvm_surefire_name(cls))
+		a1_jvm_names_add(&mine, A1_JVM_SUREFIRE_COND);
 	struct lifecycle lc = {0};
 	size_t t0 = x->j->s.ntests;
 	size_t n;
@@ -910,9 +1476,22 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 			unsigned nf = annotations(x, ch, &cond_here, &e2);
 			a1_jvm_names_free(&cond_here);
 			int nested = nf & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
-			klass(x, ch, cls, nested ? mods : 0, nested ? &mine : &none, depth + 1);
+			int stat = has_modifier(ch, "static");
+			unsigned inner = !nested && !stat && !(mods & AN_RUNWITH) ? AN_INNER : 0;
+			if (nested && stat) /* JUnit 5 does not nest it: run alone where static nested classes are collected */
+				a1_jvm_names_add(&cond_here, "static @Nested class (not run by Maven Surefire's default excludes)");
+			unsigned keep = (nested ? mods : 0) | (mods & AN_RUNWITH) | inner;
+			if (nested && stat) {
+				for (size_t q = 0; q < mine.n; q++)
+					a1_jvm_names_add(&cond_here, mine.v[q]);
+				klass(x, ch, cls, keep, &cond_here, depth + 1);
+			} else {
+				klass(x, ch, cls, keep, nested ? &mine : &none, depth + 1);
+			}
+			a1_jvm_names_free(&cond_here);
 		} else {
 			struct ctx c = {.test = -1, .func = -1, .depth = depth};
+			x->body_end = 0;
 			walk(x, ch, c); /* fields, initializers, constructors: nothing a test runs as its own */
 		}
 	}
@@ -1108,12 +1687,31 @@ static int java_walk(const char *src, size_t len, TSTree *tree, struct a1_java_s
 	struct a1_js_names none = {0};
 	TSNode root = ts_tree_root_node(tree);
 	uint32_t k = ts_node_named_child_count(root);
+	int j4 = 0, j5 = 0, j4all = 0;
+	for (uint32_t i = 0; i < k; i++) { /* which @Test the file means */
+		TSNode im = ts_node_named_child(root, i);
+		if (!is(im, "import_declaration"))
+			continue;
+		TSNode id = ts_node_named_child(im, 0);
+		int all = 0;
+		for (uint32_t q = 0; q < ts_node_child_count(im); q++)
+			all |= is(ts_node_child(im, q), "asterisk");
+		if (text_is(&x, id, "org.junit.Test"))
+			j4 = 1;
+		else if (text_is(&x, id, "org.junit.jupiter.api.Test"))
+			j5 = 1;
+		else if (all && text_is(&x, id, "org.junit"))
+			j4all = 1;
+	}
+	x.junit4 = !j5 && (j4 || j4all);
 	for (uint32_t i = 0; i < k && !j->s.status; i++) {
 		TSNode ch = ts_node_named_child(root, i);
 		if (is(ch, "class_declaration"))
 			klass(&x, ch, NULL, 0, &none, 0);
 	}
 	buf_free(&x.cb);
+	locals_free(&x);
+	free(x.loc);
 	return j->s.status;
 }
 
@@ -1403,6 +2001,16 @@ void a1_java_side_free(struct a1_java_side *j)
 	}
 	free(j->conds);
 	a1_jvm_names_free(&j->methods);
+	for (size_t i = 0; i < j->ndropped; i++) {
+		free(j->dropped[i].name);
+		free(j->dropped[i].text);
+	}
+	free(j->dropped);
+	for (size_t i = 0; i < j->nrows; i++) {
+		free(j->rows[i].name);
+		free(j->rows[i].text);
+	}
+	free(j->rows);
 	strmap_free(&j->test_names);
 	memset(j, 0, sizeof *j);
 }

@@ -20,6 +20,13 @@ struct a1_java_side {
 	struct a1_js_site *conds;    /* conditional skips: name = test path, text = the condition */
 	size_t nconds, capconds;
 	struct a1_js_names methods; /* "Class.method" of every method that is not a test */
+	struct a1_js_site *dropped; /* tests JUnit does not run (private, static, a value returned, an
+				     * inner class without @Nested): name = "Class.method", text = why;
+				     * each is read as a helper of s.funcs */
+	size_t ndropped, capdropped;
+	struct a1_js_site *rows; /* a parameterized test's rows (@ValueSource, @CsvSource ...): name =
+				  * the test, text = one row ("ints:3"; another source whole) */
+	size_t nrows, caprows;
 	struct strmap test_names; /* every test's name (an overload numbered without a scan) */
 	int partial; /* some test or helper is lazy: not the whole side (a1_cache.h holds it for its tree) */
 	int shallow; /* a lazy reading found no method of it too deep to leave unwalked (remembered with it) */
@@ -85,6 +92,31 @@ void a1_jvm_names_add(struct a1_js_names *l, const char *s);
 void a1_jvm_names_free(struct a1_js_names *l);
 /* A conditional skip of a test (copied). */
 void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text);
+/* An `if` of a condition not known whose one branch holds assertions of test `test` (its facts
+ * n0..n1 in the first branch, n1..n2 in the second) and the other none: a condition on each
+ * such assertion, "only when <cond>: <form>" / "only unless <cond>: <form>" (a1_java.c reports
+ * one only when the pre test made that assertion unconditionally). At most
+ * A1_JVM_BRANCH_CONDS_MAX conditions of a test; returns the bytes added (the caller's budget). */
+#define A1_JVM_ONLY_WHEN "only when"
+#define A1_JVM_ONLY_UNLESS "only unless"
+#define A1_JVM_BRANCH_CONDS_MAX 16 /* per test: a bound on their number (and the comparison's work) */
+size_t a1_jvm_branch_conds(struct a1_java_side *j, long test, const char *cond, size_t n0, size_t n1, size_t n2);
+/* A site (copied) appended to *v: dropped tests, rows. */
+void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *name, const char *text);
+/* 1 when `cls` is a class whose catch takes a failed assertion (AssertionError, Error,
+ * Throwable ... : its last name, with or without ".class"). */
+int a1_jvm_catches_failure(const char *cls);
+/* 1 when a top-level class name matches Maven Surefire's and Failsafe's default includes
+ * (Test*, *Test, *Tests, *TestCase; IT*, *IT, *ITCase); a test of a class that does not carries
+ * the condition A1_JVM_SUREFIRE_COND. */
+int a1_jvm_surefire_name(const char *cls);
+/* 1 when a catch's body (canonical text) asserts nothing but that what it caught, `var`, is there
+ * (assertNotNull(e) ...): it passes whatever failed. */
+int a1_jvm_asserts_only_caught(const char *body, const char *var);
+/* 1 when canonical text t makes an object (`new Point(1,2)`, Kotlin's `Point(1,2)`): two locals
+ * so made are two objects however alike their text. */
+int a1_jvm_constructed(const char *t);
+#define A1_JVM_SUREFIRE_COND "a class name Maven Surefire's default includes do not match (Test*, *Test, *Tests, *TestCase)"
 /* A new test "cls.name" (an overload "cls.name #2"), a new helper "name" (methods: "cls.name"):
  * its index. */
 long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at);

@@ -93,6 +93,8 @@ void a1_java_wire_put(const struct a1_java_side *j, struct buf *b)
 	put_sites(b, s->mocks, s->nmocks);
 	put_sites(b, j->conds, j->nconds);
 	put_names(b, &j->methods);
+	put_sites(b, j->dropped, j->ndropped);
+	put_sites(b, j->rows, j->nrows);
 	put_u32(b, WIRE_MAGIC);
 }
 
@@ -238,6 +240,10 @@ int a1_java_wire_get(const char *p, size_t n, struct a1_java_side *j)
 		j->conds = get_sites(&r, &j->nconds, &j->capconds);
 	if (!r.bad)
 		get_names(&r, &j->methods);
+	if (!r.bad)
+		j->dropped = get_sites(&r, &j->ndropped, &j->capdropped);
+	if (!r.bad)
+		j->rows = get_sites(&r, &j->nrows, &j->caprows);
 	if (get_u32(&r) != WIRE_MAGIC || r.n || r.bad || s->status < A1_JS_OK || s->status > A1_JS_UNDECIDABLE)
 		return BELAY_EINVAL;
 	return 0;

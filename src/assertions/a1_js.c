@@ -4,7 +4,7 @@
  * renamed); within a pair, identical assertion forms pair first as a multiset, then the same
  * subject, then the rest in order; a pair is judged (tautology, unreachable, swallowed,
  * negated, loosened, another expected value), what is left of the pre side is removed
- * unless a helper the post test calls still asserts it.
+ * unless a helper the post test calls, or a new test that runs, still asserts it.
  *
  * Threads: any (no globals). Must not: print, keep state between calls, judge a side it
  * could not read (that is an UNVERIFIED finding, never a PASS). */
@@ -401,8 +401,19 @@ static int asserted_in_a_test(const struct a1_js_side *post, const char *form)
 	return 0;
 }
 
+/* An assertion moved out of a test into a new one (a post test no pre test became, run: not
+ * skipped, todo or a hook): a test split in two keeps what it asserted. */
+static int asserted_in_a_new_test(const struct a1_js_side *post, const unsigned char *taken, const char *form)
+{
+	for (size_t i = 0; taken && i < post->ntests; i++)
+		if (!taken[i] && !post->tests[i].hook && !(post->tests[i].mods & (A1_JS_SKIP | A1_JS_TODO | A1_JS_FAILING)) &&
+		    !post->tests[i].lazy && has_form(&post->tests[i].facts, form, 1))
+			return 1;
+	return 0;
+}
+
 static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side *post, const struct a1_js_test *P,
-			  const struct a1_js_test *Q, a1_js_pair_fn pair_fn, cJSON *out)
+			  const struct a1_js_test *Q, a1_js_pair_fn pair_fn, const unsigned char *taken, cJSON *out)
 {
 	size_t np = P->facts.n, nq = Q->facts.n;
 	const struct a1_js_fact *p = P->facts.v, *q = Q->facts.v;
@@ -465,6 +476,8 @@ static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side 
 			a1_finding_add(out, P->name, "hook-assertion-moved", "UNVERIFIED", UNDECIDABLE, p[i].form, NULL);
 			continue;
 		}
+		if (!P->hook && asserted_in_a_new_test(post, taken, p[i].form))
+			continue;
 		if (!own_live && !helper_live) {
 			a1_finding_add(out, P->name, "test-lost-every-assertion", "FAIL", NULL, p[i].form, NULL);
 			lost_every = 1;
@@ -661,7 +674,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			continue; /* it asserted nothing that could fail the run */
 		if (match[i] < 0 && P->hook) { /* a hook gone: what it asserted, lost or moved */
 			struct a1_js_test none = {.name = P->name, .hook = 1};
-			compare_tests(pre, post, P, &none, pair_fn, out);
+			compare_tests(pre, post, P, &none, pair_fn, taken, out);
 			continue;
 		}
 		if (match[i] < 0) {
@@ -688,7 +701,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 		if ((Q->mods & A1_JS_SKIPQ) && !(P->mods & A1_JS_SKIPQ))
 			a1_finding_add(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				       "skipped when a condition not known here holds");
-		compare_tests(pre, post, P, Q, pair_fn, out);
+		compare_tests(pre, post, P, Q, pair_fn, taken, out);
 	}
 	/* .only: each site the pre side did not have */
 	unsigned char *had = xcalloc(pre->nfocus + 1, 1);

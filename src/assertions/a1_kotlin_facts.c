@@ -13,6 +13,7 @@
  * input, print, leave anything allocated behind in belay's process. */
 #include "assertions/a1_kotlin.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,16 +39,33 @@ const TSLanguage *tree_sitter_kotlin(void);
 #define PARSE_MICROS 30000000ull
 #endif
 
+/* A local `val` / `var` of the function walked: what it was initialized with, when it is
+ * assigned nowhere else (bad: declared twice or assigned again - not known). */
+struct klocal {
+	char *name, *text;
+	int cst, bad;
+};
+
 struct kx {
 	const char *src;
 	size_t len;
 	struct a1_java_side *j;
 	struct buf cb;
 	size_t budget;
+	struct klocal *loc; /* the locals of the function walked */
+	size_t nloc, caploc;
+	uint32_t body_end; /* the end of the function walked (0: none) */
+};
+
+/* What a lifecycle function (@BeforeEach ...) found: applied to its class's tests afterwards. */
+struct klife {
+	int skip;
+	struct a1_js_names conds;
 };
 
 struct ctx {
 	long test, func;
+	struct klife *lc; /* in a lifecycle function, else NULL */
 	unsigned char dead, swallowed;
 	unsigned depth;
 };
@@ -148,11 +166,40 @@ static int cond_value(const struct kx *x, TSNode n)
 			n = tsnode_field(n, "argument");
 		} else if (text_is(x, n, "true") || text_is(x, n, "false")) {
 			return text_is(x, n, "true") ^ neg;
+		} else if (is(n, "binary_expression")) {
+			/* x || true is true, x && false is false, whatever x is */
+			TSNode op = tsnode_field(n, "operator");
+			int l = cond_value(x, tsnode_field(n, "left")), r = cond_value(x, tsnode_field(n, "right"));
+			int v = text_is(x, op, "||")   ? (l == 1 || r == 1 ? 1 : l == 0 && r == 0 ? 0 : -1)
+				: text_is(x, op, "&&") ? (l == 0 || r == 0 ? 0 : l == 1 && r == 1 ? 1 : -1)
+						       : -1;
+			return v < 0 ? -1 : v ^ neg;
 		} else {
 			return -1;
 		}
 	}
 	return -1;
+}
+
+/* 1 when expression n is made of literals and operators only (1 + 2, "a" + 1, 1 < 2): its value
+ * is the same on every run, so an assertion of it checks nothing the code does. */
+static int constant(const struct kx *x, TSNode n, int depth)
+{
+	static const char *const ok[] = {"binary_expression", "unary_expression", "parenthesized_expression",
+					 "string_literal", "string_content", "number_literal", "float_literal",
+					 "character_literal", "escape_sequence", "multiline_string_literal", NULL};
+	if (ts_node_is_null(n) || depth > 64)
+		return 0;
+	uint32_t k = ts_node_named_child_count(n);
+	if (!k)
+		return str_in(ts_node_type(n), ok) || text_is(x, n, "true") || text_is(x, n, "false") ||
+		       text_is(x, n, "null");
+	if (!str_in(ts_node_type(n), ok))
+		return 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (!constant(x, ts_node_named_child(n, i), depth + 1))
+			return 0;
+	return 1;
 }
 
 static int is_literal(const struct kx *x, TSNode n)
@@ -163,6 +210,79 @@ static int is_literal(const struct kx *x, TSNode n)
 		n = ts_node_named_child(n, 0);
 	return !ts_node_is_null(n) &&
 	       (str_in(ts_node_type(n), lits) || text_is(x, n, "true") || text_is(x, n, "false") || text_is(x, n, "null"));
+}
+
+/* ---- locals ---- */
+
+/* 1 when identifier src[a, b) is named again in src[from, to) (comments and strings count). */
+static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, uint32_t to)
+{
+	size_t k = b - a;
+	const char *p = src + from, *end = src + to;
+	while (k && p < end && (p = memmem(p, (size_t)(end - p), src + a, k))) {
+		unsigned char c0 = p > src ? (unsigned char)p[-1] : ' ', c1 = p + k < end ? (unsigned char)p[k] : (unsigned char)' ';
+		if (!(isalnum(c0) || c0 == '_') && !(isalnum(c1) || c1 == '_'))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static void locals_free(struct kx *x)
+{
+	for (size_t i = 0; i < x->nloc; i++) {
+		free(x->loc[i].name);
+		free(x->loc[i].text);
+	}
+	x->nloc = 0;
+}
+
+static struct klocal *local_named(struct kx *x, TSNode id)
+{
+	if (!is(id, "identifier"))
+		return NULL;
+	uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
+	for (size_t i = 0; i < x->nloc; i++)
+		if (strlen(x->loc[i].name) == b - a && !memcmp(x->loc[i].name, x->src + a, b - a))
+			return &x->loc[i];
+	return NULL;
+}
+
+static int constant(const struct kx *x, TSNode n, int depth);
+
+/* `val name = value` seen: remembered (a second declaration of the name makes it not known). */
+static void local_declared(struct kx *x, TSNode decl)
+{
+	TSNode vd = child(decl, "variable_declaration"), id = child(vd, "identifier"), value = {0};
+	if (ts_node_is_null(id))
+		return;
+	for (TSNode k = ts_node_next_named_sibling(vd); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
+		if (ts_node_is_null(value))
+			value = k;
+	struct klocal *l = local_named(x, id);
+	if (l) {
+		l->bad = 1;
+		return;
+	}
+	x->loc = xgrow_zeroed(x->loc, &x->caploc, x->nloc, sizeof *x->loc, 8);
+	l = &x->loc[x->nloc++];
+	l->name = xstrndup(x->src + ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id));
+	l->bad = ts_node_is_null(value) || is(value, "property_delegate") || is(value, "getter");
+	l->text = l->bad ? NULL : canon(x, value);
+	l->cst = !l->bad && constant(x, value, 0);
+}
+
+/* An argument as an assertion compares it: a local assigned once is its value. New; *cst = 1
+ * when that value is a constant. */
+static char *resolved(struct kx *x, TSNode n, int *cst)
+{
+	struct klocal *l = local_named(x, n);
+	if (l && !l->bad) {
+		*cst = l->cst;
+		return xstrdup(l->text);
+	}
+	*cst = constant(x, n, 0);
+	return canon(x, n);
 }
 
 /* ---- records ---- */
@@ -240,7 +360,7 @@ static int assert_arity(const char *name)
 		 {"assertContentEquals", 2}, {"assertArrayEquals", 2}, {"assertContains", 2}, {"assertTrue", 1},
 		 {"assertFalse", 1},	     {"assertNull", 1},	   {"assertNotNull", 1}, {"assertIs", 1},
 		 {"assertIsNot", 1},	     {"fail", 0},	   {"assertFailsWith", 0}, {"assertFails", 0},
-		 {"assertThrows", 0},	     {"assertThrowsExactly", 0}};
+		 {"assertThrows", 0},	     {"assertThrowsExactly", 0}, {"assert", 1}};
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
 		if (!strcmp(name, t[i].name))
 			return t[i].arity;
@@ -306,7 +426,7 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 	TSNode a[MAX_ARGS];
 	size_t na = args_of(x, k->args, arity, a);
 	char *form = canon(x, n), *subject = NULL, *exp1 = NULL;
-	const char *matcher = k->name;
+	const char *matcher = strcmp(k->name, "assert") ? k->name : "assertTrue"; /* Kotlin's assert(cond): under -ea */
 	int taut = 0;
 	if (!strcmp(k->name, "fail")) {
 		/* no subject */
@@ -322,24 +442,79 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 		subject = ts_node_is_null(body) ? xstrdup("") : canon(x, body);
 	} else if (arity == 2 && na >= 2) {
 		int contains = !strcmp(k->name, "assertContains"); /* (container, element) */
-		subject = canon(x, a[contains ? 0 : 1]);
-		exp1 = canon(x, a[contains ? 1 : 0]);
+		int cs = 0, ce = 0;
+		subject = resolved(x, a[contains ? 0 : 1], &cs);
+		exp1 = resolved(x, a[contains ? 1 : 0], &ce);
+		if (local_named(x, a[0]) || local_named(x, a[1])) { /* the values compared, in the form */
+			char *f = xasprintf("%s /* %s, %s */", form, exp1, subject);
+			free(form);
+			form = f;
+		}
 		static const char *const eqs[] = {"assertEquals", "assertSame", "assertContentEquals", "assertArrayEquals",
 						  NULL};
-		taut = str_in(k->name, eqs) && !strcmp(subject, exp1);
+		int objects = (local_named(x, a[0]) || local_named(x, a[1])) && a1_jvm_constructed(subject);
+		taut = str_in(k->name, eqs) && ((!strcmp(subject, exp1) && !objects) || (cs && ce));
 	} else if (arity == 1 && (na >= 1 || !ts_node_is_null(k->lambda))) {
 		TSNode s = na ? a[0] : k->lambda; /* assertTrue { cond } */
-		subject = canon(x, s);
-		int v = cond_value(x, s);
-		taut = (!strcmp(k->name, "assertTrue") && v == 1) || (!strcmp(k->name, "assertFalse") && v == 0) ||
+		int rc = 0;
+		subject = na ? resolved(x, s, &rc) : canon(x, s);
+		if (na && local_named(x, s)) {
+			char *f = xasprintf("%s /* %s */", form, subject);
+			free(form);
+			form = f;
+		}
+		int v = cond_value(x, s), cst = v < 0 && na && rc;
+		taut = (!strcmp(matcher, "assertTrue") && (v == 1 || cst)) || (!strcmp(k->name, "assertFalse") && (v == 0 || cst)) ||
 		       (!strcmp(k->name, "assertNull") && text_is(x, s, "null")) ||
 		       (!strcmp(k->name, "assertNotNull") && is_literal(x, s) && !text_is(x, s, "null"));
 		if (!ts_node_is_null(k->types)) /* assertIs<T>(x) */
 			exp1 = canon(x, k->types);
 	}
+	/* assertFailsWith<AssertionError> { assertEquals(..) }, assertFails { .. }: pass when it fails */
+	int swallow = arity == 0 && exp1 && a1_jvm_catches_failure(exp1);
+	char *tol = arity == 2 && na >= 3 && exp1 ? canon(x, a[2]) : NULL; /* assertEquals(a, b, absoluteTolerance) */
 	add_fact(x, &c, n, form, subject, matcher, exp1, taut);
+	struct a1_js_facts *l = facts_of(x, &c);
+	if (tol && l && l->n) {
+		free(l->v[l->n - 1].expected);
+		l->v[l->n - 1].expected = xasprintf("%s,%s", l->v[l->n - 1].exp1, tol);
+	}
+	free(tol);
+	c.swallowed |= (unsigned char)swallow;
 	walk(x, k->args, c);
 	walk(x, k->lambda, c);
+}
+
+/* assumeTrue(false), Assume.assumeTrue(false), assumeFalse(true), Assumptions.abort(): the test
+ * is skipped; an assumption on a value: a conditional skip. 0 when it is no assumption. */
+static int assumption(struct kx *x, TSNode n, const struct call *k, struct ctx c)
+{
+	static const char *const names[] = {"assumeTrue",	 "assumeFalse",	      "assumeThat", "assumeNotNull",
+					     "assumeNoException", "assumingThat", "abort",	    NULL};
+	static const char *const owners[] = {"", "Assume", "Assumptions", NULL};
+	if (!str_in(k->name, names) || !str_in(k->owner, owners))
+		return 0;
+	TSNode a[MAX_ARGS];
+	size_t na = args_of(x, k->args, 1, a); /* the message first (JUnit 4) or last (JUnit 5) left out */
+	int v = na ? cond_value(x, a[0]) : -1;
+	int skip = !strcmp(k->name, "abort") || (!strcmp(k->name, "assumeTrue") && v == 0) ||
+		   (!strcmp(k->name, "assumeFalse") && v == 1);
+	int none = (!strcmp(k->name, "assumeTrue") && v == 1) || (!strcmp(k->name, "assumeFalse") && v == 0);
+	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
+		char *form = canon(x, n);
+		if (c.lc && skip)
+			c.lc->skip = 1;
+		else if (c.lc)
+			a1_jvm_names_add(&c.lc->conds, form);
+		else if (skip)
+			x->j->s.tests[c.test].mods |= A1_JS_SKIP;
+		else
+			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, form);
+		free(form);
+	}
+	walk(x, k->args, c);
+	walk(x, k->lambda, c);
+	return 1;
 }
 
 static void call(struct kx *x, TSNode n, struct ctx c)
@@ -352,6 +527,8 @@ static void call(struct kx *x, TSNode n, struct ctx c)
 		assert_fact(x, n, &k, arity, c);
 		return;
 	}
+	if (assumption(x, n, &k, c))
+		return;
 	struct a1_js_names *calls = calls_of(x, &c);
 	if (calls && k.name[0])
 		a1_jvm_names_add(calls, k.name);
@@ -365,6 +542,21 @@ static void call(struct kx *x, TSNode n, struct ctx c)
 static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
 {
 	TSNode l = tsnode_field(n, "left"), r = tsnode_field(n, "right");
+	if (is(l, "binary_expression") && is(r, "parenthesized_expression") && text_is(x, tsnode_field(n, "operator"), ">") &&
+	    text_is(x, tsnode_field(l, "operator"), "<")) { /* assertIs<T>(x): (assertIs < T) > (x) */
+		TSNode f = tsnode_field(l, "left");
+		char name[64], owner[64] = "";
+		last_name(x, f, name, sizeof name);
+		if (is(f, "navigation_expression"))
+			last_name(x, ts_node_named_child(f, 0), owner, sizeof owner);
+		if ((strcmp(name, "assertIs") && strcmp(name, "assertIsNot")) || (owner[0] && strcmp(owner, "test")))
+			return 0;
+		char *form = canon(x, n), *subject = canon(x, ts_node_named_child(r, 0)),
+		     *exp1 = canon(x, tsnode_field(l, "right"));
+		add_fact(x, &c, n, form, subject, name, exp1, 0);
+		walk(x, r, c);
+		return 1;
+	}
 	if (!is(l, "binary_expression") || !is(r, "lambda_literal") ||
 	    !text_is(x, tsnode_field(n, "operator"), ">") ||
 	    !text_is(x, tsnode_field(l, "operator"), "<"))
@@ -379,7 +571,9 @@ static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
 	if (!str_in(name, checks) || !str_in(owner, owners))
 		return 0;
 	char *form = canon(x, n), *subject = canon(x, r), *exp1 = class_of(x, type);
+	int swallow = a1_jvm_catches_failure(exp1); /* assertFailsWith<AssertionError> { assertEquals(..) } */
 	add_fact(x, &c, n, form, subject, strcmp(name, "assertThrowsExactly") ? "assertThrows" : name, exp1, 0);
+	c.swallowed |= (unsigned char)swallow;
 	walk(x, r, c);
 	return 1;
 }
@@ -388,8 +582,6 @@ static int generic_lambda_call(struct kx *x, TSNode n, struct ctx c)
  * extends it, or Error / Throwable) and neither throws nor fails again. */
 static int swallows(struct kx *x, TSNode try_node)
 {
-	static const char *const caught[] = {"AssertionError", "AssertionFailedError", "Error", "Throwable",
-					     "ComparisonFailure", "MultipleFailuresError", NULL};
 	uint32_t n = ts_node_named_child_count(try_node);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode cc = ts_node_named_child(try_node, i);
@@ -397,25 +589,64 @@ static int swallows(struct kx *x, TSNode try_node)
 			continue;
 		char nm[64];
 		last_name(x, child(cc, "user_type"), nm, sizeof nm);
-		if (!str_in(nm, caught))
+		if (!a1_jvm_catches_failure(nm))
 			continue;
-		char *body = canon(x, child(cc, "block"));
-		int again = strstr(body, "throw ") || strstr(body, "fail(") || strstr(body, "assert");
+		char *body = canon(x, child(cc, "block")), *var = canon(x, child(cc, "identifier"));
+		/* an assertion of what was caught (assertNotNull(e)) passes whatever failed */
+		int again = strstr(body, "throw ") || strstr(body, "fail(") ||
+			    (strstr(body, "assert") && !a1_jvm_asserts_only_caught(body, var));
 		free(body);
+		free(var);
 		if (!again)
 			return 1;
 	}
 	return 0;
 }
 
-/* Statements in order: those after a return / throw are dead. */
+/* 1 when statement s always leaves the function: a return or throw, a block holding one, an
+ * if whose condition is a constant (`if (true) return`) or whose both branches leave. */
+static int leaves(const struct kx *x, TSNode s, int depth)
+{
+	if (ts_node_is_null(s) || depth > 64)
+		return 0;
+	if (is(s, "return_expression") || is(s, "throw_expression"))
+		return 1;
+	if (is(s, "block")) {
+		for (TSNode k = ts_node_named_child(s, 0); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
+			if (leaves(x, k, depth + 1))
+				return 1;
+		return 0;
+	}
+	if (is(s, "if_expression")) {
+		TSNode cond = tsnode_field(s, "condition"), br[2];
+		memset(br, 0, sizeof br);
+		int nb = 0;
+		for (TSNode k = ts_node_named_child(s, 0); !ts_node_is_null(k) && nb < 2; k = ts_node_next_named_sibling(k))
+			if (!ts_node_eq(k, cond))
+				br[nb++] = k;
+		int v = cond_value(x, cond);
+		return v == 1 ? leaves(x, br[0], depth + 1)
+		       : v == 0 ? leaves(x, br[1], depth + 1)
+				: leaves(x, br[0], depth + 1) && leaves(x, br[1], depth + 1);
+	}
+	return 0;
+}
+
+/* Statements in order: those after a return / throw are dead. A `runCatching { }` standing as
+ * a statement keeps every failure inside it from the runner. */
 static void walk_block(struct kx *x, TSNode n, struct ctx c)
 {
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k && !x->j->s.status; i++) {
 		TSNode s = ts_node_named_child(n, i);
-		walk(x, s, c);
-		if (is(s, "return_expression") || is(s, "throw_expression"))
+		struct ctx sc = c;
+		if (is(s, "call_expression")) {
+			struct call kc;
+			call_parts(x, s, &kc);
+			sc.swallowed |= !strcmp(kc.name, "runCatching") && !kc.owner[0];
+		}
+		walk(x, s, sc);
+		if (leaves(x, s, 0))
 			c.dead = 1;
 	}
 }
@@ -428,6 +659,41 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		status_at(x, A1_JS_UNDECIDABLE, n, "the syntax tree is nested too deeply");
 		return;
 	}
+	if (is(n, "throw_expression") && !c.dead && (c.test >= 0 || c.lc)) {
+		/* throw TestAbortedException(..): the test is skipped (JUnit 4's AssumptionViolatedException) */
+		TSNode e = ts_node_named_child(n, 0);
+		static const char *const aborts[] = {"TestAbortedException", "AssumptionViolatedException", "TestSkippedException",
+						     NULL};
+		if (is(e, "call_expression")) {
+			struct call kc;
+			call_parts(x, e, &kc);
+			if (str_in(kc.name, aborts)) {
+				if (c.lc)
+					c.lc->skip = 1;
+				else
+					x->j->s.tests[c.test].mods |= A1_JS_SKIP;
+			}
+		}
+	}
+	if (is(n, "property_declaration") && (c.test >= 0 || c.func >= 0)) {
+		local_declared(x, n);
+		TSNode vd = child(n, "variable_declaration"), id = child(vd, "identifier"), lam = child(n, "lambda_literal");
+		if (!ts_node_is_null(id) && !ts_node_is_null(lam) && x->body_end &&
+		    spend(x, x->body_end - ts_node_end_byte(n) + 1, n) &&
+		    !named_later(x->src, ts_node_start_byte(id), ts_node_end_byte(id), ts_node_end_byte(n), x->body_end)) {
+			struct ctx dc = c; /* val check = { assertEquals(..) } and check never named again */
+			dc.dead = 1;
+			uint32_t k = ts_node_named_child_count(n);
+			for (uint32_t i = 0; i < k && !x->j->s.status; i++)
+				walk(x, ts_node_named_child(n, i), dc);
+			return;
+		}
+	} else if (is(n, "assignment") || is(n, "postfix_expression") || is(n, "prefix_expression")) {
+		TSNode target = is(n, "assignment") ? tsnode_field(n, "left") : ts_node_named_child(n, 0);
+		struct klocal *l = local_named(x, target);
+		if (l)
+			l->bad = 1;
+	}
 	if (is(n, "call_expression")) {
 		call(x, n, c);
 	} else if (is(n, "binary_expression") && generic_lambda_call(x, n, c)) {
@@ -439,13 +705,25 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		int v = cond_value(x, cond), branch = 0;
 		walk(x, cond, c);
 		uint32_t k = ts_node_named_child_count(n);
+		size_t nf[3] = {0, 0, 0}; /* the test's facts before the first branch, after it, after the second */
+		nf[0] = nf[1] = nf[2] = c.test >= 0 ? x->j->s.tests[c.test].facts.n : 0;
 		for (uint32_t i = 0; i < k; i++) {
 			TSNode b = ts_node_named_child(n, i);
 			if (ts_node_eq(b, cond))
 				continue;
 			struct ctx t = c;
-			t.dead |= branch++ == 0 ? v == 0 : v == 1;
+			t.dead |= branch == 0 ? v == 0 : v == 1;
 			walk(x, b, t);
+			if (c.test >= 0 && branch < 2)
+				for (int q = branch + 1; q < 3; q++)
+					nf[q] = x->j->s.tests[c.test].facts.n;
+			branch++;
+		}
+		if (v < 0 && c.test >= 0 && !x->j->s.status) {
+			char *ct = canon(x, cond), *what = xasprintf("if (%s)", ct);
+			spend(x, a1_jvm_branch_conds(x->j, c.test, what, nf[0], nf[1], nf[2]), n);
+			free(ct);
+			free(what);
 		}
 	} else if (is(n, "try_expression")) {
 		struct ctx b = c;
@@ -464,13 +742,28 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 
 /* ---- classes and functions ---- */
 
-enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4 };
+enum { AN_TEST = 1, AN_SKIP = 2, AN_NESTED = 4, AN_INNER = 8, AN_RUNWITH = 16, AN_OBJECT = 32, AN_BEFORE = 64 };
 
-static unsigned annotations(struct kx *x, TSNode decl)
+/* 1 when a declaration's modifiers hold the keyword `word` (private, inner). */
+static int has_modifier(const struct kx *x, TSNode decl, const char *word)
+{
+	TSNode mods = child(decl, "modifiers");
+	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < m; i++)
+		if (text_is(x, ts_node_named_child(mods, i), word))
+			return 1;
+	return 0;
+}
+
+/* The annotations of a declaration: AN_* flags; conditions (@EnabledIf..., @DisabledOnOs ...)
+ * into *conds (their text) when conds is not NULL. */
+static unsigned annotations_c(struct kx *x, TSNode decl, struct a1_js_names *conds)
 {
 	static const char *const tests[] = {"Test", "ParameterizedTest", "RepeatedTest", "TestFactory", "TestTemplate",
 					    NULL};
 	static const char *const skips[] = {"Disabled", "Ignore", NULL};
+	static const char *const cond_prefixes[] = {"EnabledIf", "DisabledIf", "EnabledOn", "DisabledOn", "EnabledFor",
+						    "DisabledFor", "EnabledIn", "DisabledIn", NULL};
 	unsigned f = 0;
 	TSNode mods = child(decl, "modifiers");
 	uint32_t m = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
@@ -484,27 +777,153 @@ static unsigned annotations(struct kx *x, TSNode decl)
 		f |= str_in(nm, tests) ? AN_TEST : 0;
 		f |= str_in(nm, skips) ? AN_SKIP : 0;
 		f |= !strcmp(nm, "Nested") ? AN_NESTED : 0;
+		f |= !strcmp(nm, "RunWith") ? AN_RUNWITH : 0;
+		f |= !strcmp(nm, "BeforeEach") || !strcmp(nm, "Before") || !strcmp(nm, "BeforeAll") || !strcmp(nm, "BeforeClass")
+			 ? AN_BEFORE
+			 : 0;
+		for (const char *const *p = cond_prefixes; conds && *p; p++)
+			if (!strncmp(nm, *p, strlen(*p))) {
+				char *text = canon(x, a);
+				a1_jvm_names_add(conds, text);
+				free(text);
+				break;
+			}
 	}
 	return f;
 }
 
-static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
+static unsigned annotations(struct kx *x, TSNode decl)
 {
-	unsigned f = annotations(x, m);
+	return annotations_c(x, decl, NULL);
+}
+
+/* The rows of a parameterized test into j->rows: each element of @ValueSource / @CsvSource
+ * (`ints = [1, 2]`, `["1, 2", "3, 4"]`) as "key:row", any other source whole (as Java's). */
+static void add_row(struct kx *x, const char *test, const char *key, TSNode v)
+{
+	char *row = canon(x, v), *t = xasprintf("%s:%s", key, row);
+	a1_jvm_add_site(&x->j->rows, &x->j->nrows, &x->j->caprows, test, t);
+	free(row);
+	free(t);
+}
+
+static void rows_of(struct kx *x, TSNode m, const char *test)
+{
+	TSNode mods = child(m, "modifiers");
+	uint32_t k = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode a = ts_node_named_child(mods, i), t = child(a, "constructor_invocation");
+		char nm[64];
+		if (!is(a, "annotation"))
+			continue;
+		last_name(x, ts_node_is_null(t) ? child(a, "user_type") : t, nm, sizeof nm);
+		size_t L = strlen(nm);
+		if (L < 6 || strcmp(nm + L - 6, "Source"))
+			continue;
+		if (ts_node_is_null(t) || (strcmp(nm, "ValueSource") && strcmp(nm, "CsvSource"))) {
+			add_row(x, test, nm, a);
+			continue;
+		}
+		TSNode args = child(t, "value_arguments");
+		uint32_t q = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+		for (uint32_t j = 0; j < q; j++) {
+			TSNode va = ts_node_named_child(args, j);
+			uint32_t r = is(va, "value_argument") ? ts_node_named_child_count(va) : 0;
+			if (!r)
+				continue;
+			TSNode v = ts_node_named_child(va, r - 1), key = r >= 2 ? ts_node_named_child(va, 0) : (TSNode){0};
+			char kn[64] = "value";
+			if (is(key, "identifier"))
+				last_name(x, key, kn, sizeof kn);
+			if (is(v, "collection_literal")) {
+				for (TSNode e = ts_node_named_child(v, 0); !ts_node_is_null(e); e = ts_node_next_named_sibling(e))
+					if (!is(e, "line_comment") && !is(e, "block_comment"))
+						add_row(x, test, kn, e);
+			} else {
+				add_row(x, test, kn, v);
+			}
+		}
+	}
+}
+
+/* A test's @Timeout(..): a check of its own (raised: another expected value; removed: an
+ * assertion removed). */
+static void timeouts(struct kx *x, TSNode m, const struct ctx *c)
+{
+	TSNode mods = child(m, "modifiers");
+	uint32_t k = ts_node_is_null(mods) ? 0 : ts_node_named_child_count(mods);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode a = ts_node_named_child(mods, i), t = child(a, "constructor_invocation");
+		char nm[64];
+		if (!is(a, "annotation") || ts_node_is_null(t))
+			continue;
+		last_name(x, t, nm, sizeof nm);
+		if (strcmp(nm, "Timeout"))
+			continue;
+		char *form = canon(x, a), *exp1 = canon(x, child(t, "value_arguments"));
+		add_fact(x, c, a, form, NULL, "timeout", exp1, 0);
+	}
+}
+
+/* A function of class `cls` (mods: the class's AN_SKIP / AN_INNER / AN_RUNWITH, cls_conds its
+ * conditions). JUnit runs no private test, nor one in an inner class without @Nested: such a
+ * function is read as a helper, and named (a1_java_side.dropped). */
+static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, const struct a1_js_names *cls_conds,
+			struct klife *lc, unsigned depth)
+{
+	struct a1_js_names conds = {0};
+	unsigned f = annotations_c(x, m, &conds);
 	TSNode name = tsnode_field(m, "name");
-	if (ts_node_is_null(name))
+	if (ts_node_is_null(name)) {
+		a1_jvm_names_free(&conds);
 		return;
+	}
 	struct ctx c = {.test = -1, .func = -1, .depth = depth};
+	const char *not_run = !(f & AN_TEST)		? NULL
+			      : cls_mods & AN_INNER	? "in an inner class without @Nested: not run"
+			      : cls_mods & AN_OBJECT	? "in a companion or nested object: not run"
+			      : has_modifier(x, m, "private") ? "private: not run"
+							: NULL;
+	if (not_run) {
+		char *full = xasprintf("%s.%.*s", cls, (int)(ts_node_end_byte(name) - ts_node_start_byte(name)),
+				       x->src + ts_node_start_byte(name));
+		a1_jvm_add_site(&x->j->dropped, &x->j->ndropped, &x->j->capdropped, full, not_run);
+		free(full);
+		f &= ~(unsigned)AN_TEST;
+	}
 	if (f & AN_TEST) {
 		c.test = a1_jvm_new_test(x->j, x->src, cls, name, m);
 		x->j->s.tests[c.test].mods |= (f | cls_mods) & AN_SKIP ? A1_JS_SKIP : 0;
+		timeouts(x, m, &c);
+		rows_of(x, m, x->j->s.tests[c.test].name);
+		for (size_t i = 0; i < conds.n; i++)
+			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, conds.v[i]);
+		for (size_t i = 0; cls_conds && i < cls_conds->n; i++)
+			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, cls_conds->v[i]);
 	} else {
 		c.func = a1_jvm_new_func(x->j, x->src, cls, name);
+		c.lc = f & AN_BEFORE ? lc : NULL;
 	}
+	a1_jvm_names_free(&conds);
+	locals_free(x);
+	x->body_end = ts_node_end_byte(m);
 	walk(x, child(m, "function_body"), c);
+	x->body_end = 0;
+	locals_free(x);
+	free(x->loc); /* locals live within one function */
+	x->loc = NULL;
+	x->caploc = 0;
 }
 
-static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsigned depth)
+static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
+{
+	function_in(x, m, cls, cls_mods, NULL, NULL, depth);
+}
+
+/* A class (its lifecycle functions' findings into *up when given: a companion object's
+ * @BeforeAll holds for its class's tests). */
+static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, const struct a1_js_names *conds,
+		     struct klife *up, unsigned depth)
 {
 	if (depth > WALK_MAX) {
 		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
@@ -515,23 +934,62 @@ static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsi
 					: xstrndup(x->src + ts_node_start_byte(nm), ts_node_end_byte(nm) - ts_node_start_byte(nm));
 	char *cls = outer ? xasprintf("%s.%s", outer, own) : xstrdup(own);
 	free(own);
-	mods |= annotations(x, k) & AN_SKIP;
+	struct a1_js_names mine = {0};
+	mods |= annotations_c(x, k, &mine) & (AN_SKIP | AN_RUNWITH);
+	if (has_modifier(x, k, "abstract"))
+		a1_jvm_names_add(&mine, "abstract class: its tests run only in a subclass");
+	if (!outer && !a1_jvm_surefire_name(cls))
+		a1_jvm_names_add(&mine, A1_JVM_SUREFIRE_COND);
+	for (size_t i = 0; conds && i < conds->n; i++)
+		a1_jvm_names_add(&mine, conds->v[i]);
+	struct klife own_lc = {0}, *lc = up ? up : &own_lc;
+	size_t t0 = x->j->s.ntests;
 	size_t n;
 	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of functions */
 	for (size_t i = 0; i < n && !x->j->s.status; i++) {
 		TSNode ch = kids[i];
 		if (is(ch, "function_declaration")) {
-			function(x, ch, cls, mods, depth);
+			function_in(x, ch, cls, mods, &mine, lc, depth);
 		} else if (is(ch, "class_declaration") || is(ch, "object_declaration") || is(ch, "companion_object")) {
 			int nested = annotations(x, ch) & AN_NESTED; /* JUnit 5 runs an inner class's tests in the outer's */
-			klass(x, ch, cls, nested ? mods : 0, depth + 1);
+			int inner = is(ch, "class_declaration") && has_modifier(x, ch, "inner");
+			unsigned keep = (nested ? mods : 0) | (mods & AN_RUNWITH) |
+					(inner && !nested && !(mods & AN_RUNWITH) ? AN_INNER : 0) |
+					(is(ch, "companion_object") || is(ch, "object_declaration") ? AN_OBJECT : 0);
+			struct a1_js_names none = {0}, stat = {0};
+			if (nested && !inner) { /* a Kotlin nested class is static: JUnit 5 does not nest it */
+				a1_jvm_names_add(&stat, "@Nested class that is not inner (not run by Maven Surefire's default excludes)");
+				for (size_t q = 0; q < mine.n; q++)
+					a1_jvm_names_add(&stat, mine.v[q]);
+			}
+			klass_in(x, ch, cls, keep, nested && !inner ? &stat : nested ? &mine : &none,
+				 is(ch, "companion_object") ? lc : NULL, depth + 1);
+			a1_jvm_names_free(&stat);
 		} else {
 			struct ctx c = {.test = -1, .func = -1, .depth = depth};
 			walk(x, ch, c); /* properties, initializers: nothing a test runs as its own */
 		}
 	}
 	free(kids);
+	/* what the lifecycle functions assume holds for the class's own tests */
+	size_t L = strlen(cls);
+	for (size_t i = t0; !up && i < x->j->s.ntests; i++) {
+		struct a1_js_test *t = &x->j->s.tests[i];
+		if (strncmp(t->name, cls, L) || t->name[L] != '.' || strchr(t->name + L + 1, '.'))
+			continue;
+		if (own_lc.skip)
+			t->mods |= A1_JS_SKIP;
+		for (size_t j = 0; j < own_lc.conds.n; j++)
+			a1_jvm_add_cond(x->j, t->name, own_lc.conds.v[j]);
+	}
+	a1_jvm_names_free(&own_lc.conds);
+	a1_jvm_names_free(&mine);
 	free(cls);
+}
+
+static void klass(struct kx *x, TSNode k, const char *outer, unsigned mods, unsigned depth)
+{
+	klass_in(x, k, outer, mods, NULL, NULL, depth);
 }
 
 /* ---- a side ---- */

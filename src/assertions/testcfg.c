@@ -274,6 +274,92 @@ static int either_mentions(const char *pre, size_t pre_len, const char *post, si
 	return (pre && mentions(pre, pre_len, word, icase)) || (post && mentions(post, post_len, word, icase));
 }
 
+/* .mvn/maven.config: whitespace-separated options every `mvn` run gets. One the post side
+ * gained that skips tests, forgives failures or narrows what runs: NARROWED naming it; another
+ * gained or lost option mentioning tests: CHANGED; none: no finding. */
+#define MVN_TOKENS 512
+
+static size_t mvn_tokens(const char *s, size_t n, const char **tok, size_t *len)
+{
+	size_t k = 0;
+	for (size_t i = 0; s && i < n && k < MVN_TOKENS;) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		size_t a = i;
+		while (i < n && !(s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		if (i > a) {
+			tok[k] = s + a;
+			len[k++] = i - a;
+		}
+	}
+	return k;
+}
+
+static int mvn_has(const char **tok, const size_t *len, size_t k, const char *t, size_t n)
+{
+	for (size_t i = 0; i < k; i++)
+		if (len[i] == n && !memcmp(tok[i], t, n))
+			return 1;
+	return 0;
+}
+
+static int mvn_starts(const char *t, size_t n, const char *p)
+{
+	size_t k = strlen(p);
+	return n >= k && !memcmp(t, p, k) && (n == k || t[k] == '=');
+}
+
+static void maven_config(const char *pre, size_t pre_len, const char *post, size_t post_len, struct testcfg_result *out)
+{
+	size_t lp[MVN_TOKENS], lq[MVN_TOKENS];
+	const char *a[MVN_TOKENS], *b[MVN_TOKENS];
+	size_t na = mvn_tokens(pre, pre_len, a, lp), nb = mvn_tokens(post, post_len, b, lq);
+	static const struct {
+		const char *opt, *finding;
+	} rules[] = {{"-DskipTests", "tests-skipped"},
+		     {"-Dmaven.test.skip", "tests-skipped"},
+		     {"-Dmaven.test.skip.exec", "tests-skipped"},
+		     {"-DskipITs", "tests-skipped"},
+		     {"-Dmaven.test.failure.ignore", "suite-made-to-pass"},
+		     {"-Dmaven.test.error.ignore", "suite-made-to-pass"},
+		     {"-DtestFailureIgnore", "suite-made-to-pass"},
+		     {"-fn", "suite-made-to-pass"},
+		     {"--fail-never", "suite-made-to-pass"},
+		     {"-Dtest", "discovery-narrowed"},
+		     {"-Dit.test", "discovery-narrowed"},
+		     {"-Dgroups", "discovery-narrowed"},
+		     {"-DexcludedGroups", "discovery-narrowed"},
+		     {"-Dsurefire.excludesFile", "discovery-narrowed"},
+		     {"-Dsurefire.includesFile", "discovery-narrowed"},
+		     {"-pl", "discovery-narrowed"},
+		     {"--projects", "discovery-narrowed"}};
+	int other = 0;
+	for (size_t i = 0; i < nb; i++) {
+		if (mvn_has(a, lp, na, b[i], lq[i]))
+			continue;
+		for (size_t r = 0; r < sizeof rules / sizeof *rules; r++)
+			if (mvn_starts(b[i], lq[i], rules[r].opt) &&
+			    !(lq[i] > 6 && !memcmp(b[i] + lq[i] - 6, "=false", 6))) {
+				out->outcome = TESTCFG_NARROWED;
+				out->finding = rules[r].finding;
+				snprintf(out->detail, sizeof out->detail, "maven.config gained %.*s", (int)(lq[i] > 200 ? 200 : lq[i]),
+					 b[i]);
+				return;
+			}
+		other |= mentions(b[i], lq[i], "test", 1) || mentions(b[i], lq[i], "Test", 1);
+	}
+	for (size_t i = 0; i < na; i++)
+		if (!mvn_has(b, lq, nb, a[i], lp[i]))
+			other |= mentions(a[i], lp[i], "test", 1) || mentions(a[i], lp[i], "Test", 1);
+	if (other) {
+		out->outcome = TESTCFG_CHANGED;
+		snprintf(out->detail, sizeof out->detail, "maven.config: an option about tests changed");
+	} else {
+		snprintf(out->detail, sizeof out->detail, "maven.config: no option about tests changed");
+	}
+}
+
 void testcfg_compare(const struct testfile *tf, const char *pre, size_t pre_len, const char *post, size_t post_len,
 		     struct testcfg_result *out)
 {
@@ -300,6 +386,9 @@ void testcfg_compare(const struct testfile *tf, const char *pre, size_t pre_len,
 		} else {
 			snprintf(out->detail, sizeof out->detail, "vite configuration without a `test` section");
 		}
+		return;
+	case TESTCFG_MAVEN_CONFIG:
+		maven_config(pre, pre_len, post, post_len, out);
 		return;
 	case TESTCFG_GRADLE: {
 		static const char *const words[] = {"test", "junit", "jacoco", "kover", "spek", "kotest", NULL};

@@ -83,6 +83,7 @@ static const struct {
     {"settings.gradle", TESTCFG_GRADLE, "Groovy"},
     {"build.gradle.kts", TESTCFG_GRADLE, "Kotlin"},
     {"settings.gradle.kts", TESTCFG_GRADLE, "Kotlin"},
+    {"maven.config", TESTCFG_MAVEN_CONFIG, NULL},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -47,6 +47,7 @@ enum testcfg_format {
 	TESTCFG_CARGO_TOML,	/* TOML: [[test]], lib/bin test and harness, profile.test, workspace members, default features */
 	TESTCFG_POM_XML,	/* XML: surefire / failsafe / jacoco, test properties and directories */
 	TESTCFG_GRADLE,		/* Groovy / Kotlin scripts, not parsed */
+	TESTCFG_MAVEN_CONFIG,	/* .mvn/maven.config: the options every mvn run gets (-DskipTests ...) */
 };
 
 struct testfile {

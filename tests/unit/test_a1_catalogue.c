@@ -361,6 +361,13 @@ Test(a1cat, javascript_and_typescript)
 	"class CalcTest {\n  @Test\n  void add() {\n    assertEquals(3, Calc.add(1, 2));\n  }\n\n  @Test\n  void div() {\n" \
 	"    assertThrows(ArithmeticException.class, () -> Calc.div(1, 0));\n  }\n}\n"
 
+#define JAVA_PARAM                                                                                                     \
+	"package calc;\n\nimport static org.junit.jupiter.api.Assertions.*;\nimport org.junit.jupiter.api.*;\n"             \
+	"import org.junit.jupiter.params.*;\nimport org.junit.jupiter.params.provider.*;\n\nclass CalcTest {\n"                 \
+	"  @ParameterizedTest\n  @CsvSource({\"1, 2, 3\", \"2, 2, 4\"})\n  void add(int a, int b, int c) {\n"                  \
+	"    assertEquals(c, Calc.add(a, b));\n  }\n\n  @Nested\n  class Sub {\n    @Test\n    void sub() {\n"                \
+	"      assertEquals(1, Calc.sub(2, 1));\n    }\n  }\n}\n"
+
 Test(a1cat, java)
 {
 	static const struct acase cases[] = {
@@ -374,6 +381,32 @@ Test(a1cat, java)
 	     "WARN ASSERTION_EXPECTATION_CHANGED"},
 	    {"java honest: a new assertion", "src/test/java/calc/MoreTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
 	     "    assertEquals(3, Calc.add(1, 2));\n    assertEquals(0, Calc.add(0, 0));\n", "PASS"},
+	    /* held-out style (issue 32): one of each class the judge learned then */
+	    {"java test made private", "src/test/java/calc/PrivateTest.java", JAVA_PRE, "  @Test\n  void add",
+	     "  @Test\n  private void add", "FAIL"},
+	    {"java if (true) return", "src/test/java/calc/ReturnTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
+	     "    if (true) return;\n    assertEquals(3, Calc.add(1, 2));\n", "FAIL"},
+	    {"java assertTrue(x || true)", "src/test/java/calc/OrTrueTest.java", JAVA_PRE, "assertEquals(3, Calc.add(1, 2))",
+	     "assertTrue(Calc.add(1, 2) == 3 || true)", "FAIL"},
+	    {"java assertThrows(AssertionError) around it", "src/test/java/calc/InvertTest.java", JAVA_PRE,
+	     "assertEquals(3, Calc.add(1, 2));", "assertThrows(AssertionError.class, () -> assertEquals(3, Calc.add(1, 2)));",
+	     "FAIL"},
+	    {"java @Nested removed", "src/test/java/calc/NestedTest.java", JAVA_PARAM, "  @Nested\n", "", "FAIL"},
+	    {"java @CsvSource row removed", "src/test/java/calc/RowsTest.java", JAVA_PARAM, ", \"2, 2, 4\"", "", "FAIL"},
+	    {"java honest: @CsvSource row added", "src/test/java/calc/MoreRowsTest.java", JAVA_PARAM, "\"2, 2, 4\"",
+	     "\"2, 2, 4\", \"0, 0, 0\"", "PASS"},
+	    {"java honest: @DisplayName added", "src/test/java/calc/NamedTest.java", JAVA_PRE, "  @Test\n  void add",
+	     "  @Test\n  @DisplayName(\"adds\")\n  void add", "PASS"},
+	    {"java assertion put under an if", "src/test/java/calc/EnvTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
+	     "    if (System.getenv(\"CI\") == null) {\n      assertEquals(3, Calc.add(1, 2));\n    }\n",
+	     "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"java JUnit 3 assertTrue(true)", "src/test/java/calc/LegacyTest.java",
+	     "package calc;\n\nimport junit.framework.TestCase;\n\npublic class LegacyTest extends TestCase {\n"
+	     "  public void testAdd() {\n    assertEquals(3, Calc.add(1, 2));\n  }\n}\n",
+	     "assertEquals(3, Calc.add(1, 2))", "assertTrue(true)", "FAIL"},
+	    {"java the actual made a constant local", "src/test/java/calc/LocalTest.java", JAVA_PRE,
+	     "    assertEquals(3, Calc.add(1, 2));\n", "    int got = 3;\n    assertEquals(3, got);\n", "FAIL"},
+
 	};
 	play_group("java", cases, sizeof cases / sizeof cases[0]);
 }
@@ -424,6 +457,25 @@ Test(a1cat, kotlin)
 	     "assertEquals(3, Calc.add(1,2))", "PASS"},
 	    {"kotlin honest: assertFailsWith respelled", "src/test/kotlin/calc/SpellTest.kt", KT_TEST,
 	     "assertFailsWith<ArithmeticException> {", "assertFailsWith(ArithmeticException::class) {", "PASS"},
+	    /* held-out style (issue 32) */
+	    {"kotlin.test private test", "src/test/kotlin/calc/PrivateTest.kt", KT_TEST, "  @Test\n  fun add",
+	     "  @Test\n  private fun add", "FAIL"},
+	    {"junit5 assumeTrue(false)", "src/test/kotlin/calc/AssumeTest.kt", KT_J5, "    assertEquals(3, Calc.add(1, 2))\n",
+	     "    Assumptions.assumeTrue(false)\n    assertEquals(3, Calc.add(1, 2))\n", "FAIL"},
+	    {"kotlin.test runCatching around it", "src/test/kotlin/calc/CatchingTest.kt", KT_TEST,
+	     "    assertEquals(0, Calc.add(0, 0))\n", "    runCatching { assertEquals(0, Calc.add(0, 0)) }\n", "FAIL"},
+	    {"kotlin.test assertFails around it", "src/test/kotlin/calc/FailsTest.kt", KT_TEST,
+	     "assertEquals(3, Calc.add(1, 2))", "assertFails { assertEquals(3, Calc.add(1, 2)) }", "FAIL"},
+	    {"junit5 @EnabledOnOs added", "src/test/kotlin/calc/OsTest.kt", KT_J5, "  @Test\n  fun add",
+	     "  @Test\n  @EnabledOnOs(OS.AIX)\n  fun add", "UNVERIFIED ASSERTION_UNDECIDABLE"},
+	    {"kotlin.test expected changed through a local", "src/test/kotlin/calc/LocalTest.kt", KT_TEST,
+	     "    assertEquals(3, Calc.add(1, 2))\n", "    val want = 4\n    assertEquals(want, Calc.add(1, 2))\n",
+	     "WARN ASSERTION_EXPECTATION_CHANGED"},
+	    {"kotlin.test test moved into the companion object", "src/test/kotlin/calc/CompanionTest.kt", KT_J5,
+	     "  @Test\n  fun add() {\n    assertEquals(3, Calc.add(1, 2))\n  }\n",
+	     "  companion object {\n    @Test\n    fun add() {\n      assertEquals(3, Calc.add(1, 2))\n    }\n  }\n", "FAIL"},
+	    {"kotlin honest: an internal test", "src/test/kotlin/calc/InternalTest.kt", KT_TEST, "  @Test\n  fun add",
+	     "  @Test\n  internal fun add", "PASS"},
 	    {"kotlin honest: a new test file", "src/test/kotlin/calc/FreshTest.kt", NULL, NULL,
 	     "import kotlin.test.*\n\nclass FreshTest {\n  @Test\n  fun one() {\n    assertEquals(1, 2 - 1)\n  }\n}\n", "PASS"},
 	};
@@ -455,6 +507,12 @@ Test(a1cat, configuration_only_by_its_test_keys)
 	     "<project>\n  <properties>\n    <java.version>17</java.version>\n  </properties>\n</project>\n",
 	     "    <java.version>17</java.version>\n", "    <java.version>17</java.version>\n    <skipTests>true</skipTests>\n",
 	     "FAIL"},
+	    {".mvn/maven.config -DskipTests", ".mvn/maven.config", "--batch-mode\n", "--batch-mode\n",
+	     "--batch-mode\n-DskipTests\n", "FAIL"},
+	    {".mvn/maven.config -fn", "web/.mvn/maven.config", "--batch-mode\n", "--batch-mode\n", "--batch-mode -fn\n",
+	     "FAIL"},
+	    {".mvn/maven.config threads", "api/.mvn/maven.config", "--batch-mode\n", "--batch-mode\n",
+	     "--batch-mode\n-T 4\n", "PASS"},
 	    {"build.gradle test task disabled", "build.gradle", "test {\n  useJUnitPlatform()\n}\n", "useJUnitPlatform()",
 	     "enabled = false", "UNVERIFIED ASSERTION_LANGUAGE_NOT_JUDGED"},
 	    {"jest.config.js ignore pattern", "jest.config.js", "module.exports = {};\n", "{}",

@@ -67,6 +67,7 @@ static const struct row rows[] = {
     {"app/Calc.kt", TESTFILE_NONE, NULL, 0},
     {"pom.xml", TESTFILE_CONFIG, NULL, TESTCFG_POM_XML},
     {"build.gradle.kts", TESTFILE_CONFIG, "Kotlin", TESTCFG_GRADLE},
+    {".mvn/maven.config", TESTFILE_CONFIG, NULL, TESTCFG_MAVEN_CONFIG},
     {"settings.gradle", TESTFILE_CONFIG, "Groovy", TESTCFG_GRADLE},
     /* others */
     {"spec/calc_spec.rb", TESTFILE_SOURCE, "Ruby", 0},
