@@ -78,6 +78,29 @@ void a1_lang_call_add(struct a1_lang_func *f, const char *name, size_t n)
 	f->calls.v[f->calls.n++] = xstrndup(name, n);
 }
 
+struct a1_lang_table *a1_lang_table_add(struct a1_lang_func *f, const char *name, unsigned line)
+{
+	f->tables = grow(f->tables, &f->captables, f->ntables, sizeof *f->tables);
+	struct a1_lang_table *t = &f->tables[f->ntables++];
+	memset(t, 0, sizeof *t);
+	t->name = xstrdup(name);
+	t->line = line;
+	return t;
+}
+
+void a1_lang_names_add(struct a1_lang_names *x, const char *s, size_t n)
+{
+	x->v = grow(x->v, &x->cap, x->n, sizeof *x->v);
+	x->v[x->n++] = xstrndup(s, n);
+}
+
+static void names_drop(struct a1_lang_names *x)
+{
+	for (size_t j = 0; j < x->n; j++)
+		free(x->v[j]);
+	free(x->v);
+}
+
 void a1_lang_opaque_add(struct a1_lang_side *s, const char *name, const char *text)
 {
 	s->opaque = grow(s->opaque, &s->capopaque, s->nopaque, sizeof *s->opaque);
@@ -111,6 +134,14 @@ void a1_lang_side_free(struct a1_lang_side *s)
 		for (size_t j = 0; j < f->calls.n; j++)
 			free(f->calls.v[j]);
 		free(f->calls.v);
+		for (size_t j = 0; j < f->ntables; j++) {
+			free(f->tables[j].name);
+			free(f->tables[j].source);
+			names_drop(&f->tables[j].rows);
+			names_drop(&f->tables[j].keys);
+			names_drop(&f->tables[j].calls);
+		}
+		free(f->tables);
 		free(f->name);
 		free(f->why);
 		free(f->panic_expect);
@@ -500,7 +531,12 @@ void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f)
 	f->subject = a1_lang_canon(src, l);
 	f->matcher = a1_lang_canon(src, o);
 	f->expected = a1_lang_literal(r) ? a1_lang_canon(src, r) : NULL;
-	f->strength = A1_LANG_EXACT;
+	/* the check is the guard's opposite: `!=` fails on any other value (exact); an ordering
+	 * lets a range of values pass (loose); `==` and the rest (`&&`, `||`) are neither */
+	f->strength = !strcmp(f->matcher, "!=") ? A1_LANG_EXACT
+		      : !strcmp(f->matcher, "<") || !strcmp(f->matcher, ">") || !strcmp(f->matcher, "<=") || !strcmp(f->matcher, ">=")
+			  ? A1_LANG_LOOSE
+			  : A1_LANG_OTHER;
 }
 
 /*==== judging ===============================================================================*/
@@ -812,6 +848,93 @@ static unsigned helper_mods(const struct a1_lang_side *s, const struct a1_lang_f
 	return m;
 }
 
+/* 1 when table `t` of side `s` asserts: its loop body holds a live fact, or calls a function of
+ * the file (HELPER_DEPTH calls deep) that does. */
+static int table_asserts(const struct a1_lang_side *s, const struct a1_lang_table *t)
+{
+	if (t->asserts)
+		return 1;
+	struct a1_lang_func via = {.calls = t->calls};
+	unsigned char *seen = xcalloc(s->nfuncs + 1, 1);
+	reach(s, &via, seen, HELPER_DEPTH);
+	int yes = 0;
+	for (size_t j = 0; j < s->nfuncs && !yes; j++)
+		yes = seen[j] && any_live_fact(&s->funcs[j]);
+	free(seen);
+	return yes;
+}
+
+/* The rows of a table the test P ran its checks over, against its counterpart in Q (the same
+ * name, else the only one left on both sides): fewer rows FAIL test-case-removed, some gone
+ * but no fewer WARN expected-value-changed, rows added none; rows not read from a literal
+ * whose source changed UNVERIFIED test-cases-out-of-view. */
+static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_func *P, const struct a1_lang_func *Q,
+			 cJSON *out)
+{
+	unsigned char *used = xcalloc(Q->ntables + 1, 1), *asserting = xcalloc(P->ntables + 1, 1);
+	long *pair = xmalloc((P->ntables + 1) * sizeof *pair);
+	size_t left_p = 0, left_q = 0;
+	for (size_t i = 0; i < P->ntables; i++) {
+		pair[i] = -1;
+		asserting[i] = (unsigned char)table_asserts(pre, &P->tables[i]);
+		for (size_t j = 0; asserting[i] && j < Q->ntables && pair[i] < 0; j++)
+			if (!used[j] && !strcmp(P->tables[i].name, Q->tables[j].name))
+				pair[i] = (long)j, used[j] = 1;
+		left_p += asserting[i] && pair[i] < 0;
+	}
+	for (size_t j = 0; j < Q->ntables; j++)
+		left_q += !used[j];
+	for (size_t i = 0; left_p == 1 && left_q == 1 && i < P->ntables; i++)
+		for (size_t j = 0; asserting[i] && pair[i] < 0 && j < Q->ntables; j++)
+			if (!used[j])
+				pair[i] = (long)j, used[j] = 1;
+	for (size_t i = 0; i < P->ntables; i++) {
+		if (pair[i] < 0)
+			continue; /* the table gone: its checks are judged as assertions */
+		const struct a1_lang_table *a = &P->tables[i], *b = &Q->tables[pair[i]];
+		if (a->source || b->source) {
+			if (!eq(a->source, b->source)) {
+				char *was = a->source ? xasprintf("rows from %s", a->source) : xasprintf("%zu row(s) in %s", a->rows.n, a->name);
+				char *now = b->source ? xasprintf("rows from %s (not read)", b->source)
+						      : xasprintf("%zu row(s) in %s", b->rows.n, b->name);
+				a1_lang_finding(out, P->name, "test-cases-out-of-view", "UNVERIFIED", UNDECIDABLE, was, now);
+				free(was);
+				free(now);
+			}
+			continue;
+		}
+		unsigned char *took = xcalloc(b->keys.n + 1, 1);
+		struct buf gone = {0};
+		size_t removed = 0;
+		for (size_t k = 0; k < a->keys.n; k++) {
+			size_t m;
+			for (m = 0; m < b->keys.n; m++)
+				if (!took[m] && !strcmp(a->keys.v[k], b->keys.v[m]))
+					break;
+			if (m < b->keys.n) {
+				took[m] = 1;
+				continue;
+			}
+			buf_printf(&gone, "%s%s", removed++ ? "; " : "", a->rows.v[k]);
+		}
+		if (removed) {
+			char *what = xasprintf("%zu row(s) gone: %s", removed, buf_cstr(&gone));
+			char *now = xasprintf("%zu row(s), %zu new", b->rows.n, b->rows.n - (a->rows.n - removed));
+			if (b->rows.n < a->rows.n)
+				a1_lang_finding(out, P->name, "test-case-removed", "FAIL", NULL, what, now);
+			else
+				a1_lang_finding(out, P->name, "expected-value-changed", "WARN", NULL, what, now);
+			free(what);
+			free(now);
+		}
+		buf_free(&gone);
+		free(took);
+	}
+	free(used);
+	free(asserting);
+	free(pair);
+}
+
 static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
 			 const struct a1_lang_func *Q, cJSON *out)
 {
@@ -870,6 +993,7 @@ static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_si
 	else if ((Q->mods & A1_LANG_COND_SKIP) && !(P->mods & A1_LANG_COND_SKIP))
 		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				Q->why ? Q->why : "a condition");
+	compare_rows(pre, P, Q, out);
 	compare_facts(pre, post, P, Q, out);
 }
 
