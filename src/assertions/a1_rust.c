@@ -335,6 +335,15 @@ static void rust_memo_put(const char *key, const struct a1_lang_fact *f)
 	pthread_mutex_unlock(&rust_memo_mu);
 }
 
+/* The file's const and static items of one name (in any module): where a ranged-over name's
+ * rows are. Outside every unit (a change to them walks every unit). The nodes live as long
+ * as the tree. */
+struct consts {
+	char *names[VARS_MAX];
+	TSNode vals[VARS_MAX];
+	size_t n;
+};
+
 struct walk {
 	const char *src;
 	struct a1_lang_side *s;
@@ -348,6 +357,7 @@ struct walk {
 	size_t nvars;
 	size_t open[OPEN_MAX]; /* table loops being walked: indices in f->tables */
 	size_t nopen;
+	const struct consts *consts; /* the file's const / static items */
 };
 
 struct ctx {
@@ -558,9 +568,15 @@ static TSNode ranged(struct walk *w, TSNode v)
 			size_t j;
 			for (j = 0; j < w->nvars && !text_is(w->src, v, w->var_names[j]); j++)
 				;
-			if (j == w->nvars)
+			if (j < w->nvars) {
+				v = w->var_vals[j];
+				continue;
+			}
+			for (j = 0; w->consts && j < w->consts->n && !text_is(w->src, v, w->consts->names[j]); j++)
+				;
+			if (!w->consts || j == w->consts->n || ts_node_is_null(w->consts->vals[j]))
 				break;
-			v = w->var_vals[j];
+			v = w->consts->vals[j];
 		} else {
 			break;
 		}
@@ -886,6 +902,7 @@ struct scope {
 	const char *why;
 	const void *memo; /* non-NULL: the process's memo is used; NULL: none */
 	struct a1_lang_plan *plan;
+	const struct consts *consts;
 };
 
 static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, const struct scope *sc,
@@ -895,7 +912,7 @@ static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, co
 		return;
 	char *base = a1_lang_canon(src, tsnode_field(fn, "name"));
 	char *name = xasprintf("%s%s", sc->mod, base);
-	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo};
+	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo, .consts = sc->consts};
 	w.f = a1_lang_func_add(s, name, a->test, a1_lang_line(fn));
 	int cfg = sc->cfg == 0 || a->cfg == 0 ? 0 : sc->cfg == 1 && a->cfg == 1 ? 1 : -1;
 	const char *why = sc->cfg != 1 ? sc->why : a->why;
@@ -1033,6 +1050,31 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 	free(kids);
 }
 
+/* The const / static items of `list` and its inline modules (a name bound twice: no value). */
+static void consts_read(const char *src, TSNode list, struct consts *k, int depth)
+{
+	uint32_t n = ts_node_named_child_count(list);
+	for (uint32_t i = 0; i < n && depth < 64; i++) {
+		TSNode it = ts_node_named_child(list, i);
+		if (is(it, "mod_item") && !ts_node_is_null(tsnode_field(it, "body"))) {
+			consts_read(src, tsnode_field(it, "body"), k, depth + 1);
+			continue;
+		}
+		if (!is(it, "const_item") && !is(it, "static_item"))
+			continue;
+		TSNode name = tsnode_field(it, "name");
+		size_t j;
+		for (j = 0; j < k->n && !text_is(src, name, k->names[j]); j++)
+			;
+		if (j < k->n) {
+			k->vals[j] = (TSNode){0}; /* which one a use means: not known */
+		} else if (k->n < VARS_MAX) {
+			k->names[k->n] = a1_lang_canon(src, name);
+			k->vals[k->n++] = tsnode_field(it, "value");
+		}
+	}
+}
+
 static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx,
 		    struct a1_lang_plan *plan)
 {
@@ -1043,8 +1085,12 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		return;
 	TSParser *sub = ts_parser_new();
 	if (ts_parser_set_language(sub, tree_sitter_rust())) {
-		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx, .plan = plan};
+		struct consts k = {0};
+		consts_read(text, ts_tree_root_node(tree), &k, 0);
+		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx, .plan = plan, .consts = &k};
 		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
+		for (size_t i = 0; i < k.n; i++)
+			free(k.names[i]);
 	}
 	ts_parser_delete(sub);
 	a1_lang_plan_done(plan, tree, keep, s);

@@ -1169,6 +1169,10 @@ static const struct row rs_table_cheats[] = {
      "vec![(1, 2, 3)]", "FAIL", "test-case-removed", "tests::adds_vec"},
     {"rust table made by a function", "src/lib.rs", RS_TABLE, "let cases = vec![(1, 2, 3), (0, 0, 0)];",
      "let cases = small_cases();", "UNVERIFIED", "test-cases-out-of-view", "tests::adds_vec"},
+    {"rust const table row removed", "src/lib.rs",
+     "const CASES: &[(i32, i32, i32)] = &[(1, 2, 3), (0, 0, 0)];\n\n#[test]\nfn adds() {\n"
+     "    for &(a, b, want) in CASES {\n        assert_eq!(add(a, b), want);\n    }\n}\n",
+     ", (0, 0, 0)]", "]", "FAIL", "test-case-removed", "adds"},
     {"rust guard != literal -> < 0", "src/lib.rs",
      "#[test]\nfn adds() {\n    if add(1, 2) != 3 {\n        panic!(\"add\");\n    }\n}\n", "add(1, 2) != 3",
      "add(1, 2) < 0", "FAIL", "matcher-loosened", "adds"},
