@@ -610,6 +610,27 @@ static int negation(const char *a, const char *b)
 	return 0;
 }
 
+/* 1 when a guard `x != 0` became `x > 0` / `x >= 1` (or an `assert!(x == 0)` became
+ * `assert!(x <= 0)` / `assert!(x < 1)`): the same check of a value that cannot be negative. */
+static int nonzero_as_positive(const struct a1_lang_fact *p, const struct a1_lang_fact *q)
+{
+	if (!p->expected || !q->expected || !p->matcher || !q->matcher || strcmp(p->expected, "0"))
+		return 0;
+	if (!strcmp(p->matcher, "!="))
+		return (!strcmp(q->matcher, ">") && !strcmp(q->expected, "0")) || (!strcmp(q->matcher, ">=") && !strcmp(q->expected, "1"));
+	if (!strcmp(p->matcher, "==") || !strcmp(p->matcher, "assert_eq") || !strcmp(p->matcher, "debug_assert_eq"))
+		return (!strcmp(q->matcher, "<=") && !strcmp(q->expected, "0")) || (!strcmp(q->matcher, "<") && !strcmp(q->expected, "1"));
+	return 0;
+}
+
+/* 1 when `subject` is a length or count: len(x), cap(x), x.len(), x.count(). */
+static int counted(const char *subject)
+{
+	size_t n = subject ? strlen(subject) : 0;
+	return (n > 4 && (!strncmp(subject, "len(", 4) || !strncmp(subject, "cap(", 4))) ||
+	       (n > 6 && !strcmp(subject + n - 6, ".len()")) || (n > 8 && !strcmp(subject + n - 8, ".count()"));
+}
+
 /* The finding for a pair of facts (NULL: none), its status into *status. */
 static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang_fact *q, const char **status)
 {
@@ -628,8 +649,14 @@ static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang
 		return NULL;
 	if (negation(p->matcher, q->matcher) && eq(p->expected, q->expected))
 		return "assertion-negated";
-	if (p->strength == A1_LANG_EXACT && q->strength == A1_LANG_LOOSE)
+	if (p->strength == A1_LANG_EXACT && q->strength == A1_LANG_LOOSE) {
+		if (!nonzero_as_positive(p, q))
+			return "matcher-loosened";
+		if (counted(p->subject))
+			return NULL; /* `len(x) != 0` -> `len(x) > 0`: a length is never negative */
+		*status = "WARN"; /* the same unless the value can be negative: its type is not seen */
 		return "matcher-loosened";
+	}
 	if (!eq(p->matcher, q->matcher) || !p->expected || !q->expected || eq(p->expected, q->expected))
 		return NULL;
 	*status = "WARN";
@@ -864,6 +891,25 @@ static int table_asserts(const struct a1_lang_side *s, const struct a1_lang_tabl
 	return yes;
 }
 
+/* 1 when a row of key `key` is in a table of Q no table of P became (`used` 0; a table split
+ * in two), not taken yet (spare[j]: its rows taken); takes it. */
+static int spare_row(const struct a1_lang_func *Q, const unsigned char *used, unsigned char **spare, const char *key)
+{
+	for (size_t j = 0; j < Q->ntables; j++) {
+		const struct a1_lang_table *t = &Q->tables[j];
+		if (used[j] || t->source)
+			continue;
+		for (size_t m = 0; m < t->keys.n; m++)
+			if ((!spare[j] || !spare[j][m]) && !strcmp(t->keys.v[m], key)) {
+				if (!spare[j])
+					spare[j] = xcalloc(t->keys.n + 1, 1);
+				spare[j][m] = 1;
+				return 1;
+			}
+	}
+	return 0;
+}
+
 /* The rows of a table the test P ran its checks over, against its counterpart in Q (the same
  * name, else the only one left on both sides): fewer rows FAIL test-case-removed, some gone
  * but no fewer WARN expected-value-changed, rows added none; rows not read from a literal
@@ -888,6 +934,7 @@ static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_fu
 		for (size_t j = 0; asserting[i] && pair[i] < 0 && j < Q->ntables; j++)
 			if (!used[j])
 				pair[i] = (long)j, used[j] = 1;
+	unsigned char **spare = xcalloc(Q->ntables + 1, sizeof *spare); /* rows of new tables taken */
 	for (size_t i = 0; i < P->ntables; i++) {
 		if (pair[i] < 0)
 			continue; /* the table gone: its checks are judged as assertions */
@@ -905,7 +952,7 @@ static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_fu
 		}
 		unsigned char *took = xcalloc(b->keys.n + 1, 1);
 		struct buf gone = {0};
-		size_t removed = 0;
+		size_t removed = 0, moved = 0;
 		for (size_t k = 0; k < a->keys.n; k++) {
 			size_t m;
 			for (m = 0; m < b->keys.n; m++)
@@ -915,12 +962,16 @@ static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_fu
 				took[m] = 1;
 				continue;
 			}
+			if (spare_row(Q, used, spare, a->keys.v[k])) { /* moved into a new table of the test */
+				moved++;
+				continue;
+			}
 			buf_printf(&gone, "%s%s", removed++ ? "; " : "", a->rows.v[k]);
 		}
 		if (removed) {
 			char *what = xasprintf("%zu row(s) gone: %s", removed, buf_cstr(&gone));
-			char *now = xasprintf("%zu row(s), %zu new", b->rows.n, b->rows.n - (a->rows.n - removed));
-			if (b->rows.n < a->rows.n)
+			char *now = xasprintf("%zu row(s), %zu new", b->rows.n, b->rows.n - (a->rows.n - removed - moved));
+			if (b->rows.n + moved < a->rows.n)
 				a1_lang_finding(out, P->name, "test-case-removed", "FAIL", NULL, what, now);
 			else
 				a1_lang_finding(out, P->name, "expected-value-changed", "WARN", NULL, what, now);
@@ -930,6 +981,9 @@ static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_fu
 		buf_free(&gone);
 		free(took);
 	}
+	for (size_t j = 0; j < Q->ntables; j++)
+		free(spare[j]);
+	free(spare);
 	free(used);
 	free(asserting);
 	free(pair);

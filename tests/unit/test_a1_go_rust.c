@@ -1128,6 +1128,22 @@ static const struct row go_table_honest[] = {
     {"go guard made stricter (< 0 -> != 3)", "calc/calc_test.go",
      "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) < 0 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
      "Add(1, 2) < 0", "Add(1, 2) != 3", "PASS", NULL, NULL},
+    {"go guard len != 0 -> len > 0", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif errs := Check(); len(errs) != 0 {\n"
+     "\t\tt.Fatal(errs)\n\t}\n}\n", "len(errs) != 0", "len(errs) > 0", "PASS", NULL, NULL},
+    {"go guard n != 0 -> n > 0 (its type not seen)", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif n := Failures(); n != 0 {\n"
+     "\t\tt.Fatal(n)\n\t}\n}\n", "n != 0", "n >= 1", "WARN", "matcher-loosened", "TestCheck"},
+    {"go table split in two", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n"
+     "\t\t{name: \"small\", a: 1, b: 2, want: 3},\n\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n\t}\n"
+     "\tnegative := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n"
+     "\t\t{name: \"negative\", a: -1, b: -2, want: -3},\n\t}\n" GO_TABLE_LOOP
+     "\tfor _, tc := range negative {\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n"
+     "\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n\t\t}\n\t}\n}\n\n"
+     "func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "PASS", NULL, NULL},
     {"go guard with a tolerance", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {",
      "if math.Abs(float64(Add(1, 2))-3) > 1e-9 {", "!FAIL", NULL, NULL},
 };
@@ -1197,6 +1213,9 @@ static const struct row rs_table_honest[] = {
      "in &[(1, 2, 3), (0, 0, 0), (-1, -2, -3)] {", "PASS", NULL, NULL},
     {"rust vec! table made an array", "src/lib.rs", RS_TABLE, "vec![(1, 2, 3), (0, 0, 0)]", "[(1, 2, 3), (0, 0, 0)]",
      "PASS", NULL, NULL},
+    {"rust test_case made rstest cases", "src/lib.rs", RS_TABLE,
+     "    #[test_case(1, 2, 3 ; \"small\")]\n    #[test_case(0, 0, 0 ; \"zero\")]\n",
+     "    #[rstest]\n    #[case(1, 2, 3)]\n    #[case(0, 0, 0)]\n", "!FAIL", NULL, NULL},
     {"rust fixture data ranged over", "src/lib.rs",
      "#[test]\nfn adds() {\n    for f in [\"a.tmp\", \"b.tmp\"] {\n        let _ = std::fs::remove_file(f);\n    }\n"
      "    assert_eq!(add(1, 2), 3);\n}\n", ", \"b.tmp\"", "", "PASS", NULL, NULL},
