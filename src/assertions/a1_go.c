@@ -440,12 +440,16 @@ static void vars_set(const char *src, struct go_vars *v, TSNode decl)
 	size_t i;
 	for (i = 0; i < v->n && !text_is(src, name, v->names[i]); i++)
 		;
+	TSNode val = ts_node_named_child(right, 0), fn = tsnode_field(val, "function"), args = tsnode_field(val, "arguments");
+	if (i < v->n && !strcmp(ts_node_type(val), "call_expression") && text_is(src, fn, "append") && !ts_node_is_null(args) &&
+	    ts_node_named_child_count(args) > 0 && text_is(src, ts_node_named_child(args, 0), v->names[i]))
+		return; /* tests = append(tests, ..): the literal's rows stay (what is appended is not read) */
 	if (i == v->n) {
 		if (v->n == VARS_MAX)
 			return;
 		v->names[v->n++] = a1_lang_canon(src, name);
 	}
-	v->vals[i] = ts_node_named_child(right, 0);
+	v->vals[i] = val;
 }
 
 static void vars_free(struct go_vars *v)

@@ -1072,6 +1072,11 @@ static const struct row go_table_cheats[] = {
      "\t\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n"
      "\t\t\t}\n\t\t})\n\t}\n}\n\nfunc TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
      "FAIL", "test-case-removed", "TestAdd"},
+    {"go table grown by append, a literal row removed", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n" GO_TABLE_ROWS "\t}\n"
+     "\ttests = append(tests, extraCases()...)\n" GO_TABLE_LOOP "}\n",
+     "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n", "", "FAIL", "test-case-removed", "TestAdd"},
     {"go rows read from another file", "calc/calc_test.go", GO_TABLE_FN, "\"testdata/add.json\"", "\"testdata/add_small.json\"",
      "UNVERIFIED", "test-cases-out-of-view", "TestAdd"},
     {"go table made by a function", "calc/calc_test.go", GO_TABLE, NULL,
