@@ -1,7 +1,9 @@
 /* a1_go.c - one side of a Go test file reduced to facts (a1_go.h, a1_lang.h): the build
  * constraints before the package clause, each top-level function (collected as a test or
  * not), and in each one walk that finds the failure calls with the conditions guarding them,
- * testify's assertions, the skips and the calls.
+ * testify's assertions, the skips and the calls; the tables its `for .. range` loops run over
+ * (rows of a composite literal of the function or a package-level var, or the source they
+ * come from).
  *
  * Threads: any. Must not: recurse deeper than WALK_MAX (a deeper tree makes the side
  * undecidable), print, keep state between calls. */

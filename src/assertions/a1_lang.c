@@ -3,7 +3,8 @@
  * gone whose assertions all reappear in a new test was renamed; in a function that no longer
  * runs as a test, it was taken out of collection), then within a pair identical forms first,
  * then the same subject and matcher, then the rest in order; what is left of the pre side is
- * removed unless a helper the post test calls still asserts it. Reading is lazy (a1_lang_judge):
+ * removed unless a helper the post test calls still asserts it; the rows of the tables a test
+ * runs its checks over compared as multisets (compare_rows). Reading is lazy (a1_lang_judge):
  * a survey of both sides' units, plan_decide's choice of those an edit can reach, only those
  * walked - a pair of lazy functions is identical and compared as such (no finding).
  *

@@ -1,6 +1,6 @@
 /* a1_lang.h - what A1's judges of Go and Rust test files (a1_go.c, a1_rust.c) share: the facts
  * one side of a test file is reduced to (its functions - tests and helpers - with their
- * assertion facts, skip / collection state and calls; the file's build exclusion; the
+ * assertion facts, skip / collection state, calls and tables of rows; the file's build exclusion; the
  * constructs the judge could not look into), the comparison of two sides into findings of the
  * shape a1_py / a1_js give, and the reading of a side on tree-sitter (bytes checked, nesting
  * refused before parsing, syntax errors reported, canonical text of a node, constant

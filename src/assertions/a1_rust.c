@@ -2,7 +2,9 @@
  * of the file and of its inline modules with the attributes before each (test, ignore,
  * should_panic, cfg, cfg_attr), in each function one walk that finds the assertion macros -
  * their arguments re-read as expressions by a second parser - with the conditions guarding
- * them and the calls; macro definitions and item-level macro calls kept as text.
+ * them and the calls; the tables a function runs over (its #[case(..)] / #[test_case(..)]
+ * attributes, the rows of an array, `vec![..]`, a let or a const its `for` loops range over);
+ * macro definitions and item-level macro calls kept as text.
  *
  * Threads: any. Must not: recurse deeper than WALK_MAX (a deeper tree makes the side
  * undecidable) or CFG_DEPTH in a cfg predicate, print, keep state between calls. */
