@@ -1108,6 +1108,13 @@ static const struct row go_table_honest[] = {
     {"go table loop made of subtests", "calc/calc_test.go", GO_TABLE, GO_TABLE_LOOP,
      "\tfor _, tc := range tests {\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n"
      "\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n\t\t}\n\t}\n", "!FAIL", NULL, NULL},
+    {"go table made of explicit subtests", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\tt.Run(\"small\", func(t *testing.T) {\n\t\tif got := Add(1, 2); got != 3 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t})\n"
+     "\tt.Run(\"zero\", func(t *testing.T) {\n\t\tif got := Add(0, 0); got != 0 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t})\n"
+     "\tt.Run(\"negative\", func(t *testing.T) {\n\t\tif got := Add(-1, -2); got != -3 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t})\n"
+     "}\n\nfunc TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "!FAIL", NULL, NULL},
     {"go table loop variable renamed", "calc/calc_test.go", GO_TABLE, GO_TABLE_LOOP,
      "\tfor _, tt := range tests {\n\t\tt.Run(tt.name, func(t *testing.T) {\n"
      "\t\t\tif got := Add(tt.a, tt.b); got != tt.want {\n\t\t\t\tt.Errorf(\"got %d, want %d\", got, tt.want)\n"
