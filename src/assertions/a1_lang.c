@@ -967,6 +967,12 @@ static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_fu
 				moved++;
 				continue;
 			}
+			for (m = 0; m < b->keys.n && strcmp(a->keys.v[k], b->keys.v[m]); m++)
+				;
+			if (m < b->keys.n) { /* a duplicate row dropped: the same check still runs */
+				moved++;
+				continue;
+			}
 			buf_printf(&gone, "%s%s", removed++ ? "; " : "", a->rows.v[k]);
 		}
 		if (removed) {

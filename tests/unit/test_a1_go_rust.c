@@ -1102,6 +1102,11 @@ static const struct row go_table_honest[] = {
     {"go table row renamed", "calc/calc_test.go", GO_TABLE, "name: \"small\"", "name: \"small ints\"", "PASS", NULL, NULL},
     {"go map table case renamed", "calc/calc_test.go", GO_TABLE_MAP, "\"small\": {1, 2, 3}", "\"tiny\": {1, 2, 3}", "PASS",
      NULL, NULL},
+    {"go table duplicate row dropped", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n" GO_TABLE_ROWS
+     "\t\t{name: \"zero again\", a: 0, b: 0, want: 0},\n\t}\n" GO_TABLE_LOOP "}\n",
+     "\t\t{name: \"zero again\", a: 0, b: 0, want: 0},\n", "", "PASS", NULL, NULL},
     {"go table rows reordered", "calc/calc_test.go", GO_TABLE, GO_TABLE_ROWS,
      "\t\t{name: \"negative\", a: -1, b: -2, want: -3},\n\t\t{name: \"small\", a: 1, b: 2, want: 3},\n"
      "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n", "PASS", NULL, NULL},
