@@ -1081,6 +1081,10 @@ static const struct row go_table_cheats[] = {
      "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n" GO_TABLE_ROWS "\t}\n"
      "\ttests = append(tests, extraCases()...)\n" GO_TABLE_LOOP "}\n",
      "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n", "", "FAIL", "test-case-removed", "TestAdd"},
+    {"go range N of a loop cut", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tfor i := range 10 {\n"
+     "\t\tif Double(i) != i+i {\n\t\t\tt.Fatal(i)\n\t\t}\n\t}\n}\n", "range 10", "range 1", "FAIL",
+     "test-case-removed", "TestDouble"},
     {"go rows read from another file", "calc/calc_test.go", GO_TABLE_FN, "\"testdata/add.json\"", "\"testdata/add_small.json\"",
      "UNVERIFIED", "test-cases-out-of-view", "TestAdd"},
     {"go table made by a function", "calc/calc_test.go", GO_TABLE, NULL,
@@ -1210,6 +1214,9 @@ static const struct row rs_table_cheats[] = {
      "const CASES: &[(i32, i32, i32)] = &[(1, 2, 3), (0, 0, 0)];\n\n#[test]\nfn adds() {\n"
      "    for &(a, b, want) in CASES {\n        assert_eq!(add(a, b), want);\n    }\n}\n",
      ", (0, 0, 0)]", "]", "FAIL", "test-case-removed", "adds"},
+    {"rust range of a loop cut", "src/lib.rs",
+     "#[test]\nfn doubles() {\n    for i in 0..10 {\n        assert_eq!(double(i), i + i);\n    }\n}\n", "0..10", "0..1",
+     "FAIL", "test-case-removed", "doubles"},
     {"rust guard != literal -> < 0", "src/lib.rs",
      "#[test]\nfn adds() {\n    if add(1, 2) != 3 {\n        panic!(\"add\");\n    }\n}\n", "add(1, 2) != 3",
      "add(1, 2) < 0", "FAIL", "matcher-loosened", "adds"},
@@ -1237,6 +1244,9 @@ static const struct row rs_table_honest[] = {
     {"rust test_case made rstest cases", "src/lib.rs", RS_TABLE,
      "    #[test_case(1, 2, 3 ; \"small\")]\n    #[test_case(0, 0, 0 ; \"zero\")]\n",
      "    #[rstest]\n    #[case(1, 2, 3)]\n    #[case(0, 0, 0)]\n", "!FAIL", NULL, NULL},
+    {"rust range of a loop widened", "src/lib.rs",
+     "#[test]\nfn doubles() {\n    for i in 0..10 {\n        assert_eq!(double(i), i + i);\n    }\n}\n", "0..10", "0..=100",
+     "PASS", NULL, NULL},
     {"rust fixture data ranged over", "src/lib.rs",
      "#[test]\nfn adds() {\n    for f in [\"a.tmp\", \"b.tmp\"] {\n        let _ = std::fs::remove_file(f);\n    }\n"
      "    assert_eq!(add(1, 2), 3);\n}\n", ", \"b.tmp\"", "", "PASS", NULL, NULL},
