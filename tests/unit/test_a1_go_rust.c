@@ -1085,6 +1085,16 @@ static const struct row go_table_cheats[] = {
      "package calc\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tfor i := range 10 {\n"
      "\t\tif Double(i) != i+i {\n\t\t\tt.Fatal(i)\n\t\t}\n\t}\n}\n", "range 10", "range 1", "FAIL",
      "test-case-removed", "TestDouble"},
+    {"go table row commented out", "calc/calc_test.go", GO_TABLE, "\t\t{name: \"negative\"", "\t\t// {name: \"negative\"",
+     "FAIL", "test-case-removed", "TestAdd"},
+    {"go table ranged by index, a row removed", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n"
+     "\t\t{name: \"small\", a: 1, b: 2, want: 3},\n\t}\n"
+     "\tfor i := range tests {\n\t\ttc := tests[i]\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n"
+     "\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n\t\t}\n\t}\n}\n\n"
+     "func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "FAIL", "test-case-removed", "TestAdd"},
     {"go rows read from another file", "calc/calc_test.go", GO_TABLE_FN, "\"testdata/add.json\"", "\"testdata/add_small.json\"",
      "UNVERIFIED", "test-cases-out-of-view", "TestAdd"},
     {"go table made by a function", "calc/calc_test.go", GO_TABLE, NULL,
@@ -1103,6 +1113,8 @@ static const struct row go_table_cheats[] = {
 static const struct row go_table_honest[] = {
     {"go table row added", "calc/calc_test.go", GO_TABLE, "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n",
      "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n\t\t{name: \"big\", a: 1000, b: 2000, want: 3000},\n", "PASS", NULL, NULL},
+    {"go a comment on a table row", "calc/calc_test.go", GO_TABLE, "\t\t{name: \"zero\"",
+     "\t\t// the identity\n\t\t{name: \"zero\"", "PASS", NULL, NULL},
     {"go table row renamed", "calc/calc_test.go", GO_TABLE, "name: \"small\"", "name: \"small ints\"", "PASS", NULL, NULL},
     {"go map table case renamed", "calc/calc_test.go", GO_TABLE_MAP, "\"small\": {1, 2, 3}", "\"tiny\": {1, 2, 3}", "PASS",
      NULL, NULL},
