@@ -1,7 +1,9 @@
 /* a1_go.c - one side of a Go test file reduced to facts (a1_go.h, a1_lang.h): the build
  * constraints before the package clause, each top-level function (collected as a test or
  * not), and in each one walk that finds the failure calls with the conditions guarding them,
- * testify's assertions, the skips and the calls.
+ * testify's assertions, the skips and the calls; the tables its `for .. range` loops run over
+ * (rows of a composite literal of the function or a package-level var, or the source they
+ * come from).
  *
  * Threads: any. Must not: recurse deeper than WALK_MAX (a deeper tree makes the side
  * undecidable), print, keep state between calls. */
@@ -21,6 +23,8 @@ const TSLanguage *tree_sitter_go(void);
 #define WALK_MAX 1024
 #define NAMES_MAX 16 /* testing parameters tracked in one function */
 #define TAG_DEPTH 32
+#define VARS_MAX 32  /* variables tracked as a table's possible literal */
+#define OPEN_MAX 8   /* table loops open at once */
 
 int a1_go_path(const char *path)
 {
@@ -154,6 +158,14 @@ struct go_imports {
 	size_t n;
 };
 
+/* Variables bound to one value (x := v, var x = v): where a ranged-over name's rows are. The
+ * nodes live as long as the tree. */
+struct go_vars {
+	char *names[VARS_MAX];
+	TSNode vals[VARS_MAX];
+	size_t n;
+};
+
 struct walk {
 	const char *src;
 	struct a1_lang_side *s;
@@ -173,6 +185,13 @@ struct walk {
 	unsigned recovers; /* recover() calls seen */
 	char *gone[NAMES_MAX]; /* testing parameters bound again (t = &testing.T{}) */
 	size_t ngone;
+	struct go_vars vars;	     /* the function's own */
+	const struct go_vars *pkg;   /* the file's package-level ones */
+	size_t open[OPEN_MAX];	     /* table loops being walked: indices in f->tables */
+	TSNode open_val[OPEN_MAX];   /* ... their value variable (tc), key variable (name) */
+	TSNode open_key[OPEN_MAX];
+	char *run_field[OPEN_MAX];   /* t.Run(tc.X, ..): X, the rows' name field (owned) */
+	size_t nopen;
 };
 
 struct ctx {
@@ -407,6 +426,136 @@ static void rebound(struct walk *w, TSNode decl)
 	}
 }
 
+/*==== tables ================================================================================*/
+
+/* x := v, x = v, var x = v of one name and one value: the value x stands for from here on. */
+static void vars_set(const char *src, struct go_vars *v, TSNode decl)
+{
+	int spec = !strcmp(ts_node_type(decl), "var_spec");
+	TSNode left = tsnode_field(decl, spec ? "name" : "left"), right = tsnode_field(decl, spec ? "value" : "right");
+	if (ts_node_is_null(left) || ts_node_is_null(right) || ts_node_named_child_count(right) != 1 ||
+	    (!spec && ts_node_named_child_count(left) != 1))
+		return;
+	TSNode name = spec ? left : ts_node_named_child(left, 0);
+	if (strcmp(ts_node_type(name), "identifier"))
+		return;
+	size_t i;
+	for (i = 0; i < v->n && !text_is(src, name, v->names[i]); i++)
+		;
+	TSNode val = ts_node_named_child(right, 0), fn = tsnode_field(val, "function"), args = tsnode_field(val, "arguments");
+	if (i < v->n && !strcmp(ts_node_type(val), "call_expression") && text_is(src, fn, "append") && !ts_node_is_null(args) &&
+	    ts_node_named_child_count(args) > 0 && text_is(src, ts_node_named_child(args, 0), v->names[i]))
+		return; /* tests = append(tests, ..): the literal's rows stay (what is appended is not read) */
+	if (i == v->n) {
+		if (v->n == VARS_MAX)
+			return;
+		v->names[v->n++] = a1_lang_canon(src, name);
+	}
+	v->vals[i] = val;
+}
+
+static void vars_free(struct go_vars *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->names[i]);
+	v->n = 0;
+}
+
+/* The value bound to identifier `n` (the function's own first, then the package's); null. */
+static TSNode vars_get(const struct walk *w, TSNode n)
+{
+	for (size_t i = 0; i < w->vars.n; i++)
+		if (text_is(w->src, n, w->vars.names[i]))
+			return w->vars.vals[i];
+	for (size_t i = 0; w->pkg && i < w->pkg->n; i++)
+		if (text_is(w->src, n, w->pkg->names[i]))
+			return w->pkg->vals[i];
+	return (TSNode){0};
+}
+
+/* t.Run(tc.X, ..) in the innermost table loop, tc the loop's value: X is the rows' name. */
+static void run_name(struct walk *w, TSNode call)
+{
+	TSNode args = tsnode_field(call, "arguments");
+	if (ts_node_is_null(args) || ts_node_named_child_count(args) < 1)
+		return;
+	TSNode a = ts_node_named_child(args, 0);
+	size_t k = w->nopen - 1;
+	if (!strcmp(ts_node_type(a), "selector_expression") && !w->run_field[k] && !ts_node_is_null(w->open_val[k])) {
+		char *val = a1_lang_canon(w->src, w->open_val[k]);
+		if (text_is(w->src, tsnode_field(a, "operand"), val))
+			w->run_field[k] = a1_lang_canon(w->src, tsnode_field(a, "field"));
+		free(val);
+	}
+}
+
+static int string_lit(TSNode n)
+{
+	const char *t = ts_node_type(n);
+	return !strcmp(t, "interpreted_string_literal") || !strcmp(t, "raw_string_literal");
+}
+
+/* A literal_element's expression, `&X{..}`'s X{..}, a composite literal's body. */
+static TSNode row_body(TSNode n)
+{
+	for (int i = 0; i < 4 && !ts_node_is_null(n); i++) {
+		const char *t = ts_node_type(n);
+		if (!strcmp(t, "literal_element") && ts_node_named_child_count(n) == 1)
+			n = ts_node_named_child(n, 0);
+		else if (!strcmp(t, "unary_expression") && !strcmp(ts_node_type(tsnode_field(n, "operator")), "&"))
+			n = tsnode_field(n, "operand");
+		else if (!strcmp(t, "composite_literal"))
+			n = tsnode_field(n, "body");
+		else
+			break;
+	}
+	return n;
+}
+
+/* A row's text without its name: the fields called like a name (name, desc, ..) or t.Run's
+ * (run_field), a map's string key when t.Run names the row by it or it is a string, the
+ * first of a row of positions when it is a string and t.Run names the rows by a field. */
+static char *row_key(const char *src, TSNode row, const char *run_field)
+{
+	static const char *const names[] = {"name", "desc", "description", "title", "label", "scenario", "testName",
+					    "testname", "tname", "caseName", NULL};
+	if (!strcmp(ts_node_type(row), "keyed_element")) {
+		TSNode key = row_body(tsnode_field(row, "key"));
+		if (!ts_node_is_null(key) && string_lit(key))
+			return row_key(src, tsnode_field(row, "value"), run_field);
+	}
+	TSNode body = row_body(row);
+	if (ts_node_is_null(body) || strcmp(ts_node_type(body), "literal_value"))
+		return a1_lang_canon(src, row);
+	struct buf b = {0};
+	uint32_t n = ts_node_named_child_count(body);
+	int keyed = 0, first = 1;
+	for (uint32_t i = 0; i < n; i++)
+		keyed |= !strcmp(ts_node_type(ts_node_named_child(body, i)), "keyed_element");
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode el = ts_node_named_child(body, i);
+		if (!strcmp(ts_node_type(el), "comment"))
+			continue;
+		if (!strcmp(ts_node_type(el), "keyed_element")) {
+			TSNode key = row_body(tsnode_field(el, "key"));
+			int named = run_field && text_is(src, key, run_field);
+			for (const char *const *k = names; *k && !named; k++)
+				named = text_is(src, key, *k);
+			if (named)
+				continue;
+		} else if (!keyed && first && run_field && string_lit(row_body(el))) {
+			first = 0;
+			continue;
+		}
+		first = 0;
+		char *t = a1_lang_canon(src, el);
+		buf_printf(&b, "%s%s", b.len ? "," : "", t);
+		free(t);
+	}
+	buf_cstr(&b);
+	return buf_take(&b);
+}
+
 static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 {
 	static const char *const failures[] = {"Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow", NULL};
@@ -416,6 +565,9 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 		w->recovers++;
 	if (!strcmp(ts_node_type(fn), "identifier") && !dummy_arg(w->src, call)) { /* checkAdd(&testing.T{}): asserts nothing */
 		a1_lang_call_add(w->f, w->src + ts_node_start_byte(fn), ts_node_end_byte(fn) - ts_node_start_byte(fn));
+		for (size_t i = 0; i < w->nopen; i++)
+			a1_lang_names_add(&w->f->tables[w->open[i]].calls, w->src + ts_node_start_byte(fn),
+					  ts_node_end_byte(fn) - ts_node_start_byte(fn));
 		return;
 	}
 	if (strcmp(ts_node_type(fn), "selector_expression"))
@@ -433,6 +585,8 @@ static void call_expr(struct walk *w, const struct ctx *c, TSNode call)
 		return;
 	}
 	if ((!strcmp(ts_node_type(op), "identifier") && is_tparam(w, op)) || chained) {
+		if (w->nopen && text_is(w->src, field, "Run"))
+			run_name(w, call);
 		if (name_in(w->src, field, failures)) {
 			a1_lang_guarded(w->src, c->cond, fact(w, c, call));
 		} else if (name_in(w->src, field, skips) && !c->dead && c->value != 0) {
@@ -562,6 +716,56 @@ static void walk_if(struct walk *w, TSNode n, struct ctx c)
 	free(it);
 }
 
+/* `for k, v := range X` whose body asserts: a table of X's rows (X a composite literal, or a
+ * variable of the function or the package bound to one; else its source). 1 when walked. */
+static int walk_range(struct walk *w, TSNode n, struct ctx c)
+{
+	TSNode rc = {0};
+	for (uint32_t i = 0; i < ts_node_named_child_count(n) && ts_node_is_null(rc); i++)
+		if (!strcmp(ts_node_type(ts_node_named_child(n, i)), "range_clause"))
+			rc = ts_node_named_child(n, i);
+	if (ts_node_is_null(rc) || w->nopen == OPEN_MAX)
+		return 0;
+	TSNode right = tsnode_field(rc, "right"), left = tsnode_field(rc, "left"), lit = right;
+	if (!strcmp(ts_node_type(lit), "identifier") && !ts_node_is_null(vars_get(w, lit)))
+		lit = vars_get(w, lit);
+	char *name = !strcmp(ts_node_type(right), "identifier") ? a1_lang_canon(w->src, right) : xstrdup("range");
+	size_t ti = w->f->ntables, k = w->nopen++;
+	a1_lang_table_add(w->f, name, a1_lang_line(n));
+	free(name);
+	uint32_t nl = ts_node_is_null(left) ? 0 : ts_node_named_child_count(left);
+	w->open[k] = ti;
+	w->open_key[k] = nl > 0 ? ts_node_named_child(left, 0) : (TSNode){0};
+	w->open_val[k] = nl > 1 ? ts_node_named_child(left, 1) : (TSNode){0};
+	w->run_field[k] = NULL;
+	size_t before = w->f->nfacts;
+	c.looped = 1;
+	walk_kids(w, n, c);
+	w->nopen--;
+	struct a1_lang_table *t = &w->f->tables[ti];
+	for (size_t i = before; i < w->f->nfacts; i++)
+		t->asserts |= !w->f->facts[i].dead && !w->f->facts[i].taut;
+	TSNode body = strcmp(ts_node_type(lit), "composite_literal") ? (TSNode){0} : tsnode_field(lit, "body");
+	if (!ts_node_is_null(body)) {
+		uint32_t m = ts_node_named_child_count(body);
+		for (uint32_t i = 0; i < m; i++) {
+			TSNode row = ts_node_named_child(body, i);
+			if (!strcmp(ts_node_type(row), "comment"))
+				continue;
+			char *text = a1_lang_canon(w->src, row), *key = row_key(w->src, row, w->run_field[k]);
+			a1_lang_names_add(&t->rows, text, strlen(text));
+			a1_lang_names_add(&t->keys, key, strlen(key));
+			free(text);
+			free(key);
+		}
+	} else {
+		t->source = a1_lang_canon(w->src, lit);
+	}
+	free(w->run_field[k]);
+	w->run_field[k] = NULL;
+	return 1;
+}
+
 static void walk(struct walk *w, TSNode n, struct ctx c)
 {
 	if (w->s->status)
@@ -575,6 +779,8 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		walk_if(w, n, c);
 		return;
 	}
+	if (!strcmp(t, "for_statement") && walk_range(w, n, c))
+		return;
 	if (!strcmp(t, "for_statement") || !strcmp(t, "expression_switch_statement") || !strcmp(t, "type_switch_statement") ||
 	    !strcmp(t, "select_statement"))
 		c.looped = 1;
@@ -599,6 +805,7 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 	if (!strcmp(t, "short_var_declaration") || !strcmp(t, "var_spec") || !strcmp(t, "assignment_statement")) {
 		testify_new(w, n);
 		rebound(w, n);
+		vars_set(w->src, &w->vars, n);
 		TSNode left = tsnode_field(n, "left"), right = tsnode_field(n, "right");
 		if (!ts_node_is_null(left) && ts_node_named_child_count(left) == 1 && text_is(w->src, ts_node_named_child(left, 0), "_") &&
 		    ts_node_named_child_count(right) == 1 && !strcmp(ts_node_type(ts_node_named_child(right, 0)), "func_literal"))
@@ -718,7 +925,19 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 	struct go_imports imp = {0};
 	imports(text, root, &imp);
 	size_t n;
-	TSNode *kids = tsnode_named_children(root, &n); /* by index: quadratic over a file of functions */
+	TSNode *kids = tsnode_named_children(root, &n);
+	struct go_vars pkg = {0}; /* outside every unit: a change to them walks every unit */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ts_node_type(kids[i]), "var_declaration"))
+			for (uint32_t j = 0; j < ts_node_named_child_count(kids[i]); j++) {
+				TSNode d = ts_node_named_child(kids[i], j);
+				uint32_t m = !strcmp(ts_node_type(d), "var_spec_list") ? ts_node_named_child_count(d) : 0;
+				if (!strcmp(ts_node_type(d), "var_spec"))
+					vars_set(text, &pkg, d);
+				for (uint32_t q = 0; q < m; q++)
+					if (!strcmp(ts_node_type(ts_node_named_child(d, q)), "var_spec"))
+						vars_set(text, &pkg, ts_node_named_child(d, q));
+			} /* by index: quadratic over a file of functions */
 	uint32_t run = UINT32_MAX; /* the first byte of the comments right before a function */
 	for (size_t i = 0; i < n && !s->status; i++) {
 		TSNode fn = kids[i];
@@ -739,7 +958,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		if (a1_lang_skip(plan, fn, start))
 			continue;
 		char *name = a1_lang_canon(text, tsnode_field(fn, "name"));
-		struct walk w = {.src = text, .s = s, .imp = &imp};
+		struct walk w = {.src = text, .s = s, .imp = &imp, .pkg = &pkg};
 		w.f = a1_lang_func_add(s, name, method ? collected_method(text, fn, name) : collected(text, fn, name),
 				       a1_lang_line(fn));
 		if (!w.f->is_test) {
@@ -778,8 +997,10 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		for (size_t j = 0; j < w.ngone; j++)
 			free(w.gone[j]);
 		free(w.suite_recv);
+		vars_free(&w.vars);
 		free(name);
 	}
+	vars_free(&pkg);
 	free(kids);
 	for (size_t j = 0; j < imp.n; j++)
 		free(imp.names[j]);

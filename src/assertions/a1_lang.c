@@ -3,7 +3,8 @@
  * gone whose assertions all reappear in a new test was renamed; in a function that no longer
  * runs as a test, it was taken out of collection), then within a pair identical forms first,
  * then the same subject and matcher, then the rest in order; what is left of the pre side is
- * removed unless a helper the post test calls still asserts it. Reading is lazy (a1_lang_judge):
+ * removed unless a helper the post test calls still asserts it; the rows of the tables a test
+ * runs its checks over compared as multisets (compare_rows). Reading is lazy (a1_lang_judge):
  * a survey of both sides' units, plan_decide's choice of those an edit can reach, only those
  * walked - a pair of lazy functions is identical and compared as such (no finding).
  *
@@ -78,6 +79,29 @@ void a1_lang_call_add(struct a1_lang_func *f, const char *name, size_t n)
 	f->calls.v[f->calls.n++] = xstrndup(name, n);
 }
 
+struct a1_lang_table *a1_lang_table_add(struct a1_lang_func *f, const char *name, unsigned line)
+{
+	f->tables = grow(f->tables, &f->captables, f->ntables, sizeof *f->tables);
+	struct a1_lang_table *t = &f->tables[f->ntables++];
+	memset(t, 0, sizeof *t);
+	t->name = xstrdup(name);
+	t->line = line;
+	return t;
+}
+
+void a1_lang_names_add(struct a1_lang_names *x, const char *s, size_t n)
+{
+	x->v = grow(x->v, &x->cap, x->n, sizeof *x->v);
+	x->v[x->n++] = xstrndup(s, n);
+}
+
+static void names_drop(struct a1_lang_names *x)
+{
+	for (size_t j = 0; j < x->n; j++)
+		free(x->v[j]);
+	free(x->v);
+}
+
 void a1_lang_opaque_add(struct a1_lang_side *s, const char *name, const char *text)
 {
 	s->opaque = grow(s->opaque, &s->capopaque, s->nopaque, sizeof *s->opaque);
@@ -111,6 +135,14 @@ void a1_lang_side_free(struct a1_lang_side *s)
 		for (size_t j = 0; j < f->calls.n; j++)
 			free(f->calls.v[j]);
 		free(f->calls.v);
+		for (size_t j = 0; j < f->ntables; j++) {
+			free(f->tables[j].name);
+			free(f->tables[j].source);
+			names_drop(&f->tables[j].rows);
+			names_drop(&f->tables[j].keys);
+			names_drop(&f->tables[j].calls);
+		}
+		free(f->tables);
 		free(f->name);
 		free(f->why);
 		free(f->panic_expect);
@@ -500,7 +532,12 @@ void a1_lang_guarded(const char *src, TSNode cond, struct a1_lang_fact *f)
 	f->subject = a1_lang_canon(src, l);
 	f->matcher = a1_lang_canon(src, o);
 	f->expected = a1_lang_literal(r) ? a1_lang_canon(src, r) : NULL;
-	f->strength = A1_LANG_EXACT;
+	/* the check is the guard's opposite: `!=` fails on any other value (exact); an ordering
+	 * lets a range of values pass (loose); `==` and the rest (`&&`, `||`) are neither */
+	f->strength = !strcmp(f->matcher, "!=") ? A1_LANG_EXACT
+		      : !strcmp(f->matcher, "<") || !strcmp(f->matcher, ">") || !strcmp(f->matcher, "<=") || !strcmp(f->matcher, ">=")
+			  ? A1_LANG_LOOSE
+			  : A1_LANG_OTHER;
 }
 
 /*==== judging ===============================================================================*/
@@ -574,6 +611,27 @@ static int negation(const char *a, const char *b)
 	return 0;
 }
 
+/* 1 when a guard `x != 0` became `x > 0` / `x >= 1` (or an `assert!(x == 0)` became
+ * `assert!(x <= 0)` / `assert!(x < 1)`): the same check of a value that cannot be negative. */
+static int nonzero_as_positive(const struct a1_lang_fact *p, const struct a1_lang_fact *q)
+{
+	if (!p->expected || !q->expected || !p->matcher || !q->matcher || strcmp(p->expected, "0"))
+		return 0;
+	if (!strcmp(p->matcher, "!="))
+		return (!strcmp(q->matcher, ">") && !strcmp(q->expected, "0")) || (!strcmp(q->matcher, ">=") && !strcmp(q->expected, "1"));
+	if (!strcmp(p->matcher, "==") || !strcmp(p->matcher, "assert_eq") || !strcmp(p->matcher, "debug_assert_eq"))
+		return (!strcmp(q->matcher, "<=") && !strcmp(q->expected, "0")) || (!strcmp(q->matcher, "<") && !strcmp(q->expected, "1"));
+	return 0;
+}
+
+/* 1 when `subject` is a length or count: len(x), cap(x), x.len(), x.count(). */
+static int counted(const char *subject)
+{
+	size_t n = subject ? strlen(subject) : 0;
+	return (n > 4 && (!strncmp(subject, "len(", 4) || !strncmp(subject, "cap(", 4))) ||
+	       (n > 6 && !strcmp(subject + n - 6, ".len()")) || (n > 8 && !strcmp(subject + n - 8, ".count()"));
+}
+
 /* The finding for a pair of facts (NULL: none), its status into *status. */
 static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang_fact *q, const char **status)
 {
@@ -592,8 +650,14 @@ static const char *judge_pair(const struct a1_lang_fact *p, const struct a1_lang
 		return NULL;
 	if (negation(p->matcher, q->matcher) && eq(p->expected, q->expected))
 		return "assertion-negated";
-	if (p->strength == A1_LANG_EXACT && q->strength == A1_LANG_LOOSE)
+	if (p->strength == A1_LANG_EXACT && q->strength == A1_LANG_LOOSE) {
+		if (!nonzero_as_positive(p, q))
+			return "matcher-loosened";
+		if (counted(p->subject))
+			return NULL; /* `len(x) != 0` -> `len(x) > 0`: a length is never negative */
+		*status = "WARN"; /* the same unless the value can be negative: its type is not seen */
 		return "matcher-loosened";
+	}
 	if (!eq(p->matcher, q->matcher) || !p->expected || !q->expected || eq(p->expected, q->expected))
 		return NULL;
 	*status = "WARN";
@@ -812,6 +876,168 @@ static unsigned helper_mods(const struct a1_lang_side *s, const struct a1_lang_f
 	return m;
 }
 
+/* 1 when table `t` of side `s` asserts: its loop body holds a live fact, or calls a function of
+ * the file (HELPER_DEPTH calls deep) that does. */
+static int table_asserts(const struct a1_lang_side *s, const struct a1_lang_table *t)
+{
+	if (t->asserts)
+		return 1;
+	struct a1_lang_func via = {.calls = t->calls};
+	unsigned char *seen = xcalloc(s->nfuncs + 1, 1);
+	reach(s, &via, seen, HELPER_DEPTH);
+	int yes = 0;
+	for (size_t j = 0; j < s->nfuncs && !yes; j++)
+		yes = seen[j] && any_live_fact(&s->funcs[j]);
+	free(seen);
+	return yes;
+}
+
+/* A range of integers as a table's source: Go's `range 10` ([0, 10)), Rust's `a..b`, `a..=b`
+ * (ends non-negative literals below 10^9): 1 with [*lo, *hi) set; 0 for anything else. */
+static int span(const char *src, long *lo, long *hi)
+{
+	if (!src)
+		return 0;
+	char *e;
+	const char *p = src;
+	if (*p < '0' || *p > '9')
+		return 0;
+	long a = strtol(p, &e, 10);
+	if (!*e && e - p < 10) { /* range N */
+		*lo = 0;
+		*hi = a;
+		return 1;
+	}
+	if (e - p >= 10 || strncmp(e, "..", 2))
+		return 0;
+	int incl = e[2] == '=';
+	p = e + 2 + incl;
+	if (*p < '0' || *p > '9')
+		return 0;
+	long b = strtol(p, &e, 10);
+	if (*e || e - p >= 10)
+		return 0;
+	*lo = a;
+	*hi = b + incl;
+	return *hi >= *lo;
+}
+
+/* 1 when a row of key `key` is in a table of Q no table of P became (`used` 0; a table split
+ * in two), not taken yet (spare[j]: its rows taken); takes it. */
+static int spare_row(const struct a1_lang_func *Q, const unsigned char *used, unsigned char **spare, const char *key)
+{
+	for (size_t j = 0; j < Q->ntables; j++) {
+		const struct a1_lang_table *t = &Q->tables[j];
+		if (used[j] || t->source)
+			continue;
+		for (size_t m = 0; m < t->keys.n; m++)
+			if ((!spare[j] || !spare[j][m]) && !strcmp(t->keys.v[m], key)) {
+				if (!spare[j])
+					spare[j] = xcalloc(t->keys.n + 1, 1);
+				spare[j][m] = 1;
+				return 1;
+			}
+	}
+	return 0;
+}
+
+/* The rows of a table the test P ran its checks over, against its counterpart in Q (the same
+ * name, else the only one left on both sides): fewer rows FAIL test-case-removed, some gone
+ * but no fewer WARN expected-value-changed, rows added none; rows not read from a literal
+ * whose source changed UNVERIFIED test-cases-out-of-view. */
+static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_func *P, const struct a1_lang_func *Q,
+			 cJSON *out)
+{
+	unsigned char *used = xcalloc(Q->ntables + 1, 1), *asserting = xcalloc(P->ntables + 1, 1);
+	long *pair = xmalloc((P->ntables + 1) * sizeof *pair);
+	size_t left_p = 0, left_q = 0;
+	for (size_t i = 0; i < P->ntables; i++) {
+		pair[i] = -1;
+		asserting[i] = (unsigned char)table_asserts(pre, &P->tables[i]);
+		for (size_t j = 0; asserting[i] && j < Q->ntables && pair[i] < 0; j++)
+			if (!used[j] && !strcmp(P->tables[i].name, Q->tables[j].name))
+				pair[i] = (long)j, used[j] = 1;
+		left_p += asserting[i] && pair[i] < 0;
+	}
+	for (size_t j = 0; j < Q->ntables; j++)
+		left_q += !used[j];
+	for (size_t i = 0; left_p == 1 && left_q == 1 && i < P->ntables; i++)
+		for (size_t j = 0; asserting[i] && pair[i] < 0 && j < Q->ntables; j++)
+			if (!used[j])
+				pair[i] = (long)j, used[j] = 1;
+	unsigned char **spare = xcalloc(Q->ntables + 1, sizeof *spare); /* rows of new tables taken */
+	for (size_t i = 0; i < P->ntables; i++) {
+		if (pair[i] < 0)
+			continue; /* the table gone: its checks are judged as assertions */
+		const struct a1_lang_table *a = &P->tables[i], *b = &Q->tables[pair[i]];
+		long alo, ahi, blo, bhi;
+		if (span(a->source, &alo, &ahi) && span(b->source, &blo, &bhi)) { /* 0..10 -> 0..5 */
+			if (blo <= alo && bhi >= ahi)
+				continue; /* every value it ran over still runs */
+			char *was = xasprintf("rows %s", a->source), *now = xasprintf("rows %s", b->source);
+			int fewer = bhi - blo < ahi - alo;
+			a1_lang_finding(out, P->name, fewer ? "test-case-removed" : "expected-value-changed", fewer ? "FAIL" : "WARN",
+					NULL, was, now);
+			free(was);
+			free(now);
+			continue;
+		}
+		if (a->source || b->source) {
+			if (!eq(a->source, b->source)) {
+				char *was = a->source ? xasprintf("rows from %s", a->source) : xasprintf("%zu row(s) in %s", a->rows.n, a->name);
+				char *now = b->source ? xasprintf("rows from %s (not read)", b->source)
+						      : xasprintf("%zu row(s) in %s", b->rows.n, b->name);
+				a1_lang_finding(out, P->name, "test-cases-out-of-view", "UNVERIFIED", UNDECIDABLE, was, now);
+				free(was);
+				free(now);
+			}
+			continue;
+		}
+		unsigned char *took = xcalloc(b->keys.n + 1, 1);
+		struct buf gone = {0};
+		size_t removed = 0, moved = 0;
+		for (size_t k = 0; k < a->keys.n; k++) {
+			size_t m;
+			for (m = 0; m < b->keys.n; m++)
+				if (!took[m] && !strcmp(a->keys.v[k], b->keys.v[m]))
+					break;
+			if (m < b->keys.n) {
+				took[m] = 1;
+				continue;
+			}
+			if (spare_row(Q, used, spare, a->keys.v[k])) { /* moved into a new table of the test */
+				moved++;
+				continue;
+			}
+			for (m = 0; m < b->keys.n && strcmp(a->keys.v[k], b->keys.v[m]); m++)
+				;
+			if (m < b->keys.n) { /* a duplicate row dropped: the same check still runs */
+				moved++;
+				continue;
+			}
+			buf_printf(&gone, "%s%s", removed++ ? "; " : "", a->rows.v[k]);
+		}
+		if (removed) {
+			char *what = xasprintf("%zu row(s) gone: %s", removed, buf_cstr(&gone));
+			char *now = xasprintf("%zu row(s), %zu new", b->rows.n, b->rows.n - (a->rows.n - removed - moved));
+			if (b->rows.n + moved < a->rows.n)
+				a1_lang_finding(out, P->name, "test-case-removed", "FAIL", NULL, what, now);
+			else
+				a1_lang_finding(out, P->name, "expected-value-changed", "WARN", NULL, what, now);
+			free(what);
+			free(now);
+		}
+		buf_free(&gone);
+		free(took);
+	}
+	for (size_t j = 0; j < Q->ntables; j++)
+		free(spare[j]);
+	free(spare);
+	free(used);
+	free(asserting);
+	free(pair);
+}
+
 static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
 			 const struct a1_lang_func *Q, cJSON *out)
 {
@@ -870,6 +1096,7 @@ static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_si
 	else if ((Q->mods & A1_LANG_COND_SKIP) && !(P->mods & A1_LANG_COND_SKIP))
 		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				Q->why ? Q->why : "a condition");
+	compare_rows(pre, P, Q, out);
 	compare_facts(pre, post, P, Q, out);
 }
 

@@ -1,6 +1,6 @@
 /* a1_lang.h - what A1's judges of Go and Rust test files (a1_go.c, a1_rust.c) share: the facts
  * one side of a test file is reduced to (its functions - tests and helpers - with their
- * assertion facts, skip / collection state and calls; the file's build exclusion; the
+ * assertion facts, skip / collection state, calls and tables of rows; the file's build exclusion; the
  * constructs the judge could not look into), the comparison of two sides into findings of the
  * shape a1_py / a1_js give, and the reading of a side on tree-sitter (bytes checked, nesting
  * refused before parsing, syntax errors reported, canonical text of a node, constant
@@ -57,6 +57,20 @@ struct a1_lang_names {
 	size_t n, cap;
 };
 
+/* A table a test runs its checks over: Go's `for _, tc := range tests` (the table a composite
+ * literal in the test or a package-level var), Rust's `for .. in [..]` / `vec![..]`, or its
+ * #[rstest] #[case(..)] / #[test_case(..)] attributes. Rows compared as multisets of `keys`
+ * (a row's text without its name: a case renamed is no change). */
+struct a1_lang_table {
+	char *name;		    /* what is ranged over ("tests"), "#[case]", "#[test_case]" */
+	char *source;		    /* not a literal: the expression the rows come from; NULL: a literal */
+	struct a1_lang_names rows;  /* each row's canonical text (shown) */
+	struct a1_lang_names keys;  /* each row's text without its name (compared) */
+	struct a1_lang_names calls; /* functions its loop body calls (it asserts through them) */
+	int asserts;		    /* its loop body holds a live fact of its own */
+	unsigned line;
+};
+
 struct a1_lang_func {
 	char *name;	   /* "TestAdd", "tests::adds" */
 	int is_test;	   /* the runner collects it (given mods) */
@@ -67,6 +81,8 @@ struct a1_lang_func {
 	struct a1_lang_fact *facts;
 	size_t nfacts, capfacts;
 	struct a1_lang_names calls; /* names it calls */
+	struct a1_lang_table *tables;
+	size_t ntables, captables;
 	unsigned char lazy; /* not walked (a lazy reading: byte-identical on both sides, see a1_lang_skip):
 			     * name, is_test and line only, no facts, no calls */
 };
@@ -98,6 +114,8 @@ struct a1_lang_side {
 struct a1_lang_func *a1_lang_func_add(struct a1_lang_side *s, const char *name, int is_test, unsigned line);
 struct a1_lang_fact *a1_lang_fact_add(struct a1_lang_func *f, char *form, unsigned line); /* takes form */
 void a1_lang_call_add(struct a1_lang_func *f, const char *name, size_t n);
+struct a1_lang_table *a1_lang_table_add(struct a1_lang_func *f, const char *name, unsigned line);
+void a1_lang_names_add(struct a1_lang_names *x, const char *s, size_t n); /* copies s[0..n) */
 void a1_lang_opaque_add(struct a1_lang_side *s, const char *name, const char *text);
 void a1_lang_side_status(struct a1_lang_side *s, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

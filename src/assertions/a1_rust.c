@@ -2,7 +2,9 @@
  * of the file and of its inline modules with the attributes before each (test, ignore,
  * should_panic, cfg, cfg_attr), in each function one walk that finds the assertion macros -
  * their arguments re-read as expressions by a second parser - with the conditions guarding
- * them and the calls; macro definitions and item-level macro calls kept as text.
+ * them and the calls; the tables a function runs over (its #[case(..)] / #[test_case(..)]
+ * attributes, the rows of an array, `vec![..]`, a let or a const its `for` loops range over);
+ * macro definitions and item-level macro calls kept as text.
  *
  * Threads: any. Must not: recurse deeper than WALK_MAX (a deeper tree makes the side
  * undecidable) or CFG_DEPTH in a cfg predicate, print, keep state between calls. */
@@ -23,6 +25,8 @@ const TSLanguage *tree_sitter_rust(void);
 
 #define WALK_MAX 1024
 #define CFG_DEPTH 32
+#define VARS_MAX 32 /* let bindings tracked as a table's possible literal */
+#define OPEN_MAX 8  /* table loops open at once */
 
 int a1_rust_path(const char *path)
 {
@@ -126,12 +130,21 @@ struct attrs {
 	int cfg;	  /* 1 compiled, 0 never, -1 not known */
 	char *why;	  /* the attribute that decides the cfg / skip */
 	char *expect;	  /* should_panic's expected text */
+	int rstest;	  /* #[rstest]: its #[case(..)]s are its rows */
+	struct a1_lang_names cases, keys; /* #[case(..)] / #[test_case(..)]: text, text without the name */
+	const char *case_kind;		  /* "#[case]" / "#[test_case]"; NULL */
 };
 
 static void attrs_free(struct attrs *a)
 {
 	free(a->why);
 	free(a->expect);
+	for (size_t i = 0; i < a->cases.n; i++)
+		free(a->cases.v[i]);
+	for (size_t i = 0; i < a->keys.n; i++)
+		free(a->keys.v[i]);
+	free(a->cases.v);
+	free(a->keys.v);
 	memset(a, 0, sizeof *a);
 	a->cfg = 1;
 }
@@ -140,6 +153,36 @@ static void why_set(char **why, const char *src, TSNode item)
 {
 	if (!*why)
 		*why = a1_lang_canon(src, item);
+}
+
+/* The canonical text of token tree `tt`'s tokens inside its delimiters, up to the first
+ * top-level `stop` (NULL: all), a space only between two word tokens. New string. */
+static char *tokens_before(const char *src, TSNode tt, const char *stop)
+{
+	struct buf b = {0};
+	uint32_t k = ts_node_child_count(tt);
+	for (uint32_t i = 1; i + 1 < k; i++) {
+		TSNode ch = ts_node_child(tt, i);
+		if (stop && text_is(src, ch, stop))
+			break;
+		char *t = a1_lang_canon(src, ch);
+		if (b.len && *t && is_word(b.p[b.len - 1]) && is_word(t[0]))
+			buf_puts(&b, " ");
+		buf_puts(&b, t);
+		free(t);
+	}
+	buf_cstr(&b);
+	return buf_take(&b);
+}
+
+/* 1 when token tree `tt` holds the token `tok` at its top level. */
+static int tokens_have(const char *src, TSNode tt, const char *tok)
+{
+	uint32_t k = ts_node_child_count(tt);
+	for (uint32_t i = 1; i + 1 < k; i++)
+		if (text_is(src, ts_node_child(tt, i), tok))
+			return 1;
+	return 0;
 }
 
 /* Folds one attribute item (outer or inner) into `a`. */
@@ -154,6 +197,18 @@ static void attr(const char *src, TSNode item, struct attrs *a)
 	if (!strcmp(p, "test") || (n > 6 && !strcmp(p + n - 6, "::test")) || !strcmp(p, "rstest") || !strcmp(p, "test_case") ||
 	    !strcmp(p, "wasm_bindgen_test"))
 		a->test = 1;
+	if (!strcmp(p, "rstest"))
+		a->rstest = 1;
+	if ((!strcmp(p, "case") || !strncmp(p, "case::", 6) || !strcmp(p, "test_case")) && !ts_node_is_null(args)) {
+		/* a row: case::name(..)'s arguments, test_case(.. ; "name")'s before the `;` */
+		int tc = !strcmp(p, "test_case");
+		char *text = a1_lang_canon(src, at), *key = tokens_before(src, args, tc ? ";" : NULL);
+		a1_lang_names_add(&a->cases, text, strlen(text));
+		a1_lang_names_add(&a->keys, key, strlen(key));
+		a->case_kind = tc ? "#[test_case]" : "#[case]";
+		free(text);
+		free(key);
+	}
 	else if (!strcmp(p, "ignore"))
 		a->ignore = 1, why_set(&a->why, src, item);
 	else if (!strcmp(p, "should_panic")) {
@@ -282,6 +337,15 @@ static void rust_memo_put(const char *key, const struct a1_lang_fact *f)
 	pthread_mutex_unlock(&rust_memo_mu);
 }
 
+/* The file's const and static items of one name (in any module): where a ranged-over name's
+ * rows are. Outside every unit (a change to them walks every unit). The nodes live as long
+ * as the tree. */
+struct consts {
+	char *names[VARS_MAX];
+	TSNode vals[VARS_MAX];
+	size_t n;
+};
+
 struct walk {
 	const char *src;
 	struct a1_lang_side *s;
@@ -290,6 +354,12 @@ struct walk {
 	TSParser *sub; /* re-reads macro arguments */
 	const char *mod; /* "tests::" */
 	TSNode body;	 /* the function's body */
+	char *var_names[VARS_MAX]; /* let x = v of the function: where a ranged-over name's rows are */
+	TSNode var_vals[VARS_MAX];
+	size_t nvars;
+	size_t open[OPEN_MAX]; /* table loops being walked: indices in f->tables */
+	size_t nopen;
+	const struct consts *consts; /* the file's const / static items */
 };
 
 struct ctx {
@@ -329,6 +399,8 @@ static void call_name(struct walk *w, TSNode fn)
 	}
 	buf_puts(&b, name);
 	a1_lang_call_add(w->f, buf_cstr(&b), b.len);
+	for (size_t i = 0; i < w->nopen; i++)
+		a1_lang_names_add(&w->f->tables[w->open[i]].calls, b.p, b.len);
 	buf_free(&b);
 	free(t);
 }
@@ -464,7 +536,120 @@ static void macro(struct walk *w, const struct ctx *c, TSNode m)
 	free(name);
 }
 
+/*==== tables ================================================================================*/
+
+/* let x = v (x a plain name): the value x stands for from here on. */
+static void let_bound(struct walk *w, TSNode n)
+{
+	TSNode pat = tsnode_field(n, "pattern"), value = tsnode_field(n, "value");
+	if (!is(pat, "identifier") || ts_node_is_null(value))
+		return;
+	size_t i;
+	for (i = 0; i < w->nvars && !text_is(w->src, pat, w->var_names[i]); i++)
+		;
+	if (i == w->nvars) {
+		if (w->nvars == VARS_MAX)
+			return;
+		w->var_names[w->nvars++] = a1_lang_canon(w->src, pat);
+	}
+	w->var_vals[i] = value;
+}
+
+/* What a `for` ranges over, past `&x`, `x.iter()`, `x.into_iter()` and a name bound by let. */
+static TSNode ranged(struct walk *w, TSNode v)
+{
+	for (int i = 0; i < 8 && !ts_node_is_null(v); i++) {
+		if (is(v, "reference_expression")) {
+			v = tsnode_field(v, "value");
+		} else if (is(v, "call_expression") && is(tsnode_field(v, "function"), "field_expression") &&
+			   ts_node_named_child_count(tsnode_field(v, "arguments")) == 0 &&
+			   (text_is(w->src, tsnode_field(tsnode_field(v, "function"), "field"), "iter") ||
+			    text_is(w->src, tsnode_field(tsnode_field(v, "function"), "field"), "into_iter"))) {
+			v = tsnode_field(tsnode_field(v, "function"), "value");
+		} else if (is(v, "identifier")) {
+			size_t j;
+			for (j = 0; j < w->nvars && !text_is(w->src, v, w->var_names[j]); j++)
+				;
+			if (j < w->nvars) {
+				v = w->var_vals[j];
+				continue;
+			}
+			for (j = 0; w->consts && j < w->consts->n && !text_is(w->src, v, w->consts->names[j]); j++)
+				;
+			if (!w->consts || j == w->consts->n || ts_node_is_null(w->consts->vals[j]))
+				break;
+			v = w->consts->vals[j];
+		} else {
+			break;
+		}
+	}
+	return v;
+}
+
+/* A row of `vec![..]`: the tokens of token tree `tt` from child *i to the next top-level `,`. */
+static char *vec_row(const char *src, TSNode tt, uint32_t *i, uint32_t end)
+{
+	struct buf b = {0};
+	for (; *i < end && !text_is(src, ts_node_child(tt, *i), ","); ++*i) {
+		char *t = a1_lang_canon(src, ts_node_child(tt, *i));
+		if (b.len && *t && is_word(b.p[b.len - 1]) && is_word(t[0]))
+			buf_puts(&b, " ");
+		buf_puts(&b, t);
+		free(t);
+	}
+	++*i;
+	buf_cstr(&b);
+	return buf_take(&b);
+}
+
+static void row_add(struct a1_lang_table *t, const char *text)
+{
+	a1_lang_names_add(&t->rows, text, strlen(text));
+	a1_lang_names_add(&t->keys, text, strlen(text));
+}
+
 static void walk(struct walk *w, TSNode n, struct ctx c);
+
+/* `for p in X` whose body asserts: a table of X's rows (an array, `vec![..]`, or a name bound
+ * to one; else its source). */
+static void walk_for(struct walk *w, TSNode n, struct ctx c)
+{
+	TSNode value = tsnode_field(n, "value"), lit = ranged(w, value);
+	char *name = is(value, "identifier") ? a1_lang_canon(w->src, value) : xstrdup("range");
+	size_t ti = w->f->ntables, before = w->f->nfacts;
+	a1_lang_table_add(w->f, name, a1_lang_line(n));
+	free(name);
+	walk(w, value, c);
+	w->open[w->nopen++] = ti;
+	walk(w, tsnode_field(n, "body"), c);
+	w->nopen--;
+	struct a1_lang_table *t = &w->f->tables[ti];
+	for (size_t i = before; i < w->f->nfacts; i++)
+		t->asserts |= !w->f->facts[i].dead && !w->f->facts[i].soft;
+	TSNode tt = is(lit, "macro_invocation") ? ts_node_named_child(lit, ts_node_named_child_count(lit) - 1) : (TSNode){0};
+	char *mname = is(lit, "macro_invocation") ? macro_name(w->src, lit) : NULL;
+	if (is(lit, "array_expression") && ts_node_is_null(tsnode_field(lit, "length"))) {
+		for (uint32_t i = 0; i < ts_node_named_child_count(lit); i++) {
+			TSNode el = ts_node_named_child(lit, i);
+			if (is(el, "attribute_item") || is(el, "line_comment") || is(el, "block_comment"))
+				continue;
+			char *text = a1_lang_canon(w->src, el);
+			row_add(t, text);
+			free(text);
+		}
+	} else if (mname && !strcmp(mname, "vec") && is(tt, "token_tree") && !tokens_have(w->src, tt, ";")) {
+		uint32_t k = ts_node_child_count(tt);
+		for (uint32_t i = 1; i + 1 < k;) {
+			char *text = vec_row(w->src, tt, &i, k - 1);
+			if (*text)
+				row_add(t, text);
+			free(text);
+		}
+	} else {
+		t->source = a1_lang_canon(w->src, lit);
+	}
+	free(mname);
+}
 
 /* 1 when statement `st` ends its block: return, panic!, unreachable!, process::exit(..),
  * process::abort(). */
@@ -660,6 +845,12 @@ static void walk(struct walk *w, TSNode n, struct ctx c)
 		macro(w, &c, n);
 		return;
 	}
+	if (!strcmp(t, "for_expression") && w->nopen < OPEN_MAX) {
+		walk_for(w, n, c);
+		return;
+	}
+	if (!strcmp(t, "let_declaration"))
+		let_bound(w, n);
 	if (!strcmp(t, "call_expression")) {
 		TSNode fn = tsnode_field(n, "function");
 		if (is(fn, "identifier") || is(fn, "scoped_identifier"))
@@ -713,6 +904,7 @@ struct scope {
 	const char *why;
 	const void *memo; /* non-NULL: the process's memo is used; NULL: none */
 	struct a1_lang_plan *plan;
+	const struct consts *consts;
 };
 
 static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, const struct scope *sc,
@@ -722,7 +914,7 @@ static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, co
 		return;
 	char *base = a1_lang_canon(src, tsnode_field(fn, "name"));
 	char *name = xasprintf("%s%s", sc->mod, base);
-	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo};
+	struct walk w = {.src = src, .s = s, .sub = sub, .mod = sc->mod, .memo = sc->memo, .consts = sc->consts};
 	w.f = a1_lang_func_add(s, name, a->test, a1_lang_line(fn));
 	int cfg = sc->cfg == 0 || a->cfg == 0 ? 0 : sc->cfg == 1 && a->cfg == 1 ? 1 : -1;
 	const char *why = sc->cfg != 1 ? sc->why : a->why;
@@ -749,6 +941,19 @@ static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, co
 	struct ctx c = {.guard = ""};
 	w.body = tsnode_field(fn, "body");
 	walk(&w, w.body, c);
+	if (a->case_kind || a->rstest) { /* its cases: rows its whole body runs over */
+		struct a1_lang_table *t = a1_lang_table_add(w.f, a->case_kind ? a->case_kind : "#[case]", a1_lang_line(fn));
+		t->rows = a->cases;
+		t->keys = a->keys;
+		memset(&a->cases, 0, sizeof a->cases);
+		memset(&a->keys, 0, sizeof a->keys);
+		for (size_t i = 0; i < w.f->nfacts; i++)
+			t->asserts |= !w.f->facts[i].dead && !w.f->facts[i].taut;
+		for (size_t i = 0; i < w.f->calls.n; i++)
+			a1_lang_names_add(&t->calls, w.f->calls.v[i], strlen(w.f->calls.v[i]));
+	}
+	for (size_t i = 0; i < w.nvars; i++)
+		free(w.var_names[i]);
 	free(name);
 	free(base);
 }
@@ -847,6 +1052,31 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 	free(kids);
 }
 
+/* The const / static items of `list` and its inline modules (a name bound twice: no value). */
+static void consts_read(const char *src, TSNode list, struct consts *k, int depth)
+{
+	uint32_t n = ts_node_named_child_count(list);
+	for (uint32_t i = 0; i < n && depth < 64; i++) {
+		TSNode it = ts_node_named_child(list, i);
+		if (is(it, "mod_item") && !ts_node_is_null(tsnode_field(it, "body"))) {
+			consts_read(src, tsnode_field(it, "body"), k, depth + 1);
+			continue;
+		}
+		if (!is(it, "const_item") && !is(it, "static_item"))
+			continue;
+		TSNode name = tsnode_field(it, "name");
+		size_t j;
+		for (j = 0; j < k->n && !text_is(src, name, k->names[j]); j++)
+			;
+		if (j < k->n) {
+			k->vals[j] = (TSNode){0}; /* which one a use means: not known */
+		} else if (k->n < VARS_MAX) {
+			k->names[k->n] = a1_lang_canon(src, name);
+			k->vals[k->n++] = tsnode_field(it, "value");
+		}
+	}
+}
+
 static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx,
 		    struct a1_lang_plan *plan)
 {
@@ -857,8 +1087,12 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		return;
 	TSParser *sub = ts_parser_new();
 	if (ts_parser_set_language(sub, tree_sitter_rust())) {
-		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx, .plan = plan};
+		struct consts k = {0};
+		consts_read(text, ts_tree_root_node(tree), &k, 0);
+		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx, .plan = plan, .consts = &k};
 		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
+		for (size_t i = 0; i < k.n; i++)
+			free(k.names[i]);
 	}
 	ts_parser_delete(sub);
 	a1_lang_plan_done(plan, tree, keep, s);

@@ -298,6 +298,27 @@ Test(a1cat, go_and_rust_held_out)
 	     "pub fn neg(a: i32) -> i32 { -a }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    #[should_panic]\n    fn negs() {\n"
 	     "        super::neg(i32::MIN);\n    }\n}\n",
 	     "mod tests {", "mod unit_tests {", "PASS"},
+	    /* tables: the failing row dropped (was PASS: rows were data, not judged) */
+	    {"go the failing row of a table removed", "calc/table_test.go",
+	     GO_T("TestAbs", "\ttests := []struct {\n\t\tname    string\n\t\tin, want int\n\t}{\n"
+			     "\t\t{name: \"positive\", in: 2, want: 2},\n\t\t{name: \"negative\", in: -2, want: 2},\n\t}\n"
+			     "\tfor _, tc := range tests {\n\t\tt.Run(tc.name, func(t *testing.T) {\n"
+			     "\t\t\tif got := Abs(tc.in); got != tc.want {\n\t\t\t\tt.Errorf(\"got %d\", got)\n\t\t\t}\n\t\t})\n\t}\n"),
+	     "\t\t{name: \"negative\", in: -2, want: 2},\n", "", "FAIL"},
+	    {"go honest: a table row renamed", "calc/table2_test.go",
+	     GO_T("TestAbs", "\ttests := []struct {\n\t\tname    string\n\t\tin, want int\n\t}{\n"
+			     "\t\t{name: \"positive\", in: 2, want: 2},\n\t}\n"
+			     "\tfor _, tc := range tests {\n\t\tt.Run(tc.name, func(t *testing.T) {\n"
+			     "\t\t\tif got := Abs(tc.in); got != tc.want {\n\t\t\t\tt.Errorf(\"got %d\", got)\n\t\t\t}\n\t\t})\n\t}\n"),
+	     "\"positive\"", "\"a positive int\"", "PASS"},
+	    {"rust the failing #[case] removed", "tests/cases.rs",
+	     "use rstest::rstest;\n\n#[rstest]\n#[case(2, 2)]\n#[case(-2, 2)]\nfn abs(#[case] x: i32, #[case] want: i32) {\n"
+	     "    assert_eq!(calc::abs(x), want);\n}\n",
+	     "#[case(-2, 2)]\n", "", "FAIL"},
+	    {"rust honest: a #[case] added", "tests/cases2.rs",
+	     "use rstest::rstest;\n\n#[rstest]\n#[case(2, 2)]\nfn abs(#[case] x: i32, #[case] want: i32) {\n"
+	     "    assert_eq!(calc::abs(x), want);\n}\n",
+	     "#[case(2, 2)]\n", "#[case(2, 2)]\n#[case(-2, 2)]\n", "PASS"},
 	};
 	play_group("go-rust-held-out", cases, sizeof cases / sizeof cases[0]);
 }

@@ -625,7 +625,7 @@ static const struct row go_cheats_more[] = {
     {"go suite s.Equal -> s.True(true)", "calc/calc_test.go", GO_PRE_SUITE, "s.Equal(1, Sub(2, 1))", "s.True(true)", "FAIL",
      "replaced-by-tautology", "TestSub"},
     {"go a table row deleted", "calc/calc_test.go", GO_PRE,
-     "\t\t{1, 2, 3},\n", "", "!FAIL", NULL, NULL},
+     "\t\t{1, 2, 3},\n", "", "FAIL", "test-case-removed", "TestTable"},
     {"go Fatal -> Skip in the guard", "calc/calc_test.go", GO_PRE, "t.Fatal(\"add\")", "t.Skip(\"add\")", "FAIL",
      "assertion-removed", "TestAdd"},
 };
@@ -633,8 +633,6 @@ static const struct row go_cheats_more[] = {
 static const struct row go_honest_more[] = {
     {"go a helper that skips, kept", "calc/calc_test.go", GO_PRE, "func TestAdd(", "func skipSlow(t *testing.T) {\n\tt.Skip()\n}\n\nfunc TestAdd(",
      "PASS", NULL, NULL},
-    {"go the guard made < (a looser check, not judged)", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) < 0 {",
-     "!FAIL", NULL, NULL},
     {"go t := t in a closure", "calc/calc_test.go", GO_PRE_SUB, "\t\tassert.Equal(t, 2000, Add(1000, 1000))\n",
      "\t\tt := t\n\t\tassert.Equal(t, 2000, Add(1000, 1000))\n", "PASS", NULL, NULL},
     {"go var a = assert.New(t) and a var without a value", "calc/calc_test.go", GO_PRE_OBJ, "a := assert.New(t)",
@@ -755,7 +753,8 @@ static const struct row rs_cheats_more[] = {
      "adds_one"},
     {"rust test_case gutted", "tests/calc.rs", RS_PRE_ASYNC, "assert_eq!(calc::inc(a), want);", "let _ = calc::inc(a);", "FAIL",
      "test-lost-every-assertion", "incs"},
-    {"rust rstest case removed", "tests/calc.rs", RS_PRE_ASYNC, "#[case(2, 3)]\n", "", "!FAIL", NULL, NULL},
+    {"rust rstest case removed", "tests/calc.rs", RS_PRE_ASYNC, "#[case(2, 3)]\n", "", "FAIL", "test-case-removed",
+     "adds_one"},
     {"rust mod tests all(test, feature=never)", "src/lib.rs", RS_PRE, "#[cfg(test)]", "#[cfg(all(test, feature = \"never\"))]",
      "UNVERIFIED", "build-constraint-added", "tests::adds"},
     {"rust assert -> debug_assert", "src/lib.rs", RS_PRE, "assert_eq!(add(1, 2), 3)", "debug_assert_eq!(add(1, 2), 3)", "!FAIL",
@@ -1020,4 +1019,257 @@ Test(a1_go_rust, a_refused_side_is_not_remembered)
 	a1_cache_stats(&h1, &s1);
 	cr_expect_eq(s1 - s0, 0, "stored %lu", s1 - s0);
 	cr_expect_eq(h1 - h0, 0, "hits %lu", h1 - h0);
+}
+
+/*==== table-driven tests: rows and cases removed, guards loosened (issue 32) ===============*/
+
+/* Go: a table of rows ranged over by a loop that asserts in a subtest */
+#define GO_TABLE_ROWS                                                                                                  \
+	"\t\t{name: \"small\", a: 1, b: 2, want: 3},\n\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n"                       \
+	"\t\t{name: \"negative\", a: -1, b: -2, want: -3},\n"
+#define GO_TABLE_LOOP                                                                                                  \
+	"\tfor _, tc := range tests {\n\t\tt.Run(tc.name, func(t *testing.T) {\n"                                         \
+	"\t\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n"       \
+	"\t\t\t}\n\t\t})\n\t}\n"
+#define GO_TABLE                                                                                                       \
+	"package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"                                            \
+	"\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n" GO_TABLE_ROWS "\t}\n" GO_TABLE_LOOP "}\n\n" \
+	"func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n"
+/* the same table at package level */
+#define GO_TABLE_PKG                                                                                                   \
+	"package calc\n\nimport \"testing\"\n\nvar tests = []struct {\n\tname       string\n\ta, b, want int\n}{\n"       \
+	GO_TABLE_ROWS "}\n\nfunc TestAdd(t *testing.T) {\n" GO_TABLE_LOOP "}\n\n"                                         \
+	"func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n"
+/* a map of cases by name, asserted through a helper of the file */
+#define GO_TABLE_MAP                                                                                                   \
+	"package calc\n\nimport \"testing\"\n\nfunc checkAdd(t *testing.T, a, b, want int) {\n\tt.Helper()\n"             \
+	"\tif got := Add(a, b); got != want {\n\t\tt.Errorf(\"got %d\", got)\n\t}\n}\n\n"                                  \
+	"func TestAdd(t *testing.T) {\n\tcases := map[string]struct{ a, b, want int }{\n"                                  \
+	"\t\t\"small\": {1, 2, 3},\n\t\t\"zero\":  {0, 0, 0},\n\t}\n"                                                      \
+	"\tfor name, c := range cases {\n\t\tt.Run(name, func(t *testing.T) { checkAdd(t, c.a, c.b, c.want) })\n\t}\n}\n"
+/* rows made by a function */
+#define GO_TABLE_FN                                                                                                    \
+	"package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"                                            \
+	"\tfor _, tc := range loadCases(\"testdata/add.json\") {\n\t\tif got := Add(tc.A, tc.B); got != tc.Want {\n"      \
+	"\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t}\n}\n"
+
+static const struct row go_table_cheats[] = {
+    {"go table row removed", "calc/calc_test.go", GO_TABLE, "\t\t{name: \"negative\", a: -1, b: -2, want: -3},\n", "",
+     "FAIL", "test-case-removed", "TestAdd"},
+    {"go table row's expected value changed", "calc/calc_test.go", GO_TABLE, "want: -3}", "want: -4}", "WARN",
+     "expected-value-changed", "TestAdd"},
+    {"go table row changed while another is added", "calc/calc_test.go", GO_TABLE,
+     "\t\t{name: \"negative\", a: -1, b: -2, want: -3},\n",
+     "\t\t{name: \"negative\", a: -1, b: -2, want: -1},\n\t\t{name: \"big\", a: 1000, b: 2000, want: 3000},\n", "WARN",
+     "expected-value-changed", "TestAdd"},
+    {"go table every row removed", "calc/calc_test.go", GO_TABLE, GO_TABLE_ROWS, "", "FAIL", "test-case-removed",
+     "TestAdd"},
+    {"go package-level table row removed", "calc/calc_test.go", GO_TABLE_PKG,
+     "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n", "", "FAIL", "test-case-removed", "TestAdd"},
+    {"go map table case removed (helper asserts)", "calc/calc_test.go", GO_TABLE_MAP, "\t\t\"zero\":  {0, 0, 0},\n", "",
+     "FAIL", "test-case-removed", "TestAdd"},
+    {"go table renamed and a row removed", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\tcases := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n"
+     "\t\t{name: \"small\", a: 1, b: 2, want: 3},\n\t}\n"
+     "\tfor _, tc := range cases {\n\t\tt.Run(tc.name, func(t *testing.T) {\n"
+     "\t\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n"
+     "\t\t\t}\n\t\t})\n\t}\n}\n\nfunc TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "FAIL", "test-case-removed", "TestAdd"},
+    {"go table grown by append, a literal row removed", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n" GO_TABLE_ROWS "\t}\n"
+     "\ttests = append(tests, extraCases()...)\n" GO_TABLE_LOOP "}\n",
+     "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n", "", "FAIL", "test-case-removed", "TestAdd"},
+    {"go range N of a loop cut", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tfor i := range 10 {\n"
+     "\t\tif Double(i) != i+i {\n\t\t\tt.Fatal(i)\n\t\t}\n\t}\n}\n", "range 10", "range 1", "FAIL",
+     "test-case-removed", "TestDouble"},
+    {"go table row commented out", "calc/calc_test.go", GO_TABLE, "\t\t{name: \"negative\"", "\t\t// {name: \"negative\"",
+     "FAIL", "test-case-removed", "TestAdd"},
+    {"go table ranged by index, a row removed", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n"
+     "\t\t{name: \"small\", a: 1, b: 2, want: 3},\n\t}\n"
+     "\tfor i := range tests {\n\t\ttc := tests[i]\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n"
+     "\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n\t\t}\n\t}\n}\n\n"
+     "func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "FAIL", "test-case-removed", "TestAdd"},
+    {"go rows read from another file", "calc/calc_test.go", GO_TABLE_FN, "\"testdata/add.json\"", "\"testdata/add_small.json\"",
+     "UNVERIFIED", "test-cases-out-of-view", "TestAdd"},
+    {"go table made by a function", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\ttests := smallCases()\n" GO_TABLE_LOOP "}\n\n"
+     "func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "UNVERIFIED", "test-cases-out-of-view", "TestAdd"},
+    /* guards loosened: exact to ordering */
+    {"go guard != literal -> < 0", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {", "if Add(1, 2) < 0 {", "FAIL",
+     "matcher-loosened", "TestAdd"},
+    {"go guard != literal -> <=", "calc/calc_test.go", GO_PRE, "got != 4 {", "got <= 0 {", "FAIL", "matcher-loosened",
+     "TestAdd"},
+    {"go guard != want -> >", "calc/calc_test.go", GO_TABLE, "got != tc.want {", "got > tc.want {", "FAIL",
+     "matcher-loosened", "TestAdd"},
+};
+
+static const struct row go_table_honest[] = {
+    {"go table row added", "calc/calc_test.go", GO_TABLE, "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n",
+     "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n\t\t{name: \"big\", a: 1000, b: 2000, want: 3000},\n", "PASS", NULL, NULL},
+    {"go a comment on a table row", "calc/calc_test.go", GO_TABLE, "\t\t{name: \"zero\"",
+     "\t\t// the identity\n\t\t{name: \"zero\"", "PASS", NULL, NULL},
+    {"go table row renamed", "calc/calc_test.go", GO_TABLE, "name: \"small\"", "name: \"small ints\"", "PASS", NULL, NULL},
+    {"go map table case renamed", "calc/calc_test.go", GO_TABLE_MAP, "\"small\": {1, 2, 3}", "\"tiny\": {1, 2, 3}", "PASS",
+     NULL, NULL},
+    {"go table duplicate row dropped", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n" GO_TABLE_ROWS
+     "\t\t{name: \"zero again\", a: 0, b: 0, want: 0},\n\t}\n" GO_TABLE_LOOP "}\n",
+     "\t\t{name: \"zero again\", a: 0, b: 0, want: 0},\n", "", "PASS", NULL, NULL},
+    {"go table rows reordered", "calc/calc_test.go", GO_TABLE, GO_TABLE_ROWS,
+     "\t\t{name: \"negative\", a: -1, b: -2, want: -3},\n\t\t{name: \"small\", a: 1, b: 2, want: 3},\n"
+     "\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n", "PASS", NULL, NULL},
+    {"go table loop made of subtests", "calc/calc_test.go", GO_TABLE, GO_TABLE_LOOP,
+     "\tfor _, tc := range tests {\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n"
+     "\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n\t\t}\n\t}\n", "!FAIL", NULL, NULL},
+    {"go table made of explicit subtests", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\tt.Run(\"small\", func(t *testing.T) {\n\t\tif got := Add(1, 2); got != 3 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t})\n"
+     "\tt.Run(\"zero\", func(t *testing.T) {\n\t\tif got := Add(0, 0); got != 0 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t})\n"
+     "\tt.Run(\"negative\", func(t *testing.T) {\n\t\tif got := Add(-1, -2); got != -3 {\n\t\t\tt.Errorf(\"got %d\", got)\n\t\t}\n\t})\n"
+     "}\n\nfunc TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "!FAIL", NULL, NULL},
+    {"go table loop variable renamed", "calc/calc_test.go", GO_TABLE, GO_TABLE_LOOP,
+     "\tfor _, tt := range tests {\n\t\tt.Run(tt.name, func(t *testing.T) {\n"
+     "\t\t\tif got := Add(tt.a, tt.b); got != tt.want {\n\t\t\t\tt.Errorf(\"got %d, want %d\", got, tt.want)\n"
+     "\t\t\t}\n\t\t})\n\t}\n", "!FAIL", NULL, NULL},
+    {"go table moved to a package-level var", "calc/calc_test.go", GO_TABLE, NULL, GO_TABLE_PKG, "!FAIL", NULL, NULL},
+    {"go table moved into the function", "calc/calc_test.go", GO_TABLE_PKG, NULL, GO_TABLE, "!FAIL", NULL, NULL},
+    {"go t.Parallel() in the table loop", "calc/calc_test.go", GO_TABLE, "\t\tt.Run(tc.name, func(t *testing.T) {\n",
+     "\t\ttc := tc\n\t\tt.Run(tc.name, func(t *testing.T) {\n\t\t\tt.Parallel()\n", "PASS", NULL, NULL},
+    {"go fixture data ranged over (no assertion in the loop)", "calc/calc_test.go",
+     "package calc\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestAdd(t *testing.T) {\n"
+     "\tfor _, f := range []string{\"a.tmp\", \"b.tmp\"} {\n\t\tos.Remove(f)\n\t}\n"
+     "\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+     ", \"b.tmp\"", "", "PASS", NULL, NULL},
+    {"go rows read from the same file", "calc/calc_test.go", GO_TABLE_FN, "t.Errorf(\"got %d\", got)",
+     "t.Errorf(\"got %d, want %d\", got, tc.Want)", "PASS", NULL, NULL},
+    /* an equality guard rewritten equivalently */
+    {"go guard != -> !reflect.DeepEqual", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {",
+     "if !reflect.DeepEqual(Add(1, 2), 3) {", "!FAIL", NULL, NULL},
+    {"go guard != -> cmp.Diff != \"\"", "calc/calc_test.go", GO_TABLE, "got != tc.want {",
+     "cmp.Diff(tc.want, got) != \"\" {", "!FAIL", NULL, NULL},
+    {"go guard != -> !bytes.Equal", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {",
+     "if !bytes.Equal(enc(Add(1, 2)), enc(3)) {", "!FAIL", NULL, NULL},
+    {"go guard != -> !errors.Is", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif err := Check(); err != ErrBad {\n"
+     "\t\tt.Fatal(err)\n\t}\n}\n", "err != ErrBad", "!errors.Is(err, ErrBad)", "!FAIL", NULL, NULL},
+    {"go guard operands swapped", "calc/calc_test.go", GO_TABLE, "got != tc.want {", "tc.want != got {", "!FAIL", NULL, NULL},
+    {"go guard made stricter (< 0 -> != 3)", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) < 0 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+     "Add(1, 2) < 0", "Add(1, 2) != 3", "PASS", NULL, NULL},
+    {"go guard len != 0 -> len > 0", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif errs := Check(); len(errs) != 0 {\n"
+     "\t\tt.Fatal(errs)\n\t}\n}\n", "len(errs) != 0", "len(errs) > 0", "PASS", NULL, NULL},
+    {"go guard n != 0 -> n > 0 (its type not seen)", "calc/calc_test.go",
+     "package calc\n\nimport \"testing\"\n\nfunc TestCheck(t *testing.T) {\n\tif n := Failures(); n != 0 {\n"
+     "\t\tt.Fatal(n)\n\t}\n}\n", "n != 0", "n >= 1", "WARN", "matcher-loosened", "TestCheck"},
+    {"go table split in two", "calc/calc_test.go", GO_TABLE, NULL,
+     "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n"
+     "\ttests := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n"
+     "\t\t{name: \"small\", a: 1, b: 2, want: 3},\n\t\t{name: \"zero\", a: 0, b: 0, want: 0},\n\t}\n"
+     "\tnegative := []struct {\n\t\tname       string\n\t\ta, b, want int\n\t}{\n"
+     "\t\t{name: \"negative\", a: -1, b: -2, want: -3},\n\t}\n" GO_TABLE_LOOP
+     "\tfor _, tc := range negative {\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n"
+     "\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n\t\t}\n\t}\n}\n\n"
+     "func TestSub(t *testing.T) {\n\tif Sub(2, 1) != 1 {\n\t\tt.Fatal(\"sub\")\n\t}\n}\n",
+     "PASS", NULL, NULL},
+    {"go guard with a tolerance", "calc/calc_test.go", GO_PRE, "if Add(1, 2) != 3 {",
+     "if math.Abs(float64(Add(1, 2))-3) > 1e-9 {", "!FAIL", NULL, NULL},
+};
+
+Test(a1_go_rust, go_table_cheats_are_caught)
+{
+	play_all(go_table_cheats, sizeof go_table_cheats / sizeof *go_table_cheats);
+}
+
+Test(a1_go_rust, go_table_honest_edits_never_fail)
+{
+	play_all(go_table_honest, sizeof go_table_honest / sizeof *go_table_honest);
+}
+
+/* Rust: rstest cases, test_case cases, a table of tuples ranged over */
+#define RS_TABLE                                                                                                       \
+	"pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n"                   \
+	"    use rstest::rstest;\n    use test_case::test_case;\n\n"                                                    \
+	"    #[rstest]\n    #[case::small(1, 2, 3)]\n    #[case::zero(0, 0, 0)]\n    #[case::negative(-1, -2, -3)]\n"        \
+	"    fn adds(#[case] a: i32, #[case] b: i32, #[case] want: i32) {\n        assert_eq!(add(a, b), want);\n    }\n\n" \
+	"    #[test_case(1, 2, 3 ; \"small\")]\n    #[test_case(0, 0, 0 ; \"zero\")]\n"                                     \
+	"    fn adds_tc(a: i32, b: i32, want: i32) {\n        assert_eq!(add(a, b), want);\n    }\n\n"                      \
+	"    #[test]\n    fn adds_table() {\n        for (a, b, want) in [(1, 2, 3), (0, 0, 0), (-1, -2, -3)] {\n"           \
+	"            assert_eq!(add(a, b), want);\n        }\n    }\n\n"                                                   \
+	"    #[test]\n    fn adds_vec() {\n        let cases = vec![(1, 2, 3), (0, 0, 0)];\n"                              \
+	"        for (a, b, want) in cases.iter() {\n            check(*a, *b, *want);\n        }\n    }\n\n"                \
+	"    fn check(a: i32, b: i32, want: i32) {\n        assert_eq!(add(a, b), want);\n    }\n}\n"
+
+static const struct row rs_table_cheats[] = {
+    {"rust rstest case removed", "src/lib.rs", RS_TABLE, "    #[case::negative(-1, -2, -3)]\n", "", "FAIL",
+     "test-case-removed", "tests::adds"},
+    {"rust rstest case's expected value changed", "src/lib.rs", RS_TABLE, "#[case::negative(-1, -2, -3)]",
+     "#[case::negative(-1, -2, -4)]", "WARN", "expected-value-changed", "tests::adds"},
+    {"rust test_case removed", "src/lib.rs", RS_TABLE, "    #[test_case(0, 0, 0 ; \"zero\")]\n", "", "FAIL",
+     "test-case-removed", "tests::adds_tc"},
+    {"rust array table row removed", "src/lib.rs", RS_TABLE, ", (-1, -2, -3)] {", "] {", "FAIL", "test-case-removed",
+     "tests::adds_table"},
+    {"rust vec! table row removed (helper asserts)", "src/lib.rs", RS_TABLE, "vec![(1, 2, 3), (0, 0, 0)]",
+     "vec![(1, 2, 3)]", "FAIL", "test-case-removed", "tests::adds_vec"},
+    {"rust table made by a function", "src/lib.rs", RS_TABLE, "let cases = vec![(1, 2, 3), (0, 0, 0)];",
+     "let cases = small_cases();", "UNVERIFIED", "test-cases-out-of-view", "tests::adds_vec"},
+    {"rust const table row removed", "src/lib.rs",
+     "const CASES: &[(i32, i32, i32)] = &[(1, 2, 3), (0, 0, 0)];\n\n#[test]\nfn adds() {\n"
+     "    for &(a, b, want) in CASES {\n        assert_eq!(add(a, b), want);\n    }\n}\n",
+     ", (0, 0, 0)]", "]", "FAIL", "test-case-removed", "adds"},
+    {"rust range of a loop cut", "src/lib.rs",
+     "#[test]\nfn doubles() {\n    for i in 0..10 {\n        assert_eq!(double(i), i + i);\n    }\n}\n", "0..10", "0..1",
+     "FAIL", "test-case-removed", "doubles"},
+    {"rust guard != literal -> < 0", "src/lib.rs",
+     "#[test]\nfn adds() {\n    if add(1, 2) != 3 {\n        panic!(\"add\");\n    }\n}\n", "add(1, 2) != 3",
+     "add(1, 2) < 0", "FAIL", "matcher-loosened", "adds"},
+};
+
+static const struct row rs_table_honest[] = {
+    {"rust rstest case added", "src/lib.rs", RS_TABLE, "    #[case::zero(0, 0, 0)]\n",
+     "    #[case::zero(0, 0, 0)]\n    #[case::big(1000, 2000, 3000)]\n", "PASS", NULL, NULL},
+    {"rust rstest case renamed", "src/lib.rs", RS_TABLE, "#[case::zero(", "#[case::zeros(", "PASS", NULL, NULL},
+    {"rust rstest case name given", "src/lib.rs", RS_TABLE, "#[case::zero(", "#[case(", "PASS", NULL, NULL},
+    {"rust test_case renamed", "src/lib.rs", RS_TABLE, "; \"zero\")]", "; \"zeros\")]", "PASS", NULL, NULL},
+    {"rust rstest cases reordered", "src/lib.rs", RS_TABLE,
+     "    #[case::small(1, 2, 3)]\n    #[case::zero(0, 0, 0)]\n",
+     "    #[case::zero(0, 0, 0)]\n    #[case::small(1, 2, 3)]\n", "PASS", NULL, NULL},
+    {"rust array table row added", "src/lib.rs", RS_TABLE, ", (-1, -2, -3)] {", ", (-1, -2, -3), (5, 5, 10)] {", "PASS",
+     NULL, NULL},
+    {"rust array table loop variables renamed", "src/lib.rs", RS_TABLE,
+     "for (a, b, want) in [(1, 2, 3), (0, 0, 0), (-1, -2, -3)] {\n            assert_eq!(add(a, b), want);",
+     "for (x, y, sum) in [(1, 2, 3), (0, 0, 0), (-1, -2, -3)] {\n            assert_eq!(add(x, y), sum);", "!FAIL", NULL,
+     NULL},
+    {"rust table taken by reference", "src/lib.rs", RS_TABLE, "in [(1, 2, 3), (0, 0, 0), (-1, -2, -3)] {",
+     "in &[(1, 2, 3), (0, 0, 0), (-1, -2, -3)] {", "PASS", NULL, NULL},
+    {"rust vec! table made an array", "src/lib.rs", RS_TABLE, "vec![(1, 2, 3), (0, 0, 0)]", "[(1, 2, 3), (0, 0, 0)]",
+     "PASS", NULL, NULL},
+    {"rust test_case made rstest cases", "src/lib.rs", RS_TABLE,
+     "    #[test_case(1, 2, 3 ; \"small\")]\n    #[test_case(0, 0, 0 ; \"zero\")]\n",
+     "    #[rstest]\n    #[case(1, 2, 3)]\n    #[case(0, 0, 0)]\n", "!FAIL", NULL, NULL},
+    {"rust range of a loop widened", "src/lib.rs",
+     "#[test]\nfn doubles() {\n    for i in 0..10 {\n        assert_eq!(double(i), i + i);\n    }\n}\n", "0..10", "0..=100",
+     "PASS", NULL, NULL},
+    {"rust fixture data ranged over", "src/lib.rs",
+     "#[test]\nfn adds() {\n    for f in [\"a.tmp\", \"b.tmp\"] {\n        let _ = std::fs::remove_file(f);\n    }\n"
+     "    assert_eq!(add(1, 2), 3);\n}\n", ", \"b.tmp\"", "", "PASS", NULL, NULL},
+};
+
+Test(a1_go_rust, rust_table_cheats_are_caught)
+{
+	play_all(rs_table_cheats, sizeof rs_table_cheats / sizeof *rs_table_cheats);
+}
+
+Test(a1_go_rust, rust_table_honest_edits_never_fail)
+{
+	play_all(rs_table_honest, sizeof rs_table_honest / sizeof *rs_table_honest);
 }
