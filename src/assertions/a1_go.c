@@ -874,9 +874,10 @@ static char *receiver_name(const char *src, TSNode fn)
  * alias an import gives them (a dot import or a blank one gives none). */
 static void imports(const char *text, TSNode root, struct go_imports *imp)
 {
-	uint32_t n = ts_node_named_child_count(root);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode d = ts_node_named_child(root, i);
+	size_t n;
+	TSNode *tops = tsnode_named_children(root, &n); /* by cursor: ts_node_named_child(root, i) is O(i) */
+	for (size_t i = 0; i < n; i++) {
+		TSNode d = tops[i];
 		if (strcmp(ts_node_type(d), "import_declaration"))
 			continue;
 		TSNode specs[64];
@@ -909,6 +910,7 @@ static void imports(const char *text, TSNode root, struct go_imports *imp)
 			}
 		}
 	}
+	free(tops);
 }
 
 static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx,

@@ -110,9 +110,9 @@ static int is(TSNode n, const char *type)
 	return t[0] == type[0] && !strcmp(t, type); /* most calls differ at the first byte: no call then */
 }
 
-static TSNode field(TSNode n, const char *name)
+static TSNode field(TSNode n, const char *name) /* name: a literal (its field id is cached by address) */
 {
-	return ts_node_child_by_field_name(n, name, (uint32_t)strlen(name));
+	return tsnode_field(n, name);
 }
 
 static int text_is(const struct jx *x, TSNode n, const char *s)
@@ -940,9 +940,9 @@ static int swallows(struct jx *x, TSNode try_node)
 		if (!is(cc, "catch_clause"))
 			continue;
 		TSNode par = ts_node_named_child(cc, 0), types = {0};
-		for (TSNode t = ts_node_named_child(par, 0); !ts_node_is_null(t); t = ts_node_next_named_sibling(t))
-			if (is(t, "catch_type")) { /* after `final` or an annotation */
-				types = t;
+		for (uint32_t pi = 0, np = ts_node_named_child_count(par); pi < np; pi++) /* a few children */
+			if (is(ts_node_named_child(par, pi), "catch_type")) { /* after `final` or an annotation */
+				types = ts_node_named_child(par, pi);
 				break;
 			}
 		int takes = 0;
@@ -975,10 +975,13 @@ static int leaves(TSNode s, int depth)
 	if (is(s, "return_statement") || is(s, "throw_statement"))
 		return 1;
 	if (is(s, "block")) {
-		for (TSNode k = ts_node_named_child(s, 0); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
-			if (leaves(k, depth + 1))
-				return 1;
-		return 0;
+		size_t n;
+		TSNode *kids = tsnode_named_children(s, &n);
+		int left = 0;
+		for (size_t i = 0; i < n && !left; i++)
+			left = leaves(kids[i], depth + 1);
+		free(kids);
+		return left;
 	}
 	if (is(s, "if_statement")) {
 		int v = cond_value(field(s, "condition"));
@@ -1036,11 +1039,13 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		add_fact(x, &c, n, &d);
 	}
 	if (is(n, "local_variable_declaration")) {
-		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d))
-			if (is(d, "variable_declarator"))
-				local_declared(x, field(d, "name"), field(d, "value"));
-		for (TSNode d = ts_node_named_child(n, 0); !ts_node_is_null(d); d = ts_node_next_named_sibling(d)) {
-			TSNode nm = field(d, "name"), v = field(d, "value");
+		size_t nd;
+		TSNode *ds = tsnode_named_children(n, &nd);
+		for (size_t i = 0; i < nd; i++)
+			if (is(ds[i], "variable_declarator"))
+				local_declared(x, field(ds[i], "name"), field(ds[i], "value"));
+		for (size_t i = 0; i < nd; i++) {
+			TSNode d = ds[i], nm = field(d, "name"), v = field(d, "value");
 			struct ctx dc = c;
 			if (is(d, "variable_declarator") && is(v, "lambda_expression") && x->body_end &&
 			    spend(x, x->body_end - ts_node_end_byte(d) + 1, d) &&
@@ -1048,6 +1053,7 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 				dc.dead = 1; /* Runnable r = () -> assertEquals(..); and r never named again */
 			walk(x, d, dc);
 		}
+		free(ds);
 		return;
 	} else if (is(n, "assignment_expression") || is(n, "update_expression")) {
 		struct local *l = local_named(x, is(n, "assignment_expression") ? field(n, "left") : ts_node_named_child(n, 0));
@@ -1102,12 +1108,15 @@ enum {
 	AN_JUNIT3 = 512, /* (a class's) it extends TestCase: its public void test*() methods are tests */
 };
 
-/* The modifiers node of a declaration, or a null node. */
+/* The modifiers node of a declaration, or a null node. Children by index (a declaration has a
+ * few), never by ts_node_next_named_sibling: tree-sitter 0.20 finds a node's parent by descending
+ * from the root, so each step costs the node's index under every ancestor - over the methods of
+ * a class of a thousand, quadratic. */
 static TSNode modifiers_of(TSNode decl)
 {
-	for (TSNode c = ts_node_named_child(decl, 0); !ts_node_is_null(c); c = ts_node_next_named_sibling(c))
-		if (is(c, "modifiers")) /* one at most; siblings, not indexes (quadratic) */
-			return c;
+	for (uint32_t i = 0, n = ts_node_is_null(decl) ? 0 : ts_node_named_child_count(decl); i < n; i++)
+		if (is(ts_node_named_child(decl, i), "modifiers")) /* one at most */
+			return ts_node_named_child(decl, i);
 	return (TSNode){0};
 }
 
@@ -1134,9 +1143,12 @@ static void add_row(struct jx *x, const char *test, const char *key, const char 
 static void rows_value(struct jx *x, const char *test, const char *key, TSNode v)
 {
 	if (is(v, "element_value_array_initializer")) {
-		for (TSNode e = ts_node_named_child(v, 0); !ts_node_is_null(e); e = ts_node_next_named_sibling(e))
-			if (!is(e, "line_comment") && !is(e, "block_comment"))
-				rows_value(x, test, key, e);
+		size_t n;
+		TSNode *es = tsnode_named_children(v, &n); /* rows may be many */
+		for (size_t i = 0; i < n; i++)
+			if (!is(es[i], "line_comment") && !is(es[i], "block_comment"))
+				rows_value(x, test, key, es[i]);
+		free(es);
 		return;
 	}
 	uint32_t a = ts_node_start_byte(v), b = ts_node_end_byte(v);
@@ -1166,9 +1178,10 @@ static void rows_value(struct jx *x, const char *test, const char *key, TSNode v
 
 static void rows_of(struct jx *x, TSNode decl, const char *test)
 {
-	TSNode mods = modifiers_of(decl);
-	for (TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0); !ts_node_is_null(a);
-	     a = ts_node_next_named_sibling(a)) {
+	size_t na;
+	TSNode *as = tsnode_named_children(modifiers_of(decl), &na);
+	for (size_t ai = 0; ai < na; ai++) {
+		TSNode a = as[ai];
 		if (!is(a, "annotation") && !is(a, "marker_annotation"))
 			continue;
 		char nm[64];
@@ -1182,9 +1195,10 @@ static void rows_of(struct jx *x, TSNode decl, const char *test)
 			free(t);
 			continue;
 		}
-		TSNode list = field(a, "arguments");
-		for (TSNode e = ts_node_is_null(list) ? list : ts_node_named_child(list, 0); !ts_node_is_null(e);
-		     e = ts_node_next_named_sibling(e)) {
+		size_t ne;
+		TSNode *es = tsnode_named_children(field(a, "arguments"), &ne);
+		for (size_t ei = 0; ei < ne; ei++) {
+			TSNode e = es[ei];
 			if (is(e, "line_comment") || is(e, "block_comment"))
 				continue;
 			if (is(e, "element_value_pair")) {
@@ -1195,7 +1209,9 @@ static void rows_of(struct jx *x, TSNode decl, const char *test)
 				rows_value(x, test, "value", e);
 			}
 		}
+		free(es);
 	}
+	free(as);
 }
 
 /* The annotations of a declaration: AN_* flags; conditions into *conds (their text);
@@ -1210,14 +1226,10 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 						    "DisabledFor", "EnabledIn", "DisabledIn", NULL};
 	unsigned f = 0;
 	*expected = (TSNode){0};
-	TSNode mods = {0};
-	for (TSNode c = ts_node_named_child(decl, 0); !ts_node_is_null(c); c = ts_node_next_named_sibling(c))
-		if (is(c, "modifiers")) { /* one at most; siblings, not indexes (quadratic) */
-			mods = c;
-			break;
-		}
-	TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0);
-	for (; !ts_node_is_null(a); a = ts_node_next_named_sibling(a)) {
+	size_t na;
+	TSNode *as = tsnode_named_children(modifiers_of(decl), &na);
+	for (size_t ai = 0; ai < na; ai++) {
+		TSNode a = as[ai];
 		if (!is(a, "annotation") && !is(a, "marker_annotation"))
 			continue;
 		char nm[64];
@@ -1264,6 +1276,7 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
 			}
 		}
 	}
+	free(as);
 	return f;
 }
 
@@ -1271,9 +1284,10 @@ static unsigned annotations(struct jx *x, TSNode decl, struct a1_js_names *conds
  * another expected value; removed: an assertion removed). */
 static void timeouts(struct jx *x, TSNode m, const struct ctx *c)
 {
-	TSNode mods = modifiers_of(m);
-	for (TSNode a = ts_node_is_null(mods) ? mods : ts_node_named_child(mods, 0); !ts_node_is_null(a);
-	     a = ts_node_next_named_sibling(a)) {
+	size_t na;
+	TSNode *as = tsnode_named_children(modifiers_of(m), &na);
+	for (size_t ai = 0; ai < na; ai++) {
+		TSNode a = as[ai];
 		if (!is(a, "annotation"))
 			continue;
 		char nm[64];
@@ -1282,9 +1296,10 @@ static void timeouts(struct jx *x, TSNode m, const struct ctx *c)
 		if (!strcmp(nm, "Timeout")) {
 			value = list;
 		} else if (!strcmp(nm, "Test")) {
-			for (TSNode p = ts_node_named_child(list, 0); !ts_node_is_null(p); p = ts_node_next_named_sibling(p))
-				if (is(p, "element_value_pair") && text_is(x, field(p, "key"), "timeout"))
-					value = field(p, "value");
+			for (uint32_t i = 0, np = ts_node_named_child_count(list); i < np; i++) /* a few pairs */
+				if (is(ts_node_named_child(list, i), "element_value_pair") &&
+				    text_is(x, field(ts_node_named_child(list, i), "key"), "timeout"))
+					value = field(ts_node_named_child(list, i), "value");
 		}
 		if (ts_node_is_null(value))
 			continue;
@@ -1294,6 +1309,7 @@ static void timeouts(struct jx *x, TSNode m, const struct ctx *c)
 		d.form = !strcmp(nm, "Test") ? xasprintf("@Test(timeout=%s)", d.exp1) : canon(x, a);
 		add_fact(x, c, a, &d);
 	}
+	free(as);
 }
 
 long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at)

@@ -340,11 +340,27 @@ static void rust_memo_put(const char *key, const struct a1_lang_fact *f)
 /* The file's const and static items of one name (in any module): where a ranged-over name's
  * rows are. Outside every unit (a change to them walks every unit). The nodes live as long
  * as the tree. */
+/* The file's const / static items, read on the first look (a table loop over a name): most
+ * files never need them, and reading them is a pass over every item. */
 struct consts {
 	char *names[VARS_MAX];
 	TSNode vals[VARS_MAX];
 	size_t n;
+	const char *src;
+	TSNode root;
+	int read;
 };
+
+static void consts_read(const char *src, TSNode list, struct consts *k, int depth);
+
+static const struct consts *consts_ready(struct consts *k)
+{
+	if (k && !k->read) {
+		k->read = 1;
+		consts_read(k->src, k->root, k, 0);
+	}
+	return k;
+}
 
 struct walk {
 	const char *src;
@@ -359,7 +375,7 @@ struct walk {
 	size_t nvars;
 	size_t open[OPEN_MAX]; /* table loops being walked: indices in f->tables */
 	size_t nopen;
-	const struct consts *consts; /* the file's const / static items */
+	struct consts *consts; /* the file's const / static items (consts_ready) */
 };
 
 struct ctx {
@@ -574,11 +590,12 @@ static TSNode ranged(struct walk *w, TSNode v)
 				v = w->var_vals[j];
 				continue;
 			}
-			for (j = 0; w->consts && j < w->consts->n && !text_is(w->src, v, w->consts->names[j]); j++)
+			const struct consts *k = consts_ready(w->consts);
+			for (j = 0; k && j < k->n && !text_is(w->src, v, k->names[j]); j++)
 				;
-			if (!w->consts || j == w->consts->n || ts_node_is_null(w->consts->vals[j]))
+			if (!k || j == k->n || ts_node_is_null(k->vals[j]))
 				break;
-			v = w->consts->vals[j];
+			v = k->vals[j];
 		} else {
 			break;
 		}
@@ -904,7 +921,7 @@ struct scope {
 	const char *why;
 	const void *memo; /* non-NULL: the process's memo is used; NULL: none */
 	struct a1_lang_plan *plan;
-	const struct consts *consts;
+	struct consts *consts;
 };
 
 static void func(const char *src, TSNode fn, uint32_t start, struct attrs *a, const struct scope *sc,
@@ -1055,9 +1072,10 @@ static void items(const char *src, TSNode list, struct scope sc, struct a1_lang_
 /* The const / static items of `list` and its inline modules (a name bound twice: no value). */
 static void consts_read(const char *src, TSNode list, struct consts *k, int depth)
 {
-	uint32_t n = ts_node_named_child_count(list);
-	for (uint32_t i = 0; i < n && depth < 64; i++) {
-		TSNode it = ts_node_named_child(list, i);
+	size_t n;
+	TSNode *its = depth < 64 ? tsnode_named_children(list, &n) : NULL; /* by cursor: a file's items are many */
+	for (size_t i = 0; its && i < n; i++) {
+		TSNode it = its[i];
 		if (is(it, "mod_item") && !ts_node_is_null(tsnode_field(it, "body"))) {
 			consts_read(src, tsnode_field(it, "body"), k, depth + 1);
 			continue;
@@ -1075,6 +1093,7 @@ static void consts_read(const char *src, TSNode list, struct consts *k, int dept
 			k->vals[k->n++] = tsnode_field(it, "value");
 		}
 	}
+	free(its);
 }
 
 static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree *old, TSTree **keep, void *ctx,
@@ -1087,8 +1106,7 @@ static void extract(const char *text, size_t len, struct a1_lang_side *s, TSTree
 		return;
 	TSParser *sub = ts_parser_new();
 	if (ts_parser_set_language(sub, tree_sitter_rust())) {
-		struct consts k = {0};
-		consts_read(text, ts_tree_root_node(tree), &k, 0);
+		struct consts k = {.src = text, .root = ts_tree_root_node(tree)};
 		struct scope sc = {.mod = "", .cfg = 1, .memo = ctx, .plan = plan, .consts = &k};
 		items(text, ts_tree_root_node(tree), sc, s, sub, 0);
 		for (size_t i = 0; i < k.n; i++)
