@@ -1,0 +1,817 @@
+/* a1_rows.c - A1's table rule (a1_rows.h): the rows a post test reads and the generalised
+ * assertions they feed, matched against pre assertions left unpaired.
+ *
+ * The text is read by a lexer of the union of Go, Rust, Java and Kotlin (comments, strings,
+ * raw strings, text blocks, characters vs Rust lifetimes): no grammar, so no nesting limit is
+ * met here - every walk is a loop with an explicit stack.
+ *
+ * Threads: any. Must not: print, keep state between calls. */
+#include "assertions/a1_rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "assertions/a1_js_facts.h"
+#include "assertions/a1_lang.h"
+#include "common/xalloc.h"
+
+#define ROW_ITEMS 64   /* items of one row read (a longer group is no row) */
+#define ITEM_MAX 256   /* bytes of one literal kept */
+#define LITS_MAX 32    /* literals of one pre assertion (more: not covered) */
+
+struct span {
+	size_t a, e;
+};
+
+struct row {
+	char **v; /* literals, normalised */
+	size_t n;
+	size_t at;	    /* where it starts */
+	const char *callee; /* borrowed: the helper whose call's arguments it is; NULL for none */
+	size_t ncallee;
+	int spent;
+};
+
+struct a1_rows {
+	const struct a1_rows_test *t;
+	const struct a1_rows_fact *g;
+	size_t ng;
+	struct span body; /* the test's body, [a, e) from its `{` */
+	int has_body;
+	struct row *rows;
+	size_t nrows, caprows;
+	unsigned char *param; /* per g: parameterised */
+};
+
+/*==== lexing ================================================================================*/
+
+static int word_byte(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+}
+
+static int digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* The end of the comment / string / character starting at i, or i when none starts there. */
+static size_t skip(const char *s, size_t n, size_t i)
+{
+	if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
+		while (i < n && s[i] != '\n')
+			i++;
+		return i;
+	}
+	if (i + 1 < n && s[i] == '/' && s[i + 1] == '*') {
+		for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'); i++)
+			;
+		return i + 2 <= n ? i + 2 : n;
+	}
+	if (s[i] == '"' && i + 2 < n && s[i + 1] == '"' && s[i + 2] == '"') {
+		for (i += 3; i + 2 < n && !(s[i] == '"' && s[i + 1] == '"' && s[i + 2] == '"'); i++)
+			;
+		return i + 3 <= n ? i + 3 : n;
+	}
+	if (s[i] == 'r' && (i == 0 || !word_byte((unsigned char)s[i - 1])) && i + 1 < n && (s[i + 1] == '#' || s[i + 1] == '"')) {
+		size_t h = 0, j = i + 1;
+		while (j < n && s[j] == '#')
+			h++, j++;
+		if (j >= n || s[j] != '"')
+			return i;
+		for (j++; j < n; j++) {
+			size_t k = 0;
+			if (s[j] != '"')
+				continue;
+			while (k < h && j + 1 + k < n && s[j + 1 + k] == '#')
+				k++;
+			if (k == h)
+				return j + 1 + h;
+		}
+		return n;
+	}
+	if (s[i] == '"' || s[i] == '`') {
+		char q = s[i];
+		for (i++; i < n && s[i] != q; i++)
+			if (s[i] == '\\' && q == '"')
+				i++;
+		return i < n ? i + 1 : n;
+	}
+	if (s[i] == '\'') { /* a character, or a Rust lifetime / label (left alone) */
+		size_t j = i + 1;
+		if (j < n && s[j] == '\\') {
+			for (j += 2; j < n && j < i + 12 && s[j] != '\''; j++)
+				;
+			return j < n && s[j] == '\'' ? j + 1 : i + 1;
+		}
+		if (j < n)
+			j++;
+		while (j < n && ((unsigned char)s[j] & 0xC0) == 0x80)
+			j++;
+		return j < n && s[j] == '\'' ? j + 1 : i + 1;
+	}
+	return i;
+}
+
+/* The byte after the bracket matching the one at i (s[i] one of ( [ {), n when unmatched. */
+static size_t close_of(const char *s, size_t n, size_t i)
+{
+	size_t depth = 0;
+	while (i < n) {
+		size_t j = skip(s, n, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (s[i] == '(' || s[i] == '[' || s[i] == '{')
+			depth++;
+		else if ((s[i] == ')' || s[i] == ']' || s[i] == '}') && --depth == 0)
+			return i + 1;
+		i++;
+	}
+	return n;
+}
+
+static size_t line_start(const char *s, size_t n, unsigned line)
+{
+	size_t i = 0;
+	for (unsigned l = 1; l < line && i < n; i++)
+		if (s[i] == '\n')
+			l++;
+	return i;
+}
+
+/* The body `{..}` of the function whose declaration starts at byte `at`: the first `{` outside
+ * brackets, before any `;` or `=` (an expression body: none). 0 when there is none. */
+static int body_from(const char *s, size_t n, size_t at, struct span *b)
+{
+	size_t depth = 0;
+	for (size_t i = at; i < n;) {
+		size_t j = skip(s, n, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		char c = s[i];
+		if (c == '(' || c == '[')
+			depth++;
+		else if ((c == ')' || c == ']') && depth)
+			depth--;
+		else if (!depth && c == '{') {
+			b->a = i;
+			b->e = close_of(s, n, i);
+			return 1;
+		} else if (!depth && (c == ';' || c == '}'))
+			return 0;
+		else if (!depth && c == '=' && !(i + 1 < n && (s[i + 1] == '=' || s[i + 1] == '>')) &&
+			 !(i && strchr("=!<>", s[i - 1])))
+			return 0;
+		i++;
+	}
+	return 0;
+}
+
+/* The last part of a name: after its last `.` or `::`. */
+static const char *last_part(const char *name, size_t *k)
+{
+	const char *p = name;
+	for (const char *q = name; *q; q++)
+		if (*q == '.' || *q == ':')
+			p = q + 1;
+	*k = strlen(p);
+	return p;
+}
+
+/* A function found by its declaration `name(..)` followed by its body (a return type between:
+ * `: T`, `-> T`, `throws E`), the name after a word, `>` or `]` (a keyword or a type). */
+static int body_named(const char *s, size_t n, const char *name, struct span *b)
+{
+	size_t k;
+	const char *w = last_part(name, &k);
+	if (!k)
+		return 0;
+	for (size_t i = 0; i + k < n;) {
+		size_t j = skip(s, n, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (strncmp(s + i, w, k) || (i && word_byte((unsigned char)s[i - 1])) || word_byte((unsigned char)s[i + k])) {
+			i++;
+			continue;
+		}
+		size_t p = i;
+		while (p > 0 && (s[p - 1] == ' ' || s[p - 1] == '\t' || s[p - 1] == '\n' || s[p - 1] == '\r'))
+			p--;
+		size_t q = i + k;
+		while (q < n && (s[q] == ' ' || s[q] == '\t'))
+			q++;
+		if (p && (word_byte((unsigned char)s[p - 1]) || s[p - 1] == '>' || s[p - 1] == ']') && q < n && s[q] == '(') {
+			size_t c = close_of(s, n, q);
+			while (c < n && (s[c] == ' ' || s[c] == '\t' || s[c] == '\n' || s[c] == '\r'))
+				c++;
+			if (c < n && (s[c] == '{' || s[c] == ':' || (s[c] == '-' && c + 1 < n && s[c + 1] == '>') ||
+				      !strncmp(s + c, "throws", 6)) &&
+			    body_from(s, n, c, b))
+				return 1;
+		}
+		i += k;
+	}
+	return 0;
+}
+
+/*==== literals ==============================================================================*/
+
+/* The literal token at i (a number, maybe negative; a string; a character; a literal word) into
+ * *out (normalised: a number without `_` and type suffix, a string's content); its end, or i. */
+static size_t literal_at(const char *s, size_t n, size_t i, char **out)
+{
+	size_t a = i;
+	int neg = 0;
+	if (s[i] == '-' && i + 1 < n && digit((unsigned char)s[i + 1]))
+		neg = 1, i++;
+	if (digit((unsigned char)s[i]) && (a == 0 || !word_byte((unsigned char)s[a - 1]))) {
+		size_t j = i;
+		int hex = s[j] == '0' && j + 1 < n && (s[j + 1] == 'x' || s[j + 1] == 'X');
+		char buf[ITEM_MAX];
+		size_t k = 0;
+		if (neg)
+			buf[k++] = '-';
+		int cut = 0;
+		for (; j < n && (word_byte((unsigned char)s[j]) || (s[j] == '.' && j + 1 < n && digit((unsigned char)s[j + 1])));
+		     j++) {
+			char c = s[j];
+			if (c == '_')
+				continue;
+			if (!hex && !digit((unsigned char)c) && c != '.' && !((c == 'e' || c == 'E') && j + 1 < n &&
+									       (digit((unsigned char)s[j + 1]) || s[j + 1] == '-')))
+				cut = 1; /* a type suffix: 3i32, 3L, 2.0f */
+			if (!cut && k + 1 < sizeof buf)
+				buf[k++] = c;
+		}
+		buf[k] = 0;
+		*out = xstrdup(buf);
+		return j;
+	}
+	if (neg)
+		return a;
+	size_t j = skip(s, n, i), q = 0, z = 0;
+	if (j > i + 1 && (s[i] == '"' || s[i] == '`' || s[i] == '\'') && s[j - 1] == s[i]) {
+		int triple = s[i] == '"' && j - i >= 6 && s[i + 1] == '"' && s[i + 2] == '"';
+		q = i + (triple ? 3 : 1);
+		z = j - (triple ? 3 : 1);
+	} else if (j > i + 1 && s[i] == 'r') { /* r#"..."# */
+		size_t h = 0;
+		for (q = i + 1; q < j && s[q] == '#'; q++)
+			h++;
+		q++;
+		z = j - 1 - h;
+	}
+	if (z > q || (j > i + 1 && z == q && q)) {
+		*out = xstrndup(s + q, z - q < ITEM_MAX ? z - q : ITEM_MAX - 1);
+		return j;
+	}
+	static const char *const words[] = {"true", "false", "nil", "null", NULL};
+	if (i == 0 || !word_byte((unsigned char)s[i - 1]))
+		for (const char *const *w = words; *w; w++) {
+			size_t k = strlen(*w);
+			if (i + k <= n && !strncmp(s + i, *w, k) && (i + k == n || !word_byte((unsigned char)s[i + k]))) {
+				*out = xstrdup(*w);
+				return i + k;
+			}
+		}
+	return i;
+}
+
+/* The literals of an expression (a fact's subject / expected) appended to v (at most LITS_MAX;
+ * -1 when more). A `-` is a sign only after an operator or an opening. */
+static int literals(const char *x, char **v, size_t *nv)
+{
+	size_t n = x ? strlen(x) : 0;
+	for (size_t i = 0; i < n;) {
+		char *lit = NULL;
+		int sign_ok = x[i] != '-' || i == 0 || strchr("(,[{=:!<>+*/%&|^ ", x[i - 1]);
+		size_t j = sign_ok ? literal_at(x, n, i, &lit) : i;
+		if (j != i) {
+			if (*nv >= LITS_MAX) {
+				free(lit);
+				return -1;
+			}
+			v[(*nv)++] = lit;
+			i = j;
+			continue;
+		}
+		if (word_byte((unsigned char)x[i]))
+			while (i < n && word_byte((unsigned char)x[i]))
+				i++;
+		else
+			i++;
+	}
+	return 0;
+}
+
+/* 1 when expression x names a variable: an identifier that is no literal word, no called
+ * function and no qualifier of one (`Calc.add(` / `a::b(`). */
+static int names_variable(const char *x)
+{
+	size_t n = x ? strlen(x) : 0;
+	for (size_t i = 0; i < n;) {
+		char *lit = NULL;
+		size_t j = literal_at(x, n, i, &lit);
+		free(lit);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (!word_byte((unsigned char)x[i]) || (i && x[i - 1] == '.')) {
+			while (i < n && word_byte((unsigned char)x[i]))
+				i++;
+			i += i < n && !word_byte((unsigned char)x[i]);
+			continue;
+		}
+		/* a path a.b::c: a call when it ends in `(` or `!(` */
+		size_t e = i;
+		for (;;) {
+			while (e < n && word_byte((unsigned char)x[e]))
+				e++;
+			if (e < n && x[e] == '.' && e + 1 < n && word_byte((unsigned char)x[e + 1]))
+				e++;
+			else if (e + 1 < n && x[e] == ':' && x[e + 1] == ':')
+				e += 2;
+			else
+				break;
+		}
+		int call = e < n && (x[e] == '(' || (x[e] == '!' && e + 1 < n && x[e + 1] == '('));
+		if (!call)
+			return 1;
+		i = e;
+	}
+	return 0;
+}
+
+/* The name P's subject (else expected) calls first: its last part, into *k bytes; NULL for none. */
+static const char *callee(const char *x, size_t *k)
+{
+	size_t n = x ? strlen(x) : 0;
+	for (size_t i = 0; i < n; i++) {
+		if (x[i] != '(' || !i || !word_byte((unsigned char)x[i - 1]))
+			continue;
+		size_t a = i;
+		while (a > 0 && word_byte((unsigned char)x[a - 1]))
+			a--;
+		if (digit((unsigned char)x[a]))
+			continue;
+		*k = i - a;
+		return x + a;
+	}
+	return NULL;
+}
+
+/* 1 when `name(` (k bytes, a whole word) is called in s[a, e). */
+static int calls(const char *s, size_t a, size_t e, const char *name, size_t k)
+{
+	for (size_t i = a; i + k < e; i++)
+		if (!strncmp(s + i, name, k) && (i == 0 || !word_byte((unsigned char)s[i - 1])) && s[i + k] == '(')
+			return 1;
+	return 0;
+}
+
+/*==== rows ==================================================================================*/
+
+static void row_add(struct a1_rows *r, char **v, size_t n, size_t at, const char *callee_name, size_t ncallee)
+{
+	if (r->nrows == r->caprows) {
+		r->caprows = r->caprows ? r->caprows * 2 : 16;
+		r->rows = xrealloc(r->rows, r->caprows * sizeof *r->rows);
+	}
+	struct row *w = &r->rows[r->nrows++];
+	w->v = xmalloc((n + 1) * sizeof *w->v);
+	memcpy(w->v, v, n * sizeof *v);
+	w->n = n;
+	w->at = at;
+	w->callee = callee_name;
+	w->ncallee = ncallee;
+	w->spent = 0;
+}
+
+static void free_items(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}
+
+/* The items of the group s[a, e) (inside its brackets) when every one is a literal, optionally
+ * after `key:` / `key =`; their count, 0 for none / not a row. `csv`: values separated by commas,
+ * bare or in single quotes (a @CsvSource string). */
+static size_t items(const char *s, size_t a, size_t e, int csv, char **v)
+{
+	size_t n = 0;
+	for (size_t i = a; i < e;) {
+		while (i < e && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+			i++;
+		if (i >= e)
+			break;
+		if (n >= ROW_ITEMS) {
+			free_items(v, n);
+			return 0;
+		}
+		if (csv) {
+			size_t j = i;
+			while (j < e && s[j] != ',')
+				j++;
+			size_t z = j;
+			while (z > i && (s[z - 1] == ' ' || s[z - 1] == '\t'))
+				z--;
+			size_t q = i;
+			if (z - q >= 2 && s[q] == '\'' && s[z - 1] == '\'')
+				q++, z--;
+			v[n++] = xstrndup(s + q, z - q < ITEM_MAX ? z - q : ITEM_MAX - 1);
+			i = j + 1;
+			continue;
+		}
+		size_t k = i; /* key: / key = */
+		while (k < e && word_byte((unsigned char)s[k]))
+			k++;
+		size_t k2 = k;
+		while (k2 < e && (s[k2] == ' ' || s[k2] == '\t'))
+			k2++;
+		if (k > i && !digit((unsigned char)s[i]) && k2 < e && (s[k2] == ':' || s[k2] == '=') &&
+		    !(k2 + 1 < e && (s[k2 + 1] == ':' || s[k2 + 1] == '='))) {
+			i = k2 + 1;
+			while (i < e && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n'))
+				i++;
+		}
+		char *lit = NULL;
+		size_t j = i < e ? literal_at(s, e, i, &lit) : i;
+		if (j == i) {
+			free_items(v, n);
+			return 0;
+		}
+		v[n++] = lit;
+		while (j < e && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r'))
+			j++;
+		if (j < e && s[j] != ',') {
+			free_items(v, n);
+			return 0;
+		}
+		i = j + 1;
+	}
+	return n;
+}
+
+/* 1 when a helper holding a parameterised g is named `w` (k bytes). */
+static int holder_named(const struct a1_rows *r, const char *w, size_t k)
+{
+	for (size_t i = 0; i < r->ng; i++) {
+		if (!r->param[i] || !r->g[i].holder)
+			continue;
+		size_t hk;
+		const char *h = last_part(r->g[i].holder, &hk);
+		if (hk == k && !strncmp(h, w, k))
+			return 1;
+	}
+	return 0;
+}
+
+/* The groups of s[a, e) that are rows. `head`: the test's annotations (@CsvSource strings,
+ * @ValueSource values). */
+static void scan(struct a1_rows *r, size_t a, size_t e, int head)
+{
+	const char *s = r->t->text;
+	int csv = head && memmem(s + a, e - a, "CsvSource", 9) != NULL;
+	int single = head && memmem(s + a, e - a, "ValueSource", 11) != NULL;
+	char *v[ROW_ITEMS];
+	for (size_t i = a; i < e;) {
+		size_t j = skip(s, e, i);
+		if (j != i) {
+			if (csv && s[i] == '"') {
+				int triple = j - i >= 6 && s[i + 1] == '"' && s[i + 2] == '"';
+				size_t q = i + (triple ? 3 : 1), z = j - (triple ? 3 : 1);
+				/* a text block: one row a line */
+				for (size_t l = q; l < z;) {
+					size_t m = l;
+					while (m < z && s[m] != '\n')
+						m++;
+					size_t n = items(s, l, m, 1, v);
+					if (n)
+						row_add(r, v, n, l, NULL, 0);
+					l = m + 1;
+				}
+			}
+			i = j;
+			continue;
+		}
+		char c = s[i];
+		if (c != '(' && c != '[' && c != '{') {
+			i++;
+			continue;
+		}
+		size_t end = close_of(s, e, i);
+		if (end <= i + 1 || s[end - 1] != (c == '(' ? ')' : c == '[' ? ']' : '}')) {
+			i++;
+			continue;
+		}
+		size_t p = i; /* what stands before: a call's name, an index's operand */
+		while (p > a && (s[p - 1] == ' ' || s[p - 1] == '\t'))
+			p--;
+		size_t w = p;
+		while (w > a && word_byte((unsigned char)s[w - 1]))
+			w--;
+		const char *name = s + w;
+		size_t k = p - w;
+		const char *via = NULL;
+		int ok = 1;
+		if (c == '(' && k) {
+			static const char *const makers[] = {"of", "Pair", "Triple", "arguments", "tuple", "listOf", "arrayOf", NULL};
+			ok = 0;
+			for (const char *const *m = makers; *m && !ok; m++)
+				ok = strlen(*m) == k && !strncmp(*m, name, k);
+			if (!ok && holder_named(r, name, k)) {
+				ok = 1;
+				via = name;
+			}
+		} else if (c == '(' && p > a && (s[p - 1] == ')' || s[p - 1] == ']'))
+			ok = 0; /* a call of a call's result */
+		else if (c == '[' && p > a && (k || s[p - 1] == ')' || s[p - 1] == ']'))
+			ok = 0; /* an index */
+		size_t n = ok ? items(s, i + 1, end - 1, 0, v) : 0;
+		if (n && single && !via)
+			for (size_t x = 0; x < n; x++)
+				row_add(r, &v[x], 1, i, NULL, 0);
+		else if (n)
+			row_add(r, v, n, i, via, via ? k : 0);
+		i++;
+	}
+}
+
+struct a1_rows *a1_rows_new(const struct a1_rows_test *t, const struct a1_rows_fact *g, size_t ng)
+{
+	struct a1_rows *r = xcalloc(1, sizeof *r);
+	r->t = t;
+	r->g = g;
+	r->ng = ng;
+	r->param = xcalloc(ng + 1, 1);
+	for (size_t i = 0; i < ng; i++)
+		r->param[i] = g[i].subject ? names_variable(g[i].subject) || names_variable(g[i].expected)
+					   : names_variable(g[i].form);
+	if (!t->text || !t->line)
+		return r;
+	const char *s = t->text;
+	size_t n = t->len, head = line_start(s, n, t->line);
+	r->has_body = body_from(s, n, head, &r->body);
+	if (!r->has_body)
+		return r;
+	/* the other functions: rows in them are not the test's */
+	struct span *other = xmalloc((t->nfuncs + 1) * sizeof *other);
+	size_t no = 0;
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		struct span b;
+		size_t at = t->funcs[i].line ? line_start(s, n, t->funcs[i].line) : 0;
+		if (t->funcs[i].line ? body_from(s, n, at, &b) : body_named(s, n, t->funcs[i].name, &b)) {
+			if (b.a == r->body.a)
+				continue; /* the test itself */
+			other[no].a = t->funcs[i].line ? at : b.a;
+			other[no++].e = b.e;
+		}
+	}
+	scan(r, head, r->body.a, 1);
+	scan(r, r->body.a, r->body.e, 0);
+	/* outside every function: between the test and the others */
+	size_t from = 0;
+	for (;;) {
+		size_t next = n, to = n;
+		for (size_t i = 0; i < no; i++)
+			if (other[i].a >= from && other[i].a < next)
+				next = other[i].a, to = other[i].e;
+		if (head >= from && head < next)
+			next = head, to = r->body.e;
+		if (next > from)
+			scan(r, from, next, 0);
+		if (next >= n)
+			break;
+		from = to > next ? to : next + 1;
+	}
+	free(other);
+	return r;
+}
+
+/* Matchers of one family: the same, or both an equality of the frameworks. */
+static int family(const char *a, const char *b)
+{
+	static const char *const eqs[] = {"assert.Equal", "require.Equal", "assert_eq", "debug_assert_eq", "assertEquals",
+					  "isEqualTo", "assertEqual", NULL};
+	if (!a || !b)
+		return !a && !b;
+	if (!strcmp(a, b))
+		return 1;
+	int ia = 0, ib = 0;
+	for (const char *const *m = eqs; *m; m++) {
+		ia |= !strcmp(a, *m);
+		ib |= !strcmp(b, *m);
+	}
+	return ia && ib;
+}
+
+/* 1 when the multiset need[0..nn) is in the row. */
+static int contains(const struct row *w, char **need, size_t nn)
+{
+	unsigned char used[ROW_ITEMS] = {0};
+	for (size_t i = 0; i < nn; i++) {
+		size_t j;
+		for (j = 0; j < w->n; j++)
+			if (!used[j] && !strcmp(w->v[j], need[i]))
+				break;
+		if (j == w->n)
+			return 0;
+		used[j] = 1;
+	}
+	return 1;
+}
+
+/* The span of the function holding g: the test's body, or the helper's. */
+static int holder_span(const struct a1_rows *r, const struct a1_rows_fact *g, struct span *b)
+{
+	if (!g->holder) {
+		*b = r->body;
+		return r->has_body;
+	}
+	for (size_t i = 0; i < r->t->nfuncs; i++)
+		if (!strcmp(r->t->funcs[i].name, g->holder))
+			return r->t->funcs[i].line ? body_from(r->t->text, r->t->len, line_start(r->t->text, r->t->len,
+												 r->t->funcs[i].line), b)
+						   : body_named(r->t->text, r->t->len, g->holder, b);
+	return body_named(r->t->text, r->t->len, g->holder, b);
+}
+
+long a1_rows_cover(struct a1_rows *r, const struct a1_rows_fact *p)
+{
+	if (!r->nrows || !p->subject)
+		return -1;
+	size_t k = 0;
+	const char *fn = callee(p->subject, &k);
+	if (!fn)
+		fn = callee(p->expected, &k);
+	char *need[LITS_MAX];
+	size_t nn = 0;
+	long got = -1;
+	if (!fn || literals(p->subject, need, &nn) || literals(p->expected, need, &nn) || !nn)
+		goto done;
+	for (size_t i = 0; i < r->ng && got < 0; i++) {
+		const struct a1_rows_fact *g = &r->g[i];
+		if (!r->param[i] || !family(p->matcher, g->matcher))
+			continue;
+		struct span b;
+		if (!calls(g->form, 0, strlen(g->form), fn, k) &&
+		    !(holder_span(r, g, &b) && calls(r->t->text, b.a, b.e, fn, k)))
+			continue;
+		size_t hk = 0;
+		const char *h = g->holder ? last_part(g->holder, &hk) : NULL;
+		for (size_t j = 0; j < r->nrows && got < 0; j++) {
+			struct row *w = &r->rows[j];
+			if (w->spent || (w->callee && !(h && w->ncallee == hk && !strncmp(w->callee, h, hk))) ||
+			    !contains(w, need, nn))
+				continue;
+			w->spent = 1;
+			got = (long)i;
+		}
+	}
+done:
+	free_items(need, nn);
+	return got;
+}
+
+void a1_rows_free(struct a1_rows *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nrows; i++) {
+		free_items(r->rows[i].v, r->rows[i].n);
+		free(r->rows[i].v);
+	}
+	free(r->rows);
+	free(r->param);
+	free(r);
+}
+
+/*==== the judges' side ======================================================================*/
+
+void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, const char *text, size_t len,
+		  const struct a1_lang_fact *const *pf, size_t np, const struct a1_lang_fact *const *qf, size_t nq,
+		  long *pair, unsigned char *used)
+{
+	int want = 0;
+	for (size_t i = 0; i < np; i++)
+		want |= pair[i] < 0 && !pf[i]->dead && !pf[i]->taut;
+	if (!want || !text || !nq)
+		return;
+	struct a1_rows_fact *g = xcalloc(nq + 1, sizeof *g);
+	size_t *at = xmalloc((nq + 1) * sizeof *at), ng = 0;
+	for (size_t j = 0; j < nq; j++) {
+		if (qf[j]->dead || qf[j]->taut)
+			continue;
+		const char *holder = NULL;
+		if (qf[j] < Q->facts || qf[j] >= Q->facts + Q->nfacts)
+			for (size_t k = 0; k < post->nfuncs && !holder; k++)
+				if (post->funcs[k].nfacts && qf[j] >= post->funcs[k].facts &&
+				    qf[j] < post->funcs[k].facts + post->funcs[k].nfacts)
+					holder = post->funcs[k].name;
+		g[ng] = (struct a1_rows_fact){qf[j]->form, qf[j]->subject, qf[j]->matcher, qf[j]->expected, holder};
+		at[ng++] = j;
+	}
+	struct a1_rows_func *fs = xcalloc(post->nfuncs + 1, sizeof *fs);
+	size_t nf = 0;
+	for (size_t k = 0; k < post->nfuncs; k++)
+		if (&post->funcs[k] != Q)
+			fs[nf++] = (struct a1_rows_func){post->funcs[k].name, post->funcs[k].line};
+	struct a1_rows_test t = {text, len, Q->line, fs, nf};
+	struct a1_rows *r = a1_rows_new(&t, g, ng);
+	for (size_t i = 0; i < np; i++) {
+		if (pair[i] >= 0 || pf[i]->dead || pf[i]->taut)
+			continue;
+		struct a1_rows_fact p = {pf[i]->form, pf[i]->subject, pf[i]->matcher, pf[i]->expected, NULL};
+		long c = a1_rows_cover(r, &p);
+		if (c >= 0) {
+			pair[i] = (long)at[c];
+			used[at[c]] = 1;
+		}
+	}
+	a1_rows_free(r);
+	free(fs);
+	free(at);
+	free(g);
+}
+
+static int js_live(const struct a1_js_fact *f)
+{
+	return !f->dead && !f->swallowed && !f->taut && f->kind != A1_JS_K_COUNT;
+}
+
+/* Marks the functions of s that `calls` reaches within `depth` calls. */
+static void js_reach(const struct a1_js_side *s, const struct a1_js_names *calls, unsigned char *seen, int depth)
+{
+	if (depth <= 0)
+		return;
+	for (size_t i = 0; i < calls->n; i++)
+		for (size_t j = 0; j < s->nfuncs; j++)
+			if (!seen[j] && !strcmp(s->funcs[j].name, calls->v[i])) {
+				seen[j] = 1;
+				js_reach(s, &s->funcs[j].calls, seen, depth - 1);
+			}
+}
+
+void a1_rows_js(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
+		const char *text, size_t len, int depth, long *pair, unsigned char *used)
+{
+	int want = 0;
+	for (size_t i = 0; i < P->facts.n; i++)
+		want |= pair[i] == -1 && js_live(&P->facts.v[i]);
+	if (!want || !text || !Q->line)
+		return;
+	unsigned char *seen = xcalloc(post->nfuncs + 1, 1);
+	js_reach(post, &Q->calls, seen, depth);
+	size_t cap = Q->facts.n;
+	for (size_t k = 0; k < post->nfuncs; k++)
+		cap += seen[k] ? post->funcs[k].facts.n : 0;
+	struct a1_rows_fact *g = xcalloc(cap + 1, sizeof *g);
+	long *at = xmalloc((cap + 1) * sizeof *at);
+	size_t ng = 0;
+	for (size_t j = 0; j < Q->facts.n; j++)
+		if (js_live(&Q->facts.v[j])) {
+			const struct a1_js_fact *f = &Q->facts.v[j];
+			g[ng] = (struct a1_rows_fact){f->form, f->subject, f->matcher, f->expected, NULL};
+			at[ng++] = (long)j;
+		}
+	for (size_t k = 0; k < post->nfuncs; k++)
+		for (size_t j = 0; seen[k] && j < post->funcs[k].facts.n; j++)
+			if (js_live(&post->funcs[k].facts.v[j])) {
+				const struct a1_js_fact *f = &post->funcs[k].facts.v[j];
+				g[ng] = (struct a1_rows_fact){f->form, f->subject, f->matcher, f->expected, post->funcs[k].name};
+				at[ng++] = -1;
+			}
+	struct a1_rows_func *fs = xcalloc(post->ntests + post->nfuncs + 1, sizeof *fs);
+	size_t nf = 0;
+	for (size_t k = 0; k < post->ntests; k++)
+		if (&post->tests[k] != Q && !post->tests[k].hook)
+			fs[nf++] = (struct a1_rows_func){post->tests[k].name, post->tests[k].line};
+	for (size_t k = 0; k < post->nfuncs; k++)
+		fs[nf++] = (struct a1_rows_func){post->funcs[k].name, 0};
+	struct a1_rows_test t = {text, len, Q->line, fs, nf};
+	struct a1_rows *r = a1_rows_new(&t, g, ng);
+	for (size_t i = 0; i < P->facts.n; i++) {
+		const struct a1_js_fact *f = &P->facts.v[i];
+		if (pair[i] != -1 || !js_live(f))
+			continue;
+		struct a1_rows_fact p = {f->form, f->subject, f->matcher, f->expected, NULL};
+		long c = a1_rows_cover(r, &p);
+		if (c < 0)
+			continue;
+		pair[i] = -2;
+		if (at[c] >= 0)
+			used[at[c]] = 1;
+	}
+	a1_rows_free(r);
+	free(fs);
+	free(at);
+	free(g);
+	free(seen);
+}
