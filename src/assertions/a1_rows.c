@@ -552,8 +552,8 @@ struct a1_rows *a1_rows_new(const struct a1_rows_test *t, const struct a1_rows_f
 	r->ng = ng;
 	r->param = xcalloc(ng + 1, 1);
 	for (size_t i = 0; i < ng; i++)
-		r->param[i] = g[i].subject ? names_variable(g[i].subject) || names_variable(g[i].expected)
-					   : names_variable(g[i].form);
+		r->param[i] = g[i].expected ? names_variable(g[i].expected) /* `got != 4`: one case */
+			      : names_variable(g[i].subject ? g[i].subject : g[i].form);
 	if (!t->text || !t->line)
 		return r;
 	const char *s = t->text;

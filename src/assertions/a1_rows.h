@@ -7,9 +7,10 @@
  * what it cannot see.
  *
  * A pre assertion P is covered by a generalised post assertion G (and one row) when:
- *  1. G is of P's matcher family and parameterised (an operand names a variable, not only
- *     literals); the caller hands in only live, non-tautological facts of the post test and of
- *     the helpers it reaches;
+ *  1. G is of P's matcher family and parameterised: its expected operand names a variable
+ *     (`c.want`, `want`; with no expected operand, its subject does) - `got != 4` is one case,
+ *     not a generalisation; the caller hands in only live, non-tautological facts of the post
+ *     test and of the helpers it reaches;
  *  2. the function P's subject calls (the last part of its name: `Calc.add(1, 2)` -> `add`) is
  *     called in G's form or in the text of the function holding G (Go's `got := Add(c.a, c.b)`);
  *  3. P's literal operands (numbers, strings, characters, true / false / nil / null), as a
