@@ -719,7 +719,7 @@ static const struct a1_lang_fact **asserted(const struct a1_lang_side *s, const 
 }
 
 static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_side *post,
-			  const struct a1_lang_func *P, const struct a1_lang_func *Q, const char *text, size_t len, cJSON *out)
+			  const struct a1_lang_func *P, const struct a1_lang_func *Q, struct a1_rows_text *rt, cJSON *out)
 {
 	size_t np, nq;
 	const struct a1_lang_fact **pf = asserted(pre, P, &np), **qf = asserted(post, Q, &nq);
@@ -729,7 +729,7 @@ static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_s
 		pair[i] = -1;
 	for (int pass = 0; pass < 5; pass++) {
 		if (pass == 3) /* N assertions generalised into one fed by rows (a1_rows.h) */
-			a1_rows_lang(post, Q, text, len, pf, np, qf, nq, pair, used);
+			a1_rows_lang(post, Q, rt, pf, np, qf, nq, pair, used);
 		for (size_t i = 0, j0 = 0; i < np; i++)
 			for (size_t j = pass == 4 ? j0 : 0; pair[i] < 0 && j < nq; j++)
 				if (!used[j] && pair_ok(pass, pf[i], qf[j])) {
@@ -1043,7 +1043,7 @@ static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_fu
 }
 
 static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
-			 const struct a1_lang_func *Q, const char *text, size_t len, cJSON *out)
+			 const struct a1_lang_func *Q, struct a1_rows_text *rt, cJSON *out)
 {
 	if ((Q->mods & A1_LANG_CFG_OFF) && !(P->mods & A1_LANG_CFG_OFF)) {
 		a1_lang_finding(out, P->name, "build-excluded", "FAIL", NULL, "built", Q->why ? Q->why : "cfg'd away");
@@ -1101,7 +1101,7 @@ static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_si
 		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				Q->why ? Q->why : "a condition");
 	compare_rows(pre, P, Q, out);
-	compare_facts(pre, post, P, Q, text, len, out);
+	compare_facts(pre, post, P, Q, rt, out);
 }
 
 /* 1 when opaque `o` is a module declared here and read in another file (its name "tests::"). */
@@ -1132,7 +1132,7 @@ static const char *hidden(const struct a1_lang_side *s, const char *name)
 	return NULL;
 }
 
-static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *post, const char *text, size_t len,
+static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *post, struct a1_rows_text *rt,
 		    cJSON *out)
 {
 	if (post->excluded && !eq(pre->excluded, post->excluded) && !pre->excluded)
@@ -1180,7 +1180,7 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 		taken[at] = 1;
 		if (P->lazy || Q->lazy)
 			continue; /* byte-identical on both sides, as is all it reads (a1_lang_want) */
-		compare_func(pre, post, P, Q, text, len, out);
+		compare_func(pre, post, P, Q, rt, out);
 	}
 	/* Go's TestMain(m): the package's tests run only through its m.Run() */
 	for (size_t j = 0; j < post->nfuncs; j++) {
@@ -1650,8 +1650,11 @@ static cJSON *judged(cJSON *out, const struct a1_lang_side *a, const struct a1_l
 		refused(out, a, 1);
 	if (b->status)
 		refused(out, b, 0);
-	if (!a->status && !b->status)
-		compare(a, b, post, post_len, out);
+	if (!a->status && !b->status) {
+		struct a1_rows_text rt = {post, post_len, NULL};
+		compare(a, b, &rt, out);
+		a1_rows_text_done(&rt);
+	}
 	a1_cache_release(ra);
 	a1_cache_release(rb);
 	return out;

@@ -29,18 +29,43 @@ struct row {
 	size_t at;	    /* where it starts */
 	const char *callee; /* borrowed: the helper whose call's arguments it is; NULL for none */
 	size_t ncallee;
-	int spent;
+	unsigned char spent;
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+};
+
+/* A function of the side: its declaration's first byte and its body. */
+struct fspan {
+	const char *name;
+	unsigned line;
+	size_t head;
+	struct span body;
+	int ok;
+};
+
+struct a1_rows_index {
+	const char *s;
+	size_t n;
+	size_t *line_at; /* byte of each line's start */
+	size_t nlines;
+	struct fspan *fn;
+	size_t nfn;
+	struct rows top; /* the rows outside every function */
 };
 
 struct a1_rows {
-	const struct a1_rows_test *t;
+	struct a1_rows_index *ix;
+	int own_ix;
 	const struct a1_rows_fact *g;
 	size_t ng;
 	struct span body; /* the test's body, [a, e) from its `{` */
 	int has_body;
-	struct row *rows;
-	size_t nrows, caprows;
-	unsigned char *param; /* per g: parameterised */
+	struct rows rows;	  /* the test's own */
+	unsigned char *top_spent; /* per ix->top row */
+	unsigned char *param;	  /* per g: parameterised */
 };
 
 /*==== lexing ================================================================================*/
@@ -130,15 +155,6 @@ static size_t close_of(const char *s, size_t n, size_t i)
 		i++;
 	}
 	return n;
-}
-
-static size_t line_start(const char *s, size_t n, unsigned line)
-{
-	size_t i = 0;
-	for (unsigned l = 1; l < line && i < n; i++)
-		if (s[i] == '\n')
-			l++;
-	return i;
 }
 
 /* The body `{..}` of the function whose declaration starts at byte `at`: the first `{` outside
@@ -378,13 +394,13 @@ static int calls(const char *s, size_t a, size_t e, const char *name, size_t k)
 
 /*==== rows ==================================================================================*/
 
-static void row_add(struct a1_rows *r, char **v, size_t n, size_t at, const char *callee_name, size_t ncallee)
+static void row_add(struct rows *r, char **v, size_t n, size_t at, const char *callee_name, size_t ncallee)
 {
-	if (r->nrows == r->caprows) {
-		r->caprows = r->caprows ? r->caprows * 2 : 16;
-		r->rows = xrealloc(r->rows, r->caprows * sizeof *r->rows);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 16;
+		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
 	}
-	struct row *w = &r->rows[r->nrows++];
+	struct row *w = &r->v[r->n++];
 	w->v = xmalloc((n + 1) * sizeof *w->v);
 	memcpy(w->v, v, n * sizeof *v);
 	w->n = n;
@@ -462,7 +478,7 @@ static size_t items(const char *s, size_t a, size_t e, int csv, char **v)
 /* 1 when a helper holding a parameterised g is named `w` (k bytes). */
 static int holder_named(const struct a1_rows *r, const char *w, size_t k)
 {
-	for (size_t i = 0; i < r->ng; i++) {
+	for (size_t i = 0; r && i < r->ng; i++) {
 		if (!r->param[i] || !r->g[i].holder)
 			continue;
 		size_t hk;
@@ -475,9 +491,8 @@ static int holder_named(const struct a1_rows *r, const char *w, size_t k)
 
 /* The groups of s[a, e) that are rows. `head`: the test's annotations (@CsvSource strings,
  * @ValueSource values). */
-static void scan(struct a1_rows *r, size_t a, size_t e, int head)
+static void scan(const char *s, struct rows *out, const struct a1_rows *r, size_t a, size_t e, int head)
 {
-	const char *s = r->t->text;
 	int csv = head && memmem(s + a, e - a, "CsvSource", 9) != NULL;
 	int single = head && memmem(s + a, e - a, "ValueSource", 11) != NULL;
 	char *v[ROW_ITEMS];
@@ -494,7 +509,7 @@ static void scan(struct a1_rows *r, size_t a, size_t e, int head)
 						m++;
 					size_t n = items(s, l, m, 1, v);
 					if (n)
-						row_add(r, v, n, l, NULL, 0);
+						row_add(out, v, n, l, NULL, 0);
 					l = m + 1;
 				}
 			}
@@ -537,61 +552,109 @@ static void scan(struct a1_rows *r, size_t a, size_t e, int head)
 		size_t n = ok ? items(s, i + 1, end - 1, 0, v) : 0;
 		if (n && single && !via)
 			for (size_t x = 0; x < n; x++)
-				row_add(r, &v[x], 1, i, NULL, 0);
+				row_add(out, &v[x], 1, i, NULL, 0);
 		else if (n)
-			row_add(r, v, n, i, via, via ? k : 0);
+			row_add(out, v, n, i, via, via ? k : 0);
 		i++;
 	}
 }
 
-struct a1_rows *a1_rows_new(const struct a1_rows_test *t, const struct a1_rows_fact *g, size_t ng)
+static size_t line_at(const struct a1_rows_index *ix, unsigned line)
 {
-	struct a1_rows *r = xcalloc(1, sizeof *r);
-	r->t = t;
-	r->g = g;
-	r->ng = ng;
-	r->param = xcalloc(ng + 1, 1);
-	for (size_t i = 0; i < ng; i++)
-		r->param[i] = g[i].expected ? names_variable(g[i].expected) /* `got != 4`: one case */
-			      : names_variable(g[i].subject ? g[i].subject : g[i].form);
-	if (!t->text || !t->line)
-		return r;
-	const char *s = t->text;
-	size_t n = t->len, head = line_start(s, n, t->line);
-	r->has_body = body_from(s, n, head, &r->body);
-	if (!r->has_body)
-		return r;
-	/* the other functions: rows in them are not the test's */
-	struct span *other = xmalloc((t->nfuncs + 1) * sizeof *other);
-	size_t no = 0;
-	for (size_t i = 0; i < t->nfuncs; i++) {
-		struct span b;
-		size_t at = t->funcs[i].line ? line_start(s, n, t->funcs[i].line) : 0;
-		if (t->funcs[i].line ? body_from(s, n, at, &b) : body_named(s, n, t->funcs[i].name, &b)) {
-			if (b.a == r->body.a)
-				continue; /* the test itself */
-			other[no].a = t->funcs[i].line ? at : b.a;
-			other[no++].e = b.e;
-		}
+	return line && line <= ix->nlines ? ix->line_at[line - 1] : ix->n;
+}
+
+static void rows_free(struct rows *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free_items(r->v[i].v, r->v[i].n);
+		free(r->v[i].v);
 	}
-	scan(r, head, r->body.a, 1);
-	scan(r, r->body.a, r->body.e, 0);
-	/* outside every function: between the test and the others */
-	size_t from = 0;
-	for (;;) {
-		size_t next = n, to = n;
-		for (size_t i = 0; i < no; i++)
-			if (other[i].a >= from && other[i].a < next)
-				next = other[i].a, to = other[i].e;
-		if (head >= from && head < next)
-			next = head, to = r->body.e;
+	free(r->v);
+}
+
+struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs)
+{
+	struct a1_rows_index *ix = xcalloc(1, sizeof *ix);
+	ix->s = text ? text : "";
+	ix->n = text ? len : 0;
+	size_t cap = 64;
+	ix->line_at = xmalloc(cap * sizeof *ix->line_at);
+	ix->line_at[ix->nlines++] = 0;
+	for (size_t i = 0; i < ix->n; i++)
+		if (ix->s[i] == '\n') {
+			if (ix->nlines == cap)
+				ix->line_at = xrealloc(ix->line_at, (cap *= 2) * sizeof *ix->line_at);
+			ix->line_at[ix->nlines++] = i + 1;
+		}
+	ix->fn = xcalloc(nfuncs + 1, sizeof *ix->fn);
+	for (size_t i = 0; i < nfuncs; i++) {
+		struct fspan *f = &ix->fn[ix->nfn++];
+		f->name = funcs[i].name;
+		f->line = funcs[i].line;
+		if (f->line) {
+			f->head = line_at(ix, f->line);
+			f->ok = body_from(ix->s, ix->n, f->head, &f->body);
+		} else if ((f->ok = body_named(ix->s, ix->n, f->name, &f->body)))
+			f->head = f->body.a;
+	}
+	/* outside every function: from one function's end to the next one's head */
+	for (size_t from = 0;;) {
+		size_t next = ix->n, to = ix->n;
+		for (size_t i = 0; i < ix->nfn; i++)
+			if (ix->fn[i].ok && ix->fn[i].head >= from && ix->fn[i].head < next)
+				next = ix->fn[i].head, to = ix->fn[i].body.e;
 		if (next > from)
-			scan(r, from, next, 0);
-		if (next >= n)
+			scan(ix->s, &ix->top, NULL, from, next, 0);
+		if (next >= ix->n)
 			break;
 		from = to > next ? to : next + 1;
 	}
-	free(other);
+	return ix;
+}
+
+void a1_rows_index_free(struct a1_rows_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->line_at);
+	free(ix->fn);
+	rows_free(&ix->top);
+	free(ix);
+}
+
+struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const struct a1_rows_fact *g, size_t ng)
+{
+	struct a1_rows *r = xcalloc(1, sizeof *r);
+	r->ix = ix;
+	r->g = g;
+	r->ng = ng;
+	r->param = xcalloc(ng + 1, 1);
+	r->top_spent = xcalloc(ix->top.n + 1, 1);
+	for (size_t i = 0; i < ng; i++)
+		r->param[i] = g[i].expected ? names_variable(g[i].expected) /* `got != 4`: one case */
+				      : names_variable(g[i].subject ? g[i].subject : g[i].form);
+	if (!line || line > ix->nlines)
+		return r;
+	size_t head = line_at(ix, line);
+	r->has_body = body_from(ix->s, ix->n, head, &r->body);
+	if (r->has_body) {
+		scan(ix->s, &r->rows, r, head, r->body.a, 1);
+		scan(ix->s, &r->rows, r, r->body.a, r->body.e, 0);
+	}
+	return r;
+}
+
+struct a1_rows *a1_rows_new(const struct a1_rows_test *t, const struct a1_rows_fact *g, size_t ng)
+{
+	struct a1_rows_func *fs = xcalloc(t->nfuncs + 2, sizeof *fs);
+	if (t->nfuncs)
+		memcpy(fs, t->funcs, t->nfuncs * sizeof *fs);
+	fs[t->nfuncs] = (struct a1_rows_func){"", t->line};
+	struct a1_rows_index *ix = a1_rows_index_new(t->text, t->len, fs, t->nfuncs + 1);
+	free(fs);
+	struct a1_rows *r = a1_rows_new_in(ix, t->line, g, ng);
+	r->own_ix = 1;
 	return r;
 }
 
@@ -628,25 +691,25 @@ static int contains(const struct row *w, char **need, size_t nn)
 	return 1;
 }
 
-/* The span of the function holding g: the test's body, or the helper's. */
+/* The body of the function holding g: the test's, or its helper's. */
 static int holder_span(const struct a1_rows *r, const struct a1_rows_fact *g, struct span *b)
 {
 	if (!g->holder) {
 		*b = r->body;
 		return r->has_body;
 	}
-	for (size_t i = 0; i < r->t->nfuncs; i++)
-		if (!strcmp(r->t->funcs[i].name, g->holder))
-			return r->t->funcs[i].line ? body_from(r->t->text, r->t->len, line_start(r->t->text, r->t->len,
-												 r->t->funcs[i].line), b)
-						   : body_named(r->t->text, r->t->len, g->holder, b);
-	return body_named(r->t->text, r->t->len, g->holder, b);
+	for (size_t i = 0; i < r->ix->nfn; i++)
+		if (r->ix->fn[i].ok && !strcmp(r->ix->fn[i].name, g->holder)) {
+			*b = r->ix->fn[i].body;
+			return 1;
+		}
+	return 0;
 }
 
 long a1_rows_cover(struct a1_rows *r, const struct a1_rows_fact *p)
 {
-	if (!r->nrows || !p->subject)
-		return -1;
+	if (!r->has_body || (!r->rows.n && !r->ix->top.n) || !p->subject)
+		return -1; /* a test not found (no body: an expression body) reads no rows */
 	size_t k = 0;
 	const char *fn = callee(p->subject, &k);
 	if (!fn)
@@ -661,17 +724,18 @@ long a1_rows_cover(struct a1_rows *r, const struct a1_rows_fact *p)
 		if (!r->param[i] || !family(p->matcher, g->matcher))
 			continue;
 		struct span b;
-		if (!calls(g->form, 0, strlen(g->form), fn, k) &&
-		    !(holder_span(r, g, &b) && calls(r->t->text, b.a, b.e, fn, k)))
+		if (!calls(g->form, 0, strlen(g->form), fn, k) && !(holder_span(r, g, &b) && calls(r->ix->s, b.a, b.e, fn, k)))
 			continue;
 		size_t hk = 0;
 		const char *h = g->holder ? last_part(g->holder, &hk) : NULL;
-		for (size_t j = 0; j < r->nrows && got < 0; j++) {
-			struct row *w = &r->rows[j];
-			if (w->spent || (w->callee && !(h && w->ncallee == hk && !strncmp(w->callee, h, hk))) ||
+		for (size_t j = 0; j < r->rows.n + r->ix->top.n && got < 0; j++) {
+			int own = j < r->rows.n;
+			struct row *w = own ? &r->rows.v[j] : &r->ix->top.v[j - r->rows.n];
+			unsigned char *spent = own ? (unsigned char *)&w->spent : &r->top_spent[j - r->rows.n];
+			if (*spent || (w->callee && !(h && w->ncallee == hk && !strncmp(w->callee, h, hk))) ||
 			    !contains(w, need, nn))
 				continue;
-			w->spent = 1;
+			*spent = 1;
 			got = (long)i;
 		}
 	}
@@ -684,25 +748,38 @@ void a1_rows_free(struct a1_rows *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nrows; i++) {
-		free_items(r->rows[i].v, r->rows[i].n);
-		free(r->rows[i].v);
-	}
-	free(r->rows);
+	rows_free(&r->rows);
+	if (r->own_ix)
+		a1_rows_index_free(r->ix);
+	free(r->top_spent);
 	free(r->param);
 	free(r);
 }
 
+struct a1_rows *a1_rows_text_rows(struct a1_rows_text *rt, const struct a1_rows_func *funcs, size_t nfuncs, unsigned line,
+				  const struct a1_rows_fact *g, size_t ng)
+{
+	if (!rt->ix)
+		rt->ix = a1_rows_index_new(rt->text, rt->len, funcs, nfuncs);
+	return a1_rows_new_in(rt->ix, line, g, ng);
+}
+
+void a1_rows_text_done(struct a1_rows_text *rt)
+{
+	a1_rows_index_free(rt->ix);
+	rt->ix = NULL;
+}
+
 /*==== the judges' side ======================================================================*/
 
-void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, const char *text, size_t len,
+void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, struct a1_rows_text *rt,
 		  const struct a1_lang_fact *const *pf, size_t np, const struct a1_lang_fact *const *qf, size_t nq,
 		  long *pair, unsigned char *used)
 {
 	int want = 0;
 	for (size_t i = 0; i < np; i++)
 		want |= pair[i] < 0 && !pf[i]->dead && !pf[i]->taut;
-	if (!want || !text || !nq)
+	if (!want || !rt || !rt->text || !nq)
 		return;
 	struct a1_rows_fact *g = xcalloc(nq + 1, sizeof *g);
 	size_t *at = xmalloc((nq + 1) * sizeof *at), ng = 0;
@@ -719,12 +796,9 @@ void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q,
 		at[ng++] = j;
 	}
 	struct a1_rows_func *fs = xcalloc(post->nfuncs + 1, sizeof *fs);
-	size_t nf = 0;
 	for (size_t k = 0; k < post->nfuncs; k++)
-		if (&post->funcs[k] != Q)
-			fs[nf++] = (struct a1_rows_func){post->funcs[k].name, post->funcs[k].line};
-	struct a1_rows_test t = {text, len, Q->line, fs, nf};
-	struct a1_rows *r = a1_rows_new(&t, g, ng);
+		fs[k] = (struct a1_rows_func){post->funcs[k].name, post->funcs[k].line};
+	struct a1_rows *r = a1_rows_text_rows(rt, fs, post->nfuncs, Q->line, g, ng);
 	for (size_t i = 0; i < np; i++) {
 		if (pair[i] >= 0 || pf[i]->dead || pf[i]->taut)
 			continue;
@@ -760,12 +834,12 @@ static void js_reach(const struct a1_js_side *s, const struct a1_js_names *calls
 }
 
 void a1_rows_js(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
-		const char *text, size_t len, int depth, long *pair, unsigned char *used)
+		struct a1_rows_text *rt, int depth, long *pair, unsigned char *used)
 {
 	int want = 0;
 	for (size_t i = 0; i < P->facts.n; i++)
 		want |= pair[i] == -1 && js_live(&P->facts.v[i]);
-	if (!want || !text || !Q->line)
+	if (!want || !rt || !rt->text || !Q->line)
 		return;
 	unsigned char *seen = xcalloc(post->nfuncs + 1, 1);
 	js_reach(post, &Q->calls, seen, depth);
@@ -791,12 +865,10 @@ void a1_rows_js(const struct a1_js_side *post, const struct a1_js_test *P, const
 	struct a1_rows_func *fs = xcalloc(post->ntests + post->nfuncs + 1, sizeof *fs);
 	size_t nf = 0;
 	for (size_t k = 0; k < post->ntests; k++)
-		if (&post->tests[k] != Q && !post->tests[k].hook)
-			fs[nf++] = (struct a1_rows_func){post->tests[k].name, post->tests[k].line};
+		fs[nf++] = (struct a1_rows_func){post->tests[k].name, post->tests[k].line};
 	for (size_t k = 0; k < post->nfuncs; k++)
 		fs[nf++] = (struct a1_rows_func){post->funcs[k].name, 0};
-	struct a1_rows_test t = {text, len, Q->line, fs, nf};
-	struct a1_rows *r = a1_rows_new(&t, g, ng);
+	struct a1_rows *r = a1_rows_text_rows(rt, fs, nf, Q->line, g, ng);
 	for (size_t i = 0; i < P->facts.n; i++) {
 		const struct a1_js_fact *f = &P->facts.v[i];
 		if (pair[i] != -1 || !js_live(f))

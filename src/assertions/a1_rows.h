@@ -64,6 +64,25 @@ long a1_rows_cover(struct a1_rows *r, const struct a1_rows_fact *p);
 
 void a1_rows_free(struct a1_rows *r);
 
+/* What is read of a side once for all its tests: where its lines start, its functions' bodies
+ * and the rows outside every function. funcs: EVERY function of the side, the tests too
+ * (borrowed names). A post side's text for the judges: `ix` NULL at first, built on first use
+ * (a1_rows_text_rows), freed by a1_rows_text_done - so each side is read once, not once per
+ * test (a file of many tests costs its length, not tests x length). */
+struct a1_rows_index;
+struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs);
+void a1_rows_index_free(struct a1_rows_index *ix);
+struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const struct a1_rows_fact *g, size_t ng);
+
+struct a1_rows_text {
+	const char *text; /* NULL: no rows (nothing covered) */
+	size_t len;
+	struct a1_rows_index *ix;
+};
+struct a1_rows *a1_rows_text_rows(struct a1_rows_text *rt, const struct a1_rows_func *funcs, size_t nfuncs, unsigned line,
+				  const struct a1_rows_fact *g, size_t ng);
+void a1_rows_text_done(struct a1_rows_text *rt);
+
 /* ---- the judges' side of it ---- */
 struct a1_lang_side;
 struct a1_lang_func;
@@ -73,15 +92,15 @@ struct a1_js_test;
 
 /* compare_facts (a1_lang.c): each live pf[i] not yet paired (pair[i] < 0) that a live,
  * non-tautological qf[j] generalises gets pair[i] = j (used[j] set: no later pass pairs it by
- * order). qf: Q's facts, then its helpers' (a1_lang.c's asserted); `text`: the post side. */
-void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, const char *text, size_t len,
+ * order). qf: Q's facts, then its helpers' (a1_lang.c's asserted); `rt`: the post side's text. */
+void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, struct a1_rows_text *rt,
 		  const struct a1_lang_fact *const *pf, size_t np, const struct a1_lang_fact *const *qf, size_t nq,
 		  long *pair, unsigned char *used);
 
 /* compare_tests (a1_js.c): each live p[i] of P not yet paired (pair[i] == -1) that a live
  * assertion of Q or of a helper it reaches (within `depth` calls) generalises gets pair[i] =
- * -2 (covered); one of Q's own so used gets used[j] set. `text` NULL: nothing covered. */
+ * -2 (covered); one of Q's own so used gets used[j] set. `rt` NULL: nothing covered. */
 void a1_rows_js(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
-		const char *text, size_t len, int depth, long *pair, unsigned char *used);
+		struct a1_rows_text *rt, int depth, long *pair, unsigned char *used);
 
 #endif
