@@ -13,6 +13,7 @@
 
 #include "assertions/a1_js_facts.h"
 #include "assertions/a1_lang.h"
+#include "common/strmap.h"
 #include "common/xalloc.h"
 
 #define ROW_ITEMS 64   /* items of one row read (a longer group is no row) */
@@ -198,42 +199,25 @@ static const char *last_part(const char *name, size_t *k)
 	return p;
 }
 
-/* A function found by its declaration `name(..)` followed by its body (a return type between:
- * `: T`, `-> T`, `throws E`), the name after a word, `>` or `]` (a keyword or a type). */
-static int body_named(const char *s, size_t n, const char *name, struct span *b)
+/* The body of a declaration whose name ends at byte e (`name(..)` then the body, a return
+ * type between: `: T`, `-> T`, `throws E`; the name after a word, `>` or `]`: a keyword or a
+ * type) from byte i; 0 for none. */
+static int declared_at(const char *s, size_t n, size_t i, size_t e, struct span *b)
 {
-	size_t k;
-	const char *w = last_part(name, &k);
-	if (!k)
+	size_t p = i;
+	while (p > 0 && (s[p - 1] == ' ' || s[p - 1] == '\t' || s[p - 1] == '\n' || s[p - 1] == '\r'))
+		p--;
+	size_t q = e;
+	while (q < n && (s[q] == ' ' || s[q] == '\t'))
+		q++;
+	if (!p || !(word_byte((unsigned char)s[p - 1]) || s[p - 1] == '>' || s[p - 1] == ']') || q >= n || s[q] != '(')
 		return 0;
-	for (size_t i = 0; i + k < n;) {
-		size_t j = skip(s, n, i);
-		if (j != i) {
-			i = j;
-			continue;
-		}
-		if (strncmp(s + i, w, k) || (i && word_byte((unsigned char)s[i - 1])) || word_byte((unsigned char)s[i + k])) {
-			i++;
-			continue;
-		}
-		size_t p = i;
-		while (p > 0 && (s[p - 1] == ' ' || s[p - 1] == '\t' || s[p - 1] == '\n' || s[p - 1] == '\r'))
-			p--;
-		size_t q = i + k;
-		while (q < n && (s[q] == ' ' || s[q] == '\t'))
-			q++;
-		if (p && (word_byte((unsigned char)s[p - 1]) || s[p - 1] == '>' || s[p - 1] == ']') && q < n && s[q] == '(') {
-			size_t c = close_of(s, n, q);
-			while (c < n && (s[c] == ' ' || s[c] == '\t' || s[c] == '\n' || s[c] == '\r'))
-				c++;
-			if (c < n && (s[c] == '{' || s[c] == ':' || (s[c] == '-' && c + 1 < n && s[c + 1] == '>') ||
-				      !strncmp(s + c, "throws", 6)) &&
-			    body_from(s, n, c, b))
-				return 1;
-		}
-		i += k;
-	}
-	return 0;
+	size_t c = close_of(s, n, q);
+	while (c < n && (s[c] == ' ' || s[c] == '\t' || s[c] == '\n' || s[c] == '\r'))
+		c++;
+	return c < n &&
+	       (s[c] == '{' || s[c] == ':' || (s[c] == '-' && c + 1 < n && s[c + 1] == '>') || !strncmp(s + c, "throws", 6)) &&
+	       body_from(s, n, c, b);
 }
 
 /*==== literals ==============================================================================*/
@@ -573,6 +557,70 @@ static void rows_free(struct rows *r)
 	free(r->v);
 }
 
+/* The functions without a line found by their declarations, in one pass over the text: the
+ * first declaration of each name (its last part). */
+static void bodies_named(struct a1_rows_index *ix)
+{
+	struct strmap want;
+	strmap_init(&want);
+	for (size_t i = 0; i < ix->nfn; i++) {
+		size_t k;
+		const char *w = last_part(ix->fn[i].name, &k);
+		if (ix->fn[i].line || !k || k >= 256)
+			continue;
+		char key[256];
+		memcpy(key, w, k);
+		key[k] = 0;
+		if (!strmap_get(&want, key, NULL))
+			strmap_put(&want, key, (int64_t)i);
+	}
+	const char *s = ix->s;
+	size_t n = ix->n;
+	for (size_t i = 0; strmap_count(&want) && i < n;) {
+		size_t j = skip(s, n, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (!word_byte((unsigned char)s[i]) || (i && word_byte((unsigned char)s[i - 1]))) {
+			i++;
+			continue;
+		}
+		size_t e = i;
+		while (e < n && word_byte((unsigned char)s[e]))
+			e++;
+		int64_t at;
+		char key[256];
+		if (e - i < sizeof key) {
+			memcpy(key, s + i, e - i);
+			key[e - i] = 0;
+			struct span b;
+			if (strmap_get(&want, key, &at) && !ix->fn[at].ok && declared_at(s, n, i, e, &b)) {
+				ix->fn[at].ok = 1;
+				ix->fn[at].body = b;
+				ix->fn[at].head = b.a;
+			}
+		}
+		i = e;
+	}
+	for (size_t i = 0; i < ix->nfn; i++) { /* a name declared twice: its first declaration */
+		size_t k;
+		const char *w = last_part(ix->fn[i].name, &k);
+		char key[256];
+		int64_t at;
+		if (ix->fn[i].line || ix->fn[i].ok || !k || k >= sizeof key)
+			continue;
+		memcpy(key, w, k);
+		key[k] = 0;
+		if (strmap_get(&want, key, &at) && ix->fn[at].ok) {
+			ix->fn[i].ok = 1;
+			ix->fn[i].body = ix->fn[at].body;
+			ix->fn[i].head = ix->fn[at].head;
+		}
+	}
+	strmap_free(&want);
+}
+
 struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs)
 {
 	struct a1_rows_index *ix = xcalloc(1, sizeof *ix);
@@ -595,9 +643,9 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 		if (f->line) {
 			f->head = line_at(ix, f->line);
 			f->ok = body_from(ix->s, ix->n, f->head, &f->body);
-		} else if ((f->ok = body_named(ix->s, ix->n, f->name, &f->body)))
-			f->head = f->body.a;
+		}
 	}
+	bodies_named(ix);
 	/* outside every function: from one function's end to the next one's head */
 	for (size_t from = 0;;) {
 		size_t next = ix->n, to = ix->n;
