@@ -592,6 +592,9 @@ Test(a1_kotlin, threads_judging_at_once_get_right_answers)
 	for (int i = 0; i < 3; i++) {
 		pthread_join(t[i], NULL);
 		cr_expect_eq(bad[i], 0, "thread %d: %ld wrong answers", i, bad[i]);
+	}
+}
+
 /*==== issue 32: N assertions generalised into a parameterized test or a helper ==============*/
 
 #define PT_TWO CLS(KT, ADD("@Test", EQ "    assertEquals(4, Calc.add(2, 2))\n"))
