@@ -19,6 +19,8 @@
 #define ROW_ITEMS 64   /* items of one row read (a longer group is no row) */
 #define ITEM_MAX 256   /* bytes of one literal kept */
 #define LITS_MAX 32    /* literals of one pre assertion (more: not covered) */
+#define ROW_BYTES (ROW_ITEMS * (ITEM_MAX + 64)) /* bytes of one row read */
+#define BUDGET (64ull << 20) /* bytes read and items compared for one side's tests: then nothing more is covered */
 
 struct span {
 	size_t a, e;
@@ -55,6 +57,7 @@ struct a1_rows_index {
 	struct fspan *fn;
 	size_t nfn;
 	struct rows top; /* the rows outside every function */
+	unsigned long long budget; /* what a1_rows_cover may still read (BUDGET at first) */
 };
 
 struct a1_rows {
@@ -505,7 +508,9 @@ static void scan(const char *s, struct rows *out, const struct a1_rows *r, size_
 			i++;
 			continue;
 		}
-		size_t end = close_of(s, e, i);
+		/* a row is short: a group not closed within ROW_BYTES is none (so deep nesting costs
+		 * ROW_BYTES a bracket, not the text's length) */
+		size_t end = close_of(s, e - i > ROW_BYTES ? i + ROW_BYTES : e, i);
 		if (end <= i + 1 || s[end - 1] != (c == '(' ? ')' : c == '[' ? ']' : '}')) {
 			i++;
 			continue;
@@ -624,6 +629,7 @@ static void bodies_named(struct a1_rows_index *ix)
 struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs)
 {
 	struct a1_rows_index *ix = xcalloc(1, sizeof *ix);
+	ix->budget = BUDGET;
 	ix->s = text ? text : "";
 	ix->n = text ? len : 0;
 	size_t cap = 64;
@@ -686,7 +692,8 @@ struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const st
 		return r;
 	size_t head = line_at(ix, line);
 	r->has_body = body_from(ix->s, ix->n, head, &r->body);
-	if (r->has_body) {
+	if (r->has_body && ix->budget > r->body.e - head) {
+		ix->budget -= r->body.e - head;
 		scan(ix->s, &r->rows, r, head, r->body.a, 1);
 		scan(ix->s, &r->rows, r, r->body.a, r->body.e, 0);
 	}
@@ -772,16 +779,29 @@ long a1_rows_cover(struct a1_rows *r, const struct a1_rows_fact *p)
 		if (!r->param[i] || !family(p->matcher, g->matcher))
 			continue;
 		struct span b;
-		if (!calls(g->form, 0, strlen(g->form), fn, k) && !(holder_span(r, g, &b) && calls(r->ix->s, b.a, b.e, fn, k)))
-			continue;
+		size_t glen = strlen(g->form);
+		if (r->ix->budget < glen)
+			break;
+		r->ix->budget -= glen;
+		if (!calls(g->form, 0, glen, fn, k)) {
+			if (!holder_span(r, g, &b) || r->ix->budget < b.e - b.a)
+				continue;
+			r->ix->budget -= b.e - b.a;
+			if (!calls(r->ix->s, b.a, b.e, fn, k))
+				continue;
+		}
 		size_t hk = 0;
 		const char *h = g->holder ? last_part(g->holder, &hk) : NULL;
 		for (size_t j = 0; j < r->rows.n + r->ix->top.n && got < 0; j++) {
 			int own = j < r->rows.n;
 			struct row *w = own ? &r->rows.v[j] : &r->ix->top.v[j - r->rows.n];
 			unsigned char *spent = own ? (unsigned char *)&w->spent : &r->top_spent[j - r->rows.n];
-			if (*spent || (w->callee && !(h && w->ncallee == hk && !strncmp(w->callee, h, hk))) ||
-			    !contains(w, need, nn))
+			if (*spent || (w->callee && !(h && w->ncallee == hk && !strncmp(w->callee, h, hk))))
+				continue;
+			if (r->ix->budget < nn * w->n + 1)
+				break;
+			r->ix->budget -= nn * w->n + 1;
+			if (!contains(w, need, nn))
 				continue;
 			*spent = 1;
 			got = (long)i;

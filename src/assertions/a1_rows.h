@@ -21,6 +21,9 @@
  *     a string of @CsvSource (its comma-separated values); each value of @ValueSource.
  *     A row covers one pre assertion: two that need different rows need two rows.
  *
+ * Work is bounded: one side's tests together read at most 64 MiB (text scanned, items
+ * compared); past that nothing more is covered (the finding stands, as before this rule).
+ *
  * Threads: any (no globals). Memory: a1_rows_new copies nothing it is given - the text and
  * strings must outlive the object; a1_rows_free frees it. Failure: none (a text it cannot read
  * gives no rows: nothing covered). */
