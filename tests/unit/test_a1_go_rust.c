@@ -1334,7 +1334,7 @@ Test(a1_go_rust, go_assertions_generalised_into_a_table_are_kept)
 	play_all(gt_honest, sizeof gt_honest / sizeof *gt_honest);
 }
 
-Test(a1_go_rust, go_table_cheats_are_caught)
+Test(a1_go_rust, go_checks_generalised_into_a_table_cheats_are_caught)
 {
 	play_all(gt_cheats, sizeof gt_cheats / sizeof *gt_cheats);
 }
