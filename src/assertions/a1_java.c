@@ -382,7 +382,7 @@ static void refused(cJSON *out, const struct a1_js_side *s, int pre)
 }
 
 static cJSON *judge_sides(const char *path, const struct a1_java_side *a, const struct a1_java_side *b, size_t pre_len,
-			  size_t post_len, int need_tests)
+			  const char *post, size_t post_len, int need_tests)
 {
 	cJSON *out = cJSON_CreateArray();
 	if (!out)
@@ -392,7 +392,7 @@ static cJSON *judge_sides(const char *path, const struct a1_java_side *a, const 
 	if (b->s.status)
 		refused(out, &b->s, 0);
 	if (!a->s.status && !b->s.status) {
-		a1_js_compare(&a->s, &b->s, path, judge_pair, out);
+		a1_js_compare_rows(&a->s, &b->s, path, judge_pair, post, post_len, out);
 		annotation_removed(b, out);
 		not_collected(b, out);
 		conditions_added(a, b, out);
@@ -409,7 +409,7 @@ cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const cha
 {
 	struct a1_java_side a = {0}, b = {0};
 	extract_pair(pre, pre_len, post, post_len, &a, &b);
-	cJSON *out = judge_sides(path, &a, &b, pre_len, post_len, need_tests);
+	cJSON *out = judge_sides(path, &a, &b, pre_len, post, post_len, need_tests);
 	a1_java_side_free(&a);
 	a1_java_side_free(&b);
 	return out;
@@ -420,7 +420,7 @@ cJSON *a1_java_judge(const char *path, const char *pre, size_t pre_len, const ch
 	const struct a1_java_side *a, *b;
 	struct a1_cache_ref *ra, *rb;
 	a1_java_read_pair_cached(pre, pre_len, post, post_len, &a, &b, &ra, &rb);
-	cJSON *out = judge_sides(path, a, b, pre_len, post_len, 0);
+	cJSON *out = judge_sides(path, a, b, pre_len, post, post_len, 0);
 	a1_cache_release(ra);
 	a1_cache_release(rb);
 	return out;

@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "assertions/a1_finding.h"
+#include "assertions/a1_rows.h"
 #include "assertions/a1_js_facts.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -413,7 +414,8 @@ static int asserted_in_a_new_test(const struct a1_js_side *post, const unsigned 
 }
 
 static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side *post, const struct a1_js_test *P,
-			  const struct a1_js_test *Q, a1_js_pair_fn pair_fn, const unsigned char *taken, cJSON *out)
+			  const struct a1_js_test *Q, a1_js_pair_fn pair_fn, const unsigned char *taken, struct a1_rows_text *rt,
+			  cJSON *out)
 {
 	size_t np = P->facts.n, nq = Q->facts.n;
 	const struct a1_js_fact *p = P->facts.v, *q = Q->facts.v;
@@ -424,7 +426,9 @@ static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side 
 	/* identical forms, where they stand too; identical forms; the same subject; the rest in order */
 	for (int pass = 0; pass < 4; pass++)
 		for (size_t i = 0, j0 = 0; i < np; i++) {
-			if (pair[i] >= 0)
+			if (pass == 3 && i == 0) /* N assertions generalised into one fed by rows: -2 (a1_rows.h) */
+				a1_rows_js(post, P, Q, rt, HELPER_DEPTH, pair, used);
+			if (pair[i] != -1)
 				continue;
 			for (size_t j = pass == 3 ? j0 : 0; j < nq; j++) {
 				if (used[j])
@@ -465,7 +469,7 @@ static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side 
 		own_live |= live(&q[j]);
 	int lost_every = 0;
 	for (size_t i = 0; i < np; i++) {
-		if (pair[i] >= 0 || !live(&p[i]))
+		if (pair[i] != -1 || !live(&p[i]))
 			continue;
 		int covered = 0;
 		for (size_t j = 0; j < post->nfuncs && !covered; j++)
@@ -637,7 +641,7 @@ static char *spec_stem(const char *spec)
 }
 
 static void compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
-		    a1_js_pair_fn pair_fn, cJSON *out)
+		    a1_js_pair_fn pair_fn, struct a1_rows_text *rt, cJSON *out)
 {
 	struct index ipre, ipost;
 	index_build(&ipre, pre);
@@ -674,7 +678,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			continue; /* it asserted nothing that could fail the run */
 		if (match[i] < 0 && P->hook) { /* a hook gone: what it asserted, lost or moved */
 			struct a1_js_test none = {.name = P->name, .hook = 1};
-			compare_tests(pre, post, P, &none, pair_fn, taken, out);
+			compare_tests(pre, post, P, &none, pair_fn, taken, NULL, out);
 			continue;
 		}
 		if (match[i] < 0) {
@@ -701,7 +705,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 		if ((Q->mods & A1_JS_SKIPQ) && !(P->mods & A1_JS_SKIPQ))
 			a1_finding_add(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				       "skipped when a condition not known here holds");
-		compare_tests(pre, post, P, Q, pair_fn, taken, out);
+		compare_tests(pre, post, P, Q, pair_fn, taken, rt, out);
 	}
 	/* .only: each site the pre side did not have */
 	unsigned char *had = xcalloc(pre->nfocus + 1, 1);
@@ -770,7 +774,7 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 	if (b.status)
 		refused(out, &b, "post");
 	if (!a.status && !b.status)
-		compare(&a, &b, path, judge_pair, out);
+		compare(&a, &b, path, judge_pair, NULL, out);
 	a1_js_side_free(&a);
 	a1_js_side_free(&b);
 	return out;
@@ -802,5 +806,13 @@ int a1_js_count(enum a1_js_dialect d, const char *text, size_t len, int *tests, 
 void a1_js_compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
 		   a1_js_pair_fn pair_fn, cJSON *out)
 {
-	compare(pre, post, path, pair_fn, out);
+	compare(pre, post, path, pair_fn, NULL, out);
+}
+
+void a1_js_compare_rows(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
+			a1_js_pair_fn pair_fn, const char *text, size_t len, cJSON *out)
+{
+	struct a1_rows_text rt = {text, len, NULL};
+	compare(pre, post, path, pair_fn, &rt, out);
+	a1_rows_text_done(&rt);
 }

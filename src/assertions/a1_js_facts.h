@@ -114,6 +114,10 @@ typedef const char *(*a1_js_pair_fn)(const struct a1_js_fact *pre, const struct 
  * mocks are judged). */
 void a1_js_compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
 		   a1_js_pair_fn pair_fn, cJSON *out);
+/* a1_js_compare with the post side's text: assertions generalised into one fed by rows (a
+ * parameterized test's, a helper's calls) are no assertions removed (a1_rows.h). */
+void a1_js_compare_rows(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
+			a1_js_pair_fn pair_fn, const char *text, size_t len, cJSON *out);
 
 
 /* Marks side s refused (status: why it cannot be judged) at line:col, the first refusal

@@ -20,6 +20,7 @@
 
 #include "assertions/a1_cache.h"
 #include "assertions/a1_finding.h"
+#include "assertions/a1_rows.h"
 #include "assertions/tsnode.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -718,7 +719,7 @@ static const struct a1_lang_fact **asserted(const struct a1_lang_side *s, const 
 }
 
 static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_side *post,
-			  const struct a1_lang_func *P, const struct a1_lang_func *Q, cJSON *out)
+			  const struct a1_lang_func *P, const struct a1_lang_func *Q, struct a1_rows_text *rt, cJSON *out)
 {
 	size_t np, nq;
 	const struct a1_lang_fact **pf = asserted(pre, P, &np), **qf = asserted(post, Q, &nq);
@@ -726,7 +727,9 @@ static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_s
 	unsigned char *used = xcalloc(nq + 1, 1);
 	for (size_t i = 0; i < np; i++)
 		pair[i] = -1;
-	for (int pass = 0; pass < 5; pass++)
+	for (int pass = 0; pass < 5; pass++) {
+		if (pass == 3) /* N assertions generalised into one fed by rows (a1_rows.h) */
+			a1_rows_lang(post, Q, rt, pf, np, qf, nq, pair, used);
 		for (size_t i = 0, j0 = 0; i < np; i++)
 			for (size_t j = pass == 4 ? j0 : 0; pair[i] < 0 && j < nq; j++)
 				if (!used[j] && pair_ok(pass, pf[i], qf[j])) {
@@ -734,6 +737,7 @@ static void compare_facts(const struct a1_lang_side *pre, const struct a1_lang_s
 					used[j] = 1;
 					j0 = j + 1;
 				}
+	}
 	for (size_t i = 0; i < np; i++) {
 		if (pair[i] < 0 || !live(pf[i]))
 			continue;
@@ -1039,7 +1043,7 @@ static void compare_rows(const struct a1_lang_side *pre, const struct a1_lang_fu
 }
 
 static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_side *post, const struct a1_lang_func *P,
-			 const struct a1_lang_func *Q, cJSON *out)
+			 const struct a1_lang_func *Q, struct a1_rows_text *rt, cJSON *out)
 {
 	if ((Q->mods & A1_LANG_CFG_OFF) && !(P->mods & A1_LANG_CFG_OFF)) {
 		a1_lang_finding(out, P->name, "build-excluded", "FAIL", NULL, "built", Q->why ? Q->why : "cfg'd away");
@@ -1097,7 +1101,7 @@ static void compare_func(const struct a1_lang_side *pre, const struct a1_lang_si
 		a1_lang_finding(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				Q->why ? Q->why : "a condition");
 	compare_rows(pre, P, Q, out);
-	compare_facts(pre, post, P, Q, out);
+	compare_facts(pre, post, P, Q, rt, out);
 }
 
 /* 1 when opaque `o` is a module declared here and read in another file (its name "tests::"). */
@@ -1128,7 +1132,8 @@ static const char *hidden(const struct a1_lang_side *s, const char *name)
 	return NULL;
 }
 
-static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *post, cJSON *out)
+static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *post, struct a1_rows_text *rt,
+		    cJSON *out)
 {
 	if (post->excluded && !eq(pre->excluded, post->excluded) && !pre->excluded)
 		a1_lang_finding(out, NULL, "build-excluded", "FAIL", NULL, pre->constraint, post->excluded);
@@ -1175,7 +1180,7 @@ static void compare(const struct a1_lang_side *pre, const struct a1_lang_side *p
 		taken[at] = 1;
 		if (P->lazy || Q->lazy)
 			continue; /* byte-identical on both sides, as is all it reads (a1_lang_want) */
-		compare_func(pre, post, P, Q, out);
+		compare_func(pre, post, P, Q, rt, out);
 	}
 	/* Go's TestMain(m): the package's tests run only through its m.Run() */
 	for (size_t j = 0; j < post->nfuncs; j++) {
@@ -1639,14 +1644,17 @@ static struct a1_cache_ref *whole(struct a1_cache_ref *r, const void **facts, TS
 /* The findings of two sides read (a side not read gives its refusal instead) into `out`; the
  * cache references released. Returns `out`. */
 static cJSON *judged(cJSON *out, const struct a1_lang_side *a, const struct a1_lang_side *b, struct a1_cache_ref *ra,
-		     struct a1_cache_ref *rb)
+		     struct a1_cache_ref *rb, const char *post, size_t post_len)
 {
 	if (a->status)
 		refused(out, a, 1);
 	if (b->status)
 		refused(out, b, 0);
-	if (!a->status && !b->status)
-		compare(a, b, out);
+	if (!a->status && !b->status) {
+		struct a1_rows_text rt = {post, post_len, NULL};
+		compare(a, b, &rt, out);
+		a1_rows_text_done(&rt);
+	}
 	a1_cache_release(ra);
 	a1_cache_release(rb);
 	return out;
@@ -1688,7 +1696,7 @@ static cJSON *judge_eager(const char *kind, const TSLanguage *lang, a1_lang_extr
 	}
 	if (pt)
 		ts_tree_delete(pt);
-	return judged(out, a, b, ra, rb);
+	return judged(out, a, b, ra, rb, post, post_len);
 }
 
 /* Reads a side with `plan` (its tree given, or parsed against `old`): a new side. */
@@ -1828,7 +1836,7 @@ cJSON *a1_lang_judge(const char *kind, const TSLanguage *lang, a1_lang_extract_f
 		ts_tree_delete(pt);
 	if (qt)
 		ts_tree_delete(qt);
-	return judged(out, a, b, ra, rb);
+	return judged(out, a, b, ra, rb, post, post_len);
 }
 
 int a1_lang_count(a1_lang_extract_fn fn, void *ctx, const char *text, size_t len, int *tests, int *assertions)

@@ -504,6 +504,54 @@ Test(a1cat, kotlin)
 	unsetenv("BELAY_A1_PARSE_MS");
 }
 
+/* Issue 32: N concrete assertions generalised into ONE fed by rows - a Go table, a Rust loop
+ * or helper, a JUnit @ParameterizedTest, a Kotlin helper - are no assertions removed; the row
+ * dropped or changed, the helper call dropped, still are. */
+#define TB_GO_PRE                                                                                                      \
+	"package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"1+2\")\n\t}\n" \
+	"\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"2+2\")\n\t}\n}\n"
+#define TB_GO_POST(rows)                                                                                               \
+	"package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tcases := []struct{ a, b, want int }{\n" rows  \
+	"\t}\n\tfor _, c := range cases {\n\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"%d\", got)\n\t\t}\n\t}\n}\n"
+#define TB_RS_PRE "#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n    assert_eq!(add(2, 2), 4);\n}\n"
+#define TB_RS_HELPER "fn check(a: i32, b: i32, want: i32) {\n    assert_eq!(add(a, b), want);\n}\n\n"
+#define TB_JAVA_PRE                                                                                                    \
+	"package calc;\n\nimport static org.junit.jupiter.api.Assertions.*;\nimport org.junit.jupiter.api.Test;\n\n"     \
+	"class CalcTest {\n  @Test\n  void add() {\n    assertEquals(3, Calc.add(1, 2));\n    assertEquals(4, Calc.add(2, 2));\n  }\n}\n"
+#define TB_JAVA_PARAM(csv)                                                                                             \
+	"package calc;\n\nimport static org.junit.jupiter.api.Assertions.*;\nimport org.junit.jupiter.params.ParameterizedTest;\n" \
+	"import org.junit.jupiter.params.provider.CsvSource;\n\nclass CalcTest {\n  @ParameterizedTest\n  @CsvSource({" csv "})\n" \
+	"  void add(int a, int b, int want) {\n    assertEquals(want, Calc.add(a, b));\n  }\n}\n"
+#define TB_KT_PRE                                                                                                      \
+	"package calc\n\nimport kotlin.test.*\n\nclass CalcTest {\n  @Test\n  fun add() {\n    assertEquals(3, Calc.add(1, 2))\n" \
+	"    assertEquals(4, Calc.add(2, 2))\n  }\n}\n"
+#define TB_KT_HELPER(calls)                                                                                            \
+	"package calc\n\nimport kotlin.test.*\n\nclass CalcTest {\n  private fun assertSum(a: Int, b: Int, want: Int) {\n"   \
+	"    assertEquals(want, Calc.add(a, b), \"$a + $b\")\n  }\n\n  @Test\n  fun add() {\n" calls "  }\n}\n"
+
+Test(a1cat, assertions_generalised_into_rows)
+{
+	static const struct acase cases[] = {
+	    {"go honest: two checks into a table", "calc/table_test.go", TB_GO_PRE, NULL,
+	     TB_GO_POST("\t\t{1, 2, 3},\n\t\t{2, 2, 4},\n"), "PASS"},
+	    {"go a table row's expected value changed", "calc/cheat_test.go", TB_GO_PRE, NULL,
+	     TB_GO_POST("\t\t{1, 2, 3},\n\t\t{2, 2, 5},\n"), "FAIL"},
+	    {"rust honest: two asserts into a helper", "tests/helper.rs", TB_RS_PRE, NULL,
+	     TB_RS_HELPER "#[test]\nfn adds() {\n    check(1, 2, 3);\n    check(2, 2, 4);\n}\n", "PASS"},
+	    {"rust a helper call dropped", "tests/dropped.rs", TB_RS_PRE, NULL,
+	     TB_RS_HELPER "#[test]\nfn adds() {\n    check(1, 2, 3);\n}\n", "FAIL"},
+	    {"java honest: into a @ParameterizedTest", "src/test/java/calc/ParamTest.java", TB_JAVA_PRE, NULL,
+	     TB_JAVA_PARAM("\"1, 2, 3\", \"2, 2, 4\""), "PASS"},
+	    {"java a @CsvSource row dropped", "src/test/java/calc/DroppedTest.java", TB_JAVA_PRE, NULL,
+	     TB_JAVA_PARAM("\"1, 2, 3\""), "FAIL"},
+	    {"kotlin honest: into a helper", "src/test/kotlin/calc/HelperTest.kt", TB_KT_PRE, NULL,
+	     TB_KT_HELPER("    assertSum(1, 2, 3)\n    assertSum(2, 2, 4)\n"), "PASS"},
+	    {"kotlin a helper call's expected value changed", "src/test/kotlin/calc/ChangedTest.kt", TB_KT_PRE, NULL,
+	     TB_KT_HELPER("    assertSum(1, 2, 3)\n    assertSum(2, 2, 5)\n"), "FAIL"},
+	};
+	play_group("rows", cases, sizeof cases / sizeof cases[0]);
+}
+
 #define PKG_PRE "{\n  \"name\": \"calc\",\n  \"scripts\": {\n    \"test\": \"jest\"\n  },\n  \"dependencies\": {\n    \"lodash\": \"4.17.20\"\n  }\n}\n"
 #define CARGO_PRE "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1.0.100\"\n\n[[test]]\nname = \"it\"\n"
 

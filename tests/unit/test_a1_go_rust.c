@@ -1273,3 +1273,109 @@ Test(a1_go_rust, rust_table_honest_edits_never_fail)
 {
 	play_all(rs_table_honest, sizeof rs_table_honest / sizeof *rs_table_honest);
 }
+
+/*==== issue 32: N assertions generalised into a table, a helper or a loop ===================*/
+
+#define GT_HEAD "package calc\n\nimport \"testing\"\n\n"
+#define GT_PRE                                                                                                         \
+	GT_HEAD "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"1+2\")\n\t}\n"                    \
+		"\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"2+2\")\n\t}\n}\n"
+/* TestAdd over a table of `rows` checked by `check` (c.a, c.b, c.want) */
+#define GT_TABLE(rows, check)                                                                                          \
+	GT_HEAD "func TestAdd(t *testing.T) {\n\tcases := []struct{ a, b, want int }{\n" rows "\t}\n"                  \
+		"\tfor _, c := range cases {\n" check "\t}\n}\n"
+#define GT_CHECK "\t\tif got := Add(c.a, c.b); got != c.want {\n\t\t\tt.Errorf(\"Add(%d, %d) = %d\", c.a, c.b, got)\n\t\t}\n"
+#define GT_ROWS "\t\t{1, 2, 3},\n\t\t{2, 2, 4},\n"
+
+static const struct row gt_honest[] = {
+    {"go table-driven", "calc/add_test.go", GT_PRE, NULL, GT_TABLE(GT_ROWS "\t\t{0, 0, 0},\n", GT_CHECK), "PASS", NULL, NULL},
+    {"go table-driven, t.Run over named rows", "calc/add_test.go", GT_PRE, NULL,
+     GT_HEAD "func TestAdd(t *testing.T) {\n\ttests := []struct {\n\t\tname    string\n\t\ta, b, want int\n\t}{\n"
+	     "\t\t{\"one\", 1, 2, 3},\n\t\t{\"two\", 2, 2, 4},\n\t}\n\tfor _, tc := range tests {\n"
+	     "\t\tt.Run(tc.name, func(t *testing.T) {\n\t\t\tgot := Add(tc.a, tc.b)\n\t\t\tif got != tc.want {\n"
+	     "\t\t\t\tt.Errorf(\"got %d, want %d\", got, tc.want)\n\t\t\t}\n\t\t})\n\t}\n}\n",
+     "PASS", NULL, NULL},
+    {"go table-driven, keyed rows", "calc/add_test.go", GT_PRE, NULL,
+     GT_HEAD "func TestAdd(t *testing.T) {\n\ttests := []struct {\n\t\tname    string\n\t\ta, b, want int\n\t}{\n"
+	     "\t\t{name: \"one\", a: 1, b: 2, want: 3},\n\t\t{name: \"two\", a: 2, b: 2, want: 4},\n\t}\n"
+	     "\tfor _, tc := range tests {\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\tt.Errorf(\"%s\", tc.name)\n"
+	     "\t\t}\n\t}\n}\n",
+     "PASS", NULL, NULL},
+    {"go table-driven, the table a package-level var", "calc/add_test.go", GT_PRE, NULL,
+     GT_HEAD "var addCases = []struct{ a, b, want int }{\n" GT_ROWS "}\n\nfunc TestAdd(t *testing.T) {\n"
+	     "\tfor _, c := range addCases {\n" GT_CHECK "\t}\n}\n",
+     "PASS", NULL, NULL},
+};
+
+static const struct row gt_cheats[] = {
+    {"go table: a row dropped", "calc/add_test.go", GT_PRE, NULL, GT_TABLE("\t\t{1, 2, 3},\n", GT_CHECK), "FAIL",
+     "assertion-removed", "TestAdd"},
+    {"go table: a row's expected value changed", "calc/add_test.go", GT_PRE, NULL,
+     GT_TABLE("\t\t{1, 2, 3},\n\t\t{2, 2, 5},\n", GT_CHECK), "FAIL", "assertion-removed", "TestAdd"},
+    {"go table: the first row's expected value changed", "calc/add_test.go", GT_PRE, NULL,
+     GT_TABLE("\t\t{1, 2, 5},\n\t\t{2, 2, 4},\n", GT_CHECK), "FAIL", "assertion-removed", "TestAdd"},
+    {"go table: the loop checks nothing that can fail", "calc/add_test.go", GT_PRE, NULL,
+     GT_TABLE(GT_ROWS, "\t\tif false {\n\t\t\tt.Errorf(\"%d\", Add(c.a, c.b))\n\t\t}\n"), "FAIL", NULL, "TestAdd"},
+    {"go table: rows kept, the check gone", "calc/add_test.go", GT_PRE, NULL,
+     GT_TABLE(GT_ROWS, "\t\t_ = Add(c.a, c.b)\n"), "FAIL", "test-lost-every-assertion", "TestAdd"},
+    {"go table: the row only in another test's table", "calc/add_test.go", GT_PRE, NULL,
+     GT_TABLE("\t\t{1, 2, 3},\n", GT_CHECK) "\nfunc TestMul(t *testing.T) {\n\tcases := []struct{ a, b, want int }{\n"
+					       "\t\t{2, 2, 4},\n\t}\n\tfor _, c := range cases {\n"
+					       "\t\tif got := Mul(c.a, c.b); got != c.want {\n\t\t\tt.Error(got)\n\t\t}\n\t}\n}\n",
+     "FAIL", "assertion-removed", "TestAdd"},
+    {"go table: one row for two checks", "calc/add_test.go",
+     GT_HEAD "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"1+2\")\n\t}\n"
+	     "\tif Add(2, 1) != 3 {\n\t\tt.Fatal(\"2+1\")\n\t}\n}\n",
+     NULL, GT_TABLE("\t\t{1, 2, 3},\n", GT_CHECK), "FAIL", "assertion-removed", "TestAdd"},
+};
+
+Test(a1_go_rust, go_assertions_generalised_into_a_table_are_kept)
+{
+	play_all(gt_honest, sizeof gt_honest / sizeof *gt_honest);
+}
+
+Test(a1_go_rust, go_checks_generalised_into_a_table_cheats_are_caught)
+{
+	play_all(gt_cheats, sizeof gt_cheats / sizeof *gt_cheats);
+}
+
+#define RT_PRE "#[test]\nfn adds() {\n    assert_eq!(add(1, 2), 3);\n    assert_eq!(add(2, 2), 4);\n}\n"
+#define RT_HELPER(body) "fn check(a: i32, b: i32, want: i32) {\n" body "}\n\n"
+#define RT_HELPER_EQ RT_HELPER("    assert_eq!(add(a, b), want, \"add({a}, {b})\");\n")
+#define RT_LOOP(rows, body) "#[test]\nfn adds() {\n    for (a, b, want) in [" rows "] {\n" body "    }\n}\n"
+#define RT_LOOP_EQ "        assert_eq!(add(a, b), want);\n"
+
+static const struct row rt_honest[] = {
+    {"rust helper extracted", "tests/add.rs", RT_PRE, NULL,
+     RT_HELPER_EQ "#[test]\nfn adds() {\n    check(1, 2, 3);\n    check(2, 2, 4);\n}\n", "PASS", NULL, NULL},
+    {"rust table loop", "tests/add.rs", RT_PRE, NULL, RT_LOOP("(1, 2, 3), (2, 2, 4), (0, 0, 0)", RT_LOOP_EQ), "PASS",
+     NULL, NULL},
+    {"rust table of a const", "tests/add.rs", RT_PRE, NULL,
+     "const CASES: [(i32, i32, i32); 2] = [(1, 2, 3), (2, 2, 4)];\n\n#[test]\nfn adds() {\n"
+     "    for (a, b, want) in CASES {\n" RT_LOOP_EQ "    }\n}\n",
+     "PASS", NULL, NULL},
+};
+
+static const struct row rt_cheats[] = {
+    {"rust helper: a call dropped", "tests/add.rs", RT_PRE, NULL,
+     RT_HELPER_EQ "#[test]\nfn adds() {\n    check(1, 2, 3);\n}\n", "FAIL", "assertion-removed", "adds"},
+    {"rust helper: a call's expected value changed", "tests/add.rs", RT_PRE, NULL,
+     RT_HELPER_EQ "#[test]\nfn adds() {\n    check(1, 2, 3);\n    check(2, 2, 5);\n}\n", "FAIL", "assertion-removed", "adds"},
+    {"rust helper: its assertion removed", "tests/add.rs", RT_PRE, NULL,
+     RT_HELPER("    let _ = add(a, b) + want;\n") "#[test]\nfn adds() {\n    check(1, 2, 3);\n    check(2, 2, 4);\n}\n", "FAIL",
+     "test-lost-every-assertion", "adds"},
+    {"rust table loop: a row dropped", "tests/add.rs", RT_PRE, NULL, RT_LOOP("(1, 2, 3), (0, 0, 0)", RT_LOOP_EQ), "FAIL",
+     "assertion-removed", "adds"},
+    {"rust table loop: assert!(true)", "tests/add.rs", RT_PRE, NULL,
+     RT_LOOP("(1, 2, 3), (2, 2, 4)", "        let _ = add(a, b) == want;\n        assert!(true);\n"), "FAIL", NULL, "adds"},
+};
+
+Test(a1_go_rust, rust_assertions_generalised_into_a_table_or_helper_are_kept)
+{
+	play_all(rt_honest, sizeof rt_honest / sizeof *rt_honest);
+}
+
+Test(a1_go_rust, rust_table_and_helper_cheats_are_caught)
+{
+	play_all(rt_cheats, sizeof rt_cheats / sizeof *rt_cheats);
+}

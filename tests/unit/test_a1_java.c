@@ -536,3 +536,62 @@ Test(a1_java, a_remembered_side_judges_as_a_fresh_read)
 	free(cold[1]);
 	a1_cache_clear();
 }
+
+/*==== issue 32: N assertions generalised into a parameterized test or a helper ==============*/
+
+#define PT_TWO CLS(J5, ADD("@Test", EQ "    assertEquals(4, Calc.add(2, 2));\n"))
+#define PT_PARAM(csv, body)                                                                                            \
+	CLS("import org.junit.jupiter.params.ParameterizedTest;\nimport org.junit.jupiter.params.provider.CsvSource;\n" J5, \
+	    "  @ParameterizedTest\n  @CsvSource({" csv "})\n  void add(int a, int b, int want) {\n" body "  }\n")
+#define PT_PARAM_EQ "    assertEquals(want, Calc.add(a, b));\n"
+#define PT_HELPER(body, calls)                                                                                         \
+	CLS(J5, "  private static void assertSum(int a, int b, int want) {\n" body "  }\n\n" ADD("@Test", calls))
+#define PT_HELPER_EQ "    assertEquals(want, Calc.add(a, b), () -> a + \" + \" + b);\n"
+
+static const struct honest pt_honest[] = {
+    {"java parameterized (@CsvSource)", PT_TWO, PT_PARAM("\"1, 2, 3\", \"2, 2, 4\", \"0, 0, 0\"", PT_PARAM_EQ)},
+    {"java helper extracted", PT_TWO, PT_HELPER(PT_HELPER_EQ, "    assertSum(1, 2, 3);\n    assertSum(2, 2, 4);\n")},
+};
+
+static const struct cheat pt_cheats[] = {
+    {"java parameterized: a row dropped", PT_TWO, PT_PARAM("\"1, 2, 3\", \"0, 0, 0\"", PT_PARAM_EQ), "assertion-removed",
+     "FAIL", "CalcTest.add"},
+    {"java parameterized: a row's expected value changed", PT_TWO, PT_PARAM("\"1, 2, 3\", \"2, 2, 5\"", PT_PARAM_EQ),
+     "assertion-removed", "FAIL", "CalcTest.add"},
+    {"java parameterized: the first row's expected value changed", PT_TWO, PT_PARAM("\"1, 2, 5\", \"2, 2, 4\"", PT_PARAM_EQ),
+     "assertion-removed", "FAIL", "CalcTest.add"},
+    {"java parameterized: asserts a tautology", PT_TWO,
+     PT_PARAM("\"1, 2, 3\", \"2, 2, 4\"", "    Calc.add(a, b);\n    assertTrue(true);\n"), NULL, "FAIL", "CalcTest.add"},
+    {"java helper: a call dropped", PT_TWO, PT_HELPER(PT_HELPER_EQ, "    assertSum(1, 2, 3);\n"), "assertion-removed", "FAIL",
+     "CalcTest.add"},
+    {"java helper: its assertion removed", PT_TWO,
+     PT_HELPER("    Calc.add(a, b);\n", "    assertSum(1, 2, 3);\n    assertSum(2, 2, 4);\n"), NULL, "FAIL", "CalcTest.add"},
+};
+
+Test(a1_java, assertions_generalised_into_a_parameterized_test_or_helper_are_kept)
+{
+	for (size_t i = 0; i < sizeof pt_honest / sizeof *pt_honest; i++) {
+		lazy_same(pt_honest[i].what, pt_honest[i].pre, pt_honest[i].post);
+		cJSON *out = judge(pt_honest[i].pre, pt_honest[i].post);
+		char *dump = cJSON_PrintUnformatted(out);
+		cr_expect_null(named(out, NULL), "%s: %s", pt_honest[i].what, dump);
+		free(dump);
+		cJSON_Delete(out);
+	}
+}
+
+Test(a1_java, parameterized_and_helper_cheats_are_caught)
+{
+	for (size_t i = 0; i < sizeof pt_cheats / sizeof *pt_cheats; i++) {
+		const struct cheat *c = &pt_cheats[i];
+		lazy_same(c->what, c->pre, c->post);
+		cJSON *out = judge(c->pre, c->post);
+		char *dump = cJSON_PrintUnformatted(out);
+		const cJSON *f = named(out, c->finding);
+		cr_expect_not_null(f, "%s: no %s in %s", c->what, c->finding ? c->finding : "finding", dump);
+		if (f)
+			cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), c->status, "%s: %s", c->what, dump);
+		free(dump);
+		cJSON_Delete(out);
+	}
+}

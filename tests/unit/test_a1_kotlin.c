@@ -594,3 +594,59 @@ Test(a1_kotlin, threads_judging_at_once_get_right_answers)
 		cr_expect_eq(bad[i], 0, "thread %d: %ld wrong answers", i, bad[i]);
 	}
 }
+
+/*==== issue 32: N assertions generalised into a parameterized test or a helper ==============*/
+
+#define PT_TWO CLS(KT, ADD("@Test", EQ "    assertEquals(4, Calc.add(2, 2))\n"))
+#define PT_PARAM(csv, body)                                                                                            \
+	CLS("import org.junit.jupiter.params.ParameterizedTest\nimport org.junit.jupiter.params.provider.CsvSource\n" J5, \
+	    "  @ParameterizedTest\n  @CsvSource(" csv ")\n  fun add(a: Int, b: Int, want: Int) {\n" body "  }\n")
+#define PT_PARAM_EQ "    assertEquals(want, Calc.add(a, b))\n"
+#define PT_HELPER(body, calls) CLS(KT, "  private fun assertSum(a: Int, b: Int, want: Int) {\n" body "  }\n\n" ADD("@Test", calls))
+#define PT_HELPER_EQ "    assertEquals(want, Calc.add(a, b), \"$a + $b\")\n"
+
+static const struct honest pt_honest[] = {
+    {"kotlin parameterized (@CsvSource)", PT_TWO, PT_PARAM("\"1, 2, 3\", \"2, 2, 4\"", PT_PARAM_EQ)},
+    {"kotlin helper", PT_TWO, PT_HELPER(PT_HELPER_EQ, "    assertSum(1, 2, 3)\n    assertSum(2, 2, 4)\n")},
+};
+
+static const struct cheat pt_cheats[] = {
+    {"kotlin parameterized: a row dropped", PT_TWO, PT_PARAM("\"1, 2, 3\"", PT_PARAM_EQ), "assertion-removed", "FAIL",
+     "CalcTest.add"},
+    {"kotlin parameterized: a row's expected value changed", PT_TWO, PT_PARAM("\"1, 2, 3\", \"2, 2, 5\"", PT_PARAM_EQ),
+     "assertion-removed", "FAIL", "CalcTest.add"},
+    {"kotlin parameterized: asserts a tautology", PT_TWO,
+     PT_PARAM("\"1, 2, 3\", \"2, 2, 4\"", "    Calc.add(a, b)\n    assertTrue(true)\n"), NULL, "FAIL", "CalcTest.add"},
+    {"kotlin helper: a call dropped", PT_TWO, PT_HELPER(PT_HELPER_EQ, "    assertSum(1, 2, 3)\n"), "assertion-removed",
+     "FAIL", "CalcTest.add"},
+    {"kotlin helper: a call's expected value changed", PT_TWO,
+     PT_HELPER(PT_HELPER_EQ, "    assertSum(1, 2, 3)\n    assertSum(2, 2, 5)\n"), "assertion-removed", "FAIL", "CalcTest.add"},
+    {"kotlin helper: its assertion removed", PT_TWO,
+     PT_HELPER("    Calc.add(a, b)\n", "    assertSum(1, 2, 3)\n    assertSum(2, 2, 4)\n"), NULL, "FAIL", "CalcTest.add"},
+};
+
+Test(a1_kotlin, assertions_generalised_into_a_parameterized_test_or_helper_are_kept)
+{
+	for (size_t i = 0; i < sizeof pt_honest / sizeof *pt_honest; i++) {
+		cJSON *out = judge(pt_honest[i].pre, pt_honest[i].post);
+		char *dump = cJSON_PrintUnformatted(out);
+		cr_expect_null(named(out, NULL), "%s: %s", pt_honest[i].what, dump);
+		free(dump);
+		cJSON_Delete(out);
+	}
+}
+
+Test(a1_kotlin, parameterized_and_helper_cheats_are_caught)
+{
+	for (size_t i = 0; i < sizeof pt_cheats / sizeof *pt_cheats; i++) {
+		const struct cheat *c = &pt_cheats[i];
+		cJSON *out = judge(c->pre, c->post);
+		char *dump = cJSON_PrintUnformatted(out);
+		const cJSON *f = named(out, c->finding);
+		cr_expect_not_null(f, "%s: no %s in %s", c->what, c->finding ? c->finding : "finding", dump);
+		if (f)
+			cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(f, "status")), c->status, "%s: %s", c->what, dump);
+		free(dump);
+		cJSON_Delete(out);
+	}
+}
