@@ -95,14 +95,23 @@ static int str_in(const char *s, const char *const *set)
 	return 0;
 }
 
-/* The first named child of a type, or a null node. */
+/* The first named child of a type, or a null node. Read with a cursor: ts_node_named_child(n, i)
+ * starts from the first child every time (a search by index is quadratic in n's children). */
 static TSNode child(TSNode n, const char *type)
 {
-	uint32_t k = ts_node_is_null(n) ? 0 : ts_node_named_child_count(n);
-	for (uint32_t i = 0; i < k; i++)
-		if (is(ts_node_named_child(n, i), type))
-			return ts_node_named_child(n, i);
-	return (TSNode){0};
+	TSNode found = {0};
+	if (ts_node_is_null(n) || !ts_node_named_child_count(n))
+		return found;
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	for (int more = ts_tree_cursor_goto_first_child(&c); more; more = ts_tree_cursor_goto_next_sibling(&c)) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		if (ts_node_is_named(k) && is(k, type)) {
+			found = k;
+			break;
+		}
+	}
+	ts_tree_cursor_delete(&c);
+	return found;
 }
 
 static void status_at(struct kx *x, int status, TSNode n, const char *what)
@@ -331,18 +340,44 @@ struct call {
 	char name[64], owner[64];
 };
 
+/* A call's first named child and its first annotated_lambda, type_arguments and
+ * value_arguments, in one pass over its children. */
+static TSNode call_kids(TSNode n, TSNode *lambda, TSNode *types, TSNode *args)
+{
+	TSNode first = {0};
+	*lambda = *types = *args = (TSNode){0};
+	if (ts_node_is_null(n))
+		return first;
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	for (int more = ts_tree_cursor_goto_first_child(&c); more; more = ts_tree_cursor_goto_next_sibling(&c)) {
+		TSNode k = ts_tree_cursor_current_node(&c);
+		if (!ts_node_is_named(k))
+			continue;
+		if (ts_node_is_null(first))
+			first = k;
+		TSNode *slot = is(k, "annotated_lambda") ? lambda : is(k, "type_arguments") ? types
+							       : is(k, "value_arguments")  ? args
+											   : NULL;
+		if (slot && ts_node_is_null(*slot))
+			*slot = k;
+	}
+	ts_tree_cursor_delete(&c);
+	return first;
+}
+
 static void call_parts(const struct kx *x, TSNode n, struct call *k)
 {
 	memset(k, 0, sizeof *k);
-	TSNode c0 = ts_node_named_child(n, 0);
-	k->lambda = child(n, "annotated_lambda");
-	if (is(c0, "call_expression") && !ts_node_is_null(k->lambda) && ts_node_is_null(child(n, "value_arguments"))) {
+	TSNode types, args;
+	TSNode c0 = call_kids(n, &k->lambda, &types, &args);
+	if (is(c0, "call_expression") && !ts_node_is_null(k->lambda) && ts_node_is_null(args)) {
 		n = c0; /* f(args) { lambda } */
-		c0 = ts_node_named_child(n, 0);
+		TSNode inner_lambda;
+		c0 = call_kids(n, &inner_lambda, &types, &args);
 	}
 	k->callee = c0;
-	k->types = child(n, "type_arguments");
-	k->args = child(n, "value_arguments");
+	k->types = types;
+	k->args = args;
 	if (!ts_node_is_null(k->lambda))
 		k->lambda = child(k->lambda, "lambda_literal");
 	last_name(x, c0, k->name, sizeof k->name);
@@ -532,9 +567,11 @@ static void call(struct kx *x, TSNode n, struct ctx c)
 	struct a1_js_names *calls = calls_of(x, &c);
 	if (calls && k.name[0])
 		a1_jvm_names_add(calls, k.name);
-	uint32_t m = ts_node_named_child_count(n);
-	for (uint32_t i = 0; i < m && !x->j->s.status; i++)
-		walk(x, ts_node_named_child(n, i), c);
+	size_t m;
+	TSNode *kids = tsnode_named_children(n, &m);
+	for (size_t i = 0; i < m && !x->j->s.status; i++)
+		walk(x, kids[i], c);
+	free(kids);
 }
 
 /* `assertFailsWith<E> { ... }` without parentheses: the grammar reads it as
