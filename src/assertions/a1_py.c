@@ -686,6 +686,54 @@ static const char *judge_raises(struct F *p, struct F *q, const char **status)
 	return NULL;
 }
 
+/* 1 when `n` (a boolean a post assertTrue asserts) checks one of the pre check's non-literal
+ * operands `ops` more loosely: an ordering, `!=`, `is not`, `in` of it, or a disjunction one of
+ * whose sides is a comparison of it (the old check or another: `x == 3 or x == 4`). */
+static int weaker_boolean(struct F *p, const TSNode *ops, size_t nops, struct a1_py_side *qs, TSNode n, int depth)
+{
+	TSNode b = a1_py_bare(n), S, E;
+	if (depth < 64 && tsnode_is(b, "boolean_operator") &&
+	    !strcmp(ts_node_type(ts_node_child_by_field_name(b, "operator", 8)), "or")) {
+		TSNode sides[2] = {ts_node_child_by_field_name(b, "left", 4), ts_node_child_by_field_name(b, "right", 5)};
+		for (int k = 0; k < 2; k++) {
+			if (weaker_boolean(p, ops, nops, qs, sides[k], depth + 1))
+				return 1;
+			if (exact_subject(qs, sides[k], &S, &E, 0))
+				for (size_t i = 0; i < nops; i++)
+					if (a1_py_same(p->s, ops[i], qs, S) || a1_py_same(p->s, ops[i], qs, E))
+						return 1;
+		}
+		return 0;
+	}
+	if (!exact_subject(qs, b, &S, &E, 1))
+		return 0;
+	for (size_t i = 0; i < nops; i++)
+		if (a1_py_same(p->s, ops[i], qs, S) || a1_py_same(p->s, ops[i], qs, E))
+			return 1;
+	return 0;
+}
+
+/* An exact unittest check (assertEqual(S, E), or assertTrue(S == E)) whose successor asserts a
+ * looser comparison of the same operand as a boolean (assertTrue(S >= 0)). */
+static const char *loosened_to_boolean(struct F *p, struct F *q, const char *pn, const char *qn, const char *const *exact)
+{
+	static const char *const truth[] = {"assertTrue", "assert_", "failUnless", NULL};
+	TSNode a[3], b[1], ops[2], S, E;
+	size_t na = a1_py_args(p->f->node, a, 3), nops = 0;
+	if (!str_in(qn, truth) || !a1_py_args(q->f->node, b, 1))
+		return NULL;
+	if (str_in(pn, exact) && na >= 2) {
+		ops[0] = a[0], ops[1] = a[1], nops = 2;
+	} else if (str_in(pn, truth) && na >= 1 && exact_subject(p->s, a[0], &S, &E, 0)) {
+		ops[0] = S, ops[1] = E, nops = 2;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < nops; i++)
+		if (!a1_py_literal(p->s, ops[i], NULL, NULL))
+			ops[k++] = ops[i];
+	return k && weaker_boolean(p, ops, k, q->s, b[0], 0) ? "comparison-loosened" : NULL;
+}
+
 static const char *loosened_unittest(struct F *p, struct F *q, const char *pn, const char *qn)
 {
 	static const char *const exact[] = {"assertEqual", "assertEquals", "assertIs", "assertListEqual", "assertTupleEqual",
@@ -696,6 +744,9 @@ static const char *loosened_unittest(struct F *p, struct F *q, const char *pn, c
 					    "assertLessEqual", "assertIsInstance", "assertRegex", "assert_", NULL};
 	TSNode a[3], b[3];
 	size_t na = a1_py_args(p->f->node, a, 3), nb = a1_py_args(q->f->node, b, 3);
+	const char *boolean = loosened_to_boolean(p, q, pn, qn, exact);
+	if (boolean)
+		return boolean;
 	if (str_in(pn, exact) && str_in(qn, loose) && na && nb) {
 		for (size_t j = 0; j < nb && j < 2; j++)
 			for (size_t i = 0; i < na && i < 2; i++)
