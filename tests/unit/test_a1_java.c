@@ -94,6 +94,24 @@ static const struct cheat cheats[] = {
     /* loosened */
     {"isEqualTo -> isNotNull", AJ_ADD(".isEqualTo(3)"), AJ_ADD(".isNotNull()"), "matcher-loosened", "FAIL",
      "CalcTest.add"},
+    /* an exact check rewritten as a boolean of a looser comparison */
+    {"assertEquals -> assertTrue(x >= 0)", BASE, CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) >= 0);\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"assertEquals -> assertTrue(0 < x)", BASE, CLS(J5, ADD("@Test", "    assertTrue(0 < Calc.add(1, 2));\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"assertEquals -> assertTrue(x != 4)", BASE, CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) != 4);\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"assertEquals -> assertTrue(a disjunction with it)", BASE,
+     CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3 || Calc.add(1, 2) == 4);\n")), "matcher-loosened",
+     "FAIL", "CalcTest.add"},
+    {"assertTrue(x == 3) -> assertTrue(x >= 0)", CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3);\n")),
+     CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) >= 0);\n")), "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"isEqualTo -> assertThat(x >= 0).isTrue()", AJ_ADD(".isEqualTo(3)"),
+     CLS(AJ, ADD("@Test", "    assertThat(Calc.add(1, 2) >= 0).isTrue();\n")), "matcher-loosened", "FAIL",
+     "CalcTest.add"},
+    {"is(3) -> assertThat(x >= 0, is(true))", HC_ADD("is(3)"),
+     CLS(HC "import org.junit.Test;\n", ADD("@Test public", "    assertThat(Calc.add(1, 2) >= 0, is(true));\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
     {"is(x) -> notNullValue()", HC_ADD("is(3)"), HC_ADD("notNullValue()"), "matcher-loosened", "FAIL",
      "CalcTest.add"},
     {"is(x) -> is(notNullValue())", HC_ADD("equalTo(3)"), HC_ADD("is(notNullValue())"), "matcher-loosened", "FAIL",
@@ -441,6 +459,18 @@ static const struct honest honest[] = {
     {"assertThrows(AssertionError) of a custom assertion, kept",
      CLS(J5, ADD("@Test", "    assertThrows(AssertionError.class, () -> Check.positive(-1));\n")),
      CLS(J5, ADD("@Test", "    assertThrows(AssertionError.class, () -> Check.positive(-1), \"rejects\");\n"))},
+    /* the boolean form of the same check, a stricter one, one added beside */
+    {"assertEquals -> assertTrue(x == 3)", BASE, CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3);\n"))},
+    {"assertTrue(x == 3) -> assertEquals", CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3);\n")), BASE},
+    {"assertEquals(b, a) -> assertTrue(a.equals(b))", CLS(J5, ADD("@Test", "    assertEquals(b, a);\n")),
+     CLS(J5, ADD("@Test", "    assertTrue(a.equals(b));\n"))},
+    {"assertTrue(a.equals(b)) -> assertEquals(b, a)", CLS(J5, ADD("@Test", "    assertTrue(a.equals(b));\n")),
+     CLS(J5, ADD("@Test", "    assertEquals(b, a);\n"))},
+    {"stricter: assertTrue(x >= 0) -> assertEquals", CLS(J5, ADD("@Test", "    assertTrue(Calc.add(1, 2) >= 0);\n")),
+     BASE},
+    {"assertTrue(x >= 0) added beside", BASE, CLS(J5, ADD("@Test", EQ "    assertTrue(Calc.add(1, 2) >= 0);\n"))},
+    {"isEqualTo -> assertThat(x == 3).isTrue()", AJ_ADD(".isEqualTo(3)"),
+     CLS(AJ, ADD("@Test", "    assertThat(Calc.add(1, 2) == 3).isTrue();\n"))},
 };
 
 Test(a1_java, honest_edits_have_no_finding)
