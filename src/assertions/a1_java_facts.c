@@ -1123,6 +1123,7 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		struct draft d = {.form = canon(x, n), .subject = resolved(x, e, &cst), .matcher = xstrdup("assertTrue"),
 				  .kind = A1_JS_K_ASSERT};
 		d.taut = v == 1 || (v < 0 && cst);
+		boolean_comparison(x, e, &d);
 		add_fact(x, &c, n, &d);
 	}
 	if (is(n, "local_variable_declaration")) {
