@@ -884,7 +884,8 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 								   (local_named(x, sa[0]) && local_named(x, sa[0])->cst &&
 								    !local_named(x, sa[0])->bad)));
 		}
-		if (plain && (!strcmp(nm, "isTrue") || (sk == 1 && !strcmp(nm, "isEqualTo") && !strcmp(d.exp1, "true"))))
+		if (plain &&
+		    (!strcmp(nm, "isTrue") || (sk == 1 && !strcmp(nm, "isEqualTo") && !strcmp(d.exp1, "true"))))
 			boolean_comparison(x, ra[0], &d);
 		add_fact(x, &c, st, &d);
 		made++;

@@ -771,7 +771,8 @@ static int comparison_of(struct ex *x, TSNode n, TSNode *S, TSNode *E, const cha
  * judge then compares it with an exact check of x as it compares matchers. */
 static void read_boolean_comparison(struct ex *x, TSNode subject, struct a1_js_fact *f)
 {
-	static const char *const truthy[] = {"toBeTruthy", "toBeTrue", "ok", "assert", "true", "isTrue", "truthy", "isOk", NULL};
+	static const char *const truthy[] = {"toBeTruthy", "toBeTrue", "ok",   "assert", "true",
+					     "isTrue",	   "truthy",   "isOk", NULL};
 	char last[64];
 	last_component(f->matcher, last, sizeof last);
 	if (negated(f->matcher) || f->kind == A1_JS_K_COUNT || ts_node_is_null(subject))

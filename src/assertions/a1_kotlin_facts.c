@@ -511,7 +511,8 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 			exp1 = canon(x, k->types);
 		TSNode S, E;
 		const char *op;
-		if (!taut && !strcmp(matcher, "assertTrue") && !exp1 && a1_jvm_comparison(s, literal_cb, x, &S, &E, &op)) {
+		if (!taut && !strcmp(matcher, "assertTrue") && !exp1 &&
+		    a1_jvm_comparison(s, literal_cb, x, &S, &E, &op)) {
 			/* a boolean comparison asserted true is read as that comparison (a1_java_facts.h) */
 			int rcst;
 			free(subject);

@@ -694,7 +694,8 @@ static int weaker_boolean(struct F *p, const TSNode *ops, size_t nops, struct a1
 	TSNode b = a1_py_bare(n), S, E;
 	if (depth < 64 && tsnode_is(b, "boolean_operator") &&
 	    !strcmp(ts_node_type(ts_node_child_by_field_name(b, "operator", 8)), "or")) {
-		TSNode sides[2] = {ts_node_child_by_field_name(b, "left", 4), ts_node_child_by_field_name(b, "right", 5)};
+		TSNode sides[2] = {ts_node_child_by_field_name(b, "left", 4),
+				   ts_node_child_by_field_name(b, "right", 5)};
 		for (int k = 0; k < 2; k++) {
 			if (weaker_boolean(p, ops, nops, qs, sides[k], depth + 1))
 				return 1;
@@ -715,7 +716,8 @@ static int weaker_boolean(struct F *p, const TSNode *ops, size_t nops, struct a1
 
 /* An exact unittest check (assertEqual(S, E), or assertTrue(S == E)) whose successor asserts a
  * looser comparison of the same operand as a boolean (assertTrue(S >= 0)). */
-static const char *loosened_to_boolean(struct F *p, struct F *q, const char *pn, const char *qn, const char *const *exact)
+static const char *loosened_to_boolean(struct F *p, struct F *q, const char *pn, const char *qn,
+				       const char *const *exact)
 {
 	static const char *const truth[] = {"assertTrue", "assert_", "failUnless", NULL};
 	TSNode a[3], b[1], ops[2], S, E;
