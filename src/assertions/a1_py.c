@@ -714,42 +714,79 @@ static int weaker_boolean(struct F *p, const TSNode *ops, size_t nops, struct a1
 	return 0;
 }
 
-/* An exact unittest check (assertEqual(S, E), or assertTrue(S == E)) whose successor asserts a
- * looser comparison of the same operand as a boolean (assertTrue(S >= 0)). */
-static const char *loosened_to_boolean(struct F *p, struct F *q, const char *pn, const char *qn,
-				       const char *const *exact)
+static const char *const EXACT_UNITTEST[] = {"assertEqual",
+					     "assertEquals",
+					     "assertIs",
+					     "assertListEqual",
+					     "assertTupleEqual",
+					     "assertDictEqual",
+					     "assertSetEqual",
+					     "assertSequenceEqual",
+					     "assertCountEqual",
+					     "assertMultiLineEqual",
+					     NULL};
+static const char *const TRUTH_UNITTEST[] = {"assertTrue", "assert_", "failUnless", NULL};
+
+/* The non-literal operands of an exact check (assertEqual(S, E), assertTrue(S == E),
+ * assert S == E) into ops (2 at most); their count. */
+static size_t exact_operands(struct F *p, TSNode *ops)
 {
-	static const char *const truth[] = {"assertTrue", "assert_", "failUnless", NULL};
-	TSNode a[3], b[1], ops[2], S, E;
-	size_t na = a1_py_args(p->f->node, a, 3), nops = 0;
-	if (!str_in(qn, truth) || !a1_py_args(q->f->node, b, 1))
-		return NULL;
-	if (str_in(pn, exact) && na >= 2) {
-		ops[0] = a[0], ops[1] = a[1], nops = 2;
-	} else if (str_in(pn, truth) && na >= 1 && exact_subject(p->s, a[0], &S, &E, 0)) {
-		ops[0] = S, ops[1] = E, nops = 2;
+	TSNode a[3], S, E;
+	size_t n = 0;
+	if (p->f->kind == A1_PY_K_ASSERT) {
+		if (exact_subject(p->s, p->f->node, &S, &E, 0))
+			ops[0] = S, ops[1] = E, n = 2;
+	} else if (p->f->kind == A1_PY_K_UNITTEST) {
+		char *m = a1_py_method(p->s, p->f->node);
+		size_t na = a1_py_args(p->f->node, a, 3);
+		if (m && str_in(m, EXACT_UNITTEST) && na >= 2)
+			ops[0] = a[0], ops[1] = a[1], n = 2;
+		else if (m && str_in(m, TRUTH_UNITTEST) && na >= 1 && exact_subject(p->s, a[0], &S, &E, 0))
+			ops[0] = S, ops[1] = E, n = 2;
+		free(m);
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < nops; i++)
+	for (size_t i = 0; i < n; i++)
 		if (!a1_py_literal(p->s, ops[i], NULL, NULL))
 			ops[k++] = ops[i];
-	return k && weaker_boolean(p, ops, k, q->s, b[0], 0) ? "comparison-loosened" : NULL;
+	return k;
+}
+
+/* The boolean an assertion asserts true (assert X, assertTrue(X)) into *out: 1, else 0. */
+static int asserted_boolean(struct F *q, TSNode *out)
+{
+	if (q->f->kind == A1_PY_K_ASSERT) {
+		*out = q->f->node;
+		return 1;
+	}
+	if (q->f->kind != A1_PY_K_UNITTEST)
+		return 0;
+	char *m = a1_py_method(q->s, q->f->node);
+	int r = m && str_in(m, TRUTH_UNITTEST) && a1_py_args(q->f->node, out, 1);
+	free(m);
+	return r;
+}
+
+/* An exact check (assertEqual(S, E), assertTrue(S == E), assert S == E) whose successor asserts
+ * a looser comparison of the same operand as a boolean (assertTrue(S >= 0), assert S >= 0). */
+static const char *loosened_to_boolean(struct F *p, struct F *q)
+{
+	TSNode ops[2], b;
+	size_t k = exact_operands(p, ops);
+	return k && asserted_boolean(q, &b) && weaker_boolean(p, ops, k, q->s, b, 0) ? "comparison-loosened" : NULL;
 }
 
 static const char *loosened_unittest(struct F *p, struct F *q, const char *pn, const char *qn)
 {
-	static const char *const exact[] = {"assertEqual", "assertEquals", "assertIs", "assertListEqual", "assertTupleEqual",
-					    "assertDictEqual", "assertSetEqual", "assertSequenceEqual", "assertCountEqual",
-					    "assertMultiLineEqual", NULL};
 	static const char *const loose[] = {"assertTrue", "assertIsNotNone", "assertIn", "assertNotEqual", "assertNotEquals",
 					    "assertIsNot", "assertGreater", "assertGreaterEqual", "assertLess",
 					    "assertLessEqual", "assertIsInstance", "assertRegex", "assert_", NULL};
 	TSNode a[3], b[3];
 	size_t na = a1_py_args(p->f->node, a, 3), nb = a1_py_args(q->f->node, b, 3);
-	const char *boolean = loosened_to_boolean(p, q, pn, qn, exact);
+	const char *boolean = loosened_to_boolean(p, q);
 	if (boolean)
 		return boolean;
-	if (str_in(pn, exact) && str_in(qn, loose) && na && nb) {
+	if (str_in(pn, EXACT_UNITTEST) && str_in(qn, loose) && na && nb) {
 		for (size_t j = 0; j < nb && j < 2; j++)
 			for (size_t i = 0; i < na && i < 2; i++)
 				if (a1_py_same(p->s, a[i], q->s, b[j]))
@@ -1306,7 +1343,9 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 					break;
 			if (k < pp->ng) {
 				pp->gone[k] = 1;
-				finding(out, function, "assertion-kind-changed", "UNVERIFIED", lo->f->form, pp->gained[k].f->form, NULL);
+				const char *lz = loosened_to_boolean(lo, &pp->gained[k]);
+				finding(out, function, lz ? lz : "assertion-kind-changed", lz ? "FAIL" : "UNVERIFIED",
+					lo->f->form, pp->gained[k].f->form, NULL);
 			} else if (!pp->ns && !helper_live) {
 				finding(out, function, "test-function-lost-every-assertion", "FAIL", lo->f->form, NULL, NULL);
 			} else {

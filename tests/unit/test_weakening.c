@@ -351,6 +351,9 @@ Test(weakening, python_exact_check_to_a_boolean_of_a_looser_comparison)
 	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) is not None)\n")},
 	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) == 3 or add(1, 2) == 4)\n")},
 	    {UT("        self.assertTrue(add(1, 2) == 3)\n"), UT("        self.assertTrue(add(1, 2) > 0)\n")},
+	    /* across kinds: a unittest check and a bare assert */
+	    {UT(EQ3), UT("        assert add(1, 2) >= 0\n")},
+	    {UT("        assert add(1, 2) == 3\n"), UT("        self.assertTrue(add(1, 2) >= 0)\n")},
 	};
 	static const char *const honest[][2] = {
 	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) == 3)\n")},
