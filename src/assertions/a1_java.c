@@ -83,14 +83,17 @@ static int strength(const struct norm *n)
 	    "isTrue", "containsExactly", "containsExactlyInAnyOrder", "containsOnly", "hasSize", "isEmpty",
 	    "hasMessage", "isExactlyInstanceOf", "isEqualByComparingTo", "isCloseTo", "isThrownBy", "isZero",
 	    "isBlank", "is", "equalTo", "sameInstance", "nullValue", "contains", "containsInAnyOrder", "closeTo",
-	    "arrayContaining", "hasLength", "isEqualToIgnoringCase", "containsEntry", "isPresent", "hasValue", NULL};
+	    "arrayContaining", "hasLength", "isEqualToIgnoringCase", "containsEntry", "isPresent", "hasValue",
+	    "==", "===", /* a boolean comparison asserted true (a1_java_facts.c) */
+	    NULL};
 	static const char *const loose[] = {
 	    "anything", "isInstanceOf", "instanceOf", "any", "containsString", "startsWith", "endsWith", "hasItem",
 	    "hasItems", "greaterThan", "lessThan", "greaterThanOrEqualTo", "lessThanOrEqualTo", "isGreaterThan",
 	    "isLessThan", "isGreaterThanOrEqualTo", "isLessThanOrEqualTo", "isPositive", "isNegative", "matches",
 	    "containsPattern", "hasSizeGreaterThan", "hasSizeLessThan", "assertDoesNotThrow", "isNotNegative",
 	    "hasMessageContaining", "isInstanceOfAny", "doesNotThrowAnyException", "isPositive", "anyOf", "either",
-	    "isIn", "isOneOf", "isInstanceOf", "assertInstanceOf", "assertIs", "or", "", NULL};
+	    "isIn", "isOneOf", "isInstanceOf", "assertInstanceOf", "assertIs", "or", "", ">=", ">", "<=", "<", "!=", "!==",
+	    "||", NULL};
 	if (n->neg)
 		return M_LOOSE;
 	if (str_in(n->base, exact))

@@ -363,6 +363,67 @@ static int is_literal(TSNode n)
 	return !ts_node_is_null(n) && str_in(ts_node_type(n), lits);
 }
 
+static int literal_cb(const void *ctx, TSNode n)
+{
+	(void)ctx;
+	return is_literal(n);
+}
+
+static TSNode jvm_unparen(TSNode n)
+{
+	for (int i = 0; i < 64 && is(n, "parenthesized_expression"); i++)
+		n = ts_node_named_child(n, 0);
+	return n;
+}
+
+static int jvm_comparison(TSNode n, int (*lit)(const void *, TSNode), const void *ctx, TSNode *S, TSNode *E,
+			  const char **op, int depth)
+{
+	static const char *const cmp[] = {">=", ">", "<=", "<", "==", "===", "!=", "!==", NULL};
+	static const char *const flip[][2] = {{">=", "<="}, {"<=", ">="}, {">", "<"}, {"<", ">"}};
+	n = jvm_unparen(n);
+	if (ts_node_is_null(n) || !is(n, "binary_expression"))
+		return 0;
+	TSNode o = field(n, "operator");
+	if (ts_node_is_null(o))
+		return 0;
+	const char *t = ts_node_type(o);
+	if (depth < 32 && !strcmp(t, "||")) {
+		const char *inner;
+		if (jvm_comparison(field(n, "left"), lit, ctx, S, E, &inner, depth + 1) ||
+		    jvm_comparison(field(n, "right"), lit, ctx, S, E, &inner, depth + 1)) {
+			*op = "||";
+			return 1;
+		}
+		return 0;
+	}
+	size_t i;
+	for (i = 0; cmp[i] && strcmp(cmp[i], t); i++)
+		;
+	if (!cmp[i])
+		return 0;
+	*op = cmp[i];
+	*S = field(n, "left");
+	*E = field(n, "right");
+	if (ts_node_is_null(*S) || ts_node_is_null(*E))
+		return 0;
+	if (lit(ctx, *S) && !lit(ctx, *E)) {
+		TSNode k = *S;
+		*S = *E;
+		*E = k;
+		for (size_t j = 0; j < sizeof flip / sizeof *flip; j++)
+			if (!strcmp(*op, flip[j][0]))
+				*op = flip[j][1];
+	}
+	return 1;
+}
+
+int a1_jvm_comparison(TSNode n, int (*lit)(const void *ctx, TSNode n), const void *ctx, TSNode *S, TSNode *E,
+		      const char **op)
+{
+	return jvm_comparison(n, lit, ctx, S, E, op, 0);
+}
+
 /* ---- records ---- */
 
 void a1_jvm_names_add(struct a1_js_names *l, const char *s)
@@ -403,6 +464,23 @@ struct draft {
 	unsigned kind;
 	int taut;
 };
+
+/* A boolean comparison asserted true (assertTrue(x >= 0), assertThat(x >= 0).isTrue(),
+ * assertThat(x >= 0, is(true))) is read as that comparison: subject x, matcher ">=", expected
+ * 0 - Java's judge then compares it with an exact check of x as it compares matchers. */
+static void boolean_comparison(struct jx *x, TSNode cond, struct draft *d)
+{
+	TSNode S, E;
+	const char *op;
+	if (d->taut || !a1_jvm_comparison(cond, literal_cb, NULL, &S, &E, &op))
+		return;
+	free(d->subject), free(d->matcher), free(d->expected), free(d->exp1);
+	int cst;
+	d->subject = resolved(x, S, &cst);
+	d->matcher = xstrdup(op);
+	d->exp1 = resolved(x, E, &cst);
+	d->expected = xstrdup(d->exp1);
+}
 
 static void add_fact(struct jx *x, const struct ctx *c, TSNode at, struct draft *d)
 {
@@ -612,6 +690,8 @@ static void junit_fact(struct jx *x, TSNode call, const char *name, int arity, s
 			 (!strcmp(name, "assertFalse") && (v == 0 || (v < 0 && c1))) ||
 			 (!strcmp(name, "assertNull") && is(a[off], "null_literal")) ||
 			 (!strcmp(name, "assertNotNull") && is_literal(a[off]) && !is(a[off], "null_literal"));
+		if (!strcmp(name, "assertTrue"))
+			boolean_comparison(x, a[off], &d);
 	}
 	add_fact(x, &c, call, &d);
 	c.swallowed |= swallow_args;
@@ -631,6 +711,7 @@ static void hamcrest_fact(struct jx *x, TSNode call, struct ctx c)
 		d.matcher = xstrdup("assertTrue");
 		d.kind = A1_JS_K_ASSERT;
 		d.taut = cond_value(m) == 1;
+		boolean_comparison(x, m, &d);
 		add_fact(x, &c, call, &d);
 		walk(x, field(call, "arguments"), c);
 		return;
@@ -662,6 +743,8 @@ static void hamcrest_fact(struct jx *x, TSNode call, struct ctx c)
 	}
 	static const char *const eqs[] = {"is", "equalTo", "sameInstance", "samePropertyValuesAs", NULL};
 	d.taut = !neg && str_in(nm, eqs) && k == 1 && (!strcmp(d.exp1, d.subject) || (constant(actual, 0) && constant(ea[0], 0)));
+	if (!neg && (!strcmp(nm, "is") || !strcmp(nm, "equalTo")) && k == 1 && !strcmp(d.exp1, "true"))
+		boolean_comparison(x, actual, &d);
 	add_fact(x, &c, call, &d);
 	walk(x, field(call, "arguments"), c);
 }
@@ -723,6 +806,7 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 		free(s);
 	}
 	int lit = rk && (is_literal(ra[0]) || rcst);
+	int plain = rk && !exc_root; /* the subject is the root's argument as it is */
 	int made = 0, swallow_args = exc_root && a1_jvm_catches_failure(exp_class);
 	for (size_t i = n - 1; i-- > 0;) {
 		TSNode st = calls[i];
@@ -757,6 +841,7 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 				buf_puts(&subj, s);
 			free(s);
 			lit = 0;
+			plain = 0;
 			continue;
 		}
 		struct draft d = {.kind = A1_JS_K_EXPECT, .matcher = ign.len ? xasprintf("ignoring.%s", nm) : xstrdup(nm)};
@@ -799,6 +884,9 @@ static int chain_facts(struct jx *x, TSNode top, struct ctx c)
 								   (local_named(x, sa[0]) && local_named(x, sa[0])->cst &&
 								    !local_named(x, sa[0])->bad)));
 		}
+		if (plain &&
+		    (!strcmp(nm, "isTrue") || (sk == 1 && !strcmp(nm, "isEqualTo") && !strcmp(d.exp1, "true"))))
+			boolean_comparison(x, ra[0], &d);
 		add_fact(x, &c, st, &d);
 		made++;
 	}
@@ -1036,6 +1124,7 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		struct draft d = {.form = canon(x, n), .subject = resolved(x, e, &cst), .matcher = xstrdup("assertTrue"),
 				  .kind = A1_JS_K_ASSERT};
 		d.taut = v == 1 || (v < 0 && cst);
+		boolean_comparison(x, e, &d);
 		add_fact(x, &c, n, &d);
 	}
 	if (is(n, "local_variable_declaration")) {

@@ -122,5 +122,11 @@ int a1_jvm_constructed(const char *t);
 long a1_jvm_new_test(struct a1_java_side *j, const char *src, const char *cls, TSNode name, TSNode at);
 long a1_jvm_new_func(struct a1_java_side *j, const char *src, const char *cls, TSNode name);
 int a1_jvm_count(const char *text, size_t len, int *tests, int *assertions, a1_jvm_extract_fn extract);
+/* The comparison a boolean asserted true is (Java's and Kotlin's binary_expression: `x >= 0`,
+ * `x == 3`, `0 < x`): its operands into *S and *E (a literal one second, the operator turned
+ * to match: `0 < x` is x > 0) and its operator into *op (static), or the first comparison of a
+ * disjunction (`x == 3 || x == 4`: *op "||"). `lit` tells a literal operand. 0: none. */
+int a1_jvm_comparison(TSNode n, int (*lit)(const void *ctx, TSNode n), const void *ctx, TSNode *S, TSNode *E,
+		      const char **op);
 
 #endif

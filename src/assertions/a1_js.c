@@ -201,6 +201,8 @@ static int strength(const struct a1_js_fact *f, const struct norm *n)
 					    "deepEquals",
 					    "sameMembers",
 					    "sameDeepMembers",
+					    "==", /* a boolean comparison asserted true (a1_js_facts.c) */
+					    "===",
 					    NULL};
 	static const char *const with_arg[] = {"toThrow",     "toThrowError", "throws",	      "rejects",
 					       "throwsAsync", "throw",	      "rejectedWith", NULL};
@@ -255,6 +257,13 @@ static int strength(const struct a1_js_fact *f, const struct norm *n)
 					    "rejected",
 					    "fulfilled",
 					    "resolved",
+					    ">=", /* a boolean comparison asserted true (a1_js_facts.c) */
+					    ">",
+					    "<=",
+					    "<",
+					    "!=",
+					    "!==",
+					    "||",
 					    NULL};
 	if (n->neg)
 		return M_LOOSE;

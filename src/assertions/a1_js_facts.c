@@ -711,6 +711,88 @@ static int negated(const char *m)
 	return k & 1;
 }
 
+/* Through parentheses. */
+static TSNode unparen(TSNode n)
+{
+	for (int i = 0; i < 64 && tsnode_is(n, "parenthesized_expression"); i++) {
+		TSNode k;
+		if (kids(n, &k, 1) != 1)
+			break;
+		n = k;
+	}
+	return n;
+}
+
+/* The operator of a binary expression ("" when it is none). */
+static const char *binary_op(TSNode n)
+{
+	if (!tsnode_is(n, "binary_expression"))
+		return "";
+	TSNode op = tsnode_field(n, "operator");
+	return ts_node_is_null(op) ? "" : ts_node_type(op);
+}
+
+/* The comparison a boolean asserted true is (`x >= 0`, `x === 3`, `0 < x`: its operands, the
+ * literal one second, the operator turned to match), or the first comparison of a disjunction
+ * (`x === 3 || x === 4`: op "||"). 0: none. */
+static int comparison_of(struct ex *x, TSNode n, TSNode *S, TSNode *E, const char **op, int depth)
+{
+	static const char *const cmp[] = {">=", ">", "<=", "<", "==", "===", "!=", "!==", NULL};
+	static const char *const flip[][2] = {{">=", "<="}, {"<=", ">="}, {">", "<"}, {"<", ">"}};
+	n = unparen(n);
+	const char *o = binary_op(n);
+	if (depth < 32 && !strcmp(o, "||")) {
+		const char *inner;
+		if (comparison_of(x, tsnode_field(n, "left"), S, E, &inner, depth + 1) ||
+		    comparison_of(x, tsnode_field(n, "right"), S, E, &inner, depth + 1)) {
+			*op = "||";
+			return 1;
+		}
+		return 0;
+	}
+	if (!str_in(o, cmp))
+		return 0;
+	*S = tsnode_field(n, "left");
+	*E = tsnode_field(n, "right");
+	*op = o;
+	if (literal(x, *S) && !literal(x, *E)) {
+		TSNode t = *S;
+		*S = *E;
+		*E = t;
+		for (size_t i = 0; i < sizeof flip / sizeof *flip; i++)
+			if (!strcmp(o, flip[i][0]))
+				*op = flip[i][1];
+	}
+	return !ts_node_is_null(*S) && !ts_node_is_null(*E);
+}
+
+/* A boolean comparison asserted true (`expect(x >= 0).toBe(true)`, `assert.ok(x >= 0)`,
+ * `t.true(x >= 0)`) is read as that comparison: subject x, matcher ">=", expected 0 - the
+ * judge then compares it with an exact check of x as it compares matchers. */
+static void read_boolean_comparison(struct ex *x, TSNode subject, struct a1_js_fact *f)
+{
+	static const char *const truthy[] = {"toBeTruthy", "toBeTrue", "ok",   "assert", "true",
+					     "isTrue",	   "truthy",   "isOk", NULL};
+	char last[64];
+	last_component(f->matcher, last, sizeof last);
+	if (negated(f->matcher) || f->kind == A1_JS_K_COUNT || ts_node_is_null(subject))
+		return;
+	if (!str_in(last, truthy) && !(str_in(last, EQ_FAMILY) && f->exp1 && !strcmp(f->exp1, "true")))
+		return;
+	TSNode S, E;
+	const char *op;
+	if (!comparison_of(x, subject, &S, &E, &op, 0))
+		return;
+	free(f->subject);
+	free(f->matcher);
+	free(f->expected);
+	free(f->exp1);
+	f->subject = canon(x, S, 0);
+	f->matcher = xstrdup(op);
+	f->expected = canon(x, E, 0);
+	f->exp1 = xstrdup(f->expected);
+}
+
 /* Records the assertion `ch` as a fact of the enclosing test or helper. */
 static void record(struct ex *x, struct chain *ch, const struct ctx *c)
 {
@@ -796,6 +878,8 @@ static void record(struct ex *x, struct chain *ch, const struct ctx *c)
 		else if (f.subject && f.exp1 && str_in(last, EQ_FAMILY) && !negated(f.matcher) &&
 			 !strcmp(f.subject, f.exp1) && pure(x, ch->subject))
 			f.taut = 1;
+		if (!f.taut)
+			read_boolean_comparison(x, ch->subject, &f);
 	}
 	l->v = grow(l->v, &l->cap, l->n, sizeof *l->v);
 	l->v[l->n++] = f;

@@ -294,6 +294,11 @@ static char *resolved(struct kx *x, TSNode n, int *cst)
 	return canon(x, n);
 }
 
+static int literal_cb(const void *ctx, TSNode n)
+{
+	return is_literal(ctx, n);
+}
+
 /* ---- records ---- */
 
 static struct a1_js_facts *facts_of(struct kx *x, const struct ctx *c)
@@ -504,6 +509,17 @@ static void assert_fact(struct kx *x, TSNode n, const struct call *k, int arity,
 		       (!strcmp(k->name, "assertNotNull") && is_literal(x, s) && !text_is(x, s, "null"));
 		if (!ts_node_is_null(k->types)) /* assertIs<T>(x) */
 			exp1 = canon(x, k->types);
+		TSNode S, E;
+		const char *op;
+		if (!taut && !strcmp(matcher, "assertTrue") && !exp1 &&
+		    a1_jvm_comparison(s, literal_cb, x, &S, &E, &op)) {
+			/* a boolean comparison asserted true is read as that comparison (a1_java_facts.h) */
+			int rcst;
+			free(subject);
+			subject = resolved(x, S, &rcst);
+			exp1 = resolved(x, E, &rcst);
+			matcher = op;
+		}
 	}
 	/* assertFailsWith<AssertionError> { assertEquals(..) }, assertFails { .. }: pass when it fails */
 	int swallow = arity == 0 && exp1 && a1_jvm_catches_failure(exp1);

@@ -686,17 +686,107 @@ static const char *judge_raises(struct F *p, struct F *q, const char **status)
 	return NULL;
 }
 
+/* 1 when `n` (a boolean a post assertTrue asserts) checks one of the pre check's non-literal
+ * operands `ops` more loosely: an ordering, `!=`, `is not`, `in` of it, or a disjunction one of
+ * whose sides is a comparison of it (the old check or another: `x == 3 or x == 4`). */
+static int weaker_boolean(struct F *p, const TSNode *ops, size_t nops, struct a1_py_side *qs, TSNode n, int depth)
+{
+	TSNode b = a1_py_bare(n), S, E;
+	if (depth < 64 && tsnode_is(b, "boolean_operator") &&
+	    !strcmp(ts_node_type(ts_node_child_by_field_name(b, "operator", 8)), "or")) {
+		TSNode sides[2] = {ts_node_child_by_field_name(b, "left", 4),
+				   ts_node_child_by_field_name(b, "right", 5)};
+		for (int k = 0; k < 2; k++) {
+			if (weaker_boolean(p, ops, nops, qs, sides[k], depth + 1))
+				return 1;
+			if (exact_subject(qs, sides[k], &S, &E, 0))
+				for (size_t i = 0; i < nops; i++)
+					if (a1_py_same(p->s, ops[i], qs, S) || a1_py_same(p->s, ops[i], qs, E))
+						return 1;
+		}
+		return 0;
+	}
+	if (!exact_subject(qs, b, &S, &E, 1))
+		return 0;
+	for (size_t i = 0; i < nops; i++)
+		if (a1_py_same(p->s, ops[i], qs, S) || a1_py_same(p->s, ops[i], qs, E))
+			return 1;
+	return 0;
+}
+
+static const char *const EXACT_UNITTEST[] = {"assertEqual",
+					     "assertEquals",
+					     "assertIs",
+					     "assertListEqual",
+					     "assertTupleEqual",
+					     "assertDictEqual",
+					     "assertSetEqual",
+					     "assertSequenceEqual",
+					     "assertCountEqual",
+					     "assertMultiLineEqual",
+					     NULL};
+static const char *const TRUTH_UNITTEST[] = {"assertTrue", "assert_", "failUnless", NULL};
+
+/* The non-literal operands of an exact check (assertEqual(S, E), assertTrue(S == E),
+ * assert S == E) into ops (2 at most); their count. */
+static size_t exact_operands(struct F *p, TSNode *ops)
+{
+	TSNode a[3], S, E;
+	size_t n = 0;
+	if (p->f->kind == A1_PY_K_ASSERT) {
+		if (exact_subject(p->s, p->f->node, &S, &E, 0))
+			ops[0] = S, ops[1] = E, n = 2;
+	} else if (p->f->kind == A1_PY_K_UNITTEST) {
+		char *m = a1_py_method(p->s, p->f->node);
+		size_t na = a1_py_args(p->f->node, a, 3);
+		if (m && str_in(m, EXACT_UNITTEST) && na >= 2)
+			ops[0] = a[0], ops[1] = a[1], n = 2;
+		else if (m && str_in(m, TRUTH_UNITTEST) && na >= 1 && exact_subject(p->s, a[0], &S, &E, 0))
+			ops[0] = S, ops[1] = E, n = 2;
+		free(m);
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!a1_py_literal(p->s, ops[i], NULL, NULL))
+			ops[k++] = ops[i];
+	return k;
+}
+
+/* The boolean an assertion asserts true (assert X, assertTrue(X)) into *out: 1, else 0. */
+static int asserted_boolean(struct F *q, TSNode *out)
+{
+	if (q->f->kind == A1_PY_K_ASSERT) {
+		*out = q->f->node;
+		return 1;
+	}
+	if (q->f->kind != A1_PY_K_UNITTEST)
+		return 0;
+	char *m = a1_py_method(q->s, q->f->node);
+	int r = m && str_in(m, TRUTH_UNITTEST) && a1_py_args(q->f->node, out, 1);
+	free(m);
+	return r;
+}
+
+/* An exact check (assertEqual(S, E), assertTrue(S == E), assert S == E) whose successor asserts
+ * a looser comparison of the same operand as a boolean (assertTrue(S >= 0), assert S >= 0). */
+static const char *loosened_to_boolean(struct F *p, struct F *q)
+{
+	TSNode ops[2], b;
+	size_t k = exact_operands(p, ops);
+	return k && asserted_boolean(q, &b) && weaker_boolean(p, ops, k, q->s, b, 0) ? "comparison-loosened" : NULL;
+}
+
 static const char *loosened_unittest(struct F *p, struct F *q, const char *pn, const char *qn)
 {
-	static const char *const exact[] = {"assertEqual", "assertEquals", "assertIs", "assertListEqual", "assertTupleEqual",
-					    "assertDictEqual", "assertSetEqual", "assertSequenceEqual", "assertCountEqual",
-					    "assertMultiLineEqual", NULL};
 	static const char *const loose[] = {"assertTrue", "assertIsNotNone", "assertIn", "assertNotEqual", "assertNotEquals",
 					    "assertIsNot", "assertGreater", "assertGreaterEqual", "assertLess",
 					    "assertLessEqual", "assertIsInstance", "assertRegex", "assert_", NULL};
 	TSNode a[3], b[3];
 	size_t na = a1_py_args(p->f->node, a, 3), nb = a1_py_args(q->f->node, b, 3);
-	if (str_in(pn, exact) && str_in(qn, loose) && na && nb) {
+	const char *boolean = loosened_to_boolean(p, q);
+	if (boolean)
+		return boolean;
+	if (str_in(pn, EXACT_UNITTEST) && str_in(qn, loose) && na && nb) {
 		for (size_t j = 0; j < nb && j < 2; j++)
 			for (size_t i = 0; i < na && i < 2; i++)
 				if (a1_py_same(p->s, a[i], q->s, b[j]))
@@ -1253,7 +1343,9 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 					break;
 			if (k < pp->ng) {
 				pp->gone[k] = 1;
-				finding(out, function, "assertion-kind-changed", "UNVERIFIED", lo->f->form, pp->gained[k].f->form, NULL);
+				const char *lz = loosened_to_boolean(lo, &pp->gained[k]);
+				finding(out, function, lz ? lz : "assertion-kind-changed", lz ? "FAIL" : "UNVERIFIED",
+					lo->f->form, pp->gained[k].f->form, NULL);
 			} else if (!pp->ns && !helper_live) {
 				finding(out, function, "test-function-lost-every-assertion", "FAIL", lo->f->form, NULL, NULL);
 			} else {

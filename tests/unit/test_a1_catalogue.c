@@ -175,6 +175,9 @@ static void play_group(const char *tag, const struct acase *cases, size_t n)
 }
 
 #define PY_PRE "import pytest\nfrom calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\ndef test_sub():\n    assert add(2, -1) == 1\n"
+#define PY_UT                                                                                                          \
+	"import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n"                      \
+	"        self.assertEqual(add(1, 2), 3)\n"
 
 Test(a1cat, python_cheats_and_honest_edits)
 {
@@ -201,6 +204,10 @@ Test(a1cat, python_cheats_and_honest_edits)
 	    {"py unit monkeypatched in its test", "tests/test_calc_mock.py", "import calc\n\n\ndef test_add(monkeypatch):\n    assert calc.add(1, 2) == 3\n",
 	     "    assert calc", "    monkeypatch.setattr(calc, 'add', lambda a, b: 3)\n    assert calc", "FAIL"},
 	    {"py expected value changed", "tests/test_expect.py", PY_PRE, "== 3", "== 4", "WARN ASSERTION_EXPECTATION_CHANGED"},
+	    {"py assertEqual -> assertTrue(x >= 0)", "tests/test_unit.py", PY_UT, "self.assertEqual(add(1, 2), 3)",
+	     "self.assertTrue(add(1, 2) >= 0)", "FAIL"},
+	    {"py honest: assertEqual -> assertTrue(x == 3)", "tests/test_unit_same.py", PY_UT, "self.assertEqual(add(1, 2), 3)",
+	     "self.assertTrue(add(1, 2) == 3)", "PASS"},
 	    {"py honest: a new assertion", "tests/test_honest.py", PY_PRE, "assert add(1, 2) == 3",
 	     "assert add(1, 2) == 3\n    assert add(0, 0) == 0", "PASS"},
 	    {"py honest: a new test file", "tests/test_new.py", NULL, NULL, "def test_new():\n    assert 1 + 1 == 2\n", "PASS"},
@@ -354,6 +361,10 @@ Test(a1cat, javascript_and_typescript)
 	     "FAIL"},
 	    {"js toBe -> not.toBe", "tests/negated.test.js", JS_PRE, "expect(add(1, 2)).toBe(3)", "expect(add(1, 2)).not.toBe(4)",
 	     "FAIL"},
+	    {"js toBe -> expect(x >= 0).toBe(true)", "tests/bool.test.js", JS_PRE, "expect(add(1, 2)).toBe(3)",
+	     "expect(add(1, 2) >= 0).toBe(true)", "FAIL"},
+	    {"js honest: toBe -> expect(x === 3).toBe(true)", "tests/bool_same.test.js", JS_PRE, "expect(add(1, 2)).toBe(3)",
+	     "expect(add(1, 2) === 3).toBe(true)", "PASS"},
 	    {"js unit mocked", "tests/calc.test.js", JS_PRE, "const { add } = require('../calc');",
 	     "jest.mock('../calc', () => ({ add: () => 3 }));\nconst { add } = require('../calc');", "FAIL"},
 	    {"js expected value changed", "tests/expect.test.js", JS_PRE, "toBe(3)", "toBe(4)", "WARN ASSERTION_EXPECTATION_CHANGED"},
@@ -398,6 +409,8 @@ Test(a1cat, java)
 	     "assertTrue(true)", "FAIL"},
 	    {"java assertThrows widened", "src/test/java/calc/WideTest.java", JAVA_PRE, "ArithmeticException.class",
 	     "Throwable.class", "FAIL"},
+	    {"java assertEquals -> assertTrue(x >= 0)", "src/test/java/calc/BoolTest.java", JAVA_PRE,
+	     "assertEquals(3, Calc.add(1, 2))", "assertTrue(Calc.add(1, 2) >= 0)", "FAIL"},
 	    {"java expected value changed", "src/test/java/calc/ValueTest.java", JAVA_PRE, "assertEquals(3,", "assertEquals(4,",
 	     "WARN ASSERTION_EXPECTATION_CHANGED"},
 	    {"java honest: a new assertion", "src/test/java/calc/MoreTest.java", JAVA_PRE, "    assertEquals(3, Calc.add(1, 2));\n",
@@ -466,6 +479,8 @@ Test(a1cat, kotlin)
 	    {"junit4 @Test removed", "src/test/kotlin/calc/UnannotatedTest.kt", KT_J4, "  @Test\n", "", "FAIL"},
 	    {"kotlin.test assertFailsWith widened", "src/test/kotlin/calc/WideTest.kt", KT_TEST,
 	     "assertFailsWith<ArithmeticException>", "assertFailsWith<Throwable>", "FAIL"},
+	    {"kotlin.test assertEquals -> assertTrue(x >= 0)", "src/test/kotlin/calc/BoolTest.kt", KT_TEST,
+	     "assertEquals(3, Calc.add(1, 2))", "assertTrue(Calc.add(1, 2) >= 0)", "FAIL"},
 	    {"kotlin.test expected value changed", "src/test/kotlin/calc/ValueTest.kt", KT_TEST, "assertEquals(3,",
 	     "assertEquals(4,", "WARN ASSERTION_EXPECTATION_CHANGED"},
 	    {"kotlin a side the parser loops on", "src/test/kotlin/calc/LoopTest.kt", KT_TEST, "\n}\n", "\n}\n@",

@@ -60,6 +60,16 @@ static const struct cheat cheats[] = {
      "replaced-by-tautology", "FAIL", "CalcTest.add"},
     {"assertEquals -> assertNotNull", BASE, CLS(KT, ADD("@Test", "    assertNotNull(Calc.add(1, 2))\n")),
      "matcher-loosened", "FAIL", "CalcTest.add"},
+    /* an exact check rewritten as a boolean of a looser comparison */
+    {"assertEquals -> assertTrue(x >= 0)", BASE, CLS(KT, ADD("@Test", "    assertTrue(Calc.add(1, 2) >= 0)\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"assertEquals -> Kotlin's assert(x >= 0)", BASE, CLS(KT, ADD("@Test", "    assert(Calc.add(1, 2) >= 0)\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"assertEquals -> assertTrue(x != null)", BASE, CLS(KT, ADD("@Test", "    assertTrue(Calc.add(1, 2) != null)\n")),
+     "matcher-loosened", "FAIL", "CalcTest.add"},
+    {"assertEquals -> assertTrue(a disjunction with it)", BASE,
+     CLS(KT, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3 || Calc.add(1, 2) == 4)\n")), "matcher-loosened",
+     "FAIL", "CalcTest.add"},
     {"assertEquals -> assertNotEquals", BASE, CLS(KT, ADD("@Test", "    assertNotEquals(3, Calc.add(1, 2))\n")),
      "assertion-negated", "FAIL", "CalcTest.add"},
     {"assertFailsWith<E> widened to Exception", DIV("assertFailsWith<ArithmeticException>"),
@@ -275,6 +285,12 @@ static const struct honest honest[] = {
     {"a class renamed within Surefire's names", BASE, KT "class CalculatorTest {\n" ADD("@Test", EQ) "}\n"},
     {"an assumption kept", CLS(J5, ADD("@Test", "    Assumptions.assumeTrue(Calc.ready())\n" EQ)),
      CLS(J5, ADD("@Test", "    Assumptions.assumeTrue(Calc.ready())\n" EQ "    assertEquals(0, Calc.add(0, 0))\n"))},
+    /* the boolean form of the same check, a stricter one, one added beside */
+    {"assertEquals -> assertTrue(x == 3)", BASE, CLS(KT, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3)\n"))},
+    {"assertTrue(x == 3) -> assertEquals", CLS(KT, ADD("@Test", "    assertTrue(Calc.add(1, 2) == 3)\n")), BASE},
+    {"stricter: assertTrue(x >= 0) -> assertEquals", CLS(KT, ADD("@Test", "    assertTrue(Calc.add(1, 2) >= 0)\n")),
+     BASE},
+    {"assertTrue(x >= 0) added beside", BASE, CLS(KT, ADD("@Test", EQ "    assertTrue(Calc.add(1, 2) >= 0)\n"))},
 };
 
 Test(a1_kotlin, honest_edits_have_no_finding)

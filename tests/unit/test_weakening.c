@@ -337,6 +337,55 @@ Test(weakening, changed_expected_value_warns)
 	fx_free(&f);
 }
 
+/* An exact unittest check whose successor asserts a looser comparison of the same value as a
+ * boolean (assertTrue(x >= 0)) is loosened; the boolean form of the same check, a stricter
+ * check, one added beside, one kept are not. */
+Test(weakening, python_exact_check_to_a_boolean_of_a_looser_comparison)
+{
+#define UT(stmts) "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n" stmts
+#define EQ3 "        self.assertEqual(add(1, 2), 3)\n"
+	static const char *const cheats[][2] = {
+	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) >= 0)\n")},
+	    {UT(EQ3), UT("        self.assertTrue(0 <= add(1, 2))\n")},
+	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) != 4)\n")},
+	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) is not None)\n")},
+	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) == 3 or add(1, 2) == 4)\n")},
+	    {UT("        self.assertTrue(add(1, 2) == 3)\n"), UT("        self.assertTrue(add(1, 2) > 0)\n")},
+	    /* across kinds: a unittest check and a bare assert */
+	    {UT(EQ3), UT("        assert add(1, 2) >= 0\n")},
+	    {UT("        assert add(1, 2) == 3\n"), UT("        self.assertTrue(add(1, 2) >= 0)\n")},
+	};
+	static const char *const honest[][2] = {
+	    {UT(EQ3), UT("        self.assertTrue(add(1, 2) == 3)\n")},
+	    {UT("        self.assertTrue(add(1, 2) == 3)\n"), UT(EQ3)},
+	    {UT("        self.assertTrue(add(1, 2) >= 0)\n"), UT(EQ3)},
+	    {UT(EQ3), UT(EQ3 "        self.assertTrue(add(1, 2) >= 0)\n")},
+	    {UT("        self.assertTrue(add(1, 2) >= 0)\n"), UT("        self.assertTrue(add(1, 2) >= 0)\n" EQ3)},
+	};
+#undef UT
+#undef EQ3
+	const char *changed[] = {"tests/test_a.py", NULL};
+	for (size_t i = 0; i < sizeof cheats / sizeof *cheats; i++) {
+		struct fx f = fx_new();
+		pair(&f, "tests/test_a.py", cheats[i][0], cheats[i][1]);
+		struct weakening_result r;
+		run(&f, changed, "tests", &r);
+		cr_expect_eq(r.status, WEAKENING_FAIL, "cheat %zu: %s", i, r.message);
+		cr_expect_eq(count_finding(&r, "comparison-loosened"), 1, "cheat %zu: %s", i, r.message);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+	for (size_t i = 0; i < sizeof honest / sizeof *honest; i++) {
+		struct fx f = fx_new();
+		pair(&f, "tests/test_a.py", honest[i][0], honest[i][1]);
+		struct weakening_result r;
+		run(&f, changed, "tests", &r);
+		cr_expect_eq(r.status, WEAKENING_PASS, "honest %zu: %s", i, r.message);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+}
+
 Test(weakening, reformatting_and_merging_pass)
 {
 	struct fx f = fx_new();
