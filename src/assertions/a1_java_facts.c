@@ -54,11 +54,6 @@ struct jplan {
 
 /* A local variable of the method walked: what it was initialized with, when it is assigned
  * nowhere else (bad: declared twice or assigned again - not known). */
-struct local {
-	char *name, *text;
-	int cst, bad;
-};
-
 struct jx {
 	const char *src;
 	size_t len;
@@ -66,8 +61,7 @@ struct jx {
 	struct buf cb;
 	size_t budget;
 	struct jplan *plan; /* NULL: walk every method */
-	struct local *loc;  /* the locals of the method walked */
-	size_t nloc, caploc;
+	struct a1_jvm_locals loc; /* the locals of the method walked */
 	int junit4; /* `Test` is imported from org.junit (JUnit 4's) */
 	uint32_t body_end; /* the end of the method walked */
 };
@@ -242,37 +236,64 @@ static char *canon(struct jx *x, TSNode n)
 
 static int constant(TSNode n, int depth);
 
-static void locals_free(struct jx *x)
+struct a1_jvm_local *a1_jvm_local_named(struct a1_jvm_locals *l, const char *src, TSNode id)
 {
-	for (size_t i = 0; i < x->nloc; i++) {
-		free(x->loc[i].name);
-		free(x->loc[i].text);
-	}
-	x->nloc = 0;
-}
-
-static struct local *local_named(struct jx *x, TSNode id)
-{
-	if (!is(id, "identifier"))
+	if (!tsnode_is(id, "identifier"))
 		return NULL;
 	uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
-	for (size_t i = 0; i < x->nloc; i++)
-		if (strlen(x->loc[i].name) == b - a && !memcmp(x->loc[i].name, x->src + a, b - a))
-			return &x->loc[i];
+	for (size_t i = 0; i < l->n; i++)
+		if (strlen(l->v[i].name) == b - a && !memcmp(l->v[i].name, src + a, b - a))
+			return &l->v[i];
 	return NULL;
+}
+
+struct a1_jvm_local *a1_jvm_local_new(struct a1_jvm_locals *l, const char *src, TSNode id)
+{
+	struct a1_jvm_local *k = a1_jvm_local_named(l, src, id);
+	if (k) {
+		k->bad = 1;
+		return NULL;
+	}
+	l->v = xgrow_zeroed(l->v, &l->cap, l->n, sizeof *l->v, 8);
+	k = &l->v[l->n++];
+	k->name = xstrndup(src + ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id));
+	return k;
+}
+
+void a1_jvm_locals_clear(struct a1_jvm_locals *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].name);
+		free(l->v[i].text);
+	}
+	if (l->n)
+		memset(l->v, 0, l->n * sizeof *l->v);
+	l->n = 0;
+}
+
+void a1_jvm_locals_free(struct a1_jvm_locals *l)
+{
+	a1_jvm_locals_clear(l);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+static void locals_free(struct jx *x)
+{
+	a1_jvm_locals_clear(&x->loc);
+}
+
+static struct a1_jvm_local *local_named(struct jx *x, TSNode id)
+{
+	return a1_jvm_local_named(&x->loc, x->src, id);
 }
 
 /* `T name = value;` seen: remembered (a second declaration of the name makes it not known). */
 static void local_declared(struct jx *x, TSNode id, TSNode value)
 {
-	struct local *l = local_named(x, id);
-	if (l) {
-		l->bad = 1;
+	struct a1_jvm_local *l = a1_jvm_local_new(&x->loc, x->src, id);
+	if (!l)
 		return;
-	}
-	x->loc = xgrow_zeroed(x->loc, &x->caploc, x->nloc, sizeof *x->loc, 8);
-	l = &x->loc[x->nloc++];
-	l->name = xstrndup(x->src + ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id));
 	l->bad = ts_node_is_null(value);
 	l->text = l->bad ? NULL : canon(x, value);
 	l->cst = !l->bad && constant(value, 0);
@@ -283,7 +304,7 @@ static void local_declared(struct jx *x, TSNode id, TSNode value)
  * constant). New; *cst = 1 when that value is a constant. */
 static char *resolved(struct jx *x, TSNode n, int *cst)
 {
-	struct local *l = local_named(x, n);
+	struct a1_jvm_local *l = local_named(x, n);
 	if (l && !l->bad) {
 		*cst = l->cst;
 		return xstrdup(l->text);
@@ -1145,7 +1166,7 @@ static void walk(struct jx *x, TSNode n, struct ctx c)
 		free(ds);
 		return;
 	} else if (is(n, "assignment_expression") || is(n, "update_expression")) {
-		struct local *l = local_named(x, is(n, "assignment_expression") ? field(n, "left") : ts_node_named_child(n, 0));
+		struct a1_jvm_local *l = local_named(x, is(n, "assignment_expression") ? field(n, "left") : ts_node_named_child(n, 0));
 		if (l)
 			l->bad = 1;
 	}
@@ -1816,7 +1837,7 @@ static int java_walk(const char *src, size_t len, TSTree *tree, struct a1_java_s
 	}
 	buf_free(&x.cb);
 	locals_free(&x);
-	free(x.loc);
+	a1_jvm_locals_free(&x.loc);
 	return j->s.status;
 }
 

@@ -90,6 +90,27 @@ cJSON *a1_jvm_judge(const char *path, const char *pre, size_t pre_len, const cha
 char *a1_jvm_canon(const char *src, TSNode n, struct buf *cb, size_t *visited);
 void a1_jvm_names_add(struct a1_js_names *l, const char *s);
 void a1_jvm_names_free(struct a1_js_names *l);
+
+/* The locals of the method or function a reader walks (Java's and Kotlin's): each name
+ * declared once with its value's canonical text (NULL: not known), `cst` when that value is a
+ * constant, `bad` when the name cannot be read as its value (declared again, assigned again,
+ * no value). */
+struct a1_jvm_local {
+	char *name, *text;
+	int cst, bad;
+};
+struct a1_jvm_locals {
+	struct a1_jvm_local *v;
+	size_t n, cap;
+};
+/* The local identifier `id` (of `src`) names, or NULL. */
+struct a1_jvm_local *a1_jvm_local_named(struct a1_jvm_locals *l, const char *src, TSNode id);
+/* `id` declared: a new entry (its name copied; the caller fills the rest), or NULL when the name
+ * is known already (that entry is then marked bad). */
+struct a1_jvm_local *a1_jvm_local_new(struct a1_jvm_locals *l, const char *src, TSNode id);
+/* Every local forgotten (the table kept for the next method); _free releases the table too. */
+void a1_jvm_locals_clear(struct a1_jvm_locals *l);
+void a1_jvm_locals_free(struct a1_jvm_locals *l);
 /* A conditional skip of a test (copied). */
 void a1_jvm_add_cond(struct a1_java_side *j, const char *test, const char *text);
 /* An `if` of a condition not known whose one branch holds assertions of test `test` (its facts

@@ -41,19 +41,13 @@ const TSLanguage *tree_sitter_kotlin(void);
 
 /* A local `val` / `var` of the function walked: what it was initialized with, when it is
  * assigned nowhere else (bad: declared twice or assigned again - not known). */
-struct klocal {
-	char *name, *text;
-	int cst, bad;
-};
-
 struct kx {
 	const char *src;
 	size_t len;
 	struct a1_java_side *j;
 	struct buf cb;
 	size_t budget;
-	struct klocal *loc; /* the locals of the function walked */
-	size_t nloc, caploc;
+	struct a1_jvm_locals loc; /* the locals of the function walked */
 	uint32_t body_end; /* the end of the function walked (0: none) */
 };
 
@@ -239,22 +233,12 @@ static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, u
 
 static void locals_free(struct kx *x)
 {
-	for (size_t i = 0; i < x->nloc; i++) {
-		free(x->loc[i].name);
-		free(x->loc[i].text);
-	}
-	x->nloc = 0;
+	a1_jvm_locals_clear(&x->loc);
 }
 
-static struct klocal *local_named(struct kx *x, TSNode id)
+static struct a1_jvm_local *local_named(struct kx *x, TSNode id)
 {
-	if (!is(id, "identifier"))
-		return NULL;
-	uint32_t a = ts_node_start_byte(id), b = ts_node_end_byte(id);
-	for (size_t i = 0; i < x->nloc; i++)
-		if (strlen(x->loc[i].name) == b - a && !memcmp(x->loc[i].name, x->src + a, b - a))
-			return &x->loc[i];
-	return NULL;
+	return a1_jvm_local_named(&x->loc, x->src, id);
 }
 
 static int constant(const struct kx *x, TSNode n, int depth);
@@ -268,14 +252,9 @@ static void local_declared(struct kx *x, TSNode decl)
 	for (TSNode k = ts_node_next_named_sibling(vd); !ts_node_is_null(k); k = ts_node_next_named_sibling(k))
 		if (ts_node_is_null(value))
 			value = k;
-	struct klocal *l = local_named(x, id);
-	if (l) {
-		l->bad = 1;
+	struct a1_jvm_local *l = a1_jvm_local_new(&x->loc, x->src, id);
+	if (!l)
 		return;
-	}
-	x->loc = xgrow_zeroed(x->loc, &x->caploc, x->nloc, sizeof *x->loc, 8);
-	l = &x->loc[x->nloc++];
-	l->name = xstrndup(x->src + ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id));
 	l->bad = ts_node_is_null(value) || is(value, "property_delegate") || is(value, "getter");
 	l->text = l->bad ? NULL : canon(x, value);
 	l->cst = !l->bad && constant(x, value, 0);
@@ -285,7 +264,7 @@ static void local_declared(struct kx *x, TSNode decl)
  * when that value is a constant. */
 static char *resolved(struct kx *x, TSNode n, int *cst)
 {
-	struct klocal *l = local_named(x, n);
+	struct a1_jvm_local *l = local_named(x, n);
 	if (l && !l->bad) {
 		*cst = l->cst;
 		return xstrdup(l->text);
@@ -743,7 +722,7 @@ static void walk(struct kx *x, TSNode n, struct ctx c)
 		}
 	} else if (is(n, "assignment") || is(n, "postfix_expression") || is(n, "prefix_expression")) {
 		TSNode target = is(n, "assignment") ? tsnode_field(n, "left") : ts_node_named_child(n, 0);
-		struct klocal *l = local_named(x, target);
+		struct a1_jvm_local *l = local_named(x, target);
 		if (l)
 			l->bad = 1;
 	}
@@ -963,9 +942,7 @@ static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mo
 	walk(x, child(m, "function_body"), c);
 	x->body_end = 0;
 	locals_free(x);
-	free(x->loc); /* locals live within one function */
-	x->loc = NULL;
-	x->caploc = 0;
+	a1_jvm_locals_free(&x->loc); /* locals live within one function */
 }
 
 static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, unsigned depth)
