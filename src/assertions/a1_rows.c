@@ -548,6 +548,9 @@ static void scan(const char *s, struct rows *out, const struct a1_rows *r, size_
 	}
 }
 
+static void index_top(struct a1_rows_index *ix);
+static void rows_of(struct a1_rows *r, size_t head);
+
 static size_t line_at(const struct a1_rows_index *ix, unsigned line)
 {
 	return line && line <= ix->nlines ? ix->line_at[line - 1] : ix->n;
@@ -652,7 +655,27 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 		}
 	}
 	bodies_named(ix);
-	/* outside every function: from one function's end to the next one's head */
+	index_top(ix);
+	return ix;
+}
+
+struct a1_rows_index *a1_rows_index_spans(const char *text, size_t len, const struct a1_rows_span *fn, size_t n)
+{
+	struct a1_rows_index *ix = a1_rows_index_new(text, len, NULL, 0);
+	rows_free(&ix->top);
+	ix->top = (struct rows){0};
+	free(ix->fn);
+	ix->fn = xcalloc(n + 1, sizeof *ix->fn);
+	for (size_t i = 0; i < n; i++)
+		if (fn[i].head <= fn[i].a && fn[i].a <= fn[i].e && fn[i].e <= ix->n)
+			ix->fn[ix->nfn++] = (struct fspan){fn[i].name, 0, fn[i].head, {fn[i].a, fn[i].e}, 1};
+	index_top(ix);
+	return ix;
+}
+
+/* The rows outside every function: from one function's end to the next one's head. */
+static void index_top(struct a1_rows_index *ix)
+{
 	for (size_t from = 0;;) {
 		size_t next = ix->n, to = ix->n;
 		for (size_t i = 0; i < ix->nfn; i++)
@@ -664,7 +687,6 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 			break;
 		from = to > next ? to : next + 1;
 	}
-	return ix;
 }
 
 void a1_rows_index_free(struct a1_rows_index *ix)
@@ -692,12 +714,31 @@ struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const st
 		return r;
 	size_t head = line_at(ix, line);
 	r->has_body = body_from(ix->s, ix->n, head, &r->body);
+	rows_of(r, head);
+	return r;
+}
+
+struct a1_rows *a1_rows_new_span(struct a1_rows_index *ix, const struct a1_rows_span *t, const struct a1_rows_fact *g,
+				 size_t ng)
+{
+	struct a1_rows *r = a1_rows_new_in(ix, 0, g, ng);
+	if (!(t->head <= t->a && t->a <= t->e && t->e <= ix->n))
+		return r;
+	r->has_body = 1;
+	r->body = (struct span){t->a, t->e};
+	rows_of(r, t->head);
+	return r;
+}
+
+/* The rows of r's test: its head [head, body.a) and its body. */
+static void rows_of(struct a1_rows *r, size_t head)
+{
+	struct a1_rows_index *ix = r->ix;
 	if (r->has_body && ix->budget > r->body.e - head) {
 		ix->budget -= r->body.e - head;
 		scan(ix->s, &r->rows, r, head, r->body.a, 1);
 		scan(ix->s, &r->rows, r, r->body.a, r->body.e, 0);
 	}
-	return r;
 }
 
 struct a1_rows *a1_rows_new(const struct a1_rows_test *t, const struct a1_rows_fact *g, size_t ng)

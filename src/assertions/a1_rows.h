@@ -77,6 +77,17 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 void a1_rows_index_free(struct a1_rows_index *ix);
 struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const struct a1_rows_fact *g, size_t ng);
 
+/* The same for a side whose functions' extents are known (Python: no braces): fn[i] a function's
+ * name, first byte (its decorators'), body [a, e). */
+struct a1_rows_span {
+	const char *name;
+	size_t head, a, e;
+};
+struct a1_rows_index *a1_rows_index_spans(const char *text, size_t len, const struct a1_rows_span *fn, size_t n);
+/* The rows of the test t (its head and body) of an index by spans. */
+struct a1_rows *a1_rows_new_span(struct a1_rows_index *ix, const struct a1_rows_span *t, const struct a1_rows_fact *g,
+				 size_t ng);
+
 struct a1_rows_text {
 	const char *text; /* NULL: no rows (nothing covered) */
 	size_t len;
