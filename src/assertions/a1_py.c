@@ -1376,6 +1376,74 @@ static void py_rows(struct a1_py_side *b, struct pyrows *pr, long qfn, struct F 
 	free(at);
 }
 
+/* 1 when identifier node n (under `within`) is a parameter or a for-loop target of `within`. */
+static int bound_name(struct a1_py_side *s, TSNode within, const char *name)
+{
+	int hit = 0;
+	TSTreeCursor c = ts_tree_cursor_new(within);
+	for (int down = 1; !hit;) {
+		TSNode n = ts_tree_cursor_current_node(&c);
+		if (down) {
+			const char *ty = ts_node_type(n);
+			TSNode pl = ts_node_parent(n);
+			if (!strcmp(ty, "identifier") && !ts_node_is_null(pl) && tsnode_text_is(s->src, n, name)) {
+				/* a parameter (typed / default: its first child), or inside a for's target */
+				const char *pt = ts_node_type(pl);
+				if (!strcmp(pt, "parameters") ||
+				    ((!strcmp(pt, "typed_parameter") || !strcmp(pt, "default_parameter") ||
+				      !strcmp(pt, "typed_default_parameter")) &&
+				     ts_node_eq(ts_node_named_child(pl, 0), n)))
+					hit = 1;
+				for (TSNode u = n, v = pl; !hit && !ts_node_is_null(v) && !ts_node_eq(u, within); u = v, v = ts_node_parent(v))
+					if (tsnode_is(v, "for_statement") || tsnode_is(v, "for_in_clause")) {
+						hit = ts_node_eq(tsnode_field(v, "left"), u);
+						break;
+					}
+			}
+			if (ts_tree_cursor_goto_first_child(&c))
+				continue;
+		}
+		if (ts_node_eq(n, within))
+			break;
+		if (ts_tree_cursor_goto_next_sibling(&c)) {
+			down = 1;
+			continue;
+		}
+		if (!ts_tree_cursor_goto_parent(&c))
+			break;
+		down = 0;
+	}
+	ts_tree_cursor_delete(&c);
+	return hit;
+}
+
+/* 1 when f (of post function fn) checks against a row's value: its expected operand a bare name
+ * its function takes as a parameter or a loop binds (`assert add(a, b) == want`). Such an
+ * assertion is no successor, by order, of a concrete pre check its rows do not cover. */
+static int generalised(struct a1_py_side *b, const struct a1_py_fact *f)
+{
+	if (f->fn < 0 || f->state != A1_PY_OK || !b->tree || is_tautology(b, f))
+		return 0;
+	struct pyparts pp;
+	py_parts(b, f, &pp);
+	int r = 0;
+	if (pp.matcher && pp.expected && !py_placeholder(pp.expected)) {
+		size_t k = 0;
+		while (pp.expected[k] && (pp.expected[k] == '_' || ((pp.expected[k] | 32) >= 'a' && (pp.expected[k] | 32) <= 'z') ||
+					  (k && pp.expected[k] >= '0' && pp.expected[k] <= '9')))
+			k++;
+		if (k && !pp.expected[k]) {
+			size_t a = b->funcs[f->fn].body_a;
+			TSNode d = ts_node_descendant_for_byte_range(ts_tree_root_node(b->tree), (uint32_t)a, (uint32_t)a);
+			while (!ts_node_is_null(d) && !tsnode_is(d, "function_definition"))
+				d = ts_node_parent(d);
+			r = !ts_node_is_null(d) && bound_name(b, d, pp.expected);
+		}
+	}
+	py_parts_free(&pp);
+	return r;
+}
+
 /* The post function of pre function `function` (renames followed), or -1. */
 static long post_fn(const struct a1_py_side *a, const struct a1_py_side *b, const long *map, const char *function)
 {
@@ -1517,7 +1585,7 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 					left[k++] = left[i];
 			nl = k;
 			for (size_t j = 0; j < x->nq; j++)
-				used[j] |= gu[j];
+				used[j] |= gu[j] || (nl && generalised(b, x->qs[j].f));
 			free(cov);
 			free(gu);
 			free(gs);

@@ -211,6 +211,10 @@ Test(a1cat, python_cheats_and_honest_edits)
 	    {"py honest: a new assertion", "tests/test_honest.py", PY_PRE, "assert add(1, 2) == 3",
 	     "assert add(1, 2) == 3\n    assert add(0, 0) == 0", "PASS"},
 	    {"py honest: a new test file", "tests/test_new.py", NULL, NULL, "def test_new():\n    assert 1 + 1 == 2\n", "PASS"},
+	    {"py honest: checks generalised into parametrize rows", "tests/test_rows.py", PY_PRE, "def test_add():\n    assert add(1, 2) == 3",
+	     "@pytest.mark.parametrize('a,b,want', [(1, 2, 3), (0, 0, 0)])\ndef test_add(a, b, want):\n    assert add(a, b) == want", "PASS"},
+	    {"py parametrize row with a changed expected value", "tests/test_rows_cheat.py", PY_PRE, "def test_add():\n    assert add(1, 2) == 3",
+	     "@pytest.mark.parametrize('a,b,want', [(1, 2, 4), (0, 0, 0)])\ndef test_add(a, b, want):\n    assert add(a, b) == want", "FAIL"},
 	    {"py honest: the source fixed", "src/calc.py", "def add(a, b):\n    return a - b\n", "a - b", "a + b", "PASS"},
 	};
 	play_group("python", cases, sizeof cases / sizeof cases[0]);

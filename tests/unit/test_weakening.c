@@ -856,6 +856,10 @@ Test(weakening, python_checks_generalised_into_rows)
 	     "assertion-removed"},
 	    {"asserts nothing", PYR_PRE, PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    add(a, b)\n"), "test-function-lost-every-assertion"},
 	    {"tautology", PYR_PRE, PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert want == want\n"), "replaced-by-tautology"},
+	    {"the only check's expected value changed in its row", "def test_add():\n    assert add(1, 2) == 3\n",
+	     PYR_PAR("[(1, 2, 4), (0, 0, 0)]", "    assert add(a, b) == want\n"), "assertion-removed"},
+	    {"honest: expected value named in a local", "def test_add():\n    assert add(1, 2) == 3\n",
+	     "def test_add():\n    want = 3\n    assert add(1, 2) == want\n", NULL},
 	    {"a case removed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3)]", "    assert add(a, b) == want\n"), "test-case-removed"},
 	    {"a case changed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3), (2, 2, 5)]", "    assert add(a, b) == want\n"), "test-case-removed"},
 	};
