@@ -649,6 +649,29 @@ static char *spec_stem(const char *spec)
 	return s;
 }
 
+/* 1 when every live assertion of P (one at least) is generalised by Q over its rows (a1_rows.h):
+ * `test('a', ..)` -> `test.each([..])('add(%i, %i)', ..)`, a rename the superset does not see. */
+static int rows_rename(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
+		       struct a1_rows_text *rt)
+{
+	if (!rt || !rt->text || !P->facts.n)
+		return 0;
+	long *pair = xmalloc((P->facts.n + 1) * sizeof *pair);
+	unsigned char *used = xcalloc(Q->facts.n + 1, 1);
+	for (size_t i = 0; i < P->facts.n; i++)
+		pair[i] = -1;
+	a1_rows_js(post, P, Q, rt, HELPER_DEPTH, pair, used);
+	int any = 0, all = 1;
+	for (size_t i = 0; i < P->facts.n; i++)
+		if (pair[i] == -2)
+			any = 1;
+		else if (live(&P->facts.v[i]))
+			all = 0;
+	free(pair);
+	free(used);
+	return any && all;
+}
+
 static void compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
 		    a1_js_pair_fn pair_fn, struct a1_rows_text *rt, cJSON *out)
 {
@@ -663,7 +686,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			taken[match[i]] = 1;
 	}
 	/* renames: a test gone whose assertions all reappear in a new one (the same last name first) */
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < pre->ntests; i++) {
 			const struct a1_js_test *P = &pre->tests[i];
 			if (match[i] >= 0 || (P->mods & (A1_JS_SKIP | A1_JS_TODO)))
@@ -672,9 +695,10 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 				const struct a1_js_test *Q = &post->tests[j];
 				if (taken[j] || Q->hook != P->hook || index_get(&ipre, Q->name) >= 0)
 					continue;
-				if (pass == 0 ? !strcmp(leaf_name(P->name), leaf_name(Q->name)) &&
-						    superset(&Q->facts, &P->facts)
-					      : P->facts.n > 0 && superset(&Q->facts, &P->facts)) {
+				if (pass == 0   ? !strcmp(leaf_name(P->name), leaf_name(Q->name)) &&
+							superset(&Q->facts, &P->facts)
+				    : pass == 1 ? P->facts.n > 0 && superset(&Q->facts, &P->facts)
+						: rows_rename(post, P, Q, rt)) {
 					match[i] = (long)j;
 					taken[j] = 1;
 					break;
@@ -782,8 +806,11 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 		refused(out, &a, "pre");
 	if (b.status)
 		refused(out, &b, "post");
-	if (!a.status && !b.status)
-		compare(&a, &b, path, judge_pair, NULL, out);
+	if (!a.status && !b.status) {
+		struct a1_rows_text rt = {post, post_len, NULL, 1};
+		compare(&a, &b, path, judge_pair, &rt, out);
+		a1_rows_text_done(&rt);
+	}
 	a1_js_side_free(&a);
 	a1_js_side_free(&b);
 	return out;

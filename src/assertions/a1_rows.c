@@ -58,6 +58,7 @@ struct a1_rows_index {
 	size_t nfn;
 	struct rows top; /* the rows outside every function */
 	unsigned long long budget; /* what a1_rows_cover may still read (BUDGET at first) */
+	int js; /* a test is a call `test(name, () => {..})`: its body is its callback's */
 };
 
 struct a1_rows {
@@ -189,6 +190,51 @@ static int body_from(const char *s, size_t n, size_t at, struct span *b)
 		i++;
 	}
 	return 0;
+}
+
+/* The body of the callback of the test call starting at byte `at` (`test('a', () => {..})`,
+ * `test.each([..])('a', function (a) {..})`): the first `{` after `=>` or `)`, within the call
+ * (its chain of calls). 0 when there is none. */
+static int js_body(const char *s, size_t n, size_t at, struct span *b)
+{
+	size_t depth = 0;
+	int opened = 0;
+	for (size_t i = at; i < n;) {
+		size_t j = skip(s, n, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		char c = s[i];
+		if (c == '{') {
+			size_t p = i;
+			while (p > at && (s[p - 1] == ' ' || s[p - 1] == '\t' || s[p - 1] == '\n' || s[p - 1] == '\r'))
+				p--;
+			if (opened && p > at && (s[p - 1] == ')' || (p - 1 > at && s[p - 1] == '>' && s[p - 2] == '='))) {
+				b->a = i;
+				b->e = close_of(s, n, i);
+				return 1;
+			}
+		}
+		if (c == '(' || c == '[' || c == '{')
+			depth++, opened = 1;
+		else if ((c == ')' || c == ']' || c == '}') && depth && --depth == 0) {
+			size_t q = i + 1;
+			while (q < n && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n' || s[q] == '\r'))
+				q++;
+			if (q >= n || (s[q] != '(' && s[q] != '.'))
+				return 0;
+		} else if (!depth && opened && c == ';')
+			return 0;
+		i++;
+	}
+	return 0;
+}
+
+/* A function's body: a declaration's, or (ix->js) a test call's callback's. */
+static int fn_body(const struct a1_rows_index *ix, size_t at, struct span *b)
+{
+	return ix->js ? js_body(ix->s, ix->n, at, b) : body_from(ix->s, ix->n, at, b);
 }
 
 /* The last part of a name: after its last `.` or `::`. */
@@ -629,9 +675,11 @@ static void bodies_named(struct a1_rows_index *ix)
 	strmap_free(&want);
 }
 
-struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs)
+static struct a1_rows_index *index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs,
+				       int js)
 {
 	struct a1_rows_index *ix = xcalloc(1, sizeof *ix);
+	ix->js = js;
 	ix->budget = BUDGET;
 	ix->s = text ? text : "";
 	ix->n = text ? len : 0;
@@ -651,12 +699,17 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 		f->line = funcs[i].line;
 		if (f->line) {
 			f->head = line_at(ix, f->line);
-			f->ok = body_from(ix->s, ix->n, f->head, &f->body);
+			f->ok = fn_body(ix, f->head, &f->body);
 		}
 	}
 	bodies_named(ix);
 	index_top(ix);
 	return ix;
+}
+
+struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs)
+{
+	return index_new(text, len, funcs, nfuncs, 0);
 }
 
 struct a1_rows_index *a1_rows_index_spans(const char *text, size_t len, const struct a1_rows_span *fn, size_t n)
@@ -713,7 +766,7 @@ struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const st
 	if (!line || line > ix->nlines)
 		return r;
 	size_t head = line_at(ix, line);
-	r->has_body = body_from(ix->s, ix->n, head, &r->body);
+	r->has_body = fn_body(ix, head, &r->body);
 	rows_of(r, head);
 	return r;
 }
@@ -977,7 +1030,9 @@ void a1_rows_js(const struct a1_js_side *post, const struct a1_js_test *P, const
 		fs[nf++] = (struct a1_rows_func){post->tests[k].name, post->tests[k].line};
 	for (size_t k = 0; k < post->nfuncs; k++)
 		fs[nf++] = (struct a1_rows_func){post->funcs[k].name, 0};
-	struct a1_rows *r = a1_rows_text_rows(rt, fs, nf, Q->line, g, ng);
+	if (!rt->ix)
+		rt->ix = index_new(rt->text, rt->len, fs, nf, rt->js);
+	struct a1_rows *r = a1_rows_new_in(rt->ix, Q->line, g, ng);
 	for (size_t i = 0; i < P->facts.n; i++) {
 		const struct a1_js_fact *f = &P->facts.v[i];
 		if (pair[i] != -1 || !js_live(f))

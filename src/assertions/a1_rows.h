@@ -92,6 +92,7 @@ struct a1_rows_text {
 	const char *text; /* NULL: no rows (nothing covered) */
 	size_t len;
 	struct a1_rows_index *ix;
+	int js; /* JavaScript / TypeScript: a test is a call, its body its callback's (not Java, Kotlin) */
 };
 struct a1_rows *a1_rows_text_rows(struct a1_rows_text *rt, const struct a1_rows_func *funcs, size_t nfuncs, unsigned line,
 				  const struct a1_rows_fact *g, size_t ng);
