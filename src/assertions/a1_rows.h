@@ -1,8 +1,10 @@
 /* a1_rows.h - A1's table rule (issue 32): N concrete assertions of a test generalised into ONE
  * assertion fed by rows - a Go table and its loop, a Rust `for (a, b, want) in [...]`, a JUnit
  * @ParameterizedTest with @CsvSource, a helper `check(a, b, want)` called once per case - are
- * no assertions removed. Pure functions over the post side's text and the facts' strings; the
- * judges (a1_lang.c's compare_facts, a1_js.c's compare_tests) ask it about each pre assertion
+ * no assertions removed; so are pytest parametrize / a subTest loop (a1_py.c, by byte spans)
+ * and JavaScript's test.each / a for-of loop (a1_rows_js, a test's body its callback's). Pure
+ * functions over the post side's text and the facts' strings; the judges (a1_lang.c's
+ * compare_facts, a1_js.c's compare_tests, a1_py.c's decide) ask it about each pre assertion
  * left unpaired. docs/VERDICTS.md "no-assertion-weakening" states the rule, what it proves and
  * what it cannot see.
  *
