@@ -672,10 +672,60 @@ static int rows_rename(const struct a1_js_side *post, const struct a1_js_test *P
 	return any && all;
 }
 
+/* The byte where line `line` (from 1) of text starts, `len` when there is none; *starts (built
+ * on first use, freed by the caller) holds every line's start. */
+static size_t line_byte(const char *text, size_t len, size_t **starts, size_t *n, unsigned line)
+{
+	if (!*starts) {
+		size_t cap = 64;
+		*starts = xmalloc(cap * sizeof **starts);
+		(*starts)[(*n)++] = 0;
+		for (size_t i = 0; i < len; i++)
+			if (text[i] == '\n') {
+				if (*n == cap)
+					*starts = xrealloc(*starts, (cap *= 2) * sizeof **starts);
+				(*starts)[(*n)++] = i + 1;
+			}
+	}
+	return line && line <= *n ? (*starts)[line - 1] : len;
+}
+
+/* A test whose head holds a table on both sides (`test.each([..])(name, ..)`): each pre row
+ * missing from the post rows (a multiset) is a test case removed. */
+static void judge_cases(struct a1_rows_text *rt, const struct a1_js_test *P, const struct a1_js_test *Q, size_t **sa,
+			size_t *na, size_t **sb, size_t *nb, cJSON *out)
+{
+	if (!rt || !rt->js || !rt->pre || !rt->text || !P->line || !Q->line)
+		return;
+	char **pv, **qv;
+	size_t np = a1_rows_head(rt->pre, rt->pre_len, line_byte(rt->pre, rt->pre_len, sa, na, P->line), &pv);
+	size_t nq = np ? a1_rows_head(rt->text, rt->len, line_byte(rt->text, rt->len, sb, nb, Q->line), &qv) : 0;
+	unsigned char *hit = xcalloc(nq + 1, 1);
+	for (size_t k = 0; nq && k < np; k++) {
+		size_t j;
+		for (j = 0; j < nq; j++)
+			if (!hit[j] && !strcmp(pv[k], qv[j]))
+				break;
+		if (j < nq)
+			hit[j] = 1;
+		else
+			a1_finding_add(out, P->name, "test-case-removed", "FAIL", NULL, pv[k], NULL);
+	}
+	free(hit);
+	for (size_t k = 0; k < np; k++)
+		free(pv[k]);
+	free(pv);
+	for (size_t j = 0; j < nq; j++)
+		free(qv[j]);
+	if (np)
+		free(qv);
+}
+
 static void compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
 		    a1_js_pair_fn pair_fn, struct a1_rows_text *rt, cJSON *out)
 {
 	struct index ipre, ipost;
+	size_t *starts_a = NULL, *starts_b = NULL, nstarts_a = 0, nstarts_b = 0;
 	index_build(&ipre, pre);
 	index_build(&ipost, post);
 	long *match = xmalloc((pre->ntests + 1) * sizeof *match);
@@ -739,6 +789,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			a1_finding_add(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				       "skipped when a condition not known here holds");
 		compare_tests(pre, post, P, Q, pair_fn, taken, rt, out);
+		judge_cases(rt, P, Q, &starts_a, &nstarts_a, &starts_b, &nstarts_b, out);
 	}
 	/* .only: each site the pre side did not have */
 	unsigned char *had = xcalloc(pre->nfocus + 1, 1);
@@ -771,6 +822,8 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			a1_finding_add(out, NULL, "unit-under-test-mocked", "FAIL", NULL, NULL, post->mocks[j].text);
 	}
 	free(stem);
+	free(starts_a);
+	free(starts_b);
 	free(match);
 	free(taken);
 	free(ipre.slot);
@@ -807,7 +860,7 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 	if (b.status)
 		refused(out, &b, "post");
 	if (!a.status && !b.status) {
-		struct a1_rows_text rt = {post, post_len, NULL, 1};
+		struct a1_rows_text rt = {post, post_len, NULL, 1, pre, pre_len};
 		compare(&a, &b, path, judge_pair, &rt, out);
 		a1_rows_text_done(&rt);
 	}

@@ -932,6 +932,35 @@ void a1_rows_text_done(struct a1_rows_text *rt)
 	rt->ix = NULL;
 }
 
+size_t a1_rows_head(const char *text, size_t len, size_t at, char ***out)
+{
+	*out = NULL;
+	struct span b;
+	if (!text || at >= len || !js_body(text, len, at, &b) || b.a - at > BUDGET)
+		return 0;
+	struct rows r = {0};
+	scan(text, &r, NULL, at, b.a, 0);
+	*out = xcalloc(r.n + 1, sizeof **out);
+	for (size_t i = 0; i < r.n; i++) {
+		size_t k = 0;
+		for (size_t j = 0; j < r.v[i].n; j++)
+			k += strlen(r.v[i].v[j]) + 1;
+		char *w = xmalloc(k + 1), *p = w;
+		for (size_t j = 0; j < r.v[i].n; j++) {
+			size_t m = strlen(r.v[i].v[j]);
+			memcpy(p, r.v[i].v[j], m);
+			p += m;
+			*p++ = j + 1 < r.v[i].n ? ',' : 0;
+		}
+		if (!r.v[i].n)
+			*p = 0;
+		(*out)[i] = w;
+	}
+	size_t n = r.n;
+	rows_free(&r);
+	return n;
+}
+
 /*==== the judges' side ======================================================================*/
 
 void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, struct a1_rows_text *rt,

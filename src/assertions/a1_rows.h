@@ -95,10 +95,17 @@ struct a1_rows_text {
 	size_t len;
 	struct a1_rows_index *ix;
 	int js; /* JavaScript / TypeScript: a test is a call, its body its callback's (not Java, Kotlin) */
+	const char *pre; /* js: the pre side's text (an .each table's rows compared), NULL: not */
+	size_t pre_len;
 };
 struct a1_rows *a1_rows_text_rows(struct a1_rows_text *rt, const struct a1_rows_func *funcs, size_t nfuncs, unsigned line,
 				  const struct a1_rows_fact *g, size_t ng);
 void a1_rows_text_done(struct a1_rows_text *rt);
+
+/* The rows of the head of the JavaScript test call starting at byte `at` (before its callback's
+ * body: `test.each([[1, 2, 3], [2, 2, 4]])(..)`), each its items joined by `,`; their count, *out
+ * a new array of new strings (NULL when none). */
+size_t a1_rows_head(const char *text, size_t len, size_t at, char ***out);
 
 /* ---- the judges' side of it ---- */
 struct a1_lang_side;
