@@ -961,6 +961,62 @@ size_t a1_rows_head(const char *text, size_t len, size_t at, char ***out)
 	return n;
 }
 
+/* 1 when the word name (k bytes) stands whole in s[a, e). */
+static int word_in(const char *s, size_t a, size_t e, const char *name, size_t k)
+{
+	for (size_t i = a; i + k <= e; i++)
+		if (!strncmp(s + i, name, k) && (i == 0 || !word_byte((unsigned char)s[i - 1])) &&
+		    (i + k >= e || !word_byte((unsigned char)s[i + k])))
+			return 1;
+	return 0;
+}
+
+int a1_rows_js_bound(const struct a1_rows_text *rt, unsigned line, const char *name)
+{
+	size_t k = name ? strlen(name) : 0;
+	if (!rt || !rt->js || !rt->ix || !k || digit((unsigned char)name[0]))
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if (!word_byte((unsigned char)name[i]))
+			return 0;
+	static const char *const lits[] = {"true", "false", "null", "undefined", "NaN", "Infinity", NULL};
+	for (const char *const *w = lits; *w; w++)
+		if (!strcmp(name, *w))
+			return 0;
+	const struct a1_rows_index *ix = rt->ix;
+	if (!line || line > ix->nlines)
+		return 0;
+	size_t head = line_at(ix, line);
+	struct span b;
+	if (!js_body(ix->s, ix->n, head, &b))
+		return 0;
+	if (word_in(ix->s, head, b.a, name, k)) /* a parameter of the callback */
+		return 1;
+	for (size_t i = b.a; i + 3 < b.e;) { /* a for's binding: for (const [a, want] of ..) */
+		size_t j = skip(ix->s, b.e, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (!strncmp(ix->s + i, "for", 3) && (i == 0 || !word_byte((unsigned char)ix->s[i - 1])) &&
+		    !word_byte((unsigned char)ix->s[i + 3])) {
+			size_t o = i + 3;
+			while (o < b.e && (ix->s[o] == ' ' || ix->s[o] == '\t'))
+				o++;
+			if (o < b.e && ix->s[o] == '(') {
+				size_t c = close_of(ix->s, b.e, o), of = o;
+				for (size_t q = o; q + 2 < c && of == o; q++)
+					if ((!strncmp(ix->s + q, " of ", 4) || !strncmp(ix->s + q, " in ", 4)))
+						of = q;
+				if (of > o && word_in(ix->s, o, of, name, k))
+					return 1;
+			}
+		}
+		i++;
+	}
+	return 0;
+}
+
 /*==== the judges' side ======================================================================*/
 
 void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, struct a1_rows_text *rt,

@@ -107,6 +107,12 @@ void a1_rows_text_done(struct a1_rows_text *rt);
  * a new array of new strings (NULL when none). */
 size_t a1_rows_head(const char *text, size_t len, size_t at, char ***out);
 
+/* JavaScript (rt->js, its index built): 1 when `name` - a bare identifier - is bound by the test
+ * starting at `line`: a parameter of its callback (`test.each(..)(.., (a, b, want) => ..)`) or
+ * a `for (.. of / in ..)`'s binding in its body. Such an expected operand is a row's value: the
+ * judge does not pair a concrete check with it by order. */
+int a1_rows_js_bound(const struct a1_rows_text *rt, unsigned line, const char *name);
+
 /* ---- the judges' side of it ---- */
 struct a1_lang_side;
 struct a1_lang_func;
