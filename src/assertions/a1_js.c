@@ -745,8 +745,8 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 				const struct a1_js_test *Q = &post->tests[j];
 				if (taken[j] || Q->hook != P->hook || index_get(&ipre, Q->name) >= 0)
 					continue;
-				if (pass == 0   ? !strcmp(leaf_name(P->name), leaf_name(Q->name)) &&
-							superset(&Q->facts, &P->facts)
+				if (pass == 0 ? !strcmp(leaf_name(P->name), leaf_name(Q->name)) &&
+						    superset(&Q->facts, &P->facts)
 				    : pass == 1 ? P->facts.n > 0 && superset(&Q->facts, &P->facts)
 						: rows_rename(post, P, Q, rt)) {
 					match[i] = (long)j;

@@ -1241,8 +1241,8 @@ static void py_parts(struct a1_py_side *s, const struct a1_py_fact *f, struct py
 	memset(o, 0, sizeof *o);
 	if (f->kind == A1_PY_K_ASSERT) {
 		TSNode n = a1_py_bare(f->node);
-		if (tsnode_is(n, "comparison_operator") && ts_node_named_child_count(n) == 2 && ts_node_child_count(n) == 3 &&
-		    !strcmp(ts_node_type(ts_node_child(n, 1)), "==")) {
+		if (tsnode_is(n, "comparison_operator") && ts_node_named_child_count(n) == 2 &&
+		    ts_node_child_count(n) == 3 && !strcmp(ts_node_type(ts_node_child(n, 1)), "==")) {
 			o->matcher = "assertEqual";
 			o->subject = a1_py_canon(s, ts_node_named_child(n, 0));
 			o->expected = a1_py_canon(s, ts_node_named_child(n, 1));
@@ -1256,7 +1256,8 @@ static void py_parts(struct a1_py_side *s, const struct a1_py_fact *f, struct py
 		o->method = a1_py_method(s, f->node);
 		if (!o->method)
 			return;
-		o->matcher = !strcmp(o->method, "assertEqual") || !strcmp(o->method, "assertEquals") ? "assertEqual" : o->method;
+		o->matcher =
+		    !strcmp(o->method, "assertEqual") || !strcmp(o->method, "assertEquals") ? "assertEqual" : o->method;
 		o->subject = k > 0 ? a1_py_canon(s, a[0]) : NULL;
 		o->expected = k > 1 ? a1_py_canon(s, a[1]) : NULL;
 	}
@@ -1284,9 +1285,9 @@ static char *rows_text(const struct a1_py_side *b)
 			uint32_t a = ts_node_start_byte(n), e = ts_node_end_byte(n);
 			if (!strcmp(ty, "comment") && e <= b->len)
 				memset(t + a, ' ', e - a);
-			else if (!strcmp(ty, "string") && e <= b->len && e - a >= 2 && t[a] == '\'' && t[e - 1] == '\'' &&
-				 !memchr(t + a + 1, '"', e - a - 2) && !memchr(t + a + 1, '\\', e - a - 2) &&
-				 !memchr(t + a + 1, '\n', e - a - 2))
+			else if (!strcmp(ty, "string") && e <= b->len && e - a >= 2 && t[a] == '\'' &&
+				 t[e - 1] == '\'' && !memchr(t + a + 1, '"', e - a - 2) &&
+				 !memchr(t + a + 1, '\\', e - a - 2) && !memchr(t + a + 1, '\n', e - a - 2))
 				t[a] = t[e - 1] = '"';
 			if (ts_tree_cursor_goto_first_child(&c))
 				continue;
@@ -1333,7 +1334,8 @@ static void py_rows(struct a1_py_side *b, struct pyrows *pr, long qfn, struct F 
 		pr->text = rows_text(b);
 		pr->fn = xcalloc(b->nfuncs + 1, sizeof *pr->fn);
 		for (size_t k = 0; k < b->nfuncs; k++)
-			pr->fn[k] = (struct a1_rows_span){b->funcs[k].name, b->funcs[k].head, b->funcs[k].body_a, b->funcs[k].body_e};
+			pr->fn[k] = (struct a1_rows_span){b->funcs[k].name, b->funcs[k].head, b->funcs[k].body_a,
+							  b->funcs[k].body_e};
 		pr->ix = a1_rows_index_spans(pr->text, b->len, pr->fn, b->nfuncs);
 	}
 	struct pyparts *gp = xcalloc(ng + 1, sizeof *gp);
@@ -1349,7 +1351,7 @@ static void py_rows(struct a1_py_side *b, struct pyrows *pr, long qfn, struct F 
 			continue;
 		}
 		g[n] = (struct a1_rows_fact){gs[j]->form, gp[n].subject, gp[n].matcher, gp[n].expected,
-					    gs[j]->fn >= 0 && gs[j]->fn != qfn ? b->funcs[gs[j]->fn].name : NULL};
+					     gs[j]->fn >= 0 && gs[j]->fn != qfn ? b->funcs[gs[j]->fn].name : NULL};
 		at[n++] = (long)j;
 	}
 	struct a1_rows *r = a1_rows_new_span(pr->ix, &pr->fn[qfn], g, n);
@@ -1394,7 +1396,8 @@ static int bound_name(struct a1_py_side *s, TSNode within, const char *name)
 				      !strcmp(pt, "typed_default_parameter")) &&
 				     ts_node_eq(ts_node_named_child(pl, 0), n)))
 					hit = 1;
-				for (TSNode u = n, v = pl; !hit && !ts_node_is_null(v) && !ts_node_eq(u, within); u = v, v = ts_node_parent(v))
+				for (TSNode u = n, v = pl; !hit && !ts_node_is_null(v) && !ts_node_eq(u, within);
+				     u = v, v = ts_node_parent(v))
 					if (tsnode_is(v, "for_statement") || tsnode_is(v, "for_in_clause")) {
 						hit = ts_node_eq(tsnode_field(v, "left"), u);
 						break;
@@ -1429,12 +1432,14 @@ static int generalised(struct a1_py_side *b, const struct a1_py_fact *f)
 	int r = 0;
 	if (pp.matcher && pp.expected && !py_placeholder(pp.expected)) {
 		size_t k = 0;
-		while (pp.expected[k] && (pp.expected[k] == '_' || ((pp.expected[k] | 32) >= 'a' && (pp.expected[k] | 32) <= 'z') ||
-					  (k && pp.expected[k] >= '0' && pp.expected[k] <= '9')))
+		while (pp.expected[k] &&
+		       (pp.expected[k] == '_' || ((pp.expected[k] | 32) >= 'a' && (pp.expected[k] | 32) <= 'z') ||
+			(k && pp.expected[k] >= '0' && pp.expected[k] <= '9')))
 			k++;
 		if (k && !pp.expected[k]) {
 			size_t a = b->funcs[f->fn].body_a;
-			TSNode d = ts_node_descendant_for_byte_range(ts_tree_root_node(b->tree), (uint32_t)a, (uint32_t)a);
+			TSNode d =
+			    ts_node_descendant_for_byte_range(ts_tree_root_node(b->tree), (uint32_t)a, (uint32_t)a);
 			while (!ts_node_is_null(d) && !tsnode_is(d, "function_definition"))
 				d = ts_node_parent(d);
 			r = !ts_node_is_null(d) && bound_name(b, d, pp.expected);
@@ -1501,7 +1506,8 @@ static void judge_cases(struct a1_py_side *a, struct a1_py_side *b, const long *
 		if (!is_test_name(a->funcs[i].name))
 			continue;
 		char **pv, **qv;
-		size_t np = param_cases(a, (long)i, &pv), nq = np ? param_cases(b, post_fn(a, b, map, a->funcs[i].name), &qv) : 0;
+		size_t np = param_cases(a, (long)i, &pv),
+		       nq = np ? param_cases(b, post_fn(a, b, map, a->funcs[i].name), &qv) : 0;
 		unsigned char *hit = xcalloc(nq + 1, 1);
 		for (size_t k = 0; nq && k < np; k++) {
 			size_t j;
@@ -1664,7 +1670,8 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 		for (size_t i = 0; i < pp->nl; i++) {
 			struct F *lo = &pp->lost[i];
 			int helper_live = 0;
-			if (rcov[i] || set_has(covered_of(pp), lo->f->form) || helper_asserts(b, seen, lo->f->form, &helper_live))
+			if (rcov[i] || set_has(covered_of(pp), lo->f->form) ||
+			    helper_asserts(b, seen, lo->f->form, &helper_live))
 				continue; /* still asserted: by the test, or by a helper it calls */
 			size_t k;
 			for (k = 0; k < pp->ng; k++)

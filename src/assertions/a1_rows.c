@@ -58,7 +58,7 @@ struct a1_rows_index {
 	size_t nfn;
 	struct rows top; /* the rows outside every function */
 	unsigned long long budget; /* what a1_rows_cover may still read (BUDGET at first) */
-	int js; /* a test is a call `test(name, () => {..})`: its body is its callback's */
+	int js;			   /* a test is a call `test(name, () => {..})`: its body is its callback's */
 };
 
 struct a1_rows {
@@ -210,7 +210,8 @@ static int js_body(const char *s, size_t n, size_t at, struct span *b)
 			size_t p = i;
 			while (p > at && (s[p - 1] == ' ' || s[p - 1] == '\t' || s[p - 1] == '\n' || s[p - 1] == '\r'))
 				p--;
-			if (opened && p > at && (s[p - 1] == ')' || (p - 1 > at && s[p - 1] == '>' && s[p - 2] == '='))) {
+			if (opened && p > at &&
+			    (s[p - 1] == ')' || (p - 1 > at && s[p - 1] == '>' && s[p - 2] == '='))) {
 				b->a = i;
 				b->e = close_of(s, n, i);
 				return 1;

@@ -94,7 +94,7 @@ struct a1_rows_text {
 	const char *text; /* NULL: no rows (nothing covered) */
 	size_t len;
 	struct a1_rows_index *ix;
-	int js; /* JavaScript / TypeScript: a test is a call, its body its callback's (not Java, Kotlin) */
+	int js;		 /* JavaScript / TypeScript: a test is a call, its body its callback's (not Java, Kotlin) */
 	const char *pre; /* js: the pre side's text (an .each table's rows compared), NULL: not */
 	size_t pre_len;
 };
