@@ -860,6 +860,12 @@ Test(weakening, python_checks_generalised_into_rows)
 	     PYR_PAR("[(1, 2, 4), (0, 0, 0)]", "    assert add(a, b) == want\n"), "assertion-removed"},
 	    {"honest: expected value named in a local", "def test_add():\n    assert add(1, 2) == 3\n",
 	     "def test_add():\n    want = 3\n    assert add(1, 2) == want\n", NULL},
+	    {"renamed into a parametrized test", PYR_PRE,
+	     "import pytest\n\n@pytest.mark.parametrize('a,b,want', [(1, 2, 3), (2, 2, 4)])\ndef test_add_cases(a, b, want):\n    assert add(a, b) == want\n",
+	     NULL},
+	    {"renamed into a parametrized test, a row dropped", PYR_PRE,
+	     "import pytest\n\n@pytest.mark.parametrize('a,b,want', [(1, 2, 3)])\ndef test_add_cases(a, b, want):\n    assert add(a, b) == want\n",
+	     "test-function-deleted"},
 	    {"a case removed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3)]", "    assert add(a, b) == want\n"), "test-case-removed"},
 	    {"a case changed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3), (2, 2, 5)]", "    assert add(a, b) == want\n"), "test-case-removed"},
 	};
