@@ -1194,6 +1194,7 @@ static void judge_markers(struct a1_py_side *a, struct a1_py_side *b, const long
 	free(names);
 }
 
+#define GENERALISED_MAX 64 /* assertions of a group read for a row's parameter (each reads its function) */
 #define HELPER_DEPTH 8 /* calls followed from a test into the file's functions */
 
 /* Marks the post side's functions that `fn` reaches through calls by name (the last dotted
@@ -1624,7 +1625,7 @@ static void decide(struct a1_py_side *a, struct a1_py_side *b, cJSON *out)
 					left[k++] = left[i];
 			nl = k;
 			for (size_t j = 0; j < x->nq; j++)
-				used[j] |= gu[j] || (nl && generalised(b, x->qs[j].f));
+				used[j] |= gu[j] || (nl && x->nq <= GENERALISED_MAX && generalised(b, x->qs[j].f));
 			free(cov);
 			free(gu);
 			free(gs);
