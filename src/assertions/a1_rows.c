@@ -573,7 +573,7 @@ static void scan(const char *s, struct rows *out, const struct a1_rows *r, size_
 		const char *via = NULL;
 		int ok = 1;
 		if (c == '(' && k) {
-			static const char *const makers[] = {"of", "Pair", "Triple", "arguments", "tuple", "listOf", "arrayOf", NULL};
+			static const char *const makers[] = {"of", "Pair", "Triple", "arguments", "tuple", "listOf", "arrayOf", "param", NULL};
 			ok = 0;
 			for (const char *const *m = makers; *m && !ok; m++)
 				ok = strlen(*m) == k && !strncmp(*m, name, k);

@@ -866,6 +866,9 @@ Test(weakening, python_checks_generalised_into_rows)
 	    {"renamed into a parametrized test, a row dropped", PYR_PRE,
 	     "import pytest\n\n@pytest.mark.parametrize('a,b,want', [(1, 2, 3)])\ndef test_add_cases(a, b, want):\n    assert add(a, b) == want\n",
 	     "test-function-deleted"},
+	    {"pytest.param rows", PYR_PRE, PYR_PAR("[pytest.param(1, 2, 3, id='one'), pytest.param(2, 2, 4, id='two')]", "    assert add(a, b) == want\n"), NULL},
+	    {"a module-level table", PYR_PRE,
+	     "import pytest\n\nCASES = [(1, 2, 3), (2, 2, 4)]\n\n@pytest.mark.parametrize('a,b,want', CASES)\ndef test_add(a, b, want):\n    assert add(a, b) == want\n", NULL},
 	    {"a case removed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3)]", "    assert add(a, b) == want\n"), "test-case-removed"},
 	    {"a case changed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3), (2, 2, 5)]", "    assert add(a, b) == want\n"), "test-case-removed"},
 	};
