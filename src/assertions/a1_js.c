@@ -422,6 +422,28 @@ static int asserted_in_a_new_test(const struct a1_js_side *post, const unsigned 
 	return 0;
 }
 
+/* a1_rows_js_bound's answers for one test, by name: each name's reading of the test costs its
+ * length once; past BOUND_NAMES names, 0 (paired by order, as without the rule). */
+#define BOUND_NAMES 8
+struct bound_cache {
+	const char *name[BOUND_NAMES];
+	int val[BOUND_NAMES];
+	size_t n;
+};
+
+static int bound_cached(struct bound_cache *c, struct a1_rows_text *rt, unsigned line, const char *name)
+{
+	if (!name || !rt || !rt->js)
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->name[i], name))
+			return c->val[i];
+	if (c->n == BOUND_NAMES)
+		return 0;
+	c->name[c->n] = name;
+	return c->val[c->n++] = a1_rows_js_bound(rt, line, name);
+}
+
 static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side *post, const struct a1_js_test *P,
 			  const struct a1_js_test *Q, a1_js_pair_fn pair_fn, const unsigned char *taken, struct a1_rows_text *rt,
 			  cJSON *out)
@@ -432,6 +454,7 @@ static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side 
 	unsigned char *used = xcalloc(nq + 1, 1);
 	for (size_t i = 0; i < np; i++)
 		pair[i] = -1;
+	struct bound_cache bc = {0};
 	/* identical forms, where they stand too; identical forms; the same subject; the rest in order */
 	for (int pass = 0; pass < 4; pass++)
 		for (size_t i = 0, j0 = 0; i < np; i++) {
@@ -446,7 +469,7 @@ static void compare_tests(const struct a1_js_side *pre, const struct a1_js_side 
 							 p[i].swallowed == q[j].swallowed
 					 : pass == 1 ? !strcmp(p[i].form, q[j].form)
 					 : pass == 2 ? eq(p[i].subject, q[j].subject) && p[i].kind == q[j].kind
-						     : 1;
+						     : !(live(&p[i]) && bound_cached(&bc, rt, Q->line, q[j].expected));
 				if (ok) {
 					pair[i] = (long)j;
 					used[j] = 1;
@@ -649,10 +672,83 @@ static char *spec_stem(const char *spec)
 	return s;
 }
 
+/* 1 when every live assertion of P (one at least) is generalised by Q over its rows (a1_rows.h):
+ * `test('a', ..)` -> `test.each([..])('add(%i, %i)', ..)`, a rename the superset does not see. */
+static int rows_rename(const struct a1_js_side *post, const struct a1_js_test *P, const struct a1_js_test *Q,
+		       struct a1_rows_text *rt)
+{
+	if (!rt || !rt->text || !P->facts.n)
+		return 0;
+	long *pair = xmalloc((P->facts.n + 1) * sizeof *pair);
+	unsigned char *used = xcalloc(Q->facts.n + 1, 1);
+	for (size_t i = 0; i < P->facts.n; i++)
+		pair[i] = -1;
+	a1_rows_js(post, P, Q, rt, HELPER_DEPTH, pair, used);
+	int any = 0, all = 1;
+	for (size_t i = 0; i < P->facts.n; i++)
+		if (pair[i] == -2)
+			any = 1;
+		else if (live(&P->facts.v[i]))
+			all = 0;
+	free(pair);
+	free(used);
+	return any && all;
+}
+
+/* The byte where line `line` (from 1) of text starts, `len` when there is none; *starts (built
+ * on first use, freed by the caller) holds every line's start. */
+static size_t line_byte(const char *text, size_t len, size_t **starts, size_t *n, unsigned line)
+{
+	if (!*starts) {
+		size_t cap = 64;
+		*starts = xmalloc(cap * sizeof **starts);
+		(*starts)[(*n)++] = 0;
+		for (size_t i = 0; i < len; i++)
+			if (text[i] == '\n') {
+				if (*n == cap)
+					*starts = xrealloc(*starts, (cap *= 2) * sizeof **starts);
+				(*starts)[(*n)++] = i + 1;
+			}
+	}
+	return line && line <= *n ? (*starts)[line - 1] : len;
+}
+
+/* A test whose head holds a table on both sides (`test.each([..])(name, ..)`): each pre row
+ * missing from the post rows (a multiset) is a test case removed. */
+static void judge_cases(struct a1_rows_text *rt, const struct a1_js_test *P, const struct a1_js_test *Q, size_t **sa,
+			size_t *na, size_t **sb, size_t *nb, cJSON *out)
+{
+	if (!rt || !rt->js || !rt->pre || !rt->text || !P->line || !Q->line)
+		return;
+	char **pv, **qv;
+	size_t np = a1_rows_head(rt->pre, rt->pre_len, line_byte(rt->pre, rt->pre_len, sa, na, P->line), &pv);
+	size_t nq = np ? a1_rows_head(rt->text, rt->len, line_byte(rt->text, rt->len, sb, nb, Q->line), &qv) : 0;
+	unsigned char *hit = xcalloc(nq + 1, 1);
+	for (size_t k = 0; nq && k < np; k++) {
+		size_t j;
+		for (j = 0; j < nq; j++)
+			if (!hit[j] && !strcmp(pv[k], qv[j]))
+				break;
+		if (j < nq)
+			hit[j] = 1;
+		else
+			a1_finding_add(out, P->name, "test-case-removed", "FAIL", NULL, pv[k], NULL);
+	}
+	free(hit);
+	for (size_t k = 0; k < np; k++)
+		free(pv[k]);
+	free(pv);
+	for (size_t j = 0; j < nq; j++)
+		free(qv[j]);
+	if (np)
+		free(qv);
+}
+
 static void compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,
 		    a1_js_pair_fn pair_fn, struct a1_rows_text *rt, cJSON *out)
 {
 	struct index ipre, ipost;
+	size_t *starts_a = NULL, *starts_b = NULL, nstarts_a = 0, nstarts_b = 0;
 	index_build(&ipre, pre);
 	index_build(&ipost, post);
 	long *match = xmalloc((pre->ntests + 1) * sizeof *match);
@@ -663,7 +759,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			taken[match[i]] = 1;
 	}
 	/* renames: a test gone whose assertions all reappear in a new one (the same last name first) */
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = 0; i < pre->ntests; i++) {
 			const struct a1_js_test *P = &pre->tests[i];
 			if (match[i] >= 0 || (P->mods & (A1_JS_SKIP | A1_JS_TODO)))
@@ -674,7 +770,8 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 					continue;
 				if (pass == 0 ? !strcmp(leaf_name(P->name), leaf_name(Q->name)) &&
 						    superset(&Q->facts, &P->facts)
-					      : P->facts.n > 0 && superset(&Q->facts, &P->facts)) {
+				    : pass == 1 ? P->facts.n > 0 && superset(&Q->facts, &P->facts)
+						: rows_rename(post, P, Q, rt)) {
 					match[i] = (long)j;
 					taken[j] = 1;
 					break;
@@ -715,6 +812,7 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			a1_finding_add(out, P->name, "conditional-skip-added", "UNVERIFIED", UNDECIDABLE, "runs",
 				       "skipped when a condition not known here holds");
 		compare_tests(pre, post, P, Q, pair_fn, taken, rt, out);
+		judge_cases(rt, P, Q, &starts_a, &nstarts_a, &starts_b, &nstarts_b, out);
 	}
 	/* .only: each site the pre side did not have */
 	unsigned char *had = xcalloc(pre->nfocus + 1, 1);
@@ -747,6 +845,8 @@ static void compare(const struct a1_js_side *pre, const struct a1_js_side *post,
 			a1_finding_add(out, NULL, "unit-under-test-mocked", "FAIL", NULL, NULL, post->mocks[j].text);
 	}
 	free(stem);
+	free(starts_a);
+	free(starts_b);
 	free(match);
 	free(taken);
 	free(ipre.slot);
@@ -782,8 +882,11 @@ cJSON *a1_js_judge(enum a1_js_dialect d, const char *path, const char *pre, size
 		refused(out, &a, "pre");
 	if (b.status)
 		refused(out, &b, "post");
-	if (!a.status && !b.status)
-		compare(&a, &b, path, judge_pair, NULL, out);
+	if (!a.status && !b.status) {
+		struct a1_rows_text rt = {post, post_len, NULL, 1, pre, pre_len};
+		compare(&a, &b, path, judge_pair, &rt, out);
+		a1_rows_text_done(&rt);
+	}
 	a1_js_side_free(&a);
 	a1_js_side_free(&b);
 	return out;

@@ -1660,6 +1660,12 @@ static void scope(struct ex *x, TSNode def, TSNode *decs, size_t ndecs, unsigned
 		}
 	}
 	x->s->funcs[fn].marks |= marks;
+	if (tsnode_is(def, "function_definition")) {
+		TSNode blk = tsnode_field(def, "body");
+		x->s->funcs[fn].head = ts_node_start_byte(ndecs ? decs[0] : def);
+		x->s->funcs[fn].body_a = ts_node_start_byte(blk);
+		x->s->funcs[fn].body_e = ts_node_end_byte(blk);
+	}
 	unsigned saved_inh = x->inherited;
 	int saved_state = x->state;
 	x->inherited = marks;

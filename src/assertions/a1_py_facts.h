@@ -47,6 +47,7 @@ struct a1_py_func {
 	size_t nmocks, capmocks;
 	char **calls; /* names it calls: f(...), self.f(...) -> "f"; unique */
 	size_t ncalls, capcalls;
+	size_t head, body_a, body_e; /* bytes: its first decorator (else `def`), its body block [a, e) */
 };
 
 /* Why a side was not read. */

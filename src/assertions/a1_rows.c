@@ -58,6 +58,7 @@ struct a1_rows_index {
 	size_t nfn;
 	struct rows top; /* the rows outside every function */
 	unsigned long long budget; /* what a1_rows_cover may still read (BUDGET at first) */
+	int js;			   /* a test is a call `test(name, () => {..})`: its body is its callback's */
 };
 
 struct a1_rows {
@@ -189,6 +190,52 @@ static int body_from(const char *s, size_t n, size_t at, struct span *b)
 		i++;
 	}
 	return 0;
+}
+
+/* The body of the callback of the test call starting at byte `at` (`test('a', () => {..})`,
+ * `test.each([..])('a', function (a) {..})`): the first `{` after `=>` or `)`, within the call
+ * (its chain of calls). 0 when there is none. */
+static int js_body(const char *s, size_t n, size_t at, struct span *b)
+{
+	size_t depth = 0;
+	int opened = 0;
+	for (size_t i = at; i < n;) {
+		size_t j = skip(s, n, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		char c = s[i];
+		if (c == '{') {
+			size_t p = i;
+			while (p > at && (s[p - 1] == ' ' || s[p - 1] == '\t' || s[p - 1] == '\n' || s[p - 1] == '\r'))
+				p--;
+			if (opened && p > at &&
+			    (s[p - 1] == ')' || (p - 1 > at && s[p - 1] == '>' && s[p - 2] == '='))) {
+				b->a = i;
+				b->e = close_of(s, n, i);
+				return 1;
+			}
+		}
+		if (c == '(' || c == '[' || c == '{')
+			depth++, opened = 1;
+		else if ((c == ')' || c == ']' || c == '}') && depth && --depth == 0) {
+			size_t q = i + 1;
+			while (q < n && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n' || s[q] == '\r'))
+				q++;
+			if (q >= n || (s[q] != '(' && s[q] != '.'))
+				return 0;
+		} else if (!depth && opened && c == ';')
+			return 0;
+		i++;
+	}
+	return 0;
+}
+
+/* A function's body: a declaration's, or (ix->js) a test call's callback's. */
+static int fn_body(const struct a1_rows_index *ix, size_t at, struct span *b)
+{
+	return ix->js ? js_body(ix->s, ix->n, at, b) : body_from(ix->s, ix->n, at, b);
 }
 
 /* The last part of a name: after its last `.` or `::`. */
@@ -526,7 +573,7 @@ static void scan(const char *s, struct rows *out, const struct a1_rows *r, size_
 		const char *via = NULL;
 		int ok = 1;
 		if (c == '(' && k) {
-			static const char *const makers[] = {"of", "Pair", "Triple", "arguments", "tuple", "listOf", "arrayOf", NULL};
+			static const char *const makers[] = {"of", "Pair", "Triple", "arguments", "tuple", "listOf", "arrayOf", "param", NULL};
 			ok = 0;
 			for (const char *const *m = makers; *m && !ok; m++)
 				ok = strlen(*m) == k && !strncmp(*m, name, k);
@@ -547,6 +594,9 @@ static void scan(const char *s, struct rows *out, const struct a1_rows *r, size_
 		i++;
 	}
 }
+
+static void index_top(struct a1_rows_index *ix);
+static void rows_of(struct a1_rows *r, size_t head);
 
 static size_t line_at(const struct a1_rows_index *ix, unsigned line)
 {
@@ -626,9 +676,11 @@ static void bodies_named(struct a1_rows_index *ix)
 	strmap_free(&want);
 }
 
-struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs)
+static struct a1_rows_index *index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs,
+				       int js)
 {
 	struct a1_rows_index *ix = xcalloc(1, sizeof *ix);
+	ix->js = js;
 	ix->budget = BUDGET;
 	ix->s = text ? text : "";
 	ix->n = text ? len : 0;
@@ -648,11 +700,36 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 		f->line = funcs[i].line;
 		if (f->line) {
 			f->head = line_at(ix, f->line);
-			f->ok = body_from(ix->s, ix->n, f->head, &f->body);
+			f->ok = fn_body(ix, f->head, &f->body);
 		}
 	}
 	bodies_named(ix);
-	/* outside every function: from one function's end to the next one's head */
+	index_top(ix);
+	return ix;
+}
+
+struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const struct a1_rows_func *funcs, size_t nfuncs)
+{
+	return index_new(text, len, funcs, nfuncs, 0);
+}
+
+struct a1_rows_index *a1_rows_index_spans(const char *text, size_t len, const struct a1_rows_span *fn, size_t n)
+{
+	struct a1_rows_index *ix = a1_rows_index_new(text, len, NULL, 0);
+	rows_free(&ix->top);
+	ix->top = (struct rows){0};
+	free(ix->fn);
+	ix->fn = xcalloc(n + 1, sizeof *ix->fn);
+	for (size_t i = 0; i < n; i++)
+		if (fn[i].head <= fn[i].a && fn[i].a <= fn[i].e && fn[i].e <= ix->n)
+			ix->fn[ix->nfn++] = (struct fspan){fn[i].name, 0, fn[i].head, {fn[i].a, fn[i].e}, 1};
+	index_top(ix);
+	return ix;
+}
+
+/* The rows outside every function: from one function's end to the next one's head. */
+static void index_top(struct a1_rows_index *ix)
+{
 	for (size_t from = 0;;) {
 		size_t next = ix->n, to = ix->n;
 		for (size_t i = 0; i < ix->nfn; i++)
@@ -664,7 +741,6 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 			break;
 		from = to > next ? to : next + 1;
 	}
-	return ix;
 }
 
 void a1_rows_index_free(struct a1_rows_index *ix)
@@ -691,13 +767,32 @@ struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const st
 	if (!line || line > ix->nlines)
 		return r;
 	size_t head = line_at(ix, line);
-	r->has_body = body_from(ix->s, ix->n, head, &r->body);
+	r->has_body = fn_body(ix, head, &r->body);
+	rows_of(r, head);
+	return r;
+}
+
+struct a1_rows *a1_rows_new_span(struct a1_rows_index *ix, const struct a1_rows_span *t, const struct a1_rows_fact *g,
+				 size_t ng)
+{
+	struct a1_rows *r = a1_rows_new_in(ix, 0, g, ng);
+	if (!(t->head <= t->a && t->a <= t->e && t->e <= ix->n))
+		return r;
+	r->has_body = 1;
+	r->body = (struct span){t->a, t->e};
+	rows_of(r, t->head);
+	return r;
+}
+
+/* The rows of r's test: its head [head, body.a) and its body. */
+static void rows_of(struct a1_rows *r, size_t head)
+{
+	struct a1_rows_index *ix = r->ix;
 	if (r->has_body && ix->budget > r->body.e - head) {
 		ix->budget -= r->body.e - head;
 		scan(ix->s, &r->rows, r, head, r->body.a, 1);
 		scan(ix->s, &r->rows, r, r->body.a, r->body.e, 0);
 	}
-	return r;
 }
 
 struct a1_rows *a1_rows_new(const struct a1_rows_test *t, const struct a1_rows_fact *g, size_t ng)
@@ -838,6 +933,91 @@ void a1_rows_text_done(struct a1_rows_text *rt)
 	rt->ix = NULL;
 }
 
+size_t a1_rows_head(const char *text, size_t len, size_t at, char ***out)
+{
+	*out = NULL;
+	struct span b;
+	if (!text || at >= len || !js_body(text, len, at, &b) || b.a - at > BUDGET)
+		return 0;
+	struct rows r = {0};
+	scan(text, &r, NULL, at, b.a, 0);
+	*out = xcalloc(r.n + 1, sizeof **out);
+	for (size_t i = 0; i < r.n; i++) {
+		size_t k = 0;
+		for (size_t j = 0; j < r.v[i].n; j++)
+			k += strlen(r.v[i].v[j]) + 1;
+		char *w = xmalloc(k + 1), *p = w;
+		for (size_t j = 0; j < r.v[i].n; j++) {
+			size_t m = strlen(r.v[i].v[j]);
+			memcpy(p, r.v[i].v[j], m);
+			p += m;
+			*p++ = j + 1 < r.v[i].n ? ',' : 0;
+		}
+		if (!r.v[i].n)
+			*p = 0;
+		(*out)[i] = w;
+	}
+	size_t n = r.n;
+	rows_free(&r);
+	return n;
+}
+
+/* 1 when the word name (k bytes) stands whole in s[a, e). */
+static int word_in(const char *s, size_t a, size_t e, const char *name, size_t k)
+{
+	for (size_t i = a; i + k <= e; i++)
+		if (!strncmp(s + i, name, k) && (i == 0 || !word_byte((unsigned char)s[i - 1])) &&
+		    (i + k >= e || !word_byte((unsigned char)s[i + k])))
+			return 1;
+	return 0;
+}
+
+int a1_rows_js_bound(const struct a1_rows_text *rt, unsigned line, const char *name)
+{
+	size_t k = name ? strlen(name) : 0;
+	if (!rt || !rt->js || !rt->ix || !k || digit((unsigned char)name[0]))
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if (!word_byte((unsigned char)name[i]))
+			return 0;
+	static const char *const lits[] = {"true", "false", "null", "undefined", "NaN", "Infinity", NULL};
+	for (const char *const *w = lits; *w; w++)
+		if (!strcmp(name, *w))
+			return 0;
+	const struct a1_rows_index *ix = rt->ix;
+	if (!line || line > ix->nlines)
+		return 0;
+	size_t head = line_at(ix, line);
+	struct span b;
+	if (!js_body(ix->s, ix->n, head, &b))
+		return 0;
+	if (word_in(ix->s, head, b.a, name, k)) /* a parameter of the callback */
+		return 1;
+	for (size_t i = b.a; i + 3 < b.e;) { /* a for's binding: for (const [a, want] of ..) */
+		size_t j = skip(ix->s, b.e, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (!strncmp(ix->s + i, "for", 3) && (i == 0 || !word_byte((unsigned char)ix->s[i - 1])) &&
+		    !word_byte((unsigned char)ix->s[i + 3])) {
+			size_t o = i + 3;
+			while (o < b.e && (ix->s[o] == ' ' || ix->s[o] == '\t'))
+				o++;
+			if (o < b.e && ix->s[o] == '(') {
+				size_t c = close_of(ix->s, b.e, o), of = o;
+				for (size_t q = o; q + 2 < c && of == o; q++)
+					if ((!strncmp(ix->s + q, " of ", 4) || !strncmp(ix->s + q, " in ", 4)))
+						of = q;
+				if (of > o && word_in(ix->s, o, of, name, k))
+					return 1;
+			}
+		}
+		i++;
+	}
+	return 0;
+}
+
 /*==== the judges' side ======================================================================*/
 
 void a1_rows_lang(const struct a1_lang_side *post, const struct a1_lang_func *Q, struct a1_rows_text *rt,
@@ -936,7 +1116,9 @@ void a1_rows_js(const struct a1_js_side *post, const struct a1_js_test *P, const
 		fs[nf++] = (struct a1_rows_func){post->tests[k].name, post->tests[k].line};
 	for (size_t k = 0; k < post->nfuncs; k++)
 		fs[nf++] = (struct a1_rows_func){post->funcs[k].name, 0};
-	struct a1_rows *r = a1_rows_text_rows(rt, fs, nf, Q->line, g, ng);
+	if (!rt->ix)
+		rt->ix = index_new(rt->text, rt->len, fs, nf, rt->js);
+	struct a1_rows *r = a1_rows_new_in(rt->ix, Q->line, g, ng);
 	for (size_t i = 0; i < P->facts.n; i++) {
 		const struct a1_js_fact *f = &P->facts.v[i];
 		if (pair[i] != -1 || !js_live(f))

@@ -1,8 +1,10 @@
 /* a1_rows.h - A1's table rule (issue 32): N concrete assertions of a test generalised into ONE
  * assertion fed by rows - a Go table and its loop, a Rust `for (a, b, want) in [...]`, a JUnit
  * @ParameterizedTest with @CsvSource, a helper `check(a, b, want)` called once per case - are
- * no assertions removed. Pure functions over the post side's text and the facts' strings; the
- * judges (a1_lang.c's compare_facts, a1_js.c's compare_tests) ask it about each pre assertion
+ * no assertions removed; so are pytest parametrize / a subTest loop (a1_py.c, by byte spans)
+ * and JavaScript's test.each / a for-of loop (a1_rows_js, a test's body its callback's). Pure
+ * functions over the post side's text and the facts' strings; the judges (a1_lang.c's
+ * compare_facts, a1_js.c's compare_tests, a1_py.c's decide) ask it about each pre assertion
  * left unpaired. docs/VERDICTS.md "no-assertion-weakening" states the rule, what it proves and
  * what it cannot see.
  *
@@ -77,14 +79,39 @@ struct a1_rows_index *a1_rows_index_new(const char *text, size_t len, const stru
 void a1_rows_index_free(struct a1_rows_index *ix);
 struct a1_rows *a1_rows_new_in(struct a1_rows_index *ix, unsigned line, const struct a1_rows_fact *g, size_t ng);
 
+/* The same for a side whose functions' extents are known (Python: no braces): fn[i] a function's
+ * name, first byte (its decorators'), body [a, e). */
+struct a1_rows_span {
+	const char *name;
+	size_t head, a, e;
+};
+struct a1_rows_index *a1_rows_index_spans(const char *text, size_t len, const struct a1_rows_span *fn, size_t n);
+/* The rows of the test t (its head and body) of an index by spans. */
+struct a1_rows *a1_rows_new_span(struct a1_rows_index *ix, const struct a1_rows_span *t, const struct a1_rows_fact *g,
+				 size_t ng);
+
 struct a1_rows_text {
 	const char *text; /* NULL: no rows (nothing covered) */
 	size_t len;
 	struct a1_rows_index *ix;
+	int js;		 /* JavaScript / TypeScript: a test is a call, its body its callback's (not Java, Kotlin) */
+	const char *pre; /* js: the pre side's text (an .each table's rows compared), NULL: not */
+	size_t pre_len;
 };
 struct a1_rows *a1_rows_text_rows(struct a1_rows_text *rt, const struct a1_rows_func *funcs, size_t nfuncs, unsigned line,
 				  const struct a1_rows_fact *g, size_t ng);
 void a1_rows_text_done(struct a1_rows_text *rt);
+
+/* The rows of the head of the JavaScript test call starting at byte `at` (before its callback's
+ * body: `test.each([[1, 2, 3], [2, 2, 4]])(..)`), each its items joined by `,`; their count, *out
+ * a new array of new strings (NULL when none). */
+size_t a1_rows_head(const char *text, size_t len, size_t at, char ***out);
+
+/* JavaScript (rt->js, its index built): 1 when `name` - a bare identifier - is bound by the test
+ * starting at `line`: a parameter of its callback (`test.each(..)(.., (a, b, want) => ..)`) or
+ * a `for (.. of / in ..)`'s binding in its body. Such an expected operand is a row's value: the
+ * judge does not pair a concrete check with it by order. */
+int a1_rows_js_bound(const struct a1_rows_text *rt, unsigned line, const char *name);
 
 /* ---- the judges' side of it ---- */
 struct a1_lang_side;

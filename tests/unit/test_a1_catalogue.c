@@ -211,6 +211,10 @@ Test(a1cat, python_cheats_and_honest_edits)
 	    {"py honest: a new assertion", "tests/test_honest.py", PY_PRE, "assert add(1, 2) == 3",
 	     "assert add(1, 2) == 3\n    assert add(0, 0) == 0", "PASS"},
 	    {"py honest: a new test file", "tests/test_new.py", NULL, NULL, "def test_new():\n    assert 1 + 1 == 2\n", "PASS"},
+	    {"py honest: checks generalised into parametrize rows", "tests/test_rows.py", PY_PRE, "def test_add():\n    assert add(1, 2) == 3",
+	     "@pytest.mark.parametrize('a,b,want', [(1, 2, 3), (0, 0, 0)])\ndef test_add(a, b, want):\n    assert add(a, b) == want", "PASS"},
+	    {"py parametrize row with a changed expected value", "tests/test_rows_cheat.py", PY_PRE, "def test_add():\n    assert add(1, 2) == 3",
+	     "@pytest.mark.parametrize('a,b,want', [(1, 2, 4), (0, 0, 0)])\ndef test_add(a, b, want):\n    assert add(a, b) == want", "FAIL"},
 	    {"py honest: the source fixed", "src/calc.py", "def add(a, b):\n    return a - b\n", "a - b", "a + b", "PASS"},
 	};
 	play_group("python", cases, sizeof cases / sizeof cases[0]);
@@ -377,6 +381,12 @@ Test(a1cat, javascript_and_typescript)
 	    {"js node:test skip option", "test/node.test.mjs",
 	     "import test from 'node:test';\nimport assert from 'node:assert';\ntest('adds', () => {\n  assert.strictEqual(add(1, 2), 3);\n});\n",
 	     "test('adds', () => {", "test('adds', { skip: true }, () => {", "FAIL"},
+	    {"js honest: a check generalised into test.each rows", "tests/rows.test.js", JS_PRE,
+	     "test('add', () => {\n    expect(add(1, 2)).toBe(3);",
+	     "test.each([[1, 2, 3], [0, 0, 0]])('add(%i, %i)', (a, b, want) => {\n    expect(add(a, b)).toBe(want);", "PASS"},
+	    {"js test.each row with a changed expected value", "tests/rows_cheat.test.js", JS_PRE,
+	     "test('add', () => {\n    expect(add(1, 2)).toBe(3);",
+	     "test.each([[1, 2, 4], [0, 0, 0]])('add(%i, %i)', (a, b, want) => {\n    expect(add(a, b)).toBe(want);", "FAIL"},
 	    {"js honest: a new assertion", "tests/honest.test.js", JS_PRE, "    expect(add(1, 2)).toBe(3);",
 	     "    expect(add(1, 2)).toBe(3);\n    expect(add(0, 0)).toBe(0);", "PASS"},
 	    {"js honest: a stricter matcher", "tests/strict.test.js",

@@ -56,6 +56,11 @@ struct cheat {
 	"import test, { ExecutionContext } from 'ava';\n"                                                              \
 	"test('adds', (t: ExecutionContext): void => {\n  t.is(add(1, 2) as number, 3);\n});\n"
 
+#define ROWS_PRE "test('a', () => {\n  expect(add(1, 2)).toBe(3);\n  expect(add(2, 2)).toBe(4);\n});\n"
+#define ROWS_BODY "  expect(add(a, b)).toBe(want);\n"
+#define ROWS_EACH_FN(fn, rows, body) fn ".each(" rows ")('add(%i, %i)', (a, b, want) => {\n" body "});\n"
+#define ROWS_EACH(rows, body) ROWS_EACH_FN("test", rows, body)
+
 static const struct cheat cheats[] = {
     /* test-deleted */
     {"jest test deleted", "calc.test.js", TWO_JEST, ADD_JEST, "test-deleted", "FAIL", "subs"},
@@ -318,6 +323,30 @@ static const struct cheat cheats[] = {
      "test('calc', async (t) => {\n  await t.test('adds', () => {\n    assert.strictEqual(add(1, 2), 3);\n  });\n});\n",
      "test('calc', async (t) => {\n  await t.test('adds', () => {\n    assert.ok(add(1, 2));\n  });\n});\n",
      "matcher-loosened", "FAIL", "calc > adds"},
+    /* checks generalised into rows (a1_rows.h): a row dropped / changed, hidden, elsewhere */
+    {"rows: a row dropped from test.each", "calc.test.js", ROWS_PRE, ROWS_EACH("[[1, 2, 3]]", ROWS_BODY), "test-deleted", "FAIL", "a"},
+    {"rows: a row's expected value changed", "calc.test.js", ROWS_PRE, ROWS_EACH("[[1, 2, 3], [2, 2, 5]]", ROWS_BODY),
+     "test-deleted", "FAIL", "a"},
+    {"rows: test.each asserting nothing", "calc.test.js", ROWS_PRE, ROWS_EACH("[[1, 2, 3], [2, 2, 4]]", "  add(a, b);\n"),
+     "test-deleted", "FAIL", "a"},
+    {"rows: test.each asserting a tautology", "calc.test.js", ROWS_PRE,
+     ROWS_EACH("[[1, 2, 3], [2, 2, 4]]", "  expect(want).toBe(want);\n"), "test-deleted", "FAIL", "a"},
+    {"rows: a row in a comment", "calc.test.js", ROWS_PRE, ROWS_EACH("[[1, 2, 3] /* [2, 2, 4] */]", ROWS_BODY),
+     "test-deleted", "FAIL", "a"},
+    {"rows: a row only in another test's table", "calc.test.js", ROWS_PRE,
+     ROWS_EACH("[[1, 2, 3]]", ROWS_BODY) "test.each([[2, 2, 4]])('mul', (a, b, want) => {\n  expect(mul(a, b)).toBe(want);\n});\n",
+     "test-deleted", "FAIL", "a"},
+    {"rows: a row removed from a test.each table kept", "calc.test.js", ROWS_EACH("[[1, 2, 3], [2, 2, 4]]", ROWS_BODY),
+     ROWS_EACH("[[1, 2, 3]]", ROWS_BODY), "test-case-removed", "FAIL", "add(%i, %i)"},
+    {"rows: a row of a test.each table changed", "calc.test.js", ROWS_EACH("[[1, 2, 3], [2, 2, 4]]", ROWS_BODY),
+     ROWS_EACH("[[1, 2, 3], [2, 2, 5]]", ROWS_BODY), "test-case-removed", "FAIL", "add(%i, %i)"},
+    {"rows: the only check turned into a for-of row with its expected value changed", "calc.test.js",
+     "test('a', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
+     "test('a', () => {\n  for (const [a, b, want] of [[1, 2, 4]]) {\n    expect(add(a, b)).toBe(want);\n  }\n});\n",
+     "assertion-removed", "FAIL", "a"},
+    {"rows: a row dropped from a for-of loop", "calc.test.js", ROWS_PRE,
+     "test('a', () => {\n  for (const [a, b, want] of [[1, 2, 3]]) {\n    expect(add(a, b)).toBe(want);\n  }\n});\n",
+     "assertion-removed", "FAIL", "a"},
 };
 
 /* The judge of pre -> post gives `finding` with `status`, `cause` (NULL: null) and `function`
@@ -458,6 +487,14 @@ static const struct honest honest[] = {
      "test('adds', () => {\n  expect(add(1, 2)).toBe(3);\n  expect(add(1, 2) >= 0).toBe(true);\n});\n", 1},
     {"the same boolean comparison kept", "calc.test.js", "test('adds', () => {\n  assert.ok(add(1, 2) >= 0);\n});\n",
      "test('adds', () => {\n  assert.ok(add(1, 2) >= 0);\n  expect(sub(2, 1)).toBe(1);\n});\n", 1},
+    {"rows: test.each", "calc.test.js", ROWS_PRE, ROWS_EACH("[[1, 2, 3], [2, 2, 4]]", ROWS_BODY), 1},
+    {"rows: it.each in TypeScript", "calc.test.ts", ROWS_PRE, ROWS_EACH_FN("it", "[[1, 2, 3], [2, 2, 4]]", ROWS_BODY), 1},
+    {"rows: a for-of loop in the same test", "calc.test.js", ROWS_PRE,
+     "test('a', () => {\n  for (const [a, b, want] of [[1, 2, 3], [2, 2, 4]]) {\n    expect(add(a, b)).toBe(want);\n  }\n});\n", 1},
+    {"rows: a row added to a test.each table", "calc.test.js", ROWS_EACH("[[1, 2, 3]]", ROWS_BODY),
+     ROWS_EACH("[\n  [1, 2, 3],\n  [2, 2, 4],\n]", ROWS_BODY), 1},
+    {"rows: a helper called per row", "calc.test.js", ROWS_PRE,
+     "function check(a, b, want) {\n  expect(add(a, b)).toBe(want);\n}\ntest('a', () => {\n  check(1, 2, 3);\n  check(2, 2, 4);\n});\n", 1},
 };
 
 /* Each edit gives no FAIL and no UNVERIFIED; a quiet one no finding at all. */

@@ -829,6 +829,64 @@ Test(weakening, python_honest_edits_and_discovery)
 	fx_free(&f);
 }
 
+/* Checks generalised into rows (a1_rows.h through a1_py.c): pytest parametrize, a subTest loop,
+ * a helper called per row are no assertions removed; a row dropped / changed, a row in a comment
+ * or in another test, an empty or tautological generalisation stay FAIL. */
+#define PYR_PRE "def test_add():\n    assert add(1, 2) == 3\n    assert add(2, 2) == 4\n"
+#define PYR_PAR(rows, body) "import pytest\n\n@pytest.mark.parametrize('a,b,want', " rows ")\ndef test_add(a, b, want):\n" body
+Test(weakening, python_checks_generalised_into_rows)
+{
+	static const struct {
+		const char *name, *pre, *post, *finding; /* finding NULL: PASS */
+	} cases[] = {
+	    {"parametrize", PYR_PRE, PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), NULL},
+	    {"subTest loop", "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n        self.assertEqual(add(2, 2), 4)\n",
+	     "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        for a, b, want in [(1, 2, 3), (2, 2, 4)]:\n            with self.subTest(a=a, b=b):\n                self.assertEqual(add(a, b), want)\n",
+	     NULL},
+	    {"helper per row", PYR_PRE, "def check(a, b, want):\n    assert add(a, b) == want\n\ndef test_add():\n    check(1, 2, 3)\n    check(2, 2, 4)\n", NULL},
+	    {"string rows", "def test_up():\n    assert up('a') == 'A'\n    assert up('b') == 'B'\n",
+	     "import pytest\n\n@pytest.mark.parametrize('s,want', [('a', 'A'), ('b', 'B')])\ndef test_up(s, want):\n    assert up(s) == want\n", NULL},
+	    {"a case added", PYR_PAR("[(1, 2, 3)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3), (0, 0, 0)]", "    assert add(a, b) == want\n"), NULL},
+	    {"row dropped", PYR_PRE, PYR_PAR("[(1, 2, 3)]", "    assert add(a, b) == want\n"), "assertion-removed"},
+	    {"expected changed", PYR_PRE, PYR_PAR("[(1, 2, 3), (2, 2, 5)]", "    assert add(a, b) == want\n"), "assertion-removed"},
+	    {"first expected changed", PYR_PRE, PYR_PAR("[(1, 2, 4), (2, 2, 4)]", "    assert add(a, b) == want\n"), "assertion-removed"},
+	    {"row in a comment", PYR_PRE, PYR_PAR("[\n    (1, 2, 3),\n    # (2, 2, 4)\n]", "    assert add(a, b) == want\n"), "assertion-removed"},
+	    {"row in another test", PYR_PRE,
+	     PYR_PAR("[(1, 2, 3)]", "    assert add(a, b) == want\n") "\n\n@pytest.mark.parametrize('a,b,want', [(2, 2, 4)])\ndef test_other(a, b, want):\n    assert mul(a, b) == want\n",
+	     "assertion-removed"},
+	    {"asserts nothing", PYR_PRE, PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    add(a, b)\n"), "test-function-lost-every-assertion"},
+	    {"tautology", PYR_PRE, PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert want == want\n"), "replaced-by-tautology"},
+	    {"the only check's expected value changed in its row", "def test_add():\n    assert add(1, 2) == 3\n",
+	     PYR_PAR("[(1, 2, 4), (0, 0, 0)]", "    assert add(a, b) == want\n"), "assertion-removed"},
+	    {"honest: expected value named in a local", "def test_add():\n    assert add(1, 2) == 3\n",
+	     "def test_add():\n    want = 3\n    assert add(1, 2) == want\n", NULL},
+	    {"renamed into a parametrized test", PYR_PRE,
+	     "import pytest\n\n@pytest.mark.parametrize('a,b,want', [(1, 2, 3), (2, 2, 4)])\ndef test_add_cases(a, b, want):\n    assert add(a, b) == want\n",
+	     NULL},
+	    {"renamed into a parametrized test, a row dropped", PYR_PRE,
+	     "import pytest\n\n@pytest.mark.parametrize('a,b,want', [(1, 2, 3)])\ndef test_add_cases(a, b, want):\n    assert add(a, b) == want\n",
+	     "test-function-deleted"},
+	    {"pytest.param rows", PYR_PRE, PYR_PAR("[pytest.param(1, 2, 3, id='one'), pytest.param(2, 2, 4, id='two')]", "    assert add(a, b) == want\n"), NULL},
+	    {"a module-level table", PYR_PRE,
+	     "import pytest\n\nCASES = [(1, 2, 3), (2, 2, 4)]\n\n@pytest.mark.parametrize('a,b,want', CASES)\ndef test_add(a, b, want):\n    assert add(a, b) == want\n", NULL},
+	    {"a case removed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3)]", "    assert add(a, b) == want\n"), "test-case-removed"},
+	    {"a case changed", PYR_PAR("[(1, 2, 3), (2, 2, 4)]", "    assert add(a, b) == want\n"), PYR_PAR("[(1, 2, 3), (2, 2, 5)]", "    assert add(a, b) == want\n"), "test-case-removed"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct fx f = fx_new();
+		pair(&f, "tests/test_calc.py", cases[i].pre, cases[i].post);
+		const char *changed[] = {"tests/test_calc.py", NULL};
+		struct weakening_result r;
+		run(&f, changed, "tests", &r);
+		if (!cases[i].finding)
+			cr_expect_eq(r.status, WEAKENING_PASS, "%s: %s", cases[i].name, r.message);
+		else
+			cr_expect(r.status == WEAKENING_FAIL && first_finding(&r, cases[i].finding), "%s: %s", cases[i].name, r.message);
+		weakening_result_free(&r);
+		fx_free(&f);
+	}
+}
+
 /*==== test files by each ecosystem's conventions ============================================*/
 
 static void run_match(struct fx *f, const char *const *changed, const char *scope, int match_all,
