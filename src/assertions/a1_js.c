@@ -723,25 +723,14 @@ static void judge_cases(struct a1_rows_text *rt, const struct a1_js_test *P, con
 	char **pv, **qv;
 	size_t np = a1_rows_head(rt->pre, rt->pre_len, line_byte(rt->pre, rt->pre_len, sa, na, P->line), &pv);
 	size_t nq = np ? a1_rows_head(rt->text, rt->len, line_byte(rt->text, rt->len, sb, nb, Q->line), &qv) : 0;
-	unsigned char *hit = xcalloc(nq + 1, 1);
-	for (size_t k = 0; nq && k < np; k++) {
-		size_t j;
-		for (j = 0; j < nq; j++)
-			if (!hit[j] && !strcmp(pv[k], qv[j]))
-				break;
-		if (j < nq)
-			hit[j] = 1;
-		else
-			a1_finding_add(out, P->name, "test-case-removed", "FAIL", NULL, pv[k], NULL);
-	}
-	free(hit);
-	for (size_t k = 0; k < np; k++)
-		free(pv[k]);
-	free(pv);
-	for (size_t j = 0; j < nq; j++)
-		free(qv[j]);
+	size_t *gone, ng = nq ? a1_rows_missing(pv, np, qv, nq, &gone) : 0;
+	for (size_t k = 0; k < ng; k++)
+		a1_finding_add(out, P->name, "test-case-removed", "FAIL", NULL, pv[gone[k]], NULL);
+	if (ng)
+		free(gone);
+	a1_rows_list_free(pv, np);
 	if (np)
-		free(qv);
+		a1_rows_list_free(qv, nq);
 }
 
 static void compare(const struct a1_js_side *pre, const struct a1_js_side *post, const char *path,

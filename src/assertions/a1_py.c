@@ -1509,25 +1509,14 @@ static void judge_cases(struct a1_py_side *a, struct a1_py_side *b, const long *
 		char **pv, **qv;
 		size_t np = param_cases(a, (long)i, &pv),
 		       nq = np ? param_cases(b, post_fn(a, b, map, a->funcs[i].name), &qv) : 0;
-		unsigned char *hit = xcalloc(nq + 1, 1);
-		for (size_t k = 0; nq && k < np; k++) {
-			size_t j;
-			for (j = 0; j < nq; j++)
-				if (!hit[j] && !strcmp(pv[k], qv[j]))
-					break;
-			if (j < nq)
-				hit[j] = 1;
-			else
-				finding(out, a->funcs[i].name, "test-case-removed", "FAIL", pv[k], NULL, NULL);
-		}
-		free(hit);
-		for (size_t k = 0; k < np; k++)
-			free(pv[k]);
-		free(pv);
-		for (size_t j = 0; j < nq; j++)
-			free(qv[j]);
+		size_t *gone, ng = nq ? a1_rows_missing(pv, np, qv, nq, &gone) : 0;
+		for (size_t k = 0; k < ng; k++)
+			finding(out, a->funcs[i].name, "test-case-removed", "FAIL", pv[gone[k]], NULL, NULL);
+		if (ng)
+			free(gone);
+		a1_rows_list_free(pv, np);
 		if (np)
-			free(qv);
+			a1_rows_list_free(qv, nq);
 	}
 }
 

@@ -1137,3 +1137,32 @@ void a1_rows_js(const struct a1_js_side *post, const struct a1_js_test *P, const
 	free(g);
 	free(seen);
 }
+
+size_t a1_rows_missing(char *const *pv, size_t np, char *const *qv, size_t nq, size_t **missing)
+{
+	*missing = NULL;
+	size_t n = 0;
+	unsigned char *hit = xcalloc(nq + 1, 1);
+	for (size_t k = 0; k < np; k++) {
+		size_t j;
+		for (j = 0; j < nq; j++)
+			if (!hit[j] && !strcmp(pv[k], qv[j]))
+				break;
+		if (j < nq) {
+			hit[j] = 1;
+			continue;
+		}
+		if (!*missing)
+			*missing = xmalloc(np * sizeof **missing);
+		(*missing)[n++] = k;
+	}
+	free(hit);
+	return n;
+}
+
+void a1_rows_list_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

@@ -107,6 +107,13 @@ void a1_rows_text_done(struct a1_rows_text *rt);
  * a new array of new strings (NULL when none). */
 size_t a1_rows_head(const char *text, size_t len, size_t at, char ***out);
 
+/* The rows of pv[np] that qv[nq] lacks, the two matched as multisets (a test case removed from
+ * a table kept on both sides): their indexes into pv in *missing (new, the caller frees; NULL
+ * when none), how many returned. Neither list is changed. */
+size_t a1_rows_missing(char *const *pv, size_t np, char *const *qv, size_t nq, size_t **missing);
+/* Frees n rows and their array (as a1_rows_head returns them; NULL with n 0 is fine). */
+void a1_rows_list_free(char **v, size_t n);
+
 /* JavaScript (rt->js, its index built): 1 when `name` - a bare identifier - is bound by the test
  * starting at `line`: a parameter of its callback (`test.each(..)(.., (a, b, want) => ..)`) or
  * a `for (.. of / in ..)`'s binding in its body. Such an expected operand is a row's value: the
