@@ -1273,36 +1273,33 @@ static void py_parts_free(struct pyparts *o)
 
 /* The post side's text as a1_rows' lexer reads it: comments blanked, a plain '...' string
  * quoted "..." (the same length). */
+struct blank {
+	char *t;
+	size_t len;
+};
+
+static int blank_node(TSNode n, void *ctx) /* tsnode_any's visitor: never stops */
+{
+	struct blank *k = ctx;
+	char *t = k->t;
+	const char *ty = ts_node_type(n);
+	uint32_t a = ts_node_start_byte(n), e = ts_node_end_byte(n);
+	if (!strcmp(ty, "comment") && e <= k->len)
+		memset(t + a, ' ', e - a);
+	else if (!strcmp(ty, "string") && e <= k->len && e - a >= 2 && t[a] == '\'' && t[e - 1] == '\'' &&
+		 !memchr(t + a + 1, '"', e - a - 2) && !memchr(t + a + 1, '\\', e - a - 2) &&
+		 !memchr(t + a + 1, '\n', e - a - 2))
+		t[a] = t[e - 1] = '"';
+	return 0;
+}
+
 static char *rows_text(const struct a1_py_side *b)
 {
-	char *t = xmalloc(b->len + 1);
-	memcpy(t, b->src, b->len);
-	t[b->len] = 0;
-	TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(b->tree));
-	for (int down = 1;;) {
-		TSNode n = ts_tree_cursor_current_node(&c);
-		if (down) {
-			const char *ty = ts_node_type(n);
-			uint32_t a = ts_node_start_byte(n), e = ts_node_end_byte(n);
-			if (!strcmp(ty, "comment") && e <= b->len)
-				memset(t + a, ' ', e - a);
-			else if (!strcmp(ty, "string") && e <= b->len && e - a >= 2 && t[a] == '\'' &&
-				 t[e - 1] == '\'' && !memchr(t + a + 1, '"', e - a - 2) &&
-				 !memchr(t + a + 1, '\\', e - a - 2) && !memchr(t + a + 1, '\n', e - a - 2))
-				t[a] = t[e - 1] = '"';
-			if (ts_tree_cursor_goto_first_child(&c))
-				continue;
-		}
-		if (ts_tree_cursor_goto_next_sibling(&c)) {
-			down = 1;
-			continue;
-		}
-		if (!ts_tree_cursor_goto_parent(&c))
-			break;
-		down = 0;
-	}
-	ts_tree_cursor_delete(&c);
-	return t;
+	struct blank k = {xmalloc(b->len + 1), b->len};
+	memcpy(k.t, b->src, b->len);
+	k.t[b->len] = 0;
+	tsnode_any(ts_tree_root_node(b->tree), blank_node, &k, NULL);
+	return k.t;
 }
 
 struct pyrows {
@@ -1380,45 +1377,35 @@ static void py_rows(struct a1_py_side *b, struct pyrows *pr, long qfn, struct F 
 }
 
 /* 1 when identifier node n (under `within`) is a parameter or a for-loop target of `within`. */
+struct bound {
+	const char *src, *name;
+	TSNode within;
+};
+
+static int bound_here(TSNode n, void *ctx) /* tsnode_any's predicate */
+{
+	const struct bound *k = ctx;
+	if (strcmp(ts_node_type(n), "identifier") || !tsnode_text_is(k->src, n, k->name))
+		return 0;
+	TSNode pl = ts_node_parent(n); /* found by descending from the root: only for a match */
+	if (ts_node_is_null(pl))
+		return 0;
+	/* a parameter (typed / default: its first child), or inside a for's target */
+	const char *pt = ts_node_type(pl);
+	if (!strcmp(pt, "parameters") ||
+	    ((!strcmp(pt, "typed_parameter") || !strcmp(pt, "default_parameter") || !strcmp(pt, "typed_default_parameter")) &&
+	     ts_node_eq(ts_node_named_child(pl, 0), n)))
+		return 1;
+	for (TSNode u = n, v = pl; !ts_node_is_null(v) && !ts_node_eq(u, k->within); u = v, v = ts_node_parent(v))
+		if (tsnode_is(v, "for_statement") || tsnode_is(v, "for_in_clause"))
+			return ts_node_eq(tsnode_field(v, "left"), u);
+	return 0;
+}
+
 static int bound_name(struct a1_py_side *s, TSNode within, const char *name)
 {
-	int hit = 0;
-	TSTreeCursor c = ts_tree_cursor_new(within);
-	for (int down = 1; !hit;) {
-		TSNode n = ts_tree_cursor_current_node(&c);
-		if (down) {
-			const char *ty = ts_node_type(n);
-			TSNode pl = ts_node_parent(n);
-			if (!strcmp(ty, "identifier") && !ts_node_is_null(pl) && tsnode_text_is(s->src, n, name)) {
-				/* a parameter (typed / default: its first child), or inside a for's target */
-				const char *pt = ts_node_type(pl);
-				if (!strcmp(pt, "parameters") ||
-				    ((!strcmp(pt, "typed_parameter") || !strcmp(pt, "default_parameter") ||
-				      !strcmp(pt, "typed_default_parameter")) &&
-				     ts_node_eq(ts_node_named_child(pl, 0), n)))
-					hit = 1;
-				for (TSNode u = n, v = pl; !hit && !ts_node_is_null(v) && !ts_node_eq(u, within);
-				     u = v, v = ts_node_parent(v))
-					if (tsnode_is(v, "for_statement") || tsnode_is(v, "for_in_clause")) {
-						hit = ts_node_eq(tsnode_field(v, "left"), u);
-						break;
-					}
-			}
-			if (ts_tree_cursor_goto_first_child(&c))
-				continue;
-		}
-		if (ts_node_eq(n, within))
-			break;
-		if (ts_tree_cursor_goto_next_sibling(&c)) {
-			down = 1;
-			continue;
-		}
-		if (!ts_tree_cursor_goto_parent(&c))
-			break;
-		down = 0;
-	}
-	ts_tree_cursor_delete(&c);
-	return hit;
+	struct bound k = {s->src, name, within};
+	return tsnode_any(within, bound_here, &k, NULL);
 }
 
 /* 1 when f (of post function fn) checks against a row's value: its expected operand a bare name
