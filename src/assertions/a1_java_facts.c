@@ -81,15 +81,9 @@ static int named_later(const char *src, uint32_t a, uint32_t b, uint32_t from, u
 	return 0;
 }
 
-/* What a lifecycle method (@BeforeEach ...) found: applied to its class's tests afterwards. */
-struct lifecycle {
-	int skip;
-	struct a1_js_names conds;
-};
-
 struct ctx {
 	long test, func;
-	struct lifecycle *lc; /* in a lifecycle method, else NULL */
+	struct a1_jvm_life *lc; /* in a lifecycle method, else NULL */
 	unsigned char dead, swallowed;
 	unsigned depth;
 };
@@ -530,6 +524,24 @@ static void add_cond(struct jx *x, const char *test, const char *text)
 	a1_jvm_add_cond(x->j, test, text);
 }
 
+void a1_jvm_assumed(struct a1_java_side *j, long test, struct a1_jvm_life *life, const char *name, int v,
+		    const char *form)
+{
+	int skip = !strcmp(name, "abort") || (!strcmp(name, "assumeTrue") && v == 0) ||
+		   (!strcmp(name, "assumeFalse") && v == 1);
+	int none = (!strcmp(name, "assumeTrue") && v == 1) || (!strcmp(name, "assumeFalse") && v == 0);
+	if (none)
+		return;
+	if (life && skip)
+		life->skip = 1;
+	else if (life)
+		a1_jvm_names_add(&life->conds, form);
+	else if (skip && test >= 0)
+		j->s.tests[test].mods |= A1_JS_SKIP;
+	else if (test >= 0)
+		a1_jvm_add_cond(j, j->s.tests[test].name, form);
+}
+
 void a1_jvm_add_site(struct a1_js_site **v, size_t *n, size_t *cap, const char *name, const char *text)
 {
 	*v = xgrow_zeroed(*v, cap, *n, sizeof **v, 4);
@@ -954,18 +966,9 @@ static int assumption(struct jx *x, TSNode call, const char *nm, struct ctx c)
 		}
 		return 1;
 	}
-	int skip = !strcmp(nm, "abort") || (!strcmp(nm, "assumeTrue") && v == 0) || (!strcmp(nm, "assumeFalse") && v == 1);
-	int none = (!strcmp(nm, "assumeTrue") && v == 1) || (!strcmp(nm, "assumeFalse") && v == 0);
-	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
+	if (!c.dead && (c.test >= 0 || c.lc)) {
 		char *form = canon(x, call);
-		if (c.lc && skip)
-			c.lc->skip = 1;
-		else if (c.lc)
-			a1_jvm_names_add(&c.lc->conds, form);
-		else if (skip)
-			x->j->s.tests[c.test].mods |= A1_JS_SKIP;
-		else
-			add_cond(x, x->j->s.tests[c.test].name, form);
+		a1_jvm_assumed(x->j, c.test, c.lc, nm, v, form);
 		free(form);
 	}
 	walk(x, field(call, "arguments"), c);
@@ -1480,7 +1483,7 @@ static int unit_lazy(struct jx *x, TSNode m)
 }
 
 static void method(struct jx *x, TSNode m, const char *cls, unsigned cls_mods, const struct a1_js_names *cls_conds,
-		   struct lifecycle *lc, unsigned depth)
+		   struct a1_jvm_life *lc, unsigned depth)
 {
 	struct a1_js_names conds = {0};
 	TSNode expected;
@@ -1588,7 +1591,7 @@ static void klass(struct jx *x, TSNode k, const char *outer, unsigned mods, cons
 		a1_jvm_names_add(&mine, "abstract class: its tests run only in a subclass");
 	if (!outer && !a1_jvm_surefire_name(cls))
 		a1_jvm_names_add(&mine, A1_JVM_SUREFIRE_COND);
-	struct lifecycle lc = {0};
+	struct a1_jvm_life lc = {0};
 	size_t t0 = x->j->s.ntests;
 	size_t n;
 	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of methods */

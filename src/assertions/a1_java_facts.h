@@ -91,6 +91,18 @@ char *a1_jvm_canon(const char *src, TSNode n, struct buf *cb, size_t *visited);
 void a1_jvm_names_add(struct a1_js_names *l, const char *s);
 void a1_jvm_names_free(struct a1_js_names *l);
 
+/* What a lifecycle method (@BeforeEach, @BeforeAll...) says of every test of its class: all
+ * skipped, or run under these conditions (their text). Java's and Kotlin's readers. */
+struct a1_jvm_life {
+	int skip;
+	struct a1_js_names conds;
+};
+/* An assumption (assumeTrue / assumeFalse / abort) read in test `test` (>= 0) or in lifecycle
+ * method `life` (non-NULL): of literal `v` (1 true, 0 false, -1 not known), one that never holds
+ * skips, one that always holds is nothing, any other is a condition, `form` its text. */
+void a1_jvm_assumed(struct a1_java_side *j, long test, struct a1_jvm_life *life, const char *name, int v,
+		    const char *form);
+
 /* The locals of the method or function a reader walks (Java's and Kotlin's): each name
  * declared once with its value's canonical text (NULL: not known), `cst` when that value is a
  * constant, `bad` when the name cannot be read as its value (declared again, assigned again,

@@ -51,15 +51,9 @@ struct kx {
 	uint32_t body_end; /* the end of the function walked (0: none) */
 };
 
-/* What a lifecycle function (@BeforeEach ...) found: applied to its class's tests afterwards. */
-struct klife {
-	int skip;
-	struct a1_js_names conds;
-};
-
 struct ctx {
 	long test, func;
-	struct klife *lc; /* in a lifecycle function, else NULL */
+	struct a1_jvm_life *lc; /* in a lifecycle function, else NULL */
 	unsigned char dead, swallowed;
 	unsigned depth;
 };
@@ -527,19 +521,9 @@ static int assumption(struct kx *x, TSNode n, const struct call *k, struct ctx c
 	TSNode a[MAX_ARGS];
 	size_t na = args_of(x, k->args, 1, a); /* the message first (JUnit 4) or last (JUnit 5) left out */
 	int v = na ? cond_value(x, a[0]) : -1;
-	int skip = !strcmp(k->name, "abort") || (!strcmp(k->name, "assumeTrue") && v == 0) ||
-		   (!strcmp(k->name, "assumeFalse") && v == 1);
-	int none = (!strcmp(k->name, "assumeTrue") && v == 1) || (!strcmp(k->name, "assumeFalse") && v == 0);
-	if (!c.dead && !none && (c.test >= 0 || c.lc)) {
+	if (!c.dead && (c.test >= 0 || c.lc)) {
 		char *form = canon(x, n);
-		if (c.lc && skip)
-			c.lc->skip = 1;
-		else if (c.lc)
-			a1_jvm_names_add(&c.lc->conds, form);
-		else if (skip)
-			x->j->s.tests[c.test].mods |= A1_JS_SKIP;
-		else
-			a1_jvm_add_cond(x->j, x->j->s.tests[c.test].name, form);
+		a1_jvm_assumed(x->j, c.test, c.lc, k->name, v, form);
 		free(form);
 	}
 	walk(x, k->args, c);
@@ -901,7 +885,7 @@ static void timeouts(struct kx *x, TSNode m, const struct ctx *c)
  * conditions). JUnit runs no private test, nor one in an inner class without @Nested: such a
  * function is read as a helper, and named (a1_java_side.dropped). */
 static void function_in(struct kx *x, TSNode m, const char *cls, unsigned cls_mods, const struct a1_js_names *cls_conds,
-			struct klife *lc, unsigned depth)
+			struct a1_jvm_life *lc, unsigned depth)
 {
 	struct a1_js_names conds = {0};
 	unsigned f = annotations_c(x, m, &conds);
@@ -953,7 +937,7 @@ static void function(struct kx *x, TSNode m, const char *cls, unsigned cls_mods,
 /* A class (its lifecycle functions' findings into *up when given: a companion object's
  * @BeforeAll holds for its class's tests). */
 static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, const struct a1_js_names *conds,
-		     struct klife *up, unsigned depth)
+		     struct a1_jvm_life *up, unsigned depth)
 {
 	if (depth > WALK_MAX) {
 		status_at(x, A1_JS_UNDECIDABLE, k, "classes nested too deeply");
@@ -972,7 +956,7 @@ static void klass_in(struct kx *x, TSNode k, const char *outer, unsigned mods, c
 		a1_jvm_names_add(&mine, A1_JVM_SUREFIRE_COND);
 	for (size_t i = 0; conds && i < conds->n; i++)
 		a1_jvm_names_add(&mine, conds->v[i]);
-	struct klife own_lc = {0}, *lc = up ? up : &own_lc;
+	struct a1_jvm_life own_lc = {0}, *lc = up ? up : &own_lc;
 	size_t t0 = x->j->s.ntests;
 	size_t n;
 	TSNode *kids = tsnode_named_children(body, &n); /* by index: quadratic over a class of functions */
